@@ -1,0 +1,142 @@
+"""Validated engine configuration (`config/*.json`), loaded into pydantic models."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.alias_generators import to_camel
+
+from core.diagnostics import Code, Diagnostic
+from core.resources import config_dir
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+
+
+class Lane(StrEnum):
+    BM25 = "bm25"
+    HDC = "hdc"
+    TDB = "tdb"
+
+
+class Bm25Config(_Model):
+    k1: float = Field(default=1.2, gt=0)
+    b: float = Field(default=0.75, ge=0, le=1)
+    field_weights: dict[str, float] = {
+        "topic": 1.5,
+        "claim": 1.0,
+        "procedure": 1.0,
+        "utilityActs": 0.8,
+        "utilityNote": 0.6,
+        "condition": 0.6,
+        "role": 0.5,
+    }
+    role_boost: float = Field(default=1.3, ge=1.0)
+
+
+class HdcConfig(_Model):
+    dimensions: Literal[4096] = 4096
+    seed: str = "mrptui-hdc-v1"
+    field_weights: dict[str, float] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
+
+
+class FusionMethod(StrEnum):
+    WEIGHTED = "weighted"
+    RRF = "rrf"
+
+
+class FusionConfig(_Model):
+    method: FusionMethod = FusionMethod.WEIGHTED
+    weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.7, Lane.TDB: 0.85}
+    agreement_bonus: float = Field(default=0.15, ge=0)
+    rrf_k: int = Field(default=60, ge=1)
+
+
+class Profile(_Model):
+    """One kb plugin's lanes and cut-offs (DESIGN §8)."""
+
+    lanes: tuple[Lane, ...]
+    escalation_lanes: tuple[Lane, ...] = ()
+    max_results: int = Field(ge=1)
+    min_score: float = Field(ge=0)
+    gap_threshold: float = Field(ge=0, le=1)
+    min_acceptable_candidates: int = Field(ge=1)
+
+    @model_validator(mode="after")
+    def _lanes_present(self) -> Profile:
+        if not self.lanes:
+            raise ValueError("a profile needs at least one lane")
+        return self
+
+
+class RetrievalConfig(_Model):
+    bm25: Bm25Config = Bm25Config()
+    hdc: HdcConfig = HdcConfig()
+    fusion: FusionConfig = FusionConfig()
+    profiles: dict[str, Profile]
+
+
+class ConfigError(Exception):
+    """A config file that cannot be used; carries diagnostics with file and position."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("; ".join(d.format() for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def read_json(path: Path) -> object:
+    """Parse a JSON file, turning I/O and syntax problems into a `ConfigError` with a position."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            [Diagnostic(code=Code.INVALID_JSON, message=exc.msg, file=str(path), line=exc.lineno, col=exc.colno)]
+        ) from None
+
+
+def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:
+    """Best-effort line of a JSON path: the first line, after the parents, naming the last key."""
+    lines = text.splitlines()
+    start = 0
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        needle = f'"{part}"'
+        for index in range(start, len(lines)):
+            if needle in lines[index]:
+                start = index
+                break
+    return start + 1
+
+
+def validated(model: type[_Model], path: Path):
+    """Load `path` into `model`; pydantic errors become diagnostics pointing at the JSON line."""
+    data = read_json(path)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        text = path.read_text(encoding="utf-8")
+        raise ConfigError(
+            [
+                Diagnostic(
+                    code=Code.INVALID_CONFIG,
+                    message=f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}",
+                    file=str(path),
+                    line=json_pointer_line(text, tuple(err["loc"])),
+                )
+                for err in exc.errors()
+            ]
+        ) from None
+
+
+def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:
+    return validated(RetrievalConfig, (directory or config_dir()) / "retrieval.json")

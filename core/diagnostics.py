@@ -1,0 +1,73 @@
+"""Errors and warnings as values: a code, a place and a message, collected rather than raised."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Code(StrEnum):
+    # Knowledge-unit validation (DS007 codes).
+    MISSING_REQUIRED_FIELD = "MISSING_REQUIRED_FIELD"
+    INVALID_ROLE_VALUE = "INVALID_ROLE_VALUE"
+    INVALID_ACT_VALUE = "INVALID_ACT_VALUE"
+    INVALID_RELATION_VALUE = "INVALID_RELATION_VALUE"
+    INCOMPLETE_SYMBOLIC_FACT = "INCOMPLETE_SYMBOLIC_FACT"
+    INVALID_CONFIDENCE_VALUE = "INVALID_CONFIDENCE_VALUE"
+    CLAIM_AND_PROCEDURE_CONFLICT = "CLAIM_AND_PROCEDURE_CONFLICT"
+    PROCEDURE_ROLE_MISMATCH = "PROCEDURE_ROLE_MISMATCH"
+    UNKNOWN_FIELD = "UNKNOWN_FIELD"
+    DUPLICATE_UNIT_ID = "DUPLICATE_UNIT_ID"
+    DUPLICATE_FIELD = "DUPLICATE_FIELD"
+    MALFORMED_LINE = "MALFORMED_LINE"
+    INVALID_ID_FORMAT = "INVALID_ID_FORMAT"
+    INVALID_DATE_VALUE = "INVALID_DATE_VALUE"
+    UNTERMINATED_STRING = "UNTERMINATED_STRING"
+    UNKNOWN_REFERENCE = "UNKNOWN_REFERENCE"
+    # Intent CNL (DS004).
+    MISSING_INTENT_OUTPUT = "MISSING_INTENT_OUTPUT"
+    EMPTY_INTENT_DOCUMENT = "EMPTY_INTENT_DOCUMENT"
+    # Files.
+    PATH_NOT_FOUND = "PATH_NOT_FOUND"
+    FILE_UNREADABLE = "FILE_UNREADABLE"
+    FILE_TOO_LARGE = "FILE_TOO_LARGE"
+    BINARY_FILE = "BINARY_FILE"
+    INVALID_ENCODING = "INVALID_ENCODING"
+    UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
+    # Rules and configuration.
+    INVALID_JSON = "INVALID_JSON"
+    INVALID_CONFIG = "INVALID_CONFIG"
+    RULE_UNBOUND_HEAD_VARIABLE = "RULE_UNBOUND_HEAD_VARIABLE"
+    RULE_TOO_MANY_PREMISES = "RULE_TOO_MANY_PREMISES"
+    RULE_EMPTY_BODY = "RULE_EMPTY_BODY"
+    RULE_UNKNOWN_RELATION = "RULE_UNKNOWN_RELATION"
+    RULE_DUPLICATE_ID = "RULE_DUPLICATE_ID"
+    RULE_WEIGHT_OUT_OF_RANGE = "RULE_WEIGHT_OUT_OF_RANGE"
+    RULE_MALFORMED = "RULE_MALFORMED"
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Diagnostic(BaseModel):
+    """One problem found in a file; `line` and `col` are 1-based."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: Code
+    message: str
+    file: str
+    line: int = 1
+    col: int = 1
+    severity: Severity = Severity.ERROR
+
+    def format(self) -> str:
+        tag = "" if self.severity is Severity.ERROR else "warning: "
+        return f"{self.file}:{self.line}:{self.col}: {tag}{self.code.value} {self.message}"
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR

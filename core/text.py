@@ -1,0 +1,50 @@
+"""The one tokenizer pipeline that units and queries share (seed 000, DESIGN §5)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from nltk.stem.porter import PorterStemmer
+
+STOPWORDS = frozenset(
+    """a an the and or but in on at to for of with is are was were be been being have has had do
+    does did will would shall should may might must can could i me my we our you your he him his
+    she her it its they them their this that these those am not no nor so if then than too very
+    just about above after again all also any because before below between both by down during
+    each few from further get got here how into more most now only other out over own same some
+    such there through under until up what when where which while who whom why""".split()
+)
+
+# The original Porter algorithm reproduces the reference's stems (uses→us, x-ray→x-rai);
+# NLTK's default mode adds later tweaks that change them.
+_STEMMER = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
+_EDGE = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) in "_-"))
+
+
+@lru_cache(maxsize=1 << 18)
+def stem(token: str) -> str:
+    return _STEMMER.stem(token)
+
+
+@lru_cache(maxsize=1 << 16)
+def _normalise_word(raw: str) -> tuple[str, ...]:
+    word = raw.strip(_EDGE)
+    if word.endswith("'s"):
+        word = word[:-2].strip(_EDGE)
+    # Tokens with no letter or digit ("--", "...") carry no meaning and only add noise.
+    if word in STOPWORDS or not any(ch.isalnum() for ch in word):
+        return ()
+    if "-" in word and not word[0].isdigit():
+        parts = [p for p in word.split("-") if p and p not in STOPWORDS]
+        words = [word, *parts] if parts != [word] else [word]
+    else:
+        words = [word]
+    return tuple(stem(w) for w in words)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase, split, strip edge punctuation, drop possessives and stopwords, stem."""
+    out: list[str] = []
+    for raw in text.lower().split():
+        out.extend(_normalise_word(raw))
+    return out

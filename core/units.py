@@ -1,0 +1,163 @@
+"""Knowledge units (DS005), intents, callers and the closed vocabularies they use."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Role(StrEnum):
+    COMPARISON = "Comparison"
+    EXPLANATION = "Explanation"
+    PROCEDURE = "Procedure"
+    DEFINITION = "Definition"
+    EVALUATION = "Evaluation"
+    DIAGNOSTIC = "Diagnostic"
+    CONSTRAINT = "Constraint"
+    NARRATIVE = "Narrative"
+    DESCRIPTION = "Description"
+
+
+class Act(StrEnum):
+    COMPARE = "compare"
+    EXPLAIN = "explain"
+    RECOMMEND = "recommend"
+    DIAGNOSE = "diagnose"
+    IMPLEMENT = "implement"
+    VERIFY = "verify"
+    DEFINE = "define"
+    EVALUATE = "evaluate"
+    IDENTIFY = "identify"
+    DESCRIBE = "describe"
+
+
+class Relation(StrEnum):
+    USES = "uses"
+    PROVIDES = "provides"
+    HAS_CAPABILITY = "has_capability"
+    DEPENDS_ON = "depends_on"
+    PART_OF = "part_of"
+    INSTANCE_OF = "instance_of"
+    RELEVANT_FOR = "relevant_for"
+    SUPPORTS = "supports"
+    MENTIONS = "mentions"
+    ABOUT = "about"
+    CAUSES = "causes"
+
+
+ROLE_DEFAULT_ACTS: dict[Role, tuple[Act, ...]] = {
+    Role.COMPARISON: (Act.COMPARE,),
+    Role.EXPLANATION: (Act.EXPLAIN,),
+    Role.PROCEDURE: (Act.IMPLEMENT,),
+    Role.DEFINITION: (Act.DEFINE,),
+    Role.EVALUATION: (Act.EVALUATE,),
+    Role.DIAGNOSTIC: (Act.DIAGNOSE,),
+    Role.CONSTRAINT: (Act.VERIFY,),
+    Role.NARRATIVE: (Act.EXPLAIN, Act.DESCRIBE),
+    Role.DESCRIPTION: (Act.DESCRIBE,),
+}
+
+ACT_PREFERRED_ROLES: dict[Act, tuple[Role, ...]] = {
+    Act.COMPARE: (Role.COMPARISON, Role.EVALUATION),
+    Act.EXPLAIN: (Role.EXPLANATION, Role.DIAGNOSTIC, Role.NARRATIVE),
+    Act.RECOMMEND: (Role.COMPARISON, Role.EVALUATION, Role.PROCEDURE),
+    Act.DIAGNOSE: (Role.DIAGNOSTIC, Role.EXPLANATION),
+    Act.IMPLEMENT: (Role.PROCEDURE, Role.CONSTRAINT),
+    Act.VERIFY: (Role.CONSTRAINT, Role.DEFINITION),
+    Act.DEFINE: (Role.DEFINITION, Role.EXPLANATION),
+    Act.EVALUATE: (Role.EVALUATION, Role.COMPARISON, Role.NARRATIVE),
+    Act.IDENTIFY: (Role.NARRATIVE, Role.DESCRIPTION, Role.DEFINITION),
+    Act.DESCRIBE: (Role.DESCRIPTION, Role.NARRATIVE, Role.EXPLANATION),
+}
+
+
+class SourceLocation(BaseModel):
+    """Where a unit was read from, so errors and the TUI can point at the file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int = 1
+
+
+class KnowledgeUnit(BaseModel):
+    """One DS005 context unit plus the permission fields borrowed from seed 002."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    source_id: str = Field(min_length=1)
+    chunk_id: str = Field(min_length=1)
+    role: Role
+    topic: str = Field(min_length=1)
+    claim: str | None = None
+    procedure: str | None = None
+    condition: str | None = None
+    utility_acts: tuple[Act, ...] = ()
+    utility_note: str | None = None
+    phase_scopes: tuple[str, ...] = ()
+    title: str | None = None
+    subject: str | None = None
+    relation: Relation | None = None
+    object: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    acl: tuple[str, ...] = ()
+    region: str | None = None
+    effective_from: dt.date | None = None
+    effective_to: dt.date | None = None
+    location: SourceLocation | None = None
+    current_turn: bool = False
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> KnowledgeUnit:
+        if (self.claim is None) == (self.procedure is None):
+            raise ValueError("exactly one of claim and procedure is required")
+        if (self.procedure is not None) != (self.role is Role.PROCEDURE):
+            raise ValueError("procedure is used if and only if the role is Procedure")
+        triple = (self.subject, self.relation, self.object)
+        if any(part is not None for part in triple) and not all(part is not None for part in triple):
+            raise ValueError("subject, relation and object are all-or-none")
+        return self
+
+    @property
+    def acts(self) -> tuple[Act, ...]:
+        """The unit's utility acts, or its role's defaults when none were written."""
+        return self.utility_acts or ROLE_DEFAULT_ACTS[self.role]
+
+    @property
+    def body(self) -> str:
+        """The claim, or the procedure for Procedure units."""
+        return self.claim if self.claim is not None else (self.procedure or "")
+
+    @property
+    def has_triple(self) -> bool:
+        return self.relation is not None
+
+
+class Caller(BaseModel):
+    """Who is asking: ACL tags, region and the date the KB is viewed as of."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tags: frozenset[str] = frozenset()
+    region: str | None = None
+    as_of: dt.date = Field(default_factory=dt.date.today)
+
+    def fingerprint(self) -> str:
+        return f"{','.join(sorted(self.tags))}|{self.region or ''}|{self.as_of.isoformat()}"
+
+
+class Intent(BaseModel):
+    """One parsed Intent CNL statement (DS004)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    act: Act
+    target: str
+    output: str
+    context: str | None = None
+    criterion: str | None = None
+    evidence: str | None = None
+    constraints: tuple[str, ...] = ()

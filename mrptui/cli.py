@@ -1,0 +1,68 @@
+"""`mrptui` entry point: the TUI by default, and headless subcommands for scripts and checks."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+from mrptui.commands import UsageError
+
+# Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
+SUBCOMMANDS = {
+    "check": "validate KB units and rule files; print file:line:col: CODE message",
+    "ingest": "print the units a plain-text file becomes, in the Markdown unit format",
+    "retrieve": "run one kb plugin directly and show its scored candidates",
+    "ask": "run the whole engine on a question",
+    "eval": "evaluate retrieval and answers against labelled queries",
+    "replay": "open a saved trace (JSON Lines) in the explorer",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
+    parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in SUBCOMMANDS.items():
+        module = _command_module(name)
+        if module is None:
+            continue
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sub_parser)
+    return parser
+
+
+def _command_module(name: str):
+    try:
+        return import_module(f"mrptui.commands.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"mrptui.commands.{name}":
+            return None
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "explore"
+    try:
+        module = _command_module(command)
+        if module is None:
+            raise UsageError(f"the {command!r} command is not available in this build")
+        return module.run(args)
+    except UsageError as exc:
+        print(f"mrptui: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, never a traceback
+        if os.environ.get("MRPTUI_DEBUG"):
+            raise
+        print(f"mrptui: internal error: {type(exc).__name__}: {exc} (set MRPTUI_DEBUG=1 for details)", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+"""Subcommands of the `mrptui` CLI, one module each, and the options they share."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+
+from core.units import Caller
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def add_kb_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a `--kb` given before the subcommand from being reset to None by the subparser.
+    parser.add_argument(
+        "--kb", action="append", metavar="PATH", default=argparse.SUPPRESS,
+        help="KB file or folder (repeatable); default sample_kb/",
+    )
+
+
+def add_caller_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--caller-tags", default="", metavar="A,B", help="ACL tags the caller holds")
+    parser.add_argument("--region", default=None, help="the caller's region")
+    parser.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="view the KB as of this date")
+
+
+def caller_from_args(args: argparse.Namespace) -> Caller:
+    tags = frozenset(t.strip() for t in (args.caller_tags or "").split(",") if t.strip())
+    as_of = dt.date.today()
+    if args.as_of:
+        try:
+            as_of = dt.date.fromisoformat(args.as_of)
+        except ValueError:
+            raise UsageError(f"--as-of must be a date like 2026-05-27, not {args.as_of!r}") from None
+    return Caller(tags=tags, region=args.region or None, as_of=as_of)
+
+
+def question_from(text: str) -> str:
+    question = (text or "").strip()
+    if not question:
+        raise UsageError("the question is empty")
+    return question
