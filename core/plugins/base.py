@@ -1,0 +1,196 @@
+"""Plugin descriptors, typed results per family, the run context, and the registry (seed 003)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from core.units import Act, Caller, Intent, KnowledgeUnit
+
+if TYPE_CHECKING:
+    from core.kb import KBView
+    from core.retrieval.fusion import RetrievalOutcome
+
+
+class PluginType(StrEnum):
+    SD = "sd-plugin"
+    KB = "kb-plugin"
+    GS = "gs-plugin"
+    VAL = "val-plugin"
+    PLANNER = "mrp-plan-plugin"
+
+
+STAGES: tuple[PluginType, ...] = (PluginType.SD, PluginType.KB, PluginType.GS, PluginType.VAL)
+STAGE_NAMES: dict[PluginType, str] = {
+    PluginType.SD: "sd",
+    PluginType.KB: "kb",
+    PluginType.GS: "gs",
+    PluginType.VAL: "val",
+    PluginType.PLANNER: "planner",
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+
+
+class PlannerHints(_Model):
+    supported_acts: tuple[Act, ...] = ()
+    topic_tags: tuple[str, ...] = ()
+    preferred_depth: Literal["shallow", "medium", "deep"] = "medium"
+    evidence_style: tuple[str, ...] = ()
+    expected_latency_ms: int = 10
+
+
+class Descriptor(_Model):
+    id: str
+    type: PluginType
+    name: str
+    description: str
+    cost_class: Literal["cheap", "moderate", "expensive"] = "cheap"
+    uses_llm: bool = False
+    max_llm_calls: int = 0
+    model_roles: tuple[str, ...] = ()
+    planner_hints: PlannerHints = PlannerHints()
+
+
+class Status(StrEnum):
+    SUCCESS = "success"
+    UNSUPPORTED = "unsupported"
+    ERROR = "error"
+    INSUFFICIENT = "insufficient"
+    NO_CONTEXT = "no-context"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class SdResult:
+    status: Literal[Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR]
+    reason: str = ""
+    intent_cnl: str = ""
+    intents: tuple[Intent, ...] = ()
+    context_units: tuple[KnowledgeUnit, ...] = ()
+    llm_calls: int = 0
+
+
+@dataclass(frozen=True)
+class KbResult:
+    status: Literal[Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR]
+    reason: str = ""
+    outcome: RetrievalOutcome | None = None
+
+    @property
+    def evidence_ids(self) -> tuple[str, ...]:
+        return self.outcome.evidence_ids if self.outcome else ()
+
+
+@dataclass(frozen=True)
+class GsResult:
+    status: Literal[Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR]
+    reason: str = ""
+    answer: str = ""
+    cited_ids: tuple[str, ...] = ()
+    llm_calls: int = 0
+
+
+@dataclass(frozen=True)
+class ValResult:
+    status: Literal[Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR]
+    reason: str = ""
+    llm_calls: int = 0
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked, as whom, and which plugins they pinned or excluded."""
+
+    question: str
+    caller: Caller = field(default_factory=Caller)
+    pins: dict[str, str] = field(default_factory=dict)
+    excluded: frozenset[str] = frozenset()
+    planner: str | None = None
+
+
+@dataclass
+class RunContext:
+    """Everything a plugin may read for one request; `view` holds only permitted units."""
+
+    request: Request
+    view: KBView
+    services: object
+    llm_calls_left: int = 0
+
+
+class Plugin(ABC):
+    descriptor: Descriptor
+
+    @property
+    def id(self) -> str:
+        return self.descriptor.id
+
+
+class SeedDetector(Plugin):
+    @abstractmethod
+    def detect(self, ctx: RunContext) -> SdResult: ...
+
+
+class KnowledgePlugin(Plugin):
+    @abstractmethod
+    def retrieve(self, ctx: RunContext, intent: Intent) -> KbResult: ...
+
+
+class GoalSolver(Plugin):
+    @abstractmethod
+    def solve(self, ctx: RunContext, intent: Intent, evidence: KbResult) -> GsResult: ...
+
+
+class Validator(Plugin):
+    @abstractmethod
+    def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult: ...
+
+
+class RegistryError(Exception):
+    """A plugin id or type the registry cannot accept or find."""
+
+
+class Registry:
+    """Plugins keyed by type and id; refuses duplicates and unknown ids with clear messages."""
+
+    def __init__(self, plugins: Iterable[Plugin] = ()):
+        self._by_id: dict[str, Plugin] = {}
+        for plugin in plugins:
+            self.add(plugin)
+
+    def add(self, plugin: Plugin) -> None:
+        if not isinstance(plugin.descriptor.type, PluginType):
+            raise RegistryError(f"plugin {plugin.descriptor.id!r} has unknown type {plugin.descriptor.type!r}")
+        if plugin.id in self._by_id:
+            raise RegistryError(f"duplicate plugin id {plugin.id!r}")
+        self._by_id[plugin.id] = plugin
+
+    def get(self, plugin_id: str, expected: PluginType | None = None) -> Plugin:
+        plugin = self._by_id.get(plugin_id)
+        if plugin is None:
+            known = ", ".join(sorted(self._by_id))
+            raise RegistryError(f"unknown plugin id {plugin_id!r} (known: {known})")
+        if expected is not None and plugin.descriptor.type is not expected:
+            raise RegistryError(
+                f"plugin {plugin_id!r} is a {plugin.descriptor.type.value}, not a {expected.value}"
+            )
+        return plugin
+
+    def of_type(self, plugin_type: PluginType) -> list[Plugin]:
+        return [p for p in self._by_id.values() if p.descriptor.type is plugin_type]
+
+    def __contains__(self, plugin_id: object) -> bool:
+        return plugin_id in self._by_id
+
+    def ids(self) -> list[str]:
+        return list(self._by_id)
