@@ -1,0 +1,196 @@
+"""Lane normalisation, fusion, cut-offs and sufficiency (DESIGN §8).
+
+Every candidate keeps the exact reason it was cut, so a person can ask why a unit was dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from core.config import FusionConfig, FusionMethod, Lane, Profile
+from core.units import Act, ACT_PREFERRED_ROLES, Role
+
+
+class CutReason(StrEnum):
+    MIN_SCORE = "min_score"
+    GAP = "gap"
+    MAX_RESULTS = "max_results"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    id: str
+    role: Role
+    rank: int
+    lanes: Mapping[Lane, float]
+    bm25_raw: float | None
+    fused: float
+    score: float
+    agreement: bool
+    role_boost: float
+    kept: bool
+    cut_reason: CutReason | None
+    current_turn: bool = False
+
+    def lane(self, lane: Lane) -> float | None:
+        return self.lanes.get(lane)
+
+
+@dataclass(frozen=True)
+class Cutoffs:
+    """The thresholds actually applied, kept so "why was this cut?" can quote the numbers."""
+
+    min_score: float
+    gap_threshold: float
+    max_results: int
+    top_score: float
+
+    @property
+    def gap_floor(self) -> float:
+        return self.top_score * self.gap_threshold
+
+
+@dataclass(frozen=True)
+class RetrievalOutcome:
+    plugin: str
+    act: Act
+    query_terms: tuple[str, ...]
+    lanes: tuple[Lane, ...]
+    candidates: tuple[Candidate, ...]
+    cutoffs: Cutoffs
+    sufficient: bool
+    reason: str
+    escalated: bool = False
+    lane_details: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def kept(self) -> tuple[Candidate, ...]:
+        return tuple(c for c in self.candidates if c.kept)
+
+    @property
+    def evidence_ids(self) -> tuple[str, ...]:
+        return tuple(c.id for c in self.candidates if c.kept)
+
+    def candidate(self, unit_id: str) -> Candidate | None:
+        return next((c for c in self.candidates if c.id == unit_id), None)
+
+
+def normalise_bm25(raw: Mapping[str, float]) -> dict[str, float]:
+    """Divide by max(1, top raw) so weak lexical matches are not stretched to 1."""
+    top = max(raw.values(), default=0.0)
+    scale = max(1.0, top)
+    return {uid: score / scale for uid, score in raw.items() if score > 0}
+
+
+def normalise_by_top(scores: Mapping[str, float]) -> dict[str, float]:
+    """ThinkingDB: every unit of the best proof gets 1.0, so a multi-hop chain survives the gap."""
+    top = max(scores.values(), default=0.0)
+    if top <= 0:
+        return {}
+    return {uid: score / top for uid, score in scores.items() if score > 0}
+
+
+def _weighted(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> dict[str, float]:
+    fused: dict[str, float] = {}
+    found_by: dict[str, int] = {}
+    for lane, scores in lanes.items():
+        weight = config.weights.get(lane, 0.0)
+        for uid, score in scores.items():
+            fused[uid] = fused.get(uid, 0.0) + weight * score
+            found_by[uid] = found_by.get(uid, 0) + 1
+    for uid, count in found_by.items():
+        if count > 1:
+            fused[uid] += config.agreement_bonus
+    return fused
+
+
+def _reciprocal_rank(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> dict[str, float]:
+    """RRF, scaled so a unit ranked first by every lane that ran scores 1.0 (cut-offs stay usable)."""
+    active = [scores for scores in lanes.values() if scores]
+    if not active:
+        return {}
+    best = len(active) / (config.rrf_k + 1)
+    fused: dict[str, float] = {}
+    for scores in active:
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+        for rank, (uid, _) in enumerate(ranked, start=1):
+            fused[uid] = fused.get(uid, 0.0) + 1.0 / (config.rrf_k + rank)
+    return {uid: value / best for uid, value in fused.items()}
+
+
+def fuse(
+    lanes: Mapping[Lane, Mapping[str, float]],
+    *,
+    roles: Mapping[str, Role],
+    bm25_raw: Mapping[str, float],
+    preferred_roles: Sequence[Role],
+    role_boost: float,
+    config: FusionConfig,
+    profile: Profile,
+    current_turn: frozenset[str] = frozenset(),
+) -> tuple[tuple[Candidate, ...], Cutoffs]:
+    """Fuse normalised lane scores, then apply minScore, the gap and maxResults, in that order."""
+    weighted = _weighted(lanes, config)
+    ranked_by = _reciprocal_rank(lanes, config) if config.method is FusionMethod.RRF else weighted
+    order = sorted(ranked_by, key=lambda uid: (-ranked_by[uid], uid))
+    top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= profile.min_score), 0.0)
+    cutoffs = Cutoffs(profile.min_score, profile.gap_threshold, profile.max_results, top)
+    candidates: list[Candidate] = []
+    kept = 0
+    for rank, uid in enumerate(order, start=1):
+        score = ranked_by[uid]
+        cut: CutReason | None = None
+        if score < profile.min_score:
+            cut = CutReason.MIN_SCORE
+        elif score < cutoffs.gap_floor:
+            cut = CutReason.GAP
+        elif kept >= profile.max_results:
+            cut = CutReason.MAX_RESULTS
+        else:
+            kept += 1
+        found = {lane: scores[uid] for lane, scores in lanes.items() if uid in scores}
+        candidates.append(
+            Candidate(
+                id=uid,
+                role=roles[uid],
+                rank=rank,
+                lanes=found,
+                bm25_raw=bm25_raw.get(uid),
+                fused=weighted[uid],
+                score=score,
+                agreement=len(found) > 1,
+                role_boost=role_boost if roles[uid] in preferred_roles else 1.0,
+                kept=cut is None,
+                cut_reason=cut,
+                current_turn=uid in current_turn,
+            )
+        )
+    return tuple(candidates), cutoffs
+
+
+def sufficiency(kept: Sequence[Candidate], act: Act) -> tuple[bool, str]:
+    """Sufficient = at least one kept unit and (a preferred role is covered or at least two units)."""
+    if not kept:
+        return False, "no candidate passed the cut-offs"
+    preferred = ACT_PREFERRED_ROLES[act]
+    if any(c.role in preferred for c in kept):
+        return True, f"{len(kept)} kept; preferred role for {act.value} covered"
+    if len(kept) >= 2:
+        return True, f"{len(kept)} kept"
+    return False, f"only 1 unit kept and its role ({kept[0].role.value}) is not preferred for {act.value}"
+
+
+def cut_explanation(candidate: Candidate, cutoffs: Cutoffs) -> str:
+    """One sentence quoting the numbers behind a candidate's fate."""
+    if candidate.cut_reason is CutReason.MIN_SCORE:
+        return f"cut by minScore: {candidate.score:.3f} < {cutoffs.min_score:.2f}"
+    if candidate.cut_reason is CutReason.GAP:
+        return (
+            f"cut by gap: {candidate.score:.3f} < {cutoffs.gap_threshold:.2f} × top {cutoffs.top_score:.3f}"
+            f" = {cutoffs.gap_floor:.3f}"
+        )
+    if candidate.cut_reason is CutReason.MAX_RESULTS:
+        return f"cut by maxResults: rank {candidate.rank} after {cutoffs.max_results} kept units"
+    return f"kept at rank {candidate.rank} with score {candidate.score:.3f}"

@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import pytest
+
+from core.config import FusionConfig, FusionMethod, Lane, Profile
+from core.retrieval.fusion import (
+    CutReason,
+    cut_explanation,
+    fuse,
+    normalise_bm25,
+    normalise_by_top,
+    sufficiency,
+)
+from core.units import Act, Role
+
+PROFILE = Profile(lanes=(Lane.BM25,), max_results=2, min_score=0.3, gap_threshold=0.5, min_acceptable_candidates=2)
+
+
+def _fuse(lanes, roles=None, profile=PROFILE, config=FusionConfig(), preferred=(Role.EXPLANATION,)):
+    ids = {uid for scores in lanes.values() for uid in scores}
+    return fuse(
+        lanes,
+        roles=roles or {uid: Role.EXPLANATION for uid in ids},
+        bm25_raw={uid: s * 10 for uid, s in lanes.get(Lane.BM25, {}).items()},
+        preferred_roles=preferred,
+        role_boost=1.3,
+        config=config,
+        profile=profile,
+    )
+
+
+def test_bm25_normalisation_does_not_stretch_weak_matches() -> None:
+    assert normalise_bm25({"a": 0.5, "b": 0.25}) == {"a": 0.5, "b": 0.25}
+    assert normalise_bm25({"a": 4.0, "b": 1.0, "c": 0.0}) == {"a": 1.0, "b": 0.25}
+
+
+def test_tdb_normalisation_gives_best_proof_one() -> None:
+    assert normalise_by_top({"a": 0.2, "b": 0.2, "c": 0.1}) == {"a": 1.0, "b": 1.0, "c": 0.5}
+    assert normalise_by_top({}) == {}
+
+
+def test_weighted_fusion_and_agreement_bonus() -> None:
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0, "b": 0.5}, Lane.HDC: {"a": 0.4, "c": 0.6}})
+    by_id = {c.id: c for c in candidates}
+    assert by_id["a"].fused == pytest.approx(1.0 + 0.7 * 0.4 + 0.15)
+    assert by_id["a"].agreement is True
+    assert by_id["b"].fused == pytest.approx(0.5)
+    assert by_id["c"].fused == pytest.approx(0.7 * 0.6)
+    assert by_id["c"].agreement is False
+
+
+def test_tdb_weight() -> None:
+    candidates, _ = _fuse({Lane.TDB: {"a": 1.0}})
+    assert candidates[0].fused == pytest.approx(0.85)
+
+
+def test_cut_reasons_in_order_min_score_gap_max_results() -> None:
+    lanes = {Lane.BM25: {"a": 1.0, "b": 0.9, "c": 0.8, "d": 0.45, "e": 0.2}}
+    candidates, cutoffs = _fuse(lanes)
+    fate = {c.id: (c.kept, c.cut_reason) for c in candidates}
+    assert fate == {
+        "a": (True, None),
+        "b": (True, None),
+        "c": (False, CutReason.MAX_RESULTS),
+        "d": (False, CutReason.GAP),
+        "e": (False, CutReason.MIN_SCORE),
+    }
+    assert cutoffs.gap_floor == pytest.approx(0.5)
+    assert [c.rank for c in candidates] == [1, 2, 3, 4, 5]
+
+
+def test_ties_break_on_unit_id() -> None:
+    candidates, _ = _fuse({Lane.BM25: {"b": 0.7, "a": 0.7, "c": 0.7}})
+    assert [c.id for c in candidates] == ["a", "b", "c"]
+
+
+def test_everything_below_min_score_keeps_nothing() -> None:
+    candidates, cutoffs = _fuse({Lane.BM25: {"a": 0.1}})
+    assert cutoffs.top_score == 0.0
+    assert [c.cut_reason for c in candidates] == [CutReason.MIN_SCORE]
+
+
+def test_role_boost_is_reported_for_preferred_roles_only() -> None:
+    roles = {"a": Role.EXPLANATION, "b": Role.PROCEDURE}
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0, "b": 0.9}}, roles=roles)
+    assert {c.id: c.role_boost for c in candidates} == {"a": 1.3, "b": 1.0}
+
+
+def test_rrf_scales_a_unit_first_in_every_lane_to_one() -> None:
+    config = FusionConfig(method=FusionMethod.RRF)
+    lanes = {Lane.BM25: {"a": 1.0, "b": 0.5}, Lane.HDC: {"a": 0.3, "b": 0.9}}
+    candidates, _ = _fuse(lanes, config=config, profile=PROFILE.model_copy(update={"min_score": 0.0}))
+    by_id = {c.id: c for c in candidates}
+    k = 60
+    expected = (1 / (k + 1) + 1 / (k + 2)) / (2 / (k + 1))
+    assert by_id["a"].score == pytest.approx(expected)
+    assert by_id["b"].score == pytest.approx(expected)
+    assert by_id["a"].fused == pytest.approx(1.0 + 0.7 * 0.3 + 0.15)
+
+
+def test_sufficiency_rules() -> None:
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0}}, roles={"a": Role.PROCEDURE})
+    kept = [c for c in candidates if c.kept]
+    assert sufficiency(kept, Act.IMPLEMENT)[0] is True
+    assert sufficiency(kept, Act.DEFINE) == (
+        False,
+        "only 1 unit kept and its role (Procedure) is not preferred for define",
+    )
+    assert sufficiency([], Act.DEFINE)[0] is False
+
+
+def test_cut_explanation_quotes_numbers() -> None:
+    candidates, cutoffs = _fuse({Lane.BM25: {"a": 1.0, "d": 0.45}})
+    gap = next(c for c in candidates if c.id == "d")
+    assert cut_explanation(gap, cutoffs) == "cut by gap: 0.450 < 0.50 × top 1.000 = 0.500"
