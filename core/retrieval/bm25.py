@@ -1,0 +1,254 @@
+"""Field-weighted BM25 over one permitted view (seed 000, DESIGN §6).
+
+Field weights, idf and length normalisation do not depend on the query, so every field's
+contribution is computed once at build time and folded into one term × unit matrix (CSR rows by
+term). A query is then a sum of a few rows whatever the field count (DESIGN §14). The per-field
+postings are kept only so that `explain` can show each term × field contribution.
+
+Average field length: averaged over the units that HAVE the field (non-empty token list). An absent
+field is not a zero-length document: counting it would shrink avgdl for rare fields (procedure only
+exists on Procedure units, condition on a few) and penalise exactly the units that carry them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.config import Bm25Config
+from core.text import tokenize
+from core.units import KnowledgeUnit, Role
+
+FIELDS: tuple[str, ...] = ("topic", "claim", "procedure", "utilityActs", "utilityNote", "condition", "role")
+_ROLES: tuple[Role, ...] = tuple(Role)
+
+
+def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
+    """The text of each field in `FIELDS` order; absent fields are empty strings."""
+    return (
+        unit.topic,
+        unit.claim or "",
+        unit.procedure or "",
+        " ".join(unit.acts),
+        unit.utility_note or "",
+        unit.condition or "",
+        unit.role.value,
+    )
+
+
+def field_tokens(unit: KnowledgeUnit) -> tuple[list[str], ...]:
+    return tuple(tokenize(text) for text in field_texts(unit))
+
+
+def term_weight(idf, tf, dl, avgdl, field_weight: float, k1: float, b: float):
+    """One field's BM25 contribution; shared by build (arrays) and explain (scalars) so they agree."""
+    return field_weight * idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
+
+
+@dataclass(frozen=True)
+class TermFieldContribution:
+    term: str
+    field: str
+    tf: int
+    df: int
+    idf: float
+    field_weight: float
+    dl: int
+    avgdl: float
+    query_count: int
+    contribution: float
+
+
+@dataclass(frozen=True)
+class Bm25Explanation:
+    unit_id: str
+    contributions: list[TermFieldContribution]
+    role_boost: float
+    raw: float
+
+
+@dataclass(frozen=True)
+class _FieldPostings:
+    """Every (field, term, unit) with its tf, sorted by the packed key for binary search."""
+
+    keys: np.ndarray  # int64: (field * V + term) * N + unit
+    tf: np.ndarray  # int32
+    lengths: np.ndarray  # int32 [F, N] field length in tokens
+    avgdl: np.ndarray  # float64 [F]
+
+
+class Bm25Index:
+    """BM25 over a fixed list of units; rows of every array follow the order of `unit_ids`."""
+
+    def __init__(
+        self,
+        unit_ids: list[str],
+        roles: np.ndarray,
+        vocab: dict[str, int],
+        df: np.ndarray,
+        idf: np.ndarray,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        postings: _FieldPostings,
+        config: Bm25Config,
+    ):
+        self.unit_ids = unit_ids
+        self.config = config
+        self._row = {uid: i for i, uid in enumerate(unit_ids)}
+        self._roles = roles
+        self._vocab = vocab
+        self._df = df
+        self._idf = idf
+        self._indptr = indptr
+        self._indices = indices
+        self._data = data
+        self._postings = postings
+        # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
+        self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
+        self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
+
+    @classmethod
+    def build(cls, units: Sequence[KnowledgeUnit], config: Bm25Config) -> Bm25Index:
+        n_units, n_fields = len(units), len(FIELDS)
+        flat: list[str] = []
+        lengths_flat: list[int] = []
+        for unit in units:
+            for tokens in field_tokens(unit):
+                flat.extend(tokens)
+                lengths_flat.append(len(tokens))
+        vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
+        term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+        lengths = np.array(lengths_flat, dtype=np.int32).reshape(n_units, n_fields).T.copy()
+        slot = np.arange(n_units * n_fields, dtype=np.int64)
+        field_of = np.repeat(slot % n_fields, lengths.T.ravel())
+        unit_of = np.repeat(slot // n_fields, lengths.T.ravel())
+
+        stride, n_terms = max(n_units, 1), len(vocab)
+        keys, tf = np.unique((field_of * n_terms + term_of) * stride + unit_of, return_counts=True)
+        p_field, rest = np.divmod(keys, n_terms * stride)
+        p_term, p_unit = np.divmod(rest, stride)
+
+        pairs, pair_of = np.unique(p_term * stride + p_unit, return_inverse=True)
+        # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
+        df = np.bincount(pairs // stride, minlength=n_terms)
+        idf = np.log((n_units - df + 0.5) / (df + 0.5) + 1)
+        avgdl = _average_lengths(lengths)
+
+        weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
+        contrib = term_weight(
+            idf[p_term], tf, lengths[p_field, p_unit], avgdl[p_field], weights[p_field], config.k1, config.b
+        )
+        # bincount adds in input order (field order), the same order explain lists contributions in.
+        data = np.bincount(pair_of, weights=contrib, minlength=len(pairs))
+        indptr = np.concatenate(([0], np.cumsum(df)))
+        roles = np.array([_ROLES.index(u.role) for u in units], dtype=np.int8)
+        return cls(
+            unit_ids=[u.id for u in units],
+            roles=roles,
+            vocab=vocab,
+            df=df,
+            idf=idf,
+            indptr=indptr,
+            indices=(pairs % stride).astype(np.int32),
+            data=data,
+            postings=_FieldPostings(keys=keys, tf=tf.astype(np.int32), lengths=lengths, avgdl=avgdl),
+            config=config,
+        )
+
+    def __len__(self) -> int:
+        return len(self.unit_ids)
+
+    def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
+        """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
+        return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)[self._roles]
+
+    def top_k(self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int) -> list[tuple[str, float]]:
+        """The k best units with score > 0, by score descending then unit id ascending."""
+        if k <= 0:
+            return []
+        raw = self._raw(self._query_terms(query_tokens))
+        # Only units sharing a term can score; selecting among them avoids a partition over a sea of
+        # tied zeros, which is where np.argpartition degrades (DESIGN §14).
+        rows = np.flatnonzero(raw)
+        values = raw[rows] * self._boosts(preferred_roles)[self._roles[rows]]
+        if len(rows) > k:
+            kth = np.partition(values, len(values) - k)[len(values) - k]
+            keep = values >= kth
+            rows, values = rows[keep], values[keep]
+        order = np.lexsort((self._id_rank[rows], -values))[:k]
+        return [(self.unit_ids[r], float(v)) for r, v in zip(rows[order], values[order], strict=True)]
+
+    def explain(
+        self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]
+    ) -> Bm25Explanation:
+        """Every term × field contribution to one unit's score, in query-term then field order."""
+        row = self._row[unit_id]
+        terms = self._query_terms(query_tokens)
+        boost = float(self._boosts(preferred_roles)[self._roles[row]])
+        contributions = [c for term, count in terms for c in self._term_contributions(term, count, row)]
+        raw = float(self._raw(terms)[row] * boost)
+        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+
+    def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
+        """Distinct query terms that occur in any field of the unit; empty means "no shared terms"."""
+        row = self._row[unit_id]
+        matched = []
+        for term, _ in self._query_terms(query_tokens):
+            start, end = self._indptr[self._vocab[term]], self._indptr[self._vocab[term] + 1]
+            if row in self._indices[start:end]:
+                matched.append(term)
+        return matched
+
+    def _query_terms(self, query_tokens: Sequence[str]) -> list[tuple[str, int]]:
+        """Known query terms with how often the query repeats them (each repeat counts once more)."""
+        return [(term, count) for term, count in Counter(query_tokens).items() if term in self._vocab]
+
+    def _raw(self, terms: list[tuple[str, int]]) -> np.ndarray:
+        scores = np.zeros(len(self.unit_ids))
+        for term, count in terms:
+            tid = self._vocab[term]
+            start, end = self._indptr[tid], self._indptr[tid + 1]
+            # A term's row holds each unit at most once, so fancy-index += cannot drop updates.
+            scores[self._indices[start:end]] += self._data[start:end] * count
+        return scores
+
+    def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
+        return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
+
+    def _term_contributions(self, term: str, count: int, row: int) -> list[TermFieldContribution]:
+        post, tid, stride = self._postings, self._vocab[term], max(len(self.unit_ids), 1)
+        out = []
+        for f, field in enumerate(FIELDS):
+            key = (f * len(self._vocab) + tid) * stride + row
+            at = int(np.searchsorted(post.keys, key))
+            if at == len(post.keys) or post.keys[at] != key:
+                continue
+            tf, dl, avgdl = int(post.tf[at]), int(post.lengths[f, row]), float(post.avgdl[f])
+            weight = self.config.field_weights.get(field, 0.0)
+            idf = float(self._idf[tid])
+            value = term_weight(idf, tf, dl, avgdl, weight, self.config.k1, self.config.b)
+            out.append(
+                TermFieldContribution(
+                    term=term,
+                    field=field,
+                    tf=tf,
+                    df=int(self._df[tid]),
+                    idf=idf,
+                    field_weight=weight,
+                    dl=dl,
+                    avgdl=avgdl,
+                    query_count=count,
+                    contribution=value * count,
+                )
+            )
+        return out
+
+
+def _average_lengths(lengths: np.ndarray) -> np.ndarray:
+    """Mean length per field over units that have the field (see module docstring); 1 if none do."""
+    present = (lengths > 0).sum(axis=1)
+    return np.where(present > 0, lengths.sum(axis=1) / np.maximum(present, 1), 1.0)
