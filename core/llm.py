@@ -1,0 +1,178 @@
+"""The LLM endpoint: its configuration and a small client for OpenAI-compatible chat completions.
+
+Only the stdlib talks HTTP here (http.client), and only to the one configured endpoint: no proxies
+and no redirects are followed, so a request can never reach another host.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+from core.config import ConfigError, validated
+from core.diagnostics import Code, Diagnostic
+from core.resources import config_dir
+
+ENV_BASE_URL = "MRPTUI_LLM_BASE_URL"
+ENV_MODEL = "MRPTUI_LLM_MODEL"
+ENV_API_KEY = "MRPTUI_LLM_API_KEY"
+_ENV_FIELDS = {ENV_BASE_URL: "base_url", ENV_MODEL: "model", ENV_API_KEY: "api_key"}
+
+# A chat reply is a few kilobytes; the cap keeps a misbehaving endpoint from filling memory.
+_MAX_REPLY_BYTES = 4 * 1024 * 1024
+# Error reasons quote the start of a bad body: enough to recognise it, short enough for one line.
+_EXCERPT_CHARS = 200
+
+
+class LlmConfig(BaseModel):
+    """`config/llm.json`; `base_url` None means no endpoint, and then no LLM plugin connects anywhere."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+
+    base_url: str | None = None
+    model: str = Field(default="gpt-4o-mini", min_length=1)
+    # Model per plugin role ("fast", "deep"); a role not listed uses `model`.
+    models: dict[str, str] = {}
+    # SecretStr keeps the key out of repr(), str() and model dumps, so it cannot reach logs or traces.
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(default=20.0, gt=0, alias="timeoutSeconds")
+    max_calls_per_request: int = Field(default=4, ge=0)
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+            raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
+        return value
+
+    def model_for(self, role: str | None) -> str:
+        return self.models.get(role, self.model) if role else self.model
+
+
+def load_llm_config(directory: Path | None = None, environ: Mapping[str, str] | None = None) -> LlmConfig:
+    """`llm.json` from the config directory, then the MRPTUI_LLM_* variables (empty ones are ignored).
+
+    A missing file means defaults (no endpoint): the LLM is optional, unlike the other configs.
+    """
+    path = (directory or config_dir()) / "llm.json"
+    config = validated(LlmConfig, path) if path.exists() else LlmConfig()
+    env = os.environ if environ is None else environ
+    for var, name in _ENV_FIELDS.items():
+        value = env.get(var)
+        if not value:
+            continue
+        try:
+            config = LlmConfig.model_validate({**config.model_dump(), name: value})
+        except ValidationError as exc:
+            # The value itself is not echoed: for the key variable that would print the secret.
+            messages = "; ".join(err["msg"] for err in exc.errors(include_input=False))
+            raise ConfigError(
+                [Diagnostic(code=Code.INVALID_CONFIG, message=f"{var}: {messages}", file=f"${var}")]
+            ) from None
+    return config
+
+
+class LlmError(Exception):
+    """Any failure to get a usable reply; `reason` is one line fit for a trace event."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Message(BaseModel):
+    content: str | None = None
+
+
+class _Choice(BaseModel):
+    message: _Message
+
+
+class _ChatReply(BaseModel):
+    """The part of an OpenAI chat-completions reply we read; other fields are ignored."""
+
+    choices: list[_Choice] = Field(min_length=1)
+
+
+def _excerpt(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")[:_EXCERPT_CHARS]
+
+
+class LlmClient:
+    """Sends chat completions to the configured endpoint; every failure becomes an `LlmError`."""
+
+    def __init__(self, config: LlmConfig):
+        self.config = config
+
+    @property
+    def configured(self) -> bool:
+        return self.config.base_url is not None
+
+    @property
+    def endpoint(self) -> str:
+        """`{base_url}/v1/chat/completions`, whether or not base_url already ends in /v1."""
+        if self.config.base_url is None:
+            raise LlmError("no LLM endpoint configured")
+        base = self.config.base_url.rstrip("/")
+        base = base.removesuffix("/v1")
+        return f"{base}/v1/chat/completions"
+
+    def chat(self, messages: list[dict], *, response_format_json: bool = False, role: str | None = None) -> str:
+        """POST the messages and return choices[0].message.content."""
+        payload: dict[str, object] = {
+            "model": self.config.model_for(role),
+            "messages": messages,
+            "temperature": self.config.temperature,
+        }
+        if response_format_json:
+            payload["response_format"] = {"type": "json_object"}
+        status, body = self._post(json.dumps(payload).encode("utf-8"))
+        if not 200 <= status < 300:
+            raise LlmError(f"LLM endpoint returned HTTP {status}: {_excerpt(body)}")
+        try:
+            data = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise LlmError(f"LLM endpoint returned a non-JSON body: {_excerpt(body)}") from None
+        try:
+            reply = _ChatReply.model_validate(data)
+        except ValidationError:
+            raise LlmError(f"LLM reply has no choices[0].message: {_excerpt(body)}") from None
+        content = reply.choices[0].message.content
+        if content is None:
+            raise LlmError("LLM reply has no message content")
+        return content
+
+    def _post(self, body: bytes) -> tuple[int, bytes]:
+        parts = urlsplit(self.endpoint)
+        timeout = self.config.timeout_s
+        connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        # The timeout bounds connecting and each read; a non-streamed reply arrives in one piece
+        # after generation, so in practice it bounds the whole call.
+        connection = connection_class(parts.hostname, parts.port, timeout=timeout)
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.config.api_key is not None:
+            headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        try:
+            connection.request("POST", path, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, response.read(_MAX_REPLY_BYTES)
+        except TimeoutError:
+            raise LlmError(f"LLM endpoint timed out after {timeout:g} s") from None
+        except ConnectionRefusedError:
+            raise LlmError(f"LLM endpoint refused the connection ({parts.hostname}:{parts.port or 'default port'})") from None
+        except (OSError, http.client.HTTPException) as exc:
+            raise LlmError(f"LLM endpoint unreachable: {type(exc).__name__}: {exc}") from None
+        finally:
+            connection.close()
