@@ -1,0 +1,292 @@
+"""ThinkingDB rules and limits (`config/thinkingdb.json`): positive Horn rules, validated one by one.
+
+A bad rule never stops the others: each problem becomes a diagnostic pointing at the rule's line,
+the rule is dropped (unknown relations only warn), and the engine runs with whatever is left.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+from core.config import ConfigError, read_json
+from core.diagnostics import Code, Diagnostic, Severity
+from core.resources import config_dir
+from core.units import Relation
+
+MAX_PREMISES = 3
+BUILTIN_RELATIONS = frozenset(r.value for r in Relation)
+_TOP_LEVEL_KEYS = ("limits", "relations", "rules")
+# Quotes and brackets are stripped at both edges and sentence punctuation at the end; `+`, `#`
+# and a leading `.` are kept so that "C++", "C#" and ".NET" stay distinct symbols.
+_LEADING = re.compile(r"^[\"'`(\[{<\s]+")
+_TRAILING = re.compile(r"[\"'`)\]}>.,;:!?\s]+$")
+
+
+def symbol_key(name: str) -> str:
+    """Case-insensitive identity of a symbol ("Orion_Cluster." and "orion cluster" are one)."""
+    text = " ".join(name.casefold().replace("_", " ").replace("-", " ").split())
+    return _TRAILING.sub("", _LEADING.sub("", text))
+
+
+def relation_key(name: str) -> str:
+    """Relation names compare as lowercase words joined by `_` ("Depends on" is depends_on)."""
+    return "_".join(name.casefold().replace("-", " ").replace("_", " ").split())
+
+
+def is_variable(term: str) -> bool:
+    return term.startswith("?")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid", strict=True
+    )
+
+
+class Pattern(_Model):
+    """One premise or conclusion: subject, relation and object; `?name` terms are variables."""
+
+    s: str
+    r: str
+    o: str
+
+    @field_validator("s", "o")
+    @classmethod
+    def _term(cls, value: str) -> str:
+        if is_variable(value):
+            if not value[1:].strip():
+                raise ValueError("a variable needs a name after '?'")
+            return value.strip()
+        if not symbol_key(value):
+            raise ValueError("a constant term must contain a name")
+        return value.strip()
+
+    @field_validator("r")
+    @classmethod
+    def _relation(cls, value: str) -> str:
+        if is_variable(value):
+            raise ValueError("relations must be names; relation variables are not supported")
+        key = relation_key(value)
+        if not key:
+            raise ValueError("a relation name is required")
+        return key
+
+    def variables(self) -> set[str]:
+        return {t for t in (self.s, self.o) if is_variable(t)}
+
+    def __str__(self) -> str:
+        return f"{self.s} {self.r} {self.o}"
+
+
+class Rule(_Model):
+    id: str = Field(min_length=1)
+    description: str = ""
+    when: list[Pattern]
+    then: Pattern
+    weight: float
+    # Rounds of the fixpoint in which this rule may fire (capped by the global maxDepth).
+    max_depth: int | None = Field(default=None, ge=1)
+
+
+class Limits(_Model):
+    max_depth: int = Field(default=3, ge=1)
+    max_seed_facts: int = Field(default=8, ge=1)
+    max_derived_facts: int = Field(default=64, ge=0)
+    max_proofs: int = Field(default=32, ge=1)
+    min_confidence: float = Field(default=0.15, ge=0, le=1)
+    distance_penalty: float = Field(default=0.25, ge=0)
+    goal_bonus: float = Field(default=1.15, gt=0)
+    seed_bonus: float = Field(default=1.10, gt=0)
+    # Our addition: forward hops from a hub can still reach most of a KB, so the neighbourhood is
+    # cut at this many facts (nearest hops first) to keep a query's cost bounded.
+    max_neighbourhood_facts: int = Field(default=2048, ge=1)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...] = ()
+    limits: Limits = field(default_factory=Limits)
+    relations: frozenset[str] = BUILTIN_RELATIONS
+    diagnostics: tuple[Diagnostic, ...] = ()
+    # Line of each kept rule in its file, for editors and the rules screen.
+    rule_lines: Mapping[str, int] = field(default_factory=dict)
+
+
+def load_rules(path: Path | None = None) -> RuleSet:
+    """Load and validate a rules file; never raises, problems are in `.diagnostics`."""
+    path = path or config_dir() / "thinkingdb.json"
+    try:
+        data = read_json(path)
+    except ConfigError as exc:
+        return RuleSet(diagnostics=tuple(exc.diagnostics))
+    return _Loader(path, path.read_text(encoding="utf-8")).load(data)
+
+
+def check_rules_file(path: Path) -> list[Diagnostic]:
+    """Every problem in a rules file, for `mrptui check`."""
+    return list(load_rules(path).diagnostics)
+
+
+class _Loader:
+    def __init__(self, path: Path, text: str):
+        self.path = path
+        self.text = text
+        self.diagnostics: list[Diagnostic] = []
+
+    def report(self, code: Code, message: str, loc: tuple[str | int, ...], warning: bool = False) -> None:
+        line, col = _position(self.text, loc)
+        severity = Severity.WARNING if warning else Severity.ERROR
+        self.diagnostics.append(
+            Diagnostic(code=code, message=message, file=str(self.path), line=line, col=col, severity=severity)
+        )
+
+    def load(self, data: object) -> RuleSet:
+        if not isinstance(data, dict):
+            self.report(Code.INVALID_CONFIG, "the rules file must be a JSON object", ())
+            return RuleSet(diagnostics=tuple(self.diagnostics))
+        for key in data:
+            if key not in _TOP_LEVEL_KEYS:
+                self.report(Code.INVALID_CONFIG, f"unknown key {key!r}", (key,))
+        limits = self._limits(data.get("limits", {}))
+        relations = BUILTIN_RELATIONS | self._relations(data.get("relations", []))
+        rules, lines = self._rules(data.get("rules", []), relations)
+        return RuleSet(tuple(rules), limits, relations, tuple(self.diagnostics), lines)
+
+    def _limits(self, raw: object) -> Limits:
+        try:
+            return Limits.model_validate(raw)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ("limits", *err["loc"])
+                self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}; using default limits", loc)
+            return Limits()
+
+    def _relations(self, raw: object) -> frozenset[str]:
+        try:
+            names = TypeAdapter(list[str]).validate_python(raw, strict=True)
+        except ValidationError as exc:
+            for err in exc.errors():
+                loc = ("relations", *err["loc"])
+                self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}", loc)
+            return frozenset()
+        return frozenset(relation_key(n) for n in names if relation_key(n))
+
+    def _rules(self, raw: object, relations: frozenset[str]) -> tuple[list[Rule], dict[str, int]]:
+        if not isinstance(raw, list):
+            self.report(Code.INVALID_CONFIG, "rules must be a list", ("rules",))
+            return [], {}
+        kept: list[Rule] = []
+        lines: dict[str, int] = {}
+        seen: set[str] = set()
+        for index, item in enumerate(raw):
+            where = ("rules", index)
+            rule_id = item.get("id") if isinstance(item, dict) else None
+            if isinstance(rule_id, str) and rule_id in seen:
+                self.report(Code.RULE_DUPLICATE_ID, f"rule id {rule_id!r} is already used; rule dropped", (*where, "id"))
+                continue
+            if isinstance(rule_id, str):
+                seen.add(rule_id)
+            rule = self._rule(item, where, relations)
+            if rule is not None:
+                kept.append(rule)
+                lines[rule.id] = _position(self.text, where)[0]
+        return kept, lines
+
+    def _rule(self, item: object, where: tuple[str | int, ...], relations: frozenset[str]) -> Rule | None:
+        if not isinstance(item, dict):
+            self.report(Code.RULE_MALFORMED, "a rule must be a JSON object", where)
+            return None
+        try:
+            rule = Rule.model_validate(item)
+        except ValidationError as exc:
+            label = item.get("id") if isinstance(item.get("id"), str) else f"#{where[-1]}"
+            for err in exc.errors():
+                self.report(Code.RULE_MALFORMED, f"rule {label}: {_dotted(err['loc'])}: {err['msg']}", (*where, *err["loc"]))
+            return None
+        errors = len(self.diagnostics)
+        self._check_body(rule, where)
+        self._check_relations(rule, where, relations)
+        has_errors = any(d.is_error for d in self.diagnostics[errors:])
+        return None if has_errors else rule
+
+    def _check_body(self, rule: Rule, where: tuple[str | int, ...]) -> None:
+        name = f"rule {rule.id}"
+        if not rule.when:
+            self.report(Code.RULE_EMPTY_BODY, f"{name}: 'when' needs at least one premise", (*where, "when"))
+        if len(rule.when) > MAX_PREMISES:
+            self.report(
+                Code.RULE_TOO_MANY_PREMISES,
+                f"{name}: {len(rule.when)} premises, at most {MAX_PREMISES} are allowed",
+                (*where, "when", MAX_PREMISES),
+            )
+        if not 0 < rule.weight <= 1:
+            self.report(Code.RULE_WEIGHT_OUT_OF_RANGE, f"{name}: weight {rule.weight} is not in (0, 1]", (*where, "weight"))
+        bound = set().union(*(p.variables() for p in rule.when))
+        for var in sorted(rule.then.variables() - bound):
+            self.report(
+                Code.RULE_UNBOUND_HEAD_VARIABLE, f"{name}: {var} in 'then' is bound by no premise", (*where, "then")
+            )
+
+    def _check_relations(self, rule: Rule, where: tuple[str | int, ...], relations: frozenset[str]) -> None:
+        patterns = [((*where, "when", i, "r"), p) for i, p in enumerate(rule.when)]
+        for loc, pattern in [*patterns, ((*where, "then", "r"), rule.then)]:
+            if pattern.r not in relations:
+                self.report(
+                    Code.RULE_UNKNOWN_RELATION,
+                    f"rule {rule.id}: relation {pattern.r!r} is neither built in nor declared in 'relations'",
+                    loc,
+                    warning=True,
+                )
+
+
+def _dotted(loc: tuple[str | int, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "<root>"
+
+
+_DECODER = json.JSONDecoder()
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, index: int) -> int:
+    return _WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+
+
+def _child(text: str, start: int, key: str | int) -> int | None:
+    """Offset of member `key` of the JSON object or array whose value begins at `start`."""
+    opener = text[start : start + 1]
+    if opener not in ("{", "["):
+        return None
+    index, position = 0, _skip(text, start + 1)
+    while position < len(text) and text[position] not in "}]":
+        found = index == key
+        if opener == "{":
+            name, position = _DECODER.raw_decode(text, position)
+            position = _skip(text, _skip(text, position) + 1)  # past the colon
+            found = name == key
+        if found:
+            return position
+        _value, position = _DECODER.raw_decode(text, position)
+        position = _skip(text, position)
+        if text[position : position + 1] == ",":
+            position = _skip(text, position + 1)
+        index += 1
+    return None
+
+
+def _position(text: str, loc: tuple[str | int, ...]) -> tuple[int, int]:
+    """1-based line and column of the deepest part of `loc` present in the (valid) JSON text."""
+    offset = _skip(text, 0)
+    for part in loc:
+        child = _child(text, offset, part)
+        if child is None:
+            break
+        offset = child
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
