@@ -1,0 +1,330 @@
+"""The LLM-backed plugins (seed 003, DESIGN §11): sd-llm-fast/deep, gs-llm-fast/deep and val-llm.
+
+Each family is one class parameterised by a `Depth`: the fast and deep variants differ only in
+descriptor, model role and how much the prompt asks for. The plugins never connect anywhere when
+no endpoint is configured, never exceed the request's remaining call budget, and report how many
+calls they made in `llm_calls` so the engine can charge the budget.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError
+
+from core.cnl import parse_intents
+from core.llm import LlmClient, LlmError
+from core.plugins.base import (
+    Descriptor,
+    GoalSolver,
+    GsResult,
+    KbResult,
+    PlannerHints,
+    Plugin,
+    PluginType,
+    RunContext,
+    SdResult,
+    SeedDetector,
+    Status,
+    Validator,
+    ValResult,
+)
+from core.units import Act, Intent, KnowledgeUnit
+
+NO_ENDPOINT = "no LLM endpoint configured"
+BUDGET_EXHAUSTED = "LLM call budget exhausted"
+
+SD_SYSTEM = """\
+You turn a user's request into Intent CNL, a small line-based language.
+Reply with Intent CNL only: no prose, no code fences.
+
+Grammar, one statement per line; @name labels a statement and $name refers to one:
+  @i1 intent <act> "<target>"          what to do and what it is about (required)
+  @i2 set $i1 output <atom or "text">   the kind of answer wanted, e.g. explanation, steps, list (required)
+  @i3 set $i1 context "<text>"          optional: the situation the user describes
+  @i4 set $i1 criterion "<text>"        optional: what a good answer must satisfy
+  @i5 set $i1 evidence "<text>"         optional: the kind of evidence wanted
+  @i6 constrain $i1 <atom or "text">    optional and repeatable: a restriction on the answer
+<act> is exactly one of: {acts}.
+Labels are unique within the reply. Every intent needs its own output statement.
+
+Example, for "How do I rotate our API keys, and why does it matter? We use Vault.":
+@i1 intent implement "API key rotation"
+@i2 set $i1 output steps
+@i3 set $i1 context "the team uses Vault"
+@i4 intent explain "why API key rotation matters"
+@i5 set $i4 output explanation
+
+{depth}"""
+
+SD_DEPTH = {
+    "fast": "Keep it minimal: one intent per question, with context or constraints only when the user states them.",
+    "deep": (
+        "Decompose carefully: one intent per distinct question or task, the most specific act for each, "
+        "every situation the user describes as context, every success condition as criterion, and every "
+        "restriction as a constrain statement."
+    ),
+}
+
+SD_RETRY = "That Intent CNL is invalid:\n{errors}\nReply with the corrected Intent CNL only."
+
+GS_SYSTEM = """\
+You answer a question using ONLY the evidence units given by the user; use no other knowledge.
+Each unit starts with its id in square brackets. After every statement, cite the unit or units it
+comes from by their id in square brackets, exactly as written, for example [{example_id}].
+If the evidence does not answer the question, say so plainly.
+
+{depth}"""
+
+GS_DEPTH = {
+    "fast": "Answer in two to four sentences.",
+    "deep": (
+        "Answer thoroughly: combine every relevant unit, keep the conditions and exceptions they state, "
+        "and say where the evidence is incomplete or conflicting."
+    ),
+}
+
+VAL_SYSTEM = """\
+You check whether an answer is supported by the evidence units given by the user.
+Reply with one JSON object only: {"verdict": "accept" or "reject", "reason": "<one sentence>"}.
+Accept only if the answer addresses the question and every statement in it follows from the evidence;
+otherwise reject and name the unsupported statement or what is missing."""
+
+# Replies often wrap the answer in a fence (```cnl ... ```) and a line of prose around it, even when
+# told not to; only the fenced part is the answer.
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+# A citation is a bracketed id; several may share a bracket ("[a, b]").
+_CITATION = re.compile(r"\[([^\[\]]+)\]")
+_CITATION_SEPARATORS = re.compile(r"[,;\s]+")
+
+Depth = Literal["fast", "deep"]
+# What the depth changes in a descriptor besides ids and roles: (costClass, preferredDepth).
+_DEPTH_TRAITS: dict[str, tuple[Literal["moderate", "expensive"], Literal["medium", "deep"]]] = {
+    "fast": ("moderate", "medium"),
+    "deep": ("expensive", "deep"),
+}
+
+
+def _unfenced(text: str) -> str:
+    match = _FENCE.search(text)
+    return (match.group(1) if match else text).strip()
+
+
+def _evidence_block(units: list[KnowledgeUnit]) -> str:
+    return "\n".join(f"[{unit.id}] {unit.topic}: {unit.body}" for unit in units)
+
+
+def _permitted(ctx: RunContext, unit_ids: tuple[str, ...]) -> list[KnowledgeUnit]:
+    """The units the caller may see, looked up in the request's view; others never reach a prompt."""
+    return [unit for unit in map(ctx.view.get, unit_ids) if unit is not None]
+
+
+def _intent_line(intent: Intent) -> str:
+    parts = [f'{intent.act.value} "{intent.target}" -> output {intent.output}']
+    if intent.criterion:
+        parts.append(f"criterion: {intent.criterion}")
+    parts.extend(f"constraint: {constraint}" for constraint in intent.constraints)
+    return "; ".join(parts)
+
+
+class _LlmPlugin(Plugin):
+    """What every LLM plugin shares: the gate (endpoint, budget) and calls under its model role."""
+
+    def __init__(self, client: LlmClient, descriptor: Descriptor):
+        self.client = client
+        self.descriptor = descriptor
+
+    def _refusal(self, ctx: RunContext) -> str | None:
+        """Why this plugin cannot run at all, or None when it may make at least one call."""
+        if not self.client.configured:
+            return NO_ENDPOINT
+        if ctx.llm_calls_left <= 0:
+            return BUDGET_EXHAUSTED
+        return None
+
+    def _allowance(self, ctx: RunContext) -> int:
+        return min(ctx.llm_calls_left, self.descriptor.max_llm_calls)
+
+    def _chat(self, messages: list[dict], *, response_format_json: bool = False) -> str:
+        return self.client.chat(
+            messages, response_format_json=response_format_json, role=self.descriptor.model_roles[0]
+        )
+
+
+def _sd_descriptor(depth: Depth) -> Descriptor:
+    return Descriptor(
+        id=f"sd-llm-{depth}",
+        type=PluginType.SD,
+        name=f"LLM seed detector ({depth})",
+        description="Asks the LLM to write Intent CNL for the request, validated by the CNL parser.",
+        cost_class=_DEPTH_TRAITS[depth][0],
+        uses_llm=True,
+        # One call plus one corrective retry when the CNL does not validate.
+        max_llm_calls=2,
+        model_roles=(depth,),
+        planner_hints=PlannerHints(
+            supported_acts=tuple(Act),
+            topic_tags=("general",),
+            preferred_depth=_DEPTH_TRAITS[depth][1],
+            evidence_style=("llm",),
+            expected_latency_ms=1500 if depth == "fast" else 5000,
+        ),
+    )
+
+
+class LlmSeedDetector(_LlmPlugin, SeedDetector):
+    """sd-llm-fast / sd-llm-deep: the request as Intent CNL, with one corrective retry."""
+
+    def __init__(self, client: LlmClient, depth: Depth = "fast"):
+        super().__init__(client, _sd_descriptor(depth))
+        self.depth = depth
+
+    def detect(self, ctx: RunContext) -> SdResult:
+        refusal = self._refusal(ctx)
+        if refusal:
+            return SdResult(status=Status.UNSUPPORTED, reason=refusal)
+        system = SD_SYSTEM.format(acts=", ".join(act.value for act in Act), depth=SD_DEPTH[self.depth])
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": ctx.request.question}]
+        errors: list[str] = []
+        # The refusal check above guarantees an allowance of at least one call.
+        for calls in range(1, self._allowance(ctx) + 1):
+            if errors:
+                messages += [
+                    {"role": "assistant", "content": reply},
+                    {"role": "user", "content": SD_RETRY.format(errors="\n".join(errors))},
+                ]
+            try:
+                reply = self._chat(messages)
+            except LlmError as exc:
+                return SdResult(status=Status.ERROR, reason=exc.reason, llm_calls=calls)
+            text = _unfenced(reply)
+            intents, diagnostics = parse_intents(text, file="<sd-llm>")
+            # A reply without any intent is an error diagnostic too (EMPTY_INTENT_DOCUMENT).
+            errors = [d.format() for d in diagnostics if d.is_error]
+            if not errors:
+                return SdResult(status=Status.SUCCESS, intent_cnl=text, intents=tuple(intents), llm_calls=calls)
+        return SdResult(status=Status.ERROR, reason=f"LLM wrote invalid Intent CNL: {errors[0]}", llm_calls=calls)
+
+
+def _gs_descriptor(depth: Depth) -> Descriptor:
+    return Descriptor(
+        id=f"gs-llm-{depth}",
+        type=PluginType.GS,
+        name=f"LLM goal solver ({depth})",
+        description="Asks the LLM to answer only from the permitted evidence units, citing their ids.",
+        cost_class=_DEPTH_TRAITS[depth][0],
+        uses_llm=True,
+        max_llm_calls=1,
+        model_roles=(depth,),
+        planner_hints=PlannerHints(
+            supported_acts=tuple(Act),
+            topic_tags=("general",),
+            preferred_depth=_DEPTH_TRAITS[depth][1],
+            evidence_style=("llm", "cited"),
+            expected_latency_ms=2000 if depth == "fast" else 8000,
+        ),
+    )
+
+
+class LlmGoalSolver(_LlmPlugin, GoalSolver):
+    """gs-llm-fast / gs-llm-deep: an answer written from the evidence units, citing them as [id]."""
+
+    def __init__(self, client: LlmClient, depth: Depth = "fast"):
+        super().__init__(client, _gs_descriptor(depth))
+        self.depth = depth
+
+    def solve(self, ctx: RunContext, intent: Intent, evidence: KbResult) -> GsResult:
+        refusal = self._refusal(ctx)
+        if refusal:
+            return GsResult(status=Status.UNSUPPORTED, reason=refusal)
+        units = _permitted(ctx, evidence.evidence_ids)
+        if not units:
+            return GsResult(status=Status.NO_CONTEXT, reason="no evidence to answer from")
+        system = GS_SYSTEM.format(example_id=units[0].id, depth=GS_DEPTH[self.depth])
+        user = f"Question: {ctx.request.question}\nTask: {_intent_line(intent)}\n\nEvidence:\n{_evidence_block(units)}"
+        try:
+            reply = self._chat([{"role": "system", "content": system}, {"role": "user", "content": user}])
+        except LlmError as exc:
+            return GsResult(status=Status.ERROR, reason=exc.reason, llm_calls=1)
+        answer = reply.strip()
+        provided = {unit.id for unit in units}
+        cited: dict[str, None] = {}  # insertion-ordered set: first citation first
+        for group in _CITATION.findall(answer):
+            for unit_id in _CITATION_SEPARATORS.split(group):
+                # Ids the model invented (or recalled from elsewhere) are not evidence.
+                if unit_id in provided:
+                    cited[unit_id] = None
+        if not cited:
+            return GsResult(status=Status.ERROR, reason="LLM answer cites no provided evidence", llm_calls=1)
+        return GsResult(status=Status.SUCCESS, answer=answer, cited_ids=tuple(cited), llm_calls=1)
+
+
+class _Verdict(BaseModel):
+    verdict: Literal["accept", "reject"]
+    reason: str = ""
+
+
+VAL_DESCRIPTOR = Descriptor(
+    id="val-llm",
+    type=PluginType.VAL,
+    name="LLM validator",
+    description="Asks the LLM whether the answer follows from the evidence it cites; a reject forces a replan.",
+    cost_class="moderate",
+    uses_llm=True,
+    max_llm_calls=1,
+    model_roles=("fast",),
+    planner_hints=PlannerHints(
+        supported_acts=tuple(Act),
+        topic_tags=("general",),
+        preferred_depth="medium",
+        evidence_style=("llm", "cited"),
+        expected_latency_ms=1500,
+    ),
+)
+
+
+class LlmValidator(_LlmPlugin, Validator):
+    """val-llm: a JSON accept/reject verdict on the answer against the evidence it cites."""
+
+    def __init__(self, client: LlmClient):
+        super().__init__(client, VAL_DESCRIPTOR)
+
+    def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult:
+        refusal = self._refusal(ctx)
+        if refusal:
+            return ValResult(status=Status.UNSUPPORTED, reason=refusal)
+        # A no-context or empty answer makes no claim an LLM could check.
+        if answer.status is not Status.SUCCESS or not answer.answer:
+            return ValResult(status=Status.UNSUPPORTED, reason="no answer to validate")
+        units = _permitted(ctx, answer.cited_ids)
+        user = (
+            f"Question: {ctx.request.question}\n\nAnswer:\n{answer.answer}\n\n"
+            f"Evidence cited:\n{_evidence_block(units) or '(none)'}"
+        )
+        messages = [{"role": "system", "content": VAL_SYSTEM}, {"role": "user", "content": user}]
+        try:
+            reply = self._chat(messages, response_format_json=True)
+        except LlmError as exc:
+            return ValResult(status=Status.ERROR, reason=exc.reason, llm_calls=1)
+        try:
+            verdict = _Verdict.model_validate_json(_unfenced(reply))
+        except ValidationError:
+            return ValResult(
+                status=Status.ERROR, reason=f"LLM verdict is not the JSON asked for: {reply[:200]}", llm_calls=1
+            )
+        if verdict.verdict == "accept":
+            return ValResult(status=Status.ACCEPTED, reason=verdict.reason, llm_calls=1)
+        return ValResult(status=Status.REJECTED, reason=verdict.reason or "rejected by the LLM", llm_calls=1)
+
+
+def llm_plugins(client: LlmClient) -> list[Plugin]:
+    """The five LLM plugins sharing one client, ready for the registry."""
+    return [
+        LlmSeedDetector(client, "fast"),
+        LlmSeedDetector(client, "deep"),
+        LlmGoalSolver(client, "fast"),
+        LlmGoalSolver(client, "deep"),
+        LlmValidator(client),
+    ]
