@@ -43,6 +43,10 @@ class HdcConfig(_Model):
     dimensions: Literal[4096] = 4096
     seed: str = "mrptui-hdc-v1"
     field_weights: dict[str, float] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
+    # Role and act vectors alone give a unit ~0.1 with no topical match at all, so the lane only
+    # "finds" units above this floor, and only its best `lanePool` of them.
+    lane_min_score: float = Field(default=0.12, ge=0, le=1)
+    lane_pool: int = Field(default=50, ge=1)
 
 
 class FusionMethod(StrEnum):
@@ -140,3 +144,44 @@ def validated(model: type[_Model], path: Path):
 
 def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:
     return validated(RetrievalConfig, (directory or config_dir()) / "retrieval.json")
+
+
+class Budgets(_Model):
+    max_replans: int = Field(default=1, ge=0)
+    max_llm_calls_per_request: int = Field(default=4, ge=0)
+    plugin_timeout_ms: int = Field(default=10_000, ge=1)
+
+
+class TraceLimits(_Model):
+    """Caps on what one event carries, so a 100k-unit KB cannot flood the trace or the UI."""
+
+    max_candidates_per_event: int = Field(default=200, ge=1)
+    explained_candidates: int = Field(default=40, ge=0)
+
+
+class PlannerOrder(_Model):
+    """A planner's base order per stage; the planner reorders from cues and pins."""
+
+    sd: tuple[str, ...]
+    kb: tuple[str, ...]
+    gs: tuple[str, ...]
+    val: tuple[str, ...]
+
+
+class EngineConfig(_Model):
+    plugins: tuple[str, ...]
+    planners: dict[str, PlannerOrder]
+    planner_sequence: tuple[str, ...] = ("planner-default", "planner-depth")
+    budgets: Budgets = Budgets()
+    trace: TraceLimits = TraceLimits()
+
+    @model_validator(mode="after")
+    def _sequence_known(self) -> EngineConfig:
+        unknown = [p for p in self.planner_sequence if p not in self.planners]
+        if unknown:
+            raise ValueError(f"plannerSequence names unknown planners: {', '.join(unknown)}")
+        return self
+
+
+def load_engine_config(directory: Path | None = None) -> EngineConfig:
+    return validated(EngineConfig, (directory or config_dir()) / "engine.json")

@@ -43,7 +43,6 @@ class LlmConfig(BaseModel):
     # SecretStr keeps the key out of repr(), str() and model dumps, so it cannot reach logs or traces.
     api_key: SecretStr | None = None
     timeout_s: float = Field(default=20.0, gt=0, alias="timeoutSeconds")
-    max_calls_per_request: int = Field(default=4, ge=0)
     temperature: float = Field(default=0.0, ge=0, le=2)
 
     @field_validator("base_url")

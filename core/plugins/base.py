@@ -82,9 +82,13 @@ class SdResult:
 
 @dataclass(frozen=True)
 class KbResult:
+    """`trace` holds the plugin's own score/proof events, so the kernel relays them without
+    knowing anything about retrieval."""
+
     status: Literal[Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR]
     reason: str = ""
     outcome: RetrievalOutcome | None = None
+    trace: tuple[BaseModel, ...] = ()
 
     @property
     def evidence_ids(self) -> tuple[str, ...]:

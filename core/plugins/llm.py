@@ -31,6 +31,7 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.services import Services
 from core.units import Act, Intent, KnowledgeUnit
 
 NO_ENDPOINT = "no LLM endpoint configured"
@@ -328,3 +329,11 @@ def llm_plugins(client: LlmClient) -> list[Plugin]:
         LlmGoalSolver(client, "deep"),
         LlmValidator(client),
     ]
+
+
+def from_services(services: Services) -> list[Plugin]:
+    """The factory named in engine.json: the five LLM plugins on the session's shared client.
+
+    The per-request call budget is the kernel's (`budgets.maxLlmCallsPerRequest` in engine.json).
+    """
+    return llm_plugins(services.llm)

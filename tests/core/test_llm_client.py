@@ -19,7 +19,6 @@ def test_shipped_config_has_no_endpoint(config_path):
     config = load_llm_config(config_path, environ={})
     assert config.base_url is None
     assert config.timeout_s == 20
-    assert config.max_calls_per_request == 4
     assert config.temperature == 0
     assert not LlmClient(config).configured
 

@@ -1,0 +1,233 @@
+"""kb-fast, kb-balanced and kb-thinkingdb: one plugin class parameterised by its profile (DESIGN §8)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from core.config import Lane, Profile
+from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
+from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
+from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
+from core.retrieval.hdc import encode_query
+from core.retrieval.indexes import ViewIndexes
+from core.services import Services
+from core.text import tokenize
+from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
+
+_DESCRIPTORS = {
+    "kb-fast": Descriptor(
+        id="kb-fast",
+        type=PluginType.KB,
+        name="Fast lexical retrieval",
+        description="BM25 only; at most 3 units; for simple questions where precision matters most",
+        cost_class="cheap",
+        planner_hints=PlannerHints(
+            supported_acts=(Act.DEFINE, Act.IDENTIFY, Act.DESCRIBE, Act.VERIFY),
+            preferred_depth="shallow",
+            evidence_style=("lexical",),
+            expected_latency_ms=2,
+        ),
+    ),
+    "kb-balanced": Descriptor(
+        id="kb-balanced",
+        type=PluginType.KB,
+        name="Balanced hybrid retrieval",
+        description="BM25, escalating to HDC/VSA when BM25 keeps too few units",
+        cost_class="moderate",
+        planner_hints=PlannerHints(
+            supported_acts=(Act.COMPARE, Act.EXPLAIN, Act.RECOMMEND, Act.EVALUATE, Act.DIAGNOSE),
+            preferred_depth="medium",
+            evidence_style=("hybrid",),
+            expected_latency_ms=20,
+        ),
+    ),
+    "kb-thinkingdb": Descriptor(
+        id="kb-thinkingdb",
+        type=PluginType.KB,
+        name="BM25 + ThinkingDB closure",
+        description="BM25 plus bounded Horn-rule closure over unit triples, with proof trees",
+        cost_class="expensive",
+        planner_hints=PlannerHints(
+            supported_acts=(Act.EXPLAIN, Act.DIAGNOSE, Act.RECOMMEND),
+            preferred_depth="deep",
+            evidence_style=("symbolic", "lexical"),
+            expected_latency_ms=30,
+        ),
+    ),
+}
+
+
+class ProfileRetriever(KnowledgePlugin):
+    def __init__(self, descriptor: Descriptor, services: Services):
+        self.descriptor = descriptor
+        self._services = services
+
+    @property
+    def profile(self) -> Profile:
+        return self._services.retrieval.profiles[self.id]
+
+    def retrieve(self, ctx: RunContext, intent: Intent) -> KbResult:
+        indexes = self._services.indexes.for_view(ctx.view)
+        query = Query.of(intent)
+        profile = self.profile
+        lanes: dict[Lane, Mapping[str, float]] = {}
+        bm25_raw = self._bm25_raw(indexes, query)
+        lanes[Lane.BM25] = normalise_bm25(bm25_raw)
+        tdb = None
+        if Lane.TDB in profile.lanes:
+            tdb = indexes.tdb.query(intent.target)
+            lanes[Lane.TDB] = normalise_by_top(tdb.unit_scores)
+        candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
+        escalated = False
+        hdc_query = None
+        kept = sum(c.kept for c in candidates)
+        if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
+            escalated = Lane.HDC not in profile.lanes
+            hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
+            lanes[Lane.HDC] = self._hdc_lane(indexes, hdc_query)
+            candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
+        sufficient, reason = sufficiency([c for c in candidates if c.kept], intent.act)
+        if escalated:
+            reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
+        outcome = RetrievalOutcome(
+            plugin=self.id,
+            act=intent.act,
+            query_terms=tuple(query.terms),
+            lanes=tuple(lanes),
+            candidates=candidates,
+            cutoffs=cutoffs,
+            sufficient=sufficient,
+            reason=reason,
+            escalated=escalated,
+            lane_details={"tdb": tdb} if tdb is not None else {},
+        )
+        trace = [self._scored_event(outcome, indexes, query, hdc_query)]
+        if tdb is not None:
+            trace.append(proofs_event(self.id, tdb))
+        status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
+        return KbResult(status=status, reason=reason, outcome=outcome, trace=tuple(trace))
+
+    def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
+        index = indexes.bm25
+        scores = index.scores(query.terms, query.preferred_roles)
+        hits = np.flatnonzero(scores > 0)
+        return {index.unit_ids[i]: float(scores[i]) for i in hits}
+
+    def _hdc_lane(self, indexes: ViewIndexes, hdc_query) -> dict[str, float]:
+        config = self._services.retrieval.hdc
+        index = indexes.hdc
+        scores = index.scores(hdc_query)
+        eligible = np.flatnonzero(scores >= config.lane_min_score)
+        if eligible.size > config.lane_pool:
+            order = np.lexsort((eligible, -scores[eligible]))
+            eligible = eligible[order[: config.lane_pool]]
+        return {index.unit_ids[i]: float(scores[i]) for i in eligible}
+
+    def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query):
+        roles = {uid: ctx.view.get(uid).role for scores in lanes.values() for uid in scores}
+        current = frozenset(uid for uid in roles if ctx.view.get(uid).current_turn)
+        return fuse(
+            lanes,
+            roles=roles,
+            bm25_raw=bm25_raw,
+            preferred_roles=query.preferred_roles,
+            role_boost=self._services.retrieval.bm25.role_boost,
+            config=self._services.retrieval.fusion,
+            profile=self.profile,
+            current_turn=current,
+        )
+
+    def _scored_event(self, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query) -> RetrievalScored:
+        limits = self._services.engine.trace
+        shown = outcome.candidates[: limits.max_candidates_per_event]
+        rows = []
+        for position, candidate in enumerate(shown):
+            explain = position < limits.explained_candidates
+            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain))
+        return RetrievalScored(
+            plugin=self.id,
+            act=outcome.act.value,
+            query_terms=outcome.query_terms,
+            lanes=tuple(lane.value for lane in outcome.lanes),
+            escalated=outcome.escalated,
+            sufficient=outcome.sufficient,
+            total_candidates=len(outcome.candidates),
+            candidates=tuple(rows),
+            evidence_ids=outcome.evidence_ids,
+        )
+
+
+class Query:
+    """The stemmed query terms (repeats kept) and the roles the intent's act prefers."""
+
+    def __init__(self, terms: list[str], act: Act):
+        self.terms = terms
+        self.act = act
+        self.preferred_roles: tuple[Role, ...] = ACT_PREFERRED_ROLES[act]
+
+    @classmethod
+    def of(cls, intent: Intent) -> Query:
+        return cls(tokenize(intent.target), intent.act)
+
+
+def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool) -> CandidateScore:
+    terms: tuple[TermContribution, ...] = ()
+    if explain and candidate.bm25_raw:
+        explanation = indexes.bm25.explain(query.terms, candidate.id, query.preferred_roles)
+        terms = tuple(
+            TermContribution(
+                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution
+            )
+            for c in explanation.contributions
+        )
+    hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
+    return CandidateScore(
+        id=candidate.id,
+        role=candidate.role.value,
+        rank=candidate.rank,
+        bm25_raw=candidate.bm25_raw,
+        bm25=candidate.lane(Lane.BM25),
+        hdc=candidate.lane(Lane.HDC),
+        tdb=candidate.lane(Lane.TDB),
+        fused=candidate.fused,
+        score=candidate.score,
+        agreement=candidate.agreement,
+        role_boost=candidate.role_boost,
+        kept=candidate.kept,
+        cut_reason=candidate.cut_reason.value if candidate.cut_reason else None,
+        current_turn=candidate.current_turn,
+        bm25_terms=terms,
+        hdc_fields=hdc_fields,
+    )
+
+
+def proof_node(proof: dict) -> ProofNode:
+    return ProofNode(
+        fact=proof["fact"],
+        confidence=proof["confidence"],
+        steps=proof.get("steps", 0),
+        score=proof.get("score"),
+        rule=proof.get("rule"),
+        weight=proof.get("weight"),
+        units=tuple(proof.get("units", ())),
+        premises=tuple(proof_node(p) for p in proof.get("premises", ())),
+    )
+
+
+def proofs_event(plugin_id: str, tdb) -> ProofsFound:
+    return ProofsFound(
+        plugin=plugin_id,
+        stop_reason=tdb.stop_reason,
+        seeds=tuple(str(seed) for seed in tdb.seeds),
+        rounds=tdb.rounds,
+        derived=tdb.derived_count,
+        proofs=tuple(proof_node(p.to_dict()) for p in tdb.proofs),
+        rule_stats=tuple(RuleStat(**stat) for stat in tdb.rule_stats_dicts()),
+    )
+
+
+def kb_plugins(services: Services) -> list[ProfileRetriever]:
+    """One plugin per configured profile that has a descriptor; the factory named in engine.json."""
+    return [ProfileRetriever(_DESCRIPTORS[pid], services) for pid in services.retrieval.profiles if pid in _DESCRIPTORS]

@@ -1,0 +1,100 @@
+"""One loaded workspace: KB, rules, configs, plugins and engine, as the CLI and the TUI use it.
+
+A reload builds a new KB object and swaps it in; runs already under way keep the view they
+started with, so no run ever sees a mix of old and new units.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from core.config import ConfigError, load_engine_config, load_retrieval_config
+from core.diagnostics import Diagnostic
+from core.engine import Engine
+from core.kb import KBView, KnowledgeBase
+from core.llm import LlmClient, load_llm_config
+from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
+from core.plugins.catalog import build_registry
+from core.plugins.planners import default_planners
+from core.resources import config_dir, sample_kb_dir
+from core.retrieval.indexes import IndexCache
+from core.rules import RuleSet, load_rules
+from core.services import Services
+from core.units import Caller, KnowledgeUnit
+
+
+class Session:
+    def __init__(self, kb_paths: Sequence[Path], config_path: Path):
+        self.kb_paths = list(kb_paths)
+        self.config_path = config_path
+        self.retrieval = load_retrieval_config(config_path)
+        self.engine_config = load_engine_config(config_path)
+        self._lock = threading.Lock()
+        self.kb = KnowledgeBase.load(self.kb_paths)
+        self.ruleset = load_rules(config_path / "thinkingdb.json")
+        self._build()
+
+    @classmethod
+    def open(cls, kb_paths: Sequence[Path] | None = None, config_path: Path | None = None) -> Session:
+        """Raises ConfigError (with diagnostics) when a config file is unusable."""
+        return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
+
+    def _build(self) -> None:
+        self.indexes = IndexCache(self.retrieval, self.ruleset)
+        self.llm = LlmClient(load_llm_config(self.config_path))
+        services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
+        self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
+        self.planners = default_planners(self.engine_config.planners)
+        self.engine = Engine(self.registry, self.planners, self.engine_config, services)
+
+    def view(self, caller: Caller) -> KBView:
+        return self.kb.view(caller)
+
+    def check_request(self, request: Request) -> None:
+        """Refuse pins, exclusions and planners the registry does not know (RegistryError)."""
+        for stage, plugin_id in request.pins.items():
+            expected = next(t for t, name in STAGE_NAMES.items() if name == stage)
+            self.registry.get(plugin_id, expected)
+        for plugin_id in request.excluded:
+            self.registry.get(plugin_id)
+        if request.planner and request.planner not in self.engine.planners:
+            raise RegistryError(f"unknown planner {request.planner!r} (known: {', '.join(self.engine.planners)})")
+
+    def run(self, request: Request) -> Iterator[object]:
+        kb = self.kb
+        return self.engine.run(request, kb.view(request.caller), kb_version=kb.version)
+
+    def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
+        return self.kb.view(caller).get(unit_id)
+
+    def units(self, caller: Caller) -> list[KnowledgeUnit]:
+        return list(self.kb.view(caller).units)
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [*self.kb.diagnostics, *self.ruleset.diagnostics, *self.plugin_problems]
+
+    def rules(self) -> list[dict]:
+        return [rule.describe() for rule in self.ruleset.rules]
+
+    def plugin_ids(self) -> dict[str, list[str]]:
+        ids = {STAGE_NAMES[t]: [p.id for p in self.registry.of_type(t)] for t in PluginType if t is not PluginType.PLANNER}
+        ids["planner"] = list(self.engine.planners)
+        return ids
+
+    def fingerprint(self) -> str:
+        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
+
+    def reload(self) -> list[Diagnostic]:
+        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
+        with self._lock:
+            self.kb = KnowledgeBase.load(self.kb_paths)
+            ruleset = load_rules(self.config_path / "thinkingdb.json")
+            if ruleset.rules or not self.ruleset.rules:
+                self.ruleset = ruleset
+            self._build()
+        return self.diagnostics()
+
+
+__all__ = ["ConfigError", "Registry", "RuleSet", "Session"]
