@@ -1,0 +1,131 @@
+"""Markdown units: `## Context Unit <id>` followed by `Field: value` lines (DS005).
+
+Inside a unit, indented lines and Markdown list items (`- step`, `1. step`) continue the previous
+field and every other non-blank line must be a field. Any other heading or a horizontal rule
+(`---`) ends the unit; text outside units (titles, prose) is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines
+from core.diagnostics import Code, Diagnostic
+from core.units import KnowledgeUnit
+
+_UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*?)\s*$", re.IGNORECASE)
+_FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*?)\s*$")
+_LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
+_RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
+
+
+class _Reader:
+    def __init__(self, file: str):
+        self.file = file
+        self.units: list[KnowledgeUnit] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.draft: UnitDraft | None = None
+        # Lines of the open field, kept until the next field so continuations can join them.
+        self.field: tuple[Token, list[Token]] | None = None
+        self.in_unit = False
+
+    def feed(self, number: int, line: str) -> None:
+        heading = _UNIT_HEADING.match(line)
+        if heading:
+            self.close()
+            self.open(number, line, heading)
+        elif not self.in_unit or not line.strip():
+            return
+        elif line[0] in " \t" or _LIST_ITEM.match(line):
+            self.continue_field(number, line)
+        elif line.startswith("#") or _RULE.match(line):
+            self.close()
+        elif self.draft is not None:
+            self.start_field(self.draft, number, line)
+
+    def open(self, number: int, line: str, heading: re.Match[str]) -> None:
+        self.in_unit = True
+        unit_id = heading.group("id")
+        if not unit_id:
+            # The unit's fields are unusable without an id; skip them up to the next heading.
+            self.diagnostics.append(
+                Diagnostic(code=Code.MALFORMED_LINE, message="Context Unit heading without an id", file=self.file, line=number)
+            )
+            return
+        self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
+
+    def start_field(self, draft: UnitDraft, number: int, line: str) -> None:
+        self.flush_field()
+        match = _FIELD.match(line)
+        if match is None:
+            draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
+            return
+        value = Token(match.group("value"), number, match.start("value") + 1)
+        self.field = (Token(match.group("name"), number, 1), [value] if value.text else [])
+
+    def continue_field(self, number: int, line: str) -> None:
+        if self.draft is None:
+            return
+        if self.field is None:
+            self.draft.diagnose(Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1))
+            return
+        indent = len(line) - len(line.lstrip())
+        self.field[1].append(Token(line.strip(), number, indent + 1))
+
+    def flush_field(self) -> None:
+        if self.draft is not None and self.field is not None:
+            self.draft.add_text(*self.field)
+        self.field = None
+
+    def close(self) -> None:
+        self.flush_field()
+        if self.draft is not None:
+            unit, diagnostics = self.draft.build()
+            self.diagnostics.extend(diagnostics)
+            if unit is not None:
+                self.units.append(unit)
+        self.draft = None
+        self.in_unit = False
+
+
+def read_markdown(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    reader = _Reader(file)
+    for number, line in enumerate(source_lines(text), start=1):
+        reader.feed(number, line)
+    reader.close()
+    return reader.units, reader.diagnostics
+
+
+def to_markdown(units: Iterable[KnowledgeUnit]) -> str:
+    """Write units in the Markdown format; the Markdown reader reads them back unchanged."""
+    return "\n".join(_unit_block(unit) for unit in units)
+
+
+def _unit_block(unit: KnowledgeUnit) -> str:
+    lines = [f"## Context Unit {unit.id}"]
+    for key, value in _written_fields(unit):
+        first, *rest = str(value).splitlines() or [""]
+        lines.append(f"{FIELD_LABELS[key]}: {first}")
+        lines.extend(f"  {line}" for line in rest)
+    return "\n".join(lines) + "\n"
+
+
+def _written_fields(unit: KnowledgeUnit) -> list[tuple[str, object]]:
+    fields: list[tuple[str, object]] = [
+        ("source_id", unit.source_id), ("chunk_id", unit.chunk_id), ("role", unit.role.value), ("topic", unit.topic),
+    ]
+    for key in ("title", "claim", "procedure", "condition", "utility_note", "region"):
+        if getattr(unit, key) is not None:
+            fields.append((key, getattr(unit, key)))
+    for key in ("utility_acts", "phase_scopes", "acl"):
+        if getattr(unit, key):
+            fields.append((key, ", ".join(str(item) for item in getattr(unit, key))))
+    if unit.has_triple:
+        fields += [("subject", unit.subject), ("relation", unit.relation.value), ("object", unit.object)]
+    if unit.has_triple or unit.confidence != 1.0:
+        fields.append(("confidence", repr(unit.confidence)))
+    for key in ("effective_from", "effective_to"):
+        if getattr(unit, key) is not None:
+            fields.append((key, getattr(unit, key).isoformat()))
+    return fields

@@ -1,0 +1,282 @@
+"""Plain text (`.txt`, `.nl`) → knowledge units, deterministically.
+
+The rules, in order:
+- A line `Questions`, `Questions:` or `## Questions` (any case) and everything after it is
+  dropped: it lists what the text should answer, not evidence.
+- Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
+  short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
+  becomes no unit but the Title of the units after it. Other paragraphs are numbered from 0 in
+  order and paragraph N is chunk `chunk-NNN`; units are numbered from 0 within their chunk.
+- Sentences end at `.`, `!` or `?` (with any closing quotes or brackets) before whitespace and a
+  character that is not lowercase, except after a known abbreviation or an initial (`e.g.`,
+  `Dr.`, `J.`, `U.S.`); a line starting with a bullet (`-`, `*`, `1.`) also starts a sentence.
+- A sentence of the form "X <verb> Y" from `_FACT_VERBS` is a fact: one unit with that triple,
+  confidence 0.9, role Explanation, topic "X and Y" and the sentence as claim. X and Y must be
+  short noun phrases (at most 8 words, no comma, no clause word such as "that" or "because",
+  no pronoun as X); leading articles and trailing adverbs of X ("also", "directly") are removed.
+  "helps with" maps to relevant_for (the DS004 built-in set has no "helps" relation and the
+  sentence claims usefulness for a goal); "enables" maps to supports; "leads to" to causes.
+- Consecutive non-fact sentences of one paragraph, up to three, form one unit: role Explanation
+  when one of them has an explanatory connective ("because", "therefore", ...), else Narrative;
+  topic = the heading above, else the first sentence's first eight words.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterator
+from pathlib import PurePath
+
+from core.cnl.validate import Token, UnitDraft, source_lines
+from core.diagnostics import Diagnostic
+from core.units import KnowledgeUnit, Relation, Role
+
+FACT_CONFIDENCE = "0.9"
+# A unit to build: the (line, col) it starts at and its fields by Markdown name.
+_Unit = tuple[tuple[int, int], dict[str, str]]
+_MAX_NARRATIVE_SENTENCES = 3
+_MAX_PHRASE_WORDS = 8
+_TOPIC_WORDS = 8
+
+_QUESTIONS = re.compile(r"\s*(?:#+\s*)?questions\s*:?\s*$", re.IGNORECASE)
+_BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
+_INITIALS = re.compile(r"(?:[A-Za-z]\.)+")
+_ABBREVIATIONS = frozenset(
+    "mr. mrs. ms. dr. prof. sr. jr. st. vs. e.g. i.e. cf. approx. no. nos. fig. figs. inc. ltd. co. "
+    "corp. dept. est. al. ca. vol. pp. ed. eds. jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. "
+    "nov. dec.".split()
+)
+_FACT_VERBS: dict[Relation, str] = {
+    Relation.USES: r"uses",
+    Relation.PROVIDES: r"provides",
+    Relation.DEPENDS_ON: r"depends\s+on",
+    Relation.PART_OF: r"(?:is|are)\s+(?:a\s+)?part\s+of",
+    Relation.INSTANCE_OF: r"(?:is|are)\s+(?:an?\s+)?instances?\s+of",
+    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps\s+with",
+    Relation.SUPPORTS: r"supports|enables",
+    Relation.MENTIONS: r"mentions",
+    Relation.ABOUT: r"(?:is|are)\s+about",
+    Relation.CAUSES: r"causes|leads\s+to",
+    Relation.HAS_CAPABILITY: r"has\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
+}
+_FACT = re.compile(
+    r"(?P<x>.+?)\s+(?:" + "|".join(f"(?P<{rel.value}>{verb})" for rel, verb in _FACT_VERBS.items()) + r")\s+(?P<y>.+)",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_CLAUSE_WORDS = frozenset(
+    "that which who whom whose because although though while but if when whenever since unless whereas "
+    "not never no nor".split()
+)
+# Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
+# means the verb was matched inside a name ("The Uses section ...").
+_NOT_SUBJECTS = frozenset("it this that they he she we you i there these those one the a an".split())
+_ADVERBS = frozenset(
+    "also only still now often usually always typically currently mostly mainly directly heavily internally "
+    "primarily largely generally already actually really frequently indirectly partly fully exclusively".split()
+)
+_CONNECTIVES = re.compile(
+    r"\b(?:because|therefore|thus|hence|due to|so that|as a result|which means|in order to|consequently)\b",
+    re.IGNORECASE,
+)
+
+
+def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    source = slugify(PurePath(file).stem)
+    units: list[KnowledgeUnit] = []
+    diagnostics: list[Diagnostic] = []
+    heading: str | None = None
+    chunk = 0
+    for paragraph in _paragraphs(_evidence_lines(text)):
+        sentences = _sentences(paragraph)
+        title = _heading(paragraph, sentences)
+        if title is not None:
+            heading = title
+            continue
+        for index, (unit_id_at, fields) in enumerate(_chunk_units(sentences, heading)):
+            draft = UnitDraft(Token(f"{source}::chunk-{chunk:03d}::unit-{index:03d}", *unit_id_at), file)
+            for name, value in fields.items():
+                draft.add_text(Token(name, *unit_id_at), [Token(value, *unit_id_at)])
+            unit, problems = draft.build()
+            diagnostics.extend(problems)
+            if unit is not None:
+                units.append(unit)
+        chunk += 1
+    return units, diagnostics
+
+
+def slugify(name: str) -> str:
+    """A source id from a file name: ASCII lowercase words joined by '-'."""
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "text"
+
+
+def split_sentences(text: str) -> list[Token]:
+    """The sentences of `text` (whitespace collapsed) with the line and column where each starts."""
+    return [sentence for paragraph in _paragraphs(source_lines(text)) for sentence in _sentences(paragraph)]
+
+
+def fact_triple(sentence: str) -> tuple[str, Relation, str] | None:
+    """(subject, relation, object) when the sentence is one of the fact patterns, else None."""
+    match = _FACT.fullmatch(sentence.strip().rstrip(".!?\"')\u2019\u201d"))
+    if match is None:
+        return None
+    relation = next(rel for rel in _FACT_VERBS if match.group(rel.value) is not None)
+    subject = _noun_phrase(match.group("x"), is_subject=True)
+    obj = _noun_phrase(match.group("y"), is_subject=False)
+    if subject is None or obj is None:
+        return None
+    return subject, relation, obj
+
+
+def _noun_phrase(text: str, is_subject: bool) -> str | None:
+    phrase = _ARTICLE.sub("", text.strip(" \"'\u2018\u2019\u201c\u201d()[]").rstrip(".,;:!?"), count=1)
+    words = phrase.split()
+    # Trailing adverbs ("Orion also uses ...") belong to the verb, not the subject.
+    while is_subject and len(words) > 1 and words[-1].lower() in _ADVERBS:
+        words.pop()
+    if not words or len(words) > _MAX_PHRASE_WORDS or re.search(r"[,;:]", phrase):
+        return None
+    lowered = [word.lower() for word in words]
+    if any(word in _CLAUSE_WORDS for word in lowered) or (is_subject and len(words) == 1 and lowered[0] in _NOT_SUBJECTS):
+        return None
+    return " ".join(words)
+
+
+def _evidence_lines(text: str) -> list[str]:
+    lines = source_lines(text)
+    for index, line in enumerate(lines):
+        if _QUESTIONS.fullmatch(line):
+            return lines[:index]
+    return lines
+
+
+def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
+    paragraph: list[tuple[int, str]] = []
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            paragraph.append((number, line))
+        elif paragraph:
+            yield paragraph
+            paragraph = []
+    if paragraph:
+        yield paragraph
+
+
+def _heading(paragraph: list[tuple[int, str]], sentences: list[Token]) -> str | None:
+    if len(paragraph) != 1:
+        return None
+    line = paragraph[0][1].strip()
+    if line.startswith("#"):
+        return line.lstrip("#").strip().rstrip(":").strip()
+    if line[-1] in ".!?" or len(line.split()) > 10 or any(fact_triple(s.text) for s in sentences):
+        return None
+    return line.rstrip(":").strip()
+
+
+def _sentences(paragraph: list[tuple[int, str]]) -> list[Token]:
+    sentences: list[Token] = []
+    for block in _blocks(paragraph):
+        sentences.extend(_split_block(block))
+    return sentences
+
+
+def _blocks(paragraph: list[tuple[int, str]]) -> list[list[Token]]:
+    """Runs of lines that sentences may span: a bulleted line starts a new run, marker removed."""
+    blocks: list[list[Token]] = []
+    for number, line in paragraph:
+        bullet = _BULLET.match(line)
+        if bullet or not blocks:
+            start = bullet.end() if bullet else 0
+            blocks.append([Token(line[start:], number, start + 1)])
+        else:
+            blocks[-1].append(Token(line, number, 1))
+    return blocks
+
+
+def _split_block(block: list[Token]) -> Iterator[Token]:
+    text = "\n".join(line.text for line in block)
+    starts = []
+    offset = 0
+    for line in block:
+        starts.append(offset)
+        offset += len(line.text) + 1
+
+    def located(begin: int, end: int) -> Token | None:
+        piece = text[begin:end]
+        words = piece.split()
+        if not words:
+            return None
+        first = begin + len(piece) - len(piece.lstrip())
+        row = bisect_right(starts, first) - 1
+        return Token(" ".join(words), block[row].line, block[row].col + first - starts[row])
+
+    begin = 0
+    for match in _END.finditer(text):
+        if _is_boundary(text, match):
+            sentence = located(begin, match.end())
+            if sentence:
+                yield sentence
+            begin = match.end()
+    rest = located(begin, len(text))
+    if rest:
+        yield rest
+
+
+def _is_boundary(text: str, match: re.Match[str]) -> bool:
+    following = text[match.end():].lstrip()
+    if following and following[0].islower():
+        return False
+    if not match.group().startswith("."):
+        return True
+    # Abbreviations are short, so a small window before the period holds the whole word.
+    word = text[max(0, match.start() - 24):match.start() + 1].split()[-1].lstrip("\"'([\u2018\u201c")
+    return word.lower() not in _ABBREVIATIONS and not _INITIALS.fullmatch(word)
+
+
+def _chunk_units(sentences: list[Token], heading: str | None) -> Iterator[_Unit]:
+    """(position, fields) of each unit of one paragraph, in order."""
+    run: list[Token] = []
+    for sentence in sentences:
+        triple = fact_triple(sentence.text)
+        if triple is None:
+            run.append(sentence)
+            if len(run) == _MAX_NARRATIVE_SENTENCES:
+                yield _narrative(run, heading)
+                run = []
+            continue
+        if run:
+            yield _narrative(run, heading)
+            run = []
+        yield _fact(sentence, triple, heading)
+    if run:
+        yield _narrative(run, heading)
+
+
+def _fact(sentence: Token, triple: tuple[str, Relation, str], heading: str | None) -> _Unit:
+    subject, relation, obj = triple
+    fields = {
+        "Role": Role.EXPLANATION.value,
+        "Topic": f"{subject} and {obj}",
+        "Claim": sentence.text,
+        "Subject": subject,
+        "Relation": relation.value,
+        "Object": obj,
+        "Confidence": FACT_CONFIDENCE,
+    }
+    return (sentence.line, sentence.col), _with_title(fields, heading)
+
+
+def _narrative(run: list[Token], heading: str | None) -> _Unit:
+    claim = " ".join(sentence.text for sentence in run)
+    role = Role.EXPLANATION if _CONNECTIVES.search(claim) else Role.NARRATIVE
+    topic = heading or " ".join(run[0].text.split()[:_TOPIC_WORDS]).rstrip(".,;:!?")
+    fields = {"Role": role.value, "Topic": topic, "Claim": claim}
+    return (run[0].line, run[0].col), _with_title(fields, heading)
+
+
+def _with_title(fields: dict[str, str], heading: str | None) -> dict[str, str]:
+    return {**fields, "Title": heading} if heading else fields

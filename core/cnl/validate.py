@@ -1,0 +1,288 @@
+"""The one validation path for every reader: collect a unit's fields as written, then build it.
+
+Readers feed a `UnitDraft` with field names and values plus their positions. The pydantic
+`KnowledgeUnit` model decides what is valid; this module only normalises spelling (role case,
+relation spacing) beforehand and, when the model refuses, translates its errors into typed
+diagnostics that point at the offending field. A unit with any error is skipped; warnings load.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from pydantic import ValidationError
+
+from core.diagnostics import Code, Diagnostic, Severity
+from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation
+
+ID_SCHEMA = re.compile(r"(?P<source>[^\s:]+)::(?P<chunk>chunk-\d{3,})::unit-\d{3,}")
+
+
+class Token(NamedTuple):
+    """A piece of source text and where it starts (1-based line and column)."""
+
+    text: str
+    line: int
+    col: int
+
+
+def _squash(name: str) -> str:
+    return re.sub(r"[\s_-]", "", name).lower()
+
+
+# Written field name (any case, with or without `_`/`-`) → KnowledgeUnit attribute. The SOP
+# `symbolic*` spellings and the Markdown short ones are accepted in every format.
+FIELD_KEYS: dict[str, str] = {
+    _squash(name): key
+    for key, names in {
+        "id": ("Id",),
+        "source_id": ("SourceId",),
+        "chunk_id": ("ChunkId",),
+        "role": ("Role",),
+        "topic": ("Topic",),
+        "claim": ("Claim",),
+        "procedure": ("Procedure",),
+        "condition": ("Condition",),
+        "utility_acts": ("UtilityActs",),
+        "utility_note": ("UtilityNote",),
+        "phase_scopes": ("PhaseScopes",),
+        "title": ("Title",),
+        "subject": ("Subject", "SymbolicSubject"),
+        "relation": ("Relation", "SymbolicRelation"),
+        "object": ("Object", "SymbolicObject"),
+        "confidence": ("Confidence", "SymbolicConfidence"),
+        "acl": ("Acl",),
+        "region": ("Region",),
+        "effective_from": ("EffectiveFrom",),
+        "effective_to": ("EffectiveTo",),
+    }.items()
+    for name in names
+}
+LIST_FIELDS = frozenset({"utility_acts", "phase_scopes", "acl"})
+# The Markdown name of each attribute, used in messages and by the writer.
+FIELD_LABELS: dict[str, str] = {
+    "id": "Id", "source_id": "SourceId", "chunk_id": "ChunkId", "role": "Role", "topic": "Topic",
+    "claim": "Claim", "procedure": "Procedure", "condition": "Condition", "utility_acts": "UtilityActs",
+    "utility_note": "UtilityNote", "phase_scopes": "PhaseScopes", "title": "Title", "subject": "Subject",
+    "relation": "Relation", "object": "Object", "confidence": "Confidence", "acl": "Acl", "region": "Region",
+    "effective_from": "EffectiveFrom", "effective_to": "EffectiveTo",
+}
+_TRIPLE = ("subject", "relation", "object")
+_VALUE_CODES = {
+    "role": Code.INVALID_ROLE_VALUE,
+    "relation": Code.INVALID_RELATION_VALUE,
+    "utility_acts": Code.INVALID_ACT_VALUE,
+    "confidence": Code.INVALID_CONFIDENCE_VALUE,
+    "effective_from": Code.INVALID_DATE_VALUE,
+    "effective_to": Code.INVALID_DATE_VALUE,
+}
+_ALLOWED = {
+    "role": ", ".join(Role),
+    "relation": ", ".join(Relation),
+    "utility_acts": ", ".join(Act),
+    "confidence": "a number from 0 to 1",
+    "effective_from": "an ISO date such as 2026-04-01",
+    "effective_to": "an ISO date such as 2026-04-01",
+}
+_ROLES_BY_FOLD = {role.value.casefold(): role.value for role in Role}
+
+
+def source_lines(text: str) -> list[str]:
+    """Lines as editors number them: split at line feeds only (not at the other characters that
+    `str.splitlines` treats as breaks), with a trailing carriage return removed."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
+def field_key(name: str) -> str | None:
+    """The KnowledgeUnit attribute a written field name stands for, or None if unknown."""
+    return FIELD_KEYS.get(_squash(name))
+
+
+def split_id(unit_id: str) -> tuple[str, str]:
+    """(source id, chunk id) implied by `<source>::chunk-NNN::unit-NNN`, leniently for other ids."""
+    parts = unit_id.split("::")
+    return parts[0], "::".join(parts[:2])
+
+
+class _Field(NamedTuple):
+    name: Token
+    values: tuple[Token, ...]
+    value: Any
+
+
+class UnitDraft:
+    """One unit's fields as written; `build()` turns them into a KnowledgeUnit or diagnostics."""
+
+    def __init__(self, unit_id: Token, file: str):
+        self.id = unit_id
+        self.file = file
+        self._fields: dict[str, _Field] = {}
+        self._diagnostics: list[Diagnostic] = []
+
+    def diagnose(self, code: Code, message: str, at: Token, severity: Severity = Severity.ERROR) -> None:
+        self._diagnostics.append(
+            Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col, severity=severity)
+        )
+
+    def record(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Problems a reader found on this unit's lines; an error among them skips the unit."""
+        self._diagnostics.extend(diagnostics)
+
+    def add_text(self, name: Token, segments: Sequence[Token]) -> None:
+        """A field written as text, one segment per physical line; list fields split on commas."""
+        key = self._accept(name)
+        if key is None:
+            return
+        if key in LIST_FIELDS:
+            items = tuple(item for segment in segments for item in _split_commas(segment))
+            self._fields[key] = _Field(name, items, tuple(item.text for item in items))
+            return
+        separator = "\n" if key == "procedure" else " "
+        text = separator.join(s.text.strip() for s in segments if s.text.strip())
+        self._fields[key] = _Field(name, tuple(segments[:1]), text)
+
+    def add_items(self, name: Token, items: Sequence[Token], opened_at: Token) -> None:
+        """A field written as an explicit list (`[a b]` in SOP); only list fields take one."""
+        key = self._accept(name)
+        if key is None:
+            return
+        if key not in LIST_FIELDS:
+            self.diagnose(Code.MALFORMED_LINE, f"{FIELD_LABELS[key]} takes one value, not a list", opened_at)
+            return
+        self._fields[key] = _Field(name, tuple(items), tuple(item.text for item in items))
+
+    def _accept(self, name: Token) -> str | None:
+        key = field_key(name.text)
+        if key is None:
+            self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}", name)
+            return None
+        if key in self._fields:
+            first = self._fields[key].name
+            self.diagnose(Code.DUPLICATE_FIELD, f"{FIELD_LABELS[key]} is already set on line {first.line}", name)
+            return None
+        return key
+
+    def build(self) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+        data = self._data()
+        unit = None
+        try:
+            unit = KnowledgeUnit.model_validate(data)
+        except ValidationError as exc:
+            self._explain(exc, data)
+        self._check_id()
+        self._check_dates(unit)
+        diagnostics = sorted(self._diagnostics, key=lambda d: (d.line, d.col))
+        if any(d.is_error for d in diagnostics):
+            return None, diagnostics
+        return unit, diagnostics
+
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            key: _normalise(key, field.value)
+            for key, field in self._fields.items()
+            if key != "id" and field.value not in ("", ())
+        }
+        source, chunk = split_id(self.id.text)
+        data.setdefault("source_id", source)
+        data.setdefault("chunk_id", chunk)
+        data["id"] = self.id.text
+        data["location"] = SourceLocation(file=self.file, line=self.id.line)
+        return data
+
+    def _explain(self, exc: ValidationError, data: dict[str, Any]) -> None:
+        shape_explained = self._explain_shape(data)
+        for error in exc.errors():
+            loc = error["loc"]
+            if not loc:
+                if not shape_explained:
+                    self.diagnose(Code.MALFORMED_LINE, error["msg"], self.id)
+                continue
+            key = str(loc[0])
+            if error["type"] == "missing":
+                at = self._fields[key].name if key in self._fields else self.id
+                self.diagnose(Code.MISSING_REQUIRED_FIELD, f"{FIELD_LABELS[key]} is required", at)
+                continue
+            at = self._value_at(key, loc[1] if len(loc) > 1 and isinstance(loc[1], int) else 0)
+            detail = f"expected {_ALLOWED[key]}" if key in _ALLOWED else error["msg"]
+            label = FIELD_LABELS.get(key, key)
+            self.diagnose(_VALUE_CODES.get(key, Code.MALFORMED_LINE), f"invalid {label} {at.text!r}: {detail}", at)
+
+    def _value_at(self, key: str, index: int) -> Token:
+        """The written value (list item `index`) of a field, or the unit's id if it has none."""
+        field = self._fields.get(key)
+        if field and index < len(field.values):
+            return field.values[index]
+        return self.id
+
+    def _explain_shape(self, data: dict[str, Any]) -> bool:
+        """Say which cross-field rule of KnowledgeUnit the data breaks; True if one was named."""
+        before = len(self._diagnostics)
+        has_claim, has_procedure = "claim" in data, "procedure" in data
+        if has_claim and has_procedure:
+            later = max(self._fields["claim"].name, self._fields["procedure"].name, key=lambda t: (t.line, t.col))
+            self.diagnose(Code.CLAIM_AND_PROCEDURE_CONFLICT, "a unit has a Claim or a Procedure, not both", later)
+        elif not has_claim and not has_procedure:
+            self.diagnose(Code.MISSING_REQUIRED_FIELD, "a Claim or a Procedure is required", self.id)
+        elif data.get("role") in _ROLES_BY_FOLD.values() and has_procedure != (data["role"] == Role.PROCEDURE.value):
+            message = (
+                "a Procedure needs Role Procedure" if has_procedure else "Role Procedure needs a Procedure, not a Claim"
+            )
+            self.diagnose(Code.PROCEDURE_ROLE_MISMATCH, message, self._fields["role"].values[0])
+        present = [key for key in _TRIPLE if key in data]
+        if present and len(present) < len(_TRIPLE):
+            missing = ", ".join(FIELD_LABELS[key] for key in _TRIPLE if key not in data)
+            first = min((self._fields[key].name for key in present), key=lambda t: (t.line, t.col))
+            self.diagnose(
+                Code.INCOMPLETE_SYMBOLIC_FACT, f"Subject, Relation and Object go together; missing {missing}", first
+            )
+        return len(self._diagnostics) > before
+
+    def _check_id(self) -> None:
+        written = self._fields.get("id")
+        if written and written.value != self.id.text:
+            self.diagnose(
+                Code.INVALID_ID_FORMAT,
+                f"Id {written.value!r} differs from the unit's id {self.id.text!r}; the unit's id is used",
+                written.values[0] if written.values else written.name,
+                Severity.WARNING,
+            )
+        if not ID_SCHEMA.fullmatch(self.id.text):
+            self.diagnose(
+                Code.INVALID_ID_FORMAT,
+                f"id {self.id.text!r} does not follow <source>::chunk-NNN::unit-NNN",
+                self.id,
+                Severity.WARNING,
+            )
+
+    def _check_dates(self, unit: KnowledgeUnit | None) -> None:
+        # Valid on their own but contradictory: the unit could never be visible to anyone.
+        if unit and unit.effective_from and unit.effective_to and unit.effective_from > unit.effective_to:
+            self.diagnose(
+                Code.INVALID_DATE_VALUE,
+                "EffectiveTo is before EffectiveFrom, so the unit is never visible",
+                self._fields["effective_to"].values[0],
+                Severity.WARNING,
+            )
+
+
+def _normalise(key: str, value: Any) -> Any:
+    """Accept the spellings people write (role in any case, `depends on`); the model checks the rest."""
+    if key == "role":
+        return _ROLES_BY_FOLD.get(value.casefold(), value)
+    if key == "relation":
+        return re.sub(r"[\s-]+", "_", value.strip()).lower()
+    if key == "utility_acts":
+        return tuple(act.lower() for act in value)
+    return value
+
+
+def _split_commas(segment: Token) -> list[Token]:
+    items = []
+    for match in re.finditer(r"[^,]+", segment.text):
+        text = match.group().strip()
+        if text:
+            offset = match.start() + len(match.group()) - len(match.group().lstrip())
+            items.append(Token(text, segment.line, segment.col + offset))
+    return items
