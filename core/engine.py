@@ -63,6 +63,7 @@ _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
 @dataclass
 class _Part:
     intent: Intent
+    evidence_plugin: str | None = None
     evidence: KbResult | None = None
     answer: GsResult | None = None
     verdict: ValResult | None = None
@@ -219,6 +220,7 @@ class Engine:
         kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p: self._retrieve(run, p, ctx, index, intent), index)
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
+        part.evidence_plugin = kb_id or None
         evidence = part.evidence or KbResult(status=Status.INSUFFICIENT, reason="no kb plugin ran")
 
         def solve(plugin: GoalSolver) -> GsResult:
@@ -359,7 +361,16 @@ def _answer_event(revision: _Revision) -> AnswerReady:
     for index, part in enumerate(revision.parts):
         text = part.answer.answer if part.answer else "I found no evidence in the knowledge base for this question."
         cited = part.answer.cited_ids if part.answer else ()
-        parts.append(AnswerPart(intent_index=index, target=part.intent.target, answer=text, status=part.status, cited_ids=cited))
+        parts.append(
+            AnswerPart(
+                intent_index=index,
+                target=part.intent.target,
+                answer=text,
+                status=part.status,
+                cited_ids=cited,
+                evidence_plugin=part.evidence_plugin,
+            )
+        )
     if not parts:
         reason = revision.failure or "no answer"
         return AnswerReady(answer=f"No answer: {reason}.", status="no-context")

@@ -93,6 +93,7 @@ class AnswerPart(_Model):
     answer: str
     status: Literal["grounded", "weak", "no-context"]
     cited_ids: tuple[str, ...] = ()
+    evidence_plugin: str | None = None
 
 
 class _Event(_Model):

@@ -42,3 +42,20 @@ def question_from(text: str) -> str:
     if not question:
         raise UsageError("the question is empty")
     return question
+
+
+def open_session(args: argparse.Namespace):
+    """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
+    from pathlib import Path
+
+    from core.config import ConfigError
+    from core.session import Session
+
+    paths = [Path(p) for p in (getattr(args, "kb", None) or [])]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError(f"KB path not found: {', '.join(missing)}")
+    try:
+        return Session.open(paths or None)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None

@@ -1,0 +1,77 @@
+""""Why was this unit not returned?" — every lane's reason, for one unit and one question.
+
+Ids outside the caller's view get one answer whatever the reason (unknown, restricted or out of
+date), so the question cannot be used to probe for restricted units.
+"""
+
+from __future__ import annotations
+
+from core.config import Lane
+from core.intent_cues import question_cues
+from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
+from core.retrieval.fusion import cut_explanation
+from core.retrieval.hdc import encode_query
+from core.text import tokenize
+from core.units import ACT_PREFERRED_ROLES, Intent
+
+NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
+
+
+def why_not(session, unit_id: str, question: str, request: Request) -> dict[str, str]:
+    view = session.view(request.caller)
+    if view.get(unit_id) is None:
+        return {"visibility": NOT_VISIBLE}
+    cues = question_cues(question)
+    intent = Intent(act=cues.act, target=question, output="text")
+    indexes = session.indexes.for_view(view)
+    reasons = {"visibility": "visible to this caller"}
+    reasons["bm25"] = _bm25_reason(indexes, unit_id, question, intent)
+    reasons["hdc"] = _hdc_reason(session, indexes, unit_id, question, intent)
+    reasons["thinkingdb"] = _tdb_reason(indexes, unit_id, question)
+    ctx = RunContext(request=request, view=view, services=None)
+    for plugin in session.registry.of_type(PluginType.KB):
+        reasons[plugin.id] = _plugin_reason(plugin, ctx, intent, unit_id)
+    return reasons
+
+
+def _bm25_reason(indexes, unit_id: str, question: str, intent: Intent) -> str:
+    terms = tokenize(question)
+    matched = indexes.bm25.matched_terms(terms, unit_id)
+    if not matched:
+        return f"no shared terms with the query ({', '.join(dict.fromkeys(terms)) or 'no query terms'})"
+    explanation = indexes.bm25.explain(terms, unit_id, ACT_PREFERRED_ROLES[intent.act])
+    return f"shares {', '.join(matched)}; raw score {explanation.raw:.3f}"
+
+
+def _hdc_reason(session, indexes, unit_id: str, question: str, intent: Intent) -> str:
+    config = session.retrieval.hdc
+    query = encode_query(tokenize(question), intent.act, config)
+    scores = indexes.hdc.scores(query)
+    row = indexes.hdc.unit_ids.index(unit_id)
+    score = float(scores[row])
+    rank = int((scores > score).sum()) + 1
+    if score < config.lane_min_score:
+        return f"score {score:.3f} is below the lane floor {config.lane_min_score:.2f}"
+    if rank > config.lane_pool:
+        return f"score {score:.3f} ranks {rank}, outside the lane's best {config.lane_pool}"
+    return f"score {score:.3f}, rank {rank} (used only when a plugin runs the HDC lane)"
+
+
+def _tdb_reason(indexes, unit_id: str, question: str) -> str:
+    result = indexes.tdb.query(question)
+    if unit_id in result.unit_scores:
+        return f"path score {result.unit_scores[unit_id]:.3f}"
+    return indexes.tdb.explain_absence(unit_id, question)
+
+
+def _plugin_reason(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, unit_id: str) -> str:
+    result = plugin.retrieve(ctx, intent)
+    outcome = result.outcome
+    candidate = outcome.candidate(unit_id) if outcome else None
+    if candidate is None:
+        lanes = ", ".join(lane.value for lane in (outcome.lanes if outcome else ()))
+        return f"not a candidate: none of its lanes ({lanes}) scored it"
+    verdict = cut_explanation(candidate, outcome.cutoffs)
+    if candidate.kept and Lane.TDB in candidate.lanes:
+        verdict += " (found by ThinkingDB)"
+    return verdict

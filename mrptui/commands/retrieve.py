@@ -1,0 +1,118 @@
+"""`mrptui retrieve QUESTION`: run one kb plugin directly and show every scored candidate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.config import Lane
+from core.intent_cues import question_cues
+from core.plugins.base import KbResult, PluginType, RegistryError, Request, RunContext
+from core.retrieval.fusion import cut_explanation
+from core.units import Act, Intent
+from core.whynot import why_not
+from mrptui.commands import (
+    UsageError,
+    add_caller_options,
+    add_kb_option,
+    caller_from_args,
+    open_session,
+    question_from,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("question")
+    add_kb_option(parser)
+    parser.add_argument("--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)")
+    parser.add_argument("--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)")
+    add_caller_options(parser)
+    parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run(args: argparse.Namespace) -> int:
+    question = question_from(args.question)
+    caller = caller_from_args(args)
+    session = open_session(args)
+    try:
+        plugin = session.registry.get(args.kb_plugin, PluginType.KB)
+    except RegistryError as exc:
+        raise UsageError(str(exc)) from None
+    request = Request(question=question, caller=caller)
+    if args.why_not:
+        reasons = why_not(session, args.why_not, question, request)
+        print(json.dumps({"unit": args.why_not, "reasons": reasons}, indent=2) if args.json else _why_not_text(args.why_not, reasons))
+        return 0
+    act = Act(args.act) if args.act else question_cues(question).act
+    intent = Intent(act=act, target=question, output="text")
+    result = plugin.retrieve(RunContext(request=request, view=session.view(caller), services=None), intent)
+    print(json.dumps(result_json(result), indent=2) if args.json else _table(result))
+    return 0
+
+
+def result_json(result: KbResult) -> dict:
+    outcome = result.outcome
+    tdb = outcome.lane_details.get("tdb")
+    best = tdb.best_proof_by_unit if tdb else {}
+    candidates = []
+    for c in outcome.candidates:
+        row = {
+            "id": c.id,
+            "bm25": c.lane(Lane.BM25),
+            "hdc": c.lane(Lane.HDC),
+            "tdb": c.lane(Lane.TDB),
+            "fused": round(c.fused, 6),
+            "score": round(c.score, 6),
+            "kept": c.kept,
+            "cut_reason": c.cut_reason.value if c.cut_reason else None,
+        }
+        if c.id in best:
+            row["proof"] = best[c.id].to_dict()
+        candidates.append(row)
+    data = {
+        "plugin": outcome.plugin,
+        "status": result.status.value,
+        "reason": result.reason,
+        "act": outcome.act.value,
+        "sufficient": outcome.sufficient,
+        "escalated": outcome.escalated,
+        "lanes": [lane.value for lane in outcome.lanes],
+        "candidates": candidates,
+        "evidence": list(outcome.evidence_ids),
+    }
+    if tdb is not None:
+        data["proofs"] = [p.to_dict() for p in tdb.proofs]
+        data["stop_reason"] = tdb.stop_reason
+    return data
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _table(result: KbResult) -> str:
+    outcome = result.outcome
+    lanes = "+".join(lane.value for lane in outcome.lanes) + (" (escalated)" if outcome.escalated else "")
+    lines = [
+        f"{outcome.plugin}: {result.status.value} — {result.reason}",
+        f"act {outcome.act.value}; lanes {lanes}; query terms: {' '.join(outcome.query_terms) or '(none)'}",
+        "",
+        f"{'#':>3}  {'unit':<40} {'role':<12} {'bm25':>6} {'hdc':>6} {'tdb':>6} {'fused':>6} {'score':>6}  fate",
+    ]
+    for c in outcome.candidates:
+        fate = "kept" if c.kept else cut_explanation(c, outcome.cutoffs)
+        lines.append(
+            f"{c.rank:>3}  {c.id:<40} {c.role.value:<12} {_fmt(c.lane(Lane.BM25)):>6} {_fmt(c.lane(Lane.HDC)):>6}"
+            f" {_fmt(c.lane(Lane.TDB)):>6} {c.fused:>6.3f} {c.score:>6.3f}  {fate}"
+        )
+    if not outcome.candidates:
+        lines.append("     (no unit shares a term with the question)")
+    lines.append("")
+    lines.append(f"evidence: {', '.join(outcome.evidence_ids) or '(none)'}")
+    return "\n".join(lines)
+
+
+def _why_not_text(unit_id: str, reasons: dict[str, str]) -> str:
+    width = max(len(k) for k in reasons)
+    return "\n".join([f"why not {unit_id}?"] + [f"  {k:<{width}}  {v}" for k, v in reasons.items()])
