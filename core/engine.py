@@ -33,7 +33,6 @@ from core.plugins.base import (
     GsResult,
     KbResult,
     KnowledgePlugin,
-    Plugin,
     Registry,
     Request,
     RunContext,
@@ -58,6 +57,7 @@ _ACCEPT = {
 _RESULT_TYPES: dict[str, type] = {"sd": SdResult, "kb": KbResult, "gs": GsResult, "val": ValResult}
 _PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs": GoalSolver, "val": Validator}
 _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
+NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
 
 
 @dataclass
@@ -359,7 +359,7 @@ def _plan_event(plan: Plan) -> PlanBuilt:
 def _answer_event(revision: _Revision) -> AnswerReady:
     parts = []
     for index, part in enumerate(revision.parts):
-        text = part.answer.answer if part.answer else "I found no evidence in the knowledge base for this question."
+        text = (part.answer.answer if part.answer else "") or NO_EVIDENCE
         cited = part.answer.cited_ids if part.answer else ()
         parts.append(
             AnswerPart(
