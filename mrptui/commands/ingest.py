@@ -1,0 +1,29 @@
+"""`mrptui ingest FILE`: print the units a plain-text file becomes, in the Markdown unit format."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from core.cnl import Format, read_file, to_markdown
+from core.diagnostics import Code
+
+# Problems with the file itself, rather than its text: nothing could be ingested.
+_FILE_PROBLEMS = frozenset(
+    {Code.PATH_NOT_FOUND, Code.FILE_UNREADABLE, Code.FILE_TOO_LARGE, Code.BINARY_FILE, Code.INVALID_ENCODING}
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a plain-text file (read as plain text whatever its extension)")
+
+
+def run(args: argparse.Namespace) -> int:
+    units, diagnostics = read_file(Path(args.file), kind=Format.TEXT)
+    for diagnostic in diagnostics:
+        print(diagnostic.format(), file=sys.stderr)
+    if any(d.code in _FILE_PROBLEMS for d in diagnostics):
+        return 2
+    sys.stdout.write(f"# Units from {args.file}\n\n{to_markdown(units)}")
+    return 1 if any(d.is_error for d in diagnostics) else 0
