@@ -12,6 +12,7 @@ from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHint
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
 from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import ViewIndexes
+from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
@@ -203,28 +204,37 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
     )
 
 
-def proof_node(proof: dict) -> ProofNode:
+def proof_node(proof: Proof) -> ProofNode:
     return ProofNode(
-        fact=proof["fact"],
-        confidence=proof["confidence"],
-        steps=proof.get("steps", 0),
-        score=proof.get("score"),
-        rule=proof.get("rule"),
-        weight=proof.get("weight"),
-        units=tuple(proof.get("units", ())),
-        premises=tuple(proof_node(p) for p in proof.get("premises", ())),
+        fact=proof.fact,
+        confidence=proof.confidence,
+        steps=proof.steps,
+        score=proof.score,
+        rule=proof.rule,
+        weight=proof.weight,
+        units=proof.units,
+        premises=tuple(proof_node(p) for p in proof.premises),
     )
 
 
-def proofs_event(plugin_id: str, tdb) -> ProofsFound:
+def proofs_event(plugin_id: str, tdb: TdbResult) -> ProofsFound:
     return ProofsFound(
         plugin=plugin_id,
         stop_reason=tdb.stop_reason,
-        seeds=tuple(str(seed) for seed in tdb.seeds),
+        seeds=tuple(seed.fact for seed in tdb.seeds),
         rounds=tdb.rounds,
         derived=tdb.derived_count,
-        proofs=tuple(proof_node(p.to_dict()) for p in tdb.proofs),
-        rule_stats=tuple(RuleStat(**stat) for stat in tdb.rule_stats_dicts()),
+        proofs=tuple(proof_node(p) for p in tdb.proofs),
+        rule_stats=tuple(
+            RuleStat(
+                rule=rule_id,
+                fired=stats.fired,
+                derived=tuple(stats.derived),
+                bindings=tuple(stats.bindings),
+                first_unmatched_premise=stats.first_unmatched_premise,
+            )
+            for rule_id, stats in tdb.rule_stats.items()
+        ),
     )
 
 
