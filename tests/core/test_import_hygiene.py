@@ -1,0 +1,41 @@
+"""`core` stays usable headless: importing all of it never pulls in textual or mrptui."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_core_never_imports_textual_or_mrptui() -> None:
+    modules = sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (ROOT / "core").rglob("*.py")
+        if p.name != "__init__.py"
+    )
+    script = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'mrptui'))\n"
+        "print(','.join(bad))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+    assert len(modules) > 20
+
+
+def test_bundled_resources_are_found_without_a_checkout(tmp_path, monkeypatch) -> None:
+    import core.resources as resources
+
+    installed = tmp_path / "site-packages" / "core"
+    (installed / "bundled_config").mkdir(parents=True)
+    (installed / "bundled_kb").mkdir()
+    monkeypatch.setattr(resources, "_PACKAGE_DIR", installed)
+    monkeypatch.delenv("MRPTUI_CONFIG", raising=False)
+    monkeypatch.delenv("MRPTUI_KB", raising=False)
+    assert resources.config_dir() == installed / "bundled_config"
+    assert resources.sample_kb_dir() == installed / "bundled_kb"
+    monkeypatch.setenv("MRPTUI_KB", str(tmp_path / "mine"))
+    assert resources.sample_kb_dir() == tmp_path / "mine"
