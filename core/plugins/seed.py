@@ -1,0 +1,68 @@
+"""sd-symbolic: the request as Intent CNL from keyword cues alone (no LLM, microseconds).
+
+The Intent CNL document is written and then read back with the same parser that checks every
+other CNL, so a seed detector's output is never trusted unvalidated.
+"""
+
+from __future__ import annotations
+
+from core.cnl import format_intents, parse_intents, read_text
+from core.intent_cues import question_cues, split_input
+from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
+from core.units import Act, Intent, KnowledgeUnit
+
+CURRENT_TURN_FILE = "<current-turn>"
+
+DESCRIPTOR = Descriptor(
+    id="sd-symbolic",
+    type=PluginType.SD,
+    name="Symbolic seed detector",
+    description="Keyword cues pick each question's act and answer shape; stated facts become current-turn units.",
+    cost_class="cheap",
+    planner_hints=PlannerHints(
+        supported_acts=tuple(Act),
+        topic_tags=("general",),
+        preferred_depth="shallow",
+        evidence_style=("symbolic",),
+        expected_latency_ms=1,
+    ),
+)
+
+
+class SymbolicSeedDetector(SeedDetector):
+    descriptor = DESCRIPTOR
+
+    def __init__(self, services: object = None):
+        """Plugin factories pass the shared services; keyword cues need none of them."""
+
+    def detect(self, ctx: RunContext) -> SdResult:
+        question = ctx.request.question.strip()
+        if not question:
+            return SdResult(status=Status.ERROR, reason="empty question")
+        context, questions = split_input(question)
+        intents = [_intent(part, context) for part in questions]
+        cnl = format_intents(intents)
+        parsed, diagnostics = parse_intents(cnl, file="<sd-symbolic>")
+        errors = [d.format() for d in diagnostics if d.is_error]
+        if errors:
+            return SdResult(status=Status.ERROR, reason=f"invalid Intent CNL: {errors[0]}", intent_cnl=cnl)
+        units = current_turn_units(context)
+        acts = ", ".join(intent.act.value for intent in parsed)
+        reason = f"{len(parsed)} intent(s) ({acts}); {len(units)} current-turn unit(s)"
+        return SdResult(
+            status=Status.SUCCESS, reason=reason, intent_cnl=cnl, intents=tuple(parsed), context_units=units
+        )
+
+
+def _intent(question: str, context: list[str]) -> Intent:
+    cues = question_cues(question)
+    return Intent(act=cues.act, target=question, output=cues.output, context=" ".join(context) or None)
+
+
+def current_turn_units(sentences: list[str]) -> tuple[KnowledgeUnit, ...]:
+    """The user's own statements as units of the "current-turn" source, read like any plain text."""
+    if not sentences:
+        return ()
+    units, _ = read_text(" ".join(sentences), file=CURRENT_TURN_FILE, kind="text")
+    # A sentence the reader cannot turn into a unit is still part of the intent's context.
+    return tuple(unit.model_copy(update={"current_turn": True}) for unit in units)

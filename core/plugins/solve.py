@@ -1,0 +1,238 @@
+"""gs-symbolic: answers assembled only from kept evidence text and ThinkingDB proof chains.
+
+No word of an answer comes from this module except the connectives that join evidence
+("because", "so ... by <rule>"), and every statement carries the id of the unit it came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
+from core.plugins.base import Descriptor, GoalSolver, GsResult, KbResult, PlannerHints, PluginType, RunContext, Status
+from core.retrieval.fusion import RetrievalOutcome
+from core.text import stem, tokenize
+from core.units import Act, Intent, KnowledgeUnit, Role
+
+if TYPE_CHECKING:
+    from core.retrieval.thinkingdb import Proof
+
+NO_EVIDENCE_ANSWER = "I found no evidence in the knowledge base for this question."
+WEAK_ANSWER_PREFIX = "The evidence is insufficient to answer fully; the closest units say: "
+# GsResult.reason starts with this when the answer is weak, so the engine can mark it weak.
+WEAK_REASON = "weak evidence"
+# Below this fused score even the best unit matched the question only faintly: BM25 is divided
+# by max(1, top raw), so a lone lexical lane gives 0.5 only to a raw score of 0.5.
+WEAK_TOP_SCORE = 0.5
+MAX_SUPPORTING = 2
+_CHAIN_ACTS = frozenset({Act.EXPLAIN, Act.DIAGNOSE})
+_EDGE = ".,;:!?()[]{}\"'`"
+
+DESCRIPTOR = Descriptor(
+    id="gs-symbolic",
+    type=PluginType.GS,
+    name="Symbolic goal solver",
+    description="Quotes the best evidence units or the ThinkingDB proof chain, citing every unit id.",
+    cost_class="cheap",
+    planner_hints=PlannerHints(
+        supported_acts=tuple(Act),
+        topic_tags=("general",),
+        preferred_depth="shallow",
+        evidence_style=("symbolic", "cited"),
+        expected_latency_ms=1,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """An answer before the weakness check: its text, the ids it cites in order, how it was built."""
+
+    text: str
+    cited: tuple[str, ...]
+    method: str
+
+
+class SymbolicGoalSolver(GoalSolver):
+    descriptor = DESCRIPTOR
+
+    def __init__(self, services: object = None):
+        """Plugin factories pass the shared services; answers need only the evidence."""
+
+    def solve(self, ctx: RunContext, intent: Intent, evidence: KbResult) -> GsResult:
+        outcome = evidence.outcome
+        units = kept_units(ctx, outcome)
+        if outcome is None or not units:
+            reason = "no kept evidence to answer from"
+            return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
+        cues = question_cues(intent.target)
+        draft = compose(intent, cues, units, outcome)
+        weakness = weakness_of(draft, cues, units, outcome)
+        if weakness:
+            return GsResult(
+                status=Status.SUCCESS,
+                reason=f"{WEAK_REASON}: {weakness}; {draft.method}",
+                answer=WEAK_ANSWER_PREFIX + draft.text,
+                cited_ids=draft.cited,
+            )
+        return GsResult(status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited)
+
+
+def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[KnowledgeUnit]:
+    """Kept units in rank order; an id the view cannot resolve is not the caller's to see."""
+    if outcome is None:
+        return []
+    return [unit for unit in map(ctx.view.get, outcome.evidence_ids) if unit is not None]
+
+
+def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> Draft:
+    act, question = intent.act, intent.target
+    if act in _CHAIN_ACTS:
+        proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units})
+        if proof is not None:
+            return chain_answer(proof)
+    if act is Act.IMPLEMENT:
+        return procedure_answer(units, cues)
+    if act is Act.COMPARE and len(cues.compared) >= 2:
+        return comparison_answer(units, cues)
+    return claims_answer(units, cues, units[0])
+
+
+def weakness_of(draft: Draft, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> str:
+    """Why the evidence is weak, or "" when it is not: a faint top score or too few focus terms covered."""
+    top = outcome.kept[0].score
+    if top < WEAK_TOP_SCORE:
+        return f"top evidence score {top:.2f} < {WEAK_TOP_SCORE:.2f}"
+    cited = [unit_text(u) for u in units if u.id in draft.cited]
+    coverage = focus_coverage(cues, [draft.text, *cited])
+    return "" if coverage.enough else coverage.summary()
+
+
+# --- proof chains -------------------------------------------------------------------------------
+
+
+def proofs_of(outcome: RetrievalOutcome) -> list[Proof]:
+    """ThinkingDB proofs, when the kb plugin ran that lane."""
+    return list(getattr(outcome.lane_details.get("tdb"), "proofs", ()))
+
+
+def best_proof(proofs: Iterable[Proof], question: str, cues: QuestionCues, evidence: set[str]) -> Proof | None:
+    """The derived proof about what the question names: most of its subject and object written in
+    the question, then most focus terms in its fact, then the best pathScore. Symbol names are
+    matched as written because a name such as "A" is a stopword that focus terms drop. Only
+    proofs resting entirely on kept units qualify, since the answer may cite nothing else."""
+    asked = _stems(question)
+    best, best_key = None, (0, 0, 0.0)
+    for proof in proofs:
+        if proof.rule is None or not set(leaf_units(proof)) <= evidence:
+            continue
+        named = sum(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
+        touched = len(focus_coverage(cues, [proof.fact]).covered)
+        key = (named, touched, proof.score)
+        if (named or touched) and key > best_key:
+            best, best_key = proof, key
+    return best
+
+
+def leaf_units(proof: Proof) -> list[str]:
+    if not proof.premises:
+        return list(proof.units)
+    return [uid for premise in proof.premises for uid in leaf_units(premise)]
+
+
+def chain_steps(proof: Proof) -> list[str]:
+    """Stated facts in proof order; each derivation is noted after the premise that completes it."""
+    if not proof.premises:
+        return [f"{proof.fact} {_brackets(proof.units)}"]
+    steps = [step for premise in proof.premises for step in chain_steps(premise)]
+    steps[-1] += f" (so {proof.fact} by {proof.rule})"
+    return steps
+
+
+def chain_answer(proof: Proof) -> Draft:
+    text = f"{proof.fact}, because: {'; '.join(chain_steps(proof))}."
+    return Draft(text, _distinct(leaf_units(proof)), f"proof chain for '{proof.fact}' by {proof.rule}")
+
+
+def _stems(text: str) -> list[str]:
+    """Every word stemmed, stopwords kept, so short names survive."""
+    words = (word.strip(_EDGE).lower().removesuffix("'s") for word in text.replace("_", " ").split())
+    return [stem(word) for word in words if word]
+
+
+def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
+    size = len(part)
+    return size > 0 and any(list(words[i : i + size]) == list(part) for i in range(len(words) - size + 1))
+
+
+# --- quoting units -----------------------------------------------------------------------------
+
+
+def claims_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit) -> Draft:
+    """The lead unit's text, then up to two more kept units that mention a focus term."""
+    chosen = [lead, *supporting(units, cues, exclude={lead.id})]
+    text = " ".join(_quote(unit.body, unit.id) for unit in chosen)
+    return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")
+
+
+def procedure_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
+    lead = next((u for u in units if u.role is Role.PROCEDURE), None)
+    if lead is None:
+        return claims_answer(units, cues, units[0])
+    steps = "; ".join(f"{n}. {step.rstrip('.')}" for n, step in enumerate(procedure_steps(lead.body), start=1))
+    extra = supporting(units, cues, exclude={lead.id})
+    text = " ".join([f"{lead.topic}: {steps} [{lead.id}].", *(_quote(u.body, u.id) for u in extra)])
+    return Draft(text, (lead.id, *(u.id for u in extra)), f"procedure of {lead.id}")
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_INLINE_NUMBER = re.compile(r"(?:^|\s)\d+[.)]\s+")
+
+
+def procedure_steps(procedure: str) -> list[str]:
+    """One step per line, or per inline number ("1. a 2. b") when the procedure is one line."""
+    lines = [line for line in procedure.splitlines() if line.strip()]
+    if len(lines) == 1:
+        lines = _INLINE_NUMBER.split(lines[0])
+    return [" ".join(_BULLET.sub("", line).split()) for line in lines if line.strip()]
+
+
+def comparison_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
+    """Units naming every compared side first, then each side's own units, saying so when one has none."""
+    sides = [(name, tokenize(name)) for name in cues.compared]
+    used = [u for u in units if all(_mentions(u, stems) for _, stems in sides)][:MAX_SUPPORTING]
+    parts = [_quote(u.body, u.id) for u in used]
+    for name, stems in sides:
+        own = [u for u in units if u not in used and _mentions(u, stems)][:MAX_SUPPORTING]
+        used += own
+        quoted = " ".join(_quote(u.body, u.id) for u in own)
+        parts.append(f"{name}: {quoted or 'no kept evidence mentions it.'}")
+    cited = tuple(u.id for u in used)
+    return Draft(" ".join(parts), cited, f"compared {' / '.join(cues.compared)} over {len(cited)} unit(s)")
+
+
+def supporting(units: Sequence[KnowledgeUnit], cues: QuestionCues, exclude: set[str]) -> list[KnowledgeUnit]:
+    related = [u for u in units if u.id not in exclude and focus_coverage(cues, [unit_text(u)]).covered]
+    return related[:MAX_SUPPORTING]
+
+
+def _mentions(unit: KnowledgeUnit, stems: list[str]) -> bool:
+    words = set(tokenize(unit_text(unit)))
+    return bool(stems) and all(stem in words for stem in stems)
+
+
+def _quote(text: str, unit_id: str) -> str:
+    """The unit's text on one line with its citation before the final full stop."""
+    flat = " ".join(text.split()).rstrip(".")
+    return f"{flat} [{unit_id}]."
+
+
+def _brackets(unit_ids: Iterable[str]) -> str:
+    return " ".join(f"[{uid}]" for uid in _distinct(unit_ids))
+
+
+def _distinct(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ids))

@@ -1,0 +1,82 @@
+"""val-grounded: a deterministic check that an answer rests on the evidence it was given.
+
+Rejects an answer that cites nothing, cites a unit outside the kept evidence, or leaves most of
+the question's focus terms unmentioned by both the answer and the units it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from core.intent_cues import focus_coverage, question_cues, unit_text
+from core.plugins.base import (
+    Descriptor,
+    GsResult,
+    KbResult,
+    PlannerHints,
+    PluginType,
+    RunContext,
+    Status,
+    Validator,
+    ValResult,
+)
+from core.units import Act, Intent, KnowledgeUnit
+
+DESCRIPTOR = Descriptor(
+    id="val-grounded",
+    type=PluginType.VAL,
+    name="Grounded validator",
+    description="Accepts an answer only if it cites kept evidence and covers the question's focus terms.",
+    cost_class="cheap",
+    planner_hints=PlannerHints(
+        supported_acts=tuple(Act),
+        topic_tags=("general",),
+        preferred_depth="shallow",
+        evidence_style=("cited",),
+        expected_latency_ms=1,
+    ),
+)
+
+# "[id]" or "[id1, id2]": the citation forms every gs plugin writes.
+_BRACKETS = re.compile(r"\[([^\[\]]+)\]")
+_SEPARATORS = re.compile(r"[,;\s]+")
+
+
+class GroundedValidator(Validator):
+    descriptor = DESCRIPTOR
+
+    def __init__(self, services: object = None):
+        """Plugin factories pass the shared services; the checks need only the answer and evidence."""
+
+    def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult:
+        if answer.status is not Status.SUCCESS:
+            return ValResult(status=Status.UNSUPPORTED, reason=f"nothing to validate: {answer.status.value} answer")
+        kept = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
+        cited = citations(answer, kept)
+        if not cited:
+            return ValResult(status=Status.REJECTED, reason="the answer cites no evidence")
+        allowed = set(evidence.evidence_ids)
+        foreign = [uid for uid in cited if uid not in allowed]
+        if foreign:
+            return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")
+        sources = [unit_text(unit) for unit in kept if unit.id in cited]
+        coverage = focus_coverage(question_cues(intent.target), [answer.answer, *sources])
+        if not coverage.enough:
+            return ValResult(
+                status=Status.REJECTED,
+                reason=f"focus terms not covered: {', '.join(coverage.missing)} ({coverage.summary()})",
+            )
+        return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {coverage.summary()}")
+
+
+def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:
+    """Ids the answer cites: its declared ones plus every bracketed token in its text.
+
+    A bracket group that also occurs in a kept unit's text was quoted from that unit, so it is
+    not a citation; any other bracketed token is, and must name a kept unit.
+    """
+    quoted = " ".join(unit_text(unit) for unit in kept)
+    groups = [group for group in _BRACKETS.findall(answer.answer) if f"[{group}]" not in quoted]
+    tokens = [token for group in groups for token in _SEPARATORS.split(group) if token]
+    return tuple(dict.fromkeys([*answer.cited_ids, *tokens]))

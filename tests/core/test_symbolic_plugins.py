@@ -1,0 +1,310 @@
+"""sd-symbolic, gs-symbolic and val-grounded over tiny hand-built views and retrieval outcomes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from core.cnl import parse_intents
+from core.config import FusionConfig, Lane, Profile
+from core.kb import KBView
+from core.plugins.base import GsResult, KbResult, Request, RunContext, Status
+from core.plugins.seed import SymbolicSeedDetector
+from core.plugins.solve import NO_EVIDENCE_ANSWER, WEAK_ANSWER_PREFIX, WEAK_REASON, SymbolicGoalSolver
+from core.plugins.validate import GroundedValidator
+from core.retrieval.fusion import RetrievalOutcome, fuse, normalise_by_top, sufficiency
+from core.retrieval.thinkingdb import ThinkingDB
+from core.rules import load_rules
+from core.units import Act, Caller, Intent, KnowledgeUnit, Relation, Role
+
+PROFILE = Profile(lanes=(Lane.BM25, Lane.TDB), max_results=8, min_score=0.12, gap_threshold=0.25,
+                  min_acceptable_candidates=1)
+
+
+def uid(n: int) -> str:
+    return f"kb::chunk-000::unit-{n:03d}"
+
+
+def unit(n: int, text: str, role: Role = Role.EXPLANATION, topic: str | None = None, **triple: object) -> KnowledgeUnit:
+    body = {"procedure": text} if role is Role.PROCEDURE else {"claim": text}
+    return KnowledgeUnit(id=uid(n), source_id="kb", chunk_id="chunk-000", role=role, topic=topic or text[:30],
+                         **body, **triple)
+
+
+def fact(n: int, subject: str, relation: str, obj: str) -> KnowledgeUnit:
+    return unit(n, f"{subject} {relation.replace('_', ' ')} {obj}.", topic=f"{subject} and {obj}",
+                subject=subject, relation=Relation(relation), object=obj)
+
+
+def context(units: list[KnowledgeUnit], question: str = "") -> RunContext:
+    return RunContext(request=Request(question=question), view=KBView(units, "test", Caller()), services=None)
+
+
+def retrieval(units: list[KnowledgeUnit], lanes: Mapping[Lane, Mapping[str, float]], act: Act,
+              details: Mapping[str, object] | None = None) -> KbResult:
+    """A RetrievalOutcome from the real fusion and cut-offs over lane scores already normalised."""
+    candidates, cutoffs = fuse(
+        lanes, roles={u.id: u.role for u in units}, bm25_raw={}, preferred_roles=(), role_boost=1.3,
+        config=FusionConfig(), profile=PROFILE,
+    )
+    sufficient, reason = sufficiency([c for c in candidates if c.kept], act)
+    outcome = RetrievalOutcome(plugin="kb-test", act=act, query_terms=(), lanes=tuple(lanes), candidates=candidates,
+                               cutoffs=cutoffs, sufficient=sufficient, reason=reason, lane_details=details or {})
+    return KbResult(status=Status.SUCCESS if sufficient else Status.INSUFFICIENT, reason=reason, outcome=outcome)
+
+
+def intent(act: Act, target: str) -> Intent:
+    return Intent(act=act, target=target, output="text")
+
+
+# --- sd-symbolic -----------------------------------------------------------------------------------
+
+
+def test_sd_writes_valid_cnl_that_round_trips() -> None:
+    question = "What is Orion and also how do I install it?"
+    result = SymbolicSeedDetector().detect(context([], question))
+    assert result.status is Status.SUCCESS
+    parsed, diagnostics = parse_intents(result.intent_cnl)
+    assert diagnostics == []
+    assert tuple(parsed) == result.intents
+    assert [(i.act, i.target, i.output) for i in result.intents] == [
+        (Act.DEFINE, "What is Orion?", "definition"),
+        (Act.IMPLEMENT, "How do I install it?", "steps"),
+    ]
+    assert result.context_units == ()
+
+
+def test_sd_turns_stated_facts_into_current_turn_units_and_intent_context() -> None:
+    question = "Given that Orion uses Helix, why is Orion relevant for logging?"
+    result = SymbolicSeedDetector().detect(context([], question))
+    assert result.status is Status.SUCCESS
+    [only] = result.intents
+    assert (only.act, only.target) == (Act.EXPLAIN, "Why is Orion relevant for logging?")
+    assert only.context == "Orion uses Helix."
+    [stated] = result.context_units
+    assert stated.current_turn
+    assert stated.source_id == "current-turn" and stated.id.startswith("current-turn::")
+    assert (stated.subject, stated.relation, stated.object) == ("Orion", Relation.USES, "Helix")
+
+
+def test_sd_quotes_targets_with_special_characters() -> None:
+    question = 'Why does the "retry" step\\path fail?'
+    result = SymbolicSeedDetector().detect(context([], question))
+    assert result.status is Status.SUCCESS
+    assert result.intents[0].target == question
+
+
+def test_sd_refuses_empty_question() -> None:
+    result = SymbolicSeedDetector().detect(context([], "   "))
+    assert (result.status, result.reason) == (Status.ERROR, "empty question")
+
+
+# --- gs-symbolic: proof chains --------------------------------------------------------------------
+
+
+@pytest.fixture
+def chain_units() -> list[KnowledgeUnit]:
+    return [fact(1, "A", "uses", "B"), fact(2, "B", "provides", "C"), fact(3, "C", "relevant_for", "D"),
+            unit(4, "D is a goal many teams share.", role=Role.NARRATIVE)]
+
+
+def tdb_retrieval(units: list[KnowledgeUnit], question: str, act: Act = Act.EXPLAIN) -> KbResult:
+    tdb = ThinkingDB.build(units, load_rules())
+    result = tdb.query(question)
+    return retrieval(units, {Lane.TDB: normalise_by_top(result.unit_scores)}, act, {"tdb": result})
+
+
+def test_gs_explains_with_the_proof_chain_and_rule_names(chain_units: list[KnowledgeUnit]) -> None:
+    question = "Explain why A is relevant for D."
+    result = SymbolicGoalSolver().solve(context(chain_units), intent(Act.EXPLAIN, question),
+                                        tdb_retrieval(chain_units, question))
+    assert result.status is Status.SUCCESS
+    assert result.answer == (
+        f"A relevant_for D, because: A uses B [{uid(1)}]; B provides C [{uid(2)}] "
+        f"(so A has_capability C by tool_to_capability); C relevant_for D [{uid(3)}] "
+        f"(so A relevant_for D by capability_to_relevance)."
+    )
+    assert result.cited_ids == (uid(1), uid(2), uid(3))
+    assert "capability_to_relevance" in result.reason
+
+
+def test_gs_diagnose_also_uses_chains_but_define_quotes_units(chain_units: list[KnowledgeUnit]) -> None:
+    question = "Explain why A is relevant for D."
+    evidence = tdb_retrieval(chain_units, question)
+    diagnosed = SymbolicGoalSolver().solve(context(chain_units), intent(Act.DIAGNOSE, question), evidence)
+    assert diagnosed.answer.startswith("A relevant_for D, because:")
+    defined = SymbolicGoalSolver().solve(context(chain_units), intent(Act.DEFINE, question), evidence)
+    assert "because:" not in defined.answer and f"[{uid(1)}]" in defined.answer
+
+
+def test_gs_skips_proofs_resting_on_units_that_were_cut(chain_units: list[KnowledgeUnit]) -> None:
+    question = "Explain why A is relevant for D."
+    full = tdb_retrieval(chain_units, question)
+    without_b = [u for u in chain_units if u.id != uid(2)]
+    lanes = {Lane.TDB: {c.id: c.lanes[Lane.TDB] for c in full.outcome.kept if c.id != uid(2)}}
+    evidence = retrieval(without_b, lanes, Act.EXPLAIN, full.outcome.lane_details)
+    result = SymbolicGoalSolver().solve(context(chain_units), intent(Act.EXPLAIN, question), evidence)
+    assert "because:" not in result.answer
+    assert uid(2) not in result.cited_ids
+
+
+# --- gs-symbolic: quoting units -------------------------------------------------------------------
+
+
+@pytest.fixture
+def doc_units() -> list[KnowledgeUnit]:
+    return [
+        unit(1, "Orion is a job scheduler for batch workloads.", role=Role.DEFINITION, topic="Orion"),
+        unit(2, "Orion retries failed jobs three times.", topic="Orion retries"),
+        unit(3, "Helix is a message queue.", role=Role.DEFINITION, topic="Helix"),
+        unit(4, "1. Download the Orion package.\n2. Run the installer.\n3. Start the service.",
+             role=Role.PROCEDURE, topic="Installing Orion"),
+        unit(5, "Lunch is served at noon.", role=Role.NARRATIVE, topic="Canteen"),
+    ]
+
+
+def bm25(units: list[KnowledgeUnit], scores: dict[int, float], act: Act) -> KbResult:
+    return retrieval(units, {Lane.BM25: {uid(n): s for n, s in scores.items()}}, act)
+
+
+def test_gs_define_quotes_best_unit_then_supporting_units(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0, 2: 0.8, 5: 0.7}, Act.DEFINE)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.DEFINE, "What is Orion?"), evidence)
+    assert result.status is Status.SUCCESS
+    # The canteen unit was kept but mentions no focus term, so it does not support the answer.
+    assert result.answer == (
+        f"Orion is a job scheduler for batch workloads [{uid(1)}]. Orion retries failed jobs three times [{uid(2)}]."
+    )
+    assert result.cited_ids == (uid(1), uid(2))
+
+
+def test_gs_implement_lists_the_procedure_steps(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0, 4: 0.9}, Act.IMPLEMENT)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.IMPLEMENT, "How do I install Orion?"), evidence)
+    assert result.answer.startswith(
+        f"Installing Orion: 1. Download the Orion package; 2. Run the installer; 3. Start the service [{uid(4)}]."
+    )
+    assert result.cited_ids[0] == uid(4)
+
+
+def test_gs_compare_quotes_each_side(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0, 3: 0.9, 2: 0.6}, Act.COMPARE)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.COMPARE, "Compare Orion and Helix."), evidence)
+    assert result.answer == (
+        f"Orion: Orion is a job scheduler for batch workloads [{uid(1)}]. Orion retries failed jobs three times "
+        f"[{uid(2)}]. Helix: Helix is a message queue [{uid(3)}]."
+    )
+
+
+def test_gs_compare_says_when_a_side_has_no_evidence(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0}, Act.COMPARE)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.COMPARE, "Orion versus Kestrel"), evidence)
+    assert result.answer.endswith("Kestrel: no kept evidence mentions it.")
+
+
+def test_gs_no_kept_evidence_is_no_context(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {}, Act.DEFINE)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.DEFINE, "What is Orion?"), evidence)
+    assert (result.status, result.answer, result.cited_ids) == (Status.NO_CONTEXT, NO_EVIDENCE_ANSWER, ())
+    assert result.reason
+
+
+def test_gs_ignores_kept_units_the_view_cannot_see(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0}, Act.DEFINE)
+    result = SymbolicGoalSolver().solve(context(doc_units[1:]), intent(Act.DEFINE, "What is Orion?"), evidence)
+    assert result.status is Status.NO_CONTEXT
+
+
+def test_gs_weak_when_top_score_is_faint(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 0.3}, Act.DEFINE)
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.DEFINE, "What is Orion?"), evidence)
+    assert result.status is Status.SUCCESS
+    assert result.answer.startswith(WEAK_ANSWER_PREFIX + "Orion is a job scheduler")
+    assert result.reason.startswith(f"{WEAK_REASON}: top evidence score 0.30 < 0.50")
+
+
+def test_gs_weak_when_focus_terms_are_mostly_uncovered(doc_units: list[KnowledgeUnit]) -> None:
+    evidence = bm25(doc_units, {1: 1.0}, Act.DEFINE)
+    question = "What is the Orion retention quota for archived telemetry?"
+    result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.DEFINE, question), evidence)
+    assert result.answer.startswith(WEAK_ANSWER_PREFIX)
+    assert "missing: retention, quota, archived, telemetry" in result.reason
+
+
+# --- val-grounded ---------------------------------------------------------------------------------
+
+
+def answer(text: str, *cited: str) -> GsResult:
+    return GsResult(status=Status.SUCCESS, answer=text, cited_ids=cited)
+
+
+@pytest.fixture
+def kept(doc_units: list[KnowledgeUnit]) -> KbResult:
+    return bm25(doc_units, {1: 1.0, 2: 0.8}, Act.DEFINE)
+
+
+def validate(doc_units: list[KnowledgeUnit], kept: KbResult, question: str, given: GsResult):
+    return GroundedValidator().validate(context(doc_units), intent(Act.DEFINE, question), kept, given)
+
+
+def test_val_accepts_cited_answer_covering_focus_terms(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    verdict = validate(doc_units, kept, "What is Orion?", answer(f"Orion is a job scheduler [{uid(1)}]."))
+    assert verdict.status is Status.ACCEPTED
+    assert verdict.reason == "cites 1 evidence unit(s); 1 of 1 focus terms covered"
+
+
+def test_val_accepts_gs_symbolic_chain_answer(chain_units: list[KnowledgeUnit]) -> None:
+    question = "Explain why A is relevant for D."
+    evidence = tdb_retrieval(chain_units, question)
+    given = SymbolicGoalSolver().solve(context(chain_units), intent(Act.EXPLAIN, question), evidence)
+    verdict = GroundedValidator().validate(context(chain_units), intent(Act.EXPLAIN, question), evidence, given)
+    assert verdict.status is Status.ACCEPTED
+
+
+def test_val_rejects_answer_without_citations(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    verdict = validate(doc_units, kept, "What is Orion?", answer("Orion is a job scheduler."))
+    assert (verdict.status, verdict.reason) == (Status.REJECTED, "the answer cites no evidence")
+
+
+def test_val_rejects_citations_outside_the_evidence(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    text = f"Orion is a scheduler [{uid(1)}] next to a queue [{uid(3)}, made-up]."
+    verdict = validate(doc_units, kept, "What is Orion?", answer(text))
+    assert verdict.status is Status.REJECTED
+    assert verdict.reason == f"cites units not in the evidence: {uid(3)}, made-up"
+
+
+def test_val_checks_declared_citations_too(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    verdict = validate(doc_units, kept, "What is Orion?", answer(f"Orion schedules [{uid(1)}].", uid(5)))
+    assert (verdict.status, verdict.reason) == (Status.REJECTED, f"cites units not in the evidence: {uid(5)}")
+
+
+def test_val_ignores_brackets_quoted_from_a_unit() -> None:
+    units = [unit(1, "Orion accepts flags [verbose] and [quiet].", topic="Orion flags")]
+    evidence = bm25(units, {1: 1.0}, Act.DEFINE)
+    text = f"Orion accepts flags [verbose] and [quiet] [{uid(1)}]."
+    verdict = GroundedValidator().validate(context(units), intent(Act.DEFINE, "Which Orion flags exist?"),
+                                           evidence, answer(text))
+    assert verdict.status is Status.ACCEPTED
+
+
+def test_val_rejects_answer_leaving_focus_terms_uncovered(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    question = "What is the Orion retention quota for archived telemetry?"
+    verdict = validate(doc_units, kept, question, answer(f"Orion is a job scheduler [{uid(1)}]."))
+    assert verdict.status is Status.REJECTED
+    assert verdict.reason == (
+        "focus terms not covered: retention, quota, archived, telemetry "
+        "(1 of 5 focus terms covered; missing: retention, quota, archived, telemetry)"
+    )
+
+
+def test_val_counts_terms_found_only_in_cited_units(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    # "retries" and "failed" are not in the answer text, but the cited unit says them.
+    verdict = validate(doc_units, kept, "How often are failed Orion jobs retried?", answer(f"Three times [{uid(2)}]."))
+    assert verdict.status is Status.ACCEPTED
+
+
+def test_val_does_not_judge_no_context_answers(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
+    given = GsResult(status=Status.NO_CONTEXT, answer=NO_EVIDENCE_ANSWER, reason="no kept evidence")
+    verdict = validate(doc_units, kept, "What is Orion?", given)
+    assert (verdict.status, verdict.reason) == (Status.UNSUPPORTED, "nothing to validate: no-context answer")
