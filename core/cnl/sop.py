@@ -287,9 +287,12 @@ def parse_intents(text: str, file: str = "<intent>") -> tuple[list[Intent], list
         diagnostics.extend(problems)
     intents = []
     for draft in drafts:
+        # A broken intent's own line error already says why it is dropped.
+        if draft.broken:
+            continue
         if "output" not in draft.fields:
             diagnostics.append(_error(file, Code.MISSING_INTENT_OUTPUT, "intent has no `set $ref output ...`", draft.at))
-        elif not draft.broken:
+        else:
             intents.append(draft.build())
     if not seen_intent:
         diagnostics.append(Diagnostic(code=Code.EMPTY_INTENT_DOCUMENT, message="the document declares no intent", file=file))

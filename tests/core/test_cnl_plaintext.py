@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.cnl import fact_triple, read_plaintext, read_text, split_sentences, to_markdown
+from core.units import Relation, Role
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cnl"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "triple"),
+    [
+        ("Orion uses Kafka.", ("Orion", Relation.USES, "Kafka")),
+        ("Ploinky provides sandboxing.", ("Ploinky", Relation.PROVIDES, "sandboxing")),
+        ("The scheduler depends on the ledger API.", ("scheduler", Relation.DEPENDS_ON, "ledger API")),
+        ("Atlas is part of Orion.", ("Atlas", Relation.PART_OF, "Orion")),
+        ("Vault is an instance of a key store.", ("Vault", Relation.INSTANCE_OF, "key store")),
+        ("Vault is a instance of key store.", ("Vault", Relation.INSTANCE_OF, "key store")),
+        ("Sandboxing is relevant for data privacy.", ("Sandboxing", Relation.RELEVANT_FOR, "data privacy")),
+        ("Orion is useful for audits!", ("Orion", Relation.RELEVANT_FOR, "audits")),
+        ("Lumen helps with capacity planning.", ("Lumen", Relation.RELEVANT_FOR, "capacity planning")),
+        ("Orion supports GDPR.", ("Orion", Relation.SUPPORTS, "GDPR")),
+        ("Orion enables encryption at rest.", ("Orion", Relation.SUPPORTS, "encryption at rest")),
+        ("The report mentions Orion.", ("report", Relation.MENTIONS, "Orion")),
+        ("An audit is about retention.", ("audit", Relation.ABOUT, "retention")),
+        ("Heat causes expansion.", ("Heat", Relation.CAUSES, "expansion")),
+        ("Heat leads to expansion.", ("Heat", Relation.CAUSES, "expansion")),
+        ("Orion has the capability of encryption.", ("Orion", Relation.HAS_CAPABILITY, "encryption")),
+        ("Orion has capability encryption.", ("Orion", Relation.HAS_CAPABILITY, "encryption")),
+        ("ORION USES KAFKA", ("ORION", Relation.USES, "KAFKA")),
+        ("Orion also uses Kafka.", ("Orion", Relation.USES, "Kafka")),
+    ],
+)
+def test_fact_patterns(sentence: str, triple: tuple[str, Relation, str]) -> None:
+    assert fact_triple(sentence) == triple
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "It uses Kafka.",  # a pronoun needs context
+        "Orion never uses Kafka.",
+        "Because Orion uses Kafka, it is fast.",
+        "Orion uses Kafka, Redis and Postgres.",
+        "Orion uses a scheduler that provides retries.",
+        "The Orion platform was designed in a hurry by a small and very busy team of people.",
+    ],
+)
+def test_not_facts(sentence: str) -> None:
+    assert fact_triple(sentence) is None
+
+
+def test_fact_unit_fields() -> None:
+    units, diagnostics = read_plaintext("The Orion platform uses Kafka.\n", "notes.txt")
+    assert diagnostics == []
+    [unit] = units
+    assert unit.id == "notes::chunk-000::unit-000"
+    assert (unit.role, unit.topic, unit.claim) == (Role.EXPLANATION, "Orion platform and Kafka", "The Orion platform uses Kafka.")
+    assert (unit.subject, unit.relation, unit.object, unit.confidence) == ("Orion platform", Relation.USES, "Kafka", 0.9)
+
+
+def test_fixture_units_grouping_and_questions() -> None:
+    units, diagnostics = read_plaintext((FIXTURES / "notes.txt").read_text(), "tests/Notes File.txt")
+    assert diagnostics == []
+    summary = [(u.id, u.location.line, u.role, u.relation, u.title) for u in units]
+    assert summary == [
+        ("notes-file::chunk-000::unit-000", 3, Role.EXPLANATION, Relation.USES, "Orion overview"),
+        ("notes-file::chunk-000::unit-001", 3, Role.NARRATIVE, None, "Orion overview"),
+        ("notes-file::chunk-000::unit-002", 4, Role.EXPLANATION, Relation.PROVIDES, "Orion overview"),
+        ("notes-file::chunk-001::unit-000", 6, Role.EXPLANATION, Relation.RELEVANT_FOR, "Orion overview"),
+        # "because" makes a narrative run an explanation.
+        ("notes-file::chunk-001::unit-001", 6, Role.EXPLANATION, None, "Orion overview"),
+    ]
+    assert units[1].claim == "Dr. Smith designed it in 2019, e.g. for streaming workloads. It is fast!"
+    assert units[1].topic == "Orion overview"
+    # The Questions section is not evidence, facts in it included.
+    assert not any("nothing" in u.claim or "What does" in u.claim for u in units)
+
+
+def test_ids_are_deterministic() -> None:
+    text = (FIXTURES / "notes.txt").read_text()
+    assert read_plaintext(text, "notes.txt") == read_plaintext(text, "notes.txt")
+
+
+@pytest.mark.parametrize("heading", ["Questions", "Questions:", "## Questions", "  questions  "])
+def test_questions_section_is_dropped(heading: str) -> None:
+    units, _ = read_plaintext(f"Orion uses Kafka.\n\n{heading}\nDoes Orion provide sandboxing?\nAtlas uses Vault.\n", "q.txt")
+    assert [u.claim for u in units] == ["Orion uses Kafka."]
+
+
+def test_narrative_runs_hold_at_most_three_sentences_and_facts_split_them() -> None:
+    text = "One is here. Two is here. Three is here. Four is here. Orion uses Kafka. Five is here.\n"
+    units, _ = read_plaintext(text, "n.txt")
+    assert [u.claim for u in units] == [
+        "One is here. Two is here. Three is here.",
+        "Four is here.",
+        "Orion uses Kafka.",
+        "Five is here.",
+    ]
+    assert units[0].topic == "One is here"
+    assert [u.role for u in units] == [Role.NARRATIVE, Role.NARRATIVE, Role.EXPLANATION, Role.NARRATIVE]
+
+
+def test_sentences_keep_their_lines_and_columns() -> None:
+    text = "First one is short. Second\nspans two lines.\n\n- Bullet one\n- Bullet two has an end. Then more"
+    assert [(s.text, s.line, s.col) for s in split_sentences(text)] == [
+        ("First one is short.", 1, 1),
+        ("Second spans two lines.", 1, 21),
+        ("Bullet one", 4, 3),
+        ("Bullet two has an end.", 5, 3),
+        ("Then more", 5, 26),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("Mr. Jones met Dr. Who at 3 p.m. today.", 1),
+        ("J. R. R. Tolkien wrote it. It sold well.", 2),
+        ("It grew 3.5 times in the U.S. last year.", 1),
+        ("Is it fast? Yes. Very!", 3),
+        ('He said "stop." Then he left.', 2),
+        ("Version 2.0 shipped. version numbers vary.", 1),
+    ],
+)
+def test_sentence_splitting_handles_abbreviations(text: str, count: int) -> None:
+    assert len(split_sentences(text)) == count
+
+
+def test_round_trip_through_markdown() -> None:
+    units, _ = read_plaintext((FIXTURES / "notes.txt").read_text(), "notes.txt")
+    again, diagnostics = read_text(to_markdown(units), "notes.md")
+    assert diagnostics == []
+    assert [u.model_dump(exclude={"location"}) for u in again] == [u.model_dump(exclude={"location"}) for u in units]
+
+
+def test_empty_text_gives_no_units() -> None:
+    assert read_plaintext("\n\n   \n", "empty.txt") == ([], [])
