@@ -72,9 +72,9 @@ class Bm25Explanation:
 
 @dataclass(frozen=True)
 class _FieldPostings:
-    """Every (field, term, unit) with its tf, sorted by the packed key for binary search."""
+    """Every (term, unit, field) with its tf, sorted by the packed key for binary search."""
 
-    keys: np.ndarray  # int64: (field * V + term) * N + unit
+    keys: np.ndarray  # int64: (term * N + unit) * F + field
     tf: np.ndarray  # int32
     lengths: np.ndarray  # int32 [F, N] field length in tokens
     avgdl: np.ndarray  # float64 [F]
@@ -128,13 +128,15 @@ class Bm25Index:
         unit_of = np.repeat(slot // n_fields, lengths.T.ravel())
 
         stride, n_terms = max(n_units, 1), len(vocab)
-        keys, tf = np.unique((field_of * n_terms + term_of) * stride + unit_of, return_counts=True)
-        p_field, rest = np.divmod(keys, n_terms * stride)
-        p_term, p_unit = np.divmod(rest, stride)
-
-        pairs, pair_of = np.unique(p_term * stride + p_unit, return_inverse=True)
+        # Sorting by (term, unit, field) counts tf and groups each (term, unit) pair's fields together.
+        keys, tf = np.unique((term_of * stride + unit_of) * n_fields + field_of, return_counts=True)
+        pair_key, p_field = np.divmod(keys, n_fields)
+        p_term, p_unit = np.divmod(pair_key, stride)
+        first = np.ones(len(pair_key), dtype=bool)
+        first[1:] = pair_key[1:] != pair_key[:-1]
+        pair_of = np.cumsum(first) - 1
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
-        df = np.bincount(pairs // stride, minlength=n_terms)
+        df = np.bincount(p_term[first], minlength=n_terms)
         idf = np.log((n_units - df + 0.5) / (df + 0.5) + 1)
         avgdl = _average_lengths(lengths)
 
@@ -143,7 +145,7 @@ class Bm25Index:
             idf[p_term], tf, lengths[p_field, p_unit], avgdl[p_field], weights[p_field], config.k1, config.b
         )
         # bincount adds in input order (field order), the same order explain lists contributions in.
-        data = np.bincount(pair_of, weights=contrib, minlength=len(pairs))
+        data = np.bincount(pair_of, weights=contrib)
         indptr = np.concatenate(([0], np.cumsum(df)))
         roles = np.array([_ROLES.index(u.role) for u in units], dtype=np.int8)
         return cls(
@@ -153,7 +155,7 @@ class Bm25Index:
             df=df,
             idf=idf,
             indptr=indptr,
-            indices=(pairs % stride).astype(np.int32),
+            indices=p_unit[first].astype(np.int32),
             data=data,
             postings=_FieldPostings(keys=keys, tf=tf.astype(np.int32), lengths=lengths, avgdl=avgdl),
             config=config,
@@ -221,15 +223,15 @@ class Bm25Index:
 
     def _term_contributions(self, term: str, count: int, row: int) -> list[TermFieldContribution]:
         post, tid, stride = self._postings, self._vocab[term], max(len(self.unit_ids), 1)
+        pair = (tid * stride + row) * len(FIELDS)
+        start, end = np.searchsorted(post.keys, [pair, pair + len(FIELDS)])
+        idf = float(self._idf[tid])
         out = []
-        for f, field in enumerate(FIELDS):
-            key = (f * len(self._vocab) + tid) * stride + row
-            at = int(np.searchsorted(post.keys, key))
-            if at == len(post.keys) or post.keys[at] != key:
-                continue
+        for at in range(start, end):
+            f = int(post.keys[at] - pair)
+            field = FIELDS[f]
             tf, dl, avgdl = int(post.tf[at]), int(post.lengths[f, row]), float(post.avgdl[f])
             weight = self.config.field_weights.get(field, 0.0)
-            idf = float(self._idf[tid])
             value = term_weight(idf, tf, dl, avgdl, weight, self.config.k1, self.config.b)
             out.append(
                 TermFieldContribution(

@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.config import HdcConfig
+from core.retrieval.hdc import (
+    DIMENSIONS,
+    WORDS,
+    HdcIndex,
+    UnitVectorCache,
+    bind,
+    bundle,
+    encode_ngrams,
+    encode_ngrams_batch,
+    encode_query,
+    hv,
+    hv_table,
+    permute,
+    similarity,
+)
+from core.text import tokenize
+from core.units import Act, KnowledgeUnit, Role
+
+SEED = HdcConfig().seed
+CONFIG = HdcConfig()
+# For independent random 4096-bit vectors the similarity is Binomial(4096, 1/2) / 4096: mean 0.5,
+# standard deviation sqrt(0.25 / 4096) ≈ 0.0078. The tolerances below are multiples of that.
+SIM_STD = 0.0078
+
+
+def random_vectors(count: int) -> np.ndarray:
+    return hv_table(SEED, [f"test:{i}" for i in range(count)])
+
+
+def test_hv_is_deterministic_and_seeded() -> None:
+    assert hv(SEED, "kafka").shape == (WORDS,) and hv(SEED, "kafka").dtype == np.uint64
+    assert np.array_equal(hv(SEED, "kafka"), hv_table(SEED, ["kafka"])[0])
+    assert not np.array_equal(hv(SEED, "kafka"), hv("another-seed", "kafka"))
+    assert similarity(hv(SEED, "kafka"), hv("another-seed", "kafka")) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_similarity_of_a_vector_with_itself_is_one() -> None:
+    x = random_vectors(1)[0]
+    assert similarity(x, x) == 1.0
+    assert similarity(x, ~x) == 0.0
+
+
+def test_random_pairs_are_near_half_mean_within_0_01_each_within_0_05() -> None:
+    """200 pairs: the mean is within 0.01 (~10 standard errors) and each within 0.05 (~6.4 std)."""
+    vectors = random_vectors(400)
+    sims = np.array([similarity(a, b) for a, b in zip(vectors[::2], vectors[1::2], strict=True)])
+    assert abs(sims.mean() - 0.5) < 0.01
+    assert np.all(np.abs(sims - 0.5) < 0.05)
+
+
+def test_bind_is_self_inverse_and_dissimilar_to_its_inputs() -> None:
+    a, b = random_vectors(2)
+    bound = bind(a, b)
+    assert np.array_equal(bind(bound, b), a)
+    assert similarity(bound, a) == pytest.approx(0.5, abs=6 * SIM_STD)
+    assert similarity(bound, b) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_permute_is_a_one_bit_rotation() -> None:
+    x = random_vectors(1)[0]
+    bits = np.unpackbits(x.view(np.uint8), bitorder="little")
+    rotated = np.unpackbits(permute(x).view(np.uint8), bitorder="little")
+    assert np.array_equal(rotated, np.roll(bits, 1))
+    assert similarity(permute(x), x) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_bundle_of_three_keeps_members_and_rejects_non_members() -> None:
+    a, b, c, stranger = random_vectors(4)
+    mix = bundle(np.array([a, b, c]))
+    for member in (a, b, c):
+        assert similarity(mix, member) > 0.7  # expected 0.75
+    assert similarity(mix, stranger) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_even_bundle_tie_rule_is_deterministic_order_free_and_unbiased() -> None:
+    a, b, c, d = random_vectors(4)
+    ab = bundle(np.array([a, b]))
+    assert np.array_equal(ab, bundle(np.array([b, a])))
+    assert similarity(ab, a) > 0.7 and similarity(ab, b) > 0.7
+    # The tie breaker comes from the members, so unrelated even bundles stay unrelated.
+    assert similarity(ab, bundle(np.array([c, d]))) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_bundle_of_one_is_the_member_and_of_none_is_zero() -> None:
+    a = random_vectors(1)[0]
+    assert np.array_equal(bundle(a[None]), a)
+    assert not bundle(np.empty((0, WORDS), np.uint64)).any()
+
+
+def test_ngram_encoding_keeps_word_order() -> None:
+    forward, backward = encode_ngrams(["kafka", "broker"], SEED), encode_ngrams(["broker", "kafka"], SEED)
+    assert 0.6 < similarity(forward, backward) < 0.9  # shared unigrams, different bigram
+    assert np.array_equal(forward, encode_ngrams(["kafka", "broker"], SEED))
+
+
+def test_ngram_encoding_is_similar_for_overlapping_text() -> None:
+    unit = encode_ngrams(tokenize("Kafka replication factor of a topic"), SEED)
+    related = encode_ngrams(tokenize("replication factor"), SEED)
+    unrelated = encode_ngrams(tokenize("sourdough starter hydration"), SEED)
+    assert similarity(unit, related) > 0.6
+    assert similarity(unit, unrelated) == pytest.approx(0.5, abs=6 * SIM_STD)
+
+
+def test_batch_encoding_equals_one_at_a_time() -> None:
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(60)]
+    sequences = [[words[j] for j in rng.integers(0, 60, rng.integers(0, 30))] for _ in range(80)]
+    batch = encode_ngrams_batch(sequences, SEED)
+    assert batch.shape == (80, WORDS)
+    for sequence, vector in zip(sequences, batch, strict=True):
+        assert np.array_equal(encode_ngrams(sequence, SEED), vector)
+
+
+def unit(n: int, role: Role, topic: str, claim: str, **extra) -> KnowledgeUnit:
+    body = {"procedure": claim} if role is Role.PROCEDURE else {"claim": claim}
+    return KnowledgeUnit(
+        id=f"kb::chunk-001::unit-{n:03d}", source_id="kb", chunk_id="chunk-001", role=role, topic=topic, **body, **extra
+    )
+
+
+KB = [
+    unit(1, Role.DEFINITION, "Kafka replication factor", "The replication factor is the number of broker copies."),
+    unit(2, Role.NARRATIVE, "Sourdough starter", "A starter needs flour, water and a warm kitchen."),
+    unit(3, Role.PROCEDURE, "Raising the replication factor", "Reassign partitions with more replicas."),
+    unit(4, Role.COMPARISON, "Tea versus coffee", "Coffee has more caffeine than tea.", utility_acts=(Act.COMPARE,)),
+]
+
+
+@pytest.fixture
+def index() -> HdcIndex:
+    return HdcIndex.build(KB, CONFIG)
+
+
+def test_matching_topic_scores_higher_than_unrelated(index: HdcIndex) -> None:
+    query = encode_query(tokenize("What is the Kafka replication factor?"), Act.DEFINE, CONFIG)
+    scores = dict(zip(index.unit_ids, index.scores(query), strict=True))
+    assert scores["kb::chunk-001::unit-001"] > scores["kb::chunk-001::unit-003"] > scores["kb::chunk-001::unit-002"]
+    assert scores["kb::chunk-001::unit-001"] > scores["kb::chunk-001::unit-004"]
+
+
+@pytest.mark.parametrize("act", list(Act))
+def test_scores_stay_in_unit_interval(index: HdcIndex, act: Act) -> None:
+    for text in ("Kafka replication factor", "", "coffee tea caffeine", "the of and"):
+        scores = index.scores(encode_query(tokenize(text), act, CONFIG))
+        assert scores.shape == (len(KB),) and scores.dtype == np.float64
+        assert np.all((scores >= 0) & (scores <= 1))
+
+
+def test_identical_text_and_preferred_role_scores_near_one() -> None:
+    only = [unit(1, Role.DEFINITION, "replication factor", "replication factor")]
+    index = HdcIndex.build(only, CONFIG)
+    scores = index.scores(encode_query(["replic", "factor"], Act.DEFINE, CONFIG))
+    # topic and claim match exactly (1.0 each); role is one of two preferred roles (0.5); act exact.
+    assert scores[0] == pytest.approx(0.35 + 0.35 + 0.20 * 0.5 + 0.10, abs=0.1 * 0.2)
+
+
+def test_field_similarities_explain_the_score(index: HdcIndex) -> None:
+    query = encode_query(tokenize("Kafka replication factor"), Act.DEFINE, CONFIG)
+    scores = index.scores(query)
+    for row, uid in enumerate(index.unit_ids):
+        fields = index.field_similarities(query, uid)
+        assert set(fields) == {"topic", "claim", "role", "acts", "topic_score", "claim_score", "role_score", "acts_score"}
+        for name in ("topic", "claim", "role", "acts"):
+            assert fields[f"{name}_score"] == pytest.approx(max(0.0, (fields[name] - 0.5) * 2))
+        total = sum(CONFIG.field_weights[name] * fields[f"{name}_score"] for name in ("topic", "claim", "role", "acts"))
+        assert total == pytest.approx(scores[row])
+    assert index.field_similarities(query, "kb::chunk-001::unit-001")["topic"] == 1.0
+
+
+def test_query_without_tokens_scores_only_role_and_acts(index: HdcIndex) -> None:
+    query = encode_query([], Act.COMPARE, CONFIG)
+    fields = index.field_similarities(query, "kb::chunk-001::unit-004")
+    assert "topic" not in fields and fields["acts"] == 1.0
+    assert index.scores(query).max() <= CONFIG.field_weights["role"] + CONFIG.field_weights["acts"]
+
+
+def test_role_and_acts_are_stored_once_per_distinct_value() -> None:
+    units = [unit(i, Role.DEFINITION if i % 2 else Role.NARRATIVE, f"topic {i}", "claim") for i in range(1, 11)]
+    index = HdcIndex.build(units, CONFIG)
+    assert len(index.role_table) == 2 and len(index.acts_table) == 2
+    assert index.topic.shape == index.claim.shape == (10, WORDS)
+
+
+def test_cache_reencodes_only_edited_units() -> None:
+    cache = UnitVectorCache()
+    first = HdcIndex.build(KB, CONFIG, cache)
+    assert cache.encoded == len(KB)
+    edited = [*KB[:2], KB[2].model_copy(update={"topic": "Lowering the replication factor"}), KB[3]]
+    second = HdcIndex.build(edited, CONFIG, cache)
+    assert cache.encoded == len(KB) + 1
+    assert np.array_equal(first.topic[[0, 1, 3]], second.topic[[0, 1, 3]])
+    assert not np.array_equal(first.topic[2], second.topic[2])
+    assert np.array_equal(second.topic, HdcIndex.build(edited, CONFIG).topic)
+    HdcIndex.build(edited[:2], CONFIG, cache)  # a narrower view reuses everything
+    assert cache.encoded == len(KB) + 1
+
+
+def test_cache_keys_include_the_seed() -> None:
+    cache = UnitVectorCache()
+    HdcIndex.build(KB, CONFIG, cache)
+    other = HdcIndex.build(KB, HdcConfig(seed="other"), cache)
+    assert cache.encoded == 2 * len(KB)
+    assert np.array_equal(other.topic, HdcIndex.build(KB, HdcConfig(seed="other")).topic)
+
+
+def test_scan_matches_direct_similarity_on_many_rows() -> None:
+    """More rows than one 1024-row scan chunk, so chunk boundaries are exercised."""
+    units = [unit(i, list(Role)[i % 9], f"topic word{i % 37} w{i % 11}", f"claim c{i % 13}") for i in range(1, 2600)]
+    units = [u if u.role is not Role.PROCEDURE else u.model_copy(update={"claim": None, "procedure": "steps"}) for u in units]
+    index = HdcIndex.build(units, CONFIG)
+    query = encode_query(tokenize("topic word5 w3"), Act.EXPLAIN, CONFIG)
+    scores = index.scores(query)
+    for row in (0, 1023, 1024, 2047, 2048, len(units) - 1):
+        fields = index.field_similarities(query, index.unit_ids[row])
+        expected = sum(CONFIG.field_weights[f] * fields[f"{f}_score"] for f in ("topic", "claim", "role", "acts"))
+        assert scores[row] == pytest.approx(expected)
+
+
+def test_empty_view() -> None:
+    index = HdcIndex.build([], CONFIG)
+    assert index.scores(encode_query(["kafka"], Act.DEFINE, CONFIG)).shape == (0,)
+
+
+def test_vectors_are_4096_bits() -> None:
+    assert WORDS * 64 == DIMENSIONS == 4096
