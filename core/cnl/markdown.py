@@ -15,7 +15,7 @@ from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit
 
 _UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*?)\s*$", re.IGNORECASE)
-_FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*?)\s*$")
+_FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
 
@@ -31,7 +31,7 @@ class _Reader:
         self.in_unit = False
 
     def feed(self, number: int, line: str) -> None:
-        heading = _UNIT_HEADING.match(line)
+        heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
         if heading:
             self.close()
             self.open(number, line, heading)
@@ -61,7 +61,7 @@ class _Reader:
         if match is None:
             draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
             return
-        value = Token(match.group("value"), number, match.start("value") + 1)
+        value = Token(match.group("value").rstrip(), number, match.start("value") + 1)
         self.field = (Token(match.group("name"), number, 1), [value] if value.text else [])
 
     def continue_field(self, number: int, line: str) -> None:

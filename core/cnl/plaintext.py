@@ -43,6 +43,7 @@ _TOPIC_WORDS = 8
 _QUESTIONS = re.compile(r"\s*(?:#+\s*)?questions\s*:?\s*$", re.IGNORECASE)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _END = re.compile(r"[.!?]+[\"')\]\u2019\u201d]*(?=\s|$)")
+_NEXT_CHAR = re.compile(r"\s*(\S?)")
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+")
 _ABBREVIATIONS = frozenset(
     "mr. mrs. ms. dr. prof. sr. jr. st. vs. e.g. i.e. cf. approx. no. nos. fig. figs. inc. ltd. co. "
@@ -227,8 +228,8 @@ def _split_block(block: list[Token]) -> Iterator[Token]:
 
 
 def _is_boundary(text: str, match: re.Match[str]) -> bool:
-    following = text[match.end():].lstrip()
-    if following and following[0].islower():
+    following = _NEXT_CHAR.match(text, match.end()).group(1)
+    if following.islower():
         return False
     if not match.group().startswith("."):
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
@@ -95,6 +96,7 @@ def source_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in text.split("\n")]
 
 
+@lru_cache(maxsize=1024)
 def field_key(name: str) -> str | None:
     """The KnowledgeUnit attribute a written field name stands for, or None if unknown."""
     return FIELD_KEYS.get(_squash(name))
@@ -140,7 +142,7 @@ class UnitDraft:
             self._fields[key] = _Field(name, items, tuple(item.text for item in items))
             return
         separator = "\n" if key == "procedure" else " "
-        text = separator.join(s.text.strip() for s in segments if s.text.strip())
+        text = separator.join(filter(None, (s.text.strip() for s in segments)))
         self._fields[key] = _Field(name, tuple(segments[:1]), text)
 
     def add_items(self, name: Token, items: Sequence[Token], opened_at: Token) -> None:
@@ -280,9 +282,10 @@ def _normalise(key: str, value: Any) -> Any:
 
 def _split_commas(segment: Token) -> list[Token]:
     items = []
-    for match in re.finditer(r"[^,]+", segment.text):
-        text = match.group().strip()
+    offset = 0
+    for part in segment.text.split(","):
+        text = part.strip()
         if text:
-            offset = match.start() + len(match.group()) - len(match.group().lstrip())
-            items.append(Token(text, segment.line, segment.col + offset))
+            items.append(Token(text, segment.line, segment.col + offset + len(part) - len(part.lstrip())))
+        offset += len(part) + 1
     return items
