@@ -16,6 +16,8 @@ The rules, in order:
   no pronoun as X); leading articles and trailing adverbs of X ("also", "directly") are removed.
   "helps with" maps to relevant_for (the DS004 built-in set has no "helps" relation and the
   sentence claims usefulness for a goal); "enables" maps to supports; "leads to" to causes.
+  Beyond the DESIGN list, "is" patterns also accept "are", and "relevant/useful to" and
+  "has capability to" are accepted as the common variants of "for" and "of".
 - Consecutive non-fact sentences of one paragraph, up to three, form one unit: role Explanation
   when one of them has an explanatory connective ("because", "therefore", ...), else Narrative;
   topic = the heading above, else the first sentence's first eight words.
