@@ -1,0 +1,342 @@
+"""The KB screen: the caller's view (units by source), validation errors, search, why-not, edit."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from core.diagnostics import Diagnostic
+from core.units import Caller, KnowledgeUnit
+from mrptui.screens.modals import TextModal, unit_markup
+
+if TYPE_CHECKING:
+    from mrptui.app import ExplorerApp
+
+
+def caller_label(caller: Caller) -> str:
+    who = "public caller" if not caller.tags else "caller " + ",".join(sorted(caller.tags))
+    if caller.region:
+        who += f" in {caller.region}"
+    return f"{who} as of {caller.as_of.isoformat()}"
+
+
+def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
+    needle = needle.lower()
+    fields = [unit.id, unit.topic, unit.body, unit.role.value, unit.title or "", unit.subject or "",
+              unit.relation.value if unit.relation else "", unit.object or ""]
+    return any(needle in value.lower() for value in fields)
+
+
+def open_in_editor(app, file: str, line: int) -> None:
+    """Suspend the app and run `$VISUAL`/`$EDITOR +LINE FILE`; notify when that is impossible."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor:
+        app.notify("set $EDITOR (e.g. export EDITOR=vim) to open files from here", severity="warning")
+        return
+    command = [*shlex.split(editor), f"+{line}", file]
+    try:
+        with app.suspend():
+            subprocess.run(command, check=False)
+    except Exception as exc:  # noqa: BLE001 - SuspendNotSupported, a missing editor binary, …
+        app.notify(f"could not open the editor: {exc or type(exc).__name__}", severity="error")
+        return
+    app.poll_files()
+
+
+class KBScreen(Screen[None]):
+    """Units of the caller's permitted view, grouped by source, with every validation error."""
+
+    HELP = """\
+## KB
+The units this caller may see (grouped by source), and every validation error of the KB and rule
+files with its file:line. Saved files are reloaded automatically; when a new file has errors, the
+last good KB stays in use and the errors appear here.
+
+- `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
+  `f` shows only the matches.
+- `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
+- `e`: open the selected unit's (or error's) file in `$EDITOR` at its line.
+- `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the explorer"),
+        Binding("slash", "search", "Search", id="kb.search", tooltip="Search units"),
+        Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
+        Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
+        Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
+        Binding("w", "why_not", "Why not?", id="kb.why_not", tooltip="Why is this unit not in the last answer?"),
+        Binding("e", "edit", "Edit", id="kb.edit", tooltip="Open the file in $EDITOR at this line"),
+        Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
+        Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
+        Binding("R,f3", "app.rules_screen", "Rules", id="kb.rules", tooltip="The rules screen"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.units: list[KnowledgeUnit] = []
+        self.shown: list[KnowledgeUnit] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.search_text = ""
+        self.matches: list[int] = []
+        self.match_position = -1
+        self.filtered = False
+
+    @property
+    def explorer(self) -> ExplorerApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("KB", id="kb-title", classes="screen-title")
+        units = DataTable(id="kb-units", cursor_type="row", zebra_stripes=True)
+        units.border_title = "Units"
+        yield units
+        with Horizontal(id="kb-bottom"):
+            with VerticalScroll(id="kb-detail") as detail:
+                detail.border_title = "Selected unit"
+                yield Static("", id="kb-detail-text")
+            diagnostics = DataTable(id="kb-diagnostics", cursor_type="row")
+            diagnostics.border_title = "Validation errors"
+            yield diagnostics
+        yield Input(placeholder="search units (enter: find · escape: cancel)", id="kb-search")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        units = self.query_one("#kb-units", DataTable)
+        for key, label in (("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"),
+                           ("where", "file:line")):
+            units.add_column(label, key=key)
+        diagnostics = self.query_one("#kb-diagnostics", DataTable)
+        diagnostics.add_column("where", key="where")
+        diagnostics.add_column("code", key="code")
+        diagnostics.add_column("message", key="message")
+        self.query_one("#kb-search", Input).cursor_blink = self.explorer.cursor_blink
+        self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
+        self.load()
+        units.focus()
+
+    # -- data -------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """(Re-)read the caller's view and the diagnostics from the session."""
+        session, caller = self.explorer.session, self.explorer.caller
+        self.units = sorted(session.units(caller), key=lambda u: (u.source_id, u.id))
+        self.diagnostics = sorted(session.diagnostics(), key=lambda d: (d.file, d.line, d.col, d.code.value))
+        self._recompute_matches()
+        self._render_units()
+        self._render_diagnostics()
+        self._render_title()
+
+    def _recompute_matches(self) -> None:
+        base = self.units
+        if self.search_text and self.filtered:
+            self.shown = [u for u in base if unit_matches(u, self.search_text)]
+        else:
+            self.shown = list(base)
+        self.matches = [i for i, u in enumerate(self.shown) if self.search_text and unit_matches(u, self.search_text)]
+        if self.match_position >= len(self.matches):
+            self.match_position = len(self.matches) - 1
+
+    def _render_title(self) -> None:
+        app = self.explorer
+        errors = sum(1 for d in self.diagnostics if d.is_error)
+        sources = len({u.source_id for u in self.units})
+        parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
+                 f"visible to the {escape(caller_label(app.caller))}"]
+        if app.replay and not self.units:
+            parts = ["KB", "no KB is open (replaying a saved trace)"]
+        parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
+        if self.search_text:
+            where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
+            parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
+        self.query_one("#kb-title", Static).update(" · ".join(parts))
+
+    def _render_units(self) -> None:
+        table = self.query_one("#kb-units", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        previous_source = None
+        for position, unit in enumerate(self.shown):
+            triple = f"{unit.subject} {unit.relation.value} {unit.object}" if unit.relation else ""
+            where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
+            marker = "▸ " if position in self.matches else ""
+            source_first = unit.source_id != previous_source
+            previous_source = unit.source_id
+            table.add_row(
+                Text(marker + unit.id, style="bold" if source_first else ""),
+                unit.role.value, Text(unit.topic), Text(triple), Text(where, style="dim"),
+                key=f"unit-{position}",
+            )
+        table.border_subtitle = f"{len(self.shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
+        self._render_detail()
+
+    def _render_diagnostics(self) -> None:
+        table = self.query_one("#kb-diagnostics", DataTable)
+        table.clear()
+        error_style = self.app.current_theme.error or "red"
+        warning_style = self.app.current_theme.warning or "yellow"
+        for diagnostic in self.diagnostics:
+            style = error_style if diagnostic.is_error else warning_style
+            table.add_row(
+                Text(f"{diagnostic.file}:{diagnostic.line}:{diagnostic.col}"),
+                Text(diagnostic.code.value, style=style),
+                Text(diagnostic.message),
+            )
+        table.border_title = f"Validation errors ({len(self.diagnostics)})" if self.diagnostics else "No validation errors"
+
+    def _render_detail(self) -> None:
+        unit = self.selected
+        text = unit_markup(unit, "", replay=False) if unit else "[$text-muted]no unit selected[/]"
+        self.query_one("#kb-detail-text", Static).update(text)
+
+    @property
+    def selected(self) -> KnowledgeUnit | None:
+        table = self.query_one("#kb-units", DataTable)
+        if not self.shown or not (0 <= table.cursor_row < len(self.shown)):
+            return None
+        return self.shown[table.cursor_row]
+
+    @property
+    def selected_diagnostic(self) -> Diagnostic | None:
+        table = self.query_one("#kb-diagnostics", DataTable)
+        if not self.diagnostics or not (0 <= table.cursor_row < len(self.diagnostics)):
+            return None
+        return self.diagnostics[table.cursor_row]
+
+    @on(DataTable.RowHighlighted, "#kb-units")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._render_detail()
+
+    @on(DataTable.RowSelected, "#kb-units")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        unit = self.selected
+        if unit is not None:
+            self.app.push_screen(TextModal(f"Unit {unit.id}", unit_markup(unit, unit.id)))
+
+    # -- search -----------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        search = self.query_one("#kb-search", Input)
+        search.add_class("-visible")
+        search.value = self.search_text
+        search.focus()
+
+    @on(Input.Submitted, "#kb-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.set_search(event.value)
+        event.input.remove_class("-visible")
+        self.query_one("#kb-units", DataTable).focus()
+
+    def on_key(self, event) -> None:
+        search = self.query_one("#kb-search", Input)
+        if event.key == "escape" and search.has_focus:
+            event.stop()
+            search.remove_class("-visible")
+            self.query_one("#kb-units", DataTable).focus()
+
+    def set_search(self, text: str) -> None:
+        self.search_text = text.strip()
+        self.match_position = -1
+        self._recompute_matches()
+        self._render_units()
+        if self.matches:
+            self._jump(0)
+        elif self.search_text:
+            self.notify(f"no unit matches “{self.search_text}”", severity="warning")
+        self._render_title()
+
+    def _jump(self, position: int) -> None:
+        self.match_position = position % len(self.matches)
+        table = self.query_one("#kb-units", DataTable)
+        table.move_cursor(row=self.matches[self.match_position], animate=False)
+        self._render_title()
+
+    def action_next_match(self) -> None:
+        if not self.matches:
+            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            return
+        self._jump(self.match_position + 1)
+
+    def action_previous_match(self) -> None:
+        if not self.matches:
+            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            return
+        self._jump(self.match_position - 1)
+
+    def action_toggle_filter(self) -> None:
+        if not self.search_text:
+            self.notify("search first (/), then f shows only the matches")
+            return
+        self.filtered = not self.filtered
+        self._recompute_matches()
+        self._render_units()
+        if self.matches:
+            self._jump(0)
+        self._render_title()
+
+    # -- why not, edit, copy, reload ----------------------------------------------------------
+
+    def action_why_not(self) -> None:
+        unit = self.selected
+        app = self.explorer
+        if unit is None:
+            self.notify("select a unit first", severity="warning")
+            return
+        question = app.last_question
+        if not question:
+            self.notify("ask a question first: why-not explains a unit against the last question", severity="warning")
+            return
+        reasons = app.session.why_not(unit.id, question, app.caller)
+        width = max((len(k) for k in reasons), default=0)
+        lines = [f"[$text-muted]question: “{escape(question)}”[/]", ""]
+        lines += [f"[b]{escape(lane.ljust(width))}[/b]  {escape(reason)}" for lane, reason in reasons.items()]
+        if not reasons:
+            lines.append("[$text-muted]the session gave no reasons[/]")
+        plain = "\n".join([f"why not {unit.id}? ({question})"] + [f"{k}: {v}" for k, v in reasons.items()])
+        self.app.push_screen(TextModal(f"Why not {unit.id}?", "\n".join(lines), plain=plain))
+
+    def action_edit(self) -> None:
+        focused = self.focused
+        if focused is not None and focused.id == "kb-diagnostics":
+            diagnostic = self.selected_diagnostic
+            if diagnostic is None:
+                self.notify("no validation error selected", severity="warning")
+                return
+            self.explorer.open_in_editor(diagnostic.file, diagnostic.line)
+            return
+        unit = self.selected
+        if unit is None or unit.location is None:
+            self.notify("this unit has no file location", severity="warning")
+            return
+        self.explorer.open_in_editor(unit.location.file, unit.location.line)
+
+    def action_copy(self) -> None:
+        focused = self.focused
+        if focused is not None and focused.id == "kb-diagnostics":
+            diagnostic = self.selected_diagnostic
+            text = diagnostic.format() if diagnostic else ""
+        else:
+            unit = self.selected
+            text = unit.id if unit else ""
+        if not text:
+            self.notify("nothing to copy here", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied: {text[:60]}")
+
+    def action_reload(self) -> None:
+        self.explorer.reload_kb()

@@ -1,0 +1,261 @@
+"""The main screen: question box, plan, attempts timeline, evidence, proofs and answer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Input, Tab, Tabs
+
+from mrptui.state import ViewState
+from mrptui.widgets.answer import AnswerPanel, CitationList
+from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.plan import PlanPanel
+from mrptui.widgets.proofs import ProofTree
+from mrptui.widgets.status import StatusLine
+from mrptui.widgets.timeline import AttemptsTimeline
+
+if TYPE_CHECKING:
+    from mrptui.app import ExplorerApp
+
+PANELS: tuple[tuple[str, str], ...] = (
+    ("plan", "Plan"),
+    ("attempts", "Attempts"),
+    ("evidence", "Evidence"),
+    ("proofs", "Proofs"),
+    ("answer", "Answer"),
+)
+NARROW_WIDTH = 110
+NARROW_HEIGHT = 30
+
+
+class QueryBox(Input):
+    """The question. Enter runs it; escape leaves the box so single-letter keys work."""
+
+    HELP = """\
+## Question
+Type a question and press **Enter** to run the engine on it (one line; pasted text is joined).
+**Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` comes back.
+`ctrl+r` / `F5` re-runs the last question from anywhere.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "screen.leave_query", "Leave box", id="query.leave", tooltip="Move focus to the timeline"),
+    ]
+
+
+class MainScreen(Screen[None]):
+    """Everything about one run, at the cursor's event."""
+
+    HELP = """\
+## Explorer
+Ask a question, then watch or step through what the engine did. The panels show the run as it was
+after event *k* of *N* (see the status line). Stepping replays the recorded events; it never
+re-executes the engine.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r,f5", "rerun", "Re-run", id="main.rerun", tooltip="Run the last question again"),
+        Binding("r", "rerun", "Re-run", show=False, id="main.rerun_r", tooltip="Run the last question again"),
+        Binding("n", "step_forward", "Step", id="main.step", tooltip="Step one event forward (right arrow too)"),
+        Binding("b", "step_back", "Back", id="main.back", tooltip="Step one event back (left arrow too)"),
+        Binding("full_stop", "continue_run", "Continue", id="main.continue",
+                tooltip="Continue to the next backtrack or breakpoint"),
+        Binding("g,end", "to_end", "To end", id="main.end", tooltip="Run to the end, ignoring breakpoints"),
+        Binding("home", "to_start", "To start", id="main.start", tooltip="Back to event 0"),
+        Binding("d", "diff", "Diff", id="main.diff", tooltip="Compare this run with the previous one"),
+        Binding("s", "save", "Save", id="main.save", tooltip="Save the trace as JSON Lines"),
+        Binding("c", "copy", "Copy", id="main.copy", tooltip="Copy the focused row, proof or answer"),
+        Binding("e", "export_csv", "CSV", id="main.csv", tooltip="Export the evidence table as CSV"),
+        Binding("m", "export_markdown", "Markdown", id="main.markdown", tooltip="Export the answer as Markdown"),
+        Binding("k,f2", "app.kb_screen", "KB", id="main.kb", tooltip="The KB: units, errors, why-not"),
+        Binding("R,f3", "app.rules_screen", "Rules", id="main.rules", tooltip="Rules: which fired, bindings"),
+        Binding("slash", "focus_query", "Ask", id="main.ask", tooltip="Focus the question box"),
+        Binding("1", "panel('plan')", "Plan", show=False, id="main.panel1"),
+        Binding("2", "panel('attempts')", "Attempts", show=False, id="main.panel2"),
+        Binding("3", "panel('evidence')", "Evidence", show=False, id="main.panel3"),
+        Binding("4", "panel('proofs')", "Proofs", show=False, id="main.panel4"),
+        Binding("5", "panel('answer')", "Answer", show=False, id="main.panel5"),
+    ]
+
+    def __init__(self, *, show_durations: bool = True) -> None:
+        super().__init__()
+        self.show_durations = show_durations
+        self.active_panel = "attempts"
+
+    @property
+    def explorer(self) -> ExplorerApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield QueryBox(placeholder="Ask a question — Enter runs it, Esc leaves the box", id="query")
+        yield Tabs(*(Tab(f"{n} {label}", id=f"tab-{key}") for n, (key, label) in enumerate(PANELS, start=1)),
+                   id="panel-tabs", active=f"tab-{self.active_panel}")
+        with Container(id="panels"):
+            plan = PlanPanel(id="plan", classes="panel")
+            plan.border_title = "Plan"
+            yield plan
+            evidence = EvidenceTable(id="evidence", classes="panel")
+            evidence.border_title = "Evidence"
+            yield evidence
+            timeline = AttemptsTimeline(show_durations=self.show_durations, id="attempts", classes="panel")
+            timeline.border_title = "Attempts"
+            yield timeline
+            proofs = ProofTree(id="proofs", classes="panel")
+            proofs.border_title = "Proofs"
+            yield proofs
+            answer = AnswerPanel(id="answer", classes="panel")
+            answer.border_title = "Answer"
+            yield answer
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        query = self.query_one(QueryBox)
+        query.cursor_blink = self.explorer.cursor_blink
+        self._set_active(self.active_panel, focus=False)
+        query.focus()
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < NARROW_WIDTH or event.size.height < NARROW_HEIGHT
+        self.set_class(narrow, "-narrow")
+
+    @property
+    def narrow(self) -> bool:
+        return self.has_class("-narrow")
+
+    def _set_active(self, key: str, *, focus: bool) -> None:
+        self.active_panel = key
+        for panel_key, _ in PANELS:
+            self.query_one(f"#{panel_key}").set_class(panel_key == key, "-active")
+        tabs = self.query_one("#panel-tabs", Tabs)
+        if tabs.active != f"tab-{key}":
+            tabs.active = f"tab-{key}"
+        if focus:
+            self.panel_focus_target(key).focus()
+
+    def panel_focus_target(self, key: str) -> Widget:
+        if key == "answer":
+            citations = self.query_one(CitationList)
+            if citations.display and citations.option_count:
+                return citations
+        return self.query_one(f"#{key}")
+
+    @on(Tabs.TabActivated, "#panel-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        key = (event.tab.id or "tab-attempts").removeprefix("tab-")
+        if key != self.active_panel:
+            self._set_active(key, focus=self.narrow)
+
+    def on_descendant_focus(self, event) -> None:
+        widget = event.widget if hasattr(event, "widget") else None
+        node = widget
+        while node is not None and node is not self:
+            if node.has_class("panel") and node.id:
+                if node.id != self.active_panel:
+                    self.active_panel = node.id
+                    for panel_key, _ in PANELS:
+                        self.query_one(f"#{panel_key}").set_class(panel_key == node.id, "-active")
+                    self.query_one("#panel-tabs", Tabs).active = f"tab-{node.id}"
+                return
+            node = node.parent
+
+    def action_panel(self, key: str) -> None:
+        self._set_active(key, focus=True)
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def show(self, state: ViewState, status_markup: str) -> None:
+        """Render the state at the cursor (the app calls this inside batch_update)."""
+        app = self.explorer
+        self.query_one(PlanPanel).show(state)
+        self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints)
+        self.query_one(EvidenceTable).show(state.retrievals)
+        self.query_one(ProofTree).show(state.proofs)
+        self.query_one(AnswerPanel).show(state)
+        self.query_one(StatusLine).update(status_markup)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#query")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.explorer.ask(event.value)
+
+    @on(DataTable.RowSelected, "#evidence")
+    def _evidence_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.explorer.open_evidence_detail()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        app = self.explorer
+        if action in ("step_forward", "to_end", "continue_run"):
+            return True if app.current and app.cursor < len(app.current.events) else None
+        if action in ("step_back", "to_start"):
+            return True if app.current and app.cursor > 0 else None
+        if action == "diff":
+            return True if len(app.runs) >= 2 else None
+        if action in ("save", "export_markdown"):
+            return True if app.current and app.current.events else None
+        if action == "rerun":
+            return True if app.last_request is not None and not app.replay else None
+        return True
+
+    def action_rerun(self) -> None:
+        self.explorer.rerun()
+
+    def action_step_forward(self) -> None:
+        self.explorer.step(+1)
+
+    def action_step_back(self) -> None:
+        self.explorer.step(-1)
+
+    def action_to_end(self) -> None:
+        self.explorer.run_to_end()
+
+    def action_to_start(self) -> None:
+        self.explorer.seek(0)
+
+    def action_continue_run(self) -> None:
+        self.explorer.continue_run()
+
+    def action_toggle_break(self) -> None:
+        self.explorer.toggle_break_on_selected(stage=False)
+
+    def action_toggle_break_stage(self) -> None:
+        self.explorer.toggle_break_on_selected(stage=True)
+
+    def action_pin(self) -> None:
+        self.explorer.rerun_selected(pin=True)
+
+    def action_exclude(self) -> None:
+        self.explorer.rerun_selected(pin=False)
+
+    def action_diff(self) -> None:
+        self.explorer.show_diff()
+
+    def action_save(self) -> None:
+        self.explorer.save_trace()
+
+    def action_copy(self) -> None:
+        self.explorer.copy_focused()
+
+    def action_export_csv(self) -> None:
+        self.explorer.export_csv()
+
+    def action_export_markdown(self) -> None:
+        self.explorer.export_markdown()
+
+    def action_focus_query(self) -> None:
+        self.query_one(QueryBox).focus()
+
+    def action_leave_query(self) -> None:
+        self._set_active("attempts" if not self.narrow else self.active_panel, focus=True)

@@ -1,0 +1,108 @@
+"""Small modal screens: text (unit, why-not, errors) and a path prompt for save/export."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static
+
+from core.units import KnowledgeUnit
+
+
+class TextModal(ModalScreen[None]):
+    """A titled, scrollable block of markup; escape/q closes, c copies the plain text."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close", id="modal.close", tooltip="Close this window"),
+        Binding("c", "copy", "Copy", id="modal.copy", tooltip="Copy the text to the clipboard"),
+    ]
+
+    def __init__(self, title: str, markup: str, *, plain: str | None = None, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self.title_text = title
+        self.markup = markup
+        self.plain = plain
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog") as dialog:
+            dialog.border_title = self.title_text
+            dialog.border_subtitle = "esc close · c copy"
+            with VerticalScroll(id="dialog-body"):
+                yield Static(self.markup, id="dialog-text")
+
+    def action_copy(self) -> None:
+        from textual.content import Content
+
+        text = self.plain if self.plain is not None else Content.from_markup(self.markup).plain
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied {self.title_text.lower()}")
+
+
+class ErrorModal(TextModal):
+    """The one place worker and file errors are shown; the app keeps running."""
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(title, f"[$error]{escape(message)}[/]", plain=message, classes="error")
+
+
+class PathModal(ModalScreen[str | None]):
+    """Ask for a file path (prefilled); enter accepts, escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="path.cancel", tooltip="Cancel without writing"),
+    ]
+
+    def __init__(self, title: str, default: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog path-dialog") as dialog:
+            dialog.border_title = self.title_text
+            dialog.border_subtitle = "enter write · esc cancel"
+            yield Label("File path:")
+            yield Input(self.default, id="path-input", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        field = self.query_one(Input)
+        field.cursor_blink = getattr(self.app, "cursor_blink", True)
+        field.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        value = event.value.strip()
+        self.dismiss(value or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, replay: bool = False) -> str:
+    """A unit as the caller may see it, or one line saying it is not visible."""
+    if unit is None:
+        if replay:
+            return f"[$warning]{escape(unit_id)}: unit text is not available (replay without a KB)[/]"
+        return f"[$warning]{escape(unit_id)}: not visible to this caller[/]"
+    rows: list[tuple[str, str | None]] = [
+        ("id", unit.id),
+        ("source", unit.source_id),
+        ("role", unit.role.value),
+        ("topic", unit.topic),
+        ("title", unit.title),
+        ("claim" if unit.claim is not None else "procedure", unit.body),
+        ("condition", unit.condition),
+        ("acts", ", ".join(a.value for a in unit.acts)),
+        ("note", unit.utility_note),
+        ("triple", f"{unit.subject} {unit.relation.value} {unit.object} (conf {unit.confidence:g})"
+         if unit.relation is not None else None),
+        ("acl", ", ".join(unit.acl) or None),
+        ("region", unit.region),
+        ("file", f"{unit.location.file}:{unit.location.line}" if unit.location else None),
+    ]
+    return "\n".join(f"[b]{name:<10}[/b] {escape(value)}" for name, value in rows if value)

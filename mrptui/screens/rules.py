@@ -1,0 +1,190 @@
+"""The rules screen: each ThinkingDB rule, whether it fired in the last run, bindings, derived facts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from core.diagnostics import Diagnostic
+from core.events import RuleStat
+
+if TYPE_CHECKING:
+    from mrptui.app import ExplorerApp
+
+
+def is_rule_diagnostic(diagnostic: Diagnostic) -> bool:
+    code = diagnostic.code.value
+    return code.startswith("RULE_") or code in ("INVALID_JSON", "INVALID_CONFIG") or diagnostic.file.endswith(".json")
+
+
+def rule_text(rule: dict) -> str:
+    premises = ", ".join(rule.get("premises", []))
+    return f"{premises} ⇒ {rule.get('conclusion', '?')}"
+
+
+def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
+    weight = rule.get("weight")
+    where = f"{rule.get('file', '')}:{rule.get('line', '')}".strip(":")
+    lines = [f"[b]{escape(str(rule.get('id', '?')))}[/b]  weight {weight if weight is not None else '?'}"
+             + (f"  [$text-muted]{escape(where)}[/]" if where else "")]
+    if rule.get("description"):
+        lines.append(f"[$text-muted]{escape(str(rule['description']))}[/]")
+    premises = list(rule.get("premises", []))
+    for position, premise in enumerate(premises, start=1):
+        lines.append(f"  {position}. {escape(premise)}")
+    lines.append(f"  ⇒ {escape(str(rule.get('conclusion', '?')))}")
+    lines.append("")
+    if not ran:
+        lines.append("[$text-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]")
+    elif stat is None or stat.fired == 0:
+        lines.append("[$warning]never fired in the last run[/]")
+        index = stat.first_unmatched_premise if stat else None
+        if index is not None and 0 <= index < len(premises):
+            lines.append(f"  first unmatched premise: {index + 1}. {escape(premises[index])}")
+    else:
+        lines.append(f"[$success]fired {stat.fired}×[/] in the last run")
+        for binding in stat.bindings:
+            pairs = " ".join(f"{k}={v}" for k, v in sorted(binding.items()))
+            lines.append(f"  bindings: {escape(pairs)}")
+        for fact in stat.derived:
+            lines.append(f"  derived: {escape(fact)}")
+    return "\n".join(lines)
+
+
+class RulesScreen(Screen[None]):
+    """Rules with their last-run statistics and the rule files' errors."""
+
+    HELP = """\
+## Rules
+Every ThinkingDB rule (premises ⇒ conclusion, weight). For the last run's kb-thinkingdb retrieval:
+how often each rule fired, its variable bindings and the facts it derived; for rules that never
+fired, the first premise that matched nothing. Rule-file errors are listed with file:line:col.
+
+- `e` opens the rule file in `$EDITOR` at the rule's line; saved changes reload automatically.
+- `c` copies the rule; `ctrl+r` reloads now; `escape` goes back.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the explorer"),
+        Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in $EDITOR at this rule"),
+        Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
+        Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),
+        Binding("k,f2", "app.kb_screen", "KB", id="rules.kb", tooltip="The KB screen"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rules: list[dict] = []
+        self.stats: dict[str, RuleStat] = {}
+        self.ran = False
+
+    @property
+    def explorer(self) -> ExplorerApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Rules", id="rules-title", classes="screen-title")
+        table = DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
+        table.border_title = "Rules"
+        yield table
+        with Horizontal(id="rules-bottom"):
+            with VerticalScroll(id="rules-detail") as detail:
+                detail.border_title = "Selected rule · last run"
+                yield Static("", id="rules-detail-text")
+        yield Static("", id="rules-errors")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#rules-table", DataTable)
+        for key, label in (("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", "weight"),
+                           ("fired", "fired"), ("derived", "derived")):
+            table.add_column(label, key=key)
+        self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
+        self.load()
+        table.focus()
+
+    def load(self) -> None:
+        app = self.explorer
+        self.rules = app.session.rules()
+        run = app.current
+        proofs = run.final.proofs_all if run else ()
+        self.ran = bool(proofs)
+        self.stats = {}
+        for found in proofs:
+            for stat in found.rule_stats:
+                self.stats[stat.rule] = stat
+        table = self.query_one("#rules-table", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        fired_style = app.current_theme.success or "green"
+        never_style = app.current_theme.warning or "yellow"
+        for rule in self.rules:
+            stat = self.stats.get(str(rule.get("id")))
+            if not self.ran:
+                fired = Text("—", style="dim")
+            elif stat and stat.fired:
+                fired = Text(f"✓ {stat.fired}", style=fired_style)
+            else:
+                fired = Text("✗ 0", style=never_style)
+            derived = str(len(stat.derived)) if stat and self.ran else ""
+            weight = rule.get("weight")
+            table.add_row(str(rule.get("id", "?")), rule_text(rule), f"{weight:g}" if isinstance(weight, float | int) else "?",
+                          fired, derived)
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
+        errors = [d for d in app.session.diagnostics() if is_rule_diagnostic(d)]
+        error_box = self.query_one("#rules-errors", Static)
+        error_box.update("\n".join(f"✗ {escape(d.format())}" for d in errors))
+        error_box.display = bool(errors)
+        fired_count = sum(1 for s in self.stats.values() if s.fired)
+        summary = [f"Rules · {len(self.rules)} rules"]
+        if self.ran:
+            summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
+        else:
+            summary.append("no ThinkingDB retrieval in the last run")
+        summary.append(f"[$error]{len(errors)} rule file error(s)[/]" if errors else "[$success]no rule file errors[/]")
+        self.query_one("#rules-title", Static).update(" · ".join(summary))
+        self._render_detail()
+
+    @property
+    def selected(self) -> dict | None:
+        table = self.query_one("#rules-table", DataTable)
+        if not self.rules or not (0 <= table.cursor_row < len(self.rules)):
+            return None
+        return self.rules[table.cursor_row]
+
+    def _render_detail(self) -> None:
+        rule = self.selected
+        text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran) if rule else "[$text-muted]no rules[/]"
+        self.query_one("#rules-detail-text", Static).update(text)
+
+    @on(DataTable.RowHighlighted, "#rules-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._render_detail()
+
+    def action_edit(self) -> None:
+        rule = self.selected
+        if rule is None or not rule.get("file"):
+            self.notify("this rule has no file location", severity="warning")
+            return
+        self.explorer.open_in_editor(str(rule["file"]), int(rule.get("line") or 1))
+
+    def action_copy(self) -> None:
+        rule = self.selected
+        if rule is None:
+            self.notify("nothing to copy here", severity="warning")
+            return
+        text = f"{rule.get('id')}: {rule_text(rule)} (weight {rule.get('weight')})"
+        self.app.copy_to_clipboard(text)
+        self.notify(f"copied: {text[:60]}")
+
+    def action_reload(self) -> None:
+        self.explorer.reload_kb()

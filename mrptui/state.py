@@ -1,0 +1,409 @@
+"""The explorer's view model: a pure function of the first k trace events.
+
+`reduce(events[:k])` (or `apply(state, event)` one event at a time) gives everything the panels
+show at cursor k: plan revisions, intents, the attempts timeline with backtracks inline, evidence,
+proofs, validations and the answer. No Textual here, so every event kind is tested without an app.
+
+The session seam the app talks to is described here too (`SessionLike`), with `NullSession` for
+replaying a saved trace when no KB is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol
+
+from core.diagnostics import Diagnostic
+from core.events import (
+    AnswerReady,
+    AttemptFinished,
+    AttemptStarted,
+    Backtracked,
+    Event,
+    IntentDetected,
+    IntentModel,
+    PlanBuilt,
+    PlanStage,
+    ProofsFound,
+    RetrievalScored,
+    RunFinished,
+    RunStarted,
+    StageStarted,
+    Validated,
+)
+from core.plugins.base import Request
+from core.units import Caller, KnowledgeUnit
+
+RowKind = Literal["plan", "attempt", "backtrack"]
+
+BACKTRACK_LABELS: dict[int, tuple[str, str]] = {
+    1: ("↩", "next candidate"),
+    2: ("⟲", "replan"),
+    3: ("≈", "weak answer"),
+}
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """One plan revision; a replan keeps the old one, marked superseded with the reason."""
+
+    revision: int
+    planner: str
+    stages: tuple[PlanStage, ...]
+    reasons: tuple[str, ...] = ()
+    superseded: bool = False
+    superseded_reason: str = ""
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One row of the attempts timeline: a plan revision, an attempt, or a backtrack."""
+
+    kind: RowKind
+    index: int  # position in the event stream (0-based) of the event that created the row
+    stage: str = ""
+    plugin: str = ""
+    status: str = ""  # attempts: "running" until AttemptFinished, then its status
+    reason: str = ""
+    ms: float | None = None
+    revision: int = 0
+    intent_index: int = 0
+    level: int | None = None
+
+    @property
+    def label(self) -> str:
+        """A one-line description, as copied to the clipboard."""
+        if self.kind == "backtrack":
+            symbol, what = BACKTRACK_LABELS.get(self.level or 0, ("?", "backtrack"))
+            reason = self.reason.removeprefix(f"{what}:").strip()
+            return f"{symbol} L{self.level} {what}: {reason}"
+        if self.kind == "plan":
+            return f"plan r{self.revision} by {self.plugin}"
+        tail = f": {self.reason}" if self.reason else ""
+        return f"{self.stage} {self.plugin} {self.status}{tail}"
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Everything the main screen shows after the first `k` events of one run."""
+
+    k: int = 0
+    question: str = ""
+    caller_tags: tuple[str, ...] = ()
+    caller_region: str | None = None
+    as_of: str = ""
+    kb_version: str = ""
+    pins: tuple[tuple[str, str], ...] = ()
+    excluded: tuple[str, ...] = ()
+    plans: tuple[PlanView, ...] = ()
+    revision: int = 0
+    current_stage: str | None = None
+    current_plugin: str | None = None
+    current_intent: int = 0
+    intent_plugin: str = ""
+    intent_cnl: str = ""
+    intents: tuple[IntentModel, ...] = ()
+    context_unit_ids: tuple[str, ...] = ()
+    rows: tuple[TimelineRow, ...] = ()
+    retrievals: tuple[RetrievalScored, ...] = ()
+    proofs_all: tuple[ProofsFound, ...] = ()
+    validations: tuple[Validated, ...] = ()
+    backtracks: tuple[Backtracked, ...] = ()
+    answer: AnswerReady | None = None
+    finished: RunFinished | None = None
+    status: str = "idle"  # idle, running, then the RunFinished status
+    last_event: Event | None = None
+
+    # -- derived views ------------------------------------------------------------------------
+
+    @property
+    def plan(self) -> PlanView | None:
+        """The current (latest) plan revision."""
+        return self.plans[-1] if self.plans else None
+
+    @property
+    def evidence(self) -> dict[int, RetrievalScored]:
+        """The latest RetrievalScored per intent index."""
+        latest: dict[int, RetrievalScored] = {}
+        for scored in self.retrievals:
+            latest[scored.intent_index] = scored
+        return latest
+
+    @property
+    def evidence_by_plugin(self) -> dict[str, tuple[RetrievalScored, ...]]:
+        grouped: dict[str, list[RetrievalScored]] = {}
+        for scored in self.retrievals:
+            grouped.setdefault(scored.plugin, []).append(scored)
+        return {plugin: tuple(items) for plugin, items in grouped.items()}
+
+    @property
+    def latest_retrieval(self) -> RetrievalScored | None:
+        return self.retrievals[-1] if self.retrievals else None
+
+    @property
+    def proofs(self) -> ProofsFound | None:
+        """The latest ProofsFound."""
+        return self.proofs_all[-1] if self.proofs_all else None
+
+    @property
+    def attempts(self) -> tuple[TimelineRow, ...]:
+        return tuple(row for row in self.rows if row.kind == "attempt")
+
+    @property
+    def done(self) -> bool:
+        return self.finished is not None
+
+    def attempt_status(self, revision: int, stage: str, plugin: str) -> str | None:
+        """The status of the last attempt of `plugin` in `stage` under plan `revision`, if any."""
+        status = None
+        for row in self.rows:
+            if row.kind == "attempt" and row.revision == revision and row.stage == stage and row.plugin == plugin:
+                status = row.status
+        return status
+
+
+def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tuple[TimelineRow, ...]:
+    """Close the last running row of the same stage, plugin and intent (or append a lone row)."""
+    for position in range(len(rows) - 1, -1, -1):
+        row = rows[position]
+        if (
+            row.kind == "attempt"
+            and row.status == "running"
+            and row.stage == event.stage
+            and row.plugin == event.plugin
+            and row.intent_index == event.intent_index
+        ):
+            done = replace(row, status=event.status, reason=event.reason, ms=event.ms)
+            return rows[:position] + (done,) + rows[position + 1 :]
+    return rows + (
+        TimelineRow(
+            kind="attempt", index=-1, stage=event.stage, plugin=event.plugin, status=event.status,
+            reason=event.reason, ms=event.ms, intent_index=event.intent_index,
+        ),
+    )
+
+
+def apply(state: ViewState, event: Event) -> ViewState:
+    """The state after one more event. Pure: `state` is never changed."""
+    index = state.k
+    state = replace(state, k=state.k + 1, last_event=event)
+    match event:
+        case RunStarted():
+            return replace(
+                ViewState(k=state.k, last_event=event),
+                question=event.question,
+                caller_tags=event.caller_tags,
+                caller_region=event.caller_region,
+                as_of=event.as_of,
+                kb_version=event.kb_version,
+                pins=tuple(sorted(event.pins.items())),
+                excluded=tuple(sorted(event.excluded)),
+                status="running",
+            )
+        case PlanBuilt():
+            reason = state.backtracks[-1].reason if state.backtracks and state.backtracks[-1].level == 2 else "replanned"
+            old = tuple(
+                plan if plan.superseded else replace(plan, superseded=True, superseded_reason=reason)
+                for plan in state.plans
+            )
+            plan = PlanView(event.revision, event.planner, event.stages, event.reasons)
+            row = TimelineRow(kind="plan", index=index, plugin=event.planner, revision=event.revision,
+                              reason="; ".join(event.reasons))
+            return replace(state, plans=old + (plan,), revision=event.revision, rows=state.rows + (row,))
+        case StageStarted():
+            return replace(state, current_stage=event.stage, current_plugin=None,
+                           current_intent=event.intent_index, revision=event.revision)
+        case AttemptStarted():
+            row = TimelineRow(
+                kind="attempt", index=index, stage=event.stage, plugin=event.plugin, status="running",
+                revision=event.revision, intent_index=event.intent_index,
+            )
+            return replace(state, current_stage=event.stage, current_plugin=event.plugin,
+                           current_intent=event.intent_index, rows=state.rows + (row,))
+        case IntentDetected():
+            return replace(state, intent_plugin=event.plugin, intent_cnl=event.cnl, intents=event.intents,
+                           context_unit_ids=event.context_unit_ids)
+        case RetrievalScored():
+            return replace(state, retrievals=state.retrievals + (event,))
+        case ProofsFound():
+            return replace(state, proofs_all=state.proofs_all + (event,))
+        case AttemptFinished():
+            return replace(state, rows=_finish_attempt(state.rows, event))
+        case Backtracked():
+            row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
+                              status="backtrack", reason=event.reason, revision=state.revision,
+                              level=event.level)
+            return replace(state, rows=state.rows + (row,), backtracks=state.backtracks + (event,))
+        case Validated():
+            return replace(state, validations=state.validations + (event,))
+        case AnswerReady():
+            return replace(state, answer=event)
+        case RunFinished():
+            return replace(state, finished=event, status=event.status, current_stage=None, current_plugin=None)
+    return state
+
+
+def reduce(events: Iterable[Event], state: ViewState | None = None) -> ViewState:
+    """Fold events into a state: `reduce(events[:k])` is the view at cursor k."""
+    state = state or ViewState()
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+class StateCache:
+    """States for every prefix of a growing event list, so stepping back and forth is free."""
+
+    def __init__(self) -> None:
+        self._states: list[ViewState] = [ViewState()]
+
+    def at(self, events: Sequence[Event], k: int) -> ViewState:
+        k = max(0, min(k, len(events)))
+        while len(self._states) <= k:
+            n = len(self._states)
+            self._states.append(apply(self._states[-1], events[n - 1]))
+        return self._states[k]
+
+
+# -- breakpoints ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Breakpoint:
+    """Pause stepping after an event: a stage starting, a plugin attempt starting, or any backtrack."""
+
+    kind: Literal["stage", "plugin", "backtrack"]
+    value: str = "*"
+
+    def matches(self, event: Event) -> bool:
+        if self.kind == "stage":
+            return isinstance(event, StageStarted) and event.stage == self.value
+        if self.kind == "plugin":
+            return isinstance(event, AttemptStarted) and event.plugin == self.value
+        return isinstance(event, Backtracked)
+
+    @property
+    def label(self) -> str:
+        if self.kind == "backtrack":
+            return "any backtrack"
+        return f"{self.kind} {self.value}"
+
+
+def next_stop(
+    events: Sequence[Event], start: int, breakpoints: Iterable[Breakpoint], *, backtracks: bool
+) -> tuple[int, Breakpoint | None]:
+    """From cursor `start`, the cursor just after the next event that hits a breakpoint.
+
+    With `backtracks`, any Backtracked event stops too. Returns (len(events), None) when nothing
+    stops before the end.
+    """
+    points = tuple(breakpoints)
+    for position in range(start, len(events)):
+        event = events[position]
+        for point in points:
+            if point.matches(event):
+                return position + 1, point
+        if backtracks and isinstance(event, Backtracked):
+            return position + 1, Breakpoint("backtrack")
+    return len(events), None
+
+
+# -- the run request and the session seam --------------------------------------------------------
+
+
+@dataclass(eq=False)
+class RunRecord:
+    """One run as the app keeps it: what was asked and the events seen so far (growing while live)."""
+
+    run_id: int
+    request: Request | None
+    events: list[Event] = field(default_factory=list)
+    done: bool = False
+    error: str = ""
+    cache: StateCache = field(default_factory=StateCache, repr=False)
+
+    def state(self, k: int) -> ViewState:
+        return self.cache.at(self.events, k)
+
+    @property
+    def final(self) -> ViewState:
+        return self.state(len(self.events))
+
+    @property
+    def question(self) -> str:
+        if self.request is not None:
+            return self.request.question
+        first = self.events[0] if self.events else None
+        return first.question if isinstance(first, RunStarted) else ""
+
+
+def request_with(request: Request, *, pin: tuple[str, str] | None = None, exclude: str | None = None) -> Request:
+    """A copy of `request` with one plugin pinned for its stage, or one plugin excluded."""
+    pins = dict(request.pins)
+    excluded = set(request.excluded)
+    if pin is not None:
+        stage, plugin = pin
+        pins[stage] = plugin
+        excluded.discard(plugin)
+    if exclude is not None:
+        excluded.add(exclude)
+        pins = {stage: plugin for stage, plugin in pins.items() if plugin != exclude}
+    return replace(request, pins=pins, excluded=frozenset(excluded))
+
+
+class SessionLike(Protocol):
+    """What the explorer needs from `core.session.Session`, and all it may touch."""
+
+    def run(self, request: Request) -> Iterator[Event]: ...
+
+    def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None: ...
+
+    def units(self, caller: Caller) -> list[KnowledgeUnit]: ...
+
+    def diagnostics(self) -> list[Diagnostic]: ...
+
+    def rules(self) -> list[dict]: ...
+
+    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]: ...
+
+    def reload(self) -> list[Diagnostic]: ...
+
+    def fingerprint(self) -> str: ...
+
+    def plugin_ids(self) -> dict[str, list[str]]: ...
+
+
+@dataclass
+class NullSession:
+    """A session with no KB and no engine: replaying a saved trace on its own."""
+
+    reason: str = "this is a replayed trace; no KB is open"
+    _units: list[KnowledgeUnit] = field(default_factory=list)
+
+    def run(self, request: Request) -> Iterator[Event]:
+        raise RuntimeError(self.reason)
+
+    def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
+        return None
+
+    def units(self, caller: Caller) -> list[KnowledgeUnit]:
+        return []
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return []
+
+    def rules(self) -> list[dict]:
+        return []
+
+    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+        return {}
+
+    def reload(self) -> list[Diagnostic]:
+        return []
+
+    def fingerprint(self) -> str:
+        return ""
+
+    def plugin_ids(self) -> dict[str, list[str]]:
+        return {}

@@ -1,0 +1,116 @@
+"""The answer panel: status (grounded / weak / no-context), the text, validations and citations."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.markup import escape
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from mrptui.messages import OpenUnit
+from mrptui.state import ViewState
+from mrptui.widgets.symbols import status_symbol, tone_markup
+
+
+def answer_markdown(state: ViewState) -> str:
+    """The answer with its citations as Markdown (the `m` export)."""
+    answer = state.answer
+    if answer is None:
+        return ""
+    lines = [f"# {state.question}", "", f"**Status:** {answer.status}", "", answer.answer, ""]
+    if len(answer.parts) > 1:
+        for part in answer.parts:
+            lines += [f"## {part.target} ({part.status})", "", part.answer, ""]
+            lines += [f"- `{cid}`" for cid in part.cited_ids] + [""]
+    if answer.evidence_ids:
+        lines += ["## Citations", ""]
+        lines += [f"{n}. `{cid}`" for n, cid in enumerate(answer.evidence_ids, start=1)]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_answer(state: ViewState) -> str:
+    answer = state.answer
+    if answer is None:
+        if state.status in ("idle",):
+            return "[$text-muted]The answer appears here.[/]"
+        if state.done:
+            return tone_markup(f"✗ run {escape(state.status)} without an answer", "bad")
+        return "[$text-muted]⋯ no answer yet[/]"
+    symbol, tone = status_symbol(answer.status)
+    lines = [tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone), "", escape(answer.answer)]
+    if len(answer.parts) > 1:
+        for part in answer.parts:
+            psym, ptone = status_symbol(part.status)
+            lines += ["", f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
+                      escape(part.answer)]
+    for validation in state.validations:
+        vsym, vtone = status_symbol(validation.status)
+        reason = f": {escape(validation.reason)}" if validation.reason else ""
+        lines.append(f"[$text-muted]{tone_markup(vsym, vtone)} {escape(validation.plugin)} {escape(validation.status)}{reason}[/]")
+    if state.finished and state.finished.replans:
+        lines.append(f"[$text-muted]replans: {state.finished.replans}[/]")
+    return "\n".join(lines)
+
+
+class AnswerPanel(VerticalScroll, can_focus=True):
+    """Answer text and status; citations below, each opening its unit."""
+
+    HELP = """\
+## Answer
+The answer with its status: ✓ grounded (every claim cites evidence), ≈ weak (the best weak answer
+after a level-3 backtrack) or ∅ no-context. Validator verdicts follow. The citations list the cited
+unit ids: `enter` or a click opens the unit (its text comes from your permitted view of the KB).
+`c` copies the answer with citations; `m` exports it as Markdown.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = []
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._markup = ""
+        self._cited: tuple[str, ...] = ()
+        self.state: ViewState = ViewState()
+
+    def compose(self):
+        yield Static(render_answer(ViewState()), id="answer-text")
+        yield CitationList(id="citations")
+
+    def show(self, state: ViewState) -> None:
+        self.state = state
+        markup = render_answer(state)
+        if markup != self._markup:
+            self._markup = markup
+            self.query_one("#answer-text", Static).update(markup)
+        cited = state.answer.evidence_ids if state.answer else ()
+        if cited != self._cited:
+            self._cited = cited
+            citations = self.query_one(CitationList)
+            citations.clear_options()
+            citations.add_options(
+                Option(f"[{n}] {escape(cid)}", id=cid) for n, cid in enumerate(cited, start=1)
+            )
+            citations.display = bool(cited)
+
+    def copy_text(self) -> str | None:
+        return answer_markdown(self.state) or None
+
+
+class CitationList(OptionList):
+    """The cited unit ids; choosing one opens the unit."""
+
+    HELP = AnswerPanel.HELP
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.post_message(OpenUnit(event.option.id))
+
+    def copy_text(self) -> str | None:
+        panel = self.parent
+        if isinstance(panel, AnswerPanel):
+            return answer_markdown(panel.state) or None
+        return None

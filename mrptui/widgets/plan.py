@@ -1,0 +1,112 @@
+"""The plan panel: planner, ordered candidates per stage with reasons, replans, and the parsed intents."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.markup import escape
+from textual.widgets import Static
+
+from mrptui.state import PlanView, ViewState
+from mrptui.widgets.symbols import status_symbol, tone_markup
+
+
+def _fit(text: str, room: int) -> str:
+    """`text` cut to `room` cells with an ellipsis (room <= 0 means no limit)."""
+    if room <= 0 or len(text) <= room:
+        return text
+    return text[: max(0, room - 1)] + "…"
+
+
+def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
+    """Markup lines for one plan revision; candidates carry the status of their last attempt."""
+    head = f"[b]r{plan.revision}[/b] {escape(plan.planner)}"
+    if plan.superseded:
+        head = f"[$text-muted][s]r{plan.revision}[/s] {escape(plan.planner)}[/] " + tone_markup(
+            f"⟲ superseded: {escape(plan.superseded_reason)}", "backtrack"
+        )
+    lines = [head]
+    if plan.reasons:
+        lines.append(f"  [$text-muted]{escape(_fit('; '.join(plan.reasons), width - 2))}[/]")
+    for stage in plan.stages:
+        for position, candidate in enumerate(stage.candidates):
+            status = state.attempt_status(plan.revision, stage.stage, candidate)
+            if status is None:
+                mark = "[$text-muted]·[/]"
+            else:
+                symbol, tone = status_symbol(status)
+                mark = tone_markup(symbol, tone)
+            label = f"{stage.stage:<4}" if position == 0 else "    "
+            reason = stage.reasons[position] if position < len(stage.reasons) else ""
+            used = 2 + 4 + 1 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
+            reason = _fit(reason, width - used) if width else reason
+            reason_markup = f"  [$text-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
+            lines.append(f"  [b]{label}[/b] {position + 1}. {mark} {escape(candidate)}{reason_markup}")
+    return lines
+
+
+def render_plan(state: ViewState, width: int = 0) -> str:
+    if not state.plans:
+        if state.status == "idle":
+            return "[$text-muted]No run yet. Type a question above and press Enter.[/]"
+        return "[$text-muted]Waiting for the planner…[/]"
+    lines: list[str] = []
+    for plan in reversed(state.plans):  # newest first: the current plan is on top
+        lines.extend(plan_lines(plan, state, width))
+    if state.pins or state.excluded:
+        pins = ", ".join(f"{stage}={plugin}" for stage, plugin in state.pins) or "none"
+        excluded = ", ".join(state.excluded) or "none"
+        lines.append(f"[$accent]pinned: {escape(pins)} · excluded: {escape(excluded)}[/]")
+    if state.intent_cnl:
+        lines.append("")
+        lines.append(f"[b]Intents[/b] [$text-muted]from {escape(state.intent_plugin)}[/]")
+        for index, intent in enumerate(state.intents):
+            extra = "".join(
+                f" · {name} “{escape(value)}”"
+                for name, value in (("context", intent.context), ("criterion", intent.criterion))
+                if value
+            )
+            lines.append(f"  #{index} {escape(intent.act)} “{escape(intent.target)}” → {escape(intent.output)}{extra}")
+        for line in state.intent_cnl.splitlines():
+            lines.append(f"  [$text-muted]{escape(line)}[/]")
+        if state.context_unit_ids:
+            lines.append(f"  [$text-muted]current-turn units: {escape(', '.join(state.context_unit_ids))}[/]")
+    return "\n".join(lines)
+
+
+class PlanPanel(VerticalScroll, can_focus=True):
+    """Shows every plan revision (the newest on top; old ones kept and marked superseded)."""
+
+    HELP = """\
+## Plan
+The planner's plan: for each stage (sd → kb → gs → val) the ordered candidate plugins with the
+planner's reasons. Each candidate shows the status of its last attempt (✓ ✗ ↷ ⋯, · not tried).
+A replan (level-2 backtrack) adds a new revision on top and keeps the old one, struck through and
+marked superseded with the reason. Below: the Intent CNL the seed detector produced.
+"""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._markup = ""
+        self._state = ViewState()
+
+    def _text_width(self) -> int:
+        # The body has one cell of padding each side, and the scrollbar takes one more.
+        return max(0, self.scrollable_content_region.width - 3)
+
+    def on_resize(self) -> None:
+        self.show(self._state)
+
+    def compose(self):
+        yield Static(render_plan(ViewState()), id="plan-body")
+
+    def show(self, state: ViewState) -> None:
+        self._state = state
+        markup = render_plan(state, self._text_width())
+        if markup == self._markup:
+            return
+        self._markup = markup
+        self.query_one("#plan-body", Static).update(markup)
+
+    def copy_text(self) -> str | None:
+        return Content.from_markup(self._markup).plain if self._markup else None

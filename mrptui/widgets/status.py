@@ -1,0 +1,43 @@
+"""The status line: where the cursor is ("event k of N"), the run state and the breakpoints."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from textual.markup import escape
+from textual.widgets import Static
+
+from mrptui.state import Breakpoint, ViewState
+from mrptui.widgets.symbols import status_symbol, tone_markup
+
+
+def status_markup(
+    state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
+    replay: bool, label: str,
+) -> str:
+    parts = [f"[b]event {state.k} of {total}[/b]"]
+    if state.last_event is not None and state.k < total:
+        parts[0] += f" [$text-muted]({escape(state.last_event.kind)})[/]"
+    if state.status == "idle" and total == 0:
+        parts = ["[b]ready[/b]"]
+    symbol, tone = status_symbol(state.status)
+    run = state.status if state.k == total or state.status != "running" else "stepping"
+    if live:
+        run = "running" if state.k == total else "running (cursor behind)"
+    parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
+    if paused_at is not None:
+        parts.append(tone_markup(f"⏸ paused at {escape(paused_at.label)}", "backtrack"))
+    if state.current_stage and state.k < total or (live and state.current_stage):
+        parts.append(f"stage {escape(state.current_stage or '')} {escape(state.current_plugin or '')}".rstrip())
+    if breakpoints:
+        labels = ", ".join(point.label for point in sorted(breakpoints))
+        parts.append(f"[$accent]● {escape(labels)}[/]")
+    if replay:
+        parts.append("[$warning]replay[/]")
+    if label:
+        parts.append(f"[$text-muted]{escape(label)}[/]")
+    return " · ".join(parts)
+
+
+class StatusLine(Static):
+    """One line under the panels."""

@@ -1,0 +1,129 @@
+"""The attempts timeline: plan revisions, attempts (status as symbol + colour) and backtracks inline."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable
+
+from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
+from mrptui.widgets.symbols import status_symbol
+
+
+class AttemptsTimeline(DataTable):
+    """Each attempt with status, reason and (optionally) duration; backtracks marked with their level."""
+
+    HELP = """\
+## Attempts timeline
+Every plan revision (▤), every plugin attempt in order and every backtrack, as the engine ran them
+up to the current event.
+
+- ✓ success/accepted · ✗ insufficient/error/rejected · ↷ unsupported · ⋯ still running
+- ↩ L1: the stage tries its next candidate · ⟲ L2: the next planner replans · ≈ L3: weak answer
+- ● marks a row that a breakpoint matches.
+
+Select a row, then pin (`p`) or exclude (`x`) its plugin and re-run, or toggle a breakpoint on its
+plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtrack".
+"""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "timeline--ok", "timeline--warn", "timeline--bad", "timeline--skip", "timeline--running",
+        "timeline--backtrack", "timeline--plan", "timeline--break", "timeline--muted",
+    }
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "screen.step_forward", "Step", show=False),
+        Binding("left", "screen.step_back", "Back", show=False),
+        Binding("t", "screen.toggle_break", "Break", id="timeline.break", tooltip="Toggle a breakpoint on this row's plugin (or on backtracks)"),
+        Binding("T", "screen.toggle_break_stage", "Break stage", id="timeline.break_stage", tooltip="Toggle a breakpoint on this row's stage"),
+        Binding("p", "screen.pin", "Pin+rerun", id="timeline.pin", tooltip="Re-run with this row's plugin pinned for its stage"),
+        Binding("x", "screen.exclude", "Exclude+rerun", id="timeline.exclude", tooltip="Re-run with this row's plugin excluded"),
+    ]
+
+    def __init__(self, *, show_durations: bool = True, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
+        self.show_durations = show_durations
+        self._rows: tuple[TimelineRow, ...] = ()
+        self._breakpoints: frozenset[Breakpoint] = frozenset()
+
+    def on_mount(self) -> None:
+        self.add_column("", key="sym", width=3)
+        self.add_column("stage", key="stage", width=6)
+        self.add_column("plugin", key="plugin", width=15)
+        self.add_column("reason", key="reason")
+        if self.show_durations:
+            self.add_column("ms", key="ms", width=6)
+        self.watch(self.app, "theme", lambda _: self._rebuild(), init=False)
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def show(self, rows: tuple[TimelineRow, ...], breakpoints: Collection[Breakpoint]) -> None:
+        points = frozenset(breakpoints)
+        if rows == self._rows and points == self._breakpoints:
+            return
+        follow = self.row_count == 0 or self.cursor_row >= self.row_count - 1
+        self._rows, self._breakpoints = rows, points
+        self._rebuild(follow=follow)
+
+    def _style(self, tone: str):
+        return self.get_component_rich_style(f"timeline--{tone}", partial=True)
+
+    def _hit(self, row: TimelineRow) -> bool:
+        for point in self._breakpoints:
+            if point.kind == "backtrack" and row.kind == "backtrack":
+                return True
+            if point.kind == "plugin" and row.kind == "attempt" and row.plugin == point.value:
+                return True
+            if point.kind == "stage" and row.kind == "attempt" and row.stage == point.value:
+                return True
+        return False
+
+    def _cells(self, row: TimelineRow) -> list[Text]:
+        mark = Text("●", style=self._style("break")) if self._hit(row) else Text(" ")
+        if row.kind == "plan":
+            cells = [Text("▤", style=self._style("plan")), Text(f"r{row.revision}", style=self._style("plan")),
+                     Text(row.plugin, style=self._style("plan")), Text(row.reason, style=self._style("muted"))]
+        elif row.kind == "backtrack":
+            symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
+            style = self._style("backtrack")
+            reason = row.reason.removeprefix(f"{what}:").strip()
+            cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style), Text(what, style=style),
+                     Text(reason, style=style)]
+        else:
+            symbol, tone = status_symbol(row.status)
+            style = self._style(tone)
+            reason = row.reason if row.status != "running" else "running"
+            intent = f"#{row.intent_index} " if row.intent_index else ""
+            cells = [Text(symbol, style=style), Text(row.stage), Text(row.plugin, style=style),
+                     Text(f"{intent}{row.status}: {reason}" if reason and reason != row.status else row.status)]
+        cells[0] = Text.assemble(mark, cells[0])
+        if self.show_durations:
+            ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""
+            cells.append(Text(ms, justify="right", style=self._style("muted")))
+        return cells
+
+    def _rebuild(self, follow: bool = False) -> None:
+        if not self.is_mounted:
+            return
+        cursor = self.cursor_row
+        self.clear()
+        for position, row in enumerate(self._rows):
+            self.add_row(*self._cells(row), key=f"row-{position}")
+        if self.row_count:
+            target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
+            self.move_cursor(row=target, animate=False, scroll=True)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    @property
+    def selected(self) -> TimelineRow | None:
+        if not self._rows or not (0 <= self.cursor_row < len(self._rows)):
+            return None
+        return self._rows[self.cursor_row]
+
+    def copy_text(self) -> str | None:
+        row = self.selected
+        return row.label if row else None

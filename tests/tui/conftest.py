@@ -1,0 +1,44 @@
+"""TUI test fixtures: colour on, no cursor blink, a scripted session, a fixed theme and no clocks."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+# NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
+os.environ.pop("NO_COLOR", None)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fakes import CALLER, FakeSession  # noqa: E402
+
+from mrptui.app import ExplorerApp  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 0.5 s cursor blink timer makes snapshots flaky; the app also takes cursor_blink=False."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.delenv("EDITOR", raising=False)
+    monkeypatch.delenv("VISUAL", raising=False)
+
+
+def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
+    """The explorer as tests see it: fixed theme, no durations, no file polling, no blink."""
+    options = dict(theme="textual-dark", show_durations=False, cursor_blink=False, poll_interval=0,
+                   clock=lambda: 0.0, kb_label="sample_kb")
+    options.update(kwargs)
+    return ExplorerApp(session if session is not None else FakeSession(), CALLER, **options)
+
+
+@pytest.fixture
+def session() -> FakeSession:
+    return FakeSession()
+
+
+@pytest.fixture
+def app(session: FakeSession) -> ExplorerApp:
+    return make_app(session)
