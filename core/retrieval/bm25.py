@@ -24,6 +24,7 @@ from core.units import KnowledgeUnit, Role
 
 FIELDS: tuple[str, ...] = ("topic", "claim", "procedure", "utilityActs", "utilityNote", "condition", "role")
 _ROLES: tuple[Role, ...] = tuple(Role)
+_SAMPLE_STRIDE = 64
 
 
 def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
@@ -107,6 +108,7 @@ class Bm25Index:
         self._indices = indices
         self._data = data
         self._postings = postings
+        self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
         self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
         self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
@@ -166,22 +168,16 @@ class Bm25Index:
 
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
-        return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)[self._roles]
+        return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
 
     def top_k(self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int) -> list[tuple[str, float]]:
         """The k best units with score > 0, by score descending then unit id ascending."""
         if k <= 0:
             return []
-        raw = self._raw(self._query_terms(query_tokens))
-        # Only units sharing a term can score; selecting among them avoids a partition over a sea of
-        # tied zeros, which is where np.argpartition degrades (DESIGN §14).
-        rows = np.flatnonzero(raw)
-        values = raw[rows] * self._boosts(preferred_roles)[self._roles[rows]]
-        if len(rows) > k:
-            kth = np.partition(values, len(values) - k)[len(values) - k]
-            keep = values >= kth
-            rows, values = rows[keep], values[keep]
-        order = np.lexsort((self._id_rank[rows], -values))[:k]
+        scores = self.scores(query_tokens, preferred_roles)
+        rows = _candidates(scores, k)
+        rows, values = self._best(rows, scores[rows], k)
+        order = np.lexsort((self._id_rank[rows], -values))
         return [(self.unit_ids[r], float(v)) for r, v in zip(rows[order], values[order], strict=True)]
 
     def explain(
@@ -190,7 +186,7 @@ class Bm25Index:
         """Every term × field contribution to one unit's score, in query-term then field order."""
         row = self._row[unit_id]
         terms = self._query_terms(query_tokens)
-        boost = float(self._boosts(preferred_roles)[self._roles[row]])
+        boost = float(self._boosts(preferred_roles)[row])
         contributions = [c for term, count in terms for c in self._term_contributions(term, count, row)]
         raw = float(self._raw(terms)[row] * boost)
         return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
@@ -210,16 +206,38 @@ class Bm25Index:
         return [(term, count) for term, count in Counter(query_tokens).items() if term in self._vocab]
 
     def _raw(self, terms: list[tuple[str, int]]) -> np.ndarray:
-        scores = np.zeros(len(self.unit_ids))
-        for term, count in terms:
-            tid = self._vocab[term]
-            start, end = self._indptr[tid], self._indptr[tid + 1]
-            # A term's row holds each unit at most once, so fancy-index += cannot drop updates.
-            scores[self._indices[start:end]] += self._data[start:end] * count
-        return scores
+        if not terms:
+            return np.zeros(len(self.unit_ids))
+        rows = [slice(self._indptr[self._vocab[t]], self._indptr[self._vocab[t] + 1]) for t, _ in terms]
+        units = np.concatenate([self._indices[r] for r in rows])
+        weights = np.concatenate([self._data[r] * c if c > 1 else self._data[r] for r, (_, c) in zip(rows, terms)])
+        # bincount adds in input order, i.e. query-term order, like explain.
+        return np.bincount(units, weights=weights, minlength=len(self.unit_ids))
 
     def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
-        return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
+        """Per-unit role boost; a few acts share each preferred-role set, so the vectors are kept."""
+        key = frozenset(preferred_roles)
+        if key not in self._boost_cache:
+            table = np.array([self.config.role_boost if r in key else 1.0 for r in _ROLES])
+            self._boost_cache[key] = table[self._roles]
+        return self._boost_cache[key]
+
+    def _best(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The k best (score desc, id asc) among candidate rows, in no particular order.
+
+        Ties at the k-th score are settled by id rank, which is distinct per unit, so no partition
+        here runs over a block of equal keys.
+        """
+        if len(rows) <= k:
+            return rows, values
+        kth = np.partition(values, len(values) - k)[len(values) - k]
+        above = np.flatnonzero(values > kth)
+        tied = np.flatnonzero(values == kth)
+        need = k - len(above)
+        if len(tied) > need:
+            tied = tied[np.argpartition(self._id_rank[rows[tied]], need - 1)[:need]]
+        keep = np.concatenate([above, tied])
+        return rows[keep], values[keep]
 
     def _term_contributions(self, term: str, count: int, row: int) -> list[TermFieldContribution]:
         post, tid, stride = self._postings, self._vocab[term], max(len(self.unit_ids), 1)
@@ -248,6 +266,21 @@ class Bm25Index:
                 )
             )
         return out
+
+
+def _candidates(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows that may be in the top k: a superset, found without partitioning all N scores.
+
+    The k-th best of every 64th score cannot beat the k-th best overall, so every top-k unit scores
+    at least that much; the filter keeps the sea of low (often tied) scores out of the selection,
+    where np.argpartition degrades (DESIGN §14).
+    """
+    sample = scores[::_SAMPLE_STRIDE]
+    if len(sample) > k:
+        floor = np.partition(sample, len(sample) - k)[len(sample) - k]
+        if floor > 0:
+            return np.flatnonzero(scores >= floor)
+    return np.flatnonzero(scores > 0)
 
 
 def _average_lengths(lengths: np.ndarray) -> np.ndarray:

@@ -1,0 +1,78 @@
+"""Speed and scale runs with peers side by side (DESIGN §14): `python -m benchmarks`.
+
+Every module in this package that defines `run` takes part; adding a file adds its ops:
+
+    OPS: tuple[str, ...]      op names the module produces (default: the module's name), used by --ops
+    def run(sizes: list[int], *, ops: set[str], peers: bool) -> list[dict]
+
+`run` may accept only `sizes`; `__main__` passes just the keyword options it declares. Each row is
+{"engine", "n", "op", "median_ms", "p95_ms", "peak_mb"}; `row` and `measure` below build them.
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+_PROC = Path("/proc/self")
+
+
+def row(engine: str, n: int, op: str, times_ms: list[float], peak_mb: float) -> dict:
+    return {
+        "engine": engine,
+        "n": n,
+        "op": op,
+        "median_ms": round(statistics.median(times_ms), 3),
+        "p95_ms": round(float(np.percentile(times_ms, 95)), 3),
+        "peak_mb": round(peak_mb, 1),
+    }
+
+
+def measure(calls: list[Callable[[], object]], warmup: int = 0) -> tuple[list[float], float]:
+    """Run each call once, timing each; returns per-call ms (after `warmup` calls) and peak MB.
+
+    Peak memory is the resident-set high-water mark above the RSS at the start, so it costs nothing
+    while timing (tracemalloc would slow the Python parts several-fold).
+    """
+    baseline = _reset_peak_rss()
+    times = []
+    for index, call in enumerate(calls):
+        started = time.perf_counter()
+        call()
+        if index >= warmup:
+            times.append((time.perf_counter() - started) * 1000)
+    return times, max(0.0, _peak_rss() - baseline) / 2**20
+
+
+def _reset_peak_rss() -> int:
+    """Reset the kernel's RSS high-water mark (Linux) and return the current RSS in bytes.
+
+    Elsewhere the mark cannot be reset, so the figure is the growth of the process-wide maximum:
+    a lower bound that reads 0 when an earlier step peaked higher.
+    """
+    try:
+        (_PROC / "clear_refs").write_text("5")
+        return _status_bytes("VmRSS")
+    except OSError:
+        return _peak_rss()
+
+
+def _peak_rss() -> int:
+    try:
+        return _status_bytes("VmHWM")
+    except OSError:
+        scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+
+def _status_bytes(key: str) -> int:
+    for line in (_PROC / "status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return int(line.split()[1]) * 1024
+    raise OSError(f"{key} not in /proc/self/status")

@@ -1,0 +1,69 @@
+"""`python -m benchmarks [--sizes 1000,10000,100000] [--ops build,...] [--json] [--no-peers]`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import pkgutil
+from types import ModuleType
+
+import benchmarks
+
+DEFAULT_SIZES = "1000,10000,100000"
+
+
+def suites() -> dict[str, ModuleType]:
+    """Every benchmark module in the package (one that defines `run`), by name."""
+    found = {}
+    for info in pkgutil.iter_modules(benchmarks.__path__):
+        if info.name == "__main__":
+            continue
+        module = importlib.import_module(f"benchmarks.{info.name}")
+        if callable(getattr(module, "run", None)):
+            found[info.name] = module
+    return found
+
+
+def ops_of(name: str, module: ModuleType) -> tuple[str, ...]:
+    return tuple(getattr(module, "OPS", (name,)))
+
+
+def run(sizes: list[int], ops: set[str] | None, peers: bool) -> list[dict]:
+    rows: list[dict] = []
+    for name, module in suites().items():
+        own = set(ops_of(name, module))
+        wanted = own if ops is None or name in ops else own & ops
+        if not wanted:
+            continue
+        accepted = inspect.signature(module.run).parameters
+        options = {key: value for key, value in (("ops", wanted), ("peers", peers)) if key in accepted}
+        rows += module.run(sizes, **options)
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| engine | n | op | median ms | p95 ms | peak MB |", "|---|---:|---|---:|---:|---:|"]
+    for r in sorted(rows, key=lambda r: (r["op"], r["n"], r["median_ms"])):
+        lines.append(f"| {r['engine']} | {r['n']:,} | {r['op']} | {r['median_ms']} | {r['p95_ms']} | {r['peak_mb']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--sizes", default=DEFAULT_SIZES, help="comma-separated KB sizes")
+    available = sorted({op for name, module in suites().items() for op in (name, *ops_of(name, module))})
+    parser.add_argument("--ops", help=f"comma-separated, from: {', '.join(available)} (default: all)")
+    parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
+    parser.add_argument("--no-peers", action="store_true", help="skip bm25s and rank-bm25")
+    args = parser.parse_args(argv)
+    ops = set(args.ops.split(",")) if args.ops else None
+    if ops and ops - set(available):
+        parser.error(f"unknown ops: {', '.join(sorted(ops - set(available)))}")
+    rows = run([int(size) for size in args.sizes.split(",")], ops, peers=not args.no_peers)
+    print(json.dumps(rows, indent=1) if args.json else markdown(rows))
+
+
+if __name__ == "__main__":
+    main()
