@@ -6,11 +6,12 @@ started with, so no run ever sees a mix of old and new units.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from core.config import ConfigError, load_engine_config, load_retrieval_config
+from core.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.diagnostics import Diagnostic
 from core.engine import Engine
 from core.kb import KBView, KnowledgeBase
@@ -48,6 +49,14 @@ class Session:
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
+
+    def with_retrieval(self, retrieval: RetrievalConfig) -> Session:
+        """A sibling on the same KB and rules with another retrieval config (e.g. RRF fusion)."""
+        sibling = copy.copy(self)
+        sibling.retrieval = retrieval
+        sibling._lock = threading.Lock()
+        sibling._build()
+        return sibling
 
     def view(self, caller: Caller) -> KBView:
         return self.kb.view(caller)
