@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from core.cnl import SUFFIX_FORMATS, read_file
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, Severity
 from core.units import Caller, KnowledgeUnit
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
@@ -177,6 +177,30 @@ class KnowledgeBase:
     def reload(self) -> KnowledgeBase:
         """A freshly loaded KB from the same paths; this one is left untouched."""
         return self.load(self._paths)
+
+    def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
+        """This KB, but a file that now has errors keeps the units it had in `previous`.
+
+        An author saving a half-finished edit should see the errors without the file's units
+        vanishing from every query until the edit is done.
+        """
+        broken = {d.file for d in self._diagnostics if d.is_error}
+        stale = [u for u in previous.units if u.location is not None and u.location.file in broken]
+        if not stale:
+            return self
+        fresh = [u for u in self._units if u.location is None or u.location.file not in broken]
+        units, _ = _without_duplicates([fresh, stale])
+        notes = [
+            Diagnostic(
+                code=Code.STALE_UNITS_KEPT,
+                message=f"kept the last good {count} unit(s) of this file until its errors are fixed",
+                file=file,
+                severity=Severity.WARNING,
+            )
+            for file, count in sorted(Counter(u.location.file for u in stale).items())
+        ]
+        version = _digest([self._version, *(u.model_dump_json() for u in stale)])
+        return KnowledgeBase(self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats)
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""

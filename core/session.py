@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
 from core.units import Caller, KnowledgeUnit
+from core.whynot import why_not
 
 
 class Session:
@@ -75,6 +77,9 @@ class Session:
         kb = self.kb
         return self.engine.run(request, kb.view(request.caller), kb_version=kb.version)
 
+    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+        return why_not(self, unit_id, question, Request(question=question, caller=caller))
+
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.kb.view(caller).get(unit_id)
 
@@ -85,7 +90,20 @@ class Session:
         return [*self.kb.diagnostics, *self.ruleset.diagnostics, *self.plugin_problems]
 
     def rules(self) -> list[dict]:
-        return [rule.describe() for rule in self.ruleset.rules]
+        """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
+        rules_file = str(self.config_path / "thinkingdb.json")
+        return [
+            {
+                "id": rule.id,
+                "premises": [str(p) for p in rule.when],
+                "conclusion": str(rule.then),
+                "weight": rule.weight,
+                "description": rule.description,
+                "file": rules_file,
+                "line": self.ruleset.rule_lines.get(rule.id, 1),
+            }
+            for rule in self.ruleset.rules
+        ]
 
     def plugin_ids(self) -> dict[str, list[str]]:
         ids = {STAGE_NAMES[t]: [p.id for p in self.registry.of_type(t)] for t in PluginType if t is not PluginType.PLANNER}
@@ -98,10 +116,13 @@ class Session:
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
         with self._lock:
-            self.kb = KnowledgeBase.load(self.kb_paths)
+            self.kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
             ruleset = load_rules(self.config_path / "thinkingdb.json")
-            if ruleset.rules or not self.ruleset.rules:
-                self.ruleset = ruleset
+            # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
+            # last good rules running, but its errors are still shown.
+            if not ruleset.rules and self.ruleset.rules:
+                ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
+            self.ruleset = ruleset
             self._build()
         return self.diagnostics()
 

@@ -1,0 +1,91 @@
+"""The Session facade as the TUI and CLI use it: reload, rules, why-not, request checks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.plugins.base import RegistryError, Request
+from core.session import Session
+from core.units import Caller
+
+UNIT = """## Context Unit notes::chunk-000::unit-000
+Role: Definition
+Topic: Quasar
+Claim: Quasar is the {word} scheduler of the demo cluster.
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, config_path: Path) -> tuple[Path, Path]:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "notes.md").write_text(UNIT.format(word="nightly"))
+    config = tmp_path / "config"
+    shutil.copytree(config_path, config)
+    return kb, config
+
+
+def test_reload_picks_up_an_edit(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    before = session.fingerprint()
+    (kb / "notes.md").write_text(UNIT.format(word="hourly"))
+    assert session.fingerprint() != before
+    session.reload()
+    assert "hourly" in session.unit("notes::chunk-000::unit-000", Caller()).claim
+
+
+def test_a_broken_edit_keeps_the_last_good_units_and_shows_the_error(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    (kb / "notes.md").write_text(UNIT.format(word="hourly").replace("Role: Definition", "Role: Definitoin"))
+    problems = session.reload()
+    assert [d.code.value for d in problems if d.is_error] == ["INVALID_ROLE_VALUE"]
+    assert any(d.code.value == "STALE_UNITS_KEPT" for d in problems)
+    unit = session.unit("notes::chunk-000::unit-000", Caller())
+    assert unit is not None and "nightly" in unit.claim
+
+
+def test_a_broken_rules_file_keeps_the_last_good_rules(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    count = len(session.rules())
+    (config / "thinkingdb.json").write_text("{ not json")
+    problems = session.reload()
+    assert any(d.code.value == "INVALID_JSON" for d in problems)
+    assert len(session.rules()) == count > 0
+
+
+def test_rules_rows_carry_their_position(workspace) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    row = next(r for r in session.rules() if r["id"] == "tool_to_capability")
+    assert row["premises"] == ["?x uses ?y", "?y provides ?z"]
+    assert row["conclusion"] == "?x has_capability ?z"
+    assert row["line"] > 1 and row["file"].endswith("thinkingdb.json")
+
+
+def test_why_not_through_the_session(workspace) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    reasons = session.why_not("notes::chunk-000::unit-000", "What is Quasar?", Caller())
+    assert reasons["bm25"].startswith("shares quasar")
+    assert session.why_not("nope::chunk-000::unit-000", "What is Quasar?", Caller()) == {
+        "visibility": "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
+    }
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (Request(question="q", pins={"kb": "gs-symbolic"}), "not a kb-plugin"),
+        (Request(question="q", pins={"gs": "gs-nope"}), "unknown plugin id 'gs-nope'"),
+        (Request(question="q", excluded=frozenset({"kb-nope"})), "unknown plugin id 'kb-nope'"),
+        (Request(question="q", planner="planner-nope"), "unknown planner"),
+    ],
+)
+def test_check_request_refuses_unknown_ids(workspace, request_, message) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    with pytest.raises(RegistryError, match=message):
+        session.check_request(request_)
