@@ -104,9 +104,11 @@ class Limits(_Model):
     distance_penalty: float = Field(default=0.25, ge=0)
     goal_bonus: float = Field(default=1.15, gt=0)
     seed_bonus: float = Field(default=1.10, gt=0)
-    # Our addition: forward hops from a hub can still reach most of a KB, so the neighbourhood is
-    # cut at this many facts (nearest hops first) to keep a query's cost bounded.
+    # Our additions, bounding a query's work on hub-heavy KBs: forward hops from a hub can still
+    # reach most of a KB, so the neighbourhood keeps this many facts (nearest hops first), and
+    # one rule-body join keeps this many rows (nearest driving facts first).
     max_neighbourhood_facts: int = Field(default=2048, ge=1)
+    max_join_rows: int = Field(default=65536, ge=1)
 
 
 @dataclass(frozen=True)

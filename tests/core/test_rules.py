@@ -37,7 +37,7 @@ def test_bundled_rules_load_cleanly() -> None:
     assert [(p.s, p.r, p.o) for p in tool.when] == [("?x", "uses", "?y"), ("?y", "provides", "?z")]
     assert (tool.then.s, tool.then.r, tool.then.o, tool.weight) == ("?x", "has_capability", "?z", 0.95)
     assert all(r.description for r in ruleset.rules)
-    assert ruleset.rule_lines["tool_to_capability"] == 15
+    assert ruleset.rule_lines["tool_to_capability"] == 16
 
 
 def test_default_limits_match_the_design() -> None:
