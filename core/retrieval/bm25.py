@@ -44,9 +44,14 @@ def field_tokens(unit: KnowledgeUnit) -> tuple[list[str], ...]:
     return tuple(tokenize(text) for text in field_texts(unit))
 
 
-def term_weight(idf, tf, dl, avgdl, field_weight: float, k1: float, b: float):
-    """One field's BM25 contribution; shared by build (arrays) and explain (scalars) so they agree."""
-    return field_weight * idf * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * dl / avgdl))
+def length_norm(dl, avgdl, k1: float, b: float):
+    """k1 · (1 − b + b · dl / avgdl), the length part of the BM25 denominator."""
+    return k1 * (1 - b + b * dl / avgdl)
+
+
+def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
+    """One field's BM25 contribution for one term; `_contributions` is the same formula over arrays."""
+    return field_weight * idf * (tf * (k1 + 1)) / (tf + norm)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class _FieldPostings:
     tf: np.ndarray  # int32
     lengths: np.ndarray  # int32 [F, N] field length in tokens
     avgdl: np.ndarray  # float64 [F]
+    norms: np.ndarray  # float64 [F, N] length_norm of each field of each unit
 
 
 class Bm25Index:
@@ -115,51 +121,39 @@ class Bm25Index:
 
     @classmethod
     def build(cls, units: Sequence[KnowledgeUnit], config: Bm25Config) -> Bm25Index:
-        n_units, n_fields = len(units), len(FIELDS)
-        flat: list[str] = []
-        lengths_flat: list[int] = []
-        for unit in units:
-            for tokens in field_tokens(unit):
-                flat.extend(tokens)
-                lengths_flat.append(len(tokens))
-        vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
-        term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
-        lengths = np.array(lengths_flat, dtype=np.int32).reshape(n_units, n_fields).T.copy()
-        slot = np.arange(n_units * n_fields, dtype=np.int64)
-        field_of = np.repeat(slot % n_fields, lengths.T.ravel())
-        unit_of = np.repeat(slot // n_fields, lengths.T.ravel())
-
-        stride, n_terms = max(n_units, 1), len(vocab)
-        # Sorting by (term, unit, field) counts tf and groups each (term, unit) pair's fields together.
-        keys, tf = np.unique((term_of * stride + unit_of) * n_fields + field_of, return_counts=True)
-        pair_key, p_field = np.divmod(keys, n_fields)
-        p_term, p_unit = np.divmod(pair_key, stride)
+        # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
+        vocab, term_of, lengths = _tokenize(units)
+        stride = max(len(units), 1)
+        keys, tf = _count(term_of, lengths, stride)
+        del term_of
+        # Keys sort by (term, unit, field): each (term, unit) pair's fields are adjacent, in field order.
+        pair_key = keys // len(FIELDS)
+        p_field = (keys - pair_key * len(FIELDS)).astype(np.int8)
+        p_unit = (pair_key % stride).astype(np.int32)
         first = np.ones(len(pair_key), dtype=bool)
         first[1:] = pair_key[1:] != pair_key[:-1]
-        pair_of = np.cumsum(first) - 1
+        p_term = (pair_key // stride).astype(np.int32)
+        del pair_key
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
-        df = np.bincount(p_term[first], minlength=n_terms)
-        idf = np.log((n_units - df + 0.5) / (df + 0.5) + 1)
+        df = np.bincount(p_term[first], minlength=len(vocab))
+        idf = np.log((len(units) - df + 0.5) / (df + 0.5) + 1)
         avgdl = _average_lengths(lengths)
-
+        norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
         weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
-        contrib = term_weight(
-            idf[p_term], tf, lengths[p_field, p_unit], avgdl[p_field], weights[p_field], config.k1, config.b
-        )
+        contrib = _contributions(weights[p_field], idf[p_term], tf, norms[p_field, p_unit], config.k1)
+        del p_term
         # bincount adds in input order (field order), the same order explain lists contributions in.
-        data = np.bincount(pair_of, weights=contrib)
-        indptr = np.concatenate(([0], np.cumsum(df)))
-        roles = np.array([_ROLES.index(u.role) for u in units], dtype=np.int8)
+        data = np.bincount(np.cumsum(first, dtype=np.int32) - 1, weights=contrib)
         return cls(
             unit_ids=[u.id for u in units],
-            roles=roles,
+            roles=np.array([_ROLES.index(u.role) for u in units], dtype=np.int8),
             vocab=vocab,
             df=df,
             idf=idf,
-            indptr=indptr,
-            indices=p_unit[first].astype(np.int32),
+            indptr=np.concatenate(([0], np.cumsum(df))),
+            indices=p_unit[first],
             data=data,
-            postings=_FieldPostings(keys=keys, tf=tf.astype(np.int32), lengths=lengths, avgdl=avgdl),
+            postings=_FieldPostings(keys=keys, tf=tf, lengths=lengths, avgdl=avgdl, norms=norms),
             config=config,
         )
 
@@ -250,7 +244,7 @@ class Bm25Index:
             field = FIELDS[f]
             tf, dl, avgdl = int(post.tf[at]), int(post.lengths[f, row]), float(post.avgdl[f])
             weight = self.config.field_weights.get(field, 0.0)
-            value = term_weight(idf, tf, dl, avgdl, weight, self.config.k1, self.config.b)
+            value = term_weight(weight, idf, tf, float(post.norms[f, row]), self.config.k1)
             out.append(
                 TermFieldContribution(
                     term=term,
@@ -266,6 +260,45 @@ class Bm25Index:
                 )
             )
         return out
+
+
+def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Vocabulary, the term id of every token (units, then fields, in order) and lengths [F, N]."""
+    flat: list[str] = []
+    lengths: list[int] = []
+    for unit in units:
+        for tokens in field_tokens(unit):
+            flat.extend(tokens)
+            lengths.append(len(tokens))
+    vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
+    term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
+    return vocab, term_of, np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)).T.copy()
+
+
+def _count(term_of: np.ndarray, lengths: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct (term, unit, field) keys and their tf, built in place to keep the peak low."""
+    per_slot = lengths.T.ravel()
+    slot = np.repeat(np.arange(len(per_slot), dtype=np.int32), per_slot)
+    keys = term_of.astype(np.int64)
+    keys *= stride
+    keys += slot // len(FIELDS)
+    keys *= len(FIELDS)
+    keys += slot % len(FIELDS)
+    del slot
+    keys.sort()
+    new = np.ones(len(keys), dtype=bool)
+    new[1:] = keys[1:] != keys[:-1]
+    starts = np.flatnonzero(new)
+    tf = np.diff(np.append(starts, len(keys))).astype(np.int32)
+    return keys[starts], tf
+
+
+def _contributions(weight, idf, tf, norm, k1: float) -> np.ndarray:
+    """`term_weight` over arrays, in place, with the same operation order so results are identical."""
+    out = weight * idf
+    out *= tf * (k1 + 1)
+    out /= tf + norm
+    return out
 
 
 def _candidates(scores: np.ndarray, k: int) -> np.ndarray:

@@ -190,3 +190,30 @@ def test_empty_view_builds_and_answers() -> None:
     index = Bm25Index.build([], CONFIG)
     assert index.scores(["kafka"], ()).shape == (0,)
     assert index.top_k(["kafka"], (), 10) == []
+
+
+def test_top_k_equals_a_full_sort_on_a_large_tie_heavy_kb() -> None:
+    """Enough units for the sampled pre-filter to engage, and few distinct scores, so ties straddle k."""
+    rng = np.random.default_rng(5)
+    words = ["alpha", "bravo", "charli", "delta", "echo"]
+    units = [
+        KnowledgeUnit(
+            id=f"kb::chunk-{i % 7:03d}::unit-{i:04d}",
+            source_id="kb",
+            chunk_id=f"chunk-{i % 7:03d}",
+            role=list(Role)[i % 9] if i % 9 != 2 else Role.DEFINITION,
+            topic=" ".join(rng.choice(words, size=2)),
+            claim=" ".join(rng.choice(words, size=3)),
+        )
+        for i in rng.permutation(3000)
+    ]
+    index = Bm25Index.build(units, CONFIG)
+    for query in (["alpha"], ["bravo", "delta"], ["echo", "echo", "charli"]):
+        scores = index.scores(query, (Role.DEFINITION,))
+        ranked = sorted(
+            ((uid, float(s)) for uid, s in zip(index.unit_ids, scores, strict=True) if s > 0),
+            key=lambda p: (-p[1], p[0]),
+        )
+        assert len({s for _, s in ranked}) < len(ranked) / 10  # heavily tied
+        for k in (1, 10, 50, 5000):
+            assert index.top_k(query, (Role.DEFINITION,), k) == ranked[:k]
