@@ -79,6 +79,7 @@ _ACT_OUTPUT: dict[Act, str] = {
     Act.DESCRIBE: "summary",
 }
 
+_WORD_EDGE = ".,;:!?()[]{}\"'`"
 # Words that shape the question rather than name what it is about; they must not count as
 # focus terms, or an answer would be judged on whether it repeats "explain" or "compare".
 _FORM_WORDS = frozenset(
@@ -94,7 +95,8 @@ _FORM_WORDS = frozenset(
 
 @dataclass(frozen=True)
 class QuestionCues:
-    """What a question asks for; `focus_words[i]` is the written form of `focus_terms[i]`."""
+    """What a question asks for. `focus_terms` are the distinct content stems (for ranking);
+    `focus_words` the distinct written words they come from (for coverage and messages)."""
 
     act: Act
     act_cue: str
@@ -149,13 +151,21 @@ def output_hint(question: str, act: Act) -> str:
 
 
 def focus_terms(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Distinct content stems in order of first use, and the word each came from."""
-    stems: dict[str, str] = {}
+    """Distinct content stems and distinct content words, each in order of first use."""
+    stems: dict[str, None] = {}
+    words: dict[str, None] = {}
     for raw in question.split():
-        for term in tokenize(raw):
-            if term not in _FORM_WORDS and term not in stems:
-                stems[term] = raw.strip(".,;:!?()[]\"'").lower()
-    return tuple(stems), tuple(stems.values())
+        word = raw.strip(_WORD_EDGE).lower().removesuffix("'s")
+        content = _content_stems(word)
+        if content:
+            words[word] = None
+            stems.update(dict.fromkeys(content))
+    return tuple(stems), tuple(words)
+
+
+def _content_stems(word: str) -> list[str]:
+    """The word's stems minus form words: the whole first, then a hyphenated word's parts."""
+    return [term for term in tokenize(word) if term not in _FORM_WORDS]
 
 
 _COMPARED = (
@@ -184,7 +194,7 @@ def _phrase(words: Iterable[str]) -> list[str]:
     after them, so "the Orion scheduler in production" yields "Orion scheduler"."""
     out: list[str] = []
     for word in words:
-        bare = word.strip(".,;:!?()\"'")
+        bare = word.strip(_WORD_EDGE)
         if tokenize(bare) and stem(bare.lower()) not in _FORM_WORDS:
             out.append(bare)
         elif out:
@@ -275,11 +285,17 @@ def focus_coverage(cues: QuestionCues, texts: Iterable[str]) -> Coverage:
     for text in texts:
         # Relation names such as relevant_for read as words, so "relevant" finds them.
         seen.update(tokenize(text.replace("_", " ")))
-    pairs = list(zip(cues.focus_terms, cues.focus_words))
+    hit = {word: _mentioned(_content_stems(word), seen) for word in cues.focus_words}
     return Coverage(
-        covered=tuple(word for term, word in pairs if term in seen),
-        missing=tuple(word for term, word in pairs if term not in seen),
+        covered=tuple(word for word, found in hit.items() if found),
+        missing=tuple(word for word, found in hit.items() if not found),
     )
+
+
+def _mentioned(stems: list[str], seen: set[str]) -> bool:
+    """The whole word is there, or every part of a hyphenated one ("x-ray" as "x ray"); a lone
+    part such as the "2" of "shp-2" is not enough."""
+    return stems[0] in seen or (len(stems) > 1 and all(part in seen for part in stems[1:]))
 
 
 def unit_text(unit: KnowledgeUnit) -> str:

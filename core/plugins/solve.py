@@ -15,7 +15,7 @@ from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_t
 from core.plugins.base import Descriptor, GoalSolver, GsResult, KbResult, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import RetrievalOutcome
 from core.text import stem, tokenize
-from core.units import Act, Intent, KnowledgeUnit, Role
+from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
 
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb import Proof
@@ -69,6 +69,10 @@ class SymbolicGoalSolver(GoalSolver):
             reason = "no kept evidence to answer from"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         cues = question_cues(intent.target)
+        if cues.focus_words and not focus_coverage(cues, map(unit_text, units)).covered:
+            # Units sharing no word with the question matched on noise (a digit, a stem).
+            reason = f"no kept unit mentions any of: {', '.join(cues.focus_words)}"
+            return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         draft = compose(intent, cues, units, outcome)
         weakness = weakness_of(draft, cues, units, outcome)
         if weakness:
@@ -94,11 +98,27 @@ def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], 
         proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units})
         if proof is not None:
             return chain_answer(proof)
-    if act is Act.IMPLEMENT:
-        return procedure_answer(units, cues)
-    if act is Act.COMPARE and len(cues.compared) >= 2:
+    if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
         return comparison_answer(units, cues)
-    return claims_answer(units, cues, units[0])
+    if act is Act.IMPLEMENT:
+        lead = lead_unit(units, cues, (Role.PROCEDURE,))
+        if lead.role is Role.PROCEDURE:
+            return procedure_answer(lead, units, cues)
+        return claims_answer(units, cues, lead)
+    return claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]))
+
+
+def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
+    """Among kept units that alone cover enough focus words: the one covering most, then of the
+    earliest preferred role, then best-ranked; the top unit when none covers enough. Retrieval
+    ranked by score; this keeps a unit about something else, or of the wrong kind, from leading."""
+    candidates = []
+    for rank, unit in enumerate(units):
+        coverage = focus_coverage(cues, [unit_text(unit)])
+        if coverage.enough and coverage.covered:
+            role_rank = roles.index(unit.role) if unit.role in roles else len(roles)
+            candidates.append((-len(coverage.covered), role_rank, rank, unit))
+    return min(candidates, key=lambda c: c[:3])[3] if candidates else units[0]
 
 
 def weakness_of(draft: Draft, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> str:
@@ -119,15 +139,22 @@ def proofs_of(outcome: RetrievalOutcome) -> list[Proof]:
     return list(getattr(outcome.lane_details.get("tdb"), "proofs", ()))
 
 
-def best_proof(proofs: Iterable[Proof], question: str, cues: QuestionCues, evidence: set[str]) -> Proof | None:
-    """The derived proof about what the question names: most of its subject and object written in
-    the question, then most focus terms in its fact, then the best pathScore. Symbol names are
-    matched as written because a name such as "A" is a stopword that focus terms drop. Only
-    proofs resting entirely on kept units qualify, since the answer may cite nothing else."""
+def best_proof(proofs: Sequence[Proof], question: str, cues: QuestionCues, evidence: set[str]) -> Proof | None:
+    """The derived proof about what the question names.
+
+    A proof qualifies when it rests only on kept units (the answer may cite nothing else) and its
+    subject and object mention every focus term that names a symbol of the found facts: asked
+    about a goal, a chain ending at another goal is no answer. Among those: most of its subject
+    and object written in the question (matched as written, since a name such as "A" is a
+    stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
+    """
     asked = _stems(question)
+    entities = set(cues.focus_terms) & _symbol_terms(proofs)
     best, best_key = None, (0, 0, 0.0)
     for proof in proofs:
         if proof.rule is None or not set(leaf_units(proof)) <= evidence:
+            continue
+        if not entities <= set(tokenize(f"{proof.subject} {proof.object}")):
             continue
         named = sum(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
         touched = len(focus_coverage(cues, [proof.fact]).covered)
@@ -135,6 +162,14 @@ def best_proof(proofs: Iterable[Proof], question: str, cues: QuestionCues, evide
         if (named or touched) and key > best_key:
             best, best_key = proof, key
     return best
+
+
+def _symbol_terms(proofs: Iterable[Proof]) -> set[str]:
+    terms: set[str] = set()
+    for proof in proofs:
+        terms.update(tokenize(f"{proof.subject} {proof.object}"))
+        terms |= _symbol_terms(proof.premises)
+    return terms
 
 
 def leaf_units(proof: Proof) -> list[str]:
@@ -172,19 +207,22 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
 
 
 def claims_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit) -> Draft:
-    """The lead unit's text, then up to two more kept units that mention a focus term."""
+    """The lead unit's text, then up to two more kept units that cover enough focus words."""
     chosen = [lead, *supporting(units, cues, exclude={lead.id})]
     text = " ".join(_quote(unit.body, unit.id) for unit in chosen)
     return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")
 
 
-def procedure_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
-    lead = next((u for u in units if u.role is Role.PROCEDURE), None)
-    if lead is None:
-        return claims_answer(units, cues, units[0])
-    steps = "; ".join(f"{n}. {step.rstrip('.')}" for n, step in enumerate(procedure_steps(lead.body), start=1))
+def procedure_answer(lead: KnowledgeUnit, units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
+    """The procedure's steps, numbered afresh, under its intro (or topic), with its condition."""
+    intro, steps = procedure_steps(lead.body)
+    heading = (intro or lead.topic).rstrip(".: ")
+    listed = steps[0].rstrip(".") if len(steps) == 1 else "; ".join(
+        f"{n}. {step.rstrip('.')}" for n, step in enumerate(steps, start=1)
+    )
+    condition = f" (condition: {' '.join(lead.condition.split()).rstrip('.')})" if lead.condition else ""
     extra = supporting(units, cues, exclude={lead.id})
-    text = " ".join([f"{lead.topic}: {steps} [{lead.id}].", *(_quote(u.body, u.id) for u in extra)])
+    text = " ".join([f"{heading}: {listed}{condition} [{lead.id}].", *(_quote(u.body, u.id) for u in extra)])
     return Draft(text, (lead.id, *(u.id for u in extra)), f"procedure of {lead.id}")
 
 
@@ -192,31 +230,55 @@ _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _INLINE_NUMBER = re.compile(r"(?:^|\s)\d+[.)]\s+")
 
 
-def procedure_steps(procedure: str) -> list[str]:
-    """One step per line, or per inline number ("1. a 2. b") when the procedure is one line."""
-    lines = [line for line in procedure.splitlines() if line.strip()]
+def procedure_steps(procedure: str) -> tuple[str, list[str]]:
+    """The intro before the first numbered or bulleted step, and the steps.
+
+    One line is split at inline numbers ("Do X. 1. a 2. b"); several lines at bullets, an
+    unmarked line continuing the step above it. Without any marks every line is a step.
+    """
+    lines = [" ".join(line.split()) for line in procedure.splitlines() if line.strip()]
     if len(lines) == 1:
-        lines = _INLINE_NUMBER.split(lines[0])
-    return [" ".join(_BULLET.sub("", line).split()) for line in lines if line.strip()]
+        intro, *steps = _INLINE_NUMBER.split(lines[0])
+        return (intro.strip(), steps) if steps else ("", lines)
+    if not any(_BULLET.match(line) for line in lines):
+        return "", lines
+    intro: list[str] = []
+    steps: list[str] = []
+    for line in lines:
+        if _BULLET.match(line):
+            steps.append(_BULLET.sub("", line))
+        elif steps:
+            steps[-1] += " " + line
+        else:
+            intro.append(line)
+    return " ".join(intro), steps
 
 
 def comparison_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
-    """Units naming every compared side first, then each side's own units, saying so when one has none."""
+    """Units naming every compared side first, then each side's own units; a side no quoted unit
+    mentions is named as having no evidence."""
     sides = [(name, tokenize(name)) for name in cues.compared]
     used = [u for u in units if all(_mentions(u, stems) for _, stems in sides)][:MAX_SUPPORTING]
     parts = [_quote(u.body, u.id) for u in used]
     for name, stems in sides:
         own = [u for u in units if u not in used and _mentions(u, stems)][:MAX_SUPPORTING]
+        if own:
+            parts.append(f"{name}: " + " ".join(_quote(u.body, u.id) for u in own))
+        elif not any(_mentions(u, stems) for u in used):
+            parts.append(f"{name}: no kept evidence mentions it.")
         used += own
-        quoted = " ".join(_quote(u.body, u.id) for u in own)
-        parts.append(f"{name}: {quoted or 'no kept evidence mentions it.'}")
     cited = tuple(u.id for u in used)
     return Draft(" ".join(parts), cited, f"compared {' / '.join(cues.compared)} over {len(cited)} unit(s)")
 
 
 def supporting(units: Sequence[KnowledgeUnit], cues: QuestionCues, exclude: set[str]) -> list[KnowledgeUnit]:
-    related = [u for u in units if u.id not in exclude and focus_coverage(cues, [unit_text(u)]).covered]
-    return related[:MAX_SUPPORTING]
+    """Kept units that alone cover enough focus words; one shared word ("file") is too little."""
+    return [u for u in units if u.id not in exclude and _covers(u, cues)][:MAX_SUPPORTING]
+
+
+def _covers(unit: KnowledgeUnit, cues: QuestionCues) -> bool:
+    coverage = focus_coverage(cues, [unit_text(unit)])
+    return coverage.enough and bool(coverage.covered)
 
 
 def _mentions(unit: KnowledgeUnit, stems: list[str]) -> bool:

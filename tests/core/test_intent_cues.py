@@ -165,3 +165,12 @@ def test_coverage_below_half_is_not_enough_and_no_terms_is_vacuous() -> None:
     cues = question_cues("Why is Orion relevant for structured logging?")
     assert not focus_coverage(cues, ["Orion is fast"]).enough
     assert focus_coverage(question_cues("What is it?"), ["anything"]).enough
+
+
+def test_hyphenated_word_is_one_focus_word_covered_whole_or_by_all_parts() -> None:
+    cues = question_cues("What does SHP-2 cover for x-ray scans?")
+    assert cues.focus_words == ("shp-2", "cover", "x-ray", "scans")
+    assert "shp" in cues.focus_terms and "2" in cues.focus_terms
+    coverage = focus_coverage(cues, ["Step 2 covers x ray scans"])
+    assert coverage.missing == ("shp-2",)
+    assert focus_coverage(cues, ["Rule SHP-2 applies"]).covered == ("shp-2",)
