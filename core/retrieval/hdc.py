@@ -91,7 +91,7 @@ def encode_ngrams_batch(sequences: Sequence[Sequence[str]], seed: str) -> np.nda
     """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results."""
     flat = list(chain.from_iterable(sequences))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
-    flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int64, count=len(flat))
+    flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
     pad = len(vocab)  # the zero row appended to the table
     table = np.vstack([hv_table(seed, [f"tok:{t}" for t in vocab]), np.zeros((1, WORDS), np.uint64)])
     rotated = permute(table)
@@ -109,7 +109,7 @@ def encode_ngrams_batch(sequences: Sequence[Sequence[str]], seed: str) -> np.nda
         position = np.arange(lengths[batch[-1]])[:, None]
         at = np.minimum(offsets[batch] + position, len(flat_ids) - 1)
         ids = np.where(position < lengths[batch], flat_ids[at], pad)
-        out[batch] = _ngram_majority(ids, lengths[batch], table, rotated, pad)
+        out[batch] = _ngram_majority(ids, lengths[batch], table, rotated)
         start += size
     return out
 
@@ -118,61 +118,73 @@ def _batch_size(longest: int) -> int:
     return max(1, _BATCH_ROWS // (2 * longest))
 
 
-def _ngram_majority(ids, lengths, table, rotated, pad) -> np.ndarray:
-    """Majority over unigram and bigram members of a padded [longest, batch] block of token ids."""
-    longest = len(ids)
-    first, second = ids[:-1].copy(), ids[1:]
-    first[second == pad] = pad  # a pair with a padding token must vanish (zero member), not XOR to a token
-    planes = np.empty((2 * longest - 1, ids.shape[1], WORDS), dtype=np.uint64)
-    np.take(table, ids, axis=0, out=planes[:longest])
-    np.take(table, first, axis=0, out=planes[longest:])
-    planes[longest:] ^= np.take(rotated, second, axis=0)
-    # 2n − 1 members for n tokens: the majority is "set in at least n" (padding members are zero).
-    return _at_least(_count_digits(planes), lengths)
+def _ngram_majority(ids: np.ndarray, lengths: np.ndarray, table: np.ndarray, rotated: np.ndarray) -> np.ndarray:
+    """Majority over the unigram and bigram members of a padded [longest, batch] block of token ids.
+
+    n tokens give 2n − 1 members, so a bit is set when at least n members set it. Adding the bias
+    2^w − n (w = bit length of the longest n) to every count turns that into "digit w of the sum is
+    1", so the adder tree's own output is the answer and no per-unit comparison is needed.
+    """
+    longest, batch = ids.shape
+    width = int(lengths.max()).bit_length()
+    bias = (1 << width) - lengths
+    planes = np.empty((2 * longest, batch, WORDS), dtype=np.uint64)
+    planes[0] = _bias_plane(bias, 0)
+    unigrams, bigrams = planes[1 : longest + 1], planes[longest + 1 :]
+    np.take(table, ids, axis=0, out=unigrams)
+    # Padding ids map to zero rows, so padded members vanish; but the pair (last token, padding)
+    # would XOR to the last token's own vector, hence the explicit zeroing of that one member.
+    np.take(rotated, ids[1:], axis=0, out=bigrams)
+    bigrams ^= unigrams[:-1]
+    short = np.flatnonzero(lengths < longest)
+    bigrams[lengths[short] - 1, short] = 0
+    return _sum_digit(planes, bias, width)
 
 
-def _count_digits(planes: np.ndarray) -> list[np.ndarray]:
-    """Binary digits, least significant first, of how many planes set each bit; overwrites `planes`.
+def _bias_plane(bias: np.ndarray, bit: int) -> np.ndarray:
+    """[batch, 64]: all ones for the units whose bias has `bit` set."""
+    return np.repeat(np.where((bias >> bit) & 1, _ALL_ONES, np.uint64(0))[:, None], WORDS, axis=1)
+
+
+def _sum_digit(planes: np.ndarray, bias: np.ndarray, width: int) -> np.ndarray:
+    """Digit `width` of (how many planes set each bit + bias); overwrites `planes`.
 
     A carry-save adder tree over bit-sliced planes adds 64 bit positions per word operation, where
-    unpacking bits to bytes would touch 64 times more memory. Full adders work on contiguous thirds
-    of the stack in place, so each round is a handful of large numpy operations.
+    unpacking bits to bytes would touch 64 times more memory. `planes` already holds bit 0 of the
+    bias; each higher bias bit joins the carries of its weight.
     """
-    digits = []
     current = planes
-    while len(current):
-        carries = []
-        while len(current) > 2:
-            third = len(current) // 3
-            a, b, c = current[:third], current[third : 2 * third], current[2 * third : 3 * third]
-            carry = a & b
-            a ^= b
-            carry |= c & a
-            a ^= c
-            rest = len(current) - 3 * third
-            current[third : third + rest] = current[3 * third :]
-            current = current[: third + rest]
-            carries.append(carry)
-        if len(current) == 2:
-            carries.append(current[:1] & current[1:])
-            current[:1] ^= current[1:]
-            current = current[:1]
-        digits.append(current[0])
+    for weight in range(1, width + 1):
+        current, carries = _compress(current)
+        if np.any((bias >> weight) & 1):
+            carries.append(_bias_plane(bias, weight)[None])
         current = np.concatenate(carries) if carries else current[:0]
-    return digits
+    current, _ = _compress(current)
+    return current[0] if len(current) else np.zeros(planes.shape[1:], dtype=np.uint64)
 
 
-def _at_least(digits: list[np.ndarray], thresholds: np.ndarray) -> np.ndarray:
-    """Bitwise count >= threshold, per row: a bit-sliced comparison from the most significant digit."""
-    greater = np.zeros_like(digits[0])
-    equal = np.full_like(digits[0], _ALL_ONES)
-    width = max(len(digits), int(thresholds.max()).bit_length())
-    for j in reversed(range(width)):
-        digit = digits[j] if j < len(digits) else np.zeros_like(digits[0])
-        wanted = np.where((thresholds >> j) & 1, _ALL_ONES, np.uint64(0))[:, None]
-        greater |= equal & digit & ~wanted
-        equal &= ~(digit ^ wanted)
-    return greater | equal
+def _compress(current: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Add up same-weight planes in place: at most one plane of this weight, plus the carries.
+
+    Full adders work on contiguous thirds of the stack, so each round is a few large numpy calls.
+    """
+    carries = []
+    while len(current) > 2:
+        third = len(current) // 3
+        a, b, c = current[:third], current[third : 2 * third], current[2 * third : 3 * third]
+        carry = a & b
+        a ^= b
+        carry |= c & a
+        a ^= c
+        rest = len(current) - 3 * third
+        current[third : third + rest] = current[3 * third :]
+        current = current[: third + rest]
+        carries.append(carry)
+    if len(current) == 2:
+        carries.append(current[:1] & current[1:])
+        current[:1] ^= current[1:]
+        current = current[:1]
+    return current, carries
 
 
 def _unit_digest(unit: KnowledgeUnit, seed: str) -> bytes:
@@ -187,29 +199,32 @@ class UnitVectorCache:
     """
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[bytes, np.ndarray]] = {}
+        self._entries: dict[str, tuple[bytes, np.ndarray, np.ndarray]] = {}
         self.encoded = 0
 
     def vectors(self, units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
+        """Topic and body vectors of `units`, [N, 64] each, encoding only new or edited units."""
         digests = [_unit_digest(u, seed) for u in units]
         stale = [i for i, (u, d) in enumerate(zip(units, digests, strict=True)) if self._digest(u.id) != d]
-        fresh = _encode_units([units[i] for i in stale], seed)
-        for i, pair in zip(stale, fresh, strict=True):
-            self._entries[units[i].id] = (digests[i], pair)
+        topic, claim = _encode_units([units[i] for i in stale], seed)
+        for j, i in enumerate(stale):
+            self._entries[units[i].id] = (digests[i], topic[j], claim[j])
         self.encoded += len(stale)
-        pairs = fresh if len(stale) == len(units) else np.array([self._entries[u.id][1] for u in units])
-        return np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1])
+        if len(stale) < len(units):
+            topic = np.array([self._entries[u.id][1] for u in units]).reshape(-1, WORDS)
+            claim = np.array([self._entries[u.id][2] for u in units]).reshape(-1, WORDS)
+        return topic, claim
 
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
         return entry[0] if entry else None
 
 
-def _encode_units(units: Sequence[KnowledgeUnit], seed: str) -> np.ndarray:
-    """[len(units), 2, 64]: the topic and the body n-gram vector of each unit."""
-    sequences = [tokenize(u.topic) for u in units] + [tokenize(u.body) for u in units]
-    vectors = encode_ngrams_batch(sequences, seed)
-    return np.stack([vectors[: len(units)], vectors[len(units) :]], axis=1)
+def _encode_units(units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
+    """Topic and body n-gram vectors, [len(units), 64] each; read-only, as the cache shares them."""
+    vectors = encode_ngrams_batch([tokenize(u.topic) for u in units] + [tokenize(u.body) for u in units], seed)
+    vectors.flags.writeable = False
+    return vectors[: len(units)], vectors[len(units) :]
 
 
 @dataclass(frozen=True)
