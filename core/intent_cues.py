@@ -86,10 +86,9 @@ _FORM_WORDS = frozenset(
     stem(word)
     for word in """explain explained explanation describe description compare comparison define definition
     meaning mean means tell list identify name verify check whether evaluate evaluation assess assessment
-    better worse best
     recommend recommendation suggest advise overview summarize summarise summary versus vs difference
-    differences differ please give show let know want like exactly briefly detail details question
-    answer word single""".split()
+    differences differ better worse best please give show let know want like exactly briefly detail
+    details question answer word single""".split()
 )
 
 
