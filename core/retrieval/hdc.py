@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from itertools import chain
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 
 import numpy as np
 
@@ -296,7 +296,7 @@ class HdcIndex:
         return len(self.unit_ids)
 
     def scores(self, query: HdcQuery) -> np.ndarray:
-        """Final HDC score of every unit, in [0, 1], float64."""
+        """Final HDC score of every unit, float64; in [0, 1] while the field weights sum to 1."""
         weights = self.config.field_weights
         total = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role))[self.role_of]
         total += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act))[self.acts_of]
@@ -318,8 +318,8 @@ class HdcIndex:
         if query.text is not None:
             pairs = {"topic": (self.topic[row], query.text), "claim": (self.claim[row], query.text), **pairs}
         out = {}
-        for field, (unit_vector, query_vector) in pairs.items():
-            sim = similarity(unit_vector, query_vector)
+        for field in (f for f in FIELDS if f in pairs):
+            sim = similarity(*pairs[field])
             out[field] = sim
             out[f"{field}_score"] = max(0.0, (sim - 0.5) * 2)
         return out
