@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from functools import partial
 from itertools import chain
 
 import numpy as np
 
 from benchmarks import measure, row
 from benchmarks.synthetic import SyntheticKb
+from core import text
 from core.config import Bm25Config, HdcConfig
 from core.retrieval.bm25 import Bm25Index, field_tokens
 from core.retrieval.hdc import WORDS, HdcIndex, encode_query
-from core import text
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act
 
@@ -38,11 +38,11 @@ _BANDWIDTH_BYTES = 256 * 2**20
 
 def run(sizes: list[int], *, ops: set[str], peers: bool) -> list[dict]:
     rows: list[dict] = []
-    floor = read_bandwidth() if "hdc_scan" in ops else 0.0
+    bandwidth = read_bandwidth() if "hdc_scan" in ops else 0.0
     for n in sizes:
         kb = SyntheticKb(n)
         rows += _bm25_rows(kb, ops) if ops & {"build", "bm25_top10"} else []
-        rows += _hdc_rows(kb, ops, floor) if ops & {"build", "hdc_scan"} else []
+        rows += _hdc_rows(kb, ops, bandwidth) if ops & {"build", "hdc_scan"} else []
         rows += _peer_rows(kb, ops) if peers and ops & {"build", "bm25_top10"} else []
     return rows
 
@@ -56,7 +56,7 @@ def _bm25_rows(kb: SyntheticKb, ops: set[str]) -> list[dict]:
     if "bm25_top10" in ops:
         index, preferred = holder[0], ACT_PREFERRED_ROLES[ACT]
         queries = [tokenize(q) for q in kb.queries]
-        times, peak = measure([_bind(index.top_k, q, preferred, 10) for q in queries[:WARMUP] + queries], WARMUP)
+        times, peak = measure([partial(index.top_k, q, preferred, 10) for q in queries[:WARMUP] + queries], WARMUP)
         rows.append(row("mrptui", kb.n, "bm25_top10", times, peak))
     return rows
 
@@ -68,7 +68,7 @@ def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
     if "hdc_scan" in ops:
         index = holder[0]
         queries = [encode_query(tokenize(q), ACT, config) for q in kb.queries[: WARMUP + HDC_QUERIES]]
-        times, peak = measure([_bind(index.scores, q) for q in queries], WARMUP)
+        times, peak = measure([partial(index.scores, q) for q in queries], WARMUP)
         rows.append(row("mrptui", kb.n, "hdc_scan", times, peak))
         floor_ms = kb.n * 4 * WORDS * 8 / bandwidth * 1000
         rows.append(row("bandwidth-floor", kb.n, "hdc_scan", [floor_ms], 0.0))
@@ -97,11 +97,11 @@ def _peer_rows(kb: SyntheticKb, ops: set[str]) -> list[dict]:
     if "bm25_top10" in ops:
         k = min(10, kb.n)
         retrieve = bm25s_index.retrieve
-        calls = [_bind(retrieve, [q], k=k, show_progress=False) for q in queries[:WARMUP] + queries]
+        calls = [partial(retrieve, [q], k=k, show_progress=False) for q in queries[:WARMUP] + queries]
         times, peak = measure(calls, WARMUP)
         rows.append(row("bm25s", kb.n, "bm25_top10", times, peak))
         count = RANK_BM25_QUERIES if kb.n >= 100_000 else len(queries)
-        calls = [_bind(_rank_bm25_top, rank_holder[0], q, k) for q in queries[:count]]
+        calls = [partial(_rank_bm25_top, rank_holder[0], q, k) for q in queries[:count]]
         times, peak = measure(calls)
         rows.append(row("rank-bm25", kb.n, "bm25_top10", times, peak))
     return rows
@@ -110,10 +110,6 @@ def _peer_rows(kb: SyntheticKb, ops: set[str]) -> list[dict]:
 def _rank_bm25_top(index, query: list[str], k: int) -> np.ndarray:
     scores = index.get_scores(query)
     return np.argpartition(scores, len(scores) - k)[len(scores) - k :]
-
-
-def _bind(function: Callable, *args, **kwargs) -> Callable[[], object]:
-    return lambda: function(*args, **kwargs)
 
 
 def read_bandwidth() -> float:
