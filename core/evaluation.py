@@ -10,15 +10,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError, computed_field
 
 from core.config import ConfigError, FusionMethod, RetrievalConfig, read_json
 from core.diagnostics import Code, Diagnostic
-from core.events import AnswerReady
+from core.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.intent_cues import question_cues
 from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
 from core.units import Caller, Intent
@@ -93,7 +93,8 @@ def _duplicate_ids(path: Path, text: str, queries: Sequence[QuerySpec]) -> list[
     for index, query in enumerate(queries):
         if query.id in first:
             where = _position(text, (first[query.id], "id"))[0]
-            problems.append(_diagnostic(path, text, (index, "id"), f"duplicate query id {query.id!r} (first on line {where})"))
+            message = f"duplicate query id {query.id!r} (first on line {where})"
+            problems.append(_diagnostic(path, text, (index, "id"), message))
         first.setdefault(query.id, index)
     return problems
 
@@ -191,6 +192,7 @@ class GateResult(_Out):
     checked: int
     failures: dict[str, str]
 
+    @computed_field
     @property
     def passed(self) -> bool:
         return not self.failures
@@ -201,13 +203,15 @@ class AnswerChecks(_Out):
     checked: int
     failures: dict[str, str]
 
+    @computed_field
     @property
     def passed(self) -> int:
         return self.checked - len(self.failures)
 
+    @computed_field
     @property
     def rate(self) -> float:
-        return self.passed / self.checked if self.checked else 1.0
+        return round(self.passed / self.checked, 4) if self.checked else 1.0
 
 
 class EvalReport(_Out):
@@ -219,6 +223,7 @@ class EvalReport(_Out):
     answers: tuple[AnswerChecks, ...]
     unknown_ids: dict[str, tuple[str, ...]]
 
+    @computed_field
     @property
     def safe(self) -> bool:
         return all(gate.passed for gate in self.gates)
@@ -282,12 +287,11 @@ class _Runner:
         caller = query.as_caller()
         request = Request(question=query.question, caller=caller)
         view = self.session.view(caller)
-        intent = Intent(act=question_cues(query.question).act, target=query.question, output="text")
-        outcomes = {p.id: p.retrieve(RunContext(request=request, view=view, services=None), intent).outcome for p in self.plugins}
+        outcomes = self._retrieve(request, view)
         candidates = {pid: [c.id for c in outcome.candidates] if outcome else [] for pid, outcome in outcomes.items()}
         events = list(self.session.run(request))
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
-        traces = [(f"event {e.seq} {e.kind}", e.model_dump_json()) for e in events]
+        seen = _Seen(query.question, events, candidates)
         return QueryResult(
             id=query.id,
             kind=query.kind_name,
@@ -297,11 +301,17 @@ class _Runner:
             status=answer.status if answer else "failed",
             answer=answer.answer if answer else "",
             retrieval=tuple(_plugin_run(pid, outcome, query.expect_evidence) for pid, outcome in outcomes.items()),
-            forbidden_seen=_sightings(IdFinder(query.must_not_appear), traces, candidates),
-            hidden_seen=_sightings(self._hidden_finder(view), traces, candidates),
+            forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
+            hidden_seen=seen.sightings(self._hidden_finder(view)),
             answer_checked=bool(query.expect_status or query.expect_answer_mentions),
             answer_problems=_answer_problems(query, answer),
         )
+
+    def _retrieve(self, request: Request, view: KBView) -> dict[str, RetrievalOutcome | None]:
+        """Each plugin on its own, with the act the planner would detect, as `mrptui retrieve` runs it."""
+        intent = Intent(act=question_cues(request.question).act, target=request.question, output="text")
+        context = RunContext(request=request, view=view, services=None)
+        return {p.id: p.retrieve(context, intent).outcome for p in self.plugins}
 
     def _hidden_finder(self, view: KBView) -> IdFinder:
         """Every stored unit outside the caller's view: the label-free leak check."""
@@ -324,11 +334,47 @@ class IdFinder:
         return set(self._pattern.findall(text)) if self._pattern else set()
 
 
-def _sightings(finder: IdFinder, traces: Sequence[tuple[str, str]], candidates: dict[str, list[str]]) -> tuple[str, ...]:
-    """"<id> in <where>" for each forbidden id found in an event or a plugin's candidate list."""
-    seen = [f"{uid} in {where}" for where, text in traces for uid in sorted(finder.find(text))]
-    seen += [f"{uid} in {pid} candidates" for pid, ids in candidates.items() for uid in ids if uid in finder.ids]
-    return tuple(seen)
+class _Seen:
+    """What one query's run showed: every event's JSON, the unit ids events rank, prove or cite,
+    and each directly run plugin's candidate list."""
+
+    def __init__(self, question: str, events: Sequence[object], candidates: dict[str, list[str]]):
+        self.question = question
+        self.texts = [(f"event {e.seq} {e.kind}", e.model_dump_json()) for e in events]
+        self.unit_ids = [(f"event {e.seq} {e.kind}", _unit_ids(e)) for e in events]
+        self.candidates = candidates
+
+    def sightings(self, finder: IdFinder) -> tuple[str, ...]:
+        """Each forbidden id the run showed, as "<id> in <where>".
+
+        An id the question itself contains is echoed in query terms and reasons without being
+        shown to anyone, so for those ids only the unit-id fields count, not free text.
+        """
+        typed = finder.find(self.question)
+        in_text = IdFinder(finder.ids - typed) if typed else finder
+        seen = [f"{uid} in {where}" for where, text in self.texts for uid in sorted(in_text.find(text))]
+        seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & ids)]
+        seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in ids if uid in finder.ids]
+        return tuple(dict.fromkeys(seen))
+
+
+def _unit_ids(event: object) -> set[str]:
+    """The ids an event ranks, proves, cites or adds as context."""
+    if isinstance(event, RetrievalScored):
+        return {c.id for c in event.candidates} | set(event.evidence_ids)
+    if isinstance(event, ProofsFound):
+        return {uid for proof in event.proofs for uid in _proof_units(proof)}
+    if isinstance(event, AnswerReady):
+        return set(event.evidence_ids) | {uid for part in event.parts for uid in part.cited_ids}
+    if isinstance(event, IntentDetected):
+        return set(event.context_unit_ids)
+    return set()
+
+
+def _proof_units(node: ProofNode) -> Iterator[str]:
+    yield from node.units
+    for premise in node.premises:
+        yield from _proof_units(premise)
 
 
 def _plugin_run(plugin_id: str, outcome: RetrievalOutcome | None, expected: Sequence[str]) -> PluginRun:
