@@ -191,7 +191,8 @@ class _Loader:
             where = ("rules", index)
             rule_id = item.get("id") if isinstance(item, dict) else None
             if isinstance(rule_id, str) and rule_id in seen:
-                self.report(Code.RULE_DUPLICATE_ID, f"rule id {rule_id!r} is already used; rule dropped", (*where, "id"))
+                message = f"rule id {rule_id!r} is already used; rule dropped"
+                self.report(Code.RULE_DUPLICATE_ID, message, (*where, "id"))
                 continue
             if isinstance(rule_id, str):
                 seen.add(rule_id)
@@ -210,7 +211,8 @@ class _Loader:
         except ValidationError as exc:
             label = item.get("id") if isinstance(item.get("id"), str) else f"#{where[-1]}"
             for err in exc.errors():
-                self.report(Code.RULE_MALFORMED, f"rule {label}: {_dotted(err['loc'])}: {err['msg']}", (*where, *err["loc"]))
+                message = f"rule {label}: {_dotted(err['loc'])}: {err['msg']}"
+                self.report(Code.RULE_MALFORMED, message, (*where, *err["loc"]))
             return None
         errors = len(self.diagnostics)
         self._check_body(rule, where)
@@ -229,7 +231,8 @@ class _Loader:
                 (*where, "when", MAX_PREMISES),
             )
         if not 0 < rule.weight <= 1:
-            self.report(Code.RULE_WEIGHT_OUT_OF_RANGE, f"{name}: weight {rule.weight} is not in (0, 1]", (*where, "weight"))
+            message = f"{name}: weight {rule.weight} is not in (0, 1]"
+            self.report(Code.RULE_WEIGHT_OUT_OF_RANGE, message, (*where, "weight"))
         bound = set().union(*(p.variables() for p in rule.when))
         for var in sorted(rule.then.variables() - bound):
             self.report(

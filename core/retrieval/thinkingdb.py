@@ -1,25 +1,29 @@
 """ThinkingDB (seed 004, DESIGN §9, §14): bounded positive Horn closure over unit triples.
 
 `ThinkingDB.build` runs once per KB view: symbols and relations are interned to ints, facts live
-in numpy arrays, and CSR indexes by subject, (subject, relation), (object, relation), relation and
-symbol token are built here and reused by every query. A query
-  1. resolves seed facts whose subject/object match the query (phrases before partial overlaps),
-  2. walks FORWARD (subject → object) up to maxDepth hops from the seeds; following edges both
-     ways reaches most of a hub-heavy KB, and chain rules only need the forward direction,
+in numpy arrays, and the indexes every query reads (facts by subject, by object and by
+subject-object pair, the forward-walk CSR over facts some rule reads, and symbols by token) are
+built there and never per query. A query
+  1. resolves seed facts whose subject/object match the query (whole phrases before partial
+     token overlaps, then confidence),
+  2. walks FORWARD (subject → object) up to maxDepth hops from the seed subjects and matched
+     entities; following edges both ways reaches most of a hub-heavy KB, and chain rules only
+     need the forward direction,
   3. runs a semi-naive fixpoint over that neighbourhood under the limits, keeping the best proof
-     of each derived fact,
+     of each derived fact; the joins by (relation, subject/object) run over this small local
+     table, vectorised, rather than over a global per-relation index,
   4. ranks the original units by the best proof they take part in (seed facts count as 0-step
      proofs, so direct matches score too). No synthetic unit ever leaves this module.
 
-Symbols compare by `core.rules.symbol_key` (case-insensitive, `_`/`-` as spaces, edge
-punctuation stripped); the first spelling seen is the one displayed. A symbol whose name is only
-stopwords ("A", "IT") has no tokens, so it matches the query only by its exact, case-sensitive
-spelling: "A" in "Why is A slow?" is a name, "a" in "find a tool" is an article.
+Symbols compare by `core.rules.symbol_key` (case-insensitive, `_`/`-` as spaces, whitespace
+collapsed, edge punctuation stripped); the first spelling seen is the one displayed. A symbol
+whose name is only stopwords ("A", "IT") has no tokens, so it matches the query only by its exact,
+case-sensitive spelling: "A" in "Why is A slow?" is a name, "a" in "find a tool" is an article.
+One fact is kept per distinct triple, stated by its most confident unit.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -182,11 +186,13 @@ class ThinkingDB:
         self.ruleset = ruleset
         self.limits: Limits = ruleset.limits
         self.symbols: list[str] = []
-        self._symbol_ids: dict[str, int] = {}
+        self._symbol_ids: dict[str, int] = {}  # symbol_key → id
+        self._spellings: dict[str, int] = {}  # as written → id, so each spelling is normalised once
         self.relations: list[str] = []
         self._relation_ids: dict[str, int] = {}
         self.unit_ids: list[str] = []  # per fact
         self._fact_of_unit: dict[str, int] = {}
+        self._fact_of_triple: dict[tuple[int, int, int], int] = {}
         self._absent: dict[str, str] = {}  # unit id → why it has no fact here
         self._rules: list[_CompiledRule] = []
         self._premise_uses: dict[int, list[tuple[_CompiledRule, int]]] = {}
@@ -209,46 +215,55 @@ class ThinkingDB:
         return db
 
     def _symbol(self, name: str) -> int:
-        key = symbol_key(name)
-        found = self._symbol_ids.get(key)
+        """Id of a symbol spelling (-1 when nothing is left of it after normalising)."""
+        found = self._spellings.get(name)
         if found is None:
-            found = self._symbol_ids[key] = len(self.symbols)
-            self.symbols.append(name.strip())
+            key = symbol_key(name)
+            found = self._symbol_ids.get(key, -1) if key else -1
+            if key and found < 0:
+                found = self._symbol_ids[key] = len(self.symbols)
+                self.symbols.append(name.strip())
+            self._spellings[name] = found
         return found
 
     def _relation(self, name: str) -> int:
-        key = relation_key(name)
-        found = self._relation_ids.get(key)
+        """Id of a relation; spellings are remembered beside the normalised names."""
+        found = self._relation_ids.get(name)
         if found is None:
-            found = self._relation_ids[key] = len(self.relations)
-            self.relations.append(key)
+            key = relation_key(name)
+            found = self._relation_ids.get(key)
+            if found is None:
+                found = self._relation_ids[key] = len(self.relations)
+                self.relations.append(key)
+            self._relation_ids[name] = found
         return found
+
+    def _triple(self, unit: KnowledgeUnit) -> tuple[int, int, int] | str:
+        """The unit's fact as ids, or the reason it contributes none."""
+        if unit.relation is None:
+            return "unit has no symbolic fact"
+        if unit.confidence < self.limits.min_confidence:
+            return f"fact confidence {unit.confidence:g} is below minConfidence {self.limits.min_confidence:g}"
+        subject, obj = self._symbol(unit.subject or ""), self._symbol(unit.object or "")
+        if subject < 0 or obj < 0:
+            return "the fact's subject or object has no name left after normalising"
+        return subject, self._relation(unit.relation), obj
 
     def _collect(self, units: Iterable[KnowledgeUnit]) -> tuple[list[tuple[int, int, int]], list[float]]:
         """One fact per distinct triple, stated by its most confident unit (ties: the first)."""
         triples: list[tuple[int, int, int]] = []
         confidences: list[float] = []
-        index_of: dict[tuple[int, int, int], int] = {}
         for unit in units:
-            if not unit.has_triple:
-                self._absent[unit.id] = "unit has no symbolic fact"
+            triple = self._triple(unit)
+            if isinstance(triple, str):
+                self._absent[unit.id] = triple
                 continue
-            if unit.confidence < self.limits.min_confidence:
-                self._absent[unit.id] = (
-                    f"fact confidence {unit.confidence:g} is below minConfidence {self.limits.min_confidence:g}"
-                )
-                continue
-            if not symbol_key(unit.subject or "") or not symbol_key(unit.object or ""):
-                self._absent[unit.id] = "the fact's subject or object has no name left after normalising"
-                continue
-            triple = (self._symbol(unit.subject or ""), self._relation(unit.relation or ""), self._symbol(unit.object or ""))
-            known = index_of.get(triple)
-            if known is None:
-                index_of[triple] = len(triples)
+            known = self._fact_of_triple.setdefault(triple, len(triples))
+            if known == len(triples):
                 triples.append(triple)
                 confidences.append(unit.confidence)
                 self.unit_ids.append(unit.id)
-                self._fact_of_unit[unit.id] = index_of[triple]
+                self._fact_of_unit[unit.id] = known
                 continue
             loser, winner = unit.id, self.unit_ids[known]
             if unit.confidence > confidences[known]:
@@ -395,6 +410,7 @@ class _Query:
         self.local_proofs: dict[int, Proof] = {}
         self.stats = {c.rule.id: RuleStats() for c in db._rules}
         self.current: dict[int, int] = {}  # derived fact key → local id of its best version
+        self.n_sequences = len(db._rules) * MAX_PREMISES
 
     # ---- 1. seeds ----------------------------------------------------------------------------
 
@@ -628,40 +644,44 @@ class _Query:
             rule=np.full(n, rule_index),
             premises=premises,
             # Discovery order: nearest driving fact first, then rule, delta premise and row.
-            driver=rows.premises[delta_index],
-            sequence=np.full(n, rule_index * MAX_PREMISES + delta_index),
-            row=np.arange(n),
+            discovery=(rows.premises[delta_index] * self.n_sequences + rule_index * MAX_PREMISES + delta_index)
+            * (self.limits.max_join_rows + 1)
+            + np.arange(n),
         )
 
     def _accept(self, c: dict[str, np.ndarray], round_no: int) -> bool:
         """Add this round's new facts (in discovery order, up to maxDerivedFacts) and better proofs
         of facts derived earlier; returns whether anything was added."""
+        fresh = np.flatnonzero(~_member(c["key"], self.base_keys))
+        keys, discovery = c["key"][fresh], c["discovery"][fresh]
+        # Grouped by fact, best proof first (highest confidence, then fewest steps, then earliest).
+        order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], keys))
+        starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
+        first_seen = np.minimum.reduceat(discovery[order], starts) if len(starts) else discovery[:0]
+        best = fresh[order[starts][np.argsort(first_seen)]]
         keys = c["key"]
-        preferred = np.lexsort((c["row"], c["sequence"], c["driver"], c["steps"], -c["conf"], keys))
-        earliest = np.lexsort((c["row"], c["sequence"], c["driver"], keys))
-        # Both orders group by key, so the first row of each group is that fact's best proof
-        # (highest confidence, then fewest steps) and its first discovery respectively.
-        group_starts = np.flatnonzero(np.r_[True, keys[earliest][1:] != keys[earliest][:-1]])
-        best, first = preferred[group_starts], earliest[group_starts]
-        best = best[np.lexsort((c["row"][first], c["sequence"][first], c["driver"][first]))]
-        best = best[~_member(keys[best], self.base_keys)]
         accepted: list[int] = []
         for index in best.tolist():
             key = int(keys[index])
             known = self.current.get(key)
+            if known is not None and not self._improves(c, index, known):
+                continue
             if known is None:
                 if len(self.current) >= self.limits.max_derived_facts:
                     self.stopped = True
                     break
                 rule_id = self.db._rules[c["rule"][index]].rule.id
                 self.stats[rule_id].derived.append(self._fact_text(c["s"][index], c["r"][index], c["o"][index]))
-            elif not (c["conf"][index] > self.conf[known] or (c["conf"][index] == self.conf[known] and c["steps"][index] < self.steps[known])):
-                continue
             self.current[key] = len(self.ls) + len(accepted)
             accepted.append(index)
         if accepted:
             self._append(c, np.array(accepted, dtype=np.int64), round_no)
         return bool(accepted)
+
+    def _improves(self, c: dict[str, np.ndarray], index: int, known: int) -> bool:
+        """Higher confidence wins; at equal confidence, fewer steps."""
+        confidence, old = c["conf"][index], self.conf[known]
+        return bool(confidence > old or (confidence == old and c["steps"][index] < self.steps[known]))
 
     def _append(self, c: dict[str, np.ndarray], rows: np.ndarray, round_no: int) -> None:
         """New facts and better versions of old ones join the table; older versions stay, because
@@ -684,7 +704,12 @@ class _Query:
     # ---- 4. proofs and ranking ---------------------------------------------------------------
 
     def _scores(
-        self, confidence: np.ndarray, steps: np.ndarray, subjects: np.ndarray, objects: np.ndarray, seeded: np.ndarray
+        self,
+        confidence: np.ndarray,
+        steps: np.ndarray | int,
+        subjects: np.ndarray,
+        objects: np.ndarray,
+        seeded: np.ndarray,
     ) -> np.ndarray:
         """pathScore = confidence × 1/(1 + distancePenalty·steps) × goalBonus (subject or object
         shares a token with the query) × seedBonus (the proof uses a seed fact)."""
@@ -739,8 +764,8 @@ class _Query:
         built for candidates that can make the cut."""
         db, seeds = self.db, self.seeds
         self.scores = self._scores(self.conf, self.steps, self.ls, self.lo, self.seeded)
-        seed_scores = self._scores(db.C[seeds], np.zeros(len(seeds)), db.S[seeds], db.O[seeds], np.ones(len(seeds), bool))
-        seed_proofs = [self._base_proof(f, score) for f, score in zip(seeds.tolist(), seed_scores.tolist(), strict=True)]
+        seed_scores = self._scores(db.C[seeds], 0, db.S[seeds], db.O[seeds], np.ones(len(seeds), dtype=bool))
+        seed_proofs = [self._base_proof(f, s) for f, s in zip(seeds.tolist(), seed_scores.tolist(), strict=True)]
         derived = np.fromiter(self.current.values(), dtype=np.int64, count=len(self.current))
         scores = np.r_[seed_scores, self.scores[derived]]
         steps = np.r_[np.zeros(len(seeds), dtype=np.int64), self.steps[derived]]

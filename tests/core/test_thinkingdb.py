@@ -277,13 +277,19 @@ def test_three_premise_rule_with_constants() -> None:
     db = build(CHAIN + [("Cache", "relevant_for", "security")], RuleSet(rules=(rule,)))
     proof = proof_for(db.query("Does Atlas help security?"), "Atlas supports security")
     assert proof.rule == "secure_stack"
-    assert [p.fact for p in proof.premises] == ["Atlas uses Beacon", "Beacon provides Cache", "Cache relevant_for security"]
+    assert [p.fact for p in proof.premises] == [
+        "Atlas uses Beacon",
+        "Beacon provides Cache",
+        "Cache relevant_for security",
+    ]
     assert proof.confidence == pytest.approx(0.8 * 0.5)
 
 
 def test_rule_max_depth_limits_the_rounds_a_rule_fires_in() -> None:
     rules = load_rules()
-    shallow = tuple(r.model_copy(update={"max_depth": 1}) if r.id == "capability_to_relevance" else r for r in rules.rules)
+    shallow = tuple(
+        r.model_copy(update={"max_depth": 1}) if r.id == "capability_to_relevance" else r for r in rules.rules
+    )
     db = build(CHAIN, dataclasses.replace(rules, rules=shallow))
     facts = [p.fact for p in db.query("Explain why Atlas is relevant for Dashboard.").proofs]
     assert "Atlas has_capability Cache" in facts
@@ -292,7 +298,9 @@ def test_rule_max_depth_limits_the_rounds_a_rule_fires_in() -> None:
 
 class TestExplainAbsence:
     def test_unit_without_a_triple(self) -> None:
-        plain = KnowledgeUnit(id="t::chunk-000::unit-099", source_id="t", chunk_id="t::chunk-000", role=Role.NARRATIVE, topic="x", claim="y")
+        plain = KnowledgeUnit(
+            id="t::chunk-000::unit-099", source_id="t", chunk_id="t::chunk-000", role=Role.NARRATIVE, topic="x", claim="y"
+        )
         db = ThinkingDB.build([plain, fact(0, *CHAIN[0])], DEFAULTS)
         assert db.explain_absence(plain.id, "anything") == "unit has no symbolic fact"
         assert db.explain_absence("nope", "anything") == "unit is not in this view"
