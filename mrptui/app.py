@@ -134,7 +134,14 @@ class ExplorerApp(App[None]):
     def on_mount(self) -> None:
         self.theme = self.initial_theme
         self.sub_title = self.kb_label
-        if self.replay:
+        if not self.replay:
+            self._fingerprint = self._safe_fingerprint()
+            if self.poll_interval > 0:
+                self.set_interval(self.poll_interval, self.poll_files)
+
+    def main_ready(self) -> None:
+        """Called by the main screen once its widgets exist."""
+        if self.replay and not self.runs:
             self._run_counter = 1
             run = RunRecord(1, None, list(self._replay_events), done=True)
             self.runs.append(run)
@@ -144,9 +151,6 @@ class ExplorerApp(App[None]):
             query.value = run.question  # type: ignore[attr-defined]
             query.disabled = True
             self.main.action_panel("attempts")
-        elif self.poll_interval > 0:
-            self._fingerprint = self._safe_fingerprint()
-            self.set_interval(self.poll_interval, self.poll_files)
         self.refresh_view()
 
     @property

@@ -103,7 +103,7 @@ last good KB stays in use and the errors appear here.
         units.border_title = "Units"
         yield units
         with Horizontal(id="kb-bottom"):
-            with VerticalScroll(id="kb-detail") as detail:
+            with VerticalScroll(id="kb-detail", can_focus=False) as detail:
                 detail.border_title = "Selected unit"
                 yield Static("", id="kb-detail-text")
             diagnostics = DataTable(id="kb-diagnostics", cursor_type="row")

@@ -121,6 +121,7 @@ re-executes the engine.
         query.cursor_blink = self.explorer.cursor_blink
         self._set_active(self.active_panel, focus=False)
         query.focus()
+        self.call_after_refresh(self.explorer.main_ready)
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -194,20 +195,6 @@ re-executes the engine.
     def _evidence_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.explorer.open_evidence_detail()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        app = self.explorer
-        if action in ("step_forward", "to_end", "continue_run"):
-            return True if app.current and app.cursor < len(app.current.events) else None
-        if action in ("step_back", "to_start"):
-            return True if app.current and app.cursor > 0 else None
-        if action == "diff":
-            return True if len(app.runs) >= 2 else None
-        if action in ("save", "export_markdown"):
-            return True if app.current and app.current.events else None
-        if action == "rerun":
-            return True if app.last_request is not None and not app.replay else None
-        return True
 
     def action_rerun(self) -> None:
         self.explorer.rerun()

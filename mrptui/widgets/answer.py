@@ -94,6 +94,8 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
                 Option(f"[{n}] {escape(cid)}", id=cid) for n, cid in enumerate(cited, start=1)
             )
             citations.display = bool(cited)
+            if cited:
+                citations.highlighted = 0
 
     def copy_text(self) -> str | None:
         return answer_markdown(self.state) or None

@@ -96,6 +96,8 @@ exact cut reason (min_score, gap or max_results).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "screen.step_forward", "Step", show=False),
         Binding("left", "screen.step_back", "Back", show=False),
+        Binding("home", "screen.to_start", "To start", show=False),
+        Binding("end", "screen.to_end", "To end", show=False),
         Binding("o", "sort_next", "Sort", id="evidence.sort", tooltip="Sort by the next column"),
         Binding("O", "sort_reverse", "Reverse", id="evidence.reverse", tooltip="Reverse the sort order"),
         Binding("v", "next_retrieval", "Retrieval", id="evidence.retrieval",

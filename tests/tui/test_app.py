@@ -1,0 +1,575 @@
+"""Pilot tests: every binding that changes state, asserted on app and widget state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_app
+from fakes import SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
+from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Input, Static
+
+from core.diagnostics import Code, Diagnostic
+from core.events import read_trace
+from mrptui.screens.diff import DiffScreen
+from mrptui.screens.evidence_detail import EvidenceDetailScreen
+from mrptui.screens.help import HelpScreen
+from mrptui.screens.main import MainScreen
+from mrptui.screens.modals import ErrorModal, PathModal, TextModal
+from mrptui.state import Breakpoint
+from mrptui.widgets.answer import AnswerPanel, CitationList
+from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
+from mrptui.widgets.plan import PlanPanel
+from mrptui.widgets.proofs import ProofTree
+from mrptui.widgets.timeline import AttemptsTimeline
+
+SIZE = (160, 45)
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.content)
+
+
+# -- asking and running ------------------------------------------------------------------------
+
+
+async def test_query_box_is_focused_at_start_and_letters_type_into_it(app):
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.focused is app.screen.query_one("#query")
+        await pilot.press("r", "n", "b")
+        assert app.screen.query_one("#query", Input).value == "rnb"
+        assert app.current is None  # `r` typed, it did not re-run
+
+
+async def test_empty_question_notifies_and_does_not_run(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        await pilot.press("space", "enter")
+        await settle(pilot)
+        assert "type a question first" in notes
+        assert session.requests == [] and app.current is None
+
+
+async def test_submit_runs_in_a_worker_and_fills_every_panel(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        run = app.current
+        assert run is not None and run.done and app.cursor == len(run.events) == 27
+        assert session.requests[0].question == QUESTION
+        screen = app.screen
+        assert isinstance(app.focused, AttemptsTimeline)  # focus leaves the box so keys step
+        assert screen.query_one(AttemptsTimeline).row_count == 9
+        assert screen.query_one(EvidenceTable).row_count == 4
+        assert len(screen.query_one(ProofTree).root.children) == 1
+        assert "grounded" in text_of(screen.query_one("#answer-text", Static))
+        assert screen.query_one(CitationList).option_count == 3
+        assert "event 27 of 27" in text_of(screen.query_one("#status", Static))
+        assert "planner-default" in text_of(screen.query_one("#plan-body", Static))
+
+
+async def test_rerun_keys_repeat_the_last_request(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        assert [r.question for r in session.requests] == [QUESTION] * 4
+        assert len(app.runs) == 4
+
+
+async def test_engine_error_opens_one_error_modal_and_the_app_survives(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "boom now")
+        assert isinstance(app.screen, ErrorModal)
+        assert "engine exploded on purpose" in app.screen.markup
+        assert app.current.error.startswith("RuntimeError")
+        assert len(app.current.events) == 3  # the events before the failure are kept
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await ask(pilot)
+        assert app.current.final.status == "grounded"
+
+
+# -- stepping ----------------------------------------------------------------------------------
+
+
+async def test_step_back_and_forward_replays_without_running_again(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        total = len(app.current.events)
+        await pilot.press("b", "b", "left")
+        assert app.cursor == total - 3
+        assert app.state.answer is None  # the answer arrives later in the stream
+        await pilot.press("n", "right")
+        assert app.cursor == total - 1
+        assert len(session.requests) == 1
+        status = text_of(app.screen.query_one("#status", Static))
+        assert f"event {total - 1} of {total}" in status
+
+
+async def test_home_and_end(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("home")
+        assert app.cursor == 0 and app.screen.query_one(AttemptsTimeline).row_count == 0
+        await pilot.press("g")
+        assert app.cursor == len(app.current.events)
+        await pilot.press("home", "end")
+        assert app.cursor == len(app.current.events)
+
+
+async def test_continue_stops_at_each_backtrack(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("home", "full_stop")
+        assert app.state.last_event.kind == "backtracked" and app.state.backtracks[-1].level == 1
+        assert app.paused_at == Breakpoint("backtrack")
+        first = app.cursor
+        await pilot.press("full_stop")
+        assert app.cursor > first and app.state.last_event.kind == "backtracked"
+        notes = record_notifications(app)
+        await pilot.press("full_stop")
+        assert app.cursor == len(app.current.events)
+        assert any("no more backtracks" in n for n in notes)
+
+
+async def test_plugin_breakpoint_pauses_a_live_run(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await select_timeline_row(pilot, lambda r: r.plugin == "kb-thinkingdb")
+        await pilot.press("t")
+        assert app.breakpoints == {Breakpoint("plugin", "kb-thinkingdb")}
+        await pilot.press("r")
+        await settle(pilot)
+        run = app.current
+        assert run.done and app.cursor < len(run.events)  # buffered, but the cursor stopped
+        assert app.state.last_event.kind == "attempt_started" and app.state.last_event.plugin == "kb-thinkingdb"
+        assert "paused at plugin kb-thinkingdb" in text_of(app.screen.query_one("#status", Static))
+        assert "●" in str(app.screen.query_one(AttemptsTimeline).get_cell_at(Coordinate(app.screen.query_one(
+            AttemptsTimeline).row_count - 1, 0)))
+        await pilot.press("g")
+        assert app.cursor == len(run.events)
+        await select_timeline_row(pilot, lambda r: r.plugin == "kb-thinkingdb")
+        await pilot.press("t")
+        assert app.breakpoints == set()
+
+
+async def test_stage_and_backtrack_breakpoints_from_the_timeline(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await select_timeline_row(pilot, lambda r: r.stage == "gs")
+        await pilot.press("T")
+        await select_timeline_row(pilot, lambda r: r.kind == "backtrack")
+        await pilot.press("t")
+        assert app.breakpoints == {Breakpoint("stage", "gs"), Breakpoint("backtrack")}
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.state.last_event.kind == "backtracked"
+        await pilot.press("full_stop", "full_stop")
+        assert app.state.last_event.kind == "stage_started" and app.state.last_event.stage == "gs"
+
+
+async def test_palette_commands_cover_bindings_and_plugins(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        commands = {title: callback for title, _, callback in app.palette_commands(app.screen)}
+        for title in ("Step (n)", "Back (b)", "Continue (.)", "Save (s)", "Diff (d)", "Break on any backtrack",
+                      "Break on stage kb", "Break on plugin kb-fast", "Pin kb-balanced for kb and re-run",
+                      "Exclude kb-fast and re-run", "Toggle light/dark theme (ctrl+t)", "Sort (o)"):
+            assert title in commands, title
+        commands["Break on stage kb"]()
+        assert Breakpoint("stage", "kb") in app.breakpoints
+        commands["Pin kb-balanced for kb and re-run"]()
+        await settle(pilot)
+        assert app.current.request.pins == {"kb": "kb-balanced"}
+
+
+async def test_palette_opens_and_runs_a_command(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"break on any backtrack")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert Breakpoint("backtrack") in app.breakpoints
+
+
+# -- pin / exclude / diff ----------------------------------------------------------------------
+
+
+async def test_pin_and_exclude_rerun_and_the_diff(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await select_timeline_row(pilot, lambda r: r.plugin == "kb-fast")
+        await pilot.press("p")
+        await settle(pilot)
+        assert session.requests[-1].pins == {"kb": "kb-fast"}
+        assert app.current.final.status == "no-context"
+        await select_timeline_row(pilot, lambda r: r.plugin == "kb-fast")
+        await pilot.press("x")
+        await settle(pilot)
+        assert session.requests[-1].excluded == frozenset({"kb-fast"}) and session.requests[-1].pins == {}
+        assert [b.level for b in app.current.final.backtracks] == [1]  # only the sd fallthrough is left
+        await pilot.press("d")
+        assert isinstance(app.screen, DiffScreen)
+        assert app.screen.changes > 0
+        assert "excluded: kb-fast" in app.screen.right_markup
+        await pilot.press("c")
+        assert "+ excluded: kb-fast" in app.clipboard
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_pin_needs_an_attempt_row(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        await select_timeline_row(pilot, lambda r: r.kind == "plan")
+        await pilot.press("p")
+        assert any("select an attempt row" in n for n in notes)
+        assert len(session.requests) == 1
+
+
+async def test_diff_needs_two_runs(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        await pilot.press("d")
+        assert isinstance(app.screen, MainScreen) and any("only one run" in n for n in notes)
+
+
+# -- evidence, proofs, answer --------------------------------------------------------------------
+
+
+async def test_evidence_sort_keys_and_header_click(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        table = app.screen.query_one(EvidenceTable)
+        await pilot.press("3")
+        assert app.focused is table
+        await pilot.press("o")  # rank → unit id, ascending
+        assert table.sort_column == "id"
+        assert [c.id for c in table._shown] == sorted(c.id for c in table._shown)
+        await pilot.press("O")
+        assert table.sort_reverse and [c.id for c in table._shown] == sorted((c.id for c in table._shown), reverse=True)
+        table.sort_by("tdb")  # what a header click does: numbers sort high first, missing values last
+        assert [c.tdb for c in table._shown] == [1.0, 1.0, 1.0, None]
+        await pilot.click(EvidenceTable, offset=(60, 1))  # a header cell
+        await pilot.pause()
+        assert table.sort_column != "tdb" or not table.sort_reverse
+
+
+async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("3", "down", "enter")
+        assert isinstance(app.screen, EvidenceDetailScreen)
+        assert app.screen.candidate.id == U_AIRFLOW
+        scores = text_of(app.screen.query_one("#detail-scores", Static))
+        assert "raw 0.900 → 0.281" in scores and "role boost ×1.3" in scores and "0.15 agreement" in scores
+        assert "Airflow uses DAG scheduling." in text_of(app.screen.query_one("#detail-unit", Static))
+        await pilot.press("c")
+        assert app.clipboard == U_AIRFLOW
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_evidence_cycles_retrievals_and_caps_rows(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        table = app.screen.query_one(EvidenceTable)
+        assert table.current.plugin == "kb-thinkingdb"
+        await pilot.press("3", "v")
+        assert table.current.plugin == "kb-fast" and table.row_count == 3
+        await pilot.press("v")
+        assert table.current.plugin == "kb-thinkingdb"
+        await ask(pilot, "everything at once")
+        assert table.row_count == ROW_CAP and table.total == 700
+        assert "showing 500 of 700" in table.border_subtitle
+
+
+async def test_proof_tree_expand_all_and_unit_leaf_opens_the_unit(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        tree = app.screen.query_one(ProofTree)
+        await pilot.press("4")
+        assert app.focused is tree
+        await pilot.press("asterisk")
+        await pilot.pause()
+        leaves = []
+
+        def walk(node):
+            if isinstance(node.data, tuple) and node.data[0] == "unit":
+                leaves.append(node)
+            for child in node.children:
+                walk(child)
+
+        walk(tree.root)
+        assert sorted(n.data[1] for n in leaves) == sorted([U_AIRFLOW, U_DAG, U_RETRY])
+        tree.move_cursor(leaves[0])
+        await pilot.pause()
+        await pilot.press("c")
+        assert app.clipboard == leaves[0].data[1]
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextModal)
+        assert leaves[0].data[1] in app.screen.markup and "not visible" not in app.screen.markup
+        await pilot.press("escape")
+        await pilot.press("minus")
+        assert not tree.root.children[0].is_expanded
+
+
+async def test_copy_proof_answer_and_timeline_row(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await select_timeline_row(pilot, lambda r: r.plugin == "kb-fast")
+        await pilot.press("c")
+        assert app.clipboard == "kb kb-fast insufficient: 1 kept unit and no preferred role"
+        await pilot.press("4")
+        app.screen.query_one(ProofTree).move_cursor(app.screen.query_one(ProofTree).root.children[0])
+        await pilot.pause()
+        await pilot.press("c")
+        assert app.clipboard.startswith("airflow relevant_for data pipelines (conf 0.855, path 0.700)")
+        assert "⇐ tool_to_capability (weight 0.95)" in app.clipboard
+        await pilot.press("5", "c")
+        assert app.clipboard.startswith(f"# {QUESTION}") and f"1. `{U_AIRFLOW}`" in app.clipboard
+
+
+async def test_citation_opens_the_unit_and_invisible_units_say_so(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("5")
+        assert isinstance(app.focused, CitationList)
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextModal) and U_AIRFLOW in app.screen.markup
+        await pilot.press("escape")
+        app.open_unit(SECRET.id)
+        await pilot.pause()
+        assert "not visible to this caller" in app.screen.markup
+
+
+# -- save, replay, export ----------------------------------------------------------------------
+
+
+async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("s")
+        assert isinstance(app.screen, PathModal)
+        assert app.screen.query_one(Input).value == "./mrptui-trace-1.jsonl"
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = tmp_path / "mrptui-trace-1.jsonl"
+        events, problems = read_trace(saved)
+        assert problems == [] and events == app.current.events
+    replay = make_app(FakeSession(), replay=events)
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert replay.replay and replay.cursor == len(events)
+        assert replay.screen.query_one("#query", Input).value == QUESTION
+        assert replay.screen.query_one(EvidenceTable).row_count == 4
+        await pilot.press("home", "full_stop")
+        assert replay.state.last_event.kind == "backtracked"
+        notes = record_notifications(replay)
+        replay.ask("another question")
+        await pilot.press("r")
+        assert sum("replayed trace" in n for n in notes) == 2
+        assert len(replay.runs) == 1
+
+
+async def test_save_can_be_cancelled(app, tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("s", "escape")
+        assert isinstance(app.screen, MainScreen) and list(tmp_path.iterdir()) == []
+
+
+async def test_export_csv_and_markdown(app, tmp_path: Path):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("e")
+        app.screen.query_one(Input).value = str(tmp_path / "ev.csv")
+        await pilot.press("enter")
+        await pilot.press("m")
+        app.screen.query_one(Input).value = str(tmp_path / "answer.md")
+        await pilot.press("enter")
+        await pilot.pause()
+    csv_lines = (tmp_path / "ev.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("plugin,intent,rank,unit") and len(csv_lines) == 5
+    markdown = (tmp_path / "answer.md").read_text()
+    assert markdown.startswith(f"# {QUESTION}") and "**Status:** grounded" in markdown
+
+
+# -- KB screen ---------------------------------------------------------------------------------
+
+
+async def test_kb_screen_lists_units_and_errors(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "k")
+        screen = app.screen
+        assert type(screen).__name__ == "KBScreen"
+        assert screen.query_one("#kb-units", DataTable).row_count == 6
+        assert screen.query_one("#kb-diagnostics", DataTable).row_count == 2
+        assert "2 error(s)" in text_of(screen.query_one("#kb-title", Static))
+        await pilot.press("escape", "f2")
+        assert type(app.screen).__name__ == "KBScreen"
+
+
+async def test_kb_search_next_previous_and_filter(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "k", "slash")
+        screen = app.screen
+        await pilot.press(*"airflow", "enter")
+        assert screen.matches == [1, 2]  # the comparison unit and the Airflow unit
+        table = screen.query_one("#kb-units", DataTable)
+        assert table.cursor_row == 1
+        await pilot.press("n")
+        assert table.cursor_row == 2
+        await pilot.press("n")
+        assert table.cursor_row == 1
+        await pilot.press("N")
+        assert table.cursor_row == 2
+        await pilot.press("f")
+        assert screen.filtered and table.row_count == 2
+        await pilot.press("f")
+        assert table.row_count == 6
+
+
+async def test_why_not_uses_the_last_question(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        await pilot.press("escape", "k", "w")
+        assert any("ask a question first" in n for n in notes)
+        await pilot.press("escape")
+        await ask(pilot)
+        await pilot.press("k", "down", "w")
+        assert isinstance(app.screen, TextModal)
+        assert session.why_not_calls == [("ops::chunk-002::unit-001", QUESTION)]
+        assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.markup
+
+
+async def test_edit_opens_the_editor_at_the_line(app):
+    async with app.run_test(size=SIZE) as pilot:
+        calls = []
+        notes = record_notifications(app)
+        await pilot.press("escape", "k", "e")  # $EDITOR is unset in tests
+        assert any("set $EDITOR" in n for n in notes)
+        app.open_in_editor = lambda file, line: calls.append((file, line))  # type: ignore[method-assign]
+        await pilot.press("down", "e")
+        await pilot.press("tab", "e")  # the validation errors table
+        assert calls == [("sample_kb/ops.md", 12), ("config/thinkingdb.json", 41)]
+
+
+async def test_file_change_reloads_and_shows_new_errors(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        await pilot.press("k")
+        app.poll_files()  # nothing changed
+        await settle(pilot)
+        assert session.reloads == 0
+        new_error = Diagnostic(code=Code.MALFORMED_LINE, message="line is not Field: value", file="sample_kb/new.md",
+                               line=2)
+        session.touch(diagnostics=[new_error])
+        app.poll_files()
+        await settle(pilot)
+        assert session.reloads == 1 and app.kb_generation == 1
+        assert any("1 error(s)" in n and "press r to re-run" in n for n in notes)
+        table = app.screen.query_one("#kb-diagnostics", DataTable)
+        assert table.row_count == 1 and "sample_kb/new.md:2:1" in str(table.get_cell_at(Coordinate(0, 0)))
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        assert session.reloads == 2
+
+
+# -- rules screen ------------------------------------------------------------------------------
+
+
+async def test_rules_screen_shows_last_run_statistics(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "R")
+        screen = app.screen
+        assert "no ThinkingDB retrieval" in text_of(screen.query_one("#rules-title", Static))
+        await pilot.press("escape")
+        await ask(pilot)
+        await pilot.press("f3")
+        screen = app.screen
+        assert "2 fired, 2 never fired" in text_of(screen.query_one("#rules-title", Static))
+        assert "RULE_UNKNOWN_RELATION" in text_of(screen.query_one("#rules-errors", Static))
+        detail = text_of(screen.query_one("#rules-detail-text", Static))
+        assert "fired 1×" in detail and "?x=airflow" in detail
+        await pilot.press("down", "down")
+        detail = text_of(screen.query_one("#rules-detail-text", Static))
+        assert "never fired" in detail and "first unmatched premise: 2. ?y depends_on ?z" in detail
+        await pilot.press("c")
+        assert app.clipboard.startswith("dependency_transitive: ?x depends_on ?y, ?y depends_on ?z ⇒")
+        await pilot.press("k")
+        assert type(app.screen).__name__ == "KBScreen" and len(app.screen_stack) == 2
+
+
+# -- help, theme, layout, quit -----------------------------------------------------------------
+
+
+async def test_f1_shows_help_for_the_focused_panel(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("3", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.text.startswith("## Evidence")
+        groups = dict(app.screen.groups)
+        assert ("o", "Sort by the next column") in groups["This panel"]
+        assert any(key.startswith("n") for key, _ in groups["This screen"])
+        await pilot.press("f1")
+        assert isinstance(app.screen, MainScreen)
+
+
+async def test_theme_toggle(app):
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "textual-dark"
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-light"
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-dark"
+
+
+async def test_narrow_terminal_shows_one_panel_at_a_time(app):
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert screen.has_class("-narrow")
+        await ask(pilot)
+        assert screen.query_one(AttemptsTimeline).display and screen.query_one(AttemptsTimeline).region.height > 5
+        assert screen.query_one(EvidenceTable).region.height == 0
+        await pilot.press("3")
+        assert screen.query_one(EvidenceTable).region.height > 5
+        assert screen.query_one(AttemptsTimeline).region.height == 0
+        await pilot.click("#tab-plan")
+        await pilot.pause()
+        assert screen.query_one(PlanPanel).region.height > 5
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert not screen.has_class("-narrow")
+        assert all(screen.query_one(f"#{key}").region.height > 5
+                   for key in ("plan", "attempts", "evidence", "proofs", "answer"))
+
+
+async def test_answer_panel_status_when_no_context(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        app.rerun_with(pin=("kb", "kb-fast"))
+        await settle(pilot)
+        assert "no-context" in text_of(app.screen.query_one(AnswerPanel).query_one("#answer-text", Static))
+
+
+async def test_ctrl_q_quits_from_a_modal(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
