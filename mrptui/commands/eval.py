@@ -60,7 +60,7 @@ def _recall_table(report: EvalReport) -> str:
         _row("---", "---", "---:", "---:", "---:", "---:", "---:"),
     ]
     lines += [
-        _row(r.plugin, r.fusion, r.count, f"{r.recall_at_1:.3f}", f"{r.recall_at_3:.3f}", f"{r.recall_at_k:.3f}", f"{r.mrr:.3f}")
+        _row(r.plugin, r.fusion, r.count, *(f"{v:.3f}" for v in (r.recall_at_1, r.recall_at_3, r.recall_at_k, r.mrr)))
         for r in rows
     ]
     return "\n".join(lines)
@@ -81,7 +81,12 @@ def _kind_table(report: EvalReport) -> str:
 
 
 def _gate_table(report: EvalReport) -> str:
-    lines = ["## Safety gates", "", _row("gate", "fusion", "checked", "result", "failing queries"), _row("---", "---", "---:", "---", "---")]
+    lines = [
+        "## Safety gates",
+        "",
+        _row("gate", "fusion", "checked", "result", "failing queries"),
+        _row("---", "---", "---:", "---", "---"),
+    ]
     lines += [
         _row(g.gate, g.fusion, g.checked, "pass" if g.passed else "FAIL", ", ".join(g.failures) or "-")
         for g in report.gates
@@ -91,11 +96,15 @@ def _gate_table(report: EvalReport) -> str:
 
 
 def _answer_table(report: EvalReport) -> str:
-    lines = ["## Answer checks (expected status and mentions)", "", _row("fusion", "passed", "failing"), _row("---", "---:", "---")]
-    lines += [
-        _row(a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-")
-        for a in report.answers
+    lines = [
+        "## Answer checks (expected status and mentions)",
+        "",
+        _row("fusion", "passed", "failing"),
+        _row("---", "---:", "---"),
     ]
+    for a in report.answers:
+        failing = "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-"
+        lines.append(_row(a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
     return "\n".join(lines)
 
 
