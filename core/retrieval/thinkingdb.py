@@ -653,11 +653,13 @@ class _Query:
         """Add this round's new facts (in discovery order, up to maxDerivedFacts) and better proofs
         of facts derived earlier; returns whether anything was added."""
         fresh = np.flatnonzero(~_member(c["key"], self.base_keys))
+        if not len(fresh):
+            return False
         keys, discovery = c["key"][fresh], c["discovery"][fresh]
         # Grouped by fact, best proof first (highest confidence, then fewest steps, then earliest).
         order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], keys))
         starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
-        first_seen = np.minimum.reduceat(discovery[order], starts) if len(starts) else discovery[:0]
+        first_seen = np.minimum.reduceat(discovery[order], starts)
         best = fresh[order[starts][np.argsort(first_seen)]]
         keys = c["key"]
         accepted: list[int] = []

@@ -195,6 +195,16 @@ def test_best_proof_keeps_the_most_confident_derivation() -> None:
     assert proof.units == (uid(2), uid(3))
 
 
+def test_a_derivable_fact_that_is_already_stated_is_not_new() -> None:
+    db = build([*CHAIN[:2], ("Atlas", "has_capability", "Cache")])
+    result = db.query("What can Atlas do?")
+    assert result.rule_stats["tool_to_capability"].fired == 1
+    assert result.derived_count == 0
+    assert result.stop_reason == "fixpoint"
+    stated = [p for p in result.proofs if p.fact == "Atlas has_capability Cache"]
+    assert [(p.rule, p.units) for p in stated] == [(None, (uid(2),))]
+
+
 def test_duplicate_facts_are_stated_by_the_most_confident_unit() -> None:
     db = build([("Atlas", "uses", "Beacon", 0.6), ("atlas", "uses", "beacon", 0.9)])
     assert set(db.query("Atlas").unit_scores) == {uid(1)}
