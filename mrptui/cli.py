@@ -57,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, and keep Python's exit-time flush
+        # of stdout from raising again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:  # noqa: BLE001 - the last line of defence: one line, never a traceback
         if os.environ.get("MRPTUI_DEBUG"):
             raise
