@@ -89,7 +89,8 @@ class ProfileRetriever(KnowledgePlugin):
             hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
             lanes[Lane.HDC] = self._hdc_lane(indexes, hdc_query)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
-        sufficient, reason = sufficiency([c for c in candidates if c.kept], intent.act)
+        kept_units = [c for c in candidates if c.kept]
+        sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
         if escalated:
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
         outcome = RetrievalOutcome(
@@ -109,6 +110,14 @@ class ProfileRetriever(KnowledgePlugin):
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
         return KbResult(status=status, reason=reason, outcome=outcome, trace=tuple(trace))
+
+    @staticmethod
+    def _exact_ids(indexes: ViewIndexes, query: Query, kept: list[Candidate]) -> tuple[str, ...]:
+        """The query's identifiers (hyphenated tokens with a digit) if one kept unit has them all."""
+        if not query.identifiers or len(kept) != 1 or kept[0].current_turn:
+            return ()
+        matched = set(indexes.bm25.matched_terms(query.identifiers, kept[0].id))
+        return query.identifiers if matched >= set(query.identifiers) else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
         index = indexes.bm25
@@ -167,6 +176,7 @@ class Query:
         self.terms = terms
         self.act = act
         self.preferred_roles: tuple[Role, ...] = ACT_PREFERRED_ROLES[act]
+        self.identifiers = tuple(dict.fromkeys(t for t in terms if "-" in t and any(ch.isdigit() for ch in t)))
 
     @classmethod
     def of(cls, intent: Intent) -> Query:

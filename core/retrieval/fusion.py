@@ -170,8 +170,12 @@ def fuse(
     return tuple(candidates), cutoffs
 
 
-def sufficiency(kept: Sequence[Candidate], act: Act) -> tuple[bool, str]:
-    """Sufficient = at least one kept unit and (a preferred role is covered or at least two units)."""
+def sufficiency(kept: Sequence[Candidate], act: Act, exact_ids: Sequence[str] = ()) -> tuple[bool, str]:
+    """Sufficient = at least one kept unit and (a preferred role is covered or at least two units).
+
+    Our addition: a kept unit that contains every identifier the query names (`exact_ids`, e.g.
+    a rule code) is sufficient on its own, since an exact code is a decisive signal (seed 002).
+    """
     if not kept:
         return False, "no candidate passed the cut-offs"
     preferred = ACT_PREFERRED_ROLES[act]
@@ -179,6 +183,8 @@ def sufficiency(kept: Sequence[Candidate], act: Act) -> tuple[bool, str]:
         return True, f"{len(kept)} kept; preferred role for {act.value} covered"
     if len(kept) >= 2:
         return True, f"{len(kept)} kept"
+    if exact_ids:
+        return True, f"1 kept and it names {', '.join(exact_ids)} exactly"
     return False, f"only 1 unit kept and its role ({kept[0].role.value}) is not preferred for {act.value}"
 
 

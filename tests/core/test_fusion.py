@@ -113,3 +113,10 @@ def test_cut_explanation_quotes_numbers() -> None:
     candidates, cutoffs = _fuse({Lane.BM25: {"a": 1.0, "d": 0.45}})
     gap = next(c for c in candidates if c.id == "d")
     assert cut_explanation(gap, cutoffs) == "cut by gap: 0.450 < 0.50 × top 1.000 = 0.500"
+
+
+def test_one_kept_unit_naming_the_query_identifier_is_sufficient() -> None:
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0}}, roles={"a": Role.CONSTRAINT})
+    kept = [c for c in candidates if c.kept]
+    assert sufficiency(kept, Act.EXPLAIN)[0] is False
+    assert sufficiency(kept, Act.EXPLAIN, ("shp-2",)) == (True, "1 kept and it names shp-2 exactly")
