@@ -174,6 +174,14 @@ def _unique_in_order(values: np.ndarray) -> np.ndarray:
     return values[np.sort(first)]
 
 
+def _chunks(start: int, end: int, first: int = 512) -> Iterable[slice]:
+    """[start, end) in slices of doubling size."""
+    size = first
+    while start < end:
+        yield slice(start, min(start + size, end))
+        start, size = start + size, size * 2
+
+
 def _contains(sequence: Sequence[str], part: Sequence[str]) -> bool:
     n = len(part)
     return any(list(sequence[i : i + n]) == list(part) for i in range(len(sequence) - n + 1))
@@ -525,41 +533,57 @@ class _Query:
     def _keys(self, s: np.ndarray, r: np.ndarray | int, o: np.ndarray) -> np.ndarray:
         return (s * self.n_relations + r) * self.n_symbols + o
 
-    def _matching(self, pattern: tuple[int, int, int], oldest: int, newest: int) -> np.ndarray:
-        """Local facts matching a premise on its own, born in rounds oldest..newest, in table order."""
+    def _matching(self, pattern: tuple[int, int, int], newest: int, within: slice = slice(None)) -> np.ndarray:
+        """Local facts (optionally in an id range) matching a premise on its own and born by round
+        `newest`, in table order."""
         s, relation, o = pattern
-        mask = (self.lr == relation) & (self.born >= oldest) & (self.born <= newest)
+        ls, lo = self.ls[within], self.lo[within]
+        mask = (self.lr[within] == relation) & (self.born[within] <= newest)
         if s >= 0:
-            mask &= self.ls == s
+            mask &= ls == s
         if o >= 0:
-            mask &= self.lo == o
+            mask &= lo == o
         if s < 0 and s == o:
-            mask &= self.ls == self.lo
-        return np.flatnonzero(mask)
+            mask &= ls == lo
+        return np.flatnonzero(mask) + (within.start or 0)
 
     def _fixpoint(self) -> tuple[int, bool]:
-        """Semi-naive rounds; returns the rounds run and whether the last one left new facts."""
-        rounds = 0
+        """Semi-naive rounds; returns the rounds run and whether the last one left new facts.
+
+        Each round's delta (the facts born in the round before, a contiguous id range) drives the
+        joins in growing chunks, nearest facts first: on a dense neighbourhood the first chunk
+        often fills maxDerivedFacts, and the rest of the delta is never joined.
+        """
+        delta_start, delta_end, rounds = 0, len(self.ls), 0
         for round_no in range(1, self.limits.max_depth + 1):
-            rounds = round_no
-            candidates = _Candidates()
-            for rule_index, compiled in enumerate(self.db._rules):
-                if round_no > compiled.last_round:
-                    continue
-                # Round 1's delta is every base fact and there is nothing older to put before it.
-                for delta_index in range(1 if round_no == 1 else len(compiled.premises)):
-                    self._match_body(rule_index, compiled, delta_index, round_no, candidates)
-            if not candidates.columns or not self._accept(candidates.merged(), round_no):
+            rounds, added = round_no, False
+            for chunk in _chunks(delta_start, delta_end):
+                candidates = _Candidates()
+                for rule_index, compiled in enumerate(self.db._rules):
+                    if round_no > compiled.last_round:
+                        continue
+                    # Round 1's delta is every base fact: nothing older can fill earlier premises.
+                    for delta_index in range(1 if round_no == 1 else len(compiled.premises)):
+                        self._match_body(rule_index, compiled, delta_index, round_no, chunk, candidates)
+                added |= bool(candidates.columns) and self._accept(candidates.merged(), round_no)
+                if self.stopped:
+                    return rounds, False
+            if not added:
                 return rounds, False
-            if self.stopped:
-                return rounds, False
+            delta_start, delta_end = delta_end, len(self.ls)
         return rounds, True
 
     def _match_body(
-        self, rule_index: int, compiled: _CompiledRule, delta_index: int, round_no: int, out: _Candidates
+        self,
+        rule_index: int,
+        compiled: _CompiledRule,
+        delta_index: int,
+        round_no: int,
+        chunk: slice,
+        out: _Candidates,
     ) -> None:
         pattern = compiled.premises[delta_index]
-        drivers = self._matching(pattern, round_no - 1, round_no - 1)
+        drivers = self._matching(pattern, round_no - 1, chunk)
         if not len(drivers):
             return
         rows = _Rows({}, {delta_index: drivers})
@@ -570,7 +594,7 @@ class _Query:
             # Semi-naive: earlier premises take facts older than the delta, later ones anything
             # known before this round, so each combination is joined exactly once.
             newest = round_no - 2 if j < delta_index else round_no - 1
-            rows = self._join(rows, premise, j, self._matching(premise, 0, newest))
+            rows = self._join(rows, premise, j, self._matching(premise, newest))
             if not len(rows):
                 return
         self._conclude(rule_index, compiled, delta_index, rows, out)
@@ -816,7 +840,7 @@ class _Query:
     def _first_unmatched(self, compiled: _CompiledRule) -> int | None:
         """First premise that no neighbourhood or derived fact matches even on its own."""
         for index, pattern in enumerate(compiled.premises):
-            if not len(self._matching(pattern, 0, self.limits.max_depth)):
+            if not len(self._matching(pattern, self.limits.max_depth)):
                 return index
         return None
 
@@ -860,7 +884,7 @@ class _Query:
         s, relation, o = compiled.premises[j]
         grounded = (binding.get(-1 - s, s) if s < 0 else s, relation, binding.get(-1 - o, o) if o < 0 else o)
         deepest = j
-        for local in self._matching(grounded, 0, self.limits.max_depth).tolist():
+        for local in self._matching(grounded, self.limits.max_depth).tolist():
             extended = dict(binding)
             if _bind(s, int(self.ls[local]), extended) and _bind(o, int(self.lo[local]), extended):
                 gap = self._gap(compiled, extended, rest)

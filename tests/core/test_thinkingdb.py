@@ -261,6 +261,14 @@ def test_max_proofs_caps_the_ranking_deterministically() -> None:
     assert all(first.best_proof_by_unit[u] in first.proofs for u in first.unit_scores)
 
 
+def test_large_deltas_are_joined_in_full() -> None:
+    # The driving fact sits far past the first chunk of the round-1 delta.
+    triples = [("Hub", "uses", f"tool{i:03d}") for i in range(600)] + [("tool599", "provides", "Cache")]
+    result = build(triples).query("What does Hub use?")
+    assert result.neighbourhood_size == 601
+    assert result.rule_stats["tool_to_capability"].derived == ["Hub has_capability Cache"]
+
+
 def test_neighbourhood_and_join_caps_are_reported() -> None:
     triples = [("Hub", "uses", f"tool{i:02d}") for i in range(20)] + [
         (f"tool{i:02d}", "provides", "Cache") for i in range(20)
