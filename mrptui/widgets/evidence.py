@@ -32,14 +32,14 @@ def _kept(c: CandidateScore) -> str:
 COLUMNS: tuple[Column, ...] = (
     Column("rank", "#", lambda c: c.rank),
     Column("id", "unit", lambda c: c.id, numeric=False),
-    Column("role", "role", lambda c: c.role, numeric=False),
+    Column("kept", "kept / cut", _kept, numeric=False),
+    Column("score", "score", lambda c: c.score),
     Column("bm25", "BM25", lambda c: c.bm25),
     Column("hdc", "HDC", lambda c: c.hdc),
     Column("tdb", "TDB", lambda c: c.tdb),
     Column("fused", "fused", lambda c: c.fused),
     Column("boost", "boost", lambda c: c.role_boost),
-    Column("score", "score", lambda c: c.score),
-    Column("kept", "kept / cut", _kept, numeric=False),
+    Column("role", "role", lambda c: c.role, numeric=False),
 )
 
 

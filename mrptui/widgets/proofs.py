@@ -58,7 +58,7 @@ rule's premises (recursively), down to the source units.
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__("proofs", id=id, classes=classes)
+        super().__init__("no proofs yet", id=id, classes=classes)
         self.show_root = True
         self.proofs: ProofsFound | None = None
 

@@ -53,9 +53,8 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
 
     def on_mount(self) -> None:
         self.add_column("", key="sym", width=3)
-        self.add_column("stage", key="stage", width=6)
-        self.add_column("plugin", key="plugin", width=15)
-        self.add_column("reason", key="reason")
+        self.add_column("attempt", key="what", width=14)
+        self.add_column("status: reason", key="reason")
         if self.show_durations:
             self.add_column("ms", key="ms", width=6)
         self.watch(self.app, "theme", lambda _: self._rebuild(), init=False)
@@ -86,21 +85,22 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
     def _cells(self, row: TimelineRow) -> list[Text]:
         mark = Text("●", style=self._style("break")) if self._hit(row) else Text(" ")
         if row.kind == "plan":
-            cells = [Text("▤", style=self._style("plan")), Text(f"r{row.revision}", style=self._style("plan")),
-                     Text(row.plugin, style=self._style("plan")), Text(row.reason, style=self._style("muted"))]
+            style = self._style("plan")
+            reasons = f": {row.reason}" if row.reason else ""
+            cells = [Text("▤", style=style), Text(f"plan r{row.revision}", style=style),
+                     Text.assemble((row.plugin, style), (reasons, self._style("muted")))]
         elif row.kind == "backtrack":
             symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
             style = self._style("backtrack")
             reason = row.reason.removeprefix(f"{what}:").strip()
-            cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style), Text(what, style=style),
-                     Text(reason, style=style)]
+            cells = [Text(symbol, style=style), Text(f"L{row.level} {what}", style=style), Text(reason, style=style)]
         else:
             symbol, tone = status_symbol(row.status)
             style = self._style(tone)
-            reason = row.reason if row.status != "running" else "running"
             intent = f"#{row.intent_index} " if row.intent_index else ""
-            cells = [Text(symbol, style=style), Text(row.stage), Text(row.plugin, style=style),
-                     Text(f"{intent}{row.status}: {reason}" if reason and reason != row.status else row.status)]
+            reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
+            cells = [Text(symbol, style=style), Text(row.plugin, style=style),
+                     Text(f"{intent}{row.status}{reason}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""

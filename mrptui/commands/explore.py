@@ -1,0 +1,40 @@
+"""`mrptui` with no subcommand: open the explorer TUI on `--kb` paths (default: the sample KB)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from mrptui.commands import add_caller_options, add_kb_option, caller_from_args, open_session
+
+THEMES = ("textual-dark", "textual-light")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_kb_option(parser)
+    add_caller_options(parser)
+    parser.add_argument("--theme", default=None, metavar="NAME",
+                        help="textual-dark (default) or textual-light; also $MRPTUI_THEME")
+
+
+def _with_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """The top-level parser may not carry the caller options: fill in their defaults."""
+    values = {"caller_tags": "", "region": None, "as_of": None, "theme": None, "kb": None}
+    values.update(vars(args))
+    return argparse.Namespace(**values)
+
+
+def kb_label(paths: list[str] | None) -> str:
+    return ", ".join(paths) if paths else "sample_kb"
+
+
+def run(args: argparse.Namespace) -> int:
+    args = _with_defaults(args)
+    caller = caller_from_args(args)
+    session = open_session(args)
+    from mrptui.app import ExplorerApp  # Textual loads only when the TUI is really wanted
+
+    theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
+    app = ExplorerApp(session, caller, kb_label(args.kb), theme=theme)
+    app.run()
+    return 0
