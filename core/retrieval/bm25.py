@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,8 +41,27 @@ def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
     )
 
 
-def field_tokens(unit: KnowledgeUnit) -> tuple[list[str], ...]:
-    return tuple(tokenize(text) for text in field_texts(unit))
+def field_tokens(unit: KnowledgeUnit) -> tuple[Sequence[str], ...]:
+    topic, claim, procedure, acts, note, condition, role = field_texts(unit)
+    return (
+        tokenize(topic),
+        _text_tokens(claim),
+        _text_tokens(procedure),
+        _label_tokens(acts),
+        _text_tokens(note),
+        _text_tokens(condition),
+        _label_tokens(role),
+    )
+
+
+def _text_tokens(text: str) -> Sequence[str]:
+    return tokenize(text) if text else ()
+
+
+@lru_cache(maxsize=1024)
+def _label_tokens(label: str) -> tuple[str, ...]:
+    """Role names and act lists repeat across units, so each distinct one is tokenised once."""
+    return tuple(tokenize(label))
 
 
 def length_norm(dl, avgdl, k1: float, b: float):
