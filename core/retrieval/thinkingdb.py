@@ -82,7 +82,8 @@ class RuleStats:
     fired: int = 0
     bindings: list[dict[str, str]] = field(default_factory=list)
     derived: list[str] = field(default_factory=list)
-    # For a rule that never fired: index of its first premise matching no neighbourhood fact.
+    # For a rule that never fired: 0-based index of its first premise that no neighbourhood or
+    # derived fact matches on its own (None when each matches but they never join).
     first_unmatched_premise: int | None = None
 
 

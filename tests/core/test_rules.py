@@ -36,6 +36,7 @@ def test_bundled_rules_load_cleanly() -> None:
     tool = ruleset.rules[0]
     assert [(p.s, p.r, p.o) for p in tool.when] == [("?x", "uses", "?y"), ("?y", "provides", "?z")]
     assert (tool.then.s, tool.then.r, tool.then.o, tool.weight) == ("?x", "has_capability", "?z", 0.95)
+    assert str(tool.then) == "?x has_capability ?z"
     assert all(r.description for r in ruleset.rules)
     assert ruleset.rule_lines["tool_to_capability"] == 16
 
