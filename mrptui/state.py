@@ -210,7 +210,8 @@ def apply(state: ViewState, event: Event) -> ViewState:
             plan = PlanView(event.revision, event.planner, event.stages, event.reasons)
             row = TimelineRow(kind="plan", index=index, plugin=event.planner, revision=event.revision,
                               reason="; ".join(event.reasons))
-            return replace(state, plans=old + (plan,), revision=event.revision, rows=state.rows + (row,))
+            return replace(state, plans=old + (plan,), revision=event.revision, rows=state.rows + (row,),
+                           current_stage=None, current_plugin=None)
         case StageStarted():
             return replace(state, current_stage=event.stage, current_plugin=None,
                            current_intent=event.intent_index, revision=event.revision)

@@ -27,7 +27,7 @@ def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]
     seen: set[str] = set()
     for active in screen.active_bindings.values():
         binding = active.binding
-        if not (binding.show or binding.id) or binding.action in seen:
+        if not (binding.show or binding.id) or binding.action in seen or binding.action.startswith("panel("):
             continue
         seen.add(binding.action)
         key = screen.app.get_key_display(binding)
@@ -40,6 +40,8 @@ def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]
         else:
             group = "This panel"
         groups[group].append((" / ".join(dict.fromkeys(keys)), description))
+    if any(a.binding.action.startswith("panel(") for a in screen.active_bindings.values()):
+        groups["This screen"].append(("1 … 5", "Show / focus a panel: Plan, Attempts, Evidence, Proofs, Answer"))
     return text, [(name, rows) for name, rows in groups.items() if rows]
 
 

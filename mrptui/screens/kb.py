@@ -14,7 +14,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
@@ -106,7 +107,7 @@ last good KB stays in use and the errors appear here.
             with VerticalScroll(id="kb-detail", can_focus=False) as detail:
                 detail.border_title = "Selected unit"
                 yield Static("", id="kb-detail-text")
-            diagnostics = DataTable(id="kb-diagnostics", cursor_type="row")
+            diagnostics = OptionList(id="kb-diagnostics")
             diagnostics.border_title = "Validation errors"
             yield diagnostics
         yield Input(placeholder="search units (enter: find · escape: cancel)", id="kb-search")
@@ -117,10 +118,6 @@ last good KB stays in use and the errors appear here.
         for key, label in (("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"),
                            ("where", "file:line")):
             units.add_column(label, key=key)
-        diagnostics = self.query_one("#kb-diagnostics", DataTable)
-        diagnostics.add_column("where", key="where")
-        diagnostics.add_column("code", key="code")
-        diagnostics.add_column("message", key="message")
         self.query_one("#kb-search", Input).cursor_blink = self.explorer.cursor_blink
         self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
         self.load()
@@ -184,18 +181,18 @@ last good KB stays in use and the errors appear here.
         self._render_detail()
 
     def _render_diagnostics(self) -> None:
-        table = self.query_one("#kb-diagnostics", DataTable)
-        table.clear()
-        error_style = self.app.current_theme.error or "red"
-        warning_style = self.app.current_theme.warning or "yellow"
+        listing = self.query_one("#kb-diagnostics", OptionList)
+        highlighted = listing.highlighted
+        listing.clear_options()
         for diagnostic in self.diagnostics:
-            style = error_style if diagnostic.is_error else warning_style
-            table.add_row(
-                Text(f"{diagnostic.file}:{diagnostic.line}:{diagnostic.col}"),
-                Text(diagnostic.code.value, style=style),
-                Text(diagnostic.message),
-            )
-        table.border_title = f"Validation errors ({len(self.diagnostics)})" if self.diagnostics else "No validation errors"
+            tone = "$error" if diagnostic.is_error else "$warning"
+            listing.add_option(Option(
+                f"{escape(diagnostic.file)}:{diagnostic.line}:{diagnostic.col} [{tone}]{diagnostic.code.value}[/]\n"
+                f"  {escape(diagnostic.message)}"
+            ))
+        if self.diagnostics:
+            listing.highlighted = min(highlighted or 0, len(self.diagnostics) - 1)
+        listing.border_title = f"Validation errors ({len(self.diagnostics)})" if self.diagnostics else "No validation errors"
 
     def _render_detail(self) -> None:
         unit = self.selected
@@ -211,10 +208,10 @@ last good KB stays in use and the errors appear here.
 
     @property
     def selected_diagnostic(self) -> Diagnostic | None:
-        table = self.query_one("#kb-diagnostics", DataTable)
-        if not self.diagnostics or not (0 <= table.cursor_row < len(self.diagnostics)):
+        index = self.query_one("#kb-diagnostics", OptionList).highlighted
+        if index is None or not (0 <= index < len(self.diagnostics)):
             return None
-        return self.diagnostics[table.cursor_row]
+        return self.diagnostics[index]
 
     @on(DataTable.RowHighlighted, "#kb-units")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:

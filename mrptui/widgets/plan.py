@@ -22,10 +22,10 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
     """Markup lines for one plan revision; candidates carry the status of their last attempt."""
     head = f"[b]r{plan.revision}[/b] {escape(plan.planner)}"
     if plan.superseded:
-        head = f"[$text-muted][s]r{plan.revision}[/s] {escape(plan.planner)}[/] " + tone_markup(
-            f"⟲ superseded: {escape(plan.superseded_reason)}", "backtrack"
-        )
+        head = f"[$text-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup("⟲ superseded", "backtrack")
     lines = [head]
+    if plan.superseded and plan.superseded_reason:
+        lines.append("  " + tone_markup(escape(_fit(plan.superseded_reason, width * 2 - 4)), "backtrack"))
     if plan.reasons:
         lines.append(f"  [$text-muted]{escape(_fit('; '.join(plan.reasons), width - 2))}[/]")
     for stage in plan.stages:

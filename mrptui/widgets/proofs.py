@@ -60,6 +60,7 @@ rule's premises (recursively), down to the source units.
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__("no proofs yet", id=id, classes=classes)
         self.show_root = True
+        self.root.allow_expand = False
         self.proofs: ProofsFound | None = None
 
     def show(self, proofs: ProofsFound | None) -> None:
@@ -69,7 +70,9 @@ rule's premises (recursively), down to the source units.
         self.clear()
         if proofs is None:
             self.root.set_label("no proofs yet")
+            self.root.allow_expand = False
             return
+        self.root.allow_expand = True
         self.root.set_label(
             f"{proofs.plugin}: {len(proofs.proofs)} proof{'s' if len(proofs.proofs) != 1 else ''} · "
             f"{proofs.stop_reason} · {proofs.rounds} rounds · {proofs.derived} derived"

@@ -93,7 +93,8 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
             symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
             style = self._style("backtrack")
             reason = row.reason.removeprefix(f"{what}:").strip()
-            cells = [Text(symbol, style=style), Text(f"L{row.level} {what}", style=style), Text(reason, style=style)]
+            cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style),
+                     Text(f"{what}: {reason}", style=style)]
         else:
             symbol, tone = status_symbol(row.status)
             style = self._style(tone)

@@ -23,9 +23,18 @@ def record_notifications(app: ExplorerApp) -> list[str]:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Wait for workers, then for the messages they posted from their thread."""
+    """Wait for workers, then for the messages they posted from their thread, then for every
+    DataTable to measure its new rows (it does that on its own Idle event)."""
+    from textual.widgets import DataTable
+
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    await pilot.pause()
+    for _ in range(50):
+        pending = [t for t in pilot.app.screen.query(DataTable) if t._require_update_dimensions or t._new_rows]
+        if not pending:
+            break
+        await pilot.pause(0.01)
     await pilot.pause()
 
 

@@ -8,7 +8,7 @@ from conftest import make_app
 from fakes import SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
 from textual.coordinate import Coordinate
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 
 from core.diagnostics import Code, Diagnostic
 from core.events import read_trace
@@ -415,7 +415,7 @@ async def test_kb_screen_lists_units_and_errors(app):
         screen = app.screen
         assert type(screen).__name__ == "KBScreen"
         assert screen.query_one("#kb-units", DataTable).row_count == 6
-        assert screen.query_one("#kb-diagnostics", DataTable).row_count == 2
+        assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
         assert "2 error(s)" in text_of(screen.query_one("#kb-title", Static))
         await pilot.press("escape", "f2")
         assert type(app.screen).__name__ == "KBScreen"
@@ -481,8 +481,8 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
         assert any("1 error(s)" in n and "press r to re-run" in n for n in notes)
-        table = app.screen.query_one("#kb-diagnostics", DataTable)
-        assert table.row_count == 1 and "sample_kb/new.md:2:1" in str(table.get_cell_at(Coordinate(0, 0)))
+        listing = app.screen.query_one("#kb-diagnostics", OptionList)
+        assert listing.option_count == 1 and "sample_kb/new.md:2:1" in str(listing.get_option_at_index(0).prompt)
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert session.reloads == 2
