@@ -95,7 +95,8 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
 def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> Draft:
     act, question = intent.act, intent.target
     if act in _CHAIN_ACTS:
-        proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units})
+        tdb = outcome.lane_details.get("tdb")
+        proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units}, getattr(tdb, "seeds", ()))
         if proof is not None:
             return chain_answer(proof)
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
@@ -139,17 +140,20 @@ def proofs_of(outcome: RetrievalOutcome) -> list[Proof]:
     return list(getattr(outcome.lane_details.get("tdb"), "proofs", ()))
 
 
-def best_proof(proofs: Sequence[Proof], question: str, cues: QuestionCues, evidence: set[str]) -> Proof | None:
+def best_proof(
+    proofs: Sequence[Proof], question: str, cues: QuestionCues, evidence: set[str], seeds: Sequence[Proof] = ()
+) -> Proof | None:
     """The derived proof about what the question names.
 
     A proof qualifies when it rests only on kept units (the answer may cite nothing else) and its
-    subject and object mention every focus term that names a symbol of the found facts: asked
+    subject and object mention every focus term that names a symbol of the found facts (seeds
+    included, since ThinkingDB ranks by derivations and a seed may take part in none): asked
     about a goal, a chain ending at another goal is no answer. Among those: most of its subject
     and object written in the question (matched as written, since a name such as "A" is a
     stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
     """
     asked = _stems(question)
-    entities = set(cues.focus_terms) & _symbol_terms(proofs)
+    entities = set(cues.focus_terms) & _symbol_terms([*proofs, *seeds])
     best, best_key = None, (0, 0, 0.0)
     for proof in proofs:
         if proof.rule is None or not set(leaf_units(proof)) <= evidence:

@@ -12,8 +12,9 @@ built there and never per query. A query
   3. runs a semi-naive fixpoint over that neighbourhood under the limits, keeping the best proof
      of each derived fact; the joins by (relation, subject/object) run over this small local
      table, vectorised, rather than over a global per-relation index,
-  4. ranks the original units by the best proof they take part in (seed facts count as 0-step
-     proofs, so direct matches score too). No synthetic unit ever leaves this module.
+  4. ranks the original units by the best derivation they take part in, preferring derivations
+     that answer the question (query terms at two different ends); bare seed facts count as 0-step proofs
+     only when nothing was derived. No synthetic unit ever leaves this module.
 
 Symbols compare by `core.rules.symbol_key` (case-insensitive, `_`/`-` as spaces, whitespace
 collapsed, edge punctuation stripped); the first spelling seen is the one displayed. A symbol
@@ -787,22 +788,34 @@ class _Query:
         return found
 
     def _ranked(self) -> tuple[list[Proof], list[Proof]]:
-        """Seed proofs, and the best maxProofs of seed and derived proofs; Proof objects are only
-        built for candidates that can make the cut."""
+        """Seed proofs, and the best maxProofs proofs that rank units; Proof objects are only
+        built for candidates that can make the cut.
+
+        Units are ranked by the derivations they take part in (seed 004: "the best proof path"),
+        and goal-directed: when some derived fact names query terms at two different ends, it answers the
+        question asked, and only such proofs rank units. The distance penalty otherwise lets every
+        shorter derivation from the same seed outscore the chain that answers the question, and
+        crowd it out of maxResults. Bare seed facts rank only when nothing was derived; BM25
+        already finds the units that match the query directly.
+        """
         db, seeds = self.db, self.seeds
         self.scores = self._scores(self.conf, self.steps, self.ls, self.lo, self.seeded)
         seed_scores = self._scores(db.C[seeds], 0, db.S[seeds], db.O[seeds], np.ones(len(seeds), dtype=bool))
         seed_proofs = [self._base_proof(f, s) for f, s in zip(seeds.tolist(), seed_scores.tolist(), strict=True)]
         derived = np.fromiter(self.current.values(), dtype=np.int64, count=len(self.current))
-        scores = np.r_[seed_scores, self.scores[derived]]
-        steps = np.r_[np.zeros(len(seeds), dtype=np.int64), self.steps[derived]]
+        if not len(derived):
+            return seed_proofs, sorted(seed_proofs, key=_rank_key)[: self.limits.max_proofs]
+        subjects, objects = self.ls[derived], self.lo[derived]
+        answers = _member(subjects, self.touching) & _member(objects, self.touching) & (subjects != objects)
+        if answers.any():
+            derived = derived[answers]
+        scores, steps = self.scores[derived], self.steps[derived]
         order = np.lexsort((steps, -scores))
         keep = np.ones(len(scores), dtype=bool)
         if len(order) > self.limits.max_proofs:
             last = order[self.limits.max_proofs - 1]  # ties with the last kept one stay candidates
             keep = (scores > scores[last]) | ((scores == scores[last]) & (steps <= steps[last]))
-        candidates = [p for p, k in zip(seed_proofs, keep, strict=False) if k]
-        candidates += [self._proof(int(local)) for local in derived[keep[len(seeds) :]]]
+        candidates = [self._proof(int(local)) for local in derived[keep]]
         return seed_proofs, sorted(candidates, key=_rank_key)[: self.limits.max_proofs]
 
     def run(self) -> TdbResult:

@@ -73,17 +73,34 @@ def test_two_step_chain_returns_the_three_source_units_with_the_proof_tree() -> 
     assert capability.score == pytest.approx(path_score(0.8 * 0.95, 1))
 
 
-def test_seed_facts_rank_as_zero_step_proofs_and_units_take_their_best_proof() -> None:
+def test_units_take_the_score_of_the_best_derivation_they_are_part_of() -> None:
     result = build(CHAIN).query("Explain why Atlas is relevant for Dashboard.")
     assert [s.fact for s in result.seeds] == ["Atlas uses Beacon", "Cache relevant_for Dashboard"]
     assert all(s.steps == 0 and s.uses_seed for s in result.seeds)
-    assert result.unit_scores[uid(0)] == pytest.approx(path_score(1.0, 0))
-    # The middle unit is no seed; its best proof is the one-step capability.
-    assert result.best_proof_by_unit[uid(1)].fact == "Atlas has_capability Cache"
-    assert result.unit_scores[uid(1)] == pytest.approx(path_score(0.8 * 0.95, 1))
+    # Seed facts do not rank as bare 0-step proofs once something was derived, and only the
+    # derivation that answers the question (Atlas … Dashboard) ranks units: all three share it.
+    assert [p.fact for p in result.proofs] == ["Atlas relevant_for Dashboard"]
+    goal = path_score(0.8 * 0.95 * 0.90, 2)
+    assert result.unit_scores == pytest.approx({uid(0): goal, uid(1): goal, uid(2): goal})
     scores = [p.score for p in result.proofs]
     assert scores == sorted(scores, reverse=True)
     assert result.stop_reason == "fixpoint"
+
+
+def test_without_an_answering_derivation_every_derivation_ranks() -> None:
+    result = build(CHAIN).query("What can Atlas do?")
+    assert {p.fact for p in result.proofs} == {
+        "Atlas has_capability Cache",
+        "Atlas relevant_for Dashboard",
+        "Beacon relevant_for Dashboard",
+    }
+    assert result.unit_scores[uid(1)] == pytest.approx(path_score(0.8 * 0.95, 1))
+
+
+def test_seed_facts_rank_as_zero_step_proofs_when_nothing_is_derived() -> None:
+    result = build([("Atlas", "uses", "Beacon"), ("Cache", "mentions", "Dashboard")]).query("What does Atlas use?")
+    assert [(p.fact, p.steps) for p in result.proofs] == [("Atlas uses Beacon", 0)]
+    assert result.unit_scores[uid(0)] == pytest.approx(path_score(1.0, 0))
 
 
 def test_single_letter_names_match_only_as_written() -> None:
