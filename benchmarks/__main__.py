@@ -51,7 +51,9 @@ def markdown(rows: list[dict]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description="Speed and scale runs: rows from every benchmark module."
+    )
     parser.add_argument("--sizes", default=DEFAULT_SIZES, help="comma-separated KB sizes")
     available = sorted({op for name, module in suites().items() for op in (name, *ops_of(name, module))})
     parser.add_argument("--ops", help=f"comma-separated, from: {', '.join(available)} (default: all)")
