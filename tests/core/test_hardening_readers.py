@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from core.cnl import format_intents, parse_intents, read_file, read_text, to_markdown
 from core.cnl.validate import FIELD_LABELS
 from core.diagnostics import Code, Diagnostic
-from core.units import Act, Intent, KnowledgeUnit, Relation, Role
+from core.units import Act, Intent, KnowledgeUnit
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
