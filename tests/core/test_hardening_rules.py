@@ -240,3 +240,28 @@ def test_deeply_nested_json_is_a_diagnostic() -> None:
 def test_a_huge_integer_literal_is_a_diagnostic() -> None:
     ruleset = load_text('{"limits": {"maxDepth": ' + "9" * 5000 + "}}")
     assert [d.code for d in ruleset.diagnostics] == [Code.INVALID_JSON]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TimeoutError,
+    reason="core/rules.symbol_key: _TRAILING.sub backtracks quadratically over a run of trailing "
+    "punctuation followed by a name character (20k dots ~ 2 s); it also runs on every unit's Subject/Object",
+)
+def test_a_term_with_a_long_punctuation_run_does_not_hang() -> None:
+    import signal
+
+    def expire(signum, frame):
+        raise TimeoutError("load_rules still running after 1 s")
+
+    term = "Orion" + "." * 50_000 + "Helix"
+    text = json.dumps({"rules": [{"id": "a", "when": [{"s": "?x", "r": "uses", "o": term}],
+                                  "then": {"s": "?x", "r": "uses", "o": "?x"}, "weight": 0.5}]})
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, 1)
+    try:
+        ruleset = load_text(text)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert [rule.id for rule in ruleset.rules] == ["a"]
