@@ -37,6 +37,9 @@ class Bm25Config(_Model):
         "role": 0.5,
     }
     role_boost: float = Field(default=1.3, ge=1.0)
+    # Only the lane's best units go on to fusion: ranks beyond this cannot reach any profile's
+    # maxResults, and fusing every unit that shares a word would cost more than ranking them.
+    lane_pool: int = Field(default=1000, ge=1)
 
 
 class HdcConfig(_Model):

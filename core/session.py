@@ -29,15 +29,20 @@ from core.whynot import why_not
 
 
 class Session:
-    def __init__(self, kb_paths: Sequence[Path], config_path: Path):
+    def __init__(self, kb_paths: Sequence[Path], config_path: Path, kb: KnowledgeBase | None = None):
         self.kb_paths = list(kb_paths)
         self.config_path = config_path
         self.retrieval = load_retrieval_config(config_path)
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
-        self.kb = KnowledgeBase.load(self.kb_paths)
+        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths)
         self.ruleset = load_rules(config_path / "thinkingdb.json")
         self._build()
+
+    @classmethod
+    def from_kb(cls, kb: KnowledgeBase, config_path: Path | None = None) -> Session:
+        """A session over a KB built in memory (benchmarks, tests); it has no files to reload."""
+        return cls(list(kb.paths), config_path or config_dir(), kb)
 
     @classmethod
     def open(cls, kb_paths: Sequence[Path] | None = None, config_path: Path | None = None) -> Session:

@@ -70,7 +70,7 @@ def _plugin_reason(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, uni
     candidate = outcome.candidate(unit_id) if outcome else None
     if candidate is None:
         lanes = ", ".join(lane.value for lane in (outcome.lanes if outcome else ()))
-        return f"not a candidate: none of its lanes ({lanes}) scored it"
+        return f"not a candidate: none of its lanes ({lanes}) put it among their best units"
     verdict = cut_explanation(candidate, outcome.cutoffs)
     if candidate.kept and Lane.TDB in candidate.lanes:
         verdict += " (found by ThinkingDB)"

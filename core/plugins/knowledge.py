@@ -120,10 +120,8 @@ class ProfileRetriever(KnowledgePlugin):
         return query.identifiers if matched >= set(query.identifiers) else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
-        index = indexes.bm25
-        scores = index.scores(query.terms, query.preferred_roles)
-        hits = np.flatnonzero(scores > 0)
-        return {index.unit_ids[i]: float(scores[i]) for i in hits}
+        pool = self._services.retrieval.bm25.lane_pool
+        return dict(indexes.bm25.top_k(query.terms, query.preferred_roles, pool))
 
     def _hdc_lane(self, indexes: ViewIndexes, hdc_query) -> dict[str, float]:
         config = self._services.retrieval.hdc
