@@ -179,17 +179,21 @@ class KnowledgeBase:
         return self.load(self._paths)
 
     def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
-        """This KB, but a file that now has errors keeps the units it had in `previous`.
+        """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
 
         An author saving a half-finished edit should see the errors without the file's units
         vanishing from every query until the edit is done.
         """
         broken = {d.file for d in self._diagnostics if d.is_error}
-        stale = [u for u in previous.units if u.location is not None and u.location.file in broken]
+        fresh_ids = {u.id for u in self._units}
+        # Only units the broken file no longer yields: edits to its valid units still load.
+        stale = [
+            u for u in previous.units
+            if u.location is not None and u.location.file in broken and u.id not in fresh_ids
+        ]
         if not stale:
             return self
-        fresh = [u for u in self._units if u.location is None or u.location.file not in broken]
-        units, _ = _without_duplicates([fresh, stale])
+        units = [*self._units, *stale]
         notes = [
             Diagnostic(
                 code=Code.STALE_UNITS_KEPT,

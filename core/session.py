@@ -79,8 +79,11 @@ class Session:
             raise RegistryError(f"unknown planner {request.planner!r} (known: {', '.join(self.engine.planners)})")
 
     def run(self, request: Request) -> Iterator[object]:
-        kb = self.kb
-        return self.engine.run(request, kb.view(request.caller), kb_version=kb.version)
+        # KB and engine are read together, so a run racing a reload never pairs one KB with the
+        # other build's rules and indexes.
+        with self._lock:
+            kb, engine = self.kb, self.engine
+        return engine.run(request, kb.view(request.caller), kb_version=kb.version)
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
@@ -120,14 +123,14 @@ class Session:
 
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
+        kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
+        ruleset = load_rules(self.config_path / "thinkingdb.json")
+        # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
+        # last good rules running, but its errors are still shown.
+        if not ruleset.rules and self.ruleset.rules:
+            ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
         with self._lock:
-            self.kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
-            ruleset = load_rules(self.config_path / "thinkingdb.json")
-            # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
-            # last good rules running, but its errors are still shown.
-            if not ruleset.rules and self.ruleset.rules:
-                ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
-            self.ruleset = ruleset
+            self.kb, self.ruleset = kb, ruleset
             self._build()
         return self.diagnostics()
 

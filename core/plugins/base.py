@@ -6,16 +6,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.alias_generators import to_camel
 
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
 if TYPE_CHECKING:
     from core.kb import KBView
-    from core.retrieval.fusion import RetrievalOutcome
 
 
 class PluginType(StrEnum):
@@ -70,45 +70,52 @@ class Status(StrEnum):
     REJECTED = "rejected"
 
 
-@dataclass(frozen=True)
+# Results are validated when a plugin builds them (strict: no coercion, so a status must be a
+# Status member, not a look-alike string), so a malformed result fails inside the plugin's call
+# and the kernel records it as `error` instead of crashing later. Which statuses a family may
+# return is the kernel's check (`core.engine`).
+_RESULT_CONFIG = ConfigDict(strict=True, arbitrary_types_allowed=True)
+
+
+@pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class SdResult:
-    status: Literal[Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR]
+    status: Status
     reason: str = ""
     intent_cnl: str = ""
     intents: tuple[Intent, ...] = ()
     context_units: tuple[KnowledgeUnit, ...] = ()
-    llm_calls: int = 0
+    llm_calls: int = Field(default=0, ge=0)
 
 
-@dataclass(frozen=True)
+@pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class KbResult:
     """`trace` holds the plugin's own score/proof events, so the kernel relays them without
     knowing anything about retrieval."""
 
-    status: Literal[Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR]
+    status: Status
     reason: str = ""
-    outcome: RetrievalOutcome | None = None
+    outcome: Any = None
     trace: tuple[BaseModel, ...] = ()
 
     @property
     def evidence_ids(self) -> tuple[str, ...]:
-        return self.outcome.evidence_ids if self.outcome else ()
+        return tuple(self.outcome.evidence_ids) if self.outcome is not None else ()
 
 
-@dataclass(frozen=True)
+@pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class GsResult:
-    status: Literal[Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR]
+    status: Status
     reason: str = ""
     answer: str = ""
     cited_ids: tuple[str, ...] = ()
-    llm_calls: int = 0
+    llm_calls: int = Field(default=0, ge=0)
 
 
-@dataclass(frozen=True)
+@pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class ValResult:
-    status: Literal[Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR]
+    status: Status
     reason: str = ""
-    llm_calls: int = 0
+    llm_calls: int = Field(default=0, ge=0)
 
 
 @dataclass(frozen=True)

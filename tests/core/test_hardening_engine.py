@@ -220,11 +220,6 @@ MALFORMED_FIELDS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(AttributeError, TypeError, ValidationError),
-    reason="core/engine._call checks only a result's type and status; malformed fields crash the run later",
-)
 @pytest.mark.parametrize("case", MALFORMED_FIELDS)
 def test_a_result_with_malformed_fields_is_an_error(case: str) -> None:
     stage, behave = MALFORMED_FIELDS[case]
