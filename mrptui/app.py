@@ -335,15 +335,22 @@ class ExplorerApp(App[None]):
 
     # -- re-run with a plugin pinned or excluded ------------------------------------------------
 
-    def rerun_with(self, *, pin: tuple[str, str] | None = None, exclude: str | None = None) -> None:
+    def rerun_with(
+        self, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
+    ) -> None:
         if self.replay:
             self.notify("This is a replayed trace: re-running is disabled.", severity="warning")
             return
         if self.last_request is None:
             self.notify("type a question first", severity="warning")
             return
-        request = request_with(self.last_request, pin=pin, exclude=exclude)
-        what = f"{pin[1]} pinned for {pin[0]}" if pin else f"{exclude} excluded"
+        request = request_with(self.last_request, pin=pin, exclude=exclude, planner=planner)
+        if pin:
+            what = f"{pin[1]} pinned for {pin[0]}"
+        elif exclude:
+            what = f"{exclude} excluded"
+        else:
+            what = f"planner {planner}"
         self.notify(f"re-running with {what} · d compares the two runs")
         self.start_run(request)
 
@@ -577,9 +584,12 @@ class ExplorerApp(App[None]):
             for plugin in plugins[stage]:
                 commands.append((f"Break on plugin {plugin}", f"Toggle: pause when {plugin} starts an attempt",
                                  partial(self.toggle_breakpoint, Breakpoint("plugin", plugin))))
-                if stage != "planner":
-                    commands.append((f"Pin {plugin} for {stage} and re-run", "Re-run with only this plugin in its stage",
-                                     partial(self.rerun_with, pin=(stage, plugin))))
+                if stage == "planner":
+                    commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
+                                     partial(self.rerun_with, planner=plugin)))
+                    continue
+                commands.append((f"Pin {plugin} for {stage} and re-run", "Re-run with only this plugin in its stage",
+                                 partial(self.rerun_with, pin=(stage, plugin))))
                 commands.append((f"Exclude {plugin} and re-run", "Re-run without this plugin",
                                  partial(self.rerun_with, exclude=plugin)))
         return commands

@@ -281,6 +281,8 @@ class Breakpoint:
         if self.kind == "stage":
             return isinstance(event, StageStarted) and event.stage == self.value
         if self.kind == "plugin":
+            if isinstance(event, PlanBuilt):
+                return event.planner == self.value
             return isinstance(event, AttemptStarted) and event.plugin == self.value
         return isinstance(event, Backtracked)
 
@@ -339,8 +341,10 @@ class RunRecord:
         return first.question if isinstance(first, RunStarted) else ""
 
 
-def request_with(request: Request, *, pin: tuple[str, str] | None = None, exclude: str | None = None) -> Request:
-    """A copy of `request` with one plugin pinned for its stage, or one plugin excluded."""
+def request_with(
+    request: Request, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
+) -> Request:
+    """A copy of `request` with one plugin pinned for its stage, one plugin excluded, or a planner chosen."""
     pins = dict(request.pins)
     excluded = set(request.excluded)
     if pin is not None:
@@ -350,7 +354,7 @@ def request_with(request: Request, *, pin: tuple[str, str] | None = None, exclud
     if exclude is not None:
         excluded.add(exclude)
         pins = {stage: plugin for stage, plugin in pins.items() if plugin != exclude}
-    return replace(request, pins=pins, excluded=frozenset(excluded))
+    return replace(request, pins=pins, excluded=frozenset(excluded), planner=planner or request.planner)
 
 
 class SessionLike(Protocol):

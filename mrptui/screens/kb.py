@@ -20,9 +20,13 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import TextModal, unit_markup
+from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
     from mrptui.app import ExplorerApp
+
+
+UNIT_COLUMNS = [("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"), ("where", "file:line")]
 
 
 def caller_label(caller: Caller) -> str:
@@ -115,9 +119,6 @@ last good KB stays in use and the errors appear here.
 
     def on_mount(self) -> None:
         units = self.query_one("#kb-units", DataTable)
-        for key, label in (("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"),
-                           ("where", "file:line")):
-            units.add_column(label, key=key)
         self.query_one("#kb-search", Input).cursor_blink = self.explorer.cursor_blink
         self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
         self.load()
@@ -162,7 +163,7 @@ last good KB stays in use and the errors appear here.
     def _render_units(self) -> None:
         table = self.query_one("#kb-units", DataTable)
         cursor = table.cursor_row
-        table.clear()
+        rows = []
         previous_source = None
         for position, unit in enumerate(self.shown):
             triple = f"{unit.subject} {unit.relation.value} {unit.object}" if unit.relation else ""
@@ -170,11 +171,11 @@ last good KB stays in use and the errors appear here.
             marker = "▸ " if position in self.matches else ""
             source_first = unit.source_id != previous_source
             previous_source = unit.source_id
-            table.add_row(
+            rows.append([
                 Text(marker + unit.id, style="bold" if source_first else ""),
                 unit.role.value, Text(unit.topic), Text(triple), Text(where, style="dim"),
-                key=f"unit-{position}",
-            )
+            ])
+        refill(table, UNIT_COLUMNS, rows)
         table.border_subtitle = f"{len(self.shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)

@@ -15,9 +15,14 @@ from textual.widgets import DataTable, Footer, Static
 
 from core.diagnostics import Diagnostic
 from core.events import RuleStat
+from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
     from mrptui.app import ExplorerApp
+
+
+RULE_COLUMNS = [("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", "weight"), ("fired", "fired"),
+                ("derived", "derived")]
 
 
 def is_rule_diagnostic(diagnostic: Diagnostic) -> bool:
@@ -49,6 +54,8 @@ def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
         index = stat.first_unmatched_premise if stat else None
         if index is not None and 0 <= index < len(premises):
             lines.append(f"  first unmatched premise: {index + 1}. {escape(premises[index])}")
+        elif stat is not None:
+            lines.append("  every premise matches some fact, but never with shared bindings")
     else:
         lines.append(f"[$success]fired {stat.fired}×[/] in the last run")
         for binding in stat.bindings:
@@ -104,9 +111,6 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def on_mount(self) -> None:
         table = self.query_one("#rules-table", DataTable)
-        for key, label in (("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", "weight"),
-                           ("fired", "fired"), ("derived", "derived")):
-            table.add_column(label, key=key)
         self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
         self.load()
         table.focus()
@@ -123,7 +127,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
                 self.stats[stat.rule] = stat
         table = self.query_one("#rules-table", DataTable)
         cursor = table.cursor_row
-        table.clear()
+        rows = []
         fired_style = app.current_theme.success or "green"
         never_style = app.current_theme.warning or "yellow"
         for rule in self.rules:
@@ -136,8 +140,9 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
                 fired = Text("✗ 0", style=never_style)
             derived = str(len(stat.derived)) if stat and self.ran else ""
             weight = rule.get("weight")
-            table.add_row(str(rule.get("id", "?")), rule_text(rule), f"{weight:g}" if isinstance(weight, float | int) else "?",
-                          fired, derived)
+            rows.append([str(rule.get("id", "?")), rule_text(rule),
+                         f"{weight:g}" if isinstance(weight, float | int) else "?", fired, derived])
+        refill(table, RULE_COLUMNS, rows)
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         errors = [d for d in app.session.diagnostics() if is_rule_diagnostic(d)]

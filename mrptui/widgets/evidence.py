@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from core.events import CandidateScore, RetrievalScored
+from mrptui.widgets.tables import refill
 
 ROW_CAP = 500
 
@@ -114,8 +115,7 @@ exact cut reason (min_score, gap or max_results).
         self._key: tuple | None = None
 
     def on_mount(self) -> None:
-        for col in COLUMNS:
-            self.add_column(col.label, key=col.key)
+        refill(self, [(col.key, col.label) for col in COLUMNS], [])
         self.watch(self.app, "theme", lambda _: self._rebuild(force=True), init=False)
 
     # -- state ------------------------------------------------------------------------------
@@ -203,14 +203,13 @@ exact cut reason (min_score, gap or max_results).
         title, subtitle = self._title()
         self.border_title, self.border_subtitle = title, subtitle
         cursor = self.cursor_row if same_retrieval else 0
-        self.clear()
-        if current is None:
-            self._shown = []
-            return
-        self._shown = sort_candidates(current.candidates, self.sort_column, self.sort_reverse)[:ROW_CAP]
+        self._shown = (
+            sort_candidates(current.candidates, self.sort_column, self.sort_reverse)[:ROW_CAP] if current else []
+        )
         kept = self.get_component_rich_style("evidence--kept", partial=True)
         cut = self.get_component_rich_style("evidence--cut", partial=True)
         muted = self.get_component_rich_style("evidence--muted", partial=True)
+        rows = []
         for c in self._shown:
             cells = []
             for col in COLUMNS:
@@ -224,7 +223,8 @@ exact cut reason (min_score, gap or max_results).
                     cells.append(Text(_fmt(value), justify="right", style=muted if value is None else ""))
                 else:
                     cells.append(Text(_fmt(value)))
-            self.add_row(*cells)
+            rows.append(cells)
+        refill(self, [(col.key, col.label) for col in COLUMNS], rows)
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
 

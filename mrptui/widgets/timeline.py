@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 
 from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
 from mrptui.widgets.symbols import status_symbol
+from mrptui.widgets.tables import refill
 
 
 class AttemptsTimeline(DataTable):
@@ -51,12 +52,13 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
         self._rows: tuple[TimelineRow, ...] = ()
         self._breakpoints: frozenset[Breakpoint] = frozenset()
 
+    @property
+    def _columns(self) -> list[tuple[str, str]]:
+        columns = [("sym", ""), ("what", "attempt"), ("reason", "status: reason")]
+        return columns + [("ms", "ms")] if self.show_durations else columns
+
     def on_mount(self) -> None:
-        self.add_column("", key="sym", width=3)
-        self.add_column("attempt", key="what", width=14)
-        self.add_column("status: reason", key="reason")
-        if self.show_durations:
-            self.add_column("ms", key="ms", width=6)
+        refill(self, self._columns, [], fixed={"sym": 3, "what": 14})
         self.watch(self.app, "theme", lambda _: self._rebuild(), init=False)
 
     # -- rendering --------------------------------------------------------------------------
@@ -112,9 +114,7 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
         if not self.is_mounted:
             return
         cursor = self.cursor_row
-        self.clear()
-        for position, row in enumerate(self._rows):
-            self.add_row(*self._cells(row), key=f"row-{position}")
+        refill(self, self._columns, [self._cells(row) for row in self._rows], fixed={"sym": 3, "what": 14})
         if self.row_count:
             target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
             self.move_cursor(row=target, animate=False, scroll=True)

@@ -238,3 +238,14 @@ def test_request_with_pins_and_excludes():
     excluded = request_with(base, exclude="sd-symbolic")
     assert excluded.pins == {} and excluded.excluded == frozenset({"kb-fast", "sd-symbolic"})
     assert base.pins == {"sd": "sd-symbolic"}  # the original is untouched
+
+
+def test_plugin_breakpoint_matches_the_planner_of_a_plan():
+    assert Breakpoint("plugin", "planner-depth").matches(PLAN2)
+    assert not Breakpoint("plugin", "planner-depth").matches(PLAN1)
+
+
+def test_request_with_planner():
+    base = Request("q", caller=CALLER)
+    assert request_with(base, planner="planner-depth").planner == "planner-depth"
+    assert request_with(request_with(base, planner="planner-depth"), exclude="kb-fast").planner == "planner-depth"

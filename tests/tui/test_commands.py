@@ -1,0 +1,88 @@
+"""`mrptui` (explore) and `mrptui replay FILE`: argument handling, without starting a terminal UI."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+from fakes import CALLER, FakeSession, thinkingdb_run
+
+from core.events import write_trace
+from core.plugins.base import Request
+from mrptui import cli
+from mrptui.app import ExplorerApp
+from mrptui.commands import explore, replay
+from mrptui.state import NullSession
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[ExplorerApp]:
+    """Capture the app instead of running it."""
+    apps: list[ExplorerApp] = []
+    monkeypatch.setattr(ExplorerApp, "run", lambda self, *a, **k: apps.append(self))
+    return apps
+
+
+def test_explore_is_the_default_command(monkeypatch, launched):
+    fake = FakeSession()
+    seen = {}
+
+    def open_session(args):
+        seen["kb"] = args.kb
+        return fake
+
+    monkeypatch.setattr(explore, "open_session", open_session)
+    monkeypatch.delenv("MRPTUI_THEME", raising=False)
+    assert cli.main(["--kb", "sample_kb"]) == 0
+    (app,) = launched
+    assert app.session is fake and seen["kb"] == ["sample_kb"]
+    assert app.kb_label == "sample_kb" and app.initial_theme == "textual-dark"
+    assert app.caller.tags == frozenset() and not app.replay
+
+
+def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
+    import argparse
+
+    monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
+    monkeypatch.setenv("MRPTUI_THEME", "textual-light")
+    args = argparse.Namespace(command=None, kb=None, caller_tags="staff, ops", region="eu", as_of="2026-01-15")
+    assert explore.run(args) == 0
+    (app,) = launched
+    assert app.caller.tags == frozenset({"staff", "ops"}) and app.caller.region == "eu"
+    assert app.caller.as_of == dt.date(2026, 1, 15) and app.initial_theme == "textual-light"
+
+
+def test_explore_bad_date_is_a_usage_error(monkeypatch, launched, capsys):
+    import argparse
+
+    monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
+    args = argparse.Namespace(command=None, kb=None, caller_tags="", region=None, as_of="soon")
+    with pytest.raises(Exception, match="as-of"):
+        explore.run(args)
+    assert launched == []
+
+
+def test_replay_opens_the_trace_without_an_engine(tmp_path: Path, launched):
+    events = thinkingdb_run(Request("q", caller=CALLER.model_copy(update={"tags": frozenset({"staff"})})))
+    trace = tmp_path / "run.jsonl"
+    write_trace(events, trace)
+    assert cli.main(["replay", str(trace)]) == 0
+    (app,) = launched
+    assert app.replay and isinstance(app.session, NullSession)
+    assert app._replay_events == events
+    assert app.caller.tags == frozenset({"staff"}) and app.caller.as_of == dt.date(2026, 1, 15)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(None, "trace file not found"), ("", "the trace has no events"), ('{"kind": "bogus"}\n', ":1:1: MALFORMED_LINE")],
+)
+def test_replay_bad_file_is_one_line_and_exit_2(tmp_path: Path, launched, capsys, content, message):
+    trace = tmp_path / "t.jsonl"
+    if content is not None:
+        trace.write_text(content)
+    assert cli.main(["replay", str(trace)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and err.startswith("mrptui: error: ")
+    assert launched == []
