@@ -24,15 +24,17 @@ MAX_PREMISES = 3
 BUILTIN_RELATIONS = frozenset(r.value for r in Relation)
 _TOP_LEVEL_KEYS = ("limits", "relations", "rules")
 # Quotes and brackets are stripped at both edges and sentence punctuation at the end; `+`, `#`
-# and a leading `.` are kept so that "C++", "C#" and ".NET" stay distinct symbols.
-_LEADING = re.compile(r"^[\"'`(\[{<\s]+")
-_TRAILING = re.compile(r"[\"'`)\]}>.,;:!?\s]+$")
+# and a leading `.` are kept so that "C++", "C#" and ".NET" stay distinct symbols. The only
+# whitespace left after the join is " ". str.strip, not a `[...]+$` regex: that one is quadratic
+# in a run of these characters inside a name ("a....b").
+_LEADING = "\"'`([{< "
+_TRAILING = "\"'`)]}>.,;:!? "
 
 
 def symbol_key(name: str) -> str:
     """Case-insensitive identity of a symbol ("Orion_Cluster." and "orion cluster" are one)."""
     text = " ".join(name.casefold().replace("_", " ").replace("-", " ").split())
-    return _TRAILING.sub("", _LEADING.sub("", text))
+    return text.lstrip(_LEADING).rstrip(_TRAILING)
 
 
 def relation_key(name: str) -> str:
