@@ -311,6 +311,18 @@ class ExplorerApp(App[None]):
             self.notify("no more backtracks or breakpoints: at the end of the run")
         self.refresh_view()
 
+    def next_stage(self) -> None:
+        """Step to just after the next StageStarted or PlanBuilt event."""
+        run = self.current
+        if run is None:
+            return
+        for position in range(self.cursor, len(run.events)):
+            if run.events[position].kind in ("stage_started", "plan_built"):
+                self.seek(position + 1)
+                return
+        self.notify("no further stage in this run" if run.done else "waiting for the engine…")
+        self.seek(len(run.events))
+
     def toggle_breakpoint(self, point: Breakpoint) -> None:
         if point in self.breakpoints:
             self.breakpoints.discard(point)

@@ -67,6 +67,8 @@ re-executes the engine.
         Binding("b", "step_back", "Back", id="main.back", tooltip="Step one event back (left arrow too)"),
         Binding("full_stop", "continue_run", "Continue", id="main.continue",
                 tooltip="Continue to the next backtrack or breakpoint"),
+        Binding("right_square_bracket", "next_stage", "Next stage", id="main.next_stage",
+                tooltip="Step to the start of the next stage (or plan revision)"),
         Binding("g,end", "to_end", "To end", id="main.end", tooltip="Run to the end, ignoring breakpoints"),
         Binding("home", "to_start", "To start", id="main.start", tooltip="Back to event 0"),
         Binding("d", "diff", "Diff", id="main.diff", tooltip="Compare this run with the previous one"),
@@ -213,6 +215,9 @@ re-executes the engine.
 
     def action_continue_run(self) -> None:
         self.explorer.continue_run()
+
+    def action_next_stage(self) -> None:
+        self.explorer.next_stage()
 
     def action_toggle_break(self) -> None:
         self.explorer.toggle_break_on_selected(stage=False)

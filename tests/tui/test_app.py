@@ -137,6 +137,17 @@ async def test_continue_stops_at_each_backtrack(app):
         assert any("no more backtracks" in n for n in notes)
 
 
+async def test_next_stage_steps_stage_by_stage(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("home", "right_square_bracket")
+        assert app.state.last_event.kind == "plan_built"
+        await pilot.press("right_square_bracket")
+        assert app.state.last_event.kind == "stage_started" and app.state.current_stage == "sd"
+        await pilot.press("right_square_bracket")
+        assert app.state.current_stage == "kb"
+
+
 async def test_plugin_breakpoint_pauses_a_live_run(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
@@ -257,11 +268,19 @@ async def test_evidence_sort_keys_and_header_click(app):
         assert [c.id for c in table._shown] == sorted(c.id for c in table._shown)
         await pilot.press("O")
         assert table.sort_reverse and [c.id for c in table._shown] == sorted((c.id for c in table._shown), reverse=True)
-        table.sort_by("tdb")  # what a header click does: numbers sort high first, missing values last
-        assert [c.tdb for c in table._shown] == [1.0, 1.0, 1.0, None]
-        await pilot.click(EvidenceTable, offset=(60, 1))  # a header cell
+        x = 1  # the panel border
+        for column in table.ordered_columns:
+            if column.key.value == "tdb":
+                break
+            x += column.get_render_width(table)
+        assert await pilot.click(EvidenceTable, offset=(x + 1, 1))  # the TDB header cell
         await pilot.pause()
-        assert table.sort_column != "tdb" or not table.sort_reverse
+        assert table.sort_column == "tdb" and table.sort_reverse  # numbers sort high first, missing last
+        assert [c.tdb for c in table._shown] == [1.0, 1.0, 1.0, None]
+        assert await pilot.click(EvidenceTable, offset=(x + 1, 1))
+        await pilot.pause()
+        assert table.sort_column == "tdb" and not table.sort_reverse
+        assert "by tdb ↑" in table.border_subtitle
 
 
 async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
