@@ -108,6 +108,11 @@ def read_json(path: Path) -> object:
         raise ConfigError(
             [Diagnostic(code=Code.INVALID_JSON, message=exc.msg, file=str(path), line=exc.lineno, col=exc.colno)]
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # Valid syntax json cannot take: nesting deeper than the interpreter's recursion limit, or
+        # an integer over int's digit limit. Neither says where, so the file's start stands in.
+        diagnostic = Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=1, col=1)
+        raise ConfigError([diagnostic]) from None
 
 
 def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:

@@ -291,7 +291,13 @@ def _position(text: str, loc: tuple[str | int, ...]) -> tuple[int, int]:
     """1-based line and column of the deepest part of `loc` present in the (valid) JSON text."""
     offset = _skip(text, 0)
     for part in loc:
-        child = _child(text, offset, part)
+        try:
+            child = _child(text, offset, part)
+        except (ValueError, RecursionError):
+            # read_json decoded this file, but raw_decode here runs a few frames deeper and can
+            # overflow on nesting near the limit (and the file is read twice, so it may have
+            # changed in between); the parent's position is still close enough.
+            break
         if child is None:
             break
         offset = child
