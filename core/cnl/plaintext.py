@@ -128,11 +128,22 @@ def fact_triple(sentence: str) -> tuple[str, Relation, str] | None:
     if match is None:
         return None
     relation = next(rel for rel in _FACT_VERBS if match.group(rel.value) is not None)
-    subject = _noun_phrase(match.group("x"), is_subject=True)
+    raw_subject = match.group("x")
+    if _lone_letter_name(raw_subject, match.group(relation.value)):
+        subject: str | None = raw_subject.strip()
+    else:
+        subject = _noun_phrase(raw_subject, is_subject=True)
     obj = _noun_phrase(match.group("y"), is_subject=False)
     if subject is None or obj is None:
         return None
     return subject, relation, obj
+
+
+def _lone_letter_name(subject: str, verb: str) -> bool:
+    """"A uses B": a single capital letter before a lowercase verb names something. Before a
+    capitalised verb ("A Uses section …") it is an article inside a title, which stays refused."""
+    letter = subject.strip()
+    return len(letter) == 1 and letter.isupper() and verb.strip()[:1].islower()
 
 
 def _noun_phrase(text: str, is_subject: bool) -> str | None:
@@ -236,8 +247,16 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     if not match.group().startswith("."):
         return True
     # Abbreviations are short, so a small window before the period holds the whole word.
-    word = text[max(0, match.start() - 24):match.start() + 1].split()[-1].lstrip("\"'([\u2018\u201c")
-    return word.lower() not in _ABBREVIATIONS and not _INITIALS.fullmatch(word)
+    window = text[max(0, match.start() - 48):match.start() + 1].split()
+    word = window[-1].lstrip("\"'([\u2018\u201c")
+    if word.lower() in _ABBREVIATIONS:
+        return False
+    if not _INITIALS.fullmatch(word):
+        return True
+    # "U.S." is an abbreviation and "John F. Kennedy" an initial inside a name, but in "A uses B.
+    # B provides C." a lone letter after a lowercase word ends the sentence.
+    previous = window[-2] if len(window) > 1 else ""
+    return len(word) == 2 and previous[:1].islower()
 
 
 def _chunk_units(sentences: list[Token], heading: str | None) -> Iterator[_Unit]:

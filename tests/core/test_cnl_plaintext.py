@@ -139,3 +139,19 @@ def test_round_trip_through_markdown() -> None:
 
 def test_empty_text_gives_no_units() -> None:
     assert read_plaintext("\n\n   \n", "empty.txt") == ([], [])
+
+
+def test_a_single_capital_letter_before_a_lowercase_verb_is_a_name() -> None:
+    from core.cnl.plaintext import fact_triple
+    from core.units import Relation
+
+    assert fact_triple("A uses B.") == ("A", Relation.USES, "B")
+    assert fact_triple("A Uses B.") is None
+    assert fact_triple("A tool uses B.") == ("tool", Relation.USES, "B")
+
+
+def test_a_lone_letter_after_a_lowercase_word_ends_the_sentence() -> None:
+    from core.cnl.plaintext import split_sentences
+
+    texts = [s.text for s in split_sentences("A uses B. B provides C. C is relevant for D.")]
+    assert texts == ["A uses B.", "B provides C.", "C is relevant for D."]
