@@ -14,7 +14,9 @@ from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit
 
-_UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*?)\s*$", re.IGNORECASE)
+# The id is the rest of the line, right-stripped in code: a lazy `(?P<id>.*?)\s*$` retries the
+# `\s*$` at every character and is quadratic in a whitespace run inside the id.
+_UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*)", re.IGNORECASE)
 _FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
@@ -46,7 +48,7 @@ class _Reader:
 
     def open(self, number: int, line: str, heading: re.Match[str]) -> None:
         self.in_unit = True
-        unit_id = heading.group("id")
+        unit_id = heading.group("id").rstrip()
         if not unit_id:
             # The unit's fields are unusable without an id; skip them up to the next heading.
             self.diagnostics.append(
