@@ -48,6 +48,7 @@ Mode = Literal["follow", "continue", "to_end", "paused"]
 HISTORY = 10  # runs kept for the diff screen
 
 STAGES = ("sd", "kb", "gs", "val")
+FAILED = object()  # what ask_session returns (when asked to) for a failed call
 
 
 class ExplorerCommands(Provider):
@@ -404,12 +405,22 @@ class ExplorerApp(App[None]):
 
     # -- units, detail, copy, save, export ------------------------------------------------------
 
+    def ask_session(self, method: str, *args: object, default: object = None) -> object:
+        """Call a session method from the UI thread; a failure opens the error modal instead of crashing."""
+        try:
+            return getattr(self.session, method)(*args)
+        except Exception as exc:  # noqa: BLE001 - the app must survive a failing session call
+            self.push_screen(ErrorModal(f"session.{method} failed", f"{type(exc).__name__}: {exc}"))
+            return default
+
     @on(OpenUnit)
     def _open_unit(self, message: OpenUnit) -> None:
         self.open_unit(message.unit_id)
 
     def open_unit(self, unit_id: str) -> None:
-        unit = self.session.unit(unit_id, self.caller)
+        unit = self.ask_session("unit", unit_id, self.caller, default=FAILED)
+        if unit is FAILED:
+            return
         self.push_screen(TextModal(f"Unit {unit_id}", unit_markup(unit, unit_id, replay=self.replay)))
 
     def open_evidence_detail(self) -> None:
@@ -418,7 +429,9 @@ class ExplorerApp(App[None]):
         if candidate is None or scored is None:
             self.notify("no evidence row selected")
             return
-        unit = self.session.unit(candidate.id, self.caller)
+        unit = self.ask_session("unit", candidate.id, self.caller, default=FAILED)
+        if unit is FAILED:
+            return
         self.push_screen(EvidenceDetailScreen(candidate, scored, unit, replay=self.replay))
 
     def copy_focused(self) -> None:

@@ -128,9 +128,11 @@ last good KB stays in use and the errors appear here.
 
     def load(self) -> None:
         """(Re-)read the caller's view and the diagnostics from the session."""
-        session, caller = self.explorer.session, self.explorer.caller
-        self.units = sorted(session.units(caller), key=lambda u: (u.source_id, u.id))
-        self.diagnostics = sorted(session.diagnostics(), key=lambda d: (d.file, d.line, d.col, d.code.value))
+        app = self.explorer
+        units = app.ask_session("units", app.caller, default=[]) or []
+        diagnostics = app.ask_session("diagnostics", default=[]) or []
+        self.units = sorted(units, key=lambda u: (u.source_id, u.id))
+        self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
         self._recompute_matches()
         self._render_units()
         self._render_diagnostics()
@@ -298,7 +300,9 @@ last good KB stays in use and the errors appear here.
         if not question:
             self.notify("ask a question first: why-not explains a unit against the last question", severity="warning")
             return
-        reasons = app.session.why_not(unit.id, question, app.caller)
+        reasons = app.ask_session("why_not", unit.id, question, app.caller)
+        if reasons is None:
+            return
         width = max((len(k) for k in reasons), default=0)
         lines = [f"[$text-muted]question: “{escape(question)}”[/]", ""]
         lines += [f"[b]{escape(lane.ljust(width))}[/b]  {escape(reason)}" for lane, reason in reasons.items()]

@@ -117,7 +117,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def load(self) -> None:
         app = self.explorer
-        self.rules = app.session.rules()
+        self.rules = app.ask_session("rules", default=[]) or []
         run = app.current
         proofs = run.final.proofs_all if run else ()
         self.ran = bool(proofs)
@@ -145,7 +145,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         refill(table, RULE_COLUMNS, rows)
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
-        errors = [d for d in app.session.diagnostics() if is_rule_diagnostic(d)]
+        errors = [d for d in app.ask_session("diagnostics", default=[]) or [] if is_rule_diagnostic(d)]
         error_box = self.query_one("#rules-errors", Static)
         error_box.update("\n".join(f"✗ {escape(d.format())}" for d in errors))
         error_box.display = bool(errors)

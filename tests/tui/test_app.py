@@ -592,3 +592,21 @@ async def test_ctrl_q_quits_from_a_modal(app):
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_a_failing_session_call_opens_the_error_modal(app, session, monkeypatch):
+    def broken(*args):
+        raise OSError("disk gone")
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        monkeypatch.setattr(session, "unit", broken)
+        await pilot.press("5", "enter")
+        assert isinstance(app.screen, ErrorModal) and "disk gone" in app.screen.markup
+        await pilot.press("escape")
+        monkeypatch.setattr(session, "units", broken)
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "KBScreen"
