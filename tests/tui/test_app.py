@@ -610,3 +610,27 @@ async def test_a_failing_session_call_opens_the_error_modal(app, session, monkey
         assert isinstance(app.screen, ErrorModal)
         await pilot.press("escape")
         assert type(app.screen).__name__ == "KBScreen"
+
+
+async def test_mouse_clicks_select_rows_open_citations_and_units(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        timeline = app.screen.query_one(AttemptsTimeline)
+        assert await pilot.click(AttemptsTimeline, offset=(5, 6))  # border, header, then row 4
+        await pilot.pause()
+        assert app.focused is timeline and timeline.selected.plugin == "kb-fast"
+        citations = app.screen.query_one(CitationList)
+        assert await pilot.click(CitationList, offset=(2, 0))
+        await pilot.pause()
+        assert isinstance(app.screen, TextModal) and U_AIRFLOW in app.screen.markup
+        await pilot.press("escape")
+        assert citations.has_focus
+        tree = app.screen.query_one(ProofTree)
+        tree.focus()
+        await pilot.press("asterisk")
+        await pilot.pause()
+        leaf_line = next(i for i in range(tree.last_line + 1)
+                         if isinstance(tree.get_node_at_line(i).data, tuple) and tree.get_node_at_line(i).data[0] == "unit")
+        assert await pilot.click(ProofTree, offset=(16, leaf_line + 1))
+        await pilot.pause()
+        assert isinstance(app.screen, TextModal) and "unit-00" in app.screen.title_text
