@@ -20,7 +20,8 @@ The rules, in order:
   "has capability to" are accepted as the common variants of "for" and "of".
 - Consecutive non-fact sentences of one paragraph, up to three, form one unit: role Explanation
   when one of them has an explanatory connective ("because", "therefore", ...), else Narrative;
-  topic = the heading above, else the first sentence's first eight words.
+  topic = the heading above, else up to eight words of one sentence, from the first word with a
+  letter or digit.
 """
 
 from __future__ import annotations
@@ -301,9 +302,20 @@ def _fact(sentence: Token, triple: tuple[str, Relation, str], heading: str | Non
 def _narrative(run: list[Token], heading: str | None) -> _Unit:
     claim = " ".join(sentence.text for sentence in run)
     role = Role.EXPLANATION if _CONNECTIVES.search(claim) else Role.NARRATIVE
-    topic = heading or " ".join(run[0].text.split()[:_TOPIC_WORDS]).rstrip(".,;:!?")
-    fields = {"Role": role.value, "Topic": topic, "Claim": claim}
+    fields = {"Role": role.value, "Topic": heading or _topic(run), "Claim": claim}
     return (run[0].line, run[0].col), _with_title(fields, heading)
+
+
+def _topic(run: list[Token]) -> str:
+    """The first words of the first sentence, skipping sentences and leading words that are only
+    punctuation: "... The scheduler restarts." would otherwise get an empty topic and be dropped."""
+    for sentence in run:
+        words = sentence.text.split()
+        start = next((i for i, word in enumerate(words) if any(ch.isalnum() for ch in word)), None)
+        if start is not None:
+            return " ".join(words[start : start + _TOPIC_WORDS]).rstrip(".,;:!?")
+    # No letter or digit anywhere: the first words are all there is.
+    return " ".join(run[0].text.split()[:_TOPIC_WORDS]).rstrip(".,;:!?")
 
 
 def _with_title(fields: dict[str, str], heading: str | None) -> dict[str, str]:
