@@ -167,9 +167,12 @@ def _content_stems(word: str) -> list[str]:
     return [term for term in tokenize(word) if term not in _FORM_WORDS]
 
 
+# Each is tried once, from the start of the single-spaced question; the atomic `(?>.*?...)`
+# commits to the first "between"/"compare", as a later one can only match where the first does.
+# search() retried every start: quadratic in the length, cubic in a whitespace run.
 _COMPARED = (
-    re.compile(r"\bbetween (?P<a>.+?) and (?P<b>.+)", re.IGNORECASE),
-    re.compile(r"\bcompar\w* (?P<a>.+?) (?:and|with|to|against|versus|vs\.?) (?P<b>.+)", re.IGNORECASE),
+    re.compile(r"(?>.*?\bbetween )(?P<a>.+?) and (?P<b>.+)", re.IGNORECASE),
+    re.compile(r"(?>.*?\bcompar\w* )(?P<a>.+?) (?:and|with|to|against|versus|vs\.?) (?P<b>.+)", re.IGNORECASE),
     re.compile(r"(?P<a>.+?)\s+(?:versus|vs\.?|or|compared (?:to|with)|better than|worse than)\s+(?P<b>.+)",
                re.IGNORECASE),
 )
@@ -177,9 +180,10 @@ _COMPARED = (
 
 def compared_entities(question: str) -> tuple[str, ...]:
     """The two phrases a comparison sets against each other, trimmed to their content words."""
-    text = question.strip().rstrip("?.!")
+    # No line breaks or whitespace runs, so `.` spans the whole question and `\s+` is one space.
+    text = " ".join(question.split()).rstrip("?.!")
     for pattern in _COMPARED:
-        match = pattern.search(text)
+        match = pattern.match(text)
         if match:
             left = _phrase(reversed(match.group("a").split()))[::-1]
             right = _phrase(match.group("b").split())
@@ -204,11 +208,17 @@ def _phrase(words: Iterable[str]) -> list[str]:
 # --- splitting an input into context sentences and questions ---------------------------------
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+# Possessive and single `\s` where neighbouring quantifiers overlap (`\s+[^,]+`, `\s*.+`): retrying
+# each split of a long whitespace run is quadratic. The context is stripped where it is used, and
+# a sentence never ends in whitespace, so the matches are the same.
 _LEAD_CLAUSE = re.compile(
-    r"^(?:given|assuming|suppose|supposing|knowing|considering)(?: that)?\s+(?P<context>[^,]+),\s*(?P<rest>.+)$",
+    r"^(?:given|assuming|suppose|supposing|knowing|considering)(?: that)?\s(?P<context>[^,]++),\s*+(?P<rest>.+)$",
     re.IGNORECASE,
 )
-_SUB_QUESTION = re.compile(r"\s+and also\s+|\s*;\s*(?:and\s+)?also,?\s+", re.IGNORECASE)
+# Leading whitespace is taken only where its run begins: from inside the run `\s+` would rescan
+# the rest of it at each character, and a match from inside is also one from its beginning, which
+# comes first. (A match ends after a whole run, so a ";" right after one still starts a match.)
+_SUB_QUESTION = re.compile(r"(?<!\s)\s++and also\s+|(?:(?<!\s)\s++)?;\s*(?:and\s+)?also,?\s+", re.IGNORECASE)
 _QUESTION_OPENERS = frozenset(
     """what why how who whom whose which where when explain describe compare define tell list identify
     name evaluate assess recommend verify check show give summarize summarise diagnose troubleshoot""".split()
