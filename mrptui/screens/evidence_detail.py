@@ -37,7 +37,7 @@ def score_markup(c: CandidateScore, scored: RetrievalScored) -> str:
     lines = [
         f"[b]{escape(c.id)}[/b] · role {escape(c.role)} · rank {c.rank} · {verdict}"
         + (" · [$accent]current turn[/]" if c.current_turn else ""),
-        f"[$text-muted]{escape(scored.plugin)} · intent {scored.intent_index} · act {escape(scored.act)} · lanes "
+        f"[$foreground-muted]{escape(scored.plugin)} · intent {scored.intent_index} · act {escape(scored.act)} · lanes "
         f"{escape('+'.join(scored.lanes))}{' (escalated)' if scored.escalated else ''} · query terms: "
         f"{escape(' '.join(scored.query_terms))}[/]",
         "",
@@ -45,11 +45,11 @@ def score_markup(c: CandidateScore, scored: RetrievalScored) -> str:
     ]
     if c.bm25_raw is not None:
         lines.append(f"  BM25  raw {c.bm25_raw:.3f} → {_num(c.bm25)}   "
-                     f"[$text-muted](raw / max(1, top raw {top_raw:.3f}))[/]")
+                     f"[$foreground-muted](raw / max(1, top raw {top_raw:.3f}))[/]")
     else:
-        lines.append("  BM25  — [$text-muted](no lexical match)[/]")
-    lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$text-muted](already in [0, 1])[/]"))
-    lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$text-muted](pathScore / top pathScore)[/]"))
+        lines.append("  BM25  — [$foreground-muted](no lexical match)[/]")
+    lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
+    lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]"))
     terms = []
     total = 0.0
     for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb)):
@@ -63,7 +63,7 @@ def score_markup(c: CandidateScore, scored: RetrievalScored) -> str:
         "",
         "[b]Fusion[/b]",
         f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}"
-        + (f"   [$text-muted](recomputed {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""),
+        + (f"   [$foreground-muted](recomputed {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""),
         f"  agreement bonus: {'yes, more than one lane found it' if c.agreement else 'no (one lane)'}",
         f"  role boost ×{c.role_boost:g}" + (" (preferred role for the act)" if c.role_boost != 1.0 else "")
         + f" → score {c.score:.3f}",
@@ -86,13 +86,13 @@ def bm25_table(c: CandidateScore) -> Table | str:
 
 def hdc_markup(c: CandidateScore) -> str:
     if not c.hdc_fields:
-        return "  [$text-muted]no HDC lane for this candidate[/]"
+        return "  [$foreground-muted]no HDC lane for this candidate[/]"
     parts = []
     for name in sorted(c.hdc_fields, key=lambda n: (list(HDC_FIELD_WEIGHTS).index(n) if n in HDC_FIELD_WEIGHTS else 9, n)):
         weight = HDC_FIELD_WEIGHTS.get(name)
         suffix = f" ×{weight:g}" if weight is not None else ""
         parts.append(f"{escape(name)} {c.hdc_fields[name]:.3f}{suffix}")
-    return "  " + " · ".join(parts) + "\n  [$text-muted]field score = max(0, (sim − 0.5) × 2)[/]"
+    return "  " + " · ".join(parts) + "\n  [$foreground-muted]field score = max(0, (sim − 0.5) × 2)[/]"
 
 
 class EvidenceDetailScreen(ModalScreen[None]):

@@ -199,7 +199,7 @@ last good KB stays in use and the errors appear here.
 
     def _render_detail(self) -> None:
         unit = self.selected
-        text = unit_markup(unit, "", replay=False) if unit else "[$text-muted]no unit selected[/]"
+        text = unit_markup(unit, "", replay=False) if unit else "[$foreground-muted]no unit selected[/]"
         self.query_one("#kb-detail-text", Static).update(text)
 
     @property
@@ -304,10 +304,10 @@ last good KB stays in use and the errors appear here.
         if reasons is None:
             return
         width = max((len(k) for k in reasons), default=0)
-        lines = [f"[$text-muted]question: “{escape(question)}”[/]", ""]
+        lines = [f"[$foreground-muted]question: “{escape(question)}”[/]", ""]
         lines += [f"[b]{escape(lane.ljust(width))}[/b]  {escape(reason)}" for lane, reason in reasons.items()]
         if not reasons:
-            lines.append("[$text-muted]the session gave no reasons[/]")
+            lines.append("[$foreground-muted]the session gave no reasons[/]")
         plain = "\n".join([f"why not {unit.id}? ({question})"] + [f"{k}: {v}" for k, v in reasons.items()])
         self.app.push_screen(TextModal(f"Why not {unit.id}?", "\n".join(lines), plain=plain))
 

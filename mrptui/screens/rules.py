@@ -39,16 +39,16 @@ def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
     weight = rule.get("weight")
     where = f"{rule.get('file', '')}:{rule.get('line', '')}".strip(":")
     lines = [f"[b]{escape(str(rule.get('id', '?')))}[/b]  weight {weight if weight is not None else '?'}"
-             + (f"  [$text-muted]{escape(where)}[/]" if where else "")]
+             + (f"  [$foreground-muted]{escape(where)}[/]" if where else "")]
     if rule.get("description"):
-        lines.append(f"[$text-muted]{escape(str(rule['description']))}[/]")
+        lines.append(f"[$foreground-muted]{escape(str(rule['description']))}[/]")
     premises = list(rule.get("premises", []))
     for position, premise in enumerate(premises, start=1):
         lines.append(f"  {position}. {escape(premise)}")
     lines.append(f"  ⇒ {escape(str(rule.get('conclusion', '?')))}")
     lines.append("")
     if not ran:
-        lines.append("[$text-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]")
+        lines.append("[$foreground-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]")
     elif stat is None or stat.fired == 0:
         lines.append("[$warning]never fired in the last run[/]")
         index = stat.first_unmatched_premise if stat else None
@@ -168,7 +168,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def _render_detail(self) -> None:
         rule = self.selected
-        text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran) if rule else "[$text-muted]no rules[/]"
+        text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran) if rule else "[$foreground-muted]no rules[/]"
         self.query_one("#rules-detail-text", Static).update(text)
 
     @on(DataTable.RowHighlighted, "#rules-table")

@@ -36,10 +36,10 @@ def render_answer(state: ViewState) -> str:
     answer = state.answer
     if answer is None:
         if state.status in ("idle",):
-            return "[$text-muted]The answer appears here.[/]"
+            return "[$foreground-muted]The answer appears here.[/]"
         if state.done:
             return tone_markup(f"✗ run {escape(state.status)} without an answer", "bad")
-        return "[$text-muted]⋯ no answer yet[/]"
+        return "[$foreground-muted]⋯ no answer yet[/]"
     symbol, tone = status_symbol(answer.status)
     lines = [tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone), "", escape(answer.answer)]
     if len(answer.parts) > 1:
@@ -50,9 +50,9 @@ def render_answer(state: ViewState) -> str:
     for validation in state.validations:
         vsym, vtone = status_symbol(validation.status)
         reason = f": {escape(validation.reason)}" if validation.reason else ""
-        lines.append(f"[$text-muted]{tone_markup(vsym, vtone)} {escape(validation.plugin)} {escape(validation.status)}{reason}[/]")
+        lines.append(f"[$foreground-muted]{tone_markup(vsym, vtone)} {escape(validation.plugin)} {escape(validation.status)}{reason}[/]")
     if state.finished and state.finished.replans:
-        lines.append(f"[$text-muted]replans: {state.finished.replans}[/]")
+        lines.append(f"[$foreground-muted]replans: {state.finished.replans}[/]")
     return "\n".join(lines)
 
 

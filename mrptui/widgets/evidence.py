@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from core.events import CandidateScore, RetrievalScored
-from mrptui.widgets.tables import refill
+from mrptui.widgets.tables import component_style, refill
 
 ROW_CAP = 500
 
@@ -116,7 +116,7 @@ exact cut reason (min_score, gap or max_results).
 
     def on_mount(self) -> None:
         refill(self, [(col.key, col.label) for col in COLUMNS], [])
-        self.watch(self.app, "theme", lambda _: self._rebuild(force=True), init=False)
+        self.app.theme_changed_signal.subscribe(self, lambda _: self._rebuild(force=True))
 
     # -- state ------------------------------------------------------------------------------
 
@@ -206,9 +206,9 @@ exact cut reason (min_score, gap or max_results).
         self._shown = (
             sort_candidates(current.candidates, self.sort_column, self.sort_reverse)[:ROW_CAP] if current else []
         )
-        kept = self.get_component_rich_style("evidence--kept", partial=True)
-        cut = self.get_component_rich_style("evidence--cut", partial=True)
-        muted = self.get_component_rich_style("evidence--muted", partial=True)
+        kept = component_style(self, "evidence--kept")
+        cut = component_style(self, "evidence--cut")
+        muted = component_style(self, "evidence--muted")
         rows = []
         for c in self._shown:
             cells = []

@@ -22,17 +22,17 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
     """Markup lines for one plan revision; candidates carry the status of their last attempt."""
     head = f"[b]r{plan.revision}[/b] {escape(plan.planner)}"
     if plan.superseded:
-        head = f"[$text-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup("⟲ superseded", "backtrack")
+        head = f"[$foreground-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup("⟲ superseded", "backtrack")
     lines = [head]
     if plan.superseded and plan.superseded_reason:
         lines.append("  " + tone_markup(escape(_fit(plan.superseded_reason, width * 2 - 4)), "backtrack"))
     if plan.reasons:
-        lines.append(f"  [$text-muted]{escape(_fit('; '.join(plan.reasons), width - 2))}[/]")
+        lines.append(f"  [$foreground-muted]{escape(_fit('; '.join(plan.reasons), width - 2))}[/]")
     for stage in plan.stages:
         for position, candidate in enumerate(stage.candidates):
             status = state.attempt_status(plan.revision, stage.stage, candidate)
             if status is None:
-                mark = "[$text-muted]·[/]"
+                mark = "[$foreground-muted]·[/]"
             else:
                 symbol, tone = status_symbol(status)
                 mark = tone_markup(symbol, tone)
@@ -40,7 +40,7 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
             reason = stage.reasons[position] if position < len(stage.reasons) else ""
             used = 2 + 4 + 1 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
             reason = _fit(reason, width - used) if width else reason
-            reason_markup = f"  [$text-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
+            reason_markup = f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
             lines.append(f"  [b]{label}[/b] {position + 1}. {mark} {escape(candidate)}{reason_markup}")
     return lines
 
@@ -48,8 +48,8 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
 def render_plan(state: ViewState, width: int = 0) -> str:
     if not state.plans:
         if state.status == "idle":
-            return "[$text-muted]No run yet. Type a question above and press Enter.[/]"
-        return "[$text-muted]Waiting for the planner…[/]"
+            return "[$foreground-muted]No run yet. Type a question above and press Enter.[/]"
+        return "[$foreground-muted]Waiting for the planner…[/]"
     lines: list[str] = []
     for plan in reversed(state.plans):  # newest first: the current plan is on top
         lines.extend(plan_lines(plan, state, width))
@@ -59,7 +59,7 @@ def render_plan(state: ViewState, width: int = 0) -> str:
         lines.append(f"[$accent]pinned: {escape(pins)} · excluded: {escape(excluded)}[/]")
     if state.intent_cnl:
         lines.append("")
-        lines.append(f"[b]Intents[/b] [$text-muted]from {escape(state.intent_plugin)}[/]")
+        lines.append(f"[b]Intents[/b] [$foreground-muted]from {escape(state.intent_plugin)}[/]")
         for index, intent in enumerate(state.intents):
             extra = "".join(
                 f" · {name} “{escape(value)}”"
@@ -68,9 +68,9 @@ def render_plan(state: ViewState, width: int = 0) -> str:
             )
             lines.append(f"  #{index} {escape(intent.act)} “{escape(intent.target)}” → {escape(intent.output)}{extra}")
         for line in state.intent_cnl.splitlines():
-            lines.append(f"  [$text-muted]{escape(line)}[/]")
+            lines.append(f"  [$foreground-muted]{escape(line)}[/]")
         if state.context_unit_ids:
-            lines.append(f"  [$text-muted]current-turn units: {escape(', '.join(state.context_unit_ids))}[/]")
+            lines.append(f"  [$foreground-muted]current-turn units: {escape(', '.join(state.context_unit_ids))}[/]")
     return "\n".join(lines)
 
 

@@ -17,7 +17,7 @@ def status_markup(
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
-        parts[0] += f" [$text-muted]({escape(state.last_event.kind)})[/]"
+        parts[0] += f" [$foreground-muted]({escape(state.last_event.kind)})[/]"
     if state.status == "idle" and total == 0:
         parts = ["[b]ready[/b]"]
     symbol, tone = status_symbol(state.status)
@@ -35,7 +35,7 @@ def status_markup(
     if replay:
         parts.append("[$warning]replay[/]")
     if label:
-        parts.append(f"[$text-muted]{escape(label)}[/]")
+        parts.append(f"[$foreground-muted]{escape(label)}[/]")
     return " · ".join(parts)
 
 

@@ -22,7 +22,7 @@ TONE_VARIABLE: dict[str, str] = {
     "ok": "$success",
     "warn": "$warning",
     "bad": "$error",
-    "skip": "$text-muted",
+    "skip": "$foreground-muted",
     "running": "$accent",
     "backtrack": "$warning",
     "plan": "$primary",

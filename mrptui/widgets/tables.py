@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
@@ -36,3 +37,14 @@ def refill(
         table.add_column(label, key=key, width=(fixed or {}).get(key, width))
     for row in rows:
         table.add_row(*row)
+
+
+def component_style(widget, name: str) -> Style:
+    """A component class's colour and text style as a Rich style, with translucent theme colours
+    (such as $text-muted) blended onto the widget's background so they stay muted."""
+    styles = widget.get_component_styles(name)
+    color = styles.color
+    if color.a < 1:
+        color = widget.background_colors[1] + color
+    text_style = styles.text_style
+    return Style(color=color.rich_color, bold=text_style.bold or None, italic=text_style.italic or None)

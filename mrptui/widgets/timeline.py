@@ -11,7 +11,7 @@ from textual.widgets import DataTable
 
 from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
 from mrptui.widgets.symbols import status_symbol
-from mrptui.widgets.tables import refill
+from mrptui.widgets.tables import component_style, refill
 
 
 class AttemptsTimeline(DataTable):
@@ -54,12 +54,13 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
 
     @property
     def _columns(self) -> list[tuple[str, str]]:
-        columns = [("sym", ""), ("what", "attempt"), ("reason", "status: reason")]
-        return columns + [("ms", "ms")] if self.show_durations else columns
+        if self.show_durations:
+            return [("sym", ""), ("what", "attempt"), ("ms", "ms"), ("reason", "status: reason")]
+        return [("sym", ""), ("what", "attempt"), ("reason", "status: reason")]
 
     def on_mount(self) -> None:
         refill(self, self._columns, [], fixed={"sym": 3, "what": 14})
-        self.watch(self.app, "theme", lambda _: self._rebuild(), init=False)
+        self.app.theme_changed_signal.subscribe(self, lambda _: self._rebuild())
 
     # -- rendering --------------------------------------------------------------------------
 
@@ -72,7 +73,7 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
         self._rebuild(follow=follow)
 
     def _style(self, tone: str):
-        return self.get_component_rich_style(f"timeline--{tone}", partial=True)
+        return component_style(self, f"timeline--{tone}")
 
     def _hit(self, row: TimelineRow) -> bool:
         for point in self._breakpoints:
@@ -107,7 +108,7 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""
-            cells.append(Text(ms, justify="right", style=self._style("muted")))
+            cells.insert(2, Text(ms, justify="right", style=self._style("muted")))
         return cells
 
     def _rebuild(self, follow: bool = False) -> None:
