@@ -5,23 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 
-from mrptui.commands import add_caller_options, add_kb_option, caller_from_args, open_session
+from mrptui.commands import add_caller_options, caller_from_args, open_session
 
 THEMES = ("textual-dark", "textual-light")
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_kb_option(parser)
+def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
+    """The explorer is the default command, so its options live on the top-level parser."""
     add_caller_options(parser)
-    parser.add_argument("--theme", default=None, metavar="NAME",
-                        help="textual-dark (default) or textual-light; also $MRPTUI_THEME")
-
-
-def _with_defaults(args: argparse.Namespace) -> argparse.Namespace:
-    """The top-level parser may not carry the caller options: fill in their defaults."""
-    values = {"caller_tags": "", "region": None, "as_of": None, "theme": None, "kb": None}
-    values.update(vars(args))
-    return argparse.Namespace(**values)
+    parser.add_argument(
+        "--theme", default=None, choices=THEMES, help="textual-dark (default) or textual-light; also $MRPTUI_THEME"
+    )
 
 
 def kb_label(paths: list[str] | None) -> str:
@@ -29,7 +23,6 @@ def kb_label(paths: list[str] | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    args = _with_defaults(args)
     caller = caller_from_args(args)
     session = open_session(args)
     from mrptui.app import ExplorerApp  # Textual loads only when the TUI is really wanted

@@ -42,11 +42,9 @@ def test_explore_is_the_default_command(monkeypatch, launched):
 
 
 def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
-    import argparse
-
     monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
     monkeypatch.setenv("MRPTUI_THEME", "textual-light")
-    args = argparse.Namespace(command=None, kb=None, caller_tags="staff, ops", region="eu", as_of="2026-01-15")
+    args = cli.build_parser().parse_args(["--caller-tags", "staff, ops", "--region", "eu", "--as-of", "2026-01-15"])
     assert explore.run(args) == 0
     (app,) = launched
     assert app.caller.tags == frozenset({"staff", "ops"}) and app.caller.region == "eu"
@@ -54,10 +52,8 @@ def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
 
 
 def test_explore_bad_date_is_a_usage_error(monkeypatch, launched, capsys):
-    import argparse
-
     monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
-    args = argparse.Namespace(command=None, kb=None, caller_tags="", region=None, as_of="soon")
+    args = cli.build_parser().parse_args(["--as-of", "soon"])
     with pytest.raises(Exception, match="as-of"):
         explore.run(args)
     assert launched == []
