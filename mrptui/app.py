@@ -41,6 +41,7 @@ from mrptui.state import (
 )
 from mrptui.widgets.answer import answer_markdown
 from mrptui.widgets.evidence import EvidenceTable, candidates_csv
+from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -176,7 +177,7 @@ class ExplorerApp(App[None]):
             self.notify("This is a replayed trace: asking new questions is disabled. "
                         "Open the KB with `mrptui --kb PATH` to ask.", severity="warning")
             return
-        question = " ".join(question.split())
+        question = normalise_question(question)
         if not question:
             self.notify("type a question first", severity="warning")
             return

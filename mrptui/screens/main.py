@@ -11,13 +11,15 @@ from textual.containers import Container
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Input, Tab, Tabs
+from textual.widgets import DataTable, Footer, Tab, Tabs
 
+from mrptui.messages import QuerySubmitted
 from mrptui.state import ViewState
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
+from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -33,21 +35,6 @@ PANELS: tuple[tuple[str, str], ...] = (
 )
 NARROW_WIDTH = 110
 NARROW_HEIGHT = 30
-
-
-class QueryBox(Input):
-    """The question. Enter runs it; escape leaves the box so single-letter keys work."""
-
-    HELP = """\
-## Question
-Type a question and press **Enter** to run the engine on it (one line; pasted text is joined).
-**Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` comes back.
-`ctrl+r` / `F5` re-runs the last question from anywhere.
-"""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "screen.leave_query", "Leave box", id="query.leave", tooltip="Move focus to the timeline"),
-    ]
 
 
 class MainScreen(Screen[None]):
@@ -96,7 +83,7 @@ re-executes the engine.
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield QueryBox(placeholder="Ask a question — Enter runs it, Esc leaves the box", id="query")
+        yield QueryBox(id="query")
         yield Tabs(*(Tab(f"{n} {label}", id=f"tab-{key}") for n, (key, label) in enumerate(PANELS, start=1)),
                    id="panel-tabs", active=f"tab-{self.active_panel}")
         with Container(id="panels"):
@@ -188,10 +175,10 @@ re-executes the engine.
 
     # -- actions ----------------------------------------------------------------------------
 
-    @on(Input.Submitted, "#query")
-    def _submitted(self, event: Input.Submitted) -> None:
+    @on(QuerySubmitted)
+    def _submitted(self, event: QuerySubmitted) -> None:
         event.stop()
-        self.explorer.ask(event.value)
+        self.explorer.ask(event.question)
 
     @on(DataTable.RowSelected, "#evidence")
     def _evidence_selected(self, event: DataTable.RowSelected) -> None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 # NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
 os.environ.pop("NO_COLOR", None)
@@ -22,6 +22,7 @@ from mrptui.app import ExplorerApp  # noqa: E402
 def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """The 0.5 s cursor blink timer makes snapshots flaky; the app also takes cursor_blink=False."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
 

@@ -22,6 +22,7 @@ from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
+from mrptui.widgets.query import QueryBox
 from mrptui.widgets.timeline import AttemptsTimeline
 
 SIZE = (160, 45)
@@ -38,7 +39,7 @@ async def test_query_box_is_focused_at_start_and_letters_type_into_it(app):
     async with app.run_test(size=SIZE) as pilot:
         assert app.focused is app.screen.query_one("#query")
         await pilot.press("r", "n", "b")
-        assert app.screen.query_one("#query", Input).value == "rnb"
+        assert app.screen.query_one("#query", QueryBox).value == "rnb"
         assert app.current is None  # `r` typed, it did not re-run
 
 
@@ -49,6 +50,42 @@ async def test_empty_question_notifies_and_does_not_run(app, session):
         await settle(pilot)
         assert "type a question first" in notes
         assert session.requests == [] and app.current is None
+
+
+async def test_multi_line_question_new_line_keys_and_ctrl_s(app, session):
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.screen.query_one("#query", QueryBox)
+        single_height = box.region.height
+        await pilot.press(*"which tools", "ctrl+j", *"for pipelines", "shift+enter", *"and")
+        assert box.value == "which tools\nfor pipelines\nand"
+        await pilot.press("enter", *"why?")  # more than one line: Enter starts a new line, no run
+        await pilot.pause()
+        assert box.value.count("\n") == 3 and session.requests == [] and app.current is None
+        assert box.region.height == single_height + 3  # the box grows with its lines
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert session.requests[0].question == "which tools\nfor pipelines\nand\nwhy?"
+        assert app.current.done and isinstance(app.focused, AttemptsTimeline)
+
+
+async def test_pasted_lines_are_kept_and_enter_runs_a_pasted_single_line(app, session):
+    from textual.events import Paste
+
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.screen.query_one("#query", QueryBox)
+        app.post_message(Paste("  which tools  \rare relevant\r"))  # as the driver does; terminals paste line breaks as CR
+        await pilot.pause()
+        assert box.value.splitlines() == ["  which tools  ", "are relevant"]
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert session.requests[-1].question == "which tools\nare relevant"
+        await pilot.press("slash")
+        box.value = ""
+        app.post_message(Paste(f"{QUESTION}\n"))  # one line plus a trailing newline: Enter still runs it
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert session.requests[-1].question == QUESTION and len(session.requests) == 2
 
 
 async def test_submit_runs_in_a_worker_and_fills_every_panel(app, session):
@@ -390,7 +427,7 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
     async with replay.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert replay.replay and replay.cursor == len(events)
-        assert replay.screen.query_one("#query", Input).value == QUESTION
+        assert replay.screen.query_one("#query", QueryBox).value == QUESTION
         assert replay.screen.query_one(EvidenceTable).row_count == 4
         await pilot.press("home", "full_stop")
         assert replay.state.last_event.kind == "backtracked"
