@@ -117,7 +117,7 @@ def read_json(path: Path) -> object:
 
 def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:
     """Best-effort line of a JSON path: the first line, after the parents, naming the last key."""
-    lines = text.splitlines()
+    lines = text.split("\n")
     start = 0
     for part in loc:
         if isinstance(part, int):

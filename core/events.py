@@ -252,7 +252,9 @@ def read_trace(path: Path) -> tuple[list[Event], list[Diagnostic]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         return [], [Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]
-    for number, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines break at line feeds only: `str.splitlines` would also split at U+2028 or U+0085,
+    # which JSON writers may leave raw inside a string.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

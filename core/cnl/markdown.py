@@ -107,7 +107,7 @@ def to_markdown(units: Iterable[KnowledgeUnit]) -> str:
 def _unit_block(unit: KnowledgeUnit) -> str:
     lines = [f"## Context Unit {unit.id}"]
     for key, value in _written_fields(unit):
-        first, *rest = str(value).splitlines() or [""]
+        first, *rest = source_lines(str(value))
         lines.append(f"{FIELD_LABELS[key]}: {first}")
         lines.extend(f"  {line}" for line in rest)
     return "\n".join(lines) + "\n"

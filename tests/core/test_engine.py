@@ -245,3 +245,11 @@ def test_registry_refuses_duplicates_and_names_known_ids() -> None:
         registry.get("kb-z")
     with pytest.raises(RegistryError, match="is a kb-plugin, not a gs-plugin"):
         registry.get("kb-a", PluginType.GS)
+
+
+def test_a_trace_keeps_answers_with_unicode_line_separators(tmp_path: Path) -> None:
+    events = _run(_engine(Seed(), Kb("kb-a"), Gs("gs-a"), Val()), question="why x\u2028y\x85z?")
+    path = tmp_path / "run.jsonl"
+    write_trace(events, path)
+    loaded, problems = read_trace(path)
+    assert problems == [] and loaded == events
