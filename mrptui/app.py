@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from core.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.events import Event, write_trace
 from core.plugins.base import Request
 from core.units import Caller
@@ -433,7 +434,19 @@ class ExplorerApp(App[None]):
         unit = self.ask_session("unit", candidate.id, self.caller, default=FAILED)
         if unit is FAILED:
             return
-        self.push_screen(EvidenceDetailScreen(candidate, scored, unit, replay=self.replay))
+        config, source = self.retrieval_config()
+        self.push_screen(EvidenceDetailScreen(candidate, scored, unit, replay=self.replay, retrieval=config,
+                                              retrieval_source=source))
+
+    def retrieval_config(self) -> tuple[RetrievalConfig, str]:
+        """The fusion weights to explain scores with, and where they come from."""
+        config = getattr(self.session, "retrieval", None)
+        if isinstance(config, RetrievalConfig):
+            return config, "the session's retrieval config" + (", as it is now" if self.replay else "")
+        try:
+            return load_retrieval_config(), "config/retrieval.json as it is now; the trace does not record it"
+        except ConfigError:
+            return RetrievalConfig(profiles={}), "built-in defaults; config/retrieval.json is unusable"
 
     def copy_focused(self) -> None:
         node = self.screen.focused

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
+from core.config import RetrievalConfig
 from core.diagnostics import Diagnostic
 from core.events import (
     AnswerReady,
@@ -360,6 +361,9 @@ def request_with(
 class SessionLike(Protocol):
     """What the explorer needs from `core.session.Session`, and all it may touch."""
 
+    retrieval: RetrievalConfig | None
+    """The retrieval configuration runs are scored with (fusion weights, bonus, method, role boost)."""
+
     def run(self, request: Request) -> Iterator[Event]: ...
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None: ...
@@ -384,6 +388,7 @@ class NullSession:
     """A session with no KB and no engine: replaying a saved trace on its own."""
 
     reason: str = "this is a replayed trace; no KB is open"
+    retrieval: RetrievalConfig | None = None
     _units: list[KnowledgeUnit] = field(default_factory=list)
 
     def run(self, request: Request) -> Iterator[Event]:

@@ -12,30 +12,51 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from core.config import FusionMethod, Lane, Profile, RetrievalConfig
 from core.events import CandidateScore, RetrievalScored
 from core.units import KnowledgeUnit
 from mrptui.screens.modals import unit_markup
 
-# Lane weights of the fusion formula (DESIGN §8; the engine's numbers live in config/retrieval.json).
-LANE_WEIGHTS = {"bm25": 1.0, "hdc": 0.7, "tdb": 0.85}
-AGREEMENT_BONUS = 0.15
-HDC_FIELD_WEIGHTS = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
 CUT_TEXT = {
     "min_score": "cut: below the plugin's minScore",
     "gap": "cut by gap: below top score × gapThreshold",
     "max_results": "cut: beyond maxResults",
 }
+LANE_LABELS = {"bm25": "BM25", "hdc": "HDC", "tdb": "TDB"}
 
 
 def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def score_markup(c: CandidateScore, scored: RetrievalScored) -> str:
+def _weights(config: RetrievalConfig) -> str:
+    weights = ", ".join(f"{lane.value} {weight:g}" for lane, weight in config.fusion.weights.items())
+    return f"weights {weights}; agreement bonus {config.fusion.agreement_bonus:g}"
+
+
+def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | None) -> str:
+    """Kept, or the cut with the numbers behind it when the plugin's profile is known."""
+    if c.kept:
+        return "[$success]kept[/]"
+    if profile is None or c.cut_reason is None:
+        return f"[$warning]{escape(CUT_TEXT.get(c.cut_reason or '', 'cut'))}[/]"
+    if c.cut_reason == "min_score":
+        return f"[$warning]cut by minScore: {c.score:.3f} < {profile.min_score:g}[/]"
+    if c.cut_reason == "gap":
+        top = max((x.score for x in scored.candidates if x.score >= profile.min_score), default=0.0)
+        return (f"[$warning]cut by gap: {c.score:.3f} < gapThreshold {profile.gap_threshold:g} × top {top:.3f}"
+                f" = {top * profile.gap_threshold:.3f}[/]")
+    return f"[$warning]cut: beyond maxResults {profile.max_results}[/]"
+
+
+def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalConfig | None = None,
+                 source: str = "the session's retrieval config") -> str:
+    """Normalisation and fusion for one candidate, with the configured weights (or the defaults)."""
+    config = config or RetrievalConfig(profiles={})
+    profile = config.profiles.get(scored.plugin)
     top_raw = max((x.bm25_raw or 0.0 for x in scored.candidates), default=0.0)
-    verdict = "[$success]kept[/]" if c.kept else f"[$warning]{escape(CUT_TEXT.get(c.cut_reason or '', 'cut'))}[/]"
     lines = [
-        f"[b]{escape(c.id)}[/b] · role {escape(c.role)} · rank {c.rank} · {verdict}"
+        f"[b]{escape(c.id)}[/b] · role {escape(c.role)} · rank {c.rank} · {cut_markup(c, scored, profile)}"
         + (" · [$accent]current turn[/]" if c.current_turn else ""),
         f"[$foreground-muted]{escape(scored.plugin)} · intent {scored.intent_index} · act {escape(scored.act)} · lanes "
         f"{escape('+'.join(scored.lanes))}{' (escalated)' if scored.escalated else ''} · query terms: "
@@ -48,26 +69,42 @@ def score_markup(c: CandidateScore, scored: RetrievalScored) -> str:
                      f"[$foreground-muted](raw / max(1, top raw {top_raw:.3f}))[/]")
     else:
         lines.append("  BM25  — [$foreground-muted](no lexical match)[/]")
-    lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
+    if c.hdc is None and c.hdc_fields:
+        lines.append(f"  HDC   — [$foreground-muted](below the lane's floor {config.hdc.lane_min_score:g}, or not "
+                     f"among its best {config.hdc.lane_pool}: not found by HDC)[/]")
+    else:
+        lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
     lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]"))
     terms = []
     total = 0.0
     for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb)):
         if value is not None:
-            terms.append(f"{LANE_WEIGHTS[lane]:g}·{value:.3f}")
-            total += LANE_WEIGHTS[lane] * value
+            weight = config.fusion.weights.get(Lane(lane), 0.0)
+            terms.append(f"{weight:g}·{value:.3f}")
+            total += weight * value
     if c.agreement:
-        terms.append(f"{AGREEMENT_BONUS:g} agreement")
-        total += AGREEMENT_BONUS
+        terms.append(f"{config.fusion.agreement_bonus:g} agreement")
+        total += config.fusion.agreement_bonus
+    recomputed = f"   [$warning](with these weights: {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""
+    rrf = config.fusion.method is FusionMethod.RRF
     lines += [
         "",
-        "[b]Fusion[/b]",
-        f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}"
-        + (f"   [$foreground-muted](recomputed {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""),
+        f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config)}"
+        + (f"; RRF k {config.fusion.rrf_k}" if rrf else "") + f" ({escape(source)})[/]",
+        f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}{recomputed}",
         f"  agreement bonus: {'yes, more than one lane found it' if c.agreement else 'no (one lane)'}",
-        f"  role boost ×{c.role_boost:g}" + (" (preferred role for the act)" if c.role_boost != 1.0 else "")
-        + f" → score {c.score:.3f}",
     ]
+    if rrf:
+        lines.append(f"  score {c.score:.3f} is the RRF rank score: Σ 1/(k + rank in each lane), scaled so rank 1 "
+                     "in every lane that ran = 1.0; fused is shown for reference, the cut-offs use the score")
+    elif abs(c.score - c.fused) > 0.0005:
+        lines.append(f"  score {c.score:.3f} ≠ fused: this run used another fusion method (RRF?) than the "
+                     "configuration shown")
+    else:
+        lines.append(f"  score = fused = {c.score:.3f} · rank {c.rank}")
+    if profile is not None:
+        lines.append(f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
+                     f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]")
     return "\n".join(lines)
 
 
@@ -84,15 +121,37 @@ def bm25_table(c: CandidateScore) -> Table | str:
     return table
 
 
-def hdc_markup(c: CandidateScore) -> str:
+def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
+    """How the term sum becomes the raw BM25 score: times the role boost when the role is preferred."""
+    if not c.bm25_terms:
+        return ""
+    total = sum(t.contribution for t in c.bm25_terms)
+    role, act = escape(c.role), escape(scored.act)
+    if c.role_boost == 1.0:
+        return f"  raw = sum = {total:.3f}   [$foreground-muted](no role boost: {role} is not a preferred role for {act})[/]"
+    return (f"  raw {total * c.role_boost:.3f} = sum {total:.3f} × role boost {c.role_boost:g}   "
+            f"[$foreground-muted]({role} is a preferred role for {act}; bm25.roleBoost)[/]")
+
+
+def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None) -> Table | str:
+    """Per field: similarity, field score max(0, (sim − 0.5) × 2), configured weight, weight × score."""
     if not c.hdc_fields:
         return "  [$foreground-muted]no HDC lane for this candidate[/]"
-    parts = []
-    for name in sorted(c.hdc_fields, key=lambda n: (list(HDC_FIELD_WEIGHTS).index(n) if n in HDC_FIELD_WEIGHTS else 9, n)):
-        weight = HDC_FIELD_WEIGHTS.get(name)
-        suffix = f" ×{weight:g}" if weight is not None else ""
-        parts.append(f"{escape(name)} {c.hdc_fields[name]:.3f}{suffix}")
-    return "  " + " · ".join(parts) + "\n  [$foreground-muted]field score = max(0, (sim − 0.5) × 2)[/]"
+    weights = (config or RetrievalConfig(profiles={})).hdc.field_weights
+    fields = [name for name in c.hdc_fields if not name.endswith("_score")]
+    fields.sort(key=lambda n: (list(weights).index(n) if n in weights else len(weights), n))
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
+    for name in ("field", "similarity", "field score", "weight", "weight × score"):
+        table.add_column(name, justify="left" if name == "field" else "right")
+    total = 0.0
+    for name in fields:
+        sim = c.hdc_fields[name]
+        score = c.hdc_fields.get(f"{name}_score", max(0.0, (sim - 0.5) * 2))
+        weight = weights.get(name, 0.0)
+        total += weight * score
+        table.add_row(name, f"{sim:.3f}", f"{score:.3f}", f"{weight:g}", f"{weight * score:.3f}")
+    table.add_row("", "", "", "sum", f"{total:.3f}")
+    return table
 
 
 class EvidenceDetailScreen(ModalScreen[None]):
@@ -105,8 +164,11 @@ class EvidenceDetailScreen(ModalScreen[None]):
     ]
 
     def __init__(self, candidate: CandidateScore, scored: RetrievalScored, unit: KnowledgeUnit | None,
-                 *, replay: bool = False) -> None:
+                 *, replay: bool = False, retrieval: RetrievalConfig | None = None,
+                 retrieval_source: str = "the session's retrieval config") -> None:
         super().__init__()
+        self.retrieval = retrieval
+        self.retrieval_source = retrieval_source
         self.candidate = candidate
         self.scored = scored
         self.unit = unit
@@ -118,11 +180,12 @@ class EvidenceDetailScreen(ModalScreen[None]):
             dialog.border_title = f"Why {c.id} scored {c.score:.3f}"
             dialog.border_subtitle = "esc close · c copy id"
             with VerticalScroll(id="dialog-body"):
-                yield Static(score_markup(c, self.scored), id="detail-scores")
+                yield Static(score_markup(c, self.scored, self.retrieval, self.retrieval_source), id="detail-scores")
                 yield Static("\n[b]BM25 per term × field[/b]", classes="section")
                 yield Static(bm25_table(c), id="detail-bm25")
+                yield Static(role_boost_markup(c, self.scored), id="detail-boost")
                 yield Static("\n[b]HDC per field[/b]", classes="section")
-                yield Static(hdc_markup(c), id="detail-hdc")
+                yield Static(hdc_markup(c, self.retrieval), id="detail-hdc")
                 yield Static("\n[b]Unit[/b]", classes="section")
                 yield Static(unit_markup(self.unit, c.id, replay=self.replay), id="detail-unit")
 

@@ -36,8 +36,10 @@ from core.events import (
     TermContribution,
     Validated,
 )
+from core.config import Lane, Profile, RetrievalConfig
 from core.plugins.base import Request
-from core.units import Caller, KnowledgeUnit, Relation, Role, SourceLocation
+from core.retrieval.fusion import fuse, normalise_bm25, normalise_by_top
+from core.units import ACT_PREFERRED_ROLES, Act, Caller, KnowledgeUnit, Relation, Role, SourceLocation
 
 AS_OF = dt.date(2026, 1, 15)
 CALLER = Caller(as_of=AS_OF)
@@ -114,6 +116,18 @@ PLUGINS: dict[str, list[str]] = {
 KB_ORDER = ("kb-fast", "kb-thinkingdb", "kb-balanced")
 
 
+# The configuration the fake runs were scored with (pydantic defaults, DESIGN §8 profiles); the
+# FakeSession reports it, so the evidence breakdown quotes the same numbers.
+FAKE_RETRIEVAL = RetrievalConfig(profiles={
+    "kb-fast": Profile(lanes=(Lane.BM25,), max_results=3, min_score=0.30, gap_threshold=0.50,
+                       min_acceptable_candidates=2),
+    "kb-balanced": Profile(lanes=(Lane.BM25,), escalation_lanes=(Lane.HDC,), max_results=7, min_score=0.15,
+                           gap_threshold=0.35, min_acceptable_candidates=4),
+    "kb-thinkingdb": Profile(lanes=(Lane.BM25, Lane.TDB), max_results=8, min_score=0.12, gap_threshold=0.25,
+                             min_acceptable_candidates=6),
+})
+
+
 def _terms(*rows: tuple[str, str, int, float, float]) -> tuple[TermContribution, ...]:
     return tuple(
         TermContribution(term=t, field=f, tf=tf, idf=idf, field_weight=w, contribution=round(idf * w * 0.9, 3))
@@ -121,48 +135,68 @@ def _terms(*rows: tuple[str, str, int, float, float]) -> tuple[TermContribution,
     )
 
 
-def _fast_candidates() -> tuple[CandidateScore, ...]:
-    return (
-        CandidateScore(id=U_RETRY, role="Explanation", rank=1, bm25_raw=3.2, bm25=1.0, fused=1.0, score=1.0,
-                       kept=True, bm25_terms=_terms(("pipelin", "claim", 1, 1.61, 1.0), ("data", "claim", 1, 1.2, 1.0))),
-        CandidateScore(id=U_LUIGI, role="Narrative", rank=2, bm25_raw=1.1, bm25=0.344, fused=0.344, score=0.447,
-                       role_boost=1.3, kept=False, cut_reason="gap",
-                       bm25_terms=_terms(("tool", "claim", 1, 1.1, 1.0))),
-        CandidateScore(id=U_DBT, role="Explanation", rank=3, bm25_raw=0.4, bm25=0.125, fused=0.125, score=0.125,
-                       kept=False, cut_reason="min_score", bm25_terms=_terms(("tool", "topic", 1, 1.1, 1.5))),
+T_PIPELINE = _terms(("pipelin", "claim", 1, 1.61, 1.0), ("data", "claim", 1, 1.2, 1.0))
+T_PIPELINE_TOPIC = T_PIPELINE + _terms(("pipelin", "topic", 0, 1.61, 1.5))
+T_TOOL_CLAIM = _terms(("tool", "claim", 1, 0.8, 1.0))
+T_TOOL_ACTS = _terms(("tool", "utilityActs", 1, 0.8, 0.8))
+T_TOOL_NOTE = _terms(("tool", "utilityNote", 1, 0.8, 0.6))
+ROLES = {unit.id: unit.role for unit in UNITS}
+
+
+def _scored(plugin: str, act: str, *specs) -> tuple[CandidateScore, ...]:
+    """Candidates as core's own fusion scores them. A spec is (unit id, BM25 terms, HDC field
+    similarities or None, ThinkingDB score or None): the role boost, normalisation, fusion, ranks
+    and cuts all come from core.retrieval.fusion with FAKE_RETRIEVAL."""
+    config = FAKE_RETRIEVAL
+    preferred = ACT_PREFERRED_ROLES[Act(act)]
+    boost = {uid: config.bm25.role_boost if ROLES[uid] in preferred else 1.0 for uid, *_ in specs}
+    raw = {uid: round(sum(t.contribution for t in terms) * boost[uid], 3) for uid, terms, _, _ in specs if terms}
+    hdc = {uid: round(sum(config.hdc.field_weights[f] * max(0.0, (sim - 0.5) * 2) for f, sim in sims.items()), 3)
+           for uid, _, sims, _ in specs if sims}
+    lanes = {Lane.BM25: normalise_bm25(raw)}
+    if hdc:
+        lanes[Lane.HDC] = {uid: score for uid, score in hdc.items() if score >= config.hdc.lane_min_score}
+    tdb = {uid: score for uid, _, _, score in specs if score is not None}
+    if tdb:
+        lanes[Lane.TDB] = normalise_by_top(tdb)
+    candidates, _ = fuse(lanes, roles=ROLES, bm25_raw=raw, preferred_roles=preferred,
+                         role_boost=config.bm25.role_boost, config=config.fusion, profile=config.profiles[plugin])
+    specs_by_id = {spec[0]: spec for spec in specs}
+    return tuple(
+        CandidateScore(
+            id=c.id, role=c.role.value, rank=c.rank, bm25_raw=c.bm25_raw, bm25=c.lane(Lane.BM25),
+            hdc=c.lane(Lane.HDC), tdb=c.lane(Lane.TDB), fused=c.fused, score=c.score, agreement=c.agreement,
+            role_boost=c.role_boost, kept=c.kept, cut_reason=c.cut_reason.value if c.cut_reason else None,
+            bm25_terms=specs_by_id[c.id][1], hdc_fields=dict(specs_by_id[c.id][2] or {}),
+        )
+        for c in candidates
     )
 
 
-def _tdb_candidates() -> tuple[CandidateScore, ...]:
-    return (
-        CandidateScore(id=U_RETRY, role="Explanation", rank=1, bm25_raw=3.2, bm25=1.0, tdb=1.0, fused=2.0,
-                       score=2.0, agreement=True, kept=True,
-                       bm25_terms=_terms(("pipelin", "claim", 1, 1.61, 1.0), ("data", "claim", 1, 1.2, 1.0),
-                                         ("pipelin", "topic", 0, 1.61, 1.5))),
-        CandidateScore(id=U_AIRFLOW, role="Definition", rank=2, bm25_raw=0.9, bm25=0.281, tdb=1.0, fused=1.281,
-                       score=1.665, agreement=True, role_boost=1.3, kept=True,
-                       bm25_terms=_terms(("tool", "utilityActs", 1, 1.1, 0.8))),
-        CandidateScore(id=U_DAG, role="Explanation", rank=3, tdb=1.0, fused=0.85, score=0.85, kept=True),
-        CandidateScore(id=U_LUIGI, role="Narrative", rank=4, bm25_raw=1.1, bm25=0.344, fused=0.344, score=0.447,
-                       role_boost=1.3, kept=False, cut_reason="gap",
-                       bm25_terms=_terms(("tool", "claim", 1, 1.1, 1.0))),
-    )
+def _fast_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
+    return _scored("kb-fast", act,
+                   (U_RETRY, T_PIPELINE, None, None),
+                   (U_LUIGI, T_TOOL_CLAIM, None, None),
+                   (U_DBT, T_TOOL_NOTE, None, None))
 
 
-def _balanced_candidates() -> tuple[CandidateScore, ...]:
-    return (
-        CandidateScore(id=U_RETRY, role="Explanation", rank=1, bm25_raw=3.2, bm25=1.0, hdc=0.41, fused=1.437,
-                       score=1.437, agreement=True, kept=True,
-                       bm25_terms=_terms(("pipelin", "claim", 1, 1.61, 1.0), ("data", "claim", 1, 1.2, 1.0)),
-                       hdc_fields={"topic": 0.12, "claim": 0.58, "role": 0.62, "acts": 0.0}),
-        CandidateScore(id=U_LUIGI, role="Narrative", rank=2, bm25_raw=1.1, bm25=0.344, hdc=0.52, fused=0.858,
-                       score=1.115, agreement=True, role_boost=1.3, kept=True,
-                       bm25_terms=_terms(("tool", "claim", 1, 1.1, 1.0)),
-                       hdc_fields={"topic": 0.3, "claim": 0.44, "role": 1.0, "acts": 0.5}),
-        CandidateScore(id=U_AIRFLOW, role="Definition", rank=3, bm25_raw=0.9, bm25=0.281, hdc=0.22, fused=0.585,
-                       score=0.76, agreement=True, role_boost=1.3, kept=False, cut_reason="gap",
-                       hdc_fields={"topic": 0.0, "claim": 0.2, "role": 0.62, "acts": 0.0}),
-    )
+def _tdb_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
+    return _scored("kb-thinkingdb", act,
+                   (U_RETRY, T_PIPELINE_TOPIC, None, 0.81),
+                   (U_AIRFLOW, T_TOOL_ACTS, None, 0.81),
+                   (U_DAG, (), None, 0.81),
+                   (U_LUIGI, T_TOOL_CLAIM, None, None))
+
+
+def _balanced_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
+    return _scored("kb-balanced", act,
+                   (U_RETRY, T_PIPELINE, {"topic": 0.56, "claim": 0.79, "role": 0.81, "acts": 0.5}, None),
+                   (U_LUIGI, T_TOOL_CLAIM, {"topic": 0.65, "claim": 0.72, "role": 1.0, "acts": 0.75}, None),
+                   (U_AIRFLOW, T_TOOL_ACTS, {"topic": 0.5, "claim": 0.52, "role": 0.6, "acts": 0.5}, None))
+
+
+def _kept(candidates: tuple[CandidateScore, ...]) -> tuple[str, ...]:
+    return tuple(c.id for c in candidates if c.kept)
 
 
 def _proofs() -> ProofsFound:
@@ -245,7 +279,7 @@ def thinkingdb_run(request: Request) -> list:
             cands = _fast_candidates()
             script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
                                        lanes=("bm25",), sufficient=False, total_candidates=3, candidates=cands,
-                                       evidence_ids=(U_RETRY,)))
+                                       evidence_ids=_kept(cands)))
             script.add(AttemptFinished(stage="kb", plugin=plugin, status="insufficient",
                                        reason="1 kept unit and no preferred role", ms=1.2))
             if position + 1 < len(kb):
@@ -254,14 +288,14 @@ def thinkingdb_run(request: Request) -> list:
         if plugin == "kb-thinkingdb":
             cands = _tdb_candidates()
             script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
-                                       lanes=("bm25", "thinkingdb"), sufficient=True, total_candidates=4,
-                                       candidates=cands, evidence_ids=(U_RETRY, U_AIRFLOW, U_DAG)))
+                                       lanes=("bm25", "tdb"), sufficient=True, total_candidates=4,
+                                       candidates=cands, evidence_ids=_kept(cands)))
             script.add(_proofs())
         else:
             cands = _balanced_candidates()
             script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
                                        lanes=("bm25", "hdc"), escalated=True, sufficient=True, total_candidates=3,
-                                       candidates=cands, evidence_ids=(U_RETRY, U_LUIGI)))
+                                       candidates=cands, evidence_ids=_kept(cands)))
         script.add(AttemptFinished(stage="kb", plugin=plugin, status="success",
                                    reason=f"{sum(c.kept for c in cands)} kept units", ms=2.5))
         winner = plugin
@@ -312,9 +346,9 @@ def replan_run(request: Request) -> list:
     _intent(script, "compare", "airflow and luigi")
     script.add(StageStarted(stage="kb", revision=1))
     script.add(AttemptStarted(stage="kb", plugin="kb-fast", revision=1))
+    fast = _fast_candidates("compare")
     script.add(RetrievalScored(plugin="kb-fast", act="compare", query_terms=("airflow", "luigi"), lanes=("bm25",),
-                               sufficient=True, total_candidates=3, candidates=_fast_candidates(),
-                               evidence_ids=(U_RETRY,)))
+                               sufficient=True, total_candidates=3, candidates=fast, evidence_ids=_kept(fast)))
     script.add(AttemptFinished(stage="kb", plugin="kb-fast", status="success", reason="1 kept unit", ms=1.0))
     script.add(StageStarted(stage="gs", revision=1))
     script.add(AttemptStarted(stage="gs", plugin="gs-symbolic", revision=1))
@@ -341,9 +375,10 @@ def replan_run(request: Request) -> list:
                                reason="no seed facts match the question", ms=0.8))
     script.add(Backtracked(level=1, stage="kb", plugin="kb-thinkingdb", reason="kb-thinkingdb insufficient, trying kb-balanced"))
     script.add(AttemptStarted(stage="kb", plugin="kb-balanced", revision=2))
+    balanced = _balanced_candidates("compare")
     script.add(RetrievalScored(plugin="kb-balanced", act="compare", query_terms=("airflow", "luigi"),
                                lanes=("bm25", "hdc"), escalated=True, sufficient=False, total_candidates=3,
-                               candidates=_balanced_candidates(), evidence_ids=(U_RETRY, U_LUIGI)))
+                               candidates=balanced, evidence_ids=_kept(balanced)))
     script.add(AttemptFinished(stage="kb", plugin="kb-balanced", status="insufficient",
                                reason="no preferred role (Comparison, Evaluation)", ms=1.9))
     script.add(Backtracked(level=3, stage="kb", plugin="kb-balanced",
@@ -390,7 +425,9 @@ def events_for(request: Request) -> list:
 class FakeSession:
     """Implements the Session interface the explorer uses, from the canned scripts above."""
 
-    def __init__(self, *, diagnostics: list[Diagnostic] | None = None) -> None:
+    def __init__(self, *, diagnostics: list[Diagnostic] | None = None,
+                 retrieval: RetrievalConfig = FAKE_RETRIEVAL) -> None:
+        self.retrieval = retrieval
         self.requests: list[Request] = []
         self.version = 1
         self.reloads = 0
