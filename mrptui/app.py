@@ -8,12 +8,14 @@ and forth replays the recorded events and never re-executes anything.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import ClassVar, Literal
 
+from pydantic import RootModel, ValidationError, field_validator
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -22,9 +24,10 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from core.config import ConfigError, RetrievalConfig, load_retrieval_config
+from core.config import ConfigError, RetrievalConfig, load_retrieval_config, read_json
 from core.events import Event, write_trace
 from core.plugins.base import Request
+from core.resources import config_dir
 from core.units import Caller
 from mrptui.messages import EventsArrived, KBReloaded, OpenUnit, RunEnded
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
@@ -104,8 +107,10 @@ class ExplorerApp(App[None]):
         poll_interval: float = 1.0,
         batch_size: int = 16,
         batch_seconds: float = 0.05,
+        keymap_path: Path | None | Literal["config"] = "config",
     ) -> None:
         super().__init__()
+        self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         self.session: SessionLike = session if session is not None else NullSession()
         self.caller = caller or Caller()
         self.kb_label = kb_label
@@ -137,6 +142,8 @@ class ExplorerApp(App[None]):
     def on_mount(self) -> None:
         self.theme = self.initial_theme
         self.sub_title = self.kb_label
+        if self.keymap_path is not None:
+            self.load_keymap(self.keymap_path)
         if not self.replay:
             self._fingerprint = self._safe_fingerprint()
             if self.poll_interval > 0:
@@ -589,6 +596,27 @@ class ExplorerApp(App[None]):
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
+    # -- user keymap ----------------------------------------------------------------------------
+
+    def load_keymap(self, path: Path) -> dict[str, str]:
+        """Apply `path` (binding id → keys) if it exists. A bad file, an unknown id or key name is a
+        notification naming the file; the default keys stay for whatever was not applied."""
+        keymap, problems = read_keymap(path)
+        if keymap:
+            self.set_keymap(keymap)
+        if problems:
+            shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+            what = "ignored those entries" if keymap else "kept the default keys"
+            self.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap", severity="error", timeout=12)
+        return keymap
+
+    def key_display(self, binding: Binding) -> str:
+        """The key shown for `binding`, after the user keymap (first key of the remapped ones)."""
+        keys = self._keymap.get(binding.id or "")
+        if keys:
+            binding = dataclasses.replace(binding, key=keys.split(",")[0].strip(), key_display=None)
+        return self.get_key_display(binding)
+
     # -- command palette ------------------------------------------------------------------------
 
     def palette_commands(self, screen: Screen) -> list[tuple[str, str, Callable[[], object]]]:
@@ -603,7 +631,7 @@ class ExplorerApp(App[None]):
                 if binding.action in seen or binding.action.startswith("panel("):
                     continue
                 seen.add(binding.action)
-                key = self.get_key_display(binding)
+                key = self.key_display(binding)
                 commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
                                  partial(node.run_action, binding.action)))
         commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
@@ -638,3 +666,83 @@ def _bindings(node) -> Iterable[Binding]:
     for binding in getattr(node, "BINDINGS", []):
         if isinstance(binding, Binding) and binding.id:
             yield binding
+
+
+# -- the user keymap (config/keymap.json) ---------------------------------------------------------
+
+KEYMAP_FILE = "keymap.json"
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+class KeymapFile(RootModel[dict[str, str | list[str]]]):
+    """`config/keymap.json`: binding id → keys, as "ctrl+s", "ctrl+s,f9" or ["ctrl+s", "f9"]."""
+
+    @field_validator("root")
+    @classmethod
+    def _non_empty(cls, value: dict[str, str | list[str]]) -> dict[str, str | list[str]]:
+        for binding_id, keys in value.items():
+            parts = keys if isinstance(keys, list) else keys.split(",")
+            if not parts or any(not part.strip() for part in parts):
+                raise ValueError(f"{binding_id!r}: an empty key")
+        return value
+
+
+def key_known(key: str) -> bool:
+    """Whether Textual can ever report `key`: modifiers, then one character or a key name."""
+    from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
+
+    *modifiers, base = key.split("+") if key != "+" else ["+"]
+    if any(m not in MODIFIERS for m in modifiers) or not base:
+        return False
+    names = {k.value.rsplit("+", 1)[-1] for k in Keys} | set(KEY_NAME_REPLACEMENTS.values()) | {"newline"}
+    return len(base) == 1 or base in names or key_to_character(base) is not None
+
+
+def binding_ids() -> dict[str, Binding]:
+    """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
+    from mrptui.screens.diff import DiffScreen
+    from mrptui.screens.kb import KBScreen
+    from mrptui.screens.modals import PathModal, TextModal
+    from mrptui.screens.rules import RulesScreen
+    from mrptui.widgets.answer import AnswerPanel, CitationList
+    from mrptui.widgets.proofs import ProofTree
+    from mrptui.widgets.query import QueryBox
+
+    classes = (ExplorerApp, MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
+               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, PathModal)
+    return {b.id: b for cls in classes for b in _bindings(cls) if b.id}
+
+
+def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The usable entries of a keymap file (none when it is missing) and one line per problem."""
+    if not path.is_file():
+        return {}, []
+    try:
+        data = read_json(path)
+    except ConfigError as exc:
+        return {}, [d.format() for d in exc.diagnostics]
+    try:
+        entries = KeymapFile.model_validate(data).root
+    except ValidationError as exc:
+        problems: dict[str, str] = {}
+        for error in exc.errors():
+            where = str(error["loc"][0]) if error["loc"] else ""
+            if error["type"] == "value_error":
+                problems[where] = f"{path}: {error['msg'].removeprefix('Value error, ')}"
+            elif not where:
+                problems[where] = f"{path}: expected a JSON object of binding id → keys"
+            else:
+                problems[where] = f"{path}: {where}: expected keys as \"ctrl+s,f9\" or [\"ctrl+s\", \"f9\"]"
+        return {}, list(problems.values())
+    known = binding_ids()
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, keys in entries.items():
+        parts = [part.strip() for part in (keys if isinstance(keys, list) else keys.split(","))]
+        if binding_id not in known:
+            problems.append(f"{path}: unknown binding id {binding_id!r}")
+        elif bad := [part for part in parts if not key_known(part)]:
+            problems.append(f"{path}: {binding_id}: unknown key {', '.join(map(repr, bad))}")
+        else:
+            keymap[binding_id] = ",".join(parts)
+    return keymap, problems

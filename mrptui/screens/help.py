@@ -24,18 +24,27 @@ def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]
             break
         node = node.parent
     groups: dict[str, list[tuple[str, str]]] = {"This panel": [], "This screen": [], "Everywhere": []}
+    active = list(screen.active_bindings.values())
+    # A hidden binding whose action a shown one also runs (the timeline's → for the screen's `n`) is
+    # an alternate key: it is listed with the shown binding, not on a line of its own.
+    focused = screen.focused or screen
+    shown = {_action(b) for node in focused.ancestors_with_self for b in getattr(node, "BINDINGS", [])
+             if isinstance(b, Binding) and b.show}
     seen: set[str] = set()
-    for active in screen.active_bindings.values():
-        binding = active.binding
-        if not (binding.show or binding.id) or binding.action in seen or binding.action.startswith("panel("):
+    for item in active:
+        binding = item.binding
+        action = _action(binding)
+        if not (binding.show or binding.id) or action in seen or binding.action.startswith("panel("):
             continue
-        seen.add(binding.action)
+        if not binding.show and action in shown:
+            continue
+        seen.add(action)
         key = screen.app.get_key_display(binding)
-        keys = [key] + [screen.app.get_key_display(Binding(k, binding.action)) for k in _other_keys(screen, binding)]
+        keys = [key] + [screen.app.get_key_display(Binding(k, binding.action)) for k in _other_keys(active, binding)]
         description = binding.tooltip or binding.description
-        if active.node is screen.app:
+        if item.node is screen.app:
             group = "Everywhere"
-        elif active.node is screen:
+        elif item.node is screen:
             group = "This screen"
         else:
             group = "This panel"
@@ -45,12 +54,15 @@ def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]
     return text, [(name, rows) for name, rows in groups.items() if rows]
 
 
-def _other_keys(screen: Screen, binding: Binding) -> list[str]:
-    keys = []
-    for active in screen.active_bindings.values():
-        if active.binding.action == binding.action and active.binding.key != binding.key:
-            keys.append(active.binding.key)
-    return keys
+def _action(binding: Binding) -> str:
+    """The action without its namespace: `screen.step_forward` and `step_forward` are one action."""
+    return binding.action.removeprefix("screen.").removeprefix("app.")
+
+
+def _other_keys(active: list, binding: Binding) -> list[str]:
+    action = _action(binding)
+    return [item.binding.key for item in active
+            if _action(item.binding) == action and item.binding.key != binding.key]
 
 
 class HelpScreen(ModalScreen[None]):

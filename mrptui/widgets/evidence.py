@@ -95,10 +95,10 @@ exact cut reason (min_score, gap or max_results).
     COMPONENT_CLASSES: ClassVar[set[str]] = {"evidence--kept", "evidence--cut", "evidence--muted"}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "screen.step_forward", "Step", show=False),
-        Binding("left", "screen.step_back", "Back", show=False),
-        Binding("home", "screen.to_start", "To start", show=False),
-        Binding("end", "screen.to_end", "To end", show=False),
+        Binding("right", "screen.step_forward", "Step", show=False, id="evidence.right"),
+        Binding("left", "screen.step_back", "Back", show=False, id="evidence.left"),
+        Binding("home", "screen.to_start", "To start", show=False, id="evidence.home"),
+        Binding("end", "screen.to_end", "To end", show=False, id="evidence.end"),
         Binding("o", "sort_next", "Sort", id="evidence.sort", tooltip="Sort by the next column"),
         Binding("O", "sort_reverse", "Reverse", id="evidence.reverse", tooltip="Reverse the sort order"),
         Binding("v", "next_retrieval", "Retrieval", id="evidence.retrieval",

@@ -36,10 +36,10 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right", "screen.step_forward", "Step", show=False),
-        Binding("left", "screen.step_back", "Back", show=False),
-        Binding("home", "screen.to_start", "To start", show=False),
-        Binding("end", "screen.to_end", "To end", show=False),
+        Binding("right", "screen.step_forward", "Step", show=False, id="timeline.right"),
+        Binding("left", "screen.step_back", "Back", show=False, id="timeline.left"),
+        Binding("home", "screen.to_start", "To start", show=False, id="timeline.home"),
+        Binding("end", "screen.to_end", "To end", show=False, id="timeline.end"),
         Binding("t", "screen.toggle_break", "Break", id="timeline.break", tooltip="Toggle a breakpoint on this row's plugin (or on backtracks)"),
         Binding("T", "screen.toggle_break_stage", "Break stage", id="timeline.break_stage", tooltip="Toggle a breakpoint on this row's stage"),
         Binding("p", "screen.pin", "Pin+rerun", id="timeline.pin", tooltip="Re-run with this row's plugin pinned for its stage"),

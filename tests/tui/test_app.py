@@ -696,3 +696,69 @@ async def test_mouse_clicks_select_rows_open_citations_and_units(app):
         assert await pilot.click(ProofTree, offset=(16, leaf_line + 1))
         await pilot.pause()
         assert isinstance(app.screen, TextModal) and "unit-00" in app.screen.title_text
+
+
+# -- user keymap -----------------------------------------------------------------------------------
+
+
+async def test_user_keymap_remaps_bindings_by_id(session, tmp_path):
+    keymap = tmp_path / "keymap.json"
+    keymap.write_text('{"main.step": "j", "main.back": ["k", "ctrl+b"], "query.submit": "ctrl+g"}')
+    app = make_app(session, keymap_path=keymap)
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        box = app.screen.query_one("#query", QueryBox)
+        box.value = "which tools\nare relevant"
+        await pilot.press("ctrl+s")  # the default submit key is gone
+        await pilot.pause()
+        assert app.current is None
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert session.requests[-1].question == "which tools\nare relevant"
+        await pilot.press("home", "j", "j")
+        assert app.cursor == 2
+        await pilot.press("n")  # replaced, not added to
+        assert app.cursor == 2
+        await pilot.press("ctrl+b")
+        assert app.cursor == 1
+        titles = [title for title, _, _ in app.palette_commands(app.screen)]
+        assert "Step (j)" in titles and "Back (k)" in titles
+        assert notes == [] or not any("Keymap" in n or "keymap" in n for n in notes)
+
+
+async def test_a_bad_keymap_file_is_a_notification_naming_it(session, tmp_path):
+    broken = tmp_path / "keymap.json"
+    broken.write_text('{"main.step": "j",\n  "main.back": }\n')
+    app = make_app(session, keymap_path=broken)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        assert len(notes) == 1 and f"{broken}:2:" in notes[0] and "kept the default keys" in notes[0]
+        await ask(pilot)
+        await pilot.press("home", "n")
+        assert app.cursor == 1  # defaults in force
+
+
+async def test_keymap_entries_with_unknown_ids_or_keys_are_skipped_and_named(session, tmp_path):
+    keymap = tmp_path / "keymap.json"
+    keymap.write_text('{"main.stepp": "j", "main.back": "ctrl+bb", "main.continue": "ctrl+o"}')
+    app = make_app(session, keymap_path=keymap)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE):
+        assert len(notes) == 1
+        assert "unknown binding id 'main.stepp'" in notes[0] and "main.back: unknown key 'ctrl+bb'" in notes[0]
+        assert "ignored those entries" in notes[0]
+        assert app._keymap == {"main.continue": "ctrl+o"}
+    wrong_type = tmp_path / "types.json"
+    wrong_type.write_text('{"main.step": 5}')
+    app = make_app(session, keymap_path=wrong_type)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE):
+        assert len(notes) == 1 and str(wrong_type) in notes[0] and "main.step" in notes[0]
+
+
+def test_docs_list_every_binding_id():
+    from mrptui.app import binding_ids
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text(encoding="utf-8")
+    missing = [binding_id for binding_id in binding_ids() if f"`{binding_id}`" not in docs]
+    assert missing == []
