@@ -33,7 +33,7 @@ from mrptui.messages import EventsArrived, KBReloaded, OpenUnit, RunEnded
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import ErrorModal, PathModal, TextModal, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, PathModal, TextModal, unit_markup
 from mrptui.state import (
     Breakpoint,
     NullSession,
@@ -162,6 +162,20 @@ class ExplorerApp(App[None]):
             query.disabled = True
             self.main.action_panel("attempts")
         self.refresh_view()
+
+    @property
+    def replay_without_kb(self) -> bool:
+        """Replaying a trace with no KB open: units are ids only, and the panes say so."""
+        return self.replay and isinstance(self.session, NullSession)
+
+    @property
+    def missing_unit_text(self) -> str:
+        """Why a unit has no text here."""
+        if self.replay_without_kb:
+            return NO_KB_TEXT
+        if self.replay:
+            return "not in the open KB, or not visible to the trace's caller"
+        return NOT_VISIBLE
 
     @property
     def current(self) -> RunRecord | None:
@@ -430,7 +444,7 @@ class ExplorerApp(App[None]):
         unit = self.ask_session("unit", unit_id, self.caller, default=FAILED)
         if unit is FAILED:
             return
-        self.push_screen(TextModal(f"Unit {unit_id}", unit_markup(unit, unit_id, replay=self.replay)))
+        self.push_screen(TextModal(f"Unit {unit_id}", unit_markup(unit, unit_id, missing=self.missing_unit_text)))
 
     def open_evidence_detail(self) -> None:
         table = self.main.query_one(EvidenceTable)
@@ -442,8 +456,8 @@ class ExplorerApp(App[None]):
         if unit is FAILED:
             return
         config, source = self.retrieval_config()
-        self.push_screen(EvidenceDetailScreen(candidate, scored, unit, replay=self.replay, retrieval=config,
-                                              retrieval_source=source))
+        self.push_screen(EvidenceDetailScreen(candidate, scored, unit, missing=self.missing_unit_text,
+                                              retrieval=config, retrieval_source=source))
 
     def retrieval_config(self) -> tuple[RetrievalConfig, str]:
         """The fusion weights to explain scores with, and where they come from."""

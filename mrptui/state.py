@@ -313,6 +313,30 @@ def next_stop(
     return len(events), None
 
 
+def trace_unit_ids(state: ViewState) -> list[tuple[str, str]]:
+    """Every unit id a run names (candidates, context, proofs, citations), sorted, with its role
+    when a retrieval reported one: what a replay without the KB can still list."""
+    roles: dict[str, str] = {}
+    for scored in state.retrievals:
+        for candidate in scored.candidates:
+            roles.setdefault(candidate.id, candidate.role)
+
+    def proof_units(node) -> Iterator[str]:
+        yield from node.units
+        for premise in node.premises:
+            yield from proof_units(premise)
+
+    ids = set(roles) | set(state.context_unit_ids)
+    for found in state.proofs_all:
+        for proof in found.proofs:
+            ids.update(proof_units(proof))
+    if state.answer is not None:
+        ids.update(state.answer.evidence_ids)
+        for part in state.answer.parts:
+            ids.update(part.cited_ids)
+    return [(unit_id, roles.get(unit_id, "")) for unit_id in sorted(ids)]
+
+
 # -- the run request and the session seam --------------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from core.config import FusionMethod, Lane, Profile, RetrievalConfig
 from core.events import CandidateScore, RetrievalScored
 from core.units import KnowledgeUnit
-from mrptui.screens.modals import unit_markup
+from mrptui.screens.modals import NOT_VISIBLE, unit_markup
 
 CUT_TEXT = {
     "min_score": "cut: below the plugin's minScore",
@@ -164,7 +164,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
     ]
 
     def __init__(self, candidate: CandidateScore, scored: RetrievalScored, unit: KnowledgeUnit | None,
-                 *, replay: bool = False, retrieval: RetrievalConfig | None = None,
+                 *, missing: str = NOT_VISIBLE, retrieval: RetrievalConfig | None = None,
                  retrieval_source: str = "the session's retrieval config") -> None:
         super().__init__()
         self.retrieval = retrieval
@@ -172,7 +172,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
         self.candidate = candidate
         self.scored = scored
         self.unit = unit
-        self.replay = replay
+        self.missing = missing
 
     def compose(self) -> ComposeResult:
         c = self.candidate
@@ -187,7 +187,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static("\n[b]HDC per field[/b]", classes="section")
                 yield Static(hdc_markup(c, self.retrieval), id="detail-hdc")
                 yield Static("\n[b]Unit[/b]", classes="section")
-                yield Static(unit_markup(self.unit, c.id, replay=self.replay), id="detail-unit")
+                yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.candidate.id)

@@ -19,7 +19,8 @@ from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
-from mrptui.screens.modals import TextModal, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
+from mrptui.state import trace_unit_ids
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ last good KB stays in use and the errors appear here.
         self.matches: list[int] = []
         self.match_position = -1
         self.filtered = False
+        self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
 
     @property
     def explorer(self) -> ExplorerApp:
@@ -132,6 +134,8 @@ last good KB stays in use and the errors appear here.
         units = app.ask_session("units", app.caller, default=[]) or []
         diagnostics = app.ask_session("diagnostics", default=[]) or []
         self.units = sorted(units, key=lambda u: (u.source_id, u.id))
+        run = app.current
+        self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
         self._recompute_matches()
         self._render_units()
@@ -154,8 +158,8 @@ last good KB stays in use and the errors appear here.
         sources = len({u.source_id for u in self.units})
         parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
                  f"visible to the {escape(caller_label(app.caller))}"]
-        if app.replay and not self.units:
-            parts = ["KB", "no KB is open (replaying a saved trace)"]
+        if app.replay_without_kb:
+            parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
         parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
         if self.search_text:
             where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
@@ -177,8 +181,13 @@ last good KB stays in use and the errors appear here.
                 Text(marker + unit.id, style="bold" if source_first else ""),
                 unit.role.value, Text(unit.topic), Text(triple), Text(where, style="dim"),
             ])
+        if self.trace_ids:
+            rows = [[Text(unit_id), role, "", "", ""] for unit_id, role in self.trace_ids]
         refill(table, UNIT_COLUMNS, rows)
-        table.border_subtitle = f"{len(self.shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
+        if self.trace_ids:
+            table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
+        else:
+            table.border_subtitle = f"{len(self.shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         self._render_detail()
@@ -199,7 +208,10 @@ last good KB stays in use and the errors appear here.
 
     def _render_detail(self) -> None:
         unit = self.selected
-        text = unit_markup(unit, "", replay=False) if unit else "[$foreground-muted]no unit selected[/]"
+        if self.trace_ids:
+            text = f"[$warning]{escape(NO_KB_TEXT)}[/]"
+        else:
+            text = unit_markup(unit, "") if unit else "[$foreground-muted]no unit selected[/]"
         self.query_one("#kb-detail-text", Static).update(text)
 
     @property
@@ -222,6 +234,9 @@ last good KB stays in use and the errors appear here.
 
     @on(DataTable.RowSelected, "#kb-units")
     def _selected(self, event: DataTable.RowSelected) -> None:
+        if self.trace_ids and 0 <= event.cursor_row < len(self.trace_ids):
+            self.explorer.open_unit(self.trace_ids[event.cursor_row][0])
+            return
         unit = self.selected
         if unit is not None:
             self.app.push_screen(TextModal(f"Unit {unit.id}", unit_markup(unit, unit.id)))
@@ -293,6 +308,9 @@ last good KB stays in use and the errors appear here.
     def action_why_not(self) -> None:
         unit = self.selected
         app = self.explorer
+        if app.replay_without_kb:
+            self.notify("why-not needs the KB: replay with --kb PATH", severity="warning")
+            return
         if unit is None:
             self.notify("select a unit first", severity="warning")
             return
@@ -331,6 +349,9 @@ last good KB stays in use and the errors appear here.
         if focused is not None and focused.id == "kb-diagnostics":
             diagnostic = self.selected_diagnostic
             text = diagnostic.format() if diagnostic else ""
+        elif self.trace_ids:
+            row = self.query_one("#kb-units", DataTable).cursor_row
+            text = self.trace_ids[row][0] if 0 <= row < len(self.trace_ids) else ""
         else:
             unit = self.selected
             text = unit.id if unit else ""

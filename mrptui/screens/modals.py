@@ -83,12 +83,14 @@ class PathModal(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, replay: bool = False) -> str:
-    """A unit as the caller may see it, or one line saying it is not visible."""
+NO_KB_TEXT = "unit text unavailable: replaying without the KB; pass --kb PATH"
+NOT_VISIBLE = "not visible to this caller"
+
+
+def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_VISIBLE) -> str:
+    """A unit as the caller may see it, or one line saying why there is no text (`missing`)."""
     if unit is None:
-        if replay:
-            return f"[$warning]{escape(unit_id)}: unit text is not available (replay without a KB)[/]"
-        return f"[$warning]{escape(unit_id)}: not visible to this caller[/]"
+        return f"[$warning]{escape(unit_id)}: {escape(missing)}[/]" if unit_id else f"[$warning]{escape(missing)}[/]"
     rows: list[tuple[str, str | None]] = [
         ("id", unit.id),
         ("source", unit.source_id),

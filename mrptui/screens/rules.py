@@ -35,6 +35,9 @@ def rule_text(rule: dict) -> str:
     return f"{premises} ⇒ {rule.get('conclusion', '?')}"
 
 
+NO_RULES_TEXT = "rule text unavailable: replaying without the KB; pass --kb PATH"
+
+
 def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
     weight = rule.get("weight")
     where = f"{rule.get('file', '')}:{rule.get('line', '')}".strip(":")
@@ -45,7 +48,8 @@ def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
     premises = list(rule.get("premises", []))
     for position, premise in enumerate(premises, start=1):
         lines.append(f"  {position}. {escape(premise)}")
-    lines.append(f"  ⇒ {escape(str(rule.get('conclusion', '?')))}")
+    if "premises" in rule or "conclusion" in rule:
+        lines.append(f"  ⇒ {escape(str(rule.get('conclusion', '?')))}")
     lines.append("")
     if not ran:
         lines.append("[$foreground-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]")
@@ -125,6 +129,9 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         for found in proofs:
             for stat in found.rule_stats:
                 self.stats[stat.rule] = stat
+        if app.replay_without_kb and not self.rules:
+            # No rule file: the rules the trace names, by id (their text is in the KB's config).
+            self.rules = [{"id": rule_id} for rule_id in sorted(self.stats)]
         table = self.query_one("#rules-table", DataTable)
         cursor = table.cursor_row
         rows = []
@@ -140,7 +147,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
                 fired = Text("✗ 0", style=never_style)
             derived = str(len(stat.derived)) if stat and self.ran else ""
             weight = rule.get("weight")
-            rows.append([str(rule.get("id", "?")), rule_text(rule),
+            rows.append([str(rule.get("id", "?")), rule_text(rule) if "premises" in rule else "",
                          f"{weight:g}" if isinstance(weight, float | int) else "?", fired, derived])
         refill(table, RULE_COLUMNS, rows)
         if table.row_count:
@@ -151,6 +158,8 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         error_box.display = bool(errors)
         fired_count = sum(1 for s in self.stats.values() if s.fired)
         summary = [f"Rules · {len(self.rules)} rules"]
+        if app.replay_without_kb:
+            summary = [f"Rules · no rule file (replaying a saved trace): the {len(self.rules)} rules it names"]
         if self.ran:
             summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
         else:
@@ -169,6 +178,8 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
     def _render_detail(self) -> None:
         rule = self.selected
         text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran) if rule else "[$foreground-muted]no rules[/]"
+        if self.explorer.replay_without_kb:
+            text = f"[$warning]{escape(NO_RULES_TEXT)}[/]" + (f"\n\n{text}" if rule else "")
         self.query_one("#rules-detail-text", Static).update(text)
 
     @on(DataTable.RowHighlighted, "#rules-table")

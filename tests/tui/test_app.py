@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import make_app
-from fakes import SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
+from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
@@ -461,6 +461,40 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
         await pilot.press("r")
         assert sum("replayed trace" in n for n in notes) == 2
         assert len(replay.runs) == 1
+
+
+async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(session):
+    from fakes import thinkingdb_run
+
+    from core.plugins.base import Request
+    from mrptui.screens.kb import KBScreen
+    from mrptui.screens.modals import NO_KB_TEXT
+    from mrptui.screens.rules import NO_RULES_TEXT, RulesScreen
+    from mrptui.state import NullSession
+
+    events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
+    replay = make_app(NullSession(), replay=events)
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert replay.replay_without_kb
+        await pilot.press("3", "enter")
+        assert NO_KB_TEXT in text_of(replay.screen.query_one("#detail-unit", Static))
+        await pilot.press("escape", "5", "enter")
+        assert isinstance(replay.screen, TextModal) and NO_KB_TEXT in replay.screen.markup
+        await pilot.press("escape", "k")
+        await settle(pilot)
+        screen = replay.screen
+        assert isinstance(screen, KBScreen)
+        assert screen.query_one("#kb-units", DataTable).row_count == 5  # every id the run names
+        assert "the 5 unit ids it names" in text_of(screen.query_one("#kb-title", Static))
+        assert text_of(screen.query_one("#kb-detail-text", Static)).count("unit text unavailable") == 1
+        await pilot.press("c")
+        assert replay.clipboard == screen.trace_ids[0][0]
+        await pilot.press("R")
+        await settle(pilot)
+        assert isinstance(replay.screen, RulesScreen)
+        assert replay.screen.query_one("#rules-table", DataTable).row_count == len(replay.screen.stats) > 0
+        assert NO_RULES_TEXT in text_of(replay.screen.query_one("#rules-detail-text", Static))
 
 
 async def test_save_can_be_cancelled(app, tmp_path: Path, monkeypatch):
