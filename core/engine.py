@@ -19,7 +19,6 @@ from core.events import (
     AttemptStarted,
     Backtracked,
     IntentDetected,
-    IntentModel,
     PlanBuilt,
     PlanStage,
     RunFinished,
@@ -204,7 +203,7 @@ class Engine:
             IntentDetected(
                 plugin=plugin_id,
                 cnl=sd.intent_cnl,
-                intents=tuple(IntentModel(**i.model_dump()) for i in sd.intents),
+                intents=sd.intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
             )
         )

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from core.diagnostics import Code, Diagnostic
+from core.units import Intent
 
 
 class _Model(BaseModel):
@@ -77,16 +78,6 @@ class PlanStage(_Model):
     reasons: tuple[str, ...] = ()
 
 
-class IntentModel(_Model):
-    act: str
-    target: str
-    output: str
-    context: str | None = None
-    criterion: str | None = None
-    evidence: str | None = None
-    constraints: tuple[str, ...] = ()
-
-
 class AnswerPart(_Model):
     intent_index: int
     target: str
@@ -138,7 +129,7 @@ class IntentDetected(_Event):
     kind: Literal["intent_detected"] = "intent_detected"
     plugin: str
     cnl: str
-    intents: tuple[IntentModel, ...]
+    intents: tuple[Intent, ...]
     context_unit_ids: tuple[str, ...] = ()
 
 

@@ -23,7 +23,6 @@ from core.events import (
     Backtracked,
     Event,
     IntentDetected,
-    IntentModel,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -34,7 +33,7 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
-from core.units import Caller, KnowledgeUnit
+from core.units import Caller, Intent, KnowledgeUnit
 
 RowKind = Literal["plan", "attempt", "backtrack"]
 
@@ -104,7 +103,7 @@ class ViewState:
     current_intent: int = 0
     intent_plugin: str = ""
     intent_cnl: str = ""
-    intents: tuple[IntentModel, ...] = ()
+    intents: tuple[Intent, ...] = ()
     context_unit_ids: tuple[str, ...] = ()
     rows: tuple[TimelineRow, ...] = ()
     retrievals: tuple[RetrievalScored, ...] = ()

@@ -23,7 +23,6 @@ from core.events import (
     Backtracked,
     CandidateScore,
     IntentDetected,
-    IntentModel,
     PlanBuilt,
     PlanStage,
     ProofNode,
@@ -39,7 +38,7 @@ from core.events import (
 from core.config import Lane, Profile, RetrievalConfig
 from core.plugins.base import Request
 from core.retrieval.fusion import fuse, normalise_bm25, normalise_by_top
-from core.units import ACT_PREFERRED_ROLES, Act, Caller, KnowledgeUnit, Relation, Role, SourceLocation
+from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Relation, Role, SourceLocation
 
 AS_OF = dt.date(2026, 1, 15)
 CALLER = Caller(as_of=AS_OF)
@@ -240,8 +239,8 @@ def _start(script: _Script, request: Request) -> None:
     ))
 
 
-def _intent(script: _Script, act: str, target: str) -> IntentModel:
-    intent = IntentModel(act=act, target=target, output="list")
+def _intent(script: _Script, act: str, target: str) -> Intent:
+    intent = Intent(act=act, target=target, output="list")
     script.add(StageStarted(stage="sd", revision=1))
     script.add(AttemptStarted(stage="sd", plugin="sd-llm-fast", revision=1))
     script.add(AttemptFinished(stage="sd", plugin="sd-llm-fast", status="unsupported",

@@ -12,7 +12,6 @@ from core.events import (
     AttemptStarted,
     Backtracked,
     IntentDetected,
-    IntentModel,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -23,6 +22,7 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
+from core.units import Intent
 from mrptui.state import (
     Breakpoint,
     RunRecord,
@@ -115,7 +115,7 @@ def test_attempt_finished_without_a_start_appends_a_row():
 
 
 def test_intent_detected_records_cnl_and_intents():
-    intent = IntentModel(act="explain", target="x", output="text")
+    intent = Intent(act="explain", target="x", output="text")
     state = reduce([START, IntentDetected(plugin="sd-symbolic", cnl='@i1 intent explain "x"', intents=(intent,),
                                           context_unit_ids=("turn::1",))])
     assert state.intent_plugin == "sd-symbolic" and state.intents == (intent,)
