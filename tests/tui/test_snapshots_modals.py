@@ -1,0 +1,29 @@
+"""Snapshots of the modal screens: the engine-error modal and the save-path dialog."""
+
+from __future__ import annotations
+
+from conftest import make_app
+from helpers import ask, settle
+
+WIDE = (120, 32)
+
+
+def test_engine_error_modal(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot, "boom: an engine that fails mid-run")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
+
+
+def test_save_trace_dialog(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot)
+        await settle(pilot)
+        await pilot.press("escape", "s")
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
