@@ -9,6 +9,7 @@ and forth replays the recorded events and never re-executes anything.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -54,6 +55,17 @@ HISTORY = 10  # runs kept for the diff screen
 
 STAGES = ("sd", "kb", "gs", "val")
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
+
+
+def quiet_gc() -> None:
+    """Collect, then move every object alive now (the KB and its indexes above all) out of the
+    cyclic garbage collector's reach. With a large KB a full collection walks millions of objects and
+    stops the UI for hundreds of milliseconds, whichever thread triggers it; once they are frozen,
+    collections walk only newer objects. Frozen objects are still freed by reference counting; the
+    app calls this once per KB (at start, and after the first run on a KB, which builds its indexes),
+    so cyclic garbage frozen with them is bounded."""
+    gc.collect()
+    gc.freeze()
 
 
 class ExplorerCommands(Provider):
@@ -131,6 +143,7 @@ class ExplorerApp(App[None]):
         self.last_request: Request | None = None
         self._run_counter = 0
         self._fingerprint = ""
+        self._frozen_generation = -1
         self.main = MainScreen(show_durations=show_durations)
         self.theme = theme
 
@@ -150,7 +163,8 @@ class ExplorerApp(App[None]):
                 self.set_interval(self.poll_interval, self.poll_files)
 
     def main_ready(self) -> None:
-        """Called by the main screen once its widgets exist."""
+        """Called by the main screen once its widgets exist (after the first frame)."""
+        quiet_gc()
         if self.replay and not self.runs:
             self._run_counter = 1
             run = RunRecord(1, None, list(self._replay_events), done=True)
@@ -263,6 +277,11 @@ class ExplorerApp(App[None]):
         if run is not None and message.run_id == run.run_id:
             run.done = True
             self.refresh_view()
+        if self._frozen_generation != self.kb_generation:
+            # The first run on a KB built its indexes: freeze them too (once per KB generation, so
+            # later runs' objects stay collectable).
+            self._frozen_generation = self.kb_generation
+            quiet_gc()
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -424,7 +443,6 @@ class ExplorerApp(App[None]):
             markup += f" · [$error]✗ {run.error}[/]"
         with self.batch_update():
             self.main.show(state, markup)
-        self.main.refresh_bindings()
 
     # -- units, detail, copy, save, export ------------------------------------------------------
 

@@ -10,9 +10,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from mrptui.state import RunRecord, ViewState
+from mrptui.widgets.keybar import KeyBar
 
 
 def run_sections(state: ViewState) -> list[tuple[str, list[str]]]:
@@ -110,7 +111,7 @@ and changed lines `~`. `c` copies the diff as text; `escape` goes back.
                 right = Static(self.right_markup, id="diff-right", classes="diff-side")
                 right.border_title = f"run {self.right.run_id}"
                 yield right
-        yield Footer()
+        yield KeyBar()
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.plain)

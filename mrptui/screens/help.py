@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.markup import escape
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 
 def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]]]]:
@@ -81,6 +81,8 @@ class HelpScreen(ModalScreen[None]):
             dialog.border_subtitle = "esc close · ctrl+p every command"
             with VerticalScroll(id="dialog-body"):
                 if self.text:
+                    from textual.widgets import Markdown  # markdown-it and pygments load on first F1, not at start
+
                     yield Markdown(self.text, id="help-text")
                 for name, rows in self.groups:
                     width = max(len(key) for key, _ in rows)

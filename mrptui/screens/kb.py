@@ -14,13 +14,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
 from mrptui.state import trace_unit_ids
+from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ last good KB stays in use and the errors appear here.
             diagnostics.border_title = "Validation errors"
             yield diagnostics
         yield Input(placeholder="search units (enter: find · escape: cancel)", id="kb-search")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         units = self.query_one("#kb-units", DataTable)

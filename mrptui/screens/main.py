@@ -11,12 +11,13 @@ from textual.containers import Container
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Tab, Tabs
+from textual.widgets import DataTable, Tab, Tabs
 
 from mrptui.messages import QuerySubmitted
 from mrptui.state import ViewState
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
@@ -103,7 +104,7 @@ re-executes the engine.
             answer.border_title = "Answer"
             yield answer
         yield StatusLine(id="status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         query = self.query_one(QueryBox)
@@ -117,20 +118,31 @@ re-executes the engine.
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW_WIDTH or event.size.height < NARROW_HEIGHT
         self.set_class(narrow, "-narrow")
+        self._sync_tabs()
 
     @property
     def narrow(self) -> bool:
         return self.has_class("-narrow")
 
     def _set_active(self, key: str, *, focus: bool) -> None:
+        self._mark_active(key)
+        if focus:
+            self.panel_focus_target(key).focus()
+
+    def _mark_active(self, key: str) -> None:
         self.active_panel = key
         for panel_key, _ in PANELS:
             self.query_one(f"#{panel_key}").set_class(panel_key == key, "-active")
+        self._sync_tabs()
+
+    def _sync_tabs(self) -> None:
+        """The tabs show only in narrow terminals: keep them in step there (moving their underline
+        costs a layout pass, which wide terminals need not pay on every focus change)."""
+        if not self.narrow:
+            return
         tabs = self.query_one("#panel-tabs", Tabs)
-        if tabs.active != f"tab-{key}":
-            tabs.active = f"tab-{key}"
-        if focus:
-            self.panel_focus_target(key).focus()
+        if tabs.active != f"tab-{self.active_panel}":
+            tabs.active = f"tab-{self.active_panel}"
 
     def panel_focus_target(self, key: str) -> Widget:
         if key == "answer":
@@ -151,10 +163,7 @@ re-executes the engine.
         while node is not None and node is not self:
             if node.has_class("panel") and node.id:
                 if node.id != self.active_panel:
-                    self.active_panel = node.id
-                    for panel_key, _ in PANELS:
-                        self.query_one(f"#{panel_key}").set_class(panel_key == node.id, "-active")
-                    self.query_one("#panel-tabs", Tabs).active = f"tab-{node.id}"
+                    self._mark_active(node.id)
                 return
             node = node.parent
 

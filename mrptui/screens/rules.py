@@ -11,10 +11,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from core.diagnostics import Diagnostic
 from core.events import RuleStat
+from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
                 detail.border_title = "Selected rule · last run"
                 yield Static("", id="rules-detail-text")
         yield Static("", id="rules-errors")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         table = self.query_one("#rules-table", DataTable)

@@ -796,3 +796,21 @@ def test_docs_list_every_binding_id():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text(encoding="utf-8")
     missing = [binding_id for binding_id in binding_ids() if f"`{binding_id}`" not in docs]
     assert missing == []
+
+
+async def test_key_bar_shows_the_focused_keys_and_runs_a_clicked_one(app):
+    from mrptui.widgets.keybar import KeyBar
+
+    async with app.run_test(size=SIZE) as pilot:
+        bar = app.screen.query_one(KeyBar)
+        assert bar.keys[:2] == ["^s", "^j"]  # the question box is focused
+        await ask(pilot)
+        await pilot.pause()
+        assert bar.keys[:2] == ["t", "T"] and "^p" not in bar.keys  # the timeline's keys; the palette sits right
+        start = next(start for start, _, binding in bar._spans if binding.action == "step_back")
+        before = app.cursor
+        assert await pilot.click(KeyBar, offset=(start + 1, 0))
+        await pilot.pause()
+        assert app.cursor == before - 1
+        await pilot.hover(KeyBar, offset=(start + 1, 0))
+        assert bar.tooltip == "Step one event back (left arrow too)"

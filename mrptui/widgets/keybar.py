@@ -1,0 +1,119 @@
+"""A one-line key bar: Textual's Footer look, drawn as one line instead of a widget per key.
+
+Textual's Footer recomposes one widget per key whenever the active bindings change, which happens
+on every focus change; with ~25 keys that costs ~90 ms (and a layout pass) per keypress. This bar
+renders the same line from `screen.active_bindings`, repaints only when the line changes, and runs
+a key when it is clicked.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.widget import Widget
+
+
+class KeyBar(Widget, can_focus=False):
+    """The keys of the focused widget, its screen and the app, as the Footer shows them."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"keybar--key", "keybar--description", "keybar--palette"}
+
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        .keybar--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        .keybar--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        .keybar--palette {
+            color: $foreground 20%;
+        }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._items: list[tuple[Binding, str, str]] = []  # binding, key label, description
+        self._palette: tuple[Binding, str, str] | None = None
+        self._spans: list[tuple[int, int, Binding]] = []  # start, end cell, binding (for clicks)
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.theme_changed_signal.subscribe(self, lambda _: self.refresh())
+        self.call_after_refresh(self._bindings_changed, self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen) -> None:
+        if not self.is_attached or screen is not self.screen:
+            return
+        items: list[tuple[Binding, str, str]] = []
+        seen: set[str] = set()
+        palette = None
+        app = self.app
+        for _node, binding, _enabled, _tooltip in screen.active_bindings.values():
+            if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
+                palette = (binding, app.get_key_display(binding), binding.description)
+                continue
+            if not binding.show or binding.action in seen:
+                continue
+            seen.add(binding.action)
+            items.append((binding, app.get_key_display(binding), binding.description))
+        if items != self._items or palette != self._palette:
+            self._items, self._palette = items, palette
+            self.refresh()
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("keybar--key")
+        description_style = self.get_component_rich_style("keybar--description")
+        line = Text(no_wrap=True, overflow="crop", end="")
+        self._spans = []
+        width = self.size.width
+        palette = Text()
+        if self._palette is not None:
+            binding, key, description = self._palette
+            palette = Text.assemble(("▏", self.get_component_rich_style("keybar--palette")), (key, key_style),
+                                    (f" {description} ", description_style))
+        room = width - palette.cell_len
+        for binding, key, description in self._items:
+            start = line.cell_len
+            line.append(f" {key} ", key_style)
+            if description:
+                line.append(f"{description} ", description_style)
+            self._spans.append((start, line.cell_len, binding))
+        line.truncate(max(0, room), overflow="crop")
+        if palette:
+            line.pad_right(max(0, room - line.cell_len))
+            self._spans.append((room, width, self._palette[0]))  # type: ignore[index]
+            line.append_text(palette)
+        return line
+
+    def _binding_at(self, x: int) -> Binding | None:
+        return next((binding for start, end, binding in self._spans if start <= x < end), None)
+
+    def on_click(self, event: events.Click) -> None:
+        binding = self._binding_at(event.x)
+        if binding is not None:
+            event.stop()
+            self.app.simulate_key(binding.key.split(",")[0].strip())
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        binding = self._binding_at(event.x)
+        self.tooltip = (binding.tooltip or binding.description) if binding is not None else None
+
+    @property
+    def keys(self) -> list[str]:
+        """The key labels shown, in order (tests)."""
+        return [key for _, key, _ in self._items]
