@@ -1,0 +1,185 @@
+"""The explorer's responsiveness (DESIGN §13, §14: "TUI cold start < 1 s"; input never blocks).
+
+- `tui_first_paint`: cold start of `mrptui` on the sample KB, from process start to the first frame of
+  the main screen. Each sample is a fresh interpreter running `mrptui.cli.main([])` (argument
+  parsing, imports, KB load, app start-up), headless at 160×45; the frame is also rendered to ANSI
+  as a terminal driver would, only the write is skipped. The time is the parent's wall clock from
+  spawning the process to the child's "painted" line.
+- `tui_keypress`: keypress → repaint latency while the engine works. The explorer runs on a
+  synthetic KB (`Session.from_kb`), questions run back to back in its thread worker, and keys that
+  move focus between panels (1, 3, 4, 2) arrive as a terminal driver sends them; a sample is the time
+  from the key to the first frame after the focus moved, counted only when the engine was running as
+  the key arrived. Trace events keep arriving and being applied meanwhile, as in real use.
+
+`python -m benchmarks.tui [sizes…]` prints the rows; `python -m benchmarks --ops tui_keypress`.
+Peak MB: the child's resident set for first paint; for keypresses, what the app adds to the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import _peak_rss, _reset_peak_rss, row
+from benchmarks.synthetic import SyntheticKb
+
+OPS = ("tui_first_paint", "tui_keypress")
+ENGINE = "mrptui"
+FIRST_PAINT_RUNS = 10
+KEYPRESS_SAMPLES = 200
+SIZE = (160, 45)
+PANEL_KEYS = ("1", "3", "4", "2")  # plan, evidence, proofs, attempts
+PANEL_IDS = {"1": "plan", "2": "attempts", "3": "evidence", "4": "proofs"}
+
+# The child: the real CLI entry point, with the app forced headless and its first frame reported.
+_CHILD = r"""
+import os, sys
+from mrptui import app as app_module
+
+fd = int(sys.argv[1])
+cls = app_module.ExplorerApp
+original_display = cls._display
+original_run = cls.run
+
+def _display(self, screen, update):
+    original_display(self, screen, update)
+    if update is not None and type(screen).__name__ == "MainScreen" and not getattr(self, "_painted", False):
+        update.render_segments(self.console)   # what a terminal driver would write
+        self._painted = True
+        os.write(fd, b"painted\n")
+        self.exit()
+
+def run(self, *args, **kwargs):
+    kwargs.update(headless=True, size=(%d, %d))
+    return original_run(self, *args, **kwargs)
+
+cls._display, cls.run = _display, run
+from mrptui.cli import main
+sys.exit(main([]))
+""" % SIZE
+
+
+def first_paint_ms(runs: int = FIRST_PAINT_RUNS) -> list[float]:
+    """Wall-clock ms from spawning `mrptui` (sample KB) to its first painted frame, per run."""
+    root = Path(__file__).resolve().parent.parent
+    times = []
+    for _ in range(runs):
+        read, write = os.pipe()
+        started = time.perf_counter()
+        child = subprocess.Popen([sys.executable, "-c", _CHILD, str(write)], cwd=root, pass_fds=(write,),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            line = pipe.readline()
+        elapsed = (time.perf_counter() - started) * 1000
+        _, stderr = child.communicate(timeout=60)
+        if line.strip() != b"painted":
+            raise RuntimeError(f"mrptui did not paint: {stderr.decode(errors='replace')[-2000:]}")
+        times.append(elapsed)
+    return times
+
+
+async def _keypress_samples(session, questions: list[str], samples: int, seed: int = 7) -> tuple[list[float], int]:
+    """Latencies (ms) of panel keys pressed while the engine runs; also how many runs that took."""
+    from textual import events
+
+    from core.plugins.base import Request
+    from core.units import Caller
+    from mrptui.app import ExplorerApp
+
+    app = ExplorerApp(session, Caller(), "synthetic", show_durations=False, cursor_blink=False, poll_interval=0,
+                      keymap_path=None)
+    painted: list[float] = []
+    original = app._display
+
+    def display(screen, update) -> None:
+        original(screen, update)
+        if update is not None and not app._batch_count:
+            update.render_segments(app.console)  # headless skips it; a terminal would pay for it
+            painted.append(time.perf_counter())
+
+    app._display = display  # type: ignore[method-assign]
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    runs = 0
+    async with app.run_test(size=SIZE) as pilot:
+        app.main.action_panel("attempts")
+        await pilot.pause()
+
+        def engine_busy() -> bool:
+            return any(w.group == "engine" and w.is_running for w in app.workers)
+
+        key_index = 0
+        while len(latencies) < samples:
+            if not engine_busy():
+                app.start_run(Request(question=questions[runs % len(questions)], caller=app.caller))
+                runs += 1
+                await asyncio.sleep(rng.uniform(0.0, 0.01))
+                continue
+            key = PANEL_KEYS[key_index % len(PANEL_KEYS)]
+            key_index += 1
+            target = app.main.query_one(f"#{PANEL_IDS[key]}")
+            if app.focused is target:
+                continue
+            pressed = time.perf_counter()
+            app._driver.send_message(events.Key(key, key))  # as the terminal driver delivers it
+            while app.focused is not target:
+                if time.perf_counter() - pressed > 5:
+                    raise RuntimeError(f"key {key!r} did not move the focus to {target.id}")
+                await asyncio.sleep(0.0005)
+            moved = time.perf_counter()
+            while not painted or painted[-1] < moved:
+                await asyncio.sleep(0.0005)
+            frame = next(t for t in painted if t >= moved)
+            if engine_busy():
+                latencies.append((frame - pressed) * 1000)
+            await asyncio.sleep(rng.uniform(0.0, 0.02))
+        await app.workers.wait_for_complete()
+    return latencies, runs
+
+
+def keypress_row(n: int, samples: int = KEYPRESS_SAMPLES) -> dict:
+    from core.kb import KnowledgeBase
+    from core.plugins.base import Request
+    from core.session import Session
+
+    synthetic = SyntheticKb(n, query_count=50)
+    session = Session.from_kb(KnowledgeBase.from_units(synthetic.units))
+    questions = [f"what is {q}?" for q in synthetic.queries]
+    list(session.run(Request(question=questions[0])))  # indexes are built once, as a running app has them
+    baseline = _reset_peak_rss()
+    latencies, _ = asyncio.run(_keypress_samples(session, questions, samples))
+    peak_mb = max(0.0, _peak_rss() - baseline) / 2**20  # what the app adds on top of the session
+    return row(ENGINE, n, "tui_keypress", latencies, peak_mb)
+
+
+def first_paint_row() -> dict:
+    from core.kb import KnowledgeBase
+    from core.resources import sample_kb_dir
+
+    units = len(KnowledgeBase.load([sample_kb_dir()]).units)
+    times = first_paint_ms()
+    child_peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+    return row(ENGINE, units, "tui_first_paint", times, child_peak_mb)
+
+
+def run(sizes: list[int], *, ops: set[str] | None = None) -> list[dict]:
+    ops = set(OPS) if ops is None else ops
+    rows = []
+    if "tui_first_paint" in ops:
+        rows.append(first_paint_row())
+    if "tui_keypress" in ops:
+        rows += [keypress_row(n) for n in sizes]
+    return rows
+
+
+if __name__ == "__main__":
+    from benchmarks.__main__ import markdown
+
+    print(markdown(run([int(s) for s in (sys.argv[1:] or ["100000"])])))
