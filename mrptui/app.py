@@ -639,7 +639,8 @@ class ExplorerApp(App[None]):
         if problems:
             shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
             what = "ignored those entries" if keymap else "kept the default keys"
-            self.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap", severity="error", timeout=12)
+            self.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap",
+                        severity="error", timeout=12)
         return keymap
 
     def key_display(self, binding: Binding) -> str:

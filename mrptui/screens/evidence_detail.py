@@ -128,7 +128,8 @@ def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
     total = sum(t.contribution for t in c.bm25_terms)
     role, act = escape(c.role), escape(scored.act)
     if c.role_boost == 1.0:
-        return f"  raw = sum = {total:.3f}   [$foreground-muted](no role boost: {role} is not a preferred role for {act})[/]"
+        return (f"  raw = sum = {total:.3f}   "
+                f"[$foreground-muted](no role boost: {role} is not a preferred role for {act})[/]")
     return (f"  raw {total * c.role_boost:.3f} = sum {total:.3f} × role boost {c.role_boost:g}   "
             f"[$foreground-muted]({role} is a preferred role for {act}; bm25.roleBoost)[/]")
 

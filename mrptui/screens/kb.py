@@ -188,7 +188,8 @@ last good KB stays in use and the errors appear here.
         if self.trace_ids:
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
-            table.border_subtitle = f"{len(self.shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
+            table.border_subtitle = (f"{len(self.shown)} of {len(self.units)}" if self.filtered
+                                     else f"{len(self.units)} units")
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         self._render_detail()

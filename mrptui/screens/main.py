@@ -9,11 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.events import Resize
+from textual.markup import escape
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Tab, Tabs
 
 from mrptui.messages import QuerySubmitted
+from mrptui.screens.modals import TextModal
 from mrptui.state import ViewState
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import EvidenceTable
@@ -22,7 +24,7 @@ from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine
-from mrptui.widgets.timeline import AttemptsTimeline
+from mrptui.widgets.timeline import AttemptsTimeline, row_detail
 
 if TYPE_CHECKING:
     from mrptui.app import ExplorerApp
@@ -188,6 +190,15 @@ re-executes the engine.
     def _submitted(self, event: QuerySubmitted) -> None:
         event.stop()
         self.explorer.ask(event.question)
+
+    @on(DataTable.RowSelected, "#attempts")
+    def _attempt_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        timeline = self.query_one(AttemptsTimeline)
+        row = timeline.selected
+        if row is not None:
+            detail = row_detail(row, show_durations=timeline.show_durations)
+            self.app.push_screen(TextModal("Timeline row", escape(detail), plain=detail))
 
     @on(DataTable.RowSelected, "#evidence")
     def _evidence_selected(self, event: DataTable.RowSelected) -> None:

@@ -178,7 +178,10 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def _render_detail(self) -> None:
         rule = self.selected
-        text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran) if rule else "[$foreground-muted]no rules[/]"
+        if rule is not None:
+            text = rule_detail(rule, self.stats.get(str(rule.get("id"))), self.ran)
+        else:
+            text = "[$foreground-muted]no rules[/]"
         if self.explorer.replay_without_kb:
             text = f"[$warning]{escape(NO_RULES_TEXT)}[/]" + (f"\n\n{text}" if rule else "")
         self.query_one("#rules-detail-text", Static).update(text)

@@ -66,7 +66,8 @@ def render_plan(state: ViewState, width: int = 0) -> str:
                 for name, value in (("context", intent.context), ("criterion", intent.criterion))
                 if value
             )
-            lines.append(f"  #{index} {escape(intent.act)} “{escape(intent.target)}” → {escape(intent.output)}{extra}")
+            target = " ".join(intent.target.split())  # a multi-line question's target stays on one line
+            lines.append(f"  #{index} {escape(intent.act)} “{escape(target)}” → {escape(intent.output)}{extra}")
         for line in state.intent_cnl.splitlines():
             lines.append(f"  [$foreground-muted]{escape(line)}[/]")
         if state.context_unit_ids:

@@ -7,11 +7,30 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
 from mrptui.widgets.symbols import status_symbol
 from mrptui.widgets.tables import component_style, refill
+
+
+def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
+    """Everything a timeline row stands for, uncut (its tooltip and its Enter window)."""
+    if row.kind == "plan":
+        head = f"plan revision r{row.revision} by {row.plugin}"
+        return head + (f"\nreasons: {row.reason}" if row.reason else "")
+    if row.kind == "backtrack":
+        symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
+        reason = row.reason.removeprefix(f"{what}:").strip()
+        return f"{symbol} L{row.level} {what} after {row.plugin} (stage {row.stage})\n{reason}"
+    head = f"{row.stage} · {row.plugin} · plan r{row.revision}"
+    if row.intent_index:
+        head += f" · intent #{row.intent_index}"
+    if show_durations and row.ms is not None:
+        head += f" · {row.ms:.1f} ms"
+    reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
+    return f"{head}\n{row.status}{reason}"
 
 
 class AttemptsTimeline(DataTable):
@@ -28,6 +47,7 @@ up to the current event.
 
 Select a row, then pin (`p`) or exclude (`x`) its plugin and re-run, or toggle a breakpoint on its
 plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtrack".
+A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter` opens it.
 """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -119,6 +139,11 @@ plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtr
         if self.row_count:
             target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
             self.move_cursor(row=target, animate=False, scroll=True)
+
+    def watch_hover_coordinate(self, old: Coordinate, value: Coordinate) -> None:
+        super().watch_hover_coordinate(old, value)
+        row = self._rows[value.row] if 0 <= value.row < len(self._rows) else None
+        self.tooltip = row_detail(row, show_durations=self.show_durations) if row is not None else None
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -814,3 +814,20 @@ async def test_key_bar_shows_the_focused_keys_and_runs_a_clicked_one(app):
         assert app.cursor == before - 1
         await pilot.hover(KeyBar, offset=(start + 1, 0))
         assert bar.tooltip == "Step one event back (left arrow too)"
+
+
+async def test_timeline_rows_show_their_whole_reason_on_hover_and_enter(app):
+    async with app.run_test(size=(110, 30)) as pilot:  # a narrow timeline: reasons are cut
+        await ask(pilot, "compare airflow and luigi")
+        await pilot.press("2")
+        await select_timeline_row(pilot, lambda row: row.kind == "backtrack" and row.level == 2)
+        timeline = app.screen.query_one(AttemptsTimeline)
+        reason = "val-grounded rejected the answer (no Comparison unit cited); planner-depth replans"
+        await pilot.press("enter")
+        assert isinstance(app.screen, TextModal) and reason in app.screen.markup
+        assert "⟲ L2 replan after val-grounded (stage val)" in app.screen.markup
+        await pilot.press("escape")
+        row = timeline.cursor_row
+        assert await pilot.hover(AttemptsTimeline, offset=(10, row + 2 - timeline.scroll_offset.y))
+        await pilot.pause()
+        assert reason in str(timeline.tooltip)
