@@ -9,6 +9,7 @@ phrase ("why", "how do I", "versus"); none names anything a KB could be about.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -82,14 +83,17 @@ _ACT_OUTPUT: dict[Act, str] = {
 _WORD_EDGE = ".,;:!?()[]{}\"'`"
 # Words that shape the question rather than name what it is about; they must not count as
 # focus terms, or an answer would be judged on whether it repeats "explain" or "compare".
-_FORM_WORDS = frozenset(
-    stem(word)
-    for word in """explain explained explanation describe description compare comparison define definition
+_FORM_WORD_LIST = """explain explained explanation describe description compare comparison define definition
     meaning mean means tell list identify name verify check whether evaluate evaluation assess assessment
     recommend recommendation suggest advise overview summarize summarise summary versus vs difference
     differences differ better worse best please give show let know want like exactly briefly detail
     details question answer word single""".split()
-)
+
+
+@lru_cache(maxsize=1)
+def _form_words() -> frozenset[str]:
+    """Stemmed on first use, so importing this module does not load the stemmer."""
+    return frozenset(stem(word) for word in _FORM_WORD_LIST)
 
 
 @dataclass(frozen=True)
@@ -164,7 +168,7 @@ def focus_terms(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def _content_stems(word: str) -> list[str]:
     """The word's stems minus form words: the whole first, then a hyphenated word's parts."""
-    return [term for term in tokenize(word) if term not in _FORM_WORDS]
+    return [term for term in tokenize(word) if term not in _form_words()]
 
 
 # Each is tried once, from the start of the single-spaced question; the atomic `(?>.*?...)`
@@ -198,7 +202,7 @@ def _phrase(words: Iterable[str]) -> list[str]:
     out: list[str] = []
     for word in words:
         bare = word.strip(_WORD_EDGE)
-        if tokenize(bare) and stem(bare.lower()) not in _FORM_WORDS:
+        if tokenize(bare) and stem(bare.lower()) not in _form_words():
             out.append(bare)
         elif out:
             break

@@ -85,6 +85,15 @@ class Session:
             kb, engine = self.kb, self.engine
         return engine.run(request, kb.view(request.caller), kb_version=kb.version)
 
+    def warm_up(self, caller: Caller) -> None:
+        """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
+        indexes) ahead of time; the explorer calls it in a background worker after first paint."""
+        with self._lock:
+            kb, indexes = self.kb, self.indexes
+        view_indexes = indexes.for_view(kb.view(caller))
+        view_indexes.bm25
+        view_indexes.tdb
+
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from nltk.stem.porter import PorterStemmer
-
 STOPWORDS = frozenset(
     """a an the and or but in on at to for of with is are was were be been being have has had do
     does did will would shall should may might must can could i me my we our you your he him his
@@ -15,15 +13,22 @@ STOPWORDS = frozenset(
     such there through under until up what when where which while who whom why""".split()
 )
 
-# The original Porter algorithm reproduces the reference's stems (uses→us, x-ray→x-rai);
-# NLTK's default mode adds later tweaks that change them.
-_STEMMER = PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
 _EDGE = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) in "_-"))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    """Imported on first use: importing nltk costs ~0.75 s, which the explorer's first paint
+    should not pay. The original Porter algorithm reproduces the reference's stems
+    (uses→us, x-ray→x-rai); NLTK's default mode adds later tweaks that change them."""
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
 
 
 @lru_cache(maxsize=1 << 18)
 def stem(token: str) -> str:
-    return _STEMMER.stem(token)
+    return _stemmer().stem(token)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -161,6 +161,13 @@ class ExplorerApp(App[None]):
             self._fingerprint = self._safe_fingerprint()
             if self.poll_interval > 0:
                 self.set_interval(self.poll_interval, self.poll_files)
+            self.run_worker(
+                lambda: self.session.warm_up(self.caller),
+                thread=True,
+                group="warm-up",
+                description="Preparing the indexes",
+                exit_on_error=False,
+            )
 
     def main_ready(self) -> None:
         """Called by the main screen once its widgets exist (after the first frame)."""

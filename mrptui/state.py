@@ -403,6 +403,8 @@ class SessionLike(Protocol):
 
     def fingerprint(self) -> str: ...
 
+    def warm_up(self, caller: Caller) -> None: ...
+
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
 
@@ -437,6 +439,9 @@ class NullSession:
 
     def fingerprint(self) -> str:
         return ""
+
+    def warm_up(self, caller: Caller) -> None:
+        return None
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {}

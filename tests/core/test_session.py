@@ -89,3 +89,11 @@ def test_check_request_refuses_unknown_ids(workspace, request_, message) -> None
     session = Session.open([workspace[0]], workspace[1])
     with pytest.raises(RegistryError, match=message):
         session.check_request(request_)
+
+
+def test_warm_up_builds_the_callers_indexes_before_the_first_question(workspace) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    caller = Caller()
+    session.warm_up(caller)
+    built = session.indexes.for_view(session.view(caller))._built
+    assert set(built) == {"bm25", "tdb"}

@@ -428,6 +428,7 @@ class FakeSession:
                  retrieval: RetrievalConfig = FAKE_RETRIEVAL) -> None:
         self.retrieval = retrieval
         self.requests: list[Request] = []
+        self.warmed: list[Caller] = []
         self.version = 1
         self.reloads = 0
         self._diagnostics = list(DIAGNOSTICS if diagnostics is None else diagnostics)
@@ -473,6 +474,9 @@ class FakeSession:
 
     def fingerprint(self) -> str:
         return f"v{self.version}"
+
+    def warm_up(self, caller: Caller) -> None:
+        self.warmed.append(caller)
 
     def touch(self, diagnostics: list[Diagnostic] | None = None) -> None:
         """Simulate a saved KB file: a new fingerprint (and optionally new diagnostics)."""

@@ -831,3 +831,11 @@ async def test_timeline_rows_show_their_whole_reason_on_hover_and_enter(app):
         assert await pilot.hover(AttemptsTimeline, offset=(10, row + 2 - timeline.scroll_offset.y))
         await pilot.pause()
         assert reason in str(timeline.tooltip)
+
+
+async def test_the_session_is_warmed_up_for_the_caller_after_mount(session) -> None:
+    app = make_app(session)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert session.warmed == [app.caller]
