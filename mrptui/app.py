@@ -445,6 +445,7 @@ class ExplorerApp(App[None]):
         markup = status_markup(
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
+            failed=bool(run and run.error),
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"

@@ -13,15 +13,17 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
-    replay: bool, label: str,
+    replay: bool, label: str, failed: bool = False,
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
         parts[0] += f" [$foreground-muted]({escape(state.last_event.kind)})[/]"
     if state.status == "idle" and total == 0:
         parts = ["[b]ready[/b]"]
-    symbol, tone = status_symbol(state.status)
-    run = state.status if state.k == total or state.status != "running" else "stepping"
+    # A run whose engine raised never gets RunFinished: it failed, it is not still running.
+    status = "failed" if failed else state.status
+    symbol, tone = status_symbol(status)
+    run = status if state.k == total or status != "running" else "stepping"
     if live:
         run = "running" if state.k == total else "running (cursor behind)"
     parts.append(tone_markup(f"{symbol} {escape(run)}", tone))

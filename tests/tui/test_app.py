@@ -23,6 +23,7 @@ from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
+from mrptui.widgets.status import StatusLine
 from mrptui.widgets.timeline import AttemptsTimeline
 
 SIZE = (160, 45)
@@ -127,6 +128,8 @@ async def test_engine_error_opens_one_error_modal_and_the_app_survives(app):
         assert len(app.current.events) == 3  # the events before the failure are kept
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+        status = str(app.screen.query_one(StatusLine).render())
+        assert "✗ failed" in status and "running" not in status
         await ask(pilot)
         assert app.current.final.status == "grounded"
 
