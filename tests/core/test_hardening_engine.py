@@ -5,10 +5,8 @@ AnswerReady and a RunFinished, and the bad attempt is an `error` whose reason is
 
 from __future__ import annotations
 
-import signal
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -35,6 +33,7 @@ from core.plugins.base import (
 )
 from core.plugins.planners import default_planners
 from core.units import Act, Intent
+from time_limits import time_limit
 
 STAGES = ("sd", "kb", "gs", "val")
 INTENT = Intent(act=Act.DIAGNOSE, target="why do Helix writes stall?", output="text")
@@ -231,20 +230,6 @@ def test_a_result_with_malformed_fields_is_an_error(case: str) -> None:
 
 
 # --- the kernel's own work on the question -------------------------------------------------------
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def expire(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
 
 def test_a_question_with_a_long_whitespace_run_does_not_hang_the_kernel() -> None:
     with time_limit(1):

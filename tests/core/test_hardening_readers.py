@@ -8,11 +8,9 @@ examples on every run. `HARDENING_EXAMPLES=10` multiplies the example counts for
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +21,7 @@ from core.cnl import fact_triple, format_intents, parse_intents, read_file, read
 from core.cnl.validate import FIELD_LABELS
 from core.diagnostics import Code, Diagnostic
 from core.units import Act, Intent, KnowledgeUnit, Relation
+from time_limits import time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
@@ -84,22 +83,6 @@ FIELD_NAMES = [*FIELD_LABELS.values(), "symbolicSubject", "symbolicRelation", "s
                "utility-acts", "Bogus", "role ", "", "1Role", "Rôle"]
 
 
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Fail instead of hanging: SIGALRM interrupts Python code and the regex engine alike."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def assert_well_formed(result: tuple[list, list], text: str, file: str) -> None:
     """Units that pass KnowledgeUnit validation; diagnostics that are typed and point into the text."""
     units, diagnostics = result
@@ -108,12 +91,12 @@ def assert_well_formed(result: tuple[list, list], text: str, file: str) -> None:
         assert isinstance(unit, KnowledgeUnit)
         assert KnowledgeUnit.model_validate(unit.model_dump()) == unit
         assert unit.location is not None and unit.location.file == file
-        assert 1 <= unit.location.line <= len(lines)
+        assert unit.location.line >= 1 and unit.location.line <= len(lines)
     for diagnostic in diagnostics:
         assert isinstance(diagnostic, Diagnostic)
         assert isinstance(diagnostic.code, Code)
         assert diagnostic.message and diagnostic.file == file
-        assert 1 <= diagnostic.line <= len(lines), diagnostic
+        assert diagnostic.line >= 1 and diagnostic.line <= len(lines), diagnostic
         assert diagnostic.col >= 1, diagnostic
         assert diagnostic.format().startswith(f"{file}:{diagnostic.line}:{diagnostic.col}: ")
 
@@ -289,7 +272,7 @@ def test_any_bytes_on_disk_give_units_or_file_diagnostics(data: bytes, suffix: s
     assert all(isinstance(unit, KnowledgeUnit) for unit in units)
     for diagnostic in diagnostics:
         assert isinstance(diagnostic.code, Code) and diagnostic.file == str(path)
-        assert 1 <= diagnostic.line <= lines and diagnostic.col >= 1
+        assert diagnostic.line >= 1 and diagnostic.line <= lines and diagnostic.col >= 1
 
 
 # --- pathological 1 MB inputs ----------------------------------------------------------------

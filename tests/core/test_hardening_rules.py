@@ -62,16 +62,16 @@ def assert_well_formed(ruleset: RuleSet, text: str, file: str) -> None:
     for diagnostic in ruleset.diagnostics:
         assert isinstance(diagnostic, Diagnostic) and isinstance(diagnostic.code, Code)
         assert diagnostic.file == file and diagnostic.message
-        assert 1 <= diagnostic.line <= lines and diagnostic.col >= 1, diagnostic
+        assert diagnostic.line >= 1 and diagnostic.line <= lines and diagnostic.col >= 1, diagnostic
     ids = [rule.id for rule in ruleset.rules]
     assert len(ids) == len(set(ids))
     for rule in ruleset.rules:
         assert isinstance(rule, Rule) and rule.id
-        assert 1 <= len(rule.when) <= MAX_PREMISES
+        assert len(rule.when) >= 1 and len(rule.when) <= MAX_PREMISES
         assert 0 < rule.weight <= 1 and not math.isnan(rule.weight)
         bound = set().union(*(premise.variables() for premise in rule.when))
         assert rule.then.variables() <= bound
-        assert 1 <= ruleset.rule_lines[rule.id] <= lines
+        assert ruleset.rule_lines[rule.id] >= 1 and ruleset.rule_lines[rule.id] <= lines
 
 
 def assert_no_silent_drops(data: object, ruleset: RuleSet) -> None:
