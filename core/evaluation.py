@@ -14,14 +14,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError, computed_field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, computed_field
 
 from core.config import ConfigError, FusionMethod, RetrievalConfig, read_json
 from core.diagnostics import Code, Diagnostic
 from core.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.intent_cues import question_cues
+from core.kb import visible_to
 from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
-from core.units import Caller, Intent
+from core.units import MAX_CALLER_TAGS, Caller, Intent, Region, Tag
 
 if TYPE_CHECKING:
     from core.kb import KBView
@@ -42,8 +43,9 @@ class _Spec(BaseModel):
 
 
 class CallerSpec(_Spec):
-    tags: frozenset[str] = frozenset()
-    region: str | None = None
+    # The caller's own validated types, so a bad tag is reported with the queries file's line.
+    tags: frozenset[Tag] = Field(default=frozenset(), max_length=MAX_CALLER_TAGS)
+    region: Region | None = None
     as_of: dt.date | None = None
 
 
@@ -275,13 +277,12 @@ def _session_for(session: Session, method: FusionMethod) -> Session:
 
 
 class _Runner:
-    """Runs queries on one session (one fusion method); caches the hidden-id finder per caller."""
+    """Runs queries on one session (one fusion method)."""
 
     def __init__(self, session: Session, plugin_ids: Sequence[str], method: FusionMethod):
         self.session = session
         self.plugins: list[KnowledgePlugin] = [session.registry.get(pid, PluginType.KB) for pid in plugin_ids]
         self.method = method
-        self._hidden: dict[str, IdFinder] = {}
 
     def run(self, query: QuerySpec) -> QueryResult:
         caller = query.as_caller()
@@ -302,7 +303,7 @@ class _Runner:
             answer=answer.answer if answer else "",
             retrieval=tuple(_plugin_run(pid, outcome, query.expect_evidence) for pid, outcome in outcomes.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
-            hidden_seen=seen.sightings(self._hidden_finder(view)),
+            hidden_seen=seen.sightings(self._hidden_finder(caller)),
             answer_checked=bool(query.expect_status or query.expect_answer_mentions),
             answer_problems=_answer_problems(query, answer),
         )
@@ -313,12 +314,13 @@ class _Runner:
         context = RunContext(request=request, view=view, services=None)
         return {p.id: p.retrieve(context, intent).outcome for p in self.plugins}
 
-    def _hidden_finder(self, view: KBView) -> IdFinder:
-        """Every stored unit outside the caller's view: the label-free leak check."""
-        key = view.caller.fingerprint()
-        if key not in self._hidden:
-            self._hidden[key] = IdFinder(u.id for u in self.session.kb.units if u.id not in view)
-        return self._hidden[key]
+    def _hidden_finder(self, caller: Caller) -> IdFinder:
+        """Every stored unit the caller may not see: the label-free leak check.
+
+        Recomputed from the raw units and the permission rule for each query, never taken from a
+        view or a cache, so a cache that served the wrong view cannot also hide the leak.
+        """
+        return IdFinder(u.id for u in self.session.kb.units if not visible_to(u, caller))
 
 
 class IdFinder:

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from core.cnl import SUFFIX_FORMATS, read_file
 from core.diagnostics import Code, Diagnostic, Severity
-from core.units import Caller, KnowledgeUnit
+from core.units import Caller, CallerKey, KnowledgeUnit
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]
 _MISSING: _Stat = (-1, -1)
+# KB version, the caller's value, and a digest of the request's own units ("" when none).
+ViewKey = tuple[str, CallerKey, str]
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -40,22 +42,31 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_by_id", "_caller", "_key", "_units")
+    __slots__ = ("_by_id", "_caller", "_key", "_units", "_version")
 
-    def __init__(self, units: Iterable[KnowledgeUnit], key: str, caller: Caller):
+    def __init__(self, units: Iterable[KnowledgeUnit], key: ViewKey, caller: Caller):
         self._units = tuple(sorted(units, key=lambda unit: unit.id))
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
+        self._version: str | None = None
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
         return self._units
 
     @property
-    def key(self) -> str:
-        """KB version + caller fingerprint (+ a digest of current-turn units): equal keys, equal units."""
+    def key(self) -> ViewKey:
+        """KB version, the caller's value and a digest of current-turn units: equal keys, equal units."""
         return self._key
+
+    @property
+    def version(self) -> str:
+        """A digest of the units in this view: it changes only when what this caller sees changes,
+        so a caller cannot learn from it that a unit outside their view was edited."""
+        if self._version is None:
+            self._version = _digest(unit.model_dump_json() for unit in self._units)
+        return self._version
 
     @property
     def caller(self) -> Caller:
@@ -84,7 +95,8 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        return KBView((*self._units, *extra), f"{self._key}+{digest}", self._caller)
+        version, caller, earlier = self._key
+        return KBView((*self._units, *extra), (version, caller, _digest([earlier, digest])), self._caller)
 
 
 class KnowledgeBase:
@@ -105,7 +117,7 @@ class KnowledgeBase:
         self._diagnostics = tuple(diagnostics)
         self._version = version
         self._stats = dict(stats)
-        self._views: OrderedDict[str, KBView] = OrderedDict()
+        self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
 
     @classmethod
@@ -208,7 +220,7 @@ class KnowledgeBase:
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
-        key = f"{self._version}:{caller.fingerprint()}"
+        key: ViewKey = (self._version, caller.key, "")
         with self._views_lock:
             view = self._views.get(key)
             if view is None:

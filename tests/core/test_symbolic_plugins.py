@@ -38,7 +38,7 @@ def fact(n: int, subject: str, relation: str, obj: str) -> KnowledgeUnit:
 
 
 def context(units: list[KnowledgeUnit], question: str = "") -> RunContext:
-    return RunContext(request=Request(question=question), view=KBView(units, "test", Caller()), services=None)
+    return RunContext(request=Request(question=question), view=KBView(units, ("test", Caller().key, ""), Caller()), services=None)
 
 
 def retrieval(units: list[KnowledgeUnit], lanes: Mapping[Lane, Mapping[str, float]], act: Act,
