@@ -223,7 +223,10 @@ class EvalReport(_Out):
     recall: tuple[RecallRow, ...]
     gates: tuple[GateResult, ...]
     answers: tuple[AnswerChecks, ...]
+    # Expected evidence the query's caller cannot see: absent or restricted, deliberately alike.
     unknown_ids: dict[str, tuple[str, ...]]
+    # Author view only (None otherwise): labelled ids no KB file holds.
+    absent_ids: dict[str, tuple[str, ...]] | None = None
 
     @computed_field
     @property
@@ -248,8 +251,12 @@ def evaluate(
     queries: Sequence[QuerySpec],
     kb_plugins: Sequence[str],
     fusion_methods: Sequence[str] = (FusionMethod.WEIGHTED,),
+    author_view: bool = False,
 ) -> EvalReport:
-    """Score every query per fusion method. Raises RegistryError for an unknown kb plugin id."""
+    """Score every query per fusion method. Raises RegistryError for an unknown kb plugin id.
+
+    `author_view` adds `absent_ids`, which looks at the whole KB: for the KB's author only.
+    """
     methods = [FusionMethod(m) for m in fusion_methods]
     results: list[QueryResult] = []
     for method in methods:
@@ -263,6 +270,7 @@ def evaluate(
         gates=tuple(_gates(results, methods)),
         answers=tuple(_answer_checks(results, m.value) for m in methods),
         unknown_ids=_unknown_ids(session, queries),
+        absent_ids=_absent_ids(session, queries) if author_view else None,
     )
 
 
@@ -480,7 +488,21 @@ def _answer_checks(results: Sequence[QueryResult], fusion: str) -> AnswerChecks:
 
 
 def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
-    """Labelled ids the KB does not hold: a typo here would make a gate pass vacuously."""
-    known = {unit.id for unit in session.kb.units}
-    unknown = {q.id: tuple(uid for uid in (*q.expect_evidence, *q.must_not_appear) if uid not in known) for q in queries}
+    """Expected evidence the query's caller cannot see: a typo here makes recall meaningless.
+
+    Judged per caller from the raw units, and an id that is restricted reads exactly like one
+    that does not exist, so the report confirms nothing outside the caller's view.
+    """
+    unknown = {}
+    for query in queries:
+        caller = query.as_caller()
+        visible = {unit.id for unit in session.kb.units if visible_to(unit, caller)}
+        unknown[query.id] = tuple(uid for uid in query.expect_evidence if uid not in visible)
     return {qid: ids for qid, ids in unknown.items() if ids}
+
+
+def _absent_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
+    """Author view: labelled ids no file holds (a must_not_appear typo makes its gate pass vacuously)."""
+    known = {unit.id for unit in session.kb.units}
+    absent = {q.id: tuple(uid for uid in (*q.expect_evidence, *q.must_not_appear) if uid not in known) for q in queries}
+    return {qid: ids for qid, ids in absent.items() if ids}

@@ -83,7 +83,10 @@ class Session:
         # other build's rules and indexes.
         with self._lock:
             kb, engine = self.kb, self.engine
-        return engine.run(request, kb.view(request.caller), kb_version=kb.version)
+        view = kb.view(request.caller)
+        # The caller's view's version, not the KB's: it must not change when only units the
+        # caller cannot see do.
+        return engine.run(request, view, kb_version=view.version)
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB

@@ -88,14 +88,14 @@ def test_a_run_under_way_sees_only_the_kb_it_started_on(session: Session, kb_fol
     assert session.kb is not old_kb and NEW_UNIT_ID in {u.id for u in session.kb.units}
     events += list(run)
 
-    assert events[0].kb_version == old_kb.version != session.kb.version
+    assert events[0].kb_version == old_kb.view(Caller()).version != session.kb.view(Caller()).version
     assert unit_ids(events) <= old_ids and NEW_UNIT_ID not in unit_ids(events)
     answer = answer_of(events)
     assert answer.status == "grounded" and "helix-storage::chunk-000::unit-000" in answer.evidence_ids
     assert OLD_CLAIM in answer.answer and "quasargrade" not in answer.answer
 
     fresh = list(session.run(Request(question=QUESTION)))
-    assert fresh[0].kb_version == session.kb.version
+    assert fresh[0].kb_version == session.kb.view(Caller()).version
     new_ids = {unit.id for unit in session.kb.view(Caller()).units}
     assert unit_ids(fresh) <= new_ids
     assert "quasargrade" in answer_of(fresh).answer and OLD_CLAIM not in answer_of(fresh).answer
@@ -109,7 +109,8 @@ def test_runs_racing_reloads_never_mix_two_kbs(session: Session, kb_folder: Path
 
     def record(variant: str) -> None:
         kb = session.kb
-        seen[kb.version] = (variant, frozenset(unit.id for unit in kb.view(Caller()).units))
+        view = kb.view(Caller())
+        seen[view.version] = (variant, frozenset(unit.id for unit in view.units))
 
     record("old")
     stop = threading.Event()
