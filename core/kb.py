@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -190,33 +190,35 @@ class KnowledgeBase:
         """A freshly loaded KB from the same paths; this one is left untouched."""
         return self.load(self._paths)
 
-    def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
-        """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
+    def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
+        """This KB after a reload from `previous`: a unit whose file now has errors and that the
+        file no longer yields is withdrawn for every caller, with a warning naming the file.
 
-        An author saving a half-finished edit should see the errors without the file's units
-        vanishing from every query until the edit is done.
+        Never the last good version: a failed edit may have been the one that restricted the
+        unit (an added Acl, a narrower Region or date), so serving the old text could widen
+        access. The file's other units are read afresh and stay served; the reader's own errors
+        tell the author, at file and line, what to fix.
         """
         broken = {d.file for d in self._diagnostics if d.is_error}
         fresh_ids = {u.id for u in self._units}
-        # Only units the broken file no longer yields: edits to its valid units still load.
-        stale = [
-            u for u in previous.units
+        gone = {
+            u.location.file for u in previous.units
             if u.location is not None and u.location.file in broken and u.id not in fresh_ids
-        ]
-        if not stale:
+        }
+        # Until the file is fixed the note stays, across reloads that change other files.
+        gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
+        if not gone:
             return self
-        units = [*self._units, *stale]
         notes = [
             Diagnostic(
-                code=Code.STALE_UNITS_KEPT,
-                message=f"kept the last good {count} unit(s) of this file until its errors are fixed",
+                code=Code.UNITS_WITHDRAWN,
+                message="units this file held before are withdrawn for every caller until its errors are fixed",
                 file=file,
                 severity=Severity.WARNING,
             )
-            for file, count in sorted(Counter(u.location.file for u in stale).items())
+            for file in sorted(gone)
         ]
-        version = _digest([self._version, *(u.model_dump_json() for u in stale)])
-        return KnowledgeBase(self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats)
+        return KnowledgeBase(self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats)
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""

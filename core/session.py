@@ -134,8 +134,9 @@ class Session:
         return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
 
     def reload(self) -> list[Diagnostic]:
-        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
-        kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
+        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
+        and a unit whose new text fails is withdrawn, never kept in its last good version."""
+        kb = KnowledgeBase.load(self.kb_paths).failing_closed(self.kb)
         ruleset = load_rules(self.config_path / "thinkingdb.json")
         # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
         # last good rules running, but its errors are still shown.
