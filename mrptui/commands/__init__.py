@@ -22,10 +22,16 @@ def add_kb_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_caller_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--caller-tags", default="", metavar="A,B", help="ACL tags the caller holds")
-    parser.add_argument("--region", default=None, help="the caller's region")
-    parser.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="view the KB as of this date")
+def add_caller_options(parser: argparse.ArgumentParser, *, keep_top_level: bool = False) -> None:
+    """`keep_top_level`: for a subcommand whose flags may also come before it (`mrptui --region US
+    replay …`); SUPPRESS keeps the subparser from resetting them to their defaults."""
+
+    def default(value: str | None) -> str | None:
+        return argparse.SUPPRESS if keep_top_level else value
+
+    parser.add_argument("--caller-tags", default=default(""), metavar="A,B", help="ACL tags the caller holds")
+    parser.add_argument("--region", default=default(None), help="the caller's region")
+    parser.add_argument("--as-of", default=default(None), metavar="YYYY-MM-DD", help="view the KB as of this date")
 
 
 def caller_from_args(args: argparse.Namespace) -> Caller:

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
-from mrptui.state import trace_unit_ids
+from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
@@ -32,10 +32,7 @@ UNIT_COLUMNS = [("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple",
 
 
 def caller_label(caller: Caller) -> str:
-    who = "public caller" if not caller.tags else "caller " + ",".join(sorted(caller.tags))
-    if caller.region:
-        who += f" in {caller.region}"
-    return f"{who} as of {caller.as_of.isoformat()}"
+    return describe_caller(caller.tags, caller.region, caller.as_of.isoformat())
 
 
 def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
@@ -159,6 +156,8 @@ last good KB stays in use and the errors appear here.
         sources = len({u.source_id for u in self.units})
         parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
                  f"visible to the {escape(caller_label(app.caller))}"]
+        if app.recorded_for:
+            parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
         parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
