@@ -596,8 +596,8 @@ class ExplorerApp(App[None]):
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
-            self.notify(f"KB files changed: {message.errors} error(s); the last good KB is kept (see KB screen){rerun}",
-                        severity="warning", timeout=8)
+            self.notify(f"KB files changed: {message.errors} error(s); units that fail are withdrawn until fixed "
+                        f"(see KB screen){rerun}", severity="warning", timeout=8)
         else:
             self.notify(f"KB reloaded{rerun}", timeout=6)
 
