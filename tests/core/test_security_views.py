@@ -107,3 +107,16 @@ def test_a_queries_file_with_a_bad_caller_tag_names_its_line(tmp_path) -> None:
         load_queries(path)
     (problem,) = caught.value.diagnostics
     assert problem.line == 3 and "separator" in problem.message
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_caller_flags_count_before_or_after_the_subcommand(capsys, before: bool) -> None:
+    import json
+
+    from mrptui.cli import main
+
+    flags = ["--caller-tags", "merchant:vip-ops", "--region", "EU", "--as-of", "2026-05-27"]
+    command = ["retrieve", "VIP-RPL-1 immediate refund", "--kb-plugin", "kb-fast", "--json"]
+    assert main([*flags, *command] if before else [*command, *flags]) == 0
+    ids = [c["id"] for c in json.loads(capsys.readouterr().out)["candidates"]]
+    assert "merchant-vip-terms::chunk-000::unit-000" in ids
