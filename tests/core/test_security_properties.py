@@ -1,8 +1,9 @@
 """The permanent attack suite (issue 14): random callers, tags, dates and small KBs.
 
 For every caller-facing surface (the `ask --json` summary, `retrieve`, why-not, trace events and
-eval's report) nothing outside the caller's view appears, and a caller's results do not depend on
-which other callers asked before in the same process. Visibility is judged from the raw units with
+eval's report) nothing outside the caller's view appears, a caller's results do not depend on
+which other callers asked before in the same process, and a reload after any mix of good and
+broken edits shows each caller exactly what a fresh load would. Visibility is judged from the raw units with
 `visible_to`, never from a view or a cache.
 
 Bounded for `make test`; `--hypothesis-profile=fuzz` or HYPOTHESIS_PROFILE=fuzz runs the long profile
@@ -14,7 +15,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import tempfile
 import unicodedata
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -243,3 +246,43 @@ def test_a_tag_is_accepted_exactly_when_it_has_no_separator_invisible_or_look_al
         assert not _allowed(text)
     else:
         assert _allowed(text)
+
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+# --- reloads --------------------------------------------------------------------------------------
+
+EDITS = {
+    "reword": lambda block: block.replace("covers", "now covers"),
+    "restrict": lambda block: block + "Acl: conservator\n",
+    "restrict-and-break": lambda block: block + "Acl: conservator\nEffectiveFrom: 2026-13-01\n",
+    "clear-acl": lambda block: block + "Acl:\n",
+    "bad-role": lambda block: block.replace("Role: Definition", "Role: Curator"),
+    "region": lambda block: block + "Region: PT\n",
+}
+
+
+def _block(unit: KnowledgeUnit) -> str:
+    lines = [f"## Context Unit {unit.id}", "Role: Definition", "Topic: Reading room ledger", f"Claim: {unit.claim}"]
+    if unit.acl:
+        lines.append(f"Acl: {', '.join(unit.acl)}")
+    return "\n".join(lines) + "\n"
+
+
+@bounded(10)
+@given(knowledge_bases(), st.lists(st.tuples(st.integers(0, 4), st.sampled_from(sorted(EDITS))), min_size=1, max_size=3),
+       st.lists(valid_callers, min_size=1, max_size=3))
+def test_a_reload_never_shows_a_caller_more_than_a_fresh_load(kb_units, edits, caller_list) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ledger.md"
+        blocks = [_block(unit) for unit in kb_units]
+        path.write_text("\n".join(blocks), encoding="utf-8")
+        session = Session.open([Path(folder)], CONFIG)
+        for index, edit in edits:
+            blocks[index % len(blocks)] = EDITS[edit](blocks[index % len(blocks)])
+            path.write_text("\n".join(blocks), encoding="utf-8")
+            session.reload()
+            fresh = KnowledgeBase.load([Path(folder)])
+            for caller in caller_list:
+                seen = {(u.id, u.claim) for u in session.units(caller)}
+                assert seen == {(u.id, u.claim) for u in fresh.units if visible_to(u, caller)}
