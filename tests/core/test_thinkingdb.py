@@ -6,6 +6,7 @@ import json
 import pytest
 
 from core.retrieval import thinkingdb
+from core.retrieval.thinkingdb import facts
 from core.retrieval.thinkingdb import Proof, ThinkingDB
 from core.rules import Rule, RuleSet, load_rules
 from core.units import KnowledgeUnit, Role
@@ -232,8 +233,8 @@ def test_indexes_are_built_once_and_reused(monkeypatch: pytest.MonkeyPatch) -> N
     db = build(CHAIN)
     indexes = db.indexes
     calls: list[object] = []
-    original = thinkingdb._index_facts
-    monkeypatch.setattr(thinkingdb, "_index_facts", lambda d: calls.append(d) or original(d))
+    original = facts.index_facts
+    monkeypatch.setattr(facts, "index_facts", lambda d: calls.append(d) or original(d))
     first = db.query("Explain why Atlas is relevant for Dashboard.")
     second = db.query("Explain why Atlas is relevant for Dashboard.")
     assert calls == []
