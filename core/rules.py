@@ -87,6 +87,13 @@ class Pattern(_Model):
         return f"{self.s} {self.r} {self.o}"
 
 
+# Upper bounds of the rule limits. A value past one is an error at its line and the default is
+# used (docs/decisions.md): a clamp would silently run a different configuration from the file.
+# The closure budgets below stop a query whatever these allow; the bounds keep each figure in a
+# range where the budgets, not the machine, are what stops it.
+MAX_DEPTH = 32
+
+
 class Rule(_Model):
     id: str = Field(min_length=1)
     description: str = ""
@@ -94,23 +101,28 @@ class Rule(_Model):
     then: Pattern
     weight: float
     # Rounds of the fixpoint in which this rule may fire (capped by the global maxDepth).
-    max_depth: int | None = Field(default=None, ge=1)
+    max_depth: int | None = Field(default=None, ge=1, le=MAX_DEPTH)
 
 
 class Limits(_Model):
-    max_depth: int = Field(default=3, ge=1)
-    max_seed_facts: int = Field(default=8, ge=1)
-    max_derived_facts: int = Field(default=64, ge=0)
-    max_proofs: int = Field(default=32, ge=1)
+    max_depth: int = Field(default=3, ge=1, le=MAX_DEPTH)
+    max_seed_facts: int = Field(default=8, ge=1, le=1_024)
+    max_derived_facts: int = Field(default=64, ge=0, le=100_000)
+    max_proofs: int = Field(default=32, ge=1, le=1_000)
     min_confidence: float = Field(default=0.15, ge=0, le=1)
-    distance_penalty: float = Field(default=0.25, ge=0)
-    goal_bonus: float = Field(default=1.15, gt=0)
-    seed_bonus: float = Field(default=1.10, gt=0)
+    distance_penalty: float = Field(default=0.25, ge=0, le=10)
+    goal_bonus: float = Field(default=1.15, gt=0, le=10)
+    seed_bonus: float = Field(default=1.10, gt=0, le=10)
     # Our additions, bounding a query's work on hub-heavy KBs: forward hops from a hub can still
     # reach most of a KB, so the neighbourhood keeps this many facts (nearest hops first), and
     # one rule-body join keeps this many rows (nearest driving facts first).
-    max_neighbourhood_facts: int = Field(default=2048, ge=1)
-    max_join_rows: int = Field(default=65536, ge=1)
+    max_neighbourhood_facts: int = Field(default=2048, ge=1, le=200_000)
+    max_join_rows: int = Field(default=65536, ge=1, le=1_000_000)
+    # Closure budgets (ours): whatever the limits above allow, a query's fixpoint stops after this
+    # much wall time, or once the arrays it holds (fact table, pending conclusions, join rows)
+    # would pass this size; the stop reason names the budget.
+    max_closure_ms: int = Field(default=2_000, ge=1, le=60_000)
+    max_closure_mb: int = Field(default=256, ge=1, le=1_024)
 
 
 @dataclass(frozen=True)
@@ -164,13 +176,21 @@ class _Loader:
         return RuleSet(tuple(rules), limits, relations, tuple(self.diagnostics), lines)
 
     def _limits(self, raw: object) -> Limits:
+        """Valid limits are kept; each invalid one is reported at its line and takes its default."""
         try:
             return Limits.model_validate(raw)
         except ValidationError as exc:
+            bad: set[str | int] = set()
             for err in exc.errors():
                 loc = ("limits", *err["loc"])
-                self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}; using default limits", loc)
-            return Limits()
+                key = err["loc"][0] if err["loc"] else None
+                default = Limits.model_fields.get(_snake(key)) if isinstance(key, str) else None
+                fallback = f"using the default {default.default}" if default else "using default limits"
+                self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}; {fallback}", loc)
+                bad.add(key if default else "")
+            if not isinstance(raw, dict) or "" in bad:
+                return Limits()
+            return Limits.model_validate({k: v for k, v in raw.items() if k not in bad})
 
     def _relations(self, raw: object) -> frozenset[str]:
         try:
@@ -251,6 +271,11 @@ class _Loader:
                     loc,
                     warning=True,
                 )
+
+
+def _snake(key: str) -> str:
+    """Field name of a limits key written in camelCase (the file's spelling) or snake_case."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
 def _dotted(loc: tuple[str | int, ...]) -> str:

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
+from benchmarks import adversarial
 from core.retrieval import thinkingdb
-from core.retrieval.thinkingdb import facts
+from core.retrieval.thinkingdb import budget, closure, facts
 from core.retrieval.thinkingdb import Proof, ThinkingDB
 from core.rules import Rule, RuleSet, load_rules
 from core.units import KnowledgeUnit, Role
@@ -144,7 +145,7 @@ def test_dependency_chain_is_found_within_max_depth() -> None:
 def test_dependency_chain_is_cut_by_a_lower_max_depth(depth: int) -> None:
     result = build(DEPENDENCY_CHAIN, max_depth=depth).query("Why is Xenon relevant for Gateway?")
     assert "Xenon relevant_for Gateway" not in [p.fact for p in result.proofs]
-    assert result.stop_reason == "max_depth"
+    assert result.stop_reason == f"budget: maxDepth={depth}"
     assert uid(2) not in result.unit_scores
 
 
@@ -154,7 +155,7 @@ def test_recursive_rule_on_a_10k_fact_cyclic_graph_stops_at_the_derived_budget()
     assert len(triples) == 10_000
     db = build(triples)
     result = db.query("What does svc0000 depend on?")
-    assert result.stop_reason == "max_derived_facts"
+    assert result.stop_reason == "budget: maxDerivedFacts=64"
     assert result.derived_count == 64
     assert result.rule_stats["dependency_transitive"].fired >= 64
     assert len(result.proofs) == 32
@@ -359,3 +360,68 @@ class TestExplainAbsence:
     def test_scored_unit_is_not_absent(self) -> None:
         reason = build(CHAIN).explain_absence(uid(1), "Explain why Atlas is relevant for Dashboard.")
         assert reason.startswith("not absent: scored 0.")
+
+
+class TestClosureBudgets:
+    """Issue 14: symmetric + transitive + 3-premise rules at the highest limits the rules model
+    accepts, over the issue's ~6,800 facts; each budget stops the closure and names itself."""
+
+    @pytest.fixture(scope="class")
+    def explosive(self) -> tuple[list[KnowledgeUnit], list[str], RuleSet]:
+        units, queries = adversarial.adversarial_units(adversarial.DEFAULT_FACTS)
+        return units, queries, adversarial.adversarial_rules()
+
+    def query(self, explosive: tuple, stop: object = None, **limits: object) -> thinkingdb.TdbResult:
+        units, queries, ruleset = explosive
+        ruleset = dataclasses.replace(ruleset, limits=ruleset.limits.model_copy(update=limits))
+        return ThinkingDB.build(units, ruleset).query(queries[0], stop=stop)
+
+    def test_the_adversarial_rules_are_at_every_upper_bound(self, explosive: tuple) -> None:
+        limits = explosive[2].limits
+        assert (limits.max_depth, limits.max_derived_facts, limits.max_join_rows) == (32, 100_000, 1_000_000)
+        assert len(explosive[0]) > 6_500
+
+    def test_derived_facts_budget(self, explosive: tuple) -> None:
+        result = self.query(explosive, max_derived_facts=3_000)
+        assert result.stop_reason == "budget: maxDerivedFacts=3000"
+        assert result.derived_count == 3_000
+        assert result.proofs
+
+    def test_memory_budget_stops_before_the_arrays_pass_it(self, explosive: tuple) -> None:
+        result = self.query(explosive, max_closure_mb=2)
+        assert result.stop_reason == "budget: maxClosureMb=2"
+        assert result.derived_count < 2 * 2**20 // closure.TABLE_ROW_BYTES
+
+    def test_rounds_budget(self) -> None:
+        result = build(DEPENDENCY_CHAIN, max_depth=1).query("Why is Xenon relevant for Gateway?")
+        assert result.stop_reason == "budget: maxDepth=1"
+
+    def test_wall_time_budget(self, explosive: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+        clock = iter(range(0, 10**9, 1))  # one second per poll: the deadline passes on the second poll
+        monkeypatch.setattr(budget.time, "monotonic", lambda: next(clock))
+        result = self.query(explosive, max_closure_ms=1_500)
+        assert result.stop_reason == "budget: maxClosureMs=1500"
+        assert result.derived_count < 100_000
+
+    def test_a_cancel_token_stops_the_closure(self, explosive: tuple) -> None:
+        class Token:
+            cancelled = False
+
+        token, polls = Token(), []
+
+        def hook() -> bool:
+            polls.append(1)
+            token.cancelled = len(polls) > 3
+            return token.cancelled
+
+        by_token = self.query(explosive, stop=token)  # never set: runs to its other budgets
+        by_callable = self.query(explosive, stop=hook)
+        assert by_token.stop_reason == "budget: maxDerivedFacts=100000"
+        assert by_callable.stop_reason == "cancelled"
+        assert by_callable.derived_count < by_token.derived_count
+        token.cancelled = True
+        assert self.query(explosive, stop=token).stop_reason == "cancelled"
+
+    def test_a_stop_hook_must_be_a_token_or_a_callable(self) -> None:
+        with pytest.raises(TypeError, match="cancelled"):
+            build(CHAIN).query("Atlas", stop=42)

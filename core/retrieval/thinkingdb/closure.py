@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.retrieval.thinkingdb.arrays import chunks, member
+from core.retrieval.thinkingdb.budget import Budget, budget_reason
 from core.retrieval.thinkingdb.results import RuleStats
 from core.rules import MAX_PREMISES
 
@@ -22,6 +23,15 @@ if TYPE_CHECKING:
     from core.retrieval.thinkingdb.seeds import Neighbourhood
 
 SHOWN_BINDINGS = 8
+# Estimated bytes per row, for the memory budget: a table row (ten int64/float64 columns with the
+# premise ids, counted twice because growing the table copies it), a pending conclusion (eleven
+# columns, twice for the merge, plus the sort temporaries of accepting them), and one int64 column
+# of a partial join (twice: the old rows and the extended ones).
+TABLE_ROW_BYTES = 2 * 13 * 8
+CANDIDATE_ROW_BYTES = 4 * 13 * 8
+JOIN_COLUMN_BYTES = 2 * 8
+# How often the acceptance loop polls the wall-time budget and the stop hook.
+POLL_EVERY = 4096
 
 
 @dataclass
@@ -40,10 +50,12 @@ class _Candidates:
     """Conclusions of one round, one row per rule-body match."""
 
     columns: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    rows: int = 0
 
     def add(self, **arrays: np.ndarray) -> None:
         for name, array in arrays.items():
             self.columns.setdefault(name, []).append(array)
+        self.rows += len(arrays["key"])
 
     def merged(self) -> dict[str, np.ndarray]:
         return {name: np.concatenate(arrays) for name, arrays in self.columns.items()}
@@ -52,7 +64,7 @@ class _Candidates:
 class Closure:
     """One query's fixpoint: the local fact table, the rule statistics and the derived facts."""
 
-    def __init__(self, db: ThinkingDB, hood: Neighbourhood):
+    def __init__(self, db: ThinkingDB, hood: Neighbourhood, budget: Budget):
         self.db = db
         self.limits = db.limits
         self.n_relations = max(len(db.relations), 1)
@@ -60,7 +72,9 @@ class Closure:
         self.n_sequences = len(db._rules) * MAX_PREMISES
         self.stats = {c.rule.id: RuleStats() for c in db._rules}
         self.current: dict[int, int] = {}  # derived fact key → local id of its best version
-        self.join_capped = self.stopped = False
+        self.join_capped = False
+        self.budget = budget
+        self.pending_rows = 0  # conclusions of the chunk being joined, not yet accepted
         self._load(hood)
 
     def _load(self, hood: Neighbourhood) -> None:
@@ -110,9 +124,15 @@ class Closure:
                         continue
                     # Round 1's delta is every base fact: nothing older can fill earlier premises.
                     for delta_index in range(1 if round_no == 1 else len(compiled.premises)):
+                        if self.budget.check():
+                            break
+                        self.pending_rows = candidates.rows
                         self._match_body(rule_index, compiled, delta_index, round_no, chunk, candidates)
+                # What a stopping chunk already joined is still accepted: it is in memory, and
+                # accepting polls the budget too.
                 added |= bool(candidates.columns) and self._accept(candidates.merged(), round_no)
-                if self.stopped:
+                self.pending_rows = 0
+                if self.budget.spent:
                     return rounds, False
             if not added:
                 return rounds, False
@@ -141,7 +161,7 @@ class Closure:
             # known before this round, so each combination is joined exactly once.
             newest = round_no - 2 if j < delta_index else round_no - 1
             rows = self._join(rows, premise, j, self.matching(premise, newest))
-            if not len(rows):
+            if not len(rows) or self.budget.check():
                 return
         self._conclude(rule_index, compiled, delta_index, rows, out)
 
@@ -167,7 +187,8 @@ class Closure:
         order = np.argsort(right, kind="stable")
         sorted_right = right[order]
         first = np.searchsorted(sorted_right, left, "left")
-        counts = self._within_budget(np.searchsorted(sorted_right, left, "right") - first)
+        width = len(rows.values) + len(rows.premises) + 2
+        counts = self._within_budget(np.searchsorted(sorted_right, left, "right") - first, width)
         row_of = np.repeat(np.arange(len(left)), counts)
         within = np.arange(len(row_of)) - np.repeat(np.cumsum(counts) - counts, counts)
         picked = facts[order[first[row_of] + within]]
@@ -178,13 +199,24 @@ class Closure:
         self._bind_new(joined, pattern, picked)
         return joined
 
-    def _within_budget(self, counts: np.ndarray) -> np.ndarray:
-        """Drop the rows past maxJoinRows (later drivers first), so one hub cannot blow up a join."""
-        budget = self.limits.max_join_rows
-        if counts.sum() <= budget:
+    def _within_budget(self, counts: np.ndarray, width: int) -> np.ndarray:
+        """Drop the rows past maxJoinRows (later drivers first), so one hub cannot blow up a join,
+        and the rows that would take the closure past maxClosureMb (which then stops it)."""
+        limit = self.limits.max_join_rows
+        fits = self.budget.rows_that_fit(self.held_bytes(), width * JOIN_COLUMN_BYTES + CANDIDATE_ROW_BYTES)
+        total = int(counts.sum())
+        if total > fits and fits < limit:
+            self.budget.out_of_memory()
+            limit = fits
+        elif total > limit:
+            self.join_capped = True
+        if total <= limit:
             return counts
-        self.join_capped = True
-        return np.where(np.cumsum(counts) <= budget, counts, 0)
+        return np.where(np.cumsum(counts) <= limit, counts, 0)
+
+    def held_bytes(self) -> int:
+        """Estimated bytes of the fact table and the conclusions waiting to be accepted."""
+        return len(self.ls) * TABLE_ROW_BYTES + self.pending_rows * CANDIDATE_ROW_BYTES
 
     def _conclude(
         self, rule_index: int, compiled: CompiledRule, delta_index: int, rows: _Rows, out: _Candidates
@@ -232,14 +264,16 @@ class Closure:
         best = fresh[order[starts][np.argsort(first_seen)]]
         keys = c["key"]
         accepted: list[int] = []
-        for index in best.tolist():
+        for seen, index in enumerate(best.tolist()):
+            if seen % POLL_EVERY == POLL_EVERY - 1 and self.budget.check():
+                break
             key = int(keys[index])
             known = self.current.get(key)
             if known is not None and not self._improves(c, index, known):
                 continue
             if known is None:
                 if len(self.current) >= self.limits.max_derived_facts:
-                    self.stopped = True
+                    self.budget.stop(budget_reason("maxDerivedFacts", self.limits.max_derived_facts))
                     break
                 rule_id = self.db._rules[c["rule"][index]].rule.id
                 self.stats[rule_id].derived.append(self.fact_text(c["s"][index], c["r"][index], c["o"][index]))

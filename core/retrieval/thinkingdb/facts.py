@@ -17,6 +17,7 @@ import numpy as np
 
 from core.retrieval.thinkingdb import proofs
 from core.retrieval.thinkingdb.arrays import EMPTY, csr
+from core.retrieval.thinkingdb.budget import StopHook
 from core.retrieval.thinkingdb.results import TdbResult
 from core.retrieval.thinkingdb.seeds import words
 from core.rules import Limits, Rule, RuleSet, is_variable, relation_key, symbol_key
@@ -179,8 +180,12 @@ class ThinkingDB:
     def fact_count(self) -> int:
         return len(self.unit_ids)
 
-    def query(self, query_text: str, preferred_terms: Sequence[str] | None = None) -> TdbResult:
-        return proofs.answer(self, query_text, preferred_terms or ())
+    def query(
+        self, query_text: str, preferred_terms: Sequence[str] | None = None, stop: StopHook = None
+    ) -> TdbResult:
+        """Proofs for one query. `stop` (a token with `.cancelled`, or a callable) is polled between
+        rounds and inside large joins; once it is set the closure stops, reported as "cancelled"."""
+        return proofs.answer(self, query_text, preferred_terms or (), stop)
 
     def explain_absence(self, unit_id: str, query_text: str, preferred_terms: Sequence[str] | None = None) -> str:
         """The ThinkingDB lane's reason why `unit_id` got no score for this query."""

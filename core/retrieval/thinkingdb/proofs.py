@@ -13,16 +13,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.retrieval.thinkingdb.arrays import member
+from core.retrieval.thinkingdb.budget import FIXPOINT, Budget, StopHook, budget_reason
 from core.retrieval.thinkingdb.closure import Closure
-from core.retrieval.thinkingdb.results import Proof, StopReason, TdbResult
+from core.retrieval.thinkingdb.results import Proof, TdbResult
 from core.retrieval.thinkingdb.seeds import find_neighbourhood
 
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb.facts import CompiledRule, ThinkingDB
 
+TIE_POOL = 4
 
-def answer(db: ThinkingDB, text: str, preferred: Sequence[str]) -> TdbResult:
-    return _Query(db, text, preferred).run()
+
+def answer(db: ThinkingDB, text: str, preferred: Sequence[str], stop: StopHook = None) -> TdbResult:
+    return _Query(db, text, preferred, stop).run()
 
 
 def why_not(db: ThinkingDB, unit_id: str, fact: int, text: str, preferred: Sequence[str]) -> str:
@@ -32,11 +35,12 @@ def why_not(db: ThinkingDB, unit_id: str, fact: int, text: str, preferred: Seque
 class _Query:
     """One query: its neighbourhood, its closure, and the proofs built from them."""
 
-    def __init__(self, db: ThinkingDB, text: str, preferred: Sequence[str]):
+    def __init__(self, db: ThinkingDB, text: str, preferred: Sequence[str], stop: StopHook = None):
         self.db = db
         self.limits = db.limits
+        self.budget = Budget(db.limits, stop)
         self.hood = find_neighbourhood(db, text, preferred)
-        self.table = Closure(db, self.hood)
+        self.table = Closure(db, self.hood, self.budget)
         self.base_proofs: dict[int, Proof] = {}
         self.local_proofs: dict[int, Proof] = {}
         self.rounds, self.pending = 0, False
@@ -126,17 +130,18 @@ class _Query:
         if len(order) > self.limits.max_proofs:
             last = order[self.limits.max_proofs - 1]  # ties with the last kept one stay candidates
             keep = (scores > scores[last]) | ((scores == scores[last]) & (steps <= steps[last]))
-        candidates = [self._proof(int(local)) for local in derived[keep]]
+        # Ties are broken by fact text below, but at most TIE_POOL × maxProofs trees are built: with
+        # equal weights a closure can tie on thousands of facts.
+        pool = derived[order[keep[order]]][: TIE_POOL * self.limits.max_proofs]
+        candidates = [self._proof(int(local)) for local in np.sort(pool)]
         return seed_proofs, sorted(candidates, key=_rank_key)[: self.limits.max_proofs]
 
     def run(self) -> TdbResult:
         hood, table = self.hood, self.table
         self.rounds, self.pending = table.run() if len(hood.facts) else (0, False)
-        stop: StopReason = "fixpoint"
-        if table.stopped:
-            stop = "max_derived_facts"
-        elif self.pending or hood.depth_cut:
-            stop = "max_depth"
+        stop = self.budget.reason or FIXPOINT
+        if stop == FIXPOINT and (self.pending or hood.depth_cut):
+            stop = budget_reason("maxDepth", self.limits.max_depth)
         seeds, ranked = self._ranked()
         best: dict[str, Proof] = {}
         for proof in ranked:
@@ -191,8 +196,8 @@ class _Query:
             if gap is not None:
                 pattern = self._pattern(compiled, compiled.premises[gap], binding)
                 return f"rule {compiled.rule.id} would have fired but premise {gap + 1} ({pattern}) had no match"
-        if result.stop_reason == "max_derived_facts":
-            return f"derivation stopped at maxDerivedFacts ({limits.max_derived_facts}) before a proof used it"
+        if result.stop_reason != FIXPOINT:
+            return f"derivation stopped ({result.stop_reason}) before a proof used it"
         return f"no rule can use it within maxDepth {limits.max_depth} rounds"
 
     def _gap(self, compiled: CompiledRule, binding: dict[int, int], remaining: list[int]) -> int | None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-StopReason = Literal["fixpoint", "max_derived_facts", "max_depth"]
+# "fixpoint", "cancelled", or the budget that stopped the closure: "budget: maxDerivedFacts=64",
+# "budget: maxDepth=3", "budget: maxClosureMs=2000", "budget: maxClosureMb=256".
+StopReason = str
 
 
 @dataclass(frozen=True, eq=False)
