@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import resource
-import statistics
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import row
 from benchmarks.synthetic import pseudo_words
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import Limits, Pattern, Rule, RuleSet, load_rules
@@ -99,16 +99,10 @@ def adversarial_units(n: int, seed: int = 5) -> tuple[list[KnowledgeUnit], list[
 
 
 def _row(n: int, op: str, times: list[float], stops: Counter) -> dict:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    return {
-        "engine": "mrptui",
-        "n": n,
-        "op": op,
-        "median_ms": round(statistics.median(times), 3),
-        "p95_ms": round(float(np.percentile(times, 95)), 3),
-        "peak_mb": round(peak / 2**20, 1),
-        "stop_reasons": dict(stops),
-    }
+    """The shared row, with the whole process's RSS peak (interpreter and imports included: what a
+    machine needs free for one ask) and how often each stop reason ended a query."""
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return row("mrptui", n, op, times, peak_mb) | {"stop_reasons": dict(stops)}
 
 
 def measure_closure(n: int) -> dict:

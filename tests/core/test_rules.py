@@ -210,3 +210,16 @@ def test_rule_constants_keep_their_spelling(tmp_path: Path) -> None:
     rule = '{"id": "c", "when": [{"s": "?x", "r": "uses", "o": "Kafka"}], "then": {"s": "?x", "r": "about", "o": "Streaming"}, "weight": 1}'
     [loaded] = load_rules(write_rules(tmp_path, [rule])).rules
     assert (loaded.when[0].o, loaded.then.o, loaded.weight) == ("Kafka", "Streaming", 1.0)
+
+
+def test_10000_rules_are_placed_at_their_own_lines_and_columns(tmp_path: Path) -> None:
+    """Positions come from one scan of the file; every rule and each problem's key are placed exactly."""
+    rules = [GOOD.replace('"good"', f'"r{i}"') for i in range(10_000)]
+    rules[9_998] = rules[9_998].replace('"weight": 0.5', '"weight": 2')  # line 3 + 9998
+    rules[4_321] = "  " + rules[4_321].replace('"uses"', '"frobs"')  # indented: an unknown relation warns
+    ruleset = load_rules(write_rules(tmp_path, rules))
+    assert len(ruleset.rules) == 9_999
+    assert all(ruleset.rule_lines[f"r{i}"] == 3 + i for i in range(10_000) if i != 9_998)
+    weight, relation = sorted(ruleset.diagnostics, key=lambda d: -d.line)
+    assert (weight.code, weight.line, weight.col) == (Code.RULE_WEIGHT_OUT_OF_RANGE, 10_001, rules[9_998].index('2}') + 1)
+    assert (relation.code, relation.line, relation.col) == (Code.RULE_UNKNOWN_RELATION, 4_324, rules[4_321].index('"frobs"') + 1)
