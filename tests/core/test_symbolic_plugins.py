@@ -159,6 +159,22 @@ def test_gs_does_not_answer_with_a_chain_to_another_goal() -> None:
     assert "because:" not in result.answer
 
 
+def test_gs_explains_through_a_chain_that_passes_the_named_capability() -> None:
+    """Issue 9 item 3: the question names A, isolation and secure execution; no conclusion names all
+    three, so the chain whose tree passes through isolation answers, every step cited."""
+    units = [fact(1, "A", "depends_on", "B"), fact(2, "B", "depends_on", "C"), fact(3, "C", "provides", "isolation"),
+             fact(4, "isolation", "relevant_for", "secure execution")]
+    question = "Explain why A benefits from isolation for secure execution."
+    result = SymbolicGoalSolver().solve(context(units), intent(Act.EXPLAIN, question), tdb_retrieval(units, question))
+    assert result.answer == (
+        f"A relevant_for secure execution, because: A depends_on B [{uid(1)}]; B depends_on C [{uid(2)}] "
+        f"(so A depends_on C by dependency_transitive); C provides isolation [{uid(3)}] "
+        f"(so A has_capability isolation by dependency_provides); isolation relevant_for secure execution "
+        f"[{uid(4)}] (so A relevant_for secure execution by capability_to_relevance)."
+    )
+    assert result.cited_ids == (uid(1), uid(2), uid(3), uid(4))
+
+
 # --- gs-symbolic: quoting units -------------------------------------------------------------------
 
 

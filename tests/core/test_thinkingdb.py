@@ -136,7 +136,9 @@ DEPENDENCY_CHAIN = [
 def test_dependency_chain_is_found_within_max_depth() -> None:
     result = build(DEPENDENCY_CHAIN).query("Why is Xenon relevant for Gateway?")
     proof = proof_for(result, "Xenon relevant_for Gateway")
-    assert proof.rule == "dependency_relevance"
+    # Through Xenon's provided capability (0.92 · 0.90 · 0.90) rather than Zircon's relevance
+    # (0.92 · 0.88 · 0.85): the more confident derivation is the one kept.
+    assert (proof.rule, proof.premises[0].rule) == ("capability_to_relevance", "dependency_provides")
     assert set(proof.units) == {uid(0), uid(1), uid(2), uid(3)}
     assert result.neighbourhood_size == 4
 
@@ -352,8 +354,8 @@ class TestExplainAbsence:
         )
 
     def test_rule_premise_without_a_match(self) -> None:
-        db = build([("Atlas", "uses", "Beacon"), ("Beacon", "uses", "Cable")])
-        assert db.explain_absence(uid(1), "What does Atlas use?") == (
+        db = build([("Atlas", "depends_on", "Beacon"), ("Beacon", "uses", "Cable")])
+        assert db.explain_absence(uid(1), "What does Atlas depend on?") == (
             "rule tool_to_capability would have fired but premise 2 (Cable provides ?z) had no match"
         )
 
@@ -425,3 +427,65 @@ class TestClosureBudgets:
     def test_a_stop_hook_must_be_a_token_or_a_callable(self) -> None:
         with pytest.raises(TypeError, match="cancelled"):
             build(CHAIN).query("Atlas", stop=42)
+
+
+ISOLATION = [
+    ("A", "depends_on", "B", 0.9),
+    ("B", "depends_on", "C", 0.9),
+    ("C", "provides", "isolation", 0.9),
+    ("isolation", "relevant_for", "secure execution", 0.9),
+]
+
+
+def tree(proof: Proof) -> tuple:
+    return (proof.fact, proof.rule, tuple(tree(p) for p in proof.premises))
+
+
+def test_a_capability_of_a_dependency_of_a_dependency_is_proved_with_its_tree() -> None:
+    """Issue 9 item 3: A → B → C → isolation → secure execution, each step a stated fact."""
+    result = build(ISOLATION).query("Explain why A benefits from isolation for secure execution.")
+    best = result.proofs[0]
+    assert tree(best) == (
+        "A relevant_for secure execution",
+        "capability_to_relevance",
+        (
+            (
+                "A has_capability isolation",
+                "dependency_provides",
+                (
+                    ("A depends_on C", "dependency_transitive", (("A depends_on B", None, ()), ("B depends_on C", None, ()))),
+                    ("C provides isolation", None, ()),
+                ),
+            ),
+            ("isolation relevant_for secure execution", None, ()),
+        ),
+    )
+    assert best.units == (uid(0), uid(1), uid(2), uid(3))
+    assert best.confidence == pytest.approx(0.9**4 * 0.92 * 0.90 * 0.90)
+
+
+def test_chains_of_uses_feed_provided_capabilities() -> None:
+    greenhouse = [
+        ("Greenhouse", "uses", "Controller"),
+        ("Controller", "uses", "Sensor"),
+        ("Sensor", "provides", "humidity readings"),
+        ("humidity readings", "relevant_for", "mould prevention"),
+    ]
+    best = build(greenhouse).query("Why does the greenhouse help with mould prevention?").proofs[0]
+    assert best.fact == "Greenhouse relevant_for mould prevention"
+    assert [p.fact for p in best.premises] == ["Greenhouse has_capability humidity readings", "humidity readings relevant_for mould prevention"]
+    assert best.premises[0].premises[0].rule == "uses_transitive"
+    assert set(best.units) == {uid(0), uid(1), uid(2), uid(3)}
+
+
+def test_the_proof_connecting_the_most_named_entities_wins() -> None:
+    # A shorter, more confident way to the same conclusion that skips isolation.
+    shortcut = [*ISOLATION, ("A", "depends_on", "Dam"), ("Dam", "relevant_for", "secure execution")]
+    db = build(shortcut)
+    named_three = db.query("Explain why A benefits from isolation for secure execution.").proofs[0]
+    assert named_three.fact == "A relevant_for secure execution"
+    assert "A has_capability isolation" in [p.fact for p in named_three.premises]
+    named_two = db.query("Explain why A matters for secure execution.").proofs[0]
+    assert named_two.fact == "A relevant_for secure execution"
+    assert [p.fact for p in named_two.premises] == ["A depends_on Dam", "Dam relevant_for secure execution"]
+    assert named_two.confidence > named_three.confidence

@@ -16,6 +16,7 @@ import numpy as np
 from core.retrieval.thinkingdb.arrays import chunks, member
 from core.retrieval.thinkingdb.budget import Budget, budget_reason
 from core.retrieval.thinkingdb.results import RuleStats
+from core.retrieval.thinkingdb.seeds import named_bits
 from core.rules import MAX_PREMISES
 
 if TYPE_CHECKING:
@@ -23,12 +24,12 @@ if TYPE_CHECKING:
     from core.retrieval.thinkingdb.seeds import Neighbourhood
 
 SHOWN_BINDINGS = 8
-# Estimated bytes per row, for the memory budget: a table row (ten int64/float64 columns with the
-# premise ids, counted twice because growing the table copies it), a pending conclusion (eleven
-# columns, twice for the merge, plus the sort temporaries of accepting them), and one int64 column
-# of a partial join (twice: the old rows and the extended ones).
-TABLE_ROW_BYTES = 2 * 13 * 8
-CANDIDATE_ROW_BYTES = 4 * 13 * 8
+# Estimated bytes per row, for the memory budget: a table row (fourteen 8-byte columns with the
+# premise ids, counted twice because growing the table copies it), a pending conclusion (as many,
+# twice for the merge and twice more for the sort temporaries of accepting them), and one int64
+# column of a partial join (twice: the old rows and the extended ones).
+TABLE_ROW_BYTES = 2 * 14 * 8
+CANDIDATE_ROW_BYTES = 4 * 14 * 8
 JOIN_COLUMN_BYTES = 2 * 8
 # How often the acceptance loop polls the wall-time budget and the stop hook.
 POLL_EVERY = 4096
@@ -88,6 +89,8 @@ class Closure:
         self.origin = neighbourhood  # global fact id; -1 for derived facts
         self.rule_of = np.full(len(neighbourhood), -1, dtype=np.int64)
         self.premise_ids = np.full((len(neighbourhood), MAX_PREMISES), -1, dtype=np.int64)
+        # Which of the question's named entities each fact's proof touches (one bit each).
+        self.named = named_bits(hood.named, self.ls) | named_bits(hood.named, self.lo)
         self.base_keys = np.sort(self.keys(self.ls, self.lr, self.lo))
 
     def keys(self, s: np.ndarray, r: np.ndarray | int, o: np.ndarray) -> np.ndarray:
@@ -242,6 +245,7 @@ class Closure:
             conf=self.conf[used].prod(axis=1) * compiled.rule.weight,
             steps=1 + self.steps[used].sum(axis=1),
             seeded=self.seeded[used].any(axis=1),
+            named=np.bitwise_or.reduce(self.named[used], axis=1),
             rule=np.full(n, rule_index),
             premises=premises,
             # Discovery order: nearest driving fact first, then rule, delta premise and row.
@@ -257,8 +261,10 @@ class Closure:
         if not len(fresh):
             return False
         keys, discovery = c["key"][fresh], c["discovery"][fresh]
-        # Grouped by fact, best proof first (highest confidence, then fewest steps, then earliest).
-        order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], keys))
+        # Grouped by fact, best proof first (most named entities, highest confidence, fewest steps,
+        # earliest).
+        connects = np.bitwise_count(c["named"][fresh])
+        order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], -connects, keys))
         starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
         first_seen = np.minimum.reduceat(discovery[order], starts)
         best = fresh[order[starts][np.argsort(first_seen)]]
@@ -284,9 +290,11 @@ class Closure:
         return bool(accepted)
 
     def _improves(self, c: dict[str, np.ndarray], index: int, known: int) -> bool:
-        """Higher confidence wins; at equal confidence, fewer steps."""
-        confidence, old = c["conf"][index], self.conf[known]
-        return bool(confidence > old or (confidence == old and c["steps"][index] < self.steps[known]))
+        """A proof connecting more of the question's named entities wins; then higher confidence;
+        then fewer steps."""
+        new = (int(np.bitwise_count(c["named"][index])), float(c["conf"][index]), -int(c["steps"][index]))
+        old = (int(np.bitwise_count(self.named[known])), float(self.conf[known]), -int(self.steps[known]))
+        return new > old
 
     def _append(self, c: dict[str, np.ndarray], rows: np.ndarray, round_no: int) -> None:
         """New facts and better versions of old ones join the table; older versions stay, because
@@ -299,6 +307,7 @@ class Closure:
         self.steps = np.r_[self.steps, c["steps"][rows]]
         self.born = np.r_[self.born, np.full(grow, round_no)]
         self.seeded = np.r_[self.seeded, c["seeded"][rows]]
+        self.named = np.r_[self.named, c["named"][rows]]
         self.origin = np.r_[self.origin, np.full(grow, -1)]
         self.rule_of = np.r_[self.rule_of, c["rule"][rows]]
         self.premise_ids = np.vstack([self.premise_ids, c["premises"][rows]])

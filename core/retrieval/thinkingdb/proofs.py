@@ -125,16 +125,20 @@ class _Query:
         if answers.any():
             derived = derived[answers]
         scores, steps = self.scores[derived], self.table.steps[derived]
-        order = np.lexsort((steps, -scores))
+        # A proof connecting more of the question's named entities ranks first, then pathScore.
+        connects = np.bitwise_count(self.table.named[derived]).astype(np.int64)
+        order = np.lexsort((steps, -scores, -connects))
         keep = np.ones(len(scores), dtype=bool)
         if len(order) > self.limits.max_proofs:
             last = order[self.limits.max_proofs - 1]  # ties with the last kept one stay candidates
-            keep = (scores > scores[last]) | ((scores == scores[last]) & (steps <= steps[last]))
+            tied = (scores == scores[last]) & (steps <= steps[last])
+            keep = (connects > connects[last]) | ((connects == connects[last]) & ((scores > scores[last]) | tied))
         # Ties are broken by fact text below, but at most TIE_POOL × maxProofs trees are built: with
         # equal weights a closure can tie on thousands of facts.
-        pool = derived[order[keep[order]]][: TIE_POOL * self.limits.max_proofs]
-        candidates = [self._proof(int(local)) for local in np.sort(pool)]
-        return seed_proofs, sorted(candidates, key=_rank_key)[: self.limits.max_proofs]
+        pool = np.sort(order[keep[order]][: TIE_POOL * self.limits.max_proofs])
+        candidates = [(int(connects[k]), self._proof(int(derived[k]))) for k in pool]
+        candidates.sort(key=lambda c: (-c[0], *_rank_key(c[1])))
+        return seed_proofs, [proof for _, proof in candidates[: self.limits.max_proofs]]
 
     def run(self) -> TdbResult:
         hood, table = self.hood, self.table

@@ -30,10 +30,23 @@ class Neighbourhood:
     seeds: np.ndarray  # global fact ids, best match first
     seed_set: frozenset[int]
     touching: np.ndarray  # every symbol sharing a token with the query, sorted
+    named: np.ndarray  # symbols the question names in full (every token, or a plain name), sorted
     facts: np.ndarray  # followed facts within maxDepth forward hops: seed facts first, then by hop
     in_neighbourhood: np.ndarray  # bool per global fact
     capped: bool  # maxNeighbourhoodFacts stopped the walk early
     depth_cut: bool  # nodes reached on the last hop still had edges nobody followed
+
+
+# Named entities a proof can connect are counted in one int64 bit mask per fact.
+MAX_NAMED = 62
+
+
+def named_bits(named: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+    """Per symbol, the bit of its position among the `named` symbols (0 when it is not named)."""
+    if not len(named):
+        return np.zeros(len(symbols), dtype=np.int64)
+    at = np.minimum(np.searchsorted(named, symbols), len(named) - 1)
+    return np.where(named[at] == symbols, np.left_shift(1, at), 0).astype(np.int64)
 
 
 def find_neighbourhood(db: ThinkingDB, text: str, preferred: Sequence[str]) -> Neighbourhood:
@@ -61,6 +74,7 @@ class _Search:
         self.seeds: np.ndarray = EMPTY
         self.matched: np.ndarray = EMPTY  # best-matching symbols, sorted
         self.touching: np.ndarray = EMPTY
+        self.named: np.ndarray = EMPTY
         self.in_neighbourhood = np.zeros(db.fact_count, dtype=bool)
         self.capped = self.depth_cut = False
 
@@ -71,6 +85,7 @@ class _Search:
             seeds=self.seeds,
             seed_set=frozenset(self.seeds.tolist()),
             touching=self.touching,
+            named=self.named,
             facts=facts,
             in_neighbourhood=self.in_neighbourhood,
             capped=self.capped,
@@ -87,8 +102,11 @@ class _Search:
             tokens = self.ix.symbol_tokens[symbols[k]]
             scores[k] += any(_contains(seq, tokens) for seq in self.sequences)
         plain = sorted(set(self._plain_matches()))
+        full = np.r_[overlap == distinct, np.ones(len(plain), dtype=bool)]
         symbols, scores = np.r_[symbols, plain].astype(np.int64), np.r_[scores, np.full(len(plain), 0.5)]
         self.touching = np.sort(symbols)
+        best_named = np.lexsort((symbols[full], -scores[full]))[:MAX_NAMED]
+        self.named = np.sort(symbols[full][best_named])
         return symbols, scores
 
     def _plain_matches(self) -> Iterable[int]:
