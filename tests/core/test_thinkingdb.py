@@ -80,29 +80,41 @@ def test_units_take_the_score_of_the_best_derivation_they_are_part_of() -> None:
     assert [s.fact for s in result.seeds] == ["Atlas uses Beacon", "Cache relevant_for Dashboard"]
     assert all(s.steps == 0 and s.uses_seed for s in result.seeds)
     # Seed facts do not rank as bare 0-step proofs once something was derived, and only the
-    # derivation that answers the question (Atlas … Dashboard) ranks units: all three share it.
+    # derivation that answers the question (Atlas … Dashboard) ranks units, in role order: the
+    # conclusion's unit (the stated fact that completes it) first, then the steps in chain order.
     assert [p.fact for p in result.proofs] == ["Atlas relevant_for Dashboard"]
     goal = path_score(0.8 * 0.95 * 0.90, 2)
-    assert result.unit_scores == pytest.approx({uid(0): goal, uid(1): goal, uid(2): goal})
+    assert result.unit_scores == pytest.approx({uid(2): goal, uid(0): goal * 0.98, uid(1): goal * 0.96})
+    assert result.top_score == pytest.approx(goal)
+    assert result.lane_scores() == pytest.approx({uid(2): 1.0, uid(0): 0.98, uid(1): 0.96})
     scores = [p.score for p in result.proofs]
     assert scores == sorted(scores, reverse=True)
     assert result.stop_reason == "fixpoint"
 
 
-def test_without_an_answering_derivation_every_derivation_ranks() -> None:
+def test_without_an_answering_derivation_every_derivation_ranks_but_adds_only_its_last_step() -> None:
     result = build(CHAIN).query("What can Atlas do?")
-    assert {p.fact for p in result.proofs} == {
+    assert [p.fact for p in result.proofs] == [
         "Atlas has_capability Cache",
         "Atlas relevant_for Dashboard",
         "Beacon relevant_for Dashboard",
-    }
-    assert result.unit_scores[uid(1)] == pytest.approx(path_score(0.8 * 0.95, 1))
+    ]
+    # Only the unit of the last step, whose fact does not name Atlas (BM25 finds "Atlas uses
+    # Beacon"), at half its pathScore; "Beacon relevant_for Dashboard" is not about the question.
+    capability = path_score(0.8 * 0.95, 1)
+    relevance = path_score(0.8 * 0.95 * 0.90, 2)
+    assert result.unit_scores == pytest.approx({uid(1): capability / 2, uid(2): relevance / 2})
+    assert max(result.lane_scores().values()) == pytest.approx(0.5)
 
 
 def test_seed_facts_rank_as_zero_step_proofs_when_nothing_is_derived() -> None:
-    result = build([("Atlas", "uses", "Beacon"), ("Cache", "mentions", "Dashboard")]).query("What does Atlas use?")
+    db = build([("Atlas", "uses", "Beacon"), ("Cache", "mentions", "Dashboard")])
+    result = db.query("What does Atlas use?")
     assert [(p.fact, p.steps) for p in result.proofs] == [("Atlas uses Beacon", 0)]
-    assert result.unit_scores[uid(0)] == pytest.approx(path_score(1.0, 0))
+    # A bare seed naming one thing the question asks about adds nothing BM25 does not find ...
+    assert result.unit_scores == {}
+    # ... one connecting two of them answers it.
+    assert db.query("Does Atlas use Beacon?").unit_scores == pytest.approx({uid(0): path_score(1.0, 0)})
 
 
 def test_single_letter_names_match_only_as_written() -> None:
@@ -228,7 +240,7 @@ def test_a_derivable_fact_that_is_already_stated_is_not_new() -> None:
 
 def test_duplicate_facts_are_stated_by_the_most_confident_unit() -> None:
     db = build([("Atlas", "uses", "Beacon", 0.6), ("atlas", "uses", "beacon", 0.9)])
-    assert set(db.query("Atlas").unit_scores) == {uid(1)}
+    assert set(db.query("Does Atlas use Beacon?").unit_scores) == {uid(1)}
     assert db.explain_absence(uid(0), "Atlas") == f"the same fact is stated with higher confidence by {uid(1)}"
 
 

@@ -104,6 +104,10 @@ class ThinkingDB:
             self._spellings[name] = found
         return found
 
+    def symbol_id(self, name: str) -> int:
+        """Id of a known symbol (-1 when no fact names it); never adds one."""
+        return self._symbol_ids.get(symbol_key(name), -1)
+
     def _relation(self, name: str) -> int:
         """Id of a relation; spellings are remembered beside the normalised names."""
         found = self._relation_ids.get(name)

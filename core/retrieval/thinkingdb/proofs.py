@@ -22,6 +22,25 @@ if TYPE_CHECKING:
     from core.retrieval.thinkingdb.facts import CompiledRule, ThinkingDB
 
 TIE_POOL = 4
+# A proof's units score in role order (`role_order`), each position ROLE_STEP below the one before
+# (at most ROLE_POSITIONS steps): enough to order the units of one proof, small enough that every
+# unit of the best chain stays within the profiles' gap cut.
+ROLE_STEP = 0.02
+ROLE_POSITIONS = 5
+# Share of its pathScore a unit gets from a proof that connects nothing else the question names.
+NON_ANSWER = 0.5
+
+
+def _leaves(proof: Proof) -> list[Proof]:
+    """The stated facts of a proof, in chain order."""
+    return [proof] if not proof.premises else [leaf for p in proof.premises for leaf in _leaves(p)]
+
+
+def role_order(proof: Proof) -> list[str]:
+    """The proof's units by role: the conclusion's unit (whose stated fact completes the
+    conclusion, the one closest to the goal) first, then the other steps in chain order."""
+    units = list(proof.units)
+    return units[-1:] + units[:-1]
 
 
 def answer(db: ThinkingDB, text: str, preferred: Sequence[str], stop: StopHook = None) -> TdbResult:
@@ -44,6 +63,7 @@ class _Query:
         self.base_proofs: dict[int, Proof] = {}
         self.local_proofs: dict[int, Proof] = {}
         self.rounds, self.pending = 0, False
+        self.answered = False
 
 
     def _scores(
@@ -122,7 +142,8 @@ class _Query:
             return seed_proofs, sorted(seed_proofs, key=_rank_key)[: self.limits.max_proofs]
         subjects, objects = self.table.ls[derived], self.table.lo[derived]
         answers = member(subjects, self.hood.touching) & member(objects, self.hood.touching) & (subjects != objects)
-        if answers.any():
+        self.answered = bool(answers.any())
+        if self.answered:
             derived = derived[answers]
         scores, steps = self.scores[derived], self.table.steps[derived]
         # A proof connecting more of the question's named entities ranks first, then pathScore.
@@ -148,15 +169,22 @@ class _Query:
             stop = budget_reason("maxDepth", self.limits.max_depth)
         seeds, ranked = self._ranked()
         best: dict[str, Proof] = {}
+        unit_scores: dict[str, float] = {}
         for proof in ranked:
-            for unit in proof.units:
-                best.setdefault(unit, proof)
+            order, factor = role_order(proof), 1.0
+            if not self._answers(proof):
+                order, factor = self._added(proof), NON_ANSWER
+            for position, unit in enumerate(order):
+                if unit not in best:
+                    best[unit] = proof
+                    unit_scores[unit] = proof.score * factor * (1 - ROLE_STEP * min(position, ROLE_POSITIONS))
         for compiled in self.db._rules:
             stats = table.stats[compiled.rule.id]
             if not stats.fired:
                 stats.first_unmatched_premise = table.first_unmatched(compiled)
         return TdbResult(
-            unit_scores={unit: proof.score for unit, proof in best.items()},
+            unit_scores=unit_scores,
+            top_score=max((proof.score for proof in ranked), default=0.0),
             proofs=ranked,
             best_proof_by_unit=best,
             seeds=seeds,
@@ -167,6 +195,26 @@ class _Query:
             neighbourhood_size=len(hood.facts),
             capped=self._capped(),
         )
+
+    def _answers(self, proof: Proof) -> bool:
+        """Whether a ranked proof connects two different things the question names."""
+        if proof.steps:
+            return self.answered
+        ends = np.array([self.db.symbol_id(proof.subject), self.db.symbol_id(proof.object)])
+        return bool(member(ends, self.hood.touching).all() and ends[0] != ends[1])
+
+    def _added(self, proof: Proof) -> list[str]:
+        """What a proof that connects nothing else the question names adds beyond BM25: the unit
+        of its last step, when the conclusion is about the question and that step's own fact is
+        not (BM25 finds units naming the question's terms; a bare seed fact adds nothing)."""
+        if not proof.steps or not self._touches(proof):
+            return []
+        last = _leaves(proof)[-1]
+        return [] if self._touches(last) else list(last.units)
+
+    def _touches(self, proof: Proof) -> bool:
+        ends = np.array([self.db.symbol_id(proof.subject), self.db.symbol_id(proof.object)])
+        return bool(member(ends, self.hood.touching).any())
 
     def _capped(self) -> tuple[str, ...]:
         return tuple(

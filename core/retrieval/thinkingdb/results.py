@@ -68,7 +68,17 @@ class TdbResult:
     derived_count: int
     rule_stats: dict[str, RuleStats]
     neighbourhood_size: int
+    # The best proof's pathScore: the TDB lane divides unit scores by it (`lane_scores`).
+    top_score: float = 0.0
     # Work caps that cut something: "maxNeighbourhoodFacts" (the forward walk stopped early) and
     # "maxJoinRows" (a hub join dropped its later rows).
     capped: tuple[str, ...] = ()
+
+    def lane_scores(self) -> dict[str, float]:
+        """Unit scores over the best proof's pathScore, in [0, 1]: units of a proof that answers
+        the question lead, in role order; units that only add a conclusion stay below them even
+        when nothing answers (normalising by the top unit would lift them to 1)."""
+        if self.top_score <= 0:
+            return {}
+        return {unit: score / self.top_score for unit, score in self.unit_scores.items() if score > 0}
 
