@@ -31,8 +31,6 @@ SHOWN_BINDINGS = 8
 TABLE_ROW_BYTES = 2 * 14 * 8
 CANDIDATE_ROW_BYTES = 4 * 14 * 8
 JOIN_COLUMN_BYTES = 2 * 8
-# How often the acceptance loop polls the wall-time budget and the stop hook.
-POLL_EVERY = 4096
 
 
 @dataclass
@@ -268,33 +266,42 @@ class Closure:
         starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
         first_seen = np.minimum.reduceat(discovery[order], starts)
         best = fresh[order[starts][np.argsort(first_seen)]]
-        keys = c["key"]
-        accepted: list[int] = []
-        for seen, index in enumerate(best.tolist()):
-            if seen % POLL_EVERY == POLL_EVERY - 1 and self.budget.check():
-                break
-            key = int(keys[index])
-            known = self.current.get(key)
-            if known is not None and not self._improves(c, index, known):
-                continue
-            if known is None:
-                if len(self.current) >= self.limits.max_derived_facts:
-                    self.budget.stop(budget_reason("maxDerivedFacts", self.limits.max_derived_facts))
-                    break
-                rule_id = self.db._rules[c["rule"][index]].rule.id
-                self.stats[rule_id].derived.append(self.fact_text(c["s"][index], c["r"][index], c["o"][index]))
-            self.current[key] = len(self.ls) + len(accepted)
-            accepted.append(index)
-        if accepted:
-            self._append(c, np.array(accepted, dtype=np.int64), round_no)
-        return bool(accepted)
+        keys = c["key"][best].tolist()
+        known = np.array([self.current.get(key, -1) for key in keys], dtype=np.int64)
+        new = known < 0
+        wanted = new | self._improves(c, best, known)
+        # Rows are taken in discovery order until the new facts would pass maxDerivedFacts.
+        room = self.limits.max_derived_facts - len(self.current)
+        if int(new.sum()) > room:
+            self.budget.stop(budget_reason("maxDerivedFacts", self.limits.max_derived_facts))
+            cut = int(np.flatnonzero(new)[room])
+            wanted[cut:] = False
+        taken = np.flatnonzero(wanted)
+        accepted = best[taken]
+        self.current.update(zip((keys[k] for k in taken.tolist()), range(len(self.ls), len(self.ls) + len(taken))))
+        self._note_derived(c, best[taken[new[taken]]].tolist())
+        if len(accepted):
+            self._append(c, accepted, round_no)
+        return bool(len(accepted))
 
-    def _improves(self, c: dict[str, np.ndarray], index: int, known: int) -> bool:
-        """A proof connecting more of the question's named entities wins; then higher confidence;
-        then fewer steps."""
-        new = (int(np.bitwise_count(c["named"][index])), float(c["conf"][index]), -int(c["steps"][index]))
-        old = (int(np.bitwise_count(self.named[known])), float(self.conf[known]), -int(self.steps[known]))
-        return new > old
+    def _note_derived(self, c: dict[str, np.ndarray], rows: list[int]) -> None:
+        """Each new fact, as text, under the rule that derived it (the rules screen lists them)."""
+        rules, symbols, relations = self.db._rules, self.db.symbols, self.db.relations
+        columns = (c[name][rows].tolist() for name in ("rule", "s", "r", "o"))
+        for rule, s, r, o in zip(*columns, strict=True):
+            self.stats[rules[rule].rule.id].derived.append(f"{symbols[s]} {relations[r]} {symbols[o]}")
+
+    def _improves(self, c: dict[str, np.ndarray], rows: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """Per row, whether it is a better proof of the fact already at `known` (-1: none): more of
+        the question's named entities, then higher confidence, then fewer steps."""
+        old = np.maximum(known, 0)
+        new_named, old_named = np.bitwise_count(c["named"][rows]), np.bitwise_count(self.named[old])
+        new_conf, old_conf = c["conf"][rows], self.conf[old]
+        fewer = c["steps"][rows] < self.steps[old]
+        better = (new_named > old_named) | (
+            (new_named == old_named) & ((new_conf > old_conf) | ((new_conf == old_conf) & fewer))
+        )
+        return better & (known >= 0)
 
     def _append(self, c: dict[str, np.ndarray], rows: np.ndarray, round_no: int) -> None:
         """New facts and better versions of old ones join the table; older versions stay, because
@@ -311,10 +318,6 @@ class Closure:
         self.origin = np.r_[self.origin, np.full(grow, -1)]
         self.rule_of = np.r_[self.rule_of, c["rule"][rows]]
         self.premise_ids = np.vstack([self.premise_ids, c["premises"][rows]])
-
-    def fact_text(self, s: int, r: int, o: int) -> str:
-        return f"{self.db.symbols[s]} {self.db.relations[r]} {self.db.symbols[o]}"
-
 
     def first_unmatched(self, compiled: CompiledRule) -> int | None:
         """First premise that no neighbourhood or derived fact matches even on its own."""
