@@ -3,7 +3,7 @@
 Rule limits bound how far a closure may go (maxDepth rounds, maxDerivedFacts, maxJoinRows per join);
 the budgets here stop it whatever those allow: wall time (maxClosureMs), the bytes its arrays hold
 (maxClosureMb, estimated from array sizes before each allocation that can grow them), and a
-caller's stop hook, polled between rounds, chunks and rule bodies and inside large joins.
+caller's stop hook, polled between rounds, chunks, rule bodies and the joins of a rule body.
 """
 
 from __future__ import annotations
