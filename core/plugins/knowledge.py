@@ -78,7 +78,9 @@ class ProfileRetriever(KnowledgePlugin):
         lanes[Lane.BM25] = normalise_bm25(bm25_raw)
         tdb = None
         if Lane.TDB in profile.lanes:
-            tdb = indexes.tdb.query(intent.target)
+            # The kernel's per-call cancel token (core/cancel.py, `ctx.cancel`) stops the closure
+            # between rounds and joins; the result then says "cancelled".
+            tdb = indexes.tdb.query(intent.target, stop=getattr(ctx, "cancel", None))
             lanes[Lane.TDB] = tdb.lane_scores()
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         escalated = False
