@@ -148,21 +148,26 @@ def best_proof(
     A proof qualifies when it rests only on kept units (the answer may cite nothing else) and its
     subject and object mention every focus term that names a symbol of the found facts (seeds
     included, since ThinkingDB ranks by derivations and a seed may take part in none): asked
-    about a goal, a chain ending at another goal is no answer. Among those: most of its subject
+    about a goal, a chain ending at another goal is no answer; only when no conclusion names
+    them all does a proof whose tree names them qualify. Among those: most of its subject
     and object written in the question (matched as written, since a name such as "A" is a
     stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
     """
     asked = _stems(question)
     entities = set(cues.focus_terms) & _symbol_terms([*proofs, *seeds])
-    best, best_key = None, (0, 0, 0.0)
+    best, best_key = None, (False, 0, 0, 0.0)
     for proof in proofs:
         if proof.rule is None or not set(leaf_units(proof)) <= evidence:
             continue
-        if not entities <= set(tokenize(f"{proof.subject} {proof.object}")):
+        # Entities named by the conclusion first; failing that, a chain that passes through the
+        # rest of them on its way ("A benefits from isolation for secure execution": A → … →
+        # isolation → secure execution).
+        in_conclusion = entities <= set(tokenize(f"{proof.subject} {proof.object}"))
+        if not in_conclusion and not entities <= _symbol_terms([proof]):
             continue
         named = sum(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
         touched = len(focus_coverage(cues, [proof.fact]).covered)
-        key = (named, touched, proof.score)
+        key = (in_conclusion, named, touched, proof.score)
         if (named or touched) and key > best_key:
             best, best_key = proof, key
     return best
