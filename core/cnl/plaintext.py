@@ -1,8 +1,13 @@
 """Plain text (`.txt`, `.nl`) → knowledge units, deterministically.
 
 The rules, in order:
-- A line `Questions`, `Questions:` or `## Questions` (any case) and everything after it is
-  dropped: it lists what the text should answer, not evidence.
+- A trailing question block is dropped: it lists what the text should answer, not evidence.
+  A bare `Questions`, `Questions:` or `## Questions` line (any case) drops everything after it.
+  Any other short heading line with the word "question(s)" in its first three words ("Questions
+  — answer each with one word:", "Questions for the reader", "Review questions.") drops what follows only when every
+  later non-blank line reads as a question (`Q3:`, `3.`, `3)`, a bullet, or a `?` in the line),
+  at least half of them ask (`?` or `Q3:`), and the heading starts a paragraph: in prose such a
+  line is prose. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
   becomes no unit but the Title of the units after it. Other paragraphs are numbered from 0 in
@@ -46,6 +51,12 @@ _TOPIC_WORDS = 8
 # Possessive where two whitespace runs meet (`\s*` `:?` `\s*`): retrying every split of a long run
 # that is not at the line's end is quadratic.
 _QUESTIONS = re.compile(r"\s*(?:#+\s*)?questions\s*+:?\s*$", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\bquestions?\b", re.IGNORECASE)
+# A question block's heading is a title, not a paragraph: a few words and an instruction at most.
+_MAX_HEADING_WORDS = 16
+_HEADING_LEAD_WORDS = 3
+_Q_LABEL = re.compile(r"\s*q\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
+_QUESTION_LINE = re.compile(r"\s*(?:q\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|[-*+\u2022])\s*\S", re.IGNORECASE)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
@@ -169,10 +180,53 @@ def _noun_phrase(text: str, is_subject: bool) -> str | None:
 
 def _evidence_lines(text: str) -> list[str]:
     lines = source_lines(text)
+    start = question_block(lines)
+    return lines if start is None else lines[:start]
+
+
+def question_block(lines: list[str]) -> int | None:
+    """The index of the line that heads the trailing question block, or None when there is none."""
     for index, line in enumerate(lines):
         if _QUESTIONS.fullmatch(line):
-            return lines[:index]
-    return lines
+            return index
+    # The block is trailing, so its heading is the last heading-shaped line followed only by
+    # questions; scanning from the end stops at the first line that is neither.
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not line.strip() or _is_question_line(line):
+            continue
+        starts_paragraph = index == 0 or not lines[index - 1].strip()
+        if starts_paragraph and _is_question_heading(line) and _reads_as_questions(lines[index + 1 :]):
+            return index
+        return None
+    return None
+
+
+def question_lines(text: str) -> int:
+    """How many non-blank lines the trailing question block holds, its heading excluded."""
+    lines = source_lines(text)
+    start = question_block(lines)
+    return 0 if start is None else sum(1 for line in lines[start + 1 :] if line.strip())
+
+
+def _is_question_line(line: str) -> bool:
+    return "?" in line or _QUESTION_LINE.match(line) is not None
+
+
+def _reads_as_questions(lines: list[str]) -> bool:
+    """At least half the lines ask (a `?` or a `Q<n>` label): a numbered list of statements under
+    "The question of ownership" is evidence; "4. List the causes." among questions is not."""
+    filled = [line for line in lines if line.strip()]
+    asking = sum(1 for line in filled if "?" in line or _Q_LABEL.match(line))
+    return bool(filled) and 2 * asking >= len(filled)
+
+
+def _is_question_heading(line: str) -> bool:
+    """A title naming questions early ("Questions — …", "Review questions", "Questions for the
+    reader"); "She asked the question that …" names it too late to be a title."""
+    words = line.strip().lstrip("#").split()
+    lead = " ".join(words[:_HEADING_LEAD_WORDS])
+    return bool(_QUESTION_WORD.search(lead)) and len(words) <= _MAX_HEADING_WORDS and not words[-1].endswith("?")
 
 
 def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
