@@ -119,4 +119,4 @@ def test_ingest_reports_skipped_question_lines(tmp_path: Path, capsys: pytest.Ca
     plain = tmp_path / "plain.txt"
     plain.write_text("Ada fixed the pump.\n")
     assert main(["ingest", str(plain)]) == 0
-    assert "skipped" not in capsys.readouterr().out
+    assert "# skipped:" not in capsys.readouterr().out
