@@ -21,7 +21,8 @@ The rules, in order:
   no pronoun as X); leading articles and trailing adverbs of X ("also", "directly") are removed.
   "helps with" maps to relevant_for (the DS004 built-in set has no "helps" relation and the
   sentence claims usefulness for a goal); "enables" maps to supports; "leads to" to causes.
-  Beyond the DESIGN list, "is" patterns also accept "are", and "relevant/useful to" and
+  Beyond the DESIGN list, "is" patterns also accept "are", every verb its plural form ("Pumps
+  provide pressure", "Storms cause floods"), and "relevant/useful to" and
   "has capability to" are accepted as the common variants of "for" and "of".
 - Consecutive non-fact sentences of one paragraph, up to three, form one unit: role Explanation
   when one of them has an explanatory connective ("because", "therefore", ...), else Narrative;
@@ -69,17 +70,17 @@ _ABBREVIATIONS = frozenset(
     "nov. dec.".split()
 )
 _FACT_VERBS: dict[Relation, str] = {
-    Relation.USES: r"uses",
-    Relation.PROVIDES: r"provides",
-    Relation.DEPENDS_ON: r"depends\s+on",
+    Relation.USES: r"uses?",
+    Relation.PROVIDES: r"provides?",
+    Relation.DEPENDS_ON: r"depends?\s+on",
     Relation.PART_OF: r"(?:is|are)\s+(?:a\s+)?part\s+of",
     Relation.INSTANCE_OF: r"(?:is|are)\s+(?:an?\s+)?instances?\s+of",
-    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps\s+with",
-    Relation.SUPPORTS: r"supports|enables",
-    Relation.MENTIONS: r"mentions",
+    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps?\s+with",
+    Relation.SUPPORTS: r"supports?|enables?",
+    Relation.MENTIONS: r"mentions?",
     Relation.ABOUT: r"(?:is|are)\s+about",
-    Relation.CAUSES: r"causes|leads\s+to",
-    Relation.HAS_CAPABILITY: r"has\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
+    Relation.CAUSES: r"causes?|leads?\s+to",
+    Relation.HAS_CAPABILITY: r"(?:has|have)\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
 }
 _FACT = re.compile(
     r"(?P<x>.+?)\s+(?:" + "|".join(f"(?P<{rel.value}>{verb})" for rel, verb in _FACT_VERBS.items()) + r")\s+(?P<y>.+)",
@@ -88,7 +89,7 @@ _FACT = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _CLAUSE_WORDS = frozenset(
     "that which who whom whose because although though while but if when whenever since unless whereas "
-    "not never no nor".split()
+    "not never no nor will would could should can may might must shall do does did to".split()
 )
 # Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
 # means the verb was matched inside a name ("The Uses section ...").

@@ -202,3 +202,23 @@ def test_questions_inside_prose_stay_prose(text: str) -> None:
     lines = [line.strip().lstrip("0123456789. ") for line in text.splitlines() if line.strip()]
     # The first line may be read as a heading (a title, not a unit); every later line is evidence.
     assert all(line in claims for line in lines[1:])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "relation"),
+    [
+        ("Ozone contactors provide odour control.", Relation.PROVIDES),
+        ("Pressure surges cause main bursts.", Relation.CAUSES),
+        ("The pumps depend on the substation.", Relation.DEPENDS_ON),
+        ("Both stations use telemetry.", Relation.USES),
+        ("Gauges enable leak detection.", Relation.SUPPORTS),
+    ],
+)
+def test_plural_fact_verbs_are_facts(sentence: str, relation: Relation) -> None:
+    triple = fact_triple(sentence)
+    assert triple is not None and triple[1] is relation
+
+
+@pytest.mark.parametrize("sentence", ["The guild would provide the money.", "The crew did not use the door.", "Nobody wanted to use the bridge."])
+def test_a_base_form_verb_after_a_modal_or_to_is_not_a_fact(sentence: str) -> None:
+    assert fact_triple(sentence) is None
