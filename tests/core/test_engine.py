@@ -82,16 +82,20 @@ class Kb(KnowledgePlugin):
 
 
 class Gs(GoalSolver):
-    def __init__(self, pid, status=Status.SUCCESS):
+    def __init__(self, pid, status=Status.SUCCESS, weak=False):
         self.descriptor = _descriptor(pid, PluginType.GS)
         self.status = status
+        self.weak = weak
         self.seen: list[tuple[str, ...]] = []
 
     def solve(self, ctx, intent, evidence):
         self.seen.append(evidence.evidence_ids)
         if self.status is not Status.SUCCESS:
             return GsResult(status=self.status, reason=f"{self.id} cannot")
-        return GsResult(status=Status.SUCCESS, answer=f"from {','.join(evidence.evidence_ids)}", cited_ids=evidence.evidence_ids)
+        text = f"from {','.join(evidence.evidence_ids)}"
+        if self.weak:
+            text = f"{INSUFFICIENT_PREFACE} to answer fully; {text}"
+        return GsResult(status=Status.SUCCESS, answer=text, cited_ids=evidence.evidence_ids, weak=self.weak)
 
 
 class Val(Validator):
@@ -256,3 +260,12 @@ def test_a_trace_keeps_answers_with_unicode_line_separators(tmp_path: Path) -> N
     write_trace(events, path)
     loaded, problems = read_trace(path)
     assert problems == [] and loaded == events
+
+
+def test_an_answer_its_solver_calls_weak_is_never_grounded() -> None:
+    # Sufficient evidence and an accepting validator: only the solver's own verdict says weak.
+    events = _run(_engine(Seed(), Kb("kb-a"), Gs("gs-a", weak=True), Val()))
+    answer = _of(events, AnswerReady)[0]
+    assert answer.status == "weak"
+    assert answer.answer == f"{INSUFFICIENT_PREFACE} to answer fully; from u1"
+    assert [p.status for p in answer.parts] == ["weak"]
