@@ -383,5 +383,7 @@ def _answer_event(revision: _Revision) -> AnswerReady:
         text = parts[0].answer
     else:
         text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
+        if status == "weak":
+            text = f"{INSUFFICIENT_PREFACE} to answer every part:\n{text}"
     evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
     return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))

@@ -152,3 +152,10 @@ def test_enumerations(sentence: str, items: list[str]) -> None:
 def test_tour_text_is_read_without_errors(session: Session) -> None:
     assert [d for d in session.diagnostics() if d.is_error] == []
     assert any(Path(u.location.file).name == "tour.txt" for u in session.kb.units if u.location)
+
+
+def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Session) -> None:
+    answer = ask(session, "Who managed the stage crew and also did the orchestra sell out its concerts in May?")
+    assert [p.status for p in answer.parts] == ["grounded", "weak"]
+    assert answer.status == "weak"
+    assert answer.answer.startswith(f"{INSUFFICIENT_PREFACE} to answer every part:\n1. ")
