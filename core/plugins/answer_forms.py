@@ -34,11 +34,12 @@ _NEIGHBOUR_LINES = 3
 _SUBJECT_WORDS = 4
 _EDGE = ".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d"
 
-# Words that deny what their clause states. A cue that is itself a question term ("Was the claim
-# denied?") is the thing asked about, not a denial, so it is skipped there.
-_NEGATIONS = frozenset(
-    "not no never none nobody nothing neither nor cannot without refused declined denied lacked".split()
-)
+# Words that deny what their clause states. A cue the question itself uses ("Was the claim
+# denied?", "… without a reason?") is the thing asked about, not a denial, so it is skipped there.
+_NEGATIONS = frozenset("not never nobody nothing neither nor cannot without refused declined denied lacked".split())
+# Determiners deny only the noun they stand before: "no ledger" denies a ledger, "at no charge"
+# denies nothing the question asks about.
+_NOUN_NEGATIONS = frozenset("no none".split())
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
 _ENTITY_OPENERS = frozenset("who whom whose which".split())
 _ENTITY_PHRASE = re.compile(r"^\s*(?:name the|what is the name|what was the name)\b", re.IGNORECASE)
@@ -199,7 +200,7 @@ class Verdict:
     because: tuple[Sentence, ...]
 
 
-def yes_no(terms: Sequence[Term], evidence: Evidence) -> Verdict:
+def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     """Yes when a passage states every term (one may be missing among four or more) and no such
     passage denies it; No when one does, a negation word sharing a clause with a question term;
     otherwise cannot tell, quoting the closest passage. Co-mention alone is weak support, so one
@@ -216,7 +217,7 @@ def yes_no(terms: Sequence[Term], evidence: Evidence) -> Verdict:
         closest = passages[0][3] if passages else ()
         return Verdict(None, closest)
     for _, _, _, window, sentence in stated:
-        if denies(sentence, terms):
+        if denies(sentence, terms, question):
             return Verdict("No", window)
     return Verdict("Yes", stated[0][3])
 
@@ -232,13 +233,37 @@ def passage(sentence: Sentence, terms: Sequence[Term], evidence: Evidence) -> li
     return window
 
 
-def denies(sentence: Sentence, terms: Sequence[Term]) -> bool:
-    asked = {stem for term in terms for stem in term.stems}
+def denies(sentence: Sentence, terms: Sequence[Term], question: str) -> bool:
+    """A negation word in a clause naming a question term, or a question word replaced at its
+    place ("Is it a good fit?" / "It is a poor fit")."""
+    asked = {w.strip(_EDGE).lower() for w in question.split()}
     for clause in _CLAUSE_BREAK.split(sentence.text):
         words = [w.strip(_EDGE).lower() for w in clause.split()]
-        negated = any((w in _NEGATIONS or w.endswith("n't")) and not (set(tokenize(w)) & asked) for w in words)
-        if negated and covered(terms, [Sentence(clause, sentence.unit, frozenset(tokenize(clause)))]):
-            return True
+        named = covered(terms, [Sentence(clause, sentence.unit, frozenset(tokenize(clause)))])
+        for index, word in enumerate(words):
+            if word in asked:
+                continue
+            if (word in _NEGATIONS or word.endswith("n't")) and named:
+                return True
+            following = set(tokenize(" ".join(words[index + 1 : index + 3])))
+            if word in _NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
+                return True
+    return replaced(sentence, terms, question)
+
+
+def replaced(sentence: Sentence, terms: Sequence[Term], question: str) -> bool:
+    """A question word the sentence lacks, directly before a question word the sentence has, with
+    another content word in its place: "a good fit" asked, "a poor fit" stated."""
+    asked = [w.strip(_EDGE).lower() for w in question.split()]
+    said = [w.strip(_EDGE).lower() for w in sentence.text.split()]
+    missing = {t.word for t in terms if not t.is_name and not t.found_in(set(sentence.stems))}
+    for word, after in zip(asked, asked[1:]):
+        if word not in missing or not tokenize(after):
+            continue
+        for index, here in enumerate(said[1:], start=1):
+            before = said[index - 1]
+            if tokenize(here) == tokenize(after) and tokenize(before) and tokenize(before) != tokenize(word):
+                return True
     return False
 
 
@@ -441,7 +466,7 @@ def _ids(sentences: Sequence[Sentence]) -> tuple[str, ...]:
 
 
 def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> Draft:
-    verdict = yes_no(terms, evidence)
+    verdict = yes_no(question, terms, evidence)
     if verdict.answer is not None:
         return _draft(verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}")
     asked = " ".join(question.split()).split("?")[0].strip()

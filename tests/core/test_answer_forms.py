@@ -11,10 +11,10 @@ from core.config import FusionMethod
 from core.evaluation import with_fusion
 from core.events import AnswerReady
 from core.intent_cues import question_cues
-from core.plugins.answer_forms import Form, enumeration, form_of
+from core.plugins.answer_forms import Evidence, Form, enumeration, form_of, question_terms, yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
 from core.session import Session
-from core.units import Caller
+from core.units import Caller, KnowledgeUnit, Role
 
 TOUR = """The Ardent Orchestra Tour
 
@@ -159,3 +159,24 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
     assert [p.status for p in answer.parts] == ["grounded", "weak"]
     assert answer.status == "weak"
     assert answer.answer.startswith(f"{INSUFFICIENT_PREFACE} to answer every part:\n1. ")
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "verdict"),
+    [
+        # "no" before a noun the question does not ask about denies nothing.
+        ("Can a member borrow rare maps?", "Members may borrow rare maps; the reading room lends them at no cost.", "Yes"),
+        ("Did the keeper have a logbook?", "The keeper had no logbook that winter.", "No"),
+        # The question's own negation is what it asks about.
+        ("Can a member cancel without a reason?", "A member may cancel within a week without giving a reason.", "Yes"),
+        # A word replaced at its place contradicts: "a good fit" asked, "a poor fit" stated.
+        ("Is the ferry a good fit for heavy lorries?", "The ferry is a poor fit for heavy lorries.", "No"),
+        # A term nothing mentions leaves the question open.
+        ("Did the ferry sink in March?", "The ferry sailed twice a day in March.", None),
+    ],
+)
+def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
+    unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
+                         topic="t", claim=evidence)
+    terms = question_terms(question, question_cues(question))
+    assert yes_no(question, terms, Evidence([unit])).answer == verdict
