@@ -11,7 +11,9 @@ from core.config import FusionMethod
 from core.evaluation import with_fusion
 from core.events import AnswerReady
 from core.intent_cues import question_cues
-from core.plugins.answer_forms import Evidence, Form, enumeration, form_of, question_terms, yes_no
+from core.plugins.answer_forms import Form, enumeration, form_of
+from core.plugins.passages import Evidence, question_terms
+from core.plugins.polarity import yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
 from core.session import Session
 from core.units import Caller, KnowledgeUnit, Role
