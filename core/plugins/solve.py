@@ -83,23 +83,17 @@ class SymbolicGoalSolver(GoalSolver):
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         draft = compose(intent, cues, units, outcome)
         if draft.cannot_tell:
-            return GsResult(
-                status=Status.SUCCESS,
-                reason=f"{WEAK_REASON}: cannot tell from the evidence: {draft.cannot_tell}",
-                answer=CANNOT_TELL_PREFIX + draft.text,
-                cited_ids=draft.cited,
-                weak=True,
-            )
+            return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)
         if weakness:
-            return GsResult(
-                status=Status.SUCCESS,
-                reason=f"{WEAK_REASON}: {weakness}; {draft.method}",
-                answer=WEAK_ANSWER_PREFIX + draft.text,
-                cited_ids=draft.cited,
-                weak=True,
-            )
+            return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
         return GsResult(status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited)
+
+
+def _weak(draft: Draft, preface: str, why: str) -> GsResult:
+    return GsResult(
+        status=Status.SUCCESS, reason=f"{WEAK_REASON}: {why}", answer=preface + draft.text, cited_ids=draft.cited, weak=True
+    )
 
 
 def unmatched_codes(cues: QuestionCues, units: Sequence[KnowledgeUnit]) -> tuple[str, ...]:
