@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.evaluation import EvalReport, evaluate, load_queries
+from core.plugins.base import INSUFFICIENT_PREFACE
 from core.session import Session
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,3 +63,9 @@ def test_no_question_of_the_block_became_evidence(report: EvalReport) -> None:
     session = Session.open([FOREIGN])
     questions = {q.question.split("?")[0] for q in load_queries(FOREIGN / "queries.json")}
     assert not any(any(q in (u.claim or "") for q in questions) for u in session.kb.units)
+
+
+def test_status_matches_words(report: EvalReport) -> None:
+    for result in report.queries:
+        says_insufficient = result.answer.startswith(INSUFFICIENT_PREFACE)
+        assert says_insufficient == (result.status == "weak"), (result.id, result.fusion, result.status, result.answer[:80])
