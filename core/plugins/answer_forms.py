@@ -27,6 +27,7 @@ _EXPLANATION_AFTER = 2
 _MAX_SIDE_SENTENCES = 2
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
+_ENTITY_LENIENT_FROM_TERMS = 3
 _ENTITY_OPENERS = frozenset("who whom whose which".split())
 _ENTITY_PHRASE = re.compile(r"^\s*(?:name the|what is the name|what was the name)\b", re.IGNORECASE)
 _ENUMERATION = re.compile(r"(?P<items>(?:[^,;:]+,\s+)+[^,;:]+?\s+(?:and|or)\s+[^,;:]+?)[.!?]?$")
@@ -76,30 +77,48 @@ def form_of(question: str, cues: QuestionCues, act: Act) -> Form:
 # --- single entity --------------------------------------------------------------------------------
 
 
-def entity(terms: Sequence[Term], evidence: Evidence) -> tuple[str, Sentence] | None:
-    """The name the best-matching sentence ties to the question's terms: a fact's other end, or
-    the capitalised name nearest the matched words. Names the question already gives are not
-    answers; a capitalised first word counts only if the evidence also capitalises it mid-sentence."""
+def entity(question: str, terms: Sequence[Term], evidence: Evidence) -> tuple[str, Sentence] | None:
+    """The name the best-matching sentence ties to the question's terms: a fact's other end, or a
+    capitalised name; first one standing beside the noun the question asks for ("Which room …?" /
+    "in room B-201"), then one in subject position (before the matched words, or after "by"),
+    then the one nearest them. The sentence must hold every term (all but one among three or more): "Vault is
+    part of Orion" does not say who owns Orion. Names the question gives are not answers; a
+    capitalised first word counts only if the evidence also capitalises it mid-sentence."""
     names_mid = _mid_sentence_capitals(evidence)
-    best: tuple[tuple[int, int, int], str, Sentence] | None = None
+    need = len(terms) - 1 if len(terms) >= _ENTITY_LENIENT_FROM_TERMS else len(terms)
+    kind = _asked_kind(question)
+    best: tuple[tuple[int, bool, bool, int, int], str, Sentence] | None = None
     for rank, sentence in enumerate(evidence.ranked()):
         count = len(covered(terms, [sentence]))
-        if 2 * count < len(terms) or count == 0:
+        if count < need or count == 0:
             continue
-        for name, distance in _names_in(sentence, terms, names_mid):
-            key = (-count, distance, rank)
+        for name, (untyped, aside, distance) in _names_in(sentence, terms, names_mid, kind):
+            key = (-count, untyped, aside, distance, rank)
             if best is None or key < best[0]:
                 best = (key, name, sentence)
     return (best[1], best[2]) if best else None
 
 
-def _names_in(sentence: Sentence, terms: Sequence[Term], names_mid: set[str]) -> Iterator[tuple[str, int]]:
+def _asked_kind(question: str) -> str:
+    """The stem of the noun after an opening "which"/"what" ("Which room …" → room), else ""."""
+    words = [w.strip(EDGE).lower() for w in question.split()[:2]]
+    if len(words) == 2 and words[0] in ("which", "what"):
+        stems = tokenize(words[1])
+        return stems[0] if stems else ""
+    return ""
+
+
+def _names_in(
+    sentence: Sentence, terms: Sequence[Term], names_mid: set[str], kind: str
+) -> Iterator[tuple[str, tuple[bool, bool, int]]]:
+    """Candidate names with (not beside the asked-for noun, not in subject position, distance in
+    words to a matched word)."""
     unit = sentence.unit
     asked = {stem for term in terms for stem in term.stems}
     if unit.subject and unit.object and len(split_sentences(unit.body)) == 1:
         for end in (unit.subject, unit.object):
             if not set(tokenize(end)) <= asked:
-                yield end, 0
+                yield end, (True, end != unit.subject, 0)
         return
     words = sentence.text.split()
     hits = [i for i, w in enumerate(words) if set(tokenize(w.strip(EDGE))) & asked]
@@ -117,7 +136,10 @@ def _names_in(sentence: Sentence, terms: Sequence[Term], names_mid: set[str]) ->
         if run and not set(tokenize(" ".join(w for _, w in run))) & asked:
             start, end = run[0][0], run[-1][0]
             distance = min((min(abs(h - start), abs(h - end)) for h in hits), default=len(words))
-            yield " ".join(w for _, w in run), distance
+            subject = (bool(hits) and end < hits[0]) or (start > 0 and words[start - 1].lower() == "by")
+            beside = " ".join(words[max(0, start - 2) : start] + words[end + 1 : end + 2])
+            typed = bool(kind) and kind in tokenize(beside)
+            yield " ".join(w for _, w in run), (not typed, not subject, distance)
         run = []
 
 
@@ -237,7 +259,7 @@ def form_draft(form: Form, question: str, cues: QuestionCues, units: Sequence[Kn
     if form is Form.YES_NO:
         return _yes_no_draft(question, terms, evidence)
     if form is Form.ENTITY:
-        found = entity(terms, evidence)
+        found = entity(question, terms, evidence)
         return _draft(found[0], [found[1]], f"entity from {found[1].unit.id}") if found else None
     if form is Form.LIST:
         listed = list_items(terms, evidence)

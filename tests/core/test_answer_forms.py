@@ -11,7 +11,7 @@ from core.config import FusionMethod
 from core.evaluation import with_fusion
 from core.events import AnswerReady
 from core.intent_cues import question_cues
-from core.plugins.answer_forms import Form, enumeration, form_of
+from core.plugins.answer_forms import Form, entity, enumeration, form_of
 from core.plugins.passages import Evidence, question_terms
 from core.plugins.polarity import yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
@@ -182,3 +182,23 @@ def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> N
                          topic="t", claim=evidence)
     terms = question_terms(question, question_cues(question))
     assert yes_no(question, terms, Evidence([unit])).answer == verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "name"),
+    [
+        # The subject of the matched words, not the nearest name after them.
+        ("Which component schedules jobs?", "Nightly, Ferrox quietly and reliably schedules jobs of Calder.", "Ferrox"),
+        # A passive sentence's agent after "by" is its subject.
+        ("Who signed the lease?", "The lease was signed by Ada Quell in Marlow.", "Ada Quell"),
+        # The name beside the noun the question asks for.
+        ("Which pier holds the fuel store?", "The Quell family keeps the fuel store on pier P-7.", "P-7"),
+        # A sentence lacking a two-term question's predicate ties no name to it.
+        ("Who owns Calder?", "Ferrox is part of Calder.", None),
+    ],
+)
+def test_single_entity_choice(question: str, evidence: str, name: str | None) -> None:
+    unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
+                         topic="t", claim=evidence)
+    found = entity(question, question_terms(question, question_cues(question)), Evidence([unit]))
+    assert (found[0] if found else None) == name
