@@ -25,6 +25,8 @@ from core.units import Act, KnowledgeUnit
 _EXPLANATION_BEFORE = 1
 _EXPLANATION_AFTER = 2
 _MAX_SIDE_SENTENCES = 2
+# Ordinal sentences ("The second cause …") counted as list items within this many sentences.
+_ORDINAL_REACH = 4
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
 _ENTITY_LENIENT_FROM_TERMS = 3
@@ -81,9 +83,9 @@ def entity(question: str, terms: Sequence[Term], evidence: Evidence) -> tuple[st
     """The name the best-matching sentence ties to the question's terms: a fact's other end, or a
     capitalised name; first one standing beside the noun the question asks for ("Which room …?" /
     "in room B-201"), then one in subject position (before the matched words, or after "by"),
-    then the one nearest them. The sentence must hold every term (all but one among three or more): "Vault is
-    part of Orion" does not say who owns Orion. Names the question gives are not answers; a
-    capitalised first word counts only if the evidence also capitalises it mid-sentence."""
+    then the one nearest them. The sentence must hold every term (all but one among three or
+    more): "Vault is part of Orion" does not say who owns Orion. Names the question gives are not
+    answers; a capitalised first word counts only if the evidence also capitalises it mid-sentence."""
     names_mid = _mid_sentence_capitals(evidence)
     need = len(terms) - 1 if len(terms) >= _ENTITY_LENIENT_FROM_TERMS else len(terms)
     kind = _asked_kind(question)
@@ -173,11 +175,8 @@ def list_items(terms: Sequence[Term], evidence: Evidence) -> tuple[list[str], li
         items = enumeration(sentence.text)
         if items:
             return items, [sentence]
-        _, later = evidence.around(sentence, 0, 4)
-        ordinals = []
-        for follower in later:
-            if _ORDINAL.match(follower.text):
-                ordinals.append(follower)
+        _, later = evidence.around(sentence, 0, _ORDINAL_REACH)
+        ordinals = [follower for follower in later if _ORDINAL.match(follower.text)]
         if len(ordinals) >= 2:
             return [s.text.rstrip(".") for s in ordinals], [sentence, *ordinals]
     return None
