@@ -7,7 +7,8 @@ The rules, in order:
   — answer each with one word:", "Questions for the reader", "Review questions.") drops what follows only when every
   later non-blank line reads as a question (`Q3:`, `3.`, `3)`, a bullet, or a `?` in the line),
   at least half of them ask (`?` or `Q3:`), and the heading starts a paragraph: in prose such a
-  line is prose. `question_block` gives where the block starts.
+  line is prose. Without a heading, two or more last lines after a blank line, each `Q3:` or
+  numbered and ending in "?", are a block too. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
   becomes no unit but the Title of the units after it. Other paragraphs are numbered from 0 in
@@ -57,6 +58,7 @@ _QUESTION_WORD = re.compile(r"\bquestions?\b", re.IGNORECASE)
 _MAX_HEADING_WORDS = 16
 _HEADING_LEAD_WORDS = 3
 _Q_LABEL = re.compile(r"\s*q\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
+_NUMBERED = re.compile(r"\s*\d+\s*[.):]\s*\S")
 _QUESTION_LINE = re.compile(r"\s*(?:q\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|[-*+\u2022])\s*\S", re.IGNORECASE)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
@@ -186,28 +188,46 @@ def _evidence_lines(text: str) -> list[str]:
 
 
 def question_block(lines: list[str]) -> int | None:
-    """The index of the line that heads the trailing question block, or None when there is none."""
-    for index, line in enumerate(lines):
-        if _QUESTIONS.fullmatch(line):
-            return index
-    # The block is trailing, so its heading is the last heading-shaped line followed only by
-    # questions; scanning from the end stops at the first line that is neither.
-    for index in range(len(lines) - 1, -1, -1):
-        line = lines[index]
-        if not line.strip() or _is_question_line(line):
-            continue
-        starts_paragraph = index == 0 or not lines[index - 1].strip()
-        if starts_paragraph and _is_question_heading(line) and _reads_as_questions(lines[index + 1 :]):
-            return index
-        return None
-    return None
+    """The index of the first line of the trailing question block (its heading, if it has one),
+    or None when there is none."""
+    found = _trailing_block(lines)
+    return None if found is None else found[0]
 
 
 def question_lines(text: str) -> int:
     """How many non-blank lines the trailing question block holds, its heading excluded."""
     lines = source_lines(text)
-    start = question_block(lines)
-    return 0 if start is None else sum(1 for line in lines[start + 1 :] if line.strip())
+    found = _trailing_block(lines)
+    return 0 if found is None else sum(1 for line in lines[found[1] :] if line.strip())
+
+
+def _trailing_block(lines: list[str]) -> tuple[int, int] | None:
+    """(first line of the block, first line after its heading)."""
+    for index, line in enumerate(lines):
+        if _QUESTIONS.fullmatch(line):
+            return index, index + 1
+    # The block is trailing, so its heading is the last heading-shaped line followed only by
+    # questions; scanning from the end stops at the first line that is neither.
+    first_question = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not line.strip() or _is_question_line(line):
+            first_question = index if line.strip() else first_question
+            continue
+        starts_paragraph = index == 0 or not lines[index - 1].strip()
+        if starts_paragraph and _is_question_heading(line) and _reads_as_questions(lines[index + 1 :]):
+            return index, index + 1
+        break
+    return _headless(lines, first_question)
+
+
+def _headless(lines: list[str], start: int) -> tuple[int, int] | None:
+    """A block without a heading: at least two lines after a blank line, each labelled `Q<n>:` or
+    numbered and ending in "?" — a numbered list of statements, or one question, stays text."""
+    block = [line for line in lines[start:] if line.strip()]
+    after_blank = 0 < start < len(lines) and not lines[start - 1].strip()
+    labelled = all(_Q_LABEL.match(line) or (_NUMBERED.match(line) and line.rstrip().endswith("?")) for line in block)
+    return (start, start) if after_blank and len(block) >= 2 and labelled else None
 
 
 def _is_question_line(line: str) -> bool:

@@ -222,3 +222,21 @@ def test_plural_fact_verbs_are_facts(sentence: str, relation: Relation) -> None:
 @pytest.mark.parametrize("sentence", ["The guild would provide the money.", "The crew did not use the door.", "Nobody wanted to use the bridge."])
 def test_a_base_form_verb_after_a_modal_or_to_is_not_a_fact(sentence: str) -> None:
     assert fact_triple(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("block", "skipped"),
+    [
+        ("Q1: Did Mara row the boat?\nQ2: Name the island.\n", 2),
+        ("1. Did Mara row the boat?\n2) Who found the lighthouse?\n3. Was it empty?\n", 3),
+        # One question, or numbered statements, after a story are the story's.
+        ("1. Did Mara row the boat?\n", 0),
+        ("1. Mara rowed.\n2. The lighthouse was empty.\n", 0),
+    ],
+)
+def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
+    text = _STORY + block
+    units, _ = read_plaintext(text, "story.txt")
+    assert question_lines(text) == skipped
+    claims = " ".join(u.claim for u in units)
+    assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)
