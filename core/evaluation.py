@@ -58,8 +58,12 @@ class QuerySpec(_Spec):
     expect_evidence: tuple[Text, ...]
     must_not_appear: tuple[Text, ...]
     expect_answer_mentions: tuple[Text, ...] = ()
+    expect_answer_excludes: tuple[Text, ...] = ()
     expect_status: AnswerStatus | None = None
     kind: str | None = None
+    # The answer form the question asks for (yes_no, entity, list, ...): answer accuracy is
+    # reported per type, as recall is per kind.
+    type: str | None = None
 
     def as_caller(self) -> Caller:
         spec = self.caller or CallerSpec()
@@ -68,6 +72,10 @@ class QuerySpec(_Spec):
     @property
     def kind_name(self) -> str:
         return self.kind or "unlabelled"
+
+    @property
+    def type_name(self) -> str:
+        return self.type or self.kind_name
 
 
 _QUERY_LIST: TypeAdapter[list[QuerySpec]] = TypeAdapter(list[QuerySpec])
@@ -165,6 +173,7 @@ class PluginRun(_Out):
 class QueryResult(_Out):
     id: str
     kind: str
+    type: str
     fusion: str
     expect_evidence: tuple[str, ...]
     expect_status: AnswerStatus | None
@@ -202,6 +211,7 @@ class GateResult(_Out):
 
 class AnswerChecks(_Out):
     fusion: str
+    type: str
     checked: int
     failures: dict[str, str]
 
@@ -242,6 +252,9 @@ class EvalReport(_Out):
     def kinds(self) -> list[str]:
         return sorted({r.kind for r in self.recall if r.kind != ALL_KINDS})
 
+    def answers_for(self, fusion: str = "weighted", type_name: str = ALL_KINDS) -> AnswerChecks:
+        return next(a for a in self.answers if (a.fusion, a.type) == (fusion, type_name))
+
 
 # --- running --------------------------------------------------------------------------------------
 
@@ -268,7 +281,7 @@ def evaluate(
         queries=tuple(results),
         recall=tuple(_recall_rows(results, kb_plugins)),
         gates=tuple(_gates(results, methods)),
-        answers=tuple(_answer_checks(results, m.value) for m in methods),
+        answers=tuple(check for m in methods for check in _answer_checks(results, m.value)),
         unknown_ids=_unknown_ids(session, queries),
         absent_ids=_absent_ids(session, queries) if author_view else None,
     )
@@ -304,6 +317,7 @@ class _Runner:
         return QueryResult(
             id=query.id,
             kind=query.kind_name,
+            type=query.type_name,
             fusion=self.method.value,
             expect_evidence=query.expect_evidence,
             expect_status=query.expect_status,
@@ -312,7 +326,7 @@ class _Runner:
             retrieval=tuple(_plugin_run(pid, outcome, query.expect_evidence) for pid, outcome in outcomes.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
             hidden_seen=seen.sightings(self._hidden_finder(caller)),
-            answer_checked=bool(query.expect_status or query.expect_answer_mentions),
+            answer_checked=bool(query.expect_status or query.expect_answer_mentions or query.expect_answer_excludes),
             answer_problems=_answer_problems(query, answer),
         )
 
@@ -409,11 +423,21 @@ def _answer_problems(query: QuerySpec, answer: AnswerReady | None) -> tuple[str,
     problems = []
     if query.expect_status and status != query.expect_status:
         problems.append(f"status {status}, expected {query.expect_status}")
-    text = (answer.answer if answer else "").casefold()
-    missing = [word for word in query.expect_answer_mentions if word.casefold() not in text]
+    text = answer.answer if answer else ""
+    missing = [phrase for phrase in query.expect_answer_mentions if not _says(text, phrase)]
     if missing:
         problems.append(f"answer does not mention {', '.join(missing)}")
+    present = [phrase for phrase in query.expect_answer_excludes if _says(text, phrase)]
+    if present:
+        problems.append(f"answer mentions excluded {', '.join(present)}")
     return tuple(problems)
+
+
+def _says(text: str, phrase: str) -> bool:
+    """The phrase as whole words, any case: "No" is not found inside "not" or "Nobody"."""
+    left = r"\b" if phrase[:1].isalnum() else ""
+    right = r"\b" if phrase[-1:].isalnum() else ""
+    return re.search(left + re.escape(phrase) + right, text, re.IGNORECASE) is not None
 
 
 # --- aggregation ----------------------------------------------------------------------------------
@@ -478,13 +502,20 @@ def _gates(results: Sequence[QueryResult], methods: Sequence[FusionMethod]) -> l
     return gates
 
 
-def _answer_checks(results: Sequence[QueryResult], fusion: str) -> AnswerChecks:
+def _answer_checks(results: Sequence[QueryResult], fusion: str) -> list[AnswerChecks]:
+    """Answer accuracy over every checked query of one fusion method, then per question type."""
     checked = [r for r in results if r.fusion == fusion and r.answer_checked]
-    return AnswerChecks(
-        fusion=fusion,
-        checked=len(checked),
-        failures={r.id: "; ".join(r.answer_problems) for r in checked if r.answer_problems},
-    )
+    types = sorted({r.type for r in checked})
+    return [
+        AnswerChecks(
+            fusion=fusion,
+            type=type_name,
+            checked=len(group),
+            failures={r.id: "; ".join(r.answer_problems) for r in group if r.answer_problems},
+        )
+        for type_name in [ALL_KINDS, *types]
+        for group in [[r for r in checked if type_name in (ALL_KINDS, r.type)]]
+    ]
 
 
 def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:

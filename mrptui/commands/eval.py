@@ -103,14 +103,14 @@ def _gate_table(report: EvalReport) -> str:
 
 def _answer_table(report: EvalReport) -> str:
     lines = [
-        "## Answer checks (expected status and mentions)",
+        "## Answer checks by question type (expected status, mentions and exclusions)",
         "",
-        _row("fusion", "passed", "failing"),
-        _row("---", "---:", "---"),
+        _row("type", "fusion", "passed", "failing"),
+        _row("---", "---", "---:", "---"),
     ]
     for a in report.answers:
         failing = "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-"
-        lines.append(_row(a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
+        lines.append(_row(a.type, a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ import pytest
 from core.config import ConfigError, FusionMethod, load_retrieval_config
 from core.evaluation import EvalReport, IdFinder, QuerySpec, evaluate, load_queries, with_fusion
 from core.events import AnswerReady, Validated
-from core.plugins.base import RegistryError
+from core.plugins.base import INSUFFICIENT_PREFACE, RegistryError
 from core.session import Session
 from mrptui.cli import main
 
@@ -309,3 +309,10 @@ def test_bad_queries_file_is_exit_two_with_file_and_line(tmp_path, capsys, text,
 def test_missing_queries_file_is_exit_two(tmp_path, capsys) -> None:
     assert main(["eval", str(tmp_path / "none.json")]) == 2
     assert "FILE_UNREADABLE" in capsys.readouterr().err
+
+
+def test_every_weak_answer_says_so_and_no_other_does(report: EvalReport) -> None:
+    # Status matches words on every sample question, plugin pinning aside, under both fusions.
+    for result in report.queries:
+        says_insufficient = result.answer.startswith(INSUFFICIENT_PREFACE)
+        assert says_insufficient == (result.status == "weak"), (result.id, result.fusion, result.status, result.answer[:80])

@@ -219,7 +219,7 @@ def test_gs_compare_quotes_each_side(doc_units: list[KnowledgeUnit]) -> None:
     result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.COMPARE, "Compare Orion and Helix."), evidence)
     assert result.answer == (
         f"Orion: Orion is a job scheduler for batch workloads [{uid(1)}]. Orion retries failed jobs three times "
-        f"[{uid(2)}]. Helix: Helix is a message queue [{uid(3)}]."
+        f"[{uid(2)}].\nHelix: Helix is a message queue [{uid(3)}]."
     )
 
 
