@@ -439,7 +439,8 @@ def pump(
 
     def deliver(event: Event) -> None:
         batch.append(event)
-        if len(batch) >= batch_size or clock() - started >= batch_seconds:
+        # A plugin call may take long after AttemptStarted: show it now, not when the call returns.
+        if len(batch) >= batch_size or clock() - started >= batch_seconds or isinstance(event, AttemptStarted):
             flush()
 
     def on_hold(point: Breakpoint, event: Event) -> None:

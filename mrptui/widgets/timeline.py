@@ -132,9 +132,9 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             intent = f"#{row.intent_index} " if row.intent_index else ""
             reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
             if held:
-                reason = ": held before the call (nothing has run yet)"
+                reason = ": not called yet (n steps, . continues, g runs to the end)"
             cells = [Text(symbol, style=style), Text(row.plugin, style=style),
-                     Text(f"{intent}{row.status}{reason}")]
+                     Text(f"{intent}{'held' if held else row.status}{reason}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""
