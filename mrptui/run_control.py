@@ -63,8 +63,10 @@ class LiveRun:
             deliver(event)
             point = self._hold_point(event)
             if point is not None:
+                # Held before anyone hears of it, so a release that comes at once is never lost.
+                self._hold(point, event)
                 on_hold(point, event)
-                self._wait(point, event)
+                self._wait()
             if self._abandoned:
                 break
         close = getattr(events, "close", None)
@@ -91,9 +93,12 @@ class LiveRun:
                 return Breakpoint("backtrack")
             return None
 
-    def _wait(self, point: Breakpoint, event: Event) -> None:
+    def _hold(self, point: Breakpoint, event: Event) -> None:
         with self._cond:
             self._held, self.held_at, self.held_event = True, point, event
+
+    def _wait(self) -> None:
+        with self._cond:
             while self._held and not self._abandoned and not self.steering.cancelled:
                 self._cond.wait()
             self._held, self.held_at, self.held_event = False, None, None

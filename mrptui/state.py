@@ -376,22 +376,6 @@ class RunRecord:
         return first.question if isinstance(first, RunStarted) else ""
 
 
-def request_with(
-    request: Request, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
-) -> Request:
-    """A copy of `request` with one plugin pinned for its stage, one plugin excluded, or a planner chosen."""
-    pins = dict(request.pins)
-    excluded = set(request.excluded)
-    if pin is not None:
-        stage, plugin = pin
-        pins[stage] = plugin
-        excluded.discard(plugin)
-    if exclude is not None:
-        excluded.add(exclude)
-        pins = {stage: plugin for stage, plugin in pins.items() if plugin != exclude}
-    return replace(request, pins=pins, excluded=frozenset(excluded), planner=planner or request.planner)
-
-
 class SessionLike(Protocol):
     """What the explorer needs from `core.session.Session`, and all it may touch."""
 
