@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.alias_generators import to_camel
 
+from core.steering import Intervention
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
 if TYPE_CHECKING:
@@ -58,6 +59,11 @@ class Descriptor(_Model):
     max_llm_calls: int = 0
     model_roles: tuple[str, ...] = ()
     planner_hints: PlannerHints = PlannerHints()
+
+    @property
+    def costly(self) -> bool:
+        """Worth stopping before: it calls an LLM or another remote service, or says it is expensive."""
+        return self.uses_llm or self.cost_class == "expensive"
 
 
 class Status(StrEnum):
@@ -134,6 +140,11 @@ class Request:
     pins: dict[str, str] = field(default_factory=dict)
     excluded: frozenset[str] = frozenset()
     planner: str | None = None
+    excluded_units: frozenset[str] = frozenset()
+    intent_cnl: str | None = None
+    """Intent CNL the user wrote: replaces seed detection when set."""
+    interventions: tuple[Intervention, ...] = ()
+    """What a debugger changed, in order: recorded in the trace as `intervened` events."""
 
 
 @dataclass
