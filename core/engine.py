@@ -60,6 +60,8 @@ _ACCEPT = {
 _RESULT_TYPES: dict[str, type] = {"sd": SdResult, "kb": KbResult, "gs": GsResult, "val": ValResult}
 _PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs": GoalSolver, "val": Validator}
 _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
+# What an accepted result means per stage, for "not reached: kb-balanced was sufficient".
+_ACCEPTED_AS = {"sd": "detected the intent", "kb": "was sufficient", "gs": "answered", "val": "gave a verdict"}
 NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
 USER_INTENT = "user"
 _CANCEL_POLL_S = 0.02
@@ -190,10 +192,12 @@ class Engine:
     def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
         cues = question_cues(run.request.question)
         revisions: list[_Revision] = []
+        planner_of: dict[int, str] = {}
         why = ""
         planners = self.planner_sequence(run.request)
         for number, planner in enumerate(planners):
             plan = planner.plan(run.request, cues, self.registry, number, why)
+            planner_of[plan.revision] = plan.planner
             yield from self._emit(run, _plan_event(plan))
             revision = yield from self._revision(run, plan)
             revisions.append(revision)
@@ -202,7 +206,11 @@ class Engine:
             why = revision.why_not_accepted()
             if number + 1 < len(planners):
                 yield from self._emit(
-                    run, Backtracked(level=2, stage="plan", reason=f"{why}; replanning with {planners[number + 1].id}")
+                    run,
+                    Backtracked(
+                        level=2, stage="plan", plugin=plan.planner, revision=plan.revision,
+                        reason=f"{why}; replanning with {planners[number + 1].id}",
+                    ),
                 )
         best = max(revisions, key=lambda r: (r.score, -r.revision))
         if not best.accepted:
@@ -211,6 +219,8 @@ class Engine:
                 Backtracked(
                     level=3,
                     stage="answer",
+                    plugin=planner_of[best.revision],
+                    revision=best.revision,
                     reason=f"no plan revision was fully grounded ({revisions[-1].why_not_accepted()}); "
                     f"answering with the best result, from revision {best.revision}",
                 ),
@@ -224,7 +234,8 @@ class Engine:
         revision = _Revision(plan.revision)
         ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_calls_left=run.llm_calls_left)
         attempts = yield from self._stage(
-            run, plan, "sd", ctx, lambda p: p.detect(ctx), skip=lambda pid: run.request.intent_cnl is not None
+            run, plan, "sd", ctx, lambda p: p.detect(ctx),
+            skip=lambda pid: "the user supplied the intent" if run.request.intent_cnl is not None else "",
         )
         if run.request.intent_cnl is not None:
             seed = (USER_INTENT, _user_intent(run.request.intent_cnl))
@@ -266,7 +277,8 @@ class Engine:
             return plugin.solve(ctx, intent, evidence)
 
         gs_attempts = yield from self._stage(
-            run, plan, "gs", ctx, solve, index, skip=lambda pid: (index, kb_id, pid) in run.tried
+            run, plan, "gs", ctx, solve, index,
+            skip=lambda pid: "already tried on identical evidence" if (index, kb_id, pid) in run.tried else "",
         )
         part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
         if part.answer is None or part.answer.status is not Status.SUCCESS:
@@ -275,7 +287,11 @@ class Engine:
         verdict = _first(val_attempts, "val")
         if verdict is not None:
             part.verdict = verdict[1]
-            yield from self._emit(run, Validated(plugin=verdict[0], status=verdict[1].status.value, reason=verdict[1].reason))
+            yield from self._emit(
+                run,
+                Validated(plugin=verdict[0], status=verdict[1].status.value, reason=verdict[1].reason,
+                          revision=plan.revision, intent_index=index),
+            )
         return part
 
     def _retrieve(self, run: _RunState, plugin: KnowledgePlugin, ctx: RunContext, index: int, intent: Intent) -> KbResult:
@@ -299,38 +315,67 @@ class Engine:
         if run.steering.cancelled:
             raise _Cancelled
 
-    def _queue(self, run: _RunState, plan: Plan, stage: str, done: set[str], skip) -> list[str]:
-        """The stage's candidates still to try, under the request as it is now (pins first, no exclusions)."""
+    @staticmethod
+    def _candidates(run: _RunState, plan: Plan, stage: str) -> list[str]:
+        """The stage's candidates under the request as it is now (a pin first)."""
         candidates = list(plan.stages.get(stage, ()))
         pinned = run.request.pins.get(stage)
         if pinned:
             candidates = [pinned] + [pid for pid in candidates if pid != pinned]
-        return [pid for pid in candidates if pid not in done and pid not in run.request.excluded and not skip(pid)]
+        return candidates
+
+    def _queue(self, run: _RunState, plan: Plan, stage: str, done: set[str], skip) -> list[str]:
+        """The stage's candidates still to try (pins first, no exclusions, nothing `skip` gives a reason for)."""
+        return [
+            pid for pid in self._candidates(run, plan, stage)
+            if pid not in done and pid not in run.request.excluded and not skip(pid)
+        ]
+
+    @staticmethod
+    def _not_called(run: _RunState, plugin_id: str, skip, stage: str, accepted_by: str | None) -> str:
+        """Why a candidate the stage ended without calling was not called."""
+        if plugin_id in run.request.excluded:
+            return "skipped: excluded by the user"
+        if why := skip(plugin_id):
+            return f"skipped: {why}"
+        if accepted_by:
+            return f"not reached: {accepted_by} {_ACCEPTED_AS[stage]}"
+        return "not reached"
 
     @staticmethod
     def _skipped_now(run: _RunState, stage: str, plugin_id: str, done: set[str], skip) -> str:
         """Why a candidate announced by AttemptStarted is no longer called (a change made at that hold)."""
         if plugin_id in run.request.excluded:
             return "skipped: excluded by the user"
-        if skip(plugin_id):
-            return "skipped: the user supplied the intent" if stage == "sd" else "skipped"
+        if why := skip(plugin_id):
+            return f"skipped: {why}"
         pinned = run.request.pins.get(stage)
         if pinned and pinned != plugin_id and pinned not in done:
             return f"skipped for now: {pinned} pinned first by the user"
         return ""
 
-    def _stage(self, run, plan, stage, ctx, call, index=0, skip=lambda pid: False) -> Events:
-        """Try the stage's candidates in plan order until one is accepted; level-1 backtrack between them."""
+    def _stage(self, run, plan, stage, ctx, call, index=0, skip=lambda pid: "") -> Events:
+        """Try the stage's candidates in plan order until one is accepted; level-1 backtrack between them.
+
+        `skip(plugin_id)` gives a reason not to call a candidate ("" to call it). Every candidate
+        that ends the stage uncalled gets a "skipped" AttemptFinished saying why.
+        """
         attempts: list[tuple[str, Result]] = []
         yield from self._emit(run, StageStarted(stage=stage, revision=plan.revision, intent_index=index))
         stage_started = run.clock()
         done: set[str] = set()
+        reported: set[str] = set()
+        accepted_by: str | None = None
         while queue := self._queue(run, plan, stage, done, skip):
             plugin_id = queue[0]
             yield from self._emit(run, AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index))
             if why := self._skipped_now(run, stage, plugin_id, done, skip):
+                if not why.startswith("skipped for now"):
+                    reported.add(plugin_id)
                 yield from self._emit(
-                    run, AttemptFinished(stage=stage, plugin=plugin_id, status="skipped", reason=why, intent_index=index)
+                    run,
+                    AttemptFinished(stage=stage, plugin=plugin_id, status="skipped", reason=why,
+                                    intent_index=index, revision=plan.revision),
                 )
                 continue
             done.add(plugin_id)
@@ -340,12 +385,14 @@ class Engine:
             run.llm_calls_left -= getattr(result, "llm_calls", 0)
             yield from self._emit(
                 run,
-                AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms, intent_index=index),
+                AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms,
+                                intent_index=index, revision=plan.revision),
             )
             for event in getattr(result, "trace", ()):
                 yield from self._emit(run, event.model_copy(update={"intent_index": index}))
             attempts.append((plugin_id, result))
             if result.status in _ACCEPT[stage]:
+                accepted_by = plugin_id
                 break
             remaining = self._queue(run, plan, stage, done, skip)
             if remaining:
@@ -355,8 +402,17 @@ class Engine:
                         level=1,
                         stage=stage,
                         plugin=plugin_id,
+                        revision=plan.revision,
                         reason=f"{plugin_id} {result.status.value}: {result.reason or 'no reason given'}; trying {remaining[0]}",
                     ),
+                )
+        for plugin_id in self._candidates(run, plan, stage):
+            if plugin_id not in done and plugin_id not in reported:
+                yield from self._emit(
+                    run,
+                    AttemptFinished(stage=stage, plugin=plugin_id, status="skipped", intent_index=index,
+                                    revision=plan.revision,
+                                    reason=self._not_called(run, plugin_id, skip, stage, accepted_by)),
                 )
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts

@@ -173,6 +173,9 @@ class ProofsFound(_Event):
 
 
 class AttemptFinished(_Event):
+    """A plugin call's outcome; status "skipped" (no AttemptStarted before it, ms 0) is a candidate
+    the stage did not call, with the reason why (excluded, already tried, not reached)."""
+
     kind: Literal["attempt_finished"] = "attempt_finished"
     stage: str
     plugin: str
@@ -180,14 +183,19 @@ class AttemptFinished(_Event):
     reason: str = ""
     ms: float = 0.0
     intent_index: int = 0
+    revision: int = 0
 
 
 class Backtracked(_Event):
+    """L1: `plugin` failed in `stage`; L2: the plan by planner `plugin` was not accepted; L3: the
+    answer comes from plan `revision` (by planner `plugin`). `revision` is the plan it concerns."""
+
     kind: Literal["backtracked"] = "backtracked"
     level: Literal[1, 2, 3]
     stage: str
     plugin: str | None = None
     reason: str
+    revision: int | None = None
 
 
 class Validated(_Event):
@@ -195,6 +203,8 @@ class Validated(_Event):
     plugin: str
     status: str
     reason: str = ""
+    revision: int = 0
+    intent_index: int = 0
 
 
 class AnswerReady(_Event):

@@ -73,12 +73,23 @@ class TimelineRow:
     level: int | None = None
 
     @property
+    def backtrack_head(self) -> str:
+        """What a backtrack row is about, naming its plugin and plan revision: "next candidate after
+        kb-fast (r1)", "replan after planner-default r0", "weak answer from r0 (planner-default)"."""
+        _, what = BACKTRACK_LABELS.get(self.level or 0, ("?", "backtrack"))
+        if self.level == 3:
+            return f"{what} from r{self.revision}" + (f" ({self.plugin})" if self.plugin else "")
+        if self.level == 2:
+            return f"{what} after {self.plugin or 'plan'} r{self.revision}"
+        return f"{what} after {self.plugin or self.stage} (r{self.revision})"
+
+    @property
     def label(self) -> str:
         """A one-line description, as copied to the clipboard."""
         if self.kind == "backtrack":
             symbol, what = BACKTRACK_LABELS.get(self.level or 0, ("?", "backtrack"))
             reason = self.reason.removeprefix(f"{what}:").strip()
-            return f"{symbol} L{self.level} {what}: {reason}"
+            return f"{symbol} L{self.level} {self.backtrack_head}: {reason}"
         if self.kind == "plan":
             return f"plan r{self.revision} by {self.plugin}"
         tail = f": {self.reason}" if self.reason else ""
@@ -155,13 +166,18 @@ class ViewState:
     def done(self) -> bool:
         return self.finished is not None
 
-    def attempt_status(self, revision: int, stage: str, plugin: str) -> str | None:
-        """The status of the last attempt of `plugin` in `stage` under plan `revision`, if any."""
-        status = None
+    def attempt_row(self, revision: int, stage: str, plugin: str) -> TimelineRow | None:
+        """The last attempt row of `plugin` in `stage` under plan `revision`, if any."""
+        found = None
         for row in self.rows:
             if row.kind == "attempt" and row.revision == revision and row.stage == stage and row.plugin == plugin:
-                status = row.status
-        return status
+                found = row
+        return found
+
+    def attempt_status(self, revision: int, stage: str, plugin: str) -> str | None:
+        """The status of the last attempt of `plugin` in `stage` under plan `revision`, if any."""
+        row = self.attempt_row(revision, stage, plugin)
+        return row.status if row else None
 
 
 def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tuple[TimelineRow, ...]:
@@ -175,12 +191,14 @@ def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tu
             and row.plugin == event.plugin
             and row.intent_index == event.intent_index
         ):
-            done = replace(row, status=event.status, reason=event.reason, ms=event.ms)
+            ms = None if event.status == "skipped" else event.ms  # nothing was called, nothing timed
+            done = replace(row, status=event.status, reason=event.reason, ms=ms)
             return rows[:position] + (done,) + rows[position + 1 :]
     return rows + (
         TimelineRow(
             kind="attempt", index=-1, stage=event.stage, plugin=event.plugin, status=event.status,
-            reason=event.reason, ms=event.ms, intent_index=event.intent_index,
+            reason=event.reason, ms=None if event.status == "skipped" else event.ms,
+            intent_index=event.intent_index, revision=event.revision,
         ),
     )
 
@@ -234,7 +252,7 @@ def apply(state: ViewState, event: Event) -> ViewState:
             return replace(state, rows=_finish_attempt(state.rows, event))
         case Backtracked():
             row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
-                              status="backtrack", reason=event.reason, revision=state.revision,
+                              status="backtrack", reason=event.reason, revision=state.revision if event.revision is None else event.revision,
                               level=event.level)
             return replace(state, rows=state.rows + (row,), backtracks=state.backtracks + (event,))
         case Validated():

@@ -36,3 +36,12 @@ def sample_kb() -> Path:
 @pytest.fixture
 def config_path() -> Path:
     return ROOT / "config"
+
+
+@pytest.fixture(autouse=True)
+def _private_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own question history, so no test reads or writes the user's real one."""
+    path = tmp_path_factory.mktemp("history") / "history"
+    monkeypatch.setenv("MRPTUI_HISTORY", str(path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(path.parent / "xdg"))
+    return path

@@ -87,9 +87,11 @@ class Planner(Plugin):
 
     @staticmethod
     def _apply_user(stage: _StagePlan, name: str, request: Request) -> None:
+        # An excluded candidate stays in the plan, last, so the kernel reports it as skipped and why.
         for pid in list(stage.order):
             if pid in request.excluded:
                 stage.order.remove(pid)
+                stage.order.append(pid)
                 stage.reasons.append(f"{pid} excluded by the user")
         pinned = request.pins.get(name)
         if pinned:

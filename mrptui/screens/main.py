@@ -53,7 +53,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r,f5", "rerun", "Re-run", id="main.rerun", tooltip="Run the last question again"),
+        Binding("f5,ctrl+r", "rerun", "Re-run", id="main.rerun", tooltip="Run the last question again"),
         Binding("r", "rerun", "Re-run", show=False, id="main.rerun_r", tooltip="Run the last question again"),
         Binding("n", "step_forward", "Step", id="main.step",
                 tooltip="One event forward (right arrow too): at the last event, let the held engine make one step"),
@@ -74,7 +74,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         Binding("m", "export_markdown", "Markdown", id="main.markdown", tooltip="Export the answer as Markdown"),
         Binding("k,f2", "app.kb_screen", "KB", id="main.kb", tooltip="The KB: units, errors, why-not"),
         Binding("R,f3", "app.rules_screen", "Rules", id="main.rules", tooltip="Rules: which fired, bindings"),
-        Binding("slash", "focus_query", "Ask", id="main.ask", tooltip="Focus the question box"),
+        Binding("slash", "focus_query", "Ask", id="main.ask", priority=True,
+                tooltip="Focus the question box (what you type next goes there)"),
+        Binding("z", "zoom", "Zoom", id="main.zoom", tooltip="Give the focused panel the whole screen, or restore the layout"),
         Binding("1", "panel('plan')", "Plan", show=False, id="main.panel1"),
         Binding("2", "panel('attempts')", "Attempts", show=False, id="main.panel2"),
         Binding("3", "panel('evidence')", "Evidence", show=False, id="main.panel3"),
@@ -181,6 +183,15 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     def action_panel(self, key: str) -> None:
         self._set_active(key, focus=True)
 
+    def action_zoom(self) -> None:
+        """Maximise the active panel (the one with focus, or the last one that had it); again restores."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        panel = self.query_one(f"#{self.active_panel}")
+        self.maximize(panel, container=False)
+        self.panel_focus_target(self.active_panel).focus()
+
     # -- rendering --------------------------------------------------------------------------
 
     def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None) -> None:
@@ -267,7 +278,14 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self.command('markdown')
 
     def action_focus_query(self) -> None:
-        self.query_one(QueryBox).focus()
+        # A priority binding runs as the key arrives, before the keys typed after it are sent on to
+        # the focused widget; focusing now (not after a refresh) makes those keys land in the box.
+        box = self.query_one(QueryBox)
+        if self.focused is box:
+            if not box.read_only:
+                box.insert("/")  # a `/` typed inside the question is text
+            return
+        self.set_focus(box)
 
     def action_leave_query(self) -> None:
         self._set_active("attempts" if not self.narrow else self.active_panel, focus=True)

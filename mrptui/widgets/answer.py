@@ -50,7 +50,10 @@ def render_answer(state: ViewState) -> str:
     for validation in state.validations:
         vsym, vtone = status_symbol(validation.status)
         reason = f": {escape(validation.reason)}" if validation.reason else ""
-        lines.append(f"[$foreground-muted]{tone_markup(vsym, vtone)} {escape(validation.plugin)} {escape(validation.status)}{reason}[/]")
+        where = f" r{validation.revision}" + (f" #{validation.intent_index}" if validation.intent_index else "")
+        lines.append(
+            f"[$foreground-muted]{tone_markup(vsym, vtone)} {escape(validation.plugin)}{where} {escape(validation.status)}{reason}[/]"
+        )
     if state.finished and state.finished.replans:
         lines.append(f"[$foreground-muted]replans: {state.finished.replans}[/]")
     return "\n".join(lines)

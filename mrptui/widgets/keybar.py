@@ -16,6 +16,10 @@ from textual.binding import Binding
 from textual.widget import Widget
 
 
+# Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
+KEPT_IDS = ("app.help", "app.quit")
+
+
 class KeyBar(Widget, can_focus=False):
     """The keys of the focused widget, its screen and the app, as the Footer shows them."""
 
@@ -71,6 +75,7 @@ class KeyBar(Widget, can_focus=False):
                 continue
             seen.add(binding.action)
             items.append((binding, app.get_key_display(binding), binding.description))
+        items.sort(key=lambda item: item[0].id in KEPT_IDS)  # stable: the kept keys go last, by the palette
         if items != self._items or palette != self._palette:
             self._items, self._palette = items, palette
             self.refresh()
@@ -86,14 +91,24 @@ class KeyBar(Widget, can_focus=False):
             binding, key, description = self._palette
             palette = Text.assemble(("▏", self.get_component_rich_style("keybar--palette")), (key, key_style),
                                     (f" {description} ", description_style))
+        kept = [item for item in self._items if item[0].id in KEPT_IDS]
+        kept_width = sum(len(f" {key} {description} ") for _, key, description in kept)
         room = width - palette.cell_len
         for binding, key, description in self._items:
+            if binding.id in KEPT_IDS:
+                continue
             start = line.cell_len
             line.append(f" {key} ", key_style)
             if description:
                 line.append(f"{description} ", description_style)
             self._spans.append((start, line.cell_len, binding))
-        line.truncate(max(0, room), overflow="crop")
+        line.truncate(max(0, room - kept_width), overflow="crop")
+        self._spans = [(start, min(end, line.cell_len), b) for start, end, b in self._spans if start < line.cell_len]
+        for binding, key, description in kept:
+            start = line.cell_len
+            line.append(f" {key} ", key_style)
+            line.append(f"{description} ", description_style)
+            self._spans.append((start, line.cell_len, binding))
         if palette:
             line.pad_right(max(0, room - line.cell_len))
             self._spans.append((room, width, self._palette[0]))  # type: ignore[index]

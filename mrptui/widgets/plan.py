@@ -7,6 +7,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Static
 
+from core.events import PlanStage
 from mrptui.state import PlanView, ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
@@ -30,23 +31,33 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0, held: bool = Fa
     if plan.reasons:
         lines.append(f"  [$foreground-muted]{escape(_fit('; '.join(plan.reasons), width - 2))}[/]")
     for stage in plan.stages:
-        for position, candidate in enumerate(stage.candidates):
-            status = state.attempt_status(plan.revision, stage.stage, candidate)
-            next_call = held and status == "running" and not plan.superseded
-            if status is None:
-                mark = "[$foreground-muted]·[/]"
-            elif next_call:
-                mark = tone_markup("▶", "backtrack")
-            else:
-                symbol, tone = status_symbol(status)
-                mark = tone_markup(symbol, tone)
-            label = f"{stage.stage:<4}" if position == 0 else "    "
-            reason = stage.reasons[position] if position < len(stage.reasons) else ""
-            reason = f"next call (held) · {reason}" if next_call else reason
-            used = 2 + 4 + 1 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
-            reason = _fit(reason, width - used) if width else reason
-            reason_markup = f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
-            lines.append(f"  [b]{label}[/b] {position + 1}. {mark} {escape(candidate)}{reason_markup}")
+        lines.extend(_stage_lines(plan, stage, state, width, held))
+    return lines
+
+
+def _stage_lines(plan: PlanView, stage: PlanStage, state: ViewState, width: int, held: bool) -> list[str]:
+    """The stage line with the planner's reasons for the stage's order, then one line per candidate
+    with the reason from that candidate's own last attempt (or why it was not called)."""
+    label = f"  [b]{stage.stage:<4}[/b]"
+    reasons = _fit("; ".join(stage.reasons), width - 7) if width else "; ".join(stage.reasons)
+    lines = [label + (f" [$foreground-muted]{escape(reasons)}[/]" if reasons else "")]
+    for position, candidate in enumerate(stage.candidates):
+        row = state.attempt_row(plan.revision, stage.stage, candidate)
+        status = row.status if row else None
+        next_call = held and status == "running" and not plan.superseded
+        if status is None:
+            mark = "[$foreground-muted]·[/]"
+        elif next_call:
+            mark = tone_markup("▶", "backtrack")
+        else:
+            symbol, tone = status_symbol(status)
+            mark = tone_markup(symbol, tone)
+        reason = row.reason if row and status != "running" else ""
+        reason = "next call (held)" if next_call else reason
+        used = 7 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
+        reason = _fit(reason, width - used) if width else reason
+        reason_markup = f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
+        lines.append(f"       {position + 1}. {mark} {escape(candidate)}{reason_markup}")
     return lines
 
 
@@ -85,8 +96,10 @@ class PlanPanel(VerticalScroll, can_focus=True):
 
     HELP = """\
 ## Plan
-The planner's plan: for each stage (sd → kb → gs → val) the ordered candidate plugins with the
-planner's reasons. Each candidate shows the status of its last attempt (✓ ✗ ↷ ⋯, · not tried).
+The planner's plan: for each stage (sd → kb → gs → val) the planner's reasons for the stage's
+order on the stage line, then the ordered candidate plugins. Each candidate shows the status and
+reason of its own last attempt (✓ ✗ ↷ ⋯, · not tried yet), or why it was not called
+(`skipped: excluded by the user`, `not reached: kb-balanced was sufficient`).
 A replan (level-2 backtrack) adds a new revision on top and keeps the old one, struck through and
 marked superseded with the reason. Below: the Intent CNL the seed detector produced.
 """

@@ -8,6 +8,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.widgets import TextArea
 
+from mrptui.history import QuestionHistory, history_path
 from mrptui.messages import QuerySubmitted
 
 PLACEHOLDER = "Ask a question — Enter runs it · ctrl+j new line · ctrl+s runs several lines · Esc leaves the box"
@@ -34,14 +35,26 @@ Type a question and press **Enter** to run the engine on it.
 - **ctrl+j** (or **shift+enter** where the terminal reports it) starts a new line; pasted text keeps
   its lines. Once the question has more than one line, Enter starts a new line too and
   **ctrl+s** runs it.
-- **Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` comes back.
-- `ctrl+r` / `F5` re-runs the last question from anywhere.
+- **ctrl+u** clears the whole question, however many lines it has.
+- **↑** on the first line / **↓** on the last line walk the question history, which is kept across
+  sessions (`$XDG_DATA_HOME/mrptui/history`, or the file `$MRPTUI_HISTORY` names); ↓ past the
+  newest entry brings back what you were typing.
+- **ctrl+r** searches the history for what is in the box; press it again for older matches.
+- **F7** selects the whole question (then typing replaces it).
+- **Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` comes back,
+  and whatever you type after `/` lands in the box.
+- `F5` (and `ctrl+r` outside the box) re-runs the last question.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Run", id="query.submit", tooltip="Run the question (any number of lines)"),
         Binding("ctrl+j,shift+enter", "newline", "New line", id="query.newline",
                 tooltip="Start a new line in the question"),
+        Binding("ctrl+u", "clear_question", "Clear", id="query.clear", tooltip="Clear the whole question"),
+        Binding("ctrl+r", "search_history", "History", id="query.search",
+                tooltip="Search the question history for the text in the box (again: older matches)"),
+        Binding("f7", "select_all", "Select all", show=False, id="query.select_all",
+                tooltip="Select the whole question"),
         Binding("escape", "screen.leave_query", "Leave box", id="query.leave", tooltip="Move focus to the timeline"),
     ]
 
@@ -50,6 +63,14 @@ Type a question and press **Enter** to run the engine on it.
             id=id, placeholder=placeholder, soft_wrap=True, tab_behavior="focus",
             show_line_numbers=False, highlight_cursor_line=False,
         )
+        self.questions = QuestionHistory(None)
+        self._walk: int | None = None  # index into the history being shown, None when not walking
+        self._draft = ""  # what was typed before the walk began
+        self._shown = ""  # the text the walk put in the box: any edit ends the walk
+        self._search: tuple[str, int] | None = None  # (term, index of the match shown)
+
+    def on_mount(self) -> None:
+        self.questions = QuestionHistory(history_path())
 
     @property
     def value(self) -> str:
@@ -73,6 +94,10 @@ Type a question and press **Enter** to run the engine on it.
         if self.read_only:
             return
         action = None
+        if event.key in ("up", "down") and self._history_key(event.key):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter" and self.single_line:
             action = "submit"
         elif not event.is_printable:
@@ -85,7 +110,75 @@ Type a question and press **Enter** to run the engine on it.
             self.action_submit() if action == "submit" else self.action_newline()
 
     def action_submit(self) -> None:
+        question = normalise_question(self.text)
+        if question:
+            self.questions.add(question)
+            if self.questions.error:
+                self.notify(self.questions.error, severity="warning")
+                self.questions.error = ""
+        self._end_walk()
         self.post_message(QuerySubmitted(self.text))
+
+    # -- history ----------------------------------------------------------------------------
+
+    def _walking(self) -> bool:
+        return self._walk is not None and self.text == self._shown
+
+    def _end_walk(self) -> None:
+        self._walk, self._search = None, None
+        self.border_subtitle = ""
+
+    def _show_entry(self, text: str, walk: int | None, note: str) -> None:
+        self.value = text
+        self._shown, self._walk = text, walk
+        self.border_subtitle = note
+
+    def _history_key(self, key: str) -> bool:
+        """↑ on the first line goes back in the history, ↓ on the last line forward; True if it did."""
+        row = self.cursor_location[0]
+        if key == "up" and row == 0:
+            return self.history_back()
+        if key == "down" and row == self.document.line_count - 1 and self._walking():
+            return self.history_forward()
+        return False
+
+    def history_back(self) -> bool:
+        entries = self.questions.entries
+        if not self._walking():
+            self._draft, self._walk, self._search = self.text, len(entries), None
+        if not self._walk:
+            return False
+        index = self._walk - 1
+        self._show_entry(entries[index], index, f"history {index + 1}/{len(entries)}")
+        return True
+
+    def history_forward(self) -> bool:
+        index = (self._walk or 0) + 1
+        if index >= len(self.questions.entries):
+            self.value = self._draft
+            self._end_walk()
+        else:
+            self._show_entry(self.questions.entries[index], index, f"history {index + 1}/{len(self.questions.entries)}")
+        return True
+
+    def action_search_history(self) -> None:
+        if self._search is not None and self._walking():
+            term, before = self._search
+        else:
+            term, before = self.text.strip(), len(self.questions.entries)
+            self._draft = self.text
+        found = self.questions.search(term, before)
+        if found is None:
+            self.border_subtitle = f"no older question contains “{term}”" if term else "the history is empty"
+            return
+        self._show_entry(self.questions.entries[found], found, f"search “{term}”: {found + 1}/{len(self.questions.entries)}")
+        self._search = (term, found)
+
+    def action_clear_question(self) -> None:
+        if self.read_only or self.disabled:
+            return
+        self.clear()
+        self._end_walk()
 
     def action_newline(self) -> None:
         if self.read_only or self.disabled:

@@ -23,7 +23,7 @@ def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
     if row.kind == "backtrack":
         symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
         reason = row.reason.removeprefix(f"{what}:").strip()
-        return f"{symbol} L{row.level} {what} after {row.plugin} (stage {row.stage})\n{reason}"
+        return f"{symbol} L{row.level} {row.backtrack_head} (stage {row.stage})\n{reason}"
     head = f"{row.stage} · {row.plugin} · plan r{row.revision}"
     if row.intent_index:
         head += f" · intent #{row.intent_index}"
@@ -124,7 +124,7 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             style = self._style("backtrack")
             reason = row.reason.removeprefix(f"{what}:").strip()
             cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style),
-                     Text(f"{what}: {reason}", style=style)]
+                     Text(f"{row.backtrack_head}: {reason}", style=style)]
         else:
             held = self._live[0] and row.status == "running" and row is self._rows[-1]
             symbol, tone = status_symbol("held" if held else row.status)
@@ -133,8 +133,9 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
             if held:
                 reason = ": not called yet (n steps, . continues, g runs to the end)"
-            cells = [Text(symbol, style=style), Text(row.plugin, style=style),
-                     Text(f"{intent}{'held' if held else row.status}{reason}")]
+            # A candidate that was not called: its reason already says so ("not reached: …", "skipped: …").
+            outcome = row.reason if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"
+            cells = [Text(symbol, style=style), Text(row.plugin, style=style), Text(f"{intent}{outcome}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""

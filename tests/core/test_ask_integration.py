@@ -39,7 +39,9 @@ def test_pinned_llm_solver_without_endpoint_falls_through_to_gs_symbolic(session
 
 def test_insufficient_kb_fast_escalates_to_the_next_kb_plugin(session) -> None:
     events = _run(session, "Is Orion a good fit for transactional workloads with many row updates?")
-    kb = [(e.plugin, e.status) for e in _of(events, AttemptFinished) if e.stage == "kb"]
+    kb = [(e.plugin, e.status) for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status != "skipped"]
+    not_called = [(e.plugin, e.reason) for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status == "skipped"]
+    assert not_called == [("kb-thinkingdb", "not reached: kb-balanced was sufficient")]
     assert kb == [("kb-fast", "insufficient"), ("kb-balanced", "success")]
     backtrack = next(b for b in _of(events, Backtracked) if b.stage == "kb")
     assert backtrack.level == 1 and backtrack.reason.endswith("trying kb-balanced")

@@ -218,7 +218,7 @@ def test_plan_is_deterministic_and_pins_and_exclusions_carry_reasons() -> None:
     second = _of(_run(engine, pins={"kb": "kb-b"}, excluded=frozenset({"kb-a"})), PlanBuilt)[0]
     assert first == second
     kb_stage = next(s for s in first.stages if s.stage == "kb")
-    assert kb_stage.candidates == ("kb-b",)
+    assert kb_stage.candidates == ("kb-b", "kb-a")
     assert "kb-a excluded by the user" in kb_stage.reasons
 
 

@@ -849,7 +849,7 @@ async def test_timeline_rows_show_their_whole_reason_on_hover_and_enter(app):
         reason = "val-grounded rejected the answer (no Comparison unit cited); planner-depth replans"
         await pilot.press("enter")
         assert isinstance(app.screen, TextModal) and reason in app.screen.markup
-        assert "⟲ L2 replan after val-grounded (stage val)" in app.screen.markup
+        assert "⟲ L2 replan after val-grounded r1 (stage val)" in app.screen.markup
         await pilot.press("escape")
         row = timeline.cursor_row
         assert await pilot.hover(AttemptsTimeline, offset=(10, row + 2 - timeline.scroll_offset.y))

@@ -140,12 +140,18 @@ def test_proofs_found_latest_wins():
 
 
 def test_backtracked_adds_an_inline_row_at_each_level():
-    events = [START, PLAN1] + [Backtracked(level=level, stage="kb", plugin="kb-fast", reason=f"r{level}")
-                               for level in (1, 2, 3)]
+    events = [START, PLAN1,
+              Backtracked(level=1, stage="kb", plugin="kb-fast", revision=1, reason="why1"),
+              Backtracked(level=2, stage="plan", plugin="planner-default", revision=1, reason="why2"),
+              Backtracked(level=3, stage="answer", plugin="planner-default", revision=1, reason="why3")]
     state = reduce(events)
     rows = [r for r in state.rows if r.kind == "backtrack"]
     assert [r.level for r in rows] == [1, 2, 3]
-    assert [r.label for r in rows] == ["↩ L1 next candidate: r1", "⟲ L2 replan: r2", "≈ L3 weak answer: r3"]
+    assert [r.label for r in rows] == [
+        "↩ L1 next candidate after kb-fast (r1): why1",
+        "⟲ L2 replan after planner-default r1: why2",
+        "≈ L3 weak answer from r1 (planner-default): why3",
+    ]
     assert len(state.backtracks) == 3
 
 
