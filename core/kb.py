@@ -12,12 +12,17 @@ import hashlib
 import os
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.cnl import SUFFIX_FORMATS, read_file
+from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
+from core.store import Segment, SegmentStore, TokenTable, default_store
 from core.units import Caller, KnowledgeUnit
+
+if TYPE_CHECKING:
+    from core.store.tokens import Tokens
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
 _MAX_CACHED_VIEWS = 8
@@ -40,13 +45,20 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_by_id", "_caller", "_key", "_units")
+    __slots__ = ("_by_id", "_caller", "_key", "_table", "_units")
 
-    def __init__(self, units: Iterable[KnowledgeUnit], key: str, caller: Caller):
+    def __init__(
+        self,
+        units: Iterable[KnowledgeUnit],
+        key: str,
+        caller: Caller,
+        table: Callable[[], TokenTable | None] | None = None,
+    ):
         self._units = tuple(sorted(units, key=lambda unit: unit.id))
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
+        self._table = table
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
@@ -74,6 +86,11 @@ class KBView:
     def __iter__(self) -> Iterator[KnowledgeUnit]:
         return iter(self._units)
 
+    def tokens(self) -> Tokens | None:
+        """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
+        table = self._table() if self._table is not None else None
+        return table.tokens(self._units) if table is not None else None
+
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         """A new view with this request's own units added, marked current-turn.
 
@@ -84,7 +101,7 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        return KBView((*self._units, *extra), f"{self._key}+{digest}", self._caller)
+        return KBView((*self._units, *extra), f"{self._key}+{digest}", self._caller, self._table)
 
 
 class KnowledgeBase:
@@ -98,6 +115,8 @@ class KnowledgeBase:
         diagnostics: Iterable[Diagnostic],
         version: str,
         stats: dict[str, _Stat],
+        segments: Mapping[str, Segment] | None = None,
+        store: SegmentStore | None = None,
     ):
         self._paths = tuple(paths)
         self._files = tuple(files)
@@ -107,14 +126,22 @@ class KnowledgeBase:
         self._stats = dict(stats)
         self._views: OrderedDict[str, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
+        self._segments = dict(segments or {})
+        self._store = store
+        self._table: TokenTable | None = None
 
     @classmethod
-    def load(cls, paths: Sequence[Path]) -> KnowledgeBase:
+    def load(
+        cls, paths: Sequence[Path], store: SegmentStore | None = None, previous: KnowledgeBase | None = None
+    ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`) in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
         explicitly must have a supported extension. Nothing here raises for bad input.
+        Each file's segment comes from `previous` when the file's stat is unchanged, else from
+        `store` (the index cache; default: the one the environment names), which reads or builds it.
         """
+        store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
         # Stat before reading: a file changed during the load then differs from the recorded
         # stat, and the next poll reloads it.
@@ -127,8 +154,12 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
-        units, read_diagnostics = _read_all(files)
-        return cls(paths, files, units, [*diagnostics, *read_diagnostics], _digest(_stat_lines(stats)), stats)
+        segments = {str(file): _segment(file, stats, store, previous) for file in files}
+        units, read_diagnostics = _join(files, segments)
+        notes = store.take_notes()
+        store.prune()
+        version = _digest(_stat_lines(stats))
+        return cls(paths, files, units, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
@@ -175,8 +206,19 @@ class KnowledgeBase:
         return tuple(Path(name) for name in sorted(names) if now.get(name) != self._stats.get(name))
 
     def reload(self) -> KnowledgeBase:
-        """A freshly loaded KB from the same paths; this one is left untouched."""
-        return self.load(self._paths)
+        """A freshly loaded KB from the same paths; this one is left untouched.
+
+        Only files whose stat changed are read again (and only their segments rebuilt)."""
+        return self.load(self._paths, self._store, previous=self)
+
+    def token_table(self) -> TokenTable | None:
+        """Stored token ids of the units read from segments (joined on first use); None without any."""
+        if not self._segments:
+            return None
+        with self._views_lock:
+            if self._table is None:
+                self._table = TokenTable(list(self._segments.values()))
+            return self._table
 
     def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
         """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
@@ -204,7 +246,9 @@ class KnowledgeBase:
             for file, count in sorted(Counter(u.location.file for u in stale).items())
         ]
         version = _digest([self._version, *(u.model_dump_json() for u in stale)])
-        return KnowledgeBase(self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats)
+        return KnowledgeBase(
+            self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats, self._segments, self._store
+        )
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
@@ -212,7 +256,7 @@ class KnowledgeBase:
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
-                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller)
+                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller, self.token_table)
                 self._views[key] = view
                 if len(self._views) > _MAX_CACHED_VIEWS:
                     self._views.popitem(last=False)
@@ -269,13 +313,23 @@ def _digest(parts: Iterable[str]) -> str:
     return hasher.hexdigest()[:16]
 
 
-def _read_all(files: Sequence[Path]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
+    """The previous load's segment of an unchanged file, else the store's (cached or built)."""
+    name = str(file)
+    if previous is not None and stats.get(name, _MISSING) != _MISSING and previous._stats.get(name) == stats[name]:
+        segment = previous._segments.get(name)
+        if segment is not None:
+            return segment
+    return store.segment(file)
+
+
+def _join(files: Sequence[Path], segments: Mapping[str, Segment]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     per_file = []
     diagnostics: list[Diagnostic] = []
     for file in files:
-        units, problems = read_file(file)
-        per_file.append(units)
-        diagnostics.extend(problems)
+        segment = segments[str(file)]
+        per_file.append(list(segment.units))
+        diagnostics.extend(segment.diagnostics)
     units, duplicates = _without_duplicates(per_file)
     ordered = {str(file): index for index, file in enumerate(files)}
     # Keep each file's problems together and in line order, duplicates included.

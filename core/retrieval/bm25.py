@@ -140,9 +140,16 @@ class Bm25Index:
         self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
 
     @classmethod
-    def build(cls, units: Sequence[KnowledgeUnit], config: Bm25Config) -> Bm25Index:
+    def build(
+        cls,
+        units: Sequence[KnowledgeUnit],
+        config: Bm25Config,
+        tokens: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
+    ) -> Bm25Index:
+        """`tokens` (vocabulary, term ids, lengths [F, N]) are the units' stored tokens, if any;
+        without them every unit is tokenised here. Either way N, df and avgdl are the units'."""
         # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
-        vocab, term_of, lengths = _tokenize(units)
+        vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
         stride = max(len(units), 1)
         keys, tf = _count(term_of, lengths, stride)
         del term_of

@@ -40,7 +40,7 @@ class ViewIndexes:
 
     @property
     def bm25(self) -> Bm25Index:
-        return self._get("bm25", lambda: Bm25Index.build(self.view.units, self._config.bm25))
+        return self._get("bm25", lambda: Bm25Index.build(self.view.units, self._config.bm25, self.view.tokens()))
 
     @property
     def hdc(self) -> HdcIndex:

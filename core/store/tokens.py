@@ -1,0 +1,81 @@
+"""The token ids of a KB's units, joined from its segments into one vocabulary.
+
+BM25 for a permitted view then gathers the rows of the view's units (a row mask applied before
+any ranking) instead of tokenising them again. Statistics (N, df, avgdl) are computed by the
+index over exactly the gathered rows, so scores equal those of a from-scratch build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.retrieval.bm25 import FIELDS, field_tokens
+from core.store.segment import Segment
+from core.units import KnowledgeUnit
+
+# (vocabulary, term id of every token, lengths [F, N]): what `Bm25Index.build` tokenises itself.
+Tokens = tuple[dict[str, int], np.ndarray, np.ndarray]
+
+
+class TokenTable:
+    def __init__(self, segments: Sequence[Segment]):
+        vocab: dict[str, int] = {}
+        terms, lengths, units = [], [], []
+        for segment in segments:
+            remap = np.fromiter(
+                (vocab.setdefault(word, len(vocab)) for word in segment.words), dtype=np.int32, count=len(segment.words)
+            )
+            terms.append(remap[segment.terms])
+            lengths.append(np.asarray(segment.lengths))
+            units.extend(segment.units)
+        self._words = list(vocab)
+        self._terms = np.concatenate(terms) if terms else np.zeros(0, np.int32)
+        self._lengths = np.concatenate(lengths) if lengths else np.zeros((0, len(FIELDS)), np.int32)
+        totals = self._lengths.sum(axis=1, dtype=np.int64)
+        self._starts = np.cumsum(totals) - totals
+        # Keyed by object identity: a unit kept from an earlier load, or a current-turn copy, is
+        # another object, so it is tokenised rather than matched to a stored row by id.
+        self._row = {id(unit): row for row, unit in enumerate(units)}
+        self._units = units  # keeps the keyed objects alive, so their ids stay unique
+
+    def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
+        """Vocabulary (only terms the given units contain), term ids and lengths, as BM25 wants them."""
+        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+        missing = np.flatnonzero(rows < 0)
+        words = self._words
+        counts = self._lengths[np.maximum(rows, 0)]
+        counts[missing] = 0
+        per_unit = counts.sum(axis=1)
+        offsets = np.repeat(self._starts[np.maximum(rows, 0)] - (np.cumsum(per_unit) - per_unit), per_unit)
+        term_of = self._terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
+        if len(missing):
+            term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts)
+        return _compact(words, term_of, counts)
+
+    def _with_tokenised(self, units, missing, per_unit, term_of, counts):
+        """Splice in the tokens of units that have no stored row, growing a private vocabulary."""
+        words = list(self._words)
+        vocab = {word: i for i, word in enumerate(words)}
+        pieces, cursor = [], 0
+        ends = np.cumsum(per_unit)
+        for row in missing:
+            pieces.append(term_of[cursor : ends[row]])
+            cursor = int(ends[row])
+            fields = field_tokens(units[row])
+            counts[row] = [len(tokens) for tokens in fields]
+            ids = [vocab.setdefault(token, len(vocab)) for tokens in fields for token in tokens]
+            pieces.append(np.array(ids, dtype=np.int32))
+        pieces.append(term_of[cursor:])
+        return np.concatenate(pieces).astype(np.int32), counts, list(vocab)
+
+
+def _compact(words: list[str], term_of: np.ndarray, counts: np.ndarray) -> Tokens:
+    """Renumber to the terms present: a term only restricted units use must not exist in the index."""
+    present = np.zeros(len(words), dtype=bool)
+    present[term_of] = True
+    kept = np.flatnonzero(present)
+    new_id = np.cumsum(present, dtype=np.int64) - 1
+    vocab = {words[i]: n for n, i in enumerate(kept.tolist())}
+    return vocab, new_id[term_of].astype(np.int32), np.ascontiguousarray(counts.T, dtype=np.int32)

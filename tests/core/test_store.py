@@ -1,0 +1,255 @@
+"""The per-file segment store: warm loads, score equality with a from-scratch build, incremental
+reload by the file, and segments that cannot be trusted (corrupt, truncated, foreign format)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.config import Bm25Config
+from core.diagnostics import Code
+from core.kb import KnowledgeBase
+from core.retrieval.bm25 import Bm25Index
+from core.store import SegmentStore
+from core.text import tokenize
+from core.units import Caller, Role
+from tests.core.store_kb import WORDS, write_kb
+
+ROOT = Path(__file__).resolve().parents[2]
+CALLERS = [
+    Caller(),
+    Caller(tags=frozenset({"crew:night", "support:eu"}), region="NORTH", as_of=dt.date(2019, 6, 1)),
+    Caller(tags=frozenset({"support:eu"}), region="EU"),
+]
+
+
+def segment_folders(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "segments").glob("*/*") if not p.name.startswith("."))
+
+
+def assert_same_scores(kb: KnowledgeBase, questions: list[str]) -> None:
+    config = Bm25Config()
+    for caller in CALLERS:
+        view = kb.view(caller)
+        stored = Bm25Index.build(view.units, config, view.tokens())
+        fresh = Bm25Index.build(view.units, config)
+        assert set(stored._vocab) == set(fresh._vocab)
+        for question in questions:
+            tokens = tokenize(question)
+            for roles in ([], [Role.PROCEDURE]):
+                np.testing.assert_allclose(stored.scores(tokens, roles), fresh.scores(tokens, roles), rtol=0, atol=1e-9)
+                assert stored.top_k(tokens, roles, 10) == fresh.top_k(tokens, roles, 10)
+
+
+def test_second_load_reads_every_segment_and_builds_none(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir)
+    first_store, second_store = SegmentStore(tmp_path / "cache"), SegmentStore(tmp_path / "cache")
+    first = KnowledgeBase.load([kb_dir], store=first_store)
+    second = KnowledgeBase.load([kb_dir], store=second_store)
+    assert (first_store.builds, first_store.loads) == (4, 0)
+    assert (second_store.builds, second_store.loads) == (0, 4)
+    assert second.units == first.units
+    assert second.diagnostics == first.diagnostics
+    assert second.version == first.version
+
+
+@pytest.mark.parametrize("kb_source", ["sample", "synthetic"])
+def test_scores_from_segments_equal_a_from_scratch_build(tmp_path, kb_source):
+    if kb_source == "sample":
+        kb_dir = ROOT / "sample_kb"
+        questions = ["How do I replace a damaged refurbished laptop?", "What is Helix?", "orion deploy rollback"]
+    else:
+        kb_dir = tmp_path / "kb"
+        write_kb(kb_dir)
+        questions = [" ".join(WORDS[i : i + 4]) for i in range(0, len(WORDS), 5)]
+    store = tmp_path / "cache"
+    KnowledgeBase.load([kb_dir], store=SegmentStore(store))
+    warm = SegmentStore(store)
+    kb = KnowledgeBase.load([kb_dir], store=warm)
+    assert warm.loads > 0 and warm.builds == 0
+    assert_same_scores(kb, questions)
+
+
+def test_a_term_only_restricted_units_use_is_not_in_the_view_index(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=1, per_file=3)
+    (kb_dir / "secret.md").write_text(
+        "## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: zanzibarite\n"
+        "Claim: Zanzibarite is the night crew's word.\nAcl: crew:night\n",
+        encoding="utf-8",
+    )
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    term = tokenize("zanzibarite")[0]
+    assert term not in kb.view(Caller()).tokens()[0]
+    assert term in kb.view(Caller(tags=frozenset({"crew:night"}))).tokens()[0]
+
+
+def test_reload_rebuilds_only_the_edited_files_segment(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir)
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    assert store.builds == 4
+    text = paths[2].read_text(encoding="utf-8")
+    paths[2].write_text(text.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    reloaded = kb.reload()
+    assert store.builds == 5 and store.loads == 0
+    assert any("quillwort" in u.topic for u in reloaded.units)
+    assert_same_scores(reloaded, ["quillwort hive", "tide chart"])
+    # Unchanged files keep their segments in memory: nothing is read again.
+    assert reloaded.reload().units == reloaded.units
+    assert store.builds == 5 and store.loads == 0
+
+
+def test_a_deleted_file_leaves_the_view(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir, files=2)
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    gone = {u.id for u in kb.units if u.source_id == "notes1"}
+    paths[1].unlink()
+    reloaded = kb.reload()
+    assert gone and not gone & {u.id for u in reloaded.view(CALLERS[1]).units}
+    assert_same_scores(reloaded, ["tide hive"])
+
+
+def test_an_edit_back_to_earlier_content_reads_no_stale_segment(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir, files=1)
+    original = paths[0].read_text(encoding="utf-8")
+    cache = tmp_path / "cache"
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    paths[0].write_text(original.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    # The older key of this path was replaced, not kept beside the new one.
+    assert len(segment_folders(cache)) == 1
+    paths[0].write_text(original, encoding="utf-8")
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    assert store.builds == 1 and not any("quillwort" in u.topic for u in kb.units)
+
+
+def damage_truncate(folder: Path) -> None:
+    terms = folder / "terms.npy"
+    terms.write_bytes(terms.read_bytes()[:-8])
+
+
+def damage_flip(folder: Path) -> None:
+    units = folder / "units.json"
+    data = bytearray(units.read_bytes())
+    data[len(data) // 2] ^= 0x20
+    units.write_bytes(bytes(data))
+
+
+def damage_format(folder: Path) -> None:
+    meta = json.loads((folder / "meta.json").read_text())
+    meta["format"] = 999
+    (folder / "meta.json").write_text(json.dumps(meta))
+
+
+def damage_meta(folder: Path) -> None:
+    (folder / "meta.json").write_text("{not json")
+
+
+def damage_shape(folder: Path) -> None:
+    """Consistent checksums over arrays whose shape no longer fits the units."""
+    meta = json.loads((folder / "meta.json").read_text())
+    np.save(folder / "lengths.npy", np.zeros((1, 7), dtype=np.int32))
+    from core.store.segment import _sha256
+
+    meta["checksums"]["lengths.npy"] = _sha256(folder / "lengths.npy")
+    (folder / "meta.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("damage", [damage_truncate, damage_flip, damage_format, damage_meta, damage_shape])
+def test_an_untrustworthy_segment_is_rebuilt_with_a_warning(tmp_path, damage):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=2)
+    cache = tmp_path / "cache"
+    good = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    damage(segment_folders(cache)[0])
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    assert (store.builds, store.loads) == (1, 1)
+    assert kb.units == good.units
+    warnings = [d for d in kb.diagnostics if d.code is Code.INDEX_CACHE]
+    assert len(warnings) == 1 and "rebuilt" in warnings[0].message
+    assert_same_scores(kb, ["tide hive"])
+    # The rebuilt segment was saved again: the next load reads both.
+    again = SegmentStore(cache)
+    KnowledgeBase.load([kb_dir], store=again)
+    assert (again.builds, again.loads) == (0, 2)
+
+
+def test_an_unwritable_cache_runs_without_it_and_says_so_once(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=2)
+    # A file where the cache folder should be: no process, root included, can write under it.
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder")
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    again = KnowledgeBase.load([kb_dir], store=store)
+    warnings = [d for d in kb.diagnostics if d.code is Code.INDEX_CACHE]
+    assert len(warnings) == 1 and "without it" in warnings[0].message
+    assert not [d for d in again.diagnostics if d.code is Code.INDEX_CACHE]
+    assert again.units == kb.units and store.builds == 4
+    assert_same_scores(again, ["tide hive"])
+
+
+CHILD = """
+import sys
+from pathlib import Path
+from core.kb import KnowledgeBase
+from core.units import Caller
+from core.retrieval.bm25 import Bm25Index
+from core.config import Bm25Config
+from core.text import tokenize
+kb = KnowledgeBase.load([Path(sys.argv[1])])
+view = kb.view(Caller())
+index = Bm25Index.build(view.units, Bm25Config(), view.tokens())
+print(len(kb.units), index.top_k(tokenize(sys.argv[2]), [], 3), "nltk" in sys.modules)
+"""
+
+
+def run_child(kb_dir: Path, cache: Path, question: str) -> subprocess.Popen:
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache)}
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(kb_dir), question], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
+
+
+def test_two_processes_on_one_kb_both_answer_and_leave_whole_segments(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=6, per_file=60)
+    cache = tmp_path / "cache"
+    question = "hive brood tide"
+    children = [run_child(kb_dir, cache, question) for _ in range(2)]
+    outputs = [child.communicate(timeout=120)[0] for child in children]
+    assert all(child.returncode == 0 for child in children)
+    assert outputs[0] == outputs[1]
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    view = kb.view(Caller())
+    expected = Bm25Index.build(view.units, Bm25Config()).top_k(tokenize(question), [], 3)
+    assert outputs[0].startswith(f"{len(kb.units)} {expected}")
+    store = SegmentStore(cache)
+    KnowledgeBase.load([kb_dir], store=store)
+    assert (store.builds, store.loads) == (0, 6)
+    assert len(segment_folders(cache)) == 6
+
+
+def test_a_warm_cache_answers_known_words_without_importing_nltk(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=2)
+    cache = tmp_path / "cache"
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    child = run_child(kb_dir, cache, "Which hive swarm at neap tide?")
+    output = child.communicate(timeout=60)[0]
+    assert child.returncode == 0 and output.strip().endswith("False")
