@@ -50,7 +50,9 @@ class Session:
         return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
 
     def _build(self) -> None:
-        self.indexes = IndexCache(self.retrieval, self.ruleset)
+        # HDC vectors of unchanged units survive a reload; they are keyed by unit text.
+        previous = getattr(self, "indexes", None)
+        self.indexes = IndexCache(self.retrieval, self.ruleset, vectors=previous.vectors if previous else None)
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
@@ -132,7 +134,8 @@ class Session:
 
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
-        kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
+        # Only files whose stat changed are read and tokenised again (their segments rebuilt).
+        kb = self.kb.reload().keeping_last_good(self.kb)
         ruleset = load_rules(self.config_path / "thinkingdb.json")
         # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
         # last good rules running, but its errors are still shown.

@@ -54,19 +54,21 @@ class ViewIndexes:
 class IndexCache:
     """A few recent views' indexes; HDC unit vectors are shared across views and invalidated per unit."""
 
-    def __init__(self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4):
+    def __init__(
+        self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4, vectors: UnitVectorCache | None = None
+    ):
         self.config = config
         self.rules = rules
         self._max_views = max_views
         self._entries: OrderedDict[str, ViewIndexes] = OrderedDict()
-        self._vectors = UnitVectorCache()
+        self.vectors = vectors if vectors is not None else UnitVectorCache()
         self._lock = threading.Lock()
 
     def for_view(self, view: KBView) -> ViewIndexes:
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self._vectors)
+                entry = ViewIndexes(view, self.config, self.rules, self.vectors)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)

@@ -21,11 +21,11 @@ from pydantic import TypeAdapter
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
+from core.store.codec import dump_units, load_units
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
 FORMAT_VERSION = 1
-_UNITS = TypeAdapter(list[KnowledgeUnit])
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
 _ARRAYS = ("terms", "lengths")
 
@@ -77,7 +77,7 @@ class Segment:
         parent.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
         blobs = {
-            "units.json": _UNITS.dump_json(list(self.units)),
+            "units.json": dump_units(self.units),
             "diagnostics.json": _DIAGNOSTICS.dump_json(list(self.diagnostics)),
             "words.json": json.dumps(self.words).encode(),
             "stems.json": json.dumps(self.stems).encode(),
@@ -110,7 +110,7 @@ class Segment:
             for name, digest in meta["checksums"].items():
                 if _sha256(folder / name) != digest:
                     raise SegmentError(f"{name} does not match its checksum")
-            units = tuple(_UNITS.validate_json((folder / "units.json").read_bytes()))
+            units = load_units((folder / "units.json").read_bytes())
             words = tuple(json.loads((folder / "words.json").read_bytes()))
             terms = np.load(folder / "terms.npy", mmap_mode="r")
             lengths = np.load(folder / "lengths.npy", mmap_mode="r")

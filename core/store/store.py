@@ -28,7 +28,7 @@ from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text import learn_stems
 
 _CODE_PACKAGES = ("cnl",)
-_CODE_FILES = ("text.py", "units.py", "diagnostics.py", "retrieval/bm25.py", "store/segment.py")
+_CODE_FILES = ("text.py", "units.py", "diagnostics.py", "retrieval/bm25.py", "store/segment.py", "store/codec.py")
 # Temp folders older than this belong to a process that died mid-write.
 _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30

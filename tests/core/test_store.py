@@ -17,7 +17,8 @@ from core.config import Bm25Config
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
-from core.store import SegmentStore
+from core.session import Session
+from core.store import SegmentStore, default_store
 from core.text import tokenize
 from core.units import Caller, Role
 from tests.core.store_kb import WORDS, write_kb
@@ -253,3 +254,32 @@ def test_a_warm_cache_answers_known_words_without_importing_nltk(tmp_path):
     child = run_child(kb_dir, cache, "Which hive swarm at neap tide?")
     output = child.communicate(timeout=60)[0]
     assert child.returncode == 0 and output.strip().endswith("False")
+
+
+def test_session_reload_rebuilds_one_segment_and_answers_from_the_edit(tmp_path, config_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir)
+    session = Session([kb_dir], config_path)
+    store = default_store()
+    builds = store.builds
+    text = paths[1].read_text(encoding="utf-8")
+    paths[1].write_text(text.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    session.reload()
+    assert store.builds == builds + 1
+    view = session.view(CALLERS[1])
+    index = session.indexes.for_view(view).bm25
+    assert index.top_k(tokenize("quillwort"), [], 1)[0][0].startswith("notes1::chunk-000::unit-000")
+
+
+def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
+    from core.store.codec import dump_units, load_units
+
+    units = KnowledgeBase.load([ROOT / "sample_kb"], store=SegmentStore(None)).units
+    restored = load_units(dump_units(units))
+    assert restored == units
+    for before, after in zip(units, restored, strict=True):
+        assert after.model_dump_json() == before.model_dump_json()
+        assert after.model_fields_set == before.model_fields_set
+        assert type(after.role) is Role and all(type(a).__name__ == "Act" for a in after.acts)
+    with pytest.raises((ValueError, KeyError)):
+        load_units(dump_units(units).replace(b'"topic"', b'"topik"', 1))
