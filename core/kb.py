@@ -45,7 +45,7 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_by_id", "_caller", "_key", "_table", "_units")
+    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_table", "_units")
 
     def __init__(
         self,
@@ -53,12 +53,26 @@ class KBView:
         key: str,
         caller: Caller,
         table: Callable[[], TokenTable | None] | None = None,
+        base: KBView | None = None,
+        extra: tuple[KnowledgeUnit, ...] = (),
     ):
         self._units = tuple(sorted(units, key=lambda unit: unit.id))
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
         self._table = table
+        self._base = base
+        self._extra = extra
+
+    @property
+    def base(self) -> KBView | None:
+        """The view this one extends with current-turn units (None for a caller's plain view)."""
+        return self._base
+
+    @property
+    def extra(self) -> tuple[KnowledgeUnit, ...]:
+        """The current-turn units added to `base`, which indexes score in a side index."""
+        return self._extra
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
@@ -101,7 +115,10 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        return KBView((*self._units, *extra), f"{self._key}+{digest}", self._caller, self._table)
+        base = self._base or self
+        return KBView(
+            (*self._units, *extra), f"{self._key}+{digest}", self._caller, self._table, base, (*self._extra, *extra)
+        )
 
 
 class KnowledgeBase:

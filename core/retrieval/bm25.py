@@ -187,6 +187,29 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.unit_ids)
 
+    def doc_freq(self, term: str) -> int:
+        tid = self._vocab.get(term)
+        return 0 if tid is None else int(self._df[tid])
+
+    def field_lengths(self) -> np.ndarray:
+        """Token count of each field of each unit, [F, N]."""
+        return self._postings.lengths
+
+    def role_rows(self) -> np.ndarray:
+        """Each unit's role as an index into `Role`, in row order."""
+        return self._roles
+
+    def term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows, fields and tf of every (unit, field) holding `term`, by row then field."""
+        tid = self._vocab.get(term)
+        if tid is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
+        stride, width = max(len(self.unit_ids), 1), len(FIELDS)
+        keys = self._postings.keys
+        start, end = np.searchsorted(keys, [tid * stride * width, (tid + 1) * stride * width])
+        local = keys[start:end] - tid * stride * width
+        return local // width, local % width, self._postings.tf[start:end]
+
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
         return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)

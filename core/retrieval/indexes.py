@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.config import RetrievalConfig
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.hdc import HdcIndex, UnitVectorCache
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import RuleSet
@@ -24,8 +25,19 @@ T = TypeVar("T")
 
 
 class ViewIndexes:
-    def __init__(self, view: KBView, config: RetrievalConfig, rules: RuleSet, vectors: UnitVectorCache):
+    """A view's indexes; a view extended by current-turn units scores BM25 over its base view's
+    index plus a side index of those units (see `Bm25Parts`), never by re-indexing the KB."""
+
+    def __init__(
+        self,
+        view: KBView,
+        config: RetrievalConfig,
+        rules: RuleSet,
+        vectors: UnitVectorCache,
+        base: ViewIndexes | None = None,
+    ):
         self.view = view
+        self._base = base
         self._config = config
         self._rules = rules
         self._vectors = vectors
@@ -39,8 +51,14 @@ class ViewIndexes:
             return self._built[name]  # type: ignore[return-value]
 
     @property
-    def bm25(self) -> Bm25Index:
-        return self._get("bm25", lambda: Bm25Index.build(self.view.units, self._config.bm25, self.view.tokens()))
+    def bm25(self) -> Bm25Index | Bm25Parts:
+        return self._get("bm25", self._build_bm25)
+
+    def _build_bm25(self) -> Bm25Index | Bm25Parts:
+        config = self._config.bm25
+        if self._base is None:
+            return Bm25Index.build(self.view.units, config, self.view.tokens())
+        return Bm25Parts([self._base.bm25, Bm25Index.build(self.view.extra, config)], config)
 
     @property
     def hdc(self) -> HdcIndex:
@@ -65,10 +83,11 @@ class IndexCache:
         self._lock = threading.Lock()
 
     def for_view(self, view: KBView) -> ViewIndexes:
+        base = self.for_view(view.base) if view.base is not None else None
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self.vectors)
+                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)
