@@ -29,6 +29,12 @@ def _stemmer():
 
 # Stems read from the index store: a question whose words are all known never imports nltk.
 _KNOWN_STEMS: dict[str, str] = {}
+# Stems nltk computed in this process, which the store keeps for the next one.
+_COMPUTED_STEMS: dict[str, str] = {}
+
+
+def computed_stems() -> dict[str, str]:
+    return dict(_COMPUTED_STEMS)
 
 
 def learn_stems(table: Mapping[str, str]) -> None:
@@ -50,7 +56,9 @@ def stem_table(texts: Iterable[str]) -> dict[str, str]:
 @lru_cache(maxsize=1 << 18)
 def stem(token: str) -> str:
     known = _KNOWN_STEMS.get(token)
-    return known if known is not None else _stemmer().stem(token)
+    if known is None:
+        known = _COMPUTED_STEMS[token] = _stemmer().stem(token)
+    return known
 
 
 @lru_cache(maxsize=1 << 16)

@@ -10,6 +10,7 @@ process, with one warning.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -22,10 +23,10 @@ from pathlib import Path
 
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
-from core.store.atomic import publish_dir
+from core.store.atomic import publish_dir, write_bytes
 from core.store.location import cache_root
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
-from core.text import learn_stems
+from core.text import computed_stems, learn_stems
 
 _CODE_PACKAGES = ("cnl",)
 _CODE_FILES = ("text.py", "units.py", "diagnostics.py", "retrieval/bm25.py", "store/segment.py", "store/codec.py")
@@ -33,6 +34,10 @@ _CODE_FILES = ("text.py", "units.py", "diagnostics.py", "retrieval/bm25.py", "st
 _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
+STEMS_FILE = "stems.json"
+MAX_STORED_STEMS = 200_000
+# The table records which tokenizer source computed it; a stem table from other code is ignored.
+_STEMMER_KEY = "\0stemmer"
 
 
 @lru_cache(maxsize=1)
@@ -174,13 +179,47 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_store() -> SegmentStore:
-    """The process's store for the cache folder the environment names (one per folder)."""
+    """The process's store for the cache folder the environment names (one per folder).
+
+    It also keeps the stems of words outside every KB (question words, cue words) across
+    processes, so a repeated question does not import nltk either.
+    """
     root = cache_root()
     with _DEFAULT_LOCK:
         store = _DEFAULT_STORES.get(root)
         if store is None:
             store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
+            if root is not None:
+                learn_stems(_read_stems(root))
+                atexit.register(_save_stems, root)
         return store
+
+
+def _read_stems(root: Path) -> dict[str, str]:
+    try:
+        table = json.loads((root / STEMS_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    valid = isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())
+    return table if valid and table.get(_STEMMER_KEY) == _stemmer_id() else {}
+
+
+def _save_stems(root: Path) -> None:
+    """Merge this process's new stems into the cache's table; best effort, bounded."""
+    new = computed_stems()
+    if not new:
+        return
+    table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id()}
+    if len(table) > MAX_STORED_STEMS:
+        return
+    try:
+        write_bytes(root / STEMS_FILE, json.dumps(table).encode())
+    except OSError:
+        pass
+
+
+def _stemmer_id() -> str:
+    return code_digest()[:16]
 
 
 def _max_bytes() -> int:

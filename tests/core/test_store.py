@@ -283,3 +283,14 @@ def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
         assert type(after.role) is Role and all(type(a).__name__ == "Act" for a in after.acts)
     with pytest.raises((ValueError, KeyError)):
         load_units(dump_units(units).replace(b'"topic"', b'"topik"', 1))
+
+
+def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=1)
+    cache = tmp_path / "cache"
+    question = "Do quillworts grow beside estuaries?"
+    first = run_child(kb_dir, cache, question).communicate(timeout=60)[0]
+    second = run_child(kb_dir, cache, question).communicate(timeout=60)[0]
+    assert first.strip().endswith("True") and second.strip().endswith("False")
+    assert first.split(" True")[0] == second.split(" False")[0]
