@@ -12,13 +12,15 @@ import hashlib
 import os
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
-from core.store import Segment, SegmentStore, TokenTable, default_store
+from core.retrieval.hdc import UnitVectorCache
+from core.store import Segment, SegmentStore, default_store
+from core.store.stored import StoredKb
 from core.units import Caller, KnowledgeUnit
 
 if TYPE_CHECKING:
@@ -45,14 +47,14 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_table", "_units")
+    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units")
 
     def __init__(
         self,
         units: Iterable[KnowledgeUnit],
         key: str,
         caller: Caller,
-        table: Callable[[], TokenTable | None] | None = None,
+        stored: StoredKb | None = None,
         base: KBView | None = None,
         extra: tuple[KnowledgeUnit, ...] = (),
     ):
@@ -60,7 +62,7 @@ class KBView:
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
-        self._table = table
+        self._stored = stored
         self._base = base
         self._extra = extra
 
@@ -102,8 +104,17 @@ class KBView:
 
     def tokens(self) -> Tokens | None:
         """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
-        table = self._table() if self._table is not None else None
-        return table.tokens(self._units) if table is not None else None
+        return self._stored.tokens(self._units) if self._stored is not None else None
+
+    def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
+        """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""
+        if self._stored is not None:
+            self._stored.prime_vectors(cache, seed)
+
+    def keep_vectors(self, cache: UnitVectorCache, seed: str) -> None:
+        """Store the HDC vectors `cache` now holds, for the next process."""
+        if self._stored is not None:
+            self._stored.keep_vectors(cache, seed)
 
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         """A new view with this request's own units added, marked current-turn.
@@ -117,7 +128,7 @@ class KBView:
         digest = _digest(unit.model_dump_json() for unit in extra)
         base = self._base or self
         return KBView(
-            (*self._units, *extra), f"{self._key}+{digest}", self._caller, self._table, base, (*self._extra, *extra)
+            (*self._units, *extra), f"{self._key}+{digest}", self._caller, self._stored, base, (*self._extra, *extra)
         )
 
 
@@ -143,9 +154,7 @@ class KnowledgeBase:
         self._stats = dict(stats)
         self._views: OrderedDict[str, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
-        self._segments = dict(segments or {})
-        self._store = store
-        self._table: TokenTable | None = None
+        self._stored = StoredKb(segments, store) if segments and store is not None else None
 
     @classmethod
     def load(
@@ -226,16 +235,13 @@ class KnowledgeBase:
         """A freshly loaded KB from the same paths; this one is left untouched.
 
         Only files whose stat changed are read again (and only their segments rebuilt)."""
-        return self.load(self._paths, self._store, previous=self)
+        return self.load(self._paths, self._stored.store if self._stored else None, previous=self)
 
-    def token_table(self) -> TokenTable | None:
-        """Stored token ids of the units read from segments (joined on first use); None without any."""
-        if not self._segments:
+    def _segment_of(self, name: str, stat: _Stat) -> Segment | None:
+        """This load's segment of a file, if the file's stat is still `stat`."""
+        if self._stored is None or stat == _MISSING or self._stats.get(name) != stat:
             return None
-        with self._views_lock:
-            if self._table is None:
-                self._table = TokenTable(list(self._segments.values()))
-            return self._table
+        return self._stored.segments.get(name)
 
     def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
         """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
@@ -264,7 +270,8 @@ class KnowledgeBase:
         ]
         version = _digest([self._version, *(u.model_dump_json() for u in stale)])
         return KnowledgeBase(
-            self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats, self._segments, self._store
+            self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats,
+            self._stored.segments if self._stored else None, self._stored.store if self._stored else None,
         )
 
     def view(self, caller: Caller) -> KBView:
@@ -273,7 +280,7 @@ class KnowledgeBase:
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
-                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller, self.token_table)
+                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller, self._stored)
                 self._views[key] = view
                 if len(self._views) > _MAX_CACHED_VIEWS:
                     self._views.popitem(last=False)
@@ -332,12 +339,8 @@ def _digest(parts: Iterable[str]) -> str:
 
 def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
     """The previous load's segment of an unchanged file, else the store's (cached or built)."""
-    name = str(file)
-    if previous is not None and stats.get(name, _MISSING) != _MISSING and previous._stats.get(name) == stats[name]:
-        segment = previous._segments.get(name)
-        if segment is not None:
-            return segment
-    return store.segment(file)
+    kept = previous._segment_of(str(file), stats.get(str(file), _MISSING)) if previous is not None else None
+    return kept if kept is not None else store.segment(file)
 
 
 def _join(files: Sequence[Path], segments: Mapping[str, Segment]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:

@@ -62,7 +62,14 @@ class ViewIndexes:
 
     @property
     def hdc(self) -> HdcIndex:
-        return self._get("hdc", lambda: HdcIndex.build(self.view.units, self._config.hdc, self._vectors))
+        return self._get("hdc", self._build_hdc)
+
+    def _build_hdc(self) -> HdcIndex:
+        seed = self._config.hdc.seed
+        self.view.prime_vectors(self._vectors, seed)
+        index = HdcIndex.build(self.view.units, self._config.hdc, self._vectors)
+        self.view.keep_vectors(self._vectors, seed)
+        return index
 
     @property
     def tdb(self) -> ThinkingDB:

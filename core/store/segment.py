@@ -86,7 +86,7 @@ class Segment:
             np.save(folder / f"{name}.npy", getattr(self, name))
         for name, data in blobs.items():
             (folder / name).write_bytes(data)
-        checksums = {name: _sha256(folder / name) for name in [*blobs, *(f"{a}.npy" for a in _ARRAYS)]}
+        checksums = {name: sha256_of(folder / name) for name in [*blobs, *(f"{a}.npy" for a in _ARRAYS)]}
         meta = {
             "format": FORMAT_VERSION,
             "key": self.key,
@@ -108,7 +108,7 @@ class Segment:
             if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
                 raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
             for name, digest in meta["checksums"].items():
-                if _sha256(folder / name) != digest:
+                if sha256_of(folder / name) != digest:
                     raise SegmentError(f"{name} does not match its checksum")
             units = load_units((folder / "units.json").read_bytes())
             words = tuple(json.loads((folder / "words.json").read_bytes()))
@@ -146,6 +146,6 @@ class Segment:
             raise SegmentError("array shapes do not match the segment's units")
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()

@@ -116,6 +116,12 @@ class SegmentStore:
             shutil.rmtree(entry.folder, ignore_errors=True)
             total -= entry.bytes
 
+    def folder_of(self, segment: Segment) -> Path | None:
+        """Where a saved segment lives (None when it was built without the cache)."""
+        if not self.enabled or not segment.key:
+            return None
+        return self._path_folder(Path(segment.file)) / segment.key
+
     def _build(self, file: Path, key: str) -> Segment:
         with self._lock:
             self.builds += 1

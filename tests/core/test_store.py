@@ -13,14 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.config import Bm25Config
+from core.config import Bm25Config, load_retrieval_config
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.hdc import encode_query
+from core.retrieval.indexes import IndexCache
+from core.rules import RuleSet
 from core.session import Session
 from core.store import SegmentStore, default_store
+from core.store.codec import dump_units, load_units
+from core.store.segment import sha256_of
 from core.text import tokenize
-from core.units import Caller, Role
+from core.units import Act, Caller, Role
 from tests.core.store_kb import WORDS, write_kb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,9 +168,8 @@ def damage_shape(folder: Path) -> None:
     """Consistent checksums over arrays whose shape no longer fits the units."""
     meta = json.loads((folder / "meta.json").read_text())
     np.save(folder / "lengths.npy", np.zeros((1, 7), dtype=np.int32))
-    from core.store.segment import _sha256
 
-    meta["checksums"]["lengths.npy"] = _sha256(folder / "lengths.npy")
+    meta["checksums"]["lengths.npy"] = sha256_of(folder / "lengths.npy")
     (folder / "meta.json").write_text(json.dumps(meta))
 
 
@@ -211,7 +215,10 @@ from pathlib import Path
 from core.kb import KnowledgeBase
 from core.units import Caller
 from core.retrieval.bm25 import Bm25Index
-from core.config import Bm25Config
+from core.retrieval.hdc import encode_query
+from core.retrieval.indexes import IndexCache
+from core.rules import RuleSet
+from core.config import Bm25Config, load_retrieval_config
 from core.text import tokenize
 kb = KnowledgeBase.load([Path(sys.argv[1])])
 view = kb.view(Caller())
@@ -272,7 +279,6 @@ def test_session_reload_rebuilds_one_segment_and_answers_from_the_edit(tmp_path,
 
 
 def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
-    from core.store.codec import dump_units, load_units
 
     units = KnowledgeBase.load([ROOT / "sample_kb"], store=SegmentStore(None)).units
     restored = load_units(dump_units(units))
@@ -294,3 +300,29 @@ def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
     second = run_child(kb_dir, cache, question).communicate(timeout=60)[0]
     assert first.strip().endswith("True") and second.strip().endswith("False")
     assert first.split(" True")[0] == second.split(" False")[0]
+
+
+def hdc_index(kb: KnowledgeBase, config_path: Path):
+
+    cache = IndexCache(load_retrieval_config(config_path), RuleSet())
+    return cache.for_view(kb.view(CALLERS[0])).hdc, cache.vectors
+
+
+def test_hdc_vectors_are_stored_and_the_next_process_encodes_nothing(tmp_path, config_path):
+
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=3)
+    first, first_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
+    # Every unit is stored, restricted ones included, so other callers need no encoding either.
+    assert first_vectors.encoded == 120
+    assert len(list((cache / "segments").glob("*/*/hdc-*.npy"))) == 3
+    second, second_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
+    assert second_vectors.encoded == 0
+    query = encode_query(tokenize("hive tide swarm"), Act.DEFINE, load_retrieval_config(config_path).hdc)
+    np.testing.assert_array_equal(second.scores(query), first.scores(query))
+    # A damaged vectors file is dropped and its segment encoded again.
+    damaged = sorted((cache / "segments").glob("*/*/hdc-*.npy"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:-16])
+    third, third_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
+    assert third_vectors.encoded == 40
+    np.testing.assert_array_equal(third.scores(query), first.scores(query))

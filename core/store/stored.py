@@ -1,0 +1,99 @@
+"""What a loaded KB keeps from its segments for the indexes built on its views.
+
+- token ids (joined into a `TokenTable` on first use), for BM25;
+- HDC unit vectors: read into the shared `UnitVectorCache` before an HDC index is built, and
+  saved per segment after, so the next process encodes nothing. A vectors file is named after
+  the HDC seed and the SHA-256 of its bytes, written atomically, and checked on read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from core.retrieval import hdc
+from core.retrieval.hdc import WORDS, UnitVectorCache
+from core.store.atomic import write_bytes
+from core.store.segment import Segment
+from core.store.store import SegmentStore
+from core.store.tokens import Tokens, TokenTable
+from core.units import KnowledgeUnit
+
+
+class StoredKb:
+    def __init__(self, segments: Mapping[str, Segment], store: SegmentStore):
+        self.segments = dict(segments)
+        self.store = store
+        self._lock = threading.Lock()
+        self._table: TokenTable | None = None
+
+    def token_table(self) -> TokenTable:
+        with self._lock:
+            if self._table is None:
+                self._table = TokenTable(list(self.segments.values()))
+            return self._table
+
+    def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
+        return self.token_table().tokens(units)
+
+    def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
+        """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""
+        primed = 0
+        for segment in self.segments.values():
+            if not segment.units or all(cache.has(unit, seed) for unit in (segment.units[0], segment.units[-1])):
+                continue
+            vectors = self._read_vectors(segment, seed)
+            if vectors is not None:
+                cache.add(segment.units, seed, vectors[0], vectors[1])
+                primed += len(segment.units)
+        return primed
+
+    def keep_vectors(self, cache: UnitVectorCache, seed: str) -> int:
+        """Save the HDC vectors of segments that have none stored yet; returns segments written."""
+        written = 0
+        for segment in self.segments.values():
+            folder = self.store.folder_of(segment)
+            if folder is None or not folder.is_dir() or _vector_files(folder, seed):
+                continue
+            topic, claim = cache.vectors(segment.units, seed)
+            buffer = io.BytesIO()
+            np.save(buffer, np.stack([topic, claim]) if len(segment.units) else np.zeros((2, 0, WORDS), np.uint64))
+            data = buffer.getvalue()
+            try:
+                write_bytes(folder / f"hdc-{_seed_id(seed)}-{hashlib.sha256(data).hexdigest()[:32]}.npy", data)
+            except OSError:
+                return written
+            written += 1
+        return written
+
+    def _read_vectors(self, segment: Segment, seed: str) -> np.ndarray | None:
+        folder = self.store.folder_of(segment)
+        for path in _vector_files(folder, seed) if folder is not None and folder.is_dir() else []:
+            try:
+                data = path.read_bytes()
+                if hashlib.sha256(data).hexdigest()[:32] != path.stem.rsplit("-", 1)[1]:
+                    raise ValueError("checksum")
+                vectors = np.load(io.BytesIO(data))
+                if vectors.shape != (2, len(segment.units), WORDS) or vectors.dtype != np.uint64:
+                    raise ValueError("shape")
+                return vectors
+            except (OSError, ValueError):
+                path.unlink(missing_ok=True)
+        return None
+
+
+@lru_cache(maxsize=8)
+def _seed_id(seed: str) -> str:
+    """The seed and the encoder's source: vectors from another encoding are never read."""
+    source = Path(hdc.__file__).read_bytes()
+    return hashlib.sha256(seed.encode() + b"\0" + source).hexdigest()[:12]
+
+
+def _vector_files(folder: Path, seed: str) -> list[Path]:
+    return sorted(folder.glob(f"hdc-{_seed_id(seed)}-*.npy"))
