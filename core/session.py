@@ -96,6 +96,18 @@ class Session:
         view_indexes.bm25
         view_indexes.tdb
 
+    def hdc_ready(self, caller: Caller) -> bool:
+        """Whether the caller's HDC index exists (stored vectors make building it quick)."""
+        with self._lock:
+            kb, indexes = self.kb, self.indexes
+        return indexes.for_view(kb.view(caller)).has("hdc")
+
+    def warm_up_hdc(self, caller: Caller) -> None:
+        """Build the caller's HDC index (the escalation lane); the explorer runs it after warm_up."""
+        with self._lock:
+            kb, indexes = self.kb, self.indexes
+        indexes.for_view(kb.view(caller)).hdc
+
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
 

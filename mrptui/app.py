@@ -133,6 +133,7 @@ class ExplorerApp(App[None]):
         self._replay_events = list(replay or ())
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
+        self.hdc_building = False
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
         self.runs: list[RunRecord] = []
@@ -162,12 +163,31 @@ class ExplorerApp(App[None]):
             if self.poll_interval > 0:
                 self.set_interval(self.poll_interval, self.poll_files)
             self.run_worker(
-                lambda: self.session.warm_up(self.caller),
+                self._warm_up,
                 thread=True,
                 group="warm-up",
                 description="Preparing the indexes",
                 exit_on_error=False,
             )
+
+    def _warm_up(self) -> None:
+        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
+        self.session.warm_up(self.caller)
+        if self.session.hdc_ready(self.caller):
+            return
+        self.call_from_thread(self._hdc_progress, "building")
+        try:
+            self.session.warm_up_hdc(self.caller)
+        except Exception:
+            self.call_from_thread(self._hdc_progress, "failed")
+            raise
+        self.call_from_thread(self._hdc_progress, "ready")
+
+    def _hdc_progress(self, state: str) -> None:
+        self.hdc_building = state == "building"
+        self.refresh_view()
+        if state == "ready":
+            self.notify("HDC index ready", timeout=4)
 
     def main_ready(self) -> None:
         """Called by the main screen once its widgets exist (after the first frame)."""
@@ -445,7 +465,7 @@ class ExplorerApp(App[None]):
         markup = status_markup(
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
-            failed=bool(run and run.error),
+            failed=bool(run and run.error), hdc_building=self.hdc_building,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"

@@ -50,6 +50,11 @@ class ViewIndexes:
                 self._built[name] = build()
             return self._built[name]  # type: ignore[return-value]
 
+    def has(self, name: str) -> bool:
+        """Whether the named index ("bm25", "hdc", "tdb") is built already."""
+        with self._lock:
+            return name in self._built
+
     @property
     def bm25(self) -> Bm25Index | Bm25Parts:
         return self._get("bm25", self._build_bm25)

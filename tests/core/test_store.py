@@ -276,6 +276,9 @@ def test_session_reload_rebuilds_one_segment_and_answers_from_the_edit(tmp_path,
     view = session.view(CALLERS[1])
     index = session.indexes.for_view(view).bm25
     assert index.top_k(tokenize("quillwort"), [], 1)[0][0].startswith("notes1::chunk-000::unit-000")
+    assert not session.hdc_ready(CALLERS[1])
+    session.warm_up_hdc(CALLERS[1])
+    assert session.hdc_ready(CALLERS[1])
 
 
 def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
