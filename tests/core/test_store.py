@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -329,3 +330,35 @@ def test_hdc_vectors_are_stored_and_the_next_process_encodes_nothing(tmp_path, c
     third, third_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
     assert third_vectors.encoded == 40
     np.testing.assert_array_equal(third.scores(query), first.scores(query))
+
+
+def test_a_writer_killed_mid_segment_leaves_nothing_a_reader_uses(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    good = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    (folder,) = segment_folders(cache)
+    shutil.rmtree(folder)
+    # What kill -9 during a write leaves: a temp folder with some files and no meta.json.
+    partial = folder.parent / f".tmp-{folder.name}-dead"
+    partial.mkdir()
+    (partial / "units.json").write_bytes(b'{"fields": [')
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    assert (store.builds, store.loads) == (1, 0) and kb.units == good.units
+    assert segment_folders(cache) == [folder]
+
+
+def test_the_cache_drops_least_recently_written_files_beyond_its_bound(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    paths = write_kb(kb_dir, files=3)
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    sizes = sorted(sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) for f in segment_folders(cache))
+    for age, folder in enumerate(segment_folders(cache)):
+        for file in folder.rglob("*"):
+            os.utime(file, (1_000_000 + age, 1_000_000 + age))
+    newest = segment_folders(cache)[-1]
+    store = SegmentStore(cache, max_bytes=sizes[-1] + 1)
+    store.prune()
+    assert segment_folders(cache) == [newest]
+    assert KnowledgeBase.load([kb_dir], store=SegmentStore(cache)).units  # the rest rebuild
+    assert len(segment_folders(cache)) == len(paths)
