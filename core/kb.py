@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
-from core.retrieval.hdc import UnitVectorCache
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
 from core.units import Caller, KnowledgeUnit
 
 if TYPE_CHECKING:
+    from core.retrieval.hdc import UnitVectorCache
     from core.store.tokens import Tokens
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
