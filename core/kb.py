@@ -23,7 +23,10 @@ from core.store.stored import StoredKb
 from core.units import Caller, KnowledgeUnit
 
 if TYPE_CHECKING:
+    from core.config import Bm25Config
+    from core.retrieval.bm25 import Bm25Index
     from core.retrieval.hdc import UnitVectorCache
+    from core.store.stored import PartCache
     from core.store.tokens import Tokens
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
@@ -105,6 +108,10 @@ class KBView:
     def tokens(self) -> Tokens | None:
         """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
         return self._stored.tokens(self._units) if self._stored is not None else None
+
+    def bm25_parts(self, config: Bm25Config, cache: PartCache) -> list[Bm25Index] | None:
+        """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
+        return self._stored.bm25_parts(self._units, config, cache) if self._stored is not None else None
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
         """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""

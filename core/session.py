@@ -50,9 +50,14 @@ class Session:
         return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
 
     def _build(self) -> None:
-        # HDC vectors of unchanged units survive a reload; they are keyed by unit text.
+        # HDC vectors and BM25 parts of unchanged files survive a reload (keyed by content).
         previous = getattr(self, "indexes", None)
-        self.indexes = IndexCache(self.retrieval, self.ruleset, vectors=previous.vectors if previous else None)
+        self.indexes = IndexCache(
+            self.retrieval,
+            self.ruleset,
+            vectors=previous.vectors if previous else None,
+            parts=previous.parts if previous and previous.config == self.retrieval else None,
+        )
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")

@@ -187,6 +187,9 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.unit_ids)
 
+    def row_of(self, unit_id: str) -> int | None:
+        return self._row.get(unit_id)
+
     def doc_freq(self, term: str) -> int:
         tid = self._vocab.get(term)
         return 0 if tid is None else int(self._df[tid])

@@ -30,25 +30,32 @@ _ROLES: tuple[Role, ...] = tuple(Role)
 
 
 class Bm25Parts:
-    """The `Bm25Index` query API (top_k, scores, explain, matched_terms) over several parts."""
+    """The `Bm25Index` query API (top_k, scores, explain, matched_terms) over several parts.
+
+    Rows are the parts' rows one after another. Nothing here costs Python work per unit, so
+    building one per request (a question with context) stays cheap at a million units.
+    """
 
     def __init__(self, parts: Sequence[Bm25Index], config: Bm25Config):
-        self._parts = list(parts)
+        self.parts = [part for part in parts if len(part)]
         self.config = config
-        self.unit_ids = [uid for part in self._parts for uid in part.unit_ids]
-        self._offsets = np.cumsum([0, *(len(part) for part in self._parts)])
-        self._row = {uid: row for row, uid in enumerate(self.unit_ids)}
-        lengths = [part.field_lengths() for part in self._parts]
-        present = sum((length > 0).sum(axis=1) for length in lengths)
-        total = sum(length.sum(axis=1) for length in lengths)
+        self._offsets = np.cumsum([0, *(len(part) for part in self.parts)])
+        lengths = [part.field_lengths() for part in self.parts]
+        present = sum(((length > 0).sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
+        total = sum((length.sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
         self._avgdl = np.where(present > 0, total / np.maximum(present, 1), 1.0)
-        self._roles = np.concatenate([part.role_rows() for part in self._parts])
+        self._roles = np.concatenate([np.zeros(0, np.int8), *(part.role_rows() for part in self.parts)])
         self._weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
 
     def __len__(self) -> int:
-        return len(self.unit_ids)
+        return int(self._offsets[-1])
+
+    @property
+    def unit_ids(self) -> list[str]:
+        return [uid for part in self.parts for uid in part.unit_ids]
 
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
+        """Raw BM25 score of every row (role boost included), in part-then-row order."""
         rows, values = [], []
         for term, count in Counter(query_tokens).items():
             term_rows, contrib = self._term(term)
@@ -57,7 +64,7 @@ class Bm25Parts:
         raw = np.bincount(
             np.concatenate([np.zeros(0, np.int64), *rows]),
             weights=np.concatenate([np.zeros(0), *values]),
-            minlength=len(self.unit_ids),
+            minlength=len(self),
         )
         table = np.array([self.config.role_boost if r in frozenset(preferred_roles) else 1.0 for r in _ROLES])
         return raw * table[self._roles]
@@ -71,13 +78,12 @@ class Bm25Parts:
         if len(rows) > k:
             kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
             rows = rows[scores[rows] >= kth]
-        best = sorted(rows.tolist(), key=lambda r: (-scores[r], self.unit_ids[r]))[:k]
-        return [(self.unit_ids[r], float(scores[r])) for r in best]
+        best = sorted(((-float(scores[r]), self._id(r)) for r in rows.tolist()))[:k]
+        return [(unit_id, -negated) for negated, unit_id in best]
 
     def explain(self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
-        row = self._row[unit_id]
-        part_no = int(np.searchsorted(self._offsets, row, side="right")) - 1
-        part, local = self._parts[part_no], row - int(self._offsets[part_no])
+        part_no, local = self._locate(unit_id)
+        part, row = self.parts[part_no], local + int(self._offsets[part_no])
         contributions = []
         for term, count in Counter(query_tokens).items():
             df = self._df(term)
@@ -100,14 +106,26 @@ class Bm25Parts:
         return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
-        row = self._row[unit_id]
-        return [term for term in dict.fromkeys(query_tokens) if row in self._term(term)[0]]
+        part_no, local = self._locate(unit_id)
+        part = self.parts[part_no]
+        return [term for term in dict.fromkeys(query_tokens) if local in part.term_postings(term)[0]]
+
+    def _locate(self, unit_id: str) -> tuple[int, int]:
+        for number, part in enumerate(self.parts):
+            row = part.row_of(unit_id)
+            if row is not None:
+                return number, row
+        raise KeyError(unit_id)
+
+    def _id(self, row: int) -> str:
+        part_no = int(np.searchsorted(self._offsets, row, side="right")) - 1
+        return self.parts[part_no].unit_ids[row - int(self._offsets[part_no])]
 
     def _df(self, term: str) -> int:
-        return sum(part.doc_freq(term) for part in self._parts)
+        return sum(part.doc_freq(term) for part in self.parts)
 
     def _idf(self, df: int) -> float:
-        return float(np.log((len(self.unit_ids) - df + 0.5) / (df + 0.5) + 1))
+        return float(np.log((len(self) - df + 0.5) / (df + 0.5) + 1))
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding `term` and their summed field contributions under the combined statistics."""
@@ -116,11 +134,13 @@ class Bm25Parts:
             return np.zeros(0, np.int64), np.zeros(0)
         idf = self._idf(df)
         rows, values = [], []
-        for offset, part in zip(self._offsets, self._parts):
+        for offset, part in zip(self._offsets, self.parts):
             local, fields, tf = part.term_postings(term)
             if not len(local):
                 continue
             norms = length_norm(part.field_lengths()[fields, local], self._avgdl[fields], self.config.k1, self.config.b)
             rows.append(local + offset)
             values.append(_contributions(self._weights[fields], idf, tf, norms, self.config.k1))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(values)

@@ -16,6 +16,7 @@ from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.hdc import HdcIndex, UnitVectorCache
 from core.retrieval.thinkingdb import ThinkingDB
+from core.store.stored import PartCache
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -35,9 +36,11 @@ class ViewIndexes:
         rules: RuleSet,
         vectors: UnitVectorCache,
         base: ViewIndexes | None = None,
+        parts: PartCache | None = None,
     ):
         self.view = view
         self._base = base
+        self._parts = parts if parts is not None else PartCache()
         self._config = config
         self._rules = rules
         self._vectors = vectors
@@ -61,9 +64,12 @@ class ViewIndexes:
 
     def _build_bm25(self) -> Bm25Index | Bm25Parts:
         config = self._config.bm25
-        if self._base is None:
-            return Bm25Index.build(self.view.units, config, self.view.tokens())
-        return Bm25Parts([self._base.bm25, Bm25Index.build(self.view.extra, config)], config)
+        if self._base is not None:
+            base = self._base.bm25
+            base_parts = base.parts if isinstance(base, Bm25Parts) else [base]
+            return Bm25Parts([*base_parts, Bm25Index.build(self.view.extra, config)], config)
+        parts = self.view.bm25_parts(config, self._parts)
+        return Bm25Index.build(self.view.units, config) if parts is None else Bm25Parts(parts, config)
 
     @property
     def hdc(self) -> HdcIndex:
@@ -85,13 +91,19 @@ class IndexCache:
     """A few recent views' indexes; HDC unit vectors are shared across views and invalidated per unit."""
 
     def __init__(
-        self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4, vectors: UnitVectorCache | None = None
+        self,
+        config: RetrievalConfig,
+        rules: RuleSet,
+        max_views: int = 4,
+        vectors: UnitVectorCache | None = None,
+        parts: PartCache | None = None,
     ):
         self.config = config
         self.rules = rules
         self._max_views = max_views
         self._entries: OrderedDict[str, ViewIndexes] = OrderedDict()
         self.vectors = vectors if vectors is not None else UnitVectorCache()
+        self.parts = parts if parts is not None else PartCache()
         self._lock = threading.Lock()
 
     def for_view(self, view: KBView) -> ViewIndexes:
@@ -99,7 +111,7 @@ class IndexCache:
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base)
+                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)

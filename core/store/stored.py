@@ -1,6 +1,7 @@
 """What a loaded KB keeps from its segments for the indexes built on its views.
 
-- token ids (joined into a `TokenTable` on first use), for BM25;
+- token ids (joined into a `TokenTable` on first use), and BM25 built per segment over the view's
+  rows of it (Lucene-style parts, scored with combined statistics by `Bm25Parts`);
 - HDC unit vectors: read into the shared `UnitVectorCache` before an HDC index is built, and
   saved per segment after, so the next process encodes nothing. A vectors file is named after
   the HDC seed and the SHA-256 of its bytes, written atomically, and checked on read.
@@ -11,19 +12,48 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from core.config import Bm25Config
 from core.retrieval import hdc
+from core.retrieval.bm25 import Bm25Index
 from core.retrieval.hdc import WORDS, UnitVectorCache
 from core.store.atomic import write_bytes
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 from core.store.tokens import Tokens, TokenTable
 from core.units import KnowledgeUnit
+
+
+class PartCache:
+    """Per-segment BM25 parts by (file, segment key, config, permitted rows), shared across
+    reloads so an edit rebuilds only the edited file's part; least recently used parts go first."""
+
+    def __init__(self, max_parts: int = 1024):
+        self._max_parts = max_parts
+        self._parts: OrderedDict[tuple, tuple[Segment, Bm25Index]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.builds = 0
+
+    def get(self, key: tuple, segment: Segment, build: Callable[[], Bm25Index]) -> Bm25Index:
+        with self._lock:
+            entry = self._parts.get(key)
+            if entry is not None:
+                self._parts.move_to_end(key)
+                return entry[1]
+        part = build()
+        with self._lock:
+            # The segment is kept with its part: a key holding id(segment) must not be reused.
+            self._parts[key] = (segment, part)
+            self.builds += 1
+            while len(self._parts) > self._max_parts:
+                self._parts.popitem(last=False)
+        return part
 
 
 class StoredKb:
@@ -41,6 +71,22 @@ class StoredKb:
 
     def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
         return self.token_table().tokens(units)
+
+    def bm25_parts(self, units: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache) -> list[Bm25Index]:
+        """One BM25 index per segment over the given units it holds (plus one for units no
+        segment holds); an unchanged segment with the same permitted rows reuses its part."""
+        table = self.token_table()
+        groups, loose = table.by_segment(units)
+        segments = list(self.segments.values())
+        parts = []
+        for number, positions, rows in groups:
+            segment = segments[number]
+            subset = [units[p] for p in positions.tolist()]
+            key = (segment.file, segment.key or id(segment), config.model_dump_json(), hashlib.sha256(rows.tobytes()).hexdigest())
+            parts.append(cache.get(key, segment, lambda subset=subset: Bm25Index.build(subset, config, table.tokens(subset))))
+        if len(loose):
+            parts.append(Bm25Index.build([units[p] for p in loose.tolist()], config))
+        return parts
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
         """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""

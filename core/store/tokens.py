@@ -35,10 +35,28 @@ class TokenTable:
         self._lengths = np.concatenate(lengths) if lengths else np.zeros((0, len(FIELDS)), np.int32)
         totals = self._lengths.sum(axis=1, dtype=np.int64)
         self._starts = np.cumsum(totals) - totals
+        self._first_row = np.cumsum([0, *(len(segment.units) for segment in segments)])
         # Keyed by object identity: a unit kept from an earlier load, or a current-turn copy, is
         # another object, so it is tokenised rather than matched to a stored row by id.
         self._row = {id(unit): row for row, unit in enumerate(units)}
         self._units = units  # keeps the keyed objects alive, so their ids stay unique
+
+    def by_segment(self, units: Sequence[KnowledgeUnit]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], np.ndarray]:
+        """Positions in `units` grouped by segment: (segment number, positions, rows within the
+        segment), and the positions of units no segment holds (e.g. last-good units kept)."""
+        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+        loose = np.flatnonzero(rows < 0)
+        held = np.flatnonzero(rows >= 0)
+        segment_of = np.searchsorted(self._first_row, rows[held], side="right") - 1
+        order = np.argsort(segment_of, kind="stable")
+        held, segment_of = held[order], segment_of[order]
+        bounds = np.flatnonzero(np.diff(segment_of)) + 1
+        groups = []
+        for positions, numbers in zip(np.split(held, bounds), np.split(segment_of, bounds), strict=True):
+            if len(positions):
+                number = int(numbers[0])
+                groups.append((number, positions, rows[positions] - self._first_row[number]))
+        return groups, loose
 
     def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
         """Vocabulary (only terms the given units contain), term ids and lengths, as BM25 wants them."""

@@ -76,5 +76,5 @@ def test_a_question_with_context_reuses_the_views_index(kb, config_path):
     base_index = cache.for_view(view).bm25
     for sentence in CONTEXT:
         parts = cache.for_view(view.with_extra(current_turn_units([sentence]))).bm25
-        assert parts._parts[0] is base_index
-        assert len(parts._parts[1]) == 1
+        assert parts.parts[:-1] == base_index.parts
+        assert len(parts.parts[-1]) == 1

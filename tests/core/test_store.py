@@ -42,17 +42,28 @@ def segment_folders(root: Path) -> list[Path]:
 
 
 def assert_same_scores(kb: KnowledgeBase, questions: list[str]) -> None:
-    config = Bm25Config()
+    """Both ways of using segments (one index from stored tokens, one part per file as the
+    engine does) score like a from-scratch build of the view."""
+    retrieval = load_retrieval_config(ROOT / "config")
+    config = retrieval.bm25
     for caller in CALLERS:
         view = kb.view(caller)
         stored = Bm25Index.build(view.units, config, view.tokens())
+        parts = IndexCache(retrieval, RuleSet()).for_view(view).bm25
         fresh = Bm25Index.build(view.units, config)
         assert set(stored._vocab) == set(fresh._vocab)
         for question in questions:
             tokens = tokenize(question)
             for roles in ([], [Role.PROCEDURE]):
-                np.testing.assert_allclose(stored.scores(tokens, roles), fresh.scores(tokens, roles), rtol=0, atol=1e-9)
-                assert stored.top_k(tokens, roles, 10) == fresh.top_k(tokens, roles, 10)
+                expected = fresh.scores(tokens, roles)
+                np.testing.assert_allclose(stored.scores(tokens, roles), expected, rtol=0, atol=1e-9)
+                by_id = dict(zip(parts.unit_ids, parts.scores(tokens, roles), strict=True))
+                np.testing.assert_allclose([by_id[u] for u in fresh.unit_ids], expected, rtol=0, atol=1e-9)
+                want = fresh.top_k(tokens, roles, 10)
+                assert stored.top_k(tokens, roles, 10) == want
+                got = parts.top_k(tokens, roles, 10)
+                assert [u for u, _ in got] == [u for u, _ in want]
+                np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
 
 
 def test_second_load_reads_every_segment_and_builds_none(tmp_path):
@@ -272,10 +283,14 @@ def test_session_reload_rebuilds_one_segment_and_answers_from_the_edit(tmp_path,
     builds = store.builds
     text = paths[1].read_text(encoding="utf-8")
     paths[1].write_text(text.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    session.indexes.for_view(session.view(CALLERS[1])).bm25
+    parts = session.indexes.parts.builds
     session.reload()
     assert store.builds == builds + 1
     view = session.view(CALLERS[1])
     index = session.indexes.for_view(view).bm25
+    # Only the edited file's BM25 part is built again; the other three are reused.
+    assert session.indexes.parts.builds == parts + 1
     assert index.top_k(tokenize("quillwort"), [], 1)[0][0].startswith("notes1::chunk-000::unit-000")
     assert not session.hdc_ready(CALLERS[1])
     session.warm_up_hdc(CALLERS[1])
