@@ -51,7 +51,7 @@ def _process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict
         for _ in range(REPEATS if op == "warm_open" else 1):
             if op == "cold_open":
                 _clear(cache)
-            results.append(_child(op, folder, cache))
+            results.append(_child(op, folder, cache, n))
         if op in ops:
             rows.append(row("mrptui", n, op, [r["ms"] for r in results], max(r["process_peak_mb"] for r in results)))
     return rows
@@ -109,17 +109,19 @@ def _clear(cache: Path) -> None:
     shutil.rmtree(cache, ignore_errors=True)
 
 
-def _child(op: str, folder: Path, cache: Path) -> dict:
+def _child(op: str, folder: Path, cache: Path, n: int) -> dict:
     env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache)}
     env.pop("MRPTUI_NO_CACHE", None)
     out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.store", "--child", op, str(folder)],
+        [sys.executable, "-m", "benchmarks.store", "--child", op, str(folder), str(n)],
         cwd=ROOT, env=env, capture_output=True, text=True, check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _child_main(op: str, folder: str) -> None:
+def _child_main(op: str, folder: str, n: int) -> None:
+    # A question in the KB's own (synthetic) vocabulary, drawn before the clock starts.
+    question = f"what is {SyntheticKb(n, query_count=1).queries[0]}?"
     started = time.perf_counter()
     from core.plugins.base import Request
     from core.session import Session
@@ -132,7 +134,7 @@ def _child_main(op: str, folder: str) -> None:
     else:
         from core.events import AnswerReady
 
-        next(e for e in session.run(Request(question="what is the first topic?")) if isinstance(e, AnswerReady))
+        next(e for e in session.run(Request(question=question)) if isinstance(e, AnswerReady))
     ms = (time.perf_counter() - started) * 1000
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**20
     print(json.dumps({"ms": ms, "process_peak_mb": peak, "units": len(session.kb.units)}))
@@ -140,4 +142,4 @@ def _child_main(op: str, folder: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        _child_main(sys.argv[2], sys.argv[3])
+        _child_main(sys.argv[2], sys.argv[3], int(sys.argv[4]))

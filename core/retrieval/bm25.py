@@ -187,6 +187,38 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.unit_ids)
 
+    _ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
+
+    def to_arrays(self) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
+        """Unit ids, vocabulary (in term-id order) and every array: what `from_arrays` needs."""
+        post = self._postings
+        arrays = {
+            "roles": self._roles, "df": self._df, "idf": self._idf, "indptr": self._indptr,
+            "indices": self._indices, "data": self._data, "keys": post.keys, "tf": post.tf,
+            "lengths": post.lengths, "avgdl": post.avgdl, "norms": post.norms,
+        }
+        return list(self.unit_ids), list(self._vocab), arrays
+
+    @classmethod
+    def from_arrays(
+        cls, unit_ids: list[str], words: list[str], arrays: dict[str, np.ndarray], config: Bm25Config
+    ) -> Bm25Index:
+        """An index saved by `to_arrays` (with the same config); raises ValueError on a shape mismatch."""
+        n, v = len(unit_ids), len(words)
+        expected = {"roles": (n,), "df": (v,), "idf": (v,), "indptr": (v + 1,), "lengths": (len(FIELDS), n),
+                    "avgdl": (len(FIELDS),), "norms": (len(FIELDS), n)}
+        if any(arrays[name].shape != shape for name, shape in expected.items()) or not (
+            len(arrays["indices"]) == len(arrays["data"]) == int(arrays["indptr"][-1])
+            and len(arrays["keys"]) == len(arrays["tf"])
+        ):
+            raise ValueError("BM25 arrays do not fit together")
+        postings = _FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
+        return cls(
+            unit_ids=unit_ids, roles=arrays["roles"], vocab={w: i for i, w in enumerate(words)}, df=arrays["df"],
+            idf=arrays["idf"], indptr=arrays["indptr"], indices=arrays["indices"], data=arrays["data"],
+            postings=postings, config=config,
+        )
+
     def row_of(self, unit_id: str) -> int | None:
         return self._row.get(unit_id)
 

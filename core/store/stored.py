@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -82,11 +83,42 @@ class StoredKb:
         for number, positions, rows in groups:
             segment = segments[number]
             subset = [units[p] for p in positions.tolist()]
-            key = (segment.file, segment.key or id(segment), config.model_dump_json(), hashlib.sha256(rows.tobytes()).hexdigest())
-            parts.append(cache.get(key, segment, lambda subset=subset: Bm25Index.build(subset, config, table.tokens(subset))))
+            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + rows.tobytes()).hexdigest()[:24]
+            key = (segment.file, segment.key or id(segment), digest)
+
+            def build(segment=segment, subset=subset, digest=digest) -> Bm25Index:
+                return self._stored_part(segment, digest, config) or self._keep_part(
+                    segment, digest, Bm25Index.build(subset, config, table.tokens(subset))
+                )
+
+            parts.append(cache.get(key, segment, build))
         if len(loose):
             parts.append(Bm25Index.build([units[p] for p in loose.tolist()], config))
         return parts
+
+    def _stored_part(self, segment: Segment, digest: str, config: Bm25Config) -> Bm25Index | None:
+        folder = self.store.folder_of(segment)
+        for path in sorted(folder.glob(f"bm25-{digest}-*.npz")) if folder is not None and folder.is_dir() else []:
+            try:
+                data = _verified(path)
+                with np.load(io.BytesIO(data), allow_pickle=False) as stored:
+                    arrays = {name: stored[name] for name in Bm25Index._ARRAYS}
+                    names = json.loads(stored["names"].tobytes())
+                return Bm25Index.from_arrays(names["units"], names["words"], arrays, config)
+            except (OSError, ValueError, KeyError):
+                path.unlink(missing_ok=True)
+        return None
+
+    def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
+        folder = self.store.folder_of(segment)
+        if folder is None or not folder.is_dir():
+            return part
+        unit_ids, words, arrays = part.to_arrays()
+        names = np.frombuffer(json.dumps({"units": unit_ids, "words": words}).encode(), dtype=np.uint8)
+        buffer = io.BytesIO()
+        np.savez(buffer, names=names, **arrays)
+        _write_verified(folder, f"bm25-{digest}", "npz", buffer.getvalue())
+        return part
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
         """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""
@@ -110,10 +142,7 @@ class StoredKb:
             topic, claim = cache.vectors(segment.units, seed)
             buffer = io.BytesIO()
             np.save(buffer, np.stack([topic, claim]) if len(segment.units) else np.zeros((2, 0, WORDS), np.uint64))
-            data = buffer.getvalue()
-            try:
-                write_bytes(folder / f"hdc-{_seed_id(seed)}-{hashlib.sha256(data).hexdigest()[:32]}.npy", data)
-            except OSError:
+            if not _write_verified(folder, f"hdc-{_seed_id(seed)}", "npy", buffer.getvalue()):
                 return written
             written += 1
         return written
@@ -122,16 +151,30 @@ class StoredKb:
         folder = self.store.folder_of(segment)
         for path in _vector_files(folder, seed) if folder is not None and folder.is_dir() else []:
             try:
-                data = path.read_bytes()
-                if hashlib.sha256(data).hexdigest()[:32] != path.stem.rsplit("-", 1)[1]:
-                    raise ValueError("checksum")
-                vectors = np.load(io.BytesIO(data))
+                vectors = np.load(io.BytesIO(_verified(path)), allow_pickle=False)
                 if vectors.shape != (2, len(segment.units), WORDS) or vectors.dtype != np.uint64:
                     raise ValueError("shape")
                 return vectors
             except (OSError, ValueError):
                 path.unlink(missing_ok=True)
         return None
+
+
+def _write_verified(folder: Path, stem: str, suffix: str, data: bytes) -> bool:
+    """Write `data` atomically as `<stem>-<sha256>.<suffix>`; False when the folder is not writable."""
+    try:
+        write_bytes(folder / f"{stem}-{hashlib.sha256(data).hexdigest()[:32]}.{suffix}", data)
+    except OSError:
+        return False
+    return True
+
+
+def _verified(path: Path) -> bytes:
+    """The file's bytes, if they match the checksum in its name (ValueError otherwise)."""
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest()[:32] != path.stem.rsplit("-", 1)[1]:
+        raise ValueError(f"{path.name} does not match its checksum")
+    return data
 
 
 @lru_cache(maxsize=8)

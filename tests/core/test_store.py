@@ -377,3 +377,24 @@ def test_the_cache_drops_least_recently_written_files_beyond_its_bound(tmp_path)
     assert segment_folders(cache) == [newest]
     assert KnowledgeBase.load([kb_dir], store=SegmentStore(cache)).units  # the rest rebuild
     assert len(segment_folders(cache)) == len(paths)
+
+
+def test_bm25_parts_are_stored_and_a_new_process_builds_none(tmp_path, monkeypatch):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=3)
+    retrieval = load_retrieval_config(ROOT / "config")
+    first = IndexCache(retrieval, RuleSet()).for_view(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)).view(CALLERS[1])).bm25
+    stored = sorted((cache / "segments").glob("*/*/bm25-*.npz"))
+    assert len(stored) == 3
+    # A damaged part is dropped and rebuilt; the other two are read back without any build.
+    stored[0].write_bytes(stored[0].read_bytes()[:-10])
+    builds = []
+    original = Bm25Index.build.__func__
+    monkeypatch.setattr(Bm25Index, "build", classmethod(lambda cls, *a, **k: builds.append(1) or original(cls, *a, **k)))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    second = IndexCache(retrieval, RuleSet()).for_view(kb.view(CALLERS[1])).bm25
+    assert len(builds) == 1
+    for question in ("tide hive", "varroa mite swarm", "harbour"):
+        terms = tokenize(question)
+        assert second.top_k(terms, [Role.DEFINITION], 10) == first.top_k(terms, [Role.DEFINITION], 10)
+    assert_same_scores(kb, ["tide hive"])
