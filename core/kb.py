@@ -8,6 +8,7 @@ built on a view can reveal them.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import threading
@@ -133,10 +134,15 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        base = self._base or self
-        return KBView(
-            (*self._units, *extra), f"{self._key}+{digest}", self._caller, self._stored, base, (*self._extra, *extra)
-        )
+        view = KBView((), f"{self._key}+{digest}", self._caller, self._stored, self._base or self, (*self._extra, *extra))
+        # Per request at up to 1M units: insert the few extras into the sorted tuple and copy the
+        # id map, rather than sorting and mapping every unit again.
+        units = list(self._units)
+        for unit in extra:
+            bisect.insort(units, unit, key=_unit_id)
+        view._units = tuple(units)
+        view._by_id = {**self._by_id, **{unit.id: unit for unit in extra}}
+        return view
 
 
 class KnowledgeBase:
@@ -294,6 +300,10 @@ class KnowledgeBase:
             else:
                 self._views.move_to_end(key)
             return view
+
+
+def _unit_id(unit: KnowledgeUnit) -> str:
+    return unit.id
 
 
 def _exists(path: Path) -> bool:

@@ -44,6 +44,8 @@ def test_side_index_scores_equal_a_from_scratch_build(kb, config_path, caller):
     view = kb.view(caller)
     extended = view.with_extra(context_units())
     assert len(extended.extra) == 2
+    assert [u.id for u in extended.units] == sorted(u.id for u in (*view.units, *extended.extra))
+    assert all(extended.get(u.id) is u and u.current_turn for u in extended.extra)
     parts = cache.for_view(extended).bm25
     assert isinstance(parts, Bm25Parts)
     fresh = Bm25Index.build(extended.units, config.bm25)
