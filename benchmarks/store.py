@@ -22,7 +22,7 @@ from benchmarks import measure, row
 from benchmarks.memory import write_kb
 from benchmarks.synthetic import SyntheticKb
 
-OPS = ("cold_open", "warm_open", "reload_one_file", "ask_with_context", "cli_ask_wall")
+OPS = ("cold_open", "warm_open", "reload_one_file", "ask_with_context", "cli_ask_wall", "bm25_parts_top10")
 REPEATS = 3
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
             folder.mkdir()
             write_kb(n, folder)
             rows += _process_rows(n, folder, cache, ops)
-            if ops & {"reload_one_file", "ask_with_context"}:
+            if ops & {"reload_one_file", "ask_with_context", "bm25_parts_top10"}:
                 rows += _in_process_rows(n, folder, cache, ops)
     return rows
 
@@ -78,6 +78,14 @@ def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[d
 
         times, peak = measure([edit_and_reload] * REPEATS)
         rows.append(row("mrptui", n, "reload_one_file", times, peak))
+    if "bm25_parts_top10" in ops:
+        # BM25 as the engine runs it on a KB read from files: one part per file, combined statistics.
+        from core.text import tokenize
+
+        index = session.indexes.for_view(session.view(Caller())).bm25
+        queries = [tokenize(q) for q in SyntheticKb(n).queries]
+        times, peak = measure([lambda q=q: index.top_k(q, (), 10) for q in queries])
+        rows.append(row("mrptui-parts", n, "bm25_top10", times, peak))
     if "ask_with_context" in ops:
         words = SyntheticKb(n).queries
         requests = [
