@@ -12,7 +12,7 @@ import bisect
 import hashlib
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
-from core.units import Caller, KnowledgeUnit
+from core.units import Caller, CallerKey, KnowledgeUnit
 
 if TYPE_CHECKING:
     from core.config import Bm25Config
@@ -35,6 +35,8 @@ _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]
 _MISSING: _Stat = (-1, -1)
+# KB version, the caller's value, and a digest of the request's own units ("" when none).
+ViewKey = tuple[str, CallerKey, str]
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -51,12 +53,12 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units")
+    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
 
     def __init__(
         self,
         units: Iterable[KnowledgeUnit],
-        key: str,
+        key: ViewKey,
         caller: Caller,
         stored: StoredKb | None = None,
         base: KBView | None = None,
@@ -66,6 +68,7 @@ class KBView:
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
+        self._version: str | None = None
         self._stored = stored
         self._base = base
         self._extra = extra
@@ -85,9 +88,17 @@ class KBView:
         return self._units
 
     @property
-    def key(self) -> str:
-        """KB version + caller fingerprint (+ a digest of current-turn units): equal keys, equal units."""
+    def key(self) -> ViewKey:
+        """KB version, the caller's value and a digest of current-turn units: equal keys, equal units."""
         return self._key
+
+    @property
+    def version(self) -> str:
+        """A digest of the units in this view: it changes only when what this caller sees changes,
+        so a caller cannot learn from it that a unit outside their view was edited."""
+        if self._version is None:
+            self._version = _digest(unit.model_dump_json() for unit in self._units)
+        return self._version
 
     @property
     def caller(self) -> Caller:
@@ -134,7 +145,9 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        view = KBView((), f"{self._key}+{digest}", self._caller, self._stored, self._base or self, (*self._extra, *extra))
+        version, caller, earlier = self._key
+        key = (version, caller, _digest([earlier, digest]))
+        view = KBView((), key, self._caller, self._stored, self._base or self, (*self._extra, *extra))
         # Per request at up to 1M units: insert the few extras into the sorted tuple and copy the
         # id map, rather than sorting and mapping every unit again.
         units = list(self._units)
@@ -165,7 +178,7 @@ class KnowledgeBase:
         self._diagnostics = tuple(diagnostics)
         self._version = version
         self._stats = dict(stats)
-        self._views: OrderedDict[str, KBView] = OrderedDict()
+        self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
         self._stored = StoredKb(segments, store) if segments and store is not None else None
 
@@ -256,40 +269,42 @@ class KnowledgeBase:
             return None
         return self._stored.segments.get(name)
 
-    def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
-        """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
+    def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
+        """This KB after a reload from `previous`: a unit whose file now has errors and that the
+        file no longer yields is withdrawn for every caller, with a warning naming the file.
 
-        An author saving a half-finished edit should see the errors without the file's units
-        vanishing from every query until the edit is done.
+        Never the last good version: a failed edit may have been the one that restricted the
+        unit (an added Acl, a narrower Region or date), so serving the old text could widen
+        access. The file's other units are read afresh and stay served; the reader's own errors
+        tell the author, at file and line, what to fix.
         """
         broken = {d.file for d in self._diagnostics if d.is_error}
         fresh_ids = {u.id for u in self._units}
-        # Only units the broken file no longer yields: edits to its valid units still load.
-        stale = [
-            u for u in previous.units
+        gone = {
+            u.location.file for u in previous.units
             if u.location is not None and u.location.file in broken and u.id not in fresh_ids
-        ]
-        if not stale:
+        }
+        # Until the file is fixed the note stays, across reloads that change other files.
+        gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
+        if not gone:
             return self
-        units = [*self._units, *stale]
         notes = [
             Diagnostic(
-                code=Code.STALE_UNITS_KEPT,
-                message=f"kept the last good {count} unit(s) of this file until its errors are fixed",
+                code=Code.UNITS_WITHDRAWN,
+                message="units this file held before are withdrawn for every caller until its errors are fixed",
                 file=file,
                 severity=Severity.WARNING,
             )
-            for file, count in sorted(Counter(u.location.file for u in stale).items())
+            for file in sorted(gone)
         ]
-        version = _digest([self._version, *(u.model_dump_json() for u in stale)])
         return KnowledgeBase(
-            self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats,
+            self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats,
             self._stored.segments if self._stored else None, self._stored.store if self._stored else None,
         )
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
-        key = f"{self._version}:{caller.fingerprint()}"
+        key: ViewKey = (self._version, caller.key, "")
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
