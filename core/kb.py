@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store import Segment, SegmentStore, default_store
+from core.store.segment import unit_digest
 from core.store.stored import StoredKb
 from core.units import Caller, CallerKey, KnowledgeUnit
 
@@ -97,7 +98,11 @@ class KBView:
         """A digest of the units in this view: it changes only when what this caller sees changes,
         so a caller cannot learn from it that a unit outside their view was edited."""
         if self._version is None:
-            self._version = _digest(unit.model_dump_json() for unit in self._units)
+            # Per-unit digests come from the segments when stored: hashing a 100k-unit view's
+            # JSON again would cost a second on the first question.
+            stored = self._stored.unit_digests(self._units) if self._stored is not None else None
+            digests = stored if stored is not None else [unit_digest(unit) for unit in self._units]
+            self._version = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
         return self._version
 
     @property

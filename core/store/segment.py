@@ -25,9 +25,9 @@ from core.store.codec import dump_units, load_units
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
-_ARRAYS = ("terms", "lengths")
+_ARRAYS = ("terms", "lengths", "digests")
 
 
 class SegmentError(Exception):
@@ -50,6 +50,8 @@ class Segment:
     terms: np.ndarray
     lengths: np.ndarray
     stems: dict[str, str]
+    digests: np.ndarray  # uint8 [n, 16]: `unit_digest` of each unit, for view versions
+
 
     @classmethod
     def build(cls, file: Path, key: str) -> Segment:
@@ -70,6 +72,7 @@ class Segment:
             terms=np.array(flat, dtype=np.int32),
             lengths=np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)),
             stems=stem_table(text for unit in units for text in field_texts(unit)),
+            digests=np.frombuffer(b"".join(map(unit_digest, units)), dtype=np.uint8).reshape(len(units), 16),
         )
 
     def save(self, parent: Path) -> Path:
@@ -114,6 +117,7 @@ class Segment:
             words = tuple(json.loads((folder / "words.json").read_bytes()))
             terms = np.load(folder / "terms.npy", mmap_mode="r")
             lengths = np.load(folder / "lengths.npy", mmap_mode="r")
+            digests = np.load(folder / "digests.npy", mmap_mode="r")
             segment = cls(
                 file=meta["file"],
                 key=key,
@@ -123,6 +127,7 @@ class Segment:
                 terms=terms,
                 lengths=lengths,
                 stems=json.loads((folder / "stems.json").read_bytes()),
+                digests=digests,
             )
         except SegmentError:
             raise
@@ -136,6 +141,7 @@ class Segment:
         if (
             len(self.units) != meta["units"]
             or self.lengths.shape != expected
+            or self.digests.shape != (len(self.units), 16)
             or self.terms.dtype != np.int32
             or self.lengths.dtype != np.int32
             or len(self.terms) != int(self.lengths.sum())
@@ -144,6 +150,11 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
+
+
+def unit_digest(unit: KnowledgeUnit) -> bytes:
+    """A unit's content digest (16 bytes); view versions hash these, stored or computed."""
+    return hashlib.blake2b(unit.model_dump_json().encode(), digest_size=16).digest()
 
 
 def sha256_of(path: Path) -> str:

@@ -73,6 +73,9 @@ class StoredKb:
     def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
         return self.token_table().tokens(units)
 
+    def unit_digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
+        return self.token_table().digests(units)
+
     def bm25_parts(self, units: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache) -> list[Bm25Index]:
         """One BM25 index per segment over the given units it holds (plus one for units no
         segment holds); an unchanged segment with the same permitted rows reuses its part."""

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.retrieval.bm25 import FIELDS, field_tokens
-from core.store.segment import Segment
+from core.store.segment import Segment, unit_digest
 from core.units import KnowledgeUnit
 
 # (vocabulary, term id of every token, lengths [F, N]): what `Bm25Index.build` tokenises itself.
@@ -22,17 +22,19 @@ Tokens = tuple[dict[str, int], np.ndarray, np.ndarray]
 class TokenTable:
     def __init__(self, segments: Sequence[Segment]):
         vocab: dict[str, int] = {}
-        terms, lengths, units = [], [], []
+        terms, lengths, units, digests = [], [], [], []
         for segment in segments:
             remap = np.fromiter(
                 (vocab.setdefault(word, len(vocab)) for word in segment.words), dtype=np.int32, count=len(segment.words)
             )
             terms.append(remap[segment.terms])
             lengths.append(np.asarray(segment.lengths))
+            digests.append(np.asarray(segment.digests))
             units.extend(segment.units)
         self._words = list(vocab)
         self._terms = np.concatenate(terms) if terms else np.zeros(0, np.int32)
         self._lengths = np.concatenate(lengths) if lengths else np.zeros((0, len(FIELDS)), np.int32)
+        self._digests = np.concatenate(digests) if digests else np.zeros((0, 16), np.uint8)
         totals = self._lengths.sum(axis=1, dtype=np.int64)
         self._starts = np.cumsum(totals) - totals
         self._first_row = np.cumsum([0, *(len(segment.units) for segment in segments)])
@@ -40,6 +42,11 @@ class TokenTable:
         # another object, so it is tokenised rather than matched to a stored row by id.
         self._row = {id(unit): row for row, unit in enumerate(units)}
         self._units = units  # keeps the keyed objects alive, so their ids stay unique
+
+    def digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
+        """Each unit's `unit_digest`, read from its segment or computed when no segment holds it."""
+        rows = [self._row.get(id(unit), -1) for unit in units]
+        return [self._digests[row].tobytes() if row >= 0 else unit_digest(unit) for row, unit in zip(rows, units)]
 
     def by_segment(self, units: Sequence[KnowledgeUnit]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], np.ndarray]:
         """Positions in `units` grouped by segment: (segment number, positions, rows within the

@@ -77,6 +77,10 @@ def test_second_load_reads_every_segment_and_builds_none(tmp_path):
     assert second.units == first.units
     assert second.diagnostics == first.diagnostics
     assert second.version == first.version
+    # A view's version hashes stored unit digests; it equals the one computed from the units.
+    for caller in CALLERS:
+        versions = {kb.view(caller).version for kb in (first, second, KnowledgeBase.from_units(first.units))}
+        assert len(versions) == 1
 
 
 @pytest.mark.parametrize("kb_source", ["sample", "synthetic"])
