@@ -137,8 +137,8 @@ def _child_main(op: str, folder: str, n: int) -> None:
 
     session = Session.open([Path(folder)])
     if op == "cold_open":
-        indexes = session.indexes.for_view(session.view(Caller()))
-        indexes.bm25, indexes.tdb, indexes.hdc
+        session.warm_up(Caller())
+        session.warm_up_hdc(Caller())
     else:
         from core.events import AnswerReady
 

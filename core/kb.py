@@ -130,6 +130,10 @@ class KBView:
         """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
         return self._stored.bm25_parts(self._units, config, cache) if self._stored is not None else None
 
+    def merged_bm25(self, config: Bm25Config, build: bool) -> Bm25Index | None:
+        """One BM25 index over this view from the cache (or built and saved when `build`)."""
+        return self._stored.merged_bm25(self._units, config, build) if self._stored is not None else None
+
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
         """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""
         if self._stored is not None:

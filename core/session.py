@@ -97,12 +97,14 @@ class Session:
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
-        indexes) ahead of time; the explorer calls it in a background worker after first paint."""
+        indexes) ahead of time, then merge BM25's per-file parts into one index (saved in the
+        cache, so the next open reads it); the explorer calls it in a worker after first paint."""
         with self._lock:
             kb, indexes = self.kb, self.indexes
         view_indexes = indexes.for_view(kb.view(caller))
         view_indexes.bm25
         view_indexes.tdb
+        view_indexes.merge_bm25()
 
     def hdc_ready(self, caller: Caller) -> bool:
         """Whether the caller's HDC index exists (stored vectors make building it quick)."""

@@ -68,8 +68,21 @@ class ViewIndexes:
             base = self._base.bm25
             base_parts = base.parts if isinstance(base, Bm25Parts) else [base]
             return Bm25Parts([*base_parts, Bm25Index.build(self.view.extra, config)], config)
+        merged = self.view.merged_bm25(config, build=False)
+        if merged is not None:
+            return merged
         parts = self.view.bm25_parts(config, self._parts)
         return Bm25Index.build(self.view.units, config) if parts is None else Bm25Parts(parts, config)
+
+    def merge_bm25(self) -> None:
+        """Replace per-file BM25 parts by one merged index (built and saved once per view), which
+        answers top-k faster; queries already holding the parts finish on them."""
+        if not isinstance(self.bm25, Bm25Parts):
+            return
+        merged = self.view.merged_bm25(self._config.bm25, build=True)
+        if merged is not None:
+            with self._lock:
+                self._built["bm25"] = merged
 
     @property
     def hdc(self) -> HdcIndex:

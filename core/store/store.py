@@ -35,6 +35,7 @@ _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 STEMS_FILE = "stems.json"
+MAX_VIEW_FILES = 8
 MAX_STORED_STEMS = 200_000
 # The table records which tokenizer source computed it; a stem table from other code is ignored.
 _STEMMER_KEY = "\0stemmer"
@@ -116,6 +117,18 @@ class SegmentStore:
             shutil.rmtree(entry.folder, ignore_errors=True)
             total -= entry.bytes
 
+    def views_folder(self) -> Path | None:
+        """Where whole-view (merged) indexes live; None without a usable cache."""
+        if not self.enabled:
+            return None
+        folder = self.root / "views"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        _keep_newest(folder, MAX_VIEW_FILES)
+        return folder
+
     def folder_of(self, segment: Segment) -> Path | None:
         """Where a saved segment lives (None when it was built without the cache)."""
         if not self.enabled or not segment.key:
@@ -173,10 +186,18 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
     return [CacheEntry(entry) for entry in sorted(folder.iterdir()) if entry.is_dir()]
 
 
+def view_files(root: Path) -> list[Path]:
+    """Merged whole-view BM25 indexes (at most `MAX_VIEW_FILES`)."""
+    return sorted((root / "views").glob("*.npz")) if (root / "views").is_dir() else []
+
+
 def clear_cache(root: Path) -> int:
-    """Remove every segment under `root`; returns the number of bytes freed."""
-    freed = sum(entry.bytes for entry in cache_entries(root))
+    """Remove everything the store wrote under `root`; returns the number of bytes freed."""
+    views = view_files(root)
+    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(p.stat().st_size for p in views)
     shutil.rmtree(root / "segments", ignore_errors=True)
+    shutil.rmtree(root / "views", ignore_errors=True)
+    (root / STEMS_FILE).unlink(missing_ok=True)
     return freed
 
 
@@ -213,7 +234,7 @@ def _read_stems(root: Path) -> dict[str, str]:
 def _save_stems(root: Path) -> None:
     """Merge this process's new stems into the cache's table; best effort, bounded."""
     new = computed_stems()
-    if not new:
+    if not new or not root.is_dir():
         return
     table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id()}
     if len(table) > MAX_STORED_STEMS:
@@ -246,6 +267,16 @@ def _content(file: Path) -> bytes | None:
             return handle.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
+
+
+def _keep_newest(folder: Path, count: int) -> None:
+    """Merged view indexes are large and per caller: only the `count` newest are kept."""
+    try:
+        files = sorted(folder.glob("bm25-*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for stale in files[count:]:
+        stale.unlink(missing_ok=True)
 
 
 def _remove_other_keys(folder: Path) -> None:

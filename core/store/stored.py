@@ -99,9 +99,34 @@ class StoredKb:
             parts.append(Bm25Index.build([units[p] for p in loose.tolist()], config))
         return parts
 
+    def merged_bm25(self, units: Sequence[KnowledgeUnit], config: Bm25Config, build: bool) -> Bm25Index | None:
+        """One BM25 index over all the given units (segments merged, as Lucene merges them):
+        read from the cache, else built from stored tokens and saved when `build`, else None."""
+        folder = self.store.views_folder()
+        if folder is None:
+            return None
+        table = self.token_table()
+        groups, loose = table.by_segment(units)
+        if len(loose):
+            return None
+        segments = list(self.segments.values())
+        hasher = hashlib.sha256(config.model_dump_json().encode())
+        for number, positions, rows in groups:
+            hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
+            hasher.update(positions.tobytes() + rows.tobytes())
+        digest = hasher.hexdigest()[:32]
+        index = self._read_index(folder, f"bm25-{digest}", config)
+        if index is None and build:
+            index = Bm25Index.build(units, config, table.tokens(units))
+            self._write_index(folder, f"bm25-{digest}", index)
+        return index
+
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
-        for path in sorted(folder.glob(f"bm25-{digest}-*.npz")) if folder is not None and folder.is_dir() else []:
+        return self._read_index(folder, f"bm25-{digest}", config) if folder is not None and folder.is_dir() else None
+
+    def _read_index(self, folder: Path, stem: str, config: Bm25Config) -> Bm25Index | None:
+        for path in sorted(folder.glob(f"{stem}-*.npz")):
             try:
                 data = _verified(path)
                 with np.load(io.BytesIO(data), allow_pickle=False) as stored:
@@ -114,14 +139,16 @@ class StoredKb:
 
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
         folder = self.store.folder_of(segment)
-        if folder is None or not folder.is_dir():
-            return part
+        if folder is not None and folder.is_dir():
+            self._write_index(folder, f"bm25-{digest}", part)
+        return part
+
+    def _write_index(self, folder: Path, stem: str, part: Bm25Index) -> None:
         unit_ids, words, arrays = part.to_arrays()
         names = np.frombuffer(json.dumps({"units": unit_ids, "words": words}).encode(), dtype=np.uint8)
         buffer = io.BytesIO()
         np.savez(buffer, names=names, **arrays)
-        _write_verified(folder, f"bm25-{digest}", "npz", buffer.getvalue())
-        return part
+        _write_verified(folder, stem, "npz", buffer.getvalue())
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
         """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""

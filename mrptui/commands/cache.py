@@ -6,7 +6,7 @@ import argparse
 import datetime as dt
 
 from core.store import cache_root
-from core.store.store import cache_entries, clear_cache
+from core.store.store import cache_entries, clear_cache, view_files
 from mrptui.commands import UsageError
 
 
@@ -26,6 +26,9 @@ def run(args: argparse.Namespace) -> int:
     for entry in sorted(entries, key=lambda e: e.source):
         written = dt.datetime.fromtimestamp(entry.written).strftime("%Y-%m-%d %H:%M")
         print(f"{_size(entry.bytes):>9}  {written}  {entry.source}")
+    views = view_files(root)
+    if views:
+        print(f"{_size(sum(p.stat().st_size for p in views)):>9}  merged BM25 index(es) of {len(views)} view(s)")
     print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
     return 0
 

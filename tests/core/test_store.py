@@ -402,3 +402,28 @@ def test_bm25_parts_are_stored_and_a_new_process_builds_none(tmp_path, monkeypat
         terms = tokenize(question)
         assert second.top_k(terms, [Role.DEFINITION], 10) == first.top_k(terms, [Role.DEFINITION], 10)
     assert_same_scores(kb, ["tide hive"])
+
+
+def test_warm_up_merges_bm25_parts_into_one_saved_index_the_next_session_reads(tmp_path, config_path, monkeypatch):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    session = Session([kb_dir], config_path)
+    caller = CALLERS[1]
+    parts = session.indexes.for_view(session.view(caller)).bm25
+    session.warm_up(caller)
+    merged = session.indexes.for_view(session.view(caller)).bm25
+    assert isinstance(merged, Bm25Index) and len(list((tmp_path / "cache" / "views").glob("*.npz"))) == 1
+    builds = []
+    original = Bm25Index.build.__func__
+    monkeypatch.setattr(Bm25Index, "build", classmethod(lambda cls, *a, **k: builds.append(1) or original(cls, *a, **k)))
+    again = Session([kb_dir], config_path).indexes
+    reread = again.for_view(KnowledgeBase.load([kb_dir]).view(caller)).bm25
+    assert isinstance(reread, Bm25Index) and not builds
+    for question in ("tide hive", "varroa mite swarm", "harbour chart datum"):
+        terms = tokenize(question)
+        want = parts.top_k(terms, [Role.DEFINITION], 10)
+        for index in (merged, reread):
+            got = index.top_k(terms, [Role.DEFINITION], 10)
+            assert [u for u, _ in got] == [u for u, _ in want]
+            np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
