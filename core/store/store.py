@@ -35,7 +35,7 @@ _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 STEMS_FILE = "stems.json"
-MAX_VIEW_FILES = 8
+MAX_VIEW_FILES = 4
 MAX_STORED_STEMS = 200_000
 # The table records which tokenizer source computed it; a stem table from other code is ignored.
 _STEMMER_KEY = "\0stemmer"
@@ -187,7 +187,7 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
 
 
 def view_files(root: Path) -> list[Path]:
-    """Merged whole-view BM25 indexes (at most `MAX_VIEW_FILES`)."""
+    """Merged whole-view BM25 indexes (at most `MAX_VIEW_FILES`, outside the size bound)."""
     return sorted((root / "views").glob("*.npz")) if (root / "views").is_dir() else []
 
 

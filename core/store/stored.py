@@ -107,9 +107,10 @@ class StoredKb:
             return None
         table = self.token_table()
         groups, loose = table.by_segment(units)
-        if len(loose):
-            return None
         segments = list(self.segments.values())
+        # Units no segment holds, or a segment built without a content key, cannot be named.
+        if len(loose) or any(not segments[number].key for number, _, _ in groups):
+            return None
         hasher = hashlib.sha256(config.model_dump_json().encode())
         for number, positions, rows in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
