@@ -884,9 +884,10 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
     app = make_app(session)
     notes = record_notifications(app)
     async with app.run_test(size=(160, 45)) as pilot:
-        for _ in range(50):
+        # The worker waits in warm_up_hdc until released, so this state lasts; allow a slow machine.
+        for _ in range(500):
             await pilot.pause(0.02)
-            if app.hdc_building:
+            if app.hdc_building and "HDC" in text_of(app.screen.query_one("#status", Static)):
                 break
         assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
         session.release.set()
