@@ -7,6 +7,7 @@ index over exactly the gathered rows, so scores equal those of a from-scratch bu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,27 +22,39 @@ Tokens = tuple[dict[str, int], np.ndarray, np.ndarray]
 
 class TokenTable:
     def __init__(self, segments: Sequence[Segment]):
-        vocab: dict[str, int] = {}
-        terms, lengths, units, digests = [], [], [], []
-        for segment in segments:
-            remap = np.fromiter(
-                (vocab.setdefault(word, len(vocab)) for word in segment.words), dtype=np.int32, count=len(segment.words)
-            )
-            terms.append(remap[segment.terms])
-            lengths.append(np.asarray(segment.lengths))
-            digests.append(np.asarray(segment.digests))
-            units.extend(segment.units)
-        self._words = list(vocab)
-        self._terms = np.concatenate(terms) if terms else np.zeros(0, np.int32)
-        self._lengths = np.concatenate(lengths) if lengths else np.zeros((0, len(FIELDS)), np.int32)
-        self._digests = np.concatenate(digests) if digests else np.zeros((0, 16), np.uint8)
+        self._segments = list(segments)
+        units = [unit for segment in self._segments for unit in segment.units]
+        self._lengths = (
+            np.concatenate([np.asarray(s.lengths) for s in self._segments])
+            if self._segments else np.zeros((0, len(FIELDS)), np.int32)
+        )
+        self._digests = (
+            np.concatenate([np.asarray(s.digests) for s in self._segments])
+            if self._segments else np.zeros((0, 16), np.uint8)
+        )
         totals = self._lengths.sum(axis=1, dtype=np.int64)
         self._starts = np.cumsum(totals) - totals
-        self._first_row = np.cumsum([0, *(len(segment.units) for segment in segments)])
+        self._first_row = np.cumsum([0, *(len(segment.units) for segment in self._segments)])
         # Keyed by object identity: a unit kept from an earlier load, or a current-turn copy, is
         # another object, so it is tokenised rather than matched to a stored row by id.
         self._row = {id(unit): row for row, unit in enumerate(units)}
         self._units = units  # keeps the keyed objects alive, so their ids stay unique
+        self._joined: tuple[list[str], np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def _vocabulary(self) -> tuple[list[str], np.ndarray]:
+        """One vocabulary over all segments and every token's id in it; joined on first use
+        (about a second at 100k units), since a merged index read from the cache needs neither."""
+        with self._lock:
+            if self._joined is None:
+                vocab: dict[str, int] = {}
+                terms = []
+                for segment in self._segments:
+                    words = segment.words
+                    remap = np.fromiter((vocab.setdefault(w, len(vocab)) for w in words), dtype=np.int32, count=len(words))
+                    terms.append(remap[segment.terms])
+                self._joined = (list(vocab), np.concatenate(terms) if terms else np.zeros(0, np.int32))
+            return self._joined
 
     def digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
         """Each unit's `unit_digest`, read from its segment or computed when no segment holds it."""
@@ -69,19 +82,19 @@ class TokenTable:
         """Vocabulary (only terms the given units contain), term ids and lengths, as BM25 wants them."""
         rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
         missing = np.flatnonzero(rows < 0)
-        words = self._words
+        words, all_terms = self._vocabulary()
         counts = self._lengths[np.maximum(rows, 0)]
         counts[missing] = 0
         per_unit = counts.sum(axis=1)
         offsets = np.repeat(self._starts[np.maximum(rows, 0)] - (np.cumsum(per_unit) - per_unit), per_unit)
-        term_of = self._terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
+        term_of = all_terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
         if len(missing):
-            term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts)
+            term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts, words)
         return _compact(words, term_of, counts)
 
-    def _with_tokenised(self, units, missing, per_unit, term_of, counts):
+    def _with_tokenised(self, units, missing, per_unit, term_of, counts, words):
         """Splice in the tokens of units that have no stored row, growing a private vocabulary."""
-        words = list(self._words)
+        words = list(words)
         vocab = {word: i for i, word in enumerate(words)}
         pieces, cursor = [], 0
         ends = np.cumsum(per_unit)
