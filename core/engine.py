@@ -311,12 +311,12 @@ class Engine:
     def _skipped_now(run: _RunState, stage: str, plugin_id: str, done: set[str], skip) -> str:
         """Why a candidate announced by AttemptStarted is no longer called (a change made at that hold)."""
         if plugin_id in run.request.excluded:
-            return "skipped: excluded by the user"
+            return "excluded by the user"
         if skip(plugin_id):
-            return "skipped: the user supplied the intent" if stage == "sd" else "skipped"
+            return "the user supplied the intent" if stage == "sd" else "not needed any more"
         pinned = run.request.pins.get(stage)
         if pinned and pinned != plugin_id and pinned not in done:
-            return f"skipped for now: {pinned} pinned first by the user"
+            return f"not yet: {pinned} pinned first by the user"
         return ""
 
     def _stage(self, run, plan, stage, ctx, call, index=0, skip=lambda pid: False) -> Events:
