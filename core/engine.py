@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from core.config import EngineConfig
+from core.cancel import CallBudget, Cancelled, CancelToken, bound
+from core.config import EngineConfig, TraceLimits
 from core.events import (
     AnswerPart,
     AnswerReady,
@@ -41,6 +42,7 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.plugins.output import plugin_output
 from core.plugins.planners import Plan, Planner
 from core.units import Intent
 
@@ -81,6 +83,8 @@ class _Revision:
     revision: int
     parts: list[_Part] = field(default_factory=list)
     failure: str = ""
+    # Said with the answer: e.g. the questions dropped by budgets.maxSubQuestions.
+    note: str = ""
 
     @property
     def score(self) -> tuple[int, ...]:
@@ -106,7 +110,9 @@ class _RunState:
     request: Request
     view: object
     services: object
-    llm_calls_left: int
+    llm_budget: CallBudget
+    # On the time.monotonic() clock, which the cancel tokens use; `clock` only times events.
+    deadline: float
     clock: Callable[[], float]
     seq: int = 0
     timings: dict[str, float] = field(default_factory=dict)
@@ -141,11 +147,19 @@ class Engine:
 
     def run(self, request: Request, view, kb_version: str = "") -> Iterator[object]:
         """Yield the trace of one request; the answer is the second-to-last event."""
+        budgets = self.config.budgets
+        now = time.monotonic()
         run = _RunState(
             request=request,
             view=view,
             services=self.services,
-            llm_calls_left=self.config.budgets.max_llm_calls_per_request,
+            llm_budget=CallBudget(
+                budgets.max_llm_calls_per_request,
+                deadline=now + budgets.llm_deadline_ms / 1000,
+                name="maxLlmCallsPerRequest",
+                deadline_name=f"llmDeadlineMs ({budgets.llm_deadline_ms} ms)",
+            ),
+            deadline=now + budgets.request_timeout_ms / 1000,
             clock=self.clock,
         )
         started = self.clock()
@@ -161,6 +175,17 @@ class Engine:
                 excluded=tuple(sorted(request.excluded)),
             )
         )
+        if len(request.question) > budgets.max_question_chars:
+            # Refused before any analysis: cue detection, splitting and retrieval all grow with it.
+            reason = (
+                f"the question is {len(request.question):,} characters long, over the "
+                f"{budgets.max_question_chars:,} allowed (budgets.maxQuestionChars)"
+            )
+            answer = _answer_event(_Revision(0, failure=reason))
+            yield run.stamp(answer)
+            run.timings["total"] = (self.clock() - started) * 1000
+            yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
+            return
         cues = question_cues(request.question)
         revisions: list[_Revision] = []
         why = ""
@@ -192,39 +217,44 @@ class Engine:
 
     def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, _Revision]:
         revision = _Revision(plan.revision)
-        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_calls_left=run.llm_calls_left)
-        attempts = yield from self._stage(run, plan, "sd", ctx, lambda p: p.detect(ctx))
+        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget)
+        attempts = yield from self._stage(run, plan, "sd", ctx, lambda p, c: p.detect(c))
         seed = _first(attempts, "sd")
         if seed is None:
             revision.failure = "no seed detector produced an intent"
             return revision
         plugin_id, sd = seed
+        limit = self.config.budgets.max_sub_questions
+        intents = sd.intents[:limit]
+        found = len(sd.intents) + sd.dropped_questions
+        if found > len(intents):
+            revision.note = f"Only the first {len(intents)} of {found} questions were answered (budgets.maxSubQuestions)."
         yield run.stamp(
             IntentDetected(
                 plugin=plugin_id,
                 cnl=sd.intent_cnl,
-                intents=sd.intents,
+                intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
             )
         )
         if sd.context_units:
             ctx.view = run.view.with_extra(sd.context_units)
-        for index, intent in enumerate(sd.intents):
+        for index, intent in enumerate(intents):
             part = yield from self._solve_intent(run, plan, ctx, index, intent)
             revision.parts.append(part)
         return revision
 
     def _solve_intent(self, run: _RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
         part = _Part(intent)
-        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p: self._retrieve(run, p, ctx, index, intent), index)
+        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index)
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
         part.evidence_plugin = kb_id or None
         evidence = part.evidence or KbResult(status=Status.INSUFFICIENT, reason="no kb plugin ran")
 
-        def solve(plugin: GoalSolver) -> GsResult:
+        def solve(plugin: GoalSolver, call_ctx: RunContext) -> GsResult:
             run.tried.add((index, kb_id, plugin.id))
-            return plugin.solve(ctx, intent, evidence)
+            return plugin.solve(call_ctx, intent, evidence)
 
         gs_attempts = yield from self._stage(
             run, plan, "gs", ctx, solve, index, skip=lambda pid: (index, kb_id, pid) in run.tried
@@ -232,7 +262,7 @@ class Engine:
         part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
         if part.answer is None or part.answer.status is not Status.SUCCESS:
             return part
-        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p: p.validate(ctx, intent, evidence, part.answer), index)
+        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p, c: p.validate(c, intent, evidence, part.answer), index)
         verdict = _first(val_attempts, "val")
         if verdict is not None:
             part.verdict = verdict[1]
@@ -256,9 +286,7 @@ class Engine:
             if skip(plugin_id):
                 continue
             yield run.stamp(AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index))
-            ctx.llm_calls_left = run.llm_calls_left
-            result, ms = self._call(run, stage, plugin_id, call)
-            run.llm_calls_left -= getattr(result, "llm_calls", 0)
+            result, ms = self._call(run, stage, plugin_id, call, ctx)
             yield run.stamp(
                 AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms, intent_index=index)
             )
@@ -280,8 +308,8 @@ class Engine:
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
-    def _call(self, run: _RunState, stage: str, plugin_id: str, call) -> tuple[Result, float]:
-        """Call a plugin with a timeout; exceptions, hangs and malformed results become `error` results."""
+    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float]:
+        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error` results."""
         error_type = _RESULT_TYPES[stage]
         try:
             plugin = self.registry.get(plugin_id)
@@ -289,30 +317,99 @@ class Engine:
             return error_type(status=Status.ERROR, reason=str(exc)), 0.0
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
             return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0
-        outcome: dict[str, object] = {}
+        token, budget_reason = self._token(run)
+        if token.cancelled:
+            return error_type(status=Status.ERROR, reason=budget_reason), 0.0
+        # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
+        call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
+        calls_before = run.llm_budget.left
+        started = run.clock()
+        outcome = _run_plugin(plugin_id, lambda: call(plugin, call_ctx), token)
+        ms = (run.clock() - started) * 1000
+        if "interrupted" in outcome:
+            raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
+        if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
+            token.cancel(budget_reason)
+            return error_type(status=Status.ERROR, reason=budget_reason), ms
+        result = _checked(outcome, error_type, stage)
+        # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
+        run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
+        return _capped(result, self.config.trace), ms
 
-        def target() -> None:
+    def _token(self, run: _RunState) -> tuple[CancelToken, str]:
+        """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
+        budgets = self.config.budgets
+        plugin_deadline = time.monotonic() + budgets.plugin_timeout_ms / 1000
+        if run.deadline < plugin_deadline:
+            reason = f"cancelled: the request ran out of time ({budgets.request_timeout_ms} ms, requestTimeoutMs)"
+            return CancelToken(run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"), reason
+        reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
+        return CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)"), reason
+
+
+def _run_plugin(plugin_id: str, call: Callable[[], object], token: CancelToken) -> dict[str, object]:
+    """Run one plugin call on its own thread until it returns or its token's deadline passes.
+
+    The outcome has `result`, `error`, `cancelled`, `interrupted`, or `pending` (still running
+    at the deadline: the caller cancels the token, and a plugin that polls it stops).
+    """
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        with bound(token), plugin_output():
             try:
-                outcome["result"] = call(plugin)
-            except Exception as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
+                outcome["result"] = call()
+            except Cancelled as exc:
+                outcome["cancelled"] = exc.reason
+            except KeyboardInterrupt:
+                outcome["interrupted"] = True
+            except SystemExit as exc:
+                outcome["error"] = f"SystemExit (exit code {exc.code!r})"
+            except BaseException as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
                 outcome["error"] = f"{type(exc).__name__}: {exc}"
 
-        started = run.clock()
-        timeout_s = self.config.budgets.plugin_timeout_ms / 1000
-        worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
-        worker.start()
-        worker.join(timeout_s)
-        ms = (run.clock() - started) * 1000
-        if worker.is_alive():
-            return error_type(status=Status.ERROR, reason=f"timed out after {self.config.budgets.plugin_timeout_ms} ms"), ms
-        if "error" in outcome:
-            return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}"), ms
-        result = outcome.get("result")
-        if not isinstance(result, error_type):
-            return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}"), ms
-        if result.status not in _allowed_statuses(error_type):
-            return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}"), ms
-        return result, ms
+    worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
+    worker.start()
+    try:
+        worker.join(token.remaining())
+    except BaseException:
+        # Ctrl+C while waiting: the plugin is told to stop too, then the interrupt goes on.
+        token.cancel("interrupted by the user")
+        raise
+    if worker.is_alive():
+        outcome["pending"] = True
+    return outcome
+
+
+def _checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
+    if "cancelled" in outcome:
+        return error_type(status=Status.ERROR, reason=f"cancelled: {outcome['cancelled']}")
+    if "error" in outcome:
+        return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}")
+    result = outcome.get("result")
+    if not isinstance(result, error_type):
+        return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}")
+    if result.status not in _allowed_statuses(error_type):
+        return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}")
+    return result
+
+
+def _cut(text: str, limit: int, budget: str) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters cut by trace.{budget}]"
+
+
+def _capped(result: Result, limits: TraceLimits) -> Result:
+    """A plugin's strings within the trace caps, so a 5 MB reason cannot flood traces and JSON."""
+    changes = {"reason": _cut(result.reason, limits.max_reason_chars, "maxReasonChars")}
+    if isinstance(result, GsResult):
+        changes["answer"] = _cut(result.answer, limits.max_answer_chars, "maxAnswerChars")
+    if isinstance(result, SdResult):
+        changes["intent_cnl"] = _cut(result.intent_cnl, limits.max_answer_chars, "maxAnswerChars")
+    if all(getattr(result, name) == value for name, value in changes.items()):
+        return result
+    return replace(result, **changes)
 
 
 def _allowed_statuses(result_type: type) -> set[Status]:
@@ -379,5 +476,7 @@ def _answer_event(revision: _Revision) -> AnswerReady:
         text = parts[0].answer
     else:
         text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
+    if revision.note:
+        text = f"{text}\n\n{revision.note}"
     evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
     return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))
