@@ -367,3 +367,132 @@ def test_the_largest_allowed_values_still_run() -> None:
         plugin_timeout_ms=600_000, request_timeout_ms=3_600_000, llm_deadline_ms=3_600_000, max_replans=10,
     )
     assert run_to_end(spinner_free)[-2].status == "grounded"
+
+
+# --- 5. LLM budget and deadline -----------------------------------------------------------------
+
+
+def _llm_config(tmp_path: Path, config_path: Path, url: str, timeout_s: float, **budgets) -> Path:
+    config = _config(tmp_path, config_path, {"baseUrl": url, "timeoutSeconds": timeout_s}, "llm.json")
+    return _config(tmp_path, config_path, {f"budgets.{key}": value for key, value in budgets.items()})
+
+
+def test_llm_calls_abandoned_at_the_plugin_timeout_are_charged_to_the_budget(tmp_path, config_path, llm_server) -> None:
+    for _ in range(6):
+        llm_server.reply("too late", delay_s=2.0)
+    config = _llm_config(tmp_path, config_path, llm_server.url, 5, maxLlmCallsPerRequest=1, pluginTimeoutMs=150)
+    session = Session.open(None, config)
+    events = list(session.run(Request(question="What is Helix?", pins={"sd": "sd-llm-fast", "gs": "gs-llm-fast"})))
+    attempts = {e.plugin: e for e in events if isinstance(e, AttemptFinished)}
+    assert attempts["sd-llm-fast"].reason == "cancelled: timed out after 150 ms (pluginTimeoutMs)"
+    assert attempts["gs-llm-fast"].status == "unsupported" and attempts["gs-llm-fast"].reason == "LLM call budget exhausted"
+    time.sleep(0.2)  # let any request still in flight reach the server before counting
+    assert len(llm_server.received) == 1
+
+
+class _DripHandler(BaseHTTPRequestHandler):
+    """Promises a 1,000-byte reply and sends one byte every 50 ms: no single read ever times out."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(1000):
+                if self.server.closing.wait(0.05):
+                    return
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Keep test output clean."""
+
+
+@pytest.fixture
+def drip_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DripHandler)
+    server.closing = threading.Event()
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    yield f"http://{host}:{port}"
+    server.closing.set()
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_request_llm_deadline_stops_a_dripping_endpoint(tmp_path, config_path, drip_url) -> None:
+    config = _llm_config(tmp_path, config_path, drip_url, 2, llmDeadlineMs=400)
+    session = Session.open(None, config)
+    with time_limit(5):
+        events = list(session.run(Request(question="What is Helix?", pins={"sd": "sd-llm-fast"})))
+    attempt = next(e for e in events if isinstance(e, AttemptFinished) and e.plugin == "sd-llm-fast")
+    assert (attempt.status, attempt.reason) == ("error", "LLM calls stopped: llmDeadlineMs (400 ms) passed")
+    assert events[-2].status == "grounded"  # sd-symbolic took over
+
+
+def test_a_cancelled_token_stops_an_llm_call_mid_reply(drip_url) -> None:
+    token = CancelToken()
+    threading.Timer(0.2, token.cancel, args=("pluginTimeoutMs (200 ms) passed",)).start()
+    client = LlmClient(LlmConfig(base_url=drip_url, timeout_s=2))
+    ctx = RunContext(request=Request(question="q"), view=None, services=None, cancel=token, llm_budget=CallBudget(2))
+    with time_limit(5):
+        result = LlmSeedDetector(client).detect(ctx)
+    assert (result.status, result.reason, result.llm_calls) == (
+        Status.ERROR, "LLM call cancelled: pluginTimeoutMs (200 ms) passed", 1
+    )
+
+
+def test_the_client_refuses_a_call_whose_deadline_has_passed(llm_server) -> None:
+    client = LlmClient(LlmConfig(base_url=llm_server.url))
+    with pytest.raises(LlmError, match=r"llmDeadlineMs \(1 ms\) passed"):
+        client.chat([{"role": "user", "content": "hi"}], deadline=time.monotonic() - 1, deadline_name="llmDeadlineMs (1 ms)")
+    assert llm_server.received == []
+
+
+# --- 6. size blow-ups on the question -----------------------------------------------------------
+
+SENTENCE = "What does the Orchid relay do when its buffer overflows? "
+
+
+def test_a_100kb_question_is_refused_naming_the_budget(tmp_path, config_path) -> None:
+    question = SENTENCE * 1_800
+    assert len(question) > 100_000
+    session = Session.open(None, config_path)
+    with time_limit(10):
+        events = list(session.run(Request(question=question)))
+    assert not [e for e in events if isinstance(e, AttemptFinished)]
+    answer = events[-2]
+    assert answer.status == "no-context" and "budgets.maxQuestionChars" in answer.answer
+    assert f"{len(question):,} characters" in answer.answer and isinstance(events[-1], RunFinished)
+
+
+def test_sub_questions_beyond_the_budget_are_dropped_and_the_answer_says_so(tmp_path, config_path) -> None:
+    config = _config(tmp_path, config_path, {"budgets.maxSubQuestions": 3})
+    session = Session.open(None, config)
+    events = list(session.run(Request(question=SENTENCE * 40)))
+    detected = [e for e in events if isinstance(e, IntentDetected)]
+    assert detected and all(len(e.intents) == 3 for e in detected)
+    sd = next(e for e in events if isinstance(e, AttemptFinished) and e.plugin == "sd-symbolic")
+    assert "37 more question(s) left out (budgets.maxSubQuestions is 3)" in sd.reason
+    assert events[-2].answer.endswith("Only the first 3 of 40 questions were answered (budgets.maxSubQuestions).")
+
+
+def test_the_kernel_caps_the_intents_of_any_seed_detector() -> None:
+    many = GOOD["sd"]().intents * 25
+    engine = engine_with({"sd": lambda: SdResult(status=Status.SUCCESS, intent_cnl="x", intents=many)}, with_good=False)
+    events = run_to_end(engine)
+    detected = next(e for e in events if isinstance(e, IntentDetected))
+    assert len(detected.intents) == engine.config.budgets.max_sub_questions < 25
+    assert "of 25 questions were answered" in events[-2].answer
+
+
+def test_the_what_does_mean_cue_is_linear_in_the_question_length() -> None:
+    with time_limit(3):
+        assert detect_act("what does it do " * 12_500)[0] is Act.EXPLAIN
+    assert detect_act("What does the acronym SLA mean?") == (Act.DEFINE, "what does the acronym sla mean")
