@@ -131,9 +131,10 @@ class _Watchdog:
     trips it. Shutting the socket down from another thread ends any blocked read at once.
     """
 
-    def __init__(self, connection: http.client.HTTPConnection, deadline: float | None, deadline_name: str,
-                 cancel: CancelToken | None):
-        self._connection = connection
+    def __init__(self, deadline: float | None, deadline_name: str, cancel: CancelToken | None):
+        # The socket itself, not the connection's attribute: http.client drops `connection.sock`
+        # as soon as the headers say the server will close, while the body is still being read.
+        self._sock: socket.socket | None = None
         self._deadline = deadline
         self._deadline_name = deadline_name
         self._cancel = cancel
@@ -148,16 +149,19 @@ class _Watchdog:
             return f"LLM calls stopped: {self._deadline_name} passed"
         return ""
 
+    def arm(self, sock: socket.socket) -> None:
+        """Watch this connected socket (connecting itself is bounded by the socket timeout)."""
+        self._sock = sock
+
     def _watch(self) -> None:
         while not self._done.wait(_WATCH_INTERVAL_S):
-            self.reason = self.expired()
-            if self.reason:
-                sock = self._connection.sock
-                if sock is not None:
-                    try:
-                        sock.shutdown(socket.SHUT_RDWR)
-                    except OSError:
-                        pass
+            self.reason = self.reason or self.expired()
+            sock = self._sock
+            if self.reason and sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
                 return
 
     def __enter__(self) -> _Watchdog:
@@ -240,9 +244,11 @@ class LlmClient:
         if self.config.api_key is not None:
             headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
         path = parts.path + (f"?{parts.query}" if parts.query else "")
-        watchdog = _Watchdog(connection, deadline, deadline_name, cancel)
+        watchdog = _Watchdog(deadline, deadline_name, cancel)
         try:
             with watchdog:
+                connection.connect()
+                watchdog.arm(connection.sock)
                 connection.request("POST", path, body=body, headers=headers)
                 response = connection.getresponse()
                 reply = response.status, response.read(_MAX_REPLY_BYTES)

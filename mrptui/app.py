@@ -264,6 +264,9 @@ class ExplorerApp(App[None]):
                 if len(batch) >= self.batch_size or self.clock() - started >= self.batch_seconds:
                     self.post_message(EventsArrived(run_id, tuple(batch)))
                     batch, started = [], self.clock()
+        except KeyboardInterrupt:
+            # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
+            pass
         finally:
             if batch and not worker.is_cancelled:
                 self.post_message(EventsArrived(run_id, tuple(batch)))
