@@ -186,6 +186,25 @@ def test_keyboard_interrupt_inside_a_plugin_stops_cleanly_with_exit_130(tmp_path
     assert "Traceback" not in done.stderr and done.stdout == ""
 
 
+def test_ctrl_c_while_a_plugin_runs_exits_130_without_a_traceback(tmp_path, config_path) -> None:
+    import os
+    import signal
+
+    body = "ctx.cancel.wait(30)"
+    (tmp_path / "noisy_plugin.py").write_text(NOISY_PLUGIN.replace("{body}", body))
+    engine = json.loads((config_path / "engine.json").read_text())
+    config = _config(tmp_path, config_path, {"plugins": [*engine["plugins"], "noisy_plugin:make"]})
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}:{ROOT}", "MRPTUI_CONFIG": str(config)}
+    command = [sys.executable, "-m", "mrptui.cli", "ask", "What is Helix?", "--gs", "gs-noisy"]
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        # The plugin's first print (to stderr) says it is running; then the user presses Ctrl+C.
+        while "debug: solving" not in process.stderr.readline():
+            assert process.poll() is None
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Traceback" not in err and out == ""
+
+
 def test_system_exit_inside_a_plugin_is_an_error_naming_it(release) -> None:
     def exits() -> object:
         sys.exit(7)
