@@ -6,13 +6,12 @@ retrieval, normalisation and synthesis all live in plugins.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from core.cancel import CallBudget, Cancelled, CancelToken, bound
-from core.config import EngineConfig, TraceLimits
+from core.cancel import CallBudget, CancelToken
+from core.config import EngineConfig
 from core.events import (
     AnswerPart,
     AnswerReady,
@@ -42,11 +41,10 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
-from core.plugins.output import plugin_output
+from core.plugins.calls import Result, capped, checked, run_isolated
 from core.plugins.planners import Plan, Planner
 from core.units import Intent
 
-Result = SdResult | KbResult | GsResult | ValResult
 Events = Generator[object, None, "list[tuple[str, Result]]"]
 
 _ACCEPT = {
@@ -324,17 +322,17 @@ class Engine:
         call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
         calls_before = run.llm_budget.left
         started = run.clock()
-        outcome = _run_plugin(plugin_id, lambda: call(plugin, call_ctx), token)
+        outcome = run_isolated(plugin_id, lambda: call(plugin, call_ctx), token)
         ms = (run.clock() - started) * 1000
         if "interrupted" in outcome:
             raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
         if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
             token.cancel(budget_reason)
             return error_type(status=Status.ERROR, reason=budget_reason), ms
-        result = _checked(outcome, error_type, stage)
+        result = checked(outcome, error_type, stage)
         # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
         run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
-        return _capped(result, self.config.trace), ms
+        return capped(result, self.config.trace), ms
 
     def _token(self, run: _RunState) -> tuple[CancelToken, str]:
         """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
@@ -345,80 +343,6 @@ class Engine:
             return CancelToken(run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"), reason
         reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
         return CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)"), reason
-
-
-def _run_plugin(plugin_id: str, call: Callable[[], object], token: CancelToken) -> dict[str, object]:
-    """Run one plugin call on its own thread until it returns or its token's deadline passes.
-
-    The outcome has `result`, `error`, `cancelled`, `interrupted`, or `pending` (still running
-    at the deadline: the caller cancels the token, and a plugin that polls it stops).
-    """
-    outcome: dict[str, object] = {}
-
-    def target() -> None:
-        with bound(token), plugin_output():
-            try:
-                outcome["result"] = call()
-            except Cancelled as exc:
-                outcome["cancelled"] = exc.reason
-            except KeyboardInterrupt:
-                outcome["interrupted"] = True
-            except SystemExit as exc:
-                outcome["error"] = f"SystemExit (exit code {exc.code!r})"
-            except BaseException as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
-                outcome["error"] = f"{type(exc).__name__}: {exc}"
-
-    worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
-    worker.start()
-    try:
-        worker.join(token.remaining())
-    except BaseException:
-        # Ctrl+C while waiting: the plugin is told to stop too, then the interrupt goes on.
-        token.cancel("interrupted by the user")
-        raise
-    if worker.is_alive():
-        outcome["pending"] = True
-    return outcome
-
-
-def _checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
-    if "cancelled" in outcome:
-        return error_type(status=Status.ERROR, reason=f"cancelled: {outcome['cancelled']}")
-    if "error" in outcome:
-        return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}")
-    result = outcome.get("result")
-    if not isinstance(result, error_type):
-        return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}")
-    if result.status not in _allowed_statuses(error_type):
-        return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}")
-    return result
-
-
-def _cut(text: str, limit: int, budget: str) -> str:
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit:,} more characters cut by trace.{budget}]"
-
-
-def _capped(result: Result, limits: TraceLimits) -> Result:
-    """A plugin's strings within the trace caps, so a 5 MB reason cannot flood traces and JSON."""
-    changes = {"reason": _cut(result.reason, limits.max_reason_chars, "maxReasonChars")}
-    if isinstance(result, GsResult):
-        changes["answer"] = _cut(result.answer, limits.max_answer_chars, "maxAnswerChars")
-    if isinstance(result, SdResult):
-        changes["intent_cnl"] = _cut(result.intent_cnl, limits.max_answer_chars, "maxAnswerChars")
-    if all(getattr(result, name) == value for name, value in changes.items()):
-        return result
-    return replace(result, **changes)
-
-
-def _allowed_statuses(result_type: type) -> set[Status]:
-    return {
-        SdResult: {Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR},
-        KbResult: {Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR},
-        GsResult: {Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR},
-        ValResult: {Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR},
-    }[result_type]
 
 
 def _first(attempts: list[tuple[str, Result]], stage: str) -> tuple[str, Result] | None:

@@ -39,7 +39,7 @@ from core.plugins.llm import LlmSeedDetector
 from core.plugins.planners import default_planners
 from core.session import Session
 from core.units import Act
-from test_hardening_engine import FAMILIES, GOOD, STAGES, ViewStub, engine_with, run_to_end
+from test_hardening_engine import FAMILIES, GOOD, STAGES, engine_with, run_to_end
 from time_limits import time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -381,11 +381,11 @@ def test_check_reports_a_bad_llm_port_in_a_config_folder(tmp_path, config_path) 
 
 
 def test_the_largest_allowed_values_still_run() -> None:
-    spinner_free = _engine_around(
+    engine = _engine_around(
         FAMILIES["kb"][0]("kb-other", PluginType.KB, GOOD["kb"]),
         plugin_timeout_ms=600_000, request_timeout_ms=3_600_000, llm_deadline_ms=3_600_000, max_replans=10,
     )
-    assert run_to_end(spinner_free)[-2].status == "grounded"
+    assert run_to_end(engine)[-2].status == "grounded"
 
 
 # --- 5. LLM budget and deadline -----------------------------------------------------------------
