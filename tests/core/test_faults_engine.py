@@ -403,7 +403,9 @@ def test_llm_calls_abandoned_at_the_plugin_timeout_are_charged_to_the_budget(tmp
     session = Session.open(None, config)
     events = list(session.run(Request(question="What is Helix?", pins={"sd": "sd-llm-fast", "gs": "gs-llm-fast"})))
     attempts = {e.plugin: e for e in events if isinstance(e, AttemptFinished)}
-    assert attempts["sd-llm-fast"].reason == "cancelled: timed out after 150 ms (pluginTimeoutMs)"
+    # The kernel's deadline and the client's watchdog race to report the same budget.
+    sd = attempts["sd-llm-fast"]
+    assert sd.status == "error" and "cancelled" in sd.reason and "pluginTimeoutMs" in sd.reason
     assert attempts["gs-llm-fast"].status == "unsupported" and attempts["gs-llm-fast"].reason == "LLM call budget exhausted"
     time.sleep(0.2)  # let any request still in flight reach the server before counting
     assert len(llm_server.received) == 1
