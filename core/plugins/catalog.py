@@ -52,11 +52,15 @@ def _config_text(config_file: Path) -> str:
         return ""
 
 
-def _line_of(text: str, needle: str, start: int = 1) -> int:
-    """The first line at or after `start` that has `needle` as a JSON string; else `start`."""
+def _place(text: str, needle: str, start: int = 1) -> dict[str, int]:
+    """Line and column of the first `needle` JSON string at or after line `start`; else `start`."""
     quoted = f'"{needle}"'
     lines = text.split("\n")
-    return next((number for number in range(start, len(lines) + 1) if quoted in lines[number - 1]), start)
+    for number in range(start, len(lines) + 1):
+        col = lines[number - 1].find(quoted)
+        if col >= 0:
+            return {"line": number, "col": col + 1}
+    return {"line": start, "col": 1}
 
 
 def build_registry(services: Services, config_file: Path) -> tuple[Registry, list[Diagnostic]]:
@@ -75,7 +79,7 @@ def build_registry(services: Services, config_file: Path) -> tuple[Registry, lis
                     code=Code.INVALID_CONFIG,
                     message=f"plugin factory {reference!r} failed and was left out: {_failure(exc)}",
                     file=str(config_file),
-                    line=_line_of(text, reference),
+                    **_place(text, reference),
                 )
             )
     problems += planner_order_problems(services.engine, registry, config_file, text)
@@ -105,7 +109,7 @@ def planner_order_problems(engine: EngineConfig, registry: Registry, config_file
                         code=Code.INVALID_CONFIG,
                         message=message,
                         file=str(config_file),
-                        line=_line_of(text, plugin_id, start),
+                        **_place(text, plugin_id, start),
                         severity=Severity.WARNING,
                     )
                 )

@@ -517,3 +517,8 @@ def test_the_what_does_mean_cue_is_linear_in_the_question_length() -> None:
     with time_limit(3):
         assert detect_act("what does it do " * 12_500)[0] is Act.EXPLAIN
     assert detect_act("What does the acronym SLA mean?") == (Act.DEFINE, "what does the acronym sla mean")
+
+
+def test_retrieve_refuses_a_question_over_the_cap_with_exit_2() -> None:
+    done = _cli("retrieve", SENTENCE * 400)
+    assert done.returncode == 2 and "budgets.maxQuestionChars" in done.stderr and "Traceback" not in done.stderr
