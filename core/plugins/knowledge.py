@@ -9,7 +9,7 @@ import numpy as np
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
-from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
+from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
 from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import ViewIndexes
 from core.retrieval.thinkingdb import Proof, TdbResult
@@ -82,8 +82,10 @@ class ProfileRetriever(KnowledgePlugin):
         tdb = None
         if Lane.TDB in profile.lanes:
             ctx.cancel.raise_if_cancelled()
-            tdb = indexes.tdb.query(intent.target)
-            lanes[Lane.TDB] = normalise_by_top(tdb.unit_scores)
+            # The call's cancel token stops the closure between rounds and inside large joins; the
+            # result then says "cancelled", and the poll below turns that into a cancelled attempt.
+            tdb = indexes.tdb.query(intent.target, stop=ctx.cancel)
+            lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         escalated = False
