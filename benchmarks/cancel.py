@@ -1,16 +1,21 @@
 """How long a cancelled plugin runs on past its deadline (issue 14 target: stopped within 1 s).
 
-A kb plugin that allocates in steps of about 5 ms and polls `ctx.cancel` between steps (what a
-closure round or an index scan does) runs under a 200 ms plugin timeout; the row's times are the
-lag from the token's deadline to the moment the plugin's thread left its loop, over `n` runs,
-and `peak_mb` is what the runaway plugin allocated at most (it drops all of it when it stops).
+cancel_stop          a kb plugin that allocates in steps of about 5 ms and polls `ctx.cancel`
+                     between steps runs through the kernel under a 200 ms plugin timeout; the
+                     times are the lag from the token's deadline to the moment its thread left
+                     its loop, over `n` runs, and `peak_mb` is what it allocated at most.
+cancel_stop_closure  the ThinkingDB closure under the adversarial rule set (benchmarks.adversarial,
+                     ~6,800 facts, every limit at its upper bound, so unstopped it runs until
+                     maxDerivedFacts) called the way the kernel calls a plugin, with a token due
+                     after 50 ms; the times are the lag from that deadline to the call's return,
+                     and `peak_mb` what building the facts and two cancelled queries allocated.
+Timings run without tracemalloc (it slows numpy-heavy code several times); peaks in a second pass.
 
     python -m benchmarks.cancel [RUNS]
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
 import threading
 import time
@@ -18,7 +23,8 @@ import tracemalloc
 
 import numpy as np
 
-from core.cancel import Cancelled
+from benchmarks import row
+from core.cancel import Cancelled, CancelToken
 from core.config import EngineConfig, PlannerOrder
 from core.engine import Engine
 from core.plugins.base import (
@@ -33,11 +39,14 @@ from core.plugins.base import (
     SeedDetector,
     Status,
 )
+from core.plugins.calls import run_isolated
 from core.plugins.planners import default_planners
 from core.units import Act, Intent
 
-OPS = ("cancel_stop",)
+OPS = ("cancel_stop", "cancel_stop_closure")
 TIMEOUT_MS = 200
+CLOSURE_DEADLINE_S = 0.05
+ADVERSARIAL_FACTS = 6_800
 RUNS = 20
 STEP_ELEMENTS = 400_000  # one step: about 5 ms of numpy work and 3 MB allocated
 
@@ -94,25 +103,58 @@ def _lag_ms() -> float:
     return (runaway.stopped_at - runaway.deadline) * 1000
 
 
-def run(sizes: list[int], runs: int = RUNS) -> list[dict]:
-    """One row whatever the KB sizes: the lag does not depend on a KB."""
-    _lag_ms()  # warm up: the first run also loads the stemmer
+def _closure_lags_ms(queries_wanted: int | None = None) -> tuple[int, list[float]]:
+    from benchmarks.adversarial import adversarial_rules, adversarial_units
+    from core.retrieval.thinkingdb import ThinkingDB
+
+    units, queries = adversarial_units(ADVERSARIAL_FACTS)
+    db = ThinkingDB.build(units, adversarial_rules())
+    lags = []
+    for query in queries[:queries_wanted]:
+        token = CancelToken(time.monotonic() + CLOSURE_DEADLINE_S, "pluginTimeoutMs (50 ms)")
+        returned: list[float] = []
+
+        def call(query: str = query, token: CancelToken = token, returned: list[float] = returned) -> object:
+            try:
+                return db.query(query, stop=token)
+            finally:
+                returned.append(time.monotonic())
+
+        run_isolated("kb-thinkingdb", call, token)
+        token.cancel("pluginTimeoutMs (50 ms) passed")
+        for _ in range(1000):
+            if returned:
+                break
+            time.sleep(0.01)
+        if not returned:
+            raise RuntimeError("the cancelled closure did not stop within 10 s")
+        lags.append(max((returned[0] - token.deadline) * 1000, 0.001))
+    return len(units), lags
+
+
+def _peak_mb(call) -> float:
+    """What `call` allocated at most; a separate pass, as tracemalloc slows numpy-heavy code ~5x."""
     tracemalloc.start()
-    lags = [_lag_ms() for _ in range(runs)]
-    peak = tracemalloc.get_traced_memory()[1] / 2**20
-    tracemalloc.stop()
-    return [
-        {
-            "engine": "mrptui-kernel",
-            "n": runs,
-            "op": "cancel_stop",
-            "median_ms": round(max(statistics.median(lags), 0.001), 3),
-            "p95_ms": round(max(float(np.percentile(lags, 95)), 0.001), 3),
-            "peak_mb": round(peak, 1),
-        }
-    ]
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def run(sizes: list[int], ops: set[str] | None = None, runs: int = RUNS) -> list[dict]:
+    """One row per op whatever the KB sizes: the lag does not depend on them."""
+    rows = []
+    if ops is None or "cancel_stop" in ops:
+        _lag_ms()  # warm up: the first run also loads the stemmer
+        lags = [max(_lag_ms(), 0.001) for _ in range(runs)]
+        rows.append(row("mrptui-kernel", runs, "cancel_stop", lags, _peak_mb(_lag_ms)))
+    if ops is None or "cancel_stop_closure" in ops:
+        facts, lags = _closure_lags_ms()
+        rows.append(row("mrptui-tdb", facts, "cancel_stop_closure", lags, _peak_mb(lambda: _closure_lags_ms(2))))
+    return rows
 
 
 if __name__ == "__main__":
-    for row in run([], int(sys.argv[1]) if len(sys.argv) > 1 else RUNS):
-        print(row)
+    for result in run([], runs=int(sys.argv[1]) if len(sys.argv) > 1 else RUNS):
+        print(result)
