@@ -24,6 +24,7 @@ from core.resources import config_dir, sample_kb_dir
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
+from core.steering import Steering
 from core.units import Caller, KnowledgeUnit
 from core.whynot import why_not
 
@@ -79,7 +80,7 @@ class Session:
         if request.planner and request.planner not in self.engine.planners:
             raise RegistryError(f"unknown planner {request.planner!r} (known: {', '.join(self.engine.planners)})")
 
-    def run(self, request: Request) -> Iterator[object]:
+    def run(self, request: Request, steering: Steering | None = None) -> Iterator[object]:
         # KB and engine are read together, so a run racing a reload never pairs one KB with the
         # other build's rules and indexes.
         with self._lock:
@@ -87,7 +88,15 @@ class Session:
         view = kb.view(request.caller)
         # The caller's view's version, not the KB's: it must not change when only units the
         # caller cannot see do.
-        return engine.run(request, view, kb_version=view.version)
+        return engine.run(request, view, kb_version=view.version, steering=steering)
+
+    def costly_plugins(self) -> frozenset[str]:
+        """Plugins worth holding before: costly by their descriptor, and able to run (an LLM plugin
+        with no endpoint configured answers `unsupported` at once, so it costs nothing)."""
+        return frozenset(
+            plugin.id for stage in STAGE_NAMES for plugin in self.registry.of_type(stage)
+            if plugin.descriptor.costly and (not plugin.descriptor.uses_llm or self.llm.configured)
+        )
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB

@@ -13,6 +13,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.alias_generators import to_camel
 
 from core.cancel import CallBudget, CancelToken
+from core.steering import Intervention
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
 if TYPE_CHECKING:
@@ -59,6 +60,11 @@ class Descriptor(_Model):
     max_llm_calls: int = Field(default=0, ge=0, le=100)
     model_roles: tuple[str, ...] = ()
     planner_hints: PlannerHints = PlannerHints()
+
+    @property
+    def costly(self) -> bool:
+        """Worth stopping before: it calls an LLM or another remote service, or says it is expensive."""
+        return self.uses_llm or self.cost_class == "expensive"
 
 
 class Status(StrEnum):
@@ -137,6 +143,11 @@ class Request:
     pins: dict[str, str] = field(default_factory=dict)
     excluded: frozenset[str] = frozenset()
     planner: str | None = None
+    excluded_units: frozenset[str] = frozenset()
+    intent_cnl: str | None = None
+    """Intent CNL the user wrote: replaces seed detection when set."""
+    interventions: tuple[Intervention, ...] = ()
+    """What a debugger changed, in order: recorded in the trace as `intervened` events."""
 
 
 @dataclass

@@ -14,13 +14,19 @@ from core.plugins.base import GsResult, KbResult, SdResult, Status, ValResult
 from core.plugins.output import plugin_output
 
 Result = SdResult | KbResult | GsResult | ValResult
+# How often a waiting kernel checks whether the user cancelled the run.
+_STOP_POLL_S = 0.02
 
 
-def run_isolated(plugin_id: str, call: Callable[[], object], token: CancelToken) -> dict[str, object]:
+def run_isolated(
+    plugin_id: str, call: Callable[[], object], token: CancelToken, stop_requested: Callable[[], bool] | None = None
+) -> dict[str, object]:
     """Run one plugin call on its own thread until it returns or its token's deadline passes.
 
-    The outcome has `result`, `error`, `cancelled`, `interrupted`, or `pending` (still running
-    at the deadline: the caller cancels the token, and a plugin that polls it stops).
+    The outcome has `result`, `error`, `cancelled`, `interrupted`, `stopped` (`stop_requested`,
+    polled while waiting, said so: the user cancelled the run; the token is then set), or
+    `pending` (still running at the deadline: the caller cancels the token, and a plugin that
+    polls it stops).
     """
     outcome: dict[str, object] = {}
 
@@ -40,7 +46,14 @@ def run_isolated(plugin_id: str, call: Callable[[], object], token: CancelToken)
     worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
     worker.start()
     try:
-        worker.join(token.remaining())
+        while worker.is_alive() and not token.cancelled:
+            remaining = token.remaining()
+            step = _STOP_POLL_S if remaining is None else remaining
+            worker.join(step if stop_requested is None else min(step, _STOP_POLL_S))
+            if stop_requested is not None and stop_requested() and worker.is_alive():
+                token.cancel("cancelled by the user")
+                outcome["stopped"] = True
+                return outcome
     except BaseException:
         # Ctrl+C while waiting: the plugin is told to stop too, then the interrupt goes on.
         token.cancel("interrupted by the user")

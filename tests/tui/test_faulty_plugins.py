@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from dataclasses import replace
 
 from conftest import make_app
 from helpers import ask
@@ -54,7 +55,7 @@ async def test_the_explorer_runs_with_a_failing_factory_and_an_interrupting_plug
         # Pinned, the interrupting goal solver stops its run; the app stays up and answers again.
         session_run = session.run
         monkeypatch.setattr(
-            session, "run", lambda request: session_run(type(request)(question=request.question, pins={"gs": "gs-interrupting"}))
+            session, "run", lambda request, *args, **kwargs: session_run(replace(request, pins={"gs": "gs-interrupting"}), *args, **kwargs)
         )
         await ask(pilot, "What is Helix?")
         kinds = [event.kind for event in app.current.events]

@@ -22,6 +22,8 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
+from core.steering import Intervention
+from core.steering import apply as intervene
 from core.units import Intent
 from mrptui.state import (
     Breakpoint,
@@ -32,7 +34,6 @@ from mrptui.state import (
     apply,
     next_stop,
     reduce,
-    request_with,
 )
 
 START = RunStarted(question="why?", caller_tags=("staff",), caller_region="eu", as_of="2026-01-15",
@@ -231,12 +232,13 @@ def test_continue_stops_at_backtracks_and_runs_off_the_end():
     assert next_stop(events, second, [], backtracks=True) == (len(events), None)
 
 
-def test_request_with_pins_and_excludes():
-    base = Request("q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}))
-    pinned = request_with(base, pin=("kb", "kb-fast"))
+def test_interventions_pin_and_exclude_on_a_copy_of_the_request():
+    base = Request("q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}), planner="planner-depth")
+    pinned = intervene(base, Intervention(kind="pin_plugin", target="kb-fast", stage="kb"))
     assert pinned.pins == {"sd": "sd-symbolic", "kb": "kb-fast"} and pinned.excluded == frozenset()
-    excluded = request_with(base, exclude="sd-symbolic")
+    excluded = intervene(base, Intervention(kind="exclude_plugin", target="sd-symbolic"))
     assert excluded.pins == {} and excluded.excluded == frozenset({"kb-fast", "sd-symbolic"})
+    assert excluded.planner == "planner-depth" and len(excluded.interventions) == 1
     assert base.pins == {"sd": "sd-symbolic"}  # the original is untouched
 
 
@@ -244,8 +246,3 @@ def test_plugin_breakpoint_matches_the_planner_of_a_plan():
     assert Breakpoint("plugin", "planner-depth").matches(PLAN2)
     assert not Breakpoint("plugin", "planner-depth").matches(PLAN1)
 
-
-def test_request_with_planner():
-    base = Request("q", caller=CALLER)
-    assert request_with(base, planner="planner-depth").planner == "planner-depth"
-    assert request_with(request_with(base, planner="planner-depth"), exclude="kb-fast").planner == "planner-depth"
