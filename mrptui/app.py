@@ -366,7 +366,7 @@ class ExplorerApp(App[None]):
 
     def toggle_break_on_selected(self, *, stage: bool) -> None:
         row = self.main.query_one(AttemptsTimeline).selected
-        if row is None or row.kind == "plan":
+        if row is None or row.kind in ("plan", "intervention"):
             self.notify("select an attempt or backtrack row in the timeline first", severity="warning")
             return
         if row.kind == "backtrack" and not stage:

@@ -23,6 +23,7 @@ from core.events import (
     Backtracked,
     Event,
     IntentDetected,
+    Intervened,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -36,7 +37,7 @@ from core.plugins.base import Request
 from core.steering import Steering
 from core.units import Caller, Intent, KnowledgeUnit
 
-RowKind = Literal["plan", "attempt", "backtrack"]
+RowKind = Literal["plan", "attempt", "backtrack", "intervention"]
 
 BACKTRACK_LABELS: dict[int, tuple[str, str]] = {
     1: ("↩", "next candidate"),
@@ -81,6 +82,8 @@ class TimelineRow:
             return f"{symbol} L{self.level} {what}: {reason}"
         if self.kind == "plan":
             return f"plan r{self.revision} by {self.plugin}"
+        if self.kind == "intervention":
+            return f"✎ {self.reason}"
         tail = f": {self.reason}" if self.reason else ""
         return f"{self.stage} {self.plugin} {self.status}{tail}"
 
@@ -232,6 +235,10 @@ def apply(state: ViewState, event: Event) -> ViewState:
             return replace(state, proofs_all=state.proofs_all + (event,))
         case AttemptFinished():
             return replace(state, rows=_finish_attempt(state.rows, event))
+        case Intervened():
+            row = TimelineRow(kind="intervention", index=index, stage=event.stage or "", plugin="you",
+                              status="live" if event.live else "re-run", reason=event.note, revision=state.revision)
+            return replace(state, rows=state.rows + (row,))
         case Backtracked():
             row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
                               status="backtrack", reason=event.reason, revision=state.revision,
