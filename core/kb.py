@@ -167,6 +167,15 @@ class KBView:
         return view
 
 
+    def without(self, unit_ids: Iterable[str]) -> KBView:
+        """A new view without these units: evidence a user excluded while debugging a run."""
+        gone = sorted(set(unit_ids) & self._by_id.keys())
+        if not gone:
+            return self
+        kept = (unit for unit in self._units if unit.id not in gone)
+        return KBView(kept, f"{self._key}-{_digest(gone)}", self._caller)
+
+
 class KnowledgeBase:
     """Units and diagnostics from KB files; build with `load` or `from_units`, never mutate."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -20,12 +20,11 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
+from mrptui.host import Explorer
+from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
-
-if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
 
 
 UNIT_COLUMNS = [("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"), ("where", "file:line")]
@@ -107,8 +106,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
 
     @property
-    def explorer(self) -> ExplorerApp:
-        return self.app  # type: ignore[return-value]
+    def explorer(self) -> Explorer:
+        return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("KB", id="kb-title", classes="screen-title")
@@ -245,7 +244,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
     @on(DataTable.RowSelected, "#kb-units")
     def _selected(self, event: DataTable.RowSelected) -> None:
         if self.trace_ids and 0 <= event.cursor_row < len(self.trace_ids):
-            self.explorer.open_unit(self.trace_ids[event.cursor_row][0])
+            self.post_message(OpenUnit(self.trace_ids[event.cursor_row][0]))
             return
         unit = self.selected
         if unit is not None:
@@ -346,13 +345,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
             if diagnostic is None:
                 self.notify("no validation error selected", severity="warning")
                 return
-            self.explorer.open_in_editor(diagnostic.file, diagnostic.line)
+            self.post_message(Command("open_in_editor", (diagnostic.file, diagnostic.line)))
             return
         unit = self.selected
         if unit is None or unit.location is None:
             self.notify("this unit has no file location", severity="warning")
             return
-        self.explorer.open_in_editor(unit.location.file, unit.location.line)
+        self.post_message(Command("open_in_editor", (unit.location.file, unit.location.line)))
 
     def action_copy(self) -> None:
         focused = self.focused
@@ -372,4 +371,4 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.notify(f"copied: {text[:60]}")
 
     def action_reload(self) -> None:
-        self.explorer.reload_kb()
+        self.post_message(Command("reload"))
