@@ -27,7 +27,7 @@ from core.retrieval.hdc import WORDS, UnitVectorCache
 from core.store.atomic import write_bytes
 from core.store.segment import Segment
 from core.store.store import SegmentStore
-from core.store.tokens import Tokens, TokenTable
+from core.store.tokens import Tokens, TokenTable, segment_tokens
 from core.units import KnowledgeUnit
 
 
@@ -89,9 +89,9 @@ class StoredKb:
             digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + rows.tobytes()).hexdigest()[:24]
             key = (segment.file, segment.key or id(segment), digest)
 
-            def build(segment=segment, subset=subset, digest=digest) -> Bm25Index:
+            def build(segment=segment, subset=subset, digest=digest, rows=rows) -> Bm25Index:
                 return self._stored_part(segment, digest, config) or self._keep_part(
-                    segment, digest, Bm25Index.build(subset, config, table.tokens(subset))
+                    segment, digest, Bm25Index.build(subset, config, segment_tokens(segment, rows))
                 )
 
             parts.append(cache.get(key, segment, build))

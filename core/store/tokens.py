@@ -83,11 +83,7 @@ class TokenTable:
         rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
         missing = np.flatnonzero(rows < 0)
         words, all_terms = self._vocabulary()
-        counts = self._lengths[np.maximum(rows, 0)]
-        counts[missing] = 0
-        per_unit = counts.sum(axis=1)
-        offsets = np.repeat(self._starts[np.maximum(rows, 0)] - (np.cumsum(per_unit) - per_unit), per_unit)
-        term_of = all_terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
+        term_of, counts, per_unit = _gather(all_terms, self._lengths, self._starts, rows)
         if len(missing):
             term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts, words)
         return _compact(words, term_of, counts)
@@ -107,6 +103,25 @@ class TokenTable:
             pieces.append(np.array(ids, dtype=np.int32))
         pieces.append(term_of[cursor:])
         return np.concatenate(pieces).astype(np.int32), counts, list(vocab)
+
+
+def segment_tokens(segment: Segment, rows: np.ndarray) -> Tokens:
+    """The tokens of some of one segment's units (by row), in the segment's own vocabulary: a
+    per-file BM25 part needs no vocabulary joined across the KB."""
+    lengths = np.asarray(segment.lengths)
+    totals = lengths.sum(axis=1, dtype=np.int64)
+    term_of, counts, _ = _gather(np.asarray(segment.terms), lengths, np.cumsum(totals) - totals, rows)
+    return _compact(list(segment.words), term_of, counts)
+
+
+def _gather(terms: np.ndarray, lengths: np.ndarray, starts: np.ndarray, rows: np.ndarray):
+    """Term ids and field lengths of the given rows (a row of -1 gets none), in row order."""
+    counts = lengths[np.maximum(rows, 0)]
+    counts[rows < 0] = 0
+    per_unit = counts.sum(axis=1)
+    offsets = np.repeat(starts[np.maximum(rows, 0)] - (np.cumsum(per_unit) - per_unit), per_unit)
+    term_of = terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
+    return term_of, counts, per_unit
 
 
 def _compact(words: list[str], term_of: np.ndarray, counts: np.ndarray) -> Tokens:
