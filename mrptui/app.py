@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config, read_json
 from core.events import Event, write_trace
+from core.safe_io import UnsafePath, atomic_write_text
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.units import Caller
@@ -519,8 +520,8 @@ class ExplorerApp(App[None]):
             target = Path(path).expanduser()
             try:
                 summary = write(target)
-            except OSError as exc:
-                self.notify(f"could not write {path}: {exc.strerror or exc}", severity="error")
+            except UnsafePath as exc:
+                self.notify(f"not written: {exc}", severity="error")
                 return
             self.notify(f"{summary} to {path}")
 
@@ -534,7 +535,7 @@ class ExplorerApp(App[None]):
         events = list(run.events)
 
         def write(path: Path) -> str:
-            write_trace(events, path)
+            write_trace(events, path, self.session.owns_file)
             return f"saved {len(events)} events"
 
         self._ask_path("Save trace (JSON Lines)", f"./mrptui-trace-{run.run_id}.jsonl", write)
@@ -547,7 +548,7 @@ class ExplorerApp(App[None]):
         text = candidates_csv(scored)
 
         def write(path: Path) -> str:
-            path.write_text(text, encoding="utf-8")
+            atomic_write_text(path, text, self.session.owns_file)
             return f"exported {len(scored.candidates)} rows"
 
         self._ask_path("Export evidence (CSV)", f"./mrptui-evidence-{self.current.run_id}.csv", write)
@@ -559,7 +560,7 @@ class ExplorerApp(App[None]):
             return
 
         def write(path: Path) -> str:
-            path.write_text(text, encoding="utf-8")
+            atomic_write_text(path, text, self.session.owns_file)
             return "exported the answer"
 
         self._ask_path("Export answer (Markdown)", f"./mrptui-answer-{self.current.run_id}.md", write)
