@@ -159,6 +159,16 @@ def test_one_bad_byte_keeps_every_unit_and_names_its_line(tmp_path: Path) -> Non
     assert units[1].claim == "Varroa mites multiply fastest while the colony raises drone \ufffd brood."
 
 
+def test_ingest_prints_a_file_with_a_bad_byte_and_names_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"Drones leave the hive in the afternoon.\n\nWorkers cap honey at 18 \xb0 moisture.\n")
+    done = mrptui("ingest", str(path), timeout=30)
+    assert done.returncode == 1
+    assert done.stderr == f"{path}:3:25: INVALID_ENCODING byte 0xb0 is not valid UTF-8; replaced with U+FFFD\n"
+    assert "Claim: Drones leave the hive in the afternoon." in done.stdout
+    assert "Claim: Workers cap honey at 18 \ufffd moisture." in done.stdout
+
+
 def test_a_garbled_file_gives_a_screenful_of_diagnostics_not_a_flood(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_bytes(b"Bees fan at the entrance \xfe.\n" * 500)
