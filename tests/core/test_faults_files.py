@@ -89,6 +89,13 @@ def test_check_skips_a_fifo_named_explicitly_and_a_fifo_rules_file(kb: Path, tmp
     assert "rules.json:1:1: FILE_UNREADABLE is a named pipe (FIFO)" in done.stdout
 
 
+def test_check_reports_a_fifo_in_place_of_the_rules_file(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "thinkingdb.json")
+    done = mrptui("check", str(tmp_path), timeout=30)
+    assert done.returncode == 1
+    assert "thinkingdb.json:1:1: FILE_UNREADABLE is a named pipe (FIFO), not a regular file; skipped" in done.stdout
+
+
 @pytest.mark.parametrize("command", [["ask", "Why does a colony swarm?"], ["retrieve", "Why does a colony swarm?"]])
 def test_ask_and_retrieve_answer_past_a_fifo(kb: Path, command: list[str]) -> None:
     os.mkfifo(kb / "pipe.txt")
