@@ -94,6 +94,7 @@ def check_target(path: Path, protected: Protected | None = None) -> None:
 
     Callers check before doing the work whose result they will write, so a bad path fails fast.
     """
+    path = Path(path)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -101,7 +102,9 @@ def check_target(path: Path, protected: Protected | None = None) -> None:
     except OSError as exc:
         raise UnsafePath(path, f"cannot write here: {exc.strerror or exc}") from None
     if info is not None and stat.S_ISLNK(info.st_mode):
-        raise UnsafePath(path, f"is a symbolic link (to {os.readlink(path)}); name the file itself, links are never written through")
+        raise UnsafePath(
+            path, f"is a symbolic link (to {os.readlink(path)}); name the file itself, links are never written through"
+        )
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise UnsafePath(path, f"is {_kind(info.st_mode)}; choose a file path")
     if protected is not None and protected(path):
@@ -117,7 +120,10 @@ def atomic_write_bytes(path: Path, chunks: bytes | Iterable[bytes], protected: P
     """Replace `path` with `chunks` (one bytes object or an iterable, written as they come) atomically."""
     path = Path(path)
     check_target(path, protected)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise UnsafePath(path, f"could not write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as out:
             os.fchmod(out.fileno(), _mode_for(path))

@@ -52,6 +52,20 @@ def test_a_failure_mid_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Pat
     assert listing(tmp_path) == ["trace.jsonl"]
 
 
+def test_a_full_disk_is_a_refusal_with_the_old_file_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "answer.md"
+    path.write_text("old answer")
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(UnsafePath, match="could not write: No space left on device"):
+        atomic_write_text(path, "new answer")
+    assert path.read_text() == "old answer"
+    assert listing(tmp_path) == ["answer.md"]
+
+
 @pytest.mark.parametrize(
     ("make", "reason"),
     [
