@@ -127,14 +127,13 @@ def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]
         at = match.start()
         line += text.count("\n", counted_to, at)
         line_start = text.rfind("\n", 0, at) + 1
+        message = _bad_character(text[at])
         diagnostics.append(
-            Diagnostic(code=Code.INVALID_ENCODING, message=_bad_character(text[at]), file=file, line=line, col=at - line_start + 1)
+            Diagnostic(code=Code.INVALID_ENCODING, message=message, file=file, line=line, col=at - line_start + 1)
         )
         line_end = text.find("\n", at)
-        if line_end < 0:
-            break
         counted_to = at
-        match = _BAD_CHARACTER.search(text, line_end)
+        match = _BAD_CHARACTER.search(text, line_end) if line_end >= 0 else None
     if match is not None and len(diagnostics) == _MAX_BAD_LINES:
         last = diagnostics[-1]
         diagnostics[-1] = last.model_copy(update={"message": f"{last.message} (and more on later lines)"})

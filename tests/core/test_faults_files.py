@@ -186,6 +186,12 @@ def test_a_garbled_file_gives_a_screenful_of_diagnostics_not_a_flood(tmp_path: P
     assert diagnostics[-1].message.endswith("(and more on later lines)")
 
 
+def test_ten_bad_lines_exactly_are_listed_without_a_more_note() -> None:
+    _, diagnostics = read_text("Smoke calms bees \x00.\n" * 9 + "Smoke calms bees \x00.", "notes.txt")
+    assert [d.line for d in diagnostics] == list(range(1, 11))
+    assert not any("more" in d.message for d in diagnostics)
+
+
 def test_a_nul_byte_past_the_binary_probe_never_enters_unit_text(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     filler = "Bees forage within three kilometres of the hive.\n\n" * 200
