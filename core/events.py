@@ -275,7 +275,7 @@ def read_trace(path: Path) -> tuple[list[Event], list[Diagnostic]]:
 
 
 def _bad_line(exc: Exception, raw: bytes, number: int, file: str) -> Diagnostic:
-    if not raw.endswith(b"\n"):
+    if _cut_off(exc, raw):
         return Diagnostic(
             code=Code.MALFORMED_LINE,
             message=f"the trace stops mid-event at line {number} (cut off?); the events before it are kept",
@@ -283,8 +283,15 @@ def _bad_line(exc: Exception, raw: bytes, number: int, file: str) -> Diagnostic:
             line=number,
             severity=Severity.WARNING,
         )
-    if isinstance(exc, ValidationError):
-        first = exc.errors()[0]["msg"]
-    else:
-        first = str(exc)
+    first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
     return Diagnostic(code=Code.MALFORMED_LINE, message=f"not a trace event: {first}", file=file, line=number)
+
+
+def _cut_off(exc: Exception, raw: bytes) -> bool:
+    """A last line (no line feed) whose JSON or UTF-8 ends early: the file was cut, not forged.
+    A complete line that is not an event stays an error, newline or not."""
+    if raw.endswith(b"\n"):
+        return False
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    return isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "json_invalid"

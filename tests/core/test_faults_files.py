@@ -260,6 +260,14 @@ def test_a_truncated_trace_keeps_its_complete_events_and_says_where_it_stops(tmp
     assert "run.jsonl:2:1: warning: MALFORMED_LINE the trace stops mid-event at line 2" in capsys.readouterr().err
 
 
+def test_a_complete_but_bad_last_line_is_still_an_error(tmp_path: Path) -> None:
+    path, events = _trace(tmp_path)
+    path.write_bytes(path.read_bytes() + b'{"kind": "forged"}')
+    loaded, problems = read_trace(path)
+    assert loaded == events
+    assert [(p.line, p.is_error) for p in problems] == [(3, True)]
+
+
 def test_replay_refuses_a_fifo_trace(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "run.jsonl")
     with time_limit(10), pytest.raises(UsageError, match=r"named pipe \(FIFO\), not a regular file"):
