@@ -18,8 +18,8 @@ from core.units import Intent
 
 
 # Traces above this are refused unread. An `ask` trace is a few hundred KB; 700 scored candidates
-# with their BM25 terms are about 2 MB. Reading takes ~10x the file size in memory, so this keeps
-# a replay under ~1 GB (a 330 MB trace took 3.8 GB and 35 s).
+# with their BM25 terms are about 2 MB. Candidate-heavy traces take up to ~10x their size in
+# memory once read (a 330 MB one took 3.8 GB and 35 s), so this keeps a replay under ~1 GB.
 MAX_TRACE_BYTES = 64_000_000
 
 

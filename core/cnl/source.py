@@ -15,8 +15,9 @@ from core.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit
 
 # Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
-# text or ~10,000 Markdown units; the readers take about 4 s per MB of dense one-line facts, so
-# a larger file would stall a load (the 20 MB cap this replaces let one file take 80 s).
+# text or ~40,000 Markdown units. The worst case, dense one-line facts, reads at about 3 s of CPU
+# per MB (4 MB: 222,000 units, 12 s, 640 MB peak; `python -m benchmarks --ops read_cap`), so the
+# 20 MB cap this replaces let one file stall a load for a minute.
 MAX_FILE_BYTES = 4_000_000
 # A NUL among the first bytes means a binary file (or UTF-16): refused whole. A NUL later is one
 # bad character, replaced and reported like an undecodable byte.
