@@ -183,3 +183,15 @@ def test_check_target_accepts_a_trace_inside_a_kb_folder(kb: Path, config_path: 
     check_target(kb / "run.jsonl", session.owns_file)
     with pytest.raises(UnsafePath):
         check_target(kb / "sub" / ".." / "kilns.md", session.owns_file)
+
+
+def test_ask_trace_with_undecodable_bytes_in_the_question(tmp_path: Path, kb: Path, capsys) -> None:
+    """argv bytes that are not UTF-8 arrive as lone surrogates; the trace writer used to fail on
+    them with exit 3. They become U+FFFD at the CLI boundary."""
+    from core.events import read_trace
+
+    code = main(["ask", "Why fire \udcff bisque?", "--kb", str(kb), "--trace", str(tmp_path / "run.jsonl")])
+    capsys.readouterr()
+    events, problems = read_trace(tmp_path / "run.jsonl")
+    assert code == 0 and problems == []
+    assert events[0].question == "Why fire \ufffd bisque?"
