@@ -28,6 +28,7 @@ from core.events import (
 )
 from core.intent_cues import question_cues
 from core.plugins.base import (
+    INSUFFICIENT_PREFACE,
     GoalSolver,
     GsResult,
     KbResult,
@@ -73,7 +74,7 @@ class _Part:
             return "no-context"
         rejected = self.verdict is not None and self.verdict.status is Status.REJECTED
         sufficient = self.evidence is not None and self.evidence.status is Status.SUCCESS
-        return "grounded" if sufficient and not rejected else "weak"
+        return "grounded" if sufficient and not rejected and not self.answer.weak else "weak"
 
 
 @dataclass
@@ -359,6 +360,9 @@ def _answer_event(revision: _Revision) -> AnswerReady:
     parts = []
     for index, part in enumerate(revision.parts):
         text = (part.answer.answer if part.answer else "") or NO_EVIDENCE
+        if part.status == "weak" and not text.startswith(INSUFFICIENT_PREFACE):
+            # The words must match the status: a weak answer says so first, whoever wrote it.
+            text = f"{INSUFFICIENT_PREFACE} to answer fully; the closest answer is: {text}"
         cited = part.answer.cited_ids if part.answer else ()
         parts.append(
             AnswerPart(
@@ -379,5 +383,7 @@ def _answer_event(revision: _Revision) -> AnswerReady:
         text = parts[0].answer
     else:
         text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
+        if status == "weak":
+            text = f"{INSUFFICIENT_PREFACE} to answer every part:\n{text}"
     evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
     return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))

@@ -84,7 +84,10 @@ class Session:
         # other build's rules and indexes.
         with self._lock:
             kb, engine = self.kb, self.engine
-        return engine.run(request, kb.view(request.caller), kb_version=kb.version)
+        view = kb.view(request.caller)
+        # The caller's view's version, not the KB's: it must not change when only units the
+        # caller cannot see do.
+        return engine.run(request, view, kb_version=view.version)
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
@@ -140,8 +143,9 @@ class Session:
         return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
 
     def reload(self) -> list[Diagnostic]:
-        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
-        kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
+        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
+        and a unit whose new text fails is withdrawn, never kept in its last good version."""
+        kb = KnowledgeBase.load(self.kb_paths).failing_closed(self.kb)
         ruleset = load_rules(self.config_path / "thinkingdb.json")
         # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
         # last good rules running, but its errors are still shown.

@@ -121,6 +121,7 @@ class ExplorerApp(App[None]):
         batch_size: int = 16,
         batch_seconds: float = 0.05,
         keymap_path: Path | None | Literal["config"] = "config",
+        recorded_for: str = "",
     ) -> None:
         super().__init__()
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
@@ -131,6 +132,8 @@ class ExplorerApp(App[None]):
         self.clock = clock
         self.show_durations = show_durations
         self.replay = replay is not None
+        # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
+        self.recorded_for = recorded_for
         self._replay_events = list(replay or ())
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
@@ -196,7 +199,7 @@ class ExplorerApp(App[None]):
         if self.replay_without_kb:
             return NO_KB_TEXT
         if self.replay:
-            return "not in the open KB, or not visible to the trace's caller"
+            return "not in the open KB, or not visible to this caller"
         return NOT_VISIBLE
 
     @property
@@ -594,8 +597,8 @@ class ExplorerApp(App[None]):
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
-            self.notify(f"KB files changed: {message.errors} error(s); the last good KB is kept (see KB screen){rerun}",
-                        severity="warning", timeout=8)
+            self.notify(f"KB files changed: {message.errors} error(s); units that fail are withdrawn until fixed "
+                        f"(see KB screen){rerun}", severity="warning", timeout=8)
         else:
             self.notify(f"KB reloaded{rerun}", timeout=6)
 

@@ -451,3 +451,12 @@ class NullSession:
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {}
+
+
+def describe_caller(tags: Iterable[str], region: str | None, as_of: str) -> str:
+    """"public caller as of …" or "caller a,b in EU as of …", for a caller or a trace's record of one."""
+    tags = sorted(tags)
+    who = "caller " + ",".join(tags) if tags else "public caller"
+    if region:
+        who += f" in {region}"
+    return f"{who} as of {as_of}"

@@ -102,13 +102,20 @@ class KbResult:
         return tuple(self.outcome.evidence_ids) if self.outcome is not None else ()
 
 
+# Every weak answer begins with this, whichever goal solver wrote it (the engine adds it if missing).
+INSUFFICIENT_PREFACE = "The evidence is insufficient"
+
+
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class GsResult:
+    """`weak`: the solver itself found the evidence insufficient, so the answer is never grounded."""
+
     status: Status
     reason: str = ""
     answer: str = ""
     cited_ids: tuple[str, ...] = ()
     llm_calls: int = Field(default=0, ge=0)
+    weak: bool = False
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)

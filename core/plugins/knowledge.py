@@ -9,7 +9,7 @@ import numpy as np
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
-from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
+from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
 from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import ViewIndexes
 from core.retrieval.thinkingdb import Proof, TdbResult
@@ -78,8 +78,10 @@ class ProfileRetriever(KnowledgePlugin):
         lanes[Lane.BM25] = normalise_bm25(bm25_raw)
         tdb = None
         if Lane.TDB in profile.lanes:
-            tdb = indexes.tdb.query(intent.target)
-            lanes[Lane.TDB] = normalise_by_top(tdb.unit_scores)
+            # The kernel's per-call cancel token (core/cancel.py, `ctx.cancel`) stops the closure
+            # between rounds and joins; the result then says "cancelled".
+            tdb = indexes.tdb.query(intent.target, stop=getattr(ctx, "cancel", None))
+            lanes[Lane.TDB] = tdb.lane_scores()
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         escalated = False
         hdc_query = None

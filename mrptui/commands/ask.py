@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="ID", help="leave a plugin out (repeatable)")
     parser.add_argument("--mode", choices=sorted(MODES), help="legacy mode: pins sd and gs")
     parser.add_argument("--profile", choices=sorted(PROFILES), help="legacy retrieval profile: pins the kb plugin")
-    add_caller_options(parser)
+    add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object (see README)")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
 

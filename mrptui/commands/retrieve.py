@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_kb_option(parser)
     parser.add_argument("--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)")
     parser.add_argument("--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)")
-    add_caller_options(parser)
+    add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -466,6 +466,24 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
         assert len(replay.runs) == 1
 
 
+async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the_replayer(session):
+    from fakes import thinkingdb_run
+
+    from core.plugins.base import Request
+    from mrptui.screens.kb import KBScreen
+
+    events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
+    replay = make_app(session, replay=events, recorded_for="caller merchant:vip-ops as of 2026-01-15")
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("k")
+        await settle(pilot)
+        assert isinstance(replay.screen, KBScreen)
+        title = text_of(replay.screen.query_one("#kb-title", Static))
+        assert "visible to the public caller as of 2026-01-15" in title
+        assert "trace recorded for the caller merchant:vip-ops as of 2026-01-15" in title
+
+
 async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(session):
     from fakes import thinkingdb_run
 
