@@ -1,29 +1,11 @@
-"""Atomic file and directory writes: readers see the old content or the new, never a part.
-
-Minimal on purpose; it is the temp + `os.replace` pattern the index store needs.
-"""
+"""Atomic folder publication: a segment folder is written under a temp name and renamed into
+place, so readers see a whole segment or none. Single files use `core.safe_io.atomic_write_bytes`."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
-
-
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same folder and one rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def publish_dir(temp: Path, final: Path) -> bool:

@@ -23,13 +23,16 @@ from pathlib import Path
 
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
-from core.store.atomic import publish_dir, write_bytes
+from core.safe_io import atomic_write_bytes
+from core.store.atomic import publish_dir
 from core.store.location import cache_root
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text import computed_stems, learn_stems
 
 _CODE_PACKAGES = ("cnl",)
-_CODE_FILES = ("text.py", "units.py", "diagnostics.py", "retrieval/bm25.py", "store/segment.py", "store/codec.py")
+_CODE_FILES = (
+    "text.py", "units.py", "diagnostics.py", "safe_io.py", "retrieval/bm25.py", "store/segment.py", "store/codec.py",
+)
 # Temp folders older than this belong to a process that died mid-write.
 _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
@@ -240,7 +243,7 @@ def _save_stems(root: Path) -> None:
     if len(table) > MAX_STORED_STEMS:
         return
     try:
-        write_bytes(root / STEMS_FILE, json.dumps(table).encode())
+        atomic_write_bytes(root / STEMS_FILE, json.dumps(table).encode())
     except OSError:
         pass
 

@@ -24,7 +24,7 @@ from core.config import Bm25Config
 from core.retrieval import hdc
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.hdc import WORDS, UnitVectorCache
-from core.store.atomic import write_bytes
+from core.safe_io import atomic_write_bytes
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 from core.store.tokens import Tokens, TokenTable, segment_tokens
@@ -194,7 +194,7 @@ class StoredKb:
 def _write_verified(folder: Path, stem: str, suffix: str, data: bytes) -> bool:
     """Write `data` atomically as `<stem>-<sha256>.<suffix>`; False when the folder is not writable."""
     try:
-        write_bytes(folder / f"{stem}-{hashlib.sha256(data).hexdigest()[:32]}.{suffix}", data)
+        atomic_write_bytes(folder / f"{stem}-{hashlib.sha256(data).hexdigest()[:32]}.{suffix}", data)
     except OSError:
         return False
     return True
