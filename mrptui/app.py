@@ -132,6 +132,7 @@ class ExplorerApp(App[None]):
         self._replay_events = list(replay or ())
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
+        self.hdc_building = False
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
         self.control = RunControl(self.session, self, breakpoints=[COSTLY] if break_before_costly else [])
@@ -157,7 +158,7 @@ class ExplorerApp(App[None]):
                 self.set_interval(self.poll_interval, self.poll_files)
             self.set_interval(0.25, self._tick_running, name="elapsed")
             self.run_worker(
-                lambda: self.session.warm_up(self.caller),
+                self._warm_up,
                 thread=True,
                 group="warm-up",
                 description="Preparing the indexes",
@@ -167,6 +168,25 @@ class ExplorerApp(App[None]):
     def on_unmount(self) -> None:
         """A held engine never finishes on its own: let it go, so quitting never waits for it."""
         self.control.close()
+
+    def _warm_up(self) -> None:
+        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
+        self.session.warm_up(self.caller)
+        if self.session.hdc_ready(self.caller):
+            return
+        self.call_from_thread(self._hdc_progress, "building")
+        try:
+            self.session.warm_up_hdc(self.caller)
+        except Exception:
+            self.call_from_thread(self._hdc_progress, "failed")
+            raise
+        self.call_from_thread(self._hdc_progress, "ready")
+
+    def _hdc_progress(self, state: str) -> None:
+        self.hdc_building = state == "building"
+        self.refresh_view()
+        if state == "ready":
+            self.notify("HDC index ready", timeout=4)
 
     def main_ready(self) -> None:
         """Called by the main screen once its widgets exist (after the first frame)."""
@@ -271,6 +291,9 @@ class ExplorerApp(App[None]):
                 pump(run, live, lambda rid, events: self.post_message(EventsArrived(rid, events)),
                      lambda rid, where: self.post_message(RunHeld(rid, where)),
                      batch_size=self.batch_size, batch_seconds=self.batch_seconds, clock=self.clock)
+            except KeyboardInterrupt:
+                # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
+                pass
             finally:
                 self.post_message(RunEnded(run.run_id))
 
@@ -363,7 +386,7 @@ class ExplorerApp(App[None]):
 
     def toggle_break_on_selected(self, *, stage: bool) -> None:
         row = self.main.query_one(AttemptsTimeline).selected
-        if row is None or row.kind == "plan":
+        if row is None or row.kind in ("plan", "intervention"):
             self.notify("select an attempt or backtrack row in the timeline first", severity="warning")
             return
         if row.kind == "backtrack" and not stage:
@@ -445,7 +468,7 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running,
+            running_ms=running, hdc_building=self.hdc_building,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
@@ -523,21 +546,21 @@ class ExplorerApp(App[None]):
                 return
             try:
                 summary = export.write(Path(path).expanduser())
-            except OSError as exc:
-                self.notify(f"could not write {path}: {exc.strerror or exc}", severity="error")
+            except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
+                self.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
             self.notify(f"{summary} to {path}")
 
         self.push_screen(PathModal(export.title, export.default_path), callback=done)
 
     def save_trace(self) -> None:
-        self._export(trace_export(self.current))
+        self._export(trace_export(self.current, self.session.owns_file))
 
     def export_csv(self) -> None:
-        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current))
+        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current, self.session.owns_file))
 
     def export_markdown(self) -> None:
-        self._export(answer_export(self.current, self.cursor))
+        self._export(answer_export(self.current, self.cursor, self.session.owns_file))
 
     # -- commands from the screens ----------------------------------------------------------------
 

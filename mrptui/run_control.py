@@ -316,7 +316,7 @@ class RunControl:
         run = self.current
         if run is None or not self.is_live:
             return None
-        run.held = ""
+        run.held, run.pending = "", ()  # the engine takes pending changes as soon as it goes on
         self.cursor, self.following, self.paused_at = len(run.events), True, None
         return self.live
 

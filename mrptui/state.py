@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, Protocol
 
 from core.config import RetrievalConfig
@@ -23,6 +24,7 @@ from core.events import (
     Backtracked,
     Event,
     IntentDetected,
+    Intervened,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -36,7 +38,7 @@ from core.plugins.base import Request
 from core.steering import Steering
 from core.units import Caller, Intent, KnowledgeUnit
 
-RowKind = Literal["plan", "attempt", "backtrack"]
+RowKind = Literal["plan", "attempt", "backtrack", "intervention"]
 
 BACKTRACK_LABELS: dict[int, tuple[str, str]] = {
     1: ("↩", "next candidate"),
@@ -73,6 +75,14 @@ class TimelineRow:
     level: int | None = None
 
     @property
+    def outcome(self) -> str:
+        """The reason as the panels show it: a candidate that was not called says so
+        ("skipped: excluded by the user", "not reached: kb-balanced was sufficient")."""
+        if self.status == "skipped" and self.reason and not self.reason.startswith("not "):
+            return f"skipped: {self.reason}"
+        return self.reason
+
+    @property
     def backtrack_head(self) -> str:
         """What a backtrack row is about, naming its plugin and plan revision: "next candidate after
         kb-fast (r1)", "replan after planner-default r0", "weak answer from r0 (planner-default)"."""
@@ -92,6 +102,8 @@ class TimelineRow:
             return f"{symbol} L{self.level} {self.backtrack_head}: {reason}"
         if self.kind == "plan":
             return f"plan r{self.revision} by {self.plugin}"
+        if self.kind == "intervention":
+            return f"✎ {self.reason}"
         tail = f": {self.reason}" if self.reason else ""
         return f"{self.stage} {self.plugin} {self.status}{tail}"
 
@@ -250,6 +262,10 @@ def apply(state: ViewState, event: Event) -> ViewState:
             return replace(state, proofs_all=state.proofs_all + (event,))
         case AttemptFinished():
             return replace(state, rows=_finish_attempt(state.rows, event))
+        case Intervened():
+            row = TimelineRow(kind="intervention", index=index, stage=event.stage or "", plugin="you",
+                              status="live" if event.live else "re-run", reason=event.note, revision=state.revision)
+            return replace(state, rows=state.rows + (row,))
         case Backtracked():
             row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
                               status="backtrack", reason=event.reason, revision=state.revision if event.revision is None else event.revision,
@@ -418,7 +434,13 @@ class SessionLike(Protocol):
 
     def fingerprint(self) -> str: ...
 
+    def owns_file(self, path: Path) -> bool: ...
+
     def warm_up(self, caller: Caller) -> None: ...
+
+    def hdc_ready(self, caller: Caller) -> bool: ...
+
+    def warm_up_hdc(self, caller: Caller) -> None: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
@@ -458,7 +480,16 @@ class NullSession:
     def fingerprint(self) -> str:
         return ""
 
+    def owns_file(self, path: Path) -> bool:
+        return False
+
     def warm_up(self, caller: Caller) -> None:
+        return None
+
+    def hdc_ready(self, caller: Caller) -> bool:
+        return True
+
+    def warm_up_hdc(self, caller: Caller) -> None:
         return None
 
     def plugin_ids(self) -> dict[str, list[str]]:

@@ -29,6 +29,7 @@ from itertools import chain
 
 import numpy as np
 
+from core import cancel
 from core.config import HdcConfig
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
@@ -215,6 +216,14 @@ class UnitVectorCache:
             claim = np.array([self._entries[u.id][2] for u in units]).reshape(-1, WORDS)
         return topic, claim
 
+    def has(self, unit: KnowledgeUnit, seed: str) -> bool:
+        return self._digest(unit.id) == _unit_digest(unit, seed)
+
+    def add(self, units: Sequence[KnowledgeUnit], seed: str, topic: np.ndarray, claim: np.ndarray) -> None:
+        """Vectors computed elsewhere (the index store), row i for units[i]."""
+        for i, unit in enumerate(units):
+            self._entries[unit.id] = (_unit_digest(unit, seed), topic[i], claim[i])
+
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
         return entry[0] if entry else None
@@ -343,7 +352,10 @@ def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     out = np.empty(n, dtype=np.uint16)
     xored = np.empty((min(n, _SCAN_ROWS), WORDS), dtype=np.uint64)
     counts = np.empty(xored.shape, dtype=np.uint8)
+    token = cancel.current()
     for start in range(0, n, _SCAN_ROWS):
+        # A scan of a million units takes a while: a cancelled plugin call stops between chunks.
+        token.raise_if_cancelled()
         stop = min(start + _SCAN_ROWS, n)
         rows = stop - start
         np.bitwise_xor(matrix[start:stop], vector, out=xored[:rows])

@@ -52,7 +52,7 @@ def _stage_lines(plan: PlanView, stage: PlanStage, state: ViewState, width: int,
         else:
             symbol, tone = status_symbol(status)
             mark = tone_markup(symbol, tone)
-        reason = row.reason if row and status != "running" else ""
+        reason = row.outcome if row and status != "running" else ""
         reason = "next call (held)" if next_call else reason
         used = 7 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
         reason = _fit(reason, width - used) if width else reason
@@ -111,8 +111,9 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
         self._held = False
 
     def _text_width(self) -> int:
-        # The body has one cell of padding each side, and the scrollbar takes one more.
-        return max(0, self.scrollable_content_region.width - 3)
+        # The body has one cell of padding each side, and a cell is always kept for the scrollbar:
+        # measuring with or without it would cut the same plan differently from frame to frame.
+        return max(0, self.content_region.width - self.styles.scrollbar_size_vertical - 2)
 
     def on_resize(self) -> None:
         self.show(self._state, held=self._held)

@@ -20,6 +20,9 @@ def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
     if row.kind == "plan":
         head = f"plan revision r{row.revision} by {row.plugin}"
         return head + (f"\nreasons: {row.reason}" if row.reason else "")
+    if row.kind == "intervention":
+        when = "applied live at a held point" if row.status == "live" else "applied from the start of this re-run"
+        return f"✎ change by the user, {when}\n{row.reason}"
     if row.kind == "backtrack":
         symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
         reason = row.reason.removeprefix(f"{what}:").strip()
@@ -43,7 +46,8 @@ up to the current event.
 
 - ✓ success/accepted · ✗ insufficient/error/rejected · ↷ unsupported · ⋯ still running
 - ↩ L1: the stage tries its next candidate · ⟲ L2: the next planner replans · ≈ L3: weak answer
-- ● marks a row that a breakpoint matches.
+- ● marks a row that a breakpoint matches; ✎ a change you made (live at a held point, or from the
+  start of a re-run).
 
 Select a row, then pin (`p`) or exclude (`x`) its plugin, or toggle a breakpoint on its plugin (`t`)
 or stage (`T`). On a backtrack row `t` toggles "break on any backtrack". While the engine is held
@@ -119,6 +123,9 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             reasons = f": {row.reason}" if row.reason else ""
             cells = [Text("▤", style=style), Text(f"plan r{row.revision}", style=style),
                      Text.assemble((row.plugin, style), (reasons, self._style("muted")))]
+        elif row.kind == "intervention":
+            style = self._style("running")
+            cells = [Text("✎", style=style), Text("you", style=style), Text(f"{row.status}: {row.reason}", style=style)]
         elif row.kind == "backtrack":
             symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
             style = self._style("backtrack")
@@ -134,7 +141,7 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             if held:
                 reason = ": not called yet (n steps, . continues, g runs to the end)"
             # A candidate that was not called: its reason already says so ("not reached: …", "skipped: …").
-            outcome = row.reason if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"
+            outcome = row.outcome if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"
             cells = [Text(symbol, style=style), Text(row.plugin, style=style), Text(f"{intent}{outcome}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:

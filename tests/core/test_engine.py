@@ -156,7 +156,7 @@ def test_a_plugin_that_raises_is_an_error_and_the_run_goes_on() -> None:
 def test_a_plugin_that_hangs_past_its_timeout_is_an_error() -> None:
     events = _run(_engine(Seed("sd-a", sleep=1.0), Seed("sd-b"), Kb("kb-a"), Gs("gs-a"), Val(), timeout_ms=50))
     first = _of(events, AttemptFinished)[0]
-    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "timed out after 50 ms")
+    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "cancelled: timed out after 50 ms (pluginTimeoutMs)")
 
 
 def test_a_malformed_result_is_an_error() -> None:
@@ -210,6 +210,15 @@ def test_kb_results_are_reused_on_replan() -> None:
     kb = Kb("kb-a")
     _run(_engine(Seed(), kb, Gs("gs-a"), Gs("gs-b"), Val(verdicts=(Status.REJECTED, Status.ACCEPTED))))
     assert kb.calls == 1
+
+
+def test_a_pinned_solver_already_tried_on_the_same_evidence_does_not_stall_the_replan() -> None:
+    """Regression: the pin used to defer every other solver forever once the pin itself was skipped."""
+    events = _run(_engine(Seed(), Kb("kb-a"), Gs("gs-a"), Gs("gs-b"), Val(verdicts=(Status.REJECTED, Status.ACCEPTED))),
+                  pins={"gs": "gs-a"})
+    skipped = [(e.plugin, e.reason, e.revision) for e in _of(events, AttemptFinished) if e.status == "skipped"]
+    assert ("gs-a", "already tried on identical evidence", 1) in skipped
+    assert isinstance(events[-1], RunFinished)
 
 
 def test_plan_is_deterministic_and_pins_and_exclusions_carry_reasons() -> None:

@@ -94,7 +94,7 @@ def test_excluding_the_held_plugin_skips_it_and_matches_a_fresh_run_with_the_exc
     intervened = _of(events, Intervened)
     assert [(i.change, i.target, i.live) for i in intervened] == [("exclude_plugin", "kb-a", True)]
     skipped = [e for e in _of(events, AttemptFinished) if e.status == "skipped"]
-    assert [(e.plugin, e.reason) for e in skipped] == [("kb-a", "skipped: excluded by the user")]
+    assert [(e.plugin, e.reason) for e in skipped] == [("kb-a", "excluded by the user")]
     fresh = list(_engine(*_plugins()).run(Request(question=QUESTION, excluded=frozenset({"kb-a"})), UnitView()))
     assert _summary(events) == _summary(fresh)
     assert _of(events, AnswerReady)[0].evidence_ids == ("u2",)

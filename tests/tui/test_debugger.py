@@ -138,6 +138,7 @@ async def test_excluding_the_held_plugin_applies_live_like_a_fresh_run_without_i
         assert len(app.runs) == 1 and run.done and calls == []
         intervened = [e for e in run.events if isinstance(e, Intervened)]
         assert [(e.change, e.target, e.live) for e in intervened] == [("exclude_plugin", "kb-count", True)]
+        assert [r.status for r in app.state.rows if r.kind == "intervention"] == ["live"]
         fresh = list(session.run(Request(question=QUESTION, excluded=frozenset({"kb-count"}))))
         assert _called(run.events) == _called(fresh)
         assert run.final.answer.answer == fresh[-2].answer

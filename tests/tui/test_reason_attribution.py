@@ -101,7 +101,7 @@ def test_an_excluded_candidate_is_listed_and_says_so() -> None:
     excluded = kb_ids[0]
     state = reduce(list(SESSION.run(Request(question=QUESTIONS[0], caller=Caller(), excluded=frozenset({excluded})))))
     row = state.attempt_row(state.plans[0].revision, "kb", excluded)
-    assert row is not None and row.reason == "skipped: excluded by the user"
+    assert row is not None and row.reason == "excluded by the user" and row.outcome == "skipped: excluded by the user"
     assert not any(r.kind == "attempt" and r.plugin == excluded and r.status != "skipped" for r in state.rows)
 
 
@@ -110,7 +110,7 @@ def test_a_solver_already_tried_on_identical_evidence_is_skipped_with_that_reaso
     """A replan that reaches the same kb evidence does not call the same solver again, and says so."""
     for question in QUESTIONS:
         state = reduce(list(SESSION.run(Request(question=question, caller=Caller(), pins={"kb": pin}))))
-        skipped = [r for r in state.rows if r.kind == "attempt" and r.reason == "skipped: already tried on identical evidence"]
+        skipped = [r for r in state.rows if r.kind == "attempt" and r.outcome == "skipped: already tried on identical evidence"]
         if skipped:
             assert all(r.stage == "gs" and r.revision > 0 for r in skipped)
             return

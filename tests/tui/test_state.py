@@ -6,6 +6,7 @@ import pytest
 from fakes import CALLER, U_AIRFLOW, U_DAG, U_RETRY, replan_run, thinkingdb_run
 
 from core.events import (
+    Intervened,
     AnswerPart,
     AnswerReady,
     AttemptFinished,
@@ -252,3 +253,12 @@ def test_plugin_breakpoint_matches_the_planner_of_a_plan():
     assert Breakpoint("plugin", "planner-depth").matches(PLAN2)
     assert not Breakpoint("plugin", "planner-depth").matches(PLAN1)
 
+
+
+def test_an_intervention_becomes_a_timeline_row_that_says_how_it_applied():
+    events = thinkingdb_run(Request("q", caller=CALLER))
+    change = Intervened(change="exclude_plugin", target="kb-fast", live=True, note="kb-fast excluded by the user")
+    state = reduce([*events[:5], change])
+    row = state.rows[-1]
+    assert (row.kind, row.plugin, row.status) == ("intervention", "you", "live")
+    assert row.label == "✎ kb-fast excluded by the user"
