@@ -851,7 +851,7 @@ async def test_key_bar_shows_the_focused_keys_and_runs_a_clicked_one(app):
 
     async with app.run_test(size=SIZE) as pilot:
         bar = app.screen.query_one(KeyBar)
-        assert bar.keys[:2] == ["^s", "^j"]  # the question box is focused
+        assert bar.keys[:3] == ["^u", "^s", "^j"]  # the question box is focused: clear, run, new line
         await ask(pilot)
         await pilot.pause()
         assert bar.keys[:2] == ["t", "T"] and "^p" not in bar.keys  # the timeline's keys; the palette sits right
