@@ -110,7 +110,7 @@ class KnowledgeBase:
 
     @classmethod
     def load(cls, paths: Sequence[Path]) -> KnowledgeBase:
-        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`) in a fixed order.
+        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`, `.jsonl`) in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
         explicitly must have a supported extension. Nothing here raises for bad input.

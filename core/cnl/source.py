@@ -6,6 +6,7 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
+from core.cnl.jsonl import read_jsonl
 from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
@@ -22,10 +23,11 @@ class Format(StrEnum):
     MARKDOWN = "markdown"
     SOP = "sop"
     TEXT = "text"
+    JSONL = "jsonl"
 
 
-SUFFIX_FORMATS = {".md": Format.MARKDOWN, ".cnl": Format.SOP, ".txt": Format.TEXT, ".nl": Format.TEXT}
-_READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext}
+SUFFIX_FORMATS = {".md": Format.MARKDOWN, ".cnl": Format.SOP, ".txt": Format.TEXT, ".nl": Format.TEXT, ".jsonl": Format.JSONL}
+_READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext, Format.JSONL: read_jsonl}
 
 
 class ReadResult(NamedTuple):
@@ -34,8 +36,11 @@ class ReadResult(NamedTuple):
 
 
 def detect_format(text: str, file: str) -> Format:
-    """`.cnl` or text starting with `@` is SOP; then `.md` is Markdown; anything else plain text."""
+    """`.jsonl` is JSON Lines; `.cnl` or text starting with `@` is SOP; then `.md` is Markdown;
+    anything else plain text."""
     suffix = PurePath(file).suffix.lower()
+    if suffix == ".jsonl":
+        return Format.JSONL
     if suffix == ".cnl" or text.lstrip().startswith("@"):
         return Format.SOP
     if suffix == ".md":

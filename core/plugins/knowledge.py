@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
 from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import ViewIndexes
+from core.retrieval.lanes import bm25_pool, hdc_pool
 from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
 from core.text import tokenize
@@ -87,7 +86,7 @@ class ProfileRetriever(KnowledgePlugin):
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
             hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
-            lanes[Lane.HDC] = self._hdc_lane(indexes, hdc_query)
+            lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         kept_units = [c for c in candidates if c.kept]
         sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
@@ -120,18 +119,7 @@ class ProfileRetriever(KnowledgePlugin):
         return query.identifiers if matched >= set(query.identifiers) else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
-        pool = self._services.retrieval.bm25.lane_pool
-        return dict(indexes.bm25.top_k(query.terms, query.preferred_roles, pool))
-
-    def _hdc_lane(self, indexes: ViewIndexes, hdc_query) -> dict[str, float]:
-        config = self._services.retrieval.hdc
-        index = indexes.hdc
-        scores = index.scores(hdc_query)
-        eligible = np.flatnonzero(scores >= config.lane_min_score)
-        if eligible.size > config.lane_pool:
-            order = np.lexsort((eligible, -scores[eligible]))
-            eligible = eligible[order[: config.lane_pool]]
-        return {index.unit_ids[i]: float(scores[i]) for i in eligible}
+        return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
     def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query):
         roles = {uid: ctx.view.get(uid).role for scores in lanes.values() for uid in scores}

@@ -120,6 +120,11 @@ def _reciprocal_rank(lanes: Mapping[Lane, Mapping[str, float]], config: FusionCo
     return {uid: value / best for uid, value in fused.items()}
 
 
+def fused_scores(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> dict[str, float]:
+    """The score fusion ranks by: weighted sum (with agreement bonus) or scaled RRF, per `config.method`."""
+    return _reciprocal_rank(lanes, config) if config.method is FusionMethod.RRF else _weighted(lanes, config)
+
+
 def fuse(
     lanes: Mapping[Lane, Mapping[str, float]],
     *,

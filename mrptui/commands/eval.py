@@ -1,9 +1,13 @@
 """`mrptui eval QUERIES.json`: recall@k and MRR per kb plugin and fusion method, answer checks and
-safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it."""
+safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it.
+
+`mrptui eval --beir DIR`: a public IR test collection in the BEIR format, every lane alone and every
+fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/ireval.py)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from core.config import ConfigError
@@ -15,7 +19,10 @@ FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("queries", metavar="QUERIES.json", help="labelled queries (see sample_kb/README.md)")
+    parser.add_argument("queries", metavar="QUERIES.json", nargs="?", help="labelled queries (see sample_kb/README.md)")
+    parser.add_argument("--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)")
+    parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
+    parser.add_argument("--run-dir", metavar="DIR", help="with --beir: write one TREC run file per system here")
     add_kb_option(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
@@ -25,6 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.beir:
+        if args.queries:
+            raise UsageError("give either QUERIES.json or --beir DIR, not both")
+        return run_beir(args)
+    if args.run_dir:
+        raise UsageError("--run-dir needs --beir")
+    if not args.queries:
+        raise UsageError("give QUERIES.json or --beir DIR")
     # The queries file is read before the KB, so a typo in it fails fast.
     try:
         queries = load_queries(Path(args.queries))
@@ -38,6 +53,46 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     print(report.model_dump_json(indent=2) if args.json else markdown(report))
     return 0 if report.safe else 1
+
+
+def run_beir(args: argparse.Namespace) -> int:
+    from core import ireval
+    from core.config import load_retrieval_config
+
+    directory = Path(args.beir)
+    if not directory.is_dir():
+        raise UsageError(f"--beir needs a folder, not {directory}")
+    try:
+        collection = ireval.load_beir(directory, args.split)
+        config = load_retrieval_config()
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    runs = ireval.run_systems(collection, config, progress=_progress_bar())
+    try:
+        measures = ireval.measure(runs, collection.qrels)
+    except ireval.MeasuresUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    if args.run_dir:
+        for path in ireval.write_run_files(Path(args.run_dir), runs):
+            print(f"wrote {path}", file=sys.stderr)
+    document = ireval.report(collection, measures)
+    print(ireval.dumps(document) if args.json else ireval.markdown_table(document))
+    return 0
+
+
+def _progress_bar(width: int = 30):
+    """Queries done on stderr: a redrawn bar on a terminal, a line per tenth otherwise."""
+    interactive = sys.stderr.isatty()
+
+    def show(done: int, total: int) -> None:
+        if interactive:
+            filled = width * done // total
+            end = "\n" if done == total else ""
+            print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} queries", end=end, file=sys.stderr, flush=True)
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+            print(f"{done}/{total} queries", file=sys.stderr, flush=True)
+
+    return show
 
 
 def markdown(report: EvalReport) -> str:
