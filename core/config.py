@@ -22,6 +22,7 @@ class Lane(StrEnum):
     BM25 = "bm25"
     HDC = "hdc"
     TDB = "tdb"
+    DENSE = "dense"
 
 
 class Bm25Config(_Model):
@@ -46,10 +47,25 @@ class HdcConfig(_Model):
     dimensions: Literal[4096] = 4096
     seed: str = "mrptui-hdc-v1"
     field_weights: dict[str, float] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
-    # Role and act vectors alone give a unit ~0.1 with no topical match at all, so the lane only
-    # "finds" units above this floor, and only its best `lanePool` of them.
-    lane_min_score: float = Field(default=0.12, ge=0, le=1)
-    lane_pool: int = Field(default=50, ge=1)
+    # Field scores subtract this many standard deviations of chance similarity (1/64 each), so an
+    # unrelated field scores 0 (core/retrieval/hdc.py, docs/scoring.md).
+    noise_sigmas: float = Field(default=3.0, ge=0, le=20)
+    # Claim windows of this many consecutive sentences, best window scored; 0 = the whole claim.
+    claim_window: int = Field(default=1, ge=0, le=20)
+    # Token vectors also bundle the token's character n-grams of this size; 0 = off.
+    char_ngrams: int = Field(default=3, ge=0, le=6)
+    # Token vectors learned from the KB by random indexing, this many ±1 positions per unit; 0 = off.
+    context_vectors: int = Field(default=0, ge=0, le=1024)
+    # Calibrated scores are 0 for unrelated units, so the floor asks for some matched text.
+    lane_min_score: float = Field(default=0.02, ge=0, le=1)
+    # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.
+    lane_pool: int = Field(default=1000, ge=1, le=100_000)
+
+    @model_validator(mode="after")
+    def _char_ngrams_size(self) -> HdcConfig:
+        if self.char_ngrams == 1:
+            raise ValueError("charNgrams is 0 (off) or a size from 2 to 6")
+        return self
 
 
 class FusionMethod(StrEnum):
@@ -59,9 +75,26 @@ class FusionMethod(StrEnum):
 
 class FusionConfig(_Model):
     method: FusionMethod = FusionMethod.WEIGHTED
-    weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.7, Lane.TDB: 0.85}
-    agreement_bonus: float = Field(default=0.15, ge=0)
-    rrf_k: int = Field(default=60, ge=1)
+    weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 0.85, Lane.DENSE: 0.5}
+    agreement_bonus: float = Field(default=0.15, ge=0, le=1)
+    # The bonus needs every lane's normalised score at or above this, on top of each lane's own
+    # floor (calibrated HDC scores are already 0 for chance matches; docs/scoring.md).
+    agreement_min_score: float = Field(default=0.0, ge=0, le=1)
+    rrf_k: int = Field(default=60, ge=1, le=10_000)
+    # RRF weighs ranks, not scores, so it has its own lane weights: a proof unit ThinkingDB ranks
+    # third must not sink below BM25's twelfth, while the weaker HDC lane still counts less.
+    rrf_weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 1.0, Lane.DENSE: 0.5}
+    # RRF counts every lane's ranks down to the same depth (the lanes' pools are this deep by
+    # default), so a deeper pool cannot outvote a shallower one with its long tail.
+    rrf_depth: int = Field(default=1000, ge=1, le=100_000)
+
+    @model_validator(mode="after")
+    def _weights_in_range(self) -> FusionConfig:
+        pairs = [*self.weights.items(), *self.rrf_weights.items()]
+        bad = [f"{lane.value}={w}" for lane, w in pairs if not 0 <= w <= 10]
+        if bad:
+            raise ValueError(f"lane weights must be between 0 and 10: {', '.join(bad)}")
+        return self
 
 
 class Profile(_Model):
@@ -69,6 +102,9 @@ class Profile(_Model):
 
     lanes: tuple[Lane, ...]
     escalation_lanes: tuple[Lane, ...] = ()
+    # Lane weights and agreement bonus for this profile's fusion; unset ones keep fusion's.
+    weights: dict[Lane, float] = {}
+    agreement_bonus: float | None = Field(default=None, ge=0, le=1)
     max_results: int = Field(ge=1)
     min_score: float = Field(ge=0)
     gap_threshold: float = Field(ge=0, le=1)

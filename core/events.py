@@ -28,6 +28,8 @@ class TermContribution(_Model):
     idf: float
     field_weight: float
     contribution: float
+    # The synonym that put this term in the query (`notebook → laptop`), or "".
+    via: str = ""
 
 
 class CandidateScore(_Model):
@@ -49,6 +51,8 @@ class CandidateScore(_Model):
     current_turn: bool = False
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
+    # What the HDC fields matched: the best claim window, near word forms (see core/retrieval/hdc.py).
+    hdc_match: tuple[str, ...] = ()
 
 
 class ProofNode(_Model):
@@ -143,6 +147,8 @@ class RetrievalScored(_Event):
     escalated: bool = False
     sufficient: bool
     total_candidates: int
+    # Synonyms applied to the question: `notebook → laptop (sample_kb/synonyms.txt:3)`.
+    synonyms: tuple[str, ...] = ()
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
 

@@ -29,7 +29,7 @@ from core.intent_cues import detect_act
 from core.kb import KBView, KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.fusion import fused_scores, normalise_bm25
-from core.retrieval.hdc import HdcIndex, encode_query
+from core.retrieval.hdc import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller
@@ -127,7 +127,7 @@ def lane_scores(indexes: LaneIndexes, question: str, config: RetrievalConfig) ->
     act, _ = detect_act(question)
     terms = tokenize(question)
     raw = bm25_pool(indexes.bm25, terms, ACT_PREFERRED_ROLES[act], config.bm25.lane_pool)
-    hdc = hdc_pool(indexes.hdc, encode_query(terms, act, config.hdc), config.hdc)
+    hdc = hdc_pool(indexes.hdc, indexes.hdc.query(terms, act), config.hdc)
     return {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
 
 

@@ -19,7 +19,8 @@ from core.cnl import SUFFIX_FORMATS, read_file
 from core.diagnostics import Code, Diagnostic, Severity
 from core.units import Caller, KnowledgeUnit
 
-IGNORED_FILE_NAMES = frozenset({"queries.json"})
+# synonyms.txt is the KB's synonyms file (core/synonyms.py), not KB text.
+IGNORED_FILE_NAMES = frozenset({"queries.json", "synonyms.txt"})
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]

@@ -24,6 +24,7 @@ from core.resources import config_dir, sample_kb_dir
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
+from core import synonyms as synonyms_file
 from core.units import Caller, KnowledgeUnit
 from core.whynot import why_not
 
@@ -37,6 +38,7 @@ class Session:
         self._lock = threading.Lock()
         self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths)
         self.ruleset = load_rules(config_path / "thinkingdb.json")
+        self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
         self._build()
 
     @classmethod
@@ -52,7 +54,7 @@ class Session:
     def _build(self) -> None:
         self.indexes = IndexCache(self.retrieval, self.ruleset)
         self.llm = LlmClient(load_llm_config(self.config_path))
-        services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
+        services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm, self.synonyms)
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
@@ -104,7 +106,7 @@ class Session:
         return list(self.kb.view(caller).units)
 
     def diagnostics(self) -> list[Diagnostic]:
-        return [*self.kb.diagnostics, *self.ruleset.diagnostics, *self.plugin_problems]
+        return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
 
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
@@ -128,18 +130,21 @@ class Session:
         return ids
 
     def fingerprint(self) -> str:
-        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
+        files = synonyms_file.synonym_files(self.kb_paths)
+        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json", *files])
 
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
         kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
         ruleset = load_rules(self.config_path / "thinkingdb.json")
+        synonyms, synonym_problems = synonyms_file.load(self.kb_paths)
         # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
         # last good rules running, but its errors are still shown.
         if not ruleset.rules and self.ruleset.rules:
             ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
         with self._lock:
             self.kb, self.ruleset = kb, ruleset
+            self.synonyms, self.synonym_problems = synonyms, synonym_problems
             self._build()
         return self.diagnostics()
 

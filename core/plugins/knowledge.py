@@ -8,11 +8,12 @@ from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
-from core.retrieval.hdc import encode_query
+from core.retrieval.hdc import match_notes
 from core.retrieval.indexes import ViewIndexes
 from core.retrieval.lanes import bm25_pool, hdc_pool
 from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
+from core.synonyms import Expansion, Synonyms
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
 
@@ -70,7 +71,7 @@ class ProfileRetriever(KnowledgePlugin):
 
     def retrieve(self, ctx: RunContext, intent: Intent) -> KbResult:
         indexes = self._services.indexes.for_view(ctx.view)
-        query = Query.of(intent)
+        query = Query.of(intent, self._services.synonyms)
         profile = self.profile
         lanes: dict[Lane, Mapping[str, float]] = {}
         bm25_raw = self._bm25_raw(indexes, query)
@@ -85,7 +86,7 @@ class ProfileRetriever(KnowledgePlugin):
         kept = sum(c.kept for c in candidates)
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
-            hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
+            hdc_query = indexes.hdc.query(query.terms, intent.act)
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         kept_units = [c for c in candidates if c.kept]
@@ -150,23 +151,29 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=outcome.escalated,
             sufficient=outcome.sufficient,
             total_candidates=len(outcome.candidates),
+            synonyms=query.synonym_labels(),
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
         )
 
 
 class Query:
-    """The stemmed query terms (repeats kept) and the roles the intent's act prefers."""
+    """The stemmed query terms (repeats kept, synonyms added) and the roles the intent's act prefers."""
 
-    def __init__(self, terms: list[str], act: Act):
+    def __init__(self, terms: list[str], act: Act, expansion: Expansion | None = None):
         self.terms = terms
         self.act = act
+        self.expansion = expansion or Expansion(terms)
         self.preferred_roles: tuple[Role, ...] = ACT_PREFERRED_ROLES[act]
         self.identifiers = tuple(dict.fromkeys(t for t in terms if "-" in t and any(ch.isdigit() for ch in t)))
 
     @classmethod
-    def of(cls, intent: Intent) -> Query:
-        return cls(tokenize(intent.target), intent.act)
+    def of(cls, intent: Intent, synonyms: Synonyms | None = None) -> Query:
+        expansion = (synonyms or Synonyms()).expand(tokenize(intent.target))
+        return cls(expansion.terms, intent.act, expansion)
+
+    def synonym_labels(self) -> tuple[str, ...]:
+        return tuple(f"{m.label()} ({m.file}:{m.line})" for m in self.expansion.matches)
 
 
 def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool) -> CandidateScore:
@@ -175,11 +182,14 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         explanation = indexes.bm25.explain(query.terms, candidate.id, query.preferred_roles)
         terms = tuple(
             TermContribution(
-                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution
+                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution,
+                via=query.expansion.via(c.term),
             )
             for c in explanation.contributions
         )
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
+    unit = indexes.view.get(candidate.id)
+    hdc_match = match_notes(indexes.hdc, hdc_query, unit) if hdc_query is not None and explain and unit else ()
     return CandidateScore(
         id=candidate.id,
         role=candidate.role.value,
@@ -197,6 +207,7 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         current_turn=candidate.current_turn,
         bm25_terms=terms,
         hdc_fields=hdc_fields,
+        hdc_match=hdc_match,
     )
 
 

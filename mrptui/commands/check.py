@@ -10,6 +10,8 @@ from pathlib import Path
 
 from core.diagnostics import Diagnostic
 from core.kb import KnowledgeBase
+from core.synonyms import Synonyms
+from core.synonyms import load as load_synonyms
 from core.resources import config_dir, sample_kb_dir
 from mrptui.commands import UsageError
 
@@ -30,12 +32,14 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"no such file or directory: {path}")
     check_rules = _rules_checker()
     rule_files = _rule_files(paths) if check_rules else []
-    kb = KnowledgeBase.load([p for p in paths if p not in rule_files])
+    kb_paths = [p for p in paths if p not in rule_files]
+    kb = KnowledgeBase.load(kb_paths)
+    synonyms, synonym_problems = load_synonyms(kb_paths)
     rule_problems = {file: check_rules(file) for file in rule_files} if check_rules else {}
-    diagnostics = [*kb.diagnostics, *(d for problems in rule_problems.values() for d in problems)]
+    diagnostics = [*kb.diagnostics, *synonym_problems, *(d for problems in rule_problems.values() for d in problems)]
     for diagnostic in diagnostics:
         print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
-    print(_summary(kb, rule_problems, diagnostics))
+    print(_summary(kb, synonyms, rule_problems, diagnostics))
     return 1 if any(d.is_error for d in diagnostics) else 0
 
 
@@ -62,13 +66,17 @@ def _rule_files(paths: list[Path]) -> list[Path]:
     return files
 
 
-def _summary(kb: KnowledgeBase, rule_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]) -> str:
+def _summary(
+    kb: KnowledgeBase, synonyms: Synonyms, rule_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]
+) -> str:
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
     lines = [f"{_relative(str(file))}: {per_file[str(file)]} units" for file in kb.files]
+    rules_per_file = Counter(rule.file for rule in synonyms.rules)
+    lines += [f"{_relative(str(file))}: synonyms, {rules_per_file[str(file)]} rules" for file in synonyms.files]
     lines += [f"{_relative(str(file))}: rules, {len(problems)} problems" for file, problems in rule_problems.items()]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
-    files = len(kb.files) + len(rule_problems)
+    files = len(kb.files) + len(synonyms.files) + len(rule_problems)
     lines.append(f"total: {len(kb.units)} units in {files} files, {errors} errors, {warnings} warnings")
     return "\n".join(lines)
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from core.config import Lane
+from core.events import RetrievalScored
 from core.intent_cues import question_cues
 from core.plugins.base import KbResult, PluginType, RegistryError, Request, RunContext
 from core.retrieval.fusion import cut_explanation
@@ -80,11 +81,17 @@ def result_json(result: KbResult) -> dict:
         "lanes": [lane.value for lane in outcome.lanes],
         "candidates": candidates,
         "evidence": list(outcome.evidence_ids),
+        "synonyms": list(_synonyms(result)),
     }
     if tdb is not None:
         data["proofs"] = [p.to_dict() for p in tdb.proofs]
         data["stop_reason"] = tdb.stop_reason
     return data
+
+
+def _synonyms(result: KbResult) -> tuple[str, ...]:
+    """The synonyms applied to the question, from the plugin's scored event."""
+    return next((e.synonyms for e in result.trace if isinstance(e, RetrievalScored)), ())
 
 
 def _fmt(value: float | None) -> str:
@@ -97,6 +104,7 @@ def _table(result: KbResult) -> str:
     lines = [
         f"{outcome.plugin}: {result.status.value} — {result.reason}",
         f"act {outcome.act.value}; lanes {lanes}; query terms: {' '.join(outcome.query_terms) or '(none)'}",
+        *(f"synonym: {label}" for label in _synonyms(result)),
         "",
         f"{'#':>3}  {'unit':<40} {'role':<12} {'bm25':>6} {'hdc':>6} {'tdb':>6} {'fused':>6} {'score':>6}  fate",
     ]

@@ -167,3 +167,35 @@ def test_jsonl_bad_lines_are_diagnostics_and_the_rest_loads(tmp_path: Path) -> N
     assert [u.id for u in loaded.units] == ["a"]
     assert [d.line for d in loaded.diagnostics] == [2, 3, 4]
     assert all(d.file == str(kb) for d in loaded.diagnostics)
+
+
+# --- fusion never below BM25 alone ---------------------------------------------------------------
+
+# Each query's first document uses its words; the second says the same thing in another word form
+# the stemmer does not unify ("inflammatory" / "inflammation"), which only HDC's character n-grams
+# can bridge; the rest are distractors.
+FORMS = [
+    ("inflammatory", "inflammation", "joint pain"),
+    ("hypercholesterolemia", "cholesterol", "blood fat"),
+    ("antioxidants", "oxidation", "berry juice"),
+    ("cardiovascular", "cardiology", "heart muscle"),
+]
+
+
+def test_fusion_is_never_below_bm25_alone(tmp_path: Path) -> None:
+    docs, queries, qrels = [], {}, {}
+    for i, (asked, variant, topic) in enumerate(FORMS):
+        docs.append((f"a{i}", topic.title(), f"Studies of {asked} markers and {topic} in adults."))
+        docs.append((f"b{i}", f"{variant.title()} notes", f"Clinics track {variant} when patients report {topic.split()[1]}."))
+        docs.append((f"c{i}", "Garden diary", f"Seedlings of type {i} need light and water every day."))
+        queries[f"q{i}"] = f"{asked} {topic.split()[0]}"
+        qrels[f"q{i}"] = {f"a{i}": 2, f"b{i}": 1}
+    collection = ireval.load_beir(write_beir(tmp_path / "forms", docs, queries, qrels))
+    measures = ireval.measure(ireval.run_systems(collection, load_retrieval_config()), collection.qrels)
+    bm25 = measures["bm25"]
+    assert measures["fusion:weighted"]["ndcg@10"] >= bm25["ndcg@10"]
+    assert measures["fusion:rrf"]["ndcg@10"] >= bm25["ndcg@10"] - 0.005
+    for system in ("fusion:weighted", "fusion:rrf"):
+        assert measures[system]["recall@100"] >= bm25["recall@100"]
+    # The variant documents are where HDC earns its place: fusion finds what BM25 alone misses.
+    assert measures["fusion:weighted"]["recall@100"] > bm25["recall@100"]
