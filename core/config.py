@@ -68,6 +68,13 @@ class HdcConfig(_Model):
         return self
 
 
+class DenseConfig(_Model):
+    """The optional dense lane (its endpoint is config/embeddings.json)."""
+
+    lane_min_score: float = Field(default=0.2, ge=0, le=1)
+    lane_pool: int = Field(default=1000, ge=1, le=100_000)
+
+
 class FusionMethod(StrEnum):
     WEIGHTED = "weighted"
     RRF = "rrf"
@@ -120,6 +127,7 @@ class Profile(_Model):
 class RetrievalConfig(_Model):
     bm25: Bm25Config = Bm25Config()
     hdc: HdcConfig = HdcConfig()
+    dense: DenseConfig = DenseConfig()
     fusion: FusionConfig = FusionConfig()
     profiles: dict[str, Profile]
 

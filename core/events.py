@@ -42,6 +42,7 @@ class CandidateScore(_Model):
     bm25: float | None = None
     hdc: float | None = None
     tdb: float | None = None
+    dense: float | None = None
     fused: float
     score: float
     agreement: bool = False

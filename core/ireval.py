@@ -28,6 +28,7 @@ from core.diagnostics import Code, Diagnostic
 from core.intent_cues import detect_act
 from core.kb import KBView, KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.fusion import fused_scores, normalise_bm25
 from core.retrieval.hdc import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool
@@ -111,15 +112,18 @@ def _read_queries(path: Path, wanted: set[str], errors: list[Diagnostic]) -> dic
 
 @dataclass
 class LaneIndexes:
-    """The indexes of one permitted view that the IR systems rank with."""
+    """The indexes of one permitted view that the IR systems rank with (dense when configured)."""
 
     view: KBView
     bm25: Bm25Index
     hdc: HdcIndex
+    dense: tuple[DenseLane, DenseIndex] | None = None
 
     @classmethod
-    def build(cls, view: KBView, config: RetrievalConfig) -> LaneIndexes:
-        return cls(view, Bm25Index.build(view.units, config.bm25), HdcIndex.build(view.units, config.hdc))
+    def build(cls, view: KBView, config: RetrievalConfig, dense: DenseLane | None = None) -> LaneIndexes:
+        """Raises EmbeddingError when a configured dense endpoint cannot embed the units."""
+        dense_index = (dense, dense.build(view.units)) if dense is not None and dense.configured else None
+        return cls(view, Bm25Index.build(view.units, config.bm25), HdcIndex.build(view.units, config.hdc), dense_index)
 
 
 def lane_scores(indexes: LaneIndexes, question: str, config: RetrievalConfig) -> dict[Lane, dict[str, float]]:
@@ -128,7 +132,11 @@ def lane_scores(indexes: LaneIndexes, question: str, config: RetrievalConfig) ->
     terms = tokenize(question)
     raw = bm25_pool(indexes.bm25, terms, ACT_PREFERRED_ROLES[act], config.bm25.lane_pool)
     hdc = hdc_pool(indexes.hdc, indexes.hdc.query(terms, act), config.hdc)
-    return {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
+    lanes = {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
+    if indexes.dense is not None:
+        lane, index = indexes.dense
+        lanes[Lane.DENSE] = lane.pool(index, question)
+    return lanes
 
 
 def system_scores(lanes: Mapping[Lane, Mapping[str, float]], config: RetrievalConfig) -> dict[str, Mapping[str, float]]:
@@ -146,10 +154,12 @@ def run_systems(
     *,
     depth: int = RUN_DEPTH,
     progress: Progress | None = None,
+    dense: DenseLane | None = None,
 ) -> dict[str, Run]:
-    """The top `depth` units of every system for every judged query."""
+    """The top `depth` units of every system for every judged query; raises EmbeddingError when
+    a configured dense endpoint fails (a measurement without its lane would mislead)."""
     view = collection.kb.view(Caller())
-    indexes = LaneIndexes.build(view, config)
+    indexes = LaneIndexes.build(view, config, dense)
     runs: dict[str, Run] = {}
     total = len(collection.queries)
     for done, (qid, question) in enumerate(sorted(collection.queries.items()), start=1):

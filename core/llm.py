@@ -48,15 +48,20 @@ class LlmConfig(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-            raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
-        return value
+        return check_http_url(value)
 
     def model_for(self, role: str | None) -> str:
         return self.models.get(role, self.model) if role else self.model
+
+
+def check_http_url(value: str | None) -> str | None:
+    """An endpoint base URL: http(s), a host, no query or fragment (ValueError otherwise)."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
+    return value
 
 
 def load_llm_config(directory: Path | None = None, environ: Mapping[str, str] | None = None) -> LlmConfig:
@@ -153,25 +158,33 @@ class LlmClient:
         return content
 
     def _post(self, body: bytes) -> tuple[int, bytes]:
-        parts = urlsplit(self.endpoint)
-        timeout = self.config.timeout_s
-        connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        # The timeout bounds connecting and each read; a non-streamed reply arrives in one piece
-        # after generation, so in practice it bounds the whole call.
-        connection = connection_class(parts.hostname, parts.port, timeout=timeout)
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.config.api_key is not None:
-            headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        try:
-            connection.request("POST", path, body=body, headers=headers)
-            response = connection.getresponse()
-            return response.status, response.read(_MAX_REPLY_BYTES)
-        except TimeoutError:
-            raise LlmError(f"LLM endpoint timed out after {timeout:g} s") from None
-        except ConnectionRefusedError:
-            raise LlmError(f"LLM endpoint refused the connection ({parts.hostname}:{parts.port or 'default port'})") from None
-        except (OSError, http.client.HTTPException) as exc:
-            raise LlmError(f"LLM endpoint unreachable: {type(exc).__name__}: {exc}") from None
-        finally:
-            connection.close()
+        return post_json(self.endpoint, body, self.config.api_key, self.config.timeout_s)
+
+
+def post_json(
+    endpoint: str, body: bytes, api_key: SecretStr | None, timeout: float,
+    *, label: str = "LLM endpoint", max_bytes: int = _MAX_REPLY_BYTES,
+) -> tuple[int, bytes]:
+    """POST JSON to exactly `endpoint` (no proxy, no redirect); every failure is an LlmError
+    whose reason starts with `label`. Shared by the chat client and the embeddings client."""
+    parts = urlsplit(endpoint)
+    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    # The timeout bounds connecting and each read; a non-streamed reply arrives in one piece
+    # after generation, so in practice it bounds the whole call.
+    connection = connection_class(parts.hostname, parts.port, timeout=timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if api_key is not None:
+        headers["Authorization"] = f"Bearer {api_key.get_secret_value()}"
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    try:
+        connection.request("POST", path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read(max_bytes)
+    except TimeoutError:
+        raise LlmError(f"{label} timed out after {timeout:g} s") from None
+    except ConnectionRefusedError:
+        raise LlmError(f"{label} refused the connection ({parts.hostname}:{parts.port or 'default port'})") from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise LlmError(f"{label} unreachable: {type(exc).__name__}: {exc}") from None
+    finally:
+        connection.close()

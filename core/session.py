@@ -14,6 +14,7 @@ from pathlib import Path
 
 from core.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.diagnostics import Diagnostic
+from core.embeddings import load_embedding_config
 from core.engine import Engine
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
@@ -21,6 +22,7 @@ from core.plugins.base import PluginType, Registry, RegistryError, Request, STAG
 from core.plugins.catalog import build_registry
 from core.plugins.planners import default_planners
 from core.resources import config_dir, sample_kb_dir
+from core.retrieval.dense import DenseLane
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
@@ -52,7 +54,8 @@ class Session:
         return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
 
     def _build(self) -> None:
-        self.indexes = IndexCache(self.retrieval, self.ruleset)
+        self.dense = DenseLane(load_embedding_config(self.config_path), self.retrieval.dense)
+        self.indexes = IndexCache(self.retrieval, self.ruleset, dense=self.dense)
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm, self.synonyms)
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
+from core.embeddings import EmbeddingError
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
 from core.retrieval.hdc import match_notes
@@ -76,6 +77,7 @@ class ProfileRetriever(KnowledgePlugin):
         lanes: dict[Lane, Mapping[str, float]] = {}
         bm25_raw = self._bm25_raw(indexes, query)
         lanes[Lane.BM25] = normalise_bm25(bm25_raw)
+        dense_problem = self._dense_lane(indexes, intent, lanes) if Lane.DENSE in profile.lanes else None
         tdb = None
         if Lane.TDB in profile.lanes:
             tdb = indexes.tdb.query(intent.target)
@@ -93,6 +95,8 @@ class ProfileRetriever(KnowledgePlugin):
         sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
         if escalated:
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
+        if dense_problem:
+            reason = f"dense lane unsupported ({dense_problem}), ranked without it; {reason}"
         outcome = RetrievalOutcome(
             plugin=self.id,
             act=intent.act,
@@ -110,6 +114,18 @@ class ProfileRetriever(KnowledgePlugin):
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
         return KbResult(status=status, reason=reason, outcome=outcome, trace=tuple(trace))
+
+    @staticmethod
+    def _dense_lane(indexes: ViewIndexes, intent: Intent, lanes: dict[Lane, Mapping[str, float]]) -> str | None:
+        """Adds the dense lane's pool, or returns why it could not run (the other lanes carry on)."""
+        lane = indexes.dense_lane
+        try:
+            if lane is None:
+                raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
+            lanes[Lane.DENSE] = lane.pool(indexes.dense, intent.target)
+        except EmbeddingError as exc:
+            return exc.reason
+        return None
 
     @staticmethod
     def _exact_ids(indexes: ViewIndexes, query: Query, kept: list[Candidate]) -> tuple[str, ...]:
@@ -198,6 +214,7 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         bm25=candidate.lane(Lane.BM25),
         hdc=candidate.lane(Lane.HDC),
         tdb=candidate.lane(Lane.TDB),
+        dense=candidate.lane(Lane.DENSE),
         fused=candidate.fused,
         score=candidate.score,
         agreement=candidate.agreement,

@@ -12,7 +12,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from core.config import RetrievalConfig
+from core.embeddings import EmbeddingError
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.hdc import HdcIndex, UnitVectorCache
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import RuleSet
@@ -24,13 +26,21 @@ T = TypeVar("T")
 
 
 class ViewIndexes:
-    def __init__(self, view: KBView, config: RetrievalConfig, rules: RuleSet, vectors: UnitVectorCache):
+    def __init__(
+        self, view: KBView, config: RetrievalConfig, rules: RuleSet, vectors: UnitVectorCache,
+        dense: DenseLane | None = None,
+    ):
         self.view = view
         self._config = config
         self._rules = rules
         self._vectors = vectors
+        self._dense = dense
         self._lock = threading.Lock()
         self._built: dict[str, object] = {}
+
+    @property
+    def dense_lane(self) -> DenseLane | None:
+        return self._dense
 
     def _get(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
@@ -47,6 +57,15 @@ class ViewIndexes:
         return self._get("hdc", lambda: HdcIndex.build(self.view.units, self._config.hdc, self._vectors))
 
     @property
+    def dense(self) -> DenseIndex:
+        """The view's dense index; raises EmbeddingError when there is no usable endpoint (not
+        cached then, so the next query tries again once the endpoint is back)."""
+        lane = self._dense
+        if lane is None:
+            raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
+        return self._get("dense", lambda: lane.build(self.view.units))
+
+    @property
     def tdb(self) -> ThinkingDB:
         return self._get("tdb", lambda: ThinkingDB.build(self.view.units, self._rules))
 
@@ -54,9 +73,10 @@ class ViewIndexes:
 class IndexCache:
     """A few recent views' indexes; HDC unit vectors are shared across views and invalidated per unit."""
 
-    def __init__(self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4):
+    def __init__(self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4, dense: DenseLane | None = None):
         self.config = config
         self.rules = rules
+        self.dense = dense
         self._max_views = max_views
         self._entries: OrderedDict[str, ViewIndexes] = OrderedDict()
         self._vectors = UnitVectorCache()
@@ -66,7 +86,7 @@ class IndexCache:
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self._vectors)
+                entry = ViewIndexes(view, self.config, self.rules, self._vectors, self.dense)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)

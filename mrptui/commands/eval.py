@@ -58,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
 def run_beir(args: argparse.Namespace) -> int:
     from core import ireval
     from core.config import load_retrieval_config
+    from core.embeddings import EmbeddingError, load_embedding_config
+    from core.resources import config_dir
+    from core.retrieval.dense import DenseLane
 
     directory = Path(args.beir)
     if not directory.is_dir():
@@ -65,9 +68,13 @@ def run_beir(args: argparse.Namespace) -> int:
     try:
         collection = ireval.load_beir(directory, args.split)
         config = load_retrieval_config()
+        dense = DenseLane(load_embedding_config(config_dir()), config.dense)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    runs = ireval.run_systems(collection, config, progress=_progress_bar())
+    try:
+        runs = ireval.run_systems(collection, config, progress=_progress_bar(), dense=dense)
+    except EmbeddingError as exc:
+        raise UsageError(f"dense lane: {exc.reason}") from None
     try:
         measures = ireval.measure(runs, collection.qrels)
     except ireval.MeasuresUnavailable as exc:

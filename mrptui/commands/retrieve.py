@@ -63,6 +63,7 @@ def result_json(result: KbResult) -> dict:
             "bm25": c.lane(Lane.BM25),
             "hdc": c.lane(Lane.HDC),
             "tdb": c.lane(Lane.TDB),
+            "dense": c.lane(Lane.DENSE),
             "fused": round(c.fused, 6),
             "score": round(c.score, 6),
             "kept": c.kept,

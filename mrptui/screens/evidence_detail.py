@@ -32,8 +32,12 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+def _lane_list(weights: dict[Lane, float]) -> str:
+    return ", ".join(f"{lane.value} {weight:g}" for lane, weight in weights.items())
+
+
 def _weights(config: RetrievalConfig, profile: Profile | None) -> str:
-    weights = ", ".join(f"{lane.value} {weight:g}" for lane, weight in lane_weights(config.fusion, profile).items())
+    weights = _lane_list(lane_weights(config.fusion, profile, FusionMethod.WEIGHTED))
     return f"weights {weights}; agreement bonus {agreement_bonus(config.fusion, profile):g}"
 
 
@@ -80,9 +84,11 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
     else:
         lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
     lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]"))
+    if c.dense is not None:
+        lines.append(f"  Dense {_num(c.dense)}   [$foreground-muted](cosine of unit and question embeddings)[/]")
     terms = []
     total = 0.0
-    for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb)):
+    for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb), ("dense", c.dense)):
         if value is not None:
             weight = lane_weights(config.fusion, profile, FusionMethod.WEIGHTED).get(Lane(lane), 0.0)
             terms.append(f"{weight:g}·{value:.3f}")
@@ -95,7 +101,8 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
     lines += [
         "",
         f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config, profile)}"
-        + (f"; RRF k {config.fusion.rrf_k}" if rrf else "") + f" ({escape(source)})[/]",
+        + (f"; RRF k {config.fusion.rrf_k}, rank weights {_lane_list(lane_weights(config.fusion, profile))}" if rrf else "")
+        + f" ({escape(source)})[/]",
         f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}{recomputed}",
         f"  agreement bonus: {'yes, every lane found it' if c.agreement else 'no (one lane, or a score below agreementMinScore)'}",
     ]
