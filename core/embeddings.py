@@ -24,9 +24,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from core.config import ConfigError, validated
-from core.diagnostics import Code, Diagnostic
-from core.llm import LlmError, check_http_url, post_json
+from core.llm import LlmError, check_http_url, load_endpoint_config, post_json
 from core.resources import config_dir
 
 _ENV_FIELDS = {"MRPTUI_EMBED_BASE_URL": "base_url", "MRPTUI_EMBED_MODEL": "model", "MRPTUI_EMBED_API_KEY": "api_key"}
@@ -70,16 +68,7 @@ class EmbeddingConfig(BaseModel):
 def load_embedding_config(directory: Path | None = None, environ: Mapping[str, str] | None = None) -> EmbeddingConfig:
     """`embeddings.json` (optional) from the config directory, then the MRPTUI_EMBED_* variables."""
     path = (directory or config_dir()) / "embeddings.json"
-    config = validated(EmbeddingConfig, path) if path.exists() else EmbeddingConfig()
-    env = os.environ if environ is None else environ
-    for var, name in _ENV_FIELDS.items():
-        if env.get(var):
-            try:
-                config = EmbeddingConfig.model_validate({**config.model_dump(), name: env[var]})
-            except ValidationError as exc:
-                messages = "; ".join(err["msg"] for err in exc.errors(include_input=False))
-                raise ConfigError([Diagnostic(code=Code.INVALID_CONFIG, message=f"{var}: {messages}", file=f"${var}")]) from None
-    return config
+    return load_endpoint_config(EmbeddingConfig, path, _ENV_FIELDS, environ)
 
 
 class EmbeddingError(Exception):

@@ -229,7 +229,9 @@ class HdcIndex:
             return np.zeros(len(self))
         weights = self.config.field_weights
         topic = field_scores(hamming(self.topic, query.text), self._floor)
-        claim = np.maximum.reduceat(field_scores(hamming(self.claim, query.text), self._floor), self.claim_start)
+        claim = field_scores(hamming(self.claim, query.text), self._floor)
+        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best
+            claim = np.maximum.reduceat(claim, self.claim_start)
         context = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role), self._floor)[self.role_of]
         context += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act), self._floor)[self.acts_of]
         text = weights.get("topic", 0.0) * topic + weights.get("claim", 0.0) * claim
