@@ -52,7 +52,8 @@ class CandidateScore(_Model):
     current_turn: bool = False
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
-    # What the HDC fields matched: the best claim window, near word forms (see core/retrieval/hdc.py).
+    # Question words HDC matched through a near form of a unit word, and the shared n-grams
+    # (core/retrieval/hdc.py match_notes); like every event field, no unit text.
     hdc_match: tuple[str, ...] = ()
 
 

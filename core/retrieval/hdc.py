@@ -272,17 +272,12 @@ _MAX_NOTES = 4
 
 
 def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
-    """What the text fields matched, for the explorer: the best claim window when the claim has
-    several, and question words the unit does not contain but has a near form of (shared
-    character n-grams, or learned from the same units)."""
+    """Question words the unit does not contain but has a near form of, and why (shared character
+    n-grams, or learned from the same units). Events carry no unit text, so a note names only the
+    question's word and what it shares; the best claim window is the "claim_window" field."""
     if query.text is None or unit.id not in index._row:
         return ()
-    notes = []
-    windows = unit_windows(unit.body, index.config.claim_window)
-    if len(windows) > 1:
-        best, _ = index.best_window(query, unit.id)
-        text = windows[best] if len(windows[best]) <= 160 else windows[best][:159] + "…"
-        notes.append(f"best claim window {best + 1} of {len(windows)}: “{text}”")
+    notes: list[str] = []
     unit_tokens = list(dict.fromkeys(tokenize(f"{unit.topic} {unit.body}")))
     missing = [t for t in dict.fromkeys(query.tokens) if t not in set(unit_tokens)]
     vectors = token_vectors(index.config, index.model)
@@ -293,7 +288,7 @@ def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[
         sims = 1.0 - hamming(table[len(missing) :], table[i]) / DIMENSIONS
         best = int(np.argmax(sims))
         if sims[best] >= _NEAR and len(notes) < _MAX_NOTES:
-            notes.append(f"{token} ≈ {unit_tokens[best]} ({_why_near(token, unit_tokens[best], index.config)})")
+            notes.append(f"{token} ≈ a unit word ({_why_near(token, unit_tokens[best], index.config)})")
     return tuple(notes)
 
 

@@ -17,6 +17,7 @@ from textual.widgets import Static
 from core.config import FusionMethod, Lane, Profile, RetrievalConfig
 from core.events import CandidateScore, RetrievalScored
 from core.retrieval.fusion import agreement_bonus, lane_weights
+from core.retrieval.hdc import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.screens.modals import NOT_VISIBLE, unit_markup
 
@@ -152,7 +153,7 @@ def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
 HDC_FIELDS = ("topic", "claim", "role", "acts")
 
 
-def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None) -> Table | str:
+def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None, unit: KnowledgeUnit | None = None) -> Table | Group | str:
     """Per field: similarity, calibrated field score, weight, contribution; role and acts count
     only as far as the text matched (× gate = the better of topic and claim; core/retrieval/hdc.py)."""
     if not c.hdc_fields:
@@ -172,9 +173,19 @@ def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None) -> Tabl
         shown = f"{weight:g} × gate {gate:.3f}" if gated else f"{weight:g}"
         table.add_row(name, f"{c.hdc_fields[name]:.3f}", f"{score:.3f}", shown, f"{value:.3f}")
     table.add_row("", "", "", "sum", f"{total:.3f}")
-    if not c.hdc_match:
-        return table
-    return Group(table, *(Text(f"  {note}") for note in c.hdc_match))
+    notes = [*_best_window(c, config, unit), *c.hdc_match]
+    return Group(table, *(Text(f"  {note}") for note in notes)) if notes else table
+
+
+def _best_window(c: CandidateScore, config: RetrievalConfig | None, unit: KnowledgeUnit | None) -> list[str]:
+    """The claim sentence(s) HDC matched best, from the unit the caller may see (events carry no text)."""
+    if unit is None or config is None or "claim_window" not in c.hdc_fields:
+        return []
+    windows = unit_windows(unit.body, config.hdc.claim_window)
+    index = int(c.hdc_fields["claim_window"])
+    if len(windows) < 2 or index >= len(windows):
+        return []
+    return [f"best claim window {index + 1} of {len(windows)}: “{windows[index]}”"]
 
 
 class EvidenceDetailScreen(ModalScreen[None]):
@@ -208,7 +219,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static(bm25_table(c), id="detail-bm25")
                 yield Static(role_boost_markup(c, self.scored), id="detail-boost")
                 yield Static("\n[b]HDC per field[/b]", classes="section")
-                yield Static(hdc_markup(c, self.retrieval), id="detail-hdc")
+                yield Static(hdc_markup(c, self.retrieval, self.unit), id="detail-hdc")
                 yield Static("\n[b]Unit[/b]", classes="section")
                 yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
 

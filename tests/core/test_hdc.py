@@ -330,15 +330,17 @@ def test_encoding_options_are_part_of_the_cache_key() -> None:
     assert cache.encoded == 3 * len(KB)
 
 
-def test_match_notes_name_the_best_window_and_near_word_forms() -> None:
+def test_match_notes_name_the_best_window_and_near_word_forms_without_unit_text() -> None:
     config = HdcConfig(claim_window=1, char_ngrams=3)
     body = "Shading paint keeps glass cool. Hypercholesterolemia responds to oat bran. Vents open at noon."
     target = unit(1, Role.EXPLANATION, "Diet notes", body)
     index = HdcIndex.build([target, KB[1]], config)
-    notes = match_notes(index, index.query(tokenize("cholesterol oat bran"), Act.EXPLAIN), target)
-    assert notes[0] == "best claim window 2 of 3: “Hypercholesterolemia responds to oat bran.”"
-    assert notes[1].startswith("cholesterol ≈ hypercholesterolemia (shared n-grams ")
-    assert "ole" in notes[1]
+    query = index.query(tokenize("cholesterol oat bran"), Act.EXPLAIN)
+    assert index.field_similarities(query, target.id)["claim_window"] == 1.0
+    assert unit_windows(body, 1)[1] == "Hypercholesterolemia responds to oat bran."
+    notes = match_notes(index, query, target)
+    assert notes[0].startswith("cholesterol ≈ a unit word (shared n-grams ")
+    assert "ole" in notes[0] and "hypercholesterolemia" not in notes[0]  # events carry no unit text
     assert match_notes(index, index.query([], Act.EXPLAIN), target) == ()
 
 

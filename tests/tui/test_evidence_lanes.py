@@ -6,6 +6,7 @@ from rich.console import Console
 
 from core.config import load_retrieval_config
 from core.events import CandidateScore, RetrievalScored, TermContribution
+from core.units import KnowledgeUnit, Role
 from mrptui.screens.evidence_detail import bm25_table, hdc_markup, score_markup
 
 CANDIDATE = CandidateScore(
@@ -18,8 +19,7 @@ CANDIDATE = CandidateScore(
     ),
     hdc_fields={"topic": 0.7, "claim": 0.65, "role": 0.75, "acts": 1.0, "topic_score": 0.38,
                 "claim_score": 0.27, "role_score": 0.48, "acts_score": 1.0, "claim_window": 1.0, "gate": 0.38},
-    hdc_match=("best claim window 2 of 3: “Laptops come back within 30 days.”",
-               "notebook ≈ laptop (shared n-grams <la)"),
+    hdc_match=("notebook ≈ a unit word (shared n-grams <no)",),
 )
 SCORED = RetrievalScored(plugin="kb-balanced", act="verify", query_terms=("return", "notebook", "laptop"),
                          lanes=("bm25", "hdc"), sufficient=True, total_candidates=1, candidates=(CANDIDATE,),
@@ -41,12 +41,16 @@ def test_bm25_terms_name_the_synonym_they_came_from() -> None:
 
 def test_hdc_fields_show_the_gate_and_what_matched() -> None:
     config = load_retrieval_config()
-    text = render(hdc_markup(CANDIDATE, config))
+    unit = KnowledgeUnit(id="shop::c::u1", source_id="shop", chunk_id="c", role=Role.CONSTRAINT, topic="Laptop returns",
+                         claim="Returns are free. Laptops come back within 30 days. Kettles do not.")
+    text = render(hdc_markup(CANDIDATE, config, unit))
     assert "0.2 × gate 0.380" in text  # role weight, scaled by the better text field
     w = config.hdc.field_weights
     total = w["topic"] * 0.38 + w["claim"] * 0.27 + 0.38 * (w["role"] * 0.48 + w["acts"] * 1.0)
     assert f"sum {total:.3f}" in " ".join(text.split())
-    assert "best claim window 2 of 3" in text and "notebook ≈ laptop" in text
+    assert "best claim window 2 of 3: “Laptops come back within 30 days.”" in text
+    assert "notebook ≈ a unit word (shared n-grams <no)" in text
+    assert "best claim window" not in render(hdc_markup(CANDIDATE, config))  # no unit: no text
 
 
 def test_score_breakdown_lists_the_synonyms_and_the_profile_bonus() -> None:
