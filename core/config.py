@@ -56,6 +56,8 @@ class HdcConfig(_Model):
     char_ngrams: int = Field(default=3, ge=0, le=6)
     # Token vectors learned from the KB by random indexing, this many ±1 positions per unit; 0 = off.
     context_vectors: int = Field(default=0, ge=0, le=1024)
+    # Pseudo-relevance feedback: the question vector also bundles BM25's best this-many units; 0 = off.
+    feedback_units: int = Field(default=2, ge=0, le=20)
     # Calibrated scores are 0 for unrelated units, so the floor asks for some matched text.
     lane_min_score: float = Field(default=0.02, ge=0, le=1)
     # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.

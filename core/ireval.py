@@ -31,7 +31,7 @@ from core.retrieval.bm25 import Bm25Index
 from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.fusion import fused_scores, normalise_bm25
 from core.retrieval.hdc import HdcIndex
-from core.retrieval.lanes import bm25_pool, hdc_pool
+from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller
 
@@ -131,7 +131,7 @@ def lane_scores(indexes: LaneIndexes, question: str, config: RetrievalConfig) ->
     act, _ = detect_act(question)
     terms = tokenize(question)
     raw = bm25_pool(indexes.bm25, terms, ACT_PREFERRED_ROLES[act], config.bm25.lane_pool)
-    hdc = hdc_pool(indexes.hdc, indexes.hdc.query(terms, act), config.hdc)
+    hdc = hdc_pool(indexes.hdc, hdc_question(indexes.hdc, terms, act, config.hdc, list(raw)), config.hdc)
     lanes = {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
     if indexes.dense is not None:
         lane, index = indexes.dense

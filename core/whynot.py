@@ -10,6 +10,7 @@ from core.config import Lane
 from core.intent_cues import question_cues
 from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
 from core.retrieval.fusion import cut_explanation
+from core.retrieval.lanes import hdc_question
 from core.synonyms import Expansion
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Intent
@@ -49,7 +50,8 @@ def _bm25_reason(indexes, unit_id: str, expansion: Expansion, intent: Intent) ->
 
 def _hdc_reason(session, indexes, unit_id: str, terms: list[str], intent: Intent) -> str:
     config = session.retrieval.hdc
-    query = indexes.hdc.query(terms, intent.act)
+    ranked = [uid for uid, _ in indexes.bm25.top_k(terms, ACT_PREFERRED_ROLES[intent.act], config.feedback_units)]
+    query = hdc_question(indexes.hdc, terms, intent.act, config, ranked)
     scores = indexes.hdc.scores(query)
     row = indexes.hdc.unit_ids.index(unit_id)
     score = float(scores[row])

@@ -11,7 +11,7 @@ from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHint
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, normalise_by_top, sufficiency
 from core.retrieval.hdc import match_notes
 from core.retrieval.indexes import ViewIndexes
-from core.retrieval.lanes import bm25_pool, hdc_pool
+from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
 from core.synonyms import Expansion, Synonyms
@@ -88,7 +88,7 @@ class ProfileRetriever(KnowledgePlugin):
         kept = sum(c.kept for c in candidates)
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
-            hdc_query = indexes.hdc.query(query.terms, intent.act)
+            hdc_query = hdc_question(indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw))
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         kept_units = [c for c in candidates if c.kept]

@@ -223,6 +223,20 @@ class HdcIndex:
         """The query encoded with this index's token vectors (learned ones included)."""
         return encode_query(tokens, act, self.config, self.model)
 
+    def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+        """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
+        (topic and every claim window) of `unit_ids`, the question counting as much as all of
+        them together, so the lane also finds units worded like the question's best matches."""
+        rows = [self._row[uid] for uid in unit_ids if uid in self._row]
+        if query.text is None or not rows:
+            return query
+        feedback = [bundle(np.vstack([self.topic[r], self.claim[self.claim_start[r] : self._claim_end(r)]])) for r in rows]
+        text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
+        return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+
+    def _claim_end(self, row: int) -> int:
+        return int(self.claim_start[row + 1]) if row + 1 < len(self) else len(self.claim)
+
     def scores(self, query: HdcQuery) -> np.ndarray:
         """Final HDC score of every unit, float64; in [0, 1] while the field weights sum to 1."""
         if query.text is None or not len(self):

@@ -12,12 +12,20 @@ import numpy as np
 from core.config import HdcConfig
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.hdc import HdcIndex, HdcQuery
-from core.units import Role
+from core.units import Act, Role
 
 
 def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:
     """Raw BM25 scores of the lane's best `pool` units (score > 0)."""
     return dict(index.top_k(terms, preferred_roles, pool))
+
+
+def hdc_question(
+    index: HdcIndex, terms: Sequence[str], act: Act, config: HdcConfig, bm25_ranked: Sequence[str]
+) -> HdcQuery:
+    """The question's HDC vectors, with BM25's best `feedbackUnits` units bundled in (feedback)."""
+    query = index.query(terms, act)
+    return index.with_feedback(query, bm25_ranked[: config.feedback_units]) if config.feedback_units else query
 
 
 def hdc_pool(index: HdcIndex, query: HdcQuery, config: HdcConfig) -> dict[str, float]:

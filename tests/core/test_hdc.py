@@ -357,3 +357,19 @@ def test_learned_context_vectors_pull_co_occurring_words_together() -> None:
     assert similarity(table[0], table[2]) < 0.5 + 4 * SIM_STD
     scores = index.scores(index.query(["notebook"], Act.EXPLAIN))
     assert scores[:8].min() > scores[8:].max()
+
+
+def test_feedback_finds_units_worded_like_the_best_match() -> None:
+    """The question shares words only with unit 1; unit 2 says the same in unit 1's other words.
+    With unit 1 as feedback the lane also finds unit 2; without it unit 2 scores 0."""
+    config = HdcConfig(claim_window=0, char_ngrams=0)
+    first = unit(1, Role.EXPLANATION, "Glacier melt", "Glacier melt raises sea level through meltwater runoff and calving.")
+    second = unit(2, Role.EXPLANATION, "Ice sheets", "Meltwater runoff and calving from ice sheets raise sea level.")
+    other = unit(3, Role.EXPLANATION, "Bread", "Sourdough needs a warm kitchen and patience.")
+    index = HdcIndex.build([first, second, other], config)
+    plain = index.query(tokenize("glacier melt"), Act.EXPLAIN)
+    expanded = index.with_feedback(plain, [first.id])
+    before, after = index.scores(plain), index.scores(expanded)
+    assert before[1] == 0.0 < after[1]
+    assert after[0] > after[1] > after[2] == 0.0
+    assert index.with_feedback(plain, []) is plain and index.with_feedback(plain, ["nope"]) is plain
