@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -15,7 +15,17 @@ from core.resources import config_dir
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    # No inf or NaN anywhere: `k1: 1e999` parses to inf and would turn every score into NaN.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid", allow_inf_nan=False
+    )
+
+
+# Every number has a range (a value that validates must never crash the engine later). The upper
+# bounds are far above any sensible setting; they exist so that nothing overflows or runs forever.
+Weight = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+Pool = Annotated[int, Field(ge=1, le=1_000_000)]
+Count = Annotated[int, Field(ge=1, le=10_000)]
 
 
 class Lane(StrEnum):
@@ -26,9 +36,9 @@ class Lane(StrEnum):
 
 
 class Bm25Config(_Model):
-    k1: float = Field(default=1.2, gt=0)
+    k1: float = Field(default=1.2, gt=0, le=100)
     b: float = Field(default=0.75, ge=0, le=1)
-    field_weights: dict[str, float] = {
+    field_weights: dict[str, Weight] = {
         "topic": 1.5,
         "claim": 1.0,
         "procedure": 1.0,
@@ -37,16 +47,16 @@ class Bm25Config(_Model):
         "condition": 0.6,
         "role": 0.5,
     }
-    role_boost: float = Field(default=1.3, ge=1.0)
+    role_boost: float = Field(default=1.3, ge=1.0, le=100)
     # Only the lane's best units go on to fusion: ranks beyond this cannot reach any profile's
     # maxResults, and fusing every unit that shares a word would cost more than ranking them.
-    lane_pool: int = Field(default=1000, ge=1)
+    lane_pool: Pool = 1000
 
 
 class HdcConfig(_Model):
     dimensions: Literal[4096] = 4096
-    seed: str = "mrptui-hdc-v1"
-    field_weights: dict[str, float] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
+    seed: str = Field(default="mrptui-hdc-v1", min_length=1, max_length=200)
+    field_weights: dict[str, Weight] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
     # Field scores subtract this many standard deviations of chance similarity (1/64 each), so an
     # unrelated field scores 0 (core/retrieval/hdc.py, docs/scoring.md).
     noise_sigmas: float = Field(default=3.0, ge=0, le=20)
@@ -61,7 +71,7 @@ class HdcConfig(_Model):
     # Calibrated scores are 0 for unrelated units, so the floor asks for some matched text.
     lane_min_score: float = Field(default=0.02, ge=0, le=1)
     # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.
-    lane_pool: int = Field(default=1000, ge=1, le=100_000)
+    lane_pool: Pool = 1000
 
     @model_validator(mode="after")
     def _char_ngrams_size(self) -> HdcConfig:
@@ -74,7 +84,7 @@ class DenseConfig(_Model):
     """The optional dense lane (its endpoint is config/embeddings.json)."""
 
     lane_min_score: float = Field(default=0.2, ge=0, le=1)
-    lane_pool: int = Field(default=1000, ge=1, le=100_000)
+    lane_pool: Pool = 1000
 
 
 class FusionMethod(StrEnum):
@@ -84,26 +94,18 @@ class FusionMethod(StrEnum):
 
 class FusionConfig(_Model):
     method: FusionMethod = FusionMethod.WEIGHTED
-    weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 0.85, Lane.DENSE: 0.5}
-    agreement_bonus: float = Field(default=0.15, ge=0, le=1)
+    weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 0.85, Lane.DENSE: 0.5}
+    agreement_bonus: float = Field(default=0.15, ge=0, le=10)
     # The bonus needs every lane's normalised score at or above this, on top of each lane's own
     # floor (calibrated HDC scores are already 0 for chance matches; docs/scoring.md).
     agreement_min_score: float = Field(default=0.0, ge=0, le=1)
-    rrf_k: int = Field(default=60, ge=1, le=10_000)
+    rrf_k: int = Field(default=60, ge=1, le=1_000_000)
     # RRF weighs ranks, not scores, so it has its own lane weights: a proof unit ThinkingDB ranks
     # third must not sink below BM25's twelfth, while the weaker HDC lane still counts less.
-    rrf_weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 1.0, Lane.DENSE: 0.5}
+    rrf_weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 1.0, Lane.DENSE: 0.5}
     # RRF counts every lane's ranks down to the same depth (the lanes' pools are this deep by
     # default), so a deeper pool cannot outvote a shallower one with its long tail.
-    rrf_depth: int = Field(default=1000, ge=1, le=100_000)
-
-    @model_validator(mode="after")
-    def _weights_in_range(self) -> FusionConfig:
-        pairs = [*self.weights.items(), *self.rrf_weights.items()]
-        bad = [f"{lane.value}={w}" for lane, w in pairs if not 0 <= w <= 10]
-        if bad:
-            raise ValueError(f"lane weights must be between 0 and 10: {', '.join(bad)}")
-        return self
+    rrf_depth: Pool = 1000
 
 
 class Profile(_Model):
@@ -112,12 +114,13 @@ class Profile(_Model):
     lanes: tuple[Lane, ...]
     escalation_lanes: tuple[Lane, ...] = ()
     # Lane weights and agreement bonus for this profile's fusion; unset ones keep fusion's.
-    weights: dict[Lane, float] = {}
-    agreement_bonus: float | None = Field(default=None, ge=0, le=1)
-    max_results: int = Field(ge=1)
-    min_score: float = Field(ge=0)
+    weights: dict[Lane, Weight] = {}
+    agreement_bonus: float | None = Field(default=None, ge=0, le=10)
+    max_results: Count
+    # Scores are normalised to about [0, 1] plus the agreement bonus, so 100 already keeps nothing.
+    min_score: float = Field(ge=0, le=100)
     gap_threshold: float = Field(ge=0, le=1)
-    min_acceptable_candidates: int = Field(ge=1)
+    min_acceptable_candidates: Count
 
     @model_validator(mode="after")
     def _lanes_present(self) -> Profile:
@@ -201,16 +204,30 @@ def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:
 
 
 class Budgets(_Model):
-    max_replans: int = Field(default=1, ge=0)
-    max_llm_calls_per_request: int = Field(default=4, ge=0)
-    plugin_timeout_ms: int = Field(default=10_000, ge=1)
+    """Per-request budgets; each one that stops something is named in the reason it gives."""
+
+    max_replans: int = Field(default=1, ge=0, le=10)
+    max_llm_calls_per_request: int = Field(default=4, ge=0, le=100)
+    # One plugin call; past it the kernel cancels the call's token and records the attempt.
+    plugin_timeout_ms: int = Field(default=10_000, ge=1, le=600_000)
+    # The whole request: a plugin call never runs past what is left of it.
+    request_timeout_ms: int = Field(default=120_000, ge=1, le=3_600_000)
+    # Wall time all LLM calls of one request may take together (a dripping endpoint stops here).
+    llm_deadline_ms: int = Field(default=60_000, ge=1, le=3_600_000)
+    # A longer question is refused with a message naming this budget, before any plugin runs.
+    max_question_chars: int = Field(default=20_000, ge=1, le=1_000_000)
+    # Questions beyond this many in one input are dropped, and the trace says so.
+    max_sub_questions: int = Field(default=10, ge=1, le=100)
 
 
 class TraceLimits(_Model):
     """Caps on what one event carries, so a 100k-unit KB cannot flood the trace or the UI."""
 
-    max_candidates_per_event: int = Field(default=200, ge=1)
-    explained_candidates: int = Field(default=40, ge=0)
+    max_candidates_per_event: int = Field(default=200, ge=1, le=100_000)
+    explained_candidates: int = Field(default=40, ge=0, le=100_000)
+    # A plugin's reason, and its answer, beyond these are cut with a marker saying how much.
+    max_reason_chars: int = Field(default=2_000, ge=80, le=1_000_000)
+    max_answer_chars: int = Field(default=50_000, ge=80, le=10_000_000)
 
 
 class PlannerOrder(_Model):
@@ -225,7 +242,7 @@ class PlannerOrder(_Model):
 class EngineConfig(_Model):
     plugins: tuple[str, ...]
     planners: dict[str, PlannerOrder]
-    planner_sequence: tuple[str, ...] = ("planner-default", "planner-depth")
+    planner_sequence: tuple[str, ...] = Field(default=("planner-default", "planner-depth"), min_length=1)
     budgets: Budgets = Budgets()
     trace: TraceLimits = TraceLimits()
 

@@ -13,18 +13,20 @@ the persistent index store until that lands (issue 11).
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
 import os
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from core.llm import LlmError, check_http_url, load_endpoint_config, post_json
+from core.llm import check_http_url, load_endpoint_config
 from core.resources import config_dir
 
 _ENV_FIELDS = {"MRPTUI_EMBED_BASE_URL": "base_url", "MRPTUI_EMBED_MODEL": "model", "MRPTUI_EMBED_API_KEY": "api_key"}
@@ -114,13 +116,7 @@ class EmbeddingClient:
 
     def _batch(self, texts: list[str]) -> np.ndarray:
         body = json.dumps({"model": self.config.model, "input": texts}).encode("utf-8")
-        try:
-            status, reply = post_json(
-                self.config.endpoint, body, self.config.api_key, self.config.timeout_s,
-                label=_LABEL, max_bytes=_MAX_REPLY_BYTES,
-            )
-        except LlmError as exc:
-            raise EmbeddingError(exc.reason) from None
+        status, reply = _post_json(self.config.endpoint, body, self.config.api_key, self.config.timeout_s)
         excerpt = reply.decode("utf-8", errors="replace")[:_EXCERPT_CHARS]
         if not 200 <= status < 300:
             raise EmbeddingError(f"{_LABEL} returned HTTP {status}: {excerpt}")
@@ -138,6 +134,29 @@ class EmbeddingClient:
         if not np.all(np.isfinite(matrix)) or np.any(norms == 0):
             raise EmbeddingError(f"{_LABEL} returned zero or non-finite vectors")
         return matrix / norms[:, None]
+
+
+def _post_json(endpoint: str, body: bytes, api_key: SecretStr | None, timeout: float) -> tuple[int, bytes]:
+    """POST to exactly `endpoint` (no proxy, no redirect); every failure is an EmbeddingError.
+    The timeout bounds connecting and each read; a batch reply arrives in one piece."""
+    parts = urlsplit(endpoint)
+    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    connection = connection_class(parts.hostname, parts.port, timeout=timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if api_key is not None:
+        headers["Authorization"] = f"Bearer {api_key.get_secret_value()}"
+    try:
+        connection.request("POST", parts.path, body=body, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read(_MAX_REPLY_BYTES)
+    except TimeoutError:
+        raise EmbeddingError(f"{_LABEL} timed out after {timeout:g} s") from None
+    except ConnectionRefusedError:
+        raise EmbeddingError(f"{_LABEL} refused the connection ({parts.hostname}:{parts.port or 'default port'})") from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise EmbeddingError(f"{_LABEL} unreachable: {type(exc).__name__}: {exc}") from None
+    finally:
+        connection.close()
 
 
 class VectorCache:

@@ -106,6 +106,19 @@ class RunStarted(_Event):
     kb_version: str
     pins: dict[str, str] = Field(default_factory=dict)
     excluded: tuple[str, ...] = ()
+    excluded_units: tuple[str, ...] = ()
+    intent_cnl: str | None = None
+
+
+class Intervened(_Event):
+    """A user changed the run: live at a held point, or from the start of a re-run (`live` False)."""
+
+    kind: Literal["intervened"] = "intervened"
+    change: Literal["exclude_plugin", "pin_plugin", "exclude_unit", "edit_intent"]
+    target: str
+    stage: str | None = None
+    live: bool
+    note: str
 
 
 class PlanBuilt(_Event):
@@ -202,7 +215,7 @@ class AnswerReady(_Event):
 
 class RunFinished(_Event):
     kind: Literal["run_finished"] = "run_finished"
-    status: Literal["grounded", "weak", "no-context", "failed"]
+    status: Literal["grounded", "weak", "no-context", "failed", "cancelled"]
     replans: int = 0
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
@@ -219,7 +232,8 @@ Event = Annotated[
     | Backtracked
     | Validated
     | AnswerReady
-    | RunFinished,
+    | RunFinished
+    | Intervened,
     Field(discriminator="kind"),
 ]
 

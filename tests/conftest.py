@@ -6,6 +6,16 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The long property-test run (`make fuzz`): `--hypothesis-profile=fuzz` or HYPOTHESIS_PROFILE=fuzz.
+# Tests keep their own bounded settings otherwise, so `make test` stays fast.
+settings.register_profile(
+    "fuzz", max_examples=500, deadline=None, database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+if os.environ.get("HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 
 ROOT = Path(__file__).resolve().parent.parent
 

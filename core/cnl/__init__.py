@@ -1,7 +1,7 @@
 """Readers for the three KB formats (Markdown, SOP, plain text), their validator and writers."""
 
 from core.cnl.markdown import read_markdown, to_markdown
-from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
+from core.cnl.plaintext import fact_triple, question_lines, read_plaintext, split_sentences
 from core.cnl.sop import format_intents, parse_intents, read_sop
 from core.cnl.source import SUFFIX_FORMATS, Format, ReadResult, detect_format, read_file, read_text
 
@@ -13,6 +13,7 @@ __all__ = [
     "fact_triple",
     "format_intents",
     "parse_intents",
+    "question_lines",
     "read_file",
     "read_markdown",
     "read_plaintext",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from core.events import write_trace
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
 from mrptui.commands import UsageError, add_caller_options, add_kb_option, caller_from_args, open_session, question_from
+from mrptui.commands.step import Stepper, parse_break
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -30,9 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="ID", help="leave a plugin out (repeatable)")
     parser.add_argument("--mode", choices=sorted(MODES), help="legacy mode: pins sd and gs")
     parser.add_argument("--profile", choices=sorted(PROFILES), help="legacy retrieval profile: pins the kb plugin")
-    add_caller_options(parser)
+    add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object (see README)")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
+    parser.add_argument("--step", action="store_true",
+                        help="debug in the terminal: hold after every event and read n/c/g/x/p/q from stdin")
+    parser.add_argument("--break", dest="breaks", action="append", default=[], metavar="SPEC",
+                        help="hold at a breakpoint: a stage (kb), STAGE:PLUGIN, a plugin id, backtrack, costly, call")
 
 
 def request_from(args: argparse.Namespace) -> Request:
@@ -61,7 +67,11 @@ def run(args: argparse.Namespace) -> int:
         session.check_request(request)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
-    events = list(session.run(request))
+    if args.step or args.breaks:
+        breakpoints = {parse_break(spec) for spec in args.breaks}
+        events = Stepper(session, request, breakpoints, step=args.step, read=input, out=sys.stderr).run()
+    else:
+        events = list(session.run(request))
     if trace_path is not None:
         write_trace(events, trace_path)
     summary = summarise(events)

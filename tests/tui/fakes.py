@@ -433,8 +433,9 @@ class FakeSession:
         self.reloads = 0
         self._diagnostics = list(DIAGNOSTICS if diagnostics is None else diagnostics)
         self.why_not_calls: list[tuple[str, str]] = []
+        self.costly: frozenset[str] = frozenset()
 
-    def run(self, request: Request) -> Iterator:
+    def run(self, request: Request, steering=None) -> Iterator:
         self.requests.append(request)
         if request.question.lower().startswith("boom"):
             yield from thinkingdb_run(request)[:3]
@@ -483,6 +484,9 @@ class FakeSession:
         self.version += 1
         if diagnostics is not None:
             self._diagnostics = list(diagnostics)
+
+    def costly_plugins(self) -> frozenset[str]:
+        return self.costly
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {stage: list(ids) for stage, ids in PLUGINS.items()}
