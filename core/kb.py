@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from core.cnl import SUFFIX_FORMATS, read_file
+from core.cnl import FOLDER_SUFFIXES, read_file
 from core.diagnostics import Code, Diagnostic, Severity
 from core.units import Caller, CallerKey, KnowledgeUnit
 
@@ -132,7 +132,7 @@ class KnowledgeBase:
 
     @classmethod
     def load(cls, paths: Sequence[Path]) -> KnowledgeBase:
-        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`, `.jsonl`) in a fixed order.
+        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named) in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
         explicitly must have a supported extension. Nothing here raises for bad input.
@@ -236,7 +236,7 @@ class KnowledgeBase:
         target = _real(path)
         if any(target == _real(file) for file in self._files):
             return True
-        if os.path.splitext(target.name)[1].lower() not in SUFFIX_FORMATS:
+        if os.path.splitext(target.name)[1].lower() not in FOLDER_SUFFIXES:
             return False
         return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
 
@@ -276,7 +276,7 @@ def _kb_files(folder: Path) -> list[Path]:
             for name in names
             if not _is_hidden(name)
             and name not in IGNORED_FILE_NAMES
-            and os.path.splitext(name)[1].lower() in SUFFIX_FORMATS
+            and os.path.splitext(name)[1].lower() in FOLDER_SUFFIXES
         )
     return sorted(found, key=lambda path: path.relative_to(folder).parts)
 

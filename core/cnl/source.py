@@ -35,6 +35,9 @@ class Format(StrEnum):
 
 
 SUFFIX_FORMATS = {".md": Format.MARKDOWN, ".cnl": Format.SOP, ".txt": Format.TEXT, ".nl": Format.TEXT, ".jsonl": Format.JSONL}
+# Folder scans read these; `.jsonl` only when named explicitly (`--kb corpus.jsonl`), since traces
+# are JSON Lines too and are often saved next to the KB they came from.
+FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
 _READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext, Format.JSONL: read_jsonl}
 
 

@@ -199,3 +199,15 @@ def test_fusion_is_never_below_bm25_alone(tmp_path: Path) -> None:
         assert measures[system]["recall@100"] >= bm25["recall@100"]
     # The variant documents are where HDC earns its place: fusion finds what BM25 alone misses.
     assert measures["fusion:weighted"]["recall@100"] > bm25["recall@100"]
+
+
+def test_folder_scans_skip_jsonl_so_a_trace_beside_the_kb_is_not_read(tmp_path: Path) -> None:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "docs.jsonl").write_text(json.dumps({"_id": "a", "text": "glacier"}) + "\n")
+    (folder / "trace.jsonl").write_text('{"seq": 1, "kind": "run_started"}\n')
+    (folder / "notes.md").write_text("## Context Unit n::chunk-000::unit-000\nRole: Definition\nTopic: Moraine\nClaim: Rock left by ice.\n")
+    loaded = KnowledgeBase.load([folder])
+    assert [u.id for u in loaded.units] == ["n::chunk-000::unit-000"] and not loaded.diagnostics
+    assert not loaded.holds(folder / "trace.jsonl")
+    assert [u.id for u in KnowledgeBase.load([folder / "docs.jsonl"]).units] == ["a"]
