@@ -211,3 +211,16 @@ def test_folder_scans_skip_jsonl_so_a_trace_beside_the_kb_is_not_read(tmp_path: 
     assert [u.id for u in loaded.units] == ["n::chunk-000::unit-000"] and not loaded.diagnostics
     assert not loaded.holds(folder / "trace.jsonl")
     assert [u.id for u in KnowledgeBase.load([folder / "docs.jsonl"]).units] == ["a"]
+
+
+def test_a_jsonl_corpus_may_exceed_the_text_file_cap(tmp_path: Path) -> None:
+    """One unit per line, no sentence parsing: JSONL has its own, larger cap (public IR corpora)."""
+    from core.cnl.source import MAX_FILE_BYTES
+
+    kb = tmp_path / "big.jsonl"
+    line = {"title": "Tidal power", "text": "Tidal barrages turn the rise and fall of the sea into power. " * 30}
+    count = MAX_FILE_BYTES // len(json.dumps({"_id": "d0000", **line})) + 50
+    kb.write_text("".join(json.dumps({"_id": f"d{i:04d}", **line}) + "\n" for i in range(count)), encoding="utf-8")
+    assert kb.stat().st_size > MAX_FILE_BYTES
+    loaded = KnowledgeBase.load([kb])
+    assert len(loaded.units) == count and not loaded.diagnostics
