@@ -56,7 +56,7 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
     "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
-    "calibrate", "match_notes", "noise_floor", "permute", "similarity", "token_table", "token_vectors", "unit_windows",
+    "calibrate", "match_notes", "noise_floor", "permute", "persistable", "similarity", "token_table", "token_vectors", "unit_windows",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
@@ -94,6 +94,16 @@ def token_vectors(config: HdcConfig, model: ContextModel | None = None) -> Token
     return None
 
 
+def persistable(config: HdcConfig) -> bool:
+    """Whether the index store can keep this encoding's unit vectors (one claim vector per unit,
+    no learned or n-gram token vectors); other encodings are rebuilt from the text."""
+    return config.claim_window == 0 and config.char_ngrams == 0 and config.context_vectors == 0
+
+
+def _plain(seed: str) -> HdcConfig:
+    return HdcConfig(seed=seed, claim_window=0, char_ngrams=0, context_vectors=0)
+
+
 def _unit_digest(unit: KnowledgeUnit, config: HdcConfig, model: ContextModel | None) -> bytes:
     options = f"{config.seed}\x00{config.claim_window}\x00{config.char_ngrams}\x00{model.digest if model else ''}"
     return hashlib.blake2b(f"{options}\x00{unit.topic}\x00{unit.body}".encode(), digest_size=16).digest()
@@ -119,6 +129,21 @@ class UnitVectorCache:
         self.encoded += len(stale)
         entries = [self._entries[u.id] for u in units]
         return np.array([e[1] for e in entries], dtype=np.uint64).reshape(-1, WORDS), [e[2] for e in entries]
+
+    # The index store persists one topic and one claim vector per unit, so it serves only the
+    # plain encoding (`persistable`): whole claim, random token vectors, keyed by the seed.
+    def has(self, unit: KnowledgeUnit, seed: str) -> bool:
+        return self._digest(unit.id) == _unit_digest(unit, _plain(seed), None)
+
+    def add(self, units: Sequence[KnowledgeUnit], seed: str, topic: np.ndarray, claim: np.ndarray) -> None:
+        """Vectors computed elsewhere (the index store), row i for units[i]."""
+        for i, unit in enumerate(units):
+            self._entries[unit.id] = (_unit_digest(unit, _plain(seed), None), topic[i], claim[i][None])
+
+    def single_vectors(self, units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
+        """Topic and claim vectors [N, 64] each under the plain encoding, for the index store."""
+        topic, windows = self.vectors(units, _plain(seed))
+        return topic, np.array([w[0] for w in windows], dtype=np.uint64).reshape(-1, WORDS)
 
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
