@@ -18,7 +18,6 @@ from core.config import Bm25Config, load_retrieval_config
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
-from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet
 from core.session import Session
