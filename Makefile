@@ -9,7 +9,9 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	# compat: a .pth entry for the checkout. The default editable mode installs a meta path finder
+	# for the remapped config/ and sample_kb/ packages and prints a warning on every install.
+	$(BIN)/python -m pip install -q -e '.[test,bench]' --config-settings editable_mode=compat
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
