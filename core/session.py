@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.diagnostics import Diagnostic
 from core.engine import Engine
+from core.health import Health, health_of
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
@@ -106,6 +106,10 @@ class Session:
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.ruleset.diagnostics, *self.plugin_problems]
 
+    def health(self) -> Health:
+        """The diagnostics counted by origin, with the one-line summary the CLI prints."""
+        return health_of(self.kb.diagnostics, self.ruleset, self.plugin_problems)
+
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
         rules_file = str(self.config_path / "thinkingdb.json")
@@ -133,11 +137,9 @@ class Session:
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
         kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
-        ruleset = load_rules(self.config_path / "thinkingdb.json")
-        # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
-        # last good rules running, but its errors are still shown.
-        if not ruleset.rules and self.ruleset.rules:
-            ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
+        # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
+        # version. Rules only derive facts from the caller's view, so this never widens it.
+        ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)
         with self._lock:
             self.kb, self.ruleset = kb, ruleset
             self._build()

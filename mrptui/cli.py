@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
-from mrptui.commands import UsageError, explore
+from mrptui.commands import UsageError, add_config_option, explore
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
 SUBCOMMANDS = {
@@ -24,6 +24,7 @@ SUBCOMMANDS = {
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
     parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
+    add_config_option(parser, top_level=True)
     explore.add_top_level_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in SUBCOMMANDS.items():
@@ -54,7 +55,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"the {command!r} command is not available in this build")
         return module.run(args)
     except UsageError as exc:
-        print(f"mrptui: error: {exc}", file=sys.stderr)
+        # One problem a line (e.g. every error of a queries file), each with its file:line.
+        for line in str(exc).splitlines() or [""]:
+            print(f"mrptui: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -9,7 +9,16 @@ from pathlib import Path
 from core.events import write_trace
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
-from mrptui.commands import UsageError, add_caller_options, add_kb_option, caller_from_args, open_session, question_from
+from mrptui.commands import (
+    UsageError,
+    add_caller_options,
+    add_session_options,
+    caller_from_args,
+    exit_code,
+    open_session,
+    question_from,
+    warn_health,
+)
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -21,7 +30,7 @@ PROFILES = {"fast": "kb-fast", "balanced": "kb-balanced", "thinkingdb": "kb-thin
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question")
-    add_kb_option(parser)
+    add_session_options(parser)
     parser.add_argument("--planner", metavar="ID", help="planner to start with (planner-default, planner-depth)")
     parser.add_argument("--sd", metavar="ID", help="pin a seed detector")
     parser.add_argument("--kb-plugin", metavar="ID", help="pin a kb plugin")
@@ -57,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if trace_path is not None and not trace_path.parent.exists():
         raise UsageError(f"--trace folder does not exist: {trace_path.parent}")
     session = open_session(args)
+    health = warn_health(session)
     try:
         session.check_request(request)
     except RegistryError as exc:
@@ -66,10 +76,10 @@ def run(args: argparse.Namespace) -> int:
         write_trace(events, trace_path)
     summary = summarise(events)
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
-    return 0
+    return exit_code(0, health, args)
 
 
 def _text(summary: dict) -> str:

@@ -4,19 +4,24 @@ safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from core.config import ConfigError
 from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries
 from core.plugins.base import PluginType, RegistryError
-from mrptui.commands import UsageError, add_kb_option, open_session
+from core.resources import sample_queries_file
+from mrptui.commands import UsageError, add_session_options, exit_code, open_session, warn_health
 
 FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf")}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("queries", metavar="QUERIES.json", help="labelled queries (see sample_kb/README.md)")
-    add_kb_option(parser)
+    parser.add_argument("queries", metavar="QUERIES.json", nargs="?", help="labelled queries (see docs/queries.md)")
+    parser.add_argument(
+        "--sample", action="store_true", help="the bundled sample queries (over the sample KB unless --kb is given)"
+    )
+    add_session_options(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
     )
@@ -27,17 +32,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # The queries file is read before the KB, so a typo in it fails fast.
     try:
-        queries = load_queries(Path(args.queries))
+        queries = load_queries(queries_path(args))
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
     session = open_session(args)
+    health = warn_health(session)
     plugins = args.kb_plugin or [p.id for p in session.registry.of_type(PluginType.KB)]
     try:
         report = evaluate(session, queries, plugins, FUSIONS[args.fusion])
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
-    print(report.model_dump_json(indent=2) if args.json else markdown(report))
-    return 0 if report.safe else 1
+    if args.json:
+        data = {**report.model_dump(mode="json"), "diagnostics": health.model_dump()}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(markdown(report))
+    return exit_code(0 if report.safe else 1, health, args)
+
+
+def queries_path(args: argparse.Namespace) -> Path:
+    """QUERIES.json, or the bundled file with --sample (which works outside a checkout too)."""
+    if args.sample and args.queries:
+        raise UsageError("give QUERIES.json or --sample, not both")
+    if args.sample:
+        return sample_queries_file()
+    if not args.queries:
+        raise UsageError("name a QUERIES.json file, or use --sample for the bundled queries")
+    path = Path(args.queries)
+    if not path.exists() and path.as_posix() == "sample_kb/queries.json":
+        # The README's example, run outside a checkout: the bundled copy is what it means.
+        return sample_queries_file()
+    return path
 
 
 def markdown(report: EvalReport) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from mrptui.commands import add_caller_options, caller_from_args, open_session
+from mrptui.commands import add_caller_options, caller_from_args, config_from_args, open_session
 
 THEMES = ("textual-dark", "textual-light")
 
@@ -25,9 +25,11 @@ def kb_label(paths: list[str] | None) -> str:
 def run(args: argparse.Namespace) -> int:
     caller = caller_from_args(args)
     session = open_session(args)
-    from mrptui.app import ExplorerApp  # Textual loads only when the TUI is really wanted
+    from mrptui.app import KEYMAP_FILE, ExplorerApp  # Textual loads only when the TUI is really wanted
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
-    app = ExplorerApp(session, caller, kb_label(args.kb), theme=theme)
+    config = config_from_args(args)
+    keymap = config / KEYMAP_FILE if config else "config"
+    app = ExplorerApp(session, caller, kb_label(args.kb), theme=theme, keymap_path=keymap)
     app.run()
     return 0

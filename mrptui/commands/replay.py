@@ -9,12 +9,13 @@ from pathlib import Path
 
 from core.events import RunStarted, read_trace
 from core.units import Caller
-from mrptui.commands import UsageError, add_kb_option, open_session
+from mrptui.commands import UsageError, add_config_option, add_kb_option, open_session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", metavar="FILE.jsonl", help="a trace saved with `s` in the explorer or `ask --trace`")
     add_kb_option(parser)
+    add_config_option(parser)
     parser.epilog = "With --kb, unit text is looked up in that KB (as the trace's caller); without it, ids only."
 
 
