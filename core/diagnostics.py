@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -36,6 +38,12 @@ class Code(StrEnum):
     INVALID_ENCODING = "INVALID_ENCODING"
     UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
     STALE_UNITS_KEPT = "STALE_UNITS_KEPT"
+    # Whole-KB checks (`mrptui check`).
+    EMPTY_KB = "EMPTY_KB"
+    SKIPPED_FILE = "SKIPPED_FILE"
+    UNREACHABLE_UNIT = "UNREACHABLE_UNIT"
+    RULE_RELATION_NOT_IN_KB = "RULE_RELATION_NOT_IN_KB"
+    UNKNOWN_LABELLED_ID = "UNKNOWN_LABELLED_ID"
     # Rules and configuration.
     INVALID_JSON = "INVALID_JSON"
     INVALID_CONFIG = "INVALID_CONFIG"
@@ -73,3 +81,10 @@ class Diagnostic(BaseModel):
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """"; did you mean 'X'?" for the closest known name to a misspelt `word`, else ""."""
+    options = {choice.casefold(): choice for choice in choices}
+    match = get_close_matches(word.strip().casefold(), list(options), n=1, cutoff=0.6)
+    return f"; did you mean {options[match[0]]!r}?" if match else ""

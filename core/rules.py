@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.alias_generators import to_camel
 
 from core.config import ConfigError, read_json
-from core.diagnostics import Code, Diagnostic, Severity
+from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
 from core.resources import config_dir
 from core.units import Relation
 
@@ -192,7 +192,7 @@ class _Loader:
             return RuleSet(diagnostics=tuple(self.diagnostics), file_valid=False, path=str(self.path))
         for key in data:
             if key not in _TOP_LEVEL_KEYS:
-                self.report(Code.INVALID_CONFIG, f"unknown key {key!r}", (key,))
+                self.report(Code.INVALID_CONFIG, f"unknown key {key!r}{did_you_mean(key, _TOP_LEVEL_KEYS)}", (key,))
         limits = self._limits(data.get("limits", {}))
         relations = BUILTIN_RELATIONS | self._relations(data.get("relations", []))
         raw_rules = data.get("rules", [])
@@ -289,7 +289,8 @@ class _Loader:
             if pattern.r not in relations:
                 self.report(
                     Code.RULE_UNKNOWN_RELATION,
-                    f"rule {rule.id}: relation {pattern.r!r} is neither built in nor declared in 'relations'",
+                    f"rule {rule.id}: relation {pattern.r!r} is neither built in nor declared in 'relations'"
+                    f"{did_you_mean(pattern.r, relations)}",
                     loc,
                     warning=True,
                 )
