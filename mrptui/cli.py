@@ -18,6 +18,7 @@ SUBCOMMANDS = {
     "ask": "run the whole engine on a question",
     "eval": "evaluate retrieval and answers against labelled queries",
     "replay": "open a saved trace (JSON Lines) in the explorer",
+    "init": "create a new KB folder with one example unit per format, a rules file and a labelled question",
 }
 
 
