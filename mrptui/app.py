@@ -21,16 +21,18 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config, read_json
 from core.events import Event, write_trace
+from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.units import Caller
-from mrptui.messages import EventsArrived, KBReloaded, OpenUnit, RunEnded
+from mrptui.messages import EventsArrived, KBReloaded, OpenUnit, RunEnded, RunQuestion
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
@@ -120,8 +122,11 @@ class ExplorerApp(App[None]):
         batch_size: int = 16,
         batch_seconds: float = 0.05,
         keymap_path: Path | None | Literal["config"] = "config",
+        queries_path: Path | None = None,
     ) -> None:
         super().__init__()
+        self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
+        self.health: Health | None = None
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         self.session: SessionLike = session if session is not None else NullSession()
         self.caller = caller or Caller()
@@ -182,6 +187,7 @@ class ExplorerApp(App[None]):
             query.value = run.question  # type: ignore[attr-defined]
             query.disabled = True
             self.main.action_panel("attempts")
+        self.refresh_health(banner=not self.runs)
         self.refresh_view()
 
     @property
@@ -243,6 +249,8 @@ class ExplorerApp(App[None]):
         self.cursor = 0
         self.mode = "follow"
         self.paused_at = None
+        # The banner warns before the first answer (and after a reload); the status line keeps the counts.
+        self.main.show_health(None)
         self.run_worker(
             partial(self._engine, run.run_id, request), name=f"run-{run.run_id}", group="engine",
             description=f"engine run {run.run_id}", exclusive=True, thread=True, exit_on_error=False,
@@ -445,7 +453,7 @@ class ExplorerApp(App[None]):
         markup = status_markup(
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
-            failed=bool(run and run.error),
+            failed=bool(run and run.error), health=self.health,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
@@ -588,8 +596,28 @@ class ExplorerApp(App[None]):
         diagnostics = self.session.reload()
         self.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error)))
 
+    def refresh_health(self, *, banner: bool = True) -> None:
+        self.health = self.ask_session("health", default=None)
+        self.main.show_health(self.health if banner else None)
+
+    def action_problems(self) -> None:
+        problems = self.ask_session("diagnostics", default=[]) or []
+        lines = [d.format() for d in problems] or ["no errors or warnings in the KB, rules or plugins"]
+        markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
+                           for d in problems) or escape(lines[0])
+        self.push_screen(TextModal(f"Problems · {len(problems)}", markup, plain="\n".join(lines)))
+
+    @on(RunQuestion)
+    def _run_question(self, message: RunQuestion) -> None:
+        """Another screen (F4's eval) asks to show one question's run in the main screen."""
+        self._pop_secondary()
+        self.main.query_one("#query").value = message.request.question  # type: ignore[attr-defined]
+        self.start_run(message.request)
+
     @on(KBReloaded)
     def _kb_reloaded(self, message: KBReloaded) -> None:
+        self.refresh_health()
+        self.refresh_view()
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
@@ -625,6 +653,14 @@ class ExplorerApp(App[None]):
             return
         self._pop_secondary()
         self.push_screen(RulesScreen())
+
+    def action_eval_screen(self) -> None:
+        from mrptui.screens.eval import EvalScreen
+
+        if isinstance(self.screen, EvalScreen):
+            return
+        self._pop_secondary()
+        self.push_screen(EvalScreen(self.queries_path))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -742,6 +778,7 @@ def key_known(key: str) -> bool:
 def binding_ids() -> dict[str, Binding]:
     """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
     from mrptui.screens.diff import DiffScreen
+    from mrptui.screens.eval import EvalScreen
     from mrptui.screens.kb import KBScreen
     from mrptui.screens.modals import PathModal, TextModal
     from mrptui.screens.rules import RulesScreen
@@ -750,7 +787,8 @@ def binding_ids() -> dict[str, Binding]:
     from mrptui.widgets.query import QueryBox
 
     classes = (ExplorerApp, MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
-               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, PathModal)
+               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, PathModal,
+               EvalScreen)
     return {b.id: b for cls in classes for b in _bindings(cls) if b.id}
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from core.events import Event
+from core.plugins.base import Request
 
 
 @dataclass
@@ -43,3 +44,10 @@ class KBReloaded(Message):
     """The KB files changed on disk and were re-read; `errors` counts error diagnostics."""
 
     errors: int
+
+
+@dataclass
+class RunQuestion(Message):
+    """A screen asks the app to run this request and show it in the main screen."""
+
+    request: Request

@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 
 from core.config import RetrievalConfig
 from core.diagnostics import Diagnostic
+from core.health import Health
 from core.events import (
     AnswerReady,
     AttemptFinished,
@@ -395,6 +396,8 @@ class SessionLike(Protocol):
 
     def diagnostics(self) -> list[Diagnostic]: ...
 
+    def health(self) -> Health | None: ...
+
     def rules(self) -> list[dict]: ...
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]: ...
@@ -427,6 +430,9 @@ class NullSession:
 
     def diagnostics(self) -> list[Diagnostic]:
         return []
+
+    def health(self) -> Health | None:
+        return None
 
     def rules(self) -> list[dict]:
         return []
