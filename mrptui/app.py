@@ -602,10 +602,10 @@ class ExplorerApp(App[None]):
 
     def action_problems(self) -> None:
         problems = self.ask_session("diagnostics", default=[]) or []
-        lines = [d.format() for d in problems] or ["no errors or warnings in the KB, rules or plugins"]
+        plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
         markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
-                           for d in problems) or escape(lines[0])
-        self.push_screen(TextModal(f"Problems · {len(problems)}", markup, plain="\n".join(lines)))
+                           for d in problems) or escape(plain)
+        self.push_screen(TextModal(f"Problems · {len(problems)}", markup, plain=plain))
 
     @on(RunQuestion)
     def _run_question(self, message: RunQuestion) -> None:

@@ -2,8 +2,8 @@
 
 KB files and folders: every unit, plus whole-KB warnings (empty KB, skipped files, units no
 question can reach). Config folders and `.json` files: engine, retrieval, llm and keymap through
-their pydantic models, rules (thinkingdb.json or any other .json) rule by rule and against the
-KB's relations. `--against QUERIES.json`: labelled ids that no unit has any more.
+their pydantic models, a queries.json as labelled queries, rules (thinkingdb.json or any other
+.json) rule by rule and against the KB's relations. `--against QUERIES.json`: labelled ids that no unit has any more.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from mrptui.commands import UsageError, config_from_args
 
 RULES_FILE_NAME = "thinkingdb.json"
 KEYMAP_FILE_NAME = "keymap.json"
+QUERIES_FILE_NAME = "queries.json"
 CONFIG_MODELS = {"engine.json": EngineConfig, "retrieval.json": RetrievalConfig, "llm.json": LlmConfig}
 CONFIG_FILE_NAMES = frozenset({*CONFIG_MODELS, RULES_FILE_NAME, KEYMAP_FILE_NAME})
 
@@ -85,6 +86,8 @@ def _checker(file: Path) -> Callable[[Path, KnowledgeBase], list[Diagnostic]]:
         return lambda path, _kb: _model_problems(model, path)
     if file.name == KEYMAP_FILE_NAME:
         return lambda path, _kb: _keymap_problems(path)
+    if file.name == QUERIES_FILE_NAME:
+        return _against
     return _rules_problems
 
 
@@ -143,7 +146,7 @@ def _summary(kb: KnowledgeBase, file_problems: dict[Path, list[Diagnostic]], dia
 def _kind(file: Path) -> str:
     if file.name in CONFIG_MODELS or file.name == KEYMAP_FILE_NAME:
         return "config"
-    return "rules"
+    return "labelled queries" if file.name == QUERIES_FILE_NAME else "rules"
 
 
 def _relative(file: str) -> str:

@@ -104,13 +104,22 @@ def test_intent_and_rules_blocks_are_valid(doc: str, tmp_path: Path) -> None:
             assert len(ruleset.rules) == len(json.loads(example.text)["rules"]), where
 
 
-def test_queries_blocks_load_and_eval_passes_on_the_docs_kb(doc: str, tmp_path: Path) -> None:
-    blocks = [e for e in examples(doc) if e.kind == "queries"]
-    if not blocks:
-        return
+def _docs_with(kind: str) -> list[str]:
+    return [doc for doc in REFERENCE if any(e.kind == kind for e in examples(doc))]
+
+
+def _doc_session(doc: str, tmp_path: Path) -> Session:
     kb, config = _workspace(doc, tmp_path)
     session = Session.open([kb], config)
-    for example in blocks:
+    assert session.health().errors == 0, session.health().summary
+    return session
+
+
+@pytest.mark.parametrize("doc_with_queries", _docs_with("queries"))
+def test_queries_blocks_load_and_eval_passes_on_the_docs_kb(doc_with_queries: str, tmp_path: Path) -> None:
+    doc = doc_with_queries
+    session = _doc_session(doc, tmp_path)
+    for example in (e for e in examples(doc) if e.kind == "queries"):
         path = tmp_path / "queries.json"
         path.write_text(example.text, encoding="utf-8")
         queries = load_queries(path)
@@ -140,15 +149,12 @@ def _tree(node: dict, prefix: str = "", last: bool = True, root: bool = True) ->
     return lines
 
 
-def test_proof_blocks_are_the_trees_the_engine_builds(doc: str, tmp_path: Path) -> None:
-    blocks = [e for e in examples(doc) if e.kind == "proof"]
-    if not blocks:
-        return
-    kb, config = _workspace(doc, tmp_path)
-    session = Session.open([kb], config)
-    assert session.health().errors == 0
+@pytest.mark.parametrize("doc_with_proofs", _docs_with("proof"))
+def test_proof_blocks_are_the_trees_the_engine_builds(doc_with_proofs: str, tmp_path: Path) -> None:
+    doc = doc_with_proofs
+    session = _doc_session(doc, tmp_path)
     plugin = session.registry.get("kb-thinkingdb", PluginType.KB)
-    for example in blocks:
+    for example in (e for e in examples(doc) if e.kind == "proof"):
         first, *expected = example.text.strip().splitlines()
         question = first.removeprefix("question: ")
         request = Request(question=question)

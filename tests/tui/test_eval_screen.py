@@ -92,6 +92,10 @@ async def test_f4_runs_the_queries_and_an_edit_reload_marks_what_changed(workspa
         await pilot.press("ctrl+r")
         screen = await _eval_done(pilot, 3)
         assert screen.marks == {"lens": NEWLY_PASSING}
+        # `r` runs again on unchanged files: nothing is marked.
+        await pilot.press("r")
+        screen = await _eval_done(pilot, 4)
+        assert screen.marks == {} and _cells(screen, "change") == ["", ""]
         # Enter on a row shows that question's run in the main screen.
         await pilot.press("down", "enter")
         await settle(pilot)
