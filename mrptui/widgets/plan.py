@@ -93,7 +93,9 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
 
     def _text_width(self) -> int:
         # The body has one cell of padding each side, and the scrollbar takes one more.
-        return max(0, self.scrollable_content_region.width - 3)
+        # content_region, not scrollable_content_region: the latter shrinks once the scrollbar shows,
+        # so the width would depend on whether the scrollbar had appeared by the time of rendering.
+        return max(0, self.content_region.width - 3)
 
     def on_resize(self) -> None:
         self.show(self._state)
