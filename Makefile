@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test bench check clean
+.PHONY: run test fuzz bench check clean
 
 # -qq on the project install: pip shows a local build's backend messages at warning level, and
 # setuptools always says "Editable installation" for the remapped config/ and sample_kb/ packages;
@@ -21,6 +21,14 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The property, fault and fuzz suites with the `fuzz` hypothesis profile (tests/conftest.py): ten
+# times the examples of `make test`, fresh ones each run, with per-test counts printed.
+FUZZ_TESTS ?= $(wildcard tests/core/test_hardening_*.py tests/core/test_fuzz_*.py tests/core/test_faults_*.py \
+	tests/core/test_attack*.py tests/core/test_security*.py)
+
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics $(FUZZ_TESTS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)

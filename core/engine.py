@@ -6,11 +6,12 @@ retrieval, normalisation and synthesis all live in plugins.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from core.cancel import CallBudget, CancelToken
+from core.cnl import parse_intents
 from core.config import EngineConfig
 from core.events import (
     AnswerPart,
@@ -19,6 +20,7 @@ from core.events import (
     AttemptStarted,
     Backtracked,
     IntentDetected,
+    Intervened,
     PlanBuilt,
     PlanStage,
     RunFinished,
@@ -28,6 +30,7 @@ from core.events import (
 )
 from core.intent_cues import question_cues
 from core.plugins.base import (
+    INSUFFICIENT_PREFACE,
     GoalSolver,
     GsResult,
     KbResult,
@@ -41,10 +44,11 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.plugins.calls import Result, capped, checked, run_isolated
 from core.plugins.planners import Plan, Planner
+from core.steering import Intervention, Steering, apply
 from core.units import Intent
 
-Result = SdResult | KbResult | GsResult | ValResult
 Events = Generator[object, None, "list[tuple[str, Result]]"]
 
 _ACCEPT = {
@@ -57,6 +61,11 @@ _RESULT_TYPES: dict[str, type] = {"sd": SdResult, "kb": KbResult, "gs": GsResult
 _PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs": GoalSolver, "val": Validator}
 _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
 NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
+USER_INTENT = "user"
+
+
+class _Cancelled(Exception):
+    """Raised inside the run when the steering was cancelled; run() turns it into RunFinished."""
 
 
 @dataclass
@@ -73,7 +82,7 @@ class _Part:
             return "no-context"
         rejected = self.verdict is not None and self.verdict.status is Status.REJECTED
         sufficient = self.evidence is not None and self.evidence.status is Status.SUCCESS
-        return "grounded" if sufficient and not rejected else "weak"
+        return "grounded" if sufficient and not rejected and not self.answer.weak else "weak"
 
 
 @dataclass
@@ -81,6 +90,8 @@ class _Revision:
     revision: int
     parts: list[_Part] = field(default_factory=list)
     failure: str = ""
+    # Said with the answer: e.g. the questions dropped by budgets.maxSubQuestions.
+    note: str = ""
 
     @property
     def score(self) -> tuple[int, ...]:
@@ -106,12 +117,15 @@ class _RunState:
     request: Request
     view: object
     services: object
-    llm_calls_left: int
+    llm_budget: CallBudget
+    # On the time.monotonic() clock, which the cancel tokens use; `clock` only times events.
+    deadline: float
     clock: Callable[[], float]
     seq: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     tried: set[tuple[int, str, str]] = field(default_factory=set)
-    kb_cache: dict[tuple[int, str], KbResult] = field(default_factory=dict)
+    kb_cache: dict[tuple[int, str, frozenset[str]], KbResult] = field(default_factory=dict)
+    steering: Steering | None = None
 
     def stamp(self, event):
         self.seq += 1
@@ -139,14 +153,27 @@ class Engine:
             order = [request.planner] + [p for p in order if p != request.planner]
         return [self.planners[p] for p in order[: self.config.budgets.max_replans + 1]]
 
-    def run(self, request: Request, view, kb_version: str = "") -> Iterator[object]:
-        """Yield the trace of one request; the answer is the second-to-last event."""
+    def run(self, request: Request, view, kb_version: str = "", steering: Steering | None = None) -> Iterator[object]:
+        """Yield the trace of one request; the answer is the second-to-last event.
+
+        With `steering`, a consumer that holds the generator can change what is still ahead
+        (see core.steering) or cancel: the run then ends with RunFinished(status="cancelled").
+        """
+        budgets = self.config.budgets
+        now = time.monotonic()
         run = _RunState(
             request=request,
             view=view,
             services=self.services,
-            llm_calls_left=self.config.budgets.max_llm_calls_per_request,
+            llm_budget=CallBudget(
+                budgets.max_llm_calls_per_request,
+                deadline=now + budgets.llm_deadline_ms / 1000,
+                name="maxLlmCallsPerRequest",
+                deadline_name=f"llmDeadlineMs ({budgets.llm_deadline_ms} ms)",
+            ),
+            deadline=now + budgets.request_timeout_ms / 1000,
             clock=self.clock,
+            steering=steering,
         )
         started = self.clock()
         caller = request.caller
@@ -159,72 +186,111 @@ class Engine:
                 kb_version=kb_version,
                 pins=dict(request.pins),
                 excluded=tuple(sorted(request.excluded)),
+                excluded_units=tuple(sorted(request.excluded_units)),
+                intent_cnl=request.intent_cnl,
             )
         )
-        cues = question_cues(request.question)
+        if len(request.question) > budgets.max_question_chars:
+            # Refused before any analysis: cue detection, splitting and retrieval all grow with it.
+            reason = (
+                f"the question is {len(request.question):,} characters long, over the "
+                f"{budgets.max_question_chars:,} allowed (budgets.maxQuestionChars)"
+            )
+            answer = _answer_event(_Revision(0, failure=reason))
+            yield run.stamp(answer)
+            run.timings["total"] = (self.clock() - started) * 1000
+            yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
+            return
+        for intervention in request.interventions:
+            yield run.stamp(_intervened(intervention, live=False))
+        try:
+            yield from self._plans(run, started)
+        except _Cancelled:
+            run.timings["total"] = (self.clock() - started) * 1000
+            yield run.stamp(RunFinished(status="cancelled", timings_ms=run.timings))
+
+    def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
+        cues = question_cues(run.request.question)
         revisions: list[_Revision] = []
         why = ""
-        planners = self.planner_sequence(request)
+        planners = self.planner_sequence(run.request)
         for number, planner in enumerate(planners):
-            plan = planner.plan(request, cues, self.registry, number, why)
-            yield run.stamp(_plan_event(plan))
+            plan = planner.plan(run.request, cues, self.registry, number, why)
+            yield from self._emit(run, _plan_event(plan))
             revision = yield from self._revision(run, plan)
             revisions.append(revision)
             if revision.accepted:
                 break
             why = revision.why_not_accepted()
             if number + 1 < len(planners):
-                yield run.stamp(Backtracked(level=2, stage="plan", reason=f"{why}; replanning with {planners[number + 1].id}"))
+                yield from self._emit(
+                    run, Backtracked(level=2, stage="plan", reason=f"{why}; replanning with {planners[number + 1].id}")
+                )
         best = max(revisions, key=lambda r: (r.score, -r.revision))
         if not best.accepted:
-            yield run.stamp(
+            yield from self._emit(
+                run,
                 Backtracked(
                     level=3,
                     stage="answer",
                     reason=f"no plan revision was fully grounded ({revisions[-1].why_not_accepted()}); "
                     f"answering with the best result, from revision {best.revision}",
-                )
+                ),
             )
         answer = _answer_event(best)
-        yield run.stamp(answer)
+        yield from self._emit(run, answer)
         run.timings["total"] = (self.clock() - started) * 1000
         yield run.stamp(RunFinished(status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings))
 
     def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, _Revision]:
         revision = _Revision(plan.revision)
-        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_calls_left=run.llm_calls_left)
-        attempts = yield from self._stage(run, plan, "sd", ctx, lambda p: p.detect(ctx))
-        seed = _first(attempts, "sd")
+        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget)
+        attempts = yield from self._stage(
+            run, plan, "sd", ctx, lambda p, c: p.detect(c), skip=lambda pid: run.request.intent_cnl is not None
+        )
+        if run.request.intent_cnl is not None:
+            seed = (USER_INTENT, _user_intent(run.request.intent_cnl))
+            if seed[1].status is not Status.SUCCESS:
+                revision.failure = seed[1].reason
+                return revision
+        else:
+            seed = _first(attempts, "sd")
         if seed is None:
             revision.failure = "no seed detector produced an intent"
             return revision
         plugin_id, sd = seed
-        yield run.stamp(
+        limit = self.config.budgets.max_sub_questions
+        intents = sd.intents[:limit]
+        found = len(sd.intents) + sd.dropped_questions
+        if found > len(intents):
+            revision.note = f"Only the first {len(intents)} of {found} questions were answered (budgets.maxSubQuestions)."
+        yield from self._emit(
+            run,
             IntentDetected(
                 plugin=plugin_id,
                 cnl=sd.intent_cnl,
-                intents=sd.intents,
+                intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
-            )
+            ),
         )
         if sd.context_units:
             ctx.view = run.view.with_extra(sd.context_units)
-        for index, intent in enumerate(sd.intents):
+        for index, intent in enumerate(intents):
             part = yield from self._solve_intent(run, plan, ctx, index, intent)
             revision.parts.append(part)
         return revision
 
     def _solve_intent(self, run: _RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
         part = _Part(intent)
-        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p: self._retrieve(run, p, ctx, index, intent), index)
+        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index)
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
         part.evidence_plugin = kb_id or None
         evidence = part.evidence or KbResult(status=Status.INSUFFICIENT, reason="no kb plugin ran")
 
-        def solve(plugin: GoalSolver) -> GsResult:
+        def solve(plugin: GoalSolver, call_ctx: RunContext) -> GsResult:
             run.tried.add((index, kb_id, plugin.id))
-            return plugin.solve(ctx, intent, evidence)
+            return plugin.solve(call_ctx, intent, evidence)
 
         gs_attempts = yield from self._stage(
             run, plan, "gs", ctx, solve, index, skip=lambda pid: (index, kb_id, pid) in run.tried
@@ -232,56 +298,96 @@ class Engine:
         part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
         if part.answer is None or part.answer.status is not Status.SUCCESS:
             return part
-        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p: p.validate(ctx, intent, evidence, part.answer), index)
+        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p, c: p.validate(c, intent, evidence, part.answer), index)
         verdict = _first(val_attempts, "val")
         if verdict is not None:
             part.verdict = verdict[1]
-            yield run.stamp(Validated(plugin=verdict[0], status=verdict[1].status.value, reason=verdict[1].reason))
+            yield from self._emit(run, Validated(plugin=verdict[0], status=verdict[1].status.value, reason=verdict[1].reason))
         return part
 
     def _retrieve(self, run: _RunState, plugin: KnowledgePlugin, ctx: RunContext, index: int, intent: Intent) -> KbResult:
         """kb results are deterministic per view and intent, so a replan reuses them instead of re-ranking."""
-        key = (index, plugin.id)
+        excluded = run.request.excluded_units
+        key = (index, plugin.id, excluded)
         if key not in run.kb_cache:
-            run.kb_cache[key] = plugin.retrieve(ctx, intent)
+            narrowed = replace(ctx, view=ctx.view.without(excluded)) if excluded else ctx
+            run.kb_cache[key] = plugin.retrieve(narrowed, intent)
         return run.kb_cache[key]
+
+    def _emit(self, run: _RunState, event) -> Generator[object, None, None]:
+        """Yield one event, then take what a debugger changed while the generator was held there."""
+        yield run.stamp(event)
+        if run.steering is None:
+            return
+        while changes := run.steering.take():
+            for intervention in changes:
+                run.request = apply(run.request, intervention)
+                yield run.stamp(_intervened(intervention, live=True))
+        if run.steering.cancelled:
+            raise _Cancelled
+
+    def _queue(self, run: _RunState, plan: Plan, stage: str, done: set[str], skip) -> list[str]:
+        """The stage's candidates still to try, under the request as it is now (pins first, no exclusions)."""
+        candidates = list(plan.stages.get(stage, ()))
+        pinned = run.request.pins.get(stage)
+        if pinned:
+            candidates = [pinned] + [pid for pid in candidates if pid != pinned]
+        return [pid for pid in candidates if pid not in done and pid not in run.request.excluded and not skip(pid)]
+
+    @staticmethod
+    def _skipped_now(run: _RunState, stage: str, plugin_id: str, done: set[str], skip) -> str:
+        """Why a candidate announced by AttemptStarted is no longer called (a change made at that hold)."""
+        if plugin_id in run.request.excluded:
+            return "excluded by the user"
+        if skip(plugin_id):
+            return "the user supplied the intent" if stage == "sd" else "not needed any more"
+        pinned = run.request.pins.get(stage)
+        if pinned and pinned != plugin_id and pinned not in done:
+            return f"not yet: {pinned} pinned first by the user"
+        return ""
 
     def _stage(self, run, plan, stage, ctx, call, index=0, skip=lambda pid: False) -> Events:
         """Try the stage's candidates in plan order until one is accepted; level-1 backtrack between them."""
         attempts: list[tuple[str, Result]] = []
-        candidates = list(plan.stages.get(stage, ()))
-        yield run.stamp(StageStarted(stage=stage, revision=plan.revision, intent_index=index))
+        yield from self._emit(run, StageStarted(stage=stage, revision=plan.revision, intent_index=index))
         stage_started = run.clock()
-        for position, plugin_id in enumerate(candidates):
-            if skip(plugin_id):
+        done: set[str] = set()
+        while queue := self._queue(run, plan, stage, done, skip):
+            plugin_id = queue[0]
+            yield from self._emit(run, AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index))
+            if why := self._skipped_now(run, stage, plugin_id, done, skip):
+                yield from self._emit(
+                    run, AttemptFinished(stage=stage, plugin=plugin_id, status="skipped", reason=why, intent_index=index)
+                )
                 continue
-            yield run.stamp(AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index))
-            ctx.llm_calls_left = run.llm_calls_left
-            result, ms = self._call(run, stage, plugin_id, call)
-            run.llm_calls_left -= getattr(result, "llm_calls", 0)
-            yield run.stamp(
-                AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms, intent_index=index)
+            done.add(plugin_id)
+            ctx.request = run.request
+            result, ms = self._call(run, stage, plugin_id, call, ctx)
+            yield from self._emit(
+                run,
+                AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms, intent_index=index),
             )
             for event in getattr(result, "trace", ()):
-                yield run.stamp(event.model_copy(update={"intent_index": index}))
+                yield from self._emit(run, event.model_copy(update={"intent_index": index}))
             attempts.append((plugin_id, result))
             if result.status in _ACCEPT[stage]:
                 break
-            remaining = [pid for pid in candidates[position + 1 :] if not skip(pid)]
+            remaining = self._queue(run, plan, stage, done, skip)
             if remaining:
-                yield run.stamp(
+                yield from self._emit(
+                    run,
                     Backtracked(
                         level=1,
                         stage=stage,
                         plugin=plugin_id,
                         reason=f"{plugin_id} {result.status.value}: {result.reason or 'no reason given'}; trying {remaining[0]}",
-                    )
+                    ),
                 )
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
-    def _call(self, run: _RunState, stage: str, plugin_id: str, call) -> tuple[Result, float]:
-        """Call a plugin with a timeout; exceptions, hangs and malformed results become `error` results."""
+    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float]:
+        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error` results."""
         error_type = _RESULT_TYPES[stage]
         try:
             plugin = self.registry.get(plugin_id)
@@ -289,39 +395,54 @@ class Engine:
             return error_type(status=Status.ERROR, reason=str(exc)), 0.0
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
             return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0
-        outcome: dict[str, object] = {}
-
-        def target() -> None:
-            try:
-                outcome["result"] = call(plugin)
-            except Exception as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
-                outcome["error"] = f"{type(exc).__name__}: {exc}"
-
+        token, budget_reason = self._token(run)
+        if token.cancelled:
+            return error_type(status=Status.ERROR, reason=budget_reason), 0.0
+        # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
+        call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
+        calls_before = run.llm_budget.left
+        steering = run.steering
         started = run.clock()
-        timeout_s = self.config.budgets.plugin_timeout_ms / 1000
-        worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
-        worker.start()
-        worker.join(timeout_s)
+        outcome = run_isolated(
+            plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None
+        )
         ms = (run.clock() - started) * 1000
-        if worker.is_alive():
-            return error_type(status=Status.ERROR, reason=f"timed out after {self.config.budgets.plugin_timeout_ms} ms"), ms
-        if "error" in outcome:
-            return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}"), ms
-        result = outcome.get("result")
-        if not isinstance(result, error_type):
-            return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}"), ms
-        if result.status not in _allowed_statuses(error_type):
-            return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}"), ms
-        return result, ms
+        if "interrupted" in outcome:
+            raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
+        if "stopped" in outcome:
+            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms
+        if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
+            token.cancel(budget_reason)
+            return error_type(status=Status.ERROR, reason=budget_reason), ms
+        result = checked(outcome, error_type, stage)
+        # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
+        run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
+        return capped(result, self.config.trace), ms
+
+    def _token(self, run: _RunState) -> tuple[CancelToken, str]:
+        """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
+        budgets = self.config.budgets
+        plugin_deadline = time.monotonic() + budgets.plugin_timeout_ms / 1000
+        if run.deadline < plugin_deadline:
+            reason = f"cancelled: the request ran out of time ({budgets.request_timeout_ms} ms, requestTimeoutMs)"
+            return CancelToken(run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"), reason
+        reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
+        return CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)"), reason
 
 
-def _allowed_statuses(result_type: type) -> set[Status]:
-    return {
-        SdResult: {Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR},
-        KbResult: {Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR},
-        GsResult: {Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR},
-        ValResult: {Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR},
-    }[result_type]
+def _user_intent(cnl: str) -> SdResult:
+    """The user's own Intent CNL, checked by the same parser as every seed detector's output."""
+    intents, diagnostics = parse_intents(cnl, file="<user intent>")
+    errors = [d.format() for d in diagnostics if d.is_error]
+    if errors or not intents:
+        reason = errors[0] if errors else "no intent statement"
+        return SdResult(status=Status.ERROR, reason=f"the user's intent is invalid: {reason}", intent_cnl=cnl)
+    return SdResult(status=Status.SUCCESS, reason="intent written by the user", intent_cnl=cnl, intents=tuple(intents))
+
+
+def _intervened(intervention: Intervention, *, live: bool) -> Intervened:
+    note = intervention.describe() + ("" if live else " (applied from the start of this re-run)")
+    return Intervened(change=intervention.kind, target=intervention.target, stage=intervention.stage, live=live, note=note)
 
 
 def _first(attempts: list[tuple[str, Result]], stage: str) -> tuple[str, Result] | None:
@@ -359,6 +480,9 @@ def _answer_event(revision: _Revision) -> AnswerReady:
     parts = []
     for index, part in enumerate(revision.parts):
         text = (part.answer.answer if part.answer else "") or NO_EVIDENCE
+        if part.status == "weak" and not text.startswith(INSUFFICIENT_PREFACE):
+            # The words must match the status: a weak answer says so first, whoever wrote it.
+            text = f"{INSUFFICIENT_PREFACE} to answer fully; the closest answer is: {text}"
         cited = part.answer.cited_ids if part.answer else ()
         parts.append(
             AnswerPart(
@@ -379,5 +503,9 @@ def _answer_event(revision: _Revision) -> AnswerReady:
         text = parts[0].answer
     else:
         text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
+        if status == "weak":
+            text = f"{INSUFFICIENT_PREFACE} to answer every part:\n{text}"
+    if revision.note:
+        text = f"{text}\n\n{revision.note}"
     evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
     return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))

@@ -14,14 +14,15 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError, computed_field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, computed_field
 
 from core.config import ConfigError, FusionMethod, RetrievalConfig, read_json
 from core.diagnostics import Code, Diagnostic
 from core.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.intent_cues import question_cues
+from core.kb import visible_to
 from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
-from core.units import Caller, Intent
+from core.units import MAX_CALLER_TAGS, Caller, Intent, Region, Tag
 
 if TYPE_CHECKING:
     from core.kb import KBView
@@ -42,8 +43,9 @@ class _Spec(BaseModel):
 
 
 class CallerSpec(_Spec):
-    tags: frozenset[str] = frozenset()
-    region: str | None = None
+    # The caller's own validated types, so a bad tag is reported with the queries file's line.
+    tags: frozenset[Tag] = Field(default=frozenset(), max_length=MAX_CALLER_TAGS)
+    region: Region | None = None
     as_of: dt.date | None = None
 
 
@@ -56,8 +58,12 @@ class QuerySpec(_Spec):
     expect_evidence: tuple[Text, ...]
     must_not_appear: tuple[Text, ...]
     expect_answer_mentions: tuple[Text, ...] = ()
+    expect_answer_excludes: tuple[Text, ...] = ()
     expect_status: AnswerStatus | None = None
     kind: str | None = None
+    # The answer form the question asks for (yes_no, entity, list, ...): answer accuracy is
+    # reported per type, as recall is per kind.
+    type: str | None = None
 
     def as_caller(self) -> Caller:
         spec = self.caller or CallerSpec()
@@ -66,6 +72,10 @@ class QuerySpec(_Spec):
     @property
     def kind_name(self) -> str:
         return self.kind or "unlabelled"
+
+    @property
+    def type_name(self) -> str:
+        return self.type or self.kind_name
 
 
 _QUERY_LIST: TypeAdapter[list[QuerySpec]] = TypeAdapter(list[QuerySpec])
@@ -186,6 +196,7 @@ class PluginRun(_Out):
 class QueryResult(_Out):
     id: str
     kind: str
+    type: str
     fusion: str
     expect_evidence: tuple[str, ...]
     expect_status: AnswerStatus | None
@@ -223,6 +234,7 @@ class GateResult(_Out):
 
 class AnswerChecks(_Out):
     fusion: str
+    type: str
     checked: int
     failures: dict[str, str]
 
@@ -244,7 +256,10 @@ class EvalReport(_Out):
     recall: tuple[RecallRow, ...]
     gates: tuple[GateResult, ...]
     answers: tuple[AnswerChecks, ...]
+    # Expected evidence the query's caller cannot see: absent or restricted, deliberately alike.
     unknown_ids: dict[str, tuple[str, ...]]
+    # Author view only (None otherwise): labelled ids no KB file holds.
+    absent_ids: dict[str, tuple[str, ...]] | None = None
 
     @computed_field
     @property
@@ -260,6 +275,9 @@ class EvalReport(_Out):
     def kinds(self) -> list[str]:
         return sorted({r.kind for r in self.recall if r.kind != ALL_KINDS})
 
+    def answers_for(self, fusion: str = "weighted", type_name: str = ALL_KINDS) -> AnswerChecks:
+        return next(a for a in self.answers if (a.fusion, a.type) == (fusion, type_name))
+
 
 # --- running --------------------------------------------------------------------------------------
 
@@ -269,8 +287,12 @@ def evaluate(
     queries: Sequence[QuerySpec],
     kb_plugins: Sequence[str],
     fusion_methods: Sequence[str] = (FusionMethod.WEIGHTED,),
+    author_view: bool = False,
 ) -> EvalReport:
-    """Score every query per fusion method. Raises RegistryError for an unknown kb plugin id."""
+    """Score every query per fusion method. Raises RegistryError for an unknown kb plugin id.
+
+    `author_view` adds `absent_ids`, which looks at the whole KB: for the KB's author only.
+    """
     methods = [FusionMethod(m) for m in fusion_methods]
     results: list[QueryResult] = []
     for method in methods:
@@ -282,8 +304,9 @@ def evaluate(
         queries=tuple(results),
         recall=tuple(_recall_rows(results, kb_plugins)),
         gates=tuple(_gates(results, methods)),
-        answers=tuple(_answer_checks(results, m.value) for m in methods),
+        answers=tuple(check for m in methods for check in _answer_checks(results, m.value)),
         unknown_ids=_unknown_ids(session, queries),
+        absent_ids=_absent_ids(session, queries) if author_view else None,
     )
 
 
@@ -298,13 +321,12 @@ def _session_for(session: Session, method: FusionMethod) -> Session:
 
 
 class _Runner:
-    """Runs queries on one session (one fusion method); caches the hidden-id finder per caller."""
+    """Runs queries on one session (one fusion method)."""
 
     def __init__(self, session: Session, plugin_ids: Sequence[str], method: FusionMethod):
         self.session = session
         self.plugins: list[KnowledgePlugin] = [session.registry.get(pid, PluginType.KB) for pid in plugin_ids]
         self.method = method
-        self._hidden: dict[str, IdFinder] = {}
 
     def run(self, query: QuerySpec) -> QueryResult:
         caller = query.as_caller()
@@ -318,6 +340,7 @@ class _Runner:
         return QueryResult(
             id=query.id,
             kind=query.kind_name,
+            type=query.type_name,
             fusion=self.method.value,
             expect_evidence=query.expect_evidence,
             expect_status=query.expect_status,
@@ -325,8 +348,8 @@ class _Runner:
             answer=answer.answer if answer else "",
             retrieval=tuple(_plugin_run(pid, outcome, query.expect_evidence) for pid, outcome in outcomes.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
-            hidden_seen=seen.sightings(self._hidden_finder(view)),
-            answer_checked=bool(query.expect_status or query.expect_answer_mentions),
+            hidden_seen=seen.sightings(self._hidden_finder(caller)),
+            answer_checked=bool(query.expect_status or query.expect_answer_mentions or query.expect_answer_excludes),
             answer_problems=_answer_problems(query, answer),
         )
 
@@ -336,12 +359,13 @@ class _Runner:
         context = RunContext(request=request, view=view, services=None)
         return {p.id: p.retrieve(context, intent).outcome for p in self.plugins}
 
-    def _hidden_finder(self, view: KBView) -> IdFinder:
-        """Every stored unit outside the caller's view: the label-free leak check."""
-        key = view.caller.fingerprint()
-        if key not in self._hidden:
-            self._hidden[key] = IdFinder(u.id for u in self.session.kb.units if u.id not in view)
-        return self._hidden[key]
+    def _hidden_finder(self, caller: Caller) -> IdFinder:
+        """Every stored unit the caller may not see: the label-free leak check.
+
+        Recomputed from the raw units and the permission rule for each query, never taken from a
+        view or a cache, so a cache that served the wrong view cannot also hide the leak.
+        """
+        return IdFinder(u.id for u in self.session.kb.units if not visible_to(u, caller))
 
 
 class IdFinder:
@@ -422,11 +446,21 @@ def _answer_problems(query: QuerySpec, answer: AnswerReady | None) -> tuple[str,
     problems = []
     if query.expect_status and status != query.expect_status:
         problems.append(f"status {status}, expected {query.expect_status}")
-    text = (answer.answer if answer else "").casefold()
-    missing = [word for word in query.expect_answer_mentions if word.casefold() not in text]
+    text = answer.answer if answer else ""
+    missing = [phrase for phrase in query.expect_answer_mentions if not _says(text, phrase)]
     if missing:
         problems.append(f"answer does not mention {', '.join(missing)}")
+    present = [phrase for phrase in query.expect_answer_excludes if _says(text, phrase)]
+    if present:
+        problems.append(f"answer mentions excluded {', '.join(present)}")
     return tuple(problems)
+
+
+def _says(text: str, phrase: str) -> bool:
+    """The phrase as whole words, any case: "No" is not found inside "not" or "Nobody"."""
+    left = r"\b" if phrase[:1].isalnum() else ""
+    right = r"\b" if phrase[-1:].isalnum() else ""
+    return re.search(left + re.escape(phrase) + right, text, re.IGNORECASE) is not None
 
 
 # --- aggregation ----------------------------------------------------------------------------------
@@ -491,17 +525,38 @@ def _gates(results: Sequence[QueryResult], methods: Sequence[FusionMethod]) -> l
     return gates
 
 
-def _answer_checks(results: Sequence[QueryResult], fusion: str) -> AnswerChecks:
+def _answer_checks(results: Sequence[QueryResult], fusion: str) -> list[AnswerChecks]:
+    """Answer accuracy over every checked query of one fusion method, then per question type."""
     checked = [r for r in results if r.fusion == fusion and r.answer_checked]
-    return AnswerChecks(
-        fusion=fusion,
-        checked=len(checked),
-        failures={r.id: "; ".join(r.answer_problems) for r in checked if r.answer_problems},
-    )
+    types = sorted({r.type for r in checked})
+    return [
+        AnswerChecks(
+            fusion=fusion,
+            type=type_name,
+            checked=len(group),
+            failures={r.id: "; ".join(r.answer_problems) for r in group if r.answer_problems},
+        )
+        for type_name in [ALL_KINDS, *types]
+        for group in [[r for r in checked if type_name in (ALL_KINDS, r.type)]]
+    ]
 
 
 def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
-    """Labelled ids the KB does not hold: a typo here would make a gate pass vacuously."""
-    known = {unit.id for unit in session.kb.units}
-    unknown = {q.id: tuple(uid for uid in (*q.expect_evidence, *q.must_not_appear) if uid not in known) for q in queries}
+    """Expected evidence the query's caller cannot see: a typo here makes recall meaningless.
+
+    Judged per caller from the raw units, and an id that is restricted reads exactly like one
+    that does not exist, so the report confirms nothing outside the caller's view.
+    """
+    unknown = {}
+    for query in queries:
+        caller = query.as_caller()
+        visible = {unit.id for unit in session.kb.units if visible_to(unit, caller)}
+        unknown[query.id] = tuple(uid for uid in query.expect_evidence if uid not in visible)
     return {qid: ids for qid, ids in unknown.items() if ids}
+
+
+def _absent_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
+    """Author view: labelled ids no file holds (a must_not_appear typo makes its gate pass vacuously)."""
+    known = {unit.id for unit in session.kb.units}
+    absent = {q.id: tuple(uid for uid in (*q.expect_evidence, *q.must_not_appear) if uid not in known) for q in queries}
+    return {qid: ids for qid, ids in absent.items() if ids}

@@ -49,7 +49,9 @@ _ACT_CUES: tuple[tuple[Act, re.Pattern[str]], ...] = (
     ),
     (Act.EXPLAIN, _cue(r"explain\w*", r"reasons?", "what causes", "how does", "how do")),
     (Act.EVALUATE, _cue(r"evaluat\w*", r"assess\w*", r"how (?:good|well|effective|reliable)", "pros and cons")),
-    (Act.DEFINE, _cue("what (?:is|are)", r"defin\w*", "meaning", r"what does .+ mean", "stands? for")),
+    # "what does X mean" with X up to 12 words: `.+` rescanned the rest of the question from every
+    # "what does", quadratic in its length; \S and \s are disjoint, so each word is matched once.
+    (Act.DEFINE, _cue("what (?:is|are)", r"defin\w*", "meaning", r"what does (?:\S+\s+){1,12}?mean", "stands? for")),
     (Act.IDENTIFY, _cue("who", "whom", "which", "identify", r"name (?:the|all)")),
     (Act.DESCRIBE, _cue(r"describ\w*", "overview", "tell me about", r"summar\w*")),
 )
@@ -60,6 +62,7 @@ _MULTI_HOP = _cue("why", r"depend\w*", r"relevan\w*", r"leads? to", "led to", r"
 
 # Explicit answer-shape requests beat the act's default shape.
 _SHAPE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("yes_no", _cue("yes or no", "yes/no", "yes or no only")),
     ("one_word", _cue("one word", "single word")),
     ("number", _cue("how many", "how much", "number of")),
     ("list", _cue("list", "enumerate", "name all", "what are the")),
@@ -87,7 +90,7 @@ _FORM_WORD_LIST = """explain explained explanation describe description compare 
     meaning mean means tell list identify name verify check whether evaluate evaluation assess assessment
     recommend recommendation suggest advise overview summarize summarise summary versus vs difference
     differences differ better worse best please give show let know want like exactly briefly detail
-    details question answer word single""".split()
+    details question answer word single yes reply respond""".split()
 
 
 @lru_cache(maxsize=1)
@@ -245,11 +248,23 @@ def split_input(text: str) -> tuple[list[str], list[str]]:
             sentence = lead.group("rest")
         if _is_question(sentence):
             questions.extend(_sub_questions(sentence))
+        elif questions and _is_answer_instruction(sentence):
+            # "Answer Yes or No." shapes the question before it; as context it would become
+            # evidence and leave the question without its constraint.
+            questions[-1] = f"{questions[-1]} {sentence.strip()}"
         elif sentence.strip():
             context.append(_terminated(sentence.strip(), "."))
     if not questions and text.strip():
         return [], [text.strip()]
     return context, questions
+
+
+_INSTRUCTION_OPENERS = frozenset("answer reply respond".split())
+
+
+def _is_answer_instruction(sentence: str) -> bool:
+    words = sentence.strip().split()
+    return bool(words) and words[0].lower().strip(",:") in _INSTRUCTION_OPENERS
 
 
 def _is_question(sentence: str) -> bool:

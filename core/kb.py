@@ -11,19 +11,21 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from core.cnl import SUFFIX_FORMATS, read_file
 from core.diagnostics import Code, Diagnostic, Severity
-from core.units import Caller, KnowledgeUnit
+from core.units import Caller, CallerKey, KnowledgeUnit
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]
 _MISSING: _Stat = (-1, -1)
+# KB version, the caller's value, and a digest of the request's own units ("" when none).
+ViewKey = tuple[str, CallerKey, str]
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -40,22 +42,31 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_by_id", "_caller", "_key", "_units")
+    __slots__ = ("_by_id", "_caller", "_key", "_units", "_version")
 
-    def __init__(self, units: Iterable[KnowledgeUnit], key: str, caller: Caller):
+    def __init__(self, units: Iterable[KnowledgeUnit], key: ViewKey, caller: Caller):
         self._units = tuple(sorted(units, key=lambda unit: unit.id))
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
+        self._version: str | None = None
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
         return self._units
 
     @property
-    def key(self) -> str:
-        """KB version + caller fingerprint (+ a digest of current-turn units): equal keys, equal units."""
+    def key(self) -> ViewKey:
+        """KB version, the caller's value and a digest of current-turn units: equal keys, equal units."""
         return self._key
+
+    @property
+    def version(self) -> str:
+        """A digest of the units in this view: it changes only when what this caller sees changes,
+        so a caller cannot learn from it that a unit outside their view was edited."""
+        if self._version is None:
+            self._version = _digest(unit.model_dump_json() for unit in self._units)
+        return self._version
 
     @property
     def caller(self) -> Caller:
@@ -84,7 +95,17 @@ class KBView:
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
-        return KBView((*self._units, *extra), f"{self._key}+{digest}", self._caller)
+        version, caller, earlier = self._key
+        return KBView((*self._units, *extra), (version, caller, _digest([earlier, digest])), self._caller)
+
+
+    def without(self, unit_ids: Iterable[str]) -> KBView:
+        """A new view without these units: evidence a user excluded while debugging a run."""
+        gone = sorted(set(unit_ids) & self._by_id.keys())
+        if not gone:
+            return self
+        kept = (unit for unit in self._units if unit.id not in gone)
+        return KBView(kept, f"{self._key}-{_digest(gone)}", self._caller)
 
 
 class KnowledgeBase:
@@ -105,7 +126,7 @@ class KnowledgeBase:
         self._diagnostics = tuple(diagnostics)
         self._version = version
         self._stats = dict(stats)
-        self._views: OrderedDict[str, KBView] = OrderedDict()
+        self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
 
     @classmethod
@@ -178,37 +199,49 @@ class KnowledgeBase:
         """A freshly loaded KB from the same paths; this one is left untouched."""
         return self.load(self._paths)
 
-    def keeping_last_good(self, previous: KnowledgeBase) -> KnowledgeBase:
-        """This KB, but a file that now has errors keeps the units of `previous` it no longer yields.
+    def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
+        """This KB after a reload from `previous`: a unit whose file now has errors and that the
+        file no longer yields is withdrawn for every caller, with a warning naming the file.
 
-        An author saving a half-finished edit should see the errors without the file's units
-        vanishing from every query until the edit is done.
+        Never the last good version: a failed edit may have been the one that restricted the
+        unit (an added Acl, a narrower Region or date), so serving the old text could widen
+        access. The file's other units are read afresh and stay served; the reader's own errors
+        tell the author, at file and line, what to fix.
         """
         broken = {d.file for d in self._diagnostics if d.is_error}
         fresh_ids = {u.id for u in self._units}
-        # Only units the broken file no longer yields: edits to its valid units still load.
-        stale = [
-            u for u in previous.units
+        gone = {
+            u.location.file for u in previous.units
             if u.location is not None and u.location.file in broken and u.id not in fresh_ids
-        ]
-        if not stale:
+        }
+        # Until the file is fixed the note stays, across reloads that change other files.
+        gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
+        if not gone:
             return self
-        units = [*self._units, *stale]
         notes = [
             Diagnostic(
-                code=Code.STALE_UNITS_KEPT,
-                message=f"kept the last good {count} unit(s) of this file until its errors are fixed",
+                code=Code.UNITS_WITHDRAWN,
+                message="units this file held before are withdrawn for every caller until its errors are fixed",
                 file=file,
                 severity=Severity.WARNING,
             )
-            for file, count in sorted(Counter(u.location.file for u in stale).items())
+            for file in sorted(gone)
         ]
-        version = _digest([self._version, *(u.model_dump_json() for u in stale)])
-        return KnowledgeBase(self._paths, self._files, units, [*self._diagnostics, *notes], version, self._stats)
+        return KnowledgeBase(self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats)
+
+    def holds(self, path: Path) -> bool:
+        """Whether `path` is one of this KB's files, or a KB-format file inside one of its folders:
+        a file a reload would read, which no export or trace may create or replace."""
+        target = _real(path)
+        if any(target == _real(file) for file in self._files):
+            return True
+        if os.path.splitext(target.name)[1].lower() not in SUFFIX_FORMATS:
+            return False
+        return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
-        key = f"{self._version}:{caller.fingerprint()}"
+        key: ViewKey = (self._version, caller.key, "")
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
@@ -219,6 +252,10 @@ class KnowledgeBase:
             else:
                 self._views.move_to_end(key)
             return view
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _exists(path: Path) -> bool:

@@ -7,6 +7,7 @@ started with, so no run ever sees a mix of old and new units.
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from core.resources import config_dir, sample_kb_dir
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
+from core.steering import Steering
 from core.units import Caller, KnowledgeUnit
 from core.whynot import why_not
 
@@ -53,6 +55,7 @@ class Session:
         self.indexes = IndexCache(self.retrieval, self.ruleset)
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
+        # Plugin factories are contained: one that fails is a diagnostic here, never an exception.
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
@@ -78,12 +81,23 @@ class Session:
         if request.planner and request.planner not in self.engine.planners:
             raise RegistryError(f"unknown planner {request.planner!r} (known: {', '.join(self.engine.planners)})")
 
-    def run(self, request: Request) -> Iterator[object]:
+    def run(self, request: Request, steering: Steering | None = None) -> Iterator[object]:
         # KB and engine are read together, so a run racing a reload never pairs one KB with the
         # other build's rules and indexes.
         with self._lock:
             kb, engine = self.kb, self.engine
-        return engine.run(request, kb.view(request.caller), kb_version=kb.version)
+        view = kb.view(request.caller)
+        # The caller's view's version, not the KB's: it must not change when only units the
+        # caller cannot see do.
+        return engine.run(request, view, kb_version=view.version, steering=steering)
+
+    def costly_plugins(self) -> frozenset[str]:
+        """Plugins worth holding before: costly by their descriptor, and able to run (an LLM plugin
+        with no endpoint configured answers `unsupported` at once, so it costs nothing)."""
+        return frozenset(
+            plugin.id for stage in STAGE_NAMES for plugin in self.registry.of_type(stage)
+            if plugin.descriptor.costly and (not plugin.descriptor.uses_llm or self.llm.configured)
+        )
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
@@ -131,12 +145,21 @@ class Session:
         ids["planner"] = list(self.engine.planners)
         return ids
 
+    def owns_file(self, path: Path) -> bool:
+        """Whether `path` is a KB file (or would be read as one) or a JSON file of the config
+        folder: the files a trace or export must never replace (`core.safe_io`'s `protected`)."""
+        if self.kb.holds(path):
+            return True
+        target = Path(os.path.realpath(path))
+        return target.suffix.lower() == ".json" and target.parent == Path(os.path.realpath(self.config_path))
+
     def fingerprint(self) -> str:
         return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
 
     def reload(self) -> list[Diagnostic]:
-        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4)."""
-        kb = KnowledgeBase.load(self.kb_paths).keeping_last_good(self.kb)
+        """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
+        and a unit whose new text fails is withdrawn, never kept in its last good version."""
+        kb = KnowledgeBase.load(self.kb_paths).failing_closed(self.kb)
         # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
         # version. Rules only derive facts from the caller's view, so this never widens it.
         ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)
@@ -146,4 +169,23 @@ class Session:
         return self.diagnostics()
 
 
-__all__ = ["ConfigError", "Registry", "RuleSet", "Session"]
+def check_config_dir(directory: Path) -> list[Diagnostic]:
+    """Everything wrong with a config folder's engine.json, retrieval.json and llm.json, and with the
+    plugins engine.json names (factories that fail, unknown ids in planner orders), as `check` reports it.
+    Each file is checked on its own, so one bad file does not hide another's problems."""
+    problems: list[Diagnostic] = []
+    loaded = []
+    for load in (load_retrieval_config, load_engine_config, load_llm_config):
+        try:
+            loaded.append(load(directory))
+        except ConfigError as exc:
+            problems += exc.diagnostics
+    if problems:
+        return problems
+    retrieval, engine, llm = loaded
+    ruleset = load_rules(directory / "thinkingdb.json")
+    services = Services(retrieval, engine, ruleset, IndexCache(retrieval, ruleset), LlmClient(llm))
+    return build_registry(services, directory / "engine.json")[1]
+
+
+__all__ = ["ConfigError", "Registry", "RuleSet", "Session", "check_config_dir"]

@@ -78,7 +78,7 @@ def summarise(events: Sequence[object]) -> dict:
     plans = [_plan(e) for e in events if isinstance(e, PlanBuilt)]
     return {
         "answer": answer.answer if answer else "",
-        "status": answer.status if answer else "failed",
+        "status": answer.status if answer else (finished.status if finished else "failed"),
         "plan": plans[-1] if plans else None,
         "plans": plans,
         "attempts": [

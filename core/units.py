@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import unicodedata
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 
 class Role(StrEnum):
@@ -136,17 +138,61 @@ class KnowledgeUnit(BaseModel):
         return self.relation is not None
 
 
+MAX_TAG_LENGTH = 200
+MAX_CALLER_TAGS = 1000
+# Separators of the lists tags arrive in (CLI flags, config files): a tag holding one could pass
+# for two tags wherever something joins or splits them.
+TAG_SEPARATORS = frozenset(",|;")
+# Control, format (zero-width, bidi overrides), surrogate, private-use and unassigned characters
+# make two tags that look equal differ, or hide what a tag says.
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+
+
+def check_identity_text(value: str, what: str = "tag") -> str:
+    """A caller tag or region as given, or ValueError saying which character is not allowed.
+
+    Rejected rather than repaired: separators, whitespace, invisible characters, and text that
+    NFKC normalisation would change (full-width and other compatibility look-alikes). Repairing
+    would let "ｍerchant" match an Acl written "merchant"; rejecting keeps matching exact.
+    """
+    if not value:
+        raise ValueError(f"a caller {what} must not be empty")
+    if len(value) > MAX_TAG_LENGTH:
+        raise ValueError(f"a caller {what} is at most {MAX_TAG_LENGTH} characters, not {len(value)}")
+    for char in value:
+        if char in TAG_SEPARATORS or char.isspace() or unicodedata.category(char).startswith("Z"):
+            raise ValueError(f"caller {what} {value!r} contains the separator or space {char!r}")
+        if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+            raise ValueError(f"caller {what} {value!r} contains the invisible or control character U+{ord(char):04X}")
+    if unicodedata.normalize("NFKC", value) != value:
+        raise ValueError(
+            f"caller {what} {value!r} is not in NFKC normal form (write {unicodedata.normalize('NFKC', value)!r})"
+        )
+    return value
+
+
+Tag = Annotated[str, AfterValidator(check_identity_text)]
+Region = Annotated[str, AfterValidator(lambda value: check_identity_text(value, "region"))]
+CallerKey = tuple[frozenset[str], str | None, dt.date]
+
+
 class Caller(BaseModel):
-    """Who is asking: ACL tags, region and the date the KB is viewed as of."""
+    """Who is asking: ACL tags, region and the date the KB is viewed as of.
+
+    Validated at construction; caches key on `key`, the caller's value, never on a string
+    built from it (a joined string let one tag pass for two).
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    tags: frozenset[str] = frozenset()
-    region: str | None = None
+    tags: frozenset[Tag] = Field(default=frozenset(), max_length=MAX_CALLER_TAGS)
+    region: Region | None = None
     as_of: dt.date = Field(default_factory=dt.date.today)
 
-    def fingerprint(self) -> str:
-        return f"{','.join(sorted(self.tags))}|{self.region or ''}|{self.as_of.isoformat()}"
+    @property
+    def key(self) -> CallerKey:
+        """The caller's value: equal keys see equal views."""
+        return (frozenset(self.tags), self.region, self.as_of)
 
 
 class Intent(BaseModel):

@@ -1,9 +1,11 @@
 """The explorer app: ask, watch and step through what the engine did, then fix the KB and re-run.
 
-The app talks to one object, a `Session` (see `mrptui.state.SessionLike`). The engine runs in a
-thread worker; its events reach the UI as `EventsArrived` batches. The panels always show the
-state at cursor k (`RunRecord.state(k)`, a pure reduction of the first k events), so stepping back
-and forth replays the recorded events and never re-executes anything.
+The app talks to one object, a `Session` (see `mrptui.state.SessionLike`), and drives runs through
+`mrptui.run_control`: the engine is pulled lazily in a thread worker and held at breakpoints, so
+nothing runs while the user looks. The panels always show the state at cursor k
+(`RunRecord.state(k)`, a pure reduction of the first k events), so stepping back replays what
+already happened and never re-executes anything. Screens post `Command` messages; the app owns
+run control, exports, the editor and reloads.
 """
 
 from __future__ import annotations
@@ -11,12 +13,11 @@ from __future__ import annotations
 import dataclasses
 import gc
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import RootModel, ValidationError, field_validator
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -24,39 +25,33 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
-from core.config import ConfigError, RetrievalConfig, load_retrieval_config, read_json
-from core.events import Event, write_trace
+from core.config import ConfigError, RetrievalConfig, load_retrieval_config
+from core.events import Event
 from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
+from core.steering import Intervention
 from core.units import Caller
-from mrptui.messages import EventsArrived, KBReloaded, OpenUnit, RunEnded, RunQuestion
+from mrptui.exports import Export, answer_export, evidence_export, trace_export
+from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
+from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
+from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, PathModal, TextModal, unit_markup
-from mrptui.state import (
-    Breakpoint,
-    NullSession,
-    RunRecord,
-    SessionLike,
-    ViewState,
-    next_stop,
-    request_with,
-)
-from mrptui.widgets.answer import answer_markdown
-from mrptui.widgets.evidence import EvidenceTable, candidates_csv
+from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, unit_markup
+from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
+from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
-Mode = Literal["follow", "continue", "to_end", "paused"]
-HISTORY = 10  # runs kept for the diff screen
-
 STAGES = ("sd", "kb", "gs", "val")
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
+COSTLY = Breakpoint("costly")
+INTENT_TEMPLATE = '@i1 intent explain "{target}"\n@i2 set $i1 output text\n'
 
 
 def quiet_gc() -> None:
@@ -123,6 +118,8 @@ class ExplorerApp(App[None]):
         batch_seconds: float = 0.05,
         keymap_path: Path | None | Literal["config"] = "config",
         queries_path: Path | None = None,
+        recorded_for: str = "",
+        break_before_costly: bool = True,
     ) -> None:
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
@@ -135,20 +132,17 @@ class ExplorerApp(App[None]):
         self.clock = clock
         self.show_durations = show_durations
         self.replay = replay is not None
+        # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
+        self.recorded_for = recorded_for
         self._replay_events = list(replay or ())
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
-        self.runs: list[RunRecord] = []
-        self.cursor = 0
-        self.mode: Mode = "follow"
-        self.paused_at: Breakpoint | None = None
-        self.breakpoints: set[Breakpoint] = set()
-        self.last_request: Request | None = None
-        self._run_counter = 0
+        self.control = RunControl(self.session, self, breakpoints=[COSTLY] if break_before_costly else [])
         self._fingerprint = ""
         self._frozen_generation = -1
+        self._attempt_clock: tuple[int, float] | None = None  # (run id, when its running attempt arrived)
         self.main = MainScreen(show_durations=show_durations)
         self.theme = theme
 
@@ -166,6 +160,7 @@ class ExplorerApp(App[None]):
             self._fingerprint = self._safe_fingerprint()
             if self.poll_interval > 0:
                 self.set_interval(self.poll_interval, self.poll_files)
+            self.set_interval(0.25, self._tick_running, name="elapsed")
             self.run_worker(
                 lambda: self.session.warm_up(self.caller),
                 thread=True,
@@ -174,15 +169,15 @@ class ExplorerApp(App[None]):
                 exit_on_error=False,
             )
 
+    def on_unmount(self) -> None:
+        """A held engine never finishes on its own: let it go, so quitting never waits for it."""
+        self.control.close()
+
     def main_ready(self) -> None:
         """Called by the main screen once its widgets exist (after the first frame)."""
         quiet_gc()
         if self.replay and not self.runs:
-            self._run_counter = 1
-            run = RunRecord(1, None, list(self._replay_events), done=True)
-            self.runs.append(run)
-            self.cursor = len(run.events)
-            self.mode = "to_end"
+            run = self.control.show_replay(self._replay_events)
             query = self.main.query_one("#query")
             query.value = run.question  # type: ignore[attr-defined]
             query.disabled = True
@@ -201,17 +196,42 @@ class ExplorerApp(App[None]):
         if self.replay_without_kb:
             return NO_KB_TEXT
         if self.replay:
-            return "not in the open KB, or not visible to the trace's caller"
+            return "not in the open KB, or not visible to this caller"
         return NOT_VISIBLE
+
+    # -- run control state, as the screens read it ------------------------------------------------
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        return self.control.runs
 
     @property
     def current(self) -> RunRecord | None:
-        return self.runs[-1] if self.runs else None
+        return self.control.current
+
+    @property
+    def cursor(self) -> int:
+        return self.control.cursor
 
     @property
     def state(self) -> ViewState:
-        run = self.current
-        return run.state(self.cursor) if run else ViewState()
+        return self.control.state
+
+    @property
+    def breakpoints(self) -> set[Breakpoint]:
+        return self.control.breakpoints
+
+    @property
+    def paused_at(self) -> Breakpoint | None:
+        return self.control.paused_at
+
+    @property
+    def held(self) -> str:
+        return self.control.held
+
+    @property
+    def last_request(self) -> Request | None:
+        return self.control.last_request
 
     @property
     def last_question(self) -> str:
@@ -220,11 +240,15 @@ class ExplorerApp(App[None]):
 
     # -- running ----------------------------------------------------------------------------
 
+    def _refuse_in_replay(self, what: str) -> bool:
+        if self.replay:
+            self.notify(f"This is a replayed trace: {what} is disabled. Open the KB with `mrptui --kb PATH`.",
+                        severity="warning")
+        return self.replay
+
     def ask(self, question: str) -> None:
         """Run a question typed in the query box (empty: a notification, no run)."""
-        if self.replay:
-            self.notify("This is a replayed trace: asking new questions is disabled. "
-                        "Open the KB with `mrptui --kb PATH` to ask.", severity="warning")
+        if self._refuse_in_replay("asking new questions"):
             return
         question = normalise_question(question)
         if not question:
@@ -233,8 +257,7 @@ class ExplorerApp(App[None]):
         self.start_run(Request(question=question, caller=self.caller))
 
     def rerun(self) -> None:
-        if self.replay:
-            self.notify("This is a replayed trace: re-running is disabled.", severity="warning")
+        if self._refuse_in_replay("re-running"):
             return
         if self.last_request is None:
             self.notify("type a question first", severity="warning")
@@ -242,55 +265,42 @@ class ExplorerApp(App[None]):
         self.start_run(self.last_request)
 
     def start_run(self, request: Request) -> None:
-        self._run_counter += 1
-        run = RunRecord(self._run_counter, request)
-        self.runs = (self.runs + [run])[-HISTORY:]
-        self.last_request = request
-        self.cursor = 0
-        self.mode = "follow"
-        self.paused_at = None
         # The banner warns before the first answer (and after a reload); the status line keeps the counts.
         self.main.show_health(None)
-        self.run_worker(
-            partial(self._engine, run.run_id, request), name=f"run-{run.run_id}", group="engine",
-            description=f"engine run {run.run_id}", exclusive=True, thread=True, exit_on_error=False,
-        )
+        self.control.start(request)
         self.refresh_view()
         if self.main.query_one("#query").has_focus:
             self.main.action_leave_query()
 
-    def _engine(self, run_id: int, request: Request) -> None:
-        """Thread worker: pull events from the engine generator and post them in batches."""
-        worker = get_current_worker()
-        batch: list[Event] = []
-        started = self.clock()
-        try:
-            for event in self.session.run(request):
-                if worker.is_cancelled:
-                    return
-                batch.append(event)
-                if len(batch) >= self.batch_size or self.clock() - started >= self.batch_seconds:
-                    self.post_message(EventsArrived(run_id, tuple(batch)))
-                    batch, started = [], self.clock()
-        finally:
-            if batch and not worker.is_cancelled:
-                self.post_message(EventsArrived(run_id, tuple(batch)))
-        self.post_message(RunEnded(run_id))
+    def start_puller(self, run: RunRecord, live: LiveRun) -> None:
+        """RunControl's hook: pull this run in a thread worker (the UI never waits for the engine)."""
+        def work() -> None:
+            try:
+                pump(run, live, lambda rid, events: self.post_message(EventsArrived(rid, events)),
+                     lambda rid, where: self.post_message(RunHeld(rid, where)),
+                     batch_size=self.batch_size, batch_seconds=self.batch_seconds, clock=self.clock)
+            except KeyboardInterrupt:
+                # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
+                pass
+            finally:
+                self.post_message(RunEnded(run.run_id))
+
+        self.run_worker(work, name=f"run-{run.run_id}", group=f"engine-{run.run_id}",
+                        description=f"engine run {run.run_id}", thread=True, exit_on_error=False)
 
     @on(EventsArrived)
     def _events_arrived(self, message: EventsArrived) -> None:
-        run = self.current
-        if run is None or message.run_id != run.run_id:
-            return
-        run.events.extend(message.events)
-        self._advance()
-        self.refresh_view()
+        if self.control.arrived(message.run_id, message.events):
+            self.refresh_view()
+
+    @on(RunHeld)
+    def _run_held(self, message: RunHeld) -> None:
+        if self.control.held_at(message.run_id, message.where):
+            self.refresh_view()
 
     @on(RunEnded)
     def _run_ended(self, message: RunEnded) -> None:
-        run = self.current
-        if run is not None and message.run_id == run.run_id:
-            run.done = True
+        if self.control.ended(message.run_id):
             self.refresh_view()
         if self._frozen_generation != self.kb_generation:
             # The first run on a KB built its indexes: freeze them too (once per KB generation, so
@@ -306,93 +316,65 @@ class ExplorerApp(App[None]):
         worker = event.worker
         error = worker.error
         message = f"{type(error).__name__}: {error}"
-        if worker.group == "engine":
+        if (worker.group or "").startswith("engine-"):
             run = self.current
             if run is not None and worker.name == f"run-{run.run_id}":
-                run.done = True
-                run.error = message
+                self.control.failed(run.run_id, message)
             self.refresh_view()
             self.push_screen(ErrorModal("Engine error", message))
         else:
             self.push_screen(ErrorModal(f"{worker.description or 'Background task'} failed", message))
 
+    def _tick_running(self) -> None:
+        """While a plugin call is under way, repaint its elapsed time a few times a second."""
+        run = self.current
+        running = run is not None and not run.done and not run.held and self.state.current_plugin is not None
+        if running and self.control.following:
+            self.refresh_view()
+
+    def running_ms(self) -> float | None:
+        """How long the attempt now running has run, as the UI has seen it (None when none runs)."""
+        run = self.current
+        state = self.state
+        if run is None or run.done or run.held or not state.rows or state.rows[-1].status != "running":
+            self._attempt_clock = None
+            return None
+        key = state.rows[-1].index
+        if self._attempt_clock is None or self._attempt_clock[0] != key:
+            self._attempt_clock = (key, self.clock())
+        return (self.clock() - self._attempt_clock[1]) * 1000
+
     # -- stepping ---------------------------------------------------------------------------
 
-    def _advance(self) -> None:
-        run = self.current
-        if run is None or self.mode == "paused":
-            return
-        if self.mode == "to_end":
-            self.cursor = len(run.events)
-            return
-        stop, point = next_stop(run.events, self.cursor, self.breakpoints, backtracks=self.mode == "continue")
-        self.cursor = stop
-        if point is not None:
-            self.mode = "paused"
-            self.paused_at = point
+    def _then_refresh(self, action: Callable[[], object]) -> None:
+        action()
+        self.refresh_view()
 
     def seek(self, k: int) -> None:
-        run = self.current
-        if run is None:
-            return
-        self.cursor = max(0, min(k, len(run.events)))
-        self.mode = "paused"
-        self.paused_at = None
-        self.refresh_view()
+        self._then_refresh(partial(self.control.seek, k))
 
     def step(self, delta: int) -> None:
-        run = self.current
-        if run is None:
-            self.notify("nothing to step through yet: ask a question first")
-            return
-        if delta > 0 and self.cursor >= len(run.events):
-            self.notify("at the last event" if run.done else "waiting for the engine…")
-            return
-        self.seek(self.cursor + delta)
+        self._then_refresh(partial(self.control.step, delta))
 
     def run_to_end(self) -> None:
-        if self.current is None:
-            return
-        self.mode = "to_end"
-        self.paused_at = None
-        self._advance()
-        self.refresh_view()
+        self._then_refresh(self.control.run_to_end)
 
     def continue_run(self) -> None:
-        run = self.current
-        if run is None:
-            return
-        self.mode = "continue"
-        self.paused_at = None
-        self._advance()
-        if self.paused_at is None and run.done and self.cursor >= len(run.events):
-            self.notify("no more backtracks or breakpoints: at the end of the run")
-        self.refresh_view()
+        self._then_refresh(self.control.continue_run)
 
     def next_stage(self) -> None:
-        """Step to just after the next StageStarted or PlanBuilt event."""
-        run = self.current
-        if run is None:
-            return
-        for position in range(self.cursor, len(run.events)):
-            if run.events[position].kind in ("stage_started", "plan_built"):
-                self.seek(position + 1)
-                return
-        self.notify("no further stage in this run" if run.done else "waiting for the engine…")
-        self.seek(len(run.events))
+        self._then_refresh(self.control.next_stage)
+
+    def cancel_run(self) -> None:
+        """Esc: cancel the live run; with nothing running, Esc does nothing (it is also "back")."""
+        self.control.cancel()
 
     def toggle_breakpoint(self, point: Breakpoint) -> None:
-        if point in self.breakpoints:
-            self.breakpoints.discard(point)
-            self.notify(f"breakpoint cleared: {point.label}")
-        else:
-            self.breakpoints.add(point)
-            self.notify(f"breakpoint set: {point.label}")
-        self.refresh_view()
+        self._then_refresh(partial(self.control.toggle_breakpoint, point))
 
     def toggle_break_on_selected(self, *, stage: bool) -> None:
         row = self.main.query_one(AttemptsTimeline).selected
-        if row is None or row.kind == "plan":
+        if row is None or row.kind in ("plan", "intervention"):
             self.notify("select an attempt or backtrack row in the timeline first", severity="warning")
             return
         if row.kind == "backtrack" and not stage:
@@ -403,26 +385,22 @@ class ExplorerApp(App[None]):
             point = Breakpoint("plugin", row.plugin)
         self.toggle_breakpoint(point)
 
-    # -- re-run with a plugin pinned or excluded ------------------------------------------------
+    # -- what-if: pin, exclude, edit the intent (live when held, else a re-run) --------------------
 
-    def rerun_with(
-        self, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
-    ) -> None:
-        if self.replay:
-            self.notify("This is a replayed trace: re-running is disabled.", severity="warning")
+    def intervene(self, intervention: Intervention) -> None:
+        if self._refuse_in_replay("changing the run"):
             return
-        if self.last_request is None:
-            self.notify("type a question first", severity="warning")
-            return
-        request = request_with(self.last_request, pin=pin, exclude=exclude, planner=planner)
-        if pin:
-            what = f"{pin[1]} pinned for {pin[0]}"
-        elif exclude:
-            what = f"{exclude} excluded"
-        else:
-            what = f"planner {planner}"
-        self.notify(f"re-running with {what} · d compares the two runs")
-        self.start_run(request)
+        self._then_refresh(partial(self.control.intervene, intervention))
+
+    def rerun_with(self, *, pin: tuple[str, str] | None = None, exclude: str | None = None,
+                   planner: str | None = None) -> None:
+        if pin is not None:
+            self.intervene(Intervention(kind="pin_plugin", target=pin[1], stage=pin[0]))
+        elif exclude is not None:
+            self.intervene(Intervention(kind="exclude_plugin", target=exclude))
+        elif planner is not None and self.last_request is not None and not self._refuse_in_replay("re-running"):
+            self.notify(f"re-running with planner {planner} · d compares the two runs")
+            self.start_run(dataclasses.replace(self.last_request, planner=planner))
 
     def rerun_selected(self, *, pin: bool) -> None:
         row = self.main.query_one(AttemptsTimeline).selected
@@ -433,6 +411,29 @@ class ExplorerApp(App[None]):
             self.rerun_with(pin=(row.stage, row.plugin))
         else:
             self.rerun_with(exclude=row.plugin)
+
+    def exclude_selected_unit(self) -> None:
+        candidate = self.main.query_one(EvidenceTable).selected
+        if candidate is None:
+            self.notify("select an evidence row first", severity="warning")
+            return
+        self.intervene(Intervention(kind="exclude_unit", target=candidate.id))
+
+    def edit_intent(self) -> None:
+        if self._refuse_in_replay("editing the intent"):
+            return
+        run = self.current
+        if run is None or run.request is None:
+            self.notify("type a question first", severity="warning")
+            return
+        state = run.final
+        cnl = state.intent_cnl or INTENT_TEMPLATE.format(target=run.question.replace('"', "'"))
+
+        def done(text: str | None) -> None:
+            if text is not None:
+                self.intervene(Intervention(kind="edit_intent", target=text))
+
+        self.push_screen(IntentModal(cnl), callback=done)
 
     def show_diff(self) -> None:
         if len(self.runs) < 2:
@@ -450,15 +451,17 @@ class ExplorerApp(App[None]):
         run = self.current
         state = self.state
         total = len(run.events) if run else 0
+        running = self.running_ms() if self.show_durations else None
         markup = status_markup(
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
-            failed=bool(run and run.error), health=self.health,
+            failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
+            running_ms=running, health=self.health,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
         with self.batch_update():
-            self.main.show(state, markup)
+            self.main.show(state, markup, held=bool(self.held) and self.cursor == total, running_ms=running)
 
     # -- units, detail, copy, save, export ------------------------------------------------------
 
@@ -520,57 +523,53 @@ class ExplorerApp(App[None]):
         more = "…" if len(first) > 60 or "\n" in text else ""
         self.notify(f"copied: {first[:60]}{more}")
 
-    def _ask_path(self, title: str, default: str, write: Callable[[Path], str]) -> None:
+    def _export(self, export: Export | str) -> None:
+        """Ask where to write `export`, then write it (or say why there is nothing to write)."""
+        if isinstance(export, str):
+            self.notify(export, severity="warning")
+            return
+
         def done(path: str | None) -> None:
             if not path:
                 return
-            target = Path(path).expanduser()
             try:
-                summary = write(target)
-            except OSError as exc:
-                self.notify(f"could not write {path}: {exc.strerror or exc}", severity="error")
+                summary = export.write(Path(path).expanduser())
+            except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
+                self.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
             self.notify(f"{summary} to {path}")
 
-        self.push_screen(PathModal(title, default), callback=done)
+        self.push_screen(PathModal(export.title, export.default_path), callback=done)
 
     def save_trace(self) -> None:
-        run = self.current
-        if run is None or not run.events:
-            self.notify("nothing to save yet: ask a question first", severity="warning")
-            return
-        events = list(run.events)
-
-        def write(path: Path) -> str:
-            write_trace(events, path)
-            return f"saved {len(events)} events"
-
-        self._ask_path("Save trace (JSON Lines)", f"./mrptui-trace-{run.run_id}.jsonl", write)
+        self._export(trace_export(self.current, self.session.owns_file))
 
     def export_csv(self) -> None:
-        scored = self.main.query_one(EvidenceTable).current
-        if scored is None or self.current is None:
-            self.notify("no evidence to export yet", severity="warning")
-            return
-        text = candidates_csv(scored)
-
-        def write(path: Path) -> str:
-            path.write_text(text, encoding="utf-8")
-            return f"exported {len(scored.candidates)} rows"
-
-        self._ask_path("Export evidence (CSV)", f"./mrptui-evidence-{self.current.run_id}.csv", write)
+        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current, self.session.owns_file))
 
     def export_markdown(self) -> None:
-        text = answer_markdown(self.state)
-        if not text or self.current is None:
-            self.notify("no answer to export yet", severity="warning")
-            return
+        self._export(answer_export(self.current, self.cursor, self.session.owns_file))
 
-        def write(path: Path) -> str:
-            path.write_text(text, encoding="utf-8")
-            return "exported the answer"
+    # -- commands from the screens ----------------------------------------------------------------
 
-        self._ask_path("Export answer (Markdown)", f"./mrptui-answer-{self.current.run_id}.md", write)
+    @on(QuerySubmitted)
+    def _submitted(self, message: QuerySubmitted) -> None:
+        self.ask(message.question)
+
+    @on(Command)
+    def _command(self, message: Command) -> None:
+        handlers: dict[str, Callable[..., object]] = {
+            "rerun": self.rerun, "step": self.step, "to_end": self.run_to_end, "to_start": partial(self.seek, 0),
+            "continue": self.continue_run, "next_stage": self.next_stage, "cancel": self.cancel_run,
+            "break": partial(self.toggle_break_on_selected, stage=False),
+            "break_stage": partial(self.toggle_break_on_selected, stage=True),
+            "pin": partial(self.rerun_selected, pin=True), "exclude": partial(self.rerun_selected, pin=False),
+            "exclude_unit": self.exclude_selected_unit, "edit_intent": self.edit_intent, "diff": self.show_diff,
+            "save": self.save_trace, "copy": self.copy_focused, "csv": self.export_csv,
+            "markdown": self.export_markdown, "open_in_editor": self.open_in_editor, "reload": self.reload_kb,
+            "main_ready": self.main_ready, "evidence_detail": self.open_evidence_detail, "open_unit": self.open_unit,
+        }
+        handlers[message.name](*message.args)
 
     # -- KB reload ----------------------------------------------------------------------------
 
@@ -621,8 +620,8 @@ class ExplorerApp(App[None]):
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
-            self.notify(f"KB files changed: {message.errors} error(s); the last good KB is kept (see KB screen){rerun}",
-                        severity="warning", timeout=8)
+            self.notify(f"KB files changed: {message.errors} error(s); units that fail are withdrawn until fixed "
+                        f"(see KB screen){rerun}", severity="warning", timeout=8)
         else:
             self.notify(f"KB reloaded{rerun}", timeout=6)
 
@@ -704,7 +703,7 @@ class ExplorerApp(App[None]):
         if isinstance(screen, MainScreen):
             nodes += list(screen.query(".panel"))
         for node in nodes:
-            for binding in _bindings(node):
+            for binding in bindings_of(node):
                 if binding.action in seen or binding.action.startswith("panel("):
                     continue
                 seen.add(binding.action)
@@ -716,112 +715,41 @@ class ExplorerApp(App[None]):
         commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", self.action_help))
         if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
             return commands
-        commands.append(("Break on any backtrack", "Toggle: pause stepping after every backtrack",
-                         partial(self.toggle_breakpoint, Breakpoint("backtrack"))))
+        commands += self._breakpoint_commands()
+        commands += self._plugin_commands()
+        return commands
+
+    def _breakpoint_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        return [
+            ("Break on any backtrack", "Toggle: hold the engine after every backtrack",
+             partial(self.toggle_breakpoint, Breakpoint("backtrack"))),
+            ("Break before costly plugins", "Toggle: hold the engine before every LLM or remote plugin call (on by default)",
+             partial(self.toggle_breakpoint, COSTLY)),
+            ("Break before every plugin call", "Toggle: hold the engine before each plugin is called",
+             partial(self.toggle_breakpoint, Breakpoint("call"))),
+        ]
+
+    def _plugin_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        commands: list[tuple[str, str, Callable[[], object]]] = []
         try:
             plugins = self.session.plugin_ids()
         except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
             plugins = {}
         for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
-            commands.append((f"Break on stage {stage}", f"Toggle: pause when stage {stage} starts",
+            commands.append((f"Break on stage {stage}", f"Toggle: hold the engine when stage {stage} starts",
                              partial(self.toggle_breakpoint, Breakpoint("stage", stage))))
             for plugin in plugins[stage]:
-                commands.append((f"Break on plugin {plugin}", f"Toggle: pause when {plugin} starts an attempt",
+                commands.append((f"Break on plugin {plugin}", f"Toggle: hold the engine before {plugin} is called",
                                  partial(self.toggle_breakpoint, Breakpoint("plugin", plugin))))
                 if stage == "planner":
                     commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
                                      partial(self.rerun_with, planner=plugin)))
                     continue
-                commands.append((f"Pin {plugin} for {stage} and re-run", "Re-run with only this plugin in its stage",
+                commands.append((f"Pin {plugin} for {stage}",
+                                 "Try it first in its stage (the others stay as fallbacks): live while the "
+                                 "engine is held before that stage, else a re-run",
                                  partial(self.rerun_with, pin=(stage, plugin))))
-                commands.append((f"Exclude {plugin} and re-run", "Re-run without this plugin",
+                commands.append((f"Exclude {plugin}",
+                                 "Never call it: live while the engine is held before it runs, else a re-run",
                                  partial(self.rerun_with, exclude=plugin)))
         return commands
-
-
-def _bindings(node) -> Iterable[Binding]:
-    for binding in getattr(node, "BINDINGS", []):
-        if isinstance(binding, Binding) and binding.id:
-            yield binding
-
-
-# -- the user keymap (config/keymap.json) ---------------------------------------------------------
-
-KEYMAP_FILE = "keymap.json"
-MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
-
-
-class KeymapFile(RootModel[dict[str, str | list[str]]]):
-    """`config/keymap.json`: binding id → keys, as "ctrl+s", "ctrl+s,f9" or ["ctrl+s", "f9"]."""
-
-    @field_validator("root")
-    @classmethod
-    def _non_empty(cls, value: dict[str, str | list[str]]) -> dict[str, str | list[str]]:
-        for binding_id, keys in value.items():
-            parts = keys if isinstance(keys, list) else keys.split(",")
-            if not parts or any(not part.strip() for part in parts):
-                raise ValueError(f"{binding_id!r}: an empty key")
-        return value
-
-
-def key_known(key: str) -> bool:
-    """Whether Textual can ever report `key`: modifiers, then one character or a key name."""
-    from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
-
-    *modifiers, base = key.split("+") if key != "+" else ["+"]
-    if any(m not in MODIFIERS for m in modifiers) or not base:
-        return False
-    names = {k.value.rsplit("+", 1)[-1] for k in Keys} | set(KEY_NAME_REPLACEMENTS.values()) | {"newline"}
-    return len(base) == 1 or base in names or key_to_character(base) is not None
-
-
-def binding_ids() -> dict[str, Binding]:
-    """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
-    from mrptui.screens.diff import DiffScreen
-    from mrptui.screens.eval import EvalScreen
-    from mrptui.screens.kb import KBScreen
-    from mrptui.screens.modals import PathModal, TextModal
-    from mrptui.screens.rules import RulesScreen
-    from mrptui.widgets.answer import AnswerPanel, CitationList
-    from mrptui.widgets.proofs import ProofTree
-    from mrptui.widgets.query import QueryBox
-
-    classes = (ExplorerApp, MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
-               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, PathModal,
-               EvalScreen)
-    return {b.id: b for cls in classes for b in _bindings(cls) if b.id}
-
-
-def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The usable entries of a keymap file (none when it is missing) and one line per problem."""
-    if not path.is_file():
-        return {}, []
-    try:
-        data = read_json(path)
-    except ConfigError as exc:
-        return {}, [d.format() for d in exc.diagnostics]
-    try:
-        entries = KeymapFile.model_validate(data).root
-    except ValidationError as exc:
-        problems: dict[str, str] = {}
-        for error in exc.errors():
-            where = str(error["loc"][0]) if error["loc"] else ""
-            if error["type"] == "value_error":
-                problems[where] = f"{path}: {error['msg'].removeprefix('Value error, ')}"
-            elif not where:
-                problems[where] = f"{path}: expected a JSON object of binding id → keys"
-            else:
-                problems[where] = f"{path}: {where}: expected keys as \"ctrl+s,f9\" or [\"ctrl+s\", \"f9\"]"
-        return {}, list(problems.values())
-    known = binding_ids()
-    keymap: dict[str, str] = {}
-    problems: list[str] = []
-    for binding_id, keys in entries.items():
-        parts = [part.strip() for part in (keys if isinstance(keys, list) else keys.split(","))]
-        if binding_id not in known:
-            problems.append(f"{path}: unknown binding id {binding_id!r}")
-        elif bad := [part for part in parts if not key_known(part)]:
-            problems.append(f"{path}: {binding_id}: unknown key {', '.join(map(repr, bad))}")
-        else:
-            keymap[binding_id] = ",".join(parts)
-    return keymap, problems

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from textual.message import Message
 
@@ -44,6 +45,30 @@ class KBReloaded(Message):
     """The KB files changed on disk and were re-read; `errors` counts error diagnostics."""
 
     errors: int
+
+
+@dataclass
+class RunHeld(Message):
+    """The engine of run `run_id` is held (nothing runs) at `where`, until the user steps or continues."""
+
+    run_id: int
+    where: str
+
+
+CommandName = Literal[
+    "rerun", "step", "to_end", "to_start", "continue", "next_stage", "cancel", "break", "break_stage",
+    "pin", "exclude", "exclude_unit", "edit_intent", "diff", "save", "copy", "csv", "markdown",
+    "open_in_editor", "reload", "main_ready", "evidence_detail", "open_unit",
+]
+
+
+@dataclass
+class Command(Message):
+    """A screen asks the app for something the app owns (run control, exports, the editor, a reload):
+    screens never import the app module."""
+
+    name: CommandName
+    args: tuple[Any, ...] = ()
 
 
 @dataclass

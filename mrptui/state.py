@@ -10,8 +10,9 @@ replaying a saved trace when no KB is open.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, Protocol
 
 from core.config import RetrievalConfig
@@ -24,6 +25,7 @@ from core.events import (
     Backtracked,
     Event,
     IntentDetected,
+    Intervened,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -34,9 +36,10 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
+from core.steering import Steering
 from core.units import Caller, Intent, KnowledgeUnit
 
-RowKind = Literal["plan", "attempt", "backtrack"]
+RowKind = Literal["plan", "attempt", "backtrack", "intervention"]
 
 BACKTRACK_LABELS: dict[int, tuple[str, str]] = {
     1: ("↩", "next candidate"),
@@ -81,6 +84,8 @@ class TimelineRow:
             return f"{symbol} L{self.level} {what}: {reason}"
         if self.kind == "plan":
             return f"plan r{self.revision} by {self.plugin}"
+        if self.kind == "intervention":
+            return f"✎ {self.reason}"
         tail = f": {self.reason}" if self.reason else ""
         return f"{self.stage} {self.plugin} {self.status}{tail}"
 
@@ -232,6 +237,10 @@ def apply(state: ViewState, event: Event) -> ViewState:
             return replace(state, proofs_all=state.proofs_all + (event,))
         case AttemptFinished():
             return replace(state, rows=_finish_attempt(state.rows, event))
+        case Intervened():
+            row = TimelineRow(kind="intervention", index=index, stage=event.stage or "", plugin="you",
+                              status="live" if event.live else "re-run", reason=event.note, revision=state.revision)
+            return replace(state, rows=state.rows + (row,))
         case Backtracked():
             row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
                               status="backtrack", reason=event.reason, revision=state.revision,
@@ -273,25 +282,33 @@ class StateCache:
 
 @dataclass(frozen=True, order=True)
 class Breakpoint:
-    """Pause stepping after an event: a stage starting, a plugin attempt starting, or any backtrack."""
+    """Where a run holds: a stage starting, a plugin about to be called, any backtrack, before
+    costly plugins (LLM, remote) or before every plugin call. `step` and `at` are the holds that
+    end a step and that re-find the point a re-run was asked from; no event matches them."""
 
-    kind: Literal["stage", "plugin", "backtrack"]
+    kind: Literal["stage", "plugin", "backtrack", "costly", "call", "step", "at"]
     value: str = "*"
 
-    def matches(self, event: Event) -> bool:
+    def matches(self, event: Event, costly: Collection[str] = ()) -> bool:
         if self.kind == "stage":
+            if self.value == "*":
+                return isinstance(event, StageStarted | PlanBuilt)
             return isinstance(event, StageStarted) and event.stage == self.value
         if self.kind == "plugin":
             if isinstance(event, PlanBuilt):
                 return event.planner == self.value
             return isinstance(event, AttemptStarted) and event.plugin == self.value
-        return isinstance(event, Backtracked)
+        if self.kind == "costly":
+            return isinstance(event, AttemptStarted) and event.plugin in costly
+        if self.kind == "call":
+            return isinstance(event, AttemptStarted)
+        return self.kind == "backtrack" and isinstance(event, Backtracked)
 
     @property
     def label(self) -> str:
-        if self.kind == "backtrack":
-            return "any backtrack"
-        return f"{self.kind} {self.value}"
+        labels = {"backtrack": "any backtrack", "costly": "before costly plugins", "call": "before every plugin call",
+                  "step": "one step", "at": self.value}
+        return labels.get(self.kind, f"{self.kind} {self.value}")
 
 
 def next_stop(
@@ -349,6 +366,8 @@ class RunRecord:
     events: list[Event] = field(default_factory=list)
     done: bool = False
     error: str = ""
+    held: str = ""  # where the live engine is held ("before kb-balanced (stage kb, revision 1)"), or ""
+    pending: tuple[str, ...] = ()  # changes made while held, applied when the run goes on
     cache: StateCache = field(default_factory=StateCache, repr=False)
 
     def state(self, k: int) -> ViewState:
@@ -366,29 +385,15 @@ class RunRecord:
         return first.question if isinstance(first, RunStarted) else ""
 
 
-def request_with(
-    request: Request, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
-) -> Request:
-    """A copy of `request` with one plugin pinned for its stage, one plugin excluded, or a planner chosen."""
-    pins = dict(request.pins)
-    excluded = set(request.excluded)
-    if pin is not None:
-        stage, plugin = pin
-        pins[stage] = plugin
-        excluded.discard(plugin)
-    if exclude is not None:
-        excluded.add(exclude)
-        pins = {stage: plugin for stage, plugin in pins.items() if plugin != exclude}
-    return replace(request, pins=pins, excluded=frozenset(excluded), planner=planner or request.planner)
-
-
 class SessionLike(Protocol):
     """What the explorer needs from `core.session.Session`, and all it may touch."""
 
     retrieval: RetrievalConfig | None
     """The retrieval configuration runs are scored with (fusion weights, bonus, method, role boost)."""
 
-    def run(self, request: Request) -> Iterator[Event]: ...
+    def run(self, request: Request, steering: Steering | None = None) -> Iterator[Event]: ...
+
+    def costly_plugins(self) -> frozenset[str]: ...
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None: ...
 
@@ -406,6 +411,8 @@ class SessionLike(Protocol):
 
     def fingerprint(self) -> str: ...
 
+    def owns_file(self, path: Path) -> bool: ...
+
     def warm_up(self, caller: Caller) -> None: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
@@ -419,8 +426,11 @@ class NullSession:
     retrieval: RetrievalConfig | None = None
     _units: list[KnowledgeUnit] = field(default_factory=list)
 
-    def run(self, request: Request) -> Iterator[Event]:
+    def run(self, request: Request, steering: Steering | None = None) -> Iterator[Event]:
         raise RuntimeError(self.reason)
+
+    def costly_plugins(self) -> frozenset[str]:
+        return frozenset()
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return None
@@ -446,8 +456,20 @@ class NullSession:
     def fingerprint(self) -> str:
         return ""
 
+    def owns_file(self, path: Path) -> bool:
+        return False
+
     def warm_up(self, caller: Caller) -> None:
         return None
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {}
+
+
+def describe_caller(tags: Iterable[str], region: str | None, as_of: str) -> str:
+    """"public caller as of …" or "caller a,b in EU as of …", for a caller or a trace's record of one."""
+    tags = sorted(tags)
+    who = "caller " + ",".join(tags) if tags else "public caller"
+    if region:
+        who += f" in {region}"
+    return f"{who} as of {as_of}"

@@ -1,8 +1,14 @@
 """Plain text (`.txt`, `.nl`) → knowledge units, deterministically.
 
 The rules, in order:
-- A line `Questions`, `Questions:` or `## Questions` (any case) and everything after it is
-  dropped: it lists what the text should answer, not evidence.
+- A trailing question block is dropped: it lists what the text should answer, not evidence.
+  A bare `Questions`, `Questions:` or `## Questions` line (any case) drops everything after it.
+  Any other short heading line with the word "question(s)" in its first three words ("Questions
+  — answer each with one word:", "Questions for the reader", "Review questions.") drops what follows only when every
+  later non-blank line reads as a question (`Q3:`, `3.`, `3)`, a bullet, or a `?` in the line),
+  at least half of them ask (`?` or `Q3:`), and the heading starts a paragraph: in prose such a
+  line is prose. Without a heading, two or more last lines after a blank line, each `Q3:` or
+  numbered and ending in "?", are a block too. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
   becomes no unit but the Title of the units after it.
@@ -20,7 +26,8 @@ The rules, in order:
   no pronoun as X); leading articles and trailing adverbs of X ("also", "directly") are removed.
   "helps with" maps to relevant_for (the DS004 built-in set has no "helps" relation and the
   sentence claims usefulness for a goal); "enables" maps to supports; "leads to" to causes.
-  Beyond the DESIGN list, "is" patterns also accept "are", and "relevant/useful to" and
+  Beyond the DESIGN list, "is" patterns also accept "are", every verb its plural form ("Pumps
+  provide pressure", "Storms cause floods"), and "relevant/useful to" and
   "has capability to" are accepted as the common variants of "for" and "of".
 - Consecutive non-fact sentences of one paragraph, up to three, form one unit: role Explanation
   when one of them has an explanatory connective ("because", "therefore", ...), else Narrative;
@@ -52,6 +59,13 @@ _TOPIC_WORDS = 8
 # Possessive where two whitespace runs meet (`\s*` `:?` `\s*`): retrying every split of a long run
 # that is not at the line's end is quadratic.
 _QUESTIONS = re.compile(r"\s*(?:#+\s*)?questions\s*+:?\s*$", re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\bquestions?\b", re.IGNORECASE)
+# A question block's heading is a title, not a paragraph: a few words and an instruction at most.
+_MAX_HEADING_WORDS = 16
+_HEADING_LEAD_WORDS = 3
+_Q_LABEL = re.compile(r"\s*q\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
+_NUMBERED = re.compile(r"\s*\d+\s*[.):]\s*\S")
+_QUESTION_LINE = re.compile(r"\s*(?:q\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|[-*+\u2022])\s*\S", re.IGNORECASE)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
@@ -64,17 +78,17 @@ _ABBREVIATIONS = frozenset(
     "nov. dec.".split()
 )
 _FACT_VERBS: dict[Relation, str] = {
-    Relation.USES: r"uses",
-    Relation.PROVIDES: r"provides",
-    Relation.DEPENDS_ON: r"depends\s+on",
+    Relation.USES: r"uses?",
+    Relation.PROVIDES: r"provides?",
+    Relation.DEPENDS_ON: r"depends?\s+on",
     Relation.PART_OF: r"(?:is|are)\s+(?:a\s+)?part\s+of",
     Relation.INSTANCE_OF: r"(?:is|are)\s+(?:an?\s+)?instances?\s+of",
-    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps\s+with",
-    Relation.SUPPORTS: r"supports|enables",
-    Relation.MENTIONS: r"mentions",
+    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps?\s+with",
+    Relation.SUPPORTS: r"supports?|enables?",
+    Relation.MENTIONS: r"mentions?",
     Relation.ABOUT: r"(?:is|are)\s+about",
-    Relation.CAUSES: r"causes|leads\s+to",
-    Relation.HAS_CAPABILITY: r"has\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
+    Relation.CAUSES: r"causes?|leads?\s+to",
+    Relation.HAS_CAPABILITY: r"(?:has|have)\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
 }
 _FACT = re.compile(
     r"(?P<x>.+?)\s+(?:" + "|".join(f"(?P<{rel.value}>{verb})" for rel, verb in _FACT_VERBS.items()) + r")\s+(?P<y>.+)",
@@ -83,7 +97,7 @@ _FACT = re.compile(
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 _CLAUSE_WORDS = frozenset(
     "that which who whom whose because although though while but if when whenever since unless whereas "
-    "not never no nor".split()
+    "not never no nor will would could should can may might must shall do does did to".split()
 )
 # Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
 # means the verb was matched inside a name ("The Uses section ...").
@@ -184,10 +198,71 @@ def _noun_phrase(text: str, is_subject: bool) -> str | None:
 
 def _evidence_lines(text: str) -> list[str]:
     lines = source_lines(text)
+    start = question_block(lines)
+    return lines if start is None else lines[:start]
+
+
+def question_block(lines: list[str]) -> int | None:
+    """The index of the first line of the trailing question block (its heading, if it has one),
+    or None when there is none."""
+    found = _trailing_block(lines)
+    return None if found is None else found[0]
+
+
+def question_lines(text: str) -> int:
+    """How many non-blank lines the trailing question block holds, its heading excluded."""
+    lines = source_lines(text)
+    found = _trailing_block(lines)
+    return 0 if found is None else sum(1 for line in lines[found[1] :] if line.strip())
+
+
+def _trailing_block(lines: list[str]) -> tuple[int, int] | None:
+    """(first line of the block, first line after its heading)."""
     for index, line in enumerate(lines):
         if _QUESTIONS.fullmatch(line):
-            return lines[:index]
-    return lines
+            return index, index + 1
+    # The block is trailing, so its heading is the last heading-shaped line followed only by
+    # questions; scanning from the end stops at the first line that is neither.
+    first_question = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if not line.strip() or _is_question_line(line):
+            first_question = index if line.strip() else first_question
+            continue
+        starts_paragraph = index == 0 or not lines[index - 1].strip()
+        if starts_paragraph and _is_question_heading(line) and _reads_as_questions(lines[index + 1 :]):
+            return index, index + 1
+        break
+    return _headless(lines, first_question)
+
+
+def _headless(lines: list[str], start: int) -> tuple[int, int] | None:
+    """A block without a heading: at least two lines after a blank line, each labelled `Q<n>:` or
+    numbered and ending in "?" — a numbered list of statements, or one question, stays text."""
+    block = [line for line in lines[start:] if line.strip()]
+    after_blank = 0 < start < len(lines) and not lines[start - 1].strip()
+    labelled = all(_Q_LABEL.match(line) or (_NUMBERED.match(line) and line.rstrip().endswith("?")) for line in block)
+    return (start, start) if after_blank and len(block) >= 2 and labelled else None
+
+
+def _is_question_line(line: str) -> bool:
+    return "?" in line or _QUESTION_LINE.match(line) is not None
+
+
+def _reads_as_questions(lines: list[str]) -> bool:
+    """At least half the lines ask (a `?` or a `Q<n>` label): a numbered list of statements under
+    "The question of ownership" is evidence; "4. List the causes." among questions is not."""
+    filled = [line for line in lines if line.strip()]
+    asking = sum(1 for line in filled if "?" in line or _Q_LABEL.match(line))
+    return bool(filled) and 2 * asking >= len(filled)
+
+
+def _is_question_heading(line: str) -> bool:
+    """A title naming questions early ("Questions — …", "Review questions", "Questions for the
+    reader"); "She asked the question that …" names it too late to be a title."""
+    words = line.strip().lstrip("#").split()
+    lead = " ".join(words[:_HEADING_LEAD_WORDS])
+    return bool(_QUESTION_WORD.search(lead)) and len(words) <= _MAX_HEADING_WORDS and not words[-1].endswith("?")
 
 
 def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:

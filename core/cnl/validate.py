@@ -16,8 +16,10 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
-from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation
+from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation, check_identity_text
 
+# Fields that restrict who sees a unit: written but left empty, they would make it public.
+PERMISSION_FIELDS = ("acl", "region", "effective_from", "effective_to")
 ID_SCHEMA = re.compile(r"(?P<source>[^\s:]+)::(?P<chunk>chunk-\d{3,})::unit-\d{3,}")
 
 
@@ -177,6 +179,7 @@ class UnitDraft:
             self._explain(exc, data)
         self._check_id()
         self._check_dates(unit)
+        self._check_permissions()
         diagnostics = sorted(self._diagnostics, key=lambda d: (d.line, d.col))
         if any(d.is_error for d in diagnostics):
             return None, diagnostics
@@ -261,6 +264,25 @@ class UnitDraft:
                 self.id,
                 Severity.WARNING,
             )
+
+    def _check_permissions(self) -> None:
+        """An empty permission field is an error (fail closed: the author meant to restrict the
+        unit), and an Acl tag or Region no caller can hold is named, since nobody sees it by that."""
+        for key in PERMISSION_FIELDS:
+            field = self._fields.get(key)
+            if field is not None and field.value in ("", ()):
+                self.diagnose(Code.MISSING_REQUIRED_FIELD,
+                              f"{FIELD_LABELS[key]} is empty: write a value or remove the line "
+                              "(an empty one would make the unit visible to more callers)", field.name)
+        acl, region = self._fields.get("acl"), self._fields.get("region")
+        written = [("tag", token.text, token) for token in (acl.values if acl else ())]
+        if region is not None and region.value:
+            written.append(("region", region.value, region.values[0] if region.values else region.name))
+        for what, text, at in written:
+            try:
+                check_identity_text(text, what)
+            except ValueError as exc:
+                self.diagnose(Code.MALFORMED_LINE, f"{exc}, so no caller can hold it", at, Severity.WARNING)
 
     def _check_dates(self, unit: KnowledgeUnit | None) -> None:
         # Valid on their own but contradictory: the unit could never be visible to anyone.

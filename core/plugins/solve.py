@@ -12,7 +12,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
-from core.plugins.base import Descriptor, GoalSolver, GsResult, KbResult, PlannerHints, PluginType, RunContext, Status
+from core.plugins.answer_forms import Draft, Form, form_draft, form_of
+from core.plugins.base import (
+    INSUFFICIENT_PREFACE,
+    Descriptor,
+    GoalSolver,
+    GsResult,
+    KbResult,
+    PlannerHints,
+    PluginType,
+    RunContext,
+    Status,
+)
 from core.retrieval.fusion import RetrievalOutcome
 from core.text import stem, tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
@@ -21,7 +32,8 @@ if TYPE_CHECKING:
     from core.retrieval.thinkingdb import Proof
 
 NO_EVIDENCE_ANSWER = "I found no evidence in the knowledge base for this question."
-WEAK_ANSWER_PREFIX = "The evidence is insufficient to answer fully; the closest units say: "
+WEAK_ANSWER_PREFIX = f"{INSUFFICIENT_PREFACE} to answer fully; the closest units say: "
+CANNOT_TELL_PREFIX = f"{INSUFFICIENT_PREFACE} to answer: "
 # GsResult.reason starts with this when the answer is weak, so the engine can mark it weak.
 WEAK_REASON = "weak evidence"
 # Below this fused score even the best unit matched the question only faintly: BM25 is divided
@@ -30,6 +42,7 @@ WEAK_TOP_SCORE = 0.5
 MAX_SUPPORTING = 2
 _CHAIN_ACTS = frozenset({Act.EXPLAIN, Act.DIAGNOSE})
 _EDGE = ".,;:!?()[]{}\"'`"
+_CODE = re.compile(r"\d")
 
 DESCRIPTOR = Descriptor(
     id="gs-symbolic",
@@ -45,15 +58,6 @@ DESCRIPTOR = Descriptor(
         expected_latency_ms=1,
     ),
 )
-
-
-@dataclass(frozen=True)
-class Draft:
-    """An answer before the weakness check: its text, the ids it cites in order, how it was built."""
-
-    text: str
-    cited: tuple[str, ...]
-    method: str
 
 
 class SymbolicGoalSolver(GoalSolver):
@@ -73,16 +77,34 @@ class SymbolicGoalSolver(GoalSolver):
             # Units sharing no word with the question matched on noise (a digit, a stem).
             reason = f"no kept unit mentions any of: {', '.join(cues.focus_words)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
+        unmatched = unmatched_codes(cues, units)
+        if unmatched:
+            reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
+            return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         draft = compose(intent, cues, units, outcome)
+        if draft.cannot_tell:
+            return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)
         if weakness:
-            return GsResult(
-                status=Status.SUCCESS,
-                reason=f"{WEAK_REASON}: {weakness}; {draft.method}",
-                answer=WEAK_ANSWER_PREFIX + draft.text,
-                cited_ids=draft.cited,
-            )
+            return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
         return GsResult(status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited)
+
+
+def _weak(draft: Draft, preface: str, why: str) -> GsResult:
+    return GsResult(
+        status=Status.SUCCESS, reason=f"{WEAK_REASON}: {why}", answer=preface + draft.text, cited_ids=draft.cited, weak=True
+    )
+
+
+def unmatched_codes(cues: QuestionCues, units: Sequence[KnowledgeUnit]) -> tuple[str, ...]:
+    """The question's codes (words mixing letters and digits: "VX-4471", "B-214") when no kept unit
+    mentions any of them. A code names one thing; evidence about other things that shares the
+    question's remaining words ("what does … say") does not answer it, whatever its rank."""
+    codes = [word for word in cues.focus_words if _CODE.search(word) and any(ch.isalpha() for ch in word)]
+    if not codes:
+        return ()
+    seen = set(tokenize(" ".join(unit_text(u) for u in units)))
+    return () if any(tokenize(code)[:1] and tokenize(code)[0] in seen for code in codes) else tuple(codes)
 
 
 def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[KnowledgeUnit]:
@@ -93,12 +115,20 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
 
 
 def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> Draft:
+    """A proof chain when the question asks why (or yes/no about both ends of a derived fact),
+    else the form the question asks for, else the evidence quoted by act."""
     act, question = intent.act, intent.target
-    if act in _CHAIN_ACTS:
+    form = form_of(question, cues, act)
+    if act in _CHAIN_ACTS or form in (Form.EXPLANATION, Form.YES_NO):
         tdb = outcome.lane_details.get("tdb")
         proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units}, getattr(tdb, "seeds", ()))
-        if proof is not None:
+        if proof is not None and form is Form.YES_NO and _names_both_ends(question, proof):
+            return chain_answer(proof, lead="Yes")
+        if proof is not None and form is not Form.YES_NO:
             return chain_answer(proof)
+    drafted = form_draft(form, question, cues, units)
+    if drafted is not None:
+        return drafted
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
         return comparison_answer(units, cues)
     if act is Act.IMPLEMENT:
@@ -124,7 +154,9 @@ def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequenc
 
 def weakness_of(draft: Draft, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> str:
     """Why the evidence is weak, or "" when it is not: a faint top score or too few focus terms covered."""
-    top = outcome.kept[0].score
+    # The weighted fused score, whatever the ranking method: RRF scores by rank alone, so its top
+    # unit scores 1.0 however faintly it matched.
+    top = max(candidate.fused for candidate in outcome.kept)
     if top < WEAK_TOP_SCORE:
         return f"top evidence score {top:.2f} < {WEAK_TOP_SCORE:.2f}"
     cited = [unit_text(u) for u in units if u.id in draft.cited]
@@ -148,21 +180,26 @@ def best_proof(
     A proof qualifies when it rests only on kept units (the answer may cite nothing else) and its
     subject and object mention every focus term that names a symbol of the found facts (seeds
     included, since ThinkingDB ranks by derivations and a seed may take part in none): asked
-    about a goal, a chain ending at another goal is no answer. Among those: most of its subject
+    about a goal, a chain ending at another goal is no answer; only when no conclusion names
+    them all does a proof whose tree names them qualify. Among those: most of its subject
     and object written in the question (matched as written, since a name such as "A" is a
     stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
     """
     asked = _stems(question)
     entities = set(cues.focus_terms) & _symbol_terms([*proofs, *seeds])
-    best, best_key = None, (0, 0, 0.0)
+    best, best_key = None, (False, 0, 0, 0.0)
     for proof in proofs:
         if proof.rule is None or not set(leaf_units(proof)) <= evidence:
             continue
-        if not entities <= set(tokenize(f"{proof.subject} {proof.object}")):
+        # Entities named by the conclusion first; failing that, a chain that passes through the
+        # rest of them on its way ("A benefits from isolation for secure execution": A → … →
+        # isolation → secure execution).
+        in_conclusion = entities <= set(tokenize(f"{proof.subject} {proof.object}"))
+        if not in_conclusion and not entities <= _symbol_terms([proof]):
             continue
         named = sum(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
         touched = len(focus_coverage(cues, [proof.fact]).covered)
-        key = (named, touched, proof.score)
+        key = (in_conclusion, named, touched, proof.score)
         if (named or touched) and key > best_key:
             best, best_key = proof, key
     return best
@@ -191,9 +228,14 @@ def chain_steps(proof: Proof) -> list[str]:
     return steps
 
 
-def chain_answer(proof: Proof) -> Draft:
-    text = f"{proof.fact}, because: {'; '.join(chain_steps(proof))}."
+def chain_answer(proof: Proof, lead: str = "") -> Draft:
+    text = f"{lead or proof.fact}, because: {'; '.join(chain_steps(proof))}."
     return Draft(text, _distinct(leaf_units(proof)), f"proof chain for '{proof.fact}' by {proof.rule}")
+
+
+def _names_both_ends(question: str, proof: Proof) -> bool:
+    asked = _stems(question)
+    return all(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
 
 
 def _stems(text: str) -> list[str]:

@@ -85,7 +85,8 @@ def normalise_bm25(raw: Mapping[str, float]) -> dict[str, float]:
 
 
 def normalise_by_top(scores: Mapping[str, float]) -> dict[str, float]:
-    """ThinkingDB: every unit of the best proof gets 1.0, so a multi-hop chain survives the gap."""
+    """Scores over the top one. (kb-thinkingdb's lane is `TdbResult.lane_scores`: over the best
+    proof's pathScore, with units in role order.)"""
     top = max(scores.values(), default=0.0)
     if top <= 0:
         return {}

@@ -1,7 +1,7 @@
 """Indexes per permitted view, built lazily once per lane and reused across queries.
 
-Keyed by the view's key (KB version + caller), so a reload or another caller gets fresh indexes
-and a query already running keeps the ones it started with.
+Keyed by the view's key (KB version + the caller's value, never a string built from it), so a
+reload or another caller gets fresh indexes and a query already running keeps the ones it started with.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
-    from core.kb import KBView
+    from core.kb import KBView, ViewKey
 
 T = TypeVar("T")
 
@@ -58,7 +58,7 @@ class IndexCache:
         self.config = config
         self.rules = rules
         self._max_views = max_views
-        self._entries: OrderedDict[str, ViewIndexes] = OrderedDict()
+        self._entries: OrderedDict[ViewKey, ViewIndexes] = OrderedDict()
         self._vectors = UnitVectorCache()
         self._lock = threading.Lock()
 

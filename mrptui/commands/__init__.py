@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from core.units import Caller
 
@@ -50,25 +53,45 @@ def config_from_args(args: argparse.Namespace) -> Path | None:
     return path
 
 
-def add_caller_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--caller-tags", default="", metavar="A,B", help="ACL tags the caller holds")
-    parser.add_argument("--region", default=None, help="the caller's region")
-    parser.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="view the KB as of this date")
+def add_caller_options(parser: argparse.ArgumentParser, *, keep_top_level: bool = False) -> None:
+    """`keep_top_level`: for a subcommand whose flags may also come before it (`mrptui --region US
+    replay …`); SUPPRESS keeps the subparser from resetting them to their defaults."""
+
+    def default(value: str | None) -> str | None:
+        return argparse.SUPPRESS if keep_top_level else value
+
+    parser.add_argument("--caller-tags", default=default(""), metavar="A,B", help="ACL tags the caller holds")
+    parser.add_argument("--region", default=default(None), help="the caller's region")
+    parser.add_argument("--as-of", default=default(None), metavar="YYYY-MM-DD", help="view the KB as of this date")
 
 
 def caller_from_args(args: argparse.Namespace) -> Caller:
-    tags = frozenset(t.strip() for t in (args.caller_tags or "").split(",") if t.strip())
+    """The caller the flags name; a tag or region that is not allowed is a usage error.
+
+    `--caller-tags` is split on commas and each tag stripped of surrounding spaces; anything else
+    (an inner space, "|", an invisible or non-NFKC character) is refused, never repaired.
+    """
+    tags = frozenset(t.strip() for t in (getattr(args, "caller_tags", "") or "").split(",") if t.strip())
     as_of = dt.date.today()
-    if args.as_of:
+    as_of_text = getattr(args, "as_of", None)
+    if as_of_text:
         try:
-            as_of = dt.date.fromisoformat(args.as_of)
+            as_of = dt.date.fromisoformat(as_of_text)
         except ValueError:
-            raise UsageError(f"--as-of must be a date like 2026-05-27, not {args.as_of!r}") from None
-    return Caller(tags=tags, region=args.region or None, as_of=as_of)
+            raise UsageError(f"--as-of must be a date like 2026-05-27, not {as_of_text!r}") from None
+    try:
+        return Caller(tags=tags, region=getattr(args, "region", None) or None, as_of=as_of)
+    except ValidationError as exc:
+        raise UsageError("; ".join(f"--caller-tags/--region: {err['msg']}" for err in exc.errors())) from None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def question_from(text: str) -> str:
-    question = (text or "").strip()
+    # Bytes in argv that are not UTF-8 arrive as lone surrogates, which no JSON or trace writer
+    # can encode: they become U+FFFD here, like undecodable bytes in KB files.
+    question = _SURROGATE.sub("\ufffd", text or "").strip()
     if not question:
         raise UsageError("the question is empty")
     return question
@@ -76,8 +99,6 @@ def question_from(text: str) -> str:
 
 def open_session(args: argparse.Namespace):
     """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
-    from pathlib import Path
-
     from core.config import ConfigError
     from core.session import Session
 

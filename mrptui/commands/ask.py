@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from core.events import write_trace
+from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
 from mrptui.commands import (
@@ -19,6 +21,7 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
+from mrptui.commands.step import Stepper, parse_break
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -39,9 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", action="append", default=[], metavar="ID", help="leave a plugin out (repeatable)")
     parser.add_argument("--mode", choices=sorted(MODES), help="legacy mode: pins sd and gs")
     parser.add_argument("--profile", choices=sorted(PROFILES), help="legacy retrieval profile: pins the kb plugin")
-    add_caller_options(parser)
+    add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object (see README)")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
+    parser.add_argument("--step", action="store_true",
+                        help="debug in the terminal: hold after every event and read n/c/g/x/p/q from stdin")
+    parser.add_argument("--break", dest="breaks", action="append", default=[], metavar="SPEC",
+                        help="hold at a breakpoint: a stage (kb), STAGE:PLUGIN, a plugin id, backtrack, costly, call")
 
 
 def request_from(args: argparse.Namespace) -> Request:
@@ -63,23 +70,40 @@ def request_from(args: argparse.Namespace) -> Request:
 def run(args: argparse.Namespace) -> int:
     request = request_from(args)
     trace_path = Path(args.trace) if args.trace else None
-    if trace_path is not None and not trace_path.parent.exists():
-        raise UsageError(f"--trace folder does not exist: {trace_path.parent}")
+    # Checked before the run, so a bad path costs nothing and leaves nothing behind.
+    _check_trace_path(trace_path, None)
     session = open_session(args)
+    _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session)
     try:
         session.check_request(request)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
-    events = list(session.run(request))
+    if args.step or args.breaks:
+        breakpoints = {parse_break(spec) for spec in args.breaks}
+        events = Stepper(session, request, breakpoints, step=args.step, read=input, out=sys.stderr).run()
+    else:
+        events = list(session.run(request))
     if trace_path is not None:
-        write_trace(events, trace_path)
+        try:
+            write_trace(events, trace_path, session.owns_file)
+        except UnsafePath as exc:
+            raise UsageError(f"--trace {exc}") from None
     summary = summarise(events)
     if args.json:
         print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
     return exit_code(0, health, args)
+
+
+def _check_trace_path(path: Path | None, protected: Protected | None) -> None:
+    if path is None:
+        return
+    try:
+        check_target(path, protected)
+    except UnsafePath as exc:
+        raise UsageError(f"--trace {exc}") from None
 
 
 def _text(summary: dict) -> str:

@@ -25,6 +25,7 @@ from core.rules import RuleSet, load_rules
 from mrptui.commands import UsageError, config_from_args
 
 RULES_FILE_NAME = "thinkingdb.json"
+ENGINE_FILE_NAME = "engine.json"
 KEYMAP_FILE_NAME = "keymap.json"
 QUERIES_FILE_NAME = "queries.json"
 CONFIG_MODELS = {"engine.json": EngineConfig, "retrieval.json": RetrievalConfig, "llm.json": LlmConfig}
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_config_folder(path: Path) -> bool:
-    return path.is_dir() and any((path / name).is_file() for name in CONFIG_FILE_NAMES)
+    # lexists, not is_file: a FIFO or folder in a config file's place is reported, not skipped.
+    return path.is_dir() and any(os.path.lexists(path / name) for name in CONFIG_FILE_NAMES)
 
 
 def _config_files(paths: list[Path]) -> list[Path]:
@@ -73,7 +75,7 @@ def _config_files(paths: list[Path]) -> list[Path]:
     files = []
     for path in paths:
         if _is_config_folder(path):
-            files += [path / name for name in sorted(CONFIG_FILE_NAMES) if (path / name).is_file()]
+            files += [path / name for name in sorted(CONFIG_FILE_NAMES) if os.path.lexists(path / name)]
         elif not path.is_dir() and path.suffix.lower() == ".json":
             files.append(path)
     return files
@@ -81,6 +83,8 @@ def _config_files(paths: list[Path]) -> list[Path]:
 
 def _checker(file: Path) -> Callable[[Path, KnowledgeBase], list[Diagnostic]]:
     """By file name: a config model, the keymap, else a rules file (e.g. a copy of thinkingdb.json)."""
+    if file.name == ENGINE_FILE_NAME:
+        return lambda path, _kb: _engine_problems(path)
     model = CONFIG_MODELS.get(file.name)
     if model is not None:
         return lambda path, _kb: _model_problems(model, path)
@@ -99,9 +103,17 @@ def _model_problems(model, path: Path) -> list[Diagnostic]:
     return []
 
 
+def _engine_problems(path: Path) -> list[Diagnostic]:
+    """engine.json through its model, then the plugins it names (factories that fail, unknown ids
+    in planner orders) once the folder's configs load; the other files report their own problems."""
+    from core.session import check_config_dir
+
+    return [d for d in check_config_dir(path.parent) if Path(d.file) == path]
+
+
 def _keymap_problems(path: Path) -> list[Diagnostic]:
     from core.config import json_pointer_line
-    from mrptui.app import read_keymap  # the keymap is the explorer's; Textual loads only here
+    from mrptui.keymap import read_keymap  # the keymap is the explorer's; Textual loads only here
 
     _keymap, problems = read_keymap(path)
     text = path.read_text(encoding="utf-8", errors="replace")

@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--fusion", choices=sorted(FUSIONS), default="weighted", help="fusion method(s) to compare")
     parser.add_argument("--json", action="store_true", help="print the whole report, per query too, as JSON")
+    parser.add_argument(
+        "--author-view", action="store_true",
+        help="also list labelled ids no KB file holds (looks at the whole KB: for the KB's author)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     health = warn_health(session)
     plugins = args.kb_plugin or [p.id for p in session.registry.of_type(PluginType.KB)]
     try:
-        report = evaluate(session, queries, plugins, FUSIONS[args.fusion])
+        report = evaluate(session, queries, plugins, FUSIONS[args.fusion], author_view=args.author_view)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -69,6 +73,8 @@ def markdown(report: EvalReport) -> str:
     sections = [_recall_table(report), _kind_table(report), _gate_table(report), _answer_table(report)]
     if report.unknown_ids:
         sections.append(_unknown_ids(report))
+    if report.absent_ids:
+        sections.append(_absent_ids(report))
     return "\n\n".join(sections)
 
 
@@ -122,18 +128,24 @@ def _gate_table(report: EvalReport) -> str:
 
 def _answer_table(report: EvalReport) -> str:
     lines = [
-        "## Answer checks (expected status and mentions)",
+        "## Answer checks by question type (expected status, mentions and exclusions)",
         "",
-        _row("fusion", "passed", "failing"),
-        _row("---", "---:", "---"),
+        _row("type", "fusion", "passed", "failing"),
+        _row("---", "---", "---:", "---"),
     ]
     for a in report.answers:
         failing = "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-"
-        lines.append(_row(a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
+        lines.append(_row(a.type, a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
     return "\n".join(lines)
 
 
 def _unknown_ids(report: EvalReport) -> str:
-    lines = ["## Warning: labelled ids not in the KB (their checks pass vacuously)", ""]
+    lines = ["## Warning: expected evidence the query's caller cannot see (absent or restricted)", ""]
     lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in report.unknown_ids.items()]
+    return "\n".join(lines)
+
+
+def _absent_ids(report: EvalReport) -> str:
+    lines = ["## Author view: whole KB. Labelled ids no KB file holds (their checks pass vacuously)", ""]
+    lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in (report.absent_ids or {}).items()]
     return "\n".join(lines)

@@ -30,7 +30,8 @@ def kb_label(paths: list[str] | None) -> str:
 def run(args: argparse.Namespace) -> int:
     caller = caller_from_args(args)
     session = open_session(args)
-    from mrptui.app import KEYMAP_FILE, ExplorerApp  # Textual loads only when the TUI is really wanted
+    from mrptui.app import ExplorerApp
+    from mrptui.keymap import KEYMAP_FILE  # Textual loads only when the TUI is really wanted
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
     config = config_from_args(args)

@@ -3,54 +3,64 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
+import sys
 from pathlib import Path
 
 from core.events import RunStarted, read_trace
-from core.units import Caller
-from mrptui.commands import UsageError, add_config_option, add_kb_option, open_session
+from mrptui.commands import UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session
+from mrptui.state import describe_caller
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", metavar="FILE.jsonl", help="a trace saved with `s` in the explorer or `ask --trace`")
     add_kb_option(parser)
     add_config_option(parser)
-    parser.epilog = "With --kb, unit text is looked up in that KB (as the trace's caller); without it, ids only."
+    add_caller_options(parser, keep_top_level=True)
+    parser.epilog = (
+        "With --kb, unit text is looked up in that KB as the caller the flags name (--caller-tags, --region, "
+        "--as-of; default the public caller), never as the caller the trace records; without it, ids only."
+    )
 
 
 def load(path: Path):
-    """The trace's events, or a UsageError naming the first problem (file:line)."""
-    if not path.is_file():
+    """The trace's events, or a UsageError naming the first error (file:line).
+
+    A trace cut off mid-event replays the events before the cut; the warning saying where it
+    stops goes to stderr.
+    """
+    if not (path.exists() or path.is_symlink()):
         raise UsageError(f"trace file not found: {path}")
     events, problems = read_trace(path)
-    if problems:
-        raise UsageError(f"{problems[0].format()}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    errors = [problem for problem in problems if problem.is_error]
+    if errors:
+        raise UsageError(f"{errors[0].format()}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
     if not events:
         raise UsageError(f"{path}: the trace has no events")
+    for problem in problems:
+        print(f"mrptui: {problem.format()}", file=sys.stderr)
     return events
 
 
-def trace_caller(events) -> Caller:
-    """The caller who ran the trace, so unit text is shown only as they could see it."""
+def recorded_for(events) -> str:
+    """Who the trace says it ran for: shown as a record, never used to read the KB (a trace is
+    only a file, and anyone can write one naming a privileged caller)."""
     first = events[0]
     if not isinstance(first, RunStarted):
-        return Caller()
-    try:
-        as_of = dt.date.fromisoformat(first.as_of)
-    except ValueError:
-        as_of = dt.date.today()
-    return Caller(tags=frozenset(first.caller_tags), region=first.caller_region, as_of=as_of)
+        return "an unknown caller"
+    return describe_caller(first.caller_tags, first.caller_region, first.as_of)
 
 
 def run(args: argparse.Namespace) -> int:
     path = Path(args.trace)
+    caller = caller_from_args(args)
     events = load(path)
     session = open_session(args) if getattr(args, "kb", None) else None
     from mrptui.app import ExplorerApp  # Textual loads only when the TUI is really wanted
 
     theme = os.environ.get("MRPTUI_THEME") or "textual-dark"
-    label = f"replay {path.name}"
-    app = ExplorerApp(session, trace_caller(events), label, theme=theme, replay=events)
+    recorded = recorded_for(events)
+    label = f"replay {path.name} · recorded for the {recorded}"
+    app = ExplorerApp(session, caller, label, theme=theme, replay=events, recorded_for=recorded)
     app.run()
     return 0

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_session_options(parser)
     parser.add_argument("--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)")
     parser.add_argument("--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)")
-    add_caller_options(parser)
+    add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
     session = open_session(args)
+    limit = session.engine_config.budgets.max_question_chars
+    if len(question) > limit:
+        # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
+        raise UsageError(f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)")
     health = warn_health(session)
     try:
         plugin = session.registry.get(args.kb_plugin, PluginType.KB)

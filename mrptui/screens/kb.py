@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -20,22 +20,22 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
-from mrptui.state import trace_unit_ids
+from mrptui.host import Explorer
+from mrptui.messages import Command, OpenUnit
+from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
-
-if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
 
 
 UNIT_COLUMNS = [("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"), ("where", "file:line")]
 
 
+# Panes that show every file, whatever the caller, say so on screen (docs/security.md).
+AUTHOR_VIEW = "author view: whole KB"
+
+
 def caller_label(caller: Caller) -> str:
-    who = "public caller" if not caller.tags else "caller " + ",".join(sorted(caller.tags))
-    if caller.region:
-        who += f" in {caller.region}"
-    return f"{who} as of {caller.as_of.isoformat()}"
+    return describe_caller(caller.tags, caller.region, caller.as_of.isoformat())
 
 
 def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
@@ -67,13 +67,16 @@ class KBScreen(Screen[None]):
     HELP = """\
 ## KB
 The units this caller may see (grouped by source), and every validation error of the KB and rule
-files with its file:line. Saved files are reloaded automatically; when a new file has errors, the
-last good KB stays in use and the errors appear here.
+files with its file:line. Saved files are reloaded automatically; a unit whose edit fails
+validation is withdrawn for every caller until fixed, and the errors appear here.
+
+The validation errors pane and `e` are author tools (**author view: whole KB**): they show every
+file, restricted units included, whatever the caller. See docs/security.md.
 
 - `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
   `f` shows only the matches.
 - `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
-- `e`: open the selected unit's (or error's) file in `$EDITOR` at its line.
+- `e`: open the selected unit's (or error's) whole file in `$EDITOR` at its line (author view).
 - `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
 """
 
@@ -84,7 +87,8 @@ last good KB stays in use and the errors appear here.
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
         Binding("w", "why_not", "Why not?", id="kb.why_not", tooltip="Why is this unit not in the last answer?"),
-        Binding("e", "edit", "Edit", id="kb.edit", tooltip="Open the file in $EDITOR at this line"),
+        Binding("e", "edit", "Edit", id="kb.edit",
+                tooltip="Author view: whole KB. Open the whole file in $EDITOR at this line"),
         Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
         Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
         Binding("R,f3", "app.rules_screen", "Rules", id="kb.rules", tooltip="The rules screen"),
@@ -102,8 +106,8 @@ last good KB stays in use and the errors appear here.
         self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
 
     @property
-    def explorer(self) -> ExplorerApp:
-        return self.app  # type: ignore[return-value]
+    def explorer(self) -> Explorer:
+        return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("KB", id="kb-title", classes="screen-title")
@@ -116,6 +120,7 @@ last good KB stays in use and the errors appear here.
                 yield Static("", id="kb-detail-text")
             diagnostics = OptionList(id="kb-diagnostics")
             diagnostics.border_title = "Validation errors"
+            diagnostics.border_subtitle = f"{AUTHOR_VIEW} (this pane, e)"
             yield diagnostics
         yield Input(placeholder="search units (enter: find · escape: cancel)", id="kb-search")
         yield KeyBar()
@@ -159,6 +164,8 @@ last good KB stays in use and the errors appear here.
         sources = len({u.source_id for u in self.units})
         parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
                  f"visible to the {escape(caller_label(app.caller))}"]
+        if app.recorded_for:
+            parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
         parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
@@ -237,7 +244,7 @@ last good KB stays in use and the errors appear here.
     @on(DataTable.RowSelected, "#kb-units")
     def _selected(self, event: DataTable.RowSelected) -> None:
         if self.trace_ids and 0 <= event.cursor_row < len(self.trace_ids):
-            self.explorer.open_unit(self.trace_ids[event.cursor_row][0])
+            self.post_message(OpenUnit(self.trace_ids[event.cursor_row][0]))
             return
         unit = self.selected
         if unit is not None:
@@ -338,13 +345,13 @@ last good KB stays in use and the errors appear here.
             if diagnostic is None:
                 self.notify("no validation error selected", severity="warning")
                 return
-            self.explorer.open_in_editor(diagnostic.file, diagnostic.line)
+            self.post_message(Command("open_in_editor", (diagnostic.file, diagnostic.line)))
             return
         unit = self.selected
         if unit is None or unit.location is None:
             self.notify("this unit has no file location", severity="warning")
             return
-        self.explorer.open_in_editor(unit.location.file, unit.location.line)
+        self.post_message(Command("open_in_editor", (unit.location.file, unit.location.line)))
 
     def action_copy(self) -> None:
         focused = self.focused
@@ -364,4 +371,4 @@ last good KB stays in use and the errors appear here.
         self.notify(f"copied: {text[:60]}")
 
     def action_reload(self) -> None:
-        self.explorer.reload_kb()
+        self.post_message(Command("reload"))

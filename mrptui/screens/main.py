@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,7 +16,8 @@ from textual.widgets import DataTable, Static, Tab, Tabs
 
 from core.health import Health
 
-from mrptui.messages import QuerySubmitted
+from mrptui.host import Explorer
+from mrptui.messages import Command
 from mrptui.screens.modals import TextModal
 from mrptui.state import ViewState
 from mrptui.widgets.answer import AnswerPanel, CitationList
@@ -27,9 +28,6 @@ from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, row_detail
-
-if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
 
 PANELS: tuple[tuple[str, str], ...] = (
     ("plan", "Plan"),
@@ -48,20 +46,28 @@ class MainScreen(Screen[None]):
     HELP = """\
 ## Explorer
 Ask a question, then watch or step through what the engine did. The panels show the run as it was
-after event *k* of *N* (see the status line). Stepping replays the recorded events; it never
-re-executes the engine.
+after event *k* of *N* (see the status line). The engine is pulled one event at a time: at a
+breakpoint (and, by default, before every costly LLM or remote plugin) it is **held**, and nothing
+runs until you step (`n`), continue (`.`) or run to the end (`g`). While held you can exclude or pin
+a plugin (`x`/`p`), drop an evidence unit (`u`) or edit the intent (`i`): a change that only affects
+what is ahead applies live, anything else re-runs and holds again at the same point. `esc` cancels
+a running engine. Stepping back replays recorded events; it never re-executes anything.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r,f5", "rerun", "Re-run", id="main.rerun", tooltip="Run the last question again"),
         Binding("r", "rerun", "Re-run", show=False, id="main.rerun_r", tooltip="Run the last question again"),
-        Binding("n", "step_forward", "Step", id="main.step", tooltip="Step one event forward (right arrow too)"),
+        Binding("n", "step_forward", "Step", id="main.step",
+                tooltip="One event forward (right arrow too): at the last event, let the held engine make one step"),
         Binding("b", "step_back", "Back", id="main.back", tooltip="Step one event back (left arrow too)"),
         Binding("full_stop", "continue_run", "Continue", id="main.continue",
-                tooltip="Continue to the next backtrack or breakpoint"),
+                tooltip="Continue to the next backtrack or breakpoint (the held engine goes on)"),
         Binding("right_square_bracket", "next_stage", "Next stage", id="main.next_stage",
                 tooltip="Step to the start of the next stage (or plan revision)"),
         Binding("g,end", "to_end", "To end", id="main.end", tooltip="Run to the end, ignoring breakpoints"),
+        Binding("escape", "cancel_run", "Cancel", show=False, id="main.cancel", tooltip="Cancel the running engine"),
+        Binding("i", "edit_intent", "Intent", id="main.intent",
+                tooltip="Edit the intent (Intent CNL): live while held before seed detection, else a re-run"),
         Binding("home", "to_start", "To start", id="main.start", tooltip="Back to event 0"),
         Binding("d", "diff", "Diff", id="main.diff", tooltip="Compare this run with the previous one"),
         Binding("s", "save", "Save", id="main.save", tooltip="Save the trace as JSON Lines"),
@@ -88,8 +94,11 @@ re-executes the engine.
         self.active_panel = "attempts"
 
     @property
-    def explorer(self) -> ExplorerApp:
-        return self.app  # type: ignore[return-value]
+    def explorer(self) -> Explorer:
+        return cast(Explorer, self.app)
+
+    def command(self, name, *args: object) -> None:
+        self.post_message(Command(name, args))
 
     def compose(self) -> ComposeResult:
         yield QueryBox(id="query")
@@ -122,7 +131,7 @@ re-executes the engine.
         query.cursor_blink = self.explorer.cursor_blink
         self._set_active(self.active_panel, focus=False)
         query.focus()
-        self.call_after_refresh(self.explorer.main_ready)
+        self.call_after_refresh(self.command, "main_ready")
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -183,11 +192,11 @@ re-executes the engine.
 
     # -- rendering --------------------------------------------------------------------------
 
-    def show(self, state: ViewState, status_markup: str) -> None:
+    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None) -> None:
         """Render the state at the cursor (the app calls this inside batch_update)."""
         app = self.explorer
-        self.query_one(PlanPanel).show(state)
-        self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints)
+        self.query_one(PlanPanel).show(state, held=held)
+        self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints, held=held, running_ms=running_ms)
         self.query_one(EvidenceTable).show(state.retrievals)
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
@@ -202,11 +211,6 @@ re-executes the engine.
 
     # -- actions ----------------------------------------------------------------------------
 
-    @on(QuerySubmitted)
-    def _submitted(self, event: QuerySubmitted) -> None:
-        event.stop()
-        self.explorer.ask(event.question)
-
     @on(DataTable.RowSelected, "#attempts")
     def _attempt_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -219,55 +223,64 @@ re-executes the engine.
     @on(DataTable.RowSelected, "#evidence")
     def _evidence_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.explorer.open_evidence_detail()
+        self.command("evidence_detail")
 
     def action_rerun(self) -> None:
-        self.explorer.rerun()
+        self.command('rerun')
 
     def action_step_forward(self) -> None:
-        self.explorer.step(+1)
+        self.command('step', 1)
 
     def action_step_back(self) -> None:
-        self.explorer.step(-1)
+        self.command('step', -1)
 
     def action_to_end(self) -> None:
-        self.explorer.run_to_end()
+        self.command('to_end')
 
     def action_to_start(self) -> None:
-        self.explorer.seek(0)
+        self.command('to_start')
 
     def action_continue_run(self) -> None:
-        self.explorer.continue_run()
+        self.command('continue')
 
     def action_next_stage(self) -> None:
-        self.explorer.next_stage()
+        self.command('next_stage')
+
+    def action_cancel_run(self) -> None:
+        self.command('cancel')
 
     def action_toggle_break(self) -> None:
-        self.explorer.toggle_break_on_selected(stage=False)
+        self.command('break')
 
     def action_toggle_break_stage(self) -> None:
-        self.explorer.toggle_break_on_selected(stage=True)
+        self.command('break_stage')
 
     def action_pin(self) -> None:
-        self.explorer.rerun_selected(pin=True)
+        self.command('pin')
 
     def action_exclude(self) -> None:
-        self.explorer.rerun_selected(pin=False)
+        self.command('exclude')
+
+    def action_exclude_unit(self) -> None:
+        self.command('exclude_unit')
+
+    def action_edit_intent(self) -> None:
+        self.command('edit_intent')
 
     def action_diff(self) -> None:
-        self.explorer.show_diff()
+        self.command('diff')
 
     def action_save(self) -> None:
-        self.explorer.save_trace()
+        self.command('save')
 
     def action_copy(self) -> None:
-        self.explorer.copy_focused()
+        self.command('copy')
 
     def action_export_csv(self) -> None:
-        self.explorer.export_csv()
+        self.command('csv')
 
     def action_export_markdown(self) -> None:
-        self.explorer.export_markdown()
+        self.command('markdown')
 
     def action_focus_query(self) -> None:
         self.query_one(QueryBox).focus()

@@ -1,4 +1,4 @@
-"""Small modal screens: text (unit, why-not, errors) and a path prompt for save/export."""
+"""Small modal screens: text (unit, why-not, errors), a path prompt for save/export, the intent editor."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label, Static, TextArea
 
+from core.cnl import parse_intents
 from core.units import KnowledgeUnit
 
 
@@ -108,3 +109,38 @@ def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_
         ("file", f"{unit.location.file}:{unit.location.line}" if unit.location else None),
     ]
     return "\n".join(f"[b]{name:<10}[/b] {escape(value)}" for name, value in rows if value)
+
+
+class IntentModal(ModalScreen[str | None]):
+    """Edit the run's Intent CNL; ctrl+s checks it with the CNL parser and applies it, escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "apply", "Apply", id="intent.apply", tooltip="Check the Intent CNL and apply it"),
+        Binding("escape", "cancel", "Cancel", id="intent.cancel", tooltip="Close without changing the run"),
+    ]
+
+    def __init__(self, cnl: str) -> None:
+        super().__init__()
+        self.cnl = cnl
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="dialog intent-dialog") as dialog:
+            dialog.border_title = "Edit the intent (Intent CNL)"
+            dialog.border_subtitle = "ctrl+s apply · esc cancel"
+            yield TextArea(self.cnl, id="intent-text")
+            yield Static("", id="intent-problems")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def action_apply(self) -> None:
+        text = self.query_one(TextArea).text
+        intents, diagnostics = parse_intents(text, file="<intent>")
+        problems = [d.format() for d in diagnostics if d.is_error] or ([] if intents else ["no intent statement"])
+        if problems:
+            self.query_one("#intent-problems", Static).update(f"[$error]{escape(chr(10).join(problems))}[/]")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

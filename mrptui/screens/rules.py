@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -15,11 +15,10 @@ from textual.widgets import DataTable, Static
 
 from core.diagnostics import Diagnostic
 from core.events import RuleStat
+from mrptui.host import Explorer
+from mrptui.messages import Command
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
-
-if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
 
 
 RULE_COLUMNS = [("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", "weight"), ("fired", "fired"),
@@ -99,8 +98,8 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         self.ran = False
 
     @property
-    def explorer(self) -> ExplorerApp:
-        return self.app  # type: ignore[return-value]
+    def explorer(self) -> Explorer:
+        return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
         yield Static("Rules", id="rules-title", classes="screen-title")
@@ -195,7 +194,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         if rule is None or not rule.get("file"):
             self.notify("this rule has no file location", severity="warning")
             return
-        self.explorer.open_in_editor(str(rule["file"]), int(rule.get("line") or 1))
+        self.post_message(Command("open_in_editor", (str(rule["file"]), int(rule.get("line") or 1))))
 
     def action_copy(self) -> None:
         rule = self.selected
@@ -207,4 +206,4 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         self.notify(f"copied: {text[:60]}")
 
     def action_reload(self) -> None:
-        self.explorer.reload_kb()
+        self.post_message(Command("reload"))

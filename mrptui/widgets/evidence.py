@@ -100,6 +100,8 @@ exact cut reason (min_score, gap or max_results).
         Binding("home", "screen.to_start", "To start", show=False, id="evidence.home"),
         Binding("end", "screen.to_end", "To end", show=False, id="evidence.end"),
         Binding("o", "sort_next", "Sort", id="evidence.sort", tooltip="Sort by the next column"),
+        Binding("u", "screen.exclude_unit", "Drop unit", id="evidence.exclude_unit",
+                tooltip="Exclude this unit from the evidence: live while held before retrieval, else a re-run"),
         Binding("O", "sort_reverse", "Reverse", id="evidence.reverse", tooltip="Reverse the sort order"),
         Binding("v", "next_retrieval", "Retrieval", id="evidence.retrieval",
                 tooltip="Show the next retrieval (kb plugin / intent)"),

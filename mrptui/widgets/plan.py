@@ -18,8 +18,9 @@ def _fit(text: str, room: int) -> str:
     return text[: max(0, room - 1)] + "…"
 
 
-def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
-    """Markup lines for one plan revision; candidates carry the status of their last attempt."""
+def plan_lines(plan: PlanView, state: ViewState, width: int = 0, held: bool = False) -> list[str]:
+    """Markup lines for one plan revision; candidates carry the status of their last attempt, and
+    the call the engine is held before is marked as the next call."""
     head = f"[b]r{plan.revision}[/b] {escape(plan.planner)}"
     if plan.superseded:
         head = f"[$foreground-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup("⟲ superseded", "backtrack")
@@ -31,13 +32,17 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
     for stage in plan.stages:
         for position, candidate in enumerate(stage.candidates):
             status = state.attempt_status(plan.revision, stage.stage, candidate)
+            next_call = held and status == "running" and not plan.superseded
             if status is None:
                 mark = "[$foreground-muted]·[/]"
+            elif next_call:
+                mark = tone_markup("▶", "backtrack")
             else:
                 symbol, tone = status_symbol(status)
                 mark = tone_markup(symbol, tone)
             label = f"{stage.stage:<4}" if position == 0 else "    "
             reason = stage.reasons[position] if position < len(stage.reasons) else ""
+            reason = f"next call (held) · {reason}" if next_call else reason
             used = 2 + 4 + 1 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
             reason = _fit(reason, width - used) if width else reason
             reason_markup = f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
@@ -45,14 +50,14 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0) -> list[str]:
     return lines
 
 
-def render_plan(state: ViewState, width: int = 0) -> str:
+def render_plan(state: ViewState, width: int = 0, held: bool = False) -> str:
     if not state.plans:
         if state.status == "idle":
             return "[$foreground-muted]No run yet. Type a question above and press Enter.[/]"
         return "[$foreground-muted]Waiting for the planner…[/]"
     lines: list[str] = []
     for plan in reversed(state.plans):  # newest first: the current plan is on top
-        lines.extend(plan_lines(plan, state, width))
+        lines.extend(plan_lines(plan, state, width, held))
     if state.pins or state.excluded:
         pins = ", ".join(f"{stage}={plugin}" for stage, plugin in state.pins) or "none"
         excluded = ", ".join(state.excluded) or "none"
@@ -90,22 +95,22 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
         super().__init__(id=id, classes=classes)
         self._markup = ""
         self._state = ViewState()
+        self._held = False
 
     def _text_width(self) -> int:
-        # The body has one cell of padding each side, and the scrollbar takes one more.
-        # content_region, not scrollable_content_region: the latter shrinks once the scrollbar shows,
-        # so the width would depend on whether the scrollbar had appeared by the time of rendering.
-        return max(0, self.content_region.width - 3)
+        # The body has one cell of padding each side, and a cell is always kept for the scrollbar:
+        # measuring with or without it would cut the same plan differently from frame to frame.
+        return max(0, self.content_region.width - self.styles.scrollbar_size_vertical - 2)
 
     def on_resize(self) -> None:
-        self.show(self._state)
+        self.show(self._state, held=self._held)
 
     def compose(self):
         yield Static(render_plan(ViewState()), id="plan-body")
 
-    def show(self, state: ViewState) -> None:
-        self._state = state
-        markup = render_plan(state, self._text_width())
+    def show(self, state: ViewState, *, held: bool = False) -> None:
+        self._state, self._held = state, held
+        markup = render_plan(state, self._text_width(), held)
         if markup == self._markup:
             return
         self._markup = markup

@@ -1,8 +1,8 @@
-"""The status line: where the cursor is ("event k of N"), the run state and the breakpoints."""
+"""The status line: where the cursor is ("event k of N"), the run state (held, running, done) and the breakpoints."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from textual.markup import escape
 from textual.widgets import Static
@@ -14,7 +14,8 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
-    replay: bool, label: str, failed: bool = False, health: Health | None = None,
+    replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
+    running_ms: float | None = None, health: Health | None = None,
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
@@ -27,10 +28,16 @@ def status_markup(
     run = status if state.k == total or status != "running" else "stepping"
     if live:
         run = "running" if state.k == total else "running (cursor behind)"
+    if held:
+        symbol, tone, run = "⏸", "backtrack", f"held {held}"
     parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
+    if running_ms is not None and state.current_plugin:
+        parts.append(f"{escape(state.current_plugin)} running {running_ms / 1000:.1f} s · esc cancels")
+    if pending:
+        parts.append(tone_markup(f"on continue: {escape('; '.join(pending))}", "running"))
     if paused_at is not None:
         parts.append(tone_markup(f"⏸ paused at {escape(paused_at.label)}", "backtrack"))
-    if state.current_stage and state.k < total or (live and state.current_stage):
+    if not held and (state.current_stage and state.k < total or (live and state.current_stage)):
         parts.append(f"stage {escape(state.current_stage or '')} {escape(state.current_plugin or '')}".rstrip())
     if breakpoints:
         labels = ", ".join(point.label for point in sorted(breakpoints))

@@ -16,6 +16,9 @@ STATUS: dict[str, tuple[str, str]] = {
     "rejected": ("✗", "bad"),
     "failed": ("✗", "bad"),
     "idle": ("·", "skip"),
+    "skipped": ("↷", "skip"),
+    "cancelled": ("■", "warn"),
+    "held": ("⏸", "backtrack"),
 }
 
 TONE_VARIABLE: dict[str, str] = {

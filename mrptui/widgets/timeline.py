@@ -20,6 +20,9 @@ def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
     if row.kind == "plan":
         head = f"plan revision r{row.revision} by {row.plugin}"
         return head + (f"\nreasons: {row.reason}" if row.reason else "")
+    if row.kind == "intervention":
+        when = "applied live at a held point" if row.status == "live" else "applied from the start of this re-run"
+        return f"✎ change by the user, {when}\n{row.reason}"
     if row.kind == "backtrack":
         symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
         reason = row.reason.removeprefix(f"{what}:").strip()
@@ -43,10 +46,13 @@ up to the current event.
 
 - ✓ success/accepted · ✗ insufficient/error/rejected · ↷ unsupported · ⋯ still running
 - ↩ L1: the stage tries its next candidate · ⟲ L2: the next planner replans · ≈ L3: weak answer
-- ● marks a row that a breakpoint matches.
+- ● marks a row that a breakpoint matches; ✎ a change you made (live at a held point, or from the
+  start of a re-run).
 
-Select a row, then pin (`p`) or exclude (`x`) its plugin and re-run, or toggle a breakpoint on its
-plugin (`t`) or stage (`T`). On a backtrack row `t` toggles "break on any backtrack".
+Select a row, then pin (`p`) or exclude (`x`) its plugin, or toggle a breakpoint on its plugin (`t`)
+or stage (`T`). On a backtrack row `t` toggles "break on any backtrack". While the engine is held
+before a call, a pin or exclusion of what has not run yet applies live when you continue; otherwise
+the question re-runs with the change. ⏸ marks the call the engine is held before.
 A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter` opens it.
 """
 
@@ -62,8 +68,10 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
         Binding("end", "screen.to_end", "To end", show=False, id="timeline.end"),
         Binding("t", "screen.toggle_break", "Break", id="timeline.break", tooltip="Toggle a breakpoint on this row's plugin (or on backtracks)"),
         Binding("T", "screen.toggle_break_stage", "Break stage", id="timeline.break_stage", tooltip="Toggle a breakpoint on this row's stage"),
-        Binding("p", "screen.pin", "Pin+rerun", id="timeline.pin", tooltip="Re-run with this row's plugin pinned for its stage"),
-        Binding("x", "screen.exclude", "Exclude+rerun", id="timeline.exclude", tooltip="Re-run with this row's plugin excluded"),
+        Binding("p", "screen.pin", "Pin", id="timeline.pin",
+                tooltip="Pin this row's plugin first in its stage: live while held before that stage, else a re-run"),
+        Binding("x", "screen.exclude", "Exclude", id="timeline.exclude",
+                tooltip="Exclude this row's plugin: live while held before it is called, else a re-run"),
     ]
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None, classes: str | None = None) -> None:
@@ -71,6 +79,7 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
         self.show_durations = show_durations
         self._rows: tuple[TimelineRow, ...] = ()
         self._breakpoints: frozenset[Breakpoint] = frozenset()
+        self._live: tuple[bool, float | None] = (False, None)  # (held before the last row, its running ms)
 
     @property
     def _columns(self) -> list[tuple[str, str]]:
@@ -84,12 +93,14 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
 
     # -- rendering --------------------------------------------------------------------------
 
-    def show(self, rows: tuple[TimelineRow, ...], breakpoints: Collection[Breakpoint]) -> None:
+    def show(self, rows: tuple[TimelineRow, ...], breakpoints: Collection[Breakpoint], *, held: bool = False,
+             running_ms: float | None = None) -> None:
         points = frozenset(breakpoints)
-        if rows == self._rows and points == self._breakpoints:
+        live = (held, None if running_ms is None else round(running_ms, -2))
+        if rows == self._rows and points == self._breakpoints and live == self._live:
             return
         follow = self.row_count == 0 or self.cursor_row >= self.row_count - 1
-        self._rows, self._breakpoints = rows, points
+        self._rows, self._breakpoints, self._live = rows, points, live
         self._rebuild(follow=follow)
 
     def _style(self, tone: str):
@@ -112,6 +123,9 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             reasons = f": {row.reason}" if row.reason else ""
             cells = [Text("▤", style=style), Text(f"plan r{row.revision}", style=style),
                      Text.assemble((row.plugin, style), (reasons, self._style("muted")))]
+        elif row.kind == "intervention":
+            style = self._style("running")
+            cells = [Text("✎", style=style), Text("you", style=style), Text(f"{row.status}: {row.reason}", style=style)]
         elif row.kind == "backtrack":
             symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
             style = self._style("backtrack")
@@ -119,15 +133,20 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
             cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style),
                      Text(f"{what}: {reason}", style=style)]
         else:
-            symbol, tone = status_symbol(row.status)
+            held = self._live[0] and row.status == "running" and row is self._rows[-1]
+            symbol, tone = status_symbol("held" if held else row.status)
             style = self._style(tone)
             intent = f"#{row.intent_index} " if row.intent_index else ""
             reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
+            if held:
+                reason = ": not called yet (n steps, . continues, g runs to the end)"
             cells = [Text(symbol, style=style), Text(row.plugin, style=style),
-                     Text(f"{intent}{row.status}{reason}")]
+                     Text(f"{intent}{'held' if held else row.status}{reason}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""
+            if row.kind == "attempt" and row.status == "running" and self._live[1] is not None and row is self._rows[-1]:
+                ms = f"{self._live[1]:.0f}…"
             cells.insert(2, Text(ms, justify="right", style=self._style("muted")))
         return cells
 

@@ -60,8 +60,9 @@ def test_check_validates_each_config_file_of_a_folder(workdir: Path, capsys: pyt
     (workdir / "config" / "engine.json").write_text("{ also not json")
     assert main(["check", "config"]) == 1
     out = capsys.readouterr().out
-    assert "config/thinkingdb.json:1:3: INVALID_JSON" in out
-    assert "config/engine.json:1:3: INVALID_JSON" in out
+    assert "config/thinkingdb.json:1:" in out and "INVALID_JSON" in out
+    # engine.json is checked as the engine's config, never as a rules file.
+    assert "config/engine.json: rules" not in out and "config/engine.json:1:3: INVALID_JSON" in out
 
 
 def test_check_defaults_to_the_sample_kb_and_config(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +108,16 @@ def test_ingest_unreadable_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFi
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"{path}:1:1: ")
+
+
+def test_ingest_reports_skipped_question_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    story = tmp_path / "story.txt"
+    story.write_text("Ada fixed the pump.\n\nQuestions \u2014 answer in one word:\nQ1: Who fixed the pump?\nQ2: What broke?\n")
+    assert main(["ingest", str(story)]) == 0
+    out = capsys.readouterr().out
+    assert "# skipped: 2 question lines" in out
+    assert "Who fixed" not in out
+    plain = tmp_path / "plain.txt"
+    plain.write_text("Ada fixed the pump.\n")
+    assert main(["ingest", str(plain)]) == 0
+    assert "# skipped:" not in capsys.readouterr().out

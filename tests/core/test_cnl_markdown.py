@@ -55,5 +55,6 @@ def test_sop_units_round_trip_through_markdown() -> None:
     # Markdown folds a claim's line breaks into spaces; everything else survives unchanged.
     expected = [u.model_copy(update={"claim": " ".join(u.claim.split())}) for u in units]
     again, diagnostics = read_text(to_markdown(units), "units.md")
-    assert diagnostics == []
+    # Only the fixture's 'legal team' tag, which no caller can hold, is named (as in the SOP file).
+    assert [d.severity.value for d in diagnostics] == ["warning"] and "'legal team'" in diagnostics[0].message
     assert semantic(again) == semantic(expected)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from core.cnl.plaintext import text_digits
-from core.cnl import fact_triple, read_plaintext, read_text, split_sentences, to_markdown
+from core.cnl import fact_triple, question_lines, read_plaintext, read_text, split_sentences, to_markdown
 from core.units import Relation, Role
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "cnl"
@@ -201,3 +201,88 @@ def test_a_lone_letter_after_a_lowercase_word_ends_the_sentence() -> None:
 
     texts = [s.text for s in split_sentences("A uses B. B provides C. C is relevant for D.")]
     assert texts == ["A uses B.", "B provides C.", "C is relevant for D."]
+
+
+_STORY = "Mara rowed the boat to the island. She found the lighthouse empty.\n\n"
+_QUESTIONS_AFTER = "Q1: Did Mara row the boat? Answer Yes or No.\nQ2: Who found the lighthouse?\n"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "Questions \u2014 answer each with a single word or Yes/No only:\n" + _QUESTIONS_AFTER,
+        "Questions - answer briefly\n" + _QUESTIONS_AFTER,
+        "Questions: answer with one word.\n" + _QUESTIONS_AFTER,
+        "QUESTIONS \u2013\n\n" + _QUESTIONS_AFTER,
+        "Questions for the reader\n1. Did Mara row the boat? Answer Yes or No.\n2. List what she found.\n",
+        "## Review questions\n- Did Mara row the boat?\n- Who found the lighthouse?\n",
+        "Reading questions.\nq1) Did Mara row the boat\nq2) Name the island\n",
+        "Questions\n\nDid Mara row the boat?\n\nWho found the lighthouse?\n",
+    ],
+)
+def test_trailing_question_block_variants_are_not_units(block: str) -> None:
+    text = _STORY + block
+    units, diagnostics = read_plaintext(text, "story.txt")
+    assert diagnostics == []
+    assert [u.claim for u in units] == ["Mara rowed the boat to the island. She found the lighthouse empty."]
+    assert question_lines(text) == len([line for line in block.splitlines()[1:] if line.strip()])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A question inside prose, and a later sentence that mentions questions.
+        "Who had left the light on? Nobody knew.\n\nQuestions remained about the keeper.\nHe never came back.\n",
+        # "question" in a heading over a list of statements is evidence.
+        "The question of ownership\n1. The mill went to the Fenwicks.\n2. The bridge went to the parish.\n",
+        # A line with "question" inside a paragraph is not a heading.
+        "She asked the question that everyone feared:\nwho had the key?\n",
+        # Questions followed by more prose are not a trailing block.
+        "Questions for the reader\n1. Who rowed?\n\nMara rowed back at dawn.\n",
+    ],
+)
+def test_questions_inside_prose_stay_prose(text: str) -> None:
+    units, _ = read_plaintext(text, "prose.txt")
+    assert question_lines(text) == 0
+    claims = " ".join(u.claim for u in units)
+    lines = [line.strip().lstrip("0123456789. ") for line in text.splitlines() if line.strip()]
+    # The first line may be read as a heading (a title, not a unit); every later line is evidence.
+    assert all(line in claims for line in lines[1:])
+
+
+@pytest.mark.parametrize(
+    ("sentence", "relation"),
+    [
+        ("Ozone contactors provide odour control.", Relation.PROVIDES),
+        ("Pressure surges cause main bursts.", Relation.CAUSES),
+        ("The pumps depend on the substation.", Relation.DEPENDS_ON),
+        ("Both stations use telemetry.", Relation.USES),
+        ("Gauges enable leak detection.", Relation.SUPPORTS),
+    ],
+)
+def test_plural_fact_verbs_are_facts(sentence: str, relation: Relation) -> None:
+    triple = fact_triple(sentence)
+    assert triple is not None and triple[1] is relation
+
+
+@pytest.mark.parametrize("sentence", ["The guild would provide the money.", "The crew did not use the door.", "Nobody wanted to use the bridge."])
+def test_a_base_form_verb_after_a_modal_or_to_is_not_a_fact(sentence: str) -> None:
+    assert fact_triple(sentence) is None
+
+
+@pytest.mark.parametrize(
+    ("block", "skipped"),
+    [
+        ("Q1: Did Mara row the boat?\nQ2: Name the island.\n", 2),
+        ("1. Did Mara row the boat?\n2) Who found the lighthouse?\n3. Was it empty?\n", 3),
+        # One question, or numbered statements, after a story are the story's.
+        ("1. Did Mara row the boat?\n", 0),
+        ("1. Mara rowed.\n2. The lighthouse was empty.\n", 0),
+    ],
+)
+def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
+    text = _STORY + block
+    units, _ = read_plaintext(text, "story.txt")
+    assert question_lines(text) == skipped
+    claims = " ".join(u.claim for u in units)
+    assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)

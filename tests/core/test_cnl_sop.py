@@ -20,7 +20,9 @@ def codes(text: str) -> list[tuple[Code, int, int]]:
 
 def test_reads_units_with_strings_lists_and_triples() -> None:
     units, diagnostics = read_sop((FIXTURES / "units.cnl").read_text(), "units.cnl")
-    assert diagnostics == []
+    # A quoted list item keeps its space; no caller can hold such a tag, and the author is told.
+    assert [(d.code, d.line, d.severity.value) for d in diagnostics] == [(Code.MALFORMED_LINE, 16, "warning")]
+    assert "'legal team'" in diagnostics[0].message
     fact, restricted = units
     assert fact.topic == 'Orion and "data privacy"'
     assert fact.claim == "Orion supports data privacy.\nIt encrypts every record."

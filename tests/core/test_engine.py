@@ -20,6 +20,7 @@ from core.events import (
     write_trace,
 )
 from core.plugins.base import (
+    INSUFFICIENT_PREFACE,
     Descriptor,
     GoalSolver,
     GsResult,
@@ -81,16 +82,20 @@ class Kb(KnowledgePlugin):
 
 
 class Gs(GoalSolver):
-    def __init__(self, pid, status=Status.SUCCESS):
+    def __init__(self, pid, status=Status.SUCCESS, weak=False):
         self.descriptor = _descriptor(pid, PluginType.GS)
         self.status = status
+        self.weak = weak
         self.seen: list[tuple[str, ...]] = []
 
     def solve(self, ctx, intent, evidence):
         self.seen.append(evidence.evidence_ids)
         if self.status is not Status.SUCCESS:
             return GsResult(status=self.status, reason=f"{self.id} cannot")
-        return GsResult(status=Status.SUCCESS, answer=f"from {','.join(evidence.evidence_ids)}", cited_ids=evidence.evidence_ids)
+        text = f"from {','.join(evidence.evidence_ids)}"
+        if self.weak:
+            text = f"{INSUFFICIENT_PREFACE} to answer fully; {text}"
+        return GsResult(status=Status.SUCCESS, answer=text, cited_ids=evidence.evidence_ids, weak=self.weak)
 
 
 class Val(Validator):
@@ -151,7 +156,7 @@ def test_a_plugin_that_raises_is_an_error_and_the_run_goes_on() -> None:
 def test_a_plugin_that_hangs_past_its_timeout_is_an_error() -> None:
     events = _run(_engine(Seed("sd-a", sleep=1.0), Seed("sd-b"), Kb("kb-a"), Gs("gs-a"), Val(), timeout_ms=50))
     first = _of(events, AttemptFinished)[0]
-    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "timed out after 50 ms")
+    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "cancelled: timed out after 50 ms (pluginTimeoutMs)")
 
 
 def test_a_malformed_result_is_an_error() -> None:
@@ -187,7 +192,9 @@ def test_only_weak_results_end_with_a_level_three_weak_answer() -> None:
     levels = [b.level for b in _of(events, Backtracked)]
     assert levels == [2, 3]
     answer = _of(events, AnswerReady)[0]
-    assert (answer.status, answer.answer) == ("weak", "from u1")
+    # A weak answer says so first, even when the goal solver did not (a validator rejected it).
+    assert answer.status == "weak"
+    assert answer.answer.startswith(INSUFFICIENT_PREFACE) and answer.answer.endswith("from u1")
 
 
 def test_no_evidence_at_all_is_no_context_not_a_failure() -> None:
@@ -253,3 +260,12 @@ def test_a_trace_keeps_answers_with_unicode_line_separators(tmp_path: Path) -> N
     write_trace(events, path)
     loaded, problems = read_trace(path)
     assert problems == [] and loaded == events
+
+
+def test_an_answer_its_solver_calls_weak_is_never_grounded() -> None:
+    # Sufficient evidence and an accepting validator: only the solver's own verdict says weak.
+    events = _run(_engine(Seed(), Kb("kb-a"), Gs("gs-a", weak=True), Val()))
+    answer = _of(events, AnswerReady)[0]
+    assert answer.status == "weak"
+    assert answer.answer == f"{INSUFFICIENT_PREFACE} to answer fully; from u1"
+    assert [p.status for p in answer.parts] == ["weak"]

@@ -88,14 +88,14 @@ def test_a_run_under_way_sees_only_the_kb_it_started_on(session: Session, kb_fol
     assert session.kb is not old_kb and NEW_UNIT_ID in {u.id for u in session.kb.units}
     events += list(run)
 
-    assert events[0].kb_version == old_kb.version != session.kb.version
+    assert events[0].kb_version == old_kb.view(Caller()).version != session.kb.view(Caller()).version
     assert unit_ids(events) <= old_ids and NEW_UNIT_ID not in unit_ids(events)
     answer = answer_of(events)
     assert answer.status == "grounded" and "helix-storage::chunk-000::unit-000" in answer.evidence_ids
     assert OLD_CLAIM in answer.answer and "quasargrade" not in answer.answer
 
     fresh = list(session.run(Request(question=QUESTION)))
-    assert fresh[0].kb_version == session.kb.version
+    assert fresh[0].kb_version == session.kb.view(Caller()).version
     new_ids = {unit.id for unit in session.kb.view(Caller()).units}
     assert unit_ids(fresh) <= new_ids
     assert "quasargrade" in answer_of(fresh).answer and OLD_CLAIM not in answer_of(fresh).answer
@@ -109,7 +109,8 @@ def test_runs_racing_reloads_never_mix_two_kbs(session: Session, kb_folder: Path
 
     def record(variant: str) -> None:
         kb = session.kb
-        seen[kb.version] = (variant, frozenset(unit.id for unit in kb.view(Caller()).units))
+        view = kb.view(Caller())
+        seen[view.version] = (variant, frozenset(unit.id for unit in view.units))
 
     record("old")
     stop = threading.Event()
@@ -175,9 +176,9 @@ def test_a_reload_with_a_broken_file_loads_the_rest_and_reports_the_errors(sessi
     lines = {Path(p.file).name: p.line for p in errors}
     assert lines["helix.md"] == edited_helix().count("\n") + 3
     assert lines["eu-general.cnl"] == sop.read_text(encoding="utf-8").count("\n")
-    # No good unit went missing (the broken units are new), so nothing stale is kept, and the
+    # No good unit went missing (the broken units are new), so nothing is withdrawn, and the
     # edits to the broken files' valid units load like a fresh load's.
-    assert [p for p in problems if p.code.value == "STALE_UNITS_KEPT"] == []
+    assert [p for p in problems if p.code.value == "UNITS_WITHDRAWN"] == []
     after = {unit.id: unit for unit in session.kb.units}
     assert set(before) <= set(after) and NEW_UNIT_ID in after
     assert NEW_CLAIM in after["helix-storage::chunk-000::unit-000"].claim
@@ -195,18 +196,22 @@ def test_a_reload_with_a_broken_file_loads_the_rest_and_reports_the_errors(sessi
     write_atomically(kb_folder / "helix.md", edited_helix())
     write_atomically(sop, sop_text)
     problems = session.reload()
-    assert [p for p in problems if p.is_error or p.code.value == "STALE_UNITS_KEPT"] == []
+    assert [p for p in problems if p.is_error or p.code.value == "UNITS_WITHDRAWN"] == []
     assert NEW_UNIT_ID in {unit.id for unit in session.kb.units}
 
 
-def test_a_good_unit_that_breaks_keeps_its_last_good_version(session: Session, kb_folder: Path) -> None:
+def test_a_good_unit_that_breaks_is_withdrawn_and_its_neighbours_stay(session: Session, kb_folder: Path) -> None:
     good = HELIX.read_text(encoding="utf-8")
+    neighbours = {u.id for u in session.kb.units if u.id.startswith("helix-storage::")} - {
+        "helix-storage::chunk-000::unit-000"
+    }
     first_role = good.index("Role: ")
     broken = good[:first_role] + "Role: Wizard" + good[good.index("\n", first_role):]
     write_atomically(kb_folder / "helix.md", broken)
     problems = session.reload()
-    assert [Path(p.file).name for p in problems if p.code.value == "STALE_UNITS_KEPT"] == ["helix.md"]
-    assert session.unit("helix-storage::chunk-000::unit-000", Caller()).claim.startswith(OLD_CLAIM[:20])
+    assert [Path(p.file).name for p in problems if p.code.value == "UNITS_WITHDRAWN"] == ["helix.md"]
+    assert session.unit("helix-storage::chunk-000::unit-000", Caller()) is None
+    assert neighbours and neighbours <= {u.id for u in session.kb.units}
 
 
 def test_a_file_broken_from_the_start_still_loads_its_valid_units(kb_folder: Path, config_path: Path) -> None:
@@ -226,3 +231,56 @@ def test_reload_agrees_with_a_fresh_load_when_a_file_stays_broken(session: Sessi
     unit = session.unit("helix-storage::chunk-000::unit-000", Caller())
     assert unit is not None and NEW_CLAIM in unit.claim
     assert {u.id for u in session.kb.units} == {u.id for u in fresh.units}
+
+
+# --- fail closed: a failed edit never leaves the older, more open version served ---------------
+
+WARD = """# Ward notes
+
+## Context Unit ward::chunk-000::unit-000
+Role: Definition
+Topic: ICU door
+Claim: The ICU door code is 8812.
+
+## Context Unit ward::chunk-000::unit-001
+Role: Definition
+Topic: ICU visiting hours
+Claim: ICU visiting hours run from ten to six.
+"""
+
+
+def test_an_edit_that_restricts_a_unit_and_fails_withdraws_it_for_every_caller(tmp_path: Path, config_path: Path) -> None:
+    """Issue 14, leak 3: the author adds an Acl and mistypes a date in the same edit."""
+    folder = tmp_path / "ward"
+    folder.mkdir()
+    write_atomically(folder / "ward.md", WARD)
+    session = Session.open([folder], config_path)
+    public, nurse = Caller(), Caller(tags=frozenset({"staff:icu"}))
+    question = Request(question="What is the ICU door code?", caller=public)
+    assert "8812" in answer_of(list(session.run(question))).answer
+
+    edited = WARD.replace("Claim: The ICU door code is 8812.\n",
+                          "Claim: The ICU door code is 8812.\nAcl: staff:icu\nEffectiveFrom: 2026-13-01\n")
+    write_atomically(folder / "ward.md", edited)
+    problems = session.reload()
+
+    assert [(p.code.value, p.line) for p in problems if p.is_error] == [("INVALID_DATE_VALUE", 8)]
+    assert [p.code.value for p in problems if p.file == str(folder / "ward.md") and not p.is_error] == [
+        "UNITS_WITHDRAWN"
+    ]
+    for caller in (public, nurse):
+        assert session.unit("ward::chunk-000::unit-000", caller) is None
+        events = list(session.run(Request(question="What is the ICU door code?", caller=caller)))
+        assert "8812" not in "\n".join(to_json_line(e) for e in events)
+    # The unit whose text did not change stays served, and the reload agrees with a fresh load.
+    assert session.unit("ward::chunk-000::unit-001", public) is not None
+    assert {u.id for u in session.kb.units} == {u.id for u in KnowledgeBase.load([folder]).units}
+
+    # The note stays while the file is broken, whatever else reloads, and goes once it is fixed.
+    (folder / "other.md").write_text(WARD.replace("ward::", "other::"))
+    assert any(p.code.value == "UNITS_WITHDRAWN" for p in session.reload())
+    write_atomically(folder / "ward.md", edited.replace("2026-13-01", "2026-01-13"))
+    problems = session.reload()
+    assert [p for p in problems if p.is_error or p.code.value == "UNITS_WITHDRAWN"] == []
+    assert session.unit("ward::chunk-000::unit-000", public) is None
+    assert "8812" in session.unit("ward::chunk-000::unit-000", Caller(tags=frozenset({"staff:icu"}))).claim

@@ -27,6 +27,9 @@ def test_bundled_rules_load_cleanly() -> None:
         "provider_to_relevance",
         "dependency_transitive",
         "dependency_capability",
+        "dependency_provides",
+        "uses_transitive",
+        "use_dependency",
         "dependency_relevance",
         "support_to_relevance",
         "causal_chain",
@@ -38,7 +41,7 @@ def test_bundled_rules_load_cleanly() -> None:
     assert (tool.then.s, tool.then.r, tool.then.o, tool.weight) == ("?x", "has_capability", "?z", 0.95)
     assert str(tool.then) == "?x has_capability ?z"
     assert all(r.description for r in ruleset.rules)
-    assert ruleset.rule_lines["tool_to_capability"] == 16
+    assert ruleset.rule_lines["tool_to_capability"] == 18
 
 
 def test_default_limits_match_the_design() -> None:
@@ -156,6 +159,35 @@ def test_bad_limits_fall_back_to_defaults_and_rules_still_load(tmp_path: Path) -
     assert (diagnostic.code, diagnostic.line) == (Code.INVALID_CONFIG, 6)
 
 
+def test_limits_past_their_upper_bound_are_errors_at_their_line_and_take_their_default(tmp_path: Path) -> None:
+    head = ',\n  "limits": {\n    "maxDepth": 1000,\n    "maxDerivedFacts": 1e8,\n    "maxJoinRows": 100000000,\n    "maxProofs": 10\n  }'
+    ruleset = load_rules(write_rules(tmp_path, [GOOD], head=head))
+    limits = ruleset.limits
+    assert (limits.max_depth, limits.max_derived_facts, limits.max_join_rows) == (3, 64, Limits().max_join_rows)
+    assert limits.max_proofs == 10  # the valid limit beside them is kept
+    assert [(d.code, d.line, d.is_error) for d in ruleset.diagnostics] == [(Code.INVALID_CONFIG, n, True) for n in (6, 7, 8)]
+    depth, derived, join = (d.message for d in ruleset.diagnostics)
+    assert depth == "limits.maxDepth: Input should be less than or equal to 32; using the default 3"
+    assert derived == "limits.maxDerivedFacts: Input should be a valid integer; using the default 64"
+    assert join.startswith("limits.maxJoinRows: Input should be less than or equal to 1000000;")
+    assert [r.id for r in ruleset.rules] == ["good"]
+
+
+@pytest.mark.parametrize("name", list(Limits.model_fields))
+def test_every_limit_has_an_upper_bound(name: str) -> None:
+    bounds = [getattr(m, "le", None) or getattr(m, "lt", None) for m in Limits.model_fields[name].metadata]
+    assert any(b is not None for b in bounds)
+
+
+def test_a_rule_max_depth_past_the_bound_drops_the_rule_with_its_line(tmp_path: Path) -> None:
+    deep = GOOD.replace('"good"', '"deep"').replace('"weight": 0.5', '"weight": 0.5, "maxDepth": 1000')
+    ruleset = load_rules(write_rules(tmp_path, [GOOD, deep]))
+    assert [r.id for r in ruleset.rules] == ["good"]
+    [diagnostic] = ruleset.diagnostics
+    assert (diagnostic.code, diagnostic.line) == (Code.RULE_MALFORMED, 4)
+    assert "maxDepth" in diagnostic.message and "32" in diagnostic.message
+
+
 def test_limits_are_read_from_the_file(tmp_path: Path) -> None:
     path = write_rules(tmp_path, [GOOD], head=',\n  "limits": {"maxDepth": 2, "minConfidence": 0.5}')
     limits = load_rules(path).limits
@@ -181,3 +213,16 @@ def test_rule_constants_keep_their_spelling(tmp_path: Path) -> None:
     rule = '{"id": "c", "when": [{"s": "?x", "r": "uses", "o": "Kafka"}], "then": {"s": "?x", "r": "about", "o": "Streaming"}, "weight": 1}'
     [loaded] = load_rules(write_rules(tmp_path, [rule])).rules
     assert (loaded.when[0].o, loaded.then.o, loaded.weight) == ("Kafka", "Streaming", 1.0)
+
+
+def test_10000_rules_are_placed_at_their_own_lines_and_columns(tmp_path: Path) -> None:
+    """Positions come from one scan of the file; every rule and each problem's key are placed exactly."""
+    rules = [GOOD.replace('"good"', f'"r{i}"') for i in range(10_000)]
+    rules[9_998] = rules[9_998].replace('"weight": 0.5', '"weight": 2')  # line 3 + 9998
+    rules[4_321] = "  " + rules[4_321].replace('"uses"', '"frobs"')  # indented: an unknown relation warns
+    ruleset = load_rules(write_rules(tmp_path, rules))
+    assert len(ruleset.rules) == 9_999
+    assert all(ruleset.rule_lines[f"r{i}"] == 3 + i for i in range(10_000) if i != 9_998)
+    weight, relation = sorted(ruleset.diagnostics, key=lambda d: -d.line)
+    assert (weight.code, weight.line, weight.col) == (Code.RULE_WEIGHT_OUT_OF_RANGE, 10_001, rules[9_998].index('2}') + 1)
+    assert (relation.code, relation.line, relation.col) == (Code.RULE_UNKNOWN_RELATION, 4_324, rules[4_321].index('"frobs"') + 1)

@@ -38,15 +38,14 @@ def test_reload_picks_up_an_edit(workspace) -> None:
     assert "hourly" in session.unit("notes::chunk-000::unit-000", Caller()).claim
 
 
-def test_a_broken_edit_keeps_the_last_good_units_and_shows_the_error(workspace) -> None:
+def test_a_broken_edit_withdraws_the_unit_and_shows_the_error(workspace) -> None:
     kb, config = workspace
     session = Session.open([kb], config)
     (kb / "notes.md").write_text(UNIT.format(word="hourly").replace("Role: Definition", "Role: Definitoin"))
     problems = session.reload()
     assert [d.code.value for d in problems if d.is_error] == ["INVALID_ROLE_VALUE"]
-    assert any(d.code.value == "STALE_UNITS_KEPT" for d in problems)
-    unit = session.unit("notes::chunk-000::unit-000", Caller())
-    assert unit is not None and "nightly" in unit.claim
+    assert any(d.code.value == "UNITS_WITHDRAWN" for d in problems)
+    assert session.unit("notes::chunk-000::unit-000", Caller()) is None
 
 
 def test_a_broken_rules_file_keeps_the_last_good_rules(workspace) -> None:

@@ -13,7 +13,7 @@ from core.plugins.base import GsResult, KbResult, Request, RunContext, Status
 from core.plugins.seed import SymbolicSeedDetector
 from core.plugins.solve import NO_EVIDENCE_ANSWER, WEAK_ANSWER_PREFIX, WEAK_REASON, SymbolicGoalSolver
 from core.plugins.validate import GroundedValidator
-from core.retrieval.fusion import RetrievalOutcome, fuse, normalise_by_top, sufficiency
+from core.retrieval.fusion import RetrievalOutcome, fuse, sufficiency
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import load_rules
 from core.units import Act, Caller, Intent, KnowledgeUnit, Relation, Role
@@ -38,7 +38,7 @@ def fact(n: int, subject: str, relation: str, obj: str) -> KnowledgeUnit:
 
 
 def context(units: list[KnowledgeUnit], question: str = "") -> RunContext:
-    return RunContext(request=Request(question=question), view=KBView(units, "test", Caller()), services=None)
+    return RunContext(request=Request(question=question), view=KBView(units, ("test", Caller().key, ""), Caller()), services=None)
 
 
 def retrieval(units: list[KnowledgeUnit], lanes: Mapping[Lane, Mapping[str, float]], act: Act,
@@ -112,7 +112,7 @@ def chain_units() -> list[KnowledgeUnit]:
 def tdb_retrieval(units: list[KnowledgeUnit], question: str, act: Act = Act.EXPLAIN) -> KbResult:
     tdb = ThinkingDB.build(units, load_rules())
     result = tdb.query(question)
-    return retrieval(units, {Lane.TDB: normalise_by_top(result.unit_scores)}, act, {"tdb": result})
+    return retrieval(units, {Lane.TDB: result.lane_scores()}, act, {"tdb": result})
 
 
 def test_gs_explains_with_the_proof_chain_and_rule_names(chain_units: list[KnowledgeUnit]) -> None:
@@ -159,6 +159,22 @@ def test_gs_does_not_answer_with_a_chain_to_another_goal() -> None:
     assert "because:" not in result.answer
 
 
+def test_gs_explains_through_a_chain_that_passes_the_named_capability() -> None:
+    """Issue 9 item 3: the question names A, isolation and secure execution; no conclusion names all
+    three, so the chain whose tree passes through isolation answers, every step cited."""
+    units = [fact(1, "A", "depends_on", "B"), fact(2, "B", "depends_on", "C"), fact(3, "C", "provides", "isolation"),
+             fact(4, "isolation", "relevant_for", "secure execution")]
+    question = "Explain why A benefits from isolation for secure execution."
+    result = SymbolicGoalSolver().solve(context(units), intent(Act.EXPLAIN, question), tdb_retrieval(units, question))
+    assert result.answer == (
+        f"A relevant_for secure execution, because: A depends_on B [{uid(1)}]; B depends_on C [{uid(2)}] "
+        f"(so A depends_on C by dependency_transitive); C provides isolation [{uid(3)}] "
+        f"(so A has_capability isolation by dependency_provides); isolation relevant_for secure execution "
+        f"[{uid(4)}] (so A relevant_for secure execution by capability_to_relevance)."
+    )
+    assert result.cited_ids == (uid(1), uid(2), uid(3), uid(4))
+
+
 # --- gs-symbolic: quoting units -------------------------------------------------------------------
 
 
@@ -203,7 +219,7 @@ def test_gs_compare_quotes_each_side(doc_units: list[KnowledgeUnit]) -> None:
     result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.COMPARE, "Compare Orion and Helix."), evidence)
     assert result.answer == (
         f"Orion: Orion is a job scheduler for batch workloads [{uid(1)}]. Orion retries failed jobs three times "
-        f"[{uid(2)}]. Helix: Helix is a message queue [{uid(3)}]."
+        f"[{uid(2)}].\nHelix: Helix is a message queue [{uid(3)}]."
     )
 
 
@@ -392,3 +408,38 @@ def test_val_does_not_judge_no_context_answers(doc_units: list[KnowledgeUnit], k
     given = GsResult(status=Status.NO_CONTEXT, answer=NO_EVIDENCE_ANSWER, reason="no kept evidence")
     verdict = validate(doc_units, kept, "What is Orion?", given)
     assert (verdict.status, verdict.reason) == (Status.UNSUPPORTED, "nothing to validate: no-context answer")
+
+
+# --- kb-thinkingdb: the answering unit first ---------------------------------------------------
+
+
+def _thinkingdb_ranking(units: list[KnowledgeUnit], question: str) -> list[str]:
+    from core.kb import KnowledgeBase
+    from core.session import Session
+
+    session = Session.from_kb(KnowledgeBase.from_units(units))
+    events = list(session.run(Request(question=question, pins={"kb": "kb-thinkingdb"})))
+    [scored] = [e for e in events if getattr(e, "kind", "") == "retrieval_scored"]
+    return [c.id for c in sorted(scored.candidates, key=lambda c: c.rank)]
+
+
+APIARY = [
+    unit(0, "Smoker: a can that burns fuel to calm bees before a hive is opened.", role=Role.DEFINITION,
+         topic="Smoker"),
+    fact(1, "Smoker", "uses", "pine needles"),
+    fact(2, "pine needles", "provides", "cool smoke"),
+    fact(3, "cool smoke", "relevant_for", "hive inspection"),
+    fact(4, "Veil", "provides", "face protection"),
+]
+
+
+def test_kb_thinkingdb_ranks_the_plain_answer_unit_first_when_no_proof_answers() -> None:
+    # "Smoker has_capability cool smoke" is derived, but it connects nothing else the question names.
+    ranking = _thinkingdb_ranking(APIARY, "What is a smoker?")
+    assert ranking[0] == uid(0)
+    assert uid(2) in ranking  # the derivation still adds the step it derived from
+
+
+def test_kb_thinkingdb_ranks_the_conclusions_unit_first_then_the_chain() -> None:
+    ranking = _thinkingdb_ranking(APIARY, "Why is the smoker relevant for hive inspection?")
+    assert ranking[:3] == [uid(3), uid(1), uid(2)]

@@ -5,7 +5,9 @@ import json
 
 import pytest
 
+from benchmarks import adversarial
 from core.retrieval import thinkingdb
+from core.retrieval.thinkingdb import budget, closure, facts
 from core.retrieval.thinkingdb import Proof, ThinkingDB
 from core.rules import Rule, RuleSet, load_rules
 from core.units import KnowledgeUnit, Role
@@ -78,29 +80,41 @@ def test_units_take_the_score_of_the_best_derivation_they_are_part_of() -> None:
     assert [s.fact for s in result.seeds] == ["Atlas uses Beacon", "Cache relevant_for Dashboard"]
     assert all(s.steps == 0 and s.uses_seed for s in result.seeds)
     # Seed facts do not rank as bare 0-step proofs once something was derived, and only the
-    # derivation that answers the question (Atlas … Dashboard) ranks units: all three share it.
+    # derivation that answers the question (Atlas … Dashboard) ranks units, in role order: the
+    # conclusion's unit (the stated fact that completes it) first, then the steps in chain order.
     assert [p.fact for p in result.proofs] == ["Atlas relevant_for Dashboard"]
     goal = path_score(0.8 * 0.95 * 0.90, 2)
-    assert result.unit_scores == pytest.approx({uid(0): goal, uid(1): goal, uid(2): goal})
+    assert result.unit_scores == pytest.approx({uid(2): goal, uid(0): goal * 0.98, uid(1): goal * 0.96})
+    assert result.top_score == pytest.approx(goal)
+    assert result.lane_scores() == pytest.approx({uid(2): 1.0, uid(0): 0.98, uid(1): 0.96})
     scores = [p.score for p in result.proofs]
     assert scores == sorted(scores, reverse=True)
     assert result.stop_reason == "fixpoint"
 
 
-def test_without_an_answering_derivation_every_derivation_ranks() -> None:
+def test_without_an_answering_derivation_every_derivation_ranks_but_adds_only_its_last_step() -> None:
     result = build(CHAIN).query("What can Atlas do?")
-    assert {p.fact for p in result.proofs} == {
+    assert [p.fact for p in result.proofs] == [
         "Atlas has_capability Cache",
         "Atlas relevant_for Dashboard",
         "Beacon relevant_for Dashboard",
-    }
-    assert result.unit_scores[uid(1)] == pytest.approx(path_score(0.8 * 0.95, 1))
+    ]
+    # Only the unit of the last step, whose fact does not name Atlas (BM25 finds "Atlas uses
+    # Beacon"), at half its pathScore; "Beacon relevant_for Dashboard" is not about the question.
+    capability = path_score(0.8 * 0.95, 1)
+    relevance = path_score(0.8 * 0.95 * 0.90, 2)
+    assert result.unit_scores == pytest.approx({uid(1): capability / 2, uid(2): relevance / 2})
+    assert max(result.lane_scores().values()) == pytest.approx(0.5)
 
 
 def test_seed_facts_rank_as_zero_step_proofs_when_nothing_is_derived() -> None:
-    result = build([("Atlas", "uses", "Beacon"), ("Cache", "mentions", "Dashboard")]).query("What does Atlas use?")
+    db = build([("Atlas", "uses", "Beacon"), ("Cache", "mentions", "Dashboard")])
+    result = db.query("What does Atlas use?")
     assert [(p.fact, p.steps) for p in result.proofs] == [("Atlas uses Beacon", 0)]
-    assert result.unit_scores[uid(0)] == pytest.approx(path_score(1.0, 0))
+    # A bare seed naming one thing the question asks about adds nothing BM25 does not find ...
+    assert result.unit_scores == {}
+    # ... one connecting two of them answers it.
+    assert db.query("Does Atlas use Beacon?").unit_scores == pytest.approx({uid(0): path_score(1.0, 0)})
 
 
 def test_single_letter_names_match_only_as_written() -> None:
@@ -134,7 +148,9 @@ DEPENDENCY_CHAIN = [
 def test_dependency_chain_is_found_within_max_depth() -> None:
     result = build(DEPENDENCY_CHAIN).query("Why is Xenon relevant for Gateway?")
     proof = proof_for(result, "Xenon relevant_for Gateway")
-    assert proof.rule == "dependency_relevance"
+    # Through Xenon's provided capability (0.92 · 0.90 · 0.90) rather than Zircon's relevance
+    # (0.92 · 0.88 · 0.85): the more confident derivation is the one kept.
+    assert (proof.rule, proof.premises[0].rule) == ("capability_to_relevance", "dependency_provides")
     assert set(proof.units) == {uid(0), uid(1), uid(2), uid(3)}
     assert result.neighbourhood_size == 4
 
@@ -143,7 +159,7 @@ def test_dependency_chain_is_found_within_max_depth() -> None:
 def test_dependency_chain_is_cut_by_a_lower_max_depth(depth: int) -> None:
     result = build(DEPENDENCY_CHAIN, max_depth=depth).query("Why is Xenon relevant for Gateway?")
     assert "Xenon relevant_for Gateway" not in [p.fact for p in result.proofs]
-    assert result.stop_reason == "max_depth"
+    assert result.stop_reason == f"budget: maxDepth={depth}"
     assert uid(2) not in result.unit_scores
 
 
@@ -153,7 +169,7 @@ def test_recursive_rule_on_a_10k_fact_cyclic_graph_stops_at_the_derived_budget()
     assert len(triples) == 10_000
     db = build(triples)
     result = db.query("What does svc0000 depend on?")
-    assert result.stop_reason == "max_derived_facts"
+    assert result.stop_reason == "budget: maxDerivedFacts=64"
     assert result.derived_count == 64
     assert result.rule_stats["dependency_transitive"].fired >= 64
     assert len(result.proofs) == 32
@@ -224,7 +240,7 @@ def test_a_derivable_fact_that_is_already_stated_is_not_new() -> None:
 
 def test_duplicate_facts_are_stated_by_the_most_confident_unit() -> None:
     db = build([("Atlas", "uses", "Beacon", 0.6), ("atlas", "uses", "beacon", 0.9)])
-    assert set(db.query("Atlas").unit_scores) == {uid(1)}
+    assert set(db.query("Does Atlas use Beacon?").unit_scores) == {uid(1)}
     assert db.explain_absence(uid(0), "Atlas") == f"the same fact is stated with higher confidence by {uid(1)}"
 
 
@@ -232,8 +248,8 @@ def test_indexes_are_built_once_and_reused(monkeypatch: pytest.MonkeyPatch) -> N
     db = build(CHAIN)
     indexes = db.indexes
     calls: list[object] = []
-    original = thinkingdb._index_facts
-    monkeypatch.setattr(thinkingdb, "_index_facts", lambda d: calls.append(d) or original(d))
+    original = facts.index_facts
+    monkeypatch.setattr(facts, "index_facts", lambda d: calls.append(d) or original(d))
     first = db.query("Explain why Atlas is relevant for Dashboard.")
     second = db.query("Explain why Atlas is relevant for Dashboard.")
     assert calls == []
@@ -350,11 +366,138 @@ class TestExplainAbsence:
         )
 
     def test_rule_premise_without_a_match(self) -> None:
-        db = build([("Atlas", "uses", "Beacon"), ("Beacon", "uses", "Cable")])
-        assert db.explain_absence(uid(1), "What does Atlas use?") == (
+        db = build([("Atlas", "depends_on", "Beacon"), ("Beacon", "uses", "Cable")])
+        assert db.explain_absence(uid(1), "What does Atlas depend on?") == (
             "rule tool_to_capability would have fired but premise 2 (Cable provides ?z) had no match"
         )
 
     def test_scored_unit_is_not_absent(self) -> None:
         reason = build(CHAIN).explain_absence(uid(1), "Explain why Atlas is relevant for Dashboard.")
         assert reason.startswith("not absent: scored 0.")
+
+
+class TestClosureBudgets:
+    """Issue 14: symmetric + transitive + 3-premise rules at the highest limits the rules model
+    accepts, over the issue's ~6,800 facts; each budget stops the closure and names itself."""
+
+    @pytest.fixture(scope="class")
+    def explosive(self) -> tuple[list[KnowledgeUnit], list[str], RuleSet]:
+        units, queries = adversarial.adversarial_units(adversarial.DEFAULT_FACTS)
+        return units, queries, adversarial.adversarial_rules()
+
+    def query(self, explosive: tuple, stop: object = None, **limits: object) -> thinkingdb.TdbResult:
+        units, queries, ruleset = explosive
+        ruleset = dataclasses.replace(ruleset, limits=ruleset.limits.model_copy(update=limits))
+        return ThinkingDB.build(units, ruleset).query(queries[0], stop=stop)
+
+    def test_the_adversarial_rules_are_at_every_upper_bound(self, explosive: tuple) -> None:
+        limits = explosive[2].limits
+        assert (limits.max_depth, limits.max_derived_facts, limits.max_join_rows) == (32, 100_000, 1_000_000)
+        assert len(explosive[0]) > 6_500
+
+    def test_derived_facts_budget(self, explosive: tuple) -> None:
+        result = self.query(explosive, max_derived_facts=3_000)
+        assert result.stop_reason == "budget: maxDerivedFacts=3000"
+        assert result.derived_count == 3_000
+        assert result.proofs
+
+    def test_memory_budget_stops_before_the_arrays_pass_it(self, explosive: tuple) -> None:
+        result = self.query(explosive, max_closure_mb=2)
+        assert result.stop_reason == "budget: maxClosureMb=2"
+        assert result.derived_count < 2 * 2**20 // closure.TABLE_ROW_BYTES
+
+    def test_rounds_budget(self) -> None:
+        result = build(DEPENDENCY_CHAIN, max_depth=1).query("Why is Xenon relevant for Gateway?")
+        assert result.stop_reason == "budget: maxDepth=1"
+
+    def test_wall_time_budget(self, explosive: tuple, monkeypatch: pytest.MonkeyPatch) -> None:
+        clock = iter(range(0, 10**9, 1))  # one second per poll: the deadline passes on the second poll
+        monkeypatch.setattr(budget.time, "monotonic", lambda: next(clock))
+        result = self.query(explosive, max_closure_ms=1_500)
+        assert result.stop_reason == "budget: maxClosureMs=1500"
+        assert result.derived_count < 100_000
+
+    def test_a_cancel_token_stops_the_closure(self, explosive: tuple) -> None:
+        class Token:
+            cancelled = False
+
+        token, polls = Token(), []
+
+        def hook() -> bool:
+            polls.append(1)
+            token.cancelled = len(polls) > 3
+            return token.cancelled
+
+        by_token = self.query(explosive, stop=token)  # never set: runs to its other budgets
+        by_callable = self.query(explosive, stop=hook)
+        assert by_token.stop_reason == "budget: maxDerivedFacts=100000"
+        assert by_callable.stop_reason == "cancelled"
+        assert by_callable.derived_count < by_token.derived_count
+        token.cancelled = True
+        assert self.query(explosive, stop=token).stop_reason == "cancelled"
+
+    def test_a_stop_hook_must_be_a_token_or_a_callable(self) -> None:
+        with pytest.raises(TypeError, match="cancelled"):
+            build(CHAIN).query("Atlas", stop=42)
+
+
+ISOLATION = [
+    ("A", "depends_on", "B", 0.9),
+    ("B", "depends_on", "C", 0.9),
+    ("C", "provides", "isolation", 0.9),
+    ("isolation", "relevant_for", "secure execution", 0.9),
+]
+
+
+def tree(proof: Proof) -> tuple:
+    return (proof.fact, proof.rule, tuple(tree(p) for p in proof.premises))
+
+
+def test_a_capability_of_a_dependency_of_a_dependency_is_proved_with_its_tree() -> None:
+    """Issue 9 item 3: A → B → C → isolation → secure execution, each step a stated fact."""
+    result = build(ISOLATION).query("Explain why A benefits from isolation for secure execution.")
+    best = result.proofs[0]
+    assert tree(best) == (
+        "A relevant_for secure execution",
+        "capability_to_relevance",
+        (
+            (
+                "A has_capability isolation",
+                "dependency_provides",
+                (
+                    ("A depends_on C", "dependency_transitive", (("A depends_on B", None, ()), ("B depends_on C", None, ()))),
+                    ("C provides isolation", None, ()),
+                ),
+            ),
+            ("isolation relevant_for secure execution", None, ()),
+        ),
+    )
+    assert best.units == (uid(0), uid(1), uid(2), uid(3))
+    assert best.confidence == pytest.approx(0.9**4 * 0.92 * 0.90 * 0.90)
+
+
+def test_chains_of_uses_feed_provided_capabilities() -> None:
+    greenhouse = [
+        ("Greenhouse", "uses", "Controller"),
+        ("Controller", "uses", "Sensor"),
+        ("Sensor", "provides", "humidity readings"),
+        ("humidity readings", "relevant_for", "mould prevention"),
+    ]
+    best = build(greenhouse).query("Why does the greenhouse help with mould prevention?").proofs[0]
+    assert best.fact == "Greenhouse relevant_for mould prevention"
+    assert [p.fact for p in best.premises] == ["Greenhouse has_capability humidity readings", "humidity readings relevant_for mould prevention"]
+    assert best.premises[0].premises[0].rule == "uses_transitive"
+    assert set(best.units) == {uid(0), uid(1), uid(2), uid(3)}
+
+
+def test_the_proof_connecting_the_most_named_entities_wins() -> None:
+    # A shorter, more confident way to the same conclusion that skips isolation.
+    shortcut = [*ISOLATION, ("A", "depends_on", "Dam"), ("Dam", "relevant_for", "secure execution")]
+    db = build(shortcut)
+    named_three = db.query("Explain why A benefits from isolation for secure execution.").proofs[0]
+    assert named_three.fact == "A relevant_for secure execution"
+    assert "A has_capability isolation" in [p.fact for p in named_three.premises]
+    named_two = db.query("Explain why A matters for secure execution.").proofs[0]
+    assert named_two.fact == "A relevant_for secure execution"
+    assert [p.fact for p in named_two.premises] == ["A depends_on Dam", "Dam relevant_for secure execution"]
+    assert named_two.confidence > named_three.confidence

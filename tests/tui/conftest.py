@@ -30,7 +30,8 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
     """The explorer as tests see it: fixed theme, no durations, no file polling, no blink, no user keymap."""
     options = dict(theme="textual-dark", show_durations=False, cursor_blink=False, poll_interval=0,
-                   clock=lambda: 0.0, kb_label="sample_kb", keymap_path=None)
+                   clock=lambda: 0.0, kb_label="sample_kb", keymap_path=None,
+                   break_before_costly=False)
     options.update(kwargs)
     return ExplorerApp(session if session is not None else FakeSession(), CALLER, **options)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from pathlib import Path
 
 from core.diagnostics import Code, Diagnostic
 from core.health import Health, health_of
@@ -435,8 +436,11 @@ class FakeSession:
         self.reloads = 0
         self._diagnostics = list(DIAGNOSTICS if diagnostics is None else diagnostics)
         self.why_not_calls: list[tuple[str, str]] = []
+        self.costly: frozenset[str] = frozenset()
+        # Paths standing for KB files: exports and traces must refuse them.
+        self.kb_files: set[Path] = set()
 
-    def run(self, request: Request) -> Iterator:
+    def run(self, request: Request, steering=None) -> Iterator:
         self.requests.append(request)
         if request.question.lower().startswith("boom"):
             yield from thinkingdb_run(request)[:3]
@@ -481,6 +485,9 @@ class FakeSession:
     def fingerprint(self) -> str:
         return f"v{self.version}"
 
+    def owns_file(self, path: Path) -> bool:
+        return Path(path).resolve() in self.kb_files
+
     def warm_up(self, caller: Caller) -> None:
         self.warmed.append(caller)
 
@@ -489,6 +496,9 @@ class FakeSession:
         self.version += 1
         if diagnostics is not None:
             self._diagnostics = list(diagnostics)
+
+    def costly_plugins(self) -> frozenset[str]:
+        return self.costly
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {stage: list(ids) for stage, ids in PLUGINS.items()}

@@ -22,12 +22,31 @@ def record_notifications(app: ExplorerApp) -> list[str]:
     return notes
 
 
+async def until_quiet(pilot: Pilot, seconds: float = 20.0) -> None:
+    """Wait until every worker has finished, or the only ones left are an engine held at a
+    breakpoint (a held engine never finishes on its own)."""
+    import time
+
+    from textual.worker import WorkerState
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        busy = [w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not busy:
+            return
+        held = getattr(pilot.app, "held", "")
+        if held and all((w.group or "").startswith("engine-") for w in busy):
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"workers still busy after {seconds} s: {busy}")
+
+
 async def settle(pilot: Pilot) -> None:
     """Wait for workers, then for the messages they posted from their thread, then for every
     DataTable to measure its new rows (it does that on its own Idle event)."""
     from textual.widgets import DataTable
 
-    await pilot.app.workers.wait_for_complete()
+    await until_quiet(pilot)
     await pilot.pause()
     await pilot.pause()
     for _ in range(50):

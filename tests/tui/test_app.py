@@ -188,7 +188,7 @@ async def test_next_stage_steps_stage_by_stage(app):
         assert app.state.current_stage == "kb"
 
 
-async def test_plugin_breakpoint_pauses_a_live_run(app):
+async def test_plugin_breakpoint_holds_the_engine_before_the_call(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
         await select_timeline_row(pilot, lambda r: r.plugin == "kb-thinkingdb")
@@ -197,13 +197,16 @@ async def test_plugin_breakpoint_pauses_a_live_run(app):
         await pilot.press("r")
         await settle(pilot)
         run = app.current
-        assert run.done and app.cursor < len(run.events)  # buffered, but the cursor stopped
+        assert not run.done and app.cursor == len(run.events)  # nothing after the held point was pulled
         assert app.state.last_event.kind == "attempt_started" and app.state.last_event.plugin == "kb-thinkingdb"
-        assert "paused at plugin kb-thinkingdb" in text_of(app.screen.query_one("#status", Static))
-        assert "●" in str(app.screen.query_one(AttemptsTimeline).get_cell_at(Coordinate(app.screen.query_one(
-            AttemptsTimeline).row_count - 1, 0)))
+        status = text_of(app.screen.query_one("#status", Static))
+        assert "held before kb-thinkingdb (stage kb, revision 1)" in status and "plugin kb-thinkingdb" in status
+        timeline = app.screen.query_one(AttemptsTimeline)
+        last = str(timeline.get_cell_at(Coordinate(timeline.row_count - 1, 0)))
+        assert "●" in last and "⏸" in last
         await pilot.press("g")
-        assert app.cursor == len(run.events)
+        await settle(pilot)
+        assert run.done and app.cursor == len(run.events)
         await select_timeline_row(pilot, lambda r: r.plugin == "kb-thinkingdb")
         await pilot.press("t")
         assert app.breakpoints == set()
@@ -229,12 +232,12 @@ async def test_palette_commands_cover_bindings_and_plugins(app):
         await ask(pilot)
         commands = {title: callback for title, _, callback in app.palette_commands(app.screen)}
         for title in ("Step (n)", "Back (b)", "Continue (.)", "Save (s)", "Diff (d)", "Break on any backtrack",
-                      "Break on stage kb", "Break on plugin kb-fast", "Pin kb-balanced for kb and re-run",
-                      "Exclude kb-fast and re-run", "Toggle light/dark theme (ctrl+t)", "Sort (o)"):
+                      "Break on stage kb", "Break on plugin kb-fast", "Pin kb-balanced for kb", "Break before costly plugins",
+                      "Exclude kb-fast", "Toggle light/dark theme (ctrl+t)", "Sort (o)"):
             assert title in commands, title
         commands["Break on stage kb"]()
         assert Breakpoint("stage", "kb") in app.breakpoints
-        commands["Pin kb-balanced for kb and re-run"]()
+        commands["Pin kb-balanced for kb"]()
         await settle(pilot)
         assert app.current.request.pins == {"kb": "kb-balanced"}
 
@@ -466,6 +469,24 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
         assert len(replay.runs) == 1
 
 
+async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the_replayer(session):
+    from fakes import thinkingdb_run
+
+    from core.plugins.base import Request
+    from mrptui.screens.kb import KBScreen
+
+    events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
+    replay = make_app(session, replay=events, recorded_for="caller merchant:vip-ops as of 2026-01-15")
+    async with replay.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("k")
+        await settle(pilot)
+        assert isinstance(replay.screen, KBScreen)
+        title = text_of(replay.screen.query_one("#kb-title", Static))
+        assert "visible to the public caller as of 2026-01-15" in title
+        assert "trace recorded for the caller merchant:vip-ops as of 2026-01-15" in title
+
+
 async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(session):
     from fakes import thinkingdb_run
 
@@ -522,6 +543,29 @@ async def test_export_csv_and_markdown(app, tmp_path: Path):
     assert csv_lines[0].startswith("plugin,intent,rank,unit") and len(csv_lines) == 5
     markdown = (tmp_path / "answer.md").read_text()
     assert markdown.startswith(f"# {QUESTION}") and "**Status:** grounded" in markdown
+
+
+async def test_save_and_export_refuse_a_folder_and_a_kb_file(app, session: FakeSession, tmp_path: Path):
+    kb_file = tmp_path / "units.md"
+    kb_file.write_text("## Context Unit keep::chunk-000::unit-000\n")
+    session.kb_files.add(kb_file.resolve())
+    (tmp_path / "folder").mkdir()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        for key, target in (("s", tmp_path / "folder"), ("m", kb_file), ("e", kb_file)):
+            await pilot.press(key)
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+    assert notes == [
+        f"not written: {tmp_path / 'folder'}: is a directory; choose a file path",
+        f"not written: {kb_file}: is a KB or config file this session reads; choose another path",
+        f"not written: {kb_file}: is a KB or config file this session reads; choose another path",
+    ]
+    assert kb_file.read_text() == "## Context Unit keep::chunk-000::unit-000\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "units.md"]
+    assert list((tmp_path / "folder").iterdir()) == []
 
 
 # -- KB screen ---------------------------------------------------------------------------------
@@ -794,7 +838,7 @@ async def test_keymap_entries_with_unknown_ids_or_keys_are_skipped_and_named(ses
 
 
 def test_docs_list_every_binding_id():
-    from mrptui.app import binding_ids
+    from mrptui.keymap import binding_ids
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "tui.md").read_text(encoding="utf-8")
     missing = [binding_id for binding_id in binding_ids() if f"`{binding_id}`" not in docs]

@@ -67,7 +67,28 @@ def test_replay_opens_the_trace_without_an_engine(tmp_path: Path, launched):
     (app,) = launched
     assert app.replay and isinstance(app.session, NullSession)
     assert app._replay_events == events
-    assert app.caller.tags == frozenset({"staff"}) and app.caller.as_of == dt.date(2026, 1, 15)
+    # The KB would be read as the replayer (no flags: the public caller); the trace's caller is a record.
+    assert app.caller.tags == frozenset() and app.caller.as_of == dt.date.today()
+    assert app.recorded_for == "caller staff as of 2026-01-15"
+    assert app.kb_label == "replay run.jsonl · recorded for the caller staff as of 2026-01-15"
+
+
+@pytest.mark.parametrize("flags_first", [True, False])
+def test_replay_reads_the_kb_as_the_replayer_not_as_the_caller_the_trace_names(tmp_path: Path, launched, flags_first):
+    """Issue 14, leak 2: a forged trace naming a privileged caller opens no restricted unit."""
+    vip = "merchant-vip-terms::chunk-000::unit-000"
+    privileged = CALLER.model_copy(update={"tags": frozenset({"merchant:vip-ops"})})
+    trace = tmp_path / "forged.jsonl"
+    write_trace(thinkingdb_run(Request("q", caller=privileged)), trace)
+    flags = ["--caller-tags", "public:nobody", "--region", "US"]
+    argv = [*flags, "replay", str(trace), "--kb", "sample_kb"] if flags_first else ["replay", str(trace), "--kb", "sample_kb", *flags]
+    assert cli.main(argv) == 0
+    (app,) = launched
+    assert app.caller.tags == frozenset({"public:nobody"}) and app.caller.region == "US"
+    assert app.recorded_for == "caller merchant:vip-ops as of 2026-01-15"
+    assert vip in {u.id for u in app.session.kb.units}
+    assert vip not in {u.id for u in app.session.units(app.caller)}
+    assert app.session.unit(vip, app.caller) is None
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import pytest
 from fakes import CALLER, U_AIRFLOW, U_DAG, U_RETRY, replan_run, thinkingdb_run
 
 from core.events import (
+    Intervened,
     AnswerPart,
     AnswerReady,
     AttemptFinished,
@@ -22,6 +23,8 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
+from core.steering import Intervention
+from core.steering import apply as intervene
 from core.units import Intent
 from mrptui.state import (
     Breakpoint,
@@ -32,7 +35,6 @@ from mrptui.state import (
     apply,
     next_stop,
     reduce,
-    request_with,
 )
 
 START = RunStarted(question="why?", caller_tags=("staff",), caller_region="eu", as_of="2026-01-15",
@@ -231,12 +233,13 @@ def test_continue_stops_at_backtracks_and_runs_off_the_end():
     assert next_stop(events, second, [], backtracks=True) == (len(events), None)
 
 
-def test_request_with_pins_and_excludes():
-    base = Request("q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}))
-    pinned = request_with(base, pin=("kb", "kb-fast"))
+def test_interventions_pin_and_exclude_on_a_copy_of_the_request():
+    base = Request("q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}), planner="planner-depth")
+    pinned = intervene(base, Intervention(kind="pin_plugin", target="kb-fast", stage="kb"))
     assert pinned.pins == {"sd": "sd-symbolic", "kb": "kb-fast"} and pinned.excluded == frozenset()
-    excluded = request_with(base, exclude="sd-symbolic")
+    excluded = intervene(base, Intervention(kind="exclude_plugin", target="sd-symbolic"))
     assert excluded.pins == {} and excluded.excluded == frozenset({"kb-fast", "sd-symbolic"})
+    assert excluded.planner == "planner-depth" and len(excluded.interventions) == 1
     assert base.pins == {"sd": "sd-symbolic"}  # the original is untouched
 
 
@@ -245,7 +248,11 @@ def test_plugin_breakpoint_matches_the_planner_of_a_plan():
     assert not Breakpoint("plugin", "planner-depth").matches(PLAN1)
 
 
-def test_request_with_planner():
-    base = Request("q", caller=CALLER)
-    assert request_with(base, planner="planner-depth").planner == "planner-depth"
-    assert request_with(request_with(base, planner="planner-depth"), exclude="kb-fast").planner == "planner-depth"
+
+def test_an_intervention_becomes_a_timeline_row_that_says_how_it_applied():
+    events = thinkingdb_run(Request("q", caller=CALLER))
+    change = Intervened(change="exclude_plugin", target="kb-fast", live=True, note="kb-fast excluded by the user")
+    state = reduce([*events[:5], change])
+    row = state.rows[-1]
+    assert (row.kind, row.plugin, row.status) == ("intervention", "you", "live")
+    assert row.label == "✎ kb-fast excluded by the user"

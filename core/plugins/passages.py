@@ -1,0 +1,135 @@
+"""Question terms and evidence sentences: what answer forms match, and the passages they quote.
+
+A passage is a sentence of a kept unit plus neighbouring kept sentences of the same stretch of
+text. Rules of thumb are listed in docs/decisions.md under "Answer forms".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from core.cnl import split_sentences
+from core.intent_cues import QuestionCues
+from core.text import tokenize
+from core.units import KnowledgeUnit
+
+EDGE = ".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d"
+# Sentences before a match that may hold its pronoun's referent.
+_WINDOW_BEFORE = 2
+# Units starting within this many lines of each other are one stretch of text: a paragraph's
+# units, or the paragraph after a blank line. Farther apart they may be pages apart.
+_NEIGHBOUR_LINES = 3
+
+
+@dataclass(frozen=True)
+class Term:
+    """One thing the question names: a content word, or a capitalised name whose any word counts
+    (a story calls "Ines Harrow" "Ines" after introducing her)."""
+
+    word: str
+    stems: tuple[str, ...]
+    is_name: bool
+
+    def found_in(self, seen: set[str]) -> bool:
+        if self.is_name:
+            return any(stem in seen for stem in self.stems)
+        return self.stems[0] in seen or (len(self.stems) > 1 and all(s in seen for s in self.stems[1:]))
+
+
+def question_terms(question: str, cues: QuestionCues) -> list[Term]:
+    """The focus words, consecutive capitalised ones (not the question's first word) joined as names."""
+    focus = set(cues.focus_words)
+    terms: list[Term] = []
+    name: list[str] = []
+    words = question.split()
+
+    def close_name() -> None:
+        if name:
+            stems = tuple(s for word in name for s in tokenize(word))
+            terms.append(Term(" ".join(name), stems, True))
+            name.clear()
+
+    for index, raw in enumerate(words):
+        word = raw.strip(EDGE).removesuffix("'s").removesuffix("\u2019s")
+        lowered = word.lower()
+        if lowered not in focus:
+            close_name()
+            continue
+        if index > 0 and word[:1].isupper():
+            name.append(word)
+        else:
+            close_name()
+            stems = tuple(tokenize(lowered))
+            if stems and not any(t.word == lowered for t in terms):
+                terms.append(Term(lowered, stems, False))
+        if raw.rstrip()[-1:] in ",;:?!.":
+            close_name()
+    close_name()
+    return terms
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    unit: KnowledgeUnit
+    stems: frozenset[str]
+
+    def cited(self) -> str:
+        return f"{self.text.rstrip('.')} [{self.unit.id}]."
+
+
+class Evidence:
+    """The kept units' sentences, in rank order and in reading order (by source and position)."""
+
+    def __init__(self, units: Sequence[KnowledgeUnit]):
+        self.units = list(units)
+        self.by_unit: dict[str, list[Sentence]] = {}
+        for unit in self.units:
+            self.by_unit[unit.id] = [
+                Sentence(s.text, unit, frozenset(tokenize(s.text))) for s in split_sentences(unit.body)
+            ]
+        reading = sorted(self.units, key=_reading_key)
+        self.reading: list[Sentence] = [s for unit in reading for s in self.by_unit[unit.id]]
+        self._position = {id(s): i for i, s in enumerate(self.reading)}
+
+    def ranked(self) -> Iterator[Sentence]:
+        for unit in self.units:
+            yield from self.by_unit[unit.id]
+
+    def around(self, sentence: Sentence, before: int, after: int) -> tuple[list[Sentence], list[Sentence]]:
+        """Neighbouring kept sentences: of the same unit, or of a kept unit of the same file that
+        starts within a few lines of it (the next or previous stretch of text, not a later page)."""
+        at = self._position[id(sentence)]
+        earlier = [s for s in self.reading[max(0, at - before) : at] if _adjacent(s.unit, sentence.unit)]
+        later = [s for s in self.reading[at + 1 : at + 1 + after] if _adjacent(s.unit, sentence.unit)]
+        return earlier, later
+
+
+def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
+    if one.id == other.id:
+        return True
+    a, b = one.location, other.location
+    return a is not None and b is not None and a.file == b.file and abs(a.line - b.line) <= _NEIGHBOUR_LINES
+
+
+def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, str]:
+    """Source, file and line; units starting on one line keep their id order (chunk, unit)."""
+    where = unit.location
+    return (unit.source_id, where.file if where else "", where.line if where else 0, unit.id)
+
+
+def covered(terms: Sequence[Term], sentences: Sequence[Sentence]) -> list[Term]:
+    seen: set[str] = set().union(*(s.stems for s in sentences)) if sentences else set()
+    return [term for term in terms if term.found_in(seen)]
+
+
+def passage(sentence: Sentence, terms: Sequence[Term], evidence: Evidence) -> list[Sentence]:
+    """The sentence and as few sentences before it as add question terms (a pronoun's referent:
+    "Ines spent six minutes on the vault lock. The lock did not need force")."""
+    window = [sentence]
+    earlier, _ = evidence.around(sentence, _WINDOW_BEFORE, 0)
+    for before in reversed(earlier):
+        if len(covered(terms, [before, *window])) > len(covered(terms, window)):
+            window.insert(0, before)
+    return window

@@ -1,0 +1,459 @@
+"""Run control: pull one engine run lazily, hold it at breakpoints, step, continue, intervene, cancel.
+
+The engine is a generator, and nothing runs between two pulls. `LiveRun` pulls it in a background
+thread and stops pulling at a hold point (a breakpoint, or the end of a step), so a plugin the
+user is held before is not called until they step or continue. The explorer and
+`mrptui ask --step` both drive runs through this module; it imports no Textual.
+
+    worker thread                              UI thread
+    ─────────────                              ─────────
+    event = next(run)  ── plugin calls ──►
+    deliver(event)     ──────────────────────► events arrive, cursor follows
+    hold point? ─ yes ─► on_hold(point) ─────► status "held before kb-balanced"
+         wait  ◄──────── step / continue / to end / cancel / intervene (Steering)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import Protocol
+
+from core.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
+from core.plugins.base import Request
+from core.steering import Intervention, Steering, apply
+from mrptui.state import Breakpoint, RunRecord, SessionLike, ViewState, next_stop
+
+STEP = Breakpoint("step")
+HISTORY = 10  # runs kept for the diff screen
+
+
+class LiveRun:
+    """One engine run, pulled in a background thread and held between pulls at hold points."""
+
+    def __init__(
+        self,
+        start: Callable[[], Iterator[Event]],
+        steering: Steering,
+        breakpoints: Callable[[], Collection[Breakpoint]],
+        costly: Collection[str] = (),
+        hold_at: str = "",
+    ):
+        self._start = start
+        self.steering = steering
+        self._breakpoints = breakpoints
+        self._costly = frozenset(costly)
+        self._hold_at = hold_at  # a re-run holds again at the point the user was held at
+        self._cond = threading.Condition()
+        self._mode = "follow"  # follow (breakpoints), continue (+ backtracks), step, to_end
+        self._steps = 0
+        self._extra: Breakpoint | None = None
+        self._held = False
+        self._abandoned = False
+        self.held_at: Breakpoint | None = None
+        self.held_event: Event | None = None
+
+    # -- the puller (worker thread) ------------------------------------------------------------
+
+    def pull(self, deliver: Callable[[Event], None], on_hold: Callable[[Breakpoint, Event], None]) -> None:
+        """Pull until the generator ends, delivering each event and waiting at every hold point.
+        The engine starts here, in the worker thread, so a session that fails to start fails there."""
+        events = self._start()
+        for event in events:
+            deliver(event)
+            point = self._hold_point(event)
+            if point is not None:
+                # Held before anyone hears of it, so a release that comes at once is never lost.
+                self._hold(point, event)
+                on_hold(point, event)
+                self._wait()
+            if self._abandoned:
+                break
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+    def _hold_point(self, event: Event) -> Breakpoint | None:
+        with self._cond:
+            if self._hold_at and signature(event) == self._hold_at:
+                self._hold_at = ""
+                return Breakpoint("at", describe_point(event))
+            if self._mode == "to_end":
+                return None
+            if self._mode == "step":
+                self._steps -= 1
+                return STEP if self._steps <= 0 else None
+            if self._extra is not None and self._extra.matches(event, self._costly):
+                self._extra = None
+                return Breakpoint("stage", "next")
+            for point in sorted(self._breakpoints()):
+                if point.matches(event, self._costly):
+                    return point
+            if self._mode == "continue" and Breakpoint("backtrack").matches(event):
+                return Breakpoint("backtrack")
+            return None
+
+    def _hold(self, point: Breakpoint, event: Event) -> None:
+        with self._cond:
+            self._held, self.held_at, self.held_event = True, point, event
+
+    def _wait(self) -> None:
+        with self._cond:
+            while self._held and not self._abandoned and not self.steering.cancelled:
+                self._cond.wait()
+            self._held, self.held_at, self.held_event = False, None, None
+
+    # -- commands (UI thread) ------------------------------------------------------------------
+
+    @property
+    def held(self) -> bool:
+        with self._cond:
+            return self._held
+
+    def _release(self, mode: str, steps: int = 0, extra: Breakpoint | None = None) -> None:
+        with self._cond:
+            self._mode, self._steps, self._extra = mode, steps, extra
+            self._held = False
+            self._cond.notify_all()
+
+    def step(self) -> None:
+        """Let exactly one more event through, then hold."""
+        self._release("step", steps=1)
+
+    def resume(self, *, backtracks: bool) -> None:
+        """Go on to the next breakpoint (and, with `backtracks`, the next backtrack)."""
+        self._release("continue" if backtracks else "follow")
+
+    def next_stage(self) -> None:
+        self._release("follow", extra=Breakpoint("stage", "*"))
+
+    def finish(self) -> None:
+        """Run to the end, ignoring breakpoints."""
+        self._release("to_end")
+
+    def intervene(self, intervention: Intervention) -> None:
+        """Applied by the engine at its next decision, once the run is released."""
+        self.steering.intervene(intervention)
+
+    def cancel(self) -> None:
+        """Stop the engine (a plugin call under way is abandoned within ~20 ms); the run ends as cancelled."""
+        self.steering.cancel()
+        with self._cond:
+            self._cond.notify_all()
+
+    def abandon(self) -> None:
+        """Stop pulling for good (a new question replaces this run)."""
+        self.steering.cancel()
+        with self._cond:
+            self._abandoned = True
+            self._cond.notify_all()
+
+
+def signature(event: Event) -> str:
+    """What identifies a point of a run across a deterministic re-run."""
+    return "|".join(str(getattr(event, name, "")) for name in ("kind", "stage", "plugin", "revision", "intent_index"))
+
+
+def describe_point(event: Event) -> str:
+    """'before kb-balanced (stage kb, revision 1)': where a run is held, in the user's words."""
+    if isinstance(event, AttemptStarted):
+        return f"before {event.plugin} (stage {event.stage}, revision {event.revision})"
+    if isinstance(event, StageStarted):
+        return f"at the start of stage {event.stage} (revision {event.revision})"
+    return f"after {event.kind.replace('_', ' ')}"
+
+
+def rerun_reason(intervention: Intervention, events: Sequence[Event], *, live: bool) -> str:
+    """Why a change cannot be applied to the held run (so it needs a re-run), or "" when it can:
+    only what has not happened yet can change without re-running what did."""
+    if not live:
+        return "the run has finished"
+    called = [(e.stage, e.plugin) for e in events if isinstance(e, AttemptFinished) and e.status != "skipped"]
+    match intervention.kind:
+        case "exclude_plugin":
+            if any(plugin == intervention.target for _, plugin in called):
+                return f"{intervention.target} has already run"
+        case "pin_plugin":
+            if any(stage == intervention.stage for stage, _ in called):
+                return f"stage {intervention.stage} has already called a plugin"
+        case "exclude_unit":
+            if any(stage == "kb" for stage, _ in called):
+                return "retrieval has already run"
+        case "edit_intent":
+            if any(stage == "sd" for stage, _ in called) or any(isinstance(e, IntentDetected) for e in events):
+                return "the intent was already detected"
+    return ""
+
+
+class ControlHost(Protocol):
+    """What run control needs from the UI around it (the explorer app, or a test)."""
+
+    def notify(self, message: str, *, severity: str = "information") -> None: ...
+
+    def refresh_view(self) -> None: ...
+
+    def start_puller(self, run: RunRecord, live: LiveRun) -> None:
+        """Run `pump(...)` for this run in a background thread."""
+
+
+class RunControl:
+    """The runs the explorer keeps, the cursor over the current one, breakpoints, and the live run.
+
+    All methods run on the UI thread; only `LiveRun.pull` runs in the worker thread.
+    """
+
+    def __init__(self, session: SessionLike, host: ControlHost, *, history: int = HISTORY,
+                 breakpoints: Collection[Breakpoint] = ()):
+        self.session = session
+        self.host = host
+        self.history = history
+        self.runs: list[RunRecord] = []
+        self.cursor = 0
+        self.following = True  # the cursor moves with newly arrived events
+        self.paused_at: Breakpoint | None = None  # where stepping through recorded events stopped
+        self.breakpoints: set[Breakpoint] = set(breakpoints)
+        self.last_request: Request | None = None
+        self.live: LiveRun | None = None
+        self._counter = 0
+
+    # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def current(self) -> RunRecord | None:
+        return self.runs[-1] if self.runs else None
+
+    @property
+    def state(self) -> ViewState:
+        run = self.current
+        return run.state(self.cursor) if run else ViewState()
+
+    @property
+    def is_live(self) -> bool:
+        run = self.current
+        return bool(run and not run.done and self.live is not None)
+
+    @property
+    def held(self) -> str:
+        """'before kb-balanced (stage kb, revision 1)' while the engine is held, else ''."""
+        run = self.current
+        return run.held if run and self.is_live else ""
+
+    # -- starting and receiving -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop pulling the live run for good (a new question replaces it, or the app quits)."""
+        if self.live is not None:
+            self.live.abandon()
+            self.live = None
+
+    def _add(self, run: RunRecord) -> RunRecord:
+        self.close()
+        self.runs = (self.runs + [run])[-self.history:]
+        self.cursor = len(run.events)
+        self.following, self.paused_at = True, None
+        return run
+
+    def show_replay(self, events: Sequence[Event]) -> RunRecord:
+        """A saved trace as a finished run (nothing is executed)."""
+        self._counter += 1
+        return self._add(RunRecord(self._counter, None, list(events), done=True))
+
+    def start(self, request: Request, *, hold_at: str = "") -> RunRecord:
+        self._counter += 1
+        run = self._add(RunRecord(self._counter, request))
+        self.last_request = request
+        steering = Steering()
+        costly = self._costly()
+        self.live = LiveRun(lambda: self.session.run(request, steering=steering), steering,
+                            lambda: self.breakpoints, costly, hold_at=hold_at)
+        self.host.start_puller(run, self.live)
+        return run
+
+    def _costly(self) -> frozenset[str]:
+        try:
+            return frozenset(self.session.costly_plugins())
+        except Exception:  # noqa: BLE001 - a session that cannot say holds before nothing costly
+            return frozenset()
+
+    def arrived(self, run_id: int, events: Sequence[Event]) -> bool:
+        run = self.current
+        if run is None or run.run_id != run_id:
+            return False
+        run.events.extend(events)
+        if self.following:
+            self.cursor = len(run.events)
+        return True
+
+    def held_at(self, run_id: int, where: str) -> bool:
+        run = self.current
+        if run is None or run.run_id != run_id:
+            return False
+        run.held = where
+        if self.following:
+            self.cursor = len(run.events)
+        return True
+
+    def ended(self, run_id: int) -> bool:
+        run = self.current
+        if run is None or run.run_id != run_id:
+            return False
+        run.done, run.held = True, ""
+        if self.following:
+            self.cursor = len(run.events)
+        self.live = None
+        return True
+
+    def failed(self, run_id: int, message: str) -> None:
+        run = self.current
+        if run is not None and run.run_id == run_id:
+            run.done, run.error, run.held = True, message, ""
+            self.live = None
+
+    # -- moving the cursor, releasing the engine --------------------------------------------------
+
+    def _release(self) -> LiveRun | None:
+        """The live run, about to go on: the cursor follows it again."""
+        run = self.current
+        if run is None or not self.is_live:
+            return None
+        run.held, run.pending = "", ()  # the engine takes pending changes as soon as it goes on
+        self.cursor, self.following, self.paused_at = len(run.events), True, None
+        return self.live
+
+    def seek(self, k: int) -> None:
+        run = self.current
+        if run is None:
+            return
+        self.cursor = max(0, min(k, len(run.events)))
+        self.following = self.cursor == len(run.events) and self.is_live
+        self.paused_at = None
+
+    def step(self, delta: int) -> None:
+        run = self.current
+        if run is None:
+            self.host.notify("nothing to step through yet: ask a question first")
+            return
+        if delta < 0 or self.cursor < len(run.events):
+            self.seek(self.cursor + delta)
+            return
+        live = self._release()
+        if live is None:
+            self.host.notify("at the last event")
+            return
+        live.step()
+
+    def run_to_end(self) -> None:
+        run = self.current
+        if run is None:
+            return
+        live = self._release()
+        if live is not None:
+            live.finish()
+        self.cursor, self.following, self.paused_at = len(run.events), True, None
+
+    def continue_run(self) -> None:
+        run = self.current
+        if run is None:
+            return
+        stop, point = next_stop(run.events, self.cursor, self.breakpoints, backtracks=True)
+        if point is not None:
+            self.cursor, self.following, self.paused_at = stop, False, point
+            return
+        live = self._release()
+        if live is not None:
+            live.resume(backtracks=True)
+            return
+        self.cursor, self.paused_at = len(run.events), None
+        self.host.notify("no more backtracks or breakpoints: at the end of the run")
+
+    def next_stage(self) -> None:
+        """Step to just after the next StageStarted or PlanBuilt event (running the engine to it)."""
+        run = self.current
+        if run is None:
+            return
+        for position in range(self.cursor, len(run.events)):
+            if run.events[position].kind in ("stage_started", "plan_built"):
+                self.seek(position + 1)
+                return
+        live = self._release()
+        if live is not None:
+            live.next_stage()
+            return
+        self.host.notify("no further stage in this run")
+        self.seek(len(run.events))
+
+    def toggle_breakpoint(self, point: Breakpoint) -> None:
+        if point in self.breakpoints:
+            self.breakpoints.discard(point)
+            self.host.notify(f"breakpoint cleared: {point.label}")
+        else:
+            self.breakpoints.add(point)
+            self.host.notify(f"breakpoint set: {point.label}")
+
+    def cancel(self) -> bool:
+        """Cancel the live run; False when nothing is running."""
+        if not self.is_live or self.live is None:
+            return False
+        self.live.cancel()
+        self.host.notify("cancelling the run…")
+        return True
+
+    # -- what-if ------------------------------------------------------------------------------------
+
+    def intervene(self, intervention: Intervention) -> None:
+        """Apply a change to the held run when it only affects what is ahead; otherwise re-run
+        deterministically with the change and hold again at the same point."""
+        run = self.current
+        if run is None or run.request is None:
+            self.host.notify("type a question first", severity="warning")
+            return
+        live = self.live if self.is_live and run.held else None
+        reason = rerun_reason(intervention, run.events, live=live is not None) if live else (
+            "the run is not held" if self.is_live else "the run has finished")
+        if live is not None and not reason:
+            live.intervene(intervention)
+            run.request = apply(run.request, intervention)
+            run.pending += (intervention.describe(),)
+            self.host.notify(f"{intervention.describe()}: applied when the run goes on (n, . or g)")
+            return
+        hold_at = signature(live.held_event) if live is not None and live.held_event is not None else ""
+        again = " · holding at the same point" if hold_at else ""
+        self.host.notify(f"re-running: {intervention.describe()} ({reason}){again} · d compares the two runs")
+        self.start(apply(run.request, intervention), hold_at=hold_at)
+
+
+def pump(
+    run: RunRecord,
+    live: LiveRun,
+    post_events: Callable[[int, tuple[Event, ...]], None],
+    post_held: Callable[[int, str], None],
+    *,
+    batch_size: int,
+    batch_seconds: float,
+    clock: Callable[[], float],
+) -> None:
+    """The worker thread's body: pull the run and post its events in batches (all of them before a hold)."""
+    batch: list[Event] = []
+    started = clock()
+
+    def flush() -> None:
+        nonlocal batch, started
+        if batch:
+            post_events(run.run_id, tuple(batch))
+        batch, started = [], clock()
+
+    def deliver(event: Event) -> None:
+        batch.append(event)
+        # A plugin call may take long after AttemptStarted: show it now, not when the call returns.
+        if len(batch) >= batch_size or clock() - started >= batch_seconds or isinstance(event, AttemptStarted):
+            flush()
+
+    def on_hold(point: Breakpoint, event: Event) -> None:
+        flush()
+        where = describe_point(event)
+        post_held(run.run_id, where if point.kind in ("step", "at") else f"{where} · {point.label}")
+
+    try:
+        live.pull(deliver, on_hold)
+    finally:
+        flush()

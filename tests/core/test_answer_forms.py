@@ -1,0 +1,206 @@
+"""Answer forms of gs-symbolic, end to end over a small KB written for these tests (an orchestra's
+touring logistics), plus the rules of thumb the forms rest on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import FusionMethod
+from core.evaluation import with_fusion
+from core.events import AnswerReady
+from core.intent_cues import question_cues
+from core.plugins.answer_forms import Form, entity, enumeration, form_of
+from core.plugins.passages import Evidence, question_terms
+from core.plugins.polarity import yes_no
+from core.plugins.base import INSUFFICIENT_PREFACE, Request
+from core.session import Session
+from core.units import Caller, KnowledgeUnit, Role
+
+TOUR = """The Ardent Orchestra Tour
+
+The Ardent Orchestra toured four cities in May. The cellos travelled in a climate-controlled truck, because dry air cracks their wooden bodies.
+
+The percussion section did not travel with the orchestra. A hire company in each city supplied the drums and the timpani.
+
+Lena Vasquez managed the stage crew during the whole tour. She also kept the loading schedule.
+
+The tour carried its gear in three trucks: a wardrobe truck, an instrument truck and a lighting truck.
+
+Players say the one rule of the tour was simple: no instrument stays in a truck overnight.
+
+The brass section flew between the cities. The string section travelled by coach, so the players could rest between concerts.
+"""
+
+RESTRICTED = """## Context Unit crew-notes::chunk-000::unit-000
+SourceId: crew-notes
+ChunkId: crew-notes::chunk-000
+Role: Constraint
+Topic: Loading dock code LD-5521
+Claim: Rule LD-5521. The loading dock at the concert hall opens with the code 4408.
+UtilityActs: verify
+Acl: crew:leads
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    folder = tmp_path_factory.mktemp("tour")
+    (folder / "tour.txt").write_text(TOUR, encoding="utf-8")
+    (folder / "crew-notes.md").write_text(RESTRICTED, encoding="utf-8")
+    return Session.open([folder])
+
+
+def ask(session: Session, question: str) -> AnswerReady:
+    events = list(session.run(Request(question=question, caller=Caller())))
+    return next(e for e in reversed(events) if isinstance(e, AnswerReady))
+
+
+def test_yes_when_a_passage_states_every_term(session: Session) -> None:
+    answer = ask(session, "Did the cellos travel in a climate-controlled truck? Answer Yes or No.")
+    assert answer.status == "grounded"
+    assert answer.answer.startswith("Yes, because: The cellos travelled in a climate-controlled truck")
+    assert answer.evidence_ids
+
+
+def test_no_when_a_passage_denies_it(session: Session) -> None:
+    answer = ask(session, "Did the percussion section travel with the orchestra?")
+    assert answer.status == "grounded"
+    assert answer.answer.startswith("No, because: The percussion section did not travel with the orchestra")
+
+
+def test_cannot_tell_is_weak_with_the_preface_and_the_reason(session: Session) -> None:
+    answer = ask(session, "Did the orchestra sell out its concerts in May? Answer Yes or No.")
+    assert answer.status == "weak"
+    assert answer.answer.startswith(INSUFFICIENT_PREFACE)
+    assert "cannot tell from the evidence" in answer.answer
+    assert "Yes, because" not in answer.answer and "No, because" not in answer.answer
+
+
+def test_single_entity_leads_with_the_name(session: Session) -> None:
+    answer = ask(session, "Who managed the stage crew?")
+    assert answer.answer.startswith("Lena Vasquez, because: Lena Vasquez managed the stage crew")
+
+
+def test_list_gives_the_enumerated_items(session: Session) -> None:
+    answer = ask(session, "List the trucks the tour carried.")
+    assert answer.answer.startswith("1. a wardrobe truck; 2. an instrument truck; 3. a lighting truck, because:")
+
+
+def test_explanation_leads_with_the_statement_then_its_reason(session: Session) -> None:
+    answer = ask(session, "Why did the string section travel by coach?")
+    lead, _, reason = answer.answer.partition(", because: ")
+    assert lead.startswith("The string section travelled by coach")
+    assert "[" in lead and reason
+
+
+def test_comparison_gives_one_line_per_side(session: Session) -> None:
+    answer = ask(session, "Compare the brass section and the string section.")
+    lines = answer.answer.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["brass section", "string section"]
+    assert "flew" in lines[0] and "coach" in lines[1]
+
+
+@pytest.mark.parametrize("fusion", [FusionMethod.WEIGHTED, FusionMethod.RRF])
+def test_a_public_question_naming_only_a_restricted_code_answers_no_context(session: Session, fusion: FusionMethod) -> None:
+    # Public text shares the question's other words ("rule", "say"), so they alone would cover
+    # half its focus terms and, under RRF, rank first with a score of 1.0.
+    fused = session.with_retrieval(with_fusion(session.retrieval, fusion))
+    answer = ask(fused, "What does rule LD-5521 say?")
+    assert answer.status == "no-context"
+    assert "4408" not in answer.answer and "crew-notes" not in answer.answer
+
+
+def test_a_weak_answer_is_never_grounded_and_always_prefaced(session: Session) -> None:
+    for question in ["Did the orchestra sell out its concerts in May?", "What did the wardrobe truck carry?"]:
+        answer = ask(session, question)
+        if answer.status == "weak":
+            assert answer.answer.startswith(INSUFFICIENT_PREFACE)
+        assert not (answer.status == "grounded" and answer.answer.startswith(INSUFFICIENT_PREFACE))
+
+
+@pytest.mark.parametrize(
+    ("question", "form"),
+    [
+        ("Is the bridge open? Answer Yes or No.", Form.YES_NO),
+        ("Did the pump fail?", Form.YES_NO),
+        ("Which engineer reset the failed pump?", Form.ENTITY),
+        ("Name the keeper of the lighthouse.", Form.ENTITY),
+        ("List the stations on the line.", Form.LIST),
+        ("Why did the mill close?", Form.EXPLANATION),
+        ("Compare the old bridge and the new bridge.", Form.COMPARISON),
+        ("What is a fulling mill?", Form.CLAIMS),
+        ("What is the refund policy?", Form.CLAIMS),  # a verify act, but a wh-question asks for content
+        ("What is the toll policy? Answer yes or no.", Form.YES_NO),
+    ],
+)
+def test_the_form_follows_the_question_wording(question: str, form: Form) -> None:
+    cues = question_cues(question)
+    assert form_of(question, cues, cues.act) is form
+
+
+@pytest.mark.parametrize(
+    ("sentence", "items"),
+    [
+        ("They took three things: rope, a lamp and two maps.", ["rope", "a lamp", "two maps"]),
+        ("Supplies: oak, ash or birch.", ["oak", "ash", "birch"]),
+        ("The mill ground grain for the village.", []),
+        ("It was cold, and the road was long.", []),
+    ],
+)
+def test_enumerations(sentence: str, items: list[str]) -> None:
+    assert enumeration(sentence) == items
+
+
+def test_tour_text_is_read_without_errors(session: Session) -> None:
+    assert [d for d in session.diagnostics() if d.is_error] == []
+    assert any(Path(u.location.file).name == "tour.txt" for u in session.kb.units if u.location)
+
+
+def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Session) -> None:
+    answer = ask(session, "Who managed the stage crew and also did the orchestra sell out its concerts in May?")
+    assert [p.status for p in answer.parts] == ["grounded", "weak"]
+    assert answer.status == "weak"
+    assert answer.answer.startswith(f"{INSUFFICIENT_PREFACE} to answer every part:\n1. ")
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "verdict"),
+    [
+        # "no" before a noun the question does not ask about denies nothing.
+        ("Can a member borrow rare maps?", "Members may borrow rare maps; the reading room lends them at no cost.", "Yes"),
+        ("Did the keeper have a logbook?", "The keeper had no logbook that winter.", "No"),
+        # The question's own negation is what it asks about.
+        ("Can a member cancel without a reason?", "A member may cancel within a week without giving a reason.", "Yes"),
+        # A word replaced at its place contradicts: "a good fit" asked, "a poor fit" stated.
+        ("Is the ferry a good fit for heavy lorries?", "The ferry is a poor fit for heavy lorries.", "No"),
+        # A term nothing mentions leaves the question open.
+        ("Did the ferry sink in March?", "The ferry sailed twice a day in March.", None),
+    ],
+)
+def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
+    unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
+                         topic="t", claim=evidence)
+    terms = question_terms(question, question_cues(question))
+    assert yes_no(question, terms, Evidence([unit])).answer == verdict
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence", "name"),
+    [
+        # The subject of the matched words, not the nearest name after them.
+        ("Which component schedules jobs?", "Nightly, Ferrox quietly and reliably schedules jobs of Calder.", "Ferrox"),
+        # A passive sentence's agent after "by" is its subject.
+        ("Who signed the lease?", "The lease was signed by Ada Quell in Marlow.", "Ada Quell"),
+        # The name beside the noun the question asks for.
+        ("Which pier holds the fuel store?", "The Quell family keeps the fuel store on pier P-7.", "P-7"),
+        # A sentence lacking a two-term question's predicate ties no name to it.
+        ("Who owns Calder?", "Ferrox is part of Calder.", None),
+    ],
+)
+def test_single_entity_choice(question: str, evidence: str, name: str | None) -> None:
+    unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
+                         topic="t", claim=evidence)
+    found = entity(question, question_terms(question, question_cues(question)), Evidence([unit]))
+    assert (found[0] if found else None) == name
