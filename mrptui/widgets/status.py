@@ -15,7 +15,7 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
     replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
-    running_ms: float | None = None, health: Health | None = None,
+    running_ms: float | None = None, hdc_building: bool = False, health: Health | None = None,
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
@@ -44,6 +44,8 @@ def status_markup(
         parts.append(f"[$accent]● {escape(labels)}[/]")
     if replay:
         parts.append("[$warning]replay[/]")
+    if hdc_building:
+        parts.append("[$foreground-muted]HDC index building…[/]")
     if health is not None:
         parts.append(health_markup(health))
     if label:

@@ -153,6 +153,8 @@ def test_snapshot_banner_for_a_broken_rules_file(snap_compare, workspace) -> Non
 
     async def run_before(pilot):
         await settle(pilot)
+        pilot.app.clear_notifications()  # the warm-up's "HDC index ready" toast comes when it comes
+        await pilot.pause()
 
     assert snap_compare(_app(kb, config, queries), terminal_size=(150, 30), run_before=run_before)
 
