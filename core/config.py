@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.resources import config_dir
 from core.safe_io import UnsafePath, read_regular
 
@@ -186,24 +186,34 @@ def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:
     return start + 1
 
 
-def validated(model: type[_Model], path: Path):
+def validated(model: type[BaseModel], path: Path):
     """Load `path` into `model`; pydantic errors become diagnostics pointing at the JSON line."""
     data = read_json(path)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         text = path.read_text(encoding="utf-8")
-        raise ConfigError(
-            [
-                Diagnostic(
-                    code=Code.INVALID_CONFIG,
-                    message=f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}",
-                    file=str(path),
-                    line=json_pointer_line(text, tuple(err["loc"])),
-                )
-                for err in exc.errors()
-            ]
-        ) from None
+        raise ConfigError([_config_diagnostic(model, path, text, err) for err in exc.errors()]) from None
+
+
+def _config_diagnostic(model: type[BaseModel], path: Path, text: str, err) -> Diagnostic:
+    loc = tuple(err["loc"])
+    message = f"{'.'.join(str(p) for p in loc) or '<root>'}: {err['msg']}"
+    if err["type"] == "extra_forbidden" and loc:
+        message += did_you_mean(str(loc[-1]), field_names(model))
+    line = json_pointer_line(text, loc)
+    named = [part for part in loc if isinstance(part, str)]
+    col = text.split("\n")[line - 1].find(f'"{named[-1]}"') + 1 if named else 1
+    return Diagnostic(code=Code.INVALID_CONFIG, message=message, file=str(path), line=line, col=max(col, 1))
+
+
+def field_names(model: type[BaseModel]) -> set[str]:
+    """Every field name (as written in JSON) of `model` and the models inside it."""
+    schema = model.model_json_schema()
+    names: set[str] = set()
+    for part in [schema, *schema.get("$defs", {}).values()]:
+        names.update(part.get("properties", {}))
+    return names
 
 
 def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from core.config import ConfigError, RetrievalConfig, load_engine_config, load_r
 from core.diagnostics import Diagnostic
 from core.embeddings import load_embedding_config
 from core.engine import Engine
+from core.health import Health, health_of
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
@@ -147,6 +147,10 @@ class Session:
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
 
+    def health(self) -> Health:
+        """The diagnostics counted by origin, with the one-line summary the CLI prints."""
+        return health_of(self.kb.diagnostics, self.ruleset, self.plugin_problems)
+
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
         rules_file = str(self.config_path / "thinkingdb.json")
@@ -185,12 +189,10 @@ class Session:
         and a unit whose new text fails is withdrawn, never kept in its last good version."""
         # Only files whose stat changed are read and tokenised again (their segments rebuilt).
         kb = self.kb.reload().failing_closed(self.kb)
-        ruleset = load_rules(self.config_path / "thinkingdb.json")
+        # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
+        # version. Rules only derive facts from the caller's view, so this never widens it.
+        ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)
         synonyms, synonym_problems = synonyms_file.load(self.kb_paths)
-        # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
-        # last good rules running, but its errors are still shown.
-        if not ruleset.rules and self.ruleset.rules:
-            ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
         with self._lock:
             self.kb, self.ruleset = kb, ruleset
             self.synonyms, self.synonym_problems = synonyms, synonym_problems

@@ -11,8 +11,12 @@ The rules, in order:
   numbered and ending in "?", are a block too. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
-  becomes no unit but the Title of the units after it. Other paragraphs are numbered from 0 in
-  order and paragraph N is chunk `chunk-NNN`; units are numbered from 0 within their chunk.
+  becomes no unit but the Title of the units after it.
+- Ids are stable: a unit's id is `<source>::chunk-HHHHHHHH::unit-NNN`, where HHHHHHHH are 8
+  digits of a hash of the unit's own text, normalised (case-folded, only its words kept), and NNN
+  counts units of the file with the same digits (000 for the first, 001 for a repeated text,
+  ...). Inserting, deleting or moving another paragraph, re-wrapping lines or changing
+  punctuation keeps every other id; editing a unit's words gives it a new id.
 - Sentences end at `.`, `!` or `?` (with any closing quotes or brackets) before whitespace and a
   character that is not lowercase, except after a known abbreviation or an initial (`e.g.`,
   `Dr.`, `J.`, `U.S.`); a line starting with a bullet (`-`, `*`, `1.`) also starts a sentence.
@@ -33,9 +37,11 @@ The rules, in order:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
 
@@ -111,23 +117,32 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     units: list[KnowledgeUnit] = []
     diagnostics: list[Diagnostic] = []
     heading: str | None = None
-    chunk = 0
+    used: Counter[int] = Counter()
     for paragraph in _paragraphs(_evidence_lines(text)):
         sentences = _sentences(paragraph)
         title = _heading(paragraph, sentences)
         if title is not None:
             heading = title
             continue
-        for index, (unit_id_at, fields) in enumerate(_chunk_units(sentences, heading)):
-            draft = UnitDraft(Token(f"{source}::chunk-{chunk:03d}::unit-{index:03d}", *unit_id_at), file)
+        for unit_id_at, fields in _chunk_units(sentences, heading):
+            digits = text_digits(fields["Claim"])
+            unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
+            used[digits] += 1
+            draft = UnitDraft(Token(unit_id, *unit_id_at), file)
             for name, value in fields.items():
                 draft.add_text(Token(name, *unit_id_at), [Token(value, *unit_id_at)])
             unit, problems = draft.build()
             diagnostics.extend(problems)
             if unit is not None:
                 units.append(unit)
-        chunk += 1
     return units, diagnostics
+
+
+def text_digits(text: str) -> int:
+    """8 decimal digits of a hash of `text`'s words (case-folded), the stable part of an id."""
+    words = " ".join(re.findall(r"\w+", text.casefold()))
+    digest = hashlib.blake2b(words.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % 10**8
 
 
 def slugify(name: str) -> str:
