@@ -30,11 +30,39 @@ class Term:
     word: str
     stems: tuple[str, ...]
     is_name: bool
+    # Stems of the word's regular inflections: the Porter stemmer gives "overheat" and
+    # "overheated" different stems ("overheat", "overh"), so a plain word also matches these.
+    forms: frozenset[str] = frozenset()
 
     def found_in(self, seen: set[str]) -> bool:
         if self.is_name:
             return any(stem in seen for stem in self.stems)
-        return self.stems[0] in seen or (len(self.stems) > 1 and all(s in seen for s in self.stems[1:]))
+        return (
+            self.stems[0] in seen
+            or bool(self.forms & seen)
+            or (len(self.stems) > 1 and all(s in seen for s in self.stems[1:]))
+        )
+
+
+# The shortest base an inflection ending may be stripped to.
+_MIN_BASE = 3
+
+
+def inflected_stems(word: str) -> frozenset[str]:
+    """Stems of the word's regular inflections (-s, -ed, -ing, with a final e or a doubled
+    consonant) and of the base they come from ("deferred" → defer, defers, deferring)."""
+    bases = {word}
+    for ending in ("ing", "ed", "es", "s"):
+        base = word[: -len(ending)]
+        if word.endswith(ending) and len(base) >= _MIN_BASE and not word.endswith("ss"):
+            bases |= {base, base + "e"}
+            if len(base) > _MIN_BASE and base[-1] == base[-2]:
+                bases.add(base[:-1])
+    variants = set(bases)
+    for base in bases:
+        stem_of = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
+        variants |= {base + "s", stem_of + "ed", stem_of + "ing"}
+    return frozenset(stem for variant in variants for stem in tokenize(variant))
 
 
 def question_terms(question: str, cues: QuestionCues) -> list[Term]:
@@ -62,7 +90,8 @@ def question_terms(question: str, cues: QuestionCues) -> list[Term]:
             close_name()
             stems = tuple(tokenize(lowered))
             if stems and not any(t.word == lowered for t in terms):
-                terms.append(Term(lowered, stems, False))
+                forms = inflected_stems(lowered) if len(stems) == 1 else frozenset()
+                terms.append(Term(lowered, stems, False, forms))
         if raw.rstrip()[-1:] in ",;:?!.":
             close_name()
     close_name()

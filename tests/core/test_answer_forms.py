@@ -175,6 +175,13 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
         ("Is the ferry a good fit for heavy lorries?", "The ferry is a poor fit for heavy lorries.", "No"),
         # A term nothing mentions leaves the question open.
         ("Did the ferry sink in March?", "The ferry sailed twice a day in March.", None),
+        # A regular inflection the stemmer splits still matches ("overheat" / "overheated").
+        ("Did the kiln overheat?", "By noon the kiln had overheated twice.", "Yes"),
+        # An offer is not the deed, and its refusal answers No; an offer alone leaves it open.
+        ("Was the ferry chartered?", "The mayor offered to charter the ferry. The council declined the offer.", "No"),
+        ("Was the ferry chartered?", "The mayor offered to charter the ferry for the fair.", None),
+        # A word an earlier sentence of the passage holds is not replaced by its absence.
+        ("Was the kiln roof repair postponed?", "The kiln roof leaks badly. The full repair was postponed.", "Yes"),
     ],
 )
 def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
