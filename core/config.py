@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
@@ -15,7 +15,17 @@ from core.resources import config_dir
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    # No inf or NaN anywhere: `k1: 1e999` parses to inf and would turn every score into NaN.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid", allow_inf_nan=False
+    )
+
+
+# Every number has a range (a value that validates must never crash the engine later). The upper
+# bounds are far above any sensible setting; they exist so that nothing overflows or runs forever.
+Weight = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+Pool = Annotated[int, Field(ge=1, le=1_000_000)]
+Count = Annotated[int, Field(ge=1, le=10_000)]
 
 
 class Lane(StrEnum):
@@ -25,9 +35,9 @@ class Lane(StrEnum):
 
 
 class Bm25Config(_Model):
-    k1: float = Field(default=1.2, gt=0)
+    k1: float = Field(default=1.2, gt=0, le=100)
     b: float = Field(default=0.75, ge=0, le=1)
-    field_weights: dict[str, float] = {
+    field_weights: dict[str, Weight] = {
         "topic": 1.5,
         "claim": 1.0,
         "procedure": 1.0,
@@ -36,20 +46,20 @@ class Bm25Config(_Model):
         "condition": 0.6,
         "role": 0.5,
     }
-    role_boost: float = Field(default=1.3, ge=1.0)
+    role_boost: float = Field(default=1.3, ge=1.0, le=100)
     # Only the lane's best units go on to fusion: ranks beyond this cannot reach any profile's
     # maxResults, and fusing every unit that shares a word would cost more than ranking them.
-    lane_pool: int = Field(default=1000, ge=1)
+    lane_pool: Pool = 1000
 
 
 class HdcConfig(_Model):
     dimensions: Literal[4096] = 4096
-    seed: str = "mrptui-hdc-v1"
-    field_weights: dict[str, float] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
+    seed: str = Field(default="mrptui-hdc-v1", min_length=1, max_length=200)
+    field_weights: dict[str, Weight] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
     # Role and act vectors alone give a unit ~0.1 with no topical match at all, so the lane only
     # "finds" units above this floor, and only its best `lanePool` of them.
     lane_min_score: float = Field(default=0.12, ge=0, le=1)
-    lane_pool: int = Field(default=50, ge=1)
+    lane_pool: Pool = 50
 
 
 class FusionMethod(StrEnum):
@@ -59,9 +69,9 @@ class FusionMethod(StrEnum):
 
 class FusionConfig(_Model):
     method: FusionMethod = FusionMethod.WEIGHTED
-    weights: dict[Lane, float] = {Lane.BM25: 1.0, Lane.HDC: 0.7, Lane.TDB: 0.85}
-    agreement_bonus: float = Field(default=0.15, ge=0)
-    rrf_k: int = Field(default=60, ge=1)
+    weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.7, Lane.TDB: 0.85}
+    agreement_bonus: float = Field(default=0.15, ge=0, le=10)
+    rrf_k: int = Field(default=60, ge=1, le=1_000_000)
 
 
 class Profile(_Model):
@@ -69,10 +79,11 @@ class Profile(_Model):
 
     lanes: tuple[Lane, ...]
     escalation_lanes: tuple[Lane, ...] = ()
-    max_results: int = Field(ge=1)
-    min_score: float = Field(ge=0)
+    max_results: Count
+    # Scores are normalised to about [0, 1] plus the agreement bonus, so 100 already keeps nothing.
+    min_score: float = Field(ge=0, le=100)
     gap_threshold: float = Field(ge=0, le=1)
-    min_acceptable_candidates: int = Field(ge=1)
+    min_acceptable_candidates: Count
 
     @model_validator(mode="after")
     def _lanes_present(self) -> Profile:
@@ -155,16 +166,30 @@ def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:
 
 
 class Budgets(_Model):
-    max_replans: int = Field(default=1, ge=0)
-    max_llm_calls_per_request: int = Field(default=4, ge=0)
-    plugin_timeout_ms: int = Field(default=10_000, ge=1)
+    """Per-request budgets; each one that stops something is named in the reason it gives."""
+
+    max_replans: int = Field(default=1, ge=0, le=10)
+    max_llm_calls_per_request: int = Field(default=4, ge=0, le=100)
+    # One plugin call; past it the kernel cancels the call's token and records the attempt.
+    plugin_timeout_ms: int = Field(default=10_000, ge=1, le=600_000)
+    # The whole request: a plugin call never runs past what is left of it.
+    request_timeout_ms: int = Field(default=120_000, ge=1, le=3_600_000)
+    # Wall time all LLM calls of one request may take together (a dripping endpoint stops here).
+    llm_deadline_ms: int = Field(default=60_000, ge=1, le=3_600_000)
+    # A longer question is refused with a message naming this budget, before any plugin runs.
+    max_question_chars: int = Field(default=20_000, ge=1, le=1_000_000)
+    # Questions beyond this many in one input are dropped, and the trace says so.
+    max_sub_questions: int = Field(default=10, ge=1, le=100)
 
 
 class TraceLimits(_Model):
     """Caps on what one event carries, so a 100k-unit KB cannot flood the trace or the UI."""
 
-    max_candidates_per_event: int = Field(default=200, ge=1)
-    explained_candidates: int = Field(default=40, ge=0)
+    max_candidates_per_event: int = Field(default=200, ge=1, le=100_000)
+    explained_candidates: int = Field(default=40, ge=0, le=100_000)
+    # A plugin's reason, and its answer, beyond these are cut with a marker saying how much.
+    max_reason_chars: int = Field(default=2_000, ge=80, le=1_000_000)
+    max_answer_chars: int = Field(default=50_000, ge=80, le=10_000_000)
 
 
 class PlannerOrder(_Model):
@@ -179,7 +204,7 @@ class PlannerOrder(_Model):
 class EngineConfig(_Model):
     plugins: tuple[str, ...]
     planners: dict[str, PlannerOrder]
-    planner_sequence: tuple[str, ...] = ("planner-default", "planner-depth")
+    planner_sequence: tuple[str, ...] = Field(default=("planner-default", "planner-depth"), min_length=1)
     budgets: Budgets = Budgets()
     trace: TraceLimits = TraceLimits()
 

@@ -6,11 +6,11 @@ retrieval, normalisation and synthesis all live in plugins.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
+from core.cancel import CallBudget, CancelToken
 from core.cnl import parse_intents
 from core.config import EngineConfig
 from core.events import (
@@ -44,11 +44,11 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.plugins.calls import Result, capped, checked, run_isolated
 from core.plugins.planners import Plan, Planner
 from core.steering import Intervention, Steering, apply
 from core.units import Intent
 
-Result = SdResult | KbResult | GsResult | ValResult
 Events = Generator[object, None, "list[tuple[str, Result]]"]
 
 _ACCEPT = {
@@ -62,7 +62,6 @@ _PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs
 _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
 NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
 USER_INTENT = "user"
-_CANCEL_POLL_S = 0.02
 
 
 class _Cancelled(Exception):
@@ -91,6 +90,8 @@ class _Revision:
     revision: int
     parts: list[_Part] = field(default_factory=list)
     failure: str = ""
+    # Said with the answer: e.g. the questions dropped by budgets.maxSubQuestions.
+    note: str = ""
 
     @property
     def score(self) -> tuple[int, ...]:
@@ -116,7 +117,9 @@ class _RunState:
     request: Request
     view: object
     services: object
-    llm_calls_left: int
+    llm_budget: CallBudget
+    # On the time.monotonic() clock, which the cancel tokens use; `clock` only times events.
+    deadline: float
     clock: Callable[[], float]
     seq: int = 0
     timings: dict[str, float] = field(default_factory=dict)
@@ -156,11 +159,19 @@ class Engine:
         With `steering`, a consumer that holds the generator can change what is still ahead
         (see core.steering) or cancel: the run then ends with RunFinished(status="cancelled").
         """
+        budgets = self.config.budgets
+        now = time.monotonic()
         run = _RunState(
             request=request,
             view=view,
             services=self.services,
-            llm_calls_left=self.config.budgets.max_llm_calls_per_request,
+            llm_budget=CallBudget(
+                budgets.max_llm_calls_per_request,
+                deadline=now + budgets.llm_deadline_ms / 1000,
+                name="maxLlmCallsPerRequest",
+                deadline_name=f"llmDeadlineMs ({budgets.llm_deadline_ms} ms)",
+            ),
+            deadline=now + budgets.request_timeout_ms / 1000,
             clock=self.clock,
             steering=steering,
         )
@@ -179,6 +190,17 @@ class Engine:
                 intent_cnl=request.intent_cnl,
             )
         )
+        if len(request.question) > budgets.max_question_chars:
+            # Refused before any analysis: cue detection, splitting and retrieval all grow with it.
+            reason = (
+                f"the question is {len(request.question):,} characters long, over the "
+                f"{budgets.max_question_chars:,} allowed (budgets.maxQuestionChars)"
+            )
+            answer = _answer_event(_Revision(0, failure=reason))
+            yield run.stamp(answer)
+            run.timings["total"] = (self.clock() - started) * 1000
+            yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
+            return
         for intervention in request.interventions:
             yield run.stamp(_intervened(intervention, live=False))
         try:
@@ -222,9 +244,9 @@ class Engine:
 
     def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, _Revision]:
         revision = _Revision(plan.revision)
-        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_calls_left=run.llm_calls_left)
+        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget)
         attempts = yield from self._stage(
-            run, plan, "sd", ctx, lambda p: p.detect(ctx), skip=lambda pid: run.request.intent_cnl is not None
+            run, plan, "sd", ctx, lambda p, c: p.detect(c), skip=lambda pid: run.request.intent_cnl is not None
         )
         if run.request.intent_cnl is not None:
             seed = (USER_INTENT, _user_intent(run.request.intent_cnl))
@@ -237,33 +259,38 @@ class Engine:
             revision.failure = "no seed detector produced an intent"
             return revision
         plugin_id, sd = seed
+        limit = self.config.budgets.max_sub_questions
+        intents = sd.intents[:limit]
+        found = len(sd.intents) + sd.dropped_questions
+        if found > len(intents):
+            revision.note = f"Only the first {len(intents)} of {found} questions were answered (budgets.maxSubQuestions)."
         yield from self._emit(
             run,
             IntentDetected(
                 plugin=plugin_id,
                 cnl=sd.intent_cnl,
-                intents=sd.intents,
+                intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
             ),
         )
         if sd.context_units:
             ctx.view = run.view.with_extra(sd.context_units)
-        for index, intent in enumerate(sd.intents):
+        for index, intent in enumerate(intents):
             part = yield from self._solve_intent(run, plan, ctx, index, intent)
             revision.parts.append(part)
         return revision
 
     def _solve_intent(self, run: _RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
         part = _Part(intent)
-        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p: self._retrieve(run, p, ctx, index, intent), index)
+        kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index)
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
         part.evidence_plugin = kb_id or None
         evidence = part.evidence or KbResult(status=Status.INSUFFICIENT, reason="no kb plugin ran")
 
-        def solve(plugin: GoalSolver) -> GsResult:
+        def solve(plugin: GoalSolver, call_ctx: RunContext) -> GsResult:
             run.tried.add((index, kb_id, plugin.id))
-            return plugin.solve(ctx, intent, evidence)
+            return plugin.solve(call_ctx, intent, evidence)
 
         gs_attempts = yield from self._stage(
             run, plan, "gs", ctx, solve, index, skip=lambda pid: (index, kb_id, pid) in run.tried
@@ -271,7 +298,7 @@ class Engine:
         part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
         if part.answer is None or part.answer.status is not Status.SUCCESS:
             return part
-        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p: p.validate(ctx, intent, evidence, part.answer), index)
+        val_attempts = yield from self._stage(run, plan, "val", ctx, lambda p, c: p.validate(c, intent, evidence, part.answer), index)
         verdict = _first(val_attempts, "val")
         if verdict is not None:
             part.verdict = verdict[1]
@@ -335,9 +362,7 @@ class Engine:
                 continue
             done.add(plugin_id)
             ctx.request = run.request
-            ctx.llm_calls_left = run.llm_calls_left
-            result, ms = self._call(run, stage, plugin_id, call)
-            run.llm_calls_left -= getattr(result, "llm_calls", 0)
+            result, ms = self._call(run, stage, plugin_id, call, ctx)
             yield from self._emit(
                 run,
                 AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms, intent_index=index),
@@ -361,8 +386,8 @@ class Engine:
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
-    def _call(self, run: _RunState, stage: str, plugin_id: str, call) -> tuple[Result, float]:
-        """Call a plugin with a timeout; exceptions, hangs and malformed results become `error` results."""
+    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float]:
+        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error` results."""
         error_type = _RESULT_TYPES[stage]
         try:
             plugin = self.registry.get(plugin_id)
@@ -370,49 +395,39 @@ class Engine:
             return error_type(status=Status.ERROR, reason=str(exc)), 0.0
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
             return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0
-        outcome: dict[str, object] = {}
-        finished = threading.Event()
-
-        def target() -> None:
-            try:
-                outcome["result"] = call(plugin)
-            except Exception as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
-                outcome["error"] = f"{type(exc).__name__}: {exc}"
-            finally:
-                finished.set()
-
+        token, budget_reason = self._token(run)
+        if token.cancelled:
+            return error_type(status=Status.ERROR, reason=budget_reason), 0.0
+        # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
+        call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
+        calls_before = run.llm_budget.left
+        steering = run.steering
         started = run.clock()
-        timeout_s = self.config.budgets.plugin_timeout_ms / 1000
-        worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
-        worker.start()
-        cancelled = _wait(finished, timeout_s, run.steering)
+        outcome = run_isolated(
+            plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None
+        )
         ms = (run.clock() - started) * 1000
-        if cancelled:
+        if "interrupted" in outcome:
+            raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
+        if "stopped" in outcome:
             return error_type(status=Status.ERROR, reason="cancelled by the user"), ms
-        if not finished.is_set():
-            return error_type(status=Status.ERROR, reason=f"timed out after {self.config.budgets.plugin_timeout_ms} ms"), ms
-        if "error" in outcome:
-            return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}"), ms
-        result = outcome.get("result")
-        if not isinstance(result, error_type):
-            return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}"), ms
-        if result.status not in _allowed_statuses(error_type):
-            return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}"), ms
-        return result, ms
+        if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
+            token.cancel(budget_reason)
+            return error_type(status=Status.ERROR, reason=budget_reason), ms
+        result = checked(outcome, error_type, stage)
+        # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
+        run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
+        return capped(result, self.config.trace), ms
 
-
-def _wait(finished: threading.Event, timeout_s: float, steering: Steering | None) -> bool:
-    """Wait for a plugin call up to its timeout; True when the user cancelled first."""
-    if steering is None:
-        finished.wait(timeout_s)
-        return False
-    deadline = time.monotonic() + timeout_s
-    while not finished.wait(min(_CANCEL_POLL_S, max(0.0, deadline - time.monotonic()))):
-        if steering.cancelled:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-    return False
+    def _token(self, run: _RunState) -> tuple[CancelToken, str]:
+        """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
+        budgets = self.config.budgets
+        plugin_deadline = time.monotonic() + budgets.plugin_timeout_ms / 1000
+        if run.deadline < plugin_deadline:
+            reason = f"cancelled: the request ran out of time ({budgets.request_timeout_ms} ms, requestTimeoutMs)"
+            return CancelToken(run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"), reason
+        reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
+        return CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)"), reason
 
 
 def _user_intent(cnl: str) -> SdResult:
@@ -428,15 +443,6 @@ def _user_intent(cnl: str) -> SdResult:
 def _intervened(intervention: Intervention, *, live: bool) -> Intervened:
     note = intervention.describe() + ("" if live else " (applied from the start of this re-run)")
     return Intervened(change=intervention.kind, target=intervention.target, stage=intervention.stage, live=live, note=note)
-
-
-def _allowed_statuses(result_type: type) -> set[Status]:
-    return {
-        SdResult: {Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR},
-        KbResult: {Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR},
-        GsResult: {Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR},
-        ValResult: {Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR},
-    }[result_type]
 
 
 def _first(attempts: list[tuple[str, Result]], stage: str) -> tuple[str, Result] | None:
@@ -499,5 +505,7 @@ def _answer_event(revision: _Revision) -> AnswerReady:
         text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
         if status == "weak":
             text = f"{INSUFFICIENT_PREFACE} to answer every part:\n{text}"
+    if revision.note:
+        text = f"{text}\n\n{revision.note}"
     evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
     return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))

@@ -49,7 +49,9 @@ _ACT_CUES: tuple[tuple[Act, re.Pattern[str]], ...] = (
     ),
     (Act.EXPLAIN, _cue(r"explain\w*", r"reasons?", "what causes", "how does", "how do")),
     (Act.EVALUATE, _cue(r"evaluat\w*", r"assess\w*", r"how (?:good|well|effective|reliable)", "pros and cons")),
-    (Act.DEFINE, _cue("what (?:is|are)", r"defin\w*", "meaning", r"what does .+ mean", "stands? for")),
+    # "what does X mean" with X up to 12 words: `.+` rescanned the rest of the question from every
+    # "what does", quadratic in its length; \S and \s are disjoint, so each word is matched once.
+    (Act.DEFINE, _cue("what (?:is|are)", r"defin\w*", "meaning", r"what does (?:\S+\s+){1,12}?mean", "stands? for")),
     (Act.IDENTIFY, _cue("who", "whom", "which", "identify", r"name (?:the|all)")),
     (Act.DESCRIBE, _cue(r"describ\w*", "overview", "tell me about", r"summar\w*")),
 )

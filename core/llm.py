@@ -9,6 +9,9 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -16,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from core.cancel import CancelToken
 from core.config import ConfigError, validated
 from core.diagnostics import Code, Diagnostic
 from core.resources import config_dir
@@ -29,20 +33,25 @@ _ENV_FIELDS = {ENV_BASE_URL: "base_url", ENV_MODEL: "model", ENV_API_KEY: "api_k
 _MAX_REPLY_BYTES = 4 * 1024 * 1024
 # Error reasons quote the start of a bad body: enough to recognise it, short enough for one line.
 _EXCERPT_CHARS = 200
+# How often a call's watchdog checks its deadline and cancel token.
+_WATCH_INTERVAL_S = 0.02
 
 
 class LlmConfig(BaseModel):
     """`config/llm.json`; `base_url` None means no endpoint, and then no LLM plugin connects anywhere."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid")
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid", allow_inf_nan=False
+    )
 
-    base_url: str | None = None
-    model: str = Field(default="gpt-4o-mini", min_length=1)
+    base_url: str | None = Field(default=None, max_length=2_000)
+    model: str = Field(default="gpt-4o-mini", min_length=1, max_length=200)
     # Model per plugin role ("fast", "deep"); a role not listed uses `model`.
     models: dict[str, str] = {}
     # SecretStr keeps the key out of repr(), str() and model dumps, so it cannot reach logs or traces.
     api_key: SecretStr | None = None
-    timeout_s: float = Field(default=20.0, gt=0, alias="timeoutSeconds")
+    # Each call; the request's own LLM deadline (engine.json `budgets.llmDeadlineMs`) also applies.
+    timeout_s: float = Field(default=20.0, gt=0, le=600, alias="timeoutSeconds")
     temperature: float = Field(default=0.0, ge=0, le=2)
 
     @field_validator("base_url")
@@ -53,6 +62,13 @@ class LlmConfig(BaseModel):
         parts = urlsplit(value)
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
             raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
+        try:
+            port = parts.port
+        except ValueError:
+            port = 0
+        if port == 0:
+            # urlsplit only checks the port when asked; unchecked, every call would raise instead.
+            raise ValueError(f"the port must be a number from 1 to 65535, got {value!r}")
         return value
 
     def model_for(self, role: str | None) -> str:
@@ -108,6 +124,58 @@ def _excerpt(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")[:_EXCERPT_CHARS]
 
 
+class _Watchdog:
+    """Shuts a call's socket down when the deadline passes or the token is cancelled.
+
+    The socket timeout bounds each read, not the call: an endpoint dripping a byte a second never
+    trips it. Shutting the socket down from another thread ends any blocked read at once.
+    """
+
+    def __init__(self, deadline: float | None, deadline_name: str, cancel: CancelToken | None):
+        # The socket itself, not the connection's attribute: http.client drops `connection.sock`
+        # as soon as the headers say the server will close, while the body is still being read.
+        self._sock: socket.socket | None = None
+        self._deadline = deadline
+        self._deadline_name = deadline_name
+        self._cancel = cancel
+        self._done = threading.Event()
+        self.reason = ""
+        self._thread = threading.Thread(target=self._watch, name="llm-watchdog", daemon=True)
+
+    def expired(self) -> str:
+        if self._cancel is not None and self._cancel.cancelled:
+            return f"LLM call cancelled: {self._cancel.reason}"
+        if self._deadline is not None and time.monotonic() >= self._deadline:
+            return f"LLM calls stopped: {self._deadline_name} passed"
+        return ""
+
+    def arm(self, sock: socket.socket) -> None:
+        """Watch this connected socket (connecting itself is bounded by the socket timeout)."""
+        self._sock = sock
+
+    def _watch(self) -> None:
+        while not self._done.wait(_WATCH_INTERVAL_S):
+            self.reason = self.reason or self.expired()
+            sock = self._sock
+            if self.reason and sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+
+    def __enter__(self) -> _Watchdog:
+        self.reason = self.expired()
+        if self.reason:
+            raise LlmError(self.reason)
+        if self._deadline is not None or self._cancel is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._done.set()
+
+
 class LlmClient:
     """Sends chat completions to the configured endpoint; every failure becomes an `LlmError`."""
 
@@ -127,8 +195,20 @@ class LlmClient:
         base = base.removesuffix("/v1")
         return f"{base}/v1/chat/completions"
 
-    def chat(self, messages: list[dict], *, response_format_json: bool = False, role: str | None = None) -> str:
-        """POST the messages and return choices[0].message.content."""
+    def chat(
+        self,
+        messages: list[dict],
+        *,
+        response_format_json: bool = False,
+        role: str | None = None,
+        deadline: float | None = None,
+        deadline_name: str = "the LLM deadline",
+        cancel: CancelToken | None = None,
+    ) -> str:
+        """POST the messages and return choices[0].message.content.
+
+        `deadline` (time.monotonic()) and `cancel` stop the call wherever it is, even mid-reply.
+        """
         payload: dict[str, object] = {
             "model": self.config.model_for(role),
             "messages": messages,
@@ -136,7 +216,7 @@ class LlmClient:
         }
         if response_format_json:
             payload["response_format"] = {"type": "json_object"}
-        status, body = self._post(json.dumps(payload).encode("utf-8"))
+        status, body = self._post(json.dumps(payload).encode("utf-8"), deadline, deadline_name, cancel)
         if not 200 <= status < 300:
             raise LlmError(f"LLM endpoint returned HTTP {status}: {_excerpt(body)}")
         try:
@@ -152,26 +232,35 @@ class LlmClient:
             raise LlmError("LLM reply has no message content")
         return content
 
-    def _post(self, body: bytes) -> tuple[int, bytes]:
+    def _post(self, body: bytes, deadline: float | None, deadline_name: str, cancel: CancelToken | None) -> tuple[int, bytes]:
         parts = urlsplit(self.endpoint)
         timeout = self.config.timeout_s
         connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-        # The timeout bounds connecting and each read; a non-streamed reply arrives in one piece
-        # after generation, so in practice it bounds the whole call.
+        # The timeout bounds connecting and each read; the watchdog bounds the whole call.
+        if deadline is not None:
+            timeout = max(0.001, min(timeout, deadline - time.monotonic()))
         connection = connection_class(parts.hostname, parts.port, timeout=timeout)
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.config.api_key is not None:
             headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"
         path = parts.path + (f"?{parts.query}" if parts.query else "")
+        watchdog = _Watchdog(deadline, deadline_name, cancel)
         try:
-            connection.request("POST", path, body=body, headers=headers)
-            response = connection.getresponse()
-            return response.status, response.read(_MAX_REPLY_BYTES)
+            with watchdog:
+                connection.connect()
+                watchdog.arm(connection.sock)
+                connection.request("POST", path, body=body, headers=headers)
+                response = connection.getresponse()
+                reply = response.status, response.read(_MAX_REPLY_BYTES)
+            if watchdog.reason:
+                raise LlmError(watchdog.reason)
+            return reply
         except TimeoutError:
-            raise LlmError(f"LLM endpoint timed out after {timeout:g} s") from None
+            reason = watchdog.reason or watchdog.expired()
+            raise LlmError(reason or f"LLM endpoint timed out after {self.config.timeout_s:g} s") from None
         except ConnectionRefusedError:
             raise LlmError(f"LLM endpoint refused the connection ({parts.hostname}:{parts.port or 'default port'})") from None
         except (OSError, http.client.HTTPException) as exc:
-            raise LlmError(f"LLM endpoint unreachable: {type(exc).__name__}: {exc}") from None
+            raise LlmError(watchdog.reason or watchdog.expired() or f"LLM endpoint unreachable: {type(exc).__name__}: {exc}") from None
         finally:
             connection.close()

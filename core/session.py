@@ -54,6 +54,7 @@ class Session:
         self.indexes = IndexCache(self.retrieval, self.ruleset)
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
+        # Plugin factories are contained: one that fails is a diagnostic here, never an exception.
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
@@ -157,4 +158,23 @@ class Session:
         return self.diagnostics()
 
 
-__all__ = ["ConfigError", "Registry", "RuleSet", "Session"]
+def check_config_dir(directory: Path) -> list[Diagnostic]:
+    """Everything wrong with a config folder's engine.json, retrieval.json and llm.json, and with the
+    plugins engine.json names (factories that fail, unknown ids in planner orders), as `check` reports it.
+    Each file is checked on its own, so one bad file does not hide another's problems."""
+    problems: list[Diagnostic] = []
+    loaded = []
+    for load in (load_retrieval_config, load_engine_config, load_llm_config):
+        try:
+            loaded.append(load(directory))
+        except ConfigError as exc:
+            problems += exc.diagnostics
+    if problems:
+        return problems
+    retrieval, engine, llm = loaded
+    ruleset = load_rules(directory / "thinkingdb.json")
+    services = Services(retrieval, engine, ruleset, IndexCache(retrieval, ruleset), LlmClient(llm))
+    return build_registry(services, directory / "engine.json")[1]
+
+
+__all__ = ["ConfigError", "Registry", "RuleSet", "Session", "check_config_dir"]

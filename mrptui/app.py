@@ -271,6 +271,9 @@ class ExplorerApp(App[None]):
                 pump(run, live, lambda rid, events: self.post_message(EventsArrived(rid, events)),
                      lambda rid, where: self.post_message(RunHeld(rid, where)),
                      batch_size=self.batch_size, batch_seconds=self.batch_seconds, clock=self.clock)
+            except KeyboardInterrupt:
+                # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
+                pass
             finally:
                 self.post_message(RunEnded(run.run_id))
 

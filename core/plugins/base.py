@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.alias_generators import to_camel
 
+from core.cancel import CallBudget, CancelToken
 from core.steering import Intervention
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
@@ -46,7 +47,7 @@ class PlannerHints(_Model):
     topic_tags: tuple[str, ...] = ()
     preferred_depth: Literal["shallow", "medium", "deep"] = "medium"
     evidence_style: tuple[str, ...] = ()
-    expected_latency_ms: int = 10
+    expected_latency_ms: int = Field(default=10, ge=0, le=3_600_000)
 
 
 class Descriptor(_Model):
@@ -56,7 +57,7 @@ class Descriptor(_Model):
     description: str
     cost_class: Literal["cheap", "moderate", "expensive"] = "cheap"
     uses_llm: bool = False
-    max_llm_calls: int = 0
+    max_llm_calls: int = Field(default=0, ge=0, le=100)
     model_roles: tuple[str, ...] = ()
     planner_hints: PlannerHints = PlannerHints()
 
@@ -91,6 +92,8 @@ class SdResult:
     intents: tuple[Intent, ...] = ()
     context_units: tuple[KnowledgeUnit, ...] = ()
     llm_calls: int = Field(default=0, ge=0)
+    # Questions found but not turned into intents because of budgets.maxSubQuestions.
+    dropped_questions: int = Field(default=0, ge=0)
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
@@ -149,12 +152,22 @@ class Request:
 
 @dataclass
 class RunContext:
-    """Everything a plugin may read for one request; `view` holds only permitted units."""
+    """Everything a plugin may read for one request; `view` holds only permitted units.
+
+    `cancel` is this call's token: long loops poll `ctx.cancel.raise_if_cancelled()`. `llm_budget`
+    is shared by the whole request; an LLM call is charged to it before it is made.
+    """
 
     request: Request
     view: KBView
     services: object
     llm_calls_left: int = 0
+    cancel: CancelToken = field(default_factory=CancelToken)
+    llm_budget: CallBudget | None = None
+
+    def __post_init__(self) -> None:
+        if self.llm_budget is None:
+            self.llm_budget = CallBudget(self.llm_calls_left, name="maxLlmCallsPerRequest")
 
 
 class Plugin(ABC):

@@ -74,20 +74,26 @@ class ProfileRetriever(KnowledgePlugin):
         query = Query.of(intent)
         profile = self.profile
         lanes: dict[Lane, Mapping[str, float]] = {}
+        # Each lane is one vectorised step (or the closure, which polls the token itself), so
+        # polling between them is enough for a cancelled call to stop within one step.
+        ctx.cancel.raise_if_cancelled()
         bm25_raw = self._bm25_raw(indexes, query)
         lanes[Lane.BM25] = normalise_bm25(bm25_raw)
         tdb = None
         if Lane.TDB in profile.lanes:
-            # The kernel's per-call cancel token (core/cancel.py, `ctx.cancel`) stops the closure
-            # between rounds and joins; the result then says "cancelled".
-            tdb = indexes.tdb.query(intent.target, stop=getattr(ctx, "cancel", None))
+            ctx.cancel.raise_if_cancelled()
+            # The call's cancel token stops the closure between rounds and inside large joins; the
+            # result then says "cancelled", and the poll below turns that into a cancelled attempt.
+            tdb = indexes.tdb.query(intent.target, stop=ctx.cancel)
             lanes[Lane.TDB] = tdb.lane_scores()
+        ctx.cancel.raise_if_cancelled()
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         escalated = False
         hdc_query = None
         kept = sum(c.kept for c in candidates)
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
+            ctx.cancel.raise_if_cancelled()
             hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
             lanes[Lane.HDC] = self._hdc_lane(indexes, hdc_query)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
@@ -107,7 +113,7 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=escalated,
             lane_details={"tdb": tdb} if tdb is not None else {},
         )
-        trace = [self._scored_event(outcome, indexes, query, hdc_query)]
+        trace = [self._scored_event(ctx, outcome, indexes, query, hdc_query)]
         if tdb is not None:
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
@@ -149,11 +155,12 @@ class ProfileRetriever(KnowledgePlugin):
             current_turn=current,
         )
 
-    def _scored_event(self, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query) -> RetrievalScored:
+    def _scored_event(self, ctx: RunContext, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query) -> RetrievalScored:
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
         rows = []
         for position, candidate in enumerate(shown):
+            ctx.cancel.raise_if_cancelled()
             explain = position < limits.explained_candidates
             rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain))
         return RetrievalScored(

@@ -141,16 +141,26 @@ class _LlmPlugin(Plugin):
         """Why this plugin cannot run at all, or None when it may make at least one call."""
         if not self.client.configured:
             return NO_ENDPOINT
-        if ctx.llm_calls_left <= 0:
+        if ctx.llm_budget.left <= 0:
             return BUDGET_EXHAUSTED
         return None
 
     def _allowance(self, ctx: RunContext) -> int:
-        return min(ctx.llm_calls_left, self.descriptor.max_llm_calls)
+        return min(ctx.llm_budget.left, self.descriptor.max_llm_calls)
 
-    def _chat(self, messages: list[dict], *, response_format_json: bool = False) -> str:
+    def _chat(self, ctx: RunContext, messages: list[dict], *, response_format_json: bool = False) -> str:
+        """One call, charged to the request's budget before it is made (so a timeout still counts),
+        and stopped by the request's LLM deadline or the call's cancel token, whichever comes first."""
+        budget = ctx.llm_budget
+        if not budget.take():
+            raise LlmError(BUDGET_EXHAUSTED)
         return self.client.chat(
-            messages, response_format_json=response_format_json, role=self.descriptor.model_roles[0]
+            messages,
+            response_format_json=response_format_json,
+            role=self.descriptor.model_roles[0],
+            deadline=budget.deadline,
+            deadline_name=budget.deadline_name,
+            cancel=ctx.cancel,
         )
 
 
@@ -197,7 +207,7 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
                     {"role": "user", "content": SD_RETRY.format(errors="\n".join(errors))},
                 ]
             try:
-                reply = self._chat(messages)
+                reply = self._chat(ctx, messages)
             except LlmError as exc:
                 return SdResult(status=Status.ERROR, reason=exc.reason, llm_calls=calls)
             text = _unfenced(reply)
@@ -246,7 +256,7 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
         system = GS_SYSTEM.format(example_id=units[0].id, depth=GS_DEPTH[self.depth])
         user = f"Question: {ctx.request.question}\nTask: {_intent_line(intent)}\n\nEvidence:\n{_evidence_block(units)}"
         try:
-            reply = self._chat([{"role": "system", "content": system}, {"role": "user", "content": user}])
+            reply = self._chat(ctx, [{"role": "system", "content": system}, {"role": "user", "content": user}])
         except LlmError as exc:
             return GsResult(status=Status.ERROR, reason=exc.reason, llm_calls=1)
         answer = reply.strip()
@@ -306,7 +316,7 @@ class LlmValidator(_LlmPlugin, Validator):
         )
         messages = [{"role": "system", "content": VAL_SYSTEM}, {"role": "user", "content": user}]
         try:
-            reply = self._chat(messages, response_format_json=True)
+            reply = self._chat(ctx, messages, response_format_json=True)
         except LlmError as exc:
             return ValResult(status=Status.ERROR, reason=exc.reason, llm_calls=1)
         try:

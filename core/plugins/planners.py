@@ -65,7 +65,10 @@ class Planner(Plugin):
         return Plan(self.id, revision, stages, reasons, notes)
 
     def _base(self, name: str, stage_type: PluginType, registry: Registry) -> _StagePlan:
-        configured = [pid for pid in getattr(self._order, name) if pid in registry]
+        # Ids no loaded plugin has, or of another stage, are skipped (engine.json diagnostics name them).
+        configured = [
+            pid for pid in getattr(self._order, name) if pid in registry and registry.get(pid).descriptor.type is stage_type
+        ]
         extra = sorted(
             (p.id for p in registry.of_type(stage_type) if p.id not in configured),
             key=lambda pid: (_COST_RANK[registry.get(pid).descriptor.cost_class], pid),

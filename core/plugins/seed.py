@@ -7,6 +7,7 @@ other CNL, so a seed detector's output is never trusted unvalidated.
 from __future__ import annotations
 
 from core.cnl import format_intents, parse_intents, read_text
+from core.config import Budgets
 from core.intent_cues import question_cues, split_input
 from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
 from core.units import Act, Intent, KnowledgeUnit
@@ -33,14 +34,18 @@ class SymbolicSeedDetector(SeedDetector):
     descriptor = DESCRIPTOR
 
     def __init__(self, services: object = None):
-        """Plugin factories pass the shared services; keyword cues need none of them."""
+        """Plugin factories pass the shared services; only the sub-question budget is read from them."""
+        engine = getattr(services, "engine", None)
+        self.max_questions = engine.budgets.max_sub_questions if engine is not None else Budgets().max_sub_questions
 
     def detect(self, ctx: RunContext) -> SdResult:
         question = ctx.request.question.strip()
         if not question:
             return SdResult(status=Status.ERROR, reason="empty question")
         context, questions = split_input(question)
-        intents = [_intent(part, context) for part in questions]
+        # Analysing questions the kernel will not answer would only cost time (maxSubQuestions).
+        dropped = len(questions) - self.max_questions
+        intents = [_intent(part, context) for part in questions[: self.max_questions]]
         cnl = format_intents(intents)
         parsed, diagnostics = parse_intents(cnl, file="<sd-symbolic>")
         errors = [d.format() for d in diagnostics if d.is_error]
@@ -49,8 +54,15 @@ class SymbolicSeedDetector(SeedDetector):
         units = current_turn_units(context)
         acts = ", ".join(intent.act.value for intent in parsed)
         reason = f"{len(parsed)} intent(s) ({acts}); {len(units)} current-turn unit(s)"
+        if dropped > 0:
+            reason += f"; {dropped} more question(s) left out (budgets.maxSubQuestions is {self.max_questions})"
         return SdResult(
-            status=Status.SUCCESS, reason=reason, intent_cnl=cnl, intents=tuple(parsed), context_units=units
+            status=Status.SUCCESS,
+            reason=reason,
+            intent_cnl=cnl,
+            intents=tuple(parsed),
+            context_units=units,
+            dropped_questions=max(0, dropped),
         )
 
 

@@ -29,6 +29,7 @@ from itertools import chain
 
 import numpy as np
 
+from core import cancel
 from core.config import HdcConfig
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
@@ -343,7 +344,10 @@ def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     out = np.empty(n, dtype=np.uint16)
     xored = np.empty((min(n, _SCAN_ROWS), WORDS), dtype=np.uint64)
     counts = np.empty(xored.shape, dtype=np.uint8)
+    token = cancel.current()
     for start in range(0, n, _SCAN_ROWS):
+        # A scan of a million units takes a while: a cancelled plugin call stops between chunks.
+        token.raise_if_cancelled()
         stop = min(start + _SCAN_ROWS, n)
         rows = stop - start
         np.bitwise_xor(matrix[start:stop], vector, out=xored[:rows])

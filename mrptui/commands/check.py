@@ -14,6 +14,7 @@ from core.resources import config_dir, sample_kb_dir
 from mrptui.commands import UsageError
 
 RULES_FILE_NAME = "thinkingdb.json"
+ENGINE_FILE_NAME = "engine.json"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,10 +33,15 @@ def run(args: argparse.Namespace) -> int:
     rule_files = _rule_files(paths) if check_rules else []
     kb = KnowledgeBase.load([p for p in paths if p not in rule_files])
     rule_problems = {file: check_rules(file) for file in rule_files} if check_rules else {}
-    diagnostics = [*kb.diagnostics, *(d for problems in rule_problems.values() for d in problems)]
+    config_problems = _config_problems(paths)
+    diagnostics = [
+        *kb.diagnostics,
+        *(d for problems in rule_problems.values() for d in problems),
+        *(d for problems in config_problems.values() for d in problems),
+    ]
     for diagnostic in diagnostics:
         print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
-    print(_summary(kb, rule_problems, diagnostics))
+    print(_summary(kb, {**rule_problems, **config_problems}, diagnostics))
     return 1 if any(d.is_error for d in diagnostics) else 0
 
 
@@ -48,6 +54,13 @@ def _rules_checker() -> Callable[[Path], list[Diagnostic]] | None:
             raise
         return None
     return check_rules_file
+
+
+def _config_problems(paths: list[Path]) -> dict[Path, list[Diagnostic]]:
+    """Each named folder holding an engine.json: its configs and the plugins they name."""
+    from core.session import check_config_dir
+
+    return {path / ENGINE_FILE_NAME: check_config_dir(path) for path in paths if (path / ENGINE_FILE_NAME).is_file()}
 
 
 def _rule_files(paths: list[Path]) -> list[Path]:
@@ -65,7 +78,10 @@ def _rule_files(paths: list[Path]) -> list[Path]:
 def _summary(kb: KnowledgeBase, rule_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]) -> str:
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
     lines = [f"{_relative(str(file))}: {per_file[str(file)]} units" for file in kb.files]
-    lines += [f"{_relative(str(file))}: rules, {len(problems)} problems" for file, problems in rule_problems.items()]
+    lines += [
+        f"{_relative(str(file))}: {'config' if file.name == ENGINE_FILE_NAME else 'rules'}, {len(problems)} problems"
+        for file, problems in rule_problems.items()
+    ]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     files = len(kb.files) + len(rule_problems)

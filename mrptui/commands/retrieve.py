@@ -35,6 +35,10 @@ def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
     session = open_session(args)
+    limit = session.engine_config.budgets.max_question_chars
+    if len(question) > limit:
+        # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
+        raise UsageError(f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)")
     try:
         plugin = session.registry.get(args.kb_plugin, PluginType.KB)
     except RegistryError as exc:

@@ -98,8 +98,9 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
         self._held = False
 
     def _text_width(self) -> int:
-        # The body has one cell of padding each side, and the scrollbar takes one more.
-        return max(0, self.scrollable_content_region.width - 3)
+        # The body has one cell of padding each side, and a cell is always kept for the scrollbar:
+        # measuring with or without it would cut the same plan differently from frame to frame.
+        return max(0, self.content_region.width - self.styles.scrollbar_size_vertical - 2)
 
     def on_resize(self) -> None:
         self.show(self._state, held=self._held)

@@ -61,7 +61,8 @@ def test_check_runs_the_rules_checker_on_rule_files(workdir: Path, capsys: pytes
     assert main(["check", "config"]) == 1
     out = capsys.readouterr().out
     assert "config/thinkingdb.json:1:" in out and "INVALID_JSON" in out
-    assert "engine.json" not in out
+    # engine.json is checked as the engine's config, never as a rules file.
+    assert "config/engine.json: rules" not in out and "config/engine.json:1:3: INVALID_JSON" in out
 
 
 def test_check_defaults_to_the_sample_kb_and_config(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

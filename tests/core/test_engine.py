@@ -156,7 +156,7 @@ def test_a_plugin_that_raises_is_an_error_and_the_run_goes_on() -> None:
 def test_a_plugin_that_hangs_past_its_timeout_is_an_error() -> None:
     events = _run(_engine(Seed("sd-a", sleep=1.0), Seed("sd-b"), Kb("kb-a"), Gs("gs-a"), Val(), timeout_ms=50))
     first = _of(events, AttemptFinished)[0]
-    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "timed out after 50 ms")
+    assert (first.plugin, first.status, first.reason) == ("sd-a", "error", "cancelled: timed out after 50 ms (pluginTimeoutMs)")
 
 
 def test_a_malformed_result_is_an_error() -> None:

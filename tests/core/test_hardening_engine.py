@@ -158,7 +158,7 @@ def misbehaviours(stage: str, release: threading.Event) -> dict[str, tuple[Calla
     other = OTHER_FAMILY[stage]
     return {
         "raises": (_raises, "raised RuntimeError: index corrupted"),
-        "hangs": (hang, "timed out after 50 ms"),
+        "hangs": (hang, "cancelled: timed out after 50 ms (pluginTimeoutMs)"),
         "returns-none": (lambda: None, f"returned NoneType, not {RESULT_NAMES[stage]}"),
         "returns-dict": (lambda: {"status": "success"}, f"returned dict, not {RESULT_NAMES[stage]}"),
         "returns-other-family": (GOOD[other], f"returned {RESULT_NAMES[other]}, not {RESULT_NAMES[stage]}"),

@@ -1,0 +1,126 @@
+"""Cooperative cancellation and shared per-request call budgets.
+
+Python cannot stop a thread from outside, so the kernel gives every plugin call a `CancelToken`
+with the call's deadline: when the plugin timeout or the request's deadline passes (or the user
+interrupts), the token is set, and a plugin that polls it stops instead of running on. Long
+loops poll `raise_if_cancelled()` (cheap: one flag and one clock read); code that has no
+`RunContext` at hand reads the calling thread's token with `current()`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class Cancelled(Exception):
+    """Raised inside a plugin by `raise_if_cancelled`; the kernel records the attempt as cancelled."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class CancelToken:
+    """Set by the kernel, polled by plugins. `deadline` is on the `time.monotonic()` clock, and
+    `budget` names what set it ("pluginTimeoutMs"), so the reason always says which budget stopped it."""
+
+    def __init__(self, deadline: float | None = None, budget: str = "deadline"):
+        self.deadline = deadline
+        self.budget = budget
+        self._event = threading.Event()
+        self._reason = ""
+
+    @property
+    def cancelled(self) -> bool:
+        if self._event.is_set():
+            return True
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.cancel(f"{self.budget} passed")
+            return True
+        return False
+
+    @property
+    def reason(self) -> str:
+        return self._reason
+
+    def cancel(self, reason: str) -> None:
+        """Set the token; the first reason given is the one kept."""
+        if not self._event.is_set():
+            self._reason = reason
+            self._event.set()
+
+    def raise_if_cancelled(self) -> None:
+        if self.cancelled:
+            raise Cancelled(self._reason)
+
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (never negative), or None without a deadline."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to `seconds`, waking early when cancelled; True when cancelled."""
+        remaining = self.remaining()
+        self._event.wait(seconds if remaining is None else min(seconds, remaining))
+        return self.cancelled
+
+
+class _Never(CancelToken):
+    """The token of code run outside any plugin call: nothing ever cancels it."""
+
+    def cancel(self, reason: str) -> None:
+        return None
+
+
+NEVER = _Never()
+_local = threading.local()
+
+
+def current() -> CancelToken:
+    """The token of the plugin call running on this thread (NEVER outside one)."""
+    return getattr(_local, "token", NEVER)
+
+
+@contextmanager
+def bound(token: CancelToken) -> Iterator[CancelToken]:
+    """Make `token` this thread's `current()` for the duration of one plugin call."""
+    previous = current()
+    _local.token = token
+    try:
+        yield token
+    finally:
+        _local.token = previous
+
+
+class CallBudget:
+    """Calls one request may still make (e.g. to the LLM), shared by all its plugin calls.
+
+    A call is charged when it starts, so one that then fails, times out or is abandoned by the
+    kernel still counts. `deadline` (monotonic) bounds the wall time all of them take together.
+    """
+
+    def __init__(self, calls: int, deadline: float | None = None, name: str = "calls", deadline_name: str = "deadline"):
+        self._left = calls
+        self._lock = threading.Lock()
+        self.deadline = deadline
+        self.name = name
+        self.deadline_name = deadline_name
+
+    @property
+    def left(self) -> int:
+        return self._left
+
+    def take(self) -> bool:
+        """Charge one call; False (and nothing charged) when none is left."""
+        with self._lock:
+            if self._left <= 0:
+                return False
+            self._left -= 1
+            return True
+
+    def charge(self, calls: int) -> None:
+        """Charge calls made without `take` (a plugin that only reports its count)."""
+        with self._lock:
+            self._left = max(0, self._left - calls)

@@ -1,0 +1,103 @@
+"""One plugin call, isolated: its own thread, its cancel token, its prints, and whatever it returns
+or raises turned into an outcome the kernel can record (never an exception that stops the run).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+
+from core.cancel import Cancelled, CancelToken, bound
+from core.config import TraceLimits
+from core.plugins.base import GsResult, KbResult, SdResult, Status, ValResult
+from core.plugins.output import plugin_output
+
+Result = SdResult | KbResult | GsResult | ValResult
+# How often a waiting kernel checks whether the user cancelled the run.
+_STOP_POLL_S = 0.02
+
+
+def run_isolated(
+    plugin_id: str, call: Callable[[], object], token: CancelToken, stop_requested: Callable[[], bool] | None = None
+) -> dict[str, object]:
+    """Run one plugin call on its own thread until it returns or its token's deadline passes.
+
+    The outcome has `result`, `error`, `cancelled`, `interrupted`, `stopped` (`stop_requested`,
+    polled while waiting, said so: the user cancelled the run; the token is then set), or
+    `pending` (still running at the deadline: the caller cancels the token, and a plugin that
+    polls it stops).
+    """
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        with bound(token), plugin_output():
+            try:
+                outcome["result"] = call()
+            except Cancelled as exc:
+                outcome["cancelled"] = exc.reason
+            except KeyboardInterrupt:
+                outcome["interrupted"] = True
+            except SystemExit as exc:
+                outcome["error"] = f"SystemExit (exit code {exc.code!r})"
+            except BaseException as exc:  # noqa: BLE001 - a plugin that raises must not stop the run
+                outcome["error"] = f"{type(exc).__name__}: {exc}"
+
+    worker = threading.Thread(target=target, name=f"plugin-{plugin_id}", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive() and not token.cancelled:
+            remaining = token.remaining()
+            step = _STOP_POLL_S if remaining is None else remaining
+            worker.join(step if stop_requested is None else min(step, _STOP_POLL_S))
+            if stop_requested is not None and stop_requested() and worker.is_alive():
+                token.cancel("cancelled by the user")
+                outcome["stopped"] = True
+                return outcome
+    except BaseException:
+        # Ctrl+C while waiting: the plugin is told to stop too, then the interrupt goes on.
+        token.cancel("interrupted by the user")
+        raise
+    if worker.is_alive():
+        outcome["pending"] = True
+    return outcome
+
+
+def checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
+    if "cancelled" in outcome:
+        return error_type(status=Status.ERROR, reason=f"cancelled: {outcome['cancelled']}")
+    if "error" in outcome:
+        return error_type(status=Status.ERROR, reason=f"raised {outcome['error']}")
+    result = outcome.get("result")
+    if not isinstance(result, error_type):
+        return error_type(status=Status.ERROR, reason=f"returned {type(result).__name__}, not {error_type.__name__}")
+    if result.status not in _allowed_statuses(error_type):
+        return error_type(status=Status.ERROR, reason=f"returned status {result.status!r}, not valid for {stage}")
+    return result
+
+
+def _cut(text: str, limit: int, budget: str) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters cut by trace.{budget}]"
+
+
+def capped(result: Result, limits: TraceLimits) -> Result:
+    """A plugin's strings within the trace caps, so a 5 MB reason cannot flood traces and JSON."""
+    changes = {"reason": _cut(result.reason, limits.max_reason_chars, "maxReasonChars")}
+    if isinstance(result, GsResult):
+        changes["answer"] = _cut(result.answer, limits.max_answer_chars, "maxAnswerChars")
+    if isinstance(result, SdResult):
+        changes["intent_cnl"] = _cut(result.intent_cnl, limits.max_answer_chars, "maxAnswerChars")
+    if all(getattr(result, name) == value for name, value in changes.items()):
+        return result
+    return replace(result, **changes)
+
+
+def _allowed_statuses(result_type: type) -> set[Status]:
+    return {
+        SdResult: {Status.SUCCESS, Status.UNSUPPORTED, Status.ERROR},
+        KbResult: {Status.SUCCESS, Status.INSUFFICIENT, Status.ERROR},
+        GsResult: {Status.SUCCESS, Status.NO_CONTEXT, Status.UNSUPPORTED, Status.ERROR},
+        ValResult: {Status.ACCEPTED, Status.REJECTED, Status.UNSUPPORTED, Status.ERROR},
+    }[result_type]
