@@ -52,10 +52,11 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         return Verdict(None, closest)
     asserted = []
     for _, _, _, window, sentence in stated:
+        # "She did not need to force the lock" denies whatever it frames.
+        if denies(sentence, terms, question, window):
+            return Verdict("No", window)
         frame = unrealised(sentence, terms, question)
         if frame is None:
-            if denies(sentence, terms, question, window):
-                return Verdict("No", window)
             asserted.append(window)
             continue
         refusal = refused(sentence, frame, evidence)

@@ -180,6 +180,7 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
         # An offer is not the deed, and its refusal answers No; an offer alone leaves it open.
         ("Was the ferry chartered?", "The mayor offered to charter the ferry. The council declined the offer.", "No"),
         ("Was the ferry chartered?", "The mayor offered to charter the ferry for the fair.", None),
+        ("Was the ferry chartered?", "The mayor refused to charter the ferry.", "No"),
         # A word an earlier sentence of the passage holds is not replaced by its absence.
         ("Was the kiln roof repair postponed?", "The kiln roof leaks badly. The full repair was postponed.", "Yes"),
     ],
