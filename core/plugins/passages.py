@@ -6,7 +6,8 @@ text. Rules of thumb are listed in docs/decisions.md under "Answer forms".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from core.cnl import split_sentences
@@ -17,6 +18,10 @@ from core.units import KnowledgeUnit
 EDGE = ".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d"
 # Sentences before a match that may hold its pronoun's referent.
 _WINDOW_BEFORE = 2
+# A paragraph's units are read this far either side of a kept one (plain-text units hold at
+# most three sentences, so this covers a long paragraph).
+_PARAGRAPH_UNITS = 6
+_UNIT_NUMBER = re.compile(r"(.+::unit-)(\d+)")
 # Units starting within this many lines of each other are one stretch of text: a paragraph's
 # units, or the paragraph after a blank line. Farther apart they may be pages apart.
 _NEIGHBOUR_LINES = 3
@@ -133,6 +138,35 @@ class Evidence:
         earlier = [s for s in self.reading[max(0, at - before) : at] if _adjacent(s.unit, sentence.unit)]
         later = [s for s in self.reading[at + 1 : at + 1 + after] if _adjacent(s.unit, sentence.unit)]
         return earlier, later
+
+
+def paragraph_units(get: Callable[[str], KnowledgeUnit | None], kept: Sequence[KnowledgeUnit]) -> list[KnowledgeUnit]:
+    """Units of the kept units' paragraphs that were not kept, in reading order: a paragraph's
+    next unit holds the rest of what a kept unit began ("three causes … The third …", a
+    reason after the sentence it explains). Only ids `get` resolves count (the caller's view, so
+    nothing the caller may not see), and each paragraph is read at most `_PARAGRAPH_UNITS`
+    units either side of a kept unit. A kept fact (a unit with a triple) does not read on: it
+    states one thing on its own, and ThinkingDB chains facts."""
+    kept_ids = {unit.id for unit in kept}
+    found: dict[str, KnowledgeUnit] = {}
+    for unit in kept:
+        match = _UNIT_NUMBER.fullmatch(unit.id) if not _is_fact(unit) else None
+        if match is None:
+            continue
+        prefix, digits = match.groups()
+        number = int(digits)
+        for step in (-1, 1):
+            for offset in range(1, _PARAGRAPH_UNITS + 1):
+                other = get(f"{prefix}{number + step * offset:0{len(digits)}d}")
+                if other is None or number + step * offset < 0:
+                    break
+                if other.id not in kept_ids:
+                    found.setdefault(other.id, other)
+    return sorted(found.values(), key=_reading_key)
+
+
+def _is_fact(unit: KnowledgeUnit) -> bool:
+    return unit.subject is not None and unit.object is not None
 
 
 def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
