@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test bench check clean
+.PHONY: run test fuzz bench check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,14 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The property, fault and fuzz suites with the `fuzz` hypothesis profile (tests/conftest.py): ten
+# times the examples of `make test`, fresh ones each run, with per-test counts printed.
+FUZZ_TESTS ?= $(wildcard tests/core/test_hardening_*.py tests/core/test_fuzz_*.py tests/core/test_faults_*.py \
+	tests/core/test_attack*.py tests/core/test_security*.py)
+
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics $(FUZZ_TESTS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(ARGS)

@@ -12,6 +12,11 @@ from pydantic.alias_generators import to_camel
 
 from core.diagnostics import Code, Diagnostic
 from core.resources import config_dir
+from core.safe_io import UnsafePath, read_regular
+
+# Config, rule and query files above this are refused unread (a FIFO or device is refused too):
+# 10,000 rules take about 2 MB.
+MAX_CONFIG_BYTES = 8_000_000
 
 
 class _Model(BaseModel):
@@ -110,7 +115,9 @@ class ConfigError(Exception):
 def read_json(path: Path) -> object:
     """Parse a JSON file, turning I/O and syntax problems into a `ConfigError` with a position."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
+    except UnsafePath as exc:
+        raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=exc.reason, file=str(path))]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
     try:

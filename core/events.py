@@ -6,15 +6,21 @@ view, so a trace cannot leak what the caller may not see.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, Severity
+from core.safe_io import FileTooLarge, Protected, UnsafePath, atomic_write_text, open_regular
 from core.units import Intent
+
+
+# Traces above this are refused unread. An `ask` trace is a few hundred KB; 700 scored candidates
+# with their BM25 terms are about 2 MB. Candidate-heavy traces take up to ~10x their size in
+# memory once read (a 330 MB one took 3.8 GB and 35 s), so this keeps a replay under ~1 GB.
+MAX_TRACE_BYTES = 64_000_000
 
 
 class _Model(BaseModel):
@@ -240,33 +246,66 @@ def from_json_line(line: str) -> Event:
     return EVENT_ADAPTER.validate_json(line)
 
 
-def write_trace(events: Iterable[_Event], path: Path) -> None:
-    """Write a JSON Lines trace atomically, so a half-written file never replaces a good one."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
-        for event in events:
-            out.write(to_json_line(event) + "\n")
-    tmp.replace(path)
+def write_trace(events: Iterable[_Event], path: Path, protected: Protected | None = None) -> None:
+    """Write a JSON Lines trace atomically (`core.safe_io`): a half-written file never replaces a
+    good one, and a folder, device, link or `protected` file is refused with `UnsafePath`."""
+    atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected)
 
 
 def read_trace(path: Path) -> tuple[list[Event], list[Diagnostic]]:
-    """Read a saved trace; a bad line becomes a diagnostic with its line number, not an exception."""
+    """Read a saved trace line by line; a bad line becomes a diagnostic with its line number.
+
+    A file over `MAX_TRACE_BYTES`, or anything but a regular file, is one FILE_TOO_LARGE or
+    FILE_UNREADABLE error and no events. A last line cut off mid-event (a copy or a write that
+    stopped early) is a warning that says where the trace stops; the events before it are kept.
+    """
+    file = str(path)
+    try:
+        handle = open_regular(path, MAX_TRACE_BYTES)
+    except FileTooLarge as exc:
+        return [], [Diagnostic(code=Code.FILE_TOO_LARGE, message=f"trace {exc.reason}", file=file)]
+    except UnsafePath as exc:
+        return [], [Diagnostic(code=Code.FILE_UNREADABLE, message=exc.reason, file=file)]
+    except OSError as exc:
+        return [], [Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=file)]
     events: list[Event] = []
     problems: list[Diagnostic] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]
-    # JSON Lines break at line feeds only: `str.splitlines` would also split at U+2028 or U+0085,
-    # which JSON writers may leave raw inside a string.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            events.append(from_json_line(line))
-        except (ValidationError, json.JSONDecodeError) as exc:
-            first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            problems.append(
-                Diagnostic(code=Code.MALFORMED_LINE, message=f"not a trace event: {first}", file=str(path), line=number)
-            )
+    read = 0
+    with handle:
+        # Binary lines break at line feeds only: text mode would also split at U+2028 or U+0085,
+        # which JSON writers may leave raw inside a string.
+        for number, raw in enumerate(handle, start=1):
+            read += len(raw)
+            if read > MAX_TRACE_BYTES:
+                problem = FileTooLarge(path, read, MAX_TRACE_BYTES)
+                return [], [Diagnostic(code=Code.FILE_TOO_LARGE, message=f"trace {problem.reason}", file=file)]
+            if not raw.strip():
+                continue
+            try:
+                events.append(from_json_line(raw.decode("utf-8")))
+            except (ValidationError, ValueError) as exc:
+                problems.append(_bad_line(exc, raw, number, file))
     return events, problems
+
+
+def _bad_line(exc: Exception, raw: bytes, number: int, file: str) -> Diagnostic:
+    if _cut_off(exc, raw):
+        return Diagnostic(
+            code=Code.MALFORMED_LINE,
+            message=f"the trace stops mid-event at line {number} (cut off?); the events before it are kept",
+            file=file,
+            line=number,
+            severity=Severity.WARNING,
+        )
+    first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+    return Diagnostic(code=Code.MALFORMED_LINE, message=f"not a trace event: {first}", file=file, line=number)
+
+
+def _cut_off(exc: Exception, raw: bytes) -> bool:
+    """A last line (no line feed) whose JSON or UTF-8 ends early: the file was cut, not forged.
+    A complete line that is not an event stays an error, newline or not."""
+    if raw.endswith(b"\n"):
+        return False
+    if isinstance(exc, UnicodeDecodeError):
+        return True
+    return isinstance(exc, ValidationError) and exc.errors()[0]["type"] == "json_invalid"

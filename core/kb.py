@@ -229,6 +229,16 @@ class KnowledgeBase:
         ]
         return KnowledgeBase(self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats)
 
+    def holds(self, path: Path) -> bool:
+        """Whether `path` is one of this KB's files, or a KB-format file inside one of its folders:
+        a file a reload would read, which no export or trace may create or replace."""
+        target = _real(path)
+        if any(target == _real(file) for file in self._files):
+            return True
+        if os.path.splitext(target.name)[1].lower() not in SUFFIX_FORMATS:
+            return False
+        return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
+
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
         key: ViewKey = (self._version, caller.key, "")
@@ -242,6 +252,10 @@ class KnowledgeBase:
             else:
                 self._views.move_to_end(key)
             return view
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _exists(path: Path) -> bool:

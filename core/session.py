@@ -7,6 +7,7 @@ started with, so no run ever sees a mix of old and new units.
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from dataclasses import replace
 from collections.abc import Iterator, Sequence
@@ -139,6 +140,14 @@ class Session:
         ids = {STAGE_NAMES[t]: [p.id for p in self.registry.of_type(t)] for t in PluginType if t is not PluginType.PLANNER}
         ids["planner"] = list(self.engine.planners)
         return ids
+
+    def owns_file(self, path: Path) -> bool:
+        """Whether `path` is a KB file (or would be read as one) or a JSON file of the config
+        folder: the files a trace or export must never replace (`core.safe_io`'s `protected`)."""
+        if self.kb.holds(path):
+            return True
+        target = Path(os.path.realpath(path))
+        return target.suffix.lower() == ".json" and target.parent == Path(os.path.realpath(self.config_path))
 
     def fingerprint(self) -> str:
         return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])

@@ -526,21 +526,21 @@ class ExplorerApp(App[None]):
                 return
             try:
                 summary = export.write(Path(path).expanduser())
-            except OSError as exc:
-                self.notify(f"could not write {path}: {exc.strerror or exc}", severity="error")
+            except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
+                self.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
             self.notify(f"{summary} to {path}")
 
         self.push_screen(PathModal(export.title, export.default_path), callback=done)
 
     def save_trace(self) -> None:
-        self._export(trace_export(self.current))
+        self._export(trace_export(self.current, self.session.owns_file))
 
     def export_csv(self) -> None:
-        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current))
+        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current, self.session.owns_file))
 
     def export_markdown(self) -> None:
-        self._export(answer_export(self.current, self.cursor))
+        self._export(answer_export(self.current, self.cursor, self.session.owns_file))
 
     # -- commands from the screens ----------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal, Protocol
 
 from core.config import RetrievalConfig
@@ -407,6 +408,8 @@ class SessionLike(Protocol):
 
     def fingerprint(self) -> str: ...
 
+    def owns_file(self, path: Path) -> bool: ...
+
     def warm_up(self, caller: Caller) -> None: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
@@ -446,6 +449,9 @@ class NullSession:
 
     def fingerprint(self) -> str:
         return ""
+
+    def owns_file(self, path: Path) -> bool:
+        return False
 
     def warm_up(self, caller: Caller) -> None:
         return None

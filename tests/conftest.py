@@ -8,16 +8,20 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-# The long property-test run (`make fuzz`): `--hypothesis-profile=fuzz` or HYPOTHESIS_PROFILE=fuzz.
-# Tests keep their own bounded settings otherwise, so `make test` stays fast.
-settings.register_profile(
-    "fuzz", max_examples=500, deadline=None, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-if os.environ.get("HYPOTHESIS_PROFILE"):
-    settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
-
 ROOT = Path(__file__).resolve().parent.parent
+
+# Hypothesis profiles: `default` for `make test` (fixed seed, no example database, so every run
+# sees the same examples) and `fuzz` for `make fuzz` (HYPOTHESIS_PROFILE=fuzz or
+# `--hypothesis-profile=fuzz`: fresh examples, 500 for tests that take the profile's count).
+# Suites with their own counts (tests/core/fuzz_settings.py, the hardening suites) multiply them
+# by FUZZ_SCALE through HARDENING_EXAMPLES under the fuzz profile.
+FUZZ_SCALE = 10
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
+settings.register_profile("default", deadline=None, derandomize=True, database=None, suppress_health_check=_QUIET)
+settings.register_profile("fuzz", max_examples=500, deadline=None, database=None, suppress_health_check=_QUIET)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz":
+    os.environ.setdefault("HARDENING_EXAMPLES", str(FUZZ_SCALE))
 
 # NO_COLOR is read when an App is created, so removing it here keeps snapshots in colour.
 os.environ.pop("NO_COLOR", None)

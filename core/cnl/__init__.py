@@ -3,7 +3,15 @@
 from core.cnl.markdown import read_markdown, to_markdown
 from core.cnl.plaintext import fact_triple, question_lines, read_plaintext, split_sentences
 from core.cnl.sop import format_intents, parse_intents, read_sop
-from core.cnl.source import SUFFIX_FORMATS, Format, ReadResult, detect_format, read_file, read_text
+from core.cnl.source import (
+    SUFFIX_FORMATS,
+    Format,
+    ReadResult,
+    detect_format,
+    normalise_newlines,
+    read_file,
+    read_text,
+)
 
 __all__ = [
     "SUFFIX_FORMATS",
@@ -12,6 +20,7 @@ __all__ = [
     "detect_format",
     "fact_triple",
     "format_intents",
+    "normalise_newlines",
     "parse_intents",
     "question_lines",
     "read_file",

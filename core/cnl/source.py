@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
@@ -10,12 +11,19 @@ from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
 from core.diagnostics import Code, Diagnostic
+from core.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit
 
-# Files above this are refused before reading: no KB file is legitimately this large, and
-# reading one would stall the app.
-MAX_FILE_BYTES = 20 * 1024 * 1024
+# Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
+# text or ~40,000 Markdown units. The worst case, dense one-line facts, reads at about 3 s of CPU
+# per MB (4 MB: 222,000 units, 12 s, 640 MB peak; `python -m benchmarks --ops read_cap`), so the
+# 20 MB cap this replaces let one file stall a load for a minute.
+MAX_FILE_BYTES = 4_000_000
+# A NUL among the first bytes means a binary file (or UTF-16): refused whole. A NUL later is one
+# bad character, replaced and reported like an undecodable byte.
 _BINARY_PROBE_BYTES = 8192
+_MAX_BAD_LINES = 10
+_BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 
 
 class Format(StrEnum):
@@ -44,15 +52,36 @@ def detect_format(text: str, file: str) -> Format:
 
 
 def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadResult:
-    """Units and diagnostics of `text`, read as `kind` or as `detect_format` decides."""
+    """Units and diagnostics of `text`, read as `kind` or as `detect_format` decides.
+
+    Line breaks are normalised first (see `normalise_newlines`), and characters no reader may
+    keep (NUL, undecodable bytes, lone surrogates) become U+FFFD with an error at their line.
+    """
+    text, problems = _replace_bad_characters(normalise_newlines(text), file)
     reader = _READERS[Format(kind) if kind else detect_format(text, file)]
-    return ReadResult(*reader(text, file))
+    units, diagnostics = reader(text, file)
+    return ReadResult(units, [*problems, *diagnostics])
+
+
+def normalise_newlines(text: str) -> str:
+    """CRLF, a lone CR, U+2028 LINE SEPARATOR and U+2029 PARAGRAPH SEPARATOR each become one LF.
+
+    Files written with old Mac (CR-only) endings or by word processors (U+2028/U+2029) would
+    otherwise be one long line that yields no unit. Each separator counts as one line, as in
+    editors that break there; a paragraph break in plain text still needs a blank line.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\u2028" in text or "\u2029" in text:
+        text = text.replace("\u2028", "\n").replace("\u2029", "\n")
+    return text
 
 
 def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
     """Read a KB file; every I/O problem becomes a diagnostic, never an exception.
 
-    Without `kind`, the file's extension must be one of `SUFFIX_FORMATS`.
+    Without `kind`, the file's extension must be one of `SUFFIX_FORMATS`. Only regular files are
+    opened: a FIFO, socket or device is skipped with a diagnostic (opening a FIFO blocks forever).
     """
     file = str(path)
     if kind is None and path.suffix.lower() not in SUFFIX_FORMATS:
@@ -71,42 +100,51 @@ def _failed(code: Code, message: str, file: str) -> ReadResult:
 def _load(path: Path) -> str | Diagnostic:
     file = str(path)
     try:
-        size = path.stat().st_size
-        if path.is_dir():
-            return Diagnostic(code=Code.FILE_UNREADABLE, message="is a directory, not a file", file=file)
-        if size > MAX_FILE_BYTES:
-            return _too_large(size, file)
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
+    except FileTooLarge as exc:
+        return Diagnostic(code=Code.FILE_TOO_LARGE, message=exc.reason, file=file)
+    except UnsafePath as exc:
+        return Diagnostic(code=Code.FILE_UNREADABLE, message=exc.reason, file=file)
     except FileNotFoundError:
         return Diagnostic(code=Code.PATH_NOT_FOUND, message="no such file", file=file)
     except OSError as exc:
+        # A link loop (ELOOP), a permission problem, an I/O error.
         return Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=file)
-    # The file may have grown between stat and read.
-    if len(data) > MAX_FILE_BYTES:
-        return _too_large(len(data), file)
     if b"\0" in data[:_BINARY_PROBE_BYTES]:
         return Diagnostic(code=Code.BINARY_FILE, message="contains NUL bytes; not a text file", file=file)
-    try:
-        return data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        return _encoding_error(data, exc.start, file)
+    # Undecodable bytes become lone surrogates here, reported and replaced by `read_text`.
+    return data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
 
 
-def _too_large(size: int, file: str) -> Diagnostic:
-    return Diagnostic(
-        code=Code.FILE_TOO_LARGE, message=f"{size} bytes is over the {MAX_FILE_BYTES}-byte limit", file=file
-    )
+def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]]:
+    """`text` with every NUL and lone surrogate replaced by U+FFFD, and an error at the first one
+    of each line (up to `_MAX_BAD_LINES` lines, so a garbled file gives a screenful, not a flood)."""
+    match = _BAD_CHARACTER.search(text)
+    if match is None:
+        return text, []
+    diagnostics: list[Diagnostic] = []
+    line, counted_to = 1, 0
+    while match is not None and len(diagnostics) < _MAX_BAD_LINES:
+        at = match.start()
+        line += text.count("\n", counted_to, at)
+        line_start = text.rfind("\n", 0, at) + 1
+        message = _bad_character(text[at])
+        diagnostics.append(
+            Diagnostic(code=Code.INVALID_ENCODING, message=message, file=file, line=line, col=at - line_start + 1)
+        )
+        line_end = text.find("\n", at)
+        counted_to = at
+        match = _BAD_CHARACTER.search(text, line_end) if line_end >= 0 else None
+    if match is not None and len(diagnostics) == _MAX_BAD_LINES:
+        last = diagnostics[-1]
+        diagnostics[-1] = last.model_copy(update={"message": f"{last.message} (and more on later lines)"})
+    return _BAD_CHARACTER.sub("\ufffd", text), diagnostics
 
 
-def _encoding_error(data: bytes, offset: int, file: str) -> Diagnostic:
-    line_start = data.rfind(b"\n", 0, offset) + 1
-    line = data.count(b"\n", 0, offset) + 1
-    col = len(data[line_start:offset].decode("utf-8", errors="replace")) + 1
-    return Diagnostic(
-        code=Code.INVALID_ENCODING,
-        message=f"byte 0x{data[offset]:02x} is not valid UTF-8",
-        file=file,
-        line=line,
-        col=col,
-    )
+def _bad_character(char: str) -> str:
+    if char == "\0":
+        return "NUL byte in text; replaced with U+FFFD"
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:
+        return f"byte 0x{code - 0xDC00:02x} is not valid UTF-8; replaced with U+FFFD"
+    return f"lone surrogate U+{code:04X} is not valid text; replaced with U+FFFD"

@@ -49,6 +49,10 @@ class Draft:
     cannot_tell: str = ""
 
 
+_WH_OPENERS = frozenset("what which who whom whose when where why how".split())
+_ASKS_YES_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
+
+
 class Form(StrEnum):
     YES_NO = "yes_no"
     ENTITY = "entity"
@@ -63,7 +67,9 @@ def form_of(question: str, cues: QuestionCues, act: Act) -> Form:
     opening question word beats the act ("Which technician detected the failure?" names someone,
     although "failure" cues diagnose)."""
     first = question.strip().split()[0].lower().strip(EDGE) if question.strip() else ""
-    if cues.output == "yes_no":
+    # A verify act defaults to a yes/no shape, but "What is the refund policy?" asks for content:
+    # a wh-question is answered yes or no only when it says so.
+    if cues.output == "yes_no" and (first not in _WH_OPENERS or _ASKS_YES_NO.search(question)):
         return Form.YES_NO
     if cues.output == "list":
         return Form.LIST

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 
 from pydantic import ValidationError
 
@@ -54,8 +55,13 @@ def caller_from_args(args: argparse.Namespace) -> Caller:
         raise UsageError("; ".join(f"--caller-tags/--region: {err['msg']}" for err in exc.errors())) from None
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def question_from(text: str) -> str:
-    question = (text or "").strip()
+    # Bytes in argv that are not UTF-8 arrive as lone surrogates, which no JSON or trace writer
+    # can encode: they become U+FFFD here, like undecodable bytes in KB files.
+    question = _SURROGATE.sub("\ufffd", text or "").strip()
     if not question:
         raise UsageError("the question is empty")
     return question

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from core.events import write_trace
+from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
 from mrptui.commands import UsageError, add_caller_options, add_kb_option, caller_from_args, open_session, question_from
@@ -60,9 +61,10 @@ def request_from(args: argparse.Namespace) -> Request:
 def run(args: argparse.Namespace) -> int:
     request = request_from(args)
     trace_path = Path(args.trace) if args.trace else None
-    if trace_path is not None and not trace_path.parent.exists():
-        raise UsageError(f"--trace folder does not exist: {trace_path.parent}")
+    # Checked before the run, so a bad path costs nothing and leaves nothing behind.
+    _check_trace_path(trace_path, None)
     session = open_session(args)
+    _check_trace_path(trace_path, session.owns_file)
     try:
         session.check_request(request)
     except RegistryError as exc:
@@ -73,13 +75,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         events = list(session.run(request))
     if trace_path is not None:
-        write_trace(events, trace_path)
+        try:
+            write_trace(events, trace_path, session.owns_file)
+        except UnsafePath as exc:
+            raise UsageError(f"--trace {exc}") from None
     summary = summarise(events)
     if args.json:
         print(json.dumps(summary, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
     return 0
+
+
+def _check_trace_path(path: Path | None, protected: Protected | None) -> None:
+    if path is None:
+        return
+    try:
+        check_target(path, protected)
+    except UnsafePath as exc:
+        raise UsageError(f"--trace {exc}") from None
 
 
 def _text(summary: dict) -> str:

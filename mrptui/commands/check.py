@@ -68,7 +68,8 @@ def _rule_files(paths: list[Path]) -> list[Path]:
     folders (engine, retrieval, llm config, labelled queries) is not checked here."""
     files = []
     for path in paths:
-        if path.is_dir() and (path / RULES_FILE_NAME).is_file():
+        # lexists, not is_file: a FIFO or folder in the rules file's place is reported, not skipped.
+        if path.is_dir() and os.path.lexists(path / RULES_FILE_NAME):
             files.append(path / RULES_FILE_NAME)
         elif not path.is_dir() and path.suffix.lower() == ".json":
             files.append(path)

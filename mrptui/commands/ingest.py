@@ -9,10 +9,9 @@ from pathlib import Path
 from core.cnl import Format, question_lines, read_file, to_markdown
 from core.diagnostics import Code
 
-# Problems with the file itself, rather than its text: nothing could be ingested.
-_FILE_PROBLEMS = frozenset(
-    {Code.PATH_NOT_FOUND, Code.FILE_UNREADABLE, Code.FILE_TOO_LARGE, Code.BINARY_FILE, Code.INVALID_ENCODING}
-)
+# Problems with the file itself, rather than its text: nothing could be ingested. (An undecodable
+# byte is not one: it is replaced, reported at its line, and the rest is ingested.)
+_FILE_PROBLEMS = frozenset({Code.PATH_NOT_FOUND, Code.FILE_UNREADABLE, Code.FILE_TOO_LARGE, Code.BINARY_FILE})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from core.events import RunStarted, read_trace
@@ -22,14 +23,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def load(path: Path):
-    """The trace's events, or a UsageError naming the first problem (file:line)."""
-    if not path.is_file():
+    """The trace's events, or a UsageError naming the first error (file:line).
+
+    A trace cut off mid-event replays the events before the cut; the warning saying where it
+    stops goes to stderr.
+    """
+    if not (path.exists() or path.is_symlink()):
         raise UsageError(f"trace file not found: {path}")
     events, problems = read_trace(path)
-    if problems:
-        raise UsageError(f"{problems[0].format()}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+    errors = [problem for problem in problems if problem.is_error]
+    if errors:
+        raise UsageError(f"{errors[0].format()}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
     if not events:
         raise UsageError(f"{path}: the trace has no events")
+    for problem in problems:
+        print(f"mrptui: {problem.format()}", file=sys.stderr)
     return events
 
 

@@ -131,6 +131,8 @@ def test_a_weak_answer_is_never_grounded_and_always_prefaced(session: Session) -
         ("Why did the mill close?", Form.EXPLANATION),
         ("Compare the old bridge and the new bridge.", Form.COMPARISON),
         ("What is a fulling mill?", Form.CLAIMS),
+        ("What is the refund policy?", Form.CLAIMS),  # a verify act, but a wh-question asks for content
+        ("What is the toll policy? Answer yes or no.", Form.YES_NO),
     ],
 )
 def test_the_form_follows_the_question_wording(question: str, form: Form) -> None:

@@ -51,7 +51,7 @@ def test_retrieve_reports_each_cut_reason(capsys) -> None:
         (["ask", ""], "the question is empty"),
         (["ask", "x", "--gs", "gs-nope"], "unknown plugin id 'gs-nope'"),
         (["ask", "x", "--planner", "planner-nope"], "unknown planner 'planner-nope'"),
-        (["ask", "x", "--trace", "/no/such/dir/t.jsonl"], "--trace folder does not exist"),
+        (["ask", "x", "--trace", "/no/such/dir/t.jsonl"], "--trace /no/such/dir/t.jsonl: folder /no/such/dir does not exist"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_two(capsys, argv, message) -> None:

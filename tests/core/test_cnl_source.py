@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -55,11 +56,15 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     path = tmp_path / "secret.md"
     path.write_text(UNIT)
 
-    def denied(*args, **kwargs):
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
+
+    def denied(file, *args, **kwargs):
+        if Path(file) == path:
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
 
     # Tests may run as root, where chmod 000 does not stop reading; fail the open itself.
-    monkeypatch.setattr(source, "open", denied, raising=False)
+    monkeypatch.setattr(os, "open", denied)
     code, _, _ = only(read_file(path))
     assert code is Code.FILE_UNREADABLE
 
@@ -81,7 +86,8 @@ def test_real_50mb_file_is_refused_without_being_read(tmp_path: Path, monkeypatc
         for _ in range(50 * 1024 * 1024 // len(chunk) + 1):
             handle.write(chunk)
     opened: list[object] = []
-    monkeypatch.setattr(source, "open", lambda *args, **kwargs: opened.append(args) or open(*args, **kwargs), raising=False)
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda file, *args, **kwargs: opened.append(file) or real_open(file, *args, **kwargs))
     started = time.perf_counter()
     result = read_file(path)
     elapsed = time.perf_counter() - started

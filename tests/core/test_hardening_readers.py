@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.cnl import fact_triple, format_intents, parse_intents, read_file, read_text, to_markdown
+from core.cnl import fact_triple, format_intents, normalise_newlines, parse_intents, read_file, read_text, to_markdown
 from core.cnl.validate import FIELD_LABELS
 from core.diagnostics import Code, Diagnostic
 from core.units import Act, Intent, KnowledgeUnit, Relation
@@ -86,7 +86,7 @@ FIELD_NAMES = [*FIELD_LABELS.values(), "symbolicSubject", "symbolicRelation", "s
 def assert_well_formed(result: tuple[list, list], text: str, file: str) -> None:
     """Units that pass KnowledgeUnit validation; diagnostics that are typed and point into the text."""
     units, diagnostics = result
-    lines = text.split("\n")
+    lines = normalise_newlines(text).split("\n")
     for unit in units:
         assert isinstance(unit, KnowledgeUnit)
         assert KnowledgeUnit.model_validate(unit.model_dump()) == unit
@@ -268,7 +268,8 @@ def test_any_bytes_on_disk_give_units_or_file_diagnostics(data: bytes, suffix: s
         path = Path(folder) / f"doc{suffix}"
         path.write_bytes(prefix + data)
         units, diagnostics = read_file(path)
-    lines = (prefix + data).count(b"\n") + 1
+    raw = prefix + data
+    lines = normalise_newlines(raw.decode("utf-8", "replace")).count("\n") + 1
     assert all(isinstance(unit, KnowledgeUnit) for unit in units)
     for diagnostic in diagnostics:
         assert isinstance(diagnostic.code, Code) and diagnostic.file == str(path)

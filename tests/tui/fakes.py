@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from pathlib import Path
 
 from core.diagnostics import Code, Diagnostic
 from core.events import (
@@ -434,6 +435,8 @@ class FakeSession:
         self._diagnostics = list(DIAGNOSTICS if diagnostics is None else diagnostics)
         self.why_not_calls: list[tuple[str, str]] = []
         self.costly: frozenset[str] = frozenset()
+        # Paths standing for KB files: exports and traces must refuse them.
+        self.kb_files: set[Path] = set()
 
     def run(self, request: Request, steering=None) -> Iterator:
         self.requests.append(request)
@@ -475,6 +478,9 @@ class FakeSession:
 
     def fingerprint(self) -> str:
         return f"v{self.version}"
+
+    def owns_file(self, path: Path) -> bool:
+        return Path(path).resolve() in self.kb_files
 
     def warm_up(self, caller: Caller) -> None:
         self.warmed.append(caller)

@@ -545,6 +545,29 @@ async def test_export_csv_and_markdown(app, tmp_path: Path):
     assert markdown.startswith(f"# {QUESTION}") and "**Status:** grounded" in markdown
 
 
+async def test_save_and_export_refuse_a_folder_and_a_kb_file(app, session: FakeSession, tmp_path: Path):
+    kb_file = tmp_path / "units.md"
+    kb_file.write_text("## Context Unit keep::chunk-000::unit-000\n")
+    session.kb_files.add(kb_file.resolve())
+    (tmp_path / "folder").mkdir()
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        for key, target in (("s", tmp_path / "folder"), ("m", kb_file), ("e", kb_file)):
+            await pilot.press(key)
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+    assert notes == [
+        f"not written: {tmp_path / 'folder'}: is a directory; choose a file path",
+        f"not written: {kb_file}: is a KB or config file this session reads; choose another path",
+        f"not written: {kb_file}: is a KB or config file this session reads; choose another path",
+    ]
+    assert kb_file.read_text() == "## Context Unit keep::chunk-000::unit-000\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "units.md"]
+    assert list((tmp_path / "folder").iterdir()) == []
+
+
 # -- KB screen ---------------------------------------------------------------------------------
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+
 import pytest
 from conftest import make_app
 from helpers import ask, settle
@@ -33,3 +36,26 @@ async def test_explorer_on_the_real_engine(real_session):
         assert app.screen.query_one("#kb-units", DataTable).row_count == len(real_session.units(app.caller))
         await pilot.press("w")
         assert "question:" in app.screen.markup
+
+
+async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_path, config_path):
+    """The explorer's change poll and reload worker with a named pipe in the KB folder: before,
+    the worker blocked in open() forever, the KB screen said "no errors" and ctrl+q hung."""
+    (tmp_path / "bees.md").write_text(
+        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
+        "Claim: Drones are male bees raised from unfertilised eggs.\n",
+        encoding="utf-8",
+    )
+    app = make_app(Session.open([tmp_path], config_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        os.mkfifo(tmp_path / "pipe.md")
+        app.poll_files()
+        # A bounded wait: a worker blocked in open() fails the test instead of hanging it.
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
+        await pilot.pause()
+        assert any(d.file.endswith("pipe.md") and "named pipe" in d.message for d in app.session.diagnostics())
+        await pilot.press("escape", "k")
+        await settle(pilot)
+        assert "1 error(s)" in str(app.screen.query_one("#kb-title").content)
+        await pilot.press("ctrl+q")
+    assert app.return_code in (0, None)

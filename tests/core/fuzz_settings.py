@@ -1,0 +1,29 @@
+"""Hypothesis settings for the fault and fuzz suites: bounded under `make test`, longer under
+`make fuzz` (HYPOTHESIS_PROFILE=fuzz, registered in tests/conftest.py).
+
+`make test` runs derandomised (a fixed seed, no example database), so CI sees the same examples
+every time; the fuzz profile multiplies every count by tests/conftest.py's `FUZZ_SCALE` and draws fresh
+examples.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+# tests/conftest.py sets HARDENING_EXAMPLES to its FUZZ_SCALE under the fuzz profile; set by
+# hand, it scales a local hunt.
+SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
+
+
+def bounded(examples: int) -> settings:
+    """`examples` under `make test`, `examples * FUZZ_SCALE` fresh ones under `make fuzz`."""
+    return settings(
+        max_examples=examples * SCALE,
+        deadline=None,
+        derandomize=PROFILE != "fuzz",
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    )
