@@ -145,7 +145,8 @@ def paragraph_units(get: Callable[[str], KnowledgeUnit | None], kept: Sequence[K
     next unit holds the rest of what a kept unit began ("three causes … The third …", a
     reason after the sentence it explains). Only ids `get` resolves count (the caller's view, so
     nothing the caller may not see), and each paragraph is read at most `_PARAGRAPH_UNITS`
-    units either side of a kept unit. A kept fact (a unit with a triple) does not read on: it
+    units either side of a kept unit, and only units of the same stretch of text (`_adjacent`:
+    one file, starting within a few lines), so a Markdown KB's units stay apart. A kept fact (a unit with a triple) does not read on: it
     states one thing on its own, and ThinkingDB chains facts."""
     kept_ids = {unit.id for unit in kept}
     found: dict[str, KnowledgeUnit] = {}
@@ -158,7 +159,7 @@ def paragraph_units(get: Callable[[str], KnowledgeUnit | None], kept: Sequence[K
         for step in (-1, 1):
             for offset in range(1, _PARAGRAPH_UNITS + 1):
                 other = get(f"{prefix}{number + step * offset:0{len(digits)}d}")
-                if other is None or number + step * offset < 0:
+                if other is None or number + step * offset < 0 or not _adjacent(unit, other):
                     break
                 if other.id not in kept_ids:
                     found.setdefault(other.id, other)
