@@ -11,9 +11,13 @@ Every module in this package that defines `run` takes part; adding a file adds i
 
 from __future__ import annotations
 
+import atexit
+import os
 import resource
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +25,11 @@ from pathlib import Path
 import numpy as np
 
 _PROC = Path("/proc/self")
+
+# Benchmarks never read or fill the user's index cache; each run gets its own.
+if "MRPTUI_CACHE_DIR" not in os.environ:
+    os.environ["MRPTUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="mrptui-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["MRPTUI_CACHE_DIR"], True)
 
 
 def row(engine: str, n: int, op: str, times_ms: list[float], peak_mb: float) -> dict:

@@ -11,6 +11,7 @@ row format of `python -m benchmarks`; the standalone table adds the process peak
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -56,9 +57,10 @@ def _child(folder: str) -> None:
 
 def _load_in_subprocess(folder: Path) -> dict:
     root = Path(__file__).resolve().parent.parent
+    # Without the index cache: this row is what reading (and tokenising) the files costs.
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.memory", "--child", str(folder)],
-        cwd=root, capture_output=True, text=True, check=True,
+        cwd=root, capture_output=True, text=True, check=True, env={**os.environ, "MRPTUI_NO_CACHE": "1"},
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -8,16 +8,28 @@ built on a view can reveal them.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.cnl import SUFFIX_FORMATS, read_file
+from core.cnl import SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
+from core.store import Segment, SegmentStore, default_store
+from core.store.segment import unit_digest
+from core.store.stored import StoredKb
 from core.units import Caller, CallerKey, KnowledgeUnit
+
+if TYPE_CHECKING:
+    from core.config import Bm25Config
+    from core.retrieval.bm25 import Bm25Index
+    from core.retrieval.hdc import UnitVectorCache
+    from core.store.stored import PartCache
+    from core.store.tokens import Tokens
 
 IGNORED_FILE_NAMES = frozenset({"queries.json"})
 _MAX_CACHED_VIEWS = 8
@@ -42,14 +54,35 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_by_id", "_caller", "_key", "_units", "_version")
+    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
 
-    def __init__(self, units: Iterable[KnowledgeUnit], key: ViewKey, caller: Caller):
+    def __init__(
+        self,
+        units: Iterable[KnowledgeUnit],
+        key: ViewKey,
+        caller: Caller,
+        stored: StoredKb | None = None,
+        base: KBView | None = None,
+        extra: tuple[KnowledgeUnit, ...] = (),
+    ):
         self._units = tuple(sorted(units, key=lambda unit: unit.id))
         self._by_id = {unit.id: unit for unit in self._units}
         self._key = key
         self._caller = caller
         self._version: str | None = None
+        self._stored = stored
+        self._base = base
+        self._extra = extra
+
+    @property
+    def base(self) -> KBView | None:
+        """The view this one extends with current-turn units (None for a caller's plain view)."""
+        return self._base
+
+    @property
+    def extra(self) -> tuple[KnowledgeUnit, ...]:
+        """The current-turn units added to `base`, which indexes score in a side index."""
+        return self._extra
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
@@ -65,7 +98,11 @@ class KBView:
         """A digest of the units in this view: it changes only when what this caller sees changes,
         so a caller cannot learn from it that a unit outside their view was edited."""
         if self._version is None:
-            self._version = _digest(unit.model_dump_json() for unit in self._units)
+            # Per-unit digests come from the segments when stored: hashing a 100k-unit view's
+            # JSON again would cost a second on the first question.
+            stored = self._stored.unit_digests(self._units) if self._stored is not None else None
+            digests = stored if stored is not None else [unit_digest(unit) for unit in self._units]
+            self._version = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
         return self._version
 
     @property
@@ -85,6 +122,28 @@ class KBView:
     def __iter__(self) -> Iterator[KnowledgeUnit]:
         return iter(self._units)
 
+    def tokens(self) -> Tokens | None:
+        """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
+        return self._stored.tokens(self._units) if self._stored is not None else None
+
+    def bm25_parts(self, config: Bm25Config, cache: PartCache) -> list[Bm25Index] | None:
+        """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
+        return self._stored.bm25_parts(self._units, config, cache) if self._stored is not None else None
+
+    def merged_bm25(self, config: Bm25Config, build: bool) -> Bm25Index | None:
+        """One BM25 index over this view from the cache (or built and saved when `build`)."""
+        return self._stored.merged_bm25(self._units, config, build) if self._stored is not None else None
+
+    def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
+        """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""
+        if self._stored is not None:
+            self._stored.prime_vectors(cache, seed)
+
+    def keep_vectors(self, cache: UnitVectorCache, seed: str) -> None:
+        """Store the HDC vectors `cache` now holds, for the next process."""
+        if self._stored is not None:
+            self._stored.keep_vectors(cache, seed)
+
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         """A new view with this request's own units added, marked current-turn.
 
@@ -96,7 +155,16 @@ class KBView:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
         version, caller, earlier = self._key
-        return KBView((*self._units, *extra), (version, caller, _digest([earlier, digest])), self._caller)
+        key = (version, caller, _digest([earlier, digest]))
+        view = KBView((), key, self._caller, self._stored, self._base or self, (*self._extra, *extra))
+        # Per request at up to 1M units: insert the few extras into the sorted tuple and copy the
+        # id map, rather than sorting and mapping every unit again.
+        units = list(self._units)
+        for unit in extra:
+            bisect.insort(units, unit, key=_unit_id)
+        view._units = tuple(units)
+        view._by_id = {**self._by_id, **{unit.id: unit for unit in extra}}
+        return view
 
 
     def without(self, unit_ids: Iterable[str]) -> KBView:
@@ -119,6 +187,8 @@ class KnowledgeBase:
         diagnostics: Iterable[Diagnostic],
         version: str,
         stats: dict[str, _Stat],
+        segments: Mapping[str, Segment] | None = None,
+        store: SegmentStore | None = None,
     ):
         self._paths = tuple(paths)
         self._files = tuple(files)
@@ -128,14 +198,20 @@ class KnowledgeBase:
         self._stats = dict(stats)
         self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
+        self._stored = StoredKb(segments, store) if segments and store is not None else None
 
     @classmethod
-    def load(cls, paths: Sequence[Path]) -> KnowledgeBase:
+    def load(
+        cls, paths: Sequence[Path], store: SegmentStore | None = None, previous: KnowledgeBase | None = None
+    ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`) in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
         explicitly must have a supported extension. Nothing here raises for bad input.
+        Each file's segment comes from `previous` when the file's stat is unchanged, else from
+        `store` (the index cache; default: the one the environment names), which reads or builds it.
         """
+        store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
         # Stat before reading: a file changed during the load then differs from the recorded
         # stat, and the next poll reloads it.
@@ -148,8 +224,12 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
-        units, read_diagnostics = _read_all(files)
-        return cls(paths, files, units, [*diagnostics, *read_diagnostics], _digest(_stat_lines(stats)), stats)
+        segments = {str(file): _segment(file, stats, store, previous) for file in files}
+        units, read_diagnostics = _join(files, segments)
+        notes = store.take_notes()
+        store.prune()
+        version = _digest(_stat_lines(stats))
+        return cls(paths, files, units, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
@@ -196,8 +276,16 @@ class KnowledgeBase:
         return tuple(Path(name) for name in sorted(names) if now.get(name) != self._stats.get(name))
 
     def reload(self) -> KnowledgeBase:
-        """A freshly loaded KB from the same paths; this one is left untouched."""
-        return self.load(self._paths)
+        """A freshly loaded KB from the same paths; this one is left untouched.
+
+        Only files whose stat changed are read again (and only their segments rebuilt)."""
+        return self.load(self._paths, self._stored.store if self._stored else None, previous=self)
+
+    def _segment_of(self, name: str, stat: _Stat) -> Segment | None:
+        """This load's segment of a file, if the file's stat is still `stat`."""
+        if self._stored is None or stat == _MISSING or self._stats.get(name) != stat:
+            return None
+        return self._stored.segments.get(name)
 
     def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
         """This KB after a reload from `previous`: a unit whose file now has errors and that the
@@ -227,7 +315,10 @@ class KnowledgeBase:
             )
             for file in sorted(gone)
         ]
-        return KnowledgeBase(self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats)
+        return KnowledgeBase(
+            self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats,
+            self._stored.segments if self._stored else None, self._stored.store if self._stored else None,
+        )
 
     def holds(self, path: Path) -> bool:
         """Whether `path` is one of this KB's files, or a KB-format file inside one of its folders:
@@ -245,13 +336,17 @@ class KnowledgeBase:
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
-                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller)
+                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller, self._stored)
                 self._views[key] = view
                 if len(self._views) > _MAX_CACHED_VIEWS:
                     self._views.popitem(last=False)
             else:
                 self._views.move_to_end(key)
             return view
+
+
+def _unit_id(unit: KnowledgeUnit) -> str:
+    return unit.id
 
 
 def _real(path: Path) -> Path:
@@ -306,13 +401,19 @@ def _digest(parts: Iterable[str]) -> str:
     return hasher.hexdigest()[:16]
 
 
-def _read_all(files: Sequence[Path]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
+    """The previous load's segment of an unchanged file, else the store's (cached or built)."""
+    kept = previous._segment_of(str(file), stats.get(str(file), _MISSING)) if previous is not None else None
+    return kept if kept is not None else store.segment(file)
+
+
+def _join(files: Sequence[Path], segments: Mapping[str, Segment]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     per_file = []
     diagnostics: list[Diagnostic] = []
     for file in files:
-        units, problems = read_file(file)
-        per_file.append(units)
-        diagnostics.extend(problems)
+        segment = segments[str(file)]
+        per_file.append(list(segment.units))
+        diagnostics.extend(segment.diagnostics)
     units, duplicates = _without_duplicates(per_file)
     ordered = {str(file): index for index, file in enumerate(files)}
     # Keep each file's problems together and in line order, duplicates included.

@@ -52,7 +52,14 @@ class Session:
         return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
 
     def _build(self) -> None:
-        self.indexes = IndexCache(self.retrieval, self.ruleset)
+        # HDC vectors and BM25 parts of unchanged files survive a reload (keyed by content).
+        previous = getattr(self, "indexes", None)
+        self.indexes = IndexCache(
+            self.retrieval,
+            self.ruleset,
+            vectors=previous.vectors if previous else None,
+            parts=previous.parts if previous and previous.config == self.retrieval else None,
+        )
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
         # Plugin factories are contained: one that fails is a diagnostic here, never an exception.
@@ -101,12 +108,26 @@ class Session:
 
     def warm_up(self, caller: Caller) -> None:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
-        indexes) ahead of time; the explorer calls it in a background worker after first paint."""
+        indexes) ahead of time, then merge BM25's per-file parts into one index (saved in the
+        cache, so the next open reads it); the explorer calls it in a worker after first paint."""
         with self._lock:
             kb, indexes = self.kb, self.indexes
         view_indexes = indexes.for_view(kb.view(caller))
         view_indexes.bm25
         view_indexes.tdb
+        view_indexes.merge_bm25()
+
+    def hdc_ready(self, caller: Caller) -> bool:
+        """Whether the caller's HDC index exists (stored vectors make building it quick)."""
+        with self._lock:
+            kb, indexes = self.kb, self.indexes
+        return indexes.for_view(kb.view(caller)).has("hdc")
+
+    def warm_up_hdc(self, caller: Caller) -> None:
+        """Build the caller's HDC index (the escalation lane); the explorer runs it after warm_up."""
+        with self._lock:
+            kb, indexes = self.kb, self.indexes
+        indexes.for_view(kb.view(caller)).hdc
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
@@ -155,7 +176,8 @@ class Session:
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
         and a unit whose new text fails is withdrawn, never kept in its last good version."""
-        kb = KnowledgeBase.load(self.kb_paths).failing_closed(self.kb)
+        # Only files whose stat changed are read and tokenised again (their segments rebuilt).
+        kb = self.kb.reload().failing_closed(self.kb)
         ruleset = load_rules(self.config_path / "thinkingdb.json")
         # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
         # last good rules running, but its errors are still shown.

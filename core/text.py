@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 STOPWORDS = frozenset(
@@ -26,13 +27,47 @@ def _stemmer():
     return PorterStemmer(mode=PorterStemmer.ORIGINAL_ALGORITHM)
 
 
+# Stems read from the index store: a question whose words are all known never imports nltk.
+_KNOWN_STEMS: dict[str, str] = {}
+# Stems nltk computed in this process, which the store keeps for the next one.
+_COMPUTED_STEMS: dict[str, str] = {}
+
+
+def computed_stems() -> dict[str, str]:
+    return dict(_COMPUTED_STEMS)
+
+
+def learn_stems(table: Mapping[str, str]) -> None:
+    """Remember stems computed earlier (same stemmer, same mode); `stem` then skips nltk for them."""
+    _KNOWN_STEMS.update(table)
+
+
+def stem_table(texts: Iterable[str]) -> dict[str, str]:
+    """The stem of every word `tokenize` would stem in `texts`, for the index store to persist."""
+    raws: set[str] = set()
+    for text in texts:
+        raws.update(text.lower().split())
+    words: set[str] = set()
+    for raw in raws:
+        words.update(_words(raw))
+    return {word: stem(word) for word in words}
+
+
 @lru_cache(maxsize=1 << 18)
 def stem(token: str) -> str:
-    return _stemmer().stem(token)
+    known = _KNOWN_STEMS.get(token)
+    if known is None:
+        known = _COMPUTED_STEMS[token] = _stemmer().stem(token)
+    return known
 
 
 @lru_cache(maxsize=1 << 16)
 def _normalise_word(raw: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in _words(raw))
+
+
+def _words(raw: str) -> tuple[str, ...]:
+    """The words of one whitespace-separated token that get stemmed (none for a stopword)."""
     word = raw.strip(_EDGE)
     if word.endswith("'s"):
         word = word[:-2].strip(_EDGE)
@@ -44,7 +79,7 @@ def _normalise_word(raw: str) -> tuple[str, ...]:
         words = [word, *parts] if parts != [word] else [word]
     else:
         words = [word]
-    return tuple(stem(w) for w in words)
+    return tuple(words)
 
 
 def tokenize(text: str) -> list[str]:

@@ -132,6 +132,7 @@ class ExplorerApp(App[None]):
         self._replay_events = list(replay or ())
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
+        self.hdc_building = False
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
         self.control = RunControl(self.session, self, breakpoints=[COSTLY] if break_before_costly else [])
@@ -157,7 +158,7 @@ class ExplorerApp(App[None]):
                 self.set_interval(self.poll_interval, self.poll_files)
             self.set_interval(0.25, self._tick_running, name="elapsed")
             self.run_worker(
-                lambda: self.session.warm_up(self.caller),
+                self._warm_up,
                 thread=True,
                 group="warm-up",
                 description="Preparing the indexes",
@@ -167,6 +168,25 @@ class ExplorerApp(App[None]):
     def on_unmount(self) -> None:
         """A held engine never finishes on its own: let it go, so quitting never waits for it."""
         self.control.close()
+
+    def _warm_up(self) -> None:
+        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
+        self.session.warm_up(self.caller)
+        if self.session.hdc_ready(self.caller):
+            return
+        self.call_from_thread(self._hdc_progress, "building")
+        try:
+            self.session.warm_up_hdc(self.caller)
+        except Exception:
+            self.call_from_thread(self._hdc_progress, "failed")
+            raise
+        self.call_from_thread(self._hdc_progress, "ready")
+
+    def _hdc_progress(self, state: str) -> None:
+        self.hdc_building = state == "building"
+        self.refresh_view()
+        if state == "ready":
+            self.notify("HDC index ready", timeout=4)
 
     def main_ready(self) -> None:
         """Called by the main screen once its widgets exist (after the first frame)."""
@@ -448,7 +468,7 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running,
+            running_ms=running, hdc_building=self.hdc_building,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"

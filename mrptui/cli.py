@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 
+from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
 from mrptui.commands import UsageError, explore
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
@@ -18,6 +19,7 @@ SUBCOMMANDS = {
     "ask": "run the whole engine on a question",
     "eval": "evaluate retrieval and answers against labelled queries",
     "replay": "open a saved trace (JSON Lines) in the explorer",
+    "cache": "show or clear the index cache (segments of parsed and tokenised KB files)",
 }
 
 
@@ -25,6 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
     parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
     explore.add_top_level_arguments(parser)
+    parser.add_argument("--cache-dir", metavar="DIR", help="index cache folder (default: $XDG_CACHE_HOME/mrptui)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the index cache")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in SUBCOMMANDS.items():
         module = _command_module(name)
@@ -47,6 +51,7 @@ def _command_module(name: str):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _cache_environment(args)
     command = args.command or "explore"
     try:
         module = _command_module(command)
@@ -68,6 +73,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"mrptui: internal error: {type(exc).__name__}: {exc} (set MRPTUI_DEBUG=1 for details)", file=sys.stderr)
         return 3
+
+
+def _cache_environment(args: argparse.Namespace) -> None:
+    """The flags become the environment the index store reads, so workers and children agree."""
+    if args.cache_dir:
+        os.environ[CACHE_DIR_ENV] = args.cache_dir
+    if args.no_cache:
+        os.environ[NO_CACHE_ENV] = "1"
 
 
 if __name__ == "__main__":

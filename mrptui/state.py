@@ -412,6 +412,10 @@ class SessionLike(Protocol):
 
     def warm_up(self, caller: Caller) -> None: ...
 
+    def hdc_ready(self, caller: Caller) -> bool: ...
+
+    def warm_up_hdc(self, caller: Caller) -> None: ...
+
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
 
@@ -454,6 +458,12 @@ class NullSession:
         return False
 
     def warm_up(self, caller: Caller) -> None:
+        return None
+
+    def hdc_ready(self, caller: Caller) -> bool:
+        return True
+
+    def warm_up_hdc(self, caller: Caller) -> None:
         return None
 
     def plugin_ids(self) -> dict[str, list[str]]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,18 @@ if os.environ.get("HYPOTHESIS_PROFILE") == "fuzz":
 
 # NO_COLOR is read when an App is created, so removing it here keeps snapshots in colour.
 os.environ.pop("NO_COLOR", None)
+
+# Tests never touch the user's index cache: set at import, before any KB loads, and inherited by
+# the subprocesses CLI tests start.
+_CACHE_DIR = tempfile.mkdtemp(prefix="mrptui-test-cache-")
+os.environ["MRPTUI_CACHE_DIR"] = _CACHE_DIR
+os.environ.pop("MRPTUI_NO_CACHE", None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _test_cache_dir():
+    yield Path(_CACHE_DIR)
+    shutil.rmtree(_CACHE_DIR, ignore_errors=True)
 
 
 @pytest.fixture

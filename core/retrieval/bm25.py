@@ -140,9 +140,16 @@ class Bm25Index:
         self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
 
     @classmethod
-    def build(cls, units: Sequence[KnowledgeUnit], config: Bm25Config) -> Bm25Index:
+    def build(
+        cls,
+        units: Sequence[KnowledgeUnit],
+        config: Bm25Config,
+        tokens: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
+    ) -> Bm25Index:
+        """`tokens` (vocabulary, term ids, lengths [F, N]) are the units' stored tokens, if any;
+        without them every unit is tokenised here. Either way N, df and avgdl are the units'."""
         # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
-        vocab, term_of, lengths = _tokenize(units)
+        vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
         stride = max(len(units), 1)
         keys, tf = _count(term_of, lengths, stride)
         del term_of
@@ -179,6 +186,64 @@ class Bm25Index:
 
     def __len__(self) -> int:
         return len(self.unit_ids)
+
+    _ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
+
+    def to_arrays(self) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
+        """Unit ids, vocabulary (in term-id order) and every array: what `from_arrays` needs."""
+        post = self._postings
+        arrays = {
+            "roles": self._roles, "df": self._df, "idf": self._idf, "indptr": self._indptr,
+            "indices": self._indices, "data": self._data, "keys": post.keys, "tf": post.tf,
+            "lengths": post.lengths, "avgdl": post.avgdl, "norms": post.norms,
+        }
+        return list(self.unit_ids), list(self._vocab), arrays
+
+    @classmethod
+    def from_arrays(
+        cls, unit_ids: list[str], words: list[str], arrays: dict[str, np.ndarray], config: Bm25Config
+    ) -> Bm25Index:
+        """An index saved by `to_arrays` (with the same config); raises ValueError on a shape mismatch."""
+        n, v = len(unit_ids), len(words)
+        expected = {"roles": (n,), "df": (v,), "idf": (v,), "indptr": (v + 1,), "lengths": (len(FIELDS), n),
+                    "avgdl": (len(FIELDS),), "norms": (len(FIELDS), n)}
+        if any(arrays[name].shape != shape for name, shape in expected.items()) or not (
+            len(arrays["indices"]) == len(arrays["data"]) == int(arrays["indptr"][-1])
+            and len(arrays["keys"]) == len(arrays["tf"])
+        ):
+            raise ValueError("BM25 arrays do not fit together")
+        postings = _FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
+        return cls(
+            unit_ids=unit_ids, roles=arrays["roles"], vocab={w: i for i, w in enumerate(words)}, df=arrays["df"],
+            idf=arrays["idf"], indptr=arrays["indptr"], indices=arrays["indices"], data=arrays["data"],
+            postings=postings, config=config,
+        )
+
+    def row_of(self, unit_id: str) -> int | None:
+        return self._row.get(unit_id)
+
+    def doc_freq(self, term: str) -> int:
+        tid = self._vocab.get(term)
+        return 0 if tid is None else int(self._df[tid])
+
+    def field_lengths(self) -> np.ndarray:
+        """Token count of each field of each unit, [F, N]."""
+        return self._postings.lengths
+
+    def role_rows(self) -> np.ndarray:
+        """Each unit's role as an index into `Role`, in row order."""
+        return self._roles
+
+    def term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows, fields and tf of every (unit, field) holding `term`, by row then field."""
+        tid = self._vocab.get(term)
+        if tid is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
+        stride, width = max(len(self.unit_ids), 1), len(FIELDS)
+        keys = self._postings.keys
+        start, end = np.searchsorted(keys, [tid * stride * width, (tid + 1) * stride * width])
+        local = keys[start:end] - tid * stride * width
+        return local // width, local % width, self._postings.tf[start:end]
 
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""

@@ -216,6 +216,14 @@ class UnitVectorCache:
             claim = np.array([self._entries[u.id][2] for u in units]).reshape(-1, WORDS)
         return topic, claim
 
+    def has(self, unit: KnowledgeUnit, seed: str) -> bool:
+        return self._digest(unit.id) == _unit_digest(unit, seed)
+
+    def add(self, units: Sequence[KnowledgeUnit], seed: str, topic: np.ndarray, claim: np.ndarray) -> None:
+        """Vectors computed elsewhere (the index store), row i for units[i]."""
+        for i, unit in enumerate(units):
+            self._entries[unit.id] = (_unit_digest(unit, seed), topic[i], claim[i])
+
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
         return entry[0] if entry else None

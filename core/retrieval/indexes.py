@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 from core.config import RetrievalConfig
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.hdc import HdcIndex, UnitVectorCache
 from core.retrieval.thinkingdb import ThinkingDB
+from core.store.stored import PartCache
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -24,8 +26,21 @@ T = TypeVar("T")
 
 
 class ViewIndexes:
-    def __init__(self, view: KBView, config: RetrievalConfig, rules: RuleSet, vectors: UnitVectorCache):
+    """A view's indexes; a view extended by current-turn units scores BM25 over its base view's
+    index plus a side index of those units (see `Bm25Parts`), never by re-indexing the KB."""
+
+    def __init__(
+        self,
+        view: KBView,
+        config: RetrievalConfig,
+        rules: RuleSet,
+        vectors: UnitVectorCache,
+        base: ViewIndexes | None = None,
+        parts: PartCache | None = None,
+    ):
         self.view = view
+        self._base = base
+        self._parts = parts if parts is not None else PartCache()
         self._config = config
         self._rules = rules
         self._vectors = vectors
@@ -38,13 +53,47 @@ class ViewIndexes:
                 self._built[name] = build()
             return self._built[name]  # type: ignore[return-value]
 
+    def has(self, name: str) -> bool:
+        """Whether the named index ("bm25", "hdc", "tdb") is built already."""
+        with self._lock:
+            return name in self._built
+
     @property
-    def bm25(self) -> Bm25Index:
-        return self._get("bm25", lambda: Bm25Index.build(self.view.units, self._config.bm25))
+    def bm25(self) -> Bm25Index | Bm25Parts:
+        return self._get("bm25", self._build_bm25)
+
+    def _build_bm25(self) -> Bm25Index | Bm25Parts:
+        config = self._config.bm25
+        if self._base is not None:
+            base = self._base.bm25
+            base_parts = base.parts if isinstance(base, Bm25Parts) else [base]
+            return Bm25Parts([*base_parts, Bm25Index.build(self.view.extra, config)], config)
+        merged = self.view.merged_bm25(config, build=False)
+        if merged is not None:
+            return merged
+        parts = self.view.bm25_parts(config, self._parts)
+        return Bm25Index.build(self.view.units, config) if parts is None else Bm25Parts(parts, config)
+
+    def merge_bm25(self) -> None:
+        """Replace per-file BM25 parts by one merged index (built and saved once per view), which
+        answers top-k faster; queries already holding the parts finish on them."""
+        if not isinstance(self.bm25, Bm25Parts):
+            return
+        merged = self.view.merged_bm25(self._config.bm25, build=True)
+        if merged is not None:
+            with self._lock:
+                self._built["bm25"] = merged
 
     @property
     def hdc(self) -> HdcIndex:
-        return self._get("hdc", lambda: HdcIndex.build(self.view.units, self._config.hdc, self._vectors))
+        return self._get("hdc", self._build_hdc)
+
+    def _build_hdc(self) -> HdcIndex:
+        seed = self._config.hdc.seed
+        self.view.prime_vectors(self._vectors, seed)
+        index = HdcIndex.build(self.view.units, self._config.hdc, self._vectors)
+        self.view.keep_vectors(self._vectors, seed)
+        return index
 
     @property
     def tdb(self) -> ThinkingDB:
@@ -54,19 +103,28 @@ class ViewIndexes:
 class IndexCache:
     """A few recent views' indexes; HDC unit vectors are shared across views and invalidated per unit."""
 
-    def __init__(self, config: RetrievalConfig, rules: RuleSet, max_views: int = 4):
+    def __init__(
+        self,
+        config: RetrievalConfig,
+        rules: RuleSet,
+        max_views: int = 4,
+        vectors: UnitVectorCache | None = None,
+        parts: PartCache | None = None,
+    ):
         self.config = config
         self.rules = rules
         self._max_views = max_views
         self._entries: OrderedDict[ViewKey, ViewIndexes] = OrderedDict()
-        self._vectors = UnitVectorCache()
+        self.vectors = vectors if vectors is not None else UnitVectorCache()
+        self.parts = parts if parts is not None else PartCache()
         self._lock = threading.Lock()
 
     def for_view(self, view: KBView) -> ViewIndexes:
+        base = self.for_view(view.base) if view.base is not None else None
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self._vectors)
+                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)

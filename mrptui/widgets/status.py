@@ -14,7 +14,7 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
     replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
-    running_ms: float | None = None,
+    running_ms: float | None = None, hdc_building: bool = False,
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
@@ -43,6 +43,8 @@ def status_markup(
         parts.append(f"[$accent]● {escape(labels)}[/]")
     if replay:
         parts.append("[$warning]replay[/]")
+    if hdc_building:
+        parts.append("[$foreground-muted]HDC index building…[/]")
     if label:
         parts.append(f"[$foreground-muted]{escape(label)}[/]")
     return " · ".join(parts)

@@ -25,3 +25,14 @@ def test_benchmark_entry_emits_valid_rows(root: Path) -> None:
         assert r["n"] == 200
         assert 0 < r["median_ms"] <= r["p95_ms"]
         assert r["peak_mb"] >= 0
+
+
+def test_store_benchmark_emits_reload_and_context_rows(root: Path) -> None:
+    command = [sys.executable, "-m", "benchmarks", "--sizes", "200", "--json", "--ops", "reload_one_file,ask_with_context"]
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=120, check=True)
+    rows = json.loads(result.stdout)
+    assert {(r["engine"], r["n"], r["op"]) for r in rows} == {
+        ("mrptui", 200, "reload_one_file"),
+        ("mrptui", 200, "ask_with_context"),
+    }
+    assert all(0 < r["median_ms"] <= r["p95_ms"] for r in rows)

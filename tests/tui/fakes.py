@@ -485,6 +485,12 @@ class FakeSession:
     def warm_up(self, caller: Caller) -> None:
         self.warmed.append(caller)
 
+    def hdc_ready(self, caller: Caller) -> bool:
+        return True
+
+    def warm_up_hdc(self, caller: Caller) -> None:
+        raise AssertionError("the explorer builds HDC only when the session says it is not ready")
+
     def touch(self, diagnostics: list[Diagnostic] | None = None) -> None:
         """Simulate a saved KB file: a new fingerprint (and optionally new diagnostics)."""
         self.version += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from conftest import make_app
@@ -886,3 +887,38 @@ async def test_the_session_is_warmed_up_for_the_caller_after_mount(session) -> N
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert session.warmed == [app.caller]
+
+
+class SlowHdcSession(FakeSession):
+    """HDC not built yet; building it waits until the test lets it finish."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.hdc_built = False
+
+    def hdc_ready(self, caller) -> bool:
+        return self.hdc_built
+
+    def warm_up_hdc(self, caller) -> None:
+        assert self.release.wait(10)
+        self.hdc_built = True
+
+
+async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_ready() -> None:
+    session = SlowHdcSession()
+    app = make_app(session)
+    notes = record_notifications(app)
+    async with app.run_test(size=(160, 45)) as pilot:
+        # The worker waits in warm_up_hdc until released, so this state lasts; allow a slow machine.
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if app.hdc_building and "HDC" in text_of(app.screen.query_one("#status", Static)):
+                break
+        assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
+        session.release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert session.hdc_built and not app.hdc_building
+        assert "HDC" not in text_of(app.screen.query_one("#status", Static))
+        assert "HDC index ready" in notes

@@ -1,0 +1,153 @@
+"""The index store at scale: opening a KB with and without its cache, reloading one edited file,
+a question with context sentences, and the whole `mrptui ask` process on the sample KB.
+
+The KB is written as Markdown files of 5,000 synthetic units (`benchmarks.memory.write_kb`).
+`cold_open` and `warm_open` run in fresh processes, so nothing a previous step left in memory
+helps: cold = empty cache, load + BM25 + ThinkingDB + HDC; warm = cache present, from opening the
+session to the first answer of `ask`. Their `peak_mb` is the child process's whole peak RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks import measure, row
+from benchmarks.memory import write_kb
+from benchmarks.synthetic import SyntheticKb
+
+OPS = ("cold_open", "warm_open", "reload_one_file", "ask_with_context", "cli_ask_wall", "bm25_parts_top10")
+REPEATS = 3
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
+    rows = []
+    if "cli_ask_wall" in ops:
+        rows.append(_cli_ask_wall())
+    for n in sizes:
+        with tempfile.TemporaryDirectory(prefix="mrptui-store-") as tmp:
+            folder, cache = Path(tmp) / "kb", Path(tmp) / "cache"
+            folder.mkdir()
+            write_kb(n, folder)
+            rows += _process_rows(n, folder, cache, ops)
+            if ops & {"reload_one_file", "ask_with_context", "bm25_parts_top10"}:
+                rows += _in_process_rows(n, folder, cache, ops)
+    return rows
+
+
+def _process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict]:
+    rows = []
+    for op in ("cold_open", "warm_open"):
+        if op not in ops and not (op == "cold_open" and "warm_open" in ops):
+            continue
+        results = []
+        for _ in range(REPEATS if op == "warm_open" else 1):
+            if op == "cold_open":
+                _clear(cache)
+            results.append(_child(op, folder, cache, n))
+        if op in ops:
+            rows.append(row("mrptui", n, op, [r["ms"] for r in results], max(r["process_peak_mb"] for r in results)))
+    return rows
+
+
+def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict]:
+    os.environ["MRPTUI_CACHE_DIR"] = str(cache)
+    from core.plugins.base import Request
+    from core.session import Session
+    from core.units import Caller
+
+    session = Session.open([folder])
+    session.warm_up(Caller())
+    rows = []
+    if "reload_one_file" in ops:
+        target = sorted(folder.glob("*.md"))[len(list(folder.glob("*.md"))) // 2]
+        original = target.read_text(encoding="utf-8")
+
+        def edit_and_reload(marker: list[int] = [0]) -> None:
+            marker[0] += 1
+            target.write_text(original.replace("Topic: ", f"Topic: edit{marker[0]} ", 1), encoding="utf-8")
+            session.reload()
+            session.indexes.for_view(session.view(Caller())).bm25
+
+        times, peak = measure([edit_and_reload] * REPEATS)
+        rows.append(row("mrptui", n, "reload_one_file", times, peak))
+    if "bm25_parts_top10" in ops:
+        # BM25 as the engine runs it on a KB read from files: one part per file, combined statistics.
+        from core.text import tokenize
+
+        index = session.indexes.for_view(session.view(Caller())).bm25
+        queries = [tokenize(q) for q in SyntheticKb(n).queries]
+        times, peak = measure([lambda q=q: index.top_k(q, (), 10) for q in queries])
+        rows.append(row("mrptui-parts", n, "bm25_top10", times, peak))
+    if "ask_with_context" in ops:
+        words = SyntheticKb(n).queries
+        requests = [
+            Request(question=f"The {words[i]} runs nightly. The {words[i + 1]} feeds it. What is {words[i + 2]}?")
+            for i in range(0, 30, 3)
+        ]
+        list(session.run(Request(question=f"what is {words[0]}?")))
+        times, peak = measure([lambda r=r: list(session.run(r)) for r in requests])
+        rows.append(row("mrptui", n, "ask_with_context", times, peak))
+    return rows
+
+
+def _cli_ask_wall() -> dict:
+    with tempfile.TemporaryDirectory(prefix="mrptui-cli-") as cache:
+        env = {**os.environ, "MRPTUI_CACHE_DIR": cache}
+        command = [sys.executable, "-m", "mrptui.cli", "ask", "What is Helix?"]
+        subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True)
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True)
+            times.append((time.perf_counter() - started) * 1000)
+    return row("mrptui-sample-kb", 0, "cli_ask_wall", times, 0.0)
+
+
+def _clear(cache: Path) -> None:
+    import shutil
+
+    shutil.rmtree(cache, ignore_errors=True)
+
+
+def _child(op: str, folder: Path, cache: Path, n: int) -> dict:
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache)}
+    env.pop("MRPTUI_NO_CACHE", None)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.store", "--child", op, str(folder), str(n)],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _child_main(op: str, folder: str, n: int) -> None:
+    # A question in the KB's own (synthetic) vocabulary, drawn before the clock starts.
+    question = f"what is {SyntheticKb(n, query_count=1).queries[0]}?"
+    started = time.perf_counter()
+    from core.plugins.base import Request
+    from core.session import Session
+    from core.units import Caller
+
+    session = Session.open([Path(folder)])
+    if op == "cold_open":
+        session.warm_up(Caller())
+        session.warm_up_hdc(Caller())
+    else:
+        from core.events import AnswerReady
+
+        next(e for e in session.run(Request(question=question)) if isinstance(e, AnswerReady))
+    ms = (time.perf_counter() - started) * 1000
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 2**20
+    print(json.dumps({"ms": ms, "process_peak_mb": peak, "units": len(session.kb.units)}))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        _child_main(sys.argv[2], sys.argv[3], int(sys.argv[4]))

@@ -1,0 +1,146 @@
+"""BM25 over several indexes at once, scored with their combined statistics (Lucene-style).
+
+A question's context sentences become current-turn units. Rebuilding the view's index with them
+would cost a full build per request; instead they get a small index of their own, and queries
+score both parts with N, df and avgdl summed over the parts, reading only the postings of the
+query's terms. Scores equal a from-scratch build over all the units (up to float rounding: the
+per-field terms are added in another order).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Sequence
+
+import numpy as np
+
+from core.config import Bm25Config
+from core.retrieval.bm25 import (
+    FIELDS,
+    Bm25Explanation,
+    Bm25Index,
+    TermFieldContribution,
+    _contributions,
+    length_norm,
+    term_weight,
+)
+from core.units import Role
+
+_ROLES: tuple[Role, ...] = tuple(Role)
+
+
+class Bm25Parts:
+    """The `Bm25Index` query API (top_k, scores, explain, matched_terms) over several parts.
+
+    Rows are the parts' rows one after another. Nothing here costs Python work per unit, so
+    building one per request (a question with context) stays cheap at a million units.
+    """
+
+    def __init__(self, parts: Sequence[Bm25Index], config: Bm25Config):
+        self.parts = [part for part in parts if len(part)]
+        self.config = config
+        self._offsets = np.cumsum([0, *(len(part) for part in self.parts)])
+        lengths = [part.field_lengths() for part in self.parts]
+        present = sum(((length > 0).sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
+        total = sum((length.sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
+        self._avgdl = np.where(present > 0, total / np.maximum(present, 1), 1.0)
+        self._roles = np.concatenate([np.zeros(0, np.int8), *(part.role_rows() for part in self.parts)])
+        self._weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
+
+    def __len__(self) -> int:
+        return int(self._offsets[-1])
+
+    @property
+    def unit_ids(self) -> list[str]:
+        return [uid for part in self.parts for uid in part.unit_ids]
+
+    def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
+        """Raw BM25 score of every row (role boost included), in part-then-row order."""
+        rows, values = [], []
+        for term, count in Counter(query_tokens).items():
+            term_rows, contrib = self._term(term)
+            rows.append(term_rows)
+            values.append(contrib * count if count > 1 else contrib)
+        raw = np.bincount(
+            np.concatenate([np.zeros(0, np.int64), *rows]),
+            weights=np.concatenate([np.zeros(0), *values]),
+            minlength=len(self),
+        )
+        table = np.array([self.config.role_boost if r in frozenset(preferred_roles) else 1.0 for r in _ROLES])
+        return raw * table[self._roles]
+
+    def top_k(self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int) -> list[tuple[str, float]]:
+        """The k best units with score > 0, by score descending then unit id ascending."""
+        if k <= 0:
+            return []
+        scores = self.scores(query_tokens, preferred_roles)
+        rows = np.flatnonzero(scores > 0)
+        if len(rows) > k:
+            kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
+            rows = rows[scores[rows] >= kth]
+        best = sorted(((-float(scores[r]), self._id(r)) for r in rows.tolist()))[:k]
+        return [(unit_id, -negated) for negated, unit_id in best]
+
+    def explain(self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
+        part_no, local = self._locate(unit_id)
+        part, row = self.parts[part_no], local + int(self._offsets[part_no])
+        contributions = []
+        for term, count in Counter(query_tokens).items():
+            df = self._df(term)
+            if df == 0:
+                continue
+            idf = self._idf(df)
+            term_rows, fields, tfs = part.term_postings(term)
+            for f, tf in zip(fields[term_rows == local].tolist(), tfs[term_rows == local].tolist(), strict=True):
+                dl = int(part.field_lengths()[f, local])
+                norm = float(length_norm(dl, self._avgdl[f], self.config.k1, self.config.b))
+                value = term_weight(float(self._weights[f]), idf, tf, norm, self.config.k1)
+                contributions.append(
+                    TermFieldContribution(
+                        term=term, field=FIELDS[f], tf=tf, df=df, idf=idf, field_weight=float(self._weights[f]),
+                        dl=dl, avgdl=float(self._avgdl[f]), query_count=count, contribution=value * count,
+                    )
+                )
+        boost = self.config.role_boost if _ROLES[self._roles[row]] in preferred_roles else 1.0
+        raw = float(self.scores(query_tokens, preferred_roles)[row])
+        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+
+    def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
+        part_no, local = self._locate(unit_id)
+        part = self.parts[part_no]
+        return [term for term in dict.fromkeys(query_tokens) if local in part.term_postings(term)[0]]
+
+    def _locate(self, unit_id: str) -> tuple[int, int]:
+        for number, part in enumerate(self.parts):
+            row = part.row_of(unit_id)
+            if row is not None:
+                return number, row
+        raise KeyError(unit_id)
+
+    def _id(self, row: int) -> str:
+        part_no = int(np.searchsorted(self._offsets, row, side="right")) - 1
+        return self.parts[part_no].unit_ids[row - int(self._offsets[part_no])]
+
+    def _df(self, term: str) -> int:
+        return sum(part.doc_freq(term) for part in self.parts)
+
+    def _idf(self, df: int) -> float:
+        return float(np.log((len(self) - df + 0.5) / (df + 0.5) + 1))
+
+    def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """Rows holding `term` and their summed field contributions under the combined statistics."""
+        df = self._df(term)
+        if df == 0:
+            return np.zeros(0, np.int64), np.zeros(0)
+        idf = self._idf(df)
+        rows, values = [], []
+        for offset, part in zip(self._offsets, self.parts):
+            local, fields, tf = part.term_postings(term)
+            if not len(local):
+                continue
+            norms = length_norm(part.field_lengths()[fields, local], self._avgdl[fields], self.config.k1, self.config.b)
+            rows.append(local + offset)
+            values.append(_contributions(self._weights[fields], idf, tf, norms, self.config.k1))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros(0)
+        return np.concatenate(rows), np.concatenate(values)

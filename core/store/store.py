@@ -1,0 +1,304 @@
+"""Finding, building and saving segments under the cache folder, and keeping that folder bounded.
+
+Layout: `<root>/segments/<digest of the file's path>/<key>/`. A key hashes the file's content,
+its path (units record it), the segment format and the source of every module that shapes a
+segment (readers, tokenizer, stopwords, stemmer mode, BM25 fields), so any change to those
+rebuilds the segment and an edit to one file rebuilds only that file's segment. Only the newest
+key of each path is kept. A cache folder that cannot be written turns the store off for the
+process, with one warning.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import shutil
+import stat
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+
+from core.cnl.source import MAX_FILE_BYTES
+from core.diagnostics import Code, Diagnostic, Severity
+from core.safe_io import atomic_write_bytes
+from core.store.atomic import publish_dir
+from core.store.location import cache_root
+from core.store.segment import FORMAT_VERSION, Segment, SegmentError
+from core.text import computed_stems, learn_stems
+
+_CODE_PACKAGES = ("cnl",)
+_CODE_FILES = (
+    "text.py", "units.py", "diagnostics.py", "safe_io.py", "retrieval/bm25.py", "store/segment.py", "store/codec.py",
+)
+# Temp folders older than this belong to a process that died mid-write.
+_STALE_TEMP_SECONDS = 3600
+DEFAULT_MAX_BYTES = 4 << 30
+MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
+STEMS_FILE = "stems.json"
+MAX_VIEW_FILES = 4
+MAX_STORED_STEMS = 200_000
+# The table records which tokenizer source computed it; a stem table from other code is ignored.
+_STEMMER_KEY = "\0stemmer"
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of the source that decides what a segment holds: edit it and every segment rebuilds."""
+    core = Path(__file__).resolve().parent.parent
+    files = sorted(p for pkg in _CODE_PACKAGES for p in (core / pkg).glob("*.py"))
+    files += [core / name for name in _CODE_FILES]
+    hasher = hashlib.sha256(str(FORMAT_VERSION).encode())
+    for file in files:
+        hasher.update(file.name.encode() + b"\0" + file.read_bytes())
+    return hasher.hexdigest()
+
+
+def segment_key(file: Path, content: bytes) -> str:
+    hasher = hashlib.sha256(code_digest().encode())
+    hasher.update(os.fsencode(str(file)) + b"\0")
+    hasher.update(content)
+    return hasher.hexdigest()[:32]
+
+
+class SegmentStore:
+    """Segments of KB files, from the cache when their key matches, else built (and saved)."""
+
+    def __init__(self, root: Path | None, max_bytes: int = DEFAULT_MAX_BYTES):
+        self.root = root
+        self.max_bytes = max_bytes
+        self.builds = 0
+        self.loads = 0
+        self._lock = threading.Lock()
+        self._notes: list[Diagnostic] = []
+        self._disabled_reason: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.root is not None and self._disabled_reason is None
+
+    def segment(self, file: Path) -> Segment:
+        content = _content(file) if self.enabled else None
+        if content is None:
+            return self._build(file, "")
+        key = segment_key(file, content)
+        folder = self._path_folder(file) / key
+        if folder.is_dir():
+            try:
+                segment = Segment.load(folder, key)
+            except SegmentError as exc:
+                self._note(str(folder), f"cached segment of {file} was unusable ({exc}); rebuilt it")
+                shutil.rmtree(folder, ignore_errors=True)
+            else:
+                with self._lock:
+                    self.loads += 1
+                learn_stems(segment.stems)
+                return segment
+        segment = self._build(file, key)
+        # The file may have changed while it was read: then the segment does not match the key.
+        if _content(file) == content:
+            self._save(segment, folder)
+        return segment
+
+    def take_notes(self) -> list[Diagnostic]:
+        """Warnings since the last call (unusable segments, a cache turned off), each given once."""
+        with self._lock:
+            notes, self._notes = self._notes, []
+        return notes
+
+    def prune(self) -> None:
+        """Drop the least recently written paths' segments until the cache fits `max_bytes`."""
+        if not self.enabled:
+            return
+        entries = cache_entries(self.root)
+        total = sum(entry.bytes for entry in entries)
+        for entry in sorted(entries, key=lambda e: e.written):
+            if total <= self.max_bytes:
+                break
+            shutil.rmtree(entry.folder, ignore_errors=True)
+            total -= entry.bytes
+
+    def views_folder(self) -> Path | None:
+        """Where whole-view (merged) indexes live; None without a usable cache."""
+        if not self.enabled:
+            return None
+        folder = self.root / "views"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        _keep_newest(folder, MAX_VIEW_FILES)
+        return folder
+
+    def folder_of(self, segment: Segment) -> Path | None:
+        """Where a saved segment lives (None when it was built without the cache)."""
+        if not self.enabled or not segment.key:
+            return None
+        return self._path_folder(Path(segment.file)) / segment.key
+
+    def _build(self, file: Path, key: str) -> Segment:
+        with self._lock:
+            self.builds += 1
+        return Segment.build(file, key)
+
+    def _path_folder(self, file: Path) -> Path:
+        assert self.root is not None
+        name = hashlib.sha256(os.fsencode(str(Path(file).absolute()))).hexdigest()[:24]
+        return self.root / "segments" / name
+
+    def _save(self, segment: Segment, folder: Path) -> None:
+        try:
+            temp = segment.save(folder.parent)
+            publish_dir(temp, folder)
+            _remove_other_keys(folder)
+        except OSError as exc:
+            self._disable(f"cannot write the index cache at {self.root} ({exc.strerror or exc}); running without it")
+
+    def _disable(self, reason: str) -> None:
+        with self._lock:
+            first = self._disabled_reason is None
+            self._disabled_reason = reason
+        if first:
+            self._note(str(self.root), reason)
+
+    def _note(self, where: str, message: str) -> None:
+        with self._lock:
+            self._notes.append(
+                Diagnostic(code=Code.INDEX_CACHE, message=message, file=where, severity=Severity.WARNING)
+            )
+
+
+class CacheEntry:
+    """One KB path's segment folder in the cache: its source file, size and last write time."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        files = [p for p in folder.rglob("*") if p.is_file()]
+        self.bytes = sum(p.stat().st_size for p in files)
+        self.written = max((p.stat().st_mtime for p in files), default=0.0)
+        metas = [p for p in files if p.name == "meta.json"]
+        self.source = _source_of(metas[0]) if metas else "?"
+
+
+def cache_entries(root: Path | None) -> list[CacheEntry]:
+    folder = root / "segments" if root is not None else None
+    if folder is None or not folder.is_dir():
+        return []
+    return [CacheEntry(entry) for entry in sorted(folder.iterdir()) if entry.is_dir()]
+
+
+def view_files(root: Path) -> list[Path]:
+    """Merged whole-view BM25 indexes (at most `MAX_VIEW_FILES`, outside the size bound)."""
+    return sorted((root / "views").glob("*.npz")) if (root / "views").is_dir() else []
+
+
+def clear_cache(root: Path) -> int:
+    """Remove everything the store wrote under `root`; returns the number of bytes freed."""
+    views = view_files(root)
+    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(p.stat().st_size for p in views)
+    shutil.rmtree(root / "segments", ignore_errors=True)
+    shutil.rmtree(root / "views", ignore_errors=True)
+    (root / STEMS_FILE).unlink(missing_ok=True)
+    return freed
+
+
+_DEFAULT_STORES: dict[Path | None, SegmentStore] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_store() -> SegmentStore:
+    """The process's store for the cache folder the environment names (one per folder).
+
+    It also keeps the stems of words outside every KB (question words, cue words) across
+    processes, so a repeated question does not import nltk either.
+    """
+    root = cache_root()
+    with _DEFAULT_LOCK:
+        store = _DEFAULT_STORES.get(root)
+        if store is None:
+            store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
+            if root is not None:
+                learn_stems(_read_stems(root))
+                atexit.register(_save_stems, root)
+        return store
+
+
+def _read_stems(root: Path) -> dict[str, str]:
+    try:
+        table = json.loads((root / STEMS_FILE).read_bytes())
+    except (OSError, ValueError):
+        return {}
+    valid = isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())
+    return table if valid and table.get(_STEMMER_KEY) == _stemmer_id() else {}
+
+
+def _save_stems(root: Path) -> None:
+    """Merge this process's new stems into the cache's table; best effort, bounded."""
+    new = computed_stems()
+    if not new or not root.is_dir():
+        return
+    table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id()}
+    if len(table) > MAX_STORED_STEMS:
+        return
+    try:
+        atomic_write_bytes(root / STEMS_FILE, json.dumps(table).encode())
+    except OSError:
+        pass
+
+
+def _stemmer_id() -> str:
+    return code_digest()[:16]
+
+
+def _max_bytes() -> int:
+    try:
+        megabytes = int(os.environ.get(MAX_BYTES_ENV, ""))
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+    return min(max(megabytes, 1), 1 << 24) << 20
+
+
+def _content(file: Path) -> bytes | None:
+    """The file's bytes when it is a regular file small enough to be read; None means "do not cache"."""
+    try:
+        info = os.stat(file)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+            return None
+        with open(file, "rb") as handle:
+            return handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+
+
+def _keep_newest(folder: Path, count: int) -> None:
+    """Merged view indexes are large and per caller: only the `count` newest are kept."""
+    try:
+        files = sorted(folder.glob("bm25-*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for stale in files[count:]:
+        stale.unlink(missing_ok=True)
+
+
+def _remove_other_keys(folder: Path) -> None:
+    """An edited file's older segments are dead weight; so are temp folders of crashed writers."""
+    now = time.time()
+    for sibling in folder.parent.iterdir():
+        if sibling == folder:
+            continue
+        if sibling.name.startswith(".tmp-"):
+            try:
+                if now - sibling.stat().st_mtime < _STALE_TEMP_SECONDS:
+                    continue
+            except OSError:
+                continue
+        shutil.rmtree(sibling, ignore_errors=True)
+
+
+def _source_of(meta: Path) -> str:
+    try:
+        return str(json.loads(meta.read_bytes()).get("file", "?"))
+    except (OSError, ValueError):
+        return "?"

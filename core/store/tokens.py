@@ -1,0 +1,134 @@
+"""The token ids of a KB's units, joined from its segments into one vocabulary.
+
+BM25 for a permitted view then gathers the rows of the view's units (a row mask applied before
+any ranking) instead of tokenising them again. Statistics (N, df, avgdl) are computed by the
+index over exactly the gathered rows, so scores equal those of a from-scratch build.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from core.retrieval.bm25 import FIELDS, field_tokens
+from core.store.segment import Segment, unit_digest
+from core.units import KnowledgeUnit
+
+# (vocabulary, term id of every token, lengths [F, N]): what `Bm25Index.build` tokenises itself.
+Tokens = tuple[dict[str, int], np.ndarray, np.ndarray]
+
+
+class TokenTable:
+    def __init__(self, segments: Sequence[Segment]):
+        self._segments = list(segments)
+        units = [unit for segment in self._segments for unit in segment.units]
+        self._lengths = (
+            np.concatenate([np.asarray(s.lengths) for s in self._segments])
+            if self._segments else np.zeros((0, len(FIELDS)), np.int32)
+        )
+        self._digests = (
+            np.concatenate([np.asarray(s.digests) for s in self._segments])
+            if self._segments else np.zeros((0, 16), np.uint8)
+        )
+        totals = self._lengths.sum(axis=1, dtype=np.int64)
+        self._starts = np.cumsum(totals) - totals
+        self._first_row = np.cumsum([0, *(len(segment.units) for segment in self._segments)])
+        # Keyed by object identity: a unit kept from an earlier load, or a current-turn copy, is
+        # another object, so it is tokenised rather than matched to a stored row by id.
+        self._row = {id(unit): row for row, unit in enumerate(units)}
+        self._units = units  # keeps the keyed objects alive, so their ids stay unique
+        self._joined: tuple[list[str], np.ndarray] | None = None
+        self._lock = threading.Lock()
+
+    def _vocabulary(self) -> tuple[list[str], np.ndarray]:
+        """One vocabulary over all segments and every token's id in it; joined on first use
+        (about a second at 100k units), since a merged index read from the cache needs neither."""
+        with self._lock:
+            if self._joined is None:
+                vocab: dict[str, int] = {}
+                terms = []
+                for segment in self._segments:
+                    words = segment.words
+                    remap = np.fromiter((vocab.setdefault(w, len(vocab)) for w in words), dtype=np.int32, count=len(words))
+                    terms.append(remap[segment.terms])
+                self._joined = (list(vocab), np.concatenate(terms) if terms else np.zeros(0, np.int32))
+            return self._joined
+
+    def digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
+        """Each unit's `unit_digest`, read from its segment or computed when no segment holds it."""
+        rows = [self._row.get(id(unit), -1) for unit in units]
+        return [self._digests[row].tobytes() if row >= 0 else unit_digest(unit) for row, unit in zip(rows, units)]
+
+    def by_segment(self, units: Sequence[KnowledgeUnit]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], np.ndarray]:
+        """Positions in `units` grouped by segment: (segment number, positions, rows within the
+        segment), and the positions of units no segment holds (e.g. last-good units kept)."""
+        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+        loose = np.flatnonzero(rows < 0)
+        held = np.flatnonzero(rows >= 0)
+        segment_of = np.searchsorted(self._first_row, rows[held], side="right") - 1
+        order = np.argsort(segment_of, kind="stable")
+        held, segment_of = held[order], segment_of[order]
+        bounds = np.flatnonzero(np.diff(segment_of)) + 1
+        groups = []
+        for positions, numbers in zip(np.split(held, bounds), np.split(segment_of, bounds), strict=True):
+            if len(positions):
+                number = int(numbers[0])
+                groups.append((number, positions, rows[positions] - self._first_row[number]))
+        return groups, loose
+
+    def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
+        """Vocabulary (only terms the given units contain), term ids and lengths, as BM25 wants them."""
+        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+        missing = np.flatnonzero(rows < 0)
+        words, all_terms = self._vocabulary()
+        term_of, counts, per_unit = _gather(all_terms, self._lengths, self._starts, rows)
+        if len(missing):
+            term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts, words)
+        return _compact(words, term_of, counts)
+
+    def _with_tokenised(self, units, missing, per_unit, term_of, counts, words):
+        """Splice in the tokens of units that have no stored row, growing a private vocabulary."""
+        words = list(words)
+        vocab = {word: i for i, word in enumerate(words)}
+        pieces, cursor = [], 0
+        ends = np.cumsum(per_unit)
+        for row in missing:
+            pieces.append(term_of[cursor : ends[row]])
+            cursor = int(ends[row])
+            fields = field_tokens(units[row])
+            counts[row] = [len(tokens) for tokens in fields]
+            ids = [vocab.setdefault(token, len(vocab)) for tokens in fields for token in tokens]
+            pieces.append(np.array(ids, dtype=np.int32))
+        pieces.append(term_of[cursor:])
+        return np.concatenate(pieces).astype(np.int32), counts, list(vocab)
+
+
+def segment_tokens(segment: Segment, rows: np.ndarray) -> Tokens:
+    """The tokens of some of one segment's units (by row), in the segment's own vocabulary: a
+    per-file BM25 part needs no vocabulary joined across the KB."""
+    lengths = np.asarray(segment.lengths)
+    totals = lengths.sum(axis=1, dtype=np.int64)
+    term_of, counts, _ = _gather(np.asarray(segment.terms), lengths, np.cumsum(totals) - totals, rows)
+    return _compact(list(segment.words), term_of, counts)
+
+
+def _gather(terms: np.ndarray, lengths: np.ndarray, starts: np.ndarray, rows: np.ndarray):
+    """Term ids and field lengths of the given rows (a row of -1 gets none), in row order."""
+    counts = lengths[np.maximum(rows, 0)]
+    counts[rows < 0] = 0
+    per_unit = counts.sum(axis=1)
+    offsets = np.repeat(starts[np.maximum(rows, 0)] - (np.cumsum(per_unit) - per_unit), per_unit)
+    term_of = terms[offsets + np.arange(len(offsets))] if len(offsets) else np.zeros(0, np.int32)
+    return term_of, counts, per_unit
+
+
+def _compact(words: list[str], term_of: np.ndarray, counts: np.ndarray) -> Tokens:
+    """Renumber to the terms present: a term only restricted units use must not exist in the index."""
+    present = np.zeros(len(words), dtype=bool)
+    present[term_of] = True
+    kept = np.flatnonzero(present)
+    new_id = np.cumsum(present, dtype=np.int64) - 1
+    vocab = {words[i]: n for n, i in enumerate(kept.tolist())}
+    return vocab, new_id[term_of].astype(np.int32), np.ascontiguousarray(counts.T, dtype=np.int32)

@@ -1,0 +1,41 @@
+"""`mrptui cache info|clear`: what the index cache holds, and emptying it."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+
+from core.store import cache_root
+from core.store.store import cache_entries, clear_cache, view_files
+from mrptui.commands import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("info", "clear"), help="info: list cached KB files; clear: remove them")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = cache_root()
+    if root is None:
+        raise UsageError("the index cache is turned off (--no-cache / MRPTUI_NO_CACHE)")
+    if args.action == "clear":
+        freed = clear_cache(root)
+        print(f"cleared {root}: {_size(freed)} freed")
+        return 0
+    entries = cache_entries(root)
+    for entry in sorted(entries, key=lambda e: e.source):
+        written = dt.datetime.fromtimestamp(entry.written).strftime("%Y-%m-%d %H:%M")
+        print(f"{_size(entry.bytes):>9}  {written}  {entry.source}")
+    views = view_files(root)
+    if views:
+        print(f"{_size(sum(p.stat().st_size for p in views)):>9}  merged BM25 index(es) of {len(views)} view(s)")
+    print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
+    return 0
+
+
+def _size(count: int) -> str:
+    for unit in ("B", "KB", "MB"):
+        if count < 1024:
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} GB"

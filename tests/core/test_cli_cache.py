@@ -1,0 +1,43 @@
+"""`mrptui cache info|clear` and the `--cache-dir` / `--no-cache` flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mrptui.cli import main
+from tests.core.store_kb import write_kb
+
+
+def test_cache_info_lists_each_kb_file_and_clear_empties_it(tmp_path, monkeypatch, capsys):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    paths = write_kb(kb_dir, files=2)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "check"]) == 0
+    capsys.readouterr()
+    assert main(["--cache-dir", str(cache), "cache", "info"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[-1] for line in lines[:-1]] == [str(p) for p in paths]
+    assert lines[-1].startswith(f"{cache}: 2 cached file(s)")
+    assert not (tmp_path / "elsewhere").exists()
+    assert main(["--cache-dir", str(cache), "cache", "clear"]) == 0
+    assert "freed" in capsys.readouterr().out
+    assert main(["--cache-dir", str(cache), "cache", "info"]) == 0
+    assert capsys.readouterr().out.strip() == f"{cache}: 0 cached file(s), 0 B"
+
+
+def test_no_cache_writes_nothing_and_cache_commands_say_it_is_off(tmp_path, monkeypatch, capsys):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("MRPTUI_NO_CACHE", "0")
+    assert main(["--no-cache", "--kb", str(kb_dir), "check"]) == 0
+    assert not cache.exists()
+    assert main(["--no-cache", "cache", "info"]) == 2
+    assert "turned off" in capsys.readouterr().err
+
+
+def test_clearing_an_absent_cache_is_not_an_error(tmp_path, monkeypatch, capsys):
+    cache: Path = tmp_path / "never-made"
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(cache))
+    assert main(["cache", "clear"]) == 0
+    assert "0 B freed" in capsys.readouterr().out
