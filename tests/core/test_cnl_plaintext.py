@@ -278,6 +278,12 @@ def test_a_base_form_verb_after_a_modal_or_to_is_not_a_fact(sentence: str) -> No
         # One question, or numbered statements, after a story are the story's.
         ("1. Did Mara row the boat?\n", 0),
         ("1. Mara rowed.\n2. The lighthouse was empty.\n", 0),
+        # Other list labels, and a title that does not say "questions", mark a block too.
+        ("(a) Did Mara row the boat? Answer Yes or No.\n(b) List what she found.\n(c) Who was away?\n", 3),
+        ("FOR THE HARBOUR BOARD\n[1] Did Mara row the boat?\n[2] Name the island.\n", 2),
+        ("Points to settle before filing:\nQ-1. Did Mara row the boat?\nQ-2. Who found the lighthouse?\n", 2),
+        # A sentence introducing a list is prose, and so is the list under it.
+        ("She wrote two things down.\nc) Did Mara row the boat?\nd) Who found the lighthouse?\n", 0),
     ],
 )
 def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
@@ -286,3 +292,4 @@ def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
     assert question_lines(text) == skipped
     claims = " ".join(u.claim for u in units)
     assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)
+    assert all(word not in claims for word in ("HARBOUR", "Points to settle")) or skipped == 0
