@@ -55,7 +55,7 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
+    __slots__ = ("_base", "_by_file", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
 
     def __init__(
         self,
@@ -74,6 +74,20 @@ class KBView:
         self._stored = stored
         self._base = base
         self._extra = extra
+        self._by_file: dict[str, tuple[KnowledgeUnit, ...]] | None = None
+
+    def in_file(self, file: str) -> tuple[KnowledgeUnit, ...]:
+        """The view's units read from `file`, in reading order (line, column); built on first use."""
+        if self._by_file is None:
+            grouped: dict[str, list[KnowledgeUnit]] = {}
+            for unit in self._units:
+                if unit.location is not None:
+                    grouped.setdefault(unit.location.file, []).append(unit)
+            self._by_file = {
+                name: tuple(sorted(units, key=lambda u: (u.location.line, u.location.col, u.id)))  # type: ignore[union-attr]
+                for name, units in grouped.items()
+            }
+        return self._by_file.get(file, ())
 
     @property
     def base(self) -> KBView | None:

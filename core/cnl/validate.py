@@ -195,7 +195,7 @@ class UnitDraft:
         data.setdefault("source_id", source)
         data.setdefault("chunk_id", chunk)
         data["id"] = self.id.text
-        data["location"] = SourceLocation(file=self.file, line=self.id.line)
+        data["location"] = SourceLocation(file=self.file, line=self.id.line, col=self.id.col)
         return data
 
     def _explain(self, exc: ValidationError, data: dict[str, Any]) -> None:

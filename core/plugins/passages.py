@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from core.cnl import split_sentences
 from core.intent_cues import QuestionCues
@@ -21,7 +22,6 @@ _WINDOW_BEFORE = 2
 # A paragraph's units are read this far either side of a kept one (plain-text units hold at
 # most three sentences, so this covers a long paragraph).
 _PARAGRAPH_UNITS = 6
-_UNIT_NUMBER = re.compile(r"(.+::unit-)(\d+)")
 # Units starting within this many lines of each other are one stretch of text: a paragraph's
 # units, or the paragraph after a blank line. Farther apart they may be pages apart.
 _NEIGHBOUR_LINES = 3
@@ -140,30 +140,37 @@ class Evidence:
         return earlier, later
 
 
-def paragraph_units(get: Callable[[str], KnowledgeUnit | None], kept: Sequence[KnowledgeUnit]) -> list[KnowledgeUnit]:
+def paragraph_units(view: UnitsByFile, kept: Sequence[KnowledgeUnit]) -> list[KnowledgeUnit]:
     """Units of the kept units' paragraphs that were not kept, in reading order: a paragraph's
     next unit holds the rest of what a kept unit began ("three causes … The third …", a
-    reason after the sentence it explains). Only ids `get` resolves count (the caller's view, so
-    nothing the caller may not see), and each paragraph is read at most `_PARAGRAPH_UNITS`
-    units either side of a kept unit, and only units of the same stretch of text (`_adjacent`:
-    one file, starting within a few lines), so a Markdown KB's units stay apart. A kept fact (a unit with a triple) does not read on: it
-    states one thing on its own, and ThinkingDB chains facts."""
+    reason after the sentence it explains). Only units of `view` count (the caller's view, so
+    nothing the caller may not see), each paragraph is read at most `_PARAGRAPH_UNITS` units
+    either side of a kept unit, and only units of the same stretch of text (`_adjacent`: one
+    file, starting within a few lines), so a Markdown KB's units stay apart. Neighbours are
+    found by position in the file, not by id, since plain-text ids hash the unit's words. A kept
+    fact (a unit with a triple) does not read on: it states one thing on its own, and ThinkingDB
+    chains facts."""
     kept_ids = {unit.id for unit in kept}
     found: dict[str, KnowledgeUnit] = {}
     for unit in kept:
-        match = _UNIT_NUMBER.fullmatch(unit.id) if not _is_fact(unit) else None
-        if match is None:
+        if _is_fact(unit) or unit.location is None:
             continue
-        prefix, digits = match.groups()
-        number = int(digits)
+        ordered = view.in_file(unit.location.file)
+        position = next((i for i, other in enumerate(ordered) if other.id == unit.id), None)
+        if position is None:
+            continue
         for step in (-1, 1):
             for offset in range(1, _PARAGRAPH_UNITS + 1):
-                other = get(f"{prefix}{number + step * offset:0{len(digits)}d}")
-                if other is None or number + step * offset < 0 or not _adjacent(unit, other):
+                index = position + step * offset
+                if not 0 <= index < len(ordered) or not _adjacent(unit, ordered[index]):
                     break
-                if other.id not in kept_ids:
-                    found.setdefault(other.id, other)
+                if ordered[index].id not in kept_ids:
+                    found.setdefault(ordered[index].id, ordered[index])
     return sorted(found.values(), key=_reading_key)
+
+
+class UnitsByFile(Protocol):
+    def in_file(self, file: str) -> Sequence[KnowledgeUnit]: ...
 
 
 def _is_fact(unit: KnowledgeUnit) -> bool:
@@ -177,10 +184,10 @@ def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
     return a is not None and b is not None and a.file == b.file and abs(a.line - b.line) <= _NEIGHBOUR_LINES
 
 
-def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, str]:
-    """Source, file and line; units starting on one line keep their id order (chunk, unit)."""
+def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, int, str]:
+    """Source, file, line and column: the order the units were written in."""
     where = unit.location
-    return (unit.source_id, where.file if where else "", where.line if where else 0, unit.id)
+    return (unit.source_id, where.file if where else "", where.line if where else 0, where.col if where else 0, unit.id)
 
 
 def covered(terms: Sequence[Term], sentences: Sequence[Sentence]) -> list[Term]:

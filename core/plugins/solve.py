@@ -82,7 +82,7 @@ class SymbolicGoalSolver(GoalSolver):
         if unmatched:
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        draft = compose(intent, cues, units, outcome, paragraph_units(ctx.view.get, units))
+        draft = compose(intent, cues, units, outcome, paragraph_units(ctx.view, units))
         if draft.cannot_tell:
             return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)

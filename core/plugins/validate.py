@@ -56,7 +56,7 @@ class GroundedValidator(Validator):
         retrieved = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
         # The solver may read on through a kept unit's paragraph (core/plugins/passages.py); those
         # units come from the caller's view too.
-        kept = [*retrieved, *paragraph_units(ctx.view.get, retrieved)]
+        kept = [*retrieved, *paragraph_units(ctx.view, retrieved)]
         cited = citations(answer, kept)
         if not cited:
             return ValResult(status=Status.REJECTED, reason="the answer cites no evidence")

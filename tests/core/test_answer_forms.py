@@ -15,6 +15,7 @@ from core.plugins.answer_forms import Form, entity, enumeration, form_draft, for
 from core.plugins.passages import Evidence, paragraph_units, question_terms
 from core.plugins.polarity import yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
+from core.kb import KBView
 from core.session import Session
 from core.units import Caller, KnowledgeUnit, Role, SourceLocation
 
@@ -215,12 +216,18 @@ def test_single_entity_choice(question: str, evidence: str, name: str | None) ->
 
 
 def _paragraph(*claims: str) -> list[KnowledgeUnit]:
-    """One paragraph of a plain-text file, one unit per claim, all starting on line 5."""
+    """One paragraph of a plain-text file, one unit per claim, all starting on line 5 (ids hash
+    the words, as plain-text ids do, so only the column gives the reading order)."""
     return [
-        KnowledgeUnit(id=f"log::chunk-002::unit-{n:03d}", source_id="log", chunk_id="log::chunk-002",
-                      role=Role.NARRATIVE, topic="log", claim=claim, location=SourceLocation(file="log.txt", line=5))
+        KnowledgeUnit(id=f"log::chunk-{abs(hash(claim)) % 10**8:08d}::unit-000", source_id="log", chunk_id="log::chunk",
+                      role=Role.NARRATIVE, topic="log", claim=claim,
+                      location=SourceLocation(file="log.txt", line=5, col=1 + 60 * n))
         for n, claim in enumerate(claims)
     ]
+
+
+def _view(units):
+    return KBView(units, ("test",), Caller())
 
 
 def test_a_list_reads_on_through_the_kept_units_paragraph() -> None:
@@ -232,7 +239,7 @@ def test_a_list_reads_on_through_the_kept_units_paragraph() -> None:
     question = "List the faults in the hull."
     cues = question_cues(question)
     kept = units[:1]
-    read = paragraph_units({u.id: u for u in units}.get, kept)
+    read = paragraph_units(_view(units), kept)
     assert [u.id for u in read] == [units[1].id, units[2].id]
     draft = form_draft(Form.LIST, question, cues, kept, read)
     assert draft is not None and "rotten transom" in draft.text and units[2].id in draft.cited
@@ -243,8 +250,8 @@ def test_a_list_reads_on_through_the_kept_units_paragraph() -> None:
 def test_a_paragraph_is_read_only_as_far_as_the_view_resolves() -> None:
     units = _paragraph("The keeper logged the storm.", "The lamp failed at midnight.", "He relit it at one.")
     hidden = units[1].id
-    view = {u.id: u for u in units if u.id != hidden}.get
-    # The unit the caller may not see is neither read nor stepped over.
-    assert paragraph_units(view, units[:1]) == []
+    view = _view([u for u in units if u.id != hidden])
+    # The unit the caller may not see is not read; the paragraph goes on after it.
+    assert [u.id for u in paragraph_units(view, units[:1])] == [units[2].id]
     fact = units[0].model_copy(update={"subject": "keeper", "relation": "uses", "object": "lamp"})
-    assert paragraph_units({u.id: u for u in units}.get, [fact]) == []
+    assert paragraph_units(_view(units), [fact]) == []
