@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
 .PHONY: run test fuzz bench check clean
 
+# -qq on the project install: pip shows a local build's backend messages at warning level, and
+# setuptools always says "Editable installation" for the remapped config/ and sample_kb/ packages;
+# errors still show.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	$(BIN)/python -m pip install -qq -e '.[test,bench]'
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

@@ -23,7 +23,7 @@ from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
 from core.retrieval.bm25 import Bm25Index, field_tokens
-from core.retrieval.hdc import WORDS, HdcIndex, encode_query
+from core.retrieval.hdc import WORDS, HdcIndex
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act
 
@@ -67,7 +67,7 @@ def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
     rows = [row("mrptui-hdc", kb.n, "build", times, peak)] if "build" in ops else []
     if "hdc_scan" in ops:
         index = holder[0]
-        queries = [encode_query(tokenize(q), ACT, config) for q in kb.queries[: WARMUP + HDC_QUERIES]]
+        queries = [index.query(tokenize(q), ACT) for q in kb.queries[: WARMUP + HDC_QUERIES]]
         times, peak = measure([partial(index.scores, q) for q in queries], WARMUP)
         rows.append(row("mrptui", kb.n, "hdc_scan", times, peak))
         floor_ms = kb.n * 4 * WORDS * 8 / bandwidth * 1000

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.resources import config_dir
 from core.safe_io import UnsafePath, read_regular
 
@@ -37,6 +37,7 @@ class Lane(StrEnum):
     BM25 = "bm25"
     HDC = "hdc"
     TDB = "tdb"
+    DENSE = "dense"
 
 
 class Bm25Config(_Model):
@@ -61,10 +62,34 @@ class HdcConfig(_Model):
     dimensions: Literal[4096] = 4096
     seed: str = Field(default="mrptui-hdc-v1", min_length=1, max_length=200)
     field_weights: dict[str, Weight] = {"topic": 0.35, "claim": 0.35, "role": 0.20, "acts": 0.10}
-    # Role and act vectors alone give a unit ~0.1 with no topical match at all, so the lane only
-    # "finds" units above this floor, and only its best `lanePool` of them.
-    lane_min_score: float = Field(default=0.12, ge=0, le=1)
-    lane_pool: Pool = 50
+    # Field scores subtract this many standard deviations of chance similarity (1/64 each), so an
+    # unrelated field scores 0 (core/retrieval/hdc.py, docs/scoring.md).
+    noise_sigmas: float = Field(default=3.0, ge=0, le=20)
+    # Claim windows of this many consecutive sentences, best window scored; 0 = the whole claim.
+    claim_window: int = Field(default=1, ge=0, le=20)
+    # Token vectors also bundle the token's character n-grams of this size; 0 = off.
+    char_ngrams: int = Field(default=3, ge=0, le=6)
+    # Token vectors learned from the KB by random indexing, this many ±1 positions per unit; 0 = off.
+    context_vectors: int = Field(default=0, ge=0, le=1024)
+    # Pseudo-relevance feedback: the question vector also bundles BM25's best this-many units; 0 = off.
+    feedback_units: int = Field(default=2, ge=0, le=20)
+    # Calibrated scores are 0 for unrelated units, so the floor asks for some matched text.
+    lane_min_score: float = Field(default=0.02, ge=0, le=1)
+    # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.
+    lane_pool: Pool = 1000
+
+    @model_validator(mode="after")
+    def _char_ngrams_size(self) -> HdcConfig:
+        if self.char_ngrams == 1:
+            raise ValueError("charNgrams is 0 (off) or a size from 2 to 6")
+        return self
+
+
+class DenseConfig(_Model):
+    """The optional dense lane (its endpoint is config/embeddings.json)."""
+
+    lane_min_score: float = Field(default=0.2, ge=0, le=1)
+    lane_pool: Pool = 1000
 
 
 class FusionMethod(StrEnum):
@@ -74,9 +99,18 @@ class FusionMethod(StrEnum):
 
 class FusionConfig(_Model):
     method: FusionMethod = FusionMethod.WEIGHTED
-    weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.7, Lane.TDB: 0.85}
+    weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 0.85, Lane.DENSE: 0.5}
     agreement_bonus: float = Field(default=0.15, ge=0, le=10)
+    # The bonus needs every lane's normalised score at or above this, on top of each lane's own
+    # floor (calibrated HDC scores are already 0 for chance matches; docs/scoring.md).
+    agreement_min_score: float = Field(default=0.0, ge=0, le=1)
     rrf_k: int = Field(default=60, ge=1, le=1_000_000)
+    # RRF weighs ranks, not scores, so it has its own lane weights: a proof unit ThinkingDB ranks
+    # third must not sink below BM25's twelfth, while the weaker HDC lane still counts less.
+    rrf_weights: dict[Lane, Weight] = {Lane.BM25: 1.0, Lane.HDC: 0.2, Lane.TDB: 1.0, Lane.DENSE: 0.5}
+    # RRF counts every lane's ranks down to the same depth (the lanes' pools are this deep by
+    # default), so a deeper pool cannot outvote a shallower one with its long tail.
+    rrf_depth: Pool = 1000
 
 
 class Profile(_Model):
@@ -84,6 +118,9 @@ class Profile(_Model):
 
     lanes: tuple[Lane, ...]
     escalation_lanes: tuple[Lane, ...] = ()
+    # Lane weights and agreement bonus for this profile's fusion; unset ones keep fusion's.
+    weights: dict[Lane, Weight] = {}
+    agreement_bonus: float | None = Field(default=None, ge=0, le=10)
     max_results: Count
     # Scores are normalised to about [0, 1] plus the agreement bonus, so 100 already keeps nothing.
     min_score: float = Field(ge=0, le=100)
@@ -100,6 +137,7 @@ class Profile(_Model):
 class RetrievalConfig(_Model):
     bm25: Bm25Config = Bm25Config()
     hdc: HdcConfig = HdcConfig()
+    dense: DenseConfig = DenseConfig()
     fusion: FusionConfig = FusionConfig()
     profiles: dict[str, Profile]
 
@@ -148,24 +186,34 @@ def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:
     return start + 1
 
 
-def validated(model: type[_Model], path: Path):
+def validated(model: type[BaseModel], path: Path):
     """Load `path` into `model`; pydantic errors become diagnostics pointing at the JSON line."""
     data = read_json(path)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         text = path.read_text(encoding="utf-8")
-        raise ConfigError(
-            [
-                Diagnostic(
-                    code=Code.INVALID_CONFIG,
-                    message=f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}",
-                    file=str(path),
-                    line=json_pointer_line(text, tuple(err["loc"])),
-                )
-                for err in exc.errors()
-            ]
-        ) from None
+        raise ConfigError([_config_diagnostic(model, path, text, err) for err in exc.errors()]) from None
+
+
+def _config_diagnostic(model: type[BaseModel], path: Path, text: str, err) -> Diagnostic:
+    loc = tuple(err["loc"])
+    message = f"{'.'.join(str(p) for p in loc) or '<root>'}: {err['msg']}"
+    if err["type"] == "extra_forbidden" and loc:
+        message += did_you_mean(str(loc[-1]), field_names(model))
+    line = json_pointer_line(text, loc)
+    named = [part for part in loc if isinstance(part, str)]
+    col = text.split("\n")[line - 1].find(f'"{named[-1]}"') + 1 if named else 1
+    return Diagnostic(code=Code.INVALID_CONFIG, message=message, file=str(path), line=line, col=max(col, 1))
+
+
+def field_names(model: type[BaseModel]) -> set[str]:
+    """Every field name (as written in JSON) of `model` and the models inside it."""
+    schema = model.model_json_schema()
+    names: set[str] = set()
+    for part in [schema, *schema.get("$defs", {}).values()]:
+        names.update(part.get("properties", {}))
+    return names
 
 
 def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:

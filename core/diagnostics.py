@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -35,6 +37,13 @@ class Code(StrEnum):
     BINARY_FILE = "BINARY_FILE"
     INVALID_ENCODING = "INVALID_ENCODING"
     UNSUPPORTED_FILE_TYPE = "UNSUPPORTED_FILE_TYPE"
+    STALE_UNITS_KEPT = "STALE_UNITS_KEPT"
+    # Whole-KB checks (`mrptui check`).
+    EMPTY_KB = "EMPTY_KB"
+    SKIPPED_FILE = "SKIPPED_FILE"
+    UNREACHABLE_UNIT = "UNREACHABLE_UNIT"
+    RULE_RELATION_NOT_IN_KB = "RULE_RELATION_NOT_IN_KB"
+    UNKNOWN_LABELLED_ID = "UNKNOWN_LABELLED_ID"
     UNITS_WITHDRAWN = "UNITS_WITHDRAWN"
     INDEX_CACHE = "INDEX_CACHE"
     # Rules and configuration.
@@ -47,6 +56,8 @@ class Code(StrEnum):
     RULE_DUPLICATE_ID = "RULE_DUPLICATE_ID"
     RULE_WEIGHT_OUT_OF_RANGE = "RULE_WEIGHT_OUT_OF_RANGE"
     RULE_MALFORMED = "RULE_MALFORMED"
+    INVALID_SYNONYM = "INVALID_SYNONYM"
+    RULES_LAST_GOOD_KEPT = "RULES_LAST_GOOD_KEPT"
 
 
 class Severity(StrEnum):
@@ -73,3 +84,10 @@ class Diagnostic(BaseModel):
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """"; did you mean 'X'?" for the closest known name to a misspelt `word`, else ""."""
+    options = {choice.casefold(): choice for choice in choices}
+    match = get_close_matches(word.strip().casefold(), list(options), n=1, cutoff=0.6)
+    return f"; did you mean {options[match[0]]!r}?" if match else ""

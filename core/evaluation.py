@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -95,6 +95,29 @@ def load_queries(path: Path) -> list[QuerySpec]:
     if duplicates:
         raise ConfigError(duplicates)
     return queries
+
+
+def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection[str]) -> list[Diagnostic]:
+    """Labelled ids (expect_evidence, must_not_appear) that name no unit of the KB: after an edit
+    renamed a unit, their checks would pass or fail for the wrong reason."""
+    text = path.read_text(encoding="utf-8")
+    spans = _element_spans(text)
+    problems = []
+    for index, query in enumerate(queries):
+        start, end = spans[index]
+        for field in ("expect_evidence", "must_not_appear"):
+            for unit_id in getattr(query, field):
+                if unit_id in known_ids:
+                    continue
+                found = text.find(json.dumps(unit_id), start, end)
+                offset = found if found >= 0 else start
+                line = text.count("\n", 0, offset) + 1
+                col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+                problems.append(Diagnostic(
+                    code=Code.UNKNOWN_LABELLED_ID, file=str(path), line=line, col=col,
+                    message=f"query {query.id}: {field} names {unit_id!r}, which is not a unit of the KB",
+                ))
+    return problems
 
 
 def _duplicate_ids(path: Path, text: str, queries: Sequence[QuerySpec]) -> list[Diagnostic]:

@@ -34,6 +34,8 @@ class TermContribution(_Model):
     idf: float
     field_weight: float
     contribution: float
+    # The synonym that put this term in the query (`notebook → laptop`), or "".
+    via: str = ""
 
 
 class CandidateScore(_Model):
@@ -46,6 +48,7 @@ class CandidateScore(_Model):
     bm25: float | None = None
     hdc: float | None = None
     tdb: float | None = None
+    dense: float | None = None
     fused: float
     score: float
     agreement: bool = False
@@ -55,6 +58,9 @@ class CandidateScore(_Model):
     current_turn: bool = False
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
+    # Question words HDC matched through a near form of a unit word, and the shared n-grams
+    # (core/retrieval/hdc.py match_notes); like every event field, no unit text.
+    hdc_match: tuple[str, ...] = ()
 
 
 class ProofNode(_Model):
@@ -162,6 +168,8 @@ class RetrievalScored(_Event):
     escalated: bool = False
     sufficient: bool
     total_candidates: int
+    # Synonyms applied to the question: `notebook → laptop (sample_kb/synonyms.txt:3)`.
+    synonyms: tuple[str, ...] = ()
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cnl import SUFFIX_FORMATS
+from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store import Segment, SegmentStore, default_store
 from core.store.segment import unit_digest
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from core.store.stored import PartCache
     from core.store.tokens import Tokens
 
-IGNORED_FILE_NAMES = frozenset({"queries.json"})
+# synonyms.txt is the KB's synonyms file (core/synonyms.py), not KB text.
+IGNORED_FILE_NAMES = frozenset({"queries.json", "synonyms.txt"})
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]
@@ -54,7 +55,7 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
 class KBView:
     """The units one caller may see, in id order; immutable, and keyed for index caches."""
 
-    __slots__ = ("_base", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
+    __slots__ = ("_base", "_by_file", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
 
     def __init__(
         self,
@@ -73,6 +74,20 @@ class KBView:
         self._stored = stored
         self._base = base
         self._extra = extra
+        self._by_file: dict[str, tuple[KnowledgeUnit, ...]] | None = None
+
+    def in_file(self, file: str) -> tuple[KnowledgeUnit, ...]:
+        """The view's units read from `file`, in reading order (line, column); built on first use."""
+        if self._by_file is None:
+            grouped: dict[str, list[KnowledgeUnit]] = {}
+            for unit in self._units:
+                if unit.location is not None:
+                    grouped.setdefault(unit.location.file, []).append(unit)
+            self._by_file = {
+                name: tuple(sorted(units, key=lambda u: (u.location.line, u.location.col, u.id)))  # type: ignore[union-attr]
+                for name, units in grouped.items()
+            }
+        return self._by_file.get(file, ())
 
     @property
     def base(self) -> KBView | None:
@@ -204,7 +219,8 @@ class KnowledgeBase:
     def load(
         cls, paths: Sequence[Path], store: SegmentStore | None = None, previous: KnowledgeBase | None = None
     ) -> KnowledgeBase:
-        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`) in a fixed order.
+        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
+        in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
         explicitly must have a supported extension. Nothing here raises for bad input.
@@ -326,7 +342,7 @@ class KnowledgeBase:
         target = _real(path)
         if any(target == _real(file) for file in self._files):
             return True
-        if os.path.splitext(target.name)[1].lower() not in SUFFIX_FORMATS:
+        if os.path.splitext(target.name)[1].lower() not in FOLDER_SUFFIXES:
             return False
         return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
 
@@ -370,7 +386,7 @@ def _kb_files(folder: Path) -> list[Path]:
             for name in names
             if not _is_hidden(name)
             and name not in IGNORED_FILE_NAMES
-            and os.path.splitext(name)[1].lower() in SUFFIX_FORMATS
+            and os.path.splitext(name)[1].lower() in FOLDER_SUFFIXES
         )
     return sorted(found, key=lambda path: path.relative_to(folder).parts)
 

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -57,22 +58,30 @@ class LlmConfig(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-            raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
-        try:
-            port = parts.port
-        except ValueError:
-            port = 0
-        if port == 0:
-            # urlsplit only checks the port when asked; unchecked, every call would raise instead.
-            raise ValueError(f"the port must be a number from 1 to 65535, got {value!r}")
-        return value
+        return check_http_url(value)
 
     def model_for(self, role: str | None) -> str:
         return self.models.get(role, self.model) if role else self.model
+
+
+def check_http_url(value: str | None) -> str | None:
+    """An endpoint base URL: http(s), a host, a valid port if any, no query or fragment."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError(f"expected an http:// or https:// URL with a host and no query, got {value!r}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        # urlsplit only checks the port when asked; unchecked, every call would raise instead.
+        raise ValueError(f"the port must be a number from 1 to 65535, got {value!r}")
+    return value
+
+
+_Endpoint = TypeVar("_Endpoint", bound=BaseModel)
 
 
 def load_llm_config(directory: Path | None = None, environ: Mapping[str, str] | None = None) -> LlmConfig:
@@ -80,15 +89,22 @@ def load_llm_config(directory: Path | None = None, environ: Mapping[str, str] | 
 
     A missing file means defaults (no endpoint): the LLM is optional, unlike the other configs.
     """
-    path = (directory or config_dir()) / "llm.json"
-    config = validated(LlmConfig, path) if path.exists() else LlmConfig()
+    return load_endpoint_config(LlmConfig, (directory or config_dir()) / "llm.json", _ENV_FIELDS, environ)
+
+
+def load_endpoint_config(
+    model: type[_Endpoint], path: Path, env_fields: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> _Endpoint:
+    """An optional endpoint config file (missing = defaults), then its environment variables
+    (var → field; empty ones are ignored). Shared by the LLM and the embeddings endpoints."""
+    config = validated(model, path) if path.exists() else model()
     env = os.environ if environ is None else environ
-    for var, name in _ENV_FIELDS.items():
+    for var, name in env_fields.items():
         value = env.get(var)
         if not value:
             continue
         try:
-            config = LlmConfig.model_validate({**config.model_dump(), name: value})
+            config = model.model_validate({**config.model_dump(), name: value})
         except ValidationError as exc:
             # The value itself is not echoed: for the key variable that would print the secret.
             messages = "; ".join(err["msg"] for err in exc.errors(include_input=False))

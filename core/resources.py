@@ -26,3 +26,8 @@ def config_dir() -> Path:
 def sample_kb_dir() -> Path:
     """`MRPTUI_KB`, else `sample_kb/` beside `core/`, else the copy inside the wheel."""
     return _locate("MRPTUI_KB", "sample_kb", "bundled_kb")
+
+
+def sample_queries_file() -> Path:
+    """The labelled queries for the sample KB (`mrptui eval --sample`, the explorer's F4 default)."""
+    return sample_kb_dir() / "queries.json"

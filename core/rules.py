@@ -10,14 +10,14 @@ import bisect
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from core.config import ConfigError, read_json
-from core.diagnostics import Code, Diagnostic, Severity
+from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
 from core.resources import config_dir
 from core.units import Relation
 
@@ -134,6 +134,40 @@ class RuleSet:
     diagnostics: tuple[Diagnostic, ...] = ()
     # Line of each kept rule in its file, for editors and the rules screen.
     rule_lines: Mapping[str, int] = field(default_factory=dict)
+    # False when the file could not be read as a JSON object: no rule in it could be looked at.
+    file_valid: bool = True
+    # Entries in the file's "rules" list (None when the file was not readable).
+    declared: int | None = None
+    # Ids of the entries that failed validation and were dropped.
+    rejected_ids: frozenset[str] = frozenset()
+    path: str = ""
+
+    def keeping_last_good(self, previous: RuleSet) -> RuleSet:
+        """This rule set, with the previous version of each rule that no longer validates.
+
+        A running session calls it on reload: a file that no longer parses keeps all the previous
+        rules, and a single broken rule keeps its last good version; both are named in warnings.
+        """
+        if not self.file_valid:
+            if not previous.rules:
+                return self
+            kept = Diagnostic(
+                code=Code.RULES_LAST_GOOD_KEPT, file=self.path or previous.path, severity=Severity.WARNING,
+                message=f"rules file invalid: the last good {len(previous.rules)} rules are kept",
+            )
+            return replace(previous, diagnostics=(*self.diagnostics, kept), file_valid=False)
+        kept_rules = [rule for rule in previous.rules if rule.id in self.rejected_ids]
+        if not kept_rules:
+            return self
+        notes = tuple(
+            Diagnostic(
+                code=Code.RULES_LAST_GOOD_KEPT, file=self.path, line=previous.rule_lines.get(rule.id, 1),
+                severity=Severity.WARNING, message=f"rule {rule.id}: invalid edit, last good version kept",
+            )
+            for rule in kept_rules
+        )
+        lines = {**{rule.id: previous.rule_lines.get(rule.id, 1) for rule in kept_rules}, **self.rule_lines}
+        return replace(self, rules=(*self.rules, *kept_rules), diagnostics=(*self.diagnostics, *notes), rule_lines=lines)
 
 
 def load_rules(path: Path | None = None) -> RuleSet:
@@ -142,7 +176,7 @@ def load_rules(path: Path | None = None) -> RuleSet:
     try:
         data = read_json(path)
     except ConfigError as exc:
-        return RuleSet(diagnostics=tuple(exc.diagnostics))
+        return RuleSet(diagnostics=tuple(exc.diagnostics), file_valid=False, path=str(path))
     return _Loader(path, path.read_text(encoding="utf-8")).load(data)
 
 
@@ -156,6 +190,7 @@ class _Loader:
         self.path = path
         self.position = _Positions(text)
         self.diagnostics: list[Diagnostic] = []
+        self.rejected: set[str] = set()
 
     def report(self, code: Code, message: str, loc: tuple[str | int, ...], warning: bool = False) -> None:
         line, col = self.position(loc)
@@ -167,14 +202,19 @@ class _Loader:
     def load(self, data: object) -> RuleSet:
         if not isinstance(data, dict):
             self.report(Code.INVALID_CONFIG, "the rules file must be a JSON object", ())
-            return RuleSet(diagnostics=tuple(self.diagnostics))
+            return RuleSet(diagnostics=tuple(self.diagnostics), file_valid=False, path=str(self.path))
         for key in data:
             if key not in _TOP_LEVEL_KEYS:
-                self.report(Code.INVALID_CONFIG, f"unknown key {key!r}", (key,))
+                self.report(Code.INVALID_CONFIG, f"unknown key {key!r}{did_you_mean(key, _TOP_LEVEL_KEYS)}", (key,))
         limits = self._limits(data.get("limits", {}))
         relations = BUILTIN_RELATIONS | self._relations(data.get("relations", []))
-        rules, lines = self._rules(data.get("rules", []), relations)
-        return RuleSet(tuple(rules), limits, relations, tuple(self.diagnostics), lines)
+        raw_rules = data.get("rules", [])
+        rules, lines = self._rules(raw_rules, relations)
+        declared = len(raw_rules) if isinstance(raw_rules, list) else 0
+        return RuleSet(
+            tuple(rules), limits, relations, tuple(self.diagnostics), lines,
+            declared=declared, rejected_ids=frozenset(self.rejected), path=str(self.path),
+        )
 
     def _limits(self, raw: object) -> Limits:
         """Valid limits are kept; each invalid one is reported at its line and takes its default."""
@@ -223,6 +263,8 @@ class _Loader:
             if rule is not None:
                 kept.append(rule)
                 lines[rule.id] = self.position(where)[0]
+            elif isinstance(rule_id, str):
+                self.rejected.add(rule_id)
         return kept, lines
 
     def _rule(self, item: object, where: tuple[str | int, ...], relations: frozenset[str]) -> Rule | None:
@@ -268,7 +310,8 @@ class _Loader:
             if pattern.r not in relations:
                 self.report(
                     Code.RULE_UNKNOWN_RELATION,
-                    f"rule {rule.id}: relation {pattern.r!r} is neither built in nor declared in 'relations'",
+                    f"rule {rule.id}: relation {pattern.r!r} is neither built in nor declared in 'relations'"
+                    f"{did_you_mean(pattern.r, relations)}",
                     loc,
                     warning=True,
                 )

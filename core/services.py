@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from core.config import EngineConfig, RetrievalConfig
+from core.synonyms import Synonyms
 
 if TYPE_CHECKING:
     from core.llm import LlmClient
@@ -20,3 +21,4 @@ class Services:
     rules: RuleSet
     indexes: IndexCache
     llm: LlmClient
+    synonyms: Synonyms = field(default_factory=Synonyms)

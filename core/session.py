@@ -9,22 +9,25 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from dataclasses import replace
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from core.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.diagnostics import Diagnostic
+from core.embeddings import load_embedding_config
 from core.engine import Engine
+from core.health import Health, health_of
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
 from core.plugins.catalog import build_registry
 from core.plugins.planners import default_planners
 from core.resources import config_dir, sample_kb_dir
+from core.retrieval.dense import DenseLane
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
+from core import synonyms as synonyms_file
 from core.steering import Steering
 from core.units import Caller, KnowledgeUnit
 from core.whynot import why_not
@@ -39,6 +42,7 @@ class Session:
         self._lock = threading.Lock()
         self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths)
         self.ruleset = load_rules(config_path / "thinkingdb.json")
+        self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
         self._build()
 
     @classmethod
@@ -52,6 +56,7 @@ class Session:
         return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
 
     def _build(self) -> None:
+        self.dense = DenseLane(load_embedding_config(self.config_path), self.retrieval.dense)
         # HDC vectors and BM25 parts of unchanged files survive a reload (keyed by content).
         previous = getattr(self, "indexes", None)
         self.indexes = IndexCache(
@@ -59,9 +64,10 @@ class Session:
             self.ruleset,
             vectors=previous.vectors if previous else None,
             parts=previous.parts if previous and previous.config == self.retrieval else None,
+            dense=self.dense,
         )
         self.llm = LlmClient(load_llm_config(self.config_path))
-        services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm)
+        services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm, self.synonyms)
         # Plugin factories are contained: one that fails is a diagnostic here, never an exception.
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
@@ -139,7 +145,11 @@ class Session:
         return list(self.kb.view(caller).units)
 
     def diagnostics(self) -> list[Diagnostic]:
-        return [*self.kb.diagnostics, *self.ruleset.diagnostics, *self.plugin_problems]
+        return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
+
+    def health(self) -> Health:
+        """The diagnostics counted by origin, with the one-line summary the CLI prints."""
+        return health_of(self.kb.diagnostics, self.ruleset, self.plugin_problems)
 
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
@@ -171,20 +181,21 @@ class Session:
         return target.suffix.lower() == ".json" and target.parent == Path(os.path.realpath(self.config_path))
 
     def fingerprint(self) -> str:
-        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json"])
+        files = synonyms_file.synonym_files(self.kb_paths)
+        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json", *files])
 
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
         and a unit whose new text fails is withdrawn, never kept in its last good version."""
         # Only files whose stat changed are read and tokenised again (their segments rebuilt).
         kb = self.kb.reload().failing_closed(self.kb)
-        ruleset = load_rules(self.config_path / "thinkingdb.json")
-        # A rules file that no longer yields any rule (e.g. broken JSON mid-edit) keeps the
-        # last good rules running, but its errors are still shown.
-        if not ruleset.rules and self.ruleset.rules:
-            ruleset = replace(self.ruleset, diagnostics=ruleset.diagnostics)
+        # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
+        # version. Rules only derive facts from the caller's view, so this never widens it.
+        ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)
+        synonyms, synonym_problems = synonyms_file.load(self.kb_paths)
         with self._lock:
             self.kb, self.ruleset = kb, ruleset
+            self.synonyms, self.synonym_problems = synonyms, synonym_problems
             self._build()
         return self.diagnostics()
 

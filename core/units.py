@@ -82,6 +82,7 @@ class SourceLocation(BaseModel):
 
     file: str
     line: int = 1
+    col: int = 1  # several plain-text units can start on one line: (line, col) is reading order
 
 
 class KnowledgeUnit(BaseModel):

@@ -10,7 +10,8 @@ from core.config import Lane
 from core.intent_cues import question_cues
 from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
 from core.retrieval.fusion import cut_explanation
-from core.retrieval.hdc import encode_query
+from core.retrieval.lanes import hdc_question
+from core.synonyms import Expansion
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Intent
 
@@ -25,8 +26,11 @@ def why_not(session, unit_id: str, question: str, request: Request) -> dict[str,
     intent = Intent(act=cues.act, target=question, output="text")
     indexes = session.indexes.for_view(view)
     reasons = {"visibility": "visible to this caller"}
-    reasons["bm25"] = _bm25_reason(indexes, unit_id, question, intent)
-    reasons["hdc"] = _hdc_reason(session, indexes, unit_id, question, intent)
+    expansion = session.synonyms.expand(tokenize(question))
+    if expansion.matches:
+        reasons["synonyms"] = "; ".join(f"{m.label()} ({m.file}:{m.line})" for m in expansion.matches)
+    reasons["bm25"] = _bm25_reason(indexes, unit_id, expansion, intent)
+    reasons["hdc"] = _hdc_reason(session, indexes, unit_id, expansion.terms, intent)
     reasons["thinkingdb"] = _tdb_reason(indexes, unit_id, question)
     ctx = RunContext(request=request, view=view, services=None)
     for plugin in session.registry.of_type(PluginType.KB):
@@ -34,18 +38,20 @@ def why_not(session, unit_id: str, question: str, request: Request) -> dict[str,
     return reasons
 
 
-def _bm25_reason(indexes, unit_id: str, question: str, intent: Intent) -> str:
-    terms = tokenize(question)
+def _bm25_reason(indexes, unit_id: str, expansion: Expansion, intent: Intent) -> str:
+    terms = expansion.terms
     matched = indexes.bm25.matched_terms(terms, unit_id)
     if not matched:
         return f"no shared terms with the query ({', '.join(dict.fromkeys(terms)) or 'no query terms'})"
     explanation = indexes.bm25.explain(terms, unit_id, ACT_PREFERRED_ROLES[intent.act])
-    return f"shares {', '.join(matched)}; raw score {explanation.raw:.3f}"
+    shared = ", ".join(f"{t} (synonym {expansion.via(t)})" if expansion.via(t) else t for t in matched)
+    return f"shares {shared}; raw score {explanation.raw:.3f}"
 
 
-def _hdc_reason(session, indexes, unit_id: str, question: str, intent: Intent) -> str:
+def _hdc_reason(session, indexes, unit_id: str, terms: list[str], intent: Intent) -> str:
     config = session.retrieval.hdc
-    query = encode_query(tokenize(question), intent.act, config)
+    ranked = [uid for uid, _ in indexes.bm25.top_k(terms, ACT_PREFERRED_ROLES[intent.act], config.feedback_units)]
+    query = hdc_question(indexes.hdc, terms, intent.act, config, ranked)
     scores = indexes.hdc.scores(query)
     row = indexes.hdc.unit_ids.index(unit_id)
     score = float(scores[row])

@@ -22,19 +22,21 @@ from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.events import Event
+from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
 from core.units import Caller
 from mrptui.exports import Export, answer_export, evidence_export, trace_export
 from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
-from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld
+from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
 from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
@@ -115,10 +117,13 @@ class ExplorerApp(App[None]):
         batch_size: int = 16,
         batch_seconds: float = 0.05,
         keymap_path: Path | None | Literal["config"] = "config",
+        queries_path: Path | None = None,
         recorded_for: str = "",
         break_before_costly: bool = True,
     ) -> None:
         super().__init__()
+        self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
+        self.health: Health | None = None
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         self.session: SessionLike = session if session is not None else NullSession()
         self.caller = caller or Caller()
@@ -197,6 +202,7 @@ class ExplorerApp(App[None]):
             query.value = run.question  # type: ignore[attr-defined]
             query.disabled = True
             self.main.action_panel("attempts")
+        self.refresh_health(banner=not self.runs)
         self.refresh_view()
 
     @property
@@ -279,6 +285,8 @@ class ExplorerApp(App[None]):
         self.start_run(self.last_request)
 
     def start_run(self, request: Request) -> None:
+        # The banner warns before the first answer (and after a reload); the status line keeps the counts.
+        self.main.show_health(None)
         self.control.start(request)
         self.refresh_view()
         if self.main.query_one("#query").has_focus:
@@ -468,7 +476,7 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running, hdc_building=self.hdc_building,
+            running_ms=running, hdc_building=self.hdc_building, health=self.health,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
@@ -607,8 +615,28 @@ class ExplorerApp(App[None]):
         diagnostics = self.session.reload()
         self.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error)))
 
+    def refresh_health(self, *, banner: bool = True) -> None:
+        self.health = self.ask_session("health", default=None)
+        self.main.show_health(self.health if banner else None)
+
+    def action_problems(self) -> None:
+        problems = self.ask_session("diagnostics", default=[]) or []
+        plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
+        markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
+                           for d in problems) or escape(plain)
+        self.push_screen(TextModal(f"Problems · {len(problems)}", markup, plain=plain))
+
+    @on(RunQuestion)
+    def _run_question(self, message: RunQuestion) -> None:
+        """Another screen (F4's eval) asks to show one question's run in the main screen."""
+        self._pop_secondary()
+        self.main.query_one("#query").value = message.request.question  # type: ignore[attr-defined]
+        self.start_run(message.request)
+
     @on(KBReloaded)
     def _kb_reloaded(self, message: KBReloaded) -> None:
+        self.refresh_health()
+        self.refresh_view()
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
@@ -644,6 +672,14 @@ class ExplorerApp(App[None]):
             return
         self._pop_secondary()
         self.push_screen(RulesScreen())
+
+    def action_eval_screen(self) -> None:
+        from mrptui.screens.eval import EvalScreen
+
+        if isinstance(self.screen, EvalScreen):
+            return
+        self._pop_secondary()
+        self.push_screen(EvalScreen(self.queries_path))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

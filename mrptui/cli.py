@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
-from mrptui.commands import UsageError, explore
+from mrptui.commands import UsageError, add_config_option, explore
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
 SUBCOMMANDS = {
@@ -20,12 +20,14 @@ SUBCOMMANDS = {
     "eval": "evaluate retrieval and answers against labelled queries",
     "replay": "open a saved trace (JSON Lines) in the explorer",
     "cache": "show or clear the index cache (segments of parsed and tokenised KB files)",
+    "init": "create a new KB folder with one example unit per format, a rules file and a labelled question",
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
     parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
+    add_config_option(parser, top_level=True)
     explore.add_top_level_arguments(parser)
     parser.add_argument("--cache-dir", metavar="DIR", help="index cache folder (default: $XDG_CACHE_HOME/mrptui)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the index cache")
@@ -59,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"the {command!r} command is not available in this build")
         return module.run(args)
     except UsageError as exc:
-        print(f"mrptui: error: {exc}", file=sys.stderr)
+        # One problem a line (e.g. every error of a queries file), each with its file:line.
+        for line in str(exc).splitlines() or [""]:
+            print(f"mrptui: error: {line}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

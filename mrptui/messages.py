@@ -8,6 +8,7 @@ from typing import Any, Literal
 from textual.message import Message
 
 from core.events import Event
+from core.plugins.base import Request
 
 
 @dataclass
@@ -68,3 +69,10 @@ class Command(Message):
 
     name: CommandName
     args: tuple[Any, ...] = ()
+
+
+@dataclass
+class RunQuestion(Message):
+    """A screen asks the app to run this request and show it in the main screen."""
+
+    request: Request

@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 
 from core.config import RetrievalConfig
 from core.diagnostics import Diagnostic
+from core.health import Health
 from core.events import (
     AnswerReady,
     AttemptFinished,
@@ -426,6 +427,8 @@ class SessionLike(Protocol):
 
     def diagnostics(self) -> list[Diagnostic]: ...
 
+    def health(self) -> Health | None: ...
+
     def rules(self) -> list[dict]: ...
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]: ...
@@ -467,6 +470,9 @@ class NullSession:
 
     def diagnostics(self) -> list[Diagnostic]:
         return []
+
+    def health(self) -> Health | None:
+        return None
 
     def rules(self) -> list[dict]:
         return []

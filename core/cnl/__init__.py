@@ -4,6 +4,7 @@ from core.cnl.markdown import read_markdown, to_markdown
 from core.cnl.plaintext import fact_triple, question_lines, read_plaintext, split_sentences
 from core.cnl.sop import format_intents, parse_intents, read_sop
 from core.cnl.source import (
+    FOLDER_SUFFIXES,
     SUFFIX_FORMATS,
     Format,
     ReadResult,
@@ -14,6 +15,7 @@ from core.cnl.source import (
 )
 
 __all__ = [
+    "FOLDER_SUFFIXES",
     "SUFFIX_FORMATS",
     "Format",
     "ReadResult",

@@ -7,12 +7,18 @@ The rules, in order:
   — answer each with one word:", "Questions for the reader", "Review questions.") drops what follows only when every
   later non-blank line reads as a question (`Q3:`, `3.`, `3)`, a bullet, or a `?` in the line),
   at least half of them ask (`?` or `Q3:`), and the heading starts a paragraph: in prose such a
-  line is prose. Without a heading, two or more last lines after a blank line, each `Q3:` or
-  numbered and ending in "?", are a block too. `question_block` gives where the block starts.
+  line is prose. Without such a heading, two or more last lines that each carry a list label
+  (`Q3:`, `Q-3.`, `3.`, `(c)`, `c)`, `[3]`, a bullet), at least half of them asking, are a block
+  too when a blank line or a title-shaped line (short, no final `.`/`!`/`?`, starting a
+  paragraph) stands above them. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
-  becomes no unit but the Title of the units after it. Other paragraphs are numbered from 0 in
-  order and paragraph N is chunk `chunk-NNN`; units are numbered from 0 within their chunk.
+  becomes no unit but the Title of the units after it.
+- Ids are stable: a unit's id is `<source>::chunk-HHHHHHHH::unit-NNN`, where HHHHHHHH are 8
+  digits of a hash of the unit's own text, normalised (case-folded, only its words kept), and NNN
+  counts units of the file with the same digits (000 for the first, 001 for a repeated text,
+  ...). Inserting, deleting or moving another paragraph, re-wrapping lines or changing
+  punctuation keeps every other id; editing a unit's words gives it a new id.
 - Sentences end at `.`, `!` or `?` (with any closing quotes or brackets) before whitespace and a
   character that is not lowercase, except after a known abbreviation or an initial (`e.g.`,
   `Dr.`, `J.`, `U.S.`); a line starting with a bullet (`-`, `*`, `1.`) also starts a sentence.
@@ -33,9 +39,11 @@ The rules, in order:
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
 
@@ -57,9 +65,14 @@ _QUESTION_WORD = re.compile(r"\bquestions?\b", re.IGNORECASE)
 # A question block's heading is a title, not a paragraph: a few words and an instruction at most.
 _MAX_HEADING_WORDS = 16
 _HEADING_LEAD_WORDS = 3
-_Q_LABEL = re.compile(r"\s*q\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
-_NUMBERED = re.compile(r"\s*\d+\s*[.):]\s*\S")
-_QUESTION_LINE = re.compile(r"\s*(?:q\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|[-*+\u2022])\s*\S", re.IGNORECASE)
+_Q_LABEL = re.compile(r"\s*q(?:uestion)?\s*[-\u2013]?\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
+# Any list label a question list is written with: `Q3:`, `Q-3.`, `Question 3 -`, `3.`, `3)`,
+# `(c)`, `c)`, `(iii)`, `[3]` or a bullet.
+_QUESTION_LINE = re.compile(
+    r"\s*(?:q(?:uestion)?\s*[-\u2013]?\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|\(\s*(?:\d+|[a-z]|[ivx]+)\s*\)"
+    r"|\[\s*(?:\d+|[a-z])\s*\]|[a-z]\)|[-*+\u2022])\s*\S",
+    re.IGNORECASE,
+)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
@@ -111,23 +124,32 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     units: list[KnowledgeUnit] = []
     diagnostics: list[Diagnostic] = []
     heading: str | None = None
-    chunk = 0
+    used: Counter[int] = Counter()
     for paragraph in _paragraphs(_evidence_lines(text)):
         sentences = _sentences(paragraph)
         title = _heading(paragraph, sentences)
         if title is not None:
             heading = title
             continue
-        for index, (unit_id_at, fields) in enumerate(_chunk_units(sentences, heading)):
-            draft = UnitDraft(Token(f"{source}::chunk-{chunk:03d}::unit-{index:03d}", *unit_id_at), file)
+        for unit_id_at, fields in _chunk_units(sentences, heading):
+            digits = text_digits(fields["Claim"])
+            unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
+            used[digits] += 1
+            draft = UnitDraft(Token(unit_id, *unit_id_at), file)
             for name, value in fields.items():
                 draft.add_text(Token(name, *unit_id_at), [Token(value, *unit_id_at)])
             unit, problems = draft.build()
             diagnostics.extend(problems)
             if unit is not None:
                 units.append(unit)
-        chunk += 1
     return units, diagnostics
+
+
+def text_digits(text: str) -> int:
+    """8 decimal digits of a hash of `text`'s words (case-folded), the stable part of an id."""
+    words = " ".join(re.findall(r"\w+", text.casefold()))
+    digest = hashlib.blake2b(words.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % 10**8
 
 
 def slugify(name: str) -> str:
@@ -222,12 +244,24 @@ def _trailing_block(lines: list[str]) -> tuple[int, int] | None:
 
 
 def _headless(lines: list[str], start: int) -> tuple[int, int] | None:
-    """A block without a heading: at least two lines after a blank line, each labelled `Q<n>:` or
-    numbered and ending in "?" — a numbered list of statements, or one question, stays text."""
+    """A block whose heading (if any) does not name questions: at least two labelled lines (see
+    `_QUESTION_LINE`), at least half of them asking, after a blank line or under a title-shaped
+    line that starts a paragraph ("QUERIES FROM THE INQUIRY", "Points to confirm:"). A numbered
+    list of statements, one question, or a list a prose sentence introduces stays text."""
     block = [line for line in lines[start:] if line.strip()]
-    after_blank = 0 < start < len(lines) and not lines[start - 1].strip()
-    labelled = all(_Q_LABEL.match(line) or (_NUMBERED.match(line) and line.rstrip().endswith("?")) for line in block)
-    return (start, start) if after_blank and len(block) >= 2 and labelled else None
+    if len(block) < 2 or not all(_QUESTION_LINE.match(line) for line in block) or not _reads_as_questions(block):
+        return None
+    if 0 < start < len(lines) and not lines[start - 1].strip():
+        return start, start
+    title = start - 1
+    starts_paragraph = title == 0 or (title > 0 and not lines[title - 1].strip())
+    return (title, start) if title >= 0 and starts_paragraph and _is_title(lines[title]) else None
+
+
+def _is_title(line: str) -> bool:
+    """Short and not a sentence: no final `.`, `!` or `?` (a trailing colon is a title's)."""
+    words = line.strip().lstrip("#").split()
+    return 0 < len(words) <= _MAX_HEADING_WORDS and not words[-1].endswith((".", "!", "?"))
 
 
 def _is_question_line(line: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from core.cnl.validate import Token, UnitDraft, source_lines
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent, KnowledgeUnit
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -317,7 +317,7 @@ def _declare_intent(statement: Statement, labels: _Labels, drafts: list[_IntentD
         act, target = statement.args
         if act.kind != "atom" or act.token.text.lower() not in _ACTS:
             problem = _error(
-                file, Code.INVALID_ACT_VALUE, f"invalid act {act.token.text!r}: expected {', '.join(Act)}", act.token
+                file, Code.INVALID_ACT_VALUE, f"invalid act {act.token.text!r}: expected {', '.join(Act)}{did_you_mean(act.token.text, Act)}", act.token
             )
         elif target.kind not in ("atom", "string") or not target.token.text.strip():
             problem = _error(file, Code.MALFORMED_LINE, "expected the intent's target text", target.token)
@@ -348,7 +348,8 @@ def _modify_intent(statement: Statement, labels: _Labels, file: str) -> Diagnost
     key = name.text.lower()
     if key not in _INTENT_FIELDS:
         expected = ", ".join(_INTENT_FIELDS)
-        return _error(file, Code.UNKNOWN_FIELD, f"unknown intent field {name.text!r}; expected {expected}", name)
+        hint = did_you_mean(name.text, _INTENT_FIELDS)
+        return _error(file, Code.UNKNOWN_FIELD, f"unknown intent field {name.text!r}; expected {expected}{hint}", name)
     if key in draft.fields:
         return _error(file, Code.DUPLICATE_FIELD, f"{key} is already set on line {draft.fields[key][1].line}", name)
     draft.fields[key] = (value.token.text, name)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from core.diagnostics import Code, Diagnostic, Severity
+from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
 from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation, check_identity_text
 
 # Fields that restrict who sees a unit: written but left empty, they would make it public.
@@ -89,6 +89,7 @@ _ALLOWED = {
     "effective_from": "an ISO date such as 2026-04-01",
     "effective_to": "an ISO date such as 2026-04-01",
 }
+_CHOICES = {"role": [r.value for r in Role], "relation": [r.value for r in Relation], "utility_acts": [a.value for a in Act]}
 _ROLES_BY_FOLD = {role.value.casefold(): role.value for role in Role}
 
 
@@ -160,7 +161,8 @@ class UnitDraft:
     def _accept(self, name: Token) -> str | None:
         key = field_key(name.text)
         if key is None:
-            self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}", name)
+            hint = did_you_mean(name.text, FIELD_LABELS.values())
+            self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}{hint}", name)
             return None
         if key in self._fields:
             first = self._fields[key].name
@@ -193,7 +195,7 @@ class UnitDraft:
         data.setdefault("source_id", source)
         data.setdefault("chunk_id", chunk)
         data["id"] = self.id.text
-        data["location"] = SourceLocation(file=self.file, line=self.id.line)
+        data["location"] = SourceLocation(file=self.file, line=self.id.line, col=self.id.col)
         return data
 
     def _explain(self, exc: ValidationError, data: dict[str, Any]) -> None:
@@ -211,6 +213,8 @@ class UnitDraft:
                 continue
             at = self._value_at(key, loc[1] if len(loc) > 1 and isinstance(loc[1], int) else 0)
             detail = f"expected {_ALLOWED[key]}" if key in _ALLOWED else error["msg"]
+            if key in _CHOICES:
+                detail += did_you_mean(at.text, _CHOICES[key])
             label = FIELD_LABELS.get(key, key)
             self.diagnose(_VALUE_CODES.get(key, Code.MALFORMED_LINE), f"invalid {label} {at.text!r}: {detail}", at)
 

@@ -27,6 +27,8 @@ _EXPLANATION_AFTER = 2
 _MAX_SIDE_SENTENCES = 2
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
+# Ordinal sentences read after the one a list question matched, at most.
+_MAX_ORDINALS = 10
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
 _ENTITY_LENIENT_FROM_TERMS = 3
@@ -181,11 +183,26 @@ def list_items(terms: Sequence[Term], evidence: Evidence) -> tuple[list[str], li
         items = enumeration(sentence.text)
         if items:
             return items, [sentence]
-        _, later = evidence.around(sentence, 0, _ORDINAL_REACH)
-        ordinals = [follower for follower in later if _ORDINAL.match(follower.text)]
+        ordinals = _ordinal_run(sentence, evidence)
         if len(ordinals) >= 2:
             return [s.text.rstrip(".") for s in ordinals], [sentence, *ordinals]
     return None
+
+
+def _ordinal_run(sentence: Sentence, evidence: Evidence) -> list[Sentence]:
+    """Ordinal sentences after `sentence`, each within `_ORDINAL_REACH` sentences of the one
+    before it: an item may take a few sentences of explanation before the next begins."""
+    _, later = evidence.around(sentence, 0, _ORDINAL_REACH * _MAX_ORDINALS)
+    run: list[Sentence] = []
+    since = 0
+    for follower in later:
+        since += 1
+        if since > _ORDINAL_REACH:
+            break
+        if _ORDINAL.match(follower.text):
+            run.append(follower)
+            since = 0
+    return run
 
 
 def enumeration(text: str) -> list[str]:
@@ -256,10 +273,15 @@ def _near_start(sentence: Sentence, stem: str) -> bool:
 # --- drafts ---------------------------------------------------------------------------------------
 
 
-def form_draft(form: Form, question: str, cues: QuestionCues, units: Sequence[KnowledgeUnit]) -> Draft | None:
+def form_draft(
+    form: Form, question: str, cues: QuestionCues, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit] = ()
+) -> Draft | None:
     """The answer in the form asked for, or None when the evidence has no such shape (the caller
-    then quotes the evidence as before)."""
-    evidence = Evidence(units)
+    then quotes the evidence as before). Lists and explanations also read the rest of the kept
+    units' paragraphs (`paragraphs`, ranked after every kept unit): an enumeration or a reason
+    runs on past the unit retrieval kept."""
+    reads_on = form in (Form.LIST, Form.EXPLANATION)
+    evidence = Evidence([*units, *paragraphs] if reads_on else units)
     terms = question_terms(question, cues)
     if form is Form.YES_NO:
         return _yes_no_draft(question, terms, evidence)

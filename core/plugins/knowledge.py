@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
+from core.embeddings import EmbeddingError
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
-from core.retrieval.hdc import encode_query
+from core.retrieval.hdc import match_notes
 from core.retrieval.indexes import ViewIndexes
+from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
+from core.synonyms import Expansion, Synonyms
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
 
@@ -71,7 +72,7 @@ class ProfileRetriever(KnowledgePlugin):
 
     def retrieve(self, ctx: RunContext, intent: Intent) -> KbResult:
         indexes = self._services.indexes.for_view(ctx.view)
-        query = Query.of(intent)
+        query = Query.of(intent, self._services.synonyms)
         profile = self.profile
         lanes: dict[Lane, Mapping[str, float]] = {}
         # Each lane is one vectorised step (or the closure, which polls the token itself), so
@@ -79,6 +80,7 @@ class ProfileRetriever(KnowledgePlugin):
         ctx.cancel.raise_if_cancelled()
         bm25_raw = self._bm25_raw(indexes, query)
         lanes[Lane.BM25] = normalise_bm25(bm25_raw)
+        dense_problem = self._dense_lane(indexes, intent, lanes) if Lane.DENSE in profile.lanes else None
         tdb = None
         if Lane.TDB in profile.lanes:
             ctx.cancel.raise_if_cancelled()
@@ -94,13 +96,15 @@ class ProfileRetriever(KnowledgePlugin):
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
             ctx.cancel.raise_if_cancelled()
-            hdc_query = encode_query(query.terms, intent.act, self._services.retrieval.hdc)
-            lanes[Lane.HDC] = self._hdc_lane(indexes, hdc_query)
+            hdc_query = hdc_question(indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw))
+            lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         kept_units = [c for c in candidates if c.kept]
         sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
         if escalated:
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
+        if dense_problem:
+            reason = f"dense lane unsupported ({dense_problem}), ranked without it; {reason}"
         outcome = RetrievalOutcome(
             plugin=self.id,
             act=intent.act,
@@ -120,6 +124,18 @@ class ProfileRetriever(KnowledgePlugin):
         return KbResult(status=status, reason=reason, outcome=outcome, trace=tuple(trace))
 
     @staticmethod
+    def _dense_lane(indexes: ViewIndexes, intent: Intent, lanes: dict[Lane, Mapping[str, float]]) -> str | None:
+        """Adds the dense lane's pool, or returns why it could not run (the other lanes carry on)."""
+        lane = indexes.dense_lane
+        try:
+            if lane is None:
+                raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
+            lanes[Lane.DENSE] = lane.pool(indexes.dense, intent.target)
+        except EmbeddingError as exc:
+            return exc.reason
+        return None
+
+    @staticmethod
     def _exact_ids(indexes: ViewIndexes, query: Query, kept: list[Candidate]) -> tuple[str, ...]:
         """The query's identifiers (hyphenated tokens with a digit) if one kept unit has them all."""
         if not query.identifiers or len(kept) != 1 or kept[0].current_turn:
@@ -128,18 +144,7 @@ class ProfileRetriever(KnowledgePlugin):
         return query.identifiers if matched >= set(query.identifiers) else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
-        pool = self._services.retrieval.bm25.lane_pool
-        return dict(indexes.bm25.top_k(query.terms, query.preferred_roles, pool))
-
-    def _hdc_lane(self, indexes: ViewIndexes, hdc_query) -> dict[str, float]:
-        config = self._services.retrieval.hdc
-        index = indexes.hdc
-        scores = index.scores(hdc_query)
-        eligible = np.flatnonzero(scores >= config.lane_min_score)
-        if eligible.size > config.lane_pool:
-            order = np.lexsort((eligible, -scores[eligible]))
-            eligible = eligible[order[: config.lane_pool]]
-        return {index.unit_ids[i]: float(scores[i]) for i in eligible}
+        return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
     def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query):
         roles = {uid: ctx.view.get(uid).role for scores in lanes.values() for uid in scores}
@@ -171,23 +176,29 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=outcome.escalated,
             sufficient=outcome.sufficient,
             total_candidates=len(outcome.candidates),
+            synonyms=query.synonym_labels(),
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
         )
 
 
 class Query:
-    """The stemmed query terms (repeats kept) and the roles the intent's act prefers."""
+    """The stemmed query terms (repeats kept, synonyms added) and the roles the intent's act prefers."""
 
-    def __init__(self, terms: list[str], act: Act):
+    def __init__(self, terms: list[str], act: Act, expansion: Expansion | None = None):
         self.terms = terms
         self.act = act
+        self.expansion = expansion or Expansion(terms)
         self.preferred_roles: tuple[Role, ...] = ACT_PREFERRED_ROLES[act]
         self.identifiers = tuple(dict.fromkeys(t for t in terms if "-" in t and any(ch.isdigit() for ch in t)))
 
     @classmethod
-    def of(cls, intent: Intent) -> Query:
-        return cls(tokenize(intent.target), intent.act)
+    def of(cls, intent: Intent, synonyms: Synonyms | None = None) -> Query:
+        expansion = (synonyms or Synonyms()).expand(tokenize(intent.target))
+        return cls(expansion.terms, intent.act, expansion)
+
+    def synonym_labels(self) -> tuple[str, ...]:
+        return tuple(f"{m.label()} ({m.file}:{m.line})" for m in self.expansion.matches)
 
 
 def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool) -> CandidateScore:
@@ -196,11 +207,14 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         explanation = indexes.bm25.explain(query.terms, candidate.id, query.preferred_roles)
         terms = tuple(
             TermContribution(
-                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution
+                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution,
+                via=query.expansion.via(c.term),
             )
             for c in explanation.contributions
         )
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
+    unit = indexes.view.get(candidate.id)
+    hdc_match = match_notes(indexes.hdc, hdc_query, unit) if hdc_query is not None and explain and unit else ()
     return CandidateScore(
         id=candidate.id,
         role=candidate.role.value,
@@ -209,6 +223,7 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         bm25=candidate.lane(Lane.BM25),
         hdc=candidate.lane(Lane.HDC),
         tdb=candidate.lane(Lane.TDB),
+        dense=candidate.lane(Lane.DENSE),
         fused=candidate.fused,
         score=candidate.score,
         agreement=candidate.agreement,
@@ -218,6 +233,7 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         current_turn=candidate.current_turn,
         bm25_terms=terms,
         hdc_fields=hdc_fields,
+        hdc_match=hdc_match,
     )
 
 

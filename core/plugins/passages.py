@@ -6,8 +6,10 @@ text. Rules of thumb are listed in docs/decisions.md under "Answer forms".
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from core.cnl import split_sentences
 from core.intent_cues import QuestionCues
@@ -17,6 +19,9 @@ from core.units import KnowledgeUnit
 EDGE = ".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d"
 # Sentences before a match that may hold its pronoun's referent.
 _WINDOW_BEFORE = 2
+# A paragraph's units are read this far either side of a kept one (plain-text units hold at
+# most three sentences, so this covers a long paragraph).
+_PARAGRAPH_UNITS = 6
 # Units starting within this many lines of each other are one stretch of text: a paragraph's
 # units, or the paragraph after a blank line. Farther apart they may be pages apart.
 _NEIGHBOUR_LINES = 3
@@ -30,11 +35,39 @@ class Term:
     word: str
     stems: tuple[str, ...]
     is_name: bool
+    # Stems of the word's regular inflections: the Porter stemmer gives "overheat" and
+    # "overheated" different stems ("overheat", "overh"), so a plain word also matches these.
+    forms: frozenset[str] = frozenset()
 
     def found_in(self, seen: set[str]) -> bool:
         if self.is_name:
             return any(stem in seen for stem in self.stems)
-        return self.stems[0] in seen or (len(self.stems) > 1 and all(s in seen for s in self.stems[1:]))
+        return (
+            self.stems[0] in seen
+            or bool(self.forms & seen)
+            or (len(self.stems) > 1 and all(s in seen for s in self.stems[1:]))
+        )
+
+
+# The shortest base an inflection ending may be stripped to.
+_MIN_BASE = 3
+
+
+def inflected_stems(word: str) -> frozenset[str]:
+    """Stems of the word's regular inflections (-s, -ed, -ing, with a final e or a doubled
+    consonant) and of the base they come from ("deferred" → defer, defers, deferring)."""
+    bases = {word}
+    for ending in ("ing", "ed", "es", "s"):
+        base = word[: -len(ending)]
+        if word.endswith(ending) and len(base) >= _MIN_BASE and not word.endswith("ss"):
+            bases |= {base, base + "e"}
+            if len(base) > _MIN_BASE and base[-1] == base[-2]:
+                bases.add(base[:-1])
+    variants = set(bases)
+    for base in bases:
+        stem_of = base[:-1] if base.endswith("e") and not base.endswith("ee") else base
+        variants |= {base + "s", stem_of + "ed", stem_of + "ing"}
+    return frozenset(stem for variant in variants for stem in tokenize(variant))
 
 
 def question_terms(question: str, cues: QuestionCues) -> list[Term]:
@@ -62,7 +95,8 @@ def question_terms(question: str, cues: QuestionCues) -> list[Term]:
             close_name()
             stems = tuple(tokenize(lowered))
             if stems and not any(t.word == lowered for t in terms):
-                terms.append(Term(lowered, stems, False))
+                forms = inflected_stems(lowered) if len(stems) == 1 else frozenset()
+                terms.append(Term(lowered, stems, False, forms))
         if raw.rstrip()[-1:] in ",;:?!.":
             close_name()
     close_name()
@@ -106,6 +140,43 @@ class Evidence:
         return earlier, later
 
 
+def paragraph_units(view: UnitsByFile, kept: Sequence[KnowledgeUnit]) -> list[KnowledgeUnit]:
+    """Units of the kept units' paragraphs that were not kept, in reading order: a paragraph's
+    next unit holds the rest of what a kept unit began ("three causes … The third …", a
+    reason after the sentence it explains). Only units of `view` count (the caller's view, so
+    nothing the caller may not see), each paragraph is read at most `_PARAGRAPH_UNITS` units
+    either side of a kept unit, and only units of the same stretch of text (`_adjacent`: one
+    file, starting within a few lines), so a Markdown KB's units stay apart. Neighbours are
+    found by position in the file, not by id, since plain-text ids hash the unit's words. A kept
+    fact (a unit with a triple) does not read on: it states one thing on its own, and ThinkingDB
+    chains facts."""
+    kept_ids = {unit.id for unit in kept}
+    found: dict[str, KnowledgeUnit] = {}
+    for unit in kept:
+        if _is_fact(unit) or unit.location is None:
+            continue
+        ordered = view.in_file(unit.location.file)
+        position = next((i for i, other in enumerate(ordered) if other.id == unit.id), None)
+        if position is None:
+            continue
+        for step in (-1, 1):
+            for offset in range(1, _PARAGRAPH_UNITS + 1):
+                index = position + step * offset
+                if not 0 <= index < len(ordered) or not _adjacent(unit, ordered[index]):
+                    break
+                if ordered[index].id not in kept_ids:
+                    found.setdefault(ordered[index].id, ordered[index])
+    return sorted(found.values(), key=_reading_key)
+
+
+class UnitsByFile(Protocol):
+    def in_file(self, file: str) -> Sequence[KnowledgeUnit]: ...
+
+
+def _is_fact(unit: KnowledgeUnit) -> bool:
+    return unit.subject is not None and unit.object is not None
+
+
 def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
     if one.id == other.id:
         return True
@@ -113,10 +184,10 @@ def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
     return a is not None and b is not None and a.file == b.file and abs(a.line - b.line) <= _NEIGHBOUR_LINES
 
 
-def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, str]:
-    """Source, file and line; units starting on one line keep their id order (chunk, unit)."""
+def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, int, str]:
+    """Source, file, line and column: the order the units were written in."""
     where = unit.location
-    return (unit.source_id, where.file if where else "", where.line if where else 0, unit.id)
+    return (unit.source_id, where.file if where else "", where.line if where else 0, where.col if where else 0, unit.id)
 
 
 def covered(terms: Sequence[Term], sentences: Sequence[Sentence]) -> list[Term]:

@@ -19,6 +19,10 @@ _NEGATIONS = frozenset("not never nobody nothing neither nor cannot without refu
 # Determiners deny only the noun they stand before: "no ledger" denies a ledger, "at no charge"
 # denies nothing the question asks about.
 _NOUN_NEGATIONS = frozenset("no none".split())
+# A verb after these is offered, planned or asked for, not done: "offered to launch the lifeboat".
+_UNREALISED = frozenset("to would could should might may must can will shall".split())
+# Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
+_REFUSAL_AFTER = 2
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
 
 
@@ -46,13 +50,59 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     if not stated:
         closest = passages[0][3] if passages else ()
         return Verdict(None, closest)
+    asserted = []
     for _, _, _, window, sentence in stated:
-        if denies(sentence, terms, question):
+        # "She did not need to force the lock" denies whatever it frames.
+        if denies(sentence, terms, question, window):
             return Verdict("No", window)
-    return Verdict("Yes", stated[0][3])
+        frame = unrealised(sentence, terms, question)
+        if frame is None:
+            asserted.append(window)
+            continue
+        refusal = refused(sentence, frame, evidence)
+        if refusal is not None:
+            return Verdict("No", (*window, refusal))
+    if not asserted:
+        return Verdict(None, stated[0][3])
+    return Verdict("Yes", asserted[0])
 
 
-def denies(sentence: Sentence, terms: Sequence[Term], question: str) -> bool:
+def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str | None:
+    """The word framing a question term the sentence only offers, plans or asks for ("offered to
+    launch", "would launch"): the word before "to" or the modal, or None when the sentence states
+    every term. A question that asks what can or may be done ("Can a member borrow …?"), or puts
+    the term after "to" itself, asks about the offer, so the offer answers it."""
+    asked = [w.strip(EDGE).lower() for w in question.split()]
+    if any(w in _UNREALISED and w != "to" for w in asked):
+        return None
+    said = [w.strip(EDGE).lower() for w in sentence.text.split()]
+    for term in terms:
+        if term.is_name or any(_framed(asked, i) for i, w in enumerate(asked) if term.found_in(set(tokenize(w)))):
+            continue
+        places = [i for i, w in enumerate(said) if term.found_in(set(tokenize(w)))]
+        if places and all(_framed(said, i) for i in places):
+            return said[places[0] - 2] if places[0] >= 2 else said[places[0] - 1]
+    return None
+
+
+def _framed(words: Sequence[str], index: int) -> bool:
+    return index > 0 and words[index - 1] in _UNREALISED
+
+
+def refused(sentence: Sentence, frame: str, evidence: Evidence) -> Sentence | None:
+    """A later sentence nearby that denies the frame ("offered to launch" / "I declined the
+    offer"): a negation word and the frame's stem in one clause."""
+    stems = set(tokenize(frame))
+    _, later = evidence.around(sentence, 0, _REFUSAL_AFTER)
+    for candidate in later:
+        for clause in _CLAUSE_BREAK.split(candidate.text):
+            words = [w.strip(EDGE).lower() for w in clause.split()]
+            if stems & set(tokenize(clause)) and any(w in _NEGATIONS or w.endswith("n't") for w in words):
+                return candidate
+    return None
+
+
+def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
     """A negation word in a clause naming a question term, or a question word replaced at its
     place ("Is it a good fit?" / "It is a poor fit")."""
     asked = {w.strip(EDGE).lower() for w in question.split()}
@@ -67,15 +117,17 @@ def denies(sentence: Sentence, terms: Sequence[Term], question: str) -> bool:
             following = set(tokenize(" ".join(words[index + 1 : index + 3])))
             if word in _NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
                 return True
-    return replaced(sentence, terms, question)
+    return replaced(sentence, terms, question, window)
 
 
-def replaced(sentence: Sentence, terms: Sequence[Term], question: str) -> bool:
-    """A question word the sentence lacks, directly before a question word the sentence has, with
-    another content word in its place: "a good fit" asked, "a poor fit" stated."""
+def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
+    """A question word the passage lacks, directly before a question word the sentence has, with
+    another content word in its place: "a good fit" asked, "a poor fit" stated. A word an earlier
+    sentence of the passage holds is only not repeated ("the roof repair …. The full repair")."""
     asked = [w.strip(EDGE).lower() for w in question.split()]
     said = [w.strip(EDGE).lower() for w in sentence.text.split()]
-    missing = {t.word for t in terms if not t.is_name and not t.found_in(set(sentence.stems))}
+    seen = set(sentence.stems).union(*(s.stems for s in window))
+    missing = {t.word for t in terms if not t.is_name and not t.found_in(seen)}
     for word, after in zip(asked, asked[1:]):
         if word not in missing or not tokenize(after):
             continue

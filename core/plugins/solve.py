@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of
+from core.plugins.passages import paragraph_units
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -81,7 +82,7 @@ class SymbolicGoalSolver(GoalSolver):
         if unmatched:
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        draft = compose(intent, cues, units, outcome)
+        draft = compose(intent, cues, units, outcome, paragraph_units(ctx.view, units))
         if draft.cannot_tell:
             return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)
@@ -114,7 +115,13 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
     return [unit for unit in map(ctx.view.get, outcome.evidence_ids) if unit is not None]
 
 
-def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> Draft:
+def compose(
+    intent: Intent,
+    cues: QuestionCues,
+    units: Sequence[KnowledgeUnit],
+    outcome: RetrievalOutcome,
+    paragraphs: Sequence[KnowledgeUnit] = (),
+) -> Draft:
     """A proof chain when the question asks why (or yes/no about both ends of a derived fact),
     else the form the question asks for, else the evidence quoted by act."""
     act, question = intent.act, intent.target
@@ -126,7 +133,7 @@ def compose(intent: Intent, cues: QuestionCues, units: Sequence[KnowledgeUnit], 
             return chain_answer(proof, lead="Yes")
         if proof is not None and form is not Form.YES_NO:
             return chain_answer(proof)
-    drafted = form_draft(form, question, cues, units)
+    drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:
         return drafted
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):

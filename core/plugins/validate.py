@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from core.intent_cues import focus_coverage, question_cues, unit_text
+from core.plugins.passages import paragraph_units
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -52,11 +53,14 @@ class GroundedValidator(Validator):
     def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult:
         if answer.status is not Status.SUCCESS:
             return ValResult(status=Status.UNSUPPORTED, reason=f"nothing to validate: {answer.status.value} answer")
-        kept = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
+        retrieved = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
+        # The solver may read on through a kept unit's paragraph (core/plugins/passages.py); those
+        # units come from the caller's view too.
+        kept = [*retrieved, *paragraph_units(ctx.view, retrieved)]
         cited = citations(answer, kept)
         if not cited:
             return ValResult(status=Status.REJECTED, reason="the answer cites no evidence")
-        allowed = set(evidence.evidence_ids)
+        allowed = {unit.id for unit in kept}
         foreign = [uid for uid in cited if uid not in allowed]
         if foreign:
             return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")

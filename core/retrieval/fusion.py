@@ -93,32 +93,71 @@ def normalise_by_top(scores: Mapping[str, float]) -> dict[str, float]:
     return {uid: score / top for uid, score in scores.items() if score > 0}
 
 
-def _weighted(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> dict[str, float]:
+def agreeing(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> set[str]:
+    """Units that every lane that found anything (at least two) scores at or above
+    `agreementMinScore`: agreement on a faint match is no evidence, so it earns no bonus."""
+    active = [scores for scores in lanes.values() if scores]
+    if len(active) < 2:
+        return set()
+    common = set.intersection(*(set(scores) for scores in active))
+    return {uid for uid in common if all(scores[uid] >= config.agreement_min_score for scores in active)}
+
+
+def _weighted(
+    lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig, weights: Mapping[Lane, float], bonus: float
+) -> dict[str, float]:
+    """Σ weight × lane score, plus the agreement bonus for the units `agreeing` returns."""
     fused: dict[str, float] = {}
-    found_by: dict[str, int] = {}
     for lane, scores in lanes.items():
-        weight = config.weights.get(lane, 0.0)
+        weight = weights.get(lane, 0.0)
         for uid, score in scores.items():
             fused[uid] = fused.get(uid, 0.0) + weight * score
-            found_by[uid] = found_by.get(uid, 0) + 1
-    for uid, count in found_by.items():
-        if count > 1:
-            fused[uid] += config.agreement_bonus
+    for uid in agreeing(lanes, config):
+        fused[uid] += bonus
     return fused
 
 
-def _reciprocal_rank(lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig) -> dict[str, float]:
-    """RRF, scaled so a unit ranked first by every lane that ran scores 1.0 (cut-offs stay usable)."""
-    active = [scores for scores in lanes.values() if scores]
+def _reciprocal_rank(
+    lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig, weights: Mapping[Lane, float]
+) -> dict[str, float]:
+    """Weighted RRF over equal-depth pools: Σ weight / (k + rank), every lane's ranks counted down
+    to `rrfDepth`, scaled so a unit ranked first by every lane that ran scores 1.0."""
+    active = {lane: scores for lane, scores in lanes.items() if scores and weights.get(lane, 0.0) > 0}
     if not active:
         return {}
-    best = len(active) / (config.rrf_k + 1)
+    best = sum(weights[lane] for lane in active) / (config.rrf_k + 1)
     fused: dict[str, float] = {}
-    for scores in active:
-        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    for lane, scores in active.items():
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[: config.rrf_depth]
         for rank, (uid, _) in enumerate(ranked, start=1):
-            fused[uid] = fused.get(uid, 0.0) + 1.0 / (config.rrf_k + rank)
+            fused[uid] = fused.get(uid, 0.0) + weights[lane] / (config.rrf_k + rank)
     return {uid: value / best for uid, value in fused.items()}
+
+
+def lane_weights(
+    config: FusionConfig, profile: Profile | None = None, method: FusionMethod | None = None
+) -> dict[Lane, float]:
+    """The lane weights of `method` (default `config.method`): weights for the weighted sum,
+    rrfWeights for RRF; the profile's own weights take precedence."""
+    base = config.rrf_weights if (method or config.method) is FusionMethod.RRF else config.weights
+    return {**base, **(profile.weights if profile is not None and profile.weights else {})}
+
+
+def agreement_bonus(config: FusionConfig, profile: Profile | None = None) -> float:
+    """The profile's agreement bonus when it sets one, else the fusion config's."""
+    if profile is not None and profile.agreement_bonus is not None:
+        return profile.agreement_bonus
+    return config.agreement_bonus
+
+
+def fused_scores(
+    lanes: Mapping[Lane, Mapping[str, float]], config: FusionConfig, profile: Profile | None = None
+) -> dict[str, float]:
+    """The score fusion ranks by: weighted sum (with agreement bonus) or scaled RRF, per `config.method`."""
+    weights = lane_weights(config, profile)
+    if config.method is FusionMethod.RRF:
+        return _reciprocal_rank(lanes, config, weights)
+    return _weighted(lanes, config, weights, agreement_bonus(config, profile))
 
 
 def fuse(
@@ -133,8 +172,10 @@ def fuse(
     current_turn: frozenset[str] = frozenset(),
 ) -> tuple[tuple[Candidate, ...], Cutoffs]:
     """Fuse normalised lane scores, then apply minScore, the gap and maxResults, in that order."""
-    weighted = _weighted(lanes, config)
-    ranked_by = _reciprocal_rank(lanes, config) if config.method is FusionMethod.RRF else weighted
+    summed = lane_weights(config, profile, FusionMethod.WEIGHTED)
+    weighted = _weighted(lanes, config, summed, agreement_bonus(config, profile))
+    agreed = agreeing(lanes, config)
+    ranked_by = fused_scores(lanes, config, profile) if config.method is FusionMethod.RRF else weighted
     order = sorted(ranked_by, key=lambda uid: (-ranked_by[uid], uid))
     top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= profile.min_score), 0.0)
     cutoffs = Cutoffs(profile.min_score, profile.gap_threshold, profile.max_results, top)
@@ -161,7 +202,7 @@ def fuse(
                 bm25_raw=bm25_raw.get(uid),
                 fused=weighted[uid],
                 score=score,
-                agreement=len(found) > 1,
+                agreement=uid in agreed,
                 role_boost=role_boost if roles[uid] in preferred_roles else 1.0,
                 kept=cut is None,
                 cut_reason=cut,

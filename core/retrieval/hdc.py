@@ -1,239 +1,165 @@
-"""4096-bit hyperdimensional (VSA) retrieval lane (seed 000, DESIGN §7).
+"""4096-bit hyperdimensional (VSA) retrieval lane (seed 000, DESIGN §7); vector algebra in hdc_vectors.
 
-Vectors are 64 packed uint64 words; bit j lives in word j // 64 at bit j % 64.
+Fields: topic, claim (the procedure when there is no claim), role, acts. Topic and claim are
+n-gram bundles of the unit's text; with `claimWindow` = k > 0 the claim is also cut into windows of
+k consecutive sentences (stride one sentence) and the claim field takes its best window, so one
+matching sentence of a long abstract is not drowned in a single 200-token majority vote.
 
-- Random HV: the 512-byte SHAKE-256 digest of `seed NUL key`, so every process agrees without state.
-  Keys are namespaced: "tok:<stem>", "role:<Role>", "act:<act>".
-- bind = XOR (self-inverse); ρ = rotation of the whole vector by one bit towards higher bits.
-- bundle = per-bit majority. An even number of members gets one extra tie-breaking member,
-  ρ(XOR of all members): it is fixed by the members alone (so bundles stay order-independent and
-  deterministic) yet unrelated to each of them, so it does not pull different bundles together the
-  way one shared constant tie vector would.
-- Text (topic; claim, or procedure when there is no claim) is an n-gram bundle: one member per token
-  (unigrams, position-free) plus bind(HV(a), ρ(HV(b))) for each adjacent pair a b (bigrams, which
-  keep order). Unigrams deliberately carry no position: ρ^i-locked unigrams would only match when a
-  question puts a word at the same index as the unit does, which questions almost never do; word
-  order is kept by the bigrams. n tokens give 2n − 1 members, always odd, so text never needs the
-  tie rule and the majority is simply "set in at least n members".
+Calibration (docs/scoring.md). For a field vector and the query vector, s = 1 − hamming / 2048
+(= 2·sim − 1). Two unrelated 4096-bit vectors give s with mean 0 and standard deviation
+1/√4096 = 1/64, so the field score subtracts a noise floor z = noiseSigmas / 64 and rescales:
 
-fieldScore = max(0, (sim − 0.5) × 2) = max(0, 1 − hamming / 2048); final = Σ fieldWeight × fieldScore.
+    fieldScore = max(0, (s − z) / (1 − z))
+
+An unrelated field then scores exactly 0 unless its s lies noiseSigmas standard deviations above
+chance (p ≈ 0.13 % at the default 3). Role and acts carry no topical signal (every unit of a
+preferred role matches them equally), so they only add alongside text similarity:
+
+    text  = w_topic · topic + w_claim · claim
+    final = text + max(topic, claim) · (w_role · role + w_acts · acts)
+
+A unit sharing nothing with the question scores ≈ 0 whatever its role, so `laneMinScore` and the
+profiles' `minScore` compare against a score that means "this much text matched".
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import chain
+from functools import lru_cache, partial
 
 import numpy as np
 
 from core import cancel
 from core.config import HdcConfig
+from core.retrieval.hdc_context import ContextModel
+from core.retrieval.hdc_vectors import (
+    DIMENSIONS,
+    TokenVectors,
+    WORDS,
+    bind,
+    bundle,
+    char_ngrams,
+    encode_ngrams,
+    encode_ngrams_batch,
+    hv,
+    hv_table,
+    permute,
+    similarity,
+    token_table,
+)
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 
-DIMENSIONS = 4096
-WORDS = DIMENSIONS // 64
+__all__ = [
+    "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
+    "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
+    "calibrate", "match_notes", "noise_floor", "permute", "persistable", "similarity", "token_table", "token_vectors", "unit_windows",
+]
+
 FIELDS = ("topic", "claim", "role", "acts")
 _SCAN_ROWS = 1024
-# Rows (members × units) per encoding batch: 1 MB of planes keeps the adder tree in the L2 cache.
-_BATCH_ROWS = 1 << 11
-_ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
-def hv_table(seed: str, keys: Sequence[str]) -> np.ndarray:
-    """One random hypervector per key, shape [len(keys), 64]."""
-    digests = b"".join(hashlib.shake_256(f"{seed}\x00{key}".encode()).digest(512) for key in keys)
-    return np.frombuffer(digests, dtype="<u8").astype(np.uint64).reshape(len(keys), WORDS)
+def noise_floor(config: HdcConfig) -> float:
+    """z: `noiseSigmas` standard deviations of s between unrelated vectors (1/√D each)."""
+    return config.noise_sigmas / math.sqrt(DIMENSIONS)
 
 
-@lru_cache(maxsize=4096)
-def hv(seed: str, key: str) -> np.ndarray:
-    vector = hv_table(seed, [key])[0]
-    vector.flags.writeable = False  # cached and shared between callers
-    return vector
+def unit_windows(body: str, sentences: int) -> list[str]:
+    """The claim windows: `sentences` consecutive sentences, stride one; the whole text when 0."""
+    if sentences <= 0:
+        return [body]
+    parts = _sentences(body)
+    if len(parts) <= sentences:
+        return [body]
+    return [" ".join(parts[i : i + sentences]) for i in range(len(parts) - sentences + 1)]
 
 
-def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.bitwise_xor(a, b)
+@lru_cache(maxsize=1 << 14)
+def _sentences(text: str) -> tuple[str, ...]:
+    from core.cnl.plaintext import split_sentences  # the reader's sentence rules, loaded on first use
+
+    return tuple(token.text for token in split_sentences(text)) or (text,)
 
 
-def permute(vectors: np.ndarray) -> np.ndarray:
-    """ρ: rotate each vector (last axis) by one bit; bit 4095 wraps to bit 0."""
-    return (vectors << np.uint64(1)) | (np.roll(vectors, 1, axis=-1) >> np.uint64(63))
+def token_vectors(config: HdcConfig, model: ContextModel | None = None) -> TokenVectors | None:
+    """How tokens become vectors under `config`: learned, character n-grams, or plain (None)."""
+    if model is not None:
+        return model
+    if config.char_ngrams:
+        return partial(token_table, config.seed, char_n=config.char_ngrams)
+    return None
 
 
-def similarity(a: np.ndarray, b: np.ndarray) -> float:
-    return 1.0 - int(np.bitwise_count(np.bitwise_xor(a, b)).sum()) / DIMENSIONS
+def persistable(config: HdcConfig) -> bool:
+    """Whether the index store can keep this encoding's unit vectors (one claim vector per unit,
+    no learned or n-gram token vectors); other encodings are rebuilt from the text."""
+    return config.claim_window == 0 and config.char_ngrams == 0 and config.context_vectors == 0
 
 
-def bundle(vectors: np.ndarray) -> np.ndarray:
-    """Per-bit majority of the rows of `vectors`; see the module docstring for the tie rule."""
-    members = np.asarray(vectors, dtype=np.uint64).reshape(-1, WORDS)
-    if len(members) == 0:
-        return np.zeros(WORDS, dtype=np.uint64)
-    if len(members) % 2 == 0:
-        members = np.vstack([members, permute(np.bitwise_xor.reduce(members, axis=0))])
-    counts = np.unpackbits(members.view(np.uint8), axis=1).sum(axis=0)
-    return np.packbits(counts * 2 > len(members)).view(np.uint64)
+def _plain(seed: str) -> HdcConfig:
+    return HdcConfig(seed=seed, claim_window=0, char_ngrams=0, context_vectors=0)
 
 
-def encode_ngrams(tokens: Sequence[str], seed: str) -> np.ndarray:
-    """The n-gram bundle of one token sequence (zeros when there are no tokens)."""
-    if not tokens:
-        return np.zeros(WORDS, dtype=np.uint64)
-    table = hv_table(seed, [f"tok:{t}" for t in tokens])
-    return bundle(np.vstack([table, table[:-1] ^ permute(table[1:])]))
-
-
-def encode_ngrams_batch(sequences: Sequence[Sequence[str]], seed: str) -> np.ndarray:
-    """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results."""
-    flat = list(chain.from_iterable(sequences))
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
-    flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-    pad = len(vocab)  # the zero row appended to the table
-    table = np.vstack([hv_table(seed, [f"tok:{t}" for t in vocab]), np.zeros((1, WORDS), np.uint64)])
-    rotated = permute(table)
-    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    offsets = np.cumsum(lengths) - lengths
-    out = np.zeros((len(sequences), WORDS), dtype=np.uint64)
-    # Sorted by length, batches hold similar lengths and waste little on padding; empty sequences
-    # (sorted first) are skipped and stay zero.
-    order = np.argsort(lengths, kind="stable")
-    start = int(np.searchsorted(lengths[order], 1))
-    while start < len(order):
-        guess = _batch_size(int(lengths[order[start]]))
-        size = _batch_size(int(lengths[order[min(start + guess, len(order)) - 1]]))
-        batch = order[start : start + size]
-        position = np.arange(lengths[batch[-1]])[:, None]
-        at = np.minimum(offsets[batch] + position, len(flat_ids) - 1)
-        ids = np.where(position < lengths[batch], flat_ids[at], pad)
-        out[batch] = _ngram_majority(ids, lengths[batch], table, rotated)
-        start += size
-    return out
-
-
-def _batch_size(longest: int) -> int:
-    return max(1, _BATCH_ROWS // (2 * longest))
-
-
-def _ngram_majority(ids: np.ndarray, lengths: np.ndarray, table: np.ndarray, rotated: np.ndarray) -> np.ndarray:
-    """Majority over the unigram and bigram members of a padded [longest, batch] block of token ids.
-
-    n tokens give 2n − 1 members, so a bit is set when at least n members set it. Adding the bias
-    2^w − n (w = bit length of the longest n) to every count turns that into "digit w of the sum is
-    1", so the adder tree's own output is the answer and no per-unit comparison is needed.
-    """
-    longest, batch = ids.shape
-    width = int(lengths.max()).bit_length()
-    bias = (1 << width) - lengths
-    planes = np.empty((2 * longest, batch, WORDS), dtype=np.uint64)
-    planes[0] = _bias_plane(bias, 0)
-    unigrams, bigrams = planes[1 : longest + 1], planes[longest + 1 :]
-    np.take(table, ids, axis=0, out=unigrams)
-    # Padding ids map to zero rows, so padded members vanish; but the pair (last token, padding)
-    # would XOR to the last token's own vector, hence the explicit zeroing of that one member.
-    np.take(rotated, ids[1:], axis=0, out=bigrams)
-    bigrams ^= unigrams[:-1]
-    short = np.flatnonzero(lengths < longest)
-    bigrams[lengths[short] - 1, short] = 0
-    return _sum_digit(planes, bias, width)
-
-
-def _bias_plane(bias: np.ndarray, bit: int) -> np.ndarray:
-    """[batch, 64]: all ones for the units whose bias has `bit` set."""
-    return np.repeat(np.where((bias >> bit) & 1, _ALL_ONES, np.uint64(0))[:, None], WORDS, axis=1)
-
-
-def _sum_digit(planes: np.ndarray, bias: np.ndarray, width: int) -> np.ndarray:
-    """Digit `width` of (how many planes set each bit + bias); overwrites `planes`.
-
-    A carry-save adder tree over bit-sliced planes adds 64 bit positions per word operation, where
-    unpacking bits to bytes would touch 64 times more memory. `planes` already holds bit 0 of the
-    bias; each higher bias bit joins the carries of its weight.
-    """
-    current = planes
-    for weight in range(1, width + 1):
-        current, carries = _compress(current)
-        if np.any((bias >> weight) & 1):
-            carries.append(_bias_plane(bias, weight)[None])
-        current = np.concatenate(carries) if carries else current[:0]
-    current, _ = _compress(current)
-    return current[0] if len(current) else np.zeros(planes.shape[1:], dtype=np.uint64)
-
-
-def _compress(current: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Add up same-weight planes in place: at most one plane of this weight, plus the carries.
-
-    Full adders work on contiguous thirds of the stack, so each round is a few large numpy calls.
-    """
-    carries = []
-    while len(current) > 2:
-        third = len(current) // 3
-        a, b, c = current[:third], current[third : 2 * third], current[2 * third : 3 * third]
-        carry = a & b
-        a ^= b
-        carry |= c & a
-        a ^= c
-        rest = len(current) - 3 * third
-        current[third : third + rest] = current[3 * third :]
-        current = current[: third + rest]
-        carries.append(carry)
-    if len(current) == 2:
-        carries.append(current[:1] & current[1:])
-        current[:1] ^= current[1:]
-        current = current[:1]
-    return current, carries
-
-
-def _unit_digest(unit: KnowledgeUnit, seed: str) -> bytes:
-    return hashlib.blake2b(f"{seed}\x00{unit.topic}\x00{unit.body}".encode(), digest_size=16).digest()
+def _unit_digest(unit: KnowledgeUnit, config: HdcConfig, model: ContextModel | None) -> bytes:
+    options = f"{config.seed}\x00{config.claim_window}\x00{config.char_ngrams}\x00{model.digest if model else ''}"
+    return hashlib.blake2b(f"{options}\x00{unit.topic}\x00{unit.body}".encode(), digest_size=16).digest()
 
 
 class UnitVectorCache:
-    """Topic and body vectors per unit id, reused across rebuilds while the unit's text is unchanged.
-
-    Keyed by unit id and checked against a digest of the encoded text (and seed), so an edited unit
-    is re-encoded and every other unit is reused. `encoded` counts units encoded so far.
-    """
+    """Topic and claim-window vectors per unit id, reused across rebuilds while the unit's text
+    (and the encoding options) are unchanged; `encoded` counts units encoded so far."""
 
     def __init__(self) -> None:
         self._entries: dict[str, tuple[bytes, np.ndarray, np.ndarray]] = {}
         self.encoded = 0
 
-    def vectors(self, units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
-        """Topic and body vectors of `units`, [N, 64] each, encoding only new or edited units."""
-        digests = [_unit_digest(u, seed) for u in units]
+    def vectors(
+        self, units: Sequence[KnowledgeUnit], config: HdcConfig, model: ContextModel | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Topic vectors [N, 64] and each unit's claim windows [k, 64], encoding only new or edited units."""
+        digests = [_unit_digest(u, config, model) for u in units]
         stale = [i for i, (u, d) in enumerate(zip(units, digests, strict=True)) if self._digest(u.id) != d]
-        topic, claim = _encode_units([units[i] for i in stale], seed)
+        topic, windows = _encode_units([units[i] for i in stale], config, token_vectors(config, model))
         for j, i in enumerate(stale):
-            self._entries[units[i].id] = (digests[i], topic[j], claim[j])
+            self._entries[units[i].id] = (digests[i], topic[j], windows[j])
         self.encoded += len(stale)
-        if len(stale) < len(units):
-            topic = np.array([self._entries[u.id][1] for u in units]).reshape(-1, WORDS)
-            claim = np.array([self._entries[u.id][2] for u in units]).reshape(-1, WORDS)
-        return topic, claim
+        entries = [self._entries[u.id] for u in units]
+        return np.array([e[1] for e in entries], dtype=np.uint64).reshape(-1, WORDS), [e[2] for e in entries]
 
+    # The index store persists one topic and one claim vector per unit, so it serves only the
+    # plain encoding (`persistable`): whole claim, random token vectors, keyed by the seed.
     def has(self, unit: KnowledgeUnit, seed: str) -> bool:
-        return self._digest(unit.id) == _unit_digest(unit, seed)
+        return self._digest(unit.id) == _unit_digest(unit, _plain(seed), None)
 
     def add(self, units: Sequence[KnowledgeUnit], seed: str, topic: np.ndarray, claim: np.ndarray) -> None:
         """Vectors computed elsewhere (the index store), row i for units[i]."""
         for i, unit in enumerate(units):
-            self._entries[unit.id] = (_unit_digest(unit, seed), topic[i], claim[i])
+            self._entries[unit.id] = (_unit_digest(unit, _plain(seed), None), topic[i], claim[i][None])
+
+    def single_vectors(self, units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
+        """Topic and claim vectors [N, 64] each under the plain encoding, for the index store."""
+        topic, windows = self.vectors(units, _plain(seed))
+        return topic, np.array([w[0] for w in windows], dtype=np.uint64).reshape(-1, WORDS)
 
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
         return entry[0] if entry else None
 
 
-def _encode_units(units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
-    """Topic and body n-gram vectors, [len(units), 64] each; read-only, as the cache shares them."""
-    vectors = encode_ngrams_batch([tokenize(u.topic) for u in units] + [tokenize(u.body) for u in units], seed)
+def _encode_units(
+    units: Sequence[KnowledgeUnit], config: HdcConfig, vectors_of: TokenVectors | None
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Topic vectors and per-unit claim-window vectors; read-only, as the cache shares them."""
+    windows = [unit_windows(u.body, config.claim_window) for u in units]
+    texts = [u.topic for u in units] + [w for ws in windows for w in ws]
+    vectors = encode_ngrams_batch([tokenize(t) for t in texts], config.seed, vectors_of)
     vectors.flags.writeable = False
-    return vectors[: len(units)], vectors[len(units) :]
+    bounds = np.cumsum([len(units)] + [len(ws) for ws in windows])
+    return vectors[: len(units)], [vectors[bounds[i] : bounds[i + 1]] for i in range(len(units))]
 
 
 @dataclass(frozen=True)
@@ -243,23 +169,28 @@ class HdcQuery:
     text: np.ndarray | None
     role: np.ndarray
     act: np.ndarray
+    tokens: tuple[str, ...] = ()
 
 
-def encode_query(tokens: Sequence[str], act: Act, config: HdcConfig) -> HdcQuery:
-    """Query tokens (already through core.text) for topic and claim, preferred roles, the act."""
+def encode_query(tokens: Sequence[str], act: Act, config: HdcConfig, model: ContextModel | None = None) -> HdcQuery:
+    """Query tokens (already through core.text) for topic and claim, preferred roles, the act.
+
+    With learned token vectors, pass the index's model (or use `HdcIndex.query`)."""
     roles = np.array([hv(config.seed, f"role:{r.value}") for r in ACT_PREFERRED_ROLES[act]])
     return HdcQuery(
-        text=encode_ngrams(tokens, config.seed) if tokens else None,
+        text=encode_ngrams(tokens, config.seed, token_vectors(config, model)) if tokens else None,
         role=bundle(roles),
         act=hv(config.seed, f"act:{act.value}"),
+        tokens=tuple(tokens),
     )
 
 
 class HdcIndex:
     """Unit field vectors of one permitted view; rows follow `unit_ids`.
 
-    Topic and claim are full [N, 64] matrices. Role and acts take few distinct values, so they are
-    small tables of distinct vectors plus a per-unit index: each distinct vector is scored once.
+    Topic is an [N, 64] matrix; claim windows are one [W, 64] matrix with `claim_start[i]` the
+    first window of unit i (every unit has at least one). Role and acts take few distinct values,
+    so they are small tables of distinct vectors plus a per-unit index.
     """
 
     def __init__(
@@ -267,71 +198,150 @@ class HdcIndex:
         unit_ids: list[str],
         topic: np.ndarray,
         claim: np.ndarray,
+        claim_start: np.ndarray,
         role_table: np.ndarray,
         role_of: np.ndarray,
         acts_table: np.ndarray,
         acts_of: np.ndarray,
         config: HdcConfig,
+        model: ContextModel | None = None,
     ):
         self.unit_ids = unit_ids
         self.topic = topic
         self.claim = claim
+        self.claim_start = claim_start
         self.role_table = role_table
         self.role_of = role_of
         self.acts_table = acts_table
         self.acts_of = acts_of
         self.config = config
+        self.model = model
+        self._floor = noise_floor(config)
         self._row = {uid: i for i, uid in enumerate(unit_ids)}
 
     @classmethod
     def build(
         cls, units: Sequence[KnowledgeUnit], config: HdcConfig, cache: UnitVectorCache | None = None
     ) -> HdcIndex:
-        topic, claim = (cache if cache is not None else UnitVectorCache()).vectors(units, config.seed)
+        model = ContextModel.learn(units, config) if config.context_vectors else None
+        topic, windows = (cache if cache is not None else UnitVectorCache()).vectors(units, config, model)
         roles = {r: i for i, r in enumerate(dict.fromkeys(u.role for u in units))}
         act_sets = {a: i for i, a in enumerate(dict.fromkeys(u.acts for u in units))}
+        counts = np.array([len(w) for w in windows], dtype=np.int64)
+        claim = np.concatenate(windows) if windows else np.zeros((0, WORDS), dtype=np.uint64)
         return cls(
             unit_ids=[u.id for u in units],
             topic=topic,
             claim=claim,
+            claim_start=np.cumsum(counts) - counts,
             role_table=_role_table(list(roles), config.seed),
             role_of=np.array([roles[u.role] for u in units], dtype=np.intp),
             acts_table=_acts_table(list(act_sets), config.seed),
             acts_of=np.array([act_sets[u.acts] for u in units], dtype=np.intp),
             config=config,
+            model=model,
         )
 
     def __len__(self) -> int:
         return len(self.unit_ids)
 
+    def query(self, tokens: Sequence[str], act: Act) -> HdcQuery:
+        """The query encoded with this index's token vectors (learned ones included)."""
+        return encode_query(tokens, act, self.config, self.model)
+
+    def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+        """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
+        (topic and every claim window) of `unit_ids`, the question counting as much as all of
+        them together, so the lane also finds units worded like the question's best matches."""
+        rows = [self._row[uid] for uid in unit_ids if uid in self._row]
+        if query.text is None or not rows:
+            return query
+        feedback = [bundle(np.vstack([self.topic[r], self.claim[self.claim_start[r] : self._claim_end(r)]])) for r in rows]
+        text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
+        return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+
+    def _claim_end(self, row: int) -> int:
+        return int(self.claim_start[row + 1]) if row + 1 < len(self) else len(self.claim)
+
     def scores(self, query: HdcQuery) -> np.ndarray:
         """Final HDC score of every unit, float64; in [0, 1] while the field weights sum to 1."""
+        if query.text is None or not len(self):
+            return np.zeros(len(self))
         weights = self.config.field_weights
-        total = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role))[self.role_of]
-        total += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act))[self.acts_of]
-        if query.text is not None:
-            total += weights.get("topic", 0.0) * field_scores(hamming(self.topic, query.text))
-            total += weights.get("claim", 0.0) * field_scores(hamming(self.claim, query.text))
-        return total
+        topic = field_scores(hamming(self.topic, query.text), self._floor)
+        claim = field_scores(hamming(self.claim, query.text), self._floor)
+        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best
+            claim = np.maximum.reduceat(claim, self.claim_start)
+        context = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role), self._floor)[self.role_of]
+        context += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act), self._floor)[self.acts_of]
+        text = weights.get("topic", 0.0) * topic + weights.get("claim", 0.0) * claim
+        return text + np.maximum(topic, claim) * context
+
+    def best_window(self, query: HdcQuery, unit_id: str) -> tuple[int, float]:
+        """The claim window that matched best (its index within the unit) and its raw similarity."""
+        row = self._row[unit_id]
+        end = self.claim_start[row + 1] if row + 1 < len(self) else len(self.claim)
+        distances = hamming(self.claim[self.claim_start[row] : end], query.text)
+        best = int(np.argmin(distances))
+        return best, 1.0 - int(distances[best]) / DIMENSIONS
 
     def field_similarities(self, query: HdcQuery, unit_id: str) -> dict[str, float]:
-        """Per field: the raw similarity ("topic") and the shifted field score ("topic_score").
+        """Per field: the raw similarity ("topic") and the calibrated field score ("topic_score");
+        "claim_window" is the index of the best claim window, "gate" what role and acts are scaled by.
 
         Topic and claim are absent when the query has no text to compare.
         """
         row = self._row[unit_id]
-        pairs = {
-            "role": (self.role_table[self.role_of[row]], query.role),
-            "acts": (self.acts_table[self.acts_of[row]], query.act),
-        }
+        out: dict[str, float] = {}
         if query.text is not None:
-            pairs = {"topic": (self.topic[row], query.text), "claim": (self.claim[row], query.text), **pairs}
-        out = {}
-        for field in (f for f in FIELDS if f in pairs):
-            sim = similarity(*pairs[field])
-            out[field] = sim
-            out[f"{field}_score"] = max(0.0, (sim - 0.5) * 2)
+            window, claim_sim = self.best_window(query, unit_id)
+            out["topic"] = similarity(self.topic[row], query.text)
+            out["claim"] = claim_sim
+            out["claim_window"] = float(window)
+        out["role"] = similarity(self.role_table[self.role_of[row]], query.role)
+        out["acts"] = similarity(self.acts_table[self.acts_of[row]], query.act)
+        for field in (f for f in FIELDS if f in out):
+            out[f"{field}_score"] = calibrate(out[field], self._floor)
+        out["gate"] = max(out.get("topic_score", 0.0), out.get("claim_score", 0.0))
         return out
+
+
+# Two token vectors count as "near" above this similarity: 6 standard deviations over chance.
+_NEAR = 0.5 + 6 * 0.5 / math.sqrt(DIMENSIONS)
+_MAX_NOTES = 4
+
+
+def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
+    """Question words the unit does not contain but has a near form of, and why (shared character
+    n-grams, or learned from the same units). Events carry no unit text, so a note names only the
+    question's word and what it shares; the best claim window is the "claim_window" field."""
+    if query.text is None or unit.id not in index._row:
+        return ()
+    notes: list[str] = []
+    unit_tokens = list(dict.fromkeys(tokenize(f"{unit.topic} {unit.body}")))
+    missing = [t for t in dict.fromkeys(query.tokens) if t not in set(unit_tokens)]
+    vectors = token_vectors(index.config, index.model)
+    if not missing or not unit_tokens or vectors is None:
+        return tuple(notes)
+    table = vectors([*missing, *unit_tokens])
+    for i, token in enumerate(missing):
+        sims = 1.0 - hamming(table[len(missing) :], table[i]) / DIMENSIONS
+        best = int(np.argmax(sims))
+        if sims[best] >= _NEAR and len(notes) < _MAX_NOTES:
+            notes.append(f"{token} ≈ a unit word ({_why_near(token, unit_tokens[best], index.config)})")
+    return tuple(notes)
+
+
+def _why_near(a: str, b: str, config: HdcConfig) -> str:
+    shared = [g for g in char_ngrams(a, config.char_ngrams) if g in set(char_ngrams(b, config.char_ngrams))] if config.char_ngrams else []
+    if shared:
+        return "shared n-grams " + " ".join(shared[:8])
+    return "used in the same units"
+
+
+def calibrate(sim: float, floor: float) -> float:
+    """One field's score from its raw similarity: max(0, (s − z) / (1 − z)) with s = 2·sim − 1."""
+    return max(0.0, (2.0 * sim - 1.0 - floor) / (1.0 - floor))
 
 
 def _role_table(roles: list[Role], seed: str) -> np.ndarray:
@@ -364,6 +374,6 @@ def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return out
 
 
-def field_scores(distances: np.ndarray) -> np.ndarray:
-    """max(0, (sim − 0.5) × 2) with sim = 1 − d / 4096, i.e. max(0, 1 − d / 2048)."""
-    return np.maximum(0.0, 1.0 - distances / (DIMENSIONS / 2))
+def field_scores(distances: np.ndarray, floor: float) -> np.ndarray:
+    """`calibrate` over arrays: s = 1 − d / 2048, then max(0, (s − z) / (1 − z))."""
+    return np.maximum(0.0, (1.0 - distances / (DIMENSIONS / 2) - floor) / (1.0 - floor))

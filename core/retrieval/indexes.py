@@ -12,9 +12,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from core.config import RetrievalConfig
+from core.embeddings import EmbeddingError
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
-from core.retrieval.hdc import HdcIndex, UnitVectorCache
+from core.retrieval.dense import DenseIndex, DenseLane
+from core.retrieval.hdc import HdcIndex, UnitVectorCache, persistable
 from core.retrieval.thinkingdb import ThinkingDB
 from core.store.stored import PartCache
 from core.rules import RuleSet
@@ -37,6 +39,7 @@ class ViewIndexes:
         vectors: UnitVectorCache,
         base: ViewIndexes | None = None,
         parts: PartCache | None = None,
+        dense: DenseLane | None = None,
     ):
         self.view = view
         self._base = base
@@ -44,8 +47,13 @@ class ViewIndexes:
         self._config = config
         self._rules = rules
         self._vectors = vectors
+        self._dense = dense
         self._lock = threading.Lock()
         self._built: dict[str, object] = {}
+
+    @property
+    def dense_lane(self) -> DenseLane | None:
+        return self._dense
 
     def _get(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
@@ -89,11 +97,22 @@ class ViewIndexes:
         return self._get("hdc", self._build_hdc)
 
     def _build_hdc(self) -> HdcIndex:
-        seed = self._config.hdc.seed
-        self.view.prime_vectors(self._vectors, seed)
-        index = HdcIndex.build(self.view.units, self._config.hdc, self._vectors)
-        self.view.keep_vectors(self._vectors, seed)
+        config = self._config.hdc
+        if not persistable(config):
+            return HdcIndex.build(self.view.units, config, self._vectors)
+        self.view.prime_vectors(self._vectors, config.seed)
+        index = HdcIndex.build(self.view.units, config, self._vectors)
+        self.view.keep_vectors(self._vectors, config.seed)
         return index
+
+    @property
+    def dense(self) -> DenseIndex:
+        """The view's dense index; raises EmbeddingError when there is no usable endpoint (not
+        cached then, so the next query tries again once the endpoint is back)."""
+        lane = self._dense
+        if lane is None:
+            raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
+        return self._get("dense", lambda: lane.build(self.view.units))
 
     @property
     def tdb(self) -> ThinkingDB:
@@ -110,9 +129,11 @@ class IndexCache:
         max_views: int = 4,
         vectors: UnitVectorCache | None = None,
         parts: PartCache | None = None,
+        dense: DenseLane | None = None,
     ):
         self.config = config
         self.rules = rules
+        self.dense = dense
         self._max_views = max_views
         self._entries: OrderedDict[ViewKey, ViewIndexes] = OrderedDict()
         self.vectors = vectors if vectors is not None else UnitVectorCache()
@@ -124,7 +145,7 @@ class IndexCache:
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts)
+                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts, self.dense)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)

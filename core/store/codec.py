@@ -33,7 +33,7 @@ def _make(cls: type, values: dict, fields_set: set[str]):
 
 
 def _location(raw: dict) -> SourceLocation:
-    return _make(SourceLocation, {"file": raw["file"], "line": raw.get("line", 1)}, set(raw))
+    return _make(SourceLocation, {"file": raw["file"], "line": raw.get("line", 1), "col": raw.get("col", 1)}, set(raw))
 
 
 # Fields whose JSON form is not already their Python value.

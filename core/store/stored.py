@@ -170,7 +170,7 @@ class StoredKb:
             folder = self.store.folder_of(segment)
             if folder is None or not folder.is_dir() or _vector_files(folder, seed):
                 continue
-            topic, claim = cache.vectors(segment.units, seed)
+            topic, claim = cache.single_vectors(segment.units, seed)
             buffer = io.BytesIO()
             np.save(buffer, np.stack([topic, claim]) if len(segment.units) else np.zeros((2, 0, WORDS), np.uint64))
             if not _write_verified(folder, f"hdc-{_seed_id(seed)}", "npy", buffer.getvalue()):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import re
+import sys
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -21,6 +23,34 @@ def add_kb_option(parser: argparse.ArgumentParser) -> None:
         "--kb", action="append", metavar="PATH", default=argparse.SUPPRESS,
         help="KB file or folder (repeatable); default sample_kb/",
     )
+
+
+def add_config_option(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    # As with --kb: given before the subcommand, the subparser must not reset it.
+    parser.add_argument(
+        "--config", metavar="DIR", default=None if top_level else argparse.SUPPRESS,
+        help="config folder (engine, retrieval, thinkingdb, llm, keymap .json); default $MRPTUI_CONFIG, else config/",
+    )
+
+
+def add_session_options(parser: argparse.ArgumentParser) -> None:
+    """--kb, --config and --strict: what every command that opens a session takes."""
+    add_kb_option(parser)
+    add_config_option(parser)
+    parser.add_argument(
+        "--strict", action="store_true", help="exit 1 when the KB, rules or plugins have any error"
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> Path | None:
+    """`--config DIR`, checked to be a folder; None means $MRPTUI_CONFIG or the bundled config."""
+    value = getattr(args, "config", None)
+    if not value:
+        return None
+    path = Path(value)
+    if not path.is_dir():
+        raise UsageError(f"--config must be a folder holding the config .json files: {path}")
+    return path
 
 
 def add_caller_options(parser: argparse.ArgumentParser, *, keep_top_level: bool = False) -> None:
@@ -69,8 +99,6 @@ def question_from(text: str) -> str:
 
 def open_session(args: argparse.Namespace):
     """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
-    from pathlib import Path
-
     from core.config import ConfigError
     from core.session import Session
 
@@ -79,6 +107,21 @@ def open_session(args: argparse.Namespace):
     if missing:
         raise UsageError(f"KB path not found: {', '.join(missing)}")
     try:
-        return Session.open(paths or None)
+        return Session.open(paths or None, config_from_args(args))
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+
+
+def warn_health(session) -> object:
+    """Print the session's one-line diagnostics summary on stderr when anything has errors."""
+    health = session.health()
+    if health.summary:
+        print(f"mrptui: warning: {health.summary}", file=sys.stderr)
+    return health
+
+
+def exit_code(code: int, health, args: argparse.Namespace) -> int:
+    """`--strict` turns any KB, rules or plugin error into exit 1 (worse codes stay)."""
+    if code == 0 and getattr(args, "strict", False) and health.errors:
+        return 1
+    return code

@@ -11,7 +11,16 @@ from core.events import write_trace
 from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
-from mrptui.commands import UsageError, add_caller_options, add_kb_option, caller_from_args, open_session, question_from
+from mrptui.commands import (
+    UsageError,
+    add_caller_options,
+    add_session_options,
+    caller_from_args,
+    exit_code,
+    open_session,
+    question_from,
+    warn_health,
+)
 from mrptui.commands.step import Stepper, parse_break
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
@@ -24,7 +33,7 @@ PROFILES = {"fast": "kb-fast", "balanced": "kb-balanced", "thinkingdb": "kb-thin
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question")
-    add_kb_option(parser)
+    add_session_options(parser)
     parser.add_argument("--planner", metavar="ID", help="planner to start with (planner-default, planner-depth)")
     parser.add_argument("--sd", metavar="ID", help="pin a seed detector")
     parser.add_argument("--kb-plugin", metavar="ID", help="pin a kb plugin")
@@ -65,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     _check_trace_path(trace_path, None)
     session = open_session(args)
     _check_trace_path(trace_path, session.owns_file)
+    health = warn_health(session)
     try:
         session.check_request(request)
     except RegistryError as exc:
@@ -81,10 +91,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--trace {exc}") from None
     summary = summarise(events)
     if args.json:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
-    return 0
+    return exit_code(0, health, args)
 
 
 def _check_trace_path(path: Path | None, protected: Protected | None) -> None:

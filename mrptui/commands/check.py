@@ -1,4 +1,10 @@
-"""`mrptui check [PATH]...`: validate KB units and rule files; print `file:line:col: CODE message`."""
+"""`mrptui check [PATH]...`: validate everything it is given and print `file:line:col: CODE message`.
+
+KB files and folders: every unit, plus whole-KB warnings (empty KB, skipped files, units no
+question can reach). Config folders and `.json` files: engine, retrieval, llm and keymap through
+their pydantic models, a queries.json as labelled queries, rules (thinkingdb.json or any other
+.json) rule by rule and against the KB's relations. `--against QUERIES.json`: labelled ids that no unit has any more.
+"""
 
 from __future__ import annotations
 
@@ -8,86 +14,158 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from core.diagnostics import Diagnostic
+from core.checks import kb_problems, rule_relation_problems
+from core.config import ConfigError, RetrievalConfig, EngineConfig, validated
+from core.diagnostics import Code, Diagnostic
+from core.evaluation import load_queries, stale_labels
 from core.kb import KnowledgeBase
+from core.llm import LlmConfig
+from core.synonyms import Synonyms
+from core.synonyms import load as load_synonyms
 from core.resources import config_dir, sample_kb_dir
-from mrptui.commands import UsageError
+from core.rules import RuleSet, load_rules
+from mrptui.commands import UsageError, config_from_args
 
 RULES_FILE_NAME = "thinkingdb.json"
 ENGINE_FILE_NAME = "engine.json"
+KEYMAP_FILE_NAME = "keymap.json"
+QUERIES_FILE_NAME = "queries.json"
+CONFIG_MODELS = {"engine.json": EngineConfig, "retrieval.json": RetrievalConfig, "llm.json": LlmConfig}
+CONFIG_FILE_NAMES = frozenset({*CONFIG_MODELS, RULES_FILE_NAME, KEYMAP_FILE_NAME})
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="*", metavar="PATH",
-        help="KB files or folders, and rule files (.json); default: the sample KB and the config folder",
+        help="KB files or folders, config folders and .json files; default: the sample KB and the config folder",
     )
+    parser.add_argument("--against", metavar="QUERIES.json", help="also report labelled ids no unit has")
+    parser.add_argument("--config", metavar="DIR", default=argparse.SUPPRESS, help="a config folder to check too")
 
 
 def run(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in (args.paths or getattr(args, "kb", None) or [])] or [sample_kb_dir(), config_dir()]
+    config = config_from_args(args)
+    if config is not None and config not in paths:
+        paths.append(config)
     for path in paths:
         if not (path.exists() or path.is_symlink()):
             raise UsageError(f"no such file or directory: {path}")
-    check_rules = _rules_checker()
-    rule_files = _rule_files(paths) if check_rules else []
-    kb = KnowledgeBase.load([p for p in paths if p not in rule_files])
-    rule_problems = {file: check_rules(file) for file in rule_files} if check_rules else {}
-    config_problems = _config_problems(paths)
-    diagnostics = [
-        *kb.diagnostics,
-        *(d for problems in rule_problems.values() for d in problems),
-        *(d for problems in config_problems.values() for d in problems),
-    ]
+    config_files = _config_files(paths)
+    kb_paths = [p for p in paths if p not in config_files and not _is_config_folder(p)]
+    kb = KnowledgeBase.load(kb_paths)
+    synonyms, synonym_problems = load_synonyms(kb_paths)
+    file_problems: dict[Path, list[Diagnostic]] = {}
+    for file in config_files:
+        file_problems[file] = _checker(file)(file, kb)
+    diagnostics = [*kb.diagnostics, *synonym_problems, *kb_problems(kb, kb_paths)]
+    diagnostics += [d for problems in file_problems.values() for d in problems]
+    if args.against:
+        diagnostics += _against(Path(args.against), kb)
     for diagnostic in diagnostics:
         print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
-    print(_summary(kb, {**rule_problems, **config_problems}, diagnostics))
+    print(_summary(kb, synonyms, file_problems, diagnostics))
     return 1 if any(d.is_error for d in diagnostics) else 0
 
 
-def _rules_checker() -> Callable[[Path], list[Diagnostic]] | None:
-    # Rule checking belongs to core.rules; without that module, check still validates units.
-    try:
-        from core.rules import check_rules_file
-    except ModuleNotFoundError as exc:
-        if exc.name != "core.rules":
-            raise
-        return None
-    return check_rules_file
+def _is_config_folder(path: Path) -> bool:
+    # lexists, not is_file: a FIFO or folder in a config file's place is reported, not skipped.
+    return path.is_dir() and any(os.path.lexists(path / name) for name in CONFIG_FILE_NAMES)
 
 
-def _config_problems(paths: list[Path]) -> dict[Path, list[Diagnostic]]:
-    """Each named folder holding an engine.json: its configs and the plugins they name."""
-    from core.session import check_config_dir
-
-    return {path / ENGINE_FILE_NAME: check_config_dir(path) for path in paths if (path / ENGINE_FILE_NAME).is_file()}
-
-
-def _rule_files(paths: list[Path]) -> list[Path]:
-    """Explicitly named `.json` files, and each named folder's `thinkingdb.json`; other JSON in
-    folders (engine, retrieval, llm config, labelled queries) is not checked here."""
+def _config_files(paths: list[Path]) -> list[Path]:
+    """Each config folder's known .json files, and every explicitly named .json file."""
     files = []
     for path in paths:
-        # lexists, not is_file: a FIFO or folder in the rules file's place is reported, not skipped.
-        if path.is_dir() and os.path.lexists(path / RULES_FILE_NAME):
-            files.append(path / RULES_FILE_NAME)
+        if _is_config_folder(path):
+            files += [path / name for name in sorted(CONFIG_FILE_NAMES) if os.path.lexists(path / name)]
         elif not path.is_dir() and path.suffix.lower() == ".json":
             files.append(path)
     return files
 
 
-def _summary(kb: KnowledgeBase, rule_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]) -> str:
+def _checker(file: Path) -> Callable[[Path, KnowledgeBase], list[Diagnostic]]:
+    """By file name: a config model, the keymap, else a rules file (e.g. a copy of thinkingdb.json)."""
+    if file.name == ENGINE_FILE_NAME:
+        return lambda path, _kb: _engine_problems(path)
+    model = CONFIG_MODELS.get(file.name)
+    if model is not None:
+        return lambda path, _kb: _model_problems(model, path)
+    if file.name == KEYMAP_FILE_NAME:
+        return lambda path, _kb: _keymap_problems(path)
+    if file.name == QUERIES_FILE_NAME:
+        return _against
+    return _rules_problems
+
+
+def _model_problems(model, path: Path) -> list[Diagnostic]:
+    try:
+        validated(model, path)
+    except ConfigError as exc:
+        return list(exc.diagnostics)
+    return []
+
+
+def _engine_problems(path: Path) -> list[Diagnostic]:
+    """engine.json through its model, then the plugins it names (factories that fail, unknown ids
+    in planner orders) once the folder's configs load; the other files report their own problems."""
+    from core.session import check_config_dir
+
+    return [d for d in check_config_dir(path.parent) if Path(d.file) == path]
+
+
+def _keymap_problems(path: Path) -> list[Diagnostic]:
+    from core.config import json_pointer_line
+    from mrptui.keymap import read_keymap  # the keymap is the explorer's; Textual loads only here
+
+    _keymap, problems = read_keymap(path)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    diagnostics = []
+    for problem in problems:
+        message = problem.removeprefix(f"{path}: ")
+        key = message.split(":", 1)[0].strip().strip("'")
+        line = json_pointer_line(text, (key,)) if f'"{key}"' in text else 1
+        diagnostics.append(Diagnostic(code=Code.INVALID_CONFIG, message=message, file=str(path), line=line))
+    return diagnostics
+
+
+def _rules_problems(path: Path, kb: KnowledgeBase) -> list[Diagnostic]:
+    ruleset: RuleSet = load_rules(path)
+    problems = list(ruleset.diagnostics)
+    if kb.units:
+        problems += rule_relation_problems(ruleset, kb.units)
+    return problems
+
+
+def _against(path: Path, kb: KnowledgeBase) -> list[Diagnostic]:
+    if not path.is_file():
+        raise UsageError(f"--against: no such file: {path}")
+    try:
+        queries = load_queries(path)
+    except ConfigError as exc:
+        return list(exc.diagnostics)
+    return stale_labels(path, queries, {unit.id for unit in kb.units})
+
+
+def _summary(
+    kb: KnowledgeBase, synonyms: Synonyms, file_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]
+) -> str:
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
     lines = [f"{_relative(str(file))}: {per_file[str(file)]} units" for file in kb.files]
-    lines += [
-        f"{_relative(str(file))}: {'config' if file.name == ENGINE_FILE_NAME else 'rules'}, {len(problems)} problems"
-        for file, problems in rule_problems.items()
-    ]
+    rules_per_file = Counter(rule.file for rule in synonyms.rules)
+    lines += [f"{_relative(str(file))}: synonyms, {rules_per_file[str(file)]} rules" for file in synonyms.files]
+    lines += [f"{_relative(str(file))}: {_kind(file)}, {len(problems)} problems" for file, problems in file_problems.items()]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
-    files = len(kb.files) + len(rule_problems)
+    files = len(kb.files) + len(synonyms.files) + len(file_problems)
     lines.append(f"total: {len(kb.units)} units in {files} files, {errors} errors, {warnings} warnings")
     return "\n".join(lines)
+
+
+def _kind(file: Path) -> str:
+    if file.name in CONFIG_MODELS or file.name == KEYMAP_FILE_NAME:
+        return "config"
+    return "labelled queries" if file.name == QUERIES_FILE_NAME else "rules"
 
 
 def _relative(file: str) -> str:

@@ -1,22 +1,34 @@
 """`mrptui eval QUERIES.json`: recall@k and MRR per kb plugin and fusion method, answer checks and
-safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it."""
+safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it.
+
+`mrptui eval --beir DIR`: a public IR test collection in the BEIR format, every lane alone and every
+fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/ireval.py)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 from core.config import ConfigError
 from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries
 from core.plugins.base import PluginType, RegistryError
-from mrptui.commands import UsageError, add_kb_option, open_session
+from core.resources import sample_queries_file
+from mrptui.commands import UsageError, add_session_options, config_from_args, exit_code, open_session, warn_health
 
 FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf")}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("queries", metavar="QUERIES.json", help="labelled queries (see sample_kb/README.md)")
-    add_kb_option(parser)
+    parser.add_argument("queries", metavar="QUERIES.json", nargs="?", help="labelled queries (see docs/queries.md)")
+    parser.add_argument(
+        "--sample", action="store_true", help="the bundled sample queries (over the sample KB unless --kb is given)"
+    )
+    parser.add_argument("--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)")
+    parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
+    parser.add_argument("--run-dir", metavar="DIR", help="with --beir: write one TREC run file per system here")
+    add_session_options(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
     )
@@ -29,19 +41,175 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.beir:
+        if args.queries or args.sample:
+            raise UsageError("give either QUERIES.json or --beir DIR, not both (nor --sample with --beir)")
+        return run_beir(args)
+    if args.run_dir:
+        raise UsageError("--run-dir needs --beir")
     # The queries file is read before the KB, so a typo in it fails fast.
     try:
-        queries = load_queries(Path(args.queries))
+        queries = load_queries(queries_path(args))
     except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
     session = open_session(args)
+    health = warn_health(session)
     plugins = args.kb_plugin or [p.id for p in session.registry.of_type(PluginType.KB)]
     try:
         report = evaluate(session, queries, plugins, FUSIONS[args.fusion], author_view=args.author_view)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
-    print(report.model_dump_json(indent=2) if args.json else markdown(report))
-    return 0 if report.safe else 1
+    if args.json:
+        data = {**report.model_dump(mode="json"), "diagnostics": health.model_dump()}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(markdown(report))
+    return exit_code(0 if report.safe else 1, health, args)
+
+
+def queries_path(args: argparse.Namespace) -> Path:
+    """QUERIES.json, or the bundled file with --sample (which works outside a checkout too)."""
+    if args.sample and args.queries:
+        raise UsageError("give QUERIES.json or --sample, not both")
+    if args.sample:
+        return sample_queries_file()
+    if not args.queries:
+        raise UsageError("name a QUERIES.json file, or use --sample for the bundled queries")
+    path = Path(args.queries)
+    if not path.exists() and path.as_posix() == "sample_kb/queries.json":
+        # The README's example, run outside a checkout: the bundled copy is what it means.
+        return sample_queries_file()
+    return path
+
+
+def markdown(report: EvalReport) -> str:
+    sections = [_recall_table(report), _kind_table(report), _gate_table(report), _answer_table(report)]
+    if report.unknown_ids:
+        sections.append(_unknown_ids(report))
+    if report.absent_ids:
+        sections.append(_absent_ids(report))
+    return "\n\n".join(sections)
+
+
+def _row(*cells: object) -> str:
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def _recall_table(report: EvalReport) -> str:
+    rows = [r for r in report.recall if r.kind == ALL_KINDS]
+    lines = [
+        "## Retrieval (queries with expected evidence; R@k = share kept within maxResults)",
+        "",
+        _row("plugin", "fusion", "queries", "R@1", "R@3", "R@k", "MRR"),
+        _row("---", "---", "---:", "---:", "---:", "---:", "---:"),
+    ]
+    lines += [
+        _row(r.plugin, r.fusion, r.count, *(f"{v:.3f}" for v in (r.recall_at_1, r.recall_at_3, r.recall_at_k, r.mrr)))
+        for r in rows
+    ]
+    return "\n".join(lines)
+
+
+def _kind_table(report: EvalReport) -> str:
+    columns = [(p, f) for p in report.plugins for f in report.fusion_methods]
+    lines = [
+        "## R@k / MRR by kind",
+        "",
+        _row("kind", "queries", *(f"{p} {f}" for p, f in columns)),
+        _row("---", "---:", *("---:" for _ in columns)),
+    ]
+    for kind in report.kinds():
+        cells = [report.recall_for(p, f, kind) for p, f in columns]
+        lines.append(_row(kind, cells[0].count, *(f"{c.recall_at_k:.2f} / {c.mrr:.2f}" for c in cells)))
+    return "\n".join(lines)
+
+
+def _gate_table(report: EvalReport) -> str:
+    lines = [
+        "## Safety gates",
+        "",
+        _row("gate", "fusion", "checked", "result", "failing queries"),
+        _row("---", "---", "---:", "---", "---"),
+    ]
+    lines += [
+        _row(g.gate, g.fusion, g.checked, "pass" if g.passed else "FAIL", ", ".join(g.failures) or "-")
+        for g in report.gates
+    ]
+    lines += [f"- {g.gate} ({g.fusion}) {qid}: {why}" for g in report.gates for qid, why in g.failures.items()]
+    return "\n".join(lines)
+
+
+def _answer_table(report: EvalReport) -> str:
+    lines = [
+        "## Answer checks by question type (expected status, mentions and exclusions)",
+        "",
+        _row("type", "fusion", "passed", "failing"),
+        _row("---", "---", "---:", "---"),
+    ]
+    for a in report.answers:
+        failing = "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-"
+        lines.append(_row(a.type, a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
+    return "\n".join(lines)
+
+
+def _unknown_ids(report: EvalReport) -> str:
+    lines = ["## Warning: expected evidence the query's caller cannot see (absent or restricted)", ""]
+    lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in report.unknown_ids.items()]
+    return "\n".join(lines)
+
+
+def _absent_ids(report: EvalReport) -> str:
+    lines = ["## Author view: whole KB. Labelled ids no KB file holds (their checks pass vacuously)", ""]
+    lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in (report.absent_ids or {}).items()]
+    return "\n".join(lines)
+
+
+def run_beir(args: argparse.Namespace) -> int:
+    from core import ireval
+    from core.config import load_retrieval_config
+    from core.embeddings import EmbeddingError, load_embedding_config
+    from core.resources import config_dir
+    from core.retrieval.dense import DenseLane
+
+    directory = Path(args.beir)
+    if not directory.is_dir():
+        raise UsageError(f"--beir needs a folder, not {directory}")
+    config_path = config_from_args(args) or config_dir()
+    try:
+        collection = ireval.load_beir(directory, args.split)
+        config = load_retrieval_config(config_path)
+        dense = DenseLane(load_embedding_config(config_path), config.dense)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        runs = ireval.run_systems(collection, config, progress=_progress_bar(), dense=dense)
+    except EmbeddingError as exc:
+        raise UsageError(f"dense lane: {exc.reason}") from None
+    try:
+        measures = ireval.measure(runs, collection.qrels)
+    except ireval.MeasuresUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    if args.run_dir:
+        for path in ireval.write_run_files(Path(args.run_dir), runs):
+            print(f"wrote {path}", file=sys.stderr)
+    document = ireval.report(collection, measures)
+    print(ireval.dumps(document) if args.json else ireval.markdown_table(document))
+    return 0
+
+
+def _progress_bar(width: int = 30):
+    """Queries done on stderr: a redrawn bar on a terminal, a line per tenth otherwise."""
+    interactive = sys.stderr.isatty()
+
+    def show(done: int, total: int) -> None:
+        if interactive:
+            filled = width * done // total
+            end = "\n" if done == total else ""
+            print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} queries", end=end, file=sys.stderr, flush=True)
+        elif done == total or done * 10 // total != (done - 1) * 10 // total:
+            print(f"{done}/{total} queries", file=sys.stderr, flush=True)
+
+    return show
 
 
 def markdown(report: EvalReport) -> str:

@@ -8,13 +8,14 @@ import sys
 from pathlib import Path
 
 from core.events import RunStarted, read_trace
-from mrptui.commands import UsageError, add_caller_options, add_kb_option, caller_from_args, open_session
+from mrptui.commands import UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session
 from mrptui.state import describe_caller
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", metavar="FILE.jsonl", help="a trace saved with `s` in the explorer or `ask --trace`")
     add_kb_option(parser)
+    add_config_option(parser)
     add_caller_options(parser, keep_top_level=True)
     parser.epilog = (
         "With --kb, unit text is looked up in that KB as the caller the flags name (--caller-tags, --region, "

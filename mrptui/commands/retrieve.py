@@ -6,6 +6,7 @@ import argparse
 import json
 
 from core.config import Lane
+from core.events import RetrievalScored
 from core.intent_cues import question_cues
 from core.plugins.base import KbResult, PluginType, RegistryError, Request, RunContext
 from core.retrieval.fusion import cut_explanation
@@ -14,16 +15,18 @@ from core.whynot import why_not
 from mrptui.commands import (
     UsageError,
     add_caller_options,
-    add_kb_option,
+    add_session_options,
     caller_from_args,
+    exit_code,
     open_session,
     question_from,
+    warn_health,
 )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question")
-    add_kb_option(parser)
+    add_session_options(parser)
     parser.add_argument("--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)")
     parser.add_argument("--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)")
     add_caller_options(parser, keep_top_level=True)
@@ -39,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
         raise UsageError(f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)")
+    health = warn_health(session)
     try:
         plugin = session.registry.get(args.kb_plugin, PluginType.KB)
     except RegistryError as exc:
@@ -46,13 +50,15 @@ def run(args: argparse.Namespace) -> int:
     request = Request(question=question, caller=caller)
     if args.why_not:
         reasons = why_not(session, args.why_not, question, request)
-        print(json.dumps({"unit": args.why_not, "reasons": reasons}, indent=2) if args.json else _why_not_text(args.why_not, reasons))
-        return 0
+        data = {"unit": args.why_not, "reasons": reasons, "diagnostics": health.model_dump()}
+        print(json.dumps(data, indent=2) if args.json else _why_not_text(args.why_not, reasons))
+        return exit_code(0, health, args)
     act = Act(args.act) if args.act else question_cues(question).act
     intent = Intent(act=act, target=question, output="text")
     result = plugin.retrieve(RunContext(request=request, view=session.view(caller), services=None), intent)
-    print(json.dumps(result_json(result), indent=2) if args.json else _table(result))
-    return 0
+    data = {**result_json(result), "diagnostics": health.model_dump()}
+    print(json.dumps(data, indent=2) if args.json else _table(result))
+    return exit_code(0, health, args)
 
 
 def result_json(result: KbResult) -> dict:
@@ -66,6 +72,7 @@ def result_json(result: KbResult) -> dict:
             "bm25": c.lane(Lane.BM25),
             "hdc": c.lane(Lane.HDC),
             "tdb": c.lane(Lane.TDB),
+            "dense": c.lane(Lane.DENSE),
             "fused": round(c.fused, 6),
             "score": round(c.score, 6),
             "kept": c.kept,
@@ -84,11 +91,17 @@ def result_json(result: KbResult) -> dict:
         "lanes": [lane.value for lane in outcome.lanes],
         "candidates": candidates,
         "evidence": list(outcome.evidence_ids),
+        "synonyms": list(_synonyms(result)),
     }
     if tdb is not None:
         data["proofs"] = [p.to_dict() for p in tdb.proofs]
         data["stop_reason"] = tdb.stop_reason
     return data
+
+
+def _synonyms(result: KbResult) -> tuple[str, ...]:
+    """The synonyms applied to the question, from the plugin's scored event."""
+    return next((e.synonyms for e in result.trace if isinstance(e, RetrievalScored)), ())
 
 
 def _fmt(value: float | None) -> str:
@@ -101,6 +114,7 @@ def _table(result: KbResult) -> str:
     lines = [
         f"{outcome.plugin}: {result.status.value} — {result.reason}",
         f"act {outcome.act.value}; lanes {lanes}; query terms: {' '.join(outcome.query_terms) or '(none)'}",
+        *(f"synonym: {label}" for label in _synonyms(result)),
         "",
         f"{'#':>3}  {'unit':<40} {'role':<12} {'bm25':>6} {'hdc':>6} {'tdb':>6} {'fused':>6} {'score':>6}  fate",
     ]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -14,6 +16,8 @@ from textual.widgets import Static
 
 from core.config import FusionMethod, Lane, Profile, RetrievalConfig
 from core.events import CandidateScore, RetrievalScored
+from core.retrieval.fusion import agreement_bonus, lane_weights
+from core.retrieval.hdc import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.screens.modals import NOT_VISIBLE, unit_markup
 
@@ -29,9 +33,13 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _weights(config: RetrievalConfig) -> str:
-    weights = ", ".join(f"{lane.value} {weight:g}" for lane, weight in config.fusion.weights.items())
-    return f"weights {weights}; agreement bonus {config.fusion.agreement_bonus:g}"
+def _lane_list(weights: dict[Lane, float]) -> str:
+    return ", ".join(f"{lane.value} {weight:g}" for lane, weight in weights.items())
+
+
+def _weights(config: RetrievalConfig, profile: Profile | None) -> str:
+    weights = _lane_list(lane_weights(config.fusion, profile, FusionMethod.WEIGHTED))
+    return f"weights {weights}; agreement bonus {agreement_bonus(config.fusion, profile):g}"
 
 
 def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | None) -> str:
@@ -62,6 +70,8 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
         f"{escape('+'.join(scored.lanes))}{' (escalated)' if scored.escalated else ''} · query terms: "
         f"{escape(' '.join(scored.query_terms))}[/]",
         "",
+        *(f"[$foreground-muted]synonym: {escape(label)}[/]" for label in scored.synonyms),
+        "",
         "[b]Normalisation[/b]",
     ]
     if c.bm25_raw is not None:
@@ -75,24 +85,27 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
     else:
         lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
     lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]"))
+    if c.dense is not None:
+        lines.append(f"  Dense {_num(c.dense)}   [$foreground-muted](cosine of unit and question embeddings)[/]")
     terms = []
     total = 0.0
-    for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb)):
+    for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb), ("dense", c.dense)):
         if value is not None:
-            weight = config.fusion.weights.get(Lane(lane), 0.0)
+            weight = lane_weights(config.fusion, profile, FusionMethod.WEIGHTED).get(Lane(lane), 0.0)
             terms.append(f"{weight:g}·{value:.3f}")
             total += weight * value
     if c.agreement:
-        terms.append(f"{config.fusion.agreement_bonus:g} agreement")
-        total += config.fusion.agreement_bonus
+        terms.append(f"{agreement_bonus(config.fusion, profile):g} agreement")
+        total += agreement_bonus(config.fusion, profile)
     recomputed = f"   [$warning](with these weights: {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""
     rrf = config.fusion.method is FusionMethod.RRF
     lines += [
         "",
-        f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config)}"
-        + (f"; RRF k {config.fusion.rrf_k}" if rrf else "") + f" ({escape(source)})[/]",
+        f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config, profile)}"
+        + (f"; RRF k {config.fusion.rrf_k}, rank weights {_lane_list(lane_weights(config.fusion, profile))}" if rrf else "")
+        + f" ({escape(source)})[/]",
         f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}{recomputed}",
-        f"  agreement bonus: {'yes, more than one lane found it' if c.agreement else 'no (one lane)'}",
+        f"  agreement bonus: {'yes, every lane found it' if c.agreement else 'no (one lane, or a score below agreementMinScore)'}",
     ]
     if rrf:
         lines.append(f"  score {c.score:.3f} is the RRF rank score: Σ 1/(k + rank in each lane), scaled so rank 1 "
@@ -112,12 +125,15 @@ def bm25_table(c: CandidateScore) -> Table | str:
     if not c.bm25_terms:
         return "  [dim]no BM25 term contributions[/dim]"
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for name, justify in (("term", "left"), ("field", "left"), ("tf", "right"), ("idf", "right"),
-                          ("weight", "right"), ("contribution", "right")):
+    synonyms = any(t.via for t in c.bm25_terms)
+    columns = [("term", "left"), ("field", "left"), ("tf", "right"), ("idf", "right"), ("weight", "right"),
+               ("contribution", "right")] + ([("via synonym", "left")] if synonyms else [])
+    for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for t in sorted(c.bm25_terms, key=lambda t: (-t.contribution, t.term, t.field)):
-        table.add_row(t.term, t.field, str(t.tf), f"{t.idf:.3f}", f"{t.field_weight:g}", f"{t.contribution:.3f}")
-    table.add_row("", "", "", "", "sum", f"{sum(t.contribution for t in c.bm25_terms):.3f}")
+        via = [t.via] if synonyms else []
+        table.add_row(t.term, t.field, str(t.tf), f"{t.idf:.3f}", f"{t.field_weight:g}", f"{t.contribution:.3f}", *via)
+    table.add_row("", "", "", "", "sum", f"{sum(t.contribution for t in c.bm25_terms):.3f}", *([""] if synonyms else []))
     return table
 
 
@@ -134,25 +150,42 @@ def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
             f"[$foreground-muted]({role} is a preferred role for {act}; bm25.roleBoost)[/]")
 
 
-def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None) -> Table | str:
-    """Per field: similarity, field score max(0, (sim − 0.5) × 2), configured weight, weight × score."""
+HDC_FIELDS = ("topic", "claim", "role", "acts")
+
+
+def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None, unit: KnowledgeUnit | None = None) -> Table | Group | str:
+    """Per field: similarity, calibrated field score, weight, contribution; role and acts count
+    only as far as the text matched (× gate = the better of topic and claim; core/retrieval/hdc.py)."""
     if not c.hdc_fields:
         return "  [$foreground-muted]no HDC lane for this candidate[/]"
     weights = (config or RetrievalConfig(profiles={})).hdc.field_weights
-    fields = [name for name in c.hdc_fields if not name.endswith("_score")]
-    fields.sort(key=lambda n: (list(weights).index(n) if n in weights else len(weights), n))
+    gate = c.hdc_fields.get("gate", 1.0)
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
-    for name in ("field", "similarity", "field score", "weight", "weight × score"):
+    for name in ("field", "similarity", "field score", "weight", "contribution"):
         table.add_column(name, justify="left" if name == "field" else "right")
     total = 0.0
-    for name in fields:
-        sim = c.hdc_fields[name]
-        score = c.hdc_fields.get(f"{name}_score", max(0.0, (sim - 0.5) * 2))
+    for name in (f for f in HDC_FIELDS if f in c.hdc_fields):
+        score = c.hdc_fields.get(f"{name}_score", 0.0)
         weight = weights.get(name, 0.0)
-        total += weight * score
-        table.add_row(name, f"{sim:.3f}", f"{score:.3f}", f"{weight:g}", f"{weight * score:.3f}")
+        gated = name in ("role", "acts")
+        value = weight * score * (gate if gated else 1.0)
+        total += value
+        shown = f"{weight:g} × gate {gate:.3f}" if gated else f"{weight:g}"
+        table.add_row(name, f"{c.hdc_fields[name]:.3f}", f"{score:.3f}", shown, f"{value:.3f}")
     table.add_row("", "", "", "sum", f"{total:.3f}")
-    return table
+    notes = [*_best_window(c, config, unit), *c.hdc_match]
+    return Group(table, *(Text(f"  {note}") for note in notes)) if notes else table
+
+
+def _best_window(c: CandidateScore, config: RetrievalConfig | None, unit: KnowledgeUnit | None) -> list[str]:
+    """The claim sentence(s) HDC matched best, from the unit the caller may see (events carry no text)."""
+    if unit is None or config is None or "claim_window" not in c.hdc_fields:
+        return []
+    windows = unit_windows(unit.body, config.hdc.claim_window)
+    index = int(c.hdc_fields["claim_window"])
+    if len(windows) < 2 or index >= len(windows):
+        return []
+    return [f"best claim window {index + 1} of {len(windows)}: “{windows[index]}”"]
 
 
 class EvidenceDetailScreen(ModalScreen[None]):
@@ -186,7 +219,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static(bm25_table(c), id="detail-bm25")
                 yield Static(role_boost_markup(c, self.scored), id="detail-boost")
                 yield Static("\n[b]HDC per field[/b]", classes="section")
-                yield Static(hdc_markup(c, self.retrieval), id="detail-hdc")
+                yield Static(hdc_markup(c, self.retrieval, self.unit), id="detail-hdc")
                 yield Static("\n[b]Unit[/b]", classes="section")
                 yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
 

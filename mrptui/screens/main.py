@@ -12,7 +12,9 @@ from textual.events import Resize
 from textual.markup import escape
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Tab, Tabs
+from textual.widgets import DataTable, Static, Tab, Tabs
+
+from core.health import Health
 
 from mrptui.host import Explorer
 from mrptui.messages import Command
@@ -24,7 +26,7 @@ from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
-from mrptui.widgets.status import StatusLine
+from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, row_detail
 
 PANELS: tuple[tuple[str, str], ...] = (
@@ -74,6 +76,10 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         Binding("m", "export_markdown", "Markdown", id="main.markdown", tooltip="Export the answer as Markdown"),
         Binding("k,f2", "app.kb_screen", "KB", id="main.kb", tooltip="The KB: units, errors, why-not"),
         Binding("R,f3", "app.rules_screen", "Rules", id="main.rules", tooltip="Rules: which fired, bindings"),
+        Binding("f4", "app.eval_screen", "Eval", id="main.eval",
+                tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate"),
+        Binding("f8", "app.problems", "Problems", id="main.problems",
+                tooltip="Every KB, rules and plugin error and warning, with file:line:col"),
         Binding("slash", "focus_query", "Ask", id="main.ask", priority=True,
                 tooltip="Focus the question box (what you type next goes there)"),
         Binding("z", "zoom", "Zoom", id="main.zoom", tooltip="Give the focused panel the whole screen, or restore the layout"),
@@ -98,6 +104,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     def compose(self) -> ComposeResult:
         yield QueryBox(id="query")
+        banner = Static("", id="problems-banner")
+        banner.display = False
+        yield banner
         yield Tabs(*(Tab(f"{n} {label}", id=f"tab-{key}") for n, (key, label) in enumerate(PANELS, start=1)),
                    id="panel-tabs", active=f"tab-{self.active_panel}")
         with Container(id="panels"):
@@ -211,6 +220,13 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
         self.query_one(StatusLine).update(status_markup)
+
+    def show_health(self, health: Health | None) -> None:
+        """The banner under the question box while units, rules or plugins have errors."""
+        banner = self.query_one("#problems-banner", Static)
+        banner.display = bool(health and health.failed)
+        if health and health.failed:
+            banner.update(banner_markup(health))
 
     # -- actions ----------------------------------------------------------------------------
 

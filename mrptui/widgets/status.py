@@ -7,6 +7,7 @@ from collections.abc import Collection, Sequence
 from textual.markup import escape
 from textual.widgets import Static
 
+from core.health import Health
 from mrptui.state import Breakpoint, ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
@@ -14,7 +15,7 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
     replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
-    running_ms: float | None = None, hdc_building: bool = False,
+    running_ms: float | None = None, hdc_building: bool = False, health: Health | None = None,
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
@@ -48,9 +49,26 @@ def status_markup(
         parts.append("[$warning]replay[/]")
     if hdc_building:
         parts.append("[$foreground-muted]HDC index building…[/]")
+    if health is not None:
+        parts.append(health_markup(health))
     if label:
         parts.append(f"[$foreground-muted]{escape(label)}[/]")
     return " · ".join(parts)
+
+
+def health_markup(health: Health) -> str:
+    """The KB, rules and plugin problem counts, always shown (F8 lists them)."""
+    warnings = f"{health.warnings} warning" + ("" if health.warnings == 1 else "s")
+    if health.errors:
+        errors = f"{health.errors} error" + ("" if health.errors == 1 else "s")
+        return f"[$error]✗ {errors}[/]" + (f" [$warning]{warnings}[/]" if health.warnings else "")
+    if health.warnings:
+        return f"[$warning]⚠ 0 errors, {warnings}[/]"
+    return "[$foreground-muted]0 errors[/]"
+
+
+def banner_markup(health: Health) -> str:
+    return f"✗ {escape(health.summary.removesuffix(' — mrptui check for details'))} — F8 lists them"
 
 
 class StatusLine(Static):

@@ -11,12 +11,13 @@ from core.config import FusionMethod
 from core.evaluation import with_fusion
 from core.events import AnswerReady
 from core.intent_cues import question_cues
-from core.plugins.answer_forms import Form, entity, enumeration, form_of
-from core.plugins.passages import Evidence, question_terms
+from core.plugins.answer_forms import Form, entity, enumeration, form_draft, form_of
+from core.plugins.passages import Evidence, paragraph_units, question_terms
 from core.plugins.polarity import yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
+from core.kb import KBView
 from core.session import Session
-from core.units import Caller, KnowledgeUnit, Role
+from core.units import Caller, KnowledgeUnit, Role, SourceLocation
 
 TOUR = """The Ardent Orchestra Tour
 
@@ -177,6 +178,14 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
         ("Is the ferry a good fit for heavy lorries?", "The ferry is a poor fit for heavy lorries.", "No"),
         # A term nothing mentions leaves the question open.
         ("Did the ferry sink in March?", "The ferry sailed twice a day in March.", None),
+        # A regular inflection the stemmer splits still matches ("overheat" / "overheated").
+        ("Did the kiln overheat?", "By noon the kiln had overheated twice.", "Yes"),
+        # An offer is not the deed, and its refusal answers No; an offer alone leaves it open.
+        ("Was the ferry chartered?", "The mayor offered to charter the ferry. The council declined the offer.", "No"),
+        ("Was the ferry chartered?", "The mayor offered to charter the ferry for the fair.", None),
+        ("Was the ferry chartered?", "The mayor refused to charter the ferry.", "No"),
+        # A word an earlier sentence of the passage holds is not replaced by its absence.
+        ("Was the kiln roof repair postponed?", "The kiln roof leaks badly. The full repair was postponed.", "Yes"),
     ],
 )
 def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
@@ -204,3 +213,45 @@ def test_single_entity_choice(question: str, evidence: str, name: str | None) ->
                          topic="t", claim=evidence)
     found = entity(question, question_terms(question, question_cues(question)), Evidence([unit]))
     assert (found[0] if found else None) == name
+
+
+def _paragraph(*claims: str) -> list[KnowledgeUnit]:
+    """One paragraph of a plain-text file, one unit per claim, all starting on line 5 (ids hash
+    the words, as plain-text ids do, so only the column gives the reading order)."""
+    return [
+        KnowledgeUnit(id=f"log::chunk-{abs(hash(claim)) % 10**8:08d}::unit-000", source_id="log", chunk_id="log::chunk",
+                      role=Role.NARRATIVE, topic="log", claim=claim,
+                      location=SourceLocation(file="log.txt", line=5, col=1 + 60 * n))
+        for n, claim in enumerate(claims)
+    ]
+
+
+def _view(units):
+    return KBView(units, ("test",), Caller())
+
+
+def test_a_list_reads_on_through_the_kept_units_paragraph() -> None:
+    units = _paragraph(
+        "The inspector named three faults in the hull. The first fault was a cracked frame.",
+        "The second fault was a loose keel bolt. It had worked free in the swell.",
+        "The third fault was a rotten transom.",
+    )
+    question = "List the faults in the hull."
+    cues = question_cues(question)
+    kept = units[:1]
+    read = paragraph_units(_view(units), kept)
+    assert [u.id for u in read] == [units[1].id, units[2].id]
+    draft = form_draft(Form.LIST, question, cues, kept, read)
+    assert draft is not None and "rotten transom" in draft.text and units[2].id in draft.cited
+    # Kept units alone hold one ordinal: no list.
+    assert form_draft(Form.LIST, question, cues, kept) is None
+
+
+def test_a_paragraph_is_read_only_as_far_as_the_view_resolves() -> None:
+    units = _paragraph("The keeper logged the storm.", "The lamp failed at midnight.", "He relit it at one.")
+    hidden = units[1].id
+    view = _view([u for u in units if u.id != hidden])
+    # The unit the caller may not see is not read; the paragraph goes on after it.
+    assert [u.id for u in paragraph_units(view, units[:1])] == [units[2].id]
+    fact = units[0].model_copy(update={"subject": "keeper", "relation": "uses", "object": "lamp"})
+    assert paragraph_units(_view(units), [fact]) == []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.cnl.plaintext import text_digits
 from core.events import AnswerReady, AttemptFinished, Backtracked, IntentDetected, RetrievalScored
 from core.plugins.base import Request
 from core.session import Session
@@ -75,13 +76,15 @@ def test_several_sub_questions_are_answered_apart(session) -> None:
 
 def test_a_context_sentence_becomes_a_current_turn_unit_in_the_chain(session) -> None:
     events = _run(session, "Given that Zephyr uses Helix, why is Zephyr relevant for data privacy?")
-    assert _of(events, IntentDetected)[0].context_unit_ids == ("current-turn::chunk-000::unit-000",)
+    # Read like any plain text: the id's digits come from the sentence's words.
+    context_id = f"current-turn::chunk-{text_digits('Zephyr uses Helix'):08d}::unit-000"
+    assert _of(events, IntentDetected)[0].context_unit_ids == (context_id,)
     answer = _of(events, AnswerReady)[0]
     assert answer.answer.startswith("Zephyr relevant_for data privacy, because: Zephyr uses Helix")
     scored = [c for e in _of(events, RetrievalScored) for c in e.candidates if c.current_turn]
-    assert {c.id for c in scored} == {"current-turn::chunk-000::unit-000"}
+    assert {c.id for c in scored} == {context_id}
     # The current-turn unit exists for this request only.
-    assert session.unit("current-turn::chunk-000::unit-000", Request(question="x").caller) is None
+    assert session.unit(context_id, Request(question="x").caller) is None
 
 
 def test_plain_text_chain_answers_with_the_rule_names_and_cites_three_units(tmp_path: Path) -> None:

@@ -54,10 +54,10 @@ def test_check_missing_path_exits_2(workdir: Path, capsys: pytest.CaptureFixture
     assert err.strip() == "mrptui: error: no such file or directory: nowhere"
 
 
-def test_check_runs_the_rules_checker_on_rule_files(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_validates_each_config_file_of_a_folder(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workdir / "config").mkdir()
     (workdir / "config" / "thinkingdb.json").write_text("{ not json")
-    (workdir / "config" / "engine.json").write_text("{ also not json, but not a rules file")
+    (workdir / "config" / "engine.json").write_text("{ also not json")
     assert main(["check", "config"]) == 1
     out = capsys.readouterr().out
     assert "config/thinkingdb.json:1:" in out and "INVALID_JSON" in out

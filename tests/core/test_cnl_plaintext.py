@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from core.cnl.plaintext import text_digits
 from core.cnl import fact_triple, question_lines, read_plaintext, read_text, split_sentences, to_markdown
 from core.units import Relation, Role
 
@@ -57,7 +58,7 @@ def test_fact_unit_fields() -> None:
     units, diagnostics = read_plaintext("The Orion platform uses Kafka.\n", "notes.txt")
     assert diagnostics == []
     [unit] = units
-    assert unit.id == "notes::chunk-000::unit-000"
+    assert unit.id == f"notes::chunk-{text_digits('the orion platform uses kafka'):08d}::unit-000"
     assert (unit.role, unit.topic, unit.claim) == (Role.EXPLANATION, "Orion platform and Kafka", "The Orion platform uses Kafka.")
     assert (unit.subject, unit.relation, unit.object, unit.confidence) == ("Orion platform", Relation.USES, "Kafka", 0.9)
 
@@ -65,15 +66,16 @@ def test_fact_unit_fields() -> None:
 def test_fixture_units_grouping_and_questions() -> None:
     units, diagnostics = read_plaintext((FIXTURES / "notes.txt").read_text(), "tests/Notes File.txt")
     assert diagnostics == []
-    summary = [(u.id, u.location.line, u.role, u.relation, u.title) for u in units]
+    summary = [(u.location.line, u.role, u.relation, u.title) for u in units]
     assert summary == [
-        ("notes-file::chunk-000::unit-000", 3, Role.EXPLANATION, Relation.USES, "Orion overview"),
-        ("notes-file::chunk-000::unit-001", 3, Role.NARRATIVE, None, "Orion overview"),
-        ("notes-file::chunk-000::unit-002", 4, Role.EXPLANATION, Relation.PROVIDES, "Orion overview"),
-        ("notes-file::chunk-001::unit-000", 6, Role.EXPLANATION, Relation.RELEVANT_FOR, "Orion overview"),
+        (3, Role.EXPLANATION, Relation.USES, "Orion overview"),
+        (3, Role.NARRATIVE, None, "Orion overview"),
+        (4, Role.EXPLANATION, Relation.PROVIDES, "Orion overview"),
+        (6, Role.EXPLANATION, Relation.RELEVANT_FOR, "Orion overview"),
         # "because" makes a narrative run an explanation.
-        ("notes-file::chunk-001::unit-001", 6, Role.EXPLANATION, None, "Orion overview"),
+        (6, Role.EXPLANATION, None, "Orion overview"),
     ]
+    assert all(u.id == f"notes-file::chunk-{text_digits(u.claim):08d}::unit-000" for u in units)
     assert units[1].claim == "Dr. Smith designed it in 2019, e.g. for streaming workloads. It is fast!"
     assert units[1].topic == "Orion overview"
     # The Questions section is not evidence, facts in it included.
@@ -83,6 +85,50 @@ def test_fixture_units_grouping_and_questions() -> None:
 def test_ids_are_deterministic() -> None:
     text = (FIXTURES / "notes.txt").read_text()
     assert read_plaintext(text, "notes.txt") == read_plaintext(text, "notes.txt")
+
+
+GREENHOUSE = [
+    "The mister raises humidity in the fern house.",
+    "Humidity is relevant for orchid health.",
+    "Open the roof vents when the glass is warm. Close them at dusk.",
+    "The heater uses propane.",
+]
+
+
+def _ids(paragraphs: list[str]) -> dict[str, str]:
+    units, _ = read_plaintext("\n\n".join(paragraphs) + "\n", "greenhouse.txt")
+    return {u.claim: u.id for u in units}
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda ps: ["A new paragraph about watering cans comes first.", *ps],
+        lambda ps: [ps[0], "Shade cloth is part of summer care.", *ps[1:]],
+        lambda ps: ps[1:],
+        lambda ps: list(reversed(ps)),
+        lambda ps: ["# Greenhouse notes", *ps],
+        lambda ps: [p.replace(" ", "\n", 2) for p in ps],  # re-wrapped lines
+    ],
+)
+def test_ids_survive_inserting_deleting_or_moving_other_paragraphs(edit) -> None:
+    before = _ids(GREENHOUSE)
+    after = _ids(edit(list(GREENHOUSE)))
+    kept = {claim: unit_id for claim, unit_id in after.items() if claim in before}
+    assert kept and all(before[claim] == unit_id for claim, unit_id in kept.items())
+
+
+def test_editing_a_units_words_renames_only_that_unit() -> None:
+    before = _ids(GREENHOUSE)
+    after = _ids([GREENHOUSE[0].replace("fern", "palm"), *GREENHOUSE[1:]])
+    assert set(before.values()) ^ set(after.values()) == {before[GREENHOUSE[0]], after[GREENHOUSE[0].replace("fern", "palm")]}
+
+
+def test_the_same_text_twice_gets_distinct_ids() -> None:
+    units, diagnostics = read_plaintext("The heater uses propane.\n\nThe heater uses propane.\n", "twice.txt")
+    assert [d.code for d in diagnostics] == []
+    assert [u.id.rsplit("::", 1)[1] for u in units] == ["unit-000", "unit-001"]
+    assert units[0].id.split("::")[1] == units[1].id.split("::")[1]
 
 
 @pytest.mark.parametrize("heading", ["Questions", "Questions:", "## Questions", "  questions  "])
@@ -232,6 +278,12 @@ def test_a_base_form_verb_after_a_modal_or_to_is_not_a_fact(sentence: str) -> No
         # One question, or numbered statements, after a story are the story's.
         ("1. Did Mara row the boat?\n", 0),
         ("1. Mara rowed.\n2. The lighthouse was empty.\n", 0),
+        # Other list labels, and a title that does not say "questions", mark a block too.
+        ("(a) Did Mara row the boat? Answer Yes or No.\n(b) List what she found.\n(c) Who was away?\n", 3),
+        ("FOR THE HARBOUR BOARD\n[1] Did Mara row the boat?\n[2] Name the island.\n", 2),
+        ("Points to settle before filing:\nQ-1. Did Mara row the boat?\nQ-2. Who found the lighthouse?\n", 2),
+        # A sentence introducing a list is prose, and so is the list under it.
+        ("She wrote two things down.\nc) Did Mara row the boat?\nd) Who found the lighthouse?\n", 0),
     ],
 )
 def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
@@ -240,3 +292,4 @@ def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
     assert question_lines(text) == skipped
     claims = " ".join(u.claim for u in units)
     assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)
+    assert all(word not in claims for word in ("HARBOUR", "Points to settle")) or skipped == 0

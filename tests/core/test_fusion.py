@@ -7,6 +7,7 @@ from core.retrieval.fusion import (
     CutReason,
     cut_explanation,
     fuse,
+    fused_scores,
     normalise_bm25,
     normalise_by_top,
     sufficiency,
@@ -39,14 +40,36 @@ def test_tdb_normalisation_gives_best_proof_one() -> None:
     assert normalise_by_top({}) == {}
 
 
+W_HDC = FusionConfig().weights[Lane.HDC]
+
+
 def test_weighted_fusion_and_agreement_bonus() -> None:
-    candidates, _ = _fuse({Lane.BM25: {"a": 1.0, "b": 0.5}, Lane.HDC: {"a": 0.4, "c": 0.6}})
+    config = FusionConfig(agreement_min_score=0.5)
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0, "b": 0.5, "d": 0.9}, Lane.HDC: {"a": 0.6, "c": 0.6, "d": 0.1}}, config=config)
     by_id = {c.id: c for c in candidates}
-    assert by_id["a"].fused == pytest.approx(1.0 + 0.7 * 0.4 + 0.15)
+    assert by_id["a"].fused == pytest.approx(1.0 + W_HDC * 0.6 + 0.15)
     assert by_id["a"].agreement is True
     assert by_id["b"].fused == pytest.approx(0.5)
-    assert by_id["c"].fused == pytest.approx(0.7 * 0.6)
+    assert by_id["c"].fused == pytest.approx(W_HDC * 0.6)
     assert by_id["c"].agreement is False
+    # Found by both lanes, but HDC's score is below agreementMinScore: a faint match earns no bonus.
+    assert by_id["d"].fused == pytest.approx(0.9 + W_HDC * 0.1)
+    assert by_id["d"].agreement is False
+
+
+def test_profile_weights_override_the_fusion_weights() -> None:
+    profile = PROFILE.model_copy(update={"weights": {Lane.HDC: 0.9}, "min_score": 0.0})
+    candidates, _ = _fuse({Lane.BM25: {"a": 0.5}, Lane.HDC: {"b": 1.0}}, profile=profile)
+    assert {c.id: c.fused for c in candidates} == {"b": pytest.approx(0.9), "a": pytest.approx(0.5)}
+
+
+def test_rrf_counts_every_lane_down_to_the_same_depth() -> None:
+    config = FusionConfig(method=FusionMethod.RRF, rrf_weights={Lane.BM25: 1.0, Lane.HDC: 1.0}, rrf_depth=5)
+    deep = {f"u{i:02d}": 1.0 - i / 100 for i in range(20)}
+    other = {f"v{i:02d}": 1.0 - i / 100 for i in range(20)}
+    scores = fused_scores({Lane.BM25: deep, Lane.HDC: other}, config)
+    assert set(scores) == {f"u{i:02d}" for i in range(5)} | {f"v{i:02d}" for i in range(5)}
+    assert len(fused_scores({Lane.BM25: deep, Lane.HDC: other}, config.model_copy(update={"rrf_depth": 1000}))) == 40
 
 
 def test_tdb_weight() -> None:
@@ -87,7 +110,7 @@ def test_role_boost_is_reported_for_preferred_roles_only() -> None:
 
 
 def test_rrf_scales_a_unit_first_in_every_lane_to_one() -> None:
-    config = FusionConfig(method=FusionMethod.RRF)
+    config = FusionConfig(method=FusionMethod.RRF, rrf_weights={Lane.BM25: 1.0, Lane.HDC: 1.0})
     lanes = {Lane.BM25: {"a": 1.0, "b": 0.5}, Lane.HDC: {"a": 0.3, "b": 0.9}}
     candidates, _ = _fuse(lanes, config=config, profile=PROFILE.model_copy(update={"min_score": 0.0}))
     by_id = {c.id: c for c in candidates}
@@ -95,7 +118,23 @@ def test_rrf_scales_a_unit_first_in_every_lane_to_one() -> None:
     expected = (1 / (k + 1) + 1 / (k + 2)) / (2 / (k + 1))
     assert by_id["a"].score == pytest.approx(expected)
     assert by_id["b"].score == pytest.approx(expected)
-    assert by_id["a"].fused == pytest.approx(1.0 + 0.7 * 0.3 + 0.15)
+    # fused is always the weighted sum, with the weighted-sum weights: found by both lanes, the bonus.
+    assert by_id["a"].fused == pytest.approx(1.0 + W_HDC * 0.3 + 0.15)
+
+
+def test_profile_agreement_bonus_overrides_the_fusion_bonus() -> None:
+    profile = PROFILE.model_copy(update={"agreement_bonus": 0.3})
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0}, Lane.HDC: {"a": 0.5}}, profile=profile)
+    assert candidates[0].fused == pytest.approx(1.0 + W_HDC * 0.5 + 0.3)
+
+
+def test_weighted_rrf_uses_the_lane_weights() -> None:
+    config = FusionConfig(method=FusionMethod.RRF, rrf_weights={Lane.BM25: 1.0, Lane.HDC: 0.25}, weights={Lane.HDC: 9.0})
+    scores = fused_scores({Lane.BM25: {"a": 1.0, "b": 0.5}, Lane.HDC: {"b": 0.9, "a": 0.3}}, config)
+    k = 60
+    best = 1.25 / (k + 1)
+    assert scores["a"] == pytest.approx((1 / (k + 1) + 0.25 / (k + 2)) / best)
+    assert scores["b"] == pytest.approx((1 / (k + 2) + 0.25 / (k + 1)) / best)
 
 
 def test_sufficiency_rules() -> None:

@@ -11,13 +11,19 @@ from core.retrieval.hdc import (
     UnitVectorCache,
     bind,
     bundle,
+    calibrate,
+    char_ngrams,
     encode_ngrams,
     encode_ngrams_batch,
     encode_query,
     hv,
     hv_table,
+    match_notes,
+    noise_floor,
     permute,
     similarity,
+    token_vectors,
+    unit_windows,
 )
 from core.text import tokenize
 from core.units import Act, KnowledgeUnit, Role
@@ -156,8 +162,10 @@ def test_identical_text_and_preferred_role_scores_near_one() -> None:
     only = [unit(1, Role.DEFINITION, "replication factor", "replication factor")]
     index = HdcIndex.build(only, CONFIG)
     scores = index.scores(encode_query(["replic", "factor"], Act.DEFINE, CONFIG))
-    # topic and claim match exactly (1.0 each); role is one of two preferred roles (0.5); act exact.
-    assert scores[0] == pytest.approx(0.35 + 0.35 + 0.20 * 0.5 + 0.10, abs=0.1 * 0.2)
+    # topic and claim match exactly (1.0 each, so the gate is 1); the role is one of two preferred
+    # roles (s ≈ 0.5 before calibration); the act is exact.
+    z = noise_floor(CONFIG)
+    assert scores[0] == pytest.approx(0.35 + 0.35 + 0.20 * (0.5 - z) / (1 - z) + 0.10, abs=0.1 * 0.2)
 
 
 def test_field_similarities_explain_the_score(index: HdcIndex) -> None:
@@ -165,19 +173,29 @@ def test_field_similarities_explain_the_score(index: HdcIndex) -> None:
     scores = index.scores(query)
     for row, uid in enumerate(index.unit_ids):
         fields = index.field_similarities(query, uid)
-        assert set(fields) == {"topic", "claim", "role", "acts", "topic_score", "claim_score", "role_score", "acts_score"}
+        assert set(fields) == {
+            "topic", "claim", "role", "acts", "topic_score", "claim_score", "role_score", "acts_score",
+            "claim_window", "gate",
+        }
         for name in ("topic", "claim", "role", "acts"):
-            assert fields[f"{name}_score"] == pytest.approx(max(0.0, (fields[name] - 0.5) * 2))
-        total = sum(CONFIG.field_weights[name] * fields[f"{name}_score"] for name in ("topic", "claim", "role", "acts"))
-        assert total == pytest.approx(scores[row])
+            assert fields[f"{name}_score"] == pytest.approx(calibrate(fields[name], noise_floor(CONFIG)))
+        assert total_of(fields) == pytest.approx(scores[row])
     assert index.field_similarities(query, "kb::chunk-001::unit-001")["topic"] == 1.0
 
 
-def test_query_without_tokens_scores_only_role_and_acts(index: HdcIndex) -> None:
+def total_of(fields: dict[str, float], config: HdcConfig = CONFIG) -> float:
+    """The documented formula: text fields, plus role and acts scaled by the better text field."""
+    w = config.field_weights
+    text = w["topic"] * fields["topic_score"] + w["claim"] * fields["claim_score"]
+    return text + fields["gate"] * (w["role"] * fields["role_score"] + w["acts"] * fields["acts_score"])
+
+
+def test_query_without_tokens_scores_nothing(index: HdcIndex) -> None:
+    """Role and acts alone are not a match: with no text to compare every unit scores 0."""
     query = encode_query([], Act.COMPARE, CONFIG)
     fields = index.field_similarities(query, "kb::chunk-001::unit-004")
-    assert "topic" not in fields and fields["acts"] == 1.0
-    assert index.scores(query).max() <= CONFIG.field_weights["role"] + CONFIG.field_weights["acts"]
+    assert "topic" not in fields and fields["acts"] == 1.0 and fields["gate"] == 0.0
+    assert not index.scores(query).any()
 
 
 def test_role_and_acts_are_stored_once_per_distinct_value() -> None:
@@ -185,6 +203,7 @@ def test_role_and_acts_are_stored_once_per_distinct_value() -> None:
     index = HdcIndex.build(units, CONFIG)
     assert len(index.role_table) == 2 and len(index.acts_table) == 2
     assert index.topic.shape == index.claim.shape == (10, WORDS)
+    assert index.claim_start.tolist() == list(range(10))
 
 
 def test_cache_reencodes_only_edited_units() -> None:
@@ -196,6 +215,7 @@ def test_cache_reencodes_only_edited_units() -> None:
     assert cache.encoded == len(KB) + 1
     assert np.array_equal(first.topic[[0, 1, 3]], second.topic[[0, 1, 3]])
     assert not np.array_equal(first.topic[2], second.topic[2])
+    assert np.array_equal(second.claim, HdcIndex.build(edited, CONFIG).claim)
     assert np.array_equal(second.topic, HdcIndex.build(edited, CONFIG).topic)
     HdcIndex.build(edited[:2], CONFIG, cache)  # a narrower view reuses everything
     assert cache.encoded == len(KB) + 1
@@ -218,8 +238,7 @@ def test_scan_matches_direct_similarity_on_many_rows() -> None:
     scores = index.scores(query)
     for row in (0, 1023, 1024, 2047, 2048, len(units) - 1):
         fields = index.field_similarities(query, index.unit_ids[row])
-        expected = sum(CONFIG.field_weights[f] * fields[f"{f}_score"] for f in ("topic", "claim", "role", "acts"))
-        assert scores[row] == pytest.approx(expected)
+        assert scores[row] == pytest.approx(total_of(fields))
 
 
 def test_empty_view() -> None:
@@ -229,3 +248,128 @@ def test_empty_view() -> None:
 
 def test_vectors_are_4096_bits() -> None:
     assert WORDS * 64 == DIMENSIONS == 4096
+
+
+# --- calibration and encoding options -------------------------------------------------------------
+
+WORDS_POOL = (
+    "anchor hull keel mast rudder sail tide harbour buoy compass lantern rope knot deck galley cabin "
+    "comet nebula quasar orbit crater meteor pulsar lens telescope eclipse solstice aurora zenith "
+    "loom spindle yarn weave dye shuttle bobbin felt wool linen thread needle pattern"
+).split()
+
+
+def test_unrelated_units_score_about_zero_whatever_their_role() -> None:
+    """Random questions against a KB: units sharing no token with the question score ≈ 0."""
+    rng = np.random.default_rng(7)
+    roles = [r for r in Role if r is not Role.PROCEDURE]
+    units = [
+        unit(i, roles[i % len(roles)], " ".join(rng.choice(WORDS_POOL, 3)), " ".join(rng.choice(WORDS_POOL, 25)) + ".")
+        for i in range(1, 301)
+    ]
+    index = HdcIndex.build(units, CONFIG)
+    unrelated_scores, related_scores = [], []
+    for trial in range(40):
+        question = [f"zz{trial}word{j}" for j in range(3)] + list(rng.choice(WORDS_POOL, 2))
+        scores = index.scores(encode_query(tokenize(" ".join(question)), list(Act)[trial % len(Act)], CONFIG))
+        asked = set(tokenize(" ".join(question)))
+        for u, score in zip(units, scores, strict=True):
+            shares = asked & set(tokenize(f"{u.topic} {u.body}"))
+            (related_scores if shares else unrelated_scores).append(score)
+    assert np.median(unrelated_scores) < 0.02
+    assert np.mean(np.array(unrelated_scores) == 0.0) > 0.9
+    # One shared word in a 25-word unit is a faint match, often under the noise floor; on average
+    # sharing a word still scores well above sharing none.
+    assert np.mean(related_scores) > 5 * np.mean(unrelated_scores)
+
+
+def test_role_and_acts_add_only_alongside_text() -> None:
+    units = [unit(1, Role.DEFINITION, "glacier", "ice."), unit(2, Role.NARRATIVE, "glacier", "ice.")]
+    index = HdcIndex.build(units, CONFIG)
+    matched = index.scores(encode_query(tokenize("glacier"), Act.DEFINE, CONFIG))
+    assert matched[0] > matched[1] > 0  # same text; the preferred role adds on top of it
+    unrelated = index.scores(encode_query(tokenize("volcano"), Act.DEFINE, CONFIG))
+    assert unrelated.max() < 0.02
+
+
+def test_claim_windows_find_one_matching_sentence_in_a_long_claim() -> None:
+    filler = " ".join(f"The {w} was checked again." for w in WORDS_POOL[:20])
+    body = f"{filler} Sourdough starters need warm flour. {filler}"
+    units = [unit(1, Role.NARRATIVE, "Ship log", body)]
+    whole_config = HdcConfig(claim_window=0)
+    query = encode_query(tokenize("sourdough starters warm flour"), Act.EXPLAIN, whole_config)
+    whole = HdcIndex.build(units, whole_config)
+    windowed_config = HdcConfig(claim_window=1)
+    windowed = HdcIndex.build(units, windowed_config)
+    windowed_query = encode_query(tokenize("sourdough starters warm flour"), Act.EXPLAIN, windowed_config)
+    fields = windowed.field_similarities(windowed_query, units[0].id)
+    assert fields["claim_score"] > 0.3 > whole.field_similarities(query, units[0].id)["claim_score"]
+    windows = unit_windows(body, 1)
+    assert windows[int(fields["claim_window"])] == "Sourdough starters need warm flour."
+    assert len(windows) == 41 and unit_windows(body, 0) == [body] and unit_windows("One.", 3) == ["One."]
+
+
+def test_character_ngrams_make_related_word_forms_similar() -> None:
+    plain, chars = HdcConfig(char_ngrams=0), HdcConfig(char_ngrams=3)
+    near = lambda config: similarity(  # noqa: E731
+        encode_ngrams(["cholesterol"], config.seed, token_vectors(config)),
+        encode_ngrams(["hypercholesterolemia"], config.seed, token_vectors(config)),
+    )
+    assert near(plain) == pytest.approx(0.5, abs=6 * SIM_STD)
+    assert near(chars) > 0.5 + 10 * SIM_STD
+    assert char_ngrams("tea", 3) == ["<te", "tea", "ea>"]
+    with pytest.raises(ValueError, match="charNgrams"):
+        HdcConfig(char_ngrams=1)
+
+
+def test_encoding_options_are_part_of_the_cache_key() -> None:
+    cache = UnitVectorCache()
+    HdcIndex.build(KB, CONFIG, cache)
+    HdcIndex.build(KB, HdcConfig(char_ngrams=0), cache)
+    HdcIndex.build(KB, HdcConfig(claim_window=0), cache)
+    assert cache.encoded == 3 * len(KB)
+
+
+def test_match_notes_name_the_best_window_and_near_word_forms_without_unit_text() -> None:
+    config = HdcConfig(claim_window=1, char_ngrams=3)
+    body = "Shading paint keeps glass cool. Hypercholesterolemia responds to oat bran. Vents open at noon."
+    target = unit(1, Role.EXPLANATION, "Diet notes", body)
+    index = HdcIndex.build([target, KB[1]], config)
+    query = index.query(tokenize("cholesterol oat bran"), Act.EXPLAIN)
+    assert index.field_similarities(query, target.id)["claim_window"] == 1.0
+    assert unit_windows(body, 1)[1] == "Hypercholesterolemia responds to oat bran."
+    notes = match_notes(index, query, target)
+    assert notes[0].startswith("cholesterol ≈ a unit word (shared n-grams ")
+    assert "ole" in notes[0] and "hypercholesterolemia" not in notes[0]  # events carry no unit text
+    assert match_notes(index, index.query([], Act.EXPLAIN), target) == ()
+
+
+def test_learned_context_vectors_pull_co_occurring_words_together() -> None:
+    """Random indexing: two words never in the same unit as the question's word, but always in the
+    same units as each other, come out similar; the question's exact word still matches best."""
+    config = HdcConfig(context_vectors=256, char_ngrams=0, claim_window=0)
+    units = [unit(i, Role.NARRATIVE, f"note {i}", f"laptop notebook battery {WORDS_POOL[i]}.") for i in range(1, 9)]
+    units += [unit(i, Role.NARRATIVE, f"note {i}", f"kettle teapot {WORDS_POOL[i]}.") for i in range(9, 17)]
+    index = HdcIndex.build(units, config)
+    assert index.model is not None and len(index.model) > 0
+    table = index.model(["laptop", "notebook", "kettl"])
+    assert similarity(table[0], table[1]) > 0.5 + 10 * SIM_STD
+    assert similarity(table[0], table[2]) < 0.5 + 4 * SIM_STD
+    scores = index.scores(index.query(["notebook"], Act.EXPLAIN))
+    assert scores[:8].min() > scores[8:].max()
+
+
+def test_feedback_finds_units_worded_like_the_best_match() -> None:
+    """The question shares words only with unit 1; unit 2 says the same in unit 1's other words.
+    With unit 1 as feedback the lane also finds unit 2; without it unit 2 scores 0."""
+    config = HdcConfig(claim_window=0, char_ngrams=0)
+    first = unit(1, Role.EXPLANATION, "Glacier melt", "Glacier melt raises sea level through meltwater runoff and calving.")
+    second = unit(2, Role.EXPLANATION, "Ice sheets", "Meltwater runoff and calving from ice sheets raise sea level.")
+    other = unit(3, Role.EXPLANATION, "Bread", "Sourdough needs a warm kitchen and patience.")
+    index = HdcIndex.build([first, second, other], config)
+    plain = index.query(tokenize("glacier melt"), Act.EXPLAIN)
+    expanded = index.with_feedback(plain, [first.id])
+    before, after = index.scores(plain), index.scores(expanded)
+    assert before[1] == 0.0 < after[1]
+    assert after[0] > after[1] > after[2] == 0.0
+    assert index.with_feedback(plain, []) is plain and index.with_feedback(plain, ["nope"]) is plain

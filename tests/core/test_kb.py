@@ -46,9 +46,7 @@ def test_loads_folders_recursively_in_sorted_order(tmp_path: Path) -> None:
     write(tmp_path / "notes.docx", "ignored")
     kb = KnowledgeBase.load([tmp_path])
     assert [f.relative_to(tmp_path).as_posix() for f in kb.files] == ["a/y.cnl", "a/z.txt", "b.md", "c.nl"]
-    assert [u.id for u in kb.units] == [
-        "b::chunk-000::unit-000", "c::chunk-000::unit-000", "y::chunk-000::unit-000", "z::chunk-000::unit-000"
-    ]
+    assert [u.id.split("::chunk-")[0] for u in kb.units] == ["b", "c", "y", "z"]
     assert kb.diagnostics == ()
 
 

@@ -18,7 +18,6 @@ from core.config import Bm25Config, load_retrieval_config
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
-from core.retrieval.hdc import encode_query
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet
 from core.session import Session
@@ -326,8 +325,10 @@ def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
 
 
 def hdc_index(kb: KnowledgeBase, config_path: Path):
-
-    cache = IndexCache(load_retrieval_config(config_path), RuleSet())
+    """The store keeps the plain HDC encoding's vectors (one per unit); see hdc.persistable."""
+    config = load_retrieval_config(config_path)
+    plain = config.hdc.model_copy(update={"claim_window": 0, "char_ngrams": 0, "context_vectors": 0})
+    cache = IndexCache(config.model_copy(update={"hdc": plain}), RuleSet())
     return cache.for_view(kb.view(CALLERS[0])).hdc, cache.vectors
 
 
@@ -341,7 +342,7 @@ def test_hdc_vectors_are_stored_and_the_next_process_encodes_nothing(tmp_path, c
     assert len(list((cache / "segments").glob("*/*/hdc-*.npy"))) == 3
     second, second_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
     assert second_vectors.encoded == 0
-    query = encode_query(tokenize("hive tide swarm"), Act.DEFINE, load_retrieval_config(config_path).hdc)
+    query = first.query(tokenize("hive tide swarm"), Act.DEFINE)
     np.testing.assert_array_equal(second.scores(query), first.scores(query))
     # A damaged vectors file is dropped and its segment encoded again.
     damaged = sorted((cache / "segments").glob("*/*/hdc-*.npy"))[0]

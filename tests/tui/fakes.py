@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from core.diagnostics import Code, Diagnostic
+from core.health import Health, health_of
+from core.rules import RuleSet
 from core.events import (
     AnswerPart,
     AnswerReady,
@@ -459,6 +461,10 @@ class FakeSession:
 
     def diagnostics(self) -> list[Diagnostic]:
         return list(self._diagnostics)
+
+    def health(self) -> Health:
+        # The fake has no rule file: every canned diagnostic counts as a KB one.
+        return health_of(self._diagnostics, RuleSet(), [])
 
     def rules(self) -> list[dict]:
         return [dict(rule) for rule in RULES]

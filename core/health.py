@@ -1,0 +1,86 @@
+"""What is wrong with a loaded workspace, in one object every answer can carry.
+
+`ask`, `retrieve` and `eval` print its line on stderr and put it in their JSON, and the explorer
+shows its counts in the status line, so a KB file or a rules file with errors is never silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from core.diagnostics import Diagnostic
+from core.rules import RuleSet
+
+DETAILS_HINT = "mrptui check for details"
+
+
+class Health(BaseModel):
+    """Counts of the workspace's diagnostics by origin, and how many rules are running."""
+
+    model_config = ConfigDict(frozen=True)
+
+    errors: int
+    warnings: int
+    kb_errors: int
+    kb_warnings: int
+    rules_errors: int
+    rules_warnings: int
+    rules_file_valid: bool
+    rules_running: int
+    rules_declared: int | None
+    plugin_errors: int
+    summary: str
+
+    @property
+    def failed(self) -> bool:
+        """Rules or units failed: what the explorer's first-screen banner is for."""
+        return self.errors > 0
+
+
+def _count(diagnostics: Sequence[Diagnostic]) -> tuple[int, int]:
+    errors = sum(d.is_error for d in diagnostics)
+    return errors, len(diagnostics) - errors
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _rules_part(ruleset: RuleSet, errors: int) -> str | None:
+    running = len(ruleset.rules)
+    if not ruleset.file_valid:
+        return f"rules file invalid: running with {_plural(running, 'rule')}" + (
+            " (the last good ones)" if running else ""
+        )
+    if not errors:
+        return None
+    declared = ruleset.declared if ruleset.declared is not None else running
+    return f"{_plural(errors, 'rule error')}: running with {running} of {_plural(declared, 'rule')}"
+
+
+def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_problems: Sequence[Diagnostic]) -> Health:
+    kb_errors, kb_warnings = _count(kb_diagnostics)
+    rules_errors, rules_warnings = _count(ruleset.diagnostics)
+    plugin_errors, plugin_warnings = _count(plugin_problems)
+    parts = [
+        _plural(kb_errors, "KB error") if kb_errors else None,
+        _rules_part(ruleset, rules_errors),
+        _plural(plugin_errors, "plugin error") if plugin_errors else None,
+    ]
+    errors = kb_errors + rules_errors + plugin_errors
+    shown = [part for part in parts if part]
+    return Health(
+        errors=errors,
+        warnings=kb_warnings + rules_warnings + plugin_warnings,
+        kb_errors=kb_errors,
+        kb_warnings=kb_warnings,
+        rules_errors=rules_errors,
+        rules_warnings=rules_warnings,
+        rules_file_valid=ruleset.file_valid,
+        rules_running=len(ruleset.rules),
+        rules_declared=ruleset.declared,
+        plugin_errors=plugin_errors,
+        summary=f"{', '.join(shown)} — {DETAILS_HINT}" if shown and errors else "",
+    )

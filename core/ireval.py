@@ -1,0 +1,250 @@
+"""Public IR test collections (BEIR format): each lane alone and each fusion method, scored with
+nDCG@10, Recall@100 and MRR@10 by ir-measures (the `test` extra).
+
+A BEIR folder holds `corpus.jsonl` (read by the JSONL KB reader: title → topic, text → claim),
+`queries.jsonl` (`_id`, `text`) and `qrels/<split>.tsv` (`query-id corpus-id score`, with or
+without the header line). Only the queries the qrels judge are run. Every question is ranked on
+the public caller's permitted view, through the same lane functions the kb plugins use, with the
+act the engine's intent cues detect for it.
+
+A query a system returns nothing for scores 0 on every measure: the mean is over every judged
+query, not only those with results (trec_eval's default would skip them and flatter the system).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.cnl.source import read_file
+from core.config import ConfigError, FusionMethod, Lane, RetrievalConfig
+from core.diagnostics import Code, Diagnostic
+from core.intent_cues import detect_act
+from core.kb import KBView, KnowledgeBase
+from core.retrieval.bm25 import Bm25Index
+from core.retrieval.dense import DenseIndex, DenseLane
+from core.retrieval.fusion import fused_scores, normalise_bm25
+from core.retrieval.hdc import HdcIndex
+from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
+from core.text import tokenize
+from core.units import ACT_PREFERRED_ROLES, Caller
+
+MEASURES = ("ndcg@10", "recall@100", "mrr@10")
+RUN_DEPTH = 100
+# Per-query rankings: system → query id → unit id → score.
+Run = dict[str, dict[str, float]]
+Progress = Callable[[int, int], None]
+
+
+class _QueryRecord(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str = Field(alias="_id", min_length=1)
+    text: str = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class IrCollection:
+    name: str
+    kb: KnowledgeBase
+    queries: dict[str, str]
+    qrels: dict[str, dict[str, int]]
+
+
+def load_beir(directory: Path, split: str = "test") -> IrCollection:
+    """Raises ConfigError (file and line) for missing files and malformed lines."""
+    files = {"corpus": directory / "corpus.jsonl", "queries": directory / "queries.jsonl"}
+    files["qrels"] = directory / "qrels" / f"{split}.tsv"
+    missing = [Diagnostic(code=Code.PATH_NOT_FOUND, message="missing BEIR file", file=str(p)) for p in files.values() if not p.is_file()]
+    if missing:
+        raise ConfigError(missing)
+    units, problems = read_file(files["corpus"])
+    errors = [d for d in problems if d.is_error]
+    qrels = _read_qrels(files["qrels"], errors)
+    queries = _read_queries(files["queries"], set(qrels), errors)
+    unknown = sorted(set(qrels) - set(queries))
+    if unknown:
+        message = f"{len(unknown)} judged query id(s) not in queries.jsonl, e.g. {unknown[0]!r}"
+        errors.append(Diagnostic(code=Code.UNKNOWN_REFERENCE, message=message, file=str(files["qrels"])))
+    if errors:
+        raise ConfigError(errors)
+    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels)
+
+
+def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        parts = line.split()
+        if not parts or (number == 1 and parts[0] == "query-id"):
+            continue
+        # BEIR writes `query-id corpus-id score`; TREC qrels add an iteration column.
+        if len(parts) == 4:
+            parts = [parts[0], parts[2], parts[3]]
+        if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
+            message = f"expected 'query-id corpus-id score', found {line.strip()[:80]!r}"
+            errors.append(Diagnostic(code=Code.MALFORMED_LINE, message=message, file=str(path), line=number))
+            continue
+        qrels.setdefault(parts[0], {})[parts[1]] = int(parts[2])
+    return qrels
+
+
+def _read_queries(path: Path, wanted: set[str], errors: list[Diagnostic]) -> dict[str, str]:
+    queries: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = _QueryRecord.model_validate_json(line)
+        except ValidationError as exc:
+            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+            errors.append(Diagnostic(code=Code.MALFORMED_LINE, message=message, file=str(path), line=number))
+            continue
+        if record.id in wanted:
+            queries[record.id] = record.text
+    return queries
+
+
+@dataclass
+class LaneIndexes:
+    """The indexes of one permitted view that the IR systems rank with (dense when configured)."""
+
+    view: KBView
+    bm25: Bm25Index
+    hdc: HdcIndex
+    dense: tuple[DenseLane, DenseIndex] | None = None
+
+    @classmethod
+    def build(cls, view: KBView, config: RetrievalConfig, dense: DenseLane | None = None) -> LaneIndexes:
+        """Raises EmbeddingError when a configured dense endpoint cannot embed the units."""
+        dense_index = (dense, dense.build(view.units)) if dense is not None and dense.configured else None
+        return cls(view, Bm25Index.build(view.units, config.bm25), HdcIndex.build(view.units, config.hdc), dense_index)
+
+
+def lane_scores(indexes: LaneIndexes, question: str, config: RetrievalConfig) -> dict[Lane, dict[str, float]]:
+    """Each lane's normalised pool for one question, as a kb plugin would fuse them."""
+    act, _ = detect_act(question)
+    terms = tokenize(question)
+    raw = bm25_pool(indexes.bm25, terms, ACT_PREFERRED_ROLES[act], config.bm25.lane_pool)
+    hdc = hdc_pool(indexes.hdc, hdc_question(indexes.hdc, terms, act, config.hdc, list(raw)), config.hdc)
+    lanes = {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
+    if indexes.dense is not None:
+        lane, index = indexes.dense
+        lanes[Lane.DENSE] = lane.pool(index, question)
+    return lanes
+
+
+def system_scores(lanes: Mapping[Lane, Mapping[str, float]], config: RetrievalConfig) -> dict[str, Mapping[str, float]]:
+    """Every lane alone and every fusion method over all lanes, keyed by system name."""
+    systems: dict[str, Mapping[str, float]] = {lane.value: scores for lane, scores in lanes.items()}
+    for method in FusionMethod:
+        fusion = config.fusion.model_copy(update={"method": method})
+        systems[f"fusion:{method.value}"] = fused_scores(lanes, fusion)
+    return systems
+
+
+def run_systems(
+    collection: IrCollection,
+    config: RetrievalConfig,
+    *,
+    depth: int = RUN_DEPTH,
+    progress: Progress | None = None,
+    dense: DenseLane | None = None,
+) -> dict[str, Run]:
+    """The top `depth` units of every system for every judged query; raises EmbeddingError when
+    a configured dense endpoint fails (a measurement without its lane would mislead)."""
+    view = collection.kb.view(Caller())
+    indexes = LaneIndexes.build(view, config, dense)
+    runs: dict[str, Run] = {}
+    total = len(collection.queries)
+    for done, (qid, question) in enumerate(sorted(collection.queries.items()), start=1):
+        for system, scores in system_scores(lane_scores(indexes, question, config), config).items():
+            runs.setdefault(system, {})[qid] = _top(scores, depth)
+        if progress is not None:
+            progress(done, total)
+    return runs
+
+
+def _top(scores: Mapping[str, float], depth: int) -> dict[str, float]:
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
+    return dict(ranked)
+
+
+class MeasuresUnavailable(RuntimeError):
+    """ir-measures is not installed (it is in the `test` extra)."""
+
+
+def measure(runs: Mapping[str, Run], qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, float]]:
+    """nDCG@10, Recall@100 and MRR@10 per system, averaged over every judged query."""
+    try:
+        import ir_measures
+        from ir_measures import RR, R, nDCG
+    except ImportError:
+        raise MeasuresUnavailable(
+            "IR measures need the ir-measures package: pip install 'mrptui[test]' (or pip install ir-measures)"
+        ) from None
+    names = {nDCG @ 10: "ndcg@10", R @ 100: "recall@100", RR @ 10: "mrr@10"}
+    out: dict[str, dict[str, float]] = {}
+    for system, run in runs.items():
+        sums = dict.fromkeys(MEASURES, 0.0)
+        for metric in ir_measures.iter_calc(list(names), qrels, {q: dict(d) for q, d in run.items() if d}):
+            sums[names[metric.measure]] += metric.value
+        out[system] = {name: round(value / max(len(qrels), 1), 4) for name, value in sums.items()}
+    return out
+
+
+def report(collection: IrCollection, measures: Mapping[str, Mapping[str, float]]) -> dict[str, object]:
+    """The `eval --beir --json` document."""
+    return {"collection": collection.name, "queries": len(collection.queries), "systems": dict(measures)}
+
+
+def run_file_name(system: str) -> str:
+    return system.replace(":", "-") + ".trec"
+
+
+def write_run_files(directory: Path, runs: Mapping[str, Run]) -> list[Path]:
+    """One TREC run file per system (`qid Q0 docid rank score tag`), each written atomically."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for system, run in runs.items():
+        lines = [
+            f"{qid} Q0 {doc} {rank} {score:.6f} mrptui-{system.replace(':', '-')}\n"
+            for qid in sorted(run)
+            for rank, (doc, score) in enumerate(run[qid].items(), start=1)
+        ]
+        path = directory / run_file_name(system)
+        _write_atomically(path, "".join(lines))
+        written.append(path)
+    return written
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def markdown_table(document: Mapping[str, object]) -> str:
+    systems: Mapping[str, Mapping[str, float]] = document["systems"]  # type: ignore[assignment]
+    lines = [
+        f"## {document['collection']}: {document['queries']} queries",
+        "",
+        "| system | nDCG@10 | Recall@100 | MRR@10 |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [f"| {name} | " + " | ".join(f"{m[k]:.4f}" for k in MEASURES) + " |" for name, m in systems.items()]
+    return "\n".join(lines)
+
+
+def dumps(document: Mapping[str, object]) -> str:
+    return json.dumps(document, indent=2)

@@ -1,0 +1,210 @@
+"""Hypervector algebra (4096-bit, DESIGN §7): random vectors, bind, permute, bundle, n-gram encoding.
+
+Vectors are 64 packed uint64 words; bit j lives in word j // 64 at bit j % 64.
+
+- Random HV: the 512-byte SHAKE-256 digest of `seed NUL key`, so every process agrees without state.
+  Keys are namespaced: "tok:<stem>", "chr:<n-gram>", "role:<Role>", "act:<act>".
+- bind = XOR (self-inverse); ρ = rotation of the whole vector by one bit towards higher bits.
+- bundle = per-bit majority. An even number of members gets one extra tie-breaking member,
+  ρ(XOR of all members): it is fixed by the members alone (so bundles stay order-independent and
+  deterministic) yet unrelated to each of them, so it does not pull different bundles together the
+  way one shared constant tie vector would.
+- Text is an n-gram bundle: one member per token (unigrams, position-free) plus
+  bind(T(a), ρ(T(b))) for each adjacent pair a b (bigrams, which keep order), where T is the token
+  vector. Unigrams deliberately carry no position: ρ^i-locked unigrams would only match when a
+  question puts a word at the same index as the unit does, which questions almost never do; word
+  order is kept by the bigrams. n tokens give 2n − 1 members, always odd, so text never needs the
+  tie rule and the majority is simply "set in at least n members".
+- Token vectors T: the token's own random HV, or (with `charNgrams` = n) the bundle of it and the
+  HVs of the token's character n-grams (with `<` and `>` marking its ends), so tokens that share
+  most of their letters ("cholesterol", "hypercholesterolemia") get similar vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from itertools import chain
+
+import numpy as np
+
+DIMENSIONS = 4096
+WORDS = DIMENSIONS // 64
+# Rows (members × units) per encoding batch: 1 MB of planes keeps the adder tree in the L2 cache.
+_BATCH_ROWS = 1 << 11
+_ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
+
+
+def hv_table(seed: str, keys: Sequence[str]) -> np.ndarray:
+    """One random hypervector per key, shape [len(keys), 64]."""
+    digests = b"".join(hashlib.shake_256(f"{seed}\x00{key}".encode()).digest(512) for key in keys)
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64).reshape(len(keys), WORDS)
+
+
+@lru_cache(maxsize=4096)
+def hv(seed: str, key: str) -> np.ndarray:
+    vector = hv_table(seed, [key])[0]
+    vector.flags.writeable = False  # cached and shared between callers
+    return vector
+
+
+def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.bitwise_xor(a, b)
+
+
+def permute(vectors: np.ndarray) -> np.ndarray:
+    """ρ: rotate each vector (last axis) by one bit; bit 4095 wraps to bit 0."""
+    return (vectors << np.uint64(1)) | (np.roll(vectors, 1, axis=-1) >> np.uint64(63))
+
+
+def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    return 1.0 - int(np.bitwise_count(np.bitwise_xor(a, b)).sum()) / DIMENSIONS
+
+
+def bundle(vectors: np.ndarray) -> np.ndarray:
+    """Per-bit majority of the rows of `vectors`; see the module docstring for the tie rule."""
+    members = np.asarray(vectors, dtype=np.uint64).reshape(-1, WORDS)
+    if len(members) == 0:
+        return np.zeros(WORDS, dtype=np.uint64)
+    if len(members) % 2 == 0:
+        members = np.vstack([members, permute(np.bitwise_xor.reduce(members, axis=0))])
+    counts = np.unpackbits(members.view(np.uint8), axis=1).sum(axis=0)
+    return np.packbits(counts * 2 > len(members)).view(np.uint64)
+
+
+def char_ngrams(token: str, n: int) -> list[str]:
+    marked = f"<{token}>"
+    return [marked[i : i + n] for i in range(max(1, len(marked) - n + 1))]
+
+
+@lru_cache(maxsize=1 << 17)
+def _char_token_vector(seed: str, token: str, n: int) -> bytes:
+    keys = [f"tok:{token}", *(f"chr:{g}" for g in char_ngrams(token, n))]
+    return bundle(hv_table(seed, keys)).tobytes()
+
+
+def token_table(seed: str, tokens: Sequence[str], char_n: int = 0) -> np.ndarray:
+    """The token vector T of each token, shape [len(tokens), 64] (see the module docstring)."""
+    if not char_n:
+        return hv_table(seed, [f"tok:{t}" for t in tokens])
+    data = b"".join(_char_token_vector(seed, t, char_n) for t in tokens)
+    return np.frombuffer(data, dtype=np.uint64).reshape(len(tokens), WORDS).copy()
+
+
+# Token vectors for a list of distinct tokens, shape [len(tokens), 64]; None = plain random HVs.
+TokenVectors = Callable[[Sequence[str]], np.ndarray]
+
+
+def _table(seed: str, tokens: Sequence[str], vectors: TokenVectors | None) -> np.ndarray:
+    return vectors(tokens) if vectors is not None else token_table(seed, tokens)
+
+
+def encode_ngrams(tokens: Sequence[str], seed: str, vectors: TokenVectors | None = None) -> np.ndarray:
+    """The n-gram bundle of one token sequence (zeros when there are no tokens)."""
+    if not tokens:
+        return np.zeros(WORDS, dtype=np.uint64)
+    table = _table(seed, tokens, vectors)
+    return bundle(np.vstack([table, table[:-1] ^ permute(table[1:])]))
+
+
+def encode_ngrams_batch(
+    sequences: Sequence[Sequence[str]], seed: str, vectors: TokenVectors | None = None
+) -> np.ndarray:
+    """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results."""
+    flat = list(chain.from_iterable(sequences))
+    vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+    flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
+    pad = len(vocab)  # the zero row appended to the table
+    table = np.vstack([_table(seed, list(vocab), vectors), np.zeros((1, WORDS), np.uint64)])
+    rotated = permute(table)
+    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+    offsets = np.cumsum(lengths) - lengths
+    out = np.zeros((len(sequences), WORDS), dtype=np.uint64)
+    # Sorted by length, batches hold similar lengths and waste little on padding; empty sequences
+    # (sorted first) are skipped and stay zero.
+    order = np.argsort(lengths, kind="stable")
+    start = int(np.searchsorted(lengths[order], 1))
+    while start < len(order):
+        guess = _batch_size(int(lengths[order[start]]))
+        size = _batch_size(int(lengths[order[min(start + guess, len(order)) - 1]]))
+        batch = order[start : start + size]
+        position = np.arange(lengths[batch[-1]])[:, None]
+        at = np.minimum(offsets[batch] + position, len(flat_ids) - 1)
+        ids = np.where(position < lengths[batch], flat_ids[at], pad)
+        out[batch] = _ngram_majority(ids, lengths[batch], table, rotated)
+        start += size
+    return out
+
+
+def _batch_size(longest: int) -> int:
+    return max(1, _BATCH_ROWS // (2 * longest))
+
+
+def _ngram_majority(ids: np.ndarray, lengths: np.ndarray, table: np.ndarray, rotated: np.ndarray) -> np.ndarray:
+    """Majority over the unigram and bigram members of a padded [longest, batch] block of token ids.
+
+    n tokens give 2n − 1 members, so a bit is set when at least n members set it. Adding the bias
+    2^w − n (w = bit length of the longest n) to every count turns that into "digit w of the sum is
+    1", so the adder tree's own output is the answer and no per-unit comparison is needed.
+    """
+    longest, batch = ids.shape
+    width = int(lengths.max()).bit_length()
+    bias = (1 << width) - lengths
+    planes = np.empty((2 * longest, batch, WORDS), dtype=np.uint64)
+    planes[0] = _bias_plane(bias, 0)
+    unigrams, bigrams = planes[1 : longest + 1], planes[longest + 1 :]
+    np.take(table, ids, axis=0, out=unigrams)
+    # Padding ids map to zero rows, so padded members vanish; but the pair (last token, padding)
+    # would XOR to the last token's own vector, hence the explicit zeroing of that one member.
+    np.take(rotated, ids[1:], axis=0, out=bigrams)
+    bigrams ^= unigrams[:-1]
+    short = np.flatnonzero(lengths < longest)
+    bigrams[lengths[short] - 1, short] = 0
+    return _sum_digit(planes, bias, width)
+
+
+def _bias_plane(bias: np.ndarray, bit: int) -> np.ndarray:
+    """[batch, 64]: all ones for the units whose bias has `bit` set."""
+    return np.repeat(np.where((bias >> bit) & 1, _ALL_ONES, np.uint64(0))[:, None], WORDS, axis=1)
+
+
+def _sum_digit(planes: np.ndarray, bias: np.ndarray, width: int) -> np.ndarray:
+    """Digit `width` of (how many planes set each bit + bias); overwrites `planes`.
+
+    A carry-save adder tree over bit-sliced planes adds 64 bit positions per word operation, where
+    unpacking bits to bytes would touch 64 times more memory. `planes` already holds bit 0 of the
+    bias; each higher bias bit joins the carries of its weight.
+    """
+    current = planes
+    for weight in range(1, width + 1):
+        current, carries = _compress(current)
+        if np.any((bias >> weight) & 1):
+            carries.append(_bias_plane(bias, weight)[None])
+        current = np.concatenate(carries) if carries else current[:0]
+    current, _ = _compress(current)
+    return current[0] if len(current) else np.zeros(planes.shape[1:], dtype=np.uint64)
+
+
+def _compress(current: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Add up same-weight planes in place: at most one plane of this weight, plus the carries.
+
+    Full adders work on contiguous thirds of the stack, so each round is a few large numpy calls.
+    """
+    carries = []
+    while len(current) > 2:
+        third = len(current) // 3
+        a, b, c = current[:third], current[third : 2 * third], current[2 * third : 3 * third]
+        carry = a & b
+        a ^= b
+        carry |= c & a
+        a ^= c
+        rest = len(current) - 3 * third
+        current[third : third + rest] = current[3 * third :]
+        current = current[: third + rest]
+        carries.append(carry)
+    if len(current) == 2:
+        carries.append(current[:1] & current[1:])
+        current[:1] ^= current[1:]
+        current = current[:1]
+    return current, carries

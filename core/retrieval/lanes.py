@@ -1,0 +1,42 @@
+"""Each lane's candidate pool for one query: what a kb plugin fuses and what `eval --beir` scores.
+
+Both callers use these functions, so the figures `eval` reports are the lanes the engine runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+import numpy as np
+
+from core.config import HdcConfig
+from core.retrieval.bm25 import Bm25Index
+from core.retrieval.hdc import HdcIndex, HdcQuery
+from core.units import Act, Role
+
+
+def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:
+    """Raw BM25 scores of the lane's best `pool` units (score > 0)."""
+    return dict(index.top_k(terms, preferred_roles, pool))
+
+
+def hdc_question(
+    index: HdcIndex, terms: Sequence[str], act: Act, config: HdcConfig, bm25_ranked: Sequence[str]
+) -> HdcQuery:
+    """The question's HDC vectors, with BM25's best `feedbackUnits` units bundled in (feedback)."""
+    query = index.query(terms, act)
+    return index.with_feedback(query, bm25_ranked[: config.feedback_units]) if config.feedback_units else query
+
+
+def hdc_pool(index: HdcIndex, query: HdcQuery, config: HdcConfig) -> dict[str, float]:
+    """HDC scores of the lane's best `lanePool` units among those at or above `laneMinScore`."""
+    return top_scores(index.unit_ids, index.scores(query), config.lane_min_score, config.lane_pool)
+
+
+def top_scores(unit_ids: Sequence[str], scores: np.ndarray, floor: float, pool: int) -> dict[str, float]:
+    """The best `pool` rows with score ≥ floor (and > 0), by score then row, as id → score."""
+    eligible = np.flatnonzero((scores >= floor) & (scores > 0))
+    if eligible.size > pool:
+        eligible = eligible[np.argpartition(-scores[eligible], pool - 1)[:pool]]
+    order = np.lexsort((eligible, -scores[eligible]))
+    return {unit_ids[i]: float(scores[i]) for i in eligible[order]}

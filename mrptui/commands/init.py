@@ -1,0 +1,125 @@
+"""`mrptui init DIR`: a new KB folder to start from, that passes `check` and `eval` as written.
+
+DIR/kb holds one example unit per format (Markdown, SOP CNL, plain text), DIR/config a copy of
+the bundled engine, retrieval and LLM settings with a rules file of one example rule, and
+DIR/queries.json one labelled question. Nothing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from core.cnl import read_text
+from core.resources import config_dir
+from mrptui.commands import UsageError
+
+COPIED_CONFIG = ("engine.json", "retrieval.json", "llm.json")
+
+MARKDOWN = """# Bicycle workshop: brakes
+
+## Context Unit workshop::chunk-000::unit-000
+Role: Definition
+Topic: Disc brakes
+Claim: Disc brakes stop a wheel by squeezing a rotor fixed to the hub between two pads.
+UtilityActs: define, describe
+Subject: disc brakes
+Relation: provides
+Object: wet-weather stopping
+"""
+
+SOP = """# Bicycle workshop procedures. Each line after "@label" is one statement; $k1 names the unit.
+@k1 ku atomic "workshop-procedures::chunk-000::unit-000"
+@k2 set $k1 role Procedure
+@k3 set $k1 topic "Bleeding hydraulic disc brakes"
+@k4 set $k1 procedure "1. Fit the bleed kit to the caliper. 2. Push fresh fluid through until no bubbles appear. 3. Close the port and test the lever."
+@k5 set $k1 utilityActs [implement]
+"""
+
+PLAIN_TEXT = """Touring bikes
+
+The touring tandem uses disc brakes.
+"""
+
+RULES = {
+    "rules": [
+        {
+            "id": "tool_to_capability",
+            "description": (
+                "How rules work: when every premise in 'when' matches facts stated by units (Subject, "
+                "Relation, Object), the 'then' fact is derived with confidence = weight x the premises' "
+                "confidences. ?x, ?y, ?z are variables bound across premises. Here: a thing gains what the "
+                "things it uses provide. Ask 'What does the touring tandem have the capability of?'"
+            ),
+            "when": [{"s": "?x", "r": "uses", "o": "?y"}, {"s": "?y", "r": "provides", "o": "?z"}],
+            "then": {"s": "?x", "r": "has_capability", "o": "?z"},
+            "weight": 0.9,
+        }
+    ]
+}
+
+README = """# {name}: a mrptui knowledge base
+
+- `kb/` holds the units: `workshop.md` (Markdown units), `workshop-procedures.cnl` (SOP CNL) and
+  `touring.txt` (plain text, split into units by sentence; ids come from each unit's words).
+- `config/` holds the engine settings; `config/thinkingdb.json` holds the rules (see the
+  example rule's description, and docs/rules.md).
+- `queries.json` holds labelled questions for `mrptui eval` (see docs/queries.md).
+
+    mrptui check {name}/kb {name}/config --against {name}/queries.json
+    mrptui eval {name}/queries.json --kb {name}/kb --config {name}/config
+    mrptui --kb {name}/kb --config {name}/config
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("directory", metavar="DIR", help="folder to create (it may exist, but not the files)")
+
+
+def starter_files(directory: Path) -> dict[Path, str]:
+    """Every file `init` writes, by path; the labelled question's evidence id is read back from
+    the plain-text unit, so it is the id the reader really gives."""
+    text_units = read_text(PLAIN_TEXT, "touring.txt").units
+    fact = next(unit for unit in text_units if unit.relation is not None)
+    queries = [
+        {
+            "id": "q1",
+            "question": "What does the touring tandem use?",
+            "expect_evidence": [fact.id],
+            "must_not_appear": [],
+            "expect_status": "grounded",
+            "kind": "fact",
+        }
+    ]
+    files = {
+        directory / "README.md": README.format(name=directory.name or str(directory)),
+        directory / "kb" / "workshop.md": MARKDOWN,
+        directory / "kb" / "workshop-procedures.cnl": SOP,
+        directory / "kb" / "touring.txt": PLAIN_TEXT,
+        directory / "config" / "thinkingdb.json": json.dumps(RULES, indent=2) + "\n",
+        directory / "queries.json": json.dumps(queries, indent=2) + "\n",
+    }
+    for name in COPIED_CONFIG:
+        files[directory / "config" / name] = (config_dir() / name).read_text(encoding="utf-8")
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    directory = Path(args.directory)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} exists and is not a folder")
+    files = starter_files(directory)
+    existing = sorted(str(path) for path in files if path.exists() or path.is_symlink())
+    if existing:
+        raise UsageError(f"refusing to overwrite existing files: {', '.join(existing)}")
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8") as handle:  # "x": never replaces a file made meanwhile
+            handle.write(content)
+    print(f"created {len(files)} files in {directory}")
+    print(README.format(name=str(directory)).split("\n\n", 2)[-1].rstrip())
+    return 0
+
+
+__all__ = ["add_arguments", "run", "starter_files"]

@@ -1,0 +1,44 @@
+"""The wheel ships config/ and sample_kb/, and setuptools has nothing to warn about on install."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _setuptools() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+
+
+def _bundled_packages() -> dict[str, Path]:
+    """Each remapped data package (core.bundled_*) and every folder below it, as dotted names."""
+    found = {}
+    for package, folder in _setuptools()["package-dir"].items():
+        root = ROOT / folder
+        for directory in [root, *sorted(p for p in root.rglob("*") if p.is_dir())]:
+            dotted = ".".join([package, *directory.relative_to(root).parts])
+            found[dotted] = directory
+    return found
+
+
+def test_every_bundled_folder_is_a_listed_package_with_its_files_as_data():
+    # A data folder missing from `packages` is what makes setuptools print its long
+    # "Package ... is absent from the `packages` configuration" warning on every install.
+    setuptools = _setuptools()
+    bundled = _bundled_packages()
+    assert "core.bundled_kb.howto" in bundled
+    missing = sorted(set(bundled) - set(setuptools["packages"]))
+    assert missing == []
+    for package, directory in bundled.items():
+        if any(p.is_file() for p in directory.iterdir()):
+            assert setuptools["package-data"].get(package), f"{package}'s files are not package data"
+
+
+def test_every_code_package_is_listed():
+    listed = set(_setuptools()["packages"])
+    for top in ("core", "mrptui"):
+        for init in (ROOT / top).rglob("__init__.py"):
+            dotted = ".".join(init.parent.relative_to(ROOT).parts)
+            assert dotted in listed, f"{dotted} is not in pyproject's packages"
