@@ -175,18 +175,37 @@ class CacheEntry:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        files = [p for p in folder.rglob("*") if p.is_file()]
-        self.bytes = sum(p.stat().st_size for p in files)
-        self.written = max((p.stat().st_mtime for p in files), default=0.0)
-        metas = [p for p in files if p.name == "meta.json"]
+        # Another process may publish or remove a segment while we walk: a file that vanishes
+        # mid-walk is simply not counted.
+        infos = dict(_walk_files(folder))
+        self.bytes = sum(info.st_size for info in infos.values())
+        self.written = max((info.st_mtime for info in infos.values()), default=0.0)
+        metas = [p for p in infos if p.name == "meta.json"]
         self.source = _source_of(metas[0]) if metas else "?"
+
+
+def _walk_files(folder: Path):
+    """(path, stat) of the regular files under `folder`, skipping what disappears meanwhile."""
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            path = Path(root) / name
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                yield path, info
 
 
 def cache_entries(root: Path | None) -> list[CacheEntry]:
     folder = root / "segments" if root is not None else None
     if folder is None or not folder.is_dir():
         return []
-    return [CacheEntry(entry) for entry in sorted(folder.iterdir()) if entry.is_dir()]
+    try:
+        names = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [CacheEntry(entry) for entry in names if entry.is_dir()]
 
 
 def view_files(root: Path) -> list[Path]:
