@@ -57,14 +57,15 @@ class Descriptor(_Model):
     description: str
     cost_class: Literal["cheap", "moderate", "expensive"] = "cheap"
     uses_llm: bool = False
+    remote: bool = False  # calls a remote service other than the LLM endpoint (costs money or time)
     max_llm_calls: int = Field(default=0, ge=0, le=100)
     model_roles: tuple[str, ...] = ()
     planner_hints: PlannerHints = PlannerHints()
 
     @property
     def costly(self) -> bool:
-        """Worth stopping before: it calls an LLM or another remote service, or says it is expensive."""
-        return self.uses_llm or self.cost_class == "expensive"
+        """Worth holding before in the debugger: it calls an LLM or another remote service."""
+        return self.uses_llm or self.remote
 
 
 class Status(StrEnum):

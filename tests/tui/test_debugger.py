@@ -32,7 +32,7 @@ CALLS = []
 
 class Counting(KnowledgePlugin):
     descriptor = Descriptor(id="kb-count", type=PluginType.KB, name="counting", description="counts its calls",
-                            cost_class="expensive")
+                            remote=True)
 
     def retrieve(self, ctx, intent):
         CALLS.append(intent.target)
@@ -222,8 +222,7 @@ def test_held_state_snapshot(snap_compare):
 
 def test_costly_plugins_are_only_those_that_can_run(debug_session):
     session, _ = debug_session
-    assert "kb-count" in session.costly_plugins()
-    assert not any(pid.startswith(("gs-llm", "sd-llm")) for pid in session.costly_plugins())  # no endpoint
+    assert session.costly_plugins() == {"kb-count"}  # remote; the LLM plugins have no endpoint, kb-thinkingdb is local
 
 
 def test_trace_with_interventions_replays(tmp_path: Path, debug_session):
