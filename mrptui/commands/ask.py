@@ -110,7 +110,8 @@ def _text(summary: dict) -> str:
     lines = [summary["answer"], "", f"status: {summary['status']}"]
     if summary["citations"]:
         lines.append(f"cited: {', '.join(summary['citations'])}")
-    path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"])
+    # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran.
+    path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"] if a["status"] != "skipped")
     lines.append(f"path: {path}")
     for b in summary["backtracks"]:
         lines.append(f"backtrack L{b['level']} ({b['stage']}): {b['reason']}")
