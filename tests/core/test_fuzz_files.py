@@ -57,10 +57,10 @@ def assert_clean(units: list[KnowledgeUnit], diagnostics, data: bytes, file: str
         json.loads(dumped)
         text = "".join(str(v) for v in unit.model_dump().values())
         assert not any(bad in text for bad in _BAD_TEXT), unit
-        assert 1 <= unit.location.line <= lines
+        assert unit.location.line >= 1 and unit.location.line <= lines
     for diagnostic in diagnostics:
         assert diagnostic.file == file and isinstance(diagnostic.code, Code)
-        assert 1 <= diagnostic.line <= lines and diagnostic.col >= 1, diagnostic
+        assert diagnostic.line >= 1 and diagnostic.line <= lines and diagnostic.col >= 1, diagnostic
 
 
 def _read_bytes(data: bytes, suffix: str):
