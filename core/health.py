@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from core.diagnostics import Diagnostic
+from core.diagnostics import Code, Diagnostic
 from core.rules import RuleSet
 
 DETAILS_HINT = "mrptui check for details"
@@ -32,6 +32,8 @@ class Health(BaseModel):
     rules_declared: int | None
     plugin_errors: int
     summary: str
+    files_withdrawn: int = 0  # KB files whose last good units are withdrawn until fixed
+    rules_kept: int = 0  # rules running on their last good version (an edit no longer validates)
 
     @property
     def failed(self) -> bool:
@@ -83,4 +85,13 @@ def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_pro
         rules_declared=ruleset.declared,
         plugin_errors=plugin_errors,
         summary=f"{', '.join(shown)} — {DETAILS_HINT}" if shown and errors else "",
+        files_withdrawn=sum(d.code is Code.UNITS_WITHDRAWN for d in kb_diagnostics),
+        rules_kept=_rules_kept(ruleset),
     )
+
+
+def _rules_kept(ruleset: RuleSet) -> int:
+    """Rules running on a last good version: all of them when the file stopped parsing."""
+    if not ruleset.file_valid:
+        return len(ruleset.rules)
+    return sum(d.code is Code.RULES_LAST_GOOD_KEPT for d in ruleset.diagnostics)

@@ -57,7 +57,28 @@ def status_markup(
 
 
 def health_markup(health: Health) -> str:
-    """The KB, rules and plugin problem counts, always shown (F8 lists them)."""
+    """The KB, rules and plugin problem counts, always shown (F8 lists them), and, until fixed,
+    that the KB or the rules run on withdrawn units or last good rules."""
+    stale = stale_markup(health)
+    counts = _counts_markup(health)
+    return f"{counts} · {stale}" if stale else counts
+
+
+def stale_markup(health: Health) -> str:
+    """"KB: 1 file's units withdrawn · rules: 1 invalid edit, last good version kept (F8)", or ""."""
+    parts = []
+    if health.files_withdrawn:
+        files = "1 file's" if health.files_withdrawn == 1 else f"{health.files_withdrawn} files'"
+        parts.append(f"KB: {files} units withdrawn")
+    if health.rules_kept and not health.rules_file_valid:
+        parts.append(f"rules: file invalid, last good {health.rules_kept} kept")
+    elif health.rules_kept:
+        edits = "1 invalid edit" if health.rules_kept == 1 else f"{health.rules_kept} invalid edits"
+        parts.append(f"rules: {edits}, last good version kept")
+    return f"[$warning]{escape(' · '.join(parts))} (F8)[/]" if parts else ""
+
+
+def _counts_markup(health: Health) -> str:
     warnings = f"{health.warnings} warning" + ("" if health.warnings == 1 else "s")
     if health.errors:
         errors = f"{health.errors} error" + ("" if health.errors == 1 else "s")
