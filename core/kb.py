@@ -17,12 +17,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store import Segment, SegmentStore, default_store
 from core.store.segment import unit_digest
 from core.store.stored import StoredKb
-from core.units import Caller, CallerKey, KnowledgeUnit
+from core.unit_table import RowUnits, UnitTable, permitted
+from core.store.codec import ROLES
+from core.units import Caller, CallerKey, KnowledgeUnit, Role
 
 if TYPE_CHECKING:
     from core.config import Bm25Config
@@ -42,20 +45,22 @@ ViewKey = tuple[str, CallerKey, str]
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
-    """The permission rule: Acl needs a shared tag, Region an equal region, dates must include as-of."""
-    if unit.acl and not caller.tags.intersection(unit.acl):
-        return False
-    if unit.region is not None and (caller.region or "").casefold() != unit.region.casefold():
-        return False
-    if unit.effective_from is not None and caller.as_of < unit.effective_from:
-        return False
-    return unit.effective_to is None or caller.as_of <= unit.effective_to
+    """The permission rule (`permitted`) applied to one unit."""
+    return permitted((unit.acl, unit.region, unit.effective_from, unit.effective_to), caller)
 
 
 class KBView:
-    """The units one caller may see, in id order; immutable, and keyed for index caches."""
+    """The units one caller may see, in id order; immutable, and keyed for index caches.
 
-    __slots__ = ("_base", "_by_file", "_by_id", "_caller", "_extra", "_key", "_stored", "_units", "_version")
+    A view is rows of the KB's `UnitTable` (plus current-turn units, as negative rows -1-k into
+    `extra`): building one gathers the permitted rows from the permission columns, and a unit is
+    restored only when something reads it.
+    """
+
+    __slots__ = (
+        "_base", "_by_file", "_caller", "_extra", "_extra_ids", "_key", "_rows", "_stored", "_table", "_version",
+        "_visible",
+    )
 
     def __init__(
         self,
@@ -63,31 +68,51 @@ class KBView:
         key: ViewKey,
         caller: Caller,
         stored: StoredKb | None = None,
-        base: KBView | None = None,
-        extra: tuple[KnowledgeUnit, ...] = (),
+        *,
+        table: UnitTable | None = None,
+        rows: np.ndarray | None = None,
     ):
-        self._units = tuple(sorted(units, key=lambda unit: unit.id))
-        self._by_id = {unit.id: unit for unit in self._units}
+        """A view of `units` as given, or (with `table`) of the table's `rows` in id order."""
+        if table is None:
+            table = UnitTable.of_units(tuple(units))
+            rows = table.order
+        self._table = table
+        self._rows = rows if rows is not None else table.order
+        self._visible = np.zeros(len(table), dtype=bool)
+        self._visible[self._rows] = True
         self._key = key
         self._caller = caller
         self._version: str | None = None
         self._stored = stored
-        self._base = base
-        self._extra = extra
-        self._by_file: dict[str, tuple[KnowledgeUnit, ...]] | None = None
+        self._base: KBView | None = None
+        self._extra: tuple[KnowledgeUnit, ...] = ()
+        self._extra_ids: dict[str, KnowledgeUnit] = {}
+        self._by_file: dict[str, RowUnits] = {}
 
-    def in_file(self, file: str) -> tuple[KnowledgeUnit, ...]:
-        """The view's units read from `file`, in reading order (line, column); built on first use."""
-        if self._by_file is None:
-            grouped: dict[str, list[KnowledgeUnit]] = {}
-            for unit in self._units:
-                if unit.location is not None:
-                    grouped.setdefault(unit.location.file, []).append(unit)
-            self._by_file = {
-                name: tuple(sorted(units, key=lambda u: (u.location.line, u.location.col, u.id)))  # type: ignore[union-attr]
-                for name, units in grouped.items()
-            }
-        return self._by_file.get(file, ())
+    @property
+    def table(self) -> UnitTable:
+        return self._table
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Table rows of the view's units in id order; -1-k stands for `extra[k]`."""
+        return self._rows
+
+    def in_file(self, file: str) -> RowUnits:
+        """The view's units read from `file`, in reading order (line, column, id)."""
+        found = self._by_file.get(file)
+        if found is None:
+            table, rows = self._table, self._rows
+            held = rows[rows >= 0]
+            index = table.file_index.get(file)
+            mine = held[table.file[held] == index] if index is not None else held[:0]
+            keys = [(int(table.line[r]), int(table.col[r]), table.ids[r], int(r)) for r in mine]
+            keys += [
+                (u.location.line, u.location.col, u.id, -1 - k)
+                for k, u in enumerate(self._extra) if u.location is not None and u.location.file == file
+            ]
+            found = self._by_file[file] = RowUnits(table, np.array([k[3] for k in sorted(keys)], dtype=np.int64), self._extra)
+        return found
 
     @property
     def base(self) -> KBView | None:
@@ -100,8 +125,19 @@ class KBView:
         return self._extra
 
     @property
-    def units(self) -> tuple[KnowledgeUnit, ...]:
-        return self._units
+    def units(self) -> RowUnits:
+        """The view's units in id order, each restored when read."""
+        return RowUnits(self._table, self._rows, self._extra)
+
+    def fact_units(self) -> RowUnits:
+        """The view's units that state a fact (subject, relation, object): ThinkingDB's input."""
+        rows = self._rows
+        held = rows >= 0
+        keep = np.zeros(len(rows), dtype=bool)
+        keep[held] = self._table.fact[rows[held]]
+        for position in np.flatnonzero(~held).tolist():
+            keep[position] = self._extra[-1 - int(rows[position])].relation is not None
+        return RowUnits(self._table, rows[keep], self._extra)
 
     @property
     def key(self) -> ViewKey:
@@ -115,9 +151,9 @@ class KBView:
         if self._version is None:
             # Per-unit digests come from the segments when stored: hashing a 100k-unit view's
             # JSON again would cost a second on the first question.
-            stored = self._stored.unit_digests(self._units) if self._stored is not None else None
-            digests = stored if stored is not None else [unit_digest(unit) for unit in self._units]
-            self._version = hashlib.sha256(b"".join(digests)).hexdigest()[:16]
+            stored = self._stored.unit_digests(self._rows, self._extra) if self._stored is not None else None
+            digests = stored if stored is not None else b"".join(unit_digest(unit) for unit in self.units)
+            self._version = hashlib.sha256(digests).hexdigest()[:16]
         return self._version
 
     @property
@@ -126,28 +162,47 @@ class KBView:
 
     def get(self, unit_id: str) -> KnowledgeUnit | None:
         """The unit, or None when it does not exist or the caller may not see it (indistinguishable)."""
-        return self._by_id.get(unit_id)
+        row = self._table.row_of.get(unit_id)
+        if row is not None and self._visible[row]:
+            return self._table.unit(row)
+        return self._extra_ids.get(unit_id)
+
+    def role_of(self, unit_id: str) -> Role | None:
+        """The role of a unit in the view (None when absent), read without restoring the unit."""
+        row = self._table.row_of.get(unit_id)
+        if row is not None and self._visible[row]:
+            return ROLES[int(self._table.role[row])]
+        extra = self._extra_ids.get(unit_id)
+        return extra.role if extra is not None else None
+
+    def is_current(self, unit_id: str) -> bool:
+        """Whether the view's unit of this id is a current-turn unit of the request."""
+        row = self._table.row_of.get(unit_id)
+        return not (row is not None and self._visible[row]) and unit_id in self._extra_ids
 
     def __contains__(self, unit_id: object) -> bool:
-        return unit_id in self._by_id
+        if not isinstance(unit_id, str):
+            return False
+        row = self._table.row_of.get(unit_id)
+        return (row is not None and bool(self._visible[row])) or unit_id in self._extra_ids
 
     def __len__(self) -> int:
-        return len(self._units)
+        return len(self._rows)
 
     def __iter__(self) -> Iterator[KnowledgeUnit]:
-        return iter(self._units)
+        return iter(self.units)
 
     def tokens(self) -> Tokens | None:
         """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
-        return self._stored.tokens(self._units) if self._stored is not None else None
+        return self._stored.tokens(self._rows, self._extra) if self._stored is not None else None
 
     def bm25_parts(self, config: Bm25Config, cache: PartCache) -> list[Bm25Index] | None:
         """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
-        return self._stored.bm25_parts(self._units, config, cache) if self._stored is not None else None
+        return self._stored.bm25_parts(self._rows, self._extra, config, cache) if self._stored is not None else None
 
     def merged_bm25(self, config: Bm25Config, build: bool) -> Bm25Index | None:
         """One BM25 index over this view from the cache (or built and saved when `build`)."""
-        return self._stored.merged_bm25(self._units, config, build) if self._stored is not None else None
+        return self._stored.merged_bm25(self._rows, self._extra, config, build) if self._stored is not None else None
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
         """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""
@@ -165,29 +220,31 @@ class KBView:
         An extra unit whose id is already in the view is left out: the KB's unit stays, so a
         request cannot replace evidence by reusing its id.
         """
-        extra = tuple(unit.model_copy(update={"current_turn": True}) for unit in units if unit.id not in self._by_id)
+        extra = tuple(unit.model_copy(update={"current_turn": True}) for unit in units if unit.id not in self)
         if not extra:
             return self
         digest = _digest(unit.model_dump_json() for unit in extra)
         version, caller, earlier = self._key
         key = (version, caller, _digest([earlier, digest]))
-        view = KBView((), key, self._caller, self._stored, self._base or self, (*self._extra, *extra))
-        # Per request at up to 1M units: insert the few extras into the sorted tuple and copy the
-        # id map, rather than sorting and mapping every unit again.
-        units = list(self._units)
-        for unit in extra:
-            bisect.insort(units, unit, key=_unit_id)
-        view._units = tuple(units)
-        view._by_id = {**self._by_id, **{unit.id: unit for unit in extra}}
+        view = KBView((), key, self._caller, self._stored, table=self._table, rows=self._rows[self._rows >= 0])
+        view._base = self._base or self
+        view._extra = (*self._extra, *extra)
+        view._extra_ids = {unit.id: unit for unit in view._extra}
+        # Per request at up to 1M units: insert the few extras' rows at their id positions
+        # rather than sorting every row again.
+        rows = self._rows
+        for k, unit in enumerate(extra, start=len(self._extra)):
+            at = bisect.bisect_left(_Ids(RowUnits(self._table, rows, view._extra)), unit.id)
+            rows = np.insert(rows, at, -1 - k)
+        view._rows = rows
         return view
-
 
     def without(self, unit_ids: Iterable[str]) -> KBView:
         """A new view without these units: evidence a user excluded while debugging a run."""
-        gone = sorted(set(unit_ids) & self._by_id.keys())
+        gone = sorted(unit_id for unit_id in set(unit_ids) if unit_id in self)
         if not gone:
             return self
-        kept = (unit for unit in self._units if unit.id not in gone)
+        kept = [unit for unit in self.units if unit.id not in gone]
         return KBView(kept, f"{self._key}-{_digest(gone)}", self._caller)
 
 
@@ -198,7 +255,7 @@ class KnowledgeBase:
         self,
         paths: Sequence[Path],
         files: Sequence[Path],
-        units: Iterable[KnowledgeUnit],
+        table: UnitTable,
         diagnostics: Iterable[Diagnostic],
         version: str,
         stats: dict[str, _Stat],
@@ -207,7 +264,8 @@ class KnowledgeBase:
     ):
         self._paths = tuple(paths)
         self._files = tuple(files)
-        self._units = tuple(sorted(units, key=lambda unit: unit.id))
+        self._table = table
+        self._units: tuple[KnowledgeUnit, ...] | None = None
         self._diagnostics = tuple(diagnostics)
         self._version = version
         self._stats = dict(stats)
@@ -241,17 +299,19 @@ class KnowledgeBase:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
         segments = {str(file): _segment(file, stats, store, previous) for file in files}
-        units, read_diagnostics = _join(files, segments)
+        table = UnitTable([(segment.units, segment.columns) for segment in segments.values()])
+        read_diagnostics = _diagnostics(files, segments, table)
         notes = store.take_notes()
         store.prune()
         version = _digest(_stat_lines(stats))
-        return cls(paths, files, units, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
+        return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
         """A KB of units built in memory (tests, benchmarks); its version hashes their content."""
-        kept, duplicates = _without_duplicates([list(units)])
-        return cls((), (), kept, [*diagnostics, *duplicates], _digest(u.model_dump_json() for u in kept), {})
+        table = UnitTable.of_units(tuple(units))
+        kept = [table.unit(int(row)) for row in np.flatnonzero(table.live)]
+        return cls((), (), table, [*diagnostics, *_duplicates(table)], _digest(u.model_dump_json() for u in kept), {})
 
     @staticmethod
     def fingerprint_of(paths: Sequence[Path]) -> str:
@@ -269,8 +329,16 @@ class KnowledgeBase:
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
-        """Every loaded unit, restricted ones included, in id order. Rank a `view()` instead."""
+        """Every loaded unit, restricted ones included, in id order. Rank a `view()` instead.
+
+        Restores every unit: for checks and evaluation, not for the open or query path."""
+        if self._units is None:
+            self._units = tuple(RowUnits(self._table, self._table.order))
         return self._units
+
+    @property
+    def unit_count(self) -> int:
+        return len(self._table.order)
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -313,11 +381,11 @@ class KnowledgeBase:
         tell the author, at file and line, what to fix.
         """
         broken = {d.file for d in self._diagnostics if d.is_error}
-        fresh_ids = {u.id for u in self._units}
-        gone = {
-            u.location.file for u in previous.units
-            if u.location is not None and u.location.file in broken and u.id not in fresh_ids
-        }
+        before = previous._table
+        broken_files = [i for i, name in enumerate(before.files) if name in broken]
+        rows = np.flatnonzero(np.isin(before.file, broken_files) & before.live) if broken_files else []
+        fresh_ids = self._table.row_of
+        gone = {before.files[before.file[row]] for row in rows if before.ids[row] not in fresh_ids}
         # Until the file is fixed the note stays, across reloads that change other files.
         gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
         if not gone:
@@ -332,7 +400,7 @@ class KnowledgeBase:
             for file in sorted(gone)
         ]
         return KnowledgeBase(
-            self._paths, self._files, self._units, [*self._diagnostics, *notes], self._version, self._stats,
+            self._paths, self._files, self._table, [*self._diagnostics, *notes], self._version, self._stats,
             self._stored.segments if self._stored else None, self._stored.store if self._stored else None,
         )
 
@@ -352,7 +420,9 @@ class KnowledgeBase:
         with self._views_lock:
             view = self._views.get(key)
             if view is None:
-                view = KBView((unit for unit in self._units if visible_to(unit, caller)), key, caller, self._stored)
+                table = self._table
+                rows = table.order[table.permitted_mask(caller)[table.order]]
+                view = KBView((), key, caller, self._stored, table=table, rows=rows)
                 self._views[key] = view
                 if len(self._views) > _MAX_CACHED_VIEWS:
                     self._views.popitem(last=False)
@@ -361,8 +431,17 @@ class KnowledgeBase:
             return view
 
 
-def _unit_id(unit: KnowledgeUnit) -> str:
-    return unit.id
+class _Ids(Sequence[str]):
+    """The ids of a `RowUnits`, read from the table: bisecting them restores no unit."""
+
+    def __init__(self, units: RowUnits):
+        self._units = units
+
+    def __len__(self) -> int:
+        return len(self._units)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._units.id_at(index)
 
 
 def _real(path: Path) -> Path:
@@ -423,30 +502,19 @@ def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous:
     return kept if kept is not None else store.segment(file)
 
 
-def _join(files: Sequence[Path], segments: Mapping[str, Segment]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
-    per_file = []
-    diagnostics: list[Diagnostic] = []
-    for file in files:
-        segment = segments[str(file)]
-        per_file.append(list(segment.units))
-        diagnostics.extend(segment.diagnostics)
-    units, duplicates = _without_duplicates(per_file)
+def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:
+    """Each file's problems together and in line order, duplicate ids included."""
+    diagnostics = [d for file in files for d in segments[str(file)].diagnostics]
     ordered = {str(file): index for index, file in enumerate(files)}
-    # Keep each file's problems together and in line order, duplicates included.
-    diagnostics = sorted([*diagnostics, *duplicates], key=lambda d: (ordered.get(d.file, -1), d.line, d.col))
-    return units, diagnostics
+    return sorted([*diagnostics, *_duplicates(table)], key=lambda d: (ordered.get(d.file, -1), d.line, d.col))
 
 
-def _without_duplicates(per_file: Iterable[list[KnowledgeUnit]]) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
-    """Keep the first unit of each id; every later one is dropped with an error naming both places."""
-    first: dict[str, KnowledgeUnit] = {}
-    duplicates: list[Diagnostic] = []
-    for units in per_file:
-        for unit in units:
-            earlier = first.setdefault(unit.id, unit)
-            if earlier is not unit:
-                duplicates.append(_duplicate(unit, earlier))
-    return list(first.values()), duplicates
+def _duplicates(table: UnitTable) -> list[Diagnostic]:
+    """Only the first unit of each id is kept; every later one is an error naming both places."""
+    return [
+        _duplicate(table.unit(int(row)), table.unit(table.row_of[table.ids[row]]))
+        for row in np.flatnonzero(~table.live)
+    ]
 
 
 def _duplicate(unit: KnowledgeUnit, earlier: KnowledgeUnit) -> Diagnostic:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 STOPWORDS = frozenset(
@@ -37,9 +38,31 @@ def computed_stems() -> dict[str, str]:
     return dict(_COMPUTED_STEMS)
 
 
+# Stem tables of index-store segments, consulted (and read) only for a word not known yet:
+# opening a KB must not merge every segment's vocabulary into one dict.
+_STEM_SOURCES: dict[str, Callable[[str], str | None]] = {}
+_SOURCES_LOCK = threading.Lock()
+
+
 def learn_stems(table: Mapping[str, str]) -> None:
     """Remember stems computed earlier (same stemmer, same mode); `stem` then skips nltk for them."""
     _KNOWN_STEMS.update(table)
+
+
+def add_stem_source(name: str, lookup: Callable[[str], str | None]) -> None:
+    """A lazily read stem table (e.g. a segment's): `stem` asks it before computing a stem."""
+    with _SOURCES_LOCK:
+        _STEM_SOURCES[name] = lookup
+
+
+def _from_sources(token: str) -> str | None:
+    with _SOURCES_LOCK:
+        sources = list(_STEM_SOURCES.values())
+    for lookup in sources:
+        found = lookup(token)
+        if found is not None:
+            return found
+    return None
 
 
 def stem_table(texts: Iterable[str]) -> dict[str, str]:
@@ -57,7 +80,11 @@ def stem_table(texts: Iterable[str]) -> dict[str, str]:
 def stem(token: str) -> str:
     known = _KNOWN_STEMS.get(token)
     if known is None:
-        known = _COMPUTED_STEMS[token] = _stemmer().stem(token)
+        known = _from_sources(token)
+        if known is not None:
+            _KNOWN_STEMS[token] = known
+        else:
+            known = _COMPUTED_STEMS[token] = _stemmer().stem(token)
     return known
 
 

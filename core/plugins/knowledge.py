@@ -147,8 +147,9 @@ class ProfileRetriever(KnowledgePlugin):
         return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
     def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query):
-        roles = {uid: ctx.view.get(uid).role for scores in lanes.values() for uid in scores}
-        current = frozenset(uid for uid in roles if ctx.view.get(uid).current_turn)
+        # Read from the view's columns: every scored unit's role, without restoring the units.
+        roles = {uid: ctx.view.role_of(uid) for scores in lanes.values() for uid in scores}
+        current = frozenset(uid for uid in roles if ctx.view.is_current(uid))
         return fuse(
             lanes,
             roles=roles,

@@ -156,8 +156,9 @@ def paragraph_units(view: UnitsByFile, kept: Sequence[KnowledgeUnit]) -> list[Kn
         if _is_fact(unit) or unit.location is None:
             continue
         ordered = view.in_file(unit.location.file)
-        position = next((i for i, other in enumerate(ordered) if other.id == unit.id), None)
-        if position is None:
+        try:
+            position = ordered.index(unit)
+        except ValueError:
             continue
         for step in (-1, 1):
             for offset in range(1, _PARAGRAPH_UNITS + 1):

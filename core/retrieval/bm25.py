@@ -145,12 +145,18 @@ class Bm25Index:
         units: Sequence[KnowledgeUnit],
         config: Bm25Config,
         tokens: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
+        columns: tuple[list[str], np.ndarray] | None = None,
     ) -> Bm25Index:
         """`tokens` (vocabulary, term ids, lengths [F, N]) are the units' stored tokens, if any;
-        without them every unit is tokenised here. Either way N, df and avgdl are the units'."""
+        without them every unit is tokenised here. Either way N, df and avgdl are the units'.
+        `columns` (ids, role codes in `Role` order) stand in for `units` read from a store, so
+        no unit needs restoring; `tokens` must then be given."""
+        ids, role_codes = columns if columns is not None else (
+            [u.id for u in units], np.array([_ROLES.index(u.role) for u in units], dtype=np.int8)
+        )
         # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
         vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
-        stride = max(len(units), 1)
+        stride = max(len(ids), 1)
         keys, tf = _count(term_of, lengths, stride)
         del term_of
         # Keys sort by (term, unit, field): each (term, unit) pair's fields are adjacent, in field order.
@@ -163,7 +169,7 @@ class Bm25Index:
         del pair_key
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
         df = np.bincount(p_term[first], minlength=len(vocab))
-        idf = np.log((len(units) - df + 0.5) / (df + 0.5) + 1)
+        idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
         avgdl = _average_lengths(lengths)
         norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
         weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
@@ -172,8 +178,8 @@ class Bm25Index:
         # bincount adds in input order (field order), the same order explain lists contributions in.
         data = np.bincount(np.cumsum(first, dtype=np.int32) - 1, weights=contrib)
         return cls(
-            unit_ids=[u.id for u in units],
-            roles=np.array([_ROLES.index(u.role) for u in units], dtype=np.int8),
+            unit_ids=ids,
+            roles=np.asarray(role_codes, dtype=np.int8),
             vocab=vocab,
             df=df,
             idf=idf,

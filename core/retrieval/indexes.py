@@ -116,7 +116,8 @@ class ViewIndexes:
 
     @property
     def tdb(self) -> ThinkingDB:
-        return self._get("tdb", lambda: ThinkingDB.build(self.view.units, self._rules))
+        # Only units that state a fact are restored; the view answers "is it here" for the rest.
+        return self._get("tdb", lambda: ThinkingDB.build(self.view.fact_units(), self._rules, self.view))
 
 
 class IndexCache:

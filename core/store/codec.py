@@ -1,25 +1,35 @@
-"""Units to and from a segment's `units.json`, fast enough for a 1M-unit KB.
+"""Units to and from a segment, restored one at a time and only when asked for.
 
-Writing goes through pydantic (validated models, `exclude_defaults`). Reading does not validate
-again: a segment's bytes are checksummed and its key covers the source of `core/units.py`, so
-they are exactly what a validated model dumped. Re-validating costs ~60 µs a unit (the shape
-validator runs in Python), 6 s at 100k; restoring the fields directly costs a few µs.
+A segment stores each unit's JSON (`units.jsonl`, with `offsets.npy`), and beside it the few
+columns that opening a KB and ranking need for every unit: ids, a permission class per unit
+(its Acl, Region and effective dates, as a small table), the location, the role and whether it
+states a fact (`columns.json`, `cols.npy`). Opening a KB reads the columns only; a unit becomes
+a `KnowledgeUnit` when a caller-facing surface asks for it (`StoredUnits[i]`).
+
+Writing goes through pydantic (validated models). Reading does not validate again: a segment's
+bytes are checksummed and its key covers the source of `core/units.py`, so they are exactly
+what a validated model dumped.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 
-from pydantic import TypeAdapter
+import numpy as np
 
 from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation
 
-_DUMP = TypeAdapter(list[KnowledgeUnit])
 _FIELDS = tuple(KnowledgeUnit.model_fields)
-_DEFAULTS = {name: field.get_default() for name, field in KnowledgeUnit.model_fields.items() if not field.is_required()}
-_ABSENT = object()
+ROLES: tuple[Role, ...] = tuple(Role)
+# Columns of `cols.npy`, one row per unit.
+PERM, FILE, LINE, COL, ROLE, FACT, SET = range(7)
+WIDTH = 7
+# (acl, region, effective_from, effective_to): what the permission rule reads.
+Permission = tuple[tuple[str, ...], str | None, dt.date | None, dt.date | None]
 
 
 def _make(cls: type, values: dict, fields_set: set[str]):
@@ -36,74 +46,132 @@ def _location(raw: dict) -> SourceLocation:
     return _make(SourceLocation, {"file": raw["file"], "line": raw.get("line", 1), "col": raw.get("col", 1)}, set(raw))
 
 
+def _date(value: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(value) if value is not None else None
+
+
 # Fields whose JSON form is not already their Python value.
 _CONVERT: dict[str, Callable] = {
     "role": Role,
     "utility_acts": lambda items: tuple(map(Act, items)),
     "phase_scopes": tuple,
-    "relation": Relation,
+    "relation": lambda value: Relation(value) if value is not None else None,
     "acl": tuple,
-    "effective_from": dt.date.fromisoformat,
-    "effective_to": dt.date.fromisoformat,
-    "location": _location,
+    "effective_from": _date,
+    "effective_to": _date,
+    "location": lambda value: _location(value) if value is not None else None,
 }
 
 
-def dump_units(units: Sequence[KnowledgeUnit]) -> bytes:
-    """Columns, one per field (None when every unit has the default), plus each unit's set fields."""
-    rows = [unit.model_dump(mode="json") for unit in units]
-    columns = {}
-    for name in _FIELDS:
-        column = [row[name] for row in rows]
-        default = _DEFAULTS.get(name, _ABSENT)
-        columns[name] = None if default is not _ABSENT and all(v == _json_default(name) for v in column) else column
-    masks = [sum(1 << i for i, name in enumerate(_FIELDS) if name in unit.model_fields_set) for unit in units]
-    return json.dumps({"fields": _FIELDS, "count": len(units), "columns": columns, "set": masks}).encode()
+@dataclass(frozen=True)
+class UnitColumns:
+    """What every unit of a segment contributes before any unit is restored."""
+
+    ids: list[str]
+    perms: list[Permission]
+    files: list[str]
+    cols: np.ndarray  # int32 [n, WIDTH]
+
+    @classmethod
+    def of(cls, units: Sequence[KnowledgeUnit]) -> UnitColumns:
+        perms: dict[Permission, int] = {}
+        files: dict[str, int] = {}
+        cols = np.zeros((len(units), WIDTH), dtype=np.int32)
+        for row, unit in enumerate(units):
+            perm = (unit.acl, unit.region, unit.effective_from, unit.effective_to)
+            where = unit.location
+            cols[row] = (
+                perms.setdefault(perm, len(perms)),
+                files.setdefault(where.file, len(files)) if where is not None else -1,
+                where.line if where is not None else 0,
+                where.col if where is not None else 0,
+                ROLES.index(unit.role),
+                unit.relation is not None,
+                sum(1 << i for i, name in enumerate(_FIELDS) if name in unit.model_fields_set),
+            )
+        return cls([unit.id for unit in units], list(perms), list(files), cols)
+
+    def dump(self) -> bytes:
+        perms = [[list(acl), region, _iso(start), _iso(end)] for acl, region, start, end in self.perms]
+        return json.dumps({"fields": _FIELDS, "ids": self.ids, "perms": perms, "files": self.files}).encode()
+
+    @classmethod
+    def load(cls, data: bytes, cols: np.ndarray) -> UnitColumns:
+        """Columns from `dump` output; raises ValueError/KeyError/TypeError on foreign data."""
+        stored = json.loads(data)
+        if tuple(stored["fields"]) != _FIELDS:
+            raise ValueError("unit fields differ from this version's")
+        perms = [(tuple(acl), region, _date(start), _date(end)) for acl, region, start, end in stored["perms"]]
+        columns = cls(stored["ids"], perms, stored["files"], cols)
+        columns.check()
+        return columns
+
+    def check(self) -> None:
+        n = len(self.ids)
+        if self.cols.shape != (n, WIDTH) or self.cols.dtype != np.int32:
+            raise ValueError("unit columns do not match the unit count")
+        if n and (
+            int(self.cols[:, PERM].min()) < 0 or int(self.cols[:, PERM].max()) >= len(self.perms)
+            or int(self.cols[:, FILE].min()) < -1 or int(self.cols[:, FILE].max()) >= len(self.files)
+            or int(self.cols[:, ROLE].min()) < 0 or int(self.cols[:, ROLE].max()) >= len(ROLES)
+        ):
+            raise ValueError("unit columns point outside their tables")
 
 
-def load_units(data: bytes) -> tuple[KnowledgeUnit, ...]:
-    """Units from `dump_units` output; raises ValueError/KeyError/TypeError on foreign data."""
-    stored = json.loads(data)
-    if tuple(stored["fields"]) != _FIELDS:
-        raise ValueError("unit fields differ from this version's")
-    count = stored["count"]
-    columns = [_column(name, stored["columns"][name], count) for name in _FIELDS]
-    masks = stored["set"]
-    if len(masks) != count:
-        raise ValueError("column lengths differ")
-    sets: dict[int, set[str]] = {}
-    units = []
-    for values, mask in zip(zip(*columns), masks):
-        fields_set = sets.get(mask)
-        if fields_set is None:
-            fields_set = sets[mask] = {name for i, name in enumerate(_FIELDS) if mask >> i & 1}
+def _iso(day: dt.date | None) -> str | None:
+    return day.isoformat() if day is not None else None
+
+
+def dump_units(units: Sequence[KnowledgeUnit]) -> tuple[bytes, np.ndarray]:
+    """Every unit's JSON, concatenated, and where each one starts and ends (n + 1 offsets)."""
+    blobs = [unit.model_dump_json().encode() for unit in units]
+    offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
+    np.cumsum([len(blob) for blob in blobs], out=offsets[1:])
+    return b"".join(blobs), offsets
+
+
+class StoredUnits(Sequence[KnowledgeUnit]):
+    """A segment's units, each restored from its JSON on first access and then kept."""
+
+    def __init__(self, blob: bytes | memoryview, offsets: np.ndarray, masks: np.ndarray):
+        if offsets.ndim != 1 or len(offsets) != len(masks) + 1 or (len(offsets) and int(offsets[-1]) != len(blob)):
+            raise ValueError("unit offsets do not match the stored units")
+        self._blob = blob
+        self._offsets = offsets
+        self._masks = masks
+        self._units: list[KnowledgeUnit | None] = [None] * len(masks)
+        self._sets: dict[int, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._units)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        unit = self._units[index]
+        return unit if unit is not None else self._restore(index)
+
+    def __iter__(self) -> Iterator[KnowledgeUnit]:
+        for index in range(len(self._units)):
+            yield self[index]
+
+    def restored(self) -> int:
+        """How many units have been restored so far (tests assert laziness with it)."""
+        return sum(unit is not None for unit in self._units)
+
+    def _restore(self, index: int) -> KnowledgeUnit:
+        if index < 0:
+            index += len(self._units)
+        start, end = int(self._offsets[index]), int(self._offsets[index + 1])
+        raw = json.loads(bytes(self._blob[start:end]))
+        mask = int(self._masks[index])
+        with self._lock:
+            fields_set = self._sets.get(mask)
+            if fields_set is None:
+                fields_set = self._sets[mask] = {name for i, name in enumerate(_FIELDS) if mask >> i & 1}
+        values = {name: (_CONVERT[name](raw[name]) if name in _CONVERT else raw[name]) for name in _FIELDS}
         # Units are frozen, so one set object per distinct mask is safe to share.
-        units.append(_make(KnowledgeUnit, dict(zip(_FIELDS, values)), fields_set))
-    return tuple(units)
-
-
-def _json_default(name: str):
-    default = _DEFAULTS[name]
-    return list(default) if isinstance(default, tuple) else default
-
-
-def _column(name: str, values: list | None, count: int) -> Sequence:
-    if values is None:
-        return [_DEFAULTS[name]] * count
-    if len(values) != count:
-        raise ValueError(f"column {name} has {len(values)} values, expected {count}")
-    convert = _CONVERT.get(name)
-    if convert is None:
-        return values
-    if name == "location":
-        return [_location(v) if v is not None else None for v in values]
-    # Few distinct values per column (roles, act lists, dates): convert each once.
-    memo: dict = {}
-    out = []
-    for value in values:
-        key = tuple(value) if isinstance(value, list) else value
-        converted = memo.get(key, _ABSENT)
-        if converted is _ABSENT:
-            converted = memo[key] = convert(value) if value is not None else None
-        out.append(converted)
-    return out
+        unit = _make(KnowledgeUnit, values, fields_set)
+        self._units[index] = unit
+        return unit

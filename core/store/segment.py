@@ -1,7 +1,9 @@
 """One KB file's segment: its units, diagnostics, token ids, field lengths and stems.
 
-On disk a segment is a folder of a few files: `units.json`, `diagnostics.json`, `words.json` (the
-segment's vocabulary), `stems.json`, and `terms.npy` / `lengths.npy` (memory-mapped on open), plus
+On disk a segment is a folder of a few files: `units.jsonl` with `offsets.npy` (each unit's JSON,
+restored on first use), `columns.json` with `cols.npy` (ids, permission classes, locations, roles:
+what opening a KB needs of every unit), `diagnostics.json`, `words.json` (the segment's
+vocabulary), `stems.json`, and `terms.npy` / `lengths.npy` (memory-mapped on open), plus
 `meta.json` with the format version, key, shapes and a SHA-256 of every other file. A folder is
 written under a temp name and renamed into place, and `load` checks every checksum and shape, so
 a truncated, corrupt or foreign segment is refused (`SegmentError`) rather than half used.
@@ -9,9 +11,13 @@ a truncated, corrupt or foreign segment is refused (`SegmentError`) rather than 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
+import threading
+import mmap
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,13 +27,13 @@ from pydantic import TypeAdapter
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
-from core.store.codec import dump_units, load_units
+from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
-_ARRAYS = ("terms", "lengths", "digests")
+_ARRAYS = ("terms", "lengths", "digests", "offsets", "cols")
 
 
 class SegmentError(Exception):
@@ -44,14 +50,19 @@ class Segment:
 
     file: str
     key: str
-    units: tuple[KnowledgeUnit, ...]
+    units: Sequence[KnowledgeUnit]
     diagnostics: tuple[Diagnostic, ...]
     words: tuple[str, ...]
     terms: np.ndarray
     lengths: np.ndarray
-    stems: dict[str, str]
+    stems: SegmentStems
     digests: np.ndarray  # uint8 [n, 16]: `unit_digest` of each unit, for view versions
+    columns: UnitColumns
+    offsets: np.ndarray | None = None  # where each unit's JSON starts in units.jsonl (saved segments)
 
+    @property
+    def cols(self) -> np.ndarray:
+        return self.columns.cols
 
     @classmethod
     def build(cls, file: Path, key: str) -> Segment:
@@ -71,22 +82,25 @@ class Segment:
             words=tuple(vocab),
             terms=np.array(flat, dtype=np.int32),
             lengths=np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)),
-            stems=stem_table(text for unit in units for text in field_texts(unit)),
+            stems=SegmentStems.of(stem_table(text for unit in units for text in field_texts(unit))),
             digests=np.frombuffer(b"".join(map(unit_digest, units)), dtype=np.uint8).reshape(len(units), 16),
+            columns=UnitColumns.of(units),
         )
 
     def save(self, parent: Path) -> Path:
         """Write the segment's files into a new temp folder under `parent`; returns that folder."""
         parent.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
+        units, offsets = dump_units(self.units)
         blobs = {
-            "units.json": dump_units(self.units),
+            "units.jsonl": units,
+            "columns.json": self.columns.dump(),
             "diagnostics.json": _DIAGNOSTICS.dump_json(list(self.diagnostics)),
             "words.json": json.dumps(self.words).encode(),
-            "stems.json": json.dumps(self.stems).encode(),
+            "stems.json": self.stems.dump(),
         }
         for name in _ARRAYS:
-            np.save(folder / f"{name}.npy", getattr(self, name))
+            np.save(folder / f"{name}.npy", offsets if name == "offsets" else getattr(self, name))
         for name, data in blobs.items():
             (folder / name).write_bytes(data)
         checksums = {name: sha256_of(folder / name) for name in [*blobs, *(f"{a}.npy" for a in _ARRAYS)]}
@@ -113,21 +127,23 @@ class Segment:
             for name, digest in meta["checksums"].items():
                 if sha256_of(folder / name) != digest:
                     raise SegmentError(f"{name} does not match its checksum")
-            units = load_units((folder / "units.json").read_bytes())
+            arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
+            columns = UnitColumns.load((folder / "columns.json").read_bytes(), np.asarray(arrays["cols"]))
+            offsets = arrays["offsets"]
+            units = StoredUnits(_mapped(folder / "units.jsonl"), offsets, columns.cols[:, SET])
             words = tuple(json.loads((folder / "words.json").read_bytes()))
-            terms = np.load(folder / "terms.npy", mmap_mode="r")
-            lengths = np.load(folder / "lengths.npy", mmap_mode="r")
-            digests = np.load(folder / "digests.npy", mmap_mode="r")
             segment = cls(
                 file=meta["file"],
                 key=key,
                 units=units,
                 diagnostics=tuple(_DIAGNOSTICS.validate_json((folder / "diagnostics.json").read_bytes())),
                 words=words,
-                terms=terms,
-                lengths=lengths,
-                stems=json.loads((folder / "stems.json").read_bytes()),
-                digests=digests,
+                terms=arrays["terms"],
+                lengths=arrays["lengths"],
+                stems=SegmentStems(folder / "stems.json"),
+                digests=arrays["digests"],
+                columns=columns,
+                offsets=offsets,
             )
         except SegmentError:
             raise
@@ -142,6 +158,7 @@ class Segment:
             len(self.units) != meta["units"]
             or self.lengths.shape != expected
             or self.digests.shape != (len(self.units), 16)
+            or len(self.columns.ids) != len(self.units)
             or self.terms.dtype != np.int32
             or self.lengths.dtype != np.int32
             or len(self.terms) != int(self.lengths.sum())
@@ -150,6 +167,51 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
+
+
+class SegmentStems:
+    """A segment's stem table: the words that are their own stem (a sorted list, searched by
+    bisection) and the others' stems. A stored one is read on its first lookup: most questions
+    never need it, and merging every segment's table at open cost ~0.5 s per 100k units."""
+
+    def __init__(self, source: Path | dict):
+        self._source = source
+        self._tables: tuple[list[str], dict[str, str]] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, table: dict[str, str]) -> SegmentStems:
+        return cls({"same": sorted(w for w, s in table.items() if w == s), "changed": {w: s for w, s in table.items() if w != s}})
+
+    def dump(self) -> bytes:
+        same, changed = self._loaded()
+        return json.dumps({"same": same, "changed": changed}).encode()
+
+    def _loaded(self) -> tuple[list[str], dict[str, str]]:
+        with self._lock:
+            if self._tables is None:
+                try:
+                    raw = self._source if isinstance(self._source, dict) else json.loads(self._source.read_bytes())
+                    self._tables = (list(raw["same"]), dict(raw["changed"]))
+                except (OSError, ValueError, KeyError, TypeError):
+                    self._tables = ([], {})  # gone or unreadable now: the stemmer computes stems instead
+            return self._tables
+
+    def lookup(self, word: str) -> str | None:
+        same, changed = self._loaded()
+        found = changed.get(word)
+        if found is not None:
+            return found
+        at = bisect.bisect_left(same, word)
+        return word if at < len(same) and same[at] == word else None
+
+
+def _mapped(path: Path) -> memoryview | bytes:
+    """The file's bytes, memory-mapped: only the units restored are ever paged in."""
+    with open(path, "rb") as handle:
+        if not handle.seek(0, 2):
+            return b""
+        return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
 
 
 def unit_digest(unit: KnowledgeUnit) -> bytes:

@@ -27,7 +27,7 @@ from core.safe_io import atomic_write_bytes
 from core.store.atomic import publish_dir
 from core.store.location import cache_root
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
-from core.text import computed_stems, learn_stems
+from core.text import add_stem_source, computed_stems, learn_stems
 
 _CODE_PACKAGES = ("cnl",)
 _CODE_FILES = (
@@ -94,7 +94,7 @@ class SegmentStore:
             else:
                 with self._lock:
                     self.loads += 1
-                learn_stems(segment.stems)
+                add_stem_source(str(folder), segment.stems.lookup)
                 return segment
         segment = self._build(file, key)
         # The file may have changed while it was read: then the segment does not match the key.

@@ -27,7 +27,7 @@ from core.retrieval.hdc import WORDS, UnitVectorCache
 from core.safe_io import atomic_write_bytes
 from core.store.segment import Segment
 from core.store.store import SegmentStore
-from core.store.tokens import Tokens, TokenTable, segment_tokens
+from core.store.tokens import Tokens, TokenTable, segment_columns, segment_tokens
 from core.units import KnowledgeUnit
 
 
@@ -70,55 +70,58 @@ class StoredKb:
                 self._table = TokenTable(list(self.segments.values()))
             return self._table
 
-    def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
-        return self.token_table().tokens(units)
+    def tokens(self, rows: np.ndarray, extra: Sequence[KnowledgeUnit]) -> Tokens:
+        return self.token_table().tokens(rows, extra)
 
-    def unit_digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
-        return self.token_table().digests(units)
+    def unit_digests(self, rows: np.ndarray, extra: Sequence[KnowledgeUnit]) -> bytes:
+        return self.token_table().digests(rows, extra)
 
-    def bm25_parts(self, units: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache) -> list[Bm25Index]:
-        """One BM25 index per segment over the given units it holds (plus one for units no
-        segment holds); an unchanged segment with the same permitted rows reuses its part."""
+    def bm25_parts(
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache
+    ) -> list[Bm25Index]:
+        """One BM25 index per segment over the given rows it holds (plus one for current-turn
+        units); an unchanged segment with the same permitted rows reuses its part."""
         table = self.token_table()
-        groups, loose = table.by_segment(units)
+        groups, loose = table.by_segment(rows)
         segments = list(self.segments.values())
         parts = []
-        for number, positions, rows in groups:
+        for number, positions, local in groups:
             segment = segments[number]
-            subset = [units[p] for p in positions.tolist()]
-            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + rows.tobytes()).hexdigest()[:24]
+            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + local.tobytes()).hexdigest()[:24]
             key = (segment.file, segment.key or id(segment), digest)
 
-            def build(segment=segment, subset=subset, digest=digest, rows=rows) -> Bm25Index:
+            def build(segment=segment, local=local, digest=digest) -> Bm25Index:
                 return self._stored_part(segment, digest, config) or self._keep_part(
-                    segment, digest, Bm25Index.build(subset, config, segment_tokens(segment, rows))
+                    segment, digest, Bm25Index.build((), config, segment_tokens(segment, local), segment_columns(segment, local))
                 )
 
             parts.append(cache.get(key, segment, build))
         if len(loose):
-            parts.append(Bm25Index.build([units[p] for p in loose.tolist()], config))
+            parts.append(Bm25Index.build([extra[-1 - int(rows[p])] for p in loose.tolist()], config))
         return parts
 
-    def merged_bm25(self, units: Sequence[KnowledgeUnit], config: Bm25Config, build: bool) -> Bm25Index | None:
-        """One BM25 index over all the given units (segments merged, as Lucene merges them):
+    def merged_bm25(
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool
+    ) -> Bm25Index | None:
+        """One BM25 index over all the given rows (segments merged, as Lucene merges them):
         read from the cache, else built from stored tokens and saved when `build`, else None."""
         folder = self.store.views_folder()
         if folder is None:
             return None
         table = self.token_table()
-        groups, loose = table.by_segment(units)
+        groups, loose = table.by_segment(rows)
         segments = list(self.segments.values())
-        # Units no segment holds, or a segment built without a content key, cannot be named.
+        # Current-turn units, or a segment built without a content key, cannot be named.
         if len(loose) or any(not segments[number].key for number, _, _ in groups):
             return None
         hasher = hashlib.sha256(config.model_dump_json().encode())
-        for number, positions, rows in groups:
+        for number, positions, local in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
-            hasher.update(positions.tobytes() + rows.tobytes())
+            hasher.update(positions.tobytes() + local.tobytes())
         digest = hasher.hexdigest()[:32]
         index = self._read_index(folder, f"bm25-{digest}", config)
         if index is None and build:
-            index = Bm25Index.build(units, config, table.tokens(units))
+            index = Bm25Index.build((), config, table.tokens(rows, extra), table.columns(rows))
             self._write_index(folder, f"bm25-{digest}", index)
         return index
 

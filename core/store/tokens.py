@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.retrieval.bm25 import FIELDS, field_tokens
+from core.store.codec import ROLE
 from core.store.segment import Segment, unit_digest
 from core.units import KnowledgeUnit
 
@@ -21,9 +22,12 @@ Tokens = tuple[dict[str, int], np.ndarray, np.ndarray]
 
 
 class TokenTable:
+    """Token ids of the KB's segments by row: row r of the KB's `UnitTable` is row r here (both
+    number the segments' units in load order). A negative row -1-k stands for `extra[k]`, a
+    current-turn unit no segment holds, which is tokenised."""
+
     def __init__(self, segments: Sequence[Segment]):
         self._segments = list(segments)
-        units = [unit for segment in self._segments for unit in segment.units]
         self._lengths = (
             np.concatenate([np.asarray(s.lengths) for s in self._segments])
             if self._segments else np.zeros((0, len(FIELDS)), np.int32)
@@ -35,10 +39,10 @@ class TokenTable:
         totals = self._lengths.sum(axis=1, dtype=np.int64)
         self._starts = np.cumsum(totals) - totals
         self._first_row = np.cumsum([0, *(len(segment.units) for segment in self._segments)])
-        # Keyed by object identity: a unit kept from an earlier load, or a current-turn copy, is
-        # another object, so it is tokenised rather than matched to a stored row by id.
-        self._row = {id(unit): row for row, unit in enumerate(units)}
-        self._units = units  # keeps the keyed objects alive, so their ids stay unique
+        self._ids: list[str] = [uid for segment in self._segments for uid in segment.columns.ids]
+        self._roles = (
+            np.concatenate([s.cols[:, ROLE] for s in self._segments]) if self._segments else np.zeros(0, np.int32)
+        )
         self._joined: tuple[list[str], np.ndarray] | None = None
         self._lock = threading.Lock()
 
@@ -56,15 +60,21 @@ class TokenTable:
                 self._joined = (list(vocab), np.concatenate(terms) if terms else np.zeros(0, np.int32))
             return self._joined
 
-    def digests(self, units: Sequence[KnowledgeUnit]) -> list[bytes]:
-        """Each unit's `unit_digest`, read from its segment or computed when no segment holds it."""
-        rows = [self._row.get(id(unit), -1) for unit in units]
-        return [self._digests[row].tobytes() if row >= 0 else unit_digest(unit) for row, unit in zip(rows, units)]
+    def digests(self, rows: np.ndarray, extra: Sequence[KnowledgeUnit]) -> bytes:
+        """The `unit_digest` of each row's unit, read from its segment or computed for extras."""
+        stored = self._digests[np.maximum(rows, 0)]
+        for position in np.flatnonzero(rows < 0).tolist():
+            stored[position] = np.frombuffer(unit_digest(extra[-1 - int(rows[position])]), dtype=np.uint8)
+        return stored.tobytes()
 
-    def by_segment(self, units: Sequence[KnowledgeUnit]) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], np.ndarray]:
-        """Positions in `units` grouped by segment: (segment number, positions, rows within the
-        segment), and the positions of units no segment holds (e.g. last-good units kept)."""
-        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+    def columns(self, rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Ids and role codes of the given (stored) rows: what BM25 needs besides tokens."""
+        ids = self._ids
+        return [ids[row] for row in rows.tolist()], self._roles[rows]
+
+    def by_segment(self, rows: np.ndarray) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], np.ndarray]:
+        """Positions in `rows` grouped by segment: (segment number, positions, rows within the
+        segment), and the positions of rows no segment holds (current-turn units)."""
         loose = np.flatnonzero(rows < 0)
         held = np.flatnonzero(rows >= 0)
         segment_of = np.searchsorted(self._first_row, rows[held], side="right") - 1
@@ -78,31 +88,32 @@ class TokenTable:
                 groups.append((number, positions, rows[positions] - self._first_row[number]))
         return groups, loose
 
-    def tokens(self, units: Sequence[KnowledgeUnit]) -> Tokens:
-        """Vocabulary (only terms the given units contain), term ids and lengths, as BM25 wants them."""
-        rows = np.fromiter((self._row.get(id(unit), -1) for unit in units), dtype=np.int64, count=len(units))
+    def tokens(self, rows: np.ndarray, extra: Sequence[KnowledgeUnit]) -> Tokens:
+        """Vocabulary (only terms the given rows contain), term ids and lengths, as BM25 wants them."""
         missing = np.flatnonzero(rows < 0)
         words, all_terms = self._vocabulary()
         term_of, counts, per_unit = _gather(all_terms, self._lengths, self._starts, rows)
         if len(missing):
-            term_of, counts, words = self._with_tokenised(units, missing, per_unit, term_of, counts, words)
+            units = [extra[-1 - int(rows[position])] for position in missing.tolist()]
+            term_of, counts, words = _with_tokenised(units, missing, per_unit, term_of, counts, words)
         return _compact(words, term_of, counts)
 
-    def _with_tokenised(self, units, missing, per_unit, term_of, counts, words):
-        """Splice in the tokens of units that have no stored row, growing a private vocabulary."""
-        words = list(words)
-        vocab = {word: i for i, word in enumerate(words)}
-        pieces, cursor = [], 0
-        ends = np.cumsum(per_unit)
-        for row in missing:
-            pieces.append(term_of[cursor : ends[row]])
-            cursor = int(ends[row])
-            fields = field_tokens(units[row])
-            counts[row] = [len(tokens) for tokens in fields]
-            ids = [vocab.setdefault(token, len(vocab)) for tokens in fields for token in tokens]
-            pieces.append(np.array(ids, dtype=np.int32))
-        pieces.append(term_of[cursor:])
-        return np.concatenate(pieces).astype(np.int32), counts, list(vocab)
+
+def _with_tokenised(units, missing, per_unit, term_of, counts, words):
+    """Splice in the tokens of units that have no stored row, growing a private vocabulary."""
+    words = list(words)
+    vocab = {word: i for i, word in enumerate(words)}
+    pieces, cursor = [], 0
+    ends = np.cumsum(per_unit)
+    for unit, position in zip(units, missing.tolist()):
+        pieces.append(term_of[cursor : ends[position]])
+        cursor = int(ends[position])
+        fields = field_tokens(unit)
+        counts[position] = [len(tokens) for tokens in fields]
+        ids = [vocab.setdefault(token, len(vocab)) for tokens in fields for token in tokens]
+        pieces.append(np.array(ids, dtype=np.int32))
+    pieces.append(term_of[cursor:])
+    return np.concatenate(pieces).astype(np.int32), counts, list(vocab)
 
 
 def segment_tokens(segment: Segment, rows: np.ndarray) -> Tokens:
@@ -112,6 +123,12 @@ def segment_tokens(segment: Segment, rows: np.ndarray) -> Tokens:
     totals = lengths.sum(axis=1, dtype=np.int64)
     term_of, counts, _ = _gather(np.asarray(segment.terms), lengths, np.cumsum(totals) - totals, rows)
     return _compact(list(segment.words), term_of, counts)
+
+
+def segment_columns(segment: Segment, rows: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """Ids and role codes of some of one segment's units (by row)."""
+    ids = segment.columns.ids
+    return [ids[row] for row in rows.tolist()], np.asarray(segment.cols[rows, ROLE])
 
 
 def _gather(terms: np.ndarray, lengths: np.ndarray, starts: np.ndarray, rows: np.ndarray):

@@ -22,7 +22,7 @@ from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet
 from core.session import Session
 from core.store import SegmentStore, default_store
-from core.store.codec import dump_units, load_units
+from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.segment import sha256_of
 from core.text import tokenize
 from core.units import Act, Caller, Role
@@ -163,7 +163,7 @@ def damage_truncate(folder: Path) -> None:
 
 
 def damage_flip(folder: Path) -> None:
-    units = folder / "units.json"
+    units = folder / "units.jsonl"
     data = bytearray(units.read_bytes())
     data[len(data) // 2] ^= 0x20
     units.write_bytes(bytes(data))
@@ -303,14 +303,16 @@ def test_session_reload_rebuilds_one_segment_and_answers_from_the_edit(tmp_path,
 def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
 
     units = KnowledgeBase.load([ROOT / "sample_kb"], store=SegmentStore(None)).units
-    restored = load_units(dump_units(units))
-    assert restored == units
+    columns = UnitColumns.of(units)
+    restored = StoredUnits(*dump_units(units), UnitColumns.load(columns.dump(), columns.cols).cols[:, SET])
+    assert restored.restored() == 0 and restored[3] == units[3] and restored.restored() == 1
+    assert tuple(restored) == units
     for before, after in zip(units, restored, strict=True):
         assert after.model_dump_json() == before.model_dump_json()
         assert after.model_fields_set == before.model_fields_set
         assert type(after.role) is Role and all(type(a).__name__ == "Act" for a in after.acts)
     with pytest.raises((ValueError, KeyError)):
-        load_units(dump_units(units).replace(b'"topic"', b'"topik"', 1))
+        UnitColumns.load(columns.dump().replace(b'"topic"', b'"topik"', 1), columns.cols)
 
 
 def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
@@ -361,7 +363,7 @@ def test_a_writer_killed_mid_segment_leaves_nothing_a_reader_uses(tmp_path):
     # What kill -9 during a write leaves: a temp folder with some files and no meta.json.
     partial = folder.parent / f".tmp-{folder.name}-dead"
     partial.mkdir()
-    (partial / "units.json").write_bytes(b'{"fields": [')
+    (partial / "units.jsonl").write_bytes(b'{"fields": [')
     store = SegmentStore(cache)
     kb = KnowledgeBase.load([kb_dir], store=store)
     assert (store.builds, store.loads) == (1, 0) and kb.units == good.units

@@ -10,7 +10,7 @@ One fact is kept per distinct triple, stated by its most confident unit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +57,8 @@ class FactIndexes:
 
 
 
+NO_FACT = "unit has no symbolic fact"
+
 class ThinkingDB:
     """Facts of one KB view with persistent indexes; `query` never rebuilds them."""
 
@@ -72,6 +74,7 @@ class ThinkingDB:
         self._fact_of_unit: dict[str, int] = {}
         self._fact_of_triple: dict[tuple[int, int, int], int] = {}
         self._absent: dict[str, str] = {}  # unit id → why it has no fact here
+        self._members: Container[str] | None = None
         self._rules: list[CompiledRule] = []
         self._premise_uses: dict[int, list[tuple[CompiledRule, int]]] = {}
         self.S = self.R = self.O = EMPTY
@@ -81,8 +84,13 @@ class ThinkingDB:
     # ---- build -------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, units: Iterable[KnowledgeUnit], ruleset: RuleSet) -> ThinkingDB:
+    def build(
+        cls, units: Iterable[KnowledgeUnit], ruleset: RuleSet, members: Container[str] | None = None
+    ) -> ThinkingDB:
+        """Facts of `units`. `members` (the view's ids) is given when `units` are only the view's
+        units that state a fact: any other member then simply has no symbolic fact."""
         db = cls(ruleset)
+        db._members = members
         triples, confidences = db._collect(units)
         db._rules = [db._compile(rule) for rule in ruleset.rules]
         facts = np.array(triples, dtype=np.int64).reshape(-1, 3)
@@ -123,7 +131,7 @@ class ThinkingDB:
     def _triple(self, unit: KnowledgeUnit) -> tuple[int, int, int] | str:
         """The unit's fact as ids, or the reason it contributes none."""
         if unit.relation is None:
-            return "unit has no symbolic fact"
+            return NO_FACT
         if unit.confidence < self.limits.min_confidence:
             return f"fact confidence {unit.confidence:g} is below minConfidence {self.limits.min_confidence:g}"
         subject, obj = self._symbol(unit.subject or ""), self._symbol(unit.object or "")
@@ -197,7 +205,7 @@ class ThinkingDB:
             return self._absent[unit_id]
         fact = self._fact_of_unit.get(unit_id)
         if fact is None:
-            return "unit is not in this view"
+            return NO_FACT if self._members is not None and unit_id in self._members else "unit is not in this view"
         return proofs.why_not(self, unit_id, fact, query_text, preferred_terms or ())
 
 

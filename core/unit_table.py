@@ -1,0 +1,133 @@
+"""A KB's units as columns: ids, permission classes, locations and roles for every unit, and the
+unit itself only when something asks for it.
+
+Opening a 1M-unit KB must not build a million `KnowledgeUnit`s: the permitted view is a row mask
+computed from the permission columns (one evaluation of the permission rule per distinct
+Acl/Region/date combination, then a gather), ranking works on rows, and a unit is restored from
+its segment when a caller-facing surface (an answer, evidence, the explorer) needs it. Rows are
+numbered across the KB's sources (segments, or lists built in memory) in load order.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, ROLES, Permission, UnitColumns
+from core.units import Caller, KnowledgeUnit
+
+
+def permitted(perm: Permission, caller: Caller) -> bool:
+    """The permission rule: Acl needs a shared tag, Region an equal region, dates must include as-of."""
+    acl, region, start, end = perm
+    if acl and not caller.tags.intersection(acl):
+        return False
+    if region is not None and (caller.region or "").casefold() != region.casefold():
+        return False
+    if start is not None and caller.as_of < start:
+        return False
+    return end is None or caller.as_of <= end
+
+
+class UnitTable:
+    """Columns of every unit read (duplicates included), plus which rows are live: the first
+    unit of each id; a later one with the same id is reported and never served."""
+
+    def __init__(self, sources: Sequence[tuple[Sequence[KnowledgeUnit], UnitColumns]]):
+        self._sources = [units for units, _ in sources]
+        columns = [cols for _, cols in sources]
+        self.first = np.cumsum([0, *(len(c.ids) for c in columns)])
+        self.ids: list[str] = [uid for c in columns for uid in c.ids]
+        n = len(self.ids)
+        # dict keeps the last value of a repeated key: fed in reverse, the first row wins.
+        self.row_of: dict[str, int] = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
+        self.live = np.zeros(n, dtype=bool)
+        self.live[np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))] = True
+        self.perms, self.perm = _joined(columns, PERM, lambda c: c.perms)
+        self.files, self.file = _joined(columns, FILE, lambda c: c.files)
+        self.file_index = {name: i for i, name in enumerate(self.files)}
+        stacked = np.concatenate([c.cols for c in columns]) if columns else np.zeros((0, 7), np.int32)
+        self.line, self.col = stacked[:, LINE], stacked[:, COL]
+        self.role, self.fact = stacked[:, ROLE], stacked[:, FACT].astype(bool)
+        # Files are mostly already in id order, which timsort merges in linear time.
+        self.order = np.array(sorted(self.row_of.values(), key=self.ids.__getitem__), dtype=np.int64)
+        self.rank = np.empty(n, dtype=np.int64)
+        self.rank[self.order] = np.arange(len(self.order))
+        self._digests: dict[int, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of_units(cls, units: Sequence[KnowledgeUnit]) -> UnitTable:
+        units = tuple(units)
+        return cls([(units, UnitColumns.of(units))])
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def unit(self, row: int) -> KnowledgeUnit:
+        source = bisect.bisect_right(self.first, row) - 1
+        return self._sources[source][row - int(self.first[source])]
+
+    def source_of(self, row: int) -> tuple[int, int]:
+        source = bisect.bisect_right(self.first, row) - 1
+        return source, row - int(self.first[source])
+
+    def permitted_mask(self, caller: Caller) -> np.ndarray:
+        """Live rows the caller may see: computed from the permission columns, before any ranking."""
+        allowed = np.fromiter((permitted(p, caller) for p in self.perms), dtype=bool, count=len(self.perms))
+        return allowed[self.perm] & self.live if len(self.perm) else np.zeros(0, dtype=bool)
+
+    def roles(self, rows: np.ndarray) -> list:
+        return [ROLES[code] for code in self.role[rows].tolist()]
+
+
+def _joined(columns: Sequence[UnitColumns], col: int, table_of) -> tuple[list, np.ndarray]:
+    """A column of per-source table indexes turned into indexes of one table across sources
+    (-1, "none", stays -1)."""
+    joined: dict = {}
+    parts = []
+    for columns_ in columns:
+        remap = np.array([joined.setdefault(value, len(joined)) for value in table_of(columns_)] + [-1], dtype=np.int32)
+        parts.append(remap[columns_.cols[:, col]])
+    return list(joined), (np.concatenate(parts) if parts else np.zeros(0, np.int32))
+
+
+class RowUnits(Sequence[KnowledgeUnit]):
+    """Units by row of a `UnitTable` (a negative row -1-k is `extra[k]`), restored on access."""
+
+    __slots__ = ("_extra", "_rows", "_table")
+
+    def __init__(self, table: UnitTable, rows: np.ndarray, extra: Sequence[KnowledgeUnit] = ()):
+        self._table = table
+        self._rows = rows
+        self._extra = extra
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._unit(int(row)) for row in self._rows[index]]
+        return self._unit(int(self._rows[index]))
+
+    def __iter__(self) -> Iterator[KnowledgeUnit]:
+        return map(self._unit, self._rows.tolist())
+
+    def _unit(self, row: int) -> KnowledgeUnit:
+        return self._table.unit(row) if row >= 0 else self._extra[-1 - row]
+
+    def id_at(self, index: int) -> str:
+        row = int(self._rows[index])
+        return self._table.ids[row] if row >= 0 else self._extra[-1 - row].id
+
+    def index(self, value, start: int = 0, stop: int | None = None) -> int:  # type: ignore[override]
+        """Position of the unit with `value`'s id (ids are unique in a view): found without
+        restoring the units before it."""
+        target = value.id
+        for position in range(start, len(self) if stop is None else stop):
+            if self.id_at(position) == target:
+                return position
+        raise ValueError(f"{target!r} is not here")
