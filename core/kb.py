@@ -106,12 +106,15 @@ class KBView:
             held = rows[rows >= 0]
             index = table.file_index.get(file)
             mine = held[table.file[held] == index] if index is not None else held[:0]
-            keys = [(int(table.line[r]), int(table.col[r]), table.ids[r], int(r)) for r in mine]
-            keys += [
+            mine = mine[np.lexsort((table.rank[mine], table.col[mine], table.line[mine]))]
+            extra = sorted(
                 (u.location.line, u.location.col, u.id, -1 - k)
                 for k, u in enumerate(self._extra) if u.location is not None and u.location.file == file
-            ]
-            found = self._by_file[file] = RowUnits(table, np.array([k[3] for k in sorted(keys)], dtype=np.int64), self._extra)
+            )
+            if extra:
+                keys = [(int(table.line[r]), int(table.col[r]), table.ids[r], int(r)) for r in mine.tolist()]
+                mine = np.array([key[3] for key in sorted([*keys, *extra])], dtype=np.int64)
+            found = self._by_file[file] = RowUnits(table, mine, self._extra)
         return found
 
     @property

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -24,7 +26,9 @@ SUBCOMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `only`, the other subcommands get no arguments, so their modules
+    (and what they import: evaluation, checks, …) are not imported for one command's run."""
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
     parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
     add_config_option(parser, top_level=True)
@@ -33,12 +37,32 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the index cache")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, description=help_text)
+            continue
         module = _command_module(name)
         if module is None:
             continue
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(sub_parser)
     return parser
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse with only the named subcommand's module imported; if a word before it only looked
+    like a command name (an option's value), parse again with every subcommand."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    guess = next((word for word in words if word in SUBCOMMANDS), None)
+    if guess is not None and "-h" not in words and "--help" not in words:
+        try:
+            # Quiet: a failure here is reported by the full parse below.
+            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+                args = build_parser(only=guess).parse_args(words)
+        except SystemExit:
+            args = None
+        if args is not None and args.command == guess:
+            return args
+    return build_parser().parse_args(words)
 
 
 def _command_module(name: str):
@@ -51,8 +75,7 @@ def _command_module(name: str):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(argv)
     _cache_environment(args)
     command = args.command or "explore"
     try:

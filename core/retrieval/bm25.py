@@ -125,7 +125,7 @@ class Bm25Index:
     ):
         self.unit_ids = unit_ids
         self.config = config
-        self._row = {uid: i for i, uid in enumerate(unit_ids)}
+        self._rows: dict[str, int] | None = None
         self._roles = roles
         self._vocab = vocab
         self._df = df
@@ -136,8 +136,16 @@ class Bm25Index:
         self._postings = postings
         self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
+        # Sorting is linear when the ids already come in id order (a view's do).
         self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
         self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
+
+    @property
+    def _row(self) -> dict[str, int]:
+        """Row of each unit id; built on first use (an index read from the store may never need it)."""
+        if self._rows is None:
+            self._rows = dict(zip(self.unit_ids, range(len(self.unit_ids))))
+        return self._rows
 
     @classmethod
     def build(

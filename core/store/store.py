@@ -24,6 +24,7 @@ from pathlib import Path
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.safe_io import atomic_write_bytes
+from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir
 from core.store.location import cache_root
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
@@ -209,14 +210,14 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
 
 
 def view_files(root: Path) -> list[Path]:
-    """Merged whole-view BM25 indexes (at most `MAX_VIEW_FILES`, outside the size bound)."""
-    return sorted((root / "views").glob("*.npz")) if (root / "views").is_dir() else []
+    """Merged whole-view BM25 index folders (at most `MAX_VIEW_FILES`, outside the size bound)."""
+    return sorted((root / "views").glob(f"*{INDEX_SUFFIX}")) if (root / "views").is_dir() else []
 
 
 def clear_cache(root: Path) -> int:
     """Remove everything the store wrote under `root`; returns the number of bytes freed."""
     views = view_files(root)
-    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(p.stat().st_size for p in views)
+    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, views))
     shutil.rmtree(root / "segments", ignore_errors=True)
     shutil.rmtree(root / "views", ignore_errors=True)
     (root / STEMS_FILE).unlink(missing_ok=True)
@@ -294,11 +295,11 @@ def _content(file: Path) -> bytes | None:
 def _keep_newest(folder: Path, count: int) -> None:
     """Merged view indexes are large and per caller: only the `count` newest are kept."""
     try:
-        files = sorted(folder.glob("bm25-*.npz"), key=lambda p: p.stat().st_mtime, reverse=True)
+        indexes = sorted(folder.glob(f"bm25-*{INDEX_SUFFIX}"), key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return
-    for stale in files[count:]:
-        stale.unlink(missing_ok=True)
+    for stale in indexes[count:]:
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def _remove_other_keys(folder: Path) -> None:

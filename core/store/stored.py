@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
+import shutil
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +25,7 @@ from core.retrieval import hdc
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.hdc import WORDS, UnitVectorCache
 from core.safe_io import atomic_write_bytes
+from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 from core.store.tokens import Tokens, TokenTable, segment_columns, segment_tokens
@@ -91,7 +92,7 @@ class StoredKb:
             key = (segment.file, segment.key or id(segment), digest)
 
             def build(segment=segment, local=local, digest=digest) -> Bm25Index:
-                return self._stored_part(segment, digest, config) or self._keep_part(
+                return self._stored_part(segment, digest, config, local) or self._keep_part(
                     segment, digest, Bm25Index.build((), config, segment_tokens(segment, local), segment_columns(segment, local))
                 )
 
@@ -119,26 +120,30 @@ class StoredKb:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
             hasher.update(positions.tobytes() + local.tobytes())
         digest = hasher.hexdigest()[:32]
-        index = self._read_index(folder, f"bm25-{digest}", config)
+        columns = table.columns(rows)
+        index = self._read_index(folder, f"bm25-{digest}", config, columns[0])
         if index is None and build:
-            index = Bm25Index.build((), config, table.tokens(rows, extra), table.columns(rows))
+            index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
             self._write_index(folder, f"bm25-{digest}", index)
         return index
 
-    def _stored_part(self, segment: Segment, digest: str, config: Bm25Config) -> Bm25Index | None:
+    def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
-        return self._read_index(folder, f"bm25-{digest}", config) if folder is not None and folder.is_dir() else None
+        if folder is None or not folder.is_dir():
+            return None
+        return self._read_index(folder, f"bm25-{digest}", config, segment_columns(segment, local)[0])
 
-    def _read_index(self, folder: Path, stem: str, config: Bm25Config) -> Bm25Index | None:
-        for path in sorted(folder.glob(f"{stem}-*.npz")):
-            try:
-                data = _verified(path)
-                with np.load(io.BytesIO(data), allow_pickle=False) as stored:
-                    arrays = {name: stored[name] for name in Bm25Index._ARRAYS}
-                    names = json.loads(stored["names"].tobytes())
-                return Bm25Index.from_arrays(names["units"], names["words"], arrays, config)
-            except (OSError, ValueError, KeyError):
-                path.unlink(missing_ok=True)
+    def _read_index(self, folder: Path, stem: str, config: Bm25Config, unit_ids: list[str]) -> Bm25Index | None:
+        """A stored index; its unit ids are not stored but given (the segments' columns have
+        them, in the index's row order), and the index's shapes must fit them."""
+        path = folder / f"{stem}{INDEX_SUFFIX}"
+        if not path.is_dir():
+            return None
+        try:
+            names, arrays = read_arrays(path)
+            return Bm25Index.from_arrays(unit_ids, names["words"], arrays, config)
+        except (OSError, ValueError, KeyError, TypeError):
+            shutil.rmtree(path, ignore_errors=True)
         return None
 
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
@@ -148,11 +153,11 @@ class StoredKb:
         return part
 
     def _write_index(self, folder: Path, stem: str, part: Bm25Index) -> None:
-        unit_ids, words, arrays = part.to_arrays()
-        names = np.frombuffer(json.dumps({"units": unit_ids, "words": words}).encode(), dtype=np.uint8)
-        buffer = io.BytesIO()
-        np.savez(buffer, names=names, **arrays)
-        _write_verified(folder, stem, "npz", buffer.getvalue())
+        _, words, arrays = part.to_arrays()
+        try:
+            write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {"words": words}, arrays)
+        except OSError:
+            pass  # not writable now: the index is rebuilt next time
 
     def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
         """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""

@@ -6,6 +6,7 @@ import argparse
 import datetime as dt
 
 from core.store import cache_root
+from core.store.arrays import folder_bytes
 from core.store.store import cache_entries, clear_cache, view_files
 from mrptui.commands import UsageError
 
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{_size(entry.bytes):>9}  {written}  {entry.source}")
     views = view_files(root)
     if views:
-        print(f"{_size(sum(p.stat().st_size for p in views)):>9}  merged BM25 index(es) of {len(views)} view(s)")
+        print(f"{_size(sum(map(folder_bytes, views))):>9}  merged BM25 index(es) of {len(views)} view(s)")
     print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
     return 0
 

@@ -391,10 +391,11 @@ def test_bm25_parts_are_stored_and_a_new_process_builds_none(tmp_path, monkeypat
     write_kb(kb_dir, files=3)
     retrieval = load_retrieval_config(ROOT / "config")
     first = IndexCache(retrieval, RuleSet()).for_view(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)).view(CALLERS[1])).bm25
-    stored = sorted((cache / "segments").glob("*/*/bm25-*.npz"))
+    stored = sorted((cache / "segments").glob("*/*/bm25-*.idx"))
     assert len(stored) == 3
     # A damaged part is dropped and rebuilt; the other two are read back without any build.
-    stored[0].write_bytes(stored[0].read_bytes()[:-10])
+    damaged = stored[0] / "data.npy"
+    damaged.write_bytes(damaged.read_bytes()[:-10])
     builds = []
     original = Bm25Index.build.__func__
     monkeypatch.setattr(Bm25Index, "build", classmethod(lambda cls, *a, **k: builds.append(1) or original(cls, *a, **k)))
@@ -416,7 +417,7 @@ def test_warm_up_merges_bm25_parts_into_one_saved_index_the_next_session_reads(t
     parts = session.indexes.for_view(session.view(caller)).bm25
     session.warm_up(caller)
     merged = session.indexes.for_view(session.view(caller)).bm25
-    assert isinstance(merged, Bm25Index) and len(list((tmp_path / "cache" / "views").glob("*.npz"))) == 1
+    assert isinstance(merged, Bm25Index) and len(list((tmp_path / "cache" / "views").glob("*.idx"))) == 1
     builds = []
     original = Bm25Index.build.__func__
     monkeypatch.setattr(Bm25Index, "build", classmethod(lambda cls, *a, **k: builds.append(1) or original(cls, *a, **k)))
