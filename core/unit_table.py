@@ -127,7 +127,14 @@ class RowUnits(Sequence[KnowledgeUnit]):
         """Position of the unit with `value`'s id (ids are unique in a view): found without
         restoring the units before it."""
         target = value.id
-        for position in range(start, len(self) if stop is None else stop):
+        stop = len(self) if stop is None else stop
+        row = self._table.row_of.get(target)
+        if row is not None:
+            hits = np.flatnonzero(self._rows[start:stop] == row)
+            if len(hits):
+                return start + int(hits[0])
+        for position in np.flatnonzero(self._rows[start:stop] < 0).tolist():
+            position += start
             if self.id_at(position) == target:
                 return position
         raise ValueError(f"{target!r} is not here")

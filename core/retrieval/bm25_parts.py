@@ -27,6 +27,8 @@ from core.retrieval.bm25 import (
 from core.units import Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
+_SCORED_KEPT = 4
+_POSTINGS_KEPT = 256
 
 
 class Bm25Parts:
@@ -46,6 +48,9 @@ class Bm25Parts:
         self._avgdl = np.where(present > 0, total / np.maximum(present, 1), 1.0)
         self._roles = np.concatenate([np.zeros(0, np.int8), *(part.role_rows() for part in self.parts)])
         self._weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
+        # A request explains each of its candidates against the same query: score it once.
+        self._scored: dict[tuple, np.ndarray] = {}
+        self._postings: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return int(self._offsets[-1])
@@ -56,6 +61,17 @@ class Bm25Parts:
 
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         """Raw BM25 score of every row (role boost included), in part-then-row order."""
+        key = (tuple(query_tokens), frozenset(preferred_roles))
+        found = self._scored.get(key)
+        if found is None:
+            found = self._score(query_tokens, preferred_roles)
+            if len(self._scored) >= _SCORED_KEPT:
+                self._scored.pop(next(iter(self._scored)))
+            self._scored[key] = found
+            found.flags.writeable = False
+        return found
+
+    def _score(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         rows, values = [], []
         for term, count in Counter(query_tokens).items():
             term_rows, contrib = self._term(term)
@@ -78,7 +94,7 @@ class Bm25Parts:
         if len(rows) > k:
             kth = np.partition(scores[rows], len(rows) - k)[len(rows) - k]
             rows = rows[scores[rows] >= kth]
-        best = sorted(((-float(scores[r]), self._id(r)) for r in rows.tolist()))[:k]
+        best = sorted(zip((-scores[rows]).tolist(), self._ids(rows)))[:k]
         return [(unit_id, -negated) for negated, unit_id in best]
 
     def explain(self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
@@ -90,8 +106,10 @@ class Bm25Parts:
             if df == 0:
                 continue
             idf = self._idf(df)
-            term_rows, fields, tfs = part.term_postings(term)
-            for f, tf in zip(fields[term_rows == local].tolist(), tfs[term_rows == local].tolist(), strict=True):
+            term_rows, fields, tfs = self._term_postings(part_no, term)
+            # Postings are sorted by row: the unit's fields are one short run.
+            lo, hi = np.searchsorted(term_rows, [local, local + 1])
+            for f, tf in zip(fields[lo:hi].tolist(), tfs[lo:hi].tolist(), strict=True):
                 dl = int(part.field_lengths()[f, local])
                 norm = float(length_norm(dl, self._avgdl[f], self.config.k1, self.config.b))
                 value = term_weight(float(self._weights[f]), idf, tf, norm, self.config.k1)
@@ -108,7 +126,7 @@ class Bm25Parts:
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         part_no, local = self._locate(unit_id)
         part = self.parts[part_no]
-        return [term for term in dict.fromkeys(query_tokens) if local in part.term_postings(term)[0]]
+        return [term for term in dict.fromkeys(query_tokens) if local in self._term_postings(part_no, term)[0]]
 
     def _locate(self, unit_id: str) -> tuple[int, int]:
         for number, part in enumerate(self.parts):
@@ -117,9 +135,20 @@ class Bm25Parts:
                 return number, row
         raise KeyError(unit_id)
 
-    def _id(self, row: int) -> str:
-        part_no = int(np.searchsorted(self._offsets, row, side="right")) - 1
-        return self.parts[part_no].unit_ids[row - int(self._offsets[part_no])]
+    def _ids(self, rows: np.ndarray) -> list[str]:
+        part_of = np.searchsorted(self._offsets, rows, side="right") - 1
+        local = rows - self._offsets[part_of]
+        return [self.parts[p].unit_ids[r] for p, r in zip(part_of.tolist(), local.tolist())]
+
+    def _term_postings(self, part_no: int, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A part's postings of a term, kept while a request explains its candidates."""
+        key = (part_no, term)
+        found = self._postings.get(key)
+        if found is None:
+            if len(self._postings) >= _POSTINGS_KEPT:
+                self._postings.clear()
+            found = self._postings[key] = self.parts[part_no].term_postings(term)
+        return found
 
     def _df(self, term: str) -> int:
         return sum(part.doc_freq(term) for part in self.parts)
@@ -134,8 +163,8 @@ class Bm25Parts:
             return np.zeros(0, np.int64), np.zeros(0)
         idf = self._idf(df)
         rows, values = [], []
-        for offset, part in zip(self._offsets, self.parts):
-            local, fields, tf = part.term_postings(term)
+        for part_no, (offset, part) in enumerate(zip(self._offsets, self.parts)):
+            local, fields, tf = self._term_postings(part_no, term)
             if not len(local):
                 continue
             norms = length_norm(part.field_lengths()[fields, local], self._avgdl[fields], self.config.k1, self.config.b)

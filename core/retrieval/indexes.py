@@ -116,8 +116,15 @@ class ViewIndexes:
 
     @property
     def tdb(self) -> ThinkingDB:
+        return self._get("tdb", self._build_tdb)
+
+    def _build_tdb(self) -> ThinkingDB:
+        # Current-turn units that state no fact change no fact: the base view's facts and
+        # indexes serve, answering "is it here" for this view (equal to a build over it).
+        if self._base is not None and not any(unit.relation is not None for unit in self.view.extra):
+            return self._base.tdb.for_members(self.view)
         # Only units that state a fact are restored; the view answers "is it here" for the rest.
-        return self._get("tdb", lambda: ThinkingDB.build(self.view.fact_units(), self._rules, self.view))
+        return ThinkingDB.build(self.view.fact_units(), self._rules, self.view)
 
 
 class IndexCache:

@@ -10,6 +10,7 @@ One fact is kept per distinct triple, stated by its most confident unit.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -99,6 +100,12 @@ class ThinkingDB:
         db._premise_uses = db._premises_by_relation()
         db.indexes = index_facts(db)
         return db
+
+    def for_members(self, members: Container[str]) -> ThinkingDB:
+        """The same facts for a view that adds only units stating no fact (shared, not copied)."""
+        twin = copy.copy(self)
+        twin._members = members
+        return twin
 
     def _symbol(self, name: str) -> int:
         """Id of a symbol spelling (-1 when nothing is left of it after normalising)."""
