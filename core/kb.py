@@ -502,7 +502,10 @@ def _digest(parts: Iterable[str]) -> str:
 def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
     """The previous load's segment of an unchanged file, else the store's (cached or built)."""
     kept = previous._segment_of(str(file), stats.get(str(file), _MISSING)) if previous is not None else None
-    return kept if kept is not None else store.segment(file)
+    if kept is not None:
+        return kept
+    earlier = previous._stored.segments.get(str(file)) if previous is not None and previous._stored else None
+    return store.segment(file, earlier)
 
 
 def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:

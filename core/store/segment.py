@@ -33,7 +33,7 @@ from core.units import KnowledgeUnit
 
 FORMAT_VERSION = 3
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
-_ARRAYS = ("terms", "lengths", "digests", "offsets", "cols")
+_ARRAYS = ("terms", "lengths", "digests", "offsets", "cols", "texts")
 
 
 class SegmentError(Exception):
@@ -58,6 +58,7 @@ class Segment:
     stems: SegmentStems
     digests: np.ndarray  # uint8 [n, 16]: `unit_digest` of each unit, for view versions
     columns: UnitColumns
+    texts: np.ndarray  # uint8 [n, 8]: digest of each unit's tokenised text, to reuse its tokens
     offsets: np.ndarray | None = None  # where each unit's JSON starts in units.jsonl (saved segments)
 
     @property
@@ -65,26 +66,47 @@ class Segment:
         return self.columns.cols
 
     @classmethod
-    def build(cls, file: Path, key: str) -> Segment:
+    def build(cls, file: Path, key: str, earlier: Segment | None = None) -> Segment:
+        """Read and tokenise `file`. With `earlier` (this file's previous segment), a unit whose
+        tokenised text is unchanged reuses its token ids instead of being tokenised again: an
+        edit costs reading the file plus tokenising what changed. The vocabulary then keeps
+        the earlier words (ids unchanged) and appends new ones; an unused word is harmless, as
+        indexes keep only the terms their rows contain."""
         units, problems = read_file(file)
-        vocab: dict[str, int] = {}
-        flat: list[int] = []
-        lengths: list[int] = []
-        for unit in units:
-            for tokens in field_tokens(unit):
-                flat.extend(vocab.setdefault(token, len(vocab)) for token in tokens)
-                lengths.append(len(tokens))
+        texts = [field_texts(unit) for unit in units]
+        text_digests = np.frombuffer(b"".join(map(_text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
+        reuse = _Reuse(earlier) if earlier is not None else None
+        vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if reuse is not None else {}
+        pieces: list[np.ndarray] = []
+        lengths = np.zeros((len(units), len(FIELDS)), dtype=np.int32)
+        fresh_texts: list[str] = []
+        for row, unit in enumerate(units):
+            found = reuse.tokens(text_digests[row].tobytes()) if reuse is not None else None
+            if found is not None:
+                pieces.append(found[0])
+                lengths[row] = found[1]
+                continue
+            fresh_texts.extend(texts[row])
+            ids: list[int] = []
+            for field, tokens in enumerate(field_tokens(unit)):
+                ids.extend(vocab.setdefault(token, len(vocab)) for token in tokens)
+                lengths[row, field] = len(tokens)
+            pieces.append(np.array(ids, dtype=np.int32))
+        stems = stem_table(fresh_texts)
+        if reuse is not None:
+            stems = {**earlier.stems.table(), **stems}
         return cls(
             file=str(file),
             key=key,
             units=tuple(units),
             diagnostics=tuple(problems),
             words=tuple(vocab),
-            terms=np.array(flat, dtype=np.int32),
-            lengths=np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)),
-            stems=SegmentStems.of(stem_table(text for unit in units for text in field_texts(unit))),
+            terms=np.concatenate(pieces) if pieces else np.zeros(0, np.int32),
+            lengths=lengths,
+            stems=SegmentStems.of(stems),
             digests=np.frombuffer(b"".join(map(unit_digest, units)), dtype=np.uint8).reshape(len(units), 16),
             columns=UnitColumns.of(units),
+            texts=text_digests,
         )
 
     def save(self, parent: Path) -> Path:
@@ -143,6 +165,7 @@ class Segment:
                 stems=SegmentStems(folder / "stems.json"),
                 digests=arrays["digests"],
                 columns=columns,
+                texts=arrays["texts"],
                 offsets=offsets,
             )
         except SegmentError:
@@ -158,6 +181,7 @@ class Segment:
             len(self.units) != meta["units"]
             or self.lengths.shape != expected
             or self.digests.shape != (len(self.units), 16)
+            or self.texts.shape != (len(self.units), 8)
             or len(self.columns.ids) != len(self.units)
             or self.terms.dtype != np.int32
             or self.lengths.dtype != np.int32
@@ -167,6 +191,29 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
+
+
+def _text_digest(texts: tuple[str, ...]) -> bytes:
+    return hashlib.blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+class _Reuse:
+    """An earlier segment's token ids by unit text: what an edit leaves unchanged is not tokenised."""
+
+    def __init__(self, earlier: Segment):
+        self._terms = np.asarray(earlier.terms)
+        self._lengths = np.asarray(earlier.lengths)
+        totals = self._lengths.sum(axis=1, dtype=np.int64)
+        self._ends = np.cumsum(totals)
+        self._starts = self._ends - totals
+        texts = np.asarray(earlier.texts)
+        self._row = {texts[row].tobytes(): row for row in range(len(texts))}
+
+    def tokens(self, digest: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+        row = self._row.get(digest)
+        if row is None:
+            return None
+        return self._terms[self._starts[row] : self._ends[row]], self._lengths[row]
 
 
 class SegmentStems:
@@ -182,6 +229,10 @@ class SegmentStems:
     @classmethod
     def of(cls, table: dict[str, str]) -> SegmentStems:
         return cls({"same": sorted(w for w, s in table.items() if w == s), "changed": {w: s for w, s in table.items() if w != s}})
+
+    def table(self) -> dict[str, str]:
+        same, changed = self._loaded()
+        return {**dict(zip(same, same)), **changed}
 
     def dump(self) -> bytes:
         same, changed = self._loaded()

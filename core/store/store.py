@@ -80,10 +80,12 @@ class SegmentStore:
     def enabled(self) -> bool:
         return self.root is not None and self._disabled_reason is None
 
-    def segment(self, file: Path) -> Segment:
+    def segment(self, file: Path, earlier: Segment | None = None) -> Segment:
+        """The file's segment: read from the cache when its key matches, else built (reusing
+        `earlier`'s tokens for unchanged units) and saved."""
         content = _content(file) if self.enabled else None
         if content is None:
-            return self._build(file, "")
+            return self._build(file, "", earlier)
         key = segment_key(file, content)
         folder = self._path_folder(file) / key
         if folder.is_dir():
@@ -97,7 +99,7 @@ class SegmentStore:
                     self.loads += 1
                 add_stem_source(str(folder), segment.stems.lookup)
                 return segment
-        segment = self._build(file, key)
+        segment = self._build(file, key, earlier)
         # The file may have changed while it was read: then the segment does not match the key.
         if _content(file) == content:
             self._save(segment, folder)
@@ -139,10 +141,10 @@ class SegmentStore:
             return None
         return self._path_folder(Path(segment.file)) / segment.key
 
-    def _build(self, file: Path, key: str) -> Segment:
+    def _build(self, file: Path, key: str, earlier: Segment | None) -> Segment:
         with self._lock:
             self.builds += 1
-        return Segment.build(file, key)
+        return Segment.build(file, key, earlier)
 
     def _path_folder(self, file: Path) -> Path:
         assert self.root is not None
