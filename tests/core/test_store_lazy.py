@@ -1,0 +1,191 @@
+"""Units restored lazily from the index store: opening and ranking restore nothing a caller may
+not see; a question's context units share the base view's ThinkingDB when they state no fact,
+with the answers a build over the extended view gives; an edit re-tokenises only what changed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+
+from core.config import load_retrieval_config
+from core.events import to_json_line
+from core.kb import KnowledgeBase
+from core.plugins.base import Request
+from core.retrieval.bm25 import _tokenize
+from core.retrieval.indexes import IndexCache
+from core.retrieval.thinkingdb import ThinkingDB
+from core.rules import load_rules
+from core.session import Session
+from core.store import SegmentStore
+from core.store import segment as segment_module
+from core.store.codec import StoredUnits
+from core.units import Caller
+from tests.core.store_kb import write_kb
+from tests.core.test_store import CALLERS, assert_same_scores
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FACTS = """## Context Unit relay::chunk-000::unit-000
+Role: Definition
+Topic: relay alpha
+Claim: Relay Alpha uses the copper bus.
+Subject: Relay Alpha
+Relation: uses
+Object: copper bus
+
+## Context Unit relay::chunk-000::unit-001
+Role: Definition
+Topic: copper bus
+Claim: The copper bus provides ground return.
+Subject: copper bus
+Relation: provides
+Object: ground return
+
+## Context Unit relay::chunk-000::unit-002
+Role: Explanation
+Topic: relay cabinet
+Claim: The relay cabinet sits behind the signal box.
+
+## Context Unit relay::chunk-000::unit-003
+Role: Definition
+Topic: vault relay
+Claim: Vault relay uses the silver bus.
+Subject: vault relay
+Relation: uses
+Object: silver bus
+Acl: crew:night
+"""
+
+
+def answers(result) -> tuple:
+    proofs = [proof.to_dict() for proof in result.proofs]
+    return result.unit_scores, proofs, result.stop_reason, result.rounds, result.derived_count
+
+
+def restored_rows(kb: KnowledgeBase) -> set[str]:
+    """Ids of the units restored so far from the KB's stored segments."""
+    ids = set()
+    for segment in kb._stored.segments.values():
+        units = segment.units
+        assert isinstance(units, StoredUnits)
+        ids |= {segment.columns.ids[i] for i, unit in enumerate(units._units) if unit is not None}
+    return ids
+
+
+def test_opening_restores_no_unit_and_a_question_never_restores_a_restricted_one(tmp_path, monkeypatch):
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    Session.open([kb_dir])  # builds and stores the segments
+    session = Session.open([kb_dir])
+    kb = session.kb
+    public = Caller()
+    view = kb.view(public)
+    assert len(view) and restored_rows(kb) == set()
+    hidden = set(kb._table.ids) - {view.units.id_at(i) for i in range(len(view))}
+    assert hidden  # the KB has units the public caller may not see
+    for question in ("Which hive swarm at neap tide?", "How is the varroa mite counted?", "harbour chart datum"):
+        events = list(session.run(Request(question=question, caller=public)))
+        text = "\n".join(to_json_line(event) for event in events)
+        assert not any(unit_id in text for unit_id in hidden)
+    restored = restored_rows(kb)
+    assert restored and not restored & hidden
+    assert all(view.get(unit_id) is None for unit_id in hidden)
+
+
+def test_a_view_restores_units_equal_to_a_fresh_read(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir)
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None))
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    stored = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    for caller in CALLERS:
+        assert list(stored.view(caller).units) == list(fresh.view(caller).units)
+        for file in map(str, stored.files):
+            assert list(stored.view(caller).in_file(file)) == list(fresh.view(caller).in_file(file))
+    assert stored.units == fresh.units
+
+
+def test_context_units_without_facts_share_the_base_tdb_with_a_rebuilds_answers(tmp_path):
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    rules = load_rules(ROOT / "config" / "thinkingdb.json")
+    indexes = IndexCache(load_retrieval_config(ROOT / "config"), rules)
+    base = kb.view(Caller())
+    extra = base.get("relay::chunk-000::unit-002").model_copy(
+        update={"id": "turn::chunk-000::unit-000", "source_id": "turn", "chunk_id": "turn::chunk-000", "location": None}
+    )
+    extended = base.with_extra([extra])
+    shared = indexes.for_view(extended).tdb
+    assert shared.S is indexes.for_view(base).tdb.S  # the base view's facts, not rebuilt
+    rebuilt = ThinkingDB.build(list(extended.units), rules)
+    for query in ("What does Relay Alpha use?", "What provides ground return?", "vault relay silver bus"):
+        assert answers(shared.query(query)) == answers(rebuilt.query(query))
+    for unit_id in ("turn::chunk-000::unit-000", "relay::chunk-000::unit-002", "relay::chunk-000::unit-003",
+                    "relay::chunk-000::unit-000", "nowhere::chunk-000::unit-000"):
+        assert shared.explain_absence(unit_id, "What does Relay Alpha use?") == rebuilt.explain_absence(
+            unit_id, "What does Relay Alpha use?"
+        )
+
+
+def test_a_context_unit_stating_a_fact_gets_facts_equal_to_a_rebuild(tmp_path):
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    rules = load_rules(ROOT / "config" / "thinkingdb.json")
+    indexes = IndexCache(load_retrieval_config(ROOT / "config"), rules)
+    base = kb.view(Caller())
+    fact = base.get("relay::chunk-000::unit-001").model_copy(
+        update={"id": "turn::chunk-000::unit-000", "source_id": "turn", "chunk_id": "turn::chunk-000",
+                "subject": "ground return", "object": "earth stake", "location": None}
+    )
+    extended = base.with_extra([fact])
+    built = indexes.for_view(extended).tdb
+    rebuilt = ThinkingDB.build(list(extended.units), rules)
+    assert built.fact_count == rebuilt.fact_count == 3
+    query = "What does the copper bus provide?"
+    assert answers(built.query(query)) == answers(rebuilt.query(query))
+
+
+def test_an_edit_tokenises_only_the_units_it_changed(tmp_path, monkeypatch):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir, files=2, per_file=30)
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    text = paths[1].read_text(encoding="utf-8")
+    # One unit's topic changes, and a line added above the others shifts their locations.
+    edited = text.replace("Topic: ", "Topic: quillwort ", 1).replace("\n## Context Unit", "\n\n## Context Unit", 1)
+    paths[1].write_text(edited, encoding="utf-8")
+    tokenised = []
+    original = segment_module.field_tokens
+    monkeypatch.setattr(segment_module, "field_tokens", lambda unit: tokenised.append(unit.id) or original(unit))
+    reloaded = kb.reload()
+    assert store.builds == 3 and len(tokenised) == 1
+    assert_same_scores(reloaded, ["quillwort hive", "tide chart", "neap swarm varroa"])
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None))
+    assert reloaded.units == fresh.units
+    words, terms, lengths = reloaded.view(CALLERS[1]).tokens()
+    fresh_words, fresh_terms, fresh_lengths = _tokenize(list(fresh.view(CALLERS[1]).units))
+    np.testing.assert_array_equal(lengths, fresh_lengths)
+    by_id = {i: w for w, i in words.items()}
+    fresh_by_id = {i: w for w, i in fresh_words.items()}
+    assert [by_id[t] for t in terms.tolist()] == [fresh_by_id[t] for t in fresh_terms.tolist()]
+
+
+def test_a_restricted_unit_is_masked_from_its_permission_columns(tmp_path):
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    night = Caller(tags=frozenset({"crew:night"}), as_of=dt.date(2026, 1, 1))
+    assert "relay::chunk-000::unit-003" not in kb.view(Caller())
+    assert kb.view(Caller()).get("relay::chunk-000::unit-003") is None
+    assert kb.view(night).get("relay::chunk-000::unit-003").acl == ("crew:night",)
+    assert restored_rows(kb) == {"relay::chunk-000::unit-003"}
