@@ -108,6 +108,11 @@ class RowUnits(Sequence[KnowledgeUnit]):
     def __len__(self) -> int:
         return len(self._rows)
 
+    @property
+    def rows(self) -> np.ndarray:
+        """Table rows of these units; -1-k stands for the k-th current-turn unit."""
+        return self._rows
+
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
             return [self._unit(int(row)) for row in self._rows[index]]

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import shutil
 import threading
 from collections import OrderedDict
@@ -19,7 +18,6 @@ import numpy as np
 
 from core.config import Bm25Config
 from core.retrieval.bm25 import Bm25Index
-from core.safe_io import atomic_write_bytes
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -154,19 +152,3 @@ class StoredKb:
         except OSError:
             pass  # not writable now: the index is rebuilt next time
 
-
-def _write_verified(folder: Path, stem: str, suffix: str, data: bytes) -> bool:
-    """Write `data` atomically as `<stem>-<sha256>.<suffix>`; False when the folder is not writable."""
-    try:
-        atomic_write_bytes(folder / f"{stem}-{hashlib.sha256(data).hexdigest()[:32]}.{suffix}", data)
-    except OSError:
-        return False
-    return True
-
-
-def _verified(path: Path) -> bytes:
-    """The file's bytes, if they match the checksum in its name (ValueError otherwise)."""
-    data = path.read_bytes()
-    if hashlib.sha256(data).hexdigest()[:32] != path.stem.rsplit("-", 1)[1]:
-        raise ValueError(f"{path.name} does not match its checksum")
-    return data

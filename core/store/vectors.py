@@ -175,9 +175,10 @@ def view_rows(
     """For each segment holding some of `units`: (positions in `units`, its set, rows within
     the segment); plus the positions no stored segment holds (built in memory by the caller).
     `per_segment(vectors, segment, rows)` returns the segment's set covering at least `rows`."""
-    if stored is None or not stored.store.enabled:
+    rows = getattr(units, "rows", None)  # a view's units are table rows (core/unit_table.py)
+    if stored is None or not stored.store.enabled or rows is None:
         return [], np.arange(len(units))
-    groups, loose = stored.token_table().by_segment(units)
+    groups, loose = stored.token_table().by_segment(rows)
     segments = list(stored.segments.values())
     vectors = vectors_of(stored.store)
     out = []
