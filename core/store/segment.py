@@ -52,7 +52,7 @@ class Segment:
     key: str
     units: Sequence[KnowledgeUnit]
     diagnostics: tuple[Diagnostic, ...]
-    words: tuple[str, ...]
+    words: Sequence[str]
     terms: np.ndarray
     lengths: np.ndarray
     stems: SegmentStems
@@ -153,7 +153,7 @@ class Segment:
             columns = UnitColumns.load((folder / "columns.json").read_bytes(), np.asarray(arrays["cols"]))
             offsets = arrays["offsets"]
             units = StoredUnits(_mapped(folder / "units.jsonl"), offsets, columns.cols[:, SET])
-            words = tuple(json.loads((folder / "words.json").read_bytes()))
+            words = StoredWords(folder / "words.json", int(meta["words"]))
             segment = cls(
                 file=meta["file"],
                 key=key,
@@ -214,6 +214,35 @@ class _Reuse:
         if row is None:
             return None
         return self._terms[self._starts[row] : self._ends[row]], self._lengths[row]
+
+
+class StoredWords(Sequence[str]):
+    """A stored segment's vocabulary, read on first use: a view whose merged BM25 index is in
+    the cache never needs it (its length comes from the checksummed meta.json)."""
+
+    def __init__(self, path: Path, count: int):
+        self._path = path
+        self._count = count
+        self._words: tuple[str, ...] | None = None
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _loaded(self) -> tuple[str, ...]:
+        with self._lock:
+            if self._words is None:
+                words = tuple(json.loads(self._path.read_bytes()))
+                if len(words) != self._count:
+                    raise SegmentError(f"{self._path} holds {len(words)} words, expected {self._count}")
+                self._words = words
+            return self._words
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._loaded()[index]
+
+    def __iter__(self):
+        return iter(self._loaded())
 
 
 class SegmentStems:
