@@ -59,6 +59,27 @@ Acl: crew:night
 """
 
 
+def stored_relay_kb(tmp_path: Path) -> KnowledgeBase:
+    """The relay KB, opened a second time: its units come from the stored segments."""
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    return KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+
+
+def relay_view(tmp_path: Path):
+    """The public view of the stored relay KB, an index cache and the rules."""
+    rules = load_rules(ROOT / "config" / "thinkingdb.json")
+    return stored_relay_kb(tmp_path).view(Caller()), IndexCache(load_retrieval_config(ROOT / "config"), rules), rules
+
+
+def as_context(view, unit_id: str, **changes):
+    """A copy of a KB unit as a question's context unit (another id, no location)."""
+    update = {"id": "turn::chunk-000::unit-000", "source_id": "turn", "chunk_id": "turn::chunk-000", "location": None}
+    return view.get(unit_id).model_copy(update={**update, **changes})
+
+
 def answers(result) -> tuple:
     proofs = [proof.to_dict() for proof in result.proofs]
     return result.unit_scores, proofs, result.stop_reason, result.rounds, result.derived_count
@@ -109,18 +130,8 @@ def test_a_view_restores_units_equal_to_a_fresh_read(tmp_path):
 
 
 def test_context_units_without_facts_share_the_base_tdb_with_a_rebuilds_answers(tmp_path):
-    kb_dir = tmp_path / "kb"
-    kb_dir.mkdir()
-    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
-    KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
-    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
-    rules = load_rules(ROOT / "config" / "thinkingdb.json")
-    indexes = IndexCache(load_retrieval_config(ROOT / "config"), rules)
-    base = kb.view(Caller())
-    extra = base.get("relay::chunk-000::unit-002").model_copy(
-        update={"id": "turn::chunk-000::unit-000", "source_id": "turn", "chunk_id": "turn::chunk-000", "location": None}
-    )
-    extended = base.with_extra([extra])
+    base, indexes, rules = relay_view(tmp_path)
+    extended = base.with_extra([as_context(base, "relay::chunk-000::unit-002")])
     shared = indexes.for_view(extended).tdb
     assert shared.S is indexes.for_view(base).tdb.S  # the base view's facts, not rebuilt
     rebuilt = ThinkingDB.build(list(extended.units), rules)
@@ -134,17 +145,8 @@ def test_context_units_without_facts_share_the_base_tdb_with_a_rebuilds_answers(
 
 
 def test_a_context_unit_stating_a_fact_gets_facts_equal_to_a_rebuild(tmp_path):
-    kb_dir = tmp_path / "kb"
-    kb_dir.mkdir()
-    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
-    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
-    rules = load_rules(ROOT / "config" / "thinkingdb.json")
-    indexes = IndexCache(load_retrieval_config(ROOT / "config"), rules)
-    base = kb.view(Caller())
-    fact = base.get("relay::chunk-000::unit-001").model_copy(
-        update={"id": "turn::chunk-000::unit-000", "source_id": "turn", "chunk_id": "turn::chunk-000",
-                "subject": "ground return", "object": "earth stake", "location": None}
-    )
+    base, indexes, rules = relay_view(tmp_path)
+    fact = as_context(base, "relay::chunk-000::unit-001", subject="ground return", object="earth stake")
     extended = base.with_extra([fact])
     built = indexes.for_view(extended).tdb
     rebuilt = ThinkingDB.build(list(extended.units), rules)
@@ -179,11 +181,7 @@ def test_an_edit_tokenises_only_the_units_it_changed(tmp_path, monkeypatch):
 
 
 def test_a_restricted_unit_is_masked_from_its_permission_columns(tmp_path):
-    kb_dir = tmp_path / "kb"
-    kb_dir.mkdir()
-    (kb_dir / "relay.md").write_text(FACTS, encoding="utf-8")
-    KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
-    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    kb = stored_relay_kb(tmp_path)
     night = Caller(tags=frozenset({"crew:night"}), as_of=dt.date(2026, 1, 1))
     assert "relay::chunk-000::unit-003" not in kb.view(Caller())
     assert kb.view(Caller()).get("relay::chunk-000::unit-003") is None
