@@ -153,7 +153,9 @@ class Segment:
             columns = UnitColumns.load((folder / "columns.json").read_bytes(), np.asarray(arrays["cols"]))
             offsets = arrays["offsets"]
             units = StoredUnits(_mapped(folder / "units.jsonl"), offsets, columns.cols[:, SET])
-            words = StoredWords(folder / "words.json", int(meta["words"]))
+            # Mapped now, parsed on first use: a mapping outlives the folder if another process
+            # replaces this segment meanwhile.
+            words = StoredWords(_mapped(folder / "words.json"), int(meta["words"]))
             segment = cls(
                 file=meta["file"],
                 key=key,
@@ -162,7 +164,7 @@ class Segment:
                 words=words,
                 terms=arrays["terms"],
                 lengths=arrays["lengths"],
-                stems=SegmentStems(folder / "stems.json"),
+                stems=SegmentStems(_mapped(folder / "stems.json")),
                 digests=arrays["digests"],
                 columns=columns,
                 texts=arrays["texts"],
@@ -220,8 +222,8 @@ class StoredWords(Sequence[str]):
     """A stored segment's vocabulary, read on first use: a view whose merged BM25 index is in
     the cache never needs it (its length comes from the checksummed meta.json)."""
 
-    def __init__(self, path: Path, count: int):
-        self._path = path
+    def __init__(self, data: bytes | memoryview, count: int):
+        self._data = data
         self._count = count
         self._words: tuple[str, ...] | None = None
         self._lock = threading.Lock()
@@ -232,9 +234,9 @@ class StoredWords(Sequence[str]):
     def _loaded(self) -> tuple[str, ...]:
         with self._lock:
             if self._words is None:
-                words = tuple(json.loads(self._path.read_bytes()))
+                words = tuple(json.loads(bytes(self._data)))
                 if len(words) != self._count:
-                    raise SegmentError(f"{self._path} holds {len(words)} words, expected {self._count}")
+                    raise SegmentError(f"words.json holds {len(words)} words, expected {self._count}")
                 self._words = words
             return self._words
 
@@ -250,7 +252,7 @@ class SegmentStems:
     bisection) and the others' stems. A stored one is read on its first lookup: most questions
     never need it, and merging every segment's table at open cost ~0.5 s per 100k units."""
 
-    def __init__(self, source: Path | dict):
+    def __init__(self, source: bytes | memoryview | dict):
         self._source = source
         self._tables: tuple[list[str], dict[str, str]] | None = None
         self._lock = threading.Lock()
@@ -271,10 +273,10 @@ class SegmentStems:
         with self._lock:
             if self._tables is None:
                 try:
-                    raw = self._source if isinstance(self._source, dict) else json.loads(self._source.read_bytes())
+                    raw = self._source if isinstance(self._source, dict) else json.loads(bytes(self._source))
                     self._tables = (list(raw["same"]), dict(raw["changed"]))
-                except (OSError, ValueError, KeyError, TypeError):
-                    self._tables = ([], {})  # gone or unreadable now: the stemmer computes stems instead
+                except (ValueError, KeyError, TypeError):
+                    self._tables = ([], {})  # unreadable: the stemmer computes stems instead
             return self._tables
 
     def lookup(self, word: str) -> str | None:

@@ -5,6 +5,7 @@ with the answers a build over the extended view gives; an edit re-tokenises only
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -187,3 +188,17 @@ def test_a_restricted_unit_is_masked_from_its_permission_columns(tmp_path):
     assert kb.view(Caller()).get("relay::chunk-000::unit-003") is None
     assert kb.view(night).get("relay::chunk-000::unit-003").acl == ("crew:night",)
     assert restored_rows(kb) == {"relay::chunk-000::unit-003"}
+
+
+def test_a_segment_replaced_by_another_process_stays_readable_where_it_is_in_use(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    (segment,) = kb._stored.segments.values()
+    # What a second process does after an edit: the old key's folder is removed.
+    shutil.rmtree(cache / "segments")
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None))
+    assert list(kb.view(CALLERS[1]).units) == list(fresh.view(CALLERS[1]).units)
+    assert list(segment.words) and segment.stems.lookup(segment.words[0]) is not None
+    assert_same_scores(kb, ["hive swarm", "neap tide"])
