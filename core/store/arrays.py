@@ -32,7 +32,7 @@ def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None
         for name, array in arrays.items():
             np.save(temp / f"{name}.npy", np.ascontiguousarray(array))
         files = ["names.json", *(f"{name}.npy" for name in arrays)]
-        meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": {f: _crc32(temp / f) for f in files}}
+        meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": {f: crc32_of(temp / f) for f in files}}
         (temp / "meta.json").write_text(json.dumps(meta))
         publish_dir(temp, path)
     except BaseException:
@@ -47,7 +47,7 @@ def read_arrays(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
     if meta.get("format") != _FORMAT:
         raise ValueError(f"index format {meta.get('format')!r}")
     for name, crc in meta["crc32"].items():
-        if _crc32(path / name) != crc:
+        if crc32_of(path / name) != crc:
             raise ValueError(f"{name} does not match its checksum")
     names = json.loads((path / "names.json").read_bytes())
     return names, {name: _mapped(path / f"{name}.npy") for name in meta["arrays"]}
@@ -71,7 +71,7 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
-def _crc32(path: Path) -> int:
+def crc32_of(path: Path) -> int:
     crc = 0
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):

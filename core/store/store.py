@@ -39,6 +39,9 @@ _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 STEMS_FILE = "stems.json"
+# Per KB path: the key its file had at a recorded stat (see `SegmentStore._known_key`).
+SOURCE_FILE = "source.json"
+_RACY_NS = 2_000_000_000
 MAX_VIEW_FILES = 4
 MAX_STORED_STEMS = 200_000
 # The table records which tokenizer source computed it; a stem table from other code is ignored.
@@ -83,10 +86,14 @@ class SegmentStore:
     def segment(self, file: Path, earlier: Segment | None = None) -> Segment:
         """The file's segment: read from the cache when its key matches, else built (reusing
         `earlier`'s tokens for unchanged units) and saved."""
-        content = _content(file) if self.enabled else None
-        if content is None:
+        if not self.enabled:
             return self._build(file, "", earlier)
-        key = segment_key(file, content)
+        known = self._known_key(file)
+        read_ns = time.time_ns()
+        content = None if known is not None else _content(file)
+        if known is None and content is None:
+            return self._build(file, "", earlier)
+        key = known if known is not None else segment_key(file, content)
         folder = self._path_folder(file) / key
         if folder.is_dir():
             try:
@@ -98,12 +105,47 @@ class SegmentStore:
                 with self._lock:
                     self.loads += 1
                 add_stem_source(str(folder), segment.stems.lookup)
+                if known is None:
+                    self._remember_key(file, key, read_ns)
                 return segment
+        if content is None:
+            content = _content(file)
+            if content is None:
+                return self._build(file, "", earlier)
+            key = segment_key(file, content)
+            folder = self._path_folder(file) / key
         segment = self._build(file, key, earlier)
         # The file may have changed while it was read: then the segment does not match the key.
         if _content(file) == content:
             self._save(segment, folder)
+            self._remember_key(file, key, read_ns)
         return segment
+
+    def _known_key(self, file: Path) -> str | None:
+        """The key recorded for the file's current stat, so an unchanged file is not read and
+        hashed again (git's index does the same). Trusted only when the file was last modified
+        at least `_RACY_NS` before it was read: an edit within the same timestamp tick as the
+        read could otherwise keep size and mtime. Inode and ctime catch replaced or touched files."""
+        try:
+            record = json.loads((self._path_folder(file) / SOURCE_FILE).read_bytes())
+            stat = _stat_of(file)
+            if (
+                record["code"] == code_digest()
+                and record["stat"] == stat
+                and record["read_ns"] - stat[0] >= _RACY_NS
+                and (self._path_folder(file) / record["key"]).is_dir()
+            ):
+                return str(record["key"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            pass
+        return None
+
+    def _remember_key(self, file: Path, key: str, read_ns: int) -> None:
+        try:
+            record = {"code": code_digest(), "key": key, "stat": _stat_of(file), "read_ns": read_ns}
+            atomic_write_bytes(self._path_folder(file) / SOURCE_FILE, json.dumps(record).encode())
+        except OSError:
+            pass  # only a shortcut: the next open reads and hashes the file
 
     def note(self, where: str, message: str) -> None:
         """An INDEX_CACHE warning from data kept beside a segment (core/store/vectors.py); the
@@ -287,6 +329,11 @@ def _max_bytes() -> int:
     return min(max(megabytes, 1), 1 << 24) << 20
 
 
+def _stat_of(file: Path) -> list[int]:
+    info = os.stat(file)
+    return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
+
+
 def _content(file: Path) -> bytes | None:
     """The file's bytes when it is a regular file small enough to be read; None means "do not cache"."""
     try:
@@ -313,7 +360,7 @@ def _remove_other_keys(folder: Path) -> None:
     """An edited file's older segments are dead weight; so are temp folders of crashed writers."""
     now = time.time()
     for sibling in folder.parent.iterdir():
-        if sibling == folder:
+        if sibling == folder or sibling.name == SOURCE_FILE:
             continue
         if sibling.name.startswith(".tmp-"):
             try:

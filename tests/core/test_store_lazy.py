@@ -5,7 +5,9 @@ with the answers a build over the extended view gives; an edit re-tokenises only
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from core.rules import load_rules
 from core.session import Session
 from core.store import SegmentStore
 from core.store import segment as segment_module
+from core.store import store as store_module
 from core.store.codec import StoredUnits
 from core.units import Caller
 from tests.core.store_kb import write_kb
@@ -202,3 +205,37 @@ def test_a_segment_replaced_by_another_process_stays_readable_where_it_is_in_use
     assert list(kb.view(CALLERS[1]).units) == list(fresh.view(CALLERS[1]).units)
     assert list(segment.words) and segment.stems.lookup(segment.words[0]) is not None
     assert_same_scores(kb, ["hive swarm", "neap tide"])
+
+
+def test_an_unchanged_file_is_not_read_again_and_a_same_size_edit_is_caught(tmp_path, monkeypatch):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    (path,) = write_kb(kb_dir, files=1)
+    old = time.time() - 60
+    os.utime(path, (old, old))
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    reads = []
+    original = store_module._content
+    monkeypatch.setattr(store_module, "_content", lambda file: reads.append(file) or original(file))
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    assert reads == []
+    # Same size, mtime put back: the ctime still differs, so the file is read and the edit seen.
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace("Topic: ", "Topic:X", 1)
+    assert len(edited) == len(text)
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, (old, old))
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    assert reads and store.builds == 1
+    assert kb.units == KnowledgeBase.load([kb_dir], store=SegmentStore(None)).units
+
+
+def test_a_file_modified_just_before_it_was_read_is_hashed_every_time(tmp_path, monkeypatch):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)  # written now: within the racy window of the first read
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    reads = []
+    original = store_module._content
+    monkeypatch.setattr(store_module, "_content", lambda file: reads.append(file) or original(file))
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    assert len(reads) == 1
