@@ -299,14 +299,14 @@ def dense_vectors(
         parts.append((loose, loose_vectors([units[i] for i in loose.tolist()])))
     dims = {matrix.shape[1] for _, matrix in parts}
     if len(dims) > 1:
-        raise_mixed(sources, dims)
+        _drop_mixed(sources, dims)
     matrix = np.zeros((len(units), dims.pop() if dims else 1), dtype=np.float32)
     for positions, rows in parts:
         matrix[positions] = rows
     return DenseVectors(matrix, sources)
 
 
-def raise_mixed(sources: list[tuple[SegmentVectors, Segment, VectorKey]], dims: set[int]) -> None:
+def _drop_mixed(sources: list[tuple[SegmentVectors, Segment, VectorKey]], dims: set[int]) -> None:
     """Stored sets of different dimensions (the model changed between files' first use): drop
     them all so the next build embeds every row with the model as it is now."""
     from core.embeddings import EmbeddingError
