@@ -32,7 +32,9 @@ FEEDBACK = ("none", "best 1", "best 2", "best 3", "by score 2, q=Σ", "by score 
             "by score 2, q=1", "by score 5, q=1", "by score 10, q=1")
 
 
-def weighted_feedback(index: HdcIndex, query: HdcQuery, raw: Scores, ranked: Sequence[str], question_weight: float | None) -> HdcQuery:
+def weighted_feedback(
+    index: HdcIndex, query: HdcQuery, raw: Scores, ranked: Sequence[str], question_weight: float | None
+) -> HdcQuery:
     """The question bundled with `ranked`'s units by a weighted per-bit majority (Rocchio)."""
     if query.text is None or not ranked:
         return query
@@ -92,7 +94,9 @@ def fusions(config: RetrievalConfig) -> dict[str, Callable[[Mapping[Lane, Scores
     }
 
 
-def variants(collection: ireval.IrCollection, config: RetrievalConfig, feedback: Sequence[str] = FEEDBACK) -> dict[str, dict[str, dict[str, float]]]:
+def variants(
+    collection: ireval.IrCollection, config: RetrievalConfig, feedback: Sequence[str] = FEEDBACK
+) -> dict[str, dict[str, dict[str, float]]]:
     """feedback variant → fusion variant → {"ndcg@10", "recall@100", "mrr@10"}."""
     view = collection.kb.view(Caller())
     indexes = ireval.LaneIndexes.build(view, config)
@@ -107,7 +111,8 @@ def variants(collection: ireval.IrCollection, config: RetrievalConfig, feedback:
             hdc = hdc_pool(indexes.hdc, feedback_query(name, indexes.hdc, plain, raw), config.hdc)
             lanes = {Lane.BM25: normalise_bm25(raw), Lane.HDC: hdc}
             for method, fuse in methods.items():
-                runs[name].setdefault(method, {})[qid] = dict(sorted(fuse(lanes).items(), key=lambda kv: (-kv[1], kv[0]))[: ireval.RUN_DEPTH])
+                ranked = sorted(fuse(lanes).items(), key=lambda kv: (-kv[1], kv[0]))
+                runs[name].setdefault(method, {})[qid] = dict(ranked[: ireval.RUN_DEPTH])
     return {name: ireval.measure(by_method, collection.qrels) for name, by_method in runs.items()}
 
 
@@ -120,7 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     print("| feedback | " + " | ".join(methods) + " |")
     print("|---|" + "---:|" * len(methods))
     for name, row in table.items():
-        print(f"| {name} | " + " | ".join(f"{row[m]['ndcg@10']:.4f} / {row[m]['recall@100']:.4f}" for m in methods) + " |")
+        cells = [f"{row[m]['ndcg@10']:.4f} / {row[m]['recall@100']:.4f}" for m in methods]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

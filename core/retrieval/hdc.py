@@ -57,7 +57,8 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
     "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
-    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute", "similarity", "token_table", "token_vectors", "unit_windows",
+    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
+    "similarity", "token_table", "token_vectors", "unit_windows",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
