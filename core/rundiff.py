@@ -191,22 +191,24 @@ def _attempts(events: Sequence[object]) -> list[_Fact]:
     """Plan revisions, attempts (skipped and not reached included), backtracks and the user's
     interventions, in run order. An attempt that never finished reads "running"."""
     facts: list[_Fact] = []
-    open_at: dict[tuple, int] = {}  # attempt key → position of its "running" fact
+    # The running attempt of (intent, stage, plugin): its finish closes it whatever revision the
+    # finish names, as the explorer's timeline does.
+    running: dict[tuple, int] = {}
     for event in events:
         match event:
             case PlanBuilt():
                 facts.append(_Fact(("plan", event.revision), f"plan r{event.revision} by {event.planner}"))
             case AttemptStarted():
-                key = ("attempt", event.revision, event.intent_index, event.stage, event.plugin)
-                open_at[key] = len(facts)
-                facts.append(_Fact(key, _attempt_text(event.stage, event.plugin, event.intent_index, "running", "")))
+                running[(event.intent_index, event.stage, event.plugin)] = len(facts)
+                facts.append(_Fact(("attempt", event.revision, event.intent_index, event.stage, event.plugin),
+                                   _attempt_text(event.stage, event.plugin, event.intent_index, "running", "")))
             case AttemptFinished():
-                key = ("attempt", event.revision, event.intent_index, event.stage, event.plugin)
-                fact = _Fact(key, _attempt_text(event.stage, event.plugin, event.intent_index, event.status, event.reason))
-                if key in open_at:
-                    facts[open_at.pop(key)] = fact
+                text = _attempt_text(event.stage, event.plugin, event.intent_index, event.status, event.reason)
+                at = running.pop((event.intent_index, event.stage, event.plugin), None)
+                if at is None:
+                    facts.append(_Fact(("attempt", event.revision, event.intent_index, event.stage, event.plugin), text))
                 else:
-                    facts.append(fact)
+                    facts[at] = _Fact(facts[at].key, text)
             case Backtracked():
                 symbol, what = BACKTRACKS[event.level]
                 reason = event.reason.removeprefix(f"{what}:").strip()

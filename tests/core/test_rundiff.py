@@ -1,86 +1,12 @@
-"""The run diff model: facts paired by what they are about, rank and score moves, colours' inputs.
-
-Runs are built here from events about a tide-gauge network (nothing like sample_kb), so the
-pairing is tested on material the engine never saw.
-"""
+"""The run diff model: facts paired by what they are about, rank and score moves, colours' inputs."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tide_runs import GAUGE, candidates, run
 
-from core.events import (
-    AnswerReady,
-    AttemptFinished,
-    AttemptStarted,
-    Backtracked,
-    CandidateScore,
-    Intervened,
-    PlanBuilt,
-    PlanStage,
-    RetrievalScored,
-    RunFinished,
-    RunStarted,
-)
 from core.rundiff import SECTIONS, diff_runs
-
-GAUGE = "gauges::chunk-001::unit-{:03d}"
-
-
-def candidates(*scored: tuple[int, float, bool], cut: str = "gap") -> tuple[CandidateScore, ...]:
-    """(unit number, score, kept) in rank order."""
-    return tuple(
-        CandidateScore(id=GAUGE.format(n), role="Fact", rank=rank, fused=score, score=score, kept=kept,
-                       cut_reason=None if kept else cut)
-        for rank, (n, score, kept) in enumerate(scored, start=1)
-    )
-
-
-def run(
-    *,
-    pins: dict[str, str] | None = None,
-    kb_order: tuple[str, ...] = ("kb-fast", "kb-balanced"),
-    kb_reason: str = "cheap first",
-    first_kb: str = "success",
-    scored: tuple[CandidateScore, ...] = candidates((1, 0.9, True), (2, 0.7, True), (3, 0.2, False)),
-    answer: str = "Gauge 1 reads the spring tide at the harbour mouth.",
-    status: str = "grounded",
-    intervene: bool = False,
-    finish_val: bool = True,
-) -> list:
-    """A whole run: plan, sd, kb (first candidate called, the second not reached), gs, val, answer."""
-    events: list = [RunStarted(question="Which gauge reads the spring tide?", as_of="2031-03-04",
-                               kb_version="v7", pins=pins or {})]
-    if intervene:
-        events.append(Intervened(change="pin_plugin", target=kb_order[0], stage="kb", live=False,
-                                 note=f"{kb_order[0]} pinned first for kb by the user"))
-    events.append(PlanBuilt(revision=0, planner="planner-default", stages=(
-        PlanStage(stage="sd", candidates=("sd-symbolic",)),
-        PlanStage(stage="kb", candidates=kb_order, reasons=(kb_reason,)),
-        PlanStage(stage="gs", candidates=("gs-symbolic",)),
-    )))
-    events += [
-        AttemptStarted(stage="sd", plugin="sd-symbolic", revision=0),
-        AttemptFinished(stage="sd", plugin="sd-symbolic", status="success", reason="1 intent", ms=1.0),
-        AttemptStarted(stage="kb", plugin=kb_order[0], revision=0),
-        AttemptFinished(stage="kb", plugin=kb_order[0], status=first_kb, reason="2 kept", ms=4.0),
-    ]
-    if first_kb != "success":
-        events.append(Backtracked(level=1, stage="kb", plugin=kb_order[0], reason="next candidate: too few", revision=0))
-    else:
-        events.append(AttemptFinished(stage="kb", plugin=kb_order[1], status="skipped",
-                                      reason=f"not reached: {kb_order[0]} was sufficient"))
-    events.append(RetrievalScored(plugin=kb_order[0], act="explain", query_terms=("tide",), lanes=("bm25",),
-                                  sufficient=True, total_candidates=len(scored), candidates=scored,
-                                  evidence_ids=tuple(c.id for c in scored if c.kept)))
-    events.append(AttemptStarted(stage="gs", plugin="gs-symbolic", revision=0))
-    if finish_val:
-        events += [
-            AttemptFinished(stage="gs", plugin="gs-symbolic", status="success", reason="answered", ms=2.0),
-            AnswerReady(answer=answer, status=status, evidence_ids=(GAUGE.format(1),)),
-            RunFinished(status=status),
-        ]
-    return events
 
 
 def rows_of(diff, section):
@@ -241,3 +167,11 @@ def test_every_kept_unit_is_one_row_and_arrows_follow_ranks(left, right):
             assert ("↑" in row.note) == (b.rank < a.rank) and ("↓" in row.note) == (b.rank > a.rank)
             assert row.changed == (a.rank != b.rank or abs(a.score - b.score) >= 0.0005)
     assert diff_runs(run(scored=left), run(scored=left)).changes == 0
+
+
+def test_a_finish_closes_its_running_attempt_whatever_revision_it_names():
+    events = run()
+    started = next(e for e in events if getattr(e, "plugin", "") == "sd-symbolic" and e.kind == "attempt_started")
+    events[events.index(started)] = started.model_copy(update={"revision": 1})
+    attempts = [row.left for row in diff_runs(events, events).section("Attempts")]
+    assert "sd sd-symbolic success: 1 intent" in attempts and "sd sd-symbolic running" not in attempts
