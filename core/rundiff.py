@@ -11,7 +11,9 @@ everything after it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from itertools import zip_longest
 from typing import Literal
 
@@ -34,6 +36,11 @@ MARKS: dict[str, str] = {"same": " ", "changed": "~", "added": "+", "removed": "
 BACKTRACKS = {1: ("↩", "next candidate"), 2: ("⟲", "replan"), 3: ("≈", "weak answer")}
 # Scores are shown to three decimals; a smaller move is not a change anyone can see.
 SCORE_STEP = 0.0005
+# Below this share of words in common two texts are different texts: marking every word says nothing.
+WORDS_ALIKE = 0.4
+_TOKENS = re.compile(r"\s+|[^\s]+")
+
+Span = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,9 @@ class DiffRow:
     right: str
     change: Change
     note: str = ""
+    # Character spans of the words that differ, for a changed row whose two texts are alike.
+    left_words: tuple[Span, ...] = field(default=(), compare=False)
+    right_words: tuple[Span, ...] = field(default=(), compare=False)
 
     @property
     def changed(self) -> bool:
@@ -94,6 +104,39 @@ class RunDiff:
         return "\n".join(lines)
 
 
+def changed_words(left: str, right: str) -> tuple[tuple[Span, ...], tuple[Span, ...]]:
+    """The spans of the words each text has that the other lacks (a word diff), or none when the
+    texts share too little for word marks to help."""
+    a, b = _TOKENS.findall(left), _TOKENS.findall(right)
+    matcher = SequenceMatcher(a=a, b=b, autojunk=False)
+    if matcher.ratio() < WORDS_ALIKE:
+        return (), ()
+    starts_a, starts_b = _offsets(a), _offsets(b)
+    spans_a: list[Span] = []
+    spans_b: list[Span] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if i2 > i1 and not "".join(a[i1:i2]).isspace():
+            spans_a.append((starts_a[i1], starts_a[i2]))
+        if j2 > j1 and not "".join(b[j1:j2]).isspace():
+            spans_b.append((starts_b[j1], starts_b[j2]))
+    return tuple(spans_a), tuple(spans_b)
+
+
+def _offsets(tokens: Sequence[str]) -> list[int]:
+    """Where each token starts, plus the end."""
+    offsets = [0]
+    for token in tokens:
+        offsets.append(offsets[-1] + len(token))
+    return offsets
+
+
+def _changed(section: str, left: str, right: str, note: str = "") -> DiffRow:
+    left_words, right_words = changed_words(left, right)
+    return DiffRow(section, left, right, "changed", note, left_words, right_words)
+
+
 @dataclass(frozen=True)
 class _Fact:
     key: tuple
@@ -123,7 +166,8 @@ def _pair(section: str, left: Sequence[_Fact], right: Sequence[_Fact]) -> list[D
         rows += _unmatched(section, gone.pop(anchor, []), new)
         new = []
         before = left_by_key[fact.key]
-        rows.append(DiffRow(section, before.text, fact.text, "same" if before.text == fact.text else "changed"))
+        same = before.text == fact.text
+        rows.append(DiffRow(section, before.text, fact.text, "same") if same else _changed(section, before.text, fact.text))
         anchor = fact.key
     return rows + _unmatched(section, gone.pop(anchor, []), new)
 
@@ -252,7 +296,7 @@ def _unit_row(left: CandidateScore | None, right: CandidateScore | None) -> Diff
     kept_l, kept_r = bool(left and left.kept), bool(right and right.kept)
     if kept_l and kept_r:
         note = _moved(left, right)
-        return DiffRow("Evidence", text_l, text_r, "changed" if note else "same", note)
+        return _changed("Evidence", text_l, text_r, note) if note else DiffRow("Evidence", text_l, text_r, "same")
     if kept_r:
         was = f" (was cut: {left.cut_reason or 'not kept'})" if left else ""
         return DiffRow("Evidence", text_l, text_r, "added", f"new{was}")
@@ -268,8 +312,10 @@ def _evidence(left_events: Sequence[object], right_events: Sequence[object]) -> 
     for intent in sorted(set(left_all) | set(right_all)):
         a, b = left_all.get(intent), right_all.get(intent)
         heads = [f"intent {intent} via {s.plugin}: {len(s.evidence_ids)} kept of {s.total_candidates}" if s else "" for s in (a, b)]
-        head_change: Change = "same" if heads[0] == heads[1] else ("changed" if a and b else ("added" if b else "removed"))
-        rows.append(DiffRow("Evidence", heads[0], heads[1], head_change))
+        if a and b and heads[0] != heads[1]:
+            rows.append(_changed("Evidence", *heads))
+        else:
+            rows.append(DiffRow("Evidence", *heads, "same" if a and b else ("added" if b else "removed")))
         by_id_l = {c.id: c for c in (a.candidates if a else ())}
         by_id_r = {c.id: c for c in (b.candidates if b else ())}
         kept_r = sorted((c for c in by_id_r.values() if c.kept), key=lambda c: c.rank)

@@ -34,14 +34,18 @@ class DiffRowView(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *(f"diff-row--{tone}" for tone in TONES), *(f"diff-row--mark-{change}" for change in MARKS), "diff-row--note",
+        "diff-row--word",
     }
 
     def __init__(self, row: DiffRow) -> None:
         super().__init__(classes=f"diff-row -{'changed' if row.changed else 'same'}")
         self.row = row
 
-    def _body(self, text: str, note: str = "") -> Padding:
+    def _body(self, text: str, words: tuple[tuple[int, int], ...], note: str = "") -> Padding:
         body = Text(text)
+        word_style = self.get_component_rich_style("diff-row--word")
+        for start, end in words:
+            body.stylize(word_style, start, end)
         if note:
             body.append("\n" + note, self.get_component_rich_style("diff-row--note", partial=True))
         return Padding(body, (0, 1))
@@ -55,7 +59,8 @@ class DiffRowView(Widget):
         grid.add_column(ratio=1, style=tone(f"diff-row--{row.side('left')}"))
         grid.add_column(width=3, justify="center", style=tone(f"diff-row--mark-{row.change}"))
         grid.add_column(ratio=1, style=tone(f"diff-row--{row.side('right')}"))
-        grid.add_row(self._body(row.left), MARKS[row.change], self._body(row.right, row.note))
+        grid.add_row(self._body(row.left, row.left_words), MARKS[row.change],
+                     self._body(row.right, row.right_words, row.note))
         return grid
 
 

@@ -175,3 +175,23 @@ def test_a_finish_closes_its_running_attempt_whatever_revision_it_names():
     events[events.index(started)] = started.model_copy(update={"revision": 1})
     attempts = [row.left for row in diff_runs(events, events).section("Attempts")]
     assert "sd sd-symbolic success: 1 intent" in attempts and "sd sd-symbolic running" not in attempts
+
+
+def test_a_changed_row_marks_the_words_that_differ():
+    left_answer = "Gauge 1 reads the spring tide at the harbour mouth."
+    right_answer = "Gauge 1 reads the neap tide at the harbour mouth."
+    row = diff_runs(run(answer=left_answer), run(answer=right_answer)).section("Answer")[1]
+    assert [row.left[a:b] for a, b in row.left_words] == ["spring"]
+    assert [row.right[a:b] for a, b in row.right_words] == ["neap"]
+
+
+def test_texts_with_little_in_common_get_no_word_marks():
+    row = diff_runs(run(answer="Gauge 1 reads the spring tide."), run(answer="No gauge was found for it at all.")).section("Answer")[1]
+    assert row.change == "changed" and row.left_words == () and row.right_words == ()
+
+
+def test_rank_and_score_words_are_marked_in_a_moved_unit():
+    left = run(scored=candidates((1, 0.9, True), (2, 0.7, True)))
+    right = run(scored=candidates((2, 0.95, True), (1, 0.9, True)))
+    moved = diff_runs(left, right).section("Evidence")[1]
+    assert [moved.right[a:b] for a, b in moved.right_words] == ["#1", "0.950"]
