@@ -140,6 +140,16 @@ Colours and marks: `~` changed, `+` only in the right run (new), `-` only in the
             return
         self.query_one("#diff-rows").set_class(only, "-changes-only")
         self.query_one("#diff-title", Static).update(self._title())
+        self.call_after_refresh(self._keep_place)
+
+    def _keep_place(self) -> None:
+        """After rows were hidden or shown: back to the change `n` / `N` went to, else the top."""
+        scroller = self.query_one("#diff-rows", VerticalScroll)
+        current = [view for view in self.query(DiffRowView) if view.has_class("-current")]
+        if current:
+            scroller.scroll_to_widget(current[0], top=True, animate=False)
+        else:
+            scroller.scroll_home(animate=False)
 
     def action_toggle_changes_only(self) -> None:
         self.changes_only = not self.changes_only

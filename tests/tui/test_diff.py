@@ -91,6 +91,13 @@ async def test_next_and_previous_change_scroll_to_each_changed_row():
         assert changed[0].has_class("-current")
         await pilot.press("N")  # and back to the last
         assert changed[-1].has_class("-current") and not changed[0].has_class("-current")
+        await pilot.press("n", "end", "f")  # hiding the unchanged rows goes back to the current change
+        await pilot.pause()
+        current = changed[0]
+        assert current.has_class("-current") and scroller.region.contains(current.region.x, current.region.y)
+        await pilot.press("end", "f")
+        await pilot.pause()
+        assert scroller.region.contains(current.region.x, current.region.y)
 
 
 async def test_identical_runs_say_so():
