@@ -727,6 +727,8 @@ class ExplorerApp(App[None]):
             for binding in bindings_of(node):
                 if binding.action in seen or binding.action.startswith("panel("):
                     continue
+                if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
+                    continue
                 seen.add(binding.action)
                 key = self.key_display(binding)
                 commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,

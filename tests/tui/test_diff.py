@@ -131,3 +131,24 @@ async def test_the_palette_offers_every_diff_key():
             assert title in titles
         await pilot.press("escape")
         assert not isinstance(app.screen, DiffScreen)
+
+
+async def test_a_replay_does_not_offer_the_diff():
+    """A replayed trace is one run and cannot make a second: `d` is not offered and does nothing."""
+    from fakes import CALLER, thinkingdb_run
+    from helpers import QUESTION, settle
+
+    from core.plugins.base import Request
+    from mrptui.state import NullSession
+    from mrptui.widgets.keybar import KeyBar
+
+    app = make_app(NullSession(), replay=thinkingdb_run(Request(question=QUESTION, caller=CALLER)))
+    async with app.run_test(size=(150, 42)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert "Diff" not in str(app.screen.query_one(KeyBar).render())
+        assert not any(title.startswith("Diff") for title, _, _ in app.palette_commands(app.screen))
+        await pilot.press("d")
+        await pilot.pause()
+        assert not isinstance(app.screen, DiffScreen)
