@@ -2,18 +2,19 @@
 
 The rows come from `core.rundiff`; this screen only draws them. Each row is one widget holding
 both cells, so a cell that wraps makes the whole row taller and the next row starts below both
-sides. Colours come from classes (`-added`, `-removed`, `-changed`, `-same`, `-empty`) in app.tcss.
+sides. Colours come from component classes in app.tcss (`diff-row--changed`, `--added`,
+`--removed`, `--empty`, the marks, the changed words), toggled views from `-changes-only`.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
