@@ -12,10 +12,12 @@ from typing import ClassVar
 
 from rich.padding import Padding
 from rich.table import Table
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -29,33 +31,49 @@ TONES = ("same", "changed", "added", "removed", "empty")
 LEGEND = (("same", "unchanged"), ("changed", "changed"), ("added", "only right (new)"), ("removed", "only left (gone)"))
 
 
-class DiffRowView(Widget):
-    """Both cells of one compared fact and the mark between them, drawn as one widget: a cell that
-    wraps makes the row taller, and its shorter neighbour's colour fills the same height."""
+class DiffRows(VerticalScroll):
+    """The scrolling list of rows; it holds the row colours, so each style is resolved once here
+    rather than once per row (a component class costs a style pass per widget)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         *(f"diff-row--{tone}" for tone in TONES), *(f"diff-row--mark-{change}" for change in MARKS), "diff-row--note",
         "diff-row--word",
     }
 
+
+class DiffRowView(Widget):
+    """Both cells of one compared fact and the mark between them, drawn as one widget: a cell that
+    wraps makes the row taller, and its shorter neighbour's colour fills the same height."""
+
     def __init__(self, row: DiffRow) -> None:
         super().__init__(classes=f"diff-row -{'changed' if row.changed else 'same'}")
         self.row = row
+        self._heights: dict[int, int] = {}  # width → height: layout asks several times per width
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width not in self._heights:
+            self._heights[width] = super().get_content_height(container, viewport, width)
+        return self._heights[width]
+
+    def _style(self, name: str, *, partial: bool = False) -> Style:
+        rows = self.parent
+        assert isinstance(rows, DiffRows)
+        return rows.get_component_rich_style(name, partial=partial)
 
     def _body(self, text: str, words: tuple[tuple[int, int], ...], note: str = "") -> Padding:
         body = Text(text)
-        word_style = self.get_component_rich_style("diff-row--word")
+        word_style = self._style("diff-row--word")
         for start, end in words:
             body.stylize(word_style, start, end)
         if note:
-            body.append("\n" + note, self.get_component_rich_style("diff-row--note", partial=True))
+            body.append("\n" + note, self._style("diff-row--note", partial=True))
         return Padding(body, (0, 1))
 
     def render(self) -> Table:
         # Each row is its own one-row grid, so a column's style is one cell's colour; Rich fills a
         # shorter cell's extra lines with it, which keeps both sides coloured to the row's height.
         row = self.row
-        tone = self.get_component_rich_style
+        tone = self._style
         grid = Table.grid(expand=True)
         grid.add_column(ratio=1, style=tone(f"diff-row--{row.side('left')}"))
         grid.add_column(width=3, justify="center", style=tone(f"diff-row--mark-{row.change}"))
@@ -115,7 +133,7 @@ Colours and marks: `~` changed, `+` only in the right run (new), `-` only in the
             yield Static(f"run {self.left.run_id} (previous)", classes="diff-head")
             yield Static("", classes="diff-head-gap")
             yield Static(f"run {self.right.run_id} (latest)", classes="diff-head")
-        with VerticalScroll(id="diff-rows"):
+        with DiffRows(id="diff-rows"):
             for name in SECTIONS:
                 rows = self.diff.section(name)
                 changed = sum(row.changed for row in rows)
