@@ -9,6 +9,7 @@ from conftest import make_app
 from helpers import record_notifications
 
 from mrptui.screens.diff import DiffRowView, DiffScreen
+from mrptui.screens.help import help_for
 from mrptui.state import RunRecord
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
@@ -122,13 +123,15 @@ async def test_copy_gives_the_diff_as_text():
         assert f"#1 {GAUGE.format(2)}  0.950  (↑1 · score +0.250)" in app.clipboard
 
 
-async def test_the_palette_offers_every_diff_key():
+async def test_the_palette_and_f1_offer_every_diff_key():
     app = make_app()
     async with app.run_test(size=(150, 42)) as pilot:
         screen = await open_diff(pilot, answer=LONG)
         titles = [title for title, _, _ in app.palette_commands(screen)]
         for title in ("Changed (f)", "Next (n)", "Prev (N)", "Copy (c)", "Back (escape,q)"):
             assert title in titles
+        text, groups = help_for(screen)
+        assert text.startswith("## Run diff") and ("f", "Show only the rows that differ (toggle)") in dict(groups)["This screen"]
         await pilot.press("escape")
         assert not isinstance(app.screen, DiffScreen)
 
