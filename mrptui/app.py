@@ -457,7 +457,8 @@ class ExplorerApp(App[None]):
 
     def show_diff(self) -> None:
         if len(self.runs) < 2:
-            self.notify("only one run so far: pin or exclude a plugin (p/x) or ask again, then compare")
+            self.notify("only one run so far: to compare, ask another question or re-run with r "
+                        "(pin p or exclude x a plugin first to see what changes)")
             return
         from mrptui.screens.diff import DiffScreen
 
@@ -725,6 +726,8 @@ class ExplorerApp(App[None]):
         for node in nodes:
             for binding in bindings_of(node):
                 if binding.action in seen or binding.action.startswith("panel("):
+                    continue
+                if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
                     continue
                 seen.add(binding.action)
                 key = self.key_display(binding)
