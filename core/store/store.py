@@ -39,8 +39,9 @@ _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 STEMS_FILE = "stems.json"
-# Per KB path: the key its file had at a recorded stat (see `SegmentStore._known_key`).
-SOURCE_FILE = "source.json"
+# Per KB path, `<root>/sources/<path digest>.json`: the key its file had at a recorded stat
+# (see `SegmentStore._known_key`); kept apart so a path's folder holds only its segment.
+SOURCES = "sources"
 _RACY_NS = 2_000_000_000
 MAX_VIEW_FILES = 4
 MAX_STORED_STEMS = 200_000
@@ -127,7 +128,7 @@ class SegmentStore:
         at least `_RACY_NS` before it was read: an edit within the same timestamp tick as the
         read could otherwise keep size and mtime. Inode and ctime catch replaced or touched files."""
         try:
-            record = json.loads((self._path_folder(file) / SOURCE_FILE).read_bytes())
+            record = json.loads(self._source_record(file).read_bytes())
             stat = _stat_of(file)
             if (
                 record["code"] == code_digest()
@@ -143,7 +144,9 @@ class SegmentStore:
     def _remember_key(self, file: Path, key: str, read_ns: int) -> None:
         try:
             record = {"code": code_digest(), "key": key, "stat": _stat_of(file), "read_ns": read_ns}
-            atomic_write_bytes(self._path_folder(file) / SOURCE_FILE, json.dumps(record).encode())
+            path = self._source_record(file)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, json.dumps(record).encode())
         except OSError:
             pass  # only a shortcut: the next open reads and hashes the file
 
@@ -195,8 +198,11 @@ class SegmentStore:
 
     def _path_folder(self, file: Path) -> Path:
         assert self.root is not None
-        name = hashlib.sha256(os.fsencode(str(Path(file).absolute()))).hexdigest()[:24]
-        return self.root / "segments" / name
+        return self.root / "segments" / _path_digest(file)
+
+    def _source_record(self, file: Path) -> Path:
+        assert self.root is not None
+        return self.root / SOURCES / f"{_path_digest(file)}.json"
 
     def _save(self, segment: Segment, folder: Path) -> None:
         try:
@@ -269,6 +275,7 @@ def clear_cache(root: Path) -> int:
     freed = sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, views))
     shutil.rmtree(root / "segments", ignore_errors=True)
     shutil.rmtree(root / "views", ignore_errors=True)
+    shutil.rmtree(root / SOURCES, ignore_errors=True)
     (root / STEMS_FILE).unlink(missing_ok=True)
     return freed
 
@@ -329,6 +336,10 @@ def _max_bytes() -> int:
     return min(max(megabytes, 1), 1 << 24) << 20
 
 
+def _path_digest(file: Path) -> str:
+    return hashlib.sha256(os.fsencode(str(Path(file).absolute()))).hexdigest()[:24]
+
+
 def _stat_of(file: Path) -> list[int]:
     info = os.stat(file)
     return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
@@ -360,7 +371,7 @@ def _remove_other_keys(folder: Path) -> None:
     """An edited file's older segments are dead weight; so are temp folders of crashed writers."""
     now = time.time()
     for sibling in folder.parent.iterdir():
-        if sibling == folder or sibling.name == SOURCE_FILE:
+        if sibling == folder:
             continue
         if sibling.name.startswith(".tmp-"):
             try:

@@ -37,7 +37,7 @@ CALLERS = [
 
 
 def segment_folders(root: Path) -> list[Path]:
-    return sorted(p for p in (root / "segments").glob("*/*") if p.is_dir() and not p.name.startswith("."))
+    return sorted(p for p in (root / "segments").glob("*/*") if not p.name.startswith("."))
 
 
 def assert_same_scores(kb: KnowledgeBase, questions: list[str]) -> None:
@@ -351,10 +351,9 @@ def test_the_cache_drops_least_recently_written_files_beyond_its_bound(tmp_path)
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     paths = write_kb(kb_dir, files=3)
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
-    # A path's entry is its folder: the segment plus the record of the file's stat.
-    sizes = sorted(sum(p.stat().st_size for p in f.parent.rglob("*") if p.is_file()) for f in segment_folders(cache))
+    sizes = sorted(sum(p.stat().st_size for p in f.rglob("*") if p.is_file()) for f in segment_folders(cache))
     for age, folder in enumerate(segment_folders(cache)):
-        for file in folder.parent.rglob("*"):
+        for file in folder.rglob("*"):
             os.utime(file, (1_000_000 + age, 1_000_000 + age))
     newest = segment_folders(cache)[-1]
     store = SegmentStore(cache, max_bytes=sizes[-1] + 1)
