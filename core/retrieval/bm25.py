@@ -281,7 +281,7 @@ class Bm25Index:
         terms = self._query_terms(query_tokens)
         boost = float(self._boosts(preferred_roles)[row])
         contributions = [c for term, count in terms for c in self._term_contributions(term, count, row)]
-        raw = float(self._raw(terms)[row] * boost)
+        raw = self._raw_row(terms, row) * boost
         return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
@@ -306,6 +306,19 @@ class Bm25Index:
         weights = np.concatenate([self._data[r] * c if c > 1 else self._data[r] for r, (_, c) in zip(rows, terms)])
         # bincount adds in input order, i.e. query-term order, like explain.
         return np.bincount(units, weights=weights, minlength=len(self.unit_ids))
+
+    def _raw_row(self, terms: list[tuple[str, int]], row: int) -> float:
+        """`_raw(terms)[row]` without scoring every unit (explain runs once per candidate): each
+        term's posting of the row is found by binary search, and added in query-term order as
+        bincount adds them, so the sum is the same float."""
+        total = 0.0
+        for term, count in terms:
+            tid = self._vocab[term]
+            start, end = int(self._indptr[tid]), int(self._indptr[tid + 1])
+            at = start + int(np.searchsorted(self._indices[start:end], row))
+            if at < end and int(self._indices[at]) == row:
+                total += float(self._data[at] * count if count > 1 else self._data[at])
+        return total
 
     def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
         """Per-unit role boost; a few acts share each preferred-role set, so the vectors are kept."""
