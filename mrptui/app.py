@@ -29,7 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.events import Event
-from core.health import Health
+from core.health import Health, counts_phrase
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
@@ -640,7 +640,7 @@ class ExplorerApp(App[None]):
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
-            self.notify(f"KB files changed: {message.errors} error(s); units that fail are withdrawn until fixed "
+            self.notify(f"KB files changed: {counts_phrase(message.errors, 0)}; units that fail are withdrawn until fixed "
                         f"(see KB screen){rerun}", severity="warning", timeout=8)
         else:
             self.notify(f"KB reloaded{rerun}", timeout=6)

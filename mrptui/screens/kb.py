@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
+from core.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
 from mrptui.host import Explorer
@@ -103,6 +104,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.matches: list[int] = []
         self.match_position = -1
         self.filtered = False
+        self.counts = (0, 0)  # (errors, warnings) of `diagnostics`: the header and the pane both show it
         self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
 
     @property
@@ -110,7 +112,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
         return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static("KB", id="kb-title", classes="screen-title")
+        # The counts sit in their own cell at the right, so a narrow terminal cuts the title, never them.
+        with Horizontal(id="kb-header", classes="screen-title"):
+            yield Static("KB", id="kb-title")
+            yield Static("", id="kb-counts")
         units = DataTable(id="kb-units", cursor_type="row", zebra_stripes=True)
         units.border_title = "Units"
         yield units
@@ -143,6 +148,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         run = app.current
         self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
+        self.counts = count_diagnostics(self.diagnostics)
         self._recompute_matches()
         self._render_units()
         self._render_diagnostics()
@@ -160,7 +166,6 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def _render_title(self) -> None:
         app = self.explorer
-        errors = sum(1 for d in self.diagnostics if d.is_error)
         sources = len({u.source_id for u in self.units})
         parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
                  f"visible to the {escape(caller_label(app.caller))}"]
@@ -168,11 +173,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
             parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
-        parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
         if self.search_text:
             where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
             parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
         self.query_one("#kb-title", Static).update(" · ".join(parts))
+        errors, warnings = self.counts
+        tone = "$error" if errors else "$warning" if warnings else "$success"
+        self.query_one("#kb-counts", Static).update(f"[{tone}]{counts_phrase(errors, warnings)}[/]")
 
     def _render_units(self) -> None:
         table = self.query_one("#kb-units", DataTable)
@@ -213,7 +220,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             ))
         if self.diagnostics:
             listing.highlighted = min(highlighted or 0, len(self.diagnostics) - 1)
-        listing.border_title = f"Validation errors ({len(self.diagnostics)})" if self.diagnostics else "No validation errors"
+        listing.border_title = f"Validation: {counts_phrase(*self.counts)}"
 
     def _render_detail(self) -> None:
         unit = self.selected

@@ -8,10 +8,11 @@ from pathlib import Path
 from conftest import make_app
 from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
+from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, Severity
 from core.events import read_trace
 from mrptui.screens.diff import DiffScreen
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
@@ -32,6 +33,11 @@ SIZE = (160, 45)
 
 def text_of(widget: Static) -> str:
     return str(widget.content)
+
+
+def plain_of(widget: Static) -> str:
+    """What the widget shows, without markup."""
+    return Content.from_markup(str(widget.content)).plain
 
 
 # -- asking and running ------------------------------------------------------------------------
@@ -579,9 +585,28 @@ async def test_kb_screen_lists_units_and_errors(app):
         assert type(screen).__name__ == "KBScreen"
         assert screen.query_one("#kb-units", DataTable).row_count == 6
         assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
-        assert "2 error(s)" in text_of(screen.query_one("#kb-title", Static))
+        assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors"
         await pilot.press("escape", "f2")
         assert type(app.screen).__name__ == "KBScreen"
+
+
+async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
+    """A KB edited into errors also lists its withdrawn-units warning: every view counts both the
+    same way, and at 80 columns the header keeps the counts (the title is cut instead)."""
+    from fakes import DIAGNOSTICS
+
+    withdrawn = Diagnostic(code=Code.UNITS_WITHDRAWN, message="units this file held before are withdrawn",
+                           file="sample_kb/tools.md", severity=Severity.WARNING)
+    app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, withdrawn]), kb_label="/a/rather/long/path/to/the/knowledge/base/folder")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape", "k")
+        await settle(pilot)
+        screen = app.screen
+        assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors, 1 warning"
+        assert screen.query_one("#kb-diagnostics", OptionList).border_title == "Validation: 2 errors, 1 warning"
+        assert (app.health.errors, app.health.warnings) == (2, 1)
+        counts = screen.query_one("#kb-counts", Static).region
+        assert counts.right <= 80 and counts.width >= len("2 errors, 1 warning")
 
 
 async def test_kb_search_next_previous_and_filter(app):
@@ -643,7 +668,7 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         app.poll_files()
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
-        assert any("1 error(s)" in n and "press r to re-run" in n for n in notes)
+        assert any("1 error;" in n and "press r to re-run" in n for n in notes)
         listing = app.screen.query_one("#kb-diagnostics", OptionList)
         assert listing.option_count == 1 and "sample_kb/new.md:2:1" in str(listing.get_option_at_index(0).prompt)
         await pilot.press("ctrl+r")

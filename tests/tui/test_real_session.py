@@ -56,6 +56,6 @@ async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_pat
         assert any(d.file.endswith("pipe.md") and "named pipe" in d.message for d in app.session.diagnostics())
         await pilot.press("escape", "k")
         await settle(pilot)
-        assert "1 error(s)" in str(app.screen.query_one("#kb-title").content)
+        assert "1 error" in str(app.screen.query_one("#kb-counts").content)
         await pilot.press("ctrl+q")
     assert app.return_code in (0, None)
