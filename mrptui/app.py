@@ -657,29 +657,31 @@ class ExplorerApp(App[None]):
         while len(self.screen_stack) > 1 and not isinstance(self.screen, MainScreen):
             self.pop_screen()
 
+    def _open_screen(self, kind: type[Screen], make: Callable[[], Screen]) -> None:
+        """Push a secondary screen on top of the one it was opened from, so Esc goes back there.
+        If one of its kind is already in the stack, go back to it instead (the screens above are
+        closed): switching between KB and rules never grows the stack."""
+        stack = self.screen_stack
+        if not any(isinstance(screen, kind) for screen in stack):
+            self.push_screen(make())
+            return
+        while not isinstance(self.screen, kind):
+            self.pop_screen()
+
     def action_kb_screen(self) -> None:
         from mrptui.screens.kb import KBScreen
 
-        if isinstance(self.screen, KBScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(KBScreen())
+        self._open_screen(KBScreen, KBScreen)
 
     def action_rules_screen(self) -> None:
         from mrptui.screens.rules import RulesScreen
 
-        if isinstance(self.screen, RulesScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(RulesScreen())
+        self._open_screen(RulesScreen, RulesScreen)
 
     def action_eval_screen(self) -> None:
         from mrptui.screens.eval import EvalScreen
 
-        if isinstance(self.screen, EvalScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(EvalScreen(self.queries_path))
+        self._open_screen(EvalScreen, partial(EvalScreen, self.queries_path))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -82,7 +82,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the explorer"),
+        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"),
         Binding("slash", "search", "Search", id="kb.search", tooltip="Search units"),
         Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),

@@ -84,7 +84,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the explorer"),
+        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the screen this one was opened from"),
         Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in $EDITOR at this rule"),
         Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
         Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),

@@ -698,7 +698,25 @@ async def test_rules_screen_shows_last_run_statistics(app):
         await pilot.press("c")
         assert app.clipboard.startswith("dependency_transitive: ?x depends_on ?y, ?y depends_on ?z ⇒")
         await pilot.press("k")
-        assert type(app.screen).__name__ == "KBScreen" and len(app.screen_stack) == 2
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "RulesScreen", "KBScreen"]
+
+
+async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
+    """KB → rules → Esc is the KB screen again; switching back and forth never grows the stack."""
+    def stack() -> list[str]:
+        return [type(s).__name__ for s in app.screen_stack]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "k", "R")
+        assert stack() == ["MainScreen", "KBScreen", "RulesScreen"]
+        await pilot.press("escape")
+        assert stack() == ["MainScreen", "KBScreen"]
+        await pilot.press("f3", "f2", "R", "k")  # back and forth: back to the KB screen below
+        assert stack() == ["MainScreen", "KBScreen"]
+        await pilot.press("escape")
+        assert stack() == ["MainScreen"]
+        await pilot.press("R", "k", "q")
+        assert stack() == ["MainScreen", "RulesScreen"]
 
 
 # -- help, theme, layout, quit -----------------------------------------------------------------
