@@ -481,7 +481,8 @@ class ExplorerApp(App[None]):
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
         with self.batch_update():
-            self.main.show(state, markup, held=bool(self.held) and self.cursor == total, running_ms=running)
+            self.main.show(state, markup, held=bool(self.held) and self.cursor == total, running_ms=running,
+                           run=run.run_id if run else None)
 
     # -- units, detail, copy, save, export ------------------------------------------------------
 

@@ -211,12 +211,13 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     # -- rendering --------------------------------------------------------------------------
 
-    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None) -> None:
-        """Render the state at the cursor (the app calls this inside batch_update)."""
+    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None,
+             run: object = None) -> None:
+        """Render the state at the cursor of `run` (the app calls this inside batch_update)."""
         app = self.explorer
         self.query_one(PlanPanel).show(state, held=held)
         self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints, held=held, running_ms=running_ms)
-        self.query_one(EvidenceTable).show(state.retrievals)
+        self.query_one(EvidenceTable).show(state.retrievals, run)
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
         self.query_one(StatusLine).update(status_markup)

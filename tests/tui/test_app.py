@@ -307,6 +307,31 @@ async def test_diff_needs_two_runs(app):
 # -- evidence, proofs, answer --------------------------------------------------------------------
 
 
+def header_x(table: EvidenceTable, key: str) -> int:
+    """The x offset of column `key`'s header cell inside the table's border."""
+    x = 1  # the panel border
+    for column in table.ordered_columns:
+        if column.key.value == key:
+            return x
+        x += column.get_render_width(table)
+    raise AssertionError(f"no column {key}")
+
+
+async def test_a_clicked_sort_holds_while_stepping_and_a_new_question_starts_in_rank_order(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        table = app.screen.query_one(EvidenceTable)
+        for _ in range(2):  # the second click: lowest score first, the best row at the bottom
+            assert await pilot.click(EvidenceTable, offset=(header_x(table, "score") + 1, 1))
+            await pilot.pause()
+        assert (table.sort_column, table.sort_reverse) == ("score", False) and table._shown[-1].rank == 1
+        await pilot.press("3", "b", "n")  # stepping through the same run keeps the chosen order
+        assert (table.sort_column, table.sort_reverse) == ("score", False)
+        await ask(pilot, "what does airflow use?")
+        assert (table.sort_column, table.sort_reverse) == ("rank", False)
+        assert table._shown[0].rank == 1 and table._shown[0].kept and "by rank ↑" in table.border_subtitle
+
+
 async def test_evidence_sort_keys_and_header_click(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
@@ -318,11 +343,7 @@ async def test_evidence_sort_keys_and_header_click(app):
         assert [c.id for c in table._shown] == sorted(c.id for c in table._shown)
         await pilot.press("O")
         assert table.sort_reverse and [c.id for c in table._shown] == sorted((c.id for c in table._shown), reverse=True)
-        x = 1  # the panel border
-        for column in table.ordered_columns:
-            if column.key.value == "tdb":
-                break
-            x += column.get_render_width(table)
+        x = header_x(table, "tdb")
         assert await pilot.click(EvidenceTable, offset=(x + 1, 1))  # the TDB header cell
         await pilot.pause()
         assert table.sort_column == "tdb" and table.sort_reverse  # numbers sort high first, missing last
