@@ -41,7 +41,7 @@ from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, UnitModal
 from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.query import normalise_question
@@ -502,7 +502,7 @@ class ExplorerApp(App[None]):
         unit = self.ask_session("unit", unit_id, self.caller, default=FAILED)
         if unit is FAILED:
             return
-        self.push_screen(TextModal(f"Unit {unit_id}", unit_markup(unit, unit_id, missing=self.missing_unit_text)))
+        self.push_screen(UnitModal(unit, unit_id, missing=self.missing_unit_text))
 
     def open_evidence_detail(self) -> None:
         table = self.main.query_one(EvidenceTable)

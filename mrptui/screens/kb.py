@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
-from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
@@ -255,7 +255,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             return
         unit = self.selected
         if unit is not None:
-            self.app.push_screen(TextModal(f"Unit {unit.id}", unit_markup(unit, unit.id)))
+            self.app.push_screen(UnitModal(unit, unit.id))
 
     # -- search -----------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from mrptui.screens.diff import DiffScreen
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import ErrorModal, PathModal, TextModal
+from mrptui.screens.modals import ErrorModal, PathModal, TextModal, UnitModal
 from mrptui.state import Breakpoint
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
@@ -431,11 +431,26 @@ async def test_proof_tree_expand_all_and_unit_leaf_opens_the_unit(app):
         await pilot.press("c")
         assert app.clipboard == leaves[0].data[1]
         await pilot.press("enter")
-        assert isinstance(app.screen, TextModal)
+        assert isinstance(app.screen, UnitModal)
         assert leaves[0].data[1] in app.screen.markup and "not visible" not in app.screen.markup
+        calls = []
+        app.open_in_editor = lambda file, line: calls.append((file, line))  # type: ignore[method-assign]
+        await pilot.press("e")  # the unit window has the KB screen's `e`: its file at its line
+        unit = app.session.unit(leaves[0].data[1], CALLER)
+        assert calls == [(unit.location.file, unit.location.line)]
         await pilot.press("escape")
         await pilot.press("minus")
         assert not tree.root.children[0].is_expanded
+
+
+async def test_a_unit_window_without_a_file_location_says_so_on_e(app):
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        app.open_unit(SECRET.id)  # not visible to this caller: no text, no location
+        await pilot.pause()
+        assert isinstance(app.screen, UnitModal)
+        await pilot.press("e")
+        assert notes == ["this unit has no file location here"] and isinstance(app.screen, UnitModal)
 
 
 async def test_copy_proof_answer_and_timeline_row(app):
