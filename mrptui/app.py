@@ -34,6 +34,7 @@ from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
 from core.units import Caller
+from mrptui.editor import open_in_editor
 from mrptui.exports import Export, answer_export, evidence_export, trace_export
 from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
 from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
@@ -647,9 +648,7 @@ class ExplorerApp(App[None]):
             self.notify(f"KB reloaded{rerun}", timeout=6)
 
     def open_in_editor(self, file: str, line: int) -> None:
-        """Open `file` at `line` in $EDITOR (the app is suspended meanwhile), then check for changes."""
-        from mrptui.screens.kb import open_in_editor
-
+        """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
         open_in_editor(self, file, line)
 
     # -- screens, help, theme -------------------------------------------------------------------

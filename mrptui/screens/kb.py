@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -46,22 +43,6 @@ def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
     return any(needle in value.lower() for value in fields)
 
 
-def open_in_editor(app, file: str, line: int) -> None:
-    """Suspend the app and run `$VISUAL`/`$EDITOR +LINE FILE`; notify when that is impossible."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        app.notify("set $EDITOR (e.g. export EDITOR=vim) to open files from here", severity="warning")
-        return
-    command = [*shlex.split(editor), f"+{line}", file]
-    try:
-        with app.suspend():
-            subprocess.run(command, check=False)
-    except Exception as exc:  # noqa: BLE001 - SuspendNotSupported, a missing editor binary, …
-        app.notify(f"could not open the editor: {exc or type(exc).__name__}", severity="error")
-        return
-    app.poll_files()
-
-
 class KBScreen(Screen[None]):
     """Units of the caller's permitted view, grouped by source, with every validation error."""
 
@@ -77,7 +58,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
 - `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
   `f` shows only the matches.
 - `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
-- `e`: open the selected unit's (or error's) whole file in `$EDITOR` at its line (author view).
+- `e`: open the selected unit's (or error's) whole file in your editor at its line (author view;
+  `$VISUAL`/`$EDITOR`, or the `$MRPTUI_EDITOR` template, see docs/tui.md).
 - `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
 """
 
@@ -89,7 +71,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
         Binding("w", "why_not", "Why not?", id="kb.why_not", tooltip="Why is this unit not in the last answer?"),
         Binding("e", "edit", "Edit", id="kb.edit",
-                tooltip="Author view: whole KB. Open the whole file in $EDITOR at this line"),
+                tooltip="Author view: whole KB. Open the whole file in your editor at this line"),
         Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
         Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
         Binding("R,f3", "app.rules_screen", "Rules", id="kb.rules", tooltip="The rules screen"),

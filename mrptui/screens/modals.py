@@ -93,7 +93,7 @@ class UnitModal(TextModal):
     KEYS_HINT = "esc close · c copy · e edit"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("e", "edit", "Edit", id="unit.edit",
-                tooltip="Author view: whole KB. Open the unit's whole file in $EDITOR at its line"),
+                tooltip="Author view: whole KB. Open the unit's whole file in your editor at its line"),
     ]
 
     def __init__(self, unit: KnowledgeUnit | None, unit_id: str, *, missing: str = "") -> None:

@@ -79,13 +79,13 @@ Every ThinkingDB rule (premises ⇒ conclusion, weight). For the last run's kb-t
 how often each rule fired, its variable bindings and the facts it derived; for rules that never
 fired, the first premise that matched nothing. Rule-file errors are listed with file:line:col.
 
-- `e` opens the rule file in `$EDITOR` at the rule's line; saved changes reload automatically.
+- `e` opens the rule file in your editor (`$VISUAL`/`$EDITOR`, `$MRPTUI_EDITOR`) at the rule's line; saved changes reload automatically.
 - `c` copies the rule; `ctrl+r` reloads now; `escape` goes back.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the screen this one was opened from"),
-        Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in $EDITOR at this rule"),
+        Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in your editor at this rule"),
         Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
         Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),
         Binding("k,f2", "app.kb_screen", "KB", id="rules.kb", tooltip="The KB screen"),

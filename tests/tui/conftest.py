@@ -25,6 +25,7 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("MRPTUI_EDITOR", raising=False)
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
