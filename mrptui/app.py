@@ -35,7 +35,7 @@ from core.resources import config_dir
 from core.steering import Intervention
 from core.units import Caller
 from mrptui.editor import open_in_editor
-from mrptui.exports import Export, answer_export, evidence_export, trace_export
+from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
 from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
 from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
 from mrptui.run_control import LiveRun, RunControl, pump
@@ -550,18 +550,19 @@ class ExplorerApp(App[None]):
         if isinstance(export, str):
             self.notify(export, severity="warning")
             return
+        folder = export_dir()
 
         def done(path: str | None) -> None:
             if not path:
                 return
             try:
-                summary = export.write(Path(path).expanduser())
+                written = write_export(export, path, folder)
             except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
                 self.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
-            self.notify(f"{summary} to {path}")
+            self.notify(written, timeout=8)
 
-        self.push_screen(PathModal(export.title, export.default_path), callback=done)
+        self.push_screen(PathModal(export.title, export.default_path(folder)), callback=done)
 
     def save_trace(self) -> None:
         self._export(trace_export(self.current, self.session.owns_file))

@@ -489,12 +489,18 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
+        notes = record_notifications(app)
         await pilot.press("s")
         assert isinstance(app.screen, PathModal)
-        assert app.screen.query_one(Input).value == "./mrptui-trace-1.jsonl"
+        saved = tmp_path / "exports" / "trace-run1.jsonl"  # the export folder ($MRPTUI_EXPORTS), made on first use
+        assert app.screen.query_one(Input).value == str(saved)
         await pilot.press("enter")
         await pilot.pause()
-        saved = tmp_path / "mrptui-trace-1.jsonl"
+        assert notes == [f"saved {len(app.current.events)} events to {saved}"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["exports"]  # nothing in the working directory
+        await pilot.press("s")  # the next default never replaces the first file
+        assert app.screen.query_one(Input).value == str(tmp_path / "exports" / "trace-run1-2.jsonl")
+        await pilot.press("escape")
         events, problems = read_trace(saved)
         assert problems == [] and events == app.current.events
     replay = make_app(FakeSession(), replay=events)

@@ -59,3 +59,37 @@ async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_pat
         assert "1 error" in str(app.screen.query_one("#kb-counts").content)
         await pilot.press("ctrl+q")
     assert app.return_code in (0, None)
+
+
+async def test_exports_refuse_the_kb_folder_and_say_where_they_wrote(tmp_path, config_path):
+    """An answer saved as Markdown inside the KB folder would be read back as KB text on the next
+    reload: the real session refuses it; the default path, in the export folder, is written."""
+    from helpers import record_notifications
+    from textual.widgets import Input
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "bees.md").write_text(
+        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
+        "Claim: Drones are male bees raised from unfertilised eggs.\n",
+        encoding="utf-8",
+    )
+    app = make_app(Session.open([kb], config_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What are drones?")
+        notes = record_notifications(app)
+        for target in (kb / "answer.md", kb / "notes" / ".." / "bees.md"):
+            await pilot.press("m")
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+        await pilot.press("m", "enter")  # the prefilled default
+        await pilot.pause()
+    default = tmp_path / "exports" / "answer-run1.md"
+    assert notes == [
+        f"not written: {kb / 'answer.md'}: is a KB or config file this session reads; choose another path",
+        f"not written: {kb / 'notes' / '..' / 'bees.md'}: is a KB or config file this session reads; "
+        "choose another path",
+        f"exported the answer to {default}",
+    ]
+    assert sorted(p.name for p in kb.iterdir()) == ["bees.md"] and default.read_text().startswith("# What are drones?")

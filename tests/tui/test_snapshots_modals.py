@@ -18,7 +18,9 @@ def test_engine_error_modal(snap_compare):
     assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
 
 
-def test_save_trace_dialog(snap_compare):
+def test_save_trace_dialog(snap_compare, monkeypatch):
+    monkeypatch.setenv("MRPTUI_EXPORTS", "exports")  # the same prefilled path on every machine
+
     async def run_before(pilot):
         await ask(pilot)
         await settle(pilot)
