@@ -34,6 +34,7 @@ from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
 from core.units import Caller
+from mrptui.clipboard import copy_text
 from mrptui.editor import open_in_editor
 from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
 from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
@@ -540,10 +541,7 @@ class ExplorerApp(App[None]):
         if not text:
             self.notify("nothing to copy here", severity="warning")
             return
-        self.copy_to_clipboard(text)
-        first = text.splitlines()[0] if text else ""
-        more = "…" if len(first) > 60 or "\n" in text else ""
-        self.notify(f"copied: {first[:60]}{more}")
+        copy_text(self.screen, text)
 
     def _export(self, export: Export | str) -> None:
         """Ask where to write `export`, then write it (or say why there is nothing to write)."""

@@ -17,6 +17,7 @@ from textual.widgets.option_list import Option
 from core.diagnostics import Diagnostic
 from core.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
+from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
@@ -356,8 +357,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if not text:
             self.notify("nothing to copy here", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied: {text[:60]}")
+        copy_text(self, text)
 
     def action_reload(self) -> None:
         self.post_message(Command("reload"))

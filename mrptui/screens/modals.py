@@ -13,6 +13,7 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from core.cnl import parse_intents
 from core.units import KnowledgeUnit
+from mrptui.clipboard import copy_text
 from mrptui.messages import Command
 
 
@@ -43,8 +44,7 @@ class TextModal(ModalScreen[None]):
         from textual.content import Content
 
         text = self.plain if self.plain is not None else Content.from_markup(self.markup).plain
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied {self.title_text.lower()}")
+        copy_text(self, text, f"copied {self.title_text.lower()}")
 
 
 class ErrorModal(TextModal):

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 
 from core.diagnostics import Diagnostic
 from core.events import RuleStat
+from mrptui.clipboard import copy_text
 from mrptui.host import Explorer
 from mrptui.messages import Command
 from mrptui.widgets.keybar import KeyBar
@@ -202,8 +203,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
             self.notify("nothing to copy here", severity="warning")
             return
         text = f"{rule.get('id')}: {rule_text(rule)} (weight {rule.get('weight')})"
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied: {text[:60]}")
+        copy_text(self, text)
 
     def action_reload(self) -> None:
         self.post_message(Command("reload"))

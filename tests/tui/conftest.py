@@ -28,6 +28,7 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("MRPTUI_EDITOR", raising=False)
+    monkeypatch.delenv("TMUX", raising=False)  # the copy notification adds a hint inside tmux
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -1007,3 +1008,29 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
         assert session.hdc_built and not app.hdc_building
         assert "HDC" not in text_of(app.screen.query_one("#status", Static))
         assert "HDC index ready" in notes
+
+
+async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboard_is_on(app, tmp_path, monkeypatch):
+    """A real `tmux` program on PATH (a script answering show-options) decides the hint."""
+    from mrptui.clipboard import TMUX_HINT, tmux_clipboard_setting
+
+    tmux = tmp_path / "bin" / "tmux"
+    tmux.parent.mkdir()
+    setting = tmp_path / "setting"
+    tmux.write_text(f"#!/bin/sh\ncat '{setting}'\n")
+    tmux.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmux.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,1,0")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("5")
+        notes = record_notifications(app)
+        for value in ("external", "on"):
+            setting.write_text(value + "\n")
+            tmux_clipboard_setting.cache_clear()
+            await pilot.press("c")
+        monkeypatch.delenv("TMUX")
+        await pilot.press("c")
+    tmux_clipboard_setting.cache_clear()
+    assert [TMUX_HINT in n for n in notes] == [True, False, False]
+    assert all(n.startswith("copied: # ") for n in notes)  # the answer as Markdown
