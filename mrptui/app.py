@@ -121,6 +121,7 @@ class ExplorerApp(App[None]):
         keymap_path: Path | None | Literal["config"] = "config",
         queries_path: Path | None = None,
         recorded_for: str = "",
+        replay_note: str = "",
         break_before_costly: bool = True,
     ) -> None:
         super().__init__()
@@ -137,6 +138,7 @@ class ExplorerApp(App[None]):
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
         self.recorded_for = recorded_for
         self._replay_events = list(replay or ())
+        self.replay_note = replay_note  # where a replayed trace stops early and why (a cut or bad line)
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
         self.hdc_building = False
@@ -478,7 +480,7 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running, hdc_building=self.hdc_building, health=self.health,
+            running_ms=running, hdc_building=self.hdc_building, health=self.health, replay_note=self.replay_note,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
