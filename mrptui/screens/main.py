@@ -27,7 +27,7 @@ from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine, banner_markup
-from mrptui.widgets.timeline import AttemptsTimeline, row_detail
+from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
 
 PANELS: tuple[tuple[str, str], ...] = (
     ("plan", "Plan"),
@@ -235,9 +235,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     def _attempt_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         timeline = self.query_one(AttemptsTimeline)
-        row = timeline.selected
-        if row is not None:
-            detail = row_detail(row, show_durations=timeline.show_durations)
+        entry = timeline.selected_entry
+        if entry is not None:
+            detail = entry_detail(entry, show_durations=timeline.show_durations)
             self.app.push_screen(TextModal("Timeline row", escape(detail), plain=detail))
 
     @on(DataTable.RowSelected, "#evidence")
