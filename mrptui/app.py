@@ -21,10 +21,9 @@ from typing import ClassVar, Literal
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config
@@ -37,8 +36,9 @@ from core.units import Caller
 from mrptui.clipboard import copy_text
 from mrptui.editor import open_in_editor
 from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
-from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
+from mrptui.keymap import KEYMAP_FILE, read_keymap
 from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
+from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
 from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
@@ -50,9 +50,7 @@ from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
-STAGES = ("sd", "kb", "gs", "val")
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
-COSTLY = Breakpoint("costly")
 INTENT_TEMPLATE = '@i1 intent explain "{target}"\n@i2 set $i1 output text\n'
 
 
@@ -65,27 +63,6 @@ def quiet_gc() -> None:
     so cyclic garbage frozen with them is bounded."""
     gc.collect()
     gc.freeze()
-
-
-class ExplorerCommands(Provider):
-    """Every action of the current screen, plus breakpoints, pins and exclusions per plugin id."""
-
-    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
-        if isinstance(app, ExplorerApp):
-            return app.palette_commands(self.screen)
-        return []
-
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
 class ExplorerApp(App[None]):
@@ -716,63 +693,8 @@ class ExplorerApp(App[None]):
             binding = dataclasses.replace(binding, key=keys.split(",")[0].strip(), key_display=None)
         return self.get_key_display(binding)
 
-    # -- command palette ------------------------------------------------------------------------
+    # -- command palette (mrptui/palette.py) -------------------------------------------------------
 
-    def palette_commands(self, screen: Screen) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self, screen: Screen) -> list[PaletteCommand]:
         """Every binding of the screen (and its panels) as a command, plus per-plugin commands."""
-        commands: list[tuple[str, str, Callable[[], object]]] = []
-        seen: set[str] = set()
-        nodes: list = [screen]
-        if isinstance(screen, MainScreen):
-            nodes += list(screen.query(".panel"))
-        for node in nodes:
-            for binding in bindings_of(node):
-                if binding.action in seen or binding.action.startswith("panel("):
-                    continue
-                seen.add(binding.action)
-                key = self.key_display(binding)
-                commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
-                                 partial(node.run_action, binding.action)))
-        commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
-                         self.action_toggle_theme))
-        commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", self.action_help))
-        if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
-            return commands
-        commands += self._breakpoint_commands()
-        commands += self._plugin_commands()
-        return commands
-
-    def _breakpoint_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        return [
-            ("Break on any backtrack", "Toggle: hold the engine after every backtrack",
-             partial(self.toggle_breakpoint, Breakpoint("backtrack"))),
-            ("Break before costly plugins", "Toggle: hold the engine before every LLM or remote plugin call (on by default)",
-             partial(self.toggle_breakpoint, COSTLY)),
-            ("Break before every plugin call", "Toggle: hold the engine before each plugin is called",
-             partial(self.toggle_breakpoint, Breakpoint("call"))),
-        ]
-
-    def _plugin_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        commands: list[tuple[str, str, Callable[[], object]]] = []
-        try:
-            plugins = self.session.plugin_ids()
-        except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
-            plugins = {}
-        for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
-            commands.append((f"Break on stage {stage}", f"Toggle: hold the engine when stage {stage} starts",
-                             partial(self.toggle_breakpoint, Breakpoint("stage", stage))))
-            for plugin in plugins[stage]:
-                commands.append((f"Break on plugin {plugin}", f"Toggle: hold the engine before {plugin} is called",
-                                 partial(self.toggle_breakpoint, Breakpoint("plugin", plugin))))
-                if stage == "planner":
-                    commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
-                                     partial(self.rerun_with, planner=plugin)))
-                    continue
-                commands.append((f"Pin {plugin} for {stage}",
-                                 "Try it first in its stage (the others stay as fallbacks): live while the "
-                                 "engine is held before that stage, else a re-run",
-                                 partial(self.rerun_with, pin=(stage, plugin))))
-                commands.append((f"Exclude {plugin}",
-                                 "Never call it: live while the engine is held before it runs, else a re-run",
-                                 partial(self.rerun_with, exclude=plugin)))
-        return commands
+        return palette_commands(self, screen)
