@@ -15,6 +15,15 @@ from core.units import Caller
 from mrptui.widgets.evidence import EvidenceTable
 
 
+def write_bees(folder) -> None:
+    """A one-unit KB about bees, in `folder`."""
+    (folder / "bees.md").write_text(
+        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
+        "Claim: Drones are male bees raised from unfertilised eggs.\n",
+        encoding="utf-8",
+    )
+
+
 @pytest.fixture(scope="module")
 def real_session() -> Session:
     return Session.open()
@@ -41,11 +50,7 @@ async def test_explorer_on_the_real_engine(real_session):
 async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_path, config_path):
     """The explorer's change poll and reload worker with a named pipe in the KB folder: before,
     the worker blocked in open() forever, the KB screen said "no errors" and ctrl+q hung."""
-    (tmp_path / "bees.md").write_text(
-        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
-        "Claim: Drones are male bees raised from unfertilised eggs.\n",
-        encoding="utf-8",
-    )
+    write_bees(tmp_path)
     app = make_app(Session.open([tmp_path], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         os.mkfifo(tmp_path / "pipe.md")
@@ -69,11 +74,7 @@ async def test_exports_refuse_the_kb_folder_and_say_where_they_wrote(tmp_path, c
 
     kb = tmp_path / "kb"
     kb.mkdir()
-    (kb / "bees.md").write_text(
-        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
-        "Claim: Drones are male bees raised from unfertilised eggs.\n",
-        encoding="utf-8",
-    )
+    write_bees(kb)
     app = make_app(Session.open([kb], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         await ask(pilot, "What are drones?")
