@@ -1,23 +1,21 @@
-"""The optional embeddings endpoint (OpenAI-compatible `/v1/embeddings`) and its vector cache.
+"""The optional embeddings endpoint (OpenAI-compatible `/v1/embeddings`).
 
 Configured like the LLM endpoint: `config/embeddings.json` (`baseUrl`, `model`, `apiKey`,
-`timeoutSeconds`, `batchSize`, `cacheDir`), then the MRPTUI_EMBED_* variables. No `baseUrl`
-means no endpoint: the dense lane answers `unsupported` and nothing connects anywhere.
+`timeoutSeconds`, `batchSize`), then the MRPTUI_EMBED_* variables. No `baseUrl` means no
+endpoint: the dense lane answers `unsupported` and nothing connects anywhere.
 
-Vectors are cached in one file per model (`cacheDir`, default `$XDG_CACHE_HOME/mrptui/dense`),
-keyed by a hash of the model and the text, and written atomically (temporary file + rename), so a
-unit's text is embedded once across runs and an edited unit is embedded again. This stands in for
-the persistent index store until that lands (issue 11).
+Unit vectors are kept in the index store beside each KB file's segment (core/store/vectors.py).
+The `.npz` cache of earlier versions (`cacheDir`) is removed on first use (`remove_legacy_cache`).
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import http.client
 import json
 import os
-import tempfile
-import threading
+import re
+import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -48,6 +46,8 @@ class EmbeddingConfig(BaseModel):
     # (topic, then claim) carries its meaning.
     max_chars: int = Field(default=8000, ge=16, le=200_000)
     max_dimensions: int = Field(default=8192, ge=1, le=65_536)
+    # Where earlier versions cached vectors; read only to remove those files (the index store
+    # keeps vectors now, core/store/vectors.py), so an old config file still loads.
     cache_dir: Path | None = None
 
     @field_validator("base_url")
@@ -60,7 +60,7 @@ class EmbeddingConfig(BaseModel):
         base = (self.base_url or "").rstrip("/").removesuffix("/v1")
         return f"{base}/v1/embeddings"
 
-    def cache_folder(self) -> Path:
+    def legacy_cache_folder(self) -> Path:
         if self.cache_dir is not None:
             return self.cache_dir
         root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -159,48 +159,41 @@ def _post_json(endpoint: str, body: bytes, api_key: SecretStr | None, timeout: f
         connection.close()
 
 
-class VectorCache:
-    """Vectors by content hash in one `.npz` per model; loaded once, saved atomically after adds."""
+# The cache of earlier versions: one `<16 hex digits>.npz` per model (arrays "keys" and "vectors")
+# plus `.dense-*.npz` temp files, in `cacheDir` or `<XDG cache>/mrptui/dense`.
+_LEGACY_NAME = re.compile(r"[0-9a-f]{16}\.npz|\.dense-[A-Za-z0-9_]+\.npz")
+_LEGACY_ARRAYS = frozenset({"keys.npy", "vectors.npy"})
 
-    def __init__(self, folder: Path, model: str):
-        self.path = folder / f"{hashlib.blake2b(model.encode(), digest_size=8).hexdigest()}.npz"
-        self._model = model
-        self._vectors: dict[str, np.ndarray] = {}
-        self._lock = threading.Lock()
-        self._load()
 
-    def key(self, text: str) -> str:
-        return hashlib.blake2b(f"{self._model}\x00{text}".encode(), digest_size=16).hexdigest()
+def remove_legacy_cache(config: EmbeddingConfig) -> int:
+    """Delete the old dense cache's files (vectors now live in the index store); returns how many.
 
-    def get(self, key: str) -> np.ndarray | None:
-        return self._vectors.get(key)
+    Only a regular file whose name is one the old cache wrote, and (for a model file) that is a
+    zip of exactly the old cache's two arrays, is removed, so no user file is ever touched; the
+    folder goes too when that leaves it empty."""
+    folder = config.legacy_cache_folder()
+    try:
+        entries = list(folder.iterdir()) if folder.is_dir() and not folder.is_symlink() else []
+    except OSError:
+        return 0
+    removed = 0
+    for path in entries:
+        if _LEGACY_NAME.fullmatch(path.name) and _is_legacy_file(path):
+            path.unlink(missing_ok=True)
+            removed += 1
+    if removed:
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only succeeds when nothing else is there
+    return removed
 
-    def __len__(self) -> int:
-        return len(self._vectors)
 
-    def put(self, items: Mapping[str, np.ndarray]) -> None:
-        with self._lock:
-            self._vectors.update(items)
-            self._save()
-
-    def _load(self) -> None:
-        try:
-            with np.load(self.path, allow_pickle=False) as data:
-                keys, vectors = data["keys"], data["vectors"]
-        except (OSError, KeyError, ValueError):
-            return  # no cache yet, or an unreadable one: embed again rather than fail
-        if vectors.ndim == 2 and len(keys) == len(vectors):
-            self._vectors = {str(k): v for k, v in zip(keys, vectors, strict=True)}
-
-    def _save(self) -> None:
-        if not self._vectors or len({v.shape for v in self._vectors.values()}) != 1:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".dense-", suffix=".npz")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                np.savez(out, keys=np.array(list(self._vectors)), vectors=np.array(list(self._vectors.values())))
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+def _is_legacy_file(path: Path) -> bool:
+    if path.is_symlink() or not path.is_file():
+        return False
+    if path.name.startswith(".dense-"):
+        return True
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return set(archive.namelist()) == _LEGACY_ARRAYS
+    except (OSError, zipfile.BadZipFile):
+        return False

@@ -122,7 +122,7 @@ class LaneIndexes:
     @classmethod
     def build(cls, view: KBView, config: RetrievalConfig, dense: DenseLane | None = None) -> LaneIndexes:
         """Raises EmbeddingError when a configured dense endpoint cannot embed the units."""
-        dense_index = (dense, dense.build(view.units)) if dense is not None and dense.configured else None
+        dense_index = (dense, dense.build(view.units, view.stored)) if dense is not None and dense.configured else None
         return cls(view, Bm25Index.build(view.units, config.bm25), HdcIndex.build(view.units, config.hdc), dense_index)
 
 

@@ -27,7 +27,6 @@ from core.units import Caller, CallerKey, KnowledgeUnit
 if TYPE_CHECKING:
     from core.config import Bm25Config
     from core.retrieval.bm25 import Bm25Index
-    from core.retrieval.hdc import UnitVectorCache
     from core.store.stored import PartCache
     from core.store.tokens import Tokens
 
@@ -149,15 +148,10 @@ class KBView:
         """One BM25 index over this view from the cache (or built and saved when `build`)."""
         return self._stored.merged_bm25(self._units, config, build) if self._stored is not None else None
 
-    def prime_vectors(self, cache: UnitVectorCache, seed: str) -> None:
-        """Fill `cache` with the HDC vectors stored for the KB's units (a no-op without a store)."""
-        if self._stored is not None:
-            self._stored.prime_vectors(cache, seed)
-
-    def keep_vectors(self, cache: UnitVectorCache, seed: str) -> None:
-        """Store the HDC vectors `cache` now holds, for the next process."""
-        if self._stored is not None:
-            self._stored.keep_vectors(cache, seed)
+    @property
+    def stored(self) -> StoredKb | None:
+        """The KB's segments (None for a KB built in memory): where unit vectors are kept."""
+        return self._stored
 
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         """A new view with this request's own units added, marked current-turn.

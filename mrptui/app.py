@@ -438,7 +438,8 @@ class ExplorerApp(App[None]):
 
     def show_diff(self) -> None:
         if len(self.runs) < 2:
-            self.notify("only one run so far: pin or exclude a plugin (p/x) or ask again, then compare")
+            self.notify("only one run so far: to compare, ask another question or re-run with r "
+                        "(pin p or exclude x a plugin first to see what changes)")
             return
         from mrptui.screens.diff import DiffScreen
 

@@ -53,6 +53,8 @@ def palette_commands(app: ExplorerApp, screen: Screen) -> list[PaletteCommand]:
         for binding in bindings_of(node):
             if binding.action in seen or binding.action.startswith("panel("):
                 continue
+            if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
+                continue
             seen.add(binding.action)
             key = app.key_display(binding)
             commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,

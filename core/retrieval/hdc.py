@@ -29,6 +29,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from pathlib import Path
 
 import numpy as np
 
@@ -56,7 +57,7 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
     "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
-    "calibrate", "match_notes", "noise_floor", "permute", "persistable", "similarity", "token_table", "token_vectors", "unit_windows",
+    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute", "similarity", "token_table", "token_vectors", "unit_windows",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
@@ -94,14 +95,43 @@ def token_vectors(config: HdcConfig, model: ContextModel | None = None) -> Token
     return None
 
 
-def persistable(config: HdcConfig) -> bool:
-    """Whether the index store can keep this encoding's unit vectors (one claim vector per unit,
-    no learned or n-gram token vectors); other encodings are rebuilt from the text."""
-    return config.claim_window == 0 and config.char_ngrams == 0 and config.context_vectors == 0
+def encoding_options(config: HdcConfig, model: ContextModel | None) -> dict[str, object]:
+    """Everything that changes a unit's vectors (not its scores), for the index store's key: the
+    seed, dimensions, claim windows, character n-grams, the learned model and the encoder's code."""
+    return {
+        "seed": config.seed,
+        "dimensions": DIMENSIONS,
+        "claimWindow": config.claim_window,
+        "charNgrams": config.char_ngrams,
+        "contextModel": model.digest if model is not None else "",
+        "encoder": _encoder_digest(),
+    }
 
 
-def _plain(seed: str) -> HdcConfig:
-    return HdcConfig(seed=seed, claim_window=0, char_ngrams=0, context_vectors=0)
+@lru_cache(maxsize=1)
+def _encoder_digest() -> str:
+    here = Path(__file__).resolve().parent
+    hasher = hashlib.sha256()
+    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py"):
+        hasher.update(name.encode() + b"\0" + (here / name).read_bytes())
+    return hasher.hexdigest()[:16]
+
+
+def encode_units(
+    units: Sequence[KnowledgeUnit], config: HdcConfig, model: ContextModel | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Topic vectors [N, 64], every unit's claim windows stacked [W, 64], windows per unit [N]."""
+    topic, windows = _encode_units(units, config, token_vectors(config, model))
+    return topic, _stack(windows), np.array([len(w) for w in windows], dtype=np.int64)
+
+
+def _stack(windows: Sequence[np.ndarray]) -> np.ndarray:
+    return np.concatenate(windows) if len(windows) else np.zeros((0, WORDS), dtype=np.uint64)
+
+
+def learn_model(units: Sequence[KnowledgeUnit], config: HdcConfig) -> ContextModel | None:
+    """The view's learned token vectors when `contextVectors` asks for them, else None."""
+    return ContextModel.learn(units, config) if config.context_vectors else None
 
 
 def _unit_digest(unit: KnowledgeUnit, config: HdcConfig, model: ContextModel | None) -> bytes:
@@ -129,21 +159,6 @@ class UnitVectorCache:
         self.encoded += len(stale)
         entries = [self._entries[u.id] for u in units]
         return np.array([e[1] for e in entries], dtype=np.uint64).reshape(-1, WORDS), [e[2] for e in entries]
-
-    # The index store persists one topic and one claim vector per unit, so it serves only the
-    # plain encoding (`persistable`): whole claim, random token vectors, keyed by the seed.
-    def has(self, unit: KnowledgeUnit, seed: str) -> bool:
-        return self._digest(unit.id) == _unit_digest(unit, _plain(seed), None)
-
-    def add(self, units: Sequence[KnowledgeUnit], seed: str, topic: np.ndarray, claim: np.ndarray) -> None:
-        """Vectors computed elsewhere (the index store), row i for units[i]."""
-        for i, unit in enumerate(units):
-            self._entries[unit.id] = (_unit_digest(unit, _plain(seed), None), topic[i], claim[i][None])
-
-    def single_vectors(self, units: Sequence[KnowledgeUnit], seed: str) -> tuple[np.ndarray, np.ndarray]:
-        """Topic and claim vectors [N, 64] each under the plain encoding, for the index store."""
-        topic, windows = self.vectors(units, _plain(seed))
-        return topic, np.array([w[0] for w in windows], dtype=np.uint64).reshape(-1, WORDS)
 
     def _digest(self, unit_id: str) -> bytes | None:
         entry = self._entries.get(unit_id)
@@ -223,12 +238,26 @@ class HdcIndex:
     def build(
         cls, units: Sequence[KnowledgeUnit], config: HdcConfig, cache: UnitVectorCache | None = None
     ) -> HdcIndex:
-        model = ContextModel.learn(units, config) if config.context_vectors else None
+        """Encode (or take from `cache`) the units' vectors, learning the model first if asked."""
+        model = learn_model(units, config)
         topic, windows = (cache if cache is not None else UnitVectorCache()).vectors(units, config, model)
+        counts = np.array([len(w) for w in windows], dtype=np.int64)
+        return cls.from_vectors(units, config, topic, _stack(windows), counts, model)
+
+    @classmethod
+    def from_vectors(
+        cls,
+        units: Sequence[KnowledgeUnit],
+        config: HdcConfig,
+        topic: np.ndarray,
+        claim: np.ndarray,
+        counts: np.ndarray,
+        model: ContextModel | None,
+    ) -> HdcIndex:
+        """The index over vectors made elsewhere (the index store): row i is units[i], whose
+        `counts[i]` claim windows follow those of the units before it in `claim`."""
         roles = {r: i for i, r in enumerate(dict.fromkeys(u.role for u in units))}
         act_sets = {a: i for i, a in enumerate(dict.fromkeys(u.acts for u in units))}
-        counts = np.array([len(w) for w in windows], dtype=np.int64)
-        claim = np.concatenate(windows) if windows else np.zeros((0, WORDS), dtype=np.uint64)
         return cls(
             unit_ids=[u.id for u in units],
             topic=topic,

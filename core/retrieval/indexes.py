@@ -16,9 +16,10 @@ from core.embeddings import EmbeddingError
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.dense import DenseIndex, DenseLane
-from core.retrieval.hdc import HdcIndex, UnitVectorCache, persistable
+from core.retrieval.hdc import HdcIndex, UnitVectorCache, learn_model
 from core.retrieval.thinkingdb import ThinkingDB
 from core.store.stored import PartCache
+from core.store.vectors import hdc_vectors
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -97,13 +98,12 @@ class ViewIndexes:
         return self._get("hdc", self._build_hdc)
 
     def _build_hdc(self) -> HdcIndex:
-        config = self._config.hdc
-        if not persistable(config):
-            return HdcIndex.build(self.view.units, config, self._vectors)
-        self.view.prime_vectors(self._vectors, config.seed)
-        index = HdcIndex.build(self.view.units, config, self._vectors)
-        self.view.keep_vectors(self._vectors, config.seed)
-        return index
+        """From the vectors the index store keeps per KB file (core/store/vectors.py); units no
+        stored file holds (a request's own, or without a cache) from the in-memory cache."""
+        config, units = self._config.hdc, self.view.units
+        model = learn_model(units, config)
+        topic, claim, counts = hdc_vectors(self.view.stored, units, config, model, self._vectors)
+        return HdcIndex.from_vectors(units, config, topic, claim, counts, model)
 
     @property
     def dense(self) -> DenseIndex:
@@ -112,7 +112,12 @@ class ViewIndexes:
         lane = self._dense
         if lane is None:
             raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
-        return self._get("dense", lambda: lane.build(self.view.units))
+        index = self._get("dense", lambda: lane.build(self.view.units, self.view.stored))
+        if index.stale:  # the endpoint changed dimension and the stored vectors were dropped
+            with self._lock:
+                self._built.pop("dense", None)
+            index = self._get("dense", lambda: lane.build(self.view.units, self.view.stored))
+        return index
 
     @property
     def tdb(self) -> ThinkingDB:

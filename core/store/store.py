@@ -102,6 +102,11 @@ class SegmentStore:
             self._save(segment, folder)
         return segment
 
+    def note(self, where: str, message: str) -> None:
+        """An INDEX_CACHE warning from data kept beside a segment (core/store/vectors.py); the
+        next load or reload reports it with the store's own."""
+        self._note(where, message)
+
     def take_notes(self) -> list[Diagnostic]:
         """Warnings since the last call (unusable segments, a cache turned off), each given once."""
         with self._lock:

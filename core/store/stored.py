@@ -2,9 +2,7 @@
 
 - token ids (joined into a `TokenTable` on first use), and BM25 built per segment over the view's
   rows of it (Lucene-style parts, scored with combined statistics by `Bm25Parts`);
-- HDC unit vectors: read into the shared `UnitVectorCache` before an HDC index is built, and
-  saved per segment after, so the next process encodes nothing. A vectors file is named after
-  the HDC seed and the SHA-256 of its bytes, written atomically, and checked on read.
+- unit vectors (HDC, dense) live in the segment folders too: see core/store/vectors.py.
 """
 
 from __future__ import annotations
@@ -15,15 +13,12 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from core.config import Bm25Config
-from core.retrieval import hdc
 from core.retrieval.bm25 import Bm25Index
-from core.retrieval.hdc import WORDS, UnitVectorCache
 from core.safe_io import atomic_write_bytes
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -151,45 +146,6 @@ class StoredKb:
         np.savez(buffer, names=names, **arrays)
         _write_verified(folder, stem, "npz", buffer.getvalue())
 
-    def prime_vectors(self, cache: UnitVectorCache, seed: str) -> int:
-        """Put stored HDC vectors of every segment into `cache`; returns how many units got some."""
-        primed = 0
-        for segment in self.segments.values():
-            if not segment.units or all(cache.has(unit, seed) for unit in (segment.units[0], segment.units[-1])):
-                continue
-            vectors = self._read_vectors(segment, seed)
-            if vectors is not None:
-                cache.add(segment.units, seed, vectors[0], vectors[1])
-                primed += len(segment.units)
-        return primed
-
-    def keep_vectors(self, cache: UnitVectorCache, seed: str) -> int:
-        """Save the HDC vectors of segments that have none stored yet; returns segments written."""
-        written = 0
-        for segment in self.segments.values():
-            folder = self.store.folder_of(segment)
-            if folder is None or not folder.is_dir() or _vector_files(folder, seed):
-                continue
-            topic, claim = cache.single_vectors(segment.units, seed)
-            buffer = io.BytesIO()
-            np.save(buffer, np.stack([topic, claim]) if len(segment.units) else np.zeros((2, 0, WORDS), np.uint64))
-            if not _write_verified(folder, f"hdc-{_seed_id(seed)}", "npy", buffer.getvalue()):
-                return written
-            written += 1
-        return written
-
-    def _read_vectors(self, segment: Segment, seed: str) -> np.ndarray | None:
-        folder = self.store.folder_of(segment)
-        for path in _vector_files(folder, seed) if folder is not None and folder.is_dir() else []:
-            try:
-                vectors = np.load(io.BytesIO(_verified(path)), allow_pickle=False)
-                if vectors.shape != (2, len(segment.units), WORDS) or vectors.dtype != np.uint64:
-                    raise ValueError("shape")
-                return vectors
-            except (OSError, ValueError):
-                path.unlink(missing_ok=True)
-        return None
-
 
 def _write_verified(folder: Path, stem: str, suffix: str, data: bytes) -> bool:
     """Write `data` atomically as `<stem>-<sha256>.<suffix>`; False when the folder is not writable."""
@@ -206,14 +162,3 @@ def _verified(path: Path) -> bytes:
     if hashlib.sha256(data).hexdigest()[:32] != path.stem.rsplit("-", 1)[1]:
         raise ValueError(f"{path.name} does not match its checksum")
     return data
-
-
-@lru_cache(maxsize=8)
-def _seed_id(seed: str) -> str:
-    """The seed and the encoder's source: vectors from another encoding are never read."""
-    source = Path(hdc.__file__).read_bytes()
-    return hashlib.sha256(seed.encode() + b"\0" + source).hexdigest()[:12]
-
-
-def _vector_files(folder: Path, seed: str) -> list[Path]:
-    return sorted(folder.glob(f"hdc-{_seed_id(seed)}-*.npy"))

@@ -7,6 +7,7 @@ import datetime as dt
 
 from core.store import cache_root
 from core.store.store import cache_entries, clear_cache, view_files
+from core.store.vectors import SetInfo, set_infos
 from mrptui.commands import UsageError
 
 
@@ -26,11 +27,20 @@ def run(args: argparse.Namespace) -> int:
     for entry in sorted(entries, key=lambda e: e.source):
         written = dt.datetime.fromtimestamp(entry.written).strftime("%Y-%m-%d %H:%M")
         print(f"{_size(entry.bytes):>9}  {written}  {entry.source}")
+        sets = set_infos(entry.folder)
+        if sets:
+            print(f"{'':>9}  vectors: " + ", ".join(_describe(info) for info in sets))
     views = view_files(root)
     if views:
         print(f"{_size(sum(p.stat().st_size for p in views)):>9}  merged BM25 index(es) of {len(views)} view(s)")
     print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
     return 0
+
+
+def _describe(info: SetInfo) -> str:
+    """`hdc 1.2 MB (40 units)`; dense sets add their dimension: `dense 20 KB (3 units × 384)`."""
+    dims = f" × {info.shape[1]}" if info.kind == "dense" and len(info.shape) == 2 else ""
+    return f"{info.kind} {_size(info.bytes)} ({info.units} units{dims})"
 
 
 def _size(count: int) -> str:

@@ -189,8 +189,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
                 return
             node = node.parent
 
-    # Actions that need the engine: a replayed trace cannot run them, so they are not offered.
-    _ENGINE_ACTIONS = frozenset({"rerun", "pin", "exclude", "exclude_unit", "edit_intent", "cancel_run"})
+    # Actions that need the engine: a replayed trace cannot run them, so they are not offered. A
+    # diff needs a second run, which only the engine makes.
+    _ENGINE_ACTIONS = frozenset({"rerun", "pin", "exclude", "exclude_unit", "edit_intent", "cancel_run", "diff"})
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in self._ENGINE_ACTIONS and self.explorer.replay:

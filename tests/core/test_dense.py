@@ -59,6 +59,9 @@ class EmbeddingServer:
                     payload = b"<html>not json</html>"
                 elif server.mode == "short":
                     payload = json.dumps({"data": [{"index": 0, "embedding": [1.0, 0.0]}]}).encode()
+                elif server.mode == "wide":  # the same model name, now twice the dimensions
+                    data = [{"index": i, "embedding": embed_text(t) * 2} for i, t in enumerate(body["input"])]
+                    payload = json.dumps({"data": data}).encode()
                 elif server.mode == "nan":
                     data = [{"index": i, "embedding": [float("nan")] * DIM} for i in range(len(body["input"]))]
                     payload = json.dumps({"data": data}).encode()
@@ -95,7 +98,7 @@ def server() -> Iterator[EmbeddingServer]:
 
 
 def lane(url: str, tmp_path: Path, timeout: float = 5.0) -> DenseLane:
-    config = EmbeddingConfig(base_url=url, cache_dir=tmp_path / "cache", timeout_s=timeout, batch_size=4)
+    config = EmbeddingConfig(base_url=url, timeout_s=timeout, batch_size=4)
     return DenseLane(config, DenseConfig(lane_min_score=0.1))
 
 
@@ -128,7 +131,7 @@ def shop(tmp_path: Path, server: EmbeddingServer) -> Path:
     retrieval = json.loads((config / "retrieval.json").read_text())
     retrieval["profiles"]["kb-balanced"]["lanes"] = ["bm25", "dense"]
     (config / "retrieval.json").write_text(json.dumps(retrieval))
-    embeddings = {"baseUrl": server.url, "cacheDir": str(tmp_path / "cache"), "timeoutSeconds": 0.3}
+    embeddings = {"baseUrl": server.url, "timeoutSeconds": 0.3}
     (config / "embeddings.json").write_text(json.dumps(embeddings))
     return tmp_path
 
@@ -182,20 +185,6 @@ def test_without_an_endpoint_the_lane_is_unsupported(shop: Path) -> None:
     assert "dense lane unsupported (no embeddings endpoint configured" in result.reason
     with pytest.raises(EmbeddingError, match="no embeddings endpoint"):
         EmbeddingClient(EmbeddingConfig()).embed(["x"])
-
-
-def test_vectors_are_cached_across_runs(tmp_path: Path, server: EmbeddingServer) -> None:
-    from core.kb import KnowledgeBase
-
-    units = KnowledgeBase.load([_write_kb(tmp_path)]).view(Caller(tags=frozenset({"staff"}))).units
-    lane(server.url, tmp_path).build(units)
-    assert len(server.inputs) == 3
-    index = lane(server.url, tmp_path).build(units)  # a new session: the vectors come from the file
-    assert len(server.inputs) == 3 and index.matrix.shape == (3, DIM)
-    edited = [units[0].model_copy(update={"claim": "A laptop may be returned within 60 days."}), *units[1:]]
-    lane(server.url, tmp_path).build(edited)
-    assert server.inputs[3:] == ["Laptop returns\nA laptop may be returned within 60 days."]
-    assert not list((tmp_path / "cache").glob(".dense-*"))  # no temporary file left behind
 
 
 def test_eval_beir_reports_the_dense_lane_and_fuses_it(tmp_path: Path, server: EmbeddingServer, capsys, monkeypatch) -> None:

@@ -324,34 +324,6 @@ def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
     assert first.split(" True")[0] == second.split(" False")[0]
 
 
-def hdc_index(kb: KnowledgeBase, config_path: Path):
-    """The store keeps the plain HDC encoding's vectors (one per unit); see hdc.persistable."""
-    config = load_retrieval_config(config_path)
-    plain = config.hdc.model_copy(update={"claim_window": 0, "char_ngrams": 0, "context_vectors": 0})
-    cache = IndexCache(config.model_copy(update={"hdc": plain}), RuleSet())
-    return cache.for_view(kb.view(CALLERS[0])).hdc, cache.vectors
-
-
-def test_hdc_vectors_are_stored_and_the_next_process_encodes_nothing(tmp_path, config_path):
-
-    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
-    write_kb(kb_dir, files=3)
-    first, first_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
-    # Every unit is stored, restricted ones included, so other callers need no encoding either.
-    assert first_vectors.encoded == 120
-    assert len(list((cache / "segments").glob("*/*/hdc-*.npy"))) == 3
-    second, second_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
-    assert second_vectors.encoded == 0
-    query = first.query(tokenize("hive tide swarm"), Act.DEFINE)
-    np.testing.assert_array_equal(second.scores(query), first.scores(query))
-    # A damaged vectors file is dropped and its segment encoded again.
-    damaged = sorted((cache / "segments").glob("*/*/hdc-*.npy"))[0]
-    damaged.write_bytes(damaged.read_bytes()[:-16])
-    third, third_vectors = hdc_index(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)), config_path)
-    assert third_vectors.encoded == 40
-    np.testing.assert_array_equal(third.scores(query), first.scores(query))
-
-
 def test_a_writer_killed_mid_segment_leaves_nothing_a_reader_uses(tmp_path):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir, files=1)

@@ -280,7 +280,7 @@ async def test_pin_and_exclude_rerun_and_the_diff(app, session):
         await pilot.press("d")
         assert isinstance(app.screen, DiffScreen)
         assert app.screen.changes > 0
-        assert "excluded: kb-fast" in app.screen.right_markup
+        assert any(row.right == "excluded: kb-fast" and row.changed for row in app.screen.diff.rows)
         await pilot.press("c")
         assert "+ excluded: kb-fast" in app.clipboard
         await pilot.press("escape")
@@ -302,7 +302,8 @@ async def test_diff_needs_two_runs(app):
         await ask(pilot)
         notes = record_notifications(app)
         await pilot.press("d")
-        assert isinstance(app.screen, MainScreen) and any("only one run" in n for n in notes)
+        assert isinstance(app.screen, MainScreen)
+        assert any("only one run" in n and "ask another question or re-run with r" in n for n in notes)
 
 
 # -- evidence, proofs, answer --------------------------------------------------------------------
