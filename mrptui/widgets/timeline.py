@@ -123,7 +123,8 @@ before a call, a pin or exclusion of what has not run yet applies live when you 
 the question re-runs with the change. ⏸ marks the call the engine is held before.
 A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter` opens it.
 Candidates a stage did not reach for the same reason share one row (↷ 2 not reached: kb-balanced
-was sufficient: kb-fast, kb-thinkingdb); `space` lists them as rows of their own, and again folds them.
+was sufficient: kb-fast, kb-thinkingdb); `space` lists them as rows of their own, and on one of
+those rows folds them again.
 """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -142,8 +143,11 @@ was sufficient: kb-fast, kb-thinkingdb); `space` lists them as rows of their own
                 tooltip="Pin this row's plugin first in its stage: live while held before that stage, else a re-run"),
         Binding("x", "screen.exclude", "Exclude", id="timeline.exclude",
                 tooltip="Exclude this row's plugin: live while held before it is called, else a re-run"),
-        Binding("space", "toggle_fold", "Unfold", id="timeline.fold",
-                tooltip="List the candidates a folded 'not reached' row stands for, or fold them again"),
+        # One key, two actions: check_action offers the one that applies to the row (the key bar names it).
+        Binding("space", "unfold", "Unfold", id="timeline.unfold",
+                tooltip="List the candidates this folded 'not reached' row stands for, one row each"),
+        Binding("space", "fold", "Fold", id="timeline.fold",
+                tooltip="Fold the listed 'not reached' candidates back into one row"),
     ]
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None, classes: str | None = None) -> None:
@@ -251,33 +255,41 @@ was sufficient: kb-fast, kb-thinkingdb); `space` lists them as rows of their own
         entry = self.entries[value.row] if 0 <= value.row < len(self.entries) else None
         self.tooltip = entry_detail(entry, show_durations=self.show_durations) if entry is not None else None
 
-    def _foldable(self, entry: Entry | None) -> bool:
-        if isinstance(entry, Fold):
-            return True
-        return entry is not None and _not_reached(entry) and fold_key(entry) in self.expanded
+    def _listed(self, entry: Entry | None) -> bool:
+        """A "not reached" row that space listed out of its fold (space folds it again)."""
+        return isinstance(entry, TimelineRow) and _not_reached(entry) and fold_key(entry) in self.expanded
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # space is offered (and in the key bar) only on a folded row or a row it listed.
-        return self._foldable(self.selected_entry) if action == "toggle_fold" else True
+        # space unfolds on a folded row and folds on a row it listed; elsewhere it is not offered.
+        if action == "unfold":
+            return isinstance(self.selected_entry, Fold)
+        if action == "fold":
+            return self._listed(self.selected_entry)
+        return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()
 
-    def action_toggle_fold(self) -> None:
+    def action_unfold(self) -> None:
         entry = self.selected_entry
         if isinstance(entry, Fold):
-            self.expanded.add(entry.key)
-        elif entry is not None and self._foldable(entry):
-            self.expanded.discard(fold_key(entry))
+            self._set_folded(entry.key, folded=False)
+
+    def action_fold(self) -> None:
+        entry = self.selected_entry
+        if isinstance(entry, TimelineRow) and self._listed(entry):
+            self._set_folded(fold_key(entry), folded=True)
+
+    def _set_folded(self, key: FoldKey, *, folded: bool) -> None:
+        if folded:
+            self.expanded.discard(key)
         else:
-            self.notify("space lists the candidates of a folded 'not reached' row; this row is not one")
-            return
-        key = entry.key if isinstance(entry, Fold) else fold_key(entry)
+            self.expanded.add(key)
         self._rebuild()
         self.refresh_bindings()
-        # Keep the cursor on the group: its first row once listed, its summary once folded again.
+        # The cursor stays on the group: its summary once folded, its first row once listed.
         first = next(i for i, e in enumerate(self.entries)
-                     if (e.key if isinstance(e, Fold) else fold_key(e)) == key and (isinstance(e, Fold) or _not_reached(e)))
+                     if (e.key == key if isinstance(e, Fold) else _not_reached(e) and fold_key(e) == key))
         self.move_cursor(row=first, animate=False, scroll=True)
 
     # -- reading ----------------------------------------------------------------------------
