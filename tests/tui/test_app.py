@@ -745,6 +745,20 @@ async def test_rules_screen_shows_last_run_statistics(app):
         assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "RulesScreen", "KBScreen"]
 
 
+async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
+    from fakes import DIAGNOSTICS
+
+    kept = Diagnostic(code=Code.RULES_LAST_GOOD_KEPT, message="rule r7: invalid edit, last good version kept",
+                      file="config/thinkingdb.json", line=30, severity=Severity.WARNING)
+    app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, kept]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "R")
+        screen = app.screen
+        assert plain_of(screen.query_one("#rules-title", Static)).endswith("rule file: 1 error, 1 warning")
+        lines = plain_of(screen.query_one("#rules-errors", Static)).splitlines()
+        assert [line[0] for line in lines] == ["✗", "⚠"] and "last good version kept" in lines[1]
+
+
 async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
     """KB → rules → Esc is the KB screen again; switching back and forth never grows the stack."""
     def stack() -> list[str]:
