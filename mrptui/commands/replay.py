@@ -32,7 +32,10 @@ def load(path: Path) -> tuple[list, str]:
         raise UsageError(f"trace file not found: {path}")
     events, problems = read_trace(path, stop_at_bad_line=True)
     if not events:
-        raise UsageError(problems[0].format() if problems else f"{path}: the trace has no events")
+        if problems and problems[0].is_error:
+            raise UsageError(problems[0].format())
+        cut = f" (line {problems[0].line} is cut mid-event)" if problems else ""
+        raise UsageError(f"{path}: the trace has no complete event to replay{cut}")
     note = stop_note(problems[-1], len(events)) if problems else ""
     if note:
         print(f"mrptui: {problems[-1].format()}", file=sys.stderr)

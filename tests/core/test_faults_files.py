@@ -270,6 +270,9 @@ def test_replay_of_a_trace_with_a_bad_line_stops_there_instead_of_refusing_it(tm
     path.write_bytes(b'{"kind": "forged"}\n' + first)
     with pytest.raises(UsageError, match=r"run.jsonl:1:1: MALFORMED_LINE not a trace event"):
         load_replay(path)
+    path.write_bytes(first[:20])
+    with pytest.raises(UsageError, match=r"run.jsonl: the trace has no complete event to replay \(line 1 is cut"):
+        load_replay(path)
 
 
 def test_a_complete_but_bad_last_line_is_still_an_error(tmp_path: Path) -> None:
