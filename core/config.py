@@ -72,7 +72,8 @@ class HdcConfig(_Model):
     # Token vectors learned from the KB by random indexing, this many ±1 positions per unit; 0 = off.
     context_vectors: int = Field(default=0, ge=0, le=1024)
     # Pseudo-relevance feedback: the question vector also bundles BM25's best this-many units; 0 = off.
-    feedback_units: int = Field(default=2, ge=0, le=20)
+    # A profile may set its own (`Profile.feedback_units`).
+    feedback_units: int = Field(default=1, ge=0, le=20)
     # Calibrated scores are 0 for unrelated units, so the floor asks for some matched text.
     lane_min_score: float = Field(default=0.02, ge=0, le=1)
     # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.
@@ -121,6 +122,8 @@ class Profile(_Model):
     # Lane weights and agreement bonus for this profile's fusion; unset ones keep fusion's.
     weights: dict[Lane, Weight] = {}
     agreement_bonus: float | None = Field(default=None, ge=0, le=10)
+    # HDC feedback depth for this profile's HDC lane; unset keeps `hdc.feedbackUnits`.
+    feedback_units: int | None = Field(default=None, ge=0, le=20)
     max_results: Count
     # Scores are normalised to about [0, 1] plus the agreement bonus, so 100 already keeps nothing.
     min_score: float = Field(ge=0, le=100)

@@ -60,7 +60,8 @@ def _hdc_reason(session, indexes, unit_id: str, terms: list[str], intent: Intent
         return f"score {score:.3f} is below the lane floor {config.lane_min_score:.2f}"
     if rank > config.lane_pool:
         return f"score {score:.3f} ranks {rank}, outside the lane's best {config.lane_pool}"
-    return f"score {score:.3f}, rank {rank} (used only when a plugin runs the HDC lane)"
+    # The lane's defaults; a profile with its own feedbackUnits gives its reason in its own row.
+    return f"score {score:.3f}, rank {rank} (lane defaults; used only when a plugin runs the HDC lane)"
 
 
 def _tdb_reason(indexes, unit_id: str, question: str) -> str:

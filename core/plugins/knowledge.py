@@ -96,7 +96,9 @@ class ProfileRetriever(KnowledgePlugin):
         if Lane.HDC in profile.lanes or (profile.escalation_lanes and kept < profile.min_acceptable_candidates):
             escalated = Lane.HDC not in profile.lanes
             ctx.cancel.raise_if_cancelled()
-            hdc_query = hdc_question(indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw))
+            hdc_query = hdc_question(
+                indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw), profile.feedback_units
+            )
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
         kept_units = [c for c in candidates if c.kept]

@@ -57,7 +57,8 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
     "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
-    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute", "similarity", "token_table", "token_vectors", "unit_windows",
+    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
+    "similarity", "token_table", "token_vectors", "unit_windows",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
@@ -282,12 +283,16 @@ class HdcIndex:
         """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
         (topic and every claim window) of `unit_ids`, the question counting as much as all of
         them together, so the lane also finds units worded like the question's best matches."""
-        rows = [self._row[uid] for uid in unit_ids if uid in self._row]
-        if query.text is None or not rows:
+        feedback = [self.text_vector(uid) for uid in unit_ids if uid in self._row]
+        if query.text is None or not feedback:
             return query
-        feedback = [bundle(np.vstack([self.topic[r], self.claim[self.claim_start[r] : self._claim_end(r)]])) for r in rows]
         text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
         return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+
+    def text_vector(self, unit_id: str) -> np.ndarray:
+        """F(u): the bundle of a unit's topic and claim-window vectors (what feedback adds)."""
+        row = self._row[unit_id]
+        return bundle(np.vstack([self.topic[row], self.claim[self.claim_start[row] : self._claim_end(row)]]))
 
     def _claim_end(self, row: int) -> int:
         return int(self.claim_start[row + 1]) if row + 1 < len(self) else len(self.claim)

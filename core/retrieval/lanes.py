@@ -21,11 +21,18 @@ def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collectio
 
 
 def hdc_question(
-    index: HdcIndex, terms: Sequence[str], act: Act, config: HdcConfig, bm25_ranked: Sequence[str]
+    index: HdcIndex,
+    terms: Sequence[str],
+    act: Act,
+    config: HdcConfig,
+    bm25_ranked: Sequence[str],
+    feedback_units: int | None = None,
 ) -> HdcQuery:
-    """The question's HDC vectors, with BM25's best `feedbackUnits` units bundled in (feedback)."""
+    """The question's HDC vectors, with BM25's best `feedback_units` units bundled in (feedback;
+    default `feedbackUnits`, a profile may set its own)."""
+    depth = config.feedback_units if feedback_units is None else feedback_units
     query = index.query(terms, act)
-    return index.with_feedback(query, bm25_ranked[: config.feedback_units]) if config.feedback_units else query
+    return index.with_feedback(query, bm25_ranked[:depth]) if depth else query
 
 
 def hdc_pool(index: HdcIndex, query: HdcQuery, config: HdcConfig) -> dict[str, float]:

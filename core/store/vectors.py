@@ -83,6 +83,7 @@ class SegmentVectors:
         self.built: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._memory: dict[tuple[str, str], tuple[str, str, Arrays]] = {}
+        self._unwritable = False
 
     def get(self, segment: Segment, key: VectorKey, complete: Callable[[Arrays | None], Arrays]) -> Arrays:
         """The set `key` of `segment`, from memory or disk, passed through `complete`, which
@@ -110,16 +111,20 @@ class SegmentVectors:
 
     def write(self, segment: Segment, key: VectorKey, arrays: Arrays) -> None:
         folder = self._set_folder(segment, key)
-        if folder is None or not folder.parent.parent.is_dir():
+        if folder is None or self._unwritable or not folder.parent.parent.is_dir():
             return
         try:
             folder.mkdir(parents=True, exist_ok=True)
             old = _referenced(folder)
             entries = {name: _write_array(folder, array) for name, array in arrays.items()}
-            meta = {"format": FORMAT, "kind": key.kind, "options": dict(key.options), "units": len(segment.units), "arrays": entries}
-            atomic_write_bytes(folder / META, json.dumps(meta, sort_keys=True).encode())
+            meta = {"format": FORMAT, "kind": key.kind, "options": dict(key.options), "units": len(segment.units)}
+            atomic_write_bytes(folder / META, json.dumps({**meta, "arrays": entries}, sort_keys=True).encode())
         except OSError as exc:
-            self.store.note(str(folder), f"cannot write {key.kind} vectors ({exc}); they are rebuilt in the next process")
+            # Said once: a read-only or full cache would otherwise warn for every file.
+            with self._lock:
+                first, self._unwritable = not self._unwritable, True
+            if first:
+                self.store.note(str(folder), f"cannot write unit vectors ({exc}); this process keeps them in memory")
             return
         _remove_unreferenced(folder, old, {entry["file"] for entry in entries.values()})
         _keep_newest_sets(folder.parent, key.kind, MAX_SETS_PER_KIND)
@@ -284,7 +289,10 @@ def dense_vectors(
             vectors.count("dense", len(missing))
             if arrays is not None and arrays["vectors"].shape[1] != fresh.shape[1]:
                 return complete(None)  # the model now answers another dimension: start afresh
-            matrix = np.zeros((len(segment.units), fresh.shape[1]), np.float32) if arrays is None else np.array(arrays["vectors"])
+            if arrays is None:
+                matrix = np.zeros((len(segment.units), fresh.shape[1]), np.float32)
+            else:
+                matrix = np.array(arrays["vectors"])
             matrix[missing] = fresh
             have = have.copy()
             have[missing] = True
@@ -299,14 +307,14 @@ def dense_vectors(
         parts.append((loose, loose_vectors([units[i] for i in loose.tolist()])))
     dims = {matrix.shape[1] for _, matrix in parts}
     if len(dims) > 1:
-        raise_mixed(sources, dims)
+        _drop_mixed(sources, dims)
     matrix = np.zeros((len(units), dims.pop() if dims else 1), dtype=np.float32)
     for positions, rows in parts:
         matrix[positions] = rows
     return DenseVectors(matrix, sources)
 
 
-def raise_mixed(sources: list[tuple[SegmentVectors, Segment, VectorKey]], dims: set[int]) -> None:
+def _drop_mixed(sources: list[tuple[SegmentVectors, Segment, VectorKey]], dims: set[int]) -> None:
     """Stored sets of different dimensions (the model changed between files' first use): drop
     them all so the next build embeds every row with the model as it is now."""
     from core.embeddings import EmbeddingError

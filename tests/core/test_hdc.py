@@ -1,9 +1,16 @@
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pytest
 
-from core.config import HdcConfig
+from core.cnl import to_markdown
+from core.config import HdcConfig, Lane
+from core.plugins.base import PluginType, Request, RunContext
+from core.resources import config_dir
+from core.session import Session
 from core.retrieval.hdc import (
     DIMENSIONS,
     WORDS,
@@ -26,7 +33,7 @@ from core.retrieval.hdc import (
     unit_windows,
 )
 from core.text import tokenize
-from core.units import Act, KnowledgeUnit, Role
+from core.units import Act, Caller, Intent, KnowledgeUnit, Role
 
 SEED = HdcConfig().seed
 CONFIG = HdcConfig()
@@ -373,3 +380,33 @@ def test_feedback_finds_units_worded_like_the_best_match() -> None:
     assert before[1] == 0.0 < after[1]
     assert after[0] > after[1] > after[2] == 0.0
     assert index.with_feedback(plain, []) is plain and index.with_feedback(plain, ["nope"]) is plain
+
+
+@pytest.mark.parametrize(("profile_feedback", "finds_ice_sheets"), [(None, True), (0, False)])
+def test_a_profile_sets_its_own_feedback_depth(tmp_path, profile_feedback, finds_ice_sheets) -> None:
+    """hdc.feedbackUnits is the lane's default; a profile's own feedbackUnits replaces it for that
+    profile's HDC lane (here 0: no feedback, so the unit worded only like the best match is missed)."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    units = [
+        unit(1, Role.EXPLANATION, "Glacier melt", "Glacier melt raises sea level through meltwater runoff and calving."),
+        unit(2, Role.EXPLANATION, "Ice sheets", "Meltwater runoff and calving from ice sheets raise sea level."),
+        unit(3, Role.EXPLANATION, "Bread", "Sourdough needs a warm kitchen and patience."),
+    ]
+    (kb / "ice.md").write_text(to_markdown(units), encoding="utf-8")
+    config = tmp_path / "config"
+    shutil.copytree(config_dir(), config)
+    retrieval = json.loads((config / "retrieval.json").read_text())
+    retrieval["hdc"].update({"claimWindow": 0, "charNgrams": 0, "feedbackUnits": 1})
+    balanced = retrieval["profiles"]["kb-balanced"]
+    balanced["lanes"] = ["bm25", "hdc"]
+    balanced.pop("feedbackUnits", None)
+    if profile_feedback is not None:
+        balanced["feedbackUnits"] = profile_feedback
+    (config / "retrieval.json").write_text(json.dumps(retrieval))
+    session = Session([kb], config)
+    plugin = session.registry.get("kb-balanced", PluginType.KB)
+    context = RunContext(request=Request(question="glacier melt", caller=Caller()), view=session.view(Caller()), services=None)
+    outcome = plugin.retrieve(context, Intent(act=Act.EXPLAIN, target="glacier melt", output="text")).outcome
+    ice_sheets = outcome.candidate(units[1].id)
+    assert (ice_sheets is not None and ice_sheets.lane(Lane.HDC) is not None) is finds_ice_sheets

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.ir_variants import variants
 from core import ireval
 from core.config import ConfigError, load_retrieval_config
 from core.kb import KnowledgeBase
@@ -224,3 +225,16 @@ def test_a_jsonl_corpus_may_exceed_the_text_file_cap(tmp_path: Path) -> None:
     assert kb.stat().st_size > MAX_FILE_BYTES
     loaded = KnowledgeBase.load([kb])
     assert len(loaded.units) == count and not loaded.diagnostics
+
+
+def test_the_variants_benchmark_reproduces_the_shipped_fusion(beir: Path) -> None:
+    """benchmarks/ir_variants.py measures alternatives beside the engine's own systems: its
+    "best 1" + "weighted" cell must be exactly what `eval --beir` reports for fusion:weighted."""
+    collection = ireval.load_beir(beir)
+    config = load_retrieval_config()
+    table = variants(collection, config, feedback=("none", "best 1", "by score 2, q=1"))
+    shipped = ireval.measure(ireval.run_systems(collection, config), collection.qrels)
+    assert config.hdc.feedback_units == 1
+    assert table["best 1"]["weighted"] == shipped["fusion:weighted"]
+    assert table["best 1"]["rrf"] == shipped["fusion:rrf"]
+    assert set(table["none"]) == {"weighted", "no bonus", "rrf", "hdc ÷ top", "z 0.2", "z 0.5", "z 1.0", "min-max 0.2", "min-max 0.5"}

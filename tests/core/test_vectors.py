@@ -153,6 +153,21 @@ def test_a_damaged_vector_set_is_rebuilt_with_a_warning(tmp_path, damage):
     assert vectors_of(again).built["hdc"] == 0
 
 
+def test_vectors_that_cannot_be_written_are_kept_in_memory_with_one_warning(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=2)
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    for folder in (cache / "segments").glob("*/*"):
+        (folder / "vectors").write_text("a file where the vectors folder goes")
+    index, indexes = hdc(kb)
+    hdc(kb, NIGHT)
+    assert vectors_of(store).built["hdc"] == 80  # encoded once, then served from memory
+    assert_same_scores(index, HdcIndex.build(kb.view(PUBLIC).units, indexes.config.hdc))
+    warnings = [d.message for d in store.take_notes()]
+    assert len(warnings) == 1 and "cannot write unit vectors" in warnings[0]
+
+
 def test_without_a_cache_vectors_are_built_in_memory(tmp_path, monkeypatch):
     kb_dir = tmp_path / "kb"
     write_kb(kb_dir, files=2)
@@ -169,7 +184,9 @@ def test_a_requests_own_units_are_encoded_beside_the_stored_ones(tmp_path):
     write_kb(kb_dir, files=2)
     kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     base = kb.view(PUBLIC)
-    extra = base.units[0].model_copy(update={"id": "turn::c::u0", "topic": "quillwort harbour", "claim": "Neap tide. Slack water."})
+    extra = base.units[0].model_copy(
+        update={"id": "turn::c::u0", "topic": "quillwort harbour", "claim": "Neap tide. Slack water."}
+    )
     view = base.with_extra([extra])
     config = load_retrieval_config(ROOT / "config")
     index = IndexCache(config, RuleSet()).for_view(view).hdc
@@ -194,7 +211,8 @@ def shop(tmp_path: Path) -> tuple[Path, Path]:
     kb_dir = tmp_path / "kb"
     kb_dir.mkdir()
     (kb_dir / "shop.md").write_text(KB_TEXT, encoding="utf-8")
-    (kb_dir / "tea.md").write_text(KB_TEXT.replace("shop::", "tea::").replace("Kettle", "Teapot").replace("kettle", "teapot"), encoding="utf-8")
+    tea = KB_TEXT.replace("shop::", "tea::").replace("Kettle", "Teapot").replace("kettle", "teapot")
+    (kb_dir / "tea.md").write_text(tea, encoding="utf-8")
     return kb_dir, tmp_path / "cache"
 
 
@@ -219,7 +237,8 @@ def test_dense_vectors_are_stored_per_file_and_only_visible_units_are_sent(tmp_p
     np.testing.assert_array_equal(second.matrix, first.matrix)
     staff = dense_index(kb, server.url, Caller(tags=frozenset({"staff"})))
     assert len(server.inputs) == 6 and all("Staff" in t for t in server.inputs[4:])
-    fresh = DenseLane(EmbeddingConfig(base_url=server.url), DenseConfig()).build(kb.view(Caller(tags=frozenset({"staff"}))).units)
+    unstored = DenseLane(EmbeddingConfig(base_url=server.url), DenseConfig())
+    fresh = unstored.build(kb.view(Caller(tags=frozenset({"staff"}))).units)
     np.testing.assert_allclose(staff.matrix, fresh.matrix, rtol=0, atol=1e-7)
     assert staff.matrix.shape == (6, DIM)
     # An edited file: only its units are embedded again.
