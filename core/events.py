@@ -270,12 +270,14 @@ def write_trace(events: Iterable[_Event], path: Path, protected: Protected | Non
     atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected)
 
 
-def read_trace(path: Path) -> tuple[list[Event], list[Diagnostic]]:
+def read_trace(path: Path, *, stop_at_bad_line: bool = False) -> tuple[list[Event], list[Diagnostic]]:
     """Read a saved trace line by line; a bad line becomes a diagnostic with its line number.
 
     A file over `MAX_TRACE_BYTES`, or anything but a regular file, is one FILE_TOO_LARGE or
     FILE_UNREADABLE error and no events. A last line cut off mid-event (a copy or a write that
     stopped early) is a warning that says where the trace stops; the events before it are kept.
+    With `stop_at_bad_line` reading stops at the first bad line (its diagnostic is the last one):
+    a replay shows the events up to there, in order, rather than a run with a hole in it.
     """
     file = str(path)
     try:
@@ -303,6 +305,8 @@ def read_trace(path: Path) -> tuple[list[Event], list[Diagnostic]]:
                 events.append(from_json_line(raw.decode("utf-8")))
             except (ValidationError, ValueError) as exc:
                 problems.append(_bad_line(exc, raw, number, file))
+                if stop_at_bad_line:
+                    break
     return events, problems
 
 

@@ -41,9 +41,16 @@ class Health(BaseModel):
         return self.errors > 0
 
 
-def _count(diagnostics: Sequence[Diagnostic]) -> tuple[int, int]:
+def count_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[int, int]:
+    """(errors, warnings): the one count every view of a diagnostics list shows."""
     errors = sum(d.is_error for d in diagnostics)
     return errors, len(diagnostics) - errors
+
+
+def counts_phrase(errors: int, warnings: int) -> str:
+    """"2 errors, 1 warning", "1 warning", or "no errors"."""
+    parts = [_plural(errors, "error") if errors else "", _plural(warnings, "warning") if warnings else ""]
+    return ", ".join(part for part in parts if part) or "no errors"
 
 
 def _plural(count: int, word: str) -> str:
@@ -63,9 +70,9 @@ def _rules_part(ruleset: RuleSet, errors: int) -> str | None:
 
 
 def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_problems: Sequence[Diagnostic]) -> Health:
-    kb_errors, kb_warnings = _count(kb_diagnostics)
-    rules_errors, rules_warnings = _count(ruleset.diagnostics)
-    plugin_errors, plugin_warnings = _count(plugin_problems)
+    kb_errors, kb_warnings = count_diagnostics(kb_diagnostics)
+    rules_errors, rules_warnings = count_diagnostics(ruleset.diagnostics)
+    plugin_errors, plugin_warnings = count_diagnostics(plugin_problems)
     parts = [
         _plural(kb_errors, "KB error") if kb_errors else None,
         _rules_part(ruleset, rules_errors),

@@ -149,7 +149,8 @@ class Session:
 
     def health(self) -> Health:
         """The diagnostics counted by origin, with the one-line summary the CLI prints."""
-        return health_of(self.kb.diagnostics, self.ruleset, self.plugin_problems)
+        # Synonyms live in the KB folder: their problems count as the KB's, as diagnostics() lists them.
+        return health_of([*self.kb.diagnostics, *self.synonym_problems], self.ruleset, self.plugin_problems)
 
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""

@@ -21,36 +21,36 @@ from typing import ClassVar, Literal
 from textual import on
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.markup import escape
 from textual.reactive import reactive
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.events import Event
-from core.health import Health
+from core.health import Health, counts_phrase
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
 from core.units import Caller
-from mrptui.exports import Export, answer_export, evidence_export, trace_export
-from mrptui.keymap import KEYMAP_FILE, bindings_of, read_keymap
+from mrptui.clipboard import copy_text
+from mrptui.editor import open_in_editor
+from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
+from mrptui.keymap import KEYMAP_FILE, read_keymap
 from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
+from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
 from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, UnitModal
 from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
-STAGES = ("sd", "kb", "gs", "val")
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
-COSTLY = Breakpoint("costly")
 INTENT_TEMPLATE = '@i1 intent explain "{target}"\n@i2 set $i1 output text\n'
 
 
@@ -63,27 +63,6 @@ def quiet_gc() -> None:
     so cyclic garbage frozen with them is bounded."""
     gc.collect()
     gc.freeze()
-
-
-class ExplorerCommands(Provider):
-    """Every action of the current screen, plus breakpoints, pins and exclusions per plugin id."""
-
-    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
-        if isinstance(app, ExplorerApp):
-            return app.palette_commands(self.screen)
-        return []
-
-    async def discover(self) -> Hits:
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
 class ExplorerApp(App[None]):
@@ -119,6 +98,7 @@ class ExplorerApp(App[None]):
         keymap_path: Path | None | Literal["config"] = "config",
         queries_path: Path | None = None,
         recorded_for: str = "",
+        replay_note: str = "",
         break_before_costly: bool = True,
     ) -> None:
         super().__init__()
@@ -135,6 +115,7 @@ class ExplorerApp(App[None]):
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
         self.recorded_for = recorded_for
         self._replay_events = list(replay or ())
+        self.replay_note = replay_note  # where a replayed trace stops early and why (a cut or bad line)
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
         self.hdc_building = False
@@ -477,12 +458,13 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running, hdc_building=self.hdc_building, health=self.health,
+            running_ms=running, hdc_building=self.hdc_building, health=self.health, replay_note=self.replay_note,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
         with self.batch_update():
-            self.main.show(state, markup, held=bool(self.held) and self.cursor == total, running_ms=running)
+            self.main.show(state, markup, held=bool(self.held) and self.cursor == total, running_ms=running,
+                           run=run.run_id if run else None)
 
     # -- units, detail, copy, save, export ------------------------------------------------------
 
@@ -502,7 +484,7 @@ class ExplorerApp(App[None]):
         unit = self.ask_session("unit", unit_id, self.caller, default=FAILED)
         if unit is FAILED:
             return
-        self.push_screen(TextModal(f"Unit {unit_id}", unit_markup(unit, unit_id, missing=self.missing_unit_text)))
+        self.push_screen(UnitModal(unit, unit_id, missing=self.missing_unit_text))
 
     def open_evidence_detail(self) -> None:
         table = self.main.query_one(EvidenceTable)
@@ -539,28 +521,26 @@ class ExplorerApp(App[None]):
         if not text:
             self.notify("nothing to copy here", severity="warning")
             return
-        self.copy_to_clipboard(text)
-        first = text.splitlines()[0] if text else ""
-        more = "…" if len(first) > 60 or "\n" in text else ""
-        self.notify(f"copied: {first[:60]}{more}")
+        copy_text(self.screen, text)
 
     def _export(self, export: Export | str) -> None:
         """Ask where to write `export`, then write it (or say why there is nothing to write)."""
         if isinstance(export, str):
             self.notify(export, severity="warning")
             return
+        folder = export_dir()
 
         def done(path: str | None) -> None:
             if not path:
                 return
             try:
-                summary = export.write(Path(path).expanduser())
+                written = write_export(export, path, folder)
             except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
                 self.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
-            self.notify(f"{summary} to {path}")
+            self.notify(written, timeout=8)
 
-        self.push_screen(PathModal(export.title, export.default_path), callback=done)
+        self.push_screen(PathModal(export.title, export.default_path(folder)), callback=done)
 
     def save_trace(self) -> None:
         self._export(trace_export(self.current, self.session.owns_file))
@@ -641,15 +621,13 @@ class ExplorerApp(App[None]):
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.last_request is not None else ""
         if message.errors:
-            self.notify(f"KB files changed: {message.errors} error(s); units that fail are withdrawn until fixed "
+            self.notify(f"KB files changed: {counts_phrase(message.errors, 0)}; units that fail are withdrawn until fixed "
                         f"(see KB screen){rerun}", severity="warning", timeout=8)
         else:
             self.notify(f"KB reloaded{rerun}", timeout=6)
 
     def open_in_editor(self, file: str, line: int) -> None:
-        """Open `file` at `line` in $EDITOR (the app is suspended meanwhile), then check for changes."""
-        from mrptui.screens.kb import open_in_editor
-
+        """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
         open_in_editor(self, file, line)
 
     # -- screens, help, theme -------------------------------------------------------------------
@@ -658,29 +636,31 @@ class ExplorerApp(App[None]):
         while len(self.screen_stack) > 1 and not isinstance(self.screen, MainScreen):
             self.pop_screen()
 
+    def _open_screen(self, kind: type[Screen], make: Callable[[], Screen]) -> None:
+        """Push a secondary screen on top of the one it was opened from, so Esc goes back there.
+        If one of its kind is already in the stack, go back to it instead (the screens above are
+        closed): switching between KB and rules never grows the stack."""
+        stack = self.screen_stack
+        if not any(isinstance(screen, kind) for screen in stack):
+            self.push_screen(make())
+            return
+        while not isinstance(self.screen, kind):
+            self.pop_screen()
+
     def action_kb_screen(self) -> None:
         from mrptui.screens.kb import KBScreen
 
-        if isinstance(self.screen, KBScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(KBScreen())
+        self._open_screen(KBScreen, KBScreen)
 
     def action_rules_screen(self) -> None:
         from mrptui.screens.rules import RulesScreen
 
-        if isinstance(self.screen, RulesScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(RulesScreen())
+        self._open_screen(RulesScreen, RulesScreen)
 
     def action_eval_screen(self) -> None:
         from mrptui.screens.eval import EvalScreen
 
-        if isinstance(self.screen, EvalScreen):
-            return
-        self._pop_secondary()
-        self.push_screen(EvalScreen(self.queries_path))
+        self._open_screen(EvalScreen, partial(EvalScreen, self.queries_path))
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -714,65 +694,8 @@ class ExplorerApp(App[None]):
             binding = dataclasses.replace(binding, key=keys.split(",")[0].strip(), key_display=None)
         return self.get_key_display(binding)
 
-    # -- command palette ------------------------------------------------------------------------
+    # -- command palette (mrptui/palette.py) -------------------------------------------------------
 
-    def palette_commands(self, screen: Screen) -> list[tuple[str, str, Callable[[], object]]]:
+    def palette_commands(self, screen: Screen) -> list[PaletteCommand]:
         """Every binding of the screen (and its panels) as a command, plus per-plugin commands."""
-        commands: list[tuple[str, str, Callable[[], object]]] = []
-        seen: set[str] = set()
-        nodes: list = [screen]
-        if isinstance(screen, MainScreen):
-            nodes += list(screen.query(".panel"))
-        for node in nodes:
-            for binding in bindings_of(node):
-                if binding.action in seen or binding.action.startswith("panel("):
-                    continue
-                if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
-                    continue
-                seen.add(binding.action)
-                key = self.key_display(binding)
-                commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
-                                 partial(node.run_action, binding.action)))
-        commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
-                         self.action_toggle_theme))
-        commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", self.action_help))
-        if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
-            return commands
-        commands += self._breakpoint_commands()
-        commands += self._plugin_commands()
-        return commands
-
-    def _breakpoint_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        return [
-            ("Break on any backtrack", "Toggle: hold the engine after every backtrack",
-             partial(self.toggle_breakpoint, Breakpoint("backtrack"))),
-            ("Break before costly plugins", "Toggle: hold the engine before every LLM or remote plugin call (on by default)",
-             partial(self.toggle_breakpoint, COSTLY)),
-            ("Break before every plugin call", "Toggle: hold the engine before each plugin is called",
-             partial(self.toggle_breakpoint, Breakpoint("call"))),
-        ]
-
-    def _plugin_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        commands: list[tuple[str, str, Callable[[], object]]] = []
-        try:
-            plugins = self.session.plugin_ids()
-        except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
-            plugins = {}
-        for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
-            commands.append((f"Break on stage {stage}", f"Toggle: hold the engine when stage {stage} starts",
-                             partial(self.toggle_breakpoint, Breakpoint("stage", stage))))
-            for plugin in plugins[stage]:
-                commands.append((f"Break on plugin {plugin}", f"Toggle: hold the engine before {plugin} is called",
-                                 partial(self.toggle_breakpoint, Breakpoint("plugin", plugin))))
-                if stage == "planner":
-                    commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
-                                     partial(self.rerun_with, planner=plugin)))
-                    continue
-                commands.append((f"Pin {plugin} for {stage}",
-                                 "Try it first in its stage (the others stay as fallbacks): live while the "
-                                 "engine is held before that stage, else a re-run",
-                                 partial(self.rerun_with, pin=(stage, plugin))))
-                commands.append((f"Exclude {plugin}",
-                                 "Never call it: live while the engine is held before it runs, else a re-run",
-                                 partial(self.rerun_with, exclude=plugin)))
-        return commands
+        return palette_commands(self, screen)

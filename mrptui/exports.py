@@ -1,29 +1,69 @@
 """What the explorer saves: the trace (JSON Lines), the evidence table (CSV), the answer (Markdown).
 
-Each export is prepared here from the run's state; the app asks for the path and calls `write`,
-which writes atomically and refuses folders, devices, links and the session's own KB and config
-files (`core.safe_io`, `protected`).
+Each export is prepared here from the run's state; the app asks for the path (prefilled with a
+free name in `export_dir()`) and calls `write_export`, which writes atomically and refuses
+folders, devices, links and the session's own KB and config files (`core.safe_io`, `protected`).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from core.events import RetrievalScored, write_trace
-from core.safe_io import Protected, atomic_write_text
+from core.safe_io import Protected, UnsafePath, atomic_write_text
+from mrptui.paths import user_data_dir
 from mrptui.state import RunRecord
 from mrptui.widgets.answer import answer_markdown
 from mrptui.widgets.evidence import candidates_csv
 
 
+EXPORTS_ENV = "MRPTUI_EXPORTS"
+MAX_SAME_NAME = 1000  # free_path's budget: names tried before it gives the last one
+
+
+def export_dir() -> Path:
+    """Where exports go unless the user types another path: `$MRPTUI_EXPORTS`, else the data
+    folder's `exports` (never the working directory, which may be the KB's own folder)."""
+    override = os.environ.get(EXPORTS_ENV)
+    return Path(override).expanduser() if override else user_data_dir() / "exports"
+
+
+def free_path(folder: Path, stem: str, suffix: str) -> Path:
+    """`folder/stem.suffix`, or `stem-2.suffix`, … the first name not taken (run numbers restart
+    with every session, so a fixed name would replace the last session's export)."""
+    for n in range(1, MAX_SAME_NAME + 1):
+        path = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        if not os.path.lexists(path):
+            return path
+    return path
+
+
 @dataclass(frozen=True)
 class Export:
     title: str
-    default_path: str
+    stem: str  # the default file name without its suffix, e.g. "trace-run1"
+    suffix: str
     write: Callable[[Path], str]
     """Writes the file and says what it wrote ("saved 42 events")."""
+
+    def default_path(self, folder: Path) -> str:
+        return str(free_path(folder, self.stem, self.suffix))
+
+
+def write_export(export: Export, typed: str, folder: Path) -> str:
+    """Write `export` to the path the user typed; say what was written where (an absolute path).
+    The default export folder is created when it is missing; any other folder must exist.
+    Raises `OSError` (`UnsafePath` says why: a folder, a link, a KB or config file)."""
+    path = Path(typed).expanduser().absolute()
+    if path.parent == folder.expanduser().absolute():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UnsafePath(path, f"could not create the export folder: {exc.strerror or exc}") from None
+    return f"{export.write(path)} to {path}"
 
 
 def trace_export(run: RunRecord | None, protected: Protected) -> Export | str:
@@ -36,7 +76,7 @@ def trace_export(run: RunRecord | None, protected: Protected) -> Export | str:
         write_trace(events, path, protected)
         return f"saved {len(events)} events"
 
-    return Export("Save trace (JSON Lines)", f"./mrptui-trace-{run.run_id}.jsonl", write)
+    return Export("Save trace (JSON Lines)", f"trace-run{run.run_id}", ".jsonl", write)
 
 
 def evidence_export(run: RunRecord | None, scored: RetrievalScored | None, protected: Protected) -> Export | str:
@@ -48,7 +88,7 @@ def evidence_export(run: RunRecord | None, scored: RetrievalScored | None, prote
         atomic_write_text(path, text, protected)
         return f"exported {len(scored.candidates)} rows"
 
-    return Export("Export evidence (CSV)", f"./mrptui-evidence-{run.run_id}.csv", write)
+    return Export("Export evidence (CSV)", f"evidence-run{run.run_id}", ".csv", write)
 
 
 def answer_export(run: RunRecord | None, cursor: int, protected: Protected) -> Export | str:
@@ -60,4 +100,4 @@ def answer_export(run: RunRecord | None, cursor: int, protected: Protected) -> E
         atomic_write_text(path, text, protected)
         return "exported the answer"
 
-    return Export("Export answer (Markdown)", f"./mrptui-answer-{run.run_id}.md", write)
+    return Export("Export answer (Markdown)", f"answer-run{run.run_id}", ".md", write)

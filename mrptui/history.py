@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from mrptui.paths import user_data_dir
+
 HISTORY_ENV = "MRPTUI_HISTORY"
 MAX_ENTRIES = 1000
 
@@ -19,8 +21,7 @@ def history_path() -> Path:
     override = os.environ.get(HISTORY_ENV)
     if override:
         return Path(override).expanduser()
-    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data) / "mrptui" / "history"
+    return user_data_dir() / "history"
 
 
 class QuestionHistory:

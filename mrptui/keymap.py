@@ -53,7 +53,7 @@ def binding_ids() -> dict[str, Binding]:
     from mrptui.screens.help import HelpScreen
     from mrptui.screens.main import MainScreen
     from mrptui.screens.kb import KBScreen
-    from mrptui.screens.modals import IntentModal, PathModal, TextModal
+    from mrptui.screens.modals import IntentModal, PathModal, TextModal, UnitModal
     from mrptui.screens.eval import EvalScreen
     from mrptui.screens.rules import RulesScreen
     from mrptui.widgets.answer import AnswerPanel, CitationList
@@ -63,8 +63,8 @@ def binding_ids() -> dict[str, Binding]:
     from mrptui.widgets.timeline import AttemptsTimeline
 
     classes = (ExplorerApp, MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
-               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, PathModal, IntentModal,
-               EvalScreen)
+               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, UnitModal, PathModal,
+               IntentModal, EvalScreen)
     return {b.id: b for cls in classes for b in bindings_of(cls) if b.id}
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from core.diagnostics import Diagnostic
 from core.events import RunStarted, read_trace
 from mrptui.commands import UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session
 from mrptui.state import describe_caller
@@ -23,23 +24,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load(path: Path):
-    """The trace's events, or a UsageError naming the first error (file:line).
-
-    A trace cut off mid-event replays the events before the cut; the warning saying where it
-    stops goes to stderr.
-    """
+def load(path: Path) -> tuple[list, str]:
+    """The trace's events up to its first bad line, and a note saying where it stops ("" when
+    every line read). Only a trace with no event before its first bad line (or an unreadable,
+    oversized file) is a UsageError naming file:line."""
     if not (path.exists() or path.is_symlink()):
         raise UsageError(f"trace file not found: {path}")
-    events, problems = read_trace(path)
-    errors = [problem for problem in problems if problem.is_error]
-    if errors:
-        raise UsageError(f"{errors[0].format()}" + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
+    events, problems = read_trace(path, stop_at_bad_line=True)
     if not events:
-        raise UsageError(f"{path}: the trace has no events")
-    for problem in problems:
-        print(f"mrptui: {problem.format()}", file=sys.stderr)
-    return events
+        if problems and problems[0].is_error:
+            raise UsageError(problems[0].format())
+        cut = f" (line {problems[0].line} is cut mid-event)" if problems else ""
+        raise UsageError(f"{path}: the trace has no complete event to replay{cut}")
+    note = stop_note(problems[-1], len(events)) if problems else ""
+    if note:
+        print(f"mrptui: {problems[-1].format()}", file=sys.stderr)
+    return events, note
+
+
+def stop_note(problem: Diagnostic, events: int) -> str:
+    """Where a replay stops and why, for the status line: the line that could not be read."""
+    count = "the 1" if events == 1 else f"the {events}"
+    if problem.is_error:
+        return f"trace line {problem.line} is not a trace event: replaying {count} event{'s' * (events != 1)} before it"
+    return f"trace line {problem.line} is cut mid-event: replaying {count} complete event{'s' * (events != 1)} before it"
 
 
 def recorded_for(events) -> str:
@@ -54,13 +62,14 @@ def recorded_for(events) -> str:
 def run(args: argparse.Namespace) -> int:
     path = Path(args.trace)
     caller = caller_from_args(args)
-    events = load(path)
+    events, note = load(path)
     session = open_session(args) if getattr(args, "kb", None) else None
     from mrptui.app import ExplorerApp  # Textual loads only when the TUI is really wanted
 
     theme = os.environ.get("MRPTUI_THEME") or "textual-dark"
     recorded = recorded_for(events)
     label = f"replay {path.name} · recorded for the {recorded}"
-    app = ExplorerApp(session, caller, label, theme=theme, replay=events, recorded_for=recorded)
+    app = ExplorerApp(session, caller, label, theme=theme, replay=events, recorded_for=recorded,
+                      replay_note=note)
     app.run()
     return 0

@@ -19,6 +19,7 @@ from core.events import CandidateScore, RetrievalScored
 from core.retrieval.fusion import agreement_bonus, lane_weights
 from core.retrieval.hdc import unit_windows
 from core.units import KnowledgeUnit
+from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NOT_VISIBLE, unit_markup
 
 CUT_TEXT = {
@@ -224,8 +225,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.candidate.id)
-        self.notify(f"copied {self.candidate.id}")
+        copy_text(self, self.candidate.id, f"copied {self.candidate.id}")
 
     def action_open_unit(self) -> None:
         from mrptui.messages import OpenUnit

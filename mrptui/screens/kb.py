@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shlex
-import subprocess
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -18,8 +15,10 @@ from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
+from core.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
-from mrptui.screens.modals import NO_KB_TEXT, TextModal, unit_markup
+from mrptui.clipboard import copy_text
+from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
@@ -45,22 +44,6 @@ def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
     return any(needle in value.lower() for value in fields)
 
 
-def open_in_editor(app, file: str, line: int) -> None:
-    """Suspend the app and run `$VISUAL`/`$EDITOR +LINE FILE`; notify when that is impossible."""
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor:
-        app.notify("set $EDITOR (e.g. export EDITOR=vim) to open files from here", severity="warning")
-        return
-    command = [*shlex.split(editor), f"+{line}", file]
-    try:
-        with app.suspend():
-            subprocess.run(command, check=False)
-    except Exception as exc:  # noqa: BLE001 - SuspendNotSupported, a missing editor binary, …
-        app.notify(f"could not open the editor: {exc or type(exc).__name__}", severity="error")
-        return
-    app.poll_files()
-
-
 class KBScreen(Screen[None]):
     """Units of the caller's permitted view, grouped by source, with every validation error."""
 
@@ -76,19 +59,20 @@ file, restricted units included, whatever the caller. See docs/security.md.
 - `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
   `f` shows only the matches.
 - `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
-- `e`: open the selected unit's (or error's) whole file in `$EDITOR` at its line (author view).
+- `e`: open the selected unit's (or error's) whole file in your editor at its line (author view;
+  `$VISUAL`/`$EDITOR`, or the `$MRPTUI_EDITOR` template, see docs/tui.md).
 - `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the explorer"),
+        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"),
         Binding("slash", "search", "Search", id="kb.search", tooltip="Search units"),
         Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
         Binding("w", "why_not", "Why not?", id="kb.why_not", tooltip="Why is this unit not in the last answer?"),
         Binding("e", "edit", "Edit", id="kb.edit",
-                tooltip="Author view: whole KB. Open the whole file in $EDITOR at this line"),
+                tooltip="Author view: whole KB. Open the whole file in your editor at this line"),
         Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
         Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
         Binding("R,f3", "app.rules_screen", "Rules", id="kb.rules", tooltip="The rules screen"),
@@ -103,6 +87,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.matches: list[int] = []
         self.match_position = -1
         self.filtered = False
+        self.counts = (0, 0)  # (errors, warnings) of `diagnostics`: the header and the pane both show it
         self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
 
     @property
@@ -110,7 +95,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
         return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static("KB", id="kb-title", classes="screen-title")
+        # The counts sit in their own cell at the right, so a narrow terminal cuts the title, never them.
+        with Horizontal(id="kb-header", classes="screen-title"):
+            yield Static("KB", id="kb-title")
+            yield Static("", id="kb-counts")
         units = DataTable(id="kb-units", cursor_type="row", zebra_stripes=True)
         units.border_title = "Units"
         yield units
@@ -143,6 +131,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         run = app.current
         self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
+        self.counts = count_diagnostics(self.diagnostics)
         self._recompute_matches()
         self._render_units()
         self._render_diagnostics()
@@ -160,7 +149,6 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def _render_title(self) -> None:
         app = self.explorer
-        errors = sum(1 for d in self.diagnostics if d.is_error)
         sources = len({u.source_id for u in self.units})
         parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
                  f"visible to the {escape(caller_label(app.caller))}"]
@@ -168,11 +156,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
             parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
-        parts.append(f"[$error]{errors} error(s)[/]" if errors else "[$success]no errors[/]")
         if self.search_text:
             where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
             parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
         self.query_one("#kb-title", Static).update(" · ".join(parts))
+        errors, warnings = self.counts
+        tone = "$error" if errors else "$warning" if warnings else "$success"
+        self.query_one("#kb-counts", Static).update(f"[{tone}]{counts_phrase(errors, warnings)}[/]")
 
     def _render_units(self) -> None:
         table = self.query_one("#kb-units", DataTable)
@@ -213,7 +203,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             ))
         if self.diagnostics:
             listing.highlighted = min(highlighted or 0, len(self.diagnostics) - 1)
-        listing.border_title = f"Validation errors ({len(self.diagnostics)})" if self.diagnostics else "No validation errors"
+        listing.border_title = f"Validation: {counts_phrase(*self.counts)}"
 
     def _render_detail(self) -> None:
         unit = self.selected
@@ -248,7 +238,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             return
         unit = self.selected
         if unit is not None:
-            self.app.push_screen(TextModal(f"Unit {unit.id}", unit_markup(unit, unit.id)))
+            self.app.push_screen(UnitModal(unit, unit.id))
 
     # -- search -----------------------------------------------------------------------------
 
@@ -367,8 +357,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if not text:
             self.notify("nothing to copy here", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied: {text[:60]}")
+        copy_text(self, text)
 
     def action_reload(self) -> None:
         self.post_message(Command("reload"))

@@ -27,7 +27,7 @@ from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine, banner_markup
-from mrptui.widgets.timeline import AttemptsTimeline, row_detail
+from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
 
 PANELS: tuple[tuple[str, str], ...] = (
     ("plan", "Plan"),
@@ -212,12 +212,13 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     # -- rendering --------------------------------------------------------------------------
 
-    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None) -> None:
-        """Render the state at the cursor (the app calls this inside batch_update)."""
+    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None,
+             run: object = None) -> None:
+        """Render the state at the cursor of `run` (the app calls this inside batch_update)."""
         app = self.explorer
         self.query_one(PlanPanel).show(state, held=held)
         self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints, held=held, running_ms=running_ms)
-        self.query_one(EvidenceTable).show(state.retrievals)
+        self.query_one(EvidenceTable).show(state.retrievals, run)
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
         self.query_one(StatusLine).update(status_markup)
@@ -235,9 +236,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     def _attempt_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         timeline = self.query_one(AttemptsTimeline)
-        row = timeline.selected
-        if row is not None:
-            detail = row_detail(row, show_durations=timeline.show_durations)
+        entry = timeline.selected_entry
+        if entry is not None:
+            detail = entry_detail(entry, show_durations=timeline.show_durations)
             self.app.push_screen(TextModal("Timeline row", escape(detail), plain=detail))
 
     @on(DataTable.RowSelected, "#evidence")

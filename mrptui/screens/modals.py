@@ -13,6 +13,8 @@ from textual.widgets import Input, Label, Static, TextArea
 
 from core.cnl import parse_intents
 from core.units import KnowledgeUnit
+from mrptui.clipboard import copy_text
+from mrptui.messages import Command
 
 
 class TextModal(ModalScreen[None]):
@@ -23,6 +25,8 @@ class TextModal(ModalScreen[None]):
         Binding("c", "copy", "Copy", id="modal.copy", tooltip="Copy the text to the clipboard"),
     ]
 
+    KEYS_HINT = "esc close · c copy"
+
     def __init__(self, title: str, markup: str, *, plain: str | None = None, classes: str = "") -> None:
         super().__init__(classes=classes)
         self.title_text = title
@@ -32,7 +36,7 @@ class TextModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog") as dialog:
             dialog.border_title = self.title_text
-            dialog.border_subtitle = "esc close · c copy"
+            dialog.border_subtitle = self.KEYS_HINT
             with VerticalScroll(id="dialog-body"):
                 yield Static(self.markup, id="dialog-text")
 
@@ -40,8 +44,7 @@ class TextModal(ModalScreen[None]):
         from textual.content import Content
 
         text = self.plain if self.plain is not None else Content.from_markup(self.markup).plain
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied {self.title_text.lower()}")
+        copy_text(self, text, f"copied {self.title_text.lower()}")
 
 
 class ErrorModal(TextModal):
@@ -82,6 +85,27 @@ class PathModal(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class UnitModal(TextModal):
+    """One unit as the caller may see it; `e` opens its file at its line, as on the KB screen."""
+
+    KEYS_HINT = "esc close · c copy · e edit"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("e", "edit", "Edit", id="unit.edit",
+                tooltip="Author view: whole KB. Open the unit's whole file in your editor at its line"),
+    ]
+
+    def __init__(self, unit: KnowledgeUnit | None, unit_id: str, *, missing: str = "") -> None:
+        super().__init__(f"Unit {unit_id}", unit_markup(unit, unit_id, missing=missing or NOT_VISIBLE))
+        self.unit = unit
+
+    def action_edit(self) -> None:
+        location = self.unit.location if self.unit is not None else None
+        if location is None:
+            self.notify("this unit has no file location here", severity="warning")
+            return
+        self.post_message(Command("open_in_editor", (location.file, location.line)))
 
 
 NO_KB_TEXT = "unit text unavailable: replaying without the KB; pass --kb PATH"

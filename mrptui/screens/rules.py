@@ -15,6 +15,8 @@ from textual.widgets import DataTable, Static
 
 from core.diagnostics import Diagnostic
 from core.events import RuleStat
+from core.health import count_diagnostics, counts_phrase
+from mrptui.clipboard import copy_text
 from mrptui.host import Explorer
 from mrptui.messages import Command
 from mrptui.widgets.keybar import KeyBar
@@ -79,13 +81,13 @@ Every ThinkingDB rule (premises ⇒ conclusion, weight). For the last run's kb-t
 how often each rule fired, its variable bindings and the facts it derived; for rules that never
 fired, the first premise that matched nothing. Rule-file errors are listed with file:line:col.
 
-- `e` opens the rule file in `$EDITOR` at the rule's line; saved changes reload automatically.
+- `e` opens the rule file in your editor (`$VISUAL`/`$EDITOR`, `$MRPTUI_EDITOR`) at the rule's line; saved changes reload automatically.
 - `c` copies the rule; `ctrl+r` reloads now; `escape` goes back.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the explorer"),
-        Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in $EDITOR at this rule"),
+        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the screen this one was opened from"),
+        Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in your editor at this rule"),
         Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
         Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),
         Binding("k,f2", "app.kb_screen", "KB", id="rules.kb", tooltip="The KB screen"),
@@ -152,10 +154,10 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         refill(table, RULE_COLUMNS, rows)
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
-        errors = [d for d in app.ask_session("diagnostics", default=[]) or [] if is_rule_diagnostic(d)]
+        problems = [d for d in app.ask_session("diagnostics", default=[]) or [] if is_rule_diagnostic(d)]
         error_box = self.query_one("#rules-errors", Static)
-        error_box.update("\n".join(f"✗ {escape(d.format())}" for d in errors))
-        error_box.display = bool(errors)
+        error_box.update("\n".join(("✗ " if d.is_error else "⚠ ") + escape(d.format()) for d in problems))
+        error_box.display = bool(problems)
         fired_count = sum(1 for s in self.stats.values() if s.fired)
         summary = [f"Rules · {len(self.rules)} rules"]
         if app.replay_without_kb:
@@ -164,7 +166,10 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
             summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
         else:
             summary.append("no ThinkingDB retrieval in the last run")
-        summary.append(f"[$error]{len(errors)} rule file error(s)[/]" if errors else "[$success]no rule file errors[/]")
+        # Counted as the KB screen and the status line count (core.health), warnings apart from errors.
+        errors, warnings = count_diagnostics(problems)
+        tone = "$error" if errors else "$warning" if warnings else "$success"
+        summary.append(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")
         self.query_one("#rules-title", Static).update(" · ".join(summary))
         self._render_detail()
 
@@ -202,8 +207,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
             self.notify("nothing to copy here", severity="warning")
             return
         text = f"{rule.get('id')}: {rule_text(rule)} (weight {rule.get('weight')})"
-        self.app.copy_to_clipboard(text)
-        self.notify(f"copied: {text[:60]}")
+        copy_text(self, text)
 
     def action_reload(self) -> None:
         self.post_message(Command("reload"))

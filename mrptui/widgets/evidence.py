@@ -16,6 +16,7 @@ from core.events import CandidateScore, RetrievalScored
 from mrptui.widgets.tables import component_style, refill
 
 ROW_CAP = 500
+DEFAULT_SORT = ("rank", False)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ fused score, the final score after the role boost, and whether the unit was kept
 exact cut reason (min_score, gap or max_results).
 
 - `o` sorts by the next column, `O` reverses; clicking a header sorts by it (again: reverse).
+  Each new run (a new question, a re-run) starts in rank order, kept rows first.
 - `v` cycles through every retrieval so far (each kb plugin, each intent); default: the latest.
 - `enter` (or a click on a highlighted row) opens the score breakdown: BM25 per term and field,
   HDC per field, normalisation, agreement bonus, role boost and the unit's text.
@@ -111,8 +113,8 @@ exact cut reason (min_score, gap or max_results).
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
         self.retrievals: tuple[RetrievalScored, ...] = ()
         self.choice: int | None = None  # index into retrievals; None = the latest
-        self.sort_column = "rank"
-        self.sort_reverse = False
+        self.sort_column, self.sort_reverse = DEFAULT_SORT
+        self.run: object = None  # the run shown: a new one starts in the default order
         self._shown: list[CandidateScore] = []
         self._key: tuple | None = None
 
@@ -141,7 +143,14 @@ exact cut reason (min_score, gap or max_results).
             return None
         return self._shown[self.cursor_row]
 
-    def show(self, retrievals: tuple[RetrievalScored, ...]) -> None:
+    def show(self, retrievals: tuple[RetrievalScored, ...], run: object = None) -> None:
+        """Show `retrievals` of `run`. A new run starts at its latest retrieval in rank order, so
+        the kept rows are on top (a sort chosen for the previous question could hide them below
+        the fold); stepping through one run keeps the sort chosen for it."""
+        if run != self.run:
+            self.run = run
+            self.choice = None
+            self.sort_column, self.sort_reverse = DEFAULT_SORT
         self.retrievals = retrievals
         if self.choice is not None and self.choice >= len(retrievals):
             self.choice = None

@@ -16,6 +16,7 @@ def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
     replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
     running_ms: float | None = None, hdc_building: bool = False, health: Health | None = None,
+    replay_note: str = "",
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
@@ -30,10 +31,13 @@ def status_markup(
         run = "running" if state.k == total else "running (cursor behind)"
     if replay and status == "running" and state.k == total:
         # A saved trace that stops before RunFinished: nothing is running, the record is cut.
-        symbol, tone, run = "✂", "warn", f"incomplete trace: it stops after event {total}, before the run finished"
+        stop = replay_note or f"it stops after event {total}, before the run finished"
+        symbol, tone, run = "✂", "warn", f"incomplete trace: {stop}"
     if held:
         symbol, tone, run = "⏸", "backtrack", f"held {held}"
     parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
+    if replay_note and replay_note not in run:  # next to the run state: a narrow line cuts its end first
+        parts.append(tone_markup(f"✂ {escape(replay_note)}", "warn"))
     if running_ms is not None and state.current_plugin:
         parts.append(f"{escape(state.current_plugin)} running {running_ms / 1000:.1f} s · esc cancels")
     if pending:

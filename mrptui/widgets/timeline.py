@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -13,6 +14,73 @@ from textual.widgets import DataTable
 from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
 from mrptui.widgets.symbols import status_symbol
 from mrptui.widgets.tables import component_style, refill
+
+
+FoldKey = tuple[int, str, int, str]  # (plan revision, stage, intent, reason)
+
+
+@dataclass(frozen=True)
+class Fold:
+    """Candidates of one stage that were not reached for the same reason, shown as one row."""
+
+    rows: tuple[TimelineRow, ...]
+
+    @property
+    def key(self) -> FoldKey:
+        return fold_key(self.rows[0])
+
+    @property
+    def plugins(self) -> list[str]:
+        return [row.plugin for row in self.rows]
+
+    @property
+    def text(self) -> str:
+        """"kb-balanced was sufficient: kb-fast, kb-thinkingdb" (the reason names the stage's own
+        candidates only, so the summary keeps every reason on the row of its plugins)."""
+        reason = self.rows[0].reason.removeprefix("not reached").lstrip(": ")
+        return f"{reason + ': ' if reason else ''}{', '.join(self.plugins)}"
+
+    @property
+    def label(self) -> str:
+        return f"↷ {len(self.rows)} not reached ({self.rows[0].stage}, r{self.rows[0].revision}): {self.text}"
+
+
+Entry = TimelineRow | Fold
+
+
+def _not_reached(row: TimelineRow) -> bool:
+    return row.kind == "attempt" and row.status == "skipped" and row.reason.startswith("not reached")
+
+
+def fold_key(row: TimelineRow) -> FoldKey:
+    return (row.revision, row.stage, row.intent_index, row.reason)
+
+
+def fold_rows(rows: Sequence[TimelineRow], expanded: Collection[FoldKey] = ()) -> list[Entry]:
+    """The timeline's entries: each run of two or more "not reached" rows of one stage, revision,
+    intent and reason becomes one `Fold`, unless its key is in `expanded`."""
+    entries: list[Entry] = []
+    start = 0
+    while start < len(rows):
+        row = rows[start]
+        end = start + 1
+        if _not_reached(row):
+            while end < len(rows) and _not_reached(rows[end]) and fold_key(rows[end]) == fold_key(row):
+                end += 1
+        group = tuple(rows[start:end])
+        if len(group) > 1 and fold_key(row) not in expanded:
+            entries.append(Fold(group))
+        else:
+            entries.extend(group)
+        start = end
+    return entries
+
+
+def entry_detail(entry: Entry, *, show_durations: bool = True) -> str:
+    if isinstance(entry, Fold):
+        head = f"{len(entry.rows)} candidates of stage {entry.rows[0].stage} (plan r{entry.rows[0].revision}) not reached"
+        return "\n".join([head, *(f"{row.plugin}: {row.reason}" for row in entry.rows), "space lists them as rows"])
+    return row_detail(entry, show_durations=show_durations)
 
 
 def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
@@ -54,6 +122,9 @@ or stage (`T`). On a backtrack row `t` toggles "break on any backtrack". While t
 before a call, a pin or exclusion of what has not run yet applies live when you continue; otherwise
 the question re-runs with the change. ⏸ marks the call the engine is held before.
 A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter` opens it.
+Candidates a stage did not reach for the same reason share one row (↷ 2 not reached: kb-balanced
+was sufficient: kb-fast, kb-thinkingdb); `space` lists them as rows of their own, and on one of
+those rows folds them again.
 """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -72,12 +143,19 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
                 tooltip="Pin this row's plugin first in its stage: live while held before that stage, else a re-run"),
         Binding("x", "screen.exclude", "Exclude", id="timeline.exclude",
                 tooltip="Exclude this row's plugin: live while held before it is called, else a re-run"),
+        # One key, two actions: check_action offers the one that applies to the row (the key bar names it).
+        Binding("space", "unfold", "Unfold", id="timeline.unfold",
+                tooltip="List the candidates this folded 'not reached' row stands for, one row each"),
+        Binding("space", "fold", "Fold", id="timeline.fold",
+                tooltip="Fold the listed 'not reached' candidates back into one row"),
     ]
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=False)
         self.show_durations = show_durations
         self._rows: tuple[TimelineRow, ...] = ()
+        self.entries: list[Entry] = []  # what is drawn: the rows, "not reached" runs folded
+        self.expanded: set[FoldKey] = set()
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self._live: tuple[bool, float | None] = (False, None)  # (held before the last row, its running ms)
 
@@ -116,7 +194,18 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
                 return True
         return False
 
-    def _cells(self, row: TimelineRow) -> list[Text]:
+    def _fold_cells(self, fold: Fold) -> list[Text]:
+        hit = any(self._hit(row) for row in fold.rows)
+        style = self._style("skip")
+        cells = [Text.assemble(Text("●", style=self._style("break")) if hit else Text(" "), Text("↷", style=style)),
+                 Text(f"{len(fold.rows)} not reached", style=style), Text(fold.text, style=self._style("muted"))]
+        if self.show_durations:
+            cells.insert(2, Text(""))
+        return cells
+
+    def _cells(self, row: Entry) -> list[Text]:
+        if isinstance(row, Fold):
+            return self._fold_cells(row)
         mark = Text("●", style=self._style("break")) if self._hit(row) else Text(" ")
         if row.kind == "plan":
             style = self._style("plan")
@@ -155,24 +244,68 @@ A reason cut at the panel's edge is shown whole in the row's tooltip, and `enter
         if not self.is_mounted:
             return
         cursor = self.cursor_row
-        refill(self, self._columns, [self._cells(row) for row in self._rows], fixed={"sym": 3, "what": 14})
+        self.entries = fold_rows(self._rows, self.expanded)
+        refill(self, self._columns, [self._cells(entry) for entry in self.entries], fixed={"sym": 3, "what": 14})
         if self.row_count:
             target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
             self.move_cursor(row=target, animate=False, scroll=True)
 
     def watch_hover_coordinate(self, old: Coordinate, value: Coordinate) -> None:
         super().watch_hover_coordinate(old, value)
-        row = self._rows[value.row] if 0 <= value.row < len(self._rows) else None
-        self.tooltip = row_detail(row, show_durations=self.show_durations) if row is not None else None
+        entry = self.entries[value.row] if 0 <= value.row < len(self.entries) else None
+        self.tooltip = entry_detail(entry, show_durations=self.show_durations) if entry is not None else None
+
+    def _listed(self, entry: Entry | None) -> bool:
+        """A "not reached" row that space listed out of its fold (space folds it again)."""
+        return isinstance(entry, TimelineRow) and _not_reached(entry) and fold_key(entry) in self.expanded
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # space unfolds on a folded row and folds on a row it listed; elsewhere it is not offered.
+        if action == "unfold":
+            return isinstance(self.selected_entry, Fold)
+        if action == "fold":
+            return self._listed(self.selected_entry)
+        return True
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    def action_unfold(self) -> None:
+        entry = self.selected_entry
+        if isinstance(entry, Fold):
+            self._set_folded(entry.key, folded=False)
+
+    def action_fold(self) -> None:
+        entry = self.selected_entry
+        if isinstance(entry, TimelineRow) and self._listed(entry):
+            self._set_folded(fold_key(entry), folded=True)
+
+    def _set_folded(self, key: FoldKey, *, folded: bool) -> None:
+        if folded:
+            self.expanded.discard(key)
+        else:
+            self.expanded.add(key)
+        self._rebuild()
+        self.refresh_bindings()
+        # The cursor stays on the group: its summary once folded, its first row once listed.
+        first = next(i for i, e in enumerate(self.entries)
+                     if (e.key == key if isinstance(e, Fold) else _not_reached(e) and fold_key(e) == key))
+        self.move_cursor(row=first, animate=False, scroll=True)
 
     # -- reading ----------------------------------------------------------------------------
 
     @property
-    def selected(self) -> TimelineRow | None:
-        if not self._rows or not (0 <= self.cursor_row < len(self._rows)):
+    def selected_entry(self) -> Entry | None:
+        if not (0 <= self.cursor_row < len(self.entries)):
             return None
-        return self._rows[self.cursor_row]
+        return self.entries[self.cursor_row]
+
+    @property
+    def selected(self) -> TimelineRow | None:
+        """The row under the cursor (None on a folded summary: it stands for several plugins)."""
+        entry = self.selected_entry
+        return entry if isinstance(entry, TimelineRow) else None
 
     def copy_text(self) -> str | None:
-        row = self.selected
-        return row.label if row else None
+        entry = self.selected_entry
+        return entry.label if entry else None

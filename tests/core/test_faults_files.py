@@ -256,8 +256,23 @@ def test_a_truncated_trace_keeps_its_complete_events_and_says_where_it_stops(tmp
     assert loaded == events[:1]
     assert [(p.line, p.is_error) for p in problems] == [(2, False)]
     assert "stops mid-event at line 2" in problems[0].message
-    assert load_replay(path) == events[:1]
+    assert load_replay(path) == (events[:1], "trace line 2 is cut mid-event: replaying the 1 complete event before it")
     assert "run.jsonl:2:1: warning: MALFORMED_LINE the trace stops mid-event at line 2" in capsys.readouterr().err
+
+
+def test_replay_of_a_trace_with_a_bad_line_stops_there_instead_of_refusing_it(tmp_path: Path) -> None:
+    path, events = _trace(tmp_path)
+    first, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(first + b'\n{"kind": "forged"}\n' + rest)
+    loaded, note = load_replay(path)
+    assert loaded == events[:1]
+    assert note == "trace line 2 is not a trace event: replaying the 1 event before it"
+    path.write_bytes(b'{"kind": "forged"}\n' + first)
+    with pytest.raises(UsageError, match=r"run.jsonl:1:1: MALFORMED_LINE not a trace event"):
+        load_replay(path)
+    path.write_bytes(first[:20])
+    with pytest.raises(UsageError, match=r"run.jsonl: the trace has no complete event to replay \(line 1 is cut"):
+        load_replay(path)
 
 
 def test_a_complete_but_bad_last_line_is_still_an_error(tmp_path: Path) -> None:

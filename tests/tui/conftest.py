@@ -19,12 +19,16 @@ from mrptui.app import ExplorerApp  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The 0.5 s cursor blink timer makes snapshots flaky; the app also takes cursor_blink=False."""
+def _no_blink(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The 0.5 s cursor blink timer makes snapshots flaky; the app also takes cursor_blink=False.
+    No test reads the user's editor settings or writes into their export folder."""
+    monkeypatch.setenv("MRPTUI_EXPORTS", str(tmp_path / "exports"))
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("MRPTUI_EDITOR", raising=False)
+    monkeypatch.delenv("TMUX", raising=False)  # the copy notification adds a hint inside tmux
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:

@@ -69,11 +69,12 @@ async def ask(pilot: Pilot, question: str = QUESTION) -> None:
 
 async def select_timeline_row(pilot: Pilot, predicate) -> None:
     """Focus the attempts timeline and move its cursor to the first row matching `predicate`."""
+    from mrptui.state import TimelineRow
     from mrptui.widgets.timeline import AttemptsTimeline
 
     timeline = pilot.app.screen.query_one(AttemptsTimeline)
     timeline.focus()
-    rows = timeline._rows
-    index = next(i for i, row in enumerate(rows) if predicate(row))
+    index = next(i for i, entry in enumerate(timeline.entries)
+                 if isinstance(entry, TimelineRow) and predicate(entry))
     timeline.move_cursor(row=index)
     await pilot.pause()

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 from conftest import make_app
 from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
+from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, Severity
 from core.events import read_trace
 from mrptui.screens.diff import DiffScreen
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import ErrorModal, PathModal, TextModal
+from mrptui.screens.modals import ErrorModal, PathModal, TextModal, UnitModal
 from mrptui.state import Breakpoint
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
@@ -32,6 +34,11 @@ SIZE = (160, 45)
 
 def text_of(widget: Static) -> str:
     return str(widget.content)
+
+
+def plain_of(widget: Static) -> str:
+    """What the widget shows, without markup."""
+    return Content.from_markup(str(widget.content)).plain
 
 
 # -- asking and running ------------------------------------------------------------------------
@@ -302,6 +309,31 @@ async def test_diff_needs_two_runs(app):
 # -- evidence, proofs, answer --------------------------------------------------------------------
 
 
+def header_x(table: EvidenceTable, key: str) -> int:
+    """The x offset of column `key`'s header cell inside the table's border."""
+    x = 1  # the panel border
+    for column in table.ordered_columns:
+        if column.key.value == key:
+            return x
+        x += column.get_render_width(table)
+    raise AssertionError(f"no column {key}")
+
+
+async def test_a_clicked_sort_holds_while_stepping_and_a_new_question_starts_in_rank_order(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        table = app.screen.query_one(EvidenceTable)
+        for _ in range(2):  # the second click: lowest score first, the best row at the bottom
+            assert await pilot.click(EvidenceTable, offset=(header_x(table, "score") + 1, 1))
+            await pilot.pause()
+        assert (table.sort_column, table.sort_reverse) == ("score", False) and table._shown[-1].rank == 1
+        await pilot.press("3", "b", "n")  # stepping through the same run keeps the chosen order
+        assert (table.sort_column, table.sort_reverse) == ("score", False)
+        await ask(pilot, "what does airflow use?")
+        assert (table.sort_column, table.sort_reverse) == ("rank", False)
+        assert table._shown[0].rank == 1 and table._shown[0].kept and "by rank ↑" in table.border_subtitle
+
+
 async def test_evidence_sort_keys_and_header_click(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
@@ -313,11 +345,7 @@ async def test_evidence_sort_keys_and_header_click(app):
         assert [c.id for c in table._shown] == sorted(c.id for c in table._shown)
         await pilot.press("O")
         assert table.sort_reverse and [c.id for c in table._shown] == sorted((c.id for c in table._shown), reverse=True)
-        x = 1  # the panel border
-        for column in table.ordered_columns:
-            if column.key.value == "tdb":
-                break
-            x += column.get_render_width(table)
+        x = header_x(table, "tdb")
         assert await pilot.click(EvidenceTable, offset=(x + 1, 1))  # the TDB header cell
         await pilot.pause()
         assert table.sort_column == "tdb" and table.sort_reverse  # numbers sort high first, missing last
@@ -405,11 +433,26 @@ async def test_proof_tree_expand_all_and_unit_leaf_opens_the_unit(app):
         await pilot.press("c")
         assert app.clipboard == leaves[0].data[1]
         await pilot.press("enter")
-        assert isinstance(app.screen, TextModal)
+        assert isinstance(app.screen, UnitModal)
         assert leaves[0].data[1] in app.screen.markup and "not visible" not in app.screen.markup
+        calls = []
+        app.open_in_editor = lambda file, line: calls.append((file, line))  # type: ignore[method-assign]
+        await pilot.press("e")  # the unit window has the KB screen's `e`: its file at its line
+        unit = app.session.unit(leaves[0].data[1], CALLER)
+        assert calls == [(unit.location.file, unit.location.line)]
         await pilot.press("escape")
         await pilot.press("minus")
         assert not tree.root.children[0].is_expanded
+
+
+async def test_a_unit_window_without_a_file_location_says_so_on_e(app):
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        app.open_unit(SECRET.id)  # not visible to this caller: no text, no location
+        await pilot.pause()
+        assert isinstance(app.screen, UnitModal)
+        await pilot.press("e")
+        assert notes == ["this unit has no file location here"] and isinstance(app.screen, UnitModal)
 
 
 async def test_copy_proof_answer_and_timeline_row(app):
@@ -448,12 +491,18 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
+        notes = record_notifications(app)
         await pilot.press("s")
         assert isinstance(app.screen, PathModal)
-        assert app.screen.query_one(Input).value == "./mrptui-trace-1.jsonl"
+        saved = tmp_path / "exports" / "trace-run1.jsonl"  # the export folder ($MRPTUI_EXPORTS), made on first use
+        assert app.screen.query_one(Input).value == str(saved)
         await pilot.press("enter")
         await pilot.pause()
-        saved = tmp_path / "mrptui-trace-1.jsonl"
+        assert notes == [f"saved {len(app.current.events)} events to {saved}"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["exports"]  # nothing in the working directory
+        await pilot.press("s")  # the next default never replaces the first file
+        assert app.screen.query_one(Input).value == str(tmp_path / "exports" / "trace-run1-2.jsonl")
+        await pilot.press("escape")
         events, problems = read_trace(saved)
         assert problems == [] and events == app.current.events
     replay = make_app(FakeSession(), replay=events)
@@ -580,9 +629,28 @@ async def test_kb_screen_lists_units_and_errors(app):
         assert type(screen).__name__ == "KBScreen"
         assert screen.query_one("#kb-units", DataTable).row_count == 6
         assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
-        assert "2 error(s)" in text_of(screen.query_one("#kb-title", Static))
+        assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors"
         await pilot.press("escape", "f2")
         assert type(app.screen).__name__ == "KBScreen"
+
+
+async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
+    """A KB edited into errors also lists its withdrawn-units warning: every view counts both the
+    same way, and at 80 columns the header keeps the counts (the title is cut instead)."""
+    from fakes import DIAGNOSTICS
+
+    withdrawn = Diagnostic(code=Code.UNITS_WITHDRAWN, message="units this file held before are withdrawn",
+                           file="sample_kb/tools.md", severity=Severity.WARNING)
+    app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, withdrawn]), kb_label="/a/rather/long/path/to/the/knowledge/base/folder")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape", "k")
+        await settle(pilot)
+        screen = app.screen
+        assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors, 1 warning"
+        assert screen.query_one("#kb-diagnostics", OptionList).border_title == "Validation: 2 errors, 1 warning"
+        assert (app.health.errors, app.health.warnings) == (2, 1)
+        counts = screen.query_one("#kb-counts", Static).region
+        assert counts.right <= 80 and counts.width >= len("2 errors, 1 warning")
 
 
 async def test_kb_search_next_previous_and_filter(app):
@@ -644,7 +712,7 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         app.poll_files()
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
-        assert any("1 error(s)" in n and "press r to re-run" in n for n in notes)
+        assert any("1 error;" in n and "press r to re-run" in n for n in notes)
         listing = app.screen.query_one("#kb-diagnostics", OptionList)
         assert listing.option_count == 1 and "sample_kb/new.md:2:1" in str(listing.get_option_at_index(0).prompt)
         await pilot.press("ctrl+r")
@@ -674,7 +742,39 @@ async def test_rules_screen_shows_last_run_statistics(app):
         await pilot.press("c")
         assert app.clipboard.startswith("dependency_transitive: ?x depends_on ?y, ?y depends_on ?z ⇒")
         await pilot.press("k")
-        assert type(app.screen).__name__ == "KBScreen" and len(app.screen_stack) == 2
+        assert [type(s).__name__ for s in app.screen_stack] == ["MainScreen", "RulesScreen", "KBScreen"]
+
+
+async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
+    from fakes import DIAGNOSTICS
+
+    kept = Diagnostic(code=Code.RULES_LAST_GOOD_KEPT, message="rule r7: invalid edit, last good version kept",
+                      file="config/thinkingdb.json", line=30, severity=Severity.WARNING)
+    app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, kept]))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "R")
+        screen = app.screen
+        assert plain_of(screen.query_one("#rules-title", Static)).endswith("rule file: 1 error, 1 warning")
+        lines = plain_of(screen.query_one("#rules-errors", Static)).splitlines()
+        assert [line[0] for line in lines] == ["✗", "⚠"] and "last good version kept" in lines[1]
+
+
+async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
+    """KB → rules → Esc is the KB screen again; switching back and forth never grows the stack."""
+    def stack() -> list[str]:
+        return [type(s).__name__ for s in app.screen_stack]
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "k", "R")
+        assert stack() == ["MainScreen", "KBScreen", "RulesScreen"]
+        await pilot.press("escape")
+        assert stack() == ["MainScreen", "KBScreen"]
+        await pilot.press("f3", "f2", "R", "k")  # back and forth: back to the KB screen below
+        assert stack() == ["MainScreen", "KBScreen"]
+        await pilot.press("escape")
+        assert stack() == ["MainScreen"]
+        await pilot.press("R", "k", "q")
+        assert stack() == ["MainScreen", "RulesScreen"]
 
 
 # -- help, theme, layout, quit -----------------------------------------------------------------
@@ -923,3 +1023,29 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
         assert session.hdc_built and not app.hdc_building
         assert "HDC" not in text_of(app.screen.query_one("#status", Static))
         assert "HDC index ready" in notes
+
+
+async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboard_is_on(app, tmp_path, monkeypatch):
+    """A real `tmux` program on PATH (a script answering show-options) decides the hint."""
+    from mrptui.clipboard import TMUX_HINT, tmux_clipboard_setting
+
+    tmux = tmp_path / "bin" / "tmux"
+    tmux.parent.mkdir()
+    setting = tmp_path / "setting"
+    tmux.write_text(f"#!/bin/sh\ncat '{setting}'\n")
+    tmux.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmux.parent}:{os.environ['PATH']}")
+    monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,1,0")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("5")
+        notes = record_notifications(app)
+        for value in ("external", "on"):
+            setting.write_text(value + "\n")
+            tmux_clipboard_setting.cache_clear()
+            await pilot.press("c")
+        monkeypatch.delenv("TMUX")
+        await pilot.press("c")
+    tmux_clipboard_setting.cache_clear()
+    assert [TMUX_HINT in n for n in notes] == [True, False, False]
+    assert all(n.startswith("copied: # ") for n in notes)  # the answer as Markdown

@@ -93,7 +93,7 @@ def test_replay_reads_the_kb_as_the_replayer_not_as_the_caller_the_trace_names(t
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "trace file not found"), ("", "the trace has no events"), ('{"kind": "bogus"}\n', ":1:1: MALFORMED_LINE")],
+    [(None, "trace file not found"), ("", "the trace has no complete event to replay"), ('{"kind": "bogus"}\n', ":1:1: MALFORMED_LINE")],
 )
 def test_replay_bad_file_is_one_line_and_exit_2(tmp_path: Path, launched, capsys, content, message):
     trace = tmp_path / "t.jsonl"

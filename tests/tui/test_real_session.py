@@ -15,6 +15,15 @@ from core.units import Caller
 from mrptui.widgets.evidence import EvidenceTable
 
 
+def write_bees(folder) -> None:
+    """A one-unit KB about bees, in `folder`."""
+    (folder / "bees.md").write_text(
+        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
+        "Claim: Drones are male bees raised from unfertilised eggs.\n",
+        encoding="utf-8",
+    )
+
+
 @pytest.fixture(scope="module")
 def real_session() -> Session:
     return Session.open()
@@ -41,11 +50,7 @@ async def test_explorer_on_the_real_engine(real_session):
 async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_path, config_path):
     """The explorer's change poll and reload worker with a named pipe in the KB folder: before,
     the worker blocked in open() forever, the KB screen said "no errors" and ctrl+q hung."""
-    (tmp_path / "bees.md").write_text(
-        "## Context Unit bees::chunk-000::unit-000\nRole: Explanation\nTopic: Drones\n"
-        "Claim: Drones are male bees raised from unfertilised eggs.\n",
-        encoding="utf-8",
-    )
+    write_bees(tmp_path)
     app = make_app(Session.open([tmp_path], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         os.mkfifo(tmp_path / "pipe.md")
@@ -56,6 +61,36 @@ async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_pat
         assert any(d.file.endswith("pipe.md") and "named pipe" in d.message for d in app.session.diagnostics())
         await pilot.press("escape", "k")
         await settle(pilot)
-        assert "1 error(s)" in str(app.screen.query_one("#kb-title").content)
+        assert "1 error" in str(app.screen.query_one("#kb-counts").content)
         await pilot.press("ctrl+q")
     assert app.return_code in (0, None)
+
+
+async def test_exports_refuse_the_kb_folder_and_say_where_they_wrote(tmp_path, config_path):
+    """An answer saved as Markdown inside the KB folder would be read back as KB text on the next
+    reload: the real session refuses it; the default path, in the export folder, is written."""
+    from helpers import record_notifications
+    from textual.widgets import Input
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    write_bees(kb)
+    app = make_app(Session.open([kb], config_path))
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What are drones?")
+        notes = record_notifications(app)
+        for target in (kb / "answer.md", kb / "notes" / ".." / "bees.md"):
+            await pilot.press("m")
+            app.screen.query_one(Input).value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+        await pilot.press("m", "enter")  # the prefilled default
+        await pilot.pause()
+    default = tmp_path / "exports" / "answer-run1.md"
+    assert notes == [
+        f"not written: {kb / 'answer.md'}: is a KB or config file this session reads; choose another path",
+        f"not written: {kb / 'notes' / '..' / 'bees.md'}: is a KB or config file this session reads; "
+        "choose another path",
+        f"exported the answer to {default}",
+    ]
+    assert sorted(p.name for p in kb.iterdir()) == ["bees.md"] and default.read_text().startswith("# What are drones?")

@@ -1,5 +1,5 @@
 """Explanations cannot be misattributed: every reason the plan panel and the timeline show names
-only plugins of the row it is on, every candidate ends explained, and every backtrack names its
+only plugins of the row it is on (a folded "not reached" row: of the stage it folds), every candidate ends explained, and every backtrack names its
 plugin and plan revision. Runs the real engine on the bundled sample_kb queries."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from core.session import Session
 from core.units import Caller
 from mrptui.state import reduce
 from mrptui.widgets.plan import _stage_lines
+from mrptui.widgets.timeline import Fold, fold_key, fold_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = [q["question"] for q in json.loads((ROOT / "sample_kb" / "queries.json").read_text())]
@@ -69,6 +70,11 @@ def test_every_reason_names_only_plugins_in_its_row(request: Request) -> None:
                     continue  # a later stage the run never reached in this revision
                 assert row.status != "running" and (row.status != "skipped" or row.reason), row
     revisions = {plan.revision: plan for plan in state.plans}
+    for entry in fold_rows(state.rows):  # the timeline as drawn: "not reached" runs folded
+        if isinstance(entry, Fold):
+            stage = next(s for s in revisions[entry.rows[0].revision].stages if s.stage == entry.rows[0].stage)
+            assert set(entry.plugins) <= set(stage.candidates) and _named(entry.text) <= set(stage.candidates), entry
+            assert len({fold_key(row) for row in entry.rows}) == 1
     for row in state.rows:
         if row.kind != "backtrack":
             continue

@@ -9,6 +9,7 @@ from fakes import thinkingdb_run
 from helpers import QUESTION, settle
 from textual.content import Content
 
+from core.events import write_trace
 from core.plugins.base import Request
 from mrptui.state import NullSession
 from mrptui.widgets.keybar import KeyBar
@@ -45,3 +46,42 @@ async def test_a_complete_replay_is_not_called_incomplete() -> None:
     async with app.run_test(size=(150, 42)) as pilot:
         await settle(pilot)
         assert "incomplete" not in _status(app) and "replay" in _status(app)
+
+
+async def test_a_trace_cut_mid_line_replays_its_complete_events_with_a_note(tmp_path) -> None:
+    """The CLI path: `mrptui replay` reads the file, cut in the middle of its last line."""
+    from mrptui.commands.replay import load
+
+    events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
+    path = tmp_path / "run.jsonl"
+    write_trace(events, path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 25])  # mid-way through run_finished
+    loaded, note = load(path)
+    assert loaded == events[:-1]
+    app = make_app(NullSession(), replay=loaded, replay_note=note)
+    async with app.run_test(size=(150, 42)) as pilot:
+        await settle(pilot)
+        status = _status(app)
+        assert app.cursor == len(events) - 1 and "running" not in status
+        assert f"trace line {len(events)} is cut mid-event: replaying the {len(events) - 1} complete events" in status
+        await pilot.press("escape", "home")
+        assert app.cursor == 0 and "is cut mid-event" in _status(app)  # said at every step
+
+
+def test_snapshot_replay_of_a_trace_cut_mid_line(snap_compare, tmp_path) -> None:
+    from mrptui.commands.replay import load
+
+    path = tmp_path / "run.jsonl"
+    write_trace(thinkingdb_run(Request(question=QUESTION, caller=CALLER)), path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 25])
+    loaded, note = load(path)
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    app = make_app(NullSession(), replay=loaded, replay_note=note, kb_label="replay run.jsonl")
+    assert snap_compare(app, terminal_size=(150, 42), run_before=run_before)

@@ -70,6 +70,15 @@ def test_kb_screen_with_validation_errors(snap_compare):
     assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
 
 
+def test_kb_screen_at_80x24_keeps_its_counts(snap_compare):
+    async def run_before(pilot):
+        await pilot.press("escape", "k")
+        await _finish(pilot)
+
+    app = make_app(kb_label="/a/rather/long/path/to/the/knowledge/base/folder")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
 def test_rules_screen_after_a_run(snap_compare):
     async def run_before(pilot):
         await ask(pilot)

@@ -1,4 +1,4 @@
-"""Snapshots of the modal screens: the engine-error modal and the save-path dialog."""
+"""Snapshots of the modal screens: the engine-error modal, the save-path dialog and a unit window."""
 
 from __future__ import annotations
 
@@ -18,11 +18,26 @@ def test_engine_error_modal(snap_compare):
     assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
 
 
-def test_save_trace_dialog(snap_compare):
+def test_save_trace_dialog(snap_compare, monkeypatch):
+    monkeypatch.setenv("MRPTUI_EXPORTS", "exports")  # the same prefilled path on every machine
+
     async def run_before(pilot):
         await ask(pilot)
         await settle(pilot)
         await pilot.press("escape", "s")
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
+
+
+def test_unit_window_from_a_proof_leaf(snap_compare):
+    async def run_before(pilot):
+        from fakes import U_AIRFLOW
+
+        await ask(pilot)
+        await settle(pilot)
+        pilot.app.open_unit(U_AIRFLOW)
         pilot.app.clear_notifications()
         await pilot.pause()
 

@@ -1,0 +1,104 @@
+"""The command palette (ctrl+p): every binding of the current screen and its panels, then, on the
+main screen, breakpoints and per-plugin pins, exclusions and planners."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import ModalScreen, Screen
+
+from mrptui.keymap import bindings_of
+from mrptui.state import Breakpoint
+
+if TYPE_CHECKING:
+    from mrptui.app import ExplorerApp
+
+PaletteCommand = tuple[str, str, Callable[[], object]]  # (title, help, what it runs)
+STAGES = ("sd", "kb", "gs", "val")
+COSTLY = Breakpoint("costly")
+
+
+class ExplorerCommands(Provider):
+    """Every action of the current screen, plus breakpoints, pins and exclusions per plugin id."""
+
+    def _commands(self) -> list[PaletteCommand]:
+        commands = getattr(self.app, "palette_commands", None)
+        return commands(self.screen) if callable(commands) else []
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+def palette_commands(app: ExplorerApp, screen: Screen) -> list[PaletteCommand]:
+    """Every binding of `screen` (and, on the main screen, of its panels) with the key in force."""
+    from mrptui.screens.main import MainScreen
+
+    commands: list[PaletteCommand] = []
+    seen: set[str] = set()
+    nodes: list = [screen]
+    if isinstance(screen, MainScreen):
+        nodes += list(screen.query(".panel"))
+    for node in nodes:
+        for binding in bindings_of(node):
+            if binding.action in seen or binding.action.startswith("panel("):
+                continue
+            if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
+                continue
+            seen.add(binding.action)
+            key = app.key_display(binding)
+            commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
+                             partial(node.run_action, binding.action)))
+    commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
+                     app.action_toggle_theme))
+    commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", app.action_help))
+    if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
+        return commands
+    return commands + breakpoint_commands(app) + plugin_commands(app)
+
+
+def breakpoint_commands(app: ExplorerApp) -> list[PaletteCommand]:
+    return [
+        ("Break on any backtrack", "Toggle: hold the engine after every backtrack",
+         partial(app.toggle_breakpoint, Breakpoint("backtrack"))),
+        ("Break before costly plugins", "Toggle: hold the engine before every LLM or remote plugin call (on by default)",
+         partial(app.toggle_breakpoint, COSTLY)),
+        ("Break before every plugin call", "Toggle: hold the engine before each plugin is called",
+         partial(app.toggle_breakpoint, Breakpoint("call"))),
+    ]
+
+
+def plugin_commands(app: ExplorerApp) -> list[PaletteCommand]:
+    commands: list[PaletteCommand] = []
+    try:
+        plugins = app.session.plugin_ids()
+    except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
+        plugins = {}
+    for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
+        commands.append((f"Break on stage {stage}", f"Toggle: hold the engine when stage {stage} starts",
+                         partial(app.toggle_breakpoint, Breakpoint("stage", stage))))
+        for plugin in plugins[stage]:
+            commands.append((f"Break on plugin {plugin}", f"Toggle: hold the engine before {plugin} is called",
+                             partial(app.toggle_breakpoint, Breakpoint("plugin", plugin))))
+            if stage == "planner":
+                commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
+                                 partial(app.rerun_with, planner=plugin)))
+                continue
+            commands.append((f"Pin {plugin} for {stage}",
+                             "Try it first in its stage (the others stay as fallbacks): live while the "
+                             "engine is held before that stage, else a re-run",
+                             partial(app.rerun_with, pin=(stage, plugin))))
+            commands.append((f"Exclude {plugin}",
+                             "Never call it: live while the engine is held before it runs, else a re-run",
+                             partial(app.rerun_with, exclude=plugin)))
+    return commands
