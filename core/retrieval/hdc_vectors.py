@@ -78,18 +78,64 @@ def char_ngrams(token: str, n: int) -> list[str]:
     return [marked[i : i + n] for i in range(max(1, len(marked) - n + 1))]
 
 
-@lru_cache(maxsize=1 << 17)
-def _char_token_vector(seed: str, token: str, n: int) -> bytes:
-    keys = [f"tok:{token}", *(f"chr:{g}" for g in char_ngrams(token, n))]
-    return bundle(hv_table(seed, keys)).tobytes()
+# Char-n-gram token vectors already built (a question's words are looked up again and again);
+# cleared when it outgrows the bound, so a huge vocabulary cannot pin memory.
+_CHAR_VECTORS: dict[tuple[str, int, str], bytes] = {}
+_CHAR_VECTORS_MAX = 1 << 17
 
 
 def token_table(seed: str, tokens: Sequence[str], char_n: int = 0) -> np.ndarray:
     """The token vector T of each token, shape [len(tokens), 64] (see the module docstring)."""
     if not char_n:
         return hv_table(seed, [f"tok:{t}" for t in tokens])
-    data = b"".join(_char_token_vector(seed, t, char_n) for t in tokens)
+    missing = list(dict.fromkeys(t for t in tokens if (seed, char_n, t) not in _CHAR_VECTORS))
+    if missing:
+        if len(_CHAR_VECTORS) + len(missing) > _CHAR_VECTORS_MAX:
+            _CHAR_VECTORS.clear()
+        built = _char_token_table(seed, missing, char_n)
+        _CHAR_VECTORS.update(((seed, char_n, t), row.tobytes()) for t, row in zip(missing, built))
+        if len(missing) == len(tokens):
+            return built
+    data = b"".join(_CHAR_VECTORS[(seed, char_n, t)] for t in tokens)
     return np.frombuffer(data, dtype=np.uint64).reshape(len(tokens), WORDS).copy()
+
+
+def _char_token_table(seed: str, tokens: Sequence[str], n: int) -> np.ndarray:
+    """`bundle` of each token's own HV and its char n-grams' HVs, for many tokens at once.
+
+    Distinct n-grams are hashed once (tokens share most of theirs), and tokens with the same
+    member count are bundled together by the bit-sliced adder tree: the same majority (and tie
+    member) as `bundle`, bit for bit, without a Python loop per token.
+    """
+    members = [[f"tok:{t}", *(f"chr:{g}" for g in char_ngrams(t, n))] for t in tokens]
+    keys = {k: i for i, k in enumerate(dict.fromkeys(chain.from_iterable(members)))}
+    table = hv_table(seed, list(keys))
+    out = np.empty((len(tokens), WORDS), dtype=np.uint64)
+    by_count: dict[int, list[int]] = {}
+    for row, keys_of in enumerate(members):
+        by_count.setdefault(len(keys_of), []).append(row)
+    for count, rows in by_count.items():
+        ids = np.array([[keys[k] for k in members[r]] for r in rows], dtype=np.int64)
+        step = max(1, _BATCH_ROWS // (count + 2))
+        for start in range(0, len(rows), step):
+            out[rows[start : start + step]] = _majority(table[ids[start : start + step]])
+    return out
+
+
+def _majority(vectors: np.ndarray) -> np.ndarray:
+    """`bundle` of each [members, 64] block of `vectors` ([batch, members, 64]), shape [batch, 64]."""
+    batch, count = vectors.shape[:2]
+    if count % 2 == 0:
+        tie = permute(np.bitwise_xor.reduce(vectors, axis=1))
+        vectors = np.concatenate([vectors, tie[:, None]], axis=1)
+        count += 1
+    need = (count + 1) // 2
+    width = need.bit_length()
+    bias = np.full(batch, (1 << width) - need, dtype=np.int64)
+    planes = np.empty((count + 1, batch, WORDS), dtype=np.uint64)
+    planes[0] = _bias_plane(bias, 0)
+    planes[1:] = vectors.transpose(1, 0, 2)
+    return _sum_digit(planes, bias, width)
 
 
 # Token vectors for a list of distinct tokens, shape [len(tokens), 64]; None = plain random HVs.

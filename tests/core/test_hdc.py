@@ -329,6 +329,26 @@ def test_character_ngrams_make_related_word_forms_similar() -> None:
         HdcConfig(char_ngrams=1)
 
 
+def test_char_token_vectors_built_together_equal_one_bundle_per_token() -> None:
+    # The batched build (shared n-gram hashes, tokens grouped by member count) must give each
+    # token exactly the bundle of its own HV and its n-grams' HVs, odd and even member counts alike.
+    from core.retrieval.hdc_vectors import _CHAR_VECTORS, token_table
+
+    words = ["", "a", "aa", "aaaa", "tea", "teas", "kayak", "photosynthesis", "fjörd", "x" * 30]
+    for n in (2, 3, 5):
+        _CHAR_VECTORS.clear()
+        expected = np.stack(
+            [bundle(hv_table(SEED, [f"tok:{w}", *(f"chr:{g}" for g in char_ngrams(w, n))])) for w in words]
+        )
+        assert np.array_equal(token_table(SEED, words, n), expected)
+        # Partly cached: the known words come from the cache, the new one is built.
+        again = token_table(SEED, ["kayak", "glacier", "tea"], n)
+        assert np.array_equal(again[0], expected[words.index("kayak")])
+        assert np.array_equal(again[2], expected[words.index("tea")])
+        glacier = ["tok:glacier", *(f"chr:{g}" for g in char_ngrams("glacier", n))]
+        assert np.array_equal(again[1], bundle(hv_table(SEED, glacier)))
+
+
 def test_encoding_options_are_part_of_the_cache_key() -> None:
     cache = UnitVectorCache()
     HdcIndex.build(KB, CONFIG, cache)
