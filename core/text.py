@@ -10,6 +10,7 @@ import threading
 import types
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from itertools import chain
 
 STOPWORDS = frozenset(
     """a an the and or but in on at to for of with is are was were be been being have has had do
@@ -120,7 +121,7 @@ def stem(token: str) -> str:
     return known
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _normalise_word(raw: str) -> tuple[str, ...]:
     return tuple(stem(w) for w in _words(raw))
 
@@ -143,7 +144,4 @@ def _words(raw: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """Lowercase, split, strip edge punctuation, drop possessives and stopwords, stem."""
-    out: list[str] = []
-    for raw in text.lower().split():
-        out.extend(_normalise_word(raw))
-    return out
+    return list(chain.from_iterable(map(_normalise_word, text.lower().split())))
