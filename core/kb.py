@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
 from core.unit_table import RowUnits, UnitTable, permitted
 from core.units import Caller, KnowledgeUnit
+
+if TYPE_CHECKING:
+    from core.config import HdcConfig
 
 __all__ = ["IGNORED_FILE_NAMES", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
 
@@ -65,7 +69,11 @@ class KnowledgeBase:
 
     @classmethod
     def load(
-        cls, paths: Sequence[Path], store: SegmentStore | None = None, previous: KnowledgeBase | None = None
+        cls,
+        paths: Sequence[Path],
+        store: SegmentStore | None = None,
+        previous: KnowledgeBase | None = None,
+        hdc: HdcConfig | None = None,
     ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
         in a fixed order.
@@ -74,6 +82,8 @@ class KnowledgeBase:
         explicitly must have a supported extension. Nothing here raises for bad input.
         Each file's segment comes from `previous` when the file's stat is unchanged, else from
         `store` (the index cache; default: the one the environment names), which reads or builds it.
+        On a first load, uncached files are built by worker processes (core/store/pool.py), with
+        their HDC vectors when `hdc` is given.
         """
         store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
@@ -88,6 +98,10 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
+        if previous is None:
+            from core.store.pool import prebuild  # multiprocessing only on a first load
+
+            prebuild(files, store, hdc)
         segments = {str(file): _segment(file, stats, store, previous) for file in files}
         table = UnitTable([(segment.units, segment.columns) for segment in segments.values()])
         read_diagnostics = _diagnostics(files, segments, table)

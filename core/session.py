@@ -40,7 +40,7 @@ class Session:
         self.retrieval = load_retrieval_config(config_path)
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
-        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths)
+        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths, hdc=self.retrieval.hdc)
         self.ruleset = load_rules(config_path / "thinkingdb.json")
         self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
         self._build()

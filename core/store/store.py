@@ -122,6 +122,16 @@ class SegmentStore:
             self._remember_key(file, key, read_ns)
         return segment
 
+    def is_cached(self, file: Path) -> bool:
+        """Whether `segment(file)` would read the cache rather than build (reads and hashes the
+        file unless its stat is on record)."""
+        if not self.enabled:
+            return False
+        if self._known_key(file) is not None:
+            return True
+        content = _content(file)
+        return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
+
     def _known_key(self, file: Path) -> str | None:
         """The key recorded for the file's current stat, so an unchanged file is not read and
         hashed again (git's index does the same). Trusted only when the file was last modified

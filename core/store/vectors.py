@@ -217,19 +217,10 @@ def hdc_vectors(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Topic [N, 64], claim windows [W, 64] and windows per unit [N] of `units`: each stored
     segment's set read (or encoded whole and saved), units no segment holds from `fallback`."""
-    from core.retrieval.hdc import WORDS, encode_units, encoding_options
-
-    key = VectorKey("hdc", encoding_options(config, model))
+    from core.retrieval.hdc import WORDS
 
     def per_segment(vectors: SegmentVectors, segment: Segment, rows: np.ndarray) -> Arrays:
-        def complete(arrays: Arrays | None) -> Arrays:
-            if arrays is not None:
-                return arrays
-            topic, claim, counts = encode_units(segment.units, config, model)
-            vectors.count("hdc", len(segment.units))
-            return {"topic": topic, "claim": claim, "counts": counts}
-
-        return vectors.get(segment, key, complete)
+        return _hdc_set(vectors, segment, config, model)
 
     groups, loose = view_rows(stored, units, per_segment)
     topic = np.empty((len(units), WORDS), dtype=np.uint64)
@@ -249,6 +240,25 @@ def hdc_vectors(
     for positions, matrix, source in pieces:
         claim[gather_windows(counts, positions)] = matrix[source]
     return topic, claim, counts
+
+
+def hdc_segment_vectors(store: SegmentStore, segment: Segment, config: HdcConfig) -> Arrays:
+    """The HDC set of a whole segment without learned vectors (read, or encoded and saved):
+    what a cold open's build workers (core/store/pool.py) prepare beside each segment."""
+    return _hdc_set(vectors_of(store), segment, config, None)
+
+
+def _hdc_set(vectors: SegmentVectors, segment: Segment, config: HdcConfig, model: ContextModel | None) -> Arrays:
+    from core.retrieval.hdc import encode_units, encoding_options
+
+    def complete(arrays: Arrays | None) -> Arrays:
+        if arrays is not None:
+            return arrays
+        topic, claim, counts = encode_units(segment.units, config, model)
+        vectors.count("hdc", len(segment.units))
+        return {"topic": topic, "claim": claim, "counts": counts}
+
+    return vectors.get(segment, VectorKey("hdc", encoding_options(config, model)), complete)
 
 
 # --- dense: one embedding per unit, kept for the rows some view asked for --------------------

@@ -1,0 +1,73 @@
+"""A cold open's segments built by worker processes (core/store/pool.py) equal the serial build,
+a warm open starts no workers, and a pool that cannot run leaves the serial path to build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from core.config import HdcConfig
+from core.kb import KnowledgeBase
+from core.retrieval.hdc import encode_units
+from core.store import SegmentStore
+from core.store.pool import prebuild
+from core.store.vectors import hdc_segment_vectors
+from core.units import Caller
+from tests.core.store_kb import write_kb
+
+HDC = HdcConfig()
+
+
+def _same_segments(a: KnowledgeBase, b: KnowledgeBase) -> None:
+    assert a.files == b.files
+    for file in a.files:
+        left, right = a._stored.segments[str(file)], b._stored.segments[str(file)]
+        assert left.key == right.key
+        assert tuple(left.words) == tuple(right.words)
+        assert np.array_equal(left.terms, right.terms) and np.array_equal(left.lengths, right.lengths)
+        assert [u.model_dump() for u in left.units] == [u.model_dump() for u in right.units]
+    for caller in (Caller(), Caller(tags=frozenset({"crew:night"}), region="NORTH")):
+        assert [u.id for u in a.view(caller).units] == [u.id for u in b.view(caller).units]
+
+
+def test_pool_build_equals_serial_build_segments_and_hdc_vectors(tmp_path: Path) -> None:
+    write_kb(tmp_path / "kb", files=3, per_file=30)
+    pooled_store, serial_store = SegmentStore(tmp_path / "pooled"), SegmentStore(tmp_path / "serial")
+    files = sorted((tmp_path / "kb").glob("*.md"))
+    assert prebuild(files, pooled_store, HDC, workers=2, min_bytes=0) == len(files)
+    assert all(pooled_store.is_cached(file) for file in files)
+    pooled = KnowledgeBase.load([tmp_path / "kb"], pooled_store)
+    serial = KnowledgeBase.load([tmp_path / "kb"], serial_store)
+    # The opening process read every segment the workers wrote and built none itself.
+    assert pooled_store.builds == 0 and pooled_store.loads == len(files)
+    assert serial_store.builds == len(files)
+    _same_segments(pooled, serial)
+    for file in files:
+        segment = pooled._stored.segments[str(file)]
+        stored = hdc_segment_vectors(pooled_store, segment, HDC)
+        topic, claim, counts = encode_units(serial._stored.segments[str(file)].units, HDC)
+        assert np.array_equal(stored["topic"], topic) and np.array_equal(stored["claim"], claim)
+        assert np.array_equal(stored["counts"], counts)
+
+
+def test_warm_open_and_single_worker_start_no_pool(tmp_path: Path) -> None:
+    write_kb(tmp_path / "kb", files=2, per_file=10)
+    store = SegmentStore(tmp_path / "cache")
+    files = sorted((tmp_path / "kb").glob("*.md"))
+    assert prebuild(files, store, None, workers=1, min_bytes=0) == 0
+    assert store.builds == 0 and not any(store.is_cached(file) for file in files)
+    KnowledgeBase.load([tmp_path / "kb"], store)
+    assert prebuild(files, store, None, workers=2, min_bytes=0) == 0  # all cached already
+
+
+def test_pool_that_cannot_write_falls_back_to_serial_build(tmp_path: Path) -> None:
+    write_kb(tmp_path / "kb", files=2, per_file=10)
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    store = SegmentStore(blocker)
+    files = sorted((tmp_path / "kb").glob("*.md"))
+    assert prebuild(files, store, HDC, workers=2, min_bytes=0) == 0
+    kb = KnowledgeBase.load([tmp_path / "kb"], store)
+    fresh = KnowledgeBase.load([tmp_path / "kb"], SegmentStore(None))
+    assert [u.id for u in kb.view(Caller()).units] == [u.id for u in fresh.view(Caller()).units]
