@@ -74,6 +74,10 @@ def unit_windows(body: str, sentences: int) -> list[str]:
     """The claim windows: `sentences` consecutive sentences, stride one; the whole text when 0."""
     if sentences <= 0:
         return [body]
+    # Sentences end only at a run of . ! ? or a line break: with fewer marks than `sentences`
+    # and one line there cannot be more than `sentences` of them, so skip the splitter.
+    if "\n" not in body and body.count(".") + body.count("!") + body.count("?") < sentences:
+        return [body]
     parts = _sentences(body)
     if len(parts) <= sentences:
         return [body]

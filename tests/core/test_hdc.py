@@ -5,6 +5,8 @@ import shutil
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from core.cnl import to_markdown
 from core.config import HdcConfig, Lane
@@ -430,3 +432,20 @@ def test_a_profile_sets_its_own_feedback_depth(tmp_path, profile_feedback, finds
     outcome = plugin.retrieve(context, Intent(act=Act.EXPLAIN, target="glacier melt", output="text")).outcome
     ice_sheets = outcome.candidate(units[1].id)
     assert (ice_sheets is not None and ice_sheets.lane(Lane.HDC) is not None) is finds_ice_sheets
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["tide", "Ebb", "U.S.", "end.", "why?", "no!", "e.g.", " ", "\n", "- ", "1) "]), max_size=14),
+    st.integers(min_value=1, max_value=3),
+)
+@example(["tide", "end.", "Ebb"], 1)
+@example(["why?", "Ebb", "no!", "tide"], 2)
+@example(["tide", "\n", "- ", "Ebb"], 1)
+def test_claim_windows_skip_the_splitter_only_when_it_could_not_split(words: list[str], size: int) -> None:
+    from core.retrieval.hdc import _sentences
+
+    body = " ".join(words)
+    parts = _sentences(body)
+    expected = [body] if len(parts) <= size else [" ".join(parts[i : i + size]) for i in range(len(parts) - size + 1)]
+    assert unit_windows(body, size) == expected
