@@ -78,9 +78,11 @@ class Segment:
         text_digests = np.frombuffer(b"".join(map(_text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
         reuse = _Reuse(earlier) if earlier is not None else None
         vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if reuse is not None else {}
-        pieces: list[np.ndarray] = []
+        pieces: list[np.ndarray | None] = []
         lengths = np.zeros((len(units), len(FIELDS)), dtype=np.int32)
         fresh_texts: list[str] = []
+        fresh_rows: list[int] = []
+        flat: list[str] = []  # every fresh row's tokens, field by field
         for row, unit in enumerate(units):
             found = reuse.tokens(text_digests[row].tobytes()) if reuse is not None else None
             if found is not None:
@@ -88,11 +90,20 @@ class Segment:
                 lengths[row] = found[1]
                 continue
             fresh_texts.extend(texts[row])
-            ids: list[int] = []
+            fresh_rows.append(row)
+            pieces.append(None)
             for field, tokens in enumerate(field_tokens(unit)):
-                ids.extend(vocab.setdefault(token, len(vocab)) for token in tokens)
+                flat.extend(tokens)
                 lengths[row, field] = len(tokens)
-            pieces.append(np.array(ids, dtype=np.int32))
+        # New words get ids in order of first use, as one setdefault per token would give them,
+        # but the per-token lookup runs in C.
+        for word in dict.fromkeys(flat):
+            vocab.setdefault(word, len(vocab))
+        flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
+        if fresh_rows:
+            bounds = np.cumsum(lengths[fresh_rows].sum(axis=1))[:-1]
+            for row, ids in zip(fresh_rows, np.split(flat_ids, bounds), strict=True):
+                pieces[row] = ids
         stems = stem_table(fresh_texts)
         if reuse is not None:
             stems = {**earlier.stems.table(), **stems}
