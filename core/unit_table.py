@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, ROLES, Permission, UnitColumns
-from core.units import Caller, KnowledgeUnit
+from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, ROLES, SET, Permission, UnitColumns, field_bit
+from core.units import ROLE_DEFAULT_ACTS, Act, Caller, KnowledgeUnit, Role
 
 
 def permitted(perm: Permission, caller: Caller) -> bool:
@@ -52,6 +52,7 @@ class UnitTable:
         stacked = np.concatenate([c.cols for c in columns]) if columns else np.zeros((0, 7), np.int32)
         self.line, self.col = stacked[:, LINE], stacked[:, COL]
         self.role, self.fact = stacked[:, ROLE], stacked[:, FACT].astype(bool)
+        self.fields_set = stacked[:, SET]
         # Files are mostly already in id order, which timsort merges in linear time.
         self.order = np.array(sorted(self.row_of.values(), key=self.ids.__getitem__), dtype=np.int64)
         self.rank = np.empty(n, dtype=np.int64)
@@ -123,6 +124,23 @@ class RowUnits(Sequence[KnowledgeUnit]):
 
     def _unit(self, row: int) -> KnowledgeUnit:
         return self._table.unit(row) if row >= 0 else self._extra[-1 - row]
+
+    def ids_roles_acts(self) -> tuple[list[str], list[Role], list[tuple[Act, ...]]]:
+        """Each unit's id, role and acts from the columns: only a unit that wrote its own
+        UtilityActs (or a current-turn unit) is restored."""
+        table, acts_bit = self._table, field_bit("utility_acts")
+        ids, roles, acts = [], [], []
+        for row in self._rows.tolist():
+            if row < 0 or table.fields_set[row] & acts_bit:
+                unit = self._unit(row)
+                uid, role, unit_acts = unit.id, unit.role, unit.acts
+            else:
+                uid, role = table.ids[row], ROLES[table.role[row]]
+                unit_acts = ROLE_DEFAULT_ACTS[role]
+            ids.append(uid)
+            roles.append(role)
+            acts.append(unit_acts)
+        return ids, roles, acts
 
     def id_at(self, index: int) -> str:
         row = int(self._rows[index])

@@ -261,17 +261,23 @@ class HdcIndex:
     ) -> HdcIndex:
         """The index over vectors made elsewhere (the index store): row i is units[i], whose
         `counts[i]` claim windows follow those of the units before it in `claim`."""
-        roles = {r: i for i, r in enumerate(dict.fromkeys(u.role for u in units))}
-        act_sets = {a: i for i, a in enumerate(dict.fromkeys(u.acts for u in units))}
+        # A view's units (core/unit_table.py) give these from their columns, restoring none.
+        light = getattr(units, "ids_roles_acts", None)
+        if light is not None:
+            unit_ids, unit_roles, unit_acts = light()
+        else:
+            unit_ids, unit_roles, unit_acts = [u.id for u in units], [u.role for u in units], [u.acts for u in units]
+        roles = {r: i for i, r in enumerate(dict.fromkeys(unit_roles))}
+        act_sets = {a: i for i, a in enumerate(dict.fromkeys(unit_acts))}
         return cls(
-            unit_ids=[u.id for u in units],
+            unit_ids=unit_ids,
             topic=topic,
             claim=claim,
             claim_start=np.cumsum(counts) - counts,
             role_table=_role_table(list(roles), config.seed),
-            role_of=np.array([roles[u.role] for u in units], dtype=np.intp),
+            role_of=np.fromiter(map(roles.__getitem__, unit_roles), dtype=np.intp, count=len(unit_roles)),
             acts_table=_acts_table(list(act_sets), config.seed),
-            acts_of=np.array([act_sets[u.acts] for u in units], dtype=np.intp),
+            acts_of=np.fromiter(map(act_sets.__getitem__, unit_acts), dtype=np.intp, count=len(unit_acts)),
             config=config,
             model=model,
         )

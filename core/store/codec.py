@@ -32,6 +32,11 @@ WIDTH = 7
 Permission = tuple[tuple[str, ...], str | None, dt.date | None, dt.date | None]
 
 
+def field_bit(name: str) -> int:
+    """The bit of KnowledgeUnit field `name` in the SET column (the fields a unit set)."""
+    return 1 << _FIELDS.index(name)
+
+
 def _make(cls: type, values: dict, fields_set: set[str]):
     """What pydantic's model_construct sets, without its per-field Python work."""
     model = object.__new__(cls)

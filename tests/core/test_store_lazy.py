@@ -239,3 +239,22 @@ def test_a_file_modified_just_before_it_was_read_is_hashed_every_time(tmp_path, 
     monkeypatch.setattr(store_module, "_content", lambda file: reads.append(file) or original(file))
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     assert len(reads) == 1
+
+
+def test_hdc_index_over_a_stored_view_restores_only_units_with_their_own_acts(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    shutil.copytree(ROOT / "sample_kb", kb_dir)
+    retrieval, rules = load_retrieval_config(ROOT / "config"), load_rules(ROOT / "config" / "thinkingdb.json")
+    first = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    IndexCache(retrieval, rules).for_view(first.view(Caller())).hdc  # encodes and stores the vectors
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    config = retrieval.hdc
+    index = IndexCache(retrieval, rules).for_view(kb.view(Caller())).hdc
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None)).view(Caller()).units
+    own_acts = {u.id for u in fresh if "utility_acts" in u.model_fields_set}
+    assert own_acts  # the sample KB has units that name their UtilityActs
+    assert restored_rows(kb) == own_acts
+    expected = type(index).from_vectors(list(fresh), config, index.topic, index.claim, np.diff([*index.claim_start, len(index.claim)]), None)
+    assert index.unit_ids == expected.unit_ids
+    assert np.array_equal(index.role_table[index.role_of], expected.role_table[expected.role_of])
+    assert np.array_equal(index.acts_table[index.acts_of], expected.acts_table[expected.acts_of])
