@@ -92,7 +92,7 @@ class KnowledgeBase:
         table = UnitTable([(segment.units, segment.columns) for segment in segments.values()])
         read_diagnostics = _diagnostics(files, segments, table)
         notes = store.take_notes()
-        store.prune()
+        store.prune_after_writes()
         version = digest_lines(_stat_lines(stats))
         return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
 

@@ -363,6 +363,19 @@ def test_the_cache_drops_least_recently_written_files_beyond_its_bound(tmp_path)
     assert len(segment_folders(cache)) == len(paths)
 
 
+def test_only_a_load_that_wrote_segments_walks_the_cache_to_prune(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    paths = write_kb(kb_dir, files=3)
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    # A warm load writes nothing, so it cannot have grown the cache: even a bound it breaks is
+    # left for the next load that writes (a warm open must not cost O(cache)).
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache, max_bytes=1))
+    assert len(segment_folders(cache)) == len(paths)
+    paths[0].write_text(paths[0].read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache, max_bytes=1))
+    assert segment_folders(cache) == []
+
+
 def test_bm25_parts_are_stored_and_a_new_process_builds_none(tmp_path, monkeypatch):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir, files=3)
