@@ -89,7 +89,10 @@ class KnowledgeBase:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
         segments = {str(file): _segment(file, stats, store, previous) for file in files}
-        table = UnitTable([(segment.units, segment.columns) for segment in segments.values()])
+        table = UnitTable(
+            [(segment.units, segment.columns) for segment in segments.values()],
+            previous._table if previous is not None else None,
+        )
         read_diagnostics = _diagnostics(files, segments, table)
         notes = store.take_notes()
         store.prune_after_writes()

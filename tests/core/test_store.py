@@ -130,6 +130,27 @@ def test_reload_rebuilds_only_the_edited_files_segment(tmp_path):
     assert store.builds == 5 and store.loads == 0
 
 
+def test_a_reload_that_keeps_every_id_shares_the_id_index_and_one_that_renames_rebuilds_it(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir)
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    text = paths[1].read_text(encoding="utf-8")
+    paths[1].write_text(text.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    edited = kb.reload()
+    # Same ids in the same order: the id map and id order are the previous table's, not rebuilt.
+    assert edited._table.row_of is kb._table.row_of and edited._table.order is kb._table.order
+    renamed = text.replace("::unit-001\n", "::unit-0a1\n", 1)
+    paths[1].write_text(renamed, encoding="utf-8")
+    again = edited.reload()
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "other-cache"))
+    assert again._table.row_of is not edited._table.row_of
+    for caller in CALLERS:
+        assert [u.id for u in again.view(caller).units] == [u.id for u in fresh.view(caller).units]
+        assert list(again.view(caller).units) == list(fresh.view(caller).units)
+    assert_same_scores(again, ["quillwort hive", "tide chart"])
+
+
 def test_a_deleted_file_leaves_the_view(tmp_path):
     kb_dir = tmp_path / "kb"
     paths = write_kb(kb_dir, files=2)
