@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.cnl import FOLDER_SUFFIXES, SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
-from core.kb import IGNORED_FILE_NAMES, KnowledgeBase
+from core.kb import KnowledgeBase, is_ignored_name
 from core.rules import RuleSet, relation_key
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -39,7 +39,7 @@ def skipped_files(paths: Iterable[Path]) -> list[Diagnostic]:
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(names):
                 suffix = os.path.splitext(name)[1].lower()
-                if name.startswith(".") or name in IGNORED_FILE_NAMES or suffix in FOLDER_SUFFIXES:
+                if name.startswith(".") or is_ignored_name(name) or suffix in FOLDER_SUFFIXES:
                     continue
                 if suffix in SUFFIX_FORMATS:
                     message = f"skipped: {suffix} files in a folder are read only when named with --kb"

@@ -23,10 +23,17 @@ from core.store.stored import StoredKb
 from core.unit_table import RowUnits, UnitTable, permitted
 from core.units import Caller, KnowledgeUnit
 
-__all__ = ["IGNORED_FILE_NAMES", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
+__all__ = ["IGNORED_FILE_NAMES", "is_ignored_name", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
 
 # synonyms.txt is the KB's synonyms file (core/synonyms.py), not KB text.
 IGNORED_FILE_NAMES = frozenset({"queries.json", "synonyms.txt"})
+
+
+def is_ignored_name(name: str) -> bool:
+    """Files a KB folder holds that are not KB text: the eval file, the synonyms file, and a
+    README (any case, any extension), which describes the folder rather than the domain. Named
+    with `--kb`, a README is read like any file."""
+    return name in IGNORED_FILE_NAMES or os.path.splitext(name)[0].lower() == "readme"
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
 _Stat = tuple[int, int]
@@ -244,7 +251,7 @@ def _kb_files(folder: Path) -> list[Path]:
             Path(root) / name
             for name in names
             if not _is_hidden(name)
-            and name not in IGNORED_FILE_NAMES
+            and not is_ignored_name(name)
             and os.path.splitext(name)[1].lower() in FOLDER_SUFFIXES
         )
     return sorted(found, key=lambda path: path.relative_to(folder).parts)

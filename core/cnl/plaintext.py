@@ -11,7 +11,8 @@ The rules, in order:
   (`Q3:`, `Q-3.`, `3.`, `(c)`, `c)`, `[3]`, a bullet), at least half of them asking, are a block
   too when a blank line or a title-shaped line (short, no final `.`/`!`/`?`, starting a
   paragraph) stands above them. `question_block` gives where the block starts.
-- Paragraphs are separated by blank lines. A paragraph that is one `#` heading line, or one
+- Paragraphs are separated by blank lines; a Markdown `#` heading line is a paragraph of its own
+  even without blank lines around it. A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
   becomes no unit but the Title of the units after it.
 - Ids are stable: a unit's id is `<source>::chunk-HHHHHHHH::unit-NNN`, where HHHHHHHH are 8
@@ -52,6 +53,8 @@ from core.diagnostics import Diagnostic
 from core.units import KnowledgeUnit, Relation, Role
 
 FACT_CONFIDENCE = "0.9"
+# CommonMark ATX heading: up to three spaces, one to six `#`, then a space or the line's end.
+_ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 # A unit to build: the (line, col) it starts at and its fields by Markdown name.
 _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
@@ -287,7 +290,14 @@ def _is_question_heading(line: str) -> bool:
 def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
     paragraph: list[tuple[int, str]] = []
     for number, line in enumerate(lines, start=1):
-        if line.strip():
+        if _ATX_HEADING.match(line):
+            # A Markdown heading is a block of its own even with no blank line around it, so
+            # it titles the text below instead of being read as that text's first sentence.
+            if paragraph:
+                yield paragraph
+            yield [(number, line)]
+            paragraph = []
+        elif line.strip():
             paragraph.append((number, line))
         elif paragraph:
             yield paragraph

@@ -41,6 +41,10 @@ SUFFIX_FORMATS = {".md": Format.MARKDOWN, ".cnl": Format.SOP, ".txt": Format.TEX
 # Folder scans read these; `.jsonl` only when named explicitly (`--kb corpus.jsonl`), since traces
 # are JSON Lines too and are often saved next to the KB they came from.
 FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
+# A README-style Markdown document has neither a `## Context Unit` heading nor a `Role:`/`Topic:`/
+# `Claim:` line; reading it as unit Markdown would yield nothing, silently. A file with either is
+# meant as units, so a misspelt heading still gets the Markdown reader's errors.
+_UNIT_MARKDOWN = re.compile(r"^[ \t]*#+[ \t]*context[ \t_-]*unit\b|^[ \t]*(?:role|topic|claim)[ \t]*:", re.IGNORECASE | re.MULTILINE)
 _READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext, Format.JSONL: read_jsonl}
 
 
@@ -50,14 +54,15 @@ class ReadResult(NamedTuple):
 
 
 def detect_format(text: str, file: str) -> Format:
-    """`.jsonl` is JSON Lines; `.cnl` or text starting with `@` is SOP; then `.md` is Markdown;
+    """`.jsonl` is JSON Lines; `.cnl` or text starting with `@` is SOP; then `.md` is Markdown
+    units when it has a unit heading or a unit field line, else prose read as plain text;
     anything else plain text."""
     suffix = PurePath(file).suffix.lower()
     if suffix == ".jsonl":
         return Format.JSONL
     if suffix == ".cnl" or text.lstrip().startswith("@"):
         return Format.SOP
-    if suffix == ".md":
+    if suffix == ".md" and (not text or _UNIT_MARKDOWN.search(text)):
         return Format.MARKDOWN
     return Format.TEXT
 

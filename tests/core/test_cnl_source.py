@@ -119,6 +119,10 @@ def test_kind_overrides_the_extension(tmp_path: Path) -> None:
         ("anything", "kb.cnl", Format.SOP),
         ("Orion uses Kafka.", "notes.nl", Format.TEXT),
         ("Orion uses Kafka.", "<stdin>", Format.TEXT),
+        ("# Dome\nThe shutter closes in high wind.\n", "notes.md", Format.TEXT),
+        ("# Notes\n\nRole: Definition\nTopic: Shutter\n", "notes.md", Format.MARKDOWN),
+        ("## Context-Unit dome::chunk-000::unit-000\n", "notes.md", Format.MARKDOWN),
+        ("", "empty.md", Format.MARKDOWN),
     ],
 )
 def test_detect_format(text: str, file: str, kind: Format) -> None:
@@ -128,3 +132,11 @@ def test_detect_format(text: str, file: str, kind: Format) -> None:
 def test_read_text_dispatches_by_kind() -> None:
     assert [u.id for u in read_text(UNIT, "kb.md").units] == ["src::chunk-000::unit-000"]
     assert read_text(UNIT, "kb.md", kind="text").units[0].id.startswith("kb::chunk-")
+
+
+def test_a_prose_markdown_file_is_read_as_plain_text_under_its_headings(tmp_path: Path) -> None:
+    path = tmp_path / "observatory.md"
+    path.write_text("# Observatory\n## Dome\nThe shutter closes when wind exceeds 15 m/s.\n")
+    units, diagnostics = read_file(path)
+    assert diagnostics == []
+    assert [(u.title, u.claim) for u in units] == [("Dome", "The shutter closes when wind exceeds 15 m/s.")]

@@ -193,3 +193,14 @@ def test_from_units_drops_duplicates_and_versions_by_content() -> None:
     assert [d.code for d in kb.diagnostics] == [Code.DUPLICATE_UNIT_ID]
     assert KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000")]).version == kb.version
     assert KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000", topic="2")]).version != kb.version
+
+
+def test_a_folder_readme_describes_the_kb_and_is_not_read_unless_named(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# Tide gauges\nThis folder holds the harbour's gauge notes.\n")
+    (tmp_path / "readme.txt").write_text("Gauges are calibrated in spring.\n")
+    (tmp_path / "gauges.md").write_text("# Gauges\n## Pier gauge\nThe pier gauge reports every six minutes.\n")
+    from_folder = KnowledgeBase.load([tmp_path])
+    assert [u.claim for u in from_folder.units] == ["The pier gauge reports every six minutes."]
+    assert not from_folder.diagnostics
+    named = KnowledgeBase.load([tmp_path / "README.md"])
+    assert [u.claim for u in named.units] == ["This folder holds the harbour's gauge notes."]
