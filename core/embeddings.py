@@ -11,7 +11,6 @@ The `.npz` cache of earlier versions (`cacheDir`) is removed on first use (`remo
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import os
 import re
@@ -139,6 +138,8 @@ class EmbeddingClient:
 def _post_json(endpoint: str, body: bytes, api_key: SecretStr | None, timeout: float) -> tuple[int, bytes]:
     """POST to exactly `endpoint` (no proxy, no redirect); every failure is an EmbeddingError.
     The timeout bounds connecting and each read; a batch reply arrives in one piece."""
+    import http.client  # only a configured endpoint pays for http/ssl/email at import time
+
     parts = urlsplit(endpoint)
     connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     connection = connection_class(parts.hostname, parts.port, timeout=timeout)

@@ -6,6 +6,7 @@ view, so a trace cannot leak what the caller may not see.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -253,7 +254,12 @@ Event = Annotated[
     Field(discriminator="kind"),
 ]
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+@functools.cache
+def _event_adapter() -> TypeAdapter[Event]:
+    # Built on first read of a trace: validating the whole union costs every run (the CLI's
+    # `ask` included) ~20 ms at import, and only replay and diff read traces back.
+    return TypeAdapter(Event)
 
 
 def to_json_line(event: _Event) -> str:
@@ -261,7 +267,7 @@ def to_json_line(event: _Event) -> str:
 
 
 def from_json_line(line: str) -> Event:
-    return EVENT_ADAPTER.validate_json(line)
+    return _event_adapter().validate_json(line)
 
 
 def write_trace(events: Iterable[_Event], path: Path, protected: Protected | None = None) -> None:

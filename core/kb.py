@@ -105,15 +105,22 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
+        pooled = 0
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            prebuild(files, store, hdc)
+            pooled = prebuild(files, store, hdc)
         segments = {str(file): _segment(file, stats, store, previous) for file in files}
-        table = UnitTable([(segment.units, segment.columns) for segment in segments.values()])
+        table = UnitTable(
+            [(segment.units, segment.columns) for segment in segments.values()],
+            previous._table if previous is not None else None,
+        )
         read_diagnostics = _diagnostics(files, segments, table)
         notes = store.take_notes()
-        store.prune()
+        if pooled:  # the workers' writes are not this store's own
+            store.prune()
+        else:
+            store.prune_after_writes()
         version = digest_lines(_stat_lines(stats))
         return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
 

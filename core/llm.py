@@ -6,7 +6,6 @@ and no redirects are followed, so a request can never reach another host.
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
@@ -249,6 +248,8 @@ class LlmClient:
         return content
 
     def _post(self, body: bytes, deadline: float | None, deadline_name: str, cancel: CancelToken | None) -> tuple[int, bytes]:
+        import http.client  # only a configured endpoint pays for http/ssl/email at import time
+
         parts = urlsplit(self.endpoint)
         timeout = self.config.timeout_s
         connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection

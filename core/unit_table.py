@@ -36,16 +36,21 @@ class UnitTable:
     """Columns of every unit read (duplicates included), plus which rows are live: the first
     unit of each id; a later one with the same id is reported and never served."""
 
-    def __init__(self, sources: Sequence[tuple[Sequence[KnowledgeUnit], UnitColumns]]):
+    def __init__(
+        self, sources: Sequence[tuple[Sequence[KnowledgeUnit], UnitColumns]], previous: UnitTable | None = None
+    ):
+        """`previous`: the table this one replaces (a reload). When the ids come out the same,
+        in the same order (an edit that changed text, not ids), the id map, live rows and id
+        order depend on nothing else and are shared instead of rebuilt (~0.5 s at 1M units)."""
         self._sources = [units for units, _ in sources]
         columns = [cols for _, cols in sources]
         self.first = np.cumsum([0, *(len(c.ids) for c in columns)])
         self.ids: list[str] = [uid for c in columns for uid in c.ids]
-        n = len(self.ids)
-        # dict keeps the last value of a repeated key: fed in reverse, the first row wins.
-        self.row_of: dict[str, int] = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
-        self.live = np.zeros(n, dtype=bool)
-        self.live[np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))] = True
+        if previous is not None and previous.ids == self.ids:
+            self.row_of, self.live = previous.row_of, previous.live
+            self.order, self.rank = previous.order, previous.rank
+        else:
+            self._index_ids()
         self.perms, self.perm = _joined(columns, PERM, lambda c: c.perms)
         self.files, self.file = _joined(columns, FILE, lambda c: c.files)
         self.file_index = {name: i for i, name in enumerate(self.files)}
@@ -53,12 +58,20 @@ class UnitTable:
         self.line, self.col = stacked[:, LINE], stacked[:, COL]
         self.role, self.fact = stacked[:, ROLE], stacked[:, FACT].astype(bool)
         self.fields_set = stacked[:, SET]
+        self._digests: dict[int, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    def _index_ids(self) -> None:
+        """The id map (first row of each id), live rows, and rows in id order with their ranks."""
+        n = len(self.ids)
+        # dict keeps the last value of a repeated key: fed in reverse, the first row wins.
+        self.row_of: dict[str, int] = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
+        self.live = np.zeros(n, dtype=bool)
+        self.live[np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))] = True
         # Files are mostly already in id order, which timsort merges in linear time.
         self.order = np.array(sorted(self.row_of.values(), key=self.ids.__getitem__), dtype=np.int64)
         self.rank = np.empty(n, dtype=np.int64)
         self.rank[self.order] = np.arange(len(self.order))
-        self._digests: dict[int, np.ndarray] = {}
-        self._lock = threading.Lock()
 
     @classmethod
     def of_units(cls, units: Sequence[KnowledgeUnit]) -> UnitTable:

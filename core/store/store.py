@@ -76,6 +76,7 @@ class SegmentStore:
         self.max_bytes = max_bytes
         self.builds = 0
         self.loads = 0
+        self._saved_since_prune = False
         self._lock = threading.Lock()
         self._notes: list[Diagnostic] = []
         self._disabled_reason: str | None = None
@@ -171,8 +172,15 @@ class SegmentStore:
             notes, self._notes = self._notes, []
         return notes
 
+    def prune_after_writes(self) -> None:
+        """`prune` when this store saved a segment since it last pruned: only a write can push
+        the cache past its bound, and walking the whole cache costs every warm open ~O(files)."""
+        if self._saved_since_prune:
+            self.prune()
+
     def prune(self) -> None:
         """Drop the least recently written paths' segments until the cache fits `max_bytes`."""
+        self._saved_since_prune = False
         if not self.enabled:
             return
         entries = cache_entries(self.root)
@@ -219,6 +227,7 @@ class SegmentStore:
             temp = segment.save(folder.parent)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
+            self._saved_since_prune = True
         except OSError as exc:
             self._disable(f"cannot write the index cache at {self.root} ({exc.strerror or exc}); running without it")
 

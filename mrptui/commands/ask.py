@@ -21,7 +21,6 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
-from mrptui.commands.step import Stepper, parse_break
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -80,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
     if args.step or args.breaks:
+        # Stepping pulls in the TUI's run-control state; a plain ask never needs it.
+        from mrptui.commands.step import Stepper, parse_break
+
         breakpoints = {parse_break(spec) for spec in args.breaks}
         events = Stepper(session, request, breakpoints, step=args.step, read=input, out=sys.stderr).run()
     else:

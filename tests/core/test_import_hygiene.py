@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,28 @@ def test_core_never_imports_textual_or_mrptui() -> None:
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == ""
     assert len(modules) > 20
+
+
+# What `mrptui ask` must not pay for: the TUI, other commands' engines, test/eval libraries and
+# the HTTP stack (only a configured LLM or dense endpoint needs it).
+ASK_NEVER_IMPORTS = (
+    "textual", "rich", "hypothesis", "ir_measures", "http.client", "ssl",
+    "core.evaluation", "core.ireval", "core.checks", "core.rundiff",
+    "mrptui.app", "mrptui.state", "mrptui.run_control", "mrptui.commands.step", "mrptui.commands.eval",
+)
+
+
+def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
+    script = (
+        "import contextlib, io, sys\n"
+        "from mrptui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out: code = main(['ask', 'What is Helix?'])\n"
+        f"loaded = sorted(m for m in {ASK_NEVER_IMPORTS!r} if m in sys.modules)\n"
+        "print(code, bool(out.getvalue().strip()), ','.join(loaded))\n"
+    )
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert result.stdout.split(" ", 2) == ["0", "True", "\n"]
 
 
 def test_bundled_resources_are_found_without_a_checkout(tmp_path, monkeypatch) -> None:

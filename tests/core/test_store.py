@@ -130,6 +130,27 @@ def test_reload_rebuilds_only_the_edited_files_segment(tmp_path):
     assert store.builds == 5 and store.loads == 0
 
 
+def test_a_reload_that_keeps_every_id_shares_the_id_index_and_one_that_renames_rebuilds_it(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir)
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    text = paths[1].read_text(encoding="utf-8")
+    paths[1].write_text(text.replace("Topic: ", "Topic: quillwort ", 1), encoding="utf-8")
+    edited = kb.reload()
+    # Same ids in the same order: the id map and id order are the previous table's, not rebuilt.
+    assert edited._table.row_of is kb._table.row_of and edited._table.order is kb._table.order
+    renamed = text.replace("::unit-001\n", "::unit-0a1\n", 1)
+    paths[1].write_text(renamed, encoding="utf-8")
+    again = edited.reload()
+    fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "other-cache"))
+    assert again._table.row_of is not edited._table.row_of
+    for caller in CALLERS:
+        assert [u.id for u in again.view(caller).units] == [u.id for u in fresh.view(caller).units]
+        assert list(again.view(caller).units) == list(fresh.view(caller).units)
+    assert_same_scores(again, ["quillwort hive", "tide chart"])
+
+
 def test_a_deleted_file_leaves_the_view(tmp_path):
     kb_dir = tmp_path / "kb"
     paths = write_kb(kb_dir, files=2)
@@ -361,6 +382,19 @@ def test_the_cache_drops_least_recently_written_files_beyond_its_bound(tmp_path)
     assert segment_folders(cache) == [newest]
     assert KnowledgeBase.load([kb_dir], store=SegmentStore(cache)).units  # the rest rebuild
     assert len(segment_folders(cache)) == len(paths)
+
+
+def test_only_a_load_that_wrote_segments_walks_the_cache_to_prune(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    paths = write_kb(kb_dir, files=3)
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    # A warm load writes nothing, so it cannot have grown the cache: even a bound it breaks is
+    # left for the next load that writes (a warm open must not cost O(cache)).
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache, max_bytes=1))
+    assert len(segment_folders(cache)) == len(paths)
+    paths[0].write_text(paths[0].read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache, max_bytes=1))
+    assert segment_folders(cache) == []
 
 
 def test_bm25_parts_are_stored_and_a_new_process_builds_none(tmp_path, monkeypatch):
