@@ -46,11 +46,12 @@ def prebuild(
     hdc: HdcConfig | None = None,
     *,
     workers: int | None = None,
-    min_bytes: int = MIN_POOL_BYTES,
+    min_bytes: int | None = None,
 ) -> int:
     """Build the uncached `files`' segments into `store`'s cache in parallel; returns how many
     files the workers built (0 when no pool was worth starting or it failed)."""
     workers = worker_count() if workers is None else workers
+    min_bytes = MIN_POOL_BYTES if min_bytes is None else min_bytes
     if workers < 2 or not store.enabled or store.root is None:
         return 0
     if len(files) < 2 or sum(map(_size, files)) < min_bytes:

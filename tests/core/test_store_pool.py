@@ -11,6 +11,7 @@ from core.config import HdcConfig
 from core.kb import KnowledgeBase
 from core.retrieval.hdc import encode_units
 from core.store import SegmentStore
+from core.store import pool
 from core.store.pool import prebuild
 from core.store.vectors import hdc_segment_vectors
 from core.units import Caller
@@ -71,3 +72,15 @@ def test_pool_that_cannot_write_falls_back_to_serial_build(tmp_path: Path) -> No
     kb = KnowledgeBase.load([tmp_path / "kb"], store)
     fresh = KnowledgeBase.load([tmp_path / "kb"], SegmentStore(None))
     assert [u.id for u in kb.view(Caller()).units] == [u.id for u in fresh.view(Caller()).units]
+
+
+def test_a_first_load_builds_through_the_pool_and_prunes_what_the_workers_wrote(tmp_path: Path, monkeypatch) -> None:
+    write_kb(tmp_path / "kb", files=3, per_file=20)
+    monkeypatch.setattr(pool, "MIN_POOL_BYTES", 0)
+    monkeypatch.setenv(pool.WORKERS_ENV, "2")
+    store = SegmentStore(tmp_path / "cache", max_bytes=1)  # any write overflows the bound
+    kb = KnowledgeBase.load([tmp_path / "kb"], store, hdc=HDC)
+    serial = KnowledgeBase.load([tmp_path / "kb"], SegmentStore(None))
+    assert store.builds == 0 and store.loads == 3  # the workers built, this process only read
+    assert [u.id for u in kb.view(Caller()).units] == [u.id for u in serial.view(Caller()).units]
+    assert not list((tmp_path / "cache" / "segments").glob("*/*"))  # pruned to the bound
