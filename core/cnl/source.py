@@ -44,7 +44,9 @@ FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
 # A README-style Markdown document has neither a `## Context Unit` heading nor a `Role:`/`Topic:`/
 # `Claim:` line; reading it as unit Markdown would yield nothing, silently. A file with either is
 # meant as units, so a misspelt heading still gets the Markdown reader's errors.
-_UNIT_MARKDOWN = re.compile(r"^[ \t]*#+[ \t]*context[ \t_-]*unit\b|^[ \t]*(?:role|topic|claim)[ \t]*:", re.IGNORECASE | re.MULTILINE)
+_UNIT_MARKDOWN = re.compile(
+    r"^[ \t]*#+[ \t]*context[ \t_-]*unit\b|^[ \t]*(?:role|topic|claim)[ \t]*:", re.IGNORECASE | re.MULTILINE
+)
 _READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext, Format.JSONL: read_jsonl}
 
 
