@@ -98,17 +98,6 @@ def _from_sources(token: str) -> str | None:
     return None
 
 
-def stem_table(texts: Iterable[str]) -> dict[str, str]:
-    """The stem of every word `tokenize` would stem in `texts`, for the index store to persist."""
-    raws: set[str] = set()
-    for text in texts:
-        raws.update(text.lower().split())
-    words: set[str] = set()
-    for raw in raws:
-        words.update(_words(raw))
-    return {word: stem(word) for word in words}
-
-
 @lru_cache(maxsize=1 << 18)
 def stem(token: str) -> str:
     known = _KNOWN_STEMS.get(token)
@@ -122,12 +111,16 @@ def stem(token: str) -> str:
 
 
 @lru_cache(maxsize=1 << 18)
-def _normalise_word(raw: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in _words(raw))
+def normalise_word(raw: str) -> tuple[str, ...]:
+    """The tokens of one lowercased whitespace-separated token: what `tokenize` emits for it."""
+    return tuple(map(stem, words_of(raw)))
 
 
-def _words(raw: str) -> tuple[str, ...]:
-    """The words of one whitespace-separated token that get stemmed (none for a stopword)."""
+# Cached too: a batch tokeniser asks for the words of every distinct token again (stem table).
+@lru_cache(maxsize=1 << 18)
+def words_of(raw: str) -> tuple[str, ...]:
+    """The words of one lowercased whitespace-separated token that get stemmed, in order (none
+    for a stopword): `normalise_word(raw)` holds their stems."""
     word = raw.strip(_EDGE)
     if word.endswith("'s"):
         word = word[:-2].strip(_EDGE)
@@ -144,4 +137,4 @@ def _words(raw: str) -> tuple[str, ...]:
 
 def tokenize(text: str) -> list[str]:
     """Lowercase, split, strip edge punctuation, drop possessives and stopwords, stem."""
-    return list(chain.from_iterable(map(_normalise_word, text.lower().split())))
+    return list(chain.from_iterable(map(normalise_word, text.lower().split())))

@@ -8,6 +8,7 @@ field and every other non-blank line must be a field. Any other heading or a hor
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterable
 
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines
@@ -20,6 +21,7 @@ _UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*)", re.IGNORECA
 _FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
+_LETTERS = frozenset(string.ascii_letters)
 
 
 class _Reader:
@@ -58,13 +60,16 @@ class _Reader:
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
 
     def start_field(self, draft: UnitDraft, number: int, line: str) -> None:
-        self.flush_field()
+        if self.field is not None:
+            draft.add_text(*self.field)
+            self.field = None
         match = _FIELD.match(line)
         if match is None:
             draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
             return
-        value = Token(match.group("value").rstrip(), number, match.start("value") + 1)
-        self.field = (Token(match.group("name"), number, 1), [value] if value.text else [])
+        name, value = match.group("name", "value")
+        value = value.rstrip()
+        self.field = (Token(name, number, 1), [Token(value, number, match.start("value") + 1)] if value else [])
 
     def continue_field(self, number: int, line: str) -> None:
         if self.draft is None:
@@ -93,8 +98,17 @@ class _Reader:
 
 def read_markdown(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     reader = _Reader(file)
+    feed = reader.feed
     for number, line in enumerate(source_lines(text), start=1):
-        reader.feed(number, line)
+        # Most lines are blank or `Field: value`: a line that starts with an ASCII letter can
+        # only be a field line (or text outside units), so it skips the other checks.
+        if not line:
+            continue
+        if line[0] in _LETTERS:
+            if reader.draft is not None:
+                reader.start_field(reader.draft, number, line)
+        else:
+            feed(number, line)
     reader.close()
     return reader.units, reader.diagnostics
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
-from core.units import Act, KnowledgeUnit, Relation, Role, SourceLocation, check_identity_text
+from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
 # Fields that restrict who sees a unit: written but left empty, they would make it public.
 PERMISSION_FIELDS = ("acl", "region", "effective_from", "effective_to")
@@ -144,8 +144,11 @@ class UnitDraft:
             items = tuple(item for segment in segments for item in _split_commas(segment))
             self._fields[key] = _Field(name, items, tuple(item.text for item in items))
             return
-        separator = "\n" if key == "procedure" else " "
-        text = separator.join(filter(None, (s.text.strip() for s in segments)))
+        if len(segments) == 1:  # the usual one-line field: no join
+            text = segments[0].text.strip()
+        else:
+            separator = "\n" if key == "procedure" else " "
+            text = separator.join(filter(None, (s.text.strip() for s in segments)))
         self._fields[key] = _Field(name, tuple(segments[:1]), text)
 
     def add_items(self, name: Token, items: Sequence[Token], opened_at: Token) -> None:
@@ -187,15 +190,17 @@ class UnitDraft:
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            key: _normalise(key, field.value)
-            for key, field in self._fields.items()
-            if key != "id" and field.value not in ("", ())
+            key: field.value for key, field in self._fields.items() if key != "id" and field.value not in ("", ())
         }
-        source, chunk = split_id(self.id.text)
-        data.setdefault("source_id", source)
-        data.setdefault("chunk_id", chunk)
+        for key in _NORMALISED.intersection(data):
+            data[key] = _normalise(key, data[key])
+        if "source_id" not in data or "chunk_id" not in data:
+            source, chunk = split_id(self.id.text)
+            data.setdefault("source_id", source)
+            data.setdefault("chunk_id", chunk)
         data["id"] = self.id.text
-        data["location"] = SourceLocation(file=self.file, line=self.id.line, col=self.id.col)
+        # A dict, not a SourceLocation: the model validates it in the same (compiled) pass.
+        data["location"] = {"file": self.file, "line": self.id.line, "col": self.id.col}
         return data
 
     def _explain(self, exc: ValidationError, data: dict[str, Any]) -> None:
@@ -293,6 +298,9 @@ class UnitDraft:
                 self._fields["effective_to"].values[0],
                 Severity.WARNING,
             )
+
+
+_NORMALISED = frozenset({"role", "relation", "utility_acts"})
 
 
 def _normalise(key: str, value: Any) -> Any:

@@ -37,6 +37,10 @@ def field_bit(name: str) -> int:
     return 1 << _FIELDS.index(name)
 
 
+_BITS = {name: field_bit(name) for name in _FIELDS}
+_ROLE_CODES = {role: code for code, role in enumerate(ROLES)}
+
+
 def _make(cls: type, values: dict, fields_set: set[str]):
     """What pydantic's model_construct sets, without its per-field Python work."""
     model = object.__new__(cls)
@@ -81,19 +85,20 @@ class UnitColumns:
     def of(cls, units: Sequence[KnowledgeUnit]) -> UnitColumns:
         perms: dict[Permission, int] = {}
         files: dict[str, int] = {}
-        cols = np.zeros((len(units), WIDTH), dtype=np.int32)
-        for row, unit in enumerate(units):
+        rows = []
+        for unit in units:
             perm = (unit.acl, unit.region, unit.effective_from, unit.effective_to)
             where = unit.location
-            cols[row] = (
+            rows.append((
                 perms.setdefault(perm, len(perms)),
                 files.setdefault(where.file, len(files)) if where is not None else -1,
                 where.line if where is not None else 0,
                 where.col if where is not None else 0,
-                ROLES.index(unit.role),
+                _ROLE_CODES[unit.role],
                 unit.relation is not None,
-                sum(1 << i for i, name in enumerate(_FIELDS) if name in unit.model_fields_set),
-            )
+                sum(map(_BITS.__getitem__, unit.model_fields_set)),
+            ))
+        cols = np.array(rows, dtype=np.int32).reshape(len(units), WIDTH)
         return cls([unit.id for unit in units], list(perms), list(files), cols)
 
     def dump(self) -> bytes:

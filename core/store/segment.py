@@ -18,7 +18,7 @@ import threading
 import mmap
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,10 +26,10 @@ from pydantic import TypeAdapter
 
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
-from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
+from core.retrieval.bm25 import FIELDS, field_texts
 from core.store.arrays import crc32_of
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
-from core.text import stem_table
+from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
 
 FORMAT_VERSION = 4
@@ -60,7 +60,8 @@ class Segment:
     digests: np.ndarray  # uint8 [n, 16]: `unit_digest` of each unit, for view versions
     columns: UnitColumns
     texts: np.ndarray  # uint8 [n, 8]: digest of each unit's tokenised text, to reuse its tokens
-    offsets: np.ndarray | None = None  # where each unit's JSON starts in units.jsonl (saved segments)
+    offsets: np.ndarray | None = None  # where each unit's JSON starts in units.jsonl
+    unit_json: bytes | None = None  # a built segment's units.jsonl (dumped once, for digests and save)
 
     @property
     def cols(self) -> np.ndarray:
@@ -76,56 +77,39 @@ class Segment:
         units, problems = read_file(file)
         texts = [field_texts(unit) for unit in units]
         text_digests = np.frombuffer(b"".join(map(_text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
-        reuse = _Reuse(earlier) if earlier is not None else None
-        vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if reuse is not None else {}
-        pieces: list[np.ndarray | None] = []
-        lengths = np.zeros((len(units), len(FIELDS)), dtype=np.int32)
-        fresh_texts: list[str] = []
-        fresh_rows: list[int] = []
-        flat: list[str] = []  # every fresh row's tokens, field by field
-        for row, unit in enumerate(units):
-            found = reuse.tokens(text_digests[row].tobytes()) if reuse is not None else None
-            if found is not None:
-                pieces.append(found[0])
-                lengths[row] = found[1]
-                continue
-            fresh_texts.extend(texts[row])
-            fresh_rows.append(row)
-            pieces.append(None)
-            for field, tokens in enumerate(field_tokens(unit)):
-                flat.extend(tokens)
-                lengths[row, field] = len(tokens)
-        # New words get ids in order of first use, as one setdefault per token would give them,
-        # but the per-token lookup runs in C.
-        for word in dict.fromkeys(flat):
-            vocab.setdefault(word, len(vocab))
-        flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-        if fresh_rows:
-            bounds = np.cumsum(lengths[fresh_rows].sum(axis=1))[:-1]
-            for row, ids in zip(fresh_rows, np.split(flat_ids, bounds), strict=True):
-                pieces[row] = ids
-        stems = stem_table(fresh_texts)
-        if reuse is not None:
-            stems = {**earlier.stems.table(), **stems}
+        vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if earlier is not None else {}
+        terms, lengths, stems = _tokens(texts, text_digests, vocab, earlier)
+        unit_json, offsets = dump_units(units)
+        view = memoryview(unit_json)
+        digests = (
+            hashlib.blake2b(view[start:end], digest_size=16).digest()
+            for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist())
+        )
         return cls(
             file=str(file),
             key=key,
             units=tuple(units),
             diagnostics=tuple(problems),
             words=tuple(vocab),
-            terms=np.concatenate(pieces) if pieces else np.zeros(0, np.int32),
+            terms=terms,
             lengths=lengths,
             stems=SegmentStems.of(stems),
-            digests=np.frombuffer(b"".join(map(unit_digest, units)), dtype=np.uint8).reshape(len(units), 16),
+            digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(units), 16),
             columns=UnitColumns.of(units),
             texts=text_digests,
+            offsets=offsets,
+            unit_json=unit_json,
         )
+
+    def without_json(self) -> Segment:
+        """This segment without the units' JSON kept from its build (saved, it is not needed)."""
+        return self if self.unit_json is None else replace(self, unit_json=None)
 
     def save(self, parent: Path) -> Path:
         """Write the segment's files into a new temp folder under `parent`; returns that folder."""
         parent.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
-        units, offsets = dump_units(self.units)
+        units, offsets = (self.unit_json, self.offsets) if self.unit_json is not None else dump_units(self.units)
         blobs = {
             "units.jsonl": units,
             "columns.json": self.columns.dump(),
@@ -209,6 +193,27 @@ class Segment:
 
 def _text_digest(texts: tuple[str, ...]) -> bytes:
     return hashlib.blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, int], earlier: Segment | None):
+    """Term ids of every unit's fields (unit by unit), their lengths [n, F] and the stem table,
+    tokenising only units whose text `earlier` does not hold; new terms join `vocab`."""
+    reuse = _Reuse(earlier) if earlier is not None else None
+    found = [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))] if reuse else [None] * len(texts)
+    fresh = [row for row, hit in enumerate(found) if hit is None]
+    batch = tokenise_texts([text for row in fresh for text in texts[row]], vocab)
+    lengths = np.zeros((len(texts), len(FIELDS)), dtype=np.int32)
+    lengths[fresh] = batch.counts.reshape(len(fresh), len(FIELDS))
+    if reuse is None:
+        return batch.terms, lengths, batch.stems
+    pieces = [hit[0] if hit is not None else None for hit in found]
+    for row, hit in enumerate(found):
+        if hit is not None:
+            lengths[row] = hit[1]
+    for row, ids in zip(fresh, np.split(batch.terms, np.cumsum(lengths[fresh].sum(axis=1))[:-1]), strict=True):
+        pieces[row] = ids
+    terms = np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
+    return terms, lengths, {**earlier.stems.table(), **batch.stems}
 
 
 class _Reuse:
@@ -309,7 +314,8 @@ def _mapped(path: Path) -> memoryview | bytes:
 
 
 def unit_digest(unit: KnowledgeUnit) -> bytes:
-    """A unit's content digest (16 bytes); view versions hash these, stored or computed."""
+    """A unit's content digest (16 bytes); view versions hash these, stored or computed. A
+    segment build hashes the JSON it writes instead, which is the same bytes."""
     return hashlib.blake2b(unit.model_dump_json().encode(), digest_size=16).digest()
 
 

@@ -88,6 +88,9 @@ class SegmentStore:
     def segment(self, file: Path, earlier: Segment | None = None) -> Segment:
         """The file's segment: read from the cache when its key matches, else built (reusing
         `earlier`'s tokens for unchanged units) and saved."""
+        return self._segment(file, earlier).without_json()
+
+    def _segment(self, file: Path, earlier: Segment | None) -> Segment:
         if not self.enabled:
             return self._build(file, "", earlier)
         known = self._known_key(file)

@@ -16,7 +16,7 @@ from core.config import load_retrieval_config
 from core.events import to_json_line
 from core.kb import KnowledgeBase
 from core.plugins.base import Request
-from core.retrieval.bm25 import _tokenize
+from core.retrieval.bm25 import FIELDS, _tokenize
 from core.retrieval.indexes import IndexCache
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import load_rules
@@ -169,10 +169,13 @@ def test_an_edit_tokenises_only_the_units_it_changed(tmp_path, monkeypatch):
     edited = text.replace("Topic: ", "Topic: quillwort ", 1).replace("\n## Context Unit", "\n\n## Context Unit", 1)
     paths[1].write_text(edited, encoding="utf-8")
     tokenised = []
-    original = segment_module.field_tokens
-    monkeypatch.setattr(segment_module, "field_tokens", lambda unit: tokenised.append(unit.id) or original(unit))
+    original = segment_module.tokenise_texts
+    monkeypatch.setattr(
+        segment_module, "tokenise_texts", lambda texts, vocab: tokenised.extend(texts) or original(texts, vocab)
+    )
     reloaded = kb.reload()
-    assert store.builds == 3 and len(tokenised) == 1
+    # One unit's texts, field by field.
+    assert store.builds == 3 and len(tokenised) == len(FIELDS) and "quillwort" in tokenised[0]
     assert_same_scores(reloaded, ["quillwort hive", "tide chart", "neap swarm varroa"])
     fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None))
     assert reloaded.units == fresh.units
