@@ -119,8 +119,8 @@ class KnowledgeUnit(BaseModel):
             raise ValueError("exactly one of claim and procedure is required")
         if (self.procedure is not None) != (self.role is Role.PROCEDURE):
             raise ValueError("procedure is used if and only if the role is Procedure")
-        triple = (self.subject, self.relation, self.object)
-        if any(part is not None for part in triple) and not all(part is not None for part in triple):
+        written = (self.subject is not None) + (self.relation is not None) + (self.object is not None)
+        if 0 < written < 3:
             raise ValueError("subject, relation and object are all-or-none")
         return self
 

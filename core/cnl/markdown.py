@@ -11,7 +11,7 @@ import re
 import string
 from collections.abc import Iterable
 
-from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines
+from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit
 
@@ -69,7 +69,7 @@ class _Reader:
             return
         name, value = match.group("name", "value")
         value = value.rstrip()
-        self.field = (Token(name, number, 1), [Token(value, number, match.start("value") + 1)] if value else [])
+        self.field = (token((name, number, 1)), [token((value, number, match.start("value") + 1))] if value else [])
 
     def continue_field(self, number: int, line: str) -> None:
         if self.draft is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from pydantic import ValidationError
@@ -29,6 +29,11 @@ class Token(NamedTuple):
     text: str
     line: int
     col: int
+
+
+# `token((text, line, col))`: a Token without NamedTuple's Python-level __new__, for the
+# readers' per-line hot path (several tokens per line of every unit).
+token = partial(tuple.__new__, Token)
 
 
 def _squash(name: str) -> str:
@@ -96,7 +101,8 @@ _ROLES_BY_FOLD = {role.value.casefold(): role.value for role in Role}
 def source_lines(text: str) -> list[str]:
     """Lines as editors number them: split at line feeds only (not at the other characters that
     `str.splitlines` treats as breaks), with a trailing carriage return removed."""
-    return [line.removesuffix("\r") for line in text.split("\n")]
+    lines = text.split("\n")
+    return [line.removesuffix("\r") for line in lines] if "\r" in text else lines
 
 
 @lru_cache(maxsize=1024)
@@ -115,6 +121,9 @@ class _Field(NamedTuple):
     name: Token
     values: tuple[Token, ...]
     value: Any
+
+
+_field = partial(tuple.__new__, _Field)  # as `token`: one per field of every unit
 
 
 class UnitDraft:
@@ -149,7 +158,7 @@ class UnitDraft:
         else:
             separator = "\n" if key == "procedure" else " "
             text = separator.join(filter(None, (s.text.strip() for s in segments)))
-        self._fields[key] = _Field(name, tuple(segments[:1]), text)
+        self._fields[key] = _field((name, tuple(segments[:1]), text))
 
     def add_items(self, name: Token, items: Sequence[Token], opened_at: Token) -> None:
         """A field written as an explicit list (`[a b]` in SOP); only list fields take one."""
