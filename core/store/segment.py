@@ -12,12 +12,14 @@ a truncated, corrupt or foreign segment is refused (`SegmentError`) rather than 
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 import json
 import threading
 import mmap
 import tempfile
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -74,6 +76,11 @@ class Segment:
         edit costs reading the file plus tokenising what changed. The vocabulary then keeps
         the earlier words (ids unchanged) and appends new ones; an unused word is harmless, as
         indexes keep only the terms their rows contain."""
+        with _collector_paused():
+            return cls._build(file, key, earlier)
+
+    @classmethod
+    def _build(cls, file: Path, key: str, earlier: Segment | None) -> Segment:
         units, problems = read_file(file)
         texts = [field_texts(unit) for unit in units]
         text_digests = np.frombuffer(b"".join(map(_text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
@@ -191,6 +198,31 @@ class Segment:
             raise SegmentError("array shapes do not match the segment's units")
 
 
+_PAUSES = [0]
+_PAUSE_LOCK = threading.Lock()
+
+
+@contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a file is built. A build keeps a few hundred
+    thousand new objects alive (units, tokens), so the collector would run again and again,
+    each time walking everything the process holds: at 20k units that was a quarter of the
+    build's CPU, and it grows with the KB already loaded. A build is bounded (one file, at most
+    `MAX_FILE_BYTES`), and what it leaves unreachable is collected once it is back on."""
+    with _PAUSE_LOCK:
+        _PAUSES[0] += 1
+        if _PAUSES[0] == 1:
+            _PAUSES.append(gc.isenabled())
+            gc.disable()
+    try:
+        yield
+    finally:
+        with _PAUSE_LOCK:
+            _PAUSES[0] -= 1
+            if _PAUSES[0] == 0 and _PAUSES.pop():
+                gc.enable()
+
+
 def _text_digest(texts: tuple[str, ...]) -> bytes:
     return hashlib.blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
@@ -199,7 +231,7 @@ def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, 
     """Term ids of every unit's fields (unit by unit), their lengths [n, F] and the stem table,
     tokenising only units whose text `earlier` does not hold; new terms join `vocab`."""
     reuse = _Reuse(earlier) if earlier is not None else None
-    found = [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))] if reuse else [None] * len(texts)
+    found = [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))] if reuse is not None else [None] * len(texts)
     fresh = [row for row, hit in enumerate(found) if hit is None]
     batch = tokenise_texts([text for row in fresh for text in texts[row]], vocab)
     lengths = np.zeros((len(texts), len(FIELDS)), dtype=np.int32)
@@ -210,8 +242,9 @@ def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, 
     for row, hit in enumerate(found):
         if hit is not None:
             lengths[row] = hit[1]
-    for row, ids in zip(fresh, np.split(batch.terms, np.cumsum(lengths[fresh].sum(axis=1))[:-1]), strict=True):
-        pieces[row] = ids
+    if fresh:
+        for row, ids in zip(fresh, np.split(batch.terms, np.cumsum(lengths[fresh].sum(axis=1))[:-1]), strict=True):
+            pieces[row] = ids
     terms = np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
     return terms, lengths, {**earlier.stems.table(), **batch.stems}
 

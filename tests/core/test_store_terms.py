@@ -3,9 +3,14 @@ order of first use, stem table), on bell-founding notes written for this test.""
 
 from __future__ import annotations
 
+import gc
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.store import segment as segment_module
+from core.store.segment import Segment
 from core.store.terms import tokenise_texts
 from core.text import stem, tokenize
 
@@ -68,3 +73,37 @@ _ALPHABET = st.sampled_from(list("abcxyzΣσςé-'_.,;!?3 \t\u00a0") + ["the", "
 @given(st.lists(st.lists(_ALPHABET, max_size=30).map("".join), max_size=8))
 def test_any_text_tokenises_as_tokenize_does(texts: list[str]) -> None:
     check(texts)
+
+
+def test_an_edit_that_changes_no_unit_text_reuses_every_units_tokens(tmp_path) -> None:
+    path = tmp_path / "foundry.md"
+    path.write_text(
+        "## Context Unit foundry::chunk-001::unit-001\nRole: Explanation\nTopic: Crown staples\n"
+        "Claim: The crown staples hold the clapper.\n",
+        encoding="utf-8",
+    )
+    first = Segment.build(path, "k")
+    path.write_text("\n\n" + path.read_text(encoding="utf-8"), encoding="utf-8")  # only locations move
+    again = Segment.build(path, "k", earlier=first)
+    assert again.terms.tolist() == first.terms.tolist() and list(again.words) == list(first.words)
+    assert again.lengths.tolist() == first.lengths.tolist() and again.units[0].location.line == 3
+
+
+def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "foundry.md"
+    path.write_text("## Context Unit foundry::chunk-001::unit-001\nRole: Explanation\nTopic: Tenor\nClaim: Rings.\n")
+    seen = []
+    original = segment_module.read_file
+    monkeypatch.setattr(segment_module, "read_file", lambda file: seen.append(gc.isenabled()) or original(file))
+    Segment.build(path, "k")
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        Segment.build(path, "k")
+        assert not gc.isenabled()  # a caller that turned it off keeps it off
+    finally:
+        gc.enable()
+    monkeypatch.setattr(segment_module, "read_file", lambda file: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        Segment.build(path, "k")
+    assert gc.isenabled()
