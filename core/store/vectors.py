@@ -249,12 +249,13 @@ def hdc_segment_vectors(store: SegmentStore, segment: Segment, config: HdcConfig
 
 
 def _hdc_set(vectors: SegmentVectors, segment: Segment, config: HdcConfig, model: ContextModel | None) -> Arrays:
-    from core.retrieval.hdc import encode_units, encoding_options
+    from core.retrieval.hdc import encode_tokenised, encoding_options
 
     def complete(arrays: Arrays | None) -> Arrays:
         if arrays is not None:
             return arrays
-        topic, claim, counts = encode_units(segment.units, config, model)
+        # The segment's own token ids: the file is not tokenised a second time.
+        topic, claim, counts = encode_tokenised(segment.units, segment.words, segment.terms, segment.lengths, config, model)
         vectors.count("hdc", len(segment.units))
         return {"topic": topic, "claim": claim, "counts": counts}
 
