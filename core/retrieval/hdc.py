@@ -58,7 +58,7 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
-    "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
+    "encode_ngrams", "encode_ngrams_batch", "encode_query", "feedback_query", "field_scores", "hamming", "hv", "hv_table",
     "calibrate", "encode_tokenised", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
     "similarity", "token_table", "token_vectors", "unit_windows",
 ]
@@ -304,6 +304,17 @@ def encode_query(tokens: Sequence[str], act: Act, config: HdcConfig, model: Cont
     )
 
 
+def feedback_query(index, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+    """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
+    (topic and every claim window) of `unit_ids` found in `index`, the question counting as much
+    as all of them together, so the lane also finds units worded like the question's best matches."""
+    feedback = [index.text_vector(uid) for uid in unit_ids if uid in index]
+    if query.text is None or not feedback:
+        return query
+    text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
+    return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+
+
 class HdcIndex:
     """Unit field vectors of one permitted view; rows follow `unit_ids`.
 
@@ -388,15 +399,11 @@ class HdcIndex:
         """The query encoded with this index's token vectors (learned ones included)."""
         return encode_query(tokens, act, self.config, self.model)
 
+    def __contains__(self, unit_id: object) -> bool:
+        return unit_id in self._row
+
     def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
-        """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
-        (topic and every claim window) of `unit_ids`, the question counting as much as all of
-        them together, so the lane also finds units worded like the question's best matches."""
-        feedback = [self.text_vector(uid) for uid in unit_ids if uid in self._row]
-        if query.text is None or not feedback:
-            return query
-        text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
-        return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+        return feedback_query(self, query, unit_ids)
 
     def text_vector(self, unit_id: str) -> np.ndarray:
         """F(u): the bundle of a unit's topic and claim-window vectors (what feedback adds)."""
@@ -458,7 +465,7 @@ def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[
     """Question words the unit does not contain but has a near form of, and why (shared character
     n-grams, or learned from the same units). Events carry no unit text, so a note names only the
     question's word and what it shares; the best claim window is the "claim_window" field."""
-    if query.text is None or unit.id not in index._row:
+    if query.text is None or unit.id not in index:
         return ()
     notes: list[str] = []
     unit_tokens = list(dict.fromkeys(tokenize(f"{unit.topic} {unit.body}")))

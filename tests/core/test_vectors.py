@@ -190,7 +190,13 @@ def test_a_requests_own_units_are_encoded_beside_the_stored_ones(tmp_path):
     view = base.with_extra([extra])
     config = load_retrieval_config(ROOT / "config")
     index = IndexCache(config, RuleSet()).for_view(view).hdc
-    assert_same_scores(index, HdcIndex.build(view.units, config.hdc))
+    fresh = HdcIndex.build(view.units, config.hdc)
+    # A side index beside the base view's (tests/core/test_hdc_side.py): the same scores.
+    assert_same_scores(index.base, HdcIndex.build(base.units, config.hdc))
+    assert list(index.unit_ids) == fresh.unit_ids
+    for question in QUESTIONS:
+        query = fresh.query(tokenize(question), Act.DEFINE)
+        np.testing.assert_array_equal(index.scores(query), fresh.scores(query))
 
 
 # --- dense ---------------------------------------------------------------------------------
