@@ -13,13 +13,16 @@ overhead. Three choices keep it near the read-bandwidth floor (docs/scoring.md, 
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from threading import Lock
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core import cancel
 from core.retrieval.hdc_vectors import WORDS
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 _CHUNK_ROWS = 1024
 # Below this many rows per thread, handing work to another thread costs more than it saves.
@@ -78,6 +81,8 @@ def _threads() -> int:
 
 def _executor() -> ThreadPoolExecutor:
     global _pool
+    from concurrent.futures import ThreadPoolExecutor  # only a large scan needs threads
+
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=_MAX_THREADS, thread_name_prefix="hdc-scan")
