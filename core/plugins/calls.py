@@ -8,13 +8,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 
-from core.cancel import Cancelled, CancelToken, bound
+from core.cancel import Cancelled, CancelToken, bound, interrupt_requested
 from core.config import TraceLimits
 from core.plugins.base import GsResult, KbResult, SdResult, Status, ValResult
 from core.plugins.output import plugin_output
 
 Result = SdResult | KbResult | GsResult | ValResult
-# How often a waiting kernel checks whether the user cancelled the run.
+# How often a waiting kernel checks whether the user cancelled or interrupted the run.
 _STOP_POLL_S = 0.02
 
 
@@ -28,6 +28,8 @@ def run_isolated(
     `pending` (still running at the deadline: the caller cancels the token, and a plugin that
     polls it stops).
     """
+    if interrupt_requested():
+        raise KeyboardInterrupt("interrupted by the user")
     outcome: dict[str, object] = {}
 
     def target() -> None:
@@ -47,9 +49,10 @@ def run_isolated(
     worker.start()
     try:
         while worker.is_alive() and not token.cancelled:
+            if interrupt_requested():
+                raise KeyboardInterrupt("interrupted by the user")
             remaining = token.remaining()
-            step = _STOP_POLL_S if remaining is None else remaining
-            worker.join(step if stop_requested is None else min(step, _STOP_POLL_S))
+            worker.join(_STOP_POLL_S if remaining is None else min(remaining, _STOP_POLL_S))
             if stop_requested is not None and stop_requested() and worker.is_alive():
                 token.cancel("cancelled by the user")
                 outcome["stopped"] = True
