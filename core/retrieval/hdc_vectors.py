@@ -128,6 +128,21 @@ class _VectorCache:
             self._rows.update(zip((keys[i] for i in new), range(count, count + len(new))))
 
 
+def _gram_keys(rows: np.ndarray) -> np.ndarray:
+    """One sortable key per n-gram row of code points (0x110000 = none): an int64 in base
+    (distinct code points + 1) when that fits, which sorts several times faster than raw bytes."""
+    present = np.zeros(0x110001, dtype=bool)
+    present[rows.ravel()] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1  # dense ranks by lookup: no sort
+    base, n = int(rank[-1]) + 1, rows.shape[1]
+    if base**n >= 1 << 62:  # many distinct characters: compare the raw bytes instead
+        return np.ascontiguousarray(rows).view(np.dtype((np.void, 4 * n))).ravel()
+    keys = rank[rows[:, 0]]
+    for column in range(1, n):
+        keys = keys * base + rank[rows[:, column]]
+    return keys
+
+
 # Per (kind, seed, n): char-n-gram token vectors (a question's words are looked up again and
 # again; a file shares many words with the others) and char n-gram HVs (shared by nearly all
 # files). 64 MB each at most.
@@ -186,8 +201,7 @@ def _ngram_ids(tokens: Sequence[str], n: int) -> tuple[list[str], np.ndarray, np
     # A token shorter than n has one short n-gram: the rest of its row is an impossible code point.
     index = at[:, None] + np.arange(n)
     rows = np.where(index < ends[:, None], points[np.minimum(index, len(points) - 1)], np.uint32(0x110000))
-    keys = np.ascontiguousarray(rows).view(np.dtype((np.void, 4 * n))).ravel()
-    distinct, first, gram_of = np.unique(keys, return_index=True, return_inverse=True)
+    _, first, gram_of = np.unique(_gram_keys(rows), return_index=True, return_inverse=True)
     grams = ["".join(map(chr, row[row < 0x110000].tolist())) for row in rows[first]]
     return grams, gram_of.ravel(), gram_count
 

@@ -351,6 +351,20 @@ def test_char_token_vectors_built_together_equal_one_bundle_per_token() -> None:
         assert np.array_equal(again[1], bundle(hv_table(SEED, glacier)))
 
 
+def test_char_token_vectors_of_a_script_with_thousands_of_characters() -> None:
+    # 2,000 distinct characters and 6-grams do not fit one int64 key per n-gram: the raw
+    # code points are compared instead, with the same vectors.
+    from core.retrieval.hdc_vectors import _CACHES, token_table
+
+    _CACHES.clear()
+    chars = [chr(0x4E00 + i) for i in range(2000)]
+    words = ["".join(chars[(7 * i + j) % 2000] for j in range(3 + i % 9)) for i in range(400)] + ["a"]
+    table = token_table(SEED, words, 6)
+    for i in (0, 1, 57, 399, 400):
+        members = [f"tok:{words[i]}", *(f"chr:{g}" for g in char_ngrams(words[i], 6))]
+        assert np.array_equal(table[i], bundle(hv_table(SEED, members)))
+
+
 def test_vector_cache_answers_repeats_and_stays_within_its_bound() -> None:
     from core.retrieval.hdc_vectors import _VectorCache
 
