@@ -43,7 +43,6 @@ from core.retrieval.hdc_vectors import (
     bind,
     bundle,
     char_ngrams,
-    encode_id_batch,
     encode_ngrams,
     encode_ngrams_batch,
     hv,
@@ -52,20 +51,17 @@ from core.retrieval.hdc_vectors import (
     similarity,
     token_table,
 )
-from core.retrieval.bm25 import FIELDS as TOKEN_FIELDS
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
     "encode_ngrams", "encode_ngrams_batch", "encode_query", "feedback_query", "field_scores", "hamming", "hv", "hv_table",
-    "calibrate", "encode_tokenised", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
-    "similarity", "token_table", "token_vectors", "unit_windows",
+    "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
+    "similarity", "token_table", "token_vectors", "unit_windows", "window_sentences",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
-# Where topic and body sit among a segment's token fields (BM25's, core/store/segment.py).
-_TOPIC, _CLAIM, _PROCEDURE = (TOKEN_FIELDS.index(name) for name in ("topic", "claim", "procedure"))
 
 
 def noise_floor(config: HdcConfig) -> float:
@@ -75,13 +71,13 @@ def noise_floor(config: HdcConfig) -> float:
 
 def unit_windows(body: str, sentences: int) -> list[str]:
     """The claim windows: `sentences` consecutive sentences, stride one; the whole text when 0."""
-    parts = _window_sentences(body, sentences)
+    parts = window_sentences(body, sentences)
     if parts is None:
         return [body]
     return [" ".join(parts[i : i + sentences]) for i in range(len(parts) - sentences + 1)]
 
 
-def _window_sentences(body: str, sentences: int) -> tuple[str, ...] | None:
+def window_sentences(body: str, sentences: int) -> tuple[str, ...] | None:
     """The body's sentences when it makes more than one window of `sentences`, else None."""
     if sentences <= 0:
         return None
@@ -126,7 +122,7 @@ def encoding_options(config: HdcConfig, model: ContextModel | None) -> dict[str,
 def _encoder_digest() -> str:
     here = Path(__file__).resolve().parent
     hasher = hashlib.sha256()
-    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py"):
+    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py", "hdc_tokens.py"):
         hasher.update(name.encode() + b"\0" + (here / name).read_bytes())
     return hasher.hexdigest()[:16]
 
@@ -189,95 +185,6 @@ def _encode_units(
     vectors.flags.writeable = False
     bounds = np.cumsum([len(units)] + [len(ws) for ws in windows])
     return vectors[: len(units)], [vectors[bounds[i] : bounds[i + 1]] for i in range(len(units))]
-
-
-def encode_tokenised(
-    units: Sequence[KnowledgeUnit],
-    words: Sequence[str],
-    terms: np.ndarray,
-    lengths: np.ndarray,
-    config: HdcConfig,
-    model: ContextModel | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`encode_units` (bit for bit) from the tokens a segment already holds (core/store/segment.py):
-    `terms` are ids into `words`, unit after unit and field after field in BM25's field order,
-    `lengths[i, f]` unit i's count in field f. Topic and a one-window body take their field's ids
-    as they are; a body of several claim windows is cut where each sentence's tokens start
-    (counted per sentence, as the segment keeps tokens per field). Each distinct token's vector is
-    computed once for the whole batch, not per occurrence."""
-    n = len(units)
-    lengths = np.asarray(lengths, dtype=np.int64).reshape(n, len(TOKEN_FIELDS))
-    field_start = (np.cumsum(lengths.ravel()) - lengths.ravel()).reshape(lengths.shape)
-    body_field = np.fromiter((_CLAIM if u.claim is not None else _PROCEDURE for u in units), dtype=np.int64, count=n)
-    body_start, body_length = field_start[np.arange(n), body_field], lengths[np.arange(n), body_field]
-    windows = _TokenWindows(words, len(terms))
-    for row, unit in enumerate(units):
-        windows.add(unit.body, config.claim_window, int(body_start[row]), int(body_length[row]))
-    starts = np.concatenate([field_start[:, _TOPIC], np.asarray(windows.starts, dtype=np.int64)])
-    sizes = np.concatenate([lengths[:, _TOPIC], np.asarray(windows.sizes, dtype=np.int64)])
-    source = np.concatenate([np.asarray(terms, dtype=np.int64), np.asarray(windows.extra_ids, dtype=np.int64)])
-    flat = source[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))]
-    vocabulary = windows.vocabulary()
-    # The tokens used (a file's words also count its conditions and notes), renumbered densely.
-    used = np.flatnonzero(np.bincount(flat, minlength=len(vocabulary)))
-    dense = np.zeros(len(vocabulary), dtype=np.int64)
-    dense[used] = np.arange(len(used))
-    tokens = [vocabulary[i] for i in used.tolist()]
-    if model is not None:
-        table = model(tokens)
-    else:
-        table = token_table(config.seed, tokens, config.char_ngrams)
-    vectors = encode_id_batch(dense[flat], sizes, table)
-    return vectors[:n], vectors[n:], np.asarray(windows.counts, dtype=np.int64)
-
-
-class _TokenWindows:
-    """Each unit's claim windows as (start, size) runs of token ids: runs of the segment's
-    `terms`, or (where a body's sentences do not add up to its tokens: a numbered list's markers
-    are cut from its sentences) ids of the window's own tokens appended after them."""
-
-    def __init__(self, words: Sequence[str], terms: int):
-        self._words = words
-        self._terms = terms
-        self._ids: dict[str, int] | None = None
-        self._new: list[str] = []
-        self.starts: list[int] = []
-        self.sizes: list[int] = []
-        self.counts: list[int] = []
-        self.extra_ids: list[int] = []
-
-    def add(self, body: str, sentences: int, start: int, size: int) -> None:
-        parts = _window_sentences(body, sentences)
-        if parts is None:
-            self._run(start, size)
-            self.counts.append(1)
-            return
-        cuts = np.cumsum([0, *map(len, map(tokenize, parts))]).tolist()
-        aligned = cuts[-1] == size  # the sentences hold exactly the body's tokens, in order
-        for first in range(len(parts) - sentences + 1):
-            if aligned:
-                self._run(start + cuts[first], cuts[first + sentences] - cuts[first])
-            else:
-                self._own(tokenize(" ".join(parts[first : first + sentences])))
-        self.counts.append(len(parts) - sentences + 1)
-
-    def _run(self, start: int, size: int) -> None:
-        self.starts.append(start)
-        self.sizes.append(size)
-
-    def _own(self, tokens: Sequence[str]) -> None:
-        if self._ids is None:
-            self._ids = {word: i for i, word in enumerate(self._words)}
-        self._run(self._terms + len(self.extra_ids), len(tokens))
-        for token in tokens:
-            if token not in self._ids:
-                self._ids[token] = len(self._ids)
-                self._new.append(token)
-            self.extra_ids.append(self._ids[token])
-
-    def vocabulary(self) -> Sequence[str]:
-        words = self._words if isinstance(self._words, tuple) else tuple(self._words)
-        return words + tuple(self._new) if self._new else words
 
 
 @dataclass(frozen=True)

@@ -249,7 +249,8 @@ def hdc_segment_vectors(store: SegmentStore, segment: Segment, config: HdcConfig
 
 
 def _hdc_set(vectors: SegmentVectors, segment: Segment, config: HdcConfig, model: ContextModel | None) -> Arrays:
-    from core.retrieval.hdc import encode_tokenised, encoding_options
+    from core.retrieval.hdc import encoding_options
+    from core.retrieval.hdc_tokens import encode_tokenised
 
     def complete(arrays: Arrays | None) -> Arrays:
         if arrays is not None:

@@ -12,7 +12,8 @@ import pytest
 from core.cnl import to_markdown
 from core.config import HdcConfig
 from core.kb import KnowledgeBase
-from core.retrieval.hdc import encode_tokenised, encode_units, learn_model, unit_windows
+from core.retrieval.hdc import encode_units, learn_model, unit_windows
+from core.retrieval.hdc_tokens import encode_tokenised
 from core.store import SegmentStore
 from core.text import tokenize
 from core.units import KnowledgeUnit, Role
