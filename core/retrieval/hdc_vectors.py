@@ -121,7 +121,8 @@ class _VectorCache:
                 new = new[: self._limit]
             count = len(self._rows)
             if count + len(new) > len(self._matrix):
-                grown = np.empty((max(2 * len(self._matrix), count + len(new), 1024), WORDS), dtype=np.uint64)
+                rows = min(max(2 * len(self._matrix), 1024), self._limit)
+                grown = np.empty((max(rows, count + len(new)), WORDS), dtype=np.uint64)
                 grown[:count] = self._matrix[:count]
                 self._matrix = grown
             self._matrix[count : count + len(new)] = vectors[new]
