@@ -103,6 +103,13 @@ class _Revision:
     def accepted(self) -> bool:
         return bool(self.parts) and all(p.status == "grounded" for p in self.parts)
 
+    def rejected_evidence(self) -> list[str]:
+        """The kb plugins whose evidence the validator rejected an answer on."""
+        return [
+            p.evidence_plugin for p in self.parts
+            if p.evidence_plugin and p.verdict is not None and p.verdict.status is Status.REJECTED
+        ]
+
     def why_not_accepted(self) -> str:
         if self.failure:
             return self.failure
@@ -217,8 +224,9 @@ class Engine:
         planner_of: dict[int, str] = {}
         why = ""
         planners = self.planner_sequence(run.request)
+        rejected: dict[str, None] = {}
         for number, planner in enumerate(planners):
-            plan = planner.plan(run.request, cues, self.registry, number, why)
+            plan = planner.plan(run.request, cues, self.registry, number, why, tuple(rejected))
             planner_of[plan.revision] = plan.planner
             yield from self._emit(run, _plan_event(plan))
             revision = yield from self._revision(run, plan)
@@ -226,6 +234,7 @@ class Engine:
             if revision.accepted:
                 break
             why = revision.why_not_accepted()
+            rejected.update(dict.fromkeys(revision.rejected_evidence()))
             if number + 1 < len(planners):
                 yield from self._emit(
                     run,
