@@ -5,12 +5,14 @@ or raises turned into an outcome the kernel can record (never an exception that 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
 from core.cancel import Cancelled, CancelToken, bound, interrupt_requested
 from core.config import TraceLimits
-from core.plugins.base import GsResult, KbResult, SdResult, Status, ValResult
+from core.plugins.base import GsResult, KbResult, KnowledgePlugin, RunContext, SdResult, Status, ValResult
+from core.units import Intent
 from core.plugins.output import plugin_output
 
 Result = SdResult | KbResult | GsResult | ValResult
@@ -64,6 +66,20 @@ def run_isolated(
     if worker.is_alive():
         outcome["pending"] = True
     return outcome
+
+
+def retrieve_bounded(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, timeout_ms: int) -> KbResult:
+    """A kb plugin called outside a run (why-not, eval, `mrptui retrieve`), under the same
+    `pluginTimeoutMs` and with the same outcomes as the kernel gives it: a hang, an exception or a
+    malformed result is an `error` result naming it, never a frozen command."""
+    token = CancelToken(time.monotonic() + timeout_ms / 1000, f"pluginTimeoutMs ({timeout_ms} ms)")
+    outcome = run_isolated(plugin.id, lambda: plugin.retrieve(replace(ctx, cancel=token), intent), token)
+    if "interrupted" in outcome:
+        raise KeyboardInterrupt(f"interrupted inside plugin {plugin.id}")
+    if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
+        token.cancel("timed out")
+        return KbResult(status=Status.ERROR, reason=f"cancelled: timed out after {timeout_ms} ms (pluginTimeoutMs)")
+    return checked(outcome, KbResult, "kb")
 
 
 def checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
