@@ -253,6 +253,7 @@ class HdcIndex:
         self.config = config
         self.model = model
         self._floor = noise_floor(config)
+        self._scores_by_distance = field_scores(np.arange(DIMENSIONS + 1), self._floor)
         self._row = {uid: i for i, uid in enumerate(unit_ids)}
 
     @classmethod
@@ -324,10 +325,11 @@ class HdcIndex:
         if query.text is None or not len(self):
             return np.zeros(len(self))
         weights = self.config.field_weights
-        topic = field_scores(hamming(self.topic, query.text), self._floor)
-        claim = field_scores(hamming(self.claim, query.text), self._floor)
-        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best
-            claim = np.maximum.reduceat(claim, self.claim_start)
+        claim_distances = hamming(self.claim, query.text)
+        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best (nearest)
+            claim_distances = np.minimum.reduceat(claim_distances, self.claim_start)
+        # A field's score depends only on its distance (0…4096): one lookup per row, no float temporaries.
+        topic, claim = self._scores_by_distance[hamming(self.topic, query.text)], self._scores_by_distance[claim_distances]
         context = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role), self._floor)[self.role_of]
         context += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act), self._floor)[self.acts_of]
         text = weights.get("topic", 0.0) * topic + weights.get("claim", 0.0) * claim
