@@ -1,14 +1,15 @@
 """Tokenising a file's units in one batch, for its segment.
 
 `tokenize` per field text costs a cached lookup per token plus Python work per text, and the
-stem table then split every text again. Here each text is lowercased and split in C, every
-distinct token is analysed once (`normalise_word`, `words_of`), and the term ids of all tokens
-are gathered with numpy from the distinct tokens' ids. Results equal `tokenize` text by text:
+stem table then split every text again. Here each text is lowercased, split and numbered in C,
+every distinct token is analysed once (`normalise_word`, `words_of`), and the term ids of all
+tokens are gathered with numpy from the distinct tokens' ids. Results equal `tokenize` text by text:
 same tokens, and vocabulary ids in order of first use (tests: `tests/core/test_store_terms.py`).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import chain, count, filterfalse
 from typing import NamedTuple
@@ -28,11 +29,19 @@ def tokenise_texts(texts: Sequence[str], vocab: dict[str, int]) -> TermBatch:
     """Tokenise `texts` as `tokenize` does each; new terms join `vocab` (in place) in order of
     first use, as one `setdefault` per token in text order would add them.
 
-    Every loop over tokens runs in C (map, chain, dict); Python code runs once per distinct raw
-    token at most (the cached `normalise_word` / `words_of` on a miss)."""
-    raws_of = list(map(str.split, map(str.lower, texts)))
-    raw_counts = np.fromiter(map(len, raws_of), dtype=np.int64, count=len(raws_of))
-    raws = list(dict.fromkeys(chain.from_iterable(raws_of)))  # distinct, in order of first use
+    Every loop over tokens runs in C (map, dict, array); Python code runs once per text and once
+    per distinct raw token at most (the cached `normalise_word` / `words_of` on a miss). Each
+    text's raw tokens are dropped as soon as they are numbered: holding a file's raw tokens at
+    once cost more in memory traffic than it saved in calls."""
+    first: dict[str, int] = {}  # raw token -> where it first occurs (increasing in first use)
+    positions = array("q")  # every raw token's first occurrence, in text order
+    raw_counts = array("q")
+    at = count()
+    for text in texts:
+        raws = text.lower().split()
+        raw_counts.append(len(raws))
+        positions.extend(map(first.setdefault, raws, at))
+    raws = list(first)
     tokens_of = list(map(normalise_word, raws))
     per_raw = np.fromiter(map(len, tokens_of), dtype=np.int64, count=len(raws))
     raw_tokens = list(chain.from_iterable(tokens_of))
@@ -42,17 +51,15 @@ def tokenise_texts(texts: Sequence[str], vocab: dict[str, int]) -> TermBatch:
     raw_terms = np.fromiter(map(vocab.__getitem__, raw_tokens), dtype=np.int32, count=len(raw_tokens))
     # A word and its stem stand at the same place in `words_of(raw)` and `normalise_word(raw)`.
     stems = dict(zip(chain.from_iterable(map(words_of, raws)), raw_tokens))
-    number = dict(zip(raws, count()))
-    raw_ids = np.fromiter(
-        map(number.__getitem__, chain.from_iterable(raws_of)), dtype=np.int64, count=int(raw_counts.sum())
-    )
+    firsts = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    raw_ids = np.searchsorted(firsts, np.array(positions, dtype=np.int64))
     per_token = per_raw[raw_ids]
     ends = np.cumsum(per_token)
-    # Term k of the j-th raw token is raw_terms[first[raw_ids[j]] + k].
-    first = np.cumsum(per_raw) - per_raw
+    # Term k of the j-th raw token is raw_terms[first_term[raw_ids[j]] + k].
+    first_term = np.cumsum(per_raw) - per_raw
     within = np.arange(int(ends[-1]) if len(ends) else 0) - np.repeat(ends - per_token, per_token)
-    terms = raw_terms[np.repeat(first[raw_ids], per_token) + within]
+    terms = raw_terms[np.repeat(first_term[raw_ids], per_token) + within]
     cumulative = np.concatenate(([0], ends))
-    text_ends = np.cumsum(raw_counts)
-    counts = (cumulative[text_ends] - cumulative[text_ends - raw_counts]).astype(np.int32)
+    text_ends = np.cumsum(np.array(raw_counts, dtype=np.int64))
+    counts = (cumulative[text_ends] - cumulative[text_ends - np.array(raw_counts, dtype=np.int64)]).astype(np.int32)
     return TermBatch(counts, terms, stems)
