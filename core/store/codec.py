@@ -161,6 +161,18 @@ class StoredUnits(Sequence[KnowledgeUnit]):
         for index in range(len(self._units)):
             yield self[index]
 
+    def json_of(self, index: int) -> bytes:
+        """The stored JSON of one unit, without restoring it."""
+        return bytes(self._blob[int(self._offsets[index]) : int(self._offsets[index + 1])])
+
+    def dump(self) -> tuple[bytes, np.ndarray]:
+        """What `dump_units` returns for these units, from the stored bytes (nothing restored)."""
+        return bytes(self._blob), np.asarray(self._offsets)
+
+    def seed(self, index: int, unit: KnowledgeUnit) -> None:
+        """Keep `unit` (whose JSON is stored at `index`) instead of restoring it on first access."""
+        self._units[index] = unit
+
     def restored(self) -> int:
         """How many units have been restored so far (tests assert laziness with it)."""
         return sum(unit is not None for unit in self._units)

@@ -125,7 +125,7 @@ class Segment:
         """Write the segment's files into a new temp folder under `parent`; returns that folder."""
         parent.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
-        units, offsets = dump_units(self.units)
+        units, offsets = self.units.dump() if isinstance(self.units, StoredUnits) else dump_units(self.units)
         blobs = {
             "units.jsonl": units,
             "columns.json": self.columns.dump(),

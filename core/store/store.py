@@ -27,6 +27,7 @@ from core.safe_io import atomic_write_bytes
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir
 from core.store.location import cache_root
+from core.store.patch import Blocks, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text import add_stem_source, computed_stems, learn_stems
 
@@ -80,6 +81,8 @@ class SegmentStore:
         self._lock = threading.Lock()
         self._notes: list[Diagnostic] = []
         self._disabled_reason: str | None = None
+        # The unit blocks of files rebuilt here, so the next edit of one re-reads only what changed.
+        self._blocks: dict[str, Blocks] = {}
 
     @property
     def enabled(self) -> bool:
@@ -210,9 +213,18 @@ class SegmentStore:
         return self._path_folder(Path(segment.file)) / segment.key
 
     def _build(self, file: Path, key: str, earlier: Segment | None) -> Segment:
+        """A reload (with `earlier`) re-reads an edited Markdown file by its unit blocks
+        (core/store/patch.py); a first read, or any other format, reads the whole file."""
         with self._lock:
             self.builds += 1
-        return Segment.build(file, key, earlier)
+            known = self._blocks.get(str(file))
+        found = patched(str(file), key, earlier, known) if earlier is not None else None
+        if found is None:
+            return Segment.build(file, key, earlier)
+        segment, blocks = found
+        with self._lock:
+            self._blocks[str(file)] = blocks
+        return segment
 
     def _path_folder(self, file: Path) -> Path:
         assert self.root is not None

@@ -22,6 +22,7 @@ from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import load_rules
 from core.session import Session
 from core.store import SegmentStore
+from core.store import patch as patch_module
 from core.store import segment as segment_module
 from core.store import store as store_module
 from core.store.codec import StoredUnits
@@ -170,7 +171,9 @@ def test_an_edit_tokenises_only_the_units_it_changed(tmp_path, monkeypatch):
     paths[1].write_text(edited, encoding="utf-8")
     tokenised = []
     original = segment_module.field_tokens
-    monkeypatch.setattr(segment_module, "field_tokens", lambda unit: tokenised.append(unit.id) or original(unit))
+    # A first read tokenises in the segment module; a reload re-reads blocks in the patch module.
+    for module in (segment_module, patch_module):
+        monkeypatch.setattr(module, "field_tokens", lambda unit: tokenised.append(unit.id) or original(unit))
     reloaded = kb.reload()
     assert store.builds == 3 and len(tokenised) == 1
     assert_same_scores(reloaded, ["quillwort hive", "tide chart", "neap swarm varroa"])

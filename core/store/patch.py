@@ -1,0 +1,229 @@
+"""Re-reading an edited Markdown file by its unit blocks: only the blocks whose text changed are
+parsed, validated and tokenised again.
+
+A Markdown unit block runs from one `## Context Unit` heading to the next, and the reader keeps no
+state across such a heading (`is_unit_heading`), so a block reads the same alone as in its file.
+After a file has been read here once, its blocks are remembered by (first line, text); the next
+edit reuses every block with the same text at the same line: its unit's row of the previous
+segment (JSON bytes, token ids, columns, digests) and its diagnostics. A block whose text or
+first line changed is read again with its true line numbers, so units and diagnostics equal a
+read of the whole file (a test compares them edit by edit). Anything else (another format, bad
+bytes, an unreadable file) is left to `Segment.build`, which reports it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.cnl.markdown import is_unit_heading, read_markdown
+from core.cnl.source import MAX_FILE_BYTES, Format, _BAD_CHARACTER, _load, detect_format, normalise_newlines
+from core.diagnostics import Diagnostic
+from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
+from core.store.codec import FILE, PERM, SET, WIDTH, StoredUnits, UnitColumns
+from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest
+from core.text import stem_table
+from core.units import KnowledgeUnit
+
+_LINE_START_HASHES = re.compile(r"^##", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """A file's unit blocks as last read here: (first line, text) → (row of its unit in the
+    segment, or -1; its diagnostics as a [start, end) range of the segment's)."""
+
+    segment: Segment
+    rows: dict[tuple[int, str], tuple[int, int, int]]
+
+
+def read_blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, text) of every unit block, in file order; text before the first heading
+    yields nothing and is left out."""
+    starts = []
+    for match in _LINE_START_HASHES.finditer(text):
+        end = text.find("\n", match.start())
+        if is_unit_heading(text[match.start() : end if end >= 0 else len(text)]):
+            starts.append(match.start())
+    blocks, line, counted = [], 1, 0
+    for start, end in zip(starts, [*starts[1:], len(text)]):
+        line += text.count("\n", counted, start)
+        counted = start
+        blocks.append((line, text[start:end]))
+    return blocks
+
+
+def patched(file: str, key: str, earlier: Segment, known: Blocks | None) -> tuple[Segment, Blocks] | None:
+    """`earlier`'s file read again, reusing the blocks `known` holds (all are read when it is
+    None, as after an open from the cache); None when the file is not (or no longer) plain
+    unit Markdown, for `Segment.build` to read."""
+    from pathlib import Path
+
+    text = _load(Path(file), MAX_FILE_BYTES)
+    if isinstance(text, Diagnostic):
+        return None
+    text = normalise_newlines(text)
+    if detect_format(text, file) is not Format.MARKDOWN or _BAD_CHARACTER.search(text):
+        return None
+    remembered = known.rows if known is not None and known.segment is earlier else {}
+    plan = _Plan(earlier)
+    for line, block in read_blocks(text):
+        found = remembered.get((line, block))
+        if found is None:
+            units, diagnostics = read_markdown(block, file, first_line=line)
+            plan.add_fresh((line, block), units, diagnostics)
+        else:
+            plan.add_kept((line, block), *found)
+    segment = plan.segment(file, key)
+    return segment, Blocks(segment, plan.blocks)
+
+
+class _Plan:
+    """The new segment's rows in order, each a row of `earlier` (r ≥ 0) or a fresh unit (-1-k)."""
+
+    def __init__(self, earlier: Segment):
+        self.earlier = earlier
+        self.sources: list[int] = []
+        self.fresh: list[KnowledgeUnit] = []
+        self.diagnostics: list[Diagnostic] = []
+        self.blocks: dict[tuple[int, str], tuple[int, int, int]] = {}
+
+    def add_kept(self, block: tuple[int, str], row: int, start: int, end: int) -> None:
+        new_row = len(self.sources) if row >= 0 else -1
+        if row >= 0:
+            self.sources.append(row)
+        self._note(block, new_row, self.earlier.diagnostics[start:end])
+
+    def add_fresh(self, block: tuple[int, str], units: list[KnowledgeUnit], diagnostics: list[Diagnostic]) -> None:
+        # A block holds at most one unit: its heading opens it, the next heading ends the block.
+        new_row = len(self.sources) if units else -1
+        for unit in units:
+            self.sources.append(-1 - len(self.fresh))
+            self.fresh.append(unit)
+        self._note(block, new_row, diagnostics)
+
+    def _note(self, block: tuple[int, str], row: int, diagnostics: Sequence[Diagnostic]) -> None:
+        start = len(self.diagnostics)
+        self.diagnostics.extend(diagnostics)
+        self.blocks[block] = (row, start, len(self.diagnostics))
+
+    def segment(self, file: str, key: str) -> Segment:
+        earlier, fresh = self.earlier, self.fresh
+        sources = np.array(self.sources, dtype=np.int64)
+        kept = sources >= 0
+        old = np.where(kept, sources, 0)
+        new = np.where(kept, 0, -1 - sources)
+        texts = [field_texts(unit) for unit in fresh]
+        text_digests = _rows(
+            np.asarray(earlier.texts), old,
+            np.frombuffer(b"".join(map(_text_digest, texts)), np.uint8).reshape(len(fresh), 8), new, kept,
+        )
+        blobs = [unit.model_dump_json().encode() for unit in fresh]
+        digests = _rows(np.asarray(earlier.digests), old, _digests(blobs), new, kept)
+        words, terms, lengths = _tokens(earlier, fresh, text_digests[~kept], sources, kept)
+        stems = stem_table(part for fields in texts for part in fields)
+        columns = _columns(earlier.columns, UnitColumns.of(fresh), sources, kept)
+        units = _units(earlier, sources, fresh, blobs, columns.cols[:, SET])
+        return Segment(
+            file=file,
+            key=key,
+            units=units,
+            diagnostics=tuple(self.diagnostics),
+            words=words,
+            terms=terms,
+            lengths=lengths,
+            stems=SegmentStems.of({**earlier.stems.table(), **stems}),
+            digests=digests,
+            columns=columns,
+            texts=text_digests,
+            offsets=units.dump()[1],
+        )
+
+
+def _rows(earlier: np.ndarray, old: np.ndarray, fresh: np.ndarray, new: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Per-row array of the new segment: `earlier`'s rows where kept, else the fresh rows."""
+    out = np.empty((len(kept), *earlier.shape[1:]), dtype=earlier.dtype)
+    out[kept] = earlier[old[kept]]
+    out[~kept] = fresh[new[~kept]]
+    return out
+
+
+def _digests(blobs: list[bytes]) -> np.ndarray:
+    """`unit_digest` of each fresh unit, from the JSON its row stores."""
+    joined = b"".join(hashlib.blake2b(blob, digest_size=16).digest() for blob in blobs)
+    return np.frombuffer(joined, np.uint8).reshape(len(blobs), 16)
+
+
+def _tokens(earlier: Segment, fresh: list[KnowledgeUnit], fresh_texts: np.ndarray, sources: np.ndarray, kept: np.ndarray):
+    """Vocabulary, term ids and lengths: kept rows keep their ids; fresh units reuse the ids of
+    an earlier unit with the same tokenised text or are tokenised, new words appended (as
+    `Segment.build` does with an earlier segment)."""
+    reuse = _Reuse(earlier)
+    vocab: dict[str, int] | None = None
+    pieces, lengths = [], np.zeros((len(fresh), len(FIELDS)), dtype=np.int32)
+    for k, unit in enumerate(fresh):
+        found = reuse.tokens(fresh_texts[k].tobytes())
+        if found is not None:
+            pieces.append(np.asarray(found[0], dtype=np.int32))
+            lengths[k] = found[1]
+            continue
+        if vocab is None:
+            vocab = {word: i for i, word in enumerate(earlier.words)}
+        fields = field_tokens(unit)
+        lengths[k] = [len(tokens) for tokens in fields]
+        pieces.append(np.array([vocab.setdefault(t, len(vocab)) for tokens in fields for t in tokens], dtype=np.int32))
+    old_terms, old_lengths = np.asarray(earlier.terms), np.asarray(earlier.lengths)
+    source_terms = np.concatenate([old_terms, *pieces]) if pieces else old_terms
+    old_starts = np.cumsum(old_lengths.sum(axis=1, dtype=np.int64)) - old_lengths.sum(axis=1, dtype=np.int64)
+    fresh_totals = lengths.sum(axis=1, dtype=np.int64)
+    fresh_starts = len(old_terms) + np.cumsum(fresh_totals) - fresh_totals
+    row_lengths = np.empty((len(sources), len(FIELDS)), dtype=np.int32)
+    row_lengths[kept] = old_lengths[sources[kept]]
+    row_lengths[~kept] = lengths[-1 - sources[~kept]]
+    starts = np.empty(len(sources), dtype=np.int64)
+    starts[kept] = old_starts[sources[kept]]
+    starts[~kept] = fresh_starts[-1 - sources[~kept]]
+    totals = row_lengths.sum(axis=1, dtype=np.int64)
+    offsets = np.repeat(starts - (np.cumsum(totals) - totals), totals) + np.arange(int(totals.sum()))
+    words = tuple(vocab) if vocab is not None else earlier.words
+    return words, source_terms[offsets].astype(np.int32, copy=False), row_lengths
+
+
+def _units(
+    earlier: Segment, sources: np.ndarray, fresh: list[KnowledgeUnit], blobs: list[bytes], masks: np.ndarray
+) -> StoredUnits:
+    """The new segment's units as stored JSON (kept rows copy their bytes), the fresh ones kept
+    as read so that nothing needs restoring."""
+    stored = earlier.units if isinstance(earlier.units, StoredUnits) else None
+    pieces = [
+        (stored.json_of(row) if stored is not None else earlier.units[row].model_dump_json().encode())
+        if row >= 0 else blobs[-1 - row]
+        for row in sources.tolist()
+    ]
+    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
+    np.cumsum([len(piece) for piece in pieces], out=offsets[1:])
+    units = StoredUnits(b"".join(pieces), offsets, masks)
+    for position in np.flatnonzero(sources < 0).tolist():
+        units.seed(position, fresh[-1 - int(sources[position])])
+    return units
+
+
+def _columns(earlier: UnitColumns, fresh: UnitColumns, sources: np.ndarray, kept: np.ndarray) -> UnitColumns:
+    """Kept rows' columns with the fresh units' rows spliced in, the two permission and file
+    tables joined (a class no unit uses any more is harmless: the mask is per row)."""
+    perms = {perm: i for i, perm in enumerate(earlier.perms)}
+    files = {name: i for i, name in enumerate(earlier.files)}
+    cols = np.empty((len(sources), WIDTH), dtype=np.int32)
+    cols[kept] = earlier.cols[sources[kept]]
+    add = fresh.cols[-1 - sources[~kept]].copy()
+    perm_map = np.array([perms.setdefault(p, len(perms)) for p in fresh.perms] + [-1], dtype=np.int32)
+    file_map = np.array([files.setdefault(f, len(files)) for f in fresh.files] + [-1], dtype=np.int32)
+    add[:, PERM], add[:, FILE] = perm_map[add[:, PERM]], file_map[add[:, FILE]]
+    cols[~kept] = add
+    ids = [earlier.ids[row] if row >= 0 else fresh.ids[-1 - row] for row in sources.tolist()]
+    return UnitColumns(ids, list(perms), list(files), cols)

@@ -1,0 +1,183 @@
+"""Re-reading an edited file by its unit blocks (core/store/patch.py): after every edit, the
+segment equals one read from scratch, and the KB's views and scores equal a fresh load.
+
+The KB is a change-ringing (church bell) society's notes, written here for these tests."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.kb import KnowledgeBase
+from core.store import Segment, SegmentStore
+from core.store import patch as patch_module
+from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, SET
+from core.store.patch import read_blocks
+from core.units import Caller
+from tests.core.test_store import assert_same_scores
+
+TOWER = Caller(tags=frozenset({"tower:captain"}), region="NORTH", as_of=dt.date(2026, 3, 1))
+# The captain before the chamber rule took effect.
+EARLIER = Caller(tags=frozenset({"tower:captain"}), as_of=dt.date(2025, 6, 1))
+CALLERS = [Caller(), TOWER, EARLIER]
+
+RINGING = [
+    ("Definition", "plain hunt", "Plain hunt moves each bell one place per change until it returns to rounds."),
+    ("Procedure", "raising a bell", "Swing the bell in gradually larger arcs until it rests mouth upward at the balance."),
+    ("Explanation", "stay and slider", "The stay and slider stop a bell that swings past the balance from turning over."),
+    ("Definition", "treble", "The treble is the lightest bell of a ring and usually leads in rounds."),
+    ("Diagnostic", "clappering", "A clapper that strikes twice on one stroke points to a worn crown staple."),
+    ("Comparison", "sallies and tail ends", "The sally is the woollen grip; the tail end is the rope's last length."),
+    ("Constraint", "tower access", "Ringers under sixteen climb the tower only with the captain present."),
+    ("Definition", "Grandsire", "Grandsire is a method where the treble and one other bell plain hunt."),
+    ("Procedure", "calling a touch", "The conductor calls bob or single at the lead end before the change."),
+    ("Explanation", "odd struck", "Odd struck bells sound early or late because the rope length differs between strokes."),
+    ("Definition", "peal", "A peal is five thousand or more changes rung without a break."),
+    ("Diagnostic", "dropped rope", "A rope that drops off the wheel means the garter hole has split."),
+]
+
+
+def unit_block(number: int, role: str, topic: str, claim: str, extra: str = "") -> str:
+    return (
+        f"## Context Unit bells::chunk-{number // 10:03d}::unit-{number % 10:03d}\n"
+        f"Role: {role}\nTopic: {topic}\nClaim: {claim}\n{extra}"
+    )
+
+
+def write_ringing(folder: Path) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    first = "# Tower notes\n\nSome prose the reader ignores.\n\n" + "\n".join(
+        unit_block(i, *entry, "Acl: tower:captain\n" if i == 6 else "") for i, entry in enumerate(RINGING[:8])
+    )
+    second = "\n".join(
+        unit_block(20 + i, *entry, "Region: NORTH\n" if i == 1 else "") for i, entry in enumerate(RINGING[8:])
+    )
+    paths = [folder / "methods.md", folder / "faults.md"]
+    paths[0].write_text(first, encoding="utf-8")
+    paths[1].write_text(second, encoding="utf-8")
+    return paths
+
+
+def _edit(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+# Each step edits methods.md; together they walk through what an author does in an afternoon.
+EDITS = [
+    ("change a claim", lambda t: _edit(t, "usually leads in rounds", "leads in rounds and rings first")),
+    ("insert a line that shifts every later unit", lambda t: _edit(t, "Some prose", "More prose.\n\nSome prose")),
+    ("add a restricted unit in the middle", lambda t: _edit(
+        t, "## Context Unit bells::chunk-000::unit-004",
+        unit_block(9, "Constraint", "bell chamber", "Nobody enters the bell chamber while the bells are up.",
+                   "Acl: tower:captain\nEffectiveFrom: 2026-01-01\n") + "\n## Context Unit bells::chunk-000::unit-004")),
+    ("remove a unit", lambda t: t.replace(unit_block(5, *RINGING[5]), "")),
+    ("break a unit's role", lambda t: _edit(t, "Role: Diagnostic\nTopic: clappering", "Role: Chime\nTopic: clappering")),
+    ("break an Acl line", lambda t: _edit(t, "Acl: tower:captain\nEffectiveFrom", "Acl:\nEffectiveFrom")),
+    ("end a unit with another heading", lambda t: _edit(t, "Topic: Grandsire", "Topic: Grandsire\n# Aside\nClaim: ignored")),
+    ("repeat an id", lambda t: _edit(t, "bells::chunk-000::unit-003", "bells::chunk-000::unit-002")),
+    ("fix everything back", lambda t: write_ringing_text()),
+    ("append a unit with a fact", lambda t: t + "\n" + unit_block(
+        7, "Definition", "Stedman", "Stedman is a principle rung in sixes.",
+        "Subject: Stedman\nRelation: is a\nObject: principle\n")),
+    ("empty the file", lambda t: ""),
+    ("write it again", lambda t: write_ringing_text()),
+]
+
+
+def write_ringing_text() -> str:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return write_ringing(Path(tmp))[0].read_text(encoding="utf-8")
+
+
+def assert_same_segment(got: Segment, want: Segment) -> None:
+    assert list(got.units) == list(want.units)
+    assert got.diagnostics == want.diagnostics
+    assert got.columns.ids == want.columns.ids
+    for table, column in ((lambda c: c.perms, PERM), (lambda c: c.files, FILE)):
+        assert [table(got.columns)[i] for i in got.cols[:, column]] == [table(want.columns)[i] for i in want.cols[:, column]]
+    for column in (LINE, COL, ROLE, FACT, SET):
+        np.testing.assert_array_equal(got.cols[:, column], want.cols[:, column])
+    np.testing.assert_array_equal(got.digests, want.digests)
+    np.testing.assert_array_equal(got.texts, want.texts)
+    np.testing.assert_array_equal(got.lengths, want.lengths)
+    assert [got.words[t] for t in got.terms.tolist()] == [want.words[t] for t in want.terms.tolist()]
+    for word, stem in want.stems.table().items():
+        assert got.stems.lookup(word) == stem
+
+
+def test_every_edit_gives_the_segment_a_whole_read_gives(tmp_path, monkeypatch):
+    paths = write_ringing(tmp_path / "kb")
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([tmp_path / "kb"], store=store)
+    read_blocks_of = []
+    real = patch_module.read_markdown
+    monkeypatch.setattr(patch_module, "read_markdown", lambda text, *a, **k: read_blocks_of.append(text) or real(text, *a, **k))
+    for name, edit in EDITS:
+        paths[0].write_text(edit(paths[0].read_text(encoding="utf-8")), encoding="utf-8")
+        read_blocks_of.clear()
+        kb = kb.reload()
+        segment = kb._stored.segments[str(paths[0])]
+        assert_same_segment(segment, Segment.build(paths[0], segment.key))
+        if name == "change a claim":
+            # The first edit after an open from the cache reads every block; later ones only what changed.
+            assert len(read_blocks_of) == len(read_blocks(paths[0].read_text(encoding="utf-8")))
+        elif name in ("break a unit's role", "break an Acl line", "repeat an id"):
+            assert len(read_blocks_of) == 1, name
+        elif name == "remove a unit":
+            # Blocks after the removed one moved up: they are read again (their tokens are reused).
+            blocks = read_blocks(paths[0].read_text(encoding="utf-8"))
+            assert read_blocks_of == [text for _, text in blocks[5:]]
+    # The last segment was saved as built: a new process reads it back unchanged.
+    again = KnowledgeBase.load([tmp_path / "kb"], store=SegmentStore(tmp_path / "cache"))
+    assert_same_segment(again._stored.segments[str(paths[0])], Segment.build(paths[0], segment.key))
+
+
+def test_edit_reload_views_and_scores_equal_a_fresh_load(tmp_path):
+    kb_dir = tmp_path / "kb"
+    paths = write_ringing(kb_dir)
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    questions = ["how do I raise a bell", "treble rounds", "bell chamber bells up", "sally tail end rope"]
+    seen_restricted = False
+    for name, edit in EDITS:
+        paths[0].write_text(edit(paths[0].read_text(encoding="utf-8")), encoding="utf-8")
+        kb = kb.reload()
+        fresh = KnowledgeBase.load([kb_dir], store=SegmentStore(None))
+        for caller in CALLERS:
+            assert list(kb.view(caller).units) == list(fresh.view(caller).units), (name, caller)
+            assert kb.view(caller).version == fresh.view(caller).version
+        chamber = "bells::chunk-000::unit-009"
+        if chamber in kb.view(TOWER):
+            seen_restricted = True
+            assert chamber not in kb.view(Caller()) and chamber not in kb.view(EARLIER)
+        assert_same_scores_for(kb, questions)
+    assert seen_restricted
+
+
+def assert_same_scores_for(kb: KnowledgeBase, questions: list[str]) -> None:
+    import tests.core.test_store as shared
+
+    saved = shared.CALLERS
+    shared.CALLERS = CALLERS
+    try:
+        assert_same_scores(kb, questions)
+    finally:
+        shared.CALLERS = saved
+
+
+@pytest.mark.parametrize("damage", ["no unit heading left", "a bad byte"])
+def test_a_file_the_block_reader_does_not_take_is_read_whole(tmp_path, damage):
+    paths = write_ringing(tmp_path / "kb")
+    kb = KnowledgeBase.load([tmp_path / "kb"], store=SegmentStore(tmp_path / "cache"))
+    if damage == "a bad byte":
+        paths[0].write_bytes(paths[0].read_bytes().replace(b"lightest", b"light\xffest"))
+    else:
+        paths[0].write_text("Just prose about bells.\n", encoding="utf-8")
+    kb = kb.reload()
+    segment = kb._stored.segments[str(paths[0])]
+    assert_same_segment(segment, Segment.build(paths[0], segment.key))
