@@ -161,9 +161,14 @@ class StoredUnits(Sequence[KnowledgeUnit]):
         for index in range(len(self._units)):
             yield self[index]
 
-    def json_of(self, index: int) -> bytes:
-        """The stored JSON of one unit, without restoring it."""
-        return bytes(self._blob[int(self._offsets[index]) : int(self._offsets[index + 1])])
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each unit's JSON starts in the stored bytes (n + 1 offsets)."""
+        return np.asarray(self._offsets)
+
+    def json_of(self, start: int, stop: int) -> bytes:
+        """The stored JSON of units start..stop-1, one after another, without restoring them."""
+        return bytes(self._blob[int(self._offsets[start]) : int(self._offsets[stop])])
 
     def dump(self) -> tuple[bytes, np.ndarray]:
         """What `dump_units` returns for these units, from the stored bytes (nothing restored)."""

@@ -30,7 +30,9 @@ from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
-_LINE_START_HASHES = re.compile(r"^##", re.MULTILINE)
+# Lines that may open a unit (the reader's heading pattern, kept within one line); each match is
+# confirmed by `is_unit_heading` itself.
+_HEADING_LINES = re.compile(r"^##[^\S\n]+context[^\S\n]+unit\b.*", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -40,16 +42,14 @@ class Blocks:
 
     segment: Segment
     rows: dict[tuple[int, str], tuple[int, int, int]]
+    # The segment's vocabulary as a dict, when a patch built one (copied before it grows).
+    vocab: dict[str, int] | None = None
 
 
 def read_blocks(text: str) -> list[tuple[int, str]]:
     """(first line, text) of every unit block, in file order; text before the first heading
     yields nothing and is left out."""
-    starts = []
-    for match in _LINE_START_HASHES.finditer(text):
-        end = text.find("\n", match.start())
-        if is_unit_heading(text[match.start() : end if end >= 0 else len(text)]):
-            starts.append(match.start())
+    starts = [match.start() for match in _HEADING_LINES.finditer(text) if is_unit_heading(match.group())]
     blocks, line, counted = [], 1, 0
     for start, end in zip(starts, [*starts[1:], len(text)]):
         line += text.count("\n", counted, start)
@@ -62,16 +62,15 @@ def patched(file: str, key: str, earlier: Segment, known: Blocks | None) -> tupl
     """`earlier`'s file read again, reusing the blocks `known` holds (all are read when it is
     None, as after an open from the cache); None when the file is not (or no longer) plain
     unit Markdown, for `Segment.build` to read."""
-    from pathlib import Path
-
     text = _load(Path(file), MAX_FILE_BYTES)
     if isinstance(text, Diagnostic):
         return None
     text = normalise_newlines(text)
     if detect_format(text, file) is not Format.MARKDOWN or _BAD_CHARACTER.search(text):
         return None
-    remembered = known.rows if known is not None and known.segment is earlier else {}
-    plan = _Plan(earlier)
+    usable = known is not None and known.segment is earlier
+    remembered = known.rows if usable else {}
+    plan = _Plan(earlier, known.vocab if usable else None)
     for line, block in read_blocks(text):
         found = remembered.get((line, block))
         if found is None:
@@ -80,14 +79,15 @@ def patched(file: str, key: str, earlier: Segment, known: Blocks | None) -> tupl
         else:
             plan.add_kept((line, block), *found)
     segment = plan.segment(file, key)
-    return segment, Blocks(segment, plan.blocks)
+    return segment, Blocks(segment, plan.blocks, plan.vocab)
 
 
 class _Plan:
     """The new segment's rows in order, each a row of `earlier` (r ≥ 0) or a fresh unit (-1-k)."""
 
-    def __init__(self, earlier: Segment):
+    def __init__(self, earlier: Segment, vocab: dict[str, int] | None):
         self.earlier = earlier
+        self.vocab = vocab
         self.sources: list[int] = []
         self.fresh: list[KnowledgeUnit] = []
         self.diagnostics: list[Diagnostic] = []
@@ -125,8 +125,7 @@ class _Plan:
         )
         blobs = [unit.model_dump_json().encode() for unit in fresh]
         digests = _rows(np.asarray(earlier.digests), old, _digests(blobs), new, kept)
-        words, terms, lengths = _tokens(earlier, fresh, text_digests[~kept], sources, kept)
-        stems = stem_table(part for fields in texts for part in fields)
+        self.vocab, terms, lengths = _tokens(earlier, self.vocab, fresh, text_digests[~kept], sources, kept)
         columns = _columns(earlier.columns, UnitColumns.of(fresh), sources, kept)
         units = _units(earlier, sources, fresh, blobs, columns.cols[:, SET])
         return Segment(
@@ -134,10 +133,10 @@ class _Plan:
             key=key,
             units=units,
             diagnostics=tuple(self.diagnostics),
-            words=words,
+            words=tuple(self.vocab) if self.vocab is not None else earlier.words,
             terms=terms,
             lengths=lengths,
-            stems=SegmentStems.of({**earlier.stems.table(), **stems}),
+            stems=_stems(earlier.stems, texts),
             digests=digests,
             columns=columns,
             texts=text_digests,
@@ -159,12 +158,15 @@ def _digests(blobs: list[bytes]) -> np.ndarray:
     return np.frombuffer(joined, np.uint8).reshape(len(blobs), 16)
 
 
-def _tokens(earlier: Segment, fresh: list[KnowledgeUnit], fresh_texts: np.ndarray, sources: np.ndarray, kept: np.ndarray):
-    """Vocabulary, term ids and lengths: kept rows keep their ids; fresh units reuse the ids of
-    an earlier unit with the same tokenised text or are tokenised, new words appended (as
-    `Segment.build` does with an earlier segment)."""
-    reuse = _Reuse(earlier)
-    vocab: dict[str, int] | None = None
+def _tokens(
+    earlier: Segment, vocab: dict[str, int] | None, fresh: list[KnowledgeUnit], fresh_texts: np.ndarray,
+    sources: np.ndarray, kept: np.ndarray,
+) -> tuple[dict[str, int] | None, np.ndarray, np.ndarray]:
+    """Vocabulary (None: `earlier`'s words unchanged), term ids and lengths: kept rows keep their
+    ids; fresh units reuse the ids of an earlier unit with the same tokenised text or are
+    tokenised, new words appended (as `Segment.build` does with an earlier segment)."""
+    reuse = _Reuse(earlier) if fresh else None
+    grown = None
     pieces, lengths = [], np.zeros((len(fresh), len(FIELDS)), dtype=np.int32)
     for k, unit in enumerate(fresh):
         found = reuse.tokens(fresh_texts[k].tobytes())
@@ -172,41 +174,57 @@ def _tokens(earlier: Segment, fresh: list[KnowledgeUnit], fresh_texts: np.ndarra
             pieces.append(np.asarray(found[0], dtype=np.int32))
             lengths[k] = found[1]
             continue
-        if vocab is None:
-            vocab = {word: i for i, word in enumerate(earlier.words)}
+        if grown is None:
+            # Earlier's dict is copied, never grown: another reload may still patch from it.
+            grown = dict(vocab) if vocab is not None else {word: i for i, word in enumerate(earlier.words)}
         fields = field_tokens(unit)
         lengths[k] = [len(tokens) for tokens in fields]
-        pieces.append(np.array([vocab.setdefault(t, len(vocab)) for tokens in fields for t in tokens], dtype=np.int32))
+        pieces.append(np.array([grown.setdefault(t, len(grown)) for tokens in fields for t in tokens], dtype=np.int32))
     old_terms, old_lengths = np.asarray(earlier.terms), np.asarray(earlier.lengths)
     source_terms = np.concatenate([old_terms, *pieces]) if pieces else old_terms
-    old_starts = np.cumsum(old_lengths.sum(axis=1, dtype=np.int64)) - old_lengths.sum(axis=1, dtype=np.int64)
+    old_totals = old_lengths.sum(axis=1, dtype=np.int64)
     fresh_totals = lengths.sum(axis=1, dtype=np.int64)
-    fresh_starts = len(old_terms) + np.cumsum(fresh_totals) - fresh_totals
     row_lengths = np.empty((len(sources), len(FIELDS)), dtype=np.int32)
     row_lengths[kept] = old_lengths[sources[kept]]
     row_lengths[~kept] = lengths[-1 - sources[~kept]]
     starts = np.empty(len(sources), dtype=np.int64)
-    starts[kept] = old_starts[sources[kept]]
-    starts[~kept] = fresh_starts[-1 - sources[~kept]]
+    starts[kept] = (np.cumsum(old_totals) - old_totals)[sources[kept]]
+    starts[~kept] = (len(old_terms) + np.cumsum(fresh_totals) - fresh_totals)[-1 - sources[~kept]]
     totals = row_lengths.sum(axis=1, dtype=np.int64)
     offsets = np.repeat(starts - (np.cumsum(totals) - totals), totals) + np.arange(int(totals.sum()))
-    words = tuple(vocab) if vocab is not None else earlier.words
-    return words, source_terms[offsets].astype(np.int32, copy=False), row_lengths
+    return grown if grown is not None else vocab, source_terms[offsets].astype(np.int32, copy=False), row_lengths
+
+
+def _stems(earlier: SegmentStems, texts: list[tuple[str, ...]]) -> SegmentStems:
+    """The earlier stem table, with the fresh units' words added when any is new to it."""
+    fresh = stem_table(part for fields in texts for part in fields)
+    if all(earlier.lookup(word) == stem for word, stem in fresh.items()):
+        return earlier
+    return SegmentStems.of({**earlier.table(), **fresh})
 
 
 def _units(
     earlier: Segment, sources: np.ndarray, fresh: list[KnowledgeUnit], blobs: list[bytes], masks: np.ndarray
 ) -> StoredUnits:
-    """The new segment's units as stored JSON (kept rows copy their bytes), the fresh ones kept
-    as read so that nothing needs restoring."""
+    """The new segment's units as stored JSON (each run of kept rows copies its bytes at once),
+    the fresh ones kept as read so that nothing needs restoring."""
     stored = earlier.units if isinstance(earlier.units, StoredUnits) else None
-    pieces = [
-        (stored.json_of(row) if stored is not None else earlier.units[row].model_dump_json().encode())
-        if row >= 0 else blobs[-1 - row]
-        for row in sources.tolist()
-    ]
-    offsets = np.zeros(len(pieces) + 1, dtype=np.int64)
-    np.cumsum([len(piece) for piece in pieces], out=offsets[1:])
+    if stored is None:  # an earlier segment read in this process: its units are at hand
+        pieces = [earlier.units[row].model_dump_json().encode() if row >= 0 else blobs[-1 - row] for row in sources.tolist()]
+        sizes = np.array([len(piece) for piece in pieces], dtype=np.int64)
+    else:
+        kept = sources >= 0
+        sizes = np.zeros(len(sources), dtype=np.int64)
+        sizes[kept] = np.diff(stored.offsets)[sources[kept]]
+        sizes[~kept] = [len(blobs[-1 - row]) for row in sources[~kept].tolist()]
+        # A run is consecutive earlier rows; every fresh row is a run of its own.
+        breaks = (sources[1:] != sources[:-1] + 1) | (sources[1:] < 0) | (sources[:-1] < 0)
+        pieces = []
+        for run in np.split(sources, np.flatnonzero(breaks) + 1) if len(sources) else []:
+            first = int(run[0])
+            pieces.append(blobs[-1 - first] if first < 0 else stored.json_of(first, int(run[-1]) + 1))
+    offsets = np.zeros(len(sources) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
     units = StoredUnits(b"".join(pieces), offsets, masks)
     for position in np.flatnonzero(sources < 0).tolist():
         units.seed(position, fresh[-1 - int(sources[position])])

@@ -78,6 +78,10 @@ class SegmentStore:
         self.builds = 0
         self.loads = 0
         self._saved_since_prune = False
+        # The cache's size after this store last pruned, plus what it saved since: while that
+        # stays within the bound, a save (every reload) does not walk the whole cache again.
+        self._pruned_bytes: int | None = None
+        self._saved_bytes = 0
         self._lock = threading.Lock()
         self._notes: list[Diagnostic] = []
         self._disabled_reason: str | None = None
@@ -176,9 +180,12 @@ class SegmentStore:
         return notes
 
     def prune_after_writes(self) -> None:
-        """`prune` when this store saved a segment since it last pruned: only a write can push
-        the cache past its bound, and walking the whole cache costs every warm open ~O(files)."""
-        if self._saved_since_prune:
+        """`prune` when this store saved a segment since it last pruned and its saves may have
+        pushed the cache past the bound: walking the whole cache costs ~O(files) (at 1M units,
+        200 files, most of a reload)."""
+        if self._saved_since_prune and (
+            self._pruned_bytes is None or self._pruned_bytes + self._saved_bytes > self.max_bytes
+        ):
             self.prune()
 
     def prune(self) -> None:
@@ -193,6 +200,7 @@ class SegmentStore:
                 break
             shutil.rmtree(entry.folder, ignore_errors=True)
             total -= entry.bytes
+        self._pruned_bytes, self._saved_bytes = total, 0
 
     def views_folder(self) -> Path | None:
         """Where whole-view (merged) indexes live; None without a usable cache."""
@@ -237,9 +245,11 @@ class SegmentStore:
     def _save(self, segment: Segment, folder: Path) -> None:
         try:
             temp = segment.save(folder.parent)
+            saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
             self._saved_since_prune = True
+            self._saved_bytes += saved
         except OSError as exc:
             self._disable(f"cannot write the index cache at {self.root} ({exc.strerror or exc}); running without it")
 

@@ -112,17 +112,20 @@ class StoredKb:
         for number, positions, local in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
             hasher.update(positions.tobytes() + local.tobytes())
-        digest = hasher.hexdigest()[:32]
+        stem = f"bm25-{hasher.hexdigest()[:32]}"
+        # A reload's new view has no merged index yet: know that before listing every unit id.
+        if not build and not _is_dir(folder / f"{stem}{INDEX_SUFFIX}"):
+            return None
         columns = table.columns(rows)
-        index = self._read_index(folder, f"bm25-{digest}", config, columns[0])
+        index = self._read_index(folder, stem, config, columns[0])
         if index is None and build:
             index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
-            self._write_index(folder, f"bm25-{digest}", index)
+            self._write_index(folder, stem, index)
         return index
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
-        if folder is None or not folder.is_dir():
+        if folder is None or not _is_dir(folder):
             return None
         return self._read_index(folder, f"bm25-{digest}", config, segment_columns(segment, local)[0])
 
@@ -130,7 +133,7 @@ class StoredKb:
         """A stored index; its unit ids are not stored but given (the segments' columns have
         them, in the index's row order), and the index's shapes must fit them."""
         path = folder / f"{stem}{INDEX_SUFFIX}"
-        if not path.is_dir():
+        if not _is_dir(path):
             return None
         try:
             names, arrays = read_arrays(path)
@@ -141,7 +144,7 @@ class StoredKb:
 
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
         folder = self.store.folder_of(segment)
-        if folder is not None and folder.is_dir():
+        if folder is not None and _is_dir(folder):
             self._write_index(folder, f"bm25-{digest}", part)
         return part
 
@@ -152,3 +155,11 @@ class StoredKb:
         except OSError:
             pass  # not writable now: the index is rebuilt next time
 
+
+
+def _is_dir(path: Path) -> bool:
+    """`Path.is_dir`, False also when the cache cannot be searched (another user's folder)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
