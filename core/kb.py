@@ -39,9 +39,11 @@ def is_ignored_name(name: str) -> bool:
     with `--kb`, a README is read like any file."""
     return name in IGNORED_FILE_NAMES or os.path.splitext(name)[0].lower() == "readme"
 _MAX_CACHED_VIEWS = 8
-# (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
-_Stat = tuple[int, int]
-_MISSING: _Stat = (-1, -1)
+# (mtime_ns, size, inode, ctime_ns) of a scanned file; a path that could not be stat-ed gets
+# _MISSING. ctime catches what keeps size and mtime: a chmod that makes a file unreadable, a
+# file replaced by another with the same times.
+_Stat = tuple[int, int, int, int]
+_MISSING: _Stat = (-1, -1, -1, -1)
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -116,6 +118,8 @@ class KnowledgeBase:
             previous._table if previous is not None else None,
         )
         read_diagnostics = _diagnostics(files, segments, table)
+        if previous is not None:
+            read_diagnostics += _now_folders(previous._files, files)
         notes = store.take_notes()
         if pooled:  # the workers' writes are not this store's own
             store.prune()
@@ -283,14 +287,14 @@ def _scan(paths: Sequence[Path]) -> dict[str, _Stat]:
         for file in files:
             try:
                 info = file.stat()
-                stats[str(file)] = (info.st_mtime_ns, info.st_size)
+                stats[str(file)] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
             except OSError:
                 stats[str(file)] = _MISSING
     return stats
 
 
 def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
-    return [f"{name}\0{mtime}\0{size}" for name, (mtime, size) in sorted(stats.items())]
+    return ["\0".join(map(str, (name, *stat))) for name, stat in sorted(stats.items())]
 
 
 def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
@@ -300,6 +304,22 @@ def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous:
         return kept
     earlier = previous._stored.segments.get(str(file)) if previous is not None and previous._stored else None
     return store.segment(file, earlier)
+
+
+def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic]:
+    """A KB file replaced by a folder while the KB was open: its units leave the view (as for a
+    deleted file), and the author is told why, once, at the reload that noticed."""
+    kept = set(now)
+    return [
+        Diagnostic(
+            code=Code.FILE_UNREADABLE,
+            message="was a KB file and is now a folder; its units are no longer read",
+            file=str(file),
+            severity=Severity.WARNING,
+        )
+        for file in before
+        if file not in kept and file.is_dir()
+    ]
 
 
 def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:
