@@ -42,9 +42,9 @@ class Bm25Parts:
         self.parts = [part for part in parts if len(part)]
         self.config = config
         self._offsets = np.cumsum([0, *(len(part) for part in self.parts)])
-        lengths = [part.field_lengths() for part in self.parts]
-        present = sum(((length > 0).sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
-        total = sum((length.sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
+        totals = [part.field_totals() for part in self.parts]
+        present = sum((have for have, _ in totals), np.zeros(len(FIELDS), np.int64))
+        total = sum((length for _, length in totals), np.zeros(len(FIELDS), np.int64))
         self._avgdl = np.where(present > 0, total / np.maximum(present, 1), 1.0)
         self._roles = np.concatenate([np.zeros(0, np.int8), *(part.role_rows() for part in self.parts)])
         self._weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])

@@ -81,7 +81,7 @@ class StoredKb:
         parts = []
         for number, positions, local in groups:
             segment = segments[number]
-            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + local.tobytes()).hexdigest()[:24]
+            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + _row_set(local, segment)).hexdigest()[:24]
             key = (segment.file, segment.key or id(segment), digest)
 
             def build(segment=segment, local=local, digest=digest) -> Bm25Index:
@@ -108,10 +108,11 @@ class StoredKb:
         # Current-turn units, or a segment built without a content key, cannot be named.
         if len(loose) or any(not segments[number].key for number, _, _ in groups):
             return None
+        # Rows are in id order, so which rows of each segment the view holds names the index.
         hasher = hashlib.sha256(config.model_dump_json().encode())
-        for number, positions, local in groups:
+        for number, _, local in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
-            hasher.update(positions.tobytes() + local.tobytes())
+            hasher.update(_row_set(local, segments[number]))
         stem = f"bm25-{hasher.hexdigest()[:32]}"
         # A reload's new view has no merged index yet: know that before listing every unit id.
         if not build and not _is_dir(folder / f"{stem}{INDEX_SUFFIX}"):
@@ -155,6 +156,14 @@ class StoredKb:
         except OSError:
             pass  # not writable now: the index is rebuilt next time
 
+
+
+def _row_set(local: np.ndarray, segment: Segment) -> bytes:
+    """Which of a segment's rows are given, one bit per row: at 1M units, hashing this instead
+    of the row numbers hashes 2 MB instead of 16 per reload."""
+    mask = np.zeros(len(segment.units), dtype=bool)
+    mask[local] = True
+    return np.packbits(mask).tobytes()
 
 
 def _is_dir(path: Path) -> bool:
