@@ -3,12 +3,13 @@ parsed, validated and tokenised again.
 
 A Markdown unit block runs from one `## Context Unit` heading to the next, and the reader keeps no
 state across such a heading (`is_unit_heading`), so a block reads the same alone as in its file.
-After a file has been read here once, its blocks are remembered by (first line, text); the next
-edit reuses every block with the same text at the same line: its unit's row of the previous
-segment (JSON bytes, token ids, columns, digests) and its diagnostics. A block whose text or
-first line changed is read again with its true line numbers, so units and diagnostics equal a
-read of the whole file (a test compares them edit by edit). Anything else (another format, bad
-bytes, an unreadable file) is left to `Segment.build`, which reports it.
+Each segment of a Markdown file keeps a block table (`blocks.npy`, under the segment's
+checksums): per block its first line, a digest of its text, the row of its unit and the range
+of its diagnostics. An edit reuses every block with the same text at the same line: its unit's
+row of the previous segment (JSON bytes, token ids, columns, digests) and its diagnostics. A
+block whose text or first line changed is read again with its true line numbers, so units and
+diagnostics equal a read of the whole file (a test compares them edit by edit). Anything else
+(another format, bad bytes, an unreadable file) is left to `Segment.build`, which reports it.
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from core.cnl.markdown import is_unit_heading, read_markdown
-from core.cnl.source import MAX_FILE_BYTES, Format, _BAD_CHARACTER, _load, detect_format, normalise_newlines
+from core.cnl.source import _BAD_CHARACTER, MAX_FILE_BYTES, Format, _load, decode, detect_format, normalise_newlines
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
-from core.store.codec import FILE, PERM, SET, WIDTH, StoredUnits, UnitColumns
+from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
 from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest
 from core.text import stem_table
 from core.units import KnowledgeUnit
@@ -33,17 +34,76 @@ from core.units import KnowledgeUnit
 # Lines that may open a unit (the reader's heading pattern, kept within one line); each match is
 # confirmed by `is_unit_heading` itself.
 _HEADING_LINES = re.compile(r"^##[^\S\n]+context[^\S\n]+unit\b.*", re.IGNORECASE | re.MULTILINE)
+BLOCKS = "blocks"
+# Columns of the block table: first line, unit row (-1: none), diagnostics start and end, and
+# the block text's 16-byte digest as two int64.
+_LINE, _ROW, _FIRST, _END = range(4)
+_WIDTH = 6
 
 
-@dataclass(frozen=True)
-class Blocks:
-    """A file's unit blocks as last read here: (first line, text) → (row of its unit in the
-    segment, or -1; its diagnostics as a [start, end) range of the segment's)."""
+@dataclass
+class BlockTable:
+    """A segment's unit blocks (see the module docstring), one row each, in file order."""
 
-    segment: Segment
-    rows: dict[tuple[int, str], tuple[int, int, int]]
-    # The segment's vocabulary as a dict, when a patch built one (copied before it grows).
-    vocab: dict[str, int] | None = None
+    rows: np.ndarray  # int64 [B, 6]
+    vocab: dict[str, int] | None = None  # the segment's vocabulary as a dict, when a patch built one
+    _index: dict[tuple[int, bytes], int] | None = field(default=None, repr=False)
+
+    def find(self, line: int, digest: bytes) -> tuple[int, int, int] | None:
+        if self._index is None:
+            keys = zip(self.rows[:, _LINE].tolist(), map(bytes, self.rows[:, 4:].copy().view(np.uint8).reshape(-1, 16)))
+            self._index = {key: i for i, key in enumerate(keys)}
+        found = self._index.get((line, digest))
+        return None if found is None else tuple(int(v) for v in self.rows[found, _ROW : _END + 1])
+
+    @classmethod
+    def load(cls, array: np.ndarray, segment: Segment) -> BlockTable | None:
+        """A stored table, if it fits its segment (else the file is read whole, once)."""
+        rows = np.asarray(array)
+        if rows.ndim != 2 or rows.shape[1] != _WIDTH or rows.dtype != np.int64:
+            return None
+        units, problems = len(segment.units), len(segment.diagnostics)
+        with_unit = rows[:, _ROW][rows[:, _ROW] >= 0]
+        if (
+            not np.array_equal(with_unit, np.arange(units))
+            or (len(rows) and (rows[:, _FIRST].min() < 0 or rows[:, _END].max() > problems))
+            or np.any(rows[:, _FIRST] > rows[:, _END])
+        ):
+            return None
+        return cls(rows)
+
+
+def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | None:
+    """The block table of a segment read whole from `content` (None when not unit Markdown): a
+    block's unit is the one at its heading line, its diagnostics those at its lines."""
+    blocks = _blocks_of(content, file)
+    if blocks is None:
+        return None
+    lines = np.array([line for line, _ in blocks], dtype=np.int64)
+    unit_lines = np.asarray(segment.cols[:, LINE], dtype=np.int64)
+    rows = np.full(len(blocks), -1, dtype=np.int64)
+    at = np.searchsorted(lines, unit_lines)
+    if len(unit_lines) and (at.max() >= len(lines) or not np.array_equal(lines[at], unit_lines)):
+        return None
+    rows[at] = np.arange(len(unit_lines))
+    problem_lines = np.array([d.line for d in segment.diagnostics], dtype=np.int64)
+    if np.any(np.diff(problem_lines) < 0) or (len(problem_lines) and problem_lines[0] < (lines[0] if len(lines) else 1)):
+        return None  # not all in block order: read whole next time
+    bounds = np.searchsorted(problem_lines, lines)
+    ends = np.append(bounds[1:], len(problem_lines))
+    return BlockTable(_table(lines, rows, bounds, ends, [text for _, text in blocks]))
+
+
+def _table(lines, rows, firsts, ends, texts: list[str]) -> np.ndarray:
+    table = np.zeros((len(texts), _WIDTH), dtype=np.int64)
+    table[:, _LINE], table[:, _ROW], table[:, _FIRST], table[:, _END] = lines, rows, firsts, ends
+    if texts:
+        table[:, 4:] = np.frombuffer(b"".join(map(_digest, texts)), dtype=np.int64).reshape(-1, 2)
+    return table
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def read_blocks(text: str) -> list[tuple[int, str]]:
@@ -58,28 +118,39 @@ def read_blocks(text: str) -> list[tuple[int, str]]:
     return blocks
 
 
-def patched(file: str, key: str, earlier: Segment, known: Blocks | None) -> tuple[Segment, Blocks] | None:
-    """`earlier`'s file read again, reusing the blocks `known` holds (all are read when it is
-    None, as after an open from the cache); None when the file is not (or no longer) plain
-    unit Markdown, for `Segment.build` to read."""
-    text = _load(Path(file), MAX_FILE_BYTES)
+def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:
+    """The file's unit blocks (read from disk when `content` is None), or None when the block
+    reader does not take it: not unit Markdown, or characters `read_text` would replace."""
+    text = _load(Path(file), MAX_FILE_BYTES) if content is None else decode(content, file)
     if isinstance(text, Diagnostic):
         return None
     text = normalise_newlines(text)
     if detect_format(text, file) is not Format.MARKDOWN or _BAD_CHARACTER.search(text):
         return None
-    usable = known is not None and known.segment is earlier
-    remembered = known.rows if usable else {}
-    plan = _Plan(earlier, known.vocab if usable else None)
-    for line, block in read_blocks(text):
-        found = remembered.get((line, block))
+    return read_blocks(text)
+
+
+def patched(
+    file: str, key: str, earlier: Segment, known: BlockTable | None, content: bytes | None = None
+) -> tuple[Segment, BlockTable] | None:
+    """`earlier`'s file read again from `content` (or from disk), reusing the blocks `known`
+    holds (every block is read when it is None); None when the file is not (or no longer)
+    plain unit Markdown, for `Segment.build` to read."""
+    blocks = _blocks_of(content, file)
+    if blocks is None:
+        return None
+    plan = _Plan(earlier, known.vocab if known is not None else None)
+    for line, block in blocks:
+        digest = _digest(block)
+        found = known.find(line, digest) if known is not None else None
         if found is None:
             units, diagnostics = read_markdown(block, file, first_line=line)
-            plan.add_fresh((line, block), units, diagnostics)
+            plan.add_fresh(line, digest, units, diagnostics)
         else:
-            plan.add_kept((line, block), *found)
+            plan.add_kept(line, digest, *found)
     segment = plan.segment(file, key)
-    return segment, Blocks(segment, plan.blocks, plan.vocab)
+    table = np.array(plan.blocks, dtype=np.int64).reshape(-1, _WIDTH)
+    return segment, BlockTable(table, plan.vocab)
 
 
 class _Plan:
@@ -91,26 +162,26 @@ class _Plan:
         self.sources: list[int] = []
         self.fresh: list[KnowledgeUnit] = []
         self.diagnostics: list[Diagnostic] = []
-        self.blocks: dict[tuple[int, str], tuple[int, int, int]] = {}
+        self.blocks: list[tuple[int, ...]] = []
 
-    def add_kept(self, block: tuple[int, str], row: int, start: int, end: int) -> None:
+    def add_kept(self, line: int, digest: bytes, row: int, start: int, end: int) -> None:
         new_row = len(self.sources) if row >= 0 else -1
         if row >= 0:
             self.sources.append(row)
-        self._note(block, new_row, self.earlier.diagnostics[start:end])
+        self._note(line, digest, new_row, self.earlier.diagnostics[start:end])
 
-    def add_fresh(self, block: tuple[int, str], units: list[KnowledgeUnit], diagnostics: list[Diagnostic]) -> None:
+    def add_fresh(self, line: int, digest: bytes, units: list[KnowledgeUnit], diagnostics: list[Diagnostic]) -> None:
         # A block holds at most one unit: its heading opens it, the next heading ends the block.
         new_row = len(self.sources) if units else -1
         for unit in units:
             self.sources.append(-1 - len(self.fresh))
             self.fresh.append(unit)
-        self._note(block, new_row, diagnostics)
+        self._note(line, digest, new_row, diagnostics)
 
-    def _note(self, block: tuple[int, str], row: int, diagnostics: Sequence[Diagnostic]) -> None:
+    def _note(self, line: int, digest: bytes, row: int, diagnostics: Sequence[Diagnostic]) -> None:
         start = len(self.diagnostics)
         self.diagnostics.extend(diagnostics)
-        self.blocks[block] = (row, start, len(self.diagnostics))
+        self.blocks.append((line, row, start, len(self.diagnostics), *np.frombuffer(digest, dtype=np.int64).tolist()))
 
     def segment(self, file: str, key: str) -> Segment:
         earlier, fresh = self.earlier, self.fresh
