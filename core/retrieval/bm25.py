@@ -249,8 +249,7 @@ class Bm25Index:
         """Per field: how many units have it and their summed length (what avgdl combines).
         Kept: a part outlives reloads that do not touch its file, and each reload combines them."""
         if self._totals is None:
-            lengths = self._postings.lengths
-            self._totals = ((lengths > 0).sum(axis=1), lengths.sum(axis=1, dtype=np.int64))
+            self._totals = field_totals(self._postings.lengths)
         return self._totals
 
     def role_rows(self) -> np.ndarray:
@@ -435,6 +434,11 @@ def _candidates(scores: np.ndarray, k: int) -> np.ndarray:
         if floor > 0:
             return np.flatnonzero(scores >= floor)
     return np.flatnonzero(scores > 0)
+
+
+def field_totals(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per field of lengths [F, N]: how many units have it, and their summed length."""
+    return (lengths > 0).sum(axis=1), lengths.sum(axis=1, dtype=np.int64)
 
 
 def _average_lengths(lengths: np.ndarray) -> np.ndarray:

@@ -21,6 +21,7 @@ from core.retrieval.bm25 import (
     Bm25Index,
     TermFieldContribution,
     _contributions,
+    field_totals,
     length_norm,
     term_weight,
 )
@@ -173,3 +174,72 @@ class Bm25Parts:
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(values)
+
+
+class Bm25Slice:
+    """Some rows of an index, as one part of `Bm25Parts`: after a reload, the rows of the files a
+    merged index still describes exactly (same content, same permitted rows), beside parts for
+    the files that changed. Lucene keeps a segment and marks deleted documents; here the dropped
+    rows are masked out of every statistic too (N, df, field lengths), and only raw postings
+    (tf, field lengths) are read, never the index's own idf or norms, so the combined scores
+    equal a from-scratch build over exactly the kept rows (tested to 1e-9)."""
+
+    def __init__(self, index: Bm25Index, keep: np.ndarray):
+        self._index = index
+        self._keep = np.sort(keep)
+        self._local = np.full(len(index), -1, dtype=np.int64)
+        self._local[self._keep] = np.arange(len(self._keep))
+        self._lengths: np.ndarray | None = None
+        self._totals: tuple[np.ndarray, np.ndarray] | None = None
+        self.unit_ids = _Picked(index.unit_ids, self._keep)
+
+    def __len__(self) -> int:
+        return len(self._keep)
+
+    def field_lengths(self) -> np.ndarray:
+        if self._lengths is None:
+            self._lengths = self._index.field_lengths()[:, self._keep]
+        return self._lengths
+
+    def field_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._totals is None:
+            self._totals = field_totals(self.field_lengths())
+        return self._totals
+
+    def role_rows(self) -> np.ndarray:
+        return self._index.role_rows()[self._keep]
+
+    def row_of(self, unit_id: str) -> int | None:
+        row = self._index.row_of(unit_id)
+        local = -1 if row is None else int(self._local[row])
+        return None if local < 0 else local
+
+    def term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows, fields, tf = self._index.term_postings(term)
+        local = self._local[rows]
+        kept = local >= 0
+        return local[kept], fields[kept], tf[kept]
+
+    def doc_freq(self, term: str) -> int:
+        rows = self.term_postings(term)[0]
+        # Postings are sorted by row, a unit's fields adjacent: count the distinct rows.
+        return int(np.count_nonzero(np.diff(rows))) + 1 if len(rows) else 0
+
+
+class _Picked(Sequence[str]):
+    """Some of a list's items, by position, without copying them out."""
+
+    def __init__(self, items: Sequence[str], picked: np.ndarray):
+        self._items = items
+        self._picked = picked
+
+    def __len__(self) -> int:
+        return len(self._picked)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._items[i] for i in self._picked[index].tolist()]
+        return self._items[int(self._picked[index])]
+
+    def __iter__(self):
+        return map(self._items.__getitem__, self._picked.tolist())

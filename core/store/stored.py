@@ -18,6 +18,7 @@ import numpy as np
 
 from core.config import Bm25Config
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_parts import Bm25Slice
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -32,6 +33,7 @@ class PartCache:
     def __init__(self, max_parts: int = 1024):
         self._max_parts = max_parts
         self._parts: OrderedDict[tuple, tuple[Segment, Bm25Index]] = OrderedDict()
+        self._merged: tuple[str, Bm25Index, dict[str, tuple[str, bytes, np.ndarray]]] | None = None
         self._lock = threading.Lock()
         self.builds = 0
 
@@ -49,6 +51,18 @@ class PartCache:
             while len(self._parts) > self._max_parts:
                 self._parts.popitem(last=False)
         return part
+
+    def remember_merged(self, config: Bm25Config, index: Bm25Index, rows: dict[str, tuple[str, bytes, np.ndarray]]) -> None:
+        """The merged index a view uses, and which rows of it each file's rows are (by file:
+        segment key, row set, index rows): a reload's view scores the files that did not change
+        from it (`Bm25Slice`) instead of reading their parts from the cache."""
+        with self._lock:
+            self._merged = (config.model_dump_json(), index, rows)
+
+    def merged(self, config: Bm25Config) -> tuple[Bm25Index, dict[str, tuple[str, bytes, np.ndarray]]] | None:
+        with self._lock:
+            found = self._merged
+        return found[1:] if found is not None and found[0] == config.model_dump_json() else None
 
 
 class StoredKb:
@@ -72,16 +86,24 @@ class StoredKb:
 
     def bm25_parts(
         self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache
-    ) -> list[Bm25Index]:
+    ) -> list[Bm25Index | Bm25Slice]:
         """One BM25 index per segment over the given rows it holds (plus one for current-turn
-        units); an unchanged segment with the same permitted rows reuses its part."""
+        units); an unchanged segment with the same permitted rows reuses its part. Files the
+        last merged index holds with the same content and rows are one slice of it."""
         table = self.token_table()
         groups, loose = table.by_segment(rows)
         segments = list(self.segments.values())
-        parts = []
+        merged = cache.merged(config)
+        parts: list[Bm25Index | Bm25Slice] = []
+        served = []
         for number, positions, local in groups:
             segment = segments[number]
-            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + _row_set(local, segment)).hexdigest()[:24]
+            row_set = _row_set(local, segment)
+            there = merged[1].get(segment.file) if merged is not None and segment.key else None
+            if there is not None and there[:2] == (segment.key, row_set):
+                served.append(there[2])
+                continue
+            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + row_set).hexdigest()[:24]
             key = (segment.file, segment.key or id(segment), digest)
 
             def build(segment=segment, local=local, digest=digest) -> Bm25Index:
@@ -90,12 +112,15 @@ class StoredKb:
                 )
 
             parts.append(cache.get(key, segment, build))
+        if served:
+            parts.insert(0, Bm25Slice(merged[0], np.concatenate(served)))
         if len(loose):
             parts.append(Bm25Index.build([extra[-1 - int(rows[p])] for p in loose.tolist()], config))
         return parts
 
     def merged_bm25(
-        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool,
+        cache: PartCache | None = None,
     ) -> Bm25Index | None:
         """One BM25 index over all the given rows (segments merged, as Lucene merges them):
         read from the cache, else built from stored tokens and saved when `build`, else None."""
@@ -122,6 +147,11 @@ class StoredKb:
         if index is None and build:
             index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
             self._write_index(folder, stem, index)
+        if index is not None and cache is not None:
+            cache.remember_merged(config, index, {
+                segments[number].file: (segments[number].key, _row_set(local, segments[number]), positions)
+                for number, positions, local in groups
+            })
         return index
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:

@@ -196,3 +196,45 @@ def test_a_block_table_that_does_not_fit_its_segment_is_not_used(tmp_path):
     beyond[-1, 3] = len(segment.diagnostics) + 1  # diagnostics past the segment's
     assert BlockTable.load(beyond, segment) is None
     assert BlockTable.load(table.rows[:, :4].copy(), segment) is None
+
+
+def test_after_a_merge_a_reload_scores_unchanged_files_from_the_merged_index_exactly(tmp_path, config_path):
+    from core.config import load_retrieval_config
+    from core.retrieval.bm25 import Bm25Index
+    from core.retrieval.bm25_parts import Bm25Parts, Bm25Slice
+    from core.session import Session
+    from core.text import tokenize
+
+    kb_dir = tmp_path / "kb"
+    paths = write_ringing(kb_dir)
+    # A third file, so that the slice holds more than one file's rows.
+    (kb_dir / "tower.md").write_text(
+        "\n".join(unit_block(40 + i, *entry) for i, entry in enumerate(RINGING[2:7])), encoding="utf-8"
+    )
+    session = Session.open([kb_dir], config_path)
+    session.warm_up(TOWER)
+    config = load_retrieval_config(config_path).bm25
+    questions = ["raise the bell to the balance", "treble rounds lead", "bell chamber", "rope wheel garter"]
+    sliced = 0
+    for name, edit in EDITS[:6]:
+        paths[0].write_text(edit(paths[0].read_text(encoding="utf-8")), encoding="utf-8")
+        session.reload()
+        for caller in CALLERS:
+            view = session.view(caller)
+            index = session.indexes.for_view(view).bm25
+            assert isinstance(index, Bm25Parts)
+            sliced += any(isinstance(part, Bm25Slice) for part in index.parts)
+            fresh = Bm25Index.build(list(view.units), config)
+            assert sorted(index.unit_ids) == sorted(fresh.unit_ids), (name, caller)
+            for question in questions:
+                tokens = tokenize(question)
+                by_id = dict(zip(index.unit_ids, index.scores(tokens, ()), strict=True))
+                np.testing.assert_allclose([by_id[u] for u in fresh.unit_ids], fresh.scores(tokens, ()), rtol=0, atol=1e-9)
+                got, want = index.top_k(tokens, (), 5), fresh.top_k(tokens, (), 5)
+                assert [u for u, _ in got] == [u for u, _ in want]
+                for unit_id, _ in want:
+                    assert index.matched_terms(tokens, unit_id) == fresh.matched_terms(tokens, unit_id)
+                    explained = index.explain(tokens, unit_id, ())
+                    assert explained.raw == pytest.approx(fresh.explain(tokens, unit_id, ()).raw, abs=1e-9)
+    # The files the edits did not touch came from the merged index, for more than its own caller.
+    assert sliced >= len(EDITS[:6]) * 2
