@@ -104,6 +104,8 @@ class TokenTable:
         loose = np.flatnonzero(rows < 0)
         held = np.flatnonzero(rows >= 0)
         segment_of = np.searchsorted(self._first_row, rows[held], side="right") - 1
+        if len(self._first_row) <= np.iinfo(np.int16).max:
+            segment_of = segment_of.astype(np.int16)  # a stable sort of int16 is a radix sort: O(N)
         order = np.argsort(segment_of, kind="stable")
         held, segment_of = held[order], segment_of[order]
         bounds = np.flatnonzero(np.diff(segment_of)) + 1
