@@ -27,7 +27,7 @@ from core.cnl.source import _BAD_CHARACTER, MAX_FILE_BYTES, Format, _load, decod
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
-from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest
+from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest, unit_digest
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
@@ -195,7 +195,8 @@ class _Plan:
             np.frombuffer(b"".join(map(_text_digest, texts)), np.uint8).reshape(len(fresh), 8), new, kept,
         )
         blobs = [unit.model_dump_json().encode() for unit in fresh]
-        digests = _rows(np.asarray(earlier.digests), old, _digests(blobs), new, kept)
+        fresh_digests = np.frombuffer(b"".join(map(unit_digest, fresh)), np.uint8).reshape(len(fresh), 16)
+        digests = _rows(np.asarray(earlier.digests), old, fresh_digests, new, kept)
         self.vocab, terms, lengths = _tokens(earlier, self.vocab, fresh, text_digests[~kept], sources, kept)
         columns = _columns(earlier.columns, UnitColumns.of(fresh), sources, kept)
         units = _units(earlier, sources, fresh, blobs, columns.cols[:, SET])
@@ -221,12 +222,6 @@ def _rows(earlier: np.ndarray, old: np.ndarray, fresh: np.ndarray, new: np.ndarr
     out[kept] = earlier[old[kept]]
     out[~kept] = fresh[new[~kept]]
     return out
-
-
-def _digests(blobs: list[bytes]) -> np.ndarray:
-    """`unit_digest` of each fresh unit, from the JSON its row stores."""
-    joined = b"".join(hashlib.blake2b(blob, digest_size=16).digest() for blob in blobs)
-    return np.frombuffer(joined, np.uint8).reshape(len(blobs), 16)
 
 
 def _tokens(
