@@ -11,10 +11,8 @@ cannot be written) leaves the files unbuilt for the serial path, which builds th
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from core.config import HdcConfig
@@ -61,6 +59,10 @@ def prebuild(
         return 0
     # Largest first, so one big file does not start last and leave the other workers idle.
     todo.sort(key=_size, reverse=True)
+    # Imported here: a warm open never starts a pool and should not pay for multiprocessing.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
