@@ -187,7 +187,6 @@ class StoredKb:
             pass  # not writable now: the index is rebuilt next time
 
 
-
 def _row_set(local: np.ndarray, segment: Segment) -> bytes:
     """Which of a segment's rows are given, one bit per row: at 1M units, hashing this instead
     of the row numbers hashes 2 MB instead of 16 per reload."""
