@@ -31,9 +31,9 @@ from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest, unit
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
-# Lines that may open a unit (the reader's heading pattern, kept within one line); each match is
-# confirmed by `is_unit_heading` itself.
-_HEADING_LINES = re.compile(r"^##[^\S\n]+context[^\S\n]+unit\b.*", re.IGNORECASE | re.MULTILINE)
+# Where a line starting with `##` starts (after its line feed): a literal, so the search runs in C
+# at memory speed; each such line is then asked `is_unit_heading`.
+_HASHES_AFTER_NEWLINE = re.compile("\n##")
 BLOCKS = "blocks"
 # Columns of the block table: first line, unit row (-1: none), diagnostics start and end, and
 # the block text's 16-byte digest as two int64.
@@ -47,14 +47,16 @@ class BlockTable:
 
     rows: np.ndarray  # int64 [B, 6]
     vocab: dict[str, int] | None = None  # the segment's vocabulary as a dict, when a patch built one
-    _index: dict[tuple[int, bytes], int] | None = field(default=None, repr=False)
+    _index: dict[tuple[int, bytes], tuple[int, int, int]] | None = field(default=None, repr=False)
 
     def find(self, line: int, digest: bytes) -> tuple[int, int, int] | None:
+        """The unit row and diagnostics range of the block with this first line and digest."""
         if self._index is None:
-            keys = zip(self.rows[:, _LINE].tolist(), map(bytes, self.rows[:, 4:].copy().view(np.uint8).reshape(-1, 16)))
-            self._index = {key: i for i, key in enumerate(keys)}
-        found = self._index.get((line, digest))
-        return None if found is None else tuple(int(v) for v in self.rows[found, _ROW : _END + 1])
+            blob = np.ascontiguousarray(self.rows[:, 4:]).tobytes()
+            digests = (blob[at : at + 16] for at in range(0, len(blob), 16))
+            values = self.rows[:, _ROW : _END + 1].tolist()
+            self._index = {key: tuple(v) for key, v in zip(zip(self.rows[:, _LINE].tolist(), digests), values)}
+        return self._index.get((line, digest))
 
     @classmethod
     def load(cls, array: np.ndarray, segment: Segment) -> BlockTable | None:
@@ -91,14 +93,16 @@ def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | Non
         return None  # not all in block order: read whole next time
     bounds = np.searchsorted(problem_lines, lines)
     ends = np.append(bounds[1:], len(problem_lines))
-    return BlockTable(_table(lines, rows, bounds, ends, [text for _, text in blocks]))
+    head = np.column_stack([lines, rows, bounds, ends])
+    return BlockTable(_table(head, [_digest(text) for _, text in blocks]))
 
 
-def _table(lines, rows, firsts, ends, texts: list[str]) -> np.ndarray:
-    table = np.zeros((len(texts), _WIDTH), dtype=np.int64)
-    table[:, _LINE], table[:, _ROW], table[:, _FIRST], table[:, _END] = lines, rows, firsts, ends
-    if texts:
-        table[:, 4:] = np.frombuffer(b"".join(map(_digest, texts)), dtype=np.int64).reshape(-1, 2)
+def _table(head: np.ndarray, digests: list[bytes]) -> np.ndarray:
+    """The stored table: per block first line, unit row, diagnostics start and end, then digest."""
+    table = np.zeros((len(digests), _WIDTH), dtype=np.int64)
+    table[:, :4] = np.asarray(head, dtype=np.int64).reshape(-1, 4)
+    if digests:
+        table[:, 4:] = np.frombuffer(b"".join(digests), dtype=np.int64).reshape(-1, 2)
     return table
 
 
@@ -109,13 +113,22 @@ def _digest(text: str) -> bytes:
 def read_blocks(text: str) -> list[tuple[int, str]]:
     """(first line, text) of every unit block, in file order; text before the first heading
     yields nothing and is left out."""
-    starts = [match.start() for match in _HEADING_LINES.finditer(text) if is_unit_heading(match.group())]
+    starts = [0] if is_unit_heading(text[: _line_end(text, 0)]) else []
+    for match in _HASHES_AFTER_NEWLINE.finditer(text):
+        start = match.start() + 1
+        if is_unit_heading(text[start : _line_end(text, start)]):
+            starts.append(start)
     blocks, line, counted = [], 1, 0
     for start, end in zip(starts, [*starts[1:], len(text)]):
         line += text.count("\n", counted, start)
         counted = start
         blocks.append((line, text[start:end]))
     return blocks
+
+
+def _line_end(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return end if end >= 0 else len(text)
 
 
 def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:
@@ -125,7 +138,8 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     if isinstance(text, Diagnostic):
         return None
     text = normalise_newlines(text)
-    if detect_format(text, file) is not Format.MARKDOWN or _BAD_CHARACTER.search(text):
+    clean = text.isascii() and "\0" not in text  # else ask the pattern `read_text` replaces by
+    if detect_format(text, file) is not Format.MARKDOWN or not clean and _BAD_CHARACTER.search(text):
         return None
     return read_blocks(text)
 
@@ -149,8 +163,7 @@ def patched(
         else:
             plan.add_kept(line, digest, *found)
     segment = plan.segment(file, key)
-    table = np.array(plan.blocks, dtype=np.int64).reshape(-1, _WIDTH)
-    return segment, BlockTable(table, plan.vocab)
+    return segment, BlockTable(_table(np.array(plan.blocks), plan.digests), plan.vocab)
 
 
 class _Plan:
@@ -162,7 +175,8 @@ class _Plan:
         self.sources: list[int] = []
         self.fresh: list[KnowledgeUnit] = []
         self.diagnostics: list[Diagnostic] = []
-        self.blocks: list[tuple[int, ...]] = []
+        self.blocks: list[tuple[int, int, int, int]] = []
+        self.digests: list[bytes] = []
 
     def add_kept(self, line: int, digest: bytes, row: int, start: int, end: int) -> None:
         new_row = len(self.sources) if row >= 0 else -1
@@ -181,7 +195,8 @@ class _Plan:
     def _note(self, line: int, digest: bytes, row: int, diagnostics: Sequence[Diagnostic]) -> None:
         start = len(self.diagnostics)
         self.diagnostics.extend(diagnostics)
-        self.blocks.append((line, row, start, len(self.diagnostics), *np.frombuffer(digest, dtype=np.int64).tolist()))
+        self.blocks.append((line, row, start, len(self.diagnostics)))
+        self.digests.append(digest)
 
     def segment(self, file: str, key: str) -> Segment:
         earlier, fresh = self.earlier, self.fresh
