@@ -220,7 +220,7 @@ class _Plan:
             key=key,
             units=units,
             diagnostics=tuple(self.diagnostics),
-            words=tuple(self.vocab) if self.vocab is not None else earlier.words,
+            words=tuple(self.vocab if self.vocab is not None else earlier.words),
             terms=terms,
             lengths=lengths,
             stems=_stems(earlier.stems, texts),

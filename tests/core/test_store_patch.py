@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.kb import KnowledgeBase
 from core.store import Segment, SegmentStore
@@ -238,3 +240,39 @@ def test_after_a_merge_a_reload_scores_unchanged_files_from_the_merged_index_exa
                     assert explained.raw == pytest.approx(fresh.explain(tokens, unit_id, ()).raw, abs=1e-9)
     # The files the edits did not touch came from the merged index, for more than its own caller.
     assert sliced >= len(EDITS[:6]) * 2
+
+
+# Lines an author might type anywhere in a unit Markdown file, valid or not.
+LINE_POOL = [
+    "## Context Unit bells::chunk-003::unit-001", "## Context Unit bells::chunk-003::unit-002",
+    "## context   unit bells::chunk-003::unit-003", "## Context Unit", "##Context Unit bells::chunk-003::unit-004",
+    "Role: Definition", "Role: Chime", "Topic: muffled ringing", "Claim: Muffles soften one stroke of each bell.",
+    "Acl: tower:captain", "Acl:", "Region: NORTH", "EffectiveFrom: 2026-01-01", "EffectiveTo: 2020-13-01",
+    "Subject: muffle", "Relation: is a", "Object: pad", "Confidence: 0.5", "Bogus: field", "  and it goes on",
+    "- a listed step", "# Another heading", "---", "", "Some loose prose.", "Procedure: Tie the muffle on.",
+]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["replace", "insert", "delete"]), st.integers(0, 200),
+                          st.sampled_from(LINE_POOL)), min_size=1, max_size=4))
+def test_any_run_of_line_edits_gives_the_segment_a_whole_read_gives(edits):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = write_ringing(Path(tmp) / "kb")
+        kb = KnowledgeBase.load([Path(tmp) / "kb"], store=SegmentStore(Path(tmp) / "cache"))
+        for kind, at, line in edits:
+            lines = paths[0].read_text(encoding="utf-8").split("\n")
+            at %= len(lines) + (kind == "insert")
+            if kind == "replace" and at < len(lines):
+                lines[at] = line
+            elif kind == "insert":
+                lines.insert(at, line)
+            elif lines:
+                del lines[at % len(lines)]
+            paths[0].write_text("\n".join(lines), encoding="utf-8")
+            kb = kb.reload()
+            segment = kb._stored.segments[str(paths[0])]
+            assert_same_segment(segment, Segment.build(paths[0], segment.key))
