@@ -115,8 +115,11 @@ def assert_same_segment(got: Segment, want: Segment) -> None:
 
 def test_every_edit_gives_the_segment_a_whole_read_gives(tmp_path, monkeypatch):
     paths = write_ringing(tmp_path / "kb")
+    KnowledgeBase.load([tmp_path / "kb"], store=SegmentStore(tmp_path / "cache"))
+    # A warm open: the edits start from segments (and block tables) read from the cache.
     store = SegmentStore(tmp_path / "cache")
     kb = KnowledgeBase.load([tmp_path / "kb"], store=store)
+    assert store.loads == 2 and store.builds == 0
     read_blocks_of = []
     real = patch_module.read_markdown
     monkeypatch.setattr(patch_module, "read_markdown", lambda text, *a, **k: read_blocks_of.append(text) or real(text, *a, **k))
