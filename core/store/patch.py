@@ -7,8 +7,9 @@ Each segment of a Markdown file keeps a block table (`blocks.npy`, under the seg
 checksums): per block its first line, a digest of its text, the row of its unit and the range
 of its diagnostics. An edit reuses every block with the same text at the same line: its unit's
 row of the previous segment (JSON bytes, token ids, columns, digests) and its diagnostics. A
-block whose text or first line changed is read again with its true line numbers, so units and
-diagnostics equal a read of the whole file (a test compares them edit by edit). Anything else
+block that moved unchanged (an edit above it added or removed lines) keeps its unit with the
+location moved, unless it has diagnostics; any other block is read again with its true line
+numbers, so units and diagnostics equal a read of the whole file (a test compares them edit by edit). Anything else
 (another format, bad bytes, an unreadable file) is left to `Segment.build`, which reports it.
 """
 
@@ -48,6 +49,7 @@ class BlockTable:
     rows: np.ndarray  # int64 [B, 6]
     vocab: dict[str, int] | None = None  # the segment's vocabulary as a dict, when a patch built one
     _index: dict[tuple[int, bytes], tuple[int, int, int]] | None = field(default=None, repr=False)
+    _moved: dict[bytes, list[int]] | None = field(default=None, repr=False)
 
     def find(self, line: int, digest: bytes) -> tuple[int, int, int] | None:
         """The unit row and diagnostics range of the block with this first line and digest."""
@@ -57,6 +59,18 @@ class BlockTable:
             values = self.rows[:, _ROW : _END + 1].tolist()
             self._index = {key: tuple(v) for key, v in zip(zip(self.rows[:, _LINE].tolist(), digests), values)}
         return self._index.get((line, digest))
+
+    def moved(self, digest: bytes) -> tuple[int, int] | None:
+        """(first line, unit row) of a block with this text at another line, when it has no
+        diagnostics: they may quote line numbers ("already set on line 7"), so such a block is
+        read again rather than shifted."""
+        if self._moved is None:
+            clean = self.rows[self.rows[:, _FIRST] == self.rows[:, _END]]
+            blob = np.ascontiguousarray(clean[:, 4:]).tobytes()
+            digests = (blob[at : at + 16] for at in range(0, len(blob), 16))
+            self._moved = dict(zip(digests, clean[:, [_LINE, _ROW]].tolist()))
+        found = self._moved.get(digest)
+        return None if found is None else (found[0], found[1])
 
     @classmethod
     def load(cls, array: np.ndarray, segment: Segment) -> BlockTable | None:
@@ -157,13 +171,29 @@ def patched(
     for line, block in blocks:
         digest = _digest(block)
         found = known.find(line, digest) if known is not None else None
-        if found is None:
+        moved = known.moved(digest) if known is not None and found is None else None
+        if found is not None:
+            plan.add_kept(line, digest, *found)
+        elif moved is not None:
+            plan.add_kept(line, digest, moved[1], 0, 0, shift=line - moved[0])
+        else:
             units, diagnostics = read_markdown(block, file, first_line=line)
             plan.add_fresh(line, digest, units, diagnostics)
-        else:
-            plan.add_kept(line, digest, *found)
     segment = plan.segment(file, key)
     return segment, BlockTable(_table(np.array(plan.blocks), plan.digests), plan.vocab)
+
+
+_LOCATION = b'"location":{"file":'
+_LINE_KEY = b',"line":'
+
+
+def _moved_json(json: bytes, shift: int) -> bytes:
+    """A stored unit's JSON with its location's line moved by `shift`: what dumping the unit read
+    at its new line gives. A JSON string holds no bare `"`, so `,"line":` after the location's
+    file can only be the location's own key."""
+    at = json.index(_LINE_KEY, json.index(_LOCATION)) + len(_LINE_KEY)
+    end = json.index(b",", at)
+    return json[:at] + str(int(json[at:end]) + shift).encode() + json[end:]
 
 
 class _Plan:
@@ -173,15 +203,17 @@ class _Plan:
         self.earlier = earlier
         self.vocab = vocab
         self.sources: list[int] = []
+        self.shifts: list[int] = []  # lines a kept unit moved by
         self.fresh: list[KnowledgeUnit] = []
         self.diagnostics: list[Diagnostic] = []
         self.blocks: list[tuple[int, int, int, int]] = []
         self.digests: list[bytes] = []
 
-    def add_kept(self, line: int, digest: bytes, row: int, start: int, end: int) -> None:
+    def add_kept(self, line: int, digest: bytes, row: int, start: int, end: int, shift: int = 0) -> None:
         new_row = len(self.sources) if row >= 0 else -1
         if row >= 0:
             self.sources.append(row)
+            self.shifts.append(shift)
         self._note(line, digest, new_row, self.earlier.diagnostics[start:end])
 
     def add_fresh(self, line: int, digest: bytes, units: list[KnowledgeUnit], diagnostics: list[Diagnostic]) -> None:
@@ -189,6 +221,7 @@ class _Plan:
         new_row = len(self.sources) if units else -1
         for unit in units:
             self.sources.append(-1 - len(self.fresh))
+            self.shifts.append(0)
             self.fresh.append(unit)
         self._note(line, digest, new_row, diagnostics)
 
@@ -214,7 +247,12 @@ class _Plan:
         digests = _rows(np.asarray(earlier.digests), old, fresh_digests, new, kept)
         self.vocab, terms, lengths = _tokens(earlier, self.vocab, fresh, text_digests[~kept], sources, kept)
         columns = _columns(earlier.columns, UnitColumns.of(fresh), sources, kept)
-        units = _units(earlier, sources, fresh, blobs, columns.cols[:, SET])
+        shifts = np.array(self.shifts, dtype=np.int64)
+        columns.cols[:, LINE] += shifts.astype(np.int32)
+        units, moved = _units(earlier, sources, shifts, fresh, blobs, columns.cols[:, SET])
+        for position, json in moved.items():
+            # A moved unit's JSON changed in its line only; `unit_digest` hashes that JSON.
+            digests[position] = np.frombuffer(hashlib.blake2b(json, digest_size=16).digest(), np.uint8)
         return Segment(
             file=file,
             key=key,
@@ -285,31 +323,53 @@ def _stems(earlier: SegmentStems, texts: list[tuple[str, ...]]) -> SegmentStems:
 
 
 def _units(
-    earlier: Segment, sources: np.ndarray, fresh: list[KnowledgeUnit], blobs: list[bytes], masks: np.ndarray
-) -> StoredUnits:
-    """The new segment's units as stored JSON (each run of kept rows copies its bytes at once),
-    the fresh ones kept as read so that nothing needs restoring."""
+    earlier: Segment, sources: np.ndarray, shifts: np.ndarray, fresh: list[KnowledgeUnit], blobs: list[bytes],
+    masks: np.ndarray,
+) -> tuple[StoredUnits, dict[int, bytes]]:
+    """The new segment's units as stored JSON (each run of rows kept in place copies its bytes
+    at once), the fresh ones kept as read so that nothing needs restoring; and the JSON of each
+    kept unit that moved, by position."""
     stored = earlier.units if isinstance(earlier.units, StoredUnits) else None
-    if stored is None:  # an earlier segment read in this process: its units are at hand
-        pieces = [earlier.units[row].model_dump_json().encode() if row >= 0 else blobs[-1 - row] for row in sources.tolist()]
-        sizes = np.array([len(piece) for piece in pieces], dtype=np.int64)
+
+    def json_of(row: int) -> bytes:
+        return stored.json_of(row, row + 1) if stored is not None else earlier.units[row].model_dump_json().encode()
+
+    moved = {
+        position: _moved_json(json_of(int(sources[position])), int(shifts[position]))
+        for position in np.flatnonzero(shifts).tolist()
+    }
+    # A run is consecutive earlier rows in place; every fresh or moved row is a run of its own.
+    alone = (sources < 0) | (shifts != 0)
+    breaks = (sources[1:] != sources[:-1] + 1) | alone[1:] | alone[:-1]
+    pieces = []
+    for run, start in zip(np.split(sources, np.flatnonzero(breaks) + 1), [0, *(np.flatnonzero(breaks) + 1).tolist()]):
+        if not len(run):
+            continue
+        first = int(run[0])
+        if first < 0:
+            pieces.append(blobs[-1 - first])
+        elif start in moved:
+            pieces.append(moved[start])
+        elif stored is not None:
+            pieces.append(stored.json_of(first, int(run[-1]) + 1))
+        else:
+            pieces.extend(json_of(row) for row in run.tolist())
+    blob = b"".join(pieces)
+    sizes = np.zeros(len(sources), dtype=np.int64)
+    in_place = (sources >= 0) & (shifts == 0)
+    if stored is not None:
+        sizes[in_place] = np.diff(stored.offsets)[sources[in_place]]
     else:
-        kept = sources >= 0
-        sizes = np.zeros(len(sources), dtype=np.int64)
-        sizes[kept] = np.diff(stored.offsets)[sources[kept]]
-        sizes[~kept] = [len(blobs[-1 - row]) for row in sources[~kept].tolist()]
-        # A run is consecutive earlier rows; every fresh row is a run of its own.
-        breaks = (sources[1:] != sources[:-1] + 1) | (sources[1:] < 0) | (sources[:-1] < 0)
-        pieces = []
-        for run in np.split(sources, np.flatnonzero(breaks) + 1) if len(sources) else []:
-            first = int(run[0])
-            pieces.append(blobs[-1 - first] if first < 0 else stored.json_of(first, int(run[-1]) + 1))
+        sizes[in_place] = [len(json_of(row)) for row in sources[in_place].tolist()]
+    sizes[sources < 0] = [len(blobs[-1 - row]) for row in sources[sources < 0].tolist()]
+    for position, json in moved.items():
+        sizes[position] = len(json)
     offsets = np.zeros(len(sources) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    units = StoredUnits(b"".join(pieces), offsets, masks)
+    units = StoredUnits(blob, offsets, masks)
     for position in np.flatnonzero(sources < 0).tolist():
         units.seed(position, fresh[-1 - int(sources[position])])
-    return units
+    return units, moved
 
 
 def _columns(earlier: UnitColumns, fresh: UnitColumns, sources: np.ndarray, kept: np.ndarray) -> UnitColumns:
