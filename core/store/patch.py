@@ -93,7 +93,7 @@ def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | Non
     """The block table of a segment read whole from `content` (None when not unit Markdown): a
     block's unit is the one at its heading line, its diagnostics those at its lines."""
     blocks = _blocks_of(content, file)
-    if blocks is None:
+    if blocks is None or not blocks and segment.diagnostics:
         return None
     lines = np.array([line for line, _ in blocks], dtype=np.int64)
     unit_lines = np.asarray(segment.cols[:, LINE], dtype=np.int64)
@@ -106,7 +106,7 @@ def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | Non
     if np.any(np.diff(problem_lines) < 0) or (len(problem_lines) and problem_lines[0] < (lines[0] if len(lines) else 1)):
         return None  # not all in block order: read whole next time
     bounds = np.searchsorted(problem_lines, lines)
-    ends = np.append(bounds[1:], len(problem_lines))
+    ends = np.append(bounds[1:], len(problem_lines))[: len(bounds)]
     head = np.column_stack([lines, rows, bounds, ends])
     return BlockTable(_table(head, [_digest(text) for _, text in blocks]))
 

@@ -279,3 +279,17 @@ def test_any_run_of_line_edits_gives_the_segment_a_whole_read_gives(edits):
             kb = kb.reload()
             segment = kb._stored.segments[str(paths[0])]
             assert_same_segment(segment, Segment.build(paths[0], segment.key))
+
+
+def test_an_empty_markdown_file_loads_and_its_first_units_read_like_a_whole_read(tmp_path):
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    empty = kb_dir / "empty.md"
+    empty.write_text("", encoding="utf-8")
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(tmp_path / "cache"))
+    assert kb.unit_count == 0 and not [d for d in kb.diagnostics if d.is_error]
+    empty.write_text(unit_block(1, *RINGING[0]), encoding="utf-8")
+    kb = kb.reload()
+    segment = kb._stored.segments[str(empty)]
+    assert_same_segment(segment, Segment.build(empty, segment.key))
+    assert kb.unit_count == 1
