@@ -148,6 +148,8 @@ def _line_end(text: str, start: int) -> int:
 def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:
     """The file's unit blocks (read from disk when `content` is None), or None when the block
     reader does not take it: not unit Markdown, or characters `read_text` would replace."""
+    if Path(file).suffix.lower() != ".md":  # only `.md` is read as unit Markdown: decode nothing
+        return None
     text = _load(Path(file), MAX_FILE_BYTES) if content is None else decode(content, file)
     if isinstance(text, Diagnostic):
         return None
