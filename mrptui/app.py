@@ -262,6 +262,9 @@ class ExplorerApp(App[None]):
     def rerun(self) -> None:
         if self._refuse_in_replay("re-running"):
             return
+        if self.lifecycle.state.failed:  # the re-run key tries opening the KB again
+            self.lifecycle.reload()
+            return
         if self.last_request is None:
             self.notify("type a question first", severity="warning")
             return
