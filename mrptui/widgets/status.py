@@ -36,7 +36,8 @@ def status_markup(
         symbol, tone, run = "✂", "warn", f"incomplete trace: {stop}"
     if held:
         symbol, tone, run = "⏸", "backtrack", f"held {held}"
-    parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
+    if total or kb is None or not (kb.loading or kb.failed):  # no run while loading: the head says it all
+        parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
     if replay_note and replay_note not in run:  # next to the run state: a narrow line cuts its end first
         parts.append(tone_markup(f"✂ {escape(replay_note)}", "warn"))
     if running_ms is not None and state.current_plugin:
@@ -63,7 +64,7 @@ def status_markup(
 def kb_head_markup(kb: KBState | None) -> str:
     """What the line starts with before any run: "ready", or the KB loading or failed to load."""
     if kb is not None and kb.loading:
-        head = f"[b]⏳ loading KB[/b] ({escape(progress_text(kb.progress))})"
+        head = f"[b]◌ loading KB[/b] ({escape(progress_text(kb.progress))})"
         return head + (" · [$accent]1 question queued[/]" if kb.queued else "")
     if kb is not None and kb.failed:
         return f"[$error][b]✗ KB not loaded[/b]: {escape(kb.error.splitlines()[0])}[/] (F8, ctrl+r retries)"
