@@ -76,6 +76,26 @@ class _Never(CancelToken):
 
 NEVER = _Never()
 _local = threading.local()
+_interrupted = threading.Event()
+
+
+def note_interrupt() -> None:
+    """Record that the user pressed Ctrl+C (called by the CLI's SIGINT handler).
+
+    Python raises KeyboardInterrupt wherever the main thread happens to be; inside a finaliser
+    (a `__del__`, a weakref callback run by the garbage collector) it is printed and dropped, and
+    the run would go on. The kernel also polls this flag while it waits for a plugin, so a dropped
+    interrupt still stops the run.
+    """
+    _interrupted.set()
+
+
+def interrupt_requested() -> bool:
+    return _interrupted.is_set()
+
+
+def clear_interrupt() -> None:
+    _interrupted.clear()
 
 
 def current() -> CancelToken:

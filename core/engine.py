@@ -14,8 +14,6 @@ from core.cancel import CallBudget, CancelToken
 from core.cnl import parse_intents
 from core.config import EngineConfig
 from core.events import (
-    AnswerPart,
-    AnswerReady,
     AttemptFinished,
     AttemptStarted,
     Backtracked,
@@ -30,7 +28,6 @@ from core.events import (
 )
 from core.intent_cues import question_cues
 from core.plugins.base import (
-    INSUFFICIENT_PREFACE,
     GoalSolver,
     GsResult,
     KbResult,
@@ -46,6 +43,7 @@ from core.plugins.base import (
 )
 from core.plugins.calls import Result, capped, checked, run_isolated
 from core.plugins.planners import Plan, Planner
+from core.revisions import Part, Revision, answer_event
 from core.steering import Intervention, Steering, apply
 from core.units import Intent
 
@@ -59,59 +57,13 @@ _ACCEPT = {
 }
 _RESULT_TYPES: dict[str, type] = {"sd": SdResult, "kb": KbResult, "gs": GsResult, "val": ValResult}
 _PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs": GoalSolver, "val": Validator}
-_RANK = {"grounded": 2, "weak": 1, "no-context": 0}
 # What an accepted result means per stage, for "not reached: kb-balanced was sufficient".
 _ACCEPTED_AS = {"sd": "detected the intent", "kb": "was sufficient", "gs": "answered", "val": "gave a verdict"}
-NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
 USER_INTENT = "user"
 
 
 class _Cancelled(Exception):
     """Raised inside the run when the steering was cancelled; run() turns it into RunFinished."""
-
-
-@dataclass
-class _Part:
-    intent: Intent
-    evidence_plugin: str | None = None
-    evidence: KbResult | None = None
-    answer: GsResult | None = None
-    verdict: ValResult | None = None
-
-    @property
-    def status(self) -> str:
-        if self.answer is None or self.answer.status is not Status.SUCCESS:
-            return "no-context"
-        rejected = self.verdict is not None and self.verdict.status is Status.REJECTED
-        sufficient = self.evidence is not None and self.evidence.status is Status.SUCCESS
-        return "grounded" if sufficient and not rejected and not self.answer.weak else "weak"
-
-
-@dataclass
-class _Revision:
-    revision: int
-    parts: list[_Part] = field(default_factory=list)
-    failure: str = ""
-    # Said with the answer: e.g. the questions dropped by budgets.maxSubQuestions.
-    note: str = ""
-
-    @property
-    def score(self) -> tuple[int, ...]:
-        return tuple(sorted((_RANK[p.status] for p in self.parts), reverse=True)) if self.parts else (-1,)
-
-    @property
-    def accepted(self) -> bool:
-        return bool(self.parts) and all(p.status == "grounded" for p in self.parts)
-
-    def why_not_accepted(self) -> str:
-        if self.failure:
-            return self.failure
-        for part in self.parts:
-            if part.verdict is not None and part.verdict.status is Status.REJECTED:
-                return f"{part.verdict.reason or 'the validator rejected the answer'}"
-            if part.status != "grounded":
-                return f"the answer to {part.intent.target!r} is {part.status}"
-        return "no answer"
 
 
 @dataclass
@@ -198,7 +150,7 @@ class Engine:
                 f"the question is {len(request.question):,} characters long, over the "
                 f"{budgets.max_question_chars:,} allowed (budgets.maxQuestionChars)"
             )
-            answer = _answer_event(_Revision(0, failure=reason))
+            answer = answer_event(Revision(0, failure=reason))
             yield run.stamp(answer)
             run.timings["total"] = (self.clock() - started) * 1000
             yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
@@ -213,12 +165,13 @@ class Engine:
 
     def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
         cues = question_cues(run.request.question)
-        revisions: list[_Revision] = []
+        revisions: list[Revision] = []
         planner_of: dict[int, str] = {}
         why = ""
         planners = self.planner_sequence(run.request)
+        rejected: dict[str, None] = {}
         for number, planner in enumerate(planners):
-            plan = planner.plan(run.request, cues, self.registry, number, why)
+            plan = planner.plan(run.request, cues, self.registry, number, why, tuple(rejected))
             planner_of[plan.revision] = plan.planner
             yield from self._emit(run, _plan_event(plan))
             revision = yield from self._revision(run, plan)
@@ -226,6 +179,7 @@ class Engine:
             if revision.accepted:
                 break
             why = revision.why_not_accepted()
+            rejected.update(dict.fromkeys(revision.rejected_evidence()))
             if number + 1 < len(planners):
                 yield from self._emit(
                     run,
@@ -247,13 +201,13 @@ class Engine:
                     f"answering with the best result, from revision {best.revision}",
                 ),
             )
-        answer = _answer_event(best)
+        answer = answer_event(best)
         yield from self._emit(run, answer)
         run.timings["total"] = (self.clock() - started) * 1000
         yield run.stamp(RunFinished(status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings))
 
-    def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, _Revision]:
-        revision = _Revision(plan.revision)
+    def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, Revision]:
+        revision = Revision(plan.revision)
         ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget)
         attempts = yield from self._stage(
             run, plan, "sd", ctx, lambda p, c: p.detect(c),
@@ -292,7 +246,7 @@ class Engine:
         return revision
 
     def _solve_intent(self, run: _RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
-        part = _Part(intent)
+        part = Part(intent)
         kb_attempts = yield from self._stage(run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index)
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
@@ -532,38 +486,3 @@ def _plan_event(plan: Plan) -> PlanBuilt:
         ),
         reasons=plan.notes,
     )
-
-
-def _answer_event(revision: _Revision) -> AnswerReady:
-    parts = []
-    for index, part in enumerate(revision.parts):
-        text = (part.answer.answer if part.answer else "") or NO_EVIDENCE
-        if part.status == "weak" and not text.startswith(INSUFFICIENT_PREFACE):
-            # The words must match the status: a weak answer says so first, whoever wrote it.
-            text = f"{INSUFFICIENT_PREFACE} to answer fully; the closest answer is: {text}"
-        cited = part.answer.cited_ids if part.answer else ()
-        parts.append(
-            AnswerPart(
-                intent_index=index,
-                target=part.intent.target,
-                answer=text,
-                status=part.status,
-                cited_ids=cited,
-                evidence_plugin=part.evidence_plugin,
-            )
-        )
-    if not parts:
-        reason = revision.failure or "no answer"
-        return AnswerReady(answer=f"No answer: {reason}.", status="no-context")
-    statuses = {p.status for p in parts}
-    status = "grounded" if statuses == {"grounded"} else "no-context" if statuses == {"no-context"} else "weak"
-    if len(parts) == 1:
-        text = parts[0].answer
-    else:
-        text = "\n".join(f"{i + 1}. {p.target}\n   {p.answer}" for i, p in enumerate(parts))
-        if status == "weak":
-            text = f"{INSUFFICIENT_PREFACE} to answer every part:\n{text}"
-    if revision.note:
-        text = f"{text}\n\n{revision.note}"
-    evidence = tuple(dict.fromkeys(uid for p in parts for uid in p.cited_ids))
-    return AnswerReady(answer=text, status=status, evidence_ids=evidence, parts=tuple(parts))

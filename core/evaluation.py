@@ -21,12 +21,12 @@ from core.diagnostics import Code, Diagnostic
 from core.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.intent_cues import question_cues
 from core.kb import visible_to
-from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
+from core.plugins.base import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
+from core.plugins.calls import retrieve_bounded
 from core.units import MAX_CALLER_TAGS, Caller, Intent, Region, Tag
 
 if TYPE_CHECKING:
     from core.kb import KBView
-    from core.retrieval.fusion import RetrievalOutcome
     from core.session import Session
 
 AnswerStatus = Literal["grounded", "weak", "no-context"]
@@ -191,6 +191,8 @@ class PluginRun(_Out):
     recall_at_3: float
     recall_at_k: float
     reciprocal_rank: float
+    # Why the plugin gave no candidates when it failed (e.g. its pluginTimeoutMs passed).
+    error: str = ""
 
 
 class QueryResult(_Out):
@@ -332,8 +334,8 @@ class _Runner:
         caller = query.as_caller()
         request = Request(question=query.question, caller=caller)
         view = self.session.view(caller)
-        outcomes = self._retrieve(request, view)
-        candidates = {pid: [c.id for c in outcome.candidates] if outcome else [] for pid, outcome in outcomes.items()}
+        results = self._retrieve(request, view)
+        candidates = {pid: [c.id for c in r.outcome.candidates] if r.outcome else [] for pid, r in results.items()}
         events = list(self.session.run(request))
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
         seen = _Seen(query.question, events, candidates)
@@ -346,18 +348,19 @@ class _Runner:
             expect_status=query.expect_status,
             status=answer.status if answer else "failed",
             answer=answer.answer if answer else "",
-            retrieval=tuple(_plugin_run(pid, outcome, query.expect_evidence) for pid, outcome in outcomes.items()),
+            retrieval=tuple(_plugin_run(pid, result, query.expect_evidence) for pid, result in results.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
             hidden_seen=seen.sightings(self._hidden_finder(caller)),
             answer_checked=bool(query.expect_status or query.expect_answer_mentions or query.expect_answer_excludes),
             answer_problems=_answer_problems(query, answer),
         )
 
-    def _retrieve(self, request: Request, view: KBView) -> dict[str, RetrievalOutcome | None]:
+    def _retrieve(self, request: Request, view: KBView) -> dict[str, KbResult]:
         """Each plugin on its own, with the act the planner would detect, as `mrptui retrieve` runs it."""
         intent = Intent(act=question_cues(request.question).act, target=request.question, output="text")
         context = RunContext(request=request, view=view, services=None)
-        return {p.id: p.retrieve(context, intent).outcome for p in self.plugins}
+        timeout = self.session.engine_config.budgets.plugin_timeout_ms
+        return {p.id: retrieve_bounded(p, context, intent, timeout) for p in self.plugins}
 
     def _hidden_finder(self, caller: Caller) -> IdFinder:
         """Every stored unit the caller may not see: the label-free leak check.
@@ -424,7 +427,8 @@ def _proof_units(node: ProofNode) -> Iterator[str]:
         yield from _proof_units(premise)
 
 
-def _plugin_run(plugin_id: str, outcome: RetrievalOutcome | None, expected: Sequence[str]) -> PluginRun:
+def _plugin_run(plugin_id: str, result: KbResult, expected: Sequence[str]) -> PluginRun:
+    outcome = result.outcome
     ranked = {c.id: c.rank for c in outcome.candidates} if outcome else {}
     kept = set(outcome.evidence_ids) if outcome else set()
     ranks = {uid: ranked.get(uid) for uid in expected}
@@ -438,6 +442,7 @@ def _plugin_run(plugin_id: str, outcome: RetrievalOutcome | None, expected: Sequ
         recall_at_3=sum(rank <= 3 for rank in found) / total,
         recall_at_k=sum(uid in kept for uid in expected) / total,
         reciprocal_rank=1 / min(found) if found else 0.0,
+        error=result.reason if result.status is Status.ERROR else "",
     )
 
 

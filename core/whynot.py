@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from core.config import Lane
 from core.intent_cues import question_cues
-from core.plugins.base import KnowledgePlugin, PluginType, Request, RunContext
+from core.plugins.base import KbResult, PluginType, Request, RunContext, Status
+from core.plugins.calls import retrieve_bounded
 from core.retrieval.fusion import cut_explanation
 from core.retrieval.lanes import hdc_question
 from core.synonyms import Expansion
@@ -33,8 +34,9 @@ def why_not(session, unit_id: str, question: str, request: Request) -> dict[str,
     reasons["hdc"] = _hdc_reason(session, indexes, unit_id, expansion.terms, intent)
     reasons["thinkingdb"] = _tdb_reason(indexes, unit_id, question)
     ctx = RunContext(request=request, view=view, services=None)
+    timeout = session.engine_config.budgets.plugin_timeout_ms
     for plugin in session.registry.of_type(PluginType.KB):
-        reasons[plugin.id] = _plugin_reason(plugin, ctx, intent, unit_id)
+        reasons[plugin.id] = _plugin_reason(retrieve_bounded(plugin, ctx, intent, timeout), unit_id)
     return reasons
 
 
@@ -71,8 +73,9 @@ def _tdb_reason(indexes, unit_id: str, question: str) -> str:
     return indexes.tdb.explain_absence(unit_id, question)
 
 
-def _plugin_reason(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, unit_id: str) -> str:
-    result = plugin.retrieve(ctx, intent)
+def _plugin_reason(result: KbResult, unit_id: str) -> str:
+    if result.status is Status.ERROR:
+        return f"error: {result.reason}"
     outcome = result.outcome
     candidate = outcome.candidate(unit_id) if outcome else None
     if candidate is None:

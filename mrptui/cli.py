@@ -6,10 +6,13 @@ import argparse
 import contextlib
 import io
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from importlib import import_module
 
+from core import cancel
 from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
 from mrptui.commands import UsageError, add_config_option, explore
 
@@ -74,7 +77,33 @@ def _command_module(name: str):
         raise
 
 
+def _on_interrupt(signum: int, frame: object) -> None:
+    cancel.note_interrupt()
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _interrupts_remembered() -> Iterator[None]:
+    """Ctrl+C raises KeyboardInterrupt as before and is also remembered for the kernel, which
+    polls it (core/cancel.py says why); the previous handler is back when `main` returns."""
+    # Only Python's own handler is replaced: an ignored SIGINT (nohup, a background job) stays ignored.
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        cancel.clear_interrupt()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    with _interrupts_remembered():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parse(argv)
     _cache_environment(args)
     command = args.command or "explore"

@@ -24,6 +24,11 @@ from core.units import Act, KnowledgeUnit
 # Sentences around the one stating what is explained: text gives reasons on either side.
 _EXPLANATION_BEFORE = 1
 _EXPLANATION_AFTER = 2
+# Words that open a sentence continuing the one before: pronouns, demonstratives, connectives.
+_REFERS_BACK = frozenset(
+    "it its this that these those they their them he his she her so therefore thus hence because "
+    "consequently then otherwise which as".split()
+)
 _MAX_SIDE_SENTENCES = 2
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
@@ -233,7 +238,22 @@ def explanation(terms: Sequence[Term], evidence: Evidence) -> tuple[Sentence, li
         return None
     anchor = best[1]
     earlier, later = evidence.around(anchor, _EXPLANATION_BEFORE, _EXPLANATION_AFTER)
-    return anchor, [*earlier, *later]
+    before = _connected(list(reversed(earlier)), anchor, terms)[::-1]
+    return anchor, [*before, *_connected(later, anchor, terms)]
+
+
+def _connected(outward: Sequence[Sentence], anchor: Sentence, terms: Sequence[Term]) -> list[Sentence]:
+    """The neighbours, walking away from the anchor, up to the first that is about something else:
+    one that shares no word with the anchor or the question and does not open by referring back
+    ("It", "This", "Because", …). A paragraph moves on to other subjects; its next sentence is a
+    reason only if it is still about the same thing."""
+    kept = []
+    for sentence in outward:
+        opener = sentence.text.split(maxsplit=1)[0].strip(EDGE).lower() if sentence.text.split() else ""
+        if not (sentence.stems & anchor.stems or covered(terms, [sentence]) or opener in _REFERS_BACK):
+            break
+        kept.append(sentence)
+    return kept
 
 
 # --- comparison -----------------------------------------------------------------------------------

@@ -5,16 +5,18 @@ or raises turned into an outcome the kernel can record (never an exception that 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from core.cancel import Cancelled, CancelToken, bound
+from core.cancel import Cancelled, CancelToken, bound, interrupt_requested
 from core.config import TraceLimits
-from core.plugins.base import GsResult, KbResult, SdResult, Status, ValResult
+from core.plugins.base import GsResult, KbResult, KnowledgePlugin, RunContext, SdResult, Status, ValResult
+from core.units import Intent
 from core.plugins.output import plugin_output
 
 Result = SdResult | KbResult | GsResult | ValResult
-# How often a waiting kernel checks whether the user cancelled the run.
+# How often a waiting kernel checks whether the user cancelled or interrupted the run.
 _STOP_POLL_S = 0.02
 
 
@@ -28,6 +30,8 @@ def run_isolated(
     `pending` (still running at the deadline: the caller cancels the token, and a plugin that
     polls it stops).
     """
+    if interrupt_requested():
+        raise KeyboardInterrupt("interrupted by the user")
     outcome: dict[str, object] = {}
 
     def target() -> None:
@@ -47,9 +51,10 @@ def run_isolated(
     worker.start()
     try:
         while worker.is_alive() and not token.cancelled:
+            if interrupt_requested():
+                raise KeyboardInterrupt("interrupted by the user")
             remaining = token.remaining()
-            step = _STOP_POLL_S if remaining is None else remaining
-            worker.join(step if stop_requested is None else min(step, _STOP_POLL_S))
+            worker.join(_STOP_POLL_S if remaining is None else min(remaining, _STOP_POLL_S))
             if stop_requested is not None and stop_requested() and worker.is_alive():
                 token.cancel("cancelled by the user")
                 outcome["stopped"] = True
@@ -61,6 +66,20 @@ def run_isolated(
     if worker.is_alive():
         outcome["pending"] = True
     return outcome
+
+
+def retrieve_bounded(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, timeout_ms: int) -> KbResult:
+    """A kb plugin called outside a run (why-not, eval, `mrptui retrieve`), under the same
+    `pluginTimeoutMs` and with the same outcomes as the kernel gives it: a hang, an exception or a
+    malformed result is an `error` result naming it, never a frozen command."""
+    token = CancelToken(time.monotonic() + timeout_ms / 1000, f"pluginTimeoutMs ({timeout_ms} ms)")
+    outcome = run_isolated(plugin.id, lambda: plugin.retrieve(replace(ctx, cancel=token), intent), token)
+    if "interrupted" in outcome:
+        raise KeyboardInterrupt(f"interrupted inside plugin {plugin.id}")
+    if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
+        token.cancel("timed out")
+        return KbResult(status=Status.ERROR, reason=f"cancelled: timed out after {timeout_ms} ms (pluginTimeoutMs)")
+    return checked(outcome, KbResult, "kb")
 
 
 def checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:

@@ -50,7 +50,11 @@ class Planner(Plugin):
         self._order = order
         self._deep_first = deep_first
 
-    def plan(self, request: Request, cues: QuestionCues, registry: Registry, revision: int, why: str = "") -> Plan:
+    def plan(
+        self, request: Request, cues: QuestionCues, registry: Registry, revision: int, why: str = "",
+        rejected_evidence: tuple[str, ...] = (),
+    ) -> Plan:
+        """`rejected_evidence`: kb plugins whose evidence an earlier revision's answer was rejected on."""
         stages: dict[str, tuple[str, ...]] = {}
         reasons: dict[str, tuple[str, ...]] = {}
         for stage_type in STAGES:
@@ -58,6 +62,9 @@ class Planner(Plugin):
             stage = self._base(name, stage_type, registry)
             if stage_type is PluginType.KB:
                 self._order_knowledge(stage, cues, registry)
+                # The same evidence first again would meet the same validator: the others get their turn.
+                for pid in rejected_evidence:
+                    stage.demote(pid, f"{pid}'s evidence was rejected in an earlier revision → {pid} last")
             self._apply_user(stage, name, request)
             stages[name] = tuple(stage.order)
             reasons[name] = tuple(stage.reasons)

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from core import cancel
 from core.config import HdcConfig
 from core.retrieval.hdc_context import ContextModel
+from core.retrieval.hdc_scan import hamming
 from core.retrieval.hdc_vectors import (
     DIMENSIONS,
     TokenVectors,
@@ -62,7 +62,6 @@ __all__ = [
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
-_SCAN_ROWS = 1024
 
 
 def noise_floor(config: HdcConfig) -> float:
@@ -395,27 +394,6 @@ def _role_table(roles: list[Role], seed: str) -> np.ndarray:
 def _acts_table(act_sets: list[tuple[Act, ...]], seed: str) -> np.ndarray:
     rows = [bundle(np.array([hv(seed, f"act:{a.value}") for a in acts])) for acts in act_sets]
     return np.array(rows, dtype=np.uint64).reshape(-1, WORDS)
-
-
-def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Hamming distance of each row of `matrix` to `vector`, uint16.
-
-    Chunks of 1024 rows with preallocated buffers keep the XOR and popcount temporaries in cache.
-    """
-    n = len(matrix)
-    out = np.empty(n, dtype=np.uint16)
-    xored = np.empty((min(n, _SCAN_ROWS), WORDS), dtype=np.uint64)
-    counts = np.empty(xored.shape, dtype=np.uint8)
-    token = cancel.current()
-    for start in range(0, n, _SCAN_ROWS):
-        # A scan of a million units takes a while: a cancelled plugin call stops between chunks.
-        token.raise_if_cancelled()
-        stop = min(start + _SCAN_ROWS, n)
-        rows = stop - start
-        np.bitwise_xor(matrix[start:stop], vector, out=xored[:rows])
-        np.bitwise_count(xored[:rows], out=counts[:rows])
-        counts[:rows].sum(axis=1, dtype=np.uint16, out=out[start:stop])
-    return out
 
 
 def field_scores(distances: np.ndarray, floor: float) -> np.ndarray:

@@ -6,13 +6,16 @@ Both callers use these functions, so the figures `eval` reports are the lanes th
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from core.config import HdcConfig
 from core.retrieval.bm25 import Bm25Index
-from core.retrieval.hdc import HdcIndex, HdcQuery
 from core.units import Act, Role
+
+if TYPE_CHECKING:
+    from core.retrieval.hdc import HdcIndex, HdcQuery
 
 
 def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:

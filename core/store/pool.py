@@ -11,16 +11,18 @@ cannot be written) leaves the files unbuilt for the serial path, which builds th
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled
 from core.config import HdcConfig
 from core.store.store import SegmentStore
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # Below this many bytes of files to build, starting workers costs more than it saves.
 MIN_POOL_BYTES = 4 << 20
@@ -67,6 +69,10 @@ def prebuild(
         return 0
     # Largest first, so one big file does not start last and leave the other workers idle.
     todo.sort(key=_size, reverse=True)
+    # Imported here: a warm open never starts a pool and should not pay for multiprocessing.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
@@ -101,10 +107,12 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: list, progress: Callable[[int, int], None] | None) -> int:
+def _collect(futures: list[Future], progress: Callable[[int, int], None] | None) -> int:
     """Wait for the workers. `progress` hears each finished file, and is called again every
     PROGRESS_TICK_SECONDS meanwhile, so a caller that cancels by raising from it is heard
     promptly even while every worker is inside a long file."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
     pending, done = set(futures), 0
     while pending:

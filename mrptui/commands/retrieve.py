@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from core.config import Lane
 from core.events import RetrievalScored
 from core.intent_cues import question_cues
 from core.plugins.base import KbResult, PluginType, RegistryError, Request, RunContext
+from core.plugins.calls import retrieve_bounded
 from core.retrieval.fusion import cut_explanation
 from core.units import Act, Intent
 from core.whynot import why_not
@@ -55,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
         return exit_code(0, health, args)
     act = Act(args.act) if args.act else question_cues(question).act
     intent = Intent(act=act, target=question, output="text")
-    result = plugin.retrieve(RunContext(request=request, view=session.view(caller), services=None), intent)
+    timeout = session.engine_config.budgets.plugin_timeout_ms
+    result = retrieve_bounded(plugin, RunContext(request=request, view=session.view(caller), services=None), intent, timeout)
+    if result.outcome is None:
+        # A timeout, an exception or a plugin with nothing to rank: said in one line, exit 1.
+        print(f"mrptui: {plugin.id} {result.status.value}: {result.reason or 'no candidates'}", file=sys.stderr)
+        return exit_code(1, health, args)
     data = {**result_json(result), "diagnostics": health.model_dump()}
     print(json.dumps(data, indent=2) if args.json else _table(result))
     return exit_code(0, health, args)

@@ -255,3 +255,31 @@ def test_a_paragraph_is_read_only_as_far_as_the_view_resolves() -> None:
     assert [u.id for u in paragraph_units(view, units[:1])] == [units[2].id]
     fact = units[0].model_copy(update={"subject": "keeper", "relation": "uses", "object": "lamp"})
     assert paragraph_units(_view(units), [fact]) == []
+
+
+def test_an_explanation_keeps_neighbours_about_the_same_thing_and_stops_where_the_text_moves_on() -> None:
+    units = _paragraph(
+        "The ferry's gearbox is lubricated by an electric oil pump.",
+        "If the oil pump fails, the gearbox overheats within twenty minutes.",
+        "This is why the chief engineer inspects it every Monday.",
+        "The bow thruster is powered by the port generator.",
+    )
+    question = "What happens if the oil pump fails?"
+    draft = form_draft(Form.EXPLANATION, question, question_cues(question), units)
+    assert draft is not None
+    lead, _, because = draft.text.partition(", because: ")
+    assert lead.startswith("If the oil pump fails, the gearbox overheats")
+    # Before: shares "oil pump" and "gearbox"; after: opens by referring back ("This").
+    assert "lubricated by an electric oil pump" in because and "inspects it every Monday" in because
+    assert "bow thruster" not in because and units[3].id not in draft.cited
+
+
+def test_an_explanation_with_no_connected_neighbour_is_the_statement_alone() -> None:
+    units = _paragraph(
+        "Supper was cold.",
+        "We kept going rather than run back, because the harbour entrance breaks in any sea above two metres.",
+        "The barometer fell another four millibars.",
+    )
+    question = "Why did they keep going rather than run back?"
+    draft = form_draft(Form.EXPLANATION, question, question_cues(question), units)
+    assert draft is not None and ", because: " not in draft.text and draft.cited == (units[1].id,)

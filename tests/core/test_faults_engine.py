@@ -299,6 +299,35 @@ def test_a_plugin_past_its_timeout_is_cancelled_and_actually_stops(use_context: 
     assert spinner.steps == steps > 0
 
 
+def test_an_interrupt_dropped_before_it_reached_the_kernel_still_stops_the_run() -> None:
+    """Ctrl+C raised inside a finaliser is printed and dropped by Python; the CLI's handler also
+    notes it, and the kernel, polling the note while it waits, stops the plugin and the run."""
+    from core import cancel
+
+    spinner = Spinner("kb-spin")
+    engine = _engine_around(spinner, plugin_timeout_ms=60_000)
+    threading.Timer(0.2, cancel.note_interrupt).start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_to_end(engine)
+    finally:
+        cancel.clear_interrupt()
+    assert time.monotonic() - started < 30
+    assert spinner.stopped.wait(5) and spinner.observed == "interrupted by the user"
+
+
+def test_the_cli_leaves_no_interrupt_handler_or_note_behind(tmp_path) -> None:
+    import signal
+
+    from core import cancel
+    from mrptui.cli import main
+
+    assert main(["--kb", str(tmp_path / "missing"), "ask", "What is Helix?"]) == 2
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert not cancel.interrupt_requested()
+
+
 def test_the_request_deadline_cancels_a_plugin_before_its_own_timeout() -> None:
     spinner = Spinner("kb-spin")
     events = run_to_end(_engine_around(spinner, plugin_timeout_ms=60_000, request_timeout_ms=150))

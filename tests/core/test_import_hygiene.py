@@ -28,9 +28,11 @@ def test_core_never_imports_textual_or_mrptui() -> None:
 
 
 # What `mrptui ask` must not pay for: the TUI, other commands' engines, test/eval libraries and
-# the HTTP stack (only a configured LLM or dense endpoint needs it).
+# the HTTP stack (only a configured LLM or dense endpoint needs it), the process pool (only a first
+# load of a large KB starts one) and the scan threads (only a large HDC scan).
 ASK_NEVER_IMPORTS = (
-    "textual", "rich", "hypothesis", "ir_measures", "http.client", "ssl",
+    "textual", "rich", "hypothesis", "ir_measures", "http.client", "ssl", "multiprocessing",
+    "concurrent.futures.process", "concurrent.futures.thread",
     "core.evaluation", "core.ireval", "core.checks", "core.rundiff",
     "mrptui.app", "mrptui.state", "mrptui.run_control", "mrptui.commands.step", "mrptui.commands.eval",
 )
