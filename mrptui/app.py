@@ -660,7 +660,7 @@ class ExplorerApp(App[None]):
         self._open_screen(RulesScreen, RulesScreen)
 
     def action_eval_screen(self) -> None:
-        if self.lifecycle.refuse_while_loading("the eval screen"):
+        if self.lifecycle.refuse_while_loading("the eval screen", needs_engine=True):
             return
         from mrptui.screens.eval import EvalScreen
 

@@ -166,11 +166,16 @@ class KBLifecycle:
         if request is not None:
             self.app.start_run(request)
 
-    def refuse_while_loading(self, what: str) -> bool:
-        """Whether `what` must wait for the KB (it says so)."""
+    def refuse_while_loading(self, what: str, *, needs_engine: bool = False) -> bool:
+        """Whether `what` must wait for the KB (it says so). `needs_engine`: nor can it open after a
+        failed load (the KB screen can: it lists why the load failed)."""
         if self.state.loading:
             self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)}): {what} opens when it is ready",
                             severity="warning")
+        elif self.state.failed and needs_engine:
+            self.app.notify(f"the KB did not load, so {what} cannot run: F8 lists why, ctrl+r tries again",
+                            severity="error")
+            return True
         return self.state.loading
 
     # -- indexes -----------------------------------------------------------------------------

@@ -152,7 +152,9 @@ async def test_a_config_error_found_while_opening_is_shown_in_the_app_and_ctrl_r
         assert any("KB not loaded" in note and "ctrl+r" in note for note in notes)
         await pilot.press("f8")
         assert f"{engine}:3:" in str(app.screen.query_one("#dialog-text", Static).render())
-        await pilot.press("escape")
+        await pilot.press("escape", "escape", "f4")
+        assert isinstance(app.screen, MainScreen) and any("the eval screen cannot run" in note for note in notes)
+        app.screen.query_one("#query").focus()
         app.screen.query_one("#query").value = QUESTION
         await pilot.press("enter")
         assert app.current is None and any("the KB did not load, so nothing can run" in note for note in notes)
