@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
 from mrptui.commands import UsageError, add_caller_options, caller_from_args, config_from_args, kb_paths
 
 THEMES = ("textual-dark", "textual-light")
+# After quit, how long threads still building indexes may take before the process leaves without them.
+QUIT_GRACE_SECONDS = 0.5
 
 
 def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,5 +85,27 @@ def run(args: argparse.Namespace) -> int:
     app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
                       opener=partial(open_later, paths, config))
     start_pool_helpers()
-    app.run()
-    return 0
+    return run_until_quit(app)
+
+
+def run_until_quit(app) -> int:
+    """Run the app. Once it has quit (the terminal is restored), a worker thread may still be
+    building indexes (BM25, HDC: seconds on a big KB, not interruptible), and `asyncio.run` would
+    wait for it. Give the workers QUIT_GRACE_SECONDS, then leave without them: everything they write
+    to the cache is published by atomic rename, so an abandoned write leaves only a temporary file."""
+    loop = asyncio.new_event_loop()
+    workers = ThreadPoolExecutor(thread_name_prefix="mrptui-worker")  # where Textual's thread workers run
+    loop.set_default_executor(workers)
+    try:
+        app.run(loop=loop)
+    finally:
+        loop.close()
+    code = app.return_code or 0
+    waiting = threading.Thread(target=workers.shutdown, daemon=True)
+    waiting.start()
+    waiting.join(QUIT_GRACE_SECONDS)
+    if waiting.is_alive():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,26 @@ def test_replay_bad_file_is_one_line_and_exit_2(tmp_path: Path, launched, capsys
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and err.startswith("mrptui: error: ")
     assert launched == []
+
+
+def test_quitting_does_not_wait_for_a_worker_thread_still_building_indexes(tmp_path: Path):
+    """A warm-up worker cannot be interrupted; after quit the process leaves without it (bounded
+    by the subprocess timeout: waiting for the thread would never end)."""
+    script = tmp_path / "busy.py"
+    script.write_text(
+        "import threading\n"
+        "from textual.app import App\n"
+        "from mrptui.commands.explore import run_until_quit\n"
+        "class Busy(App):\n"
+        "    def on_mount(self):\n"
+        "        self.run_worker(threading.Event().wait, thread=True)  # never returns on its own\n"
+        "        self.call_after_refresh(self.exit, return_code=3)\n"
+        "    def run(self, **options):\n"
+        "        return super().run(headless=True, **options)\n"
+        "if __name__ == '__main__':\n"
+        "    raise SystemExit(run_until_quit(Busy()))\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 3 and "Traceback" not in done.stderr
