@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -93,6 +90,10 @@ def run_until_quit(app) -> int:
     building indexes (BM25, HDC: seconds on a big KB, not interruptible), and `asyncio.run` would
     wait for it. Give the workers QUIT_GRACE_SECONDS, then leave without them: everything they write
     to the cache is published by atomic rename, so an abandoned write leaves only a temporary file."""
+    import asyncio  # here: the CLI imports this module for its options, and `ask` needs neither
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     loop = asyncio.new_event_loop()
     workers = ThreadPoolExecutor(thread_name_prefix="mrptui-worker")  # where Textual's thread workers run
     loop.set_default_executor(workers)

@@ -222,3 +222,29 @@ async def test_a_reload_runs_in_a_worker_and_the_status_line_says_so_meanwhile()
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
         assert notes == ["KB files changed: 2 errors; units that fail are withdrawn until fixed (see KB screen)"]
+
+
+class SlowWarmUpSession(FakeSession):
+    """BM25/ThinkingDB warm-up that waits for the test and takes 2.5 s by the app's clock."""
+
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.release = threading.Event()
+
+    def warm_up(self, caller) -> None:
+        assert self.release.wait(30)
+        self.clock[0] += 2.5
+        super().warm_up(caller)
+
+
+async def test_the_status_line_says_indexes_are_building_and_a_slow_build_ends_with_a_toast():
+    clock = [100.0]
+    session = SlowWarmUpSession(clock)
+    app = make_app(session, clock=lambda: clock[0])
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "indexes building…" in status(app), "the index build in the status line")
+        session.release.set()
+        await until(pilot, lambda: "indexes building" not in status(app), "the index build to end")
+        assert notes == ["indexes ready (2.5 s): questions answer at full speed"]
