@@ -56,6 +56,8 @@ class CandidateScore(_Model):
     role_boost: float = 1.0
     kept: bool
     cut_reason: Literal["min_score", "gap", "max_results"] | None = None
+    # Kept past maxResults as a leaf of this ThinkingDB proof (its fact), whose other leaves were kept.
+    kept_with: str = ""
     current_turn: bool = False
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)

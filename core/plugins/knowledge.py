@@ -89,7 +89,8 @@ class ProfileRetriever(KnowledgePlugin):
             tdb = indexes.tdb.query(intent.target, stop=ctx.cancel)
             lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
-        candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
+        together = _best_proof_leaves(tdb)
+        candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
         escalated = False
         hdc_query = None
         kept = sum(c.kept for c in candidates)
@@ -100,7 +101,7 @@ class ProfileRetriever(KnowledgePlugin):
                 indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw), profile.feedback_units
             )
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
-            candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query)
+            candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
         kept_units = [c for c in candidates if c.kept]
         sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
         if escalated:
@@ -148,7 +149,7 @@ class ProfileRetriever(KnowledgePlugin):
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
         return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
-    def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query):
+    def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query, together: tuple[str, frozenset[str]] | None):
         # Read from the view's columns: every scored unit's role, without restoring the units.
         roles = {uid: ctx.view.role_of(uid) for scores in lanes.values() for uid in scores}
         current = frozenset(uid for uid in roles if ctx.view.is_current(uid))
@@ -161,6 +162,7 @@ class ProfileRetriever(KnowledgePlugin):
             config=self._services.retrieval.fusion,
             profile=self.profile,
             current_turn=current,
+            together=together,
         )
 
     def _scored_event(self, ctx: RunContext, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query) -> RetrievalScored:
@@ -233,11 +235,19 @@ def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hd
         role_boost=candidate.role_boost,
         kept=candidate.kept,
         cut_reason=candidate.cut_reason.value if candidate.cut_reason else None,
+        kept_with=candidate.kept_with,
         current_turn=candidate.current_turn,
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,
     )
+
+
+def _best_proof_leaves(tdb: TdbResult | None) -> tuple[str, frozenset[str]] | None:
+    """ThinkingDB's first-ranked derived proof (most named entities, then pathScore) and the units
+    it rests on: kept together through the maxResults cut (core/retrieval/fusion.py)."""
+    best = next((p for p in tdb.proofs if p.rule is not None), None) if tdb is not None else None
+    return (best.fact, frozenset(best.leaf_units())) if best is not None else None
 
 
 def proof_node(proof: Proof) -> ProofNode:

@@ -196,7 +196,7 @@ def best_proof(
     entities = set(cues.focus_terms) & _symbol_terms([*proofs, *seeds])
     best, best_key = None, (False, 0, 0, 0.0)
     for proof in proofs:
-        if proof.rule is None or not set(leaf_units(proof)) <= evidence:
+        if proof.rule is None or not set(proof.leaf_units()) <= evidence:
             continue
         # Entities named by the conclusion first; failing that, a chain that passes through the
         # rest of them on its way ("A benefits from isolation for secure execution": A → … →
@@ -220,12 +220,6 @@ def _symbol_terms(proofs: Iterable[Proof]) -> set[str]:
     return terms
 
 
-def leaf_units(proof: Proof) -> list[str]:
-    if not proof.premises:
-        return list(proof.units)
-    return [uid for premise in proof.premises for uid in leaf_units(premise)]
-
-
 def chain_steps(proof: Proof) -> list[str]:
     """Stated facts in proof order; each derivation is noted after the premise that completes it."""
     if not proof.premises:
@@ -237,7 +231,7 @@ def chain_steps(proof: Proof) -> list[str]:
 
 def chain_answer(proof: Proof, lead: str = "") -> Draft:
     text = f"{lead or proof.fact}, because: {'; '.join(chain_steps(proof))}."
-    return Draft(text, _distinct(leaf_units(proof)), f"proof chain for '{proof.fact}' by {proof.rule}")
+    return Draft(text, _distinct(proof.leaf_units()), f"proof chain for '{proof.fact}' by {proof.rule}")
 
 
 def _names_both_ends(question: str, proof: Proof) -> bool:

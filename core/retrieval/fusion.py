@@ -6,7 +6,7 @@ Every candidate keeps the exact reason it was cut, so a person can ask why a uni
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from core.config import FusionConfig, FusionMethod, Lane, Profile
@@ -33,6 +33,8 @@ class Candidate:
     kept: bool
     cut_reason: CutReason | None
     current_turn: bool = False
+    # Kept past maxResults as a leaf of this proof (its fact), whose other leaves were kept.
+    kept_with: str = ""
 
     def lane(self, lane: Lane) -> float | None:
         return self.lanes.get(lane)
@@ -170,8 +172,12 @@ def fuse(
     config: FusionConfig,
     profile: Profile,
     current_turn: frozenset[str] = frozenset(),
+    together: tuple[str, frozenset[str]] | None = None,
 ) -> tuple[tuple[Candidate, ...], Cutoffs]:
-    """Fuse normalised lane scores, then apply minScore, the gap and maxResults, in that order."""
+    """Fuse normalised lane scores, then apply minScore, the gap and maxResults, in that order.
+
+    `together` is a proof (its fact and leaf units): when one of its leaves is kept, the others
+    that only maxResults cut are kept too, since a proof is evidence only whole."""
     summed = lane_weights(config, profile, FusionMethod.WEIGHTED)
     weighted = _weighted(lanes, config, summed, agreement_bonus(config, profile))
     agreed = agreeing(lanes, config)
@@ -209,7 +215,20 @@ def fuse(
                 current_turn=uid in current_turn,
             )
         )
-    return tuple(candidates), cutoffs
+    return _keep_together(candidates, together), cutoffs
+
+
+def _keep_together(candidates: list[Candidate], together: tuple[str, frozenset[str]] | None) -> tuple[Candidate, ...]:
+    if together is None:
+        return tuple(candidates)
+    fact, members = together
+    if not any(c.kept for c in candidates if c.id in members):
+        return tuple(candidates)
+    return tuple(
+        replace(c, kept=True, cut_reason=None, kept_with=fact)
+        if c.id in members and c.cut_reason is CutReason.MAX_RESULTS else c
+        for c in candidates
+    )
 
 
 def sufficiency(kept: Sequence[Candidate], act: Act, exact_ids: Sequence[str] = ()) -> tuple[bool, str]:
@@ -241,4 +260,7 @@ def cut_explanation(candidate: Candidate, cutoffs: Cutoffs) -> str:
         )
     if candidate.cut_reason is CutReason.MAX_RESULTS:
         return f"cut by maxResults: rank {candidate.rank} after {cutoffs.max_results} kept units"
+    if candidate.kept_with:
+        return (f"kept at rank {candidate.rank} past maxResults {cutoffs.max_results}: a leaf of the proof of "
+                f"'{candidate.kept_with}', whose other leaves were kept")
     return f"kept at rank {candidate.rank} with score {candidate.score:.3f}"

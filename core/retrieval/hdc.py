@@ -56,9 +56,9 @@ from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 
 __all__ = [
     "DIMENSIONS", "FIELDS", "WORDS", "HdcIndex", "HdcQuery", "UnitVectorCache", "bind", "bundle", "char_ngrams",
-    "encode_ngrams", "encode_ngrams_batch", "encode_query", "field_scores", "hamming", "hv", "hv_table",
+    "encode_ngrams", "encode_ngrams_batch", "encode_query", "feedback_query", "field_scores", "hamming", "hv", "hv_table",
     "calibrate", "encode_units", "encoding_options", "learn_model", "match_notes", "noise_floor", "permute",
-    "similarity", "token_table", "token_vectors", "unit_windows",
+    "similarity", "token_table", "token_vectors", "unit_windows", "window_sentences",
 ]
 
 FIELDS = ("topic", "claim", "role", "acts")
@@ -71,16 +71,22 @@ def noise_floor(config: HdcConfig) -> float:
 
 def unit_windows(body: str, sentences: int) -> list[str]:
     """The claim windows: `sentences` consecutive sentences, stride one; the whole text when 0."""
-    if sentences <= 0:
+    parts = window_sentences(body, sentences)
+    if parts is None:
         return [body]
+    return [" ".join(parts[i : i + sentences]) for i in range(len(parts) - sentences + 1)]
+
+
+def window_sentences(body: str, sentences: int) -> tuple[str, ...] | None:
+    """The body's sentences when it makes more than one window of `sentences`, else None."""
+    if sentences <= 0:
+        return None
     # Sentences end only at a run of . ! ? or a line break: with fewer marks than `sentences`
     # and one line there cannot be more than `sentences` of them, so skip the splitter.
     if "\n" not in body and body.count(".") + body.count("!") + body.count("?") < sentences:
-        return [body]
+        return None
     parts = _sentences(body)
-    if len(parts) <= sentences:
-        return [body]
-    return [" ".join(parts[i : i + sentences]) for i in range(len(parts) - sentences + 1)]
+    return parts if len(parts) > sentences else None
 
 
 @lru_cache(maxsize=1 << 14)
@@ -116,7 +122,7 @@ def encoding_options(config: HdcConfig, model: ContextModel | None) -> dict[str,
 def _encoder_digest() -> str:
     here = Path(__file__).resolve().parent
     hasher = hashlib.sha256()
-    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py"):
+    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py", "hdc_tokens.py"):
         hasher.update(name.encode() + b"\0" + (here / name).read_bytes())
     return hasher.hexdigest()[:16]
 
@@ -204,6 +210,17 @@ def encode_query(tokens: Sequence[str], act: Act, config: HdcConfig, model: Cont
     )
 
 
+def feedback_query(index, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+    """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
+    (topic and every claim window) of `unit_ids` found in `index`, the question counting as much
+    as all of them together, so the lane also finds units worded like the question's best matches."""
+    feedback = [index.text_vector(uid) for uid in unit_ids if uid in index]
+    if query.text is None or not feedback:
+        return query
+    text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
+    return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+
+
 class HdcIndex:
     """Unit field vectors of one permitted view; rows follow `unit_ids`.
 
@@ -236,6 +253,7 @@ class HdcIndex:
         self.config = config
         self.model = model
         self._floor = noise_floor(config)
+        self._scores_by_distance = field_scores(np.arange(DIMENSIONS + 1), self._floor)
         self._row = {uid: i for i, uid in enumerate(unit_ids)}
 
     @classmethod
@@ -288,15 +306,11 @@ class HdcIndex:
         """The query encoded with this index's token vectors (learned ones included)."""
         return encode_query(tokens, act, self.config, self.model)
 
+    def __contains__(self, unit_id: object) -> bool:
+        return unit_id in self._row
+
     def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
-        """Pseudo-relevance feedback: the question's text vector bundled with the text vectors
-        (topic and every claim window) of `unit_ids`, the question counting as much as all of
-        them together, so the lane also finds units worded like the question's best matches."""
-        feedback = [self.text_vector(uid) for uid in unit_ids if uid in self._row]
-        if query.text is None or not feedback:
-            return query
-        text = bundle(np.vstack([np.repeat(query.text[None], len(feedback), axis=0), *feedback]))
-        return HdcQuery(text=text, role=query.role, act=query.act, tokens=query.tokens)
+        return feedback_query(self, query, unit_ids)
 
     def text_vector(self, unit_id: str) -> np.ndarray:
         """F(u): the bundle of a unit's topic and claim-window vectors (what feedback adds)."""
@@ -311,10 +325,11 @@ class HdcIndex:
         if query.text is None or not len(self):
             return np.zeros(len(self))
         weights = self.config.field_weights
-        topic = field_scores(hamming(self.topic, query.text), self._floor)
-        claim = field_scores(hamming(self.claim, query.text), self._floor)
-        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best
-            claim = np.maximum.reduceat(claim, self.claim_start)
+        claim_distances = hamming(self.claim, query.text)
+        if len(self.claim) != len(self):  # some unit has several windows: take each unit's best (nearest)
+            claim_distances = np.minimum.reduceat(claim_distances, self.claim_start)
+        # A field's score depends only on its distance (0…4096): one lookup per row, no float temporaries.
+        topic, claim = self._scores_by_distance[hamming(self.topic, query.text)], self._scores_by_distance[claim_distances]
         context = weights.get("role", 0.0) * field_scores(hamming(self.role_table, query.role), self._floor)[self.role_of]
         context += weights.get("acts", 0.0) * field_scores(hamming(self.acts_table, query.act), self._floor)[self.acts_of]
         text = weights.get("topic", 0.0) * topic + weights.get("claim", 0.0) * claim
@@ -358,7 +373,7 @@ def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[
     """Question words the unit does not contain but has a near form of, and why (shared character
     n-grams, or learned from the same units). Events carry no unit text, so a note names only the
     question's word and what it shares; the best claim window is the "claim_window" field."""
-    if query.text is None or unit.id not in index._row:
+    if query.text is None or unit.id not in index:
         return ()
     notes: list[str] = []
     unit_tokens = list(dict.fromkeys(tokenize(f"{unit.topic} {unit.body}")))

@@ -23,9 +23,10 @@ Vectors are 64 packed uint64 words; bit j lives in word j // 64 at bit j % 64.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
-from functools import lru_cache
-from itertools import chain
+from functools import lru_cache, partial
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -55,7 +56,12 @@ def bind(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def permute(vectors: np.ndarray) -> np.ndarray:
     """ρ: rotate each vector (last axis) by one bit; bit 4095 wraps to bit 0."""
-    return (vectors << np.uint64(1)) | (np.roll(vectors, 1, axis=-1) >> np.uint64(63))
+    vectors = np.asarray(vectors, dtype=np.uint64)
+    out = vectors << np.uint64(1)
+    # Each word takes the top bit of the word below it (np.roll's copy is slow on big tables).
+    out[..., 1:] |= vectors[..., :-1] >> np.uint64(63)
+    out[..., 0] |= vectors[..., -1] >> np.uint64(63)
+    return out
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:
@@ -78,48 +84,131 @@ def char_ngrams(token: str, n: int) -> list[str]:
     return [marked[i : i + n] for i in range(max(1, len(marked) - n + 1))]
 
 
-# Char-n-gram token vectors already built (a question's words are looked up again and again);
-# cleared when it outgrows the bound, so a huge vocabulary cannot pin memory.
-_CHAR_VECTORS: dict[tuple[str, int, str], bytes] = {}
-_CHAR_VECTORS_MAX = 1 << 17
+class _VectorCache:
+    """Vectors already built, by key, rows of one growing matrix: a batch costs one dict probe
+    per key and one numpy gather, where a dict of per-key bytes cost a join per key. Emptied when
+    it would outgrow `limit` rows, so a huge vocabulary cannot pin memory. Rows are only appended
+    (growing copies the matrix), so a reader's snapshot stays valid while another thread adds."""
+
+    def __init__(self, limit: int):
+        self._limit = limit
+        self._rows: dict[str, int] = {}
+        self._matrix = np.empty((0, WORDS), dtype=np.uint64)
+        self._lock = threading.Lock()
+
+    def table(self, keys: Sequence[str], build: Callable[[list[str]], np.ndarray]) -> np.ndarray:
+        """The vector of each key, shape [len(keys), 64]; `build` makes the missing ones."""
+        with self._lock:
+            matrix, known = self._matrix, self._rows
+            rows = np.fromiter(map(known.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+        out = np.empty((len(keys), WORDS), dtype=np.uint64)
+        found = rows >= 0
+        out[found] = matrix[rows[found]]
+        absent = np.flatnonzero(~found).tolist()
+        if absent:
+            missing = list(dict.fromkeys(keys[i] for i in absent))
+            built = build(missing)
+            where = {key: i for i, key in enumerate(missing)}
+            out[absent] = built[[where[keys[i]] for i in absent]]
+            self._add(missing, built)
+        return out
+
+    def _add(self, keys: list[str], vectors: np.ndarray) -> None:
+        with self._lock:
+            new = [i for i, key in enumerate(keys) if key not in self._rows]  # another thread's meanwhile
+            if len(self._rows) + len(new) > self._limit:
+                self._rows, self._matrix = {}, np.empty((0, WORDS), dtype=np.uint64)
+                new = new[: self._limit]
+            count = len(self._rows)
+            if count + len(new) > len(self._matrix):
+                rows = min(max(2 * len(self._matrix), 1024), self._limit)
+                grown = np.empty((max(rows, count + len(new)), WORDS), dtype=np.uint64)
+                grown[:count] = self._matrix[:count]
+                self._matrix = grown
+            self._matrix[count : count + len(new)] = vectors[new]
+            self._rows.update(zip((keys[i] for i in new), range(count, count + len(new))))
+
+
+def _gram_keys(rows: np.ndarray) -> np.ndarray:
+    """One sortable key per n-gram row of code points (0x110000 = none): an int64 in base
+    (distinct code points + 1) when that fits, which sorts several times faster than raw bytes."""
+    present = np.zeros(0x110001, dtype=bool)
+    present[rows.ravel()] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1  # dense ranks by lookup: no sort
+    base, n = int(rank[-1]) + 1, rows.shape[1]
+    if base**n >= 1 << 62:  # many distinct characters: compare the raw bytes instead
+        return np.ascontiguousarray(rows).view(np.dtype((np.void, 4 * n))).ravel()
+    keys = rank[rows[:, 0]]
+    for column in range(1, n):
+        keys = keys * base + rank[rows[:, column]]
+    return keys
+
+
+# Per (kind, seed, n): char-n-gram token vectors (a question's words are looked up again and
+# again; a file shares many words with the others) and char n-gram HVs (shared by nearly all
+# files). 64 MB each at most.
+_CACHES: dict[tuple[str, str, int], _VectorCache] = {}
+_CACHES_LOCK = threading.Lock()
+_CACHE_ROWS = 1 << 17
+
+
+def _cache(kind: str, seed: str, n: int) -> _VectorCache:
+    with _CACHES_LOCK:
+        return _CACHES.setdefault((kind, seed, n), _VectorCache(_CACHE_ROWS))
 
 
 def token_table(seed: str, tokens: Sequence[str], char_n: int = 0) -> np.ndarray:
     """The token vector T of each token, shape [len(tokens), 64] (see the module docstring)."""
     if not char_n:
         return hv_table(seed, [f"tok:{t}" for t in tokens])
-    missing = list(dict.fromkeys(t for t in tokens if (seed, char_n, t) not in _CHAR_VECTORS))
-    if missing:
-        if len(_CHAR_VECTORS) + len(missing) > _CHAR_VECTORS_MAX:
-            _CHAR_VECTORS.clear()
-        built = _char_token_table(seed, missing, char_n)
-        _CHAR_VECTORS.update(((seed, char_n, t), row.tobytes()) for t, row in zip(missing, built))
-        if len(missing) == len(tokens):
-            return built
-    data = b"".join(_CHAR_VECTORS[(seed, char_n, t)] for t in tokens)
-    return np.frombuffer(data, dtype=np.uint64).reshape(len(tokens), WORDS).copy()
+    return _cache("tok", seed, char_n).table(tokens, partial(_char_token_table, seed, n=char_n))
 
 
 def _char_token_table(seed: str, tokens: Sequence[str], n: int) -> np.ndarray:
     """`bundle` of each token's own HV and its char n-grams' HVs, for many tokens at once.
 
-    Distinct n-grams are hashed once (tokens share most of theirs), and tokens with the same
-    member count are bundled together by the bit-sliced adder tree: the same majority (and tie
-    member) as `bundle`, bit for bit, without a Python loop per token.
+    The n-grams are cut and told apart in numpy (code points of every marked token, one row per
+    n-gram), so only distinct n-grams become strings and are hashed, once per process while they
+    fit in its cache. Tokens with the same member count are bundled together by the
+    bit-sliced adder tree: the same majority (and tie member) as `bundle`, bit for bit.
     """
-    members = [[f"tok:{t}", *(f"chr:{g}" for g in char_ngrams(t, n))] for t in tokens]
-    keys = {k: i for i, k in enumerate(dict.fromkeys(chain.from_iterable(members)))}
-    table = hv_table(seed, list(keys))
+    if not tokens:
+        return np.zeros((0, WORDS), dtype=np.uint64)
+    grams, gram_of, gram_count = _ngram_ids(tokens, n)
+    table = np.vstack([hv_table(seed, [f"tok:{t}" for t in tokens]), _gram_table(seed, grams, n)])
     out = np.empty((len(tokens), WORDS), dtype=np.uint64)
-    by_count: dict[int, list[int]] = {}
-    for row, keys_of in enumerate(members):
-        by_count.setdefault(len(keys_of), []).append(row)
-    for count, rows in by_count.items():
-        ids = np.array([[keys[k] for k in members[r]] for r in rows], dtype=np.int64)
-        step = max(1, _BATCH_ROWS // (count + 2))
+    first = np.cumsum(gram_count) - gram_count
+    for count in np.unique(gram_count).tolist():
+        rows = np.flatnonzero(gram_count == count)
+        ids = np.empty((len(rows), count + 1), dtype=np.int64)
+        ids[:, 0] = rows
+        ids[:, 1:] = len(tokens) + gram_of[first[rows][:, None] + np.arange(count)]
+        step = max(1, _BATCH_ROWS // (count + 3))
         for start in range(0, len(rows), step):
             out[rows[start : start + step]] = _majority(table[ids[start : start + step]])
     return out
+
+
+def _ngram_ids(tokens: Sequence[str], n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The distinct char n-grams of `tokens` (as `char_ngrams` cuts them), each token's n-grams as
+    indexes into that list (token after token) and how many each token has."""
+    marked = [f"<{t}>" for t in tokens]
+    sizes = np.fromiter(map(len, marked), dtype=np.int64, count=len(marked))
+    points = np.frombuffer("".join(marked).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    gram_count = np.maximum(1, sizes - n + 1)
+    starts = np.repeat(np.cumsum(sizes) - sizes, gram_count)
+    ends = np.repeat(np.cumsum(sizes), gram_count)
+    at = starts + (np.arange(len(starts)) - np.repeat(np.cumsum(gram_count) - gram_count, gram_count))
+    # A token shorter than n has one short n-gram: the rest of its row is an impossible code point.
+    index = at[:, None] + np.arange(n)
+    rows = np.where(index < ends[:, None], points[np.minimum(index, len(points) - 1)], np.uint32(0x110000))
+    _, first, gram_of = np.unique(_gram_keys(rows), return_index=True, return_inverse=True)
+    grams = ["".join(map(chr, row[row < 0x110000].tolist())) for row in rows[first]]
+    return grams, gram_of.ravel(), gram_count
+
+
+def _gram_table(seed: str, grams: Sequence[str], n: int) -> np.ndarray:
+    return _cache("chr", seed, n).table(grams, lambda missing: hv_table(seed, [f"chr:{g}" for g in missing]))
 
 
 def _majority(vectors: np.ndarray) -> np.ndarray:
@@ -161,12 +250,19 @@ def encode_ngrams_batch(
     flat = list(chain.from_iterable(sequences))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
     flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-    pad = len(vocab)  # the zero row appended to the table
-    table = np.vstack([_table(seed, list(vocab), vectors), np.zeros((1, WORDS), np.uint64)])
-    rotated = permute(table)
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+    return encode_id_batch(flat_ids, lengths, _table(seed, list(vocab), vectors))
+
+
+def encode_id_batch(flat_ids: np.ndarray, lengths: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """The n-gram bundle of each of `len(lengths)` token sequences, shape [len(lengths), 64]:
+    sequence i is the next `lengths[i]` entries of `flat_ids`, row indexes into `table` (the
+    token vectors). A token's vector is looked up per occurrence, never computed again."""
+    pad = len(table)  # the zero row appended to the table
+    table = np.vstack([table, np.zeros((1, WORDS), np.uint64)])
+    rotated = permute(table)
     offsets = np.cumsum(lengths) - lengths
-    out = np.zeros((len(sequences), WORDS), dtype=np.uint64)
+    out = np.zeros((len(lengths), WORDS), dtype=np.uint64)
     # Sorted by length, batches hold similar lengths and waste little on padding; empty sequences
     # (sorted first) are skipped and stay zero.
     order = np.argsort(lengths, kind="stable")

@@ -17,6 +17,7 @@ from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.hdc import HdcIndex, UnitVectorCache, learn_model
+from core.retrieval.hdc_side import HdcWithSide
 from core.retrieval.thinkingdb import ThinkingDB
 from core.store.stored import PartCache
 from core.store.vectors import hdc_vectors
@@ -94,13 +95,18 @@ class ViewIndexes:
                 self._built["bm25"] = merged
 
     @property
-    def hdc(self) -> HdcIndex:
+    def hdc(self) -> HdcIndex | HdcWithSide:
         return self._get("hdc", self._build_hdc)
 
-    def _build_hdc(self) -> HdcIndex:
+    def _build_hdc(self) -> HdcIndex | HdcWithSide:
         """From the vectors the index store keeps per KB file (core/store/vectors.py); units no
-        stored file holds (a request's own, or without a cache) from the in-memory cache."""
+        stored file holds (without a cache) from the in-memory cache. A view extended by
+        current-turn units scores them in a side index beside its base view's index, unless
+        learned token vectors (which depend on every unit) need a build over the whole view."""
         config, units = self._config.hdc, self.view.units
+        rows = getattr(units, "rows", None)
+        if self._base is not None and not config.context_vectors and rows is not None:
+            return HdcWithSide.of(self._base.hdc, rows, self.view.extra, self._vectors)
         model = learn_model(units, config)
         topic, claim, counts = hdc_vectors(self.view.stored, units, config, model, self._vectors)
         return HdcIndex.from_vectors(units, config, topic, claim, counts, model)

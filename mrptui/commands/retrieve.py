@@ -83,6 +83,7 @@ def result_json(result: KbResult) -> dict:
             "fused": round(c.fused, 6),
             "score": round(c.score, 6),
             "kept": c.kept,
+            "kept_with": c.kept_with,
             "cut_reason": c.cut_reason.value if c.cut_reason else None,
         }
         if c.id in best:
@@ -126,7 +127,7 @@ def _table(result: KbResult) -> str:
         f"{'#':>3}  {'unit':<40} {'role':<12} {'bm25':>6} {'hdc':>6} {'tdb':>6} {'fused':>6} {'score':>6}  fate",
     ]
     for c in outcome.candidates:
-        fate = "kept" if c.kept else cut_explanation(c, outcome.cutoffs)
+        fate = "kept: proof" if c.kept_with else "kept" if c.kept else cut_explanation(c, outcome.cutoffs)
         lines.append(
             f"{c.rank:>3}  {c.id:<40} {c.role.value:<12} {_fmt(c.lane(Lane.BM25)):>6} {_fmt(c.lane(Lane.HDC)):>6}"
             f" {_fmt(c.lane(Lane.TDB)):>6} {c.fused:>6.3f} {c.score:>6.3f}  {fate}"

@@ -45,6 +45,8 @@ def _weights(config: RetrievalConfig, profile: Profile | None) -> str:
 
 def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | None) -> str:
     """Kept, or the cut with the numbers behind it when the plugin's profile is known."""
+    if c.kept and c.kept_with:
+        return f"[$success]kept past maxResults: a leaf of the proof of '{escape(c.kept_with)}'[/]"
     if c.kept:
         return "[$success]kept[/]"
     if profile is None or c.cut_reason is None:

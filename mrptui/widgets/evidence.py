@@ -28,7 +28,9 @@ class Column:
 
 
 def _kept(c: CandidateScore) -> str:
-    return "kept" if c.kept else f"cut: {c.cut_reason or '?'}"
+    if c.kept:
+        return "kept: proof" if c.kept_with else "kept"
+    return f"cut: {c.cut_reason or '?'}"
 
 
 COLUMNS: tuple[Column, ...] = (

@@ -17,7 +17,7 @@ from core.units import Act, Role
 PROFILE = Profile(lanes=(Lane.BM25,), max_results=2, min_score=0.3, gap_threshold=0.5, min_acceptable_candidates=2)
 
 
-def _fuse(lanes, roles=None, profile=PROFILE, config=FusionConfig(), preferred=(Role.EXPLANATION,)):
+def _fuse(lanes, roles=None, profile=PROFILE, config=FusionConfig(), preferred=(Role.EXPLANATION,), together=None):
     ids = {uid for scores in lanes.values() for uid in scores}
     return fuse(
         lanes,
@@ -27,6 +27,7 @@ def _fuse(lanes, roles=None, profile=PROFILE, config=FusionConfig(), preferred=(
         role_boost=1.3,
         config=config,
         profile=profile,
+        together=together,
     )
 
 
@@ -90,6 +91,31 @@ def test_cut_reasons_in_order_min_score_gap_max_results() -> None:
     }
     assert cutoffs.gap_floor == pytest.approx(0.5)
     assert [c.rank for c in candidates] == [1, 2, 3, 4, 5]
+
+
+def test_a_proofs_leaves_stay_together_through_max_results_only() -> None:
+    lanes = {Lane.BM25: {"a": 1.0, "b": 0.9, "c": 0.8, "x": 0.75, "d": 0.45}}
+    proof = ("pump feeds gearbox", frozenset({"a", "c", "d"}))
+    candidates, cutoffs = _fuse(lanes, together=proof)
+    fate = {c.id: (c.kept, c.cut_reason, c.kept_with) for c in candidates}
+    # c (cut only by maxResults) joins its kept sibling a; d stays cut by the gap; x is no leaf.
+    assert fate == {
+        "a": (True, None, ""),
+        "b": (True, None, ""),
+        "c": (True, None, "pump feeds gearbox"),
+        "x": (False, CutReason.MAX_RESULTS, ""),
+        "d": (False, CutReason.GAP, ""),
+    }
+    c = next(c for c in candidates if c.id == "c")
+    assert cut_explanation(c, cutoffs) == (
+        "kept at rank 3 past maxResults 2: a leaf of the proof of 'pump feeds gearbox', whose other leaves were kept"
+    )
+
+
+def test_a_proof_with_no_kept_leaf_keeps_nothing_extra() -> None:
+    lanes = {Lane.BM25: {"a": 1.0, "b": 0.9, "c": 0.8, "x": 0.75}}
+    candidates, _ = _fuse(lanes, together=("x relates c", frozenset({"c", "x"})))
+    assert [c.id for c in candidates if c.kept] == ["a", "b"]
 
 
 def test_ties_break_on_unit_id() -> None:

@@ -334,11 +334,11 @@ def test_character_ngrams_make_related_word_forms_similar() -> None:
 def test_char_token_vectors_built_together_equal_one_bundle_per_token() -> None:
     # The batched build (shared n-gram hashes, tokens grouped by member count) must give each
     # token exactly the bundle of its own HV and its n-grams' HVs, odd and even member counts alike.
-    from core.retrieval.hdc_vectors import _CHAR_VECTORS, token_table
+    from core.retrieval.hdc_vectors import _CACHES, token_table
 
     words = ["", "a", "aa", "aaaa", "tea", "teas", "kayak", "photosynthesis", "fjörd", "x" * 30]
     for n in (2, 3, 5):
-        _CHAR_VECTORS.clear()
+        _CACHES.clear()
         expected = np.stack(
             [bundle(hv_table(SEED, [f"tok:{w}", *(f"chr:{g}" for g in char_ngrams(w, n))])) for w in words]
         )
@@ -349,6 +349,39 @@ def test_char_token_vectors_built_together_equal_one_bundle_per_token() -> None:
         assert np.array_equal(again[2], expected[words.index("tea")])
         glacier = ["tok:glacier", *(f"chr:{g}" for g in char_ngrams("glacier", n))]
         assert np.array_equal(again[1], bundle(hv_table(SEED, glacier)))
+
+
+def test_char_token_vectors_of_a_script_with_thousands_of_characters() -> None:
+    # 2,000 distinct characters and 6-grams do not fit one int64 key per n-gram: the raw
+    # code points are compared instead, with the same vectors.
+    from core.retrieval.hdc_vectors import _CACHES, token_table
+
+    _CACHES.clear()
+    chars = [chr(0x4E00 + i) for i in range(2000)]
+    words = ["".join(chars[(7 * i + j) % 2000] for j in range(3 + i % 9)) for i in range(400)] + ["a"]
+    table = token_table(SEED, words, 6)
+    for i in (0, 1, 57, 399, 400):
+        members = [f"tok:{words[i]}", *(f"chr:{g}" for g in char_ngrams(words[i], 6))]
+        assert np.array_equal(table[i], bundle(hv_table(SEED, members)))
+
+
+def test_vector_cache_answers_repeats_and_stays_within_its_bound() -> None:
+    from core.retrieval.hdc_vectors import _VectorCache
+
+    def build(keys: list[str]) -> np.ndarray:
+        built.append(list(keys))
+        return hv_table(SEED, keys)
+
+    built: list[list[str]] = []
+    cache = _VectorCache(limit=3)
+    np.testing.assert_array_equal(cache.table(["a", "b", "a"], build), hv_table(SEED, ["a", "b", "a"]))
+    assert built == [["a", "b"]]  # a repeated key is built once
+    np.testing.assert_array_equal(cache.table(["b", "c"], build), hv_table(SEED, ["b", "c"]))
+    assert built[-1] == ["c"]
+    # Two more keys would pass the bound of 3: the cache starts afresh, answers stay right.
+    np.testing.assert_array_equal(cache.table(["d", "e", "a"], build), hv_table(SEED, ["d", "e", "a"]))
+    assert len(cache._rows) <= 3
+    np.testing.assert_array_equal(cache.table(["e", "d"], build), hv_table(SEED, ["e", "d"]))
 
 
 def test_encoding_options_are_part_of_the_cache_key() -> None:

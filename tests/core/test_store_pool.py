@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.cnl import to_markdown
 from core.config import HdcConfig
 from core.kb import KnowledgeBase
 from core.retrieval.hdc import encode_units
@@ -15,6 +16,7 @@ from core.store import pool
 from core.store.pool import prebuild
 from core.store.vectors import hdc_segment_vectors
 from core.units import Caller
+from tests.core.bells_kb import bell_units
 from tests.core.store_kb import write_kb
 
 HDC = HdcConfig()
@@ -34,6 +36,9 @@ def _same_segments(a: KnowledgeBase, b: KnowledgeBase) -> None:
 
 def test_pool_build_equals_serial_build_segments_and_hdc_vectors(tmp_path: Path) -> None:
     write_kb(tmp_path / "kb", files=3, per_file=30)
+    # Bodies of several sentences and numbered steps: the workers encode claim windows from
+    # the segment's tokens (core/retrieval/hdc_tokens.py), the serial side from the text.
+    (tmp_path / "kb" / "bells.md").write_text(to_markdown(bell_units("bells", 2)), encoding="utf-8")
     pooled_store, serial_store = SegmentStore(tmp_path / "pooled"), SegmentStore(tmp_path / "serial")
     files = sorted((tmp_path / "kb").glob("*.md"))
     assert prebuild(files, pooled_store, HDC, workers=2, min_bytes=0) == len(files)

@@ -121,6 +121,13 @@ def truncate(folder: Path) -> None:
     array.write_bytes(array.read_bytes()[:-100])
 
 
+def flip_a_bit(folder: Path) -> None:
+    array = max(folder.glob("*.npy"), key=lambda p: p.stat().st_size)
+    data = bytearray(array.read_bytes())
+    data[-7] ^= 0x10  # same size and shape: only the checksum can tell
+    array.write_bytes(bytes(data))
+
+
 def foreign(folder: Path) -> None:
     meta = json.loads((folder / "meta.json").read_text())
     meta["options"]["seed"] = "someone-else"
@@ -131,7 +138,7 @@ def unfinished(folder: Path) -> None:
     (folder / "meta.json").unlink()
 
 
-@pytest.mark.parametrize("damage", [truncate, foreign, unfinished])
+@pytest.mark.parametrize("damage", [truncate, flip_a_bit, foreign, unfinished])
 def test_a_damaged_vector_set_is_rebuilt_with_a_warning(tmp_path, damage):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir, files=2)
@@ -190,7 +197,13 @@ def test_a_requests_own_units_are_encoded_beside_the_stored_ones(tmp_path):
     view = base.with_extra([extra])
     config = load_retrieval_config(ROOT / "config")
     index = IndexCache(config, RuleSet()).for_view(view).hdc
-    assert_same_scores(index, HdcIndex.build(view.units, config.hdc))
+    fresh = HdcIndex.build(view.units, config.hdc)
+    # A side index beside the base view's (tests/core/test_hdc_side.py): the same scores.
+    assert_same_scores(index.base, HdcIndex.build(base.units, config.hdc))
+    assert list(index.unit_ids) == fresh.unit_ids
+    for question in QUESTIONS:
+        query = fresh.query(tokenize(question), Act.DEFINE)
+        np.testing.assert_array_equal(index.scores(query), fresh.scores(query))
 
 
 # --- dense ---------------------------------------------------------------------------------

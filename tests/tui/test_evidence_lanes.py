@@ -58,3 +58,13 @@ def test_score_breakdown_lists_the_synonyms_and_the_profile_bonus() -> None:
     text = score_markup(CANDIDATE, SCORED, config)
     assert "synonym: notebook → laptop (kb/synonyms.txt:3)" in text
     assert "agreement bonus 0.3" in text  # kb-balanced's own bonus
+
+
+def test_a_unit_kept_as_a_proof_leaf_says_so_in_the_table_and_the_breakdown() -> None:
+    from mrptui.widgets.evidence import COLUMNS
+
+    leaf = CANDIDATE.model_copy(update={"rank": 9, "kept_with": "pump feeds gearbox"})
+    fate = next(column for column in COLUMNS if column.key == "kept")
+    assert (fate.value(CANDIDATE), fate.value(leaf)) == ("kept", "kept: proof")
+    text = score_markup(leaf, SCORED, load_retrieval_config())
+    assert "kept past maxResults: a leaf of the proof of 'pump feeds gearbox'" in text

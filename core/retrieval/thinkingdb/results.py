@@ -34,6 +34,12 @@ class Proof:
     def fact(self) -> str:
         return f"{self.subject} {self.relation} {self.object}"
 
+    def leaf_units(self) -> list[str]:
+        """The units of the stated facts the proof rests on, in proof order."""
+        if not self.premises:
+            return list(self.units)
+        return [uid for premise in self.premises for uid in premise.leaf_units()]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "fact": self.fact,
