@@ -19,6 +19,7 @@ import numpy as np
 from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb_view import KBView, ViewKey, digest_lines
+from core.progress import LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
 from core.unit_table import RowUnits, UnitTable, permitted
@@ -83,6 +84,7 @@ class KnowledgeBase:
         store: SegmentStore | None = None,
         previous: KnowledgeBase | None = None,
         hdc: HdcConfig | None = None,
+        progress: Progress | None = None,
     ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
         in a fixed order.
@@ -93,6 +95,7 @@ class KnowledgeBase:
         `store` (the index cache; default: the one the environment names), which reads or builds it.
         On a first load, uncached files are built by worker processes (core/store/pool.py), with
         their HDC vectors when `hdc` is given.
+        `progress` hears once per file (core/progress.py); if it raises, the load stops there.
         """
         store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
@@ -107,12 +110,14 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
+        report = progress or ignore
+        report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            pooled = prebuild(files, store, hdc)
-        segments = {str(file): _segment(file, stats, store, previous) for file in files}
+            pooled = prebuild(files, store, hdc, progress=lambda done, total: report(LoadProgress("building", done, total)))
+        segments = _segments(files, stats, store, previous, report)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
             previous._table if previous is not None else None,
@@ -295,6 +300,18 @@ def _scan(paths: Sequence[Path]) -> dict[str, _Stat]:
 
 def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
     return ["\0".join(map(str, (name, *stat))) for name, stat in sorted(stats.items())]
+
+
+def _segments(
+    files: Sequence[Path], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None, report: Progress
+) -> dict[str, Segment]:
+    segments: dict[str, Segment] = {}
+    units = 0
+    for done, file in enumerate(files, start=1):
+        segment = segments[str(file)] = _segment(file, stats, store, previous)
+        units += len(segment.units)
+        report(LoadProgress("reading", done, len(files), units))
+    return segments
 
 
 def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
