@@ -2,7 +2,7 @@
 
 - `tui_first_paint`: cold start of `mrptui` on the sample KB, from process start to the first frame of
   the main screen. Each sample is a fresh interpreter running `mrptui.cli.main([])` (argument
-  parsing, imports, KB load, app start-up), headless at 160×45; the frame is also rendered to ANSI
+  parsing, imports, app start-up; the KB loads after the first frame, in a worker), headless at 160×45; the frame is also rendered to ANSI
   as a terminal driver would, only the write is skipped. The time is the parent's wall clock from
   spawning the process to the child's "painted" line.
 - `tui_keypress`: keypress → repaint latency while the engine works. The explorer runs on a

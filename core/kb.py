@@ -19,6 +19,7 @@ import numpy as np
 from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb_view import KBView, ViewKey, digest_lines
+from core.progress import LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
 from core.unit_table import RowUnits, UnitTable, permitted
@@ -39,9 +40,11 @@ def is_ignored_name(name: str) -> bool:
     with `--kb`, a README is read like any file."""
     return name in IGNORED_FILE_NAMES or os.path.splitext(name)[0].lower() == "readme"
 _MAX_CACHED_VIEWS = 8
-# (mtime_ns, size) of a scanned file; a path that could not be stat-ed gets _MISSING.
-_Stat = tuple[int, int]
-_MISSING: _Stat = (-1, -1)
+# (mtime_ns, size, inode, ctime_ns) of a scanned file; a path that could not be stat-ed gets
+# _MISSING. ctime catches what keeps size and mtime: a chmod that makes a file unreadable, a
+# file replaced by another with the same times.
+_Stat = tuple[int, int, int, int]
+_MISSING: _Stat = (-1, -1, -1, -1)
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -81,6 +84,7 @@ class KnowledgeBase:
         store: SegmentStore | None = None,
         previous: KnowledgeBase | None = None,
         hdc: HdcConfig | None = None,
+        progress: Progress | None = None,
     ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
         in a fixed order.
@@ -91,6 +95,7 @@ class KnowledgeBase:
         `store` (the index cache; default: the one the environment names), which reads or builds it.
         On a first load, uncached files are built by worker processes (core/store/pool.py), with
         their HDC vectors when `hdc` is given.
+        `progress` hears once per file (core/progress.py); if it raises, the load stops there.
         """
         store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
@@ -105,17 +110,21 @@ class KnowledgeBase:
             else:
                 files.extend(_kb_files(path) if path.is_dir() else [path])
         files = list(dict.fromkeys(files))
+        report = progress or ignore
+        report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            pooled = prebuild(files, store, hdc)
-        segments = {str(file): _segment(file, stats, store, previous) for file in files}
+            pooled = prebuild(files, store, hdc, progress=lambda done, total: report(LoadProgress("building", done, total)))
+        segments = _segments(files, stats, store, previous, report)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
             previous._table if previous is not None else None,
         )
         read_diagnostics = _diagnostics(files, segments, table)
+        if previous is not None:
+            read_diagnostics += _now_folders(previous._files, files)
         notes = store.take_notes()
         if pooled:  # the workers' writes are not this store's own
             store.prune()
@@ -283,14 +292,26 @@ def _scan(paths: Sequence[Path]) -> dict[str, _Stat]:
         for file in files:
             try:
                 info = file.stat()
-                stats[str(file)] = (info.st_mtime_ns, info.st_size)
+                stats[str(file)] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
             except OSError:
                 stats[str(file)] = _MISSING
     return stats
 
 
 def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
-    return [f"{name}\0{mtime}\0{size}" for name, (mtime, size) in sorted(stats.items())]
+    return ["\0".join(map(str, (name, *stat))) for name, stat in sorted(stats.items())]
+
+
+def _segments(
+    files: Sequence[Path], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None, report: Progress
+) -> dict[str, Segment]:
+    segments: dict[str, Segment] = {}
+    units = 0
+    for done, file in enumerate(files, start=1):
+        segment = segments[str(file)] = _segment(file, stats, store, previous)
+        units += len(segment.units)
+        report(LoadProgress("reading", done, len(files), units))
+    return segments
 
 
 def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
@@ -300,6 +321,22 @@ def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous:
         return kept
     earlier = previous._stored.segments.get(str(file)) if previous is not None and previous._stored else None
     return store.segment(file, earlier)
+
+
+def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic]:
+    """A KB file replaced by a folder while the KB was open: its units leave the view (as for a
+    deleted file), and the author is told why, once, at the reload that noticed."""
+    kept = set(now)
+    return [
+        Diagnostic(
+            code=Code.FILE_UNREADABLE,
+            message="was a KB file and is now a folder; its units are no longer read",
+            file=str(file),
+            severity=Severity.WARNING,
+        )
+        for file in before
+        if file not in kept and file.is_dir()
+    ]
 
 
 def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:

@@ -182,9 +182,12 @@ class KBView:
         """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
         return self._stored.bm25_parts(self._rows, self._extra, config, cache) if self._stored is not None else None
 
-    def merged_bm25(self, config: Bm25Config, build: bool) -> Bm25Index | None:
-        """One BM25 index over this view from the cache (or built and saved when `build`)."""
-        return self._stored.merged_bm25(self._rows, self._extra, config, build) if self._stored is not None else None
+    def merged_bm25(self, config: Bm25Config, build: bool, cache: PartCache | None = None) -> Bm25Index | None:
+        """One BM25 index over this view from the cache (or built and saved when `build`);
+        `cache` remembers it, so a reload's view scores its unchanged files from it."""
+        if self._stored is None:
+            return None
+        return self._stored.merged_bm25(self._rows, self._extra, config, build, cache)
 
     @property
     def stored(self) -> StoredKb | None:

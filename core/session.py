@@ -22,6 +22,7 @@ from core.llm import LlmClient, load_llm_config
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
 from core.plugins.catalog import build_registry
 from core.plugins.planners import default_planners
+from core.progress import LoadProgress, Progress
 from core.resources import config_dir, sample_kb_dir
 from core.retrieval.dense import DenseLane
 from core.retrieval.indexes import IndexCache
@@ -34,13 +35,16 @@ from core.whynot import why_not
 
 
 class Session:
-    def __init__(self, kb_paths: Sequence[Path], config_path: Path, kb: KnowledgeBase | None = None):
+    def __init__(self, kb_paths: Sequence[Path], config_path: Path, kb: KnowledgeBase | None = None,
+                 progress: Progress | None = None):
         self.kb_paths = list(kb_paths)
         self.config_path = config_path
         self.retrieval = load_retrieval_config(config_path)
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
-        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths, hdc=self.retrieval.hdc)
+        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths, hdc=self.retrieval.hdc, progress=progress)
+        if progress is not None:
+            progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
         self.ruleset = load_rules(config_path / "thinkingdb.json")
         self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
         self._build()
@@ -51,9 +55,11 @@ class Session:
         return cls(list(kb.paths), config_path or config_dir(), kb)
 
     @classmethod
-    def open(cls, kb_paths: Sequence[Path] | None = None, config_path: Path | None = None) -> Session:
-        """Raises ConfigError (with diagnostics) when a config file is unusable."""
-        return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir())
+    def open(cls, kb_paths: Sequence[Path] | None = None, config_path: Path | None = None,
+             progress: Progress | None = None) -> Session:
+        """Raises ConfigError (with diagnostics) when a config file is unusable; `progress` hears
+        the KB load file by file (core/progress.py) and may raise to stop it."""
+        return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir(), progress=progress)
 
     def _build(self) -> None:
         self.dense = DenseLane(load_embedding_config(self.config_path), self.retrieval.dense)

@@ -98,6 +98,14 @@ def _from_sources(token: str) -> str | None:
     return None
 
 
+def stem_table(texts: Iterable[str]) -> dict[str, str]:
+    """The stem of every word `tokenize` would stem in `texts`, for the index store to persist."""
+    raws: set[str] = set()
+    for text in texts:
+        raws.update(text.lower().split())
+    return dict(zip(chain.from_iterable(map(words_of, raws)), chain.from_iterable(map(normalise_word, raws))))
+
+
 @lru_cache(maxsize=1 << 18)
 def stem(token: str) -> str:
     known = _KNOWN_STEMS.get(token)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Iterator, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -44,9 +45,10 @@ class UnitTable:
         order depend on nothing else and are shared instead of rebuilt (~0.5 s at 1M units)."""
         self._sources = [units for units, _ in sources]
         columns = [cols for _, cols in sources]
+        self._columns = columns
         self.first = np.cumsum([0, *(len(c.ids) for c in columns)])
-        self.ids: list[str] = [uid for c in columns for uid in c.ids]
-        if previous is not None and previous.ids == self.ids:
+        self.ids: list[str] = list(chain.from_iterable(c.ids for c in columns))
+        if previous is not None and _same_ids(previous._columns, columns):
             self.row_of, self.live = previous.row_of, previous.live
             self.order, self.rank = previous.order, previous.rank
         else:
@@ -96,6 +98,14 @@ class UnitTable:
 
     def roles(self, rows: np.ndarray) -> list:
         return [ROLES[code] for code in self.role[rows].tolist()]
+
+
+def _same_ids(before: Sequence[UnitColumns], after: Sequence[UnitColumns]) -> bool:
+    """Whether two lists of sources hold the same ids in the same order, comparing only the
+    sources that changed (an unchanged file's columns are the same object)."""
+    return len(before) == len(after) and all(
+        old is new or old.ids == new.ids for old, new in zip(before, after, strict=True)
+    )
 
 
 def _joined(columns: Sequence[UnitColumns], col: int, table_of) -> tuple[list, np.ndarray]:

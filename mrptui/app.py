@@ -11,7 +11,6 @@ run control, exports, the editor and reloads.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -28,7 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from core.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.events import Event
-from core.health import Health, counts_phrase
+from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.steering import Intervention
@@ -36,11 +35,13 @@ from core.units import Caller
 from mrptui.clipboard import copy_text
 from mrptui.editor import open_in_editor
 from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
+from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
+from mrptui.kb_state import KBState
 from mrptui.keymap import KEYMAP_FILE, read_keymap
-from mrptui.messages import Command, EventsArrived, KBReloaded, OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion
+from mrptui.messages import (Command, EventsArrived, KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork,
+                             OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion)
 from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
 from mrptui.run_control import LiveRun, RunControl, pump
-from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, UnitModal
@@ -52,17 +53,6 @@ from mrptui.widgets.timeline import AttemptsTimeline
 
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
 INTENT_TEMPLATE = '@i1 intent explain "{target}"\n@i2 set $i1 output text\n'
-
-
-def quiet_gc() -> None:
-    """Collect, then move every object alive now (the KB and its indexes above all) out of the
-    cyclic garbage collector's reach. With a large KB a full collection walks millions of objects and
-    stops the UI for hundreds of milliseconds, whichever thread triggers it; once they are frozen,
-    collections walk only newer objects. Frozen objects are still freed by reference counting; the
-    app calls this once per KB (at start, and after the first run on a KB, which builds its indexes),
-    so cyclic garbage frozen with them is bounded."""
-    gc.collect()
-    gc.freeze()
 
 
 class ExplorerApp(App[None]):
@@ -100,11 +90,16 @@ class ExplorerApp(App[None]):
         recorded_for: str = "",
         replay_note: str = "",
         break_before_costly: bool = True,
+        opener: Opener | None = None,
     ) -> None:
+        """`opener`: open the session in a worker after the first frame (the CLI's way: a big KB
+        takes seconds); `session` must then be None."""
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
         self.health: Health | None = None
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
+        if session is None and opener is not None:
+            session = NullSession(reason=LOADING_REASON)
         self.session: SessionLike = session if session is not None else NullSession()
         self.caller = caller or Caller()
         self.kb_label = kb_label
@@ -118,11 +113,10 @@ class ExplorerApp(App[None]):
         self.replay_note = replay_note  # where a replayed trace stops early and why (a cut or bad line)
         self.cursor_blink = cursor_blink
         self.poll_interval = poll_interval
-        self.hdc_building = False
         self.batch_size = batch_size
         self.batch_seconds = batch_seconds
         self.control = RunControl(self.session, self, breakpoints=[COSTLY] if break_before_costly else [])
-        self._fingerprint = ""
+        self.lifecycle = KBLifecycle(self, opener)
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (run id, when its running attempt arrived)
         self.main = MainScreen(show_durations=show_durations)
@@ -139,44 +133,52 @@ class ExplorerApp(App[None]):
         if self.keymap_path is not None:
             self.load_keymap(self.keymap_path)
         if not self.replay:
-            self._fingerprint = self._safe_fingerprint()
-            if self.poll_interval > 0:
-                self.set_interval(self.poll_interval, self.poll_files)
             self.set_interval(0.25, self._tick_running, name="elapsed")
-            self.run_worker(
-                self._warm_up,
-                thread=True,
-                group="warm-up",
-                description="Preparing the indexes",
-                exit_on_error=False,
-            )
 
     def on_unmount(self) -> None:
-        """A held engine never finishes on its own: let it go, so quitting never waits for it."""
+        """A held engine never finishes on its own, and a load stops at its next file: let both go,
+        so quitting never waits for them."""
         self.control.close()
+        self.lifecycle.stop()
 
-    def _warm_up(self) -> None:
-        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
-        self.session.warm_up(self.caller)
-        if self.session.hdc_ready(self.caller):
-            return
-        self.call_from_thread(self._hdc_progress, "building")
-        try:
-            self.session.warm_up_hdc(self.caller)
-        except Exception:
-            self.call_from_thread(self._hdc_progress, "failed")
-            raise
-        self.call_from_thread(self._hdc_progress, "ready")
+    @property
+    def hdc_building(self) -> bool:
+        return self.lifecycle.state.hdc == "building"
 
-    def _hdc_progress(self, state: str) -> None:
-        self.hdc_building = state == "building"
+    @property
+    def kb_state(self) -> KBState:
+        return self.lifecycle.state
+
+    # -- the KB's lifecycle (mrptui/kb_lifecycle.py): its workers report with these messages ---------
+
+    @on(KBLoadProgressed)
+    def _load_progressed(self, message: KBLoadProgressed) -> None:
+        self.lifecycle.progressed(message.progress)
+
+    @on(KBOpened)
+    def _kb_opened(self, message: KBOpened) -> None:
+        self.lifecycle.opened(message.session, message.fingerprint)
+
+    @on(KBLoadFailed)
+    def _kb_load_failed(self, message: KBLoadFailed) -> None:
+        self.lifecycle.failed(message.problems)
+
+    @on(KBWork)
+    def _kb_work(self, message: KBWork) -> None:
+        self.lifecycle.work(message.what)
+
+    def show_kb_state(self) -> None:
+        """The lifecycle's state changed: the loading banner and the status line show it."""
+        if self.main.is_mounted:
+            self.main.show_loading(self.lifecycle.state, self.kb_label)
         self.refresh_view()
-        if state == "ready":
-            self.notify("HDC index ready", timeout=4)
 
     def main_ready(self) -> None:
-        """Called by the main screen once its widgets exist (after the first frame)."""
+        """Called by the main screen once its widgets exist (after the first frame): only now does
+        the KB load start, so nothing competes with the first frame."""
         quiet_gc()
+        if not self.replay:
+            self.lifecycle.start()
         if self.replay and not self.runs:
             run = self.control.show_replay(self._replay_events)
             query = self.main.query_one("#query")
@@ -184,7 +186,7 @@ class ExplorerApp(App[None]):
             query.disabled = True
             self.main.action_panel("attempts")
         self.refresh_health(banner=not self.runs)
-        self.refresh_view()
+        self.show_kb_state()
 
     @property
     def replay_without_kb(self) -> bool:
@@ -260,12 +262,23 @@ class ExplorerApp(App[None]):
     def rerun(self) -> None:
         if self._refuse_in_replay("re-running"):
             return
+        if self.lifecycle.state.failed:  # the re-run key tries opening the KB again
+            self.lifecycle.reload()
+            return
         if self.last_request is None:
             self.notify("type a question first", severity="warning")
             return
         self.start_run(self.last_request)
 
     def start_run(self, request: Request) -> None:
+        state = self.lifecycle.state
+        if state.loading:
+            self.lifecycle.queue(request)
+            return
+        if state.failed:
+            self.notify(f"the KB did not load, so nothing can run: {state.error.splitlines()[0]} — fix it "
+                        "and press ctrl+r (F8 lists every problem)", severity="error")
+            return
         # The banner warns before the first answer (and after a reload); the status line keeps the counts.
         self.main.show_health(None)
         self.control.start(request)
@@ -312,6 +325,7 @@ class ExplorerApp(App[None]):
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
         """The one handler for worker errors: an error modal, never a crash."""
+        self.lifecycle.worker_ended(event.worker.group or "", event.state)
         if event.state != WorkerState.ERROR:
             return
         worker = event.worker
@@ -458,7 +472,7 @@ class ExplorerApp(App[None]):
             state, total, live=bool(run and not run.done), paused_at=self.paused_at,
             breakpoints=self.breakpoints, replay=self.replay, label=self.kb_label,
             failed=bool(run and run.error), held=self.held, pending=run.pending if run else (),
-            running_ms=running, hdc_building=self.hdc_building, health=self.health, replay_note=self.replay_note,
+            running_ms=running, kb=self.lifecycle.state, health=self.health, replay_note=self.replay_note,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
@@ -495,6 +509,8 @@ class ExplorerApp(App[None]):
         unit = self.ask_session("unit", candidate.id, self.caller, default=FAILED)
         if unit is FAILED:
             return
+        from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
+
         config, source = self.retrieval_config()
         self.push_screen(EvidenceDetailScreen(candidate, scored, unit, missing=self.missing_unit_text,
                                               retrieval=config, retrieval_source=source))
@@ -574,33 +590,20 @@ class ExplorerApp(App[None]):
 
     # -- KB reload ----------------------------------------------------------------------------
 
-    def _safe_fingerprint(self) -> str:
-        try:
-            return self.session.fingerprint()
-        except Exception:  # noqa: BLE001 - a failing stat must not stop the app; retry next tick
-            return self._fingerprint
-
     def poll_files(self) -> None:
-        """Called every poll_interval seconds: reload when the KB or rule files changed."""
-        fingerprint = self._safe_fingerprint()
-        if fingerprint == self._fingerprint:
-            return
-        self._fingerprint = fingerprint
-        self.reload_kb()
+        """Reload, in a worker, when the KB or rule files changed (also called after the editor)."""
+        self.lifecycle.poll()
 
     def reload_kb(self) -> None:
-        self.run_worker(self._reload, name="reload", group="reload", description="KB reload",
-                        exclusive=True, thread=True, exit_on_error=False)
-
-    def _reload(self) -> None:
-        diagnostics = self.session.reload()
-        self.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error)))
+        self.lifecycle.reload()
 
     def refresh_health(self, *, banner: bool = True) -> None:
         self.health = self.ask_session("health", default=None)
         self.main.show_health(self.health if banner else None)
 
     def action_problems(self) -> None:
+        if self.lifecycle.refuse_while_loading("the problems list"):
+            return
         problems = self.ask_session("diagnostics", default=[]) or []
         plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
         markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
@@ -619,12 +622,7 @@ class ExplorerApp(App[None]):
         self.refresh_health()
         self.refresh_view()
         self.kb_generation += 1
-        rerun = " · press r to re-run" if self.last_request is not None else ""
-        if message.errors:
-            self.notify(f"KB files changed: {counts_phrase(message.errors, 0)}; units that fail are withdrawn until fixed "
-                        f"(see KB screen){rerun}", severity="warning", timeout=8)
-        else:
-            self.notify(f"KB reloaded{rerun}", timeout=6)
+        self.lifecycle.reloaded(message.errors, " · press r to re-run" if self.last_request is not None else "")
 
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
@@ -648,16 +646,22 @@ class ExplorerApp(App[None]):
             self.pop_screen()
 
     def action_kb_screen(self) -> None:
+        if self.lifecycle.refuse_while_loading("the KB screen"):
+            return
         from mrptui.screens.kb import KBScreen
 
         self._open_screen(KBScreen, KBScreen)
 
     def action_rules_screen(self) -> None:
+        if self.lifecycle.refuse_while_loading("the rules screen"):
+            return
         from mrptui.screens.rules import RulesScreen
 
         self._open_screen(RulesScreen, RulesScreen)
 
     def action_eval_screen(self) -> None:
+        if self.lifecycle.refuse_while_loading("the eval screen", needs_engine=True):
+            return
         from mrptui.screens.eval import EvalScreen
 
         self._open_screen(EvalScreen, partial(EvalScreen, self.queries_path))

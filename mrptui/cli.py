@@ -13,7 +13,6 @@ from collections.abc import Iterator, Sequence
 from importlib import import_module
 
 from core import cancel
-from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
 from mrptui.commands import UsageError, add_config_option, explore
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
@@ -133,6 +132,11 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _cache_environment(args: argparse.Namespace) -> None:
     """The flags become the environment the index store reads, so workers and children agree."""
+    if not (args.cache_dir or args.no_cache):
+        return
+    # Only now: importing core.store imports numpy (~0.4 s), which the explorer's first frame need not wait for.
+    from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
+
     if args.cache_dir:
         os.environ[CACHE_DIR_ENV] = args.cache_dir
     if args.no_cache:

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from typing import Protocol
 
 from core.units import Caller
+from mrptui.kb_state import KBState
 from mrptui.state import Breakpoint, RunRecord
 
 
@@ -20,6 +21,9 @@ class Explorer(Protocol):
 
     @property
     def current(self) -> RunRecord | None: ...
+
+    @property
+    def kb_state(self) -> KBState: ...
 
     @property
     def replay_without_kb(self) -> bool: ...

@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from textual.message import Message
 
+from core.diagnostics import Diagnostic
 from core.events import Event
 from core.plugins.base import Request
+from core.progress import LoadProgress
 
 
 @dataclass
@@ -45,6 +47,38 @@ class KBReloaded(Message):
     """The KB files changed on disk and were re-read; `errors` counts error diagnostics."""
 
     errors: int
+
+
+@dataclass
+class KBLoadProgressed(Message):
+    """The KB load (in its worker) finished one more file."""
+
+    progress: LoadProgress
+
+
+@dataclass
+class KBOpened(Message):
+    """The load worker opened the session; `fingerprint` is its files' stat digest at that time."""
+
+    session: Any
+    fingerprint: str
+
+
+@dataclass
+class KBLoadFailed(Message):
+    """The session could not be opened: why, as diagnostics with file and line where known."""
+
+    problems: tuple[Diagnostic, ...]
+
+
+KBWorkName = Literal["indexes_ready", "hdc_building", "hdc_ready", "hdc_failed", "reloading"]
+
+
+@dataclass
+class KBWork(Message):
+    """A background step on the open KB started or ended (the status line shows it)."""
+
+    what: KBWorkName
 
 
 @dataclass

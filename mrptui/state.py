@@ -450,11 +450,13 @@ class SessionLike(Protocol):
 
 @dataclass
 class NullSession:
-    """A session with no KB and no engine: replaying a saved trace on its own."""
+    """A session with no KB and no engine: replaying a saved trace on its own, or the explorer
+    while its KB loads (or after it failed to)."""
 
     reason: str = "this is a replayed trace; no KB is open"
     retrieval: RetrievalConfig | None = None
     _units: list[KnowledgeUnit] = field(default_factory=list)
+    problems: tuple[Diagnostic, ...] = ()  # why no KB is open, when opening it failed
 
     def run(self, request: Request, steering: Steering | None = None) -> Iterator[Event]:
         raise RuntimeError(self.reason)
@@ -469,7 +471,7 @@ class NullSession:
         return []
 
     def diagnostics(self) -> list[Diagnostic]:
-        return []
+        return list(self.problems)
 
     def health(self) -> Health | None:
         return None

@@ -96,10 +96,11 @@ class _Reader:
         self.in_unit = False
 
 
-def read_markdown(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+def read_markdown(text: str, file: str, first_line: int = 1) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    """`first_line`: the line number of the text's first line (a block re-read on its own)."""
     reader = _Reader(file)
     feed = reader.feed
-    for number, line in enumerate(source_lines(text), start=1):
+    for number, line in enumerate(source_lines(text), start=first_line):
         # Most lines are blank or `Field: value`: a line that starts with an ASCII letter can
         # only be a field line (or text outside units), so it skips the other checks.
         if not line:
@@ -111,6 +112,12 @@ def read_markdown(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagn
             feed(number, line)
     reader.close()
     return reader.units, reader.diagnostics
+
+
+def is_unit_heading(line: str) -> bool:
+    """Whether `line` opens a unit. The reader keeps no state across such a line, so the text from
+    one to the next reads the same alone as in its file (an edit re-reads only changed blocks)."""
+    return line.startswith("##") and _UNIT_HEADING.match(line) is not None
 
 
 def to_markdown(units: Iterable[KnowledgeUnit]) -> str:

@@ -129,6 +129,11 @@ def _load(path: Path, cap: int) -> str | Diagnostic:
     except OSError as exc:
         # A link loop (ELOOP), a permission problem, an I/O error.
         return Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=file)
+    return decode(data, file)
+
+
+def decode(data: bytes, file: str) -> str | Diagnostic:
+    """A KB file's bytes as text (before `read_text`), or why they are not text."""
     if b"\0" in data[:_BINARY_PROBE_BYTES]:
         return Diagnostic(code=Code.BINARY_FILE, message="contains NUL bytes; not a text file", file=file)
     # Undecodable bytes become lone surrogates here, reported and replaced by `read_text`.

@@ -135,6 +135,7 @@ class Bm25Index:
         self._data = data
         self._postings = postings
         self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
+        self._totals: tuple[np.ndarray, np.ndarray] | None = None
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
         # Sorting is linear when the ids already come in id order (a view's do).
         self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
@@ -243,6 +244,13 @@ class Bm25Index:
     def field_lengths(self) -> np.ndarray:
         """Token count of each field of each unit, [F, N]."""
         return self._postings.lengths
+
+    def field_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per field: how many units have it and their summed length (what avgdl combines).
+        Kept: a part outlives reloads that do not touch its file, and each reload combines them."""
+        if self._totals is None:
+            self._totals = field_totals(self._postings.lengths)
+        return self._totals
 
     def role_rows(self) -> np.ndarray:
         """Each unit's role as an index into `Role`, in row order."""
@@ -426,6 +434,11 @@ def _candidates(scores: np.ndarray, k: int) -> np.ndarray:
         if floor > 0:
             return np.flatnonzero(scores >= floor)
     return np.flatnonzero(scores > 0)
+
+
+def field_totals(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per field of lengths [F, N]: how many units have it, and their summed length."""
+    return (lengths > 0).sum(axis=1), lengths.sum(axis=1, dtype=np.int64)
 
 
 def _average_lengths(lengths: np.ndarray) -> np.ndarray:

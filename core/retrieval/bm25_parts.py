@@ -21,6 +21,7 @@ from core.retrieval.bm25 import (
     Bm25Index,
     TermFieldContribution,
     _contributions,
+    field_totals,
     length_norm,
     term_weight,
 )
@@ -42,9 +43,9 @@ class Bm25Parts:
         self.parts = [part for part in parts if len(part)]
         self.config = config
         self._offsets = np.cumsum([0, *(len(part) for part in self.parts)])
-        lengths = [part.field_lengths() for part in self.parts]
-        present = sum(((length > 0).sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
-        total = sum((length.sum(axis=1) for length in lengths), np.zeros(len(FIELDS), np.int64))
+        totals = [part.field_totals() for part in self.parts]
+        present = sum((have for have, _ in totals), np.zeros(len(FIELDS), np.int64))
+        total = sum((length for _, length in totals), np.zeros(len(FIELDS), np.int64))
         self._avgdl = np.where(present > 0, total / np.maximum(present, 1), 1.0)
         self._roles = np.concatenate([np.zeros(0, np.int8), *(part.role_rows() for part in self.parts)])
         self._weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
@@ -173,3 +174,79 @@ class Bm25Parts:
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(values)
+
+
+class Bm25Slice:
+    """Some rows of an index, as one part of `Bm25Parts`: after a reload, the rows of the files a
+    merged index still describes exactly (same content, same permitted rows), beside parts for
+    the files that changed. Lucene keeps a segment and marks deleted documents; here the dropped
+    rows are masked out of every statistic too (N, df, field lengths), and only raw postings
+    (tf, field lengths) are read, never the index's own idf or norms, so the combined scores
+    equal a from-scratch build over exactly the kept rows (tested to 1e-9)."""
+
+    def __init__(self, index: Bm25Index, keep: np.ndarray):
+        alive = np.zeros(len(index), dtype=bool)
+        alive[keep] = True
+        self._index = index
+        # Sorted (postings stay sorted by row), by a mask rather than a sort: O(N), no log factor.
+        self._keep = np.flatnonzero(alive)
+        self._dropped = np.flatnonzero(~alive)
+        self._local = np.full(len(index), -1, dtype=np.int64)
+        self._local[self._keep] = np.arange(len(self._keep))
+        self._lengths: np.ndarray | None = None
+        self._totals: tuple[np.ndarray, np.ndarray] | None = None
+        self.unit_ids = _Picked(index.unit_ids, self._keep)
+
+    def __len__(self) -> int:
+        return len(self._keep)
+
+    def field_lengths(self) -> np.ndarray:
+        if self._lengths is None:
+            self._lengths = self._index.field_lengths()[:, self._keep]
+        return self._lengths
+
+    def field_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The index's totals less the dropped rows': a reload drops a file's worth of rows."""
+        if self._totals is None:
+            have, total = self._index.field_totals()
+            dropped_have, dropped_total = field_totals(self._index.field_lengths()[:, self._dropped])
+            self._totals = (have - dropped_have, total - dropped_total)
+        return self._totals
+
+    def role_rows(self) -> np.ndarray:
+        return self._index.role_rows()[self._keep]
+
+    def row_of(self, unit_id: str) -> int | None:
+        row = self._index.row_of(unit_id)
+        local = -1 if row is None else int(self._local[row])
+        return None if local < 0 else local
+
+    def term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows, fields, tf = self._index.term_postings(term)
+        local = self._local[rows]
+        kept = local >= 0
+        return local[kept], fields[kept], tf[kept]
+
+    def doc_freq(self, term: str) -> int:
+        rows = self.term_postings(term)[0]
+        # Postings are sorted by row, a unit's fields adjacent: count the distinct rows.
+        return int(np.count_nonzero(np.diff(rows))) + 1 if len(rows) else 0
+
+
+class _Picked(Sequence[str]):
+    """Some of a list's items, by position, without copying them out."""
+
+    def __init__(self, items: Sequence[str], picked: np.ndarray):
+        self._items = items
+        self._picked = picked
+
+    def __len__(self) -> int:
+        return len(self._picked)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._items[i] for i in self._picked[index].tolist()]
+        return self._items[int(self._picked[index])]
+
+    def __iter__(self):
+        return map(self._items.__getitem__, self._picked.tolist())

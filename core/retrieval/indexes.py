@@ -78,7 +78,7 @@ class ViewIndexes:
             base = self._base.bm25
             base_parts = base.parts if isinstance(base, Bm25Parts) else [base]
             return Bm25Parts([*base_parts, Bm25Index.build(self.view.extra, config)], config)
-        merged = self.view.merged_bm25(config, build=False)
+        merged = self.view.merged_bm25(config, build=False, cache=self._parts)
         if merged is not None:
             return merged
         parts = self.view.bm25_parts(config, self._parts)
@@ -89,7 +89,7 @@ class ViewIndexes:
         answers top-k faster; queries already holding the parts finish on them."""
         if not isinstance(self.bm25, Bm25Parts):
             return
-        merged = self.view.merged_bm25(self._config.bm25, build=True)
+        merged = self.view.merged_bm25(self._config.bm25, build=True, cache=self._parts)
         if merged is not None:
             with self._lock:
                 self._built["bm25"] = merged

@@ -166,6 +166,23 @@ class StoredUnits(Sequence[KnowledgeUnit]):
         for index in range(len(self._units)):
             yield self[index]
 
+    @property
+    def offsets(self) -> np.ndarray:
+        """Where each unit's JSON starts in the stored bytes (n + 1 offsets)."""
+        return np.asarray(self._offsets)
+
+    def json_of(self, start: int, stop: int) -> bytes:
+        """The stored JSON of units start..stop-1, one after another, without restoring them."""
+        return bytes(self._blob[int(self._offsets[start]) : int(self._offsets[stop])])
+
+    def dump(self) -> tuple[bytes, np.ndarray]:
+        """What `dump_units` returns for these units, from the stored bytes (nothing restored)."""
+        return bytes(self._blob), np.asarray(self._offsets)
+
+    def seed(self, index: int, unit: KnowledgeUnit) -> None:
+        """Keep `unit` (whose JSON is stored at `index`) instead of restoring it on first access."""
+        self._units[index] = unit
+
     def restored(self) -> int:
         """How many units have been restored so far (tests assert laziness with it)."""
         return sum(unit is not None for unit in self._units)

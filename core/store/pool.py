@@ -12,17 +12,24 @@ cannot be written) leaves the files unbuilt for the serial path, which builds th
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from core.cancel import Cancelled
 from core.config import HdcConfig
 from core.store.store import SegmentStore
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 # Below this many bytes of files to build, starting workers costs more than it saves.
 MIN_POOL_BYTES = 4 << 20
 MAX_WORKERS = 4
 # A bound on the whole prebuild: past it the remaining files are built serially.
 POOL_TIMEOUT_SECONDS = 3600.0
+PROGRESS_TICK_SECONDS = 0.2
 WORKERS_ENV = "MRPTUI_BUILD_WORKERS"
 
 
@@ -45,9 +52,12 @@ def prebuild(
     *,
     workers: int | None = None,
     min_bytes: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Build the uncached `files`' segments into `store`'s cache in parallel; returns how many
-    files the workers built (0 when no pool was worth starting or it failed)."""
+    files the workers built (0 when no pool was worth starting or it failed). `progress(done,
+    total)` hears each finished file (and a tick meanwhile); if it raises `Cancelled`, the workers
+    are stopped and the exception propagates."""
     workers = worker_count() if workers is None else workers
     min_bytes = MIN_POOL_BYTES if min_bytes is None else min_bytes
     if workers < 2 or not store.enabled or store.root is None:
@@ -68,9 +78,51 @@ def prebuild(
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
             futures = [pool.submit(_build_one, str(store.root), store.max_bytes, str(f), hdc) for f in todo]
-            return sum(1 for future in futures if future.result(timeout=POOL_TIMEOUT_SECONDS))
+            try:
+                if progress is not None:
+                    progress(0, len(futures))
+                return _collect(futures, progress)
+            except Cancelled:
+                _stop_workers(pool)
+                raise
+            except BaseException:
+                # Drop the files not yet started (shutdown's own cancel flag would be reset by the
+                # `with` exit, which then waits for every started one).
+                for future in futures:
+                    future.cancel()
+                raise
+    except Cancelled:
+        raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
         return 0
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers now, mid-file if need be, so a cancelled load (the user quit) does not wait
+    for the files they are building; the pool then fails every future it still holds (cancelling
+    them first would make Python 3.11's pool raise in its own thread). Safe for the cache: a
+    segment is published by an atomic rename, so a killed worker leaves at most a temporary
+    folder, which the store removes once stale."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
+def _collect(futures: list[Future], progress: Callable[[int, int], None] | None) -> int:
+    """Wait for the workers. `progress` hears each finished file, and is called again every
+    PROGRESS_TICK_SECONDS meanwhile, so a caller that cancels by raising from it is heard
+    promptly even while every worker is inside a long file."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
+    pending, done = set(futures), 0
+    while pending:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"building segments took over {POOL_TIMEOUT_SECONDS:.0f} s")
+        finished, pending = wait(pending, timeout=PROGRESS_TICK_SECONDS, return_when=FIRST_COMPLETED)
+        done += len(finished)
+        if progress is not None:
+            progress(done, len(futures))
+    return sum(1 for future in futures if future.result())
 
 
 def _build_one(root: str, max_bytes: int, file: str, hdc: HdcConfig | None) -> bool:

@@ -112,11 +112,15 @@ class Segment:
         """This segment without the units' JSON kept from its build (saved, it is not needed)."""
         return self if self.unit_json is None else replace(self, unit_json=None)
 
-    def save(self, parent: Path) -> Path:
-        """Write the segment's files into a new temp folder under `parent`; returns that folder."""
+    def save(self, parent: Path, extra: dict[str, np.ndarray] | None = None) -> Path:
+        """Write the segment's files into a new temp folder under `parent`; returns that folder.
+        `extra` arrays are saved as `<name>.npy` beside them, under the same checksums."""
         parent.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
-        units, offsets = (self.unit_json, self.offsets) if self.unit_json is not None else dump_units(self.units)
+        if self.unit_json is not None:
+            units, offsets = self.unit_json, self.offsets
+        else:
+            units, offsets = self.units.dump() if isinstance(self.units, StoredUnits) else dump_units(self.units)
         blobs = {
             "units.jsonl": units,
             "columns.json": self.columns.dump(),
@@ -124,11 +128,13 @@ class Segment:
             "words.json": json.dumps(self.words).encode(),
             "stems.json": self.stems.dump(),
         }
-        for name in _ARRAYS:
-            np.save(folder / f"{name}.npy", offsets if name == "offsets" else getattr(self, name))
+        arrays = {name: offsets if name == "offsets" else getattr(self, name) for name in _ARRAYS}
+        arrays.update(extra or {})
+        for name, array in arrays.items():
+            np.save(folder / f"{name}.npy", array)
         for name, data in blobs.items():
             (folder / name).write_bytes(data)
-        checksums = {name: checksum_of(folder / name) for name in [*blobs, *(f"{a}.npy" for a in _ARRAYS)]}
+        checksums = {name: checksum_of(folder / name) for name in [*blobs, *(f"{a}.npy" for a in arrays)]}
         meta = {
             "format": FORMAT_VERSION,
             "key": self.key,

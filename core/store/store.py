@@ -21,12 +21,15 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.safe_io import atomic_write_bytes
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir
 from core.store.location import cache_root
+from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text import add_stem_source, computed_stems, learn_stems
 
@@ -77,9 +80,16 @@ class SegmentStore:
         self.builds = 0
         self.loads = 0
         self._saved_since_prune = False
+        # The cache's size after this store last pruned, plus what it saved since: while that
+        # stays within the bound, a save (every reload) does not walk the whole cache again.
+        self._pruned_bytes: int | None = None
+        self._saved_bytes = 0
         self._lock = threading.Lock()
         self._notes: list[Diagnostic] = []
         self._disabled_reason: str | None = None
+        # Block tables of segments built here (by file, with their segment), so the next edit of
+        # a file re-reads only what changed without reading the table back from the cache.
+        self._blocks: dict[str, tuple[Segment, BlockTable]] = {}
 
     @property
     def enabled(self) -> bool:
@@ -92,12 +102,12 @@ class SegmentStore:
 
     def _segment(self, file: Path, earlier: Segment | None) -> Segment:
         if not self.enabled:
-            return self._build(file, "", earlier)
+            return self._build(file, "", earlier)[0]
         known = self._known_key(file)
         read_ns = time.time_ns()
         content = None if known is not None else _content(file)
         if known is None and content is None:
-            return self._build(file, "", earlier)
+            return self._build(file, "", earlier)[0]
         key = known if known is not None else segment_key(file, content)
         folder = self._path_folder(file) / key
         if folder.is_dir():
@@ -116,13 +126,15 @@ class SegmentStore:
         if content is None:
             content = _content(file)
             if content is None:
-                return self._build(file, "", earlier)
+                return self._build(file, "", earlier)[0]
             key = segment_key(file, content)
             folder = self._path_folder(file) / key
-        segment = self._build(file, key, earlier)
+        segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
         if _content(file) == content:
-            self._save(segment, folder)
+            if blocks is None:
+                blocks = block_table(content, str(file), segment)
+            self._save(segment, folder, blocks)
             self._remember_key(file, key, read_ns)
         return segment
 
@@ -176,9 +188,12 @@ class SegmentStore:
         return notes
 
     def prune_after_writes(self) -> None:
-        """`prune` when this store saved a segment since it last pruned: only a write can push
-        the cache past its bound, and walking the whole cache costs every warm open ~O(files)."""
-        if self._saved_since_prune:
+        """`prune` when this store saved a segment since it last pruned and its saves may have
+        pushed the cache past the bound: walking the whole cache costs ~O(files) (at 1M units,
+        200 files, most of a reload)."""
+        if self._saved_since_prune and (
+            self._pruned_bytes is None or self._pruned_bytes + self._saved_bytes > self.max_bytes
+        ):
             self.prune()
 
     def prune(self) -> None:
@@ -193,6 +208,7 @@ class SegmentStore:
                 break
             shutil.rmtree(entry.folder, ignore_errors=True)
             total -= entry.bytes
+        self._pruned_bytes, self._saved_bytes = total, 0
 
     def views_folder(self) -> Path | None:
         """Where whole-view (merged) indexes live; None without a usable cache."""
@@ -212,10 +228,35 @@ class SegmentStore:
             return None
         return self._path_folder(Path(segment.file)) / segment.key
 
-    def _build(self, file: Path, key: str, earlier: Segment | None) -> Segment:
+    def _build(
+        self, file: Path, key: str, earlier: Segment | None, content: bytes | None = None
+    ) -> tuple[Segment, BlockTable | None]:
+        """A reload (with `earlier`) re-reads an edited Markdown file by its unit blocks
+        (core/store/patch.py), from `content` when given (the bytes the key hashed); a first
+        read, or any other format, reads the whole file."""
         with self._lock:
             self.builds += 1
-        return Segment.build(file, key, earlier)
+        found = patched(str(file), key, earlier, self._blocks_of(earlier), content) if earlier is not None else None
+        if found is None:
+            return Segment.build(file, key, earlier), None
+        segment, blocks = found
+        with self._lock:
+            self._blocks[str(file)] = (segment, blocks)
+        return segment, blocks
+
+    def _blocks_of(self, segment: Segment) -> BlockTable | None:
+        """The block table of a segment built here, or stored beside it in the cache."""
+        with self._lock:
+            kept = self._blocks.get(segment.file)
+        if kept is not None and kept[0] is segment:
+            return kept[1]
+        folder = self.folder_of(segment)
+        if folder is None:
+            return None
+        try:
+            return BlockTable.load(np.load(folder / f"{BLOCKS}.npy"), segment)
+        except (OSError, ValueError):
+            return None  # none stored (another format, an older cache): the file is read whole
 
     def _path_folder(self, file: Path) -> Path:
         assert self.root is not None
@@ -225,12 +266,14 @@ class SegmentStore:
         assert self.root is not None
         return self.root / SOURCES / f"{_path_digest(file)}.json"
 
-    def _save(self, segment: Segment, folder: Path) -> None:
+    def _save(self, segment: Segment, folder: Path, blocks: BlockTable | None) -> None:
         try:
-            temp = segment.save(folder.parent)
+            temp = segment.save(folder.parent, {BLOCKS: blocks.rows} if blocks is not None else None)
+            saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
             self._saved_since_prune = True
+            self._saved_bytes += saved
         except OSError as exc:
             self._disable(f"cannot write the index cache at {self.root} ({exc.strerror or exc}); running without it")
 

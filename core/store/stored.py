@@ -18,6 +18,7 @@ import numpy as np
 
 from core.config import Bm25Config
 from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_parts import Bm25Slice
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -32,6 +33,7 @@ class PartCache:
     def __init__(self, max_parts: int = 1024):
         self._max_parts = max_parts
         self._parts: OrderedDict[tuple, tuple[Segment, Bm25Index]] = OrderedDict()
+        self._merged: tuple[str, Bm25Index, dict[str, tuple[str, bytes, np.ndarray]]] | None = None
         self._lock = threading.Lock()
         self.builds = 0
 
@@ -49,6 +51,18 @@ class PartCache:
             while len(self._parts) > self._max_parts:
                 self._parts.popitem(last=False)
         return part
+
+    def remember_merged(self, config: Bm25Config, index: Bm25Index, rows: dict[str, tuple[str, bytes, np.ndarray]]) -> None:
+        """The merged index a view uses, and which rows of it each file's rows are (by file:
+        segment key, row set, index rows): a reload's view scores the files that did not change
+        from it (`Bm25Slice`) instead of reading their parts from the cache."""
+        with self._lock:
+            self._merged = (config.model_dump_json(), index, rows)
+
+    def merged(self, config: Bm25Config) -> tuple[Bm25Index, dict[str, tuple[str, bytes, np.ndarray]]] | None:
+        with self._lock:
+            found = self._merged
+        return found[1:] if found is not None and found[0] == config.model_dump_json() else None
 
 
 class StoredKb:
@@ -72,16 +86,24 @@ class StoredKb:
 
     def bm25_parts(
         self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache
-    ) -> list[Bm25Index]:
+    ) -> list[Bm25Index | Bm25Slice]:
         """One BM25 index per segment over the given rows it holds (plus one for current-turn
-        units); an unchanged segment with the same permitted rows reuses its part."""
+        units); an unchanged segment with the same permitted rows reuses its part. Files the
+        last merged index holds with the same content and rows are one slice of it."""
         table = self.token_table()
         groups, loose = table.by_segment(rows)
         segments = list(self.segments.values())
-        parts = []
+        merged = cache.merged(config)
+        parts: list[Bm25Index | Bm25Slice] = []
+        served = []
         for number, positions, local in groups:
             segment = segments[number]
-            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + local.tobytes()).hexdigest()[:24]
+            row_set = _row_set(local, segment)
+            there = merged[1].get(segment.file) if merged is not None and segment.key else None
+            if there is not None and there[:2] == (segment.key, row_set):
+                served.append(there[2])
+                continue
+            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + row_set).hexdigest()[:24]
             key = (segment.file, segment.key or id(segment), digest)
 
             def build(segment=segment, local=local, digest=digest) -> Bm25Index:
@@ -90,12 +112,15 @@ class StoredKb:
                 )
 
             parts.append(cache.get(key, segment, build))
+        if served:
+            parts.insert(0, Bm25Slice(merged[0], np.concatenate(served)))
         if len(loose):
             parts.append(Bm25Index.build([extra[-1 - int(rows[p])] for p in loose.tolist()], config))
         return parts
 
     def merged_bm25(
-        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool,
+        cache: PartCache | None = None,
     ) -> Bm25Index | None:
         """One BM25 index over all the given rows (segments merged, as Lucene merges them):
         read from the cache, else built from stored tokens and saved when `build`, else None."""
@@ -108,21 +133,30 @@ class StoredKb:
         # Current-turn units, or a segment built without a content key, cannot be named.
         if len(loose) or any(not segments[number].key for number, _, _ in groups):
             return None
+        # Rows are in id order, so which rows of each segment the view holds names the index.
         hasher = hashlib.sha256(config.model_dump_json().encode())
-        for number, positions, local in groups:
+        for number, _, local in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
-            hasher.update(positions.tobytes() + local.tobytes())
-        digest = hasher.hexdigest()[:32]
+            hasher.update(_row_set(local, segments[number]))
+        stem = f"bm25-{hasher.hexdigest()[:32]}"
+        # A reload's new view has no merged index yet: know that before listing every unit id.
+        if not build and not _is_dir(folder / f"{stem}{INDEX_SUFFIX}"):
+            return None
         columns = table.columns(rows)
-        index = self._read_index(folder, f"bm25-{digest}", config, columns[0])
+        index = self._read_index(folder, stem, config, columns[0])
         if index is None and build:
             index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
-            self._write_index(folder, f"bm25-{digest}", index)
+            self._write_index(folder, stem, index)
+        if index is not None and cache is not None:
+            cache.remember_merged(config, index, {
+                segments[number].file: (segments[number].key, _row_set(local, segments[number]), positions)
+                for number, positions, local in groups
+            })
         return index
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
-        if folder is None or not folder.is_dir():
+        if folder is None or not _is_dir(folder):
             return None
         return self._read_index(folder, f"bm25-{digest}", config, segment_columns(segment, local)[0])
 
@@ -130,7 +164,7 @@ class StoredKb:
         """A stored index; its unit ids are not stored but given (the segments' columns have
         them, in the index's row order), and the index's shapes must fit them."""
         path = folder / f"{stem}{INDEX_SUFFIX}"
-        if not path.is_dir():
+        if not _is_dir(path):
             return None
         try:
             names, arrays = read_arrays(path)
@@ -141,7 +175,7 @@ class StoredKb:
 
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
         folder = self.store.folder_of(segment)
-        if folder is not None and folder.is_dir():
+        if folder is not None and _is_dir(folder):
             self._write_index(folder, f"bm25-{digest}", part)
         return part
 
@@ -152,3 +186,18 @@ class StoredKb:
         except OSError:
             pass  # not writable now: the index is rebuilt next time
 
+
+def _row_set(local: np.ndarray, segment: Segment) -> bytes:
+    """Which of a segment's rows are given, one bit per row: at 1M units, hashing this instead
+    of the row numbers hashes 2 MB instead of 16 per reload."""
+    mask = np.zeros(len(segment.units), dtype=bool)
+    mask[local] = True
+    return np.packbits(mask).tobytes()
+
+
+def _is_dir(path: Path) -> bool:
+    """`Path.is_dir`, False also when the cache cannot be searched (another user's folder)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

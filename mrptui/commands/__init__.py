@@ -97,15 +97,21 @@ def question_from(text: str) -> str:
     return question
 
 
+def kb_paths(args: argparse.Namespace) -> list[Path]:
+    """The `--kb` paths (empty: the sample KB); one that does not exist is a usage error."""
+    paths = [Path(p) for p in (getattr(args, "kb", None) or [])]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError(f"KB path not found: {', '.join(missing)}")
+    return paths
+
+
 def open_session(args: argparse.Namespace):
     """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
     from core.config import ConfigError
     from core.session import Session
 
-    paths = [Path(p) for p in (getattr(args, "kb", None) or [])]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise UsageError(f"KB path not found: {', '.join(missing)}")
+    paths = kb_paths(args)
     try:
         return Session.open(paths or None, config_from_args(args))
     except ConfigError as exc:

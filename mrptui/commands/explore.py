@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from functools import partial
 from pathlib import Path
 
-from mrptui.commands import UsageError, add_caller_options, caller_from_args, config_from_args, open_session
+from mrptui.commands import UsageError, add_caller_options, caller_from_args, config_from_args, kb_paths
 
 THEMES = ("textual-dark", "textual-light")
+# After quit, how long threads still building indexes may take before the process leaves without them.
+QUIT_GRACE_SECONDS = 0.5
 
 
 def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,18 +31,82 @@ def kb_label(paths: list[str] | None) -> str:
     return ", ".join(paths) if paths else "sample_kb"
 
 
+def check_configs(config: Path | None) -> None:
+    """What `open_session` refuses as a usage error, checked without reading the KB: every config
+    file the session reads. The KB itself is read after the explorer paints; a problem found then
+    (a path that vanished, an unreadable file) is shown in the app."""
+    from core.config import ConfigError, load_engine_config, load_retrieval_config
+    from core.embeddings import load_embedding_config
+    from core.llm import load_llm_config
+    from core.resources import config_dir
+
+    directory = config or config_dir()
+    try:
+        for load in (load_retrieval_config, load_engine_config, load_llm_config, load_embedding_config):
+            load(directory)
+    except ConfigError as exc:
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+
+
+def open_later(paths: list[Path], config: Path | None, progress):
+    """The explorer's opener: runs in its load worker, after the first frame."""
+    from core.session import Session
+
+    return Session.open(paths or None, config, progress=progress)
+
+
+def start_pool_helpers() -> None:
+    """Start multiprocessing's resource tracker and forkserver, which a cold open's build pool
+    (core/store/pool.py) uses. Starting them hands on this process's stderr descriptor, which
+    Textual's stand-in for stderr lacks: once the app runs they could not start, and the load
+    worker would build every file serially."""
+    from multiprocessing import forkserver, resource_tracker
+
+    resource_tracker.ensure_running()
+    forkserver.ensure_running()
+
+
 def run(args: argparse.Namespace) -> int:
     caller = caller_from_args(args)
-    session = open_session(args)
+    paths = kb_paths(args)
+    config = config_from_args(args)
+    check_configs(config)
     from mrptui.app import ExplorerApp
     from mrptui.keymap import KEYMAP_FILE  # Textual loads only when the TUI is really wanted
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
-    config = config_from_args(args)
     keymap = config / KEYMAP_FILE if config else "config"
     queries = Path(args.queries) if args.queries else None
     if queries is not None and not queries.is_file():
         raise UsageError(f"--queries: no such file: {queries}")
-    app = ExplorerApp(session, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries)
-    app.run()
-    return 0
+    app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
+                      opener=partial(open_later, paths, config))
+    start_pool_helpers()
+    return run_until_quit(app)
+
+
+def run_until_quit(app) -> int:
+    """Run the app. Once it has quit (the terminal is restored), a worker thread may still be
+    building indexes (BM25, HDC: seconds on a big KB, not interruptible), and `asyncio.run` would
+    wait for it. Give the workers QUIT_GRACE_SECONDS, then leave without them: everything they write
+    to the cache is published by atomic rename, so an abandoned write leaves only a temporary file."""
+    import asyncio  # here: the CLI imports this module for its options, and `ask` needs neither
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    loop = asyncio.new_event_loop()
+    workers = ThreadPoolExecutor(thread_name_prefix="mrptui-worker")  # where Textual's thread workers run
+    loop.set_default_executor(workers)
+    try:
+        app.run(loop=loop)
+    finally:
+        loop.close()
+    code = app.return_code or 0
+    waiting = threading.Thread(target=workers.shutdown, daemon=True)
+    waiting.start()
+    waiting.join(QUIT_GRACE_SECONDS)
+    if waiting.is_alive():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -17,12 +17,14 @@ from textual.widgets import DataTable, Static, Tab, Tabs
 from core.health import Health
 
 from mrptui.host import Explorer
+from mrptui.kb_state import KBState
 from mrptui.messages import Command
 from mrptui.screens.modals import TextModal
 from mrptui.state import ViewState
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.keybar import KeyBar
+from mrptui.widgets.loading import LoadingBanner
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
@@ -104,6 +106,9 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     def compose(self) -> ComposeResult:
         yield QueryBox(id="query")
+        loading = LoadingBanner(id="loading")
+        loading.display = False
+        yield loading
         banner = Static("", id="problems-banner")
         banner.display = False
         yield banner
@@ -133,6 +138,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         query.cursor_blink = self.explorer.cursor_blink
         self._set_active(self.active_panel, focus=False)
         query.focus()
+        self.show_loading(self.explorer.kb_state, self.explorer.kb_label)  # in the first frame already
         self.call_after_refresh(self.command, "main_ready")
 
     # -- layout -----------------------------------------------------------------------------
@@ -222,6 +228,10 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
         self.query_one(StatusLine).update(status_markup)
+
+    def show_loading(self, state: KBState, label: str) -> None:
+        """The loading banner: shown while the KB loads or after it failed to."""
+        self.query_one(LoadingBanner).show(state, label)
 
     def show_health(self, health: Health | None) -> None:
         """The banner under the question box while units, rules or plugins have errors."""

@@ -8,6 +8,7 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from core.health import Health
+from mrptui.kb_state import KBState, progress_text
 from mrptui.state import Breakpoint, ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
@@ -15,14 +16,14 @@ from mrptui.widgets.symbols import status_symbol, tone_markup
 def status_markup(
     state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
     replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
-    running_ms: float | None = None, hdc_building: bool = False, health: Health | None = None,
+    running_ms: float | None = None, kb: KBState | None = None, health: Health | None = None,
     replay_note: str = "",
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
     if state.last_event is not None and state.k < total:
         parts[0] += f" [$foreground-muted]({escape(state.last_event.kind)})[/]"
     if state.status == "idle" and total == 0:
-        parts = ["[b]ready[/b]"]
+        parts = [kb_head_markup(kb)]
     # A run whose engine raised never gets RunFinished: it failed, it is not still running.
     status = "failed" if failed else state.status
     symbol, tone = status_symbol(status)
@@ -35,7 +36,8 @@ def status_markup(
         symbol, tone, run = "✂", "warn", f"incomplete trace: {stop}"
     if held:
         symbol, tone, run = "⏸", "backtrack", f"held {held}"
-    parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
+    if total or kb is None or not (kb.loading or kb.failed):  # no run while loading: the head says it all
+        parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
     if replay_note and replay_note not in run:  # next to the run state: a narrow line cuts its end first
         parts.append(tone_markup(f"✂ {escape(replay_note)}", "warn"))
     if running_ms is not None and state.current_plugin:
@@ -51,13 +53,38 @@ def status_markup(
         parts.append(f"[$accent]● {escape(labels)}[/]")
     if replay:
         parts.append("[$warning]replay[/]")
-    if hdc_building:
-        parts.append("[$foreground-muted]HDC index building…[/]")
+    parts.extend(kb_work_markup(kb))
     if health is not None:
         parts.append(health_markup(health))
     if label:
         parts.append(f"[$foreground-muted]{escape(label)}[/]")
     return " · ".join(parts)
+
+
+def kb_head_markup(kb: KBState | None) -> str:
+    """What the line starts with before any run: "ready", or the KB loading or failed to load."""
+    if kb is not None and kb.loading:
+        head = f"[b]◌ loading KB[/b] ({escape(progress_text(kb.progress))})"
+        return head + (" · [$accent]1 question queued[/]" if kb.queued else "")
+    if kb is not None and kb.failed:
+        return f"[$error][b]✗ KB not loaded[/b]: {escape(kb.error.splitlines()[0])}[/] (F8, ctrl+r retries)"
+    return "[b]ready[/b]"
+
+
+def kb_work_markup(kb: KBState | None) -> list[str]:
+    """Background work on the open KB, while it lasts: reloading, indexes and HDC building."""
+    if kb is None:
+        return []
+    parts = []
+    if kb.reloading:
+        parts.append("[$warning]⟳ reloading KB…[/]")
+    if kb.indexing:
+        parts.append("[$foreground-muted]indexes building…[/]")
+    if kb.hdc == "building":
+        parts.append("[$foreground-muted]HDC index building…[/]")
+    elif kb.hdc == "failed":
+        parts.append("[$warning]HDC index failed (see the error)[/]")
+    return parts
 
 
 def health_markup(health: Health) -> str:

@@ -80,3 +80,37 @@ def test_a_question_with_context_reuses_the_views_index(kb, config_path):
         parts = cache.for_view(view.with_extra(current_turn_units([sentence]))).bm25
         assert parts.parts[:-1] == base_index.parts
         assert len(parts.parts[-1]) == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_slice_of_an_index_scores_like_an_index_of_its_rows(kb, config_path, seed):
+    from core.retrieval.bm25_parts import Bm25Slice
+
+    config = load_retrieval_config(config_path).bm25
+    units = list(kb.view(Caller()).units)
+    rng = np.random.default_rng(seed)
+    kept = np.flatnonzero(rng.random(len(units)) < 0.7)
+    whole = Bm25Index.build(units, config)
+    sliced = Bm25Slice(whole, rng.permutation(kept))
+    fresh = Bm25Index.build([units[i] for i in kept], config)
+    assert list(sliced.unit_ids) == fresh.unit_ids
+    for got, want in zip(sliced.field_totals(), fresh.field_totals(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(sliced.field_lengths(), fresh.field_lengths())
+    words = {t for q in QUESTIONS for t in tokenize(q)} | set(fresh._vocab) | set(whole._vocab)
+    for term in words:
+        assert sliced.doc_freq(term) == fresh.doc_freq(term)
+        for got, want in zip(sliced.term_postings(term), fresh.term_postings(term), strict=True):
+            np.testing.assert_array_equal(got, want)
+    gone = units[int(np.setdiff1d(np.arange(len(units)), kept)[0])].id
+    assert sliced.row_of(gone) is None and sliced.row_of(fresh.unit_ids[3]) == 3
+    # With a side part, the combined scores are the from-scratch scores of those rows.
+    side = context_units()
+    parts = Bm25Parts([sliced, Bm25Index.build(side, config)], config)
+    scratch = Bm25Index.build([*[units[i] for i in kept], *side], config)
+    for question in QUESTIONS:
+        tokens = tokenize(question)
+        by_id = dict(zip(parts.unit_ids, parts.scores(tokens, [Role.PROCEDURE]), strict=True))
+        np.testing.assert_allclose(
+            [by_id[u] for u in scratch.unit_ids], scratch.scores(tokens, [Role.PROCEDURE]), rtol=0, atol=1e-9
+        )

@@ -442,3 +442,26 @@ def test_warm_up_merges_bm25_parts_into_one_saved_index_the_next_session_reads(t
             got = index.top_k(terms, [Role.DEFINITION], 10)
             assert [u for u, _ in got] == [u for u, _ in want]
             np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
+
+
+def test_a_reload_walks_the_cache_only_when_its_saves_may_have_broken_the_bound(tmp_path, monkeypatch):
+    from core.store import store as store_module
+
+    kb_dir = tmp_path / "kb"
+    paths = write_kb(kb_dir, files=2)
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    walks = []
+    real = store_module.cache_entries
+    monkeypatch.setattr(store_module, "cache_entries", lambda root: walks.append(root) or real(root))
+    text = paths[0].read_text(encoding="utf-8")
+    for n in range(2):
+        paths[0].write_text(text.replace("Topic: ", f"Topic: edit{n} ", 1), encoding="utf-8")
+        kb = kb.reload()
+    assert walks == []  # the first load's prune measured the cache; two edits fit the bound
+    total = sum(entry.bytes for entry in real(tmp_path / "cache"))
+    store.max_bytes = total + 10
+    paths[0].write_text(text.replace("Topic: ", "Topic: edit2 ", 1), encoding="utf-8")
+    kb = kb.reload()
+    assert len(walks) == 1
+    assert sum(entry.bytes for entry in real(tmp_path / "cache")) <= store.max_bytes

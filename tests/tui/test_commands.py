@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ from fakes import CALLER, FakeSession, thinkingdb_run
 
 from core.events import write_trace
 from core.plugins.base import Request
+from core.resources import config_dir
 from mrptui import cli
 from mrptui.app import ExplorerApp
 from mrptui.commands import explore, replay
@@ -24,25 +28,27 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[ExplorerApp]:
     return apps
 
 
-def test_explore_is_the_default_command(monkeypatch, launched):
+def test_explore_is_the_default_command_and_opens_the_kb_only_after_the_app_starts(monkeypatch, launched):
     fake = FakeSession()
     seen = {}
 
-    def open_session(args):
-        seen["kb"] = args.kb
+    def open_later(paths, config, progress):
+        seen["kb"], seen["progress"] = paths, progress
         return fake
 
-    monkeypatch.setattr(explore, "open_session", open_session)
+    monkeypatch.setattr(explore, "open_later", open_later)
     monkeypatch.delenv("MRPTUI_THEME", raising=False)
     assert cli.main(["--kb", "sample_kb"]) == 0
     (app,) = launched
-    assert app.session is fake and seen["kb"] == ["sample_kb"]
+    assert seen == {} and isinstance(app.session, NullSession) and app.lifecycle.state.loading
+    report = []
+    assert app.lifecycle.opener(report.append) is fake
+    assert seen["kb"] == [Path("sample_kb")] and seen["progress"] == report.append
     assert app.kb_label == "sample_kb" and app.initial_theme == "textual-dark"
     assert app.caller.tags == frozenset() and not app.replay
 
 
 def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
-    monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
     monkeypatch.setenv("MRPTUI_THEME", "textual-light")
     args = cli.build_parser().parse_args(["--caller-tags", "staff, ops", "--region", "eu", "--as-of", "2026-01-15"])
     assert explore.run(args) == 0
@@ -52,10 +58,22 @@ def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
 
 
 def test_explore_bad_date_is_a_usage_error(monkeypatch, launched, capsys):
-    monkeypatch.setattr(explore, "open_session", lambda args: FakeSession())
     args = cli.build_parser().parse_args(["--as-of", "soon"])
     with pytest.raises(Exception, match="as-of"):
         explore.run(args)
+    assert launched == []
+
+
+def test_explore_refuses_a_missing_kb_path_and_a_bad_config_before_the_app_starts(tmp_path, launched, capsys):
+    """The app paints before reading the KB, but these stay one-line usage errors on the terminal."""
+    assert cli.main(["--kb", str(tmp_path / "gone")]) == 2
+    assert f"KB path not found: {tmp_path / 'gone'}" in capsys.readouterr().err
+    config = tmp_path / "config"
+    shutil.copytree(config_dir(), config)
+    (config / "engine.json").write_text('{"planners": \n  [1,\n', encoding="utf-8")
+    assert cli.main(["--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"{config / 'engine.json'}:" in err and "Traceback" not in err
     assert launched == []
 
 
@@ -103,3 +121,26 @@ def test_replay_bad_file_is_one_line_and_exit_2(tmp_path: Path, launched, capsys
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and err.startswith("mrptui: error: ")
     assert launched == []
+
+
+def test_quitting_does_not_wait_for_a_worker_thread_still_building_indexes(tmp_path: Path):
+    """A warm-up worker cannot be interrupted; after quit the process leaves without it (bounded
+    by the subprocess timeout: waiting for the thread would never end)."""
+    script = tmp_path / "busy.py"
+    script.write_text(
+        "import threading\n"
+        "from textual.app import App\n"
+        "from mrptui.commands.explore import run_until_quit\n"
+        "class Busy(App):\n"
+        "    def on_mount(self):\n"
+        "        self.run_worker(threading.Event().wait, thread=True)  # never returns on its own\n"
+        "        self.call_after_refresh(self.exit, return_code=3)\n"
+        "    def run(self, **options):\n"
+        "        return super().run(headless=True, **options)\n"
+        "if __name__ == '__main__':\n"
+        "    raise SystemExit(run_until_quit(Busy()))\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 3 and "Traceback" not in done.stderr

@@ -1,0 +1,275 @@
+"""The explorer's KB lifecycle, none of it on the UI thread: open the session after the first
+frame (reporting progress file by file), warm the caller's indexes, build HDC, then poll the
+files and reload them. Each step's state is a `KBState` the status line and loading banner render.
+
+Workers report with messages (`post_message` never waits, so a worker cannot hang on an app that
+is quitting); the app hands them to this object. Quitting cancels the load worker, and the
+progress callback raises `Cancelled` at the next file, so the load thread ends within one file.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from textual.worker import WorkerState, get_current_worker
+
+from core.cancel import Cancelled
+from core.config import ConfigError
+from core.diagnostics import Code, Diagnostic
+from core.health import counts_phrase
+from core.plugins.base import Request
+from core.progress import LoadProgress, Progress
+from mrptui.kb_state import KBState, progress_text
+from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
+from mrptui.state import NullSession, SessionLike
+
+if TYPE_CHECKING:
+    from mrptui.app import ExplorerApp
+
+Opener = Callable[[Progress], SessionLike]
+"""Opens the session, reporting progress (e.g. `partial(Session.open, paths, config)` as `progress=`)."""
+
+LOAD_GROUP = "kb-load"
+WARM_UP_GROUP = "warm-up"
+RELOAD_GROUP = "reload"
+# Index builds shorter than this pass unremarked; longer ones end with an "indexes ready" toast.
+SLOW_SECONDS = 1.0
+LOADING_REASON = "the KB is still loading"
+
+
+def quiet_gc() -> None:
+    """Collect, then move every object alive now (the KB and its indexes above all) out of the
+    cyclic garbage collector's reach. With a large KB a full collection walks millions of objects and
+    stops the UI for hundreds of milliseconds, whichever thread triggers it; once they are frozen,
+    collections walk only newer objects. Frozen objects are still freed by reference counting; the
+    app calls this once per KB (at start, and after the first run on a KB, which builds its indexes),
+    so cyclic garbage frozen with them is bounded."""
+    gc.collect()
+    gc.freeze()
+
+
+def load_problems(error: Exception) -> tuple[Diagnostic, ...]:
+    """Why opening failed, with file and line where the error knows them."""
+    if isinstance(error, ConfigError):
+        return tuple(error.diagnostics)
+    if isinstance(error, OSError):
+        return (Diagnostic(code=Code.FILE_UNREADABLE, message=error.strerror or str(error),
+                           file=str(error.filename or "<kb>")),)
+    return (Diagnostic(code=Code.FILE_UNREADABLE, message=f"{type(error).__name__}: {error}", file="<kb>"),)
+
+
+class KBLifecycle:
+    """Loads, warms, polls and reloads the app's session; `state` says where it is."""
+
+    def __init__(self, app: ExplorerApp, opener: Opener | None) -> None:
+        self.app = app
+        self.opener = opener
+        self.state = KBState(phase="loading" if opener is not None else "ready")
+        self.fingerprint = ""
+        self.queued: Request | None = None
+        self._indexing_since = 0.0
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """From the app's mount: open the session in a worker, or, given one, go straight on."""
+        if self.opener is None:
+            self.fingerprint = self._safe_fingerprint()
+            self._ready()
+            return
+        self._set(phase="loading", progress=None, error="")
+        self.app.run_worker(self._load, name="kb-load", group=LOAD_GROUP, description="Opening the KB",
+                            thread=True, exit_on_error=False)
+
+    def stop(self) -> None:
+        """The app quits: the load stops at its next file (the thread cannot be interrupted mid-file)."""
+        for worker in self.app.workers:
+            if worker.group == LOAD_GROUP:
+                worker.cancel()
+
+    def _load(self) -> None:
+        worker = get_current_worker()
+        opener = self.opener
+        assert opener is not None
+
+        last: list[LoadProgress] = []
+
+        def progress(update: LoadProgress) -> None:
+            if worker.is_cancelled:
+                raise Cancelled("the explorer quit while the KB was loading")
+            if last != [update]:  # the build pool repeats itself a few times a second
+                last[:] = [update]
+                self.app.post_message(KBLoadProgressed(update))
+
+        try:
+            session = opener(progress)
+            fingerprint = session.fingerprint()
+        except Cancelled:
+            return
+        except Exception as error:  # noqa: BLE001 - shown in the app, never a traceback on the terminal
+            self.app.post_message(KBLoadFailed(load_problems(error)))
+            return
+        if not worker.is_cancelled:
+            quiet_gc()  # here, not on the UI thread: the loading banner is still up meanwhile
+            self.app.post_message(KBOpened(session, fingerprint))
+
+    def progressed(self, progress: LoadProgress) -> None:
+        if self.state.loading:
+            self._set(progress=progress)
+
+    def opened(self, session: SessionLike, fingerprint: str) -> None:
+        app = self.app
+        app.session = app.control.session = session
+        self.fingerprint = fingerprint
+        self._set(phase="ready", progress=None)
+        self._ready()
+        app.kb_generation += 1
+        app.refresh_health(banner=not app.runs)
+        self._run_queued()
+
+    def failed(self, problems: tuple[Diagnostic, ...]) -> None:
+        reason = "\n".join(d.format() for d in problems) or "the KB could not be opened"
+        self.app.session = self.app.control.session = NullSession(reason=f"the KB did not load: {reason}",
+                                                                  problems=problems)
+        self._set(phase="failed", error=reason, progress=None)
+        if self.queued is not None:
+            self.queued = None
+            self.app.notify("the queued question was not run: the KB did not load", severity="error")
+        self.app.notify(f"KB not loaded: {reason.splitlines()[0]} — fix it and press ctrl+r (F8 lists every problem)",
+                        severity="error", timeout=12)
+
+    def _ready(self) -> None:
+        """The session is open: poll its files and warm its indexes."""
+        app = self.app
+        if app.poll_interval > 0:
+            app.set_interval(app.poll_interval, self.poll, name="poll")
+        self._indexing_since = app.clock()
+        self._set(indexing=True)
+        app.run_worker(self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes",
+                       exit_on_error=False)
+
+    # -- questions asked while loading -------------------------------------------------------
+
+    def queue(self, request: Request) -> None:
+        """A question asked before the KB is ready runs when it is (a newer one replaces it)."""
+        self.queued = request
+        self._set(queued=request.question)
+        self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)}): "
+                        "your question runs as soon as it is ready", timeout=6)
+
+    def _run_queued(self) -> None:
+        request, self.queued = self.queued, None
+        self._set(queued="")
+        if request is not None:
+            self.app.start_run(request)
+
+    def refuse_while_loading(self, what: str, *, needs_engine: bool = False) -> bool:
+        """Whether `what` must wait for the KB (it says so). `needs_engine`: nor can it open after a
+        failed load (the KB screen can: it lists why the load failed)."""
+        if self.state.loading:
+            self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)}): {what} opens when it is ready",
+                            severity="warning")
+        elif self.state.failed and needs_engine:
+            self.app.notify(f"the KB did not load, so {what} cannot run: F8 lists why, ctrl+r tries again",
+                            severity="error")
+            return True
+        return self.state.loading
+
+    # -- indexes -----------------------------------------------------------------------------
+
+    def _warm_up(self) -> None:
+        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
+        session, caller, post = self.app.session, self.app.caller, self.app.post_message
+        session.warm_up(caller)
+        post(KBWork("indexes_ready"))
+        if session.hdc_ready(caller):
+            return
+        post(KBWork("hdc_building"))
+        try:
+            session.warm_up_hdc(caller)
+        except Exception:
+            post(KBWork("hdc_failed"))
+            raise
+        post(KBWork("hdc_ready"))
+
+    def work(self, what: KBWorkName) -> None:
+        if what == "indexes_ready":
+            self._set(indexing=False)
+            took = self.app.clock() - self._indexing_since
+            if took >= SLOW_SECONDS:
+                self.app.notify(f"indexes ready ({took:.1f} s): questions answer at full speed", timeout=4)
+        elif what == "reloading":
+            self._set(reloading=True)
+        else:
+            self._set(hdc={"hdc_building": "building", "hdc_failed": "failed"}.get(what, ""))
+            if what == "hdc_ready":
+                self.app.notify("HDC index ready", timeout=4)
+
+    def worker_ended(self, group: str, state: WorkerState) -> None:
+        """A warm-up or reload worker that raised leaves no 'building…' behind."""
+        if state not in (WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if group == WARM_UP_GROUP:
+            self._set(indexing=False, hdc="failed" if self.state.hdc == "building" else self.state.hdc)
+        elif group == RELOAD_GROUP:
+            self._set(reloading=False)
+
+    # -- polling and reloading ---------------------------------------------------------------
+
+    def _safe_fingerprint(self) -> str:
+        try:
+            return self.app.session.fingerprint()
+        except Exception:  # noqa: BLE001 - a failing stat must not stop the app; retry next tick
+            return self.fingerprint
+
+    def _reload_busy(self) -> bool:
+        return any(worker.group == RELOAD_GROUP and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                   for worker in self.app.workers)
+
+    def poll(self) -> None:
+        """Every poll interval (and after the editor): reload, in a worker, if any file changed."""
+        if self.state.phase == "ready" and not self._reload_busy():
+            self._start_reload(forced=False)
+
+    def reload(self) -> None:
+        """The reload key: reload now; after a failed load, try opening the KB again."""
+        if self.state.loading:
+            self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)})", severity="warning")
+        elif self.state.failed:
+            self.start()
+        else:
+            self._set(reloading=True)
+            self._start_reload(forced=True)
+
+    def _start_reload(self, *, forced: bool) -> None:
+        self.app.run_worker(lambda: self._reload(forced), name="reload", group=RELOAD_GROUP,
+                            description="KB reload", exclusive=True, thread=True, exit_on_error=False)
+
+    def _reload(self, forced: bool) -> None:
+        """Stat the files (cheap, but not on the UI thread: a big KB has many) and reload if they
+        changed. The session keeps last-good units of a broken file and fails closed (core/session.py)."""
+        fingerprint = self._safe_fingerprint()
+        if fingerprint == self.fingerprint and not forced:
+            return
+        self.fingerprint = fingerprint
+        if not forced:
+            self.app.post_message(KBWork("reloading"))
+        diagnostics = self.app.session.reload()
+        self.app.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error)))
+
+    def reloaded(self, errors: int, rerun: str) -> None:
+        self._set(reloading=False)
+        if errors:
+            self.app.notify(f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
+                            f"(see KB screen){rerun}", severity="warning", timeout=8)
+        else:
+            self.app.notify(f"KB reloaded{rerun}", timeout=6)
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _set(self, **changes: object) -> None:
+        self.state = replace(self.state, **changes)  # type: ignore[arg-type]
+        self.app.show_kb_state()

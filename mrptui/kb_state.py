@@ -1,0 +1,43 @@
+"""Where the explorer's KB is in its life: loading, failed to load, or ready (and, once ready,
+whether its indexes, HDC index or a reload are still being built). A pure value: the status line
+and the loading banner render it, `mrptui.kb_lifecycle` changes it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from core.progress import LoadProgress
+
+Phase = Literal["loading", "failed", "ready"]
+
+
+@dataclass(frozen=True)
+class KBState:
+    phase: Phase = "ready"
+    progress: LoadProgress | None = None  # the last progress the load reported
+    error: str = ""  # why the load failed, one line per problem (file:line:col first)
+    indexing: bool = False  # BM25 and ThinkingDB being built for the caller
+    hdc: Literal["", "building", "failed"] = ""
+    reloading: bool = False
+    queued: str = ""  # a question asked while loading, run when the KB is ready
+
+    @property
+    def loading(self) -> bool:
+        return self.phase == "loading"
+
+    @property
+    def failed(self) -> bool:
+        return self.phase == "failed"
+
+
+def progress_text(progress: LoadProgress | None) -> str:
+    """"3/20 files · 12,345 units", "building segments: 3/15 files", …: what a load has done."""
+    if progress is None or progress.stage == "scanning":
+        return f"finding files ({progress.total} found)" if progress and progress.total else "finding files"
+    if progress.stage == "building":
+        return f"building segments: {progress.done}/{progress.total} files"
+    units = f"{progress.units:,} unit" + ("" if progress.units == 1 else "s")
+    if progress.stage == "preparing":
+        return f"{progress.total}/{progress.total} files · {units} · preparing rules and plugins"
+    return f"{progress.done}/{progress.total} files · {units}"
