@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from core.store import segment as segment_module
 from core.store.segment import Segment
 from core.store.terms import tokenise_texts
-from core.text import stem, tokenize
+from core.text import stem, stem_table, tokenize
 
 FOUNDRY = [
     "The bell-founder's loam mould is swept with a strickle board; the crown staples go in last.",
@@ -107,3 +107,7 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
     with pytest.raises(ZeroDivisionError):
         Segment.build(path, "k")
     assert gc.isenabled()
+
+
+def test_the_reload_paths_stem_table_equals_the_batchs() -> None:
+    assert stem_table(FOUNDRY) == tokenise_texts(FOUNDRY, {}).stems
