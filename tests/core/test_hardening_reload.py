@@ -240,7 +240,7 @@ WARD = """# Ward notes
 ## Context Unit ward::chunk-000::unit-000
 Role: Definition
 Topic: ICU door
-Claim: The ICU door code is 8812.
+Claim: The ICU door code is K8812X.
 
 ## Context Unit ward::chunk-000::unit-001
 Role: Definition
@@ -257,10 +257,10 @@ def test_an_edit_that_restricts_a_unit_and_fails_withdraws_it_for_every_caller(t
     session = Session.open([folder], config_path)
     public, nurse = Caller(), Caller(tags=frozenset({"staff:icu"}))
     question = Request(question="What is the ICU door code?", caller=public)
-    assert "8812" in answer_of(list(session.run(question))).answer
+    assert "K8812X" in answer_of(list(session.run(question))).answer
 
-    edited = WARD.replace("Claim: The ICU door code is 8812.\n",
-                          "Claim: The ICU door code is 8812.\nAcl: staff:icu\nEffectiveFrom: 2026-13-01\n")
+    edited = WARD.replace("Claim: The ICU door code is K8812X.\n",
+                          "Claim: The ICU door code is K8812X.\nAcl: staff:icu\nEffectiveFrom: 2026-13-01\n")
     write_atomically(folder / "ward.md", edited)
     problems = session.reload()
 
@@ -271,7 +271,8 @@ def test_an_edit_that_restricts_a_unit_and_fails_withdraws_it_for_every_caller(t
     for caller in (public, nurse):
         assert session.unit("ward::chunk-000::unit-000", caller) is None
         events = list(session.run(Request(question="What is the ICU door code?", caller=caller)))
-        assert "8812" not in "\n".join(to_json_line(e) for e in events)
+        # A code with letters: a duration in the trace can contain any run of digits.
+        assert "K8812X" not in "\n".join(to_json_line(e) for e in events)
     # The unit whose text did not change stays served, and the reload agrees with a fresh load.
     assert session.unit("ward::chunk-000::unit-001", public) is not None
     assert {u.id for u in session.kb.units} == {u.id for u in KnowledgeBase.load([folder]).units}
@@ -283,4 +284,4 @@ def test_an_edit_that_restricts_a_unit_and_fails_withdraws_it_for_every_caller(t
     problems = session.reload()
     assert [p for p in problems if p.is_error or p.code.value == "UNITS_WITHDRAWN"] == []
     assert session.unit("ward::chunk-000::unit-000", public) is None
-    assert "8812" in session.unit("ward::chunk-000::unit-000", Caller(tags=frozenset({"staff:icu"}))).claim
+    assert "K8812X" in session.unit("ward::chunk-000::unit-000", Caller(tags=frozenset({"staff:icu"}))).claim
