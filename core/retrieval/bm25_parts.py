@@ -52,6 +52,7 @@ class Bm25Parts:
         # A request explains each of its candidates against the same query: score it once.
         self._scored: dict[tuple, np.ndarray] = {}
         self._postings: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._dfs: dict[str, int] = {}
 
     def __len__(self) -> int:
         return int(self._offsets[-1])
@@ -152,7 +153,14 @@ class Bm25Parts:
         return found
 
     def _df(self, term: str) -> int:
-        return sum(part.doc_freq(term) for part in self.parts)
+        """A term's document frequency over every part: each explained candidate asks for it
+        again, and summing it walks every part's postings (200 parts at 1M units)."""
+        found = self._dfs.get(term)
+        if found is None:
+            if len(self._dfs) >= _POSTINGS_KEPT:
+                self._dfs.clear()
+            found = self._dfs[term] = sum(part.doc_freq(term) for part in self.parts)
+        return found
 
     def _idf(self, df: int) -> float:
         return float(np.log((len(self) - df + 0.5) / (df + 0.5) + 1))
