@@ -30,11 +30,10 @@ from core.events import Event
 from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
-from core.steering import Intervention
 from core.units import Caller
-from mrptui.clipboard import copy_text
+from mrptui.app_exports import ExportActions
+from mrptui.app_whatif import WhatIfActions
 from mrptui.editor import open_in_editor
-from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import KEYMAP_FILE, read_keymap
@@ -44,7 +43,7 @@ from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_com
 from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, IntentModal, PathModal, TextModal, UnitModal
+from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, TextModal, UnitModal
 from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.query import normalise_question
@@ -52,10 +51,9 @@ from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
-INTENT_TEMPLATE = '@i1 intent explain "{target}"\n@i2 set $i1 output text\n'
 
 
-class ExplorerApp(App[None]):
+class ExplorerApp(WhatIfActions, ExportActions, App[None]):
     """The MRP-VM explorer."""
 
     CSS_PATH = "app.tcss"
@@ -400,65 +398,6 @@ class ExplorerApp(App[None]):
             point = Breakpoint("plugin", row.plugin)
         self.toggle_breakpoint(point)
 
-    # -- what-if: pin, exclude, edit the intent (live when held, else a re-run) --------------------
-
-    def intervene(self, intervention: Intervention) -> None:
-        if self._refuse_in_replay("changing the run"):
-            return
-        self._then_refresh(partial(self.control.intervene, intervention))
-
-    def rerun_with(self, *, pin: tuple[str, str] | None = None, exclude: str | None = None,
-                   planner: str | None = None) -> None:
-        if pin is not None:
-            self.intervene(Intervention(kind="pin_plugin", target=pin[1], stage=pin[0]))
-        elif exclude is not None:
-            self.intervene(Intervention(kind="exclude_plugin", target=exclude))
-        elif planner is not None and self.last_request is not None and not self._refuse_in_replay("re-running"):
-            self.notify(f"re-running with planner {planner} · d compares the two runs")
-            self.start_run(dataclasses.replace(self.last_request, planner=planner))
-
-    def rerun_selected(self, *, pin: bool) -> None:
-        row = self.main.query_one(AttemptsTimeline).selected
-        if row is None or row.kind != "attempt" or not row.plugin:
-            self.notify("select an attempt row in the timeline first", severity="warning")
-            return
-        if pin:
-            self.rerun_with(pin=(row.stage, row.plugin))
-        else:
-            self.rerun_with(exclude=row.plugin)
-
-    def exclude_selected_unit(self) -> None:
-        candidate = self.main.query_one(EvidenceTable).selected
-        if candidate is None:
-            self.notify("select an evidence row first", severity="warning")
-            return
-        self.intervene(Intervention(kind="exclude_unit", target=candidate.id))
-
-    def edit_intent(self) -> None:
-        if self._refuse_in_replay("editing the intent"):
-            return
-        run = self.current
-        if run is None or run.request is None:
-            self.notify("type a question first", severity="warning")
-            return
-        state = run.final
-        cnl = state.intent_cnl or INTENT_TEMPLATE.format(target=run.question.replace('"', "'"))
-
-        def done(text: str | None) -> None:
-            if text is not None:
-                self.intervene(Intervention(kind="edit_intent", target=text))
-
-        self.push_screen(IntentModal(cnl), callback=done)
-
-    def show_diff(self) -> None:
-        if len(self.runs) < 2:
-            self.notify("only one run so far: to compare, ask another question or re-run with r "
-                        "(pin p or exclude x a plugin first to see what changes)")
-            return
-        from mrptui.screens.diff import DiffScreen
-
-        self.push_screen(DiffScreen(self.runs[-2], self.runs[-1]))
-
     # -- rendering --------------------------------------------------------------------------
 
     def refresh_view(self) -> None:
@@ -524,48 +463,6 @@ class ExplorerApp(App[None]):
             return load_retrieval_config(), "config/retrieval.json as it is now; the trace does not record it"
         except ConfigError:
             return RetrievalConfig(profiles={}), "built-in defaults; config/retrieval.json is unusable"
-
-    def copy_focused(self) -> None:
-        node = self.screen.focused
-        text = None
-        while node is not None:
-            copy = getattr(node, "copy_text", None)
-            if callable(copy):
-                text = copy()
-                break
-            node = node.parent  # type: ignore[assignment]
-        if not text:
-            self.notify("nothing to copy here", severity="warning")
-            return
-        copy_text(self.screen, text)
-
-    def _export(self, export: Export | str) -> None:
-        """Ask where to write `export`, then write it (or say why there is nothing to write)."""
-        if isinstance(export, str):
-            self.notify(export, severity="warning")
-            return
-        folder = export_dir()
-
-        def done(path: str | None) -> None:
-            if not path:
-                return
-            try:
-                written = write_export(export, path, folder)
-            except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
-                self.notify(f"not written: {exc.strerror or exc}", severity="error")
-                return
-            self.notify(written, timeout=8)
-
-        self.push_screen(PathModal(export.title, export.default_path(folder)), callback=done)
-
-    def save_trace(self) -> None:
-        self._export(trace_export(self.current, self.session.owns_file))
-
-    def export_csv(self) -> None:
-        self._export(evidence_export(self.current, self.main.query_one(EvidenceTable).current, self.session.owns_file))
-
-    def export_markdown(self) -> None:
-        self._export(answer_export(self.current, self.cursor, self.session.owns_file))
 
     # -- commands from the screens ----------------------------------------------------------------
 
