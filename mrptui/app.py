@@ -10,7 +10,6 @@ run control, exports, the editor and reloads.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -32,16 +31,16 @@ from core.plugins.base import Request
 from core.resources import config_dir
 from core.units import Caller
 from mrptui.app_exports import ExportActions
+from mrptui.app_screens import ScreenActions
 from mrptui.app_whatif import WhatIfActions
 from mrptui.editor import open_in_editor
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
-from mrptui.keymap import KEYMAP_FILE, read_keymap
+from mrptui.keymap import KEYMAP_FILE
 from mrptui.messages import (Command, EventsArrived, KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork,
                              OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion)
 from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
 from mrptui.run_control import LiveRun, RunControl, pump
-from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, ErrorModal, TextModal, UnitModal
 from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
@@ -53,7 +52,7 @@ from mrptui.widgets.timeline import AttemptsTimeline
 FAILED = object()  # what ask_session returns (when asked to) for a failed call
 
 
-class ExplorerApp(WhatIfActions, ExportActions, App[None]):
+class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
     """The MRP-VM explorer."""
 
     CSS_PATH = "app.tcss"
@@ -524,76 +523,6 @@ class ExplorerApp(WhatIfActions, ExportActions, App[None]):
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
         open_in_editor(self, file, line)
-
-    # -- screens, help, theme -------------------------------------------------------------------
-
-    def _pop_secondary(self) -> None:
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, MainScreen):
-            self.pop_screen()
-
-    def _open_screen(self, kind: type[Screen], make: Callable[[], Screen]) -> None:
-        """Push a secondary screen on top of the one it was opened from, so Esc goes back there.
-        If one of its kind is already in the stack, go back to it instead (the screens above are
-        closed): switching between KB and rules never grows the stack."""
-        stack = self.screen_stack
-        if not any(isinstance(screen, kind) for screen in stack):
-            self.push_screen(make())
-            return
-        while not isinstance(self.screen, kind):
-            self.pop_screen()
-
-    def action_kb_screen(self) -> None:
-        if self.lifecycle.refuse_while_loading("the KB screen"):
-            return
-        from mrptui.screens.kb import KBScreen
-
-        self._open_screen(KBScreen, KBScreen)
-
-    def action_rules_screen(self) -> None:
-        if self.lifecycle.refuse_while_loading("the rules screen"):
-            return
-        from mrptui.screens.rules import RulesScreen
-
-        self._open_screen(RulesScreen, RulesScreen)
-
-    def action_eval_screen(self) -> None:
-        if self.lifecycle.refuse_while_loading("the eval screen", needs_engine=True):
-            return
-        from mrptui.screens.eval import EvalScreen
-
-        self._open_screen(EvalScreen, partial(EvalScreen, self.queries_path))
-
-    def action_help(self) -> None:
-        if isinstance(self.screen, HelpScreen):
-            self.screen.dismiss()
-            return
-        text, groups = help_for(self.screen)
-        self.push_screen(HelpScreen(text, groups))
-
-    def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
-
-    # -- user keymap ----------------------------------------------------------------------------
-
-    def load_keymap(self, path: Path) -> dict[str, str]:
-        """Apply `path` (binding id → keys) if it exists. A bad file, an unknown id or key name is a
-        notification naming the file; the default keys stay for whatever was not applied."""
-        keymap, problems = read_keymap(path)
-        if keymap:
-            self.set_keymap(keymap)
-        if problems:
-            shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
-            what = "ignored those entries" if keymap else "kept the default keys"
-            self.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap",
-                        severity="error", timeout=12)
-        return keymap
-
-    def key_display(self, binding: Binding) -> str:
-        """The key shown for `binding`, after the user keymap (first key of the remapped ones)."""
-        keys = self._keymap.get(binding.id or "")
-        if keys:
-            binding = dataclasses.replace(binding, key=keys.split(",")[0].strip(), key_display=None)
-        return self.get_key_display(binding)
 
     # -- command palette (mrptui/palette.py) -------------------------------------------------------
 
