@@ -27,7 +27,7 @@ MAX_JSONL_BYTES = 64_000_000
 # bad character, replaced and reported like an undecodable byte.
 _BINARY_PROBE_BYTES = 8192
 _MAX_BAD_LINES = 10
-_BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 
 
 class Format(StrEnum):
@@ -106,7 +106,7 @@ def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
         expected = ", ".join(SUFFIX_FORMATS)
         return _failed(Code.UNSUPPORTED_FILE_TYPE, f"unsupported file type {path.suffix or '(none)'!r}; expected {expected}", file)
     jsonl = (Format(kind) if kind else detect_format("", file)) is Format.JSONL
-    text = _load(path, MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES)
+    text = load_text(path, MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES)
     if isinstance(text, Diagnostic):
         return ReadResult([], [text])
     return read_text(text, file, kind)
@@ -116,7 +116,7 @@ def _failed(code: Code, message: str, file: str) -> ReadResult:
     return ReadResult([], [Diagnostic(code=code, message=message, file=file)])
 
 
-def _load(path: Path, cap: int) -> str | Diagnostic:
+def load_text(path: Path, cap: int) -> str | Diagnostic:
     file = str(path)
     try:
         data = read_regular(path, cap)
@@ -143,7 +143,7 @@ def decode(data: bytes, file: str) -> str | Diagnostic:
 def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]]:
     """`text` with every NUL and lone surrogate replaced by U+FFFD, and an error at the first one
     of each line (up to `_MAX_BAD_LINES` lines, so a garbled file gives a screenful, not a flood)."""
-    match = _BAD_CHARACTER.search(text)
+    match = BAD_CHARACTER.search(text)
     if match is None:
         return text, []
     diagnostics: list[Diagnostic] = []
@@ -158,11 +158,11 @@ def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]
         )
         line_end = text.find("\n", at)
         counted_to = at
-        match = _BAD_CHARACTER.search(text, line_end) if line_end >= 0 else None
+        match = BAD_CHARACTER.search(text, line_end) if line_end >= 0 else None
     if match is not None and len(diagnostics) == _MAX_BAD_LINES:
         last = diagnostics[-1]
         diagnostics[-1] = last.model_copy(update={"message": f"{last.message} (and more on later lines)"})
-    return _BAD_CHARACTER.sub("\ufffd", text), diagnostics
+    return BAD_CHARACTER.sub("\ufffd", text), diagnostics
 
 
 def _bad_character(char: str) -> str:

@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from core.cnl.markdown import is_unit_heading, read_markdown
-from core.cnl.source import _BAD_CHARACTER, MAX_FILE_BYTES, Format, _load, decode, detect_format, normalise_newlines
+from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
-from core.store.segment import Segment, SegmentStems, _Reuse, _text_digest, unit_digest
+from core.store.segment import Segment, SegmentStems, TokenReuse, text_digest, unit_digest
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
@@ -150,12 +150,12 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     reader does not take it: not unit Markdown, or characters `read_text` would replace."""
     if Path(file).suffix.lower() != ".md":  # only `.md` is read as unit Markdown: decode nothing
         return None
-    text = _load(Path(file), MAX_FILE_BYTES) if content is None else decode(content, file)
+    text = load_text(Path(file), MAX_FILE_BYTES) if content is None else decode(content, file)
     if isinstance(text, Diagnostic):
         return None
     text = normalise_newlines(text)
     clean = text.isascii() and "\0" not in text  # else ask the pattern `read_text` replaces by
-    if detect_format(text, file) is not Format.MARKDOWN or not clean and _BAD_CHARACTER.search(text):
+    if detect_format(text, file) is not Format.MARKDOWN or not clean and BAD_CHARACTER.search(text):
         return None
     return read_blocks(text)
 
@@ -242,7 +242,7 @@ class _Plan:
         texts = [field_texts(unit) for unit in fresh]
         text_digests = _rows(
             np.asarray(earlier.texts), old,
-            np.frombuffer(b"".join(map(_text_digest, texts)), np.uint8).reshape(len(fresh), 8), new, kept,
+            np.frombuffer(b"".join(map(text_digest, texts)), np.uint8).reshape(len(fresh), 8), new, kept,
         )
         blobs = [unit.model_dump_json().encode() for unit in fresh]
         fresh_digests = np.frombuffer(b"".join(map(unit_digest, fresh)), np.uint8).reshape(len(fresh), 16)
@@ -286,7 +286,7 @@ def _tokens(
     """Vocabulary (None: `earlier`'s words unchanged), term ids and lengths: kept rows keep their
     ids; fresh units reuse the ids of an earlier unit with the same tokenised text or are
     tokenised, new words appended (as `Segment.build` does with an earlier segment)."""
-    reuse = _Reuse(earlier) if fresh else None
+    reuse = TokenReuse(earlier) if fresh else None
     grown = None
     pieces, lengths = [], np.zeros((len(fresh), len(FIELDS)), dtype=np.int32)
     for k, unit in enumerate(fresh):

@@ -83,7 +83,7 @@ class Segment:
     def _build(cls, file: Path, key: str, earlier: Segment | None) -> Segment:
         units, problems = read_file(file)
         texts = [field_texts(unit) for unit in units]
-        text_digests = np.frombuffer(b"".join(map(_text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
+        text_digests = np.frombuffer(b"".join(map(text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
         vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if earlier is not None else {}
         terms, lengths, stems = _tokens(texts, text_digests, vocab, earlier)
         unit_json, offsets = dump_units(units)
@@ -229,14 +229,14 @@ def _collector_paused():
                 gc.enable()
 
 
-def _text_digest(texts: tuple[str, ...]) -> bytes:
+def text_digest(texts: tuple[str, ...]) -> bytes:
     return hashlib.blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, int], earlier: Segment | None):
     """Term ids of every unit's fields (unit by unit), their lengths [n, F] and the stem table,
     tokenising only units whose text `earlier` does not hold; new terms join `vocab`."""
-    reuse = _Reuse(earlier) if earlier is not None else None
+    reuse = TokenReuse(earlier) if earlier is not None else None
     found = [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))] if reuse is not None else [None] * len(texts)
     fresh = [row for row, hit in enumerate(found) if hit is None]
     batch = tokenise_texts([text for row in fresh for text in texts[row]], vocab)
@@ -255,7 +255,7 @@ def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, 
     return terms, lengths, {**earlier.stems.table(), **batch.stems}
 
 
-class _Reuse:
+class TokenReuse:
     """An earlier segment's token ids by unit text: what an edit leaves unchanged is not tokenised."""
 
     def __init__(self, earlier: Segment):
