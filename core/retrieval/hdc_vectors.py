@@ -32,8 +32,9 @@ import numpy as np
 
 DIMENSIONS = 4096
 WORDS = DIMENSIONS // 64
-# Rows (members × units) per encoding batch: 1 MB of planes keeps the adder tree in the L2 cache.
-_BATCH_ROWS = 1 << 11
+# Rows (members × units) per encoding batch: 2 MB of planes, measured fastest (1 MB paid more
+# per-call overhead than it saved in cache misses).
+_BATCH_ROWS = 1 << 12
 _ALL_ONES = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
@@ -331,20 +332,27 @@ def _sum_digit(planes: np.ndarray, bias: np.ndarray, width: int) -> np.ndarray:
 def _compress(current: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """Add up same-weight planes in place: at most one plane of this weight, plus the carries.
 
-    Full adders work on contiguous thirds of the stack, so each round is a few large numpy calls.
+    Full adders work on contiguous thirds of the stack, so each round is a few large numpy calls,
+    all in place: with x = a ^ b and y = a ^ c, the sum a ^ x ^ y lands in the first third and the
+    carry (sum ^ (x | y), the majority of a, b, c) in the last, where it stays as a view; fresh
+    temporaries cost more than the extra pass.
     """
     carries = []
     while len(current) > 2:
         third = len(current) // 3
         a, b, c = current[:third], current[third : 2 * third], current[2 * third : 3 * third]
-        carry = a & b
+        b ^= a
+        c ^= a
         a ^= b
-        carry |= c & a
         a ^= c
+        c |= b
+        c ^= a
         rest = len(current) - 3 * third
+        if rest > third:  # the leftover planes moved up below would overwrite the carry
+            c = c.copy()
         current[third : third + rest] = current[3 * third :]
         current = current[: third + rest]
-        carries.append(carry)
+        carries.append(c)
     if len(current) == 2:
         carries.append(current[:1] & current[1:])
         current[:1] ^= current[1:]

@@ -132,6 +132,27 @@ def test_batch_encoding_equals_one_at_a_time() -> None:
         assert np.array_equal(encode_ngrams(sequence, SEED), vector)
 
 
+def test_bit_sliced_majority_equals_bundle_for_every_member_count() -> None:
+    # The in-place adder tree takes a different path for each stack height (thirds, leftovers,
+    # carries joining the next weight): every count from 1 to 40 must give `bundle`'s bits.
+    from core.retrieval.hdc_vectors import _majority
+
+    rng = np.random.default_rng(11)
+    for members in range(1, 41):
+        blocks = rng.integers(0, 1 << 63, size=(3, members, WORDS), dtype=np.uint64) << np.uint64(1)
+        blocks |= rng.integers(0, 2, size=(3, members, WORDS), dtype=np.uint64)
+        expected = np.stack([bundle(block) for block in blocks])
+        assert np.array_equal(_majority(blocks.copy()), expected), members
+
+
+def test_batch_encoding_of_every_length_up_to_70_equals_one_at_a_time() -> None:
+    rng = np.random.default_rng(5)
+    sequences = [[f"w{j}" for j in rng.integers(0, 50, length)] for length in range(71)]
+    batch = encode_ngrams_batch(sequences, SEED)
+    for sequence, vector in zip(sequences, batch, strict=True):
+        assert np.array_equal(encode_ngrams(sequence, SEED), vector), len(sequence)
+
+
 def unit(n: int, role: Role, topic: str, claim: str, **extra) -> KnowledgeUnit:
     body = {"procedure": claim} if role is Role.PROCEDURE else {"claim": claim}
     return KnowledgeUnit(
