@@ -18,6 +18,7 @@ import shutil
 import stat
 import threading
 import time
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir
 from core.store.location import cache_root
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
-from core.store.segment import FORMAT_VERSION, Segment, SegmentError
+from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
 from core.text import add_stem_source, computed_stems, learn_stems
 
 _CODE_PACKAGES = ("cnl",)
@@ -147,6 +148,25 @@ class SegmentStore:
             return True
         content = _content(file)
         return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
+
+    def cached_stems(self, file: Path) -> dict[str, str] | None:
+        """The stem table of the file's cached segment, or None: only when its key is on record
+        for the file's current stat (so it was built by this code, stemmer mode included) and
+        the table matches its checksum. Build workers learn the stems their peers computed."""
+        key = self._known_key(file) if self.enabled else None
+        if key is None:
+            return None
+        folder = self._path_folder(file) / key
+        try:
+            meta = json.loads((folder / "meta.json").read_bytes())
+            data = (folder / STEMS_FILE).read_bytes()
+            if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
+                return None
+            if zlib.crc32(data) != meta["checksums"][STEMS_FILE]:
+                return None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return SegmentStems(data).table()
 
     def _known_key(self, file: Path) -> str | None:
         """The key recorded for the file's current stat, so an unchanged file is not read and

@@ -3,6 +3,7 @@ a warm open starts no workers, and a pool that cannot run leaves the serial path
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -89,3 +90,24 @@ def test_a_first_load_builds_through_the_pool_and_prunes_what_the_workers_wrote(
     assert store.builds == 0 and store.loads == 3  # the workers built, this process only read
     assert [u.id for u in kb.view(Caller()).units] == [u.id for u in serial.view(Caller()).units]
     assert not list((tmp_path / "cache" / "segments").glob("*/*"))  # pruned to the bound
+
+
+def test_a_worker_learns_the_stems_of_segments_its_peers_published(tmp_path: Path, monkeypatch) -> None:
+    files = write_kb(tmp_path / "kb", files=2, per_file=10)
+    for file in files:  # written long enough ago that the cache's record of their stat is trusted
+        os.utime(file, (file.stat().st_mtime - 10, file.stat().st_mtime - 10))
+    store = SegmentStore(tmp_path / "cache")
+    published = store.segment(files[0])
+    learned: dict[str, str] = {}
+    monkeypatch.setattr(pool, "_LEARNED", set())
+    monkeypatch.setattr(pool, "learn_stems", learned.update)
+    batch = [str(files[0]), str(files[1])]  # the second is not built yet: nothing to learn
+    pool._learn_published_stems(store, batch)
+    assert learned == published.stems.table() and learned
+    learned.clear()
+    pool._learn_published_stems(store, batch)
+    assert not learned  # each table is read once per worker
+    # A damaged table is not trusted.
+    stems = store.folder_of(published) / "stems.json"
+    stems.write_bytes(stems.read_bytes().replace(b'"', b"'", 1))
+    assert store.cached_stems(files[0]) is None
