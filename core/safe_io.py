@@ -126,7 +126,7 @@ def atomic_write_bytes(path: Path, chunks: bytes | Iterable[bytes], protected: P
         raise UnsafePath(path, f"could not write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), _mode_for(path))
+            os.fchmod(out.fileno(), mode_for(path))
             for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
                 out.write(chunk)
             out.flush()
@@ -149,7 +149,7 @@ def atomic_write_text(
     atomic_write_bytes(path, chunks, protected)
 
 
-def _mode_for(path: Path) -> int:
+def mode_for(path: Path) -> int:
     """An existing file keeps its permissions; a new one gets what `open()` would give it."""
     try:
         return stat.S_IMODE(os.stat(path).st_mode)

@@ -1,11 +1,15 @@
 """Atomic folder publication: a segment folder is written under a temp name and renamed into
-place, so readers see a whole segment or none. Single files use `core.safe_io.atomic_write_bytes`."""
+place, so readers see a whole segment or none. Single cache files are replaced atomically too
+(`replace_file`), but without the fsync of `core.safe_io.atomic_write_bytes`, which user files get."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
+
+from core.safe_io import mode_for
 
 
 def publish_dir(temp: Path, final: Path) -> bool:
@@ -21,3 +25,18 @@ def publish_dir(temp: Path, final: Path) -> bool:
             raise
         shutil.rmtree(temp, ignore_errors=True)
         return False
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Replace the cache file `path` with `data` atomically (temp file, rename). No fsync: every
+    cache file is checked on read (checksums, keys) or only a shortcut, so one lost in a crash
+    costs a rebuild, while a cold open's workers waited on several fsyncs per KB file."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), mode_for(path))
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

@@ -28,7 +28,7 @@ from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.safe_io import atomic_write_bytes
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
-from core.store.atomic import publish_dir
+from core.store.atomic import publish_dir, replace_file
 from core.store.location import cache_root
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
@@ -192,7 +192,7 @@ class SegmentStore:
             record = {"code": code_digest(), "key": key, "stat": _stat_of(file), "read_ns": read_ns}
             path = self._source_record(file)
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, json.dumps(record).encode())
+            replace_file(path, json.dumps(record).encode())
         except OSError:
             pass  # only a shortcut: the next open reads and hashes the file
 

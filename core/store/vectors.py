@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.safe_io import atomic_write_bytes
 from core.store.arrays import crc32_of
+from core.store.atomic import replace_file
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 
@@ -121,7 +121,7 @@ class SegmentVectors:
             old = _referenced(folder)
             entries = {name: _write_array(folder, array) for name, array in arrays.items()}
             meta = {"format": FORMAT, "kind": key.kind, "options": dict(key.options), "units": len(segment.units)}
-            atomic_write_bytes(folder / META, json.dumps({**meta, "arrays": entries}, sort_keys=True).encode())
+            replace_file(folder / META, json.dumps({**meta, "arrays": entries}, sort_keys=True).encode())
         except OSError as exc:
             # Said once: a read-only or full cache would otherwise warn for every file.
             with self._lock:
@@ -377,7 +377,7 @@ def _write_array(folder: Path, array: np.ndarray) -> dict:
     data = buffer.getvalue()
     name = f"{hashlib.sha256(data).hexdigest()[:32]}.npy"
     if not (folder / name).is_file():
-        atomic_write_bytes(folder / name, data)
+        replace_file(folder / name, data)
     return {"file": name, "shape": list(array.shape), "dtype": array.dtype.str, "crc32": zlib.crc32(data)}
 
 

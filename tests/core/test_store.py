@@ -465,3 +465,19 @@ def test_a_reload_walks_the_cache_only_when_its_saves_may_have_broken_the_bound(
     kb = kb.reload()
     assert len(walks) == 1
     assert sum(entry.bytes for entry in real(tmp_path / "cache")) <= store.max_bytes
+
+
+def test_cache_files_are_replaced_whole_with_the_mode_open_would_give(tmp_path: Path) -> None:
+    import stat
+
+    from core.store.atomic import replace_file
+
+    target = tmp_path / "meta.json"
+    replace_file(target, b"first")
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+    target.chmod(0o600)
+    replace_file(target, b"second")
+    assert target.read_bytes() == b"second" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["meta.json"]  # no temp file left behind
