@@ -76,7 +76,7 @@ class Segment:
         edit costs reading the file plus tokenising what changed. The vocabulary then keeps
         the earlier words (ids unchanged) and appends new ones; an unused word is harmless, as
         indexes keep only the terms their rows contain."""
-        with _collector_paused():
+        with collector_paused():
             return cls._build(file, key, earlier)
 
     @classmethod
@@ -209,7 +209,7 @@ _PAUSE_LOCK = threading.Lock()
 
 
 @contextmanager
-def _collector_paused():
+def collector_paused():
     """The cyclic garbage collector off while a file is built. A build keeps a few hundred
     thousand new objects alive (units, tokens), so the collector would run again and again,
     each time walking everything the process holds: at 20k units that was a quarter of the

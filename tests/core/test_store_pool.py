@@ -111,3 +111,18 @@ def test_a_worker_learns_the_stems_of_segments_its_peers_published(tmp_path: Pat
     stems = store.folder_of(published) / "stems.json"
     stems.write_bytes(stems.read_bytes().replace(b'"', b"'", 1))
     assert store.cached_stems(files[0]) is None
+
+
+def test_a_worker_build_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    import gc
+
+    files = write_kb(tmp_path / "kb", files=2, per_file=5)
+    was = gc.isenabled()
+    try:
+        for enabled, file in zip((True, False), files):
+            gc.enable() if enabled else gc.disable()
+            assert pool._build_one(str(tmp_path / "cache"), 1 << 30, str(file), HDC)
+            assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+    assert all(SegmentStore(tmp_path / "cache").is_cached(file) for file in files)
