@@ -145,7 +145,7 @@ class StoredKb:
         columns = table.columns(rows)
         index = self._read_index(folder, stem, config, columns[0])
         if index is None and build:
-            index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
+            index = self._merge_parts(rows, extra, config, cache, columns)
             self._write_index(folder, stem, index)
         if index is not None and cache is not None:
             cache.remember_merged(config, index, {
@@ -153,6 +153,18 @@ class StoredKb:
                 for number, positions, local in groups
             })
         return index
+
+    def _merge_parts(
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache | None,
+        columns: tuple[list[str], np.ndarray],
+    ) -> Bm25Index:
+        """The merged index from the view's per-file parts (which a view builds first, for its
+        first question); from the gathered tokens when a part is a slice of an older merge."""
+        groups, _ = self.token_table().by_segment(rows)
+        parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
+        if len(parts) == len(groups) and all(isinstance(part, Bm25Index) for part in parts):
+            return Bm25Index.merge([(part, positions) for part, (_, positions, _) in zip(parts, groups, strict=True)], columns, config)
+        return Bm25Index.build((), config, self.token_table().tokens(rows, extra), columns)
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
