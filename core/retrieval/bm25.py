@@ -194,6 +194,31 @@ class Bm25Index:
         keys, tf = _place(runs, len(vocab))
         return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
 
+    def subset(self, rows: np.ndarray) -> Bm25Index:
+        """The index over some of this index's units (by row, in result order), with their own
+        N, df and avgdl: equal to `build` over those units' tokens, term numbering included
+        (terms keep their order, those no given unit holds are dropped)."""
+        if len(rows) == len(self) and bool(np.all(rows == np.arange(len(self)))):
+            return self
+        width, stride = len(FIELDS), max(len(self), 1)
+        position = np.full(len(self), -1, dtype=np.int64)
+        position[rows] = np.arange(len(rows))
+        pair, field = np.divmod(self._postings.keys, width)
+        term, unit = np.divmod(pair, stride)
+        unit = position[unit]
+        kept = unit >= 0
+        term, unit, field, tf = term[kept], unit[kept], field[kept], self._postings.tf[kept]
+        present = np.zeros(len(self._vocab), dtype=bool)
+        present[term] = True
+        words = list(self._vocab)
+        vocab = dict(zip(map(words.__getitem__, np.flatnonzero(present).tolist()), count()))
+        keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * width + field
+        if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
+            order = np.argsort(keys)
+            keys, tf = keys[order], tf[order]
+        ids = [self.unit_ids[row] for row in rows.tolist()]
+        return Bm25Index._from_counts(ids, self._roles[rows], vocab, keys, tf, self._postings.lengths[:, rows], self.config)
+
     @classmethod
     def _from_counts(
         cls, ids: list[str], role_codes, vocab: dict[str, int], keys: np.ndarray, tf: np.ndarray,

@@ -35,22 +35,26 @@ def test_a_merge_of_parts_scores_and_explains_like_one_build(seed, parts, contig
     units, groups = split(seed, parts, contiguous=contiguous)
     fresh = Bm25Index.build(units, CONFIG)
     merged = Bm25Index.merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
-    assert merged.unit_ids == fresh.unit_ids
-    assert set(merged._vocab) == set(fresh._vocab)
-    np.testing.assert_array_equal(merged.field_lengths(), fresh.field_lengths())
-    rng = random.Random(seed)
+    assert_same_index(merged, fresh, units, random.Random(seed))
+
+
+def assert_same_index(got: Bm25Index, fresh: Bm25Index, units, rng: random.Random) -> None:
+    """Same units, lengths, scores, top k, explanations and postings of every word."""
+    assert got.unit_ids == fresh.unit_ids
+    assert set(got._vocab) == set(fresh._vocab)
+    np.testing.assert_array_equal(got.field_lengths(), fresh.field_lengths())
     for _ in range(12):
         tokens = tokenize(" ".join(rng.choices(WORDS, k=rng.randint(1, 4))))
         for roles in ([], [Role.PROCEDURE]):
-            np.testing.assert_allclose(merged.scores(tokens, roles), fresh.scores(tokens, roles), rtol=0, atol=1e-12)
-            assert merged.top_k(tokens, roles, 10) == fresh.top_k(tokens, roles, 10)
+            np.testing.assert_allclose(got.scores(tokens, roles), fresh.scores(tokens, roles), rtol=0, atol=1e-12)
+            assert got.top_k(tokens, roles, 10) == fresh.top_k(tokens, roles, 10)
         some = rng.choice(units).id
-        assert merged.explain(tokens, some, []) == fresh.explain(tokens, some, [])
-        assert merged.matched_terms(tokens, some) == fresh.matched_terms(tokens, some)
-    for word in tokenize(" ".join(WORDS)):
-        assert merged.doc_freq(word) == fresh.doc_freq(word)
-        for got, want in zip(merged.term_postings(word), fresh.term_postings(word), strict=True):
-            np.testing.assert_array_equal(got, want)
+        assert got.explain(tokens, some, []) == fresh.explain(tokens, some, [])
+        assert got.matched_terms(tokens, some) == fresh.matched_terms(tokens, some)
+    for word in fresh._vocab:
+        assert got.doc_freq(word) == fresh.doc_freq(word)
+        for mine, want in zip(got.term_postings(word), fresh.term_postings(word), strict=True):
+            np.testing.assert_array_equal(mine, want)
 
 
 def test_a_merge_of_parts_survives_the_store_round_trip():
@@ -66,3 +70,17 @@ def test_a_merge_of_parts_survives_the_store_round_trip():
 def test_merging_no_parts_gives_an_empty_index():
     empty = Bm25Index.merge([], ([], np.zeros(0, np.int8)), CONFIG)
     assert len(empty) == 0 and empty.top_k(["tide"], [], 5) == []
+
+
+@pytest.mark.parametrize("order", ["increasing", "shuffled"])
+def test_a_subset_equals_a_build_over_its_units(order):
+    rng = random.Random(9)
+    units = [unit(rng, f"src{n % 3}", n) for n in range(90)]
+    whole = Bm25Index.build(units, CONFIG)
+    rows = np.array(sorted(rng.sample(range(len(units)), 37)), dtype=np.int64)
+    if order == "shuffled":
+        rng.shuffle(rows)
+    chosen = [units[r] for r in rows.tolist()]
+    sub = whole.subset(rows)
+    assert_same_index(sub, Bm25Index.build(chosen, CONFIG), chosen, rng)
+    assert list(sub._vocab) == [word for word in whole._vocab if word in sub._vocab]
