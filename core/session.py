@@ -31,7 +31,6 @@ from core.services import Services
 from core import synonyms as synonyms_file
 from core.steering import Steering
 from core.units import Caller, KnowledgeUnit
-from core.whynot import why_not
 
 
 class Session:
@@ -142,6 +141,8 @@ class Session:
         indexes.for_view(kb.view(caller)).hdc
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+        from core.whynot import why_not  # only the explorer's "why not" asks
+
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
