@@ -26,7 +26,7 @@ from core.unit_table import RowUnits, UnitTable, permitted
 from core.units import Caller, KnowledgeUnit
 
 if TYPE_CHECKING:
-    from core.config import HdcConfig
+    from core.config import Bm25Config, HdcConfig
 
 __all__ = ["IGNORED_FILE_NAMES", "is_ignored_name", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
 
@@ -85,6 +85,7 @@ class KnowledgeBase:
         previous: KnowledgeBase | None = None,
         hdc: HdcConfig | None = None,
         progress: Progress | None = None,
+        bm25: Bm25Config | None = None,
     ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
         in a fixed order.
@@ -94,7 +95,7 @@ class KnowledgeBase:
         Each file's segment comes from `previous` when the file's stat is unchanged, else from
         `store` (the index cache; default: the one the environment names), which reads or builds it.
         On a first load, uncached files are built by worker processes (core/store/pool.py), with
-        their HDC vectors when `hdc` is given.
+        their HDC vectors when `hdc` is given and each file's whole BM25 part when `bm25` is.
         `progress` hears once per file (core/progress.py); if it raises, the load stops there.
         """
         store = store if store is not None else default_store()
@@ -116,7 +117,7 @@ class KnowledgeBase:
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            pooled = prebuild(files, store, hdc, progress=lambda done, total: report(LoadProgress("building", done, total)))
+            pooled = prebuild(files, store, hdc, bm25, progress=lambda done, total: report(LoadProgress("building", done, total)))
         segments = _segments(files, stats, store, previous, report)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],

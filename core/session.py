@@ -41,7 +41,9 @@ class Session:
         self.retrieval = load_retrieval_config(config_path)
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
-        self.kb = kb if kb is not None else KnowledgeBase.load(self.kb_paths, hdc=self.retrieval.hdc, progress=progress)
+        self.kb = kb if kb is not None else KnowledgeBase.load(
+            self.kb_paths, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
+        )
         if progress is not None:
             progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
         self.ruleset = load_rules(config_path / "thinkingdb.json")

@@ -2,9 +2,10 @@
 
 A cold open is CPU-bound Python (reading, tokenising, HDC encoding) one file at a time, so on a
 machine with more than one core the files are spread over a small process pool. Workers do not
-send segments back: each builds its file's segment (and, when asked, the file's HDC vector set)
-into the cache through the store's ordinary atomic publish, and the opening process then reads
-every segment from the cache in file order as on a warm open. The result therefore does not
+send segments back: each builds its file's segment (and, when asked, the file's HDC vector set
+and its BM25 part over all its units, core/store/stored.py) into the cache through the store's
+ordinary atomic publish, and the opening process then reads every segment from the cache in
+file order as on a warm open. The result therefore does not
 depend on which worker built what, and any failure (no fork, a worker killed, a cache that
 cannot be written) leaves the files unbuilt for the serial path, which builds them as before.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled
-from core.config import HdcConfig
+from core.config import Bm25Config, HdcConfig
 from core.store.store import SegmentStore
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def prebuild(
     files: Sequence[Path],
     store: SegmentStore,
     hdc: HdcConfig | None = None,
+    bm25: Bm25Config | None = None,
     *,
     workers: int | None = None,
     min_bytes: int | None = None,
@@ -77,7 +79,7 @@ def prebuild(
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
-            futures = [pool.submit(_build_one, str(store.root), store.max_bytes, str(f), hdc) for f in todo]
+            futures = [pool.submit(_build_one, str(store.root), store.max_bytes, str(f), hdc, bm25) for f in todo]
             try:
                 if progress is not None:
                     progress(0, len(futures))
@@ -125,11 +127,15 @@ def _collect(futures: list[Future], progress: Callable[[int, int], None] | None)
     return sum(1 for future in futures if future.result())
 
 
-def _build_one(root: str, max_bytes: int, file: str, hdc: HdcConfig | None) -> bool:
+def _build_one(root: str, max_bytes: int, file: str, hdc: HdcConfig | None, bm25: Bm25Config | None) -> bool:
     store = SegmentStore(Path(root), max_bytes)
     segment = store.segment(Path(file))
     if not store.enabled or not segment.key:
         return False
+    if bm25 is not None:
+        from core.store.stored import keep_whole_part
+
+        keep_whole_part(store, segment, bm25)
     if hdc is not None and not hdc.context_vectors:
         from core.store.vectors import hdc_segment_vectors
 

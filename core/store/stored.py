@@ -103,12 +103,17 @@ class StoredKb:
             if there is not None and there[:2] == (segment.key, row_set):
                 served.append(there[2])
                 continue
-            digest = hashlib.sha256(config.model_dump_json().encode() + b"\0" + row_set).hexdigest()[:24]
+            digest = _part_digest(config, row_set)
             key = (segment.file, segment.key or id(segment), digest)
 
             def build(segment=segment, local=local, digest=digest) -> Bm25Index:
-                return self._stored_part(segment, digest, config, local) or self._keep_part(
-                    segment, digest, Bm25Index.build((), config, segment_tokens(segment, local), segment_columns(segment, local))
+                return (
+                    self._stored_part(segment, digest, config, local)
+                    or self._from_whole_part(segment, config, local)
+                    or self._keep_part(
+                        segment, digest,
+                        Bm25Index.build((), config, segment_tokens(segment, local), segment_columns(segment, local)),
+                    )
                 )
 
             parts.append(cache.get(key, segment, build))
@@ -145,14 +150,26 @@ class StoredKb:
         columns = table.columns(rows)
         index = self._read_index(folder, stem, config, columns[0])
         if index is None and build:
-            index = Bm25Index.build((), config, table.tokens(rows, extra), columns)
-            self._write_index(folder, stem, index)
+            index = self._merge_parts(rows, extra, config, cache, columns)
+            _write_index(folder, stem, index)
         if index is not None and cache is not None:
             cache.remember_merged(config, index, {
                 segments[number].file: (segments[number].key, _row_set(local, segments[number]), positions)
                 for number, positions, local in groups
             })
         return index
+
+    def _merge_parts(
+        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache | None,
+        columns: tuple[list[str], np.ndarray],
+    ) -> Bm25Index:
+        """The merged index from the view's per-file parts (which a view builds first, for its
+        first question); from the gathered tokens when a part is a slice of an older merge."""
+        groups, _ = self.token_table().by_segment(rows)
+        parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
+        if len(parts) == len(groups) and all(isinstance(part, Bm25Index) for part in parts):
+            return Bm25Index.merge([(part, positions) for part, (_, positions, _) in zip(parts, groups, strict=True)], columns, config)
+        return Bm25Index.build((), config, self.token_table().tokens(rows, extra), columns)
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
@@ -173,18 +190,47 @@ class StoredKb:
             shutil.rmtree(path, ignore_errors=True)
         return None
 
+    def _from_whole_part(self, segment: Segment, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
+        """The part over the given rows, cut from the part over all of the segment's rows that
+        the cold-open workers build (`keep_whole_part`)."""
+        folder = self.store.folder_of(segment)
+        if folder is None or not _is_dir(folder):
+            return None
+        rows = np.arange(len(segment.units))
+        whole = self._read_index(folder, _whole_part_stem(config), config, segment_columns(segment, rows)[0])
+        return whole.subset(local) if whole is not None else None
+
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
         folder = self.store.folder_of(segment)
         if folder is not None and _is_dir(folder):
-            self._write_index(folder, f"bm25-{digest}", part)
+            _write_index(folder, f"bm25-{digest}", part)
         return part
 
-    def _write_index(self, folder: Path, stem: str, part: Bm25Index) -> None:
-        _, words, arrays = part.to_arrays()
-        try:
-            write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {"words": words}, arrays)
-        except OSError:
-            pass  # not writable now: the index is rebuilt next time
+def _write_index(folder: Path, stem: str, part: Bm25Index) -> None:
+    _, words, arrays = part.to_arrays()
+    try:
+        write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {"words": words}, arrays)
+    except OSError:
+        pass  # not writable now: the index is rebuilt next time
+
+
+def keep_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config) -> None:
+    """Save the BM25 part over all of a saved segment's rows, in row order, from which any view's
+    part of the file is cut without a sort (a cold open's workers build it beside the segment)."""
+    folder = store.folder_of(segment)
+    if folder is None:
+        return
+    rows = np.arange(len(segment.units))
+    part = Bm25Index.build((), config, segment_tokens(segment, rows), segment_columns(segment, rows))
+    _write_index(folder, _whole_part_stem(config), part)
+
+
+def _part_digest(config: Bm25Config, row_set: bytes) -> str:
+    return hashlib.sha256(config.model_dump_json().encode() + b"\0" + row_set).hexdigest()[:24]
+
+
+def _whole_part_stem(config: Bm25Config) -> str:
+    return f"bm25-all-{_part_digest(config, b'')}"
 
 
 def _row_set(local: np.ndarray, segment: Segment) -> bytes:

@@ -8,18 +8,23 @@ from pathlib import Path
 import numpy as np
 
 from core.cnl import to_markdown
-from core.config import HdcConfig
+from core.config import Bm25Config, HdcConfig, load_retrieval_config
 from core.kb import KnowledgeBase
+from core.retrieval.bm25 import Bm25Index
 from core.retrieval.hdc import encode_units
+from core.retrieval.indexes import IndexCache
+from core.rules import RuleSet
 from core.store import SegmentStore
 from core.store import pool
 from core.store.pool import prebuild
 from core.store.vectors import hdc_segment_vectors
+from core.text import tokenize
 from core.units import Caller
 from tests.core.bells_kb import bell_units
 from tests.core.store_kb import write_kb
 
 HDC = HdcConfig()
+RETRIEVAL = load_retrieval_config(Path(__file__).resolve().parents[2] / "config")
 
 
 def _same_segments(a: KnowledgeBase, b: KnowledgeBase) -> None:
@@ -89,3 +94,45 @@ def test_a_first_load_builds_through_the_pool_and_prunes_what_the_workers_wrote(
     assert store.builds == 0 and store.loads == 3  # the workers built, this process only read
     assert [u.id for u in kb.view(Caller()).units] == [u.id for u in serial.view(Caller()).units]
     assert not list((tmp_path / "cache" / "segments").glob("*/*"))  # pruned to the bound
+
+
+def test_views_cut_their_bm25_parts_from_the_workers_whole_parts(tmp_path: Path, monkeypatch) -> None:
+    write_kb(tmp_path / "kb", files=3, per_file=30)
+    store = SegmentStore(tmp_path / "cache")
+    files = sorted((tmp_path / "kb").glob("*.md"))
+    assert prebuild(files, store, None, Bm25Config(), workers=2, min_bytes=0) == len(files)
+    kb = KnowledgeBase.load([tmp_path / "kb"], store)
+    builds = []
+    original = Bm25Index.build.__func__
+    monkeypatch.setattr(Bm25Index, "build", classmethod(lambda cls, *a, **k: builds.append(1) or original(cls, *a, **k)))
+    callers = (Caller(), Caller(tags=frozenset({"crew:night"}), region="NORTH"))
+    for caller in callers:
+        view = kb.view(caller)
+        parts = IndexCache(RETRIEVAL, RuleSet()).for_view(view).bm25
+        assert not builds, "every part is cut from a whole part, none built from tokens"
+        fresh = original(Bm25Index, view.units, RETRIEVAL.bm25)
+        for question in ("tide hive", "varroa swarm forage", "harbour chart datum"):
+            tokens = tokenize(question)
+            want = fresh.top_k(tokens, [], 10)
+            got = parts.top_k(tokens, [], 10)
+            assert [u for u, _ in got] == [u for u, _ in want]
+            np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
+    assert len({tuple(u.id for u in kb.view(c).units) for c in callers}) == 2  # the views differ
+
+
+def test_a_damaged_whole_part_is_rebuilt_from_tokens(tmp_path: Path) -> None:
+    write_kb(tmp_path / "kb", files=2, per_file=20)
+    store = SegmentStore(tmp_path / "cache")
+    files = sorted((tmp_path / "kb").glob("*.md"))
+    assert prebuild(files, store, None, Bm25Config(), workers=2, min_bytes=0) == len(files)
+    wholes = sorted((tmp_path / "cache").rglob("bm25-all-*"))
+    assert len(wholes) == len(files)
+    for array in wholes[0].glob("*.npy"):
+        array.write_bytes(array.read_bytes()[:40])
+    kb = KnowledgeBase.load([tmp_path / "kb"], store)
+    view = kb.view(Caller())
+    parts = IndexCache(RETRIEVAL, RuleSet()).for_view(view).bm25
+    fresh = Bm25Index.build(view.units, RETRIEVAL.bm25)
+    tokens = tokenize("tide hive varroa")
+    assert [u for u, _ in parts.top_k(tokens, [], 10)] == [u for u, _ in fresh.top_k(tokens, [], 10)]
+    assert not wholes[0].exists() and wholes[1].exists()  # the damaged one was noticed and dropped
