@@ -150,8 +150,10 @@ class Session:
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.kb.view(caller).get(unit_id)
 
-    def units(self, caller: Caller) -> list[KnowledgeUnit]:
-        return list(self.kb.view(caller).units)
+    def units(self, caller: Caller) -> Sequence[KnowledgeUnit]:
+        """The caller's view in id order; a stored unit is restored when read, so listing a
+        million units costs nothing until they are shown."""
+        return self.kb.view(caller).units
 
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
