@@ -201,7 +201,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
         # Counting sources reads every unit: a large view shows its size alone.
         size = f"{len(self.units):,} units"
         if len(self.units) <= INLINE_UNITS:
-            size += f" in {len({u.source_id for u in self.units})} sources"
+            sources = len({u.source_id for u in self.units})
+            size += f" in {sources} source{'' if sources == 1 else 's'}"
         parts = [f"KB {escape(app.kb_label)}".rstrip(), size,
                  f"visible to the {escape(caller_label(app.caller))}"]
         if app.recorded_for:
