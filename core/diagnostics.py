@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from difflib import get_close_matches
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -88,6 +87,8 @@ class Diagnostic(BaseModel):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """"; did you mean 'X'?" for the closest known name to a misspelt `word`, else ""."""
+    from difflib import get_close_matches  # only a misspelt name pays for it
+
     options = {choice.casefold(): choice for choice in choices}
     match = get_close_matches(word.strip().casefold(), list(options), n=1, cutoff=0.6)
     return f"; did you mean {options[match[0]]!r}?" if match else ""

@@ -31,7 +31,6 @@ from core.services import Services
 from core import synonyms as synonyms_file
 from core.steering import Steering
 from core.units import Caller, KnowledgeUnit
-from core.whynot import why_not
 
 
 class Session:
@@ -144,13 +143,17 @@ class Session:
         indexes.for_view(kb.view(caller)).hdc
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+        from core.whynot import why_not  # only the explorer's "why not" asks
+
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.kb.view(caller).get(unit_id)
 
-    def units(self, caller: Caller) -> list[KnowledgeUnit]:
-        return list(self.kb.view(caller).units)
+    def units(self, caller: Caller) -> Sequence[KnowledgeUnit]:
+        """The caller's view in id order; a stored unit is restored when read, so listing a
+        million units costs nothing until they are shown."""
+        return self.kb.view(caller).units
 
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]

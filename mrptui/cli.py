@@ -12,6 +12,11 @@ import threading
 from collections.abc import Iterator, Sequence
 from importlib import import_module
 
+# Before anything imports numpy: its OpenBLAS starts a spinning thread per core at import (~70 ms of
+# CPU per run on 2 cores), and nothing here does BLAS work large enough to gain from threads.
+# setdefault: a user's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from core import cancel
 from mrptui.commands import UsageError, add_config_option, explore
 

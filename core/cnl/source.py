@@ -7,7 +7,6 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
-from core.cnl.jsonl import read_jsonl
 from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
@@ -47,7 +46,7 @@ FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
 _UNIT_MARKDOWN = re.compile(
     r"^[ \t]*#+[ \t]*context[ \t_-]*unit\b|^[ \t]*(?:role|topic|claim)[ \t]*:", re.IGNORECASE | re.MULTILINE
 )
-_READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext, Format.JSONL: read_jsonl}
+_READERS = {Format.MARKDOWN: read_markdown, Format.SOP: read_sop, Format.TEXT: read_plaintext}
 
 
 class ReadResult(NamedTuple):
@@ -76,9 +75,17 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     keep (NUL, undecodable bytes, lone surrogates) become U+FFFD with an error at their line.
     """
     text, problems = _replace_bad_characters(normalise_newlines(text), file)
-    reader = _READERS[Format(kind) if kind else detect_format(text, file)]
-    units, diagnostics = reader(text, file)
+    units, diagnostics = _reader(Format(kind) if kind else detect_format(text, file))(text, file)
     return ReadResult(units, [*problems, *diagnostics])
+
+
+def _reader(kind: Format):
+    if kind is Format.JSONL:
+        # Its pydantic record model takes milliseconds to build: only reading a .jsonl file needs it.
+        from core.cnl.jsonl import read_jsonl
+
+        return read_jsonl
+    return _READERS[kind]
 
 
 def normalise_newlines(text: str) -> str:

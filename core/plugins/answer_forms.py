@@ -17,7 +17,6 @@ from enum import StrEnum
 from core.cnl import split_sentences
 from core.intent_cues import QuestionCues
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, question_terms
-from core.plugins.polarity import yes_no
 from core.text import STOPWORDS, tokenize
 from core.units import Act, KnowledgeUnit
 
@@ -341,6 +340,8 @@ def _ids(sentences: Sequence[Sentence]) -> tuple[str, ...]:
 
 
 def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> Draft:
+    from core.plugins.polarity import yes_no  # its patterns compile only for yes/no questions
+
     verdict = yes_no(question, terms, evidence)
     if verdict.answer is not None:
         return _draft(verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
@@ -12,11 +13,13 @@ from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_b
 from core.retrieval.hdc import match_notes
 from core.retrieval.indexes import ViewIndexes
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
-from core.retrieval.thinkingdb import Proof, TdbResult
 from core.services import Services
 from core.synonyms import Expansion, Synonyms
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
+
+if TYPE_CHECKING:
+    from core.retrieval.thinkingdb import Proof, TdbResult
 
 _DESCRIPTORS = {
     "kb-fast": Descriptor(

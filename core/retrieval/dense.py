@@ -21,11 +21,11 @@ import numpy as np
 from core.config import DenseConfig
 from core.embeddings import EmbeddingClient, EmbeddingConfig, EmbeddingError, remove_legacy_cache
 from core.retrieval.lanes import top_scores
-from core.store.vectors import DenseVectors, dense_vectors
 from core.units import KnowledgeUnit
 
 if TYPE_CHECKING:
     from core.store.stored import StoredKb
+    from core.store.vectors import DenseVectors
 
 # What text a unit's vector embeds; part of the store's key, so changing it re-embeds.
 TEXT_FORMAT = "topic, newline, claim or procedure"
@@ -73,6 +73,8 @@ class DenseLane:
         """Embed the units that have no vector yet (in batches), then the index; raises EmbeddingError."""
         if not self.configured:
             raise EmbeddingError("no embeddings endpoint configured (config/embeddings.json baseUrl)")
+        from core.store.vectors import dense_vectors  # the vector store, only once an endpoint is configured
+
         vectors = dense_vectors(stored, units, self.store_options, self._embed, self._loose)
         return DenseIndex([u.id for u in units], vectors)
 

@@ -18,13 +18,12 @@ from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.hdc import HdcIndex, UnitVectorCache, learn_model
 from core.retrieval.hdc_side import HdcWithSide
-from core.retrieval.thinkingdb import ThinkingDB
 from core.store.stored import PartCache
-from core.store.vectors import hdc_vectors
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
     from core.kb import KBView, ViewKey
+    from core.retrieval.thinkingdb import ThinkingDB
 
 T = TypeVar("T")
 
@@ -107,6 +106,8 @@ class ViewIndexes:
         rows = getattr(units, "rows", None)
         if self._base is not None and not config.context_vectors and rows is not None:
             return HdcWithSide.of(self._base.hdc, rows, self.view.extra, self._vectors)
+        from core.store.vectors import hdc_vectors  # only an HDC build reads or writes stored vectors
+
         model = learn_model(units, config)
         topic, claim, counts = hdc_vectors(self.view.stored, units, config, model, self._vectors)
         return HdcIndex.from_vectors(units, config, topic, claim, counts, model)
@@ -130,6 +131,9 @@ class ViewIndexes:
         return self._get("tdb", self._build_tdb)
 
     def _build_tdb(self) -> ThinkingDB:
+        # Only a ThinkingDB question pays for importing it; the BM25 and HDC profiles never do.
+        from core.retrieval.thinkingdb import ThinkingDB
+
         # Current-turn units that state no fact change no fact: the base view's facts and
         # indexes serve, answering "is it here" for this view (equal to a build over it).
         if self._base is not None and not any(unit.relation is not None for unit in self.view.extra):

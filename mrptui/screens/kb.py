@@ -1,7 +1,11 @@
-"""The KB screen: the caller's view (units by source), validation errors, search, why-not, edit."""
+"""The KB screen: the caller's view (units in id order), validation errors, search, why-not, edit.
+
+The unit list renders only the rows on screen (`VirtualTable`), and a unit is restored only when its
+row is drawn or selected, so a million-unit view opens as fast as a small one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -11,7 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
+from textual.worker import get_current_worker
 from textual.widgets.option_list import Option
 
 from core.diagnostics import Diagnostic
@@ -23,10 +28,13 @@ from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
-from mrptui.widgets.tables import refill
+from mrptui.screens.kb_search import INLINE_UNITS, Picked, search_all, search_chunks
+from mrptui.widgets.virtual_table import VirtualTable, fit_width
 
-
-UNIT_COLUMNS = [("id", "unit"), ("role", "role"), ("topic", "topic"), ("triple", "triple"), ("where", "file:line")]
+# Column widths are fitted to this many rows spread over the list, not to every unit.
+WIDTH_SAMPLE = 400
+# (label, widest allowed): a longer cell is cut with an ellipsis (enter shows the whole unit).
+UNIT_COLUMNS = [("unit", 60), ("role", 14), ("topic", 60), ("triple", 50), ("file:line", 60)]
 
 
 # Panes that show every file, whatever the caller, say so on screen (docs/security.md).
@@ -37,19 +45,19 @@ def caller_label(caller: Caller) -> str:
     return describe_caller(caller.tags, caller.region, caller.as_of.isoformat())
 
 
-def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
-    needle = needle.lower()
-    fields = [unit.id, unit.topic, unit.body, unit.role.value, unit.title or "", unit.subject or "",
-              unit.relation.value if unit.relation else "", unit.object or ""]
-    return any(needle in value.lower() for value in fields)
+def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool) -> list[Text]:
+    triple = f"{unit.subject} {unit.relation.value} {unit.object}" if unit.relation else ""
+    where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
+    return [Text(("▸ " if marked else "") + unit.id, style="bold" if source_first else ""),
+            Text(unit.role.value), Text(unit.topic), Text(triple), Text(where, style="dim")]
 
 
 class KBScreen(Screen[None]):
-    """Units of the caller's permitted view, grouped by source, with every validation error."""
+    """Units of the caller's permitted view, in id order, with every validation error."""
 
     HELP = """\
 ## KB
-The units this caller may see (grouped by source), and every validation error of the KB and rule
+The units this caller may see (in id order, so by source), and every validation error of the KB and rule
 files with its file:line. Saved files are reloaded automatically; a unit whose edit fails
 validation is withdrawn for every caller until fixed, and the errors appear here.
 
@@ -80,8 +88,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def __init__(self) -> None:
         super().__init__()
-        self.units: list[KnowledgeUnit] = []
-        self.shown: list[KnowledgeUnit] = []
+        self.units: Sequence[KnowledgeUnit] = []
+        self.shown: Sequence[KnowledgeUnit] = []
+        self.hits: list[int] = []  # positions in `units` of the search's matches (so far)
+        self.searched = 0  # how many units the running search has read
         self.diagnostics: list[Diagnostic] = []
         self.search_text = ""
         self.matches: list[int] = []
@@ -99,7 +109,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         with Horizontal(id="kb-header", classes="screen-title"):
             yield Static("KB", id="kb-title")
             yield Static("", id="kb-counts")
-        units = DataTable(id="kb-units", cursor_type="row", zebra_stripes=True)
+        units = VirtualTable(id="kb-units")
         units.border_title = "Units"
         yield units
         with Horizontal(id="kb-bottom"):
@@ -114,7 +124,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         yield KeyBar()
 
     def on_mount(self) -> None:
-        units = self.query_one("#kb-units", DataTable)
+        units = self.query_one("#kb-units", VirtualTable)
         self.query_one("#kb-search", Input).cursor_blink = self.explorer.cursor_blink
         self.watch(self.app, "kb_generation", lambda _: self.load(), init=False)
         self.load()
@@ -125,32 +135,75 @@ file, restricted units included, whatever the caller. See docs/security.md.
     def load(self) -> None:
         """(Re-)read the caller's view and the diagnostics from the session."""
         app = self.explorer
-        units = app.ask_session("units", app.caller, default=[]) or []
+        self.units = app.ask_session("units", app.caller, default=[]) or []
         diagnostics = app.ask_session("diagnostics", default=[]) or []
-        self.units = sorted(units, key=lambda u: (u.source_id, u.id))
         run = app.current
         self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
         self.counts = count_diagnostics(self.diagnostics)
-        self._recompute_matches()
+        self._search(self.search_text)
         self._render_units()
         self._render_diagnostics()
         self._render_title()
 
     def _recompute_matches(self) -> None:
-        base = self.units
+        """`shown` and `matches` (positions in `shown`) from the search's hits so far."""
         if self.search_text and self.filtered:
-            self.shown = [u for u in base if unit_matches(u, self.search_text)]
+            self.shown = Picked(self.units, self.hits)
+            self.matches = list(range(len(self.hits)))
         else:
-            self.shown = list(base)
-        self.matches = [i for i, u in enumerate(self.shown) if self.search_text and unit_matches(u, self.search_text)]
+            self.shown = self.units
+            self.matches = list(self.hits)
         if self.match_position >= len(self.matches):
             self.match_position = len(self.matches) - 1
 
+    def _search(self, text: str) -> None:
+        """Find the units matching `text`: at once in a small view, else in a worker that adds
+        hits as it goes (a newer search cancels it)."""
+        self.workers.cancel_group(self, "kb-search")
+        self.hits, self.searched = [], 0
+        if text and len(self.units) > INLINE_UNITS:
+            self.run_worker(lambda: self._search_worker(self.units, text), thread=True, group="kb-search", exit_on_error=False)
+        elif text:
+            for hits, done in search_chunks(self.units, text):
+                self.hits += hits
+                self.searched = done
+        self._recompute_matches()
+
+    def _search_worker(self, units: Sequence[KnowledgeUnit], text: str) -> None:
+        worker = get_current_worker()
+
+        def heard(hits: list[int], done: int) -> bool:
+            if worker.is_cancelled:
+                return False
+            self.app.call_from_thread(self._search_heard, units, text, hits, done)
+            return True
+
+        search_all(units, text, heard)
+
+    def _search_heard(self, units: Sequence[KnowledgeUnit], text: str, hits: list[int], done: int) -> None:
+        if units is not self.units or text != self.search_text:
+            return  # an answer to a search that was replaced meanwhile
+        first = not self.hits and bool(hits)
+        self.hits += hits
+        self.searched = done
+        if hits or done == len(units):
+            self._recompute_matches()
+            self._render_units()
+        if first:
+            self._jump(0)
+        elif done == len(units) and not self.hits:
+            self.notify(f"no unit matches “{self.search_text}”", severity="warning")
+        self._render_title()
+
     def _render_title(self) -> None:
         app = self.explorer
-        sources = len({u.source_id for u in self.units})
-        parts = [f"KB {escape(app.kb_label)}".rstrip(), f"{len(self.units)} units in {sources} sources",
+        # Counting sources reads every unit: a large view shows its size alone.
+        size = f"{len(self.units):,} units"
+        if len(self.units) <= INLINE_UNITS:
+            sources = len({u.source_id for u in self.units})
+            size += f" in {sources} source{'' if sources == 1 else 's'}"
+        parts = [f"KB {escape(app.kb_label)}".rstrip(), size,
                  f"visible to the {escape(caller_label(app.caller))}"]
         if app.recorded_for:
             parts.append(f"trace recorded for the {escape(app.recorded_for)}")
@@ -158,6 +211,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
         if self.search_text:
             where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
+            if self.searched < len(self.units):
+                where += f" so far ({self.searched:,} of {len(self.units):,} searched)"
             parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
         self.query_one("#kb-title", Static).update(" · ".join(parts))
         errors, warnings = self.counts
@@ -165,31 +220,30 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.query_one("#kb-counts", Static).update(f"[{tone}]{counts_phrase(errors, warnings)}[/]")
 
     def _render_units(self) -> None:
-        table = self.query_one("#kb-units", DataTable)
-        cursor = table.cursor_row
-        rows = []
-        previous_source = None
-        for position, unit in enumerate(self.shown):
-            triple = f"{unit.subject} {unit.relation.value} {unit.object}" if unit.relation else ""
-            where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
-            marker = "▸ " if position in self.matches else ""
-            source_first = unit.source_id != previous_source
-            previous_source = unit.source_id
-            rows.append([
-                Text(marker + unit.id, style="bold" if source_first else ""),
-                unit.role.value, Text(unit.topic), Text(triple), Text(where, style="dim"),
-            ])
+        table = self.query_one("#kb-units", VirtualTable)
         if self.trace_ids:
-            rows = [[Text(unit_id), role, "", "", ""] for unit_id, role in self.trace_ids]
-        refill(table, UNIT_COLUMNS, rows)
+            rows = [[Text(unit_id), Text(role), "", "", ""] for unit_id, role in self.trace_ids]
+            table.show(self._columns(rows), len(rows), rows.__getitem__)
+        else:
+            shown, marked = self.shown, set(self.matches)
+
+            def cells(position: int) -> list[Text]:
+                unit = shown[position]
+                source_first = position == 0 or shown[position - 1].source_id != unit.source_id
+                return unit_cells(unit, position in marked, source_first)
+
+            step = max(len(shown) // WIDTH_SAMPLE, 1)
+            table.show(self._columns([cells(p) for p in range(0, len(shown), step)]), len(shown), cells)
         if self.trace_ids:
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
             table.border_subtitle = (f"{len(self.shown)} of {len(self.units)}" if self.filtered
                                      else f"{len(self.units)} units")
-        if table.row_count:
-            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         self._render_detail()
+
+    def _columns(self, sample: list[list[Text | str]]) -> list[tuple[str, int]]:
+        plain = [[cell.plain if isinstance(cell, Text) else cell for cell in row] for row in sample]
+        return [(label, fit_width([row[i] for row in plain], label, cap)) for i, (label, cap) in enumerate(UNIT_COLUMNS)]
 
     def _render_diagnostics(self) -> None:
         listing = self.query_one("#kb-diagnostics", OptionList)
@@ -215,7 +269,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     @property
     def selected(self) -> KnowledgeUnit | None:
-        table = self.query_one("#kb-units", DataTable)
+        table = self.query_one("#kb-units", VirtualTable)
         if not self.shown or not (0 <= table.cursor_row < len(self.shown)):
             return None
         return self.shown[table.cursor_row]
@@ -227,12 +281,12 @@ file, restricted units included, whatever the caller. See docs/security.md.
             return None
         return self.diagnostics[index]
 
-    @on(DataTable.RowHighlighted, "#kb-units")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(VirtualTable.RowHighlighted, "#kb-units")
+    def _highlighted(self, event: VirtualTable.RowHighlighted) -> None:
         self._render_detail()
 
-    @on(DataTable.RowSelected, "#kb-units")
-    def _selected(self, event: DataTable.RowSelected) -> None:
+    @on(VirtualTable.RowSelected, "#kb-units")
+    def _selected(self, event: VirtualTable.RowSelected) -> None:
         if self.trace_ids and 0 <= event.cursor_row < len(self.trace_ids):
             self.post_message(OpenUnit(self.trace_ids[event.cursor_row][0]))
             return
@@ -253,30 +307,29 @@ file, restricted units included, whatever the caller. See docs/security.md.
         event.stop()
         self.set_search(event.value)
         event.input.remove_class("-visible")
-        self.query_one("#kb-units", DataTable).focus()
+        self.query_one("#kb-units", VirtualTable).focus()
 
     def on_key(self, event) -> None:
         search = self.query_one("#kb-search", Input)
         if event.key == "escape" and search.has_focus:
             event.stop()
             search.remove_class("-visible")
-            self.query_one("#kb-units", DataTable).focus()
+            self.query_one("#kb-units", VirtualTable).focus()
 
     def set_search(self, text: str) -> None:
         self.search_text = text.strip()
         self.match_position = -1
-        self._recompute_matches()
+        self._search(self.search_text)
         self._render_units()
         if self.matches:
             self._jump(0)
-        elif self.search_text:
+        elif self.search_text and self.searched == len(self.units):
             self.notify(f"no unit matches “{self.search_text}”", severity="warning")
         self._render_title()
 
     def _jump(self, position: int) -> None:
         self.match_position = position % len(self.matches)
-        table = self.query_one("#kb-units", DataTable)
-        table.move_cursor(row=self.matches[self.match_position], animate=False)
+        self.query_one("#kb-units", VirtualTable).move_cursor(self.matches[self.match_position])
         self._render_title()
 
     def action_next_match(self) -> None:
@@ -349,7 +402,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             diagnostic = self.selected_diagnostic
             text = diagnostic.format() if diagnostic else ""
         elif self.trace_ids:
-            row = self.query_one("#kb-units", DataTable).cursor_row
+            row = self.query_one("#kb-units", VirtualTable).cursor_row
             text = self.trace_ids[row][0] if 0 <= row < len(self.trace_ids) else ""
         else:
             unit = self.selected

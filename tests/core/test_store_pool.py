@@ -20,7 +20,7 @@ from core.store import pool
 from core.store.pool import prebuild
 from core.store.vectors import hdc_segment_vectors
 from core.text import tokenize
-from core.units import Caller
+from core.units import Caller, KnowledgeUnit, Role
 from tests.core.bells_kb import bell_units
 from tests.core.store_kb import write_kb
 
@@ -135,6 +135,10 @@ def test_a_worker_build_leaves_the_collector_as_it_found_it(tmp_path: Path) -> N
 
 def test_views_cut_their_bm25_parts_from_the_workers_whole_parts(tmp_path: Path, monkeypatch) -> None:
     write_kb(tmp_path / "kb", files=3, per_file=30)
+    secret = KnowledgeUnit(id="vault::chunk-001::unit-001", source_id="vault", chunk_id="vault::chunk-001",
+                           role=Role.DEFINITION, topic="kraken ledger", claim="The kraken ledger is sealed.", acl=("crew:night",))
+    shown = secret.model_copy(update={"id": "vault::chunk-001::unit-002", "topic": "tide ledger", "claim": "Open.", "acl": ()})
+    (tmp_path / "kb" / "vault.md").write_text(to_markdown([secret, shown]), encoding="utf-8")
     store = SegmentStore(tmp_path / "cache")
     files = sorted((tmp_path / "kb").glob("*.md"))
     assert prebuild(files, store, None, Bm25Config(), workers=2, min_bytes=0) == len(files)
@@ -148,6 +152,8 @@ def test_views_cut_their_bm25_parts_from_the_workers_whole_parts(tmp_path: Path,
         parts = IndexCache(RETRIEVAL, RuleSet()).for_view(view).bm25
         assert not builds, "every part is cut from a whole part, none built from tokens"
         fresh = original(Bm25Index, view.units, RETRIEVAL.bm25)
+        # No term that only units outside the view hold survives the cut (docs/security.md).
+        assert set().union(*(part._vocab for part in parts.parts)) == set(fresh._vocab)
         for question in ("tide hive", "varroa swarm forage", "harbour chart datum"):
             tokens = tokenize(question)
             want = fresh.top_k(tokens, [], 10)
@@ -155,6 +161,8 @@ def test_views_cut_their_bm25_parts_from_the_workers_whole_parts(tmp_path: Path,
             assert [u for u, _ in got] == [u for u, _ in want]
             np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
     assert len({tuple(u.id for u in kb.view(c).units) for c in callers}) == 2  # the views differ
+    public = IndexCache(RETRIEVAL, RuleSet()).for_view(kb.view(Caller())).bm25
+    assert not any("kraken" in part._vocab for part in public.parts)
 
 
 def test_a_damaged_whole_part_is_rebuilt_from_tokens(tmp_path: Path) -> None:

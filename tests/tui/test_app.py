@@ -25,6 +25,7 @@ from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
+from mrptui.widgets.virtual_table import VirtualTable
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine
 from mrptui.widgets.timeline import AttemptsTimeline
@@ -560,7 +561,7 @@ async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(ses
         await settle(pilot)
         screen = replay.screen
         assert isinstance(screen, KBScreen)
-        assert screen.query_one("#kb-units", DataTable).row_count == 5  # every id the run names
+        assert screen.query_one("#kb-units", VirtualTable).row_count == 5  # every id the run names
         assert "the 5 unit ids it names" in text_of(screen.query_one("#kb-title", Static))
         assert text_of(screen.query_one("#kb-detail-text", Static)).count("unit text unavailable") == 1
         await pilot.press("c")
@@ -627,7 +628,7 @@ async def test_kb_screen_lists_units_and_errors(app):
         await pilot.press("escape", "k")
         screen = app.screen
         assert type(screen).__name__ == "KBScreen"
-        assert screen.query_one("#kb-units", DataTable).row_count == 6
+        assert screen.query_one("#kb-units", VirtualTable).row_count == 6
         assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
         assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors"
         await pilot.press("escape", "f2")
@@ -659,7 +660,7 @@ async def test_kb_search_next_previous_and_filter(app):
         screen = app.screen
         await pilot.press(*"airflow", "enter")
         assert screen.matches == [1, 2]  # the comparison unit and the Airflow unit
-        table = screen.query_one("#kb-units", DataTable)
+        table = screen.query_one("#kb-units", VirtualTable)
         assert table.cursor_row == 1
         await pilot.press("n")
         assert table.cursor_row == 2

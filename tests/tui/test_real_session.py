@@ -8,11 +8,11 @@ import os
 import pytest
 from conftest import make_app
 from helpers import ask, settle
-from textual.widgets import DataTable
 
 from core.session import Session
 from core.units import Caller
 from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.virtual_table import VirtualTable
 
 
 def write_bees(folder) -> None:
@@ -42,7 +42,7 @@ async def test_explorer_on_the_real_engine(real_session):
         assert "not visible" not in str(app.screen.query_one("#detail-unit").content)
         await pilot.press("escape", "k")
         await settle(pilot)
-        assert app.screen.query_one("#kb-units", DataTable).row_count == len(real_session.units(app.caller))
+        assert app.screen.query_one("#kb-units", VirtualTable).row_count == len(real_session.units(app.caller))
         await pilot.press("w")
         assert "question:" in app.screen.markup
 

@@ -1,0 +1,51 @@
+"""Searching the KB screen's units: inline for a small view, in a worker thread for a large one.
+
+Matching reads each unit's text, and a unit of a stored KB is restored when read (about 40 µs):
+a million units take most of a minute, which must not hold the UI thread. Both paths run the
+same chunked loop; the worker reports progress per chunk and stops when cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from core.units import KnowledgeUnit
+
+# Views up to this size are searched on the spot (a few milliseconds), so results are immediate.
+INLINE_UNITS = 5_000
+CHUNK_UNITS = 2_000
+
+
+def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
+    needle = needle.lower()
+    fields = [unit.id, unit.topic, unit.body, unit.role.value, unit.title or "", unit.subject or "",
+              unit.relation.value if unit.relation else "", unit.object or ""]
+    return any(needle in value.lower() for value in fields)
+
+
+def search_chunks(units: Sequence[KnowledgeUnit], needle: str) -> Iterator[tuple[list[int], int]]:
+    """Positions of matching units, one chunk at a time, each with how many units are searched so far."""
+    for start in range(0, len(units), CHUNK_UNITS):
+        stop = min(start + CHUNK_UNITS, len(units))
+        yield [p for p in range(start, stop) if unit_matches(units[p], needle)], stop
+
+
+def search_all(units: Sequence[KnowledgeUnit], needle: str, heard: Callable[[list[int], int], bool]) -> bool:
+    """Run the search, handing each chunk's hits to `heard`; it returns False to stop. True when done."""
+    return all(heard(hits, done) for hits, done in search_chunks(units, needle))
+
+
+class Picked(Sequence[KnowledgeUnit]):
+    """Some units of a (lazy) sequence by position: the filtered list, restoring only what is read."""
+
+    def __init__(self, units: Sequence[KnowledgeUnit], positions: list[int]):
+        self._units = units
+        self._positions = positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._units[p] for p in self._positions[index]]
+        return self._units[self._positions[index]]

@@ -1,0 +1,152 @@
+"""The virtual table (mrptui/widgets/virtual_table.py) and the KB screen on a large view: only
+rows on screen are made, every key moves the cursor, and search runs in a worker."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from conftest import make_app
+from fakes import FakeSession, UNITS
+from helpers import until_quiet
+from textual.app import App, ComposeResult
+
+from core.units import Caller, KnowledgeUnit, Role
+from mrptui.screens.kb import WIDTH_SAMPLE
+from mrptui.widgets.virtual_table import VirtualTable
+
+ROWS = 1_000_000
+
+
+class TableApp(App):
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[int] = []
+        self.selected: list[int] = []
+        self.highlighted: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        yield VirtualTable(id="table")
+
+    def on_mount(self) -> None:
+        self.query_one(VirtualTable).show([("row", 12), ("square", 14)], ROWS, self.cells)
+        self.query_one(VirtualTable).focus()
+
+    def cells(self, index: int) -> list[str]:
+        self.made.append(index)
+        return [f"row {index}", str(index * index)]
+
+    def on_virtual_table_row_selected(self, event: VirtualTable.RowSelected) -> None:
+        self.selected.append(event.cursor_row)
+
+    def on_virtual_table_row_highlighted(self, event: VirtualTable.RowHighlighted) -> None:
+        self.highlighted.append(event.cursor_row)
+
+
+async def test_a_million_rows_make_only_the_rows_on_screen():
+    app = TableApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        table = app.query_one(VirtualTable)
+        assert table.row_count == ROWS and set(app.made) <= set(range(11))
+        await pilot.press("end")
+        await pilot.pause()
+        assert table.cursor_row == ROWS - 1 and app.highlighted[-1] == ROWS - 1
+        assert max(app.made) == ROWS - 1 and len(set(app.made)) < 40
+        assert f"row {ROWS - 1}" in "\n".join(line.text for line in (table.render_line(y) for y in range(12)))
+
+
+async def test_every_key_moves_the_cursor_and_enter_selects():
+    app = TableApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(VirtualTable)
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2
+        await pilot.press("up")
+        assert table.cursor_row == 1
+        await pilot.press("pagedown")
+        page = table.cursor_row - 1
+        assert page > 1
+        await pilot.press("pageup")
+        assert table.cursor_row == 1
+        await pilot.press("up", "up")  # stops at the first row
+        assert table.cursor_row == 0
+        await pilot.press("end", "down")  # and at the last
+        assert table.cursor_row == ROWS - 1
+        await pilot.press("home", "enter")
+        assert table.cursor_row == 0 and app.selected == [0]
+        await pilot.click(VirtualTable, offset=(3, 3))  # the header is line 0
+        assert table.cursor_row == 2
+
+
+class LazyUnits(Sequence[KnowledgeUnit]):
+    """A large view whose units are made on read, counting how many were read."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.read: set[int] = set()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.size))]
+        if index < 0:
+            index += self.size
+        if not 0 <= index < self.size:
+            raise IndexError(index)
+        self.read.add(index)
+        topic = "lighthouse lens" if index % 997 == 0 else f"tide table {index}"
+        return KnowledgeUnit(id=f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}", source_id="coast",
+                             chunk_id=f"coast::chunk-{index // 100:04d}", role=Role.DEFINITION, topic=topic,
+                             claim=f"{topic} is noted.")
+
+
+class BigSession(FakeSession):
+    def __init__(self, size: int):
+        super().__init__(diagnostics=[])
+        self.big = LazyUnits(size)
+
+    def units(self, caller: Caller) -> Sequence[KnowledgeUnit]:
+        return self.big
+
+
+async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_in_a_worker():
+    session = BigSession(60_000)
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#kb-units", VirtualTable).row_count == 60_000
+        # A sample for the column widths (each row reads its predecessor too) and the rows on screen.
+        assert len(session.big.read) <= 2 * WIDTH_SAMPLE + 40
+        await pilot.press("slash", *"lighthouse", "enter")
+        await until_quiet(pilot)
+        await pilot.pause()
+        expected = list(range(0, 60_000, 997))
+        assert screen.hits == expected and screen.searched == 60_000
+        assert screen.query_one("#kb-units", VirtualTable).cursor_row == 0
+        await pilot.press("n")
+        assert screen.query_one("#kb-units", VirtualTable).cursor_row == 997
+        await pilot.press("f")
+        assert screen.query_one("#kb-units", VirtualTable).row_count == len(expected)
+        assert screen.selected.topic == "lighthouse lens"
+
+
+async def test_a_newer_search_replaces_one_still_running():
+    session = BigSession(60_000)
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k")
+        screen = app.screen
+        await pilot.press("slash", *"tide table 59999", "enter", "slash", "ctrl+u", *"lighthouse", "enter")
+        await until_quiet(pilot)
+        await pilot.pause()
+        assert screen.search_text == "lighthouse" and screen.hits == list(range(0, 60_000, 997))
+
+
+async def test_a_small_view_is_searched_at_once(app):
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k", "slash", *"airflow", "enter")
+        assert app.screen.hits and app.screen.searched == len(UNITS)
