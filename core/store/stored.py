@@ -138,8 +138,9 @@ class StoredKb:
         # Current-turn units, or a segment built without a content key, cannot be named.
         if len(loose) or any(not segments[number].key for number, _, _ in groups):
             return None
-        # Rows are in id order, so which rows of each segment the view holds names the index.
-        hasher = hashlib.sha256(config.model_dump_json().encode())
+        # Rows are in id order, so which rows of each segment the view holds names the index. The
+        # index holds them file after file (`_LAYOUT`): each file's rows are one range of it.
+        hasher = hashlib.sha256(config.model_dump_json().encode() + _LAYOUT)
         for number, _, local in groups:
             hasher.update(f"\0{segments[number].file}\0{segments[number].key}\0".encode())
             hasher.update(_row_set(local, segments[number]))
@@ -147,29 +148,32 @@ class StoredKb:
         # A reload's new view has no merged index yet: know that before listing every unit id.
         if not build and not _is_dir(folder / f"{stem}{INDEX_SUFFIX}"):
             return None
-        columns = table.columns(rows)
+        starts = np.cumsum([0, *(len(positions) for _, positions, _ in groups)])
+        in_files = rows[np.concatenate([np.zeros(0, np.int64), *(positions for _, positions, _ in groups)])]
+        columns = table.columns(in_files)
         index = self._read_index(folder, stem, config, columns[0])
         if index is None and build:
-            index = self._merge_parts(rows, extra, config, cache, columns)
+            index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
             _write_index(folder, stem, index)
         if index is not None and cache is not None:
             cache.remember_merged(config, index, {
-                segments[number].file: (segments[number].key, _row_set(local, segments[number]), positions)
-                for number, positions, local in groups
+                segments[number].file: (segments[number].key, _row_set(local, segments[number]), np.arange(start, end))
+                for (number, _, local), start, end in zip(groups, starts[:-1].tolist(), starts[1:].tolist(), strict=True)
             })
         return index
 
     def _merge_parts(
-        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, cache: PartCache | None,
-        columns: tuple[list[str], np.ndarray],
+        self, rows: np.ndarray, in_files: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config,
+        cache: PartCache | None, columns: tuple[list[str], np.ndarray], starts: np.ndarray,
     ) -> Bm25Index:
-        """The merged index from the view's per-file parts (which a view builds first, for its
-        first question); from the gathered tokens when a part is a slice of an older merge."""
-        groups, _ = self.token_table().by_segment(rows)
+        """The merged index over `in_files` (the view's `rows` file after file; file k's from
+        `starts[k]`) from the view's per-file parts, which a view builds first, for its first
+        question; from the gathered tokens when a part is a slice of an older merge."""
         parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
-        if len(parts) == len(groups) and all(isinstance(part, Bm25Index) for part in parts):
-            return Bm25Index.merge([(part, positions) for part, (_, positions, _) in zip(parts, groups, strict=True)], columns, config)
-        return Bm25Index.build((), config, self.token_table().tokens(rows, extra), columns)
+        if len(parts) == len(starts) - 1 and all(isinstance(part, Bm25Index) for part in parts):
+            ranges = [np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
+            return Bm25Index.merge(list(zip(parts, ranges, strict=True)), columns, config)
+        return Bm25Index.build((), config, self.token_table().tokens(in_files, extra), columns)
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)
@@ -231,6 +235,11 @@ def _part_digest(config: Bm25Config, row_set: bytes) -> str:
 
 def _whole_part_stem(config: Bm25Config) -> str:
     return f"bm25-all-{_part_digest(config, b'')}"
+
+
+# Names the merged index's row order (the view's rows file after file) in its cache key, so an
+# index saved with another order is never read with this one's unit ids.
+_LAYOUT = b"\0rows by file"
 
 
 def _row_set(local: np.ndarray, segment: Segment) -> bytes:

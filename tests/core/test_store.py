@@ -481,3 +481,35 @@ def test_cache_files_are_replaced_whole_with_the_mode_open_would_give(tmp_path: 
     replace_file(target, b"second")
     assert target.read_bytes() == b"second" and stat.S_IMODE(target.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["meta.json"]  # no temp file left behind
+
+
+def test_merged_index_of_files_whose_unit_ids_interleave_scores_like_a_fresh_build(tmp_path, config_path, monkeypatch):
+    """The merged index holds the view's rows file after file; ids that alternate between two
+    files (one holds the even chunks, the other the odd ones) must not mislabel a row."""
+    from core.cnl import to_markdown
+    from core.units import KnowledgeUnit
+
+    kb_dir = tmp_path / "kb"
+    kb_dir.mkdir()
+    rng = __import__("random").Random(5)
+    for name, numbers in (("even.md", range(100, 140, 2)), ("odd.md", range(101, 140, 2))):
+        units = [KnowledgeUnit(id=f"reef::chunk-{n}::unit-000", source_id="reef", chunk_id=f"reef::chunk-{n}",
+                               role=Role.DEFINITION, topic=" ".join(rng.choices(WORDS, k=3)),
+                               claim=" ".join(rng.choices(WORDS, k=12))) for n in numbers]
+        (kb_dir / name).write_text(to_markdown(units), encoding="utf-8")
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    session = Session([kb_dir], config_path)
+    caller = Caller()
+    session.warm_up(caller)
+    merged = session.indexes.for_view(session.view(caller)).bm25
+    assert isinstance(merged, Bm25Index)
+    view_ids = [u.id for u in session.view(caller).units]
+    assert merged.unit_ids != view_ids and sorted(merged.unit_ids) == sorted(view_ids)  # file order, not id order
+    fresh = Bm25Index.build(list(session.view(caller).units), load_retrieval_config(ROOT / "config").bm25)
+    reread = Session([kb_dir], config_path).indexes.for_view(KnowledgeBase.load([kb_dir]).view(caller)).bm25
+    for question in ("tide hive", "varroa swarm", "chart datum sounding"):
+        tokens = tokenize(question)
+        for index in (merged, reread):
+            assert index.top_k(tokens, [], 10) == fresh.top_k(tokens, [], 10)
+            by_id = dict(zip(index.unit_ids, index.scores(tokens, []), strict=True))
+            np.testing.assert_allclose([by_id[u] for u in fresh.unit_ids], fresh.scores(tokens, []), rtol=0, atol=1e-12)
