@@ -16,8 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
-from textual.worker import get_current_worker
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
 from core.diagnostics import Diagnostic
 from core.health import count_diagnostics, counts_phrase
@@ -162,10 +162,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
         hits as it goes (a newer search cancels it)."""
         self.workers.cancel_group(self, "kb-search")
         self.hits, self.searched = [], 0
-        if text and len(self.units) > INLINE_UNITS:
-            self.run_worker(lambda: self._search_worker(self.units, text), thread=True, group="kb-search", exit_on_error=False)
+        units = self.units
+        if text and len(units) > INLINE_UNITS:
+            self.run_worker(lambda: self._search_worker(units, text), thread=True, group="kb-search", exit_on_error=False)
         elif text:
-            for hits, done in search_chunks(self.units, text):
+            for hits, done in search_chunks(units, text):
                 self.hits += hits
                 self.searched = done
         self._recompute_matches()
@@ -179,7 +180,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
             self.app.call_from_thread(self._search_heard, units, text, hits, done)
             return True
 
-        search_all(units, text, heard)
+        try:
+            search_all(units, text, heard)
+        except Exception as exc:  # noqa: BLE001 - a unit that cannot be read must not end the search silently
+            self.app.call_from_thread(self.notify, f"search stopped: {type(exc).__name__}: {exc}", severity="error")
 
     def _search_heard(self, units: Sequence[KnowledgeUnit], text: str, hits: list[int], done: int) -> None:
         if units is not self.units or text != self.search_text:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from conftest import make_app
 from fakes import FakeSession, UNITS
-from helpers import until_quiet
+from helpers import record_notifications, until_quiet
 from textual.app import App, ComposeResult
 
 from core.units import Caller, KnowledgeUnit, Role
@@ -150,3 +150,23 @@ async def test_a_small_view_is_searched_at_once(app):
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("escape", "k", "slash", *"airflow", "enter")
         assert app.screen.hits and app.screen.searched == len(UNITS)
+
+
+class BrokenUnits(LazyUnits):
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, int) and index == 30_001:  # not a row the width sample reads
+            raise OSError("segment vanished")
+        return super().__getitem__(index)
+
+
+async def test_a_search_that_cannot_read_a_unit_says_so():
+    session = BigSession(60_000)
+    session.big = BrokenUnits(60_000)
+    app = make_app(session)
+    notes = record_notifications(app)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k", "slash", *"lighthouse", "enter")
+        await until_quiet(pilot)
+        await pilot.pause()
+        assert any("search stopped: OSError: segment vanished" in note for note in notes)
+        assert app.screen.searched < 60_000 and app.screen.hits  # the matches found before it stay
