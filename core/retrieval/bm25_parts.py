@@ -25,6 +25,7 @@ from core.retrieval.bm25 import (
     length_norm,
     term_weight,
 )
+from core.picked import Picked
 from core.units import Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
@@ -203,7 +204,7 @@ class Bm25Slice:
         self._local[self._keep] = np.arange(len(self._keep))
         self._lengths: np.ndarray | None = None
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
-        self.unit_ids = _Picked(index.unit_ids, self._keep)
+        self.unit_ids = Picked(index.unit_ids, self._keep)
 
     def __len__(self) -> int:
         return len(self._keep)
@@ -239,22 +240,3 @@ class Bm25Slice:
         rows = self.term_postings(term)[0]
         # Postings are sorted by row, a unit's fields adjacent: count the distinct rows.
         return int(np.count_nonzero(np.diff(rows))) + 1 if len(rows) else 0
-
-
-class _Picked(Sequence[str]):
-    """Some of a list's items, by position, without copying them out."""
-
-    def __init__(self, items: Sequence[str], picked: np.ndarray):
-        self._items = items
-        self._picked = picked
-
-    def __len__(self) -> int:
-        return len(self._picked)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._items[i] for i in self._picked[index].tolist()]
-        return self._items[int(self._picked[index])]
-
-    def __iter__(self):
-        return map(self._items.__getitem__, self._picked.tolist())

@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from core.diagnostics import Diagnostic
 from core.health import count_diagnostics, counts_phrase
+from core.picked import Picked
 from core.units import Caller, KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
@@ -28,7 +29,7 @@ from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
-from mrptui.screens.kb_search import INLINE_UNITS, Picked, search_all, search_chunks
+from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
 from mrptui.widgets.virtual_table import VirtualTable, fit_width
 
 # Column widths are fitted to this many rows spread over the list, not to every unit.

@@ -34,18 +34,3 @@ def search_all(units: Sequence[KnowledgeUnit], needle: str, heard: Callable[[lis
     """Run the search, handing each chunk's hits to `heard`; it returns False to stop. True when done."""
     return all(heard(hits, done) for hits, done in search_chunks(units, needle))
 
-
-class Picked(Sequence[KnowledgeUnit]):
-    """Some units of a (lazy) sequence by position: the filtered list, restoring only what is read."""
-
-    def __init__(self, units: Sequence[KnowledgeUnit], positions: list[int]):
-        self._units = units
-        self._positions = positions
-
-    def __len__(self) -> int:
-        return len(self._positions)
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._units[p] for p in self._positions[index]]
-        return self._units[self._positions[index]]
