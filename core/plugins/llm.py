@@ -9,7 +9,6 @@ calls they made in `llm_calls` so the engine can charge the budget.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError

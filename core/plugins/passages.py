@@ -6,8 +6,7 @@ text. Rules of thumb are listed in docs/decisions.md under "Answer forms".
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 

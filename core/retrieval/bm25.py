@@ -12,22 +12,22 @@ exists on Procedure units, condition on a few) and penalise exactly the units th
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from itertools import chain, count
+from functools import lru_cache, partial
+from itertools import count
 
 import numpy as np
 
 from core.config import Bm25Config
+from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
 from core.text import tokenize
 from core.units import KnowledgeUnit, Role
 
 FIELDS: tuple[str, ...] = ("topic", "claim", "procedure", "utilityActs", "utilityNote", "condition", "role")
 _ROLES: tuple[Role, ...] = tuple(Role)
 _SAMPLE_STRIDE = 64
-_BLOCK = 1 << 16
 
 
 def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
@@ -72,7 +72,7 @@ def length_norm(dl, avgdl, k1: float, b: float):
 
 
 def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
-    """One field's BM25 contribution for one term; `_contributions` is the same formula over arrays."""
+    """One field's BM25 contribution for one term; `bm25_layout.contributions` is the same formula over arrays."""
     return field_weight * idf * (tf * (k1 + 1)) / (tf + norm)
 
 
@@ -180,7 +180,7 @@ class Bm25Index:
         )
         # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
         vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
-        keys, tf = _count(term_of, lengths, max(len(ids), 1))
+        keys, tf = count_keys(term_of, lengths, max(len(ids), 1), len(FIELDS))
         del term_of
         return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
 
@@ -194,19 +194,19 @@ class Bm25Index:
         over the same units' tokens except for the numbering of terms."""
         ids, role_codes = columns
         stride, width = max(len(ids), 1), len(FIELDS)
-        # dict.fromkeys and map keep the per-word work in C (20 vocabularies of 30k words: ~0.1 s).
-        vocab = dict(zip(dict.fromkeys(chain.from_iterable(part.words() for part, _ in parts)), count()))
+        # A word new to `numbered` gets the next id on its first lookup: one lookup per word, in C.
+        numbered: defaultdict[str, int] = defaultdict()
+        numbered.default_factory = numbered.__len__
         lengths = np.zeros((width, len(ids)), dtype=np.int32)
-        runs = []  # per part: its keys in the result's numbering, and how many each of its terms has
+        runs = []
         for part, rows in sorted(parts, key=lambda given: int(given[1][0]) if len(given[1]) else 0):
             words = part.words()
-            term_of = np.fromiter(map(vocab.__getitem__, words), dtype=np.int64, count=len(words))
+            term_of = np.fromiter(map(numbered.__getitem__, words), dtype=np.int64, count=len(words))
             lengths[:, rows] = part._postings.lengths
-            pair, field = np.divmod(part._postings.keys, width)
-            term, unit = np.divmod(pair, max(len(part), 1))
-            keys = (term_of[term] * stride + rows[unit]) * width + field
-            runs.append((keys, part._postings.tf, term_of, np.bincount(term, minlength=len(term_of))))
-        keys, tf = _place(runs, len(vocab))
+            per_term = keys_per_term(part._postings.keys, max(len(part), 1) * width, len(words))
+            runs.append((term_of, per_term, partial(_renumbered, part, term_of, rows, stride)))
+        vocab = dict(numbered)  # a plain dict: looking up an unknown query term must not add it
+        keys, tf = place_parts(runs, len(vocab))
         return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
 
     def subset(self, rows: np.ndarray) -> Bm25Index:
@@ -241,25 +241,13 @@ class Bm25Index:
     ) -> Bm25Index:
         """The index from sorted distinct (term, unit, field) keys, their tf and lengths [F, N]."""
         stride = max(len(ids), 1)
-        # Keys sort by (term, unit, field): each (term, unit) pair's fields are adjacent, in field order.
-        pair_key = keys // len(FIELDS)
-        p_field = (keys - pair_key * len(FIELDS)).astype(np.int8)
-        first = np.ones(len(pair_key), dtype=bool)
-        first[1:] = pair_key[1:] != pair_key[:-1]
-        # Each (term, unit) pair's unit: the CSR column of its row in `data`.
-        indices = (pair_key[first] % stride).astype(np.int32)
-        p_term = (pair_key // stride).astype(np.int32)
-        del pair_key
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
-        df = np.bincount(p_term[first], minlength=len(vocab))
+        df = document_frequencies(keys, stride, len(FIELDS), len(vocab))
         idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
         avgdl = _average_lengths(lengths)
         norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
         weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
-        contrib = _block_contributions(weights, idf, tf, norms, config.k1, keys, p_field, p_term, stride)
-        del p_term
-        # Summed in input order (field order), the same order explain lists contributions in.
-        data = np.add.reduceat(contrib, np.flatnonzero(first)) if len(contrib) else np.zeros(0)
+        indices, data = pair_rows(keys, tf, df, idf, weights, norms, config.k1, stride)
         return cls(
             unit_ids=ids,
             roles=np.asarray(role_codes, dtype=np.int8),
@@ -456,6 +444,14 @@ class Bm25Index:
         return out
 
 
+def _renumbered(part: Bm25Index, term_of: np.ndarray, rows: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """A part's keys in a merged index's numbering: its terms by `term_of`, its units by `rows`."""
+    width = len(FIELDS)
+    pair, field = np.divmod(part._postings.keys, width)
+    term, unit = np.divmod(pair, max(len(part), 1))
+    return (term_of[term] * stride + rows[unit]) * width + field, part._postings.tf
+
+
 def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """Vocabulary, the term id of every token (units, then fields, in order) and lengths [F, N]."""
     flat: list[str] = []
@@ -467,71 +463,6 @@ def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarra
     vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
     term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
     return vocab, term_of, np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)).T.copy()
-
-
-def _count(term_of: np.ndarray, lengths: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct (term, unit, field) keys and their tf, built in place to keep the peak low."""
-    per_slot = lengths.T.ravel()
-    slot = np.repeat(np.arange(len(per_slot), dtype=np.int32), per_slot)
-    keys = term_of.astype(np.int64)
-    keys *= stride
-    keys += slot // len(FIELDS)
-    keys *= len(FIELDS)
-    keys += slot % len(FIELDS)
-    del slot
-    keys.sort()
-    new = np.ones(len(keys), dtype=bool)
-    new[1:] = keys[1:] != keys[:-1]
-    starts = np.flatnonzero(new)
-    tf = np.diff(np.append(starts, len(keys))).astype(np.int32)
-    return keys[starts], tf
-
-
-def _place(runs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]], terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """Keys (and their tf) of several parts in sorted order. Each part's keys are sorted by term,
-    so each of its terms is one run; a counting sort lays every term's runs out part after part.
-    With the parts in order of their first row and no two parts' rows interleaving (a merged view
-    index lays its files out one after another) that is the sorted order; else a sort settles it."""
-    total = np.zeros(terms, dtype=np.int64)
-    for _, _, term_of, per_term in runs:
-        total[term_of] += per_term
-    filled = np.cumsum(total) - total
-    size = int(total.sum())
-    keys, tf = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int32)
-    for part_keys, part_tf, term_of, per_term in runs:
-        # A part's terms are distinct words, so each global term appears once in `term_of`.
-        shift = filled[term_of] - (np.cumsum(per_term) - per_term)
-        filled[term_of] += per_term
-        at = np.repeat(shift, per_term) + np.arange(len(part_keys))
-        keys[at], tf[at] = part_keys, part_tf
-    if size > 1 and not bool(np.all(keys[1:] > keys[:-1])):
-        order = np.argsort(keys)
-        keys, tf = keys[order], tf[order]
-    return keys, tf
-
-
-def _block_contributions(weights, idf, tf, norms, k1: float, keys, p_field, p_term, stride: int) -> np.ndarray:
-    """`_contributions` of every (term, unit, field) key, a cache-sized block at a time: at a
-    million units each whole-array temporary is ~300 MB, and the gathers and arithmetic ran 4×
-    slower through memory than through cache. Same operations per element, so the same floats.
-    A key's unit and field, unit × F + field, index the [N, F] copy of `norms` directly."""
-    by_unit = np.ascontiguousarray(norms.T).ravel()
-    span = stride * len(FIELDS)
-    out = np.empty(len(keys))
-    for start in range(0, len(keys), _BLOCK):
-        end = start + _BLOCK
-        out[start:end] = _contributions(
-            weights[p_field[start:end]], idf[p_term[start:end]], tf[start:end], by_unit[keys[start:end] % span], k1
-        )
-    return out
-
-
-def _contributions(weight, idf, tf, norm, k1: float) -> np.ndarray:
-    """`term_weight` over arrays, in place, with the same operation order so results are identical."""
-    out = weight * idf
-    out *= tf * (k1 + 1)
-    out /= tf + norm
-    return out
 
 
 def _candidates(scores: np.ndarray, k: int) -> np.ndarray:

@@ -20,12 +20,12 @@ from core.retrieval.bm25 import (
     Bm25Explanation,
     Bm25Index,
     TermFieldContribution,
-    _contributions,
     field_totals,
     length_norm,
     term_weight,
 )
 from core.picked import Picked
+from core.retrieval.bm25_layout import contributions
 from core.units import Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
@@ -128,7 +128,6 @@ class Bm25Parts:
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         part_no, local = self._locate(unit_id)
-        part = self.parts[part_no]
         return [term for term in dict.fromkeys(query_tokens) if local in self._term_postings(part_no, term)[0]]
 
     def _locate(self, unit_id: str) -> tuple[int, int]:
@@ -179,7 +178,7 @@ class Bm25Parts:
                 continue
             norms = length_norm(part.field_lengths()[fields, local], self._avgdl[fields], self.config.k1, self.config.b)
             rows.append(local + offset)
-            values.append(_contributions(self._weights[fields], idf, tf, norms, self.config.k1))
+            values.append(contributions(self._weights[fields], idf, tf, norms, self.config.k1))
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(values)

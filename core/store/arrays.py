@@ -5,10 +5,13 @@ and hashing it with SHA-256 cost more than the rest of opening. Here each array 
 `.npy` file, checked against a CRC-32 in `meta.json` (written last) by a streaming read that
 maps nothing, then memory-mapped, so a query pages in only the postings it reads. The folder
 is written under a temp name and renamed into place, so a reader sees a whole index or none.
+A writer takes each file's CRC-32 from the bytes it writes: reading back what it had just
+written cost ~1 s per GB here.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import tempfile
@@ -28,11 +31,9 @@ def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None
     """Publish `names` (JSON) and `arrays` as the folder `path`; a folder already there is kept."""
     temp = Path(tempfile.mkdtemp(prefix=f".tmp-{path.name}-", dir=path.parent))
     try:
-        (temp / "names.json").write_bytes(json.dumps(names).encode())
-        for name, array in arrays.items():
-            np.save(temp / f"{name}.npy", np.ascontiguousarray(array))
-        files = ["names.json", *(f"{name}.npy" for name in arrays)]
-        meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": {f: crc32_of(temp / f) for f in files}}
+        crcs = {"names.json": write_blob(temp / "names.json", json.dumps(names).encode())}
+        crcs.update({f"{name}.npy": save_npy(temp / f"{name}.npy", array) for name, array in arrays.items()})
+        meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": crcs}
         (temp / "meta.json").write_text(json.dumps(meta))
         publish_dir(temp, path)
     except BaseException:
@@ -69,6 +70,24 @@ def folder_bytes(path: Path) -> int:
         except OSError:
             continue
     return total
+
+
+def save_npy(path: Path, array: np.ndarray) -> int:
+    """Write `array` as `np.save` does (C order) and return the file's CRC-32."""
+    array = np.require(array, requirements="C")
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
+    data = memoryview(array).cast("B") if array.size else b""
+    with open(path, "wb") as handle:
+        handle.write(header.getbuffer())
+        handle.write(data)
+    return zlib.crc32(data, zlib.crc32(header.getbuffer()))
+
+
+def write_blob(path: Path, data: bytes) -> int:
+    """Write `data` to `path` and return its CRC-32."""
+    path.write_bytes(data)
+    return zlib.crc32(data)
 
 
 def crc32_of(path: Path) -> int:

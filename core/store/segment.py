@@ -29,7 +29,7 @@ from pydantic import TypeAdapter
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts
-from core.store.arrays import crc32_of
+from core.store.arrays import crc32_of, save_npy, write_blob
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
@@ -130,11 +130,8 @@ class Segment:
         }
         arrays = {name: offsets if name == "offsets" else getattr(self, name) for name in _ARRAYS}
         arrays.update(extra or {})
-        for name, array in arrays.items():
-            np.save(folder / f"{name}.npy", array)
-        for name, data in blobs.items():
-            (folder / name).write_bytes(data)
-        checksums = {name: checksum_of(folder / name) for name in [*blobs, *(f"{a}.npy" for a in arrays)]}
+        checksums = {name: write_blob(folder / name, data) for name, data in blobs.items()}
+        checksums.update({f"{name}.npy": save_npy(folder / f"{name}.npy", array) for name, array in arrays.items()})
         meta = {
             "format": FORMAT_VERSION,
             "key": self.key,

@@ -421,7 +421,7 @@ def test_the_largest_allowed_values_still_run() -> None:
 
 
 def _llm_config(tmp_path: Path, config_path: Path, url: str, timeout_s: float, **budgets) -> Path:
-    config = _config(tmp_path, config_path, {"baseUrl": url, "timeoutSeconds": timeout_s}, "llm.json")
+    _config(tmp_path, config_path, {"baseUrl": url, "timeoutSeconds": timeout_s}, "llm.json")
     return _config(tmp_path, config_path, {f"budgets.{key}": value for key, value in budgets.items()})
 
 

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
-from pydantic import ValidationError
 
 from core.config import EngineConfig, PlannerOrder
 from core.engine import Engine

@@ -159,7 +159,6 @@ Claim: A unit with a role that does not exist.
 
 def test_a_reload_with_a_broken_file_loads_the_rest_and_reports_the_errors(session: Session, kb_folder: Path) -> None:
     before = {unit.id: unit for unit in session.kb.units}
-    helix_ids = {uid for uid in before if uid.startswith("helix-storage::")}
     # helix.md gets an edit and a broken unit; the SOP file gets an unterminated string.
     write_atomically(kb_folder / "helix.md", edited_helix() + BROKEN_HELIX_UNIT)
     sop = kb_folder / "eu-general.cnl"

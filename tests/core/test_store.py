@@ -25,7 +25,7 @@ from core.store import SegmentStore, default_store
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.segment import checksum_of
 from core.text import tokenize
-from core.units import Act, Caller, Role
+from core.units import Caller, Role
 from tests.core.store_kb import WORDS, write_kb
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,6 @@ from core.kb import KnowledgeBase
 from core.store import Segment, SegmentStore
 from core.store import patch as patch_module
 from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, SET
-from core.store.patch import read_blocks
 from core.units import Caller
 from tests.core.test_store import assert_same_scores
 

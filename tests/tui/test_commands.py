@@ -16,7 +16,7 @@ from core.plugins.base import Request
 from core.resources import config_dir
 from mrptui import cli
 from mrptui.app import ExplorerApp
-from mrptui.commands import explore, replay
+from mrptui.commands import explore
 from mrptui.state import NullSession
 
 

@@ -17,7 +17,6 @@ from textual.widgets import Static
 
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
-from core.progress import LoadProgress
 from core.resources import config_dir
 from core.session import Session
 from core.store import SegmentStore
