@@ -87,6 +87,13 @@ class UnitTable:
         source = bisect.bisect_right(self.first, row) - 1
         return self._sources[source][row - int(self.first[source])]
 
+    def peek(self, row: int) -> KnowledgeUnit:
+        """`unit(row)`, without keeping a stored unit restored (see `StoredUnits.peek`)."""
+        source, at = self.source_of(row)
+        units = self._sources[source]
+        peek = getattr(units, "peek", None)
+        return peek(at) if peek is not None else units[at]
+
     def source_of(self, row: int) -> tuple[int, int]:
         source = bisect.bisect_right(self.first, row) - 1
         return source, row - int(self.first[source])
@@ -147,6 +154,11 @@ class RowUnits(Sequence[KnowledgeUnit]):
 
     def _unit(self, row: int) -> KnowledgeUnit:
         return self._table.unit(row) if row >= 0 else self._extra[-1 - row]
+
+    def peek(self, index: int) -> KnowledgeUnit:
+        """The unit at `index`, read without keeping it restored: for scans over the whole view."""
+        row = int(self._rows[index])
+        return self._table.peek(row) if row >= 0 else self._extra[-1 - row]
 
     def ids_roles_acts(self) -> tuple[list[str], list[Role], list[tuple[Act, ...]]]:
         """Each unit's id, role and acts from the columns: only a unit that wrote its own

@@ -52,7 +52,8 @@ def _make(cls: type, values: dict, fields_set: set[str]):
 
 
 def _location(raw: dict) -> SourceLocation:
-    return _make(SourceLocation, {"file": raw["file"], "line": raw.get("line", 1), "col": raw.get("col", 1)}, set(raw))
+    values = {"file": raw["file"], "line": raw.get("line", 1), "col": raw.get("col", 1), "prose": raw.get("prose", False)}
+    return _make(SourceLocation, values, set(raw))
 
 
 def _date(value: str | None) -> dt.date | None:
@@ -187,7 +188,18 @@ class StoredUnits(Sequence[KnowledgeUnit]):
         """How many units have been restored so far (tests assert laziness with it)."""
         return sum(unit is not None for unit in self._units)
 
+    def peek(self, index: int) -> KnowledgeUnit:
+        """The unit at `index`, restored without keeping it when it was not kept yet: a scan of a
+        whole view (the KB screen's search) must not end up holding every unit it read."""
+        unit = self._units[index]
+        return unit if unit is not None else self._decode(index)
+
     def _restore(self, index: int) -> KnowledgeUnit:
+        unit = self._decode(index)
+        self._units[index] = unit
+        return unit
+
+    def _decode(self, index: int) -> KnowledgeUnit:
         if index < 0:
             index += len(self._units)
         start, end = int(self._offsets[index]), int(self._offsets[index + 1])
@@ -199,6 +211,4 @@ class StoredUnits(Sequence[KnowledgeUnit]):
                 fields_set = self._sets[mask] = {name for i, name in enumerate(_FIELDS) if mask >> i & 1}
         values = {name: (_CONVERT[name](raw[name]) if name in _CONVERT else raw[name]) for name in _FIELDS}
         # Units are frozen, so one set object per distinct mask is safe to share.
-        unit = _make(KnowledgeUnit, values, fields_set)
-        self._units[index] = unit
-        return unit
+        return _make(KnowledgeUnit, values, fields_set)

@@ -1,6 +1,6 @@
 """Searching the KB screen's units: inline for a small view, in a worker thread for a large one.
 
-Matching reads each unit's text, and a unit of a stored KB is restored when read (about 40 µs):
+Matching reads each unit's text, and a unit of a stored KB is restored to be read (about 40 µs):
 a million units take most of a minute, which must not hold the UI thread. Both paths run the
 same chunked loop; the worker reports progress per chunk and stops when cancelled.
 """
@@ -24,10 +24,13 @@ def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
 
 
 def search_chunks(units: Sequence[KnowledgeUnit], needle: str) -> Iterator[tuple[list[int], int]]:
-    """Positions of matching units, one chunk at a time, each with how many units are searched so far."""
+    """Positions of matching units, one chunk at a time, each with how many units are searched so
+    far. A view's units are read with `peek`, so a search keeps none of them restored: holding
+    every unit of a million-unit view would take gigabytes."""
+    read = getattr(units, "peek", units.__getitem__)
     for start in range(0, len(units), CHUNK_UNITS):
         stop = min(start + CHUNK_UNITS, len(units))
-        yield [p for p in range(start, stop) if unit_matches(units[p], needle)], stop
+        yield [p for p in range(start, stop) if unit_matches(read(p), needle)], stop
 
 
 def search_all(units: Sequence[KnowledgeUnit], needle: str, heard: Callable[[list[int], int], bool]) -> bool:

@@ -121,6 +121,23 @@ def test_opening_restores_no_unit_and_a_question_never_restores_a_restricted_one
     assert all(view.get(unit_id) is None for unit_id in hidden)
 
 
+def test_searching_a_whole_view_keeps_no_unit_restored(tmp_path, monkeypatch):
+    """The KB screen's search reads every unit of the view: it finds the same units as matching
+    restored ones, and leaves none held in memory (a million-unit view would take gigabytes)."""
+    from mrptui.screens.kb_search import search_chunks, unit_matches
+
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    Session.open([kb_dir])
+    session = Session.open([kb_dir])
+    units = session.units(Caller())
+    hits = [p for chunk, _ in search_chunks(units, "hive") for p in chunk]
+    assert hits and restored_rows(session.kb) == set()
+    assert hits == [p for p in range(len(units)) if unit_matches(units[p], "hive")]
+    assert restored_rows(session.kb)  # reading by position keeps them, as before
+
+
 def test_a_view_restores_units_equal_to_a_fresh_read(tmp_path):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir)
