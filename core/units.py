@@ -83,6 +83,9 @@ class SourceLocation(BaseModel):
     file: str
     line: int = 1
     col: int = 1  # several plain-text units can start on one line: (line, col) is reading order
+    # Cut from running prose by the plain-text reader (a few sentences of a paragraph, by count),
+    # not a unit an author wrote: answers quote only its sentences about the question.
+    prose: bool = Field(default=False, exclude_if=lambda prose: not prose)
 
 
 class KnowledgeUnit(BaseModel):

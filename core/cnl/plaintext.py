@@ -138,7 +138,7 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
             digits = text_digits(fields["Claim"])
             unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
             used[digits] += 1
-            draft = UnitDraft(Token(unit_id, *unit_id_at), file)
+            draft = UnitDraft(Token(unit_id, *unit_id_at), file, prose=True)
             for name, value in fields.items():
                 draft.add_text(Token(name, *unit_id_at), [Token(value, *unit_id_at)])
             unit, problems = draft.build()

@@ -129,9 +129,10 @@ _field = partial(tuple.__new__, _Field)  # as `token`: one per field of every un
 class UnitDraft:
     """One unit's fields as written; `build()` turns them into a KnowledgeUnit or diagnostics."""
 
-    def __init__(self, unit_id: Token, file: str):
+    def __init__(self, unit_id: Token, file: str, *, prose: bool = False):
         self.id = unit_id
         self.file = file
+        self.prose = prose
         self._fields: dict[str, _Field] = {}
         self._diagnostics: list[Diagnostic] = []
 
@@ -210,6 +211,8 @@ class UnitDraft:
         data["id"] = self.id.text
         # A dict, not a SourceLocation: the model validates it in the same (compiled) pass.
         data["location"] = {"file": self.file, "line": self.id.line, "col": self.id.col}
+        if self.prose:
+            data["location"]["prose"] = True
         return data
 
     def _explain(self, exc: ValidationError, data: dict[str, Any]) -> None:

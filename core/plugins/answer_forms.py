@@ -255,6 +255,28 @@ def _connected(outward: Sequence[Sentence], anchor: Sentence, terms: Sequence[Te
     return kept
 
 
+def quoted_text(unit: KnowledgeUnit, terms: Sequence[Term]) -> str:
+    """What a claims answer quotes of a unit: an authored unit's whole body; of a unit cut from
+    prose (`SourceLocation.prose`), the sentences naming a question term, each with the
+    neighbours an explanation would keep (`_connected`: a referent before it, a continuation
+    after it), in text order. Such a unit is a paragraph's next few sentences, cut by count, so
+    its other sentences are often about something else ("The bow thruster is powered by the port
+    generator" after two sentences about the oil pump). No sentence naming a term: all of it."""
+    if unit.location is None or not unit.location.prose or not terms:
+        return unit.body
+    sentences = Evidence([unit]).by_unit[unit.id]
+    anchors = [at for at, sentence in enumerate(sentences) if covered(terms, [sentence])]
+    if len(sentences) < 2 or not anchors:
+        return unit.body
+    kept: set[int] = set()
+    for at in anchors:
+        anchor = sentences[at]
+        before = _connected(sentences[max(0, at - _EXPLANATION_BEFORE) : at][::-1], anchor, terms)
+        after = _connected(sentences[at + 1 : at + 1 + _EXPLANATION_AFTER], anchor, terms)
+        kept.update(range(at - len(before), at + len(after) + 1))
+    return " ".join(sentences[at].text for at in sorted(kept))
+
+
 # --- comparison -----------------------------------------------------------------------------------
 
 

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
-from core.plugins.answer_forms import Draft, Form, form_draft, form_of
-from core.plugins.passages import paragraph_units
+from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
+from core.plugins.passages import paragraph_units, question_terms
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -141,8 +141,8 @@ def compose(
         lead = lead_unit(units, cues, (Role.PROCEDURE,))
         if lead.role is Role.PROCEDURE:
             return procedure_answer(lead, units, cues)
-        return claims_answer(units, cues, lead)
-    return claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]))
+        return claims_answer(units, cues, lead, question, form is Form.CLAIMS)
+    return claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
@@ -252,10 +252,17 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
 # --- quoting units -----------------------------------------------------------------------------
 
 
-def claims_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit) -> Draft:
-    """The lead unit's text, then up to two more kept units that cover enough focus words."""
+def claims_answer(
+    units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit, question: str, by_sentence: bool
+) -> Draft:
+    """The lead unit's text, then up to two more kept units that cover enough focus words. With
+    `by_sentence` (a question asking for claims, not one whose own form found nothing), only
+    the sentences of a unit cut from prose that are about the question (`quoted_text`): a
+    question asking for a name or an item found none in the sentences naming its terms, so its
+    answer may be a heading or a referent elsewhere in the unit ("Bus contract … deferred")."""
     chosen = [lead, *supporting(units, cues, exclude={lead.id})]
-    text = " ".join(_quote(unit.body, unit.id) for unit in chosen)
+    terms = question_terms(question, cues) if by_sentence else []
+    text = " ".join(_quote(quoted_text(unit, terms), unit.id) for unit in chosen)
     return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")
 
 

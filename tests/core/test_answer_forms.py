@@ -283,3 +283,59 @@ def test_an_explanation_with_no_connected_neighbour_is_the_statement_alone() -> 
     question = "Why did they keep going rather than run back?"
     draft = form_draft(Form.EXPLANATION, question, question_cues(question), units)
     assert draft is not None and ", because: " not in draft.text and draft.cited == (units[1].id,)
+
+
+# --- what a claims answer quotes of a unit ---------------------------------------------------------
+
+FERRY = """The gearbox is lubricated by an electric oil pump. If the oil pump fails, the gearbox overheats within twenty minutes. The bow thruster is powered by the port generator.
+
+Deckhands must wear life vests on the car deck. It keeps them afloat if they fall from the ramp. Only the master may authorise a crossing in a gale.
+"""
+
+
+def _prose_units(text: str) -> list[KnowledgeUnit]:
+    from core.cnl.plaintext import read_plaintext
+
+    units, problems = read_plaintext(text, "ferry.txt")
+    assert not problems and all(u.location is not None and u.location.prose for u in units)
+    return units
+
+
+def _quoted(unit: KnowledgeUnit, question: str) -> str:
+    from core.plugins.answer_forms import quoted_text
+
+    return quoted_text(unit, question_terms(question, question_cues(question)))
+
+
+def test_a_prose_unit_is_quoted_by_its_sentences_about_the_question() -> None:
+    gearbox, deckhands = _prose_units(FERRY)
+    assert _quoted(gearbox, "What powers the bow thruster?") == "The bow thruster is powered by the port generator."
+    # A sentence opening by referring back continues the one before it; a sentence about
+    # something else does not.
+    assert _quoted(deckhands, "What must deckhands wear on the car deck?") == (
+        "Deckhands must wear life vests on the car deck. It keeps them afloat if they fall from the ramp."
+    )
+
+
+def test_a_prose_unit_naming_no_question_term_and_an_authored_unit_are_quoted_whole() -> None:
+    gearbox, _ = _prose_units(FERRY)
+    assert _quoted(gearbox, "Who inspects the anchors?") == gearbox.body
+    assert gearbox.location is not None
+    authored = gearbox.model_copy(update={"location": gearbox.location.model_copy(update={"prose": False})})
+    assert _quoted(authored, "What powers the bow thruster?") == gearbox.body
+
+
+def test_a_claims_answer_over_prose_quotes_what_the_question_asks_about(tmp_path: Path) -> None:
+    (tmp_path / "ferry.txt").write_text(FERRY, encoding="utf-8")
+    answer = ask(Session.open([tmp_path]), "What powers the bow thruster?")
+    assert "port generator" in answer.answer and "oil pump" not in answer.answer
+    assert answer.evidence_ids
+
+
+def test_a_stored_prose_unit_keeps_its_origin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "kb").mkdir()
+    (tmp_path / "kb" / "ferry.txt").write_text(FERRY, encoding="utf-8")
+    Session.open([tmp_path / "kb"])
+    stored = Session.open([tmp_path / "kb"]).units(Caller())  # restored from the cache
+    assert stored and all(u.location is not None and u.location.prose for u in stored)
