@@ -49,7 +49,10 @@ class ViewIndexes:
         self._rules = rules
         self._vectors = vectors
         self._dense = dense
-        self._lock = threading.Lock()
+        # One lock per index: building one (HDC takes seconds at a million units) must not make a
+        # question wait for another that is already built (BM25, ThinkingDB).
+        self._lock = threading.Lock()  # guards `_built` and `_building`, held only briefly
+        self._building: dict[str, threading.Lock] = {}
         self._built: dict[str, object] = {}
 
     @property
@@ -58,9 +61,17 @@ class ViewIndexes:
 
     def _get(self, name: str, build: Callable[[], T]) -> T:
         with self._lock:
-            if name not in self._built:
-                self._built[name] = build()
-            return self._built[name]  # type: ignore[return-value]
+            if name in self._built:
+                return self._built[name]  # type: ignore[return-value]
+            building = self._building.setdefault(name, threading.Lock())
+        with building:  # a second caller waits for the first build instead of repeating it
+            with self._lock:
+                if name in self._built:
+                    return self._built[name]  # type: ignore[return-value]
+            index = build()
+            with self._lock:
+                self._built[name] = index
+            return index
 
     def has(self, name: str) -> bool:
         """Whether the named index ("bm25", "hdc", "tdb") is built already."""

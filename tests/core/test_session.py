@@ -96,3 +96,55 @@ def test_warm_up_builds_the_callers_indexes_before_the_first_question(workspace)
     session.warm_up(caller)
     built = session.indexes.for_view(session.view(caller))._built
     assert set(built) == {"bm25", "tdb"}
+
+
+def test_a_question_does_not_wait_for_an_index_it_does_not_need_while_another_builds(workspace, monkeypatch) -> None:
+    """The explorer builds HDC in the background after the other indexes (seconds at a million
+    units): a question that needs only BM25 and ThinkingDB must not wait for it."""
+    import threading
+
+    from core.retrieval import indexes as indexes_module
+
+    session = Session.open([workspace[0]], workspace[1])
+    caller = Caller()
+    session.warm_up(caller)
+    started, release = threading.Event(), threading.Event()
+    build_hdc = indexes_module.ViewIndexes._build_hdc
+
+    def slow_hdc(self):
+        started.set()
+        assert release.wait(30)
+        return build_hdc(self)
+
+    monkeypatch.setattr(indexes_module.ViewIndexes, "_build_hdc", slow_hdc)
+    background = threading.Thread(target=session.warm_up_hdc, args=(caller,))
+    background.start()
+    assert started.wait(30)
+    answered = []
+    request = Request(question="What is Quasar?", caller=caller, pins={"kb": "kb-fast"})
+    asker = threading.Thread(target=lambda: answered.append(list(session.run(request))))
+    asker.start()
+    asker.join(30)
+    still_building = not session.hdc_ready(caller)
+    release.set()
+    background.join(30)
+    assert answered and still_building  # answered while HDC was still being built
+    assert session.hdc_ready(caller)
+    # Callers asking for an index while it is being built wait for that build, not start their own.
+    calls, gate = [], threading.Event()
+
+    def counted_hdc(self):
+        calls.append(1)
+        assert gate.wait(30)
+        return build_hdc(self)
+
+    monkeypatch.setattr(indexes_module.ViewIndexes, "_build_hdc", counted_hdc)
+    (workspace[0] / "notes.md").write_text(UNIT.format(word="hourly"))
+    session.reload()  # a new view: its HDC index is not built yet
+    threads = [threading.Thread(target=session.warm_up_hdc, args=(caller,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(30)
+    assert calls == [1] and session.hdc_ready(caller)
