@@ -518,7 +518,8 @@ class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
         self.refresh_health()
         self.refresh_view()
         self.kb_generation += 1
-        self.lifecycle.reloaded(message.errors, " · press r to re-run" if self.last_request is not None else "")
+        self.lifecycle.reloaded(message.errors, " · press r to re-run" if self.last_request is not None else "",
+                                rebuild_hdc=message.hdc_was_ready)
 
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""

@@ -35,6 +35,7 @@ Opener = Callable[[Progress], SessionLike]
 LOAD_GROUP = "kb-load"
 WARM_UP_GROUP = "warm-up"
 RELOAD_GROUP = "reload"
+HDC_GROUP = "hdc-rebuild"
 # Index builds shorter than this pass unremarked; longer ones end with an "indexes ready" toast.
 SLOW_SECONDS = 1.0
 LOADING_REASON = "the KB is still loading"
@@ -195,6 +196,18 @@ class KBLifecycle:
             raise
         post(KBWork("hdc_ready"))
 
+    def _rebuild_hdc(self) -> None:
+        """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
+        session, caller, post = self.app.session, self.app.caller, self.app.post_message
+        post(KBWork("hdc_building"))
+        try:
+            session.warm_up_hdc(caller)
+        except Exception:
+            post(KBWork("hdc_failed"))
+            raise
+        if session.hdc_ready(caller):  # else a newer reload's rebuild is under way and will say so
+            post(KBWork("hdc_rebuilt"))
+
     def work(self, what: KBWorkName) -> None:
         if what == "indexes_ready":
             self._set(indexing=False)
@@ -212,7 +225,11 @@ class KBLifecycle:
         """A warm-up or reload worker that raised leaves no 'building…' behind."""
         if state not in (WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        if group == WARM_UP_GROUP:
+        if group == HDC_GROUP:
+            # Cancelled: a newer reload started its own rebuild, which reports for itself.
+            if state is WorkerState.ERROR:
+                self._set(hdc="failed" if self.state.hdc == "building" else self.state.hdc)
+        elif group == WARM_UP_GROUP:
             self._set(indexing=False, hdc="failed" if self.state.hdc == "building" else self.state.hdc)
         elif group == RELOAD_GROUP:
             self._set(reloading=False)
@@ -257,11 +274,18 @@ class KBLifecycle:
         self.fingerprint = fingerprint
         if not forced:
             self.app.post_message(KBWork("reloading"))
-        diagnostics = self.app.session.reload()
-        self.app.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error)))
+        session = self.app.session
+        had_hdc = session.hdc_ready(self.app.caller)
+        diagnostics = session.reload()
+        self.app.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error), hdc_was_ready=had_hdc))
 
-    def reloaded(self, errors: int, rerun: str) -> None:
+    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool = False) -> None:
         self._set(reloading=False)
+        if rebuild_hdc and not self.app.session.hdc_ready(self.app.caller):
+            # The new view's HDC index is built now, not by the next escalated question (seconds at
+            # a million units); questions meanwhile use their own indexes' locks, not this one.
+            self.app.run_worker(self._rebuild_hdc, thread=True, group=HDC_GROUP, exclusive=True,
+                                description="Rebuilding the HDC index", exit_on_error=False)
         if errors:
             self.app.notify(f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
                             f"(see KB screen){rerun}", severity="warning", timeout=8)

@@ -44,9 +44,11 @@ class OpenUnit(Message):
 
 @dataclass
 class KBReloaded(Message):
-    """The KB files changed on disk and were re-read; `errors` counts error diagnostics."""
+    """The KB files changed on disk and were re-read; `errors` counts error diagnostics.
+    `hdc_was_ready`: the caller's HDC index existed before, so the new view's is rebuilt."""
 
     errors: int
+    hdc_was_ready: bool = False
 
 
 @dataclass
@@ -71,7 +73,7 @@ class KBLoadFailed(Message):
     problems: tuple[Diagnostic, ...]
 
 
-KBWorkName = Literal["indexes_ready", "hdc_building", "hdc_ready", "hdc_failed", "reloading"]
+KBWorkName = Literal["indexes_ready", "hdc_building", "hdc_ready", "hdc_rebuilt", "hdc_failed", "reloading"]
 
 
 @dataclass

@@ -1026,6 +1026,59 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
         assert "HDC index ready" in notes
 
 
+class RebuildingHdcSession(FakeSession):
+    """HDC ready, until a reload makes a new view whose HDC index is built on request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hdc_built = True
+        self.hdc_builds = 0
+        self.release = threading.Event()
+
+    def hdc_ready(self, caller) -> bool:
+        return self.hdc_built
+
+    def reload(self):
+        self.hdc_built = False
+        return super().reload()
+
+    def warm_up_hdc(self, caller) -> None:
+        assert self.release.wait(10)
+        self.hdc_builds += 1
+        self.hdc_built = True
+
+
+async def test_a_reload_rebuilds_the_hdc_index_in_the_background_without_a_toast() -> None:
+    session = RebuildingHdcSession()
+    app = make_app(session)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        notes = record_notifications(app)
+        session.touch()
+        app.poll_files()
+        for _ in range(500):  # the rebuild waits in warm_up_hdc until released
+            await pilot.pause(0.02)
+            if app.hdc_building:
+                break
+        assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
+        # A question meanwhile runs to its answer while the rebuild is still held.
+        query = app.screen.query_one("#query")
+        query.focus()
+        query.value = QUESTION  # type: ignore[attr-defined]
+        await pilot.press("enter")
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if app.current is not None and app.current.done:
+                break
+        assert app.current is not None and app.current.done and session.hdc_builds == 0
+        session.release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert session.hdc_builds == 1 and not app.hdc_building
+        assert "HDC" not in text_of(app.screen.query_one("#status", Static))
+        assert not any("HDC" in note for note in notes)
+
+
 async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboard_is_on(app, tmp_path, monkeypatch):
     """A real `tmux` program on PATH (a script answering show-options) decides the hint."""
     from mrptui.clipboard import TMUX_HINT, tmux_clipboard_setting
