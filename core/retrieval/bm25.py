@@ -382,12 +382,12 @@ class Bm25Index:
         term's posting of the row is found by binary search, and added in query-term order as
         bincount adds them, so the sum is the same float."""
         total = 0.0
-        for term, count in terms:
+        for term, times in terms:
             tid = self._vocab[term]
             start, end = int(self._indptr[tid]), int(self._indptr[tid + 1])
             at = start + int(np.searchsorted(self._indices[start:end], row))
             if at < end and int(self._indices[at]) == row:
-                total += float(self._data[at] * count if count > 1 else self._data[at])
+                total += float(self._data[at] * times if times > 1 else self._data[at])
         return total
 
     def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
