@@ -183,21 +183,16 @@ class KBLifecycle:
 
     def _warm_up(self) -> None:
         """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
-        session, caller, post = self.app.session, self.app.caller, self.app.post_message
-        session.warm_up(caller)
-        post(KBWork("indexes_ready"))
-        if session.hdc_ready(caller):
-            return
-        post(KBWork("hdc_building"))
-        try:
-            session.warm_up_hdc(caller)
-        except Exception:
-            post(KBWork("hdc_failed"))
-            raise
-        post(KBWork("hdc_ready"))
+        self.app.session.warm_up(self.app.caller)
+        self.app.post_message(KBWork("indexes_ready"))
+        if not self.app.session.hdc_ready(self.app.caller):
+            self._build_hdc("hdc_ready")
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
+        self._build_hdc("hdc_rebuilt")
+
+    def _build_hdc(self, done: KBWorkName) -> None:
         session, caller, post = self.app.session, self.app.caller, self.app.post_message
         post(KBWork("hdc_building"))
         try:
@@ -206,7 +201,7 @@ class KBLifecycle:
             post(KBWork("hdc_failed"))
             raise
         if session.hdc_ready(caller):  # else a newer reload's rebuild is under way and will say so
-            post(KBWork("hdc_rebuilt"))
+            post(KBWork(done))
 
     def work(self, what: KBWorkName) -> None:
         if what == "indexes_ready":
@@ -281,9 +276,10 @@ class KBLifecycle:
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool = False) -> None:
         self._set(reloading=False)
-        if rebuild_hdc and not self.app.session.hdc_ready(self.app.caller):
-            # The new view's HDC index is built now, not by the next escalated question (seconds at
-            # a million units); questions meanwhile use their own indexes' locks, not this one.
+        # The new view's HDC index is built now, not by the next escalated question (seconds at a
+        # million units), when the old view had one or was building one (that build ends for the
+        # old view and leaves the status line to this one); questions do not wait for it.
+        if (rebuild_hdc or self.state.hdc == "building") and not self.app.session.hdc_ready(self.app.caller):
             self.app.run_worker(self._rebuild_hdc, thread=True, group=HDC_GROUP, exclusive=True,
                                 description="Rebuilding the HDC index", exit_on_error=False)
         if errors:

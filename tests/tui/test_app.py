@@ -1079,6 +1079,50 @@ async def test_a_reload_rebuilds_the_hdc_index_in_the_background_without_a_toast
         assert not any("HDC" in note for note in notes)
 
 
+class PerViewHdcSession(FakeSession):
+    """HDC indexes per view version, as the engine keeps them: a reload makes a new view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view_version = 0
+        self.built: set[int] = set()
+        self.release = threading.Event()
+
+    def hdc_ready(self, caller) -> bool:
+        return self.view_version in self.built
+
+    def reload(self):
+        self.view_version += 1
+        return super().reload()
+
+    def warm_up_hdc(self, caller) -> None:
+        version = self.view_version
+        assert self.release.wait(10)
+        self.built.add(version)
+
+
+async def test_a_reload_during_the_first_hdc_build_leaves_no_building_status_behind() -> None:
+    session = PerViewHdcSession()
+    app = make_app(session)
+    async with app.run_test(size=(160, 45)) as pilot:
+        for _ in range(500):  # the first build waits in warm_up_hdc until released
+            await pilot.pause(0.02)
+            if app.hdc_building:
+                break
+        session.touch()
+        app.poll_files()
+        for _ in range(500):
+            await pilot.pause(0.02)
+            if session.reloads:
+                break
+        await pilot.pause(0.2)
+        session.release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert session.reloads == 1 and session.hdc_ready(CALLER)  # the new view's index was built
+        assert not app.hdc_building and "HDC" not in text_of(app.screen.query_one("#status", Static))
+
+
 async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboard_is_on(app, tmp_path, monkeypatch):
     """A real `tmux` program on PATH (a script answering show-options) decides the hint."""
     from mrptui.clipboard import TMUX_HINT, tmux_clipboard_setting
