@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.embeddings import EmbeddingError
+from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
 from core.retrieval.hdc import match_notes
@@ -20,6 +21,10 @@ from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
 
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb import Proof, TdbResult
+
+# A lone kept unit naming every focus word is decisive only for a question of at least this many:
+# "What is Helix?" answered by a Helix constraint is still thin for a definition.
+DECISIVE_FOCUS_WORDS = 2
 
 _DESCRIPTORS = {
     "kb-fast": Descriptor(
@@ -106,7 +111,9 @@ class ProfileRetriever(KnowledgePlugin):
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
         kept_units = [c for c in candidates if c.kept]
-        sufficient, reason = sufficiency(kept_units, intent.act, self._exact_ids(indexes, query, kept_units))
+        sufficient, reason = sufficiency(
+            kept_units, intent.act, self._exact_ids(indexes, query, kept_units), self._names_all(ctx, intent, kept_units)
+        )
         if escalated:
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
         if dense_problem:
@@ -148,6 +155,18 @@ class ProfileRetriever(KnowledgePlugin):
             return ()
         matched = set(indexes.bm25.matched_terms(query.identifiers, kept[0].id))
         return query.identifiers if matched >= set(query.identifiers) else ()
+
+    @staticmethod
+    def _names_all(ctx: RunContext, intent: Intent, kept: list[Candidate]) -> tuple[str, ...]:
+        """The question's focus words (at least `DECISIVE_FOCUS_WORDS`) if the one kept unit
+        names them all: it is about exactly what was asked, whatever its role."""
+        if len(kept) != 1 or kept[0].current_turn:
+            return ()
+        cues = question_cues(intent.target)
+        unit = ctx.view.get(kept[0].id)
+        if unit is None or len(cues.focus_words) < DECISIVE_FOCUS_WORDS:
+            return ()
+        return cues.focus_words if not focus_coverage(cues, [unit_text(unit)]).missing else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
         return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)

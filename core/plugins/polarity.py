@@ -121,18 +121,35 @@ def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Seq
 
 
 def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
-    """A question word the passage lacks, directly before a question word the sentence has, with
-    another content word in its place: "a good fit" asked, "a poor fit" stated. A word an earlier
-    sentence of the passage holds is only not repeated ("the roof repair …. The full repair")."""
+    """A question word the sentence lacks, directly before a question word the sentence has, with
+    another content word in its place: "a good fit" asked, "a poor fit" stated, the sentence
+    saying the rest of the asked phrase ("… for transactional workloads"). A word an earlier
+    sentence of the passage holds in another phrase is only not repeated ("the gymnasium roof
+    leaks. The full repair …"); held in the asked phrase itself, it is said of something else,
+    and the sentence contrasts with it ("a good fit for teams that … It is a poor fit for …")."""
     asked = [w.strip(EDGE).lower() for w in question.split()]
     said = [w.strip(EDGE).lower() for w in sentence.text.split()]
-    seen = set(sentence.stems).union(*(s.stems for s in window))
-    missing = {t.word for t in terms if not t.is_name and not t.found_in(seen)}
-    for word, after in zip(asked, asked[1:]):
+    own = set(sentence.stems)
+    missing = {t.word for t in terms if not t.is_name and not t.found_in(own)}
+    for at, (word, after) in enumerate(zip(asked, asked[1:])):
         if word not in missing or not tokenize(after):
+            continue
+        # The sentence must say the rest of the asked phrase too: "a poor fit for porcelain" does
+        # not answer "a good fit for stoneware?".
+        rest = set(asked[at + 1 :])
+        if not all(t.found_in(own) for t in terms if t.word in rest and not t.is_name):
+            continue
+        if any(_holds_apart(other, word, after) for other in window if other is not sentence):
             continue
         for index, here in enumerate(said[1:], start=1):
             before = said[index - 1]
             if tokenize(here) == tokenize(after) and tokenize(before) and tokenize(before) != tokenize(word):
                 return True
     return False
+
+
+def _holds_apart(sentence: Sentence, word: str, after: str) -> bool:
+    """Whether `sentence` has `word` other than directly before `after`."""
+    stems = [tokenize(w.strip(EDGE).lower()) for w in sentence.text.split()]
+    target, follow = tokenize(word), tokenize(after)
+    return any(here == target and stems[index + 1 : index + 2] != [follow] for index, here in enumerate(stems))

@@ -231,11 +231,16 @@ def _keep_together(candidates: list[Candidate], together: tuple[str, frozenset[s
     )
 
 
-def sufficiency(kept: Sequence[Candidate], act: Act, exact_ids: Sequence[str] = ()) -> tuple[bool, str]:
+def sufficiency(
+    kept: Sequence[Candidate], act: Act, exact_ids: Sequence[str] = (), names_all: Sequence[str] = ()
+) -> tuple[bool, str]:
     """Sufficient = at least one kept unit and (a preferred role is covered or at least two units).
 
-    Our addition: a kept unit that contains every identifier the query names (`exact_ids`, e.g.
-    a rule code) is sufficient on its own, since an exact code is a decisive signal (seed 002).
+    Our additions: a kept unit that contains every identifier the query names (`exact_ids`, e.g.
+    a rule code) is sufficient on its own, since an exact code is a decisive signal (seed 002);
+    so is a lone kept unit that names every focus word of a question of two or more
+    (`names_all`): "What is the vault door combination?" kept only the Constraint that states it,
+    and every candidate after it kept the same unit, so the answer was labelled insufficient.
     """
     if not kept:
         return False, "no candidate passed the cut-offs"
@@ -246,6 +251,8 @@ def sufficiency(kept: Sequence[Candidate], act: Act, exact_ids: Sequence[str] = 
         return True, f"{len(kept)} kept"
     if exact_ids:
         return True, f"1 kept and it names {', '.join(exact_ids)} exactly"
+    if names_all:
+        return True, f"1 kept and it names every word the question asks about ({', '.join(names_all)})"
     return False, f"only 1 unit kept and its role ({kept[0].role.value}) is not preferred for {act.value}"
 
 

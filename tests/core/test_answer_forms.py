@@ -339,3 +339,40 @@ def test_a_stored_prose_unit_keeps_its_origin(tmp_path: Path, monkeypatch: pytes
     Session.open([tmp_path / "kb"])
     stored = Session.open([tmp_path / "kb"]).units(Caller())  # restored from the cache
     assert stored and all(u.location is not None and u.location.prose for u in stored)
+
+
+VAULT = """## Context Unit vault::chunk-001::unit-001
+Role: Constraint
+Topic: Vault door combination
+Claim: The vault door combination is 31-07-88.
+
+## Context Unit vault::chunk-001::unit-002
+Role: Constraint
+Topic: Helix
+Claim: Helix must not run on Sundays.
+"""
+
+
+def test_a_lone_unit_naming_everything_asked_is_grounded_whatever_its_role(tmp_path: Path) -> None:
+    (tmp_path / "vault.md").write_text(VAULT, encoding="utf-8")
+    session = Session.open([tmp_path])
+    answer = ask(session, "What is the vault door combination?")
+    assert answer.status == "grounded" and "31-07-88" in answer.answer
+    # One focus word is too little to be decisive: a constraint does not define Helix.
+    assert ask(session, "What is Helix?").status == "weak"
+
+
+KILNS = """The Ardent kiln is a good fit for stoneware that needs a slow, even firing. It is a poor fit for porcelain that must be fired fast.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [("Is the Ardent kiln a good fit for fast porcelain firing?", "No, because"),
+     ("Is the Ardent kiln a good fit for stoneware?", "Yes, because")],
+)
+def test_a_phrase_said_of_one_thing_does_not_answer_for_the_thing_it_is_contrasted_with(
+    tmp_path: Path, question: str, verdict: str
+) -> None:
+    (tmp_path / "kilns.txt").write_text(KILNS, encoding="utf-8")
+    assert ask(Session.open([tmp_path]), question).answer.startswith(verdict)

@@ -39,7 +39,7 @@ def test_pinned_llm_solver_without_endpoint_falls_through_to_gs_symbolic(session
 
 
 def test_insufficient_kb_fast_escalates_to_the_next_kb_plugin(session) -> None:
-    events = _run(session, "Is Orion a good fit for transactional workloads with many row updates?")
+    events = _run(session, "Can a customer return unworn footwear?")
     kb = [(e.plugin, e.status) for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status != "skipped"]
     not_called = [(e.plugin, e.reason) for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status == "skipped"]
     assert not_called == [("kb-thinkingdb", "not reached: kb-balanced was sufficient")]

@@ -185,3 +185,11 @@ def test_one_kept_unit_naming_the_query_identifier_is_sufficient() -> None:
     kept = [c for c in candidates if c.kept]
     assert sufficiency(kept, Act.EXPLAIN)[0] is False
     assert sufficiency(kept, Act.EXPLAIN, ("shp-2",)) == (True, "1 kept and it names shp-2 exactly")
+
+
+def test_one_kept_unit_naming_every_focus_word_is_sufficient() -> None:
+    candidates, _ = _fuse({Lane.BM25: {"a": 1.0}}, roles={"a": Role.CONSTRAINT})
+    kept = [c for c in candidates if c.kept]
+    assert sufficiency(kept, Act.DEFINE, names_all=("vault", "door", "combination")) == (
+        True, "1 kept and it names every word the question asks about (vault, door, combination)"
+    )

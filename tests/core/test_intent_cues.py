@@ -174,3 +174,8 @@ def test_hyphenated_word_is_one_focus_word_covered_whole_or_by_all_parts() -> No
     coverage = focus_coverage(cues, ["Step 2 covers x ray scans"])
     assert coverage.missing == ("shp-2",)
     assert focus_coverage(cues, ["Rule SHP-2 applies"]).covered == ("shp-2",)
+
+
+def test_what_happens_frames_the_question_rather_than_naming_its_subject() -> None:
+    assert question_cues("What happens if the dehumidifier fails?").focus_words == ("dehumidifier", "fails")
+    assert question_cues("What happened to the bow thruster?").focus_words == ("bow", "thruster")
