@@ -24,7 +24,7 @@ from core.synonyms import Synonyms
 from core.synonyms import load as load_synonyms
 from core.resources import config_dir, sample_kb_dir
 from core.rules import RuleSet, load_rules
-from mrptui.commands import UsageError, config_from_args
+from mrptui.commands import UsageError, add_kb_option, config_from_args
 
 RULES_FILE_NAME = "thinkingdb.json"
 ENGINE_FILE_NAME = "engine.json"
@@ -41,10 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--against", metavar="QUERIES.json", help="also report labelled ids no unit has")
     parser.add_argument("--config", metavar="DIR", default=argparse.SUPPRESS, help="a config folder to check too")
+    # `--kb` as every other command takes it: an author types `mrptui check --kb my_kb` too.
+    add_kb_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    paths = [Path(p) for p in (args.paths or getattr(args, "kb", None) or [])] or [sample_kb_dir(), config_dir()]
+    paths = [Path(p) for p in [*args.paths, *(getattr(args, "kb", None) or [])]] or [sample_kb_dir(), config_dir()]
     config = config_from_args(args)
     if config is not None and config not in paths:
         paths.append(config)

@@ -121,3 +121,14 @@ def test_ingest_reports_skipped_question_lines(tmp_path: Path, capsys: pytest.Ca
     plain.write_text("Ada fixed the pump.\n")
     assert main(["ingest", str(plain)]) == 0
     assert "# skipped:" not in capsys.readouterr().out
+
+
+def test_check_takes_kb_paths_as_every_other_command_does(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workdir / "kb").mkdir()
+    (workdir / "kb" / "good.md").write_text(GOOD)
+    (workdir / "broken.md").write_text((FIXTURES / "broken.md").read_text())
+    assert main(["check", "--kb", "kb"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "total: 1 units in 1 files, 0 errors, 0 warnings"
+    # With positional paths as well, both are checked.
+    assert main(["check", "broken.md", "--kb", "kb"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "total: 3 units in 2 files, 1 errors, 0 warnings"
