@@ -274,7 +274,7 @@ class KBLifecycle:
         diagnostics = session.reload()
         self.app.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error), hdc_was_ready=had_hdc))
 
-    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool = False) -> None:
+    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
         self._set(reloading=False)
         # The new view's HDC index is built now, not by the next escalated question (seconds at a
         # million units), when the old view had one or was building one (that build ends for the
