@@ -64,6 +64,12 @@ def at(stage: str, done: int | None = None) -> Callable[[LoadProgress], bool]:
     return lambda p: p.stage == stage and (done is None or p.done == done)
 
 
+def past(stage: str, done: int) -> Callable[[LoadProgress], bool]:
+    """At `stage` with at least `done` finished: the build pool reports files as they finish, so
+    two workers finishing together take its count from 0 straight to 2."""
+    return lambda p: p.stage == stage and p.done >= done
+
+
 async def until(pilot: Pilot, condition: Callable[[], bool], what: str) -> None:
     """Let the app run until `condition` holds (bounded)."""
     deadline = time.monotonic() + WAIT_SECONDS

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import make_app
 from helpers import record_notifications, settle
-from loading import HeldLoad, at, until
+from loading import HeldLoad, at, past, until
 from textual.widgets import Static
 
 from core.diagnostics import Code
@@ -119,7 +119,7 @@ async def test_quitting_mid_load_exits_at_once_and_leaves_a_cache_the_next_open_
         monkeypatch.setattr(pool, "MIN_POOL_BYTES", 0)
         monkeypatch.setenv(pool.WORKERS_ENV, "2")
         start_pool_helpers()
-    app, load = held_app(kb, hold=at("building", 1) if pooled else at("reading", 1))
+    app, load = held_app(kb, hold=past("building", 1) if pooled else at("reading", 1))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: load.holds == 1, "the load to be half way")
         await pilot.press("ctrl+q")
