@@ -94,6 +94,7 @@ class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
         self.health: Health | None = None
+        self._cache_notes_told: set[str] = set()
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         if session is None and opener is not None:
             session = NullSession(reason=LOADING_REASON)
@@ -496,6 +497,10 @@ class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
     def refresh_health(self, *, banner: bool = True) -> None:
         self.health = self.ask_session("health", default=None)
         self.main.show_health(self.health if banner else None)
+        for note in self.health.cache_notes if self.health is not None else ():
+            if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once
+                self._cache_notes_told.add(note)
+                self.notify(note, title="index cache", severity="warning", timeout=10)
 
     def action_problems(self) -> None:
         if self.lifecycle.refuse_while_loading("the problems list"):

@@ -119,10 +119,14 @@ def open_session(args: argparse.Namespace):
 
 
 def warn_health(session) -> object:
-    """Print the session's one-line diagnostics summary on stderr when anything has errors."""
+    """Print the session's one-line diagnostics summary on stderr when anything has errors, and
+    what the index cache reported (a cache that cannot be written is otherwise silent: every
+    command still answers, only slower)."""
     health = session.health()
     if health.summary:
         print(f"mrptui: warning: {health.summary}", file=sys.stderr)
+    for note in health.cache_notes:
+        print(f"mrptui: warning: {note}", file=sys.stderr)
     return health
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mrptui.cli import main
@@ -41,3 +42,38 @@ def test_clearing_an_absent_cache_is_not_an_error(tmp_path, monkeypatch, capsys)
     monkeypatch.setenv("MRPTUI_CACHE_DIR", str(cache))
     assert main(["cache", "clear"]) == 0
     assert "0 B freed" in capsys.readouterr().out
+
+
+def test_a_cache_that_cannot_be_written_is_said_once_and_every_command_still_answers(tmp_path, capsys):
+    kb_dir, blocker = tmp_path / "kb", tmp_path / "a-file"
+    write_kb(kb_dir, files=2)
+    blocker.write_text("not a folder", encoding="utf-8")
+    cache = blocker / "cache"  # its parent is a regular file: nothing can be written under it
+    arguments = ["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "When is the tide slack?"]
+    assert main([*arguments, "--json"]) == 0
+    out, err = capsys.readouterr()
+    warnings = [line for line in err.splitlines() if "index cache" in line]
+    assert len(warnings) == 1 and "running without it" in warnings[0] and str(cache) in warnings[0]
+    result = json.loads(out)
+    assert result["status"] and result["diagnostics"]["cache_notes"] == [warnings[0].removeprefix("mrptui: warning: ")]
+    # The same process opens the KB again (as the explorer's reload does): not said twice.
+    assert main(arguments) == 0
+    out, err = capsys.readouterr()
+    assert "status:" in out and "index cache" not in err
+    assert blocker.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_a_damaged_segment_is_said_on_the_run_that_rebuilds_it_and_not_after(tmp_path, capsys):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=2)
+    arguments = ["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "When is the tide slack?"]
+    assert main(arguments) == 0
+    assert "index cache" not in capsys.readouterr().err
+    units = sorted(cache.glob("segments/*/*/units.jsonl"))
+    assert len(units) == 2
+    units[0].write_bytes(units[0].read_bytes()[:-40])  # truncated: its checksum no longer matches
+    assert main(arguments) == 0
+    err = capsys.readouterr().err
+    assert "unusable" in err and "rebuilt" in err
+    assert main(arguments) == 0
+    assert "unusable" not in capsys.readouterr().err

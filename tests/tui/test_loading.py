@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import make_app
 from helpers import record_notifications, settle
-from loading import HeldLoad, at, past, until
+from loading import HeldLoad, at, never, past, until
 from textual.widgets import Static
 
 from core.diagnostics import Code
@@ -247,3 +247,20 @@ async def test_the_status_line_says_indexes_are_building_and_a_slow_build_ends_w
         session.release.set()
         await until(pilot, lambda: "indexes building" not in status(app), "the index build to end")
         assert notes == ["indexes ready (2.5 s): questions answer at full speed"]
+
+
+async def test_a_cache_that_cannot_be_written_is_a_warning_toast_once_not_again_on_reload(kb, tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(blocker / "cache"))
+    app, load = held_app(kb, hold=never)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.lifecycle.state.phase == "ready", "the KB to open")
+        await settle(pilot)
+        told = [note for note in notes if "running without it" in note]
+        assert len(told) == 1 and str(blocker / "cache") in told[0]
+        assert app.session.kb.unit_count == 60
+        app.reload_kb()
+        await until(pilot, lambda: any(note.startswith("KB reloaded") for note in notes), "the reload")
+        assert [note for note in notes if "running without it" in note] == told
