@@ -12,7 +12,10 @@ The rules, in order:
   too when a blank line or a title-shaped line (short, no final `.`/`!`/`?`, starting a
   paragraph) stands above them. `question_block` gives where the block starts.
 - Paragraphs are separated by blank lines; a Markdown `#` heading line is a paragraph of its own
-  even without blank lines around it. A paragraph that is one `#` heading line, or one
+  even without blank lines around it, and so is a paragraph's first line when it is written as a
+  heading straight above the text (at most 8 words from a capital or digit, no final `.`, `!`,
+  `?`, `,` or `;`, not ending on "the", "and", "of" …, not a fact; the next line starts with a
+  capital). A paragraph that is one `#` heading line, or one
   short line (at most 10 words) without final punctuation that is not a fact, is a heading: it
   becomes no unit but the Title of the units after it.
 - Ids are stable: a unit's id is `<source>::chunk-HHHHHHHH::unit-NNN`, where HHHHHHHH are 8
@@ -60,6 +63,9 @@ _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
 _MAX_PHRASE_WORDS = 8
 _TOPIC_WORDS = 8
+_MAX_INLINE_HEADING_WORDS = 8
+# Words a hard-wrapped line ends on mid-sentence; a heading does not end on them.
+_GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
 
 # Possessive where two whitespace runs meet (`\s*` `:?` `\s*`): retrying every split of a long run
 # that is not at the line's end is quadratic.
@@ -294,16 +300,42 @@ def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
             # A Markdown heading is a block of its own even with no blank line around it, so
             # it titles the text below instead of being read as that text's first sentence.
             if paragraph:
-                yield paragraph
+                yield from _split_heading(paragraph)
             yield [(number, line)]
             paragraph = []
         elif line.strip():
             paragraph.append((number, line))
         elif paragraph:
-            yield paragraph
+            yield from _split_heading(paragraph)
             paragraph = []
     if paragraph:
+        yield from _split_heading(paragraph)
+
+
+def _split_heading(paragraph: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
+    """A paragraph whose first line is a heading written straight above its text ("Power cuts" /
+    "During a power cut the …") is that heading, then the text: otherwise the heading is read as
+    the first words of the first sentence, and quoted with it."""
+    if len(paragraph) > 1 and _heads_text(paragraph[0][1], paragraph[1][1]):
+        yield paragraph[:1]
+        yield paragraph[1:]
+    else:
         yield paragraph
+
+
+def _heads_text(line: str, next_line: str) -> bool:
+    """A title-shaped first line: a few words from a capital or digit, no sentence or clause end,
+    not ending on a word a wrapped sentence would go on from, not a fact; and the next line starts
+    a sentence. Stricter than a one-line paragraph's heading: no blank line confirms it."""
+    words, following = line.split(), next_line.lstrip()
+    if not words or len(words) > _MAX_INLINE_HEADING_WORDS or not following[:1].isupper():
+        return False
+    return (
+        (line.lstrip()[0].isupper() or line.lstrip()[0].isdigit())
+        and not words[-1].endswith((".", "!", "?", ",", ";"))
+        and words[-1].lower().strip(":") not in _GOES_ON
+        and fact_triple(line.strip()) is None
+    )
 
 
 def _heading(paragraph: list[tuple[int, str]], sentences: list[Token]) -> str | None:

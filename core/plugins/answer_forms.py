@@ -28,6 +28,8 @@ _REFERS_BACK = frozenset(
     "it its this that these those they their them he his she her so therefore thus hence because "
     "consequently then otherwise which as".split()
 )
+# A connective introducing a reason inside the sentence: it explains itself.
+_GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|so that|in order to|as a result of)\b", re.IGNORECASE)
 _MAX_SIDE_SENTENCES = 2
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
@@ -227,7 +229,8 @@ def enumeration(text: str) -> list[str]:
 
 def explanation(terms: Sequence[Term], evidence: Evidence) -> tuple[Sentence, list[Sentence]] | None:
     """The sentence stating what is asked about, and its neighbours: the sentence before it and
-    two after (text gives a reason on either side of what it explains)."""
+    two after (text gives a reason on either side of what it explains); none when the sentence
+    gives its own reason ("because", "due to", "so that" …)."""
     best = None
     for rank, sentence in enumerate(evidence.ranked()):
         count = len(covered(terms, [sentence]))
@@ -236,6 +239,10 @@ def explanation(terms: Sequence[Term], evidence: Evidence) -> tuple[Sentence, li
     if best is None or 2 * -best[0][0] < len(terms):
         return None
     anchor = best[1]
+    if _GIVES_REASON.search(anchor.text):
+        # "Presenters log every song, because the station pays royalties on that log": the reason
+        # is said; a neighbour sharing a word ("A presenter who misses three shows …") is not it.
+        return anchor, []
     earlier, later = evidence.around(anchor, _EXPLANATION_BEFORE, _EXPLANATION_AFTER)
     before = _connected(list(reversed(earlier)), anchor, terms)[::-1]
     return anchor, [*before, *_connected(later, anchor, terms)]

@@ -178,10 +178,15 @@ def _is_fact(unit: KnowledgeUnit) -> bool:
 
 
 def _adjacent(one: KnowledgeUnit, other: KnowledgeUnit) -> bool:
+    """One stretch of text: the same file, a few lines apart, and for text cut from prose no
+    heading between them (the reader gives each unit the heading above it as its title): the
+    last sentence of "1. Minutes" is not a reason for the first of "2. Treasurer's report"."""
     if one.id == other.id:
         return True
     a, b = one.location, other.location
-    return a is not None and b is not None and a.file == b.file and abs(a.line - b.line) <= _NEIGHBOUR_LINES
+    if a is None or b is None or a.file != b.file or abs(a.line - b.line) > _NEIGHBOUR_LINES:
+        return False
+    return not (a.prose and b.prose and one.title != other.title)
 
 
 def _reading_key(unit: KnowledgeUnit) -> tuple[str, str, int, int, str]:

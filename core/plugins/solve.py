@@ -257,13 +257,26 @@ def claims_answer(
 ) -> Draft:
     """The lead unit's text, then up to two more kept units that cover enough focus words. With
     `by_sentence` (a question asking for claims, not one whose own form found nothing), only
-    the sentences of a unit cut from prose that are about the question (`quoted_text`): a
-    question asking for a name or an item found none in the sentences naming its terms, so its
-    answer may be a heading or a referent elsewhere in the unit ("Bus contract … deferred")."""
+    the sentences of a unit cut from prose that are about the question (`quoted_text`).
+    Otherwise a question asking for a name or an item found none in the sentences naming its
+    terms, so its answer may be a referent elsewhere in the unit or the heading the unit stands
+    under ("5. Bus contract" over "… the decision be deferred to the May meeting"): such a unit
+    is quoted whole, under its heading."""
     chosen = [lead, *supporting(units, cues, exclude={lead.id})]
-    terms = question_terms(question, cues) if by_sentence else []
-    text = " ".join(_quote(quoted_text(unit, terms), unit.id) for unit in chosen)
+    if by_sentence:
+        terms = question_terms(question, cues)
+        text = " ".join(_quote(quoted_text(unit, terms), unit.id) for unit in chosen)
+    else:
+        text = " ".join(_quote(_under_heading(unit), unit.id) for unit in chosen)
     return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")
+
+
+def _under_heading(unit: KnowledgeUnit) -> str:
+    """A prose unit's text under the heading it was read beneath (the plain-text reader keeps a
+    heading as the unit's title, not as its first words); an authored unit's body as it is."""
+    if unit.location is None or not unit.location.prose or not unit.title:
+        return unit.body
+    return f"{unit.title.rstrip(':. ')}: {unit.body}"
 
 
 def procedure_answer(lead: KnowledgeUnit, units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:

@@ -376,3 +376,53 @@ def test_a_phrase_said_of_one_thing_does_not_answer_for_the_thing_it_is_contrast
 ) -> None:
     (tmp_path / "kilns.txt").write_text(KILNS, encoding="utf-8")
     assert ask(Session.open([tmp_path]), question).answer.startswith(verdict)
+
+
+# --- headings and reasons in prose a reader did not write for us -----------------------------------
+
+MINUTES = """Presenters
+A presenter who misses three scheduled shows without notice loses their slot.
+
+Presenters log every song they play in the music log, because the station pays royalties on that log. The log is checked every Friday.
+
+1. Minutes of the last meeting
+The minutes of the March meeting were approved. Proposed by Mr Reyes, seconded by Mrs Okafor.
+
+2. Treasurer's report
+Mr Forde presented the draft budget with a deficit. He explained that the heating contract had risen.
+
+5. Bus contract
+The contract for the school buses ends in August. It was agreed that the decision be deferred to the May meeting.
+"""
+
+
+def _explained(text: str, question: str):
+    from core.cnl.plaintext import read_plaintext
+
+    units, _ = read_plaintext(text, "minutes.txt")
+    return form_draft(Form.EXPLANATION, question, question_cues(question), units), units
+
+
+def test_a_sentence_giving_its_own_reason_is_the_explanation_alone() -> None:
+    draft, units = _explained(MINUTES, "Why do presenters log every song?")
+    anchor = next(u for u in units if "royalties" in u.body)
+    assert draft is not None and draft.text.startswith("Presenters log every song")
+    # Sharing "presenter" does not make the slot rule a reason, nor "log" the Friday check.
+    assert ", because: " not in draft.text and draft.cited == (anchor.id,)
+
+
+def test_an_explanation_does_not_take_a_neighbour_from_under_another_heading() -> None:
+    question = "Why did Mr Forde present a deficit?"
+    draft, _ = _explained(MINUTES, question)
+    assert draft is not None and "heating contract" in draft.text
+    assert "Proposed by Mr Reyes" not in draft.text
+    # The same sentences without the headings are one stretch of text: "Mr" links them.
+    plain = "\n".join(line for line in MINUTES.splitlines() if not line[:1].isdigit())
+    draft, _ = _explained(plain, question)
+    assert draft is not None and "Proposed by Mr Reyes" in draft.text
+
+
+def test_a_name_question_whose_answer_is_a_heading_quotes_the_unit_under_it(tmp_path: Path) -> None:
+    (tmp_path / "minutes.txt").write_text(MINUTES, encoding="utf-8")
+    answer = ask(Session.open([tmp_path]), "Which item was deferred to the May meeting?")
+    assert answer.answer.startswith("5. Bus contract: The contract for the school buses")

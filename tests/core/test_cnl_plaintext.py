@@ -293,3 +293,42 @@ def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
     claims = " ".join(u.claim for u in units)
     assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)
     assert all(word not in claims for word in ("HARBOUR", "Points to settle")) or skipped == 0
+
+
+def test_a_heading_line_written_straight_above_its_text_titles_it_and_is_not_quoted() -> None:
+    text = (
+        "Power cuts\n"
+        "During a power cut the mixing desk goes dark. The presenter fades to automation.\n\n"
+        "Night-time automation:\n"
+        "Between midnight and six the station plays a playlist.\n"
+    )
+    units, problems = read_plaintext(text, "handbook.txt")
+    assert not problems
+    assert [(u.title, u.claim) for u in units] == [
+        ("Power cuts", "During a power cut the mixing desk goes dark. The presenter fades to automation."),
+        ("Night-time automation", "Between midnight and six the station plays a playlist."),
+    ]
+    # Its text's id does not depend on the heading: retitling a section keeps the unit's id.
+    retitled, _ = read_plaintext(text.replace("Power cuts", "Outages"), "handbook.txt")
+    assert retitled[0].id == units[0].id and retitled[0].title == "Outages"
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        # Hard-wrapped prose: the first line goes on into the next.
+        "The duty manager carries the\nStation phone at all times.\n",
+        "When the fibre link fails\nthe microwave link takes over.\n",
+        "Keep the cupboard locked,\nAnd the key with the manager.\n",
+        # A line of many words, or one that ends a sentence, is text.
+        "Only the duty manager may switch over to the emergency unit now\nThe unit runs six hours.\n",
+        "Studio B is small.\nIt is used for interviews.\n",
+        # A fact is a fact, not a title.
+        "Studio A uses the main desk\nThe desk was bought last year.\n",
+    ],
+)
+def test_a_first_line_that_reads_on_or_is_a_sentence_stays_text(paragraph: str) -> None:
+    units, _ = read_plaintext(paragraph, "handbook.txt")
+    first_words = paragraph.split()[:3]
+    assert all(u.title is None for u in units)
+    assert units and " ".join(first_words) in " ".join(u.body for u in units)
