@@ -200,11 +200,6 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
         errors: list[str] = []
         # The refusal check above guarantees an allowance of at least one call.
         for calls in range(1, self._allowance(ctx) + 1):
-            if errors:
-                messages += [
-                    {"role": "assistant", "content": reply},
-                    {"role": "user", "content": SD_RETRY.format(errors="\n".join(errors))},
-                ]
             try:
                 reply = self._chat(ctx, messages)
             except LlmError as exc:
@@ -215,6 +210,11 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
             errors = [d.format() for d in diagnostics if d.is_error]
             if not errors:
                 return SdResult(status=Status.SUCCESS, intent_cnl=text, intents=tuple(intents), llm_calls=calls)
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply},
+                {"role": "user", "content": SD_RETRY.format(errors="\n".join(errors))},
+            ]
         return SdResult(status=Status.ERROR, reason=f"LLM wrote invalid Intent CNL: {errors[0]}", llm_calls=calls)
 
 
