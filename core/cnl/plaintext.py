@@ -23,6 +23,8 @@ The rules, in order:
   counts units of the file with the same digits (000 for the first, 001 for a repeated text,
   ...). Inserting, deleting or moving another paragraph, re-wrapping lines or changing
   punctuation keeps every other id; editing a unit's words gives it a new id.
+- An FAQ entry (`Q:`/`Question:` lines, then `A:`/`Answer:` lines, in one paragraph or two) is
+  read as its answer, with the question as the units' topic; its question is not evidence.
 - Sentences end at `.`, `!` or `?` (with any closing quotes or brackets) before whitespace and a
   character that is not lowercase, except after a known abbreviation or an initial (`e.g.`,
   `Dr.`, `J.`, `U.S.`); a line starting with a bullet (`-`, `*`, `1.`) also starts a sentence.
@@ -83,6 +85,9 @@ _QUESTION_LINE = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
+# A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
+_QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
+_ANSWER_LABEL = re.compile(r"\s*(?:a|answer)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
 _END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u2019\u201d]*+(?=\s|$)")
@@ -134,13 +139,13 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     diagnostics: list[Diagnostic] = []
     heading: str | None = None
     used: Counter[int] = Counter()
-    for paragraph in _paragraphs(_evidence_lines(text)):
+    for paragraph, asked in _question_pairs(_paragraphs(_evidence_lines(text))):
         sentences = _sentences(paragraph)
-        title = _heading(paragraph, sentences)
+        title = _heading(paragraph, sentences) if asked is None else None
         if title is not None:
             heading = title
             continue
-        for unit_id_at, fields in _chunk_units(sentences, heading):
+        for unit_id_at, fields in _chunk_units(sentences, heading, asked):
             digits = text_digits(fields["Claim"])
             unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
             used[digits] += 1
@@ -235,7 +240,7 @@ def question_lines(text: str) -> int:
 def _trailing_block(lines: list[str]) -> tuple[int, int] | None:
     """(first line of the block, first line after its heading)."""
     for index, line in enumerate(lines):
-        if _QUESTIONS.fullmatch(line):
+        if _QUESTIONS.fullmatch(line) and not any(_ANSWER_LABEL.match(later) for later in lines[index + 1 :]):
             return index, index + 1
     # The block is trailing, so its heading is the last heading-shaped line followed only by
     # questions; scanning from the end stops at the first line that is neither.
@@ -310,6 +315,42 @@ def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
             paragraph = []
     if paragraph:
         yield from _split_heading(paragraph)
+
+
+def _question_pairs(paragraphs: Iterator[list[tuple[int, str]]]) -> Iterator[tuple[list[tuple[int, str]], str | None]]:
+    """Each paragraph with the question it answers, if it is an FAQ answer: a paragraph opening
+    with `Q:` lines and going on with `A:` lines (or a `Q:` paragraph and an `A:` paragraph after
+    it) is its answer's lines, labels blanked out (columns kept), with the question's text. An
+    FAQ's question is not evidence: quoted, "Can I keep chickens?" read as a claim."""
+    pending: list[tuple[int, str]] | None = None  # a question paragraph waiting for its answer
+    for paragraph in paragraphs:
+        if pending is not None:
+            if _ANSWER_LABEL.match(paragraph[0][1]):
+                yield _answer(pending + paragraph, len(pending))
+                pending = None
+                continue
+            yield pending, None
+            pending = None
+        if not _QUESTION_LABEL.match(paragraph[0][1]):
+            yield paragraph, None
+            continue
+        answer_at = next((i for i, (_, line) in enumerate(paragraph) if i and _ANSWER_LABEL.match(line)), None)
+        if answer_at is None:
+            pending = paragraph
+        else:
+            yield _answer(paragraph, answer_at)
+    if pending is not None:
+        yield pending, None
+
+
+def _answer(lines: list[tuple[int, str]], answer_at: int) -> tuple[list[tuple[int, str]], str]:
+    question = " ".join(_QUESTION_LABEL.sub("", line, count=1).strip() if i == 0 else line.strip()
+                        for i, (_, line) in enumerate(lines[:answer_at]))
+    number, first = lines[answer_at]
+    label = _ANSWER_LABEL.match(first)
+    assert label is not None
+    answer = [(number, " " * label.end() + first[label.end() :]), *lines[answer_at + 1 :]]
+    return answer, question
 
 
 def _split_heading(paragraph: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
@@ -417,23 +458,24 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     return len(word) == 2 and previous[:1].islower()
 
 
-def _chunk_units(sentences: list[Token], heading: str | None) -> Iterator[_Unit]:
-    """(position, fields) of each unit of one paragraph, in order."""
+def _chunk_units(sentences: list[Token], heading: str | None, asked: str | None = None) -> Iterator[_Unit]:
+    """(position, fields) of each unit of one paragraph, in order; an FAQ answer's narrative
+    units take the question they answer (`asked`) as their topic."""
     run: list[Token] = []
     for sentence in sentences:
         triple = fact_triple(sentence.text)
         if triple is None:
             run.append(sentence)
             if len(run) == _MAX_NARRATIVE_SENTENCES:
-                yield _narrative(run, heading)
+                yield _narrative(run, heading, asked)
                 run = []
             continue
         if run:
-            yield _narrative(run, heading)
+            yield _narrative(run, heading, asked)
             run = []
         yield _fact(sentence, triple, heading)
     if run:
-        yield _narrative(run, heading)
+        yield _narrative(run, heading, asked)
 
 
 def _fact(sentence: Token, triple: tuple[str, Relation, str], heading: str | None) -> _Unit:
@@ -450,10 +492,10 @@ def _fact(sentence: Token, triple: tuple[str, Relation, str], heading: str | Non
     return (sentence.line, sentence.col), _with_title(fields, heading)
 
 
-def _narrative(run: list[Token], heading: str | None) -> _Unit:
+def _narrative(run: list[Token], heading: str | None, asked: str | None = None) -> _Unit:
     claim = " ".join(sentence.text for sentence in run)
     role = Role.EXPLANATION if _CONNECTIVES.search(claim) else Role.NARRATIVE
-    fields = {"Role": role.value, "Topic": heading or _topic(run), "Claim": claim}
+    fields = {"Role": role.value, "Topic": asked or heading or _topic(run), "Claim": claim}
     return (run[0].line, run[0].col), _with_title(fields, heading)
 
 

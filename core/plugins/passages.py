@@ -119,8 +119,11 @@ class Evidence:
         self.units = list(units)
         self.by_unit: dict[str, list[Sentence]] = {}
         for unit in self.units:
+            # A unit whose topic is the question it answers (an FAQ entry) is about that question in
+            # every sentence: "Report it to the warden" answers "Who do I contact about a broken gate?".
+            asked = frozenset(tokenize(unit.topic)) if unit.topic.rstrip().endswith("?") else frozenset()
             self.by_unit[unit.id] = [
-                Sentence(s.text, unit, frozenset(tokenize(s.text))) for s in split_sentences(unit.body)
+                Sentence(s.text, unit, frozenset(tokenize(s.text)) | asked) for s in split_sentences(unit.body)
             ]
         reading = sorted(self.units, key=_reading_key)
         self.reading: list[Sentence] = [s for unit in reading for s in self.by_unit[unit.id]]

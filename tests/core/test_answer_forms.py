@@ -426,3 +426,28 @@ def test_a_name_question_whose_answer_is_a_heading_quotes_the_unit_under_it(tmp_
     (tmp_path / "minutes.txt").write_text(MINUTES, encoding="utf-8")
     answer = ask(Session.open([tmp_path]), "Which item was deferred to the May meeting?")
     assert answer.answer.startswith("5. Bus contract: The contract for the school buses")
+
+
+ALLOTMENT_FAQ = """Allotment Society: Frequently Asked Questions
+
+Q: Can I keep chickens on my plot?
+A: Yes, up to six hens may be kept, but cockerels are not allowed. You must register the hens with the secretary.
+
+Q: Where is the water supply?
+A: There are four water troughs, one at each corner of the site.
+
+Q: Who do I contact about a broken gate?
+A: Report it to the site warden, Gerald Pike, who keeps the spare keys.
+"""
+
+
+def test_faq_answers_are_read_as_answers_to_their_questions(tmp_path: Path) -> None:
+    (tmp_path / "faq.txt").write_text(ALLOTMENT_FAQ, encoding="utf-8")
+    session = Session.open([tmp_path])
+    # The answer sentence says "it"; the question it answers says what "it" is.
+    gate = ask(session, "Who should I tell about a broken gate?")
+    assert gate.answer.startswith("Gerald Pike") and gate.status == "grounded"
+    cockerel = ask(session, "Can I keep a cockerel?")
+    assert cockerel.answer.startswith("No") and "Can I keep chickens" not in cockerel.answer
+    water = ask(session, "Where is the water supply?")
+    assert "four water troughs" in water.answer and "Q:" not in water.answer and "A:" not in water.answer

@@ -332,3 +332,41 @@ def test_a_first_line_that_reads_on_or_is_a_sentence_stays_text(paragraph: str) 
     first_words = paragraph.split()[:3]
     assert all(u.title is None for u in units)
     assert units and " ".join(first_words) in " ".join(u.body for u in units)
+
+
+FAQ = """Allotment Society FAQ
+
+Q: Can I keep chickens on my plot?
+A: Yes, up to six hens may be kept, but cockerels are not allowed. You must register them.
+
+Question: Who do I contact about a
+broken gate?
+
+Answer: Report it to the site warden, Gerald Pike.
+
+Q3: Are bonfires permitted?
+"""
+
+
+def test_an_faq_answer_is_a_unit_about_its_question_and_the_question_is_not_evidence() -> None:
+    units, problems = read_plaintext(FAQ, "faq.txt")
+    assert not problems
+    by_topic = {u.topic: u for u in units}
+    chickens = by_topic["Can I keep chickens on my plot?"]
+    assert chickens.claim == "Yes, up to six hens may be kept, but cockerels are not allowed. You must register them."
+    assert chickens.title == "Allotment Society FAQ" and chickens.location is not None
+    assert (chickens.location.line, chickens.location.col) == (4, 4)  # where the answer's text starts
+    # A question over two lines, its answer a paragraph further on.
+    gate = by_topic["Who do I contact about a broken gate?"]
+    assert gate.claim == "Report it to the site warden, Gerald Pike." and gate.location.line == 9
+    # A question nobody answered stays text, as any other line.
+    assert [u.claim for u in units if "bonfires" in (u.claim or "")] == ["Q3: Are bonfires permitted?"]
+
+
+def test_a_questions_heading_over_answered_questions_is_an_faq_not_a_block_to_drop() -> None:
+    faq = "Questions\n\nQ: When is rent due?\nA: Rent is due on the first of March.\n"
+    units, _ = read_plaintext(faq, "faq.txt")
+    assert [(u.topic, u.claim) for u in units] == [("When is rent due?", "Rent is due on the first of March.")]
+    block = "Rent is due on the first of March.\n\nQuestions\nWhen is rent due?\nWho collects it?\n"
+    units, _ = read_plaintext(block, "story.txt")
+    assert [u.claim for u in units] == ["Rent is due on the first of March."]
