@@ -23,6 +23,10 @@ The rules, in order:
   counts units of the file with the same digits (000 for the first, 001 for a repeated text,
   ...). Inserting, deleting or moving another paragraph, re-wrapping lines or changing
   punctuation keeps every other id; editing a unit's words gives it a new id.
+- A paragraph that is a numbered list from 1 (`1.` or `1)`, 2 to 20 items, wrapped lines joining
+  their item) is one Procedure unit: its steps as written, topic = the heading above, else the
+  first step's first words; unless most items open with an article or pronoun ("1. The mill
+  went to …"): those are statements, read as sentences.
 - An FAQ entry (`Q:`/`Question:` lines, then `A:`/`Answer:` lines, in one paragraph or two) is
   read as its answer, with the question as the units' topic; its question is not evidence.
 - Sentences end at `.`, `!` or `?` (with any closing quotes or brackets) before whitespace and a
@@ -85,6 +89,12 @@ _QUESTION_LINE = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
+_MAX_STEPS = 20
+# Words a statement opens with and an instruction does not (articles, pronouns, determiners).
+_STATEMENT_OPENERS = frozenset(
+    "the a an this that these those it its he she they we i his her their our my there".split()
+)
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 _ANSWER_LABEL = re.compile(r"\s*(?:a|answer)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
@@ -145,8 +155,10 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
         if title is not None:
             heading = title
             continue
-        for unit_id_at, fields in _chunk_units(sentences, heading, asked):
-            digits = text_digits(fields["Claim"])
+        steps = _steps(paragraph) if asked is None else None
+        units_of = [_procedure(paragraph, steps, heading)] if steps else _chunk_units(sentences, heading, asked)
+        for unit_id_at, fields in units_of:
+            digits = text_digits(fields.get("Claim") or fields["Procedure"])
             unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
             used[digits] += 1
             draft = UnitDraft(Token(unit_id, *unit_id_at), file, prose=True)
@@ -367,9 +379,10 @@ def _split_heading(paragraph: list[tuple[int, str]]) -> Iterator[list[tuple[int,
 def _heads_text(line: str, next_line: str) -> bool:
     """A title-shaped first line: a few words from a capital or digit, no sentence or clause end,
     not ending on a word a wrapped sentence would go on from, not a fact; and the next line starts
-    a sentence. Stricter than a one-line paragraph's heading: no blank line confirms it."""
+    a sentence or a list item. Stricter than a one-line paragraph's heading: no blank line confirms it."""
     words, following = line.split(), next_line.lstrip()
-    if not words or len(words) > _MAX_INLINE_HEADING_WORDS or not following[:1].isupper():
+    starts_text = following[:1].isupper() or _BULLET.match(next_line) is not None
+    if not words or len(words) > _MAX_INLINE_HEADING_WORDS or not starts_text:
         return False
     return (
         (line.lstrip()[0].isupper() or line.lstrip()[0].isdigit())
@@ -456,6 +469,36 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     # B provides C." a lone letter after a lowercase word ends the sentence.
     previous = window[-2] if len(window) > 1 else ""
     return len(word) == 2 and previous[:1].islower()
+
+
+def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:
+    """The items of a paragraph that is a numbered list from 1 (`1.` or `1)`, each item's wrapped
+    lines joined to it), or None. At most `_MAX_STEPS` items: a longer list is read as sentences."""
+    items: list[str] = []
+    for _, line in paragraph:
+        marker = _NUMBERED.match(line)
+        if marker is not None:
+            if int(marker.group(1)) != len(items) + 1:
+                return None
+            items.append(line[marker.end() :].strip())
+        elif items:
+            items[-1] += " " + line.strip()
+        else:
+            return None
+    if not 2 <= len(items) <= _MAX_STEPS:
+        return None
+    # "1. The mill went to the Fenwicks. 2. The bridge …" lists statements, not steps to take.
+    statements = sum(1 for item in items if item.split(maxsplit=1)[0].lower().strip(",:") in _STATEMENT_OPENERS)
+    return None if 2 * statements > len(items) else items
+
+
+def _procedure(paragraph: list[tuple[int, str]], steps: list[str], heading: str | None) -> _Unit:
+    """A numbered list is a procedure: one unit, its steps numbered as written."""
+    body = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
+    fields = {"Role": Role.PROCEDURE.value, "Topic": heading or " ".join(steps[0].split()[:_TOPIC_WORDS]).rstrip(".,;:!?"),
+              "Procedure": body}
+    number, line = paragraph[0]
+    return (number, len(line) - len(line.lstrip()) + 1), _with_title(fields, heading)
 
 
 def _chunk_units(sentences: list[Token], heading: str | None, asked: str | None = None) -> Iterator[_Unit]:

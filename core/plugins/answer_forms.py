@@ -31,6 +31,7 @@ _REFERS_BACK = frozenset(
 # A connective introducing a reason inside the sentence: it explains itself.
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|so that|in order to|as a result of)\b", re.IGNORECASE)
 _MAX_SIDE_SENTENCES = 2
+_PERSON_OPENERS = frozenset(("who", "whom", "whose"))
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
 # Ordinal sentences read after the one a list question matched, at most.
@@ -97,19 +98,22 @@ def entity(question: str, terms: Sequence[Term], evidence: Evidence) -> tuple[st
     """The name the best-matching sentence ties to the question's terms: a fact's other end, or a
     capitalised name; first one standing beside the noun the question asks for ("Which room …?" /
     "in room B-201"), then one in subject position (before the matched words, or after "by"),
-    then the one nearest them. The sentence must hold every term (all but one among three or
+    then the one nearest them; for "who", a name without digits first. The sentence must hold every term (all but one among three or
     more): "Vault is part of Orion" does not say who owns Orion. Names the question gives are not
     answers; a capitalised first word counts only if the evidence also capitalises it mid-sentence."""
     names_mid = _mid_sentence_capitals(evidence)
     need = len(terms) - 1 if len(terms) >= _ENTITY_LENIENT_FROM_TERMS else len(terms)
     kind = _asked_kind(question)
-    best: tuple[tuple[int, bool, bool, int, int], str, Sentence] | None = None
+    # "Who …?" asks for a person: a capitalised code ("error code E4") is a later choice.
+    person = question.strip().split(maxsplit=1)[0].lower() in _PERSON_OPENERS if question.strip() else False
+    best: tuple[tuple[int, bool, bool, bool, int, int], str, Sentence] | None = None
     for rank, sentence in enumerate(evidence.ranked()):
         count = len(covered(terms, [sentence]))
         if count < need or count == 0:
             continue
         for name, (untyped, aside, distance) in _names_in(sentence, terms, names_mid, kind):
-            key = (-count, untyped, aside, distance, rank)
+            coded = person and any(ch.isdigit() for ch in name)
+            key = (-count, coded, untyped, aside, distance, rank)
             if best is None or key < best[0]:
                 best = (key, name, sentence)
     return (best[1], best[2]) if best else None

@@ -451,3 +451,16 @@ def test_faq_answers_are_read_as_answers_to_their_questions(tmp_path: Path) -> N
     assert cockerel.answer.startswith("No") and "Can I keep chickens" not in cockerel.answer
     water = ask(session, "Where is the water supply?")
     assert "four water troughs" in water.answer and "Q:" not in water.answer and "A:" not in water.answer
+
+
+def test_who_names_a_person_before_a_code_and_how_gives_the_numbered_steps(tmp_path: Path) -> None:
+    (tmp_path / "autoclave.txt").write_text(
+        "Running a cycle\n1. Loosen the caps of all bottles.\n2. Close the door.\n3. Press START.\n\n"
+        "Faults\nIf the error code E4 appears, the door seal is leaking; stop the cycle and call the lab "
+        "technician, Priya Natarajan.\n",
+        encoding="utf-8",
+    )
+    session = Session.open([tmp_path])
+    assert ask(session, "Who should I call if the door seal leaks?").answer.startswith("Priya Natarajan")
+    steps = ask(session, "How do I run a cycle?").answer
+    assert steps.startswith("Running a cycle: 1. Loosen the caps of all bottles; 2. Close the door; 3. Press START")

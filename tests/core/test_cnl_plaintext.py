@@ -244,7 +244,7 @@ def test_trailing_question_block_variants_are_not_units(block: str) -> None:
 def test_questions_inside_prose_stay_prose(text: str) -> None:
     units, _ = read_plaintext(text, "prose.txt")
     assert question_lines(text) == 0
-    claims = " ".join(u.claim for u in units)
+    claims = " ".join(u.body for u in units)
     lines = [line.strip().lstrip("0123456789. ") for line in text.splitlines() if line.strip()]
     # The first line may be read as a heading (a title, not a unit); every later line is evidence.
     assert all(line in claims for line in lines[1:])
@@ -290,7 +290,7 @@ def test_a_trailing_block_without_a_heading(block: str, skipped: int) -> None:
     text = _STORY + block
     units, _ = read_plaintext(text, "story.txt")
     assert question_lines(text) == skipped
-    claims = " ".join(u.claim for u in units)
+    claims = " ".join(u.body for u in units)
     assert ("Mara row the boat" in claims or "Mara rowed." in claims) == (skipped == 0)
     assert all(word not in claims for word in ("HARBOUR", "Points to settle")) or skipped == 0
 
@@ -370,3 +370,31 @@ def test_a_questions_heading_over_answered_questions_is_an_faq_not_a_block_to_dr
     block = "Rent is due on the first of March.\n\nQuestions\nWhen is rent due?\nWho collects it?\n"
     units, _ = read_plaintext(block, "story.txt")
     assert [u.claim for u in units] == ["Rent is due on the first of March."]
+
+
+AUTOCLAVE = """Loading and running a cycle
+1. Loosen the caps of all bottles
+   by half a turn.
+2. Close the door and turn the wheel.
+3) Press START and record the cycle number.
+
+Faults
+1. The seal leaks. 3. The drain is blocked.
+"""
+
+
+def test_a_numbered_list_under_its_heading_is_one_procedure_unit() -> None:
+    units, problems = read_plaintext(AUTOCLAVE, "autoclave.txt")
+    assert not problems
+    procedure = units[0]
+    assert procedure.role is Role.PROCEDURE and procedure.title == procedure.topic == "Loading and running a cycle"
+    assert procedure.procedure == (
+        "1. Loosen the caps of all bottles by half a turn.\n2. Close the door and turn the wheel.\n"
+        "3. Press START and record the cycle number."
+    )
+    assert procedure.location is not None and procedure.location.line == 2
+    # Numbers that do not count from 1 in order are not steps: sentences, as before.
+    assert all(u.role is not Role.PROCEDURE for u in units[1:]) and units[1].title == "Faults"
+    # Nor is a numbered list of statements.
+    statements, _ = read_plaintext("Owners\n1. The mill went to the Fenwicks.\n2. The bridge went to the parish.\n", "o.txt")
+    assert [u.role for u in statements] == [Role.NARRATIVE]
