@@ -22,7 +22,8 @@ from core import ireval
 from core.config import FusionMethod, Lane, RetrievalConfig, load_retrieval_config
 from core.intent_cues import detect_act
 from core.retrieval.fusion import fused_scores, normalise_bm25
-from core.retrieval.hdc import HdcIndex, HdcQuery
+from core.retrieval.hdc import HdcQuery
+from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller

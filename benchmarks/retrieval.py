@@ -23,7 +23,8 @@ from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
 from core.retrieval.bm25 import Bm25Index, field_tokens
-from core.retrieval.hdc import WORDS, HdcIndex
+from core.retrieval.hdc import WORDS
+from core.retrieval.hdc_index import HdcIndex
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act
 

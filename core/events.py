@@ -62,7 +62,7 @@ class CandidateScore(_Model):
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
     # Question words HDC matched through a near form of a unit word, and the shared n-grams
-    # (core/retrieval/hdc.py match_notes); like every event field, no unit text.
+    # (core/retrieval/hdc_index.py match_notes); like every event field, no unit text.
     hdc_match: tuple[str, ...] = ()
 
 

@@ -30,7 +30,7 @@ from core.kb import KBView, KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.fusion import fused_scores, normalise_bm25
-from core.retrieval.hdc import HdcIndex
+from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller

@@ -11,7 +11,7 @@ from core.embeddings import EmbeddingError
 from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
-from core.retrieval.hdc import match_notes
+from core.retrieval.hdc_index import match_notes
 from core.retrieval.indexes import ViewIndexes
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.services import Services

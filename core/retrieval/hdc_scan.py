@@ -8,6 +8,8 @@ overhead. Three choices keep it near the read-bandwidth floor (docs/scoring.md, 
   broadcasting a 64-word row would call the inner loop once per row.
 - Large matrices are split across threads: numpy releases the GIL inside these loops, so the
   chunks of different threads run on different cores.
+- A matrix may come in blocks (`RowBlocks`: one per KB file's stored vector set); the threads
+  split the rows of all blocks together, so many small blocks scan as fast as one matrix.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 
 from core import cancel
 from core.retrieval.hdc_vectors import WORDS
+from core.retrieval.row_blocks import RowBlocks
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -33,21 +36,26 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = Lock()
 
 
-def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Hamming distance of each row of `matrix` (N × WORDS uint64) to `vector`, as uint16."""
-    n = len(matrix)
-    out = np.empty(n, dtype=np.uint16)
-    if n == 0:
+def hamming(matrix: np.ndarray | RowBlocks, vector: np.ndarray) -> np.ndarray:
+    """Hamming distance of each row of `matrix` (N × WORDS uint64, or blocks of such rows) to
+    `vector`, as uint16."""
+    blocks = matrix.blocks if isinstance(matrix, RowBlocks) else (matrix,)
+    # (rows flattened, where its first row's distance goes, its row count), in row order.
+    pieces, at = [], 0
+    for block in blocks:
+        pieces.append((np.ascontiguousarray(block).reshape(-1), at, len(block)))
+        at += len(block)
+    out = np.empty(at, dtype=np.uint16)
+    if at == 0:
         return out
-    flat = np.ascontiguousarray(matrix).reshape(-1)
     token = cancel.current()
-    threads = min(_threads(), n // _ROWS_PER_THREAD)
+    threads = min(_threads(), at // _ROWS_PER_THREAD)
     if threads < 2:
-        _scan(flat, vector, out, 0, n, token)
+        _scan(pieces, vector, out, 0, at, token)
         return out
-    bounds = np.linspace(0, n, threads + 1).astype(int)
+    bounds = np.linspace(0, at, threads + 1).astype(int)
     pool = _executor()
-    futures = [pool.submit(_scan, flat, vector, out, int(a), int(b), token) for a, b in zip(bounds, bounds[1:])]
+    futures = [pool.submit(_scan, pieces, vector, out, int(a), int(b), token) for a, b in zip(bounds, bounds[1:])]
     for future in futures:
         # A cancelled scan raises in its thread; result() re-raises it here, after every thread stopped.
         future.exception()
@@ -56,19 +64,26 @@ def hamming(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return out
 
 
-def _scan(flat: np.ndarray, vector: np.ndarray, out: np.ndarray, start: int, stop: int, token: cancel.CancelToken) -> None:
+def _scan(
+    pieces: list[tuple[np.ndarray, int, int]], vector: np.ndarray, out: np.ndarray, start: int, stop: int,
+    token: cancel.CancelToken,
+) -> None:
+    """Distances of rows [start, stop) of the pieces laid end to end, into `out`."""
     rows = min(stop - start, _CHUNK_ROWS)
     tiled = np.tile(vector, rows)
     xored = np.empty(rows * WORDS, dtype=np.uint64)
     counts = np.empty(rows * WORDS, dtype=np.uint8)
-    for first in range(start, stop, _CHUNK_ROWS):
-        # A scan of a million units takes a while: a cancelled plugin call stops between chunks.
-        token.raise_if_cancelled()
-        last = min(first + _CHUNK_ROWS, stop)
-        size = (last - first) * WORDS
-        np.bitwise_xor(flat[first * WORDS : last * WORDS], tiled[:size], out=xored[:size])
-        np.bitwise_count(xored[:size], out=counts[:size])
-        counts[:size].reshape(-1, WORDS).sum(axis=1, dtype=np.uint16, out=out[first:last])
+    for flat, at, size in pieces:
+        low, high = max(start, at), min(stop, at + size)
+        for first in range(low, high, _CHUNK_ROWS):
+            # A scan of a million units takes a while: a cancelled plugin call stops between chunks.
+            token.raise_if_cancelled()
+            last = min(first + _CHUNK_ROWS, high)
+            span = (last - first) * WORDS
+            begin = (first - at) * WORDS
+            np.bitwise_xor(flat[begin : begin + span], tiled[:span], out=xored[:span])
+            np.bitwise_count(xored[:span], out=counts[:span])
+            counts[:span].reshape(-1, WORDS).sum(axis=1, dtype=np.uint16, out=out[first:last])
 
 
 def _threads() -> int:

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.config import HdcConfig
-from core.retrieval.hdc import HdcIndex, HdcQuery, UnitVectorCache, encode_query, feedback_query
+from core.retrieval.hdc import HdcQuery, UnitVectorCache, encode_query
+from core.retrieval.hdc_index import HdcIndex, feedback_query
 from core.units import Act, KnowledgeUnit
 
 

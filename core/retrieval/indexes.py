@@ -16,7 +16,8 @@ from core.embeddings import EmbeddingError
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.dense import DenseIndex, DenseLane
-from core.retrieval.hdc import HdcIndex, UnitVectorCache, learn_model
+from core.retrieval.hdc import UnitVectorCache, learn_model
+from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.hdc_side import HdcWithSide
 from core.store.stored import PartCache
 from core.rules import RuleSet
@@ -120,8 +121,8 @@ class ViewIndexes:
         from core.store.vectors import hdc_vectors  # only an HDC build reads or writes stored vectors
 
         model = learn_model(units, config)
-        topic, claim, counts = hdc_vectors(self.view.stored, units, config, model, self._vectors)
-        return HdcIndex.from_vectors(units, config, topic, claim, counts, model)
+        topic, claim, counts, order = hdc_vectors(self.view.stored, units, config, model, self._vectors)
+        return HdcIndex.from_vectors(units, config, topic, claim, counts, model, order)
 
     @property
     def dense(self) -> DenseIndex:

@@ -15,7 +15,8 @@ from core.retrieval.bm25 import Bm25Index
 from core.units import Act, Role
 
 if TYPE_CHECKING:
-    from core.retrieval.hdc import HdcIndex, HdcQuery
+    from core.retrieval.hdc import HdcQuery
+    from core.retrieval.hdc_index import HdcIndex
 
 
 def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:

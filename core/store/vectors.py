@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from core.config import HdcConfig
     from core.retrieval.hdc import UnitVectorCache
     from core.retrieval.hdc_context import ContextModel
+    from core.retrieval.row_blocks import RowBlocks
     from core.store.stored import StoredKb
     from core.units import KnowledgeUnit
 
@@ -217,15 +218,21 @@ def hdc_vectors(
     config: HdcConfig,
     model: ContextModel | None,
     fallback: UnitVectorCache,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray | RowBlocks, np.ndarray | RowBlocks, np.ndarray, np.ndarray | None]:
     """Topic [N, 64], claim windows [W, 64] and windows per unit [N] of `units`: each stored
-    segment's set read (or encoded whole and saved), units no segment holds from `fallback`."""
+    segment's set read (or encoded whole and saved), units no segment holds from `fallback`.
+    When every unit is in a stored segment, topic and claim are blocks of the stored sets
+    (`RowBlocks`, read in place) in the segments' order, the counts follow that order, and the
+    last item maps each of `units` to its row there; else one matrix each in `units`' order
+    and None."""
     from core.retrieval.hdc import WORDS
 
     def per_segment(vectors: SegmentVectors, segment: Segment, rows: np.ndarray) -> Arrays:
         return _hdc_set(vectors, segment, config, model)
 
     groups, loose = view_rows(stored, units, per_segment)
+    if not len(loose):
+        return _blocks(groups, len(units))
     topic = np.empty((len(units), WORDS), dtype=np.uint64)
     counts = np.empty(len(units), dtype=np.int64)
     pieces = []  # (positions in the view, a claim matrix, its rows for those positions' windows)
@@ -242,7 +249,37 @@ def hdc_vectors(
     claim = np.empty((int(counts.sum()), WORDS), dtype=np.uint64)
     for positions, matrix, source in pieces:
         claim[gather_windows(counts, positions)] = matrix[source]
-    return topic, claim, counts
+    return topic, claim, counts, None
+
+
+def _blocks(
+    groups: list[tuple[np.ndarray, Arrays, np.ndarray]], units: int
+) -> tuple[RowBlocks, RowBlocks, np.ndarray, np.ndarray]:
+    """The view's vectors as blocks of the stored sets, in the segments' order, without copying
+    them: the rows of a set the view keeps in one stretch are read in place; rows the view
+    filters (ACL, region, dates) are gathered, so only permitted rows are ever in the index.
+    Also each block row's window count, and for each of the view's units its block row."""
+    from core.retrieval.hdc import WORDS
+    from core.retrieval.row_blocks import RowBlocks
+
+    topics, claims, counts = [], [], []
+    order = np.empty(units, dtype=np.int64)
+    at = 0
+    for positions, arrays, rows in groups:
+        stored_counts = np.asarray(arrays["counts"])
+        if len(rows) and int(rows[-1]) - int(rows[0]) + 1 == len(rows) and bool(np.all(np.diff(rows) > 0)):
+            first, last = int(rows[0]), int(rows[-1])
+            window_start = int(stored_counts[:first].sum())
+            topics.append(arrays["topic"][first : last + 1])
+            claims.append(arrays["claim"][window_start : window_start + int(stored_counts[first : last + 1].sum())])
+        else:
+            topics.append(np.asarray(arrays["topic"][rows]))
+            claims.append(np.asarray(arrays["claim"][gather_windows(stored_counts, rows)]))
+        counts.append(stored_counts[rows])
+        order[positions] = np.arange(at, at + len(positions))
+        at += len(positions)
+    count = np.concatenate(counts).astype(np.int64) if counts else np.zeros(0, dtype=np.int64)
+    return RowBlocks(topics, WORDS), RowBlocks(claims, WORDS), count, order
 
 
 def hdc_segment_vectors(store: SegmentStore, segment: Segment, config: HdcConfig) -> Arrays:

@@ -16,7 +16,6 @@ from core.session import Session
 from core.retrieval.hdc import (
     DIMENSIONS,
     WORDS,
-    HdcIndex,
     UnitVectorCache,
     bind,
     bundle,
@@ -27,13 +26,13 @@ from core.retrieval.hdc import (
     encode_query,
     hv,
     hv_table,
-    match_notes,
     noise_floor,
     permute,
     similarity,
     token_vectors,
     unit_windows,
 )
+from core.retrieval.hdc_index import HdcIndex, match_notes
 from core.text import tokenize
 from core.units import Act, Caller, Intent, KnowledgeUnit, Role
 

@@ -11,7 +11,7 @@ import pytest
 
 from core.config import load_retrieval_config
 from core.kb import KnowledgeBase
-from core.retrieval.hdc import HdcIndex
+from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.hdc_side import HdcWithSide
 from core.retrieval.indexes import IndexCache
 from core.retrieval.lanes import hdc_pool, hdc_question

@@ -16,7 +16,7 @@ from core.diagnostics import Code
 from core.embeddings import EmbeddingConfig
 from core.kb import KnowledgeBase
 from core.retrieval.dense import DenseLane
-from core.retrieval.hdc import HdcIndex
+from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet
 from core.store import SegmentStore
@@ -49,11 +49,19 @@ def vector_sets(cache: Path, kind: str) -> list[Path]:
     return sorted(p.parent for p in (cache / "segments").glob(f"*/*/vectors/{kind}-*/meta.json"))
 
 
+def in_view_order(index: HdcIndex) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The index's topic vectors and each unit's claim windows, in its view's order."""
+    order = np.arange(len(index)) if index.order is None else index.order
+    return np.asarray(index.topic)[order], [index._windows(int(row)) for row in order]
+
+
 def assert_same_scores(index: HdcIndex, fresh: HdcIndex) -> None:
     assert index.unit_ids == fresh.unit_ids
-    np.testing.assert_array_equal(index.topic, fresh.topic)
-    np.testing.assert_array_equal(index.claim, fresh.claim)
-    np.testing.assert_array_equal(index.claim_start, fresh.claim_start)
+    (topic, windows), (fresh_topic, fresh_windows) = in_view_order(index), in_view_order(fresh)
+    np.testing.assert_array_equal(topic, fresh_topic)
+    assert len(windows) == len(fresh_windows)
+    for mine, theirs in zip(windows, fresh_windows):
+        np.testing.assert_array_equal(mine, theirs)
     for question in QUESTIONS:
         query = fresh.query(tokenize(question), Act.DEFINE)
         np.testing.assert_array_equal(index.scores(query), fresh.scores(query))
@@ -321,3 +329,55 @@ def test_cache_info_lists_vector_sets(tmp_path, capsys, embedder):
     vector_lines = [line.strip() for line in out if line.strip().startswith("vectors:")]
     assert len(vector_lines) == 2
     assert all("hdc" in line and "3 units" in line and "dense" in line and f"× {DIM}" in line for line in vector_lines)
+
+
+def test_a_view_reads_the_stored_sets_in_place_and_gathers_only_the_rows_it_permits(tmp_path):
+    from core.cnl import to_markdown
+    from core.retrieval.row_blocks import RowBlocks
+    from tests.core.store_kb import unit
+    import random
+
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    kb_dir.mkdir()
+    rng = random.Random(5)
+    for number in range(3):  # files whose every unit everyone may see
+        units = [unit(rng, f"open{number}", i).model_copy(update={"acl": (), "region": None, "effective_to": None})
+                 for i in range(30)]
+        (kb_dir / f"open{number}.md").write_text(to_markdown(units), encoding="utf-8")
+    write_kb(kb_dir / "mixed", files=2)  # and files with restricted units
+    hdc(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))  # a new process: sets mapped from disk
+    index, indexes = hdc(kb)
+    assert isinstance(index.topic, RowBlocks) and isinstance(index.claim, RowBlocks)
+    assert len(index.topic.blocks) == 5
+    # An open file's rows are its stored set itself; a mixed file's permitted rows are gathered.
+    in_place = sorted(isinstance(block, np.memmap) for block in index.topic.blocks)
+    assert in_place == [False, False, True, True, True]
+    assert_same_scores(index, HdcIndex.build(kb.view(PUBLIC).units, indexes.config.hdc))
+
+
+def test_a_view_whose_order_interleaves_files_scores_as_a_fresh_build(tmp_path):
+    """The view lists units by id; two files whose ids interleave give block rows in file order
+    and a map back to the view's order (the vectors are not copied to reorder them)."""
+    from core.cnl import to_markdown
+    from tests.core.store_kb import unit
+    import random
+
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    kb_dir.mkdir()
+    rng = random.Random(8)
+    for number in range(2):
+        units = [unit(rng, "log", 2 * i + number).model_copy(update={"acl": (), "region": None, "effective_to": None})
+                 for i in range(25)]
+        (kb_dir / f"log{number}.md").write_text(to_markdown(units), encoding="utf-8")
+    hdc(KnowledgeBase.load([kb_dir], store=SegmentStore(cache)))
+    kb = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    index, indexes = hdc(kb)
+    assert index.order is not None and not np.array_equal(index.order, np.arange(len(index)))
+    assert sorted(index.order.tolist()) == list(range(len(index)))
+    assert_same_scores(index, HdcIndex.build(kb.view(PUBLIC).units, indexes.config.hdc))
+    fresh = HdcIndex.build(kb.view(PUBLIC).units, indexes.config.hdc)
+    query = fresh.query(tokenize("tide harbour chart"), Act.DEFINE)
+    for unit_id in index.unit_ids[:6]:
+        assert index.field_similarities(query, unit_id) == fresh.field_similarities(query, unit_id)
+        np.testing.assert_array_equal(index.text_vector(unit_id), fresh.text_vector(unit_id))
