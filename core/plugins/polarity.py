@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, passage
 from core.text import tokenize
+from core.units import Role
 
 # A yes/no question with this many terms may leave one unmatched (an irregular verb form such as
 # "see"/"seen" defeats the stemmer); with fewer, every term must be in the evidence.
@@ -23,6 +24,7 @@ _NOUN_NEGATIONS = frozenset("no none".split())
 _UNREALISED = frozenset("to would could should might may must can will shall".split())
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
 _REFUSAL_AFTER = 2
+_PAST_AUXILIARIES = frozenset("was were did had".split())
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
 
 
@@ -38,7 +40,8 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     """Yes when a passage states every term (one may be missing among four or more) and no such
     passage denies it; No when one does, a negation word sharing a clause with a question term;
     otherwise cannot tell, quoting the closest passage. Co-mention alone is weak support, so one
-    denial outweighs any number of statements ("asked the priory to pay" / "the priory refused")."""
+    denial outweighs any number of statements ("asked the priory to pay" / "the priory refused").
+    A question about what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
     need = len(terms) - 1 if len(terms) >= _LENIENT_FROM_TERMS else len(terms)
     passages = []
     for rank, sentence in enumerate(evidence.ranked()):
@@ -51,7 +54,12 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         closest = passages[0][3] if passages else ()
         return Verdict(None, closest)
     asserted = []
+    happened = _asks_what_happened(question)
     for _, _, _, window, sentence in stated:
+        if happened and sentence.unit.role is Role.PROCEDURE:
+            # A step says what to do, not what was done: "Re-enable automatic renewal" does not
+            # answer "Was the certificate renewed automatically?" either way.
+            continue
         # "She did not need to force the lock" denies whatever it frames.
         if denies(sentence, terms, question, window):
             return Verdict("No", window)
@@ -65,6 +73,12 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     if not asserted:
         return Verdict(None, stated[0][3])
     return Verdict("Yes", asserted[0])
+
+
+def _asks_what_happened(question: str) -> bool:
+    """A question opening with a past auxiliary ("Was …", "Did …") asks about an event."""
+    words = question.split(maxsplit=1)
+    return bool(words) and words[0].strip(EDGE).lower() in _PAST_AUXILIARIES
 
 
 def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str | None:

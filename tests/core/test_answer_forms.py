@@ -464,3 +464,18 @@ def test_who_names_a_person_before_a_code_and_how_gives_the_numbered_steps(tmp_p
     assert ask(session, "Who should I call if the door seal leaks?").answer.startswith("Priya Natarajan")
     steps = ask(session, "How do I run a cycle?").answer
     assert steps.startswith("Running a cycle: 1. Loosen the caps of all bottles; 2. Close the door; 3. Press START")
+
+
+def test_a_question_about_what_happened_is_not_answered_from_a_procedures_steps(tmp_path: Path) -> None:
+    (tmp_path / "review.txt").write_text(
+        "Why it happened\nThe renewal job had been disabled during the migration in January.\n\n"
+        "Actions\n1. Re-enable automatic renewal of the certificate on the new servers.\n"
+        "2. Extend the expiry monitor to internal endpoints.\n",
+        encoding="utf-8",
+    )
+    session = Session.open([tmp_path])
+    past = ask(session, "Was the certificate renewed automatically?")
+    assert past.answer.startswith(INSUFFICIENT_PREFACE) and "cannot tell" in past.answer
+    # A question about what to do is answered by the steps.
+    present = ask(session, "Do we re-enable automatic renewal of the certificate?")
+    assert present.answer.startswith("Yes")
