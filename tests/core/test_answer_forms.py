@@ -53,6 +53,12 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     return Session.open([folder])
 
 
+def session_over(folder: Path, name: str, text: str) -> Session:
+    """A session over one text file written for the test."""
+    (folder / name).write_text(text, encoding="utf-8")
+    return Session.open([folder])
+
+
 def ask(session: Session, question: str) -> AnswerReady:
     events = list(session.run(Request(question=question, caller=Caller())))
     return next(e for e in reversed(events) if isinstance(e, AnswerReady))
@@ -423,8 +429,7 @@ def test_an_explanation_does_not_take_a_neighbour_from_under_another_heading() -
 
 
 def test_a_name_question_whose_answer_is_a_heading_quotes_the_unit_under_it(tmp_path: Path) -> None:
-    (tmp_path / "minutes.txt").write_text(MINUTES, encoding="utf-8")
-    answer = ask(Session.open([tmp_path]), "Which item was deferred to the May meeting?")
+    answer = ask(session_over(tmp_path, "minutes.txt", MINUTES), "Which item was deferred to the May meeting?")
     assert answer.answer.startswith("5. Bus contract: The contract for the school buses")
 
 
@@ -442,8 +447,7 @@ A: Report it to the site warden, Gerald Pike, who keeps the spare keys.
 
 
 def test_faq_answers_are_read_as_answers_to_their_questions(tmp_path: Path) -> None:
-    (tmp_path / "faq.txt").write_text(ALLOTMENT_FAQ, encoding="utf-8")
-    session = Session.open([tmp_path])
+    session = session_over(tmp_path, "faq.txt", ALLOTMENT_FAQ)
     # The answer sentence says "it"; the question it answers says what "it" is.
     gate = ask(session, "Who should I tell about a broken gate?")
     assert gate.answer.startswith("Gerald Pike") and gate.status == "grounded"
@@ -454,26 +458,22 @@ def test_faq_answers_are_read_as_answers_to_their_questions(tmp_path: Path) -> N
 
 
 def test_who_names_a_person_before_a_code_and_how_gives_the_numbered_steps(tmp_path: Path) -> None:
-    (tmp_path / "autoclave.txt").write_text(
+    session = session_over(tmp_path, "autoclave.txt", (
         "Running a cycle\n1. Loosen the caps of all bottles.\n2. Close the door.\n3. Press START.\n\n"
         "Faults\nIf the error code E4 appears, the door seal is leaking; stop the cycle and call the lab "
-        "technician, Priya Natarajan.\n",
-        encoding="utf-8",
-    )
-    session = Session.open([tmp_path])
+        "technician, Priya Natarajan.\n"
+    ))
     assert ask(session, "Who should I call if the door seal leaks?").answer.startswith("Priya Natarajan")
     steps = ask(session, "How do I run a cycle?").answer
     assert steps.startswith("Running a cycle: 1. Loosen the caps of all bottles; 2. Close the door; 3. Press START")
 
 
 def test_a_question_about_what_happened_is_not_answered_from_a_procedures_steps(tmp_path: Path) -> None:
-    (tmp_path / "review.txt").write_text(
+    session = session_over(tmp_path, "review.txt", (
         "Why it happened\nThe renewal job had been disabled during the migration in January.\n\n"
         "Actions\n1. Re-enable automatic renewal of the certificate on the new servers.\n"
-        "2. Extend the expiry monitor to internal endpoints.\n",
-        encoding="utf-8",
-    )
-    session = Session.open([tmp_path])
+        "2. Extend the expiry monitor to internal endpoints.\n"
+    ))
     past = ask(session, "Was the certificate renewed automatically?")
     assert past.answer.startswith(INSUFFICIENT_PREFACE) and "cannot tell" in past.answer
     # A question about what to do is answered by the steps.
