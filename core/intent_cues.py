@@ -13,6 +13,7 @@ from functools import lru_cache
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.sentences import period_continues
 from core.text import stem, tokenize
 from core.units import Act, KnowledgeUnit
 
@@ -215,6 +216,7 @@ def _phrase(words: Iterable[str]) -> list[str]:
 # --- splitting an input into context sentences and questions ---------------------------------
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_NEXT_CHAR = re.compile(r"\S?")
 # Possessive and single `\s` where neighbouring quantifiers overlap (`\s+[^,]+`, `\s*.+`): retrying
 # each split of a long whitespace run is quadratic. The context is stripped where it is used, and
 # a sentence never ends in whitespace, so the matches are the same.
@@ -241,7 +243,7 @@ def split_input(text: str) -> tuple[list[str], list[str]]:
     """
     context: list[str] = []
     questions: list[str] = []
-    for sentence in _SENTENCE_END.split(text.strip()):
+    for sentence in _sentences(text.strip()):
         lead = _LEAD_CLAUSE.match(sentence)
         if lead:
             context.append(_terminated(lead.group("context"), "."))
@@ -257,6 +259,20 @@ def split_input(text: str) -> tuple[list[str], list[str]]:
     if not questions and text.strip():
         return [], [text.strip()]
     return context, questions
+
+
+def _sentences(text: str) -> list[str]:
+    """Split after . ? or ! and whitespace, except after an abbreviation or an initial ("Y. pestis")."""
+    sentences = []
+    begin = 0
+    for gap in _SENTENCE_END.finditer(text):
+        period = gap.start() - 1
+        if text[period] == "." and period_continues(text, period, _NEXT_CHAR.match(text, gap.end()).group()):
+            continue
+        sentences.append(text[begin:gap.start()])
+        begin = gap.end()
+    sentences.append(text[begin:])
+    return sentences
 
 
 _INSTRUCTION_OPENERS = frozenset("answer reply respond".split())

@@ -59,6 +59,7 @@ from pathlib import PurePath
 
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Diagnostic
+from core.sentences import period_continues
 from core.units import KnowledgeUnit, Relation, Role
 
 FACT_CONFIDENCE = "0.9"
@@ -102,12 +103,6 @@ _ANSWER_LABEL = re.compile(r"\s*(?:a|answer)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECA
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
 _END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u2019\u201d]*+(?=\s|$)")
 _NEXT_CHAR = re.compile(r"\s*(\S?)")
-_INITIALS = re.compile(r"(?:[A-Za-z]\.)+")
-_ABBREVIATIONS = frozenset(
-    "mr. mrs. ms. dr. prof. sr. jr. st. vs. e.g. i.e. cf. approx. no. nos. fig. figs. inc. ltd. co. "
-    "corp. dept. est. al. ca. vol. pp. ed. eds. jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. "
-    "nov. dec.".split()
-)
 _FACT_VERBS: dict[Relation, str] = {
     Relation.USES: r"uses?",
     Relation.PROVIDES: r"provides?",
@@ -456,19 +451,7 @@ def _is_boundary(text: str, match: re.Match[str]) -> bool:
     following = _NEXT_CHAR.match(text, match.end()).group(1)
     if following.islower():
         return False
-    if not match.group().startswith("."):
-        return True
-    # Abbreviations are short, so a small window before the period holds the whole word.
-    window = text[max(0, match.start() - 48):match.start() + 1].split()
-    word = window[-1].lstrip("\"'([\u2018\u201c")
-    if word.lower() in _ABBREVIATIONS:
-        return False
-    if not _INITIALS.fullmatch(word):
-        return True
-    # "U.S." is an abbreviation and "John F. Kennedy" an initial inside a name, but in "A uses B.
-    # B provides C." a lone letter after a lowercase word ends the sentence.
-    previous = window[-2] if len(window) > 1 else ""
-    return len(word) == 2 and previous[:1].islower()
+    return not (match.group().startswith(".") and period_continues(text, match.start(), following))
 
 
 def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:

@@ -133,6 +133,29 @@ def test_split_keeps_decimal_points_inside_a_sentence() -> None:
     assert split_input("Orion 2.1 uses Helix. Why?") == (["Orion 2.1 uses Helix."], ["Why?"])
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which samples of V. cholerae did the survey of the delta find?",
+        "Why did the lighthouse keeper at St. Brannock log the fog twice?",
+        "Who funded the orchard trials in the U.S. Midwest before 1950?",
+        "When did Harriet J. Ollerton patent the seed drill?",
+        "What does the guide list, e.g. for the ferns?",
+    ],
+)
+def test_initials_and_abbreviations_do_not_end_a_question(question: str) -> None:
+    assert split_input(question) == ([], [question])
+
+
+def test_a_letter_closing_a_statement_still_ends_it() -> None:
+    # A lone capital after a lowercase word, then a capitalised word: a sentence end.
+    assert split_input("The mill feeds pump B. Why does pump B stall?") == (
+        ["The mill feeds pump B."],
+        ["Why does pump B stall?"],
+    )
+    assert split_input("the kiln cooled. why did it crack?") == (["the kiln cooled."], ["Why did it crack?"])
+
+
 def test_input_without_a_question_is_the_question() -> None:
     assert split_input("orion structured logging") == ([], ["orion structured logging"])
     assert split_input("Orion uses Helix.") == ([], ["Orion uses Helix."])
