@@ -7,171 +7,33 @@ because a restricted id anywhere in the trace is a leak, whichever stage put it 
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, computed_field
+from pydantic import BaseModel, ConfigDict, computed_field
 
-from core.config import ConfigError, FusionMethod, RetrievalConfig, read_json
-from core.diagnostics import Code, Diagnostic
+from core.answer_checks import AnswerVerdict
+from core.config import FusionMethod, RetrievalConfig
+from core.eval_queries import AnswerStatus, CallerSpec, QuerySpec, load_queries, stale_labels
 from core.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.intent_cues import question_cues
 from core.kb import visible_to
 from core.plugins.base import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.plugins.calls import retrieve_bounded
-from core.units import MAX_CALLER_TAGS, Caller, Intent, Region, Tag
+from core.units import Caller, Intent
 
 if TYPE_CHECKING:
     from core.kb import KBView
     from core.session import Session
 
-AnswerStatus = Literal["grounded", "weak", "no-context"]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+# The queries file's names, for callers that import them from here.
+__all__ = [
+    "ALL_KINDS", "AnswerChecks", "CallerSpec", "EvalReport", "IdFinder", "QueryResult",
+    "QuerySpec", "evaluate", "load_queries", "stale_labels", "with_fusion",
+]
+
 ALL_KINDS = "all"
-
-
-# --- the queries file -----------------------------------------------------------------------------
-
-
-class _Spec(BaseModel):
-    # extra="forbid": a misspelt "must_not_apear" would otherwise silently disable a safety check.
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class CallerSpec(_Spec):
-    # The caller's own validated types, so a bad tag is reported with the queries file's line.
-    tags: frozenset[Tag] = Field(default=frozenset(), max_length=MAX_CALLER_TAGS)
-    region: Region | None = None
-    as_of: dt.date | None = None
-
-
-class QuerySpec(_Spec):
-    """One labelled question; no `caller` means the public caller, as for `mrptui ask`."""
-
-    id: Text
-    question: Text
-    caller: CallerSpec | None = None
-    expect_evidence: tuple[Text, ...]
-    must_not_appear: tuple[Text, ...]
-    expect_answer_mentions: tuple[Text, ...] = ()
-    expect_answer_excludes: tuple[Text, ...] = ()
-    expect_status: AnswerStatus | None = None
-    kind: str | None = None
-    # The answer form the question asks for (yes_no, entity, list, ...): answer accuracy is
-    # reported per type, as recall is per kind.
-    type: str | None = None
-
-    def as_caller(self) -> Caller:
-        spec = self.caller or CallerSpec()
-        return Caller(tags=spec.tags, region=spec.region, as_of=spec.as_of or dt.date.today())
-
-    @property
-    def kind_name(self) -> str:
-        return self.kind or "unlabelled"
-
-    @property
-    def type_name(self) -> str:
-        return self.type or self.kind_name
-
-
-_QUERY_LIST: TypeAdapter[list[QuerySpec]] = TypeAdapter(list[QuerySpec])
-
-
-def load_queries(path: Path) -> list[QuerySpec]:
-    """Raises ConfigError with file and line for unreadable JSON, bad fields and duplicate ids."""
-    data = read_json(path)
-    text = path.read_text(encoding="utf-8")
-    try:
-        queries = _QUERY_LIST.validate_python(data)
-    except ValidationError as exc:
-        raise ConfigError(
-            [_diagnostic(path, text, tuple(err["loc"]), f"{_loc_text(err['loc'])}: {err['msg']}") for err in exc.errors()]
-        ) from None
-    duplicates = _duplicate_ids(path, text, queries)
-    if duplicates:
-        raise ConfigError(duplicates)
-    return queries
-
-
-def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection[str]) -> list[Diagnostic]:
-    """Labelled ids (expect_evidence, must_not_appear) that name no unit of the KB: after an edit
-    renamed a unit, their checks would pass or fail for the wrong reason."""
-    text = path.read_text(encoding="utf-8")
-    spans = _element_spans(text)
-    problems = []
-    for index, query in enumerate(queries):
-        start, end = spans[index]
-        for field in ("expect_evidence", "must_not_appear"):
-            for unit_id in getattr(query, field):
-                if unit_id in known_ids:
-                    continue
-                found = text.find(json.dumps(unit_id), start, end)
-                offset = found if found >= 0 else start
-                line = text.count("\n", 0, offset) + 1
-                col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-                problems.append(Diagnostic(
-                    code=Code.UNKNOWN_LABELLED_ID, file=str(path), line=line, col=col,
-                    message=f"query {query.id}: {field} names {unit_id!r}, which is not a unit of the KB",
-                ))
-    return problems
-
-
-def _duplicate_ids(path: Path, text: str, queries: Sequence[QuerySpec]) -> list[Diagnostic]:
-    first: dict[str, int] = {}
-    problems = []
-    for index, query in enumerate(queries):
-        if query.id in first:
-            where = _position(text, (first[query.id], "id"))[0]
-            message = f"duplicate query id {query.id!r} (first on line {where})"
-            problems.append(_diagnostic(path, text, (index, "id"), message))
-        first.setdefault(query.id, index)
-    return problems
-
-
-def _loc_text(loc: Sequence[str | int]) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".") or "<root>"
-
-
-def _diagnostic(path: Path, text: str, loc: tuple[str | int, ...], message: str) -> Diagnostic:
-    line, col = _position(text, loc)
-    return Diagnostic(code=Code.INVALID_CONFIG, message=message, file=str(path), line=line, col=col)
-
-
-def _position(text: str, loc: tuple[str | int, ...]) -> tuple[int, int]:
-    """Line and column of a validation path: the query's element, then each key named inside it.
-
-    core.config's locator skips list indices, which would point every query's error at the first
-    query; here the index selects the element's span and keys are searched within it only.
-    """
-    if not loc or not isinstance(loc[0], int):
-        return 1, 1
-    start, end = _element_spans(text)[loc[0]]
-    offset = start
-    for part in loc[1:]:
-        if isinstance(part, str):
-            found = text.find(json.dumps(part), offset, end)
-            offset = found if found >= 0 else offset
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def _element_spans(text: str) -> list[tuple[int, int]]:
-    """Start and end offsets of each element of the top-level array (the text is valid JSON)."""
-    decoder = json.JSONDecoder()
-    spans = []
-    position = text.index("[") + 1
-    while True:
-        while text[position] in " \t\r\n,":
-            position += 1
-        if text[position] == "]":
-            return spans
-        _, end = decoder.raw_decode(text, position)
-        spans.append((position, end))
-        position = end
 
 
 # --- results --------------------------------------------------------------------------------------
@@ -204,6 +66,11 @@ class QueryResult(_Out):
     expect_status: AnswerStatus | None
     status: str
     answer: str
+    # What the answer asserts: the short answer before "because" ("" when it abstains).
+    lead: str
+    # SQuAD EM and token F1 of the lead against `expect_answer` (None when no gold is labelled).
+    answer_em: int | None
+    answer_f1: float | None
     retrieval: tuple[PluginRun, ...]
     forbidden_seen: tuple[str, ...]
     hidden_seen: tuple[str, ...]
@@ -239,6 +106,10 @@ class AnswerChecks(_Out):
     type: str
     checked: int
     failures: dict[str, str]
+    # Means over the queries with `expect_answer` (None when there are none).
+    scored: int = 0
+    answer_em: float | None = None
+    answer_f1: float | None = None
 
     @computed_field
     @property
@@ -339,6 +210,7 @@ class _Runner:
         events = list(self.session.run(request))
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
         seen = _Seen(query.question, events, candidates)
+        verdict = AnswerVerdict(query, answer)
         return QueryResult(
             id=query.id,
             kind=query.kind_name,
@@ -346,13 +218,16 @@ class _Runner:
             fusion=self.method.value,
             expect_evidence=query.expect_evidence,
             expect_status=query.expect_status,
-            status=answer.status if answer else "failed",
-            answer=answer.answer if answer else "",
+            status=verdict.status,
+            answer=verdict.text,
+            lead=verdict.lead,
+            answer_em=verdict.em,
+            answer_f1=verdict.f1,
             retrieval=tuple(_plugin_run(pid, result, query.expect_evidence) for pid, result in results.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
             hidden_seen=seen.sightings(self._hidden_finder(caller)),
-            answer_checked=bool(query.expect_status or query.expect_answer_mentions or query.expect_answer_excludes),
-            answer_problems=_answer_problems(query, answer),
+            answer_checked=query.checks_answer,
+            answer_problems=verdict.problems,
         )
 
     def _retrieve(self, request: Request, view: KBView) -> dict[str, KbResult]:
@@ -372,16 +247,26 @@ class _Runner:
 
 
 class IdFinder:
-    """Finds whole unit ids in text, so "a::unit-1" is not reported inside "a::unit-10"."""
+    """Finds whole unit ids in text, in any case, so "a::unit-1" is not reported inside
+    "a::unit-10" and "A::UNIT-1" echoed in lower case is still "a::unit-1"."""
 
     def __init__(self, ids: Iterable[str]):
         self.ids = frozenset(ids)
+        self._by_folded: dict[str, set[str]] = {}
+        for uid in self.ids:
+            self._by_folded.setdefault(uid.casefold(), set()).add(uid)
         # Longest first, so an id that is a prefix of another never shadows it.
         alternatives = "|".join(re.escape(i) for i in sorted(self.ids, key=len, reverse=True))
-        self._pattern = re.compile(rf"(?<![\w:-])(?:{alternatives})(?![\w-])") if self.ids else None
+        self._pattern = re.compile(rf"(?<![\w:-])(?:{alternatives})(?![\w-])", re.IGNORECASE) if self.ids else None
 
     def find(self, text: str) -> set[str]:
-        return set(self._pattern.findall(text)) if self._pattern else set()
+        if not self._pattern:
+            return set()
+        return {uid for match in self._pattern.findall(text) for uid in self._by_folded.get(match.casefold(), ())}
+
+    def among(self, ids: Iterable[str]) -> set[str]:
+        """The sought ids that name one of `ids`, compared in any case."""
+        return {uid for other in ids for uid in self._by_folded.get(other.casefold(), ())}
 
 
 class _Seen:
@@ -397,14 +282,16 @@ class _Seen:
     def sightings(self, finder: IdFinder) -> tuple[str, ...]:
         """Each forbidden id the run showed, as "<id> in <where>".
 
-        An id the question itself contains is echoed in query terms and reasons without being
-        shown to anyone, so for those ids only the unit-id fields count, not free text.
+        An id the question itself contains, in any case, is echoed in query terms and reasons
+        without being shown to anyone, so for those ids only the unit-id fields count, not free
+        text. Ids compare in any case everywhere: a gate that failed only for an id typed in
+        another case than the KB's would tell the caller that the restricted id exists.
         """
         typed = finder.find(self.question)
         in_text = IdFinder(finder.ids - typed) if typed else finder
         seen = [f"{uid} in {where}" for where, text in self.texts for uid in sorted(in_text.find(text))]
-        seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & ids)]
-        seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in ids if uid in finder.ids]
+        seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & finder.among(ids))]
+        seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in sorted(finder.among(ids))]
         return tuple(dict.fromkeys(seen))
 
 
@@ -429,43 +316,22 @@ def _proof_units(node: ProofNode) -> Iterator[str]:
 
 def _plugin_run(plugin_id: str, result: KbResult, expected: Sequence[str]) -> PluginRun:
     outcome = result.outcome
-    ranked = {c.id: c.rank for c in outcome.candidates} if outcome else {}
-    kept = set(outcome.evidence_ids) if outcome else set()
-    ranks = {uid: ranked.get(uid) for uid in expected}
+    # Labels compare in any case, as the gates do.
+    ranked = {c.id.casefold(): c.rank for c in outcome.candidates} if outcome else {}
+    kept = {uid.casefold() for uid in outcome.evidence_ids} if outcome else set()
+    ranks = {uid: ranked.get(uid.casefold()) for uid in expected}
     found = [rank for rank in ranks.values() if rank is not None]
     total = len(expected) or 1
     return PluginRun(
         plugin=plugin_id,
         ranks=ranks,
-        kept=tuple(uid for uid in expected if uid in kept),
+        kept=tuple(uid for uid in expected if uid.casefold() in kept),
         recall_at_1=sum(rank <= 1 for rank in found) / total,
         recall_at_3=sum(rank <= 3 for rank in found) / total,
-        recall_at_k=sum(uid in kept for uid in expected) / total,
+        recall_at_k=sum(uid.casefold() in kept for uid in expected) / total,
         reciprocal_rank=1 / min(found) if found else 0.0,
         error=result.reason if result.status is Status.ERROR else "",
     )
-
-
-def _answer_problems(query: QuerySpec, answer: AnswerReady | None) -> tuple[str, ...]:
-    status = answer.status if answer else "failed"
-    problems = []
-    if query.expect_status and status != query.expect_status:
-        problems.append(f"status {status}, expected {query.expect_status}")
-    text = answer.answer if answer else ""
-    missing = [phrase for phrase in query.expect_answer_mentions if not _says(text, phrase)]
-    if missing:
-        problems.append(f"answer does not mention {', '.join(missing)}")
-    present = [phrase for phrase in query.expect_answer_excludes if _says(text, phrase)]
-    if present:
-        problems.append(f"answer mentions excluded {', '.join(present)}")
-    return tuple(problems)
-
-
-def _says(text: str, phrase: str) -> bool:
-    """The phrase as whole words, any case: "No" is not found inside "not" or "Nobody"."""
-    left = r"\b" if phrase[:1].isalnum() else ""
-    right = r"\b" if phrase[-1:].isalnum() else ""
-    return re.search(left + re.escape(phrase) + right, text, re.IGNORECASE) is not None
 
 
 # --- aggregation ----------------------------------------------------------------------------------
@@ -540,10 +406,19 @@ def _answer_checks(results: Sequence[QueryResult], fusion: str) -> list[AnswerCh
             type=type_name,
             checked=len(group),
             failures={r.id: "; ".join(r.answer_problems) for r in group if r.answer_problems},
+            scored=len(scored),
+            answer_em=_mean(r.answer_em for r in scored) if scored else None,
+            answer_f1=_mean(r.answer_f1 for r in scored) if scored else None,
         )
         for type_name in [ALL_KINDS, *types]
         for group in [[r for r in checked if type_name in (ALL_KINDS, r.type)]]
+        for scored in [[r for r in group if r.answer_f1 is not None]]
     ]
+
+
+def _mean(values: Iterable[float | None]) -> float:
+    listed = [v or 0.0 for v in values]
+    return round(sum(listed) / len(listed), 4)
 
 
 def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
@@ -555,13 +430,14 @@ def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tu
     unknown = {}
     for query in queries:
         caller = query.as_caller()
-        visible = {unit.id for unit in session.kb.units if visible_to(unit, caller)}
-        unknown[query.id] = tuple(uid for uid in query.expect_evidence if uid not in visible)
+        visible = {unit.id.casefold() for unit in session.kb.units if visible_to(unit, caller)}
+        unknown[query.id] = tuple(uid for uid in query.expect_evidence if uid.casefold() not in visible)
     return {qid: ids for qid, ids in unknown.items() if ids}
 
 
 def _absent_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:
     """Author view: labelled ids no file holds (a must_not_appear typo makes its gate pass vacuously)."""
-    known = {unit.id for unit in session.kb.units}
-    absent = {q.id: tuple(uid for uid in (*q.expect_evidence, *q.must_not_appear) if uid not in known) for q in queries}
+    known = {unit.id.casefold() for unit in session.kb.units}
+    labelled = {q.id: (*q.expect_evidence, *q.must_not_appear) for q in queries}
+    absent = {qid: tuple(uid for uid in ids if uid.casefold() not in known) for qid, ids in labelled.items()}
     return {qid: ids for qid, ids in absent.items() if ids}

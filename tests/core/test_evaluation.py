@@ -93,7 +93,9 @@ def test_only_the_thinkingdb_lane_keeps_whole_proof_chains(report) -> None:
 def test_answer_checks_pass_rate(report, fusion) -> None:
     answers = next(a for a in report.answers if a.fusion == fusion)
     assert answers.checked == 48
-    assert answers.rate >= 0.95  # 48/48 weighted and rrf measured
+    # 32/48 under each fusion with the checks judging the lead (47/48 when a word anywhere in the
+    # answer passed): the multi-hop "why" leads restate the question (docs/evaluation.md).
+    assert answers.rate >= 0.66
 
 
 def test_recall_is_scored_only_on_queries_that_expect_evidence(report) -> None:
@@ -223,7 +225,7 @@ def test_the_secret_unit_is_evidence_for_a_caller_who_may_see_it(tiny_kb) -> Non
 def test_answer_checks_report_status_and_missing_mentions(tiny_kb) -> None:
     query = QuerySpec.model_validate(_query(expect_status="no-context", expect_answer_mentions=["billing", "invoices"]))
     report = evaluate(Session.open([tiny_kb]), [query], ["kb-fast"])
-    expected = "status grounded, expected no-context; answer does not mention invoices"
+    expected = "status grounded, expected no-context; the lead does not mention invoices"
     assert report.answers[0].failures == {"t1": expected}
     # A grounded answer where no-context was expected is also an abstention failure.
     assert set(report.gate("abstention").failures) == {"t1"}

@@ -22,20 +22,20 @@ ROOT = Path(__file__).resolve().parents[2]
 SETS = {"foreign": ROOT / "evalsets" / "foreign", "heldout": ROOT / "evalsets" / "heldout"}
 FUSIONS = ["weighted", "rrf"]
 
-# (set, fusion, type, floor). Measured: foreign 31/32 under each fusion; held-out 16/21 under
-# each (docs/evaluation.md).
+# (set, fusion, type, floor). Measured with the answer checks judging the lead (the short answer
+# before "because"; docs/evaluation.md): foreign 19/32 and held-out 7/21 under each fusion
+# (31/32 and 16/21 when a word anywhere in the answer passed). Types whose leads all fail today
+# (comparison and multi_hop in both sets; entity and list in the held-out set) have no floor yet.
 FLOORS = [
-    *(("foreign", fusion, "all", 0.93) for fusion in FUSIONS),
-    *(
-        ("foreign", fusion, kind, 1.0)
-        for fusion in FUSIONS
-        for kind in ("entity", "list", "explanation", "comparison", "cannot_tell", "abstention", "multi_hop")
-    ),
+    *(("foreign", fusion, "all", 0.59) for fusion in FUSIONS),
+    *(("foreign", fusion, kind, 1.0) for fusion in FUSIONS for kind in ("entity", "cannot_tell", "abstention")),
     *(("foreign", fusion, "yes_no", 0.83) for fusion in FUSIONS),
-    *(("heldout", fusion, "all", 0.74) for fusion in FUSIONS),
-    *(("heldout", fusion, kind, 1.0) for fusion in FUSIONS for kind in ("explanation", "cannot_tell", "abstention")),
-    *(("heldout", fusion, kind, 0.74) for fusion in FUSIONS for kind in ("yes_no", "entity", "multi_hop")),
-    *(("heldout", fusion, kind, 0.5) for fusion in FUSIONS for kind in ("list", "comparison")),
+    *(("foreign", fusion, "list", 0.66) for fusion in FUSIONS),
+    *(("foreign", fusion, "explanation", 0.33) for fusion in FUSIONS),
+    *(("heldout", fusion, "all", 0.33) for fusion in FUSIONS),
+    *(("heldout", fusion, kind, 1.0) for fusion in FUSIONS for kind in ("cannot_tell", "abstention")),
+    *(("heldout", fusion, "yes_no", 0.74) for fusion in FUSIONS),
+    *(("heldout", fusion, "explanation", 0.5) for fusion in FUSIONS),
 ]
 COUNTS = {
     "foreign": {
