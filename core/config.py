@@ -153,10 +153,10 @@ class ConfigError(Exception):
         self.diagnostics = diagnostics
 
 
-def read_json(path: Path) -> object:
+def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
     """Parse a JSON file, turning I/O and syntax problems into a `ConfigError` with a position."""
     try:
-        text = read_regular(path, MAX_CONFIG_BYTES).decode("utf-8")
+        text = read_regular(path, max_bytes).decode("utf-8")
     except UnsafePath as exc:
         raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=exc.reason, file=str(path))]) from None
     except (OSError, UnicodeDecodeError) as exc:

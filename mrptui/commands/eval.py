@@ -2,7 +2,10 @@
 safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it.
 
 `mrptui eval --beir DIR`: a public IR test collection in the BEIR format, every lane alone and every
-fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/ireval.py)."""
+fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/ireval.py).
+
+`mrptui eval --squad FILE|DIR`: SQuAD 2.0 reading comprehension, one KB per article, scored with the
+official EM/F1 and abstention rates (see core/squad.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.config import ConfigError
-from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries
+from core.config import ConfigError, FusionMethod
+from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
 from core.plugins.base import PluginType, RegistryError
 from core.resources import sample_queries_file
 from mrptui.commands import UsageError, add_session_options, config_from_args, exit_code, open_session, warn_health
@@ -28,6 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)")
     parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
     parser.add_argument("--run-dir", metavar="DIR", help="with --beir: write one TREC run file per system here")
+    parser.add_argument(
+        "--squad", metavar="PATH", help="evaluate SQuAD 2.0 answers: the official JSON, or a folder of questions.jsonl + articles/"
+    )
+    parser.add_argument(
+        "--limit", type=int, default=0, metavar="N",
+        help="with --squad: N questions, half answerable and half impossible (default 0: every question)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="with --squad: the sample's random seed (default 0)")
     add_session_options(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
@@ -41,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.squad:
+        return run_squad(args)
     if args.beir:
         if args.queries or args.sample:
             raise UsageError("give either QUERIES.json or --beir DIR, not both (nor --sample with --beir)")
@@ -194,6 +207,38 @@ def run_beir(args: argparse.Namespace) -> int:
             print(f"wrote {path}", file=sys.stderr)
     document = ireval.report(collection, measures)
     print(ireval.dumps(document) if args.json else ireval.markdown_table(document))
+    return 0
+
+
+def run_squad(args: argparse.Namespace) -> int:
+    from core import squad
+    from core.session import Session
+
+    if args.queries or args.sample or args.beir or getattr(args, "kb", None):
+        raise UsageError("--squad brings its own KBs (one per article): give no QUERIES.json, --sample, --beir or --kb")
+    if args.limit < 0:
+        raise UsageError(f"--limit must be 0 (every question) or more, not {args.limit}")
+    if args.fusion == "both":
+        raise UsageError("--squad runs one fusion method: --fusion weighted or --fusion rrf")
+    config = config_from_args(args)
+    try:
+        collection = squad.load_squad(Path(args.squad))
+    except ConfigError as exc:
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+
+    def open_article(path: Path) -> Session:
+        try:
+            session = Session.open([path], config)
+        except ConfigError as exc:
+            raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+        if session.retrieval.fusion.method.value == args.fusion:
+            return session
+        return session.with_retrieval(with_fusion(session.retrieval, FusionMethod(args.fusion)))
+
+    picked = squad.sample(collection.questions, args.limit, args.seed)
+    rows = squad.run(collection, picked, open_article, progress=_progress_bar())
+    result = squad.report(collection, rows, args.seed, args.limit)
+    print(squad.dumps(result) if args.json else squad.markdown(result))
     return 0
 
 

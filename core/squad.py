@@ -1,0 +1,486 @@
+"""SQuAD 2.0 reading comprehension: the engine's offline answers scored as the official evaluation
+scores them, with abstention (status not grounded, or a refusal) as the empty prediction.
+
+Reads the official JSON (`{"data": [{"title", "paragraphs": [{"context", "qas": [...]}]}]}`) or
+the JSONL layout of `../shared/qa/squad2-dev` (`questions.jsonl` + `articles/<slug>.txt`). Every
+article is its own KB, as `# Title` and its paragraphs, one block each (the layout's rule, so an
+official file and its JSONL copy give the same KB). Each question is answered by `Session.run`
+for the public caller, the run `mrptui ask` makes. The numbers follow
+`../shared/qa/squad2-dev/judge.py` (its docstring defines them), and agree with it on the same
+sample: the same stratified sampling, the same lead (core/answer_checks.py), the same scores.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.answer_checks import abstained, best_scores, contains_gold, lead_of, strip_citations
+from core.config import ConfigError, read_json
+from core.diagnostics import Code, Diagnostic
+from core.events import AnswerReady
+from core.json_locate import position
+from core.plugins.base import Request
+from core.safe_io import UnsafePath, read_regular
+from core.units import Caller
+
+if TYPE_CHECKING:
+    from core.session import Session
+
+# The official train file is 42 MB; a questions file past these is refused, not read.
+MAX_SQUAD_BYTES = 256_000_000
+MAX_ARTICLE_BYTES = 16_000_000
+# At most this many problems are listed for a malformed file (each locates its line).
+MAX_PROBLEMS = 20
+Progress = Callable[[int, int], None]
+OpenSession = Callable[[Path], "Session"]
+
+
+# --- reading --------------------------------------------------------------------------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _Answer(_Model):
+    text: str
+
+
+class _Qa(_Model):
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    answers: tuple[_Answer, ...] = ()
+    is_impossible: bool = False
+
+
+class _Paragraph(_Model):
+    context: str
+    qas: tuple[_Qa, ...]
+
+
+class _Article(_Model):
+    title: str = Field(min_length=1)
+    paragraphs: tuple[_Paragraph, ...]
+
+
+class _Official(_Model):
+    data: tuple[_Article, ...]
+
+
+class _Line(BaseModel):
+    # The layout's fields exactly: a misspelt "is_imposible" must not make a question answerable.
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    article: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    answers: tuple[str, ...]
+    is_impossible: bool
+
+
+@dataclass(frozen=True)
+class SquadQuestion:
+    id: str
+    article: str
+    question: str
+    answers: tuple[str, ...]
+    is_impossible: bool
+
+
+@dataclass(frozen=True)
+class SquadSet:
+    name: str
+    questions: tuple[SquadQuestion, ...]
+    # Article slug -> its KB text (`# Title`, blank line, paragraphs as blocks).
+    articles: dict[str, str]
+    # Article slug -> the file it was read from (the JSONL layout); absent for the official JSON.
+    files: dict[str, Path]
+
+
+def slug(title: str) -> str:
+    """`Fresno,_California` -> `fresno-california`: lower case, each run of non-alphanumerics a dash."""
+    return re.sub(r"[^0-9a-z]+", "-", title.lower()).strip("-")
+
+
+def article_text(title: str, paragraphs: Iterable[str]) -> str:
+    """The layout's KB text: each run of whitespace holding a line break becomes one space, so a
+    paragraph is exactly one block."""
+    blocks = [re.sub(r"\s*\n\s*", " ", p).strip() for p in paragraphs]
+    return "\n\n".join([f"# {title.replace('_', ' ')}", *blocks]) + "\n"
+
+
+def load_squad(path: Path) -> SquadSet:
+    """A SQuAD 2.0 file (official JSON) or folder (JSONL layout). Raises ConfigError with file and
+    line for anything malformed."""
+    if path.is_dir():
+        return _load_layout(path)
+    if path.is_file():
+        return _load_official(path)
+    raise ConfigError([Diagnostic(code=Code.PATH_NOT_FOUND, message="no SQuAD file or folder here", file=str(path))])
+
+
+def _load_official(path: Path) -> SquadSet:
+    data = read_json(path, MAX_SQUAD_BYTES)
+    try:
+        official = _Official.model_validate(data)
+    except ValidationError as exc:
+        text = path.read_text(encoding="utf-8")
+        raise ConfigError([_located(path, text, err) for err in exc.errors()[:MAX_PROBLEMS]]) from None
+    questions: list[SquadQuestion] = []
+    articles: dict[str, str] = {}
+    for article in official.data:
+        name = slug(article.title)
+        if name in articles or not name:
+            raise ConfigError([_problem(path, 1, f"article title {article.title!r} gives the slug {name!r} twice or empty")])
+        articles[name] = article_text(article.title, (p.context for p in article.paragraphs))
+        questions += [
+            SquadQuestion(qa.id, name, qa.question, tuple(a.text for a in qa.answers), qa.is_impossible)
+            for paragraph in article.paragraphs
+            for qa in paragraph.qas
+        ]
+    _check_ids(path, questions)
+    return SquadSet(path.stem, tuple(questions), articles, {})
+
+
+def _load_layout(folder: Path) -> SquadSet:
+    path = folder / "questions.jsonl"
+    if not path.is_file():
+        raise ConfigError([Diagnostic(code=Code.PATH_NOT_FOUND, message="missing questions.jsonl", file=str(path))])
+    text = _read_text(path, MAX_SQUAD_BYTES)
+    questions: list[SquadQuestion] = []
+    problems: list[Diagnostic] = []
+    files: dict[str, Path] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = _Line.model_validate_json(line)
+        except ValidationError as exc:
+            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+            problems.append(_problem(path, number, message, Code.MALFORMED_LINE))
+            continue
+        article = folder / "articles" / f"{record.article}.txt"
+        if record.article not in files:
+            if slug(record.article) != record.article or not article.is_file():
+                problems.append(_problem(path, number, f"no article file articles/{record.article}.txt", Code.UNKNOWN_REFERENCE))
+                continue
+            files[record.article] = article
+        questions.append(SquadQuestion(record.id, record.article, record.question, record.answers, record.is_impossible))
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    if problems:
+        raise ConfigError(problems)
+    _check_ids(path, questions)
+    articles = {name: _read_text(file, MAX_ARTICLE_BYTES) for name, file in files.items()}
+    return SquadSet(folder.resolve().name, tuple(questions), articles, files)
+
+
+def _read_text(path: Path, max_bytes: int) -> str:
+    try:
+        return read_regular(path, max_bytes).decode("utf-8")
+    except (UnsafePath, OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
+
+
+def _check_ids(path: Path, questions: Sequence[SquadQuestion]) -> None:
+    repeated = [qid for qid, count in Counter(q.id for q in questions).items() if count > 1]
+    if repeated:
+        raise ConfigError([_problem(path, 1, f"{len(repeated)} question id(s) repeated, e.g. {repeated[0]!r}")])
+    if not questions:
+        raise ConfigError([_problem(path, 1, "no questions")])
+
+
+def _problem(path: Path, line: int, message: str, code: Code = Code.INVALID_CONFIG) -> Diagnostic:
+    return Diagnostic(code=code, message=message, file=str(path), line=line)
+
+
+def _located(path: Path, text: str, err) -> Diagnostic:
+    loc = tuple(err["loc"])
+    line, col = position(text, loc)
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "<root>"
+    return Diagnostic(code=Code.INVALID_CONFIG, message=f"{where}: {err['msg']}", file=str(path), line=line, col=col)
+
+
+# --- sampling -------------------------------------------------------------------------------------
+
+
+def sample(questions: Sequence[SquadQuestion], limit: int, seed: int) -> list[SquadQuestion]:
+    """judge.py's sample: `limit` 0 takes every question (by id); otherwise limit // 2 answerable
+    and the rest impossible, each drawn with random.Random(seed) from its questions sorted by id."""
+    if limit <= 0:
+        return sorted(questions, key=lambda q: q.id)
+    rng = random.Random(seed)
+    answerable = sorted((q for q in questions if not q.is_impossible), key=lambda q: q.id)
+    impossible = sorted((q for q in questions if q.is_impossible), key=lambda q: q.id)
+    n_answerable = min(limit // 2, len(answerable))
+    n_impossible = min(limit - n_answerable, len(impossible))
+    return rng.sample(answerable, n_answerable) + rng.sample(impossible, n_impossible)
+
+
+# --- question types -------------------------------------------------------------------------------
+
+_AUXILIARIES = frozenset(
+    "is are was were am do does did can could has have had will would should shall may might must".split()
+)
+_WH = {"who": "who", "whom": "who", "whose": "who", "what": "what", "which": "which", "when": "when",
+       "where": "where", "why": "why"}
+
+
+def question_type(question: str) -> str:
+    """The first question word ("In what year …" is a what-question); a question opening with an
+    auxiliary is yes-no; "how many"/"how much" apart from other "how" questions."""
+    words = re.findall(r"[a-z]+", question.lower())
+    if words and words[0] in _AUXILIARIES:
+        return "yes-no"
+    for index, word in enumerate(words):
+        if word == "how":
+            following = words[index + 1] if index + 1 < len(words) else ""
+            return "how many/much" if following in ("many", "much") else "how"
+        if word in _WH:
+            return _WH[word]
+    return "other"
+
+
+# --- running and scoring --------------------------------------------------------------------------
+
+
+class SquadRow(BaseModel):
+    """One question scored: prediction = the lead when answered, "" when the engine abstained."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    article: str
+    question: str
+    type: str
+    is_impossible: bool
+    answers: tuple[str, ...]
+    status: str
+    answer: str
+    abstained: bool
+    lead: str
+    em: int
+    f1: float
+    # Answerable questions: some gold answer occurs in the answer text (None for impossible ones).
+    contains: bool | None
+
+
+def score(question: SquadQuestion, status: str, answer: str) -> SquadRow:
+    gave_up = abstained(status, answer)
+    lead = "" if gave_up else lead_of(answer)
+    em, f1 = best_scores(question.answers, lead)
+    return SquadRow(
+        id=question.id, article=question.article, question=question.question, type=question_type(question.question),
+        is_impossible=question.is_impossible, answers=question.answers, status=status, answer=answer,
+        abstained=gave_up, lead=lead, em=em, f1=f1,
+        contains=None if question.is_impossible else (not gave_up and contains_gold(answer, question.answers)),
+    )
+
+
+def run(
+    squad: SquadSet,
+    picked: Sequence[SquadQuestion],
+    open_session: OpenSession,
+    progress: Progress | None = None,
+) -> list[SquadRow]:
+    """Answer each picked question over its article's KB (one session per article), in `picked` order."""
+    by_article: dict[str, list[SquadQuestion]] = {}
+    for question in picked:
+        by_article.setdefault(question.article, []).append(question)
+    answers: dict[str, tuple[str, str]] = {}
+    done = 0
+    with tempfile.TemporaryDirectory(prefix="mrptui-squad-") as scratch:
+        for article, questions in by_article.items():
+            session = open_session(_article_file(squad, article, Path(scratch)))
+            for question in questions:
+                answers[question.id] = _ask(session, question.question)
+                done += 1
+                if progress:
+                    progress(done, len(picked))
+    return [score(q, *answers[q.id]) for q in picked]
+
+
+def _article_file(squad: SquadSet, article: str, scratch: Path) -> Path:
+    """The layout's own file, or the official article written as that file would be."""
+    if article in squad.files:
+        return squad.files[article]
+    path = scratch / f"{article}.txt"
+    path.write_text(squad.articles[article], encoding="utf-8")
+    return path
+
+
+def _ask(session: Session, question: str) -> tuple[str, str]:
+    request = Request(question=question, caller=Caller())
+    answer = None
+    for event in session.run(request):
+        if isinstance(event, AnswerReady):
+            answer = event
+    return (answer.status, answer.answer) if answer else ("failed", "")
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+
+class TypeRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    questions: int
+    answerable: int
+    abstained_answerable: float | None
+    abstained_impossible: float | None
+    em: float
+    f1: float
+
+
+class SquadReport(BaseModel):
+    """Shares as fractions (0–1); EM/F1 as percentages, as the official evaluation prints them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    seed: int
+    limit: int
+    questions: int
+    answerable: int
+    impossible: int
+    status_counts: dict[str, int]
+    exact: float
+    f1: float
+    hasans_exact: float | None
+    hasans_f1: float | None
+    noans_exact: float | None
+    abstain_on_impossible: float | None
+    abstain_on_answerable: float | None
+    answered_answerable: int
+    contains_of_answered: float | None
+    lead_em_of_answered: float | None
+    lead_f1_of_answered: float | None
+    always_abstain: float
+    # The same figures re-weighted to the whole set's answerable/impossible mix.
+    set_impossible_share: float
+    exact_set_mix: float | None
+    f1_set_mix: float | None
+    always_abstain_set_mix: float
+    median_answer_words: int
+    median_lead_words: int
+    median_gold_words: int
+    types: tuple[TypeRow, ...]
+    rows: tuple[SquadRow, ...]
+
+
+def report(squad: SquadSet, rows: Sequence[SquadRow], seed: int, limit: int) -> SquadReport:
+    answerable = [r for r in rows if not r.is_impossible]
+    impossible = [r for r in rows if r.is_impossible]
+    answered = [r for r in answerable if not r.abstained]
+    share = sum(q.is_impossible for q in squad.questions) / len(squad.questions)
+    has_em, has_f1 = _pct(r.em for r in answerable), _pct(r.f1 for r in answerable)
+    no_em = _pct(r.em for r in impossible)
+    return SquadReport(
+        name=squad.name, seed=seed, limit=limit, questions=len(rows), answerable=len(answerable),
+        impossible=len(impossible), status_counts=dict(Counter(r.status for r in rows)),
+        exact=_pct(r.em for r in rows) or 0.0, f1=_pct(r.f1 for r in rows) or 0.0,
+        hasans_exact=has_em, hasans_f1=has_f1, noans_exact=no_em,
+        abstain_on_impossible=_share(r.abstained for r in impossible),
+        abstain_on_answerable=_share(r.abstained for r in answerable),
+        answered_answerable=len(answered),
+        contains_of_answered=_share(bool(r.contains) for r in answered),
+        lead_em_of_answered=_pct(r.em for r in answered), lead_f1_of_answered=_pct(r.f1 for r in answered),
+        always_abstain=round(100 * len(impossible) / len(rows), 2) if rows else 0.0,
+        set_impossible_share=round(share, 4),
+        exact_set_mix=_mix(has_em, no_em, share), f1_set_mix=_mix(has_f1, no_em, share),
+        always_abstain_set_mix=round(100 * share, 2),
+        median_answer_words=_median(len(strip_citations(r.answer).split()) for r in answered),
+        median_lead_words=_median(len(r.lead.split()) for r in answered),
+        median_gold_words=_median(min(len(g.split()) for g in r.answers) for r in answerable if r.answers),
+        types=tuple(_type_rows(rows)),
+        rows=tuple(rows),
+    )
+
+
+def _type_rows(rows: Sequence[SquadRow]) -> Iterator[TypeRow]:
+    counts = Counter(r.type for r in rows)
+    for name, _ in counts.most_common():
+        group = [r for r in rows if r.type == name]
+        yield TypeRow(
+            type=name, questions=len(group), answerable=sum(not r.is_impossible for r in group),
+            abstained_answerable=_share(r.abstained for r in group if not r.is_impossible),
+            abstained_impossible=_share(r.abstained for r in group if r.is_impossible),
+            em=_pct(r.em for r in group) or 0.0, f1=_pct(r.f1 for r in group) or 0.0,
+        )
+
+
+def _pct(values: Iterable[float]) -> float | None:
+    listed = list(values)
+    return round(100 * sum(listed) / len(listed), 2) if listed else None
+
+
+def _share(values: Iterable[bool]) -> float | None:
+    listed = list(values)
+    return round(sum(listed) / len(listed), 4) if listed else None
+
+
+def _mix(answerable: float | None, impossible: float | None, share: float) -> float | None:
+    if answerable is None or impossible is None:
+        return None
+    return round((1 - share) * answerable + share * impossible, 2)
+
+
+def _median(values: Iterable[int]) -> int:
+    listed = sorted(values)
+    return listed[len(listed) // 2] if listed else 0
+
+
+def markdown(result: SquadReport) -> str:
+    """The figures beside the always-abstain baseline, then one row per question type."""
+
+    def pct(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.2f}"
+
+    def share(value: float | None) -> str:
+        return "n/a" if value is None else f"{100 * value:.1f}%"
+
+    lines = [
+        f"## SQuAD 2.0: {result.name} ({result.questions} questions: {result.answerable} answerable, "
+        f"{result.impossible} impossible; seed {result.seed}, limit {result.limit or 'all'})",
+        "",
+        "| measure | value |",
+        "|---|---:|",
+        f"| SQuAD 2.0 EM / F1 | {pct(result.exact)} / {pct(result.f1)} |",
+        f"| HasAns EM / F1 | {pct(result.hasans_exact)} / {pct(result.hasans_f1)} |",
+        f"| NoAns EM = F1 | {pct(result.noans_exact)} |",
+        f"| always-abstain EM = F1 | {pct(result.always_abstain)} |",
+        f"| abstained on impossible (higher is better) | {share(result.abstain_on_impossible)} |",
+        f"| abstained on answerable (lower is better) | {share(result.abstain_on_answerable)} |",
+        f"| answered answerable: gold in answer | {share(result.contains_of_answered)} ({result.answered_answerable}) |",
+        f"| answered answerable: lead EM / F1 | {pct(result.lead_em_of_answered)} / {pct(result.lead_f1_of_answered)} |",
+        f"| EM / F1 at the set's mix ({share(result.set_impossible_share)} impossible) | "
+        f"{pct(result.exact_set_mix)} / {pct(result.f1_set_mix)} (always-abstain {pct(result.always_abstain_set_mix)}) |",
+        f"| median words: answer / lead / shortest gold | {result.median_answer_words} / {result.median_lead_words} / "
+        f"{result.median_gold_words} |",
+        "",
+        "status: " + ", ".join(f"{k} {v}" for k, v in sorted(result.status_counts.items())),
+        "",
+        "| type | questions | answerable | abstained (answerable) | abstained (impossible) | EM | F1 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {t.type} | {t.questions} | {t.answerable} | {share(t.abstained_answerable)} | "
+        f"{share(t.abstained_impossible)} | {pct(t.em)} | {pct(t.f1)} |"
+        for t in result.types
+    ]
+    return "\n".join(lines)
+
+
+def dumps(result: SquadReport) -> str:
+    return json.dumps(result.model_dump(mode="json"), indent=2, ensure_ascii=False)
