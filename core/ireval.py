@@ -20,12 +20,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from core.cnl.source import read_file
 from core.config import ConfigError, FusionMethod, Lane, RetrievalConfig
 from core.diagnostics import Code, Diagnostic
 from core.intent_cues import detect_act
+from core.json_locate import jsonl_records
 from core.kb import KBView, KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.dense import DenseIndex, DenseLane
@@ -96,16 +97,10 @@ def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int
 
 def _read_queries(path: Path, wanted: set[str], errors: list[Diagnostic]) -> dict[str, str]:
     queries: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = _QueryRecord.model_validate_json(line)
-        except ValidationError as exc:
-            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-            errors.append(Diagnostic(code=Code.MALFORMED_LINE, message=message, file=str(path), line=number))
-            continue
-        if record.id in wanted:
+    for _, record in jsonl_records(path.read_text(encoding="utf-8"), _QueryRecord, str(path)):
+        if isinstance(record, Diagnostic):
+            errors.append(record)
+        elif record.id in wanted:
             queries[record.id] = record.text
     return queries
 

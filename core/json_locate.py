@@ -1,4 +1,5 @@
-"""Where a validation path (pydantic's error `loc`) points in a JSON text, as line and column.
+"""Where a validation path (pydantic's error `loc`) points in a JSON text, as line and column;
+and JSONL lines validated one by one, each problem at its line.
 
 Walks the text along the path: an index selects an array element, a name an object member (the
 position of its key, so an error names the line the field is written on). A part that is not
@@ -10,9 +11,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from core.diagnostics import Code, Diagnostic
 
 _SPACE = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
+Model = TypeVar("Model", bound=BaseModel)
 
 
 def position(text: str, loc: Sequence[str | int]) -> tuple[int, int]:
@@ -56,3 +63,16 @@ def _members(text: str, start: int) -> Iterator[tuple[str | int, int, int]]:
 
 def _skip(text: str, at: int) -> int:
     return _SPACE.match(text, at).end()
+
+
+def jsonl_records(text: str, model: type[Model], file: str) -> Iterator[tuple[int, Model | Diagnostic]]:
+    """Each non-blank line of a JSONL text validated as `model`: (line number, record), or (line
+    number, a MALFORMED_LINE diagnostic naming the bad fields) for a line that does not validate."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, model.model_validate_json(line)
+        except ValidationError as exc:
+            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+            yield number, Diagnostic(code=Code.MALFORMED_LINE, message=message, file=file, line=number)

@@ -28,7 +28,7 @@ from core.answer_checks import abstained, best_scores, contains_gold, lead_of, s
 from core.config import ConfigError, read_json
 from core.diagnostics import Code, Diagnostic
 from core.events import AnswerReady
-from core.json_locate import position
+from core.json_locate import jsonl_records, position
 from core.plugins.base import Request
 from core.safe_io import UnsafePath, read_regular
 from core.units import Caller
@@ -77,22 +77,15 @@ class _Official(_Model):
     data: tuple[_Article, ...]
 
 
-class _Line(BaseModel):
-    # The layout's fields exactly: a misspelt "is_imposible" must not make a question answerable.
+class SquadQuestion(BaseModel):
+    """One question; also a line of the JSONL layout, whose fields it has exactly (a misspelt
+    "is_imposible" must not make a question answerable)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(min_length=1)
     article: str = Field(min_length=1)
     question: str = Field(min_length=1)
-    answers: tuple[str, ...]
-    is_impossible: bool
-
-
-@dataclass(frozen=True)
-class SquadQuestion:
-    id: str
-    article: str
-    question: str
     answers: tuple[str, ...]
     is_impossible: bool
 
@@ -144,7 +137,10 @@ def _load_official(path: Path) -> SquadSet:
             raise ConfigError([_problem(path, 1, f"article title {article.title!r} gives the slug {name!r} twice or empty")])
         articles[name] = article_text(article.title, (p.context for p in article.paragraphs))
         questions += [
-            SquadQuestion(qa.id, name, qa.question, tuple(a.text for a in qa.answers), qa.is_impossible)
+            SquadQuestion(
+                id=qa.id, article=name, question=qa.question, answers=tuple(a.text for a in qa.answers),
+                is_impossible=qa.is_impossible,
+            )
             for paragraph in article.paragraphs
             for qa in paragraph.qas
         ]
@@ -160,14 +156,9 @@ def _load_layout(folder: Path) -> SquadSet:
     questions: list[SquadQuestion] = []
     problems: list[Diagnostic] = []
     files: dict[str, Path] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = _Line.model_validate_json(line)
-        except ValidationError as exc:
-            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-            problems.append(_problem(path, number, message, Code.MALFORMED_LINE))
+    for number, record in jsonl_records(text, SquadQuestion, str(path)):
+        if isinstance(record, Diagnostic):
+            problems.append(record)
             continue
         article = folder / "articles" / f"{record.article}.txt"
         if record.article not in files:
@@ -175,7 +166,7 @@ def _load_layout(folder: Path) -> SquadSet:
                 problems.append(_problem(path, number, f"no article file articles/{record.article}.txt", Code.UNKNOWN_REFERENCE))
                 continue
             files[record.article] = article
-        questions.append(SquadQuestion(record.id, record.article, record.question, record.answers, record.is_impossible))
+        questions.append(record)
         if len(problems) >= MAX_PROBLEMS:
             break
     if problems:

@@ -5,7 +5,6 @@ never satisfy a mention, SQuAD normalisation and scores on known pairs, and the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from core.evaluation import QuerySpec, evaluate, load_queries
 from core.events import AnswerReady
 from core.session import Session
 from mrptui.cli import main
+from tests.core.test_evaluation import LeakySession
 
 CITE = "[kiln-log::chunk-000::unit-003]"
 
@@ -151,28 +151,13 @@ def kiln_kb(tmp_path: Path) -> Path:
     return tmp_path / "kb"
 
 
-class FixedAnswer:
-    """A session whose every run ends with one given answer, to judge exactly that text."""
-
-    def __init__(self, inner: Session, answer: AnswerReady):
-        self._inner = inner
-        self._answer = answer
-
-    def __getattr__(self, name: str):
-        return getattr(self._inner, name)
-
-    def run(self, request) -> Iterator[object]:
-        yield from self._inner.run(request)
-        yield self._answer
-
-
 def test_evaluate_reports_lead_and_squad_scores_per_type(kiln_kb: Path) -> None:
     query = QuerySpec.model_validate({
         "id": "b1", "question": "What is bisque firing?", "expect_evidence": [], "must_not_appear": [],
         "expect_answer": ["the first, low firing of raw clay"], "type": "definition",
     })
     answer = AnswerReady(seq=99, status="grounded", answer=f"The first low firing of raw clay, because: … {CITE}")
-    report = evaluate(FixedAnswer(Session.open([kiln_kb]), answer), [query], ["kb-fast"])
+    report = evaluate(LeakySession(Session.open([kiln_kb]), answer), [query], ["kb-fast"])
     result = report.queries[0]
     assert (result.lead, result.answer_em, result.answer_f1) == ("The first low firing of raw clay", 1, 1.0)
     checks = report.answers_for("weighted", "definition")
@@ -231,5 +216,5 @@ def test_ids_found_in_any_case_are_still_leaks_in_id_fields(kiln_kb: Path) -> No
         {"id": "t", "question": f"What does {SECRET.upper()} say?", "expect_evidence": [], "must_not_appear": []}
     )
     cited = AnswerReady(seq=99, answer="The code is 4471.", status="grounded", evidence_ids=(SECRET,))
-    report = evaluate(FixedAnswer(session, cited), [query], ["kb-fast"])
+    report = evaluate(LeakySession(session, cited), [query], ["kb-fast"])
     assert report.gate("view-boundary").failures == {"t": f"{SECRET} in event 99 answer_ready"}
