@@ -211,7 +211,7 @@ def run_beir(args: argparse.Namespace) -> int:
 
 
 def run_squad(args: argparse.Namespace) -> int:
-    from core import squad
+    from core import squad, squad_report
     from core.session import Session
 
     if args.queries or args.sample or args.beir or getattr(args, "kb", None):
@@ -237,8 +237,8 @@ def run_squad(args: argparse.Namespace) -> int:
 
     picked = squad.sample(collection.questions, args.limit, args.seed)
     rows = squad.run(collection, picked, open_article, progress=_progress_bar())
-    result = squad.report(collection, rows, args.seed, args.limit)
-    print(squad.dumps(result) if args.json else squad.markdown(result))
+    result = squad_report.report(collection, rows, args.seed, args.limit)
+    print(squad_report.dumps(result) if args.json else squad_report.markdown(result))
     return 0
 
 

@@ -36,7 +36,8 @@ def test_core_never_imports_textual_or_mrptui() -> None:
 ASK_NEVER_IMPORTS = (
     "textual", "rich", "hypothesis", "ir_measures", "http.client", "ssl", "multiprocessing",
     "concurrent.futures.process", "concurrent.futures.thread", "difflib",
-    "core.evaluation", "core.ireval", "core.checks", "core.rundiff",
+    "core.evaluation", "core.eval_queries", "core.answer_checks", "core.squad", "core.squad_report", "core.ireval",
+    "core.checks", "core.rundiff",
     "core.retrieval.thinkingdb", "core.store.vectors", "core.cnl.jsonl", "core.whynot", "core.plugins.polarity",
     "mrptui.app", "mrptui.state", "mrptui.run_control", "mrptui.commands.step", "mrptui.commands.eval",
 )
