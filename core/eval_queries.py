@@ -107,12 +107,14 @@ def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection
     renamed a unit, their checks would pass or fail for the wrong reason."""
     text = path.read_text(encoding="utf-8")
     spans = _element_spans(text)
+    # Ids compare in any case, as eval's labels and gates do.
+    known = {uid.casefold() for uid in known_ids}
     problems = []
     for index, query in enumerate(queries):
         start, end = spans[index]
         for field in ("expect_evidence", "must_not_appear"):
             for unit_id in getattr(query, field):
-                if unit_id in known_ids:
+                if unit_id.casefold() in known:
                     continue
                 found = text.find(json.dumps(unit_id), start, end)
                 offset = found if found >= 0 else start
