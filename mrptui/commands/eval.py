@@ -154,14 +154,15 @@ def _gate_table(report: EvalReport) -> str:
 
 def _answer_table(report: EvalReport) -> str:
     lines = [
-        "## Answer checks by question type (expected status, mentions and exclusions)",
+        "## Answer checks by question type, on each answer's lead (status, mentions, exclusions, expected answers)",
         "",
-        _row("type", "fusion", "passed", "failing"),
-        _row("---", "---", "---:", "---"),
+        _row("type", "fusion", "passed", "lead EM / F1", "failing"),
+        _row("---", "---", "---:", "---:", "---"),
     ]
     for a in report.answers:
         failing = "; ".join(f"{qid}: {why}" for qid, why in a.failures.items()) or "-"
-        lines.append(_row(a.type, a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", failing))
+        scores = f"{a.answer_em:.2f} / {a.answer_f1:.2f} ({a.scored})" if a.scored else "-"
+        lines.append(_row(a.type, a.fusion, f"{a.passed}/{a.checked} ({a.rate:.0%})", scores, failing))
     return "\n".join(lines)
 
 

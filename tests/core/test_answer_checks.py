@@ -218,3 +218,26 @@ def test_ids_found_in_any_case_are_still_leaks_in_id_fields(kiln_kb: Path) -> No
     cited = AnswerReady(seq=99, answer="The code is 4471.", status="grounded", evidence_ids=(SECRET,))
     report = evaluate(LeakySession(session, cited), [query], ["kb-fast"])
     assert report.gate("view-boundary").failures == {"t": f"{SECRET} in event 99 answer_ready"}
+
+
+def test_a_grounded_answer_to_an_abstain_question_fails_the_abstention_gate(kiln_kb: Path) -> None:
+    query = QuerySpec.model_validate({
+        "id": "n1", "question": "Who glazed the bisque urns?", "expect_evidence": [], "must_not_appear": [],
+        "expect_abstain": True,
+    })
+    grounded = AnswerReady(seq=99, status="grounded", answer="Mabel Orr, because: she did.")
+    report = evaluate(LeakySession(Session.open([kiln_kb]), grounded), [query], ["kb-fast"])
+    assert report.gate("abstention").failures == {"n1": "expected to abstain, came back grounded"}
+    assert not report.safe
+
+
+def test_the_cli_prints_lead_scores_per_type(kiln_kb: Path, tmp_path: Path, capsys) -> None:
+    queries = _write(tmp_path / "q.json", [{
+        "id": "b1", "question": "What is bisque firing?", "expect_evidence": [], "must_not_appear": [],
+        "expect_answer": ["the first, low firing of raw clay before glazing"], "type": "definition",
+    }])
+    assert main(["eval", str(queries), "--kb", str(kiln_kb), "--kb-plugin", "kb-fast"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("| definition | weighted |"))
+    # One query scored: its lead's EM and F1 (whatever the engine answers) with the count.
+    assert row.split(" | ")[3].endswith("(1)")
