@@ -73,7 +73,7 @@ class _Article(_Model):
     paragraphs: tuple[_Paragraph, ...]
 
 
-class _Official(_Model):
+class SquadJson(_Model):
     data: tuple[_Article, ...]
 
 
@@ -125,7 +125,7 @@ def load_squad(path: Path) -> SquadSet:
 def _load_official(path: Path) -> SquadSet:
     data = read_json(path, MAX_SQUAD_BYTES)
     try:
-        official = _Official.model_validate(data)
+        official = SquadJson.model_validate(data)
     except ValidationError as exc:
         text = path.read_text(encoding="utf-8")
         raise ConfigError([_located(path, text, err) for err in exc.errors()[:MAX_PROBLEMS]]) from None

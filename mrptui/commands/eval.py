@@ -35,10 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--squad", metavar="PATH", help="evaluate SQuAD 2.0 answers: the official JSON, or a folder of questions.jsonl + articles/"
     )
     parser.add_argument(
-        "--limit", type=int, default=0, metavar="N",
+        "--limit", type=int, default=None, metavar="N",
         help="with --squad: N questions, half answerable and half impossible (default 0: every question)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="with --squad: the sample's random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="with --squad: the sample's random seed (default 0)")
     add_session_options(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
@@ -54,6 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.squad:
         return run_squad(args)
+    if args.limit is not None or args.seed is not None:
+        raise UsageError("--limit and --seed need --squad")
     if args.beir:
         if args.queries or args.sample:
             raise UsageError("give either QUERIES.json or --beir DIR, not both (nor --sample with --beir)")
@@ -217,8 +219,9 @@ def run_squad(args: argparse.Namespace) -> int:
 
     if args.queries or args.sample or args.beir or getattr(args, "kb", None):
         raise UsageError("--squad brings its own KBs (one per article): give no QUERIES.json, --sample, --beir or --kb")
-    if args.limit < 0:
-        raise UsageError(f"--limit must be 0 (every question) or more, not {args.limit}")
+    limit, seed = args.limit or 0, args.seed or 0
+    if limit < 0:
+        raise UsageError(f"--limit must be 0 (every question) or more, not {limit}")
     if args.fusion == "both":
         raise UsageError("--squad runs one fusion method: --fusion weighted or --fusion rrf")
     config = config_from_args(args)
@@ -236,9 +239,9 @@ def run_squad(args: argparse.Namespace) -> int:
             return session
         return session.with_retrieval(with_fusion(session.retrieval, FusionMethod(args.fusion)))
 
-    picked = squad.sample(collection.questions, args.limit, args.seed)
+    picked = squad.sample(collection.questions, limit, seed)
     rows = squad.run(collection, picked, open_article, progress=_progress_bar())
-    result = squad_report.report(collection, rows, args.seed, args.limit)
+    result = squad_report.report(collection, rows, seed, limit)
     print(squad_report.dumps(result) if args.json else squad_report.markdown(result))
     return 0
 

@@ -205,3 +205,9 @@ def test_figures_agree_with_the_shared_judge(tmp_path: Path, capsys) -> None:
                         ("contains_of_answered", "contains_of_answered")]:
         assert ours[mine] == pytest.approx(theirs[judge] or 0, abs=1e-4), mine
     assert ours["status_counts"] == theirs["status_counts"]
+
+
+@pytest.mark.parametrize("args", [["sample_kb/queries.json", "--limit", "3"], ["--beir", "nowhere", "--seed", "1"]])
+def test_limit_and_seed_need_squad(capsys, args: list[str]) -> None:
+    assert main(["eval", *args]) == 2
+    assert "--limit and --seed need --squad" in capsys.readouterr().err
