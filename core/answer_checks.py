@@ -39,11 +39,13 @@ _PREFACE = re.compile(
     re.IGNORECASE,
 )
 # A lead ends at its first sentence end, but not after an abbreviation or a capitalised initial.
+# judge.py's own list and rule, not core/sentences.py's: both judges must cut a lead alike.
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr st prof sr jr vs e.g i.e etc no c ca approx gen col lt rev fig".split()
 )
 _SENTENCE_END = re.compile(r"[.!?](?=[\"'”’)]*(?:\s+[\"'“‘(\[]*[A-Z0-9]|\s*$))")
 _LAST_WORD = re.compile(r"[\w.]+$")
+_WINDOW = 48
 _INITIALS = re.compile(r"(?:\w\.)*\w")
 _SQUAD_PUNCTUATION = frozenset(string.punctuation)
 _SQUAD_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -70,7 +72,8 @@ def lead_of(answer: str) -> str:
         if marker in text:
             return text.split(marker, 1)[0].strip()
     for match in _SENTENCE_END.finditer(text):
-        if match.group() == "." and _continues(text[: match.start()]):
+        # The word before the period is short when it matters, so a window holds it.
+        if match.group() == "." and _continues(text[max(0, match.start() - _WINDOW) : match.start()]):
             continue
         return text[: match.end()].strip()
     return text
