@@ -274,8 +274,9 @@ def from_json_line(line: str) -> Event:
 
 def write_trace(events: Iterable[_Event], path: Path, protected: Protected | None = None) -> None:
     """Write a JSON Lines trace atomically (`core.safe_io`): a half-written file never replaces a
-    good one, and a folder, device, link or `protected` file is refused with `UnsafePath`."""
-    atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected)
+    good one, and a folder, device, link or `protected` file is refused with `UnsafePath`. A trace
+    holds what the caller was shown and the run's internals: readable by its owner only (0600)."""
+    atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected, mode=0o600)
 
 
 def read_trace(path: Path, *, stop_at_bad_line: bool = False) -> tuple[list[Event], list[Diagnostic]]:

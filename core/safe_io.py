@@ -116,8 +116,11 @@ def check_target(path: Path, protected: Protected | None = None) -> None:
         raise UnsafePath(path, f"folder {folder} is not writable")
 
 
-def atomic_write_bytes(path: Path, chunks: bytes | Iterable[bytes], protected: Protected | None = None) -> None:
-    """Replace `path` with `chunks` (one bytes object or an iterable, written as they come) atomically."""
+def atomic_write_bytes(
+    path: Path, chunks: bytes | Iterable[bytes], protected: Protected | None = None, mode: int | None = None
+) -> None:
+    """Replace `path` with `chunks` (one bytes object or an iterable, written as they come) atomically.
+    The file gets `mode` when given (0o600 for what only its owner may read), else `mode_for`."""
     path = Path(path)
     check_target(path, protected)
     try:
@@ -126,7 +129,7 @@ def atomic_write_bytes(path: Path, chunks: bytes | Iterable[bytes], protected: P
         raise UnsafePath(path, f"could not write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), mode_for(path))
+            os.fchmod(out.fileno(), mode_for(path) if mode is None else mode)
             for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
                 out.write(chunk)
             out.flush()
@@ -142,11 +145,12 @@ def atomic_write_bytes(path: Path, chunks: bytes | Iterable[bytes], protected: P
 
 
 def atomic_write_text(
-    path: Path, text: str | Iterable[str], protected: Protected | None = None, encoding: str = "utf-8"
+    path: Path, text: str | Iterable[str], protected: Protected | None = None, encoding: str = "utf-8",
+    mode: int | None = None,
 ) -> None:
     """`atomic_write_bytes` for text (one string or an iterable of pieces), encoded as `encoding`."""
     chunks = text.encode(encoding) if isinstance(text, str) else (piece.encode(encoding) for piece in text)
-    atomic_write_bytes(path, chunks, protected)
+    atomic_write_bytes(path, chunks, protected, mode)
 
 
 def mode_for(path: Path) -> int:

@@ -60,7 +60,7 @@ def write_export(export: Export, typed: str, folder: Path) -> str:
     path = Path(typed).expanduser().absolute()
     if path.parent == folder.expanduser().absolute():
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise UnsafePath(path, f"could not create the export folder: {exc.strerror or exc}") from None
     return f"{export.write(path)} to {path}"

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.store.atomic import publish_dir
+from core.store.private import Mac, write_private
 
 INDEX_SUFFIX = ".idx"
 _FORMAT = 1
@@ -34,7 +35,7 @@ def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None
         crcs = {"names.json": write_blob(temp / "names.json", json.dumps(names).encode())}
         crcs.update({f"{name}.npy": save_npy(temp / f"{name}.npy", array) for name, array in arrays.items()})
         meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": crcs}
-        (temp / "meta.json").write_text(json.dumps(meta))
+        write_private(temp / "meta.json", [json.dumps(meta).encode()])
         publish_dir(temp, path)
     except BaseException:
         shutil.rmtree(temp, ignore_errors=True)
@@ -72,22 +73,33 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
-def save_npy(path: Path, array: np.ndarray) -> int:
-    """Write `array` as `np.save` does (C order) and return the file's CRC-32."""
+def save_npy(path: Path, array: np.ndarray, mac: Mac | None = None):
+    """Write `array` as `np.save` does (C order) and return the file's CRC-32 (its keyed digest
+    with `mac`)."""
     array = np.require(array, requirements="C")
     header = io.BytesIO()
     np.lib.format.write_array_header_1_0(header, np.lib.format.header_data_from_array_1_0(array))
     data = memoryview(array).cast("B") if array.size else b""
-    with open(path, "wb") as handle:
-        handle.write(header.getbuffer())
-        handle.write(data)
-    return zlib.crc32(data, zlib.crc32(header.getbuffer()))
+    return _write(path, [header.getvalue(), data], mac)
 
 
-def write_blob(path: Path, data: bytes) -> int:
-    """Write `data` to `path` and return its CRC-32."""
-    path.write_bytes(data)
-    return zlib.crc32(data)
+def write_blob(path: Path, data: bytes, mac: Mac | None = None):
+    """Write `data` to `path` and return its CRC-32 (its keyed digest with `mac`)."""
+    return _write(path, [data], mac)
+
+
+class _Crc32:
+    def __init__(self):
+        self.value = 0
+
+    def update(self, data) -> None:
+        self.value = zlib.crc32(data, self.value)
+
+
+def _write(path: Path, chunks: list, mac: Mac | None):
+    digest = mac.new() if mac is not None else _Crc32()
+    write_private(path, chunks, digest)
+    return digest.hexdigest() if mac is not None else digest.value
 
 
 def crc32_of(path: Path) -> int:

@@ -9,7 +9,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from core.safe_io import mode_for
 
 
 def publish_dir(temp: Path, final: Path) -> bool:
@@ -21,20 +20,20 @@ def publish_dir(temp: Path, final: Path) -> bool:
         os.rename(temp, final)
         return True
     except OSError:
+        shutil.rmtree(temp, ignore_errors=True)
         if not final.is_dir():
             raise
-        shutil.rmtree(temp, ignore_errors=True)
         return False
 
 
 def replace_file(path: Path, data: bytes) -> None:
-    """Replace the cache file `path` with `data` atomically (temp file, rename). No fsync: every
-    cache file is checked on read (checksums, keys) or only a shortcut, so one lost in a crash
-    costs a rebuild, while a cold open's workers waited on several fsyncs per KB file."""
+    """Replace the cache file `path` with `data` atomically (temp file, rename), readable only by
+    its owner (mkstemp makes it 0600). No fsync: every cache file is checked on read (digests,
+    keys) or only a shortcut, so one lost in a crash costs a rebuild, while a cold open's workers
+    waited on several fsyncs per KB file."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            os.fchmod(out.fileno(), mode_for(path))
             out.write(data)
         os.replace(temp, path)
     except BaseException:

@@ -4,9 +4,11 @@ On disk a segment is a folder of a few files: `units.jsonl` with `offsets.npy` (
 restored on first use), `columns.json` with `cols.npy` (ids, permission classes, locations, roles:
 what opening a KB needs of every unit), `diagnostics.json`, `words.json` (the segment's
 vocabulary), `stems.json`, and `terms.npy` / `lengths.npy` (memory-mapped on open), plus
-`meta.json` with the format version, key, shapes and a CRC-32 of every other file. A folder is
-written under a temp name and renamed into place, and `load` checks every checksum and shape, so
-a truncated, corrupt or foreign segment is refused (`SegmentError`) rather than half used.
+`meta.json` with the format version, key, shapes and a keyed digest of every other file
+(core/store/private.py). A folder is written under a temp name and renamed into place, and `load`
+checks every digest and shape, so a truncated, corrupt, rewritten or foreign segment is refused
+(`SegmentError`) rather than half used. Small files are read into memory, large ones mapped and
+watched (core/store/mapped.py).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import bisect
 import gc
 import hashlib
 import json
-import threading
-import mmap
+import shutil
 import tempfile
+import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -29,12 +31,14 @@ from pydantic import TypeAdapter
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts
-from core.store.arrays import crc32_of, save_npy, write_blob
+from core.store.arrays import save_npy, write_blob
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
+from core.store.mapped import Damaged, npy_array, read_checked
+from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
 _ARRAYS = ("terms", "lengths", "digests", "offsets", "cols", "texts")
 
@@ -112,11 +116,19 @@ class Segment:
         """This segment without the units' JSON kept from its build (saved, it is not needed)."""
         return self if self.unit_json is None else replace(self, unit_json=None)
 
-    def save(self, parent: Path, extra: dict[str, np.ndarray] | None = None) -> Path:
-        """Write the segment's files into a new temp folder under `parent`; returns that folder.
-        `extra` arrays are saved as `<name>.npy` beside them, under the same checksums."""
-        parent.mkdir(parents=True, exist_ok=True)
+    def save(self, parent: Path, mac: Mac, extra: dict[str, np.ndarray] | None = None) -> Path:
+        """Write the segment's files into a new temp folder under `parent`; returns that folder
+        (removed again when a write fails, e.g. a full disk). `extra` arrays are saved as
+        `<name>.npy` beside them; every file's keyed digest goes into `meta.json`."""
         folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
+        try:
+            self._write(folder, mac, extra)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return folder
+
+    def _write(self, folder: Path, mac: Mac, extra: dict[str, np.ndarray] | None) -> None:
         if self.unit_json is not None:
             units, offsets = self.unit_json, self.offsets
         else:
@@ -130,8 +142,8 @@ class Segment:
         }
         arrays = {name: offsets if name == "offsets" else getattr(self, name) for name in _ARRAYS}
         arrays.update(extra or {})
-        checksums = {name: write_blob(folder / name, data) for name, data in blobs.items()}
-        checksums.update({f"{name}.npy": save_npy(folder / f"{name}.npy", array) for name, array in arrays.items()})
+        digests = {name: write_blob(folder / name, data, mac) for name, data in blobs.items()}
+        digests.update({f"{name}.npy": save_npy(folder / f"{name}.npy", array, mac) for name, array in arrays.items()})
         meta = {
             "format": FORMAT_VERSION,
             "key": self.key,
@@ -139,38 +151,35 @@ class Segment:
             "units": len(self.units),
             "tokens": len(self.terms),
             "words": len(self.words),
-            "checksums": checksums,
+            "macs": digests,
         }
         # meta.json last: a folder without it is incomplete and never loads.
-        (folder / "meta.json").write_text(json.dumps(meta))
-        return folder
+        write_private(folder / "meta.json", [json.dumps(meta).encode()])
 
     @classmethod
-    def load(cls, folder: Path, key: str) -> Segment:
-        """Read and verify a stored segment; raises SegmentError when it cannot be trusted."""
+    def load(cls, folder: Path, key: str, mac: Mac) -> Segment:
+        """Read and verify a stored segment; raises SegmentError when it cannot be trusted: a
+        file whose keyed digest differs (rewritten by anything but the store, or damaged), a
+        missing one, another format or key, or shapes that do not fit."""
         try:
             meta = json.loads((folder / "meta.json").read_bytes())
             if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
                 raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
-            for name, digest in meta["checksums"].items():
-                if checksum_of(folder / name) != digest:
-                    raise SegmentError(f"{name} does not match its checksum")
-            arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
-            columns = UnitColumns.load((folder / "columns.json").read_bytes(), np.asarray(arrays["cols"]))
+            data = {name: read_checked(folder / name, _matches(mac, digest)) for name, digest in meta["macs"].items()}
+            arrays = {name: npy_array(data[f"{name}.npy"]) for name in _ARRAYS}
+            columns = UnitColumns.load(bytes(data["columns.json"]), np.asarray(arrays["cols"]))
             offsets = arrays["offsets"]
-            units = StoredUnits(_mapped(folder / "units.jsonl"), offsets, columns.cols[:, SET])
-            # Mapped now, parsed on first use: a mapping outlives the folder if another process
-            # replaces this segment meanwhile.
-            words = StoredWords(_mapped(folder / "words.json"), int(meta["words"]))
+            units = StoredUnits(data["units.jsonl"], offsets, columns.cols[:, SET])
             segment = cls(
                 file=meta["file"],
                 key=key,
                 units=units,
-                diagnostics=tuple(_DIAGNOSTICS.validate_json((folder / "diagnostics.json").read_bytes())),
-                words=words,
+                diagnostics=tuple(_DIAGNOSTICS.validate_json(bytes(data["diagnostics.json"]))),
+                # Parsed on first use: a view whose merged BM25 index is stored never needs them.
+                words=StoredWords(data["words.json"], int(meta["words"])),
                 terms=arrays["terms"],
                 lengths=arrays["lengths"],
-                stems=SegmentStems(_mapped(folder / "stems.json")),
+                stems=SegmentStems(data["stems.json"]),
                 digests=arrays["digests"],
                 columns=columns,
                 texts=arrays["texts"],
@@ -178,6 +187,8 @@ class Segment:
             )
         except SegmentError:
             raise
+        except Damaged as exc:
+            raise SegmentError(str(exc)) from exc
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SegmentError(f"unreadable: {exc}") from exc
         segment.check_shape(meta)
@@ -228,6 +239,10 @@ def collector_paused():
 
 def text_digest(texts: tuple[str, ...]) -> bytes:
     return hashlib.blake2b("\x1f".join(texts).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _matches(mac: Mac, digest: str):
+    return lambda data: mac.of_bytes(data) == digest
 
 
 def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, int], earlier: Segment | None):
@@ -341,22 +356,7 @@ class SegmentStems:
         return word if at < len(same) and same[at] == word else None
 
 
-def _mapped(path: Path) -> memoryview | bytes:
-    """The file's bytes, memory-mapped: only the units restored are ever paged in."""
-    with open(path, "rb") as handle:
-        if not handle.seek(0, 2):
-            return b""
-        return memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
-
-
 def unit_digest(unit: KnowledgeUnit) -> bytes:
     """A unit's content digest (16 bytes); view versions hash these, stored or computed. A
     segment build hashes the JSON it writes instead, which is the same bytes."""
     return hashlib.blake2b(unit.model_dump_json().encode(), digest_size=16).digest()
-
-
-def checksum_of(path: Path) -> int:
-    """CRC-32 of a file, by a streaming read that maps nothing. It detects damage (a flipped or
-    lost byte), which is what it is for; at ~1 GB of segments per 1M units, SHA-256 cost 1.5 s
-    of every open."""
-    return crc32_of(path)

@@ -4,8 +4,8 @@ Layout: `<root>/segments/<digest of the file's path>/<key>/`. A key hashes the f
 its path (units record it), the segment format and the source of every module that shapes a
 segment (readers, tokenizer, stopwords, stemmer mode, BM25 fields), so any change to those
 rebuilds the segment and an edit to one file rebuilds only that file's segment. Only the newest
-key of each path is kept. A cache folder that cannot be written turns the store off for the
-process, with one warning.
+key of each path is kept. A cache folder that cannot be written (read-only, full), or that may
+not be trusted (core/store/private.py), turns the store off for the process, with one warning.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import shutil
 import stat
 import threading
 import time
-import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -26,10 +25,10 @@ import numpy as np
 
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
-from core.safe_io import atomic_write_bytes
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir, replace_file
 from core.store.location import cache_root
+from core.store.private import KEY_FILE, Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
 from core.text import add_stem_source, computed_stems, learn_stems
@@ -91,6 +90,18 @@ class SegmentStore:
         # Block tables of segments built here (by file, with their segment), so the next edit of
         # a file re-reads only what changed without reading the table back from the cache.
         self._blocks: dict[str, tuple[Segment, BlockTable]] = {}
+        self._mac: Mac | None = None
+        reason = refusal(root) if root is not None else None
+        if reason is not None:
+            self._disable(reason)
+
+    @property
+    def mac(self) -> Mac:
+        """The cache's key for segment digests (read, or made, on first use)."""
+        if self._mac is None:
+            assert self.root is not None
+            self._mac = Mac.of_root(self.root)
+        return self._mac
 
     @property
     def enabled(self) -> bool:
@@ -105,7 +116,9 @@ class SegmentStore:
         if not self.enabled:
             return self._build(file, "", earlier)[0]
         known = self._known_key(file)
-        read_ns = time.time_ns()
+        # Stat before reading: a record pairs the key with the stat the read bytes had (see
+        # `_remember_key`), never with a stat taken after a replace that landed meanwhile.
+        before, read_ns = _stat_or_none(file), time.time_ns()
         content = None if known is not None else _content(file)
         if known is None and content is None:
             return self._build(file, "", earlier)[0]
@@ -113,7 +126,10 @@ class SegmentStore:
         folder = self._path_folder(file) / key
         if folder.is_dir():
             try:
-                segment = Segment.load(folder, key)
+                segment = Segment.load(folder, key, self.mac)
+            except OSError as exc:
+                self._disable(f"cannot read the index cache's key at {self.root} ({exc.strerror or exc}); running without it")
+                return self._build(file, "", earlier)[0]
             except SegmentError as exc:
                 self._note(str(folder), f"cached segment of {file} was unusable ({exc}); rebuilt it")
                 shutil.rmtree(folder, ignore_errors=True)
@@ -122,9 +138,10 @@ class SegmentStore:
                     self.loads += 1
                 add_stem_source(str(folder), segment.stems.lookup)
                 if known is None:
-                    self._remember_key(file, key, read_ns)
+                    self._remember_key(file, key, before, read_ns)
                 return segment
         if content is None:
+            before, read_ns = _stat_or_none(file), time.time_ns()
             content = _content(file)
             if content is None:
                 return self._build(file, "", earlier)[0]
@@ -135,8 +152,8 @@ class SegmentStore:
         if _content(file) == content:
             if blocks is None:
                 blocks = block_table(content, str(file), segment)
-            self._save(segment, folder, blocks)
-            self._remember_key(file, key, read_ns)
+            if self._save(segment, folder, blocks):
+                self._remember_key(file, key, before, read_ns)
         return segment
 
     def is_cached(self, file: Path) -> bool:
@@ -162,7 +179,7 @@ class SegmentStore:
             data = (folder / STEMS_FILE).read_bytes()
             if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
                 return None
-            if zlib.crc32(data) != meta["checksums"][STEMS_FILE]:
+            if self.mac.of_bytes(data) != meta["macs"][STEMS_FILE]:
                 return None
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -172,7 +189,9 @@ class SegmentStore:
         """The key recorded for the file's current stat, so an unchanged file is not read and
         hashed again (git's index does the same). Trusted only when the file was last modified
         at least `_RACY_NS` before it was read: an edit within the same timestamp tick as the
-        read could otherwise keep size and mtime. Inode and ctime catch replaced or touched files."""
+        read could otherwise keep size and mtime. Inode and ctime catch replaced or touched
+        files, also a replace that keeps size and mtime (rsync): the stat recorded is the one
+        taken before reading (`_remember_key`)."""
         try:
             record = json.loads(self._source_record(file).read_bytes())
             stat = _stat_of(file)
@@ -187,11 +206,16 @@ class SegmentStore:
             pass
         return None
 
-    def _remember_key(self, file: Path, key: str, read_ns: int) -> None:
+    def _remember_key(self, file: Path, key: str, before: list[int] | None, read_ns: int) -> None:
+        """Record `key` for the stat the file had before it was read, if it still has it now
+        that the segment is published: a file replaced meanwhile (even one keeping size and
+        mtime) is read and hashed again by the next open instead of served from the old key."""
         try:
-            record = {"code": code_digest(), "key": key, "stat": _stat_of(file), "read_ns": read_ns}
+            if before is None or _stat_of(file) != before:
+                return
+            record = {"code": code_digest(), "key": key, "stat": before, "read_ns": read_ns}
             path = self._source_record(file)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            private_dirs(path.parent, self.root)
             replace_file(path, json.dumps(record).encode())
         except OSError:
             pass  # only a shortcut: the next open reads and hashes the file
@@ -236,7 +260,7 @@ class SegmentStore:
             return None
         folder = self.root / "views"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dirs(folder, self.root)
         except OSError:
             return None
         _keep_newest(folder, MAX_VIEW_FILES)
@@ -286,16 +310,21 @@ class SegmentStore:
         assert self.root is not None
         return self.root / SOURCES / f"{_path_digest(file)}.json"
 
-    def _save(self, segment: Segment, folder: Path, blocks: BlockTable | None) -> None:
+    def _save(self, segment: Segment, folder: Path, blocks: BlockTable | None) -> bool:
+        """Publish the segment; False (the store off, said once) when the cache cannot be written.
+        A failed write leaves no temp folder behind (`Segment.save`, `publish_dir`)."""
         try:
-            temp = segment.save(folder.parent, {BLOCKS: blocks.rows} if blocks is not None else None)
+            private_dirs(folder.parent, self.root)
+            temp = segment.save(folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
             saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
             self._saved_since_prune = True
             self._saved_bytes += saved
+            return True
         except OSError as exc:
             self._disable(f"cannot write the index cache at {self.root} ({exc.strerror or exc}); running without it")
+            return False
 
     def _disable(self, reason: str) -> None:
         with self._lock:
@@ -355,14 +384,23 @@ def view_files(root: Path) -> list[Path]:
 
 
 def clear_cache(root: Path) -> int:
-    """Remove everything the store wrote under `root`; returns the number of bytes freed."""
+    """Remove everything the store wrote under `root`; returns the number of bytes freed.
+    Raises OSError (the first failure) when something could not be removed: a root that is a
+    file, a read-only cache."""
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(20, "not a folder", str(root))
     views = view_files(root)
     freed = sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, views))
-    shutil.rmtree(root / "segments", ignore_errors=True)
-    shutil.rmtree(root / "views", ignore_errors=True)
-    shutil.rmtree(root / SOURCES, ignore_errors=True)
-    (root / STEMS_FILE).unlink(missing_ok=True)
+    for name in ("segments", "views", SOURCES):
+        if (root / name).exists():
+            shutil.rmtree(root / name, onerror=_raise)
+    for name in (STEMS_FILE, KEY_FILE):
+        (root / name).unlink(missing_ok=True)
     return freed
+
+
+def _raise(_function, _path, exc_info) -> None:
+    raise exc_info[1]
 
 
 _DEFAULT_STORES: dict[Path | None, SegmentStore] = {}
@@ -380,7 +418,7 @@ def default_store() -> SegmentStore:
         store = _DEFAULT_STORES.get(root)
         if store is None:
             store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
-            if root is not None:
+            if store.enabled:
                 learn_stems(_read_stems(root))
                 atexit.register(_save_stems, root)
         return store
@@ -404,7 +442,7 @@ def _save_stems(root: Path) -> None:
     if len(table) > MAX_STORED_STEMS:
         return
     try:
-        atomic_write_bytes(root / STEMS_FILE, json.dumps(table).encode())
+        replace_file(root / STEMS_FILE, json.dumps(table).encode())
     except OSError:
         pass
 
@@ -428,6 +466,13 @@ def _path_digest(file: Path) -> str:
 def _stat_of(file: Path) -> list[int]:
     info = os.stat(file)
     return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
+
+
+def _stat_or_none(file: Path) -> list[int] | None:
+    try:
+        return _stat_of(file)
+    except OSError:
+        return None
 
 
 def _content(file: Path) -> bytes | None:

@@ -38,6 +38,7 @@ import numpy as np
 
 from core.store.arrays import crc32_of
 from core.store.atomic import replace_file
+from core.store.private import private_dirs
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 
@@ -118,7 +119,7 @@ class SegmentVectors:
         if folder is None or self._unwritable or not folder.parent.parent.is_dir():
             return
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            private_dirs(folder, self.store.root)
             old = _referenced(folder)
             entries = {name: _write_array(folder, array) for name, array in arrays.items()}
             meta = {"format": FORMAT, "kind": key.kind, "options": dict(key.options), "units": len(segment.units)}

@@ -21,7 +21,10 @@ def run(args: argparse.Namespace) -> int:
     if root is None:
         raise UsageError("the index cache is turned off (--no-cache / MRPTUI_NO_CACHE)")
     if args.action == "clear":
-        freed = clear_cache(root)
+        try:
+            freed = clear_cache(root)
+        except OSError as exc:
+            raise UsageError(f"cannot clear the index cache at {root}: {exc.strerror or exc}") from None
         print(f"cleared {root}: {_size(freed)} freed")
         return 0
     entries = cache_entries(root)

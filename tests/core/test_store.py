@@ -23,7 +23,7 @@ from core.rules import RuleSet
 from core.session import Session
 from core.store import SegmentStore, default_store
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
-from core.store.segment import checksum_of
+from core.store.private import Mac
 from core.text import tokenize
 from core.units import Caller, Role
 from tests.core.store_kb import WORDS, write_kb
@@ -201,11 +201,11 @@ def damage_meta(folder: Path) -> None:
 
 
 def damage_shape(folder: Path) -> None:
-    """Consistent checksums over arrays whose shape no longer fits the units."""
+    """Consistent digests (made with the cache's own key) over arrays whose shape no longer fits
+    the units."""
     meta = json.loads((folder / "meta.json").read_text())
     np.save(folder / "lengths.npy", np.zeros((1, 7), dtype=np.int32))
-
-    meta["checksums"]["lengths.npy"] = checksum_of(folder / "lengths.npy")
+    meta["macs"]["lengths.npy"] = Mac.of_root(folder.parents[2]).of_bytes((folder / "lengths.npy").read_bytes())
     (folder / "meta.json").write_text(json.dumps(meta))
 
 
@@ -467,17 +467,15 @@ def test_a_reload_walks_the_cache_only_when_its_saves_may_have_broken_the_bound(
     assert sum(entry.bytes for entry in real(tmp_path / "cache")) <= store.max_bytes
 
 
-def test_cache_files_are_replaced_whole_with_the_mode_open_would_give(tmp_path: Path) -> None:
+def test_cache_files_are_replaced_whole_and_readable_only_by_their_owner(tmp_path: Path) -> None:
     import stat
 
     from core.store.atomic import replace_file
 
     target = tmp_path / "meta.json"
     replace_file(target, b"first")
-    mask = os.umask(0o022)
-    os.umask(mask)
-    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
-    target.chmod(0o600)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    target.chmod(0o644)
     replace_file(target, b"second")
     assert target.read_bytes() == b"second" and stat.S_IMODE(target.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["meta.json"]  # no temp file left behind

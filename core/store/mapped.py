@@ -1,0 +1,99 @@
+"""Reading cache files so that one truncated or rewritten under a live session is rebuilt, not a
+SIGBUS.
+
+A memory-mapped file that shrinks kills the process on the next read of a page past its new end
+(SIGBUS, no message). So: a small file (at most `SMALL_BYTES`, which is most of a segment's
+arrays) is read into memory; a larger one is mapped, its digest taken over the mapped bytes
+(what is served is what was checked), and its (inode, size, mtime, ctime) recorded while the
+mapping lives. `damaged()` lists mapped files whose inode has since changed size or times; a
+session checks it before each question and rebuilds from the KB files (core/session.py). A
+truncation between that check and a read can still kill the process: the window is one question.
+"""
+
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import threading
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+SMALL_BYTES = 256 << 10
+_HEADER_BYTES = 1 << 16
+_LOCK = threading.Lock()
+# id of the mapping -> (path, (inode, size, mtime_ns, ctime_ns)), while the mapping lives.
+_MAPPED: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
+
+
+class Damaged(ValueError):
+    """A cache file that does not match its recorded digest."""
+
+
+def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None = None) -> bytes | memoryview:
+    """The file's bytes (small: in memory; large: mapped and watched); `check` must accept them."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if info.st_size <= SMALL_BYTES:
+            data: bytes | memoryview = handle.read()
+        else:
+            mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            _watch(mapping, str(path), info)
+            data = memoryview(mapping)
+    if check is not None and not check(data):
+        raise Damaged(f"{Path(path).name} does not match its digest")
+    return data
+
+
+def npy_array(data: bytes | memoryview) -> np.ndarray:
+    """The array of an `.npy` file's bytes (C order, no pickles), without copying them."""
+    header = io.BytesIO(bytes(data[:_HEADER_BYTES]))
+    version = np.lib.format.read_magic(header)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(header)
+    if fortran or dtype.hasobject:
+        raise ValueError("not a C-order array of plain values")
+    count = int(np.prod(shape, dtype=np.int64))
+    return np.frombuffer(data, dtype=dtype, count=count, offset=header.tell()).reshape(shape)
+
+
+def damaged() -> list[str]:
+    """Mapped files that were truncated or rewritten in place since they were mapped."""
+    with _LOCK:
+        watched = list(_MAPPED.values())
+    found = []
+    for path, seen in watched:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # removed or renamed: the mapping keeps the old inode, which nothing can reach
+        if info.st_ino == seen[0] and _stamp(info) != seen:
+            found.append(path)
+    return sorted(set(found))
+
+
+def forget(paths: list[str]) -> None:
+    """Stop watching these files (their folders are being rebuilt)."""
+    names = set(paths)
+    with _LOCK:
+        for key in [key for key, (path, _) in _MAPPED.items() if path in names]:
+            del _MAPPED[key]
+
+
+def _watch(mapping: mmap.mmap, path: str, info: os.stat_result) -> None:
+    key = id(mapping)
+    with _LOCK:
+        _MAPPED[key] = (path, _stamp(info))
+    weakref.finalize(mapping, _unwatch, key)
+
+
+def _unwatch(key: int) -> None:
+    with _LOCK:
+        _MAPPED.pop(key, None)
+
+
+def _stamp(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
