@@ -193,6 +193,16 @@ class KnowledgeBase:
         Only files whose stat changed are read again (and only their segments rebuilt)."""
         return self.load(self._paths, self._stored.store if self._stored else None, previous=self)
 
+    @property
+    def store(self) -> SegmentStore | None:
+        """The index cache this KB's segments came from (None for a KB built in memory)."""
+        return self._stored.store if self._stored else None
+
+    def rebuilt(self) -> KnowledgeBase:
+        """A fresh load from the same paths and store that keeps no segment of this one: cache
+        files this KB maps changed under it (`Session` checks before each question)."""
+        return self.load(self._paths, self.store)
+
     def _segment_of(self, name: str, stat: _Stat) -> Segment | None:
         """This load's segment of a file, if the file's stat is still `stat`."""
         if self._stored is None or stat == _MISSING or self._stats.get(name) != stat:

@@ -30,6 +30,8 @@ from core.rules import RuleSet, load_rules
 from core.services import Services
 from core import synonyms as synonyms_file
 from core.steering import Steering
+from core.store.mapped import damaged as damaged_mappings, forget as forget_mappings
+from core.store.vectors import vectors_of
 from core.units import Caller, KnowledgeUnit
 
 
@@ -41,6 +43,7 @@ class Session:
         self.retrieval = load_retrieval_config(config_path)
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
+        self._guard = threading.Lock()
         self.kb = kb if kb is not None else KnowledgeBase.load(
             self.kb_paths, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
         )
@@ -85,11 +88,37 @@ class Session:
         sibling = copy.copy(self)
         sibling.retrieval = retrieval
         sibling._lock = threading.Lock()
+        sibling._guard = threading.Lock()
         sibling._build()
         return sibling
 
     def view(self, caller: Caller) -> KBView:
-        return self.kb.view(caller)
+        return self._current()[0].view(caller)
+
+    def _current(self) -> tuple[KnowledgeBase, IndexCache, Engine]:
+        """KB, indexes and engine, read together; first rebuilt from the KB files when a cache
+        file they map was truncated or rewritten under this session (reading it could kill the
+        process with SIGBUS: core/store/mapped.py). Said once, as an INDEX_CACHE warning."""
+        if damaged_mappings():
+            self._rebuild_damaged()
+        with self._lock:
+            return self.kb, self.indexes, self.engine
+
+    def _rebuild_damaged(self) -> None:
+        with self._guard:
+            damaged = damaged_mappings()
+            if not damaged:
+                return  # another thread rebuilt meanwhile
+            store = self.kb.store
+            if store is not None:
+                store.drop_damaged(damaged)
+                vectors_of(store).forget_all()
+            else:
+                forget_mappings(damaged)
+            kb = self.kb.rebuilt()
+            with self._lock:
+                self.kb, self.indexes = kb, None
+                self._build()
 
     def check_request(self, request: Request) -> None:
         """Refuse pins, exclusions and planners the registry does not know (RegistryError)."""
@@ -104,8 +133,7 @@ class Session:
     def run(self, request: Request, steering: Steering | None = None) -> Iterator[object]:
         # KB and engine are read together, so a run racing a reload never pairs one KB with the
         # other build's rules and indexes.
-        with self._lock:
-            kb, engine = self.kb, self.engine
+        kb, _, engine = self._current()
         view = kb.view(request.caller)
         # The caller's view's version, not the KB's: it must not change when only units the
         # caller cannot see do.
@@ -123,8 +151,7 @@ class Session:
         """Build what the first question needs (the stemmer, the caller's BM25 and ThinkingDB
         indexes) ahead of time, then merge BM25's per-file parts into one index (saved in the
         cache, so the next open reads it); the explorer calls it in a worker after first paint."""
-        with self._lock:
-            kb, indexes = self.kb, self.indexes
+        kb, indexes, _ = self._current()
         view_indexes = indexes.for_view(kb.view(caller))
         view_indexes.bm25
         view_indexes.tdb
@@ -132,14 +159,12 @@ class Session:
 
     def hdc_ready(self, caller: Caller) -> bool:
         """Whether the caller's HDC index exists (stored vectors make building it quick)."""
-        with self._lock:
-            kb, indexes = self.kb, self.indexes
+        kb, indexes, _ = self._current()
         return indexes.for_view(kb.view(caller)).has("hdc")
 
     def warm_up_hdc(self, caller: Caller) -> None:
         """Build the caller's HDC index (the escalation lane); the explorer runs it after warm_up."""
-        with self._lock:
-            kb, indexes = self.kb, self.indexes
+        kb, indexes, _ = self._current()
         indexes.for_view(kb.view(caller)).hdc
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
@@ -148,12 +173,12 @@ class Session:
         return why_not(self, unit_id, question, Request(question=question, caller=caller))
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
-        return self.kb.view(caller).get(unit_id)
+        return self.view(caller).get(unit_id)
 
     def units(self, caller: Caller) -> Sequence[KnowledgeUnit]:
         """The caller's view in id order; a stored unit is restored when read, so listing a
         million units costs nothing until they are shown."""
-        return self.kb.view(caller).units
+        return self.view(caller).units
 
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
@@ -200,7 +225,8 @@ class Session:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
         and a unit whose new text fails is withdrawn, never kept in its last good version."""
         # Only files whose stat changed are read and tokenised again (their segments rebuilt).
-        kb = self.kb.reload().failing_closed(self.kb)
+        current = self._current()[0]
+        kb = current.reload().failing_closed(current)
         # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
         # version. Rules only derive facts from the caller's view, so this never widens it.
         ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)

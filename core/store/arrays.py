@@ -2,8 +2,8 @@
 
 A merged BM25 index is ~12 bytes per posting (1 GB at 1M units): reading it through a zip file
 and hashing it with SHA-256 cost more than the rest of opening. Here each array is its own
-`.npy` file, checked against a CRC-32 in `meta.json` (written last) by a streaming read that
-maps nothing, then memory-mapped, so a query pages in only the postings it reads. The folder
+`.npy` file, checked against a CRC-32 in `meta.json` (written last) and memory-mapped when large
+(core/store/mapped.py), so a query pages in only the postings it reads. The folder
 is written under a temp name and renamed into place, so a reader sees a whole index or none.
 A writer takes each file's CRC-32 from the bytes it writes: reading back what it had just
 written cost ~1 s per GB here.
@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.store.atomic import publish_dir
+from core.store.mapped import npy_array, read_checked
 from core.store.private import Mac, write_private
 
 INDEX_SUFFIX = ".idx"
@@ -43,23 +44,19 @@ def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None
 
 
 def read_arrays(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The names and memory-mapped arrays of a folder from `write_arrays`; ValueError (or
-    OSError) when it is incomplete, damaged or another format."""
+    """The names and arrays of a folder from `write_arrays` (small files in memory, large ones
+    memory-mapped and watched: core/store/mapped.py); ValueError (or OSError) when it is
+    incomplete, damaged or another format."""
     meta = json.loads((path / "meta.json").read_bytes())
     if meta.get("format") != _FORMAT:
         raise ValueError(f"index format {meta.get('format')!r}")
-    for name, crc in meta["crc32"].items():
-        if crc32_of(path / name) != crc:
-            raise ValueError(f"{name} does not match its checksum")
-    names = json.loads((path / "names.json").read_bytes())
-    return names, {name: _mapped(path / f"{name}.npy") for name in meta["arrays"]}
+    data = {name: read_checked(path / name, _crc_is(crc)) for name, crc in meta["crc32"].items()}
+    names = json.loads(bytes(data["names.json"]))
+    return names, {name: npy_array(data[f"{name}.npy"]) for name in meta["arrays"]}
 
 
-def _mapped(file: Path) -> np.ndarray:
-    try:
-        return np.load(file, mmap_mode="r")
-    except ValueError:
-        return np.load(file)  # an empty array cannot be mapped
+def _crc_is(crc: int):
+    return lambda data: zlib.crc32(data) == crc
 
 
 def folder_bytes(path: Path) -> int:

@@ -44,7 +44,7 @@ def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None 
             _watch(mapping, str(path), info)
             data = memoryview(mapping)
     if check is not None and not check(data):
-        raise Damaged(f"{Path(path).name} does not match its digest")
+        raise Damaged(f"{Path(path).name} does not match its checksum")
     return data
 
 

@@ -26,7 +26,6 @@ from pathlib import Path
 KEY_FILE = "mac.key"
 KEY_BYTES = 32
 DIGEST_BYTES = 16
-_CHUNK = 8 << 20
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 

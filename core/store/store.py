@@ -28,6 +28,7 @@ from core.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir, replace_file
 from core.store.location import cache_root
+from core.store.mapped import forget
 from core.store.private import KEY_FILE, Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
@@ -224,6 +225,14 @@ class SegmentStore:
         """An INDEX_CACHE warning from data kept beside a segment (core/store/vectors.py); the
         next load or reload reports it with the store's own."""
         self._note(where, message)
+
+    def drop_damaged(self, paths: list[str]) -> None:
+        """Cache files truncated or rewritten while mapped (core/store/mapped.py): the folder
+        holding each (a segment, an index or a vector set) is removed, so it is rebuilt."""
+        forget(paths)
+        for path in paths:
+            self._note(path, "a cached file changed under this session (truncated or rewritten); rebuilt its folder")
+            shutil.rmtree(Path(path).parent, ignore_errors=True)
 
     def take_notes(self) -> list[Diagnostic]:
         """Warnings since the last call (unusable segments, a cache turned off), each given once."""

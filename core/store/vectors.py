@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.store.arrays import crc32_of
+from core.store.mapped import Damaged, npy_array, read_checked
 from core.store.atomic import replace_file
 from core.store.private import private_dirs
 from core.store.segment import Segment
@@ -141,6 +141,11 @@ class SegmentVectors:
         folder = self._set_folder(segment, key)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def forget_all(self) -> None:
+        """Drop every set kept in memory (their files changed under this process)."""
+        with self._lock:
+            self._memory.clear()
 
     def count(self, kind: str, units: int) -> None:
         with self._lock:
@@ -433,13 +438,13 @@ def _load_set(folder: Path, key: VectorKey, units: int) -> Arrays:
     arrays: Arrays = {}
     try:
         for name, entry in meta["arrays"].items():
-            path = folder / entry["file"]
-            if crc32_of(path) != entry["crc32"]:
-                raise VectorSetError(f"{name} does not match its checksum")
-            array = np.load(path, mmap_mode="r", allow_pickle=False)
+            crc = entry["crc32"]
+            array = npy_array(read_checked(folder / entry["file"], lambda data, crc=crc: zlib.crc32(data) == crc))
             if list(array.shape) != entry["shape"] or array.dtype.str != entry["dtype"]:
                 raise VectorSetError(f"{name} has shape {array.shape}, expected {tuple(entry['shape'])}")
             arrays[name] = array
+    except Damaged as exc:
+        raise VectorSetError(f"{name} does not match its checksum") from exc
     except VectorSetError:
         raise
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:

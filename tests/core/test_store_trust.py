@@ -209,3 +209,46 @@ def test_cache_clear_on_a_read_only_cache_exits_2_with_one_line(tmp_path, capsys
             for folder in [cache, *cache.rglob("*")]:
                 if folder.is_dir():
                     folder.chmod(0o700)
+
+
+_LIVE_SESSION = """
+import sys
+from pathlib import Path
+from core.events import AnswerReady
+from core.plugins.base import Request
+from core.session import Session
+from core.units import Caller
+
+session = Session.open([Path(sys.argv[1])])
+
+def ask(question):
+    events = list(session.run(Request(question=question, caller=Caller())))
+    return next(e for e in reversed(events) if isinstance(e, AnswerReady)).evidence_ids
+
+print("first", len(ask("tide hive")), flush=True)
+sys.stdin.readline()
+print("second", len(ask("tide hive swarm")), flush=True)
+print("notes", sum("changed under this session" in d.message for d in session.diagnostics()), flush=True)
+"""
+
+
+def test_truncating_a_mapped_cache_file_under_a_live_session_rebuilds_instead_of_sigbus(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=2, per_file=700)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache), "PYTHONPATH": str(root)}
+    command = [os.sys.executable, "-c", _LIVE_SESSION, str(kb_dir)]
+    subprocess.run(command, env=env, input="\n", capture_output=True, text=True, check=True, timeout=300)
+    large = [p for p in cache.rglob("units.jsonl") if p.stat().st_size > 256 << 10]
+    assert large  # mapped, not copied: the case this test is about
+    live = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert live.stdout.readline().startswith("first ")
+        for path in large:
+            os.truncate(path, 0)
+        out, err = live.communicate("\n", timeout=300)
+    finally:
+        live.kill()
+    assert live.returncode == 0, err[-2000:]
+    lines = dict(line.split() for line in out.splitlines())
+    assert int(lines["second"]) > 0 and int(lines["notes"]) == len(large)
