@@ -194,6 +194,20 @@ class Segment:
         segment.check_shape(meta)
         return segment
 
+    @staticmethod
+    def stored_file(folder: Path, name: str, key: str, mac: Mac) -> bytes | memoryview:
+        """One file of the stored segment `key` (a stem table, a block table) without loading the
+        rest, checked like `load` checks it (format, key, keyed digest); SegmentError otherwise."""
+        try:
+            meta = json.loads((folder / "meta.json").read_bytes())
+            if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
+                raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
+            return read_checked(folder / name, _matches(mac, meta["macs"][name]))
+        except SegmentError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SegmentError(f"unreadable: {exc}") from exc
+
     def check_shape(self, meta: dict) -> None:
         expected = (len(self.units), len(FIELDS))
         if (

@@ -21,15 +21,14 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
-
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir, replace_file
+from core.store.contents import SOURCES, STEMS_FILE, cache_entries
 from core.store.location import cache_root
-from core.store.mapped import forget
-from core.store.private import KEY_FILE, Mac, private_dirs, refusal
+from core.store.mapped import forget, npy_array
+from core.store.private import Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
 from core.text import add_stem_source, computed_stems, learn_stems
@@ -42,10 +41,6 @@ _CODE_FILES = (
 _STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
-STEMS_FILE = "stems.json"
-# Per KB path, `<root>/sources/<path digest>.json`: the key its file had at a recorded stat
-# (see `SegmentStore._known_key`); kept apart so a path's folder holds only its segment.
-SOURCES = "sources"
 _RACY_NS = 2_000_000_000
 MAX_VIEW_FILES = 4
 MAX_STORED_STEMS = 200_000
@@ -174,15 +169,9 @@ class SegmentStore:
         key = self._known_key(file) if self.enabled else None
         if key is None:
             return None
-        folder = self._path_folder(file) / key
         try:
-            meta = json.loads((folder / "meta.json").read_bytes())
-            data = (folder / STEMS_FILE).read_bytes()
-            if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
-                return None
-            if self.mac.of_bytes(data) != meta["macs"][STEMS_FILE]:
-                return None
-        except (OSError, ValueError, KeyError, TypeError):
+            data = Segment.stored_file(self._path_folder(file) / key, STEMS_FILE, key, self.mac)
+        except (SegmentError, OSError):
             return None
         return SegmentStems(data).table()
 
@@ -307,8 +296,8 @@ class SegmentStore:
         if folder is None:
             return None
         try:
-            return BlockTable.load(np.load(folder / f"{BLOCKS}.npy"), segment)
-        except (OSError, ValueError):
+            return BlockTable.load(npy_array(Segment.stored_file(folder, f"{BLOCKS}.npy", segment.key, self.mac)), segment)
+        except (SegmentError, OSError, ValueError):
             return None  # none stored (another format, an older cache): the file is read whole
 
     def _path_folder(self, file: Path) -> Path:
@@ -347,69 +336,6 @@ class SegmentStore:
             self._notes.append(
                 Diagnostic(code=Code.INDEX_CACHE, message=message, file=where, severity=Severity.WARNING)
             )
-
-
-class CacheEntry:
-    """One KB path's segment folder in the cache: its source file, size and last write time."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        # Another process may publish or remove a segment while we walk: a file that vanishes
-        # mid-walk is simply not counted.
-        infos = dict(_walk_files(folder))
-        self.bytes = sum(info.st_size for info in infos.values())
-        self.written = max((info.st_mtime for info in infos.values()), default=0.0)
-        metas = [p for p in infos if p.name == "meta.json"]
-        self.source = _source_of(metas[0]) if metas else "?"
-
-
-def _walk_files(folder: Path):
-    """(path, stat) of the regular files under `folder`, skipping what disappears meanwhile."""
-    for root, _dirs, names in os.walk(folder):
-        for name in names:
-            path = Path(root) / name
-            try:
-                info = path.stat()
-            except OSError:
-                continue
-            if stat.S_ISREG(info.st_mode):
-                yield path, info
-
-
-def cache_entries(root: Path | None) -> list[CacheEntry]:
-    folder = root / "segments" if root is not None else None
-    if folder is None or not folder.is_dir():
-        return []
-    try:
-        names = sorted(folder.iterdir())
-    except OSError:
-        return []
-    return [CacheEntry(entry) for entry in names if entry.is_dir()]
-
-
-def view_files(root: Path) -> list[Path]:
-    """Merged whole-view BM25 index folders (at most `MAX_VIEW_FILES`, outside the size bound)."""
-    return sorted((root / "views").glob(f"*{INDEX_SUFFIX}")) if (root / "views").is_dir() else []
-
-
-def clear_cache(root: Path) -> int:
-    """Remove everything the store wrote under `root`; returns the number of bytes freed.
-    Raises OSError (the first failure) when something could not be removed: a root that is a
-    file, a read-only cache."""
-    if root.exists() and not root.is_dir():
-        raise NotADirectoryError(20, "not a folder", str(root))
-    views = view_files(root)
-    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, views))
-    for name in ("segments", "views", SOURCES):
-        if (root / name).exists():
-            shutil.rmtree(root / name, onerror=_raise)
-    for name in (STEMS_FILE, KEY_FILE):
-        (root / name).unlink(missing_ok=True)
-    return freed
-
-
-def _raise(_function, _path, exc_info) -> None:
-    raise exc_info[1]
 
 
 _DEFAULT_STORES: dict[Path | None, SegmentStore] = {}
@@ -519,10 +445,3 @@ def _remove_other_keys(folder: Path) -> None:
             except OSError:
                 continue
         shutil.rmtree(sibling, ignore_errors=True)
-
-
-def _source_of(meta: Path) -> str:
-    try:
-        return str(json.loads(meta.read_bytes()).get("file", "?"))
-    except (OSError, ValueError):
-        return "?"

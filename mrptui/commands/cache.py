@@ -7,7 +7,7 @@ import datetime as dt
 
 from core.store import cache_root
 from core.store.arrays import folder_bytes
-from core.store.store import cache_entries, clear_cache, view_files
+from core.store.contents import cache_entries, clear_cache, view_files
 from core.store.vectors import SetInfo, set_infos
 from mrptui.commands import UsageError
 

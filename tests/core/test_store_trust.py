@@ -252,3 +252,19 @@ def test_truncating_a_mapped_cache_file_under_a_live_session_rebuilds_instead_of
     assert live.returncode == 0, err[-2000:]
     lines = dict(line.split() for line in out.splitlines())
     assert int(lines["second"]) > 0 and int(lines["notes"]) == len(large)
+
+
+def test_a_rewritten_block_table_is_not_used_to_patch_a_reload(tmp_path):
+    """A reload re-reads only the blocks whose digest changed: a forged block table could pair
+    new text with an old unit, so it is checked like the rest of the segment."""
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    (path,) = write_kb(kb_dir, files=1)
+    KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    (folder,) = segment_folders(cache)
+    blocks = (folder / "blocks.npy").read_bytes()
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    (segment,) = kb._stored.segments.values()
+    assert store._blocks_of(segment) is not None
+    _forge(folder, "blocks.npy", blocks)  # the same table, its checksum fixed up without the key
+    assert store._blocks_of(segment) is None
