@@ -30,7 +30,7 @@ from core.rules import RuleSet, load_rules
 from core.services import Services
 from core import synonyms as synonyms_file
 from core.steering import Steering
-from core.store.mapped import damaged as damaged_mappings, forget as forget_mappings
+from core.store.mapped import damaged as damaged_mappings
 from core.store.vectors import vectors_of
 from core.units import Caller, KnowledgeUnit
 
@@ -44,6 +44,7 @@ class Session:
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
         self._guard = threading.Lock()
+        self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
         self.kb = kb if kb is not None else KnowledgeBase.load(
             self.kb_paths, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
         )
@@ -89,6 +90,7 @@ class Session:
         sibling.retrieval = retrieval
         sibling._lock = threading.Lock()
         sibling._guard = threading.Lock()
+        sibling._rebuilt_for = set(self._rebuilt_for)
         sibling._build()
         return sibling
 
@@ -99,7 +101,7 @@ class Session:
         """KB, indexes and engine, read together; first rebuilt from the KB files when a cache
         file they map was truncated or rewritten under this session (reading it could kill the
         process with SIGBUS: core/store/mapped.py). Said once, as an INDEX_CACHE warning."""
-        if damaged_mappings():
+        if damaged_mappings().keys() - self._rebuilt_for:
             self._rebuild_damaged()
         with self._lock:
             return self.kb, self.indexes, self.engine
@@ -107,14 +109,13 @@ class Session:
     def _rebuild_damaged(self) -> None:
         with self._guard:
             damaged = damaged_mappings()
-            if not damaged:
+            if not damaged.keys() - self._rebuilt_for:
                 return  # another thread rebuilt meanwhile
             store = self.kb.store
             if store is not None:
-                store.drop_damaged(damaged)
+                store.drop_damaged(sorted(set(damaged.values())))
                 vectors_of(store).forget_all()
-            else:
-                forget_mappings(damaged)
+            self._rebuilt_for |= damaged.keys()
             kb = self.kb.rebuilt()
             with self._lock:
                 self.kb, self.indexes = kb, None

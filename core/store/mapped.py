@@ -5,8 +5,9 @@ A memory-mapped file that shrinks kills the process on the next read of a page p
 (SIGBUS, no message). So: a small file (at most `SMALL_BYTES`, which is most of a segment's
 arrays) is read into memory; a larger one is mapped, its digest taken over the mapped bytes
 (what is served is what was checked), and its (inode, size, mtime, ctime) recorded while the
-mapping lives. `damaged()` lists mapped files whose inode has since changed size or times; a
-session checks it before each question and rebuilds from the KB files (core/session.py). A
+mapping lives. `damaged()` names the live mappings whose file has since changed size or times
+(once found, a mapping stays damaged until it is freed); each session checks it before each
+question and rebuilds from the KB files once per damaged mapping (core/session.py). A
 truncation between that check and a read can still kill the process: the window is one question.
 """
 
@@ -27,6 +28,9 @@ _HEADER_BYTES = 1 << 16
 _LOCK = threading.Lock()
 # id of the mapping -> (path, (inode, size, mtime_ns, ctime_ns)), while the mapping lives.
 _MAPPED: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
+# ids of live mappings found damaged, with their paths: another session may still hold them
+# after the first one rebuilt (and removed the file's folder).
+_DAMAGED: dict[int, str] = {}
 
 
 class Damaged(ValueError):
@@ -45,6 +49,10 @@ def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None 
             data = memoryview(mapping)
     if check is not None and not check(data):
         raise Damaged(f"{Path(path).name} does not match its checksum")
+    if isinstance(data, memoryview):
+        # The check read every page; the process need not keep them (the page cache does): a
+        # query pages in again only what it reads.
+        mapping.madvise(mmap.MADV_DONTNEED)
     return data
 
 
@@ -60,27 +68,21 @@ def npy_array(data: bytes | memoryview) -> np.ndarray:
     return np.frombuffer(data, dtype=dtype, count=count, offset=header.tell()).reshape(shape)
 
 
-def damaged() -> list[str]:
-    """Mapped files that were truncated or rewritten in place since they were mapped."""
+def damaged() -> dict[int, str]:
+    """Live mappings (by id) whose file was truncated or rewritten in place since it was mapped."""
     with _LOCK:
-        watched = list(_MAPPED.values())
-    found = []
-    for path, seen in watched:
+        watched = [(key, path, seen) for key, (path, seen) in _MAPPED.items() if key not in _DAMAGED]
+    found = {}
+    for key, path, seen in watched:
         try:
             info = os.stat(path)
         except OSError:
             continue  # removed or renamed: the mapping keeps the old inode, which nothing can reach
         if info.st_ino == seen[0] and _stamp(info) != seen:
-            found.append(path)
-    return sorted(set(found))
-
-
-def forget(paths: list[str]) -> None:
-    """Stop watching these files (their folders are being rebuilt)."""
-    names = set(paths)
+            found[key] = path
     with _LOCK:
-        for key in [key for key, (path, _) in _MAPPED.items() if path in names]:
-            del _MAPPED[key]
+        _DAMAGED.update((key, path) for key, path in found.items() if key in _MAPPED)
+        return dict(_DAMAGED)
 
 
 def _watch(mapping: mmap.mmap, path: str, info: os.stat_result) -> None:
@@ -93,6 +95,7 @@ def _watch(mapping: mmap.mmap, path: str, info: os.stat_result) -> None:
 def _unwatch(key: int) -> None:
     with _LOCK:
         _MAPPED.pop(key, None)
+        _DAMAGED.pop(key, None)
 
 
 def _stamp(info: os.stat_result) -> tuple[int, int, int, int]:

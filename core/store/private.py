@@ -33,7 +33,8 @@ _DIR_MODE = 0o700
 def refusal(root: Path) -> str | None:
     """Why `root` may not hold the cache (None: it may; created 0700 when missing)."""
     try:
-        private_dirs(root, top=None)
+        if not os.path.exists(root):
+            private_dirs(root, top=None)
         info = os.stat(root)
     except OSError as exc:
         return f"cannot use the index cache at {root} ({exc.strerror or exc}); running without it"

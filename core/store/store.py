@@ -27,7 +27,7 @@ from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import publish_dir, replace_file
 from core.store.contents import SOURCES, STEMS_FILE, cache_entries
 from core.store.location import cache_root
-from core.store.mapped import forget, npy_array
+from core.store.mapped import npy_array
 from core.store.private import Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
@@ -218,7 +218,6 @@ class SegmentStore:
     def drop_damaged(self, paths: list[str]) -> None:
         """Cache files truncated or rewritten while mapped (core/store/mapped.py): the folder
         holding each (a segment, an index or a vector set) is removed, so it is rebuilt."""
-        forget(paths)
         for path in paths:
             self._note(path, "a cached file changed under this session (truncated or rewritten); rebuilt its folder")
             shutil.rmtree(Path(path).parent, ignore_errors=True)

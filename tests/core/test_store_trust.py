@@ -219,16 +219,19 @@ from core.plugins.base import Request
 from core.session import Session
 from core.units import Caller
 
-session = Session.open([Path(sys.argv[1])])
+# Two sessions over the same KB in one process (the second found the damage after the first
+# rebuilt and removed the files' folders).
+sessions = [Session.open([Path(sys.argv[1])]) for _ in range(2)]
 
-def ask(question):
+def ask(session, question):
     events = list(session.run(Request(question=question, caller=Caller())))
     return next(e for e in reversed(events) if isinstance(e, AnswerReady)).evidence_ids
 
-print("first", len(ask("tide hive")), flush=True)
+print("first", min(len(ask(s, "tide hive")) for s in sessions), flush=True)
 sys.stdin.readline()
-print("second", len(ask("tide hive swarm")), flush=True)
-print("notes", sum("changed under this session" in d.message for d in session.diagnostics()), flush=True)
+print("second", min(len(ask(s, "tide hive swarm")) for s in sessions), flush=True)
+for number, session in enumerate(sessions):
+    print(f"notes{number}", sum("changed under this session" in d.message for d in session.diagnostics()), flush=True)
 """
 
 
@@ -251,7 +254,8 @@ def test_truncating_a_mapped_cache_file_under_a_live_session_rebuilds_instead_of
         live.kill()
     assert live.returncode == 0, err[-2000:]
     lines = dict(line.split() for line in out.splitlines())
-    assert int(lines["second"]) > 0 and int(lines["notes"]) == len(large)
+    assert int(lines["second"]) > 0 and int(lines["notes0"]) == len(large)
+    assert int(lines["notes1"]) >= 1
 
 
 def test_a_rewritten_block_table_is_not_used_to_patch_a_reload(tmp_path):
