@@ -31,7 +31,6 @@ from core.services import Services
 from core import synonyms as synonyms_file
 from core.steering import Steering
 from core.store.mapped import damaged as damaged_mappings
-from core.store.vectors import vectors_of
 from core.units import Caller, KnowledgeUnit
 
 
@@ -113,6 +112,8 @@ class Session:
                 return  # another thread rebuilt meanwhile
             store = self.kb.store
             if store is not None:
+                from core.store.vectors import vectors_of  # only a damaged cache needs it here
+
                 store.drop_damaged(sorted(set(damaged.values())))
                 vectors_of(store).forget_all()
             self._rebuilt_for |= damaged.keys()

@@ -351,7 +351,9 @@ def test_a_view_reads_the_stored_sets_in_place_and_gathers_only_the_rows_it_perm
     assert isinstance(index.topic, RowBlocks) and isinstance(index.claim, RowBlocks)
     assert len(index.topic.blocks) == 5
     # An open file's rows are its stored set itself; a mixed file's permitted rows are gathered.
-    in_place = sorted(isinstance(block, np.memmap) for block in index.topic.blocks)
+    # (A stored set is the file's bytes, mapped or read whole: core/store/mapped.py; a gathered
+    # copy owns its rows.)
+    in_place = sorted(not block.flags.owndata for block in index.topic.blocks)
     assert in_place == [False, False, True, True, True]
     assert_same_scores(index, HdcIndex.build(kb.view(PUBLIC).units, indexes.config.hdc))
 
