@@ -17,6 +17,7 @@ from core.diagnostics import Code
 from core.kb import KnowledgeBase
 from core.store import store as store_module
 from core.store.store import SegmentStore
+from core.text import stem
 from core.units import Caller
 from mrptui.cli import main
 from tests.core.store_kb import write_kb
@@ -41,6 +42,7 @@ def test_every_cache_file_is_private_whatever_the_umask(tmp_path, monkeypatch, c
     mask = os.umask(0)
     try:
         assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "tide hive", "--trace", str(trace)]) == 0
+        stem("mrptuiunseenwords")  # a stem this process computed, so there is a table to save
         store_module._save_stems(cache)  # what the process does at exit: question words' stems
     finally:
         os.umask(mask)
