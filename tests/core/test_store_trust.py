@@ -274,3 +274,16 @@ def test_a_rewritten_block_table_is_not_used_to_patch_a_reload(tmp_path):
     assert store._blocks_of(segment) is not None
     _forge(folder, "blocks.npy", blocks)  # the same table, its checksum fixed up without the key
     assert store._blocks_of(segment) is None
+
+
+def test_ask_with_a_refused_cache_says_so_in_one_line_and_answers(tmp_path, capsys):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    cache.mkdir()
+    cache.chmod(0o777)
+    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "tide hive"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip()
+    (line,) = [line for line in err.splitlines() if "index cache" in line]
+    assert line.startswith(f"mrptui: warning: refusing the index cache at {cache}")
+    assert list(cache.iterdir()) == []
