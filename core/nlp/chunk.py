@@ -1,0 +1,51 @@
+"""Noun-phrase chunks over UPOS tags, with nltk's RegexpParser.
+
+A chunk is a maximal run a reader would call one noun phrase: an optional determiner, numbers,
+adjectives and adverbs before one or more nouns or proper nouns ("the two old Roman roads",
+"Marie Curie"), a possessive inside ("Marie Curie 's laboratory"), or numbers alone ("1903",
+"12 May 1903" is a date chunk because May is a PROPN), and after a determiner a participle
+the tagger calls VERB ("a refurbished notebook"). Pronouns are not chunks: callers that
+resolve them see the PRON tag directly.
+
+nltk is imported on the first call (importing it takes 1–2 s; core/text.py has the story).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from core.nlp.lazy import Lazy
+
+if TYPE_CHECKING:
+    from nltk.chunk.regexp import RegexpParser
+
+GRAMMAR = r"""
+NP: {<DET><ADV>*<VERB><ADJ|NUM>*<NOUN|PROPN>+}
+    {<DET>?<NUM|ADJ|ADV>*<NOUN|PROPN>+(<PART><ADJ|NUM>*<NOUN|PROPN>+)*<NUM>*}
+    {<DET>?<NUM>+}
+"""
+
+
+def _parser() -> RegexpParser:
+    from nltk.chunk.regexp import RegexpParser
+
+    return RegexpParser(GRAMMAR)
+
+
+_PARSER: Lazy[RegexpParser] = Lazy(_parser)
+
+
+def noun_phrases(tagged: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """(start, end) word spans of the noun phrases of one tagged sentence, end exclusive."""
+    if not tagged:
+        return []
+    tree = _PARSER.get().parse([(word or "_", tag) for word, tag in tagged])
+    spans, position = [], 0
+    for child in tree:
+        if isinstance(child, tuple):
+            position += 1
+            continue
+        spans.append((position, position + len(child)))
+        position += len(child)
+    return spans

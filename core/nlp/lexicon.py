@@ -1,0 +1,280 @@
+"""Lemmas, synonyms, hypernyms, antonyms and derivations from Open English WordNet 2025.
+
+`lexicon()` is the process-wide instance, loaded on first use from core/nlp/data/lexicon.bin.gz
+(written by scripts/build_lexicon.py; layout in its docstring). Every query takes a word as it
+appears in text and looks it up under each of its lemmas: "shoes" is both the lemma `shoes`
+("a particular situation") and a form of `shoe`, so `hypernyms("shoes")` holds footwear.
+`pos` is optional everywhere and may be a UPOS tag (NOUN, VERB, AUX, ADJ, ADV, PROPN) or a
+WordNet code (n, v, a, s, r); a closed-class tag (DET, ADP, PRON, NUM, …) finds nothing.
+
+`link(a, b)` says how two words relate, with a reason a reader can check ("notebook ≈ laptop:
+both kinds of portable computer").
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from core.nlp.lazy import Lazy
+
+DATA = Path(__file__).resolve().parent / "data" / "lexicon.bin.gz"
+FORMAT = "mrptui-lexicon/1"
+POS = "nvar"
+POS_NAMES = ("noun", "verb", "adjective", "adverb")
+_UPOS = {"NOUN": 0, "PROPN": 0, "VERB": 1, "AUX": 1, "ADJ": 2, "ADV": 3}
+_WN = {"n": 0, "v": 1, "a": 2, "s": 2, "r": 3}
+
+LinkKind = Literal["same-lemma", "synonym", "hypernym", "derivation", "antonym"]
+
+
+@dataclass(frozen=True)
+class Link:
+    """How `a` relates to `b`, and why, in words a reader can check against WordNet."""
+
+    kind: LinkKind
+    a: str
+    b: str
+    via: str
+
+
+def _pos_codes(pos: str | None) -> tuple[int, ...]:
+    if pos is None:
+        return (0, 1, 2, 3)
+    code = _UPOS.get(pos, _WN.get(pos))
+    return () if code is None else (code,)
+
+
+class Lexicon:
+    """Read-only arrays; lookups bisect sorted word lists, so loading builds no big dicts."""
+
+    def __init__(self, arrays: dict[str, np.ndarray | list[str]], rules: list[list[list[str]]]) -> None:
+        # WordNet's detachment rules (Morphy) for regular inflections, per part of speech, as nltk
+        # has them (copied into the file by the build); irregular inflections are stored forms.
+        self._rules = tuple(tuple((old, new) for old, new in pos_rules) for pos_rules in rules)
+        self._words: list[str] = arrays["words"]
+        self._forms: list[str] = arrays["forms"]
+        self._glosses: list[str] = arrays["glosses"]
+        self._a = arrays
+        self._synset_pos = arrays["synset_pos"]
+
+    # -- lookup ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _find(sorted_words: list[str], word: str) -> int | None:
+        i = bisect_left(sorted_words, word)
+        return i if i < len(sorted_words) and sorted_words[i] == word else None
+
+    def _row(self, name: str, i: int) -> list[int]:
+        ptr = self._a[name + "_ptr"]
+        return self._a[name][ptr[i] : ptr[i + 1]].tolist()
+
+    def _senses(self, wid: int, codes: tuple[int, ...]) -> list[int]:
+        return [s for s in self._row("sense", wid) if self._synset_pos[s] in codes]
+
+    def _members(self, synset: int) -> list[str]:
+        return [self._words[w] for w in self._row("member", synset)]
+
+    def _candidates(self, word: str, pos: str | None) -> list[tuple[int, int]]:
+        """(word id, pos code) of every lemma `word` may be a form of, the likeliest first.
+
+        Likeliest = the most WordNet senses in that part of speech, the word itself on a tie
+        (nltk's WordNetLemmatizer picks the shortest instead, which turns "species" into "specie").
+        """
+        text = " ".join(word.lower().split())
+        codes = _pos_codes(pos)
+        found: dict[tuple[int, int], int] = {}
+        form = self._find(self._forms, text)
+        stored = self._row("form", form) if form is not None else []
+        for code in codes:
+            bases = [text] + [text[: -len(old)] + new for old, new in self._rules[code] if text.endswith(old)]
+            ids = [self._find(self._words, b) for b in bases if b]
+            ids += [t // len(POS) for t in stored if t % len(POS) == code]
+            for wid in ids:
+                if wid is not None and (wid, code) not in found:
+                    senses = len(self._senses(wid, (code,)))
+                    if senses:
+                        found[(wid, code)] = senses
+        return sorted(found, key=lambda k: (-found[k], self._words[k[0]] != text, len(self._words[k[0]])))
+
+    def _synsets(self, word: str, pos: str | None) -> Iterator[tuple[str, int]]:
+        """(lemma, synset) of every sense of every lemma of `word`, likeliest lemma first."""
+        for wid, code in self._candidates(word, pos):
+            for synset in self._senses(wid, (code,)):
+                yield self._words[wid], synset
+
+    # -- the API -----------------------------------------------------------------------------
+
+    def lemma(self, word: str, pos: str | None = None) -> str:
+        """The likeliest dictionary form of `word` (lower-cased); the word itself when unknown."""
+        candidates = self._candidates(word, pos)
+        return self._words[candidates[0][0]] if candidates else " ".join(word.lower().split())
+
+    def lemmas(self, word: str, pos: str | None = None) -> frozenset[str]:
+        return frozenset(self._words[wid] for wid, _ in self._candidates(word, pos))
+
+    def synonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
+        """Every other member of every synset of `word`."""
+        own = self.lemmas(word, pos)
+        return frozenset(m for _, s in self._synsets(word, pos) for m in self._members(s)) - own
+
+    def hypernyms(self, word: str, depth: int = 2, pos: str | None = None) -> frozenset[str]:
+        """Members of the synsets up to `depth` hypernym steps above any sense of `word`."""
+        return frozenset(m for s, _ in self._ancestors(word, depth, pos) for m in self._members(s))
+
+    def antonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
+        return frozenset(self._words[row[2]] for row in self._pairs_of("antonyms", word, pos))
+
+    def derivations(self, word: str, pos: str | None = None) -> frozenset[str]:
+        """Members of the synsets derivationally related to a sense of `word` or its synonyms
+        (swap = switch (v) → switch (n) = replacement)."""
+        own = self.lemmas(word, pos)
+        return frozenset(m for *_, target in self._derived(word, pos) for m in self._members(target)) - own
+
+    def gloss(self, synset: int) -> str:
+        return self._glosses[synset]
+
+    # -- relations ---------------------------------------------------------------------------
+
+    def _pairs(self, name: str, wid: int) -> np.ndarray:
+        rows = self._a[name]
+        lo, hi = np.searchsorted(rows[:, 0], [wid, wid + 1])
+        return rows[lo:hi]
+
+    def _pairs_of(self, name: str, word: str, pos: str | None) -> Iterator[list[int]]:
+        codes = _pos_codes(pos)
+        for wid, _ in self._candidates(word, pos):
+            for row in self._pairs(name, wid).tolist():
+                if self._synset_pos[row[1]] in codes:
+                    yield row
+
+    def _derived(self, word: str, pos: str | None) -> Iterator[tuple[str, str, int]]:
+        """(member of a sense of `word`, the word derived from it, the derived word's synset)."""
+        for _, synset in self._synsets(word, pos):
+            for member in self._row("member", synset):
+                for row in self._pairs("derivations", member).tolist():
+                    if row[1] == synset:
+                        yield self._words[member], self._words[row[2]], row[3]
+
+    def _ancestors(self, word: str, depth: int, pos: str | None) -> Iterator[tuple[int, int]]:
+        """(hypernym synset, steps) above every sense of `word`, each synset once, nearest first."""
+        seen: set[int] = set()
+        frontier = [s for _, s in self._synsets(word, pos)]
+        for step in range(1, max(depth, 0) + 1):
+            frontier = [h for s in frontier for h in self._row("hypernym", s) if h not in seen]
+            for h in frontier:
+                if h not in seen:
+                    seen.add(h)
+                    yield h, step
+
+    # -- link --------------------------------------------------------------------------------
+
+    def link(self, a: str, b: str) -> Link | None:
+        """The closest relation between two words, tried in this order: the same lemma, antonyms,
+        a shared sense (or WordNet's `similar`), a hypernym within two steps either way or a
+        shared direct hypernym, a derivation (directly or through a synonym). None otherwise."""
+        for finder in (self._same_lemma, self._antonym, self._synonym, self._hypernym, self._derivation):
+            found = finder(a, b)
+            if found:
+                return found
+        return None
+
+    def _same_lemma(self, a: str, b: str) -> Link | None:
+        if " ".join(a.lower().split()) == " ".join(b.lower().split()):
+            return Link("same-lemma", a, b, f"{a} = {b}: the same word")
+        shared = [w for w in self._lemma_order(a) if w in self.lemmas(b)]
+        if not shared:
+            return None
+        return Link("same-lemma", a, b, f"{a} = {b}: both forms of {shared[0]}")
+
+    def _lemma_order(self, word: str) -> list[str]:
+        return [self._words[wid] for wid, _ in self._candidates(word, None)]
+
+    def _antonym(self, a: str, b: str) -> Link | None:
+        others = {wid for wid, _ in self._candidates(b, None)}
+        for row in self._pairs_of("antonyms", a, None):
+            if row[2] in others:
+                first, second = self._words[row[0]], self._words[row[2]]
+                return Link("antonym", a, b, f"{a} ↔ {b}: {first} is the opposite of {second} ({self.gloss(row[1])})")
+        return None
+
+    def _synonym(self, a: str, b: str) -> Link | None:
+        theirs = {s: lemma for lemma, s in self._synsets(b, None)}
+        mine = list(self._synsets(a, None))
+        for _, synset in mine:
+            if synset in theirs:
+                return Link("synonym", a, b, f"{a} ≈ {b}: same sense, {self.gloss(synset)!r}")
+        for _, synset in mine:
+            for other in self._row("similar", synset):
+                if other in theirs:
+                    return Link(
+                        "synonym", a, b, f"{a} ≈ {b}: similar senses, {self.gloss(synset)!r} ~ {self.gloss(other)!r}"
+                    )
+        return None
+
+    def _hypernym(self, a: str, b: str) -> Link | None:
+        for x, y, sign in ((a, b, "→"), (b, a, "←")):
+            targets = {s for _, s in self._synsets(y, None)}
+            for synset, steps in self._ancestors(x, 2, None):
+                if synset in targets:
+                    kind = "a kind of" if steps == 1 else "a kind of a kind of"
+                    lhs, rhs = (a, b) if sign == "→" else (b, a)
+                    return Link("hypernym", a, b, f"{a} {sign} {b}: {lhs} is {kind} {rhs}")
+        parents_b = {s for s, _ in self._ancestors(b, 1, None)}
+        for synset, _ in self._ancestors(a, 1, None):
+            if synset in parents_b:
+                name = self._members(synset)[0]
+                return Link("hypernym", a, b, f"{a} ≈ {b}: both kinds of {name}")
+        return None
+
+    def _derivation(self, a: str, b: str) -> Link | None:
+        for x, y in ((a, b), (b, a)):
+            theirs = {s for _, s in self._synsets(y, None)}
+            own = self.lemmas(x)
+            for member, derived, target in self._derived(x, None):
+                if target in theirs:
+                    source = x if member in own else f"{x} = {member}"
+                    result = derived if derived in self.lemmas(y) else f"{derived} = {y}"
+                    pos = POS_NAMES[self._synset_pos[target]]
+                    return Link("derivation", a, b, f"{x} → {y}: {source} → {result} ({pos}), {self.gloss(target)!r}")
+        return None
+
+
+def load(path: Path = DATA) -> Lexicon:
+    """The lexicon `path` holds (written by scripts/build_lexicon.py)."""
+    raw = gzip.decompress(path.read_bytes())
+    newline = raw.index(b"\n")
+    header = json.loads(raw[:newline])
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a {FORMAT} file")
+    arrays: dict[str, np.ndarray | list[str]] = {}
+    offset = newline + 1
+    for spec in header["arrays"]:
+        if spec["dtype"] == "str":
+            size = spec["shape"][0]
+            arrays[spec["name"]] = raw[offset : offset + size].decode("utf-8").split("\n")
+        else:
+            dtype = np.dtype(spec["dtype"])
+            size = dtype.itemsize * int(np.prod(spec["shape"]))
+            arrays[spec["name"]] = np.frombuffer(raw, dtype=dtype, count=size // dtype.itemsize, offset=offset).reshape(
+                spec["shape"]
+            )
+        offset += size
+    if offset != len(raw):
+        raise ValueError(f"{path}: {len(raw) - offset} bytes after the last array")
+    return Lexicon(arrays, header["morphy"])
+
+
+_LEXICON: Lazy[Lexicon] = Lazy(load)
+
+
+def lexicon() -> Lexicon:
+    """The process-wide lexicon, loaded on first use."""
+    return _LEXICON.get()
