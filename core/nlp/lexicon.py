@@ -18,6 +18,7 @@ import json
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -28,6 +29,7 @@ from core.nlp.lazy import Lazy
 DATA = Path(__file__).resolve().parent / "data" / "lexicon.bin.gz"
 FORMAT = "mrptui-lexicon/1"
 POS = "nvar"
+CACHE_WORDS = 1 << 14
 POS_NAMES = ("noun", "verb", "adjective", "adverb")
 _UPOS = {"NOUN": 0, "PROPN": 0, "VERB": 1, "AUX": 1, "ADJ": 2, "ADV": 3}
 _WN = {"n": 0, "v": 1, "a": 2, "s": 2, "r": 3}
@@ -64,6 +66,15 @@ class Lexicon:
         self._glosses: list[str] = arrays["glosses"]
         self._a = arrays
         self._synset_pos = arrays["synset_pos"]
+        # Rows are sorted by their first word: a pointer per word finds a word's rows directly.
+        words = np.arange(len(self._words) + 1)
+        self._pair_ptr = {
+            name: np.searchsorted(np.ascontiguousarray(arrays[name][:, 0]), words).tolist()
+            for name in ("antonyms", "derivations")
+        }
+        # A support check asks about the same few question words again and again.
+        self._candidates = lru_cache(maxsize=CACHE_WORDS)(self._find_candidates)
+        self._synsets = lru_cache(maxsize=CACHE_WORDS)(self._find_synsets)
 
     # -- lookup ------------------------------------------------------------------------------
 
@@ -82,7 +93,7 @@ class Lexicon:
     def _members(self, synset: int) -> list[str]:
         return [self._words[w] for w in self._row("member", synset)]
 
-    def _candidates(self, word: str, pos: str | None) -> list[tuple[int, int]]:
+    def _find_candidates(self, word: str, pos: str | None) -> tuple[tuple[int, int], ...]:
         """(word id, pos code) of every lemma `word` may be a form of, the likeliest first.
 
         Likeliest = the most WordNet senses in that part of speech, the word itself on a tie
@@ -102,13 +113,13 @@ class Lexicon:
                     senses = len(self._senses(wid, (code,)))
                     if senses:
                         found[(wid, code)] = senses
-        return sorted(found, key=lambda k: (-found[k], self._words[k[0]] != text, len(self._words[k[0]])))
+        return tuple(sorted(found, key=lambda k: (-found[k], self._words[k[0]] != text, len(self._words[k[0]]))))
 
-    def _synsets(self, word: str, pos: str | None) -> Iterator[tuple[str, int]]:
+    def _find_synsets(self, word: str, pos: str | None) -> tuple[tuple[str, int], ...]:
         """(lemma, synset) of every sense of every lemma of `word`, likeliest lemma first."""
-        for wid, code in self._candidates(word, pos):
-            for synset in self._senses(wid, (code,)):
-                yield self._words[wid], synset
+        return tuple(
+            (self._words[wid], synset) for wid, code in self._candidates(word, pos) for synset in self._senses(wid, (code,))
+        )
 
     # -- the API -----------------------------------------------------------------------------
 
@@ -144,9 +155,8 @@ class Lexicon:
     # -- relations ---------------------------------------------------------------------------
 
     def _pairs(self, name: str, wid: int) -> np.ndarray:
-        rows = self._a[name]
-        lo, hi = np.searchsorted(rows[:, 0], [wid, wid + 1])
-        return rows[lo:hi]
+        ptr = self._pair_ptr[name]
+        return self._a[name][ptr[wid] : ptr[wid + 1]]
 
     def _pairs_of(self, name: str, word: str, pos: str | None) -> Iterator[list[int]]:
         codes = _pos_codes(pos)

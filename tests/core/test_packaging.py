@@ -42,3 +42,26 @@ def test_every_code_package_is_listed():
         for init in (ROOT / top).rglob("__init__.py"):
             dotted = ".".join(init.parent.relative_to(ROOT).parts)
             assert dotted in listed, f"{dotted} is not in pyproject's packages"
+
+
+def test_a_build_carries_the_nlp_data_and_it_loads(tmp_path):
+    # build_py is the step that puts packages and their package data into a wheel; run on a copy
+    # so the checkout gets no build/ folder.
+    import shutil
+    import subprocess
+    import sys
+
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("core", "mrptui", "config", "sample_kb"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    command = [sys.executable, "-W", "ignore", "-c", "from setuptools import setup; setup()", "-q", "build_py"]
+    subprocess.run([*command, "--build-lib", "out"], check=True, cwd=tmp_path, capture_output=True, timeout=300)
+    built = tmp_path / "out" / "core" / "nlp"
+    for name in ("upos-ewt.json.gz", "lexicon.bin.gz"):
+        assert (built / "data" / name).read_bytes() == (ROOT / "core" / "nlp" / "data" / name).read_bytes()
+    from core.nlp import lexicon, tagger
+
+    assert lexicon.load(built / "data" / "lexicon.bin.gz").lemma("mice") == "mouse"
+    assert "NOUN" in tagger.load(built / "data" / "upos-ewt.json.gz").classes
