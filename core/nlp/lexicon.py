@@ -63,13 +63,13 @@ class Lexicon:
         self._rules = tuple(tuple((old, new) for old, new in pos_rules) for pos_rules in rules)
         self._words: list[str] = arrays["words"]
         self._forms: list[str] = arrays["forms"]
-        self._glosses: list[str] = arrays["glosses"]
+        self._glosses: _Lines = arrays["glosses"]
         self._a = arrays
         self._synset_pos = arrays["synset_pos"]
         # Rows are sorted by their first word: a pointer per word finds a word's rows directly.
         words = np.arange(len(self._words) + 1)
         self._pair_ptr = {
-            name: np.searchsorted(np.ascontiguousarray(arrays[name][:, 0]), words).tolist()
+            name: np.searchsorted(np.ascontiguousarray(arrays[name][:, 0]), words)
             for name in ("antonyms", "derivations")
         }
         # A support check asks about the same few question words again and again.
@@ -257,6 +257,25 @@ class Lexicon:
         return None
 
 
+class _Lines:
+    """Lines of a UTF-8 blob inside `raw`, decoded one at a time on demand."""
+
+    def __init__(self, raw: bytes, offset: int, size: int) -> None:
+        self._blob = memoryview(raw)[offset : offset + size]
+        ends = np.flatnonzero(np.frombuffer(self._blob, dtype=np.uint8) == ord("\n"))
+        self._starts = np.concatenate(([0], ends + 1))
+        self._ends = np.concatenate((ends, [size]))
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, i: int) -> str:
+        return bytes(self._blob[self._starts[i] : self._ends[i]]).decode("utf-8")
+
+    def all(self) -> list[str]:
+        return bytes(self._blob).decode("utf-8").split("\n")
+
+
 def load(path: Path = DATA) -> Lexicon:
     """The lexicon `path` holds (written by scripts/build_lexicon.py)."""
     raw = gzip.decompress(path.read_bytes())
@@ -269,7 +288,9 @@ def load(path: Path = DATA) -> Lexicon:
     for spec in header["arrays"]:
         if spec["dtype"] == "str":
             size = spec["shape"][0]
-            arrays[spec["name"]] = raw[offset : offset + size].decode("utf-8").split("\n")
+            lines = _Lines(raw, offset, size)
+            # Glosses are read a few at a time, for reasons: decoding all of them would cost 11 MB.
+            arrays[spec["name"]] = lines if spec["name"] == "glosses" else lines.all()
         else:
             dtype = np.dtype(spec["dtype"])
             size = dtype.itemsize * int(np.prod(spec["shape"]))
