@@ -1,8 +1,9 @@
 """Universal part-of-speech tags (UPOS: NOUN, PROPN, VERB, AUX, NUM, ADJ, ADP, DET, PRON, …).
 
 nltk's averaged perceptron with weights trained on UD English EWT by scripts/train_tagger.py
-(93.85% test accuracy; docs/nlp.md). The weights ship as gzipped JSON in core/nlp/data and load
-once, on first use, from any thread. Words are split the way the treebank splits them, so the
+(93.85% test accuracy; docs/nlp.md), applied by core.nlp.perceptron (nltk's decisions without
+importing nltk). The weights ship as gzipped JSON in core/nlp/data and load once, on first use,
+from any thread. Words are split the way the treebank splits them, so the
 tagger sees what it was trained on: clitics apart ("do" "n't", "John" "'s"), hyphens apart, every
 punctuation mark its own token, numbers ("3.5", "1,200", "10:30") and abbreviations ("U.S.",
 "Dr.", "Y.") whole.
@@ -16,9 +17,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from nltk.tag.perceptron import PerceptronTagger
-
 from core.nlp.lazy import Lazy
+from core.nlp.perceptron import Perceptron
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
@@ -51,18 +51,22 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def load(path: Path = DATA) -> PerceptronTagger:
-    """The tagger whose weights `path` holds (gzipped JSON written by scripts/train_tagger.py)."""
+def read_weights(path: Path = DATA) -> dict:
+    """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights."""
     with gzip.open(path, "rt", encoding="utf-8") as stream:
         document = json.load(stream)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"{path}: not a {FORMAT} weights file")
-    tagger = PerceptronTagger(load=False)
-    tagger.decode_json_params((document["weights"], document["tagdict"], document["classes"]))
-    return tagger
+    return document
 
 
-_TAGGER: Lazy[PerceptronTagger] = Lazy(load)
+def load(path: Path = DATA) -> Perceptron:
+    """The tagger whose weights `path` holds."""
+    document = read_weights(path)
+    return Perceptron(document["weights"], document["tagdict"], document["classes"])
+
+
+_TAGGER: Lazy[Perceptron] = Lazy(load)
 
 
 def tag(words: Sequence[str]) -> list[str]:
@@ -70,7 +74,7 @@ def tag(words: Sequence[str]) -> list[str]:
     if not words:
         return []
     cleaned = [w if w else "_" for w in words]
-    tags = [t for _, t in _TAGGER.get().tag(cleaned)]
+    tags = _TAGGER.get().tag(cleaned)
     return [t if w else "X" for w, t in zip(words, tags)]
 
 

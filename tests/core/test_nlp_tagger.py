@@ -46,7 +46,8 @@ def test_tag_takes_already_split_words_and_keeps_their_count():
     words = ["The", "glacier", "retreated", "3.5", "km", "."]
     assert tag(words) == ["DET", "NOUN", "VERB", "NUM", "NOUN", "PUNCT"]
     assert tag([]) == []
-    assert tag(["", "dogs", "bark"])[0] == "X"
+    empty_first = tag(["", "Dogs", "bark", "."])
+    assert len(empty_first) == 4 and empty_first[0] == "X" and empty_first[3] == "PUNCT"
     assert set(tag(["Gondwana", "split", "apart"])) <= tagger.UPOS
 
 
@@ -73,7 +74,7 @@ def test_a_file_that_is_not_tagger_weights_is_refused(tmp_path):
 def test_shipped_weights_tag_unseen_dev_sentences_at_least_92_percent_right():
     from scripts.train_tagger import accuracy, read_conllu
 
-    right, total = accuracy(tagger.load(), read_conllu(UD / "en_ewt-ud-dev.conllu", limit=400))
+    right, total = accuracy(tagger.load().tag, read_conllu(UD / "en_ewt-ud-dev.conllu", limit=400))
     assert total > 4000
     assert right / total >= 0.92
 
@@ -92,4 +93,20 @@ def test_training_twice_writes_the_same_bytes_whatever_the_hash_seed(tmp_path):
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     model = tagger.load(tmp_path / "weights-1.json.gz")
-    assert "NOUN" in model.classes and model.model.weights
+    assert "NOUN" in model.classes and model.tag(["The", "dog", "barked"])[0] == "DET"
+
+
+@needs_ud
+def test_the_fast_tagger_decides_exactly_as_nltks_tagger_with_the_same_weights():
+    from nltk.tag.perceptron import PerceptronTagger
+
+    from scripts.train_tagger import read_conllu
+
+    document = tagger.read_weights()
+    reference = PerceptronTagger(load=False)
+    reference.decode_json_params((document["weights"], document["tagdict"], document["classes"]))
+    fast = tagger.load()
+    sentences = [[w for w, _ in s] for s in read_conllu(UD / "en_ewt-ud-dev.conllu", limit=400)]
+    sentences += [split_words("Captain Okafor moored the Halcyon at Port Elspeth in 1887 -- twice!"), ["", "-x"]]
+    for words in sentences:
+        assert fast.tag(words) == [t for _, t in reference.tag(words)], words
