@@ -36,3 +36,11 @@ def test_store_benchmark_emits_reload_and_context_rows(root: Path) -> None:
         ("mrptui", 200, "ask_with_context"),
     }
     assert all(0 < r["median_ms"] <= r["p95_ms"] for r in rows)
+
+
+def test_nlp_benchmark_emits_tag_and_link_rows() -> None:
+    from benchmarks import nlp
+
+    rows = nlp.run(ops={"nlp_tag", "nlp_link"})
+    assert {r["op"] for r in rows} == {"nlp_tag", "nlp_link"}
+    assert all(r["n"] > 0 and 0 < r["median_ms"] <= r["p95_ms"] for r in rows)
