@@ -138,7 +138,7 @@ class Lexicon:
 
     def hypernyms(self, word: str, depth: int = 2, pos: str | None = None) -> frozenset[str]:
         """Members of the synsets up to `depth` hypernym steps above any sense of `word`."""
-        return frozenset(m for s, _ in self._ancestors(word, depth, pos) for m in self._members(s))
+        return frozenset(m for s, _, _ in self._ancestors(word, depth, pos) for m in self._members(s))
 
     def antonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
         return frozenset(self._words[row[2]] for row in self._pairs_of("antonyms", word, pos))
@@ -173,88 +173,96 @@ class Lexicon:
                     if row[1] == synset:
                         yield self._words[member], self._words[row[2]], row[3]
 
-    def _ancestors(self, word: str, depth: int, pos: str | None) -> Iterator[tuple[int, int]]:
-        """(hypernym synset, steps) above every sense of `word`, each synset once, nearest first."""
+    def _ancestors(self, word: str, depth: int, pos: str | None) -> Iterator[tuple[int, int, int | None]]:
+        """(hypernym synset, steps, the synset one step below it on the way up when that is
+        itself a hypernym) above every sense of `word`, each synset once, nearest first."""
         seen: set[int] = set()
-        frontier = [s for _, s in self._synsets(word, pos)]
+        frontier: list[tuple[int, int | None]] = [(s, None) for _, s in self._synsets(word, pos)]
         for step in range(1, max(depth, 0) + 1):
-            frontier = [h for s in frontier for h in self._row("hypernym", s) if h not in seen]
-            for h in frontier:
-                if h not in seen:
-                    seen.add(h)
-                    yield h, step
+            below = frontier
+            frontier = []
+            for synset, _ in below:
+                for parent in self._row("hypernym", synset):
+                    if parent not in seen:
+                        seen.add(parent)
+                        via = synset if step > 1 else None
+                        frontier.append((parent, via))
+                        yield parent, step, via
 
     # -- link --------------------------------------------------------------------------------
 
-    def link(self, a: str, b: str) -> Link | None:
+    def link(self, a: str, b: str, *, pos_a: str | None = None, pos_b: str | None = None) -> Link | None:
         """The closest relation between two words, tried in this order: the same lemma, antonyms,
         a shared sense (or WordNet's `similar`), a hypernym within two steps either way or a
-        shared direct hypernym, a derivation (directly or through a synonym). None otherwise."""
+        shared direct hypernym, a derivation (directly or through a synonym). None otherwise.
+        `pos_a`/`pos_b` (UPOS or WordNet codes) keep each word to senses of that part of speech."""
+        x, y = _Word(a, pos_a), _Word(b, pos_b)
         for finder in (self._same_lemma, self._antonym, self._synonym, self._hypernym, self._derivation):
-            found = finder(a, b)
+            found = finder(x, y)
             if found:
-                return found
+                return Link(found[0], a, b, found[1])
         return None
 
-    def _same_lemma(self, a: str, b: str) -> Link | None:
-        if " ".join(a.lower().split()) == " ".join(b.lower().split()):
-            return Link("same-lemma", a, b, f"{a} = {b}: the same word")
-        shared = [w for w in self._lemma_order(a) if w in self.lemmas(b)]
-        if not shared:
-            return None
-        return Link("same-lemma", a, b, f"{a} = {b}: both forms of {shared[0]}")
+    def _same_lemma(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
+        if " ".join(a.text.lower().split()) == " ".join(b.text.lower().split()):
+            return "same-lemma", f"{a} = {b}: the same word"
+        theirs = self.lemmas(b.text, b.pos)
+        shared = [self._words[wid] for wid, _ in self._candidates(a.text, a.pos) if self._words[wid] in theirs]
+        return ("same-lemma", f"{a} = {b}: both forms of {shared[0]}") if shared else None
 
-    def _lemma_order(self, word: str) -> list[str]:
-        return [self._words[wid] for wid, _ in self._candidates(word, None)]
-
-    def _antonym(self, a: str, b: str) -> Link | None:
-        others = {wid for wid, _ in self._candidates(b, None)}
-        for row in self._pairs_of("antonyms", a, None):
+    def _antonym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
+        others = {wid for wid, _ in self._candidates(b.text, b.pos)}
+        for row in self._pairs_of("antonyms", a.text, a.pos):
             if row[2] in others:
                 first, second = self._words[row[0]], self._words[row[2]]
-                return Link("antonym", a, b, f"{a} ↔ {b}: {first} is the opposite of {second} ({self.gloss(row[1])})")
+                return "antonym", f"{a} ↔ {b}: {first} is the opposite of {second} ({self.gloss(row[1])})"
         return None
 
-    def _synonym(self, a: str, b: str) -> Link | None:
-        theirs = {s: lemma for lemma, s in self._synsets(b, None)}
-        mine = list(self._synsets(a, None))
-        for _, synset in mine:
+    def _synonym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
+        theirs = {s for _, s in self._synsets(b.text, b.pos)}
+        mine = [s for _, s in self._synsets(a.text, a.pos)]
+        for synset in mine:
             if synset in theirs:
-                return Link("synonym", a, b, f"{a} ≈ {b}: same sense, {self.gloss(synset)!r}")
-        for _, synset in mine:
+                return "synonym", f"{a} ≈ {b}: same sense, {self.gloss(synset)!r}"
+        for synset in mine:
             for other in self._row("similar", synset):
                 if other in theirs:
-                    return Link(
-                        "synonym", a, b, f"{a} ≈ {b}: similar senses, {self.gloss(synset)!r} ~ {self.gloss(other)!r}"
-                    )
+                    return "synonym", f"{a} ≈ {b}: similar senses, {self.gloss(synset)!r} ~ {self.gloss(other)!r}"
         return None
 
-    def _hypernym(self, a: str, b: str) -> Link | None:
-        for x, y, sign in ((a, b, "→"), (b, a, "←")):
-            targets = {s for _, s in self._synsets(y, None)}
-            for synset, steps in self._ancestors(x, 2, None):
+    def _hypernym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
+        for low, high, sign in ((a, b, "→"), (b, a, "←")):
+            targets = {s for _, s in self._synsets(high.text, high.pos)}
+            for synset, _, via in self._ancestors(low.text, 2, low.pos):
                 if synset in targets:
-                    kind = "a kind of" if steps == 1 else "a kind of a kind of"
-                    lhs, rhs = (a, b) if sign == "→" else (b, a)
-                    return Link("hypernym", a, b, f"{a} {sign} {b}: {lhs} is {kind} {rhs}")
-        parents_b = {s for s, _ in self._ancestors(b, 1, None)}
-        for synset, _ in self._ancestors(a, 1, None):
-            if synset in parents_b:
-                name = self._members(synset)[0]
-                return Link("hypernym", a, b, f"{a} ≈ {b}: both kinds of {name}")
+                    middle = "" if via is None else f"{self._members(via)[0]}, a kind of "
+                    return "hypernym", f"{a} {sign} {b}: {low} is a kind of {middle}{high}"
+        parents = {s for s, _, _ in self._ancestors(b.text, 1, b.pos)}
+        for synset, _, _ in self._ancestors(a.text, 1, a.pos):
+            if synset in parents:
+                return "hypernym", f"{a} ≈ {b}: both kinds of {self._members(synset)[0]}"
         return None
 
-    def _derivation(self, a: str, b: str) -> Link | None:
+    def _derivation(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
         for x, y in ((a, b), (b, a)):
-            theirs = {s for _, s in self._synsets(y, None)}
-            own = self.lemmas(x)
-            for member, derived, target in self._derived(x, None):
+            theirs = {s for _, s in self._synsets(y.text, y.pos)}
+            own, their_lemmas = self.lemmas(x.text, x.pos), self.lemmas(y.text, y.pos)
+            for member, derived, target in self._derived(x.text, x.pos):
                 if target in theirs:
-                    source = x if member in own else f"{x} = {member}"
-                    result = derived if derived in self.lemmas(y) else f"{derived} = {y}"
+                    source = f"{x}" if member in own else f"{x} = {member}"
+                    result = derived if derived in their_lemmas else f"{derived} = {y}"
                     pos = POS_NAMES[self._synset_pos[target]]
-                    return Link("derivation", a, b, f"{x} → {y}: {source} → {result} ({pos}), {self.gloss(target)!r}")
+                    return "derivation", f"{x} → {y}: {source} → {result} ({pos}), {self.gloss(target)!r}"
         return None
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    pos: str | None
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class _Lines:

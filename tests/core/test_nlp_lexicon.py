@@ -118,3 +118,18 @@ def test_the_build_script_reproduces_the_shipped_file(tmp_path):
     command = [sys.executable, str(ROOT / "scripts" / "build_lexicon.py"), "--oewn", str(OEWN), "--out", str(out)]
     subprocess.run(command, check=True, cwd=ROOT, capture_output=True, timeout=600)
     assert out.read_bytes() == lexicon_module.DATA.read_bytes()
+
+
+def test_a_two_step_hypernym_names_the_step_between(lex):
+    assert lex.link("notebook", "personal computer").via == (
+        "notebook → personal computer: notebook is a kind of portable computer, a kind of personal computer"
+    )
+
+
+def test_parts_of_speech_keep_a_link_to_the_senses_the_sentence_uses(lex):
+    # "broken" is a form of the verb break, which shares a sense with fail; the adjective does not
+    assert lex.link("broken", "fail").kind == "synonym"
+    assert lex.link("broken", "fail", pos_a="ADJ") is None
+    assert lex.link("carried", "carry", pos_a="VERB", pos_b="VERB").kind == "same-lemma"
+    assert lex.link("carried", "carry", pos_a="ADJ") is None
+    assert lex.link("swap", "replacement", pos_a="VERB", pos_b="NOUN").kind == "derivation"
