@@ -8,8 +8,9 @@ speech, direct hypernyms, `similar` links and a gloss cut at a word boundary, an
 derivation sense relations. Everything else (examples, pronunciations, meronyms, …) is dropped.
 
 Layout (read by core.nlp.lexicon): gzip of one JSON header line (the format, nltk's Morphy rules
-for regular inflections, each array's name, dtype and shape), then the arrays' little-endian bytes in header order. Strings travel as one UTF-8 blob
-joined by "\\n". No pickle anywhere; gzip without a timestamp, so a re-run writes the same bytes.
+for regular inflections, each array's name, dtype and shape), then the arrays' little-endian
+bytes in header order. Strings travel as one UTF-8 blob joined by newlines. No pickle anywhere;
+gzip without a timestamp, so a re-run writes the same bytes.
 
 The lexicon is Adapted Material of OEWN 2025 under CC BY 4.0 (see NOTICE).
 """
@@ -99,9 +100,8 @@ def _synset(parsed: Parsed, element: ET.Element, gloss_chars: int) -> None:
         elif kind == "similar":
             similar.append(relation.get("target"))
     gloss = _gloss(definition.text or "", gloss_chars) if definition is not None else ""
-    parsed.synsets.append(
-        (element.get("id"), _pos(element.get("partOfSpeech")), element.get("members").split(), gloss, hypernyms, similar)
-    )
+    members = element.get("members").split()
+    parsed.synsets.append((element.get("id"), _pos(element.get("partOfSpeech")), members, gloss, hypernyms, similar))
 
 
 def _csr(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

@@ -118,7 +118,9 @@ class Lexicon:
     def _find_synsets(self, word: str, pos: str | None) -> tuple[tuple[str, int], ...]:
         """(lemma, synset) of every sense of every lemma of `word`, likeliest lemma first."""
         return tuple(
-            (self._words[wid], synset) for wid, code in self._candidates(word, pos) for synset in self._senses(wid, (code,))
+            (self._words[wid], synset)
+            for wid, code in self._candidates(word, pos)
+            for synset in self._senses(wid, (code,))
         )
 
     # -- the API -----------------------------------------------------------------------------
