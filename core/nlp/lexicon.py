@@ -130,6 +130,10 @@ class Lexicon:
         candidates = self._candidates(word, pos)
         return self._words[candidates[0][0]] if candidates else " ".join(word.lower().split())
 
+    def parts_of_speech(self, word: str) -> frozenset[str]:
+        """WordNet codes (n, v, a, r) of the parts of speech `word` is a form of some lemma in."""
+        return frozenset(POS[code] for _, code in self._candidates(word, None))
+
     def lemmas(self, word: str, pos: str | None = None) -> frozenset[str]:
         return frozenset(self._words[wid] for wid, _ in self._candidates(word, pos))
 

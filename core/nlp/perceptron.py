@@ -10,10 +10,22 @@ nltk's tagger does with the shipped weights, so a change of nltk's recipe shows 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+# (word, predicted tag, score per class, class names) -> the tag to keep
+Revise = Callable[[str, str, Sequence[float], Sequence[str]], str]
 START = ("-START-", "-START2-")
 END = ("-END-", "-END2-")
+
+
+def best_of(scores: Sequence[float], among: Iterable[int]) -> int:
+    """The class index among `among` (ascending) with the top score; on a tie the last one, which
+    is the alphabetically last class name, as nltk breaks ties (classes are kept sorted)."""
+    best = None
+    for c in among:
+        if best is None or scores[c] >= scores[best]:
+            best = c
+    return best
 
 
 def normalize(word: str) -> str:
@@ -36,17 +48,25 @@ class Perceptron:
         self._weights = {f: tuple((index[c], w) for c, w in by_class.items()) for f, by_class in weights.items()}
         self._tagdict = dict(tagdict)
 
-    def tag(self, words: Sequence[str]) -> list[str]:
+    def tag(self, words: Sequence[str], revise: Revise | None = None) -> list[str]:
+        """One tag per word, as nltk's tagger gives them. `revise(word, tag, scores, classes)`
+        may replace a predicted tag (the tag-dictionary's are kept); the words after it then see
+        the replacement as their context."""
         context = [*START, *(normalize(w) for w in words), *END]
         prev, prev2 = START
         tags = []
         for i, word in enumerate(words):
-            tag = self._tagdict.get(word) or self._predict(word, context, i + 2, prev, prev2)
+            tag = self._tagdict.get(word)
+            if not tag:
+                scores = self._scores(word, context, i + 2, prev, prev2)
+                tag = self.classes[best_of(scores, range(len(scores)))]
+                if revise is not None:
+                    tag = revise(word, tag, scores, self.classes)
             tags.append(tag)
             prev2, prev = prev, tag
         return tags
 
-    def _predict(self, word: str, context: list[str], j: int, prev: str, prev2: str) -> str:
+    def _scores(self, word: str, context: list[str], j: int, prev: str, prev2: str) -> list[float]:
         here, before, after = context[j], context[j - 1], context[j + 1]
         features = (
             "bias",
@@ -69,8 +89,4 @@ class Perceptron:
         for feature in features:
             for c, w in weights.get(feature, ()):
                 scores[c] += w
-        best = 0
-        for c in range(1, len(scores)):
-            if scores[c] >= scores[best]:
-                best = c
-        return self.classes[best]
+        return scores
