@@ -1,13 +1,14 @@
 """Universal part-of-speech tags (UPOS: NOUN, PROPN, VERB, AUX, NUM, ADJ, ADP, DET, PRON, …).
 
-nltk's averaged perceptron with weights trained on UD English EWT by scripts/train_tagger.py
-(93.85% test accuracy; docs/nlp.md), applied by core.nlp.perceptron (nltk's decisions without
-importing nltk), with a tag WordNet rules out for a word replaced by the best one it allows
-(`wordnet_revise`). The weights ship as gzipped JSON in core/nlp/data and load once, on first use,
-from any thread. Words are split the way the treebank splits them, so the
-tagger sees what it was trained on: clitics apart ("do" "n't", "John" "'s"), hyphens apart, every
-punctuation mark its own token, numbers ("3.5", "1,200", "10:30") and abbreviations ("U.S.",
-"Dr.", "Y.") whole.
+nltk's averaged perceptron, trained on UD English EWT by scripts/train_tagger.py and applied by
+core.nlp.perceptron (nltk's decisions without importing nltk); a tag WordNet rules out for a word
+it knows is replaced by the best one it allows (`wordnet_revise`). 94.17% right on the treebank's
+test split (docs/nlp.md). The weights ship as gzipped JSON in core/nlp/data and load once, on
+first use, from any thread.
+
+Words are split the way the treebank splits them, so the tagger sees what it was trained on:
+clitics apart ("do" "n't", "John" "'s"), hyphens apart, every punctuation mark its own token,
+numbers ("3.5", "1,200", "10:30") and abbreviations ("U.S.", "Dr.", "Y.") whole.
 """
 
 from __future__ import annotations
