@@ -54,6 +54,11 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character offsets in `text` of the words `split_words` gives, in order."""
+    return [match.span() for match in _WORD.finditer(text)]
+
+
 def read_weights(path: Path = DATA) -> dict:
     """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights."""
     with gzip.open(path, "rt", encoding="utf-8") as stream:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from core.nlp.chunk import noun_phrases
 from core.nlp.lexicon import lexicon
-from core.nlp.tagger import UPOS, split_words, tag, tag_text
+from core.nlp.tagger import UPOS, split_words, tag, tag_text, word_spans
 
 TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=200)
 WORD = st.one_of(st.sampled_from(["mice", "shoes", "broken", "swap", "’s", "n't", "-", "", " "]), TEXT)
@@ -20,6 +20,7 @@ def test_split_tag_and_chunk_any_text(text):
     words = split_words(text)
     assert all(w and not w.isspace() for w in words)
     assert "".join(words) == "".join(text.split())  # nothing dropped but whitespace
+    assert [text[a:b] for a, b in word_spans(text)] == words
     tagged = tag_text(text)
     assert [w for w, _ in tagged] == words
     assert {t for _, t in tagged} <= UPOS

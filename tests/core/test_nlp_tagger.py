@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.nlp import tagger
-from core.nlp.tagger import split_words, tag, tag_text
+from core.nlp.tagger import split_words, tag, tag_text, word_spans
 
 ROOT = Path(__file__).resolve().parents[2]
 UD = ROOT.parent / "shared" / "nlp" / "ud-english-ewt"
@@ -80,6 +80,8 @@ def test_split_keeps_punctuation_clitics_numbers_and_abbreviations_as_the_treeba
         "They", "'re", "O'Brien", "'s", "U.S.", "state", "-", "of", "-", "the", "-", "art", "3rd", "rock'n'roll", "...",
     ]
     assert split_words("WON'T") == ["WO", "N'T"]
+    text = "  Ms. Ito’s 2nd kiln—fired at 1,280 °C!"
+    assert [text[a:b] for a, b in word_spans(text)] == split_words(text)
     assert split_words("   ") == []
 
 
