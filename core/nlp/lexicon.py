@@ -29,7 +29,12 @@ from core.nlp.lazy import Lazy
 DATA = Path(__file__).resolve().parent / "data" / "lexicon.bin.gz"
 FORMAT = "mrptui-lexicon/1"
 POS = "nvar"
+NOUN, VERB = 0, 1
 CACHE_WORDS = 1 << 14
+# link(): how many of a lemma's senses count (WordNet lists the commonest first), and how many
+# direct hyponyms a shared hypernym may have for its hyponyms to count as related.
+LINK_SENSES = 5
+SIBLINGS_MAX = 20
 POS_NAMES = ("noun", "verb", "adjective", "adverb")
 _UPOS = {"NOUN": 0, "PROPN": 0, "VERB": 1, "AUX": 1, "ADJ": 2, "ADV": 3}
 _WN = {"n": 0, "v": 1, "a": 2, "s": 2, "r": 3}
@@ -72,6 +77,7 @@ class Lexicon:
             name: np.searchsorted(np.ascontiguousarray(arrays[name][:, 0]), words)
             for name in ("antonyms", "derivations")
         }
+        self._hyponyms = np.bincount(arrays["hypernym"], minlength=len(self._synset_pos))
         # A support check asks about the same few question words again and again.
         self._candidates = lru_cache(maxsize=CACHE_WORDS)(self._find_candidates)
         self._synsets = lru_cache(maxsize=CACHE_WORDS)(self._find_synsets)
@@ -115,12 +121,13 @@ class Lexicon:
                         found[(wid, code)] = senses
         return tuple(sorted(found, key=lambda k: (-found[k], self._words[k[0]] != text, len(self._words[k[0]]))))
 
-    def _find_synsets(self, word: str, pos: str | None) -> tuple[tuple[str, int], ...]:
-        """(lemma, synset) of every sense of every lemma of `word`, likeliest lemma first."""
+    def _find_synsets(self, word: str, pos: str | None, limit: int | None = None) -> tuple[int, ...]:
+        """Every sense of every lemma of `word`, likeliest lemma first; with `limit`, only each
+        lemma's first `limit` senses in each part of speech (WordNet lists the commonest first)."""
         return tuple(
-            (self._words[wid], synset)
+            synset
             for wid, code in self._candidates(word, pos)
-            for synset in self._senses(wid, (code,))
+            for synset in self._senses(wid, (code,))[:limit]
         )
 
     # -- the API -----------------------------------------------------------------------------
@@ -140,20 +147,22 @@ class Lexicon:
     def synonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
         """Every other member of every synset of `word`."""
         own = self.lemmas(word, pos)
-        return frozenset(m for _, s in self._synsets(word, pos) for m in self._members(s)) - own
+        return frozenset(m for s in self._synsets(word, pos) for m in self._members(s)) - own
 
     def hypernyms(self, word: str, depth: int = 2, pos: str | None = None) -> frozenset[str]:
         """Members of the synsets up to `depth` hypernym steps above any sense of `word`."""
-        return frozenset(m for s, _, _ in self._ancestors(word, depth, pos) for m in self._members(s))
+        ancestors = self._ancestors(self._synsets(word, pos), depth)
+        return frozenset(m for s, *_ in ancestors for m in self._members(s))
 
     def antonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
-        return frozenset(self._words[row[2]] for row in self._pairs_of("antonyms", word, pos))
+        return frozenset(self._words[row[2]] for row in self._sense_pairs("antonyms", word, pos))
 
     def derivations(self, word: str, pos: str | None = None) -> frozenset[str]:
         """Members of the synsets derivationally related to a sense of `word` or its synonyms
         (swap = switch (v) → switch (n) = replacement)."""
         own = self.lemmas(word, pos)
-        return frozenset(m for *_, target in self._derived(word, pos) for m in self._members(target)) - own
+        derived = self._derived(self._synsets(word, pos))
+        return frozenset(m for *_, target in derived for m in self._members(target)) - own
 
     def gloss(self, synset: int) -> str:
         return self._glosses[synset]
@@ -164,50 +173,64 @@ class Lexicon:
         ptr = self._pair_ptr[name]
         return self._a[name][ptr[wid] : ptr[wid + 1]]
 
-    def _pairs_of(self, name: str, word: str, pos: str | None) -> Iterator[list[int]]:
-        codes = _pos_codes(pos)
+    def _sense_pairs(self, name: str, word: str, pos: str | None, limit: int | None = None) -> Iterator[list[int]]:
+        """Rows (word, synset, other word, other synset) from a sense of `word`."""
+        senses = set(self._synsets(word, pos, limit))
         for wid, _ in self._candidates(word, pos):
             for row in self._pairs(name, wid).tolist():
-                if self._synset_pos[row[1]] in codes:
+                if row[1] in senses:
                     yield row
 
-    def _derived(self, word: str, pos: str | None) -> Iterator[tuple[str, str, int]]:
-        """(member of a sense of `word`, the word derived from it, the derived word's synset)."""
-        for _, synset in self._synsets(word, pos):
+    def _derived(self, synsets: Iterable[int]) -> Iterator[tuple[str, str, int]]:
+        """(member of one of `synsets`, the word derived from it, the derived word's synset)."""
+        for synset in synsets:
             for member in self._row("member", synset):
                 for row in self._pairs("derivations", member).tolist():
                     if row[1] == synset:
                         yield self._words[member], self._words[row[2]], row[3]
 
-    def _ancestors(self, word: str, depth: int, pos: str | None) -> Iterator[tuple[int, int, int | None]]:
-        """(hypernym synset, steps, the synset one step below it on the way up when that is
-        itself a hypernym) above every sense of `word`, each synset once, nearest first."""
+    def _ancestors(self, synsets: Iterable[int], depth: int) -> Iterator[tuple[int, int, int | None, int]]:
+        """(hypernym synset, steps, the synset one step below it when that is itself a hypernym,
+        the synset of `synsets` it is above) for every hypernym, each once, nearest first."""
         seen: set[int] = set()
-        frontier: list[tuple[int, int | None]] = [(s, None) for _, s in self._synsets(word, pos)]
+        frontier: list[tuple[int, int]] = [(s, s) for s in synsets]
         for step in range(1, max(depth, 0) + 1):
             below = frontier
             frontier = []
-            for synset, _ in below:
+            for synset, origin in below:
                 for parent in self._row("hypernym", synset):
                     if parent not in seen:
                         seen.add(parent)
-                        via = synset if step > 1 else None
-                        frontier.append((parent, via))
-                        yield parent, step, via
+                        frontier.append((parent, origin))
+                        yield parent, step, (synset if step > 1 else None), origin
 
     # -- link --------------------------------------------------------------------------------
 
     def link(self, a: str, b: str, *, pos_a: str | None = None, pos_b: str | None = None) -> Link | None:
         """The closest relation between two words, tried in this order: the same lemma, antonyms,
-        a shared sense (or WordNet's `similar`), a hypernym within two steps either way or a
-        shared direct hypernym, a derivation (directly or through a synonym). None otherwise.
-        `pos_a`/`pos_b` (UPOS or WordNet codes) keep each word to senses of that part of speech."""
+        a shared sense (or WordNet's `similar`), a hypernym either way, a shared direct hypernym,
+        a derivation (directly or through a synonym). None otherwise.
+
+        Only each lemma's LINK_SENSES commonest senses count, a verb's hypernym only one step up,
+        and a shared hypernym only when it is a noun with at most SIBLINGS_MAX direct hyponyms:
+        WordNet's rare senses and its broad verb classes ("change", "cause") would otherwise link
+        141 of 3,000 random pairs of sample_kb's words (`recommend is a kind of change, a kind of
+        cause`); with these limits 40 link, and every pair docs/nlp.md names still links.
+        `pos_a`/`pos_b` (UPOS or WordNet codes) keep each word to that part of speech."""
         x, y = _Word(a, pos_a), _Word(b, pos_b)
         for finder in (self._same_lemma, self._antonym, self._synonym, self._hypernym, self._derivation):
             found = finder(x, y)
             if found:
                 return Link(found[0], a, b, found[1])
         return None
+
+    def _common(self, word: _Word) -> tuple[int, ...]:
+        return self._synsets(word.text, word.pos, LINK_SENSES)
+
+    def _named(self, word: _Word, synset: int) -> str:
+        """`word`'s lemma among the synset's members ("break" for "broken"), else the word."""
+        lemmas = self.lemmas(word.text, word.pos)
+        return next((m for m in self._members(synset) if m in lemmas), word.text)
 
     def _same_lemma(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
         if " ".join(a.text.lower().split()) == " ".join(b.text.lower().split()):
@@ -217,16 +240,15 @@ class Lexicon:
         return ("same-lemma", f"{a} = {b}: both forms of {shared[0]}") if shared else None
 
     def _antonym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
-        others = {wid for wid, _ in self._candidates(b.text, b.pos)}
-        for row in self._pairs_of("antonyms", a.text, a.pos):
-            if row[2] in others:
+        theirs = set(self._common(b))
+        for row in self._sense_pairs("antonyms", a.text, a.pos, LINK_SENSES):
+            if row[3] in theirs:
                 first, second = self._words[row[0]], self._words[row[2]]
                 return "antonym", f"{a} ↔ {b}: {first} is the opposite of {second} ({self.gloss(row[1])})"
         return None
 
     def _synonym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
-        theirs = {s for _, s in self._synsets(b.text, b.pos)}
-        mine = [s for _, s in self._synsets(a.text, a.pos)]
+        theirs, mine = set(self._common(b)), self._common(a)
         for synset in mine:
             if synset in theirs:
                 return "synonym", f"{a} ≈ {b}: same sense, {self.gloss(synset)!r}"
@@ -238,22 +260,23 @@ class Lexicon:
 
     def _hypernym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
         for low, high, sign in ((a, b, "→"), (b, a, "←")):
-            targets = {s for _, s in self._synsets(high.text, high.pos)}
-            for synset, _, via in self._ancestors(low.text, 2, low.pos):
-                if synset in targets:
+            targets = set(self._common(high))
+            for synset, steps, via, origin in self._ancestors(self._common(low), 2):
+                if synset in targets and (steps == 1 or self._synset_pos[synset] != VERB):
                     middle = "" if via is None else f"{self._members(via)[0]}, a kind of "
-                    return "hypernym", f"{a} {sign} {b}: {low} is a kind of {middle}{high}"
-        parents = {s for s, _, _ in self._ancestors(b.text, 1, b.pos)}
-        for synset, _, _ in self._ancestors(a.text, 1, a.pos):
-            if synset in parents:
+                    chain = f"{self._named(low, origin)} is a kind of {middle}{self._named(high, synset)}"
+                    return "hypernym", f"{a} {sign} {b}: {chain}"
+        parents = {s for s, *_ in self._ancestors(self._common(b), 1)}
+        for synset, *_ in self._ancestors(self._common(a), 1):
+            if synset in parents and self._synset_pos[synset] == NOUN and self._hyponyms[synset] <= SIBLINGS_MAX:
                 return "hypernym", f"{a} ≈ {b}: both kinds of {self._members(synset)[0]}"
         return None
 
     def _derivation(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
         for x, y in ((a, b), (b, a)):
-            theirs = {s for _, s in self._synsets(y.text, y.pos)}
+            theirs = set(self._common(y))
             own, their_lemmas = self.lemmas(x.text, x.pos), self.lemmas(y.text, y.pos)
-            for member, derived, target in self._derived(x.text, x.pos):
+            for member, derived, target in self._derived(self._common(x)):
                 if target in theirs:
                     source = f"{x}" if member in own else f"{x} = {member}"
                     result = derived if derived in their_lemmas else f"{derived} = {y}"
