@@ -135,3 +135,14 @@ def test_the_fast_tagger_decides_exactly_as_nltks_tagger_with_the_same_weights()
     sentences += [split_words("Captain Okafor moored the Halcyon at Port Elspeth in 1887 -- twice!"), ["", "-x"]]
     for words in sentences:
         assert fast.tag(words) == [t for _, t in reference.tag(words)], words
+
+
+def test_tagging_and_the_lexicon_never_import_nltk():
+    # `import nltk` costs 1-2.5 s; only the chunker (RegexpParser) and the scripts need it.
+    probe = (
+        "import sys; from core.nlp import tagger, lexicon; "
+        "tagger.tag_text('The pilots landed safely.'); lexicon.lexicon().link('notebook', 'laptop'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'nltk'))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "[]", result.stderr
