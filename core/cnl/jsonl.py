@@ -1,42 +1,55 @@
 """JSON Lines (`.jsonl`) → knowledge units: one document per line, in the BEIR corpus shape.
 
-Each non-blank line is one JSON object:
+Each non-blank line is one JSON object. Keys are read case-insensitively and without `_`/`-`
+(`effectiveTo`, `effective_to`, `EffectiveTo` are one key):
 - `_id` (or `id`): the unit id, required;
 - `title` → topic; `text` → claim (the procedure when `role` is Procedure). A document without a title gets the first eight words of its
   text as topic (a unit always has one), and one without text gets its title as claim;
 - optional: `role` (default Description), `acl` (a tag or a list of tags), `region`,
-  `effectiveFrom` / `effective_from` and `effectiveTo` / `effective_to` (ISO dates). Permission
-  fields are filtered before any ranking, exactly as for units of the other formats;
-- anything else (BEIR's `metadata`, for one) is ignored.
+  `effectiveFrom` and `effectiveTo` (ISO dates), checked by the validator every format shares
+  (core/cnl/validate.py): written but empty (`"acl": []`, `"region": ""`, `null`) is an error;
+- `metadata` (BEIR's) is ignored; any other key is an error, since a misspelt or look-alike
+  permission key (`"acls"`, `"tags"`, `"Regoin"`) ignored would publish the document.
 
-A bad line is one diagnostic with its file and line; the lines around it still load.
+A bad line is one diagnostic (or a few) with its file and line; the lines around it still load.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import PurePath
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.diagnostics import Code, Diagnostic
-from core.units import KnowledgeUnit, Role, SourceLocation
+from core.cnl.permissions import permission_label, unread_message
+from core.cnl.validate import Token, UnitDraft, squash_name
+from core.diagnostics import Code, Diagnostic, did_you_mean
+from core.units import KnowledgeUnit
 
 _TOPIC_WORDS = 8
+# Folded key → record field; `metadata` is read and dropped.
+_KEYS = {
+    "id": "id", "title": "title", "text": "text", "role": "role", "acl": "acl", "region": "region",
+    "effectivefrom": "effective_from", "effectiveto": "effective_to", "metadata": "metadata",
+}
+_NAMES = ("_id", "title", "text", "role", "acl", "region", "effectiveFrom", "effectiveTo", "metadata")
 
 
 class JsonlRecord(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    """One line's JSON types; what the values mean is the shared validator's business."""
 
-    id: str = Field(validation_alias=AliasChoices("_id", "id"), min_length=1)
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
     title: str = ""
     text: str = ""
-    role: Role = Role.DESCRIPTION
-    acl: tuple[str, ...] = ()
+    role: str = "Description"
+    # Written as null: as empty as [] (the validator refuses both).
+    acl: tuple[str, ...] | None = ()
     region: str | None = None
-    effective_from: dt.date | None = Field(default=None, validation_alias=AliasChoices("effectiveFrom", "effective_from"))
-    effective_to: dt.date | None = Field(default=None, validation_alias=AliasChoices("effectiveTo", "effective_to"))
+    effective_from: str | None = None
+    effective_to: str | None = None
+    metadata: object = None
 
     @field_validator("id", mode="before")
     @classmethod
@@ -56,6 +69,12 @@ class JsonlRecord(BaseModel):
         return title or " ".join(text.split()[:_TOPIC_WORDS]), text or title
 
 
+class _LineProblems(Exception):
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__(diagnostics[0].message)
+        self.diagnostics = diagnostics
+
+
 def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     units: list[KnowledgeUnit] = []
     diagnostics: list[Diagnostic] = []
@@ -64,38 +83,75 @@ def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnost
         if not line.strip():
             continue
         try:
-            units.append(_unit(line, source, file, number))
+            unit, problems = _unit(line, source, file, number)
         except json.JSONDecodeError as exc:
             diagnostics.append(_problem(Code.MALFORMED_LINE, f"not JSON: {exc.msg}", file, number, exc.colno))
         except ValidationError as exc:
             message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
             diagnostics.append(_problem(Code.MISSING_REQUIRED_FIELD, message, file, number))
+        except _LineProblems as exc:
+            diagnostics.extend(exc.diagnostics)
         except ValueError as exc:
             diagnostics.append(_problem(Code.MALFORMED_LINE, str(exc), file, number))
+        else:
+            diagnostics.extend(problems)
+            if unit is not None:
+                units.append(unit)
     return units, diagnostics
 
 
-def _unit(line: str, source: str, file: str, number: int) -> KnowledgeUnit:
+def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
     data = json.loads(line)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
-    record = JsonlRecord.model_validate(data)
+    record = JsonlRecord.model_validate(_fields(data, file, number))
     topic, claim = record.topic_and_claim()
+    at = Token(record.id, number, 1)
+    draft = UnitDraft(at, file, check_id_format=False)
+
+    def put(name: str, value: str | None) -> None:
+        if value is not None:
+            draft.add_text(Token(name, number, 1), [Token(value, number, 1)])
+
+    put("SourceId", source)
+    put("ChunkId", record.id)
+    put("Role", record.role)
+    put("Topic", topic)
     # A Procedure's text is its procedure, as the unit model requires.
-    body = {"procedure": claim} if record.role is Role.PROCEDURE else {"claim": claim}
-    return KnowledgeUnit(
-        id=record.id,
-        source_id=source,
-        chunk_id=record.id,
-        role=record.role,
-        topic=topic,
-        **body,
-        acl=record.acl,
-        region=record.region,
-        effective_from=record.effective_from,
-        effective_to=record.effective_to,
-        location=SourceLocation(file=file, line=number),
-    )
+    put("Procedure" if record.role.strip().casefold() == "procedure" else "Claim", claim)
+    if "acl" in record.model_fields_set:
+        draft.add_items(Token("acl", number, 1), [Token(tag, number, 1) for tag in record.acl or ()], at)
+    put("Region", record.region)
+    put("EffectiveFrom", record.effective_from)
+    put("EffectiveTo", record.effective_to)
+    for key in ("region", "effective_from", "effective_to"):
+        if key in record.model_fields_set and getattr(record, key) is None:
+            put(key, "")  # null: written, and empty
+    return draft.build()
+
+
+def _fields(data: dict, file: str, number: int) -> dict:
+    """The record's keys folded to their field names; an unknown or repeated key is an error."""
+    fields: dict = {}
+    problems = []
+    for key, value in data.items():
+        name = _KEYS.get(squash_name(key))
+        if name is None or name in fields:
+            problems.append(_problem(Code.UNKNOWN_FIELD, _key_problem(key, name), file, number))
+        else:
+            fields[name] = value
+    if problems:
+        raise _LineProblems(problems)
+    return fields
+
+
+def _key_problem(key: str, name: str | None) -> str:
+    if name is not None:
+        return f"key {key!r} repeats {name!r} (keys are case-insensitive)"
+    label = permission_label(key)
+    if label is not None:
+        return unread_message(key, label, "as a key")
+    return f"unknown key {key!r}{did_you_mean(key, _NAMES)}; the document is not read"
 
 
 def _problem(code: Code, message: str, file: str, line: int, col: int = 1) -> Diagnostic:

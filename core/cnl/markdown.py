@@ -2,7 +2,10 @@
 
 Inside a unit, indented lines and Markdown list items (`- step`, `1. step`) continue the previous
 field and every other non-blank line must be a field. Any other heading or a horizontal rule
-(`---`) ends the unit; text outside units (titles, prose) is ignored.
+(`---`) ends the unit; text outside units (titles, prose) is ignored, except a line that reads
+like a permission field (`Acl: x`, `- Region: EU`, `### ACL: x`, core/cnl/permissions.py): such a
+line, as a continuation, after a unit's end or before the first unit, is an error that withdraws
+the unit it follows (fail closed: the author meant to restrict something).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import re
 import string
 from collections.abc import Iterable
 
+from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit
@@ -22,6 +26,8 @@ _FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
 _LETTERS = frozenset(string.ascii_letters)
+# A heading that misspells `## Context Unit` (`## ContextUnit`, `# Context Unit`, `### context-unit`).
+_NEAR_HEADING = re.compile(r"#+[ \t]*context[ \t_-]*units?\b", re.IGNORECASE)
 
 
 class _Reader:
@@ -39,14 +45,42 @@ class _Reader:
         if heading:
             self.close()
             self.open(number, line, heading)
-        elif not self.in_unit or not line.strip():
+        elif not line.strip():
             return
+        elif not self.in_unit:
+            self.outside(number, line)
         elif line[0] in " \t" or _LIST_ITEM.match(line):
             self.continue_field(number, line)
         elif line.startswith("#") or _RULE.match(line):
-            self.close()
+            self.end(number, line)
         elif self.draft is not None:
             self.start_field(self.draft, number, line)
+
+    def outside(self, number: int, line: str) -> None:
+        """A line outside any unit: ignored, unless it reads like a permission field or a
+        misspelt unit heading."""
+        found = permission_line(line)
+        if found is not None:
+            name, label, col = found
+            where = "after the unit's end" if self.draft is not None else "outside a unit"
+            self.problem(Code.UNKNOWN_FIELD, unread_message(name, label, where), Token(name, number, col))
+        elif line.startswith("#") and _NEAR_HEADING.match(line):
+            at = Token(line, number, 1)
+            self.problem(Code.MALFORMED_LINE, "not a unit heading; did you mean '## Context Unit <id>'?", at)
+
+    def problem(self, code: Code, message: str, at: Token) -> None:
+        """An error about the unit this line follows (which it withdraws), or about the file."""
+        if self.draft is not None:
+            self.draft.diagnose(code, message, at)
+        else:
+            self.diagnostics.append(Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col))
+
+    def end(self, number: int, line: str) -> None:
+        """A heading or a rule ends the unit; the unit is built at the next unit heading, so a
+        permission-like line after its end can still withdraw it."""
+        self.flush_field()
+        self.in_unit = False
+        self.outside(number, line)
 
     def open(self, number: int, line: str, heading: re.Match[str]) -> None:
         self.in_unit = True
@@ -77,6 +111,10 @@ class _Reader:
         if self.field is None:
             self.draft.diagnose(Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1))
             return
+        found = permission_line(line)
+        if found is not None:
+            name, label, col = found
+            self.draft.diagnose(Code.UNKNOWN_FIELD, unread_message(name, label, "as a continuation line"), Token(name, number, col))
         indent = len(line) - len(line.lstrip())
         self.field[1].append(Token(line.strip(), number, indent + 1))
 
@@ -105,7 +143,7 @@ def read_markdown(text: str, file: str, first_line: int = 1) -> tuple[list[Knowl
         # only be a field line (or text outside units), so it skips the other checks.
         if not line:
             continue
-        if line[0] in _LETTERS:
+        if line[0] in _LETTERS and reader.in_unit:
             if reader.draft is not None:
                 reader.start_field(reader.draft, number, line)
         else:

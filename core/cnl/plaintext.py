@@ -57,8 +57,9 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
 
+from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, source_lines
-from core.diagnostics import Diagnostic
+from core.diagnostics import Code, Diagnostic
 from core.sentences import period_continues
 from core.units import KnowledgeUnit, Relation, Role
 
@@ -92,6 +93,8 @@ _QUESTION_LINE = re.compile(
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
+_MAYBE_FIELD = re.compile("[:=]")
+_FIELD_SHAPED = re.compile(r"[^\w:=]{0,12}[^:=\n]{1,40}[:=]")
 # Words a statement opens with and an instruction does not (articles, pronouns, determiners).
 _STATEMENT_OPENERS = frozenset(
     "the a an this that these those it its he she they we i his her their our my there".split()
@@ -141,10 +144,16 @@ _CONNECTIVES = re.compile(
 def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     source = slugify(PurePath(file).stem)
     units: list[KnowledgeUnit] = []
-    diagnostics: list[Diagnostic] = []
+    diagnostics, flagged = _permission_lines(text, file)
     heading: str | None = None
     used: Counter[int] = Counter()
     for paragraph, asked in _question_pairs(_paragraphs(_evidence_lines(text))):
+        if flagged and any(number in flagged for number, _ in paragraph):
+            if all(_FIELD_SHAPED.match(line) for _, line in paragraph):
+                # A block of field lines alone (`Acl: staff` over the text) was meant for the
+                # whole file: nothing of it is served.
+                return [], diagnostics
+            continue
         sentences = _sentences(paragraph)
         title = _heading(paragraph, sentences) if asked is None else None
         if title is not None:
@@ -164,6 +173,23 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
             if unit is not None:
                 units.append(unit)
     return units, diagnostics
+
+
+def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int]]:
+    """An error for each line that reads like a permission field: plain text has no fields, so
+    the paragraph holding one is withdrawn (fail closed), and the whole file when the paragraph
+    is nothing but such field lines."""
+    diagnostics = []
+    for number, line in enumerate(source_lines(text), start=1):
+        found = permission_line(line) if _MAYBE_FIELD.search(line, 0, 80) else None
+        if found is not None:
+            name, label, col = found
+            message = unread_message(name, label, "in plain text, which has no fields")
+            diagnostics.append(
+                Diagnostic(code=Code.UNKNOWN_FIELD, message=message.replace("the unit is", "its paragraph is"),
+                           file=file, line=number, col=col)
+            )
+    return diagnostics, frozenset(d.line for d in diagnostics)
 
 
 def text_digits(text: str) -> int:

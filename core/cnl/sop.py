@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from core.cnl.permissions import permission_label
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent, KnowledgeUnit
@@ -169,7 +170,8 @@ class _Labels:
         if ref.kind != "ref":
             return _error(self.file, Code.MALFORMED_LINE, "expected a $reference", ref.token)
         if ref.token.text[1:] not in self.declared:
-            return _error(self.file, Code.UNKNOWN_REFERENCE, f"{ref.token.text} is not declared above", ref.token)
+            hint = did_you_mean(ref.token.text, [f"${name}" for name in self.declared])
+            return _error(self.file, Code.UNKNOWN_REFERENCE, f"{ref.token.text} is not declared above{hint}", ref.token)
         return None
 
 
@@ -194,21 +196,41 @@ def read_sop(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic
     labels = _Labels(file)
     drafts: list[UnitDraft] = []
     diagnostics: list[Diagnostic] = []
+    # A permission statement that names no unit of this file could have been meant for any.
+    whole_file = False
     for statement in statements(text, file):
         problems = [statement.error] if statement.error else _unit_statement(statement, labels, drafts, file)
         owner = labels.owner(statement)
         if isinstance(owner, UnitDraft):
             owner.record(problems)
-        else:
-            diagnostics.extend(problems)
+            continue
+        unread = [_unread_permission(statement, problem, file) if problem.is_error else None for problem in problems]
+        whole_file = whole_file or any(unread)
+        diagnostics.extend(new or old for new, old in zip(unread, problems))
     units = []
     for draft in drafts:
         unit, problems = draft.build()
         diagnostics.extend(problems)
-        if unit is not None:
+        if unit is not None and not whole_file:
             units.append(unit)
     diagnostics.sort(key=lambda d: (d.line, d.col))
     return units, diagnostics
+
+
+def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> Diagnostic | None:
+    """`problem` extended when its broken statement writes a permission field that reaches no unit
+    (an unknown verb, a misspelt `$label`): the statement could have been meant for any unit of
+    the file, so it withdraws them all."""
+    named = [statement.verb] if statement.verb is not None else []
+    named += [arg.token for arg in statement.args if arg.kind == "atom"]
+    label = next(filter(None, (permission_label(at.text.rstrip(":=")) for at in named)), None)
+    if label is None:
+        return None
+    message = (
+        f"{problem.message}; the line writes a permission field ({label}) that reaches no unit, so every "
+        "unit of this file is withdrawn until this is fixed (fail closed)"
+    )
+    return problem.model_copy(update={"message": message})
 
 
 def _unit_statement(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:

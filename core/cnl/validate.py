@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from core.cnl.permissions import permission_label, unread_message
 from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
@@ -36,14 +37,14 @@ class Token(NamedTuple):
 token = partial(tuple.__new__, Token)
 
 
-def _squash(name: str) -> str:
+def squash_name(name: str) -> str:
     return re.sub(r"[\s_-]", "", name).lower()
 
 
 # Written field name (any case, with or without `_`/`-`) → KnowledgeUnit attribute. The SOP
 # `symbolic*` spellings and the Markdown short ones are accepted in every format.
 FIELD_KEYS: dict[str, str] = {
-    _squash(name): key
+    squash_name(name): key
     for key, names in {
         "id": ("Id",),
         "source_id": ("SourceId",),
@@ -108,7 +109,7 @@ def source_lines(text: str) -> list[str]:
 @lru_cache(maxsize=1024)
 def field_key(name: str) -> str | None:
     """The KnowledgeUnit attribute a written field name stands for, or None if unknown."""
-    return FIELD_KEYS.get(_squash(name))
+    return FIELD_KEYS.get(squash_name(name))
 
 
 def split_id(unit_id: str) -> tuple[str, str]:
@@ -129,10 +130,13 @@ _field = partial(tuple.__new__, _Field)  # as `token`: one per field of every un
 class UnitDraft:
     """One unit's fields as written; `build()` turns them into a KnowledgeUnit or diagnostics."""
 
-    def __init__(self, unit_id: Token, file: str, *, prose: bool = False):
+    def __init__(self, unit_id: Token, file: str, *, prose: bool = False, check_id_format: bool = True):
+        """`check_id_format`: warn about an id not shaped `<source>::chunk-NNN::unit-NNN` (not for
+        JSON Lines corpora, whose ids are the corpus's own)."""
         self.id = unit_id
         self.file = file
         self.prose = prose
+        self.check_id_format = check_id_format
         self._fields: dict[str, _Field] = {}
         self._diagnostics: list[Diagnostic] = []
 
@@ -174,6 +178,10 @@ class UnitDraft:
     def _accept(self, name: Token) -> str | None:
         key = field_key(name.text)
         if key is None:
+            label = permission_label(name.text)
+            if label is not None:
+                self.diagnose(Code.UNKNOWN_FIELD, unread_message(name.text, label, "as a field"), name)
+                return None
             hint = did_you_mean(name.text, FIELD_LABELS.values())
             self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}{hint}", name)
             return None
@@ -274,7 +282,7 @@ class UnitDraft:
                 written.values[0] if written.values else written.name,
                 Severity.WARNING,
             )
-        if not ID_SCHEMA.fullmatch(self.id.text):
+        if self.check_id_format and not ID_SCHEMA.fullmatch(self.id.text):
             self.diagnose(
                 Code.INVALID_ID_FORMAT,
                 f"id {self.id.text!r} does not follow <source>::chunk-NNN::unit-NNN",
