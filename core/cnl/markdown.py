@@ -4,8 +4,9 @@ Inside a unit, indented lines and Markdown list items (`- step`, `1. step`) cont
 field and every other non-blank line must be a field. Any other heading or a horizontal rule
 (`---`) ends the unit; text outside units (titles, prose) is ignored, except a line that reads
 like a permission field (`Acl: x`, `- Region: EU`, `### ACL: x`, core/cnl/permissions.py): such a
-line, as a continuation, after a unit's end or before the first unit, is an error that withdraws
-the unit it follows (fail closed: the author meant to restrict something).
+line, as a continuation or after a unit's end, is an error that withdraws the unit it follows, and
+before the first unit (front matter) one that withdraws every unit of the file (fail closed: the
+author meant to restrict something).
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ class _Reader:
         # Lines of the open field, kept until the next field so continuations can join them.
         self.field: tuple[Token, list[Token]] | None = None
         self.in_unit = False
+        self.seen_heading = False
+        # A permission-like line before the first unit: meant for the whole file.
+        self.whole_file = False
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -62,8 +66,14 @@ class _Reader:
         found = permission_line(line)
         if found is not None:
             name, label, col = found
-            where = "after the unit's end" if self.draft is not None else "outside a unit"
-            self.problem(Code.UNKNOWN_FIELD, unread_message(name, label, where), Token(name, number, col))
+            if self.draft is not None:
+                message = unread_message(name, label, "after the unit's end")
+            else:
+                message = unread_message(name, label, "outside a unit")
+                if not self.seen_heading:
+                    self.whole_file = True
+                    message = message.replace("the unit is withdrawn", "every unit of this file is withdrawn")
+            self.problem(Code.UNKNOWN_FIELD, message, Token(name, number, col))
         elif line.startswith("#") and _NEAR_HEADING.match(line):
             at = Token(line, number, 1)
             self.problem(Code.MALFORMED_LINE, "not a unit heading; did you mean '## Context Unit <id>'?", at)
@@ -83,7 +93,7 @@ class _Reader:
         self.outside(number, line)
 
     def open(self, number: int, line: str, heading: re.Match[str]) -> None:
-        self.in_unit = True
+        self.in_unit = self.seen_heading = True
         unit_id = heading.group("id").rstrip()
         if not unit_id:
             # The unit's fields are unusable without an id; skip them up to the next heading.
@@ -149,13 +159,22 @@ def read_markdown(text: str, file: str, first_line: int = 1) -> tuple[list[Knowl
         else:
             feed(number, line)
     reader.close()
-    return reader.units, reader.diagnostics
+    return ([] if reader.whole_file else reader.units), reader.diagnostics
 
 
 def is_unit_heading(line: str) -> bool:
     """Whether `line` opens a unit. The reader keeps no state across such a line, so the text from
     one to the next reads the same alone as in its file (an edit re-reads only changed blocks)."""
     return line.startswith("##") and _UNIT_HEADING.match(line) is not None
+
+
+def preamble_speaks(text: str) -> bool:
+    """Whether the reader reports anything about `text` read before any unit heading (a
+    permission-like line, a misspelt unit heading): such text is in no unit block, so a file with
+    it is read whole."""
+    return any(
+        permission_line(line) or (line.startswith("#") and _NEAR_HEADING.match(line)) for line in source_lines(text)
+    )
 
 
 def to_markdown(units: Iterable[KnowledgeUnit]) -> str:

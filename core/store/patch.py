@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.cnl.markdown import is_unit_heading, read_markdown
+from core.cnl.markdown import is_unit_heading, preamble_speaks, read_markdown
 from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
@@ -157,7 +157,13 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     clean = text.isascii() and "\0" not in text  # else ask the pattern `read_text` replaces by
     if detect_format(text, file) is not Format.MARKDOWN or not clean and BAD_CHARACTER.search(text):
         return None
-    return read_blocks(text)
+    blocks = read_blocks(text)
+    # Text before the first unit is in no block; when the reader has something to say about it
+    # (a permission-like line withdraws the whole file) the file is read whole.
+    preamble = "\n".join(text.split("\n", blocks[0][0] - 1)[:-1]) if blocks else text
+    if preamble_speaks(preamble):
+        return None
+    return blocks
 
 
 def patched(
