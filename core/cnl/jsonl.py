@@ -8,7 +8,7 @@ Each non-blank line is one JSON object. Keys are read case-insensitively and wit
 - optional: `role` (default Description), `acl` (a tag or a list of tags), `region`,
   `effectiveFrom` and `effectiveTo` (ISO dates), checked by the validator every format shares
   (core/cnl/validate.py): written but empty (`"acl": []`, `"region": ""`, `null`) is an error;
-- `metadata` (BEIR's) is ignored; any other key is an error, since a misspelt or look-alike
+- `metadata` (BEIR's) is ignored, unless it holds a permission-like key (an error); any other key is an error, since a misspelt or look-alike
   permission key (`"acls"`, `"tags"`, `"Regoin"`) ignored would publish the document.
 
 A bad line is one diagnostic (or a few) with its file and line; the lines around it still load.
@@ -120,7 +120,9 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
     # A Procedure's text is its procedure, as the unit model requires.
     put("Procedure" if record.role.strip().casefold() == "procedure" else "Claim", claim)
     if "acl" in record.model_fields_set:
-        draft.add_items(Token("acl", number, 1), [Token(tag, number, 1) for tag in record.acl or ()], at)
+        # `""` and `[" "]` are as empty as `[]`, as `Acl: ,` is in Markdown.
+        tags = [Token(tag.strip(), number, 1) for tag in record.acl or () if tag.strip()]
+        draft.add_items(Token("acl", number, 1), tags, at)
     put("Region", record.region)
     put("EffectiveFrom", record.effective_from)
     put("EffectiveTo", record.effective_to)
@@ -140,6 +142,13 @@ def _fields(data: dict, file: str, number: int) -> dict:
             problems.append(_problem(Code.UNKNOWN_FIELD, _key_problem(key, name), file, number))
         else:
             fields[name] = value
+    # BEIR's metadata is dropped: a permission-like key inside it would be dropped with it.
+    metadata = fields.get("metadata")
+    for key in metadata if isinstance(metadata, dict) else ():
+        label = permission_label(key)
+        if label is not None:
+            message = unread_message(key, label, "inside 'metadata', which is not read")
+            problems.append(_problem(Code.UNKNOWN_FIELD, message, file, number))
     if problems:
         raise _LineProblems(problems)
     return fields

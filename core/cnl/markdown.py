@@ -4,9 +4,10 @@ Inside a unit, indented lines and Markdown list items (`- step`, `1. step`) cont
 field and every other non-blank line must be a field. Any other heading or a horizontal rule
 (`---`) ends the unit; text outside units (titles, prose) is ignored, except a line that reads
 like a permission field (`Acl: x`, `- Region: EU`, `### ACL: x`, core/cnl/permissions.py): such a
-line, as a continuation or after a unit's end, is an error that withdraws the unit it follows, and
-before the first unit (front matter) one that withdraws every unit of the file (fail closed: the
-author meant to restrict something).
+line, as a continuation, is an error that withdraws its unit; after a unit's end, one that withdraws
+that unit and the next (it could have been meant for either); before the first unit (front
+matter), one that withdraws every unit of the file (fail closed: the author meant to restrict
+something).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class _Reader:
         self.seen_heading = False
         # A permission-like line before the first unit: meant for the whole file.
         self.whole_file = False
+        # One after a unit's end, which could be meant for the next unit too.
+        self.dangling: Token | None = None
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -66,14 +69,18 @@ class _Reader:
         found = permission_line(line)
         if found is not None:
             name, label, col = found
+            at = Token(name, number, col)
             if self.draft is not None:
-                message = unread_message(name, label, "after the unit's end")
+                message = unread_message(name, label, "after the unit's end").replace(
+                    "the unit is withdrawn", "the unit above and the next are withdrawn"
+                )
+                self.dangling = self.dangling or at
             else:
                 message = unread_message(name, label, "outside a unit")
                 if not self.seen_heading:
                     self.whole_file = True
                     message = message.replace("the unit is withdrawn", "every unit of this file is withdrawn")
-            self.problem(Code.UNKNOWN_FIELD, message, Token(name, number, col))
+            self.problem(Code.PERMISSION_OUTSIDE_UNIT, message, at)
         elif line.startswith("#") and _NEAR_HEADING.match(line):
             at = Token(line, number, 1)
             self.problem(Code.MALFORMED_LINE, "not a unit heading; did you mean '## Context Unit <id>'?", at)
@@ -102,6 +109,11 @@ class _Reader:
             )
             return
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
+        if self.dangling is not None:
+            message = (f"withdrawn: line {self.dangling.line} above this heading reads like a permission field "
+                       f"({self.dangling.text!r}) that is not read; move it into the unit it restricts")
+            self.draft.diagnose(Code.PERMISSION_OUTSIDE_UNIT, message, self.draft.id)
+        self.dangling = None
 
     def start_field(self, draft: UnitDraft, number: int, line: str) -> None:
         if self.field is not None:

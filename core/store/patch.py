@@ -25,7 +25,7 @@ import numpy as np
 
 from core.cnl.markdown import is_unit_heading, preamble_speaks, read_markdown
 from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
-from core.diagnostics import Diagnostic
+from core.diagnostics import Code, Diagnostic
 from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
 from core.store.segment import Segment, SegmentStems, TokenReuse, text_digest, unit_digest
@@ -187,6 +187,8 @@ def patched(
         else:
             units, diagnostics = read_markdown(block, file, first_line=line)
             plan.add_fresh(line, digest, units, diagnostics)
+    if any(d.code is Code.PERMISSION_OUTSIDE_UNIT for d in plan.diagnostics):
+        return None  # it withdraws the unit of the next block too: read the file whole
     segment = plan.segment(file, key)
     return segment, BlockTable(_table(np.array(plan.blocks), plan.digests), plan.vocab)
 
