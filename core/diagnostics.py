@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Code(StrEnum):
@@ -26,7 +26,9 @@ class Code(StrEnum):
     INVALID_DATE_VALUE = "INVALID_DATE_VALUE"
     UNTERMINATED_STRING = "UNTERMINATED_STRING"
     UNKNOWN_REFERENCE = "UNKNOWN_REFERENCE"
-    # A line outside any unit that reads like a permission field (core/cnl/permissions.py).
+    # A line or key that reads like a permission field but is not read as one
+    # (core/cnl/permissions.py), inside a unit and outside any.
+    PERMISSION_NOT_READ = "PERMISSION_NOT_READ"
     PERMISSION_OUTSIDE_UNIT = "PERMISSION_OUTSIDE_UNIT"
     # Intent CNL (DS004).
     MISSING_INTENT_OUTPUT = "MISSING_INTENT_OUTPUT"
@@ -77,6 +79,9 @@ class Diagnostic(BaseModel):
     line: int = 1
     col: int = 1
     severity: Severity = Severity.ERROR
+    # About a unit that writes a permission field (or a look-alike of one), or about a file that
+    # holds such units: shown on author surfaces only, never counted for a caller (docs/security.md).
+    author_only: bool = Field(default=False, exclude_if=lambda value: not value)
 
     def format(self) -> str:
         tag = "" if self.severity is Severity.ERROR else "warning: "
@@ -85,6 +90,14 @@ class Diagnostic(BaseModel):
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+
+PERMISSION_CODES = frozenset({Code.PERMISSION_NOT_READ, Code.PERMISSION_OUTSIDE_UNIT})
+
+
+def for_author(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """`diagnostics` marked author-only."""
+    return [d if d.author_only else d.model_copy(update={"author_only": True}) for d in diagnostics]
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from core.diagnostics import Code, Diagnostic
+from core.kb_view import KBView
 from core.rules import RuleSet
 
 DETAILS_HINT = "mrptui check for details"
@@ -99,6 +100,16 @@ def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_pro
         rules_kept=_rules_kept(ruleset),
         cache_notes=tuple(dict.fromkeys(d.message for d in kb_diagnostics if d.code is Code.INDEX_CACHE)),
     )
+
+
+def caller_diagnostics(diagnostics: Sequence[Diagnostic], view: KBView) -> list[Diagnostic]:
+    """The KB diagnostics a caller's surfaces may count: none marked author-only (about a unit that
+    writes a permission field), and none about a file that holds restricted units of which the
+    caller's view has none, so that adding, breaking or caching a restricted unit changes nothing
+    a caller outside its view can observe (docs/security.md)."""
+    table = view.table
+    hidden = table.file_names(table.restricted_rows()) - table.file_names(view.rows)
+    return [d for d in diagnostics if not d.author_only and d.file not in hidden]
 
 
 def _rules_kept(ruleset: RuleSet) -> int:

@@ -22,8 +22,8 @@ from core.kb_view import KBView, ViewKey, digest_lines
 from core.progress import LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
-from core.unit_table import RowUnits, UnitTable, permitted
-from core.units import Caller, KnowledgeUnit
+from core.unit_table import PUBLIC, RowUnits, UnitTable, permitted
+from core.units import Caller, KnowledgeUnit, is_public
 
 if TYPE_CHECKING:
     from core.config import Bm25Config, HdcConfig
@@ -228,12 +228,17 @@ class KnowledgeBase:
         gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
         if not gone:
             return self
+        # A note about a file whose withdrawn units were all restricted is the author's only.
+        public_gone = {before.files[before.file[row]] for row in rows
+                       if before.ids[row] not in fresh_ids and before.perms[before.perm[row]] == PUBLIC}
+        public_gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and not d.author_only}
         notes = [
             Diagnostic(
                 code=Code.UNITS_WITHDRAWN,
                 message="units this file held before are withdrawn for every caller until its errors are fixed",
                 file=file,
                 severity=Severity.WARNING,
+                author_only=file not in public_gone,
             )
             for file in sorted(gone)
         ]
@@ -372,4 +377,5 @@ def _duplicate(unit: KnowledgeUnit, earlier: KnowledgeUnit) -> Diagnostic:
         message=f"unit id {unit.id!r} is already defined; first defined at {where}",
         file=unit.location.file if unit.location else "<memory>",
         line=unit.location.line if unit.location else 1,
+        author_only=not (is_public(unit) and is_public(earlier)),
     )

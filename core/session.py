@@ -16,7 +16,7 @@ from core.config import ConfigError, RetrievalConfig, load_engine_config, load_r
 from core.diagnostics import Diagnostic
 from core.embeddings import load_embedding_config
 from core.engine import Engine
-from core.health import Health, health_of
+from core.health import Health, caller_diagnostics, health_of
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
@@ -185,10 +185,15 @@ class Session:
     def diagnostics(self) -> list[Diagnostic]:
         return [*self.kb.diagnostics, *self.synonym_problems, *self.ruleset.diagnostics, *self.plugin_problems]
 
-    def health(self) -> Health:
-        """The diagnostics counted by origin, with the one-line summary the CLI prints."""
+    def health(self, caller: Caller | None = None) -> Health:
+        """The diagnostics counted by origin, with the one-line summary the CLI prints: for
+        `caller`, only those about what the caller's view holds (`caller_diagnostics`); without
+        one, the whole KB's, for author surfaces."""
+        with self._lock:
+            kb = self.kb
+        kb_diagnostics = kb.diagnostics if caller is None else caller_diagnostics(kb.diagnostics, kb.view(caller))
         # Synonyms live in the KB folder: their problems count as the KB's, as diagnostics() lists them.
-        return health_of([*self.kb.diagnostics, *self.synonym_problems], self.ruleset, self.plugin_problems)
+        return health_of([*kb_diagnostics, *self.synonym_problems], self.ruleset, self.plugin_problems)
 
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""

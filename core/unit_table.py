@@ -21,6 +21,9 @@ from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, ROLES, SET, Perm
 from core.units import ROLE_DEFAULT_ACTS, Act, Caller, KnowledgeUnit, Role
 
 
+PUBLIC: Permission = ((), None, None, None)
+
+
 def permitted(perm: Permission, caller: Caller) -> bool:
     """The permission rule: Acl needs a shared tag, Region an equal region, dates must include as-of."""
     acl, region, start, end = perm
@@ -102,6 +105,15 @@ class UnitTable:
         """Live rows the caller may see: computed from the permission columns, before any ranking."""
         allowed = np.fromiter((permitted(p, caller) for p in self.perms), dtype=bool, count=len(self.perms))
         return allowed[self.perm] & self.live if len(self.perm) else np.zeros(0, dtype=bool)
+
+    def restricted_rows(self) -> np.ndarray:
+        """Rows of units that write any permission field (not visible to every caller on every date)."""
+        public = np.fromiter((p == PUBLIC for p in self.perms), dtype=bool, count=len(self.perms))
+        return np.flatnonzero(~public[self.perm]) if len(self.perm) else np.zeros(0, dtype=np.int64)
+
+    def file_names(self, rows: np.ndarray) -> set[str]:
+        """The files the units of `rows` were read from."""
+        return {self.files[index] for index in np.unique(self.file[rows]).tolist() if index >= 0}
 
     def roles(self, rows: np.ndarray) -> list:
         return [ROLES[code] for code in self.role[rows].tolist()]

@@ -142,6 +142,11 @@ class KnowledgeUnit(BaseModel):
         return self.relation is not None
 
 
+def is_public(unit: KnowledgeUnit) -> bool:
+    """Whether the unit writes no permission field: every caller on every date sees it."""
+    return not unit.acl and unit.region is None and unit.effective_from is None and unit.effective_to is None
+
+
 MAX_TAG_LENGTH = 200
 MAX_CALLER_TAGS = 1000
 # Separators of the lists tags arrive in (CLI flags, config files): a tag holding one could pass

@@ -495,7 +495,8 @@ class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
         self.lifecycle.reload()
 
     def refresh_health(self, *, banner: bool = True) -> None:
-        self.health = self.ask_session("health", default=None)
+        # The caller's counts: the whole KB's problems are F8's (an author surface).
+        self.health = self.ask_session("health", self.caller, default=None)
         self.main.show_health(self.health if banner else None)
         for note in self.health.cache_notes if self.health is not None else ():
             if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once

@@ -271,8 +271,8 @@ class KBLifecycle:
             self.app.post_message(KBWork("reloading"))
         session = self.app.session
         had_hdc = session.hdc_ready(self.app.caller)
-        diagnostics = session.reload()
-        self.app.post_message(KBReloaded(errors=sum(1 for d in diagnostics if d.is_error), hdc_was_ready=had_hdc))
+        session.reload()
+        self.app.post_message(KBReloaded(errors=session.health(self.app.caller).errors, hdc_was_ready=had_hdc))
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
         self._set(reloading=False)

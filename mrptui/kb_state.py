@@ -32,12 +32,12 @@ class KBState:
 
 
 def progress_text(progress: LoadProgress | None) -> str:
-    """"3/20 files · 12,345 units", "building segments: 3/15 files", …: what a load has done."""
+    """"3/20 files", "building segments: 3/15 files", …: what a load has done. Never the units
+    read: they include units outside the caller's view, whose number is the author's business."""
     if progress is None or progress.stage == "scanning":
         return f"finding files ({progress.total} found)" if progress and progress.total else "finding files"
     if progress.stage == "building":
         return f"building segments: {progress.done}/{progress.total} files"
-    units = f"{progress.units:,} unit" + ("" if progress.units == 1 else "s")
     if progress.stage == "preparing":
-        return f"{progress.total}/{progress.total} files · {units} · preparing rules and plugins"
-    return f"{progress.done}/{progress.total} files · {units}"
+        return f"{progress.total}/{progress.total} files · preparing rules and plugins"
+    return f"{progress.done}/{progress.total} files"

@@ -473,7 +473,7 @@ class NullSession:
     def diagnostics(self) -> list[Diagnostic]:
         return list(self.problems)
 
-    def health(self) -> Health | None:
+    def health(self, caller: Caller | None = None) -> Health | None:
         return None
 
     def rules(self) -> list[dict]:

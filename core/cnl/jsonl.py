@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
-from core.diagnostics import Code, Diagnostic, did_you_mean
+from core.diagnostics import Code, Diagnostic, did_you_mean, for_author
 from core.units import KnowledgeUnit
 
 _TOPIC_WORDS = 8
@@ -82,22 +82,37 @@ def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnost
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            unit, problems = _unit(line, source, file, number)
-        except json.JSONDecodeError as exc:
-            diagnostics.append(_problem(Code.MALFORMED_LINE, f"not JSON: {exc.msg}", file, number, exc.colno))
-        except ValidationError as exc:
-            message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
-            diagnostics.append(_problem(Code.MISSING_REQUIRED_FIELD, message, file, number))
-        except _LineProblems as exc:
-            diagnostics.extend(exc.diagnostics)
-        except ValueError as exc:
-            diagnostics.append(_problem(Code.MALFORMED_LINE, str(exc), file, number))
-        else:
-            diagnostics.extend(problems)
-            if unit is not None:
-                units.append(unit)
+        unit, problems = _line(line, source, file, number)
+        if unit is not None:
+            units.append(unit)
+        elif _writes_permissions(line):
+            problems = for_author(problems)
+        diagnostics.extend(problems)
     return units, diagnostics
+
+
+def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+    try:
+        return _unit(line, source, file, number)
+    except json.JSONDecodeError as exc:
+        return None, [_problem(Code.MALFORMED_LINE, f"not JSON: {exc.msg}", file, number, exc.colno)]
+    except ValidationError as exc:
+        message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
+        return None, [_problem(Code.MISSING_REQUIRED_FIELD, message, file, number)]
+    except _LineProblems as exc:
+        return None, exc.diagnostics
+    except ValueError as exc:
+        return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number)]
+
+
+def _writes_permissions(line: str) -> bool:
+    """Whether a line that failed has a permission-like key (so its problems are the author's only)."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return False
+    keys = [*data, *(data.get("metadata") or {})] if isinstance(data, dict) else []
+    return any(isinstance(key, str) and permission_label(key) for key in keys)
 
 
 def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
@@ -139,7 +154,8 @@ def _fields(data: dict, file: str, number: int) -> dict:
     for key, value in data.items():
         name = _KEYS.get(squash_name(key))
         if name is None or name in fields:
-            problems.append(_problem(Code.UNKNOWN_FIELD, _key_problem(key, name), file, number))
+            code = Code.PERMISSION_NOT_READ if name is None and permission_label(key) else Code.UNKNOWN_FIELD
+            problems.append(_problem(code, _key_problem(key, name), file, number))
         else:
             fields[name] = value
     # BEIR's metadata is dropped: a permission-like key inside it would be dropped with it.
@@ -148,7 +164,7 @@ def _fields(data: dict, file: str, number: int) -> dict:
         label = permission_label(key)
         if label is not None:
             message = unread_message(key, label, "inside 'metadata', which is not read")
-            problems.append(_problem(Code.UNKNOWN_FIELD, message, file, number))
+            problems.append(_problem(Code.PERMISSION_NOT_READ, message, file, number))
     if problems:
         raise _LineProblems(problems)
     return fields

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
 
 # The id is the rest of the line, right-stripped in code: a lazy `(?P<id>.*?)\s*$` retries the
@@ -46,6 +46,8 @@ class _Reader:
         self.whole_file = False
         # One after a unit's end, which could be meant for the next unit too.
         self.dangling: Token | None = None
+        # The diagnostic of a misspelt unit heading since the last unit heading, if any.
+        self.near_heading: int | None = None
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -82,15 +84,21 @@ class _Reader:
                     message = message.replace("the unit is withdrawn", "every unit of this file is withdrawn")
             self.problem(Code.PERMISSION_OUTSIDE_UNIT, message, at)
         elif line.startswith("#") and _NEAR_HEADING.match(line):
-            at = Token(line, number, 1)
-            self.problem(Code.MALFORMED_LINE, "not a unit heading; did you mean '## Context Unit <id>'?", at)
+            # The file's error, not the unit's above: the lines it heads are ignored either way.
+            self.near_heading = len(self.diagnostics)
+            self.diagnostics.append(Diagnostic(code=Code.MALFORMED_LINE, file=self.file, line=number,
+                                               message="not a unit heading; did you mean '## Context Unit <id>'?"))
 
     def problem(self, code: Code, message: str, at: Token) -> None:
         """An error about the unit this line follows (which it withdraws), or about the file."""
+        if self.near_heading is not None:
+            # The misspelt heading was of a restricted unit: its error is the author's only.
+            self.diagnostics[self.near_heading] = for_author(self.diagnostics[self.near_heading : self.near_heading + 1])[0]
         if self.draft is not None:
             self.draft.diagnose(code, message, at)
         else:
-            self.diagnostics.append(Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col))
+            self.diagnostics.append(Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col,
+                                               author_only=True))
 
     def end(self, number: int, line: str) -> None:
         """A heading or a rule ends the unit; the unit is built at the next unit heading, so a
@@ -101,6 +109,7 @@ class _Reader:
 
     def open(self, number: int, line: str, heading: re.Match[str]) -> None:
         self.in_unit = self.seen_heading = True
+        self.near_heading = None
         unit_id = heading.group("id").rstrip()
         if not unit_id:
             # The unit's fields are unusable without an id; skip them up to the next heading.
@@ -136,7 +145,7 @@ class _Reader:
         found = permission_line(line)
         if found is not None:
             name, label, col = found
-            self.draft.diagnose(Code.UNKNOWN_FIELD, unread_message(name, label, "as a continuation line"), Token(name, number, col))
+            self.draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "as a continuation line"), Token(name, number, col))
         indent = len(line) - len(line.lstrip())
         self.field[1].append(Token(line.strip(), number, indent + 1))
 

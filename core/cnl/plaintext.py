@@ -186,8 +186,8 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             name, label, col = found
             message = unread_message(name, label, "in plain text, which has no fields")
             diagnostics.append(
-                Diagnostic(code=Code.UNKNOWN_FIELD, message=message.replace("the unit is", "its paragraph is"),
-                           file=file, line=number, col=col)
+                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", "its paragraph is"),
+                           file=file, line=number, col=col, author_only=True)
             )
     return diagnostics, frozenset(d.line for d in diagnostics)
 

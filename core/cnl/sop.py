@@ -230,7 +230,7 @@ def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> 
         f"{problem.message}; the line writes a permission field ({label}) that reaches no unit, so every "
         "unit of this file is withdrawn until this is fixed (fail closed)"
     )
-    return problem.model_copy(update={"message": message})
+    return problem.model_copy(update={"message": message, "author_only": True})
 
 
 def _unit_statement(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:

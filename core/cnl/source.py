@@ -10,9 +10,9 @@ from typing import NamedTuple
 from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, for_author
 from core.safe_io import FileTooLarge, UnsafePath, read_regular
-from core.units import KnowledgeUnit
+from core.units import KnowledgeUnit, is_public
 
 # Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
 # text or ~40,000 Markdown units. The worst case, dense one-line facts, reads at about 3 s of CPU
@@ -76,6 +76,9 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     """
     text, problems = _replace_bad_characters(normalise_newlines(text), file)
     units, diagnostics = _reader(Format(kind) if kind else detect_format(text, file))(text, file)
+    if problems and (any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)):
+        # Which unit a bad byte sits in is not tracked: in a file with restricted units it may be one.
+        problems = for_author(problems)
     return ReadResult(units, [*problems, *diagnostics])
 
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.cnl.permissions import permission_label, unread_message
-from core.diagnostics import Code, Diagnostic, Severity, did_you_mean
+from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
 # Fields that restrict who sees a unit: written but left empty, they would make it public.
@@ -180,7 +180,7 @@ class UnitDraft:
         if key is None:
             label = permission_label(name.text)
             if label is not None:
-                self.diagnose(Code.UNKNOWN_FIELD, unread_message(name.text, label, "as a field"), name)
+                self.diagnose(Code.PERMISSION_NOT_READ, unread_message(name.text, label, "as a field"), name)
                 return None
             hint = did_you_mean(name.text, FIELD_LABELS.values())
             self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}{hint}", name)
@@ -202,9 +202,16 @@ class UnitDraft:
         self._check_dates(unit)
         self._check_permissions()
         diagnostics = sorted(self._diagnostics, key=lambda d: (d.line, d.col))
+        if self._touches_permissions(diagnostics):
+            diagnostics = for_author(diagnostics)
         if any(d.is_error for d in diagnostics):
             return None, diagnostics
         return unit, diagnostics
+
+    def _touches_permissions(self, diagnostics: list[Diagnostic]) -> bool:
+        """Whether the unit writes a permission field or a look-alike of one: then it was meant to
+        be restricted, and what is wrong with it is the author's business only."""
+        return any(key in self._fields for key in PERMISSION_FIELDS) or any(d.code in PERMISSION_CODES for d in diagnostics)
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {

@@ -118,11 +118,12 @@ def open_session(args: argparse.Namespace):
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
 
 
-def warn_health(session) -> object:
+def warn_health(session, caller) -> object:
     """Print the session's one-line diagnostics summary on stderr when anything has errors, and
     what the index cache reported (a cache that cannot be written is otherwise silent: every
-    command still answers, only slower)."""
-    health = session.health()
+    command still answers, only slower). `caller`: counted for that caller's view only (None:
+    the whole KB, for author surfaces)."""
+    health = session.health(caller)
     if health.summary:
         print(f"mrptui: warning: {health.summary}", file=sys.stderr)
     for note in health.cache_notes:

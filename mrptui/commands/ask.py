@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     _check_trace_path(trace_path, None)
     session = open_session(args)
     _check_trace_path(trace_path, session.owns_file)
-    health = warn_health(session)
+    health = warn_health(session, request.caller)
     try:
         session.check_request(request)
     except RegistryError as exc:

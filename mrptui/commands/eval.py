@@ -18,6 +18,7 @@ from core.config import ConfigError, FusionMethod
 from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
 from core.plugins.base import PluginType, RegistryError
 from core.resources import sample_queries_file
+from core.units import Caller
 from mrptui.commands import UsageError, add_session_options, config_from_args, exit_code, open_session, warn_health
 
 FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf")}
@@ -68,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
     session = open_session(args)
-    health = warn_health(session)
+    # Its queries have many callers: the counts are the public caller's, the least any of them
+    # may see, unless the author asked for the whole KB.
+    health = warn_health(session, None if args.author_view else Caller())
     plugins = args.kb_plugin or [p.id for p in session.registry.of_type(PluginType.KB)]
     try:
         report = evaluate(session, queries, plugins, FUSIONS[args.fusion], author_view=args.author_view)

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
         raise UsageError(f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)")
-    health = warn_health(session)
+    health = warn_health(session, caller)
     try:
         plugin = session.registry.get(args.kb_plugin, PluginType.KB)
     except RegistryError as exc:

@@ -117,7 +117,7 @@ def test_md_with_a_misspelt_unit_heading_and_an_acl_line_is_not_served(heading: 
 def test_prose_carrying_a_permission_line_is_withdrawn_with_an_error(file: str, text: str) -> None:
     bodies, diagnostics = _public_bodies(text, file)
     assert SECRET not in " ".join(bodies)
-    assert any(d.is_error and d.code is Code.UNKNOWN_FIELD for d in diagnostics)
+    assert any(d.is_error and d.code is Code.PERMISSION_NOT_READ for d in diagnostics)
 
 
 def test_prose_without_permission_lines_still_reads() -> None:

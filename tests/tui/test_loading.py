@@ -64,9 +64,9 @@ async def test_the_screen_shows_the_load_before_the_session_exists_and_follows_i
         assert app.screen.query_one("#loading").display and "Loading KB sample_kb" in banner(app)
         load.step(at("reading", 2))
         await until(pilot, lambda: load.holds == 2, "the second file")
-        await until(pilot, lambda: "loading KB (2/3 files · " in status(app), "2 of 3 files in the status line")
-        units = load.at.units
-        assert f"2/3 files · {units:,} units" in banner(app) and 0 < units < 60
+        await until(pilot, lambda: "loading KB (2/3 files" in status(app), "2 of 3 files in the status line")
+        # Issue 23: units read include restricted ones, so their number is not shown.
+        assert "2/3 files" in banner(app) and load.at.units > 0 and "unit" not in banner(app) + status(app)
         load.step()
         await until(pilot, lambda: app.lifecycle.state.phase == "ready", "the KB to open")
         await settle(pilot)
