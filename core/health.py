@@ -109,7 +109,12 @@ def caller_diagnostics(diagnostics: Sequence[Diagnostic], view: KBView) -> list[
     a caller outside its view can observe (docs/security.md)."""
     table = view.table
     hidden = table.file_names(table.restricted_rows()) - table.file_names(view.rows)
-    return [d for d in diagnostics if not d.author_only and d.file not in hidden]
+    return [d for d in diagnostics if not d.author_only and d.file not in hidden and not _names_any(d, hidden)]
+
+
+def _names_any(diagnostic: Diagnostic, files: set[str]) -> bool:
+    """An index-cache note is filed under the cache folder and names the KB file in its message."""
+    return diagnostic.code is Code.INDEX_CACHE and any(file in diagnostic.message for file in files)
 
 
 def _rules_kept(ruleset: RuleSet) -> int:

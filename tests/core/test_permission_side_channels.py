@@ -145,3 +145,20 @@ def test_a_withdrawn_public_unit_is_counted_for_everyone(tmp_path: Path) -> None
     session.reload()
     public = session.health(Caller())
     assert public.files_withdrawn == 1 and public.kb_errors > 0 and public == session.health()
+
+
+def test_a_cache_note_about_a_restricted_only_file_is_not_shown_to_the_public(tmp_path: Path, capsys) -> None:
+    kb, cache = _kb(tmp_path / "kb"), tmp_path / "cache"
+    arguments = ["--cache-dir", str(cache), "--kb", str(kb), "ask", "--json", QUESTION]
+    assert main(arguments) == 0
+    capsys.readouterr()
+    meta = [path for path in cache.glob("segments/*/*/meta.json") if "staff.md" in path.read_text()]
+    units = meta[0].parent / "units.jsonl"
+    units.write_bytes(units.read_bytes()[:-20])  # its checksum no longer matches: rebuilt, with a note
+    assert main(arguments) == 0
+    out, err = capsys.readouterr()
+    assert "staff.md" not in out + err and json.loads(out)["diagnostics"]["cache_notes"] == []
+    units.write_bytes(units.read_bytes()[:-20])
+    assert main([*arguments, "--caller-tags", "staff"]) == 0
+    out, err = capsys.readouterr()  # staff see the vault's file: they are told
+    assert "staff.md" in err and "unusable" in json.loads(out)["diagnostics"]["cache_notes"][0]
