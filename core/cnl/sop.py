@@ -221,8 +221,10 @@ def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> 
     """`problem` extended when its broken statement writes a permission field that reaches no unit
     (an unknown verb, a misspelt `$label`): the statement could have been meant for any unit of
     the file, so it withdraws them all."""
+    # The verb (`acl $k1 [a]`, `Acl: a`) and the field-name slot of `set $ref field value`, not
+    # every word: a comment line broken by a bad byte may mention an acl in passing.
     named = [statement.verb] if statement.verb is not None else []
-    named += [arg.token for arg in statement.args if arg.kind == "atom"]
+    named += [arg.token for arg in statement.args[1:2] if arg.kind == "atom"]
     label = next(filter(None, (permission_label(at.text.rstrip(":=")) for at in named)), None)
     if label is None:
         return None
