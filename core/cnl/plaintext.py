@@ -93,7 +93,6 @@ _QUESTION_LINE = re.compile(
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
-_MAYBE_FIELD = re.compile("[:=]")
 _FIELD_SHAPED = re.compile(r"[^\w:=]{0,12}[^:=\n]{1,40}[:=]")
 # Words a statement opens with and an instruction does not (articles, pronouns, determiners).
 _STATEMENT_OPENERS = frozenset(
@@ -181,7 +180,7 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
     is nothing but such field lines."""
     diagnostics = []
     for number, line in enumerate(source_lines(text), start=1):
-        found = permission_line(line) if _MAYBE_FIELD.search(line, 0, 80) else None
+        found = permission_line(line)
         if found is not None:
             name, label, col = found
             message = unread_message(name, label, "in plain text, which has no fields")
