@@ -28,8 +28,9 @@ _FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
 _LETTERS = frozenset(string.ascii_letters)
-# A heading that misspells `## Context Unit` (`## ContextUnit`, `# Context Unit`, `### context-unit`).
-_NEAR_HEADING = re.compile(r"#+[ \t]*context[ \t_-]*units?\b", re.IGNORECASE)
+# A heading that misspells `## Context Unit <id>` (`## ContextUnit x`, `# Context Unit x`,
+# `### context-unit x`): at most one word after it, so a title "# Context units of …" is prose.
+_NEAR_HEADING = re.compile(r"#+[ \t]*context[ \t_-]*units?\b[ \t]*\S*[ \t]*$", re.IGNORECASE)
 
 
 class _Reader:

@@ -169,3 +169,9 @@ def test_ask_does_not_serve_the_unit_of_a_misspelt_sop_label(tmp_path: Path, cap
     code = main(["ask", "--kb", str(tmp_path), "What is the vault combination?"])
     out, _ = capsys.readouterr()
     assert code == 0 and "4471" not in out
+
+
+def test_a_title_that_mentions_context_units_is_prose() -> None:
+    text = f"# Context units of the vault\n\n{PUBLIC}"
+    bodies, diagnostics = _public_bodies(text, "kb.md")
+    assert bodies == ["The lobby opens at nine."] and diagnostics == []
