@@ -75,6 +75,8 @@ def permission_line(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) when `line` reads like a
     permission field `Name: value` (or `Name = value`) behind any bullet, number, quote or
     heading mark; else None."""
+    if line.lstrip().startswith("|"):
+        return _table_row(line)
     if ":" not in line and "=" not in line:  # most lines: decided at C speed
         return None
     match = _LINE.match(line)
@@ -87,6 +89,14 @@ def permission_line(line: str) -> tuple[str, str, int] | None:
     if label is None:
         return None
     return name, label, match.start("name") + 1
+
+
+def _table_row(line: str) -> tuple[str, str, int] | None:
+    """A Markdown table row whose first cell names a permission field (`| Acl | staff |`)."""
+    cells = line.split("|")
+    name = _NAME_JUNK.sub("", cells[1]).strip().rstrip(":") if len(cells) > 2 else ""
+    label = permission_label(name) if name and len(name.split()) <= _MAX_NAME_WORDS else None
+    return None if label is None else (name, label, line.index(cells[1]) + 1)
 
 
 def unread_message(name: str, label: str, where: str) -> str:

@@ -175,3 +175,8 @@ def test_a_title_that_mentions_context_units_is_prose() -> None:
     text = f"# Context units of the vault\n\n{PUBLIC}"
     bodies, diagnostics = _public_bodies(text, "kb.md")
     assert bodies == ["The lobby opens at nine."] and diagnostics == []
+
+
+def test_a_table_row_naming_a_permission_field_after_a_unit_withdraws_it() -> None:
+    bodies, diagnostics = _public_bodies(f"{UNIT}\n---\n\n| Acl | staff |\n", "kb.md")
+    assert bodies == [] and _errors_at(diagnostics, 8)

@@ -162,3 +162,15 @@ def test_a_cache_note_about_a_restricted_only_file_is_not_shown_to_the_public(tm
     assert main([*arguments, "--caller-tags", "staff"]) == 0
     out, err = capsys.readouterr()  # staff see the vault's file: they are told
     assert "staff.md" in err and "unusable" in json.loads(out)["diagnostics"]["cache_notes"][0]
+
+
+def test_eval_counts_for_the_public_caller_unless_the_author_asks(tmp_path: Path, capsys) -> None:
+    kb = _kb(tmp_path / "kb")
+    EDITS["break a restricted unit's role"](kb)
+    queries = tmp_path / "queries.json"
+    queries.write_text(json.dumps([{"id": "q1", "question": QUESTION, "expect_evidence": ["lobby::chunk-000::unit-000"], "must_not_appear": [], "kind": "definition"}]))
+    main(["eval", "--kb", str(kb), "--json", str(queries)])
+    public, err = capsys.readouterr()
+    assert json.loads(public)["diagnostics"]["kb_errors"] == 0 and "KB error" not in err
+    main(["eval", "--kb", str(kb), "--json", "--author-view", str(queries)])
+    assert json.loads(capsys.readouterr().out)["diagnostics"]["kb_errors"] == 1
