@@ -94,3 +94,21 @@ async def test_exports_refuse_the_kb_folder_and_say_where_they_wrote(tmp_path, c
         f"exported the answer to {default}",
     ]
     assert sorted(p.name for p in kb.iterdir()) == ["bees.md"] and default.read_text().startswith("# What are drones?")
+
+
+async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config_path):
+    """Issue 23, leak 5: a broken staff-only unit is the author's (F8), not the public's status line."""
+    write_bees(tmp_path)
+    (tmp_path / "staff.md").write_text(
+        "## Context Unit hive::chunk-000::unit-000\nRole: Definitoin\nTopic: Hive key\nClaim: The key is 12.\nAcl: staff\n",
+        encoding="utf-8",
+    )
+    app = make_app(Session.open([tmp_path], config_path))
+    app.caller = Caller()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        app.refresh_health()
+        await settle(pilot)
+        assert app.health is not None and app.health.errors == 0
+        assert "0 errors" in str(app.screen.query_one("#status").render())
+        assert app.session.health().kb_errors == 1  # the author's count, as F8 lists it
