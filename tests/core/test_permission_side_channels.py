@@ -78,12 +78,17 @@ EDITS: dict[str, Callable[[Path], None]] = {
 VALID_EDITS = {"add a restricted unit to a mixed file", "add a restricted-only file"}
 
 
-def _ask(kb: Path, capsys, *flags: str) -> tuple[int, str, str]:
-    code = main(["ask", "--kb", str(kb), *flags, QUESTION])
+def _ask(kb: Path, capsys, *flags: str, command: str = "ask") -> tuple[int, str, str]:
+    code = main([command, "--kb", str(kb), *flags, QUESTION])
     out, err = capsys.readouterr()
     if "--json" in flags:
         out = json.dumps(_untimed(json.loads(out)), indent=1)
     return code, out, err
+
+
+def _outputs(kb: Path, capsys) -> list[tuple[int, str, str]]:
+    return [_ask(kb, capsys), _ask(kb, capsys, "--json"), _ask(kb, capsys, "--json", "--caller-tags", "outsider"),
+            _ask(kb, capsys, "--json", command="retrieve")]
 
 
 def _untimed(data: object) -> object:
@@ -101,13 +106,13 @@ def test_the_baseline_warns_about_nothing_and_answers_from_the_public_units(tmp_
 @pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
 def test_a_public_callers_ask_output_does_not_change(edit: str, tmp_path: Path, capsys) -> None:
     kb = _kb(tmp_path / "kb")
-    before = [_ask(kb, capsys), _ask(kb, capsys, "--json"), _ask(kb, capsys, "--json", "--caller-tags", "outsider")]
+    before = _outputs(kb, capsys)
     edited = tmp_path / "edited"
     shutil.copytree(kb, edited)
     shutil.rmtree(kb)
     EDITS[edit](edited)
     edited.rename(kb)  # the same path: the output names none of the KB's files by another
-    after = [_ask(kb, capsys), _ask(kb, capsys, "--json"), _ask(kb, capsys, "--json", "--caller-tags", "outsider")]
+    after = _outputs(kb, capsys)
     assert after == before
     if edit not in VALID_EDITS:  # the author still hears about it
         author = Session.open([kb]).health()
