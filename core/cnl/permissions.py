@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 # Letters that render like Latin ones; NFKC leaves them alone.
@@ -60,6 +59,8 @@ def permission_label(name: str) -> str | None:
         if folded.startswith(prefix):
             return label or _date_label(folded)
     if len(folded) >= 5:
+        from difflib import SequenceMatcher  # only a name no rule above decided pays for it
+
         for key, label in _LONG_NAMES.items():
             if SequenceMatcher(None, folded, key).ratio() >= _SIMILAR:
                 return label
