@@ -1,7 +1,8 @@
 """Readers for the three KB formats (Markdown, SOP, plain text), their validator and writers."""
 
 from core.cnl.markdown import read_markdown, to_markdown
-from core.cnl.plaintext import fact_triple, question_lines, read_plaintext, split_sentences
+from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
+from core.cnl.question_block import question_lines
 from core.cnl.sop import format_intents, parse_intents, read_sop
 from core.cnl.source import (
     FOLDER_SUFFIXES,

@@ -10,7 +10,7 @@ The rules, in order:
   line is prose. Without such a heading, two or more last lines that each carry a list label
   (`Q3:`, `Q-3.`, `3.`, `(c)`, `c)`, `[3]`, a bullet), at least half of them asking, are a block
   too when a blank line or a title-shaped line (short, no final `.`/`!`/`?`, starting a
-  paragraph) stands above them. `question_block` gives where the block starts.
+  paragraph) stands above them. `question_block` (core/cnl/question_block.py) gives where the block starts.
 - Paragraphs are separated by blank lines; a Markdown `#` heading line is a paragraph of its own
   even without blank lines around it, and so is a paragraph's first line when it is written as a
   heading straight above the text (at most 8 words from a capital or digit, no final `.`, `!`,
@@ -58,6 +58,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 
 from core.cnl.permissions import permission_line, unread_message
+from core.cnl.question_block import ANSWER_LABEL, evidence_lines
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic
 from core.sentences import period_continues
@@ -75,21 +76,6 @@ _MAX_INLINE_HEADING_WORDS = 8
 # Words a hard-wrapped line ends on mid-sentence; a heading does not end on them.
 _GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
 
-# Possessive where two whitespace runs meet (`\s*` `:?` `\s*`): retrying every split of a long run
-# that is not at the line's end is quadratic.
-_QUESTIONS = re.compile(r"\s*(?:#+\s*)?questions\s*+:?\s*$", re.IGNORECASE)
-_QUESTION_WORD = re.compile(r"\bquestions?\b", re.IGNORECASE)
-# A question block's heading is a title, not a paragraph: a few words and an instruction at most.
-_MAX_HEADING_WORDS = 16
-_HEADING_LEAD_WORDS = 3
-_Q_LABEL = re.compile(r"\s*q(?:uestion)?\s*[-\u2013]?\s*\d+\s*[:.)\-\u2013\u2014]", re.IGNORECASE)
-# Any list label a question list is written with: `Q3:`, `Q-3.`, `Question 3 -`, `3.`, `3)`,
-# `(c)`, `c)`, `(iii)`, `[3]` or a bullet.
-_QUESTION_LINE = re.compile(
-    r"\s*(?:q(?:uestion)?\s*[-\u2013]?\s*\d+\s*[:.)\-\u2013\u2014]|\d+\s*[.):]|\(\s*(?:\d+|[a-z]|[ivx]+)\s*\)"
-    r"|\[\s*(?:\d+|[a-z])\s*\]|[a-z]\)|[-*+\u2022])\s*\S",
-    re.IGNORECASE,
-)
 _BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
@@ -100,7 +86,6 @@ _STATEMENT_OPENERS = frozenset(
 )
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
-_ANSWER_LABEL = re.compile(r"\s*(?:a|answer)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
 # one: starting only at a run's first mark, without backtracking, keeps that linear.
 _END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u2019\u201d]*+(?=\s|$)")
@@ -146,7 +131,7 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     diagnostics, flagged = _permission_lines(text, file)
     heading: str | None = None
     used: Counter[int] = Counter()
-    for paragraph, asked in _question_pairs(_paragraphs(_evidence_lines(text))):
+    for paragraph, asked in _question_pairs(_paragraphs(evidence_lines(text))):
         if flagged and any(number in flagged for number, _ in paragraph):
             if all(_FIELD_SHAPED.match(line) for _, line in paragraph):
                 # A block of field lines alone (`Acl: staff` over the text) was meant for the
@@ -249,87 +234,6 @@ def _noun_phrase(text: str, is_subject: bool) -> str | None:
     return " ".join(words)
 
 
-def _evidence_lines(text: str) -> list[str]:
-    lines = source_lines(text)
-    start = question_block(lines)
-    return lines if start is None else lines[:start]
-
-
-def question_block(lines: list[str]) -> int | None:
-    """The index of the first line of the trailing question block (its heading, if it has one),
-    or None when there is none."""
-    found = _trailing_block(lines)
-    return None if found is None else found[0]
-
-
-def question_lines(text: str) -> int:
-    """How many non-blank lines the trailing question block holds, its heading excluded."""
-    lines = source_lines(text)
-    found = _trailing_block(lines)
-    return 0 if found is None else sum(1 for line in lines[found[1] :] if line.strip())
-
-
-def _trailing_block(lines: list[str]) -> tuple[int, int] | None:
-    """(first line of the block, first line after its heading)."""
-    for index, line in enumerate(lines):
-        if _QUESTIONS.fullmatch(line) and not any(_ANSWER_LABEL.match(later) for later in lines[index + 1 :]):
-            return index, index + 1
-    # The block is trailing, so its heading is the last heading-shaped line followed only by
-    # questions; scanning from the end stops at the first line that is neither.
-    first_question = len(lines)
-    for index in range(len(lines) - 1, -1, -1):
-        line = lines[index]
-        if not line.strip() or _is_question_line(line):
-            first_question = index if line.strip() else first_question
-            continue
-        starts_paragraph = index == 0 or not lines[index - 1].strip()
-        if starts_paragraph and _is_question_heading(line) and _reads_as_questions(lines[index + 1 :]):
-            return index, index + 1
-        break
-    return _headless(lines, first_question)
-
-
-def _headless(lines: list[str], start: int) -> tuple[int, int] | None:
-    """A block whose heading (if any) does not name questions: at least two labelled lines (see
-    `_QUESTION_LINE`), at least half of them asking, after a blank line or under a title-shaped
-    line that starts a paragraph ("QUERIES FROM THE INQUIRY", "Points to confirm:"). A numbered
-    list of statements, one question, or a list a prose sentence introduces stays text."""
-    block = [line for line in lines[start:] if line.strip()]
-    if len(block) < 2 or not all(_QUESTION_LINE.match(line) for line in block) or not _reads_as_questions(block):
-        return None
-    if 0 < start < len(lines) and not lines[start - 1].strip():
-        return start, start
-    title = start - 1
-    starts_paragraph = title == 0 or (title > 0 and not lines[title - 1].strip())
-    return (title, start) if title >= 0 and starts_paragraph and _is_title(lines[title]) else None
-
-
-def _is_title(line: str) -> bool:
-    """Short and not a sentence: no final `.`, `!` or `?` (a trailing colon is a title's)."""
-    words = line.strip().lstrip("#").split()
-    return 0 < len(words) <= _MAX_HEADING_WORDS and not words[-1].endswith((".", "!", "?"))
-
-
-def _is_question_line(line: str) -> bool:
-    return "?" in line or _QUESTION_LINE.match(line) is not None
-
-
-def _reads_as_questions(lines: list[str]) -> bool:
-    """At least half the lines ask (a `?` or a `Q<n>` label): a numbered list of statements under
-    "The question of ownership" is evidence; "4. List the causes." among questions is not."""
-    filled = [line for line in lines if line.strip()]
-    asking = sum(1 for line in filled if "?" in line or _Q_LABEL.match(line))
-    return bool(filled) and 2 * asking >= len(filled)
-
-
-def _is_question_heading(line: str) -> bool:
-    """A title naming questions early ("Questions — …", "Review questions", "Questions for the
-    reader"); "She asked the question that …" names it too late to be a title."""
-    words = line.strip().lstrip("#").split()
-    lead = " ".join(words[:_HEADING_LEAD_WORDS])
-    return bool(_QUESTION_WORD.search(lead)) and len(words) <= _MAX_HEADING_WORDS and not words[-1].endswith("?")
-
-
 def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
     paragraph: list[tuple[int, str]] = []
     for number, line in enumerate(lines, start=1):
@@ -357,7 +261,7 @@ def _question_pairs(paragraphs: Iterator[list[tuple[int, str]]]) -> Iterator[tup
     pending: list[tuple[int, str]] | None = None  # a question paragraph waiting for its answer
     for paragraph in paragraphs:
         if pending is not None:
-            if _ANSWER_LABEL.match(paragraph[0][1]):
+            if ANSWER_LABEL.match(paragraph[0][1]):
                 yield _answer(pending + paragraph, len(pending))
                 pending = None
                 continue
@@ -366,7 +270,7 @@ def _question_pairs(paragraphs: Iterator[list[tuple[int, str]]]) -> Iterator[tup
         if not _QUESTION_LABEL.match(paragraph[0][1]):
             yield paragraph, None
             continue
-        answer_at = next((i for i, (_, line) in enumerate(paragraph) if i and _ANSWER_LABEL.match(line)), None)
+        answer_at = next((i for i, (_, line) in enumerate(paragraph) if i and ANSWER_LABEL.match(line)), None)
         if answer_at is None:
             pending = paragraph
         else:
@@ -379,7 +283,7 @@ def _answer(lines: list[tuple[int, str]], answer_at: int) -> tuple[list[tuple[in
     question = " ".join(_QUESTION_LABEL.sub("", line, count=1).strip() if i == 0 else line.strip()
                         for i, (_, line) in enumerate(lines[:answer_at]))
     number, first = lines[answer_at]
-    label = _ANSWER_LABEL.match(first)
+    label = ANSWER_LABEL.match(first)
     assert label is not None
     answer = [(number, " " * label.end() + first[label.end() :]), *lines[answer_at + 1 :]]
     return answer, question
