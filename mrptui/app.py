@@ -510,7 +510,8 @@ class ExplorerApp(WhatIfActions, ExportActions, ScreenActions, App[None]):
         plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
         markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
                            for d in problems) or escape(plain)
-        self.push_screen(TextModal(f"Problems · {len(problems)}", markup, plain=plain))
+        # The whole KB's problems, restricted units' included: an author surface (docs/security.md).
+        self.push_screen(TextModal(f"Problems · {len(problems)} · author view: whole KB", markup, plain=plain))
 
     @on(RunQuestion)
     def _run_question(self, message: RunQuestion) -> None:

@@ -112,3 +112,6 @@ async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config
         assert app.health is not None and app.health.errors == 0
         assert "0 errors" in str(app.screen.query_one("#status").render())
         assert app.session.health().kb_errors == 1  # the author's count, as F8 lists it
+        await pilot.press("f8")
+        await settle(pilot)
+        assert "author view: whole KB" in app.screen.title_text and "staff.md:2:" in app.screen.plain
