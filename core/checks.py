@@ -11,6 +11,7 @@ from pathlib import Path
 from core.cnl import FOLDER_SUFFIXES, SUFFIX_FORMATS
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb import KnowledgeBase, is_ignored_name
+from core.kb_walk import printable
 from core.rules import RuleSet, relation_key
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -26,7 +27,7 @@ def kb_problems(kb: KnowledgeBase, paths: Sequence[Path]) -> list[Diagnostic]:
     """Warnings about the KB as a whole: no units, skipped files, unreachable units."""
     problems = [*skipped_files(paths), *unreachable_units(kb.units)]
     if paths and not kb.units:
-        where = ", ".join(str(p) for p in paths)
+        where = ", ".join(printable(p) for p in paths)
         problems.append(_warning(Code.EMPTY_KB, f"the KB has no units (files read: {READ_EXTENSIONS})", where))
     return problems
 
@@ -34,7 +35,7 @@ def kb_problems(kb: KnowledgeBase, paths: Sequence[Path]) -> list[Diagnostic]:
 def skipped_files(paths: Iterable[Path]) -> list[Diagnostic]:
     """Files inside KB folders that no reader takes, e.g. `.markdown` or `.text`."""
     problems = []
-    for folder in (p for p in paths if p.is_dir()):
+    for folder in (p for p in paths if os.path.isdir(p)):
         for root, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(names):
@@ -45,7 +46,7 @@ def skipped_files(paths: Iterable[Path]) -> list[Diagnostic]:
                     message = f"skipped: {suffix} files in a folder are read only when named with --kb"
                 else:
                     message = f"skipped: {suffix or 'no extension'} files are not read (read: {READ_EXTENSIONS})"
-                problems.append(_warning(Code.SKIPPED_FILE, message, str(Path(root) / name)))
+                problems.append(_warning(Code.SKIPPED_FILE, message, printable(Path(root) / name)))
     return problems
 
 

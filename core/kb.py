@@ -19,6 +19,7 @@ import numpy as np
 from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb_view import KBView, ViewKey, digest_lines
+from core.kb_walk import IGNORED_FILE_NAMES, bad_name, is_ignored_name, is_utf8_name, walk_kb
 from core.progress import LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
@@ -30,15 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["IGNORED_FILE_NAMES", "is_ignored_name", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
 
-# synonyms.txt is the KB's synonyms file (core/synonyms.py), not KB text.
-IGNORED_FILE_NAMES = frozenset({"queries.json", "synonyms.txt"})
-
-
-def is_ignored_name(name: str) -> bool:
-    """Files a KB folder holds that are not KB text: the eval file, the synonyms file, and a
-    README (any case, any extension), which describes the folder rather than the domain. Named
-    with `--kb`, a README is read like any file."""
-    return name in IGNORED_FILE_NAMES or os.path.splitext(name)[0].lower() == "readme"
 _MAX_CACHED_VIEWS = 8
 # (mtime_ns, size, inode, ctime_ns) of a scanned file; a path that could not be stat-ed gets
 # _MISSING. ctime catches what keeps size and mtime: a chmod that makes a file unreadable, a
@@ -106,10 +98,16 @@ class KnowledgeBase:
         diagnostics: list[Diagnostic] = []
         files: list[Path] = []
         for path in paths:
-            if not _exists(path):
+            if not is_utf8_name(path):
+                diagnostics.append(bad_name(path))
+            elif not _exists(path):
                 diagnostics.append(Diagnostic(code=Code.PATH_NOT_FOUND, message="no such file or directory", file=str(path)))
+            elif os.path.isdir(path):
+                found, problems = walk_kb(path)
+                files.extend(found)
+                diagnostics.extend(problems)
             else:
-                files.extend(_kb_files(path) if path.is_dir() else [path])
+                files.append(path)
         files = list(dict.fromkeys(files))
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
@@ -279,32 +277,15 @@ def _real(path: Path) -> Path:
 
 
 def _exists(path: Path) -> bool:
-    return path.exists() or path.is_symlink()
-
-
-def _is_hidden(name: str) -> bool:
-    return name.startswith(".")
-
-
-def _kb_files(folder: Path) -> list[Path]:
-    found: list[Path] = []
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [name for name in dirs if not _is_hidden(name)]
-        found.extend(
-            Path(root) / name
-            for name in names
-            if not _is_hidden(name)
-            and not is_ignored_name(name)
-            and os.path.splitext(name)[1].lower() in FOLDER_SUFFIXES
-        )
-    return sorted(found, key=lambda path: path.relative_to(folder).parts)
+    # os.path answers False where Path.exists raises (a parent folder that cannot be searched).
+    return os.path.lexists(path)
 
 
 def _scan(paths: Sequence[Path]) -> dict[str, _Stat]:
     """Stat every KB file under `paths` (and each explicitly named path, whatever its type)."""
     stats: dict[str, _Stat] = {}
     for path in paths:
-        files = _kb_files(path) if path.is_dir() else [path]
+        files = walk_kb(path)[0] if os.path.isdir(path) else [path] if is_utf8_name(path) else []
         for file in files:
             try:
                 info = file.stat()
@@ -351,7 +332,7 @@ def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic
             severity=Severity.WARNING,
         )
         for file in before
-        if file not in kept and file.is_dir()
+        if file not in kept and os.path.isdir(file)
     ]
 
 
