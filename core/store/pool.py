@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled
 from core.config import Bm25Config, HdcConfig
+from core.store.lifeline import PARENT_ENV, guard_worker
 from core.store.segment import collector_paused
 from core.store.store import SegmentStore
 from core.text import learn_stems
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.context import BaseContext
 
 # Below this many bytes of files to build, starting workers costs more than it saves.
 MIN_POOL_BYTES = 4 << 20
@@ -80,7 +82,8 @@ def prebuild(
     try:
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context) as pool:
+        _start_forkserver(context)
+        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker) as pool:
             names = tuple(map(str, todo))
             root = str(store.root)
             futures = [pool.submit(_build_one, root, store.max_bytes, name, hdc, bm25, names) for name in names]
@@ -88,27 +91,39 @@ def prebuild(
                 if progress is not None:
                     progress(0, len(futures))
                 return _collect(futures, progress)
-            except Cancelled:
+            except BaseException:
                 _stop_workers(pool)
                 raise
-            except BaseException:
-                # Drop the files not yet started (shutdown's own cancel flag would be reset by the
-                # `with` exit, which then waits for every started one).
-                for future in futures:
-                    future.cancel()
-                raise
-    except Cancelled:
+    except (Cancelled, KeyboardInterrupt, SystemExit):
         raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
         return 0
 
 
+def _start_forkserver(context: BaseContext) -> None:
+    """Start the forkserver (once per process) so that it, and through `guard_worker` each worker,
+    dies with this process (core/store/lifeline.py). It preloads this module: each worker is
+    forked with the build code already imported instead of importing it anew."""
+    from multiprocessing import forkserver
+
+    context.set_forkserver_preload(["core.store.lifeline", __name__])
+    before = os.environ.get(PARENT_ENV)
+    os.environ[PARENT_ENV] = str(os.getpid())
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            os.environ.pop(PARENT_ENV, None)
+        else:
+            os.environ[PARENT_ENV] = before
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """Stop the workers now, mid-file if need be, so a cancelled load (the user quit) does not wait
-    for the files they are building; the pool then fails every future it still holds (cancelling
-    them first would make Python 3.11's pool raise in its own thread). Safe for the cache: a
-    segment is published by an atomic rename, so a killed worker leaves at most a temporary
-    folder, which the store removes once stale."""
+    """Stop the workers now, mid-file if need be, so a cancelled or interrupted load (the user
+    quit, Ctrl+C) does not wait for the files they are building (the `with` exit would); the pool
+    then fails every future it still holds (cancelling them first would make Python 3.11's pool
+    raise in its own thread). Safe for the cache: a segment is published by an atomic rename, so
+    a killed worker leaves at most a temporary folder, which the store removes once stale."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
 
