@@ -19,6 +19,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from core import cancel
 from mrptui.commands import UsageError, add_config_option, explore
+from mrptui.terminal_text import SafeStream
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
 SUBCOMMANDS = {
@@ -31,6 +32,8 @@ SUBCOMMANDS = {
     "cache": "show or clear the index cache (segments of parsed and tokenised KB files)",
     "init": "create a new KB folder with one example unit per format, a rules file and a labelled question",
 }
+# Commands that open the explorer, which draws every text itself.
+TUI_COMMANDS = frozenset({"explore", "replay"})
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -111,6 +114,26 @@ def _main(argv: Sequence[str] | None) -> int:
     args = _parse(argv)
     _cache_environment(args)
     command = args.command or "explore"
+    if command in TUI_COMMANDS:
+        return _run(command, args)
+    with _terminal_safe_output():
+        return _run(command, args)
+
+
+@contextlib.contextmanager
+def _terminal_safe_output() -> Iterator[None]:
+    """What a plain command prints (answers, reasons, file names) reaches the terminal with its
+    control and escape characters escaped (mrptui/terminal_text.py). The explorer draws text
+    itself and is left alone."""
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(stdout), SafeStream(stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _run(command: str, args: argparse.Namespace) -> int:
     try:
         module = _command_module(command)
         if module is None:
