@@ -41,7 +41,7 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
-from core.plugins.calls import Result, capped, checked, run_isolated
+from core.plugins.calls import Result, answer_for_trace, capped, checked, cut_for_trace, run_isolated
 from core.plugins.planners import Plan, Planner
 from core.revisions import Part, Revision, answer_event
 from core.steering import Intervention, Steering, apply
@@ -201,7 +201,7 @@ class Engine:
                     f"answering with the best result, from revision {best.revision}",
                 ),
             )
-        answer = answer_event(best)
+        answer = answer_for_trace(answer_event(best), self.config.trace)
         yield from self._emit(run, answer)
         run.timings["total"] = (self.clock() - started) * 1000
         yield run.stamp(RunFinished(status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings))
@@ -233,7 +233,7 @@ class Engine:
             run,
             IntentDetected(
                 plugin=plugin_id,
-                cnl=sd.intent_cnl,
+                cnl=cut_for_trace(sd.intent_cnl, self.config.trace.max_answer_chars, "maxAnswerChars"),
                 intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
             ),

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from core.cancel import Cancelled, CancelToken, bound, interrupt_requested
 from core.config import TraceLimits
+from core.events import AnswerReady
 from core.plugins.base import GsResult, KbResult, KnowledgePlugin, RunContext, SdResult, Status, ValResult
 from core.units import Intent
 from core.plugins.output import plugin_output
@@ -95,22 +96,29 @@ def checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
     return result
 
 
-def _cut(text: str, limit: int, budget: str) -> str:
+def cut_for_trace(text: str, limit: int, budget: str) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [{len(text) - limit:,} more characters cut by trace.{budget}]"
 
 
 def capped(result: Result, limits: TraceLimits) -> Result:
-    """A plugin's strings within the trace caps, so a 5 MB reason cannot flood traces and JSON."""
-    changes = {"reason": _cut(result.reason, limits.max_reason_chars, "maxReasonChars")}
-    if isinstance(result, GsResult):
-        changes["answer"] = _cut(result.answer, limits.max_answer_chars, "maxAnswerChars")
-    if isinstance(result, SdResult):
-        changes["intent_cnl"] = _cut(result.intent_cnl, limits.max_answer_chars, "maxAnswerChars")
-    if all(getattr(result, name) == value for name, value in changes.items()):
-        return result
-    return replace(result, **changes)
+    """A plugin's reason within `trace.maxReasonChars`, so a 5 MB reason cannot flood traces and
+    JSON. Its answer and intent CNL stay whole: validators read them (a cut marker read as a
+    citation once turned grounded answers weak); only their trace copies are cut
+    (`answer_for_trace`, and the engine's IntentDetected)."""
+    reason = cut_for_trace(result.reason, limits.max_reason_chars, "maxReasonChars")
+    return result if reason == result.reason else replace(result, reason=reason)
+
+
+def answer_for_trace(answer: AnswerReady, limits: TraceLimits) -> AnswerReady:
+    """The answer event with its texts within `trace.maxAnswerChars`; its status, decided on the
+    whole answer, is kept."""
+    limit = limits.max_answer_chars
+    parts = tuple(
+        part.model_copy(update={"answer": cut_for_trace(part.answer, limit, "maxAnswerChars")}) for part in answer.parts
+    )
+    return answer.model_copy(update={"answer": cut_for_trace(answer.answer, limit, "maxAnswerChars"), "parts": parts})
 
 
 def _allowed_statuses(result_type: type) -> set[Status]:
