@@ -2,17 +2,20 @@
 
 DIR/kb holds one example unit per format (Markdown, SOP CNL, plain text), DIR/config a copy of
 the bundled engine, retrieval and LLM settings with a rules file of one example rule, and
-DIR/queries.json one labelled question. Nothing is ever overwritten.
+DIR/queries.json one labelled question. Nothing is ever overwritten (but an empty file), and the
+files are written all together or not at all (mrptui/atomic_tree.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from core.cnl import read_text
 from core.resources import config_dir
+from mrptui.atomic_tree import Conflict, write_new_tree
 from mrptui.commands import UsageError
 
 COPIED_CONFIG = ("engine.json", "retrieval.json", "llm.json")
@@ -107,16 +110,15 @@ def starter_files(directory: Path) -> dict[Path, str]:
 
 def run(args: argparse.Namespace) -> int:
     directory = Path(args.directory)
-    if directory.exists() and not directory.is_dir():
+    if os.path.lexists(directory) and not os.path.isdir(directory):
         raise UsageError(f"{directory} exists and is not a folder")
     files = starter_files(directory)
-    existing = sorted(str(path) for path in files if path.exists() or path.is_symlink())
-    if existing:
-        raise UsageError(f"refusing to overwrite existing files: {', '.join(existing)}")
-    for path, content in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("x", encoding="utf-8") as handle:  # "x": never replaces a file made meanwhile
-            handle.write(content)
+    try:
+        write_new_tree(directory, files)
+    except Conflict as exc:
+        raise UsageError(f"refusing to overwrite existing files: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot create {directory}: {exc.strerror or exc}; nothing was written") from None
     print(f"created {len(files)} files in {directory}")
     print(README.format(name=str(directory)).split("\n\n", 2)[-1].rstrip())
     return 0
