@@ -25,22 +25,60 @@ class Cancelled(Exception):
 
 class CancelToken:
     """Set by the kernel, polled by plugins. `deadline` is on the `time.monotonic()` clock, and
-    `budget` names what set it ("pluginTimeoutMs"), so the reason always says which budget stopped it."""
+    `budget` names what set it ("pluginTimeoutMs"), so the reason always says which budget stopped it.
 
-    def __init__(self, deadline: float | None = None, budget: str = "deadline"):
+    Work that is not the plugin's own (a lazy index build the first query of a view pays for) runs
+    `paused`: the deadline stops counting meanwhile and moves on by the time it took, so a plugin
+    timeout is not spent on it; only `hard_deadline` (the request's, named by `hard_budget`)
+    still applies. `paused_s` and `paused_for` say how long and for what, for the trace."""
+
+    def __init__(
+        self, deadline: float | None = None, budget: str = "deadline",
+        hard_deadline: float | None = None, hard_budget: str = "deadline",
+    ):
         self.deadline = deadline
         self.budget = budget
+        self.hard_deadline = hard_deadline
+        self.hard_budget = hard_budget
+        self.paused_s = 0.0
+        self.paused_for: list[str] = []
         self._event = threading.Event()
         self._reason = ""
+        self._pause_lock = threading.Lock()
+        self._pauses = 0
+        self._paused_at = 0.0
 
     @property
     def cancelled(self) -> bool:
         if self._event.is_set():
             return True
-        if self.deadline is not None and time.monotonic() >= self.deadline:
+        now = time.monotonic()
+        if self.hard_deadline is not None and now >= self.hard_deadline:
+            self.cancel(f"{self.hard_budget} passed")
+            return True
+        if not self._pauses and self.deadline is not None and now >= self.deadline:
             self.cancel(f"{self.budget} passed")
             return True
         return False
+
+    @contextmanager
+    def paused(self, what: str) -> Iterator[None]:
+        """Run `what` without charging its time to `deadline` (nested pauses count once)."""
+        with self._pause_lock:
+            self._pauses += 1
+            if self._pauses == 1:
+                self._paused_at = time.monotonic()
+        try:
+            yield
+        finally:
+            with self._pause_lock:
+                self._pauses -= 1
+                if self._pauses == 0:
+                    took = time.monotonic() - self._paused_at
+                    self.paused_s += took
+                    self.paused_for.append(what)
+                    if self.deadline is not None:
+                        self.deadline += took
 
     @property
     def reason(self) -> str:
@@ -57,8 +95,9 @@ class CancelToken:
             raise Cancelled(self._reason)
 
     def remaining(self) -> float | None:
-        """Seconds left before the deadline (never negative), or None without a deadline."""
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+        """Seconds left before the deadline in force (never negative), or None without one."""
+        deadlines = [d for d in (None if self._pauses else self.deadline, self.hard_deadline) if d is not None]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def wait(self, seconds: float) -> bool:
         """Sleep up to `seconds`, waking early when cancelled; True when cancelled."""
@@ -72,6 +111,10 @@ class _Never(CancelToken):
 
     def cancel(self, reason: str) -> None:
         return None
+
+    @contextmanager
+    def paused(self, what: str) -> Iterator[None]:
+        yield
 
 
 NEVER = _Never()

@@ -363,11 +363,11 @@ class Engine:
                 continue
             done.add(plugin_id)
             ctx.request = run.request
-            result, ms = self._call(run, stage, plugin_id, call, ctx)
+            result, ms, uncharged = self._call(run, stage, plugin_id, call, ctx)
             yield from self._emit(
                 run,
                 AttemptFinished(stage=stage, plugin=plugin_id, status=result.status.value, reason=result.reason, ms=ms,
-                                intent_index=index, revision=plan.revision),
+                                intent_index=index, revision=plan.revision, uncharged=uncharged),
             )
             for event in getattr(result, "trace", ()):
                 yield from self._emit(run, event.model_copy(update={"intent_index": index}))
@@ -398,18 +398,19 @@ class Engine:
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
-    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float]:
-        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error` results."""
+    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float, str]:
+        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error`
+        results. Also returns the call's time and what of it was not charged to its timeout."""
         error_type = _RESULT_TYPES[stage]
         try:
             plugin = self.registry.get(plugin_id)
         except Exception as exc:  # noqa: BLE001 - an unknown id is a result, not a crash
-            return error_type(status=Status.ERROR, reason=str(exc)), 0.0
+            return error_type(status=Status.ERROR, reason=str(exc)), 0.0, ""
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
-            return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0
+            return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0, ""
         token, budget_reason = self._token(run)
         if token.cancelled:
-            return error_type(status=Status.ERROR, reason=budget_reason), 0.0
+            return error_type(status=Status.ERROR, reason=budget_reason), 0.0, ""
         # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
         call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
         calls_before = run.llm_budget.left
@@ -418,28 +419,43 @@ class Engine:
         outcome = run_isolated(
             plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None
         )
-        ms = (run.clock() - started) * 1000
+        ms, uncharged = (run.clock() - started) * 1000, _uncharged(token)
         if "interrupted" in outcome:
             raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
         if "stopped" in outcome:
-            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms
+            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, uncharged
         if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
             token.cancel(budget_reason)
-            return error_type(status=Status.ERROR, reason=budget_reason), ms
+            if token.reason.startswith(token.hard_budget):  # the request's deadline (in a pause, too)
+                budget_reason = self._out_of_time()
+            return error_type(status=Status.ERROR, reason=budget_reason), ms, uncharged
         result = checked(outcome, error_type, stage)
         # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
         run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
-        return capped(result, self.config.trace), ms
+        return capped(result, self.config.trace), ms, uncharged
 
     def _token(self, run: _RunState) -> tuple[CancelToken, str]:
         """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
         budgets = self.config.budgets
         plugin_deadline = time.monotonic() + budgets.plugin_timeout_ms / 1000
         if run.deadline < plugin_deadline:
-            reason = f"cancelled: the request ran out of time ({budgets.request_timeout_ms} ms, requestTimeoutMs)"
-            return CancelToken(run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"), reason
+            request = f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"
+            return CancelToken(run.deadline, request, run.deadline, request), self._out_of_time()
         reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
-        return CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)"), reason
+        token = CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)",
+                            run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)")
+        return token, reason
+
+    def _out_of_time(self) -> str:
+        return f"cancelled: the request ran out of time ({self.config.budgets.request_timeout_ms} ms, requestTimeoutMs)"
+
+
+def _uncharged(token: CancelToken) -> str:
+    """What the trace says of time a call spent on work not its own (core/cancel.py `paused`)."""
+    if not token.paused_for:
+        return ""
+    what = ", ".join(dict.fromkeys(token.paused_for))
+    return f"{what}: {token.paused_s * 1000:,.0f} ms, not charged to pluginTimeoutMs"
 
 
 def _user_intent(cnl: str) -> SdResult:

@@ -201,6 +201,9 @@ class AttemptFinished(_Event):
     ms: float = 0.0
     intent_index: int = 0
     revision: int = 0
+    # Time within `ms` spent on work not the plugin's own (a lazy index build), not charged to
+    # its pluginTimeoutMs, and what it was; empty when there was none.
+    uncharged: str = ""
 
 
 class Backtracked(_Event):

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from core.cancel import current
 from core.config import RetrievalConfig
 from core.embeddings import EmbeddingError
 from core.retrieval.bm25 import Bm25Index
@@ -65,7 +66,10 @@ class ViewIndexes:
             if name in self._built:
                 return self._built[name]  # type: ignore[return-value]
             building = self._building.setdefault(name, threading.Lock())
-        with building:  # a second caller waits for the first build instead of repeating it
+        # The view's first query pays for the build, not the plugin that asked: its
+        # pluginTimeoutMs does not run meanwhile (the request's deadline does; core/cancel.py).
+        with current().paused(f"{name} index build"), building:
+            # A second caller waits for the first build instead of repeating it.
             with self._lock:
                 if name in self._built:
                     return self._built[name]  # type: ignore[return-value]
