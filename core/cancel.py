@@ -42,6 +42,8 @@ class CancelToken:
         self.hard_budget = hard_budget
         self.paused_s = 0.0
         self.paused_for: list[str] = []
+        # Caps that bit during the call (`note_budget`), for its trace reason.
+        self.budget_notes: list[str] = []
         self._event = threading.Event()
         self._reason = ""
         self._pause_lock = threading.Lock()
@@ -144,6 +146,14 @@ def clear_interrupt() -> None:
 def current() -> CancelToken:
     """The token of the plugin call running on this thread (NEVER outside one)."""
     return getattr(_local, "token", NEVER)
+
+
+def note_budget(note: str) -> None:
+    """Tell the running plugin call's trace that a cap bit (`hdc.maxUnitTokens: …`), so the cap
+    names itself; outside a plugin call there is no trace to tell, and nothing happens."""
+    token = current()
+    if token is not NEVER and note not in token.budget_notes:
+        token.budget_notes.append(note)
 
 
 @contextmanager

@@ -78,6 +78,9 @@ class HdcConfig(_Model):
     lane_min_score: float = Field(default=0.02, ge=0, le=1)
     # As deep as the BM25 pool, so RRF and weighted fusion compare lanes over equal-depth pools.
     lane_pool: Pool = 1000
+    # A topic or claim window longer than this is encoded from its first this-many tokens: encoding
+    # takes 1 KB of memory a token, and a bundle of thousands of tokens is already noise.
+    max_unit_tokens: int = Field(default=5_000, ge=16, le=100_000)
 
     @model_validator(mode="after")
     def _char_ngrams_size(self) -> HdcConfig:

@@ -432,6 +432,8 @@ class Engine:
         result = checked(outcome, error_type, stage)
         # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
         run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
+        if token.budget_notes:  # a cap that bit names itself in the attempt's reason
+            result = replace(result, reason="; ".join([result.reason, *token.budget_notes]).lstrip("; "))
         return capped(result, self.config.trace), ms, uncharged
 
     def _token(self, run: _RunState) -> tuple[CancelToken, str]:

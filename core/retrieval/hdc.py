@@ -116,6 +116,7 @@ def encoding_options(config: HdcConfig, model: ContextModel | None) -> dict[str,
         "dimensions": DIMENSIONS,
         "claimWindow": config.claim_window,
         "charNgrams": config.char_ngrams,
+        "maxUnitTokens": config.max_unit_tokens,
         "contextModel": model.digest if model is not None else "",
         "encoder": _encoder_digest(),
     }
@@ -148,7 +149,8 @@ def learn_model(units: Sequence[KnowledgeUnit], config: HdcConfig) -> ContextMod
 
 
 def _unit_digest(unit: KnowledgeUnit, config: HdcConfig, model: ContextModel | None) -> bytes:
-    options = f"{config.seed}\x00{config.claim_window}\x00{config.char_ngrams}\x00{model.digest if model else ''}"
+    parts = (config.seed, config.claim_window, config.char_ngrams, config.max_unit_tokens, model.digest if model else "")
+    options = "\x00".join(map(str, parts))
     return hashlib.blake2b(f"{options}\x00{unit.topic}\x00{unit.body}".encode(), digest_size=16).digest()
 
 
@@ -184,7 +186,7 @@ def _encode_units(
     """Topic vectors and per-unit claim-window vectors; read-only, as the cache shares them."""
     windows = [unit_windows(u.body, config.claim_window) for u in units]
     texts = [u.topic for u in units] + [w for ws in windows for w in ws]
-    vectors = encode_ngrams_batch([tokenize(t) for t in texts], config.seed, vectors_of)
+    vectors = encode_ngrams_batch([tokenize(t) for t in texts], config.seed, vectors_of, config.max_unit_tokens)
     vectors.flags.writeable = False
     bounds = np.cumsum([len(units)] + [len(ws) for ws in windows])
     return vectors[: len(units)], [vectors[bounds[i] : bounds[i + 1]] for i in range(len(units))]

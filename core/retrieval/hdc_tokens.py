@@ -55,7 +55,7 @@ def encode_tokenised(
         table = model(tokens)
     else:
         table = token_table(config.seed, tokens, config.char_ngrams)
-    vectors = encode_id_batch(dense[flat], sizes, table)
+    vectors = encode_id_batch(dense[flat], sizes, table, config.max_unit_tokens)
     return vectors[:n], vectors[n:], np.asarray(windows.counts, dtype=np.int64)
 
 

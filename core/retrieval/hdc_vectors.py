@@ -30,6 +30,8 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from core.cancel import current, note_budget
+
 DIMENSIONS = 4096
 WORDS = DIMENSIONS // 64
 # Rows (members × units) per encoding batch: 2 MB of planes, measured fastest (1 MB paid more
@@ -248,30 +250,43 @@ def encode_ngrams(tokens: Sequence[str], seed: str, vectors: TokenVectors | None
 
 
 def encode_ngrams_batch(
-    sequences: Sequence[Sequence[str]], seed: str, vectors: TokenVectors | None = None
+    sequences: Sequence[Sequence[str]], seed: str, vectors: TokenVectors | None = None, max_tokens: int | None = None
 ) -> np.ndarray:
-    """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results."""
+    """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results
+    (for sequences within `max_tokens`, see `encode_id_batch`)."""
     flat = list(chain.from_iterable(sequences))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
     flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
     lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    return encode_id_batch(flat_ids, lengths, _table(seed, list(vocab), vectors))
+    return encode_id_batch(flat_ids, lengths, _table(seed, list(vocab), vectors), max_tokens)
 
 
-def encode_id_batch(flat_ids: np.ndarray, lengths: np.ndarray, table: np.ndarray) -> np.ndarray:
+def encode_id_batch(
+    flat_ids: np.ndarray, lengths: np.ndarray, table: np.ndarray, max_tokens: int | None = None
+) -> np.ndarray:
     """The n-gram bundle of each of `len(lengths)` token sequences, shape [len(lengths), 64]:
     sequence i is the next `lengths[i]` entries of `flat_ids`, row indexes into `table` (the
-    token vectors). A token's vector is looked up per occurrence, never computed again."""
+    token vectors). A token's vector is looked up per occurrence, never computed again.
+
+    A sequence longer than `max_tokens` is encoded from its first `max_tokens` tokens: the
+    planes of one sequence take 1 KB a token (a 1.3M-token claim took 2.4 GB), and a bundle of
+    that many members is noise anyway. The batch loop polls the calling plugin's cancel token."""
     pad = len(table)  # the zero row appended to the table
     table = np.vstack([table, np.zeros((1, WORDS), np.uint64)])
     rotated = permute(table)
     offsets = np.cumsum(lengths) - lengths
+    if max_tokens is not None and len(lengths) and int(lengths.max()) > max_tokens:
+        cut = int(np.count_nonzero(lengths > max_tokens))
+        note_budget(f"hdc.maxUnitTokens: {cut:,} text(s) encoded from their first {max_tokens:,} tokens")
+        lengths = np.minimum(lengths, max_tokens)
+    token = current()
     out = np.zeros((len(lengths), WORDS), dtype=np.uint64)
     # Sorted by length, batches hold similar lengths and waste little on padding; empty sequences
     # (sorted first) are skipped and stay zero.
     order = np.argsort(lengths, kind="stable")
     start = int(np.searchsorted(lengths[order], 1))
     while start < len(order):
+        token.raise_if_cancelled()
         guess = _batch_size(int(lengths[order[start]]))
         size = _batch_size(int(lengths[order[min(start + guess, len(order)) - 1]]))
         batch = order[start : start + size]

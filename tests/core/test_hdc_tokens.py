@@ -23,6 +23,7 @@ ENCODINGS = [
     HdcConfig(claim_window=2, char_ngrams=4),
     HdcConfig(claim_window=0, char_ngrams=0),
     HdcConfig(claim_window=1, char_ngrams=5, context_vectors=24),
+    HdcConfig(claim_window=0, max_unit_tokens=16),  # long claims cut at hdc.maxUnitTokens
 ]
 
 
@@ -46,7 +47,7 @@ def test_some_body_has_sentences_that_drop_tokens_of_the_body(stored_kb: Knowled
     assert any(len(tokenize(" ".join(unit_windows(b, 1)))) < len(tokenize(b)) for b in bodies)
 
 
-@pytest.mark.parametrize("config", ENCODINGS, ids=["default", "window2-4grams", "whole-plain", "learned"])
+@pytest.mark.parametrize("config", ENCODINGS, ids=["default", "window2-4grams", "whole-plain", "learned", "capped"])
 def test_segment_tokens_encode_the_same_vectors_as_the_text(stored_kb: KnowledgeBase, config: HdcConfig) -> None:
     for segment in stored_kb._stored.segments.values():
         units = list(segment.units)
