@@ -241,6 +241,9 @@ class Budgets(_Model):
     max_question_chars: int = Field(default=20_000, ge=1, le=1_000_000)
     # Questions beyond this many in one input are dropped, and the trace says so.
     max_sub_questions: int = Field(default=10, ge=1, le=100)
+    # The process may grow this much during one request; past it the running plugin call is
+    # cancelled, naming this budget (core/call_budgets.py).
+    max_request_memory_mb: int = Field(default=768, ge=16, le=65_536)
 
 
 class TraceLimits(_Model):

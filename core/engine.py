@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from core.cancel import CallBudget, CancelToken
+from core.cancel import CallBudget
 from core.cnl import parse_intents
 from core.config import EngineConfig
 from core.events import (
@@ -41,6 +41,7 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.call_budgets import RequestGuard, call_token, stopped_reason, uncharged
 from core.plugins.calls import Result, answer_for_trace, capped, checked, cut_for_trace, run_isolated
 from core.plugins.planners import Plan, Planner
 from core.revisions import Part, Revision, answer_event
@@ -75,6 +76,8 @@ class _RunState:
     # On the time.monotonic() clock, which the cancel tokens use; `clock` only times events.
     deadline: float
     clock: Callable[[], float]
+    # The request's memory budget and the plugin threads it left running (core/call_budgets.py).
+    guard: RequestGuard
     seq: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     tried: set[tuple[int, str, str]] = field(default_factory=set)
@@ -128,6 +131,7 @@ class Engine:
             deadline=now + budgets.request_timeout_ms / 1000,
             clock=self.clock,
             steering=steering,
+            guard=RequestGuard(budgets.max_request_memory_mb),
         )
         started = self.clock()
         caller = request.caller
@@ -162,6 +166,8 @@ class Engine:
         except _Cancelled:
             run.timings["total"] = (self.clock() - started) * 1000
             yield run.stamp(RunFinished(status="cancelled", timings_ms=run.timings))
+        finally:
+            run.guard.finish()
 
     def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
         cues = question_cues(run.request.question)
@@ -408,7 +414,7 @@ class Engine:
             return error_type(status=Status.ERROR, reason=str(exc)), 0.0, ""
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
             return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0, ""
-        token, budget_reason = self._token(run)
+        token, budget_reason = call_token(self.config.budgets, run.deadline)
         if token.cancelled:
             return error_type(status=Status.ERROR, reason=budget_reason), 0.0, ""
         # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
@@ -417,47 +423,26 @@ class Engine:
         steering = run.steering
         started = run.clock()
         outcome = run_isolated(
-            plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None
+            plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None,
+            run.guard.over_budget,
         )
-        ms, uncharged = (run.clock() - started) * 1000, _uncharged(token)
+        ms, not_charged = (run.clock() - started) * 1000, uncharged(token)
+        if "thread" in outcome:
+            run.guard.abandon(outcome["thread"], token)
         if "interrupted" in outcome:
             raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
         if "stopped" in outcome:
-            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, uncharged
+            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, not_charged
         if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
             token.cancel(budget_reason)
-            if token.reason.startswith(token.hard_budget):  # the request's deadline (in a pause, too)
-                budget_reason = self._out_of_time()
-            return error_type(status=Status.ERROR, reason=budget_reason), ms, uncharged
+            reason = stopped_reason(token, self.config.budgets, budget_reason)
+            return error_type(status=Status.ERROR, reason=reason), ms, not_charged
         result = checked(outcome, error_type, stage)
         # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
         run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
         if token.budget_notes:  # a cap that bit names itself in the attempt's reason
             result = replace(result, reason="; ".join([result.reason, *token.budget_notes]).lstrip("; "))
-        return capped(result, self.config.trace), ms, uncharged
-
-    def _token(self, run: _RunState) -> tuple[CancelToken, str]:
-        """This call's token: the plugin timeout, or what is left of the request if that is sooner."""
-        budgets = self.config.budgets
-        plugin_deadline = time.monotonic() + budgets.plugin_timeout_ms / 1000
-        if run.deadline < plugin_deadline:
-            request = f"requestTimeoutMs ({budgets.request_timeout_ms} ms)"
-            return CancelToken(run.deadline, request, run.deadline, request), self._out_of_time()
-        reason = f"cancelled: timed out after {budgets.plugin_timeout_ms} ms (pluginTimeoutMs)"
-        token = CancelToken(plugin_deadline, f"pluginTimeoutMs ({budgets.plugin_timeout_ms} ms)",
-                            run.deadline, f"requestTimeoutMs ({budgets.request_timeout_ms} ms)")
-        return token, reason
-
-    def _out_of_time(self) -> str:
-        return f"cancelled: the request ran out of time ({self.config.budgets.request_timeout_ms} ms, requestTimeoutMs)"
-
-
-def _uncharged(token: CancelToken) -> str:
-    """What the trace says of time a call spent on work not its own (core/cancel.py `paused`)."""
-    if not token.paused_for:
-        return ""
-    what = ", ".join(dict.fromkeys(token.paused_for))
-    return f"{what}: {token.paused_s * 1000:,.0f} ms, not charged to pluginTimeoutMs"
+        return capped(result, self.config.trace), ms, not_charged
 
 
 def _user_intent(cnl: str) -> SdResult:

@@ -22,14 +22,19 @@ _STOP_POLL_S = 0.02
 
 
 def run_isolated(
-    plugin_id: str, call: Callable[[], object], token: CancelToken, stop_requested: Callable[[], bool] | None = None
+    plugin_id: str,
+    call: Callable[[], object],
+    token: CancelToken,
+    stop_requested: Callable[[], bool] | None = None,
+    over_budget: Callable[[], str] | None = None,
 ) -> dict[str, object]:
     """Run one plugin call on its own thread until it returns or its token's deadline passes.
 
     The outcome has `result`, `error`, `cancelled`, `interrupted`, `stopped` (`stop_requested`,
     polled while waiting, said so: the user cancelled the run; the token is then set), or
     `pending` (still running at the deadline: the caller cancels the token, and a plugin that
-    polls it stops).
+    polls it stops). `over_budget`, polled too, names a budget the call has spent (memory): the
+    token is then cancelled with that reason. A call left running has its `thread` in the outcome.
     """
     if interrupt_requested():
         raise KeyboardInterrupt("interrupted by the user")
@@ -58,14 +63,16 @@ def run_isolated(
             worker.join(_STOP_POLL_S if remaining is None else min(remaining, _STOP_POLL_S))
             if stop_requested is not None and stop_requested() and worker.is_alive():
                 token.cancel("cancelled by the user")
-                outcome["stopped"] = True
+                outcome.update(stopped=True, thread=worker)
                 return outcome
+            if over_budget is not None and worker.is_alive() and (why := over_budget()):
+                token.cancel(why)
     except BaseException:
         # Ctrl+C while waiting: the plugin is told to stop too, then the interrupt goes on.
         token.cancel("interrupted by the user")
         raise
     if worker.is_alive():
-        outcome["pending"] = True
+        outcome.update(pending=True, thread=worker)
     return outcome
 
 
