@@ -155,11 +155,18 @@ def _in_subprocess(function: str, n: int) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run(sizes: list[int] | None = None) -> list[dict]:
+def run(sizes: list[int] | None = None, ops: set[str] | None = None) -> list[dict]:
     """Rows for `benchmarks.__main__` at the issue's ~6,800 facts (fewer when every size asked for is
-    smaller); each row runs in a fresh process so its peak is its own."""
+    smaller); each row runs in a fresh process so its peak is its own. `ask_adversarial` also
+    asks over the worst single unit (benchmarks/huge_unit.py: peak memory and cancel-to-stop)."""
     n = min(DEFAULT_FACTS, max(sizes or [DEFAULT_FACTS]))
-    return [_in_subprocess("measure_closure", n), _in_subprocess("measure_ask", n)]
+    ops = set(OPS) if ops is None else ops
+    rows = [_in_subprocess("measure_closure", n)] if "closure_adversarial" in ops else []
+    if "ask_adversarial" in ops:
+        from benchmarks import huge_unit
+
+        rows += [_in_subprocess("measure_ask", n), *huge_unit.run()]
+    return rows
 
 
 if __name__ == "__main__":
