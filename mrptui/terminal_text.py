@@ -31,5 +31,9 @@ class SafeStream:
         self._stream.write(terminal_safe(text))
         return len(text)
 
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
     def __getattr__(self, name: str) -> object:
         return getattr(self._stream, name)

@@ -44,6 +44,19 @@ def test_terminal_safe_escapes_controls_and_keeps_text():
     assert terminal_safe("Größe — naïve 東京") == "Größe — naïve 東京"
 
 
+def test_every_write_path_of_the_stream_escapes():
+    import io
+
+    from mrptui.terminal_text import SafeStream
+
+    out = io.StringIO()
+    stream = SafeStream(out)
+    stream.write("a\x1b[2J")
+    stream.writelines(["\x07b\n", "\u202ec"])
+    print("\x00d", file=stream)
+    assert out.getvalue() == "a\\u001b[2J\\u0007b\n\\u202ec\\u0000d\n"
+
+
 def test_ask_prints_an_llm_answer_with_its_escape_sequences_escaped(tmp_path, config_path, llm_server):
     for _ in range(4):
         llm_server.reply(f"{HOSTILE} [{UNIT}]")
