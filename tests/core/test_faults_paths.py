@@ -89,6 +89,7 @@ def test_reload_after_a_rename_to_a_name_that_is_not_utf8_withdraws_the_file(tmp
 _UNREADABLE_CHILD = """
 import json, os, sys
 from pathlib import Path
+import core.store.pool  # imported while the interpreter's files are readable (a first load imports it)
 from core.kb import KnowledgeBase
 from core.session import Session
 from core.units import Caller
