@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled
 from core.config import Bm25Config, HdcConfig
-from core.store.lifeline import PARENT_ENV, guard_worker
+from core.lifeline import guard_worker, start_forkserver
 from core.store.segment import collector_paused
 from core.store.store import SegmentStore
 from core.text import learn_stems
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
-    from multiprocessing.context import BaseContext
 
 # Below this many bytes of files to build, starting workers costs more than it saves.
 MIN_POOL_BYTES = 4 << 20
@@ -82,7 +81,7 @@ def prebuild(
     try:
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
-        _start_forkserver(context)
+        start_forkserver()
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker) as pool:
             names = tuple(map(str, todo))
             root = str(store.root)
@@ -98,24 +97,6 @@ def prebuild(
         raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
         return 0
-
-
-def _start_forkserver(context: BaseContext) -> None:
-    """Start the forkserver (once per process) so that it, and through `guard_worker` each worker,
-    dies with this process (core/store/lifeline.py). It preloads this module: each worker is
-    forked with the build code already imported instead of importing it anew."""
-    from multiprocessing import forkserver
-
-    context.set_forkserver_preload(["core.store.lifeline", __name__])
-    before = os.environ.get(PARENT_ENV)
-    os.environ[PARENT_ENV] = str(os.getpid())
-    try:
-        forkserver.ensure_running()
-    finally:
-        if before is None:
-            os.environ.pop(PARENT_ENV, None)
-        else:
-            os.environ[PARENT_ENV] = before
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

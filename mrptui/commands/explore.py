@@ -60,10 +60,12 @@ def start_pool_helpers() -> None:
     (core/store/pool.py) uses. Starting them hands on this process's stderr descriptor, which
     Textual's stand-in for stderr lacks: once the app runs they could not start, and the load
     worker would build every file serially."""
-    from multiprocessing import forkserver, resource_tracker
+    from multiprocessing import resource_tracker
+
+    from core.lifeline import start_forkserver
 
     resource_tracker.ensure_running()
-    forkserver.ensure_running()
+    start_forkserver()  # from the main thread: it then dies with this process, not with a thread
 
 
 def run(args: argparse.Namespace) -> int:

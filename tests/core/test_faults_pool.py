@@ -45,11 +45,25 @@ def group_members(group: int) -> list[int]:
     return members
 
 
-def start_cold_build(kb: Path, cache: Path) -> subprocess.Popen[bytes]:
+# The explorer's way: pool helpers started by the main thread, the KB loaded by a worker thread.
+EXPLORER_LIKE = """
+import sys, threading
+from pathlib import Path
+from mrptui.commands.explore import start_pool_helpers
+start_pool_helpers()
+from core.kb import KnowledgeBase
+loader = threading.Thread(target=KnowledgeBase.load, args=([Path(sys.argv[1])],))
+loader.start()
+loader.join()
+"""
+
+
+def start_cold_build(kb: Path, cache: Path, explorer: bool = False) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MRPTUI_CACHE_DIR": str(cache), "MRPTUI_BUILD_WORKERS": "2"}
     env.pop("MRPTUI_NO_CACHE", None)
+    command = ["-c", EXPLORER_LIKE, str(kb)] if explorer else ["-m", "mrptui.cli", "--kb", str(kb), "check"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "mrptui.cli", "--kb", str(kb), "check"],
+        [sys.executable, *command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=ROOT,
         start_new_session=True,
     )
@@ -87,9 +101,10 @@ def eof_within(process: subprocess.Popen[bytes], seconds: float) -> bool:
     return False
 
 
-@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM])
-def test_killing_the_cli_mid_build_leaves_no_process_and_closes_its_stdout(big_kb, tmp_path, signum):
-    process = start_cold_build(big_kb, tmp_path / "cache")
+@pytest.mark.parametrize(("signum", "explorer"), [(signal.SIGKILL, False), (signal.SIGTERM, False), (signal.SIGKILL, True)],
+                         ids=["kill-9", "sigterm", "kill-9 explorer-like"])
+def test_killing_the_cli_mid_build_leaves_no_process_and_closes_its_stdout(big_kb, tmp_path, signum, explorer):
+    process = start_cold_build(big_kb, tmp_path / "cache", explorer)
     try:
         os.kill(process.pid, signum)
         assert eof_within(process, 2.0), "a child still holds the caller's stdout"

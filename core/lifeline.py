@@ -8,9 +8,9 @@ forkserver when mrptui dies, each worker when the forkserver does. The resource 
 exits by itself, its pipe's last writers being gone. Elsewhere (no prctl) this is a no-op, and the
 workers stop when they next read their queue.
 
-The forkserver imports this module as a preload (`guard_forkserver`), which is why the guard
-runs at import when `PARENT_ENV` names this process's parent; the opening process sets that
-variable only while it starts the forkserver.
+`start_forkserver` starts the forkserver with this module as a preload, which is why the guard
+(`_guard_forkserver`) runs at import when `PARENT_ENV` names another process; the starting
+process sets that variable only while the forkserver starts.
 """
 
 from __future__ import annotations
@@ -33,6 +33,27 @@ def die_with_parent(parent: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         os._exit(1)
+
+
+def start_forkserver() -> None:
+    """Start multiprocessing's forkserver (once per process) so that it, and through
+    `guard_worker` each worker, dies with this process. It preloads the pool module: each worker
+    is forked with the build code imported instead of importing it anew. Best from the main
+    thread: the kernel's "parent" is the thread that started the forkserver, so one started by
+    a worker thread dies with that thread (the next build starts a new one)."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload([__name__, "core.store.pool"])
+    before = os.environ.get(PARENT_ENV)
+    os.environ[PARENT_ENV] = str(os.getpid())
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            os.environ.pop(PARENT_ENV, None)
+        else:
+            os.environ[PARENT_ENV] = before
 
 
 def guard_worker() -> None:
