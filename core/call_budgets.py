@@ -55,11 +55,14 @@ def uncharged(token: CancelToken) -> str:
     return f"{what}: {token.paused_s * 1000:,.0f} ms, not charged to pluginTimeoutMs"
 
 
-def resident_bytes() -> int | None:
-    """This process's resident memory now (Linux: /proc/self/statm), or None where unknown."""
+def private_bytes() -> int | None:
+    """This process's resident memory now, less file-backed pages (Linux /proc/self/statm:
+    resident − shared), or None where unknown. Pages of the mapped index cache are the page
+    cache's, reclaimable, and not what a runaway allocation grows."""
     try:
         with open("/proc/self/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            fields = statm.read().split()
+        return (int(fields[1]) - int(fields[2])) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return None
 
@@ -69,17 +72,23 @@ class RequestGuard:
     """One request's memory budget, and the plugin threads it abandoned."""
 
     limit_mb: int
-    baseline: int | None = field(default_factory=resident_bytes)
+    baseline: int | None = field(default_factory=private_bytes)
     abandoned: list[tuple[threading.Thread, CancelToken]] = field(default_factory=list)
+    _charged: int = 0
 
-    def over_budget(self) -> str:
-        """Why the running call must stop ("" while within budget)."""
-        if self.baseline is None:
+    def over_budget(self, token: CancelToken) -> str:
+        """Why the call running under `token` must stop ("" while within budget). What a paused
+        call grows (a view's index build, core/cancel.py) is the view's, not charged."""
+        now = private_bytes()
+        if self.baseline is None or now is None:
             return ""
-        now = resident_bytes()
-        if now is None or now - self.baseline <= self.limit_mb << 20:
+        if token.is_paused:
+            self.baseline = now - self._charged
             return ""
-        grown = (now - self.baseline) >> 20
+        self._charged = max(0, now - self.baseline)
+        if self._charged <= self.limit_mb << 20:
+            return ""
+        grown = self._charged >> 20
         return f"{MEMORY_BUDGET} ({self.limit_mb} MB) passed: the process grew {grown:,} MB during this request"
 
     def abandon(self, thread: threading.Thread, token: CancelToken) -> None:

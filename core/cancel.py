@@ -63,6 +63,10 @@ class CancelToken:
             return True
         return False
 
+    @property
+    def is_paused(self) -> bool:
+        return self._pauses > 0
+
     @contextmanager
     def paused(self, what: str) -> Iterator[None]:
         """Run `what` without charging its time to `deadline` (nested pauses count once)."""

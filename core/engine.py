@@ -424,7 +424,7 @@ class Engine:
         started = run.clock()
         outcome = run_isolated(
             plugin_id, lambda: call(plugin, call_ctx), token, (lambda: steering.cancelled) if steering else None,
-            run.guard.over_budget,
+            lambda: run.guard.over_budget(token),
         )
         ms, not_charged = (run.clock() - started) * 1000, uncharged(token)
         if "thread" in outcome:

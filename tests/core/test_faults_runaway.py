@@ -19,7 +19,9 @@ from core.config import Budgets
 from core.events import AttemptFinished
 from core.plugins.base import KbResult, Request, Status
 from core.session import Session
-from test_hardening_engine import engine_with, run_to_end
+from test_hardening_engine import GOOD, engine_with, run_to_end
+
+GOOD_EVIDENCE = GOOD["kb"]().outcome
 
 
 def grower() -> KbResult:
@@ -40,6 +42,22 @@ def test_a_call_that_grows_past_the_memory_budget_is_cancelled_naming_it():
     assert attempt.status == "error" and attempt.reason.startswith("cancelled: maxRequestMemoryMb (64 MB) passed"), attempt
     assert events[-2].status == "grounded"  # the next kb plugin answered
     assert time.monotonic() - started < 30
+
+
+def paused_grower() -> KbResult:
+    """Grows 160 MB inside a pause (what a view's index build does), then answers."""
+    with current().paused("an index build"):
+        kept = [np.ones(1 << 20) for _ in range(20)]
+    return KbResult(status=Status.SUCCESS, reason=f"built {len(kept)} blocks",
+                    outcome=GOOD_EVIDENCE)
+
+
+def test_growth_while_paused_is_not_charged_to_the_memory_budget():
+    engine = engine_with({"kb": paused_grower}, timeout_ms=60_000)
+    engine.config = engine.config.model_copy(update={"budgets": Budgets(max_request_memory_mb=64, plugin_timeout_ms=60_000)})
+    events = run_to_end(engine)
+    attempt = next(e for e in events if isinstance(e, AttemptFinished) and e.plugin == "kb-bad")
+    assert (attempt.status, attempt.reason) == ("success", "built 20 blocks"), attempt
 
 
 def test_the_memory_budget_is_ranged():
