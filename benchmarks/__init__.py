@@ -7,6 +7,10 @@ Every module in this package that defines `run` takes part; adding a file adds i
 
 `run` may accept only `sizes`; `__main__` passes just the keyword options it declares. Each row is
 {"engine", "n", "op", "median_ms", "p95_ms", "peak_mb"}; `row` and `measure` below build them.
+`--smoke` (the test suite's run) sets SMOKE_ENV: `repeats` then cuts every repetition to a
+minimum, so each op finishes in a second or two; its figures prove only that the op runs to the end.
+An op that cannot finish (a hook it waits on never fires) raises `BenchmarkFailed` within its own
+time budget: `__main__` reports it and goes on with the other modules.
 """
 
 from __future__ import annotations
@@ -25,11 +29,30 @@ from pathlib import Path
 import numpy as np
 
 _PROC = Path("/proc/self")
+SMOKE_ENV = "MRPTUI_BENCH_SMOKE"
 
 # Benchmarks never read or fill the user's index cache; each run gets its own.
 if "MRPTUI_CACHE_DIR" not in os.environ:
     os.environ["MRPTUI_CACHE_DIR"] = tempfile.mkdtemp(prefix="mrptui-bench-cache-")
     atexit.register(shutil.rmtree, os.environ["MRPTUI_CACHE_DIR"], True)
+
+
+def smoke() -> bool:
+    return os.environ.get(SMOKE_ENV) == "1"
+
+
+def repeats(full: int, smoke_count: int = 1) -> int:
+    """How many times to repeat a measurement: `full`, or `smoke_count` in a smoke run."""
+    return min(full, smoke_count) if smoke() else full
+
+
+class BenchmarkFailed(RuntimeError):
+    """An op gave up within its time budget; `rows` are what its module measured before that."""
+
+    def __init__(self, op: str, reason: str, rows: list[dict] | None = None) -> None:
+        super().__init__(f"{op}: {reason}")
+        self.op, self.reason = op, reason
+        self.rows = rows or []
 
 
 def row(engine: str, n: int, op: str, times_ms: list[float], peak_mb: float) -> dict:

@@ -6,10 +6,13 @@ import argparse
 import importlib
 import inspect
 import json
+import os
 import pkgutil
+import sys
 from types import ModuleType
 
 import benchmarks
+from benchmarks import SMOKE_ENV, BenchmarkFailed
 
 DEFAULT_SIZES = "1000,10000,100000"
 
@@ -30,8 +33,10 @@ def ops_of(name: str, module: ModuleType) -> tuple[str, ...]:
     return tuple(getattr(module, "OPS", (name,)))
 
 
-def run(sizes: list[int], ops: set[str] | None, peers: bool) -> list[dict]:
+def run(sizes: list[int], ops: set[str] | None, peers: bool) -> tuple[list[dict], list[str]]:
+    """The rows of every wanted op, and why each op that gave up did (the other modules still run)."""
     rows: list[dict] = []
+    failures: list[str] = []
     for name, module in suites().items():
         own = set(ops_of(name, module))
         wanted = own if ops is None or name in ops else own & ops
@@ -39,8 +44,14 @@ def run(sizes: list[int], ops: set[str] | None, peers: bool) -> list[dict]:
             continue
         accepted = inspect.signature(module.run).parameters
         options = {key: value for key, value in (("ops", wanted), ("peers", peers)) if key in accepted}
-        rows += module.run(sizes, **options)
-    return rows
+        print(f"benchmarks: {name} ({', '.join(sorted(wanted))})", file=sys.stderr, flush=True)
+        try:
+            rows += module.run(sizes, **options)
+        except BenchmarkFailed as exc:
+            rows += exc.rows
+            failures.append(str(exc))
+            print(f"benchmark failed: {exc}", file=sys.stderr, flush=True)
+    return rows, failures
 
 
 def markdown(rows: list[dict]) -> str:
@@ -59,12 +70,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ops", help=f"comma-separated, from: {', '.join(available)} (default: all)")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     parser.add_argument("--no-peers", action="store_true", help="skip bm25s and rank-bm25")
+    parser.add_argument("--smoke", action="store_true",
+                        help="repeat every measurement as few times as possible: proves each op finishes, "
+                             "its figures mean nothing")
     args = parser.parse_args(argv)
     ops = set(args.ops.split(",")) if args.ops else None
+    if args.smoke:
+        os.environ[SMOKE_ENV] = "1"  # read by `benchmarks.repeats`, here and in the child processes
     if ops and ops - set(available):
         parser.error(f"unknown ops: {', '.join(sorted(ops - set(available)))}")
-    rows = run([int(size) for size in args.sizes.split(",")], ops, peers=not args.no_peers)
+    rows, failures = run([int(size) for size in args.sizes.split(",")], ops, peers=not args.no_peers)
     print(json.dumps(rows, indent=1) if args.json else markdown(rows))
+    if failures:
+        sys.exit(f"{len(failures)} op(s) failed: " + "; ".join(failures))
 
 
 if __name__ == "__main__":

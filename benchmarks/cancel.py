@@ -23,7 +23,7 @@ import tracemalloc
 
 import numpy as np
 
-from benchmarks import row
+from benchmarks import repeats, row
 from core.cancel import Cancelled, CancelToken
 from core.config import EngineConfig, PlannerOrder
 from core.engine import Engine
@@ -142,9 +142,10 @@ def _peak_mb(call) -> float:
         tracemalloc.stop()
 
 
-def run(sizes: list[int], ops: set[str] | None = None, runs: int = RUNS) -> list[dict]:
+def run(sizes: list[int], ops: set[str] | None = None, runs: int | None = None) -> list[dict]:
     """One row per op whatever the KB sizes: the lag does not depend on them."""
     rows = []
+    runs = repeats(RUNS, 2) if runs is None else runs
     if ops is None or "cancel_stop" in ops:
         _lag_ms()  # warm up: the first run also loads the stemmer
         lags = [max(_lag_ms(), 0.001) for _ in range(runs)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-from benchmarks import measure, row
+from benchmarks import BenchmarkFailed, measure, repeats, row
 from core.plugins.base import Descriptor, GoalSolver, GsResult, PluginType, Request, Status
 from core.session import Session
 from core.steering import Steering
@@ -43,11 +43,13 @@ def _cancel_once(session: Session) -> float:
 
     puller = threading.Thread(target=live.pull, args=(deliver, lambda point, event: None), daemon=True)
     puller.start()
-    started.wait(10)
+    if not started.wait(10):
+        raise BenchmarkFailed("cancel_sleeping_plugin", "no attempt_started event for gs-sleepy within 10 s")
     time.sleep(0.05)  # the plugin is asleep inside its call
     cancelled_at = time.perf_counter()
     live.cancel()
-    finished.wait(10)
+    if not finished.wait(10):
+        raise BenchmarkFailed("cancel_sleeping_plugin", "no run_finished event within 10 s of the cancel")
     return (time.perf_counter() - cancelled_at) * 1000
 
 
@@ -55,5 +57,5 @@ def run(sizes: list[int]) -> list[dict]:
     session = Session.open()
     session.registry.add(_Sleepy())
     times: list[float] = []
-    _, peak = measure([lambda: times.append(_cancel_once(session)) for _ in range(RUNS)])
+    _, peak = measure([lambda: times.append(_cancel_once(session)) for _ in range(repeats(RUNS))])
     return [row("mrptui-explorer", len(session.kb.units), "cancel_sleeping_plugin", times, peak)]

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import repeats
+
 OPS = ("load",)
 UNITS_PER_FILE = 5_000
 REPEATS = 3
@@ -73,15 +75,16 @@ def run(sizes: list[int]) -> list[dict]:
     return [{key: row[key] for key in ROW_KEYS} for row in detailed(sizes)]
 
 
-def detailed(sizes: list[int], repeats: int = REPEATS) -> list[dict]:
+def detailed(sizes: list[int]) -> list[dict]:
     """Rows with the process peak, file count and KB size on disk added."""
+    count = repeats(REPEATS)
     rows = []
     for n in sizes:
         with tempfile.TemporaryDirectory(prefix="mrptui-memory-") as tmp:
             folder = Path(tmp)
             files = write_kb(n, folder)
             size_mb = sum(p.stat().st_size for p in files) / 2**20
-            loads = [_load_in_subprocess(folder) for _ in range(repeats)]
+            loads = [_load_in_subprocess(folder) for _ in range(count)]
         if any(load["units"] != n or load["errors"] for load in loads):
             raise RuntimeError(f"the {n}-unit KB did not load cleanly: {loads[0]}")
         times = [load["ms"] for load in loads]

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import measure, row
+from benchmarks import measure, repeats, row
 from core.rules import load_rules
 
 OPS = ("rules_load",)
@@ -40,7 +40,7 @@ def run(sizes: list[int] | None = None) -> list[dict]:
     with tempfile.TemporaryDirectory() as folder:
         for count in COUNTS:
             path = rules_file(count, Path(folder))
-            times, peak = measure([lambda: load_rules(path)] * REPEATS)
+            times, peak = measure([lambda: load_rules(path)] * repeats(REPEATS))
             rows.append(row("mrptui", count, "rules_load", times, peak))
     return rows
 

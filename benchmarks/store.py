@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import measure, row
+from benchmarks import measure, repeats, row
 from benchmarks.memory import write_kb
 from benchmarks.synthetic import SyntheticKb
 
@@ -48,7 +48,7 @@ def _process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict
         if op not in ops and not (op == "cold_open" and "warm_open" in ops):
             continue
         results = []
-        for _ in range(REPEATS if op == "warm_open" else 1):
+        for _ in range(repeats(REPEATS) if op == "warm_open" else 1):
             if op == "cold_open":
                 _clear(cache)
             results.append(_child(op, folder, cache, n))
@@ -107,7 +107,7 @@ def _cli_ask_wall() -> dict:
         command = [sys.executable, "-m", "mrptui.cli", "ask", "What is Helix?"]
         subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True)
         times = []
-        for _ in range(5):
+        for _ in range(repeats(5)):
             started = time.perf_counter()
             subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True)
             times.append((time.perf_counter() - started) * 1000)

@@ -21,18 +21,23 @@ import asyncio
 import os
 import random
 import resource
+import select
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import _peak_rss, _reset_peak_rss, row
+from benchmarks import BenchmarkFailed, _peak_rss, _reset_peak_rss, repeats, row
 from benchmarks.synthetic import SyntheticKb
 
 OPS = ("tui_first_paint", "tui_keypress")
 ENGINE = "mrptui"
 FIRST_PAINT_RUNS = 10
 KEYPRESS_SAMPLES = 200
+KEYPRESS_BUDGET_S = 300.0  # the whole op at one size; ~20 s at 100k on a loaded machine
+WAIT_S = 10.0  # one key's focus move or frame, the KB opening, the last run's end
+PAINT_WAIT_S = 60.0  # one cold start to its first frame
 SIZE = (160, 45)
 PANEL_KEYS = ("1", "3", "4", "2")  # plan, evidence, proofs, attempts
 PANEL_IDS = {"1": "plan", "2": "attempts", "3": "evidence", "4": "proofs"}
@@ -65,31 +70,65 @@ sys.exit(main([]))
 """ % SIZE
 
 
-def first_paint_ms(runs: int = FIRST_PAINT_RUNS) -> list[float]:
+def first_paint_ms(runs: int | None = None) -> list[float]:
     """Wall-clock ms from spawning `mrptui` (sample KB) to its first painted frame, per run."""
     root = Path(__file__).resolve().parent.parent
     times = []
-    for _ in range(runs):
+    for _ in range(repeats(FIRST_PAINT_RUNS) if runs is None else runs):
         read, write = os.pipe()
         started = time.perf_counter()
         child = subprocess.Popen([sys.executable, "-c", _CHILD, str(write)], cwd=root, pass_fds=(write,),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         os.close(write)
         with os.fdopen(read, "rb") as pipe:
-            line = pipe.readline()
+            # A child that never paints (a renamed screen or hook) must not block the run: wait a bounded time.
+            ready, _, _ = select.select([pipe], [], [], PAINT_WAIT_S)
+            line = pipe.readline() if ready else b""
         elapsed = (time.perf_counter() - started) * 1000
-        _, stderr = child.communicate(timeout=60)
         if line.strip() != b"painted":
-            raise RuntimeError(f"mrptui did not paint: {stderr.decode(errors='replace')[-2000:]}")
+            child.kill()
+            _, stderr = child.communicate()
+            tail = stderr.decode(errors="replace")[-2000:] or "(no output)"
+            raise BenchmarkFailed("tui_first_paint", f"mrptui did not paint within {PAINT_WAIT_S:g} s: {tail}")
+        child.communicate(timeout=PAINT_WAIT_S)
         times.append(elapsed)
     return times
 
 
-async def _keypress_samples(session, questions: list[str], samples: int, seed: int = 7) -> tuple[list[float], int]:
+class _Waits:
+    """The keypress op's time budget: every wait in it ends by `deadline` or fails the op by name."""
+
+    def __init__(self, budget_s: float) -> None:
+        self.budget_s = budget_s
+        self.deadline = time.perf_counter() + budget_s
+
+    async def until(self, done: Callable[[], bool], what: str, limit_s: float = WAIT_S) -> None:
+        stop = min(self.deadline, time.perf_counter() + limit_s)
+        while not done():
+            if time.perf_counter() > stop:
+                raise BenchmarkFailed("tui_keypress", f"{what} within {min(limit_s, self.budget_s):g} s")
+            await asyncio.sleep(0.0005)
+
+    def check(self, progress: str) -> None:
+        if time.perf_counter() > self.deadline:
+            raise BenchmarkFailed("tui_keypress", f"budget of {self.budget_s:g} s spent: {progress}")
+
+
+def _start_run(app, question: str) -> bool:
+    """Ask through the app and report its own signal: a new run record that RunControl holds live."""
+    from core.plugins.base import Request
+
+    before = app.current.run_id if app.current is not None else 0
+    app.start_run(Request(question=question, caller=app.caller))
+    run = app.current
+    return run is not None and run.run_id > before and app.control.is_live
+
+
+async def _keypress_samples(session, questions: list[str], samples: int, seed: int = 7,
+                            budget_s: float = KEYPRESS_BUDGET_S) -> tuple[list[float], int]:
     """Latencies (ms) of panel keys pressed while the engine runs; also how many runs that took."""
     from textual import events
 
-    from core.plugins.base import Request
     from core.units import Caller
     from mrptui.app import ExplorerApp
 
@@ -108,17 +147,18 @@ async def _keypress_samples(session, questions: list[str], samples: int, seed: i
     rng = random.Random(seed)
     latencies: list[float] = []
     runs = 0
+    waits = _Waits(budget_s)
     async with app.run_test(size=SIZE) as pilot:
         app.main.action_panel("attempts")
         await pilot.pause()
-
-        def engine_busy() -> bool:
-            return any(w.group == "engine" and w.is_running for w in app.workers)
-
+        await waits.until(lambda: not app.lifecycle.state.loading, "the app did not finish opening the KB")
         key_index = 0
         while len(latencies) < samples:
-            if not engine_busy():
-                app.start_run(Request(question=questions[runs % len(questions)], caller=app.caller))
+            waits.check(f"{len(latencies)} of {samples} samples over {runs} runs")
+            if not app.control.is_live:
+                if not _start_run(app, questions[runs % len(questions)]):
+                    raise BenchmarkFailed("tui_keypress", "start_run did not make a live run (the app refused it "
+                                                          "or no longer signals it through RunControl)")
                 runs += 1
                 await asyncio.sleep(rng.uniform(0.0, 0.01))
                 continue
@@ -129,22 +169,19 @@ async def _keypress_samples(session, questions: list[str], samples: int, seed: i
                 continue
             pressed = time.perf_counter()
             app._driver.send_message(events.Key(key, key))  # as the terminal driver delivers it
-            while app.focused is not target:
-                if time.perf_counter() - pressed > 5:
-                    raise RuntimeError(f"key {key!r} did not move the focus to {target.id}")
-                await asyncio.sleep(0.0005)
+            await waits.until(lambda: app.focused is target, f"key {key!r} did not move the focus to {target.id}")
             moved = time.perf_counter()
-            while not painted or painted[-1] < moved:
-                await asyncio.sleep(0.0005)
+            await waits.until(lambda: painted and painted[-1] >= moved, f"no frame was painted after key {key!r}")
             frame = next(t for t in painted if t >= moved)
-            if engine_busy():
+            if app.control.is_live:
                 latencies.append((frame - pressed) * 1000)
             await asyncio.sleep(rng.uniform(0.0, 0.02))
+        await waits.until(lambda: not app.control.is_live, "the last run did not end")
         await app.workers.wait_for_complete()
     return latencies, runs
 
 
-def keypress_row(n: int, samples: int = KEYPRESS_SAMPLES) -> dict:
+def keypress_row(n: int, samples: int | None = None) -> dict:
     from core.kb import KnowledgeBase
     from core.plugins.base import Request
     from core.session import Session
@@ -154,7 +191,8 @@ def keypress_row(n: int, samples: int = KEYPRESS_SAMPLES) -> dict:
     questions = [f"what is {q}?" for q in synthetic.queries]
     list(session.run(Request(question=questions[0])))  # indexes are built once, as a running app has them
     baseline = _reset_peak_rss()
-    latencies, _ = asyncio.run(_keypress_samples(session, questions, samples))
+    wanted = repeats(KEYPRESS_SAMPLES, 3) if samples is None else samples
+    latencies, _ = asyncio.run(_keypress_samples(session, questions, wanted))
     peak_mb = max(0.0, _peak_rss() - baseline) / 2**20  # what the app adds on top of the session
     return row(ENGINE, n, "tui_keypress", latencies, peak_mb)
 
@@ -174,8 +212,11 @@ def run(sizes: list[int], *, ops: set[str] | None = None) -> list[dict]:
     rows = []
     if "tui_first_paint" in ops:
         rows.append(first_paint_row())
-    if "tui_keypress" in ops:
-        rows += [keypress_row(n) for n in sizes]
+    for n in sizes if "tui_keypress" in ops else ():
+        try:
+            rows.append(keypress_row(n))
+        except BenchmarkFailed as exc:
+            raise BenchmarkFailed(f"{exc.op} at n={n:,}", exc.reason, rows) from None
     return rows
 
 
