@@ -26,6 +26,7 @@ class Code(StrEnum):
     INVALID_DATE_VALUE = "INVALID_DATE_VALUE"
     UNTERMINATED_STRING = "UNTERMINATED_STRING"
     UNKNOWN_REFERENCE = "UNKNOWN_REFERENCE"
+    EMPTY_DOCUMENT = "EMPTY_DOCUMENT"  # a JSONL document with neither title nor text
     # A line or key that reads like a permission field but is not read as one
     # (core/cnl/permissions.py), inside a unit and outside any.
     PERMISSION_NOT_READ = "PERMISSION_NOT_READ"

@@ -3,7 +3,12 @@ nDCG@10, Recall@100 and MRR@10 by ir-measures (the `test` extra).
 
 A BEIR folder holds `corpus.jsonl` (read by the JSONL KB reader: title → topic, text → claim),
 `queries.jsonl` (`_id`, `text`) and `qrels/<split>.tsv` (`query-id corpus-id score`, with or
-without the header line). Only the queries the qrels judge are run. Every question is ranked on
+without the header line). Only the queries the qrels judge are run. A document with neither title
+nor text is skipped and counted (Cranfield has two); every other bad line is an error.
+
+Where query ids are also document ids (ArguAna, Quora: the queries are documents), a query's own
+document is dropped from every system's ranking before it is cut and scored, as BEIR's
+`ignore_identical_ids` does; `exclude_self` turns that on or off explicitly. Every question is ranked on
 the public caller's permitted view, through the same lane functions the kb plugins use, with the
 act the engine's intent cues detect for it.
 
@@ -38,6 +43,7 @@ from core.units import ACT_PREFERRED_ROLES, Caller
 
 MEASURES = ("ndcg@10", "recall@100", "mrr@10")
 RUN_DEPTH = 100
+SHOWN_SKIPPED = 5  # line numbers a skipped-documents warning lists
 # Per-query rankings: system → query id → unit id → score.
 Run = dict[str, dict[str, float]]
 Progress = Callable[[int, int], None]
@@ -56,6 +62,11 @@ class IrCollection:
     kb: KnowledgeBase
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
+    skipped: tuple[Diagnostic, ...] = ()  # documents with neither title nor text, with file and line
+
+    def self_ids(self) -> set[str]:
+        """Judged query ids that are also document ids."""
+        return set(self.queries) & {unit.id for unit in self.kb.units}
 
 
 def load_beir(directory: Path, split: str = "test") -> IrCollection:
@@ -66,7 +77,11 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
     if missing:
         raise ConfigError(missing)
     units, problems = read_file(files["corpus"])
-    errors = [d for d in problems if d.is_error]
+    skipped = tuple(d for d in problems if d.code is Code.EMPTY_DOCUMENT)
+    errors = [d for d in problems if d.is_error and d.code is not Code.EMPTY_DOCUMENT]
+    if skipped and not units:
+        message = f"all {len(skipped)} documents have neither title nor text"
+        errors.append(Diagnostic(code=Code.EMPTY_DOCUMENT, message=message, file=str(files["corpus"])))
     qrels = _read_qrels(files["qrels"], errors)
     queries = _read_queries(files["queries"], set(qrels), errors)
     unknown = sorted(set(qrels) - set(queries))
@@ -75,7 +90,7 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
         errors.append(Diagnostic(code=Code.UNKNOWN_REFERENCE, message=message, file=str(files["qrels"])))
     if errors:
         raise ConfigError(errors)
-    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels)
+    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped)
 
 
 def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int]]:
@@ -150,24 +165,32 @@ def run_systems(
     depth: int = RUN_DEPTH,
     progress: Progress | None = None,
     dense: DenseLane | None = None,
+    exclude_self: bool | None = None,
 ) -> dict[str, Run]:
     """The top `depth` units of every system for every judged query; raises EmbeddingError when
-    a configured dense endpoint fails (a measurement without its lane would mislead)."""
+    a configured dense endpoint fails (a measurement without its lane would mislead).
+    `exclude_self` drops the document whose id is the query's (None: when any ids overlap)."""
     view = collection.kb.view(Caller())
     indexes = LaneIndexes.build(view, config, dense)
     runs: dict[str, Run] = {}
     total = len(collection.queries)
+    excluding = excludes_self(collection, exclude_self)
     for done, (qid, question) in enumerate(sorted(collection.queries.items()), start=1):
         for system, scores in system_scores(lane_scores(indexes, question, config), config).items():
-            runs.setdefault(system, {})[qid] = _top(scores, depth)
+            runs.setdefault(system, {})[qid] = _top(scores, depth, skip=qid if excluding else None)
         if progress is not None:
             progress(done, total)
     return runs
 
 
-def _top(scores: Mapping[str, float], depth: int) -> dict[str, float]:
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:depth]
-    return dict(ranked)
+def excludes_self(collection: IrCollection, exclude_self: bool | None) -> bool:
+    """The explicit choice, else BEIR's rule: on when query ids and document ids overlap."""
+    return bool(collection.self_ids()) if exclude_self is None else exclude_self
+
+
+def _top(scores: Mapping[str, float], depth: int, skip: str | None = None) -> dict[str, float]:
+    ranked = sorted(((doc, score) for doc, score in scores.items() if doc != skip), key=lambda kv: (-kv[1], kv[0]))
+    return dict(ranked[:depth])
 
 
 class MeasuresUnavailable(RuntimeError):
@@ -193,9 +216,27 @@ def measure(runs: Mapping[str, Run], qrels: Mapping[str, Mapping[str, int]]) -> 
     return out
 
 
-def report(collection: IrCollection, measures: Mapping[str, Mapping[str, float]]) -> dict[str, object]:
+def report(
+    collection: IrCollection, measures: Mapping[str, Mapping[str, float]], *, exclude_self: bool = False
+) -> dict[str, object]:
     """The `eval --beir --json` document."""
-    return {"collection": collection.name, "queries": len(collection.queries), "systems": dict(measures)}
+    return {
+        "collection": collection.name,
+        "queries": len(collection.queries),
+        "skipped_documents": len(collection.skipped),
+        "exclude_self": exclude_self,
+        "systems": dict(measures),
+    }
+
+
+def skipped_warning(collection: IrCollection) -> str:
+    """'' when no document was skipped; else how many, and where (the first few lines)."""
+    if not collection.skipped:
+        return ""
+    lines = ", ".join(str(d.line) for d in collection.skipped[:SHOWN_SKIPPED])
+    more = ", …" if len(collection.skipped) > SHOWN_SKIPPED else ""
+    return (f"warning: {collection.skipped[0].file}: skipped {len(collection.skipped)} document(s) with neither "
+            f"title nor text (line {lines}{more}); the rest is scored")
 
 
 def run_file_name(system: str) -> str:
@@ -231,8 +272,9 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def markdown_table(document: Mapping[str, object]) -> str:
     systems: Mapping[str, Mapping[str, float]] = document["systems"]  # type: ignore[assignment]
+    excluded = ", each query's own document excluded" if document.get("exclude_self") else ""
     lines = [
-        f"## {document['collection']}: {document['queries']} queries",
+        f"## {document['collection']}: {document['queries']} queries{excluded}",
         "",
         "| system | nDCG@10 | Recall@100 | MRR@10 |",
         "|---|---:|---:|---:|",

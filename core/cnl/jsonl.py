@@ -35,6 +35,10 @@ _KEYS = {
 _NAMES = ("_id", "title", "text", "role", "acl", "region", "effectiveFrom", "effectiveTo", "metadata")
 
 
+class EmptyDocument(ValueError):
+    """A document with neither title nor text: its own code, so `eval --beir` can skip and count it."""
+
+
 class JsonlRecord(BaseModel):
     """One line's JSON types; what the values mean is the shared validator's business."""
 
@@ -65,7 +69,7 @@ class JsonlRecord(BaseModel):
     def topic_and_claim(self) -> tuple[str, str]:
         title, text = " ".join(self.title.split()), " ".join(self.text.split())
         if not title and not text:
-            raise ValueError("a document needs a title or a text")
+            raise EmptyDocument("a document needs a title or a text")
         return title or " ".join(text.split()[:_TOPIC_WORDS]), text or title
 
 
@@ -101,6 +105,8 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         return None, [_problem(Code.MISSING_REQUIRED_FIELD, message, file, number)]
     except _LineProblems as exc:
         return None, exc.diagnostics
+    except EmptyDocument as exc:
+        return None, [_problem(Code.EMPTY_DOCUMENT, str(exc), file, number)]
     except ValueError as exc:
         return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number)]
 

@@ -40,6 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --squad: N questions, half answerable and half impossible (default 0: every question)",
     )
     parser.add_argument("--seed", type=int, default=None, help="with --squad: the sample's random seed (default 0)")
+    parser.add_argument(
+        "--exclude-self", action=argparse.BooleanOptionalAction, default=None,
+        help="with --beir: drop a query's own document from its ranking (default: on when query ids are "
+             "also document ids, as BEIR does)",
+    )
     add_session_options(parser)
     parser.add_argument(
         "--kb-plugin", action="append", metavar="ID", help="kb plugin to score (repeatable; default: every kb plugin)"
@@ -63,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         return run_beir(args)
     if args.run_dir:
         raise UsageError("--run-dir needs --beir")
+    if args.exclude_self is not None:
+        raise UsageError("--exclude-self needs --beir")
     # The queries file is read before the KB, so a typo in it fails fast.
     try:
         queries = load_queries(queries_path(args))
@@ -200,8 +207,11 @@ def run_beir(args: argparse.Namespace) -> int:
         dense = DenseLane(load_embedding_config(config_path), config.dense)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
+    if warning := ireval.skipped_warning(collection):
+        print(warning, file=sys.stderr)
+    exclude_self = ireval.excludes_self(collection, args.exclude_self)
     try:
-        runs = ireval.run_systems(collection, config, progress=_progress_bar(), dense=dense)
+        runs = ireval.run_systems(collection, config, progress=_progress_bar(), dense=dense, exclude_self=exclude_self)
     except EmbeddingError as exc:
         raise UsageError(f"dense lane: {exc.reason}") from None
     try:
@@ -211,7 +221,7 @@ def run_beir(args: argparse.Namespace) -> int:
     if args.run_dir:
         for path in ireval.write_run_files(Path(args.run_dir), runs):
             print(f"wrote {path}", file=sys.stderr)
-    document = ireval.report(collection, measures)
+    document = ireval.report(collection, measures, exclude_self=exclude_self)
     print(ireval.dumps(document) if args.json else ireval.markdown_table(document))
     return 0
 
