@@ -85,7 +85,7 @@ def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[d
         index = session.indexes.for_view(session.view(Caller())).bm25
         queries = [tokenize(q) for q in SyntheticKb(n).queries]
         times, peak = measure([lambda q=q: index.top_k(q, (), 10) for q in queries])
-        rows.append(row("mrptui-parts", n, "bm25_top10", times, peak))
+        rows.append(row("mrptui-parts", n, "bm25_parts_top10", times, peak))
     if "ask_with_context" in ops:
         words = SyntheticKb(n).queries
         requests = [
