@@ -17,7 +17,7 @@ from core.cnl.source import MAX_FILE_BYTES
 from core.events import MAX_TRACE_BYTES, RunStarted, read_trace, to_json_line
 
 OPS = ("read_cap",)
-SMOKE_BYTES = 2**20  # a smoke run reads 1 MB files: it proves the op runs, not what the cap costs
+SMOKE_BYTES = 2**18  # a smoke run reads 256 KB files: it proves the op runs, not what the cap costs
 # Shapes of a KB file just under the cap: dense one-line facts (most units per byte), one long
 # line of words (the longest sentence), Markdown units (the common case).
 _SHAPES = {

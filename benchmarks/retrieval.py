@@ -19,7 +19,7 @@ from itertools import chain
 
 import numpy as np
 
-from benchmarks import measure, row
+from benchmarks import measure, row, smoke
 from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
@@ -113,6 +113,9 @@ def _bm25s_numba_index(documents: list[list[str]]):
     """bm25s with its numba backend (same index, compiled scoring), or None without numba."""
     import bm25s
 
+    if smoke():
+        print("bm25s numba backend skipped in a smoke run: compiling it takes ~6 s of CPU", file=sys.stderr)
+        return None
     try:
         import numba  # noqa: F401
     except ImportError:
