@@ -1,5 +1,6 @@
-"""BM25 and HDC on the synthetic KB, with bm25s (numpy and, when numba is installed, numba backends)
-and rank-bm25 over the same tokenized documents.
+"""BM25 and HDC on the synthetic KB, with the BM25 peers of `benchmarks/bm25_peers.py` (bm25s' numpy
+and numba backends, rank-bm25, PISA, tantivy; each skipped with a note when its package is absent)
+over the same tokenized documents and queries.
 
 Ops:
 - `build`: index build. Ours includes the text pipeline, and the BM25 build starts with empty stem
@@ -12,14 +13,13 @@ Ops:
 
 from __future__ import annotations
 
-import sys
 import time
 from functools import partial
 from itertools import chain
 
 import numpy as np
 
-from benchmarks import measure, row, smoke
+from benchmarks import bm25_peers, measure, row
 from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
@@ -43,24 +43,30 @@ def run(sizes: list[int], *, ops: set[str], peers: bool) -> list[dict]:
     bandwidth = read_bandwidth() if "hdc_scan" in ops else 0.0
     for n in sizes:
         kb = SyntheticKb(n)
-        rows += _bm25_rows(kb, ops) if ops & {"build", "bm25_top10"} else []
+        bm25_rows, ours = _bm25_rows(kb, ops) if ops & {"build", "bm25_top10"} else ([], [])
+        rows += bm25_rows
         rows += _hdc_rows(kb, ops, bandwidth) if ops & {"build", "hdc_scan"} else []
-        rows += _peer_rows(kb, ops) if peers and ops & {"build", "bm25_top10"} else []
+        rows += _peer_rows(kb, ops, ours) if peers and ops & {"build", "bm25_top10"} else []
     return rows
 
 
-def _bm25_rows(kb: SyntheticKb, ops: set[str]) -> list[dict]:
+def _bm25_rows(kb: SyntheticKb, ops: set[str]) -> tuple[list[dict], list[set[int]]]:
+    """Our build and top-10 rows, and our top 10 per query (unit positions) for the peers' overlap."""
     units, holder = kb.units, []
     text.stem.cache_clear()
     text.normalise_word.cache_clear()  # a cold start is what KB load sees
     times, peak = measure([lambda: holder.append(Bm25Index.build(units, Bm25Config()))])
     rows = [row("mrptui-bm25", kb.n, "build", times, peak)] if "build" in ops else []
-    if "bm25_top10" in ops:
-        index, preferred = holder[0], ACT_PREFERRED_ROLES[ACT]
-        queries = [tokenize(q) for q in kb.queries]
-        times, peak = measure([partial(index.top_k, q, preferred, 10) for q in queries[:WARMUP] + queries], WARMUP)
-        rows.append(row("mrptui", kb.n, "bm25_top10", times, peak))
-    return rows
+    if "bm25_top10" not in ops:
+        return rows, []
+    index, preferred = holder[0], ACT_PREFERRED_ROLES[ACT]
+    queries = [tokenize(q) for q in kb.queries]
+    found: list[list[tuple[str, float]]] = []
+    calls = [lambda q=q: found.append(index.top_k(q, preferred, 10)) for q in queries[:WARMUP] + queries]
+    times, peak = measure(calls, WARMUP)
+    rows.append(row("mrptui", kb.n, "bm25_top10", times, peak))
+    position = {unit.id: i for i, unit in enumerate(units)}
+    return rows, [{position[unit_id] for unit_id, _ in top} for top in found[WARMUP:]]
 
 
 def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
@@ -77,65 +83,38 @@ def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
     return rows
 
 
-def _peer_rows(kb: SyntheticKb, ops: set[str]) -> list[dict]:
-    try:
-        import bm25s
-        import rank_bm25
-    except ImportError as exc:
-        print(f"peers skipped: {exc}", file=sys.stderr)
+def _peer_rows(kb: SyntheticKb, ops: set[str], ours: list[set[int]]) -> list[dict]:
+    peers = bm25_peers.available()
+    if not peers:
         return []
     tokenized: list[list[list[str]]] = []
     times, peak = measure([lambda: tokenized.append([list(chain.from_iterable(field_tokens(u))) for u in kb.units])])
     rows = [row("text-pipeline", kb.n, "build", times, peak)] if "build" in ops else []
     documents = tokenized[0]
     queries = [tokenize(q) for q in kb.queries]
-    bm25s_index = bm25s.BM25(k1=1.2, b=0.75, backend="numpy")
-    build_bm25s = [lambda: bm25s_index.index(documents, show_progress=False)]
-    rank_holder: list = []
-    build_rank = [lambda: rank_holder.append(rank_bm25.BM25Okapi(documents, k1=1.2, b=0.75))]
-    for engine, calls in (("bm25s", build_bm25s), ("rank-bm25", build_rank)):
-        times, peak = measure(calls)
-        rows += [row(engine, kb.n, "build", times, peak)] if "build" in ops else []
-    if "bm25_top10" in ops:
-        k = min(10, kb.n)
-        rows.append(_bm25s_top10_row("bm25s-numpy", bm25s_index, kb.n, queries, k))
-        numba_index = _bm25s_numba_index(documents)
-        if numba_index is not None:
-            rows.append(_bm25s_top10_row("bm25s-numba", numba_index, kb.n, queries, k))
-        count = RANK_BM25_QUERIES if kb.n >= 100_000 else len(queries)
-        calls = [partial(_rank_bm25_top, rank_holder[0], q, k) for q in queries[:count]]
-        times, peak = measure(calls)
-        rows.append(row("rank-bm25", kb.n, "bm25_top10", times, peak))
+    for peer in peers:
+        searches: list = []
+        times, peak = measure([lambda: searches.append(peer.build(documents))])
+        rows += [row(peer.engine, kb.n, "build", times, peak)] if "build" in ops and peer.report_build else []
+        if "bm25_top10" in ops:
+            rows.append(_peer_top10_row(peer, searches[0], kb.n, queries, ours))
     return rows
 
 
-def _bm25s_numba_index(documents: list[list[str]]):
-    """bm25s with its numba backend (same index, compiled scoring), or None without numba."""
-    import bm25s
-
-    if smoke():
-        print("bm25s numba backend skipped in a smoke run: compiling it takes ~6 s of CPU", file=sys.stderr)
-        return None
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        print("bm25s numba backend skipped: numba is not installed (pip install '.[bench]')", file=sys.stderr)
-        return None
-    index = bm25s.BM25(k1=1.2, b=0.75, backend="numba")
-    index.index(documents, show_progress=False)
-    return index
-
-
-def _bm25s_top10_row(engine: str, index, n: int, queries: list[list[str]], k: int) -> dict:
-    """One query at a time; the warm-up queries also compile numba's kernels."""
-    calls = [partial(index.retrieve, [q], k=k, show_progress=False) for q in queries[:WARMUP] + queries]
-    times, peak = measure(calls, WARMUP)
-    return row(engine, n, "bm25_top10", times, peak)
-
-
-def _rank_bm25_top(index, query: list[str], k: int) -> np.ndarray:
-    scores = index.get_scores(query)
-    return np.argpartition(scores, len(scores) - k)[len(scores) - k :]
+def _peer_top10_row(peer: bm25_peers.Peer, search, n: int, queries: list[list[str]], ours: list[set[int]]) -> dict:
+    """One query at a time (the warm-up queries also compile numba's kernels), and how many of our
+    top 10 the peer also returns, averaged over the queries we return anything for."""
+    k = min(10, n)
+    slow = peer.slow and n >= 100_000
+    asked, warmup = (queries[:RANK_BM25_QUERIES], 0) if slow else (queries, WARMUP)
+    found: list = []
+    calls = [lambda q=q: found.append(search(q, k)) for q in asked[:warmup] + asked]
+    times, peak = measure(calls, warmup)
+    result = row(peer.engine, n, "bm25_top10", times, peak)
+    theirs = [{int(i) for i in hits} for hits in found[warmup:]]
+    shared = [len(mine & hits) / len(mine) for mine, hits in zip(ours, theirs, strict=False) if mine]
+    result["top10_overlap"] = round(sum(shared) / len(shared), 3) if shared else None
+    return result
 
 
 def read_bandwidth() -> float:

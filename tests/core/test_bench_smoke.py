@@ -48,6 +48,8 @@ def test_every_benchmark_op_finishes_at_a_tiny_size(root: Path) -> None:
     declared = {op for name, module in bench_main.suites().items() for op in bench_main.ops_of(name, module)}
     missing = sorted(op for op in declared if not any(e == op or re.match(rf"{op}[ _]", e) for e in emitted))
     assert not missing, f"ops that emitted no row: {missing}"
+    overlaps = [r["top10_overlap"] for r in rows if "top10_overlap" in r]
+    assert all(0.0 <= overlap <= 1.0 for overlap in overlaps), overlaps
     keypress = [r for r in rows if r["op"] == "tui_keypress"]
     assert [r["n"] for r in keypress] == [200] and keypress[0]["median_ms"] > 0
 
