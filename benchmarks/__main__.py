@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     available = sorted({op for name, module in suites().items() for op in (name, *ops_of(name, module))})
     parser.add_argument("--ops", help=f"comma-separated, from: {', '.join(available)} (default: all)")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
-    parser.add_argument("--no-peers", action="store_true", help="skip bm25s and rank-bm25")
+    parser.add_argument("--no-peers", action="store_true", help="skip the BM25 peers (bm25s, rank-bm25, PISA, tantivy)")
     parser.add_argument("--smoke", action="store_true",
                         help="repeat every measurement as few times as possible: proves each op finishes, "
                              "its figures mean nothing")
