@@ -108,10 +108,13 @@ class _Waits:
         self.deadline = time.perf_counter() + budget_s
 
     async def until(self, done: Callable[[], bool], what: str, limit_s: float = WAIT_S) -> None:
-        stop = min(self.deadline, time.perf_counter() + limit_s)
+        stop = time.perf_counter() + limit_s
         while not done():
-            if time.perf_counter() > stop:
-                raise BenchmarkFailed("tui_keypress", f"{what} within {min(limit_s, self.budget_s):g} s")
+            now = time.perf_counter()
+            if now > self.deadline:
+                raise BenchmarkFailed("tui_keypress", f"budget of {self.budget_s:g} s spent waiting: {what}")
+            if now > stop:
+                raise BenchmarkFailed("tui_keypress", f"{what} within {limit_s:g} s")
             await asyncio.sleep(0.0005)
 
     def check(self, progress: str) -> None:
@@ -159,34 +162,46 @@ async def _keypress_samples(session, questions: list[str], samples: int, seed: i
         await pilot.pause()
         app.main.watch(app.main, "focused", lambda focused: moves.append((focused, app.control.is_live)), init=False)
         await waits.until(lambda: not app.lifecycle.state.loading, "the app did not finish opening the KB")
-        key_index = 0
-        while len(latencies) < samples:
-            waits.check(f"{len(latencies)} of {samples} samples over {runs} runs")
-            if not app.control.is_live:
-                if not _start_run(app, questions[runs % len(questions)]):
-                    raise BenchmarkFailed("tui_keypress", "start_run did not make a live run (the app refused it "
-                                                          "or no longer signals it through RunControl)")
-                runs += 1
-                await asyncio.sleep(rng.uniform(0.0, 0.01))
-                continue
-            key = PANEL_KEYS[key_index % len(PANEL_KEYS)]
-            key_index += 1
-            target = app.main.query_one(f"#{PANEL_IDS[key]}")
-            if app.focused is target:
-                continue
-            seen, moved, pressed = len(frames), len(moves), time.perf_counter()
-            app._driver.send_message(events.Key(key, key))  # as the terminal driver delivers it
+        try:
+            key_index = 0
+            while len(latencies) < samples:
+                waits.check(f"{len(latencies)} of {samples} samples over {runs} runs")
+                if not app.control.is_live:
+                    if not _start_run(app, questions[runs % len(questions)]):
+                        raise BenchmarkFailed("tui_keypress", "start_run did not make a live run (the app refused it "
+                                                              "or no longer signals it through RunControl)")
+                    runs += 1
+                    await asyncio.sleep(rng.uniform(0.0, 0.01))
+                    continue
+                key = PANEL_KEYS[key_index % len(PANEL_KEYS)]
+                key_index += 1
+                target = app.main.query_one(f"#{PANEL_IDS[key]}")
+                if app.focused is target:
+                    continue
+                seen, moved, pressed = len(frames), len(moves), time.perf_counter()
+                app._driver.send_message(events.Key(key, key))  # as the terminal driver delivers it
 
-            def shown(seen: int = seen, target: object = target) -> float | None:
-                return next((painted for painted, focused in frames[seen:] if focused is target), None)
+                def shown(seen: int = seen, target: object = target) -> float | None:
+                    return next((painted for painted, focused in frames[seen:] if focused is target), None)
 
-            await waits.until(lambda: shown() is not None, f"no frame showed key {key!r} moving the focus to {target.id}")
-            if any(widget is target and live for widget, live in moves[moved:]):  # handled while the engine worked
-                latencies.append((shown() - pressed) * 1000)
-            await asyncio.sleep(rng.uniform(0.0, 0.02))
-        await waits.until(lambda: not app.control.is_live, "the last run did not end")
-        await app.workers.wait_for_complete()
+                await waits.until(lambda: shown() is not None, f"no frame showed key {key!r} moving the focus to {target.id}")
+                if any(widget is target and live for widget, live in moves[moved:]):  # handled while the engine worked
+                    latencies.append((shown() - pressed) * 1000)
+                await asyncio.sleep(rng.uniform(0.0, 0.02))
+        finally:
+            await _settle(app, pilot)
     return latencies, runs
+
+
+async def _settle(app, pilot) -> None:
+    """Cancel a live run and wait, bounded, for its worker and its last messages: the app is torn
+    down next, and a run's late events must not reach a removed screen."""
+    app.control.cancel()
+    try:
+        await asyncio.wait_for(app.workers.wait_for_complete(), WAIT_S)
+    except TimeoutError:
+        raise BenchmarkFailed("tui_keypress", f"the engine worker did not stop within {WAIT_S:g} s of a cancel") from None
+    await pilot.pause()
 
 
 def keypress_row(n: int, samples: int | None = None) -> dict:

@@ -118,7 +118,7 @@ def test_keypress_op_gives_up_when_its_budget_is_spent(small_session) -> None:
     from benchmarks import tui
 
     session, questions = small_session
-    with pytest.raises(BenchmarkFailed, match=r"budget of 1 s spent: \d+ of 100000 samples"):
+    with pytest.raises(BenchmarkFailed, match=r"budget of 1 s spent"):
         asyncio.run(tui._keypress_samples(session, questions, samples=100_000, budget_s=1))
 
 
