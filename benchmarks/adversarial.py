@@ -165,7 +165,7 @@ def run(sizes: list[int] | None = None, ops: set[str] | None = None) -> list[dic
     if "ask_adversarial" in ops:
         from benchmarks import huge_unit
 
-        rows += [_in_subprocess("measure_ask", n), *huge_unit.run()]
+        rows += [_in_subprocess("measure_ask", n), *huge_unit.rows()]
     return rows
 
 

@@ -24,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import row
+from benchmarks import repeats, row, smoke
 from core.text import STOPWORDS
 
 TOKENS = 1_300_000
+SMOKE_TOKENS = 20_000  # a smoke run proves the rows come out, not what the cap costs
 QUESTION = "How do I fix xq?"
 WARM_ASKS = 3
 TIMEOUT_MS = 100
@@ -35,12 +36,16 @@ TIMEOUT_MS = 100
 
 def write_huge_unit(folder: Path) -> Path:
     words = [a + b for a in string.ascii_lowercase for b in string.ascii_lowercase if a + b not in STOPWORDS]
-    picks = np.random.default_rng(3).integers(0, len(words), size=TOKENS)
+    picks = np.random.default_rng(3).integers(0, len(words), size=_tokens())
     claim = " ".join(words[i] for i in picks)
     path = folder / "huge.md"
     path.write_text(f"## Context Unit huge::chunk-000::unit-000\nRole: Explanation\nTopic: one huge unit\nClaim: {claim}.\n",
                     encoding="utf-8")
     return path
+
+
+def _tokens() -> int:
+    return SMOKE_TOKENS if smoke() else TOKENS
 
 
 def _peak_mb() -> float:
@@ -52,11 +57,11 @@ def measure_ask(session) -> dict:
     from core.plugins.base import Request
 
     times = []
-    for _ in range(1 + WARM_ASKS):
+    for _ in range(1 + repeats(WARM_ASKS)):
         started = time.perf_counter()
         list(session.run(Request(question=QUESTION)))
         times.append((time.perf_counter() - started) * 1000)
-    return row("mrptui", 1, "ask_huge_unit", times, _peak_mb()) | {"first_ms": round(times[0], 1), "tokens": TOKENS}
+    return row("mrptui", 1, "ask_huge_unit", times, _peak_mb()) | {"first_ms": round(times[0], 1), "tokens": _tokens()}
 
 
 def measure_cancel(session) -> dict:
@@ -106,7 +111,9 @@ def _in_subprocess(function: str, kb: Path, cache: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def run() -> list[dict]:
+def rows() -> list[dict]:
+    """Both rows; `adversarial.py` adds them to `ask_adversarial` (named `rows`, not `run`, so the
+    benchmark runner does not take this module for a suite of its own)."""
     with tempfile.TemporaryDirectory() as folder:
         kb = Path(folder) / "kb"
         kb.mkdir()
@@ -118,5 +125,5 @@ def run() -> list[dict]:
 
 
 if __name__ == "__main__":
-    for line in run():
+    for line in rows():
         print(json.dumps(line))
