@@ -51,6 +51,14 @@ from mrptui import app as app_module
 
 fd = int(sys.argv[1])
 cls = app_module.ExplorerApp
+
+def _peak_kib():
+    # This image's own high-water mark: ru_maxrss would also count the parent's pages before exec.
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 original_display = cls._display
 original_run = cls.run
 
@@ -59,7 +67,7 @@ def _display(self, screen, update):
     if update is not None and type(screen).__name__ == "MainScreen" and not getattr(self, "_painted", False):
         update.render_segments(self.console)   # what a terminal driver would write
         self._painted = True
-        os.write(fd, b"painted %%d\n" %% resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        os.write(fd, b"painted %%d\n" %% _peak_kib())
         self.exit()
 
 def run(self, *args, **kwargs):

@@ -128,3 +128,15 @@ def test_nlp_benchmark_emits_tag_and_link_rows() -> None:
     rows = nlp.run(ops={"nlp_tag", "nlp_link"})
     assert {r["op"] for r in rows} == {"nlp_tag", "nlp_link"}
     assert all(r["n"] > 0 and 0 < r["median_ms"] <= r["p95_ms"] for r in rows)
+
+
+def test_first_paint_peak_is_the_childs_own_not_its_parents() -> None:
+    """A full run's process is large by the time it measures first paint; neither RUSAGE_CHILDREN
+    (every earlier child's maximum) nor the child's ru_maxrss (its pre-exec pages) may leak in."""
+    from benchmarks import tui
+
+    ballast = bytearray(600 * 2**20)
+    ballast[:: 4096] = b"\1" * len(ballast[:: 4096])  # resident, not just reserved
+    times, peak_mb = tui.first_paint_ms(1)
+    assert len(times) == 1 and 0 < peak_mb < 450
+    del ballast
