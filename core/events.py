@@ -93,6 +93,19 @@ class PlanStage(_Model):
     reasons: tuple[str, ...] = ()
 
 
+class AnswerDetail(_Model):
+    """How a short answer was found and checked (core/answer_types.py, core/support.py): the type
+    the question asks for, the lead taken from the cited sentence, whether the support check
+    passed and why not, the lexicon links and pronoun resolutions it relied on."""
+
+    answer_type: str
+    lead: str = ""
+    supported: bool = False
+    support: str = ""
+    links: tuple[str, ...] = ()
+    resolved: tuple[str, ...] = ()
+
+
 class AnswerPart(_Model):
     intent_index: int
     target: str
@@ -100,6 +113,7 @@ class AnswerPart(_Model):
     status: Literal["grounded", "weak", "no-context"]
     cited_ids: tuple[str, ...] = ()
     evidence_plugin: str | None = None
+    detail: AnswerDetail | None = None
 
 
 class _Event(_Model):

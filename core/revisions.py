@@ -81,6 +81,7 @@ def answer_event(revision: Revision) -> AnswerReady:
                 status=part.status,
                 cited_ids=cited,
                 evidence_plugin=part.evidence_plugin,
+                detail=part.answer.detail if part.answer else None,
             )
         )
     if not parts:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from core.cnl import split_sentences
+from core.events import AnswerDetail
 from core.intent_cues import QuestionCues
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, question_terms
 from core.text import STOPWORDS, tokenize
@@ -54,6 +55,7 @@ class Draft:
     cited: tuple[str, ...]
     method: str
     cannot_tell: str = ""
+    detail: AnswerDetail | None = None
 
 
 _WH_OPENERS = frozenset("what which who whom whose when where why how".split())

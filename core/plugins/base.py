@@ -13,6 +13,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from pydantic.alias_generators import to_camel
 
 from core.cancel import CallBudget, CancelToken
+from core.events import AnswerDetail
 from core.steering import Intervention
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
@@ -126,6 +127,7 @@ class GsResult:
     cited_ids: tuple[str, ...] = ()
     llm_calls: int = Field(default=0, ge=0)
     weak: bool = False
+    detail: AnswerDetail | None = None
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)

@@ -7,12 +7,15 @@ No word of an answer comes from this module except the connectives that join evi
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.plugins.passages import paragraph_units, question_terms
+from core.plugins.passages import Evidence, paragraph_units, question_terms
+from core.plugins.short_answer import SHORT_TYPES, short_draft
+from core.answer_types import expected_type
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -87,12 +90,19 @@ class SymbolicGoalSolver(GoalSolver):
         weakness = weakness_of(draft, cues, units, outcome)
         if weakness:
             return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
-        return GsResult(status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited)
+        return GsResult(
+            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail
+        )
 
 
 def _weak(draft: Draft, preface: str, why: str) -> GsResult:
     return GsResult(
-        status=Status.SUCCESS, reason=f"{WEAK_REASON}: {why}", answer=preface + draft.text, cited_ids=draft.cited, weak=True
+        status=Status.SUCCESS,
+        reason=f"{WEAK_REASON}: {why}",
+        answer=preface + draft.text,
+        cited_ids=draft.cited,
+        weak=True,
+        detail=draft.detail,
     )
 
 
@@ -132,6 +142,10 @@ def compose(
             return chain_answer(proof, lead="Yes")
         if proof is not None and form is not Form.YES_NO:
             return chain_answer(proof)
+    expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
+    if form in (Form.ENTITY, Form.CLAIMS) and act is not Act.IMPLEMENT and expected.type in SHORT_TYPES:
+        draft, detail = short_draft(question, question_terms(question, cues), expected, Evidence(units))
+        return replace(draft, detail=detail)
     drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:
         return drafted

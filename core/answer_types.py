@@ -1,0 +1,280 @@
+"""The type of answer a question asks for, and the spans of a sentence that are of that type.
+
+"Who …" asks for a person or organisation, "When …" / "In what year …" for a date or time, "Where
+…" / "Which country …" for a place, "How many …" for a number (with its unit: "how long" → "six
+minutes"), "Which/What X …" for an X, "Why …" for a reason; yes/no, list and comparison
+questions keep their own forms (core/plugins/answer_forms.py). Every rule reads general English:
+question words, the class nouns that name people, places and times, number and date shapes,
+tags (core/tagging.py) — never a word of a particular KB.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from core.tagging import Token, tag_text
+from core.text import tokenize
+
+
+class AnswerType(StrEnum):
+    PERSON = "person or organisation"
+    PLACE = "place"
+    DATE = "date or time"
+    NUMBER = "number"
+    KIND = "kind"
+    YES_NO = "yes/no"
+    LIST = "list"
+    REASON = "reason"
+    COMPARISON = "comparison"
+    MANNER = "manner"
+    THING = "thing"
+
+
+# Class nouns of general English: "which X" with X one of these asks for a person, a place or a time.
+_PERSON_NOUNS = frozenset(
+    """person people man men woman women who king queen emperor ruler leader president minister
+    author writer scientist inventor founder general commander officer member group organisation
+    organization company firm agency body team party family tribe dynasty army government church
+    institution university college school individual scholar philosopher artist poet composer""".split()
+)
+_PLACE_NOUNS = frozenset(
+    """place country city town village region area state province continent island river lake sea
+    ocean mountain location site capital port county district territory nation kingdom empire
+    where street building""".split()
+)
+_TIME_NOUNS = frozenset(
+    "year years date day days month century centuries decade era period time age season hour when".split()
+)
+_NUMBER_NOUNS = frozenset(
+    """number amount percentage percent proportion share population size cost price rate length
+    distance height weight temperature speed value total sum fraction ratio""".split()
+)
+_HOW_MEASURE = frozenset(
+    "many much long old far large big tall high deep wide often fast heavy small short".split()
+)
+_WH = frozenset("what which who whom whose when where why how".split())
+_YES_NO_OPENERS = frozenset(
+    "is are was were does do did can could will would has have had should may must shall".split()
+)
+_LIST_CUE = re.compile(r"^\s*(?:list|enumerate|name (?:all|every|the)\b)|\bwhat are (?:all )?the\b", re.IGNORECASE)
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_DATE = re.compile(
+    r"\b(?:(?:early|late|mid|the)[- ])?\d{1,2}(?:st|nd|rd|th)(?:[- ]century| and \d{1,2}(?:st|nd|rd|th) centuries)"
+    r"|\b(?:(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\.?(?: \d{1,2}(?:st|nd|rd|th)?)?,? (?:\d{3,4}))"
+    r"|\b(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\b(?: \d{1,2}\b)?"
+    r"|\b\d{3,4}s\b|\b(?:1\d{3}|20\d{2}|[1-9]\d{2})(?:\s?(?:BC|BCE|AD|CE)\b)?"
+    r"|\b\d{1,2}[:.]\d{2}(?:\s?[ap]\.?m\.?)?|\b\d{1,2}\s?[ap]\.?m\.?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the question asks for: the type, the class noun of "which X" (or the unit of "how
+    many X"), and the words of the question that said so ("what year" → date)."""
+
+    type: AnswerType
+    head: str = ""
+    cue: str = ""
+
+    def describe(self) -> str:
+        head = f" ({self.head})" if self.head else ""
+        return f"{self.type.value}{head}, from \"{self.cue}\"" if self.cue else f"{self.type.value}{head}"
+
+
+def expected_type(question: str, act_compare: bool = False) -> Expected:
+    """The type the wording asks for; "thing" (a noun phrase) when nothing narrower is said."""
+    tokens = [t for t in tag_text(question) if t.tag != "PUNCT"]
+    words = [t.word.lower() for t in tokens]
+    if not words:
+        return Expected(AnswerType.THING)
+    if _LIST_CUE.search(question):
+        return Expected(AnswerType.LIST, cue=_LIST_CUE.search(question).group().strip())
+    if words[0] in _YES_NO_OPENERS and " or " not in f" {question.lower()} ":
+        return Expected(AnswerType.YES_NO, cue=words[0])
+    if act_compare:
+        return Expected(AnswerType.COMPARISON)
+    at = next((i for i, w in enumerate(words) if w in _WH), None)
+    if at is None:
+        return Expected(AnswerType.THING)
+    wh, rest = words[at], words[at + 1 :]
+    after = rest[0] if rest else ""
+    if wh in ("who", "whom", "whose"):
+        return Expected(AnswerType.PERSON, cue=wh)
+    if wh == "when":
+        return Expected(AnswerType.DATE, cue=wh)
+    if wh == "where":
+        return Expected(AnswerType.PLACE, cue=wh)
+    if wh == "why":
+        return Expected(AnswerType.REASON, cue=wh)
+    if wh == "how":
+        if after in _HOW_MEASURE:
+            head = _noun_after(tokens, at + 2) if after in ("many", "much") else ""
+            return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}")
+        return Expected(AnswerType.MANNER, cue="how")
+    head = _noun_after(tokens, at + 1)
+    if not head:
+        return Expected(AnswerType.THING, cue=wh)
+    return _by_class(head, f"{wh} {head}")
+
+
+def _by_class(head: str, cue: str) -> Expected:
+    lower = head.lower().split()[-1]
+    if lower in _PERSON_NOUNS:
+        return Expected(AnswerType.PERSON, head, cue)
+    if lower in _PLACE_NOUNS:
+        return Expected(AnswerType.PLACE, head, cue)
+    if lower in _TIME_NOUNS:
+        return Expected(AnswerType.DATE, head, cue)
+    if lower in _NUMBER_NOUNS:
+        return Expected(AnswerType.NUMBER, head, cue)
+    return Expected(AnswerType.KIND, head, cue)
+
+
+def _noun_after(tokens: Sequence[Token], start: int) -> str:
+    """The noun run right after the question word ("what type of" → type), skipping adjectives
+    tagged as nouns is beyond a shape tagger, so the run's last word is the head."""
+    run = []
+    for token in tokens[start:]:
+        if token.tag in ("NOUN", "PROPN", "ADJ") and not run and token.word.lower() in _YES_NO_OPENERS:
+            break
+        if token.tag in ("NOUN", "ADJ"):
+            run.append(token.word)
+            continue
+        break
+    return run[-1] if run else ""
+
+
+# --- spans of a sentence -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    first: int  # token index
+    last: int
+
+
+def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[Span]:
+    """Spans of the sentence that are of the expected type, in sentence order."""
+    kind = expected.type
+    if kind is AnswerType.DATE:
+        return _regex_spans(_DATE, tokens, text)
+    if kind is AnswerType.NUMBER:
+        return _number_spans(tokens, text, bare=bool(expected.head))
+    if kind in (AnswerType.PERSON, AnswerType.PLACE):
+        return name_spans(tokens, text)
+    if kind is AnswerType.REASON:
+        return _reason_spans(tokens, text)
+    if kind is AnswerType.MANNER:
+        return _after_spans(tokens, text, ("by", "through", "using", "with", "via")) or noun_phrases(tokens, text)
+    if kind is AnswerType.KIND:
+        names = name_spans(tokens, text)
+        phrases = noun_phrases(tokens, text)
+        head = set(tokenize(expected.head))
+        own = [p for p in phrases if head & set(tokenize(p.text))]
+        return own + names + [p for p in phrases if p not in own]
+    return noun_phrases(tokens, text)
+
+
+def _slice(tokens: Sequence[Token], text: str, first: int, last: int) -> Span:
+    return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _regex_spans(pattern: re.Pattern[str], tokens: Sequence[Token], text: str) -> list[Span]:
+    spans = []
+    for match in pattern.finditer(text):
+        inside = [i for i, t in enumerate(tokens) if t.start >= match.start() and t.end <= match.end()]
+        if inside:
+            spans.append(Span(match.group(), inside[0], inside[-1]))
+    return spans
+
+
+def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
+    """A number run with its unit (the noun after it) unless the question names the unit."""
+    spans, i = [], 0
+    while i < len(tokens):
+        if tokens[i].tag != "NUM":
+            i += 1
+            continue
+        first = i
+        if first > 0 and tokens[first - 1].word in "$£€":
+            first -= 1
+        while i + 1 < len(tokens) and tokens[i + 1].tag == "NUM":
+            i += 1
+        last = i
+        if not bare and i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN":
+            last = i + 1
+        spans.append(_slice(tokens, text, first, last))
+        i += 1
+    return spans
+
+
+def name_spans(tokens: Sequence[Token], text: str) -> list[Span]:
+    """Runs of proper nouns, joined across "of" ("Duchy of Normandy")."""
+    spans, i = [], 0
+    while i < len(tokens):
+        if tokens[i].tag != "PROPN":
+            i += 1
+            continue
+        first = i
+        while i + 1 < len(tokens) and (
+            tokens[i + 1].tag == "PROPN"
+            or (tokens[i + 1].word == "of" and i + 2 < len(tokens) and tokens[i + 2].tag == "PROPN")
+        ):
+            i += 1
+        spans.append(_slice(tokens, text, first, i))
+        i += 1
+    return spans
+
+
+_NP_TAGS = frozenset(("ADJ", "NOUN", "PROPN", "NUM"))
+
+
+def noun_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
+    """Maximal runs of nouns, adjectives, names and numbers, after an optional determiner."""
+    spans, i = [], 0
+    while i < len(tokens):
+        if tokens[i].tag not in _NP_TAGS:
+            i += 1
+            continue
+        first = i
+        while i + 1 < len(tokens) and tokens[i + 1].tag in _NP_TAGS:
+            i += 1
+        spans.append(_slice(tokens, text, first, i))
+        i += 1
+    return spans
+
+
+def _after_spans(tokens: Sequence[Token], text: str, markers: Sequence[str]) -> list[Span]:
+    """What follows a marker word up to the next punctuation ("by | sending troops")."""
+    spans = []
+    for i, token in enumerate(tokens):
+        if token.word.lower() in markers and i + 1 < len(tokens):
+            end = next((j - 1 for j in range(i + 1, len(tokens)) if tokens[j].tag == "PUNCT"), len(tokens) - 1)
+            if end > i:
+                spans.append(_slice(tokens, text, i + 1, end))
+    return spans
+
+
+_REASON_MARKERS = ("because", "since", "as", "due", "owing", "so")
+
+
+def _reason_spans(tokens: Sequence[Token], text: str) -> list[Span]:
+    spans = []
+    for i, token in enumerate(tokens):
+        word = token.word.lower()
+        if word in ("because", "due", "owing") or (word == "to" and i > 0 and tokens[i - 1].word.lower() == "order"):
+            start = i + 1
+            while start < len(tokens) and tokens[start].word.lower() in ("of", "to"):
+                start += 1
+            end = next((j - 1 for j in range(start, len(tokens)) if tokens[j].word in ".;"), len(tokens) - 1)
+            if end >= start:
+                spans.append(_slice(tokens, text, start, end))
+    return spans

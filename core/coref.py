@@ -1,0 +1,58 @@
+"""Pronouns and "the company"-style references resolved to the nearest compatible named antecedent.
+
+A sentence saying "He cleared the strainer" answers "Who cleared the strainer?" only once "He" is
+the "Olu" of a sentence before; "Their daughter" is someone's daughter only once "Their" is
+named. The antecedent is the nearest name (a run of proper nouns) before the reference in the
+same sentence, else in the sentences given as context (the same unit or the one before), nearest
+first. Compatibility is what English marks: "he"/"she" name one person (not a name of several
+words joined by "of" such as "Duchy of Normandy"), "it" names one thing, "they" anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.answer_types import Span, name_spans
+from core.tagging import Token, tag_text
+
+_PERSONAL = frozenset("he him his she her hers".split())
+_NEUTER = frozenset("it its".split())
+_PLURAL = frozenset("they them their theirs".split())
+# "the company", "the group": a definite class noun standing for a name said before.
+_REFERRING_NOUNS = frozenset(
+    "company firm group organisation organization team city country town family band party agency".split()
+)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    reference: str
+    antecedent: str
+
+    def __str__(self) -> str:
+        return f"{self.reference} \u2192 {self.antecedent}"
+
+
+def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[int, Resolution]:
+    """Token index of each resolvable reference in the sentence → its antecedent."""
+    found: dict[int, Resolution] = {}
+    earlier = [(name_spans(tag_text(line), line)) for line in context]
+    for index, token in enumerate(tokens):
+        lower = token.word.lower()
+        referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in _REFERRING_NOUNS
+        if lower not in _PERSONAL | _NEUTER | _PLURAL and not referring:
+            continue
+        here = [s for s in name_spans(tokens, text) if s.last < index]
+        candidates = list(reversed(here)) + [s for spans in reversed(earlier) for s in reversed(spans)]
+        match = next((s for s in candidates if _compatible(lower, s)), None)
+        if match is not None:
+            reference = f"the {token.word}" if referring else token.word
+            found[index] = Resolution(reference, match.text)
+    return found
+
+
+def _compatible(reference: str, name: Span) -> bool:
+    if reference in _PERSONAL:
+        return " of " not in f" {name.text} " and len(name.text.split()) <= 3
+    return True

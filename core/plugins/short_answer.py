@@ -1,0 +1,160 @@
+"""Short answers of the asked type for gs-symbolic: the lead is a span of a cited sentence, then
+"because:" and the sentence; when the support check (core/support.py) fails, the draft says it
+cannot tell and quotes the closest evidence instead.
+
+The sentence is the kept evidence's sentence covering most of the question's focus terms (its
+pronouns resolved, core/coref.py), then the best-ranked; the lead is the span of the expected
+type (core/answer_types.py) nearest the words it shares with the question, never one the
+question itself says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.answer_types import AnswerType, Expected, Span, typed_spans
+from core.coref import Resolution, resolve
+from core.events import AnswerDetail
+from core.plugins.answer_forms import Draft
+from core.plugins.passages import Evidence, Sentence, Term
+from core.support import Support, check, coverage
+from core.tagging import Token, tag_text
+from core.text import tokenize
+
+# The types whose lead is a span of a sentence; yes/no, lists, reasons and comparisons keep
+# their own forms (core/plugins/answer_forms.py).
+SHORT_TYPES = frozenset(
+    (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER, AnswerType.KIND, AnswerType.THING, AnswerType.MANNER)
+)
+# Sentences read (in rank order) for the one that best covers the question, at most.
+MAX_SENTENCES = 40
+# Sentences of the best coverage tried for a span of the expected type, at most.
+MAX_TRIED = 3
+# Sentences before the cited one read for a reference's antecedent (the same unit or the one before).
+_CONTEXT_BEFORE = 2
+
+
+@dataclass(frozen=True)
+class _Reading:
+    sentence: Sentence
+    tokens: list[Token]
+    resolved: dict[int, Resolution]
+    covered: int
+    rank: int
+
+
+def short_draft(question: str, terms: Sequence[Term], expected: Expected, evidence: Evidence) -> tuple[Draft, AnswerDetail]:
+    """The typed lead with its sentence when supported, else a "cannot tell" draft."""
+    asked = tag_text(question)
+    required = [t for t in terms if not _is_head(t, expected)]
+    readings = _readings(required, evidence)
+    best: tuple[_Reading, Span | None, Support] | None = None
+    for reading in readings[:MAX_TRIED]:
+        lead = _lead(reading, asked, required, expected)
+        support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
+        if support.passed:
+            return _grounded(reading, lead, support, expected)
+        if best is None:
+            best = (reading, lead, support)
+    if best is None:
+        detail = AnswerDetail(answer_type=expected.describe(), support="failed: no kept sentence to read")
+        return Draft("cannot tell from the evidence: no kept sentence.", (), "typed lead: no sentence", "no sentence"), detail
+    return _cannot_tell(question, expected, *best)
+
+
+def _is_head(term: Term, expected: Expected) -> bool:
+    """The class noun of "which X" names the answer's kind; the sentence need not repeat it."""
+    return bool(expected.head) and set(term.stems) <= set(tokenize(expected.head))
+
+
+def _readings(terms: Sequence[Term], evidence: Evidence) -> list[_Reading]:
+    readings = []
+    for rank, sentence in enumerate(evidence.ranked()):
+        if rank >= MAX_SENTENCES:
+            break
+        tokens = tag_text(sentence.text)
+        earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
+        resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
+        words = [t.word for t in tokens] + [r.antecedent for r in resolved.values()]
+        covered, _, _ = coverage(terms, words)
+        readings.append(_Reading(sentence, tokens, resolved, len(covered), rank))
+    readings.sort(key=lambda r: (-r.covered, r.rank))
+    return readings
+
+
+def _antecedent_words(reading: _Reading) -> list[str]:
+    return [r.antecedent for r in reading.resolved.values()]
+
+
+def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
+    """The typed span nearest the sentence's words that the question also says; a span made only
+    of the question's words is no answer."""
+    asked_stems = {s for t in asked for s in tokenize(t.word)}
+    term_stems = {s for term in terms for s in term.stems}
+    tokens = reading.tokens
+    hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
+    best, best_key = None, None
+    for span in typed_spans(tokens, reading.sentence.text, expected):
+        own = [s for t in tokens[span.first : span.last + 1] for s in tokenize(t.word)]
+        if not own or all(s in asked_stems for s in own):
+            continue
+        span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
+        distance = min((min(abs(h - span.first), abs(h - span.last)) for h in hits), default=len(tokens))
+        key = (distance, span.first)
+        if best_key is None or key < best_key:
+            best, best_key = span, key
+    if best is not None and best.first == best.last and best.first in reading.resolved:
+        # The lead is a pronoun ("He"): answer with the name it stands for.
+        return Span(reading.resolved[best.first].antecedent, best.first, best.last)
+    return best
+
+
+def _trimmed(span: Span, tokens: Sequence[Token], asked: set[str], text: str) -> Span:
+    """The span without the question's own words at its edges ("the river Rhine" asked "which river")."""
+    first, last = span.first, span.last
+    while first < last and (set(tokenize(tokens[first].word)) <= asked):
+        first += 1
+    while last > first and (set(tokenize(tokens[last].word)) <= asked):
+        last -= 1
+    if (first, last) == (span.first, span.last):
+        return span
+    return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _detail(expected: Expected, lead: str, support: Support, reading: _Reading) -> AnswerDetail:
+    return AnswerDetail(
+        answer_type=expected.describe(),
+        lead=lead,
+        supported=support.passed,
+        support=support.summary(),
+        links=support.links,
+        resolved=tuple(str(r) for r in reading.resolved.values()),
+    )
+
+
+def _grounded(reading: _Reading, lead: Span, support: Support, expected: Expected) -> tuple[Draft, AnswerDetail]:
+    sentence = reading.sentence
+    text = f"{lead.text}, because: {sentence.cited()}"
+    if reading.resolved:
+        text += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
+    method = f"{expected.type.value} lead from {sentence.unit.id}; support {support.summary()}"
+    return Draft(text, (sentence.unit.id,), method), _detail(expected, lead.text, support, reading)
+
+
+def _cannot_tell(
+    question: str, expected: Expected, reading: _Reading, lead: Span | None, support: Support
+) -> tuple[Draft, AnswerDetail]:
+    asked = " ".join(question.split()).rstrip("?")
+    why = "; ".join(support.reasons)
+    text = (
+        f"cannot tell from the evidence {_what(expected)} answers \"{asked}?\" ({why}). "
+        f"The closest evidence says: {reading.sentence.cited()}"
+    )
+    draft = Draft(text, (reading.sentence.unit.id,), f"typed lead unsupported: {why}", cannot_tell=why)
+    return draft, _detail(expected, lead.text if lead else "", support, reading)
+
+
+def _what(expected: Expected) -> str:
+    kind = expected.head if expected.type is AnswerType.KIND and expected.head else expected.type.value
+    return f"which {kind}"

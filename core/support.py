@@ -1,0 +1,142 @@
+"""The support check shared by gs-symbolic and val-grounded: does the cited sentence say the lead
+answers the question?
+
+It passes when (1) the sentence, with its references resolved (core/coref.py), covers the
+question's focus terms — as written, as an inflection, or through a lexicon link that is shown;
+(2) a lead of the expected type was found (core/answer_types.py) and it is not a word of the
+question; (3) no negation in the sentence flips what the question asks (or the reverse); (4) the
+relation holds in the asked direction: asked "Who did X beat?", a sentence where the lead beat X
+does not answer. Otherwise the answer is weak and says it cannot tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from core.answer_types import AnswerType, Expected, Span
+from core.plugins.passages import Term
+from core.tagging import Token
+from core.text import tokenize
+
+# A question naming this many focus terms or more may leave one of them unsaid by the sentence:
+# the question paraphrases (a place named in the heading, a date in the sentence before).
+LENIENT_FROM_TERMS = 4
+_NEGATIONS = frozenset("not n't no never none neither nor without cannot nobody nothing".split())
+_WH_SUBJECT_NEXT = frozenset(("VERB", "NOUN", "AUX"))
+
+
+@dataclass(frozen=True)
+class Support:
+    passed: bool
+    reasons: tuple[str, ...] = ()
+    covered: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        terms = f"covers {len(self.covered)} of {len(self.covered) + len(self.missing)} focus terms"
+        missing = f" (missing: {', '.join(self.missing)})" if self.missing else ""
+        verdict = "passed" if self.passed else "failed: " + "; ".join(self.reasons)
+        return f"{verdict}; {terms}{missing}"
+
+
+@lru_cache(maxsize=1)
+def _lexicon():
+    """The WordNet-derived lexicon of core/nlp (issue 24 part 4), when it is installed."""
+    try:
+        from core.nlp.lexicon import lexicon
+    except ImportError:
+        return None
+    return lexicon()
+
+
+def coverage(terms: Sequence[Term], words: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
+    """Covered and missing term words, and the lexicon links that covered some of them."""
+    seen = {s for word in words for s in tokenize(word)}
+    covered, missing, links = [], [], []
+    lex = _lexicon()
+    for term in terms:
+        if term.found_in(seen):
+            covered.append(term.word)
+            continue
+        link = _linked(lex, term, words) if lex is not None else None
+        if link is not None:
+            covered.append(term.word)
+            links.append(link)
+        else:
+            missing.append(term.word)
+    return covered, missing, links
+
+
+def _linked(lex, term: Term, words: Sequence[str]) -> str | None:
+    if term.is_name:
+        return None
+    for word in dict.fromkeys(w.lower() for w in words):
+        link = lex.link(term.word, word)
+        if link is not None:
+            return f"{term.word} \u2248 {word}: {link.via}"
+    return None
+
+
+def negated(tokens: Sequence[Token]) -> bool:
+    return any(t.word.lower() in _NEGATIONS for t in tokens)
+
+
+def check(
+    question: Sequence[Token],
+    terms: Sequence[Term],
+    expected: Expected,
+    sentence: Sequence[Token],
+    lead: Span | None,
+    context_words: Sequence[str] = (),
+) -> Support:
+    """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
+    the sentence's references, which count as said by it)."""
+    words = [t.word for t in sentence] + list(context_words)
+    covered, missing, links = coverage(terms, words)
+    reasons = []
+    allowed = 1 if len(terms) >= LENIENT_FROM_TERMS else 0
+    if len(missing) > allowed:
+        reasons.append(f"the sentence does not say: {', '.join(missing)}")
+    if lead is None:
+        reasons.append(f"no {expected.type.value} in the sentence")
+    elif _asked_words(lead, sentence, question):
+        reasons.append(f"the lead \"{lead.text}\" only repeats the question")
+    if negated(sentence) != negated(question):
+        side = "sentence" if negated(sentence) else "question"
+        reasons.append(f"only the {side} is negated")
+    if lead is not None and _reversed(question, terms, sentence, lead):
+        reasons.append("the sentence states the relation in the other direction")
+    return Support(not reasons, tuple(reasons), tuple(covered), tuple(missing), tuple(links))
+
+
+def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token]) -> bool:
+    asked = {s for t in question for s in tokenize(t.word)}
+    own = [s for t in sentence[lead.first : lead.last + 1] for s in tokenize(t.word)]
+    return not own or all(s in asked for s in own)
+
+
+def _reversed(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], lead: Span) -> bool:
+    """Asked "Who/What did X <verb>?", X is the verb's subject and the answer its object; asked
+    "Who/What <verb>ed X?", the answer is the subject. In an active sentence (no "by" between the
+    verb and the lead) the subject stands before the verb: a lead on the subject's side of a
+    shared verb, with X on the other, answers the reverse question."""
+    words = [t.word.lower() for t in question]
+    at = next((i for i, w in enumerate(words) if w in ("who", "whom", "what", "which")), None)
+    if at is None or at + 1 >= len(question):
+        return False
+    subject_asked = question[at + 1].tag in ("VERB",) and words[at + 1].endswith("ed")
+    verbs = [t for t in question[at + 1 :] if t.tag == "VERB"]
+    if not verbs:
+        return False
+    verb_stems = set(tokenize(verbs[-1].word))
+    position = next((i for i, t in enumerate(sentence) if set(tokenize(t.word)) & verb_stems), None)
+    if position is None:
+        return False
+    between = sentence[min(position, lead.first) : max(position, lead.last)]
+    if any(t.word.lower() == "by" for t in between) or any(t.tag == "AUX" for t in sentence[max(0, position - 2) : position]):
+        return False  # passive or auxiliary-led: the order says nothing
+    lead_before = lead.last < position
+    return lead_before != subject_asked
