@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from core.tagging import Token, tag_text
@@ -55,6 +55,7 @@ _NUMBER_NOUNS = frozenset(
 _HOW_MEASURE = frozenset(
     "many much long old far large big tall high deep wide often fast heavy small short".split()
 )
+_SORT_NOUNS = frozenset("type kind sort form class category".split())
 _WH = frozenset("what which who whom whose when where why how".split())
 _YES_NO_OPENERS = frozenset(
     "is are was were does do did can could will would has have had should may must shall".split()
@@ -82,6 +83,9 @@ class Expected:
     type: AnswerType
     head: str = ""
     cue: str = ""
+    # Words of the question that only shape the answer ("how *many*", "what *type* of"): the
+    # evidence need not say them.
+    form_words: tuple[str, ...] = ()
 
     def describe(self) -> str:
         head = f" ({self.head})" if self.head else ""
@@ -116,11 +120,16 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
     if wh == "how":
         if after in _HOW_MEASURE:
             head = _noun_after(tokens, at + 2) if after in ("many", "much") else ""
-            return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}")
+            return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
     head = _noun_after(tokens, at + 1)
     if not head:
         return Expected(AnswerType.THING, cue=wh)
+    if head.lower() in _SORT_NOUNS and at + 3 < len(words) and words[at + 2] == "of":
+        # "what type of revolution" asks for a revolution.
+        inner = _noun_after(tokens, at + 3)
+        if inner:
+            return replace(_by_class(inner, f"{wh} {head} of {inner}"), form_words=(head,))
     return _by_class(head, f"{wh} {head}")
 
 

@@ -24,7 +24,9 @@ from core.text import tokenize
 # the question paraphrases (a place named in the heading, a date in the sentence before).
 LENIENT_FROM_TERMS = 4
 _NEGATIONS = frozenset("not n't no never none neither nor without cannot nobody nothing".split())
-_WH_SUBJECT_NEXT = frozenset(("VERB", "NOUN", "AUX"))
+# A negation this many words before the first word the answer rests on still governs it ("did not
+# at first agree").
+_NEGATION_REACH = 3
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,20 @@ def negated(tokens: Sequence[Token]) -> bool:
     return any(t.word.lower() in _NEGATIONS for t in tokens)
 
 
+def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span | None) -> bool:
+    """A negation among the words the answer rests on: from a few words before the first of the
+    question's words (or the lead) to the last of them. A "not" in another clause of a long
+    sentence says nothing about this one."""
+    stems = {s for term in terms for s in term.stems}
+    at = [i for i, t in enumerate(sentence) if set(tokenize(t.word)) & stems]
+    if lead is not None:
+        at += [lead.first, lead.last]
+    if not at:
+        return negated(sentence)
+    start, end = max(0, min(at) - _NEGATION_REACH), max(at) + 1
+    return negated(sentence[start:end])
+
+
 def check(
     question: Sequence[Token],
     terms: Sequence[Term],
@@ -104,8 +120,9 @@ def check(
         reasons.append(f"no {expected.type.value} in the sentence")
     elif _asked_words(lead, sentence, question):
         reasons.append(f"the lead \"{lead.text}\" only repeats the question")
-    if negated(sentence) != negated(question):
-        side = "sentence" if negated(sentence) else "question"
+    said = _negated_near(sentence, terms, lead)
+    if said != negated(question):
+        side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
     if lead is not None and _reversed(question, terms, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")

@@ -21,6 +21,7 @@ from core.plugins.passages import Evidence, Sentence, Term
 from core.support import Support, check, coverage
 from core.tagging import Token, tag_text
 from core.text import tokenize
+from core.units import KnowledgeUnit
 
 # The types whose lead is a span of a sentence; yes/no, lists, reasons and comparisons keep
 # their own forms (core/plugins/answer_forms.py).
@@ -44,11 +45,14 @@ class _Reading:
     rank: int
 
 
-def short_draft(question: str, terms: Sequence[Term], expected: Expected, evidence: Evidence) -> tuple[Draft, AnswerDetail]:
-    """The typed lead with its sentence when supported, else a "cannot tell" draft."""
+def short_draft(
+    question: str, terms: Sequence[Term], expected: Expected, kept: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+) -> tuple[Draft, AnswerDetail]:
+    """The typed lead with its sentence when supported, else a "cannot tell" draft. Leads come
+    from the kept units; `context` (the rest of their paragraphs) is read only for antecedents."""
     asked = tag_text(question)
     required = [t for t in terms if not _is_head(t, expected)]
-    readings = _readings(required, evidence)
+    readings = _readings(required, Evidence([*kept, *context]), {unit.id for unit in kept})
     best: tuple[_Reading, Span | None, Support] | None = None
     for reading in readings[:MAX_TRIED]:
         lead = _lead(reading, asked, required, expected)
@@ -64,13 +68,15 @@ def short_draft(question: str, terms: Sequence[Term], expected: Expected, eviden
 
 
 def _is_head(term: Term, expected: Expected) -> bool:
-    """The class noun of "which X" names the answer's kind; the sentence need not repeat it."""
-    return bool(expected.head) and set(term.stems) <= set(tokenize(expected.head))
+    """The class noun of "which X" names the answer's kind, and form words shape it; the sentence
+    need not repeat them."""
+    shaping = {s for word in (expected.head, *expected.form_words) for s in tokenize(word)}
+    return bool(shaping) and set(term.stems) <= shaping
 
 
-def _readings(terms: Sequence[Term], evidence: Evidence) -> list[_Reading]:
+def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list[_Reading]:
     readings = []
-    for rank, sentence in enumerate(evidence.ranked()):
+    for rank, sentence in enumerate(s for s in evidence.ranked() if s.unit.id in kept):
         if rank >= MAX_SENTENCES:
             break
         tokens = tag_text(sentence.text)

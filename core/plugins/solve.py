@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.plugins.passages import Evidence, paragraph_units, question_terms
+from core.plugins.passages import paragraph_units, question_terms
 from core.plugins.short_answer import SHORT_TYPES, short_draft
 from core.answer_types import expected_type
 from core.plugins.base import (
@@ -144,7 +144,7 @@ def compose(
             return chain_answer(proof)
     expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
     if form in (Form.ENTITY, Form.CLAIMS) and act is not Act.IMPLEMENT and expected.type in SHORT_TYPES:
-        draft, detail = short_draft(question, question_terms(question, cues), expected, Evidence(units))
+        draft, detail = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         return replace(draft, detail=detail)
     drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:

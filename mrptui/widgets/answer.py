@@ -10,6 +10,7 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from core.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
@@ -21,6 +22,12 @@ def answer_markdown(state: ViewState) -> str:
     if answer is None:
         return ""
     lines = [f"# {state.question}", "", f"**Status:** {answer.status}", "", answer.answer, ""]
+    detail = answer.parts[0].detail if len(answer.parts) == 1 else None
+    if detail is not None:
+        lines += [f"**Type:** {detail.answer_type}  ", f"**Lead:** {detail.lead or '(none)'}  ",
+                  f"**Support:** {detail.support}", ""]
+        lines += [f"- link: {link}" for link in detail.links] + [f"- reference: {ref}" for ref in detail.resolved]
+        lines += [""] if detail.links or detail.resolved else []
     if len(answer.parts) > 1:
         for part in answer.parts:
             lines += [f"## {part.target} ({part.status})", "", part.answer, ""]
@@ -30,6 +37,21 @@ def answer_markdown(state: ViewState) -> str:
         lines += [f"{n}. `{cid}`" for n, cid in enumerate(answer.evidence_ids, start=1)]
         lines.append("")
     return "\n".join(lines)
+
+
+def detail_lines(detail: AnswerDetail | None) -> list[str]:
+    """How the short answer was found: the asked type, the lead, the support check and the
+    lexicon links and references it relied on."""
+    if detail is None:
+        return []
+    lines = ["", f"[$foreground-muted]type:[/] {escape(detail.answer_type)}"]
+    if detail.lead:
+        lines.append(f"[$foreground-muted]lead:[/] [b]{escape(detail.lead)}[/b]")
+    check_sym, check_tone = status_symbol("accepted" if detail.supported else "rejected")
+    lines.append(f"[$foreground-muted]support:[/] {tone_markup(check_sym, check_tone)} {escape(detail.support)}")
+    lines += [f"[$foreground-muted]link:[/] {escape(link)}" for link in detail.links]
+    lines += [f"[$foreground-muted]reference:[/] {escape(ref)}" for ref in detail.resolved]
+    return lines
 
 
 def render_answer(state: ViewState) -> str:
@@ -42,11 +64,13 @@ def render_answer(state: ViewState) -> str:
         return "[$foreground-muted]⋯ no answer yet[/]"
     symbol, tone = status_symbol(answer.status)
     lines = [tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone), "", escape(answer.answer)]
+    if len(answer.parts) == 1:
+        lines += detail_lines(answer.parts[0].detail)
     if len(answer.parts) > 1:
         for part in answer.parts:
             psym, ptone = status_symbol(part.status)
             lines += ["", f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
-                      escape(part.answer)]
+                      escape(part.answer), *detail_lines(part.detail)]
     for validation in state.validations:
         vsym, vtone = status_symbol(validation.status)
         reason = f": {escape(validation.reason)}" if validation.reason else ""
