@@ -5,7 +5,7 @@
 minutes"), "Which/What X …" for an X, "Why …" for a reason; yes/no, list and comparison
 questions keep their own forms (core/plugins/answer_forms.py). Every rule reads general English:
 question words, the class nouns that name people, places and times, number and date shapes,
-tags (core/tagging.py) — never a word of a particular KB.
+UPOS tags and noun-phrase chunks (core/tagging.py, core/nlp) — never a word of a particular KB.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from core.nlp.chunk import noun_phrases as chunk_spans
 from core.tagging import Token, tag_text
 from core.text import tokenize
 
@@ -123,6 +124,9 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
             return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
     head = _noun_after(tokens, at + 1)
+    if not head and at + 2 < len(words) and tokens[at + 1].tag == "AUX" and words[at + 2] == "the":
+        # "What is the famous rock near …?" asks for a rock.
+        head = _noun_after(tokens, at + 3)
     if not head:
         return Expected(AnswerType.THING, cue=wh)
     if head.lower() in _SORT_NOUNS and at + 3 < len(words) and words[at + 2] == "of":
@@ -147,17 +151,15 @@ def _by_class(head: str, cue: str) -> Expected:
 
 
 def _noun_after(tokens: Sequence[Token], start: int) -> str:
-    """The noun run right after the question word ("what type of" → type), skipping adjectives
-    tagged as nouns is beyond a shape tagger, so the run's last word is the head."""
-    run = []
+    """The head of the noun phrase right after the question word ("what German poet" → poet):
+    the last common noun of the run of adjectives and nouns; "" when a name or a verb follows."""
+    head = ""
     for token in tokens[start:]:
-        if token.tag in ("NOUN", "PROPN", "ADJ") and not run and token.word.lower() in _YES_NO_OPENERS:
+        if token.tag == "NOUN":
+            head = token.word
+        elif token.tag != "ADJ":
             break
-        if token.tag in ("NOUN", "ADJ"):
-            run.append(token.word)
-            continue
-        break
-    return run[-1] if run else ""
+    return head
 
 
 # --- spans of a sentence -----------------------------------------------------------------------
@@ -176,9 +178,11 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.DATE:
         return _regex_spans(_DATE, tokens, text)
     if kind is AnswerType.NUMBER:
-        return _number_spans(tokens, text, bare=bool(expected.head))
-    if kind in (AnswerType.PERSON, AnswerType.PLACE):
+        return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, expected)
+    if kind is AnswerType.PLACE:
         return name_spans(tokens, text)
+    if kind is AnswerType.PERSON:
+        return _agents(name_spans(tokens, text), tokens, text)
     if kind is AnswerType.REASON:
         return _reason_spans(tokens, text)
     if kind is AnswerType.MANNER:
@@ -190,6 +194,30 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
         own = [p for p in phrases if head & set(tokenize(p.text))]
         return own + names + [p for p in phrases if p not in own]
     return noun_phrases(tokens, text)
+
+
+# A name after one of these is a place or a time, not who did something.
+_PLACE_PREPOSITIONS = frozenset("in at near into from across throughout inside outside around within to".split())
+_YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
+_PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
+
+
+def _agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
+    """Names that can be a person or an organisation: not after a place preposition, not a date."""
+    dates = _regex_spans(_DATE, tokens, text)
+    return [
+        span for span in names
+        if not (span.first > 0 and tokens[span.first - 1].word.lower() in _PLACE_PREPOSITIONS)
+        and not any(d.first <= span.first <= d.last for d in dates)
+    ]
+
+
+def _quantities(numbers: list[Span], tokens: Sequence[Token], expected: Expected) -> list[Span]:
+    """A year is not a quantity; asked for a percentage, only a percentage is."""
+    spans = [s for s in numbers if not (s.first == s.last and _YEAR.match(tokens[s.first].word))]
+    if expected.head.lower() in _PERCENT_HEADS:
+        spans = [s for s in spans if "%" in s.text or "percent" in s.text.lower()]
+    return spans
 
 
 def _slice(tokens: Sequence[Token], text: str, first: int, last: int) -> Span:
@@ -218,7 +246,9 @@ def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
         while i + 1 < len(tokens) and tokens[i + 1].tag == "NUM":
             i += 1
         last = i
-        if not bare and i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN":
+        if i + 1 < len(tokens) and tokens[i + 1].word in ("%", "percent", "per cent"):
+            last = i + 1
+        elif not bare and i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN":
             last = i + 1
         spans.append(_slice(tokens, text, first, last))
         i += 1
@@ -226,39 +256,44 @@ def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
 
 
 def name_spans(tokens: Sequence[Token], text: str) -> list[Span]:
-    """Runs of proper nouns, joined across "of" ("Duchy of Normandy")."""
+    """Runs of name words, joined across "of" / "of the" / "the" between two of them ("Duchy of
+    Normandy", "Edward the Confessor"). A name word is a proper noun, or a capitalised noun or
+    adjective past the sentence's first word (the tagger misses some names)."""
+    named = [_is_name(tokens, i) for i in range(len(tokens))]
     spans, i = [], 0
     while i < len(tokens):
-        if tokens[i].tag != "PROPN":
+        if not named[i]:
             i += 1
             continue
         first = i
-        while i + 1 < len(tokens) and (
-            tokens[i + 1].tag == "PROPN"
-            or (tokens[i + 1].word == "of" and i + 2 < len(tokens) and tokens[i + 2].tag == "PROPN")
-        ):
-            i += 1
+        while True:
+            if i + 1 < len(tokens) and named[i + 1]:
+                i += 1
+                continue
+            gap = next((n for n in (1, 2) if i + n + 1 < len(tokens) and named[i + n + 1]
+                        and " ".join(t.word.lower() for t in tokens[i + 1 : i + n + 1]) in _NAME_JOINERS), None)
+            if gap is None:
+                break
+            i += gap + 1
         spans.append(_slice(tokens, text, first, i))
         i += 1
     return spans
 
 
-_NP_TAGS = frozenset(("ADJ", "NOUN", "PROPN", "NUM"))
+_NAME_JOINERS = frozenset(("of", "of the", "the", "de", "von", "van", "da", "di"))
+
+
+def _is_name(tokens: Sequence[Token], index: int) -> bool:
+    token = tokens[index]
+    if token.tag == "PROPN":
+        return token.word[:1].isupper() or any(ch.isdigit() for ch in token.word)
+    return index > 0 and token.tag in ("NOUN", "ADJ") and token.word[:1].isupper()
 
 
 def noun_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
-    """Maximal runs of nouns, adjectives, names and numbers, after an optional determiner."""
-    spans, i = [], 0
-    while i < len(tokens):
-        if tokens[i].tag not in _NP_TAGS:
-            i += 1
-            continue
-        first = i
-        while i + 1 < len(tokens) and tokens[i + 1].tag in _NP_TAGS:
-            i += 1
-        spans.append(_slice(tokens, text, first, i))
-        i += 1
-    return spans
+    """The sentence's noun-phrase chunks (core/nlp/chunk.py)."""
+    chunks = chunk_spans([(t.word, t.tag) for t in tokens])
+    return [_slice(tokens, text, start, end - 1) for start, end in chunks]
 
 
 def _after_spans(tokens: Sequence[Token], text: str, markers: Sequence[str]) -> list[Span]:

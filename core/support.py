@@ -54,32 +54,65 @@ def _lexicon():
     return lexicon()
 
 
-def coverage(terms: Sequence[Term], words: Sequence[str]) -> tuple[list[str], list[str], list[str]]:
-    """Covered and missing term words, and the lexicon links that covered some of them."""
+@dataclass(frozen=True)
+class Coverage:
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    links: tuple[str, ...] = ()
+    # Question words the sentence states the opposite of ("won" / "lost"), with the reason.
+    opposed: tuple[str, ...] = ()
+
+
+def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -> Coverage:
+    """Which terms the words say, and the lexicon links that covered some of them (looked up only
+    with `linked`: ranking sentences compares words as written, the check links them)."""
     seen = {s for word in words for s in tokenize(word)}
-    covered, missing, links = [], [], []
-    lex = _lexicon()
+    covered, missing, links, opposed = [], [], [], []
+    lex = _lexicon() if linked else None
     for term in terms:
         if term.found_in(seen):
             covered.append(term.word)
             continue
         link = _linked(lex, term, words) if lex is not None else None
-        if link is not None:
+        if link is not None and link.kind == "antonym":
+            missing.append(term.word)
+            opposed.append(link.via)
+        elif link is not None:
             covered.append(term.word)
-            links.append(link)
+            links.append(link.via)
         else:
             missing.append(term.word)
-    return covered, missing, links
+    return Coverage(tuple(covered), tuple(missing), tuple(links), tuple(opposed))
 
 
-def _linked(lex, term: Term, words: Sequence[str]) -> str | None:
+# Links that say the sentence's word means the question's: the same lemma, a shared sense, a
+# derivation ("die" / "death"), or the sentence's word a kind of the question's ("shoes" for
+# "footwear"). Siblings ("carried" / "defeated": both kinds of win) and antonyms do not.
+_COVERING = frozenset(("same-lemma", "derivation"))
+
+
+def _linked(lex, term: Term, words: Sequence[str]):
+    """The first sentence word that means the term (or says its opposite), as a lexicon Link."""
     if term.is_name:
         return None
-    for word in dict.fromkeys(w.lower() for w in words):
-        link = lex.link(term.word, word)
-        if link is not None:
-            return f"{term.word} \u2248 {word}: {link.via}"
+    for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
+        link = _link(lex, term.word, word)
+        if link is None:
+            continue
+        if link.kind in _COVERING or link.kind == "antonym":
+            return link
+        if False and link.kind == "hypernym":
+            return link
     return None
+
+
+@lru_cache(maxsize=65536)
+def _cached_link(lex, a: str, b: str):
+    return lex.link(a, b)
+
+
+def _link(lex, a: str, b: str):
+    return _cached_link(lex, a, b)
 
 
 def negated(tokens: Sequence[Token]) -> bool:
@@ -111,10 +144,12 @@ def check(
     """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
     the sentence's references, which count as said by it)."""
     words = [t.word for t in sentence] + list(context_words)
-    covered, missing, links = coverage(terms, words)
-    reasons = []
+    found = coverage(terms, words)
+    covered, missing, links = found.covered, found.missing, found.links
+    reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
     allowed = 1 if len(terms) >= LENIENT_FROM_TERMS else 0
-    if len(missing) > allowed:
+    exact = [t.word for t in terms if t.word in missing and _exact(t)]
+    if len(missing) > allowed or exact:
         reasons.append(f"the sentence does not say: {', '.join(missing)}")
     if lead is None:
         reasons.append(f"no {expected.type.value} in the sentence")
@@ -126,7 +161,12 @@ def check(
         reasons.append(f"only the {side} is negated")
     if lead is not None and _reversed(question, terms, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
-    return Support(not reasons, tuple(reasons), tuple(covered), tuple(missing), tuple(links))
+    return Support(not reasons, tuple(reasons), covered, missing, links)
+
+
+def _exact(term: Term) -> bool:
+    """Names and numbers are never paraphrased: a sentence without them is about something else."""
+    return term.is_name or any(ch.isdigit() for ch in term.word)
 
 
 def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.answer_types import AnswerType, Expected, Span, typed_spans
+from core.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
 from core.coref import Resolution, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
@@ -83,8 +83,7 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
         earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
         resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
         words = [t.word for t in tokens] + [r.antecedent for r in resolved.values()]
-        covered, _, _ = coverage(terms, words)
-        readings.append(_Reading(sentence, tokens, resolved, len(covered), rank))
+        readings.append(_Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
 
@@ -94,25 +93,30 @@ def _antecedent_words(reading: _Reading) -> list[str]:
 
 
 def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
-    """The typed span nearest the sentence's words that the question also says; a span made only
-    of the question's words is no answer."""
+    """The typed span nearest the sentence's words that the question also says. A name sharing a
+    word with the question is the question's own entity, not its answer; a phrase loses the
+    question's words at its edges; a pronoun stands for the name it resolves to."""
     asked_stems = {s for t in asked for s in tokenize(t.word)}
     term_stems = {s for term in terms for s in term.stems}
     tokens = reading.tokens
     hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
+    names = {(n.first, n.last) for n in name_spans(tokens, reading.sentence.text)}
+    candidates = list(typed_spans(tokens, reading.sentence.text, expected))
+    if expected.type in (AnswerType.PERSON, AnswerType.KIND):
+        candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items() if tokens[i].tag == "PRON"]
     best, best_key = None, None
-    for span in typed_spans(tokens, reading.sentence.text, expected):
+    for span in candidates:
         own = [s for t in tokens[span.first : span.last + 1] for s in tokenize(t.word)]
         if not own or all(s in asked_stems for s in own):
             continue
-        span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
+        if (span.first, span.last) in names and any(s in asked_stems for s in own):
+            continue
+        if span.first not in reading.resolved:
+            span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
         distance = min((min(abs(h - span.first), abs(h - span.last)) for h in hits), default=len(tokens))
         key = (distance, span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
-    if best is not None and best.first == best.last and best.first in reading.resolved:
-        # The lead is a pronoun ("He"): answer with the name it stands for.
-        return Span(reading.resolved[best.first].antecedent, best.first, best.last)
     return best
 
 
