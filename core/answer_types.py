@@ -32,6 +32,8 @@ class AnswerType(StrEnum):
     COMPARISON = "comparison"
     MANNER = "manner"
     THING = "thing"
+    DEFINITION = "definition"
+    DESCRIPTION = "description"
 
 
 # Class nouns of general English: "which X" with X one of these asks for a person, a place or a time.
@@ -56,6 +58,7 @@ _NUMBER_NOUNS = frozenset(
 _HOW_MEASURE = frozenset(
     "many much long old far large big tall high deep wide often fast heavy small short".split()
 )
+_BE = frozenset("is are was were".split())
 _SORT_NOUNS = frozenset("type kind sort form class category".split())
 _WH = frozenset("what which who whom whose when where why how".split())
 _YES_NO_OPENERS = frozenset(
@@ -107,7 +110,8 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
         return Expected(AnswerType.COMPARISON)
     at = next((i for i, w in enumerate(words) if w in _WH), None)
     if at is None:
-        return Expected(AnswerType.THING)
+        # Keywords or a statement of a problem ("jobs stay pending"): evidence, not a span, answers.
+        return Expected(AnswerType.DESCRIPTION)
     wh, rest = words[at], words[at + 1 :]
     after = rest[0] if rest else ""
     if wh in ("who", "whom", "whose"):
@@ -127,6 +131,9 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
     if not head and at + 2 < len(words) and tokens[at + 1].tag == "AUX" and words[at + 2] == "the":
         # "What is the famous rock near …?" asks for a rock.
         head = _noun_after(tokens, at + 3)
+    if not head and wh in ("what", "who") and after in _BE and not any(t.tag == "VERB" for t in tokens[at + 2 :]):
+        # "What is Orion?", "Who were the otachi?": what it is, said by a sentence about it.
+        return Expected(AnswerType.DEFINITION, cue=f"{wh} {after}")
     if not head:
         return Expected(AnswerType.THING, cue=wh)
     if head.lower() in _SORT_NOUNS and at + 3 < len(words) and words[at + 2] == "of":
@@ -185,6 +192,9 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
         return _agents(name_spans(tokens, text), tokens, text)
     if kind is AnswerType.REASON:
         return _reason_spans(tokens, text)
+    if kind is AnswerType.DEFINITION:
+        # "X is a …": what follows the copula, to the end of its clause.
+        return _after_spans(tokens, text, ("is", "are", "was", "were"))
     if kind is AnswerType.MANNER:
         return _after_spans(tokens, text, ("by", "through", "using", "with", "via")) or noun_phrases(tokens, text)
     if kind is AnswerType.KIND:
@@ -248,6 +258,8 @@ def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
         last = i
         if i + 1 < len(tokens) and tokens[i + 1].word in ("%", "percent", "per cent"):
             last = i + 1
+        elif i + 2 < len(tokens) and tokens[i + 1].word == "-" and tokens[i + 2].tag == "NOUN":
+            last = i + 2  # "90-day"
         elif not bare and i + 1 < len(tokens) and tokens[i + 1].tag == "NOUN":
             last = i + 1
         spans.append(_slice(tokens, text, first, last))
@@ -296,12 +308,15 @@ def noun_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
     return [_slice(tokens, text, start, end - 1) for start, end in chunks]
 
 
+_CLAUSE_ENDS = frozenset(",;:.!?()")
+
+
 def _after_spans(tokens: Sequence[Token], text: str, markers: Sequence[str]) -> list[Span]:
     """What follows a marker word up to the next punctuation ("by | sending troops")."""
     spans = []
     for i, token in enumerate(tokens):
         if token.word.lower() in markers and i + 1 < len(tokens):
-            end = next((j - 1 for j in range(i + 1, len(tokens)) if tokens[j].tag == "PUNCT"), len(tokens) - 1)
+            end = next((j - 1 for j in range(i + 1, len(tokens)) if tokens[j].word in _CLAUSE_ENDS), len(tokens) - 1)
             if end > i:
                 spans.append(_slice(tokens, text, i + 1, end))
     return spans

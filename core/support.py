@@ -140,6 +140,8 @@ def check(
     sentence: Sequence[Token],
     lead: Span | None,
     context_words: Sequence[str] = (),
+    lead_required: bool = True,
+    negation: bool = True,
 ) -> Support:
     """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
     the sentence's references, which count as said by it)."""
@@ -151,12 +153,12 @@ def check(
     exact = [t.word for t in terms if t.word in missing and _exact(t)]
     if len(missing) > allowed or exact:
         reasons.append(f"the sentence does not say: {', '.join(missing)}")
-    if lead is None:
+    if lead is None and lead_required:
         reasons.append(f"no {expected.type.value} in the sentence")
-    elif _asked_words(lead, sentence, question):
+    elif lead is not None and _asked_words(lead, sentence, question):
         reasons.append(f"the lead \"{lead.text}\" only repeats the question")
     said = _negated_near(sentence, terms, lead)
-    if said != negated(question):
+    if negation and said != negated(question):
         side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
     if lead is not None and _reversed(question, terms, sentence, lead):

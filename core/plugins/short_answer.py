@@ -11,14 +11,15 @@ question itself says.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
 from core.coref import Resolution, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
-from core.plugins.passages import Evidence, Sentence, Term
-from core.support import Support, check, coverage
+from core.intent_cues import QuestionCues
+from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
+from core.support import Support, check, coverage, negated
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -26,12 +27,18 @@ from core.units import KnowledgeUnit
 # The types whose lead is a span of a sentence; yes/no, lists, reasons and comparisons keep
 # their own forms (core/plugins/answer_forms.py).
 SHORT_TYPES = frozenset(
-    (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER, AnswerType.KIND, AnswerType.THING, AnswerType.MANNER)
+    (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER, AnswerType.KIND, AnswerType.THING, AnswerType.MANNER,
+     AnswerType.DEFINITION)
 )
 # Sentences read (in rank order) for the one that best covers the question, at most.
 MAX_SENTENCES = 40
 # Sentences of the best coverage tried for a span of the expected type, at most.
-MAX_TRIED = 3
+MAX_TRIED = 6
+# A definition's subject ends at most this many words before what it is defined as ("X is …").
+_SUBJECT_REACH = 3
+# Sentences after a definition's own quoted with it, at most.
+_DEFINITION_AFTER = 3
+_REFERENCES = frozenset("it its they their this these he she his her".split())
 # Sentences before the cited one read for a reference's antecedent (the same unit or the one before).
 _CONTEXT_BEFORE = 2
 
@@ -52,13 +59,15 @@ def short_draft(
     from the kept units; `context` (the rest of their paragraphs) is read only for antecedents."""
     asked = tag_text(question)
     required = [t for t in terms if not _is_head(t, expected)]
-    readings = _readings(required, Evidence([*kept, *context]), {unit.id for unit in kept})
+    evidence = Evidence([*kept, *context])
+    readings = _readings(required, evidence, {unit.id for unit in kept})
     best: tuple[_Reading, Span | None, Support] | None = None
-    for reading in readings[:MAX_TRIED]:
+    top = readings[0].covered if readings else 0
+    for reading in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
         lead = _lead(reading, asked, required, expected)
         support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
         if support.passed:
-            return _grounded(reading, lead, support, expected)
+            return _grounded(reading, lead, support, expected, evidence, required)
         if best is None:
             best = (reading, lead, support)
     if best is None:
@@ -88,6 +97,11 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
     return readings
 
 
+def _opens_with_reference(sentence: Sentence) -> bool:
+    words = sentence.text.split()
+    return bool(words) and words[0].lower().strip(",.") in _REFERENCES
+
+
 def _antecedent_words(reading: _Reading) -> list[str]:
     return [r.antecedent for r in reading.resolved.values()]
 
@@ -111,7 +125,9 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
             continue
         if (span.first, span.last) in names and any(s in asked_stems for s in own):
             continue
-        if span.first not in reading.resolved:
+        if expected.type is AnswerType.DEFINITION and not any(span.first - _SUBJECT_REACH <= h < span.first for h in hits):
+            continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
+        if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
             span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
         distance = min((min(abs(h - span.first), abs(h - span.last)) for h in hits), default=len(tokens))
         key = (distance, span.first)
@@ -143,9 +159,16 @@ def _detail(expected: Expected, lead: str, support: Support, reading: _Reading) 
     )
 
 
-def _grounded(reading: _Reading, lead: Span, support: Support, expected: Expected) -> tuple[Draft, AnswerDetail]:
+def _grounded(
+    reading: _Reading, lead: Span, support: Support, expected: Expected, evidence: Evidence, terms: Sequence[Term]
+) -> tuple[Draft, AnswerDetail]:
     sentence = reading.sentence
-    text = f"{lead.text}, because: {sentence.cited()}"
+    because = [sentence]
+    if expected.type is AnswerType.DEFINITION:
+        # A definition goes on in the unit's next sentences about the same thing ("It stores …").
+        _, later = evidence.around(sentence, 0, _DEFINITION_AFTER)
+        because += [s for s in later if s.unit.id == sentence.unit.id and (covered(terms, [s]) or _opens_with_reference(s))]
+    text = f"{lead.text}, because: {' '.join(s.cited() for s in because)}"
     if reading.resolved:
         text += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
     method = f"{expected.type.value} lead from {sentence.unit.id}; support {support.summary()}"
@@ -168,3 +191,23 @@ def _cannot_tell(
 def _what(expected: Expected) -> str:
     kind = expected.head if expected.type is AnswerType.KIND and expected.head else expected.type.value
     return f"which {kind}"
+
+
+def checked(question: str, cues: QuestionCues, expected: Expected, draft: Draft) -> Draft:
+    """A draft of another form (a list, a reason, quoted claims) under the same check, without a
+    typed lead: the quoted evidence must cover the question's focus terms and not be negated
+    where the question is not (or the reverse). Otherwise it cannot tell, and quotes it."""
+    if draft.cannot_tell:
+        return draft
+    terms = [t for t in question_terms(question, cues) if not _is_head(t, expected)]
+    asked = tag_text(question)
+    # A quote states what it states: only a question asking about what is *not* so is flipped
+    # by evidence that does not say "not".
+    support = check(asked, terms, expected, tag_text(draft.text), None, lead_required=False, negation=negated(asked))
+    detail = AnswerDetail(answer_type=expected.describe(), supported=support.passed, support=support.summary(), links=support.links)
+    if support.passed:
+        return replace(draft, detail=detail)
+    asked = " ".join(question.split()).rstrip("?")
+    why = "; ".join(support.reasons)
+    text = f"cannot tell from the evidence what answers \"{asked}?\" ({why}). The closest evidence says: {draft.text}"
+    return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
 from core.plugins.passages import paragraph_units, question_terms
-from core.plugins.short_answer import SHORT_TYPES, short_draft
-from core.answer_types import expected_type
+from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
+from core.answer_types import AnswerType, expected_type
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -135,20 +135,22 @@ def compose(
     else the form the question asks for, else the evidence quoted by act."""
     act, question = intent.act, intent.target
     form = form_of(question, cues, act)
-    if act in _CHAIN_ACTS or form in (Form.EXPLANATION, Form.YES_NO):
+    expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
+    # A chain explains or confirms a relation; it names no date, place, person or number.
+    chains = expected.type not in (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER)
+    if chains and (act in _CHAIN_ACTS or form in (Form.EXPLANATION, Form.YES_NO)):
         tdb = outcome.lane_details.get("tdb")
         proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units}, getattr(tdb, "seeds", ()))
         if proof is not None and form is Form.YES_NO and _names_both_ends(question, proof):
             return chain_answer(proof, lead="Yes")
         if proof is not None and form is not Form.YES_NO:
             return chain_answer(proof)
-    expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
-    if form in (Form.ENTITY, Form.CLAIMS) and act is not Act.IMPLEMENT and expected.type in SHORT_TYPES:
+    if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
         draft, detail = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         return replace(draft, detail=detail)
     drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:
-        return drafted
+        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted)
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
         return comparison_answer(units, cues)
     if act is Act.IMPLEMENT:
@@ -156,7 +158,8 @@ def compose(
         if lead.role is Role.PROCEDURE:
             return procedure_answer(lead, units, cues)
         return claims_answer(units, cues, lead, question, form is Form.CLAIMS)
-    return claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
+    drafted = claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
+    return checked(question, cues, expected, drafted)
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
