@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from core.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
+from core.answer_types import AnswerType, Expected, Span, expected_type, name_spans, typed_spans
 from core.coref import Resolution, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
@@ -211,3 +211,37 @@ def checked(question: str, cues: QuestionCues, expected: Expected, draft: Draft)
     why = "; ".join(support.reasons)
     text = f"cannot tell from the evidence what answers \"{asked}?\" ({why}). The closest evidence says: {draft.text}"
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
+
+
+def verify_lead(question: str, cues: QuestionCues, answer: str, units: Sequence[KnowledgeUnit]) -> Support | None:
+    """The support check on a finished answer "LEAD, because: …" against the units it cites, for
+    val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
+    None when the question asks for no short lead or the answer has none."""
+    expected = expected_type(question)
+    lead = answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
+    if expected.type not in SHORT_TYPES or not lead or "\n" in lead:
+        return None
+    asked = tag_text(question)
+    terms = [t for t in question_terms(question, cues) if not _is_head(t, expected)]
+    evidence = Evidence(units)
+    failed = None
+    for sentence in evidence.ranked():
+        tokens = tag_text(sentence.text)
+        earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
+        resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
+        span = _span_of(lead, tokens, sentence.text, resolved)
+        if span is None:
+            continue
+        support = check(asked, terms, expected, tokens, span, [r.antecedent for r in resolved.values()])
+        if support.passed:
+            return support
+        failed = failed or support
+    return failed or Support(False, (f"the lead \"{lead}\" is in no cited sentence",))
+
+
+def _span_of(lead: str, tokens: Sequence[Token], text: str, resolved: dict[int, Resolution]) -> Span | None:
+    at = text.find(lead)
+    if at >= 0:
+        inside = [i for i, t in enumerate(tokens) if t.start >= at and t.end <= at + len(lead)]
+        return Span(lead, inside[0], inside[-1]) if inside else None
+    return next((Span(lead, i, i) for i, r in resolved.items() if r.antecedent == lead), None)

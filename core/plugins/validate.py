@@ -1,7 +1,9 @@
 """val-grounded: a deterministic check that an answer rests on the evidence it was given.
 
-Rejects an answer that cites nothing, cites a unit outside the kept evidence, or leaves most of
-the question's focus terms unmentioned by both the answer and the units it cites.
+Rejects an answer that cites nothing, cites a unit outside the kept evidence, whose short lead
+("LEAD, because: …") fails the support check of core/support.py in every cited sentence (the
+check gs-symbolic runs), or that leaves most of the question's focus terms unmentioned by both
+the answer and the units it cites.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 
 from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.passages import paragraph_units
+from core.plugins.short_answer import verify_lead
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -65,7 +68,12 @@ class GroundedValidator(Validator):
         if foreign:
             return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
-        coverage = focus_coverage(question_cues(intent.target), [answer.answer, *sources])
+        cues = question_cues(intent.target)
+        if not answer.weak:
+            support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited])
+            if support is not None and not support.passed:
+                return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
+        coverage = focus_coverage(cues, [answer.answer, *sources])
         if not coverage.enough:
             return ValResult(
                 status=Status.REJECTED,
