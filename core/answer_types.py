@@ -69,7 +69,7 @@ _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 )
-_DATE = re.compile(
+DATE_PATTERN = re.compile(
     r"\b(?:(?:early|late|mid|the)[- ])?\d{1,2}(?:st|nd|rd|th)(?:[- ]century| and \d{1,2}(?:st|nd|rd|th) centuries)"
     r"|\b(?:(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\.?(?: \d{1,2}(?:st|nd|rd|th)?)?,? (?:\d{3,4}))"
     r"|\b(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\b(?: \d{1,2}\b)?"
@@ -183,7 +183,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     """Spans of the sentence that are of the expected type, in sentence order."""
     kind = expected.type
     if kind is AnswerType.DATE:
-        return _regex_spans(_DATE, tokens, text)
+        return _regex_spans(DATE_PATTERN, tokens, text)
     if kind is AnswerType.NUMBER:
         return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, expected)
     if kind is AnswerType.PLACE:
@@ -194,7 +194,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
         return _reason_spans(tokens, text)
     if kind is AnswerType.DEFINITION:
         # "X is a …": what follows the copula, to the end of its clause.
-        return _after_spans(tokens, text, ("is", "are", "was", "were"))
+        return _after_spans(tokens, text, ("is", "are", "was", "were", "means", ":"))
     if kind is AnswerType.MANNER:
         return _after_spans(tokens, text, ("by", "through", "using", "with", "via")) or noun_phrases(tokens, text)
     if kind is AnswerType.KIND:
@@ -214,7 +214,7 @@ _PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
 
 def _agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
     """Names that can be a person or an organisation: not after a place preposition, not a date."""
-    dates = _regex_spans(_DATE, tokens, text)
+    dates = _regex_spans(DATE_PATTERN, tokens, text)
     return [
         span for span in names
         if not (span.first > 0 and tokens[span.first - 1].word.lower() in _PLACE_PREPOSITIONS)

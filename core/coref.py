@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.answer_types import Span, name_spans
+from core.answer_types import DATE_PATTERN, Span, name_spans
 from core.tagging import Token, tag_text
 
 _PERSONAL = frozenset("he him his she her hers".split())
@@ -53,6 +53,8 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
 
 
 def _compatible(reference: str, name: Span) -> bool:
+    if DATE_PATTERN.fullmatch(name.text):
+        return False  # "August" is when, not who or what
     if reference in _PERSONAL:
         return " of " not in f" {name.text} " and len(name.text.split()) <= 3
     return True

@@ -157,13 +157,36 @@ def check(
         reasons.append(f"no {expected.type.value} in the sentence")
     elif lead is not None and _asked_words(lead, sentence, question):
         reasons.append(f"the lead \"{lead.text}\" only repeats the question")
+    elif lead is not None and expected.type is AnswerType.KIND and expected.head:
+        kind = _kind_link(lead, sentence, expected.head)
+        if kind is None:
+            reasons.append(f"the lead \"{lead.text}\" is not said to be a kind of {expected.head}")
+        elif kind:
+            links = (*links, kind)
     said = _negated_near(sentence, terms, lead)
     if negation and said != negated(question):
         side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
-    if lead is not None and _reversed(question, terms, sentence, lead):
+    if lead is not None and reversed_relation(question, terms, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
     return Support(not reasons, tuple(reasons), covered, missing, links)
+
+
+def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
+    """Why the lead is an X, asked "which X": it is a name (what kind of thing a name is, the
+    sentence says around it), it contains X ("the Latin monastery"), or the lexicon says its
+    noun is a kind of X ("water pump" → device); "" when no link is needed, None when it is no X."""
+    words = sentence[lead.first : lead.last + 1]
+    if any(t.tag == "PROPN" or (t.word[:1].isupper() and i + lead.first > 0) for i, t in enumerate(words)):
+        return ""
+    if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
+        return ""
+    lex = _lexicon()
+    nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
+    if lex is None or not nouns:
+        return None
+    link = _link(lex, nouns[-1], head.lower())
+    return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
 
 
 def _exact(term: Term) -> bool:
@@ -177,7 +200,7 @@ def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token
     return not own or all(s in asked for s in own)
 
 
-def _reversed(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], lead: Span) -> bool:
+def reversed_relation(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], lead: Span) -> bool:
     """Asked "Who/What did X <verb>?", X is the verb's subject and the answer its object; asked
     "Who/What <verb>ed X?", the answer is the subject. In an active sentence (no "by" between the
     verb and the lead) the subject stands before the verb: a lead on the subject's side of a

@@ -19,7 +19,7 @@ from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
-from core.support import Support, check, coverage, negated
+from core.support import Support, check, coverage, negated, reversed_relation
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -91,7 +91,7 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
         tokens = tag_text(sentence.text)
         earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
         resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
-        words = [t.word for t in tokens] + [r.antecedent for r in resolved.values()]
+        words = [t.word for t in tokens] + _said_with(sentence, resolved)
         readings.append(_Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
@@ -102,8 +102,15 @@ def _opens_with_reference(sentence: Sentence) -> bool:
     return bool(words) and words[0].lower().strip(",.") in _REFERENCES
 
 
+def _said_with(sentence: Sentence, resolved: dict[int, Resolution]) -> list[str]:
+    """Words a sentence says without writing them: its references' antecedents, and the question
+    an FAQ entry answers (its topic ends in "?"): "Report it to the warden" is about a broken gate."""
+    asked = sentence.unit.topic.split() if sentence.unit.topic.rstrip().endswith("?") else []
+    return [r.antecedent for r in resolved.values()] + asked
+
+
 def _antecedent_words(reading: _Reading) -> list[str]:
-    return [r.antecedent for r in reading.resolved.values()]
+    return _said_with(reading.sentence, reading.resolved)
 
 
 def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
@@ -129,8 +136,12 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
             continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
             span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
+        if reversed_relation(asked, terms, tokens, span):
+            continue
         distance = min((min(abs(h - span.first), abs(h - span.last)) for h in hits), default=len(tokens))
-        key = (distance, span.first)
+        # "Who …?" asks for someone: a code ("error code E4") is a later choice.
+        coded = expected.type is AnswerType.PERSON and any(ch.isdigit() for ch in span.text)
+        key = (coded, distance, span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
     return best
@@ -232,7 +243,7 @@ def verify_lead(question: str, cues: QuestionCues, answer: str, units: Sequence[
         span = _span_of(lead, tokens, sentence.text, resolved)
         if span is None:
             continue
-        support = check(asked, terms, expected, tokens, span, [r.antecedent for r in resolved.values()])
+        support = check(asked, terms, expected, tokens, span, _said_with(sentence, resolved))
         if support.passed:
             return support
         failed = failed or support
