@@ -198,7 +198,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.MANNER:
         return _after_spans(tokens, text, ("by", "through", "using", "with", "via")) or noun_phrases(tokens, text)
     if kind is AnswerType.KIND:
-        names = name_spans(tokens, text)
+        names = name_spans(tokens, text) + _number_spans(tokens, text, bare=True)
         phrases = noun_phrases(tokens, text)
         head = set(tokenize(expected.head))
         own = [p for p in phrases if head & set(tokenize(p.text))]
@@ -253,8 +253,12 @@ def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
         first = i
         if first > 0 and tokens[first - 1].word in "$£€":
             first -= 1
-        while i + 1 < len(tokens) and tokens[i + 1].tag == "NUM":
-            i += 1
+        while i + 1 < len(tokens) and (
+            tokens[i + 1].tag == "NUM"
+            or (tokens[i + 1].word in "-/" and i + 2 < len(tokens) and tokens[i + 2].tag == "NUM"
+                and tokens[i + 1].start == tokens[i].end)
+        ):
+            i += 1  # "31-07-88" is one number
         last = i
         if i + 1 < len(tokens) and tokens[i + 1].word in ("%", "percent", "per cent"):
             last = i + 1

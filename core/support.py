@@ -177,8 +177,8 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
     sentence says around it), it contains X ("the Latin monastery"), or the lexicon says its
     noun is a kind of X ("water pump" → device); "" when no link is needed, None when it is no X."""
     words = sentence[lead.first : lead.last + 1]
-    if any(t.tag == "PROPN" or (t.word[:1].isupper() and i + lead.first > 0) for i, t in enumerate(words)):
-        return ""
+    if any(t.tag in ("PROPN", "NUM") or (t.word[:1].isupper() and i + lead.first > 0) for i, t in enumerate(words)):
+        return ""  # a name or a code or number names its thing
     if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
         return ""
     lex = _lexicon()
