@@ -128,7 +128,7 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
             return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
     head = _noun_after(tokens, at + 1)
-    if not head and at + 2 < len(words) and tokens[at + 1].tag == "AUX" and words[at + 2] == "the":
+    if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the":
         # "What is the famous rock near …?" asks for a rock.
         head = _noun_after(tokens, at + 3)
     if not head and wh in ("what", "who") and after in _BE and not any(t.tag == "VERB" for t in tokens[at + 2 :]):
@@ -154,7 +154,27 @@ def _by_class(head: str, cue: str) -> Expected:
         return Expected(AnswerType.DATE, head, cue)
     if lower in _NUMBER_NOUNS:
         return Expected(AnswerType.NUMBER, head, cue)
-    return Expected(AnswerType.KIND, head, cue)
+    return Expected(_class_in_lexicon(lower), head, cue)
+
+
+# WordNet classes above a noun (any of its commonest senses) that make "which X" ask for a
+# person or organisation, a place, or a time.
+_LEXICON_CLASSES = (
+    (AnswerType.PERSON, frozenset(("person", "individual", "someone", "worker", "doer", "organization", "social group"))),
+    (AnswerType.PLACE, frozenset(("location", "geographic point", "geographical area", "region", "body of water"))),
+    (AnswerType.DATE, frozenset(("time period", "time unit"))),
+)
+_LEXICON_DEPTH = 8
+
+
+def _class_in_lexicon(noun: str) -> AnswerType:
+    from core.support import lexicon_or_none
+
+    lex = lexicon_or_none()
+    if lex is None:
+        return AnswerType.KIND
+    above = lex.hypernyms(noun, depth=_LEXICON_DEPTH, pos="NOUN")
+    return next((kind for kind, marks in _LEXICON_CLASSES if marks & above), AnswerType.KIND)
 
 
 def _noun_after(tokens: Sequence[Token], start: int) -> str:
@@ -185,7 +205,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.DATE:
         return _regex_spans(DATE_PATTERN, tokens, text)
     if kind is AnswerType.NUMBER:
-        return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, expected)
+        return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, text, expected)
     if kind is AnswerType.PLACE:
         return name_spans(tokens, text)
     if kind is AnswerType.PERSON:
@@ -222,9 +242,11 @@ def _agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]
     ]
 
 
-def _quantities(numbers: list[Span], tokens: Sequence[Token], expected: Expected) -> list[Span]:
-    """A year is not a quantity; asked for a percentage, only a percentage is."""
+def _quantities(numbers: list[Span], tokens: Sequence[Token], text: str, expected: Expected) -> list[Span]:
+    """A year or a day of a date is not a quantity; asked for a percentage, only a percentage is."""
     spans = [s for s in numbers if not (s.first == s.last and _YEAR.match(tokens[s.first].word))]
+    dates = _regex_spans(DATE_PATTERN, tokens, text)
+    spans = [s for s in spans if not any(d.first <= s.first <= d.last and d.first < d.last for d in dates)]
     if expected.head.lower() in _PERCENT_HEADS:
         spans = [s for s in spans if "%" in s.text or "percent" in s.text.lower()]
     return spans

@@ -44,6 +44,11 @@ class Support:
         return f"{verdict}; {terms}{missing}"
 
 
+def lexicon_or_none():
+    """The lexicon, or None where it is not installed."""
+    return _lexicon()
+
+
 @lru_cache(maxsize=1)
 def _lexicon():
     """The WordNet-derived lexicon of core/nlp (issue 24 part 4), when it is installed."""
