@@ -209,7 +209,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.PLACE:
         return name_spans(tokens, text)
     if kind is AnswerType.PERSON:
-        return _agents(name_spans(tokens, text), tokens, text)
+        return agents(name_spans(tokens, text), tokens, text)
     if kind is AnswerType.REASON:
         return _reason_spans(tokens, text)
     if kind is AnswerType.DEFINITION:
@@ -232,7 +232,7 @@ _YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
 _PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
 
 
-def _agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
+def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
     """Names that can be a person or an organisation: not after a place preposition, not a date."""
     dates = _regex_spans(DATE_PATTERN, tokens, text)
     return [
@@ -298,6 +298,8 @@ def name_spans(tokens: Sequence[Token], text: str) -> list[Span]:
     Normandy", "Edward the Confessor"). A name word is a proper noun, or a capitalised noun or
     adjective past the sentence's first word (the tagger misses some names)."""
     named = [_is_name(tokens, i) for i in range(len(tokens))]
+    if len(tokens) > 1 and named[1] and tokens[0].word[:1].isupper() and tokens[0].tag in ("NOUN", "ADJ"):
+        named[0] = True  # "Ada Brenner repaired …": a first word the next name word continues
     spans, i = [], 0
     while i < len(tokens):
         if not named[i]:

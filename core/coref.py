@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.answer_types import DATE_PATTERN, Span, name_spans
+from core.answer_types import DATE_PATTERN, Span, agents, name_spans
 from core.tagging import Token, tag_text
 
 _PERSONAL = frozenset("he him his she her hers".split())
@@ -37,24 +37,32 @@ class Resolution:
 def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[int, Resolution]:
     """Token index of each resolvable reference in the sentence → its antecedent."""
     found: dict[int, Resolution] = {}
-    earlier = [(name_spans(tag_text(line), line)) for line in context]
+    here_names = name_spans(tokens, text)
+    here_agents = set(agents(here_names, tokens, text))
+    earlier = []
+    for line in context:
+        line_tokens = tag_text(line)
+        names = name_spans(line_tokens, line)
+        earlier.append([(name, name in set(agents(names, line_tokens, line))) for name in names])
     for index, token in enumerate(tokens):
         lower = token.word.lower()
         referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in _REFERRING_NOUNS
         if lower not in _PERSONAL | _NEUTER | _PLURAL and not referring:
             continue
-        here = [s for s in name_spans(tokens, text) if s.last < index]
-        candidates = list(reversed(here)) + [s for spans in reversed(earlier) for s in reversed(spans)]
-        match = next((s for s in candidates if _compatible(lower, s)), None)
+        before = [(name, name in here_agents) for name in here_names if name.last < index]
+        pool = before[::-1] + [pair for names in reversed(earlier) for pair in reversed(names)]
+        match = next((name for name, agent in pool if _compatible(lower, name, agent)), None)
         if match is not None:
             reference = f"the {token.word}" if referring else token.word
             found[index] = Resolution(reference, match.text)
     return found
 
 
-def _compatible(reference: str, name: Span) -> bool:
+def _compatible(reference: str, name: Span, agent: bool) -> bool:
+    """A date is when, not who or what; "he"/"she" name one person: someone who can act (not a
+    place after "in"/"to"), not a name of several words joined by "of"."""
     if DATE_PATTERN.fullmatch(name.text):
-        return False  # "August" is when, not who or what
+        return False
     if reference in _PERSONAL:
-        return " of " not in f" {name.text} " and len(name.text.split()) <= 3
+        return agent and " of " not in f" {name.text} " and len(name.text.split()) <= 3
     return True

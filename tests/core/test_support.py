@@ -1,0 +1,98 @@
+"""The support check (core/support.py) and reference resolution (core/coref.py) on sentences
+written for this test: a lighthouse log, a chess club, a brewery, a family letter."""
+
+from __future__ import annotations
+
+from core.answer_types import Span, expected_type, typed_spans
+from core.coref import resolve
+from core.intent_cues import question_cues
+from core.plugins.passages import question_terms
+from core.support import check
+from core.tagging import tag_text
+
+
+def support_of(question: str, sentence: str, lead: str):
+    tokens = tag_text(sentence)
+    expected = expected_type(question)
+    span = next(s for s in typed_spans(tokens, sentence, expected) if s.text == lead)
+    terms = [t for t in question_terms(question, question_cues(question)) if t.word != expected.head.lower()]
+    return check(tag_text(question), terms, expected, tokens, span)
+
+
+def test_a_sentence_saying_the_question_supports_its_lead() -> None:
+    support = support_of("Who repaired the lighthouse lamp?", "Ada Brenner repaired the lighthouse lamp in May.", "Ada Brenner")
+    assert support.passed, support.reasons
+
+
+def test_a_focus_term_the_sentence_does_not_say_fails_the_check() -> None:
+    support = support_of("Who repaired the foghorn?", "Ada Brenner repaired the lighthouse lamp in May.", "Ada Brenner")
+    assert not support.passed and "the sentence does not say: foghorn" in support.reasons
+
+
+def test_a_name_in_the_question_must_be_said_exactly() -> None:
+    # Four focus terms allow one paraphrased word, never a name: this is about another club.
+    question = "When did the Rookwood chess club win its first regional trophy?"
+    sentence = "The Ashby chess club won its first regional trophy in 1987."
+    assert not support_of(question, sentence, "1987").passed
+
+
+def test_a_negation_only_in_the_sentence_flips_the_answer() -> None:
+    support = support_of("Which brewery won the medal?", "The Hollin brewery did not win the medal; Marrow Ales did.", "Hollin")
+    assert not support.passed and "only the sentence is negated" in support.reasons
+
+
+def test_a_negated_question_is_not_answered_by_an_affirmative_sentence() -> None:
+    support = support_of("Who did not sign the lease?", "Tomas Vey signed the lease for the brewery.", "Tomas Vey")
+    assert not support.passed and "only the question is negated" in support.reasons
+
+
+def test_the_relation_in_the_other_direction_fails() -> None:
+    # Asked who defeated Ilse, the sentence has Ilse defeating someone.
+    support = support_of("Who defeated Ilse Marten?", "Ilse Marten defeated Karl Osei in the final round.", "Karl Osei")
+    assert not support.passed and "the sentence states the relation in the other direction" in support.reasons
+    assert support_of("Who defeated Karl Osei?", "Ilse Marten defeated Karl Osei in the final round.", "Ilse Marten").passed
+
+
+def test_a_lead_of_the_wrong_type_or_a_word_of_the_question_fails() -> None:
+    # "Which X" needs an X: a plain noun the lexicon does not call a kind of X is none.
+    support = support_of("Which trophy did the club keep?", "The club kept the minutes of every meeting.", "the minutes")
+    assert not support.passed and any("not said to be a kind of trophy" in r for r in support.reasons)
+    sentence = "The club kept the Ashby Cup after the final round."
+    tokens = tag_text(sentence)
+    expected = expected_type("Which Ashby trophy did the club keep?")
+    own = Span("Ashby", 3, 3)
+    terms = question_terms("Which Ashby trophy did the club keep?", question_cues("Which Ashby trophy did the club keep?"))
+    result = check(tag_text("Which Ashby trophy did the club keep?"), terms, expected, tokens, own)
+    assert any("only repeats the question" in r for r in result.reasons)
+
+
+def test_a_missing_lead_fails_with_the_type_named() -> None:
+    tokens = tag_text("The keeper logged the storm at dusk.")
+    question = "When was the storm logged?"
+    expected = expected_type(question)
+    result = check(tag_text(question), question_terms(question, question_cues(question)), expected, tokens, None)
+    assert not result.passed and "no date or time in the sentence" in result.reasons
+
+
+def test_a_lexicon_link_covers_a_term_and_is_shown() -> None:
+    # "died" is not "death" as written; the lexicon derives one from the other, and says so.
+    support = support_of("In what year was the death of the keeper?", "The keeper died in 1911 at the lighthouse.", "1911")
+    assert support.passed, support.reasons
+    assert any("death" in link and "die" in link for link in support.links)
+
+
+def test_pronouns_resolve_to_the_nearest_compatible_name() -> None:
+    sentence = "He sent their daughter to the brewery."
+    tokens = tag_text(sentence)
+    context = ["Tomas Vey married Lena Hart in the Duchy of Kent.", "The couple moved to Ashby."]
+    resolved = {tokens[i].word: str(r) for i, r in resolve(tokens, sentence, context).items()}
+    # "He" names one person: not a name of several words joined by "of".
+    assert resolved["He"] == "He \u2192 Lena Hart"
+    assert resolved["their"].startswith("their \u2192 ")
+
+
+def test_the_company_resolves_to_the_name_before_it_and_a_month_never_does() -> None:
+    sentence = "In August the company closed its Ashby site."
+    tokens = tag_text(sentence)
+    resolved = resolve(tokens, sentence, ["Marrow Ales bought the Hollin brewery."])
+    assert [str(r) for r in resolved.values()][0] == "the company \u2192 Hollin"
