@@ -19,6 +19,7 @@ from core.diagnostics import Code, Diagnostic
 from core.health import Health, health_of
 from core.rules import RuleSet
 from core.events import (
+    AnswerDetail,
     AnswerPart,
     AnswerReady,
     AttemptFinished,
@@ -415,10 +416,30 @@ def big_run(request: Request, count: int = 700) -> list:
     return script.events
 
 
+def short_answer_run(request: Request) -> list:
+    """A "who" question answered with a short lead, its type, support check and lexicon link."""
+    script = _Script()
+    _start(script, request)
+    answer = f"Airflow, because: Airflow schedules the nightly data pipelines [{U_AIRFLOW}]."
+    detail = AnswerDetail(
+        answer_type='person or organisation, from "which tool"', lead="Airflow", supported=True,
+        support="passed; covers 2 of 2 focus terms", links=("runs \u2192 schedules: run is a kind of schedule",),
+        resolved=("It \u2192 Airflow",),
+    )
+    script.add(AnswerReady(answer=answer, status="grounded", evidence_ids=(U_AIRFLOW,), parts=(
+        AnswerPart(intent_index=0, target=request.question, answer=answer, status="grounded",
+                   cited_ids=(U_AIRFLOW,), detail=detail),
+    )))
+    script.add(RunFinished(status="grounded"))
+    return script.events
+
+
 def events_for(request: Request) -> list:
     question = request.question.lower()
     if question.startswith("compare"):
         return replan_run(request)
+    if question.startswith("which tool runs"):
+        return short_answer_run(request)
     if question.startswith("everything"):
         return big_run(request)
     return thinkingdb_run(request)

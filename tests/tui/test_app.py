@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import os
 import threading
 from pathlib import Path
@@ -829,6 +831,16 @@ async def test_answer_panel_status_when_no_context(app):
         app.rerun_with(pin=("kb", "kb-fast"))
         await settle(pilot)
         assert "no-context" in text_of(app.screen.query_one(AnswerPanel).query_one("#answer-text", Static))
+
+
+async def test_answer_panel_shows_the_answer_type_lead_support_and_links(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "which tool runs the nightly pipelines")
+        markup = text_of(app.screen.query_one(AnswerPanel).query_one("#answer-text", Static))
+        text = re.sub(r"\[/?(?:b|\$[\w-]+)?\]", "", markup)
+        assert 'type: person or organisation, from "which tool"' in text
+        assert "lead: Airflow" in text and "support: \u2713 passed" in text
+        assert "link: runs \u2192 schedules" in text and "reference: It \u2192 Airflow" in text
 
 
 async def test_ctrl_q_quits_from_a_modal(app):

@@ -126,6 +126,15 @@ def test_small_terminal_answer_tab(snap_compare):
     assert snap_compare(make_app(), terminal_size=(80, 24), run_before=run_before)
 
 
+def test_answer_tab_shows_type_lead_support_and_links(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot, "which tool runs the nightly pipelines")
+        await pilot.press("5")
+        await _finish(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(100, 30), run_before=run_before)
+
+
 def test_light_theme_large_terminal(snap_compare):
     async def run_before(pilot):
         await ask(pilot)
