@@ -227,7 +227,9 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
 
 
 # A name after one of these is a place or a time, not who did something.
-_PLACE_PREPOSITIONS = frozenset("in at near into from across throughout inside outside around within to".split())
+_PLACE_PREPOSITIONS = frozenset(
+    "in at near into from across throughout inside outside around within to along through past via onto toward towards".split()
+)
 _YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
 _PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
 

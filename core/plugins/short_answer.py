@@ -17,9 +17,9 @@ from core.answer_types import AnswerType, Expected, Span, expected_type, name_sp
 from core.coref import Resolution, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
-from core.intent_cues import QuestionCues
+from core.intent_cues import QuestionCues, unit_text
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
-from core.support import Support, check, coverage, negated, reversed_relation
+from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, negated, reversed_relation
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -204,7 +204,9 @@ def _what(expected: Expected) -> str:
     return f"which {kind}"
 
 
-def checked(question: str, cues: QuestionCues, expected: Expected, draft: Draft) -> Draft:
+def checked(
+    question: str, cues: QuestionCues, expected: Expected, draft: Draft, units: Sequence[KnowledgeUnit] = ()
+) -> Draft:
     """A draft of another form (a list, a reason, quoted claims) under the same check, without a
     typed lead: the quoted evidence must cover the question's focus terms and not be negated
     where the question is not (or the reverse). Otherwise it cannot tell, and quotes it."""
@@ -214,7 +216,15 @@ def checked(question: str, cues: QuestionCues, expected: Expected, draft: Draft)
     asked = tag_text(question)
     # A quote states what it states: only a question asking about what is *not* so is flipped
     # by evidence that does not say "not".
-    support = check(asked, terms, expected, tag_text(draft.text), None, lead_required=False, negation=negated(asked))
+    # The cited units' other sentences set the scene a list or a reason is quoted from.
+    scene = [word for unit in units if unit.id in draft.cited for word in unit_text(unit).split()]
+    # A why-question's "not" is part of what is explained ("why did she decide not to …"); the
+    # reason need not repeat it.
+    negation = negated(asked) and expected.type is not AnswerType.REASON
+    support = check(
+        asked, terms, expected, tag_text(draft.text), None, scene,
+        lead_required=False, negation=negation, lenient_from=QUOTE_LENIENT_FROM_TERMS,
+    )
     detail = AnswerDetail(answer_type=expected.describe(), supported=support.passed, support=support.summary(), links=support.links)
     if support.passed:
         return replace(draft, detail=detail)

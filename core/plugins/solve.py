@@ -150,7 +150,7 @@ def compose(
         return replace(draft, detail=detail)
     drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:
-        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted)
+        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted, [*units, *paragraphs])
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
         return comparison_answer(units, cues)
     if act is Act.IMPLEMENT:
@@ -159,7 +159,7 @@ def compose(
             return procedure_answer(lead, units, cues)
         return claims_answer(units, cues, lead, question, form is Form.CLAIMS)
     drafted = claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
-    return checked(question, cues, expected, drafted)
+    return checked(question, cues, expected, drafted, units)
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
