@@ -151,6 +151,7 @@ def check(
     lead_required: bool = True,
     negation: bool = True,
     lenient_from: int = LENIENT_FROM_TERMS,
+    allowed_missing: int | None = None,
 ) -> Support:
     """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
     the sentence's references, which count as said by it)."""
@@ -158,7 +159,7 @@ def check(
     found = coverage(terms, words)
     covered, missing, links = found.covered, found.missing, found.links
     reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
-    allowed = 1 if len(terms) >= lenient_from else 0
+    allowed = (1 if len(terms) >= lenient_from else 0) if allowed_missing is None else allowed_missing
     exact = [t.word for t in terms if t.word in missing and _exact(t)]
     if len(missing) > allowed or exact:
         reasons.append(f"the sentence does not say: {', '.join(missing)}")

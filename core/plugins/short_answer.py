@@ -220,10 +220,13 @@ def checked(
     scene = [word for unit in units if unit.id in draft.cited for word in unit_text(unit).split()]
     # A why-question's "not" is part of what is explained ("why did she decide not to …"); the
     # reason need not repeat it.
-    negation = negated(asked) and expected.type is not AnswerType.REASON
+    reason = expected.type is AnswerType.REASON
+    negation = negated(asked) and not reason
+    # A reason is said around what it explains, in words of its own: like the explanation form
+    # (answer_forms.explanation), half the question's terms are enough.
     support = check(
-        asked, terms, expected, tag_text(draft.text), None, scene,
-        lead_required=False, negation=negation, lenient_from=QUOTE_LENIENT_FROM_TERMS,
+        asked, terms, expected, tag_text(draft.text), None, scene, lead_required=False, negation=negation,
+        lenient_from=QUOTE_LENIENT_FROM_TERMS, allowed_missing=len(terms) // 2 if reason else None,
     )
     detail = AnswerDetail(answer_type=expected.describe(), supported=support.passed, support=support.summary(), links=support.links)
     if support.passed:
