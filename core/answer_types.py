@@ -158,9 +158,10 @@ def _by_class(head: str, cue: str) -> Expected:
 
 
 # WordNet classes above a noun (any of its commonest senses) that make "which X" ask for a
-# person or organisation, a place, or a time.
+# person, a place, or a time. Groups are too wide a class ("combination" and "party" are groups
+# in one sense); organisations come from the class nouns above.
 _LEXICON_CLASSES = (
-    (AnswerType.PERSON, frozenset(("person", "individual", "someone", "worker", "doer", "organization", "social group"))),
+    (AnswerType.PERSON, frozenset(("person", "individual", "someone", "worker", "doer"))),
     (AnswerType.PLACE, frozenset(("location", "geographic point", "geographical area", "region", "body of water"))),
     (AnswerType.DATE, frozenset(("time period", "time unit"))),
 )

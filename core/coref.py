@@ -34,6 +34,14 @@ class Resolution:
         return f"{self.reference} \u2192 {self.antecedent}"
 
 
+def mentions_reference(text: str) -> bool:
+    """Whether the text has a word `resolve` may resolve (checked on words, before any tagging)."""
+    words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
+    return any(w in _PERSONAL | _NEUTER | _PLURAL for w in words) or any(
+        a == "the" and b in _REFERRING_NOUNS for a, b in zip(words, words[1:])
+    )
+
+
 def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[int, Resolution]:
     """Token index of each resolvable reference in the sentence → its antecedent."""
     found: dict[int, Resolution] = {}

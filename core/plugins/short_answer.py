@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.answer_types import AnswerType, Expected, Span, expected_type, name_spans, typed_spans
-from core.coref import Resolution, resolve
+from core.coref import Resolution, mentions_reference, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues, unit_text
@@ -46,7 +46,7 @@ _CONTEXT_BEFORE = 2
 @dataclass(frozen=True)
 class _Reading:
     sentence: Sentence
-    tokens: list[Token]
+    tokens: tuple[Token, ...]
     resolved: dict[int, Resolution]
     covered: int
     rank: int
@@ -63,7 +63,8 @@ def short_draft(
     readings = _readings(required, evidence, {unit.id for unit in kept})
     best: tuple[_Reading, Span | None, Support] | None = None
     top = readings[0].covered if readings else 0
-    for reading in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
+    for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
+        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
         lead = _lead(reading, asked, required, expected)
         support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
         if support.passed:
@@ -84,17 +85,28 @@ def _is_head(term: Term, expected: Expected) -> bool:
 
 
 def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list[_Reading]:
+    """The kept sentences by coverage, then rank. Only a sentence with a reference in it ("He",
+    "the company") is tagged to rank it, since its antecedent may say a term; the rest are ranked
+    by their words and tagged when tried (`_read`): tagging all 40 cost more than retrieval."""
     readings = []
     for rank, sentence in enumerate(s for s in evidence.ranked() if s.unit.id in kept):
         if rank >= MAX_SENTENCES:
             break
-        tokens = tag_text(sentence.text)
-        earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
-        resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
-        words = [t.word for t in tokens] + _said_with(sentence, resolved)
-        readings.append(_Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank))
+        if mentions_reference(sentence.text):
+            readings.append(_read(sentence, evidence, terms, rank))
+        else:
+            readings.append(_Reading(sentence, (), {}, len(covered(terms, [sentence])), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
+
+
+def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int) -> _Reading:
+    """The sentence tagged, its references resolved, and the terms it covers with them."""
+    tokens = tag_text(sentence.text)
+    earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
+    resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
+    words = [t.word for t in tokens] + _said_with(sentence, resolved)
+    return _Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank)
 
 
 def _opens_with_reference(sentence: Sentence) -> bool:
