@@ -146,8 +146,9 @@ def compose(
         if proof is not None and form is not Form.YES_NO:
             return chain_answer(proof)
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
-        draft, detail = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
-        return replace(draft, detail=detail)
+        short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
+        if short is not None:
+            return replace(short[0], detail=short[1])
     drafted = form_draft(form, question, cues, units, paragraphs)
     if drafted is not None:
         return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted, [*units, *paragraphs])
