@@ -38,7 +38,6 @@ MAX_TRIED = 6
 _SUBJECT_REACH = 3
 # Sentences after a definition's own quoted with it, at most.
 _DEFINITION_AFTER = 3
-_REFERENCES = frozenset("it its they their this these he she his her".split())
 # Sentences before the cited one read for a reference's antecedent (the same unit or the one before).
 _CONTEXT_BEFORE = 2
 
@@ -115,7 +114,7 @@ def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: i
 
 def _opens_with_reference(sentence: Sentence) -> bool:
     words = sentence.text.split()
-    return bool(words) and words[0].lower().strip(",.") in _REFERENCES
+    return bool(words) and mentions_reference(words[0])
 
 
 def _said_with(sentence: Sentence, resolved: dict[int, Resolution]) -> list[str]:
