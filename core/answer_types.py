@@ -131,7 +131,9 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
     if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the":
         # "What is the famous rock near …?" asks for a rock.
         head = _noun_after(tokens, at + 3)
-    if not head and wh in ("what", "who") and after in _BE and not any(t.tag == "VERB" for t in tokens[at + 2 :]):
+    # A gerund names an activity ("What is grafting?"); another verb asks what something does.
+    verbs = [t for t in tokens[at + 2 :] if t.tag == "VERB" and not t.word.lower().endswith("ing")]
+    if not head and wh in ("what", "who") and after in _BE and not verbs:
         # "What is Orion?", "Who were the otachi?": what it is, said by a sentence about it.
         return Expected(AnswerType.DEFINITION, cue=f"{wh} {after}")
     if not head:

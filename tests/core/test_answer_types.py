@@ -28,6 +28,7 @@ from core.tagging import tag_text
         ("Is the ferry running on Sundays?", AnswerType.YES_NO, ""),
         ("List the instruments of the brass section.", AnswerType.LIST, ""),
         ("What is a bain-marie?", AnswerType.DEFINITION, ""),
+        ("What is kneading?", AnswerType.DEFINITION, ""),
         ("What did the baker add to the dough?", AnswerType.THING, ""),
         ("ferry timetable winter", AnswerType.DESCRIPTION, ""),
     ],
