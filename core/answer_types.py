@@ -128,8 +128,8 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
             return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
     head = _noun_after(tokens, at + 1)
-    if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the":
-        # "What is the famous rock near …?" asks for a rock.
+    if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the" and not _ends_noun_phrase(tokens, at + 3):
+        # "What is the famous rock near …?" asks for a rock; "What is the Fresnel lens?" what it is.
         head = _noun_after(tokens, at + 3)
     # A gerund names an activity ("What is grafting?"); another verb asks what something does.
     verbs = [t for t in tokens[at + 2 :] if t.tag == "VERB" and not t.word.lower().endswith("ing")]
@@ -168,6 +168,7 @@ _LEXICON_CLASSES = (
     (AnswerType.DATE, frozenset(("time period", "time unit"))),
 )
 _LEXICON_DEPTH = 8
+_THINGS = frozenset(("object", "substance", "artifact", "artefact"))
 
 
 def _class_in_lexicon(noun: str) -> AnswerType:
@@ -177,7 +178,17 @@ def _class_in_lexicon(noun: str) -> AnswerType:
     if lex is None:
         return AnswerType.KIND
     above = lex.hypernyms(noun, depth=_LEXICON_DEPTH, pos="NOUN")
-    return next((kind for kind, marks in _LEXICON_CLASSES if marks & above), AnswerType.KIND)
+    kind = next((kind for kind, marks in _LEXICON_CLASSES if marks & above), AnswerType.KIND)
+    if kind is AnswerType.PERSON and _THINGS & above:
+        # "rock" and "conductor" are people in a rare sense and things in a common one.
+        return AnswerType.KIND
+    return kind
+
+
+def _ends_noun_phrase(tokens: Sequence[Token], start: int) -> bool:
+    """Whether the question ends with the noun phrase starting at `start` (nothing after it)."""
+    rest = tokens[start:]
+    return bool(rest) and all(t.tag in ("NOUN", "PROPN", "ADJ", "NUM") for t in rest)
 
 
 def _noun_after(tokens: Sequence[Token], start: int) -> str:

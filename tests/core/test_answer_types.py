@@ -13,7 +13,7 @@ from core.tagging import tag_text
     ("question", "kind", "head"),
     [
         ("Who tuned the harpsichord before the concert?", AnswerType.PERSON, ""),
-        ("Which conductor replaced the soloist?", AnswerType.PERSON, "conductor"),
+        ("Which violinist replaced the soloist?", AnswerType.PERSON, "violinist"),
         ("When did the night ferry stop running?", AnswerType.DATE, ""),
         ("In what year did the bakery open?", AnswerType.DATE, "year"),
         ("Where do the bees winter?", AnswerType.PLACE, ""),
@@ -29,6 +29,8 @@ from core.tagging import tag_text
         ("List the instruments of the brass section.", AnswerType.LIST, ""),
         ("What is a bain-marie?", AnswerType.DEFINITION, ""),
         ("What is kneading?", AnswerType.DEFINITION, ""),
+        ("What is the Fresnel lens?", AnswerType.DEFINITION, ""),
+        ("What is the famous rock near the harbour?", AnswerType.KIND, "rock"),
         ("What did the baker add to the dough?", AnswerType.THING, ""),
         ("ferry timetable winter", AnswerType.DESCRIPTION, ""),
     ],

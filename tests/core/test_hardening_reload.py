@@ -24,6 +24,8 @@ HELIX = ROOT / "sample_kb" / "stack" / "helix.md"
 QUESTION = "What is Helix?"
 OLD_CLAIM = "Helix is the storage engine of Orion."
 NEW_CLAIM = "Helix is the quasargrade storage engine of Orion."
+# As an answer quotes it: the citation goes before the sentence's full stop.
+OLD_QUOTE = OLD_CLAIM.rstrip(".")
 NEW_UNIT_ID = "helix-storage::chunk-009::unit-099"
 NEW_UNIT = f"""
 ## Context Unit {NEW_UNIT_ID}
@@ -92,19 +94,19 @@ def test_a_run_under_way_sees_only_the_kb_it_started_on(session: Session, kb_fol
     assert unit_ids(events) <= old_ids and NEW_UNIT_ID not in unit_ids(events)
     answer = answer_of(events)
     assert answer.status == "grounded" and "helix-storage::chunk-000::unit-000" in answer.evidence_ids
-    assert OLD_CLAIM in answer.answer and "quasargrade" not in answer.answer
+    assert OLD_QUOTE in answer.answer and "quasargrade" not in answer.answer
 
     fresh = list(session.run(Request(question=QUESTION)))
     assert fresh[0].kb_version == session.kb.view(Caller()).version
     new_ids = {unit.id for unit in session.kb.view(Caller()).units}
     assert unit_ids(fresh) <= new_ids
-    assert "quasargrade" in answer_of(fresh).answer and OLD_CLAIM not in answer_of(fresh).answer
+    assert "quasargrade" in answer_of(fresh).answer and OLD_QUOTE not in answer_of(fresh).answer
 
 
 def test_runs_racing_reloads_never_mix_two_kbs(session: Session, kb_folder: Path) -> None:
     """A reloader flips the file between two versions while runs go on; each run must match one KB."""
     versions = {"old": (kb_folder / "helix.md").read_text(encoding="utf-8"), "new": edited_helix()}
-    markers = {"old": OLD_CLAIM, "new": "quasargrade"}
+    markers = {"old": OLD_QUOTE, "new": "quasargrade"}
     seen: dict[str, tuple[str, frozenset[str]]] = {}
 
     def record(variant: str) -> None:
