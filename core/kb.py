@@ -44,6 +44,22 @@ def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
     return permitted((unit.acl, unit.region, unit.effective_from, unit.effective_to), caller)
 
 
+WITHDRAWN_NAMED = 3  # a withdrawal note names at most this many units, then counts the rest
+
+
+def withdrawn_message(ids: Sequence[str]) -> str:
+    """The warning for units a broken file no longer yields, naming them (the author fixes them);
+    without ids (none the note's readers may see named) it names none."""
+    ids = sorted(ids)
+    until = "for every caller until this file's errors are fixed"
+    if not ids:
+        return f"units this file held before are withdrawn {until}"
+    if len(ids) == 1:
+        return f"unit {ids[0]} is withdrawn {until}"
+    named = ", ".join(ids[:WITHDRAWN_NAMED]) + (f" and {len(ids) - WITHDRAWN_NAMED} more" if len(ids) > WITHDRAWN_NAMED else "")
+    return f"{len(ids)} units this file held before are withdrawn {until}: {named}"
+
+
 class KnowledgeBase:
     """Units and diagnostics from KB files; build with `load` or `from_units`, never mutate."""
 
@@ -221,25 +237,28 @@ class KnowledgeBase:
         broken_files = [i for i, name in enumerate(before.files) if name in broken]
         rows = np.flatnonzero(np.isin(before.file, broken_files) & before.live) if broken_files else []
         fresh_ids = self._table.row_of
-        gone = {before.files[before.file[row]] for row in rows if before.ids[row] not in fresh_ids}
+        gone: dict[str, list[str]] = {}
+        public: dict[str, list[str]] = {}
+        for row in rows:
+            if before.ids[row] not in fresh_ids:
+                file, unit_id = before.files[before.file[row]], before.ids[row]
+                gone.setdefault(file, []).append(unit_id)
+                if before.perms[before.perm[row]] == PUBLIC:
+                    public.setdefault(file, []).append(unit_id)
+        # A note about a file whose withdrawn units were all restricted is the author's only, and a
+        # note others may see names only public units (fail closed: a restricted id never shows).
+        shown = {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and not d.author_only}
+        notes = []
+        for file, ids in sorted(gone.items()):
+            author_only = file not in public and file not in shown
+            notes.append(Diagnostic(code=Code.UNITS_WITHDRAWN, file=file, severity=Severity.WARNING,
+                                    message=withdrawn_message(ids if author_only else public.get(file, [])),
+                                    author_only=author_only))
         # Until the file is fixed the note stays, across reloads that change other files.
-        gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken}
-        if not gone:
+        notes += [d for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken
+                  and d.file not in gone]
+        if not notes:
             return self
-        # A note about a file whose withdrawn units were all restricted is the author's only.
-        public_gone = {before.files[before.file[row]] for row in rows
-                       if before.ids[row] not in fresh_ids and before.perms[before.perm[row]] == PUBLIC}
-        public_gone |= {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and not d.author_only}
-        notes = [
-            Diagnostic(
-                code=Code.UNITS_WITHDRAWN,
-                message="units this file held before are withdrawn for every caller until its errors are fixed",
-                file=file,
-                severity=Severity.WARNING,
-                author_only=file not in public_gone,
-            )
-            for file in sorted(gone)
-        ]
         return KnowledgeBase(
             self._paths, self._files, self._table, [*self._diagnostics, *notes], self._version, self._stats,
             self._stored.segments if self._stored else None, self._stored.store if self._stored else None,

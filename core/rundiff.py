@@ -201,17 +201,34 @@ def _request(events: Sequence[object]) -> list[_Fact]:
     who = ("caller " + ",".join(sorted(start.caller_tags))) if start.caller_tags else "public caller"
     if start.caller_region:
         who += f" in {start.caller_region}"
-    pins = ", ".join(f"{stage}={plugin}" for stage, plugin in sorted(start.pins.items()))
+    # What the run was asked with, then the changes made live while it was held (marked so).
+    pins = {stage: plugin for stage, plugin in start.pins.items()}
+    excluded = dict.fromkeys(sorted(start.excluded), "")
+    units = dict.fromkeys(sorted(start.excluded_units), "")
+    intent = start.intent_cnl
+    for event in events:
+        if not (isinstance(event, Intervened) and event.live):
+            continue
+        if event.change == "exclude_plugin":
+            excluded[event.target] = " (live)"
+            pins = {stage: plugin for stage, plugin in pins.items() if plugin != event.target}
+        elif event.change == "pin_plugin":
+            pins[event.stage or ""] = f"{event.target} (live)"
+            excluded.pop(event.target, None)
+        elif event.change == "exclude_unit":
+            units[event.target] = " (live)"
+        else:
+            intent = event.target
     facts = [
         _Fact(("question",), f"question: {start.question}"),
         _Fact(("caller",), f"{who} as of {start.as_of}"),
         _Fact(("kb",), f"kb version: {start.kb_version}"),
-        _Fact(("pins",), f"pinned: {pins or 'none'}"),
-        _Fact(("excluded",), f"excluded: {', '.join(sorted(start.excluded)) or 'none'}"),
-        _Fact(("units",), f"excluded units: {', '.join(sorted(start.excluded_units)) or 'none'}"),
+        _Fact(("pins",), f"pinned: {', '.join(f'{s}={p}' for s, p in sorted(pins.items())) or 'none'}"),
+        _Fact(("excluded",), f"excluded: {', '.join(k + v for k, v in excluded.items()) or 'none'}"),
+        _Fact(("units",), f"excluded units: {', '.join(k + v for k, v in units.items()) or 'none'}"),
     ]
-    if start.intent_cnl:
-        facts.append(_Fact(("intent",), "intent edited: " + " ".join(start.intent_cnl.split())))
+    if intent:
+        facts.append(_Fact(("intent",), "intent edited: " + " ".join(intent.split())))
     return facts
 
 

@@ -27,7 +27,7 @@ from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded
 from mrptui.state import NullSession, SessionLike
 
 if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
+    from mrptui.host import Host
 
 Opener = Callable[[Progress], SessionLike]
 """Opens the session, reporting progress (e.g. `partial(Session.open, paths, config)` as `progress=`)."""
@@ -36,7 +36,8 @@ LOAD_GROUP = "kb-load"
 WARM_UP_GROUP = "warm-up"
 RELOAD_GROUP = "reload"
 HDC_GROUP = "hdc-rebuild"
-# Index builds shorter than this pass unremarked; longer ones end with an "indexes ready" toast.
+# Index builds shorter than this pass unremarked; longer ones end with an "indexes ready" (or
+# "HDC index ready") toast.
 SLOW_SECONDS = 1.0
 LOADING_REASON = "the KB is still loading"
 
@@ -65,13 +66,14 @@ def load_problems(error: Exception) -> tuple[Diagnostic, ...]:
 class KBLifecycle:
     """Loads, warms, polls and reloads the app's session; `state` says where it is."""
 
-    def __init__(self, app: ExplorerApp, opener: Opener | None) -> None:
+    def __init__(self, app: Host, opener: Opener | None) -> None:
         self.app = app
         self.opener = opener
         self.state = KBState(phase="loading" if opener is not None else "ready")
         self.fingerprint = ""
         self.queued: Request | None = None
         self._indexing_since = 0.0
+        self._hdc_since = 0.0
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -165,7 +167,7 @@ class KBLifecycle:
         request, self.queued = self.queued, None
         self._set(queued="")
         if request is not None:
-            self.app.start_run(request)
+            self.app.runner.start_run(request)
 
     def refuse_while_loading(self, what: str, *, needs_engine: bool = False) -> bool:
         """Whether `what` must wait for the KB (it says so). `needs_engine`: nor can it open after a
@@ -212,9 +214,12 @@ class KBLifecycle:
         elif what == "reloading":
             self._set(reloading=True)
         else:
+            if what == "hdc_building":
+                self._hdc_since = self.app.clock()
             self._set(hdc={"hdc_building": "building", "hdc_failed": "failed"}.get(what, ""))
-            if what == "hdc_ready":
-                self.app.notify("HDC index ready", timeout=4)
+            took = self.app.clock() - self._hdc_since
+            if what == "hdc_ready" and took >= SLOW_SECONDS:  # a small KB's HDC is ready unremarked
+                self.app.notify(f"HDC index ready ({took:.1f} s)", timeout=4)
 
     def worker_ended(self, group: str, state: WorkerState) -> None:
         """A warm-up or reload worker that raised leaves no 'building…' behind."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import RootModel, ValidationError, field_validator
+from textual.app import App
 from textual.binding import Binding
 
 from core.config import ConfigError, read_json
@@ -45,9 +47,44 @@ def key_known(key: str) -> bool:
     return len(base) == 1 or base in names or key_to_character(base) is not None
 
 
+APP_BINDINGS: list[Binding] = [
+    Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit mrptui"),
+    Binding("f1", "help", "Help", id="app.help", tooltip="Help for the focused panel"),
+    Binding("ctrl+t", "toggle_theme", "Theme", id="app.theme", tooltip="Toggle the light and dark themes"),
+    # Screens are F-keys on every screen (the letters k and R act only outside text boxes).
+    Binding("f2", "kb_screen", "KB", id="app.kb", tooltip="The KB: units, errors, why-not"),
+    Binding("f3", "rules_screen", "Rules", id="app.rules", tooltip="Rules: which fired, bindings"),
+    Binding("f4", "eval_screen", "Eval", id="app.eval",
+            tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate"),
+    Binding("f8", "problems", "Problems", id="app.problems",
+            tooltip="Every KB, rules and plugin error and warning, with file:line:col"),
+    Binding("ctrl+z", "undo", "Undo", id="app.undo",
+            tooltip="Undo the last pin, exclusion, dropped unit, edited intent or breakpoint (in a text box: typing)"),
+]
+
+
+def apply_keymap(app: App, path: Path) -> dict[str, str]:
+    """Apply `path` (binding id → keys) if it exists. A bad file, an unknown id or key name is a
+    notification naming the file; the default keys stay for whatever was not applied."""
+    keymap, problems = read_keymap(path)
+    if keymap:
+        app.set_keymap(keymap)
+    if problems:
+        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+        what = "ignored those entries" if keymap else "kept the default keys"
+        app.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap",
+                   severity="error", timeout=12)
+    return keymap
+
+
+def key_display(app: App, binding: Binding) -> str:
+    """The key shown for `binding`, after the user keymap (first key of the remapped ones)."""
+    keys = app._keymap.get(binding.id or "") or binding.key
+    return app.get_key_display(dataclasses.replace(binding, key=keys.split(",")[0].strip(), key_display=None))
+
+
 def binding_ids() -> dict[str, Binding]:
     """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
-    from mrptui.app import ExplorerApp
     from mrptui.screens.diff import DiffScreen
     from mrptui.screens.evidence_detail import EvidenceDetailScreen
     from mrptui.screens.help import HelpScreen
@@ -62,10 +99,10 @@ def binding_ids() -> dict[str, Binding]:
     from mrptui.widgets.query import QueryBox
     from mrptui.widgets.timeline import AttemptsTimeline
 
-    classes = (ExplorerApp, MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
+    classes = (MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
                CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, UnitModal, PathModal,
                IntentModal, EvalScreen)
-    return {b.id: b for cls in classes for b in bindings_of(cls) if b.id}
+    return {b.id: b for b in APP_BINDINGS} | {b.id: b for cls in classes for b in bindings_of(cls) if b.id}
 
 
 def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:

@@ -94,7 +94,7 @@ class RunHeld(Message):
 CommandName = Literal[
     "rerun", "step", "to_end", "to_start", "continue", "next_stage", "cancel", "break", "break_stage",
     "pin", "exclude", "exclude_unit", "edit_intent", "diff", "save", "copy", "csv", "markdown",
-    "open_in_editor", "reload", "main_ready", "evidence_detail", "open_unit",
+    "open_in_editor", "reload", "main_ready", "evidence_detail", "open_unit", "undo", "toggle_breakpoint",
 ]
 
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
-from mrptui.keymap import bindings_of
+from mrptui.keymap import bindings_of, key_display
 from mrptui.state import Breakpoint
 
 if TYPE_CHECKING:
-    from mrptui.app import ExplorerApp
+    from mrptui.host import Host
 
 PaletteCommand = tuple[str, str, Callable[[], object]]  # (title, help, what it runs)
 STAGES = ("sd", "kb", "gs", "val")
@@ -40,7 +40,7 @@ class ExplorerCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-def palette_commands(app: ExplorerApp, screen: Screen) -> list[PaletteCommand]:
+def palette_commands(app: Host, screen: Screen) -> list[PaletteCommand]:
     """Every binding of `screen` (and, on the main screen, of its panels) with the key in force."""
     from mrptui.screens.main import MainScreen
 
@@ -56,49 +56,57 @@ def palette_commands(app: ExplorerApp, screen: Screen) -> list[PaletteCommand]:
             if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
                 continue
             seen.add(binding.action)
-            key = app.key_display(binding)
+            key = key_display(app, binding)  # type: ignore[arg-type]
             commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
                              partial(node.run_action, binding.action)))
     commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
-                     app.action_toggle_theme))
-    commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", app.action_help))
+                     partial(app.run_action, "toggle_theme")))
+    commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", partial(app.run_action, "help")))
+    commands.append(("Undo the last change (ctrl+z)", "Take back the last pin, exclusion, dropped unit, edited "
+                     "intent or breakpoint", partial(app.run_action, "undo")))
     if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
         return commands
     return commands + breakpoint_commands(app) + plugin_commands(app)
 
 
-def breakpoint_commands(app: ExplorerApp) -> list[PaletteCommand]:
+def toggle(app: Host, title: str, help_text: str, point: Breakpoint) -> PaletteCommand:
+    """A breakpoint toggle whose title says whether it is on now."""
+    state = "on" if point in app.breakpoints else "off"
+    return (f"{title}: {state}", f"Toggle ({state} now): {help_text}", partial(app.whatif.toggle_breakpoint, point))
+
+
+def breakpoint_commands(app: Host) -> list[PaletteCommand]:
     return [
-        ("Break on any backtrack", "Toggle: hold the engine after every backtrack",
-         partial(app.toggle_breakpoint, Breakpoint("backtrack"))),
-        ("Break before costly plugins", "Toggle: hold the engine before every LLM or remote plugin call (on by default)",
-         partial(app.toggle_breakpoint, COSTLY)),
-        ("Break before every plugin call", "Toggle: hold the engine before each plugin is called",
-         partial(app.toggle_breakpoint, Breakpoint("call"))),
+        toggle(app, "Break on any backtrack", "hold the engine after every backtrack", Breakpoint("backtrack")),
+        toggle(app, "Break before costly plugins", "hold the engine before every LLM or remote plugin call "
+               "(on by default)", COSTLY),
+        toggle(app, "Break before every plugin call", "hold the engine before each plugin is called",
+               Breakpoint("call")),
     ]
 
 
-def plugin_commands(app: ExplorerApp) -> list[PaletteCommand]:
+def plugin_commands(app: Host) -> list[PaletteCommand]:
     commands: list[PaletteCommand] = []
     try:
         plugins = app.session.plugin_ids()
     except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
         plugins = {}
+    whatif = app.whatif
     for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
-        commands.append((f"Break on stage {stage}", f"Toggle: hold the engine when stage {stage} starts",
-                         partial(app.toggle_breakpoint, Breakpoint("stage", stage))))
+        commands.append(toggle(app, f"Break on stage {stage}", f"hold the engine when stage {stage} starts",
+                               Breakpoint("stage", stage)))
         for plugin in plugins[stage]:
-            commands.append((f"Break on plugin {plugin}", f"Toggle: hold the engine before {plugin} is called",
-                             partial(app.toggle_breakpoint, Breakpoint("plugin", plugin))))
+            commands.append(toggle(app, f"Break on plugin {plugin}", f"hold the engine before {plugin} is called",
+                                   Breakpoint("plugin", plugin)))
             if stage == "planner":
                 commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
-                                 partial(app.rerun_with, planner=plugin)))
+                                 partial(whatif.rerun_with, planner=plugin)))
                 continue
             commands.append((f"Pin {plugin} for {stage}",
                              "Try it first in its stage (the others stay as fallbacks): live while the "
                              "engine is held before that stage, else a re-run",
-                             partial(app.rerun_with, pin=(stage, plugin))))
+                             partial(whatif.rerun_with, pin=(stage, plugin))))
             commands.append((f"Exclude {plugin}",
                              "Never call it: live while the engine is held before it runs, else a re-run",
-                             partial(app.rerun_with, exclude=plugin)))
+                             partial(whatif.rerun_with, exclude=plugin)))
     return commands

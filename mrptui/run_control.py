@@ -416,10 +416,23 @@ class RunControl:
             run.pending += (intervention.describe(),)
             self.host.notify(f"{intervention.describe()}: applied when the run goes on (n, . or g)")
             return
-        hold_at = signature(live.held_event) if live is not None and live.held_event is not None else ""
+        hold_at = self.hold_signature()
         again = " · holding at the same point" if hold_at else ""
         self.host.notify(f"re-running: {intervention.describe()} ({reason}){again} · d compares the two runs")
         self.start(apply(run.request, intervention), hold_at=hold_at)
+
+    def hold_signature(self) -> str:
+        """Where the held live run is held, so a re-run can hold again at the same point ('' if not held)."""
+        run = self.current
+        live = self.live if self.is_live and run is not None and run.held else None
+        return signature(live.held_event) if live is not None and live.held_event is not None else ""
+
+    def revert(self, request: Request, note: str) -> RunRecord:
+        """Re-run `request` (the run as it was before a change), holding again where this one is held."""
+        hold_at = self.hold_signature()
+        run = self.start(request, hold_at=hold_at)
+        run.notes = (note,)
+        return run
 
 
 def pump(

@@ -394,6 +394,7 @@ class RunRecord:
     error: str = ""
     held: str = ""  # where the live engine is held ("before kb-balanced (stage kb, revision 1)"), or ""
     pending: tuple[str, ...] = ()  # changes made while held, applied when the run goes on
+    notes: tuple[str, ...] = ()  # what the user undid on this run (the timeline shows each as a ✎ you row)
     cache: StateCache = field(default_factory=StateCache, repr=False)
 
     def state(self, k: int) -> ViewState:

@@ -8,7 +8,7 @@ run (newly failing in red). Enter shows that question's run in the main screen.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,13 +23,13 @@ from textual.widgets import DataTable, Static
 
 from core.plugins.base import Request
 from core.resources import sample_queries_file
-from mrptui.messages import RunQuestion
+from mrptui.host import Explorer
+from mrptui.messages import Command, RunQuestion
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
     from core.evaluation import EvalReport, QueryResult, QuerySpec
-    from mrptui.app import ExplorerApp
 
 GATES = ("must-not-appear", "view-boundary", "abstention")
 COLUMNS = [("change", "change"), ("id", "id"), ("result", "result"), ("evidence", "evidence"),
@@ -93,6 +93,22 @@ def changes(previous: dict[str, bool] | None, rows: Sequence[QuestionRow]) -> di
     return marks
 
 
+@dataclass
+class EvalMemory:
+    """The last eval results per queries file and the KB generation they ran on, kept by the app."""
+
+    results: dict[Path, tuple[int, dict[str, bool], dict[str, str]]] = field(default_factory=dict)
+
+    def remember(self, path: Path, kb_generation: int, rows: Sequence[QuestionRow], *, again: bool) -> dict[str, str]:
+        """The change marks of `rows`: against the last results when the KB changed since (a reload,
+        seen or not) or the user ran them `again`; reopened on the same KB, the marks stay."""
+        generation, passes, marks = self.results.get(path, (-1, None, {}))
+        if generation != kb_generation or again:
+            marks = changes(passes, rows)
+        self.results[path] = (kb_generation, {row.id: row.passed for row in rows}, marks)
+        return marks
+
+
 class EvalScreen(Screen[None]):
     """Pass/fail per labelled question and per gate, re-run after every reload."""
 
@@ -126,20 +142,24 @@ what changed since the previous run: **newly failing** (red), newly passing, new
             self.report = report
             self.error = error
 
-    def __init__(self, queries_path: Path | None = None) -> None:
+    def __init__(self, queries_path: Path | None = None, memory: EvalMemory | None = None) -> None:
+        """`memory`: the last results, kept by the app across openings, so a reload made while the
+        screen was closed is still marked when it opens."""
         super().__init__()
         self.queries_path = queries_path or sample_queries_file()
+        self.memory = memory if memory is not None else EvalMemory()
         self.generation = 0
         self.runs = 0
         self.rows: list[QuestionRow] = []
         self.specs: dict[str, QuerySpec] = {}
         self.marks: dict[str, str] = {}
-        self.previous: dict[str, bool] | None = None
+        self.again = False  # the running eval was asked for with `r` (not opened, not a reload)
+        self.kb_generation = 0
         self.running = False
         self.error = ""
 
     @property
-    def explorer(self) -> ExplorerApp:
+    def explorer(self) -> Explorer:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
@@ -157,8 +177,10 @@ what changed since the previous run: **newly failing** (red), newly passing, new
 
     # -- running ------------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, *, again: bool = False) -> None:
         self.generation += 1
+        self.again = again
+        self.kb_generation = self.explorer.kb_generation
         self.running = True
         self._render_title()
         generation, session, path = self.generation, self.explorer.session, self.queries_path
@@ -190,8 +212,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         if message.report is not None:
             self.runs += 1
             rows = question_rows(message.queries, message.report)
-            self.marks = changes(self.previous, rows)
-            self.previous = {row.id: row.passed for row in rows}
+            self.marks = self.memory.remember(self.queries_path, self.kb_generation, rows, again=self.again)
             self.rows = rows
             self.specs = {spec.id: spec for spec in message.queries}
         self._render_table()
@@ -246,10 +267,10 @@ what changed since the previous run: **newly failing** (red), newly passing, new
     # -- actions ------------------------------------------------------------------------------
 
     def action_rerun(self) -> None:
-        self.start()
+        self.start(again=True)
 
     def action_reload(self) -> None:
-        self.explorer.reload_kb()
+        self.post_message(Command("reload"))
 
     @on(DataTable.RowSelected, "#eval-table")
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -13,7 +13,15 @@ from typing import ClassVar
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.keys import key_to_character
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
+
+
+def types_text(widget: Widget | None) -> bool:
+    """Whether printable keys type into `widget` (an editable text box): the bar then shows each
+    command's F-key or chord, since its letter would be typed."""
+    return isinstance(widget, (TextArea, Input)) and not getattr(widget, "read_only", False) and not widget.disabled
 
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
@@ -67,14 +75,18 @@ class KeyBar(Widget, can_focus=False):
         seen: set[str] = set()
         palette = None
         app = self.app
+        typing = types_text(screen.focused)
         for _node, binding, _enabled, _tooltip in screen.active_bindings.values():
             if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
                 palette = (binding, app.get_key_display(binding), binding.description)
                 continue
             if not binding.show or binding.action in seen:
                 continue
+            display = app.get_key_display(binding)
+            if typing and (key_to_character(binding.key) or len(display) == 1):
+                continue
             seen.add(binding.action)
-            items.append((binding, app.get_key_display(binding), binding.description))
+            items.append((binding, display, binding.description))
         items.sort(key=lambda item: item[0].id in KEPT_IDS)  # stable: the kept keys go last, by the palette
         if items != self._items or palette != self._palette:
             self._items, self._palette = items, palette

@@ -41,8 +41,11 @@ Type a question and press **Enter** to run the engine on it.
   newest entry brings back what you were typing.
 - **ctrl+r** searches the history for what is in the box; press it again for older matches.
 - **F7** selects the whole question (then typing replaces it).
-- **Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` comes back,
-  and whatever you type after `/` lands in the box.
+- The box keeps focus after Enter, and the question stays selected: the next one you type replaces it.
+  Every printable key types; commands are F-keys (F10 step, shift+F10 back, F9 continue, F11 next
+  stage, F5 re-run), alt chords (alt+n, alt+d, alt+s, …) and the palette (ctrl+p).
+- **Escape** leaves the box so the single-letter keys (step, continue, save, …) work; `/` or ctrl+l
+  comes back, and whatever you type after `/` lands in the box.
 - `F5` (and `ctrl+r` outside the box) re-runs the last question.
 """
 
@@ -93,6 +96,10 @@ Type a question and press **Enter** to run the engine on it.
         # tmux send-keys) the next characters would otherwise land before the new line.
         if self.read_only:
             return
+        if event.key.startswith("alt+"):
+            # alt+letter arrives with its letter as the character: it is a command chord, never text.
+            event.prevent_default()
+            return
         action = None
         if event.key in ("up", "down") and self._history_key(event.key):
             event.stop()
@@ -118,6 +125,8 @@ Type a question and press **Enter** to run the engine on it.
                 self.questions.error = ""
         self._end_walk()
         self.post_message(QuerySubmitted(self.text))
+        # The box keeps focus; the question stays selected, so the next one typed replaces it.
+        self.select_all()
 
     # -- history ----------------------------------------------------------------------------
 

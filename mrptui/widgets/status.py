@@ -36,7 +36,8 @@ def status_markup(
         symbol, tone, run = "✂", "warn", f"incomplete trace: {stop}"
     if held:
         symbol, tone, run = "⏸", "backtrack", f"held {held}"
-    if total or kb is None or not (kb.loading or kb.failed):  # no run while loading: the head says it all
+    # Before any run the head ("ready", loading, not loaded) says it all: no "· idle" after it.
+    if total:
         parts.append(tone_markup(f"{symbol} {escape(run)}", tone))
     if replay_note and replay_note not in run:  # next to the run state: a narrow line cuts its end first
         parts.append(tone_markup(f"✂ {escape(replay_note)}", "warn"))
@@ -51,12 +52,14 @@ def status_markup(
     if breakpoints:
         labels = ", ".join(point.label for point in sorted(breakpoints))
         parts.append(f"[$accent]● {escape(labels)}[/]")
+    # The replay command labels the trace "replay run.jsonl": say "replay" once.
+    label = label.removeprefix("replay ") if replay else label
     if replay:
-        parts.append("[$warning]replay[/]")
+        parts.append("[$warning]replay[/]" + (f" [$foreground-muted]{escape(label)}[/]" if label else ""))
     parts.extend(kb_work_markup(kb))
     if health is not None:
         parts.append(health_markup(health))
-    if label:
+    if label and not replay:
         parts.append(f"[$foreground-muted]{escape(label)}[/]")
     return " · ".join(parts)
 

@@ -195,3 +195,16 @@ def test_rank_and_score_words_are_marked_in_a_moved_unit():
     right = run(scored=candidates((2, 0.95, True), (1, 0.9, True)))
     moved = diff_runs(left, right).section("Evidence")[1]
     assert [moved.right[a:b] for a, b in moved.right_words] == ["#1", "0.950"]
+
+
+def test_the_request_section_shows_changes_made_live_while_held():
+    from core.events import Intervened
+
+    live = run()
+    live.insert(2, Intervened(change="exclude_plugin", target="kb-fast", live=True,
+                              note="kb-fast excluded by the user"))
+    live.insert(3, Intervened(change="exclude_unit", target="tide::gauge-2", live=True,
+                              note="unit tide::gauge-2 excluded from the evidence by the user"))
+    request = {row.right.split(":")[0]: row.right for row in diff_runs(run(), live).section("Request")}
+    assert request["excluded"] == "excluded: kb-fast (live)"
+    assert request["excluded units"] == "excluded units: tide::gauge-2 (live)"

@@ -44,8 +44,20 @@ def test_a_broken_edit_withdraws_the_unit_and_shows_the_error(workspace) -> None
     (kb / "notes.md").write_text(UNIT.format(word="hourly").replace("Role: Definition", "Role: Definitoin"))
     problems = session.reload()
     assert [d.code.value for d in problems if d.is_error] == ["INVALID_ROLE_VALUE"]
-    assert any(d.code.value == "UNITS_WITHDRAWN" for d in problems)
+    withdrawn = [d.message for d in problems if d.code.value == "UNITS_WITHDRAWN"]
+    # One unit: the note names it, rather than speaking of "units this file held".
+    assert withdrawn == ["unit notes::chunk-000::unit-000 is withdrawn for every caller until this file's errors are fixed"]
     assert session.unit("notes::chunk-000::unit-000", Caller()) is None
+    session.reload()  # still broken: the note stays, still naming the unit
+    assert [d.message for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN"] == withdrawn
+
+
+def test_a_withdrawal_note_names_a_few_units_and_counts_the_rest() -> None:
+    from core.kb import withdrawn_message
+
+    assert withdrawn_message(["b", "a"]) == (
+        "2 units this file held before are withdrawn for every caller until this file's errors are fixed: a, b")
+    assert withdrawn_message(list("edcba")).endswith(": a, b, c and 2 more")
 
 
 def test_a_broken_rules_file_keeps_the_last_good_rules(workspace) -> None:

@@ -57,14 +57,18 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-async def ask(pilot: Pilot, question: str = QUESTION) -> None:
-    """Type a question in the query box, press enter, and wait for the run to finish."""
+async def ask(pilot: Pilot, question: str = QUESTION, *, leave: bool = True) -> None:
+    """Type a question in the query box, press enter, and wait for the run to finish. The box keeps
+    focus after Enter; `leave` then presses Esc, so the single-letter keys that follow are commands."""
     app = pilot.app
     query = app.screen.query_one("#query")
     query.focus()
     query.value = question  # type: ignore[attr-defined]
     await pilot.press("enter")
     await settle(pilot)
+    if leave and app.screen is app.main and app.focused is query:
+        await pilot.press("escape")
+        await pilot.pause()
 
 
 async def select_timeline_row(pilot: Pilot, predicate) -> None:

@@ -77,7 +77,7 @@ async def test_multi_line_question_new_line_keys_and_ctrl_s(app, session):
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert session.requests[0].question == "which tools\nfor pipelines\nand\nwhy?"
-        assert app.current.done and isinstance(app.focused, AttemptsTimeline)
+        assert app.current.done and app.focused is box  # the box keeps focus
 
 
 async def test_pasted_lines_are_kept_and_enter_runs_a_pasted_single_line(app, session):
@@ -178,7 +178,7 @@ async def test_continue_stops_at_each_backtrack(app):
         await ask(pilot)
         await pilot.press("home", "full_stop")
         assert app.state.last_event.kind == "backtracked" and app.state.backtracks[-1].level == 1
-        assert app.paused_at == Breakpoint("backtrack")
+        assert app.control.paused_at == Breakpoint("backtrack")
         first = app.cursor
         await pilot.press("full_stop")
         assert app.cursor > first and app.state.last_event.kind == "backtracked"
@@ -242,12 +242,15 @@ async def test_palette_commands_cover_bindings_and_plugins(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
         commands = {title: callback for title, _, callback in app.palette_commands(app.screen)}
-        for title in ("Step (n)", "Back (b)", "Continue (.)", "Save (s)", "Diff (d)", "Break on any backtrack",
-                      "Break on stage kb", "Break on plugin kb-fast", "Pin kb-balanced for kb", "Break before costly plugins",
-                      "Exclude kb-fast", "Toggle light/dark theme (ctrl+t)", "Sort (o)"):
+        for title in ("Step (n)", "Back (b)", "Continue (.)", "Save (s)", "Diff (d)", "Break on any backtrack: off",
+                      "Break on stage kb: off", "Break on plugin kb-fast: off", "Pin kb-balanced for kb",
+                      "Break before costly plugins: off", "Exclude kb-fast", "Toggle light/dark theme (ctrl+t)",
+                      "Sort (o)", "Undo the last change (ctrl+z)"):
             assert title in commands, title
-        commands["Break on stage kb"]()
+        commands["Break on stage kb: off"]()
         assert Breakpoint("stage", "kb") in app.breakpoints
+        titles = [title for title, _, _ in app.palette_commands(app.screen)]
+        assert "Break on stage kb: on" in titles and "Break on stage kb: off" not in titles
         commands["Pin kb-balanced for kb"]()
         await settle(pilot)
         assert app.current.request.pins == {"kb": "kb-balanced"}
@@ -451,7 +454,7 @@ async def test_proof_tree_expand_all_and_unit_leaf_opens_the_unit(app):
 async def test_a_unit_window_without_a_file_location_says_so_on_e(app):
     async with app.run_test(size=SIZE) as pilot:
         notes = record_notifications(app)
-        app.open_unit(SECRET.id)  # not visible to this caller: no text, no location
+        app.navigator.open_unit(SECRET.id)  # not visible to this caller: no text, no location
         await pilot.pause()
         assert isinstance(app.screen, UnitModal)
         await pilot.press("e")
@@ -482,7 +485,7 @@ async def test_citation_opens_the_unit_and_invisible_units_say_so(app):
         await pilot.press("enter")
         assert isinstance(app.screen, TextModal) and U_AIRFLOW in app.screen.markup
         await pilot.press("escape")
-        app.open_unit(SECRET.id)
+        app.navigator.open_unit(SECRET.id)
         await pilot.pause()
         assert "not visible to this caller" in app.screen.markup
 
@@ -514,10 +517,10 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
         assert replay.replay and replay.cursor == len(events)
         assert replay.screen.query_one("#query", QueryBox).value == QUESTION
         assert replay.screen.query_one(EvidenceTable).row_count == 4
-        await pilot.press("home", "full_stop")
+        await pilot.press("escape", "home", "full_stop")  # the box has focus in replay too: leave it
         assert replay.state.last_event.kind == "backtracked"
         notes = record_notifications(replay)
-        replay.ask("another question")
+        replay.runner.ask("another question")
         await pilot.press("r")  # re-running is not offered in replay: the key does nothing
         assert sum("replayed trace" in n for n in notes) == 1
         assert len(replay.runs) == 1
@@ -533,7 +536,7 @@ async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the
     replay = make_app(session, replay=events, recorded_for="caller merchant:vip-ops as of 2026-01-15")
     async with replay.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await pilot.press("k")
+        await pilot.press("f2")
         await settle(pilot)
         assert isinstance(replay.screen, KBScreen)
         title = text_of(replay.screen.query_one("#kb-title", Static))
@@ -555,7 +558,7 @@ async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(ses
     async with replay.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert replay.replay_without_kb
-        await pilot.press("3", "enter")
+        await pilot.press("escape", "3", "enter")
         assert NO_KB_TEXT in text_of(replay.screen.query_one("#detail-unit", Static))
         await pilot.press("escape", "5", "enter")
         assert isinstance(replay.screen, TextModal) and NO_KB_TEXT in replay.screen.markup
@@ -828,7 +831,7 @@ async def test_narrow_terminal_shows_one_panel_at_a_time(app):
 async def test_answer_panel_status_when_no_context(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
-        app.rerun_with(pin=("kb", "kb-fast"))
+        app.whatif.rerun_with(pin=("kb", "kb-fast"))
         await settle(pilot)
         assert "no-context" in text_of(app.screen.query_one(AnswerPanel).query_one("#answer-text", Static))
 
@@ -911,7 +914,7 @@ async def test_user_keymap_remaps_bindings_by_id(session, tmp_path):
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert session.requests[-1].question == "which tools\nare relevant"
-        await pilot.press("home", "j", "j")
+        await pilot.press("escape", "home", "j", "j")  # the box keeps focus after a run: leave it
         assert app.cursor == 2
         await pilot.press("n")  # replaced, not added to
         assert app.cursor == 2
@@ -1021,7 +1024,8 @@ class SlowHdcSession(FakeSession):
 
 async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_ready() -> None:
     session = SlowHdcSession()
-    app = make_app(session)
+    now = [0.0]
+    app = make_app(session, clock=lambda: now[0])
     notes = record_notifications(app)
     async with app.run_test(size=(160, 45)) as pilot:
         # The worker waits in warm_up_hdc until released, so this state lasts; allow a slow machine.
@@ -1030,12 +1034,13 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
             if app.hdc_building and "HDC" in text_of(app.screen.query_one("#status", Static)):
                 break
         assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
+        now[0] = 2.5  # the build took 2.5 s: long enough to say it is ready
         session.release.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert session.hdc_built and not app.hdc_building
         assert "HDC" not in text_of(app.screen.query_one("#status", Static))
-        assert "HDC index ready" in notes
+        assert "HDC index ready (2.5 s)" in notes
 
 
 class RebuildingHdcSession(FakeSession):

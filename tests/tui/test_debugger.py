@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_app
-from helpers import select_timeline_row, settle, until_quiet
+from helpers import ask, select_timeline_row, settle, until_quiet
 from textual.widgets import Static
 
 from core.events import AttemptFinished, IntentDetected, Intervened, RunStarted
@@ -89,11 +89,8 @@ def _app(session, **options):
 
 
 async def _ask(pilot, question: str = QUESTION) -> None:
-    query = pilot.app.screen.query_one("#query")
-    query.focus()
-    query.value = question
-    await pilot.press("enter")
-    await settle(pilot)
+    """Ask, then leave the box (it keeps focus after Enter), so single letters step."""
+    await ask(pilot, question)
 
 
 def _status(app) -> str:
@@ -199,7 +196,7 @@ async def test_escape_cancels_a_plugin_that_sleeps(debug_session):
             if app.state.current_plugin == "gs-sleepy":
                 break
         assert app.state.current_plugin == "gs-sleepy"
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the first leaves the question box, the second cancels
         await until_quiet(pilot, seconds=3)
         await settle(pilot)
         run = app.current

@@ -172,3 +172,22 @@ def test_snapshot_eval_screen_after_a_change(snap_compare, workspace) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(kb, config, queries), terminal_size=(150, 30), run_before=run_before)
+
+
+async def test_a_reload_while_the_eval_screen_is_closed_is_marked_when_it_opens_again(workspace) -> None:
+    kb, config, queries = workspace
+    app = _app(kb, config, queries)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("f4")
+        screen = await _eval_done(pilot, 1)
+        await pilot.press("escape")
+        (kb / "lighthouse.md").write_text(LAMP.replace("chunk-000::unit-000", "chunk-000::unit-009"), encoding="utf-8")
+        app.reload_kb()
+        await settle(pilot)
+        await pilot.press("escape", "f4")
+        screen = await _eval_done(pilot, 1)
+        assert screen.marks == {"lens": NEWLY_FAILING}
+        assert _cells(screen, "change") == [NEWLY_FAILING, ""]
+        await pilot.press("escape", "f4")  # opened again on the same KB: the marks stay
+        screen = await _eval_done(pilot, 1)
+        assert screen.marks == {"lens": NEWLY_FAILING}

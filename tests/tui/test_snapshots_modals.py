@@ -37,7 +37,7 @@ def test_unit_window_from_a_proof_leaf(snap_compare):
 
         await ask(pilot)
         await settle(pilot)
-        pilot.app.open_unit(U_AIRFLOW)
+        pilot.app.navigator.open_unit(U_AIRFLOW)
         pilot.app.clear_notifications()
         await pilot.pause()
 

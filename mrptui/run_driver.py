@@ -1,0 +1,207 @@
+"""The app's run component: asks questions, pulls the engine in thread workers (through
+`mrptui.run_control`), steps the cursor, and renders the state at the cursor on the main screen.
+The app routes the engine worker's messages (`EventsArrived`, `RunHeld`, `RunEnded`) here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from functools import partial
+
+from core.plugins.base import Request
+from mrptui.host import Host
+from mrptui.kb_lifecycle import quiet_gc
+from mrptui.messages import EventsArrived, RunEnded, RunHeld
+from mrptui.run_control import LiveRun, pump
+from mrptui.state import Breakpoint, RunRecord, TimelineRow
+from mrptui.widgets.query import normalise_question
+from mrptui.widgets.status import status_markup
+from mrptui.widgets.timeline import AttemptsTimeline
+
+
+class RunDriver:
+    """Runs, stepping and the main screen's rendering, for one app."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self._frozen_generation = -1
+        self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
+
+    def notify(self, message: str, *, severity: str = "information") -> None:
+        """RunControl's host says things through the app's notifications."""
+        self.host.notify(message, severity=severity)
+
+    # -- asking ------------------------------------------------------------------------------
+
+    def refuse_in_replay(self, what: str) -> bool:
+        host = self.host
+        if host.replay:
+            host.notify(f"This is a replayed trace: {what} is disabled. Open the KB with `mrptui --kb PATH`.",
+                        severity="warning")
+        return host.replay
+
+    def ask(self, question: str) -> None:
+        """Run a question typed in the query box (empty: a notification, no run)."""
+        if self.refuse_in_replay("asking new questions"):
+            return
+        question = normalise_question(question)
+        if not question:
+            self.host.notify("type a question first", severity="warning")
+            return
+        self.start_run(Request(question=question, caller=self.host.caller))
+
+    def rerun(self) -> None:
+        host = self.host
+        if self.refuse_in_replay("re-running"):
+            return
+        if host.lifecycle.state.failed:  # the re-run key tries opening the KB again
+            host.lifecycle.reload()
+            return
+        if host.control.last_request is None:
+            host.notify("type a question first", severity="warning")
+            return
+        self.start_run(host.control.last_request)
+
+    def start_run(self, request: Request) -> None:
+        host = self.host
+        state = host.lifecycle.state
+        if state.loading:
+            host.lifecycle.queue(request)
+            return
+        if state.failed:
+            host.notify(f"the KB did not load, so nothing can run: {state.error.splitlines()[0]} — fix it "
+                        "and press ctrl+r (F8 lists every problem)", severity="error")
+            return
+        # The banner warns before the first answer (and after a reload); the status line keeps the counts.
+        host.main.show_health(None)
+        host.control.start(request)
+        self.refresh_view()
+
+    def start_puller(self, run: RunRecord, live: LiveRun) -> None:
+        """RunControl's hook: pull this run in a thread worker (the UI never waits for the engine)."""
+        host = self.host
+
+        def work() -> None:
+            try:
+                pump(run, live, lambda rid, events: host.post_message(EventsArrived(rid, events)),
+                     lambda rid, where: host.post_message(RunHeld(rid, where)),
+                     batch_size=host.batch_size, batch_seconds=host.batch_seconds, clock=host.clock)
+            except KeyboardInterrupt:
+                # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
+                pass
+            finally:
+                host.post_message(RunEnded(run.run_id))
+
+        host.run_worker(work, name=f"run-{run.run_id}", group=f"engine-{run.run_id}",
+                        description=f"engine run {run.run_id}", thread=True, exit_on_error=False)
+
+    # -- what the engine worker reports ----------------------------------------------------------
+
+    def arrived(self, message: EventsArrived) -> None:
+        if self.host.control.arrived(message.run_id, message.events):
+            self.refresh_view()
+
+    def held_at(self, message: RunHeld) -> None:
+        if self.host.control.held_at(message.run_id, message.where):
+            self.refresh_view()
+
+    def ended(self, message: RunEnded) -> None:
+        host = self.host
+        if host.control.ended(message.run_id):
+            self.refresh_view()
+        if self._frozen_generation != host.kb_generation:
+            # The first run on a KB built its indexes: freeze them too (once per KB generation, so
+            # later runs' objects stay collectable).
+            self._frozen_generation = host.kb_generation
+            quiet_gc()
+
+    def failed(self, worker_name: str, message: str) -> None:
+        run = self.host.control.current
+        if run is not None and worker_name == f"run-{run.run_id}":
+            self.host.control.failed(run.run_id, message)
+        self.refresh_view()
+
+    def tick(self) -> None:
+        """While a plugin call is under way, repaint its elapsed time a few times a second."""
+        control = self.host.control
+        run = control.current
+        running = run is not None and not run.done and not run.held and control.state.current_plugin is not None
+        if running and control.following:
+            self.refresh_view()
+
+    def running_ms(self) -> float | None:
+        """How long the attempt now running has run, as the UI has seen it (None when none runs)."""
+        control, clock = self.host.control, self.host.clock
+        run, state = control.current, control.state
+        if run is None or run.done or run.held or not state.rows or state.rows[-1].status != "running":
+            self._attempt_clock = None
+            return None
+        key = state.rows[-1].index
+        if self._attempt_clock is None or self._attempt_clock[0] != key:
+            self._attempt_clock = (key, clock())
+        return (clock() - self._attempt_clock[1]) * 1000
+
+    # -- stepping ---------------------------------------------------------------------------
+
+    def then_refresh(self, action: Callable[[], object]) -> None:
+        action()
+        self.refresh_view()
+
+    def seek(self, k: int) -> None:
+        self.then_refresh(partial(self.host.control.seek, k))
+
+    def step(self, delta: int) -> None:
+        self.then_refresh(partial(self.host.control.step, delta))
+
+    def run_to_end(self) -> None:
+        self.then_refresh(self.host.control.run_to_end)
+
+    def continue_run(self) -> None:
+        self.then_refresh(self.host.control.continue_run)
+
+    def next_stage(self) -> None:
+        self.then_refresh(self.host.control.next_stage)
+
+    def cancel(self) -> None:
+        """Esc: cancel the live run; with nothing running, Esc does nothing (it is also "back")."""
+        self.host.control.cancel()
+
+    def toggle_breakpoint(self, point: Breakpoint) -> None:
+        self.then_refresh(partial(self.host.control.toggle_breakpoint, point))
+
+    def selected_breakpoint(self, *, stage: bool) -> Breakpoint | None:
+        """The breakpoint `t` (`T`: its stage's) toggles on the selected timeline row."""
+        row = self.host.main.query_one(AttemptsTimeline).selected
+        if row is None or row.kind in ("plan", "intervention"):
+            self.host.notify("select an attempt or backtrack row in the timeline first", severity="warning")
+            return None
+        if row.kind == "backtrack" and not stage:
+            return Breakpoint("backtrack")
+        return Breakpoint("stage", row.stage) if stage else Breakpoint("plugin", row.plugin)
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        host = self.host
+        main = host.main
+        if not main.is_mounted:
+            return
+        control = host.control
+        run, state = control.current, control.state
+        total = len(run.events) if run else 0
+        running = self.running_ms() if host.show_durations else None
+        markup = status_markup(
+            state, total, live=bool(run and not run.done), paused_at=control.paused_at,
+            breakpoints=control.breakpoints, replay=host.replay, label=host.kb_label,
+            failed=bool(run and run.error), held=control.held, pending=run.pending if run else (),
+            running_ms=running, kb=host.lifecycle.state, health=host.health, replay_note=host.replay_note,
+        )
+        if run and run.error:
+            markup += f" · [$error]✗ {run.error}[/]"
+        if run and run.notes:  # what the user undid, as ✎ you rows ahead of the run's own
+            undone = tuple(TimelineRow(kind="intervention", index=-1, plugin="you", status="undo", reason=note)
+                           for note in run.notes)
+            state = replace(state, rows=undone + state.rows)
+        with main.app.batch_update():
+            main.show(state, markup, held=bool(control.held) and control.cursor == total, running_ms=running,
+                      run=run.run_id if run else None)

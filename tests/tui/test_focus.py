@@ -1,0 +1,102 @@
+"""The focus model (harlequin's and posting's): the question box keeps focus after Enter and in
+replay, printable keys always type there, and commands are F-keys, alt chords and the palette."""
+
+from __future__ import annotations
+
+from conftest import make_app
+from helpers import QUESTION, record_notifications, settle
+
+from core.plugins.base import Request
+from mrptui.state import NullSession
+from mrptui.widgets.keybar import KeyBar
+from mrptui.widgets.query import QueryBox
+
+SIZE = (150, 42)
+# Every single-letter command of the main screen and the timeline is in it (i d e s t n b g k m z c p x u r).
+NEXT = "Which intent did kb-fast use, and does step b expose gaps? 12345 / zoom copy pin x u r."
+
+
+def keys_for(text: str) -> list[str]:
+    return ["space" if ch == " " else ch for ch in text]
+
+
+def snapshot(app) -> tuple:
+    return (len(app.runs), app.cursor, len(app.screen_stack), type(app.screen).__name__,
+            frozenset(app.breakpoints), app.screen.query_one(QueryBox).has_focus)
+
+
+async def test_after_enter_the_next_question_is_typed_into_the_box_and_nothing_else_happens(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.screen.query_one(QueryBox)
+        await pilot.press(*keys_for(QUESTION), "enter")
+        await settle(pilot)
+        assert len(app.runs) == 1 and box.has_focus
+        before = snapshot(app)
+        notes = record_notifications(app)
+        await pilot.press(*keys_for(NEXT))
+        await settle(pilot)
+        assert box.text == NEXT  # the previous question was selected, so typing replaced it
+        assert snapshot(app) == before and notes == []
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [run.question for run in app.runs] == [QUESTION, NEXT] and box.has_focus
+
+
+async def test_in_replay_the_box_has_focus_typing_lands_there_and_enter_is_refused_with_a_message() -> None:
+    from fakes import CALLER, thinkingdb_run
+
+    app = make_app(NullSession(), replay=thinkingdb_run(Request(question=QUESTION, caller=CALLER)))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one(QueryBox)
+        assert box.has_focus and box.text == QUESTION
+        before = snapshot(app)
+        notes = record_notifications(app)
+        await pilot.press(*keys_for(NEXT))
+        await settle(pilot)
+        assert box.text == NEXT and snapshot(app) == before and notes == []
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(app.runs) == 1 and box.has_focus
+        assert len(notes) == 1 and "replayed trace" in notes[0] and "asking" in notes[0]
+
+
+async def test_escape_leaves_the_box_and_slash_or_ctrl_l_return_to_it(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.screen.query_one(QueryBox)
+        await pilot.press(*keys_for(QUESTION), "enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        assert not box.has_focus
+        await pilot.press("b")  # a single letter is a command outside the box
+        assert app.cursor == len(app.current.events) - 1 and box.text == QUESTION
+        await pilot.press("ctrl+l")
+        assert box.has_focus
+        await pilot.press("escape", "slash", "x")
+        assert box.has_focus and box.text.endswith("x")
+
+
+async def test_commands_reach_the_engine_from_the_box_by_f_key_and_alt_chord(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.screen.query_one(QueryBox)
+        await pilot.press(*keys_for(QUESTION), "enter")
+        await settle(pilot)
+        end = len(app.current.events)
+        await pilot.press("shift+f10")
+        assert app.cursor == end - 1
+        await pilot.press("alt+b")
+        assert app.cursor == end - 2 and box.text == QUESTION  # alt+b stepped back, typed nothing
+        await pilot.press("f10")
+        assert app.cursor == end - 1 and box.has_focus
+
+
+async def test_the_key_bar_shows_chords_while_the_box_has_focus_and_letters_outside_it(app) -> None:
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.press(*keys_for(QUESTION), "enter")
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar)
+        assert not any(len(key) == 1 for key in bar.keys), bar.keys  # in the box: no key that would type
+        assert "f10" in bar.keys and "alt+d" in bar.keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "n" in bar.keys
