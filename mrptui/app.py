@@ -1,15 +1,12 @@
 """The explorer app, as a shell: it composes the screens, holds the components that do the work
 and routes messages and keys to them.
-
 - `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping, rendering the cursor.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
 - `WhatIf` (mrptui/whatif.py): pins, exclusions, dropped units, intent edits, breakpoints, undo, diff.
 - `Exporter` (mrptui/exporter.py): copy, save and export.
 - `Navigator` (mrptui/navigator.py): the KB, rules, eval and help screens, problems, unit windows.
-
-Components see the app as a `mrptui.host.Host`; screens post `Command` messages. Nothing but the
-CLI imports this module.
-"""
+Components see the app as a `mrptui.host.Host`; screens post `Command` messages. Only the CLI
+imports this module."""
 
 from __future__ import annotations
 
@@ -36,6 +33,7 @@ from mrptui.exporter import Exporter
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
+from mrptui.layout import layout_path as layout_file
 from mrptui.messages import (Command, EventsArrived, KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork,
                              OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion)
 from mrptui.navigator import Navigator
@@ -79,9 +77,10 @@ class ExplorerApp(App[None]):
         replay_note: str = "",
         break_before_costly: bool = True,
         opener: Opener | None = None,
+        layout_path: Path | None | Literal["data"] = "data",
     ) -> None:
         """`opener`: open the session in a worker after the first frame (the CLI's way: a big KB
-        takes seconds); `session` must then be None."""
+        takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept."""
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
         self.health: Health | None = None
@@ -110,7 +109,8 @@ class ExplorerApp(App[None]):
         self.whatif = WhatIf(self)
         self.exporter = Exporter(self)
         self.navigator = Navigator(self)
-        self.main = MainScreen(show_durations=show_durations)
+        self.main = MainScreen(show_durations=show_durations,
+                               layout_path=layout_file() if layout_path == "data" else layout_path)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------

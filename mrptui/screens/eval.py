@@ -32,8 +32,10 @@ if TYPE_CHECKING:
     from core.evaluation import EvalReport, QueryResult, QuerySpec
 
 GATES = ("must-not-appear", "view-boundary", "abstention")
-COLUMNS = [("change", "change"), ("id", "id"), ("result", "result"), ("evidence", "evidence"),
-           ("answer", "answer"), *((gate, gate) for gate in GATES), ("question", "question")]
+# The question comes early and gives way last, so its text shows at every width.
+COLUMNS = [("change", "change"), ("id", "id"), ("result", "result"), ("question", "question"),
+           ("evidence", "evidence"), ("answer", "answer"), *((gate, gate) for gate in GATES)]
+FLOORS = {"question": 24, "answer": 12, "id": 8, "change": 6}
 NEWLY_FAILING = "newly failing"
 NEWLY_PASSING = "newly passing"
 NEW = "new"
@@ -175,6 +177,10 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         self.start()
         self.query_one("#eval-table", DataTable).focus()
 
+    def on_resize(self) -> None:
+        if self.rows:  # the question column takes what the new width leaves
+            self.call_after_refresh(self._render_table)
+
     # -- running ------------------------------------------------------------------------------
 
     def start(self, *, again: bool = False) -> None:
@@ -249,8 +255,8 @@ what changed since the previous run: **newly failing** (red), newly passing, new
             gates = [Text(row.gates[g], style=f"bold {error}" if row.gates[g] == "FAIL" else muted) for g in GATES]
             answer = Text(row.answer, style=error if row.answer.startswith("✗") else "")
             rows.append([Text(mark, style=mark_style), Text(row.id, style=mark_style if mark == NEWLY_FAILING else ""),
-                         result, row.evidence, answer, *gates, row.question])
-        refill(table, COLUMNS, rows)
+                         result, row.question, row.evidence, answer, *gates])
+        refill(table, COLUMNS, rows, floors=FLOORS)
         if table.row_count:
             table.move_cursor(row=min(max(cursor, 0), table.row_count - 1), animate=False)
         self._render_gates()

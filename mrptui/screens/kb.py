@@ -30,12 +30,14 @@ from mrptui.messages import Command, OpenUnit
 from mrptui.state import describe_caller, trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
+from mrptui.widgets.tables import fit_to_room
 from mrptui.widgets.virtual_table import VirtualTable, fit_width
 
 # Column widths are fitted to this many rows spread over the list, not to every unit.
 WIDTH_SAMPLE = 400
 # (label, widest allowed): a longer cell is cut with an ellipsis (enter shows the whole unit).
 UNIT_COLUMNS = [("unit", 60), ("role", 14), ("topic", 60), ("triple", 50), ("file:line", 60)]
+UNIT_FLOORS = {"unit": 20, "role": 10, "topic": 12, "triple": 16, "file:line": 12}
 
 
 # Panes that show every file, whatever the caller, say so on screen (docs/security.md).
@@ -247,8 +249,17 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self._render_detail()
 
     def _columns(self, sample: list[list[Text | str]]) -> list[tuple[str, int]]:
+        """Widths from the sampled content, then fitted to the table's width (widest give way
+        first, none below its floor), so the triple column is not cut to a letter."""
         plain = [[cell.plain if isinstance(cell, Text) else cell for cell in row] for row in sample]
-        return [(label, fit_width([row[i] for row in plain], label, cap)) for i, (label, cap) in enumerate(UNIT_COLUMNS)]
+        widths = [fit_width([row[i] for row in plain], label, cap) for i, (label, cap) in enumerate(UNIT_COLUMNS)]
+        room = self.query_one("#kb-units", VirtualTable).scrollable_content_region.width - 1 - 2 * (len(widths) - 1)
+        if room > 0:
+            widths = fit_to_room(widths, room, [min(w, UNIT_FLOORS[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+        return [(label, width) for (label, _), width in zip(UNIT_COLUMNS, widths)]
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_units)
 
     def _render_diagnostics(self) -> None:
         listing = self.query_one("#kb-diagnostics", OptionList)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar, cast
 
 from textual import on
@@ -15,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static, Tab, Tabs
 
 from core.health import Health
+from mrptui.layout import Layout, load_layout, next_preset, save_layout
 
 from mrptui.host import Explorer
 from mrptui.kb_state import KBState
@@ -81,6 +83,12 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         Binding("slash,ctrl+l", "focus_query", "Ask", id="main.ask", priority=True,
                 tooltip="Focus the question box (what you type next goes there)"),
         Binding("z,alt+z", "zoom", "Zoom", id="main.zoom", tooltip="Give the focused panel the whole screen, or restore the layout"),
+        Binding("greater_than_sign", "resize_pane(1)", "Grow", show=False, id="main.grow",
+                tooltip="Give the focused pane more room (its column and row)"),
+        Binding("less_than_sign", "resize_pane(-1)", "Shrink", show=False, id="main.shrink",
+                tooltip="Give the focused pane less room"),
+        Binding("f12", "cycle_layout", "Layout", id="main.layout",
+                tooltip="Next layout preset: balanced, debugger, evidence, answer (kept across sessions)"),
         Binding("1,alt+1", "panel('plan')", "Plan", show=False, id="main.panel1"),
         Binding("2,alt+2", "panel('attempts')", "Attempts", show=False, id="main.panel2"),
         Binding("3,alt+3", "panel('evidence')", "Evidence", show=False, id="main.panel3"),
@@ -88,10 +96,13 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         Binding("5,alt+5", "panel('answer')", "Answer", show=False, id="main.panel5"),
     ]
 
-    def __init__(self, *, show_durations: bool = True) -> None:
+    def __init__(self, *, show_durations: bool = True, layout_path: Path | None = None) -> None:
+        """`layout_path`: where the pane layout is kept across sessions (None: not kept)."""
         super().__init__()
         self.show_durations = show_durations
         self.active_panel = "attempts"
+        self.layout_path = layout_path
+        self.pane_layout = load_layout(layout_path)
 
     @property
     def explorer(self) -> Explorer:
@@ -133,6 +144,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         query = self.query_one(QueryBox)
         query.cursor_blink = self.explorer.cursor_blink
         self._set_active(self.active_panel, focus=False)
+        self._apply_layout()
         query.focus()
         self.show_loading(self.explorer.kb_state, self.explorer.kb_label)  # in the first frame already
         self.call_after_refresh(self.command, "main_ready")
@@ -143,6 +155,30 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         narrow = event.size.width < NARROW_WIDTH or event.size.height < NARROW_HEIGHT
         self.set_class(narrow, "-narrow")
         self._sync_tabs()
+
+    def _apply_layout(self) -> None:
+        panels = self.query_one("#panels")
+        panels.styles.grid_columns = self.pane_layout.grid_columns
+        panels.styles.grid_rows = self.pane_layout.grid_rows
+
+    def _set_layout(self, layout: Layout, what: str) -> None:
+        self.pane_layout = layout
+        self._apply_layout()
+        problem = save_layout(self.layout_path, layout)
+        self.notify(problem or f"layout: {what} (columns {'/'.join(map(str, layout.columns))}, "
+                    f"rows {'/'.join(map(str, layout.rows))})", severity="warning" if problem else "information",
+                    timeout=3)
+
+    def action_cycle_layout(self) -> None:
+        layout = next_preset(self.pane_layout)
+        self._set_layout(layout, layout.name)
+
+    def action_resize_pane(self, step: int) -> None:
+        if self.narrow:
+            self.notify("one pane at a time in a narrow terminal: z zooms it", timeout=3)
+            return
+        self._set_layout(self.pane_layout.resized(self.active_panel, step),
+                         f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}")
 
     @property
     def narrow(self) -> bool:

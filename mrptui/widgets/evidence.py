@@ -38,10 +38,10 @@ COLUMNS: tuple[Column, ...] = (
     Column("id", "unit", lambda c: c.id, numeric=False),
     Column("kept", "kept / cut", _kept, numeric=False),
     Column("score", "score", lambda c: c.score),
+    Column("fused", "fused", lambda c: c.fused),  # beside the score it becomes: a narrow pane keeps both
     Column("bm25", "BM25", lambda c: c.bm25),
     Column("hdc", "HDC", lambda c: c.hdc),
     Column("tdb", "TDB", lambda c: c.tdb),
-    Column("fused", "fused", lambda c: c.fused),
     Column("boost", "boost", lambda c: c.role_boost),
     Column("role", "role", lambda c: c.role, numeric=False),
 )
@@ -123,6 +123,9 @@ exact cut reason (min_score, gap or max_results).
     def on_mount(self) -> None:
         refill(self, [(col.key, col.label) for col in COLUMNS], [])
         self.app.theme_changed_signal.subscribe(self, lambda _: self._rebuild(force=True))
+
+    def on_resize(self) -> None:
+        self._rebuild(force=True)
 
     # -- state ------------------------------------------------------------------------------
 
@@ -237,7 +240,8 @@ exact cut reason (min_score, gap or max_results).
                 else:
                     cells.append(Text(_fmt(value)))
             rows.append(cells)
-        refill(self, [(col.key, col.label) for col in COLUMNS], rows)
+        # The unit id gives way (in its middle) to the score columns, so none is cut off at the edge.
+        refill(self, [(col.key, col.label) for col in COLUMNS], rows, floors={"id": 16, "kept": 10}, middle={"id"})
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
 

@@ -19,19 +19,61 @@ def _width(cell: object) -> int:
     return max((cell_len(line) for line in plain.splitlines()), default=0)
 
 
+def cut(cell: object, width: int, *, middle: bool = False) -> Text:
+    """`cell` in at most `width` cells, "…" where it was cut."""
+    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    if text.cell_len <= width or width < 2:
+        return text
+    if middle:
+        head = (width - 1) // 2
+        tail = width - 1 - head
+        plain = text.plain
+        return Text.assemble(text[:head], "…", text[len(plain) - tail:]) if tail else Text.assemble(text[:head], "…")
+    text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def fit_to_room(widths: Sequence[int], room: int, floors: Sequence[int]) -> list[int]:
+    """Column widths that fit `room` cells: the widest columns give way first (a water level cut),
+    none below its floor. Room to spare leaves every column its content width."""
+    widths = list(widths)
+    if sum(widths) <= room:
+        return widths
+    level = max(widths)
+    # Each step lowers the level by one cell: at most max(widths) steps, a few dozen.
+    while level > 0 and sum(max(min(w, level), f) for w, f in zip(widths, floors)) > room:
+        level -= 1
+    return [max(min(w, level), f) for w, f in zip(widths, floors)]
+
+
 def refill(
     table: DataTable,
     columns: Sequence[tuple[str, str]],
     rows: Iterable[Sequence[object]],
     *,
     fixed: dict[str, int] | None = None,
+    floors: dict[str, int] | None = None,
+    middle: set[str] | None = None,
 ) -> None:
-    """Replace the table's columns and rows; `fixed` pins some column widths (by key)."""
+    """Replace the table's columns and rows; `fixed` pins some column widths (by key). With
+    `floors` (key → narrowest width), the columns named there shrink, widest first, so the row
+    fits the table's width; the others keep their content width. A cut cell ends in "…" (in the
+    `middle` columns, such as unit ids, the middle gives way: both ends tell ids apart)."""
     rows = [list(row) for row in rows]
     widths = [cell_len(label) for _, label in columns]
     for row in rows:
         for index, cell in enumerate(row):
             widths[index] = max(widths[index], _width(cell))
+    if floors is not None and table.size.width:
+        room = table.scrollable_content_region.width - 2 * len(columns)
+        # Columns without a floor do not shrink: their content width is their floor.
+        fitted = fit_to_room(widths, room, [floors.get(key, width) for (key, _), width in zip(columns, widths)])
+        middle = middle or set()
+        for index, ((key, _), width) in enumerate(zip(columns, fitted)):
+            if width < widths[index]:  # DataTable crops silently: say where text was cut
+                for row in rows:
+                    row[index] = cut(row[index], width, middle=key in middle)
+        widths = fitted
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=(fixed or {}).get(key, width))

@@ -165,8 +165,11 @@ those rows folds them again.
             return [("sym", ""), ("what", "attempt"), ("ms", "ms"), ("reason", "status: reason")]
         return [("sym", ""), ("what", "attempt"), ("reason", "status: reason")]
 
+    def on_resize(self) -> None:
+        self._rebuild()
+
     def on_mount(self) -> None:
-        refill(self, self._columns, [], fixed={"sym": 3, "what": 14})
+        refill(self, self._columns, [], fixed={"sym": 3})
         self.app.theme_changed_signal.subscribe(self, lambda _: self._rebuild())
 
     # -- rendering --------------------------------------------------------------------------
@@ -245,7 +248,9 @@ those rows folds them again.
             return
         cursor = self.cursor_row
         self.entries = fold_rows(self._rows, self.expanded)
-        refill(self, self._columns, [self._cells(entry) for entry in self.entries], fixed={"sym": 3, "what": 14})
+        # The reason gives way to the panel's width, never below its status word ("insufficient: …").
+        refill(self, self._columns, [self._cells(entry) for entry in self.entries], fixed={"sym": 3},
+               floors={"reason": 14, "what": 12})
         if self.row_count:
             target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
             self.move_cursor(row=target, animate=False, scroll=True)

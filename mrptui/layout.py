@@ -1,0 +1,97 @@
+"""The main screen's pane layout: column and row weights of its 3×2 grid, presets to cycle, and the
+focused pane grown or shrunk. Kept across sessions in `$XDG_DATA_HOME/mrptui/layout.json`, beside
+the question history (never in a user's config files)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mrptui.paths import user_data_dir
+
+LAYOUT_ENV = "MRPTUI_LAYOUT"
+WEIGHT_MIN, WEIGHT_MAX = 1, 12
+
+# Grid cells: plan (column 0, row 0), evidence (columns 1-2, row 0), attempts (0, 1), proofs (1, 1),
+# answer (2, 1). A pane grows by its column's and its row's weight.
+PLACES: dict[str, tuple[int, int]] = {"plan": (0, 0), "evidence": (1, 0), "attempts": (0, 1), "proofs": (1, 1),
+                                      "answer": (2, 1)}
+
+
+Weight = Annotated[int, Field(ge=WEIGHT_MIN, le=WEIGHT_MAX)]
+
+
+class Layout(BaseModel):
+    """Weights (fr units) of the grid's three columns and two rows."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="balanced", max_length=40)
+    columns: tuple[Weight, Weight, Weight] = (3, 3, 2)
+    rows: tuple[Weight, Weight] = (1, 1)
+
+    def resized(self, pane: str, step: int) -> Layout:
+        """The layout with `pane`'s column and row `step` weights larger (smaller when negative)."""
+        column, row = PLACES[pane]
+
+        def clamp(weight: int) -> int:
+            return max(WEIGHT_MIN, min(WEIGHT_MAX, weight + step))
+
+        columns = tuple(clamp(w) if i == column else w for i, w in enumerate(self.columns))
+        rows = tuple(clamp(w) if i == row else w for i, w in enumerate(self.rows))
+        return Layout(name="custom", columns=columns, rows=rows)  # type: ignore[arg-type]
+
+    @property
+    def grid_columns(self) -> str:
+        return " ".join(f"{w}fr" for w in self.columns)
+
+    @property
+    def grid_rows(self) -> str:
+        return " ".join(f"{w}fr" for w in self.rows)
+
+
+PRESETS: tuple[Layout, ...] = (
+    Layout(),
+    Layout(name="debugger", columns=(4, 3, 2), rows=(2, 3)),  # plan and attempts wide, timeline tall
+    Layout(name="evidence", columns=(2, 5, 2), rows=(3, 2)),
+    Layout(name="answer", columns=(2, 2, 4), rows=(1, 2)),
+)
+
+
+def next_preset(layout: Layout) -> Layout:
+    names = [preset.name for preset in PRESETS]
+    index = names.index(layout.name) + 1 if layout.name in names else 0
+    return PRESETS[index % len(PRESETS)]
+
+
+def layout_path() -> Path:
+    override = os.environ.get(LAYOUT_ENV)
+    return Path(override).expanduser() if override else user_data_dir() / "layout.json"
+
+
+def load_layout(path: Path | None) -> Layout:
+    """The saved layout; the default when there is none or it cannot be read (it is only a preference)."""
+    if path is None:
+        return Layout()
+    try:
+        return Layout.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError):
+        return Layout()
+
+
+def save_layout(path: Path | None, layout: Layout) -> str:
+    """Write the layout (atomically); '' or why it could not be saved."""
+    if path is None:
+        return ""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(path.name + ".tmp")
+        temporary.write_text(layout.model_dump_json(), encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        return f"layout not saved to {path}: {exc.strerror or exc}"
+    return ""

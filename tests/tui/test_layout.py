@@ -1,0 +1,92 @@
+"""Panes that fit: layout presets, growing and shrinking the focused pane (kept across sessions),
+and columns that give way to the terminal's width instead of cutting status words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import make_app
+from helpers import ask, settle
+from pydantic import ValidationError
+from rich.text import Text
+
+from mrptui.layout import PRESETS, Layout, load_layout, next_preset
+from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.tables import cut, fit_to_room
+from mrptui.widgets.timeline import AttemptsTimeline
+
+
+def test_fit_to_room_shrinks_the_widest_columns_first_and_never_below_a_floor() -> None:
+    assert fit_to_room([10, 40, 30], 100, [5, 5, 5]) == [10, 40, 30]  # room to spare: content widths
+    assert fit_to_room([10, 40, 30], 60, [5, 5, 5]) == [10, 25, 25]
+    assert fit_to_room([10, 40, 30], 20, [10, 20, 5]) == [10, 20, 5]  # floors win over the room
+
+
+def test_a_cut_cell_says_so_and_a_unit_id_keeps_both_ends() -> None:
+    assert cut("succeeded quickly", 9).plain == "succeede…"
+    assert cut(Text("orion-stack::chunk-002::unit-007"), 16, middle=True).plain == "orion-s…unit-007"
+    assert cut("short", 9).plain == "short"
+
+
+def test_presets_cycle_and_weights_stay_in_range() -> None:
+    assert [next_preset(p).name for p in PRESETS] == [p.name for p in PRESETS[1:] + PRESETS[:1]]
+    grown = Layout().resized("attempts", 1)
+    assert grown.columns[0] == Layout().columns[0] + 1 and grown.rows[1] == Layout().rows[1] + 1
+    assert Layout(columns=(1, 1, 1)).resized("plan", -1).columns == (1, 1, 1)
+    with pytest.raises(ValidationError):
+        Layout(columns=(0, 3, 2))
+
+
+def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:
+    bad = tmp_path / "layout.json"
+    bad.write_text('{"columns": [99, 1, 1]}')
+    assert load_layout(bad) == Layout()
+
+
+async def test_f12_and_the_grow_key_change_the_grid_and_are_kept_across_sessions(tmp_path: Path) -> None:
+    path = tmp_path / "layout.json"
+    app = make_app(layout_path=path)
+    async with app.run_test(size=(150, 42)) as pilot:
+        await ask(pilot)
+        timeline = app.screen.query_one(AttemptsTimeline)
+        width = timeline.size.width
+        await pilot.press("greater_than_sign")
+        await pilot.pause()
+        assert timeline.size.width > width  # the focused pane (the timeline) grew
+        assert json.loads(path.read_text())["columns"][0] == Layout().columns[0] + 1
+        await pilot.press("f12")
+        await pilot.pause()
+        assert json.loads(path.read_text())["name"] == PRESETS[0].name  # from "custom" back to the first preset
+        await pilot.press("f12")
+    again = make_app(layout_path=path)
+    async with again.run_test(size=(150, 42)) as pilot:
+        await pilot.pause()
+        assert again.main.pane_layout == PRESETS[1]
+
+
+@pytest.mark.parametrize("size", [(110, 30), (120, 40), (200, 60)])
+async def test_status_words_are_never_cut_at_100_columns_and_more(size) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await ask(pilot)
+        await settle(pilot)
+        timeline = app.screen.query_one(AttemptsTimeline)
+        room = timeline.scrollable_content_region.width
+        for row, entry in enumerate(timeline.entries):
+            if getattr(entry, "kind", "") != "attempt":
+                continue  # plans and backtracks carry no status word
+            cells = [timeline.get_cell_at((row, column)) for column in range(len(timeline.columns))]
+            reason = cells[-1].plain if isinstance(cells[-1], Text) else str(cells[-1])
+            status = reason.split(":")[0]
+            widths = [column.width + 2 for column in timeline.columns.values()]
+            assert sum(widths) <= room or status in reason[: widths[-1] - 2], (size, reason)
+            assert "…" not in status, (size, reason)
+        evidence = app.screen.query_one(EvidenceTable)
+        labels = [str(column.label) for column in evidence.columns.values()]
+        shown = sum(column.width + 2 for column in list(evidence.columns.values())[: labels.index("fused") + 1])
+        assert shown <= evidence.scrollable_content_region.width, size  # the score and fused are never off the edge
+        if size[0] >= 200:  # room for every column: nothing is cut
+            assert sum(c.width + 2 for c in evidence.columns.values()) <= evidence.scrollable_content_region.width
+            assert not any("…" in str(evidence.get_cell_at((row, 1))) for row in range(evidence.row_count))
