@@ -37,7 +37,7 @@ from mrptui.widgets.virtual_table import VirtualTable, fit_width
 WIDTH_SAMPLE = 400
 # (label, widest allowed): a longer cell is cut with an ellipsis (enter shows the whole unit).
 UNIT_COLUMNS = [("unit", 60), ("role", 14), ("topic", 60), ("triple", 50), ("file:line", 60)]
-UNIT_FLOORS = {"unit": 20, "role": 10, "topic": 12, "triple": 16, "file:line": 12}
+UNIT_FLOORS = {"unit": 18, "role": 9, "topic": 10, "triple": 14, "file:line": 12}
 
 
 # Panes that show every file, whatever the caller, say so on screen (docs/security.md).
