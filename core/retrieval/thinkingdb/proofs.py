@@ -223,6 +223,27 @@ class _Query:
             if cut
         )
 
+    def _connects(self, local: int) -> bool:
+        """Whether a derived fact connects two different things the question names."""
+        ends = np.array([self.table.ls[local], self.table.lo[local]])
+        return bool(member(ends, self.hood.touching).all() and ends[0] != ends[1])
+
+    def _dropped(self, unit_id: str, derived: list[int], result: TdbResult) -> str:
+        """Why a unit on a seed or in a derivation got no score: the reason that applied (the
+        maxProofs cut only when its proofs were among more than maxProofs and fell below it)."""
+        made = len(self.table.current)
+        if not derived and made:
+            return (f"its fact is a seed, and seed facts rank units only when nothing was derived "
+                    f"({made} facts were; BM25 finds units that name the query's terms)")
+        if any(unit_id in proof.units for proof in result.proofs):
+            return ("its proofs rank, but their conclusions do not connect two things the question names: such a "
+                    "proof counts only its last step's unit, when that step adds what BM25 does not find")
+        if derived and self.answered and not any(self._connects(local) for local in derived):
+            return "its derivations do not connect two things the question names; only those that do rank units"
+        competing = (sum(self._connects(local) for local in self.table.current.values()) if self.answered
+                     else made) if derived else len(self.hood.seeds)
+        return f"its proofs ranked below the maxProofs cut ({self.limits.max_proofs} of {competing} proofs)"
+
     def why_not(self, unit_id: str, fact: int) -> str:
         db, limits = self.db, self.limits
         result = self.run()
@@ -230,8 +251,9 @@ class _Query:
             return f"not absent: scored {result.unit_scores[unit_id]:.3f} via {result.best_proof_by_unit[unit_id].fact}"
         if not len(self.hood.seeds):
             return "no seed matched the query"
-        if fact in self.hood.seed_set or any(unit_id in self._proof(local).units for local in self.table.current.values()):
-            return f"its proofs ranked below the maxProofs cut ({limits.max_proofs})"
+        derived = [local for local in self.table.current.values() if unit_id in self._proof(local).units]
+        if fact in self.hood.seed_set or derived:
+            return self._dropped(unit_id, derived, result)
         relation = int(db.R[fact])
         if relation not in db._premise_uses:
             return f"the fact matched no query term and no rule reads '{db.relations[relation]}'"
