@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_session_options(parser)
     parser.add_argument("--planner", metavar="ID", help="planner to start with (planner-default, planner-depth)")
     parser.add_argument("--sd", metavar="ID", help="pin a seed detector")
-    parser.add_argument("--kb-plugin", metavar="ID", help="pin a kb plugin")
+    parser.add_argument("--kb-plugin", metavar="ID", help="use only this kb plugin (the others are left out)")
     parser.add_argument("--gs", metavar="ID", help="pin a goal solver")
     parser.add_argument("--val", metavar="ID", help="pin a validator")
     parser.add_argument("--exclude", action="append", default=[], metavar="ID", help="leave a plugin out (repeatable)")
@@ -74,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     session = open_session(args)
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)
+    if args.kb_plugin:  # only this kb plugin answers: the others are no fallback
+        others = frozenset(session.plugin_ids().get("kb", ())) - {args.kb_plugin}
+        request = dataclasses.replace(request, excluded=request.excluded | others)
     try:
         session.check_request(request)
     except RegistryError as exc:

@@ -94,3 +94,14 @@ def test_plain_text_chain_answers_with_the_rule_names_and_cites_three_units(tmp_
     assert answer.answer.startswith("A relevant_for D, because: A uses B")
     assert "by tool_to_capability" in answer.answer and "by capability_to_relevance" in answer.answer
     assert len(answer.evidence_ids) == 3 and answer.status == "grounded"
+
+
+def test_kb_plugin_flag_runs_only_that_kb_plugin(tmp_path) -> None:
+    from core.events import read_trace
+
+    trace = tmp_path / "run.jsonl"
+    # kb-fast alone is insufficient here (the test above): with --kb-plugin, kb-balanced must not answer.
+    assert main(["ask", "Can a customer return unworn footwear?", "--kb-plugin", "kb-fast", "--trace", str(trace)]) == 0
+    events, problems = read_trace(trace)
+    called = [e.plugin for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status != "skipped"]
+    assert problems == [] and called and set(called) == {"kb-fast"}  # a replan may call it again

@@ -136,3 +136,16 @@ def test_against_reports_labelled_ids_that_no_longer_exist(workdir: Path, capsys
         f"queries.json:{gone}:7: UNKNOWN_LABELLED_ID query b2: must_not_appear names 'gone::chunk-000::unit-000', "
         "which is not a unit of the KB",
     ]
+
+
+def test_the_summary_counts_one_of_anything_in_the_singular(workdir: Path, capsys) -> None:
+    path = workdir / "config" / "retrieval.json"
+    data = json.loads(path.read_text())
+    data["profiles"]["kb-fast"]["extra"] = 1  # one problem in one config file
+    path.write_text(json.dumps(data, indent=2))
+    _, lines = _check(capsys, "kb", "config")
+    assert "config/retrieval.json: retrieval config, 1 problem" in lines or any(
+        line.startswith("config/retrieval.json: ") and line.endswith(", 1 problem") for line in lines), lines
+    assert "kb/bakery.md: 1 unit" in lines
+    assert not any(" 1 problems" in line or " 1 units" in line or " 1 errors" in line or " 1 files" in line
+                   for line in lines), lines

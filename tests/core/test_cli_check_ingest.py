@@ -26,7 +26,7 @@ def test_check_clean_folder_exits_0_with_summary(workdir: Path, capsys: pytest.C
     (workdir / "kb" / "notes.txt").write_text("Orion uses Kafka. Atlas provides storage.\n")
     assert main(["check", "kb"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "kb/good.md: 1 units",
+        "kb/good.md: 1 unit",
         "kb/notes.txt: 2 units",
         "total: 3 units in 2 files, 0 errors, 0 warnings",
     ]
@@ -37,7 +37,7 @@ def test_check_prints_each_error_with_position_and_exits_1(workdir: Path, capsys
     assert main(["check", "broken.md"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("broken.md:7:7: INVALID_ROLE_VALUE invalid Role 'Wizard'")
-    assert lines[1:] == ["broken.md: 2 units", "total: 2 units in 1 files, 1 errors, 0 warnings"]
+    assert lines[1:] == ["broken.md: 2 units", "total: 2 units in 1 file, 1 error, 0 warnings"]
 
 
 def test_warnings_alone_do_not_fail(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,7 +128,7 @@ def test_check_takes_kb_paths_as_every_other_command_does(workdir: Path, capsys:
     (workdir / "kb" / "good.md").write_text(GOOD)
     (workdir / "broken.md").write_text((FIXTURES / "broken.md").read_text())
     assert main(["check", "--kb", "kb"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "total: 1 units in 1 files, 0 errors, 0 warnings"
+    assert capsys.readouterr().out.splitlines()[-1] == "total: 1 unit in 1 file, 0 errors, 0 warnings"
     # With positional paths as well, both are checked.
     assert main(["check", "broken.md", "--kb", "kb"]) == 1
-    assert capsys.readouterr().out.splitlines()[-1] == "total: 3 units in 2 files, 1 errors, 0 warnings"
+    assert capsys.readouterr().out.splitlines()[-1] == "total: 3 units in 2 files, 1 error, 0 warnings"
