@@ -51,3 +51,19 @@ async def test_no_hdc_ready_toast_when_the_index_was_built_at_once() -> None:
         assert session.hdc_built and not app.hdc_building
         assert not any("HDC" in note for note in notes), notes
         assert "ready" in str(app.main.query_one("#status", Static).content)
+
+
+async def test_a_long_status_line_wraps_at_100_columns_instead_of_cutting_its_end() -> None:
+    from fakes import CALLER, thinkingdb_run
+
+    from core.plugins.base import Request
+    from mrptui.state import NullSession
+
+    label = "replay a-long-trace-name.jsonl · recorded for the caller merchant:vip-ops in EU as of 2026-01-15"
+    app = make_app(NullSession(), replay=thinkingdb_run(Request(question="q", caller=CALLER)), kb_label=label,
+                   break_before_costly=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        status = app.main.query_one("#status", Static)
+        lines = [strip.text for strip in status.render_lines(status.region.reset_offset)]
+        assert status.size.height == 2 and "2026-01-15" in "".join(lines), lines
