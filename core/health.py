@@ -53,24 +53,25 @@ def count_diagnostics(diagnostics: Sequence[Diagnostic]) -> tuple[int, int]:
 
 def counts_phrase(errors: int, warnings: int) -> str:
     """"2 errors, 1 warning", "1 warning", or "no errors"."""
-    parts = [_plural(errors, "error") if errors else "", _plural(warnings, "warning") if warnings else ""]
+    parts = [plural(errors, "error") if errors else "", plural(warnings, "warning") if warnings else ""]
     return ", ".join(part for part in parts if part) or "no errors"
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """"1 error", "2 errors": a count with its noun, singular for one."""
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def _rules_part(ruleset: RuleSet, errors: int) -> str | None:
     running = len(ruleset.rules)
     if not ruleset.file_valid:
-        return f"rules file invalid: running with {_plural(running, 'rule')}" + (
+        return f"rules file invalid: running with {plural(running, 'rule')}" + (
             " (the last good ones)" if running else ""
         )
     if not errors:
         return None
     declared = ruleset.declared if ruleset.declared is not None else running
-    return f"{_plural(errors, 'rule error')}: running with {running} of {_plural(declared, 'rule')}"
+    return f"{plural(errors, 'rule error')}: running with {running} of {plural(declared, 'rule')}"
 
 
 def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_problems: Sequence[Diagnostic]) -> Health:
@@ -78,9 +79,9 @@ def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_pro
     rules_errors, rules_warnings = count_diagnostics(ruleset.diagnostics)
     plugin_errors, plugin_warnings = count_diagnostics(plugin_problems)
     parts = [
-        _plural(kb_errors, "KB error") if kb_errors else None,
+        plural(kb_errors, "KB error") if kb_errors else None,
         _rules_part(ruleset, rules_errors),
-        _plural(plugin_errors, "plugin error") if plugin_errors else None,
+        plural(plugin_errors, "plugin error") if plugin_errors else None,
     ]
     errors = kb_errors + rules_errors + plugin_errors
     shown = [part for part in parts if part]

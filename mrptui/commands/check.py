@@ -17,6 +17,7 @@ from pathlib import Path
 from core.checks import kb_problems, rule_relation_problems
 from core.config import ConfigError, RetrievalConfig, EngineConfig, validated
 from core.diagnostics import Code, Diagnostic
+from core.health import plural
 from core.evaluation import load_queries, stale_labels
 from core.kb import KnowledgeBase
 from core.llm import LlmConfig
@@ -149,25 +150,20 @@ def _against(path: Path, kb: KnowledgeBase) -> list[Diagnostic]:
     return stale_labels(path, queries, {unit.id for unit in kb.units})
 
 
-def _many(count: int, noun: str) -> str:
-    """"1 problem", "2 problems"."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
 def _summary(
     kb: KnowledgeBase, synonyms: Synonyms, file_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]
 ) -> str:
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
-    lines = [f"{_relative(str(file))}: {_many(per_file[str(file)], 'unit')}" for file in kb.files]
+    lines = [f"{_relative(str(file))}: {plural(per_file[str(file)], 'unit')}" for file in kb.files]
     rules_per_file = Counter(rule.file for rule in synonyms.rules)
-    lines += [f"{_relative(str(file))}: synonyms, {_many(rules_per_file[str(file)], 'rule')}" for file in synonyms.files]
-    lines += [f"{_relative(str(file))}: {_kind(file)}, {_many(len(problems), 'problem')}"
+    lines += [f"{_relative(str(file))}: synonyms, {plural(rules_per_file[str(file)], 'rule')}" for file in synonyms.files]
+    lines += [f"{_relative(str(file))}: {_kind(file)}, {plural(len(problems), 'problem')}"
               for file, problems in file_problems.items()]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     files = len(kb.files) + len(synonyms.files) + len(file_problems)
-    lines.append(f"total: {_many(len(kb.units), 'unit')} in {_many(files, 'file')}, {_many(errors, 'error')}, "
-                 f"{_many(warnings, 'warning')}")
+    lines.append(f"total: {plural(len(kb.units), 'unit')} in {plural(files, 'file')}, {plural(errors, 'error')}, "
+                 f"{plural(warnings, 'warning')}")
     return "\n".join(lines)
 
 
