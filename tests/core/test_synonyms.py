@@ -117,7 +117,7 @@ def test_check_validates_the_synonyms_file(garden: Path, capsys) -> None:
     assert main(["check", str(garden)]) == 1
     out = capsys.readouterr().out
     assert f"{garden / 'synonyms.txt'}:2:1: INVALID_SYNONYM" in out or "synonyms.txt:2:1: INVALID_SYNONYM" in out
-    assert "synonyms, 1 rules" in out
+    assert "synonyms, 1 rule" in out
 
 
 def test_editing_the_synonyms_file_changes_the_session_fingerprint(garden: Path) -> None:
