@@ -83,7 +83,8 @@ class KeyBar(Widget, can_focus=False):
             if not binding.show or binding.action in seen:
                 continue
             display = app.get_key_display(binding)
-            if typing and (key_to_character(binding.key) or len(display) == 1):
+            character = key_to_character(binding.key)
+            if typing and (character is not None and character.isprintable() or len(display) == 1):
                 continue
             seen.add(binding.action)
             items.append((binding, display, binding.description))

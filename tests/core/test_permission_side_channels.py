@@ -179,3 +179,17 @@ def test_eval_counts_for_the_public_caller_unless_the_author_asks(tmp_path: Path
     assert json.loads(public)["diagnostics"]["kb_errors"] == 0 and "KB error" not in err
     main(["eval", "--kb", str(kb), "--json", "--author-view", str(queries)])
     assert json.loads(capsys.readouterr().out)["diagnostics"]["kb_errors"] == 1
+
+
+def test_a_withdrawal_note_others_may_see_names_only_public_units(tmp_path: Path) -> None:
+    kb = _kb(tmp_path / "kb")
+    session = Session.open([kb])
+    (kb / "mixed.md").write_text(MIXED.replace("Role: Definition", "Role: Definitoin"))  # every unit fails
+    session.reload()
+    notes = [d for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN"]
+    assert len(notes) == 1 and not notes[0].author_only
+    assert "hall::chunk-000::unit-000" in notes[0].message and "hallvault" not in notes[0].message
+    (kb / "staff.md").write_text(STAFF.replace("Role: Definition", "Role: Definitoin"))
+    session.reload()
+    staff = next(d for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN" and d.file.endswith("staff.md"))
+    assert staff.author_only and "vault::chunk-000::unit-000" in staff.message  # the author's note names it

@@ -100,3 +100,9 @@ async def test_the_key_bar_shows_chords_while_the_box_has_focus_and_letters_outs
         await pilot.press("escape")
         await pilot.pause()
         assert "n" in bar.keys
+
+
+async def test_the_key_bar_in_the_box_still_offers_esc_to_leave_it(app) -> None:
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert "esc" in app.screen.query_one(KeyBar).keys
