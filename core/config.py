@@ -256,6 +256,48 @@ class TraceLimits(_Model):
     max_answer_chars: int = Field(default=50_000, ge=80, le=10_000_000)
 
 
+class ScopeNumbers(_Model):
+    """One number per memory scope (seed 001): the active session, durable user memory, global memory."""
+
+    session: float = Field(ge=0, le=1)
+    user: float = Field(ge=0, le=1)
+    global_: float = Field(alias="global", ge=0, le=1)
+
+    def of(self, scope: str) -> float:
+        return {"session": self.session, "user": self.user, "global": self.global_}[scope]
+
+
+class MemoryConfig(_Model):
+    """Conversation memory (core/memory): seed 001's numbers are the defaults."""
+
+    # base = alpha·sim + beta·R + gamma·S; the seed keeps alpha + beta + gamma = 1 so base stays in [0, 1].
+    alpha: float = Field(default=0.7, ge=0, le=1)
+    beta: float = Field(default=0.2, ge=0, le=1)
+    gamma: float = Field(default=0.1, ge=0, le=1)
+    # Q = 1 − delta·decay_rate for summaries.
+    delta: float = Field(default=0.5, ge=0, le=1)
+    # Per-second decay constants λ; half-lives ln 2 / λ of 1.9 h, 19 h and 4 days.
+    decay: ScopeNumbers = ScopeNumbers(session=1e-4, user=1e-5, **{"global": 2e-6})
+    scope_weight: ScopeNumbers = ScopeNumbers(session=1.0, user=0.6, **{"global": 0.3})
+    # A record scoring below this is not used to complete a follow-up question.
+    min_score: float = Field(default=0.3, ge=0, le=1)
+    # Compaction: past this many raw turns, buckets of about `bucket_turns` turns become summaries.
+    compact_after_turns: int = Field(default=24, ge=2, le=10_000)
+    bucket_turns: int = Field(default=4, ge=1, le=1_000)
+    # Prompt budget B, in estimated tokens, for memory records packed into an LLM prompt.
+    prompt_budget_tokens: int = Field(default=512, ge=0, le=1_000_000)
+    # What one conversation or user file may hold; past either bound the oldest records go first.
+    max_records: int = Field(default=2_000, ge=1, le=1_000_000)
+    max_file_bytes: int = Field(default=4_000_000, ge=1_000, le=1_000_000_000)
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> MemoryConfig:
+        total = self.alpha + self.beta + self.gamma
+        if abs(total - 1.0) > 1e-6:
+            raise ValueError(f"alpha + beta + gamma must be 1 (seed 001), not {total:g}")
+        return self
+
+
 class PlannerOrder(_Model):
     """A planner's base order per stage; the planner reorders from cues and pins."""
 
@@ -271,6 +313,7 @@ class EngineConfig(_Model):
     planner_sequence: tuple[str, ...] = Field(default=("planner-default", "planner-depth"), min_length=1)
     budgets: Budgets = Budgets()
     trace: TraceLimits = TraceLimits()
+    memory: MemoryConfig = MemoryConfig()
 
     @model_validator(mode="after")
     def _sequence_known(self) -> EngineConfig:

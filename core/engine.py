@@ -145,6 +145,7 @@ class Engine:
                 pins=dict(request.pins),
                 excluded=tuple(sorted(request.excluded)),
                 excluded_units=tuple(sorted(request.excluded_units)),
+                memory=request.memory,
                 intent_cnl=request.intent_cnl,
             )
         )
@@ -242,6 +243,8 @@ class Engine:
                 cnl=cut_for_trace(sd.intent_cnl, self.config.trace.max_answer_chars, "maxAnswerChars"),
                 intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
+                resolved=sd.resolved,
+                memory_used=sd.memory_used,
             ),
         )
         if sd.context_units:

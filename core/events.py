@@ -116,6 +116,27 @@ class AnswerPart(_Model):
     detail: AnswerDetail | None = None
 
 
+class MemoryUse(_Model):
+    """A memory record offered to a request (core/memory), with seed 001's score parts.
+
+    Only the asking caller's own records are offered, and only while every unit they cite is in
+    that caller's view; the question and lead are what that caller asked and was told."""
+
+    id: str
+    turn: int = 0
+    scope: Literal["session", "user", "global"]
+    kind: Literal["turn", "note", "summary"]
+    question: str
+    lead: str = ""
+    entity: str = ""
+    unit_ids: tuple[str, ...] = ()
+    sim: float
+    recency: float
+    scope_weight: float
+    quality: float
+    score: float
+
+
 class _Event(_Model):
     seq: int = 0
 
@@ -131,6 +152,8 @@ class RunStarted(_Event):
     excluded: tuple[str, ...] = ()
     excluded_units: tuple[str, ...] = ()
     intent_cnl: str | None = None
+    # The memory records offered to this request, best first (empty without a conversation).
+    memory: tuple[MemoryUse, ...] = ()
 
 
 class Intervened(_Event):
@@ -173,6 +196,9 @@ class IntentDetected(_Event):
     cnl: str
     intents: tuple[Intent, ...]
     context_unit_ids: tuple[str, ...] = ()
+    # What a follow-up left out, completed from memory ("it → Orion, from turn 1, memory score 0.82").
+    resolved: tuple[str, ...] = ()
+    memory_used: tuple[str, ...] = ()
 
 
 class RetrievalScored(_Event):

@@ -11,11 +11,13 @@ from core.events import (
     AnswerReady,
     AttemptFinished,
     Backtracked,
+    IntentDetected,
     PlanBuilt,
     ProofNode,
     ProofsFound,
     RetrievalScored,
     RunFinished,
+    RunStarted,
 )
 
 
@@ -95,4 +97,19 @@ def summarise(events: Sequence[object]) -> dict:
             if isinstance(e, Backtracked)
         ],
         "timings_ms": {k: round(v, 3) for k, v in (finished.timings_ms if finished else {}).items()},
+        "memory": memory_rows(events),
+        "resolved": [note for e in events if isinstance(e, IntentDetected) for note in e.resolved],
     }
+
+
+def memory_rows(events: Sequence[object]) -> list[dict]:
+    """The memory records the run's follow-up resolution used, with seed 001's score parts."""
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    used = {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
+    return [
+        {"id": m.id, "turn": m.turn, "scope": m.scope, "kind": m.kind, "question": m.question,
+         "sim": round(m.sim, 4), "recency": round(m.recency, 4), "quality": round(m.quality, 4),
+         "score": round(m.score, 4)}
+        for m in (started.memory if started else ())
+        if m.id in used
+    ]

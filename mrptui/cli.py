@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "eval": "evaluate retrieval and answers against labelled queries",
     "replay": "open a saved trace (JSON Lines) in the explorer",
     "cache": "show or clear the index cache (segments of parsed and tokenised KB files)",
+    "memory": "list, add, forget or clear conversation memory and durable notes (per caller)",
     "init": "create a new KB folder with one example unit per format, a rules file and a labelled question",
 }
 # Commands that open the explorer, which draws every text itself.

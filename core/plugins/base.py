@@ -18,6 +18,7 @@ from core.steering import Intervention
 from core.units import Act, Caller, Intent, KnowledgeUnit
 
 if TYPE_CHECKING:
+    from core.events import MemoryUse
     from core.kb import KBView
 
 
@@ -96,6 +97,9 @@ class SdResult:
     llm_calls: int = Field(default=0, ge=0)
     # Questions found but not turned into intents because of budgets.maxSubQuestions.
     dropped_questions: int = Field(default=0, ge=0)
+    # Follow-up completions from memory, and the records they used.
+    resolved: tuple[str, ...] = ()
+    memory_used: tuple[str, ...] = ()
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
@@ -151,6 +155,8 @@ class Request:
     """Intent CNL the user wrote: replaces seed detection when set."""
     interventions: tuple[Intervention, ...] = ()
     """What a debugger changed, in order: recorded in the trace as `intervened` events."""
+    memory: tuple[MemoryUse, ...] = ()
+    """The caller's scored memory records (core/memory), best first: what a follow-up may refer to."""
 
 
 @dataclass

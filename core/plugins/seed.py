@@ -7,8 +7,10 @@ other CNL, so a seed detector's output is never trusted unvalidated.
 from __future__ import annotations
 
 from core.cnl import format_intents, parse_intents, read_text
-from core.config import Budgets
+from core.config import Budgets, MemoryConfig
+from core.events import MemoryUse
 from core.intent_cues import question_cues, split_input
+from core.memory.followup import Candidate, resolve
 from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
 from core.units import Act, Intent, KnowledgeUnit
 
@@ -37,6 +39,7 @@ class SymbolicSeedDetector(SeedDetector):
         """Plugin factories pass the shared services; only the sub-question budget is read from them."""
         engine = getattr(services, "engine", None)
         self.max_questions = engine.budgets.max_sub_questions if engine is not None else Budgets().max_sub_questions
+        self.memory_min_score = (engine.memory if engine is not None else MemoryConfig()).min_score
 
     def detect(self, ctx: RunContext) -> SdResult:
         question = ctx.request.question.strip()
@@ -45,7 +48,9 @@ class SymbolicSeedDetector(SeedDetector):
         context, questions = split_input(question)
         # Analysing questions the kernel will not answer would only cost time (maxSubQuestions).
         dropped = len(questions) - self.max_questions
-        intents = [_intent(part, context) for part in questions[: self.max_questions]]
+        candidates = [_candidate(use) for use in ctx.request.memory]
+        resolutions = [resolve(part, candidates, self.memory_min_score) for part in questions[: self.max_questions]]
+        intents = [_intent(r.question, context) for r in resolutions]
         cnl = format_intents(intents)
         parsed, diagnostics = parse_intents(cnl, file="<sd-symbolic>")
         errors = [d.format() for d in diagnostics if d.is_error]
@@ -56,6 +61,9 @@ class SymbolicSeedDetector(SeedDetector):
         reason = f"{len(parsed)} intent(s) ({acts}); {len(units)} current-turn unit(s)"
         if dropped > 0:
             reason += f"; {dropped} more question(s) left out (budgets.maxSubQuestions is {self.max_questions})"
+        resolved = tuple(note for r in resolutions for note in r.notes)
+        if resolved:
+            reason += "; from memory: " + "; ".join(resolved)
         return SdResult(
             status=Status.SUCCESS,
             reason=reason,
@@ -63,7 +71,13 @@ class SymbolicSeedDetector(SeedDetector):
             intents=tuple(parsed),
             context_units=units,
             dropped_questions=max(0, dropped),
+            resolved=resolved,
+            memory_used=tuple(dict.fromkeys(i for r in resolutions for i in r.used)),
         )
+
+
+def _candidate(use: MemoryUse) -> Candidate:
+    return Candidate(id=use.id, turn=use.turn, question=use.question, lead=use.lead, entity=use.entity, score=use.score)
 
 
 def _intent(question: str, context: list[str]) -> Intent:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import re
 import sys
 from pathlib import Path
@@ -116,6 +117,20 @@ def open_session(args: argparse.Namespace):
         return Session.open(paths or None, config_from_args(args))
     except ConfigError as exc:
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+
+
+def open_conversation(session, caller: Caller, name: str | None):
+    """The caller's stored conversation `name` (None: the user's notes only), under
+    `$MRPTUI_MEMORY_DIR`, else `$XDG_DATA_HOME/mrptui/memory`; a bad name is a usage error."""
+    from core.memory.conversation import Conversation
+    from core.memory.store import MemoryNameError, MemoryStore, default_root
+
+    root = Path(os.environ["MRPTUI_MEMORY_DIR"]) if os.environ.get("MRPTUI_MEMORY_DIR") else default_root()
+    config = session.engine_config.memory
+    try:
+        return Conversation(caller, name, config, session.retrieval.hdc, MemoryStore(root, config))
+    except MemoryNameError as exc:
+        raise UsageError(f"--session: {exc}") from None
 
 
 def warn_health(session, caller) -> object:

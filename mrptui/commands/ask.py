@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from core.events import write_trace
+from core.memory.turns import OFFERED, offered, turn_of
 from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
@@ -18,6 +19,7 @@ from mrptui.commands import (
     add_session_options,
     caller_from_args,
     exit_code,
+    open_conversation,
     open_session,
     question_from,
     warn_health,
@@ -44,6 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), help="legacy retrieval profile: pins the kb plugin")
     add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object (see README)")
+    parser.add_argument("--session", metavar="NAME",
+                        help="continue the stored conversation NAME: follow-ups ('it', 'And X?') use its memory")
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
     parser.add_argument("--step", action="store_true",
                         help="debug in the terminal: hold after every event and read n/c/g/x/p/q from stdin")
@@ -82,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         session.check_request(request)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
+    conversation = open_conversation(session, request.caller, args.session) if args.session else None
+    if conversation is not None:
+        recalled = conversation.recall(request.question, session.view(request.caller), limit=OFFERED)
+        request = dataclasses.replace(request, memory=offered(recalled))
     if args.step or args.breaks:
         # Stepping pulls in the TUI's run-control state; a plain ask never needs it.
         from mrptui.commands.step import Stepper, parse_break
@@ -95,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
             write_trace(events, trace_path, session.owns_file)
         except UnsafePath as exc:
             raise UsageError(f"--trace {exc}") from None
+    if conversation is not None and (turn := turn_of(events)) is not None:
+        conversation.remember(turn.question, turn.lead, turn.entity, turn.unit_ids)
     summary = summarise(events)
     if args.json:
         print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
@@ -119,6 +129,8 @@ def _text(summary: dict) -> str:
     # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran.
     path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"] if a["status"] != "skipped")
     lines.append(f"path: {path}")
+    for note in summary["resolved"]:
+        lines.append(f"from memory: {note}")
     for b in summary["backtracks"]:
         lines.append(f"backtrack L{b['level']} ({b['stage']}): {b['reason']}")
     return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Between a conversation and a run: the records a request is offered, and what a finished run leaves."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.events import AnswerReady, IntentDetected, MemoryUse, RunStarted
+from core.memory.entities import entity_of
+from core.memory.scoring import ScoredRecord
+
+# How many of the best records a request is offered: a follow-up points back a few turns at most.
+OFFERED = 5
+_CITATION = re.compile(r"\s*\[[^\[\]]*::[^\[\]]*\]")
+
+
+def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[MemoryUse, ...]:
+    return tuple(
+        MemoryUse(
+            id=s.record.id, turn=s.record.turn, scope=s.record.scope, kind=s.record.kind,
+            question=s.record.question, lead=s.record.lead, entity=s.record.entity, unit_ids=s.record.unit_ids,
+            sim=s.sim, recency=s.recency, scope_weight=s.scope_weight, quality=s.quality, score=s.score,
+        )
+        for s in scored[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: str
+    lead: str
+    entity: str
+    unit_ids: tuple[str, ...]
+
+
+def turn_of(events: Sequence[object]) -> Turn | None:
+    """What a finished run leaves in memory: the question as resolved, the answer's lead, what it was
+    about and the units it cited. A run that grounded nothing leaves its question only, so a later
+    "it" can still point at what was asked about."""
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
+    if started is None or answer is None:
+        return None
+    intents = next((e for e in events if isinstance(e, IntentDetected)), None)
+    question = intents.intents[0].target if intents is not None and intents.intents else started.question
+    grounded = answer.status == "grounded"
+    return Turn(
+        question=question,
+        lead=lead_of(answer.answer) if grounded else "",
+        entity=entity_of(question),
+        unit_ids=tuple(answer.evidence_ids),
+    )
+
+
+def lead_of(answer: str) -> str:
+    """The short answer before ", because:" (citations dropped), as the judge reads it."""
+    text = _CITATION.sub("", answer).strip().split("\n", 1)[0]
+    for marker in (", because:", " because:"):
+        if marker in text:
+            return text.split(marker, 1)[0].strip()
+    return text

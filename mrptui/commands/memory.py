@@ -1,0 +1,79 @@
+"""`mrptui memory list|add|forget|clear`: the caller's conversation memory and durable notes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from mrptui.commands import (
+    UsageError,
+    add_caller_options,
+    add_session_options,
+    caller_from_args,
+    open_conversation,
+    open_session,
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=("list", "add", "forget", "clear"),
+                        help="list records; add a note; forget one record by id; clear a scope")
+    parser.add_argument("text", nargs="?", help="add: the note's text; forget: the record id")
+    parser.add_argument("--session", metavar="NAME", help="the conversation (as `ask --session NAME`)")
+    parser.add_argument("--for", dest="question", metavar="QUESTION",
+                        help="list: score every record for this question (sim, recency, scope, quality, score)")
+    parser.add_argument("--notes", action="store_true", help="clear: only the durable notes")
+    parser.add_argument("--json", action="store_true", help="list: one JSON object")
+    add_session_options(parser)
+    add_caller_options(parser, keep_top_level=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action in ("add", "forget") and not (args.text or "").strip():
+        raise UsageError(f"memory {args.action} needs {'the note text' if args.action == 'add' else 'a record id'}")
+    session = open_session(args)
+    caller = caller_from_args(args)
+    conversation = open_conversation(session, caller, args.session)
+    if args.action == "add":
+        record = conversation.note(args.text.strip())
+        print(f"noted {record.id}")
+    elif args.action == "forget":
+        if not conversation.forget(args.text.strip()):
+            raise UsageError(f"no memory record {args.text.strip()} for this caller{_in(args)}")
+        print(f"forgot {args.text.strip()}")
+    elif args.action == "clear":
+        scope = "user" if args.notes else (None if args.session else "user")
+        print(f"cleared {conversation.clear(scope)} record(s){_in(args)}")
+    else:
+        _list(conversation, session.view(caller), args)
+    return 0
+
+
+def _in(args: argparse.Namespace) -> str:
+    return f" in conversation {args.session}" if args.session else ""
+
+
+def _list(conversation, view, args: argparse.Namespace) -> None:
+    scored = conversation.recall(args.question or "", view)
+    rows = [
+        {"id": s.record.id, "scope": s.record.scope, "kind": s.record.kind, "turn": s.record.turn,
+         "age_s": round(max(0.0, time.time() - s.record.ts), 1), "question": s.record.question,
+         "lead": s.record.lead, "entity": s.record.entity,
+         **({"sim": round(s.sim, 4), "recency": round(s.recency, 4), "scope_weight": s.scope_weight,
+             "quality": round(s.quality, 4), "score": round(s.score, 4)} if args.question else {})}
+        for s in scored
+    ]
+    if not args.question:
+        rows.sort(key=lambda r: (r["scope"] != "session", r["turn"], -r["age_s"]))
+    if args.json:
+        print(json.dumps({"conversation": args.session, "records": rows}, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        print("no memory records for this caller" + _in(args))
+    for row in rows:
+        score = f"  score {row['score']:.2f} (sim {row['sim']:.2f} R {row['recency']:.2f} " \
+                f"S {row['scope_weight']:.1f} Q {row['quality']:.2f})" if args.question else ""
+        where = f"turn {row['turn']}" if row["scope"] == "session" else "note"
+        lead = f" → {row['lead']}" if row["lead"] else ""
+        print(f"{row['id']}  {row['kind']:<7} {where:<8} {row['question']}{lead}{score}")
