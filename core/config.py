@@ -279,8 +279,9 @@ class MemoryConfig(_Model):
     # Per-second decay constants λ; half-lives ln 2 / λ of 1.9 h, 19 h and 4 days.
     decay: ScopeNumbers = ScopeNumbers(session=1e-4, user=1e-5, **{"global": 2e-6})
     scope_weight: ScopeNumbers = ScopeNumbers(session=1.0, user=0.6, **{"global": 0.3})
-    # A record scoring below this is not used to complete a follow-up question.
-    min_score: float = Field(default=0.3, ge=0, le=1)
+    # A record scoring below this never completes a follow-up: with sim 0, a session turn stays
+    # usable for ~48 minutes (0.2·R + 0.1 ≥ 0.25), an older one must share words with the question.
+    min_score: float = Field(default=0.25, ge=0, le=1)
     # Compaction: past this many raw turns, buckets of about `bucket_turns` turns become summaries.
     compact_after_turns: int = Field(default=24, ge=2, le=10_000)
     bucket_turns: int = Field(default=4, ge=1, le=1_000)

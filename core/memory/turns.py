@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from core.events import AnswerReady, IntentDetected, MemoryUse, RunStarted
+from core.memory.conversation import Conversation
 from core.memory.entities import entity_of
 from core.memory.scoring import ScoredRecord
+from core.plugins.base import Request
 
 # How many of the best records a request is offered: a follow-up points back a few turns at most.
 OFFERED = 5
 _CITATION = re.compile(r"\s*\[[^\[\]]*::[^\[\]]*\]")
+
+
+def with_memory(request: Request, conversation: Conversation, view: Container[str]) -> Request:
+    """`request` offered the conversation's best records for its question (only those the view allows)."""
+    recalled = conversation.recall(request.question, view, limit=OFFERED)
+    return dataclasses.replace(request, memory=offered(recalled))
+
+
+def remember(conversation: Conversation, events: Sequence[object]) -> None:
+    turn = turn_of(events)
+    if turn is not None:
+        conversation.remember(turn.question, turn.lead, turn.entity, turn.unit_ids)
 
 
 def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[MemoryUse, ...]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
 
 from core.events import write_trace
-from core.memory.turns import OFFERED, offered, turn_of
+from core.memory.turns import remember, with_memory
 from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
@@ -88,8 +87,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     conversation = open_conversation(session, request.caller, args.session) if args.session else None
     if conversation is not None:
-        recalled = conversation.recall(request.question, session.view(request.caller), limit=OFFERED)
-        request = dataclasses.replace(request, memory=offered(recalled))
+        request = with_memory(request, conversation, session.view(request.caller))
     if args.step or args.breaks:
         # Stepping pulls in the TUI's run-control state; a plain ask never needs it.
         from mrptui.commands.step import Stepper, parse_break
@@ -103,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
             write_trace(events, trace_path, session.owns_file)
         except UnsafePath as exc:
             raise UsageError(f"--trace {exc}") from None
-    if conversation is not None and (turn := turn_of(events)) is not None:
-        conversation.remember(turn.question, turn.lead, turn.entity, turn.unit_ids)
+    if conversation is not None:
+        remember(conversation, events)
     summary = summarise(events)
     if args.json:
         print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))

@@ -23,13 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", metavar="NAME", help="the conversation (as `ask --session NAME`)")
     parser.add_argument("--for", dest="question", metavar="QUESTION",
                         help="list: score every record for this question (sim, recency, scope, quality, score)")
-    parser.add_argument("--notes", action="store_true", help="clear: only the durable notes")
+    parser.add_argument("--notes", action="store_true", help="clear: the durable notes (not a conversation)")
     parser.add_argument("--json", action="store_true", help="list: one JSON object")
     add_session_options(parser)
     add_caller_options(parser, keep_top_level=True)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.action == "clear" and not (args.session or args.notes):
+        raise UsageError("memory clear needs --session NAME (that conversation) or --notes (your durable notes)")
     if args.action in ("add", "forget") and not (args.text or "").strip():
         raise UsageError(f"memory {args.action} needs {'the note text' if args.action == 'add' else 'a record id'}")
     session = open_session(args)
@@ -43,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"no memory record {args.text.strip()} for this caller{_in(args)}")
         print(f"forgot {args.text.strip()}")
     elif args.action == "clear":
-        scope = "user" if args.notes else (None if args.session else "user")
-        print(f"cleared {conversation.clear(scope)} record(s){_in(args)}")
+        if args.notes:
+            print(f"cleared {conversation.clear('user')} note(s)")
+        else:
+            print(f"cleared {conversation.clear('session')} record(s){_in(args)}")
     else:
         _list(conversation, session.view(caller), args)
     return 0
