@@ -14,7 +14,9 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError
 
 from core.cnl import parse_intents
+from core.config import MemoryConfig
 from core.llm import LlmClient, LlmError
+from core.memory.packing import estimate_tokens, pack
 from core.plugins.base import (
     Descriptor,
     GoalSolver,
@@ -116,6 +118,23 @@ def _evidence_block(units: list[KnowledgeUnit]) -> str:
     return "\n".join(f"[{unit.id}] {unit.topic}: {unit.body}" for unit in units)
 
 
+def _memory(ctx: RunContext, budget: int) -> tuple[str, str]:
+    """The conversation's records (best first) packed into `budget` estimated tokens (seed 001): the
+    prompt block, and what the attempt's reason says about it (what was left out, by id). Records
+    are re-checked against this run's view: one citing a unit the caller cannot see now is dropped."""
+    records = [m for m in ctx.request.memory if all(unit in ctx.view for unit in m.unit_ids)]
+    if not records:
+        return "", ""
+    lines = {m.id: f"- {m.question}" + (f" → {m.lead}" if m.lead else "") for m in records}
+    packed = pack(records, budget, lambda m: estimate_tokens(lines[m.id]))
+    note = f"memory: {len(packed.kept)} of {len(records)} record(s) in the prompt ({packed.cost}/{budget} tokens)"
+    if packed.left_out:
+        note += "; left out: " + ", ".join(m.id for m in packed.left_out)
+    if not packed.kept:
+        return "", note
+    return "Earlier in this conversation (most relevant first):\n" + "\n".join(lines[m.id] for m in packed.kept) + "\n\n", note
+
+
 def _permitted(ctx: RunContext, unit_ids: tuple[str, ...]) -> list[KnowledgeUnit]:
     """The units the caller may see, looked up in the request's view; others never reach a prompt."""
     return [unit for unit in map(ctx.view.get, unit_ids) if unit is not None]
@@ -132,9 +151,11 @@ def _intent_line(intent: Intent) -> str:
 class _LlmPlugin(Plugin):
     """What every LLM plugin shares: the gate (endpoint, budget) and calls under its model role."""
 
-    def __init__(self, client: LlmClient, descriptor: Descriptor):
+    def __init__(self, client: LlmClient, descriptor: Descriptor, memory_budget: int):
         self.client = client
         self.descriptor = descriptor
+        # Prompt budget B for conversation memory, in estimated tokens (engine.json memory.promptBudgetTokens).
+        self.memory_budget = memory_budget
 
     def _refusal(self, ctx: RunContext) -> str | None:
         """Why this plugin cannot run at all, or None when it may make at least one call."""
@@ -187,8 +208,8 @@ def _sd_descriptor(depth: Depth) -> Descriptor:
 class LlmSeedDetector(_LlmPlugin, SeedDetector):
     """sd-llm-fast / sd-llm-deep: the request as Intent CNL, with one corrective retry."""
 
-    def __init__(self, client: LlmClient, depth: Depth = "fast"):
-        super().__init__(client, _sd_descriptor(depth))
+    def __init__(self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens):
+        super().__init__(client, _sd_descriptor(depth), memory_budget)
         self.depth = depth
 
     def detect(self, ctx: RunContext) -> SdResult:
@@ -196,7 +217,8 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
         if refusal:
             return SdResult(status=Status.UNSUPPORTED, reason=refusal)
         system = SD_SYSTEM.format(acts=", ".join(act.value for act in Act), depth=SD_DEPTH[self.depth])
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": ctx.request.question}]
+        memory, memory_note = _memory(ctx, self.memory_budget)
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": memory + ctx.request.question}]
         errors: list[str] = []
         # The refusal check above guarantees an allowance of at least one call.
         for calls in range(1, self._allowance(ctx) + 1):
@@ -209,7 +231,8 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
             # A reply without any intent is an error diagnostic too (EMPTY_INTENT_DOCUMENT).
             errors = [d.format() for d in diagnostics if d.is_error]
             if not errors:
-                return SdResult(status=Status.SUCCESS, intent_cnl=text, intents=tuple(intents), llm_calls=calls)
+                return SdResult(status=Status.SUCCESS, reason=memory_note, intent_cnl=text, intents=tuple(intents),
+                                llm_calls=calls)
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply},
@@ -241,8 +264,8 @@ def _gs_descriptor(depth: Depth) -> Descriptor:
 class LlmGoalSolver(_LlmPlugin, GoalSolver):
     """gs-llm-fast / gs-llm-deep: an answer written from the evidence units, citing them as [id]."""
 
-    def __init__(self, client: LlmClient, depth: Depth = "fast"):
-        super().__init__(client, _gs_descriptor(depth))
+    def __init__(self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens):
+        super().__init__(client, _gs_descriptor(depth), memory_budget)
         self.depth = depth
 
     def solve(self, ctx: RunContext, intent: Intent, evidence: KbResult) -> GsResult:
@@ -253,7 +276,8 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
         if not units:
             return GsResult(status=Status.NO_CONTEXT, reason="no evidence to answer from")
         system = GS_SYSTEM.format(example_id=units[0].id, depth=GS_DEPTH[self.depth])
-        user = f"Question: {ctx.request.question}\nTask: {_intent_line(intent)}\n\nEvidence:\n{_evidence_block(units)}"
+        memory, memory_note = _memory(ctx, self.memory_budget)
+        user = f"{memory}Question: {ctx.request.question}\nTask: {_intent_line(intent)}\n\nEvidence:\n{_evidence_block(units)}"
         try:
             reply = self._chat(ctx, [{"role": "system", "content": system}, {"role": "user", "content": user}])
         except LlmError as exc:
@@ -268,7 +292,7 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
                     cited[unit_id] = None
         if not cited:
             return GsResult(status=Status.ERROR, reason="LLM answer cites no provided evidence", llm_calls=1)
-        return GsResult(status=Status.SUCCESS, answer=answer, cited_ids=tuple(cited), llm_calls=1)
+        return GsResult(status=Status.SUCCESS, reason=memory_note, answer=answer, cited_ids=tuple(cited), llm_calls=1)
 
 
 class _Verdict(BaseModel):
@@ -298,8 +322,8 @@ VAL_DESCRIPTOR = Descriptor(
 class LlmValidator(_LlmPlugin, Validator):
     """val-llm: a JSON accept/reject verdict on the answer against the evidence it cites."""
 
-    def __init__(self, client: LlmClient):
-        super().__init__(client, VAL_DESCRIPTOR)
+    def __init__(self, client: LlmClient, memory_budget: int = MemoryConfig().prompt_budget_tokens):
+        super().__init__(client, VAL_DESCRIPTOR, memory_budget)
 
     def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult:
         refusal = self._refusal(ctx)
@@ -309,8 +333,9 @@ class LlmValidator(_LlmPlugin, Validator):
         if answer.status is not Status.SUCCESS or not answer.answer:
             return ValResult(status=Status.UNSUPPORTED, reason="no answer to validate")
         units = _permitted(ctx, answer.cited_ids)
+        memory, memory_note = _memory(ctx, self.memory_budget)
         user = (
-            f"Question: {ctx.request.question}\n\nAnswer:\n{answer.answer}\n\n"
+            f"{memory}Question: {ctx.request.question}\n\nAnswer:\n{answer.answer}\n\n"
             f"Evidence cited:\n{_evidence_block(units) or '(none)'}"
         )
         messages = [{"role": "system", "content": VAL_SYSTEM}, {"role": "user", "content": user}]
@@ -325,18 +350,23 @@ class LlmValidator(_LlmPlugin, Validator):
                 status=Status.ERROR, reason=f"LLM verdict is not the JSON asked for: {reply[:200]}", llm_calls=1
             )
         if verdict.verdict == "accept":
-            return ValResult(status=Status.ACCEPTED, reason=verdict.reason, llm_calls=1)
-        return ValResult(status=Status.REJECTED, reason=verdict.reason or "rejected by the LLM", llm_calls=1)
+            return ValResult(status=Status.ACCEPTED, reason=_joined(verdict.reason, memory_note), llm_calls=1)
+        return ValResult(status=Status.REJECTED, reason=_joined(verdict.reason or "rejected by the LLM", memory_note),
+                         llm_calls=1)
 
 
-def llm_plugins(client: LlmClient) -> list[Plugin]:
+def _joined(*parts: str) -> str:
+    return "; ".join(part for part in parts if part)
+
+
+def llm_plugins(client: LlmClient, memory_budget: int = MemoryConfig().prompt_budget_tokens) -> list[Plugin]:
     """The five LLM plugins sharing one client, ready for the registry."""
     return [
-        LlmSeedDetector(client, "fast"),
-        LlmSeedDetector(client, "deep"),
-        LlmGoalSolver(client, "fast"),
-        LlmGoalSolver(client, "deep"),
-        LlmValidator(client),
+        LlmSeedDetector(client, "fast", memory_budget),
+        LlmSeedDetector(client, "deep", memory_budget),
+        LlmGoalSolver(client, "fast", memory_budget),
+        LlmGoalSolver(client, "deep", memory_budget),
+        LlmValidator(client, memory_budget),
     ]
 
 
@@ -345,4 +375,4 @@ def from_services(services: Services) -> list[Plugin]:
 
     The per-request call budget is the kernel's (`budgets.maxLlmCallsPerRequest` in engine.json).
     """
-    return llm_plugins(services.llm)
+    return llm_plugins(services.llm, services.engine.memory.prompt_budget_tokens)

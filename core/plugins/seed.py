@@ -48,7 +48,8 @@ class SymbolicSeedDetector(SeedDetector):
         context, questions = split_input(question)
         # Analysing questions the kernel will not answer would only cost time (maxSubQuestions).
         dropped = len(questions) - self.max_questions
-        candidates = [_candidate(use) for use in ctx.request.memory]
+        # Re-checked against this run's view: a record citing a unit the caller cannot see now is not used.
+        candidates = [_candidate(m) for m in ctx.request.memory if all(unit in ctx.view for unit in m.unit_ids)]
         resolutions = [resolve(part, candidates, self.memory_min_score) for part in questions[: self.max_questions]]
         intents = [_intent(r.question, context) for r in resolutions]
         cnl = format_intents(intents)

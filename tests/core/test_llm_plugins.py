@@ -272,3 +272,34 @@ def test_val_skips_answers_without_content(llm_server, client):
     result = LlmValidator(client).validate(ctx(), INTENT, evidence(), GsResult(status=Status.NO_CONTEXT))
     assert (result.status, result.llm_calls) == (Status.UNSUPPORTED, 0)
     assert llm_server.received == []
+
+
+class MemoryView(FakeView):
+    def __contains__(self, unit_id: object) -> bool:
+        return self.get(str(unit_id)) is not None
+
+
+def memory_use(record_id: str, question: str, lead: str = "", unit_ids: tuple[str, ...] = (), score: float = 0.5):
+    from core.events import MemoryUse
+
+    return MemoryUse(id=record_id, scope="session", kind="turn", question=question, lead=lead, unit_ids=unit_ids,
+                     sim=0.5, recency=1.0, scope_weight=1.0, quality=1.0, score=score)
+
+
+def test_memory_is_packed_into_the_prompt_as_the_longest_ranked_prefix_within_budget(llm_server, client):
+    view = MemoryView(*VIEW._units.values())
+    memory = (
+        memory_use("m1", "How often are keys rotated?", "every 90 days", (UNIT_A,)),     # 12 tokens
+        memory_use("m2", "Whose pay grade is secret?", "grade 7", (SECRET,)),            # cites a unit not in view
+        memory_use("m3", "Who is paged when rotation fails?", "the on-call engineer"),   # 14 tokens
+        memory_use("m4", "Short?", "yes"),                                               # 3 tokens, after one that does not fit
+    )
+    context = RunContext(request=Request(question="And the alerts?", memory=memory), view=view, services=None,
+                         llm_calls_left=4)
+    llm_server.reply(f"They page on-call [{UNIT_A}]")
+    result = LlmGoalSolver(client, "fast", memory_budget=20).solve(context, INTENT, evidence(UNIT_A))
+    prompt = llm_server.received[0].prompt
+    assert "- How often are keys rotated? → every 90 days" in prompt
+    assert "pay grade" not in prompt and "grade 7" not in prompt
+    assert "on-call engineer" not in prompt and "Short?" not in prompt
+    assert result.reason == "memory: 1 of 3 record(s) in the prompt (12/20 tokens); left out: m3, m4"
