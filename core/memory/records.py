@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,7 +53,8 @@ class MemoryRecord(BaseModel):
 def caller_digest(caller: Caller) -> str:
     """A stable digest of who asks (tags and region; not the as-of date: the same person asking on
     another day is the same caller), so memory files never store the tags themselves."""
-    text = "\x1f".join(sorted(caller.tags)) + "\x1e" + (caller.region or "")
+    # JSON, not a joined string: a tag holding the separator must not make two callers one.
+    text = json.dumps([sorted(caller.tags), caller.region], ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 

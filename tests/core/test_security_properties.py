@@ -27,6 +27,10 @@ from core.evaluation import QuerySpec, evaluate
 from core.events import to_json_line
 from core.intent_cues import question_cues
 from core.kb import KnowledgeBase, visible_to
+from core.memory.conversation import Conversation
+from core.memory.records import caller_digest
+from core.memory.store import MemoryStore
+from core.memory.turns import remember, with_memory
 from core.plugins.base import PluginType, Request, RunContext
 from core.session import Session
 from core.summary import summarise
@@ -286,3 +290,28 @@ def test_a_reload_never_shows_a_caller_more_than_a_fresh_load(kb_units, edits, c
             for caller in caller_list:
                 seen = {(u.id, u.claim) for u in session.units(caller)}
                 assert seen == {(u.id, u.claim) for u in fresh.units if visible_to(u, caller)}
+
+
+@bounded(8)
+@given(knowledge_bases(), callers_with_twins(), st.sampled_from(QUESTIONS))
+def test_memory_never_crosses_callers(kb_units, caller_list, question) -> None:
+    """Every caller, twins included, takes turns in one conversation name over one memory store:
+    no caller is offered, told or stored anything from another caller's turns or view."""
+    session = Session.from_kb(KnowledgeBase.from_units(kb_units))
+    with tempfile.TemporaryDirectory() as folder:
+        store = MemoryStore(Path(folder), session.engine_config.memory)
+        for turn in range(2):
+            for caller in caller_list:
+                talk = Conversation(caller, "shared", session.engine_config.memory, session.retrieval.hdc, store)
+                assert {r.caller for r in talk.records} <= {caller_digest(caller)}
+                asked = question if turn == 0 else "And what about it?"
+                request = with_memory(Request(question=asked, caller=caller), talk, session.view(caller))
+                events = list(session.run(request))
+                remember(talk, events)
+                hidden = outside(kb_units, caller)
+                trace = "\n".join(to_json_line(e) for e in events)
+                assert leaks(trace, hidden) == [], "trace events with memory"
+                assert leaks(str(summarise(events)), hidden) == [], "ask --json with memory"
+                assert all(visible_to(u, caller) for r in talk.records for u in kb_units if u.id in r.unit_ids)
+        digests = {caller_digest(c) for c in caller_list}
+        assert len(digests) == len({(frozenset(c.tags), c.region) for c in caller_list})
