@@ -168,3 +168,21 @@ def test_cli_session_and_memory_commands(tmp_path):
     assert "cleared 2 record(s) in conversation s1" in cli("memory", "clear", "--session", "s1", "--kb", str(kb)).stdout
     assert cli("memory", "clear", "--kb", str(kb)).returncode == 2
     assert "cleared 1 note(s)" in cli("memory", "clear", "--notes", "--kb", str(kb)).stdout
+
+
+def test_diff_and_replay_show_the_memory_a_run_used(session, tmp_path):
+    from core.events import read_trace, write_trace
+    from core.rundiff import diff_runs
+
+    talk = conversation(session)
+    ask(session, talk, "What is Petrel?")
+    followed = ask(session, talk, "Who maintains it?")
+    alone = list(session.run(Request(question="Who maintains it?")))
+    rows = diff_runs(alone, followed).section("Request")
+    (memory,) = [row for row in rows if row.right.startswith("memory:")]
+    assert "it → Petrel, from turn 1" in memory.right and memory.left == ""
+    path = tmp_path / "trace.jsonl"
+    write_trace(followed, path)
+    replayed, problems = read_trace(path)
+    assert problems == [] and summarise(replayed)["resolved"] == summarise(followed)["resolved"]
+    assert summarise(replayed)["memory"] == summarise(followed)["memory"]
