@@ -230,7 +230,10 @@ def _request(events: Sequence[object]) -> list[_Fact]:
     ]
     if intent:
         facts.append(_Fact(("intent",), "intent edited: " + " ".join(intent.split())))
-    resolved = [note for e in events if isinstance(e, IntentDetected) for note in e.resolved]
+    resolved = list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.resolved))
+    if start.memory or resolved:
+        facts.append(_Fact(("memory",), f"memory: {len(start.memory)} record(s) offered; "
+                                        + ("; ".join(resolved) or "none used")))
     if start.memory or resolved:
         facts.append(_Fact(("memory",), f"memory: {len(start.memory)} record(s) offered; "
                                         + ("; ".join(resolved) or "none used")))

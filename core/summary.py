@@ -98,7 +98,8 @@ def summarise(events: Sequence[object]) -> dict:
         ],
         "timings_ms": {k: round(v, 3) for k, v in (finished.timings_ms if finished else {}).items()},
         "memory": memory_rows(events),
-        "resolved": [note for e in events if isinstance(e, IntentDetected) for note in e.resolved],
+        # A replan detects the intent again: each completion is listed once.
+        "resolved": list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.resolved)),
     }
 
 

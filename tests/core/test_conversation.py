@@ -73,6 +73,8 @@ def test_a_six_turn_conversation_resolves_every_follow_up(session):
         assert set(intent.memory_used) <= {m.id for m in started.memory}
         if notes:
             assert summarise(events)["memory"] and summarise(events)["resolved"] == list(intent.resolved)
+    replanned = [e for e in events if isinstance(e, IntentDetected)]
+    assert all(e.resolved == intent.resolved for e in replanned)
     cited = summarise(ask(session, talk, "Who maintains it?"))["citations"]
     assert "fleet::chunk-000::unit-001" in cited  # Tern's upkeep, not Petrel's
 
