@@ -28,6 +28,7 @@ from core.health import Health
 from core.plugins.base import Request
 from core.resources import config_dir
 from core.units import Caller
+from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
@@ -56,6 +57,8 @@ class ExplorerApp(App[None]):
 
     kb_generation: reactive[int] = reactive(0)
     """Bumped after every KB reload, so open KB/rules screens re-read the session."""
+    memory_generation: reactive[int] = reactive(0)
+    """Bumped after a turn, pin, forget or clear, so an open Memory screen re-reads the records."""
 
     def __init__(
         self,
@@ -78,9 +81,13 @@ class ExplorerApp(App[None]):
         break_before_costly: bool = True,
         opener: Opener | None = None,
         layout_path: Path | None | Literal["data"] = "data",
+        conversation: str | None = None,
+        memory_root: Path | None = None,
     ) -> None:
         """`opener`: open the session in a worker after the first frame (the CLI's way: a big KB
-        takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept."""
+        takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept.
+        `conversation`: continue that stored conversation; `memory_root`: the memory folder (None:
+        memory lives only as long as the app)."""
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
         self.health: Health | None = None
@@ -109,6 +116,7 @@ class ExplorerApp(App[None]):
         self.whatif = WhatIf(self)
         self.exporter = Exporter(self)
         self.navigator = Navigator(self)
+        self.memory = ExplorerMemory(self, conversation, memory_root)
         self.main = MainScreen(show_durations=show_durations,
                                layout_path=layout_file() if layout_path == "data" else layout_path)
         self.theme = theme
@@ -235,6 +243,8 @@ class ExplorerApp(App[None]):
     @on(RunEnded)
     def _run_ended(self, message: RunEnded) -> None:
         self.runner.ended(message)
+        if self.memory.ended(self.control.run_by_id(message.run_id)):
+            self.memory_generation += 1
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -281,6 +291,7 @@ class ExplorerApp(App[None]):
             "markdown": exporter.export_markdown, "open_in_editor": self.open_in_editor,
             "reload": self.lifecycle.reload, "main_ready": self.main_ready,
             "evidence_detail": navigator.evidence_detail, "open_unit": navigator.open_unit,
+            "memory_pin": self.memory_pin, "memory_forget": self.memory_forget, "memory_clear": self.memory_clear,
         }
         handlers[message.name](*message.args)
 
@@ -332,6 +343,21 @@ class ExplorerApp(App[None]):
 
     def action_eval_screen(self) -> None:
         self.navigator.eval_screen()
+
+    def action_memory_screen(self) -> None:
+        self.navigator.memory_screen()
+
+    def memory_pin(self) -> None:
+        self.notify(self.memory.pin_answer())
+        self.memory_generation += 1
+
+    def memory_forget(self, record_id: str) -> None:
+        self.notify("forgotten" if self.memory.forget(record_id) else "that record is already gone")
+        self.memory_generation += 1
+
+    def memory_clear(self) -> None:
+        self.notify(f"cleared {self.memory.clear()} turn(s) of this conversation")
+        self.memory_generation += 1
 
     def action_problems(self) -> None:
         self.navigator.problems()

@@ -14,6 +14,7 @@ from mrptui.kb_state import KBState
 from mrptui.state import Breakpoint, RunRecord, SessionLike, ViewState
 
 if TYPE_CHECKING:
+    from mrptui.conversation import ExplorerMemory
     from mrptui.kb_lifecycle import KBLifecycle
     from mrptui.run_control import RunControl
     from mrptui.run_driver import RunDriver
@@ -30,6 +31,8 @@ class Explorer(Protocol):
     kb_generation: int
     recorded_for: str  # replay: the caller the trace names (shown only)
     session: SessionLike
+    memory: ExplorerMemory
+    memory_generation: int
 
     @property
     def current(self) -> RunRecord | None: ...

@@ -56,6 +56,8 @@ APP_BINDINGS: list[Binding] = [
     Binding("f3", "rules_screen", "Rules", id="app.rules", tooltip="Rules: which fired, bindings"),
     Binding("f4", "eval_screen", "Eval", id="app.eval",
             tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate"),
+    Binding("ctrl+o", "memory_screen", "Memory", id="app.memory",
+            tooltip="This conversation's memory: what follow-ups refer back to, scored; pin, forget, clear"),
     Binding("f8", "problems", "Problems", id="app.problems",
             tooltip="Every KB, rules and plugin error and warning, with file:line:col"),
     Binding("ctrl+z", "undo", "Undo", id="app.undo",

@@ -95,6 +95,7 @@ CommandName = Literal[
     "rerun", "step", "to_end", "to_start", "continue", "next_stage", "cancel", "break", "break_stage",
     "pin", "exclude", "exclude_unit", "edit_intent", "diff", "save", "copy", "csv", "markdown",
     "open_in_editor", "reload", "main_ready", "evidence_detail", "open_unit", "undo", "toggle_breakpoint",
+    "memory_pin", "memory_forget", "memory_clear",
 ]
 
 

@@ -47,6 +47,11 @@ class Navigator:
 
         self._open(KBScreen, KBScreen)
 
+    def memory_screen(self) -> None:
+        from mrptui.screens.memory import MemoryScreen
+
+        self._open(MemoryScreen, MemoryScreen)
+
     def rules_screen(self) -> None:
         if self.host.lifecycle.refuse_while_loading("the rules screen"):
             return

@@ -253,6 +253,9 @@ class RunControl:
         self.following, self.paused_at = True, None
         return run
 
+    def run_by_id(self, run_id: int) -> RunRecord | None:
+        return next((run for run in reversed(self.runs) if run.run_id == run_id), None)
+
     def show_replay(self, events: Sequence[Event]) -> RunRecord:
         """A saved trace as a finished run (nothing is executed)."""
         self._counter += 1

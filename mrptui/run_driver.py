@@ -48,7 +48,8 @@ class RunDriver:
         if not question:
             self.host.notify("type a question first", severity="warning")
             return
-        self.start_run(Request(question=question, caller=self.host.caller))
+        # Only a typed question is offered memory: a re-run or what-if keeps its request as it was.
+        self.start_run(self.host.memory.offer(Request(question=question, caller=self.host.caller)))
 
     def rerun(self) -> None:
         host = self.host

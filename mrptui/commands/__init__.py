@@ -119,18 +119,30 @@ def open_session(args: argparse.Namespace):
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
 
 
-def open_conversation(session, caller: Caller, name: str | None):
-    """The caller's stored conversation `name` (None: the user's notes only), under
-    `$MRPTUI_MEMORY_DIR`, else `$XDG_DATA_HOME/mrptui/memory`; a bad name is a usage error."""
-    from core.memory.conversation import Conversation
-    from core.memory.store import MemoryNameError, MemoryStore, default_root
+def memory_root() -> Path:
+    """`$MRPTUI_MEMORY_DIR`, else `$XDG_DATA_HOME/mrptui/memory` (docs/memory.md)."""
+    from core.memory.store import default_root
 
-    root = Path(os.environ["MRPTUI_MEMORY_DIR"]) if os.environ.get("MRPTUI_MEMORY_DIR") else default_root()
-    config = session.engine_config.memory
+    return Path(os.environ["MRPTUI_MEMORY_DIR"]) if os.environ.get("MRPTUI_MEMORY_DIR") else default_root()
+
+
+def conversation_name(name: str | None) -> str | None:
+    """`--session NAME`, checked before anything is read: a bad name is a usage error."""
+    from core.memory.store import MemoryNameError, check_name
+
     try:
-        return Conversation(caller, name, config, session.retrieval.hdc, MemoryStore(root, config))
+        return check_name(name) if name is not None else None
     except MemoryNameError as exc:
         raise UsageError(f"--session: {exc}") from None
+
+
+def open_conversation(session, caller: Caller, name: str | None):
+    """The caller's stored conversation `name` (None: the user's notes only)."""
+    from core.memory.conversation import Conversation
+    from core.memory.store import MemoryStore
+
+    config = session.engine_config.memory
+    return Conversation(caller, conversation_name(name), config, session.retrieval.hdc, MemoryStore(memory_root(), config))
 
 
 def warn_health(session, caller) -> object:

@@ -8,7 +8,15 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from mrptui.commands import UsageError, add_caller_options, caller_from_args, config_from_args, kb_paths
+from mrptui.commands import (
+    UsageError,
+    add_caller_options,
+    caller_from_args,
+    config_from_args,
+    conversation_name,
+    kb_paths,
+    memory_root,
+)
 
 THEMES = ("textual-dark", "textual-light")
 # After quit, how long threads still building indexes may take before the process leaves without them.
@@ -21,6 +29,10 @@ def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--queries", metavar="QUERIES.json", default=None,
         help="labelled queries for the eval screen (F4); default: the bundled sample queries",
+    )
+    parser.add_argument(
+        "--session", dest="conversation", metavar="NAME", default=None,
+        help="continue the stored conversation NAME (follow-ups use its memory; ctrl+o shows it)",
     )
     parser.add_argument(
         "--theme", default=None, choices=THEMES, help="textual-dark (default) or textual-light; also $MRPTUI_THEME"
@@ -82,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if queries is not None and not queries.is_file():
         raise UsageError(f"--queries: no such file: {queries}")
     app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
-                      opener=partial(open_later, paths, config))
+                      opener=partial(open_later, paths, config), conversation=conversation_name(args.conversation),
+                      memory_root=memory_root())
     start_pool_helpers()
     return run_until_quit(app)
 

@@ -1,0 +1,93 @@
+"""The app's conversation component: follow-up questions in the query box use the caller's memory
+(core/memory), and the Memory screen (ctrl+o) shows, pins and forgets its records.
+
+Only questions typed in the query box are offered memory and leave a turn; a re-run or what-if reuses
+its request as it was. With no session to read (replay, a KB still loading), memory is off.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.memory.conversation import Conversation
+from core.memory.scoring import ScoredRecord
+from core.memory.store import MemoryStore
+from core.memory.turns import remember, turn_of, with_memory
+from core.plugins.base import Request
+from mrptui.host import Host
+from mrptui.state import RunRecord
+
+
+class ExplorerMemory:
+    def __init__(self, host: Host, name: str | None = None, root: Path | None = None) -> None:
+        """`name`: continue the stored conversation NAME (`mrptui --session NAME`); None keeps this
+        session's turns in memory only. `root`: the memory folder (None: no files at all)."""
+        self.host = host
+        self.name = name
+        self.root = root
+        self._conversation: Conversation | None = None
+        self._session: object = None
+        self._offered: dict[int, Request] = {}
+        self.clock: Callable[[], float] = time.time  # what records are stamped and scored with
+
+    @property
+    def conversation(self) -> Conversation | None:
+        """The conversation for the current session and caller; rebuilt when a new session opens."""
+        session = self.host.session
+        engine, retrieval = getattr(session, "engine_config", None), getattr(session, "retrieval", None)
+        if engine is None or retrieval is None or self.host.replay:
+            return None
+        if self._conversation is None or self._session is not session:
+            store = MemoryStore(self.root, engine.memory) if self.root is not None else None
+            previous = self._conversation
+            self._conversation = Conversation(self.host.caller, self.name, engine.memory, retrieval.hdc, store,
+                                              self.clock)
+            if previous is not None and store is None:
+                self._conversation.turns = previous.turns  # an unnamed conversation outlives a reload
+            self._session = session
+        return self._conversation
+
+    def _view(self):
+        return self.host.ask_session("view", self.host.caller, default=frozenset())
+
+    def offer(self, request: Request) -> Request:
+        conversation = self.conversation
+        if conversation is None:
+            return request
+        offered = with_memory(request, conversation, self._view())
+        self._offered[id(offered)] = offered
+        return offered
+
+    def ended(self, run: RunRecord | None) -> bool:
+        """A run asked from the query box ended: its turn goes into the conversation, once. True
+        when the conversation changed."""
+        if run is None or run.request is None or self._offered.pop(id(run.request), None) is None:
+            return False
+        if self.conversation is None or not run.done or run.error:
+            return False
+        remember(self.conversation, run.events)
+        return True
+
+    def scored(self, question: str) -> list[ScoredRecord]:
+        conversation = self.conversation
+        return conversation.recall(question, self._view()) if conversation is not None else []
+
+    def pin_answer(self) -> str:
+        """The current run's question and lead as a durable note; what to tell the user."""
+        conversation, run = self.conversation, self.host.current
+        if conversation is None:
+            return "memory is off: no KB is open"
+        turn = turn_of(run.events) if run is not None else None
+        if turn is None:
+            return "ask a question first: the pinned note is its question and answer"
+        text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
+        conversation.note(text, turn.unit_ids)
+        return f"pinned to your notes: {text}"
+
+    def forget(self, record_id: str) -> bool:
+        return self.conversation is not None and self.conversation.forget(record_id)
+
+    def clear(self) -> int:
+        return self.conversation.clear("session") if self.conversation is not None else 0
