@@ -83,7 +83,7 @@ class ExplorerMemory:
         if turn is None:
             return "ask a question first: the pinned note is its question and answer"
         text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
-        conversation.note(text, turn.unit_ids)
+        conversation.note(text, turn.unit_ids, turn.entity)
         return f"pinned to your notes: {text}"
 
     def forget(self, record_id: str) -> bool:

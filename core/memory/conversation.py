@@ -82,9 +82,9 @@ class Conversation:
         self._save(self.name)
         return record
 
-    def note(self, text: str, unit_ids: Sequence[str] = ()) -> MemoryRecord:
+    def note(self, text: str, unit_ids: Sequence[str] = (), entity: str = "") -> MemoryRecord:
         """A durable note in the user's memory (scope `user`), shared by all of this caller's conversations."""
-        record = self._record("user", "note", text, "", "", unit_ids, 0)
+        record = self._record("user", "note", text, "", entity, unit_ids, 0)
         self.notes.append(record)
         self._save(None)
         return record

@@ -25,6 +25,10 @@ MEMORY_COLUMNS = [("used", "used"), ("where", "turn"), ("kind", "kind"), ("text"
                   ("sim", "sim"), ("r", "R"), ("s", "S"), ("q", "Q"), ("score", "score")]
 
 
+# used, turn, kind and the five numbers with DataTable's cell padding, the border and scrollbar.
+NUMBER_COLUMNS_WIDTH = 56
+
+
 def used_ids(events: list[object]) -> set[str]:
     return {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
 
@@ -95,6 +99,9 @@ question used. A record shows only while every unit it cites is in your view.
             yield Static("", id="memory-detail-text")
         yield KeyBar()
 
+    def on_resize(self) -> None:
+        self.load()
+
     def on_mount(self) -> None:
         self.watch(self.app, "memory_generation", lambda _: self.load(), init=False)
         self.load()
@@ -109,7 +116,9 @@ question used. A record shows only while every unit it cites is in your view.
         self.used = used_ids(run.events) if run else set()
         table = self.query_one("#memory-table", DataTable)
         cursor = table.cursor_row
-        refill(table, MEMORY_COLUMNS, [record_row(s, self.used) for s in self.records])
+        # The numbers stay in view: the text column takes what the others leave of the table.
+        text_width = max(20, table.size.width - NUMBER_COLUMNS_WIDTH) if table.size.width else 60
+        refill(table, MEMORY_COLUMNS, [record_row(s, self.used) for s in self.records], fixed={"text": text_width})
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         name = f"conversation {memory.name}" if memory.name else "this session's conversation"
