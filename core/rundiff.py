@@ -234,9 +234,6 @@ def _request(events: Sequence[object]) -> list[_Fact]:
     if start.memory or resolved:
         facts.append(_Fact(("memory",), f"memory: {len(start.memory)} record(s) offered; "
                                         + ("; ".join(resolved) or "none used")))
-    if start.memory or resolved:
-        facts.append(_Fact(("memory",), f"memory: {len(start.memory)} record(s) offered; "
-                                        + ("; ".join(resolved) or "none used")))
     return facts
 
 
