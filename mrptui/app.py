@@ -86,8 +86,7 @@ class ExplorerApp(App[None]):
     ) -> None:
         """`opener`: open the session in a worker after the first frame (the CLI's way: a big KB
         takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept.
-        `conversation`: continue that stored conversation; `memory_root`: the memory folder (None:
-        memory lives only as long as the app)."""
+        `conversation`, `memory_root`: see `mrptui.conversation.ExplorerMemory`."""
         super().__init__()
         self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
         self.health: Health | None = None
@@ -243,8 +242,7 @@ class ExplorerApp(App[None]):
     @on(RunEnded)
     def _run_ended(self, message: RunEnded) -> None:
         self.runner.ended(message)
-        if self.memory.ended(self.control.run_by_id(message.run_id)):
-            self.memory_generation += 1
+        self.memory.ended(self.control.run_by_id(message.run_id))
 
     @on(Worker.StateChanged)
     def _worker_state(self, event: Worker.StateChanged) -> None:
@@ -291,7 +289,7 @@ class ExplorerApp(App[None]):
             "markdown": exporter.export_markdown, "open_in_editor": self.open_in_editor,
             "reload": self.lifecycle.reload, "main_ready": self.main_ready,
             "evidence_detail": navigator.evidence_detail, "open_unit": navigator.open_unit,
-            "memory_pin": self.memory_pin, "memory_forget": self.memory_forget, "memory_clear": self.memory_clear,
+            "memory_pin": self.memory.pin, "memory_forget": self.memory.forget, "memory_clear": self.memory.clear,
         }
         handlers[message.name](*message.args)
 
@@ -335,32 +333,9 @@ class ExplorerApp(App[None]):
 
     # -- the app's keys (APP_BINDINGS in mrptui/keymap.py) ----------------------------------------------
 
-    def action_kb_screen(self) -> None:
-        self.navigator.kb_screen()
-
-    def action_rules_screen(self) -> None:
-        self.navigator.rules_screen()
-
-    def action_eval_screen(self) -> None:
-        self.navigator.eval_screen()
-
-    def action_memory_screen(self) -> None:
-        self.navigator.memory_screen()
-
-    def memory_pin(self) -> None:
-        self.notify(self.memory.pin_answer())
-        self.memory_generation += 1
-
-    def memory_forget(self, record_id: str) -> None:
-        self.notify("forgotten" if self.memory.forget(record_id) else "that record is already gone")
-        self.memory_generation += 1
-
-    def memory_clear(self) -> None:
-        self.notify(f"cleared {self.memory.clear()} turn(s) of this conversation")
-        self.memory_generation += 1
-
-    def action_problems(self) -> None:
-        self.navigator.problems()
+    def action_open(self, screen: str) -> None:
+        """F2, F3, F4, F8 and ctrl+o: the navigator opens the screen (`kb_screen`, `problems`, …)."""
+        getattr(self.navigator, screen)()
 
     def action_help(self) -> None:
         self.navigator.help()

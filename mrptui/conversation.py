@@ -23,7 +23,8 @@ from mrptui.state import RunRecord
 class ExplorerMemory:
     def __init__(self, host: Host, name: str | None = None, root: Path | None = None) -> None:
         """`name`: continue the stored conversation NAME (`mrptui --session NAME`); None keeps this
-        session's turns in memory only. `root`: the memory folder (None: no files at all)."""
+        session's turns in memory only. `root`: the memory folder (None: no files at all, and
+        memory lives only as long as the app)."""
         self.host = host
         self.name = name
         self.root = root
@@ -60,34 +61,39 @@ class ExplorerMemory:
         self._offered[id(offered)] = offered
         return offered
 
-    def ended(self, run: RunRecord | None) -> bool:
-        """A run asked from the query box ended: its turn goes into the conversation, once. True
-        when the conversation changed."""
+    def ended(self, run: RunRecord | None) -> None:
+        """A run asked from the query box ended: its turn goes into the conversation, once."""
         if run is None or run.request is None or self._offered.pop(id(run.request), None) is None:
-            return False
-        if self.conversation is None or not run.done or run.error:
-            return False
-        remember(self.conversation, run.events)
-        return True
+            return
+        if self.conversation is not None and run.done and not run.error:
+            remember(self.conversation, run.events)
+            self.host.memory_generation += 1
 
     def scored(self, question: str) -> list[ScoredRecord]:
         conversation = self.conversation
         return conversation.recall(question, self._view()) if conversation is not None else []
 
-    def pin_answer(self) -> str:
-        """The current run's question and lead as a durable note; what to tell the user."""
+    def pin(self) -> None:
+        """The current run's question and lead as a durable note."""
         conversation, run = self.conversation, self.host.current
+        turn = turn_of(run.events) if run is not None and conversation is not None else None
         if conversation is None:
-            return "memory is off: no KB is open"
-        turn = turn_of(run.events) if run is not None else None
-        if turn is None:
-            return "ask a question first: the pinned note is its question and answer"
-        text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
-        conversation.note(text, turn.unit_ids, turn.entity)
-        return f"pinned to your notes: {text}"
+            self.host.notify("memory is off: no KB is open", severity="warning")
+        elif turn is None:
+            self.host.notify("ask a question first: the pinned note is its question and answer", severity="warning")
+        else:
+            text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
+            conversation.note(text, turn.unit_ids, turn.entity)
+            self._changed(f"pinned to your notes: {text}")
 
-    def forget(self, record_id: str) -> bool:
-        return self.conversation is not None and self.conversation.forget(record_id)
+    def forget(self, record_id: str) -> None:
+        gone = self.conversation is not None and self.conversation.forget(record_id)
+        self._changed("forgotten" if gone else "that record is already gone")
 
-    def clear(self) -> int:
-        return self.conversation.clear("session") if self.conversation is not None else 0
+    def clear(self) -> None:
+        count = self.conversation.clear("session") if self.conversation is not None else 0
+        self._changed(f"cleared {count} turn(s) of this conversation")
+
+    def _changed(self, message: str) -> None:
+        self.host.notify(message)
+        self.host.memory_generation += 1

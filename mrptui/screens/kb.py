@@ -86,7 +86,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 tooltip="Author view: whole KB. Open the whole file in your editor at this line"),
         Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
         Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
-        Binding("R,f3", "app.rules_screen", "Rules", id="kb.rules", tooltip="The rules screen"),
+        Binding("R,f3", "app.open('rules_screen')", "Rules", id="kb.rules", tooltip="The rules screen"),
     ]
 
     def __init__(self) -> None:

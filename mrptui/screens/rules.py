@@ -90,7 +90,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in your editor at this rule"),
         Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
         Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),
-        Binding("k,f2", "app.kb_screen", "KB", id="rules.kb", tooltip="The KB screen"),
+        Binding("k,f2", "app.open('kb_screen')", "KB", id="rules.kb", tooltip="The KB screen"),
     ]
 
     def __init__(self) -> None:

@@ -47,7 +47,8 @@ def test_init_on_a_file_is_a_usage_error(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize("command", sorted(set(SUBCOMMANDS) - {"init", "ingest", "cache"}))
 def test_every_session_command_takes_config_before_or_after_the_command(command: str) -> None:
     parser = build_parser()
-    positional = {"ask": ["q"], "retrieve": ["q"], "eval": ["queries.json"], "replay": ["t.jsonl"], "check": []}[command]
+    positional = {"ask": ["q"], "retrieve": ["q"], "eval": ["queries.json"], "replay": ["t.jsonl"], "check": [],
+                  "memory": ["list"]}[command]
     assert parser.parse_args([command, *positional, "--config", "cfg"]).config == "cfg"
     assert parser.parse_args(["--config", "cfg", command, *positional]).config == "cfg"
     assert parser.parse_args(["--config", "cfg"]).config == "cfg"
