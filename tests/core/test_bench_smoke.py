@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -21,25 +22,35 @@ SMOKE_BOUND_S = 240
 ROW_KEYS = {"engine", "n", "op", "median_ms", "p95_ms", "peak_mb"}
 
 
-def _run_bounded(command: list[str], root: Path) -> subprocess.CompletedProcess:
-    """Run `python -m benchmarks …`; on a hang, fail naming the module and ops it was running."""
-    child = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        stdout, stderr = child.communicate(timeout=SMOKE_BOUND_S)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        _, stderr = child.communicate()
-        running = re.findall(r"^benchmarks: (.+)$", stderr, re.MULTILINE)
-        pytest.fail(f"benchmark {running[-1] if running else '(none started)'} did not finish within "
-                    f"{SMOKE_BOUND_S} s; stderr tail:\n{stderr[-1500:]}")
-    return subprocess.CompletedProcess(command, child.returncode, stdout, stderr)
+def _run_bounded(*commands: list[str], root: Path) -> list[subprocess.CompletedProcess]:
+    """Run `python -m benchmarks …` commands side by side (the machine has two cores); on a hang,
+    fail naming the module and ops the stuck one was running."""
+    children = [subprocess.Popen(c, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for c in commands]
+    deadline = time.monotonic() + SMOKE_BOUND_S
+    results = []
+    for command, child in zip(commands, children):
+        try:
+            stdout, stderr = child.communicate(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for other in children:
+                other.kill()
+            _, stderr = child.communicate()
+            running = re.findall(r"^benchmarks: (.+)$", stderr, re.MULTILINE)
+            pytest.fail(f"benchmark {running[-1] if running else '(none started)'} did not finish within "
+                        f"{SMOKE_BOUND_S} s; stderr tail:\n{stderr[-1500:]}")
+        results.append(subprocess.CompletedProcess(command, child.returncode, stdout, stderr))
+    return results
 
 
 def test_every_benchmark_op_finishes_at_a_tiny_size(root: Path) -> None:
-    command = [sys.executable, "-m", "benchmarks", "--sizes", "200", "--json", "--smoke"]
-    result = _run_bounded(command, root)
-    assert result.returncode == 0, result.stderr[-3000:]
-    rows = json.loads(result.stdout)
+    suites = sorted(bench_main.suites())
+    command = [sys.executable, "-m", "benchmarks", "--sizes", "200", "--json", "--smoke", "--ops"]
+    halves = [command + [",".join(suites[0::2])], command + [",".join(suites[1::2])]]
+    rows = []
+    for result in _run_bounded(*halves, root=root):
+        assert result.returncode == 0, result.stderr[-3000:]
+        rows += json.loads(result.stdout)
     for r in rows:
         assert set(r) >= ROW_KEYS, r
         assert 0 <= r["median_ms"] <= r["p95_ms"], r
@@ -57,7 +68,7 @@ def test_every_benchmark_op_finishes_at_a_tiny_size(root: Path) -> None:
 def test_benchmark_entry_emits_valid_rows(root: Path) -> None:
     command = [sys.executable, "-m", "benchmarks", "--sizes", "200", "--json", "--no-peers", "--smoke"]
     command += ["--ops", "build,bm25_top10,hdc_scan"]
-    rows = json.loads(_run_bounded(command, root).stdout)
+    rows = json.loads(_run_bounded(command, root=root)[0].stdout)
     assert {(r["engine"], r["op"]) for r in rows} == {
         ("mrptui-bm25", "build"),
         ("mrptui-hdc", "build"),
