@@ -23,6 +23,7 @@ from core.cancel import CancelToken
 from core.config import ConfigError, validated
 from core.diagnostics import Code, Diagnostic
 from core.resources import config_dir
+from core.terminal_text import terminal_safe
 
 ENV_BASE_URL = "MRPTUI_LLM_BASE_URL"
 ENV_MODEL = "MRPTUI_LLM_MODEL"
@@ -245,7 +246,9 @@ class LlmClient:
         content = reply.choices[0].message.content
         if content is None:
             raise LlmError("LLM reply has no message content")
-        return content
+        # Untrusted bytes: escaped here, so no answer, reason or trace can carry a terminal command
+        # into the CLI or the explorer (which draws text as it is).
+        return terminal_safe(content)
 
     def _post(self, body: bytes, deadline: float | None, deadline_name: str, cancel: CancelToken | None) -> tuple[int, bytes]:
         import http.client  # only a configured endpoint pays for http/ssl/email at import time

@@ -9,16 +9,9 @@ escape of the very same character, so what a program parses does not change.
 
 from __future__ import annotations
 
-import re
 from typing import TextIO
 
-# C0 but tab and newline, DEL and C1, the bidi embeddings/overrides/isolates and marks, and lone
-# surrogates (undecodable bytes of a file name or text).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
-
-def terminal_safe(text: str) -> str:
-    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+from core.terminal_text import terminal_safe
 
 
 class SafeStream:

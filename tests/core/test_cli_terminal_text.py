@@ -67,12 +67,24 @@ def test_ask_prints_an_llm_answer_with_its_escape_sequences_escaped(tmp_path, co
     assert "\\u001b[2J" in done.stdout and "\\u202eevil" in done.stdout, done.stdout
 
 
-def test_ask_json_keeps_the_same_answer_text(tmp_path, config_path, llm_server):
+def test_ask_json_carries_the_reply_with_its_controls_escaped(tmp_path, config_path, llm_server):
+    """The LLM client escapes a reply as it arrives (core/terminal_text.py), so the answer every
+    surface shows, the explorer included, holds the escapes, not the controls."""
     for _ in range(4):
         llm_server.reply(f"{HOSTILE} [{UNIT}]")
     done = ask(llm_config(tmp_path, config_path, llm_server.url), "--json")
     assert not CONTROLS.search(done.stdout), repr(done.stdout)
-    assert HOSTILE in json.loads(done.stdout)["answer"]
+    answer = json.loads(done.stdout)["answer"]
+    assert terminal_safe(HOSTILE) in answer and not CONTROLS.search(answer)
+
+
+def test_the_llm_client_escapes_a_reply_before_any_plugin_reads_it(config_path, llm_server):
+    from core.llm import LlmClient, LlmConfig
+
+    llm_server.reply(HOSTILE)
+    client = LlmClient(LlmConfig(base_url=llm_server.url, api_key="k", timeout_s=2))
+    reply = client.chat([{"role": "user", "content": "hi"}])
+    assert reply == terminal_safe(HOSTILE) and not CONTROLS.search(reply)
 
 
 def test_step_prints_an_llm_error_reason_with_its_escape_sequences_escaped(tmp_path, config_path, llm_server):
