@@ -143,25 +143,30 @@ def test_a_replace_keeping_size_and_mtime_that_lands_during_a_publish_is_not_ser
     assert any(unit.topic.startswith("zz") for unit in later.units)
 
 
-def _mount_tmpfs(folder: Path, size: str) -> bool:
+AS_ROOT = os.geteuid() == 0
+
+
+def _mount_tmpfs(folder: Path, size: str) -> None:
+    """Only root may mount; the tests that need it say so with `needs_root`, and as root a failed
+    mount fails the test instead of passing it unexercised."""
     folder.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() != 0:
-        return False
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
-                          capture_output=True, check=False)
-    return done.returncode == 0
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", str(folder)],
+                   capture_output=True, check=True)
+
+
+needs_root = pytest.mark.skipif(not AS_ROOT, reason="mounting the small tmpfs needs root (CI runs as root)")
 
 
 @pytest.fixture
 def tiny_disk(tmp_path):
-    """A 64 KB file system (a real ENOSPC, no disk filled); skipped where mounting is not allowed."""
+    """A 64 KB file system: a real ENOSPC, no disk filled."""
     folder = tmp_path / "tiny"
-    if not _mount_tmpfs(folder, "64k"):
-        pytest.skip("cannot mount a tmpfs here")
+    _mount_tmpfs(folder, "64k")
     yield folder
     subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
+@needs_root
 def test_a_full_disk_leaves_no_temp_folders_and_is_said_once(tmp_path, tiny_disk):
     kb_dir = tmp_path / "kb"
     write_kb(kb_dir, files=3, per_file=400)
@@ -189,13 +194,12 @@ def test_cache_clear_on_a_file_exits_2_with_one_line(tmp_path, capsys):
 def test_cache_clear_on_a_read_only_cache_exits_2_with_one_line(tmp_path, capsys):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir, files=1)
-    if os.geteuid() == 0:
-        if not _mount_tmpfs(cache, "8m"):
-            pytest.skip("cannot mount a tmpfs here")
+    if AS_ROOT:
+        _mount_tmpfs(cache, "8m")
     try:
         assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "check"]) == 0
         capsys.readouterr()
-        if os.geteuid() == 0:
+        if AS_ROOT:
             subprocess.run(["mount", "-o", "remount,ro", str(cache)], check=True)
         else:
             for folder in [cache, *cache.rglob("*")]:
@@ -205,7 +209,7 @@ def test_cache_clear_on_a_read_only_cache_exits_2_with_one_line(tmp_path, capsys
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("mrptui: error: cannot clear") and str(cache) in err[0]
     finally:
-        if os.geteuid() == 0:
+        if AS_ROOT:
             subprocess.run(["umount", "-l", str(cache)], check=False)
         else:
             for folder in [cache, *cache.rglob("*")]:
