@@ -20,7 +20,7 @@ from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb_view import KBView, ViewKey, digest_lines
 from core.kb_walk import IGNORED_FILE_NAMES, bad_name, is_ignored_name, is_utf8_name, walk_kb
-from core.progress import LoadProgress, Progress, ignore
+from core.progress import Estimate, LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
 from core.store.stored import StoredKb
 from core.unit_table import PUBLIC, RowUnits, UnitTable, permitted
@@ -131,7 +131,7 @@ class KnowledgeBase:
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            pooled = prebuild(files, store, hdc, bm25, progress=lambda done, total: report(LoadProgress("building", done, total)))
+            pooled = prebuild(files, store, hdc, bm25, progress=report)
         segments = _segments(files, stats, store, previous, report)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
@@ -323,10 +323,12 @@ def _segments(
 ) -> dict[str, Segment]:
     segments: dict[str, Segment] = {}
     units = 0
+    estimate = Estimate(len(files))
     for done, file in enumerate(files, start=1):
         segment = segments[str(file)] = _segment(file, stats, store, previous)
         units += len(segment.units)
-        report(LoadProgress("reading", done, len(files), units))
+        estimate.advance(1)
+        report(LoadProgress("reading", done, len(files), units, estimate.left()))
     return segments
 
 

@@ -32,12 +32,21 @@ class KBState:
 
 
 def progress_text(progress: LoadProgress | None) -> str:
-    """"3/20 files", "building segments: 3/15 files", …: what a load has done. Never the units
-    read: they include units outside the caller's view, whose number is the author's business."""
+    """"3/20 files", "building segments: 3/15 files · ~12 s left", …: what a load has done and
+    how long it should still take. Never the units read: they include units outside the
+    caller's view, whose number is the author's business."""
     if progress is None or progress.stage == "scanning":
         return f"finding files ({progress.total} found)" if progress and progress.total else "finding files"
-    if progress.stage == "building":
-        return f"building segments: {progress.done}/{progress.total} files"
     if progress.stage == "preparing":
         return f"{progress.total}/{progress.total} files · preparing rules and plugins"
-    return f"{progress.done}/{progress.total} files"
+    done = f"{progress.done}/{progress.total} files" + _left(progress.left)
+    return f"building segments: {done}" if progress.stage == "building" else done
+
+
+def _left(seconds: int | None) -> str:
+    """" · ~40 s left", " · ~3 min left"; nothing before the load has a rate to go by."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        return f" · ~{seconds} s left"
+    return f" · ~{round(seconds / 60)} min left"

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.cancel import Cancelled
 from core.config import Bm25Config, HdcConfig
 from core.lifeline import guard_worker, start_forkserver
+from core.progress import Estimate, LoadProgress, Progress
 from core.store.segment import collector_paused
 from core.store.store import SegmentStore
 from core.text import learn_stems
@@ -57,12 +58,13 @@ def prebuild(
     *,
     workers: int | None = None,
     min_bytes: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """Build the uncached `files`' segments into `store`'s cache in parallel; returns how many
-    files the workers built (0 when no pool was worth starting or it failed). `progress(done,
-    total)` hears each finished file (and a tick meanwhile); if it raises `Cancelled`, the workers
-    are stopped and the exception propagates."""
+    files the workers built (0 when no pool was worth starting or it failed). `progress` hears
+    each finished file as a "building" `LoadProgress` with the time left by bytes built (and a
+    tick meanwhile); if it raises `Cancelled`, the workers are stopped and the exception
+    propagates."""
     workers = worker_count() if workers is None else workers
     min_bytes = MIN_POOL_BYTES if min_bytes is None else min_bytes
     if workers < 2 or not store.enabled or store.root is None:
@@ -85,10 +87,11 @@ def prebuild(
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker) as pool:
             names = tuple(map(str, todo))
             root = str(store.root)
-            futures = [pool.submit(_build_one, root, store.max_bytes, name, hdc, bm25, names) for name in names]
+            futures = {pool.submit(_build_one, root, store.max_bytes, name, hdc, bm25, names): _size(file)
+                       for name, file in zip(names, todo)}
             try:
                 if progress is not None:
-                    progress(0, len(futures))
+                    progress(LoadProgress("building", 0, len(futures)))
                 return _collect(futures, progress)
             except BaseException:
                 _stop_workers(pool)
@@ -109,21 +112,25 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: list[Future], progress: Callable[[int, int], None] | None) -> int:
-    """Wait for the workers. `progress` hears each finished file, and is called again every
-    PROGRESS_TICK_SECONDS meanwhile, so a caller that cancels by raising from it is heard
-    promptly even while every worker is inside a long file."""
+def _collect(futures: dict[Future, int], progress: Progress | None) -> int:
+    """Wait for the workers (`futures`: each file's build and the file's size). `progress`
+    hears each finished file, and is called again every PROGRESS_TICK_SECONDS meanwhile, so a
+    caller that cancels by raising from it is heard promptly even while every worker is inside
+    a long file. The time left goes by bytes: files are built largest first."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
+    estimate = Estimate(sum(futures.values()))
     pending, done = set(futures), 0
     while pending:
         if time.monotonic() > deadline:
             raise TimeoutError(f"building segments took over {POOL_TIMEOUT_SECONDS:.0f} s")
         finished, pending = wait(pending, timeout=PROGRESS_TICK_SECONDS, return_when=FIRST_COMPLETED)
         done += len(finished)
+        if finished:
+            estimate.advance(sum(futures[future] for future in finished))
         if progress is not None:
-            progress(done, len(futures))
+            progress(LoadProgress("building", done, len(futures), left=estimate.left()))
     return sum(1 for future in futures if future.result())
 
 

@@ -11,7 +11,7 @@ import pytest
 from core.cancel import Cancelled
 from core.diagnostics import Code
 from core.kb import KnowledgeBase
-from core.progress import LoadProgress
+from core.progress import Estimate, LoadProgress
 from core.session import Session
 from core.store import SegmentStore
 from core.store.pool import prebuild
@@ -31,6 +31,7 @@ def test_load_reports_each_file_read_with_the_units_so_far(tmp_path: Path) -> No
     assert [(p.done, p.total) for p in reading] == [(1, 3), (2, 3), (3, 3)]
     assert [p.units for p in reading] == sorted(p.units for p in reading) and reading[-1].units == kb.unit_count
     assert 0 < reading[0].units < kb.unit_count
+    assert reading[0].left is not None and reading[-1].left == 0
 
 
 def test_session_open_ends_its_progress_with_preparing(tmp_path: Path, config_path: Path) -> None:
@@ -61,13 +62,16 @@ def test_a_load_cancelled_mid_way_leaves_a_cache_the_next_open_reads_whole(tmp_p
 def test_the_build_pool_reports_finished_files_and_a_cancel_from_it_leaves_a_whole_cache(tmp_path: Path) -> None:
     write_kb(tmp_path / "kb", files=4, per_file=60)
     files = sorted((tmp_path / "kb").glob("*.md"))
-    seen: list[tuple[int, int]] = []
-    assert prebuild(files, SegmentStore(tmp_path / "whole"), workers=2, min_bytes=0,
-                    progress=lambda done, total: seen.append((done, total))) == len(files)
+    heard: list[LoadProgress] = []
+    assert prebuild(files, SegmentStore(tmp_path / "whole"), workers=2, min_bytes=0, progress=heard.append) == len(files)
+    seen = [(p.done, p.total) for p in heard]
+    assert {p.stage for p in heard} == {"building"}
     assert seen[0] == (0, 4) and seen[-1] == (4, 4)
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    # No estimate before a file is built; once all are, nothing is left.
+    assert heard[0].left is None and heard[-1].left == 0
 
-    def quit_at_once(done: int, total: int) -> None:
+    def quit_at_once(_: LoadProgress) -> None:
         raise Cancelled("the user quit")
 
     cache = tmp_path / "cache"
@@ -78,3 +82,26 @@ def test_the_build_pool_reports_finished_files_and_a_cancel_from_it_leaves_a_who
     assert store.loads + store.builds == len(files)
     assert not [d for d in reopened.diagnostics if d.code is Code.INDEX_CACHE]
     assert _units(reopened) == _units(KnowledgeBase.load([tmp_path / "kb"], SegmentStore(tmp_path / "fresh")))
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_estimate_goes_by_the_rate_so_far_and_counts_down_between_pieces() -> None:
+    clock = _Clock()
+    estimate = Estimate(100, clock)
+    clock.now += 5
+    assert estimate.left() is None  # nothing finished yet: no rate
+    estimate.advance(25)
+    assert estimate.left() == 15  # 25 in 5 s: 75 more take 15 s
+    clock.now += 4
+    assert estimate.left() == 11  # counts down while the next piece is in flight
+    clock.now += 20
+    assert estimate.left() == 0  # slower than the rate so far: never below zero
+    estimate.advance(75)
+    assert estimate.left() == 0

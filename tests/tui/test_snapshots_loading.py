@@ -25,6 +25,14 @@ def still_loading(progress) -> None:
         wait.wait(0.02)
 
 
+def building_with_an_estimate(progress) -> None:
+    """Build workers have finished 3 of 20 files, at a rate that leaves 42 s; then the load waits."""
+    update, wait = LoadProgress("building", 3, 20, left=42), threading.Event()
+    while True:
+        progress(update)
+        wait.wait(0.02)
+
+
 def broken_config(progress) -> None:
     raise ConfigError([Diagnostic(code=Code.INVALID_JSON, message="Expecting ',' delimiter",
                                   file="config/engine.json", line=3, col=1)])
@@ -43,6 +51,14 @@ def test_loading_screen_80x24(snap_compare):
 
     app = make_app(None, opener=still_loading, kb_label="kilns/")
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_building_segments_shows_the_time_left_150x42(snap_compare):
+    async def run_before(pilot):
+        await _shown(pilot, lambda: pilot.app.kb_state.progress is not None, "the progress")
+
+    app = make_app(None, opener=building_with_an_estimate, kb_label="kilns/")
+    assert snap_compare(app, terminal_size=(150, 42), run_before=run_before)
 
 
 def test_loading_screen_with_a_queued_question_150x42(snap_compare):
