@@ -18,13 +18,13 @@ from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Parts
 from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.hdc import UnitVectorCache, learn_model
-from core.retrieval.hdc_index import HdcIndex
-from core.retrieval.hdc_side import HdcWithSide
 from core.store.stored import PartCache
 from core.rules import RuleSet
 
 if TYPE_CHECKING:
     from core.kb import KBView, ViewKey
+    from core.retrieval.hdc_index import HdcIndex
+    from core.retrieval.hdc_side import HdcWithSide
     from core.retrieval.thinkingdb import ThinkingDB
 
 T = TypeVar("T")
@@ -118,6 +118,10 @@ class ViewIndexes:
         stored file holds (without a cache) from the in-memory cache. A view extended by
         current-turn units scores them in a side index beside its base view's index, unless
         learned token vectors (which depend on every unit) need a build over the whole view."""
+        # Imported here: most questions never escalate to HDC, and a CLI `ask` should not load it.
+        from core.retrieval.hdc_index import HdcIndex
+        from core.retrieval.hdc_side import HdcWithSide
+
         config, units = self._config.hdc, self.view.units
         rows = getattr(units, "rows", None)
         if self._base is not None and not config.context_vectors and rows is not None:

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from core.events import write_trace
-from core.memory.turns import remember, with_memory
 from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
@@ -88,6 +87,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     conversation = open_conversation(session, request.caller, args.session) if args.session else None
     if conversation is not None:
+        # Only --session needs memory: its modules (HDC encoding, the tagger) cost a plain ask ~20 ms.
+        from core.memory.turns import remember, with_memory
+
         request = with_memory(request, conversation, session.view(request.caller))
     if args.step or args.breaks:
         # Stepping pulls in the TUI's run-control state; a plain ask never needs it.
