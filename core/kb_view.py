@@ -81,11 +81,16 @@ class KBView:
         """The view's units read from `file`, in reading order (line, column, id)."""
         found = self._by_file.get(file)
         if found is None:
-            table, rows = self._table, self._rows
-            held = rows[rows >= 0]
-            index = table.file_index.get(file)
-            mine = held[table.file[held] == index] if index is not None else held[:0]
-            mine = mine[np.lexsort((table.rank[mine], table.col[mine], table.line[mine]))]
+            table = self._table
+            if self._base is not None:
+                # The same table rows as the base view, which keeps them across requests: a
+                # view with context units is new per request, and the scan is O(view) (100k rows).
+                mine = self._base.in_file(file).rows
+            else:
+                held = self._rows[self._rows >= 0]
+                index = table.file_index.get(file)
+                mine = held[table.file[held] == index] if index is not None else held[:0]
+                mine = mine[np.lexsort((table.rank[mine], table.col[mine], table.line[mine]))]
             extra = sorted(
                 (u.location.line, u.location.col, u.id, -1 - k)
                 for k, u in enumerate(self._extra) if u.location is not None and u.location.file == file

@@ -14,7 +14,7 @@ import numpy as np
 
 from core.config import load_retrieval_config
 from core.events import to_json_line
-from core.kb import KnowledgeBase
+from core.kb import KBView, KnowledgeBase
 from core.plugins.base import Request
 from core.retrieval.bm25 import FIELDS, _tokenize
 from core.retrieval.indexes import IndexCache
@@ -284,3 +284,19 @@ def test_hdc_index_over_a_stored_view_restores_only_units_with_their_own_acts(tm
     assert index.unit_ids == expected.unit_ids
     assert np.array_equal(index.role_table[index.role_of], expected.role_table[expected.role_of])
     assert np.array_equal(index.acts_table[index.acts_of], expected.acts_table[expected.acts_of])
+
+
+def test_a_file_s_units_in_a_view_with_context_units_are_those_a_fresh_view_finds(tmp_path):
+    base, _, _ = relay_view(tmp_path)
+    file = base.get("relay::chunk-000::unit-002").location.file
+    placed = as_context(base, "relay::chunk-000::unit-002", location=base.get("relay::chunk-000::unit-002").location)
+    unplaced = as_context(base, "relay::chunk-000::unit-001", id="turn::chunk-000::unit-001")
+    # The base view's rows of the file are computed first, as a request's view then reuses them.
+    before = [unit.id for unit in base.in_file(file)]
+    once = base.with_extra([placed])
+    twice = once.with_extra([unplaced])
+    for view in (once, twice):
+        fresh = KBView(list(view.units), ("fresh", Caller().key, ""), Caller())
+        assert [unit.id for unit in view.in_file(file)] == [unit.id for unit in fresh.in_file(file)]
+    assert placed.id in [unit.id for unit in twice.in_file(file)]
+    assert [unit.id for unit in base.in_file(file)] == before
