@@ -45,9 +45,11 @@ class Perceptron:
     ) -> None:
         self.classes = tuple(sorted(classes))
         self._index = {name: i for i, name in enumerate(self.classes)}
-        # Kept as read: turning 62k features' weights into index tuples took as long as parsing
-        # the JSON (~0.1 s of every `mrptui ask`), far more than the lookups it saves a sentence.
+        # Kept as read, each feature's weights turned into (class index, weight) pairs on its
+        # first use: converting all 62k features up front took as long as parsing the JSON
+        # (~0.1 s of every `mrptui ask`, which tags a few sentences).
         self._weights = weights
+        self._pairs: dict[str, tuple[tuple[int, float], ...]] = {}
         self._tagdict = dict(tagdict)
 
     def tag(self, words: Sequence[str], revise: Revise | None = None) -> list[str]:
@@ -87,10 +89,15 @@ class Perceptron:
             "i+2 word " + context[j + 2],
         )
         scores = [0.0] * len(self.classes)
-        weights, index = self._weights, self._index
+        converted = self._pairs
         for feature in features:
-            by_class = weights.get(feature)
-            if by_class:
-                for name, w in by_class.items():
-                    scores[index[name]] += w
+            pairs = converted.get(feature)
+            if pairs is None:
+                by_class = self._weights.get(feature)
+                if not by_class:
+                    continue  # not cached: unseen features are unbounded
+                # Threads may race here; they store equal tuples.
+                pairs = converted[feature] = tuple((self._index[c], w) for c, w in by_class.items())
+            for c, w in pairs:
+                scores[c] += w
         return scores
