@@ -43,22 +43,28 @@ class Estimate:
     """Time left of a stage whose work is known in advance (bytes of files to build, files to
     read), at the rate its finished work went. Between two finished pieces the estimate counts
     down with the clock rather than growing (work in flight is not counted until it finishes),
-    and it is whole seconds, so a caller that skips repeated updates hears about one a second."""
+    and it is whole seconds, so a caller that skips repeated updates hears about one a second.
+    `settle`: pieces to finish before there is an estimate. Workers in parallel finish their
+    first pieces together, so the first alone would halve the rate (2 workers: "~24 s left",
+    then "~8 s left" a moment later)."""
 
-    def __init__(self, total: float, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, total: float, clock: Callable[[], float] = time.monotonic, settle: int = 1):
         self.total = total
         self._clock = clock
+        self._settle = settle
         self._started = clock()
+        self._pieces = 0
         self._done = 0.0
         self._done_at = 0.0
 
-    def advance(self, amount: float) -> None:
-        """`amount` more of the work is finished now."""
+    def advance(self, amount: float, pieces: int = 1) -> None:
+        """`amount` more of the work is finished now, in `pieces` pieces."""
+        self._pieces += pieces
         self._done += amount
         self._done_at = self._clock() - self._started
 
     def left(self) -> int | None:
-        if self._done <= 0:
+        if self._done <= 0 or self._pieces < self._settle:
             return None
         projected = self._done_at * max(self.total - self._done, 0.0) / self._done
         since = self._clock() - self._started - self._done_at

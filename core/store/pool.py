@@ -92,7 +92,7 @@ def prebuild(
             try:
                 if progress is not None:
                     progress(LoadProgress("building", 0, len(futures)))
-                return _collect(futures, progress)
+                return _collect(futures, progress, min(workers, len(todo)))
             except BaseException:
                 _stop_workers(pool)
                 raise
@@ -112,15 +112,16 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: dict[Future, int], progress: Progress | None) -> int:
+def _collect(futures: dict[Future, int], progress: Progress | None, workers: int) -> int:
     """Wait for the workers (`futures`: each file's build and the file's size). `progress`
     hears each finished file, and is called again every PROGRESS_TICK_SECONDS meanwhile, so a
     caller that cancels by raising from it is heard promptly even while every worker is inside
-    a long file. The time left goes by bytes: files are built largest first."""
+    a long file. The time left goes by bytes (files are built largest first), from when each
+    worker has finished a file."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
-    estimate = Estimate(sum(futures.values()))
+    estimate = Estimate(sum(futures.values()), settle=workers)
     pending, done = set(futures), 0
     while pending:
         if time.monotonic() > deadline:
@@ -128,7 +129,7 @@ def _collect(futures: dict[Future, int], progress: Progress | None) -> int:
         finished, pending = wait(pending, timeout=PROGRESS_TICK_SECONDS, return_when=FIRST_COMPLETED)
         done += len(finished)
         if finished:
-            estimate.advance(sum(futures[future] for future in finished))
+            estimate.advance(sum(futures[future] for future in finished), len(finished))
         if progress is not None:
             progress(LoadProgress("building", done, len(futures), left=estimate.left()))
     return sum(1 for future in futures if future.result())

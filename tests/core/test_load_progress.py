@@ -105,3 +105,14 @@ def test_the_estimate_goes_by_the_rate_so_far_and_counts_down_between_pieces() -
     assert estimate.left() == 0  # slower than the rate so far: never below zero
     estimate.advance(75)
     assert estimate.left() == 0
+
+
+def test_parallel_workers_estimate_once_each_has_finished_a_piece() -> None:
+    clock = _Clock()
+    estimate = Estimate(100, clock, settle=2)
+    clock.now += 5
+    estimate.advance(10)
+    assert estimate.left() is None  # the other worker's first piece is about to land too
+    clock.now += 1
+    estimate.advance(10)
+    assert estimate.left() == 24  # 20 in 6 s: 80 more take 24 s
