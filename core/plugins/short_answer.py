@@ -19,7 +19,7 @@ from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues, unit_text
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
-from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, negated, reversed_relation
+from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, negated, reversed_relation
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -30,6 +30,10 @@ SHORT_TYPES = frozenset(
     (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER, AnswerType.KIND, AnswerType.THING, AnswerType.MANNER,
      AnswerType.DEFINITION)
 )
+# The types whose lead names something: after trimming it keeps a noun, a name or a number.
+_NAMING = frozenset((AnswerType.PERSON, AnswerType.PLACE, AnswerType.NUMBER, AnswerType.KIND, AnswerType.THING))
+_NAMING_TAGS = frozenset(("NOUN", "PROPN", "NUM"))
+_HYPHENS = frozenset(("-", "\u2010", "\u2011", "\u2013"))
 # Sentences read (in rank order) for the one that best covers the question, at most.
 MAX_SENTENCES = 40
 # Sentences of the best coverage tried for a span of the expected type, at most.
@@ -136,7 +140,10 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
     term_stems = {s for term in terms for s in term.stems}
     tokens = reading.tokens
     hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
-    names = {(n.first, n.last) for n in name_spans(tokens, reading.sentence.text)}
+    # The question's own entities: a name sharing a focus word with the question, and any part of
+    # it ("Marta" of "Marta Quill"); the class noun of "which X" may be part of the answer's name.
+    own_names = [n for n in name_spans(tokens, reading.sentence.text)
+                 if any(set(tokenize(t.word)) & term_stems for t in tokens[n.first : n.last + 1])]
     candidates = list(typed_spans(tokens, reading.sentence.text, expected))
     if expected.type in (AnswerType.PERSON, AnswerType.KIND):
         candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items() if tokens[i].tag == "PRON"]
@@ -145,21 +152,54 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
         own = [s for t in tokens[span.first : span.last + 1] for s in tokenize(t.word)]
         if not own or all(s in asked_stems for s in own):
             continue
-        if (span.first, span.last) in names and any(s in asked_stems for s in own):
-            continue
         if expected.type is AnswerType.DEFINITION and not any(span.first - _SUBJECT_REACH <= h < span.first for h in hits):
             continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
+        slot = fills_gap(asked, tokens, span, expected)
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
             span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
+            if expected.type in _NAMING and not any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1]):
+                continue  # only a modifier is left ("stationary" of "the stationary steam engine")
+        if any(n.first <= span.first and span.last <= n.last for n in own_names):
+            continue
+        if span.first not in reading.resolved:
+            span = _whole_words(span, tokens, reading.sentence.text)
         if reversed_relation(asked, terms, tokens, span):
             continue
-        distance = min((min(abs(h - span.first), abs(h - span.last)) for h in hits), default=len(tokens))
         # "Who …?" asks for someone: a code ("error code E4") is a later choice.
         coded = expected.type is AnswerType.PERSON and any(ch.isdigit() for ch in span.text)
-        key = (coded, distance, span.first)
+        key = (coded, not slot, -_closeness(span, hits), span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
     return best
+
+
+def _whole_words(span: Span, tokens: Sequence[Token], text: str) -> Span:
+    """The span grown to whole written words: the tokenizer splits "anti-colonial" and
+    "ice-sheets", and a lead must not stop inside one ("anti", "sheets")."""
+    first, last = span.first, span.last
+    while first > 0 and tokens[first - 1].end == tokens[first].start and _joins(tokens[first - 1].word):
+        first -= 1
+    while last + 1 < len(tokens) and tokens[last].end == tokens[last + 1].start and _joins(tokens[last + 1].word):
+        last += 1
+    # A joining hyphen at an edge joined nothing.
+    while first < last and not tokens[first].word[:1].isalnum():
+        first += 1
+    while last > first and not tokens[last].word[-1:].isalnum():
+        last -= 1
+    if (first, last) == (span.first, span.last):
+        return span
+    return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _joins(word: str) -> bool:
+    return word[:1].isalnum() or word in _HYPHENS
+
+
+def _closeness(span: Span, hits: Sequence[int]) -> float:
+    """How near the span stands to all of the question's words in the sentence, each counting
+    1 / (1 + its distance): the answer sits among the words that ask for it, not next to one of
+    them at the edge of another clause."""
+    return sum(1 / (1 + min(abs(h - span.first), abs(h - span.last))) for h in hits if not span.first <= h <= span.last)
 
 
 def _trimmed(span: Span, tokens: Sequence[Token], asked: set[str], text: str) -> Span:

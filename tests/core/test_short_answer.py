@@ -1,0 +1,54 @@
+"""The typed lead gs-symbolic picks from a sentence (core/plugins/short_answer.py), end to end over
+a small KB written for these tests: a harbour ferry's log."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.events import AnswerReady
+from core.plugins.base import Request
+from core.session import Session
+from core.units import Caller
+
+FERRY = """The Harbour Ferry Log
+
+During the cold winter, ice-sheets covered the deck of the old ferry.
+
+The ferry's spare propeller is bolted to the engine room wall, beside the tool chest.
+
+In 1931 Marta Quill built the Larkspur for the Tollan Brisk Line.
+
+In 1950 the Tollan and Brisk Line joined the Coastal Mail consortium, a year after the Harbour Board refused its licence.
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    folder = tmp_path_factory.mktemp("ferry")
+    (folder / "ferry.txt").write_text(FERRY, encoding="utf-8")
+    return Session.open([folder])
+
+
+def lead(session: Session, question: str) -> str:
+    events = list(session.run(Request(question=question, caller=Caller())))
+    answer = next(e for e in reversed(events) if isinstance(e, AnswerReady))
+    return answer.parts[0].detail.lead
+
+
+def test_a_lead_is_whole_written_words(session: Session) -> None:
+    # The tokenizer splits "ice-sheets"; a lead of "sheets" would stop inside a word.
+    assert lead(session, "What covered the deck of the old ferry during the cold winter?") == "ice-sheets"
+
+
+def test_a_lead_stands_in_the_question_gap(session: Session) -> None:
+    # Asked "bolted to?", the answer is what follows "bolted to", not the nearest other noun.
+    assert lead(session, "What is the spare propeller of the ferry bolted to?") == "engine room wall"
+
+
+def test_a_part_of_the_question_own_name_is_no_lead(session: Session) -> None:
+    # "Marta" is part of "Marta Quill", whom the question names; the line is the other name.
+    assert lead(session, "For what line did Marta Quill build the Larkspur in 1931?") == "Tollan Brisk"
+
+
+def test_asked_which_x_the_phrase_naming_an_x_leads(session: Session) -> None:
+    assert lead(session, "What consortium did the Tollan and Brisk Line join in 1950?") == "Coastal Mail"
