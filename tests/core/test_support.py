@@ -7,7 +7,7 @@ from core.answer_types import Span, expected_type, typed_spans
 from core.coref import resolve
 from core.intent_cues import question_cues
 from core.plugins.passages import question_terms
-from core.support import check
+from core.support import SUPPORT_THRESHOLD, check, fills_gap, support_score
 from core.tagging import tag_text
 
 
@@ -96,3 +96,30 @@ def test_the_company_resolves_to_the_name_before_it_and_a_month_never_does() -> 
     tokens = tag_text(sentence)
     resolved = resolve(tokens, sentence, ["Marrow Ales bought the Hollin brewery."])
     assert [str(r) for r in resolved.values()][0] == "the company \u2192 Hollin"
+
+
+def test_the_support_score_is_the_share_of_focus_terms_said_and_needs_the_threshold() -> None:
+    # Four focus terms (keeper, repaint, brass, lantern), three said: 0.75, under the threshold.
+    weak = support_of("When did the keeper repaint the brass lantern?", "The keeper polished the brass lantern in 1911.", "1911")
+    assert weak.score == 0.75 < SUPPORT_THRESHOLD and not weak.passed
+    assert "the sentence does not say: repaint" in weak.reasons and "support 0.75" in weak.summary()
+    # Six terms, five said: one unsaid word among many is a paraphrase the threshold lets pass.
+    question = "When did the night keeper repaint the old brass lantern?"
+    strong = support_of(question, "The night keeper polished the old brass lantern in 1911.", "1911")
+    assert strong.score == support_score(5, 6) >= SUPPORT_THRESHOLD and strong.passed, strong.reasons
+
+
+def gap(question: str, sentence: str, lead: str) -> bool:
+    tokens = tag_text(sentence)
+    words = [t.word for t in tokens]
+    first = words.index(lead.split()[0])
+    return fills_gap(tag_text(question), tokens, Span(lead, first, first + len(lead.split()) - 1), expected_type(question))
+
+
+def test_a_lead_fills_the_gap_after_the_question_verb_or_its_preposition() -> None:
+    sentence = "The spare lamp is bolted to the gallery rail, beside the tool chest."
+    assert gap("What is the spare lamp bolted to?", sentence, "gallery rail")
+    assert not gap("What is the spare lamp bolted to?", sentence, "tool chest")
+    assert gap("What did the keeper log?", "The keeper logged the storm at dusk.", "storm")
+    # Asked "which X", a phrase naming an X is where the answer is.
+    assert gap("Which trophy did the club keep?", "The club kept the Ashby trophy.", "Ashby")
