@@ -173,6 +173,10 @@ def check(
     words = [t.word for t in sentence] + list(context_words)
     found = coverage(terms, words)
     covered, missing, links = found.covered, found.missing, found.links
+    agents = unnamed_agents(question, sentence, [t for t in terms if t.word in missing and not _exact(t)])
+    if agents:
+        covered, missing = (*covered, *agents), tuple(m for m in missing if m not in agents)
+        links = (*links, *(f"{a}: the agent the passive sentence leaves unnamed" for a in agents))
     reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
     exact = [t.word for t in terms if t.word in missing and _exact(t)]
     # A lead is scored; a quote (a list, a reason) keeps its own allowance of unsaid terms.
@@ -202,6 +206,33 @@ def check(
     if lead is not None and reversed_relation(question, terms, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
     return Support(not reasons, tuple(reasons), covered, missing, links, score)
+
+
+_BE_FORMS = frozenset("be is are was were been being".split())
+
+
+def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid: Sequence[Term]) -> tuple[str, ...]:
+    """Unsaid terms that are the subject of the question's verb when the sentence states that verb
+    in the passive without "by" ("does a customer have to report damage?" / "damage must be
+    reported within 48 hours"): a passive leaves its agent unnamed, so not saying it is no
+    sign of another fact. Names never count (core of an entity swap)."""
+    aux = next((i for i, t in enumerate(question) if t.tag == "AUX"), None)
+    verbs = [i for i, t in enumerate(question) if t.tag == "VERB"]
+    if aux is None or not verbs or not unsaid:
+        return ()
+    first_verb = next((i for i in verbs if i > aux), None)
+    if first_verb is None:
+        return ()
+    subject = {s for t in question[aux + 1 : first_verb] if t.tag == "NOUN" for s in tokenize(t.word)}
+    verb_stems = set(tokenize(question[verbs[-1]].word))
+    passive = any(
+        t.tag == "VERB" and set(tokenize(t.word)) & verb_stems and i > 0 and sentence[i - 1].word.lower() in _BE_FORMS
+        and not any(u.word.lower() == "by" for u in sentence[i + 1 :])
+        for i, t in enumerate(sentence)
+    )
+    if not passive:
+        return ()
+    return tuple(t.word for t in unsaid if set(t.stems) <= subject)
 
 
 def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:

@@ -15,7 +15,9 @@ def support_of(question: str, sentence: str, lead: str):
     tokens = tag_text(sentence)
     expected = expected_type(question)
     span = next(s for s in typed_spans(tokens, sentence, expected) if s.text == lead)
-    terms = [t for t in question_terms(question, question_cues(question)) if t.word != expected.head.lower()]
+    # The class noun of "which X" and the form words of "how long" shape the answer (short_answer._is_head).
+    shaping = {expected.head.lower(), *expected.form_words}
+    terms = [t for t in question_terms(question, question_cues(question)) if t.word not in shaping]
     return check(tag_text(question), terms, expected, tokens, span)
 
 
@@ -123,3 +125,14 @@ def test_a_lead_fills_the_gap_after_the_question_verb_or_its_preposition() -> No
     assert gap("What did the keeper log?", "The keeper logged the storm at dusk.", "storm")
     # Asked "which X", a phrase naming an X is where the answer is.
     assert gap("Which trophy did the club keep?", "The club kept the Ashby trophy.", "Ashby")
+
+
+def test_the_unnamed_agent_of_a_passive_sentence_may_go_unsaid() -> None:
+    # "must be reported" names no one: the question's subject "keeper" is the agent it leaves out.
+    question = "How long does a keeper have to report storm damage?"
+    support = support_of(question, "Storm damage must be reported within 6 hours of the storm.", "6 hours")
+    assert support.passed, support.reasons
+    assert any(link.startswith("keeper: the agent") for link in support.links)
+    # Stated in the active voice about someone else, the subject is unsaid, and it fails.
+    other = support_of(question, "The harbour master reports storm damage within 6 hours.", "6 hours")
+    assert not other.passed
