@@ -218,8 +218,8 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     sign of another fact. Names never count (core of an entity swap)."""
     aux = next((i for i, t in enumerate(question) if t.tag == "AUX"), None)
     verbs = [i for i, t in enumerate(question) if t.tag == "VERB"]
-    if aux is None or not verbs or not unsaid:
-        return ()
+    if aux is None or not verbs or not unsaid or question[aux].word.lower() in _BE_FORMS:
+        return ()  # "What are flagella called?" is passive itself: its subject is no agent
     first_verb = next((i for i in verbs if i > aux), None)
     if first_verb is None:
         return ()

@@ -136,3 +136,9 @@ def test_the_unnamed_agent_of_a_passive_sentence_may_go_unsaid() -> None:
     # Stated in the active voice about someone else, the subject is unsaid, and it fails.
     other = support_of(question, "The harbour master reports storm damage within 6 hours.", "6 hours")
     assert not other.passed
+
+
+def test_a_passive_question_has_no_agent_to_leave_unsaid() -> None:
+    # "What are lamps called?" asks about the lamps themselves; a sentence naming another thing fails.
+    support = support_of("What are lamps also called?", "The middle layer is called the lantern room.", "the lantern room")
+    assert not support.passed and "the sentence does not say: lamps" in support.reasons
