@@ -21,6 +21,7 @@ from itertools import count
 import numpy as np
 
 from core.config import Bm25Config
+from core.retrieval import bm25_prune_gate
 from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
 from core.text import tokenize
 from core.units import KnowledgeUnit, Role
@@ -141,6 +142,7 @@ class Bm25Index:
         self._postings = postings
         self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
+        self._pruner = None  # block maxima for pruned top-k, made by the first query that needs them
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
         # Sorting is linear when the ids already come in id order (a view's do).
         self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
@@ -333,13 +335,29 @@ class Bm25Index:
         """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
         return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
 
-    def top_k(self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int) -> list[tuple[str, float]]:
-        """The k best units with score > 0, by score descending then unit id ascending."""
+    def top_k(
+        self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int, *, kernel=None
+    ) -> list[tuple[str, float]]:
+        """The k best units with score > 0, by score descending then unit id ascending.
+
+        Queries over many postings skip what cannot win (`bm25_prune`, exact); `kernel` forces
+        that path with the given search, for tests."""
         if k <= 0:
             return []
-        scores = self.scores(query_tokens, preferred_roles)
-        rows = _candidates(scores, k)
-        rows, values = self._best(rows, scores[rows], k)
+        terms = self._query_terms(query_tokens)
+        tids = [self._vocab[term] for term, _ in terms]
+        kernel = kernel or bm25_prune_gate.kernel_for(int(sum(self._df[tids])))
+        if kernel is not None:
+            if self._pruner is None:
+                self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data)
+            boost = self.config.role_boost if preferred_roles else 1.0
+            rows, values = self._pruner.top_k(
+                tids, [count for _, count in terms], self._boosts(preferred_roles), boost, self._id_rank, k, kernel
+            )
+        else:
+            scores = self._raw(terms) * self._boosts(preferred_roles)
+            rows = _candidates(scores, k)
+            rows, values = self._best(rows, scores[rows], k)
         order = np.lexsort((self._id_rank[rows], -values))
         return [(self.unit_ids[r], float(v)) for r, v in zip(rows[order], values[order], strict=True)]
 

@@ -1,0 +1,226 @@
+"""Exact dynamic pruning for BM25 top-k: block-max MaxScore over the term × unit rows of
+`Bm25Index` (docs/scoring.md, "Pruned top-k"; decision in docs/decisions.md).
+
+Every posting of the index's CSR rows already holds its (term, unit) pair's field-weighted BM25
+sum, so a term's largest posting bounds what it can add to any unit, and the largest posting of
+each block of `BLOCK` postings bounds it for the units that block spans. With the query's count
+and the largest role boost the query can give, those are bounds on the final score:
+
+    raw(u) ≤ max boost · Σ_t count_q(t) · max_u w(t, u)
+
+The k best so far set a bar θ (the k-th best score). Terms are sorted by bound; the lowest ones
+whose bounds sum below θ are "non-essential": a unit that only they hold cannot reach θ, so only
+the essential terms' postings propose candidates, and the non-essential ones are looked up for a
+candidate (skipping whole blocks by their last row) only while the candidate's bound still
+reaches θ. A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the
+exhaustive path does) are never pruned away.
+
+Exactness: a surviving candidate's score is re-added in query-term order, as the exhaustive
+`np.bincount` adds it, so it is the same float; bounds are inflated by `SLACK` so that adding
+them in another order cannot round a bound below the score it bounds.
+
+The kernel is plain Python over numpy arrays; numba compiles it when installed (`pip install
+'.[fast]'`), caching the machine code on disk. Without numba, `Bm25Index` keeps the exhaustive
+path, whose results are the same. Importing numba takes ~0.4 s, so `bm25.py` imports this module
+only when a query is big enough to need it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # the optional `fast` extra: the exhaustive path serves instead
+    numba = None
+
+COMPILED = numba is not None
+# Postings per block: a block's bound and last row are 12 bytes beside 64 × 12 bytes of postings.
+BLOCK = 64
+# Float sums of m positive terms in two orders differ by under m · 2⁻⁵³ relative; 1e-9 covers
+# any query by far, and loosens the bound by a billionth.
+SLACK = 1.0 + 1e-9
+_NONE = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class BlockMaxima:
+    """Per term of a CSR index: its largest posting; per block of `BLOCK` postings of a term:
+    the largest posting and the row of its last posting. Term t's blocks are
+    `first[t]:first[t + 1]`."""
+
+    term_max: np.ndarray  # float64 [V]
+    first: np.ndarray  # int64 [V + 1]
+    block_max: np.ndarray  # float64 [blocks]
+    block_last: np.ndarray  # int32 [blocks]
+
+
+def block_maxima(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> BlockMaxima:
+    """One pass over the postings (two `reduceat`s): linear, no Python work per term."""
+    counts = (np.diff(indptr) + BLOCK - 1) // BLOCK
+    first = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    term_of_block = np.repeat(np.arange(len(counts)), counts)
+    starts = indptr[term_of_block] + (np.arange(int(first[-1])) - first[term_of_block]) * BLOCK
+    ends = np.minimum(starts + BLOCK, indptr[term_of_block + 1])
+    block_max = np.maximum.reduceat(data, starts) if len(starts) else np.zeros(0)
+    term_max = np.zeros(len(counts))
+    held = counts > 0
+    if held.any():
+        term_max[held] = np.maximum.reduceat(block_max, first[:-1][held])
+    return BlockMaxima(term_max, first, block_max, indices[ends - 1].astype(np.int32))
+
+
+def _jit(function: Callable) -> Callable:
+    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
+
+
+@_jit
+def search(
+    starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, first: np.ndarray, after: np.ndarray,
+    bounds: np.ndarray, indices: np.ndarray, data: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
+    boost: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k best rows (score > 0; score desc, then id rank asc), unordered, with their scores.
+
+    Query terms come in query order: their postings `starts[i]:ends[i]`, query count, blocks
+    `first[i]:after[i]` and bound (count × largest posting). `boost` is each row's role boost, `max_boost`
+    the largest of them.
+    """
+    m = len(starts)
+    order = np.argsort(bounds, kind="mergesort")
+    # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
+    cum = np.cumsum(bounds[order]) * SLACK
+    pos = starts.copy()
+    contrib = np.zeros(m)
+    heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
+    size, bar, essential = 0, 0.0, 0
+    while essential < m:
+        row = _NONE
+        for j in range(essential, m):
+            t = order[j]
+            if pos[t] < ends[t] and indices[pos[t]] < row:
+                row = indices[pos[t]]
+        if row == _NONE:
+            break
+        partial = 0.0
+        for j in range(essential, m):
+            t = order[j]
+            contrib[t] = 0.0
+            if pos[t] < ends[t] and indices[pos[t]] == row:
+                contrib[t] = data[pos[t]] * counts[t]
+                partial += contrib[t]
+                pos[t] += 1
+        boost_bound = boost[row] * SLACK
+        alive = True
+        for j in range(essential - 1, -1, -1):
+            t = order[j]
+            contrib[t] = 0.0
+            if (partial + cum[j]) * boost_bound < bar:
+                alive = False
+                break
+            at, end = pos[t], ends[t]
+            if at >= end:
+                continue
+            block = first[t] + (at - starts[t]) // BLOCK
+            last_block = after[t] - 1
+            while block < last_block and block_last[block] < row:
+                block += 1
+                at = starts[t] + (block - first[t]) * BLOCK
+            if block_last[block] < row:
+                pos[t] = end
+                continue
+            rest = cum[j - 1] if j > 0 else 0.0
+            if (partial + rest + block_max[block] * counts[t] * SLACK) * boost_bound < bar:
+                pos[t] = at
+                alive = False
+                break
+            hi = min(starts[t] + (block - first[t] + 1) * BLOCK, end)
+            while at < hi and indices[at] < row:
+                at += 1
+            pos[t] = at
+            if at < end and indices[at] == row:
+                contrib[t] = data[at] * counts[t]
+                partial += contrib[t]
+        if not alive:
+            continue
+        score = 0.0
+        for i in range(m):
+            score += contrib[i]
+        score *= boost[row]
+        if score <= 0.0:
+            continue
+        rank = id_rank[row]
+        if size < k:
+            _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
+            size += 1
+        elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
+            _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
+        else:
+            continue
+        if size == k:
+            bar = heap_score[0]
+            while essential < m and cum[essential] * max_boost < bar:
+                essential += 1
+    return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _worse(score_a: float, rank_a: int, score_b: float, rank_b: int) -> bool:
+    return score_a < score_b or (score_a == score_b and rank_a > rank_b)
+
+
+@_jit
+def _sift_up(scores, ranks, rows, size, score, rank, row) -> None:
+    """Adds an entry to the min-heap (worst at the root) of `size` entries."""
+    at = size
+    while at > 0:
+        parent = (at - 1) // 2
+        if not _worse(score, rank, scores[parent], ranks[parent]):
+            break
+        scores[at], ranks[at], rows[at] = scores[parent], ranks[parent], rows[parent]
+        at = parent
+    scores[at], ranks[at], rows[at] = score, rank, row
+
+
+@_jit
+def _sift_down(scores, ranks, rows, size, score, rank, row) -> None:
+    """Replaces the root of the min-heap with an entry and restores the heap."""
+    at = 0
+    while True:
+        child = 2 * at + 1
+        if child >= size:
+            break
+        if child + 1 < size and _worse(scores[child + 1], ranks[child + 1], scores[child], ranks[child]):
+            child += 1
+        if not _worse(scores[child], ranks[child], score, rank):
+            break
+        scores[at], ranks[at], rows[at] = scores[child], ranks[child], rows[child]
+        at = child
+    scores[at], ranks[at], rows[at] = score, rank, row
+
+
+class Pruner:
+    """An index's block maxima, computed on its first pruned query (one linear pass over the
+    postings), and the pruned search over them."""
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray):
+        self._indptr, self._indices, self._data = indptr, indices, data
+        self.maxima = block_maxima(indptr, indices, data)
+
+    def top_k(
+        self, term_ids: list[int], counts: list[int], boost: np.ndarray, max_boost: float, id_rank: np.ndarray,
+        k: int, kernel: Callable = search,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k best rows and their scores (unordered) for distinct terms in query order."""
+        tids = np.asarray(term_ids, dtype=np.int64)
+        weights = np.asarray(counts, dtype=np.float64)
+        maxima = self.maxima
+        return kernel(
+            self._indptr[tids].astype(np.int64), self._indptr[tids + 1].astype(np.int64), weights,
+            maxima.first[tids], maxima.first[tids + 1], maxima.term_max[tids] * weights,
+            self._indices, self._data, maxima.block_max, maxima.block_last, boost, id_rank,
+            max_boost, k,
+        )
