@@ -79,16 +79,19 @@ def _jit(function: Callable) -> Callable:
 
 @_jit
 def search(
-    starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, first: np.ndarray, after: np.ndarray,
-    bounds: np.ndarray, indices: np.ndarray, data: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
+    term_ids: np.ndarray, counts: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+    term_max: np.ndarray, blocks: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
     boost: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k best rows (score > 0; score desc, then id rank asc), unordered, with their scores.
 
-    Query terms come in query order: their postings `starts[i]:ends[i]`, query count, blocks
-    `first[i]:after[i]` and bound (count × largest posting). `boost` is each row's role boost, `max_boost`
-    the largest of them.
+    `term_ids` are the query's distinct terms in query order, `counts` how often the query says
+    each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
+    row's role boost and id rank, and the largest boost any row gets.
     """
+    starts, ends = indptr[term_ids].astype(np.int64), indptr[term_ids + 1].astype(np.int64)
+    first, after = blocks[term_ids], blocks[term_ids + 1]
+    bounds = term_max[term_ids] * counts
     m = len(starts)
     order = np.argsort(bounds, kind="mergesort")
     # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
@@ -96,7 +99,7 @@ def search(
     pos = starts.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    size, bar, essential = 0, 0.0, 0
+    size, bar, essential, window_end = 0, 0.0, 0, -1
     while essential < m:
         row = _NONE
         for j in range(essential, m):
@@ -105,6 +108,22 @@ def search(
                 row = indices[pos[t]]
         if row == _NONE:
             break
+        if row > window_end:
+            # Up to the nearest end of an essential term's current block, each essential term's
+            # postings lie in that one block: its maximum bounds them all.
+            window_end, bound = _NONE, cum[essential - 1] if essential > 0 else 0.0
+            for j in range(essential, m):
+                t = order[j]
+                if pos[t] < ends[t]:
+                    block = first[t] + (pos[t] - starts[t]) // BLOCK
+                    window_end = min(window_end, block_last[block])
+                    bound += block_max[block] * counts[t] * SLACK
+            if bound * max_boost < bar:
+                for j in range(essential, m):
+                    t = order[j]
+                    while pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                        pos[t] += 1
+                continue
         partial = 0.0
         for j in range(essential, m):
             t = order[j]
@@ -207,7 +226,8 @@ class Pruner:
     postings), and the pruned search over them."""
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray):
-        self._indptr, self._indices, self._data = indptr, indices, data
+        # Plain arrays: numba compiles for ndarray, not for a store's memory-mapped subclass.
+        self._indptr, self._indices, self._data = np.asarray(indptr), np.asarray(indices), np.asarray(data)
         self.maxima = block_maxima(indptr, indices, data)
 
     def top_k(
@@ -215,12 +235,8 @@ class Pruner:
         k: int, kernel: Callable = search,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The k best rows and their scores (unordered) for distinct terms in query order."""
-        tids = np.asarray(term_ids, dtype=np.int64)
-        weights = np.asarray(counts, dtype=np.float64)
         maxima = self.maxima
         return kernel(
-            self._indptr[tids].astype(np.int64), self._indptr[tids + 1].astype(np.int64), weights,
-            maxima.first[tids], maxima.first[tids + 1], maxima.term_max[tids] * weights,
-            self._indices, self._data, maxima.block_max, maxima.block_last, boost, id_rank,
-            max_boost, k,
+            np.asarray(term_ids, dtype=np.int64), np.asarray(counts, dtype=np.float64), self._indptr, self._indices,
+            self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last, boost, id_rank, max_boost, k,
         )
