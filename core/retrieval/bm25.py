@@ -345,21 +345,21 @@ class Bm25Index:
         if k <= 0:
             return []
         terms = self._query_terms(query_tokens)
-        tids = [self._vocab[term] for term, _ in terms]
-        kernel = kernel or bm25_prune_gate.kernel_for(int(sum(self._df[tids])))
+        tids = np.fromiter((self._vocab[term] for term, _ in terms), dtype=np.int64, count=len(terms))
+        kernel = kernel or bm25_prune_gate.kernel_for(int(self._df[tids].sum()))
         if kernel is not None:
             if self._pruner is None:
                 self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data)
+            counts = np.fromiter((count for _, count in terms), dtype=np.float64, count=len(terms))
             boost = self.config.role_boost if preferred_roles else 1.0
-            rows, values = self._pruner.top_k(
-                tids, [count for _, count in terms], self._boosts(preferred_roles), boost, self._id_rank, k, kernel
-            )
+            rows, values = self._pruner.top_k(tids, counts, self._boosts(preferred_roles), boost, self._id_rank, k, kernel)
         else:
             scores = self._raw(terms) * self._boosts(preferred_roles)
             rows = _candidates(scores, k)
             rows, values = self._best(rows, scores[rows], k)
-        order = np.lexsort((self._id_rank[rows], -values))
-        return [(self.unit_ids[r], float(v)) for r, v in zip(rows[order], values[order], strict=True)]
+            order = np.lexsort((self._id_rank[rows], -values))
+            rows, values = rows[order], values[order]
+        return [(self.unit_ids[r], v) for r, v in zip(rows.tolist(), values.tolist(), strict=True)]
 
     def explain(
         self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]

@@ -44,6 +44,8 @@ BLOCK = 64
 # any query by far, and loosens the bound by a billionth.
 SLACK = 1.0 + 1e-9
 _NONE = np.iinfo(np.int64).max
+# Units scored up front to set a first bar: a few microseconds, and the bar starts near its end.
+SEEDS = 64
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ def search(
     term_max: np.ndarray, blocks: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
     boost: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The k best rows (score > 0; score desc, then id rank asc), unordered, with their scores.
+    """The k best rows (score > 0) with their scores, best first: score desc, then id rank asc.
 
     `term_ids` are the query's distinct terms in query order, `counts` how often the query says
     each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
@@ -99,7 +101,10 @@ def search(
     pos = starts.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    size, bar, essential, window_end = 0, 0.0, 0, -1
+    size, essential, window_end = 0, 0, -1
+    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, boost, k) if m else 0.0
+    while essential < m and cum[essential] * max_boost < bar:
+        essential += 1
     while essential < m:
         row = _NONE
         for j in range(essential, m):
@@ -180,10 +185,38 @@ def search(
         else:
             continue
         if size == k:
-            bar = heap_score[0]
+            bar = max(bar, heap_score[0])
             while essential < m and cum[essential] * max_boost < bar:
                 essential += 1
+    # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
+    for end in range(size - 1, 0, -1):
+        score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
+        heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
+        _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _seed_bar(
+    best: int, starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, indices: np.ndarray, data: np.ndarray,
+    boost: np.ndarray, k: int,
+) -> float:
+    """A first bar: the k-th best score among the first `SEEDS` units of the term with the
+    largest bound (often a rare term, whose units are often the winners). They are real units, so
+    the final k-th best scores at least that much; each is scored as the search scores it."""
+    n = min(ends[best] - starts[best], max(SEEDS, k))
+    if n < k:
+        return 0.0
+    seeds = np.zeros(n)
+    for s in range(n):
+        row = indices[starts[best] + s]
+        score = 0.0
+        for i in range(len(starts)):
+            at = starts[i] + np.searchsorted(indices[starts[i] : ends[i]], row)
+            if at < ends[i] and indices[at] == row:
+                score += data[at] * counts[i]
+        seeds[s] = score * boost[row]
+    return np.sort(seeds)[n - k]
 
 
 @_jit
@@ -231,12 +264,12 @@ class Pruner:
         self.maxima = block_maxima(indptr, indices, data)
 
     def top_k(
-        self, term_ids: list[int], counts: list[int], boost: np.ndarray, max_boost: float, id_rank: np.ndarray,
+        self, term_ids: np.ndarray, counts: np.ndarray, boost: np.ndarray, max_boost: float, id_rank: np.ndarray,
         k: int, kernel: Callable = search,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The k best rows and their scores (unordered) for distinct terms in query order."""
+        """The k best rows and their scores, best first, for distinct terms in query order."""
         maxima = self.maxima
         return kernel(
-            np.asarray(term_ids, dtype=np.int64), np.asarray(counts, dtype=np.float64), self._indptr, self._indices,
+            term_ids, counts, self._indptr, self._indices,
             self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last, boost, id_rank, max_boost, k,
         )
