@@ -101,99 +101,135 @@ def search(
     pos = starts.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    size, essential, window_end = 0, 0, -1
+    # A window's terms (the essential ones) by their bound in it, and those bounds summed in that
+    # order onto the non-essential terms' bounds.
+    window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
+    size, essential = 0, 0
     bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, boost, k) if m else 0.0
-    while essential < m and cum[essential] * max_boost < bar:
-        essential += 1
-    while essential < m:
-        row = _NONE
+    while True:
+        while essential < m and cum[essential] * max_boost < bar:
+            essential += 1
+        # A window runs to the nearest end of an essential term's current block, so each essential
+        # term's postings in it lie in one block, bounded by that block's maximum.
+        window_end, n = _NONE, m - essential
         for j in range(essential, m):
             t = order[j]
-            if pos[t] < ends[t] and indices[pos[t]] < row:
-                row = indices[pos[t]]
-        if row == _NONE:
+            window_bound[t] = 0.0
+            if pos[t] < ends[t]:
+                block = first[t] + (pos[t] - starts[t]) // BLOCK
+                window_end = min(window_end, block_last[block])
+                window_bound[t] = block_max[block] * counts[t] * SLACK
+            at = j - essential
+            while at > 0 and window_bound[by_bound[at - 1]] > window_bound[t]:
+                by_bound[at] = by_bound[at - 1]
+                at -= 1
+            by_bound[at] = t
+        if window_end == _NONE:
             break
-        if row > window_end:
-            # Up to the nearest end of an essential term's current block, each essential term's
-            # postings lie in that one block: its maximum bounds them all.
-            window_end, bound = _NONE, cum[essential - 1] if essential > 0 else 0.0
-            for j in range(essential, m):
-                t = order[j]
-                if pos[t] < ends[t]:
-                    block = first[t] + (pos[t] - starts[t]) // BLOCK
-                    window_end = min(window_end, block_last[block])
-                    bound += block_max[block] * counts[t] * SLACK
-            if bound * max_boost < bar:
-                for j in range(essential, m):
-                    t = order[j]
-                    while pos[t] < ends[t] and indices[pos[t]] <= window_end:
-                        pos[t] += 1
-                continue
-        partial = 0.0
-        for j in range(essential, m):
-            t = order[j]
-            contrib[t] = 0.0
-            if pos[t] < ends[t] and indices[pos[t]] == row:
-                contrib[t] = data[pos[t]] * counts[t]
-                partial += contrib[t]
-                pos[t] += 1
-        boost_bound = boost[row] * SLACK
-        alive = True
-        for j in range(essential - 1, -1, -1):
-            t = order[j]
-            contrib[t] = 0.0
-            if (partial + cum[j]) * boost_bound < bar:
-                alive = False
+        # The weakest terms of the window whose bounds (with the non-essential ones) stay below
+        # the bar only confirm candidates that the others propose.
+        split, total = 0, cum[essential - 1] if essential > 0 else 0.0
+        for i in range(n):
+            total += window_bound[by_bound[i]]
+            window_cum[i] = total
+            if total * max_boost < bar:
+                split = i + 1
+        while split < n:
+            row = _NONE
+            for i in range(split, n):
+                t = by_bound[i]
+                if pos[t] < ends[t] and indices[pos[t]] < row:
+                    row = indices[pos[t]]
+            if row > window_end:
                 break
-            at, end = pos[t], ends[t]
-            if at >= end:
-                continue
-            block = first[t] + (at - starts[t]) // BLOCK
-            last_block = after[t] - 1
-            while block < last_block and block_last[block] < row:
-                block += 1
-                at = starts[t] + (block - first[t]) * BLOCK
-            if block_last[block] < row:
-                pos[t] = end
-                continue
-            rest = cum[j - 1] if j > 0 else 0.0
-            if (partial + rest + block_max[block] * counts[t] * SLACK) * boost_bound < bar:
+            partial = 0.0
+            for i in range(split, n):
+                t = by_bound[i]
+                contrib[t] = 0.0
+                if pos[t] < ends[t] and indices[pos[t]] == row:
+                    contrib[t] = data[pos[t]] * counts[t]
+                    partial += contrib[t]
+                    pos[t] += 1
+            boost_bound = boost[row] * SLACK
+            alive = True
+            for i in range(split - 1, -1, -1):
+                t = by_bound[i]
+                contrib[t] = 0.0
+                if (partial + window_cum[i]) * boost_bound < bar:
+                    alive = False
+                    break
+                at = pos[t]
+                while at < ends[t] and indices[at] < row:
+                    at += 1
                 pos[t] = at
-                alive = False
-                break
-            hi = min(starts[t] + (block - first[t] + 1) * BLOCK, end)
-            while at < hi and indices[at] < row:
-                at += 1
-            pos[t] = at
-            if at < end and indices[at] == row:
-                contrib[t] = data[at] * counts[t]
-                partial += contrib[t]
-        if not alive:
-            continue
-        score = 0.0
-        for i in range(m):
-            score += contrib[i]
-        score *= boost[row]
-        if score <= 0.0:
-            continue
-        rank = id_rank[row]
-        if size < k:
-            _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
-            size += 1
-        elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
-            _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
-        else:
-            continue
-        if size == k:
-            bar = max(bar, heap_score[0])
-            while essential < m and cum[essential] * max_boost < bar:
-                essential += 1
+                if at < ends[t] and indices[at] == row:
+                    contrib[t] = data[at] * counts[t]
+                    partial += contrib[t]
+            for j in range(essential - 1 if alive else -1, -1, -1):
+                t = order[j]
+                contrib[t] = 0.0
+                if (partial + cum[j]) * boost_bound < bar:
+                    alive = False
+                    break
+                found = _look_up(t, row, pos, starts, ends, first, after, indices, block_last)
+                if found < 0:
+                    continue
+                rest = cum[j - 1] if j > 0 else 0.0
+                if (partial + rest + block_max[found] * counts[t] * SLACK) * boost_bound < bar:
+                    alive = False
+                    break
+                at, hi = pos[t], min(starts[t] + (found - first[t] + 1) * BLOCK, ends[t])
+                while at < hi and indices[at] < row:
+                    at += 1
+                pos[t] = at
+                if at < ends[t] and indices[at] == row:
+                    contrib[t] = data[at] * counts[t]
+                    partial += contrib[t]
+            if not alive:
+                continue
+            score = 0.0
+            for i in range(m):
+                score += contrib[i]
+            score *= boost[row]
+            if score <= 0.0:
+                continue
+            rank = id_rank[row]
+            if size < k:
+                _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
+                size += 1
+            elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
+                _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
+            if size == k:
+                bar = max(bar, heap_score[0])
+        # What the window's weakest terms hold in it is below the bar without a stronger term.
+        for i in range(split):
+            t = by_bound[i]
+            while pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                pos[t] += 1
     # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
     for end in range(size - 1, 0, -1):
         score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
         heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
         _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _look_up(t, row, pos, starts, ends, first, after, indices, block_last) -> int:
+    """The block of term t that may hold `row`, skipping whole blocks that end before it (pos[t]
+    moves to that block's start), or -1 when none does (pos[t] moves to the end)."""
+    at = pos[t]
+    if at >= ends[t]:
+        return -1
+    block = first[t] + (at - starts[t]) // BLOCK
+    while block < after[t] - 1 and block_last[block] < row:
+        block += 1
+        at = starts[t] + (block - first[t]) * BLOCK
+    if block_last[block] < row:
+        pos[t] = ends[t]
+        return -1
+    pos[t] = at
+    return block
 
 
 @_jit
