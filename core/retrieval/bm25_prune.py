@@ -110,15 +110,18 @@ def search(
         while essential < m and cum[essential] * max_boost < bar:
             essential += 1
         # A window runs to the nearest end of an essential term's current block, so each essential
-        # term's postings in it lie in one block, bounded by that block's maximum.
+        # term's postings in it lie in one block, bounded by that block's maximum (or by 0 when
+        # its next posting is past the window: rare terms matter only in their few windows).
         window_end, n = _NONE, m - essential
         for j in range(essential, m):
             t = order[j]
-            window_bound[t] = 0.0
             if pos[t] < ends[t]:
-                block = first[t] + (pos[t] - starts[t]) // BLOCK
-                window_end = min(window_end, block_last[block])
-                window_bound[t] = block_max[block] * counts[t] * SLACK
+                window_end = min(window_end, block_last[first[t] + (pos[t] - starts[t]) // BLOCK])
+        for j in range(essential, m):
+            t = order[j]
+            window_bound[t] = 0.0
+            if pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                window_bound[t] = block_max[first[t] + (pos[t] - starts[t]) // BLOCK] * counts[t] * SLACK
             at = j - essential
             while at > 0 and window_bound[by_bound[at - 1]] > window_bound[t]:
                 by_bound[at] = by_bound[at - 1]
