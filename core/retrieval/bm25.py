@@ -22,6 +22,7 @@ import numpy as np
 
 from core.config import Bm25Config
 from core.retrieval import bm25_prune_gate
+from core.retrieval.bm25_explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
 from core.text import tokenize
 from core.units import KnowledgeUnit, Role
@@ -75,28 +76,6 @@ def length_norm(dl, avgdl, k1: float, b: float):
 def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
     """One field's BM25 contribution for one term; `bm25_layout.contributions` is the same formula over arrays."""
     return field_weight * idf * (tf * (k1 + 1)) / (tf + norm)
-
-
-@dataclass(frozen=True)
-class TermFieldContribution:
-    term: str
-    field: str
-    tf: int
-    df: int
-    idf: float
-    field_weight: float
-    dl: int
-    avgdl: float
-    query_count: int
-    contribution: float
-
-
-@dataclass(frozen=True)
-class Bm25Explanation:
-    unit_id: str
-    contributions: list[TermFieldContribution]
-    role_boost: float
-    raw: float
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,28 @@
+"""What BM25's `explain` returns (`Bm25Index` and `Bm25Parts`): every term × field contribution
+to one unit's score, the exhaustive path's own figures, which the pruned top-k matches exactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TermFieldContribution:
+    term: str
+    field: str
+    tf: int
+    df: int
+    idf: float
+    field_weight: float
+    dl: int
+    avgdl: float
+    query_count: int
+    contribution: float
+
+
+@dataclass(frozen=True)
+class Bm25Explanation:
+    unit_id: str
+    contributions: list[TermFieldContribution]
+    role_boost: float
+    raw: float
