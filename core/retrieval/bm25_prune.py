@@ -131,13 +131,24 @@ def search(
             break
         # The weakest terms of the window whose bounds (with the non-essential ones) stay below
         # the bar only confirm candidates that the others propose.
-        split, total = 0, cum[essential - 1] if essential > 0 else 0.0
+        base = cum[essential - 1] if essential > 0 else 0.0
+        split, total = 0, base
         for i in range(n):
             total += window_bound[by_bound[i]]
             window_cum[i] = total
             if total * max_boost < bar:
                 split = i + 1
         while split < n:
+            if split == n - 1:
+                # One term proposes (the common case): its postings that cannot reach the bar
+                # even with every other term's bound are passed over in a tight loop.
+                t, rest = by_bound[split], window_cum[split - 1] if split > 0 else base
+                at = pos[t]
+                while at < ends[t] and indices[at] <= window_end:
+                    if (data[at] * counts[t] + rest) * (boost[indices[at]] * SLACK) >= bar:
+                        break
+                    at += 1
+                pos[t] = at
             row = _NONE
             for i in range(split, n):
                 t = by_bound[i]
