@@ -21,8 +21,8 @@ them in another order cannot round a bound below the score it bounds.
 
 The kernel is plain Python over numpy arrays; numba compiles it when installed (`pip install
 '.[fast]'`), caching the machine code on disk. Without numba, `Bm25Index` keeps the exhaustive
-path, whose results are the same. Importing numba takes ~0.4 s, so `bm25.py` imports this module
-only when a query is big enough to need it.
+path, whose results are the same. Importing numba and loading the kernel take seconds, so
+`bm25_prune_gate.py` imports this module in a background thread when a query first needs it.
 """
 
 from __future__ import annotations
@@ -76,11 +76,11 @@ def block_maxima(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> B
 
 
 def _jit(function: Callable) -> Callable:
+    """Compiled on first use from compiled code: the helpers of `search`."""
     return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
 
 
-@_jit
-def search(
+def _search(
     term_ids: np.ndarray, counts: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     term_max: np.ndarray, blocks: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
     boost: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
@@ -309,13 +309,15 @@ class Pruner:
     postings), and the pruned search over them."""
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray):
-        # Plain arrays: numba compiles for ndarray, not for a store's memory-mapped subclass.
-        self._indptr, self._indices, self._data = np.asarray(indptr), np.asarray(indices), np.asarray(data)
-        self.maxima = block_maxima(indptr, indices, data)
+        # Plain contiguous arrays of the compiled signature's types: no copy when they already are.
+        self._indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        self._indices = np.ascontiguousarray(indices, dtype=np.int32)
+        self._data = np.ascontiguousarray(data, dtype=np.float64)
+        self.maxima = block_maxima(self._indptr, self._indices, self._data)
 
     def top_k(
         self, term_ids: np.ndarray, counts: np.ndarray, boost: np.ndarray, max_boost: float, id_rank: np.ndarray,
-        k: int, kernel: Callable = search,
+        k: int, kernel: Callable,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The k best rows and their scores, best first, for distinct terms in query order."""
         maxima = self.maxima
@@ -323,3 +325,22 @@ class Pruner:
             term_ids, counts, self._indptr, self._indices,
             self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last, boost, id_rank, max_boost, k,
         )
+
+
+def _compiled_search() -> Callable:
+    """`_search` compiled when this module is imported (or loaded from numba's disk cache), for
+    the one signature `Pruner` calls it with: read-only index arrays also take writable ones, and
+    no query ever waits for a compile."""
+    if numba is None:
+        return _search
+    fixed = numba.types
+    index_array = {dtype: fixed.Array(dtype, 1, "C", readonly=True) for dtype in (fixed.int64, fixed.int32, fixed.float64)}
+    signature = (
+        fixed.int64[::1], fixed.float64[::1], index_array[fixed.int64], index_array[fixed.int32],
+        index_array[fixed.float64], index_array[fixed.float64], index_array[fixed.int64], index_array[fixed.float64],
+        index_array[fixed.int32], index_array[fixed.float64], index_array[fixed.int64], fixed.float64, fixed.int64,
+    )
+    return numba.njit(signature, cache=True, nogil=True)(_search)
+
+
+search = _compiled_search()

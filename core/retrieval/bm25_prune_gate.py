@@ -1,16 +1,24 @@
 """Whether a BM25 query takes the pruned path (`bm25_prune`), decided without importing numba.
 
-Importing numba costs ~0.4 s and its first compile more (cached on disk after), so small KBs and
-one-off CLI questions never pay it: only a query whose terms hold `PRUNE_FROM` postings or more
-does, where the exhaustive path costs about a tenth of a millisecond and pruning wins.
+Importing numba and loading the compiled kernel from its disk cache take ~1–3 s (the first
+compile on a machine ~20 s), more than thousands of exhaustive queries. So small KBs never pay
+it: only a query whose terms hold `PRUNE_FROM` postings or more asks for the kernel, and the
+first such query starts loading it in a background thread and is itself scored exhaustively, as
+is every query until the kernel is ready. No query waits for numba.
 """
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from functools import cache
 from importlib.util import find_spec
 
 PRUNE_FROM = 8192
+
+_ready: list[Callable] = []
+_loading = threading.Lock()
+_started: list[threading.Thread] = []
 
 
 @cache
@@ -18,13 +26,31 @@ def _available() -> bool:
     return find_spec("numba") is not None
 
 
-def kernel_for(postings: int):
+def kernel_for(postings: int) -> Callable | None:
     """The compiled pruned search for a query over `postings` postings, or None: exhaustive."""
     if postings < PRUNE_FROM or not _available():
         return None
+    if _ready:
+        return _ready[0]
+    with _loading:
+        if not _started:
+            _started.append(threading.Thread(target=_load, name="bm25-prune-load", daemon=True))
+            _started[0].start()
+    return None
+
+
+def wait_until_loaded(timeout: float) -> bool:
+    """Whether the kernel is ready, waiting up to `timeout` s for a load in progress (benchmarks
+    and tests, which time or check the pruned path itself)."""
+    if _started:
+        _started[0].join(timeout)
+    return bool(_ready)
+
+
+def _load() -> None:
     from core.retrieval import bm25_prune
 
-    return bm25_prune.search
+    _ready.append(bm25_prune.search)
 
 
 def pruner(indptr, indices, data):
