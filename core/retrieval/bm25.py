@@ -330,8 +330,8 @@ class Bm25Index:
             if self._pruner is None:
                 self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data)
             counts = np.fromiter((count for _, count in terms), dtype=np.float64, count=len(terms))
-            boost = self.config.role_boost if preferred_roles else 1.0
-            rows, values = self._pruner.top_k(tids, counts, self._boosts(preferred_roles), boost, self._id_rank, k, kernel)
+            table = self._boost_table(preferred_roles)
+            rows, values = self._pruner.top_k(tids, counts, self._roles, table, float(table.max()), self._id_rank, k, kernel)
         else:
             scores = self._raw(terms) * self._boosts(preferred_roles)
             rows = _candidates(scores, k)
@@ -391,9 +391,12 @@ class Bm25Index:
         """Per-unit role boost; a few acts share each preferred-role set, so the vectors are kept."""
         key = frozenset(preferred_roles)
         if key not in self._boost_cache:
-            table = np.array([self.config.role_boost if r in key else 1.0 for r in _ROLES])
-            self._boost_cache[key] = table[self._roles]
+            self._boost_cache[key] = self._boost_table(key)[self._roles]
         return self._boost_cache[key]
+
+    def _boost_table(self, preferred_roles: Collection[Role]) -> np.ndarray:
+        """The boost of each role (in `Role` order): `_boosts` is this table at each unit's role."""
+        return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
 
     def _best(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The k best (score desc, id asc) among candidate rows, in no particular order.

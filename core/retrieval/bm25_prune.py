@@ -83,13 +83,14 @@ def _jit(function: Callable) -> Callable:
 def _search(
     term_ids: np.ndarray, counts: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     term_max: np.ndarray, blocks: np.ndarray, block_max: np.ndarray, block_last: np.ndarray,
-    boost: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
+    roles: np.ndarray, table: np.ndarray, id_rank: np.ndarray, max_boost: float, k: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k best rows (score > 0) with their scores, best first: score desc, then id rank asc.
 
     `term_ids` are the query's distinct terms in query order, `counts` how often the query says
     each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
-    row's role boost and id rank, and the largest boost any row gets.
+    row's role (`table` gives its boost: one byte per row to read, not eight) and id rank, and
+    the largest boost any row gets.
     """
     starts, ends = indptr[term_ids].astype(np.int64), indptr[term_ids + 1].astype(np.int64)
     first, after = blocks[term_ids], blocks[term_ids + 1]
@@ -105,7 +106,7 @@ def _search(
     # order onto the non-essential terms' bounds.
     window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
     size, essential = 0, 0
-    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, boost, k) if m else 0.0
+    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
     while True:
         while essential < m and cum[essential] * max_boost < bar:
             essential += 1
@@ -145,7 +146,7 @@ def _search(
                 t, rest = by_bound[split], window_cum[split - 1] if split > 0 else base
                 at = pos[t]
                 while at < ends[t] and indices[at] <= window_end:
-                    if (data[at] * counts[t] + rest) * (boost[indices[at]] * SLACK) >= bar:
+                    if (data[at] * counts[t] + rest) * (table[roles[indices[at]]] * SLACK) >= bar:
                         break
                     at += 1
                 pos[t] = at
@@ -164,7 +165,7 @@ def _search(
                     contrib[t] = data[pos[t]] * counts[t]
                     partial += contrib[t]
                     pos[t] += 1
-            boost_bound = boost[row] * SLACK
+            boost_bound = table[roles[row]] * SLACK
             alive = True
             for i in range(split - 1, -1, -1):
                 t = by_bound[i]
@@ -204,7 +205,7 @@ def _search(
             score = 0.0
             for i in range(m):
                 score += contrib[i]
-            score *= boost[row]
+            score *= table[roles[row]]
             if score <= 0.0:
                 continue
             rank = id_rank[row]
@@ -249,7 +250,7 @@ def _look_up(t, row, pos, starts, ends, first, after, indices, block_last) -> in
 @_jit
 def _seed_bar(
     best: int, starts: np.ndarray, ends: np.ndarray, counts: np.ndarray, indices: np.ndarray, data: np.ndarray,
-    boost: np.ndarray, k: int,
+    roles: np.ndarray, table: np.ndarray, k: int,
 ) -> float:
     """A first bar: the k-th best score among the first `SEEDS` units of the term with the
     largest bound (often a rare term, whose units are often the winners). They are real units, so
@@ -265,7 +266,7 @@ def _seed_bar(
             at = starts[i] + np.searchsorted(indices[starts[i] : ends[i]], row)
             if at < ends[i] and indices[at] == row:
                 score += data[at] * counts[i]
-        seeds[s] = score * boost[row]
+        seeds[s] = score * table[roles[row]]
     return np.sort(seeds)[n - k]
 
 
@@ -316,14 +317,16 @@ class Pruner:
         self.maxima = block_maxima(self._indptr, self._indices, self._data)
 
     def top_k(
-        self, term_ids: np.ndarray, counts: np.ndarray, boost: np.ndarray, max_boost: float, id_rank: np.ndarray,
+        self, term_ids: np.ndarray, counts: np.ndarray, roles: np.ndarray, table: np.ndarray, max_boost: float,
+        id_rank: np.ndarray,
         k: int, kernel: Callable,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The k best rows and their scores, best first, for distinct terms in query order."""
         maxima = self.maxima
         return kernel(
             term_ids, counts, self._indptr, self._indices,
-            self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last, boost, id_rank, max_boost, k,
+            self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last,
+            np.ascontiguousarray(roles, dtype=np.int8), table, id_rank, max_boost, k,
         )
 
 
@@ -334,11 +337,14 @@ def _compiled_search() -> Callable:
     if numba is None:
         return _search
     fixed = numba.types
-    index_array = {dtype: fixed.Array(dtype, 1, "C", readonly=True) for dtype in (fixed.int64, fixed.int32, fixed.float64)}
+    index_array = {
+        dtype: fixed.Array(dtype, 1, "C", readonly=True) for dtype in (fixed.int64, fixed.int32, fixed.int8, fixed.float64)
+    }
     signature = (
         fixed.int64[::1], fixed.float64[::1], index_array[fixed.int64], index_array[fixed.int32],
         index_array[fixed.float64], index_array[fixed.float64], index_array[fixed.int64], index_array[fixed.float64],
-        index_array[fixed.int32], index_array[fixed.float64], index_array[fixed.int64], fixed.float64, fixed.int64,
+        index_array[fixed.int32], index_array[fixed.int8], index_array[fixed.float64], index_array[fixed.int64],
+        fixed.float64, fixed.int64,
     )
     return numba.njit(signature, cache=True, nogil=True)(_search)
 
