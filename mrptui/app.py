@@ -300,7 +300,7 @@ class ExplorerApp(App[None]):
 
     def show_kb_state(self) -> None:
         """The lifecycle's state changed: the loading banner and the status line show it."""
-        if self.main.is_mounted:
+        if self.main.can_show:
             self.main.show_loading(self.lifecycle.state, self.kb_label)
         self.refresh_view()
 

@@ -185,7 +185,7 @@ class RunDriver:
     def refresh_view(self) -> None:
         host = self.host
         main = host.main
-        if not main.is_mounted:
+        if not main.can_show:
             return
         control = host.control
         run, state = control.current, control.state

@@ -250,9 +250,21 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     # -- rendering --------------------------------------------------------------------------
 
+    @property
+    def can_show(self) -> bool:
+        """Whether the panels are there to draw into. A worker's events and KB messages queued
+        behind a shutdown (or a screen change that removes the panels) reach a screen whose
+        widgets are already gone: they are dropped, the run's record keeps them."""
+        if not self.is_mounted or not self.is_attached:
+            return False
+        panels = self.query("#panels")
+        return bool(panels) and panels.first().is_attached
+
     def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None,
              run: object = None) -> None:
         """Render the state at the cursor of `run` (the app calls this inside batch_update)."""
+        if not self.can_show:
+            return
         app = self.explorer
         self.query_one(PlanPanel).show(state, held=held)
         self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints, held=held, running_ms=running_ms)
@@ -263,10 +275,14 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     def show_loading(self, state: KBState, label: str) -> None:
         """The loading banner: shown while the KB loads or after it failed to."""
+        if not self.can_show:
+            return
         self.query_one(LoadingBanner).show(state, label)
 
     def show_health(self, health: Health | None) -> None:
         """The banner under the question box while units, rules or plugins have errors."""
+        if not self.can_show:
+            return
         banner = self.query_one("#problems-banner", Static)
         banner.display = bool(health and health.failed)
         if health and health.failed:
