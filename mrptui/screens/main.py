@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, cast
 
@@ -9,21 +10,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import Resize
 from textual.markup import escape
-from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import DataTable, Static, Tab, Tabs
 
 from core.health import Health
-from mrptui.layout import Layout, load_layout, next_preset, save_layout
-
 from mrptui.host import Explorer
 from mrptui.kb_state import KBState
 from mrptui.messages import Command
 from mrptui.screens.modals import TextModal
+from mrptui.screens.panels import PANELS, PanelScreen
 from mrptui.state import ViewState
-from mrptui.widgets.answer import AnswerPanel, CitationList
+from mrptui.widgets.answer import AnswerPanel
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.loading import LoadingBanner
@@ -33,18 +30,17 @@ from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
 
-PANELS: tuple[tuple[str, str], ...] = (
-    ("plan", "Plan"),
-    ("attempts", "Attempts"),
-    ("evidence", "Evidence"),
-    ("proofs", "Proofs"),
-    ("answer", "Answer"),
-)
-NARROW_WIDTH = 110
-NARROW_HEIGHT = 30
+
+def _command(name: str, *args: object) -> Callable[[MainScreen], None]:
+    """An action that posts the command `name` (with `args`) to the app."""
+
+    def action(screen: MainScreen) -> None:
+        screen.command(name, *args)
+
+    return action
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PanelScreen):
     """Everything about one run, at the cursor's event."""
 
     HELP = """\
@@ -98,17 +94,14 @@ a running engine. Stepping back replays recorded events; it never re-executes an
 
     def __init__(self, *, show_durations: bool = True, layout_path: Path | None = None) -> None:
         """`layout_path`: where the pane layout is kept across sessions (None: not kept)."""
-        super().__init__()
+        super().__init__(layout_path=layout_path)
         self.show_durations = show_durations
-        self.active_panel = "attempts"
-        self.layout_path = layout_path
-        self.pane_layout = load_layout(layout_path)
 
     @property
     def explorer(self) -> Explorer:
         return cast(Explorer, self.app)
 
-    def command(self, name, *args: object) -> None:
+    def command(self, name: str, *args: object) -> None:
         self.post_message(Command(name, args))
 
     def compose(self) -> ComposeResult:
@@ -149,84 +142,6 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self.show_loading(self.explorer.kb_state, self.explorer.kb_label)  # in the first frame already
         self.call_after_refresh(self.command, "main_ready")
 
-    # -- layout -----------------------------------------------------------------------------
-
-    def on_resize(self, event: Resize) -> None:
-        narrow = event.size.width < NARROW_WIDTH or event.size.height < NARROW_HEIGHT
-        self.set_class(narrow, "-narrow")
-        self._sync_tabs()
-
-    def _apply_layout(self) -> None:
-        panels = self.query_one("#panels")
-        panels.styles.grid_columns = self.pane_layout.grid_columns
-        panels.styles.grid_rows = self.pane_layout.grid_rows
-
-    def _set_layout(self, layout: Layout, what: str) -> None:
-        self.pane_layout = layout
-        self._apply_layout()
-        problem = save_layout(self.layout_path, layout)
-        self.notify(problem or f"layout: {what} (columns {'/'.join(map(str, layout.columns))}, "
-                    f"rows {'/'.join(map(str, layout.rows))})", severity="warning" if problem else "information",
-                    timeout=3)
-
-    def action_cycle_layout(self) -> None:
-        layout = next_preset(self.pane_layout)
-        self._set_layout(layout, layout.name)
-
-    def action_resize_pane(self, step: int) -> None:
-        if self.narrow:
-            self.notify("one pane at a time in a narrow terminal: z zooms it", timeout=3)
-            return
-        self._set_layout(self.pane_layout.resized(self.active_panel, step),
-                         f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}")
-
-    @property
-    def narrow(self) -> bool:
-        return self.has_class("-narrow")
-
-    def _set_active(self, key: str, *, focus: bool) -> None:
-        self._mark_active(key)
-        if focus:
-            self.panel_focus_target(key).focus()
-
-    def _mark_active(self, key: str) -> None:
-        self.active_panel = key
-        for panel_key, _ in PANELS:
-            self.query_one(f"#{panel_key}").set_class(panel_key == key, "-active")
-        self._sync_tabs()
-
-    def _sync_tabs(self) -> None:
-        """The tabs show only in narrow terminals: keep them in step there (moving their underline
-        costs a layout pass, which wide terminals need not pay on every focus change)."""
-        if not self.narrow:
-            return
-        tabs = self.query_one("#panel-tabs", Tabs)
-        if tabs.active != f"tab-{self.active_panel}":
-            tabs.active = f"tab-{self.active_panel}"
-
-    def panel_focus_target(self, key: str) -> Widget:
-        if key == "answer":
-            citations = self.query_one(CitationList)
-            if citations.display and citations.option_count:
-                return citations
-        return self.query_one(f"#{key}")
-
-    @on(Tabs.TabActivated, "#panel-tabs")
-    def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        key = (event.tab.id or "tab-attempts").removeprefix("tab-")
-        if key != self.active_panel:
-            self._set_active(key, focus=self.narrow)
-
-    def on_descendant_focus(self, event) -> None:
-        widget = event.widget if hasattr(event, "widget") else None
-        node = widget
-        while node is not None and node is not self:
-            if node.has_class("panel") and node.id:
-                if node.id != self.active_panel:
-                    self._mark_active(node.id)
-                return
-            node = node.parent
-
     # Actions that need the engine: a replayed trace cannot run them, so they are not offered. A
     # diff needs a second run, which only the engine makes.
     _ENGINE_ACTIONS = frozenset({"rerun", "pin", "exclude", "exclude_unit", "edit_intent", "cancel_run", "diff"})
@@ -235,18 +150,6 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         if action in self._ENGINE_ACTIONS and self.explorer.replay:
             return False
         return True
-
-    def action_panel(self, key: str) -> None:
-        self._set_active(key, focus=True)
-
-    def action_zoom(self) -> None:
-        """Maximise the active panel (the one with focus, or the last one that had it); again restores."""
-        if self.maximized is not None:
-            self.minimize()
-            return
-        panel = self.query_one(f"#{self.active_panel}")
-        self.maximize(panel, container=False)
-        self.panel_focus_target(self.active_panel).focus()
 
     # -- rendering --------------------------------------------------------------------------
 
@@ -258,7 +161,8 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         if not self.is_mounted or not self.is_attached:
             return False
         panels = self.query("#panels")
-        return bool(panels) and panels.first().is_attached
+        # Textual marks every node of a removal as pruning at once, before it removes any of them.
+        return bool(panels) and panels.first().is_attached and not panels.first()._pruning
 
     def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None,
              run: object = None) -> None:
@@ -304,62 +208,26 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         event.stop()
         self.command("evidence_detail")
 
-    def action_rerun(self) -> None:
-        self.command('rerun')
-
-    def action_step_forward(self) -> None:
-        self.command('step', 1)
-
-    def action_step_back(self) -> None:
-        self.command('step', -1)
-
-    def action_to_end(self) -> None:
-        self.command('to_end')
-
-    def action_to_start(self) -> None:
-        self.command('to_start')
-
-    def action_continue_run(self) -> None:
-        self.command('continue')
-
-    def action_next_stage(self) -> None:
-        self.command('next_stage')
-
-    def action_cancel_run(self) -> None:
-        self.command('cancel')
-
-    def action_toggle_break(self) -> None:
-        self.command('break')
-
-    def action_toggle_break_stage(self) -> None:
-        self.command('break_stage')
-
-    def action_pin(self) -> None:
-        self.command('pin')
-
-    def action_exclude(self) -> None:
-        self.command('exclude')
-
-    def action_exclude_unit(self) -> None:
-        self.command('exclude_unit')
-
-    def action_edit_intent(self) -> None:
-        self.command('edit_intent')
-
-    def action_diff(self) -> None:
-        self.command('diff')
-
-    def action_save(self) -> None:
-        self.command('save')
-
-    def action_copy(self) -> None:
-        self.command('copy')
-
-    def action_export_csv(self) -> None:
-        self.command('csv')
-
-    def action_export_markdown(self) -> None:
-        self.command('markdown')
+    # Keys whose work is the app's: each posts its command (the app routes it to a component).
+    action_rerun = _command("rerun")
+    action_step_forward = _command("step", 1)
+    action_step_back = _command("step", -1)
+    action_to_end = _command("to_end")
+    action_to_start = _command("to_start")
+    action_continue_run = _command("continue")
+    action_next_stage = _command("next_stage")
+    action_cancel_run = _command("cancel")
+    action_toggle_break = _command("break")
+    action_toggle_break_stage = _command("break_stage")
+    action_pin = _command("pin")
+    action_exclude = _command("exclude")
+    action_exclude_unit = _command("exclude_unit")
+    action_edit_intent = _command("edit_intent")
+    action_diff = _command("diff")
+    action_save = _command("save")
+    action_copy = _command("copy")
+    action_export_csv = _command("csv")
+    action_export_markdown = _command("markdown")
 
     def action_focus_query(self) -> None:
         # A priority binding runs as the key arrives, before the keys typed after it are sent on to
