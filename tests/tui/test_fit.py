@@ -1,0 +1,102 @@
+"""Panes fit the terminal, checked on the rendered screen text: no status word cut at 100 columns
+and more, and at 200 columns no pane leaves a band wider than 20 columns empty on every row."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import make_app
+from helpers import ask, settle
+
+STATUS_WORDS = ("success", "accepted", "rejected", "insufficient", "unsupported", "error", "skipped", "running",
+                "not reached", "fused")
+BAND = 20
+
+
+def screen_lines(app) -> list[str]:
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def cut_words(lines: list[str]) -> list[str]:
+    """Status words shown cut (`succ…`, `sta…` of `status`), with the line they are on."""
+    found = []
+    for line in lines:
+        for word in (*STATUS_WORDS, "status"):
+            for size in range(3, len(word)):
+                if re.search(rf"(?<![\w-]){re.escape(word[:size])}…", line):
+                    found.append(f"{word[:size]}… in {line.strip()!r}")
+    return found
+
+
+def empty_bands(lines: list[str]) -> dict[tuple[int, int], int]:
+    """Per pane (the columns between two `│` borders), the blank columns at its right that no row
+    of the pane uses; only panes with three rows of content or more count."""
+    rows: dict[tuple[int, int], list[str]] = {}
+    for line in lines:
+        bars = [i for i, ch in enumerate(line) if ch == "│"]
+        for left, right in zip(bars, bars[1:]):
+            if right - left > 2:
+                rows.setdefault((left, right), []).append(line[left + 1:right])
+    bands = {}
+    for place, texts in rows.items():
+        filled = [text for text in texts if text.strip()]
+        if len(filled) >= 3:
+            bands[place] = min(len(text) - len(text.rstrip()) for text in filled)
+    return bands
+
+
+async def _main(pilot) -> None:
+    await ask(pilot, leave=False)
+
+
+async def _kb(pilot) -> None:
+    await ask(pilot)
+    await pilot.press("f2")
+    await settle(pilot)
+
+
+async def _detail(pilot) -> None:
+    await ask(pilot)
+    await pilot.press("3", "enter")
+    await settle(pilot)
+
+
+# Not yet (issue 25, measured 2026-11-26): at 200 columns the Attempts pane (75 columns) cuts a
+# backtrack row's reason in the middle of "insufficient"; strict, so a fix makes it fail: remove it then.
+CUT_MAIN = pytest.mark.xfail(strict=True, reason="a backtrack reason is cut mid status word (issue 25)")
+# Not yet: columns take their content's width and the pane split is a preset, so at 200 columns the
+# fake session's Evidence pane leaves 28 columns unused, the KB screen 69, the evidence detail 28.
+WIDE_BAND = pytest.mark.xfail(strict=True, reason="the pane split does not follow content yet (issue 25)")
+
+
+@pytest.mark.parametrize(("screen", "size"), [
+    pytest.param(screen, size, id=f"{name}-{size[0]}x{size[1]}",
+                 marks=CUT_MAIN if (name, size) == ("main", (200, 60)) else ())
+    for name, screen in (("main", _main), ("kb", _kb), ("detail", _detail)) for size in ((120, 40), (200, 60))
+])
+async def test_no_status_word_is_cut_at_100_columns_and_more(size, screen) -> None:
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await screen(pilot)
+        await pilot.pause()
+        lines = screen_lines(app)
+        assert any("success" in line for line in lines) or screen is not _main
+        assert cut_words(lines) == []
+
+
+@pytest.mark.parametrize("screen", [pytest.param(s, marks=WIDE_BAND) for s in (_main, _kb, _detail)],
+                         ids=["main", "kb", "detail"])
+async def test_no_pane_leaves_a_wide_empty_band_at_200_columns(screen) -> None:
+    app = make_app()
+    async with app.run_test(size=(200, 60)) as pilot:
+        await screen(pilot)
+        await pilot.pause()
+        bands = empty_bands(screen_lines(app))
+        assert bands and max(bands.values()) <= BAND, bands
+
+
+def test_the_checks_see_a_cut_word_and_an_empty_band() -> None:
+    lines = ["│ ✓ kb-fast  succ… │", *["│ short" + " " * 30 + "│"] * 3]
+    assert cut_words(lines) == ["succ… in '│ ✓ kb-fast  succ… │'"]
+    assert empty_bands(lines) == {(0, 37): 30}
