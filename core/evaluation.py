@@ -245,7 +245,10 @@ class _Runner:
         Recomputed from the raw units and the permission rule for each query, never taken from a
         view or a cache, so a cache that served the wrong view cannot also hide the leak.
         """
-        return IdFinder(u.id for u in self.session.kb.units if not visible_to(u, caller))
+        units = self.session.kb.units
+        # An id one of whose units the caller may see (a clash) is theirs to read.
+        shown = {u.id for u in units if visible_to(u, caller)}
+        return IdFinder(u.id for u in units if u.id not in shown and not visible_to(u, caller))
 
 
 class IdFinder:

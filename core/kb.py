@@ -152,8 +152,7 @@ class KnowledgeBase:
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
         """A KB of units built in memory (tests, benchmarks); its version hashes their content."""
         table = UnitTable.of_units(tuple(units))
-        kept = [table.unit(int(row)) for row in np.flatnonzero(table.live)]
-        return cls((), (), table, [*diagnostics, *_duplicates(table)], digest_lines(u.model_dump_json() for u in kept), {})
+        return cls((), (), table, [*diagnostics, *_duplicates(table)], digest_lines(u.model_dump_json() for u in RowUnits(table, table.order)), {})
 
     @staticmethod
     def fingerprint_of(paths: Sequence[Path]) -> str:
@@ -171,7 +170,8 @@ class KnowledgeBase:
 
     @property
     def units(self) -> tuple[KnowledgeUnit, ...]:
-        """Every loaded unit, restricted ones included, in id order. Rank a `view()` instead.
+        """Every loaded unit, restricted ones and every unit of a clashing id included, in id
+        order. Rank a `view()` instead.
 
         Restores every unit: for checks and evaluation, not for the open or query path."""
         if self._units is None:
@@ -235,7 +235,8 @@ class KnowledgeBase:
         broken = {d.file for d in self._diagnostics if d.is_error}
         before = previous._table
         broken_files = [i for i, name in enumerate(before.files) if name in broken]
-        rows = np.flatnonzero(np.isin(before.file, broken_files) & before.live) if broken_files else []
+        # Every row, not only live ones: a later unit of a clashing id may be the one a caller was served.
+        rows = np.flatnonzero(np.isin(before.file, broken_files)) if broken_files else []
         fresh_ids = self._table.row_of
         gone: dict[str, list[str]] = {}
         public: dict[str, list[str]] = {}
@@ -365,7 +366,8 @@ def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: 
 
 
 def _duplicates(table: UnitTable) -> list[Diagnostic]:
-    """Only the first unit of each id is kept; every later one is an error naming both places."""
+    """Every later unit of an id is an error naming both places; which unit each caller is served,
+    if any, is decided per view (`UnitTable.permitted_mask`)."""
     return [
         _duplicate(table.unit(int(row)), table.unit(table.row_of[table.ids[row]]))
         for row in np.flatnonzero(~table.live)
@@ -376,7 +378,8 @@ def _duplicate(unit: KnowledgeUnit, earlier: KnowledgeUnit) -> Diagnostic:
     where = f"{earlier.location.file}:{earlier.location.line}" if earlier.location else "an earlier unit"
     return Diagnostic(
         code=Code.DUPLICATE_UNIT_ID,
-        message=f"unit id {unit.id!r} is already defined; first defined at {where}",
+        message=f"unit id {unit.id!r} is already defined; first defined at {where}; "
+        "a caller who may see both is served neither until one is renamed or removed",
         file=unit.location.file if unit.location else "<memory>",
         line=unit.location.line if unit.location else 1,
         author_only=not (is_public(unit) and is_public(earlier)),

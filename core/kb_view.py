@@ -147,31 +147,36 @@ class KBView:
     def caller(self) -> Caller:
         return self._caller
 
+    def _row(self, unit_id: str) -> int | None:
+        """The table row of the view's unit of this id: of a clashing id, the one this view holds."""
+        for row in self._table.rows_of(unit_id):
+            if self._visible[row]:
+                return int(row)
+        return None
+
     def get(self, unit_id: str) -> KnowledgeUnit | None:
         """The unit, or None when it does not exist or the caller may not see it (indistinguishable)."""
-        row = self._table.row_of.get(unit_id)
-        if row is not None and self._visible[row]:
+        row = self._row(unit_id)
+        if row is not None:
             return self._table.unit(row)
         return self._extra_ids.get(unit_id)
 
     def role_of(self, unit_id: str) -> Role | None:
         """The role of a unit in the view (None when absent), read without restoring the unit."""
-        row = self._table.row_of.get(unit_id)
-        if row is not None and self._visible[row]:
+        row = self._row(unit_id)
+        if row is not None:
             return ROLES[int(self._table.role[row])]
         extra = self._extra_ids.get(unit_id)
         return extra.role if extra is not None else None
 
     def is_current(self, unit_id: str) -> bool:
         """Whether the view's unit of this id is a current-turn unit of the request."""
-        row = self._table.row_of.get(unit_id)
-        return not (row is not None and self._visible[row]) and unit_id in self._extra_ids
+        return self._row(unit_id) is None and unit_id in self._extra_ids
 
     def __contains__(self, unit_id: object) -> bool:
         if not isinstance(unit_id, str):
             return False
-        row = self._table.row_of.get(unit_id)
-        return (row is not None and bool(self._visible[row])) or unit_id in self._extra_ids
+        return self._row(unit_id) is not None or unit_id in self._extra_ids
 
     def __len__(self) -> int:
         return len(self._rows)

@@ -38,7 +38,12 @@ def permitted(perm: Permission, caller: Caller) -> bool:
 
 class UnitTable:
     """Columns of every unit read (duplicates included), plus which rows are live: the first
-    unit of each id; a later one with the same id is reported and never served."""
+    unit of each id (a later one with the same id is reported as a duplicate).
+
+    Which unit of a clashing id a caller is served is decided within the caller's view, never
+    across it (`permitted_mask`): a unit the caller may not see neither takes an id from a unit
+    they may see nor shows through one, and a view that would hold two units of one id holds
+    neither (docs/security.md, "Duplicate ids")."""
 
     def __init__(
         self, sources: Sequence[tuple[Sequence[KnowledgeUnit], UnitColumns]], previous: UnitTable | None = None
@@ -52,8 +57,9 @@ class UnitTable:
         self.first = np.cumsum([0, *(len(c.ids) for c in columns)])
         self.ids: list[str] = list(chain.from_iterable(c.ids for c in columns))
         if previous is not None and _same_ids(previous._columns, columns):
-            self.row_of, self.live = previous.row_of, previous.live
+            self.row_of, self.live, self.single = previous.row_of, previous.live, previous.single
             self.order, self.rank = previous.order, previous.rank
+            self.clashes, self._clash_rows, self._clash_group = previous.clashes, previous._clash_rows, previous._clash_group
         else:
             self._index_ids()
         self.perms, self.perm = _joined(columns, PERM, lambda c: c.perms)
@@ -67,16 +73,37 @@ class UnitTable:
         self._lock = threading.Lock()
 
     def _index_ids(self) -> None:
-        """The id map (first row of each id), live rows, and rows in id order with their ranks."""
+        """The id map (first row of each id), live rows, the rows of clashing ids, and every row
+        in id order (a clashing id's rows side by side, in load order) with their ranks."""
         n = len(self.ids)
         # dict keeps the last value of a repeated key: fed in reverse, the first row wins.
         self.row_of: dict[str, int] = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
         self.live = np.zeros(n, dtype=bool)
         self.live[np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))] = True
-        # Files are mostly already in id order, which timsort merges in linear time.
-        self.order = np.array(sorted(self.row_of.values(), key=self.ids.__getitem__), dtype=np.int64)
+        self.clashes: dict[str, np.ndarray] = {}
+        if len(self.row_of) < n:
+            later: dict[str, list[int]] = {}
+            for row in np.flatnonzero(~self.live).tolist():
+                later.setdefault(self.ids[row], []).append(row)
+            self.clashes = {uid: np.array([self.row_of[uid], *rows], dtype=np.int64) for uid, rows in later.items()}
+        self.single = self.live.copy()
+        clash_rows = [rows for rows in self.clashes.values()]
+        self._clash_rows = np.concatenate(clash_rows) if clash_rows else np.zeros(0, np.int64)
+        self._clash_group = np.repeat(np.arange(len(clash_rows)), [len(rows) for rows in clash_rows]).astype(np.int64)
+        self.single[self._clash_rows] = False
+        # Files are mostly already in id order, which timsort merges in linear time (stable: a
+        # clashing id's rows stay in load order).
+        self.order = np.array(sorted(range(n), key=self.ids.__getitem__), dtype=np.int64)
         self.rank = np.empty(n, dtype=np.int64)
-        self.rank[self.order] = np.arange(len(self.order))
+        self.rank[self.order] = np.arange(n)
+
+    def rows_of(self, unit_id: str) -> np.ndarray | tuple[int, ...]:
+        """Every row holding `unit_id`, in load order (more than one only for a clashing id)."""
+        rows = self.clashes.get(unit_id)
+        if rows is not None:
+            return rows
+        row = self.row_of.get(unit_id)
+        return () if row is None else (row,)
 
     @classmethod
     def of_units(cls, units: Sequence[KnowledgeUnit]) -> UnitTable:
@@ -102,9 +129,20 @@ class UnitTable:
         return source, row - int(self.first[source])
 
     def permitted_mask(self, caller: Caller) -> np.ndarray:
-        """Live rows the caller may see: computed from the permission columns, before any ranking."""
-        allowed = np.fromiter((permitted(p, caller) for p in self.perms), dtype=bool, count=len(self.perms))
-        return allowed[self.perm] & self.live if len(self.perm) else np.zeros(0, dtype=bool)
+        """Rows the caller may see, computed from the permission columns before any ranking.
+
+        A clashing id is resolved among the rows the caller may see only: exactly one of them
+        is served; none when the caller may see several (which one the author meant is unknown,
+        and serving the first would let load order pick between texts with different permissions)."""
+        if not len(self.perm):
+            return np.zeros(0, dtype=bool)
+        allowed = np.fromiter((permitted(p, caller) for p in self.perms), dtype=bool, count=len(self.perms))[self.perm]
+        mask = allowed & self.single
+        if len(self._clash_rows):
+            seen = allowed[self._clash_rows]
+            counts = np.bincount(self._clash_group[seen], minlength=len(self.clashes))
+            mask[self._clash_rows[seen & (counts[self._clash_group] == 1)]] = True
+        return mask
 
     def restricted_rows(self) -> np.ndarray:
         """Rows of units that write any permission field (not visible to every caller on every date)."""
@@ -198,8 +236,7 @@ class RowUnits(Sequence[KnowledgeUnit]):
         restoring the units before it."""
         target = value.id
         stop = len(self) if stop is None else stop
-        row = self._table.row_of.get(target)
-        if row is not None:
+        for row in self._table.rows_of(target):
             hits = np.flatnonzero(self._rows[start:stop] == row)
             if len(hits):
                 return start + int(hits[0])

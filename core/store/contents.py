@@ -61,24 +61,41 @@ def view_files(root: Path) -> list[Path]:
     return sorted((root / "views").glob(f"*{INDEX_SUFFIX}")) if (root / "views").is_dir() else []
 
 
-def clear_cache(root: Path) -> int:
-    """Remove everything the store wrote under `root`; returns the number of bytes freed.
-    Raises OSError (the first failure) when something could not be removed: a root that is a
-    file, a read-only cache."""
+class ClearResult:
+    """What `clear_cache` freed, and every path it could not remove (empty when all went)."""
+
+    def __init__(self, freed: int, failures: list[tuple[str, str]]):
+        self.freed = freed
+        self.failures = failures
+
+
+def clear_cache(root: Path) -> ClearResult:
+    """Remove everything the store wrote under `root`, going on past what cannot be removed.
+
+    The key goes first: a segment left behind (a read-only folder, a busy mount) then no longer
+    verifies under the key the next open makes, so it is rebuilt, never served. Raises
+    NotADirectoryError for a root that is a file."""
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(20, "not a folder", str(root))
-    views = view_files(root)
-    freed = sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, views))
+    before = _stored_bytes(root)
+    failures: list[tuple[str, str]] = []
+
+    def failed(_function, path, exc_info) -> None:
+        failures.append((str(path), exc_info[1].strerror or str(exc_info[1])))
+
+    for name in (KEY_FILE, STEMS_FILE):
+        try:
+            (root / name).unlink(missing_ok=True)
+        except OSError as exc:
+            failures.append((str(root / name), exc.strerror or str(exc)))
     for name in ("segments", "views", SOURCES):
         if (root / name).exists():
-            shutil.rmtree(root / name, onerror=_raise)
-    for name in (STEMS_FILE, KEY_FILE):
-        (root / name).unlink(missing_ok=True)
-    return freed
+            shutil.rmtree(root / name, onerror=failed)
+    return ClearResult(max(0, before - _stored_bytes(root)), failures)
 
 
-def _raise(_function, _path, exc_info) -> None:
-    raise exc_info[1]
+def _stored_bytes(root: Path) -> int:
+    return sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, view_files(root)))
 
 
 def _source_of(meta: Path) -> str:

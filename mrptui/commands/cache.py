@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sys
 
 from core.store import cache_root
 from core.store.arrays import folder_bytes
-from core.store.contents import cache_entries, clear_cache, view_files
+from core.store.contents import ClearResult, cache_entries, clear_cache, view_files
 from core.store.vectors import SetInfo, set_infos
+from core.terminal_text import terminal_safe
 from mrptui.commands import UsageError
 
 
@@ -22,10 +24,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("the index cache is turned off (--no-cache / MRPTUI_NO_CACHE)")
     if args.action == "clear":
         try:
-            freed = clear_cache(root)
+            result = clear_cache(root)
         except OSError as exc:
             raise UsageError(f"cannot clear the index cache at {root}: {exc.strerror or exc}") from None
-        print(f"cleared {root}: {_size(freed)} freed")
+        if result.failures:
+            return _partly_cleared(root, result)
+        print(f"cleared {root}: {_size(result.freed)} freed")
         return 0
     entries = cache_entries(root)
     for entry in sorted(entries, key=lambda e: e.source):
@@ -39,6 +43,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"{_size(sum(map(folder_bytes, views))):>9}  merged BM25 index(es) of {len(views)} view(s)")
     print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
     return 0
+
+
+_FAILURES_SHOWN = 10
+
+
+def _partly_cleared(root, result: ClearResult) -> int:
+    """Never "cleared" when something stayed: each path that did (the first few), and exit 1."""
+    print(f"mrptui: the index cache at {root} is only partly cleared ({_size(result.freed)} freed); "
+          "what is left is rebuilt, not served, on the next open:", file=sys.stderr)
+    for path, reason in result.failures[:_FAILURES_SHOWN]:
+        print(f"  cannot remove {terminal_safe(path)}: {reason}", file=sys.stderr)
+    if len(result.failures) > _FAILURES_SHOWN:
+        print(f"  and {len(result.failures) - _FAILURES_SHOWN} more", file=sys.stderr)
+    return 1
 
 
 def _describe(info: SetInfo) -> str:

@@ -63,7 +63,8 @@ def test_duplicate_ids_across_files_name_both_places(tmp_path: Path) -> None:
     first = write(tmp_path / "a.md", unit_md("dup::chunk-000::unit-000", "first"))
     second = write(tmp_path / "b.md", "# Title\n\n" + unit_md("dup::chunk-000::unit-000", "second"))
     kb = KnowledgeBase.load([tmp_path])
-    assert [u.claim for u in kb.units] == ["first"]
+    assert [u.claim for u in kb.units] == ["first", "second"], "the author's list holds both"
+    assert len(kb.view(Caller())) == 0, "a caller who sees both is served neither"
     [diagnostic] = kb.diagnostics
     assert (diagnostic.code, diagnostic.file, diagnostic.line) == (Code.DUPLICATE_UNIT_ID, str(second), 3)
     assert f"first defined at {first}:1" in diagnostic.message
@@ -72,7 +73,7 @@ def test_duplicate_ids_across_files_name_both_places(tmp_path: Path) -> None:
 def test_duplicate_ids_within_one_file(tmp_path: Path) -> None:
     path = write(tmp_path / "a.md", unit_md("d::chunk-000::unit-000") + unit_md("d::chunk-000::unit-000"))
     kb = KnowledgeBase.load([path])
-    assert len(kb.units) == 1
+    assert len(kb.units) == 2 and len(kb.view(Caller())) == 0
     assert [(d.code, d.line) for d in kb.diagnostics] == [(Code.DUPLICATE_UNIT_ID, 6)]
     assert f"{path}:1" in kb.diagnostics[0].message
 
@@ -187,12 +188,13 @@ def test_with_extra_adds_current_turn_units_in_a_new_view() -> None:
     assert view.with_extra([]) is view
 
 
-def test_from_units_drops_duplicates_and_versions_by_content() -> None:
+def test_from_units_serves_no_duplicate_and_versions_by_content() -> None:
     kb = KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000"), make_unit("x::chunk-000::unit-000", topic="2")])
-    assert [u.topic for u in kb.units] == ["t"]
+    assert [u.topic for u in kb.units] == ["t", "2"] and len(kb.view(Caller())) == 0
     assert [d.code for d in kb.diagnostics] == [Code.DUPLICATE_UNIT_ID]
-    assert KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000")]).version == kb.version
-    assert KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000", topic="2")]).version != kb.version
+    assert KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000")]).version != kb.version
+    changed = KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000"), make_unit("x::chunk-000::unit-000", topic="3")])
+    assert changed.version != kb.version
 
 
 def test_a_folder_readme_describes_the_kb_and_is_not_read_unless_named(tmp_path: Path) -> None:

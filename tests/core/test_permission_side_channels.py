@@ -69,6 +69,7 @@ EDITS: dict[str, Callable[[Path], None]] = {
     "a look-alike line after a restricted unit": _append("staff.md", "---\n- Region: EU\n"),
     "a tag no caller can hold": _replace("staff.md", "Acl: staff", "Acl: staff team"),
     "a restricted unit repeats a public id": _append("staff.md", "\n" + STAFF.replace("vault::chunk-000::unit-000", "lobby::chunk-000::unit-001")),
+    "a restricted unit in an earlier file repeats a public id": _append("a-first.md", STAFF.replace("vault::chunk-000::unit-000", "lobby::chunk-000::unit-000")),
     "a restricted unit with a bad id": _append("staff.md", "\n" + STAFF.replace("vault::chunk-000::unit-000", "vault-7")),
     "an undecodable byte in a restricted-only file": _bad_byte,
     "a broken sop statement on a restricted unit": _append("staff.cnl", '@k1 ku atomic "s::chunk-000::unit-000"\nset $k1 role Definition\nset $k1 topic "Safe"\nset $k1 claim "Code 9"\nset $k2 acl [staff]\n'),
