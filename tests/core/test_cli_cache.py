@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from mrptui.cli import main
@@ -77,3 +82,60 @@ def test_a_damaged_segment_is_said_on_the_run_that_rebuilds_it_and_not_after(tmp
     assert "unusable" in err and "rebuilt" in err
     assert main(arguments) == 0
     assert "unusable" not in capsys.readouterr().err
+
+
+_PARTLY_CLEARED = """
+import json, os, sys
+from pathlib import Path
+from mrptui.cli import main
+import mrptui.commands.cache, mrptui.commands.ask, mrptui.commands.check  # imported while readable
+if os.geteuid() == 0:  # root removes anything: drop to nobody, who owns the cache
+    os.setgid(65534)
+    os.setuid(65534)
+kb, cache = sys.argv[1], Path(sys.argv[2])
+assert main(["--cache-dir", str(cache), "--kb", kb, "check"]) == 0
+key = (cache / "mac.key").read_bytes()
+stuck = sorted(cache.glob("segments/*/*/meta.json"))[0].parent
+os.chmod(stuck, 0o500)  # its files cannot be removed
+code = main(["--cache-dir", str(cache), "cache", "clear"])
+left = sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file())
+os.chmod(stuck, 0o700)
+sys.stdout.flush()
+print(json.dumps({"code": code, "left": left, "key_kept": (cache / "mac.key").exists() and (cache / "mac.key").read_bytes() == key,
+                  "stuck": str(stuck.relative_to(cache))}))
+"""
+
+
+def test_a_partly_cleared_cache_says_what_stayed_and_what_stayed_is_never_served(capsys):
+    base = Path(tempfile.mkdtemp(prefix="mrptui-clear-"))
+    try:
+        _partly_cleared(base, capsys)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _partly_cleared(base: Path, capsys) -> None:
+    base.chmod(0o755)
+    kb_dir, cache = base / "kb", base / "cache"
+    write_kb(kb_dir, files=3)
+    for path in [base, *base.rglob("*")]:
+        if os.geteuid() == 0:
+            os.chown(path, 65534, 65534)
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _PARTLY_CLEARED, str(kb_dir), str(cache)], cwd=root, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["code"] == 1, "never 'cleared' when something stayed"
+    assert "only partly cleared" in done.stderr and f"cannot remove {cache / result['stuck']}" in done.stderr
+    assert f"cleared {cache}:" not in done.stdout
+    assert not result["key_kept"], "the key went first: what stayed no longer verifies"
+    assert result["left"] and all(name.startswith(result["stuck"]) for name in result["left"]), "the rest went"
+    # The next open finds the leftover segment unusable under the new key: rebuilt, not served.
+    if os.geteuid() == 0:
+        for path in [cache, *cache.rglob("*")]:
+            os.chown(path, 0, 0)
+    capsys.readouterr()
+    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    err = capsys.readouterr().err
+    assert "unusable" in err and "rebuilt" in err, err
