@@ -6,7 +6,9 @@ view, so a trace cannot leak what the caller may not see.
 
 from __future__ import annotations
 
+
 import functools
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -14,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from core.diagnostics import Code, Diagnostic, Severity
-from core.safe_io import FileTooLarge, Protected, UnsafePath, atomic_write_text, open_regular
+from core.safe_io import FileTooLarge, Marked, Protected, UnsafePath, atomic_write_text, open_regular
 from core.units import Intent
 
 
@@ -317,9 +319,18 @@ def from_json_line(line: str) -> Event:
 
 def write_trace(events: Iterable[_Event], path: Path, protected: Protected | None = None) -> None:
     """Write a JSON Lines trace atomically (`core.safe_io`): a half-written file never replaces a
-    good one, and a folder, device, link or `protected` file is refused with `UnsafePath`. A trace
-    holds what the caller was shown and the run's internals: readable by its owner only (0600)."""
-    atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected, mode=0o600)
+    good one, and a folder, device, link, `protected` file or a file that is not a trace (a
+    user's own) is refused with `UnsafePath`. A trace holds what the caller was shown and the
+    run's internals: readable by its owner only (0600)."""
+    atomic_write_text(path, (to_json_line(event) + "\n" for event in events), protected, mode=0o600, ours=is_trace)
+
+
+def is_trace(marked: Marked) -> bool:
+    """A file a trace may replace: one that starts as every trace does (its run_started event)."""
+    return _TRACE_START.match(marked.head) is not None
+
+
+_TRACE_START = re.compile(rb'\{"seq":\d+,"kind":"run_started"')
 
 
 def read_trace(path: Path, *, stop_at_bad_line: bool = False) -> tuple[list[Event], list[Diagnostic]]:

@@ -19,8 +19,6 @@ query, not only those with results (trec_eval's default would skip them and flat
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,7 @@ from core.retrieval.dense import DenseIndex, DenseLane
 from core.retrieval.fusion import fused_scores, normalise_bm25
 from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
+from core.safe_io import Marked, atomic_write_text
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller
 
@@ -244,8 +243,10 @@ def run_file_name(system: str) -> str:
 
 
 def write_run_files(directory: Path, runs: Mapping[str, Run]) -> list[Path]:
-    """One TREC run file per system (`qid Q0 docid rank score tag`), each written atomically."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """One TREC run file per system (`qid Q0 docid rank score tag`), each written atomically and
+    0600 (its rankings may come from restricted units), in a folder made 0700; an existing file
+    is replaced only when it is a run file of ours (its tag), never a user's."""
+    directory.mkdir(parents=True, exist_ok=True, mode=0o700)  # a new folder: only its owner may enter
     written = []
     for system, run in runs.items():
         lines = [
@@ -254,20 +255,14 @@ def write_run_files(directory: Path, runs: Mapping[str, Run]) -> list[Path]:
             for rank, (doc, score) in enumerate(run[qid].items(), start=1)
         ]
         path = directory / run_file_name(system)
-        _write_atomically(path, "".join(lines))
+        atomic_write_text(path, "".join(lines), mode=0o600, ours=_is_run_file)
         written.append(path)
     return written
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _is_run_file(marked: Marked) -> bool:
+    first = marked.head.split(b"\n", 1)[0].split()
+    return len(first) == 6 and first[1] == b"Q0" and first[5].startswith(b"mrptui-")
 
 
 def markdown_table(document: Mapping[str, object]) -> str:

@@ -10,7 +10,9 @@ target is either the old file or the complete new one. They refuse (raising `Uns
 nothing written) a directory, a FIFO/device/socket, a symbolic link (we never write through a
 link: the user names the real file), a missing or unwritable folder, and any path the caller's
 `protected` test claims (the KB and config files a session reads). A failed write removes its
-temporary file.
+temporary file. Given `ours` (a test of an existing file's bytes: does it carry the writer's own
+marker?), they also refuse to replace a non-empty file the tool did not write: an export or run
+file path typed over a user's own file never loses it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 Protected = Callable[[Path], bool]
+# Whether an existing file is one the tool wrote, from its first and last bytes (`Marked`).
+Ours = Callable[["Marked"], bool]
+_MARK_PROBE_BYTES = 4096
 
 
 class UnsafePath(OSError):
@@ -89,8 +94,28 @@ def read_regular(path: Path, max_bytes: int) -> bytes:
     return data
 
 
-def check_target(path: Path, protected: Protected | None = None) -> None:
-    """Raise `UnsafePath` unless `path` may be created or replaced by an atomic write.
+class Marked:
+    """The first and last few KB of an existing file: where the tool's markers are."""
+
+    def __init__(self, head: bytes, tail: bytes):
+        self.head, self.tail = head, tail
+
+
+def _marked(path: Path, size: int) -> Marked | None:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_MARK_PROBE_BYTES)
+            if size <= _MARK_PROBE_BYTES:
+                return Marked(head, head)
+            handle.seek(-_MARK_PROBE_BYTES, os.SEEK_END)
+            return Marked(head, handle.read())
+    except OSError:
+        return None
+
+
+def check_target(path: Path, protected: Protected | None = None, ours: Ours | None = None) -> None:
+    """Raise `UnsafePath` unless `path` may be created or replaced by an atomic write; with `ours`,
+    an existing non-empty file is replaced only when `ours` finds the writer's marker in it.
 
     Callers check before doing the work whose result they will write, so a bad path fails fast.
     """
@@ -109,6 +134,10 @@ def check_target(path: Path, protected: Protected | None = None) -> None:
         raise UnsafePath(path, f"is {_kind(info.st_mode)}; choose a file path")
     if protected is not None and protected(path):
         raise UnsafePath(path, "is a KB or config file this session reads; choose another path")
+    if info is not None and ours is not None and info.st_size:
+        marked = _marked(path, info.st_size)
+        if marked is None or not ours(marked):
+            raise UnsafePath(path, "exists and was not written by mrptui; choose another path, or remove it first")
     folder = path.parent
     if not folder.is_dir():
         raise UnsafePath(path, f"folder {folder} does not exist")
@@ -117,12 +146,14 @@ def check_target(path: Path, protected: Protected | None = None) -> None:
 
 
 def atomic_write_bytes(
-    path: Path, chunks: bytes | Iterable[bytes], protected: Protected | None = None, mode: int | None = None
+    path: Path, chunks: bytes | Iterable[bytes], protected: Protected | None = None, mode: int | None = None,
+    ours: Ours | None = None,
 ) -> None:
     """Replace `path` with `chunks` (one bytes object or an iterable, written as they come) atomically.
-    The file gets `mode` when given (0o600 for what only its owner may read), else `mode_for`."""
+    The file gets `mode` when given (0o600 for what only its owner may read), else `mode_for`;
+    `ours`: see `check_target`."""
     path = Path(path)
-    check_target(path, protected)
+    check_target(path, protected, ours)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
@@ -134,8 +165,9 @@ def atomic_write_bytes(
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
-        # Checked again just before the swap: the path may have become a link or folder meanwhile.
-        check_target(path, protected)
+        # Checked again just before the swap: the path may have become a link, a folder or a
+        # user's file meanwhile.
+        check_target(path, protected, ours)
         os.replace(tmp, path)
     except BaseException as exc:
         _remove(tmp)
@@ -146,11 +178,11 @@ def atomic_write_bytes(
 
 def atomic_write_text(
     path: Path, text: str | Iterable[str], protected: Protected | None = None, encoding: str = "utf-8",
-    mode: int | None = None,
+    mode: int | None = None, ours: Ours | None = None,
 ) -> None:
     """`atomic_write_bytes` for text (one string or an iterable of pieces), encoded as `encoding`."""
     chunks = text.encode(encoding) if isinstance(text, str) else (piece.encode(encoding) for piece in text)
-    atomic_write_bytes(path, chunks, protected, mode)
+    atomic_write_bytes(path, chunks, protected, mode, ours)
 
 
 def mode_for(path: Path) -> int:

@@ -3,6 +3,9 @@
 Each export is prepared here from the run's state; the app asks for the path (prefilled with a
 free name in `export_dir()`) and calls `write_export`, which writes atomically and refuses
 folders, devices, links and the session's own KB and config files (`core.safe_io`, `protected`).
+Every export holds what the caller was shown, so it is written 0600 whatever the umask, and it
+replaces an existing file only when that file carries the export's own marker (a trace's first
+event, the CSV's header, the Markdown's closing comment): a typed path never loses a user's file.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.events import RetrievalScored, write_trace
-from core.safe_io import Protected, UnsafePath, atomic_write_text
+from core.safe_io import Marked, Protected, UnsafePath, atomic_write_text
 from mrptui.paths import user_data_dir
 from mrptui.state import RunRecord
 from mrptui.widgets.answer import answer_markdown
@@ -21,6 +24,8 @@ from mrptui.widgets.evidence import candidates_csv
 
 
 EXPORTS_ENV = "MRPTUI_EXPORTS"
+EXPORT_MODE = 0o600
+ANSWER_MARK = "<!-- exported by mrptui -->\n"
 MAX_SAME_NAME = 1000  # free_path's budget: names tried before it gives the last one
 
 
@@ -83,9 +88,10 @@ def evidence_export(run: RunRecord | None, scored: RetrievalScored | None, prote
     if scored is None or run is None:
         return "no evidence to export yet"
     text = candidates_csv(scored)
+    header = text.split("\n", 1)[0].encode() + b"\n"
 
     def write(path: Path) -> str:
-        atomic_write_text(path, text, protected)
+        atomic_write_text(path, text, protected, mode=EXPORT_MODE, ours=lambda marked: marked.head.startswith(header))
         return f"exported {len(scored.candidates)} rows"
 
     return Export("Export evidence (CSV)", f"evidence-run{run.run_id}", ".csv", write)
@@ -97,7 +103,11 @@ def answer_export(run: RunRecord | None, cursor: int, protected: Protected) -> E
         return "no answer to export yet"
 
     def write(path: Path) -> str:
-        atomic_write_text(path, text, protected)
+        atomic_write_text(path, text + ANSWER_MARK, protected, mode=EXPORT_MODE, ours=_marked_answer)
         return "exported the answer"
 
     return Export("Export answer (Markdown)", f"answer-run{run.run_id}", ".md", write)
+
+
+def _marked_answer(marked: Marked) -> bool:
+    return marked.tail.endswith(ANSWER_MARK.encode())

@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+from core.safe_io import atomic_write_text
 from mrptui.paths import user_data_dir
 
 HISTORY_ENV = "MRPTUI_HISTORY"
@@ -58,14 +59,15 @@ class QuestionHistory:
     def _save(self, *, rewrite: bool, question: str) -> None:
         if self.path is None:
             return
+        # Questions can quote what the caller was shown: readable by their owner only.
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             if rewrite:
-                tmp = self.path.with_name(self.path.name + ".tmp")
-                tmp.write_text("".join(json.dumps(e) + "\n" for e in self.entries), encoding="utf-8")
-                tmp.replace(self.path)
+                atomic_write_text(self.path, "".join(json.dumps(e) + "\n" for e in self.entries), mode=0o600)
             else:
-                with self.path.open("a", encoding="utf-8") as out:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                with os.fdopen(fd, "a", encoding="utf-8") as out:
+                    os.fchmod(fd, 0o600)
                     out.write(json.dumps(question) + "\n")
         except OSError as exc:
             self.error = f"question history not saved to {self.path}: {exc.strerror or exc}"

@@ -87,8 +87,7 @@ class MemoryStore:
         while lines and size > self.config.max_file_bytes:
             size -= len(lines.pop(0).encode())
         _private_folder(path.parent)
-        atomic_write_text(path, lines)
-        os.chmod(path, 0o600)
+        atomic_write_text(path, lines, mode=0o600)  # 0600 from its first byte: no window readable by others
 
     def remove(self, caller: str, conversation: str | None) -> bool:
         path = self.path(caller, conversation)

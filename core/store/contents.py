@@ -73,8 +73,9 @@ def clear_cache(root: Path) -> ClearResult:
     """Remove everything the store wrote under `root`, going on past what cannot be removed.
 
     The key goes first: a segment left behind (a read-only folder, a busy mount) then no longer
-    verifies under the key the next open makes, so it is rebuilt, never served. Raises
-    NotADirectoryError for a root that is a file."""
+    verifies under the key the next open makes, so it is rebuilt, never served. A key that cannot
+    be removed raises OSError before anything else is touched (a read-only cache stays whole and
+    trusted rather than half-removed); so does a root that is a file."""
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(20, "not a folder", str(root))
     before = _stored_bytes(root)
@@ -83,11 +84,11 @@ def clear_cache(root: Path) -> ClearResult:
     def failed(_function, path, exc_info) -> None:
         failures.append((str(path), exc_info[1].strerror or str(exc_info[1])))
 
-    for name in (KEY_FILE, STEMS_FILE):
-        try:
-            (root / name).unlink(missing_ok=True)
-        except OSError as exc:
-            failures.append((str(root / name), exc.strerror or str(exc)))
+    (root / KEY_FILE).unlink(missing_ok=True)
+    try:
+        (root / STEMS_FILE).unlink(missing_ok=True)
+    except OSError as exc:
+        failures.append((str(root / STEMS_FILE), exc.strerror or str(exc)))
     for name in ("segments", "views", SOURCES):
         if (root / name).exists():
             shutil.rmtree(root / name, onerror=failed)

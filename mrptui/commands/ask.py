@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from core.events import write_trace
+from core.events import is_trace, write_trace
 from core.safe_io import Protected, UnsafePath, check_target
 from core.plugins.base import RegistryError, Request
 from core.summary import summarise
@@ -115,10 +115,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_trace_path(path: Path | None, protected: Protected | None) -> None:
+    """Before the KB opens only what the path is; then (`protected` given) also whose file it is:
+    the session's own files say so first, a file that is not a trace is never replaced."""
     if path is None:
         return
     try:
-        check_target(path, protected)
+        check_target(path, protected, is_trace if protected is not None else None)
     except UnsafePath as exc:
         raise UsageError(f"--trace {exc}") from None
 

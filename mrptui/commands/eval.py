@@ -18,6 +18,7 @@ from core.config import ConfigError, FusionMethod
 from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
 from core.plugins.base import PluginType, RegistryError
 from core.resources import sample_queries_file
+from core.safe_io import UnsafePath
 from core.units import Caller
 from mrptui.commands import UsageError, add_session_options, config_from_args, exit_code, open_session, warn_health
 
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)")
     parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
-    parser.add_argument("--run-dir", metavar="DIR", help="with --beir: write one TREC run file per system here")
+    parser.add_argument("--run-dir", metavar="DIR", help="with --beir only: write one TREC run file per system here (0600; never over a file that is not one)")
     parser.add_argument(
         "--squad", metavar="PATH", help="evaluate SQuAD 2.0 answers: the official JSON, or a folder of questions.jsonl + articles/"
     )
@@ -42,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=None, help="with --squad: the sample's random seed (default 0)")
     parser.add_argument(
         "--exclude-self", action=argparse.BooleanOptionalAction, default=None,
-        help="with --beir: drop a query's own document from its ranking (default: on when query ids are "
+        help="with --beir only: drop a query's own document from its ranking (default: on when query ids are "
              "also document ids, as BEIR does)",
     )
     add_session_options(parser)
@@ -219,7 +220,13 @@ def run_beir(args: argparse.Namespace) -> int:
     except ireval.MeasuresUnavailable as exc:
         raise UsageError(str(exc)) from None
     if args.run_dir:
-        for path in ireval.write_run_files(Path(args.run_dir), runs):
+        try:
+            written = ireval.write_run_files(Path(args.run_dir), runs)
+        except UnsafePath as exc:  # a user's file of that name, a link, a folder: it says why
+            raise UsageError(f"--run-dir: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"--run-dir: {exc.strerror or exc}") from None
+        for path in written:
             print(f"wrote {path}", file=sys.stderr)
     document = ireval.report(collection, measures, exclude_self=exclude_self)
     print(ireval.dumps(document) if args.json else ireval.markdown_table(document))
@@ -237,6 +244,12 @@ def run_squad(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be 0 (every question) or more, not {limit}")
     if args.fusion == "both":
         raise UsageError("--squad runs one fusion method: --fusion weighted or --fusion rrf")
+    if args.exclude_self is not None:
+        raise UsageError("--exclude-self is for --beir, where a query can be a document; a SQuAD question "
+                         "is not a unit of its article's KB, so there is nothing of its own to exclude")
+    if args.run_dir:
+        raise UsageError("--run-dir writes TREC rankings for --beir; --squad scores answers, not rankings: "
+                         "--json lists every question's prediction")
     config = config_from_args(args)
     try:
         collection = squad.load_squad(Path(args.squad))

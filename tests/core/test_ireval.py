@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -91,6 +93,24 @@ def test_cli_json_shape_and_run_files(beir: Path, tmp_path: Path, capsys) -> Non
     assert sorted((tmp_path / "runs").iterdir()) == sorted(
         tmp_path / "runs" / ireval.run_file_name(s) for s in document["systems"]
     )
+
+
+def test_run_files_are_private_and_never_replace_a_users_file(beir: Path, tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    mask = os.umask(0)
+    try:
+        assert main(["eval", "--beir", str(beir), "--run-dir", str(runs)]) == 0
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(runs.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(path.stat().st_mode) for path in runs.iterdir()} == {0o600}
+    assert main(["eval", "--beir", str(beir), "--run-dir", str(runs)]) == 0, "a run file of ours is replaced"
+    capsys.readouterr()
+    mine = runs / ireval.run_file_name("bm25")
+    mine.write_text("my notes on bm25\n")
+    assert main(["eval", "--beir", str(beir), "--run-dir", str(runs)]) == 2
+    assert "not written by mrptui" in capsys.readouterr().err
+    assert mine.read_text() == "my notes on bm25\n"
 
 
 def test_cli_markdown_table(beir: Path, capsys) -> None:

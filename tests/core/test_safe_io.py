@@ -195,3 +195,15 @@ def test_ask_trace_with_undecodable_bytes_in_the_question(tmp_path: Path, kb: Pa
     events, problems = read_trace(tmp_path / "run.jsonl")
     assert code == 0 and problems == []
     assert events[0].question == "Why fire \ufffd bisque?"
+
+
+def test_ask_trace_never_replaces_a_users_file_but_replaces_its_own_trace(tmp_path: Path, kb: Path, capsys) -> None:
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text('{"my": "own data"}\n')
+    code, err = _ask(capsys, kb, notes)
+    assert code == 2 and "not written by mrptui" in err and len(err.strip().splitlines()) == 1
+    assert notes.read_text() == '{"my": "own data"}\n'
+    trace = tmp_path / "trace.jsonl"
+    assert _ask(capsys, kb, trace)[0] == 0
+    first = trace.read_text()
+    assert _ask(capsys, kb, trace)[0] == 0 and trace.read_text().splitlines()[0] == first.splitlines()[0]

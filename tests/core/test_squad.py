@@ -182,6 +182,17 @@ def test_bad_flags_with_squad_are_usage_errors(tmp_path: Path, capsys, extra: li
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("extra, why", [
+    (["--exclude-self"], "nothing of its own to exclude"), (["--no-exclude-self"], "nothing of its own to exclude"),
+    (["--run-dir", "runs"], "scores answers, not rankings"),
+])
+def test_beir_only_flags_are_refused_with_squad_not_ignored(tmp_path: Path, capsys, extra: list[str], why: str) -> None:
+    assert main(["eval", "--squad", str(_layout(tmp_path / "split")), *extra]) == 2
+    out, err = capsys.readouterr()
+    assert why in err and len(err.strip().splitlines()) == 1 and out == ""
+    assert not (Path.cwd() / "runs").exists()
+
+
 @pytest.mark.skipif(not JUDGE.is_file(), reason="the shared SQuAD judge is not on this machine")
 def test_figures_agree_with_the_shared_judge(tmp_path: Path, capsys) -> None:
     folder = _layout(tmp_path / "split")

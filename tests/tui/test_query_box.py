@@ -110,6 +110,23 @@ def test_history_is_bounded(tmp_path: Path) -> None:
     assert len(again.entries) == MAX_ENTRIES and again.entries[-1] == f"q{MAX_ENTRIES + 4}"
 
 
+def test_the_history_is_0600_whatever_the_umask(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    path = tmp_path / "data" / "history"
+    mask = os.umask(0)
+    try:
+        history = QuestionHistory(path)
+        history.add("what is the vault code?")
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        for number in range(MAX_ENTRIES + 1):  # a rewrite (trimmed) keeps it private
+            history.add(f"q{number}")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
 def test_an_unwritable_history_is_reported_not_raised(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
