@@ -28,6 +28,7 @@ from core.retrieval.dense import DenseLane
 from core.retrieval.indexes import IndexCache
 from core.rules import RuleSet, load_rules
 from core.services import Services
+from core import leases
 from core import synonyms as synonyms_file
 from core.steering import Steering
 from core.store.mapped import damaged as damaged_mappings
@@ -43,6 +44,7 @@ class Session:
         self.engine_config = load_engine_config(config_path)
         self._lock = threading.Lock()
         self._guard = threading.Lock()
+        leases.arm()  # in the main thread only; a worker thread's session uses what the CLI armed
         self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
         self.kb = kb if kb is not None else KnowledgeBase.load(
             self.kb_paths, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
@@ -139,7 +141,7 @@ class Session:
         view = kb.view(request.caller)
         # The caller's view's version, not the KB's: it must not change when only units the
         # caller cannot see do.
-        return engine.run(request, view, kb_version=view.version, steering=steering)
+        return _guarded(engine.run(request, view, kb_version=view.version, steering=steering))
 
     def costly_plugins(self) -> frozenset[str]:
         """Plugins worth holding before: costly by their descriptor, and able to run (an LLM plugin
@@ -172,7 +174,8 @@ class Session:
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         from core.whynot import why_not  # only the explorer's "why not" asks
 
-        return why_not(self, unit_id, question, Request(question=question, caller=caller))
+        with leases.question():
+            return why_not(self, unit_id, question, Request(question=question, caller=caller))
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.view(caller).get(unit_id)
@@ -243,6 +246,13 @@ class Session:
             self.synonyms, self.synonym_problems = synonyms, synonym_problems
             self._build()
         return self.diagnostics()
+
+
+def _guarded(events: Iterator[object]) -> Iterator[object]:
+    """A run's events, pulled inside `leases.question()`: a cache file mapped for it that another
+    process would truncate meanwhile waits until the run ends (core/leases.py)."""
+    with leases.question():
+        yield from events
 
 
 def check_config_dir(directory: Path) -> list[Diagnostic]:

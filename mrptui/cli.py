@@ -17,7 +17,7 @@ from importlib import import_module
 # setdefault: a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from core import cancel
+from core import cancel, leases
 from mrptui.commands import UsageError, add_config_option, explore
 from mrptui.terminal_text import SafeStream
 
@@ -114,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     args = _parse(argv)
     _cache_environment(args)
+    # Here, in the main thread: the explorer opens its session in a worker, where no handler can be set.
+    leases.arm()
     command = args.command or "explore"
     if command in TUI_COMMANDS:
         return _run(command, args)

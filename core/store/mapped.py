@@ -8,12 +8,15 @@ arrays) is read into memory; a larger one is mapped, its digest taken over the m
 mapping lives. `damaged()` names the live mappings whose file has since changed size or times
 (once found, a mapping stays damaged until it is freed); each session checks it before each
 question and rebuilds from the KB files once per damaged mapping (core/session.py). A
-truncation between that check and a read can still kill the process: the window is one question.
+truncation between that check and a read would still kill the process, so each mapped file also
+holds a read lease (core/leases.py): a writer that would truncate it during a question
+waits until the question ends, and the next one rebuilds.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import mmap
 import os
 import threading
@@ -23,10 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
+from core import leases
+
 SMALL_BYTES = 256 << 10
 _HEADER_BYTES = 1 << 16
 _LOCK = threading.Lock()
-# id of the mapping -> (path, (inode, size, mtime_ns, ctime_ns)), while the mapping lives.
+_KEYS = itertools.count(1)
+# key of the mapping -> (path, (inode, size, mtime_ns, ctime_ns)), while the mapping lives.
 _MAPPED: dict[int, tuple[str, tuple[int, int, int, int]]] = {}
 # ids of live mappings found damaged, with their paths: another session may still hold them
 # after the first one rebuilt (and removed the file's folder).
@@ -44,8 +50,13 @@ def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None 
         if info.st_size <= SMALL_BYTES:
             data: bytes | memoryview = handle.read()
         else:
+            # The lease first: from then on a writer waits, so the size mapped and checked holds.
+            lease = os.dup(handle.fileno())
+            key = _next_key()
+            leases.hold(key, lease, str(path))
+            info = os.fstat(handle.fileno())
             mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            _watch(mapping, str(path), info)
+            _watch(mapping, key, str(path), info)
             data = memoryview(mapping)
     if check is not None and not check(data):
         raise Damaged(f"{Path(path).name} does not match its checksum")
@@ -80,19 +91,24 @@ def damaged() -> dict[int, str]:
             continue  # removed or renamed: the mapping keeps the old inode, which nothing can reach
         if info.st_ino == seen[0] and _stamp(info) != seen:
             found[key] = path
+    found.update(leases.broken())
     with _LOCK:
         _DAMAGED.update((key, path) for key, path in found.items() if key in _MAPPED)
         return dict(_DAMAGED)
 
 
-def _watch(mapping: mmap.mmap, path: str, info: os.stat_result) -> None:
-    key = id(mapping)
+def _next_key() -> int:
+    return next(_KEYS)
+
+
+def _watch(mapping: mmap.mmap, key: int, path: str, info: os.stat_result) -> None:
     with _LOCK:
         _MAPPED[key] = (path, _stamp(info))
     weakref.finalize(mapping, _unwatch, key)
 
 
 def _unwatch(key: int) -> None:
+    leases.release(key)
     with _LOCK:
         _MAPPED.pop(key, None)
         _DAMAGED.pop(key, None)

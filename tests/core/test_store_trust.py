@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import subprocess
+import time
 import zlib
 from pathlib import Path
 
@@ -291,3 +292,61 @@ def test_ask_with_a_refused_cache_says_so_in_one_line_and_answers(tmp_path, caps
     (line,) = [line for line in err.splitlines() if "index cache" in line]
     assert line.startswith(f"mrptui: warning: refusing the index cache at {cache}")
     assert list(cache.iterdir()) == []
+
+
+_MID_QUESTION = """
+import sys
+from pathlib import Path
+from core.events import AnswerReady, RetrievalScored
+from core.plugins.base import Request
+from core.session import Session
+from core.units import Caller
+
+session = Session.open([Path(sys.argv[1])])
+list(session.run(Request(question="tide hive", caller=Caller())))  # every cache file mapped
+events = session.run(Request(question="tide hive swarm", caller=Caller()))
+seen = []
+for event in events:
+    seen.append(event)
+    if isinstance(event, RetrievalScored):
+        break
+print("mid", flush=True)
+sys.stdin.readline()  # the parent's truncation is under way meanwhile
+seen.extend(events)
+answer = next(e for e in reversed(seen) if isinstance(e, AnswerReady))
+print("answered", len(answer.evidence_ids), flush=True)
+events = list(session.run(Request(question="tide hive swarm", caller=Caller())))
+print("again", len(next(e for e in reversed(events) if isinstance(e, AnswerReady)).evidence_ids), flush=True)
+print("notes", sum("changed under this session" in d.message for d in session.diagnostics()), flush=True)
+"""
+_TRUNCATE = "import os, sys\nos.truncate(sys.argv[1], 0)\n"
+
+
+def test_a_truncation_during_a_question_waits_for_it_to_end_instead_of_sigbus(tmp_path):
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=2, per_file=700)
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache), "PYTHONPATH": str(root)}
+    subprocess.run([os.sys.executable, "-c", _MID_QUESTION, str(kb_dir)], env=env, input="\n", capture_output=True,
+                   text=True, check=True, timeout=300)
+    large = [str(p) for p in cache.rglob("units.jsonl") if p.stat().st_size > 256 << 10]
+    assert large  # mapped, not copied: the case this test is about
+    live = subprocess.Popen([os.sys.executable, "-c", _MID_QUESTION, str(kb_dir)], env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writers = []
+    try:
+        assert live.stdout.readline().strip() == "mid"
+        writers = [subprocess.Popen([os.sys.executable, "-c", _TRUNCATE, path]) for path in large]
+        time.sleep(1.5)
+        assert [writer.poll() for writer in writers] == [None] * len(large), "writers wait while the question runs"
+        assert all(os.path.getsize(path) > 0 for path in large)
+        out, err = live.communicate("\n", timeout=300)
+        assert [writer.wait(timeout=60) for writer in writers] == [0] * len(large), "and go ahead once it has ended"
+    finally:
+        live.kill()
+        for writer in writers:
+            writer.kill()
+    assert live.returncode == 0, f"exit {live.returncode}: {err[-2000:]}"
+    lines = dict(line.split() for line in out.splitlines())
+    assert int(lines["answered"]) > 0 and int(lines["again"]) > 0
+    assert int(lines["notes"]) == len(large), "the next question rebuilt what was truncated"
