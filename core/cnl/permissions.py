@@ -92,6 +92,38 @@ def permission_line(line: str) -> tuple[str, str, int] | None:
     return name, label, match.start("name") + 1
 
 
+# Inside a line (plain text only: it has no fields, so a label there can only be a field written
+# in the wrong place), a single-word name, or "Effective From/To", directly before `:` or `=` and
+# a value: `Note — acl: staff`, `(Region=EU)`. Only the exact names and their look-alikes count,
+# and not after an article or preposition ("the region: dry and hot" is prose), nor inside a URL
+# query (`?region=eu`).
+_INLINE = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:effective[ \t]+)?[^\W\d_][\w.\-]{0,20})[ \t]*[:=](?![:=/])[ \t]*(?=\S)",
+                     re.IGNORECASE)
+_INLINE_NAMES = {"acl": "Acl", "acls": "Acl", "region": "Region", "regions": "Region",
+                 "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
+_PROSE_BEFORE = frozenset(
+    "the a an this that these those each every any per by of in for to from with at on into within "
+    "our your their its his her my one another same".split()
+)
+
+
+def permission_inline(line: str) -> tuple[str, str, int] | None:
+    """(name as written, the field it reads like, 1-based column) for the first permission field
+    written inside `line` (not at its start: `permission_line` decides that), else None."""
+    if ":" not in line and "=" not in line:
+        return None
+    for match in _INLINE.finditer(line):
+        name = match.group("name")
+        label = _INLINE_NAMES.get(fold(name))
+        if label is None:
+            continue
+        before = line[: match.start()].split()
+        if before and fold(before[-1]) in _PROSE_BEFORE:
+            continue
+        return name, label, match.start() + 1
+    return None
+
+
 def _table_row(line: str) -> tuple[str, str, int] | None:
     """A Markdown table row whose first cell names a permission field (`| Acl | staff |`)."""
     cells = line.split("|")

@@ -57,7 +57,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
 
-from core.cnl.permissions import permission_line, unread_message
+from core.cnl.permissions import permission_inline, permission_line, unread_message
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic
@@ -128,12 +128,12 @@ _CONNECTIVES = re.compile(
 def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     source = slugify(PurePath(file).stem)
     units: list[KnowledgeUnit] = []
-    diagnostics, flagged = _permission_lines(text, file)
+    diagnostics, flagged, inline = _permission_lines(text, file)
     heading: str | None = None
     used: Counter[int] = Counter()
     for paragraph, asked in _question_pairs(_paragraphs(evidence_lines(text))):
         if flagged and any(number in flagged for number, _ in paragraph):
-            if all(_FIELD_SHAPED.match(line) for _, line in paragraph):
+            if all(_FIELD_SHAPED.match(line) and number not in inline for number, line in paragraph):
                 # A block of field lines alone (`Acl: staff` over the text) was meant for the
                 # whole file: nothing of it is served.
                 return [], diagnostics
@@ -159,13 +159,16 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     return units, diagnostics
 
 
-def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int]]:
-    """An error for each line that reads like a permission field: plain text has no fields, so
-    the paragraph holding one is withdrawn (fail closed), and the whole file when the paragraph
-    is nothing but such field lines."""
+def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int], frozenset[int]]:
+    """An error for each line that reads like a permission field, or writes one inside it
+    (`Note — acl: staff`): plain text has no fields, so the paragraph holding one is withdrawn
+    (fail closed), and the whole file when the paragraph is nothing but such field lines."""
     diagnostics = []
+    inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     for number, line in enumerate(source_lines(text), start=1):
         found = permission_line(line)
+        if found is None and (found := permission_inline(line)) is not None:
+            inline.add(number)
         if found is not None:
             name, label, col = found
             message = unread_message(name, label, "in plain text, which has no fields")
@@ -173,7 +176,7 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
                 Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", "its paragraph is"),
                            file=file, line=number, col=col, author_only=True)
             )
-    return diagnostics, frozenset(d.line for d in diagnostics)
+    return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
 
 
 def text_digits(text: str) -> int:

@@ -15,6 +15,7 @@ from core.session import Session
 from core.units import Caller
 
 SECRET = "The vault combination is 4471."
+OPEN_TEXT = "The lobby opens at nine."
 UNIT = f"""## Context Unit vault::chunk-000::unit-000
 Role: Definition
 Topic: Vault combination
@@ -180,3 +181,27 @@ def test_a_title_that_mentions_context_units_is_prose() -> None:
 def test_a_table_row_naming_a_permission_field_after_a_unit_withdraws_it() -> None:
     bodies, diagnostics = _public_bodies(f"{UNIT}\n---\n\n| Acl | staff |\n", "kb.md")
     assert bodies == [] and _errors_at(diagnostics, 8)
+
+
+# --- plain text: a permission field written inside a line -------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    f"{SECRET} Note — acl: staff", f"{SECRET} (Region=EU)", f"{SECRET} EffectiveTo: 2000-01-01",
+    f"{SECRET} Effective To: 2000-01-01", f"Staff only, \u0430cl: staff. {SECRET}", f"{SECRET} [ACL: vault-team]",
+])
+def test_plain_text_withdraws_a_paragraph_that_writes_a_permission_field_inside_a_line(line: str) -> None:
+    text = f"{OPEN_TEXT}\n\n{line}\n"
+    bodies, diagnostics = _public_bodies(text, "notes.txt")
+    assert bodies == [OPEN_TEXT]
+    [error] = _errors_at(diagnostics, 3)
+    assert error.code is Code.PERMISSION_NOT_READ and error.col > 1 and error.author_only
+
+
+@pytest.mark.parametrize("line", [
+    "He described the region: dry, hot and sparse.", "Sales by region: north rose by five percent.",
+    "Open https://example.org/?region=eu for the map.", "Edit the ACL: add the new user first.",
+])
+def test_plain_text_prose_that_only_mentions_a_label_stays(line: str) -> None:
+    bodies, diagnostics = _public_bodies(f"{line}\n", "notes.txt")
+    assert bodies == [line] and diagnostics == []
