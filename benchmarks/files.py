@@ -18,10 +18,13 @@ from core.events import MAX_TRACE_BYTES, RunStarted, read_trace, to_json_line
 
 OPS = ("read_cap",)
 SMOKE_BYTES = 2**18  # a smoke run reads 256 KB files: it proves the op runs, not what the cap costs
-# Shapes of a KB file just under the cap: dense one-line facts (most units per byte), one long
-# line of words (the longest sentence), Markdown units (the common case).
+# Shapes of a KB file just under the cap: dense one-line facts (most units per byte), the same
+# as one fact per line, one long line of words (the longest sentence), Markdown units (the
+# common case).
 _SHAPES = {
     "facts.txt": "Orion uses Helix. ",
+    # A fact per line, each its own text (its own id digits): a generated facts file.
+    "facts-lines.txt": "Pump {n:06d} uses valve {n:06d}.\n",
     "one-line.txt": "word ",
     "units.md": "## Context Unit kiln::chunk-{n:03d}::unit-000\nRole: Explanation\nTopic: Glaze\nClaim: Ash glazes run.\n\n",
 }

@@ -52,16 +52,18 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import PurePath
 
+from pydantic import ValidationError
+
 from core.cnl.permissions import permission_inline, permission_line, unread_message
+from core.cnl.plain_facts import fact_triple
+from core.cnl.plain_sentences import BULLET, sentences_of
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines
-from core.cnl.validate import Token, UnitDraft, source_lines
+from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, split_id
 from core.diagnostics import Code, Diagnostic
-from core.sentences import period_continues
 from core.units import KnowledgeUnit, Relation, Role
 
 FACT_CONFIDENCE = "0.9"
@@ -70,15 +72,15 @@ _ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 # A unit to build: the (line, col) it starts at and its fields by Markdown name.
 _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
-_MAX_PHRASE_WORDS = 8
 _TOPIC_WORDS = 8
 _MAX_INLINE_HEADING_WORDS = 8
 # Words a hard-wrapped line ends on mid-sentence; a heading does not end on them.
 _GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
 
-_BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
+# The model's key of each field the reader writes.
+_KEYS = {label: key for key, label in FIELD_LABELS.items()}
 _FIELD_SHAPED = re.compile(r"[^\w:=]{0,12}[^:=\n]{1,40}[:=]")
 # Words a statement opens with and an instruction does not (articles, pronouns, determiners).
 _STATEMENT_OPENERS = frozenset(
@@ -86,39 +88,6 @@ _STATEMENT_OPENERS = frozenset(
 )
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
-# A run of . ! ? not followed by whitespace fails from its first mark, and so from every later
-# one: starting only at a run's first mark, without backtracking, keeps that linear.
-_END = re.compile(r"(?<![.!?])[.!?]++[\"')\]\u2019\u201d]*+(?=\s|$)")
-_NEXT_CHAR = re.compile(r"\s*(\S?)")
-_FACT_VERBS: dict[Relation, str] = {
-    Relation.USES: r"uses?",
-    Relation.PROVIDES: r"provides?",
-    Relation.DEPENDS_ON: r"depends?\s+on",
-    Relation.PART_OF: r"(?:is|are)\s+(?:a\s+)?part\s+of",
-    Relation.INSTANCE_OF: r"(?:is|are)\s+(?:an?\s+)?instances?\s+of",
-    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps?\s+with",
-    Relation.SUPPORTS: r"supports?|enables?",
-    Relation.MENTIONS: r"mentions?",
-    Relation.ABOUT: r"(?:is|are)\s+about",
-    Relation.CAUSES: r"causes?|leads?\s+to",
-    Relation.HAS_CAPABILITY: r"(?:has|have)\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
-}
-_FACT = re.compile(
-    r"(?P<x>.+?)\s+(?:" + "|".join(f"(?P<{rel.value}>{verb})" for rel, verb in _FACT_VERBS.items()) + r")\s+(?P<y>.+)",
-    re.IGNORECASE,
-)
-_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_CLAUSE_WORDS = frozenset(
-    "that which who whom whose because although though while but if when whenever since unless whereas "
-    "not never no nor will would could should can may might must shall do does did to".split()
-)
-# Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
-# means the verb was matched inside a name ("The Uses section ...").
-_NOT_SUBJECTS = frozenset("it this that they he she we you i there these those one the a an".split())
-_ADVERBS = frozenset(
-    "also only still now often usually always typically currently mostly mainly directly heavily internally "
-    "primarily largely generally already actually really frequently indirectly partly fully exclusively".split()
-)
 _CONNECTIVES = re.compile(
     r"\b(?:because|therefore|thus|hence|due to|so that|as a result|which means|in order to|consequently)\b",
     re.IGNORECASE,
@@ -138,7 +107,7 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
                 # whole file: nothing of it is served.
                 return [], diagnostics
             continue
-        sentences = _sentences(paragraph)
+        sentences = sentences_of(paragraph)
         title = _heading(paragraph, sentences) if asked is None else None
         if title is not None:
             heading = title
@@ -149,14 +118,29 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
             digits = text_digits(fields.get("Claim") or fields["Procedure"])
             unit_id = f"{source}::chunk-{digits:08d}::unit-{used[digits]:03d}"
             used[digits] += 1
-            draft = UnitDraft(Token(unit_id, *unit_id_at), file, prose=True)
-            for name, value in fields.items():
-                draft.add_text(Token(name, *unit_id_at), [Token(value, *unit_id_at)])
-            unit, problems = draft.build()
+            unit, problems = _built(Token(unit_id, *unit_id_at), fields, file)
             diagnostics.extend(problems)
             if unit is not None:
                 units.append(unit)
     return units, diagnostics
+
+
+def _built(unit_id: Token, fields: dict[str, str], file: str) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+    """The unit of `fields` (Markdown names, values the reader wrote itself: a canonical role and
+    relation, no permission field, an id of the schema's shape), validated by the model at once;
+    only fields the model refuses go through the field-by-field draft, which says why at the
+    line. The draft's per-field parsing was three quarters of reading dense facts."""
+    data = {_KEYS[name]: value.strip() for name, value in fields.items() if value.strip()}
+    source, chunk = split_id(unit_id.text)
+    data.update(id=unit_id.text, source_id=source, chunk_id=chunk,
+                location={"file": file, "line": unit_id.line, "col": unit_id.col, "prose": True})
+    try:
+        return KnowledgeUnit.model_validate(data), []
+    except ValidationError:
+        draft = UnitDraft(unit_id, file, prose=True)
+        for name, value in fields.items():
+            draft.add_text(Token(name, unit_id.line, unit_id.col), [Token(value, unit_id.line, unit_id.col)])
+        return draft.build()
 
 
 def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int], frozenset[int]]:
@@ -194,47 +178,7 @@ def slugify(name: str) -> str:
 
 def split_sentences(text: str) -> list[Token]:
     """The sentences of `text` (whitespace collapsed) with the line and column where each starts."""
-    return [sentence for paragraph in _paragraphs(source_lines(text)) for sentence in _sentences(paragraph)]
-
-
-def fact_triple(sentence: str) -> tuple[str, Relation, str] | None:
-    """(subject, relation, object) when the sentence is one of the fact patterns, else None."""
-    # Single spaces, as in the reader's sentences: `(?P<x>.+?)\s+` retries `\s+` over the rest of
-    # a whitespace run at each of its characters, quadratic in a long run.
-    match = _FACT.fullmatch(" ".join(sentence.split()).rstrip(".!?\"')\u2019\u201d"))
-    if match is None:
-        return None
-    relation = next(rel for rel in _FACT_VERBS if match.group(rel.value) is not None)
-    raw_subject = match.group("x")
-    if _lone_letter_name(raw_subject, match.group(relation.value)):
-        subject: str | None = raw_subject.strip()
-    else:
-        subject = _noun_phrase(raw_subject, is_subject=True)
-    obj = _noun_phrase(match.group("y"), is_subject=False)
-    if subject is None or obj is None:
-        return None
-    return subject, relation, obj
-
-
-def _lone_letter_name(subject: str, verb: str) -> bool:
-    """"A uses B": a single capital letter before a lowercase verb names something. Before a
-    capitalised verb ("A Uses section …") it is an article inside a title, which stays refused."""
-    letter = subject.strip()
-    return len(letter) == 1 and letter.isupper() and verb.strip()[:1].islower()
-
-
-def _noun_phrase(text: str, is_subject: bool) -> str | None:
-    phrase = _ARTICLE.sub("", text.strip(" \"'\u2018\u2019\u201c\u201d()[]").rstrip(".,;:!?"), count=1)
-    words = phrase.split()
-    # Trailing adverbs ("Orion also uses ...") belong to the verb, not the subject.
-    while is_subject and len(words) > 1 and words[-1].lower() in _ADVERBS:
-        words.pop()
-    if not words or len(words) > _MAX_PHRASE_WORDS or re.search(r"[,;:]", phrase):
-        return None
-    lowered = [word.lower() for word in words]
-    if any(word in _CLAUSE_WORDS for word in lowered) or (is_subject and len(words) == 1 and lowered[0] in _NOT_SUBJECTS):
-        return None
-    return " ".join(words)
+    return [sentence for paragraph in _paragraphs(source_lines(text)) for sentence in sentences_of(paragraph)]
 
 
 def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
@@ -308,7 +252,7 @@ def _heads_text(line: str, next_line: str) -> bool:
     not ending on a word a wrapped sentence would go on from, not a fact; and the next line starts
     a sentence or a list item. Stricter than a one-line paragraph's heading: no blank line confirms it."""
     words, following = line.split(), next_line.lstrip()
-    starts_text = following[:1].isupper() or _BULLET.match(next_line) is not None
+    starts_text = following[:1].isupper() or BULLET.match(next_line) is not None
     if not words or len(words) > _MAX_INLINE_HEADING_WORDS or not starts_text:
         return False
     return (
@@ -328,62 +272,6 @@ def _heading(paragraph: list[tuple[int, str]], sentences: list[Token]) -> str | 
     if line[-1] in ".!?" or len(line.split()) > 10 or any(fact_triple(s.text) for s in sentences):
         return None
     return line.rstrip(":").strip()
-
-
-def _sentences(paragraph: list[tuple[int, str]]) -> list[Token]:
-    sentences: list[Token] = []
-    for block in _blocks(paragraph):
-        sentences.extend(_split_block(block))
-    return sentences
-
-
-def _blocks(paragraph: list[tuple[int, str]]) -> list[list[Token]]:
-    """Runs of lines that sentences may span: a bulleted line starts a new run, marker removed."""
-    blocks: list[list[Token]] = []
-    for number, line in paragraph:
-        bullet = _BULLET.match(line)
-        if bullet or not blocks:
-            start = bullet.end() if bullet else 0
-            blocks.append([Token(line[start:], number, start + 1)])
-        else:
-            blocks[-1].append(Token(line, number, 1))
-    return blocks
-
-
-def _split_block(block: list[Token]) -> Iterator[Token]:
-    text = "\n".join(line.text for line in block)
-    starts = []
-    offset = 0
-    for line in block:
-        starts.append(offset)
-        offset += len(line.text) + 1
-
-    def located(begin: int, end: int) -> Token | None:
-        piece = text[begin:end]
-        words = piece.split()
-        if not words:
-            return None
-        first = begin + len(piece) - len(piece.lstrip())
-        row = bisect_right(starts, first) - 1
-        return Token(" ".join(words), block[row].line, block[row].col + first - starts[row])
-
-    begin = 0
-    for match in _END.finditer(text):
-        if _is_boundary(text, match):
-            sentence = located(begin, match.end())
-            if sentence:
-                yield sentence
-            begin = match.end()
-    rest = located(begin, len(text))
-    if rest:
-        yield rest
-
-
-def _is_boundary(text: str, match: re.Match[str]) -> bool:
-    following = _NEXT_CHAR.match(text, match.end()).group(1)
-    if following.islower():
-        return False
-    return not (match.group().startswith(".") and period_continues(text, match.start(), following))
 
 
 def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:

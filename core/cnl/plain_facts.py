@@ -1,0 +1,85 @@
+"""Plain text's facts: a sentence "X <verb> Y" becomes a (subject, relation, object) triple.
+
+The rule is the plain-text reader's (core/cnl/plaintext.py docstring, "A sentence of the form"):
+X and Y are short noun phrases, the verb one of `_FACT_VERBS`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.units import Relation
+
+_FACT_VERBS: dict[Relation, str] = {
+    Relation.USES: r"uses?",
+    Relation.PROVIDES: r"provides?",
+    Relation.DEPENDS_ON: r"depends?\s+on",
+    Relation.PART_OF: r"(?:is|are)\s+(?:a\s+)?part\s+of",
+    Relation.INSTANCE_OF: r"(?:is|are)\s+(?:an?\s+)?instances?\s+of",
+    Relation.RELEVANT_FOR: r"(?:is|are)\s+(?:relevant|useful)\s+(?:for|to)|helps?\s+with",
+    Relation.SUPPORTS: r"supports?|enables?",
+    Relation.MENTIONS: r"mentions?",
+    Relation.ABOUT: r"(?:is|are)\s+about",
+    Relation.CAUSES: r"causes?|leads?\s+to",
+    Relation.HAS_CAPABILITY: r"(?:has|have)\s+(?:the\s+)?capability(?:\s+(?:of|to))?",
+}
+_FACT = re.compile(
+    r"(?P<x>.+?)\s+(?:" + "|".join(f"(?P<{rel.value}>{verb})" for rel, verb in _FACT_VERBS.items()) + r")\s+(?P<y>.+)",
+    re.IGNORECASE,
+)
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+_CLAUSE_WORDS = frozenset(
+    "that which who whom whose because although though while but if when whenever since unless whereas "
+    "not never no nor will would could should can may might must shall do does did to".split()
+)
+# Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
+# means the verb was matched inside a name ("The Uses section ...").
+_NOT_SUBJECTS = frozenset("it this that they he she we you i there these those one the a an".split())
+_ADVERBS = frozenset(
+    "also only still now often usually always typically currently mostly mainly directly heavily internally "
+    "primarily largely generally already actually really frequently indirectly partly fully exclusively".split()
+)
+# (relation, its group number in _FACT): which verb matched, found without the Enum's value lookups.
+_VERB_GROUPS = tuple((rel, _FACT.groupindex[rel.value]) for rel in _FACT_VERBS)
+_MAX_PHRASE_WORDS = 8
+_PUNCTUATION = re.compile(r"[,;:]")
+
+
+def fact_triple(sentence: str) -> tuple[str, Relation, str] | None:
+    """(subject, relation, object) when the sentence is one of the fact patterns, else None."""
+    # Single spaces, as in the reader's sentences: `(?P<x>.+?)\s+` retries `\s+` over the rest of
+    # a whitespace run at each of its characters, quadratic in a long run.
+    match = _FACT.fullmatch(" ".join(sentence.split()).rstrip(".!?\"')\u2019\u201d"))
+    if match is None:
+        return None
+    relation = next(rel for rel, group in _VERB_GROUPS if match.start(group) >= 0)
+    raw_subject = match.group("x")
+    if _lone_letter_name(raw_subject, match.group(relation.value)):
+        subject: str | None = raw_subject.strip()
+    else:
+        subject = _noun_phrase(raw_subject, is_subject=True)
+    obj = _noun_phrase(match.group("y"), is_subject=False)
+    if subject is None or obj is None:
+        return None
+    return subject, relation, obj
+
+
+def _lone_letter_name(subject: str, verb: str) -> bool:
+    """"A uses B": a single capital letter before a lowercase verb names something. Before a
+    capitalised verb ("A Uses section …") it is an article inside a title, which stays refused."""
+    letter = subject.strip()
+    return len(letter) == 1 and letter.isupper() and verb.strip()[:1].islower()
+
+
+def _noun_phrase(text: str, is_subject: bool) -> str | None:
+    phrase = _ARTICLE.sub("", text.strip(" \"'\u2018\u2019\u201c\u201d()[]").rstrip(".,;:!?"), count=1)
+    words = phrase.split()
+    # Trailing adverbs ("Orion also uses ...") belong to the verb, not the subject.
+    while is_subject and len(words) > 1 and words[-1].lower() in _ADVERBS:
+        words.pop()
+    if not words or len(words) > _MAX_PHRASE_WORDS or _PUNCTUATION.search(phrase):
+        return None
+    lowered = [word.lower() for word in words]
+    if not _CLAUSE_WORDS.isdisjoint(lowered) or (is_subject and len(words) == 1 and lowered[0] in _NOT_SUBJECTS):
+        return None
+    return " ".join(words)
