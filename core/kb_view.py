@@ -15,7 +15,7 @@ import numpy as np
 
 from core.store.codec import ROLES
 from core.store.segment import unit_digest
-from core.unit_table import RowUnits, UnitTable
+from core.unit_table import RowUnits, UnitTable, permitted
 from core.units import Caller, CallerKey, KnowledgeUnit, Role
 
 if TYPE_CHECKING:
@@ -153,6 +153,17 @@ class KBView:
             if self._visible[row]:
                 return int(row)
         return None
+
+    def clashing(self, unit_id: str) -> int:
+        """How many units of this id the caller may see when that is more than one (the view then
+        holds none of them: core/unit_table.py), else 0. Counting only units in the caller's
+        permission, it says nothing of any other."""
+        rows = self._table.clashes.get(unit_id)
+        if rows is None or unit_id in self._extra_ids:
+            return 0
+        table = self._table
+        seen = sum(permitted(table.perms[table.perm[row]], self._caller) for row in rows.tolist())
+        return seen if seen > 1 else 0
 
     def get(self, unit_id: str) -> KnowledgeUnit | None:
         """The unit, or None when it does not exist or the caller may not see it (indistinguishable)."""

@@ -22,6 +22,10 @@ NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or n
 def why_not(session, unit_id: str, question: str, request: Request) -> dict[str, str]:
     view = session.view(request.caller)
     if view.get(unit_id) is None:
+        clashing = view.clashing(unit_id)
+        if clashing:  # every unit of it that counts is one this caller may see: nothing else shows
+            return {"visibility": f"withheld: {clashing} units this caller may see share this id (DUPLICATE_UNIT_ID); "
+                                  "none is served until the author renames or removes all but one"}
         return {"visibility": NOT_VISIBLE}
     cues = question_cues(question)
     intent = Intent(act=cues.act, target=question, output="text")

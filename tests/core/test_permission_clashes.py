@@ -139,3 +139,14 @@ def test_why_not_says_nothing_of_the_restricted_twin(tmp_path: Path) -> None:
     alone = Session.open([open_file])
     question = "When does the lobby open?"
     assert session.why_not(uid, question, PUBLIC) == alone.why_not(uid, question, PUBLIC)
+
+
+def test_why_not_tells_a_caller_who_may_see_both_why_neither_is_served(tmp_path: Path) -> None:
+    uid = "hours::chunk-000::unit-000"
+    secret_file = _write(tmp_path, "a-vault", "markdown", uid, SECRET, "staff")
+    open_file = _write(tmp_path, "hours", "markdown", uid, OPEN, None)
+    session = Session.open([secret_file, open_file])
+    staff = session.why_not(uid, "When does the lobby open?", STAFF)["visibility"]
+    assert staff.startswith("withheld: 2 units this caller may see share this id")
+    desk = session.why_not(uid, "When does the lobby open?", Caller(tags={"desk"}))["visibility"]
+    assert desk == "visible to this caller"
