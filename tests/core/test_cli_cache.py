@@ -106,8 +106,9 @@ print(json.dumps({"code": code, "left": left, "key_kept": (cache / "mac.key").ex
 """
 
 
-def test_a_partly_cleared_cache_says_what_stayed_and_what_stayed_is_never_served(capsys):
+def test_a_partly_cleared_cache_says_what_stayed_and_what_stayed_is_never_served(capsys, monkeypatch):
     base = Path(tempfile.mkdtemp(prefix="mrptui-clear-"))
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(base / "cache"))  # restored after the test
     try:
         _partly_cleared(base, capsys)
     finally:
@@ -136,6 +137,6 @@ def _partly_cleared(base: Path, capsys) -> None:
         for path in [cache, *cache.rglob("*")]:
             os.chown(path, 0, 0)
     capsys.readouterr()
-    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    assert main(["--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
     err = capsys.readouterr().err
     assert "unusable" in err and "rebuilt" in err, err
