@@ -98,12 +98,27 @@ def question_from(text: str) -> str:
     return question
 
 
+def unreachable(path: Path) -> str | None:
+    """Why `path` cannot be named at all ("no such file or directory", "Permission denied" for a
+    folder above it that cannot be searched), or None. A dangling link is reachable: its reader
+    reports it. `Path.exists` raises for the second, which reached the user as an internal error."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return "no such file or directory"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def kb_paths(args: argparse.Namespace) -> list[Path]:
     """The `--kb` paths (empty: the sample KB); one that does not exist is a usage error."""
     paths = [Path(p) for p in (getattr(args, "kb", None) or [])]
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        raise UsageError(f"KB path not found: {', '.join(missing)}")
+    problems = {str(p): why for p in paths if (why := unreachable(p)) is not None}
+    if any(why != "no such file or directory" for why in problems.values()):
+        raise UsageError("KB path cannot be read: " + ", ".join(f"{p} ({why})" for p, why in problems.items()))
+    if problems:
+        raise UsageError(f"KB path not found: {', '.join(problems)}")
     return paths
 
 

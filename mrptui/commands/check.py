@@ -25,7 +25,7 @@ from core.synonyms import Synonyms
 from core.synonyms import load as load_synonyms
 from core.resources import config_dir, sample_kb_dir
 from core.rules import RuleSet, load_rules
-from mrptui.commands import UsageError, add_kb_option, config_from_args
+from mrptui.commands import UsageError, add_kb_option, config_from_args, unreachable
 
 RULES_FILE_NAME = "thinkingdb.json"
 ENGINE_FILE_NAME = "engine.json"
@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     if config is not None and config not in paths:
         paths.append(config)
     for path in paths:
-        if not (path.exists() or path.is_symlink()):
-            raise UsageError(f"no such file or directory: {path}")
+        if (why := unreachable(path)) is not None:
+            raise UsageError(f"{why}: {path}")
     config_files = _config_files(paths)
     kb_paths = [p for p in paths if p not in config_files and not _is_config_folder(p)]
     kb = KnowledgeBase.load(kb_paths)

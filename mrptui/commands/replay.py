@@ -9,7 +9,9 @@ from pathlib import Path
 
 from core.diagnostics import Diagnostic
 from core.events import RunStarted, read_trace
-from mrptui.commands import UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session
+from mrptui.commands import (
+    UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session, unreachable,
+)
 from mrptui.state import describe_caller
 
 
@@ -28,8 +30,8 @@ def load(path: Path) -> tuple[list, str]:
     """The trace's events up to its first bad line, and a note saying where it stops ("" when
     every line read). Only a trace with no event before its first bad line (or an unreadable,
     oversized file) is a UsageError naming file:line."""
-    if not (path.exists() or path.is_symlink()):
-        raise UsageError(f"trace file not found: {path}")
+    if (why := unreachable(path)) is not None:
+        raise UsageError(f"trace file not found: {path}" if why == "no such file or directory" else f"{path}: {why}")
     events, problems = read_trace(path, stop_at_bad_line=True)
     if not events:
         if problems and problems[0].is_error:

@@ -141,3 +141,34 @@ def test_an_unreadable_folder_or_file_is_a_diagnostic_at_open_and_reload():
         about = {file: code for code, file, _ in result[run]["diagnostics"]}
         assert about.get(str(kb / "glazes")) == "FILE_UNREADABLE", result[run]
         assert about.get(str(kb / "kiln.md")) in ("FILE_UNREADABLE", "UNITS_WITHDRAWN"), result[run]
+
+
+_BEHIND_A_LOCKED_FOLDER = """
+import os, sys
+from mrptui.cli import main
+import mrptui.commands.check, mrptui.commands.ask, mrptui.commands.replay, core.session  # while readable
+if os.geteuid() == 0:
+    os.setgid(65534)
+    os.setuid(65534)
+kb = sys.argv[1]
+codes = [main(["check", kb]), main(["ask", "--kb", kb, "What is a bisque?"]), main(["replay", kb + "/run.jsonl"])]
+print(codes)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a folder its owner cannot search needs another user: root drops to nobody")
+def test_a_path_behind_a_folder_that_cannot_be_searched_is_exit_2_with_one_line_not_an_internal_error():
+    base = Path(tempfile.mkdtemp(prefix="mrptui-locked-"))
+    try:
+        base.chmod(0o700)  # nobody may not search it
+        (base / "kb").mkdir()
+        (base / "kb" / "kiln.md").write_text(KILN, encoding="utf-8")
+        env = {**os.environ, "MRPTUI_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "-c", _BEHIND_A_LOCKED_FOLDER, str(base / "kb")], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    assert done.stdout.strip() == "[2, 2, 2]", done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 3 and all("Permission denied" in line for line in lines), lines
+    assert "internal error" not in done.stderr
