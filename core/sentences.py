@@ -13,6 +13,9 @@ ABBREVIATIONS = frozenset(
     "corp. dept. est. al. ca. vol. pp. ed. eds. jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. "
     "nov. dec.".split()
 )
+# Abbreviations that stand before a number ("No. 5", "nos. 3 and 4"): before a word, "No." is the
+# answer word ending its sentence ("Can I park here? No. The bay is reserved.").
+_BEFORE_NUMBERS = frozenset(("no.", "nos."))
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)+")
 _OPENING_MARKS = "\"'([\u2018\u201c"
 # Abbreviations are short, so a small window before the period holds the whole word.
@@ -28,7 +31,7 @@ def period_continues(text: str, period: int, following: str) -> bool:
         return False
     word = window[-1].lstrip(_OPENING_MARKS)
     if word.lower() in ABBREVIATIONS:
-        return True
+        return word.lower() not in _BEFORE_NUMBERS or following[:1].isdigit()
     if not _INITIALS.fullmatch(word):
         return False
     # "U.S." is an abbreviation and "John F. Kennedy" an initial inside a name, but in "A uses B.

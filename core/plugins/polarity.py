@@ -25,6 +25,10 @@ _UNREALISED = frozenset("to would could should might may must can will shall".sp
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
 _REFUSAL_AFTER = 2
 _PAST_AUXILIARIES = frozenset("was were did had".split())
+# A sentence answering a question explicitly: "No." or "Yes, parking is free …".
+_REPLY = re.compile(r"^\s*(?P<word>yes|no)\b\s*(?:[.,;:!\u2013\u2014-]+\s*|$)", re.IGNORECASE)
+# Sentences after a bare "No." quoted as its reason, at most.
+_REPLY_REASONS = 2
 _CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
 
 
@@ -43,9 +47,13 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     denial outweighs any number of statements ("asked the priory to pay" / "the priory refused").
     A question about what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
     need = len(terms) - 1 if len(terms) >= _LENIENT_FROM_TERMS else len(terms)
+    reply = _reply(terms, evidence)
+    if reply is not None:
+        return reply
     passages = []
     for rank, sentence in enumerate(evidence.ranked()):
-        if covered(terms, [sentence]):
+        # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
+        if covered(terms, [sentence]) and not _is_question(sentence):
             window = passage(sentence, terms, evidence)
             passages.append((len(covered(terms, window)), -len(window), rank, tuple(window), sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
@@ -73,6 +81,40 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     if not asserted:
         return Verdict(None, stated[0][3])
     return Verdict("Yes", asserted[0])
+
+
+def _is_question(sentence: Sentence) -> bool:
+    return sentence.text.rstrip(EDGE.replace("?", "") + " ").endswith("?")
+
+
+def _reply(terms: Sequence[Term], evidence: Evidence) -> Verdict | None:
+    """The evidence's own "Yes"/"No" to the same question: a sentence opening with the word, in
+    an FAQ entry whose topic is the question or right after the question asked in the text. Its
+    reason is the rest of that sentence, or the sentences after a bare "No." (never the answer
+    word again: "No, because: No." explains nothing)."""
+    if not terms:
+        return None
+    for sentence in evidence.ranked():
+        opened = _REPLY.match(sentence.text)
+        if opened is None:
+            continue
+        earlier, later = evidence.around(sentence, 1, _REPLY_REASONS)
+        asked = [s for s in earlier[-1:] if _is_question(s)]
+        if sentence.unit.topic.rstrip().endswith("?"):
+            asked.append(Sentence(sentence.unit.topic, sentence.unit, frozenset(tokenize(sentence.unit.topic))))
+        # The text's verdict is on its own question: every term of ours must be in it.
+        if not any(len(covered(terms, [question])) == len(terms) for question in asked):
+            continue
+        rest = sentence.text[opened.end():].strip()
+        if rest:
+            because: tuple[Sentence, ...] = (Sentence(rest, sentence.unit, sentence.stems),)
+        else:
+            exchange = f"{asked[-1].text} {sentence.text}"
+            because = tuple(s for s in later if s.unit.id == sentence.unit.id and not _is_question(s)) or (
+                Sentence(exchange, sentence.unit, sentence.stems),
+            )
+        return Verdict(opened.group("word").capitalize(), because)
+    return None
 
 
 def _asks_what_happened(question: str) -> bool:
