@@ -117,8 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_bytes(blob)
     print(f"trained on {len(train_sents):,} sentences in {trained:.1f} CPU s; wrote {args.out} ({len(blob):,} bytes)")
     if not args.no_eval:
-        right, total = accuracy(lambda ws: [t for _, t in tagger.tag(ws)], read_conllu(args.ud / "en_ewt-ud-test.conllu"))
+        test = read_conllu(args.ud / "en_ewt-ud-test.conllu")
+        right, total = accuracy(lambda ws: [t for _, t in tagger.tag(ws)], test)
         print(f"test accuracy {right / total:.2%} ({right:,}/{total:,} words)")
+        # What callers get: the same weights with core.nlp.tagger's WordNet and name revisions.
+        sys.path.insert(0, str(ROOT))
+        from core.nlp.tagger import load, tag_with
+
+        model = load(args.out)
+        right, total = accuracy(lambda ws: tag_with(model, ws), test)
+        print(f"test accuracy with core.nlp.tagger's revisions {right / total:.2%} ({right:,}/{total:,} words)")
     return 0
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-# (word, predicted tag, score per class, class names) -> the tag to keep
-Revise = Callable[[str, str, Sequence[float], Sequence[str]], str]
+# (word, predicted tag, score per class, class names, the word's index) -> the tag to keep
+Revise = Callable[[str, str, Sequence[float], Sequence[str], int], str]
 START = ("-START-", "-START2-")
 END = ("-END-", "-END2-")
 
@@ -53,7 +53,7 @@ class Perceptron:
         self._tagdict = dict(tagdict)
 
     def tag(self, words: Sequence[str], revise: Revise | None = None) -> list[str]:
-        """One tag per word, as nltk's tagger gives them. `revise(word, tag, scores, classes)`
+        """One tag per word, as nltk's tagger gives them. `revise(word, tag, scores, classes, i)`
         may replace a predicted tag (the tag-dictionary's are kept); the words after it then see
         the replacement as their context."""
         context = [*START, *(normalize(w) for w in words), *END]
@@ -65,7 +65,7 @@ class Perceptron:
                 scores = self._scores(word, context, i + 2, prev, prev2)
                 tag = self.classes[best_of(scores, range(len(scores)))]
                 if revise is not None:
-                    tag = revise(word, tag, scores, self.classes)
+                    tag = revise(word, tag, scores, self.classes, i)
             tags.append(tag)
             prev2, prev = prev, tag
         return tags

@@ -99,13 +99,39 @@ def wordnet_revise(word: str, tag: str, scores: Sequence[float], classes: Sequen
     return classes[best] if max(scores) - scores[best] < WORDNET_MARGIN else tag
 
 
+# Marks after which a capital letter opens a sentence (or a quoted one), not a name.
+_OPENERS = frozenset("\" \u201c ' \u2018 ( [ : - \u2013 \u2014".split())
+
+
+def name_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
+    """A capitalised word inside a sentence that neither the treebank's tag dictionary nor
+    WordNet knows is a name: PROPN. The perceptron guesses unknown words from their suffix and
+    neighbours, and on terse text ("Olu Bakare repaired the gate") calls "Bakare" AUX. A word
+    opening the sentence is capitalised anyway, and one written in capitals is often an acronym
+    of a common noun, so both stay as predicted."""
+    if index == 0 or words[index - 1] in _OPENERS or tag == "PROPN":
+        return tag
+    if not (word[:1].isupper() and word.isalpha() and not word.isupper()):
+        return tag
+    return "PROPN" if not lexicon().parts_of_speech(word) else tag
+
+
 def tag(words: Sequence[str]) -> list[str]:
     """One UPOS tag per word, for words already split (empty strings tag as X). Loads the
-    lexicon too (core.nlp.lexicon), for `wordnet_revise`."""
+    lexicon too (core.nlp.lexicon), for `wordnet_revise` and `name_revise`."""
+    return tag_with(_TAGGER.get(), words)
+
+
+def tag_with(model: Perceptron, words: Sequence[str]) -> list[str]:
+    """`tag` with the weights of `model` (scripts/train_tagger.py measures fresh weights so)."""
     if not words:
         return []
     cleaned = [w if w else "_" for w in words]
-    tags = _TAGGER.get().tag(cleaned, revise=wordnet_revise)
+
+    def revise(word: str, tag: str, scores: Sequence[float], classes: Sequence[str], index: int) -> str:
+        return name_revise(word, wordnet_revise(word, tag, scores, classes), cleaned, index)
+
+    tags = model.tag(cleaned, revise=revise)
     return [t if w else "X" for w, t in zip(words, tags)]
 
 

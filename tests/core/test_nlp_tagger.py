@@ -146,3 +146,15 @@ def test_tagging_and_the_lexicon_never_import_nltk():
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def test_a_capitalised_word_nobody_knows_inside_a_sentence_is_a_name():
+    # nltk's decision alone calls "Bakare" AUX: an unknown word guessed from its neighbours.
+    words = split_words("Olu Bakare repaired the gate.")
+    assert tag(words)[:3] == ["PROPN", "PROPN", "VERB"]
+    # A word WordNet knows, a sentence's first word and one in capitals keep the perceptron's tag.
+    assert tagger.name_revise("Harbour", "NOUN", ["the", "Harbour"], 1) == "NOUN"
+    assert tagger.name_revise("Quillon", "NOUN", ["Quillon"], 0) == "NOUN"
+    assert tagger.name_revise("Quillon", "NOUN", ["\"", "Quillon"], 1) == "NOUN"
+    assert tagger.name_revise("QXV", "NOUN", ["the", "QXV"], 1) == "NOUN"
+    assert tagger.name_revise("Quillon", "NOUN", ["the", "Quillon"], 1) == "PROPN"
