@@ -223,7 +223,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.PLACE:
         return name_spans(tokens, text)
     if kind is AnswerType.PERSON:
-        return agents(name_spans(tokens, text), tokens, text)
+        return [_named_phrase(span, tokens, text) for span in agents(name_spans(tokens, text), tokens, text)]
     if kind is AnswerType.REASON:
         return _reason_spans(tokens, text)
     if kind is AnswerType.DEFINITION:
@@ -256,6 +256,15 @@ def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
         if not (span.first > 0 and tokens[span.first - 1].word.lower() in _PLACE_PREPOSITIONS)
         and not any(d.first <= span.first <= d.last for d in dates)
     ]
+
+
+def _named_phrase(name: Span, tokens: Sequence[Token], text: str) -> Span:
+    """A name that only qualifies a common noun stands for that noun's phrase: "Harwick" in "the
+    Harwick boatyard" names a place, the boatyard is who maintains."""
+    for start, end in chunk_spans([(t.word, t.tag) for t in tokens]):
+        if start <= name.first and name.last == end - 2 and tokens[end - 1].tag == "NOUN":
+            return _slice(tokens, text, start, end - 1)
+    return name
 
 
 def _quantities(numbers: list[Span], tokens: Sequence[Token], text: str, expected: Expected) -> list[Span]:

@@ -1,28 +1,56 @@
-"""Pronouns and "the company"-style references resolved to the nearest compatible named antecedent.
+"""Pronouns, "the company" and "their daughter" resolved to the nearest compatible antecedent.
 
 A sentence saying "He cleared the strainer" answers "Who cleared the strainer?" only once "He" is
-the "Olu" of a sentence before; "Their daughter" is someone's daughter only once "Their" is
-named. The antecedent is the nearest name (a run of proper nouns) before the reference in the
-same sentence, else in the sentences given as context (the same unit or the one before), nearest
-first. Compatibility is what English marks: "he"/"she" name one person (not a name of several
-words joined by "of" such as "Duchy of Normandy"), "it" names one thing, "they" anything.
+the "Olu" of a sentence before; "Their daughter" is someone's daughter only once the text names
+her. An antecedent is a whole noun phrase (core/nlp/chunk.py): "her" after "Tern is maintained by
+the Harwick boatyard" is not "Harwick" but the nearest phrase that can be a "her".
+
+Where it looks (the issue's rule: the same unit or the one before): in the reference's own
+sentence, the nearest phrase before it; then the sentences given as context, nearest first, each
+one's first phrase (its subject, in English word order) before its others, since a pronoun that
+opens a sentence continues what the sentence before was about ("Tern was refitted by the yard.
+It sails again in May": Tern sails).
+
+What is compatible is what English marks:
+- "he"/"she": one person: a name that can act (not after "in"/"to", not "Duchy of Normandy"), or
+  a phrase whose noun's commonest sense is a kind of person ("the pharmacist");
+- "it"/"its": one thing: a name, or a singular phrase whose noun is not a person ("the boatyard");
+- "they"/"their": several: names joined by "and", a plural noun, a name, or a group ("the crew");
+- "the company", "the team" (a definite class noun): the nearest name;
+- "their daughter", "her brother" (a possessive and a kinship noun): the person the text names as
+  that relative ("a daughter, Ines", "Ines, their daughter", "Ines is their daughter").
+A date is when, not who or what: never an antecedent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from core.answer_types import DATE_PATTERN, Span, agents, name_spans
+from core.nlp.chunk import noun_phrases
 from core.tagging import Token, tag_text
 
 _PERSONAL = frozenset("he him his she her hers".split())
 _NEUTER = frozenset("it its".split())
 _PLURAL = frozenset("they them their theirs".split())
+_POSSESSIVE = frozenset("his her their its my our your".split())
 # "the company", "the group": a definite class noun standing for a name said before.
 _REFERRING_NOUNS = frozenset(
     "company firm group organisation organization team city country town family band party agency".split()
 )
+# A name of more words than this is a title or a place ("Duchy of Normandy"), not one person.
+_PERSON_NAME_WORDS = 3
+# WordNet classes (of a noun's commonest sense) that make a phrase a person, a group, a relative.
+_PERSON_CLASSES = frozenset(("person", "individual", "someone", "worker", "doer"))
+_GROUP_CLASSES = frozenset(("social group", "organization", "organisation"))
+_KIN_CLASSES = frozenset(("relative", "relation", "kin", "kinsperson", "family member", "offspring", "progeny"))
+_CLASS_DEPTH = 16
+# A kinship noun counts in any of its commonest senses ("brother" is a monk first in WordNet).
+_KIN_SENSES = 3
+# A kinship noun and the name it stands beside ("a daughter, Ines") are at most this many words apart.
+_APPOSITION_GAP = 2
 
 
 @dataclass(frozen=True)
@@ -34,6 +62,19 @@ class Resolution:
         return f"{self.reference} \u2192 {self.antecedent}"
 
 
+@dataclass(frozen=True)
+class _Phrase:
+    """A noun phrase that may be an antecedent: its words, its head noun and what it can be."""
+
+    text: str
+    first: int
+    last: int
+    named: bool  # a name (a run of proper nouns) is inside it
+    person: bool  # can be "he"/"she"
+    thing: bool  # can be "it"
+    several: bool  # can be "they"
+
+
 def mentions_reference(text: str) -> bool:
     """Whether the text has a word `resolve` may resolve (checked on words, before any tagging)."""
     words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
@@ -43,34 +84,155 @@ def mentions_reference(text: str) -> bool:
 
 
 def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[int, Resolution]:
-    """Token index of each resolvable reference in the sentence → its antecedent."""
+    """Token index of each resolvable reference in the sentence → its antecedent. A kinship
+    reference ("Their daughter") is keyed by its possessive, the pronoun that stands for it."""
     found: dict[int, Resolution] = {}
-    here_names = name_spans(tokens, text)
-    here_agents = set(agents(here_names, tokens, text))
-    earlier = []
-    for line in context:
-        line_tokens = tag_text(line)
-        names = name_spans(line_tokens, line)
-        earlier.append([(name, name in set(agents(names, line_tokens, line))) for name in names])
+    here = _phrases(tokens, text)
+    earlier = [(_phrases(tag_text(line), line), tag_text(line), line) for line in reversed(context)]
     for index, token in enumerate(tokens):
         lower = token.word.lower()
+        kin = _kinship(tokens, index, text, earlier)
+        if kin is not None:
+            found[index] = kin
+            continue
         referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in _REFERRING_NOUNS
         if lower not in _PERSONAL | _NEUTER | _PLURAL and not referring:
             continue
-        before = [(name, name in here_agents) for name in here_names if name.last < index]
-        pool = before[::-1] + [pair for names in reversed(earlier) for pair in reversed(names)]
-        match = next((name for name, agent in pool if _compatible(lower, name, agent)), None)
+        before = [p for p in here if p.last < index and not (referring and p.last >= index - 1)]
+        pool = before[::-1] + [p for phrases, _, _ in earlier for p in _subject_first(phrases)]
+        match = next((p for p in pool if _compatible(lower, p, referring)), None)
         if match is not None:
             reference = f"the {token.word}" if referring else token.word
             found[index] = Resolution(reference, match.text)
     return found
 
 
-def _compatible(reference: str, name: Span, agent: bool) -> bool:
-    """A date is when, not who or what; "he"/"she" name one person: someone who can act (not a
-    place after "in"/"to"), not a name of several words joined by "of"."""
-    if DATE_PATTERN.fullmatch(name.text):
-        return False
+def _subject_first(phrases: list[_Phrase]) -> list[_Phrase]:
+    """A sentence's first phrase (its subject), then the rest nearest the end first."""
+    return phrases[:1] + phrases[1:][::-1]
+
+
+def _compatible(reference: str, phrase: _Phrase, referring: bool) -> bool:
+    if referring:
+        return phrase.named
     if reference in _PERSONAL:
-        return agent and " of " not in f" {name.text} " and len(name.text.split()) <= 3
-    return True
+        return phrase.person
+    if reference in _NEUTER:
+        return phrase.thing
+    return phrase.several
+
+
+def _phrases(tokens: Sequence[Token], text: str) -> list[_Phrase]:
+    """The sentence's noun phrases, with names joined across "of" ("Duchy of Normandy") and
+    names joined by "and" ("Mara and Tomas") taken as one phrase of several people."""
+    names = name_spans(tokens, text)
+    acting = {(n.first, n.last) for n in agents(names, tokens, text)}
+    dates = [(m.start(), m.end()) for m in DATE_PATTERN.finditer(text)]
+    spans = _merged([(s, e - 1) for s, e in noun_phrases([(t.word, t.tag) for t in tokens])], names)
+    phrases: list[_Phrase] = []
+    for first, last in spans:
+        words = tokens[first : last + 1]
+        if all(t.tag in ("NUM", "DET", "PUNCT") for t in words) or _inside(dates, words):
+            continue
+        phrase_text = text[words[0].start : words[-1].end]
+        name = next((n for n in names if first <= n.first and n.last <= last), None)
+        head = words[-1]
+        if name is not None and name.last == last:
+            person = (name.first, name.last) in acting and " of " not in f" {name.text} " and len(
+                name.text.split()
+            ) <= _PERSON_NAME_WORDS
+            phrases.append(_Phrase(phrase_text, first, last, True, person, True, True))
+            continue
+        plural = head.tag == "NOUN" and _plural(head.word)
+        if first == last == 0 and head.tag == "NOUN" and head.word[:1].isupper() and not plural:
+            # A capitalised singular noun opening a sentence without a determiner is a name the
+            # tagger took for a noun ("Tern is maintained by …"): English puts "the" before a
+            # common one.
+            phrases.append(_Phrase(phrase_text, first, last, True, True, True, True))
+            continue
+        classes = _classes(head.word)
+        person = not plural and bool(classes & _PERSON_CLASSES)
+        group = bool(classes & _GROUP_CLASSES)
+        phrases.append(_Phrase(phrase_text, first, last, name is not None, person, not person and not plural, plural or group))
+    return _coordinated(phrases, tokens, text)
+
+
+def _merged(chunks: list[tuple[int, int]], names: list[Span]) -> list[tuple[int, int]]:
+    """Chunks with a name spread over several of them ("Duchy" "of" "Normandy") made one."""
+    merged = list(chunks)
+    for name in names:
+        inside = [c for c in merged if c[1] >= name.first and c[0] <= name.last]
+        if len(inside) > 1:
+            merged = [c for c in merged if c not in inside] + [(min(c[0] for c in inside), max(c[1] for c in inside))]
+    return sorted(merged)
+
+
+def _coordinated(phrases: list[_Phrase], tokens: Sequence[Token], text: str) -> list[_Phrase]:
+    """"Mara and Tomas" is also one antecedent, of several, for "they"."""
+    joined = []
+    for one, other in zip(phrases, phrases[1:]):
+        if other.first == one.last + 2 and tokens[one.last + 1].word.lower() == "and" and one.named and other.named:
+            both = text[tokens[one.first].start : tokens[other.last].end]
+            joined.append(_Phrase(both, one.first, other.last, True, False, False, True))
+    return sorted(phrases + joined, key=lambda p: (p.first, -p.last))
+
+
+def _inside(dates: list[tuple[int, int]], words: Sequence[Token]) -> bool:
+    return any(start <= words[0].start and words[-1].end <= end for start, end in dates)
+
+
+def _plural(noun: str) -> bool:
+    """A noun's only inflection is its number: a form that is not its own lemma is plural."""
+    lexicon = _lexicon()
+    lower = noun.lower()
+    if lexicon is None or not lexicon.parts_of_speech(lower):
+        return lower.endswith("s") and not lower.endswith("ss")
+    return lexicon.lemma(lower, "NOUN") != lower
+
+
+@lru_cache(maxsize=4096)
+def _classes(noun: str, senses: int = 1) -> frozenset[str]:
+    """What the noun's commonest senses are kinds of (WordNet, up to _CLASS_DEPTH steps)."""
+    lexicon = _lexicon()
+    if lexicon is None:
+        return frozenset()
+    return lexicon.classes(noun, "NOUN", depth=_CLASS_DEPTH, senses=senses)
+
+
+def _lexicon():
+    from core.support import lexicon_or_none
+
+    return lexicon_or_none()
+
+
+def _kinship(
+    tokens: Sequence[Token], index: int, text: str, earlier: list[tuple[list[_Phrase], tuple[Token, ...], str]]
+) -> Resolution | None:
+    """"Their daughter" → the name the text gives that daughter, if it gives one."""
+    if tokens[index].word.lower() not in _POSSESSIVE or index + 1 >= len(tokens):
+        return None
+    noun = tokens[index + 1]
+    if noun.tag != "NOUN" or not (_classes(noun.word, _KIN_SENSES) & _KIN_CLASSES):
+        return None
+    for line_tokens, line in [(tokens, text), *((t, line) for _, t, line in earlier)]:
+        named = _named_relative(noun.word, line_tokens, line)
+        if named is not None:
+            return Resolution(f"{tokens[index].word} {noun.word}", named)
+    return None
+
+
+def _named_relative(kin: str, tokens: Sequence[Token], text: str) -> str | None:
+    """The person's name a sentence gives beside the kinship noun `kin`: "a daughter, Ines",
+    "their daughter Ines", "Ines, their daughter", "Ines is their daughter"."""
+    people = [n for n in agents(name_spans(tokens, text), tokens, text) if len(n.text.split()) <= _PERSON_NAME_WORDS]
+    for at, token in enumerate(tokens):
+        if token.word.lower() != kin.lower():
+            continue
+        after = [n for n in people if 0 < n.first - at <= _APPOSITION_GAP]
+        if after and all(t.word in ",(" for t in tokens[at + 1 : after[0].first]):
+            return after[0].text
+        before = [n for n in people if n.last < at <= n.last + _APPOSITION_GAP + 2]
+        between = {t.word.lower() for t in tokens[before[-1].last + 1 : at]} if before else set()
+        if between & {",", "is", "was", "are", "were"}:
+            return before[-1].text
+    return None

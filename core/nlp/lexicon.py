@@ -34,6 +34,10 @@ CACHE_WORDS = 1 << 14
 # link(): how many of a lemma's senses count (WordNet lists the commonest first), and how many
 # direct hyponyms a shared hypernym may have for its hyponyms to count as related.
 LINK_SENSES = 5
+# Hypernym and sister-term links read only each lemma's commonest senses: over five senses a
+# word is a kind of too much ("stack ≈ disks: both kinds of memory device" through stack's fifth
+# sense). Two keeps "notebook ≈ laptop" (the computer is notebook's second sense).
+HYPERNYM_SENSES = 2
 SIBLINGS_MAX = 20
 POS_NAMES = ("noun", "verb", "adjective", "adverb")
 _UPOS = {"NOUN": 0, "PROPN": 0, "VERB": 1, "AUX": 1, "ADJ": 2, "ADV": 3}
@@ -50,6 +54,9 @@ class Link:
     a: str
     b: str
     via: str
+    # For a hypernym link, the word that is a kind of the other ("a" or "b"); "" for sister terms
+    # ("notebook ≈ laptop") and the other kinds.
+    narrower: Literal["a", "b", ""] = ""
 
 
 def _pos_codes(pos: str | None) -> tuple[int, ...]:
@@ -154,6 +161,13 @@ class Lexicon:
         ancestors = self._ancestors(self._synsets(word, pos), depth)
         return frozenset(m for s, *_ in ancestors for m in self._members(s))
 
+    def classes(self, word: str, pos: str | None = None, depth: int = 8, senses: int = 1) -> frozenset[str]:
+        """Members of the synsets up to `depth` steps above the commonest `senses` senses of each
+        lemma of `word` (WordNet lists the commonest first): what the word usually is a kind of,
+        without its rare senses ("boatyard" is a place, never a person)."""
+        ancestors = self._ancestors(self._synsets(word, pos, senses), depth)
+        return frozenset(m for s, *_ in ancestors for m in self._members(s))
+
     def antonyms(self, word: str, pos: str | None = None) -> frozenset[str]:
         return frozenset(self._words[row[2]] for row in self._sense_pairs("antonyms", word, pos))
 
@@ -221,7 +235,7 @@ class Lexicon:
         for finder in (self._same_lemma, self._antonym, self._synonym, self._hypernym, self._derivation):
             found = finder(x, y)
             if found:
-                return Link(found[0], a, b, found[1])
+                return Link(found[0], a, b, *found[1:])
         return None
 
     def _common(self, word: _Word) -> tuple[int, ...]:
@@ -258,19 +272,29 @@ class Lexicon:
                     return "synonym", f"{a} ≈ {b}: similar senses, {self.gloss(synset)!r} ~ {self.gloss(other)!r}"
         return None
 
-    def _hypernym(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
-        for low, high, sign in ((a, b, "→"), (b, a, "←")):
-            targets = set(self._common(high))
-            for synset, steps, via, origin in self._ancestors(self._common(low), 2):
+    def _hypernym(self, a: _Word, b: _Word) -> tuple[LinkKind, str, str] | None:
+        """A hypernym link between the words' commonest senses (HYPERNYM_SENSES), saying which
+        sense of the lower word it goes through when the word has others."""
+        for low, high, sign, narrower in ((a, b, "→", "a"), (b, a, "←", "b")):
+            targets = set(self._synsets(high.text, high.pos, HYPERNYM_SENSES))
+            for synset, steps, via, origin in self._ancestors(self._synsets(low.text, low.pos, HYPERNYM_SENSES), 2):
                 if synset in targets and (steps == 1 or self._synset_pos[synset] != VERB):
                     middle = "" if via is None else f"{self._members(via)[0]}, a kind of "
                     chain = f"{self._named(low, origin)} is a kind of {middle}{self._named(high, synset)}"
-                    return "hypernym", f"{a} {sign} {b}: {chain}"
-        parents = {s for s, *_ in self._ancestors(self._common(b), 1)}
-        for synset, *_ in self._ancestors(self._common(a), 1):
+                    return "hypernym", f"{a} {sign} {b}: {chain}{self._sense(low, origin)}", narrower
+        mine = self._synsets(a.text, a.pos, HYPERNYM_SENSES)
+        parents = {s: origin for s, _, _, origin in self._ancestors(self._synsets(b.text, b.pos, HYPERNYM_SENSES), 1)}
+        for synset, _, _, origin in self._ancestors(mine, 1):
             if synset in parents and self._synset_pos[synset] == NOUN and self._hyponyms[synset] <= SIBLINGS_MAX:
-                return "hypernym", f"{a} ≈ {b}: both kinds of {self._members(synset)[0]}"
+                senses = f"{self._sense(a, origin)}{self._sense(b, parents[synset])}"
+                return "hypernym", f"{a} ≈ {b}: both kinds of {self._members(synset)[0]}{senses}", ""
         return None
+
+    def _sense(self, word: _Word, synset: int) -> str:
+        """"; notebook as 'a small compact portable computer'" when the word has other senses."""
+        if len(self._synsets(word.text, word.pos, HYPERNYM_SENSES)) < 2:
+            return ""
+        return f"; {word} as {self.gloss(synset)!r}"
 
     def _derivation(self, a: _Word, b: _Word) -> tuple[LinkKind, str] | None:
         for x, y in ((a, b), (b, a)):
