@@ -15,6 +15,7 @@ from core.retrieval.lanes import hdc_question
 from core.synonyms import Expansion
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Intent
+from core.whynot_support import support_reason
 
 NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
 
@@ -37,6 +38,7 @@ def why_not(session, unit_id: str, question: str, request: Request) -> dict[str,
     reasons["bm25"] = _bm25_reason(indexes, unit_id, expansion, intent)
     reasons["hdc"] = _hdc_reason(session, indexes, unit_id, expansion.terms, intent)
     reasons["thinkingdb"] = _tdb_reason(indexes, unit_id, question)
+    reasons["support"] = support_reason(view.get(unit_id), question)
     ctx = RunContext(request=request, view=view, services=None)
     timeout = session.engine_config.budgets.plugin_timeout_ms
     for plugin in session.registry.of_type(PluginType.KB):

@@ -73,15 +73,19 @@ def test_derivations_follow_a_synonym_as_far_as_oewn_does(lex):
 
 
 def test_link_reasons_name_the_relation_a_reader_can_check(lex):
-    assert lex.link("notebook", "laptop") == Link("hypernym", "notebook", "laptop", "notebook ≈ laptop: both kinds of portable computer")
-    assert lex.link("shoes", "footwear").via == "shoes → footwear: shoe is a kind of footwear"
-    assert lex.link("footwear", "shoes").via == "footwear ← shoes: shoe is a kind of footwear"
+    # A word with other senses says which one the link goes through.
+    assert lex.link("notebook", "laptop") == Link(
+        "hypernym", "notebook", "laptop",
+        "notebook ≈ laptop: both kinds of portable computer; notebook as 'a small compact portable computer'",
+    )
+    assert lex.link("shoes", "footwear").via.startswith("shoes → footwear: shoe is a kind of footwear; shoes as 'footwear shaped")
+    assert lex.link("shoes", "footwear").narrower == "a" and lex.link("footwear", "shoes").narrower == "b"
+    assert lex.link("footwear", "shoes").via.startswith("footwear ← shoes: shoe is a kind of footwear")
+    assert lex.link("Monday", "Tuesday").via == "Monday ≈ Tuesday: both kinds of weekday"
     assert lex.link("carried", "carry") == Link("same-lemma", "carried", "carry", "carried = carry: both forms of carry")
     assert lex.link("mice", "mouse").kind == "same-lemma"
     antonym = lex.link("fail", "succeed")
     assert antonym.kind == "antonym" and antonym.via.startswith("fail ↔ succeed: fail is the opposite of succeed")
-    # EXAMPLES.md: break 'render inoperable or ineffective' → hypernym damage (1 step)
-    assert lex.link("broken", "damaged").via == "broken → damaged: break is a kind of damage"
     synonym = lex.link("broken", "fail")
     assert synonym.kind == "synonym" and "similar senses" in synonym.via and "stop operating or functioning" in synonym.via
     assert lex.link("busted", "broken").via == "busted ≈ broken: same sense, 'ruin completely'"  # bust = break
@@ -99,6 +103,10 @@ def test_unrelated_words_have_no_link(lex):
     assert lex.link("check", "right") is None
     assert lex.link("pauses", "table") is None
     assert lex.link("volcano", "spoon") is None
+    # Hypernyms through a word's rarer senses do not link: break is a kind of damage only in its
+    # third verb sense ('render inoperable'), a stack a memory device only in its fifth.
+    assert lex.link("broken", "damaged") is None
+    assert lex.link("stack", "disks") is None
     assert lex.link("zyxqor", "laptop") is None
 
 
@@ -129,7 +137,8 @@ def test_the_build_script_reproduces_the_shipped_file(tmp_path):
 
 def test_a_two_step_hypernym_names_the_step_between(lex):
     assert lex.link("notebook", "personal computer").via == (
-        "notebook → personal computer: notebook is a kind of portable computer, a kind of personal computer"
+        "notebook → personal computer: notebook is a kind of portable computer, a kind of personal computer; "
+        "notebook as 'a small compact portable computer'"
     )
 
 

@@ -152,3 +152,14 @@ def test_multi_line_question_box(snap_compare):
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=(100, 30), run_before=run_before)
+
+
+def test_answer_panel_shows_the_type_lead_support_check_and_lexicon_links(snap_compare):
+    # Issue 24: the answer panel shows the answer type, the lead, the support check, the lexicon
+    # links it used and the references it resolved; zoomed, so every line is in the frame.
+    async def run_before(pilot):
+        await ask(pilot, "which tool runs the nightly pipelines")
+        await pilot.press("5", "z")
+        await _finish(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(100, 30), run_before=run_before)
