@@ -120,7 +120,7 @@ class Navigator:
 
         config, source = self.retrieval_config()
         host.push_screen(EvidenceDetailScreen(candidate, scored, unit, missing=self.missing_unit_text,
-                                              retrieval=config, retrieval_source=source))
+                                              retrieval=config, retrieval_source=source, answer=host.state.answer))
 
     def retrieval_config(self) -> tuple[RetrievalConfig, str]:
         """The fusion weights to explain scores with, and where they come from."""

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from core.config import FusionMethod, Lane, Profile, RetrievalConfig
-from core.events import CandidateScore, RetrievalScored
+from core.events import AnswerReady, CandidateScore, RetrievalScored
 from core.retrieval.fusion import agreement_bonus, lane_weights
 from core.retrieval.hdc import unit_windows
 from core.units import KnowledgeUnit
@@ -191,6 +191,21 @@ def _best_window(c: CandidateScore, config: RetrievalConfig | None, unit: Knowle
     return [f"best claim window {index + 1} of {len(windows)}: “{windows[index]}”"]
 
 
+def answer_use_markup(unit_id: str, answer: AnswerReady | None) -> str:
+    """How the answer used this unit, when it cites it: the lead it gave, the support check and
+    every lexicon link the check took to read the unit's sentence as the question's words."""
+    lines = []
+    for part in answer.parts if answer is not None else ():
+        if unit_id not in part.cited_ids or part.detail is None:
+            continue
+        detail = part.detail
+        lead = f"lead [b]{escape(detail.lead)}[/b] · " if detail.lead else ""
+        lines.append(f"  #{part.intent_index} {lead}{escape(detail.answer_type)} · support {escape(detail.support)}")
+        lines += [f"  [$foreground-muted]lexicon link:[/] {escape(link)}" for link in detail.links]
+        lines += [f"  [$foreground-muted]reference:[/] {escape(ref)}" for ref in detail.resolved]
+    return "\n".join(lines)
+
+
 class EvidenceDetailScreen(ModalScreen[None]):
     """The score breakdown of one evidence row, and the unit's text from the caller's view."""
 
@@ -202,8 +217,9 @@ class EvidenceDetailScreen(ModalScreen[None]):
 
     def __init__(self, candidate: CandidateScore, scored: RetrievalScored, unit: KnowledgeUnit | None,
                  *, missing: str = NOT_VISIBLE, retrieval: RetrievalConfig | None = None,
-                 retrieval_source: str = "the session's retrieval config") -> None:
+                 retrieval_source: str = "the session's retrieval config", answer: AnswerReady | None = None) -> None:
         super().__init__()
+        self.answer = answer
         self.retrieval = retrieval
         self.retrieval_source = retrieval_source
         self.candidate = candidate
@@ -223,6 +239,10 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static(role_boost_markup(c, self.scored), id="detail-boost")
                 yield Static("\n[b]HDC per field[/b]", classes="section")
                 yield Static(hdc_markup(c, self.retrieval, self.unit), id="detail-hdc")
+                used = answer_use_markup(c.id, self.answer)
+                if used:
+                    yield Static("\n[b]Used by the answer[/b]", classes="section")
+                    yield Static(used, id="detail-answer")
                 yield Static("\n[b]Unit[/b]", classes="section")
                 yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
 
