@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from core.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
@@ -170,6 +170,19 @@ class Session:
         """Build the caller's HDC index (the escalation lane); the explorer runs it after warm_up."""
         kb, indexes, _ = self._current()
         indexes.for_view(kb.view(caller)).hdc
+
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False) -> int:
+        """Tag the caller's view's sentences the index store does not hold yet, a batch at a time
+        and resting between batches, then store them (core/tag_store.py); the explorer runs it in
+        a worker once the indexes are ready. Returns how many sentences it tagged."""
+        from core.cnl import split_sentences
+        from core.store.location import cache_root
+        from core.tag_store import warm
+        from core.tagging import tag_text
+
+        view = self.view(caller)
+        sentences = (s.text for unit in view.units for s in split_sentences(unit.body))
+        return warm(cache_root(), sentences, tag_text, cancelled=cancelled)
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         from core.whynot import why_not  # only the explorer's "why not" asks

@@ -1,8 +1,9 @@
 """Words of a sentence with their universal part-of-speech tags (UPOS) and character offsets.
 
 Answers tag only the question and the few sentences they read, at answer time, with the trained
-tagger of core/nlp (its word split: clitics, hyphens and punctuation apart); the offsets let a
-lead be quoted exactly as the sentence writes it.
+tagger of core/nlp (its word split: clitics, hyphens and punctuation apart), unless the index
+store already holds the sentence's tags (core/tag_store.py); the offsets let a lead be quoted
+exactly as the sentence writes it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.nlp.tagger import split_words, tag
+from core.tag_store import recall, remember
 
 
 @dataclass(frozen=True)
@@ -23,10 +25,15 @@ class Token:
 
 @lru_cache(maxsize=4096)
 def tag_text(text: str) -> tuple[Token, ...]:
-    """The text's words, tagged; cached, since one answer reads a sentence several times."""
+    """The text's words, tagged; cached, since one answer reads a sentence several times. Tags
+    the index store keeps (core/tag_store.py) are read instead of tagging again."""
     words = split_words(text)
+    tags = recall(text)
+    if tags is None or len(tags) != len(words):
+        tags = tag(words)
+        remember(text, tags)
     tokens, at = [], 0
-    for word, upos in zip(words, tag(words)):
+    for word, upos in zip(words, tags):
         start = text.find(word, at)
         if start < 0:
             start = at

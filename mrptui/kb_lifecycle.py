@@ -189,6 +189,10 @@ class KBLifecycle:
         self.app.post_message(KBWork("indexes_ready"))
         if not self.app.session.hdc_ready(self.app.caller):
             self._build_hdc("hdc_ready")
+        # Last and slowest: the KB's part-of-speech tags into the index store (core/tag_store.py),
+        # resting between batches so questions asked meanwhile keep their speed.
+        worker = get_current_worker()
+        self.app.session.warm_up_tags(self.app.caller, cancelled=lambda: worker.is_cancelled)
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""

@@ -10,7 +10,7 @@ replaying a saved trace when no KB is open.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
@@ -446,6 +446,8 @@ class SessionLike(Protocol):
 
     def warm_up_hdc(self, caller: Caller) -> None: ...
 
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = ...) -> int: ...
+
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
 
@@ -500,6 +502,9 @@ class NullSession:
 
     def warm_up_hdc(self, caller: Caller) -> None:
         return None
+
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False) -> int:
+        return 0
 
     def plugin_ids(self) -> dict[str, list[str]]:
         return {}

@@ -56,6 +56,10 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
     return [CacheEntry(entry) for entry in names if entry.is_dir()]
 
 
+# KB sentences' part-of-speech tags (core/tag_store.py), outside the size bound.
+TAGS = "tags"
+
+
 def view_files(root: Path) -> list[Path]:
     """Merged whole-view BM25 index folders (at most `MAX_VIEW_FILES`, outside the size bound)."""
     return sorted((root / "views").glob(f"*{INDEX_SUFFIX}")) if (root / "views").is_dir() else []
@@ -89,14 +93,15 @@ def clear_cache(root: Path) -> ClearResult:
         (root / STEMS_FILE).unlink(missing_ok=True)
     except OSError as exc:
         failures.append((str(root / STEMS_FILE), exc.strerror or str(exc)))
-    for name in ("segments", "views", SOURCES):
+    for name in ("segments", "views", SOURCES, TAGS):
         if (root / name).exists():
             shutil.rmtree(root / name, onerror=failed)
     return ClearResult(max(0, before - _stored_bytes(root)), failures)
 
 
 def _stored_bytes(root: Path) -> int:
-    return sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, view_files(root)))
+    tags = folder_bytes(root / TAGS) if (root / TAGS).is_dir() else 0
+    return sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, view_files(root))) + tags
 
 
 def _source_of(meta: Path) -> str:

@@ -453,6 +453,7 @@ class FakeSession:
         self.retrieval = retrieval
         self.requests: list[Request] = []
         self.warmed: list[Caller] = []
+        self.tags_warmed: list[Caller] = []
         self.version = 1
         self.reloads = 0
         self._diagnostics = list(DIAGNOSTICS if diagnostics is None else diagnostics)
@@ -518,6 +519,10 @@ class FakeSession:
 
     def warm_up_hdc(self, caller: Caller) -> None:
         raise AssertionError("the explorer builds HDC only when the session says it is not ready")
+
+    def warm_up_tags(self, caller: Caller, cancelled=lambda: False) -> int:
+        self.tags_warmed.append(caller)
+        return 0
 
     def touch(self, diagnostics: list[Diagnostic] | None = None) -> None:
         """Simulate a saved KB file: a new fingerprint (and optionally new diagnostics)."""
