@@ -57,6 +57,9 @@ _APPOSITION_GAP = 2
 class Resolution:
     reference: str
     antecedent: str
+    # Whether the antecedent can be someone ("he", "their daughter"; not "it" → "the site"),
+    # so that it may answer "who".
+    person: bool = False
 
     def __str__(self) -> str:
         return f"{self.reference} \u2192 {self.antecedent}"
@@ -103,7 +106,7 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
         match = next((p for p in pool if _compatible(lower, p, referring)), None)
         if match is not None:
             reference = f"the {token.word}" if referring else token.word
-            found[index] = Resolution(reference, match.text)
+            found[index] = Resolution(reference, match.text, person=match.person or (lower in _PLURAL and match.named))
     return found
 
 
@@ -217,7 +220,7 @@ def _kinship(
     for line_tokens, line in [(tokens, text), *((t, line) for _, t, line in earlier)]:
         named = _named_relative(noun.word, line_tokens, line)
         if named is not None:
-            return Resolution(f"{tokens[index].word} {noun.word}", named)
+            return Resolution(f"{tokens[index].word} {noun.word}", named, person=True)
     return None
 
 

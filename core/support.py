@@ -294,7 +294,7 @@ def _exact(term: Term) -> bool:
 
 def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token]) -> bool:
     asked = {s for t in question for s in tokenize(t.word)}
-    own = [s for t in sentence[lead.first : lead.last + 1] for s in tokenize(t.word)]
+    own = tokenize(lead.text)  # a pronoun's lead is its antecedent, not the pronoun
     return not own or all(s in asked for s in own)
 
 

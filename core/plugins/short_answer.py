@@ -146,10 +146,11 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
                  if any(set(tokenize(t.word)) & term_stems for t in tokens[n.first : n.last + 1])]
     candidates = list(typed_spans(tokens, reading.sentence.text, expected))
     if expected.type in (AnswerType.PERSON, AnswerType.KIND):
-        candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items() if tokens[i].tag == "PRON"]
+        candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items()
+                       if tokens[i].tag == "PRON" and (r.person or expected.type is AnswerType.KIND)]
     best, best_key = None, None
     for span in candidates:
-        own = [s for t in tokens[span.first : span.last + 1] for s in tokenize(t.word)]
+        own = tokenize(span.text)  # a pronoun's span says its antecedent
         if not own or all(s in asked_stems for s in own):
             continue
         if expected.type is AnswerType.DEFINITION and not any(span.first - _SUBJECT_REACH <= h < span.first for h in hits):
