@@ -4,14 +4,11 @@ written for these tests: a post-mortem, a family letter, a notice."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from core.events import AnswerReady
-from core.plugins.base import Request
 from core.session import Session
-from core.units import Caller
+from test_answer_forms import ask
 
 POST_MORTEM = """Pump Room Post-mortem
 
@@ -37,10 +34,6 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
         (folder / name).write_text(text, encoding="utf-8")
     return Session.open([folder])
 
-
-def ask(session: Session, question: str) -> AnswerReady:
-    events = list(session.run(Request(question=question, caller=Caller())))
-    return next(e for e in reversed(events) if isinstance(e, AnswerReady))
 
 
 def test_he_answers_who_as_the_person_named_before(session: Session) -> None:

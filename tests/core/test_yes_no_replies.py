@@ -3,15 +3,12 @@ and the answer never gives itself as its reason ("No, because: No." explains not
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from core.events import AnswerReady
-from core.plugins.base import Request
 from core.session import Session
 from core.sentences import period_continues
-from core.units import Caller
+from test_answer_forms import ask
 
 # A harbour master's notice, written for these tests.
 NOTICE = """Marina Notice for Visiting Boats
@@ -44,43 +41,39 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     return Session.open([folder])
 
 
-def answer(session: Session, question: str) -> AnswerReady:
-    events = list(session.run(Request(question=question, caller=Caller())))
-    return next(e for e in reversed(events) if isinstance(e, AnswerReady))
-
 
 def reason(text: str) -> str:
     return text.split("because:", 1)[1].strip()
 
 
 def test_a_bare_no_is_the_answer_and_the_sentences_after_it_the_reason(session: Session) -> None:
-    reply = answer(session, "May visitors moor on the fuel pontoon overnight?")
+    reply = ask(session, "May visitors moor on the fuel pontoon overnight?")
     assert reply.answer.startswith("No, because:")
     assert reason(reply.answer).startswith("The pontoon must stay clear for the lifeboat")
 
 
 def test_a_yes_opening_its_sentence_is_not_repeated_as_the_reason(session: Session) -> None:
-    reply = answer(session, "Is shore power included in the berth fee?")
+    reply = ask(session, "Is shore power included in the berth fee?")
     assert reply.answer.startswith("Yes, because:")
     assert reason(reply.answer).startswith("every berth fee includes shore power")
 
 
 def test_an_faq_entry_whose_topic_is_the_question_answers_no(session: Session) -> None:
-    reply = answer(session, "Can members bring guests to the darkroom?")
+    reply = ask(session, "Can members bring guests to the darkroom?")
     assert reply.answer.startswith("No, because:")
     assert not reason(reply.answer).lower().startswith("no")
     assert "four people" in reply.answer
 
 
 def test_a_bare_no_with_nothing_after_it_quotes_the_exchange(session: Session) -> None:
-    reply = answer(session, "Can visitors use the crane without booking?")
+    reply = ask(session, "Can visitors use the crane without booking?")
     assert reply.answer.startswith("No, because:")
     assert reason(reply.answer).startswith("Can visitors use the crane without booking? No")
 
 
 def test_a_reply_to_another_question_is_not_taken_for_this_one(session: Session) -> None:
     # "Yes" answers the shore power question, not one about ice.
-    reply = answer(session, "Is ice included in the fee?")
+    reply = ask(session, "Is ice included in the fee?")
     assert not reply.answer.startswith("Yes")
 
 
