@@ -158,3 +158,13 @@ def test_a_capitalised_word_nobody_knows_inside_a_sentence_is_a_name():
     assert tagger.name_revise("Quillon", "NOUN", ["\"", "Quillon"], 1) == "NOUN"
     assert tagger.name_revise("QXV", "NOUN", ["the", "QXV"], 1) == "NOUN"
     assert tagger.name_revise("Quillon", "NOUN", ["the", "Quillon"], 1) == "PROPN"
+
+
+def test_a_full_sentence_without_a_verb_gets_one_from_a_noun_that_is_a_verb_form():
+    # nltk's decisions alone tag every word of these terse sentences a noun.
+    assert tag(split_words("Brightwater Ltd sells meters."))[2] == "VERB"
+    assert tag(split_words("A registered pharmacist checks each order."))[3] == "VERB"
+    # A title or list item (no full stop) and a sentence with a verb already keep their tags.
+    assert tagger.clause_revise(["Cheap", "air", "tickets", "for", "sale"], ["ADJ", "NOUN", "NOUN", "ADP", "NOUN"])[2] == "NOUN"
+    words, tags = ["Crews", "fixed", "pumps", "."], ["NOUN", "VERB", "NOUN", "PUNCT"]
+    assert tagger.clause_revise(words, tags) == tags
