@@ -52,7 +52,10 @@ def resolve(question: str, candidates: Sequence[Candidate], min_score: float) ->
     ellipsis = _ELLIPSIS.match(question)
     if ellipsis:
         return _ellipsis(question, ellipsis.group("what"), usable)
-    named = next((c for c in usable if c.entity), None)
+    # A pronoun continues what was talked about last: of the usable records, the latest turn's
+    # entity (the score only decides which records are usable; a longer lead must not make an
+    # older turn win).
+    named = max((c for c in usable if c.entity), key=lambda c: c.turn, default=None)
     rewritten, notes, used = question, [], []
     if named is not None and (_PRONOUN.search(question) or _POSSESSIVE.search(question)):
         rewritten = _POSSESSIVE.sub(lambda m: f"{named.entity}'s", rewritten)
