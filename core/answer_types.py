@@ -192,13 +192,14 @@ def _ends_noun_phrase(tokens: Sequence[Token], start: int) -> bool:
 
 
 def _noun_after(tokens: Sequence[Token], start: int) -> str:
-    """The head of the noun phrase right after the question word ("what German poet" → poet):
-    the last common noun of the run of adjectives and nouns; "" when a name or a verb follows."""
+    """The head of the noun phrase right after the question word ("what German poet" → poet,
+    "the Orion retention quota" → quota): the last common noun of the run of adjectives, names
+    and nouns; "" when only a name or a verb follows."""
     head = ""
     for token in tokens[start:]:
         if token.tag == "NOUN":
             head = token.word
-        elif token.tag != "ADJ":
+        elif token.tag not in ("ADJ", "PROPN"):
             break
     return head
 
