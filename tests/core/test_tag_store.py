@@ -89,11 +89,13 @@ def test_a_cache_others_may_write_is_neither_read_nor_written(tmp_path: Path) ->
     assert not (root / tag_store.FOLDER).exists()
 
 
-def test_the_session_pass_tags_the_callers_view_and_stores_it(tmp_path: Path) -> None:
+def test_the_session_pass_tags_the_callers_view_and_stores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from core.session import Session
-    from core.store.location import cache_root
+    from core.store.location import CACHE_DIR_ENV, cache_root
     from core.units import Caller
 
+    (tmp_path / "cache").mkdir(mode=0o700)
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
     folder = tmp_path / "kb"
     folder.mkdir()
     (folder / "harbour.txt").write_text("Harbour notes\n\n" + " ".join(SENTENCES) + "\n", encoding="utf-8")
