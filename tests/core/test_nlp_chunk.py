@@ -1,13 +1,9 @@
-"""core.nlp.chunk: noun-phrase spans from UPOS tags (nltk's RegexpParser's, without nltk)."""
+"""core.nlp.chunk: noun-phrase spans from UPOS tags (nltk's RegexpParser)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagger import tag_text
-
-UD = Path(__file__).resolve().parents[2].parent / "shared" / "nlp" / "ud-english-ewt"
 
 
 def _phrases(tagged: list[tuple[str, str]]) -> list[str]:
@@ -44,25 +40,3 @@ def test_with_the_shipped_tagger_on_a_sentence_in_a_new_domain():
 def test_no_words_no_chunks_and_no_nouns_no_chunks():
     assert noun_phrases([]) == []
     assert noun_phrases([("run", "VERB"), ("!", "PUNCT")]) == []
-
-
-def test_the_chunks_are_nltk_regexpparsers_on_treebank_sentences():
-    # noun_phrases applies GRAMMAR without importing nltk; nltk's own parser must agree.
-    from nltk.chunk.regexp import RegexpParser
-
-    from core.nlp.chunk import GRAMMAR
-    from scripts.train_tagger import read_conllu
-
-    parser = RegexpParser(GRAMMAR)
-    sentences = read_conllu(UD / "en_ewt-ud-dev.conllu", limit=600)
-    sentences.append([("the", "DET"), ("very", "ADV"), ("refurbished", "VERB"), ("old", "ADJ"), ("laptops", "NOUN"),
-                      ("'s", "PART"), ("three", "NUM"), ("keys", "NOUN"), ("2", "NUM"), ("and", "CCONJ"), ("12", "NUM")])
-    for sentence in sentences:
-        expected, position = [], 0
-        for child in parser.parse(sentence):
-            if isinstance(child, tuple):
-                position += 1
-                continue
-            expected.append((position, position + len(child)))
-            position += len(child)
-        assert noun_phrases(sentence) == expected, sentence

@@ -138,7 +138,7 @@ def test_the_fast_tagger_decides_exactly_as_nltks_tagger_with_the_same_weights()
 
 
 def test_tagging_and_the_lexicon_never_import_nltk():
-    # `import nltk` costs 1-2.5 s; only the scripts (and the tests that compare with nltk) need it.
+    # `import nltk` costs 1-2.5 s; only the chunker (RegexpParser) and the scripts need it.
     probe = (
         "import sys; from core.nlp import tagger, lexicon; "
         "tagger.tag_text('The pilots landed safely.'); lexicon.lexicon().link('notebook', 'laptop'); "
