@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import os
-import sys
 import threading
-import types
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
 
 from core.cancel import current
+from core.submodule import import_submodule
 
 STOPWORDS = frozenset(
     """a an the and or but in on at to for of with is are was were be been being have has had do
@@ -35,36 +31,10 @@ def _stemmer():
     """Imported on first use, which the explorer's first paint should not pay. The original
     Porter algorithm reproduces the reference's stems (uses→us, x-ray→x-rai); NLTK's default
     mode adds later tweaks that change them."""
-    with _IMPORT_LOCK:
-        porter = _porter_module()
+    # `import nltk` would run the package's __init__, which imports nearly all of nltk (and scipy
+    # when installed): 1-2 s before a question's first unknown word is stemmed.
+    porter = import_submodule("nltk.stem.porter")
     return porter.PorterStemmer(mode=porter.PorterStemmer.ORIGINAL_ALGORITHM)
-
-
-_IMPORT_LOCK = threading.Lock()
-
-
-def _porter_module():
-    """nltk's Porter stemmer module. `import nltk` runs the package's __init__, which imports
-    nearly all of nltk (and scipy when installed): 1–2 s before a question's first unknown word
-    is stemmed. The stemmer needs three small modules, so unless nltk is imported already they
-    are loaded under placeholder packages that are removed again afterwards; a later
-    `import nltk` anywhere still gets the real package."""
-    if "nltk" in sys.modules:
-        return importlib.import_module("nltk.stem.porter")
-    spec = importlib.util.find_spec("nltk")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("nltk is not installed")
-    root = list(spec.submodule_search_locations)[0]
-    placeholders = {"nltk": root, "nltk.stem": os.path.join(root, "stem")}
-    for name, path in placeholders.items():
-        package = types.ModuleType(name)
-        package.__path__ = [path]
-        sys.modules[name] = package
-    try:
-        return importlib.import_module("nltk.stem.porter")
-    finally:
-        for name in [name for name in sys.modules if name == "nltk" or name.startswith("nltk.")]:
-            del sys.modules[name]
 
 
 # Stems read from the index store: a question whose words are all known never imports nltk.

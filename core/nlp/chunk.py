@@ -7,7 +7,7 @@ adjectives and adverbs before one or more nouns or proper nouns ("the two old Ro
 the tagger calls VERB ("a refurbished notebook"). Pronouns are not chunks: callers that
 resolve them see the PRON tag directly.
 
-nltk is imported on the first call (importing it takes 1–2 s; core/text.py has the story).
+The parser's modules are loaded on the first call, without `import nltk` (core/submodule.py).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.nlp.lazy import Lazy
+from core.submodule import import_submodule
 
 if TYPE_CHECKING:
     from nltk.chunk.regexp import RegexpParser
@@ -28,9 +29,10 @@ NP: {<DET><ADV>*<VERB><ADJ|NUM>*<NOUN|PROPN>+}
 
 
 def _parser() -> RegexpParser:
-    from nltk.chunk.regexp import RegexpParser
-
-    return RegexpParser(GRAMMAR)
+    # nltk.metrics.scores tries `from scipy.stats.stats import betai`, which no scipy since 1.0
+    # has: it would import all of scipy.stats (~2 s) only to fail.
+    regexp = import_submodule("nltk.chunk.regexp", absent=("scipy.stats.stats",))
+    return regexp.RegexpParser(GRAMMAR)
 
 
 _PARSER: Lazy[RegexpParser] = Lazy(_parser)
