@@ -12,7 +12,9 @@ from core.submodule import import_submodule
 def _package(root, name: str) -> None:
     (root / name / "shapes").mkdir(parents=True)
     # Running either __init__ fails the import, as a test of "never runs" must be able to.
-    (root / name / "__init__.py").write_text("raise RuntimeError('package init ran')\nfrom .shapes.base import Shape\n")
+    (root / name / "__init__.py").write_text(
+        "raise RuntimeError('package init ran')\nfrom .shapes.base import Shape\n"
+    )
     (root / name / "shapes" / "__init__.py").write_text(
         "raise RuntimeError('subpackage init ran')\nfrom .base import Shape as Base\nfrom . import base\n"
     )
