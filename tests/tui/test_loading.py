@@ -23,8 +23,10 @@ from core.store import SegmentStore
 from core.store import pool
 from fakes import FakeSession
 from mrptui.commands.explore import start_pool_helpers
+from mrptui.messages import KBWork
 from mrptui.screens.main import MainScreen
 from mrptui.state import NullSession
+from mrptui.widgets.loading import LoadingBanner
 from tests.core.store_kb import write_kb
 
 SIZE = (150, 42)
@@ -264,3 +266,17 @@ async def test_a_cache_that_cannot_be_written_is_a_warning_toast_once_not_again_
         app.reload_kb()
         await until(pilot, lambda: any(note.startswith("KB reloaded") for note in notes), "the reload")
         assert [note for note in notes if "running without it" in note] == told
+
+
+async def test_an_index_build_that_reports_while_the_app_quits_does_not_crash_the_exit(monkeypatch):
+    """The HDC build's worker can report after quitting has removed the screen's widgets (seen
+    under load as a NoMatches traceback on exit): the report is dropped, the exit stays clean."""
+    app = make_app()
+
+    def report_while_unmounting(banner: LoadingBanner) -> None:
+        banner.app.post_message(KBWork("hdc_building"))
+
+    monkeypatch.setattr(LoadingBanner, "on_unmount", report_while_unmounting, raising=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+    assert app.return_code in (0, None)
