@@ -19,8 +19,14 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/mrptui $(ARGS)
 
+# Two workers, one per core (pytest-xdist): most of the suite's wall time is waiting (Pilot pauses,
+# CLI subprocesses, servers), which the second worker overlaps. Distributed by file, so a module's
+# fixtures are built once and one worker judges all of a file's snapshots (tests/conftest.py).
+# `make test PYTEST_WORKERS=0` runs everything in one process.
+PYTEST_WORKERS ?= 2
+
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The property, fault and fuzz suites with the `fuzz` hypothesis profile (tests/conftest.py): ten
 # times the examples of `make test`, fresh ones each run, with per-test counts printed.
