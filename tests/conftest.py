@@ -58,6 +58,15 @@ def config_path() -> Path:
 
 
 @pytest.fixture(autouse=True)
+def _test_cache_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mrptui --cache-dir X` / `--no-cache` called in-process set these variables for the whole
+    process (so its workers and children agree); each test gets them back, so one test's flags
+    never point the tests after it at a file or turn their cache off."""
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", _CACHE_DIR)
+    monkeypatch.delenv("MRPTUI_NO_CACHE", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _private_history(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own question history, so no test reads or writes the user's real one."""
     path = tmp_path_factory.mktemp("history") / "history"
