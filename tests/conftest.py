@@ -135,6 +135,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         return
     matched, failed, created, updated = merged["counts"]
     unused = merged.get("unused_final", [])
+    if not (matched or failed or created or updated or unused):
+        return
     terminalreporter.write_sep("-", "snapshot report summary (all xdist workers)")
     terminalreporter.write_line(
         f"{matched} snapshots passed. {failed} failed. {created} generated. {updated} updated."
