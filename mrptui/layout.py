@@ -12,9 +12,13 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mrptui.paths import user_data_dir
+from mrptui.widgets.tables import fit_to_room
 
 LAYOUT_ENV = "MRPTUI_LAYOUT"
 WEIGHT_MIN, WEIGHT_MAX = 1, 12
+FIT = "fit"
+# In the fitted split no side of the top row gets less than this many cells, whatever it shows.
+SIDE_MIN = 24
 
 # Grid cells: plan (column 0, row 0), evidence (columns 1-2, row 0), attempts (0, 1), proofs (1, 1),
 # answer (2, 1). A pane grows by its column's and its row's weight.
@@ -30,7 +34,7 @@ class Layout(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(default="balanced", max_length=40)
+    name: str = Field(default=FIT, max_length=40)
     columns: tuple[Weight, Weight, Weight] = (3, 3, 2)
     rows: tuple[Weight, Weight] = (1, 1)
 
@@ -55,11 +59,30 @@ class Layout(BaseModel):
 
 
 PRESETS: tuple[Layout, ...] = (
-    Layout(),
+    Layout(),  # "fit": the columns follow what the panes show (fit_columns); rows as "balanced"
+    Layout(name="balanced"),
     Layout(name="debugger", columns=(4, 3, 2), rows=(2, 3)),  # plan and attempts wide, timeline tall
     Layout(name="evidence", columns=(2, 5, 2), rows=(3, 2)),
     Layout(name="answer", columns=(2, 2, 4), rows=(1, 2)),
 )
+
+
+def fit_columns(total: int, left: int, right: int, answer_weight: float) -> tuple[int, int]:
+    """The fitted split of `total` cells: (the plan/attempts column, the answer column), from the
+    cells the left column (plan, attempts) and the evidence pane (the two right columns) want,
+    each with its frame. Room to spare is shared in proportion to what each wants; too little
+    room cuts the wider side first (a water level), neither below SIDE_MIN nor its floor."""
+    answer = round(total * answer_weight)
+    # Below the evidence pane sit proofs and the answer: the right side never wants less than them.
+    left, right = max(left, SIDE_MIN), max(right, answer + SIDE_MIN)
+    if left + right <= total:
+        first = left + (total - left - right) * left // (left + right)
+    else:
+        floors = [min(left, max(SIDE_MIN, total // 4)), min(right, max(SIDE_MIN, total // 3))]
+        first = fit_to_room([left, right], total, floors)[0]
+    first = max(min(first, total - SIDE_MIN), min(SIDE_MIN, total // 2))
+    # The bottom row's answer keeps its weight's share of the whole width; proofs take the rest.
+    return first, max(1, min(answer, total - first - SIDE_MIN))
 
 
 def next_preset(layout: Layout) -> Layout:

@@ -256,6 +256,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
         room = self.query_one("#kb-units", VirtualTable).scrollable_content_region.width - 1 - 2 * (len(widths) - 1)
         if room > 0:
             widths = fit_to_room(widths, room, [min(w, UNIT_FLOORS[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+            # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
+            spare = room - sum(widths)
+            if spare > 0:
+                widths[2] += spare // 2
+                widths[3] += spare - spare // 2
         return [(label, width) for (label, _), width in zip(UNIT_COLUMNS, widths)]
 
     def on_resize(self) -> None:

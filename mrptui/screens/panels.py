@@ -12,8 +12,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tabs
 
-from mrptui.layout import Layout, load_layout, next_preset, save_layout
+from mrptui.layout import FIT, WEIGHT_MAX, WEIGHT_MIN, Layout, fit_columns, load_layout, next_preset, save_layout
 from mrptui.widgets.answer import CitationList
+from mrptui.widgets.tables import NaturalWidth
 
 PANELS: tuple[tuple[str, str], ...] = (
     ("plan", "Plan"),
@@ -35,6 +36,7 @@ class PanelScreen(Screen[None]):
         self.active_panel = "attempts"
         self.layout_path = layout_path
         self.pane_layout = load_layout(layout_path)
+        self._fitted = ""
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -42,19 +44,49 @@ class PanelScreen(Screen[None]):
         narrow = event.size.width < NARROW_WIDTH or event.size.height < NARROW_HEIGHT
         self.set_class(narrow, "-narrow")
         self._sync_tabs()
+        self.call_after_refresh(self._refit)
 
     def _apply_layout(self) -> None:
         panels = self.query_one("#panels")
-        panels.styles.grid_columns = self.pane_layout.grid_columns
+        panels.styles.grid_columns = self._fitted_columns() or self.pane_layout.grid_columns
         panels.styles.grid_rows = self.pane_layout.grid_rows
+
+    def _want(self, key: str) -> int:
+        """Cells the panel's content would take uncut, with its border and scrollbar (0: nothing to show)."""
+        panel = self.query_one(f"#{key}")
+        natural = getattr(panel, "natural_width", 0)
+        return natural + panel.styles.gutter.width + panel.styles.scrollbar_size_vertical if natural else 0
+
+    def _fitted_columns(self) -> str:
+        """The "fit" layout's columns in cells, from what the panels show; '' for the weights of a
+        preset or of the user's grow/shrink (their choice wins), and before the grid has a width."""
+        total = self.query_one("#panels").size.width
+        if self.pane_layout.name != FIT or not total:
+            return ""
+        weights = self.pane_layout.columns
+        left, answer = fit_columns(total, max(self._want("plan"), self._want("attempts")), self._want("evidence"),
+                                   weights[2] / sum(weights))
+        return f"{left} 1fr {answer}"
+
+    @on(NaturalWidth)
+    def _content_width_changed(self, event: NaturalWidth) -> None:
+        event.stop()
+        self._refit()
+
+    def _refit(self) -> None:
+        columns = self._fitted_columns()
+        if columns and columns != self._fitted:
+            self._fitted = columns
+            self.query_one("#panels").styles.grid_columns = columns
 
     def _set_layout(self, layout: Layout, what: str) -> None:
         self.pane_layout = layout
+        self._fitted = ""
         self._apply_layout()
         problem = save_layout(self.layout_path, layout)
-        self.notify(problem or f"layout: {what} (columns {'/'.join(map(str, layout.columns))}, "
-                    f"rows {'/'.join(map(str, layout.rows))})", severity="warning" if problem else "information",
-                    timeout=3)
+        columns = "fitted to the panes" if layout.name == FIT else "/".join(map(str, layout.columns))
+        self.notify(problem or f"layout: {what} (columns {columns}, rows {'/'.join(map(str, layout.rows))})",
+                    severity="warning" if problem else "information", timeout=3)
 
     def action_cycle_layout(self) -> None:
         layout = next_preset(self.pane_layout)
@@ -64,8 +96,19 @@ class PanelScreen(Screen[None]):
         if self.narrow:
             self.notify("one pane at a time in a narrow terminal: z zooms it", timeout=3)
             return
-        self._set_layout(self.pane_layout.resized(self.active_panel, step),
+        self._set_layout(self._as_weights().resized(self.active_panel, step),
                          f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}")
+
+    def _as_weights(self) -> Layout:
+        """The layout in weights; the fitted split as the weights nearest its columns, so growing
+        a pane starts from what is on screen."""
+        if self.pane_layout.name != FIT or not self._fitted:
+            return self.pane_layout
+        left, _, answer = (int(part) if part.isdigit() else 0 for part in self._fitted.split())
+        total = self.query_one("#panels").size.width
+        columns = [left, total - left - answer, answer]
+        weights = tuple(max(WEIGHT_MIN, min(WEIGHT_MAX, round(c * WEIGHT_MAX / total))) for c in columns)
+        return self.pane_layout.model_copy(update={"columns": weights})
 
     @property
     def narrow(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.markup import escape
@@ -10,6 +11,7 @@ from textual.widgets import Static
 from core.events import PlanStage
 from mrptui.state import PlanView, ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
+from mrptui.widgets.tables import report_natural_width
 
 
 def _fit(text: str, room: int) -> str:
@@ -123,6 +125,8 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
 
     def show(self, state: ViewState, *, held: bool = False) -> None:
         self._state, self._held = state, held
+        uncut = Content.from_markup(render_plan(state, 0, held)).plain.splitlines() if state.plans else []
+        report_natural_width(self, max((cell_len(line) for line in uncut), default=0) + 2)
         markup = render_plan(state, self._text_width(), held)
         if markup == self._markup:
             return

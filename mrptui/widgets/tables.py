@@ -11,7 +11,21 @@ from collections.abc import Iterable, Sequence
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import DataTable
+
+
+class NaturalWidth(Message):
+    """A pane's content changed how wide it would be uncut; the screen may fit its pane split to it."""
+
+
+def report_natural_width(widget: Widget, width: int) -> None:
+    """Keep `width` (cells of content, uncut; 0: nothing to show) on the widget and tell the screen
+    when it changed."""
+    if getattr(widget, "natural_width", None) != width:
+        widget.natural_width = width  # type: ignore[attr-defined]
+        widget.post_message(NaturalWidth())
 
 
 def _width(cell: object) -> int:
@@ -64,6 +78,8 @@ def refill(
     for row in rows:
         for index, cell in enumerate(row):
             widths[index] = max(widths[index], _width(cell))
+    # A table with no rows has nothing to show: it yields its width to its neighbours.
+    report_natural_width(table, sum((fixed or {}).get(key, w) + 2 for (key, _), w in zip(columns, widths)) if rows else 0)
     if floors is not None and table.size.width:
         room = table.scrollable_content_region.width - 2 * len(columns)
         # Columns without a floor do not shrink: their content width is their floor.

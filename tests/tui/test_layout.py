@@ -12,7 +12,7 @@ from helpers import ask, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import PRESETS, Layout, load_layout, next_preset
+from mrptui.layout import PRESETS, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.tables import cut, fit_to_room
 from mrptui.widgets.timeline import AttemptsTimeline
@@ -39,6 +39,15 @@ def test_presets_cycle_and_weights_stay_in_range() -> None:
         Layout(columns=(0, 3, 2))
 
 
+def test_the_fitted_split_gives_a_pane_with_nothing_to_show_little_and_shares_what_is_left() -> None:
+    empty_left, empty_answer = fit_columns(200, 100, 0, 0.25)  # evidence with nothing to show
+    assert empty_left > 100 and empty_answer == 50 and 200 - empty_left - empty_answer >= SIDE_MIN
+    left, answer = fit_columns(200, 60, 100, 0.25)  # 40 cells to spare, shared 60:100
+    assert (left, answer) == (60 + 40 * 60 // 160, 50)
+    assert fit_columns(120, 100, 100, 0.25) == (60, 30)  # too little room: the wider side gives way first
+    assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - SIDE_MIN, 30)  # the right keeps room for proofs and the answer
+
+
 def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:
     bad = tmp_path / "layout.json"
     bad.write_text('{"columns": [99, 1, 1]}')
@@ -55,7 +64,9 @@ async def test_f12_and_the_grow_key_change_the_grid_and_are_kept_across_sessions
         await pilot.press("greater_than_sign")
         await pilot.pause()
         assert timeline.size.width > width  # the focused pane (the timeline) grew
-        assert json.loads(path.read_text())["columns"][0] == Layout().columns[0] + 1
+        saved = json.loads(path.read_text())
+        # Growing leaves the fitted split for weights (the user's choice wins), starting from what was on screen.
+        assert saved["name"] == "custom" and saved["columns"][0] > saved["columns"][1]
         await pilot.press("f12")
         await pilot.pause()
         assert json.loads(path.read_text())["name"] == PRESETS[0].name  # from "custom" back to the first preset
