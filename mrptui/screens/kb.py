@@ -8,11 +8,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar, cast
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
@@ -53,6 +55,16 @@ def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool) -> list[Te
     where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
     return [Text(("▸ " if marked else "") + unit.id, style="bold" if source_first else ""),
             Text(unit.role.value), Text(unit.topic), Text(triple), Text(where, style="dim")]
+
+
+def _widest(markup: str) -> int:
+    return max((cell_len(line) for line in Content.from_markup(markup).plain.splitlines()), default=0)
+
+
+def _diagnostic_markup(diagnostic: Diagnostic, between: str) -> str:
+    tone = "$error" if diagnostic.is_error else "$warning"
+    return (f"{escape(diagnostic.file)}:{diagnostic.line}:{diagnostic.col} [{tone}]{diagnostic.code.value}[/]"
+            f"{between}{escape(diagnostic.message)}")
 
 
 class KBScreen(Screen[None]):
@@ -240,7 +252,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 return unit_cells(unit, position in marked, source_first)
 
             step = max(len(shown) // WIDTH_SAMPLE, 1)
-            table.show(self._columns([cells(p) for p in range(0, len(shown), step)]), len(shown), cells)
+            sample = range(0, len(shown), step)
+            table.show(self._columns([cells(p) for p in sample]), len(shown), cells)
+            # The bottom split follows the sampled units' detail, not the one selected: it stays put
+            # while the cursor moves.
+            self._split_bottom(max((_widest(unit_markup(shown[p], "")) for p in sample), default=0))
         if self.trace_ids:
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
@@ -263,19 +279,27 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 widths[3] += spare - spare // 2
         return [(label, width) for (label, _), width in zip(UNIT_COLUMNS, widths)]
 
+    def _split_bottom(self, detail_width: int) -> None:
+        """The selected unit and the validation errors share the width as their widest lines do
+        (each with its frame), so neither keeps a wide empty band."""
+        detail, listing = self.query_one("#kb-detail"), self.query_one("#kb-diagnostics", OptionList)
+        errors = max((_widest(_diagnostic_markup(d, "  ")) for d in self.diagnostics), default=0)
+        detail.styles.width = f"{max(detail_width, 1) + detail.styles.gutter.width}fr"
+        listing.styles.width = f"{max(errors, 1) + listing.styles.gutter.width + 1}fr"
+
     def on_resize(self) -> None:
         self.call_after_refresh(self._render_units)
+        self.call_after_refresh(self._render_diagnostics)
 
     def _render_diagnostics(self) -> None:
         listing = self.query_one("#kb-diagnostics", OptionList)
         highlighted = listing.highlighted
         listing.clear_options()
+        room = listing.scrollable_content_region.width
         for diagnostic in self.diagnostics:
-            tone = "$error" if diagnostic.is_error else "$warning"
-            listing.add_option(Option(
-                f"{escape(diagnostic.file)}:{diagnostic.line}:{diagnostic.col} [{tone}]{diagnostic.code.value}[/]\n"
-                f"  {escape(diagnostic.message)}"
-            ))
+            # Code and message on one line where the pane has room, else the message below.
+            one_line = _diagnostic_markup(diagnostic, "  ")
+            listing.add_option(Option(one_line if _widest(one_line) <= room else _diagnostic_markup(diagnostic, "\n  ")))
         if self.diagnostics:
             listing.highlighted = min(highlighted or 0, len(self.diagnostics) - 1)
         listing.border_title = f"Validation: {counts_phrase(*self.counts)}"

@@ -62,12 +62,6 @@ async def _detail(pilot) -> None:
     await settle(pilot)
 
 
-# Not yet (issue 25, measured 2026-11-26): at 200 columns the KB screen's units table fills the
-# width, but its two bottom panes split 1fr/1fr and leave 35 (selected unit) and 46 (errors) columns
-# unused; strict, so a fix makes it fail: remove it then.
-KB_BAND = pytest.mark.xfail(strict=True, reason="the KB screen's bottom panes split half and half (issue 25)")
-
-
 @pytest.mark.parametrize(("screen", "size"), [
     pytest.param(screen, size, id=f"{name}-{size[0]}x{size[1]}")
     for name, screen in (("main", _main), ("kb", _kb), ("detail", _detail)) for size in ((120, 40), (200, 60))
@@ -82,8 +76,7 @@ async def test_no_status_word_is_cut_at_100_columns_and_more(size, screen) -> No
         assert cut_words(lines) == []
 
 
-@pytest.mark.parametrize("screen", [pytest.param(s, marks=KB_BAND if s is _kb else ()) for s in (_main, _kb, _detail)],
-                         ids=["main", "kb", "detail"])
+@pytest.mark.parametrize("screen", [_main, _kb, _detail], ids=["main", "kb", "detail"])
 async def test_no_pane_leaves_a_wide_empty_band_at_200_columns(screen) -> None:
     app = make_app()
     async with app.run_test(size=(200, 60)) as pilot:
