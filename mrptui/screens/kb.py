@@ -284,8 +284,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
         (each with its frame), so neither keeps a wide empty band."""
         detail, listing = self.query_one("#kb-detail"), self.query_one("#kb-diagnostics", OptionList)
         errors = max((_widest(_diagnostic_markup(d, "  ")) for d in self.diagnostics), default=0)
-        detail.styles.width = f"{max(detail_width, 1) + detail.styles.gutter.width}fr"
-        listing.styles.width = f"{max(errors, 1) + listing.styles.gutter.width + 1}fr"
+        # Neither asks for more than half the screen: in a narrow one they split evenly.
+        half = max(self.size.width // 2, 1)
+        detail.styles.width = f"{min(max(detail_width, 1) + detail.styles.gutter.width, half)}fr"
+        listing.styles.width = f"{min(max(errors, 1) + listing.styles.gutter.width + 1, half)}fr"
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._render_units)

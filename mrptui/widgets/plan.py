@@ -125,7 +125,7 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
 
     def show(self, state: ViewState, *, held: bool = False) -> None:
         self._state, self._held = state, held
-        uncut = Content.from_markup(render_plan(state, 0, held)).plain.splitlines() if state.plans else []
+        uncut = Content.from_markup(render_plan(state, 0, held)).plain.splitlines()
         report_natural_width(self, max((cell_len(line) for line in uncut), default=0) + 2)
         markup = render_plan(state, self._text_width(), held)
         if markup == self._markup:
