@@ -39,6 +39,7 @@ from mrptui.widgets.virtual_table import VirtualTable, fit_width
 WIDTH_SAMPLE = 400
 # (label, widest allowed): a longer cell is cut with an ellipsis (enter shows the whole unit).
 UNIT_COLUMNS = [("unit", 60), ("role", 14), ("topic", 60), ("triple", 50), ("file:line", 60)]
+ERRORS_MIN = 24
 UNIT_FLOORS = {"unit": 18, "role": 9, "topic": 10, "triple": 14, "file:line": 12}
 
 
@@ -283,11 +284,12 @@ file, restricted units included, whatever the caller. See docs/security.md.
         """The selected unit and the validation errors share the width as their widest lines do
         (each with its frame), so neither keeps a wide empty band."""
         detail, listing = self.query_one("#kb-detail"), self.query_one("#kb-diagnostics", OptionList)
-        errors = max((_widest(_diagnostic_markup(d, "  ")) for d in self.diagnostics), default=0)
+        # With no errors the pane still keeps room for its title ("Validation: no errors").
+        errors = max((_widest(_diagnostic_markup(d, "  ")) for d in self.diagnostics), default=ERRORS_MIN)
         # Neither asks for more than half the screen: in a narrow one they split evenly.
         half = max(self.size.width // 2, 1)
         detail.styles.width = f"{min(max(detail_width, 1) + detail.styles.gutter.width, half)}fr"
-        listing.styles.width = f"{min(max(errors, 1) + listing.styles.gutter.width + 1, half)}fr"
+        listing.styles.width = f"{min(errors + listing.styles.gutter.width + 1, half)}fr"
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._render_units)
