@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -110,13 +111,15 @@ class KeyBar(Widget, can_focus=False):
         for binding, key, description in self._items:
             if binding.id in KEPT_IDS:
                 continue
+            label = f"{description} " if description else ""
+            # A key whose label does not fit whole is left out: a cut one ("shift+f10" without
+            # "Back", "esc Le") reads as a key that does something else.
+            if line.cell_len + cell_len(f" {key} {label}") > room - kept_width:
+                break
             start = line.cell_len
             line.append(f" {key} ", key_style)
-            if description:
-                line.append(f"{description} ", description_style)
+            line.append(label, description_style)
             self._spans.append((start, line.cell_len, binding))
-        line.truncate(max(0, room - kept_width), overflow="crop")
-        self._spans = [(start, min(end, line.cell_len), b) for start, end, b in self._spans if start < line.cell_len]
         for binding, key, description in kept:
             start = line.cell_len
             line.append(f" {key} ", key_style)

@@ -3,6 +3,7 @@ replay, printable keys always type there, and commands are F-keys, alt chords an
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_app
 from helpers import QUESTION, record_notifications, settle
 
@@ -106,3 +107,17 @@ async def test_the_key_bar_in_the_box_still_offers_esc_to_leave_it(app) -> None:
     async with app.run_test(size=(200, 50)) as pilot:
         await pilot.pause()
         assert "esc" in app.screen.query_one(KeyBar).keys
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_key_bar_shows_each_key_with_its_whole_label_or_leaves_it_out(app, size) -> None:
+    # At 120 columns the bar used to end in "shift+f10" without "Back"; at 80, "esc Le".
+    async with app.run_test(size=size) as pilot:
+        await pilot.press(*keys_for(QUESTION), "enter")
+        await settle(pilot)
+        bar = app.screen.query_one(KeyBar)
+        line = bar.render().plain
+        shown = [(key, description) for _, key, description in bar._items if f" {key} " in line]
+        assert shown, line
+        for key, description in shown:
+            assert f" {key} {description} " in line, (size, key, line)
