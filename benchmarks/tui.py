@@ -208,9 +208,13 @@ async def _settle(app, pilot) -> None:
 
     app.control.cancel()
     # Polled, not `wait_for_complete()`: that raises for a worker the app cancelled (a KB warm-up
-    # that a newer one replaced), and only whether they still run matters here.
-    await _Waits(WAIT_S).until(lambda: not any(w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers),
-                               "the engine worker did not stop after a cancel")
+    # that a newer one replaced), and only whether they still run matters here. Only the engine's
+    # run workers: the warm-up goes on tagging a 100k view for minutes, and teardown cancels it.
+    def engine_running() -> bool:
+        return any(w.group.startswith("engine-") and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                   for w in app.workers)
+
+    await _Waits(WAIT_S).until(lambda: not engine_running(), "the engine worker did not stop after a cancel")
     await pilot.pause()
 
 
