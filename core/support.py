@@ -11,8 +11,9 @@ does not answer. Otherwise the answer is weak and says it cannot tell.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from core.answer_types import AnswerType, Expected, Span
@@ -32,6 +33,8 @@ _NEGATIONS = frozenset("not n't no never none neither nor without cannot nobody 
 # A negation this many words before the first word the answer rests on still governs it ("did not
 # at first agree").
 _NEGATION_REACH = 3
+# Focus words this many words from a lead or closer stand around it (lead_features' near_share).
+_NEAR = 5
 
 
 @dataclass(frozen=True)
@@ -75,19 +78,22 @@ class Coverage:
     links: tuple[str, ...] = ()
     # Question words the sentence states the opposite of ("won" / "lost"), with the reason.
     opposed: tuple[str, ...] = ()
+    # Unsaid terms the sentence says a synonym or a sister term of: they do not cover a term
+    # (below), and are recorded for scripts/train_answerability.py.
+    related: tuple[str, ...] = ()
 
 
 def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -> Coverage:
     """Which terms the words say, and the lexicon links that covered some of them (looked up only
     with `linked`: ranking sentences compares words as written, the check links them)."""
     seen = {s for word in words for s in tokenize(word)}
-    covered, missing, links, opposed = [], [], [], []
+    covered, missing, links, opposed, related = [], [], [], [], []
     lex = _lexicon() if linked else None
     for term in terms:
         if term.found_in(seen):
             covered.append(term.word)
             continue
-        link = _linked(lex, term, words) if lex is not None else None
+        link, near = _linked(lex, term, words) if lex is not None else (None, False)
         if link is not None and link.kind == "antonym":
             missing.append(term.word)
             opposed.append(link.via)
@@ -96,7 +102,9 @@ def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -
             links.append(link.via)
         else:
             missing.append(term.word)
-    return Coverage(tuple(covered), tuple(missing), tuple(links), tuple(opposed))
+            if near:
+                related.append(term.word)
+    return Coverage(tuple(covered), tuple(missing), tuple(links), tuple(opposed), tuple(related))
 
 
 # Links that say the sentence's word means the question's: the same lemma or a derivation ("die" /
@@ -108,16 +116,19 @@ _COVERING = frozenset(("same-lemma", "derivation"))
 
 
 def _linked(lex, term: Term, words: Sequence[str]):
-    """The first sentence word that means the term (or says its opposite), as a lexicon Link."""
+    """The first sentence word that means the term (or says its opposite), as a lexicon Link, and
+    whether an earlier word is only a synonym or a sister term of it."""
     if term.is_name:
-        return None
+        return None, False
+    near = False
     for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
         link = _link(lex, term.word, word)
         if link is None:
             continue
         if link.kind in _COVERING or link.kind == "antonym":
-            return link
-    return None
+            return link, near
+        near = True
+    return None, near
 
 
 @lru_cache(maxsize=65536)
@@ -170,13 +181,8 @@ def check(
 ) -> Support:
     """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
     the sentence's references, which count as said by it)."""
-    words = [t.word for t in sentence] + list(context_words)
-    found = coverage(terms, words)
+    found = said_by(question, terms, sentence, context_words)
     covered, missing, links = found.covered, found.missing, found.links
-    agents = unnamed_agents(question, sentence, [t for t in terms if t.word in missing and not _exact(t)])
-    if agents:
-        covered, missing = (*covered, *agents), tuple(m for m in missing if m not in agents)
-        links = (*links, *(f"{a}: the agent the passive sentence leaves unnamed" for a in agents))
     reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
     exact = [t.word for t in terms if t.word in missing and _exact(t)]
     # A lead is scored; a quote (a list, a reason) keeps its own allowance of unsaid terms.
@@ -206,6 +212,68 @@ def check(
     if lead is not None and reversed_relation(question, terms, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
     return Support(not reasons, tuple(reasons), covered, missing, links, score)
+
+
+def said_by(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], context_words: Sequence[str] = ()) -> Coverage:
+    """The focus terms the sentence says, with its references' antecedents (`context_words`) and
+    the unnamed agent of a passive counted as said."""
+    found = coverage(terms, [t.word for t in sentence] + list(context_words))
+    agents = unnamed_agents(question, sentence, [t for t in terms if t.word in found.missing and not _exact(t)])
+    if not agents:
+        return found
+    return replace(
+        found,
+        covered=(*found.covered, *agents),
+        missing=tuple(m for m in found.missing if m not in agents),
+        links=(*found.links, *(f"{a}: the agent the passive sentence leaves unnamed" for a in agents)),
+    )
+
+
+_TYPES = {
+    "type_person": AnswerType.PERSON, "type_place": AnswerType.PLACE, "type_date": AnswerType.DATE,
+    "type_number": AnswerType.NUMBER, "type_kind": AnswerType.KIND, "type_thing": AnswerType.THING,
+}
+
+
+def lead_features(
+    question: Sequence[Token], terms: Sequence[Term], expected: Expected, sentence: Sequence[Token], lead: Span,
+    context_words: Sequence[str] = (), paragraph_words: Sequence[str] = (),
+) -> dict[str, float]:
+    """What an answerability model could weigh about a lead (core/answerability.FEATURES), for
+    scripts/train_answerability.py: how the unsaid terms relate to the sentence and its paragraph,
+    the lead's type, place and shape. Not used to decide: the learned model did not beat the
+    support score on held-out articles (docs/answers.md)."""
+    found = said_by(question, terms, sentence, context_words)
+    missing = [t for t in terms if t.word in found.missing]
+    tag_of = {s: t.tag for t in question for s in tokenize(t.word)}
+    tags = [next((tag_of[s] for s in t.stems if s in tag_of), "") for t in missing]
+    paragraph = {s for word in paragraph_words for s in tokenize(word)}
+    stems = {s for term in terms for s in term.stems}
+    hits = [i for i, t in enumerate(sentence) if set(tokenize(t.word)) & stems and not lead.first <= i <= lead.last]
+    away = {i: min(abs(i - lead.first), abs(i - lead.last)) for i in hits}
+    near = {s for i in hits if away[i] <= _NEAR for s in tokenize(sentence[i].word)}
+    inside = sentence[lead.first : lead.last + 1]
+    values = {
+        "share": support_score(len(found.covered), len(terms)),
+        "all_said": float(not missing),
+        "unsaid": float(len(missing)),
+        "unsaid_exact": float(sum(_exact(t) for t in missing)),
+        "unsaid_noun": float(sum(tag in ("NOUN", "PROPN") for tag in tags)),
+        "unsaid_verb": float(sum(tag == "VERB" for tag in tags)),
+        "unsaid_other": float(sum(tag not in ("NOUN", "PROPN", "VERB") for tag in tags)),
+        "unsaid_synonym": float(sum(t.word in found.related for t in missing)),
+        "unsaid_in_paragraph": float(sum(t.found_in(paragraph) for t in missing)),
+        "fills_gap": float(fills_gap(question, sentence, lead, expected)),
+        "lead_distance": math.log1p(min(away.values(), default=len(sentence))),
+        "near_share": sum(bool(set(t.stems) & near) for t in terms) / len(terms) if terms else 1.0,
+        "lead_words": math.log1p(len(inside)),
+        "lead_name": float(any(t.tag in ("PROPN", "NUM") for t in inside)),
+        "terms": math.log1p(len(terms)),
+        "sentence_words": math.log1p(len(sentence)),
+        "question_words": math.log1p(len(question)),
+    }
+    values.update({name: float(expected.type is kind) for name, kind in _TYPES.items()})
+    return values
 
 
 _BE_FORMS = frozenset("be is are was were been being".split())

@@ -13,13 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from core import answerability
 from core.answer_types import AnswerType, Expected, Span, expected_type, name_spans, typed_spans
 from core.coref import Resolution, mentions_reference, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues, unit_text
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
-from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, negated, reversed_relation
+from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, negated, reversed_relation
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -67,6 +68,8 @@ def short_draft(
     readings = _readings(required, evidence, {unit.id for unit in kept})
     best: tuple[_Reading, Span | None, Support] | None = None
     top = readings[0].covered if readings else 0
+    if answerability.observing():
+        _observe(question, asked, required, expected, readings, evidence)
     for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
         lead = _lead(reading, asked, required, expected)
@@ -82,6 +85,29 @@ def short_draft(
         detail = AnswerDetail(answer_type=expected.describe(), support="failed: no kept sentence to read")
         return Draft("cannot tell from the evidence: no kept sentence.", (), "typed lead: no sentence", "no sentence"), detail
     return _cannot_tell(question, expected, *best)
+
+
+def _observe(
+    question: str, asked: Sequence[Token], terms: Sequence[Term], expected: Expected, readings: Sequence[_Reading], evidence: Evidence
+) -> None:
+    """Every lead of the sentences tried, and of the next best up to MAX_TRIED (measured, never
+    answered from), for core/answerability's observers."""
+    top = readings[0].covered if readings else 0
+    tried = [r for r in readings if r.covered == top][:MAX_TRIED] or list(readings[:1])
+    tried += [r for r in readings if r.covered < top][: MAX_TRIED - len(tried)]
+    candidates = []
+    for ranked in tried:
+        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, terms, ranked.rank)
+        lead = _lead(reading, asked, terms, expected)
+        if lead is None:
+            continue
+        context = _antecedent_words(reading)
+        features = lead_features(asked, terms, expected, reading.tokens, lead, context, unit_text(reading.sentence.unit).split())
+        candidates.append(answerability.Candidate(
+            lead.text, features, rules=check(asked, terms, expected, reading.tokens, lead, context, threshold=0.0).passed,
+            supported=check(asked, terms, expected, reading.tokens, lead, context).passed, top=ranked.covered == top,
+        ))
+    answerability.observe(question, candidates)
 
 
 def _is_head(term: Term, expected: Expected) -> bool:
