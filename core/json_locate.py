@@ -29,6 +29,12 @@ def position(text: str, loc: Sequence[str | int]) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def value_column(line: str, name: str) -> int | None:
+    """1-based column where the value of the top-level member `name` of a one-line JSON object
+    starts (its opening quote for a string), or None when there is no such member."""
+    return next((at + 1 for key, _, at in _members(line, _skip(line, 0)) if key == name), None)
+
+
 def _offset(text: str, loc: Sequence[str | int]) -> int:
     point = value = _skip(text, 0)
     for part in loc:

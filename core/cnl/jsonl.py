@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.diagnostics import Code, Diagnostic, did_you_mean, for_author
+from core.json_locate import value_column
 from core.units import KnowledgeUnit
 
 _TOPIC_WORDS = 8
@@ -130,16 +131,16 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
     at = Token(record.id, number, 1)
     draft = UnitDraft(at, file, check_id_format=False)
 
-    def put(name: str, value: str | None) -> None:
+    def put(name: str, value: str | None, key: str = "") -> None:
         if value is not None:
-            draft.add_text(Token(name, number, 1), [Token(value, number, 1)])
+            draft.add_text(Token(name, number, 1), [Token(value, number, _value_col(line, data, key, value))])
 
     put("SourceId", source)
     put("ChunkId", record.id)
     put("Role", record.role)
-    put("Topic", topic)
+    put("Topic", topic, "title" if record.title.strip() else "text")
     # A Procedure's text is its procedure, as the unit model requires.
-    put("Procedure" if record.role.strip().casefold() == "procedure" else "Claim", claim)
+    put("Procedure" if record.role.strip().casefold() == "procedure" else "Claim", claim, "text" if record.text.strip() else "title")
     if "acl" in record.model_fields_set:
         # `""` and `[" "]` are as empty as `[]`, as `Acl: ,` is in Markdown.
         tags = [Token(tag.strip(), number, 1) for tag in record.acl or () if tag.strip()]
@@ -151,6 +152,18 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if key in record.model_fields_set and getattr(record, key) is None:
             put(key, "")  # null: written, and empty
     return draft.build()
+
+
+def _value_col(line: str, data: dict, key: str, value: str) -> int:
+    """The column where the string of the record's `key` starts, so that an error inside it (a
+    permission field written in a text) points into the line; 1 when no error can be there."""
+    if not key or (":" not in value and "=" not in value):
+        return 1
+    written = next((k for k in data if _KEYS.get(squash_name(k)) == key), None)
+    if written is None:
+        return 1
+    col = value_column(line, written)
+    return 1 if col is None else col + 1  # after the opening quote
 
 
 def _fields(data: dict, file: str, number: int) -> dict:

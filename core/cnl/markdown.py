@@ -3,11 +3,12 @@
 Inside a unit, indented lines and Markdown list items (`- step`, `1. step`) continue the previous
 field and every other non-blank line must be a field. Any other heading or a horizontal rule
 (`---`) ends the unit; text outside units (titles, prose) is ignored, except a line that reads
-like a permission field (`Acl: x`, `- Region: EU`, `### ACL: x`, core/cnl/permissions.py): such a
-line, as a continuation, is an error that withdraws its unit; after a unit's end, one that withdraws
-that unit and the next (it could have been meant for either); before the first unit (front
-matter), one that withdraws every unit of the file (fail closed: the author meant to restrict
-something).
+like a permission field (`Acl: x`, `- Region: EU`, `### ACL: x`) or writes one inside it (`Note —
+acl: staff`, `(Region=EU)`; core/cnl/permissions.py): such a line, as a continuation, is an error
+that withdraws its unit; after a unit's end, one that withdraws that unit and the next (it could
+have been meant for either); before the first unit (front matter), one that withdraws every unit
+of the file (fail closed: the author meant to restrict something). A permission field written
+inside a field's value (`Claim: … Acl: staff`) withdraws its unit too (core/cnl/validate.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 import string
 from collections.abc import Iterable
 
-from core.cnl.permissions import permission_line, unread_message
+from core.cnl.permissions import permission_inline, permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
@@ -69,7 +70,7 @@ class _Reader:
     def outside(self, number: int, line: str) -> None:
         """A line outside any unit: ignored, unless it reads like a permission field or a
         misspelt unit heading."""
-        found = permission_line(line)
+        found = permission_line(line) or permission_inline(line)
         if found is not None:
             name, label, col = found
             at = Token(name, number, col)
@@ -195,7 +196,8 @@ def preamble_speaks(text: str) -> bool:
     permission-like line, a misspelt unit heading): such text is in no unit block, so a file with
     it is read whole."""
     return any(
-        permission_line(line) or (line.startswith("#") and _NEAR_HEADING.match(line)) for line in source_lines(text)
+        permission_line(line) or permission_inline(line) or (line.startswith("#") and _NEAR_HEADING.match(line))
+        for line in source_lines(text)
     )
 
 

@@ -124,6 +124,18 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
     return None
 
 
+# A comment that is a field line names one field: a word (`Acl`, `effective-to`), or `Effective
+# From/To`. "# Region-only unit: …" or "# (effectiveFrom <= as-of date)" talk about permissions.
+_COMMENT_NAME = re.compile(r"[^\W\d_][\w-]*(?:[ \t]+(?:from|to))?", re.IGNORECASE)
+
+
+def permission_comment(line: str) -> tuple[str, str, int] | None:
+    """`permission_line` for a comment line (`# Acl: staff`, `# - region = EU`), where prose about
+    permissions is expected: only a line that is a field line counts, a sentence about one does not."""
+    found = permission_line(line)
+    return found if found is not None and _COMMENT_NAME.fullmatch(found[0]) else None
+
+
 def _table_row(line: str) -> tuple[str, str, int] | None:
     """A Markdown table row whose first cell names a permission field (`| Acl | staff |`)."""
     cells = line.split("|")

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from core.cnl.permissions import permission_label
+from core.cnl.permissions import permission_comment, permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent, KnowledgeUnit
@@ -102,7 +102,7 @@ def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
             raise _LineError(Code.MALFORMED_LINE, "lists cannot be nested", Token("[", number, pos + 1))
         elif char == '"':
             text, end = _read_string(line, number, pos)
-            items.append(Token(text, number, pos + 1))
+            items.append(Token(text, number, pos + 2))  # where the text starts, after the quote
             pos = end
         else:
             atom = _ATOM.match(line, pos).group()
@@ -195,9 +195,10 @@ def _value_problem(file: str, value: Arg, allow_list: bool) -> Diagnostic | None
 def read_sop(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
     labels = _Labels(file)
     drafts: list[UnitDraft] = []
-    diagnostics: list[Diagnostic] = []
-    # A permission statement that names no unit of this file could have been meant for any.
-    whole_file = False
+    # A permission statement that names no unit of this file could have been meant for any, and
+    # so could a permission field written in a comment.
+    diagnostics: list[Diagnostic] = _commented_permissions(text, file)
+    whole_file = bool(diagnostics)
     for statement in statements(text, file):
         problems = [statement.error] if statement.error else _unit_statement(statement, labels, drafts, file)
         owner = labels.owner(statement)
@@ -215,6 +216,25 @@ def read_sop(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic
             units.append(unit)
     diagnostics.sort(key=lambda d: (d.line, d.col))
     return units, diagnostics
+
+
+def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
+    """An error for each comment line written as a permission field (`# Acl: staff`, `# - Region = EU`):
+    a comment is not read, so the restriction it states would be dropped."""
+    if "#" not in text:
+        return []
+    found = []
+    for number, line in enumerate(source_lines(text), start=1):
+        if not line.lstrip().startswith("#"):
+            continue
+        hit = permission_comment(line)
+        if hit is not None:
+            name, label, col = hit
+            message = unread_message(name, label, "in a comment").replace(
+                "the unit is withdrawn", "every unit of this file is withdrawn")
+            found.append(Diagnostic(code=Code.PERMISSION_NOT_READ, message=message, file=file, line=number, col=col,
+                                    author_only=True))
+    return found
 
 
 def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> Diagnostic | None:
@@ -271,7 +291,9 @@ def _set_unit_field(statement: Statement, labels: _Labels, file: str) -> Diagnos
     if problem is None and value.kind == "list":
         draft.add_items(name.token, value.items, value.token)
     elif problem is None:
-        draft.add_text(name.token, [value.token])
+        # A string's text starts after its quote: positions inside it count from there.
+        at = value.token._replace(col=value.token.col + 1) if value.kind == "string" else value.token
+        draft.add_text(name.token, [at])
     return problem
 
 

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_label, unread_message
+from core.cnl.permissions import permission_inline, permission_label, unread_message
 from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
@@ -154,6 +154,8 @@ class UnitDraft:
         key = self._accept(name)
         if key is None:
             return
+        if key not in PERMISSION_FIELDS:
+            self._check_inline(key, segments)
         if key in LIST_FIELDS:
             items = tuple(item for segment in segments for item in _split_commas(segment))
             self._fields[key] = _Field(name, items, tuple(item.text for item in items))
@@ -173,7 +175,22 @@ class UnitDraft:
         if key not in LIST_FIELDS:
             self.diagnose(Code.MALFORMED_LINE, f"{FIELD_LABELS[key]} takes one value, not a list", opened_at)
             return
+        if key not in PERMISSION_FIELDS:
+            self._check_inline(key, items)
         self._fields[key] = _Field(name, tuple(items), tuple(item.text for item in items))
+
+    def _check_inline(self, key: str, segments: Sequence[Token]) -> None:
+        """A permission field written inside another field's value (`Claim: … Acl: staff`,
+        `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
+        in plain text, since publishing it would ignore the restriction its author wrote."""
+        for segment in segments:
+            found = permission_inline(segment.text)
+            if found is None or any(d.line == segment.line and d.code in PERMISSION_CODES for d in self._diagnostics):
+                continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
+            written, label, col = found
+            where = f"inside the {FIELD_LABELS[key]} value"
+            self.diagnose(Code.PERMISSION_NOT_READ, unread_message(written, label, where),
+                          Token(written, segment.line, segment.col + col - 1))
 
     def _accept(self, name: Token) -> str | None:
         key = field_key(name.text)
