@@ -146,6 +146,7 @@ class Engine:
                 excluded=tuple(sorted(request.excluded)),
                 excluded_units=tuple(sorted(request.excluded_units)),
                 memory=request.memory,
+                memory_withheld=request.memory_withheld,
                 intent_cnl=request.intent_cnl,
             )
         )

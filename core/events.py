@@ -122,7 +122,8 @@ class MemoryUse(_Model):
     """A memory record offered to a request (core/memory), with seed 001's score parts.
 
     Only the asking caller's own records are offered, and only while every unit they cite is in
-    that caller's view; the question and lead are what that caller asked and was told."""
+    that caller's view with the content it had; the question and lead are what that caller asked
+    and was told."""
 
     id: str
     turn: int = 0
@@ -132,6 +133,8 @@ class MemoryUse(_Model):
     lead: str = ""
     entity: str = ""
     unit_ids: tuple[str, ...] = ()
+    # The content digest of each cited unit as the turn saw it (core/memory/cited.py).
+    unit_digests: tuple[str, ...] = ()
     sim: float
     recency: float
     scope_weight: float
@@ -156,6 +159,8 @@ class RunStarted(_Event):
     intent_cnl: str | None = None
     # The memory records offered to this request, best first (empty without a conversation).
     memory: tuple[MemoryUse, ...] = ()
+    # Records not offered because a unit they cite changed or left the view, each said in a line.
+    memory_withheld: tuple[str, ...] = ()
 
 
 class Intervened(_Event):

@@ -98,6 +98,8 @@ def summarise(events: Sequence[object]) -> dict:
         ],
         "timings_ms": {k: round(v, 3) for k, v in (finished.timings_ms if finished else {}).items()},
         "memory": memory_rows(events),
+        # Records not offered because a unit they cite changed or left the caller's view.
+        "memory_withheld": [note for e in events if isinstance(e, RunStarted) for note in e.memory_withheld],
         # A replan detects the intent again: each completion is listed once.
         "resolved": list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.resolved)),
     }

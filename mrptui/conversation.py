@@ -14,7 +14,7 @@ from pathlib import Path
 from core.memory.conversation import Conversation
 from core.memory.scoring import ScoredRecord
 from core.memory.store import MemoryStore
-from core.memory.turns import remember, turn_of, with_memory
+from core.memory.turns import pinned, remember, turn_of, with_memory
 from core.plugins.base import Request
 from mrptui.host import Host
 from mrptui.state import RunRecord
@@ -51,7 +51,7 @@ class ExplorerMemory:
         return self._conversation
 
     def _view(self):
-        return self.host.ask_session("view", self.host.caller, default=frozenset())
+        return self.host.ask_session("view", self.host.caller, default=None)
 
     def offer(self, request: Request) -> Request:
         conversation = self.conversation
@@ -66,12 +66,17 @@ class ExplorerMemory:
         if run is None or run.request is None or self._offered.pop(id(run.request), None) is None:
             return
         if self.conversation is not None and run.done and not run.error:
-            remember(self.conversation, run.events)
+            remember(self.conversation, run.events, self._view())
             self.host.memory_generation += 1
 
     def scored(self, question: str) -> list[ScoredRecord]:
         conversation = self.conversation
         return conversation.recall(question, self._view()) if conversation is not None else []
+
+    def withheld(self) -> list[str]:
+        """A line for each record no question reuses now (a unit it cites changed or left the view)."""
+        conversation = self.conversation
+        return conversation.vetted(self._view())[1] if conversation is not None else []
 
     def pin(self) -> None:
         """The current run's question and lead as a durable note."""
@@ -83,7 +88,7 @@ class ExplorerMemory:
             self.host.notify("ask a question first: the pinned note is its question and answer", severity="warning")
         else:
             text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
-            conversation.note(text, turn.unit_ids, turn.entity)
+            conversation.note(text, pinned(turn, run.events, self._view()), turn.entity)
             self._changed(f"pinned to your notes: {text}")
 
     def forget(self, record_id: str) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from core.memory.cited import UNPINNED, merged
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, record_id
 from core.retrieval.hdc_vectors import DIMENSIONS, bundle
 
@@ -58,6 +59,7 @@ def compact(
 def _summary(group: list[MemoryRecord], chosen: list[MemoryRecord], confidence: float) -> MemoryRecord:
     last = group[-1]
     text = " | ".join(f"{t.question} → {t.lead}" if t.lead else t.question for t in chosen)
+    cited = merged(pair for t in chosen for pair in zip(t.unit_ids, t.unit_digests + (UNPINNED,) * len(t.unit_ids)))
     return MemoryRecord(
         id=record_id("summary", *(t.id for t in group)),
         scope=last.scope,
@@ -68,7 +70,8 @@ def _summary(group: list[MemoryRecord], chosen: list[MemoryRecord], confidence: 
         turn=last.turn,
         question=text[:MAX_TEXT_CHARS],
         entity=chosen[-1].entity,
-        unit_ids=tuple(dict.fromkeys(u for t in chosen for u in t.unit_ids)),
+        unit_ids=tuple(cited),
+        unit_digests=tuple(cited.values()),
         source_ids=tuple(t.id for t in group),
         confidence=confidence,
     )

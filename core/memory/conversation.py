@@ -1,17 +1,19 @@
 """One caller's memory for one conversation: its turns and summaries, plus the caller's durable notes.
 
-A record is offered to a question only while every unit it cited is in the caller's current view, so
-a reload that withdraws a unit, or a caller who may not see it, withdraws the record too (fail closed).
+A record is offered to a question only while every unit it cited is in the caller's current view
+with the content digest the turn recorded (core/memory/cited.py), so a reload that withdraws or edits
+a unit, or a caller who may not see it, withholds the record too (fail closed), and says why.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable
 
 import numpy as np
 
 from core.config import HdcConfig, MemoryConfig
+from core.memory.cited import Checker, CitedView, withheld_note
 from core.memory.compaction import compact
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, Scope, caller_digest, record_id
 from core.memory.scoring import RecordArrays, ScoredRecord, score_records
@@ -49,9 +51,25 @@ class Conversation:
     def records(self) -> list[MemoryRecord]:
         return [*self.turns, *self.notes]
 
-    def recall(self, question: str, view: Container[str], limit: int | None = None) -> list[ScoredRecord]:
-        """The records the caller may still see, scored for `question`, best first (`limit`: the best few)."""
-        visible = [r for r in self.records if all(unit in view for unit in r.unit_ids)]
+    def vetted(self, view: CitedView | None) -> tuple[list[MemoryRecord], list[str]]:
+        """The records that may be reused in `view` (None: a view of nothing), and a line for each
+        one withheld (`turn 2 not used: orion::… has changed since`)."""
+        check = Checker(view)
+        usable, withheld = [], []
+        for record in self.records:
+            reason = check.reason(record.unit_ids, record.unit_digests) if record.unit_ids else None
+            if reason is None:
+                usable.append(record)
+            else:
+                withheld.append(withheld_note(record.kind, record.turn, reason))
+        return usable, withheld
+
+    def recall(self, question: str, view: CitedView | None, limit: int | None = None) -> list[ScoredRecord]:
+        """The records the caller may still reuse, scored for `question`, best first (`limit`: the best few)."""
+        return self.score(question, self.vetted(view)[0], limit)
+
+    def score(self, question: str, visible: list[MemoryRecord], limit: int | None = None) -> list[ScoredRecord]:
+        """`visible` (records `vetted` kept) scored for `question`, best first."""
         if not visible:
             return []
         arrays, matrix = self._arrays(visible)
@@ -67,10 +85,11 @@ class Conversation:
             self._cached = (ids, RecordArrays.of(records, self.config), matrix)
         return self._cached[1], self._cached[2]
 
-    def remember(self, question: str, lead: str, entity: str, unit_ids: Sequence[str]) -> MemoryRecord:
-        """Record a finished turn (compacting old turns past `compactAfterTurns`) and save."""
+    def remember(self, question: str, lead: str, entity: str, cited: dict[str, str]) -> MemoryRecord:
+        """Record a finished turn (compacting old turns past `compactAfterTurns`) and save; `cited`:
+        each cited unit's id and content digest (core/memory/cited.py)."""
         turn = 1 + max((r.turn for r in self.turns), default=0)
-        record = self._record("session", "turn", question, lead, entity, unit_ids, turn)
+        record = self._record("session", "turn", question, lead, entity, cited, turn)
         self.turns.append(record)
         raw = [r for r in self.turns if r.kind == "turn"]
         if len(raw) > self.config.compact_after_turns:
@@ -82,9 +101,9 @@ class Conversation:
         self._save(self.name)
         return record
 
-    def note(self, text: str, unit_ids: Sequence[str] = (), entity: str = "") -> MemoryRecord:
+    def note(self, text: str, cited: dict[str, str] | None = None, entity: str = "") -> MemoryRecord:
         """A durable note in the user's memory (scope `user`), shared by all of this caller's conversations."""
-        record = self._record("user", "note", text, "", entity, unit_ids, 0)
+        record = self._record("user", "note", text, "", entity, cited or {}, 0)
         self.notes.append(record)
         self._save(None)
         return record
@@ -113,7 +132,7 @@ class Conversation:
         return count
 
     def _record(self, scope: Scope, kind: str, question: str, lead: str, entity: str,
-                unit_ids: Sequence[str], turn: int) -> MemoryRecord:
+                cited: dict[str, str], turn: int) -> MemoryRecord:
         now = self.clock()
         return MemoryRecord(
             id=record_id(self.caller, self.name or "", kind, now, turn, question),
@@ -126,7 +145,8 @@ class Conversation:
             question=question[:MAX_TEXT_CHARS],
             lead=lead[:MAX_TEXT_CHARS],
             entity=entity[:200],
-            unit_ids=tuple(dict.fromkeys(unit_ids)),
+            unit_ids=tuple(cited),
+            unit_digests=tuple(cited.values()),
         )
 
     def _save(self, name: str | None) -> None:

@@ -19,8 +19,9 @@ MAX_TEXT_CHARS = 4_000
 
 class MemoryRecord(BaseModel):
     """`caller` is the digest of the caller that made the record (`caller_digest`); a record is read
-    back only for that caller. `unit_ids` are the units the turn cited: the record is shown only
-    while every one of them is in the reading caller's view."""
+    back only for that caller. `unit_ids` are the units the turn cited and `unit_digests` the
+    content digest of each as the turn saw it (core/memory/cited.py): the record is reused only
+    while every one of them is in the reading caller's view with that digest."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -36,6 +37,8 @@ class MemoryRecord(BaseModel):
     # What the turn was about ("Orion"): what a later "it" or "and Helix?" refers back to.
     entity: str = Field(default="", max_length=200)
     unit_ids: tuple[str, ...] = ()
+    # Records written before digests were kept have none: they fail the check (fail closed).
+    unit_digests: tuple[str, ...] = ()
     # Summaries only: the turns they replace, and the extractive summary's confidence.
     source_ids: tuple[str, ...] = ()
     confidence: float = Field(default=1.0, ge=0, le=1)

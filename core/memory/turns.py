@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from core.events import AnswerReady, IntentDetected, MemoryUse, RunStarted
+from core.memory.cited import CitedView, cited_digests
 from core.memory.conversation import Conversation
 from core.memory.entities import entity_of
 from core.memory.scoring import ScoredRecord
@@ -18,16 +20,35 @@ OFFERED = 5
 _CITATION = re.compile(r"\s*\[[^\[\]]*::[^\[\]]*\]")
 
 
-def with_memory(request: Request, conversation: Conversation, view: Container[str]) -> Request:
-    """`request` offered the conversation's best records for its question (only those the view allows)."""
-    recalled = conversation.recall(request.question, view, limit=OFFERED)
-    return dataclasses.replace(request, memory=offered(recalled))
+class VersionedView(CitedView, Protocol):
+    """A caller's view with its version (`KBView.version`), which a run's `RunStarted` records."""
+
+    @property
+    def version(self) -> str: ...
 
 
-def remember(conversation: Conversation, events: Sequence[object]) -> None:
+def with_memory(request: Request, conversation: Conversation, view: CitedView | None) -> Request:
+    """`request` offered the conversation's best records for its question (only those `view` still
+    shows as they were), and told which it was not offered and why."""
+    usable, withheld = conversation.vetted(view)
+    recalled = conversation.score(request.question, usable, limit=OFFERED)
+    return dataclasses.replace(request, memory=offered(recalled), memory_withheld=tuple(withheld))
+
+
+def remember(conversation: Conversation, events: Sequence[object], view: VersionedView | None) -> None:
+    """Leave the finished run's turn, each cited unit pinned to its content in `view`, which must be
+    the view the run answered from (same version); a view since reloaded pins nothing, so the
+    record can never be reused as if the new content had been cited."""
     turn = turn_of(events)
     if turn is not None:
-        conversation.remember(turn.question, turn.lead, turn.entity, turn.unit_ids)
+        conversation.remember(turn.question, turn.lead, turn.entity, pinned(turn, events, view))
+
+
+def pinned(turn: Turn, events: Sequence[object], view: VersionedView | None) -> dict[str, str]:
+    """The turn's cited ids with their content digests in `view` (see `remember`; None pins nothing)."""
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    same = view is not None and started is not None and started.kb_version == view.version
+    return dict(zip(turn.unit_ids, cited_digests(view, turn.unit_ids, pinned=same)))
 
 
 def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[MemoryUse, ...]:
@@ -35,6 +56,7 @@ def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[Memor
         MemoryUse(
             id=s.record.id, turn=s.record.turn, scope=s.record.scope, kind=s.record.kind,
             question=s.record.question, lead=s.record.lead, entity=s.record.entity, unit_ids=s.record.unit_ids,
+            unit_digests=s.record.unit_digests,
             sim=s.sim, recency=s.recency, scope_weight=s.scope_weight, quality=s.quality, score=s.score,
         )
         for s in scored[:limit]

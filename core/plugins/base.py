@@ -157,6 +157,8 @@ class Request:
     """What a debugger changed, in order: recorded in the trace as `intervened` events."""
     memory: tuple[MemoryUse, ...] = ()
     """The caller's scored memory records (core/memory), best first: what a follow-up may refer to."""
+    memory_withheld: tuple[str, ...] = ()
+    """Why the caller's other records were not offered (a cited unit changed or left the view)."""
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from core.cnl import parse_intents
 from core.config import MemoryConfig
 from core.llm import LlmClient, LlmError
+from core.memory.cited import usable
 from core.memory.packing import estimate_tokens, pack
 from core.plugins.base import (
     Descriptor,
@@ -121,15 +122,17 @@ def _evidence_block(units: list[KnowledgeUnit]) -> str:
 def _memory(ctx: RunContext, budget: int) -> tuple[str, str]:
     """The conversation's records (best first) packed into `budget` estimated tokens (seed 001): the
     prompt block, and what the attempt's reason says about it (what was left out, by id). Records
-    are re-checked against this run's view: one citing a unit the caller cannot see now is dropped."""
-    records = [m for m in ctx.request.memory if all(unit in ctx.view for unit in m.unit_ids)]
+    are re-checked against this run's view: one citing a unit the caller cannot see now, or one
+    edited since, is dropped and named."""
+    records, withheld = usable(ctx.request.memory, ctx.view)
     if not records:
-        return "", ""
+        return "", "; ".join(f"memory {line}" for line in withheld)
     lines = {m.id: f"- {m.question}" + (f" → {m.lead}" if m.lead else "") for m in records}
     packed = pack(records, budget, lambda m: estimate_tokens(lines[m.id]))
     note = f"memory: {len(packed.kept)} of {len(records)} record(s) in the prompt ({packed.cost}/{budget} tokens)"
     if packed.left_out:
         note += "; left out: " + ", ".join(m.id for m in packed.left_out)
+    note += "".join(f"; {line}" for line in withheld)
     if not packed.kept:
         return "", note
     return "Earlier in this conversation (most relevant first):\n" + "\n".join(lines[m.id] for m in packed.kept) + "\n\n", note

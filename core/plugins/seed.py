@@ -10,6 +10,7 @@ from core.cnl import format_intents, parse_intents, read_text
 from core.config import Budgets, MemoryConfig
 from core.events import MemoryUse
 from core.intent_cues import question_cues, split_input
+from core.memory.cited import usable
 from core.memory.followup import Candidate, resolve
 from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
 from core.units import Act, Intent, KnowledgeUnit
@@ -48,8 +49,10 @@ class SymbolicSeedDetector(SeedDetector):
         context, questions = split_input(question)
         # Analysing questions the kernel will not answer would only cost time (maxSubQuestions).
         dropped = len(questions) - self.max_questions
-        # Re-checked against this run's view: a record citing a unit the caller cannot see now is not used.
-        candidates = [_candidate(m) for m in ctx.request.memory if all(unit in ctx.view for unit in m.unit_ids)]
+        # Re-checked against this run's view: a record citing a unit the caller cannot see now, or
+        # one edited since, is not used.
+        records, withheld = usable(ctx.request.memory, ctx.view)
+        candidates = [_candidate(m) for m in records]
         resolutions = [resolve(part, candidates, self.memory_min_score) for part in questions[: self.max_questions]]
         intents = [_intent(r.question, context) for r in resolutions]
         cnl = format_intents(intents)
@@ -65,6 +68,8 @@ class SymbolicSeedDetector(SeedDetector):
         resolved = tuple(note for r in resolutions for note in r.notes)
         if resolved:
             reason += "; from memory: " + "; ".join(resolved)
+        if withheld:
+            reason += "; memory " + "; ".join(withheld)
         return SdResult(
             status=Status.SUCCESS,
             reason=reason,

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         except UnsafePath as exc:
             raise UsageError(f"--trace {exc}") from None
     if conversation is not None:
-        remember(conversation, events)
+        remember(conversation, events, session.view(request.caller))
     summary = summarise(events)
     if args.json:
         print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
@@ -134,6 +134,8 @@ def _text(summary: dict) -> str:
     lines.append(f"path: {path}")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
+    for note in summary["memory_withheld"]:
+        lines.append(f"memory {note}")
     for b in summary["backtracks"]:
         lines.append(f"backtrack L{b['level']} ({b['stage']}): {b['reason']}")
     return "\n".join(lines)

@@ -59,7 +59,8 @@ def _in(args: argparse.Namespace) -> str:
 
 
 def _list(conversation, view, args: argparse.Namespace) -> None:
-    scored = conversation.recall(args.question or "", view)
+    usable, withheld = conversation.vetted(view)
+    scored = conversation.score(args.question or "", usable)
     rows = [
         {"id": s.record.id, "scope": s.record.scope, "kind": s.record.kind, "turn": s.record.turn,
          "age_s": round(max(0.0, time.time() - s.record.ts), 1), "question": s.record.question,
@@ -71,10 +72,13 @@ def _list(conversation, view, args: argparse.Namespace) -> None:
     if not args.question:
         rows.sort(key=lambda r: (r["scope"] != "session", r["turn"], -r["age_s"]))
     if args.json:
-        print(json.dumps({"conversation": args.session, "records": rows}, indent=2, ensure_ascii=False))
+        print(json.dumps({"conversation": args.session, "records": rows, "withheld": withheld}, indent=2,
+                         ensure_ascii=False))
         return
-    if not rows:
+    if not rows and not withheld:
         print("no memory records for this caller" + _in(args))
+    for line in withheld:
+        print(line)
     for row in rows:
         score = f"  score {row['score']:.2f} (sim {row['sim']:.2f} R {row['recency']:.2f} " \
                 f"S {row['scope_weight']:.1f} Q {row['quality']:.2f})" if args.question else ""

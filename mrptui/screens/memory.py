@@ -66,7 +66,8 @@ class MemoryScreen(Screen[None]):
 What a follow-up question ("it", "their", "And X?") can refer back to: the turns of this
 conversation (summaries once it grows long) and your notes, each scored for the last question —
 score = (0.7·sim + 0.2·R + 0.1·S)·Q (docs/scoring.md, "Memory"). ✓ marks the records the last
-question used. A record shows only while every unit it cites is in your view.
+question used. A record shows only while every unit it cites is in your view and still says what
+it said when the turn was answered; the title counts the others, which no question reuses.
 
 - `p` pins the last question and its answer as a note (kept across sessions).
 - `delete` forgets the selected record; `x` clears this conversation's turns.
@@ -111,7 +112,7 @@ question used. A record shows only while every unit it cites is in your view.
         app = self.explorer
         memory = app.memory
         question = app.last_question
-        self.records = memory.scored(question)
+        self.records, withheld = memory.scored(question), memory.withheld()
         run = app.current
         self.used = used_ids(run.events) if run else set()
         table = self.query_one("#memory-table", DataTable)
@@ -122,8 +123,9 @@ question used. A record shows only while every unit it cites is in your view.
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         name = f"conversation {memory.name}" if memory.name else "this session's conversation"
+        stale = f" · {len(withheld)} not used (a unit they cite changed or left your view)" if withheld else ""
         state = "memory is off (no KB open)" if memory.conversation is None else \
-            f"{len(self.records)} record(s) · scored for: {question or '(no question yet)'}"
+            f"{len(self.records)} record(s){stale} · scored for: {question or '(no question yet)'}"
         self.query_one("#memory-title", Static).update(f"Memory · {escape(name)} · {escape(state)}")
         self._render_detail()
 

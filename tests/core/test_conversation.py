@@ -33,7 +33,7 @@ def session() -> Session:
 def ask(session: Session, conversation: Conversation, question: str, caller: Caller = Caller()) -> list[object]:
     request = with_memory(Request(question=question, caller=caller), conversation, session.view(caller))
     events = list(session.run(request))
-    remember(conversation, events)
+    remember(conversation, events, session.view(caller))
     return events
 
 
@@ -129,7 +129,7 @@ def test_compaction_replaces_old_turns_with_summaries(session):
     config = session.engine_config.memory.model_copy(update={"compact_after_turns": 6, "bucket_turns": 2})
     talk = Conversation(Caller(), "c", config, session.retrieval.hdc, None, iter(range(10_000)).__next__)
     for i in range(8):
-        talk.remember(f"What is ferry {i}?", f"ferry {i} is a boat", f"ferry {i}", ())
+        talk.remember(f"What is ferry {i}?", f"ferry {i} is a boat", f"ferry {i}", {})
     # The 7th turn passes compactAfterTurns 6: all but the newest bucket (2 turns) of the 7 raw turns,
     # 5 turns, become ⌈5/2⌉ = 3 summaries; the 8th turn stays raw.
     kinds = [r.kind for r in talk.turns]

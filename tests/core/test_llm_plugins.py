@@ -282,8 +282,11 @@ class MemoryView(FakeView):
 def memory_use(record_id: str, question: str, lead: str = "", unit_ids: tuple[str, ...] = (), score: float = 0.5):
     from core.events import MemoryUse
 
-    return MemoryUse(id=record_id, scope="session", kind="turn", question=question, lead=lead, unit_ids=unit_ids,
-                     sim=0.5, recency=1.0, scope_weight=1.0, quality=1.0, score=score)
+    from core.memory.cited import cited_digests
+
+    return MemoryUse(id=record_id, scope="session", kind="turn", turn=1, question=question, lead=lead,
+                     unit_ids=unit_ids, unit_digests=cited_digests(VIEW, unit_ids), sim=0.5, recency=1.0,
+                     scope_weight=1.0, quality=1.0, score=score)
 
 
 def test_memory_is_packed_into_the_prompt_as_the_longest_ranked_prefix_within_budget(llm_server, client):
@@ -302,4 +305,17 @@ def test_memory_is_packed_into_the_prompt_as_the_longest_ranked_prefix_within_bu
     assert "- How often are keys rotated? → every 90 days" in prompt
     assert "pay grade" not in prompt and "grade 7" not in prompt
     assert "on-call engineer" not in prompt and "Short?" not in prompt
-    assert result.reason == "memory: 1 of 3 record(s) in the prompt (12/20 tokens); left out: m3, m4"
+    assert result.reason == ("memory: 1 of 3 record(s) in the prompt (12/20 tokens); left out: m3, m4; "
+                             "turn 1 not used: a unit it cited is no longer in your view")
+
+
+def test_a_record_whose_cited_unit_changed_since_never_reaches_a_prompt(llm_server, client):
+    view = MemoryView(*VIEW._units.values())
+    stale = memory_use("m1", "How often are keys rotated?", "every 30 days", (UNIT_A,)).model_copy(
+        update={"unit_digests": ("0" * 32,)})  # the digest of what the turn read, which UNIT_A no longer says
+    context = RunContext(request=Request(question="And the alerts?", memory=(stale,)), view=view, services=None,
+                         llm_calls_left=4)
+    llm_server.reply(f"They page on-call [{UNIT_A}]")
+    result = LlmGoalSolver(client, "fast", memory_budget=200).solve(context, INTENT, evidence(UNIT_A))
+    assert "every 30 days" not in llm_server.received[0].prompt
+    assert result.reason == f"memory turn 1 not used: {UNIT_A} has changed since"

@@ -307,7 +307,7 @@ def test_memory_never_crosses_callers(kb_units, caller_list, question) -> None:
                 asked = question if turn == 0 else "And what about it?"
                 request = with_memory(Request(question=asked, caller=caller), talk, session.view(caller))
                 events = list(session.run(request))
-                remember(talk, events)
+                remember(talk, events, session.view(caller))
                 hidden = outside(kb_units, caller)
                 trace = "\n".join(to_json_line(e) for e in events)
                 assert leaks(trace, hidden) == [], "trace events with memory"

@@ -90,3 +90,23 @@ def test_memory_screen_snapshot(snap_compare, ferries):
         await pilot.pause()
 
     assert snap_compare(ferry_app(ferries), terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_a_turn_whose_cited_unit_was_edited_is_not_reused_and_the_screen_counts_it(tmp_path):
+    import shutil
+
+    kb = tmp_path / "kb"
+    shutil.copytree(FERRIES, kb)
+    session = Session.open([kb])
+    app = ferry_app(session)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What is Petrel?")
+        fleet = kb / "fleet.md"
+        fleet.write_text(fleet.read_text().replace("Sandmere twice a day", "Sandmere three times a day"))
+        session.reload()
+        await ask(pilot, "Who maintains it?")
+        assert target(app) == "Who maintains it?"  # turn 1 quoted what Petrel's unit no longer says
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        title = str(app.screen.query_one("#memory-title").content)
+        assert "1 not used (a unit they cite changed or left your view)" in title
