@@ -84,6 +84,7 @@ class KnowledgeBase:
         self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
         self._stored = StoredKb(segments, store) if segments and store is not None else None
+        self._store = store
 
     @classmethod
     def load(
@@ -205,12 +206,13 @@ class KnowledgeBase:
         """A freshly loaded KB from the same paths; this one is left untouched.
 
         Only files whose stat changed are read again (and only their segments rebuilt)."""
-        return self.load(self._paths, self._stored.store if self._stored else None, previous=self)
+        return self.load(self._paths, self._store, previous=self)
 
     @property
     def store(self) -> SegmentStore | None:
-        """The index cache this KB's segments came from (None for a KB built in memory)."""
-        return self._stored.store if self._stored else None
+        """The index cache this KB was loaded with, which its reloads use too (None for a KB built
+        in memory)."""
+        return self._store
 
     def rebuilt(self) -> KnowledgeBase:
         """A fresh load from the same paths and store that keeps no segment of this one: cache

@@ -31,13 +31,15 @@ from core.services import Services
 from core import leases
 from core import synonyms as synonyms_file
 from core.steering import Steering
+from core.store import SegmentStore
 from core.store.mapped import damaged as damaged_mappings
 from core.units import Caller, KnowledgeUnit
 
 
 class Session:
     def __init__(self, kb_paths: Sequence[Path], config_path: Path, kb: KnowledgeBase | None = None,
-                 progress: Progress | None = None):
+                 progress: Progress | None = None, store: SegmentStore | None = None):
+        """`store`: the index cache to read and write (None: the one the environment names)."""
         self.kb_paths = list(kb_paths)
         self.config_path = config_path
         self.retrieval = load_retrieval_config(config_path)
@@ -47,7 +49,7 @@ class Session:
         leases.arm()  # in the main thread only; a worker thread's session uses what the CLI armed
         self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
         self.kb = kb if kb is not None else KnowledgeBase.load(
-            self.kb_paths, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
+            self.kb_paths, store, hdc=self.retrieval.hdc, progress=progress, bm25=self.retrieval.bm25
         )
         if progress is not None:
             progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
@@ -62,10 +64,12 @@ class Session:
 
     @classmethod
     def open(cls, kb_paths: Sequence[Path] | None = None, config_path: Path | None = None,
-             progress: Progress | None = None) -> Session:
+             progress: Progress | None = None, store: SegmentStore | None = None) -> Session:
         """Raises ConfigError (with diagnostics) when a config file is unusable; `progress` hears
-        the KB load file by file (core/progress.py) and may raise to stop it."""
-        return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir(), progress=progress)
+        the KB load file by file (core/progress.py) and may raise to stop it; `store`: the index
+        cache (None: the one the environment names), which reloads keep using."""
+        return cls(list(kb_paths) if kb_paths else [sample_kb_dir()], config_path or config_dir(), progress=progress,
+                   store=store)
 
     def _build(self) -> None:
         self.dense = DenseLane(load_embedding_config(self.config_path), self.retrieval.dense)
@@ -182,7 +186,11 @@ class Session:
 
         view = self.view(caller)
         sentences = (s.text for unit in view.units for s in split_sentences(unit.body))
-        return warm(cache_root(), sentences, tag_text, cancelled=cancelled)
+        # The KB's own store's folder (the one the session was opened with, not the environment's);
+        # none when that store is off or was refused (not ours, writable by others).
+        store = self.kb.store
+        root = (store.root if store.enabled else None) if store is not None else cache_root()
+        return warm(root, sentences, tag_text, cancelled=cancelled)
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         from core.whynot import why_not  # only the explorer's "why not" asks

@@ -113,7 +113,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parse(argv)
-    _cache_environment(args)
     # Here, in the main thread: the explorer opens its session in a worker, where no handler can be set.
     leases.arm()
     command = args.command or "explore"
@@ -159,19 +158,6 @@ def _run(command: str, args: argparse.Namespace) -> int:
             raise
         print(f"mrptui: internal error: {type(exc).__name__}: {exc} (set MRPTUI_DEBUG=1 for details)", file=sys.stderr)
         return 3
-
-
-def _cache_environment(args: argparse.Namespace) -> None:
-    """The flags become the environment the index store reads, so workers and children agree."""
-    if not (args.cache_dir or args.no_cache):
-        return
-    # Only now: importing core.store imports numpy (~0.4 s), which the explorer's first frame need not wait for.
-    from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
-
-    if args.cache_dir:
-        os.environ[CACHE_DIR_ENV] = args.cache_dir
-    if args.no_cache:
-        os.environ[NO_CACHE_ENV] = "1"
 
 
 if __name__ == "__main__":

@@ -59,9 +59,8 @@ def config_path() -> Path:
 
 @pytest.fixture(autouse=True)
 def _test_cache_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`mrptui --cache-dir X` / `--no-cache` called in-process set these variables for the whole
-    process (so its workers and children agree); each test gets them back, so one test's flags
-    never point the tests after it at a file or turn their cache off."""
+    """Each test gets the suite's cache variables back, so a test that sets them (monkeypatch does
+    undo its own) or a future command that did never points the tests after it elsewhere."""
     monkeypatch.setenv("MRPTUI_CACHE_DIR", _CACHE_DIR)
     monkeypatch.delenv("MRPTUI_NO_CACHE", raising=False)
 

@@ -8,7 +8,7 @@ stored token ids instead of re-tokenising every unit.
 
 from core.store.location import cache_root
 from core.store.segment import Segment
-from core.store.store import SegmentStore, default_store
+from core.store.store import SegmentStore, default_store, store_at
 from core.store.tokens import TokenTable
 
-__all__ = ["Segment", "SegmentStore", "TokenTable", "cache_root", "default_store"]
+__all__ = ["Segment", "SegmentStore", "TokenTable", "cache_root", "default_store", "store_at"]

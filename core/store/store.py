@@ -342,12 +342,16 @@ _DEFAULT_LOCK = threading.Lock()
 
 
 def default_store() -> SegmentStore:
-    """The process's store for the cache folder the environment names (one per folder).
+    """The process's store for the cache folder the environment names."""
+    return store_at(cache_root())
+
+
+def store_at(root: Path | None) -> SegmentStore:
+    """The process's store for the cache folder `root` (None: no cache), one per folder.
 
     It also keeps the stems of words outside every KB (question words, cue words) across
     processes, so a repeated question does not import nltk either.
     """
-    root = cache_root()
     with _DEFAULT_LOCK:
         store = _DEFAULT_STORES.get(root)
         if store is None:

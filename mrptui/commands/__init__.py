@@ -129,9 +129,18 @@ def open_session(args: argparse.Namespace):
 
     paths = kb_paths(args)
     try:
-        return Session.open(paths or None, config_from_args(args))
+        return Session.open(paths or None, config_from_args(args), store=cache_store(args))
     except ConfigError as exc:
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+
+
+def cache_store(args: argparse.Namespace):
+    """The index store `--no-cache` / `--cache-dir` name, else the environment's. Passed down to
+    the session, never written into `os.environ`: one process running several commands (tests, an
+    embedding program) must not carry one command's cache into the next."""
+    from core.store import cache_root, store_at
+
+    return store_at(cache_root(getattr(args, "cache_dir", None), getattr(args, "no_cache", False)))
 
 
 def memory_root() -> Path:

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = cache_root()
+    root = cache_root(args.cache_dir, args.no_cache)
     if root is None:
         raise UsageError("the index cache is turned off (--no-cache / MRPTUI_NO_CACHE)")
     if args.action == "clear":

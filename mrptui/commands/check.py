@@ -25,7 +25,7 @@ from core.synonyms import Synonyms
 from core.synonyms import load as load_synonyms
 from core.resources import config_dir, sample_kb_dir
 from core.rules import RuleSet, load_rules
-from mrptui.commands import UsageError, add_kb_option, config_from_args, unreachable
+from mrptui.commands import UsageError, add_kb_option, cache_store, config_from_args, unreachable
 
 RULES_FILE_NAME = "thinkingdb.json"
 ENGINE_FILE_NAME = "engine.json"
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{why}: {path}")
     config_files = _config_files(paths)
     kb_paths = [p for p in paths if p not in config_files and not _is_config_folder(p)]
-    kb = KnowledgeBase.load(kb_paths)
+    kb = KnowledgeBase.load(kb_paths, cache_store(args))
     synonyms, synonym_problems = load_synonyms(kb_paths)
     file_problems: dict[Path, list[Diagnostic]] = {}
     for file in config_files:

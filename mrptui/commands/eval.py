@@ -20,7 +20,9 @@ from core.plugins.base import PluginType, RegistryError
 from core.resources import sample_queries_file
 from core.safe_io import UnsafePath
 from core.units import Caller
-from mrptui.commands import UsageError, add_session_options, config_from_args, exit_code, open_session, warn_health
+from mrptui.commands import (
+    UsageError, add_session_options, cache_store, config_from_args, exit_code, open_session, warn_health,
+)
 
 FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf")}
 
@@ -258,7 +260,7 @@ def run_squad(args: argparse.Namespace) -> int:
 
     def open_article(path: Path) -> Session:
         try:
-            session = Session.open([path], config)
+            session = Session.open([path], config, store=cache_store(args))
         except ConfigError as exc:
             raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
         if session.retrieval.fusion.method.value == args.fusion:

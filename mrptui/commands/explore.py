@@ -11,6 +11,7 @@ from pathlib import Path
 from mrptui.commands import (
     UsageError,
     add_caller_options,
+    cache_store,
     caller_from_args,
     config_from_args,
     conversation_name,
@@ -60,11 +61,11 @@ def check_configs(config: Path | None) -> None:
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
 
 
-def open_later(paths: list[Path], config: Path | None, progress):
+def open_later(paths: list[Path], config: Path | None, args: argparse.Namespace, progress):
     """The explorer's opener: runs in its load worker, after the first frame."""
     from core.session import Session
 
-    return Session.open(paths or None, config, progress=progress)
+    return Session.open(paths or None, config, progress=progress, store=cache_store(args))
 
 
 def start_pool_helpers() -> None:
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if queries is not None and not queries.is_file():
         raise UsageError(f"--queries: no such file: {queries}")
     app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
-                      opener=partial(open_later, paths, config), conversation=conversation_name(args.conversation),
+                      opener=partial(open_later, paths, config, args), conversation=conversation_name(args.conversation),
                       memory_root=memory_root())
     start_pool_helpers()
     return run_until_quit(app)

@@ -42,6 +42,25 @@ def test_no_cache_writes_nothing_and_cache_commands_say_it_is_off(tmp_path, monk
     assert "turned off" in capsys.readouterr().err
 
 
+def test_cache_flags_apply_to_their_command_only_and_never_reach_the_environment(tmp_path, monkeypatch, capsys):
+    """One process running several commands (the test suite, an embedding program): a command's
+    --no-cache or --cache-dir must not turn the next command's cache off or move it."""
+    kb_dir, own, flagged = tmp_path / "kb", tmp_path / "env-cache", tmp_path / "flag-cache"
+    write_kb(kb_dir, files=1)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(own))
+    monkeypatch.delenv("MRPTUI_NO_CACHE", raising=False)
+    before = dict(os.environ)
+    assert main(["--no-cache", "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    assert main(["--cache-dir", str(flagged), "--kb", str(kb_dir), "check"]) == 0
+    assert dict(os.environ) == before
+    assert flagged.is_dir() and not own.exists()
+    assert main(["--kb", str(kb_dir), "check"]) == 0  # no flags: the environment's cache, on
+    assert own.is_dir()
+    capsys.readouterr()
+    assert main(["cache", "info"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith(f"{own}: 1 cached file(s)")
+
+
 def test_clearing_an_absent_cache_is_not_an_error(tmp_path, monkeypatch, capsys):
     cache: Path = tmp_path / "never-made"
     monkeypatch.setenv("MRPTUI_CACHE_DIR", str(cache))

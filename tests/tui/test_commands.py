@@ -32,7 +32,7 @@ def test_explore_is_the_default_command_and_opens_the_kb_only_after_the_app_star
     fake = FakeSession()
     seen = {}
 
-    def open_later(paths, config, progress):
+    def open_later(paths, config, args, progress):
         seen["kb"], seen["progress"] = paths, progress
         return fake
 
