@@ -39,6 +39,7 @@ from core.plugins.llm import LlmSeedDetector
 from core.plugins.planners import default_planners
 from core.session import Session
 from core.units import Act
+from tests.core.interrupts import sigint_default
 from test_hardening_engine import FAMILIES, GOOD, STAGES, engine_with, run_to_end
 from time_limits import time_limit
 
@@ -196,7 +197,8 @@ def test_ctrl_c_while_a_plugin_runs_exits_130_without_a_traceback(tmp_path, conf
     config = _config(tmp_path, config_path, {"plugins": [*engine["plugins"], "noisy_plugin:make"]})
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}:{ROOT}", "MRPTUI_CONFIG": str(config)}
     command = [sys.executable, "-m", "mrptui.cli", "ask", "What is Helix?", "--gs", "gs-noisy"]
-    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=sigint_default) as process:
         # The plugin's first print (to stderr) says it is running; then the user presses Ctrl+C.
         while "debug: solving" not in process.stderr.readline():
             assert process.poll() is None
@@ -317,14 +319,20 @@ def test_an_interrupt_dropped_before_it_reached_the_kernel_still_stops_the_run()
     assert spinner.stopped.wait(5) and spinner.observed == "interrupted by the user"
 
 
-def test_the_cli_leaves_no_interrupt_handler_or_note_behind(tmp_path) -> None:
+@pytest.mark.parametrize("before", ["python's handler", "ignored (a background job)"])
+def test_the_cli_leaves_no_interrupt_handler_or_note_behind(tmp_path, before) -> None:
     import signal
 
     from core import cancel
     from mrptui.cli import main
 
-    assert main(["--kb", str(tmp_path / "missing"), "ask", "What is Helix?"]) == 2
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    disposition = signal.default_int_handler if before == "python's handler" else signal.SIG_IGN
+    previous = signal.signal(signal.SIGINT, disposition)
+    try:
+        assert main(["--kb", str(tmp_path / "missing"), "ask", "What is Helix?"]) == 2
+        assert signal.getsignal(signal.SIGINT) is disposition
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert not cancel.interrupt_requested()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.memory import write_kb
+from tests.core.interrupts import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -65,7 +66,7 @@ def start_cold_build(kb: Path, cache: Path, explorer: bool = False) -> subproces
     process = subprocess.Popen(
         [sys.executable, *command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=ROOT,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=sigint_default,
     )
     deadline = time.monotonic() + 60
     # Mid-build: the CLI, its resource tracker, the forkserver and two workers.
