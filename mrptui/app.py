@@ -43,7 +43,9 @@ from mrptui.run_control import RunControl
 from mrptui.run_driver import RunDriver
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
-from mrptui.state import Breakpoint, NullSession, RunRecord, SessionLike, ViewState
+from mrptui.breakpoints import Breakpoint
+from mrptui.session_seam import NullSession, SessionLike
+from mrptui.state import RunRecord, ViewState
 from mrptui.whatif import WhatIf
 
 

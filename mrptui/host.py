@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.health import Health
 from core.units import Caller
 from mrptui.kb_state import KBState
-from mrptui.state import Breakpoint, RunRecord, SessionLike, ViewState
+from mrptui.breakpoints import Breakpoint
+from mrptui.session_seam import SessionLike
+from mrptui.state import RunRecord, ViewState
 
 if TYPE_CHECKING:
     from mrptui.conversation import ExplorerMemory

@@ -24,7 +24,7 @@ from core.plugins.base import Request
 from core.progress import LoadProgress, Progress
 from mrptui.kb_state import KBState, progress_text
 from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
-from mrptui.state import NullSession, SessionLike
+from mrptui.session_seam import NullSession, SessionLike
 
 if TYPE_CHECKING:
     from mrptui.host import Host

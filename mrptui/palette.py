@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
 from mrptui.keymap import bindings_of, key_display
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 
 if TYPE_CHECKING:
     from mrptui.host import Host

@@ -22,7 +22,9 @@ from typing import Protocol
 from core.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
 from core.plugins.base import Request
 from core.steering import Intervention, Steering, apply
-from mrptui.state import Breakpoint, RunRecord, SessionLike, ViewState, next_stop
+from mrptui.breakpoints import Breakpoint, next_stop
+from mrptui.session_seam import SessionLike
+from mrptui.state import RunRecord, ViewState
 
 STEP = Breakpoint("step")
 HISTORY = 10  # runs kept for the diff screen

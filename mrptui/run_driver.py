@@ -13,7 +13,8 @@ from mrptui.host import Host
 from mrptui.kb_lifecycle import quiet_gc
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.run_control import LiveRun, pump
-from mrptui.state import Breakpoint, RunRecord, TimelineRow
+from mrptui.breakpoints import Breakpoint
+from mrptui.state import RunRecord, TimelineRow
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline

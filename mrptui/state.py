@@ -3,21 +3,16 @@
 `reduce(events[:k])` (or `apply(state, event)` one event at a time) gives everything the panels
 show at cursor k: plan revisions, intents, the attempts timeline with backtracks inline, evidence,
 proofs, validations and the answer. No Textual here, so every event kind is tested without an app.
-
-The session seam the app talks to is described here too (`SessionLike`), with `NullSession` for
-replaying a saved trace when no KB is open.
+`RunRecord` is one run as the app keeps it. Breakpoints are in mrptui/breakpoints.py, the session
+seam (`SessionLike`, `NullSession`) in mrptui/session_seam.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
-from core.config import RetrievalConfig
-from core.diagnostics import Diagnostic
-from core.health import Health
 from core.events import (
     AnswerReady,
     AttemptFinished,
@@ -36,8 +31,7 @@ from core.events import (
     Validated,
 )
 from core.plugins.base import Request
-from core.steering import Steering
-from core.units import Caller, Intent, KnowledgeUnit
+from core.units import Intent
 
 RowKind = Literal["plan", "attempt", "backtrack", "intervention"]
 
@@ -303,59 +297,6 @@ class StateCache:
         return self._states[k]
 
 
-# -- breakpoints ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class Breakpoint:
-    """Where a run holds: a stage starting, a plugin about to be called, any backtrack, before
-    costly plugins (LLM, remote) or before every plugin call. `step` and `at` are the holds that
-    end a step and that re-find the point a re-run was asked from; no event matches them."""
-
-    kind: Literal["stage", "plugin", "backtrack", "costly", "call", "step", "at"]
-    value: str = "*"
-
-    def matches(self, event: Event, costly: Collection[str] = ()) -> bool:
-        if self.kind == "stage":
-            if self.value == "*":
-                return isinstance(event, StageStarted | PlanBuilt)
-            return isinstance(event, StageStarted) and event.stage == self.value
-        if self.kind == "plugin":
-            if isinstance(event, PlanBuilt):
-                return event.planner == self.value
-            return isinstance(event, AttemptStarted) and event.plugin == self.value
-        if self.kind == "costly":
-            return isinstance(event, AttemptStarted) and event.plugin in costly
-        if self.kind == "call":
-            return isinstance(event, AttemptStarted)
-        return self.kind == "backtrack" and isinstance(event, Backtracked)
-
-    @property
-    def label(self) -> str:
-        labels = {"backtrack": "any backtrack", "costly": "before costly plugins", "call": "before every plugin call",
-                  "step": "one step", "at": self.value}
-        return labels.get(self.kind, f"{self.kind} {self.value}")
-
-
-def next_stop(
-    events: Sequence[Event], start: int, breakpoints: Iterable[Breakpoint], *, backtracks: bool
-) -> tuple[int, Breakpoint | None]:
-    """From cursor `start`, the cursor just after the next event that hits a breakpoint.
-
-    With `backtracks`, any Backtracked event stops too. Returns (len(events), None) when nothing
-    stops before the end.
-    """
-    points = tuple(breakpoints)
-    for position in range(start, len(events)):
-        event = events[position]
-        for point in points:
-            if point.matches(event):
-                return position + 1, point
-        if backtracks and isinstance(event, Backtracked):
-            return position + 1, Breakpoint("backtrack")
-    return len(events), None
-
-
 def trace_unit_ids(state: ViewState) -> list[tuple[str, str]]:
     """Every unit id a run names (candidates, context, proofs, citations), sorted, with its role
     when a retrieval reported one: what a replay without the KB can still list."""
@@ -380,7 +321,7 @@ def trace_unit_ids(state: ViewState) -> list[tuple[str, str]]:
     return [(unit_id, roles.get(unit_id, "")) for unit_id in sorted(ids)]
 
 
-# -- the run request and the session seam --------------------------------------------------------
+# -- the run as the app keeps it --------------------------------------------------------
 
 
 @dataclass(eq=False)
@@ -410,110 +351,3 @@ class RunRecord:
             return self.request.question
         first = self.events[0] if self.events else None
         return first.question if isinstance(first, RunStarted) else ""
-
-
-class SessionLike(Protocol):
-    """What the explorer needs from `core.session.Session`, and all it may touch."""
-
-    retrieval: RetrievalConfig | None
-    """The retrieval configuration runs are scored with (fusion weights, bonus, method, role boost)."""
-
-    def run(self, request: Request, steering: Steering | None = None) -> Iterator[Event]: ...
-
-    def costly_plugins(self) -> frozenset[str]: ...
-
-    def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None: ...
-
-    def units(self, caller: Caller) -> list[KnowledgeUnit]: ...
-
-    def diagnostics(self) -> list[Diagnostic]: ...
-
-    def health(self) -> Health | None: ...
-
-    def rules(self) -> list[dict]: ...
-
-    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]: ...
-
-    def reload(self) -> list[Diagnostic]: ...
-
-    def fingerprint(self) -> str: ...
-
-    def owns_file(self, path: Path) -> bool: ...
-
-    def warm_up(self, caller: Caller) -> None: ...
-
-    def hdc_ready(self, caller: Caller) -> bool: ...
-
-    def warm_up_hdc(self, caller: Caller) -> None: ...
-
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = ...) -> int: ...
-
-    def plugin_ids(self) -> dict[str, list[str]]: ...
-
-
-@dataclass
-class NullSession:
-    """A session with no KB and no engine: replaying a saved trace on its own, or the explorer
-    while its KB loads (or after it failed to)."""
-
-    reason: str = "this is a replayed trace; no KB is open"
-    retrieval: RetrievalConfig | None = None
-    _units: list[KnowledgeUnit] = field(default_factory=list)
-    problems: tuple[Diagnostic, ...] = ()  # why no KB is open, when opening it failed
-
-    def run(self, request: Request, steering: Steering | None = None) -> Iterator[Event]:
-        raise RuntimeError(self.reason)
-
-    def costly_plugins(self) -> frozenset[str]:
-        return frozenset()
-
-    def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
-        return None
-
-    def units(self, caller: Caller) -> list[KnowledgeUnit]:
-        return []
-
-    def diagnostics(self) -> list[Diagnostic]:
-        return list(self.problems)
-
-    def health(self, caller: Caller | None = None) -> Health | None:
-        return None
-
-    def rules(self) -> list[dict]:
-        return []
-
-    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
-        return {}
-
-    def reload(self) -> list[Diagnostic]:
-        return []
-
-    def fingerprint(self) -> str:
-        return ""
-
-    def owns_file(self, path: Path) -> bool:
-        return False
-
-    def warm_up(self, caller: Caller) -> None:
-        return None
-
-    def hdc_ready(self, caller: Caller) -> bool:
-        return True
-
-    def warm_up_hdc(self, caller: Caller) -> None:
-        return None
-
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False) -> int:
-        return 0
-
-    def plugin_ids(self) -> dict[str, list[str]]:
-        return {}
-
-
-def describe_caller(tags: Iterable[str], region: str | None, as_of: str) -> str:
-    """"public caller as of …" or "caller a,b in EU as of …", for a caller or a trace's record of one."""
-    tags = sorted(tags)
-    who = "caller " + ",".join(tags) if tags else "public caller"
-    if region:
-        who += f" in {region}"
-    return f"{who} as of {as_of}"

@@ -11,7 +11,7 @@ from core.plugins.base import Request
 from core.steering import Intervention
 from mrptui.host import Host
 from mrptui.screens.modals import IntentModal
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.timeline import AttemptsTimeline
 

@@ -12,7 +12,7 @@ from core.events import RunStarted, read_trace
 from mrptui.commands import (
     UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session, unreachable,
 )
-from mrptui.state import describe_caller
+from mrptui.session_seam import describe_caller
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

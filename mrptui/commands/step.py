@@ -15,7 +15,7 @@ from core.plugins.base import Request
 from core.steering import Intervention, Steering
 from mrptui.commands import UsageError
 from mrptui.run_control import LiveRun, describe_point, rerun_reason
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 
 STAGES = ("sd", "kb", "gs", "val")
 HELP = """commands: n (one event) · c (to the next breakpoint) · g (to the end) · x PLUGIN (exclude) ·

@@ -29,7 +29,8 @@ from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
-from mrptui.state import describe_caller, trace_unit_ids
+from mrptui.session_seam import describe_caller
+from mrptui.state import trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
 from mrptui.widgets.tables import fit_to_room

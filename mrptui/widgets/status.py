@@ -9,7 +9,8 @@ from textual.widgets import Static
 
 from core.health import Health
 from mrptui.kb_state import KBState, progress_text
-from mrptui.state import Breakpoint, ViewState
+from mrptui.breakpoints import Breakpoint
+from mrptui.state import ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
 

@@ -11,7 +11,9 @@ from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
-from mrptui.state import BACKTRACK_LABELS, Breakpoint, TimelineRow
+from mrptui.breakpoints import Breakpoint
+
+from mrptui.state import BACKTRACK_LABELS, TimelineRow
 from mrptui.widgets.symbols import status_symbol
 from mrptui.widgets.tables import component_style, refill
 

@@ -22,7 +22,7 @@ from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal, PathModal, TextModal, UnitModal
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
 from mrptui.widgets.plan import PlanPanel
@@ -551,7 +551,7 @@ async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(ses
     from mrptui.screens.kb import KBScreen
     from mrptui.screens.modals import NO_KB_TEXT
     from mrptui.screens.rules import NO_RULES_TEXT, RulesScreen
-    from mrptui.state import NullSession
+    from mrptui.session_seam import NullSession
 
     events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
     replay = make_app(NullSession(), replay=events)

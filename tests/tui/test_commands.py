@@ -17,7 +17,7 @@ from core.resources import config_dir
 from mrptui import cli
 from mrptui.app import ExplorerApp
 from mrptui.commands import explore
-from mrptui.state import NullSession
+from mrptui.session_seam import NullSession
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from core.plugins.base import Request
 from core.session import Session
 from core.units import Caller
 from mrptui.screens.modals import IntentModal
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.evidence import EvidenceTable
 
 PLUGINS = '''

@@ -57,7 +57,7 @@ async def test_a_long_status_line_wraps_at_100_columns_instead_of_cutting_its_en
     from fakes import CALLER, thinkingdb_run
 
     from core.plugins.base import Request
-    from mrptui.state import NullSession
+    from mrptui.session_seam import NullSession
 
     label = "replay a-long-trace-name.jsonl · recorded for the caller merchant:vip-ops in EU as of 2026-01-15"
     app = make_app(NullSession(), replay=thinkingdb_run(Request(question="q", caller=CALLER)), kb_label=label,

@@ -142,7 +142,7 @@ async def test_a_replay_does_not_offer_the_diff():
     from helpers import QUESTION, settle
 
     from core.plugins.base import Request
-    from mrptui.state import NullSession
+    from mrptui.session_seam import NullSession
     from mrptui.widgets.keybar import KeyBar
 
     app = make_app(NullSession(), replay=thinkingdb_run(Request(question=QUESTION, caller=CALLER)))

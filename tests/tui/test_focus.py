@@ -8,7 +8,7 @@ from conftest import make_app
 from helpers import QUESTION, record_notifications, settle
 
 from core.plugins.base import Request
-from mrptui.state import NullSession
+from mrptui.session_seam import NullSession
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.query import QueryBox
 

@@ -25,7 +25,7 @@ from fakes import FakeSession
 from mrptui.commands.explore import start_pool_helpers
 from mrptui.messages import KBWork
 from mrptui.screens.main import MainScreen
-from mrptui.state import NullSession
+from mrptui.session_seam import NullSession
 from mrptui.widgets.loading import LoadingBanner
 from tests.core.store_kb import write_kb
 

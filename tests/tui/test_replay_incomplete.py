@@ -11,7 +11,7 @@ from textual.content import Content
 
 from core.events import write_trace
 from core.plugins.base import Request
-from mrptui.state import NullSession
+from mrptui.session_seam import NullSession
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.status import StatusLine
 

@@ -26,16 +26,8 @@ from core.plugins.base import Request
 from core.steering import Intervention
 from core.steering import apply as intervene
 from core.units import Intent
-from mrptui.state import (
-    Breakpoint,
-    RunRecord,
-    StateCache,
-    TimelineRow,
-    ViewState,
-    apply,
-    next_stop,
-    reduce,
-)
+from mrptui.breakpoints import Breakpoint, next_stop
+from mrptui.state import RunRecord, StateCache, TimelineRow, ViewState, apply, reduce
 
 START = RunStarted(question="why?", caller_tags=("staff",), caller_region="eu", as_of="2026-01-15",
                    kb_version="kb-1", pins={"kb": "kb-fast"}, excluded=("sd-llm-fast",))

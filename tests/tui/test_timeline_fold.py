@@ -7,7 +7,8 @@ from conftest import make_app
 from helpers import settle
 
 from core.events import AttemptFinished, AttemptStarted, PlanBuilt, PlanStage, RunFinished, RunStarted, StageStarted
-from mrptui.state import NullSession, TimelineRow, reduce
+from mrptui.session_seam import NullSession
+from mrptui.state import TimelineRow, reduce
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.timeline import AttemptsTimeline, Fold, fold_rows
 

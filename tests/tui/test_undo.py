@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from helpers import ask, record_notifications, select_timeline_row, settle
 
-from mrptui.state import Breakpoint
+from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.timeline import AttemptsTimeline
 
 SIZE = (150, 42)
