@@ -25,7 +25,8 @@ from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
 from core.retrieval import bm25_prune_gate
-from core.retrieval.bm25 import Bm25Index, field_tokens
+from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_fields import field_tokens
 from core.retrieval.hdc import WORDS
 from core.retrieval.hdc_index import HdcIndex
 from core.text import tokenize

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from itertools import count
 
 import numpy as np
@@ -23,49 +23,12 @@ import numpy as np
 from core.config import Bm25Config
 from core.retrieval import bm25_prune_gate
 from core.retrieval.bm25_explain import Bm25Explanation, TermFieldContribution
+from core.retrieval.bm25_fields import FIELDS, field_tokens
 from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
-from core.text import tokenize
 from core.units import KnowledgeUnit, Role
 
-FIELDS: tuple[str, ...] = ("topic", "claim", "procedure", "utilityActs", "utilityNote", "condition", "role")
 _ROLES: tuple[Role, ...] = tuple(Role)
 _SAMPLE_STRIDE = 64
-
-
-def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
-    """The text of each field in `FIELDS` order; absent fields are empty strings."""
-    return (
-        unit.topic,
-        unit.claim or "",
-        unit.procedure or "",
-        " ".join(unit.acts),
-        unit.utility_note or "",
-        unit.condition or "",
-        unit.role.value,
-    )
-
-
-def field_tokens(unit: KnowledgeUnit) -> tuple[Sequence[str], ...]:
-    topic, claim, procedure, acts, note, condition, role = field_texts(unit)
-    return (
-        tokenize(topic),
-        _text_tokens(claim),
-        _text_tokens(procedure),
-        _label_tokens(acts),
-        _text_tokens(note),
-        _text_tokens(condition),
-        _label_tokens(role),
-    )
-
-
-def _text_tokens(text: str) -> Sequence[str]:
-    return tokenize(text) if text else ()
-
-
-@lru_cache(maxsize=1024)
-def _label_tokens(label: str) -> tuple[str, ...]:
-    """Role names and act lists repeat across units, so each distinct one is tokenised once."""
-    return tuple(tokenize(label))
 
 
 def length_norm(dl, avgdl, k1: float, b: float):

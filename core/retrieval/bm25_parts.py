@@ -15,7 +15,8 @@ from collections.abc import Collection, Sequence
 import numpy as np
 
 from core.config import Bm25Config
-from core.retrieval.bm25 import FIELDS, Bm25Index, field_totals, length_norm, term_weight
+from core.retrieval.bm25 import Bm25Index, field_totals, length_norm, term_weight
+from core.retrieval.bm25_fields import FIELDS
 from core.retrieval.bm25_explain import Bm25Explanation, TermFieldContribution
 from core.picked import Picked
 from core.retrieval.bm25_layout import contributions

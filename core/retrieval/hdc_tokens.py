@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.config import HdcConfig
-from core.retrieval.bm25 import FIELDS as TOKEN_FIELDS
+from core.retrieval.bm25_fields import FIELDS as TOKEN_FIELDS
 from core.retrieval.hdc import token_table, window_sentences
 from core.retrieval.hdc_context import ContextModel
 from core.retrieval.hdc_vectors import encode_id_batch

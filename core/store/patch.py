@@ -26,7 +26,7 @@ import numpy as np
 from core.cnl.markdown import is_unit_heading, preamble_speaks, read_markdown
 from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
 from core.diagnostics import Code, Diagnostic
-from core.retrieval.bm25 import FIELDS, field_texts, field_tokens
+from core.retrieval.bm25_fields import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
 from core.store.segment import Segment, SegmentStems, TokenReuse, text_digest, unit_digest
 from core.text import stem_table

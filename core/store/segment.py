@@ -30,7 +30,7 @@ from pydantic import TypeAdapter
 
 from core.cnl import read_file
 from core.diagnostics import Diagnostic
-from core.retrieval.bm25 import FIELDS, field_texts
+from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.mapped import Damaged, npy_array, read_checked

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from core.config import Bm25Config
-from core.retrieval.bm25 import FIELDS, Bm25Index, field_tokens
+from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_fields import FIELDS, field_tokens
 from core.text import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from core.config import Bm25Config
 from core.retrieval import bm25_prune, bm25_prune_gate
-from core.retrieval.bm25 import FIELDS, Bm25Index
+from core.retrieval.bm25 import Bm25Index
+from core.retrieval.bm25_fields import FIELDS
 from core.units import KnowledgeUnit, Role
 from tests.core.fuzz_settings import bounded
 

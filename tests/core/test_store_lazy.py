@@ -16,7 +16,8 @@ from core.config import load_retrieval_config
 from core.events import to_json_line
 from core.kb import KBView, KnowledgeBase
 from core.plugins.base import Request
-from core.retrieval.bm25 import FIELDS, _tokenize
+from core.retrieval.bm25 import _tokenize
+from core.retrieval.bm25_fields import FIELDS
 from core.retrieval.indexes import IndexCache
 from core.retrieval.thinkingdb import ThinkingDB
 from core.rules import load_rules
