@@ -9,6 +9,7 @@ progress callback raises `Cancelled` at the next file, so the load thread ends w
 
 from __future__ import annotations
 
+import datetime as dt
 import gc
 from collections.abc import Callable
 from dataclasses import replace
@@ -74,6 +75,9 @@ class KBLifecycle:
         self.queued: Request | None = None
         self._indexing_since = 0.0
         self._hdc_since = 0.0
+        # The caller's as-of date follows the calendar when the flags did not fix one (`--as-of`).
+        self.follow_today = False
+        self.today: Callable[[], dt.date] = dt.date.today
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -252,8 +256,18 @@ class KBLifecycle:
 
     def poll(self) -> None:
         """Every poll interval (and after the editor): reload, in a worker, if any file changed."""
+        self._follow_today()
         if self.state.phase == "ready" and not self._reload_busy():
             self._start_reload(forced=False)
+
+    def _follow_today(self) -> None:
+        """An explorer left open past midnight asks as of the new day: a unit whose EffectiveTo has
+        passed leaves the view then, as it would for a fresh `mrptui` (fail closed)."""
+        today = self.today()
+        if self.follow_today and self.app.caller.as_of != today:
+            self.app.caller = self.app.caller.model_copy(update={"as_of": today})
+            self.app.kb_generation += 1  # open screens read the new view
+            self.app.notify(f"a new day: the KB is now read as of {today.isoformat()}")
 
     def reload(self) -> None:
         """The reload key: reload now; after a failed load, try opening the KB again."""

@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
                       opener=partial(open_later, paths, config, args), conversation=conversation_name(args.conversation),
                       memory_root=memory_root())
+    app.lifecycle.follow_today = not args.as_of
     start_pool_helpers()
     return run_until_quit(app)
 

@@ -46,6 +46,7 @@ def test_explore_is_the_default_command_and_opens_the_kb_only_after_the_app_star
     assert seen["kb"] == [Path("sample_kb")] and seen["progress"] == report.append
     assert app.kb_label == "sample_kb" and app.initial_theme == "textual-dark"
     assert app.caller.tags == frozenset() and not app.replay
+    assert app.lifecycle.follow_today  # no --as-of: the date follows the calendar
 
 
 def test_explore_reads_caller_options_and_theme(monkeypatch, launched):
