@@ -1,7 +1,8 @@
 """What conversation memory adds to a question (issue 26 target: ≤ 2 ms at 1,000 records).
 
 memory_recall   a conversation of `n` records (session turns, user notes, summaries) is scored for a
-                follow-up question: the view re-check, HDC similarity, seed 001's hybrid score and
+                follow-up question: the view and content-digest re-check of the 100 units they
+                cite, HDC similarity, seed 001's hybrid score and
                 the best five offered to the request (`core.memory.turns.with_memory`), 200 times.
 
     python -m benchmarks.memory_recall [RECORDS]
@@ -13,23 +14,30 @@ import sys
 
 from benchmarks import measure, row
 from core.config import HdcConfig, MemoryConfig
+from core.kb import KBView, KnowledgeBase
+from core.memory.cited import content_digest
 from core.memory.conversation import Conversation
 from core.memory.turns import with_memory
 from core.plugins.base import Request
-from core.units import Caller
+from core.units import Caller, KnowledgeUnit, Role
 
 OPS = ("memory_recall",)
 RECORDS = 1_000
 QUERIES = 200
 
 
-def conversation(n: int) -> tuple[Conversation, set[str]]:
+def conversation(n: int) -> tuple[Conversation, KBView]:
     clock = iter(range(10_000_000)).__next__
     config = MemoryConfig(max_records=max(n, 1), compact_after_turns=10_000)
     talk = Conversation(Caller(), None, config, HdcConfig(), None, lambda: float(clock()))
-    view = {f"fleet::chunk-{i:03d}::unit-000" for i in range(100)}
+    units = [KnowledgeUnit(id=f"fleet::chunk-{i:03d}::unit-000", source_id="fleet", chunk_id=f"fleet::chunk-{i:03d}",
+                           role=Role.DESCRIPTION, topic=f"vessel {i}", claim=f"Vessel {i} is moored at berth {i % 17}.")
+             for i in range(100)]
+    view = KnowledgeBase.from_units(units).view(Caller())
     for i in range(n):
-        cited = (f"fleet::chunk-{i % 100:03d}::unit-000",)
+        # Each record cites a unit with the digest of its content: recall re-checks both.
+        unit = units[i % 100]
+        cited = {unit.id: content_digest(unit)}
         if i % 10 == 0:
             talk.note(f"note {i}: vessel {i} is moored at berth {i % 17}", cited)
         else:
