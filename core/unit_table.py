@@ -151,7 +151,10 @@ class UnitTable:
 
     def file_names(self, rows: np.ndarray) -> set[str]:
         """The files the units of `rows` were read from."""
-        return {self.files[index] for index in np.unique(self.file[rows]).tolist() if index >= 0}
+        # Not np.unique: its first call imports numpy.ma (~10-20 ms of every `mrptui ask`).
+        codes = self.file[rows]
+        present = np.bincount(codes[codes >= 0], minlength=len(self.files))
+        return {self.files[index] for index in np.flatnonzero(present).tolist()}
 
     def roles(self, rows: np.ndarray) -> list:
         return [ROLES[code] for code in self.role[rows].tolist()]
