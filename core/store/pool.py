@@ -13,6 +13,7 @@ cannot be written) leaves the files unbuilt for the serial path, which builds th
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -87,15 +88,20 @@ def prebuild(
         with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker) as pool:
             names = tuple(map(str, todo))
             root = str(store.root)
-            futures = {pool.submit(_build_one, root, store.max_bytes, name, hdc, bm25, names): _size(file)
-                       for name, file in zip(names, todo)}
+            # Segments and BM25 parts only: the first answer needs them, not the HDC sets.
+            futures = {pool.submit(_build_one, root, store.max_bytes, name, bm25, names): name
+                       for name in names}
             try:
                 if progress is not None:
                     progress(LoadProgress("building", 0, len(futures)))
-                return _collect(futures, progress, min(workers, len(todo)))
+                built = _collect(futures, {name: _size(file) for name, file in zip(names, todo)}, progress,
+                                 min(workers, len(todo)))
             except BaseException:
                 _stop_workers(pool)
                 raise
+        if hdc is not None and not hdc.context_vectors:
+            _encode_in_background(context, root, store.max_bytes, built, hdc, min(workers, len(built)))
+        return len(built)
     except (Cancelled, KeyboardInterrupt, SystemExit):
         raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
@@ -112,16 +118,16 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: dict[Future, int], progress: Progress | None, workers: int) -> int:
+def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progress | None, workers: int) -> list[str]:
     """Wait for the workers (`futures`: each file's build and the file's size). `progress`
     hears each finished file, and is called again every PROGRESS_TICK_SECONDS meanwhile, so a
     caller that cancels by raising from it is heard promptly even while every worker is inside
     a long file. The time left goes by bytes (files are built largest first), from when each
-    worker has finished a file."""
+    worker has finished a file. Returns the files built, in `futures`' order."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
-    estimate = Estimate(sum(futures.values()), settle=workers)
+    estimate = Estimate(sum(sizes.values()), settle=workers)
     pending, done = set(futures), 0
     while pending:
         if time.monotonic() > deadline:
@@ -129,26 +135,21 @@ def _collect(futures: dict[Future, int], progress: Progress | None, workers: int
         finished, pending = wait(pending, timeout=PROGRESS_TICK_SECONDS, return_when=FIRST_COMPLETED)
         done += len(finished)
         if finished:
-            estimate.advance(sum(futures[future] for future in finished), len(finished))
+            estimate.advance(sum(sizes[futures[future]] for future in finished), len(finished))
         if progress is not None:
             progress(LoadProgress("building", done, len(futures), left=estimate.left()))
-    return sum(1 for future in futures if future.result())
+    return [name for future, name in futures.items() if future.result()]
 
 
-def _build_one(
-    root: str, max_bytes: int, file: str, hdc: HdcConfig | None, bm25: Bm25Config | None, batch: Sequence[str] = ()
-) -> bool:
-    """Build one file's segment (and its BM25 part and HDC set) into the cache. The cyclic
-    collector stays off until the segment is dropped: switched back on while the build's few
-    hundred thousand objects were still alive, a pass that fell due walked them all (35–45 ms)
-    to free none."""
+def _build_one(root: str, max_bytes: int, file: str, bm25: Bm25Config | None, batch: Sequence[str] = ()) -> bool:
+    """Build one file's segment (and its BM25 part) into the cache. The cyclic collector stays
+    off until the segment is dropped: switched back on while the build's few hundred thousand
+    objects were still alive, a pass that fell due walked them all (35–45 ms) to free none."""
     with collector_paused():
-        return _build_and_drop(root, max_bytes, file, hdc, bm25, batch)
+        return _build_and_drop(root, max_bytes, file, bm25, batch)
 
 
-def _build_and_drop(
-    root: str, max_bytes: int, file: str, hdc: HdcConfig | None, bm25: Bm25Config | None, batch: Sequence[str]
-) -> bool:
+def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | None, batch: Sequence[str]) -> bool:
     store = SegmentStore(Path(root), max_bytes)
     _learn_published_stems(store, batch)
     segment = store.segment(Path(file))
@@ -158,11 +159,59 @@ def _build_and_drop(
         from core.store.stored import keep_whole_part
 
         keep_whole_part(store, segment, bm25)
-    if hdc is not None and not hdc.context_vectors:
-        from core.store.vectors import hdc_segment_vectors
-
-        hdc_segment_vectors(store, segment, hdc)
     return True
+
+
+# --- the second pass: HDC sets while the opening process gets to its first answer ------------
+
+# Niceness of the HDC encoders: the opening process (reading the segments, merging BM25, the
+# first question) shares the cores with them and should win them.
+HDC_NICENESS = 10
+# Each store root's HDC encoders, joined by `wait_for_hdc_sets`.
+_ENCODERS: dict[str, list] = {}
+_ENCODERS_LOCK = threading.Lock()
+
+
+def _encode_in_background(context, root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig, workers: int) -> None:
+    """Start `workers` daemon processes that encode the built files' HDC vector sets from their
+    stored segments (the same term ids, so the same sets as encoded beside the segment) and
+    return at once. Daemons: mrptui exits without waiting for them (multiprocessing terminates
+    them), and a set they did not write is encoded by whoever asks for it."""
+    encoders = []
+    for share in range(workers):
+        process = context.Process(target=_encode_files, args=(root, max_bytes, files[share::workers], hdc), daemon=True)
+        process.start()
+        encoders.append(process)
+    with _ENCODERS_LOCK:
+        _ENCODERS.setdefault(root, []).extend(encoders)
+
+
+def wait_for_hdc_sets(root: Path | None, timeout: float = POOL_TIMEOUT_SECONDS) -> None:
+    """Wait until the HDC sets a cold open queued for the store at `root` are written (or their
+    encoders died), so a view's HDC index reads them instead of encoding them a second time."""
+    if root is None:
+        return
+    with _ENCODERS_LOCK:
+        encoders = _ENCODERS.pop(str(root), [])
+    deadline = time.monotonic() + timeout
+    for process in encoders:
+        process.join(max(0.0, deadline - time.monotonic()))
+
+
+def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig) -> None:
+    guard_worker()
+    try:
+        os.nice(HDC_NICENESS)
+    except OSError:  # not allowed here: the sets are still built, only competing for the cores
+        pass
+    from core.store.vectors import hdc_segment_vectors
+
+    store = SegmentStore(Path(root), max_bytes)
+    for file in files:
+        with collector_paused():
+            segment = store.segment(Path(file))
+            if store.enabled and segment.key:
+                hdc_segment_vectors(store, segment, hdc)
 
 
 # Files of the batch whose stem tables this worker process has learned (each is read once).

@@ -236,6 +236,11 @@ def hdc_vectors(
     def per_segment(vectors: SegmentVectors, segment: Segment, rows: np.ndarray) -> Arrays:
         return _hdc_set(vectors, segment, config, model)
 
+    if stored is not None and model is None:
+        from core.store.pool import wait_for_hdc_sets
+
+        # A cold open's encoders may still be writing the sets this view reads (core/store/pool.py).
+        wait_for_hdc_sets(stored.store.root)
     groups, loose = view_rows(stored, units, per_segment)
     if not len(loose):
         return _blocks(groups, len(units))

@@ -18,7 +18,7 @@ from core.rules import RuleSet
 from core.store import SegmentStore
 from core.store import pool
 from core.store.pool import prebuild
-from core.store.vectors import hdc_segment_vectors
+from core.store.vectors import hdc_segment_vectors, vectors_of
 from core.text import tokenize
 from core.units import Caller, KnowledgeUnit, Role
 from tests.core.bells_kb import bell_units
@@ -55,9 +55,13 @@ def test_pool_build_equals_serial_build_segments_and_hdc_vectors(tmp_path: Path)
     assert pooled_store.builds == 0 and pooled_store.loads == len(files)
     assert serial_store.builds == len(files)
     _same_segments(pooled, serial)
+    # The HDC sets come from the second pass's encoders, after the segments; this process
+    # waits for them and encodes none itself.
+    pool.wait_for_hdc_sets(pooled_store.root)
     for file in files:
         segment = pooled._stored.segments[str(file)]
         stored = hdc_segment_vectors(pooled_store, segment, HDC)
+        assert vectors_of(pooled_store).built["hdc"] == 0
         topic, claim, counts = encode_units(serial._stored.segments[str(file)].units, HDC)
         assert np.array_equal(stored["topic"], topic) and np.array_equal(stored["claim"], claim)
         assert np.array_equal(stored["counts"], counts)
@@ -126,7 +130,7 @@ def test_a_worker_build_leaves_the_collector_as_it_found_it(tmp_path: Path) -> N
     try:
         for enabled, file in zip((True, False), files):
             gc.enable() if enabled else gc.disable()
-            assert pool._build_one(str(tmp_path / "cache"), 1 << 30, str(file), HDC, None)
+            assert pool._build_one(str(tmp_path / "cache"), 1 << 30, str(file), None)
             assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
@@ -181,3 +185,25 @@ def test_a_damaged_whole_part_is_rebuilt_from_tokens(tmp_path: Path) -> None:
     tokens = tokenize("tide hive varroa")
     assert [u for u, _ in parts.top_k(tokens, [], 10)] == [u for u, _ in fresh.top_k(tokens, [], 10)]
     assert not wholes[0].exists() and wholes[1].exists()  # the damaged one was noticed and dropped
+
+
+def test_a_cold_opens_view_reads_the_hdc_sets_the_second_pass_encoded(tmp_path: Path, monkeypatch) -> None:
+    write_kb(tmp_path / "kb", files=3, per_file=20)
+    (tmp_path / "kb" / "bells.md").write_text(to_markdown(bell_units("bells", 2)), encoding="utf-8")
+    monkeypatch.setattr(pool, "MIN_POOL_BYTES", 0)
+    monkeypatch.setenv(pool.WORKERS_ENV, "2")
+    store = SegmentStore(tmp_path / "cache")
+    kb = KnowledgeBase.load([tmp_path / "kb"], store, hdc=HDC, bm25=Bm25Config())
+    assert store.builds == 0  # the segments came from the pool
+    view = kb.view(Caller())
+    indexes = IndexCache(RETRIEVAL, RuleSet()).for_view(view)
+    indexes.bm25  # the first answer's index needs no HDC set
+    index = indexes.hdc  # waits for the encoders, then reads what they wrote
+    assert vectors_of(store).built["hdc"] == 0
+    serial = KnowledgeBase.load([tmp_path / "kb"], SegmentStore(None)).view(Caller())
+    topic, claim, counts = encode_units(serial.units, HDC)
+    assert [u.id for u in view.units] == [u.id for u in serial.units]
+    for row in range(len(view.units)):
+        assert np.array_equal(np.asarray(index.topic[row]), topic[row])
+        windows = claim[int(counts[:row].sum()) : int(counts[: row + 1].sum())]
+        assert np.array_equal(np.asarray(index._windows(row)), windows)
