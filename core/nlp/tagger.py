@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -146,6 +147,24 @@ def clause_revise(words: Sequence[str], tags: Sequence[str]) -> list[str]:
 
 def _attributive(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
     return i > 0 and tags[i - 1] in ("DET", "ADJ") and words[i].lower().endswith(_PARTICIPLE_ENDINGS)
+
+
+def preload() -> threading.Thread:
+    """Load the tagger's weights and the lexicon in a daemon thread, for a caller that will tag
+    soon (`mrptui ask`) and has other work first: reading and decompressing them (~80 ms of their
+    ~0.2 s) runs without the GIL, beside that work. `tag` waits for a load under way (core.nlp.lazy);
+    a load that fails here fails again, with its error, where it is used."""
+
+    def load_both() -> None:
+        try:
+            _TAGGER.get()
+            lexicon()
+        except Exception:  # noqa: BLE001 - reported by the first real use, in its own context
+            pass
+
+    thread = threading.Thread(target=load_both, name="nlp-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def tag(words: Sequence[str]) -> list[str]:

@@ -75,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
     trace_path = Path(args.trace) if args.trace else None
     # Checked before the run, so a bad path costs nothing and leaves nothing behind.
     _check_trace_path(trace_path, None)
+    # Every answer tags its question: the tagger's data loads while the session opens.
+    from core.nlp.tagger import preload
+
+    preload()
     session = open_session(args)
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)

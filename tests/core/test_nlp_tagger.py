@@ -168,3 +168,23 @@ def test_a_full_sentence_without_a_verb_gets_one_from_a_noun_that_is_a_verb_form
     assert tagger.clause_revise(["Cheap", "air", "tickets", "for", "sale"], ["ADJ", "NOUN", "NOUN", "ADP", "NOUN"])[2] == "NOUN"
     words, tags = ["Crews", "fixed", "pumps", "."], ["NOUN", "VERB", "NOUN", "PUNCT"]
     assert tagger.clause_revise(words, tags) == tags
+
+
+def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_to_the_real_use(monkeypatch, capsys):
+    from core.nlp import lexicon as lexicon_module
+    from core.nlp.lazy import Lazy
+
+    monkeypatch.setattr(tagger, "_TAGGER", Lazy(tagger.load))
+    monkeypatch.setattr(lexicon_module, "_LEXICON", Lazy(lexicon_module.load))
+    tagger.preload().join()
+    assert tagger._TAGGER.loaded and lexicon_module._LEXICON.loaded
+    assert tag(["Ships", "sail"]) == [t for _, t in tag_text("Ships sail")]
+
+    def broken():
+        raise ValueError("weights unreadable")
+
+    monkeypatch.setattr(tagger, "_TAGGER", Lazy(broken))
+    tagger.preload().join()
+    assert capsys.readouterr().err == ""  # no thread traceback: the caller reports it
+    with pytest.raises(ValueError, match="weights unreadable"):
+        tag(["Ships"])
