@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fuzz_settings import bounded
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.store.arrays import crc32_of, read_arrays, save_npy, write_arrays, write_blob
 
@@ -45,3 +48,30 @@ def test_an_index_folder_round_trips_and_a_flipped_byte_is_refused(tmp_path: Pat
     (folder / "floats.npy").write_bytes(bytes(data))
     with pytest.raises(ValueError, match="floats.npy does not match its checksum"):
         read_arrays(folder)
+
+
+@bounded(200)
+@given(
+    st.sampled_from(["<i4", "<i8", "<u8", "|u1", "<f4", ">f8", "|b1", "<U3", "<i2"]),
+    st.lists(st.integers(0, 4), max_size=3),
+    st.booleans(),
+)
+def test_npy_array_reads_every_header_as_numpys_own_parser_does(descr, shape, fortran):
+    import io
+
+    from core.store.mapped import npy_array
+
+    array = np.zeros(shape, dtype=descr)
+    array = np.asfortranarray(array) if fortran else array
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    data = buffer.getvalue()
+    if array.flags.f_contiguous and not array.flags.c_contiguous:  # numpy writes it in Fortran order
+        with pytest.raises(ValueError):
+            npy_array(data)
+        return
+    read = npy_array(data)
+    want = np.load(io.BytesIO(data))
+    assert read.shape == want.shape and read.dtype == want.dtype and np.array_equal(read, want)
+    with pytest.raises(ValueError):
+        npy_array(data[:-1] if read.nbytes else data[:20])
