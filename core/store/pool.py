@@ -208,6 +208,9 @@ def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfi
 
     store = SegmentStore(Path(root), max_bytes)
     for file in files:
+        # Pruned or edited since the segment pass: the opening process builds what it needs.
+        if not store.is_cached(Path(file)):
+            continue
         with collector_paused():
             segment = store.segment(Path(file))
             if store.enabled and segment.key:
