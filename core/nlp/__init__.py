@@ -3,3 +3,27 @@
 Every model loads lazily, once per process, on first use (core.nlp.lazy). Data and licences:
 docs/nlp.md and NOTICE.
 """
+
+from __future__ import annotations
+
+import threading
+
+
+def preload() -> threading.Thread:
+    """Import the tagger and load its weights and the lexicon in a daemon thread, for a caller that
+    will tag soon (`mrptui ask`) and has other work first: reading and decompressing them runs
+    without the GIL, beside that work. `tag` waits for a load under way (core.nlp.lazy). Anything
+    that fails here (a module or data file that cannot be read) fails again, with its error,
+    where it is used."""
+
+    def load() -> None:
+        try:
+            from core.nlp.tagger import load_models
+
+            load_models()
+        except Exception:  # noqa: BLE001 - reported by the first real use, in its own context
+            pass
+
+    thread = threading.Thread(target=load, name="nlp-preload", daemon=True)
+    thread.start()
+    return thread

@@ -25,6 +25,7 @@ from typing import Literal
 import numpy as np
 
 from core.nlp.lazy import Lazy
+from core.nlp.unpacked import load_unpacked
 
 DATA = Path(__file__).resolve().parent / "data" / "lexicon.bin.gz"
 FORMAT = "mrptui-lexicon/1"
@@ -339,7 +340,7 @@ class _Lines:
 
 def load(path: Path = DATA) -> Lexicon:
     """The lexicon `path` holds (written by scripts/build_lexicon.py)."""
-    raw = gzip.decompress(path.read_bytes())
+    raw = load_unpacked(path, gzip.decompress, bytes, bytes)  # decompressed once per cache (core/nlp/unpacked.py)
     newline = raw.index(b"\n")
     header = json.loads(raw[:newline])
     if not isinstance(header, dict) or header.get("format") != FORMAT:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import marshal
 import re
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from core.nlp.lazy import Lazy
 from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
+from core.nlp.unpacked import load_unpacked
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
@@ -61,9 +62,9 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 
 def read_weights(path: Path = DATA) -> dict:
-    """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights."""
-    with gzip.open(path, "rt", encoding="utf-8") as stream:
-        document = json.load(stream)
+    """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights (parsed once
+    per cache: core/nlp/unpacked.py)."""
+    document = load_unpacked(path, lambda raw: json.loads(gzip.decompress(raw)), marshal.dumps, marshal.loads)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"{path}: not a {FORMAT} weights file")
     return document
@@ -149,22 +150,10 @@ def _attributive(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
     return i > 0 and tags[i - 1] in ("DET", "ADJ") and words[i].lower().endswith(_PARTICIPLE_ENDINGS)
 
 
-def preload() -> threading.Thread:
-    """Load the tagger's weights and the lexicon in a daemon thread, for a caller that will tag
-    soon (`mrptui ask`) and has other work first: reading and decompressing them (~80 ms of their
-    ~0.2 s) runs without the GIL, beside that work. `tag` waits for a load under way (core.nlp.lazy);
-    a load that fails here fails again, with its error, where it is used."""
-
-    def load_both() -> None:
-        try:
-            _TAGGER.get()
-            lexicon()
-        except Exception:  # noqa: BLE001 - reported by the first real use, in its own context
-            pass
-
-    thread = threading.Thread(target=load_both, name="nlp-preload", daemon=True)
-    thread.start()
-    return thread
+def load_models() -> None:
+    """Load the weights and the lexicon now (each once per process) rather than at the first `tag`."""
+    _TAGGER.get()
+    lexicon()
 
 
 def tag(words: Sequence[str]) -> list[str]:

@@ -6,9 +6,27 @@ field lengths, stems). `SegmentStore` finds or builds segments under the cache d
 stored token ids instead of re-tokenising every unit.
 """
 
-from core.store.location import cache_root
-from core.store.segment import Segment
-from core.store.store import SegmentStore, default_store, store_at
-from core.store.tokens import TokenTable
+from __future__ import annotations
 
-__all__ = ["Segment", "SegmentStore", "TokenTable", "cache_root", "default_store", "store_at"]
+import importlib
+
+# Resolved on first use: a caller of one small module (core.store.private, .location, .contents:
+# the NLP data cache, the tag store) should not import the whole store (~0.1 CPU s).
+_EXPORTS = {
+    "Segment": "core.store.segment",
+    "SegmentStore": "core.store.store",
+    "TokenTable": "core.store.tokens",
+    "cache_root": "core.store.location",
+    "default_store": "core.store.store",
+    "store_at": "core.store.store",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -58,6 +58,8 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
 
 # KB sentences' part-of-speech tags (core/tag_store.py), outside the size bound.
 TAGS = "tags"
+# The shipped NLP data unpacked (core/nlp/unpacked.py), outside the size bound.
+NLP = "nlp"
 
 
 def view_files(root: Path) -> list[Path]:
@@ -93,15 +95,15 @@ def clear_cache(root: Path) -> ClearResult:
         (root / STEMS_FILE).unlink(missing_ok=True)
     except OSError as exc:
         failures.append((str(root / STEMS_FILE), exc.strerror or str(exc)))
-    for name in ("segments", "views", SOURCES, TAGS):
+    for name in ("segments", "views", SOURCES, TAGS, NLP):
         if (root / name).exists():
             shutil.rmtree(root / name, onerror=failed)
     return ClearResult(max(0, before - _stored_bytes(root)), failures)
 
 
 def _stored_bytes(root: Path) -> int:
-    tags = folder_bytes(root / TAGS) if (root / TAGS).is_dir() else 0
-    return sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, view_files(root))) + tags
+    extra = sum(folder_bytes(root / name) for name in (TAGS, NLP) if (root / name).is_dir())
+    return sum(entry.bytes for entry in cache_entries(root)) + sum(map(folder_bytes, view_files(root))) + extra
 
 
 def _source_of(meta: Path) -> str:

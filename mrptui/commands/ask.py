@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     # Checked before the run, so a bad path costs nothing and leaves nothing behind.
     _check_trace_path(trace_path, None)
     # Every answer tags its question: the tagger's data loads while the session opens.
-    from core.nlp.tagger import preload
+    from core.nlp import preload
 
     preload()
     session = open_session(args)

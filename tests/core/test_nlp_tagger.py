@@ -172,11 +172,12 @@ def test_a_full_sentence_without_a_verb_gets_one_from_a_noun_that_is_a_verb_form
 
 def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_to_the_real_use(monkeypatch, capsys):
     from core.nlp import lexicon as lexicon_module
+    from core.nlp import preload
     from core.nlp.lazy import Lazy
 
     monkeypatch.setattr(tagger, "_TAGGER", Lazy(tagger.load))
     monkeypatch.setattr(lexicon_module, "_LEXICON", Lazy(lexicon_module.load))
-    tagger.preload().join()
+    preload().join()
     assert tagger._TAGGER.loaded and lexicon_module._LEXICON.loaded
     assert tag(["Ships", "sail"]) == [t for _, t in tag_text("Ships sail")]
 
@@ -184,7 +185,7 @@ def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_
         raise ValueError("weights unreadable")
 
     monkeypatch.setattr(tagger, "_TAGGER", Lazy(broken))
-    tagger.preload().join()
+    preload().join()
     assert capsys.readouterr().err == ""  # no thread traceback: the caller reports it
     with pytest.raises(ValueError, match="weights unreadable"):
         tag(["Ships"])

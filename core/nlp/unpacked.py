@@ -1,0 +1,95 @@
+"""The shipped NLP data unpacked once into the index cache, so later processes skip unpacking it.
+
+Every answering `mrptui ask` tags, so it loads the tagger's weights (gzipped JSON: ~0.11 CPU s
+to decompress and parse) and the lexicon (gzipped arrays: ~0.06 s to decompress). The first
+process stores what it unpacked in `<cache>/nlp/` (the weights as `marshal` bytes, which load in
+about a third of JSON's time; the lexicon decompressed); later ones read that back. A stored file
+is named after its source's path, size and modification time, so new data (another install)
+gets a new file; it is 0600 in 0700 folders and its keyed digest (the cache's `mac.key`,
+core/store/private.py) is checked on every read, so a file the store did not write is never
+used (`marshal` must not read bytes of unknown origin). Without a usable cache, or when the
+stored file is missing or fails its check, the source is unpacked as before (and stored again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from core.store.contents import NLP as FOLDER
+from core.store.location import cache_root
+from core.store.private import Mac, private_dirs, refusal, write_private
+
+FORMAT = "mrptui-unpacked/1"
+T = TypeVar("T")
+
+
+def load_unpacked(
+    source: Path, unpack: Callable[[bytes], T], dump: Callable[[T], bytes], restore: Callable[[bytes], T]
+) -> T:
+    """`unpack(source's bytes)`, or `restore` of what an earlier process stored for the same
+    source (`dump` of its value). `restore` raising ValueError, EOFError or TypeError counts as
+    nothing stored."""
+    root = cache_root()
+    usable = root is not None and refusal(root) is None
+    path = _path_for(root, source) if usable else None
+    if path is not None:
+        stored = _read(path, Mac.of_root(root))
+        if stored is not None:
+            try:
+                return restore(stored)
+            except (ValueError, EOFError, TypeError):
+                pass
+    value = unpack(source.read_bytes())
+    if path is not None:
+        _store(path, Mac.of_root(root), dump(value))
+    return value
+
+
+def _path_for(root: Path, source: Path) -> Path | None:
+    try:
+        info = source.stat()
+    except OSError:
+        return None
+    name = f"{source.resolve()}\0{info.st_size}\0{info.st_mtime_ns}"
+    return root / FOLDER / f"{source.name}-{hashlib.blake2b(name.encode(), digest_size=8).hexdigest()}.bin"
+
+
+def _read(path: Path, mac: Mac) -> bytes | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    newline = raw.find(b"\n")
+    try:
+        header = json.loads(raw[:newline])
+        body = memoryview(raw)[newline + 1 :]
+        if header.get("format") != FORMAT or mac.of_bytes(body) != header.get("mac"):
+            return None
+    except (ValueError, AttributeError):
+        return None
+    return bytes(body)
+
+
+def _store(path: Path, mac: Mac, body: bytes) -> None:
+    """Best effort: a cache that cannot be written only means unpacking again next time. Files of
+    earlier sources of the same name are removed."""
+    try:
+        private_dirs(path.parent, path.parent.parent)
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            header = json.dumps({"format": FORMAT, "mac": mac.of_bytes(body)}).encode()
+            write_private(temp, [header, b"\n", body])
+            os.replace(temp, path)
+        finally:
+            temp.unlink(missing_ok=True)
+        for other in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.bin"):
+            if other != path:
+                other.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -1,0 +1,84 @@
+"""core/nlp/unpacked.py: the shipped NLP data unpacked once per cache, read back only when the
+store wrote it for the same source."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import marshal
+import stat
+from pathlib import Path
+
+import pytest
+
+from core.nlp import tagger
+from core.nlp.unpacked import FOLDER, load_unpacked
+from core.store.contents import clear_cache
+from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch) -> Path:
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(NO_CACHE_ENV, raising=False)
+    return tmp_path / "cache"
+
+
+def _source(tmp_path: Path, value: dict) -> Path:
+    path = tmp_path / "data.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(value).encode()))
+    return path
+
+
+def _load(source: Path, calls: list) -> dict:
+    def unpack(raw: bytes) -> dict:
+        calls.append(1)
+        return json.loads(gzip.decompress(raw))
+
+    return load_unpacked(source, unpack, marshal.dumps, marshal.loads)
+
+
+def test_the_second_load_reads_what_the_first_stored(tmp_path: Path, cache: Path) -> None:
+    source, calls = _source(tmp_path, {"w": {"a": 1.5}}), []
+    assert _load(source, calls) == {"w": {"a": 1.5}} and len(calls) == 1
+    assert _load(source, calls) == {"w": {"a": 1.5}} and len(calls) == 1
+    (stored,) = (cache / FOLDER).iterdir()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    assert stat.S_IMODE((cache / FOLDER).stat().st_mode) == 0o700
+
+
+def test_a_stored_file_the_store_did_not_write_is_not_used(tmp_path: Path, cache: Path) -> None:
+    source, calls = _source(tmp_path, {"w": 1}), []
+    _load(source, calls)
+    (stored,) = (cache / FOLDER).iterdir()
+    header, body = stored.read_bytes().split(b"\n", 1)
+    stored.write_bytes(header + b"\n" + marshal.dumps({"w": 2}))  # same header, other body
+    assert _load(source, calls) == {"w": 1} and len(calls) == 2
+    assert _load(source, calls) == {"w": 1} and len(calls) == 2  # written again, whole
+
+
+def test_new_source_data_gets_a_new_file_and_the_old_one_goes(tmp_path: Path, cache: Path) -> None:
+    calls: list = []
+    first = _source(tmp_path, {"v": 1})
+    _load(first, calls)
+    second = _source(tmp_path, {"v": 22})
+    assert _load(second, calls) == {"v": 22} and len(calls) == 2
+    assert len(list((cache / FOLDER).iterdir())) == 1
+
+
+def test_without_a_cache_every_load_unpacks_and_nothing_is_written(tmp_path: Path, cache: Path, monkeypatch) -> None:
+    monkeypatch.setenv(NO_CACHE_ENV, "1")
+    source, calls = _source(tmp_path, {"v": 1}), []
+    _load(source, calls)
+    _load(source, calls)
+    assert len(calls) == 2 and not cache.exists()
+
+
+def test_the_tagger_weights_read_back_equal_the_shipped_json_and_clearing_the_cache_removes_them(cache: Path) -> None:
+    with gzip.open(tagger.DATA, "rt", encoding="utf-8") as stream:
+        shipped = json.load(stream)
+    assert tagger.read_weights() == shipped  # unpacked and stored
+    assert tagger.read_weights() == shipped  # read back
+    assert list((cache / FOLDER).iterdir())
+    clear_cache(cache)
+    assert not (cache / FOLDER).exists()
