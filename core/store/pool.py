@@ -2,12 +2,14 @@
 
 A cold open is CPU-bound Python (reading, tokenising, HDC encoding) one file at a time, so on a
 machine with more than one core the files are spread over a small process pool. Workers do not
-send segments back: each builds its file's segment (and, when asked, the file's HDC vector set
-and its BM25 part over all its units, core/store/stored.py) into the cache through the store's
-ordinary atomic publish, and the opening process then reads every segment from the cache in
-file order as on a warm open. The result therefore does not
-depend on which worker built what, and any failure (no fork, a worker killed, a cache that
-cannot be written) leaves the files unbuilt for the serial path, which builds them as before.
+send segments back: each builds its file's segment (and, when asked, its BM25 part over all its
+units, core/store/stored.py) into the cache through the store's ordinary atomic publish, and the
+opening process then reads every segment from the cache in file order as on a warm open. The
+result therefore does not depend on which worker built what, and any failure (no fork, a worker
+killed, a cache that cannot be written) leaves the files unbuilt for the serial path, which
+builds them as before. The files' HDC vector sets, which the first answer does not need, are
+encoded afterwards by niced daemon processes while the opening process answers
+(`wait_for_hdc_sets` is what a view's HDC index waits on).
 """
 
 from __future__ import annotations
@@ -192,10 +194,17 @@ def wait_for_hdc_sets(root: Path | None, timeout: float = POOL_TIMEOUT_SECONDS) 
     if root is None:
         return
     with _ENCODERS_LOCK:
-        encoders = _ENCODERS.pop(str(root), [])
+        encoders = list(_ENCODERS.get(str(root), ()))
     deadline = time.monotonic() + timeout
     for process in encoders:
         process.join(max(0.0, deadline - time.monotonic()))
+    with _ENCODERS_LOCK:
+        # Every caller waits for them (not only the first), so none encodes a set a second time.
+        running = [process for process in _ENCODERS.get(str(root), ()) if process.is_alive()]
+        if running:
+            _ENCODERS[str(root)] = running
+        else:
+            _ENCODERS.pop(str(root), None)
 
 
 def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig) -> None:
