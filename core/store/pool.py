@@ -167,8 +167,9 @@ def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | Non
 # --- the second pass: HDC sets while the opening process gets to its first answer ------------
 
 # Niceness of the HDC encoders: the opening process (reading the segments, merging BM25, the
-# first question) shares the cores with them and should win them.
-HDC_NICENESS = 10
+# first question) shares the cores with them and should win them (at 5 an encoder gets about a
+# third of a contested core: still done soon on a busy machine; at 10, a ninth, it waited minutes).
+HDC_NICENESS = 5
 # Each store root's HDC encoders, joined by `wait_for_hdc_sets`.
 _ENCODERS: dict[str, list] = {}
 _ENCODERS_LOCK = threading.Lock()
