@@ -21,14 +21,13 @@ from itertools import count
 import numpy as np
 
 from core.config import Bm25Config
-from core.retrieval import bm25_prune_gate
+from core.retrieval import bm25_prune_gate, bm25_select
 from core.retrieval.bm25_explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25_fields import FIELDS, field_tokens
 from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
 from core.units import KnowledgeUnit, Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
-_SAMPLE_STRIDE = 64
 
 
 def length_norm(dl, avgdl, k1: float, b: float):
@@ -288,19 +287,21 @@ class Bm25Index:
             return []
         terms = self._query_terms(query_tokens)
         tids = np.fromiter((self._vocab[term] for term, _ in terms), dtype=np.int64, count=len(terms))
-        kernel = kernel or bm25_prune_gate.kernel_for(int(self._df[tids].sum()))
+        counts = np.fromiter((count for _, count in terms), dtype=np.float64, count=len(terms))
+        postings = int(self._df[tids].sum())
+        kernel = kernel or bm25_prune_gate.kernel_for(postings)
+        table = self._boost_table(preferred_roles)
         if kernel is not None:
             if self._pruner is None:
                 self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data)
-            counts = np.fromiter((count for _, count in terms), dtype=np.float64, count=len(terms))
-            table = self._boost_table(preferred_roles)
             rows, values = self._pruner.top_k(tids, counts, self._roles, table, float(table.max()), self._id_rank, k, kernel)
+        elif postings * bm25_select.SPARSE_SHARE <= len(self):
+            rows, raw = bm25_select.sparse_scores(*bm25_select.postings_of(self._indptr, self._indices, self._data, tids, counts))
+            rows, values = bm25_select.ranked(rows, raw * table[self._roles[rows]], k, self._id_rank)
         else:
             scores = self._raw(terms) * self._boosts(preferred_roles)
-            rows = _candidates(scores, k)
-            rows, values = self._best(rows, scores[rows], k)
-            order = np.lexsort((self._id_rank[rows], -values))
-            rows, values = rows[order], values[order]
+            rows = bm25_select.candidates(scores, k)
+            rows, values = bm25_select.ranked(rows, scores[rows], k, self._id_rank)
         return [(self.unit_ids[r], v) for r, v in zip(rows.tolist(), values.tolist(), strict=True)]
 
     def explain(
@@ -361,23 +362,6 @@ class Bm25Index:
         """The boost of each role (in `Role` order): `_boosts` is this table at each unit's role."""
         return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
 
-    def _best(self, rows: np.ndarray, values: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The k best (score desc, id asc) among candidate rows, in no particular order.
-
-        Ties at the k-th score are settled by id rank, which is distinct per unit, so no partition
-        here runs over a block of equal keys.
-        """
-        if len(rows) <= k:
-            return rows, values
-        kth = np.partition(values, len(values) - k)[len(values) - k]
-        above = np.flatnonzero(values > kth)
-        tied = np.flatnonzero(values == kth)
-        need = k - len(above)
-        if len(tied) > need:
-            tied = tied[np.argpartition(self._id_rank[rows[tied]], need - 1)[:need]]
-        keep = np.concatenate([above, tied])
-        return rows[keep], values[keep]
-
     def _term_contributions(self, term: str, count: int, row: int) -> list[TermFieldContribution]:
         post, tid, stride = self._postings, self._vocab[term], max(len(self.unit_ids), 1)
         pair = (tid * stride + row) * len(FIELDS)
@@ -426,21 +410,6 @@ def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarra
     vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
     term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
     return vocab, term_of, np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)).T.copy()
-
-
-def _candidates(scores: np.ndarray, k: int) -> np.ndarray:
-    """Rows that may be in the top k: a superset, found without partitioning all N scores.
-
-    The k-th best of every 64th score cannot beat the k-th best overall, so every top-k unit scores
-    at least that much; the filter keeps the sea of low (often tied) scores out of the selection,
-    where np.argpartition degrades (DESIGN §14).
-    """
-    sample = scores[::_SAMPLE_STRIDE]
-    if len(sample) > k:
-        floor = np.partition(sample, len(sample) - k)[len(sample) - k]
-        if floor > 0:
-            return np.flatnonzero(scores >= floor)
-    return np.flatnonzero(scores > 0)
 
 
 def field_totals(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

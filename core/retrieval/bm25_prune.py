@@ -105,6 +105,7 @@ def _search(
     # A window's terms (the essential ones) by their bound in it, and those bounds summed in that
     # order onto the non-essential terms' bounds.
     window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
+    next_at = np.zeros(m, np.int64)
     size, essential = 0, 0
     bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
     while True:
@@ -139,32 +140,41 @@ def _search(
             window_cum[i] = total
             if total * max_boost < bar:
                 split = i + 1
+        # A unit's score is at most the value of the strongest proposing term that holds it plus
+        # the bounds of the weaker terms (the stronger ones do not hold it). So a proposing term's
+        # posting whose value with the weaker terms' bounds stays below the bar proposes nothing;
+        # `next_at[t]` is term t's next posting that does propose.
+        for i in range(split, n):
+            t = by_bound[i]
+            next_at[t] = _next_hopeful(pos[t], ends[t], window_end, window_cum[i - 1] if i > 0 else base, counts[t], bar,
+                                       max_boost * SLACK, indices, data)
         while split < n:
-            if split == n - 1:
-                # One term proposes (the common case): its postings that cannot reach the bar
-                # even with every other term's bound are passed over in a tight loop.
-                t, rest = by_bound[split], window_cum[split - 1] if split > 0 else base
-                at = pos[t]
-                while at < ends[t] and indices[at] <= window_end:
-                    if (data[at] * counts[t] + rest) * (table[roles[indices[at]]] * SLACK) >= bar:
-                        break
-                    at += 1
-                pos[t] = at
             row = _NONE
             for i in range(split, n):
                 t = by_bound[i]
-                if pos[t] < ends[t] and indices[pos[t]] < row:
-                    row = indices[pos[t]]
+                if next_at[t] < ends[t] and indices[next_at[t]] < row:
+                    row = indices[next_at[t]]
             if row > window_end:
                 break
             partial = 0.0
             for i in range(split, n):
                 t = by_bound[i]
                 contrib[t] = 0.0
-                if pos[t] < ends[t] and indices[pos[t]] == row:
-                    contrib[t] = data[pos[t]] * counts[t]
-                    partial += contrib[t]
-                    pos[t] += 1
+                at = next_at[t]
+                if at >= ends[t] or indices[at] != row:
+                    # Passed over before `next_at`, its posting of this unit (if any) still counts.
+                    at = _search_rows(indices, pos[t], at, row)
+                    pos[t] = at
+                    if at < ends[t] and indices[at] == row:
+                        contrib[t] = data[at] * counts[t]
+                        partial += contrib[t]
+                        pos[t] = at + 1
+                    continue
+                contrib[t] = data[at] * counts[t]
+                partial += contrib[t]
+                pos[t] = at + 1
+                next_at[t] = _next_hopeful(at + 1, ends[t], window_end, window_cum[i - 1] if i > 0 else base, counts[t],
+                                           bar, max_boost * SLACK, indices, data)
             boost_bound = table[roles[row]] * SLACK
             alive = True
             for i in range(split - 1, -1, -1):
@@ -193,9 +203,7 @@ def _search(
                 if (partial + rest + block_max[found] * counts[t] * SLACK) * boost_bound < bar:
                     alive = False
                     break
-                at, hi = pos[t], min(starts[t] + (found - first[t] + 1) * BLOCK, ends[t])
-                while at < hi and indices[at] < row:
-                    at += 1
+                at = _search_rows(indices, pos[t], min(starts[t] + (found - first[t] + 1) * BLOCK, ends[t]), row)
                 pos[t] = at
                 if at < ends[t] and indices[at] == row:
                     contrib[t] = data[at] * counts[t]
@@ -216,17 +224,45 @@ def _search(
                 _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
             if size == k:
                 bar = max(bar, heap_score[0])
-        # What the window's weakest terms hold in it is below the bar without a stronger term.
+        # What the window's weakest terms hold in it is below the bar without a stronger term, and
+        # what the others hold before `next_at` was passed over.
         for i in range(split):
             t = by_bound[i]
             while pos[t] < ends[t] and indices[pos[t]] <= window_end:
                 pos[t] += 1
+        for i in range(split, n):
+            t = by_bound[i]
+            pos[t] = max(pos[t], next_at[t])
     # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
     for end in range(size - 1, 0, -1):
         score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
         heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
         _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _next_hopeful(at, end, window_end, rest, count, bar, boost, indices, data) -> int:
+    """The first posting from `at` whose value times `count`, plus `rest`, times `boost` reaches
+    the bar, or the first past the window. (`boost` is the largest: reading each unit's role
+    costs more than the few candidates it would save.)"""
+    while at < end and indices[at] <= window_end:
+        if (data[at] * count + rest) * boost >= bar:
+            break
+        at += 1
+    return at
+
+
+@_jit
+def _search_rows(indices, lo, hi, row) -> int:
+    """The first position in `lo:hi` (sorted rows) whose row is `row` or more, else `hi`."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < row:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @_jit

@@ -4,7 +4,8 @@ Importing numba and loading the compiled kernel from its disk cache take ~1–3 
 compile on a machine ~20 s), more than thousands of exhaustive queries. So small KBs never pay
 it: only a query whose terms hold `PRUNE_FROM` postings or more asks for the kernel, and the
 first such query starts loading it in a background thread and is itself scored exhaustively, as
-is every query until the kernel is ready. No query waits for numba.
+is every query until the kernel is ready; from then on the kernel serves every query. No query
+waits for numba.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ def _available() -> bool:
 
 
 def kernel_for(postings: int) -> Callable | None:
-    """The compiled pruned search for a query over `postings` postings, or None: exhaustive."""
-    if postings < PRUNE_FROM or not _available():
-        return None
+    """The compiled pruned search for a query over `postings` postings, or None: exhaustive.
+    Once loaded it serves every query: on a few postings it beats numpy's per-call overheads."""
     if _ready:
         return _ready[0]
+    if postings < PRUNE_FROM or not _available():
+        return None
     with _loading:
         if not _started:
             _started.append(threading.Thread(target=_load, name="bm25-prune-load", daemon=True))
