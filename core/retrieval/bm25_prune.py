@@ -12,8 +12,10 @@ The k best so far set a bar θ (the k-th best score). Terms are sorted by bound;
 whose bounds sum below θ are "non-essential": a unit that only they hold cannot reach θ, so only
 the essential terms' postings propose candidates, and the non-essential ones are looked up for a
 candidate (skipping whole blocks by their last row) only while the candidate's bound still
-reaches θ. A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the
-exhaustive path does) are never pruned away.
+reaches θ. Of the essential terms' postings, only those whose value with the weaker terms' bounds
+reaches θ propose their unit (a unit's score is at most that, for the strongest term holding it).
+A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the exhaustive
+path does) are never pruned away.
 
 Exactness: a surviving candidate's score is re-added in query-term order, as the exhaustive
 `np.bincount` adds it, so it is the same float; bounds are inflated by `SLACK` so that adding
