@@ -96,16 +96,19 @@ class PanelScreen(Screen[None]):
         if self.narrow:
             self.notify("one pane at a time in a narrow terminal: z zooms it", timeout=3)
             return
+        if self.maximized is not None:  # the grid is hidden (0 cells wide): growing it would show nothing
+            self.notify("a zoomed pane has the whole screen: z restores the grid to resize its panes", timeout=3)
+            return
         self._set_layout(self._as_weights().resized(self.active_panel, step),
                          f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}")
 
     def _as_weights(self) -> Layout:
         """The layout in weights; the fitted split as the weights nearest its columns, so growing
         a pane starts from what is on screen."""
-        if self.pane_layout.name != FIT or not self._fitted:
+        total = self.query_one("#panels").size.width
+        if self.pane_layout.name != FIT or not self._fitted or not total:
             return self.pane_layout
         left, _, answer = (int(part) if part.isdigit() else 0 for part in self._fitted.split())
-        total = self.query_one("#panels").size.width
         columns = [left, total - left - answer, answer]
         weights = tuple(max(WEIGHT_MIN, min(WEIGHT_MAX, round(c * WEIGHT_MAX / total))) for c in columns)
         return self.pane_layout.model_copy(update={"columns": weights})

@@ -78,8 +78,10 @@ def refill(
     for row in rows:
         for index, cell in enumerate(row):
             widths[index] = max(widths[index], _width(cell))
+    # A pinned width is what the row takes, whatever its content: the fit below counts it so.
+    widths = [(fixed or {}).get(key, width) for (key, _), width in zip(columns, widths)]
     # A table with no rows has nothing to show: it yields its width to its neighbours.
-    report_natural_width(table, sum((fixed or {}).get(key, w) + 2 for (key, _), w in zip(columns, widths)) if rows else 0)
+    report_natural_width(table, sum(w + 2 for w in widths) if rows else 0)
     if floors is not None and table.size.width:
         room = table.scrollable_content_region.width - 2 * len(columns)
         # Columns without a floor do not shrink: their content width is their floor.
@@ -92,7 +94,7 @@ def refill(
         widths = fitted
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
-        table.add_column(label, key=key, width=(fixed or {}).get(key, width))
+        table.add_column(label, key=key, width=width)
     for row in rows:
         table.add_row(*row)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import make_app
-from helpers import ask, settle
+from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
@@ -130,3 +130,39 @@ async def test_status_words_are_never_cut_at_100_columns_and_more(size) -> None:
         if size[0] >= 200:  # room for every column: nothing is cut
             assert sum(c.width + 2 for c in evidence.columns.values()) <= evidence.scrollable_content_region.width
             assert not any("…" in str(evidence.get_cell_at((row, 1))) for row in range(evidence.row_count))
+
+
+async def test_after_every_layout_change_the_attempts_rows_fit_their_pane_without_a_scrollbar() -> None:
+    """The timeline's pinned symbol column (3 cells, 2 of content) was fitted as 2: every row
+    came out one cell wider than the pane, so a horizontal scrollbar took a row and the last
+    cell was cropped, after each split change and resize."""
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot)
+        timeline = app.main.query_one(AttemptsTimeline)
+        timeline.focus()
+        checked = []
+        for key in ("f12", "f12", "f12", "greater_than_sign", "less_than_sign", "f12", "f12", "f12"):
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+            columns = list(timeline.columns.values())
+            if columns[-1].width <= 14:
+                continue  # the status word's floor wins over a pane that narrow: it scrolls by design
+            row = sum(column.width + 2 for column in columns)
+            assert row <= timeline.scrollable_content_region.width, (app.main.pane_layout.name, row)
+            assert not timeline.show_horizontal_scrollbar, app.main.pane_layout.name
+            checked.append(app.main.pane_layout.name)
+        assert len(checked) >= 5, checked
+
+
+async def test_growing_a_pane_while_one_is_zoomed_says_why_instead_of_failing() -> None:
+    app = make_app()
+    notes = record_notifications(app)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot)
+        app.main.query_one(AttemptsTimeline).focus()
+        await pilot.press("z", "greater_than_sign")
+        await pilot.pause()
+        assert app.main.maximized is not None and app.main.pane_layout == Layout()
+        assert any("z restores the grid" in note for note in notes), notes
