@@ -230,6 +230,26 @@ class RowUnits(Sequence[KnowledgeUnit]):
             acts.append(unit_acts)
         return ids, roles, acts
 
+    def listed(self) -> tuple[list[str], set[Role], dict[str, int]]:
+        """What a listing of the view shows of every unit, from the columns (only current-turn
+        units are read): every id (current-turn units' last), the roles present, and the last
+        line each file has in the view."""
+        table, rows = self._table, self._rows
+        own = rows[rows >= 0]
+        ids = [table.ids[row] for row in own.tolist()]
+        roles = {ROLES[code] for code in np.unique(table.role[own]).tolist()}
+        located = own[table.file[own] >= 0]
+        last = np.full(len(table.files), -1, dtype=np.int64)
+        np.maximum.at(last, table.file[located], table.line[located])
+        lines = {table.files[index]: int(line) for index, line in enumerate(last.tolist()) if line >= 0}
+        for row in rows[rows < 0].tolist():
+            unit = self._extra[-1 - row]
+            ids.append(unit.id)
+            roles.add(unit.role)
+            if unit.location is not None:
+                lines[unit.location.file] = max(lines.get(unit.location.file, 0), unit.location.line)
+        return ids, roles, lines
+
     def id_at(self, index: int) -> str:
         row = int(self._rows[index])
         return self._table.ids[row] if row >= 0 else self._extra[-1 - row].id

@@ -11,7 +11,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -178,7 +177,3 @@ class VirtualTable(ScrollView, can_focus=True):
             segments.extend(Segment(s.text, style + s.style if s.style else style) for s in text.render(self.app.console, end=""))
         return Strip(segments)
 
-
-def fit_width(values: Sequence[str], label: str, cap: int) -> int:
-    """A column width: the widest of `values` and the label, at most `cap`."""
-    return min(max([cell_len(label), *(cell_len(value) for value in values)]), cap)

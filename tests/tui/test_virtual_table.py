@@ -10,8 +10,9 @@ from fakes import FakeSession, UNITS
 from helpers import record_notifications, until_quiet
 from textual.app import App, ComposeResult
 
-from core.units import Caller, KnowledgeUnit, Role
-from mrptui.screens.kb import WIDTH_SAMPLE
+from core.kb import KnowledgeBase
+from core.units import Caller, KnowledgeUnit, Role, SourceLocation
+from mrptui.screens.kb_columns import WIDTH_READS, content_widths
 from mrptui.widgets.virtual_table import VirtualTable
 
 ROWS = 1_000_000
@@ -119,8 +120,8 @@ async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_
         await pilot.pause()
         screen = app.screen
         assert screen.query_one("#kb-units", VirtualTable).row_count == 60_000
-        # A sample for the column widths (each row reads its predecessor too) and the rows on screen.
-        assert len(session.big.read) <= 2 * WIDTH_SAMPLE + 40
+        # The units read for the column widths and the rows on screen (each reads its predecessor too).
+        assert len(session.big.read) <= WIDTH_READS + 80
         await pilot.press("slash", *"lighthouse", "enter")
         await until_quiet(pilot)
         await pilot.pause()
@@ -170,3 +171,43 @@ async def test_a_search_that_cannot_read_a_unit_says_so():
         await pilot.pause()
         assert any("search stopped: OSError: segment vanished" in note for note in notes)
         assert app.screen.searched < 60_000 and app.screen.hits  # the matches found before it stay
+
+
+def _unit(index: int, *, unit_id: str = "", file: str = "coast.md") -> KnowledgeUnit:
+    return KnowledgeUnit(id=unit_id or f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}", source_id="coast",
+                         chunk_id=f"coast::chunk-{index // 100:04d}", role=Role.DEFINITION, topic=f"tide {index}",
+                         claim=f"tide {index} is noted.", location=SourceLocation(file=file, line=index + 1, col=1))
+
+
+def test_id_role_and_file_line_widths_come_from_every_unit_of_a_large_view_without_reading_it() -> None:
+    count = 3 * WIDTH_READS
+    odd = 3 * (WIDTH_READS // 2) + 1  # between two of the units read for topic and triple
+    long_id = "coast::an-unusually-long-chunk-name::unit-001"
+    units = [_unit(i, unit_id=long_id if i == odd else "", file="deep/folder/tides.md" if i == odd else "coast.md")
+             for i in range(count)]
+    units[odd + 1] = units[odd + 1].model_copy(update={"role": Role.CONSTRAINT})
+    view = KnowledgeBase.from_units(units).view(Caller()).units
+    widths = content_widths(view, marked=False)
+    assert len(widths.read) == WIDTH_READS and odd not in widths.read and odd + 1 not in widths.read
+    unit, role, topic, _, where = widths.widths
+    assert unit == len(long_id) and role == len("Constraint") and where == len(f"deep/folder/tides.md:{odd + 1}")
+    assert topic == max(len(units[p].topic) for p in widths.read)  # topic and triple: from the units read
+    assert content_widths(view, marked=True).widths[0] == len(long_id) + 2  # the search's mark before an id
+
+
+async def test_the_kb_screen_says_when_its_topic_and_triple_widths_come_from_fewer_units_than_it_lists():
+    session = BigSession(60_000)
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k")
+        await pilot.pause()
+        subtitle = str(app.screen.query_one("#kb-units", VirtualTable).border_subtitle)
+        assert subtitle == f"60000 units · topic, triple widths from {WIDTH_READS:,} read"
+        await pilot.press("escape")
+    small = make_app()
+    async with small.run_test(size=(140, 40)) as pilot:
+        await pilot.press("escape", "k")
+        await pilot.pause()
+        table = small.screen.query_one("#kb-units", VirtualTable)
+        assert table.border_subtitle == f"{len(UNITS)} units"
+        assert table._columns[0][1] == max(len(unit.id) for unit in UNITS)
