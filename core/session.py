@@ -175,10 +175,11 @@ class Session:
         kb, indexes, _ = self._current()
         indexes.for_view(kb.view(caller)).hdc
 
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False) -> int:
-        """Tag the caller's view's sentences the index store does not hold yet, a batch at a time
-        and resting between batches, then store them (core/tag_store.py); the explorer runs it in
-        a worker once the indexes are ready. Returns how many sentences it tagged."""
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False,
+                     busy: Callable[[], bool] = lambda: False) -> int:
+        """Tag the caller's view's sentences the index store does not hold yet, a slice at a time
+        and resting between slices (waiting while `busy()`), then store them (core/tag_store.py);
+        the explorer runs it in a worker once the indexes are ready. Returns how many it tagged."""
         from core.cnl import split_sentences
         from core.store.location import cache_root
         from core.tag_store import warm
@@ -190,7 +191,7 @@ class Session:
         # none when that store is off or was refused (not ours, writable by others).
         store = self.kb.store
         root = (store.root if store.enabled else None) if store is not None else cache_root()
-        return warm(root, sentences, tag_text, cancelled=cancelled)
+        return warm(root, sentences, tag_text, cancelled=cancelled, busy=busy)
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         from core.whynot import why_not  # only the explorer's "why not" asks

@@ -7,9 +7,9 @@ build does not tag (docs/nlp.md, "Tags in the index store"). Instead:
 1. At question time `core.tagging.tag_text` tags only the sentences the answer reads (a few dozen)
    and remembers them here (`remember`); a sentence found here is not tagged again.
 2. After the indexes are ready the explorer runs `warm` in a worker: it reads the stored tags and
-   tags the view's other sentences in small batches, resting between batches so it never takes
-   more than a fraction of a core (the GIL is shared with the explorer's own thread), then
-   writes the table back. Questions asked meanwhile are answered as before.
+   tags the view's other sentences in short slices, resting between slices so it never takes
+   more than a fraction of a core (the GIL is shared with the explorer's own thread), and
+   waits while a question runs; then it writes the table back.
 
 One file per tagger: `<cache>/tags/<model digest>.bin`, where the model digest covers the tagger's
 weights, the lexicon its revisions read, and the code that tags; a changed tagger starts a new
@@ -44,10 +44,13 @@ _TAG_ID = {tag: i for i, tag in enumerate(TAGS)}
 MAX_SENTENCES = 2_000_000
 # A sentence of more words is not stored (tagged again when read: it is rare and costs little).
 MAX_WORDS = 255
-# The background pass: sentences per batch, and the rest after each batch as a multiple of the
-# batch's own time (3: at most a quarter of one core).
-WARM_BATCH = 200
+# The background pass works in slices of this many seconds, each followed by a rest of WARM_REST
+# times the slice (3: at most a quarter of one core). A slice is timed, not counted in sentences:
+# with most sentences stored already, a count of tagged ones let it read and hash a 100k view's
+# sentences for seconds without a rest. While the caller is busy it looks again every WARM_WAIT s.
+WARM_SLICE = 0.01
 WARM_REST = 3.0
+WARM_WAIT = 0.1
 _LOCK = threading.Lock()
 _MEMO: dict[int, bytes] = {}
 _LOADED: set[Path] = set()
@@ -162,23 +165,26 @@ def warm(
     limit: int = MAX_SENTENCES,
     rest: Callable[[float], None] = time.sleep,
     cancelled: Callable[[], bool] = lambda: False,
+    busy: Callable[[], bool] = lambda: False,
 ) -> int:
     """The background pass: load the stored tags, tag (with `tag`, which remembers) the sentences
-    not stored yet, at most `limit`, resting WARM_REST × each batch's time between batches; then
-    save. Returns how many sentences it tagged."""
+    not stored yet, at most `limit`, resting WARM_REST × each slice's time after each slice, and
+    not going on while `busy()` (the explorer runs a question: it shares the interpreter's lock
+    with the UI and the engine); then save. Returns how many sentences it tagged."""
     load(root)
-    tagged, batch, started = 0, 0, time.perf_counter()
+    tagged, started = 0, time.perf_counter()
     for text in sentences:
         if tagged >= limit or cancelled():
             break
-        if _key(text) in _MEMO:
-            continue
-        tag(text)
-        tagged += 1
-        batch += 1
-        if batch >= WARM_BATCH:
-            rest(WARM_REST * (time.perf_counter() - started))
-            batch, started = 0, time.perf_counter()
+        if _key(text) not in _MEMO:
+            tag(text)
+            tagged += 1
+        spent = time.perf_counter() - started
+        if spent >= WARM_SLICE:
+            rest(WARM_REST * spent)
+            while busy() and not cancelled():
+                rest(WARM_WAIT)
+            started = time.perf_counter()
     save(root)
     return tagged
 

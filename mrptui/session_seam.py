@@ -51,7 +51,8 @@ class SessionLike(Protocol):
 
     def warm_up_hdc(self, caller: Caller) -> None: ...
 
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = ...) -> int: ...
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = ...,
+                     busy: Callable[[], bool] = ...) -> int: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
@@ -108,7 +109,8 @@ class NullSession:
     def warm_up_hdc(self, caller: Caller) -> None:
         return None
 
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False) -> int:
+    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False,
+                     busy: Callable[[], bool] = lambda: False) -> int:
         return 0
 
     def plugin_ids(self) -> dict[str, list[str]]:

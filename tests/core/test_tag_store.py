@@ -69,16 +69,32 @@ def test_an_altered_file_is_ignored(tmp_path: Path) -> None:
     assert tag_store.load(root) == 0 and tag_store.recall(SENTENCES[2]) is None
 
 
-def test_the_pass_rests_between_batches_and_stops_when_cancelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tag_store, "WARM_BATCH", 2)
+def test_the_pass_rests_after_every_slice_stored_sentences_included_and_stops_when_cancelled(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tag_store, "WARM_SLICE", 0.0)  # every sentence is a slice of its own
     rests: list[float] = []
     many = [f"Berth {n} is kept for the pilot boat." for n in range(7)]
-    assert tag_store.warm(None, many, tag_text, rest=rests.append) == 7
-    assert len(rests) == 3 and all(r >= 0 for r in rests)
+    assert tag_store.warm(None, many[:3], tag_text) == 3
+    # Stored sentences cost reading and hashing: they count toward the slice and its rest too.
+    assert tag_store.warm(None, many, tag_text, rest=rests.append) == 4
+    assert len(rests) == 7 and all(r >= 0 for r in rests)
     tag_store.clear_memory()
     tag_text.cache_clear()
     calls = iter(range(100))
     assert tag_store.warm(None, [f"Gate {n} closes." for n in range(9)], tag_text, cancelled=lambda: next(calls) >= 4) == 4
+
+
+def test_the_pass_waits_while_the_caller_is_busy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tag_store, "WARM_SLICE", 0.0)
+    rests: list[float] = []
+    busy = iter([True, True, True, False])  # a question runs through the first slice's rest
+    assert tag_store.warm(None, ["Quay 4 opens at dawn.", "Quay 5 opens at noon."], tag_text, rest=rests.append,
+                          busy=lambda: next(busy, False)) == 2
+    assert rests.count(tag_store.WARM_WAIT) == 3 and len(rests) == 2 + 3
+    waits = iter(range(100))
+    # Cancelled while waiting: the pass stops instead of waiting for the question to end.
+    assert tag_store.warm(None, ["Quay 6 opens late.", "Quay 7 opens never."], tag_text, rest=rests.append,
+                          busy=lambda: True, cancelled=lambda: next(waits) >= 2) == 1
 
 
 def test_a_cache_others_may_write_is_neither_read_nor_written(tmp_path: Path) -> None:

@@ -520,8 +520,9 @@ class FakeSession:
     def warm_up_hdc(self, caller: Caller) -> None:
         raise AssertionError("the explorer builds HDC only when the session says it is not ready")
 
-    def warm_up_tags(self, caller: Caller, cancelled=lambda: False) -> int:
+    def warm_up_tags(self, caller: Caller, cancelled=lambda: False, busy=lambda: False) -> int:
         self.tags_warmed.append(caller)
+        self.tags_busy = busy
         return 0
 
     def touch(self, diagnostics: list[Diagnostic] | None = None) -> None:

@@ -280,3 +280,22 @@ async def test_an_index_build_that_reports_while_the_app_quits_does_not_crash_th
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
     assert app.return_code in (0, None)
+
+
+async def test_the_tag_warm_up_waits_while_a_question_runs_held_or_not():
+    from helpers import ask
+
+    from mrptui.state import Breakpoint
+
+    session = FakeSession()
+    app = make_app(session)
+    app.control.breakpoints.add(Breakpoint("stage", "gs"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert session.tags_warmed == [app.caller] and not session.tags_busy()
+        await ask(pilot, leave=False)
+        assert app.held and session.tags_busy()  # a held run still has the engine's place
+        await pilot.press("escape", "g")
+        await settle(pilot)
+        assert app.current.done and not session.tags_busy()
