@@ -194,11 +194,11 @@ class KBLifecycle:
         if not self.app.session.hdc_ready(self.app.caller):
             self._build_hdc("hdc_ready")
         # Last and slowest: the KB's part-of-speech tags into the index store (core/tag_store.py),
-        # resting between slices and waiting while a question runs, so the question and the keys
-        # pressed meanwhile keep the interpreter's lock (issue 25: keypress while a 100k question runs).
+        # resting between slices and waiting while a question runs (a held one uses no CPU), so
+        # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
         worker, control = get_current_worker(), self.app.control
         self.app.session.warm_up_tags(self.app.caller, cancelled=lambda: worker.is_cancelled,
-                                      busy=lambda: control.is_live)
+                                      busy=lambda: control.is_live and not control.held)
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""

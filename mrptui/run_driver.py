@@ -27,6 +27,7 @@ class RunDriver:
         self.host = host
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
+        self._render_queued = False
 
     def notify(self, message: str, *, severity: str = "information") -> None:
         """RunControl's host says things through the app's notifications."""
@@ -100,8 +101,16 @@ class RunDriver:
     # -- what the engine worker reports ----------------------------------------------------------
 
     def arrived(self, message: EventsArrived) -> None:
-        if self.host.control.arrived(message.run_id, message.events):
-            self.refresh_view()
+        """Events arrive in bursts of messages: each is applied at once (cheap), the view is
+        rendered once after the messages queued meanwhile, keys among them included (a render
+        per message kept a key waiting behind several; issue 25, keypress while a question runs)."""
+        if self.host.control.arrived(message.run_id, message.events) and not self._render_queued:
+            self._render_queued = True
+            self.host.call_later(self._render_queued_view)
+
+    def _render_queued_view(self) -> None:
+        self._render_queued = False
+        self.refresh_view()
 
     def held_at(self, message: RunHeld) -> None:
         if self.host.control.held_at(message.run_id, message.where):
