@@ -298,7 +298,7 @@ class BusyProbe(FakeSession):
 async def test_the_tag_warm_up_waits_while_a_question_runs_but_not_while_it_is_held():
     from helpers import ask
 
-    from mrptui.state import Breakpoint
+    from mrptui.breakpoints import Breakpoint
 
     session = BusyProbe()
     app = make_app(session)
