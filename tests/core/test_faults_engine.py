@@ -41,7 +41,7 @@ from core.session import Session
 from core.units import Act
 from tests.core.interrupts import sigint_default
 from test_hardening_engine import FAMILIES, GOOD, STAGES, engine_with, run_to_end
-from time_limits import time_limit
+from time_limits import HANG_SECONDS, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -551,7 +551,7 @@ def test_the_kernel_caps_the_intents_of_any_seed_detector() -> None:
 
 
 def test_the_what_does_mean_cue_is_linear_in_the_question_length() -> None:
-    with time_limit(3):
+    with time_limit(HANG_SECONDS):
         assert detect_act("what does it do " * 12_500)[0] is Act.EXPLAIN
     assert detect_act("What does the acronym SLA mean?") == (Act.DEFINE, "what does the acronym sla mean")
 

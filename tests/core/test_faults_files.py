@@ -24,7 +24,7 @@ from core.kb import KnowledgeBase
 from core.session import Session
 from mrptui.commands import UsageError
 from mrptui.commands.replay import load as load_replay
-from time_limits import time_limit
+from time_limits import HANG_SECONDS, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 HIVES = """# Apiary notes
@@ -223,7 +223,7 @@ def test_the_default_cap_refuses_a_20_mb_single_line_text(tmp_path: Path) -> Non
     path = tmp_path / "one-line.txt"
     with path.open("wb") as out:
         out.truncate(20_000_000)
-    with time_limit(2):
+    with time_limit(HANG_SECONDS):
         [diagnostic] = read_file(path).diagnostics
     assert diagnostic.message == "file too large (20 MB > 4 MB cap)"
 

@@ -32,7 +32,7 @@ from core.plugins.base import (
 )
 from core.plugins.planners import default_planners
 from core.units import Act, Intent
-from time_limits import time_limit
+from time_limits import HANG_SECONDS, time_limit
 
 STAGES = ("sd", "kb", "gs", "val")
 INTENT = Intent(act=Act.DIAGNOSE, target="why do Helix writes stall?", output="text")
@@ -235,7 +235,7 @@ def test_a_result_with_malformed_fields_is_an_error(case: str) -> None:
 # --- the kernel's own work on the question -------------------------------------------------------
 
 def test_a_question_with_a_long_whitespace_run_does_not_hang_the_kernel() -> None:
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         run_to_end(engine_with({}), question="Why does Helix" + " " * 1500 + "stall?")
 
 
@@ -254,7 +254,7 @@ GAP = " " * 100_000
     ids=["whitespace", "words", "between", "compare", "no-comparison"],
 )
 def test_comparisons_in_long_questions_are_found_in_linear_time(question: str, compared: tuple[str, ...]) -> None:
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         cues = question_cues(question)
     assert cues.compared == compared
 
@@ -271,5 +271,5 @@ def test_comparisons_in_long_questions_are_found_in_linear_time(question: str, c
     ids=["lead-clause", "no-comma", "and-also", "no-sub-question"],
 )
 def test_long_whitespace_runs_split_in_linear_time(text: str, split: tuple[list[str], list[str]]) -> None:
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         assert split_input(text) == split

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from core.cnl import fact_triple, format_intents, normalise_newlines, parse_inte
 from core.cnl.validate import FIELD_LABELS
 from core.diagnostics import Code, Diagnostic
 from core.units import Act, Intent, KnowledgeUnit, Relation
-from time_limits import time_limit
+from time_limits import HANG_SECONDS, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
 _SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
@@ -318,16 +317,14 @@ def test_a_megabyte_of_quotes_as_intent_cnl_does_not_hang() -> None:
 
 def test_a_long_run_of_periods_in_plain_text_does_not_hang() -> None:
     text = "." * 100_000 + "x and more text."
-    started = time.perf_counter()
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         units, diagnostics = read_text(text, "doc.txt")
-    assert time.perf_counter() - started < 1
     assert [unit.claim for unit in units] == [text] and diagnostics == []
 
 
 def test_long_whitespace_runs_in_plain_text_do_not_hang() -> None:
     gap = " " * 100_000
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         # Not a Questions line (it goes on after the spaces), then one that is despite its spaces.
         units, _ = read_text(f"Questions{gap}next.\nOrion uses Helix.\n\nQuestions{gap}:{gap}\nWhat?", "doc.txt")
         triple = fact_triple(f"Orion{gap}uses\n\t{gap}Helix.")
@@ -336,7 +333,7 @@ def test_long_whitespace_runs_in_plain_text_do_not_hang() -> None:
 
 
 def test_a_heading_with_a_long_whitespace_run_does_not_hang() -> None:
-    with time_limit(1):
+    with time_limit(HANG_SECONDS):
         units, diagnostics = read_text("## Context Unit a" + " " * 100_000 + "b  \nRole: Explanation\n", "doc.md")
     # The id keeps its inner whitespace and loses the trailing one.
     assert units == [] and any(f"id 'a{' ' * 100_000}b' does not" in d.message for d in diagnostics)

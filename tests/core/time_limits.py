@@ -6,6 +6,12 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+# Long enough that a loaded machine never trips it on linear work (milliseconds on 100k
+# characters), short enough to catch what these tests guard against: backtracking that is
+# quadratic or worse on such inputs runs for minutes. It catches hangs; speed goals live in
+# benchmarks/.
+HANG_SECONDS = 20
+
 
 @contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
