@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from core.nlp.cardinals import SCALES
 from core.nlp.chunk import noun_phrases as chunk_spans
 from core.tagging import Token, tag_text
 from core.text import tokenize
@@ -301,6 +302,8 @@ def _number_spans(tokens: Sequence[Token], text: str, bare: bool) -> list[Span]:
         first = i
         if first > 0 and tokens[first - 1].word in "$£€":
             first -= 1
+        elif first > 0 and tokens[first].word.lower() in SCALES and tokens[first - 1].word.lower() in ("a", "an"):
+            first -= 1  # "a dozen", "a hundred": the article is the number one
         while i + 1 < len(tokens) and (
             tokens[i + 1].tag == "NUM"
             or (tokens[i + 1].word in "-/" and i + 2 < len(tokens) and tokens[i + 2].tag == "NUM"

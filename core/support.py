@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from core.answer_types import AnswerType, Expected, Span
+from core.nlp.cardinals import cardinal_value
 from core.plugins.passages import Term
 from core.tagging import Token
 from core.text import tokenize
@@ -87,10 +88,13 @@ def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -
     """Which terms the words say, and the lexicon links that covered some of them (looked up only
     with `linked`: ranking sentences compares words as written, the check links them)."""
     seen = {s for word in words for s in tokenize(word)}
+    # A number is said in digits or in words alike ("8 books" / "eight books").
+    seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
     covered, missing, links, opposed, related = [], [], [], [], []
     lex = _lexicon() if linked else None
     for term in terms:
-        if term.found_in(seen):
+        value = cardinal_value(term.word)
+        if term.found_in(seen) or (value is not None and str(value) in seen):
             covered.append(term.word)
             continue
         link, near = _linked(lex, term, words) if lex is not None else (None, False)
@@ -307,7 +311,8 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
     """The lead's noun phrase stands where the question's gap is: right after a verb the
     question also says ("won | the majority"), after the same word-and-preposition pair
     ("attached to | the turbine casing", asked "… attached to?"), or, asked "which X", it says
-    X itself ("the ONdigital consortium"). A fact stated around the gap, not beside it, is
+    X itself ("the ONdigital consortium"), or asked "how many X", its number counts X ("up to
+    eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
     usually another fact."""
     first, last = _phrase(sentence, lead)
     asked = {s for t in question for s in tokenize(t.word)}
@@ -320,7 +325,8 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
         pairs = {(a.word.lower(), b.word.lower()) for a, b in zip(question, question[1:]) if b.tag == "ADP"}
         if (sentence[first - 2].word.lower(), before.word.lower()) in pairs:
             return True
-    head = set(tokenize(expected.head)) if expected.type is AnswerType.KIND else set()
+    # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
+    head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
     return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
 
 
@@ -356,8 +362,9 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
 
 
 def _exact(term: Term) -> bool:
-    """Names and numbers are never paraphrased: a sentence without them is about something else."""
-    return term.is_name or any(ch.isdigit() for ch in term.word)
+    """Names and numbers (in digits or in words) are never paraphrased: a sentence without them
+    is about something else. "one" is a pronoun as often ("one of the allies")."""
+    return term.is_name or any(ch.isdigit() for ch in term.word) or (term.word != "one" and cardinal_value(term.word) is not None)
 
 
 def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token]) -> bool:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.nlp.cardinals import is_cardinal
 from core.nlp.lazy import Lazy
 from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
@@ -118,6 +119,18 @@ def name_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
     return "PROPN" if not lexicon().parts_of_speech(word) else tag
 
 
+def number_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
+    """A cardinal written in words (core/nlp/cardinals.py) is NUM, as the treebank tags every
+    one of them: too rare for the perceptron's tag dictionary, they were guessed from their
+    neighbours ("up to eight books": ADJ, "cost twenty pence": NOUN). "one" keeps its guess, since
+    it is a pronoun too ("the one that", "one of them"); a capitalised one inside a sentence
+    belongs to a name ("Generator Two", "the Seven Years' War")."""
+    if tag == "NUM" or word.lower() == "one" or not is_cardinal(word):
+        return tag
+    opening = index == 0 or words[index - 1] in _OPENERS
+    return "NUM" if word.islower() or opening else tag
+
+
 # What may follow a verb whose object or complement comes next ("sells | meters", "checks | each").
 _AFTER_VERB = frozenset("DET NOUN PROPN ADJ NUM PRON VERB ADP ADV".split())
 _PARTICIPLE_ENDINGS = ("ed", "ing", "en")
@@ -169,7 +182,8 @@ def tag_with(model: Perceptron, words: Sequence[str]) -> list[str]:
     cleaned = [w if w else "_" for w in words]
 
     def revise(word: str, tag: str, scores: Sequence[float], classes: Sequence[str], index: int) -> str:
-        return name_revise(word, wordnet_revise(word, tag, scores, classes), cleaned, index)
+        revised = name_revise(word, wordnet_revise(word, tag, scores, classes), cleaned, index)
+        return number_revise(word, revised, cleaned, index)
 
     tags = clause_revise(cleaned, model.tag(cleaned, revise=revise))
     return [t if w else "X" for w, t in zip(words, tags)]

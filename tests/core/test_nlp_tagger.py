@@ -189,3 +189,27 @@ def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_
     assert capsys.readouterr().err == ""  # no thread traceback: the caller reports it
     with pytest.raises(ValueError, match="weights unreadable"):
         tag(["Ships"])
+
+
+def test_cardinals_written_in_words_are_numbers():
+    # The perceptron alone guessed "eight" ADJ and "twenty" NOUN from their neighbours.
+    assert tag(split_words("Members may borrow up to eight books."))[5] == "NUM"
+    assert tag(split_words("Late returns cost twenty pence a day."))[3] == "NUM"
+    assert tag(split_words("Seventy-three people came."))[0] == "NUM"
+    # "one" is a pronoun too, and a capitalised cardinal inside a sentence belongs to a name.
+    assert tagger.number_revise("one", "PRON", ["the", "one"], 1) == "PRON"
+    assert tagger.number_revise("Two", "PROPN", ["Generator", "Two"], 1) == "PROPN"
+    assert tagger.number_revise("twelve", "NOUN", ["under", "twelve"], 1) == "NUM"
+    assert tagger.number_revise("Twelve", "NOUN", ["Twelve"], 0) == "NUM"
+    assert tagger.number_revise("eighth", "ADJ", ["the", "eighth"], 1) == "ADJ"
+
+
+def test_cardinal_words_are_the_number_grammar_and_the_lexicon_agrees():
+    from core.nlp.cardinals import CARDINALS, cardinal_value
+    from core.nlp.lexicon import lexicon
+
+    assert (cardinal_value("eight"), cardinal_value("Twenty-five"), cardinal_value("dozen")) == (8, 25, 12)
+    assert cardinal_value("twenty-eleven") is None and cardinal_value("eighth") is None
+    # Every word of the closed class is an integer in WordNet: the grammar adds no other word.
+    for word in CARDINALS:
+        assert {"integer", "digit", "large integer"} & lexicon().hypernyms(word, depth=2, pos="n"), word
