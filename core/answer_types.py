@@ -70,8 +70,10 @@ _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 )
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
 DATE_PATTERN = re.compile(
-    r"\b(?:(?:early|late|mid|the)[- ])?\d{1,2}(?:st|nd|rd|th)(?:[- ]century| and \d{1,2}(?:st|nd|rd|th) centuries)"
+    r"\b(?:" + _WEEKDAYS.replace(" ", "|") + r")s?\b"
+    r"|\b(?:(?:early|late|mid|the)[- ])?\d{1,2}(?:st|nd|rd|th)(?:[- ]century| and \d{1,2}(?:st|nd|rd|th) centuries)"
     r"|\b(?:(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\.?(?: \d{1,2}(?:st|nd|rd|th)?)?,? (?:\d{3,4}))"
     r"|\b(?:\d{1,2} )?(?:" + _MONTHS.replace(" ", "|") + r")\b(?: \d{1,2}\b)?"
     r"|\b\d{3,4}s\b|\b(?:1\d{3}|20\d{2}|[1-9]\d{2})(?:\s?(?:BC|BCE|AD|CE)\b)?"
@@ -223,7 +225,7 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.NUMBER:
         return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, text, expected)
     if kind is AnswerType.PLACE:
-        return name_spans(tokens, text)
+        return places(name_spans(tokens, text), tokens, text) + locative_phrases(tokens, text)
     if kind is AnswerType.PERSON:
         return [_named_phrase(span, tokens, text) for span in agents(name_spans(tokens, text), tokens, text)]
     if kind is AnswerType.REASON:
@@ -246,6 +248,19 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
 _PLACE_PREPOSITIONS = frozenset(
     "in at near into from across throughout inside outside around within to along through past via onto toward towards".split()
 )
+# Prepositions that put what follows at a place ("kept in the reading room", "near the ford");
+# "to" and "from" are left out: far more often they mark a recipient or a source than a place.
+_LOCATIVE = frozenset(
+    "in at on inside near beside behind under beneath above below within outside into onto throughout across along opposite among between".split()
+)
+# A determiner, possessive or modifier before the head: bare singular nouns after a preposition
+# are mostly idioms ("in fact", "in addition", "on time"), not places.
+_PLACE_MODIFIERS = frozenset(("DET", "ADJ", "NUM", "PRON", "PART", "NOUN"))
+# WordNet classes of a place's noun in one of its two commonest senses: something physical, and
+# no stretch of time ("in the evening" is no place). Abstractions ("on the subject") are none.
+_PHYSICAL = "physical entity"
+_TIMES = frozenset(("time period", "time unit"))
+_PLACE_SENSES = 2
 _YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
 _PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
 
@@ -258,6 +273,48 @@ def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
         if not (span.first > 0 and tokens[span.first - 1].word.lower() in _PLACE_PREPOSITIONS)
         and not any(d.first <= span.first <= d.last for d in dates)
     ]
+
+
+def places(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
+    """Names that can be a place: not the agent of a passive ("founded by Agnes Pryor"), not a
+    date ("Monday", "May 1908")."""
+    dates = _regex_spans(DATE_PATTERN, tokens, text)
+    return [
+        span for span in names
+        if not (span.first > 0 and tokens[span.first - 1].word.lower() == "by")
+        and not any(d.first <= span.first <= d.last for d in dates)
+    ]
+
+
+def locative_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
+    """Common-noun places: a noun phrase right after a locative preposition whose head is a
+    physical thing and no time ("kept in | the reading room", "on | the first floor"), with the
+    "of" phrase that completes it. A phrase whose own words hold a name is left to the name."""
+    from core.support import lexicon_or_none
+
+    lex = lexicon_or_none()
+    spans = []
+    chunks = chunk_spans([(t.word, t.tag) for t in tokens])
+    for at, (start, end) in enumerate(chunks):
+        words = tokens[start:end]
+        head = words[-1]
+        if start == 0 or tokens[start - 1].word.lower() not in _LOCATIVE or tokens[start - 1].tag != "ADP":
+            continue
+        if head.tag != "NOUN" or any(t.tag == "PROPN" or (t.word[:1].isupper() and i + start > 0) for i, t in enumerate(words)):
+            continue
+        plural = lex is not None and lex.lemma(head.word, "n") != head.word.lower()
+        if len(words) == 1 and not plural:
+            continue
+        if not any(t.tag in _PLACE_MODIFIERS for t in words[:-1]) and not plural:
+            continue
+        classes = lex.classes(head.word, "n", depth=20, senses=_PLACE_SENSES) if lex is not None else frozenset()
+        if _PHYSICAL in classes and not classes & _TIMES:
+            # "of" and the phrase after it complete the place: "the arid plains of Central Asia".
+            following = chunks[at + 1] if at + 1 < len(chunks) else None
+            if following is not None and following[0] == end + 1 and tokens[end].word.lower() == "of":
+                end = following[1]
+            spans.append(_slice(tokens, text, start, end - 1))
+    return spans
 
 
 def _named_phrase(name: Span, tokens: Sequence[Token], text: str) -> Span:

@@ -203,7 +203,8 @@ def check(
         reasons.append(f"no {expected.type.value} in the sentence")
     elif lead is not None and _asked_words(lead, sentence, question):
         reasons.append(f"the lead \"{lead.text}\" only repeats the question")
-    elif lead is not None and expected.type is AnswerType.KIND and expected.head:
+    elif lead is not None and expected.type in (AnswerType.KIND, AnswerType.PLACE) and expected.head:
+        # Asked "which country", a common-noun place must be a country ("the floodplain" is not).
         kind = _kind_link(lead, sentence, expected.head)
         if kind is None:
             reasons.append(f"the lead \"{lead.text}\" is not said to be a kind of {expected.head}")

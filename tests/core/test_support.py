@@ -150,3 +150,9 @@ def test_a_number_in_words_must_be_said_and_equals_its_digits() -> None:
     assert not support_of(question, "In 1931 the harbour crew hauled nine boats ashore for the winter.", "1931").passed
     assert support_of(question, "In 1931 the harbour crew hauled 8 boats ashore for the winter.", "1931").passed
 
+
+def test_asked_which_country_a_common_noun_place_must_be_one() -> None:
+    question = "Which country was the ferry moored in?"
+    support = support_of(question, "The ferry was moored in the old harbour basin.", "the old harbour basin")
+    assert not support.passed and any("not said to be a kind of country" in r for r in support.reasons)
+    assert support_of(question, "The ferry was moored in Norway.", "Norway").passed
