@@ -16,7 +16,8 @@ What is compatible is what English marks:
   a phrase whose noun's commonest sense is a kind of person ("the pharmacist");
 - "it"/"its": one thing: a name, or a singular phrase whose noun is not a person ("the boatyard");
 - "they"/"their": several: names joined by "and", a plural noun, a name, or a group ("the crew");
-- "the company", "the team" (a definite class noun): the nearest name;
+- "the company", "the team" (a definite class noun): the nearest name; "the town", "the city",
+  "the country" a name that is not someone who acts (a place's, after "in", "at", "near" …);
 - "their daughter", "her brother" (a possessive and a kinship noun): the person the text names as
   that relative ("a daughter, Ines", "Ines, their daughter", "Ines is their daughter").
 A date is when, not who or what: never an antecedent.
@@ -40,6 +41,9 @@ _POSSESSIVE = frozenset("his her their its my our your".split())
 _REFERRING_NOUNS = frozenset(
     "company firm group organisation organization team city country town family band party agency".split()
 )
+# Of those, the places: never a name that acts ("founded by Agnes Pryor … left her savings to the
+# town" is not Agnes Pryor's town), only one named where a place is ("settled in Oswick").
+_REFERRING_PLACES = frozenset("city country town".split())
 # A name of more words than this is a title or a place ("Duchy of Normandy"), not one person.
 _PERSON_NAME_WORDS = 3
 # WordNet classes (of a noun's commonest sense) that make a phrase a person, a group, a relative.
@@ -103,7 +107,7 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
             continue
         before = [p for p in here if p.last < index and not (referring and p.last >= index - 1)]
         pool = before[::-1] + [p for phrases, _, _ in earlier for p in _subject_first(phrases)]
-        match = next((p for p in pool if _compatible(lower, p, referring)), None)
+        match = next((p for p in pool if _compatible(lower, p, referring) and not (lower in _REFERRING_PLACES and p.person)), None)
         if match is not None:
             reference = f"the {token.word}" if referring else token.word
             found[index] = Resolution(reference, match.text, person=match.person or (lower in _PLURAL and match.named))
