@@ -76,7 +76,7 @@ def short_draft(
         support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
         if support.passed:
             return _grounded(reading, lead, support, expected, evidence, required)
-        if best is None:
+        if best is None or _closer(support, lead, best):
             best = (reading, lead, support)
     if expected.type is AnswerType.DEFINITION and (best is None or best[1] is None):
         # No sentence says "X is …": what the evidence says about X is quoted instead (`checked`).
@@ -108,6 +108,16 @@ def _observe(
             supported=check(asked, terms, expected, reading.tokens, lead, context).passed, top=ranked.covered == top,
         ))
     answerability.observe(question, candidates)
+
+
+def _closer(support: Support, lead: Span | None, best: tuple[_Reading, Span | None, Support]) -> bool:
+    """Whether a failed reading is closer evidence than the best so far: more focus terms said
+    with their lexicon links (the readings were ordered by terms said as written), then a lead of
+    the type, then fewer failed checks; on a tie the earlier stays. A heading that only names the
+    topic ("Membership.") is no closer than the sentence that states something about it."""
+    _, best_lead, best_support = best
+    key = (len(support.covered), lead is not None, -len(support.reasons))
+    return key > (len(best_support.covered), best_lead is not None, -len(best_support.reasons))
 
 
 def _is_head(term: Term, expected: Expected) -> bool:
