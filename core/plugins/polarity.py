@@ -7,19 +7,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.nlp.cardinals import cardinal_value
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, passage
+from core.support import coverage
 from core.text import tokenize
 from core.units import Role
 
-# A yes/no question with this many terms may leave one unmatched (an irregular verb form such as
-# "see"/"seen" defeats the stemmer); with fewer, every term must be in the evidence.
-_LENIENT_FROM_TERMS = 4
 # Words that deny what their clause states. A cue the question itself uses ("Was the claim
 # denied?", "… without a reason?") is the thing asked about, not a denial, so it is skipped there.
 _NEGATIONS = frozenset("not never nobody nothing neither nor cannot without refused declined denied lacked".split())
 # Determiners deny only the noun they stand before: "no ledger" denies a ledger, "at no charge"
-# denies nothing the question asks about.
-_NOUN_NEGATIONS = frozenset("no none".split())
+# denies nothing the question asks about; so do the prepositions of exception ("open daily except
+# on Sundays" denies Sundays, not every day).
+_NOUN_NEGATIONS = frozenset("no none except excluding".split())
 # A verb after these is offered, planned or asked for, not done: "offered to launch the lifeboat".
 _UNREALISED = frozenset("to would could should might may must can will shall".split())
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
@@ -41,12 +41,13 @@ class Verdict:
 
 
 def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
-    """Yes when a passage states every term (one may be missing among four or more) and no such
-    passage denies it; No when one does, a negation word sharing a clause with a question term;
-    otherwise cannot tell, quoting the closest passage. Co-mention alone is weak support, so one
-    denial outweighs any number of statements ("asked the priory to pay" / "the priory refused").
-    A question about what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
-    need = len(terms) - 1 if len(terms) >= _LENIENT_FROM_TERMS else len(terms)
+    """Yes when a passage states every term (as written, inflected, or through a lexicon link of
+    the same lemma or a derivation: "see" / "saw") and no such passage denies it; No when one
+    does, a negation word sharing a clause with a question term or the opposite of a question
+    word said of another ("open … on Sundays" / "closed on Sundays"); otherwise cannot tell,
+    quoting the closest passage. Co-mention alone is weak support, so one denial outweighs any
+    number of statements ("asked the priory to pay" / "the priory refused"). A question about
+    what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
     reply = _reply(terms, evidence)
     if reply is not None:
         return reply
@@ -55,19 +56,14 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
         if covered(terms, [sentence]) and not _is_question(sentence):
             window = passage(sentence, terms, evidence)
-            passages.append((len(covered(terms, window)), -len(window), rank, tuple(window), sentence))
+            passages.append((_said(terms, window, sentence), -len(window), rank, tuple(window), sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
-    stated = [p for p in passages if terms and p[0] >= need]
-    if not stated:
-        closest = passages[0][3] if passages else ()
-        return Verdict(None, closest)
-    asserted = []
     happened = _asks_what_happened(question)
-    for _, _, _, window, sentence in stated:
-        if happened and sentence.unit.role is Role.PROCEDURE:
-            # A step says what to do, not what was done: "Re-enable automatic renewal" does not
-            # answer "Was the certificate renewed automatically?" either way.
-            continue
+    # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
+    # "Was the certificate renewed automatically?" either way.
+    said = [p for p in passages if terms and not (happened and p[4].unit.role is Role.PROCEDURE)]
+    asserted = []
+    for _, _, _, window, sentence in (p for p in said if p[0] == len(terms)):
         # "She did not need to force the lock" denies whatever it frames.
         if denies(sentence, terms, question, window):
             return Verdict("No", window)
@@ -78,9 +74,36 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         refusal = refused(sentence, frame, evidence)
         if refusal is not None:
             return Verdict("No", (*window, refusal))
-    if not asserted:
-        return Verdict(None, stated[0][3])
-    return Verdict("Yes", asserted[0])
+    # One term short, a passage cannot say yes; it says no when it puts another word in that
+    # term's place ("a poor fit" asked "a good fit") or its opposite. A plain "not" there may deny
+    # another verb ("did not sail" asked "did it sink?"), so it does not count.
+    for _, _, _, window, sentence in (p for p in said if len(terms) > 1 and p[0] == len(terms) - 1):
+        if replaced(sentence, terms, question, window) or _opposed(sentence, terms):
+            return Verdict("No", window)
+    if asserted:
+        return Verdict("Yes", asserted[0])
+    stated = [p for p in passages if terms and p[0] == len(terms)]
+    return Verdict(None, (stated or passages)[0][3] if passages else ())
+
+
+def _said(terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
+    """How many terms the passage says. A term its words miss may be said through the lexicon
+    (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), looked up only
+    for a passage one term short. A number is said by the sentence itself, never by the sentence
+    before it: no pronoun carries one ("open from nine …" does not say how many books)."""
+    found = covered(terms, window)
+    count = len(found)
+    if count == len(terms) - 1:
+        words = [w for s in window for w in s.text.split()]
+        count += len(coverage([t for t in terms if t not in found], words).covered)
+    numbers = [t for t in terms if _number(t)]
+    if numbers and len(covered(numbers, [sentence])) < len(numbers):
+        count = min(count, len(terms) - 1)
+    return count
+
+
+def _number(term: Term) -> bool:
+    return any(ch.isdigit() for ch in term.word) or (term.word != "one" and cardinal_value(term.word) is not None)
 
 
 def _is_question(sentence: Sentence) -> bool:
@@ -159,8 +182,9 @@ def refused(sentence: Sentence, frame: str, evidence: Evidence) -> Sentence | No
 
 
 def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
-    """A negation word in a clause naming a question term, or a question word replaced at its
-    place ("Is it a good fit?" / "It is a poor fit")."""
+    """A negation word in a clause naming a question term, the opposite of a question word in
+    such a clause, or a question word replaced at its place ("Is it a good fit?" / "It is a
+    poor fit")."""
     asked = {w.strip(EDGE).lower() for w in question.split()}
     for clause in _CLAUSE_BREAK.split(sentence.text):
         words = [w.strip(EDGE).lower() for w in clause.split()]
@@ -173,7 +197,18 @@ def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Seq
             following = set(tokenize(" ".join(words[index + 1 : index + 3])))
             if word in _NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
                 return True
-    return replaced(sentence, terms, question, window)
+    return _opposed(sentence, terms) or replaced(sentence, terms, question, window)
+
+
+def _opposed(sentence: Sentence, terms: Sequence[Term]) -> bool:
+    """A clause naming some question terms that says the opposite (a lexicon antonym) of another
+    in its place: asked "Is the library open on Sundays?", the clause "and closed on Sundays"."""
+    for clause in _CLAUSE_BREAK.split(sentence.text):
+        named = covered(terms, [Sentence(clause, sentence.unit, frozenset(tokenize(clause)))])
+        others = [t for t in terms if t not in named and not t.is_name]
+        if named and others and coverage(others, [w.strip(EDGE) for w in clause.split()]).opposed:
+            return True
+    return False
 
 
 def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:

@@ -192,6 +192,19 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
         ("Was the ferry chartered?", "The mayor refused to charter the ferry.", "No"),
         # A word an earlier sentence of the passage holds is not replaced by its absence.
         ("Was the kiln roof repair postponed?", "The kiln roof leaks badly. The full repair was postponed.", "Yes"),
+        # Every term must be said for a Yes, however many there are: "fixed" is not "repaired".
+        ("Did the crew repair the pump of the ferry in March?", "The crew fixed the pump of the ferry in March.", None),
+        # An irregular form is said through the lexicon ("saw" is a form of "see").
+        ("Did the keeper see the comet in March?", "The keeper saw the comet in March.", "Yes"),
+        # One term short, a plain "not" denies another verb, not the one asked about.
+        ("Did the ferry sink in March?", "The ferry did not sail in March.", None),
+        # The opposite of a question word, said of another of its terms, denies it.
+        ("Is the ferry office open on Sundays?", "The ferry office is open on weekdays, and closed on Sundays.", "No"),
+        ("Did the ferry win the race?", "The ferry lost the race to the mail boat.", "No"),
+        ("Is the ferry office open on Sundays?", "The ferry office is open daily except on Sundays.", "No"),
+        ("Is the ferry office open on Mondays?", "The ferry office is open daily except on Sundays, and on Mondays.", "Yes"),
+        # A number is said by the stating sentence itself, never by the one before it.
+        ("Can a passenger bring nine bicycles?", "The ferry sails at nine. Each passenger may bring bicycles.", None),
     ],
 )
 def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
