@@ -65,6 +65,8 @@ _WH = frozenset("what which who whom whose when where why how".split())
 _YES_NO_OPENERS = frozenset(
     "is are was were does do did can could will would has have had should may must shall".split()
 )
+# The words that open a yes/no question also front the auxiliary of a wh-question ("what fort did …").
+AUXILIARIES = _YES_NO_OPENERS
 _LIST_CUE = re.compile(r"^\s*(?:list|enumerate|name (?:all|every|the)\b)|\bwhat are (?:all )?the\b", re.IGNORECASE)
 _MONTHS = (
     "january february march april may june july august september october november december "
@@ -130,7 +132,7 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
             head = _noun_after(tokens, at + 2) if after in ("many", "much") else ""
             return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
-    head = _noun_after(tokens, at + 1)
+    head = _noun_after(tokens, at + 1) or _fronted_noun(tokens, at)
     if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the" and not _ends_noun_phrase(tokens, at + 3):
         # "What is the famous rock near …?" asks for a rock; "What is the Fresnel lens?" what it is.
         head = _noun_after(tokens, at + 3)
@@ -186,6 +188,21 @@ def _class_in_lexicon(noun: str) -> AnswerType:
         # "rock" and "conductor" are people in a rare sense and things in a common one.
         return AnswerType.KIND
     return kind
+
+
+def _fronted_noun(tokens: Sequence[Token], at: int) -> str:
+    """The word between "what"/"which" and a fronted auxiliary is the asked-for noun whatever
+    its tag ("In 1755 what fort did the British capture?": the tagger, seeing "fort did",
+    says VERB), when the lexicon knows it as a noun."""
+    from core.support import lexicon_or_none
+
+    if tokens[at].word.lower() not in ("what", "which") or at + 2 >= len(tokens):
+        return ""
+    word = tokens[at + 1].word
+    if tokens[at + 2].word.lower() not in _YES_NO_OPENERS or not word.isalpha() or tokens[at + 1].tag in ("AUX", "PRON", "DET"):
+        return ""
+    lex = lexicon_or_none()
+    return word if lex is not None and "n" in lex.parts_of_speech(word) else ""
 
 
 def _ends_noun_phrase(tokens: Sequence[Token], start: int) -> bool:

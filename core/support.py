@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from core.answer_types import AnswerType, Expected, Span
+from core.answer_types import AUXILIARIES, AnswerType, Expected, Span
 from core.nlp.cardinals import cardinal_value
 from core.plugins.passages import Term
 from core.tagging import Token
@@ -383,9 +383,11 @@ def reversed_relation(question: Sequence[Token], terms: Sequence[Term], sentence
     at = next((i for i, w in enumerate(words) if w in ("who", "whom", "what", "which")), None)
     if at is None or at + 1 >= len(question):
         return False
-    # "Who drove …?" asks for the subject; "Who did X drive?" (an auxiliary first) for the object.
-    subject_asked = question[at + 1].tag == "VERB"
-    verbs = [t for t in question[at + 1 :] if t.tag == "VERB"]
+    # "Who drove …?" asks for the subject; "Who did X drive?" (an auxiliary first) for the object,
+    # as does "What fort did X capture?", whatever the tagger made of "fort" before "did".
+    fronted = at + 2 < len(question) and question[at + 2].word.lower() in AUXILIARIES
+    subject_asked = question[at + 1].tag == "VERB" and not fronted
+    verbs = [t for t in question[at + 1 + fronted :] if t.tag == "VERB"]
     if not verbs:
         return False
     verb_stems = set(tokenize(verbs[-1].word))

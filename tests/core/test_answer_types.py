@@ -32,6 +32,9 @@ from core.tagging import tag_text
         ("What is the Fresnel lens?", AnswerType.DEFINITION, ""),
         ("What is the famous rock near the harbour?", AnswerType.KIND, "rock"),
         ("What did the baker add to the dough?", AnswerType.THING, ""),
+        # The tagger calls "fort" a verb before "did"; between "what" and an auxiliary it is the noun asked for.
+        ("In 1755 what fort did British capture?", AnswerType.KIND, "fort"),
+        ("How many loaves did the baker sell on Monday?", AnswerType.NUMBER, "loaves"),
         ("ferry timetable winter", AnswerType.DESCRIPTION, ""),
     ],
 )
@@ -68,3 +71,10 @@ def test_names_join_across_of_and_the() -> None:
 def test_a_definition_is_what_follows_the_copula_to_the_end_of_its_clause() -> None:
     sentence = "A bain-marie is a hot water bath for gentle cooking, used for custards."
     assert spans(sentence, "What is a bain-marie?") == ["a hot water bath for gentle cooking"]
+
+
+def test_places_are_names_or_physical_things_after_a_locative_preposition() -> None:
+    sentence = "On Monday the beekeepers moved the hives by cart into two stone sheds behind the old mill in the evening."
+    expected = expected_type("Where were the hives moved?")
+    # "Monday" is a day and "the evening" a time; "cart" after "by" is no place.
+    assert [s.text for s in typed_spans(tag_text(sentence), sentence, expected)] == ["two stone sheds", "the old mill"]
