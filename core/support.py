@@ -290,21 +290,21 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     reported within 48 hours"): a passive leaves its agent unnamed, so not saying it is no
     sign of another fact. Names never count (core of an entity swap)."""
     aux = next((i for i, t in enumerate(question) if t.tag == "AUX"), None)
-    verbs = [i for i, t in enumerate(question) if t.tag == "VERB"]
-    if aux is None or not verbs or not unsaid or question[aux].word.lower() in _BE_FORMS:
+    if aux is None or not unsaid or question[aux].word.lower() in _BE_FORMS:
         return ()  # "What are flagella called?" is passive itself: its subject is no agent
-    first_verb = next((i for i in verbs if i > aux), None)
-    if first_verb is None:
-        return ()
-    subject = {s for t in question[aux + 1 : first_verb] if t.tag == "NOUN" for s in tokenize(t.word)}
-    verb_stems = set(tokenize(question[verbs[-1]].word))
-    passive = any(
-        t.tag == "VERB" and set(tokenize(t.word)) & verb_stems and i > 0 and sentence[i - 1].word.lower() in _BE_FORMS
+    # The sentence's passive verbs without "by"; the question's verb is the word after the
+    # auxiliary that says one of them, whatever its tag (after a fronted "Can a customer" the
+    # tagger calls "return" a noun).
+    passive = {
+        s for i, t in enumerate(sentence)
+        if t.tag == "VERB" and i > 0 and sentence[i - 1].word.lower() in _BE_FORMS
         and not any(u.word.lower() == "by" for u in sentence[i + 1 :])
-        for i, t in enumerate(sentence)
-    )
-    if not passive:
+        for s in tokenize(t.word)
+    }
+    verb = next((i for i in range(aux + 2, len(question)) if set(tokenize(question[i].word)) & passive), None)
+    if verb is None:
         return ()
+    subject = {s for t in question[aux + 1 : verb] if t.tag == "NOUN" for s in tokenize(t.word)}
     return tuple(t.word for t in unsaid if set(t.stems) <= subject)
 
 

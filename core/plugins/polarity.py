@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from core.nlp.cardinals import cardinal_value
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, passage
-from core.support import coverage
+from core.support import coverage, unnamed_agents
+from core.tagging import tag_text
 from core.text import tokenize
 from core.units import Role
 
@@ -56,7 +57,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
         if covered(terms, [sentence]) and not _is_question(sentence):
             window = passage(sentence, terms, evidence)
-            passages.append((_said(terms, window, sentence), -len(window), rank, tuple(window), sentence))
+            passages.append((_said(question, terms, window, sentence), -len(window), rank, tuple(window), sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
     happened = _asks_what_happened(question)
     # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
@@ -86,16 +87,22 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     return Verdict(None, (stated or passages)[0][3] if passages else ())
 
 
-def _said(terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
+def _said(question: str, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
     """How many terms the passage says. A term its words miss may be said through the lexicon
-    (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), looked up only
-    for a passage one term short. A number is said by the sentence itself, never by the sentence
-    before it: no pronoun carries one ("open from nine …" does not say how many books)."""
+    (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), or be the
+    subject of the question's verb that the sentence states in the passive without "by" ("Can a
+    customer return unworn footwear?" / "Unworn footwear may be returned …": the support check's
+    rule, core/support.py), looked up only for a passage one term short. A number is said by the
+    sentence itself, never by the sentence before it: no pronoun carries one ("open from nine …"
+    does not say how many books)."""
     found = covered(terms, window)
     count = len(found)
     if count == len(terms) - 1:
         words = [w for s in window for w in s.text.split()]
-        count += len(coverage([t for t in terms if t not in found], words).covered)
+        unsaid = [t for t in terms if t not in found]
+        linked = len(coverage(unsaid, words).covered)
+        agents = unnamed_agents(tag_text(question), tag_text(sentence.text), [t for t in unsaid if not t.is_name])
+        count += linked or len(agents)
     numbers = [t for t in terms if _number(t)]
     if numbers and len(covered(numbers, [sentence])) < len(numbers):
         count = min(count, len(terms) - 1)
