@@ -122,7 +122,8 @@ def name_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
 def number_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
     """A cardinal written in words (core/nlp/cardinals.py) is NUM, as the treebank tags every
     one of them: too rare for the perceptron's tag dictionary, they were guessed from their
-    neighbours ("up to eight books": ADJ, "cost twenty pence": NOUN). "one" keeps its guess, since
+    neighbours ("up to eight books": ADJ, "cost twenty pence": NOUN). Applied after the
+    perceptron, so the words after it keep their decisions. "one" keeps its guess, since
     it is a pronoun too ("the one that", "one of them"); a capitalised one inside a sentence
     belongs to a name ("Generator Two", "the Seven Years' War")."""
     if tag == "NUM" or word.lower() == "one" or not is_cardinal(word):
@@ -182,10 +183,12 @@ def tag_with(model: Perceptron, words: Sequence[str]) -> list[str]:
     cleaned = [w if w else "_" for w in words]
 
     def revise(word: str, tag: str, scores: Sequence[float], classes: Sequence[str], index: int) -> str:
-        revised = name_revise(word, wordnet_revise(word, tag, scores, classes), cleaned, index)
-        return number_revise(word, revised, cleaned, index)
+        return name_revise(word, wordnet_revise(word, tag, scores, classes), cleaned, index)
 
     tags = clause_revise(cleaned, model.tag(cleaned, revise=revise))
+    # After the decisions, not fed back into the words after it: a NUM before "hives to Lower
+    # Dunmore" turned "to" into PART and "Lower" into VERB.
+    tags = [number_revise(w, t, cleaned, i) for i, (w, t) in enumerate(zip(cleaned, tags))]
     return [t if w else "X" for w, t in zip(words, tags)]
 
 
