@@ -94,9 +94,10 @@ class _Offered(Protocol):
     unit_digests: tuple[str, ...]
 
 
-def usable(memory: Sequence[_Offered], view: CitedView) -> tuple[list, list[str]]:
-    """The offered records (`MemoryUse`) a plugin may use in this run's view, re-checked (a re-run
-    reuses its request after a reload), and a line for each one it may not."""
+def usable(memory: Sequence[_Offered], view: CitedView | None) -> tuple[list, list[str]]:
+    """The records (`MemoryRecord`s, or the `MemoryUse`s offered to a plugin: a re-run reuses its
+    request after a reload) that may be reused in `view` (None: a view of nothing), and a line for
+    each one withheld (`turn 2 not used: orion::… has changed since`)."""
     check = Checker(view)
     kept, withheld = [], []
     for record in memory:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from core.config import HdcConfig, MemoryConfig
-from core.memory.cited import Checker, CitedView, withheld_note
+from core.memory.cited import CitedView, usable
 from core.memory.compaction import compact
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, Scope, caller_digest, record_id
 from core.memory.scoring import RecordArrays, ScoredRecord, score_records
@@ -54,15 +54,7 @@ class Conversation:
     def vetted(self, view: CitedView | None) -> tuple[list[MemoryRecord], list[str]]:
         """The records that may be reused in `view` (None: a view of nothing), and a line for each
         one withheld (`turn 2 not used: orion::… has changed since`)."""
-        check = Checker(view)
-        usable, withheld = [], []
-        for record in self.records:
-            reason = check.reason(record.unit_ids, record.unit_digests) if record.unit_ids else None
-            if reason is None:
-                usable.append(record)
-            else:
-                withheld.append(withheld_note(record.kind, record.turn, reason))
-        return usable, withheld
+        return usable(self.records, view)
 
     def recall(self, question: str, view: CitedView | None, limit: int | None = None) -> list[ScoredRecord]:
         """The records the caller may still reuse, scored for `question`, best first (`limit`: the best few)."""
