@@ -9,6 +9,7 @@ import pytest
 
 from core.session import Session
 from test_answer_forms import ask
+from text_kb import open_texts
 
 POST_MORTEM = """Pump Room Post-mortem
 
@@ -29,10 +30,7 @@ A: Report it to the site warden, Gerald Pike, who keeps the spare keys.
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    folder = tmp_path_factory.mktemp("stories")
-    for name, text in (("pm.txt", POST_MORTEM), ("letter.txt", LETTER), ("notice.txt", NOTICE)):
-        (folder / name).write_text(text, encoding="utf-8")
-    return Session.open([folder])
+    return open_texts(tmp_path_factory, "stories", {"pm.txt": POST_MORTEM, "letter.txt": LETTER, "notice.txt": NOTICE})
 
 
 

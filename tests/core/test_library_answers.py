@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.events import AnswerReady
-from core.plugins.base import Request
 from core.session import Session
-from core.units import Caller
+from test_answer_forms import ask
+from text_kb import open_texts
 
 NOTICE = """Harbourside Public Library: notice to members
 
@@ -27,45 +26,38 @@ Membership. Membership is free for residents. Visitors may join for a fee of ten
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    folder = tmp_path_factory.mktemp("library")
-    (folder / "library.txt").write_text(NOTICE, encoding="utf-8")
-    return Session.open([folder])
-
-
-def answer(session: Session, question: str) -> AnswerReady:
-    events = list(session.run(Request(question=question, caller=Caller())))
-    return next(e for e in reversed(events) if isinstance(e, AnswerReady))
+    return open_texts(tmp_path_factory, "library", {"library.txt": NOTICE})
 
 
 def test_a_number_written_in_words_answers_how_many_and_counts_what_was_asked(session: Session) -> None:
     # "eight" was tagged ADJ, so "three" (of "three weeks") answered; "twenty" NOUN, so no number.
-    books = answer(session, "How many books may members borrow?")
+    books = ask(session, "How many books may members borrow?")
     assert (books.status, books.parts[0].detail.lead) == ("grounded", "eight")
-    cost = answer(session, "How much do late returns cost?")
+    cost = ask(session, "How much do late returns cost?")
     assert (cost.status, cost.parts[0].detail.lead) == ("grounded", "twenty pence")
 
 
 def test_a_place_may_be_a_common_noun_after_a_locative_preposition(session: Session) -> None:
-    kept = answer(session, "Where is the map collection kept?")
+    kept = ask(session, "Where is the map collection kept?")
     assert (kept.status, kept.parts[0].detail.lead) == ("grounded", "reading room")
 
 
 def test_a_day_and_the_agent_of_a_passive_are_no_places(session: Session) -> None:
     # "Monday" and "Agnes Pryor" were offered as where the library is.
-    where = answer(session, "Where is the library?")
+    where = ask(session, "Where is the library?")
     assert where.status == "weak"
     assert "Monday" not in where.parts[0].detail.lead and "Pryor" not in where.parts[0].detail.lead
 
 
 def test_the_town_is_not_the_person_named_before_it(session: Session) -> None:
-    founded = answer(session, "Who founded the library?")
+    founded = ask(session, "Who founded the library?")
     assert (founded.status, founded.parts[0].detail.lead) == ("grounded", "Agnes Pryor")
     assert not any("town" in r for r in founded.parts[0].detail.resolved)
 
 
 def test_a_weak_answer_quotes_the_sentence_closest_to_the_question_not_a_heading(session: Session) -> None:
     # Every candidate says one term as written; the heading "Membership." said nothing about cost.
-    weak = answer(session, "How much does membership cost for visitors?")
+    weak = ask(session, "How much does membership cost for visitors?")
     assert weak.status == "weak"
     assert "Visitors may join for a fee of ten pounds a year" in weak.answer
 
@@ -80,5 +72,5 @@ def test_a_weak_answer_quotes_the_sentence_closest_to_the_question_not_a_heading
     ],
 )
 def test_yes_no_over_the_notice(session: Session, question: str, verdict: str) -> None:
-    reply = answer(session, question)
+    reply = ask(session, question)
     assert reply.status == "grounded" and reply.answer.startswith(f"{verdict}, because"), reply.answer

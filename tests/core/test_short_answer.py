@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.events import AnswerReady
-from core.plugins.base import Request
 from core.session import Session
-from core.units import Caller
+from test_answer_forms import ask
+from text_kb import open_texts
 
 FERRY = """The Harbour Ferry Log
 
@@ -24,15 +23,11 @@ In 1950 the Tollan and Brisk Line joined the Coastal Mail consortium, a year aft
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    folder = tmp_path_factory.mktemp("ferry")
-    (folder / "ferry.txt").write_text(FERRY, encoding="utf-8")
-    return Session.open([folder])
+    return open_texts(tmp_path_factory, "ferry", {"ferry.txt": FERRY})
 
 
 def lead(session: Session, question: str) -> str:
-    events = list(session.run(Request(question=question, caller=Caller())))
-    answer = next(e for e in reversed(events) if isinstance(e, AnswerReady))
-    return answer.parts[0].detail.lead
+    return ask(session, question).parts[0].detail.lead
 
 
 def test_a_lead_is_whole_written_words(session: Session) -> None:
