@@ -67,29 +67,22 @@ PRESETS: tuple[Layout, ...] = (
 )
 
 
-def fit_columns(total: int, left: int, right: int, answer_weight: float, proofs: int = 0,
-                answer_floor: int = 0) -> tuple[int, int]:
+def fit_columns(total: int, left: int, right: int, answer_weight: float) -> tuple[int, int]:
     """The fitted split of `total` cells: (the plan/attempts column, the answer column), from the
-    cells the left column (plan, attempts), the evidence pane (the two right columns) and the
-    proofs pane below it want, each with its frame (0: nothing to show), and the narrowest the
-    answer reads whole (its text wraps; its citation ids do not). Room to spare is shared in
-    proportion to what each side wants; too little room cuts the wider side first (a water
-    level), neither below SIDE_MIN nor its floor."""
+    cells the left column (plan, attempts) and the evidence pane (the two right columns) want,
+    each with its frame. Room to spare is shared in proportion to what each wants; too little
+    room cuts the wider side first (a water level), neither below SIDE_MIN nor its floor."""
     answer = round(total * answer_weight)
     # Below the evidence pane sit proofs and the answer: the right side never wants less than them.
-    below = max(proofs, SIDE_MIN)
-    left, right = max(left, SIDE_MIN), max(right, answer + below)
+    left, right = max(left, SIDE_MIN), max(right, answer + SIDE_MIN)
     if left + right <= total:
         first = left + (total - left - right) * left // (left + right)
     else:
         floors = [min(left, max(SIDE_MIN, total // 4)), min(right, max(SIDE_MIN, total // 3))]
         first = fit_to_room([left, right], total, floors)[0]
     first = max(min(first, total - SIDE_MIN), min(SIDE_MIN, total // 2))
-    # The answer keeps its weight's share of the whole width unless the proofs beside it want
-    # more: then it gives way down to its floor, since its text wraps where a proof line is cut.
-    room = total - first
-    answer = min(answer, max(room - below, SIDE_MIN, answer_floor))
-    return first, max(1, min(answer, room - SIDE_MIN))
+    # The bottom row's answer keeps its weight's share of the whole width; proofs take the rest.
+    return first, max(1, min(answer, total - first - SIDE_MIN))
 
 
 def next_preset(layout: Layout) -> Layout:

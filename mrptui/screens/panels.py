@@ -65,7 +65,7 @@ class PanelScreen(Screen[None]):
             return ""
         weights = self.pane_layout.columns
         left, answer = fit_columns(total, max(self._want("plan"), self._want("attempts")), self._want("evidence"),
-                                   weights[2] / sum(weights), self._want("proofs"), self._want("answer"))
+                                   weights[2] / sum(weights))
         return f"{left} 1fr {answer}"
 
     @on(NaturalWidth)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.cells import cell_len
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape
@@ -15,7 +14,6 @@ from core.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
-from mrptui.widgets.tables import report_natural_width
 
 
 def answer_markdown(state: ViewState) -> str:
@@ -119,13 +117,12 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
             self._cited = cited
             citations = self.query_one(CitationList)
             citations.clear_options()
-            citations.add_options(Option(escape(f"[{n}] {cid}"), id=cid) for n, cid in enumerate(cited, start=1))
+            citations.add_options(
+                Option(f"[{n}] {escape(cid)}", id=cid) for n, cid in enumerate(cited, start=1)
+            )
             citations.display = bool(cited)
             if cited:
                 citations.highlighted = 0
-            # The text wraps, a citation id does not: the widest one is as narrow as the pane reads whole.
-            lines = [f"[{n}] {cid}" for n, cid in enumerate(cited, start=1)]
-            report_natural_width(self, max(map(cell_len, lines)) if cited else 0)
 
     def copy_text(self) -> str | None:
         return answer_markdown(self.state) or None

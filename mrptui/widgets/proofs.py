@@ -6,13 +6,11 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from core.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
-from mrptui.widgets.tables import report_natural_width
 
 
 def fact_label(node: ProofNode) -> Text:
@@ -87,12 +85,6 @@ rule's premises (recursively), down to the source units.
                 for child in node.children:
                     child.expand()
         self.root.expand()
-
-    def watch_virtual_size(self, size: Size) -> None:
-        """The tree's widest open line (guides and label) sets the virtual width when its lines
-        are rebuilt: that is how wide the pane would be uncut, for the fitted split (nothing to
-        show while there are no proofs; the tree sizes itself before `__init__` sets them)."""
-        report_natural_width(self, size.width if getattr(self, "proofs", None) is not None else 0)
 
     def _add_fact(self, parent: TreeNode, proof: ProofNode) -> TreeNode:
         expandable = bool(proof.rule or proof.units)

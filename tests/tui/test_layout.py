@@ -13,9 +13,7 @@ from pydantic import ValidationError
 from rich.text import Text
 
 from mrptui.layout import PRESETS, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
-from mrptui.widgets.answer import AnswerPanel
 from mrptui.widgets.evidence import EvidenceTable
-from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.tables import cut, fit_to_room
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -48,33 +46,6 @@ def test_the_fitted_split_gives_a_pane_with_nothing_to_show_little_and_shares_wh
     assert (left, answer) == (60 + 40 * 60 // 160, 50)
     assert fit_columns(120, 100, 100, 0.25) == (60, 30)  # too little room: the wider side gives way first
     assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - SIDE_MIN, 30)  # the right keeps room for proofs and the answer
-
-
-def test_the_answer_gives_way_to_the_proofs_beside_it_down_to_its_widest_citation() -> None:
-    assert fit_columns(200, 100, 100, 0.25) == (100, 50)  # proofs with nothing to show: the answer keeps its share
-    first, answer = fit_columns(200, 100, 100, 0.25, proofs=80)
-    assert (first, answer) == (100, SIDE_MIN)  # the answer's text wraps, a proof line would be cut
-    assert fit_columns(200, 100, 100, 0.25, proofs=80, answer_floor=34) == (100, 34)  # a citation id stays whole
-    first, answer = fit_columns(200, 60, 100, 0.25, proofs=70)
-    assert 200 - first - answer >= 70 and answer == 50  # room for both: neither gives way
-
-
-async def test_the_proofs_pane_reports_its_widest_line_and_the_fitted_split_widens_it() -> None:
-    app = make_app()
-    async with app.run_test(size=(200, 60)) as pilot:
-        await pilot.pause()
-        proofs, answer = app.main.query_one(ProofTree), app.main.query_one(AnswerPanel)
-        assert proofs.natural_width == 0  # "no proofs yet" is nothing to show
-        await ask(pilot)
-        await settle(pilot)
-        # The tree's widest open line, guides included (what it scrolls to), is what it asks for.
-        assert proofs.natural_width == proofs.virtual_size.width > 0
-        await pilot.pause()
-        columns = app.main.query_one("#panels").styles.grid_columns
-        # Wider than the answer's weight would leave it (200 - plan column - 50), and every citation whole.
-        assert proofs.outer_size.width > 200 - columns[0].value - round(200 * 0.25)
-        shown = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-        assert all(f"[{n}] {cid}" in shown for n, cid in enumerate(answer.state.answer.evidence_ids, start=1))
 
 
 def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:
