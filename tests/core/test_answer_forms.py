@@ -18,6 +18,7 @@ from core.plugins.base import INSUFFICIENT_PREFACE, Request
 from core.kb import KBView
 from core.session import Session
 from core.units import Caller, KnowledgeUnit, Role, SourceLocation
+from text_kb import open_texts
 
 TOUR = """The Ardent Orchestra Tour
 
@@ -47,10 +48,7 @@ Acl: crew:leads
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    folder = tmp_path_factory.mktemp("tour")
-    (folder / "tour.txt").write_text(TOUR, encoding="utf-8")
-    (folder / "crew-notes.md").write_text(RESTRICTED, encoding="utf-8")
-    return Session.open([folder])
+    return open_texts(tmp_path_factory, "tour", {"tour.txt": TOUR, "crew-notes.md": RESTRICTED})
 
 
 def session_over(folder: Path, name: str, text: str) -> Session:

@@ -9,6 +9,7 @@ import pytest
 from core.session import Session
 from core.sentences import period_continues
 from test_answer_forms import ask
+from text_kb import open_texts
 
 # A harbour master's notice, written for these tests.
 NOTICE = """Marina Notice for Visiting Boats
@@ -35,10 +36,7 @@ UtilityActs: verify
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    folder = tmp_path_factory.mktemp("marina")
-    (folder / "notice.txt").write_text(NOTICE, encoding="utf-8")
-    (folder / "club.md").write_text(FAQ_UNIT, encoding="utf-8")
-    return Session.open([folder])
+    return open_texts(tmp_path_factory, "marina", {"notice.txt": NOTICE, "club.md": FAQ_UNIT})
 
 
 
