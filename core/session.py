@@ -202,6 +202,10 @@ class Session:
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.view(caller).get(unit_id)
 
+    def view_version(self, caller: Caller) -> str:
+        """The version a run asked now would carry (`RunStarted.kb_version`)."""
+        return self.view(caller).version
+
     def units(self, caller: Caller) -> Sequence[KnowledgeUnit]:
         """The caller's view in id order; a stored unit is restored when read, so listing a
         million units costs nothing until they are shown."""

@@ -4,7 +4,9 @@ exports folder, never overwriting) and says what it wrote."""
 from __future__ import annotations
 
 from mrptui.clipboard import copy_text
-from mrptui.exports import Export, answer_export, evidence_export, export_dir, trace_export, write_export
+from mrptui.exports import (
+    Export, answer_export, answered_elsewhere, evidence_export, export_dir, trace_export, write_export,
+)
 from mrptui.host import Host
 from mrptui.screens.modals import PathModal
 from mrptui.widgets.evidence import EvidenceTable
@@ -14,8 +16,23 @@ class Exporter:
     def __init__(self, host: Host) -> None:
         self.host = host
 
+    def _refused(self) -> bool:
+        """Whether the current run's content must stay on screen (`answered_elsewhere`), said
+        as a warning. A replayed trace is the user's own file and is not checked."""
+        host = self.host
+        run = host.current
+        if host.replay or run is None or run.request is None:
+            return False
+        why = answered_elsewhere(run, host.ask_session("view_version", run.request.caller))
+        if why:
+            host.notify(why, severity="warning", timeout=8)
+        return bool(why)
+
     def copy_focused(self) -> None:
         screen = self.host.screen
+        # Every pane that copies shows the current run, so they all stay behind its check.
+        if screen is self.host.main and self._refused():
+            return
         node = screen.focused
         text = None
         while node is not None:
@@ -34,6 +51,8 @@ class Exporter:
         host = self.host
         if isinstance(export, str):
             host.notify(export, severity="warning")
+            return
+        if self._refused():
             return
         folder = export_dir()
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.events import RetrievalScored, write_trace
+from core.events import RetrievalScored, RunStarted, write_trace
 from core.safe_io import Marked, Protected, UnsafePath, atomic_write_text
 from mrptui.paths import user_data_dir
 from mrptui.state import RunRecord
@@ -69,6 +69,21 @@ def write_export(export: Export, typed: str, folder: Path) -> str:
         except OSError as exc:
             raise UnsafePath(path, f"could not create the export folder: {exc.strerror or exc}") from None
     return f"{export.write(path)} to {path}"
+
+
+def answered_elsewhere(run: RunRecord | None, version_now: str | None) -> str:
+    """Why `run`'s content may no longer leave the screen, or "": a run answered from another
+    version of the caller's view than `version_now` (None: no view is open) may quote a unit that
+    a reload has since restricted, withdrawn or edited, and fails closed. The caller's view
+    version names no unit, so the refusal cannot tell which."""
+    if run is None or not run.events:
+        return ""
+    started = run.events[0]
+    answered_from = started.kb_version if isinstance(started, RunStarted) else None
+    if version_now is not None and answered_from == version_now:
+        return ""
+    return (f"run {run.run_id} was answered from an earlier version of your view of the KB "
+            "(a reload changed it): re-run it (r) to copy or export")
 
 
 def trace_export(run: RunRecord | None, protected: Protected) -> Export | str:

@@ -29,6 +29,8 @@ class SessionLike(Protocol):
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None: ...
 
+    def view_version(self, caller: Caller) -> str | None: ...
+
     def units(self, caller: Caller) -> list[KnowledgeUnit]: ...
 
     def diagnostics(self) -> list[Diagnostic]: ...
@@ -75,6 +77,9 @@ class NullSession:
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return None
+
+    def view_version(self, caller: Caller) -> str | None:
+        return None  # no view: nothing recorded may be checked against one
 
     def units(self, caller: Caller) -> list[KnowledgeUnit]:
         return []

@@ -464,16 +464,22 @@ class FakeSession:
 
     def run(self, request: Request, steering=None) -> Iterator:
         self.requests.append(request)
+        version = self.view_version(request.caller)
         if request.question.lower().startswith("boom"):
             yield from thinkingdb_run(request)[:3]
             raise RuntimeError("engine exploded on purpose")
-        yield from events_for(request)
+        for event in events_for(request):
+            yield event.model_copy(update={"kb_version": version}) if isinstance(event, RunStarted) else event
 
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         for unit in self.units(caller):
             if unit.id == unit_id:
                 return unit
         return None
+
+    def view_version(self, caller: Caller) -> str:
+        """Every `touch` stands for a save that changed what the caller sees."""
+        return "kb-7f3a" if self.version == 1 else f"kb-7f3a.{self.version}"
 
     def units(self, caller: Caller) -> list[KnowledgeUnit]:
         units = list(UNITS)

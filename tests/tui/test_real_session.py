@@ -115,3 +115,46 @@ async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config
         await pilot.press("f8")
         await settle(pilot)
         assert "author view: whole KB" in app.screen.title_text and "staff.md:2:" in app.screen.plain
+
+
+async def test_a_run_answered_before_a_reload_restricted_its_unit_is_not_copied_or_exported(tmp_path, config_path):
+    """Fail closed: the answer quotes the bees unit; the author then adds `Acl: staff`. The run
+    answered from the caller's earlier view stays on screen for comparison, but copying or
+    exporting it would carry the now-restricted text off the screen, so both are refused until the
+    question is asked again."""
+    from helpers import record_notifications
+    from textual.widgets import Input
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    write_bees(kb)
+    app = make_app(Session.open([kb], config_path))
+    app.caller = Caller()
+    exports = tmp_path / "exports"
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What are drones?")
+        assert "unfertilised" in app.current.final.answer.answer
+        bees = kb / "bees.md"
+        bees.write_text(bees.read_text(encoding="utf-8") + "Acl: staff\n", encoding="utf-8")
+        app.poll_files()
+        await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
+        await settle(pilot)
+        notes = record_notifications(app)
+        for key in ("m", "s", "e"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is app.main  # refused before any path is asked for
+        app.screen.query_one("#answer").focus()
+        await pilot.press("c")
+        await pilot.pause()
+        refusal = ("run 1 was answered from an earlier version of your view of the KB (a reload changed it): "
+                   "re-run it (r) to copy or export")
+        assert notes == [refusal] * 4 and app.clipboard == "" and not exports.exists()
+        app.screen.query_one("#answer").blur()
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.current.run_id == 2 and "unfertilised" not in app.current.final.answer.answer
+        await pilot.press("m", "enter")
+        await pilot.pause()
+    assert notes[-1] == f"exported the answer to {exports / 'answer-run2.md'}"
+    assert "unfertilised" not in (exports / "answer-run2.md").read_text(encoding="utf-8")
