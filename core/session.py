@@ -19,6 +19,7 @@ from core.engine import Engine
 from core.health import Health, caller_diagnostics, health_of
 from core.kb import KBView, KnowledgeBase
 from core.llm import LlmClient, load_llm_config
+from core.nlp.unpacked import use_cache_of
 from core.plugins.base import PluginType, Registry, RegistryError, Request, STAGE_NAMES
 from core.plugins.catalog import build_registry
 from core.plugins.planners import default_planners
@@ -55,6 +56,7 @@ class Session:
             progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
         self.ruleset = load_rules(config_path / "thinkingdb.json")
         self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
+        use_cache_of(self._cache_root())
         self._build()
 
     @classmethod
@@ -181,17 +183,20 @@ class Session:
         and resting between slices (waiting while `busy()`), then store them (core/tag_store.py);
         the explorer runs it in a worker once the indexes are ready. Returns how many it tagged."""
         from core.cnl import split_sentences
-        from core.store.location import cache_root
         from core.tag_store import warm
         from core.tagging import tag_text
 
         view = self.view(caller)
         sentences = (s.text for unit in view.units for s in split_sentences(unit.body))
-        # The KB's own store's folder (the one the session was opened with, not the environment's);
-        # none when that store is off or was refused (not ours, writable by others).
+        return warm(self._cache_root(), sentences, tag_text, cancelled=cancelled, busy=busy)
+
+    def _cache_root(self) -> Path | None:
+        """The KB's own store's folder (the one the session was opened with, not the environment's);
+        none when that store is off or was refused (not ours, writable by others)."""
+        from core.store.location import cache_root
+
         store = self.kb.store
-        root = (store.root if store.enabled else None) if store is not None else cache_root()
-        return warm(root, sentences, tag_text, cancelled=cancelled, busy=busy)
+        return (store.root if store.enabled else None) if store is not None else cache_root()
 
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
         from core.whynot import why_not  # only the explorer's "why not" asks

@@ -63,6 +63,10 @@ def _test_cache_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     undo its own) or a future command that did never points the tests after it elsewhere."""
     monkeypatch.setenv("MRPTUI_CACHE_DIR", _CACHE_DIR)
     monkeypatch.delenv("MRPTUI_NO_CACHE", raising=False)
+    # A session opened by an earlier test chose where NLP data unpacks (core/nlp/unpacked.py).
+    from core.nlp import unpacked
+
+    monkeypatch.setattr(unpacked, "_session_root", ())
 
 
 @pytest.fixture(autouse=True)

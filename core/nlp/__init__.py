@@ -7,14 +7,19 @@ docs/nlp.md and NOTICE.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 
-def preload() -> threading.Thread:
+def preload(cache: Path | None) -> threading.Thread:
     """Import the tagger and load its weights and the lexicon in a daemon thread, for a caller that
     will tag soon (`mrptui ask`) and has other work first: reading and decompressing them runs
     without the GIL, beside that work. `tag` waits for a load under way (core.nlp.lazy). Anything
     that fails here (a module or data file that cannot be read) fails again, with its error,
-    where it is used."""
+    where it is used. `cache`: the folder the command's session will cache into (None: none),
+    which the unpacked data is read from and stored in (core/nlp/unpacked.py)."""
+    from core.nlp.unpacked import use_cache_of
+
+    use_cache_of(cache)
 
     def load() -> None:
         try:

@@ -27,6 +27,16 @@ from core.store.private import Mac, private_dirs, refusal, write_private
 
 FORMAT = "mrptui-unpacked/1"
 T = TypeVar("T")
+# The folder the last opened session caches into (`use_cache_of`); unset: the environment's.
+_session_root: tuple[Path | None, ...] = ()
+
+
+def use_cache_of(root: Path | None) -> None:
+    """Unpack into `root` (None: nowhere) from now on, not the environment's cache: a session
+    opened with `--no-cache` or `--cache-dir` must not have its NLP data cached elsewhere. The
+    data is loaded once per process, so the last opened session decides."""
+    global _session_root
+    _session_root = (root,)
 
 
 def load_unpacked(
@@ -35,7 +45,7 @@ def load_unpacked(
     """`unpack(source's bytes)`, or `restore` of what an earlier process stored for the same
     source (`dump` of its value). `restore` raising ValueError, EOFError or TypeError counts as
     nothing stored."""
-    root = cache_root()
+    root = _session_root[0] if _session_root else cache_root()
     usable = root is not None and refusal(root) is None
     path = _path_for(root, source) if usable else None
     if path is not None:

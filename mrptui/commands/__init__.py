@@ -138,9 +138,16 @@ def cache_store(args: argparse.Namespace):
     """The index store `--no-cache` / `--cache-dir` name, else the environment's. Passed down to
     the session, never written into `os.environ`: one process running several commands (tests, an
     embedding program) must not carry one command's cache into the next."""
-    from core.store import cache_root, store_at
+    from core.store import store_at
 
-    return store_at(cache_root(getattr(args, "cache_dir", None), getattr(args, "no_cache", False)))
+    return store_at(cache_folder(args))
+
+
+def cache_folder(args: argparse.Namespace) -> Path | None:
+    """The cache folder `--no-cache` / `--cache-dir` name, else the environment's (None: off)."""
+    from core.store import cache_root
+
+    return cache_root(getattr(args, "cache_dir", None), getattr(args, "no_cache", False))
 
 
 def memory_root() -> Path:

@@ -16,6 +16,7 @@ from mrptui.commands import (
     UsageError,
     add_caller_options,
     add_session_options,
+    cache_folder,
     caller_from_args,
     exit_code,
     open_conversation,
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     # Every answer tags its question: the tagger's data loads while the session opens.
     from core.nlp import preload
 
-    preload()
+    preload(cache_folder(args))
     session = open_session(args)
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)

@@ -45,8 +45,14 @@ def test_no_cache_writes_nothing_and_cache_commands_say_it_is_off(tmp_path, monk
 def test_cache_flags_apply_to_their_command_only_and_never_reach_the_environment(tmp_path, monkeypatch, capsys):
     """One process running several commands (the test suite, an embedding program): a command's
     --no-cache or --cache-dir must not turn the next command's cache off or move it."""
+    from core.nlp import lexicon, tagger
+    from core.nlp.lazy import Lazy
+
     kb_dir, own, flagged = tmp_path / "kb", tmp_path / "env-cache", tmp_path / "flag-cache"
     write_kb(kb_dir, files=1)
+    # The tagger and lexicon load (and unpack into a cache) in this test, whatever ran before.
+    monkeypatch.setattr(tagger, "_TAGGER", Lazy(tagger.load))
+    monkeypatch.setattr(lexicon, "_LEXICON", Lazy(lexicon.load))
     monkeypatch.setenv("MRPTUI_CACHE_DIR", str(own))
     monkeypatch.delenv("MRPTUI_NO_CACHE", raising=False)
     before = dict(os.environ)

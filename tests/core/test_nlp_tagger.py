@@ -177,7 +177,7 @@ def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_
 
     monkeypatch.setattr(tagger, "_TAGGER", Lazy(tagger.load))
     monkeypatch.setattr(lexicon_module, "_LEXICON", Lazy(lexicon_module.load))
-    preload().join()
+    preload(None).join()
     assert tagger._TAGGER.loaded and lexicon_module._LEXICON.loaded
     assert tag(["Ships", "sail"]) == [t for _, t in tag_text("Ships sail")]
 
@@ -185,7 +185,7 @@ def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_
         raise ValueError("weights unreadable")
 
     monkeypatch.setattr(tagger, "_TAGGER", Lazy(broken))
-    preload().join()
+    preload(None).join()
     assert capsys.readouterr().err == ""  # no thread traceback: the caller reports it
     with pytest.raises(ValueError, match="weights unreadable"):
         tag(["Ships"])
