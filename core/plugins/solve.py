@@ -144,7 +144,7 @@ def compose(
         if proof is not None and form is Form.YES_NO and _names_both_ends(question, proof):
             return chain_answer(proof, lead="Yes")
         if proof is not None and form is not Form.YES_NO:
-            return chain_answer(proof)
+            return chain_answer(proof, reason_first=form is Form.EXPLANATION)
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
         short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         if short is not None:
@@ -246,8 +246,12 @@ def chain_steps(proof: Proof) -> list[str]:
     return steps
 
 
-def chain_answer(proof: Proof, lead: str = "") -> Draft:
-    text = f"{lead or proof.fact}, because: {'; '.join(chain_steps(proof))}."
+def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) -> Draft:
+    """The proof's conclusion (or `lead`), because of its chain; with `reason_first` (a question
+    asking why), the chain itself, since restating what was asked answers nothing: its last step
+    still ends "(so <conclusion> by <rule>)"."""
+    steps = "; ".join(chain_steps(proof))
+    text = f"Because {steps}." if reason_first else f"{lead or proof.fact}, because: {steps}."
     return Draft(text, _distinct(proof.leaf_units()), f"proof chain for '{proof.fact}' by {proof.rule}")
 
 

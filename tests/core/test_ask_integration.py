@@ -80,7 +80,8 @@ def test_a_context_sentence_becomes_a_current_turn_unit_in_the_chain(session) ->
     context_id = f"current-turn::chunk-{text_digits('Zephyr uses Helix'):08d}::unit-000"
     assert _of(events, IntentDetected)[0].context_unit_ids == (context_id,)
     answer = _of(events, AnswerReady)[0]
-    assert answer.answer.startswith("Zephyr relevant_for data privacy, because: Zephyr uses Helix")
+    assert answer.answer.startswith("Because Zephyr uses Helix")
+    assert answer.answer.endswith("(so Zephyr relevant_for data privacy by capability_to_relevance).")
     scored = [c for e in _of(events, RetrievalScored) for c in e.candidates if c.current_turn]
     assert {c.id for c in scored} == {context_id}
     # The current-turn unit exists for this request only.
@@ -91,7 +92,7 @@ def test_plain_text_chain_answers_with_the_rule_names_and_cites_three_units(tmp_
     (tmp_path / "facts.txt").write_text("A uses B. B provides C. C is relevant for D.\n")
     session = Session.open([tmp_path])
     answer = _of(_run(session, "Explain why A is relevant for D."), AnswerReady)[0]
-    assert answer.answer.startswith("A relevant_for D, because: A uses B")
+    assert answer.answer.startswith("Because A uses B")
     assert "by tool_to_capability" in answer.answer and "by capability_to_relevance" in answer.answer
     assert len(answer.evidence_ids) == 3 and answer.status == "grounded"
 

@@ -121,7 +121,7 @@ def test_gs_explains_with_the_proof_chain_and_rule_names(chain_units: list[Knowl
                                         tdb_retrieval(chain_units, question))
     assert result.status is Status.SUCCESS
     assert result.answer == (
-        f"A relevant_for D, because: A uses B [{uid(1)}]; B provides C [{uid(2)}] "
+        f"Because A uses B [{uid(1)}]; B provides C [{uid(2)}] "
         f"(so A has_capability C by tool_to_capability); C relevant_for D [{uid(3)}] "
         f"(so A relevant_for D by capability_to_relevance)."
     )
@@ -133,7 +133,7 @@ def test_gs_diagnose_also_uses_chains_but_define_quotes_units(chain_units: list[
     question = "Explain why A is relevant for D."
     evidence = tdb_retrieval(chain_units, question)
     diagnosed = SymbolicGoalSolver().solve(context(chain_units), intent(Act.DIAGNOSE, question), evidence)
-    assert diagnosed.answer.startswith("A relevant_for D, because:")
+    assert diagnosed.answer.startswith("Because A uses B") and "proof chain" in diagnosed.reason
     defined = SymbolicGoalSolver().solve(context(chain_units), intent(Act.DEFINE, question), evidence)
     assert defined.answer == f"C relevant for D [{uid(3)}]."
 
@@ -145,7 +145,7 @@ def test_gs_skips_proofs_resting_on_units_that_were_cut(chain_units: list[Knowle
     lanes = {Lane.TDB: {c.id: c.lanes[Lane.TDB] for c in full.outcome.kept if c.id != uid(2)}}
     evidence = retrieval(without_b, lanes, Act.EXPLAIN, full.outcome.lane_details)
     result = SymbolicGoalSolver().solve(context(chain_units), intent(Act.EXPLAIN, question), evidence)
-    assert "because:" not in result.answer
+    assert "proof chain" not in result.reason and "(so " not in result.answer
     assert uid(2) not in result.cited_ids
 
 
@@ -156,7 +156,7 @@ def test_gs_does_not_answer_with_a_chain_to_another_goal() -> None:
     question = "Why is Atlas relevant for Ember?"
     result = SymbolicGoalSolver().solve(context(units), intent(Act.EXPLAIN, question),
                                         tdb_retrieval(units, question))
-    assert "because:" not in result.answer
+    assert "proof chain" not in result.reason and "(so " not in result.answer
 
 
 def test_gs_explains_through_a_chain_that_passes_the_named_capability() -> None:
@@ -167,7 +167,7 @@ def test_gs_explains_through_a_chain_that_passes_the_named_capability() -> None:
     question = "Explain why A benefits from isolation for secure execution."
     result = SymbolicGoalSolver().solve(context(units), intent(Act.EXPLAIN, question), tdb_retrieval(units, question))
     assert result.answer == (
-        f"A relevant_for secure execution, because: A depends_on B [{uid(1)}]; B depends_on C [{uid(2)}] "
+        f"Because A depends_on B [{uid(1)}]; B depends_on C [{uid(2)}] "
         f"(so A depends_on C by dependency_transitive); C provides isolation [{uid(3)}] "
         f"(so A has_capability isolation by dependency_provides); isolation relevant_for secure execution "
         f"[{uid(4)}] (so A relevant_for secure execution by capability_to_relevance)."
