@@ -144,7 +144,9 @@ def compose(
         if proof is not None and form is Form.YES_NO and _names_both_ends(question, proof):
             return chain_answer(proof, lead="Yes")
         if proof is not None and form is not Form.YES_NO:
-            return chain_answer(proof, reason_first=form is Form.EXPLANATION)
+            # Asked why or how, the chain is the answer: its conclusion restates the question.
+            asks_how = expected.type in (AnswerType.REASON, AnswerType.MANNER)
+            return chain_answer(proof, reason_first=form is Form.EXPLANATION or asks_how)
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
         short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         if short is not None:

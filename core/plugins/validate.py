@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.passages import paragraph_units
 from core.plugins.short_answer import verify_lead
+from core.plugins.solve import proofs_of
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -69,7 +70,7 @@ class GroundedValidator(Validator):
             return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
         cues = question_cues(intent.target)
-        if not answer.weak:
+        if not answer.weak and not proven_lead(answer.answer, evidence, set(cited)):
             support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited])
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
@@ -80,6 +81,18 @@ class GroundedValidator(Validator):
                 reason=f"focus terms not covered: {', '.join(coverage.missing)} ({coverage.summary()})",
             )
         return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {coverage.summary()}")
+
+
+def proven_lead(answer: str, evidence: KbResult, cited: set[str]) -> bool:
+    """The lead ("LEAD, because: …") is a fact ThinkingDB derived, by a proof that rests only on
+    cited units. A derived fact is said by no one sentence (that is why it was derived), so the
+    support check, which looks for the lead in a cited sentence, does not apply: the chain is
+    its support."""
+    lead = answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
+    if not lead or evidence.outcome is None:
+        return False
+    return any(proof.fact == lead and proof.rule is not None and set(proof.leaf_units()) <= cited
+               for proof in proofs_of(evidence.outcome))
 
 
 def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:

@@ -364,6 +364,23 @@ def test_val_accepts_gs_symbolic_chain_answer(chain_units: list[KnowledgeUnit]) 
     assert verdict.status is Status.ACCEPTED
 
 
+def test_val_accepts_a_derived_lead_by_its_proof_but_not_the_same_lead_without_it(chain_units) -> None:
+    """"What does A lead to?" asks for a thing: the chain's conclusion "A relevant_for D" is said by
+    no one sentence, so the support check alone rejected it (sample q16 "What does clock skew lead
+    to?" ended weak); the proof, resting only on cited units, supports it. The same text without
+    the proof among the evidence is still checked, and rejected."""
+    question = "What does A lead to, relevant for D?"
+    evidence = tdb_retrieval(chain_units, question)
+    given = SymbolicGoalSolver().solve(context(chain_units), intent(Act.EXPLAIN, question), evidence)
+    assert given.answer.startswith("A relevant_for D, because:")
+    verdict = GroundedValidator().validate(context(chain_units), intent(Act.EXPLAIN, question), evidence, given)
+    assert verdict.status is Status.ACCEPTED
+    lanes = {Lane.TDB: {c.id: c.lanes[Lane.TDB] for c in evidence.outcome.kept}}
+    unproven = retrieval(chain_units, lanes, Act.EXPLAIN)
+    verdict = GroundedValidator().validate(context(chain_units), intent(Act.EXPLAIN, question), unproven, given)
+    assert verdict.status is Status.REJECTED and "support check" in verdict.reason
+
+
 def test_val_rejects_answer_without_citations(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
     verdict = validate(doc_units, kept, "What is Orion?", answer("Orion is a job scheduler."))
     assert (verdict.status, verdict.reason) == (Status.REJECTED, "the answer cites no evidence")
