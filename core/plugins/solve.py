@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
@@ -146,7 +146,11 @@ def compose(
         if proof is not None and form is not Form.YES_NO:
             # Asked why or how, the chain is the answer: its conclusion restates the question.
             asks_how = expected.type in (AnswerType.REASON, AnswerType.MANNER)
-            return chain_answer(proof, reason_first=form is Form.EXPLANATION or asks_how)
+            if form is Form.EXPLANATION or asks_how:
+                return chain_answer(proof, reason_first=True)
+            asked = _stems(question)
+            asks_object = _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object))
+            return chain_answer(proof, lead=object_lead(proof) if asks_object else "")
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
         short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         if short is not None:
@@ -246,6 +250,22 @@ def chain_steps(proof: Proof) -> list[str]:
     steps = [step for premise in proof.premises for step in chain_steps(premise)]
     steps[-1] += f" (so {proof.fact} by {proof.rule})"
     return steps
+
+
+def object_lead(proof: Proof) -> str:
+    """What the question naming the proof's subject and relation asks for: the object of every
+    fact in the proof with that subject and relation, stated or derived, in proof order ("What
+    does Atlas depend on?" → "Lumen and Vault", from Atlas depends_on Lumen, Lumen depends_on
+    Vault, so Atlas depends_on Vault)."""
+    objects = list(dict.fromkeys(_objects_of(proof, proof.subject, proof.relation)))
+    return objects[0] if len(objects) == 1 else f"{', '.join(objects[:-1])} and {objects[-1]}"
+
+
+def _objects_of(proof: Proof, subject: str, relation: str) -> Iterator[str]:
+    for premise in proof.premises:
+        yield from _objects_of(premise, subject, relation)
+    if proof.subject == subject and proof.relation == relation:
+        yield proof.object
 
 
 def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) -> Draft:

@@ -381,6 +381,22 @@ def test_val_accepts_a_derived_lead_by_its_proof_but_not_the_same_lead_without_i
     assert verdict.status is Status.REJECTED and "support check" in verdict.reason
 
 
+def test_asked_what_the_subject_relates_to_the_lead_is_every_object_the_chain_gives_it() -> None:
+    """"What does Atlas depend on?": the chain says Atlas depends on Lumen and, derived, on Vault;
+    the lead names both (it was "Atlas depends_on Vault", which restates half the question), and
+    val-grounded accepts it by the proof."""
+    units = [fact(1, "Atlas", "depends_on", "Lumen"), fact(2, "Lumen", "depends_on", "Vault")]
+    question = "What does Atlas depend on?"
+    found = ThinkingDB.build(units, load_rules()).query(question)
+    # Both leaves kept, as kb-thinkingdb keeps a proof's leaves (the seed fact has no lane score).
+    evidence = retrieval(units, {Lane.TDB: {uid(1): 1.0, uid(2): 0.5}}, Act.EXPLAIN, {"tdb": found})
+    given = SymbolicGoalSolver().solve(context(units), intent(Act.EXPLAIN, question), evidence)
+    assert given.answer == (f"Lumen and Vault, because: Atlas depends_on Lumen [{uid(1)}]; Lumen depends_on Vault "
+                            f"[{uid(2)}] (so Atlas depends_on Vault by dependency_transitive).")
+    verdict = GroundedValidator().validate(context(units), intent(Act.EXPLAIN, question), evidence, given)
+    assert verdict.status is Status.ACCEPTED
+
+
 def test_val_rejects_answer_without_citations(doc_units: list[KnowledgeUnit], kept: KbResult) -> None:
     verdict = validate(doc_units, kept, "What is Orion?", answer("Orion is a job scheduler."))
     assert (verdict.status, verdict.reason) == (Status.REJECTED, "the answer cites no evidence")
