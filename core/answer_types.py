@@ -67,7 +67,11 @@ _YES_NO_OPENERS = frozenset(
 )
 # The words that open a yes/no question also front the auxiliary of a wh-question ("what fort did …").
 AUXILIARIES = _YES_NO_OPENERS
-_LIST_CUE = re.compile(r"^\s*(?:list|enumerate|name (?:all|every|the)\b)|\bwhat are (?:all )?the\b", re.IGNORECASE)
+# "In what order …?" asks for a sequence, every item of it.
+_LIST_CUE = re.compile(
+    r"^\s*(?:list|enumerate|name (?:all|every|the)\b)|\bwhat are (?:all )?the\b|\bin (?:what|which) order\b",
+    re.IGNORECASE,
+)
 _MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"

@@ -66,7 +66,7 @@ _SHAPE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("yes_no", _cue("yes or no", "yes/no", "yes or no only")),
     ("one_word", _cue("one word", "single word")),
     ("number", _cue("how many", "how much", "number of")),
-    ("list", _cue("list", "enumerate", "name all", "what are the")),
+    ("list", _cue("list", "enumerate", "name all", "what are the", r"in (?:what|which) order")),
 )
 _YES_NO_OPENERS = frozenset(
     "is are was were does do did can could will would has have should may must shall".split()

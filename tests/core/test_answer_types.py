@@ -27,6 +27,8 @@ from core.tagging import tag_text
         ("How did the keeper calm the swarm?", AnswerType.MANNER, ""),
         ("Is the ferry running on Sundays?", AnswerType.YES_NO, ""),
         ("List the instruments of the brass section.", AnswerType.LIST, ""),
+        ("In which order are the kilns fired?", AnswerType.LIST, ""),
+        ("What order of monks ran the abbey?", AnswerType.KIND, "order"),
         ("What is a bain-marie?", AnswerType.DEFINITION, ""),
         ("What is kneading?", AnswerType.DEFINITION, ""),
         ("What is the Fresnel lens?", AnswerType.DEFINITION, ""),

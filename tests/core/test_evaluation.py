@@ -93,9 +93,9 @@ def test_only_the_thinkingdb_lane_keeps_whole_proof_chains(report) -> None:
 def test_answer_checks_pass_rate(report, fusion) -> None:
     answers = next(a for a in report.answers if a.fusion == fusion)
     assert answers.checked == 48
-    # 41/48 under each fusion with the checks judging the lead (47/48 when a word anywhere in the
+    # 42/48 under each fusion with the checks judging the lead (47/48 when a word anywhere in the
     # answer passed); 32/48 while a chain answering "why" led by restating the question.
-    assert answers.rate >= 0.85
+    assert answers.rate >= 0.87
 
 
 def test_recall_is_scored_only_on_queries_that_expect_evidence(report) -> None:

@@ -97,6 +97,7 @@ def test_focus_terms_are_distinct_in_first_use_order() -> None:
         ("Answer in one word: who owns Orion?", "one_word"),
         ("How many replicas does Orion keep?", "number"),
         ("List the components of Orion.", "list"),
+        ("In what order should the pumps restart?", "list"),
         ("Is Orion part of Helix?", "yes_no"),
         ("Is Helix or Orion faster?", "comparison_table"),
         ("Why is Orion relevant for logging?", "causal_explanation"),
