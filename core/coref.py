@@ -13,7 +13,8 @@ It sails again in May": Tern sails).
 
 What is compatible is what English marks:
 - "he"/"she": one person: a name that can act (not after "in"/"to", not "Duchy of Normandy"), or
-  a phrase whose noun's commonest sense is a kind of person ("the pharmacist");
+  a phrase whose noun's commonest sense is a kind of person ("the pharmacist"), which stands for
+  the name it is set beside by a comma ("Mara Quill, a local schoolteacher");
 - "it"/"its": one thing: a name, or a singular phrase whose noun is not a person ("the boatyard");
 - "they"/"their": several: names joined by "and", a plural noun, a name, or a group ("the crew");
 - "the company", "the team" (a definite class noun): the nearest name; "the town", "the city",
@@ -26,7 +27,7 @@ A date is when, not who or what: never an antecedent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from core.answer_types import DATE_PATTERN, Span, agents, name_spans
@@ -161,7 +162,18 @@ def _phrases(tokens: Sequence[Token], text: str) -> list[_Phrase]:
         person = not plural and bool(classes & _PERSON_CLASSES)
         group = bool(classes & _GROUP_CLASSES)
         phrases.append(_Phrase(phrase_text, first, last, name is not None, person, not person and not plural, plural or group))
-    return _coordinated(phrases, tokens, text)
+    return _coordinated(_apposed(phrases, tokens), tokens, text)
+
+
+def _apposed(phrases: list[_Phrase], tokens: Sequence[Token]) -> list[_Phrase]:
+    """"Mara Quill, a local schoolteacher, …": the phrase set off by a comma after a person's name
+    is that person, and stands for the name ("She" after it is Mara Quill, not "a schoolteacher")."""
+    out = list(phrases)
+    for at, (one, other) in enumerate(zip(phrases, phrases[1:])):
+        if (one.named and one.person and other.person and not other.named
+                and other.first == one.last + 2 and tokens[one.last + 1].word == ","):
+            out[at + 1] = replace(other, text=one.text, named=True)
+    return out
 
 
 def _merged(chunks: list[tuple[int, int]], names: list[Span]) -> list[tuple[int, int]]:

@@ -69,6 +69,14 @@ def test_she_resolves_to_a_noun_phrase_naming_a_person() -> None:
     assert found == {"She": "A registered pharmacist"}
 
 
+def test_she_after_a_name_and_its_apposition_is_the_name() -> None:
+    # "a registered pharmacist" is set beside the name by a comma: the same person, and the name
+    # is what answers "who"; without a name the phrase still answers (test above).
+    found = resolved("She signed the register at noon.",
+                     "The order was checked on Monday by Ines Calder, a registered pharmacist, at the counter.")
+    assert found == {"She": "Ines Calder"}
+
+
 def test_her_skips_a_phrase_that_cannot_be_a_person() -> None:
     # A ship is "her"; the boatyard is a place, never a "her".
     found = resolved("Tern is maintained by the Kessock boatyard, which overhauls her engines every winter.")
