@@ -193,7 +193,7 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
             continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
         slot = fills_gap(asked, tokens, span, expected)
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
-            span = _trimmed(span, tokens, asked_stems, reading.sentence.text)
+            span = _trimmed(span, tokens, asked_stems, reading.sentence.text, expected.head)
             if expected.type in _NAMING and not any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1]):
                 continue  # only a modifier is left ("stationary" of "the stationary steam engine")
         if any(n.first <= span.first and span.last <= n.last for n in own_names):
@@ -239,16 +239,23 @@ def _closeness(span: Span, hits: Sequence[int]) -> float:
     return sum(1 / (1 + min(abs(h - span.first), abs(h - span.last))) for h in hits if not span.first <= h <= span.last)
 
 
-def _trimmed(span: Span, tokens: Sequence[Token], asked: set[str], text: str) -> Span:
-    """The span without the question's own words at its edges ("the river Rhine" asked "which river")."""
+def _trimmed(span: Span, tokens: Sequence[Token], asked: set[str], text: str, head: str) -> Span:
+    """The span without the question's own words at its edges ("the river Rhine" asked "which
+    river"); the asked-for class noun `head` written as part of a name stays ("Fort Beauséjour"
+    asked "what fort")."""
+    kept = set(tokenize(head))
     first, last = span.first, span.last
-    while first < last and (set(tokenize(tokens[first].word)) <= asked):
+    while first < last and set(tokenize(tokens[first].word)) <= asked and not _names_head(tokens[first], kept):
         first += 1
-    while last > first and (set(tokenize(tokens[last].word)) <= asked):
+    while last > first and set(tokenize(tokens[last].word)) <= asked and not _names_head(tokens[last], kept):
         last -= 1
     if (first, last) == (span.first, span.last):
         return span
     return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _names_head(token: Token, head: set[str]) -> bool:
+    return bool(head) and token.tag == "PROPN" and token.word[:1].isupper() and set(tokenize(token.word)) == head
 
 
 def _detail(expected: Expected, lead: str, support: Support, reading: _Reading) -> AnswerDetail:

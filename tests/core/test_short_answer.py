@@ -17,6 +17,10 @@ The ferry's spare propeller is bolted to the engine room wall, beside the tool c
 
 In 1931 Marta Quill built the Larkspur for the Tollan Brisk Line.
 
+In 1952 the ferry was laid up at Fort Caddow.
+
+In 1953 the ferry sailed up the river Tarne to the breakers' yard.
+
 In 1950 the Tollan and Brisk Line joined the Coastal Mail consortium, a year after the Harbour Board refused its licence.
 """
 
@@ -47,3 +51,10 @@ def test_a_part_of_the_question_own_name_is_no_lead(session: Session) -> None:
 
 def test_asked_which_x_the_phrase_naming_an_x_leads(session: Session) -> None:
     assert lead(session, "What consortium did the Tollan and Brisk Line join in 1950?") == "Coastal Mail"
+
+
+def test_the_asked_class_noun_stays_when_the_name_writes_it(session: Session) -> None:
+    # "what fort": "Fort" is part of the name asked for; "which river": "river" is only a
+    # common noun before the name, and goes.
+    assert lead(session, "At what fort was the ferry laid up in 1952?") == "Fort Caddow"
+    assert lead(session, "Which river did the ferry sail up in 1953?") == "Tarne"
