@@ -370,6 +370,11 @@ def _draft(lead: str, because: Sequence[Sentence], method: str) -> Draft:
     return Draft(text, _ids(because), method)
 
 
+def _unended(sentence: Sentence) -> str:
+    """The sentence cited without its final stop, to stand beside another in one line."""
+    return sentence.cited().removesuffix(".")
+
+
 def _ids(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.unit.id for s in sentences))
 
@@ -393,15 +398,20 @@ def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> D
 
 
 def _comparison_draft(cues: QuestionCues, evidence: Evidence) -> Draft | None:
-    """One line for what names every side, then one line per side; a side nothing names says so."""
+    """The contrast on the first line, each side's first sentence ("ingots: The ingots were
+    insured [id]; ledger: The ledger was a different matter [id]."): a comparison's short answer
+    is what sets the sides apart. Then what names every side, then each side's further sentences;
+    a side nothing names says so."""
     both, sides = comparison(cues.compared, evidence)
     if not both and not any(sentences for _, sentences in sides):
         return None
-    lines = [" ".join(s.cited() for s in both)] if both else []
+    heads = [f"{name}: {_unended(sentences[0]) if sentences else 'no kept evidence mentions it'}"
+             for name, sentences in sides if sentences or not both]
+    lines = [f"{'; '.join(heads)}."] if any(sentences for _, sentences in sides) else []
+    if both:
+        lines.append(" ".join(s.cited() for s in both))
     for name, sentences in sides:
-        if sentences:
-            lines.append(f"{name}: {' '.join(s.cited() for s in sentences)}")
-        elif not both:
-            lines.append(f"{name}: no kept evidence mentions it.")
+        if sentences[1:]:
+            lines.append(f"{name}: {' '.join(s.cited() for s in sentences[1:])}")
     cited = _ids([*both, *(s for _, sentences in sides for s in sentences)])
     return Draft("\n".join(lines), cited, f"compared {' / '.join(cues.compared)} sentence by sentence")

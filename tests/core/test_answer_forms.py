@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.answer_checks import lead_of
 from core.config import FusionMethod
 from core.evaluation import with_fusion
 from core.events import AnswerReady
@@ -100,11 +101,14 @@ def test_explanation_leads_with_the_statement_then_its_reason(session: Session) 
     assert "[" in lead and reason
 
 
-def test_comparison_gives_one_line_per_side(session: Session) -> None:
+def test_a_comparison_leads_with_the_contrast_of_its_sides(session: Session) -> None:
+    # The first line sets each side's first sentence beside the other's: it is the lead.
     answer = ask(session, "Compare the brass section and the string section.")
     lines = answer.answer.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["brass section", "string section"]
-    assert "flew" in lines[0] and "coach" in lines[1]
+    brass, strings = lines[0].split("; ")
+    assert brass.startswith("brass section: The brass section flew")
+    assert strings.startswith("string section: The string section travelled by coach")
+    assert "flew" in lead_of(answer.answer) and "coach" in lead_of(answer.answer)
 
 
 @pytest.mark.parametrize("fusion", [FusionMethod.WEIGHTED, FusionMethod.RRF])

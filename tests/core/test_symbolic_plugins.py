@@ -218,8 +218,8 @@ def test_gs_compare_quotes_each_side(doc_units: list[KnowledgeUnit]) -> None:
     evidence = bm25(doc_units, {1: 1.0, 3: 0.9, 2: 0.6}, Act.COMPARE)
     result = SymbolicGoalSolver().solve(context(doc_units), intent(Act.COMPARE, "Compare Orion and Helix."), evidence)
     assert result.answer == (
-        f"Orion: Orion is a job scheduler for batch workloads [{uid(1)}]. Orion retries failed jobs three times "
-        f"[{uid(2)}].\nHelix: Helix is a message queue [{uid(3)}]."
+        f"Orion: Orion is a job scheduler for batch workloads [{uid(1)}]; Helix: Helix is a message queue "
+        f"[{uid(3)}].\nOrion: Orion retries failed jobs three times [{uid(2)}]."
     )
 
 
