@@ -116,12 +116,16 @@ class QuestionCues:
     output: str
 
 
+# The act cue of a question offering alternatives ("Is X or Y faster?"): it asks which, not how they differ.
+ALTERNATIVES = "alternatives"
+
+
 def question_cues(question: str) -> QuestionCues:
     act, act_cue = detect_act(question)
     compared = compared_entities(question)
     if not act_cue and len(compared) >= 2:
         # With no other cue, "Is X or Y faster?" sets two things against each other.
-        act, act_cue = Act.COMPARE, "alternatives"
+        act, act_cue = Act.COMPARE, ALTERNATIVES
     hop = _MULTI_HOP.search(question)
     terms, words = focus_terms(question)
     return QuestionCues(

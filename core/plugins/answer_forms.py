@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from core.cnl import split_sentences
 from core.events import AnswerDetail
-from core.intent_cues import QuestionCues
+from core.intent_cues import ALTERNATIVES, QuestionCues
 from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, question_terms
 from core.text import STOPWORDS, tokenize
 from core.units import Act, KnowledgeUnit
@@ -370,6 +370,9 @@ def _draft(lead: str, because: Sequence[Sentence], method: str) -> Draft:
     return Draft(text, _ids(because), method)
 
 
+_UNNAMED = "no kept evidence mentions it"
+
+
 def _unended(sentence: Sentence) -> str:
     """The sentence cited without its final stop, to stand beside another in one line."""
     return sentence.cited().removesuffix(".")
@@ -398,20 +401,22 @@ def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> D
 
 
 def _comparison_draft(cues: QuestionCues, evidence: Evidence) -> Draft | None:
-    """The contrast on the first line, each side's first sentence ("ingots: The ingots were
-    insured [id]; ledger: The ledger was a different matter [id]."): a comparison's short answer
-    is what sets the sides apart. Then what names every side, then each side's further sentences;
-    a side nothing names says so."""
+    """Asked to compare, the contrast on the first line, each side's first sentence ("ingots: The
+    ingots were insured [id]; ledger: The ledger was a different matter [id]."): that is what sets
+    the sides apart. Then what names every side, then each side's further sentences. Offered
+    alternatives ("Is X or Y older?"), what names every side comes first: it is what decides
+    between them. A side nothing names says so."""
     both, sides = comparison(cues.compared, evidence)
     if not both and not any(sentences for _, sentences in sides):
         return None
-    heads = [f"{name}: {_unended(sentences[0]) if sentences else 'no kept evidence mentions it'}"
-             for name, sentences in sides if sentences or not both]
-    lines = [f"{'; '.join(heads)}."] if any(sentences for _, sentences in sides) else []
-    if both:
-        lines.append(" ".join(s.cited() for s in both))
-    for name, sentences in sides:
-        if sentences[1:]:
-            lines.append(f"{name}: {' '.join(s.cited() for s in sentences[1:])}")
+    lines = [" ".join(s.cited() for s in both)] if both else []
+    if cues.act_cue == ALTERNATIVES:
+        lines += [f"{name}: {' '.join(s.cited() for s in sentences) if sentences else _UNNAMED + '.'}"
+                  for name, sentences in sides if sentences or not both]
+    else:
+        heads = [f"{name}: {_unended(sentences[0]) if sentences else _UNNAMED}"
+                 for name, sentences in sides if sentences or not both]
+        lines[:0] = [f"{'; '.join(heads)}."] if any(sentences for _, sentences in sides) else []
+        lines += [f"{name}: {' '.join(s.cited() for s in sentences[1:])}" for name, sentences in sides if sentences[1:]]
     cited = _ids([*both, *(s for _, sentences in sides for s in sentences)])
     return Draft("\n".join(lines), cited, f"compared {' / '.join(cues.compared)} sentence by sentence")

@@ -111,6 +111,14 @@ def test_a_comparison_leads_with_the_contrast_of_its_sides(session: Session) -> 
     assert "flew" in lead_of(answer.answer) and "coach" in lead_of(answer.answer)
 
 
+def test_offered_alternatives_a_comparison_gives_each_side_its_own_line(session: Session) -> None:
+    # "X or Y?" asks which, not how they differ: each side keeps its line, no contrast line.
+    answer = ask(session, "Did the brass section or the string section travel by coach?")
+    lines = answer.answer.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("brass section: The brass section flew")
+    assert lines[1].startswith("string section") and "coach" in lines[1] and "; string" not in lines[0]
+
+
 @pytest.mark.parametrize("fusion", [FusionMethod.WEIGHTED, FusionMethod.RRF])
 def test_a_public_question_naming_only_a_restricted_code_answers_no_context(session: Session, fusion: FusionMethod) -> None:
     # Public text shares the question's other words ("rule", "say"), so they alone would cover
