@@ -344,19 +344,27 @@ def checked(
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
 
 
-def verify_lead(question: str, cues: QuestionCues, answer: str, units: Sequence[KnowledgeUnit]) -> Support | None:
+def verify_lead(
+    question: str, cues: QuestionCues, answer: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+) -> Support | None:
     """The support check on a finished answer "LEAD, because: …" against the units it cites, for
     val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
-    None when the question asks for no short lead or the answer has none."""
+    `context`: the other units the solver read (kept and their paragraphs), whose sentences
+    resolve a cited sentence's pronouns as they did for the solver ("She left her maps …" after
+    "… founded by Agnes Pryor"), but never hold the lead. None when the question asks for no
+    short lead or the answer has none."""
     expected = expected_type(question)
     lead = answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
     if expected.type not in SHORT_TYPES or not lead or "\n" in lead:
         return None
     asked = tag_text(question)
     terms = [t for t in question_terms(question, cues) if not _is_head(t, expected)]
-    evidence = Evidence(units)
+    cited = {unit.id for unit in units}
+    evidence = Evidence([*units, *(unit for unit in context if unit.id not in cited)])
     failed = None
     for sentence in evidence.ranked():
+        if sentence.unit.id not in cited:
+            break  # the context units come after the cited ones
         tokens = tag_text(sentence.text)
         earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
         resolved = resolve(tokens, sentence.text, [s.text for s in earlier])

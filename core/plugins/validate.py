@@ -71,7 +71,7 @@ class GroundedValidator(Validator):
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
         cues = question_cues(intent.target)
         if not answer.weak and not proven_lead(answer.answer, evidence, set(cited)):
-            support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited])
+            support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited], kept)
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])

@@ -21,6 +21,16 @@ LETTER = """Letter from Aunt Greta
 Priya and Tomasz Novak moved to Ashby last spring with their daughter, Lena. Their daughter starts at the village school in September.
 """
 
+LIBRARY = """The Marlow Street library opens at nine on weekdays and closes at six.
+On Saturdays it opens at ten and closes at one.
+Members may borrow up to eight books at a time.
+A book is lent for three weeks and can be renewed twice.
+Late returns cost twenty pence per book per day.
+The library was founded in 1908 by Agnes Pryor, a local schoolteacher.
+She left her collection of maps to the town; it is kept in the reading room.
+Children under twelve need a parent's signature to join.
+"""
+
 NOTICE = """Allotment Notice
 
 Q: Who do I contact about a broken gate?
@@ -30,7 +40,8 @@ A: Report it to the site warden, Gerald Pike, who keeps the spare keys.
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return open_texts(tmp_path_factory, "stories", {"pm.txt": POST_MORTEM, "letter.txt": LETTER, "notice.txt": NOTICE})
+    return open_texts(tmp_path_factory, "stories", {"pm.txt": POST_MORTEM, "letter.txt": LETTER, "notice.txt": NOTICE,
+                                                         "library.txt": LIBRARY})
 
 
 
@@ -48,3 +59,11 @@ def test_their_daughter_answers_who_as_her_name(session: Session) -> None:
 def test_it_never_answers_who(session: Session) -> None:
     answer = ask(session, "Who should I tell about a broken gate?")
     assert answer.answer.startswith("Gerald Pike")
+
+
+def test_a_pronoun_resolved_from_a_neighbouring_unit_is_grounded_by_the_validator_too(session: Session) -> None:
+    # Each line is a unit; "She" is Agnes Pryor of the line before, which retrieval did not keep
+    # but the solver read as the kept unit's paragraph. val-grounded rejected the lead ("in no
+    # cited sentence") until it resolved pronouns over the same units.
+    answer = ask(session, "Who left a collection of maps to the town?")
+    assert answer.status == "grounded" and answer.answer.startswith("Agnes Pryor, because: She left")
