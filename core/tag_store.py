@@ -12,7 +12,7 @@ build does not tag (docs/nlp.md, "Tags in the index store"). Instead:
    waits while a question runs; then it writes the table back.
 
 One file per tagger: `<cache>/tags/<model digest>.bin`, where the model digest covers the tagger's
-weights, the lexicon its revisions read, and the code that tags; a changed tagger starts a new
+weights and closed-class words, the lexicon its revisions read, and the code that tags; a changed tagger starts a new
 file (the old one is removed by the next `save`). Rows are keyed by an 8-byte BLAKE2b digest of
 the sentence's text, so a sentence shared by two files is stored once and no unit id is needed.
 Like every store file, it is 0600 in 0700 folders and its keyed digest (the cache's `mac.key`,
@@ -67,7 +67,7 @@ def model_digest() -> str:
     from core.nlp import lexicon, perceptron, tagger
 
     digest = hashlib.blake2b(digest_size=8)
-    for path in (tagger.DATA, lexicon.DATA, Path(tagger.__file__), Path(perceptron.__file__), Path(__file__)):
+    for path in (tagger.DATA, tagger.CLOSED, lexicon.DATA, Path(tagger.__file__), Path(perceptron.__file__), Path(__file__)):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

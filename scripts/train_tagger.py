@@ -12,7 +12,11 @@ weights are written with sorted keys into a gzip stream with no timestamp, so a 
 same bytes (tests/core/test_nlp_tagger.py checks this on a slice). JSON, not pickle: loading the
 weights can never run code.
 
-The weights are a derivative of UD English EWT and carry its licence, CC BY-SA 4.0 (see NOTICE).
+Beside the weights it writes `upos-ewt-closed.json`: the training split's words of each closed
+class (ADP, AUX, CCONJ, DET, PART, PRON, SCONJ), which the tagger keeps those tags to.
+
+The weights and word lists are a derivative of UD English EWT and carry its licence, CC BY-SA 4.0
+(see NOTICE).
 """
 
 from __future__ import annotations
@@ -33,6 +37,10 @@ DEFAULT_UD = ROOT.parent / "shared" / "nlp" / "ud-english-ewt"
 DEFAULT_OUT = ROOT / "core" / "nlp" / "data" / "upos-ewt.json.gz"
 SEED = 0
 FORMAT = "mrptui-upos-perceptron/1"
+CLOSED_FORMAT = "mrptui-upos-closed/1"
+CLOSED_NAME = "upos-ewt-closed.json"
+# UPOS's closed classes: a word the training split never gave one of these tags does not get it.
+CLOSED_TAGS = ("ADP", "AUX", "CCONJ", "DET", "PART", "PRON", "SCONJ")
 
 Sentence = list[tuple[str, str]]
 
@@ -86,6 +94,18 @@ def accuracy(tag: Callable[[list[str]], list[str]], sentences: Sequence[Sentence
     return right, total
 
 
+def closed_vocabularies(sentences: Sequence[Sentence]) -> bytes:
+    """Each closed-class tag's words in the training split (lower case, sorted), as JSON: the
+    words the tagger may give that tag (core.nlp.tagger.closed_revise)."""
+    vocab: dict[str, set[str]] = {tag: set() for tag in CLOSED_TAGS}
+    for sentence in sentences:
+        for word, tag in sentence:
+            if tag in vocab:
+                vocab[tag].add(word.lower())
+    document = {"format": CLOSED_FORMAT, **{tag: sorted(words) for tag, words in vocab.items()}}
+    return (json.dumps(document, ensure_ascii=False, indent=0, sort_keys=False) + "\n").encode("utf-8")
+
+
 def encode(tagger: PerceptronTagger) -> bytes:
     """The model as gzipped JSON with sorted keys and no gzip timestamp: same model, same bytes."""
     weights = {feature: dict(sorted(w.items())) for feature, w in sorted(tagger.model.weights.items()) if w}
@@ -115,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     blob = encode(tagger)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_bytes(blob)
+    args.out.with_name(CLOSED_NAME).write_bytes(closed_vocabularies(train_sents))
     print(f"trained on {len(train_sents):,} sentences in {trained:.1f} CPU s; wrote {args.out} ({len(blob):,} bytes)")
     if not args.no_eval:
         test = read_conllu(args.ud / "en_ewt-ud-test.conllu")
