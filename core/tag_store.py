@@ -64,10 +64,11 @@ def _key(text: str) -> int:
 @lru_cache(maxsize=1)
 def model_digest() -> str:
     """What the tags depend on: the weights, the lexicon and the tagging code (16 hex digits)."""
-    from core.nlp import lexicon, perceptron, tagger
+    from core.nlp import lexicon, perceptron, tagger, weights_table
 
     digest = hashlib.blake2b(digest_size=8)
-    for path in (tagger.DATA, tagger.CLOSED, lexicon.DATA, Path(tagger.__file__), Path(perceptron.__file__), Path(__file__)):
+    code = (tagger.__file__, perceptron.__file__, weights_table.__file__, __file__)
+    for path in (tagger.DATA, tagger.CLOSED, lexicon.DATA, *map(Path, code)):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from core.nlp.weights_table import Pairs, WeightsTable
+
 # (word, predicted tag, score per class, class names, the word's index) -> the tag to keep
 Revise = Callable[[str, str, Sequence[float], Sequence[str], int], str]
 START = ("-START-", "-START2-")
@@ -48,9 +50,21 @@ class Perceptron:
         # Kept as read, each feature's weights turned into (class index, weight) pairs on its
         # first use: converting all 62k features up front took as long as parsing the JSON
         # (~0.1 s of every `mrptui ask`, which tags a few sentences).
+        self._lookup = self._convert
         self._weights = weights
-        self._pairs: dict[str, tuple[tuple[int, float], ...]] = {}
+        self._pairs: dict[str, Pairs] = {}
         self._tagdict = dict(tagdict)
+
+    @classmethod
+    def from_table(cls, table: WeightsTable) -> Perceptron:
+        """The tagger of weights read in place (core/nlp/weights_table.py): same decisions."""
+        model = cls({}, table.tagdict, table.classes)
+        model._lookup = table.pairs
+        return model
+
+    def _convert(self, feature: str) -> Pairs | None:
+        by_class = self._weights.get(feature)
+        return tuple((self._index[c], w) for c, w in by_class.items()) if by_class else None
 
     def tag(self, words: Sequence[str], revise: Revise | None = None) -> list[str]:
         """One tag per word, as nltk's tagger gives them. `revise(word, tag, scores, classes, i)`
@@ -93,11 +107,11 @@ class Perceptron:
         for feature in features:
             pairs = converted.get(feature)
             if pairs is None:
-                by_class = self._weights.get(feature)
-                if not by_class:
+                pairs = self._lookup(feature)
+                if not pairs:
                     continue  # not cached: unseen features are unbounded
                 # Threads may race here; they store equal tuples.
-                pairs = converted[feature] = tuple((self._index[c], w) for c, w in by_class.items())
+                converted[feature] = pairs
             for c, w in pairs:
                 scores[c] += w
         return scores

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import marshal
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from core.nlp.lazy import Lazy
 from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
 from core.nlp.unpacked import load_unpacked
+from core.nlp.weights_table import WeightsTable, table_bytes
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
@@ -63,18 +63,26 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 
 def read_weights(path: Path = DATA) -> dict:
-    """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights (parsed once
-    per cache: core/nlp/unpacked.py)."""
-    document = load_unpacked(path, lambda raw: json.loads(gzip.decompress(raw)), marshal.dumps, marshal.loads)
+    """The document scripts/train_tagger.py wrote: format, classes, tagdict, weights."""
+    return _document(path.read_bytes(), path)
+
+
+def _document(raw: bytes, path: Path) -> dict:
+    document = json.loads(gzip.decompress(raw))
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ValueError(f"{path}: not a {FORMAT} weights file")
     return document
 
 
 def load(path: Path = DATA) -> Perceptron:
-    """The tagger whose weights `path` holds."""
-    document = read_weights(path)
-    return Perceptron(document["weights"], document["tagdict"], document["classes"])
+    """The tagger whose weights `path` holds, read in place from the table the first process
+    made of them (once per cache: core/nlp/unpacked.py, core/nlp/weights_table.py)."""
+
+    def unpack(raw: bytes) -> WeightsTable:
+        document = _document(raw, path)
+        return WeightsTable(table_bytes(document["weights"], document["tagdict"], document["classes"]))
+
+    return Perceptron.from_table(load_unpacked(path, unpack, lambda table: table.raw, WeightsTable))
 
 
 _TAGGER: Lazy[Perceptron] = Lazy(load)

@@ -2,12 +2,12 @@
 
 Every answering `mrptui ask` tags, so it loads the tagger's weights (gzipped JSON: ~0.11 CPU s
 to decompress and parse) and the lexicon (gzipped arrays: ~0.06 s to decompress). The first
-process stores what it unpacked in `<cache>/nlp/` (the weights as `marshal` bytes, which load in
-about a third of JSON's time; the lexicon decompressed); later ones read that back. A stored file
+process stores what it unpacked in `<cache>/nlp/` (the weights as a table read in place,
+core/nlp/weights_table.py; the lexicon decompressed); later ones read that back. A stored file
 is named after its source's path, size and modification time, so new data (another install)
 gets a new file; it is 0600 in 0700 folders and its keyed digest (the cache's `mac.key`,
 core/store/private.py) is checked on every read, so a file the store did not write is never
-used (`marshal` must not read bytes of unknown origin). Without a usable cache, or when the
+used. Without a usable cache, or when the
 stored file is missing or fails its check, the source is unpacked as before (and stored again).
 """
 
