@@ -70,13 +70,13 @@ def _pos_codes(pos: str | None) -> tuple[int, ...]:
 class Lexicon:
     """Read-only arrays; lookups bisect sorted word lists, so loading builds no big dicts."""
 
-    def __init__(self, arrays: dict[str, np.ndarray | list[str]], rules: list[list[list[str]]]) -> None:
+    def __init__(self, arrays: dict[str, np.ndarray | list[str] | _Glosses], rules: list[list[list[str]]]) -> None:
         # WordNet's detachment rules (Morphy) for regular inflections, per part of speech, as nltk
         # has them (copied into the file by the build); irregular inflections are stored forms.
         self._rules = tuple(tuple((old, new) for old, new in pos_rules) for pos_rules in rules)
         self._words: list[str] = arrays["words"]
         self._forms: list[str] = arrays["forms"]
-        self._glosses: _Lines = arrays["glosses"]
+        self._glosses: _Glosses = arrays["glosses"]
         self._a = arrays
         self._synset_pos = arrays["synset_pos"]
         # Rows are sorted by their first word: a pointer per word finds a word's rows directly.
@@ -335,34 +335,88 @@ class _Lines:
         return bytes(self._blob[self._starts[i] : self._ends[i]]).decode("utf-8")
 
     def all(self) -> list[str]:
-        return bytes(self._blob).decode("utf-8").split("\n")
+        return str(self._blob, "utf-8").split("\n")
+
+
+class _Glosses:
+    """The glosses, read when the first one is asked for: only a link's reason quotes them, and
+    they are half of the decompressed file (core/nlp/unpacked.py keeps them in a file of their own)."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        self._lines = Lazy(lambda: _Lines(_read_glosses(path, size), 0, size))
+
+    def __getitem__(self, i: int) -> str:
+        return self._lines.get()[i]
 
 
 def load(path: Path = DATA) -> Lexicon:
     """The lexicon `path` holds (written by scripts/build_lexicon.py)."""
-    raw = load_unpacked(path, gzip.decompress, bytes, bytes)  # decompressed once per cache (core/nlp/unpacked.py)
-    newline = raw.index(b"\n")
-    header = json.loads(raw[:newline])
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a {FORMAT} file")
-    arrays: dict[str, np.ndarray | list[str]] = {}
-    offset = newline + 1
-    for spec in header["arrays"]:
+    # Decompressed once per cache (core/nlp/unpacked.py), without the glosses.
+    raw = load_unpacked(path, lambda packed: _split(gzip.decompress(packed), path)[0], bytes, _checked(path))
+    header, sections = _sections(raw, path)
+    arrays: dict[str, np.ndarray | list[str] | _Glosses] = {}
+    offset = raw.index(b"\n") + 1
+    for spec, size in sections:
+        if spec["name"] == "glosses":
+            arrays["glosses"] = _Glosses(path, size)
+            continue
         if spec["dtype"] == "str":
-            size = spec["shape"][0]
-            lines = _Lines(raw, offset, size)
-            # Glosses are read a few at a time, for reasons: decoding all of them would cost 11 MB.
-            arrays[spec["name"]] = lines if spec["name"] == "glosses" else lines.all()
+            arrays[spec["name"]] = _Lines(raw, offset, size).all()
         else:
             dtype = np.dtype(spec["dtype"])
-            size = dtype.itemsize * int(np.prod(spec["shape"]))
             arrays[spec["name"]] = np.frombuffer(raw, dtype=dtype, count=size // dtype.itemsize, offset=offset).reshape(
                 spec["shape"]
             )
         offset += size
-    if offset != len(raw):
-        raise ValueError(f"{path}: {len(raw) - offset} bytes after the last array")
     return Lexicon(arrays, header["morphy"])
+
+
+def _sections(raw: bytes, path: Path) -> tuple[dict, list[tuple[dict, int]]]:
+    """The header, and each array's spec with its size in bytes, in file order."""
+    header = json.loads(raw[: raw.index(b"\n")])
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a {FORMAT} file")
+    sizes = [
+        spec["shape"][0] if spec["dtype"] == "str" else int(np.prod(spec["shape"])) * np.dtype(spec["dtype"]).itemsize
+        for spec in header["arrays"]
+    ]
+    return header, list(zip(header["arrays"], sizes))
+
+
+def _split(raw: bytes, path: Path) -> tuple[bytes, bytes]:
+    """The decompressed file without its glosses, and the glosses."""
+    offset = raw.index(b"\n") + 1
+    header, sections = _sections(raw, path)
+    for spec, size in sections:
+        if spec["name"] == "glosses":
+            break
+        offset += size
+    else:
+        raise ValueError(f"{path}: no glosses")
+    whole = raw.index(b"\n") + 1 + sum(size for _, size in sections)
+    if whole != len(raw):
+        raise ValueError(f"{path}: {len(raw) - whole} bytes after the last array")
+    return raw[:offset] + raw[offset + size :], raw[offset : offset + size]
+
+
+def _checked(path: Path):
+    """Restore a stored file only when it holds every array but the glosses (an earlier version
+    stored them all: that file is then made again)."""
+
+    def restore(raw: bytes) -> bytes:
+        _, sections = _sections(raw, path)
+        if raw.index(b"\n") + 1 + sum(size for spec, size in sections if spec["name"] != "glosses") != len(raw):
+            raise ValueError(f"{path}: not the arrays without the glosses")
+        return raw
+
+    return restore
+
+
+def _read_glosses(path: Path, size: int) -> bytes:
+    glosses = load_unpacked(path, lambda packed: _split(gzip.decompress(packed), path)[1], bytes, bytes, part="glosses")
+    if len(glosses) != size:
+        raise ValueError(f"{path}: the glosses are {len(glosses)} bytes, not {size}")
+    return glosses
 
 
 _LEXICON: Lazy[Lexicon] = Lazy(load)

@@ -7,8 +7,8 @@ core/nlp/weights_table.py; the lexicon decompressed); later ones read that back.
 is named after its source's path, size and modification time, so new data (another install)
 gets a new file; it is 0600 in 0700 folders and its keyed digest (the cache's `mac.key`,
 core/store/private.py) is checked on every read, so a file the store did not write is never
-used. Without a usable cache, or when the
-stored file is missing or fails its check, the source is unpacked as before (and stored again).
+used. Without a usable cache, or when the stored file is missing or fails its check, the source
+is unpacked as before (and stored again).
 """
 
 from __future__ import annotations
@@ -40,14 +40,16 @@ def use_cache_of(root: Path | None) -> None:
 
 
 def load_unpacked(
-    source: Path, unpack: Callable[[bytes], T], dump: Callable[[T], bytes], restore: Callable[[bytes], T]
+    source: Path, unpack: Callable[[bytes], T], dump: Callable[[T], bytes], restore: Callable[[bytes], T],
+    part: str = "",
 ) -> T:
     """`unpack(source's bytes)`, or `restore` of what an earlier process stored for the same
     source (`dump` of its value). `restore` raising ValueError, EOFError or TypeError counts as
-    nothing stored."""
+    nothing stored. A `part` name stores one more value of the same source in a file of its own,
+    read only by the callers that need it."""
     root = _session_root[0] if _session_root else cache_root()
     usable = root is not None and refusal(root) is None
-    path = _path_for(root, source) if usable else None
+    path = _path_for(root, source, part) if usable else None
     if path is not None:
         stored = _read(path, Mac.of_root(root))
         if stored is not None:
@@ -61,29 +63,30 @@ def load_unpacked(
     return value
 
 
-def _path_for(root: Path, source: Path) -> Path | None:
+def _path_for(root: Path, source: Path, part: str) -> Path | None:
     try:
         info = source.stat()
     except OSError:
         return None
     name = f"{source.resolve()}\0{info.st_size}\0{info.st_mtime_ns}"
-    return root / FOLDER / f"{source.name}-{hashlib.blake2b(name.encode(), digest_size=8).hexdigest()}.bin"
+    stem = f"{source.name}.{part}" if part else source.name
+    return root / FOLDER / f"{stem}-{hashlib.blake2b(name.encode(), digest_size=8).hexdigest()}.bin"
 
 
 def _read(path: Path, mac: Mac) -> bytes | None:
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            # The body read on its own: slicing it off the whole file would copy megabytes.
+            first, body = stream.readline(), stream.read()
     except OSError:
         return None
-    newline = raw.find(b"\n")
     try:
-        header = json.loads(raw[:newline])
-        body = memoryview(raw)[newline + 1 :]
+        header = json.loads(first)
         if header.get("format") != FORMAT or mac.of_bytes(body) != header.get("mac"):
             return None
     except (ValueError, AttributeError):
         return None
-    return bytes(body)
+    return body
 
 
 def _store(path: Path, mac: Mac, body: bytes) -> None:

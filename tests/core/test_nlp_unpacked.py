@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from core.nlp import tagger
+from core.nlp import lexicon, tagger
 from core.nlp.unpacked import FOLDER, load_unpacked
 from core.store.contents import clear_cache
 from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
+from core.store.private import Mac
 
 
 @pytest.fixture
@@ -89,9 +90,30 @@ def test_a_stored_tagger_file_of_another_format_is_made_again(cache: Path) -> No
     (stored,) = (cache / FOLDER).iterdir()
     header = stored.read_bytes().split(b"\n", 1)[0]
     other = marshal.dumps(tagger.read_weights())  # what the store wrote before the table
-    from core.store.private import Mac
-
     mac = Mac.of_root(cache).of_bytes(other)
     stored.write_bytes(header.replace(json.loads(header)["mac"].encode(), mac.encode()) + b"\n" + other)
     assert tagger.load().tag(["The", "dog", "barked"]) == ["DET", "NOUN", "VERB"]
     assert b"mrptui-upos-table/1" in stored.read_bytes()
+
+
+def test_the_lexicon_stores_its_glosses_apart_and_reads_them_only_for_a_gloss(cache: Path) -> None:
+    def stored() -> set[str]:
+        return {p.name.split("-")[0] for p in (cache / FOLDER).iterdir()}
+
+    first = lexicon.load()
+    assert first.lemma("mice") == "mouse" and stored() == {"lexicon.bin.gz"}  # every array but the glosses
+    reason = first.link("notebook", "laptop").via
+    assert "portable computer" in reason and stored() == {"lexicon.bin.gz", "lexicon.bin.gz.glosses"}
+    read_back = lexicon.load()
+    assert read_back.lemma("mice") == "mouse" and read_back.link("notebook", "laptop").via == reason
+
+
+def test_a_stored_lexicon_with_every_array_is_made_again_without_its_glosses(cache: Path) -> None:
+    lexicon.load()
+    (stored,) = (cache / FOLDER).glob("lexicon.bin.gz-*.bin")
+    whole = gzip.decompress(lexicon.DATA.read_bytes())  # what the store wrote before the split
+    header = json.loads(stored.read_bytes().split(b"\n", 1)[0])
+    header["mac"] = Mac.of_root(cache).of_bytes(whole)
+    stored.write_bytes(json.dumps(header).encode() + b"\n" + whole)
+    assert lexicon.load().lemma("geese", "NOUN") == "goose"
+    assert stored.stat().st_size < 0.6 * len(whole)
