@@ -89,3 +89,18 @@ def test_bundled_resources_are_found_without_a_checkout(tmp_path, monkeypatch) -
     assert resources.sample_kb_dir() == installed / "bundled_kb"
     monkeypatch.setenv("MRPTUI_KB", str(tmp_path / "mine"))
     assert resources.sample_kb_dir() == tmp_path / "mine"
+
+
+def test_cli_collects_less_often_while_it_runs_then_restores_the_collector() -> None:
+    # A pass per 700 allocations walked the imports' ~45k objects over and over (mrptui/cli.py).
+    script = (
+        "import contextlib, gc, io, sys\n"
+        "from mrptui import cli\n"
+        "seen = []\n"
+        "cli._run = lambda command, args: seen.append(gc.get_threshold()[0]) or 0\n"
+        "before = gc.get_threshold()\n"
+        "with contextlib.redirect_stdout(io.StringIO()): cli.main(['ask', 'x']); cli.main(['ask', 'y'])\n"
+        "print(seen[0] >= cli.YOUNG_COLLECTION_EVERY, gc.get_threshold() == before)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["True", "True"]
