@@ -131,9 +131,9 @@ def test_block_maxima_bound_every_posting_and_name_each_blocks_last_row():
 
 def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
     gate = bm25_prune_gate
-    if not gate._started:  # no big query in this process yet: a small one loads nothing
+    if not gate._GATE.started:  # no big query in this process yet: a small one loads nothing
         assert gate.kernel_for(gate.PRUNE_FROM - 1) is None
-        assert not gate._started
+        assert not gate._GATE.started
     first = gate.kernel_for(gate.PRUNE_FROM)  # None while loading, unless a test before loaded it
     assert first in (None, bm25_prune.search if bm25_prune.COMPILED else None)
     assert gate.wait_until_loaded(120) is bm25_prune.COMPILED
