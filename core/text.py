@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
+from typing import Protocol
 
 from core.cancel import current
 from core.submodule import import_submodule
@@ -47,10 +48,29 @@ def computed_stems() -> dict[str, str]:
     return dict(_COMPUTED_STEMS)
 
 
+class StemSource(Protocol):
+    """A lazily read stem table (an index-store segment's)."""
+
+    def lookup(self, word: str) -> str | None: ...
+
+    def is_read(self) -> bool: ...
+
+    def size(self) -> int:
+        """Bytes to parse when it is first read."""
+        ...
+
+
 # Stem tables of index-store segments, consulted (and read) only for a word not known yet:
 # opening a KB must not merge every segment's vocabulary into one dict.
-_STEM_SOURCES: dict[str, Callable[[str], str | None]] = {}
+_STEM_SOURCES: dict[str, StemSource] = {}
 _SOURCES_LOCK = threading.Lock()
+# Bytes of unread tables a process may read to find stems. A word no table holds (a question
+# word outside the KB, a cue word) read every table: 20 at 100k units (~0.5 s of CPU and ~30 MB
+# kept), 200 at 1M, where nltk's Porter costs ~50 ms to import and ~10 µs a word. Past the
+# budget a word the read tables do not hold is stemmed by nltk: the same stem either way. A
+# small KB's tables all fit, so its questions still never import nltk.
+STEM_SOURCE_BUDGET = 1 << 20
+_source_bytes_read = 0
 
 
 def learn_stems(table: Mapping[str, str]) -> None:
@@ -58,17 +78,33 @@ def learn_stems(table: Mapping[str, str]) -> None:
     _KNOWN_STEMS.update(table)
 
 
-def add_stem_source(name: str, lookup: Callable[[str], str | None]) -> None:
-    """A lazily read stem table (e.g. a segment's): `stem` asks it before computing a stem."""
+def add_stem_source(name: str, source: StemSource) -> None:
+    """A lazily read stem table: `stem` asks it before computing a stem, within the budget."""
     with _SOURCES_LOCK:
-        _STEM_SOURCES[name] = lookup
+        _STEM_SOURCES[name] = source
 
 
 def _from_sources(token: str) -> str | None:
+    """`token`'s stem from the tables already read, else from unread ones while the process's
+    budget of bytes to read lasts."""
+    global _source_bytes_read
     with _SOURCES_LOCK:
         sources = list(_STEM_SOURCES.values())
-    for lookup in sources:
-        found = lookup(token)
+    unread = []
+    for source in sources:
+        if not source.is_read():
+            unread.append(source)
+            continue
+        found = source.lookup(token)
+        if found is not None:
+            return found
+    for source in unread:
+        with _SOURCES_LOCK:
+            if not source.is_read():
+                if _source_bytes_read + source.size() > STEM_SOURCE_BUDGET:
+                    continue
+                _source_bytes_read += source.size()
+        found = source.lookup(token)
         if found is not None:
             return found
     return None

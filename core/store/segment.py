@@ -361,6 +361,12 @@ class SegmentStems:
                     self._tables = ([], {})  # unreadable: the stemmer computes stems instead
             return self._tables
 
+    def is_read(self) -> bool:
+        return self._tables is not None
+
+    def size(self) -> int:
+        return 0 if isinstance(self._source, dict) else len(self._source)
+
     def lookup(self, word: str) -> str | None:
         same, changed = self._loaded()
         found = changed.get(word)

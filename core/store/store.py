@@ -180,7 +180,7 @@ class SegmentStore:
             else:
                 with self._lock:
                     self.loads += 1
-                add_stem_source(str(folder), segment.stems.lookup)
+                add_stem_source(str(folder), segment.stems)
                 if known is None:
                     self._remember_key(file, key, before, read_ns)
                 return segment
