@@ -27,7 +27,6 @@ from core.lifeline import guard_worker, start_forkserver
 from core.progress import Estimate, LoadProgress, Progress
 from core.store.segment import collector_paused
 from core.store.store import SegmentStore
-from core.text import learn_stems
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -91,8 +90,7 @@ def prebuild(
             names = tuple(map(str, todo))
             root = str(store.root)
             # Segments and BM25 parts only: the first answer needs them, not the HDC sets.
-            futures = {pool.submit(_build_one, root, store.max_bytes, name, bm25, names): name
-                       for name in names}
+            futures = {pool.submit(_build_one, root, store.max_bytes, name, bm25): name for name in names}
             try:
                 if progress is not None:
                     progress(LoadProgress("building", 0, len(futures)))
@@ -143,17 +141,16 @@ def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progre
     return [name for future, name in futures.items() if future.result()]
 
 
-def _build_one(root: str, max_bytes: int, file: str, bm25: Bm25Config | None, batch: Sequence[str] = ()) -> bool:
+def _build_one(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) -> bool:
     """Build one file's segment (and its BM25 part) into the cache. The cyclic collector stays
     off until the segment is dropped: switched back on while the build's few hundred thousand
     objects were still alive, a pass that fell due walked them all (35–45 ms) to free none."""
     with collector_paused():
-        return _build_and_drop(root, max_bytes, file, bm25, batch)
+        return _build_and_drop(root, max_bytes, file, bm25)
 
 
-def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | None, batch: Sequence[str]) -> bool:
+def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) -> bool:
     store = SegmentStore(Path(root), max_bytes)
-    _learn_published_stems(store, batch)
     segment = store.segment(Path(file))
     if not store.enabled or not segment.key:
         return False
@@ -225,25 +222,6 @@ def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfi
             segment = store.segment(Path(file))
             if store.enabled and segment.key:
                 hdc_segment_vectors(store, segment, hdc)
-
-
-# Files of the batch whose stem tables this worker process has learned (each is read once).
-_LEARNED: set[str] = set()
-
-
-def _learn_published_stems(store: SegmentStore, batch: Sequence[str]) -> None:
-    """Learn the stems of the batch's segments other workers have published meanwhile, so a word
-    one of them already stemmed is not stemmed again here: the files of one KB share most of
-    their vocabulary, and nltk's stemmer costs ~10 µs a word where reading a published table
-    costs ~2 ms per 30k words. Stems do not depend on who computed them (the segment key covers
-    the stemmer), so the segments built are the same."""
-    for name in batch:
-        if name in _LEARNED:
-            continue
-        table = store.cached_stems(Path(name))
-        if table is not None:
-            _LEARNED.add(name)
-            learn_stems(table)
 
 
 def _size(file: Path) -> int:

@@ -32,7 +32,7 @@ from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.private import Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
-from core.store.segment import FORMAT_VERSION, Segment, SegmentError, SegmentStems
+from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text import add_stem_source, computed_stems, learn_stems
 
 # What a segment holds is decided by these modules and every core module they import, found by
@@ -209,19 +209,6 @@ class SegmentStore:
             return True
         content = _content(file)
         return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
-
-    def cached_stems(self, file: Path) -> dict[str, str] | None:
-        """The stem table of the file's cached segment, or None: only when its key is on record
-        for the file's current stat (so it was built by this code, stemmer mode included) and
-        the table matches its checksum. Build workers learn the stems their peers computed."""
-        key = self._known_key(file) if self.enabled else None
-        if key is None:
-            return None
-        try:
-            data = Segment.stored_file(self._path_folder(file) / key, STEMS_FILE, key, self.mac)
-        except (SegmentError, OSError):
-            return None
-        return SegmentStems(data).table()
 
     def _known_key(self, file: Path) -> str | None:
         """The key recorded for the file's current stat, so an unchanged file is not read and

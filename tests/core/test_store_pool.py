@@ -101,27 +101,6 @@ def test_a_first_load_builds_through_the_pool_and_prunes_what_the_workers_wrote(
     assert not list((tmp_path / "cache" / "segments").glob("*/*"))  # pruned to the bound
 
 
-def test_a_worker_learns_the_stems_of_segments_its_peers_published(tmp_path: Path, monkeypatch) -> None:
-    files = write_kb(tmp_path / "kb", files=2, per_file=10)
-    for file in files:  # written long enough ago that the cache's record of their stat is trusted
-        os.utime(file, (file.stat().st_mtime - 10, file.stat().st_mtime - 10))
-    store = SegmentStore(tmp_path / "cache")
-    published = store.segment(files[0])
-    learned: dict[str, str] = {}
-    monkeypatch.setattr(pool, "_LEARNED", set())
-    monkeypatch.setattr(pool, "learn_stems", learned.update)
-    batch = [str(files[0]), str(files[1])]  # the second is not built yet: nothing to learn
-    pool._learn_published_stems(store, batch)
-    assert learned == published.stems.table() and learned
-    learned.clear()
-    pool._learn_published_stems(store, batch)
-    assert not learned  # each table is read once per worker
-    # A damaged table is not trusted.
-    stems = store.folder_of(published) / "stems.json"
-    stems.write_bytes(stems.read_bytes().replace(b'"', b"'", 1))
-    assert store.cached_stems(files[0]) is None
-
-
 def test_a_worker_build_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
     import gc
 
