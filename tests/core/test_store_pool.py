@@ -186,3 +186,21 @@ def test_a_cold_opens_view_reads_the_hdc_sets_the_second_pass_encoded(tmp_path: 
         assert np.array_equal(np.asarray(index.topic[row]), topic[row])
         windows = claim[int(counts[:row].sum()) : int(counts[: row + 1].sum())]
         assert np.array_equal(np.asarray(index._windows(row)), windows)
+
+
+def test_a_cold_open_loads_the_tagger_while_its_workers_build(monkeypatch) -> None:
+    import core.nlp
+    from core.progress import LoadProgress
+    from core.session import _tagger_while_building
+
+    started, heard = [], []
+    monkeypatch.setattr(core.nlp, "preload", lambda: started.append("preload"))
+    report = _tagger_while_building(heard.append)
+    report(LoadProgress("scanning", 0, 3))
+    report(LoadProgress("reading", 1, 3))
+    assert not started  # a warm open reads segments and starts nothing beside
+    report(LoadProgress("building", 0, 3))
+    report(LoadProgress("building", 1, 3))
+    assert started == ["preload"] and [event.stage for event in heard] == ["scanning", "reading", "building", "building"]
+    _tagger_while_building(None)(LoadProgress("building", 0, 3))  # no listener: still loads
+    assert started == ["preload", "preload"]
