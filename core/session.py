@@ -32,22 +32,23 @@ from core.services import Services
 from core import leases
 from core import synonyms as synonyms_file
 from core.steering import Steering
-from core.store import SegmentStore
+from core.store import SegmentStore, default_store
 from core.store.mapped import damaged as damaged_mappings
 from core.units import Caller, KnowledgeUnit
 
 
-def _tagger_while_building(progress: Progress | None) -> Progress:
-    """`progress`, which also starts loading the tagger's data in a thread (`core.nlp.preload`)
-    when a cold open's build workers start: this process only waits for them then, and every
-    answer tags its question, so the first answer no longer loads it (~0.2 CPU s)."""
+def _tagger_while_building(progress: Progress | None, store: SegmentStore) -> Progress:
+    """`progress`, which also starts loading the tagger's data in a thread (`core.nlp.preload`,
+    unpacked into `store`'s folder) when a cold open's build workers start: this process only
+    waits for them then, and every answer tags its question, so the first answer no longer
+    loads it (~0.2 CPU s)."""
     started: list[threading.Thread] = []
 
     def report(event: LoadProgress) -> None:
         if event.stage == "building" and not started:
             from core.nlp import preload
 
-            started.append(preload())
+            started.append(preload(store.root if store.enabled else None))
         if progress is not None:
             progress(event)
 
@@ -66,10 +67,11 @@ class Session:
         self._guard = threading.Lock()
         leases.arm()  # in the main thread only; a worker thread's session uses what the CLI armed
         self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
-        self.kb = kb if kb is not None else KnowledgeBase.load(
-            self.kb_paths, store, hdc=self.retrieval.hdc, progress=_tagger_while_building(progress),
-            bm25=self.retrieval.bm25,
-        )
+        if kb is None:
+            store = store if store is not None else default_store()
+            kb = KnowledgeBase.load(self.kb_paths, store, hdc=self.retrieval.hdc,
+                                    progress=_tagger_while_building(progress, store), bm25=self.retrieval.bm25)
+        self.kb = kb
         if progress is not None:
             progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
         self.ruleset = load_rules(config_path / "thinkingdb.json")

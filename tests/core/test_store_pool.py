@@ -188,19 +188,20 @@ def test_a_cold_opens_view_reads_the_hdc_sets_the_second_pass_encoded(tmp_path: 
         assert np.array_equal(np.asarray(index._windows(row)), windows)
 
 
-def test_a_cold_open_loads_the_tagger_while_its_workers_build(monkeypatch) -> None:
+def test_a_cold_open_loads_the_tagger_while_its_workers_build(tmp_path: Path, monkeypatch) -> None:
     import core.nlp
     from core.progress import LoadProgress
     from core.session import _tagger_while_building
 
     started, heard = [], []
-    monkeypatch.setattr(core.nlp, "preload", lambda: started.append("preload"))
-    report = _tagger_while_building(heard.append)
+    monkeypatch.setattr(core.nlp, "preload", started.append)
+    report = _tagger_while_building(heard.append, SegmentStore(tmp_path / "cache"))
     report(LoadProgress("scanning", 0, 3))
     report(LoadProgress("reading", 1, 3))
     assert not started  # a warm open reads segments and starts nothing beside
     report(LoadProgress("building", 0, 3))
     report(LoadProgress("building", 1, 3))
-    assert started == ["preload"] and [event.stage for event in heard] == ["scanning", "reading", "building", "building"]
-    _tagger_while_building(None)(LoadProgress("building", 0, 3))  # no listener: still loads
-    assert started == ["preload", "preload"]
+    # Unpacked into the session's own cache folder, once.
+    assert started == [tmp_path / "cache"] and [event.stage for event in heard] == ["scanning", "reading", "building", "building"]
+    _tagger_while_building(None, SegmentStore(None))(LoadProgress("building", 0, 3))  # no listener, no cache
+    assert started == [tmp_path / "cache", None]
