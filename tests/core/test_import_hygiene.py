@@ -10,6 +10,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def python_prints(script: str, env: dict[str, str] | None = None) -> str:
+    """What `script` prints, run by a fresh interpreter in the checkout."""
+    return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True).stdout
+
+
 def test_core_never_imports_textual_or_mrptui() -> None:
     modules = sorted(
         ".".join(p.relative_to(ROOT).with_suffix("").parts)
@@ -22,8 +28,7 @@ def test_core_never_imports_textual_or_mrptui() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'mrptui'))\n"
         "print(','.join(bad))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == ""
+    assert python_prints(script).strip() == ""
     assert len(modules) > 20
 
 
@@ -55,9 +60,8 @@ def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
     )
     env = {**os.environ, "MRPTUI_CACHE_DIR": str(tmp_path / "cache")}
     # The first run fills the index cache; the second is the warm ask measured here.
-    for _ in range(2):
-        result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    assert result.stdout.split(" ", 2) == ["0", "True", "\n"]
+    printed = [python_prints(script, env) for _ in range(2)]
+    assert printed[-1].split(" ", 2) == ["0", "True", "\n"]
 
 
 def test_cli_limits_blas_threads_before_numpy_is_imported() -> None:
@@ -68,12 +72,9 @@ def test_cli_limits_blas_threads_before_numpy_is_imported() -> None:
         "import mrptui.cli\n"
         "print('numpy' in sys.modules, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["False", "1"]
+    assert python_prints(script).split() == ["False", "1"]
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
-    result = subprocess.run([sys.executable, "-c", "import os, mrptui.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"],
-                            cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "2"
+    assert python_prints("import os, mrptui.cli; print(os.environ['OPENBLAS_NUM_THREADS'])", env).strip() == "2"
 
 
 def test_bundled_resources_are_found_without_a_checkout(tmp_path, monkeypatch) -> None:
@@ -102,5 +103,4 @@ def test_cli_collects_less_often_while_it_runs_then_restores_the_collector() -> 
         "with contextlib.redirect_stdout(io.StringIO()): cli.main(['ask', 'x']); cli.main(['ask', 'y'])\n"
         "print(seen[0] >= cli.YOUNG_COLLECTION_EVERY, gc.get_threshold() == before)\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert result.stdout.split() == ["True", "True"]
+    assert python_prints(script).split() == ["True", "True"]
