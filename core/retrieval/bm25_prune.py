@@ -93,6 +93,10 @@ def _search(
     each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
     row's role (`table` gives its boost: one byte per row to read, not eight) and id rank, and
     the largest boost any row gets.
+
+    The loops over postings are written out here rather than in helpers: a compiled helper with
+    a loop takes a reference on each array it is given and drops it on return (two atomic
+    operations per array per call), which was 40% of the time when the look-ups were helpers.
     """
     starts, ends = indptr[term_ids].astype(np.int64), indptr[term_ids + 1].astype(np.int64)
     first, after = blocks[term_ids], blocks[term_ids + 1]
@@ -102,13 +106,17 @@ def _search(
     # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
     cum = np.cumsum(bounds[order]) * SLACK
     pos = starts.copy()
+    # Each non-essential term's first block that may reach into the current window.
+    cursor = first.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
     # A window's terms (the essential ones) by their bound in it, and those bounds summed in that
-    # order onto the non-essential terms' bounds.
+    # order onto the non-essential terms' bounds in it (`rest_cum`, summed in `order`).
     window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
+    rest_cum = np.zeros(m)
     next_at = np.zeros(m, np.int64)
-    size, essential = 0, 0
+    hope = max_boost * SLACK
+    size, essential, window_start = 0, 0, 0
     bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
     while True:
         while essential < m and cum[essential] * max_boost < bar:
@@ -133,50 +141,63 @@ def _search(
             by_bound[at] = t
         if window_end == _NONE:
             break
+        # A non-essential term adds at most the largest maximum of its blocks that overlap the
+        # window: a long list's blocks are short spans of rows, often far below its largest value.
+        total = 0.0
+        for j in range(essential):
+            t = order[j]
+            block = cursor[t]
+            while block < after[t] - 1 and block_last[block] < window_start:
+                block += 1
+            cursor[t] = block
+            high = block_max[block] if block < after[t] else 0.0
+            while block < after[t] - 1 and block_last[block] < window_end:
+                block += 1
+                high = max(high, block_max[block])
+            total += high * counts[t] * SLACK
+            rest_cum[j] = total
         # The weakest terms of the window whose bounds (with the non-essential ones) stay below
         # the bar only confirm candidates that the others propose.
-        base = cum[essential - 1] if essential > 0 else 0.0
+        base = rest_cum[essential - 1] if essential > 0 else 0.0
         split, total = 0, base
         for i in range(n):
             total += window_bound[by_bound[i]]
             window_cum[i] = total
             if total * max_boost < bar:
                 split = i + 1
-        # A unit's score is at most the value of the strongest proposing term that holds it plus
-        # the bounds of the weaker terms (the stronger ones do not hold it). So a proposing term's
-        # posting whose value with the weaker terms' bounds stays below the bar proposes nothing;
-        # `next_at[t]` is term t's next posting that does propose.
         for i in range(split, n):
-            t = by_bound[i]
-            next_at[t] = _next_hopeful(pos[t], ends[t], window_end, window_cum[i - 1] if i > 0 else base, counts[t], bar,
-                                       max_boost * SLACK, indices, data)
+            next_at[by_bound[i]] = pos[by_bound[i]]
         while split < n:
+            # A unit's score is at most the value of the strongest proposing term that holds it
+            # plus the bounds of the weaker terms (the stronger ones do not hold it). So a
+            # proposing term's posting whose value with the weaker terms' bounds stays below the
+            # bar proposes nothing: `next_at[t]` moves on to term t's next posting that does.
             row = _NONE
             for i in range(split, n):
                 t = by_bound[i]
-                if next_at[t] < ends[t] and indices[next_at[t]] < row:
-                    row = indices[next_at[t]]
+                at, rest = next_at[t], window_cum[i - 1] if i > 0 else base
+                while at < ends[t] and indices[at] <= window_end and (data[at] * counts[t] + rest) * hope < bar:
+                    at += 1
+                next_at[t] = at
+                if at < ends[t] and indices[at] < row:
+                    row = indices[at]
             if row > window_end:
                 break
+            # Every term reads its posting of the unit, if any, walking from where it stands: a
+            # proposing term's passed-over postings (before `next_at`) still count.
             partial = 0.0
             for i in range(split, n):
                 t = by_bound[i]
                 contrib[t] = 0.0
-                at = next_at[t]
-                if at >= ends[t] or indices[at] != row:
-                    # Passed over before `next_at`, its posting of this unit (if any) still counts.
-                    at = _search_rows(indices, pos[t], at, row)
-                    pos[t] = at
-                    if at < ends[t] and indices[at] == row:
-                        contrib[t] = data[at] * counts[t]
-                        partial += contrib[t]
-                        pos[t] = at + 1
-                    continue
-                contrib[t] = data[at] * counts[t]
-                partial += contrib[t]
-                pos[t] = at + 1
-                next_at[t] = _next_hopeful(at + 1, ends[t], window_end, window_cum[i - 1] if i > 0 else base, counts[t],
-                                           bar, max_boost * SLACK, indices, data)
+                at = pos[t]
+                while at < ends[t] and indices[at] < row:
+                    at += 1
+                if at < ends[t] and indices[at] == row:
+                    contrib[t] = data[at] * counts[t]
+                    partial += contrib[t]
+                    at += 1
+                pos[t] = at
+                next_at[t] = max(next_at[t], at)
             boost_bound = table[roles[row]] * SLACK
             alive = True
             for i in range(split - 1, -1, -1):
@@ -192,23 +213,37 @@ def _search(
                 if at < ends[t] and indices[at] == row:
                     contrib[t] = data[at] * counts[t]
                     partial += contrib[t]
+            # A non-essential term's blocks that end before the unit are skipped unread; the one
+            # that may hold it bounds its value before a binary search reads it.
             for j in range(essential - 1 if alive else -1, -1, -1):
                 t = order[j]
                 contrib[t] = 0.0
-                if (partial + cum[j]) * boost_bound < bar:
+                if (partial + rest_cum[j]) * boost_bound < bar:
                     alive = False
                     break
-                found = _look_up(t, row, pos, starts, ends, first, after, indices, block_last)
-                if found < 0:
+                if pos[t] >= ends[t]:
                     continue
-                rest = cum[j - 1] if j > 0 else 0.0
-                if (partial + rest + block_max[found] * counts[t] * SLACK) * boost_bound < bar:
+                block = first[t] + (pos[t] - starts[t]) // BLOCK
+                while block < after[t] - 1 and block_last[block] < row:
+                    block += 1
+                if block_last[block] < row:
+                    pos[t] = ends[t]
+                    continue
+                lo = max(pos[t], starts[t] + (block - first[t]) * BLOCK)
+                hi = min(starts[t] + (block - first[t] + 1) * BLOCK, ends[t])
+                pos[t] = lo
+                if (partial + (rest_cum[j - 1] if j > 0 else 0.0) + block_max[block] * counts[t] * SLACK) * boost_bound < bar:
                     alive = False
                     break
-                at = _search_rows(indices, pos[t], min(starts[t] + (found - first[t] + 1) * BLOCK, ends[t]), row)
-                pos[t] = at
-                if at < ends[t] and indices[at] == row:
-                    contrib[t] = data[at] * counts[t]
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if indices[mid] < row:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                pos[t] = lo
+                if lo < ends[t] and indices[lo] == row:
+                    contrib[t] = data[lo] * counts[t]
                     partial += contrib[t]
             if not alive:
                 continue
@@ -235,54 +270,13 @@ def _search(
         for i in range(split, n):
             t = by_bound[i]
             pos[t] = max(pos[t], next_at[t])
+        window_start = window_end + 1
     # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
     for end in range(size - 1, 0, -1):
         score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
         heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
         _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
-
-
-@_jit
-def _next_hopeful(at, end, window_end, rest, count, bar, boost, indices, data) -> int:
-    """The first posting from `at` whose value times `count`, plus `rest`, times `boost` reaches
-    the bar, or the first past the window. (`boost` is the largest: reading each unit's role
-    costs more than the few candidates it would save.)"""
-    while at < end and indices[at] <= window_end:
-        if (data[at] * count + rest) * boost >= bar:
-            break
-        at += 1
-    return at
-
-
-@_jit
-def _search_rows(indices, lo, hi, row) -> int:
-    """The first position in `lo:hi` (sorted rows) whose row is `row` or more, else `hi`."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if indices[mid] < row:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@_jit
-def _look_up(t, row, pos, starts, ends, first, after, indices, block_last) -> int:
-    """The block of term t that may hold `row`, skipping whole blocks that end before it (pos[t]
-    moves to that block's start), or -1 when none does (pos[t] moves to the end)."""
-    at = pos[t]
-    if at >= ends[t]:
-        return -1
-    block = first[t] + (at - starts[t]) // BLOCK
-    while block < after[t] - 1 and block_last[block] < row:
-        block += 1
-        at = starts[t] + (block - first[t]) * BLOCK
-    if block_last[block] < row:
-        pos[t] = ends[t]
-        return -1
-    pos[t] = at
-    return block
 
 
 @_jit
@@ -301,9 +295,15 @@ def _seed_bar(
         row = indices[starts[best] + s]
         score = 0.0
         for i in range(len(starts)):
-            at = starts[i] + np.searchsorted(indices[starts[i] : ends[i]], row)
-            if at < ends[i] and indices[at] == row:
-                score += data[at] * counts[i]
+            lo, hi = starts[i], ends[i]
+            while lo < hi:  # no slice for np.searchsorted: each would take and drop a reference
+                mid = (lo + hi) // 2
+                if indices[mid] < row:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < ends[i] and indices[lo] == row:
+                score += data[lo] * counts[i]
         seeds[s] = score * table[roles[row]]
     return np.sort(seeds)[n - k]
 

@@ -140,3 +140,22 @@ def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
     loaded = bm25_prune.search if bm25_prune.COMPILED else None
     assert gate.kernel_for(gate.PRUNE_FROM) is loaded
     assert gate.kernel_for(1) is loaded  # once loaded, small queries take it too
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("late", [70, 700, 1900])
+def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kernel, late):
+    """"clay" (stemmed "clai") is in every unit, once, except three times in a few units from row
+    `late`; "kiln" is in every 50th unit, so its one block makes a window over all 2,000 rows,
+    across ~30 of clay's blocks. The winners hold kiln and three clays: clay's bound in that
+    window must be the largest of all those blocks, not the first one's (single clays only)."""
+    draws = []
+    for n in range(2000):
+        clays = [2, 2, 2] if late <= n < late + 120 and n % 10 == 0 else [2]
+        draws.append((0, [1, 3], (clays + [0] if n % 50 == 0 else clays + [4]) + [5] * (4 - len(clays))))
+    index = Bm25Index.build(units_of(draws), Bm25Config())
+    for k in (1, 2, 3, 10):
+        expected = exhaustive(index, ["kiln", "clai"], set(), k)
+        assert index.top_k(["kiln", "clai"], set(), k, kernel=KERNELS[kernel]) == expected
+        winner = index.explain(["clai"], expected[0][0], set())
+        assert winner.contributions[0].tf == 3  # the case is what the docstring says
