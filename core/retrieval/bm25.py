@@ -82,6 +82,7 @@ class Bm25Index:
         self._data = data
         self._postings = postings
         self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
+        self._table_cache: dict[frozenset[Role], tuple[np.ndarray, float]] = {}
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
         self._pruner = None  # block maxima for pruned top-k, made by the first query that needs them
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
@@ -285,21 +286,27 @@ class Bm25Index:
         that path with the given search, for tests."""
         if k <= 0:
             return []
-        terms = self._query_terms(query_tokens)
-        tids = np.fromiter((self._vocab[term] for term, _ in terms), dtype=np.int64, count=len(terms))
-        counts = np.fromiter((count for _, count in terms), dtype=np.float64, count=len(terms))
+        # The known terms with their counts, in order of first mention, as `_query_terms` gives
+        # them, by id: a plain loop over a few tokens costs less than a Counter.
+        vocab, times = self._vocab, {}
+        for token in query_tokens:
+            tid = vocab.get(token)
+            if tid is not None:
+                times[tid] = times.get(tid, 0) + 1
+        tids = np.fromiter(times, dtype=np.int64, count=len(times))
+        counts = np.fromiter(times.values(), dtype=np.float64, count=len(times))
         postings = int(self._df[tids].sum())
         kernel = kernel or bm25_prune_gate.kernel_for(postings)
-        table = self._boost_table(preferred_roles)
+        table, largest = self._boost_table_and_max(preferred_roles)
         if kernel is not None:
             if self._pruner is None:
-                self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data)
-            rows, values = self._pruner.top_k(tids, counts, self._roles, table, float(table.max()), self._id_rank, k, kernel)
+                self._pruner = bm25_prune_gate.pruner(self._indptr, self._indices, self._data, self._roles, self._id_rank)
+            rows, values = self._pruner.top_k(tids, counts, table, largest, k, kernel)
         elif postings * bm25_select.SPARSE_SHARE <= len(self):
             rows, raw = bm25_select.sparse_scores(*bm25_select.postings_of(self._indptr, self._indices, self._data, tids, counts))
             rows, values = bm25_select.ranked(rows, raw * table[self._roles[rows]], k, self._id_rank)
         else:
-            scores = self._raw(terms) * self._boosts(preferred_roles)
+            scores = self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
             rows = bm25_select.candidates(scores, k)
             rows, values = bm25_select.ranked(rows, scores[rows], k, self._id_rank)
         return [(self.unit_ids[r], v) for r, v in zip(rows.tolist(), values.tolist(), strict=True)]
@@ -357,6 +364,14 @@ class Bm25Index:
         if key not in self._boost_cache:
             self._boost_cache[key] = self._boost_table(key)[self._roles]
         return self._boost_cache[key]
+
+    def _boost_table_and_max(self, preferred_roles: Collection[Role]) -> tuple[np.ndarray, float]:
+        """`_boost_table` and its largest boost, kept per preferred-role set as `_boosts` are."""
+        key = frozenset(preferred_roles)
+        if key not in self._table_cache:
+            table = self._boost_table(key)
+            self._table_cache[key] = (table, float(table.max()))
+        return self._table_cache[key]
 
     def _boost_table(self, preferred_roles: Collection[Role]) -> np.ndarray:
         """The boost of each role (in `Role` order): `_boosts` is this table at each unit's role."""

@@ -168,15 +168,19 @@ def _search(
         for i in range(split, n):
             next_at[by_bound[i]] = pos[by_bound[i]]
         while split < n:
-            # A unit's score is at most the value of the strongest proposing term that holds it
-            # plus the bounds of the weaker terms (the stronger ones do not hold it). So a
-            # proposing term's posting whose value with the weaker terms' bounds stays below the
-            # bar proposes nothing: `next_at[t]` moves on to term t's next posting that does.
+            # A unit's score is at most its boost times the value of the strongest proposing term
+            # that holds it plus the bounds of the weaker terms (the stronger ones do not hold
+            # it). So a proposing term's posting for which that stays below the bar proposes
+            # nothing: `next_at[t]` moves on to term t's next posting that does. The unit's role
+            # is read only for postings that pass with the largest boost.
             row = _NONE
             for i in range(split, n):
                 t = by_bound[i]
                 at, rest = next_at[t], window_cum[i - 1] if i > 0 else base
-                while at < ends[t] and indices[at] <= window_end and (data[at] * counts[t] + rest) * hope < bar:
+                while at < ends[t] and indices[at] <= window_end:
+                    value = data[at] * counts[t] + rest
+                    if value * hope >= bar and value * table[roles[indices[at]]] * SLACK >= bar:
+                        break
                     at += 1
                 next_at[t] = at
                 if at < ends[t] and indices[at] < row:
@@ -347,24 +351,24 @@ class Pruner:
     """An index's block maxima, computed on its first pruned query (one linear pass over the
     postings), and the pruned search over them."""
 
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray):
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, roles: np.ndarray, id_rank: np.ndarray):
         # Plain contiguous arrays of the compiled signature's types: no copy when they already are.
         self._indptr = np.ascontiguousarray(indptr, dtype=np.int64)
         self._indices = np.ascontiguousarray(indices, dtype=np.int32)
         self._data = np.ascontiguousarray(data, dtype=np.float64)
+        self._roles = np.ascontiguousarray(roles, dtype=np.int8)
+        self._id_rank = np.ascontiguousarray(id_rank, dtype=np.int64)
         self.maxima = block_maxima(self._indptr, self._indices, self._data)
 
     def top_k(
-        self, term_ids: np.ndarray, counts: np.ndarray, roles: np.ndarray, table: np.ndarray, max_boost: float,
-        id_rank: np.ndarray,
-        k: int, kernel: Callable,
+        self, term_ids: np.ndarray, counts: np.ndarray, table: np.ndarray, max_boost: float, k: int, kernel: Callable
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The k best rows and their scores, best first, for distinct terms in query order."""
+        """The k best rows and their scores, best first, for distinct terms in query order;
+        `table` is each role's boost and `max_boost` its largest."""
         maxima = self.maxima
         return kernel(
-            term_ids, counts, self._indptr, self._indices,
-            self._data, maxima.term_max, maxima.first, maxima.block_max, maxima.block_last,
-            np.ascontiguousarray(roles, dtype=np.int8), table, id_rank, max_boost, k,
+            term_ids, counts, self._indptr, self._indices, self._data, maxima.term_max, maxima.first, maxima.block_max,
+            maxima.block_last, self._roles, table, self._id_rank, max_boost, k,
         )
 
 

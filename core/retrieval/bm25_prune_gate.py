@@ -29,7 +29,7 @@ def wait_until_loaded(timeout: float) -> bool:
     return _GATE.wait_until_loaded(timeout)
 
 
-def pruner(indptr, indices, data):
+def pruner(indptr, indices, data, roles, id_rank):
     from core.retrieval.bm25_prune import Pruner
 
-    return Pruner(indptr, indices, data)
+    return Pruner(indptr, indices, data, roles, id_rank)
