@@ -216,3 +216,4 @@ class RunDriver:
         with main.app.batch_update():
             main.show(state, markup, held=bool(control.held) and control.cursor == total, running_ms=running,
                       run=run.run_id if run else None)
+            main.freeze_fit(control.is_live and not control.held)

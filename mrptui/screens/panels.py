@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual import on
 from textual.events import Resize
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tabs
@@ -30,6 +31,13 @@ NARROW_HEIGHT = 30
 class PanelScreen(Screen[None]):
     """The panels `#plan` … `#answer` (class `panel`) in the grid `#panels`, with tabs `#panel-tabs`."""
 
+    # Textual's Screen repaints itself whenever focus moves, and a dirty screen is recomposed and
+    # written whole, every line of every pane (issue 25: a panel key with no run, 10k units, 160x45,
+    # load 0.5, took 43-48 ms median with it and 35 ms without).
+    # Nothing the screen draws depends on focus: the panes that gain and lose it repaint themselves
+    # through their :focus styles, so only their lines are redrawn.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     def __init__(self, *, layout_path: Path | None = None) -> None:
         """`layout_path`: where the pane layout is kept across sessions (None: not kept)."""
         super().__init__()
@@ -37,6 +45,7 @@ class PanelScreen(Screen[None]):
         self.layout_path = layout_path
         self.pane_layout = load_layout(layout_path)
         self._fitted = ""
+        self._fit_frozen = False
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -71,7 +80,19 @@ class PanelScreen(Screen[None]):
     @on(NaturalWidth)
     def _content_width_changed(self, event: NaturalWidth) -> None:
         event.stop()
-        self._refit()
+        if not self._fit_frozen:
+            self._refit()
+
+    def freeze_fit(self, frozen: bool) -> None:
+        """While the engine runs, the fitted split stays as it is; it fits the panes again when the
+        run holds or ends. A run's content changes width several times (the evidence table empties,
+        then fills; the plan grows), and each change re-laid out and repainted every pane and
+        refilled the tables, up to 500 rows, while keys waited (issue 25, keypress while a question
+        runs). At rest the split is always that of what is shown, however the run's events arrived."""
+        thawed = self._fit_frozen and not frozen
+        self._fit_frozen = frozen
+        if thawed:
+            self._refit()
 
     def _refit(self) -> None:
         columns = self._fitted_columns()
