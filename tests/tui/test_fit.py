@@ -90,3 +90,22 @@ def test_the_checks_see_a_cut_word_and_an_empty_band() -> None:
     lines = ["│ ✓ kb-fast  succ… │", *["│ short" + " " * 30 + "│"] * 3]
     assert cut_words(lines) == ["succ… in '│ ✓ kb-fast  succ… │'"]
     assert empty_bands(lines) == {(0, 37): 30}
+
+
+async def test_the_fitted_split_holds_while_a_run_is_live_and_fits_again_when_it_ends() -> None:
+    """Issue 25, keypress while a question runs: a pane's content changing width mid-run refitted
+    (and repainted) every pane; the split now waits for the run to hold or end."""
+    from mrptui.widgets.tables import report_natural_width
+
+    app = make_app()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot)
+        main, grid = app.main, app.main.query_one("#panels")
+        before = str(grid.styles.grid_columns)
+        main.freeze_fit(True)  # as the run driver does while the engine runs
+        for pane in ("#plan", "#attempts"):  # the left column's panes now want little room
+            report_natural_width(main.query_one(pane), 20)
+        await pilot.pause()  # the screen hears of it
+        assert str(grid.styles.grid_columns) == before
+        main.freeze_fit(False)  # the run held or ended
+        assert str(grid.styles.grid_columns) != before
