@@ -145,13 +145,18 @@ class PanelScreen(Screen[None]):
 
     def _mark_active(self, key: str) -> None:
         self.active_panel = key
-        for panel_key, _ in PANELS:
-            self.query_one(f"#{panel_key}").set_class(panel_key == key, "-active")
         self._sync_tabs()
+
+    def _sync_active_class(self) -> None:
+        """`-active` shows the one panel a narrow terminal has room for (app.tcss); wide, no style
+        reads it, and restyling two panels on every focus move cost each key (issue 25)."""
+        for panel_key, _ in PANELS:
+            self.query_one(f"#{panel_key}").set_class(self.narrow and panel_key == self.active_panel, "-active")
 
     def _sync_tabs(self) -> None:
         """The tabs show only in narrow terminals: keep them in step there (moving their underline
         costs a layout pass, which wide terminals need not pay on every focus change)."""
+        self._sync_active_class()
         if not self.narrow:
             return
         tabs = self.query_one("#panel-tabs", Tabs)
