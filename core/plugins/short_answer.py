@@ -344,6 +344,11 @@ def checked(
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
 
 
+def stated_lead(answer: str) -> str:
+    """The lead an answer "LEAD, because: …" states; "" when it has none."""
+    return answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
+
+
 def verify_lead(
     question: str, cues: QuestionCues, answer: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
 ) -> Support | None:
@@ -354,7 +359,7 @@ def verify_lead(
     "… founded by Agnes Pryor"), but never hold the lead. None when the question asks for no
     short lead or the answer has none."""
     expected = expected_type(question)
-    lead = answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
+    lead = stated_lead(answer)
     if expected.type not in SHORT_TYPES or not lead or "\n" in lead:
         return None
     asked = tag_text(question)

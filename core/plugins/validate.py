@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.passages import paragraph_units
-from core.plugins.short_answer import verify_lead
+from core.plugins.short_answer import stated_lead, verify_lead
 from core.plugins.solve import object_lead, proofs_of
 from core.plugins.base import (
     Descriptor,
@@ -89,7 +89,7 @@ def proven_lead(answer: str, evidence: KbResult, cited: set[str]) -> bool:
     cited units. A derived fact is said by no one sentence (that is why it was derived), so the
     support check, which looks for the lead in a cited sentence, does not apply: the chain is
     its support."""
-    lead = answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
+    lead = stated_lead(answer)
     if not lead or evidence.outcome is None:
         return False
     return any(lead in (proof.fact, object_lead(proof)) and proof.rule is not None and set(proof.leaf_units()) <= cited
