@@ -38,6 +38,8 @@ _PERSONAL = frozenset("he him his she her hers".split())
 _NEUTER = frozenset("it its".split())
 _PLURAL = frozenset("they them their theirs".split())
 _POSSESSIVE = frozenset("his her their its my our your".split())
+# Every word `resolve` may resolve, besides "the" + a referring noun.
+_REFERENCES = _PERSONAL | _NEUTER | _PLURAL | _POSSESSIVE
 # "the company", "the group": a definite class noun standing for a name said before.
 _REFERRING_NOUNS = frozenset(
     "company firm group organisation organization team city country town family band party agency".split()
@@ -95,6 +97,9 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
     """Token index of each resolvable reference in the sentence → its antecedent. A kinship
     reference ("Their daughter") is keyed by its possessive, the pronoun that stands for it."""
     found: dict[int, Resolution] = {}
+    words = [t.word.lower() for t in tokens]
+    if not any(w in _REFERENCES or (w in _REFERRING_NOUNS and i and words[i - 1] == "the") for i, w in enumerate(words)):
+        return found  # nothing to resolve: no need to chunk this sentence or the ones before it
     here = _phrases(tokens, text)
     earlier = [(_phrases(tag_text(line), line), tag_text(line), line) for line in reversed(context)]
     for index, token in enumerate(tokens):
