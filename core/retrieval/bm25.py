@@ -96,6 +96,13 @@ class Bm25Index:
             self._terms = dict(zip(self._words or (), count()))
         return self._terms
 
+    def forget_lookup(self) -> None:
+        """Drop the word → id dict built from the word list; the next lookup builds it again. A
+        cold view's first question builds it in every per-file part (~1.6 GB over 200 parts at
+        1M units), and the merge that replaces the parts reads their word lists only."""
+        if self._words is not None:
+            self._terms = None
+
     def words(self) -> list[str]:
         """The vocabulary in term-id order."""
         return self._words if self._words is not None else list(self._terms or ())

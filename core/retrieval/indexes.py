@@ -102,8 +102,11 @@ class ViewIndexes:
     def merge_bm25(self) -> None:
         """Replace per-file BM25 parts by one merged index (built and saved once per view), which
         answers top-k faster; queries already holding the parts finish on them."""
-        if not isinstance(self.bm25, Bm25Parts):
+        parts = self.bm25
+        if not isinstance(parts, Bm25Parts):
             return
+        for part in parts.parts:
+            part.forget_lookup()
         merged = self.view.merged_bm25(self._config.bm25, build=True, cache=self._parts)
         if merged is not None:
             with self._lock:

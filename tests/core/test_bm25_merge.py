@@ -67,6 +67,21 @@ def test_a_merge_of_parts_survives_the_store_round_trip():
     assert reread.top_k(tokens, [], 20) == fresh.top_k(tokens, [], 20)
 
 
+def test_a_part_that_forgot_its_word_lookup_answers_alike_and_frees_it():
+    # The merge drops the parts' word -> id dicts first (core/retrieval/indexes.py:merge_bm25).
+    units, groups = split(8, 2)
+    fresh = Bm25Index.build(units, CONFIG)
+    ids, words, arrays = groups[0][0].to_arrays()
+    part = Bm25Index.from_arrays(ids, words, arrays, CONFIG)  # as read from the store: a word list
+    tokens = tokenize("tide hive varroa")
+    before = part.top_k(tokens, [], 10)
+    assert part._terms is not None
+    part.forget_lookup()
+    assert part._terms is None and part.top_k(tokens, [], 10) == before
+    merged = Bm25Index.merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
+    assert merged.top_k(tokens, [], 20) == fresh.top_k(tokens, [], 20)
+
+
 def test_merging_no_parts_gives_an_empty_index():
     empty = Bm25Index.merge([], ([], np.zeros(0, np.int8)), CONFIG)
     assert len(empty) == 0 and empty.top_k(["tide"], [], 5) == []
