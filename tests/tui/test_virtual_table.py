@@ -3,6 +3,8 @@ rows on screen are made, every key moves the cursor, and search runs in a worker
 
 from __future__ import annotations
 
+import contextlib
+
 from collections.abc import Sequence
 
 from conftest import make_app
@@ -112,12 +114,19 @@ class BigSession(FakeSession):
         return self.big
 
 
-async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_in_a_worker():
-    session = BigSession(60_000)
+@contextlib.asynccontextmanager
+async def big_kb_screen(session: BigSession):
+    """The explorer over `session`, on its KB screen."""
     app = make_app(session)
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("escape", "k")
         await pilot.pause()
+        yield app, pilot
+
+
+async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_in_a_worker():
+    session = BigSession(60_000)
+    async with big_kb_screen(session) as (app, pilot):
         screen = app.screen
         assert screen.query_one("#kb-units", VirtualTable).row_count == 60_000
         # The units read for the column widths and the rows on screen (each reads its predecessor too).
@@ -196,11 +205,7 @@ def test_id_role_and_file_line_widths_come_from_every_unit_of_a_large_view_witho
 
 
 async def test_the_kb_screen_says_when_its_topic_and_triple_widths_come_from_fewer_units_than_it_lists():
-    session = BigSession(60_000)
-    app = make_app(session)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("escape", "k")
-        await pilot.pause()
+    async with big_kb_screen(BigSession(60_000)) as (app, pilot):
         subtitle = str(app.screen.query_one("#kb-units", VirtualTable).border_subtitle)
         assert subtitle == f"60000 units · topic, triple widths from {WIDTH_READS:,} read"
         await pilot.press("escape")
