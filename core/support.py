@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from core.answer_types import AUXILIARIES, AnswerType, Expected, Span
+from core.answer_types import AnswerType, Expected, Span
 from core.nlp.cardinals import cardinal_value
+from core.relation import BE_FORMS, PHRASE_TAGS, reversed_relation, subject_slot
 from core.plugins.passages import Term
 from core.tagging import Token
 from core.text import tokenize
@@ -214,7 +215,7 @@ def check(
     if negation and said != negated(question):
         side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
-    if lead is not None and reversed_relation(question, terms, sentence, lead):
+    if lead is not None and reversed_relation(question, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
     return Support(not reasons, tuple(reasons), covered, missing, links, score)
 
@@ -281,7 +282,6 @@ def lead_features(
     return values
 
 
-_BE_FORMS = frozenset("be is are was were been being".split())
 
 
 def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid: Sequence[Term]) -> tuple[str, ...]:
@@ -290,14 +290,14 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     reported within 48 hours"): a passive leaves its agent unnamed, so not saying it is no
     sign of another fact. Names never count (core of an entity swap)."""
     aux = next((i for i, t in enumerate(question) if t.tag == "AUX"), None)
-    if aux is None or not unsaid or question[aux].word.lower() in _BE_FORMS:
+    if aux is None or not unsaid or question[aux].word.lower() in BE_FORMS:
         return ()  # "What are flagella called?" is passive itself: its subject is no agent
     # The sentence's passive verbs without "by"; the question's verb is the word after the
     # auxiliary that says one of them, whatever its tag (after a fronted "Can a customer" the
     # tagger calls "return" a noun).
     passive = {
         s for i, t in enumerate(sentence)
-        if t.tag == "VERB" and i > 0 and sentence[i - 1].word.lower() in _BE_FORMS
+        if t.tag == "VERB" and i > 0 and sentence[i - 1].word.lower() in BE_FORMS
         and not any(u.word.lower() == "by" for u in sentence[i + 1 :])
         for s in tokenize(t.word)
     }
@@ -311,7 +311,9 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
 def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:
     """The lead's noun phrase stands where the question's gap is: right after a verb the
     question also says ("won | the majority"), after the same word-and-preposition pair
-    ("attached to | the turbine casing", asked "… attached to?"), or, asked "which X", it says
+    ("attached to | the turbine casing", asked "… attached to?") or the words before a wh-word asked
+    in place ("are not | monophyletic"), before the question's verb when it asks for the subject
+    ("the Court of Justice | has taken"), or, asked "which X", it says
     X itself ("the ONdigital consortium"), or asked "how many X", its number counts X ("up to
     eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
     usually another fact."""
@@ -320,27 +322,39 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
     before = sentence[first - 1] if first > 0 else None
     if before is not None and before.tag == "VERB" and set(tokenize(before.word)) & asked:
         return True
+    if subject_slot(question, sentence, first, last):
+        return True
     # A preposition is no content word (tokenize drops it): it marks the gap only after the word
     # the question puts it after.
-    if before is not None and before.tag == "ADP" and first > 1:
-        pairs = {(a.word.lower(), b.word.lower()) for a, b in zip(question, question[1:]) if b.tag == "ADP"}
-        if (sentence[first - 2].word.lower(), before.word.lower()) in pairs:
-            return True
+    if before is not None and first > 1 and (sentence[first - 2].word.lower(), before.word.lower()) in _gap_pairs(question, before.tag == "ADP"):
+        return True
     # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
     head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
     return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
 
 
-# Tags a noun phrase is made of: the lead's phrase reaches over them on both sides.
-_PHRASE_TAGS = frozenset(("DET", "ADJ", "NOUN", "PROPN", "NUM"))
+def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, str]]:
+    """The word pairs that stand before the answer: the two words before a wh-word asked in
+    place ("… Franconia and what other location?", "Cydippids are not what?"), and with
+    `prepositions` every word-and-preposition pair of the question."""
+    words = [t.word.lower() for t in question]
+    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in _WH_IN_PLACE}
+    if prepositions:
+        pairs |= {(a, b) for a, b, token in zip(words, words[1:], question[1:]) if token.tag == "ADP"}
+    return pairs
+
+
+_WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
+
+
 
 
 def _phrase(sentence: Sequence[Token], lead: Span) -> tuple[int, int]:
     """The noun phrase around the lead (a lead may have lost the question's words at its edges)."""
     first, last = lead.first, lead.last
-    while first > 0 and sentence[first - 1].tag in _PHRASE_TAGS:
+    while first > 0 and sentence[first - 1].tag in PHRASE_TAGS:
         first -= 1
-    while last + 1 < len(sentence) and sentence[last + 1].tag in _PHRASE_TAGS:
+    while last + 1 < len(sentence) and sentence[last + 1].tag in PHRASE_TAGS:
         last += 1
     return first, last
 
@@ -372,30 +386,3 @@ def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token
     asked = {s for t in question for s in tokenize(t.word)}
     own = tokenize(lead.text)  # a pronoun's lead is its antecedent, not the pronoun
     return not own or all(s in asked for s in own)
-
-
-def reversed_relation(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], lead: Span) -> bool:
-    """Asked "Who/What did X <verb>?", X is the verb's subject and the answer its object; asked
-    "Who/What <verb>ed X?", the answer is the subject. In an active sentence (no "by" between the
-    verb and the lead) the subject stands before the verb: a lead on the subject's side of a
-    shared verb, with X on the other, answers the reverse question."""
-    words = [t.word.lower() for t in question]
-    at = next((i for i, w in enumerate(words) if w in ("who", "whom", "what", "which")), None)
-    if at is None or at + 1 >= len(question):
-        return False
-    # "Who drove …?" asks for the subject; "Who did X drive?" (an auxiliary first) for the object,
-    # as does "What fort did X capture?", whatever the tagger made of "fort" before "did".
-    fronted = at + 2 < len(question) and question[at + 2].word.lower() in AUXILIARIES
-    subject_asked = question[at + 1].tag == "VERB" and not fronted
-    verbs = [t for t in question[at + 1 + fronted :] if t.tag == "VERB"]
-    if not verbs:
-        return False
-    verb_stems = set(tokenize(verbs[-1].word))
-    position = next((i for i, t in enumerate(sentence) if set(tokenize(t.word)) & verb_stems), None)
-    if position is None:
-        return False
-    between = sentence[min(position, lead.first) : max(position, lead.last)]
-    if any(t.word.lower() == "by" for t in between) or any(t.tag == "AUX" for t in sentence[max(0, position - 2) : position]):
-        return False  # passive or auxiliary-led: the order says nothing
-    lead_before = lead.last < position
-    return lead_before != subject_asked

@@ -20,7 +20,8 @@ from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues, unit_text
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
-from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, negated, reversed_relation
+from core.relation import reversed_relation
+from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, negated
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -72,7 +73,7 @@ def short_draft(
         _observe(question, asked, required, expected, readings, evidence)
     for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
-        lead = _lead(reading, asked, required, expected)
+        lead = _lead(reading, question, asked, required, expected)
         support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
         if support.passed:
             return _grounded(reading, lead, support, expected, evidence, required)
@@ -98,7 +99,7 @@ def _observe(
     candidates = []
     for ranked in tried:
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, terms, ranked.rank)
-        lead = _lead(reading, asked, terms, expected)
+        lead = _lead(reading, question, asked, terms, expected)
         if lead is None:
             continue
         context = _antecedent_words(reading)
@@ -168,7 +169,7 @@ def _antecedent_words(reading: _Reading) -> list[str]:
     return _said_with(reading.sentence, reading.resolved)
 
 
-def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
+def _lead(reading: _Reading, question: str, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
     """The typed span nearest the sentence's words that the question also says. A name sharing a
     word with the question is the question's own entity, not its answer; a phrase loses the
     question's words at its edges; a pronoun stands for the name it resolves to."""
@@ -176,10 +177,7 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
     term_stems = {s for term in terms for s in term.stems}
     tokens = reading.tokens
     hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
-    # The question's own entities: a name sharing a focus word with the question, and any part of
-    # it ("Marta" of "Marta Quill"); the class noun of "which X" may be part of the answer's name.
-    own_names = [n for n in name_spans(tokens, reading.sentence.text)
-                 if any(set(tokenize(t.word)) & term_stems for t in tokens[n.first : n.last + 1])]
+    own_names = _own_names(reading, [_stems(asked, n) for n in name_spans(asked, question)], asked_stems, term_stems)
     candidates = list(typed_spans(tokens, reading.sentence.text, expected))
     if expected.type in (AnswerType.PERSON, AnswerType.KIND):
         candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items()
@@ -200,7 +198,7 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
             continue
         if span.first not in reading.resolved:
             span = _whole_words(span, tokens, reading.sentence.text)
-        if reversed_relation(asked, terms, tokens, span):
+        if reversed_relation(asked, tokens, span):
             continue
         # "Who …?" asks for someone: a code ("error code E4") is a later choice.
         coded = expected.type is AnswerType.PERSON and any(ch.isdigit() for ch in span.text)
@@ -208,6 +206,25 @@ def _lead(reading: _Reading, asked: Sequence[Token], terms: Sequence[Term], expe
         if best_key is None or key < best_key:
             best, best_key = span, key
     return best
+
+
+def _own_names(reading: _Reading, asked_names: Sequence[set[str]], asked_stems: set[str], term_stems: set[str]) -> list[Span]:
+    """The question's own entities among the sentence's names: a name sharing a focus word with
+    the question whose every word the question says ("Marta" of "Marta Quill") or that holds a
+    name of the question whole ("Hereford Cathedral" asked about Hereford). A name sharing only a
+    modifier is another entity: "the European Court of Justice" asked about the European Union's
+    charter."""
+    tokens = reading.tokens
+    own = []
+    for name in name_spans(tokens, reading.sentence.text):
+        stems = _stems(tokens, name)
+        if stems & term_stems and (stems <= asked_stems or any(n and n <= stems for n in asked_names)):
+            own.append(name)
+    return own
+
+
+def _stems(tokens: Sequence[Token], span: Span) -> set[str]:
+    return {s for t in tokens[span.first : span.last + 1] for s in tokenize(t.word)}
 
 
 def _whole_words(span: Span, tokens: Sequence[Token], text: str) -> Span:

@@ -163,3 +163,41 @@ def test_a_fronted_auxiliary_asks_for_the_object_whatever_the_tag_of_the_noun_be
     question = "Which fort did rebels capture?"
     support = support_of(question, "In 1755 rebels captured Fort Tarrow on the river.", "Fort Tarrow")
     assert "the sentence states the relation in the other direction" not in support.reasons
+
+
+REVERSED = "the sentence states the relation in the other direction"
+
+
+def test_asked_for_the_subject_the_main_verb_sets_the_direction_not_a_later_one() -> None:
+    # "claimed" is what the answer did; "appeared" belongs to the clause it claimed.
+    question = "Who claimed that the harbour ledger first appeared in 1871?"
+    sentence = "Brenner claimed that the Dutch harbour ledger first appeared in 1871 in Leiden."
+    assert REVERSED not in support_of(question, sentence, "Brenner").reasons
+    assert REVERSED in support_of(question, sentence, "Dutch").reasons
+
+
+def test_the_wh_words_noun_phrase_is_read_past_to_its_verb() -> None:
+    # "What harbour guild repainted …" asks for the subject as "Who repainted …" does.
+    question = "What harbour guild repainted the lantern gallery?"  # the tagger calls "harbour" a verb here
+    sentence = "The Ropers Guild repainted the lantern gallery for the Pilots Guild."
+    assert REVERSED not in support_of(question, sentence, "The Ropers Guild").reasons
+    assert REVERSED in support_of(question, sentence, "the Pilots Guild").reasons
+
+
+def test_a_perfect_auxiliary_asks_for_the_subject_and_a_passive_one_for_the_object() -> None:
+    sentence = "The Ropers Guild has defeated the Pilots Guild twice."
+    perfect = "What guild has defeated the Pilots Guild?"
+    assert REVERSED in support_of(perfect, "The Pilots Guild has defeated the Ropers Guild twice.", "the Ropers Guild").reasons
+    assert REVERSED not in support_of(perfect, sentence, "The Ropers Guild").reasons
+    passive = "What guild was defeated by the Ropers Guild?"
+    assert REVERSED not in support_of(passive, sentence, "the Pilots Guild").reasons
+    assert REVERSED in support_of(passive, "The Pilots Guild defeated the Ropers Guild twice.", "The Pilots Guild").reasons
+
+
+def test_the_subject_before_the_asked_verb_and_a_wh_word_asked_in_place_fill_the_gap() -> None:
+    question = "What body has taken the view that harbour dues fund the lamps?"
+    sentence = "Since 1902 the Harbour Board has taken the view that harbour dues fund the lamps of the pier."
+    assert gap(question, sentence, "Harbour Board") and not gap(question, sentence, "pier")
+    in_place = "The keepers logged the gale, the fog and what other weather?"
+    logged = "The keepers logged the gale, the fog and the hail, but not the snow."
+    assert gap(in_place, logged, "hail") and not gap(in_place, logged, "snow")
