@@ -112,9 +112,9 @@ def _verb_position(sentence: Sequence[Token], verb: Token) -> int | None:
 
 
 def _before_verb(sentence: Sequence[Token], last: int, position: int) -> bool:
-    """The phrase ending at `last` is the verb's subject: only auxiliaries, adverbs or a relative
-    pronoun stand between them ("a Han Chinese | who | lived")."""
-    at = last + 1
+    """The phrase ending at `last` is the verb's subject: only the rest of its noun phrase,
+    auxiliaries, adverbs or a relative pronoun stand between them ("a Tarne | man who | lived")."""
+    at = _skip(sentence, last + 1, PHRASE_TAGS)
     while at < position and (sentence[at].tag in _VERB_GROUP or sentence[at].word.lower() in _RELATIVES):
         at += 1
     return at == position

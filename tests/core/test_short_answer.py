@@ -22,6 +22,8 @@ In 1952 the ferry was laid up at Fort Caddow.
 In 1953 the ferry sailed up the river Tarne to the breakers' yard.
 
 In 1950 the Tollan and Brisk Line joined the Coastal Mail consortium, a year after the Harbour Board refused its licence.
+
+The mail charter of the Coastal Mail consortium is enforced by the Coastal Court of Appeal.
 """
 
 
@@ -42,6 +44,12 @@ def test_a_lead_is_whole_written_words(session: Session) -> None:
 def test_a_lead_stands_in_the_question_gap(session: Session) -> None:
     # Asked "bolted to?", the answer is what follows "bolted to", not the nearest other noun.
     assert lead(session, "What is the spare propeller of the ferry bolted to?") == "engine room wall"
+
+
+def test_a_name_sharing_only_a_modifier_with_the_question_is_another_entity(session: Session) -> None:
+    # "Coastal" is all the court's name shares with "the Coastal Mail consortium": it is no part
+    # of the question's own name, and the agent of the passive answers "What body enforces …?".
+    assert lead(session, "What body enforces the mail charter of the Coastal Mail consortium?") == "Court of Appeal"
 
 
 def test_a_part_of_the_question_own_name_is_no_lead(session: Session) -> None:

@@ -201,3 +201,11 @@ def test_the_subject_before_the_asked_verb_and_a_wh_word_asked_in_place_fill_the
     in_place = "The keepers logged the gale, the fog and what other weather?"
     logged = "The keepers logged the gale, the fog and the hail, but not the snow."
     assert gap(in_place, logged, "hail") and not gap(in_place, logged, "snow")
+
+
+def test_an_adjunct_asked_after_a_preposition_is_never_the_verbs_subject() -> None:
+    # "In what county did Olu live?": the county the sentence puts in the subject's place is not it.
+    question = "In what county did Olu live?"
+    sentence = "Olu was a Tarne man who lived in Brisk county."
+    assert REVERSED in support_of(question, sentence, "Tarne").reasons
+    assert REVERSED not in support_of(question, sentence, "Brisk").reasons
