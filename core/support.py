@@ -326,7 +326,9 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
         return True
     # A preposition is no content word (tokenize drops it): it marks the gap only after the word
     # the question puts it after.
-    if before is not None and first > 1 and (sentence[first - 2].word.lower(), before.word.lower()) in _gap_pairs(question, before.tag == "ADP"):
+    if before is not None and first > 1 and _said_pair(_gap_pairs(question, before.tag == "ADP"), sentence[first - 2].word, before.word):
+        return True
+    if _beside_what_is_asked(question, sentence, first, last):
         return True
     # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
     head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
@@ -345,6 +347,40 @@ def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, 
 
 
 _WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
+
+
+def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
+    """Whether the sentence's word pair is one of the question's, its first word in any form
+    ("fled to" for "flee to"): the second is a preposition or a function word, said as is."""
+    lex = _lexicon()
+    for asked, asked_second in pairs:
+        if asked_second != second.lower():
+            continue
+        if asked == word.lower() or set(tokenize(asked)) & set(tokenize(word)):
+            return True
+        link = _link(lex, asked, word.lower()) if lex is not None and asked.isalpha() and word.isalpha() else None
+        if link is not None and link.kind == "same-lemma":
+            return True
+    return False
+
+
+# "Besides X, what …?" asks for what the text lists beside X ("viniculture and | tourism").
+_BESIDE = (("besides",), ("beside",), ("along", "with"), ("other", "than"), ("apart", "from"), ("aside", "from"), ("in", "addition", "to"))
+_LIST_JOINS = frozenset((",", "and", "or"))
+
+
+def _beside_what_is_asked(question: Sequence[Token], sentence: Sequence[Token], first: int, last: int) -> bool:
+    """Asked "Besides X, what …?" (or "Along with X", "Other than X" …), the phrase listed
+    right beside X: "X and | the lead", "the lead | , X"."""
+    words = [t.word.lower() for t in question]
+    opener = next((o for o in _BESIDE if tuple(words[: len(o)]) == o), None)
+    if opener is None:
+        return False
+    end = next((i for i in range(len(opener), len(words)) if words[i] in _WH_IN_PLACE), len(words))
+    named = {s for t in question[len(opener) : end] for s in tokenize(t.word)}
+    joined_before = first > 1 and sentence[first - 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[first - 2].word)) & named
+    joined_after = last + 2 < len(sentence) and sentence[last + 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[last + 2].word)) & named
+    return bool(joined_before or joined_after)
 
 
 

@@ -209,3 +209,12 @@ def test_an_adjunct_asked_after_a_preposition_is_never_the_verbs_subject() -> No
     sentence = "Olu was a Tarne man who lived in Brisk county."
     assert REVERSED in support_of(question, sentence, "Tarne").reasons
     assert REVERSED not in support_of(question, sentence, "Brisk").reasons
+
+
+def test_the_questions_word_pair_fills_the_gap_in_any_form_and_a_list_beside_what_it_excludes() -> None:
+    # "flee to" asked, "fled to" said: the same verb in another form before the same preposition.
+    assert gap("Where did the keepers flee to?", "The keepers fled to Brisk harbour before the gale.", "Brisk harbour")
+    # "Besides X, what …?" is answered by what the sentence lists beside X.
+    besides = "Besides fishing, what is a trade of the Tarne coast?"
+    sentence = "The trades of the Tarne coast are fishing and salt panning, though tourism grows."
+    assert gap(besides, sentence, "salt panning") and not gap(besides, sentence, "tourism")
