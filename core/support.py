@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from core.answer_types import AnswerType, Expected, Span
+from core.lifespans import asked_year, said_end
 from core.nlp.cardinals import cardinal_value
 from core.relation import BE_FORMS, PHRASE_TAGS, reversed_relation, subject_slot
 from core.plugins.passages import Term
@@ -224,14 +225,17 @@ def said_by(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence
     """The focus terms the sentence says, with its references' antecedents (`context_words`) and
     the unnamed agent of a passive counted as said."""
     found = coverage(terms, [t.word for t in sentence] + list(context_words))
-    agents = unnamed_agents(question, sentence, [t for t in terms if t.word in found.missing and not _exact(t)])
-    if not agents:
+    unsaid = [t for t in terms if t.word in found.missing and not _exact(t)]
+    said = {a: f"{a}: the agent the passive sentence leaves unnamed" for a in unnamed_agents(question, sentence, unsaid)}
+    names = {s for t in terms if t.is_name for s in t.stems}
+    said |= {t.word: link for t in unsaid if t.word not in said and (link := said_end(t.stems, sentence, names))}
+    if not said:
         return found
     return replace(
         found,
-        covered=(*found.covered, *agents),
-        missing=tuple(m for m in found.missing if m not in agents),
-        links=(*found.links, *(f"{a}: the agent the passive sentence leaves unnamed" for a in agents)),
+        covered=(*found.covered, *said),
+        missing=tuple(m for m in found.missing if m not in said),
+        links=(*found.links, *said.values()),
     )
 
 
@@ -330,9 +334,18 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
         return True
     if _beside_what_is_asked(question, sentence, first, last):
         return True
+    if expected.type is AnswerType.DATE and lifespan_year(question, sentence, lead):
+        return True  # "Zhu Shijie (1249–1314)" asked when he was born
     # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
     head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
     return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
+
+
+def lifespan_year(question: Sequence[Token], sentence: Sequence[Token], lead: Span) -> bool:
+    """The lead is the year of a lifespan after a name the question says that it asks for."""
+    asked = {s for t in question for s in tokenize(t.word)}
+    names = {s for t in question if t.tag == "PROPN" for s in tokenize(t.word)}
+    return asked_year(asked, sentence, names, lead.first)
 
 
 def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, str]]:

@@ -21,7 +21,7 @@ from core.plugins.answer_forms import Draft
 from core.intent_cues import QuestionCues, unit_text
 from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
 from core.relation import reversed_relation
-from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, negated
+from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, lifespan_year, negated
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -196,7 +196,8 @@ def _lead(reading: _Reading, question: str, asked: Sequence[Token], terms: Seque
                 continue  # only a modifier is left ("stationary" of "the stationary steam engine")
         if any(n.first <= span.first and span.last <= n.last for n in own_names):
             continue
-        if span.first not in reading.resolved:
+        # A year of a lifespan stands alone: asked when Zhu Shijie was born, "1249" of "(1249–1314)".
+        if span.first not in reading.resolved and not (slot and expected.type is AnswerType.DATE and lifespan_year(asked, tokens, span)):
             span = _whole_words(span, tokens, reading.sentence.text)
         if reversed_relation(asked, tokens, span):
             continue
