@@ -91,7 +91,7 @@ _FORM_WORD_LIST = """explain explained explanation describe description compare 
     meaning mean means tell list identify name verify check whether evaluate evaluation assess assessment
     recommend recommendation suggest advise overview summarize summarise summary versus vs difference
     differences differ better worse best please give show let know want like exactly briefly detail
-    details question answer word single yes reply respond happen happens happened""".split()
+    details question answer word single yes reply respond happen happens happened besides""".split()
 
 
 @lru_cache(maxsize=1)

@@ -203,3 +203,9 @@ def test_hyphenated_word_is_one_focus_word_covered_whole_or_by_all_parts() -> No
 def test_what_happens_frames_the_question_rather_than_naming_its_subject() -> None:
     assert question_cues("What happens if the dehumidifier fails?").focus_words == ("dehumidifier", "fails")
     assert question_cues("What happened to the bow thruster?").focus_words == ("bow", "thruster")
+
+
+def test_besides_shapes_the_question_and_is_no_focus_word() -> None:
+    # "Besides books, what does the library lend?": a sentence listing books and maps need not say "besides".
+    assert "besides" not in question_cues("Besides books, what does the library lend?").focus_words
+    assert "books" in question_cues("Besides books, what does the library lend?").focus_words
