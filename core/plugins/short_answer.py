@@ -137,11 +137,21 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
         if rank >= MAX_SENTENCES:
             break
         if mentions_reference(sentence.text):
-            readings.append(_read(sentence, evidence, terms, rank))
+            readings.append(_ranked(sentence, evidence, terms, rank))
         else:
             readings.append(_Reading(sentence, (), {}, len(covered(terms, [sentence])), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
+
+
+def _ranked(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int) -> _Reading:
+    """A sentence with a reference, ranked as `_read` ranks it. Antecedents only add words, so a
+    sentence that says every term itself covers them all either way: it is ranked untagged and
+    read (its references resolved, it and the sentences before it chunked) only if it is tried."""
+    own = len(coverage(terms, [t.word for t in tag_text(sentence.text)] + _said_with(sentence, {}), linked=False).covered)
+    if own == len(terms):
+        return _Reading(sentence, (), {}, own, rank)
+    return _read(sentence, evidence, terms, rank)
 
 
 def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int) -> _Reading:

@@ -67,3 +67,29 @@ def test_a_pronoun_resolved_from_a_neighbouring_unit_is_grounded_by_the_validato
     # cited sentence") until it resolved pronouns over the same units.
     answer = ask(session, "Who left a collection of maps to the town?")
     assert answer.status == "grounded" and answer.answer.startswith("Agnes Pryor, because: She left")
+
+
+def test_a_sentence_saying_every_term_itself_is_chunked_only_when_tried(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both sentences say "Helix"; what "its" stands for could only add words to the second, so it
+    # ranks without its antecedent, and the first sentence answers: the second is never resolved
+    # (nor chunked, ~50 ms of nltk imports for a one-shot `mrptui ask`).
+    from core.coref import mentions_reference
+    from core.plugins import short_answer
+
+    helix = open_texts(tmp_path_factory, "helix", {"helix.txt": (
+        "Helix Notes\n\nHelix is the storage engine of Orion.\n\nHelix encrypts each segment file with its own data key.\n"
+    )})
+    resolved: list[str] = []
+    original = short_answer.resolve
+
+    def recorded(tokens, text, context):
+        if mentions_reference(text):
+            resolved.append(text)
+        return original(tokens, text, context)
+
+    monkeypatch.setattr(short_answer, "resolve", recorded)
+    answer = ask(helix, "What is Helix?")
+    assert answer.parts[0].detail.lead == "the storage engine of Orion"
+    assert resolved == []
