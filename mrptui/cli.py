@@ -21,8 +21,9 @@ from importlib import import_module
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from core import cancel, leases
-from mrptui.commands import UsageError, add_config_option, explore
-from mrptui.terminal_text import SafeStream
+
+# mrptui.commands (pydantic, the unit models) is imported by the functions that use it, inside
+# `main`, so that its imports run with main's rarer collections (`_fewer_collections`).
 
 # Each subcommand lives in mrptui/commands/<name>.py with `add_arguments(parser)` and `run(args)`.
 SUBCOMMANDS = {
@@ -43,6 +44,8 @@ TUI_COMMANDS = frozenset({"explore", "replay"})
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `only`, the other subcommands get no arguments, so their modules
     (and what they import: evaluation, checks, …) are not imported for one command's run."""
+    from mrptui.commands import add_config_option, explore
+
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
     parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
     add_config_option(parser, top_level=True)
@@ -62,11 +65,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+def _parse(words: list[str]) -> argparse.Namespace:
     """Parse with only the named subcommand's module imported; if a word before it only looked
     like a command name (an option's value), parse again with every subcommand."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    guess = next((word for word in words if word in SUBCOMMANDS), None)
+    guess = _command_guess(words)
     if guess is not None and "-h" not in words and "--help" not in words:
         try:
             # Quiet: a failure here is reported by the full parse below.
@@ -77,6 +79,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         if args is not None and args.command == guess:
             return args
     return build_parser().parse_args(words)
+
+
+def _command_guess(words: Sequence[str]) -> str | None:
+    """The first word that names a subcommand (None: the explorer); an option's value may only
+    look like one, which the parse finds out."""
+    return next((word for word in words if word in SUBCOMMANDS), None)
 
 
 def _command_module(name: str):
@@ -110,8 +118,11 @@ def _interrupts_remembered() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with _interrupts_remembered(), _fewer_collections():
-        return _main(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = _command_guess(words)
+    young = YOUNG_COLLECTION_EVERY if command is None or command in TUI_COMMANDS else ONE_SHOT_YOUNG_COLLECTION_EVERY
+    with _interrupts_remembered(), _fewer_collections(young):
+        return _main(words)
 
 
 # The imports leave ~45k long-lived objects (pydantic's schemas, numpy, the engine's modules) that
@@ -120,22 +131,40 @@ def main(argv: Sequence[str] | None = None) -> int:
 # of the interpreter's shutdown ~0.04 (of ~0.35). A young generation of 20,000 holds at most a few
 # MB of cyclic garbage between passes; the passes themselves are unchanged.
 YOUNG_COLLECTION_EVERY = 20_000
+# A command other than the explorer has no frames to keep smooth, only its total time: a warm
+# `mrptui ask` on the sample KB holds 75-100k more objects at its end than at its start (imports,
+# models, the KB), and walking them in young passes of 20,000 cost ~0.016 CPU s of its ~0.3.
+# Few of its objects are garbage in cycles (~1,000 collected at its end, ~1,500 after `eval` of
+# the sample's 63 questions), so waiting longer between passes holds little more memory.
+ONE_SHOT_YOUNG_COLLECTION_EVERY = 200_000
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Young collections every YOUNG_COLLECTION_EVERY allocations while `main` runs, and at the
+def _fewer_collections(young: int) -> Iterator[None]:
+    """Young collections every `young` allocations while `main` runs, and at the
     process's exit every object left is frozen, so the exit frees them without a last walk of them
     all: what is not in a cycle is freed by its reference count as before, cycles are left to the
     OS (their finalizers do not run; `weakref.finalize` callbacks, as core/store/mapped.py's,
     still do: registered later, they run before the freeze)."""
     _freeze_at_exit()
     previous = gc.get_threshold()
-    gc.set_threshold(max(previous[0], YOUNG_COLLECTION_EVERY), *previous[1:])
+    gc.set_threshold(max(previous[0], young), *previous[1:])
     try:
         yield
     finally:
+        _promote_young()
         gc.set_threshold(*previous)
+
+
+def _promote_young() -> None:
+    """Move the objects no pass has walked yet to the oldest generation without walking them: back
+    at a lower threshold, the next allocation would walk them all at once (the ~75k objects a warm
+    ask made, ~0.018 CPU s), although most of them live until the process ends. They are still
+    collected by the oldest generation's passes. Only while nothing else is frozen, since
+    `gc.unfreeze` would release that too (the explorer freezes its KB: kb_lifecycle.quiet_gc)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 @functools.cache
@@ -143,8 +172,8 @@ def _freeze_at_exit() -> None:
     atexit.register(gc.freeze)
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    args = _parse(argv)
+def _main(words: list[str]) -> int:
+    args = _parse(words)
     # Here, in the main thread: the explorer opens its session in a worker, where no handler can be set.
     leases.arm()
     command = args.command or "explore"
@@ -159,6 +188,8 @@ def _terminal_safe_output() -> Iterator[None]:
     """What a plain command prints (answers, reasons, file names) reaches the terminal with its
     control and escape characters escaped (mrptui/terminal_text.py). The explorer draws text
     itself and is left alone."""
+    from mrptui.terminal_text import SafeStream
+
     stdout, stderr = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(stdout), SafeStream(stderr)
     try:
@@ -168,6 +199,8 @@ def _terminal_safe_output() -> Iterator[None]:
 
 
 def _run(command: str, args: argparse.Namespace) -> int:
+    from mrptui.commands import UsageError
+
     try:
         module = _command_module(command)
         if module is None:
