@@ -35,13 +35,14 @@ def test_core_never_imports_textual_or_mrptui() -> None:
 # What `mrptui ask` must not pay for: the TUI, other commands' engines, test/eval libraries and
 # the HTTP stack's connections (only a configured LLM or dense endpoint needs them; nltk's chunker,
 # loaded when coreference chunks a sentence, brings http.client and ssl in through nltk.util's
-# module-level `from urllib.request import ...`, ~20 ms, and opens nothing), the process pool (only a first
+# module-level `from urllib.request import ...`, ~20 ms, and opens nothing; "What is Helix?" chunks
+# nothing, so neither they nor the chunker's `regex` load, ~45 ms in all), the process pool (only a first
 # load of a large KB starts one) and the scan threads (only a large HDC scan). With every KB file
 # in the index cache and the default (BM25) profile, neither does it need ThinkingDB, the stored
 # unit vectors (HDC and dense builds), the JSON Lines reader, the why-not explainer, the yes/no
 # polarity patterns or difflib (did-you-mean hints on errors).
 ASK_NEVER_IMPORTS = (
-    "textual", "rich", "hypothesis", "ir_measures", "multiprocessing",
+    "textual", "rich", "hypothesis", "ir_measures", "multiprocessing", "regex", "http.client", "ssl",
     "concurrent.futures.process", "concurrent.futures.thread", "difflib",
     "core.evaluation", "core.eval_queries", "core.answer_checks", "core.squad", "core.squad_report", "core.ireval",
     "core.checks", "core.rundiff",
