@@ -334,8 +334,11 @@ class _Lines:
     def __getitem__(self, i: int) -> str:
         return bytes(self._blob[self._starts[i] : self._ends[i]]).decode("utf-8")
 
-    def all(self) -> list[str]:
-        return str(self._blob, "utf-8").split("\n")
+
+def _all_lines(raw: bytes, offset: int, size: int) -> list[str]:
+    """Every line of a UTF-8 blob inside `raw`, split at once: `_Lines`' line offsets are for
+    reading a few lines (2-6 ms more for the 127k words, in every process that tags)."""
+    return str(memoryview(raw)[offset : offset + size], "utf-8").split("\n")
 
 
 class _Glosses:
@@ -361,7 +364,7 @@ def load(path: Path = DATA) -> Lexicon:
             arrays["glosses"] = _Glosses(path, size)
             continue
         if spec["dtype"] == "str":
-            arrays[spec["name"]] = _Lines(raw, offset, size).all()
+            arrays[spec["name"]] = _all_lines(raw, offset, size)
         else:
             dtype = np.dtype(spec["dtype"])
             arrays[spec["name"]] = np.frombuffer(raw, dtype=dtype, count=size // dtype.itemsize, offset=offset).reshape(
