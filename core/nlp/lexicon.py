@@ -80,11 +80,9 @@ class Lexicon:
         self._a = arrays
         self._synset_pos = arrays["synset_pos"]
         # Rows are sorted by their first word: a pointer per word finds a word's rows directly.
-        words = np.arange(len(self._words) + 1)
-        self._pair_ptr = {
-            name: np.searchsorted(np.ascontiguousarray(arrays[name][:, 0]), words)
-            for name in ("antonyms", "derivations")
-        }
+        # Built on first use (~4 ms of every load): only antonyms, derivations and links read them,
+        # and tagging asks for none of those.
+        self._pair_ptr: dict[str, np.ndarray] = {}
         self._hyponyms = np.bincount(arrays["hypernym"], minlength=len(self._synset_pos))
         # A support check asks about the same few question words again and again.
         self._candidates = lru_cache(maxsize=CACHE_WORDS)(self._find_candidates)
@@ -185,7 +183,11 @@ class Lexicon:
     # -- relations ---------------------------------------------------------------------------
 
     def _pairs(self, name: str, wid: int) -> np.ndarray:
-        ptr = self._pair_ptr[name]
+        ptr = self._pair_ptr.get(name)
+        if ptr is None:
+            # Two threads may both build it: the same array either way.
+            ptr = np.searchsorted(np.ascontiguousarray(self._a[name][:, 0]), np.arange(len(self._words) + 1))
+            self._pair_ptr[name] = ptr
         return self._a[name][ptr[wid] : ptr[wid + 1]]
 
     def _sense_pairs(self, name: str, word: str, pos: str | None, limit: int | None = None) -> Iterator[list[int]]:
