@@ -17,6 +17,7 @@ import re
 import string
 from collections.abc import Iterable
 
+from core.cnl.markdown_plain import read_plain
 from core.cnl.permissions import permission_inline, permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.diagnostics import Code, Diagnostic, for_author
@@ -168,7 +169,17 @@ class _Reader:
 
 
 def read_markdown(text: str, file: str, first_line: int = 1) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
-    """`first_line`: the line number of the text's first line (a block re-read on its own)."""
+    """`first_line`: the line number of the text's first line (a block re-read on its own). Plain
+    unit blocks take the fast path (core/cnl/markdown_plain.py), the rest this module's reader."""
+    found = read_plain(text, file, first_line, _read_lines)
+    if found is not None:
+        return found
+    reader = _read_lines(text, file, first_line)
+    return ([] if reader.whole_file else reader.units), reader.diagnostics
+
+
+def _read_lines(text: str, file: str, first_line: int) -> _Reader:
+    """The reader after reading `text` line by line (its last unit closed)."""
     reader = _Reader(file)
     feed = reader.feed
     for number, line in enumerate(source_lines(text), start=first_line):
@@ -182,7 +193,7 @@ def read_markdown(text: str, file: str, first_line: int = 1) -> tuple[list[Knowl
         else:
             feed(number, line)
     reader.close()
-    return ([] if reader.whole_file else reader.units), reader.diagnostics
+    return reader
 
 
 def is_unit_heading(line: str) -> bool:

@@ -234,8 +234,8 @@ class UnitDraft:
         data: dict[str, Any] = {
             key: field.value for key, field in self._fields.items() if key != "id" and field.value not in ("", ())
         }
-        for key in _NORMALISED.intersection(data):
-            data[key] = _normalise(key, data[key])
+        for key in NORMALISED.intersection(data):
+            data[key] = normalise(key, data[key])
         if "source_id" not in data or "chunk_id" not in data:
             source, chunk = split_id(self.id.text)
             data.setdefault("source_id", source)
@@ -344,10 +344,10 @@ class UnitDraft:
             )
 
 
-_NORMALISED = frozenset({"role", "relation", "utility_acts"})
+NORMALISED = frozenset({"role", "relation", "utility_acts"})
 
 
-def _normalise(key: str, value: Any) -> Any:
+def normalise(key: str, value: Any) -> Any:
     """Accept the spellings people write (role in any case, `depends on`); the model checks the rest."""
     if key == "role":
         return _ROLES_BY_FOLD.get(value.casefold(), value)
