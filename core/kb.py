@@ -129,11 +129,16 @@ class KnowledgeBase:
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
+        # Segments the pool's workers published while others still built, read meanwhile.
+        early: dict[str, Segment] = {}
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
-            pooled = prebuild(files, store, hdc, bm25, progress=report)
-        segments = _segments(files, stats, store, previous, report)
+            def read_built(file: Path) -> None:
+                early[str(file)] = store.segment(file)
+
+            pooled = prebuild(files, store, hdc, bm25, progress=report, built=read_built)
+        segments = _segments(files, stats, store, previous, report, early)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
             previous._table if previous is not None else None,
@@ -322,13 +327,14 @@ def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
 
 
 def _segments(
-    files: Sequence[Path], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None, report: Progress
+    files: Sequence[Path], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None, report: Progress,
+    early: Mapping[str, Segment],
 ) -> dict[str, Segment]:
     segments: dict[str, Segment] = {}
     units = 0
     estimate = Estimate(len(files))
     for done, file in enumerate(files, start=1):
-        segment = segments[str(file)] = _segment(file, stats, store, previous)
+        segment = segments[str(file)] = early.get(str(file)) or _segment(file, stats, store, previous)
         units += len(segment.units)
         estimate.advance(1)
         report(LoadProgress("reading", done, len(files), units, estimate.left()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,12 +61,14 @@ def prebuild(
     workers: int | None = None,
     min_bytes: int | None = None,
     progress: Progress | None = None,
+    built: Callable[[Path], None] | None = None,
 ) -> int:
     """Build the uncached `files`' segments into `store`'s cache in parallel; returns how many
     files the workers built (0 when no pool was worth starting or it failed). `progress` hears
     each finished file as a "building" `LoadProgress` with the time left by bytes built (and a
     tick meanwhile); if it raises `Cancelled`, the workers are stopped and the exception
-    propagates."""
+    propagates. `built` hears each file a worker has published while the others still build
+    (the opening process reads its segment then, instead of after the last file)."""
     workers = worker_count() if workers is None else workers
     min_bytes = MIN_POOL_BYTES if min_bytes is None else min_bytes
     if workers < 2 or not store.enabled or store.root is None:
@@ -94,14 +96,14 @@ def prebuild(
             try:
                 if progress is not None:
                     progress(LoadProgress("building", 0, len(futures)))
-                built = _collect(futures, {name: _size(file) for name, file in zip(names, todo)}, progress,
-                                 min(workers, len(todo)))
+                done = _collect(futures, {name: _size(file) for name, file in zip(names, todo)}, progress,
+                                min(workers, len(todo)), built)
             except BaseException:
                 _stop_workers(pool)
                 raise
         if hdc is not None and not hdc.context_vectors:
-            _encode_in_background(context, root, store.max_bytes, built, hdc, min(workers, len(built)))
-        return len(built)
+            _encode_in_background(context, root, store.max_bytes, done, hdc, min(workers, len(done)))
+        return len(done)
     except (Cancelled, KeyboardInterrupt, SystemExit):
         raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
@@ -118,12 +120,15 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progress | None, workers: int) -> list[str]:
+def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progress | None, workers: int,
+             built: Callable[[Path], None] | None = None) -> list[str]:
     """Wait for the workers (`futures`: each file's build and the file's size). `progress`
     hears each finished file, and is called again every PROGRESS_TICK_SECONDS meanwhile, so a
     caller that cancels by raising from it is heard promptly even while every worker is inside
     a long file. The time left goes by bytes (files are built largest first), from when each
-    worker has finished a file. Returns the files built, in `futures`' order."""
+    worker has finished a file. `built` hears each file built while others are still being
+    built (the last ones are left to the caller, which reads them next anyway). Returns the
+    files built, in `futures`' order."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     deadline = time.monotonic() + POOL_TIMEOUT_SECONDS
@@ -138,6 +143,10 @@ def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progre
             estimate.advance(sum(sizes[futures[future]] for future in finished), len(finished))
         if progress is not None:
             progress(LoadProgress("building", done, len(futures), left=estimate.left()))
+        if built is not None and pending:
+            for future in finished:
+                if future.result():
+                    built(Path(futures[future]))
     return [name for future, name in futures.items() if future.result()]
 
 
