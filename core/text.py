@@ -88,6 +88,8 @@ def _from_sources(token: str) -> str | None:
     """`token`'s stem from the tables already read, else from unread ones while the process's
     budget of bytes to read lasts."""
     global _source_bytes_read
+    if not _STEM_SOURCES:  # a build worker's case: ~50k words, each stemmed once
+        return None
     with _SOURCES_LOCK:
         sources = list(_STEM_SOURCES.values())
     unread = []
@@ -145,7 +147,7 @@ def words_of(raw: str) -> tuple[str, ...]:
     if word.endswith("'s"):
         word = word[:-2].strip(_EDGE)
     # Tokens with no letter or digit ("--", "...") carry no meaning and only add noise.
-    if word in STOPWORDS or not any(ch.isalnum() for ch in word):
+    if word in STOPWORDS or not (word.isalnum() or any(ch.isalnum() for ch in word)):
         return ()
     if "-" in word and not word[0].isdigit():
         parts = [p for p in word.split("-") if p and p not in STOPWORDS]

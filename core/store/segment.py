@@ -23,6 +23,8 @@ import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from itertools import compress
+from operator import eq, not_
 from pathlib import Path
 
 import numpy as np
@@ -341,7 +343,9 @@ class SegmentStems:
 
     @classmethod
     def of(cls, table: dict[str, str]) -> SegmentStems:
-        return cls({"same": sorted(w for w, s in table.items() if w == s), "changed": {w: s for w, s in table.items() if w != s}})
+        # Compared and picked in C: a build's table holds every distinct word of its file.
+        same = list(map(eq, table, table.values()))
+        return cls({"same": sorted(compress(table, same)), "changed": dict(compress(table.items(), map(not_, same)))})
 
     def table(self) -> dict[str, str]:
         same, changed = self._loaded()

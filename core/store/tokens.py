@@ -176,5 +176,5 @@ def _compact(words: list[str], term_of: np.ndarray, counts: np.ndarray) -> Token
     present[term_of] = True
     kept = np.flatnonzero(present)
     new_id = np.cumsum(present, dtype=np.int64) - 1
-    vocab = {words[i]: n for n, i in enumerate(kept.tolist())}
+    vocab = dict(zip(map(words.__getitem__, kept.tolist()), count()))
     return vocab, new_id[term_of].astype(np.int32), np.ascontiguousarray(counts.T, dtype=np.int32)
