@@ -41,14 +41,18 @@ def _tagger_while_building(progress: Progress | None, store: SegmentStore) -> Pr
     """`progress`, which also starts loading the tagger's data in a thread (`core.nlp.preload`,
     unpacked into `store`'s folder) when a cold open's build workers start: this process only
     waits for them then, and every answer tags its question, so the first answer no longer
-    loads it (~0.2 CPU s)."""
+    loads it (~0.2 CPU s). nltk's stemmer loads in another thread: the first answer stems cue
+    words a new cache has no stems of."""
     started: list[threading.Thread] = []
 
     def report(event: LoadProgress) -> None:
         if event.stage == "building" and not started:
             from core.nlp import preload
+            from core.text import load_stemmer
 
             started.append(preload(store.root if store.enabled else None))
+            started.append(threading.Thread(target=load_stemmer, name="stemmer-preload", daemon=True))
+            started[-1].start()
         if progress is not None:
             progress(event)
 

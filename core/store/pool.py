@@ -75,6 +75,9 @@ def prebuild(
         return 0
     if len(files) < 2 or sum(map(_size, files)) < min_bytes:
         return 0
+    if not all(map(store.is_recorded, files)):
+        # Likely a first open: the fork server imports the build code while the files are hashed.
+        start_forkserver()
     todo = [file for file in files if not store.is_cached(file)]
     if len(todo) < 2 or sum(map(_size, todo)) < min_bytes:
         return 0

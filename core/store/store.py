@@ -200,6 +200,10 @@ class SegmentStore:
                 self._remember_key(file, key, before, read_ns)
         return segment
 
+    def is_recorded(self, file: Path) -> bool:
+        """Whether the file's key is on record for its current stat (`is_cached` without reading it)."""
+        return self.enabled and self._known_key(file) is not None
+
     def is_cached(self, file: Path) -> bool:
         """Whether `segment(file)` would read the cache rather than build (reads and hashes the
         file unless its stat is on record)."""
