@@ -22,7 +22,7 @@ from core.kb_view import KBView, ViewKey, digest_lines
 from core.kb_walk import IGNORED_FILE_NAMES, bad_name, is_ignored_name, is_utf8_name, walk_kb
 from core.progress import Estimate, LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
-from core.store.stored import StoredKb
+from core.store.stored import Prefetched, StoredKb, prefetch_whole_part
 from core.unit_table import PUBLIC, RowUnits, UnitTable, permitted
 from core.units import Caller, KnowledgeUnit, is_public
 
@@ -73,6 +73,7 @@ class KnowledgeBase:
         stats: dict[str, _Stat],
         segments: Mapping[str, Segment] | None = None,
         store: SegmentStore | None = None,
+        prefetched: Prefetched | None = None,
     ):
         self._paths = tuple(paths)
         self._files = tuple(files)
@@ -83,7 +84,7 @@ class KnowledgeBase:
         self._stats = dict(stats)
         self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
-        self._stored = StoredKb(segments, store) if segments and store is not None else None
+        self._stored = StoredKb(segments, store, prefetched) if segments and store is not None else None
         self._store = store
 
     @classmethod
@@ -129,13 +130,17 @@ class KnowledgeBase:
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
-        # Segments the pool's workers published while others still built, read meanwhile.
+        # Segments (and whole-file BM25 parts) the pool's workers published while others still
+        # built, read meanwhile.
         early: dict[str, Segment] = {}
+        parts: Prefetched = {}
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
             def read_built(file: Path) -> None:
-                early[str(file)] = store.segment(file)
+                segment = early[str(file)] = store.segment(file)
+                if bm25 is not None:
+                    prefetch_whole_part(store, segment, bm25, parts)
 
             pooled = prebuild(files, store, hdc, bm25, progress=report, built=read_built)
         segments = _segments(files, stats, store, previous, report, early)
@@ -152,7 +157,7 @@ class KnowledgeBase:
         else:
             store.prune_after_writes()
         version = digest_lines(_stat_lines(stats))
-        return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store)
+        return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store, parts)
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:

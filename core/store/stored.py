@@ -66,11 +66,13 @@ class PartCache:
 
 
 class StoredKb:
-    def __init__(self, segments: Mapping[str, Segment], store: SegmentStore):
+    def __init__(self, segments: Mapping[str, Segment], store: SegmentStore, prefetched: Prefetched | None = None):
+        """`prefetched`: stored indexes read ahead (`prefetch_whole_part`), each taken by its first use."""
         self.segments = dict(segments)
         self.store = store
         self._lock = threading.Lock()
         self._table: TokenTable | None = None
+        self._prefetched = prefetched if prefetched is not None else {}
 
     def token_table(self) -> TokenTable:
         with self._lock:
@@ -187,8 +189,9 @@ class StoredKb:
         path = folder / f"{stem}{INDEX_SUFFIX}"
         if not _is_dir(path):
             return None
+        read = self._prefetched.pop(path, None)
         try:
-            names, arrays = read_arrays(path)
+            names, arrays = read if read is not None else read_arrays(path)
             return Bm25Index.from_arrays(unit_ids, names["words"], arrays, config)
         except (OSError, ValueError, KeyError, TypeError):
             shutil.rmtree(path, ignore_errors=True)
@@ -216,6 +219,25 @@ def _write_index(folder: Path, stem: str, part: Bm25Index) -> None:
         write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {"words": words}, arrays)
     except OSError:
         pass  # not writable now: the index is rebuilt next time
+
+
+# Stored index folders read ahead: (names, arrays) as `read_arrays` gives them, by folder.
+Prefetched = dict[Path, tuple[dict, dict[str, np.ndarray]]]
+
+
+def prefetch_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config, into: Prefetched) -> None:
+    """Read (and check) the whole-file BM25 part a build worker saved beside `segment` into
+    `into`: a cold open's opening process reads each while the pool still builds other files,
+    since the first question cuts every file's part from it. One that cannot be read is left
+    for its first use to read (and rebuild) as before."""
+    folder = store.folder_of(segment)
+    if folder is None:
+        return
+    path = folder / f"{_whole_part_stem(config)}{INDEX_SUFFIX}"
+    try:
+        into[path] = read_arrays(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
 
 
 def keep_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config) -> None:
