@@ -2,7 +2,7 @@
 parsed, validated and tokenised again.
 
 A Markdown unit block runs from one `## Context Unit` heading to the next, and the reader keeps no
-state across such a heading (`is_unit_heading`), so a block reads the same alone as in its file.
+state across such a heading (`unit_heading_starts`), so a block reads the same alone as in its file.
 Each segment of a Markdown file keeps a block table (`blocks.npy`, under the segment's
 checksums): per block its first line, a digest of its text, the row of its unit and the range
 of its diagnostics. An edit reuses every block with the same text at the same line: its unit's
@@ -16,14 +16,13 @@ numbers, so units and diagnostics equal a read of the whole file (a test compare
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from core.cnl.markdown import is_unit_heading, preamble_speaks, read_markdown
+from core.cnl.markdown import preamble_speaks, read_markdown, unit_heading_starts
 from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
 from core.diagnostics import Code, Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts, field_tokens
@@ -32,9 +31,6 @@ from core.store.segment import Segment, SegmentStems, TokenReuse, text_digest, u
 from core.text import stem_table
 from core.units import KnowledgeUnit
 
-# Where a line starting with `##` starts (after its line feed): a literal, so the search runs in C
-# at memory speed; each such line is then asked `is_unit_heading`.
-_HASHES_AFTER_NEWLINE = re.compile("\n##")
 BLOCKS = "blocks"
 # Columns of the block table: first line, unit row (-1: none), diagnostics start and end, and
 # the block text's 16-byte digest as two int64.
@@ -127,22 +123,13 @@ def _digest(text: str) -> bytes:
 def read_blocks(text: str) -> list[tuple[int, str]]:
     """(first line, text) of every unit block, in file order; text before the first heading
     yields nothing and is left out."""
-    starts = [0] if is_unit_heading(text[: _line_end(text, 0)]) else []
-    for match in _HASHES_AFTER_NEWLINE.finditer(text):
-        start = match.start() + 1
-        if is_unit_heading(text[start : _line_end(text, start)]):
-            starts.append(start)
+    starts = unit_heading_starts(text)
     blocks, line, counted = [], 1, 0
     for start, end in zip(starts, [*starts[1:], len(text)]):
         line += text.count("\n", counted, start)
         counted = start
         blocks.append((line, text[start:end]))
     return blocks
-
-
-def _line_end(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return end if end >= 0 else len(text)
 
 
 def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:

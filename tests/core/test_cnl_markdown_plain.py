@@ -151,3 +151,20 @@ def test_restricted_units_read_by_the_fast_path_are_filtered_before_ranking(tmp_
         assert {u.id for u in view.units} == visible
         ranked = cache.for_view(view).bm25.top_k(tokenize("harbour buoy shoal"), (), 20)
         assert {uid for uid, _ in ranked} == visible
+
+
+HEADING_LIKE = ["## Context Unit a::chunk-000::unit-000", "##Context Unit x", "##  context\tunit x", "## Context Units",
+                "## Context Unit", "##", "Context Unit x", "### Context Unit x", " ## Context Unit x",
+                "## Context\u00a0Unit x", "## Context\x0bUnit x", "x## Context Unit", "## CONTEXT UNIT-x", "Claim: y"]
+
+
+@given(st.lists(st.sampled_from(HEADING_LIKE), max_size=12))
+@bounded(200)
+def test_unit_heading_starts_are_the_lines_the_reader_opens_a_unit_at(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    starts, at = [], 0
+    for line in lines:
+        if line.startswith("##") and markdown._UNIT_HEADING.match(line):
+            starts.append(at)
+        at += len(line) + 1
+    assert markdown.unit_heading_starts(text) == starts
