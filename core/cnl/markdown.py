@@ -27,9 +27,10 @@ from core.units import KnowledgeUnit
 # `\s*$` at every character and is quadratic in a whitespace run inside the id.
 _UNIT_HEADING = re.compile(r"##\s+Context\s+Unit\b[ \t]*(?P<id>.*)", re.IGNORECASE)
 _FIELD = re.compile(r"(?P<name>[A-Za-z][\w-]*)[ \t]*:[ \t]*(?P<value>.*)")
-# A line `_UNIT_HEADING` opens a unit with, found over a whole text in one pass: blanks that are
-# not line feeds, so a match never runs into the next line as `\s` could.
-_UNIT_HEADING_LINE = re.compile(r"^##[^\S\n]+Context[^\S\n]+Unit\b", re.MULTILINE | re.IGNORECASE)
+# A line `_UNIT_HEADING` opens a unit with, found over a whole text (behind a line feed, so the
+# search runs on the literal `\n##`): blanks that are not line feeds, so a match never runs into
+# the next line as `\s` could.
+_UNIT_HEADING_LINE = re.compile(r"\n##[^\S\n]+(?i:context)[^\S\n]+(?i:unit)\b")
 _LIST_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 _RULE = re.compile(r"(?:-{3,}|\*{3,}|_{3,})\s*$")
 _LETTERS = frozenset(string.ascii_letters)
@@ -203,7 +204,8 @@ def unit_heading_starts(text: str) -> list[int]:
     """Where each line of `text` that opens a unit starts. The reader keeps no state across such a
     line, so the text from one to the next reads the same alone as in its file (an edit re-reads
     only changed blocks)."""
-    return [match.start() for match in _UNIT_HEADING_LINE.finditer(text)]
+    # Behind a line feed put before the text, each match starts where its line does in `text`.
+    return [match.start() for match in _UNIT_HEADING_LINE.finditer("\n" + text)]
 
 
 def preamble_speaks(text: str) -> bool:
