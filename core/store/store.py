@@ -211,6 +211,8 @@ class SegmentStore:
             return False
         if self._known_key(file) is not None:
             return True
+        if not self._path_folder(file).is_dir():
+            return False  # nothing stored for this path (a first open): no need to read and hash it
         content = _content(file)
         return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
 
