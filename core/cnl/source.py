@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
-import threading
-from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
@@ -14,6 +10,7 @@ from typing import NamedTuple
 from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
+from core.collector import collector_paused
 from core.diagnostics import Code, Diagnostic, for_author
 from core.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit, is_public
@@ -79,37 +76,12 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     keep (NUL, undecodable bytes, lone surrogates) become U+FFFD with an error at their line.
     """
     text, problems = _replace_bad_characters(normalise_newlines(text), file)
-    with _no_cycle_collection():
+    with collector_paused():
         units, diagnostics = _reader(Format(kind) if kind else detect_format(text, file))(text, file)
     if problems and (any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)):
         # Which unit a bad byte sits in is not tracked: in a file with restricted units it may be one.
         problems = for_author(problems)
     return ReadResult(units, [*problems, *diagnostics])
-
-
-_gc_pause = {"depth": 0, "resume": False}
-_gc_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a reader runs: it builds hundreds of thousands of
-    objects that all live on (a 4 MB file of dense facts is 222,000 units), and each collection
-    walks every one of them again, a third of such a read's time. The readers make no cycles;
-    reference counting still frees everything. Nested and concurrent reads share one pause, and
-    a collector someone else turned off stays off."""
-    with _gc_lock:
-        if _gc_pause["depth"] == 0:
-            _gc_pause["resume"] = gc.isenabled()
-            gc.disable()
-        _gc_pause["depth"] += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pause["depth"] -= 1
-            if _gc_pause["depth"] == 0 and _gc_pause["resume"]:
-                gc.enable()
 
 
 def _reader(kind: Format):

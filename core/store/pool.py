@@ -25,7 +25,7 @@ from core.cancel import Cancelled
 from core.config import Bm25Config, HdcConfig
 from core.lifeline import guard_worker, start_forkserver
 from core.progress import Estimate, LoadProgress, Progress
-from core.store.segment import collector_paused
+from core.collector import collector_paused
 from core.store.store import SegmentStore
 
 if TYPE_CHECKING:

@@ -14,14 +14,12 @@ watched (core/store/mapped.py).
 from __future__ import annotations
 
 import bisect
-import gc
 import hashlib
 import json
 import shutil
 import tempfile
 import threading
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import compress
 from operator import eq, not_
@@ -31,6 +29,7 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from core.cnl import read_file
+from core.collector import collector_paused
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
@@ -226,31 +225,6 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
-
-
-_PAUSES = [0]
-_PAUSE_LOCK = threading.Lock()
-
-
-@contextmanager
-def collector_paused():
-    """The cyclic garbage collector off while a file is built. A build keeps a few hundred
-    thousand new objects alive (units, tokens), so the collector would run again and again,
-    each time walking everything the process holds: at 20k units that was a quarter of the
-    build's CPU, and it grows with the KB already loaded. A build is bounded (one file, at most
-    `MAX_FILE_BYTES`), and what it leaves unreachable is collected once it is back on."""
-    with _PAUSE_LOCK:
-        _PAUSES[0] += 1
-        if _PAUSES[0] == 1:
-            _PAUSES.append(gc.isenabled())
-            gc.disable()
-    try:
-        yield
-    finally:
-        with _PAUSE_LOCK:
-            _PAUSES[0] -= 1
-            if _PAUSES[0] == 0 and _PAUSES.pop():
-                gc.enable()
 
 
 def text_digest(texts: tuple[str, ...]) -> bytes:
