@@ -68,9 +68,14 @@ def _path_for(root: Path, source: Path, part: str) -> Path | None:
         info = source.stat()
     except OSError:
         return None
-    name = f"{source.resolve()}\0{info.st_size}\0{info.st_mtime_ns}"
+    where = str(source.resolve())
+    version = f"{where}\0{info.st_size}\0{info.st_mtime_ns}"
     stem = f"{source.name}.{part}" if part else source.name
-    return root / FOLDER / f"{stem}-{hashlib.blake2b(name.encode(), digest_size=8).hexdigest()}.bin"
+    return root / FOLDER / f"{stem}-{_digest(where)}-{_digest(version)}.bin"
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def _read(path: Path, mac: Mac) -> bytes | None:
@@ -89,9 +94,16 @@ def _read(path: Path, mac: Mac) -> bytes | None:
     return body
 
 
+# Stored files kept per source name, one per install (the newest installs): a few installs
+# sharing one cache (a checkout and a clean clone, two worktrees) must not evict each other's
+# file on every run. An install's older data (an upgrade) is removed at once.
+KEEP_PER_SOURCE = 4
+
+
 def _store(path: Path, mac: Mac, body: bytes) -> None:
-    """Best effort: a cache that cannot be written only means unpacking again next time. Files of
-    earlier sources of the same name are removed."""
+    """Best effort: a cache that cannot be written only means unpacking again next time. The
+    same install's earlier files are removed, and past `KEEP_PER_SOURCE` installs of a source
+    of this name, the oldest's."""
     try:
         private_dirs(path.parent, path.parent.parent)
         temp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
@@ -101,8 +113,22 @@ def _store(path: Path, mac: Mac, body: bytes) -> None:
             os.replace(temp, path)
         finally:
             temp.unlink(missing_ok=True)
-        for other in path.parent.glob(f"{path.name.rsplit('-', 1)[0]}-*.bin"):
-            if other != path:
-                other.unlink(missing_ok=True)
+        _evict(path)
     except OSError:
         pass
+
+
+def _evict(path: Path) -> None:
+    def age(other: Path) -> float:
+        try:
+            return -other.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    install = path.name.rsplit("-", 1)[0]
+    for older in path.parent.glob(f"{install}-*.bin"):
+        if older != path:
+            older.unlink(missing_ok=True)
+    others = sorted(path.parent.glob(f"{install.rsplit('-', 1)[0]}-*.bin"), key=age)
+    for other in [p for p in others if p != path][KEEP_PER_SOURCE - 1 :]:
+        other.unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.nlp import lexicon, tagger
-from core.nlp.unpacked import FOLDER, load_unpacked
+from core.nlp.unpacked import FOLDER, KEEP_PER_SOURCE, load_unpacked
 from core.store.contents import clear_cache
 from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
 from core.store.private import Mac
@@ -117,3 +117,22 @@ def test_a_stored_lexicon_with_every_array_is_made_again_without_its_glosses(cac
     stored.write_bytes(json.dumps(header).encode() + b"\n" + whole)
     assert lexicon.load().lemma("geese", "NOUN") == "goose"
     assert stored.stat().st_size < 0.6 * len(whole)
+
+
+def test_installs_sharing_a_cache_keep_their_own_files_and_only_the_oldest_go(tmp_path: Path, cache: Path) -> None:
+    # Five installs of the same data file (same name, other folders) share one cache.
+    sources = []
+    for n in range(KEEP_PER_SOURCE + 1):
+        folder = tmp_path / f"install{n}"
+        folder.mkdir()
+        sources.append(_source(folder, {"n": n}))
+    calls: list = []
+    _load(sources[0], calls)
+    _load(sources[1], calls)
+    # Two installs used in turn unpack once each, not on every run.
+    assert _load(sources[0], calls) == {"n": 0} and _load(sources[1], calls) == {"n": 1} and len(calls) == 2
+    for source in sources[2:]:
+        _load(source, calls)
+    assert len(list((cache / FOLDER).iterdir())) == KEEP_PER_SOURCE
+    _load(sources[-1], calls)
+    assert len(calls) == len(sources)  # the newest is still stored
