@@ -25,6 +25,7 @@ from core.retrieval import bm25_prune_gate, bm25_select
 from core.retrieval.bm25_explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25_fields import FIELDS, field_tokens
 from core.retrieval.bm25_layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
+from core.retrieval.bm25_words import WordList, encode
 from core.units import KnowledgeUnit, Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
@@ -58,7 +59,7 @@ class Bm25Index:
         self,
         unit_ids: list[str],
         roles: np.ndarray,
-        vocab: dict[str, int] | list[str],
+        vocab: dict[str, int] | list[str] | WordList,
         df: np.ndarray,
         idf: np.ndarray,
         indptr: np.ndarray,
@@ -72,9 +73,10 @@ class Bm25Index:
         self._rows: dict[str, int] | None = None
         self._roles = roles
         # A list of words (in term-id order) becomes the term -> id dict on first lookup: an index
-        # read from the store only to be merged never needs it (200 dicts of 30k words at 1M units).
-        self._terms = vocab if isinstance(vocab, dict) else None
-        self._words = None if isinstance(vocab, dict) else vocab
+        # read from the store only to be merged never needs it. A `WordList` (a per-file part's
+        # stored words) is looked up in place and never becomes a dict (core/retrieval/bm25_words.py).
+        self._terms = vocab if isinstance(vocab, dict | WordList) else None
+        self._words = vocab if isinstance(vocab, list) else None
         self._df = df
         self._idf = idf
         self._indptr = indptr
@@ -91,20 +93,15 @@ class Bm25Index:
         self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
 
     @property
-    def _vocab(self) -> dict[str, int]:
+    def _vocab(self) -> dict[str, int] | WordList:
         if self._terms is None:
             self._terms = dict(zip(self._words or (), count()))
         return self._terms
 
-    def forget_lookup(self) -> None:
-        """Drop the word → id dict built from the word list; the next lookup builds it again. A
-        cold view's first question builds it in every per-file part (~1.6 GB over 200 parts at
-        1M units), and the merge that replaces the parts reads their word lists only."""
-        if self._words is not None:
-            self._terms = None
-
     def words(self) -> list[str]:
         """The vocabulary in term-id order."""
+        if isinstance(self._terms, WordList):
+            return self._terms.words()
         return self._words if self._words is not None else list(self._terms or ())
 
     @property
@@ -177,7 +174,9 @@ class Bm25Index:
         words = self.words()
         present = np.zeros(len(words), dtype=bool)
         present[term] = True
-        vocab = dict(zip(map(words.__getitem__, np.flatnonzero(present).tolist()), count()))
+        kept = list(map(words.__getitem__, np.flatnonzero(present).tolist()))
+        # A part of a restricted view, looked up as a stored part is (no dict per part).
+        vocab = WordList(encode(kept), len(kept))
         keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * width + field
         if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
             order = np.argsort(keys)
@@ -187,7 +186,7 @@ class Bm25Index:
 
     @classmethod
     def _from_counts(
-        cls, ids: list[str], role_codes, vocab: dict[str, int], keys: np.ndarray, tf: np.ndarray,
+        cls, ids: list[str], role_codes, vocab: dict[str, int] | WordList, keys: np.ndarray, tf: np.ndarray,
         lengths: np.ndarray, config: Bm25Config,
     ) -> Bm25Index:
         """The index from sorted distinct (term, unit, field) keys, their tf and lengths [F, N]."""
@@ -229,9 +228,10 @@ class Bm25Index:
 
     @classmethod
     def from_arrays(
-        cls, unit_ids: list[str], words: list[str], arrays: dict[str, np.ndarray], config: Bm25Config
+        cls, unit_ids: list[str], words: list[str] | WordList, arrays: dict[str, np.ndarray], config: Bm25Config
     ) -> Bm25Index:
-        """An index saved by `to_arrays` (with the same config); raises ValueError on a shape mismatch."""
+        """An index saved by `to_arrays` (with the same config); raises ValueError on a shape
+        mismatch. A `WordList` is looked up in place, a list through a dict made on first lookup."""
         n, v = len(unit_ids), len(words)
         expected = {"roles": (n,), "df": (v,), "idf": (v,), "indptr": (v + 1,), "lengths": (len(FIELDS), n),
                     "avgdl": (len(FIELDS),), "norms": (len(FIELDS), n)}
@@ -242,7 +242,7 @@ class Bm25Index:
             raise ValueError("BM25 arrays do not fit together")
         postings = _FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
         return cls(
-            unit_ids=unit_ids, roles=arrays["roles"], vocab=list(words), df=arrays["df"],
+            unit_ids=unit_ids, roles=arrays["roles"], vocab=words if isinstance(words, WordList) else list(words), df=arrays["df"],
             idf=arrays["idf"], indptr=arrays["indptr"], indices=arrays["indices"], data=arrays["data"],
             postings=postings, config=config,
         )

@@ -105,8 +105,6 @@ class ViewIndexes:
         parts = self.bm25
         if not isinstance(parts, Bm25Parts):
             return
-        for part in parts.parts:
-            part.forget_lookup()
         merged = self.view.merged_bm25(self._config.bm25, build=True, cache=self._parts)
         if merged is not None:
             with self._lock:

@@ -25,15 +25,18 @@ from core.store.mapped import npy_array, read_checked
 from core.store.private import Mac, write_private
 
 INDEX_SUFFIX = ".idx"
-_FORMAT = 1
+# 2: the vocabulary is `words.json`, one word a line (core/retrieval/bm25_words.py), looked up in
+# place; format 1's `names.json` is read by no one (its folder is rebuilt).
+_FORMAT = 2
 _CHUNK = 8 << 20
 
 
-def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Publish `names` (JSON) and `arrays` as the folder `path`; a folder already there is kept."""
+def write_arrays(path: Path, texts: dict[str, bytes], arrays: dict[str, np.ndarray]) -> None:
+    """Publish `texts` (file name -> bytes) and `arrays` as the folder `path`; a folder already
+    there is kept."""
     temp = Path(tempfile.mkdtemp(prefix=f".tmp-{path.name}-", dir=path.parent))
     try:
-        crcs = {"names.json": write_blob(temp / "names.json", json.dumps(names).encode())}
+        crcs = {name: write_blob(temp / name, text) for name, text in texts.items()}
         crcs.update({f"{name}.npy": save_npy(temp / f"{name}.npy", array) for name, array in arrays.items()})
         meta = {"format": _FORMAT, "arrays": list(arrays), "crc32": crcs}
         write_private(temp / "meta.json", [json.dumps(meta).encode()])
@@ -43,16 +46,17 @@ def write_arrays(path: Path, names: dict, arrays: dict[str, np.ndarray]) -> None
         raise
 
 
-def read_arrays(path: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The names and arrays of a folder from `write_arrays` (small files in memory, large ones
+def read_arrays(path: Path) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
+    """The texts and arrays of a folder from `write_arrays` (small files in memory, large ones
     memory-mapped and watched: core/store/mapped.py); ValueError (or OSError) when it is
     incomplete, damaged or another format."""
     meta = json.loads((path / "meta.json").read_bytes())
     if meta.get("format") != _FORMAT:
         raise ValueError(f"index format {meta.get('format')!r}")
     data = {name: read_checked(path / name, _crc_is(crc)) for name, crc in meta["crc32"].items()}
-    names = json.loads(bytes(data["names.json"]))
-    return names, {name: npy_array(data[f"{name}.npy"]) for name in meta["arrays"]}
+    arrays = {f"{name}.npy" for name in meta["arrays"]}
+    texts = {name: bytes(value) for name, value in data.items() if name not in arrays}
+    return texts, {name: npy_array(data[f"{name}.npy"]) for name in meta["arrays"]}
 
 
 def _crc_is(crc: int):

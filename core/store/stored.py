@@ -19,6 +19,7 @@ import numpy as np
 from core.config import Bm25Config
 from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Slice
+from core.retrieval.bm25_words import WordList, encode
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -55,9 +56,14 @@ class PartCache:
     def remember_merged(self, config: Bm25Config, index: Bm25Index, rows: dict[str, tuple[str, bytes, np.ndarray]]) -> None:
         """The merged index a view uses, and which rows of it each file's rows are (by file:
         segment key, row set, index rows): a reload's view scores the files that did not change
-        from it (`Bm25Slice`) instead of reading their parts from the cache."""
+        from it (`Bm25Slice`) instead of reading their parts from the cache. The parts of those
+        files are dropped: the index serves them from now on (at 1M units the 200 parts held
+        ~0.5 GB), and another view that needs one reads it from the store again."""
+        served = {(file, key, _part_digest(config, row_set)) for file, (key, row_set, _) in rows.items()}
         with self._lock:
             self._merged = (config.model_dump_json(), index, rows)
+            for key in served & self._parts.keys():
+                del self._parts[key]
 
     def merged(self, config: Bm25Config) -> tuple[Bm25Index, dict[str, tuple[str, bytes, np.ndarray]]] | None:
         with self._lock:
@@ -153,7 +159,7 @@ class StoredKb:
         starts = np.cumsum([0, *(len(positions) for _, positions, _ in groups)])
         in_files = rows[np.concatenate([np.zeros(0, np.int64), *(positions for _, positions, _ in groups)])]
         columns = table.columns(in_files)
-        index = self._read_index(folder, stem, config, columns[0])
+        index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
             index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
             _write_index(folder, stem, index)
@@ -183,16 +189,22 @@ class StoredKb:
             return None
         return self._read_index(folder, f"bm25-{digest}", config, segment_columns(segment, local)[0])
 
-    def _read_index(self, folder: Path, stem: str, config: Bm25Config, unit_ids: list[str]) -> Bm25Index | None:
+    def _read_index(
+        self, folder: Path, stem: str, config: Bm25Config, unit_ids: list[str], lookup: bool = False
+    ) -> Bm25Index | None:
         """A stored index; its unit ids are not stored but given (the segments' columns have
-        them, in the index's row order), and the index's shapes must fit them."""
+        them, in the index's row order), and the index's shapes must fit them. With `lookup`
+        (a view's merged index, which answers every question) its words become a dict on the
+        first question; else (a file's part: a few questions, then merged) they are looked up
+        in the stored text."""
         path = folder / f"{stem}{INDEX_SUFFIX}"
         if not _is_dir(path):
             return None
         read = self._prefetched.pop(path, None)
         try:
-            names, arrays = read if read is not None else read_arrays(path)
-            return Bm25Index.from_arrays(unit_ids, names["words"], arrays, config)
+            texts, arrays = read if read is not None else read_arrays(path)
+            words = WordList(texts[_WORDS], len(arrays["df"]))
+            return Bm25Index.from_arrays(unit_ids, words.words() if lookup else words, arrays, config)
         except (OSError, ValueError, KeyError, TypeError):
             shutil.rmtree(path, ignore_errors=True)
         return None
@@ -216,13 +228,13 @@ class StoredKb:
 def _write_index(folder: Path, stem: str, part: Bm25Index) -> None:
     _, words, arrays = part.to_arrays()
     try:
-        write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {"words": words}, arrays)
+        write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {_WORDS: encode(words)}, arrays)
     except OSError:
         pass  # not writable now: the index is rebuilt next time
 
 
-# Stored index folders read ahead: (names, arrays) as `read_arrays` gives them, by folder.
-Prefetched = dict[Path, tuple[dict, dict[str, np.ndarray]]]
+# Stored index folders read ahead: (texts, arrays) as `read_arrays` gives them, by folder.
+Prefetched = dict[Path, tuple[dict[str, bytes], dict[str, np.ndarray]]]
 
 
 def prefetch_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config, into: Prefetched) -> None:
@@ -249,6 +261,9 @@ def keep_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config) -
     rows = np.arange(len(segment.units))
     part = Bm25Index.build((), config, segment_tokens(segment, rows), segment_columns(segment, rows))
     _write_index(folder, _whole_part_stem(config), part)
+
+
+_WORDS = "words.json"
 
 
 def _part_digest(config: Bm25Config, row_set: bytes) -> str:

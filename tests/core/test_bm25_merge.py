@@ -41,7 +41,7 @@ def test_a_merge_of_parts_scores_and_explains_like_one_build(seed, parts, contig
 def assert_same_index(got: Bm25Index, fresh: Bm25Index, units, rng: random.Random) -> None:
     """Same units, lengths, scores, top k, explanations and postings of every word."""
     assert got.unit_ids == fresh.unit_ids
-    assert set(got._vocab) == set(fresh._vocab)
+    assert set(got.words()) == set(fresh.words())
     np.testing.assert_array_equal(got.field_lengths(), fresh.field_lengths())
     for _ in range(12):
         tokens = tokenize(" ".join(rng.choices(WORDS, k=rng.randint(1, 4))))
@@ -67,19 +67,20 @@ def test_a_merge_of_parts_survives_the_store_round_trip():
     assert reread.top_k(tokens, [], 20) == fresh.top_k(tokens, [], 20)
 
 
-def test_a_part_that_forgot_its_word_lookup_answers_alike_and_frees_it():
-    # The merge drops the parts' word -> id dicts first (core/retrieval/indexes.py:merge_bm25).
+def test_a_part_read_with_its_stored_word_list_answers_alike_without_a_dict():
+    # A per-file part from the store looks its words up in the stored text (core/retrieval/bm25_words.py).
+    from core.retrieval.bm25_words import WordList, encode
+
     units, groups = split(8, 2)
-    fresh = Bm25Index.build(units, CONFIG)
     ids, words, arrays = groups[0][0].to_arrays()
-    part = Bm25Index.from_arrays(ids, words, arrays, CONFIG)  # as read from the store: a word list
-    tokens = tokenize("tide hive varroa")
-    before = part.top_k(tokens, [], 10)
-    assert part._terms is not None
-    part.forget_lookup()
-    assert part._terms is None and part.top_k(tokens, [], 10) == before
-    merged = Bm25Index.merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
-    assert merged.top_k(tokens, [], 20) == fresh.top_k(tokens, [], 20)
+    listed = Bm25Index.from_arrays(ids, words, arrays, CONFIG)
+    part = Bm25Index.from_arrays(ids, WordList(encode(words), len(words)), arrays, CONFIG)
+    for query in ("tide hive varroa", "varroa varroa unknownword", ""):
+        tokens = tokenize(query)
+        assert part.top_k(tokens, [Role.DEFINITION], 10) == listed.top_k(tokens, [Role.DEFINITION], 10)
+        assert [part.doc_freq(t) for t in tokens] == [listed.doc_freq(t) for t in tokens]
+    assert isinstance(part._vocab, WordList) and part.words() == words
+
 
 
 def test_merging_no_parts_gives_an_empty_index():
@@ -98,4 +99,5 @@ def test_a_subset_equals_a_build_over_its_units(order):
     chosen = [units[r] for r in rows.tolist()]
     sub = whole.subset(rows)
     assert_same_index(sub, Bm25Index.build(chosen, CONFIG), chosen, rng)
-    assert list(sub._vocab) == [word for word in whole._vocab if word in sub._vocab]
+    kept = set(sub.words())
+    assert sub.words() == [word for word in whole.words() if word in kept]

@@ -38,9 +38,9 @@ def test_a_blobs_crc_is_the_files(tmp_path: Path):
 
 def test_an_index_folder_round_trips_and_a_flipped_byte_is_refused(tmp_path: Path):
     folder = tmp_path / "view.idx"
-    write_arrays(folder, {"words": ["a", "b"]}, ARRAYS)
-    names, arrays = read_arrays(folder)
-    assert names == {"words": ["a", "b"]}
+    write_arrays(folder, {"words.json": b'["a", "b"]'}, ARRAYS)
+    texts, arrays = read_arrays(folder)
+    assert texts == {"words.json": b'["a", "b"]'}
     for name, array in ARRAYS.items():
         np.testing.assert_array_equal(arrays[name], array)
     data = bytearray((folder / "floats.npy").read_bytes())
