@@ -9,8 +9,10 @@ Ops:
 - `bm25_top10`: one query at a time, top 10 (ours with the role boost of the `explain` act; the
   pruned path's kernel loaded first, as a running app has it).
 - `hdc_scan`: the 4-field score of every unit (the compiled scan loaded first when numba is
-  installed), plus a `bandwidth-floor` row: the time to read N × 4 × 512 bytes once at the
-  single-thread read bandwidth measured in the same run.
+  installed), plus a `bandwidth-floor` row: the time to read once, at the single-thread read
+  bandwidth measured in the same run, the 512-byte vectors the scan reads: each unit's topic and
+  each claim window (N + W rows). Role and acts are scored through a table of a few vectors, so
+  they add no traffic (the floor counted 4 × N rows until 2026-11-26).
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
         queries = [index.query(tokenize(q), ACT) for q in kb.queries[: WARMUP + HDC_QUERIES]]
         times, peak = measure([partial(index.scores, q) for q in queries], WARMUP)
         rows.append(row("mrptui", kb.n, "hdc_scan", times, peak))
-        floor_ms = kb.n * 4 * WORDS * 8 / bandwidth * 1000
+        floor_ms = (len(index.topic) + len(index.claim)) * WORDS * 8 / bandwidth * 1000
         rows.append(row("bandwidth-floor", kb.n, "hdc_scan", [floor_ms], 0.0))
     return rows
 

@@ -13,7 +13,7 @@ exists on Procedure units, condition on a few) and penalise exactly the units th
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import count
@@ -134,12 +134,14 @@ class Bm25Index:
 
     @classmethod
     def merge(
-        cls, parts: Sequence[tuple[Bm25Index, np.ndarray]], columns: tuple[list[str], np.ndarray], config: Bm25Config
+        cls, parts: Sequence[tuple[Bm25Index, np.ndarray]], columns: tuple[list[str], np.ndarray], config: Bm25Config,
+        release: Callable[[np.ndarray], None] | None = None,
     ) -> Bm25Index:
         """One index over the units of `parts`, each given with the rows its units take in the
         result (`columns`: ids and role codes in result order), from the parts' (term, unit,
         field) counts: no token is gathered and only distinct counts are sorted. Equal to `build`
-        over the same units' tokens except for the numbering of terms."""
+        over the same units' tokens except for the numbering of terms. `release` is given each
+        part's postings once they are laid out (stored parts map them: their pages can go)."""
         ids, role_codes = columns
         stride, width = max(len(ids), 1), len(FIELDS)
         # A word new to `numbered` gets the next id on its first lookup: one lookup per word, in C.
@@ -155,6 +157,10 @@ class Bm25Index:
             runs.append((term_of, per_term, partial(_renumbered, part, term_of, rows, stride)))
         vocab = dict(numbered)  # a plain dict: looking up an unknown query term must not add it
         keys, tf = place_parts(runs, len(vocab))
+        del runs
+        for part, _ in parts if release is not None else ():
+            release(part._postings.keys)
+            release(part._postings.tf)
         return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
 
     def subset(self, rows: np.ndarray) -> Bm25Index:

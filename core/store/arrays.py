@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from core.store.atomic import publish_dir
-from core.store.mapped import npy_array, read_checked
+from core.store.mapped import read_array, read_checked
 from core.store.private import Mac, write_private
 
 INDEX_SUFFIX = ".idx"
@@ -53,10 +53,11 @@ def read_arrays(path: Path) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
     meta = json.loads((path / "meta.json").read_bytes())
     if meta.get("format") != _FORMAT:
         raise ValueError(f"index format {meta.get('format')!r}")
-    data = {name: read_checked(path / name, _crc_is(crc)) for name, crc in meta["crc32"].items()}
-    arrays = {f"{name}.npy" for name in meta["arrays"]}
-    texts = {name: bytes(value) for name, value in data.items() if name not in arrays}
-    return texts, {name: npy_array(data[f"{name}.npy"]) for name in meta["arrays"]}
+    crcs = meta["crc32"]
+    arrays = {name: read_array(path / f"{name}.npy", _crc_is(crcs[f"{name}.npy"])) for name in meta["arrays"]}
+    texts = {name: bytes(read_checked(path / name, _crc_is(crc))) for name, crc in crcs.items()
+             if name.removesuffix(".npy") not in arrays}
+    return texts, arrays
 
 
 def _crc_is(crc: int):

@@ -46,8 +46,11 @@ class Damaged(ValueError):
     """A cache file that does not match its recorded digest."""
 
 
-def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None = None) -> bytes | memoryview:
-    """The file's bytes (small: in memory; large: mapped and watched); `check` must accept them."""
+def read_checked(
+    path: Path, check: Callable[[bytes | memoryview], bool] | None = None, *, release: bool = True
+) -> bytes | memoryview:
+    """The file's bytes (small: in memory; large: mapped and watched); `check` must accept them.
+    A mapped file's pages are then released (`release_pages`) unless `release` is False."""
     with open(path, "rb") as handle:
         info = os.fstat(handle.fileno())
         if info.st_size <= SMALL_BYTES:
@@ -63,13 +66,35 @@ def read_checked(path: Path, check: Callable[[bytes | memoryview], bool] | None 
             data = memoryview(mapping)
     if check is not None and not check(data):
         raise Damaged(f"{Path(path).name} does not match its checksum")
-    if isinstance(data, memoryview):
-        # The check read every page; the process need not keep them (the page cache does): a
-        # query pages in again only what it reads. The first page stays: the caller reads the
-        # header there next, and a fault on a freshly written file maps its whole large folio
-        # (2 MB here, linux 6.18), which for the 400 HDC arrays of a cold 1M open was 0.8 GB.
-        mapping.madvise(mmap.MADV_DONTNEED, mmap.PAGESIZE, len(mapping) - mmap.PAGESIZE)
+    if release:
+        release_pages(data)
     return data
+
+
+def read_array(path: Path, check: Callable[[bytes | memoryview], bool] | None = None) -> np.ndarray:
+    """`npy_array` of `read_checked`, the header read before the pages are released: read
+    after, it would fault them back, and on a freshly written file one fault maps the file's
+    whole large folio (2 MB on linux 6.18; at 1M units the HDC sets' headers kept 0.8 GB)."""
+    data = read_checked(path, check, release=False)
+    array = npy_array(data)
+    release_pages(data)
+    return array
+
+
+def release_array(array: np.ndarray) -> None:
+    """`release_pages` of the mapped file an array reads, if it reads one."""
+    base = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    if isinstance(base, memoryview):
+        release_pages(base)
+
+
+def release_pages(data: bytes | memoryview) -> None:
+    """Let the process drop a mapped file's pages (the page cache keeps them): after a check
+    read every page, a query pages in again only what it reads."""
+    if isinstance(data, memoryview) and isinstance(data.obj, mmap.mmap):
+        data.obj.madvise(mmap.MADV_DONTNEED)
 
 
 # The header numpy writes for a C-order array of a plain dtype (format 1.0): `npy_array` reads it

@@ -34,7 +34,7 @@ from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
-from core.store.mapped import Damaged, npy_array, read_checked
+from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
@@ -166,8 +166,10 @@ class Segment:
             meta = json.loads((folder / "meta.json").read_bytes())
             if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
                 raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
-            data = {name: read_checked(folder / name, _matches(mac, digest)) for name, digest in meta["macs"].items()}
-            arrays = {name: npy_array(data[f"{name}.npy"]) for name in _ARRAYS}
+            macs = meta["macs"]
+            arrays = {name: read_array(folder / f"{name}.npy", _matches(mac, macs[f"{name}.npy"])) for name in _ARRAYS}
+            data = {name: read_checked(folder / name, _matches(mac, digest)) for name, digest in macs.items()
+                    if name.removesuffix(".npy") not in arrays}
             columns = UnitColumns.load(bytes(data["columns.json"]), np.asarray(arrays["cols"]))
             offsets = arrays["offsets"]
             units = StoredUnits(data["units.jsonl"], offsets, columns.cols[:, SET])

@@ -21,6 +21,7 @@ from core.retrieval.bm25 import Bm25Index
 from core.retrieval.bm25_parts import Bm25Slice
 from core.retrieval.bm25_words import WordList, encode
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
+from core.store.mapped import release_array
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 from core.store.tokens import Tokens, TokenTable, segment_columns, segment_tokens
@@ -180,7 +181,7 @@ class StoredKb:
         parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
         if len(parts) == len(starts) - 1 and all(isinstance(part, Bm25Index) for part in parts):
             ranges = [np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
-            return Bm25Index.merge(list(zip(parts, ranges, strict=True)), columns, config)
+            return Bm25Index.merge(list(zip(parts, ranges, strict=True)), columns, config, release=release_array)
         return Bm25Index.build((), config, self.token_table().tokens(in_files, extra), columns)
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:

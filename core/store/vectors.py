@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.store.mapped import Damaged, npy_array, read_checked
+from core.store.mapped import Damaged, read_array
 from core.store.atomic import replace_file
 from core.store.private import private_dirs
 from core.store.segment import Segment
@@ -444,7 +444,7 @@ def _load_set(folder: Path, key: VectorKey, units: int) -> Arrays:
     try:
         for name, entry in meta["arrays"].items():
             crc = entry["crc32"]
-            array = npy_array(read_checked(folder / entry["file"], lambda data, crc=crc: zlib.crc32(data) == crc))
+            array = read_array(folder / entry["file"], lambda data, crc=crc: zlib.crc32(data) == crc)
             if list(array.shape) != entry["shape"] or array.dtype.str != entry["dtype"]:
                 raise VectorSetError(f"{name} has shape {array.shape}, expected {tuple(entry['shape'])}")
             arrays[name] = array
