@@ -76,7 +76,7 @@ class Bm25Index:
         # read from the store only to be merged never needs it. A `WordList` (a per-file part's
         # stored words) is looked up in place and never becomes a dict (core/retrieval/bm25_words.py).
         self._terms = vocab if isinstance(vocab, dict | WordList) else None
-        self._words = vocab if isinstance(vocab, list) else None
+        self._words = None if isinstance(vocab, dict | WordList) else vocab
         self._df = df
         self._idf = idf
         self._indptr = indptr
