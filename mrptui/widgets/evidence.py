@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from core.events import CandidateScore, RetrievalScored
-from mrptui.widgets.tables import component_style, refill
+from mrptui.widgets.tables import FilledTable, component_style, refill
 
 ROW_CAP = 500
 DEFAULT_SORT = ("rank", False)
@@ -79,7 +79,7 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
-class EvidenceTable(DataTable):
+class EvidenceTable(FilledTable):
     """Candidates of one RetrievalScored event (the latest by default)."""
 
     HELP = """\

@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 
@@ -97,6 +99,57 @@ def refill(
         table.add_column(label, key=key, width=width)
     for row in rows:
         table.add_row(*row)
+
+
+class FilledTable(DataTable):
+    """A DataTable that `refill` fills, kept cheap for panes repainted while the engine runs
+    (issue 25: keypress → frame while a 100k question runs). Two of DataTable's costs do not
+    apply to it (textual is pinned, so these private hooks are stable):
+
+    - On idle, DataTable measures every cell of every new row for auto-width columns and auto-height
+      rows (5,000 measures for a 500-row evidence table, ~10% of the UI thread's time). `refill`
+      gives every column its width and every row height 1, so only the virtual size is computed.
+    - On every style update, a focus move among them, DataTable drops its rendered cells, rows and
+      lines. Those caches are keyed on the pseudo-classes (focus, hover), and the styles that
+      depend on them (the cursor colour, the focused tint) are fixed for each state, so a
+      focus move keeps them. They are dropped when the styles of a state differ from those the
+      table last drew that state with (a theme change), checked where the table draws."""
+
+    _STYLE_CLASSES = tuple(sorted(DataTable.COMPONENT_CLASSES))
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._styles_checked = True
+        self._drawn_styles: dict[object, tuple] = {}  # pseudo-class state -> the styles it was drawn with
+
+    def _update_dimensions(self, new_rows) -> None:
+        sized = not any(column.auto_width for column in self.columns.values()) and not any(
+            row.auto_height or row.label is not None for key in new_rows if (row := self.rows.get(key)) is not None
+        )
+        super()._update_dimensions(() if sized else new_rows)
+
+    def notify_style_update(self) -> None:
+        # DataTable's own drops every cache: skip it (Widget's runs) and keep the keyed caches
+        # until render_lines sees the styles this update brought (component styles are updated
+        # after this call).
+        super(DataTable, self).notify_style_update()
+        self._styles_cache.clear()
+        self._get_styles_to_render_cell.cache_clear()  # keyed on flags, not on the focus
+        self._styles_checked = False
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if not self._styles_checked:
+            self._styles_checked = True
+            state = self.get_pseudo_class_state()
+            styles = (self.rich_style, self.background_colors,
+                      tuple((self.get_component_rich_style(name), self.get_component_styles(name).rich_style)
+                            for name in self._STYLE_CLASSES))
+            if self._drawn_styles.get(state, styles) != styles:
+                self._clear_caches()
+                self._drawn_styles.clear()
+            self._drawn_styles[state] = styles
+        return super().render_lines(crop)
 
 
 def component_style(widget, name: str) -> Style:

@@ -15,7 +15,7 @@ from mrptui.breakpoints import Breakpoint
 
 from mrptui.state import BACKTRACK_LABELS, TimelineRow
 from mrptui.widgets.symbols import status_symbol
-from mrptui.widgets.tables import component_style, refill
+from mrptui.widgets.tables import FilledTable, component_style, refill
 
 
 FoldKey = tuple[int, str, int, str]  # (plan revision, stage, intent, reason)
@@ -106,7 +106,7 @@ def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
     return f"{head}\n{row.status}{reason}"
 
 
-class AttemptsTimeline(DataTable):
+class AttemptsTimeline(FilledTable):
     """Each attempt with status, reason and (optionally) duration; backtracks marked with their level."""
 
     HELP = """\
