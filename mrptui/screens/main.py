@@ -175,7 +175,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self.query_one(EvidenceTable).show(state.retrievals, run)
         self.query_one(ProofTree).show(state.proofs)
         self.query_one(AnswerPanel).show(state)
-        self.query_one(StatusLine).update(status_markup)
+        self.query_one(StatusLine).show(status_markup)
 
     def show_loading(self, state: KBState, label: str) -> None:
         """The loading banner: shown while the KB loads or after it failed to."""

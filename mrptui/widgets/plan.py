@@ -118,13 +118,21 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
         return max(0, self.content_region.width - self.styles.scrollbar_size_vertical - 2)
 
     def on_resize(self) -> None:
-        self.show(self._state, held=self._held)
+        self._draw()
 
     def compose(self):
         yield Static(render_plan(ViewState()), id="plan-body")
 
     def show(self, state: ViewState, *, held: bool = False) -> None:
+        # A state is never changed in place: the same one held the same way draws the same plan
+        # (the view is refreshed per burst of engine events, most of which leave the plan as it was).
+        if state is self._state and held == self._held:
+            return
         self._state, self._held = state, held
+        self._draw()
+
+    def _draw(self) -> None:
+        state, held = self._state, self._held
         uncut = Content.from_markup(render_plan(state, 0, held)).plain.splitlines()
         report_natural_width(self, max((cell_len(line) for line in uncut), default=0) + 2)
         markup = render_plan(state, self._text_width(), held)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Static
 
@@ -128,4 +129,27 @@ def banner_markup(health: Health) -> str:
 
 
 class StatusLine(Static):
-    """One line under the panels."""
+    """One line under the panels (two when it wraps, app.tcss)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self._markup = ""
+        self._wraps = False
+
+    def show(self, markup: str) -> None:
+        """Show `markup`. The view is refreshed per burst of engine events: an unchanged line is
+        not drawn again, and the screen is laid out again only when the line starts or stops
+        wrapping (its height), not for every new event count (issue 25)."""
+        if markup == self._markup:
+            return
+        self._markup = markup
+        wraps = self._wrapped()
+        self.update(markup, layout=wraps != self._wraps)
+        self._wraps = wraps
+
+    def _wrapped(self) -> bool:
+        return Content.from_markup(self._markup).cell_length > self.content_region.width
+
+    def on_resize(self) -> None:
+        # A resize lays the screen out again: the height now follows the line at the new width.
+        self._wraps = self._wrapped()
