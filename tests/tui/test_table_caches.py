@@ -1,0 +1,104 @@
+"""What keeps the main screen's panes cheap to repaint while the engine runs (issue 25) must not
+change what they show: the tables draw from their caches after focus moves and style changes
+exactly what a fresh drawing shows, size themselves as DataTable would, and the status line's
+height follows its text without laying out the screen for every event count."""
+
+from __future__ import annotations
+
+from helpers import ask
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.widgets import DataTable
+
+from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.status import StatusLine
+from mrptui.widgets.tables import FilledTable, refill
+from mrptui.widgets.timeline import AttemptsTimeline
+
+SIZE = (150, 42)
+
+
+def drawn(table: DataTable) -> list[list]:
+    """Every line of the table as the compositor gets it: (text, style) segments."""
+    return [list(strip) for strip in table.render_lines(Region(0, 0, *table.size))]
+
+
+def fresh(table: DataTable) -> list[list]:
+    """The same lines drawn with no cache at all."""
+    table._clear_caches()
+    table._styles_cache.clear()
+    return drawn(table)
+
+
+async def test_tables_drawn_after_focus_moves_match_a_fresh_drawing_and_show_the_focus(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        tables = (app.screen.query_one(EvidenceTable), app.screen.query_one(AttemptsTimeline))
+        assert all(table.row_count for table in tables)
+        seen: dict[tuple[int, bool], list[list]] = {}
+        # Each table gains and loses the focus twice: the second time its lines come from the caches.
+        for key in ("3", "2", "1", "3", "2", "1"):
+            await pilot.press(key)
+            await pilot.pause()
+            for index, table in enumerate(tables):
+                lines = drawn(table)
+                assert lines == fresh(table), f"{table.id} after key {key}"
+                seen.setdefault((index, table.has_focus), lines)
+        # The cursor row (and the focus tint) differ focused and unfocused: the caches did not hide that.
+        for index in range(len(tables)):
+            assert seen[(index, True)] != seen[(index, False)]
+
+
+class _TableApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield FilledTable(id="table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="other")
+
+    def on_mount(self) -> None:
+        refill(self.query_one(FilledTable), [("a", "a"), ("b", "b")], [(f"row {i}", i) for i in range(40)])
+
+
+async def test_a_style_change_without_a_focus_move_is_drawn_not_served_from_the_caches() -> None:
+    app = _TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(FilledTable)
+        table.focus()
+        await pilot.pause()
+        app.query_one("#other").focus()
+        await pilot.pause()
+        before = drawn(table)
+        # A stylesheet change (as a theme or CSS reload makes) restyles the unfocused cursor only.
+        app.stylesheet.add_source("FilledTable > .datatable--cursor { background: red; }", read_from=("test", "cursor"))
+        app.refresh_css(animate=False)
+        await pilot.pause()
+        after = drawn(table)
+        assert after == fresh(table) and after != before
+        table.focus()
+        await pilot.pause()
+        assert drawn(table) == fresh(table)
+
+
+async def test_tables_take_the_size_datatable_would_give_them(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        for table in (app.screen.query_one(EvidenceTable), app.screen.query_one(AttemptsTimeline)):
+            ours = table.virtual_size
+            DataTable._update_dimensions(table, list(table.rows))  # measures every cell of every row
+            assert table.virtual_size == ours and ours.height == table.row_count + 1
+
+
+async def test_the_status_line_is_two_lines_exactly_while_its_text_wraps(app) -> None:
+    async with app.run_test(size=(200, 40)) as pilot:
+        await ask(pilot)
+        status = app.screen.query_one(StatusLine)
+        heights = []
+        for markup, size in (("x " * 80, None), (None, (80, 40)), ("short", None), ("y " * 60, None),
+                             (None, (200, 40)), ("z " * 70, None)):
+            if size:
+                await pilot.resize_terminal(*size)
+            else:
+                status.show(markup)
+            await pilot.pause()
+            await pilot.pause()
+            heights.append(status.size.height)
+        assert heights == [1, 2, 1, 2, 1, 1]
