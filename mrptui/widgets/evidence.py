@@ -8,12 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from core.events import CandidateScore, RetrievalScored
-from mrptui.widgets.tables import FilledTable, component_style, refill
+from mrptui.widgets.tables import Cell, FilledTable, component_style, refill
 
 ROW_CAP = 500
 DEFAULT_SORT = ("rank", False)
@@ -231,14 +230,13 @@ exact cut reason (min_score, gap or max_results).
             for col in COLUMNS:
                 value = col.value(c)
                 if col.key == "kept":
-                    cells.append(Text(_fmt(value), style=kept if c.kept else cut))
+                    cells.append(Cell(_fmt(value), kept if c.kept else cut))
                 elif col.key == "boost":
-                    boost = f"×{c.role_boost:g}" if c.role_boost != 1.0 else ""
-                    cells.append(Text(boost, justify="right"))
+                    cells.append(Cell(f"×{c.role_boost:g}" if c.role_boost != 1.0 else "", justify="right"))
                 elif col.numeric:
-                    cells.append(Text(_fmt(value), justify="right", style=muted if value is None else ""))
+                    cells.append(Cell(_fmt(value), muted if value is None else "", "right"))
                 else:
-                    cells.append(Text(_fmt(value)))
+                    cells.append(Cell(_fmt(value)))
             rows.append(cells)
         # The unit id gives way (in its middle) to the score columns, so none is cut off at the edge.
         refill(self, [(col.key, col.label) for col in COLUMNS], rows, floors={"id": 16, "kept": 10}, middle={"id"})

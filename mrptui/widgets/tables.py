@@ -7,6 +7,7 @@ header-wide columns. Sizing the columns ourselves makes every frame right (and s
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import zip_longest
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -16,6 +17,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
+from textual.widgets._data_table import Row, RowKey
 
 
 class NaturalWidth(Message):
@@ -30,14 +32,33 @@ def report_natural_width(widget: Widget, width: int) -> None:
         widget.post_message(NaturalWidth())
 
 
+class Cell:
+    """A cell's text, style and alignment, made a Rich Text only when the table draws it: a
+    DataTable draws only the rows on screen, and a 500-row evidence refill built 5,000 Texts for
+    the ~20 shown (issue 25)."""
+
+    __slots__ = ("plain", "style", "justify")
+
+    def __init__(self, plain: str, style: Style | str = "", justify: str | None = None) -> None:
+        self.plain, self.style, self.justify = plain, style, justify
+
+    def __rich__(self) -> Text:
+        return Text(self.plain, style=self.style, justify=self.justify)  # type: ignore[arg-type]
+
+    def __str__(self) -> str:
+        return self.plain
+
+
 def _width(cell: object) -> int:
-    plain = cell.plain if isinstance(cell, Text) else str(cell)
+    plain = cell.plain if isinstance(cell, Text | Cell) else str(cell)
+    if "\n" not in plain:
+        return cell_len(plain)
     return max((cell_len(line) for line in plain.splitlines()), default=0)
 
 
 def cut(cell: object, width: int, *, middle: bool = False) -> Text:
     """`cell` in at most `width` cells, "…" where it was cut."""
-    text = cell.copy() if isinstance(cell, Text) else Text(str(cell))
+    text = cell.copy() if isinstance(cell, Text) else cell.__rich__() if isinstance(cell, Cell) else Text(str(cell))
     if text.cell_len <= width or width < 2:
         return text
     if middle:
@@ -97,8 +118,7 @@ def refill(
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
         table.add_column(label, key=key, width=width)
-    for row in rows:
-        table.add_row(*row)
+    table.add_rows(rows)
 
 
 class FilledTable(DataTable):
@@ -127,6 +147,32 @@ class FilledTable(DataTable):
             row.auto_height or row.label is not None for key in new_rows if (row := self.rows.get(key)) is not None
         )
         super()._update_dimensions(() if sized else new_rows)
+
+    def add_rows(self, rows: Iterable[Iterable[object]]) -> list[RowKey]:
+        """DataTable's add_rows adds one row at a time, each listing the columns twice, setting the
+        cursor again and asking for an idle pass (a third of a 500-row refill). The same rows,
+        cursor and highlight, in one pass (rows of height 1, no labels, as `refill` adds them)."""
+        keys = [column.key for column in self.ordered_columns]
+        start = self.row_count
+        added = []
+        for index, cells in enumerate(rows, start=start):
+            cells = tuple(cells)
+            if len(cells) > len(keys):
+                raise ValueError("More values provided than there are columns.")
+            key = RowKey()
+            self._row_locations[key] = index
+            self._data[key] = dict(zip_longest(keys, cells))
+            self.rows[key] = Row(key, 1, None, False)
+            self._new_rows.add(key)
+            added.append(key)
+        if added:
+            self._require_update_dimensions = True
+            self.cursor_coordinate = self.cursor_coordinate
+            if start == 0 and keys and self.show_cursor and self.cursor_type != "none":
+                self._highlight_cursor()  # the first row gives the cursor somewhere to be
+            self._update_count += 1
+            self.check_idle()
+        return added
 
     def notify_style_update(self) -> None:
         # DataTable's own drops every cache: skip it (Widget's runs) and keep the keyed caches

@@ -6,13 +6,14 @@ height follows its text without laying out the screen for every event count."""
 from __future__ import annotations
 
 from helpers import ask
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import DataTable
 
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.status import StatusLine
-from mrptui.widgets.tables import FilledTable, refill
+from mrptui.widgets.tables import Cell, FilledTable, refill
 from mrptui.widgets.timeline import AttemptsTimeline
 
 SIZE = (150, 42)
@@ -102,3 +103,49 @@ async def test_the_status_line_is_two_lines_exactly_while_its_text_wraps(app) ->
             await pilot.pause()
             heights.append(status.size.height)
         assert heights == [1, 2, 1, 2, 1, 1]
+
+
+class _TwoTables(App[None]):
+    """The same rows in a FilledTable (Cells, added in one pass) and a stock DataTable (Texts, row by row)."""
+
+    ROWS = [(f"unit-{i:03d}", "kept" if i < 3 else "cut: gap", f"{1 / (i + 1):.3f}") for i in range(30)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.highlighted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield FilledTable(id="ours", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="stock", cursor_type="row", zebra_stripes=True)
+
+    def on_mount(self) -> None:
+        ours, stock = self.query_one("#ours", DataTable), self.query_one("#stock", DataTable)
+        for table in (ours, stock):
+            table.styles.height = 12
+            for key in ("id", "kept", "score"):
+                table.add_column(key, key=key, width=10)
+        ours.add_rows([Cell(a), Cell(b, "green"), Cell(c, justify="right")] for a, b, c in self.ROWS)
+        for a, b, c in self.ROWS:
+            stock.add_row(Text(a), Text(b, style="green"), Text(c, justify="right"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.highlighted.append(event.data_table.id or "")
+
+
+async def test_rows_added_in_one_pass_as_cells_draw_and_behave_as_datatable_rows() -> None:
+    app = _TwoTables()
+    async with app.run_test(size=(40, 30)) as pilot:
+        app.set_focus(None)
+        await pilot.pause()
+        ours, stock = app.query_one("#ours", DataTable), app.query_one("#stock", DataTable)
+        assert sorted(app.highlighted) == ["ours", "stock"]  # the first row gave each cursor a place
+        assert ours.row_count == stock.row_count == 30 and ours.virtual_size == stock.virtual_size
+        assert drawn(ours) == drawn(stock)
+        assert [str(cell) for cell in ours.get_row_at(4)] == [str(cell) for cell in stock.get_row_at(4)]
+        focused = []
+        for table in (ours, stock):
+            table.focus()
+            table.move_cursor(row=20)
+            await pilot.pause()
+            focused.append(drawn(table))
+        assert focused[0] == focused[1]
