@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from core.answer_types import AUXILIARIES, Span
@@ -37,7 +38,13 @@ class Relation:
 
 def asked_relation(question: Sequence[Token]) -> Relation | None:
     """The answer's role for the question's main verb; None where the question has no
-    who/what/which, no verb after it, or a shape these rules do not read."""
+    who/what/which, no verb after it, or a shape these rules do not read. Read once per
+    question: every lead of every sentence tried asks for it."""
+    return _relation(tuple(question))
+
+
+@lru_cache(maxsize=256)
+def _relation(question: tuple[Token, ...]) -> Relation | None:
     words = [t.word.lower() for t in question]
     at = next((i for i, w in enumerate(words) if w in _WH), None)
     if at is None or at + 1 >= len(question):
