@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
+from core.plugins.derived_vs_stated import stated_lead
 from core.plugins.passages import paragraph_units, question_terms
+from core.plugins.proof_objects import object_lead, with_every_object
 from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
 from core.answer_types import AnswerType, expected_type
 from core.plugins.base import (
@@ -148,9 +150,15 @@ def compose(
             asks_how = expected.type in (AnswerType.REASON, AnswerType.MANNER)
             if form is Form.EXPLANATION or asks_how:
                 return chain_answer(proof, reason_first=True)
+            stated = stated_lead(question, cues, expected, proof, units, paragraphs)
+            if stated is not None:
+                return stated
             asked = _stems(question)
-            asks_object = _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object))
-            return chain_answer(proof, lead=object_lead(proof) if asks_object else "")
+            if _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object)):
+                # Asked for the object: every object the proofs give the subject (Lumen and Vault).
+                first, *more = with_every_object(proof, proofs_of(outcome), {u.id for u in units})
+                return chain_answer(first, lead=object_lead(first, *more), more=more)
+            return chain_answer(proof)
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
         short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
         if short is not None:
@@ -252,29 +260,14 @@ def chain_steps(proof: Proof) -> list[str]:
     return steps
 
 
-def object_lead(proof: Proof) -> str:
-    """What the question naming the proof's subject and relation asks for: the object of every
-    fact in the proof with that subject and relation, stated or derived, in proof order ("What
-    does Atlas depend on?" → "Lumen and Vault", from Atlas depends_on Lumen, Lumen depends_on
-    Vault, so Atlas depends_on Vault)."""
-    objects = list(dict.fromkeys(_objects_of(proof, proof.subject, proof.relation)))
-    return objects[0] if len(objects) == 1 else f"{', '.join(objects[:-1])} and {objects[-1]}"
-
-
-def _objects_of(proof: Proof, subject: str, relation: str) -> Iterator[str]:
-    for premise in proof.premises:
-        yield from _objects_of(premise, subject, relation)
-    if proof.subject == subject and proof.relation == relation:
-        yield proof.object
-
-
-def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) -> Draft:
-    """The proof's conclusion (or `lead`), because of its chain; with `reason_first` (a question
-    asking why), the chain itself, since restating what was asked answers nothing: its last step
-    still ends "(so <conclusion> by <rule>)"."""
-    steps = "; ".join(chain_steps(proof))
+def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False, more: Sequence[Proof] = ()) -> Draft:
+    """The proof's conclusion (or `lead`), because of its chain (and those of `more`); with
+    `reason_first` (a question asking why), the chain itself, since restating what was asked
+    answers nothing: its last step still ends "(so <conclusion> by <rule>)"."""
+    steps = "; ".join(step for each in (proof, *more) for step in chain_steps(each))
     text = f"Because {steps}." if reason_first else f"{lead or proof.fact}, because: {steps}."
-    return Draft(text, _distinct(proof.leaf_units()), f"proof chain for '{proof.fact}' by {proof.rule}")
+    cited = _distinct(uid for each in (proof, *more) for uid in each.leaf_units())
+    return Draft(text, cited, f"proof chain for '{proof.fact}' by {proof.rule}")
 
 
 def _names_both_ends(question: str, proof: Proof) -> bool:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from core.intent_cues import focus_coverage, question_cues, unit_text
 from core.plugins.passages import paragraph_units
 from core.plugins.short_answer import stated_lead, verify_lead
-from core.plugins.solve import object_lead, proofs_of
+from core.plugins.proof_objects import proven_objects
+from core.plugins.solve import proofs_of
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -92,8 +93,9 @@ def proven_lead(answer: str, evidence: KbResult, cited: set[str]) -> bool:
     lead = stated_lead(answer)
     if not lead or evidence.outcome is None:
         return False
-    return any(lead in (proof.fact, object_lead(proof)) and proof.rule is not None and set(proof.leaf_units()) <= cited
-               for proof in proofs_of(evidence.outcome))
+    proofs = proofs_of(evidence.outcome)
+    return any(lead == proof.fact and proof.rule is not None and set(proof.leaf_units()) <= cited for proof in proofs) or (
+        proven_objects(lead, proofs, cited))
 
 
 def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:
