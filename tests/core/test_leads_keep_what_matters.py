@@ -14,6 +14,7 @@ from core.events import AnswerReady, ProofsFound
 from core.plugins.base import Request
 from core.session import Session
 from core.units import Caller
+from text_kb import open_texts
 
 APIARY = """Hollow Lane apiary
 
@@ -72,21 +73,14 @@ The boat hoist depends on the winch motor. The winch motor depends on the shore 
 """
 
 
-def _open(factory: pytest.TempPathFactory, name: str, files: dict[str, str]) -> Session:
-    folder = factory.mktemp(name)
-    for file_name, text in files.items():
-        (folder / file_name).write_text(text, encoding="utf-8")
-    return Session.open([folder])
-
-
 @pytest.fixture(scope="module")
 def apiary(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _open(tmp_path_factory, "apiary", {"apiary.txt": APIARY, "shed.md": SHED})
+    return open_texts(tmp_path_factory, "apiary", {"apiary.txt": APIARY, "shed.md": SHED})
 
 
 @pytest.fixture(scope="module")
 def club(tmp_path_factory: pytest.TempPathFactory) -> Session:
-    return _open(tmp_path_factory, "club", {"club.txt": CLUB})
+    return open_texts(tmp_path_factory, "club", {"club.txt": CLUB})
 
 
 def _run(session: Session, question: str, *, kb: str = "", tags: frozenset[str] = frozenset()) -> list:
