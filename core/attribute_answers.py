@@ -11,6 +11,7 @@ sizes, not a word list.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from core.answer_types import AnswerType, Expected, Span
 from core.tagging import Token
@@ -42,6 +43,7 @@ def attribute_spans(tokens: Sequence[Token], text: str, expected: Expected, type
     ]
 
 
+@lru_cache(maxsize=8192)
 def attribute_link(word: str, head: str) -> str | None:
     """Why the adjective `word` is a kind of `head` ("blue → colour"), or None."""
     from core.support import lexicon_or_none

@@ -115,17 +115,20 @@ def _coordinated(span: Span, tokens: Sequence[Token], text: str, question: Seque
 
 def _coordination_of(first: int, tokens: Sequence[Token]) -> list[tuple[int, int, int]]:
     """The coordination of amounts (see `_items`) the amount at `first` is one of, or []."""
+    if not any(t.tag == "ADP" for t in tokens[first:]) or not any(t.word.lower() in COORDINATORS for t in tokens):
+        return []  # no qualifier or no coordination: the sentence is not chunked for it
+    chunks = {start: end for start, end in noun_phrases([(t.word, t.tag) for t in tokens])}
     for start in range(first + 1):
-        items = _items(start, tokens)
+        items = _items(start, tokens, chunks)
         if any(amount == first for amount, _, _ in items):
             return items
     return []
 
 
-def _items(first: int, tokens: Sequence[Token]) -> list[tuple[int, int, int]]:
+def _items(first: int, tokens: Sequence[Token], chunks: dict[int, int]) -> list[tuple[int, int, int]]:
     """(amount start, qualifier start, qualifier end) of each amount of a coordination opening at
-    `first`, each amount followed by the same preposition and a noun phrase."""
-    chunks = {start: end for start, end in noun_phrases([(t.word, t.tag) for t in tokens])}
+    `first`, each amount followed by the same preposition and a noun phrase (`chunks`: the
+    sentence's noun phrases, start → end)."""
     items, at, preposition = [], first, None
     while at < len(tokens):
         amount = at + 1 if is_currency(tokens[at]) else at

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from core.attribute_answers import attribute_link
 from core.events import AnswerReady, ProofsFound
 from core.plugins.base import Request
+from core.plugins.proof_objects import object_lead, with_every_object
+from core.retrieval.thinkingdb import Proof
 from core.session import Session
 from core.units import Caller
 from text_kb import open_texts
@@ -206,3 +209,40 @@ def test_an_adjective_of_another_attribute_is_no_answer(club: Session) -> None:
     assert answer.status == "weak"
     assert "green" not in answer.parts[0].detail.lead
 
+
+
+@pytest.mark.parametrize(
+    ("adjective", "head", "answers"),
+    [
+        ("blue", "colour", True), ("small", "size", True), ("metallic", "material", True),
+        ("green", "size", False), ("small", "colour", False),
+        # Every noun is an entity far enough up, and "important" derives "grandness", a size in a
+        # rare sense: neither is an attribute the question asks for.
+        ("general", "entity", False), ("important", "size", False),
+    ],
+)
+def test_an_attribute_adjective_is_near_under_a_property_or_matter(adjective: str, head: str, answers: bool) -> None:
+    assert (attribute_link(adjective, head) is not None) == answers
+
+
+def _fact(subject: str, relation: str, obj: str, unit: str) -> Proof:
+    return Proof(subject, relation, obj, 1.0, 1.0, units=(unit,))
+
+
+def _derived(premises: tuple[Proof, ...], obj: str, score: float) -> Proof:
+    return Proof(premises[0].subject, "depends_on", obj, 0.9, score, steps=1, rule="chain", premises=premises)
+
+
+def test_every_object_is_shown_by_the_fewest_proofs_resting_on_the_evidence() -> None:
+    a_b, a_d = _fact("A", "depends_on", "B", "u0"), _fact("A", "depends_on", "D", "u2")
+    b_c, d_e = _fact("B", "depends_on", "C", "u1"), _fact("D", "depends_on", "E", "u3")
+    to_c = _derived((a_b, b_c), "C", 0.8)
+    to_e = _derived((a_d, d_e), "E", 0.7)
+    only_b = Proof("A", "depends_on", "B", 0.9, 0.95, steps=1, rule="chain", premises=(a_b,))
+    evidence = {"u0", "u1", "u2", "u3"}
+    chosen = with_every_object(only_b, [only_b, to_c, to_e], evidence)
+    # A → B sits under A → C: the larger tree is shown, and A → E adds D and E.
+    assert chosen == [to_c, to_e]
+    assert object_lead(*chosen) == "B, C, D and E"
+    # A proof resting on a unit the answer may not cite adds nothing.
+    assert with_every_object(only_b, [only_b, to_c, to_e], {"u0", "u1"}) == [to_c]
