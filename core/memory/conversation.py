@@ -63,6 +63,8 @@ class Conversation:
         self._warnings: list[str] = []
         self._reported: set[str] = set()
         self._vectors: dict[bytes, np.ndarray] = {}
+        self._keys: dict[str, tuple[str, bytes]] = {}
+        self._sides: dict[Scope, vectors.SideFile] = {}
         self._header = vectors.header(encoding_options(hdc, None))
         self._cached: tuple[tuple[str, ...], RecordArrays, np.ndarray] | None = None
         self.refresh()
@@ -279,31 +281,38 @@ class Conversation:
     # vectors: encoded once per record, kept beside the file
 
     def _load_vectors(self, scope: Scope) -> None:
-        if any(vectors.key(r) not in self._vectors for r in self._state[scope].records):
-            path = vectors.side_path(self._logs[scope].path)  # type: ignore[union-attr]
-            self._vectors.update(vectors.load(path, self._header, 2 * self.config.max_records))
+        side = self._side(scope)
+        if side is not None and not side.current() and any(self._key(r) not in self._vectors for r in self._state[scope].records):
+            self._vectors.update(side.read())
 
     def _save_vectors(self, scope: Scope, records: list[MemoryRecord]) -> None:
-        log = self._logs[scope]
-        if not isinstance(log, Journal):
+        side = self._side(scope)
+        if side is None:
             return
-        path = vectors.side_path(log.path)
-        stored = vectors.load(path, self._header, 2 * self.config.max_records)
-        keys = [vectors.key(r) for r in records]
-        missing = [k for k in keys if k not in stored]
-        if not missing and len(stored) == len(keys):
-            return
+        if not side.current():
+            self._vectors.update(side.read())
         self._matrix(records)
         try:
-            if len(stored) + len(missing) > len(keys):  # rows of records no longer there
-                vectors.rewrite(path, self._header, [(k, self._vectors[k]) for k in keys])
-            else:
-                vectors.append(path, self._header, [(k, self._vectors[k]) for k in missing])
+            side.save({self._key(r): self._vectors[self._key(r)] for r in records})
         except OSError as exc:
             self._warn(f"memory vectors not saved ({exc.strerror or exc}): later asks encode them again")
 
+    def _side(self, scope: Scope) -> vectors.SideFile | None:
+        log = self._logs[scope]
+        if not isinstance(log, Journal):
+            return None
+        if scope not in self._sides:
+            self._sides[scope] = vectors.SideFile(vectors.side_path(log.path), self._header, 2 * self.config.max_records)
+        return self._sides[scope]
+
+    def _key(self, record: MemoryRecord) -> bytes:
+        cached = self._keys.get(record.id)
+        if cached is None or cached[0] != record.text:
+            cached = self._keys[record.id] = (record.text, vectors.key(record))
+        return cached[1]
+
     def _matrix(self, records: list[MemoryRecord]) -> np.ndarray:
-        keys = [vectors.key(r) for r in records]
+        keys = [self._key(r) for r in records]
         missing = {k: r for k, r in zip(keys, records) if k not in self._vectors}
         if missing:
             encoded = encode_ngrams_batch([tokenize(r.text) for r in missing.values()], self.hdc.seed,

@@ -31,9 +31,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.config import MemoryConfig
 from core.diagnostics import Code, Diagnostic, Severity
@@ -64,24 +64,51 @@ class Tombstone(BaseModel):
     clear: bool = False
 
 
-def _line_kind(value: object) -> str:
-    return "tombstone" if isinstance(value, dict) and "tombstone" in value else "record"
+def _entry(line: str) -> MemoryRecord | Tombstone:
+    """A line as a record or a tombstone (the key "tombstone" tells them apart)."""
+    if '"tombstone"' in line:
+        try:
+            return Tombstone.model_validate_json(line)
+        except ValidationError:
+            pass  # a record that merely says "tombstone" somewhere
+    return MemoryRecord.model_validate_json(line)
 
 
-_LINE = TypeAdapter(
-    Annotated[Annotated[MemoryRecord, Tag("record")] | Annotated[Tombstone, Tag("tombstone")], Discriminator(_line_kind)]
-)
+@dataclass
+class _Fold:
+    """The live records of the lines read so far, by id, and what the lines held that is not live."""
+
+    live: dict[str, MemoryRecord] = field(default_factory=dict)
+    dropped: int = 0
+    problems: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, entry: MemoryRecord | Tombstone, caller: str) -> None:
+        if isinstance(entry, Tombstone):
+            gone = list(self.live) if entry.clear else [i for i in entry.forget if i in self.live]
+            for record_id in gone:
+                del self.live[record_id]
+            self.dropped += 1 + len(gone)
+        elif entry.caller != caller:
+            self.dropped += 1  # a record filed under another caller's folder is never read as this caller's
+        else:
+            self.dropped += entry.id in self.live
+            self.live[entry.id] = entry
+
+    def copy(self) -> _Fold:
+        return _Fold(dict(self.live), self.dropped, list(self.problems))
 
 
 @dataclass
 class Replay:
     """What a file holds now: its live records (oldest first), the problems found reading it, and
-    how many lines a rewrite would drop (tombstones, removed or malformed records)."""
+    how many lines a rewrite would drop (tombstones, removed or malformed records, the oldest past
+    the bounds)."""
 
     records: list[MemoryRecord] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)
     dead: int = 0
     size: int = 0
+    fold: _Fold | None = None
 
 
 class Journal:
@@ -164,31 +191,24 @@ class Journal:
             pass  # left for the rewrite; the unfinished line is never read
 
     def _parse(self, data: bytes, size: int) -> Replay:
-        replay = Replay(size=size)
-        live: dict[str, MemoryRecord] = {}
-        text = data.decode("utf-8", "replace")
-        for number, line in enumerate(text.splitlines(), start=1):
+        fold = _Fold()
+        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
             if not line.strip():
-                replay.dead += 1
+                fold.dropped += 1
                 continue
             try:
-                entry = _LINE.validate_json(line)
+                entry = _entry(line)
             except (ValidationError, ValueError) as exc:
                 message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-                replay.problems.append(self._problem(Code.MALFORMED_LINE, f"memory record dropped: {message}", number))
-                replay.dead += 1
+                fold.problems.append(self._problem(Code.MALFORMED_LINE, f"memory record dropped: {message}", number))
+                fold.dropped += 1
                 continue
-            if isinstance(entry, Tombstone):
-                gone = list(live) if entry.clear else [i for i in entry.forget if i in live]
-                for record_id in gone:
-                    del live[record_id]
-                replay.dead += 1 + len(gone)
-            elif entry.caller != self.caller:
-                replay.dead += 1  # a record filed under another caller's folder is never read as this caller's
-            else:
-                replay.dead += entry.id in live
-                live[entry.id] = entry
-        records = sorted(live.values(), key=lambda r: (r.ts, r.id))
+            fold.add(entry, self.caller)
+        return self._finish(fold, size)
+
+    def _finish(self, fold: _Fold, size: int) -> Replay:
+        replay = Replay(problems=list(fold.problems), dead=fold.dropped, size=size, fold=fold)
+        records = sorted(fold.live.values(), key=lambda r: (r.ts, r.id))
         if size > self.config.max_file_bytes:
             replay.problems.append(self._problem(
                 Code.FILE_TOO_LARGE, f"memory file over maxFileBytes ({size} > {self.config.max_file_bytes} bytes): "
@@ -196,6 +216,16 @@ class Journal:
             replay.dead += 1
         replay.dead += max(0, len(records) - self.config.max_records)
         replay.records = records[-self.config.max_records:]
+        return replay
+
+    def _extended(self, before: Replay, entries: Sequence[MemoryRecord | Tombstone], fd: int) -> Replay:
+        """The replay after we appended `entries` (holding the lock): no need to read the file again."""
+        fold = before.fold.copy() if before.fold is not None else _Fold()
+        for entry in entries:
+            fold.add(entry, self.caller)
+        info = os.fstat(fd)
+        replay = self._finish(fold, info.st_size)
+        self._cached = ((info.st_ino, info.st_size, info.st_mtime_ns), replay)
         return replay
 
     def _problem(self, code: Code, message: str, line: int, severity: Severity = Severity.ERROR) -> Diagnostic:
@@ -275,9 +305,10 @@ class Transaction:
 
     def append(self, records: Sequence[MemoryRecord] = (), tombstone: Tombstone | None = None) -> None:
         """Add lines to the end of the file (a tombstone first); the replay follows."""
-        lines = ([tombstone.model_dump_json()] if tombstone is not None else []) + [r.model_dump_json() for r in records]
-        if not lines:
+        entries = [*([tombstone] if tombstone is not None else []), *records]
+        if not entries:
             return
+        lines = [entry.model_dump_json() for entry in entries]
         self._check_writable()
         data = "".join(f"{line}\n" for line in lines).encode("utf-8")
         path = self.journal.path
@@ -293,9 +324,9 @@ class Transaction:
             except OSError as exc:
                 _truncate(fd, start)  # no half line of ours is left behind
                 raise MemoryFileError(path, f"could not write ({exc.strerror or exc})") from None
+            self.replay = self.journal._extended(self.replay, entries, fd)
         finally:
             os.close(fd)
-        self.replay = self.journal._replay()
 
     def rewrite(self, records: Iterable[MemoryRecord] | None = None) -> None:
         """Replace the file by temp file + rename with `records` (default: the live records),

@@ -23,6 +23,7 @@ import numpy as np
 
 from core.memory.records import MemoryRecord
 from core.retrieval.hdc_vectors import WORDS
+from core.memory.journal import write_all
 from core.safe_io import atomic_write_bytes
 
 _MAGIC = b"mrptui-memory-vectors-1\n"
@@ -44,8 +45,48 @@ def key(record: MemoryRecord) -> bytes:
                            digest_size=_KEY_BYTES).digest()
 
 
-def load(path: Path, head: bytes, max_rows: int) -> dict[bytes, np.ndarray]:
-    """The stored vectors by key; empty for anything that is not a complete file of this encoding."""
+class SideFile:
+    """The side file of one memory file as this process last read or wrote it: which keys it
+    holds, so a write after an unchanged file appends only the new rows without reading it again."""
+
+    def __init__(self, path: Path, head: bytes, max_rows: int):
+        self.path, self.head, self.max_rows = path, head, max_rows
+        self.keys: set[bytes] = set()
+        self._seen: tuple[int, int, int] | None = None
+
+    def current(self) -> bool:
+        return self._seen is not None and self._seen == _signature(self.path)
+
+    def read(self) -> dict[bytes, np.ndarray]:
+        """The stored vectors by key; empty for anything that is not a complete file of this encoding."""
+        rows = _load(self.path, self.head, self.max_rows)
+        self._seen = _signature(self.path)
+        # A file there that gave nothing (another encoding, over its bound) is replaced, never added to.
+        self.keys = set(rows) if rows or self._seen is None or self._seen[1] <= len(self.head) else {b"stale"}
+        return rows
+
+    def save(self, live: Mapping[bytes, np.ndarray]) -> None:
+        """Make the file hold exactly the `live` rows (the caller holds the memory file's lock):
+        append the missing ones, or rewrite when it holds rows of records no longer there."""
+        missing = [k for k in live if k not in self.keys]
+        if not missing and len(self.keys) == len(live):
+            return
+        if self.keys - live.keys():
+            atomic_write_bytes(self.path, self.head + _pack(live.items()), mode=0o600)
+        else:
+            _append(self.path, self.head, [(k, live[k]) for k in missing])
+        self.keys, self._seen = set(live), _signature(self.path)
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _load(path: Path, head: bytes, max_rows: int) -> dict[bytes, np.ndarray]:
     limit = len(head) + max_rows * _ROW.itemsize
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -57,29 +98,23 @@ def load(path: Path, head: bytes, max_rows: int) -> dict[bytes, np.ndarray]:
             return {}
         body = handle.read(limit)
     rows = np.frombuffer(body[: len(body) - len(body) % _ROW.itemsize], dtype=_ROW)
-    return {k.tobytes(): v for k, v in zip(rows["key"], rows["vector"])}
+    keys = rows["key"].tobytes()
+    return dict(zip((keys[i : i + _KEY_BYTES] for i in range(0, len(keys), _KEY_BYTES)), np.array(rows["vector"])))
 
 
-def append(path: Path, head: bytes, rows: Iterable[tuple[bytes, np.ndarray]]) -> None:
-    """Add rows at the end (the caller holds the memory file's lock); OSError when it cannot."""
+def _append(path: Path, head: bytes, rows: Iterable[tuple[bytes, np.ndarray]]) -> None:
     data = _pack(rows)
-    if not data:
-        return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         start = os.fstat(fd).st_size
-        if start == 0:
+        if start < len(head):
+            os.ftruncate(fd, 0)  # empty, or a header cut short by a killed writer
             data = head + data
         elif (start - len(head)) % _ROW.itemsize:
-            os.ftruncate(fd, start - (start - len(head)) % _ROW.itemsize)  # a row cut short by a killed writer
-        os.write(fd, data)
+            os.ftruncate(fd, start - (start - len(head)) % _ROW.itemsize)  # a row cut short
+        write_all(fd, data)
     finally:
         os.close(fd)
-
-
-def rewrite(path: Path, head: bytes, rows: Iterable[tuple[bytes, np.ndarray]]) -> None:
-    """Replace the file with exactly `rows` (the caller holds the memory file's lock)."""
-    atomic_write_bytes(path, head + _pack(rows), mode=0o600)
 
 
 def _pack(rows: Iterable[tuple[bytes, np.ndarray]]) -> bytes:
