@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from core.diagnostics import Code, Diagnostic
 from core.memory import vectors
 from core.memory.cited import CitedView, usable
 from core.memory.compaction import compact
-from core.memory.journal import Ephemeral, Journal, MemoryFileError, Replay, Tombstone
+from core.memory.journal import Change, Ephemeral, Journal, MemoryFileError, Replay, Tombstone
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, Scope, caller_digest, record_id
 from core.memory.scoring import RecordArrays, ScoredRecord, score_records
 from core.memory.store import MemoryStore
@@ -32,6 +33,8 @@ from core.retrieval.hdc import encoding_options, field_scores, noise_floor, toke
 from core.retrieval.hdc_vectors import WORDS, encode_ngrams, encode_ngrams_batch
 from core.text import tokenize
 from core.units import Caller
+
+T = TypeVar("T")
 
 # At most this many of a file's loader problems become warnings of one command; the rest are counted.
 SHOWN_PROBLEMS = 3
@@ -153,7 +156,7 @@ class Conversation:
         """Record a finished turn (compacting old turns past `compactAfterTurns`); `cited`: each cited
         unit's id and content digest (core/memory/cited.py). None when it could not be saved."""
 
-        def add(log) -> MemoryRecord:
+        def add(log: Change) -> MemoryRecord:
             # Numbered from the file as it is now: concurrent asks of one conversation get 1, 2, 3, ….
             turn = 1 + max((r.turn for r in log.records), default=0)
             record = self._record("session", "turn", question, lead, entity, cited, turn)
@@ -166,7 +169,7 @@ class Conversation:
     def note(self, text: str, cited: dict[str, str] | None = None, entity: str = "") -> MemoryRecord | None:
         """A durable note in the user's memory (scope `user`), shared by all of this caller's conversations."""
 
-        def add(log) -> MemoryRecord:
+        def add(log: Change) -> MemoryRecord:
             record = self._record("user", "note", text, "", entity, cited or {}, 0)
             log.append([record])
             self._tidy(log)
@@ -177,7 +180,7 @@ class Conversation:
     def forget(self, record_id_: str) -> bool:
         """Forget one record wherever it is; a tombstone first, so it never comes back."""
 
-        def drop(log) -> bool:
+        def drop(log: Change) -> bool:
             if all(r.id != record_id_ for r in log.records):
                 return False
             log.append(tombstone=Tombstone(forget=(record_id_,), ts=self.clock()))
@@ -192,7 +195,7 @@ class Conversation:
         """Forget every record of `scope` (both scopes when None); how many went, None when a file
         could not be changed (warned)."""
 
-        def drop_all(log) -> int:
+        def drop_all(log: Change) -> int:
             count = len(log.records)
             if count:
                 log.append(tombstone=Tombstone(clear=True, ts=self.clock()))
@@ -204,7 +207,7 @@ class Conversation:
         counts = [self._apply(s, drop_all) for s in scopes if self._state[s].records]
         return None if None in counts else sum(counts)
 
-    def _apply(self, scope: Scope, change: Callable[[object], object]):
+    def _apply(self, scope: Scope, change: Callable[[Change], T]) -> T | None:
         """`change(log)` on the scope's file as it is now, under its lock; None when it cannot be
         made (warned once). A file that could not be read is never written."""
         log = self._logs[scope]
@@ -222,7 +225,7 @@ class Conversation:
             return None
         return result
 
-    def _compact(self, log) -> None:
+    def _compact(self, log: Change) -> None:
         raw = [r for r in log.records if r.kind == "turn"]
         if len(raw) <= self.config.compact_after_turns:
             self._tidy(log)
@@ -233,7 +236,7 @@ class Conversation:
         gone = {r.id for r in old}
         self._tidy(log, [*summaries, *(r for r in log.records if r.id not in gone)])
 
-    def _tidy(self, log, records: list[MemoryRecord] | None = None) -> None:
+    def _tidy(self, log: Change, records: list[MemoryRecord] | None = None) -> None:
         """Rewrite the file without what is dead (or as `records`); the change already made stands
         when it cannot be rewritten (a full disk)."""
         if records is None and not log.needs_rewrite():

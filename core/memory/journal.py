@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -111,6 +111,23 @@ class Replay:
     fold: _Fold | None = None
 
 
+class Change(Protocol):
+    """A change in progress on a log: the records as they are now, and how to change them
+    (`Transaction` on a file, `EphemeralTransaction` in memory)."""
+
+    @property
+    def replay(self) -> Replay: ...
+
+    @property
+    def records(self) -> list[MemoryRecord]: ...
+
+    def append(self, records: Sequence[MemoryRecord] = (), tombstone: Tombstone | None = None) -> None: ...
+
+    def rewrite(self, records: Iterable[MemoryRecord] | None = None) -> None: ...
+
+    def needs_rewrite(self) -> bool: ...
+
+
 class Journal:
     """The log of one memory file (`path`) of one caller (`caller`: records of any other are dead)."""
 
@@ -130,7 +147,7 @@ class Journal:
     @contextmanager
     def change(self) -> Iterator[Transaction]:
         """An exclusive transaction on the file as it is now (re-read under the lock)."""
-        self._writable_folder()
+        writable_folder(self.path.parent)
         with self._lock(exclusive=True):
             self._sweep()
             yield Transaction(self, self._replay(repair=True))
@@ -280,18 +297,6 @@ class Journal:
             except OSError:
                 pass
 
-    def _writable_folder(self) -> None:
-        folder = self.path.parent
-        try:
-            info = os.stat(folder)
-        except OSError as exc:
-            raise MemoryFileError(folder, f"memory folder cannot be used ({exc.strerror or exc})") from None
-        if not stat.S_ISDIR(info.st_mode):
-            raise MemoryFileError(folder, "memory folder is not a folder")
-        if info.st_mode & (stat.S_IWUSR | stat.S_IXUSR) != stat.S_IWUSR | stat.S_IXUSR or not os.access(folder, os.W_OK | os.X_OK):
-            raise MemoryFileError(folder, f"memory folder is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
-                                          f"nothing is recorded there")
-
 
 class Transaction:
     """A change in progress: `records` is the file as it is now; append, then rewrite if needed."""
@@ -353,6 +358,21 @@ class Transaction:
         if info is not None and not info.st_mode & stat.S_IWUSR:
             raise MemoryFileError(self.journal.path, f"is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
                                                      f"nothing is recorded")
+
+
+def writable_folder(folder: Path) -> None:
+    """`MemoryFileError` unless `folder` is a folder its owner lets us write: the mode bits are
+    asked too, so a folder made read-only is respected even by root (never chmod-ed)."""
+    try:
+        info = os.stat(folder)
+    except OSError as exc:
+        raise MemoryFileError(folder, f"memory folder cannot be used ({exc.strerror or exc})") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise MemoryFileError(folder, "memory folder is not a folder")
+    needed = stat.S_IWUSR | stat.S_IXUSR
+    if info.st_mode & needed != needed or not os.access(folder, os.W_OK | os.X_OK):
+        raise MemoryFileError(folder, f"memory folder is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
+                                      f"nothing is recorded there")
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -19,7 +19,7 @@ import stat
 from pathlib import Path
 
 from core.config import MemoryConfig
-from core.memory.journal import Journal, MemoryFileError
+from core.memory.journal import Journal, MemoryFileError, writable_folder
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -76,6 +76,9 @@ class MemoryStore:
         """Create the memory and caller folders (0700) that are missing; existing ones are left as they are."""
         self.check_folders(caller)
         for folder in (self.root, self.root / caller):
+            if folder.is_dir():
+                continue
+            writable_folder(next(p for p in folder.parents if p.exists()))
             try:
                 folder.mkdir(parents=True, mode=0o700)
             except FileExistsError:

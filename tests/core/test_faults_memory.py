@@ -186,6 +186,9 @@ def test_an_ask_over_its_file_size_limit_prints_the_answer_and_one_warning(tmp_p
 
 def _broken(kind: str, root: Path) -> tuple[Path, Path | None]:
     """A memory folder with `kind` in the way; returns MRPTUI_MEMORY_DIR and the file that must survive."""
+    if kind == "read-only memory folder":  # no caller folder yet: making one would be writing there
+        (root / "mem").mkdir(mode=0o500)
+        return root / "mem", root / "mem" / CALLER
     folder = root / "mem" / CALLER
     folder.mkdir(parents=True)
     target = folder / "conversation-s.jsonl"
@@ -210,7 +213,8 @@ def _broken(kind: str, root: Path) -> tuple[Path, Path | None]:
     return root / "mem", target
 
 
-@pytest.mark.parametrize("kind", ["folder", "fifo", "symlink", "memory dir is a file", "mode 000", "read-only folder"])
+@pytest.mark.parametrize("kind", ["folder", "fifo", "symlink", "memory dir is a file", "mode 000", "read-only folder",
+                                  "read-only memory folder"])
 def test_a_memory_file_that_cannot_be_used_costs_one_warning_never_the_answer(tmp_path, kind, monkeypatch, capsys):
     from mrptui.cli import main
 
