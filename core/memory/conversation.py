@@ -285,7 +285,8 @@ class Conversation:
 
     def _load_vectors(self, scope: Scope) -> None:
         side = self._side(scope)
-        if side is not None and not side.current() and any(self._key(r) not in self._vectors for r in self._state[scope].records):
+        missing = any(self._key(r) not in self._vectors for r in self._state[scope].records)
+        if side is not None and missing and not side.current():
             self._vectors.update(side.read())
 
     def _save_vectors(self, scope: Scope, records: list[MemoryRecord]) -> None:
@@ -305,7 +306,8 @@ class Conversation:
         if not isinstance(log, Journal):
             return None
         if scope not in self._sides:
-            self._sides[scope] = vectors.SideFile(vectors.side_path(log.path), self._header, 2 * self.config.max_records)
+            path = vectors.side_path(log.path)
+            self._sides[scope] = vectors.SideFile(path, self._header, 2 * self.config.max_records)
         return self._sides[scope]
 
     def _key(self, record: MemoryRecord) -> bytes:

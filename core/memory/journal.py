@@ -286,7 +286,8 @@ class Journal:
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while not _try_lock(fd, how):
             if time.monotonic() > deadline:
-                raise MemoryFileError(self.path, f"busy: another process held its lock for over {LOCK_WAIT_SECONDS:g} s")
+                raise MemoryFileError(self.path,
+                                      f"busy: another process held its lock for over {LOCK_WAIT_SECONDS:g} s")
             time.sleep(_LOCK_POLL_SECONDS)
 
     def _sweep(self) -> None:

@@ -203,8 +203,7 @@ def _broken(kind: str, root: Path) -> tuple[Path, Path | None]:
         (root / "afile").write_text("mine\n")
         return root / "afile", root / "afile"
     elif kind in ("mode 000", "read-only folder"):
-        seeded_root = root / "mem"
-        conversation = Conversation(Caller(), "s", MemoryConfig(), HdcConfig(), MemoryStore(seeded_root, MemoryConfig()))
+        conversation = talk(root / "mem", name="s")
         conversation.remember("What is Petrel?", "a car ferry", "Petrel", {})
         if kind == "mode 000":
             target.chmod(0)
