@@ -15,6 +15,8 @@ memory_ask   the CLI as a user runs it, each ask a fresh process on the sample K
 from __future__ import annotations
 
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -62,15 +64,21 @@ def write_conversation(root: Path, n: int) -> None:
         log.rewrite(records)
 
 
-def _ask(env: dict[str, str], *extra: str) -> float:
+def _ask(env: dict[str, str], *extra: str) -> tuple[float, float]:
+    """Wall and CPU (user + system) milliseconds of one ask in a fresh process; on a loaded machine
+    the CPU time says what the ask costs, the wall time what it waited too."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "mrptui.cli", "ask", QUESTION, *extra], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return (time.perf_counter() - started) * 1000
+    wall = (time.perf_counter() - started) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
 
 
 def run(sizes: list[int], ops: set[str] | None = None, records: int | None = None) -> list[dict]:
-    """Two rows whatever the KB sizes: the cost depends on the records, not the KB."""
+    """Two rows whatever the KB sizes (the cost depends on the records, not the KB), wall times;
+    `cpu_median_ms` added to each."""
     if ops is not None and "memory_ask" not in ops:
         return []
     n = records or (SMOKE_RECORDS if smoke() else RECORDS)
@@ -85,12 +93,14 @@ def run(sizes: list[int], ops: set[str] | None = None, records: int | None = Non
             plain.append(_ask(env))
             session.append(_ask(env, "--session", "c"))
     # Peak memory is a child's, not measured here: 0 marks it as not taken.
-    return [row("mrptui", n, "memory_ask plain", plain, 0.0), row("mrptui", n, "memory_ask session", session, 0.0)]
+    return [{**row("mrptui", n, f"memory_ask {name}", [wall for wall, _ in times], 0.0),
+             "cpu_median_ms": round(statistics.median(cpu for _, cpu in times), 1)}
+            for name, times in (("plain", plain), ("session", session))]
 
 
 if __name__ == "__main__":
     plain_row, session_row = run([], records=int(sys.argv[1]) if len(sys.argv) > 1 else RECORDS)
     for result in (plain_row, session_row):
         print(result)
-    print(f"session / plain (medians): {session_row['median_ms'] / plain_row['median_ms']:.2f}; "
-          f"load {os.getloadavg()[0]:.2f}")
+    print(f"session / plain, medians: wall {session_row['median_ms'] / plain_row['median_ms']:.2f}, "
+          f"CPU {session_row['cpu_median_ms'] / plain_row['cpu_median_ms']:.2f}; load {os.getloadavg()[0]:.2f}")
