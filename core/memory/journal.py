@@ -255,8 +255,9 @@ class Journal:
         """Hold the file's lock; `exclusive` None: exclusive if free at once, else shared. Yields
         whether it is exclusive. Reading goes on without a lock where none can be had (a folder
         its owner made read-only); a change cannot (`MemoryFileError`)."""
-        # A reader never creates the lock file: no lock file, no writer ever, so nothing to wait for.
-        create = os.O_CREAT if exclusive else 0
+        # A reader creates no lock file (no lock file: no writer ever, nothing to wait for), unless
+        # it must sweep what a killed writer of an older mrptui, which took no lock, left behind.
+        create = os.O_CREAT if exclusive or (exclusive is None and leftover_temps(self.path)) else 0
         try:
             fd = os.open(self.lock_path, os.O_RDWR | create | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
         except FileNotFoundError:

@@ -284,6 +284,11 @@ def test_temp_files_are_removed_only_when_no_live_writer_holds_the_lock(tmp_path
     assert read == [1]
     talk(tmp_path)  # the lock is free at this open: nobody owns the temp file
     assert not leftover.exists()
+    # Left by an older mrptui, which took no lock: the next open sweeps it as well.
+    path.with_name(f".{path.name}.lock").unlink()
+    leftover.write_text("half a rewrite")
+    talk(tmp_path)
+    assert not leftover.exists()
 
 
 def _kill_during_writes(root: Path, delay: float) -> None:
