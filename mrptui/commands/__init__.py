@@ -176,13 +176,11 @@ def open_conversation(session, caller: Caller, name: str | None):
     return Conversation(caller, conversation_name(name), config, session.retrieval.hdc, MemoryStore(memory_root(), config))
 
 
-def warn_memory(conversation) -> bool:
+def warn_memory(conversation) -> None:
     """Print what memory could not read or write since the last call, one line each on stderr
-    (the command's own result stands); whether there was anything."""
-    lines = conversation.take_warnings()
-    for line in lines:
+    (the command's own result stands)."""
+    for line in conversation.take_warnings():
         print(f"mrptui: warning: {line}", file=sys.stderr)
-    return bool(lines)
 
 
 def warn_health(session, caller) -> object:
