@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fuzz_settings import bounded
+from fuzz_settings import PROFILE, bounded
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -101,6 +101,17 @@ def mrptui(*argv: str, memory: Path, stdin=subprocess.DEVNULL, **popen) -> subpr
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MRPTUI_MEMORY_DIR": str(memory), "MRPTUI_NO_CACHE": "1"}
     return subprocess.Popen([sys.executable, "-m", "mrptui.cli", *argv], env=env, cwd=ROOT, stdin=stdin,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+@pytest.mark.skipif(PROFILE != "fuzz", reason="ten whole CLI asks at once take a minute: `make fuzz` runs it")
+def test_ten_concurrent_cli_asks_record_ten_turns(tmp_path):
+    seeded(tmp_path, 3)
+    asks = [mrptui("ask", f"What is Tern? ({n})", "--kb", str(FERRIES), "--session", "c", memory=tmp_path)
+            for n in range(10)]
+    for proc in asks:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0 and "passenger ferry" in out and "warning" not in err, err
+    assert sorted(r.turn for r in talk(tmp_path).turns) == list(range(1, 14))
 
 
 def held_ask(memory: Path) -> subprocess.Popen:
