@@ -138,9 +138,9 @@ class Journal:
 
     def read(self) -> Replay:
         """The file replayed (empty when it does not exist yet); `MemoryFileError` when it cannot
-        be read. Takes the lock when it can: held exclusively, it also sweeps temporary files."""
-        with self._lock(exclusive=None) as exclusive:
-            if exclusive:
+        be read. Never waits for a writer; while no process holds the lock, sweeps temporary files."""
+        with self._lock(wait=False) as held:
+            if held:
                 self._sweep()
             return self._replay()
 
@@ -148,7 +148,7 @@ class Journal:
     def change(self) -> Iterator[Transaction]:
         """An exclusive transaction on the file as it is now (re-read under the lock)."""
         writable_folder(self.path.parent)
-        with self._lock(exclusive=True):
+        with self._lock(wait=True):
             self._sweep()
             yield Transaction(self, self._replay(repair=True))
 
@@ -158,12 +158,12 @@ class Journal:
         info = self._stat()
         if info is None:
             return Replay()
-        signature = (info.st_ino, info.st_size, info.st_mtime_ns)
-        if self._cached is not None and self._cached[0] == signature:
+        if self._cached is not None and self._cached[0] == (info.st_ino, info.st_size, info.st_mtime_ns):
             return self._cached[1]
-        data = self._read_tail(info.st_size, repair)
+        data, info = self._read_tail(repair)
         replay = self._parse(data, info.st_size)
-        self._cached = (signature, replay)
+        # Keyed by what was read (a rename between the stat and the open is read as the new file).
+        self._cached = ((info.st_ino, info.st_size, info.st_mtime_ns), replay)
         return replay
 
     def _stat(self) -> os.stat_result | None:
@@ -181,17 +181,20 @@ class Journal:
             raise MemoryFileError(self.path, f"cannot be read (mode {stat.S_IMODE(info.st_mode):04o})")
         return info
 
-    def _read_tail(self, size: int, repair: bool) -> bytes:
-        """The file, or its newest `maxFileBytes` when larger; an unfinished last line (a writer
-        killed mid-append) is left out, and cut off when `repair` (we hold the lock)."""
+    def _read_tail(self, repair: bool) -> tuple[bytes, os.stat_result]:
+        """The file, or its newest `maxFileBytes` when larger, and what was read; an unfinished
+        last line (a writer killed mid-append, or one appending now) is left out, and cut off when
+        `repair` (we hold the lock, so its writer is dead)."""
         cap = self.config.max_file_bytes
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as exc:
             raise MemoryFileError(self.path, f"cannot be read ({exc.strerror or exc})") from None
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise MemoryFileError(self.path, "changed into something that is not a file while being read")
+            size = info.st_size
             handle.seek(max(0, size - cap))
             data = handle.read(cap)
         if size > cap:
@@ -199,7 +202,7 @@ class Journal:
         end = data.rfind(b"\n") + 1
         if end < len(data) and repair and size <= cap:
             self._cut(end)
-        return data[:end]
+        return data[:end], info
 
     def _cut(self, length: int) -> None:
         try:
@@ -251,41 +254,37 @@ class Journal:
     # locking and housekeeping
 
     @contextmanager
-    def _lock(self, exclusive: bool | None) -> Iterator[bool]:
-        """Hold the file's lock; `exclusive` None: exclusive if free at once, else shared. Yields
-        whether it is exclusive. Reading goes on without a lock where none can be had (a folder
-        its owner made read-only); a change cannot (`MemoryFileError`)."""
-        # A reader creates no lock file (no lock file: no writer ever, nothing to wait for), unless
-        # it must sweep what a killed writer of an older mrptui, which took no lock, left behind.
-        create = os.O_CREAT if exclusive or (exclusive is None and leftover_temps(self.path)) else 0
+    def _lock(self, wait: bool) -> Iterator[bool]:
+        """Hold the file's exclusive lock, waiting for it (`wait`, a change: `MemoryFileError` when
+        it cannot be had), or only if it is free at once (a read); yields whether it is held.
+
+        A read never waits and never needs the lock: appends are whole lines (an unfinished last
+        line is never read) and rewrites are renames. It takes a free lock only to sweep."""
+        # A reader creates no lock file (no lock file: no writer ever, nothing to sweep), unless a
+        # killed writer of an older mrptui, which took no lock, left temporary files behind.
+        create = os.O_CREAT if wait or leftover_temps(self.path) else 0
         try:
             fd = os.open(self.lock_path, os.O_RDWR | create | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
-        except FileNotFoundError:
-            if exclusive:
-                raise MemoryFileError(self.path.parent, "memory folder does not exist") from None
-            yield False
-            return
         except OSError as exc:
-            if exclusive:
+            if wait:
                 raise MemoryFileError(self.lock_path, f"lock file cannot be opened ({exc.strerror or exc})") from None
             yield False
             return
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
-                if exclusive:
+                if wait:
                     raise MemoryFileError(self.lock_path, "lock file is not a regular file")
                 yield False
                 return
-            held = exclusive is None and _try_lock(fd, fcntl.LOCK_EX)
-            if not held:
-                self._wait(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
-            yield bool(held or exclusive)
+            if wait:
+                self._wait(fd)
+            yield wait or _try_lock(fd)
         finally:
             os.close(fd)  # releases the lock
 
-    def _wait(self, fd: int, how: int) -> None:
+    def _wait(self, fd: int) -> None:
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
-        while not _try_lock(fd, how):
+        while not _try_lock(fd):
             if time.monotonic() > deadline:
                 raise MemoryFileError(self.path,
                                       f"busy: another process held its lock for over {LOCK_WAIT_SECONDS:g} s")
@@ -404,9 +403,9 @@ def _truncate(fd: int, length: int) -> None:
         pass
 
 
-def _try_lock(fd: int, how: int) -> bool:
+def _try_lock(fd: int) -> bool:
     try:
-        fcntl.flock(fd, how | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
     except OSError as exc:

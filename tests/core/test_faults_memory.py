@@ -20,7 +20,6 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -283,16 +282,11 @@ def test_temp_files_are_removed_only_when_no_live_writer_holds_the_lock(tmp_path
     leftover.write_text("half a rewrite")
     lock = os.open(path.with_name(f".{path.name}.lock"), os.O_RDWR)
     fcntl.flock(lock, fcntl.LOCK_EX)  # a live writer mid-rewrite (flock: per open file, so in-process works)
-    read: list[int] = []
-    reader = threading.Thread(target=lambda: read.append(len(talk(tmp_path).turns)))
-    reader.start()
     try:
-        time.sleep(0.3)
-        assert leftover.exists() and not read  # the reader waits for the writer, and leaves its file alone
+        assert len(talk(tmp_path).turns) == 1  # a read never waits for the writer…
+        assert leftover.exists()  # …and leaves its file alone
     finally:
         os.close(lock)
-    reader.join(timeout=30)
-    assert read == [1]
     talk(tmp_path)  # the lock is free at this open: nobody owns the temp file
     assert not leftover.exists()
     # Left by an older mrptui, which took no lock: the next open sweeps it as well.
