@@ -1,0 +1,127 @@
+"""The canonical form a permission label is recognised by (docs/security.md, "Readers fail closed").
+
+Two strings that a reader of the file cannot tell apart must name the same field. So each
+character is put through NFKC, dropped when it is a default-ignorable code point (zero-width
+characters, Hangul fillers such as U+3164, variation selectors: Unicode's own property, through
+the `regex` module), case folded and mapped to its confusable prototype from Unicode's
+confusables.txt (UTS #39), as shipped by the `confusable-homoglyphs` package. Its data pairs each
+character with its look-alikes both ways, so a character's prototype is the representative of
+its look-alike class: a lowercase ASCII letter when the class has one, else an ASCII character,
+else the lowest code point. `:` and `=` are their classes' only ASCII members, so every look-alike
+of a separator canonicalises to one of them.
+
+UTS #39 is case-sensitive (capital `I` is a look-alike of `l`, small `i` is not), so a name is
+read in two forms: prototypes before case folding (`AcI` → `acl`) and after (`EFFECTIVE` keeps
+its `i`). A name matches when either form does.
+
+The table (about 9,600 characters) costs ~0.2 s to build, so it is built on first need: text of
+ASCII letters other than a capital I, without digits, `|` or a backtick, has its casefold as its
+first form and no second form that differs in a letter (a test checks this against the library's
+data), so every reader's common case stays at C speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+import regex
+
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+# Characters that are their own prototype, in both forms: the ASCII fast path.
+TRIVIAL = re.compile(r"[a-zA-HJ-Z \t_.,;:=!?()\[\]\"'*#>+/&@%$-]*")
+
+
+@lru_cache(maxsize=1)
+def prototypes() -> dict[str, str]:
+    """Each character of Unicode's confusables data → its look-alike class's representative."""
+    raw = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.setdefault(char, char) != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    for key, homoglyphs in raw.items():
+        source = _IGNORABLE.sub("", key)  # right-to-left entries are wrapped in direction marks
+        for entry in homoglyphs:
+            target = _IGNORABLE.sub("", entry["c"])
+            if len(source) == 1 and len(target) == 1:
+                parent[root(source)] = root(target)
+    classes: dict[str, list[str]] = {}
+    for char in parent:
+        classes.setdefault(root(char), []).append(char)
+    table = {}
+    for members in classes.values():
+        best = min(members, key=lambda c: (not (c.isascii() and c.islower()), not c.isascii(), c))
+        table.update(dict.fromkeys(members, best))
+    return table
+
+
+def _prototype(text: str) -> str:
+    table = prototypes()
+    return "".join(table.get(char, char) for char in text)
+
+
+class _Table(dict):
+    """A `str.translate` table filled on first sight of each character."""
+
+    def __init__(self, fold_first: bool):
+        super().__init__()
+        self.fold_first = fold_first
+
+    def __missing__(self, code: int) -> str:
+        out = []
+        for char in unicodedata.normalize("NFKC", chr(code)):
+            if _IGNORABLE.match(char):
+                continue
+            if self.fold_first:
+                out.append(_prototype(char.casefold()))
+            else:
+                out.append(_prototype(_prototype(char).casefold()))
+        self[code] = mapped = "".join(out)
+        return mapped
+
+
+_FOLD_FIRST = _Table(fold_first=True)
+_PROTOTYPE_FIRST = _Table(fold_first=False)
+
+
+def canonical_forms(text: str) -> tuple[str, ...]:
+    """`text`'s canonical forms: one when both readings agree (always for ASCII letters without
+    a capital I), else prototypes after case folding, then before."""
+    if text.isascii() and TRIVIAL.fullmatch(text):
+        return (text.casefold(),)
+    first, second = text.translate(_FOLD_FIRST), text.translate(_PROTOTYPE_FIRST)
+    return (first,) if first == second else (first, second)
+
+
+def canonical(text: str) -> str:
+    """The first canonical form (after case folding): what running text is searched in."""
+    return canonical_forms(text)[0]
+
+
+def original_offset(text: str, offset: int, form: int = 0) -> int:
+    """The index in `text` of the character whose canonical form number `form` holds that form's
+    character at `offset`."""
+    if text.isascii() and TRIVIAL.fullmatch(text):
+        return offset
+    table = _PROTOTYPE_FIRST if form else _FOLD_FIRST
+    seen = 0
+    for index, char in enumerate(text):
+        seen += len(char.translate(table))
+        if seen > offset:
+            return index
+    return len(text)
+
+
+def separator_kind(char: str) -> str | None:
+    """`:` or `=` when `char` canonicalises to one of them (a full-width colon, U+2236 RATIO,
+    U+A789 MODIFIER LETTER COLON, a small equals sign ...), else None."""
+    mapped = char.translate(_FOLD_FIRST) if not char.isascii() else char
+    return mapped if mapped in (":", "=") else None
