@@ -74,10 +74,13 @@ def test_a_collection_of_only_empty_documents_is_refused(tmp_path: Path, capsys)
     assert "corpus.jsonl" in capsys.readouterr().err
 
 
-def test_other_bad_documents_still_fail_with_file_and_line(tmp_path: Path, capsys) -> None:
+def test_other_bad_documents_are_withdrawn_and_counted_with_file_and_line(tmp_path: Path, capsys) -> None:
+    """Issue 35: one withdrawn document does not abort the collection; it is counted and named."""
     folder = write_collection(tmp_path / "bad", [TRAM_DOCS[0], {"title": "no id"}, TRAM_DOCS[1]], TRAM_QUERIES, TRAM_QRELS)
-    assert main(["eval", "--beir", str(folder)]) == 2
-    assert "corpus.jsonl:2" in capsys.readouterr().err
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "corpus.jsonl:2" in err and "withdrew 1 document(s)" in err
+    assert json.loads(out)["withdrawn_documents"] == 1
 
 
 # Arguments about harbour ferries, ArguAna-style: every query is also a document (same id, same
