@@ -14,10 +14,9 @@ UTS #39 is case-sensitive (capital `I` is a look-alike of `l`, small `i` is not)
 read in two forms: prototypes before case folding (`AcI` → `acl`) and after (`EFFECTIVE` keeps
 its `i`). A name matches when either form does.
 
-The table (about 9,600 characters) costs ~0.2 s to build, so it is built on first need: text of
-ASCII letters other than a capital I, without digits, `|` or a backtick, has its casefold as its
-first form and no second form that differs in a letter (a test checks this against the library's
-data), so every reader's common case stays at C speed.
+The table (about 9,600 characters) costs ~0.2 s to build, so it is built on first need: ASCII
+text is mapped by the table's ASCII part (`ASCII_FOLD_FIRST`, `ASCII_PROTOTYPE`; a test derives
+them from the library's data), so every reader's common case stays at C speed.
 """
 
 from __future__ import annotations
@@ -26,19 +25,24 @@ import json
 import re
 import unicodedata
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 import regex
 
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
-# Characters that are their own prototype, in both forms: the ASCII fast path.
-TRIVIAL = re.compile(r"[a-zA-HJ-Z \t_.,;:=!?()\[\]\"'*#>+/&@%$-]*")
+# The table restricted to ASCII, so that ASCII text never builds it: the ASCII characters whose
+# prototype is another character, before and after case folding. A test derives both from the
+# library's data and checks they are these.
+ASCII_FOLD_FIRST = str.maketrans({"1": "l", "|": "l", "`": "'"})
+ASCII_PROTOTYPE = str.maketrans({"1": "l", "|": "l", "`": "'", "I": "l", "O": "0"})
 
 
 @lru_cache(maxsize=1)
 def prototypes() -> dict[str, str]:
     """Each character of Unicode's confusables data → its look-alike class's representative."""
-    raw = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+    import confusable_homoglyphs  # its package holds the data file; its modules load more than this needs
+
+    raw = json.loads(Path(confusable_homoglyphs.__file__).with_name("confusables.json").read_text("utf-8"))
     parent: dict[str, str] = {}
 
     def root(char: str) -> str:
@@ -93,12 +97,22 @@ _PROTOTYPE_FIRST = _Table(fold_first=False)
 
 
 def canonical_forms(text: str) -> tuple[str, ...]:
-    """`text`'s canonical forms: one when both readings agree (always for ASCII letters without
-    a capital I), else prototypes after case folding, then before."""
-    if text.isascii() and TRIVIAL.fullmatch(text):
-        return (text.casefold(),)
-    first, second = text.translate(_FOLD_FIRST), text.translate(_PROTOTYPE_FIRST)
+    """`text`'s canonical forms: prototypes after case folding, then before; one when both agree."""
+    if text.isascii():
+        first = text.casefold().translate(ASCII_FOLD_FIRST)
+        second = text.translate(ASCII_PROTOTYPE).casefold().translate(ASCII_PROTOTYPE)
+    else:
+        first = text.translate(_FOLD_FIRST)
+        second = text.translate(_PROTOTYPE_FIRST) if _case_sensitive().search(text) else first
     return (first,) if first == second else (first, second)
+
+
+@lru_cache(maxsize=1)
+def _case_sensitive() -> re.Pattern[str]:
+    """The characters whose two readings differ (capital I and its look-alikes: `Ｉ`, `Ι`, `𝐈`):
+    only a text holding one needs its second form."""
+    chars = [char for char in prototypes() if char.translate(_FOLD_FIRST) != char.translate(_PROTOTYPE_FIRST)]
+    return re.compile("[" + "".join(re.escape(char) for char in chars) + "]")
 
 
 def canonical(text: str) -> str:
@@ -109,7 +123,7 @@ def canonical(text: str) -> str:
 def original_offset(text: str, offset: int, form: int = 0) -> int:
     """The index in `text` of the character whose canonical form number `form` holds that form's
     character at `offset`."""
-    if text.isascii() and TRIVIAL.fullmatch(text):
+    if text.isascii():
         return offset
     table = _PROTOTYPE_FIRST if form else _FOLD_FIRST
     seen = 0
@@ -118,10 +132,3 @@ def original_offset(text: str, offset: int, form: int = 0) -> int:
         if seen > offset:
             return index
     return len(text)
-
-
-def separator_kind(char: str) -> str | None:
-    """`:` or `=` when `char` canonicalises to one of them (a full-width colon, U+2236 RATIO,
-    U+A789 MODIFIER LETTER COLON, a small equals sign ...), else None."""
-    mapped = char.translate(_FOLD_FIRST) if not char.isascii() else char
-    return mapped if mapped in (":", "=") else None

@@ -191,11 +191,15 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
     return None
 
 
-# Inside running prose: a word (or `Effective From`-like pair) directly before `:` or `=` and a
-# value; not inside a URL query (`?region=eu`).
-_INLINE = re.compile(
-    r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*(?P<sep>[:=])(?![:=/])[ \t]*(?=\S)"
-)
+# Inside running prose: a separator with a value after it, and the word (or `Effective From`-like
+# pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
+# raw text back, canonicalising only the few characters before each, so a long text costs one
+# scan, not a canonical copy of all of it.
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|[^\x00-\x7f]")
+_VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
+_INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*\Z")
+_NAME_REACH = 48
+_ALNUM = re.compile(r"[\W_]")
 _PROSE_BEFORE = frozenset(
     "the a an this that these those each every any per by of in for to from with at on into within "
     "our your their its his her my one another same".split()
@@ -219,23 +223,37 @@ def permission_heading(text: str) -> tuple[str, str, int] | None:
 
 
 def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
-    for index, form in enumerate(canonical_forms(line)):
-        if ":" not in form and "=" not in form:
+    for separator in _SEPARATOR_CANDIDATE.finditer(line):
+        char, at = separator.group(), separator.start()
+        kind = char if char in ":=" else canonical_forms(char)[0]
+        if kind not in (":", "=") or not _VALUE_AFTER.match(line, at + 1):
             continue
-        for match in _INLINE.finditer(form):
-            name = match.group("name")
-            key = "".join(c for c in name if c.isalnum())
-            label = permission_label(name) if strict else UNAMBIGUOUS.get(key)
-            if label is None and not strict and key in ("region", "regions") and match.group("sep") == "=":
-                label = "Region"
-            if label is None:
-                continue
-            before = form[: match.start()].split()
-            if not strict and before and before[-1].strip("([{\"'") in _PROSE_BEFORE:
-                continue
-            start = original_offset(line, match.start(), index)
-            end = original_offset(line, match.end("name") - 1, index) + 1
-            return line[start:end], label, start + 1
+        start = max(0, at - _NAME_REACH)
+        found = _name_before(line[start:at], kind, strict)
+        if found is not None:
+            name, label, col = found
+            return name, label, start + col
+    return None
+
+
+def _name_before(head: str, kind: str, strict: bool) -> tuple[str, str, int] | None:
+    """The permission name `head` ends with (before a separator of `kind`), if any."""
+    for index, form in enumerate(canonical_forms(head)):
+        match = _INLINE_NAME.search(form)
+        if match is None:
+            continue
+        name = match.group("name")
+        label = permission_label(name) if strict else UNAMBIGUOUS.get(_ALNUM.sub("", name))
+        if label is None and not strict and kind == "=" and _ALNUM.sub("", name) in ("region", "regions"):
+            label = "Region"
+        if label is None:
+            continue
+        before = form[: match.start()].split()
+        if not strict and before and before[-1].strip("([{\"'") in _PROSE_BEFORE:
+            continue
+        first = original_offset(head, match.start(), index)
+        last = original_offset(head, match.end("name") - 1, index) + 1
+        return head[first:last], label, first + 1
     return None
 
 
