@@ -80,8 +80,12 @@ class _Table(dict):
         self.fold_first = fold_first
 
     def __missing__(self, code: int) -> str:
+        table = prototypes()
+        written = chr(code).casefold() if self.fold_first else chr(code)
+        # Prototypes before NFKC too: NFKC turns some look-alikes into other characters (U+FE30
+        # PRESENTATION FORM FOR VERTICAL TWO DOT LEADER, a look-alike of `:`, into U+2025).
         out = []
-        for char in unicodedata.normalize("NFKC", chr(code)):
+        for char in unicodedata.normalize("NFKC", "".join(table.get(c, c) for c in written)):
             if _IGNORABLE.match(char):
                 continue
             if self.fold_first:

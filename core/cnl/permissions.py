@@ -69,9 +69,9 @@ _CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words, then any emphasis closing it, then a separator run.
 _NAMED = re.compile(r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)[ \t*_`~]*(?P<sep>[:=]+)")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
-_BARE = re.compile(r"[^\W_]+(?:[_\-][^\W_]+){0,2}")
+_BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
-_ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:ac|al|ef|va)")
+_ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a)")
 _PREFIX_CHARS = 160
 
 
@@ -243,7 +243,7 @@ def _name_before(head: str, kind: str, strict: bool) -> tuple[str, str, int] | N
         if match is None:
             continue
         name = match.group("name")
-        label = permission_label(name) if strict else UNAMBIGUOUS.get(_ALNUM.sub("", name))
+        label = permission_label(name) if strict else _bare_label(name)
         if label is None and not strict and kind == "=" and _ALNUM.sub("", name) in ("region", "regions"):
             label = "Region"
         if label is None:
