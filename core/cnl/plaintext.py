@@ -154,9 +154,10 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             inline.add(number)
         if found is not None:
             name, label, col = found
+            withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(name, label, "in plain text, which has no fields")
             diagnostics.append(
-                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", "its paragraph is"),
+                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", withdrawn),
                            file=file, line=number, col=col, author_only=True)
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
