@@ -27,9 +27,14 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
-import regex
 
-_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+@lru_cache(maxsize=1)
+def _ignorable():
+    """Unicode's Default_Ignorable_Code_Point property; `regex` costs ~45 ms to import, so only
+    text that leaves ASCII pays for it."""
+    import regex
+
+    return regex.compile(r"\p{Default_Ignorable_Code_Point}")
 # The table restricted to ASCII, so that ASCII text never builds it: the ASCII characters whose
 # prototype is another character, before and after case folding. A test derives both from the
 # library's data and checks they are these.
@@ -52,9 +57,9 @@ def prototypes() -> dict[str, str]:
         return char
 
     for key, homoglyphs in raw.items():
-        source = _IGNORABLE.sub("", key)  # right-to-left entries are wrapped in direction marks
+        source = _ignorable().sub("", key)  # right-to-left entries are wrapped in direction marks
         for entry in homoglyphs:
-            target = _IGNORABLE.sub("", entry["c"])
+            target = _ignorable().sub("", entry["c"])
             if len(source) == 1 and len(target) == 1:
                 parent[root(source)] = root(target)
     classes: dict[str, list[str]] = {}
@@ -86,7 +91,7 @@ class _Table(dict):
         # PRESENTATION FORM FOR VERTICAL TWO DOT LEADER, a look-alike of `:`, into U+2025).
         out = []
         for char in unicodedata.normalize("NFKC", "".join(table.get(c, c) for c in written)):
-            if _IGNORABLE.match(char):
+            if _ignorable().match(char):
                 continue
             if self.fold_first:
                 out.append(_prototype(char.casefold()))

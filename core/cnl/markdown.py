@@ -155,7 +155,7 @@ class _Reader:
             self.field = None
         match = _FIELD.match(line)
         if match is None:
-            written = permission_line(line)
+            written = permission_line(line) or permission_inline(line)
             if written is not None:
                 name, label, col = written
                 draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col))

@@ -114,7 +114,8 @@ def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
 def statements(text: str, file: str) -> Iterator[Statement]:
     """Each statement of a document in order, comments and blank lines skipped."""
     for number, line in enumerate(source_lines(text), start=1):
-        stripped = line.strip()
+        # A bad byte replaced before a comment's `#` leaves it a comment (whose words are prose).
+        stripped = line.strip().lstrip("\ufffd")
         if not stripped or stripped.startswith(("#", "```")):
             continue
         args: list[Arg] = []
@@ -226,7 +227,7 @@ def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
         return []
     found = []
     for number, line in enumerate(source_lines(text), start=1):
-        stripped = line.lstrip()
+        stripped = line.lstrip().lstrip("\ufffd")
         if stripped.startswith("#"):
             hit, where = permission_comment(line), "in a comment"
         elif stripped.startswith("```"):
