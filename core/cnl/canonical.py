@@ -42,6 +42,9 @@ ASCII_FOLD_FIRST = str.maketrans({"1": "l", "|": "l", "`": "'"})
 ASCII_PROTOTYPE = str.maketrans({"1": "l", "|": "l", "`": "'", "I": "l", "O": "0"})
 
 
+_DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
+
+
 @lru_cache(maxsize=1)
 def prototypes() -> dict[str, str]:
     """Each character of Unicode's confusables data → its look-alike class's representative."""
@@ -57,9 +60,9 @@ def prototypes() -> dict[str, str]:
         return char
 
     for key, homoglyphs in raw.items():
-        source = _ignorable().sub("", key)  # right-to-left entries are wrapped in direction marks
+        source = key.translate(_DIRECTION_MARKS)  # the package wraps right-to-left entries in them
         for entry in homoglyphs:
-            target = _ignorable().sub("", entry["c"])
+            target = entry["c"].translate(_DIRECTION_MARKS)
             if len(source) == 1 and len(target) == 1:
                 parent[root(source)] = root(target)
     classes: dict[str, list[str]] = {}
@@ -112,16 +115,15 @@ def canonical_forms(text: str) -> tuple[str, ...]:
         second = text.translate(ASCII_PROTOTYPE).casefold().translate(ASCII_PROTOTYPE)
     else:
         first = text.translate(_FOLD_FIRST)
-        second = text.translate(_PROTOTYPE_FIRST) if _case_sensitive().search(text) else first
+        second = first if _case_sensitive().isdisjoint(text) else text.translate(_PROTOTYPE_FIRST)
     return (first,) if first == second else (first, second)
 
 
 @lru_cache(maxsize=1)
-def _case_sensitive() -> re.Pattern[str]:
+def _case_sensitive() -> frozenset[str]:
     """The characters whose two readings differ (capital I and its look-alikes: `Ｉ`, `Ι`, `𝐈`):
     only a text holding one needs its second form."""
-    chars = [char for char in prototypes() if char.translate(_FOLD_FIRST) != char.translate(_PROTOTYPE_FIRST)]
-    return re.compile("[" + "".join(re.escape(char) for char in chars) + "]")
+    return frozenset(char for char in prototypes() if _prototype(char.casefold()) != _prototype(_prototype(char).casefold()))
 
 
 def canonical(text: str) -> str:
