@@ -126,11 +126,6 @@ def _case_sensitive() -> frozenset[str]:
     return frozenset(char for char in prototypes() if _prototype(char.casefold()) != _prototype(_prototype(char).casefold()))
 
 
-def canonical(text: str) -> str:
-    """The first canonical form (after case folding): what running text is searched in."""
-    return canonical_forms(text)[0]
-
-
 def original_offset(text: str, offset: int, form: int = 0) -> int:
     """The index in `text` of the character whose canonical form number `form` holds that form's
     character at `offset`."""
