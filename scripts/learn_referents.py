@@ -6,7 +6,8 @@
    each pronoun group in it (he, she, it, they): the mentions memory would offer at run time
    (core/memory/mentions.py), built from the two turns before it: their questions, their answers
    (the gold answer stands for the engine's lead; yes/no/unknown say no one) and the story
-   paragraph holding the earlier turn's rationale (at run time, the unit the answer cited). The
+   paragraph holding the earlier turn's rationale (at run time, the unit the answer cited), and the
+   whole story for counting how often each is said (at run time, the cited unit's file). The
    candidates are the agreeing mentions with their features; one is **right** when its head word
    (a name's last word, a noun phrase's noun) occurs in the turn's own gold rationale span, and
    "none of them" is right when no candidate is.
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.memory.entities import entity_of
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import FEATURES, GROUPS, WEIGHTS, Model, candidates, pronoun_groups
 
@@ -80,13 +82,14 @@ def instances(data: Path) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
             earlier = [
                 TurnText(back, ts[i - 1 - back]["question"],
                          "" if ts[i - 1 - back]["answer"].strip(". ").lower() in _NO_LEAD else ts[i - 1 - back]["answer"],
-                         cited(story, ts[i - 1 - back]) if back == 0 else ())
+                         cited(story, ts[i - 1 - back]) if back == 0 else (),
+                         entity=entity_of(ts[i - 1 - back]["question"]))
                 for back in range(min(BACK, i))
             ]
             mentions = mentions_of(earlier)
             rationale = set(_WORD.findall(turn["rationale"].lower()))
             for group in groups:
-                found = candidates(group, mentions, zero)
+                found = candidates(group, mentions, zero, story)
                 if not found:
                     continue
                 x = np.array([[c.features[k] for k in FEATURES] for c in found])
@@ -139,7 +142,7 @@ def curve(decisions: list[tuple[str, float, bool]]) -> list[tuple[float, int, fl
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True, help="folder with turns.jsonl and stories/")
-    ap.add_argument("--target", type=float, default=0.75, help="held-out precision the threshold must reach")
+    ap.add_argument("--target", type=float, default=0.4, help="held-out precision the threshold must reach")
     ap.add_argument("--write", action="store_true", help=f"store the weights in {WEIGHTS}")
     ap.add_argument("--cache", help="keep the instances in this file and read them back when it exists")
     args = ap.parse_args(argv)
@@ -182,7 +185,7 @@ def main(argv=None) -> int:
         WEIGHTS.parent.mkdir(exist_ok=True)
         WEIGHTS.write_text(json.dumps({
             "weights": weights, "thresholds": thresholds,
-            "learned_by": "python -m scripts.learn_referents --data ../shared/qa/coqa-dev --write",
+            "learned_by": f"python -m scripts.learn_referents --data ../shared/qa/coqa-dev --target {args.target} --write",
             "instances": len(data), "stories": len(stories),
             "held_out": {"folds": FOLDS, "target": args.target, "by_group": figures},
         }, indent=1) + "\n", encoding="utf-8")

@@ -40,8 +40,9 @@ class Candidate:
     entity: str
     score: float
     # The text of the units its answer cited that the run's view shows (sd-symbolic reads them
-    # from its own view: a unit the caller cannot see is never read).
+    # from its own view: a unit the caller cannot see is never read), and of their whole files.
     story: tuple[str, ...] = ()
+    document: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ def resolve(question: str, candidates: Sequence[Candidate], min_score: float, be
     rewritten, notes, used, unresolved = question, [], [], []
     if pronoun_groups(question):
         within = mentions_of([TurnText(0, " ".join(before))]) if before else []
-        choices = choose(question, mentions_of(_turn_texts(usable)), before=within)
+        texts = _turn_texts(usable)
+        document = texts[0].document if texts else ""
+        choices = choose(question, mentions_of(texts), before=within, document=document)
         rewritten = rewrite(question, choices)
         latest = max(usable, key=lambda c: c.turn, default=None)
         for choice in choices:
@@ -96,7 +99,9 @@ def _turn_texts(usable: Sequence[Candidate]) -> list[TurnText]:
     """The latest turns' questions, leads and (the latest turn's) cited text."""
     turns = sorted({c.turn: c for c in usable if c.turn > 0}.values(), key=lambda c: -c.turn)[:RECENT_TURNS]
     latest = turns[0].turn if turns else 0
-    return [TurnText(latest - c.turn, c.question, c.lead, c.story if c.turn == latest else ()) for c in turns]
+    return [TurnText(latest - c.turn, c.question, c.lead, entity=c.entity,
+                     story=c.story if c.turn == latest else (), document=c.document if c.turn == latest else "")
+            for c in turns]
 
 
 def _same(what: str, usable: Sequence[Candidate]) -> tuple[str, Candidate] | None:
@@ -124,7 +129,7 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
     if pronoun_groups(base.question):
         return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question "
                                                 f"\"{base.question}\" still has a pronoun",))
-    slot = _slot(base.question, what)
+    slot = _slot(base.question, what, base.entity)
     if slot is None:
         return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question has no "
                                                 f"{what.strip()}-like slot",))
@@ -134,10 +139,12 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
     return Resolution(rewritten, (note,), (base.id,))
 
 
-def _slot(frame: str, what: str) -> str | None:
-    """The mention of `frame` that `what` takes the place of: the same noun, else the same kind."""
+def _slot(frame: str, what: str, entity: str) -> str | None:
+    """The mention of `frame` that `what` takes the place of: the same noun, else the same kind
+    (what the frame asked about counts as a mention even where the tagger missed it: "What is
+    Tern?" reads Tern as an adjective)."""
     own = mentions_of([TurnText(0, what)])
-    theirs = [m for m in mentions_of([TurnText(0, frame)]) if m.text in frame]
+    theirs = [m for m in mentions_of([TurnText(0, frame, entity=entity)]) if m.text in frame]
     if not own or not theirs:
         return None
     mine = own[-1]

@@ -15,6 +15,7 @@ A date, a number or a quantity ("20 pounds") is never a mention: it says when or
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,12 @@ class TurnText:
     question: str = ""
     lead: str = ""
     story: tuple[str, ...] = ()
+    # What the question was about, as memory recorded it (core/memory/entities.py): a name the
+    # tagger missed ("What is Tern?" reads Tern as an adjective) is still a mention.
+    entity: str = ""
+    # The caller's view of the whole file the cited units are from: only counted (how often a
+    # referent is said there), never read for mentions.
+    document: str = ""
 
 
 def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
@@ -88,6 +95,8 @@ def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
     for turn in turns:
         mine: list[Mention] = []
         for source, texts in (("question", [turn.question]), ("answer", [turn.lead]), ("story", turn.story)):
+            if source == "answer" and turn.entity and not any(m.text == turn.entity for m in mine):
+                mine += _sentence_mentions(turn.entity, "question", turn.back, genders)
             for text in texts:
                 subject = ""
                 for sentence in _sentences(text):
@@ -210,6 +219,12 @@ def _synonyms(noun: str) -> frozenset[str]:
 
     lexicon = lexicon_or_none()
     return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()
+
+
+def salience(document: str) -> Counter[str]:
+    """How often each word is said in the document (lower-cased): the story's protagonist is said
+    again and again."""
+    return Counter(re.findall(r"[a-z0-9']+", document.lower()))
 
 
 def heads(mentions: Iterable[Mention]) -> Counter[str]:

@@ -2,13 +2,15 @@
 scores best, or left alone, with the reason, when no mention is likely enough.
 
 Agreement is a filter, never a weight: he/him/his → a person who is not known to be female;
-she/her → a person not known to be male; it/its → a thing (no person); they/them/their → several
+she/her → a person not known to be male; it/its → a thing (a name not known to be someone, or a
+noun that is no person); they/them/their → several
 (a plural, a group, names joined by "and"). Dates and quantities are never mentions
 (core/memory/mentions.py). The agreeing mentions are scored by features
 
     bias       1 (how likely any agreeing mention is, against none)
     recency    1 / (1 + turns back)          subject    the first phrase of its sentence
     repeated   log(1 + times its head is said)   named  a name, not a common noun
+    salience   log(1 + times its head is said in the cited units' whole file, as the caller sees it)
     question / answer / story   where it was said      gender   its known gender is the pronoun's
 
 as `score = w · features`, and the choice is a softmax over the candidates and "none of them"
@@ -27,11 +29,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from core.memory.mentions import Mention, TurnText, heads, mentions_of
+from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
 from core.tagging import tag_text
 
 WEIGHTS = Path(__file__).resolve().parent / "data" / "referent_weights.json"
-FEATURES = ("bias", "recency", "subject", "repeated", "named", "personal", "question", "answer", "story", "gender")
+FEATURES = ("bias", "recency", "subject", "repeated", "salience", "named", "personal", "question", "answer", "story",
+            "gender")
 GROUPS = {
     "he": frozenset("he him his himself".split()),
     "she": frozenset("she her hers herself".split()),
@@ -63,7 +66,9 @@ def model(path: Path = WEIGHTS) -> Model:
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Referent:
+    """An agreeing mention as a pronoun's candidate: its features, score and probability."""
+
     text: str
     features: dict[str, float]
     score: float
@@ -76,8 +81,8 @@ class Choice:
     """One pronoun group's decision: the candidates, their features and the one chosen (or none)."""
 
     pronouns: tuple[str, ...]
-    candidates: tuple[Candidate, ...]
-    chosen: Candidate | None
+    candidates: tuple[Referent, ...]
+    chosen: Referent | None
     threshold: float
     weights: dict[str, float] = field(default_factory=dict)
 
@@ -115,16 +120,19 @@ def agrees(group: str, mention: Mention) -> bool:
     if group == "she":
         return mention.person and mention.gender != "he" and not (mention.several and not mention.named)
     if group == "it":
-        return mention.thing and not mention.person and not mention.gender
+        # A name may be a thing or someone ("Petrel is a car ferry"): only one known to be someone
+        # (a gender, a title, "X, the actor") is never "it"; a person noun never is.
+        return mention.thing and not mention.personal and not mention.gender
     return mention.several and not mention.person
 
 
-def features(mention: Mention, group: str, counts: dict[str, int]) -> dict[str, float]:
+def features(mention: Mention, group: str, counts: dict[str, int], said: dict[str, int]) -> dict[str, float]:
     return {
         "bias": 1.0,
         "recency": 1.0 / (1 + mention.back),
         "subject": float(mention.subject),
         "repeated": math.log1p(counts.get(mention.head, 0)),
+        "salience": math.log1p(said.get(mention.head, 0)),
         "named": float(mention.named),
         "personal": float(mention.personal),
         "question": float(mention.source == "question"),
@@ -134,10 +142,11 @@ def features(mention: Mention, group: str, counts: dict[str, int]) -> dict[str, 
     }
 
 
-def candidates(group: str, mentions: Sequence[Mention], scorer: Model) -> list[Candidate]:
+def candidates(group: str, mentions: Sequence[Mention], scorer: Model, document: str = "") -> list[Referent]:
     """The agreeing mentions, one per referent, best first, with their
     probability against each other and "none of them"."""
     counts = heads(mentions)
+    said = salience(document)
     names = _full_names(mentions)
     merged: dict[str, tuple[dict[str, float], int]] = {}
     for mention in mentions:
@@ -145,7 +154,7 @@ def candidates(group: str, mentions: Sequence[Mention], scorer: Model) -> list[C
             continue
         # One referent said in several places (asked about, and the subject of the cited text)
         # has every place's features: each feature is its largest over the sayings.
-        feats = features(mention, group, counts)
+        feats = features(mention, group, counts, said)
         key = _key(mention, names)
         if key in merged:
             old, back = merged[key]
@@ -158,7 +167,7 @@ def candidates(group: str, mentions: Sequence[Mention], scorer: Model) -> list[C
     texts = {_key(m, names): m.text for m in mentions}
     texts.update({name.lower(): name for name in names.values()})
     total = 1.0 + sum(math.exp(s) for s, _, _ in best.values())
-    found = [Candidate(texts[k], f, s, math.exp(s) / total, back) for k, (s, f, back) in best.items()]
+    found = [Referent(texts[k], f, s, math.exp(s) / total, back) for k, (s, f, back) in best.items()]
     return sorted(found, key=lambda c: (-c.score, c.back, c.text))
 
 
@@ -180,7 +189,7 @@ def _key(mention: Mention, names: dict[str, str]) -> str:
 
 
 def choose(question: str, mentions: Sequence[Mention], scorer: Model | None = None,
-           before: Sequence[Mention] = ()) -> list[Choice]:
+           before: Sequence[Mention] = (), document: str = "") -> list[Choice]:
     """A choice for each pronoun group the question holds. `before`: the mentions of the sentences
     asked before it in the same input, where a pronoun continues their subject ("Why was Ruth Berg
     …? What made her …?"), as English reads a text (core/coref.py); memory is asked only when none
@@ -193,10 +202,10 @@ def choose(question: str, mentions: Sequence[Mention], scorer: Model | None = No
             continue  # "Where does Anna sell her honey?": "her" is Anna, in the question itself
         earlier = sorted((m for m in before if agrees(group, m)), key=lambda m: not m.subject)
         if earlier:
-            here = Candidate(earlier[0].text, {"same question": 1.0, "subject": float(earlier[0].subject)}, 0.0, 1.0, 0)
+            here = Referent(earlier[0].text, {"same question": 1.0, "subject": float(earlier[0].subject)}, 0.0, 1.0, 0)
             out.append(Choice(tuple(dict.fromkeys(said)), (here,), here, scorer.thresholds[group], {}))
             continue
-        found = candidates(group, mentions, scorer)
+        found = candidates(group, mentions, scorer, document)
         threshold = scorer.thresholds[group]
         chosen = found[0] if found and found[0].probability >= threshold else None
         out.append(Choice(tuple(dict.fromkeys(said)), tuple(found), chosen, threshold, scorer.weights))

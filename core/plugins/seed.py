@@ -16,6 +16,9 @@ from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, 
 from core.units import Act, Intent, KnowledgeUnit
 
 CURRENT_TURN_FILE = "<current-turn>"
+# Units of a cited file read to count how often a referent is said there (budget: the file's first
+# maxDocumentUnits units, in reading order).
+MAX_DOCUMENT_UNITS = 400
 
 DESCRIPTOR = Descriptor(
     id="sd-symbolic",
@@ -90,10 +93,15 @@ class SymbolicSeedDetector(SeedDetector):
 def _candidate(use: MemoryUse, view) -> Candidate:
     # Read from this run's view only: `usable` kept records whose units it shows, and a unit it
     # does not show (another caller's) is never read.
-    units = [view.get(uid) for uid in use.unit_ids] if view is not None else []
-    story = tuple(u.claim or u.procedure or "" for u in units if u is not None)
+    units = [u for u in (view.get(uid) for uid in use.unit_ids) if u is not None] if view is not None else []
+    files = dict.fromkeys(u.location.file for u in units if u.location is not None)
+    whole = [u for file in files for u in view.in_file(file)[:MAX_DOCUMENT_UNITS]]
     return Candidate(id=use.id, turn=use.turn, question=use.question, lead=use.lead, entity=use.entity,
-                     score=use.score, story=story)
+                     score=use.score, story=tuple(_text(u) for u in units), document=" ".join(_text(u) for u in whole))
+
+
+def _text(unit: KnowledgeUnit) -> str:
+    return unit.claim or unit.procedure or ""
 
 
 def _intent(question: str, context: list[str]) -> Intent:
