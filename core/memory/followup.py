@@ -20,10 +20,12 @@ from dataclasses import dataclass
 
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import choose, pronoun_groups, rewrite
+from core.tagging import tag_text
 
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about)\s+(?P<what>[^?]+?)\s*\??\s*$", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?:\s+(?P<what>\w+))?\b", re.IGNORECASE)
 _WHY = re.compile(r"^\s*why\s*\??\s*$", re.IGNORECASE)
+_WH_WORDS = frozenset("what which who whom whose where when why how".split())
 _AUXILIARIES = frozenset("did does do was were is are has have had could can will would should".split())
 # Turns a pronoun is looked for in: CoQA's follow-ups point one or two turns back.
 RECENT_TURNS = 2
@@ -125,6 +127,8 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
     """ "And X?": the last question asked again about X in place of the earlier mention of X's kind
     (a fee for a fee, a person for a person); left as asked when that question still holds a
     pronoun it could not resolve (its frame is incomplete) or has no slot of X's kind."""
+    if not _noun_phrase(what):
+        return Resolution(question)  # "And what should X not get close to?" is a question of its own
     base = max(usable, key=lambda c: c.turn)
     if pronoun_groups(base.question):
         return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question "
@@ -137,6 +141,14 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
     rewritten = base.question[:start] + what + base.question[start + len(slot):]
     note = f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}"
     return Resolution(rewritten, (note,), (base.id,))
+
+
+def _noun_phrase(what: str) -> bool:
+    """"And the swarm fee?", "What about Petrel?": the rest is a noun phrase, not a clause ("what
+    should X not get close to") nor a place phrase ("to the south", whose frame English cannot say)."""
+    tags = [t.tag for t in tag_text(what)]
+    return bool(tags) and tags[0] not in ("ADP", "ADV", "SCONJ") and not {"VERB", "AUX"} & set(tags) and \
+        what.split()[0].lower() not in _WH_WORDS
 
 
 def _slot(frame: str, what: str, entity: str) -> str | None:
