@@ -6,7 +6,6 @@ asks a conversation's turns in one process."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
