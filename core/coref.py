@@ -120,6 +120,17 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
     return found
 
 
+def antecedents(tokens: Sequence[Token], text: str) -> list[_Phrase]:
+    """The sentence's phrases that a later reference may stand for, each with what it can be
+    (conversation memory types its mentions the same way: core/memory/mentions.py)."""
+    return _phrases(tokens, text)
+
+
+def noun_classes(noun: str, senses: int = 1) -> frozenset[str]:
+    """What the noun's commonest `senses` senses are kinds of (WordNet)."""
+    return _classes(noun, senses)
+
+
 def _subject_first(phrases: list[_Phrase]) -> list[_Phrase]:
     """A sentence's first phrase (its subject), then the rest nearest the end first."""
     return phrases[:1] + phrases[1:][::-1]

@@ -245,6 +245,7 @@ class Engine:
                 intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
                 resolved=sd.resolved,
+                unresolved=sd.unresolved,
                 memory_used=sd.memory_used,
             ),
         )

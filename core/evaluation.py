@@ -21,6 +21,7 @@ from core.intent_cues import question_cues
 from core.kb import visible_to
 from core.plugins.base import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.plugins.calls import retrieve_bounded
+from core.memory.eval_conversations import Conversations
 from core.units import Caller, Intent
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ class QueryResult(_Out):
     hidden_seen: tuple[str, ...]
     answer_checked: bool
     answer_problems: tuple[str, ...]
+    # A conversation's turn: how memory completed the question, and why it left a pronoun as asked.
+    conversation: str | None = None
+    resolved: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()
 
 
 class RecallRow(_Out):
@@ -202,6 +207,7 @@ class _Runner:
         self.plugins: list[KnowledgePlugin] = [session.registry.get(pid, PluginType.KB) for pid in plugin_ids]
         self.method = method
         self._hidden: dict[object, tuple[IdFinder, frozenset[str]]] = {}
+        self.conversations = Conversations(session)
 
     def run(self, query: QuerySpec) -> QueryResult:
         caller = query.as_caller()
@@ -209,7 +215,8 @@ class _Runner:
         view = self.session.view(caller)
         results = self._retrieve(request, view)
         candidates = {pid: [c.id for c in r.outcome.candidates] if r.outcome else [] for pid, r in results.items()}
-        events = list(self.session.run(request))
+        events = self.conversations.run(query.conversation, request)
+        intent = next((e for e in events if isinstance(e, IntentDetected)), None)
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
         seen = _Seen(query.question, events, candidates)
         verdict = AnswerVerdict(query, answer)
@@ -231,6 +238,9 @@ class _Runner:
             hidden_seen=seen.sightings(*self._hidden_finder(caller)),
             answer_checked=query.checks_answer,
             answer_problems=verdict.problems,
+            conversation=query.conversation,
+            resolved=intent.resolved if intent is not None else (),
+            unresolved=intent.unresolved if intent is not None else (),
         )
 
     def _retrieve(self, request: Request, view: KBView) -> dict[str, KbResult]:

@@ -205,6 +205,8 @@ class IntentDetected(_Event):
     context_unit_ids: tuple[str, ...] = ()
     # What a follow-up left out, completed from memory ("it → Orion, from turn 1, memory score 0.82").
     resolved: tuple[str, ...] = ()
+    # Pronouns memory left as asked, and why ("could not tell who 'she' is: Anna or her mother …").
+    unresolved: tuple[str, ...] = ()
     memory_used: tuple[str, ...] = ()
 
 

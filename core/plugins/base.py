@@ -99,6 +99,8 @@ class SdResult:
     dropped_questions: int = Field(default=0, ge=0)
     # Follow-up completions from memory, and the records they used.
     resolved: tuple[str, ...] = ()
+    # Pronouns left as asked, and why ("could not tell who 'she' is: …").
+    unresolved: tuple[str, ...] = ()
     memory_used: tuple[str, ...] = ()
 
 

@@ -144,6 +144,8 @@ def _text(summary: dict) -> str:
     lines.append(f"path: {path}")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
+    for note in summary["unresolved"]:
+        lines.append(f"memory: {note}")
     for note in summary["memory_withheld"]:
         lines.append(f"memory {note}")
     for b in summary["backtracks"]:
