@@ -105,8 +105,10 @@ class Expected:
         return f"{self.type.value}{head}, from \"{self.cue}\"" if self.cue else f"{self.type.value}{head}"
 
 
-def expected_type(question: str, act_compare: bool = False) -> Expected:
-    """The type the wording asks for; "thing" (a noun phrase) when nothing narrower is said."""
+def expected_type(question: str) -> Expected:
+    """The type the wording asks for; "thing" (a noun phrase) when nothing narrower is said. Under
+    an act that compares, a comparison instead (`Question.expected_for`), unless the wording asks
+    for a list or a yes or no."""
     tokens = [t for t in tag_text(question) if t.tag != "PUNCT"]
     words = [t.word.lower() for t in tokens]
     if not words:
@@ -115,8 +117,6 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
         return Expected(AnswerType.LIST, cue=_LIST_CUE.search(question).group().strip())
     if words[0] in _YES_NO_OPENERS and " or " not in f" {question.lower()} ":
         return Expected(AnswerType.YES_NO, cue=words[0])
-    if act_compare:
-        return Expected(AnswerType.COMPARISON)
     at = next((i for i, w in enumerate(words) if w in _WH), None)
     if at is None:
         # Keywords or a statement of a problem ("jobs stay pending"): evidence, not a span, answers.

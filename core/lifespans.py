@@ -61,7 +61,7 @@ def said_end(stems: Sequence[str], sentence: Sequence[Token], names: set[str]) -
     return f"{'/'.join(stems)}: ({years}) after the name is a lifespan"
 
 
-def asked_year(question_stems: set[str], sentence: Sequence[Token], names: set[str], index: int) -> bool:
+def asked_year(question_stems: frozenset[str], sentence: Sequence[Token], names: set[str], index: int) -> bool:
     """Whether the token at `index` is the year the question asks for: the first of a named
     person's lifespan asked "born", the second asked "died"."""
     end = end_asked(sorted(question_stems))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from core.answer_types import AUXILIARIES, Span
@@ -39,12 +38,7 @@ class Relation:
 def asked_relation(question: Sequence[Token]) -> Relation | None:
     """The answer's role for the question's main verb; None where the question has no
     who/what/which, no verb after it, or a shape these rules do not read. Read once per
-    question: every lead of every sentence tried asks for it."""
-    return _relation(tuple(question))
-
-
-@lru_cache(maxsize=256)
-def _relation(question: tuple[Token, ...]) -> Relation | None:
+    question (`Question.relation`): every lead of every sentence tried asks for it."""
     words = [t.word.lower() for t in question]
     at = next((i for i, w in enumerate(words) if w in _WH), None)
     if at is None or at + 1 >= len(question):
@@ -127,12 +121,12 @@ def _before_verb(sentence: Sequence[Token], last: int, position: int) -> bool:
     return at == position
 
 
-def reversed_relation(question: Sequence[Token], sentence: Sequence[Token], lead: Span) -> bool:
+def reversed_relation(relation: Relation | None, sentence: Sequence[Token], lead: Span) -> bool:
     """Whether the lead stands on the wrong side of the question's verb. In an active sentence
     (no "by" between the verb and the lead, no "be" before the verb; "has taken" is active) the
     subject stands before the verb: asked for the object, a lead there answers the reverse
-    question, and the reverse. An adjunct is never the verb's subject."""
-    relation = asked_relation(question)
+    question, and the reverse. An adjunct is never the verb's subject. `relation`: the question's
+    (`Question.relation`)."""
     position = _verb_position(sentence, relation.verb) if relation is not None else None
     if relation is None or position is None:
         return False
@@ -144,11 +138,10 @@ def reversed_relation(question: Sequence[Token], sentence: Sequence[Token], lead
     return (lead.last < position) != (relation.role == "subject")
 
 
-def subject_slot(question: Sequence[Token], sentence: Sequence[Token], first: int, last: int) -> bool:
+def subject_slot(relation: Relation | None, sentence: Sequence[Token], first: int, last: int) -> bool:
     """Asked for the subject ("What entity has taken the view …?"), whether the phrase from
     `first` to `last` stands where the subject does: right before the question's verb or its
     auxiliaries, or as the agent of that verb in the passive ("enforced by | the Court")."""
-    relation = asked_relation(question)
     if relation is None or relation.role != "subject":
         return False
     position = _verb_position(sentence, relation.verb)

@@ -17,7 +17,9 @@ from enum import StrEnum
 from core.cnl import split_sentences
 from core.events import AnswerDetail
 from core.intent_cues import ALTERNATIVES, QuestionCues
-from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, question_terms
+from core.plugins.passages import Evidence, Sentence, covered
+from core.question import Question
+from core.question.terms import EDGE, Term
 from core.text import STOPWORDS, tokenize
 from core.units import Act, KnowledgeUnit
 
@@ -328,7 +330,7 @@ def _near_start(sentence: Sentence, stem: str) -> bool:
 
 
 def form_draft(
-    form: Form, question: str, cues: QuestionCues, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit] = ()
+    form: Form, asked: Question, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit] = ()
 ) -> Draft | None:
     """The answer in the form asked for, or None when the evidence has no such shape (the caller
     then quotes the evidence as before). Lists and explanations also read the rest of the kept
@@ -336,9 +338,9 @@ def form_draft(
     runs on past the unit retrieval kept."""
     reads_on = form in (Form.LIST, Form.EXPLANATION)
     evidence = Evidence([*units, *paragraphs] if reads_on else units)
-    terms = question_terms(question, cues)
+    question, terms = asked.text, asked.terms
     if form is Form.YES_NO:
-        return _yes_no_draft(question, terms, evidence)
+        return _yes_no_draft(asked, evidence)
     if form is Form.ENTITY:
         found = entity(question, terms, evidence)
         return _draft(found[0], [found[1]], f"entity from {found[1].unit.id}") if found else None
@@ -361,7 +363,7 @@ def form_draft(
         drafted = _draft(lead, reasons, method)
         return Draft(drafted.text, _ids([anchor, *reasons]), method)
     if form is Form.COMPARISON:
-        return _comparison_draft(cues, evidence)
+        return _comparison_draft(asked.cues, evidence)
     return None
 
 
@@ -382,14 +384,15 @@ def _ids(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.unit.id for s in sentences))
 
 
-def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> Draft:
+def _yes_no_draft(question: Question, evidence: Evidence) -> Draft:
     from core.plugins.polarity import yes_no  # its patterns compile only for yes/no questions
 
-    verdict = yes_no(question, terms, evidence)
+    verdict = yes_no(question, evidence)
     if verdict.answer is not None:
         return _draft(verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}")
-    asked = " ".join(question.split()).split("?")[0].strip()
+    asked = " ".join(question.text.split()).split("?")[0].strip()
     closest = f" The closest evidence says: {' '.join(s.cited() for s in verdict.because)}" if verdict.because else ""
+    terms = question.terms
     missing = [t.word for t in terms if t not in covered(terms, verdict.because)]
     reason = f"no passage states or denies it (unmatched: {', '.join(missing) or 'none'})"
     return Draft(

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.nlp.cardinals import cardinal_value
-from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, passage
+from core.plugins.passages import Evidence, Sentence, covered, passage
+from core.question import Question
+from core.question.terms import EDGE, Term
 from core.support import coverage, unnamed_agents
 from core.tagging import tag_text
 from core.text import tokenize
@@ -41,7 +43,7 @@ class Verdict:
     because: tuple[Sentence, ...]
 
 
-def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
+def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     """Yes when a passage states every term (as written, inflected, or through a lexicon link of
     the same lemma or a derivation: "see" / "saw") and no such passage denies it; No when one
     does, a negation word sharing a clause with a question term or the opposite of a question
@@ -49,6 +51,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     quoting the closest passage. Co-mention alone is weak support, so one denial outweighs any
     number of statements ("asked the priory to pay" / "the priory refused"). A question about
     what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
+    question, terms = asked.text, asked.terms
     reply = _reply(terms, evidence)
     if reply is not None:
         return reply
@@ -57,7 +60,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
         if covered(terms, [sentence]) and not _is_question(sentence):
             window = passage(sentence, terms, evidence)
-            passages.append((_said(question, terms, window, sentence), -len(window), rank, tuple(window), sentence))
+            passages.append((_said(asked, terms, window, sentence), -len(window), rank, tuple(window), sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
     happened = _asks_what_happened(question)
     # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
@@ -87,7 +90,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     return Verdict(None, (stated or passages)[0][3] if passages else ())
 
 
-def _said(question: str, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
+def _said(question: Question, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
     """How many terms the passage says. A term its words miss may be said through the lexicon
     (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), or be the
     subject of the question's verb that the sentence states in the passive without "by" ("Can a
@@ -101,7 +104,7 @@ def _said(question: str, terms: Sequence[Term], window: Sequence[Sentence], sent
         words = [w for s in window for w in s.text.split()]
         unsaid = [t for t in terms if t not in found]
         linked = len(coverage(unsaid, words).covered)
-        agents = unnamed_agents(tag_text(question), tag_text(sentence.text), [t for t in unsaid if not t.is_name])
+        agents = unnamed_agents(question.tokens, tag_text(sentence.text), [t for t in unsaid if not t.is_name])
         count += linked or len(agents)
     numbers = [t for t in terms if _number(t)]
     if numbers and len(covered(numbers, [sentence])) < len(numbers):

@@ -11,11 +11,11 @@ from dataclasses import replace
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
+from core.intent_cues import QuestionCues, focus_coverage, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.plugins.passages import paragraph_units, question_terms
+from core.plugins.passages import paragraph_units
 from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
-from core.answer_types import AnswerType, expected_type
+from core.answer_types import AnswerType
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -27,6 +27,7 @@ from core.plugins.base import (
     RunContext,
     Status,
 )
+from core.question import Question
 from core.retrieval.fusion import RetrievalOutcome
 from core.text import stem, tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
@@ -75,7 +76,8 @@ class SymbolicGoalSolver(GoalSolver):
         if outcome is None or not units:
             reason = "no kept evidence to answer from"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        cues = question_cues(intent.target)
+        question = ctx.question(intent)
+        cues = question.cues
         if cues.focus_words and not focus_coverage(cues, map(unit_text, units)).covered:
             # Units sharing no word with the question matched on noise (a digit, a stem).
             reason = f"no kept unit mentions any of: {', '.join(cues.focus_words)}"
@@ -84,7 +86,7 @@ class SymbolicGoalSolver(GoalSolver):
         if unmatched:
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        draft = compose(intent, cues, units, outcome, paragraph_units(ctx.view, units))
+        draft = compose(intent, question, units, outcome, paragraph_units(ctx.view, units))
         if draft.cannot_tell:
             return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)
@@ -126,16 +128,16 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
 
 def compose(
     intent: Intent,
-    cues: QuestionCues,
+    asked: Question,
     units: Sequence[KnowledgeUnit],
     outcome: RetrievalOutcome,
     paragraphs: Sequence[KnowledgeUnit] = (),
 ) -> Draft:
     """A proof chain when the question asks why (or yes/no about both ends of a derived fact),
     else the form the question asks for, else the evidence quoted by act."""
-    act, question = intent.act, intent.target
+    act, question, cues = intent.act, asked.text, asked.cues
     form = form_of(question, cues, act)
-    expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
+    expected = asked.expected_for(act)
     # A chain explains or confirms a relation; it names no date, place, person or number.
     chains = expected.type not in (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER)
     if chains and (act in _CHAIN_ACTS or form in (Form.EXPLANATION, Form.YES_NO)):
@@ -152,21 +154,21 @@ def compose(
             asks_object = _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object))
             return chain_answer(proof, lead=object_lead(proof) if asks_object else "")
     if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
-        short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
+        short = short_draft(asked, expected, units, paragraphs)
         if short is not None:
             return replace(short[0], detail=short[1])
-    drafted = form_draft(form, question, cues, units, paragraphs)
+    drafted = form_draft(form, asked, units, paragraphs)
     if drafted is not None:
-        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted, [*units, *paragraphs])
+        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(asked, expected, drafted, [*units, *paragraphs])
     if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
         return comparison_answer(units, cues)
     if act is Act.IMPLEMENT:
         lead = lead_unit(units, cues, (Role.PROCEDURE,))
         if lead.role is Role.PROCEDURE:
             return procedure_answer(lead, units, cues)
-        return claims_answer(units, cues, lead, question, form is Form.CLAIMS)
-    drafted = claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
-    return checked(question, cues, expected, drafted, units)
+        return claims_answer(units, asked, lead, form is Form.CLAIMS)
+    drafted = claims_answer(units, asked, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), form is Form.CLAIMS)
+    return checked(asked, expected, drafted, units)
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
@@ -296,9 +298,7 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
 # --- quoting units -----------------------------------------------------------------------------
 
 
-def claims_answer(
-    units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit, question: str, by_sentence: bool
-) -> Draft:
+def claims_answer(units: Sequence[KnowledgeUnit], question: Question, lead: KnowledgeUnit, by_sentence: bool) -> Draft:
     """The lead unit's text, then up to two more kept units that cover enough focus words. With
     `by_sentence` (a question asking for claims, not one whose own form found nothing), only
     the sentences of a unit cut from prose that are about the question (`quoted_text`).
@@ -306,10 +306,9 @@ def claims_answer(
     terms, so its answer may be a referent elsewhere in the unit or the heading the unit stands
     under ("5. Bus contract" over "… the decision be deferred to the May meeting"): such a unit
     is quoted whole, under its heading."""
-    chosen = [lead, *supporting(units, cues, exclude={lead.id})]
+    chosen = [lead, *supporting(units, question.cues, exclude={lead.id})]
     if by_sentence:
-        terms = question_terms(question, cues)
-        text = " ".join(_quote(quoted_text(unit, terms), unit.id) for unit in chosen)
+        text = " ".join(_quote(quoted_text(unit, question.terms), unit.id) for unit in chosen)
     else:
         text = " ".join(_quote(_under_heading(unit), unit.id) for unit in chosen)
     return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.intent_cues import focus_coverage, question_cues, unit_text
+from core.intent_cues import focus_coverage, unit_text
 from core.plugins.passages import paragraph_units
 from core.plugins.short_answer import stated_lead, verify_lead
 from core.plugins.solve import object_lead, proofs_of
@@ -69,9 +69,10 @@ class GroundedValidator(Validator):
         if foreign:
             return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
-        cues = question_cues(intent.target)
+        question = ctx.question(intent)
+        cues = question.cues
         if not answer.weak and not proven_lead(answer.answer, evidence, set(cited)):
-            support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited], kept)
+            support = verify_lead(question, answer.answer, [unit for unit in kept if unit.id in cited], kept)
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])
