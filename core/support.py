@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 from core.answer_types import AnswerType, Expected, Span
 from core.lifespans import asked_year, said_end
 from core.nlp.cardinals import cardinal_value
-from core.relation import BE_FORMS, PHRASE_TAGS, reversed_relation, subject_slot
+from core.relation import PHRASE_TAGS, reversed_relation, subject_slot
 from core.question.terms import Term
 from core.tagging import Token
 
 if TYPE_CHECKING:
     from core.question import Question
 from core.text import tokenize
+from core.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
 
 # A list or a reason is quoted whole, so the reader sees what it is about: one unsaid word of
 # three is allowed there ("the three causes of the failure" / "… of the incident").
@@ -36,7 +37,6 @@ QUOTE_LENIENT_FROM_TERMS = 3
 # F1 point of the best SQuAD 2.0 F1 over the development articles; each fold of articles left
 # out in turn picks 0.81–0.86).
 SUPPORT_THRESHOLD = 0.81
-_NEGATIONS = frozenset("not n't no never none neither nor without cannot nobody nothing".split())
 # A negation this many words before the first word the answer rests on still governs it ("did not
 # at first agree").
 _NEGATION_REACH = 3
@@ -159,7 +159,7 @@ def support_score(said: int, asked: int) -> float:
 
 
 def negated(tokens: Sequence[Token]) -> bool:
-    return any(t.word.lower() in _NEGATIONS for t in tokens)
+    return any(t.word.lower() in NEGATIONS for t in tokens)
 
 
 def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span | None) -> bool:
@@ -307,8 +307,6 @@ def lead_features(
     return values
 
 
-
-
 def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid: Sequence[Term]) -> tuple[str, ...]:
     """Unsaid terms that are the subject of the question's verb when the sentence states that verb
     in the passive without "by" ("does a customer have to report damage?" / "damage must be
@@ -373,13 +371,10 @@ def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, 
     place ("… Franconia and what other location?", "Cydippids are not what?"), and with
     `prepositions` every word-and-preposition pair of the question."""
     words = [t.word.lower() for t in question]
-    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in _WH_IN_PLACE}
+    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in WH_IN_PLACE}
     if prepositions:
         pairs |= {(a, b) for a, b, token in zip(words, words[1:], question[1:]) if token.tag == "ADP"}
     return pairs
-
-
-_WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
 
 
 def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
@@ -397,8 +392,6 @@ def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
     return False
 
 
-# "Besides X, what …?" asks for what the text lists beside X ("viniculture and | tourism").
-_BESIDE = (("besides",), ("beside",), ("along", "with"), ("other", "than"), ("apart", "from"), ("aside", "from"), ("in", "addition", "to"))
 _LIST_JOINS = frozenset((",", "and", "or"))
 
 
@@ -406,16 +399,14 @@ def _beside_what_is_asked(question: Sequence[Token], sentence: Sequence[Token], 
     """Asked "Besides X, what …?" (or "Along with X", "Other than X" …), the phrase listed
     right beside X: "X and | the lead", "the lead | , X"."""
     words = [t.word.lower() for t in question]
-    opener = next((o for o in _BESIDE if tuple(words[: len(o)]) == o), None)
+    opener = next((o for o in BESIDE_OPENERS if tuple(words[: len(o)]) == o), None)
     if opener is None:
         return False
-    end = next((i for i in range(len(opener), len(words)) if words[i] in _WH_IN_PLACE), len(words))
+    end = next((i for i in range(len(opener), len(words)) if words[i] in WH_IN_PLACE), len(words))
     named = {s for t in question[len(opener) : end] for s in tokenize(t.word)}
     joined_before = first > 1 and sentence[first - 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[first - 2].word)) & named
     joined_after = last + 2 < len(sentence) and sentence[last + 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[last + 2].word)) & named
     return bool(joined_before or joined_after)
-
-
 
 
 def _phrase(sentence: Sequence[Token], lead: Span) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from core.words import PROSE_BEFORE_NAME
 
 # Letters that render like Latin ones; NFKC leaves them alone.
 _CONFUSABLES = str.maketrans(
@@ -101,10 +102,6 @@ _INLINE = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:effective[ \t]+)?[^\W\d_][\w.\
                      re.IGNORECASE)
 _INLINE_NAMES = {"acl": "Acl", "acls": "Acl", "region": "Region", "regions": "Region",
                  "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
-_PROSE_BEFORE = frozenset(
-    "the a an this that these those each every any per by of in for to from with at on into within "
-    "our your their its his her my one another same".split()
-)
 
 
 def permission_inline(line: str) -> tuple[str, str, int] | None:
@@ -118,7 +115,7 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
         if label is None:
             continue
         before = line[: match.start()].split()
-        if before and fold(before[-1]) in _PROSE_BEFORE:
+        if before and fold(before[-1]) in PROSE_BEFORE_NAME:
             continue
         return name, label, match.start() + 1
     return None

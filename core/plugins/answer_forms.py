@@ -22,19 +22,14 @@ from core.question import Question
 from core.question.terms import EDGE, Term
 from core.text import STOPWORDS, tokenize
 from core.units import Act, KnowledgeUnit
+from core.words import ENTITY_WH, PERSON_WH, REFERS_BACK, WH_WORDS
 
 # Sentences around the one stating what is explained: text gives reasons on either side.
 _EXPLANATION_BEFORE = 1
 _EXPLANATION_AFTER = 2
-# Words that open a sentence continuing the one before: pronouns, demonstratives, connectives.
-_REFERS_BACK = frozenset(
-    "it its this that these those they their them he his she her so therefore thus hence because "
-    "consequently then otherwise which as".split()
-)
 # A connective introducing a reason inside the sentence: it explains itself.
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|so that|in order to|as a result of)\b", re.IGNORECASE)
 _MAX_SIDE_SENTENCES = 2
-_PERSON_OPENERS = frozenset(("who", "whom", "whose"))
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
 # Ordinal sentences read after the one a list question matched, at most.
@@ -42,7 +37,6 @@ _MAX_ORDINALS = 10
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
 _ENTITY_LENIENT_FROM_TERMS = 3
-_ENTITY_OPENERS = frozenset("who whom whose which".split())
 _ENTITY_PHRASE = re.compile(r"^\s*(?:name the|what is the name|what was the name)\b", re.IGNORECASE)
 _ENUMERATION = re.compile(r"(?P<items>(?:[^,;:]+,\s+)+[^,;:]+?\s+(?:and|or)\s+[^,;:]+?)[.!?]?$")
 _ORDINAL = re.compile(r"^(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|next|last|finally)\b", re.IGNORECASE)
@@ -60,7 +54,6 @@ class Draft:
     detail: AnswerDetail | None = None
 
 
-_WH_OPENERS = frozenset("what which who whom whose when where why how".split())
 _ASKS_YES_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
 
 
@@ -80,11 +73,11 @@ def form_of(question: str, cues: QuestionCues, act: Act) -> Form:
     first = question.strip().split()[0].lower().strip(EDGE) if question.strip() else ""
     # A verify act defaults to a yes/no shape, but "What is the refund policy?" asks for content:
     # a wh-question is answered yes or no only when it says so.
-    if cues.output == "yes_no" and (first not in _WH_OPENERS or _ASKS_YES_NO.search(question)):
+    if cues.output == "yes_no" and (first not in WH_WORDS or _ASKS_YES_NO.search(question)):
         return Form.YES_NO
     if cues.output == "list":
         return Form.LIST
-    if first in _ENTITY_OPENERS or _ENTITY_PHRASE.match(question):
+    if first in ENTITY_WH or _ENTITY_PHRASE.match(question):
         return Form.ENTITY
     if act is Act.COMPARE and len(cues.compared) >= 2:
         return Form.COMPARISON
@@ -109,7 +102,7 @@ def entity(question: str, terms: Sequence[Term], evidence: Evidence) -> tuple[st
     need = len(terms) - 1 if len(terms) >= _ENTITY_LENIENT_FROM_TERMS else len(terms)
     kind = _asked_kind(question)
     # "Who …?" asks for a person: a capitalised code ("error code E4") is a later choice.
-    person = question.strip().split(maxsplit=1)[0].lower() in _PERSON_OPENERS if question.strip() else False
+    person = question.strip().split(maxsplit=1)[0].lower() in PERSON_WH if question.strip() else False
     best: tuple[tuple[int, bool, bool, bool, int, int], str, Sentence] | None = None
     for rank, sentence in enumerate(evidence.ranked()):
         count = len(covered(terms, [sentence]))
@@ -264,7 +257,7 @@ def _connected(outward: Sequence[Sentence], anchor: Sentence, terms: Sequence[Te
     kept = []
     for sentence in outward:
         opener = sentence.text.split(maxsplit=1)[0].strip(EDGE).lower() if sentence.text.split() else ""
-        if not (sentence.stems & anchor.stems or covered(terms, [sentence]) or opener in _REFERS_BACK):
+        if not (sentence.stems & anchor.stems or covered(terms, [sentence]) or opener in REFERS_BACK):
             break
         kept.append(sentence)
     return kept
