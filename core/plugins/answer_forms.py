@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from core.cnl import split_sentences
@@ -45,13 +45,22 @@ _ORDINAL = re.compile(r"^(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|nex
 @dataclass(frozen=True)
 class Draft:
     """An answer before the weakness check: its text, the ids it cites in order, how it was built,
-    and why it cannot answer (empty when it can)."""
+    why it cannot answer (empty when it can), and `lead`, the short answer its text leads with
+    ("" when it quotes evidence without one): every surface reads the lead from here, never by
+    parsing the text back."""
 
     text: str
     cited: tuple[str, ...]
     method: str
     cannot_tell: str = ""
     detail: AnswerDetail | None = None
+    lead: str = ""
+
+    @classmethod
+    def led(cls, lead: str, because: str, cited: Sequence[str], method: str, detail: AnswerDetail | None = None) -> Draft:
+        """An answer that leads with `lead`, then what it rests on: the one place "LEAD, because: …"
+        is written."""
+        return cls(f"{lead}, because: {because}", tuple(cited), method, detail=detail, lead=lead.strip())
 
 
 _ASKS_YES_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
@@ -353,16 +362,14 @@ def form_draft(
         method = f"explained {anchor.unit.id} by {len(reasons)} neighbouring sentence(s)"
         if not reasons:
             return Draft(f"{lead}.", (anchor.unit.id,), method)
-        drafted = _draft(lead, reasons, method)
-        return Draft(drafted.text, _ids([anchor, *reasons]), method)
+        return replace(_draft(lead, reasons, method), cited=_ids([anchor, *reasons]))
     if form is Form.COMPARISON:
         return _comparison_draft(asked.cues, evidence)
     return None
 
 
 def _draft(lead: str, because: Sequence[Sentence], method: str) -> Draft:
-    text = f"{lead}, because: {' '.join(s.cited() for s in because)}"
-    return Draft(text, _ids(because), method)
+    return Draft.led(lead, " ".join(s.cited() for s in because), _ids(because), method)
 
 
 _UNNAMED = "no kept evidence mentions it"

@@ -124,7 +124,9 @@ INSUFFICIENT_PREFACE = "The evidence is insufficient"
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class GsResult:
-    """`weak`: the solver itself found the evidence insufficient, so the answer is never grounded."""
+    """`weak`: the solver itself found the evidence insufficient, so the answer is never grounded.
+    `lead`: the short answer `answer` leads with ("" when it has none), as the solver built it
+    (an LLM's text is read once, by core/plugins/llm_answer.py)."""
 
     status: Status
     reason: str = ""
@@ -133,6 +135,7 @@ class GsResult:
     llm_calls: int = Field(default=0, ge=0)
     weak: bool = False
     detail: AnswerDetail | None = None
+    lead: str = ""
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)

@@ -303,11 +303,11 @@ def _grounded(
         # A definition goes on in the unit's next sentences about the same thing ("It stores …").
         _, later = evidence.around(sentence, 0, _DEFINITION_AFTER)
         because += [s for s in later if s.unit.id == sentence.unit.id and (covered(terms, [s]) or _opens_with_reference(s))]
-    text = f"{lead.text}, because: {' '.join(s.cited() for s in because)}"
+    said = " ".join(s.cited() for s in because)
     if reading.resolved:
-        text += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
+        said += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
     method = f"{expected.type.value} lead from {sentence.unit.id}; support {support.summary()}"
-    return Draft(text, (sentence.unit.id,), method), _detail(expected, lead.text, support, reading)
+    return Draft.led(lead.text, said, (sentence.unit.id,), method), _detail(expected, lead.text, support, reading)
 
 
 def _cannot_tell(
@@ -364,22 +364,16 @@ def checked(question: Question, expected: Expected, draft: Draft, units: Sequenc
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
 
 
-def stated_lead(answer: str) -> str:
-    """The lead an answer "LEAD, because: …" states; "" when it has none."""
-    return answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
-
-
 def verify_lead(
-    question: Question, answer: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+    question: Question, lead: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
 ) -> Support | None:
-    """The support check on a finished answer "LEAD, because: …" against the units it cites, for
-    val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
+    """The support check on a finished answer's lead (`GsResult.lead`) against the units it cites,
+    for val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
     `context`: the other units the solver read (kept and their paragraphs), whose sentences
     resolve a cited sentence's pronouns as they did for the solver ("She left her maps …" after
     "… founded by Agnes Pryor"), but never hold the lead. None when the question asks for no
     short lead or the answer has none."""
     expected = question.expected
-    lead = stated_lead(answer)
     if expected.type not in SHORT_TYPES or not lead or "\n" in lead:
         return None
     cited = {unit.id for unit in units}

@@ -93,7 +93,8 @@ class SymbolicGoalSolver(GoalSolver):
         if weakness:
             return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
         return GsResult(
-            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail
+            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail,
+            lead=draft.lead,
         )
 
 
@@ -275,8 +276,10 @@ def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) ->
     asking why), the chain itself, since restating what was asked answers nothing: its last step
     still ends "(so <conclusion> by <rule>)"."""
     steps = "; ".join(chain_steps(proof))
-    text = f"Because {steps}." if reason_first else f"{lead or proof.fact}, because: {steps}."
-    return Draft(text, _distinct(proof.leaf_units()), f"proof chain for '{proof.fact}' by {proof.rule}")
+    method = f"proof chain for '{proof.fact}' by {proof.rule}"
+    if reason_first:
+        return Draft(f"Because {steps}.", _distinct(proof.leaf_units()), method)
+    return Draft.led(lead or proof.fact, f"{steps}.", _distinct(proof.leaf_units()), method)
 
 
 def _names_both_ends(question: str, proof: Proof) -> bool:

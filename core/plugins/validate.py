@@ -1,7 +1,7 @@
 """val-grounded: a deterministic check that an answer rests on the evidence it was given.
 
 Rejects an answer that cites nothing, cites a unit outside the kept evidence, whose short lead
-("LEAD, because: …") fails the support check of core/support.py in every cited sentence (the
+(`GsResult.lead`) fails the support check of core/support.py in every cited sentence (the
 check gs-symbolic runs), or that leaves most of the question's focus terms unmentioned by both
 the answer and the units it cites.
 """
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from core.intent_cues import focus_coverage, unit_text
 from core.plugins.passages import paragraph_units
-from core.plugins.short_answer import stated_lead, verify_lead
+from core.plugins.short_answer import verify_lead
 from core.plugins.solve import object_lead, proofs_of
 from core.plugins.base import (
     Descriptor,
@@ -71,8 +71,8 @@ class GroundedValidator(Validator):
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
         question = ctx.question(intent)
         cues = question.cues
-        if not answer.weak and not proven_lead(answer.answer, evidence, set(cited)):
-            support = verify_lead(question, answer.answer, [unit for unit in kept if unit.id in cited], kept)
+        if not answer.weak and not proven_lead(answer.lead, evidence, set(cited)):
+            support = verify_lead(question, answer.lead, [unit for unit in kept if unit.id in cited], kept)
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])
@@ -84,13 +84,12 @@ class GroundedValidator(Validator):
         return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {coverage.summary()}")
 
 
-def proven_lead(answer: str, evidence: KbResult, cited: set[str]) -> bool:
-    """The lead ("LEAD, because: …") is a fact ThinkingDB derived (or the objects it and the facts
+def proven_lead(lead: str, evidence: KbResult, cited: set[str]) -> bool:
+    """The answer's lead (`GsResult.lead`) is a fact ThinkingDB derived (or the objects it and the facts
     under it give their subject by its relation, `object_lead`), by a proof that rests only on
     cited units. A derived fact is said by no one sentence (that is why it was derived), so the
     support check, which looks for the lead in a cited sentence, does not apply: the chain is
     its support."""
-    lead = stated_lead(answer)
     if not lead or evidence.outcome is None:
         return False
     return any(lead in (proof.fact, object_lead(proof)) and proof.rule is not None and set(proof.leaf_units()) <= cited
