@@ -2,10 +2,14 @@
 "because:" and the sentence; when the support check (core/support.py) fails, the draft says it
 cannot tell and quotes the closest evidence instead.
 
-The sentence is the kept evidence's sentence covering most of the question's focus terms (its
-pronouns resolved, core/coref.py), then the best-ranked; the lead is the span of the expected
-type (core/answer_types.py) nearest the words it shares with the question, never one the
-question itself says.
+The answer goes through named stages (`short_draft`):
+1. select sentences: the kept sentences by the question's focus terms they say, then rank (`_readings`);
+2. resolve references: a tried sentence's pronouns and "the company" (core/coref.py, `_read`);
+3. candidate spans: the spans of the expected type (core/answer_types.py) not said by the
+   question, nearest the words it shares with the question (`_lead`);
+4. support: the lead's check (core/support.py);
+5. choose: the first supported reading, else the closest (`_closer`);
+6. render: the lead and its sentence (`_grounded`), or what it cannot tell (`_cannot_tell`).
 """
 
 from __future__ import annotations
@@ -70,16 +74,17 @@ def short_draft(
     paragraphs) is read only for antecedents."""
     required = question.required_terms(expected)
     evidence = Evidence([*kept, *context])
-    readings = _readings(required, evidence, {unit.id for unit in kept})
+    readings = _readings(required, evidence, {unit.id for unit in kept})  # select sentences
     best: tuple[_Reading, Span | None, Support] | None = None
     top = readings[0].covered if readings else 0
     if answerability.observing():
         _observe(question, required, expected, readings, evidence)
     for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
+        # resolve references (a sentence ranked untagged is read now)
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
-        lead = _lead(reading, question, required, expected)
-        support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))
-        if support.passed:
+        lead = _lead(reading, question, required, expected)  # candidate spans
+        support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))  # support
+        if support.passed:  # choose, then render
             return _grounded(reading, lead, support, expected, evidence, required)
         if best is None or _closer(support, lead, best):
             best = (reading, lead, support)

@@ -87,3 +87,19 @@ def test_a_comparison_asks_for_a_comparison_unless_its_wording_asks_for_a_list_o
     assert compared.expected_for(Act.IDENTIFY) == compared.expected
     listed = Question("List the differences between canary and blue-green deployments.")
     assert listed.expected_for(Act.COMPARE).type is AnswerType.LIST
+
+
+def test_the_answer_plan_tries_the_strategies_in_order() -> None:
+    from core.plugins.solve import STRATEGIES, AnswerPlan
+    from core.units import Intent
+
+    def tried(act: Act, text: str) -> list[str]:
+        plan = AnswerPlan.of(Intent(act=act, target=text, output="text"), Question(text))
+        return [s.name for s in STRATEGIES if s.applies(plan)]
+
+    assert [s.name for s in STRATEGIES][-1] == "quoted evidence"
+    assert tried(Act.EXPLAIN, "Why is Atlas relevant for compliance audits?")[0] == "proof chain"
+    assert tried(Act.IDENTIFY, "Who maintains the lighthouse?")[:2] == ["typed lead", "answer form"]
+    assert "proof chain" not in tried(Act.IDENTIFY, "Who maintains the lighthouse?")  # a chain names no person
+    assert tried(Act.IMPLEMENT, "How do I install Orion?") == ["procedure", "quoted evidence"]
+    assert tried(Act.COMPARE, "Is Orion or Helix faster?")[:2] == ["answer form", "comparison"]
