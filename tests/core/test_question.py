@@ -103,3 +103,19 @@ def test_the_answer_plan_tries_the_strategies_in_order() -> None:
     assert "proof chain" not in tried(Act.IDENTIFY, "Who maintains the lighthouse?")  # a chain names no person
     assert tried(Act.IMPLEMENT, "How do I install Orion?") == ["procedure", "quoted evidence"]
     assert tried(Act.COMPARE, "Is Orion or Helix faster?")[:2] == ["answer form", "comparison"]
+
+
+def test_no_stage_of_a_run_analyses_the_question_itself() -> None:
+    """The kernel and the plugins reach the question's analysis only through the Question: none
+    imports the analysers (a plugin that did would analyse the question again)."""
+    import ast
+    from pathlib import Path
+
+    core = Path(__file__).resolve().parents[2] / "core"
+    analysers = {"question_cues", "expected_type", "question_terms", "asked_relation"}
+    found = []
+    for path in [core / "engine.py", *sorted((core / "plugins").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                found += [f"{path.name}: {alias.name}" for alias in node.names if alias.name in analysers]
+    assert not found, found
