@@ -217,7 +217,9 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.DATE:
         return _regex_spans(DATE_PATTERN, tokens, text)
     if kind is AnswerType.NUMBER:
-        return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, text, expected)
+        # "how many loaves" names the unit; "what size" names only the measure: "40 cm" keeps its unit.
+        bare = bool(expected.head) and expected.cue.startswith("how")
+        return _quantities(_number_spans(tokens, text, bare=bare), tokens, text, expected)
     if kind is AnswerType.PLACE:
         return places(name_spans(tokens, text), tokens, text) + locative_phrases(tokens, text)
     if kind is AnswerType.PERSON:

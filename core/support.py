@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.answer_types import AnswerType, Expected, Span
+from core.attribute_answers import attribute_link
 from core.lifespans import asked_year, said_end
 from core.nlp.cardinals import cardinal_value
 from core.relation import PHRASE_TAGS, reversed_relation, subject_slot
@@ -428,12 +429,24 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
         return ""  # a name or a code or number names its thing
     if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
         return ""
+    if _headed_by(lead, sentence, head):
+        return ""  # "oxalic acid" of "oxalic acid treatment", asked "what treatment"
+    if len(words) == 1 and words[0].tag == "ADJ":
+        return attribute_link(words[0].word, head)  # "blue" asked "what colour"
     lex = _lexicon()
     nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
     if lex is None or not nouns:
         return None
     link = _link(lex, nouns[-1], head.lower())
     return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
+
+
+def _headed_by(lead: Span, sentence: Sequence[Token], head: str) -> bool:
+    """The lead lost the asked-for class noun at its end: its noun phrase ends in X."""
+    last = lead.last
+    while last + 1 < len(sentence) and sentence[last + 1].tag in ("NOUN", "PROPN"):
+        last += 1
+    return last > lead.last and set(tokenize(sentence[last].word)) == set(tokenize(head))
 
 
 def _exact(term: Term) -> bool:

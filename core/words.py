@@ -5,6 +5,8 @@ One module, so a list is written once and its variants stand side by side: where
 need different members (the planner's yes/no openers and the answer type's, the support check's
 negations and the yes/no polarity's), both lists are here, named for what they do, with why
 they differ. tests/core/test_words.py fails when another core module defines its own list.
+A new list is for what the tagger's UPOS tags, the noun-phrase chunks or the WordNet lexicon
+cannot tell (ORDINALS: the tagger calls them ADJ, WordNet files them under no common class).
 """
 
 from __future__ import annotations
@@ -201,3 +203,14 @@ PROSE_BEFORE_NAME = frozenset(
 JUDGE_ABBREVIATIONS = frozenset(
     "mr mrs ms dr st prof sr jr vs e.g i.e etc no c ca approx gen col lt rev fig".split()
 )
+
+# --- series and coordination ------------------------------------------------------------------
+
+# Ordinals that pick one of a recurring series ("the second Tuesday", "the first Saturday of
+# September"): the tagger calls them ADJ like any adjective, and WordNet files them under no
+# common class.
+ORDINALS = frozenset(
+    """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last final next""".split()
+)
+# Words that join the items of a coordination ("£35 for full members and £15 for juniors").
+COORDINATORS = frozenset(("and", "or"))

@@ -19,9 +19,11 @@ from dataclasses import dataclass, replace
 
 from core import answerability
 from core.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
+from core.attribute_answers import attribute_spans, is_attribute
 from core.coref import Resolution, mentions_reference, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
+from core.plugins.lead_spans import extended, says_class
 from core.intent_cues import unit_text
 from core.plugins.passages import Evidence, Sentence, covered
 from core.question import Question
@@ -191,6 +193,7 @@ def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected
     hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
     own_names = _own_names(reading, [_stems(asked, n) for n in name_spans(asked, question.text)], asked_stems, term_stems)
     candidates = list(typed_spans(tokens, reading.sentence.text, expected))
+    candidates += attribute_spans(tokens, reading.sentence.text, expected, candidates)
     if expected.type in (AnswerType.PERSON, AnswerType.KIND):
         candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items()
                        if tokens[i].tag == "PRON" and (r.person or expected.type is AnswerType.KIND)]
@@ -201,21 +204,24 @@ def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected
             continue
         if expected.type is AnswerType.DEFINITION and not any(span.first - _SUBJECT_REACH <= h < span.first for h in hits):
             continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
-        slot = fills_gap(question, tokens, span, expected)
+        attribute = is_attribute(span, tokens, expected)
+        slot = attribute or fills_gap(question, tokens, span, expected)
+        classed = says_class(span, tokens, expected)
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
             span = _trimmed(span, tokens, asked_stems, reading.sentence.text, expected.head)
-            if expected.type in _NAMING and not any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1]):
+            named = attribute or any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1])
+            if expected.type in _NAMING and not named:
                 continue  # only a modifier is left ("stationary" of "the stationary steam engine")
         if any(n.first <= span.first and span.last <= n.last for n in own_names):
             continue
         # A year of a lifespan stands alone: asked when Zhu Shijie was born, "1249" of "(1249–1314)".
         if span.first not in reading.resolved and not (slot and expected.type is AnswerType.DATE and lifespan_year(question, tokens, span)):
-            span = _whole_words(span, tokens, reading.sentence.text)
+            span = extended(_whole_words(span, tokens, reading.sentence.text), tokens, reading.sentence.text, asked, expected)
         if reversed_relation(question.relation, tokens, span):
             continue
         # "Who …?" asks for someone: a code ("error code E4") is a later choice.
         coded = expected.type is AnswerType.PERSON and any(ch.isdigit() for ch in span.text)
-        key = (coded, not slot, -_closeness(span, hits), span.first)
+        key = (coded, not slot, not classed, -_closeness(span, hits), span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
     return best

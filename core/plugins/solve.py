@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from core.intent_cues import QuestionCues, focus_coverage, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
+from core.plugins.derived_vs_stated import stated_lead
 from core.plugins.passages import paragraph_units
+from core.plugins.proof_objects import object_lead, with_every_object
 from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
 from core.answer_types import AnswerType, Expected
 from core.plugins.base import (
@@ -171,8 +173,9 @@ class Kept:
 
 def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
     """Asked why or how, the chain itself (its conclusion restates the question); asked yes or no
-    about both ends of a derived fact, "Yes" because of it; otherwise the conclusion, or the
-    objects the chain gives the subject the question names."""
+    about both ends of a derived fact, "Yes" because of it; otherwise a lead a cited sentence
+    states (derived_vs_stated.py), else the conclusion, or every object the proofs give the
+    subject the question names."""
     question, form = plan.question.text, plan.form
     tdb = kept.outcome.lane_details.get("tdb")
     units = {u.id for u in kept.units}
@@ -183,9 +186,15 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
         return chain_answer(proof, lead="Yes") if _names_both_ends(question, proof) else None
     if form is Form.EXPLANATION or plan.expected.type in (AnswerType.REASON, AnswerType.MANNER):
         return chain_answer(proof, reason_first=True)
+    stated = stated_lead(plan.question, plan.expected, proof, kept.units, kept.paragraphs)
+    if stated is not None:
+        return stated
     asked = _stems(question)
-    asks_object = _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object))
-    return chain_answer(proof, lead=object_lead(proof) if asks_object else "")
+    if _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object)):
+        # Asked for the object: every object the proofs give the subject (Lumen and Vault).
+        first, *more = with_every_object(proof, proofs_of(kept.outcome), units)
+        return chain_answer(first, lead=object_lead(first, *more), more=more)
+    return chain_answer(proof)
 
 
 def _by_typed_lead(plan: AnswerPlan, kept: Kept) -> Draft | None:
@@ -338,31 +347,16 @@ def chain_steps(proof: Proof) -> list[str]:
     return steps
 
 
-def object_lead(proof: Proof) -> str:
-    """What the question naming the proof's subject and relation asks for: the object of every
-    fact in the proof with that subject and relation, stated or derived, in proof order ("What
-    does Atlas depend on?" → "Lumen and Vault", from Atlas depends_on Lumen, Lumen depends_on
-    Vault, so Atlas depends_on Vault)."""
-    objects = list(dict.fromkeys(_objects_of(proof, proof.subject, proof.relation)))
-    return objects[0] if len(objects) == 1 else f"{', '.join(objects[:-1])} and {objects[-1]}"
-
-
-def _objects_of(proof: Proof, subject: str, relation: str) -> Iterator[str]:
-    for premise in proof.premises:
-        yield from _objects_of(premise, subject, relation)
-    if proof.subject == subject and proof.relation == relation:
-        yield proof.object
-
-
-def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) -> Draft:
-    """The proof's conclusion (or `lead`), because of its chain; with `reason_first` (a question
-    asking why), the chain itself, since restating what was asked answers nothing: its last step
-    still ends "(so <conclusion> by <rule>)"."""
-    steps = "; ".join(chain_steps(proof))
+def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False, more: Sequence[Proof] = ()) -> Draft:
+    """The proof's conclusion (or `lead`), because of its chain (and those of `more`); with
+    `reason_first` (a question asking why), the chain itself, since restating what was asked
+    answers nothing: its last step still ends "(so <conclusion> by <rule>)"."""
+    steps = "; ".join(step for each in (proof, *more) for step in chain_steps(each))
+    cited = _distinct(uid for each in (proof, *more) for uid in each.leaf_units())
     method = f"proof chain for '{proof.fact}' by {proof.rule}"
     if reason_first:
-        return Draft(f"Because {steps}.", _distinct(proof.leaf_units()), method)
-    return Draft.led(lead or proof.fact, f"{steps}.", _distinct(proof.leaf_units()), method)
+        return Draft(f"Because {steps}.", cited, method)
+    return Draft.led(lead or proof.fact, f"{steps}.", cited, method)
 
 
 def _names_both_ends(question: str, proof: Proof) -> bool:

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from core.intent_cues import focus_coverage, unit_text
 from core.plugins.passages import paragraph_units
 from core.plugins.short_answer import verify_lead
-from core.plugins.solve import object_lead, proofs_of
+from core.plugins.proof_objects import proven_objects
+from core.plugins.solve import proofs_of
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -85,15 +86,16 @@ class GroundedValidator(Validator):
 
 
 def proven_lead(lead: str, evidence: KbResult, cited: set[str]) -> bool:
-    """The answer's lead (`GsResult.lead`) is a fact ThinkingDB derived (or the objects it and the facts
-    under it give their subject by its relation, `object_lead`), by a proof that rests only on
+    """The answer's lead (`GsResult.lead`) is a fact ThinkingDB derived (or the objects the proofs
+    give their subject by its relation, `proof_objects.proven_objects`), by a proof that rests only on
     cited units. A derived fact is said by no one sentence (that is why it was derived), so the
     support check, which looks for the lead in a cited sentence, does not apply: the chain is
     its support."""
     if not lead or evidence.outcome is None:
         return False
-    return any(lead in (proof.fact, object_lead(proof)) and proof.rule is not None and set(proof.leaf_units()) <= cited
-               for proof in proofs_of(evidence.outcome))
+    proofs = proofs_of(evidence.outcome)
+    return any(lead == proof.fact and proof.rule is not None and set(proof.leaf_units()) <= cited for proof in proofs) or (
+        proven_objects(lead, proofs, cited))
 
 
 def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:

@@ -122,7 +122,12 @@ def test_memory_files_are_private_and_bad_lines_are_diagnostics(session, tmp_pat
     path.write_text(path.read_text() + '{"id": "x"}\nnot json\n')
     again = conversation(session, Caller(), store)
     assert len(again.turns) == 1
-    assert [d.line for d in store.problems] == [2, 3] and all(d.file == str(path) for d in store.problems)
+    assert [d.line for d in again.problems] == [2, 3] and all(d.file == str(path) for d in again.problems)
+    # Said once as warnings (the CLI prints them, the explorer notifies), not again while unchanged.
+    warnings = again.take_warnings()
+    assert len(warnings) == 2 and all("MALFORMED_LINE" in w for w in warnings)
+    again.vetted(None)
+    assert again.take_warnings() == []
 
 
 def test_compaction_replaces_old_turns_with_summaries(session):
