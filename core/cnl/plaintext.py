@@ -80,7 +80,6 @@ _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
 # The model's key of each field the reader writes.
 _KEYS = {label: key for key, label in FIELD_LABELS.items()}
-_FIELD_SHAPED = re.compile(r"[^\w:=]{0,12}[^:=\n]{1,40}[:=]")
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 _CONNECTIVES = re.compile(
@@ -95,13 +94,13 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     diagnostics, flagged, inline = _permission_lines(text, file)
     heading: str | None = None
     used: Counter[int] = Counter()
+    if flagged - inline:
+        # A label at a line start (`Acl: staff`, `Audience: staff`, `Acl staff` over the text) in a
+        # file that has no fields was meant for the file: nothing of it is served.
+        return [], diagnostics
     for paragraph, asked in _question_pairs(_paragraphs(evidence_lines(text))):
         if flagged and any(number in flagged for number, _ in paragraph):
-            if all(_FIELD_SHAPED.match(line) and number not in inline for number, line in paragraph):
-                # A block of field lines alone (`Acl: staff` over the text) was meant for the
-                # whole file: nothing of it is served.
-                return [], diagnostics
-            continue
+            continue  # a field written inside a sentence withdraws its paragraph
         sentences = sentences_of(paragraph)
         title = _heading(paragraph, sentences) if asked is None else None
         if title is not None:
@@ -139,9 +138,9 @@ def _built(unit_id: Token, fields: dict[str, str], file: str) -> tuple[Knowledge
 
 
 def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int], frozenset[int]]:
-    """An error for each line that reads like a permission field, or writes one inside it
-    (`Note — acl: staff`): plain text has no fields, so the paragraph holding one is withdrawn
-    (fail closed), and the whole file when the paragraph is nothing but such field lines."""
+    """An error for each line with a permission label at its start (`Acl: staff`), or one written
+    inside it (`Note — acl: staff`): plain text has no fields, so the file is withdrawn for the
+    first (it was meant for the file) and the paragraph holding the second (fail closed)."""
     diagnostics = []
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     for number, line in enumerate(source_lines(text), start=1):
@@ -150,9 +149,10 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             inline.add(number)
         if found is not None:
             name, label, col = found
+            withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(name, label, "in plain text, which has no fields")
             diagnostics.append(
-                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", "its paragraph is"),
+                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", withdrawn),
                            file=file, line=number, col=col, author_only=True)
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)

@@ -7,9 +7,12 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
+from core.cnl.json_keys import raw_permission_key
 from core.cnl.markdown import read_markdown
+from core.cnl.permissions import permission_inline, permission_line
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
+from core.cnl.validate import source_lines
 from core.collector import collector_paused
 from core.diagnostics import Code, Diagnostic, for_author
 from core.safe_io import FileTooLarge, UnsafePath, read_regular
@@ -81,7 +84,24 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     if problems and (any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)):
         # Which unit a bad byte sits in is not tracked: in a file with restricted units it may be one.
         problems = for_author(problems)
-    return ReadResult(units, [*problems, *diagnostics])
+    return ReadResult(units, labelled_for_author([*problems, *diagnostics], text))
+
+
+def labelled_for_author(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """Every diagnostic whose line carries a permission label, read or not, is the author's: a
+    caller's count of it would tell that a restricted unit is written there (a JSON line broken
+    before its `"acl"` is read, a heading without an id above an `Acl:` line)."""
+    if all(d.author_only for d in diagnostics):
+        return diagnostics
+    lines = source_lines(text)
+    return [
+        d if d.author_only or not 0 < d.line <= len(lines) or not carries_label(lines[d.line - 1]) else for_author([d])[0]
+        for d in diagnostics
+    ]
+
+
+def carries_label(line: str) -> bool:
+    return bool(permission_line(line) or permission_inline(line) or raw_permission_key(line))
 
 
 def _reader(kind: Format):

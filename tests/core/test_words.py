@@ -18,7 +18,10 @@ MIN_WORDS = 3
 ALLOWED = {
     ("answerability.py", "FEATURES"),  # names of the answerability features (a model's columns)
     ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
-    ("cnl/permissions.py", "_ACL_NAMES"),  # spellings of the permission field names a reader refuses
+    ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
+    ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
+    ("cnl/permissions.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
+    ("cnl/permissions.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
     ("cnl/sop.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
     ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
     ("nlp/lexicon.py", "POS_NAMES"),  # the lexicon's part-of-speech names, its data's column values
