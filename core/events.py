@@ -109,6 +109,9 @@ class AnswerDetail(_Model):
 
 
 class AnswerPart(_Model):
+    """One intent's answer: its text, and `lead`, the short answer a grounded part asserts ("" when
+    it asserts none or only quotes evidence), as the solver built it."""
+
     intent_index: int
     target: str
     answer: str
@@ -116,6 +119,7 @@ class AnswerPart(_Model):
     cited_ids: tuple[str, ...] = ()
     evidence_plugin: str | None = None
     detail: AnswerDetail | None = None
+    lead: str = ""
 
 
 class MemoryUse(_Model):

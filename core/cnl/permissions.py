@@ -34,6 +34,7 @@ import re
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
+from core.words import PROSE_BEFORE_NAME
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
 # Canonical keys that are never an English word: a label wherever a name may stand, even with no
@@ -200,10 +201,6 @@ _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*\Z")
 _NAME_REACH = 48
 _ALNUM = re.compile(r"[\W_]")
-_PROSE_BEFORE = frozenset(
-    "the a an this that these those each every any per by of in for to from with at on into within "
-    "our your their its his her my one another same".split()
-)
 
 
 def permission_inline(line: str) -> tuple[str, str, int] | None:
@@ -249,7 +246,7 @@ def _name_before(head: str, kind: str, strict: bool) -> tuple[str, str, int] | N
         if label is None:
             continue
         before = form[: match.start()].split()
-        if not strict and before and before[-1].strip("([{\"'") in _PROSE_BEFORE:
+        if not strict and before and before[-1].strip("([{\"'") in PROSE_BEFORE_NAME:
             continue
         first = original_offset(head, match.start(), index)
         last = original_offset(head, match.end("name") - 1, index) + 1

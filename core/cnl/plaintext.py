@@ -65,6 +65,7 @@ from core.cnl.question_block import ANSWER_LABEL, evidence_lines
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, split_id
 from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit, Relation, Role
+from core.words import GOES_ON, STATEMENT_OPENERS
 
 FACT_CONFIDENCE = "0.9"
 # CommonMark ATX heading: up to three spaces, one to six `#`, then a space or the line's end.
@@ -74,17 +75,11 @@ _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
 _TOPIC_WORDS = 8
 _MAX_INLINE_HEADING_WORDS = 8
-# Words a hard-wrapped line ends on mid-sentence; a heading does not end on them.
-_GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
 
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
 # The model's key of each field the reader writes.
 _KEYS = {label: key for key, label in FIELD_LABELS.items()}
-# Words a statement opens with and an instruction does not (articles, pronouns, determiners).
-_STATEMENT_OPENERS = frozenset(
-    "the a an this that these those it its he she they we i his her their our my there".split()
-)
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 _CONNECTIVES = re.compile(
@@ -258,7 +253,7 @@ def _heads_text(line: str, next_line: str) -> bool:
     return (
         (line.lstrip()[0].isupper() or line.lstrip()[0].isdigit())
         and not words[-1].endswith((".", "!", "?", ",", ";"))
-        and words[-1].lower().strip(":") not in _GOES_ON
+        and words[-1].lower().strip(":") not in GOES_ON
         and fact_triple(line.strip()) is None
     )
 
@@ -291,7 +286,7 @@ def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:
     if not 2 <= len(items) <= _MAX_STEPS:
         return None
     # "1. The mill went to the Fenwicks. 2. The bridge …" lists statements, not steps to take.
-    statements = sum(1 for item in items if item.split(maxsplit=1)[0].lower().strip(",:") in _STATEMENT_OPENERS)
+    statements = sum(1 for item in items if item.split(maxsplit=1)[0].lower().strip(",:") in STATEMENT_OPENERS)
     return None if 2 * statements > len(items) else items
 
 

@@ -16,10 +16,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from core.answer_types import Expected
-from core.intent_cues import QuestionCues
 from core.plugins.answer_forms import Draft
-from core.plugins.passages import question_terms
 from core.plugins.short_answer import SHORT_TYPES, short_draft
+from core.question import Question
 from core.text import tokenize
 from core.units import KnowledgeUnit
 
@@ -52,14 +51,13 @@ def asks_relation(question: str, relation: str) -> bool:
 
 
 def stated_lead(
-    question: str, cues: QuestionCues, expected: Expected, proof: Proof,
-    units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit],
+    question: Question, expected: Expected, proof: Proof, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit],
 ) -> Draft | None:
     """The typed lead a cited sentence states, when the question does not ask for the proof's
     derived relation and that lead passes the support check; else None (the chain answers)."""
-    if expected.type not in SHORT_TYPES or asks_relation(question, proof.relation):
+    if expected.type not in SHORT_TYPES or asks_relation(question.text, proof.relation):
         return None
-    short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
+    short = short_draft(question, expected, units, paragraphs)
     if short is None or short[0].cannot_tell:
         return None
     draft, detail = short

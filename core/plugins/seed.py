@@ -9,10 +9,11 @@ from __future__ import annotations
 from core.cnl import format_intents, parse_intents, read_text
 from core.config import Budgets, MemoryConfig
 from core.events import MemoryUse
-from core.intent_cues import question_cues, split_input
+from core.intent_cues import split_input
 from core.memory.cited import usable
 from core.memory.followup import Candidate, resolve
 from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
+from core.question import Question
 from core.units import Act, Intent, KnowledgeUnit
 
 CURRENT_TURN_FILE = "<current-turn>"
@@ -58,7 +59,7 @@ class SymbolicSeedDetector(SeedDetector):
         candidates = [_candidate(m, ctx.view) for m in records]
         asked = questions[: self.max_questions]
         resolutions = [resolve(part, candidates, self.memory_min_score, asked[:i]) for i, part in enumerate(asked)]
-        intents = [_intent(r.question, context) for r in resolutions]
+        intents = [_intent(ctx.questions.of(r.question), context) for r in resolutions]
         cnl = format_intents(intents)
         parsed, diagnostics = parse_intents(cnl, file="<sd-symbolic>")
         errors = [d.format() for d in diagnostics if d.is_error]
@@ -104,9 +105,9 @@ def _text(unit: KnowledgeUnit) -> str:
     return unit.claim or unit.procedure or ""
 
 
-def _intent(question: str, context: list[str]) -> Intent:
-    cues = question_cues(question)
-    return Intent(act=cues.act, target=question, output=cues.output, context=" ".join(context) or None)
+def _intent(question: Question, context: list[str]) -> Intent:
+    cues = question.cues
+    return Intent(act=cues.act, target=question.text, output=cues.output, context=" ".join(context) or None)
 
 
 def current_turn_units(sentences: list[str]) -> tuple[KnowledgeUnit, ...]:
