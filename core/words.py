@@ -214,3 +214,30 @@ ORDINALS = frozenset(
 )
 # Words that join the items of a coordination ("£35 for full members and £15 for juniors").
 COORDINATORS = frozenset(("and", "or"))
+
+# Conversation references (core/memory/): the pronouns of each referent group, the words a
+# follow-up's frame may open with, and the closed classes the mention finder reads around a
+# noun phrase.
+PRONOUN_GROUPS = {
+    "he": frozenset("he him his himself".split()),
+    "she": frozenset("she her hers herself".split()),
+    "it": frozenset("it its itself".split()),
+    "they": frozenset("they them their theirs themselves".split()),
+}
+# The possessives a referent group fills as a possessive ("her" is told apart by its next word).
+UNAMBIGUOUS_POSSESSIVES = frozenset("his its their".split())
+# A follow-up's frame reuses a yes/no question that opens with one of these (written without the
+# modal "may", "must" and "shall" of AUXILIARIES: the referent rules were learned with this list).
+FRAME_AUXILIARIES = AUXILIARIES - {"may", "must", "shall"}
+# Verbs whose object is also the subject of the next verb ("made him leave"): that pronoun refers.
+CAUSATIVES = frozenset("make makes made let lets help helps helped see sees saw watch watched hear heard bid".split())
+ARTICLES = frozenset("a an the".split())
+# Prepositions before a noun phrase that make it a place or time rather than a referent.
+MENTION_PREPOSITIONS = frozenset(
+    "of in at on from to near into across over inside outside above below beneath under behind beyond "
+    "around through toward towards along within".split())
+# Words that make a noun phrase a question about a thing, not a mention of it.
+MENTION_WH = frozenset("what which whose how many much".split())
+# WordNet classes of nouns that measure rather than name (never a referent).
+MEASURE_CLASSES = frozenset(("time period", "time unit", "unit of time", "measure", "quantity", "amount"))
+

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import choose, pronoun_groups, rewrite
 from core.tagging import tag_text
+from core.words import FRAME_AUXILIARIES, WH_WORDS
 
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about)\s+(?P<what>[^?]+?)\s*\??\s*$", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?:\s+(?P<what>\w+))?\b", re.IGNORECASE)
 _WHY = re.compile(r"^\s*why\s*\??\s*$", re.IGNORECASE)
-_WH_WORDS = frozenset("what which who whom whose where when why how".split())
-_AUXILIARIES = frozenset("did does do was were is are has have had could can will would should".split())
 # Turns a pronoun is looked for in: CoQA's follow-ups point one or two turns back.
 RECENT_TURNS = 2
 
@@ -148,7 +147,7 @@ def _noun_phrase(what: str) -> bool:
     should X not get close to") nor a place phrase ("to the south", whose frame English cannot say)."""
     tags = [t.tag for t in tag_text(what)]
     return bool(tags) and tags[0] not in ("ADP", "ADV", "SCONJ") and not {"VERB", "AUX"} & set(tags) and \
-        what.split()[0].lower() not in _WH_WORDS
+        what.split()[0].lower() not in WH_WORDS
 
 
 def _slot(frame: str, what: str, entity: str) -> str | None:
@@ -169,7 +168,7 @@ def _why(question: str, usable: Sequence[Candidate]) -> Resolution:
     """"Why?" after a yes/no question ("Did Anna go home?") asks why of that question's claim."""
     base = max(usable, key=lambda c: c.turn)
     first = base.question.split(maxsplit=1)
-    if len(first) < 2 or first[0].lower() not in _AUXILIARIES or pronoun_groups(base.question):
+    if len(first) < 2 or first[0].lower() not in FRAME_AUXILIARIES or pronoun_groups(base.question):
         return Resolution(question)
     rewritten = f"Why {first[0].lower()} {first[1]}"
     return Resolution(rewritten, (f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}",),

@@ -24,6 +24,7 @@ from typing import Literal
 from core.cnl.plaintext import split_sentences
 from core.coref import antecedents, noun_classes
 from core.tagging import tag_text
+from core.words import MEASURE_CLASSES, MENTION_PREPOSITIONS, MENTION_WH, POSSESSIVES, PRONOUN_GROUPS
 
 Source = Literal["question", "answer", "story"]
 Gender = Literal["he", "she", ""]
@@ -35,19 +36,13 @@ MAX_SENTENCES = 12
 MAX_PER_TURN = 60
 # A kinship or role noun's gender may sit in its second sense ("sister": a nun first in WordNet).
 _GENDER_SENSES = 2
-_HE = frozenset("he him his himself".split())
-_SHE = frozenset("she her hers herself".split())
 _TITLES = {"mr": "he", "mr.": "he", "sir": "he", "mrs": "she", "mrs.": "she", "ms": "she", "ms.": "she",
            "miss": "she", "lady": "she", "madam": "she"}
 _DETERMINERS = frozenset("a an".split())
 _QUOTES = frozenset("\" “ ‘ ' ``".split())
 _ACRONYM = 5
-_PLACE_WORDS = frozenset(
-    "of in at on from to near into across over inside outside above below beneath under behind beyond "
-    "around through toward towards along within".split())
-_WH = frozenset("what which whose how many much".split())
-_MEASURES = frozenset(("time period", "time unit", "unit of time", "measure", "quantity", "amount"))
-_POSSESSIVES = frozenset("his her their its my our your".split())
+
+_HE, _SHE = PRONOUN_GROUPS["he"], PRONOUN_GROUPS["she"]
 
 
 @dataclass(frozen=True)
@@ -130,7 +125,7 @@ def _sentence_mentions(sentence: str, source: Source, back: int, genders: Counte
         text = phrase.text if phrase.text != phrase_text(tokens, phrase, sentence) else written
         if words[0].lower() in _DETERMINERS and not phrase.named:
             text = f"the {text}"
-        elif phrase.first and tokens[phrase.first - 1].word.lower() in _POSSESSIVES:
+        elif phrase.first and tokens[phrase.first - 1].word.lower() in POSSESSIVES:
             text = f"{tokens[phrase.first - 1].word} {text}"
         gender = _title_gender(tokens, phrase.first) or (_noun_gender(words[-1]) if phrase.person and not phrase.named else "")
         person = phrase.person and not (phrase.named and (_work_or_acronym(tokens, first, phrase.last)
@@ -166,7 +161,7 @@ def _name_start(tokens: Sequence, phrase) -> int:
 def _placed(tokens: Sequence, first: int) -> bool:
     """"the village of Oswick", "moved to Leeds": a name after a preposition of place or
     belonging is where or what, not who."""
-    return first > 0 and tokens[first - 1].word.lower() in _PLACE_WORDS
+    return first > 0 and tokens[first - 1].word.lower() in MENTION_PREPOSITIONS
 
 
 def _work_or_acronym(tokens: Sequence, first: int, last: int) -> bool:
@@ -179,12 +174,12 @@ def _work_or_acronym(tokens: Sequence, first: int, last: int) -> bool:
 
 def _asked(tokens: Sequence, first: int) -> bool:
     """"What company …?": the phrase a wh-word asks about stands for the answer, not for itself."""
-    return tokens[first].word.lower() in _WH or (first > 0 and tokens[first - 1].word.lower() in _WH)
+    return tokens[first].word.lower() in MENTION_WH or (first > 0 and tokens[first - 1].word.lower() in MENTION_WH)
 
 
 def _time(noun: str) -> bool:
     """A time or a measure ("next year", "the majority") says when or how much, not who or what."""
-    return bool(noun_classes(noun) & _MEASURES)
+    return bool(noun_classes(noun) & MEASURE_CLASSES)
 
 
 def _quantity(tokens: Sequence, first: int) -> bool:

@@ -31,19 +31,12 @@ from pathlib import Path
 
 from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
 from core.tagging import tag_text
+from core.words import ARTICLES, CAUSATIVES, PRONOUN_GROUPS, UNAMBIGUOUS_POSSESSIVES
 
 WEIGHTS = Path(__file__).resolve().parent / "data" / "referent_weights.json"
 FEATURES = ("bias", "recency", "subject", "repeated", "salience", "named", "personal", "question", "answer", "story",
             "gender")
-GROUPS = {
-    "he": frozenset("he him his himself".split()),
-    "she": frozenset("she her hers herself".split()),
-    "it": frozenset("it its itself".split()),
-    "they": frozenset("they them their theirs themselves".split()),
-}
-_POSSESSIVE = frozenset("his its their".split())
-_CAUSATIVES = frozenset("make makes made let lets help helps helped see sees saw watch watched hear heard bid".split())
-_DETERMINERS = frozenset("a an the".split())
+GROUPS = PRONOUN_GROUPS
 _WORD = re.compile(r"[A-Za-z']+")
 # Candidates shown in an explanation: the rest are listed by count only.
 SHOWN = 4
@@ -221,7 +214,7 @@ def _bare_infinitive(tokens, index: int) -> bool:
     """"What made her move?": after a verb of causing or perceiving, "her" is the object and the
     next word a verb, whatever the tagger called it."""
     before = tokens[index - 1].word.lower() if index else ""
-    return before in _CAUSATIVES and index + 1 < len(tokens) and tokens[index + 1].word.lower() not in _DETERMINERS
+    return before in CAUSATIVES and index + 1 < len(tokens) and tokens[index + 1].word.lower() not in ARTICLES
 
 
 def rewrite(question: str, choices: Sequence[Choice]) -> str:
@@ -234,7 +227,7 @@ def rewrite(question: str, choices: Sequence[Choice]) -> str:
         if choice is None:
             continue
         following = tokens[index + 1].tag if index + 1 < len(tokens) else ""
-        possessive = lower in _POSSESSIVE or (lower == "her" and following in ("NOUN", "ADJ", "NUM", "PROPN")
+        possessive = lower in UNAMBIGUOUS_POSSESSIVES or (lower == "her" and following in ("NOUN", "ADJ", "NUM", "PROPN")
                                               and not _bare_infinitive(tokens, index))
         text = choice.chosen.text
         pieces += [question[at : token.start], f"{text}'s" if possessive else text]

@@ -17,6 +17,7 @@ MIN_WORDS = 3
 # keys or arrays, which only look like words.
 ALLOWED = {
     ("answerability.py", "FEATURES"),  # names of the answerability features (a model's columns)
+    ("memory/referents.py", "FEATURES"),  # names of the referent model's features (its weights' keys)
     ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
     ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
     ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
