@@ -72,17 +72,19 @@ validation is withdrawn for every caller until fixed, and the errors appear here
 The validation errors pane and `e` are author tools (**author view: whole KB**): they show every
 file, restricted units included, whatever the caller. See docs/security.md.
 
-- `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
+- `s` (or ctrl+f) searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
   `f` shows only the matches.
 - `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
 - `e`: open the selected unit's (or error's) whole file in your editor at its line (author view;
   `$VISUAL`/`$EDITOR`, or the `$MRPTUI_EDITOR` template, see docs/tui.md).
 - `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
+- `/`, or any key that is not one of these, goes to the question box (the screens above the
+  main one close), so a question typed here is asked.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"),
-        Binding("slash", "search", "Search", id="kb.search", tooltip="Search units"),
+        Binding("s,ctrl+f", "search", "Search", id="kb.search", tooltip="Search units (/ goes to the question box)"),
         Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
@@ -388,13 +390,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def action_next_match(self) -> None:
         if not self.matches:
-            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
             return
         self._jump(self.match_position + 1)
 
     def action_previous_match(self) -> None:
         if not self.matches:
-            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
             return
         self._jump(self.match_position - 1)
 

@@ -1,0 +1,52 @@
+"""The one focus model of every screen (docs/tui.md, "The focus model").
+
+- Where a text box has focus, printable keys type there (the box stops them before any binding).
+- Elsewhere a screen's single-letter commands run; any other printable key starts a question: the
+  screens above the main one close and the key lands in the question box, so a question typed on
+  the rules screen is asked, never run as a string of commands. `/` goes to the box on every screen.
+- Keys that were waiting when the app suspended for the editor are dropped when it comes back: a
+  question typed ahead would otherwise run as commands (every `e` opening the editor again).
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+
+from mrptui.host import Host
+from mrptui.navigator import Navigator
+from mrptui.widgets.keybar import types_text
+from mrptui.widgets.query import QueryBox
+
+
+class FocusModel:
+    class Resumed(Message):
+        """Posted when the app comes back from the editor: the keys queued before it are stale."""
+
+    def __init__(self, host: Host, navigator: Navigator) -> None:
+        self.host = host
+        self.navigator = navigator
+        self.dropping = False  # between the editor's return and `Resumed`: keys are stale
+
+    def resumed(self) -> None:
+        """The app came back from a suspend: drop every key already queued (a FIFO: those before
+        the `Resumed` message posted now), whatever the clock says."""
+        self.dropping = True
+        self.host.post_message(self.Resumed())
+
+    def caught_up(self) -> None:
+        self.dropping = False
+
+    def takes(self, event: events.Key) -> bool:
+        """Whether an unbound key starts a question: a printable key where no text box has focus."""
+        return bool(event.is_printable and event.character) and not types_text(self.host.focused)
+
+    def to_question(self, typed: str = "") -> None:
+        """Close the screens above the main one, focus the question box and type `typed` into it
+        (replacing the selected question, as typing in the box does)."""
+        host = self.host
+        self.navigator.pop_secondary()
+        box = host.main.query_one(QueryBox)
+        host.main.set_focus(box)
+        if typed and not box.read_only:
+            box.replace(typed, *box.selection, maintain_selection_offset=False)
