@@ -83,8 +83,8 @@ def start_pool_helpers() -> None:
 
 
 def queries_for(args: argparse.Namespace, paths: list[Path]) -> Path | None:
-    """F4's labelled queries: --queries, else `queries.json` beside the first KB path that has
-    one (in a KB folder, or beside a KB file), else none: never another KB's questions."""
+    """F4's labelled queries: --queries, else the `queries.json` of the first KB path that has one
+    (inside a KB folder or beside it, beside a KB file), else none: never another KB's questions."""
     if args.queries:
         queries = Path(args.queries)
         if not queries.is_file():
@@ -95,7 +95,9 @@ def queries_for(args: argparse.Namespace, paths: list[Path]) -> Path | None:
 
     if not paths:
         return sample_queries_file()
-    beside = ((path if path.is_dir() else path.parent) / QUERIES_FILE_NAME for path in paths)
+    # In a KB folder (as sample_kb/ keeps it), else beside the folder or file (as `mrptui init` writes it).
+    beside = (folder / QUERIES_FILE_NAME for path in paths
+              for folder in ((path, path.parent) if path.is_dir() else (path.parent,)))
     return next((queries for queries in beside if queries.is_file()), None)
 
 

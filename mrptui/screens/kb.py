@@ -34,7 +34,8 @@ from mrptui.state import trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
 from mrptui.widgets.tables import fit_to_room
-from mrptui.screens.kb_columns import UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
+from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
+from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.virtual_table import VirtualTable
 
 ERRORS_MIN = 24
@@ -245,14 +246,19 @@ file, restricted units included, whatever the caller. See docs/security.md.
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
             shown, marked = self.shown, set(self.matches)
+            content, detail = self._content_widths(shown, bool(marked))
+            columns = self._columns(list(content.widths))
+            # Ids give way in their middle, to a form no other id of the view shares (id_cut.py).
+            mark = len(MARK) if marked else 0
+            id_cut = unique_cut(content.ids, columns[0][1] - mark)
+            columns[0] = (columns[0][0], max(columns[0][1], id_cut.width + mark))
 
             def cells(position: int) -> list[Text]:
                 unit = shown[position]
                 source_first = position == 0 or shown[position - 1].source_id != unit.source_id
-                return unit_cells(unit, position in marked, source_first)
+                return unit_cells(unit, position in marked, source_first, id_cut)
 
-            content, detail = self._content_widths(shown, bool(marked))
-            table.show(self._columns(list(content.widths)), len(shown), cells)
+            table.show(columns, len(shown), cells)
             self._split_bottom(detail)
             subtitle = f"{len(shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
             if len(content.read) < len(shown):

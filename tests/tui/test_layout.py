@@ -12,7 +12,7 @@ from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import PRESETS, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.layout import PRESETS, PROOFS_MIN, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.tables import cut, fit_to_room
@@ -42,11 +42,13 @@ def test_presets_cycle_and_weights_stay_in_range() -> None:
 
 def test_the_fitted_split_gives_a_pane_with_nothing_to_show_little_and_shares_what_is_left() -> None:
     empty_left, empty_answer = fit_columns(200, 100, 0, 0.25)  # evidence with nothing to show
-    assert empty_left > 100 and empty_answer == 50 and 200 - empty_left - empty_answer >= SIDE_MIN
+    assert empty_left == 100 and empty_answer == 50 and 200 - empty_left - empty_answer == PROOFS_MIN
     left, answer = fit_columns(200, 60, 100, 0.25)  # 40 cells to spare, shared 60:100
     assert (left, answer) == (60 + 40 * 60 // 160, 50)
-    assert fit_columns(120, 100, 100, 0.25) == (60, 30)  # too little room: the wider side gives way first
-    assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - SIDE_MIN, 30)  # the right keeps room for proofs and the answer
+    # Too little room at 120: the left side gives way to the proofs pane's 50 columns and the answer's 30.
+    assert fit_columns(120, 100, 100, 0.25) == (40, 30)
+    assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - PROOFS_MIN, 30)
+    assert fit_columns(110, 100, 40, 0.25) == (110 - 28 - PROOFS_MIN, 28)  # the narrowest grid still keeps 50
 
 
 def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:

@@ -206,7 +206,7 @@ async def test_without_a_queries_file_f4_says_so_and_runs_no_other_kbs_questions
         assert "no queries file" in str(screen.query_one("#eval-title", Static).content)
 
 
-def test_the_explorer_reads_queries_json_beside_the_kb_and_names_none_when_there_is_none(workspace, tmp_path) -> None:
+def test_the_explorer_reads_queries_json_beside_the_kb_and_names_none_when_there_is_none(workspace) -> None:
     import argparse
 
     from core.resources import sample_queries_file
@@ -215,9 +215,11 @@ def test_the_explorer_reads_queries_json_beside_the_kb_and_names_none_when_there
     kb, _, queries = workspace
     args = argparse.Namespace(queries=None)
     assert queries_for(args, []) == sample_queries_file()  # no --kb: the sample KB and its queries
-    assert queries_for(args, [kb]) is None  # the workspace keeps its queries outside the KB folder
+    assert queries_for(args, [kb]) == queries  # beside the KB folder, as `mrptui init` writes it
+    queries.unlink()
+    assert queries_for(args, [kb]) is None
     beside = kb / "queries.json"
-    shutil.copy(queries, beside)
+    beside.write_text(json.dumps(QUERIES), encoding="utf-8")
     assert queries_for(args, [kb]) == beside
     assert queries_for(args, [kb / "lighthouse.md"]) == beside  # a KB file: the queries beside it
-    assert queries_for(argparse.Namespace(queries=str(queries)), [kb]) == queries
+    assert queries_for(argparse.Namespace(queries=str(beside)), []) == beside
