@@ -347,8 +347,14 @@ class ExplorerApp(App[None]):
         self.focus_model.to_question()
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and self.focus_model.dropping:
-            return  # typed before the editor returned (mrptui/focus_model.py)
+        if isinstance(event, events.Key):
+            if self.focus_model.dropping:
+                return  # typed before the editor returned (mrptui/focus_model.py)
+            if not event.is_forwarded and self.focus_model.starts_question(event):
+                # Decided here, in the order keys arrive, before the key is handed to a screen:
+                # the keys behind it then go to the box, never into a screen this one closes.
+                self.focus_model.to_question(event.character or "")
+                return
         await super().on_event(event)
 
     @on(FocusModel.Resumed)

@@ -37,9 +37,18 @@ class FocusModel:
     def caught_up(self) -> None:
         self.dropping = False
 
+    def starts_question(self, event: events.Key) -> bool:
+        """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
+        host = self.host
+        return (self.takes(event) and event.key != "slash" and not types_text(host.focused)
+                and event.key not in host.screen.active_bindings)
+
     def takes(self, event: events.Key) -> bool:
-        """Whether an unbound key starts a question: a printable key where no text box has focus."""
-        return bool(event.is_printable and event.character) and not types_text(self.host.focused)
+        """Whether an unbound key goes to the question: any printable one. A text box stops the
+        keys it types, so one that reaches the app was typed where no box had focus, or was on its
+        way through the screen the first key of a question closed: typed ahead (a paste, a fast
+        typist, tmux send-keys), the rest of the question arrives after the box took focus."""
+        return bool(event.is_printable and event.character)
 
     def to_question(self, typed: str = "") -> None:
         """Close the screens above the main one, focus the question box and type `typed` into it

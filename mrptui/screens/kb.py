@@ -39,6 +39,9 @@ from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.virtual_table import VirtualTable
 
 ERRORS_MIN = 24
+# Where even the columns' floors do not fit, each may go down to this (a cut cell says "…"):
+# a column past the pane's edge was clipped with no ellipsis.
+CUT_FLOOR = 5
 # Units whose whole detail is rendered to size the selected-unit pane (~1.5 ms each under load).
 DETAIL_READS = 100
 
@@ -247,9 +250,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
         else:
             shown, marked = self.shown, set(self.matches)
             content, detail = self._content_widths(shown, bool(marked))
-            columns = self._columns(list(content.widths))
-            # Ids give way in their middle, to a form no other id of the view shares (id_cut.py).
+            # Ids give way in their middle, to a form no other id of the view shares (id_cut.py):
+            # the unit column's floor is where that form fits, so the others give way to it.
             mark = len(MARK) if marked else 0
+            unit_floor = unique_cut(content.ids, UNIT_FLOORS["unit"] - mark).width + mark
+            columns = self._columns(list(content.widths), unit_floor)
             id_cut = unique_cut(content.ids, columns[0][1] - mark)
             columns[0] = (columns[0][0], max(columns[0][1], id_cut.width + mark))
 
@@ -279,13 +284,17 @@ file, restricted units included, whatever the caller. See docs/security.md.
             self._widths = (shown, marked, content, detail)
         return self._widths[2], self._widths[3]
 
-    def _columns(self, widths: list[int]) -> list[tuple[str, int]]:
+    def _columns(self, widths: list[int], unit_floor: int | None = None) -> list[tuple[str, int]]:
         """Content widths capped, then fitted to the table's width (widest give way first, none
         below its floor), so the triple column is not cut to a letter."""
         widths = [min(width, cap) for width, (_, cap) in zip(widths, UNIT_COLUMNS)]
         room = self.query_one("#kb-units", VirtualTable).scrollable_content_region.width - 1 - 2 * (len(widths) - 1)
         if room > 0:
-            widths = fit_to_room(widths, room, [min(w, UNIT_FLOORS[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+            floors = {**UNIT_FLOORS, "unit": unit_floor or UNIT_FLOORS["unit"]}
+            widths = fit_to_room(widths, room, [min(w, floors[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+            if sum(widths) > room:  # narrower than the floors (80 columns): below them, not past the edge
+                widths = fit_to_room(widths, room, [min(w, floors["unit"] if label == "unit" else CUT_FLOOR)
+                                                    for w, (label, _) in zip(widths, UNIT_COLUMNS)])
             # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
             spare = room - sum(widths)
             if spare > 0:

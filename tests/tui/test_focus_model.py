@@ -160,3 +160,19 @@ async def test_escape_walks_back_the_way_you_came():
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is app.main
+
+
+@pytest.mark.parametrize("name", ["rules", "kb", "problems"])
+async def test_a_question_typed_ahead_all_at_once_lands_whole_in_the_box(name, editor_calls):
+    """As a paste or tmux send-keys delivers it: every key queued before the first is handled, so
+    most are still on their way through the screen the first one closes."""
+    app = make_app()
+    app.suspend = contextlib.nullcontext  # type: ignore[method-assign]
+    async with app.run_test(size=(150, 42)) as pilot:
+        await open_screen(pilot, name)
+        for character in TYPED:
+            app.post_message(events.Key("space" if character == " " else character, character))
+        await settle(pilot)
+        box = app.main.query_one(QueryBox)
+        assert app.screen is app.main and app.focused is box and box.text == TYPED
+        assert not editor_calls.exists() and app.runs == []
