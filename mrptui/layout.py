@@ -22,6 +22,9 @@ SIDE_MIN = 24
 # The proofs pane's narrowest fitted width where the screen has room: a proof tree nests rule →
 # premise → unit, and at 28 columns (120 wide, before) every unit id was cut.
 PROOFS_MIN = 50
+# ... but the plan/attempts column keeps this many, so the timeline's status words stay whole
+# (at 110 columns, the narrowest grid, the proofs pane then has 42).
+LEFT_MIN = 40
 
 # Grid cells: plan (column 0, row 0), evidence (columns 1-2, row 0), attempts (0, 1), proofs (1, 1),
 # answer (2, 1). A pane grows by its column's and its row's weight.
@@ -85,7 +88,7 @@ def fit_columns(total: int, left: int, right: int, answer_weight: float) -> tupl
     else:
         floors = [min(left, max(SIDE_MIN, total // 4)), min(right, max(SIDE_MIN, total // 3))]
         first = fit_to_room([left, right], total, floors)[0]
-    first = max(min(first, total - answer - proofs), min(SIDE_MIN, total // 2))
+    first = max(min(first, total - answer - proofs), min(LEFT_MIN, total // 2))
     # The bottom row's answer keeps its weight's share of the whole width; proofs take the rest.
     return first, max(1, min(answer, total - first - SIDE_MIN))
 

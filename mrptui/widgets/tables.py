@@ -126,6 +126,9 @@ def refill(
                   for index, (key, _) in enumerate(columns) if (floor := floors.get(key)) is not None}
         # Columns without a floor do not shrink: their content width is their floor.
         fitted = fit_to_room(widths, room, [floors.get(key, width) for (key, _), width in zip(columns, widths)])
+        if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
+            fitted = fit_to_room(fitted, room, [2 if key in floors and index not in ids else width
+                                                for index, ((key, _), width) in enumerate(zip(columns, fitted))])
         for index, width in enumerate(fitted):
             if width >= widths[index]:
                 continue

@@ -12,7 +12,7 @@ from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import PRESETS, PROOFS_MIN, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.tables import cut, fit_to_room
@@ -48,7 +48,7 @@ def test_the_fitted_split_gives_a_pane_with_nothing_to_show_little_and_shares_wh
     # Too little room at 120: the left side gives way to the proofs pane's 50 columns and the answer's 30.
     assert fit_columns(120, 100, 100, 0.25) == (40, 30)
     assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - PROOFS_MIN, 30)
-    assert fit_columns(110, 100, 40, 0.25) == (110 - 28 - PROOFS_MIN, 28)  # the narrowest grid still keeps 50
+    assert fit_columns(110, 100, 40, 0.25) == (LEFT_MIN, 28)  # the narrowest grid: the timeline keeps 40
 
 
 def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:
