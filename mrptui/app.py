@@ -347,30 +347,14 @@ class ExplorerApp(App[None]):
         self.focus_model.to_question()
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
-            if self.focus_model.dropping:
-                return  # typed before the editor returned (mrptui/focus_model.py)
-            if not event.is_forwarded and self.focus_model.starts_question(event):
-                # Decided here, in the order keys arrive, before the key is handed to a screen:
-                # the keys behind it then go to the box, never into a screen this one closes.
-                self.focus_model.to_question(event.character or "")
-                return
-        await super().on_event(event)
-
-    @on(FocusModel.Resumed)
-    def _resumed(self) -> None:
-        self.focus_model.caught_up()
+        if not (isinstance(event, events.Key) and self.focus_model.arrived(event)):
+            await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
-        """App._on_key (bindings, then `key_` methods), where an unbound printable key starts a question."""
+        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
         event.prevent_default()  # this replaces App._on_key
-        if await self._check_bindings(event.key):
-            return
-        if self.focus_model.takes(event):
-            # `/` is the key that goes to the box (a modal screen has no app bindings): not text.
-            self.focus_model.to_question("" if event.key == "slash" else event.character or "")
-            return
-        await dispatch_key(self, event)
+        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
+            await dispatch_key(self, event)
 
     def action_help(self) -> None:
         self.navigator.help()

@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from textual import events
-from textual.message import Message
 
 from mrptui.host import Host
 from mrptui.navigator import Navigator
@@ -20,22 +19,38 @@ from mrptui.widgets.query import QueryBox
 
 
 class FocusModel:
-    class Resumed(Message):
-        """Posted when the app comes back from the editor: the keys queued before it are stale."""
-
     def __init__(self, host: Host, navigator: Navigator) -> None:
         self.host = host
         self.navigator = navigator
-        self.dropping = False  # between the editor's return and `Resumed`: keys are stale
+        self.dropping = False  # between the editor's return and `caught_up`: keys are stale
 
     def resumed(self) -> None:
         """The app came back from a suspend: drop every key already queued (a FIFO: those before
-        the `Resumed` message posted now), whatever the clock says."""
+        the callback queued now), whatever the clock says."""
         self.dropping = True
-        self.host.post_message(self.Resumed())
+        self.host.call_later(self.caught_up)
 
     def caught_up(self) -> None:
         self.dropping = False
+
+    def arrived(self, event: events.Key) -> bool:
+        """A key as the app receives it; True when handled here (dropped, or a question started).
+        Decided in the order keys arrive, before the key is handed to a screen: the keys behind it
+        then go to the box, never into a screen this one closes."""
+        if self.dropping:
+            return True  # typed before the editor returned
+        if not event.is_forwarded and self.starts_question(event):
+            self.to_question(event.character or "")
+            return True
+        return False
+
+    def unbound(self, event: events.Key) -> bool:
+        """A key no binding took on its way back to the app; True when it went to the question.
+        `/` is the key that goes to the box (a modal screen has no app bindings): not text."""
+        if not self.takes(event):
+            return False
+        self.to_question("" if event.key == "slash" else event.character or "")
+        return True
 
     def starts_question(self, event: events.Key) -> bool:
         """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
