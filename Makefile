@@ -9,14 +9,20 @@ STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 # -qq on the project install: pip shows a local build's backend messages at warning level, and
 # setuptools always says "Editable installation" for the remapped config/ and sample_kb/ packages;
 # errors still show.
-$(STAMP): pyproject.toml
+# One stamp per extra, each keyed to pyproject.toml: `make run` installs the runtime only
+# (textual, numpy, nltk, pydantic), `make test` adds the test extra and `make bench` the bench
+# extra (the BM25 peers), each on top of what is already there rather than reinstalling it.
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -qq -e '.[test,bench]'
-	rm -f $(VENV)/.installed-*
-	touch $(STAMP)
+	touch $@
 
-run: $(STAMP)
+$(STAMP)-%: pyproject.toml $(VENV)/.created
+	$(BIN)/python -m pip install -qq -e '.$(if $(filter-out runtime,$*),[$*])'
+	rm -f $(VENV)/.installed-*-$*
+	touch $@
+
+run: $(STAMP)-runtime
 	$(BIN)/mrptui $(ARGS)
 
 # Two workers, one per core (pytest-xdist): most of the suite's wall time is waiting (Pilot pauses,
@@ -27,7 +33,7 @@ PYTEST_WORKERS ?= 2
 
 # Bytecode written once up front: where the environment sets PYTHONDONTWRITEBYTECODE, each of the
 # suite's CLI subprocesses would otherwise compile the engine again (~0.3 CPU s each).
-test: $(STAMP)
+test: $(STAMP)-test
 	$(BIN)/python -m compileall -q core mrptui benchmarks
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
@@ -36,13 +42,13 @@ test: $(STAMP)
 FUZZ_TESTS ?= $(wildcard tests/core/test_hardening_*.py tests/core/test_fuzz_*.py tests/core/test_faults_*.py \
 	tests/core/test_attack*.py tests/core/test_security*.py)
 
-fuzz: $(STAMP)
+fuzz: $(STAMP)-test
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics $(FUZZ_TESTS) $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP)-bench
 	$(BIN)/python -m benchmarks $(ARGS)
 
-check: $(STAMP)
+check: $(STAMP)-runtime
 	$(BIN)/mrptui check sample_kb config
 
 clean:

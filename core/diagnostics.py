@@ -83,6 +83,8 @@ class Diagnostic(BaseModel):
     # About a unit that writes a permission field (or a look-alike of one), or about a file that
     # holds such units: shown on author surfaces only, never counted for a caller (docs/security.md).
     author_only: bool = Field(default=False, exclude_if=lambda value: not value)
+    # UNITS_WITHDRAWN only: how many units the note names (0: it names none its readers may see).
+    units: int = Field(default=0, ge=0, exclude_if=lambda value: not value)
 
     def format(self) -> str:
         tag = "" if self.severity is Severity.ERROR else "warning: "

@@ -34,6 +34,7 @@ class Health(BaseModel):
     plugin_errors: int
     summary: str
     files_withdrawn: int = 0  # KB files whose last good units are withdrawn until fixed
+    units_withdrawn: int = 0  # the units those files' notes name (0 with files: none named to this caller)
     rules_kept: int = 0  # rules running on their last good version (an edit no longer validates)
     # What the index cache reported (unusable, so running without it; a damaged entry rebuilt):
     # said once per open, however few warnings a summary shows.
@@ -98,6 +99,7 @@ def health_of(kb_diagnostics: Sequence[Diagnostic], ruleset: RuleSet, plugin_pro
         plugin_errors=plugin_errors,
         summary=f"{', '.join(shown)} — {DETAILS_HINT}" if shown and errors else "",
         files_withdrawn=sum(d.code is Code.UNITS_WITHDRAWN for d in kb_diagnostics),
+        units_withdrawn=sum(d.units for d in kb_diagnostics if d.code is Code.UNITS_WITHDRAWN),
         rules_kept=_rules_kept(ruleset),
         cache_notes=tuple(dict.fromkeys(d.message for d in kb_diagnostics if d.code is Code.INDEX_CACHE)),
     )

@@ -252,10 +252,12 @@ class KnowledgeBase:
         fresh_ids = self._table.row_of
         gone: dict[str, list[str]] = {}
         public: dict[str, list[str]] = {}
+        lines: dict[str, int] = {}  # each withdrawn unit's line before the edit
         for row in rows:
             if before.ids[row] not in fresh_ids:
                 file, unit_id = before.files[before.file[row]], before.ids[row]
                 gone.setdefault(file, []).append(unit_id)
+                lines[unit_id] = int(before.line[row])
                 if before.perms[before.perm[row]] == PUBLIC:
                     public.setdefault(file, []).append(unit_id)
         # A note about a file whose withdrawn units were all restricted is the author's only, and a
@@ -264,9 +266,11 @@ class KnowledgeBase:
         notes = []
         for file, ids in sorted(gone.items()):
             author_only = file not in public and file not in shown
+            named = ids if author_only else public.get(file, [])
+            # At the first named unit's line (a note naming none points at no unit: line 1).
             notes.append(Diagnostic(code=Code.UNITS_WITHDRAWN, file=file, severity=Severity.WARNING,
-                                    message=withdrawn_message(ids if author_only else public.get(file, [])),
-                                    author_only=author_only))
+                                    line=min((lines[i] for i in named), default=1), message=withdrawn_message(named),
+                                    author_only=author_only, units=len(named)))
         # Until the file is fixed the note stays, across reloads that change other files.
         notes += [d for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and d.file in broken
                   and d.file not in gone]

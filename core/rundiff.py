@@ -348,22 +348,25 @@ def _evidence(left_events: Sequence[object], right_events: Sequence[object]) -> 
     return rows or [DiffRow("Evidence", "none", "none", "same")]
 
 
-def _answer(events: Sequence[object]) -> list[_Fact]:
+def _answer(events: Sequence[object], unfinished: str = "running") -> list[_Fact]:
+    """`unfinished`: what a run without RunFinished is ("running", or "stopped while held …")."""
     answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
     finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
     if answer is None:
-        status = finished.status if finished else "running"
+        status = finished.status if finished else unfinished
         return [_Fact(("status",), f"no answer (run {status})")]
     facts = [_Fact(("status",), f"status: {answer.status}"), _Fact(("answer",), answer.answer)]
     facts.extend(_Fact(("cites", unit_id), f"cites {unit_id}") for unit_id in answer.evidence_ids)
     return facts
 
 
-def diff_runs(left: Sequence[object], right: Sequence[object]) -> RunDiff:
-    """The rows of the run diff: `left` is the earlier run's events, `right` the later's."""
+def diff_runs(left: Sequence[object], right: Sequence[object], *,
+              unfinished: tuple[str, str] = ("running", "running")) -> RunDiff:
+    """The rows of the run diff: `left` is the earlier run's events, `right` the later's;
+    `unfinished`: what each is when it has no RunFinished (a run stopped while held is not running)."""
     rows: list[DiffRow] = []
     for name, facts in (("Request", _request), ("Plan", _plan), ("Attempts", _attempts)):
         rows.extend(_pair(name, _unique(facts(left)), _unique(facts(right))) or [DiffRow(name, "none", "none", "same")])
     rows.extend(_evidence(left, right))
-    rows.extend(_pair("Answer", _unique(_answer(left)), _unique(_answer(right))))
+    rows.extend(_pair("Answer", _unique(_answer(left, unfinished[0])), _unique(_answer(right, unfinished[1]))))
     return RunDiff(tuple(rows))

@@ -16,7 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from textual import on
+from textual import events, on
+from textual._dispatch_key import dispatch_key
 from textual.app import App
 from textual.binding import BindingType
 from textual.reactive import reactive
@@ -31,6 +32,7 @@ from core.units import Caller
 from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
+from mrptui.focus_model import FocusModel
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
@@ -90,7 +92,7 @@ class ExplorerApp(App[None]):
         takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept.
         `conversation`, `memory_root`: see `mrptui.conversation.ExplorerMemory`."""
         super().__init__()
-        self.queries_path = queries_path  # F4's queries file; None: the bundled sample queries
+        self.queries_path = queries_path  # F4's queries file; None: there is none (F4 says so)
         self.health: Health | None = None
         self._cache_notes_told: set[str] = set()
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
@@ -117,6 +119,7 @@ class ExplorerApp(App[None]):
         self.whatif = WhatIf(self)
         self.exporter = Exporter(self)
         self.navigator = Navigator(self)
+        self.focus_model = FocusModel(self, self.navigator)
         self.memory = ExplorerMemory(self, conversation, memory_root)
         self.main = MainScreen(show_durations=show_durations,
                                layout_path=layout_file() if layout_path == "data" else layout_path)
@@ -328,6 +331,7 @@ class ExplorerApp(App[None]):
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
         open_in_editor(self, file, line)
+        self.focus_model.resumed()
 
     def palette_commands(self, screen: Screen) -> list[PaletteCommand]:
         """Every binding of the screen (and its panels) as a command, plus per-plugin commands."""
@@ -338,6 +342,19 @@ class ExplorerApp(App[None]):
     def action_open(self, screen: str) -> None:
         """F2, F3, F4, F8 and ctrl+o: the navigator opens the screen (`kb_screen`, `problems`, …)."""
         getattr(self.navigator, screen)()
+
+    def action_ask(self) -> None:
+        self.focus_model.to_question()
+
+    async def on_event(self, event: events.Event) -> None:
+        if not (isinstance(event, events.Key) and self.focus_model.arrived(event)):
+            await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
+        event.prevent_default()  # this replaces App._on_key
+        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
+            await dispatch_key(self, event)
 
     def action_help(self) -> None:
         self.navigator.help()

@@ -50,6 +50,8 @@ def key_known(key: str) -> bool:
 APP_BINDINGS: list[Binding] = [
     Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit mrptui"),
     Binding("f1", "help", "Help", id="app.help", tooltip="Help for the focused panel"),
+    Binding("slash", "ask", "Ask", id="app.ask",
+            tooltip="The question box, from any screen (any key that is not a command there also goes to it)"),
     Binding("ctrl+t", "toggle_theme", "Theme", id="app.theme", tooltip="Toggle the light and dark themes"),
     # Screens are F-keys on every screen (the letters k and R act only outside text boxes).
     Binding("f2", "open('kb_screen')", "KB", id="app.kb", tooltip="The KB: units, errors, why-not"),

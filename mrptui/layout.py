@@ -19,6 +19,12 @@ WEIGHT_MIN, WEIGHT_MAX = 1, 12
 FIT = "fit"
 # In the fitted split no side of the top row gets less than this many cells, whatever it shows.
 SIDE_MIN = 24
+# The proofs pane's narrowest fitted width where the screen has room: a proof tree nests rule →
+# premise → unit, and at 28 columns (120 wide, before) every unit id was cut.
+PROOFS_MIN = 50
+# ... but the plan/attempts column keeps this many, so the timeline's status words stay whole
+# (at 110 columns, the narrowest grid, the proofs pane then has 42).
+LEFT_MIN = 40
 
 # Grid cells: plan (column 0, row 0), evidence (columns 1-2, row 0), attempts (0, 1), proofs (1, 1),
 # answer (2, 1). A pane grows by its column's and its row's weight.
@@ -71,16 +77,18 @@ def fit_columns(total: int, left: int, right: int, answer_weight: float) -> tupl
     """The fitted split of `total` cells: (the plan/attempts column, the answer column), from the
     cells the left column (plan, attempts) and the evidence pane (the two right columns) want,
     each with its frame. Room to spare is shared in proportion to what each wants; too little
-    room cuts the wider side first (a water level), neither below SIDE_MIN nor its floor."""
+    room cuts the wider side first (a water level), neither below SIDE_MIN nor its floor, and the
+    proofs pane keeps PROOFS_MIN where the width allows."""
     answer = round(total * answer_weight)
+    proofs = max(SIDE_MIN, min(PROOFS_MIN, total - answer - SIDE_MIN))
     # Below the evidence pane sit proofs and the answer: the right side never wants less than them.
-    left, right = max(left, SIDE_MIN), max(right, answer + SIDE_MIN)
+    left, right = max(left, SIDE_MIN), max(right, answer + proofs)
     if left + right <= total:
         first = left + (total - left - right) * left // (left + right)
     else:
         floors = [min(left, max(SIDE_MIN, total // 4)), min(right, max(SIDE_MIN, total // 3))]
         first = fit_to_room([left, right], total, floors)[0]
-    first = max(min(first, total - SIDE_MIN), min(SIDE_MIN, total // 2))
+    first = max(min(first, total - answer - proofs), min(LEFT_MIN, total // 2))
     # The bottom row's answer keeps its weight's share of the whole width; proofs take the rest.
     return first, max(1, min(answer, total - first - SIDE_MIN))
 

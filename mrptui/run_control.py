@@ -112,6 +112,12 @@ class LiveRun:
         with self._cond:
             return self._held
 
+    @property
+    def missed_hold(self) -> bool:
+        """The run was to hold again at a point (a re-run's) and never reached it."""
+        with self._cond:
+            return bool(self._hold_at)
+
     def _release(self, mode: str, steps: int = 0, extra: Breakpoint | None = None) -> None:
         with self._cond:
             self._mode, self._steps, self._extra = mode, steps, extra
@@ -217,6 +223,7 @@ class RunControl:
         self.last_request: Request | None = None
         self.live: LiveRun | None = None
         self._counter = 0
+        self._hold_where = ""  # where a re-run is to hold again, in words (its last hold point)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -249,6 +256,10 @@ class RunControl:
             self.live = None
 
     def _add(self, run: RunRecord) -> RunRecord:
+        previous = self.current
+        if previous is not None and not previous.done and self.live is not None:
+            where = f"while held {previous.held}" if previous.held else "before it finished"
+            previous.stopped = f"stopped {where}: run {run.run_id} replaced it"
         self.close()
         self.runs = (self.runs + [run])[-self.history:]
         self.cursor = len(run.events)
@@ -263,9 +274,11 @@ class RunControl:
         self._counter += 1
         return self._add(RunRecord(self._counter, None, list(events), done=True))
 
-    def start(self, request: Request, *, hold_at: str = "") -> RunRecord:
+    def start(self, request: Request, *, hold_at: str = "", hold_where: str = "") -> RunRecord:
+        """`hold_at`: the signature of the point to hold at again (`hold_where` says it in words)."""
         self._counter += 1
         run = self._add(RunRecord(self._counter, request))
+        self._hold_where = hold_where
         self.last_request = request
         steering = Steering()
         costly = self._costly()
@@ -305,6 +318,9 @@ class RunControl:
         run.done, run.held = True, ""
         if self.following:
             self.cursor = len(run.events)
+        if self.live is not None and self.live.missed_hold:
+            self.host.notify(f"the re-run never got to where the last one was held ({self._hold_where}): "
+                             "it ran to the end", severity="warning")
         self.live = None
         return True
 
@@ -421,10 +437,11 @@ class RunControl:
             run.pending += (intervention.describe(),)
             self.host.notify(f"{intervention.describe()}: applied when the run goes on (n, . or g)")
             return
-        hold_at = self.hold_signature()
-        again = " · holding at the same point" if hold_at else ""
+        hold_at, where = self.hold_signature(), run.held
+        # The re-run holds again only if it reaches the same point (an exclusion can route around it).
+        again = f" · holds again {where} if the re-run gets there" if hold_at else ""
         self.host.notify(f"re-running: {intervention.describe()} ({reason}){again} · d compares the two runs")
-        self.start(apply(run.request, intervention), hold_at=hold_at)
+        self.start(apply(run.request, intervention), hold_at=hold_at, hold_where=where)
 
     def hold_signature(self) -> str:
         """Where the held live run is held, so a re-run can hold again at the same point ('' if not held)."""
@@ -434,8 +451,8 @@ class RunControl:
 
     def revert(self, request: Request, note: str) -> RunRecord:
         """Re-run `request` (the run as it was before a change), holding again where this one is held."""
-        hold_at = self.hold_signature()
-        run = self.start(request, hold_at=hold_at)
+        hold_at, current = self.hold_signature(), self.current
+        run = self.start(request, hold_at=hold_at, hold_where=current.held if current else "")
         run.notes = (note,)
         return run
 

@@ -334,6 +334,7 @@ class RunRecord:
     done: bool = False
     error: str = ""
     held: str = ""  # where the live engine is held ("before kb-balanced (stage kb, revision 1)"), or ""
+    stopped: str = ""  # a run a newer one replaced before it finished: "stopped while held …"
     pending: tuple[str, ...] = ()  # changes made while held, applied when the run goes on
     notes: tuple[str, ...] = ()  # what the user undid on this run (the timeline shows each as a ✎ you row)
     cache: StateCache = field(default_factory=StateCache, repr=False)

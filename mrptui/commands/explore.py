@@ -29,7 +29,8 @@ def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
     add_caller_options(parser)
     parser.add_argument(
         "--queries", metavar="QUERIES.json", default=None,
-        help="labelled queries for the eval screen (F4); default: the bundled sample queries",
+        help="labelled queries for the eval screen (F4); default: queries.json beside the --kb path "
+             "(the bundled sample queries without --kb)",
     )
     parser.add_argument(
         "--session", dest="conversation", metavar="NAME", default=None,
@@ -81,6 +82,25 @@ def start_pool_helpers() -> None:
     start_forkserver()  # from the main thread: it then dies with this process, not with a thread
 
 
+def queries_for(args: argparse.Namespace, paths: list[Path]) -> Path | None:
+    """F4's labelled queries: --queries, else the `queries.json` of the first KB path that has one
+    (inside a KB folder or beside it, beside a KB file), else none: never another KB's questions."""
+    if args.queries:
+        queries = Path(args.queries)
+        if not queries.is_file():
+            raise UsageError(f"--queries: no such file: {queries}")
+        return queries
+    from core.resources import sample_queries_file
+    from mrptui.commands.check import QUERIES_FILE_NAME
+
+    if not paths:
+        return sample_queries_file()
+    # In a KB folder (as sample_kb/ keeps it), else beside the folder or file (as `mrptui init` writes it).
+    beside = (folder / QUERIES_FILE_NAME for path in paths
+              for folder in ((path, path.parent) if path.is_dir() else (path.parent,)))
+    return next((queries for queries in beside if queries.is_file()), None)
+
+
 def run(args: argparse.Namespace) -> int:
     caller = caller_from_args(args)
     paths = kb_paths(args)
@@ -91,9 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
     keymap = config / KEYMAP_FILE if config else "config"
-    queries = Path(args.queries) if args.queries else None
-    if queries is not None and not queries.is_file():
-        raise UsageError(f"--queries: no such file: {queries}")
+    queries = queries_for(args, paths)
     app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
                       opener=partial(open_later, paths, config, args), conversation=conversation_name(args.conversation),
                       memory_root=memory_root())

@@ -1,6 +1,8 @@
 """`mrptui init DIR`: a new KB folder to start from, that passes `check` and `eval` as written.
 
-DIR/kb holds one example unit per format (Markdown, SOP CNL, plain text), DIR/config a copy of
+DIR/kb holds one example unit per folder format (Markdown, SOP CNL, plain text) and
+DIR/documents.jsonl one JSON Lines document (read only when named: folder scans skip `.jsonl`,
+docs/decisions.md "JSON Lines only when named"), DIR/config a copy of
 the bundled engine, retrieval and LLM settings with a rules file of one example rule, and
 DIR/queries.json one labelled question. Nothing is ever overwritten (but an empty file), and the
 files are written all together or not at all (mrptui/atomic_tree.py).
@@ -44,6 +46,8 @@ PLAIN_TEXT = """Touring bikes
 
 The touring tandem uses disc brakes.
 """
+JSONL = json.dumps({"_id": "documents::rental-hours", "title": "Rental hours",
+                    "text": "Workshop bikes can be rented from 9 am to 5 pm on weekdays."}) + "\n"
 
 RULES = {
     "rules": [
@@ -66,13 +70,16 @@ README = """# {name}: a mrptui knowledge base
 
 - `kb/` holds the units: `workshop.md` (Markdown units), `workshop-procedures.cnl` (SOP CNL) and
   `touring.txt` (plain text, split into units by sentence; ids come from each unit's words).
+- `documents.jsonl` holds one JSON Lines document (`_id`, `title`, `text`; docs/formats.md). A
+  `.jsonl` file is read only when named with `--kb`, as below: folder scans skip it, since saved
+  traces are JSON Lines too.
 - `config/` holds the engine settings; `config/thinkingdb.json` holds the rules (see the
   example rule's description, and docs/rules.md).
 - `queries.json` holds labelled questions for `mrptui eval` (see docs/queries.md).
 
-    mrptui check {name}/kb {name}/config --against {name}/queries.json
-    mrptui eval {name}/queries.json --kb {name}/kb --config {name}/config
-    mrptui --kb {name}/kb --config {name}/config
+    mrptui check {name}/kb {name}/documents.jsonl {name}/config --against {name}/queries.json
+    mrptui eval {name}/queries.json --kb {name}/kb --kb {name}/documents.jsonl --config {name}/config
+    mrptui --kb {name}/kb --kb {name}/documents.jsonl --config {name}/config
 """
 
 
@@ -93,13 +100,20 @@ def starter_files(directory: Path) -> dict[Path, str]:
             "must_not_appear": [],
             "expect_status": "grounded",
             "kind": "fact",
-        }
+        },
+        {
+            "id": "q2",
+            "question": "When can workshop bikes be rented?",
+            "expect_evidence": ["documents::rental-hours"],
+            "must_not_appear": [],
+        },
     ]
     files = {
         directory / "README.md": README.format(name=directory.name or str(directory)),
         directory / "kb" / "workshop.md": MARKDOWN,
         directory / "kb" / "workshop-procedures.cnl": SOP,
         directory / "kb" / "touring.txt": PLAIN_TEXT,
+        directory / "documents.jsonl": JSONL,
         directory / "config" / "thinkingdb.json": json.dumps(RULES, indent=2) + "\n",
         directory / "queries.json": json.dumps(queries, indent=2) + "\n",
     }

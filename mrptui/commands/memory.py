@@ -70,12 +70,29 @@ def _act(conversation, session, caller, args: argparse.Namespace) -> int:
     return 0
 
 
+UNCHECKED = "not checked: it cites units, and no --kb names the KB it was asked against"
+
+
+def _checked_against(args: argparse.Namespace) -> str | None:
+    """The KB the records are checked against: only one the user named (the sample KB a bare
+    command opens is not the one a conversation was asked against, and every turn then read as
+    citing a unit no longer in the view)."""
+    return ", ".join(args.kb) if getattr(args, "kb", None) else None
+
+
 def _in(args: argparse.Namespace) -> str:
     return f" in conversation {args.session}" if args.session else ""
 
 
 def _list(conversation, view, args: argparse.Namespace) -> None:
-    usable, withheld = conversation.vetted(view)
+    against = _checked_against(args)
+    if against is not None:
+        usable, withheld = conversation.vetted(view)
+    else:  # fail closed: a record that cites units is shown only once they are checked
+        from core.memory.cited import withheld_note
+
+        usable = [record for record in conversation.records if not record.unit_ids]
+        withheld = [withheld_note(r.kind, r.turn, UNCHECKED) for r in conversation.records if r.unit_ids]
     scored = conversation.score(args.question or "", usable)
     rows = [
         {"id": s.record.id, "scope": s.record.scope, "kind": s.record.kind, "turn": s.record.turn,
@@ -89,9 +106,11 @@ def _list(conversation, view, args: argparse.Namespace) -> None:
         rows.sort(key=lambda r: (r["scope"] != "session", r["turn"], -r["age_s"]))
     if args.json:
         problems = [p.model_dump(mode="json") for p in conversation.problems]
-        print(json.dumps({"conversation": args.session, "records": rows, "withheld": withheld, "problems": problems},
-                         indent=2, ensure_ascii=False))
+        print(json.dumps({"conversation": args.session, "checked_against": against, "records": rows,
+                          "withheld": withheld, "problems": problems}, indent=2, ensure_ascii=False))
         return
+    print(f"checked against the KB {against}" if against is not None else
+          "not checked against a KB: pass --kb PATH (the KB the conversation asked) to list the turns that cite units")
     if not rows and not withheld:
         print("no memory records for this caller" + _in(args))
     for line in withheld:

@@ -116,7 +116,8 @@ Colours and marks: `~` changed, `+` only in the right run (new), `-` only in the
         super().__init__()
         self.left = left
         self.right = right
-        self.diff: RunDiff = diff_runs(left.events, right.events)
+        self.diff: RunDiff = diff_runs(left.events, right.events,
+                                       unfinished=(left.stopped or "running", right.stopped or "running"))
         self._at = -1  # the changed row `n` / `N` last went to
 
     @property

@@ -22,7 +22,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.plugins.base import Request
-from core.resources import sample_queries_file
 from mrptui.host import Explorer
 from mrptui.messages import Command, RunQuestion
 from mrptui.widgets.keybar import KeyBar
@@ -39,6 +38,18 @@ FLOORS = {"question": 24, "answer": 12, "id": 8, "change": 6}
 NEWLY_FAILING = "newly failing"
 NEWLY_PASSING = "newly passing"
 NEW = "new"
+NO_QUERIES = ("no queries file: put a queries.json beside the KB (mrptui init writes one) "
+              "or pass --queries FILE (docs/queries.md)")
+
+
+def shown_path(path: Path) -> str:
+    """A path as the title shows it: relative to the working folder when inside it, `~` for home."""
+    for base, prefix in ((Path.cwd(), ""), (Path.home(), "~/")):
+        try:
+            return prefix + str(path.resolve().relative_to(base.resolve()))
+        except ValueError:
+            continue
+    return str(path)
 
 
 @dataclass(frozen=True)
@@ -116,8 +127,9 @@ class EvalScreen(Screen[None]):
 
     HELP = """\
 ## Eval
-The labelled queries (`mrptui --queries FILE`, default the bundled sample queries) run against the
-KB and rules as they are now, in the background. A question passes when some kb plugin keeps every
+The labelled queries run against the KB and rules as they are now, in the background: the file
+`mrptui --queries FILE` names, else `queries.json` beside the `--kb` path (the bundled sample
+queries without `--kb`); with neither the screen says "no queries file". The title shows its path. A question passes when some kb plugin keeps every
 expected unit, the answer check (status, mentions) passes and no safety gate fails.
 
 After every reload (a saved edit, `ctrl+r`) the queries run again, and the *change* column marks
@@ -148,7 +160,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         """`memory`: the last results, kept by the app across openings, so a reload made while the
         screen was closed is still marked when it opens."""
         super().__init__()
-        self.queries_path = queries_path or sample_queries_file()
+        self.queries_path = queries_path  # None: there is no queries file for this KB
         self.memory = memory if memory is not None else EvalMemory()
         self.generation = 0
         self.runs = 0
@@ -167,7 +179,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
     def compose(self) -> ComposeResult:
         yield Static("Eval", id="eval-title", classes="screen-title")
         table = DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
-        table.border_title = f"Questions · {self.queries_path.name}"
+        table.border_title = f"Questions · {self.queries_path.name}" if self.queries_path else "Questions"
         yield table
         yield Static("", id="eval-gates")
         yield KeyBar()
@@ -184,6 +196,10 @@ what changed since the previous run: **newly failing** (red), newly passing, new
     # -- running ------------------------------------------------------------------------------
 
     def start(self, *, again: bool = False) -> None:
+        if self.queries_path is None:
+            self.error = NO_QUERIES
+            self._render_title()
+            return
         self.generation += 1
         self.again = again
         self.kb_generation = self.explorer.kb_generation
@@ -227,7 +243,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
     # -- rendering ----------------------------------------------------------------------------
 
     def _render_title(self) -> None:
-        parts = [f"Eval · {escape(self.queries_path.name)}"]
+        parts = ["Eval", escape(shown_path(self.queries_path))] if self.queries_path else ["Eval"]
         if self.rows:
             passed = sum(row.passed for row in self.rows)
             parts.append(f"{passed}/{len(self.rows)} pass")

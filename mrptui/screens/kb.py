@@ -34,10 +34,14 @@ from mrptui.state import trace_unit_ids
 from mrptui.widgets.keybar import KeyBar
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
 from mrptui.widgets.tables import fit_to_room
-from mrptui.screens.kb_columns import UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
+from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
+from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.virtual_table import VirtualTable
 
 ERRORS_MIN = 24
+# Where even the columns' floors do not fit, each may go down to this (a cut cell says "…"):
+# a column past the pane's edge was clipped with no ellipsis.
+CUT_FLOOR = 5
 # Units whose whole detail is rendered to size the selected-unit pane (~1.5 ms each under load).
 DETAIL_READS = 100
 
@@ -72,17 +76,19 @@ validation is withdrawn for every caller until fixed, and the errors appear here
 The validation errors pane and `e` are author tools (**author view: whole KB**): they show every
 file, restricted units included, whatever the caller. See docs/security.md.
 
-- `/` searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
+- `s` (or ctrl+f) searches ids, topics, text and triples; `n` / `N` jump to the next / previous match;
   `f` shows only the matches.
 - `w`: why is the selected unit not in the last answer? (visibility, each lane, each cut-off)
 - `e`: open the selected unit's (or error's) whole file in your editor at its line (author view;
   `$VISUAL`/`$EDITOR`, or the `$MRPTUI_EDITOR` template, see docs/tui.md).
 - `enter`: the unit's full text. `ctrl+r`: reload now. `escape`: back.
+- `/`, or any key that is not one of these, goes to the question box (the screens above the
+  main one close), so a question typed here is asked.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"),
-        Binding("slash", "search", "Search", id="kb.search", tooltip="Search units"),
+        Binding("s,ctrl+f", "search", "Search", id="kb.search", tooltip="Search units (/ goes to the question box)"),
         Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
@@ -245,14 +251,21 @@ file, restricted units included, whatever the caller. See docs/security.md.
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
             shown, marked = self.shown, set(self.matches)
+            content, detail = self._content_widths(shown, bool(marked))
+            # Ids give way in their middle, to a form no other id of the view shares (id_cut.py):
+            # the unit column's floor is where that form fits, so the others give way to it.
+            mark = len(MARK) if marked else 0
+            unit_floor = unique_cut(content.ids, UNIT_FLOORS["unit"] - mark).width + mark
+            columns = self._columns(list(content.widths), unit_floor)
+            id_cut = unique_cut(content.ids, columns[0][1] - mark)
+            columns[0] = (columns[0][0], max(columns[0][1], id_cut.width + mark))
 
             def cells(position: int) -> list[Text]:
                 unit = shown[position]
                 source_first = position == 0 or shown[position - 1].source_id != unit.source_id
-                return unit_cells(unit, position in marked, source_first)
+                return unit_cells(unit, position in marked, source_first, id_cut)
 
-            content, detail = self._content_widths(shown, bool(marked))
-            table.show(self._columns(list(content.widths)), len(shown), cells)
+            table.show(columns, len(shown), cells)
             self._split_bottom(detail)
             subtitle = f"{len(shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
             if len(content.read) < len(shown):
@@ -273,13 +286,17 @@ file, restricted units included, whatever the caller. See docs/security.md.
             self._widths = (shown, marked, content, detail)
         return self._widths[2], self._widths[3]
 
-    def _columns(self, widths: list[int]) -> list[tuple[str, int]]:
+    def _columns(self, widths: list[int], unit_floor: int | None = None) -> list[tuple[str, int]]:
         """Content widths capped, then fitted to the table's width (widest give way first, none
         below its floor), so the triple column is not cut to a letter."""
         widths = [min(width, cap) for width, (_, cap) in zip(widths, UNIT_COLUMNS)]
         room = self.query_one("#kb-units", VirtualTable).scrollable_content_region.width - 1 - 2 * (len(widths) - 1)
         if room > 0:
-            widths = fit_to_room(widths, room, [min(w, UNIT_FLOORS[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+            floors = {**UNIT_FLOORS, "unit": unit_floor or UNIT_FLOORS["unit"]}
+            widths = fit_to_room(widths, room, [min(w, floors[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+            if sum(widths) > room:  # narrower than the floors (80 columns): below them, not past the edge
+                widths = fit_to_room(widths, room, [min(w, floors["unit"] if label == "unit" else CUT_FLOOR)
+                                                    for w, (label, _) in zip(widths, UNIT_COLUMNS)])
             # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
             spare = room - sum(widths)
             if spare > 0:
@@ -390,13 +407,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def action_next_match(self) -> None:
         if not self.matches:
-            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
             return
         self._jump(self.match_position + 1)
 
     def action_previous_match(self) -> None:
         if not self.matches:
-            self.notify("no search yet: press / to search" if not self.search_text else "no matches")
+            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
             return
         self._jump(self.match_position - 1)
 

@@ -17,6 +17,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from core.units import KnowledgeUnit
+from mrptui.widgets.id_cut import IdCut
 
 # Units read (restored from the index store on a large KB) for the topic and triple widths.
 WIDTH_READS = 1_000
@@ -26,9 +27,10 @@ UNIT_FLOORS = {"unit": 18, "role": 9, "topic": 10, "triple": 14, "file:line": 12
 MARK = "▸ "  # before the id of a unit the search matched
 
 
-def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool) -> list[Text]:
+def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool, id_cut: IdCut | None = None) -> list[Text]:
     where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
-    return [Text((MARK if marked else "") + unit.id, style="bold" if source_first else ""),
+    shown_id = id_cut.apply(unit.id) if id_cut else unit.id
+    return [Text((MARK if marked else "") + shown_id, style="bold" if source_first else ""),
             Text(unit.role.value), Text(unit.topic), Text(triple(unit)), Text(where, style="dim")]
 
 
@@ -51,6 +53,7 @@ class ContentWidths:
 
     widths: tuple[int, ...]
     read: tuple[int, ...]
+    ids: Sequence[str] = ()  # every id of the view where the view lists them, else those read
 
 
 def spread(count: int, budget: int) -> range:
@@ -75,4 +78,4 @@ def content_widths(units: Sequence[KnowledgeUnit], *, marked: bool) -> ContentWi
     content = (widest(ids) + (len(MARK) if marked else 0), role_width, widest(unit.topic for unit in sample),
                widest(triple(unit) for unit in sample), locations)
     widths = tuple(max(width, cell_len(label)) for width, (label, _) in zip(content, UNIT_COLUMNS))
-    return ContentWidths(widths, tuple(read))
+    return ContentWidths(widths, tuple(read), ids)

@@ -27,6 +27,9 @@ RULE_COLUMNS = [("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", 
                 ("derived", "derived")]
 
 
+RULE_FLOORS = {"id": 12, "rule": 24}
+
+
 def is_rule_diagnostic(diagnostic: Diagnostic) -> bool:
     code = diagnostic.code.value
     return code.startswith("RULE_") or code in ("INVALID_JSON", "INVALID_CONFIG") or diagnostic.file.endswith(".json")
@@ -121,6 +124,9 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         self.load()
         table.focus()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.load)  # the rule column takes what the new width leaves
+
     def load(self) -> None:
         app = self.explorer
         self.rules = app.ask_session("rules", default=[]) or []
@@ -151,7 +157,9 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
             weight = rule.get("weight")
             rows.append([str(rule.get("id", "?")), rule_text(rule) if "premises" in rule else "",
                          f"{weight:g}" if isinstance(weight, float | int) else "?", fired, derived])
-        refill(table, RULE_COLUMNS, rows)
+        # The rule text gives way (cut with "…", whole in the detail pane) so fired and derived stay
+        # in view; rule ids are cut only to a form that keeps them distinct.
+        refill(table, RULE_COLUMNS, rows, floors=RULE_FLOORS, middle={"id"})
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         problems = [d for d in app.ask_session("diagnostics", default=[]) or [] if is_rule_diagnostic(d)]

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from core.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
+from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
 
@@ -115,14 +116,27 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         cited = state.answer.evidence_ids if state.answer else ()
         if cited != self._cited:
             self._cited = cited
-            citations = self.query_one(CitationList)
-            citations.clear_options()
-            citations.add_options(
-                Option(f"[{n}] {escape(cid)}", id=cid) for n, cid in enumerate(cited, start=1)
-            )
-            citations.display = bool(cited)
-            if cited:
-                citations.highlighted = 0
+            self._fill_citations()
+
+    def on_resize(self) -> None:
+        if self._cited:
+            self._fill_citations()
+
+    def _fill_citations(self) -> None:
+        """One line per cited id: an id wider than the pane is cut to a form no other citation
+        shares (never wrapped, which broke it in the middle); Enter opens the whole unit."""
+        cited = self._cited
+        citations = self.query_one(CitationList)
+        highlighted = citations.highlighted
+        room = self.scrollable_content_region.width - 2 - len(f"[{len(cited)}] ")  # the options' padding
+        id_cut = unique_cut(cited, room) if room > 0 else None
+        citations.clear_options()
+        citations.add_options(
+            Option(f"[{n}] {escape(id_cut.apply(cid) if id_cut else cid)}", id=cid) for n, cid in enumerate(cited, start=1)
+        )
+        citations.display = bool(cited)
+        if cited:
+            citations.highlighted = highlighted if highlighted is not None and highlighted < len(cited) else 0
 
     def copy_text(self) -> str | None:
         return answer_markdown(self.state) or None

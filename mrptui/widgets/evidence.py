@@ -238,8 +238,10 @@ exact cut reason (min_score, gap or max_results).
                 else:
                     cells.append(Cell(_fmt(value)))
             rows.append(cells)
-        # The unit id gives way (in its middle) to the score columns, so none is cut off at the edge.
-        refill(self, [(col.key, col.label) for col in COLUMNS], rows, floors={"id": 16, "kept": 10}, middle={"id"})
+        # The unit id gives way (in its middle, to a form unique in the table) to the score columns, so
+        # none is cut off at the edge; the role, last, is cut with an ellipsis rather than at the edge.
+        refill(self, [(col.key, col.label) for col in COLUMNS], rows, floors={"id": 16, "kept": 10, "role": 5},
+               middle={"id"})
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
 

@@ -101,9 +101,11 @@ def health_markup(health: Health) -> str:
 
 
 def stale_markup(health: Health) -> str:
-    """"KB: 1 file's units withdrawn · rules: 1 invalid edit, last good version kept (F8)", or ""."""
+    """"KB: 1 unit withdrawn · rules: 1 invalid edit, last good version kept (F8)", or ""."""
     parts = []
-    if health.files_withdrawn:
+    if health.units_withdrawn:
+        parts.append(f"KB: {health.units_withdrawn} unit{'' if health.units_withdrawn == 1 else 's'} withdrawn")
+    elif health.files_withdrawn:  # the notes name no unit this caller may see: only the files count
         files = "1 file's" if health.files_withdrawn == 1 else f"{health.files_withdrawn} files'"
         parts.append(f"KB: {files} units withdrawn")
     if health.rules_kept and not health.rules_file_valid:

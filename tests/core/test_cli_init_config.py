@@ -16,14 +16,15 @@ def test_init_creates_a_kb_that_passes_check_and_eval(tmp_path: Path, capsys) ->
     files = sorted(p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file())
     assert files == [
         "README.md", "config/engine.json", "config/llm.json", "config/retrieval.json", "config/thinkingdb.json",
-        "kb/touring.txt", "kb/workshop-procedures.cnl", "kb/workshop.md", "queries.json",
+        "documents.jsonl", "kb/touring.txt", "kb/workshop-procedures.cnl", "kb/workshop.md", "queries.json",
     ]
     capsys.readouterr()
     kb, config, queries = str(target / "kb"), str(target / "config"), str(target / "queries.json")
-    assert main(["check", kb, config, "--against", queries]) == 0
+    jsonl = str(target / "documents.jsonl")  # one example per format: JSON Lines is read when named
+    assert main(["check", kb, jsonl, config, "--against", queries]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == "total: 3 units in 7 files, 0 errors, 0 warnings"
-    assert main(["eval", queries, "--kb", kb, "--config", config, "--strict", "--json"]) == 0
+    assert out.splitlines()[-1] == "total: 4 units in 8 files, 0 errors, 0 warnings"
+    assert main(["eval", queries, "--kb", kb, "--kb", jsonl, "--config", config, "--strict", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["safe"] and report["answers"][0]["failures"] == {}
     assert report["diagnostics"]["rules_running"] == 1

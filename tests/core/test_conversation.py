@@ -169,7 +169,11 @@ def test_cli_session_and_memory_commands(tmp_path):
     assert cli("memory", "add", "Tern is my favourite", "--kb", str(kb)).stdout.startswith("noted ")
     listing = json.loads(cli("memory", "list", "--session", "s1", "--kb", str(kb), "--json", "--for", "Tern").stdout)
     assert [r["kind"] for r in listing["records"]].count("turn") == 3
-    assert any(r["scope"] == "user" for r in listing["records"])
+    assert any(r["scope"] == "user" for r in listing["records"]) and listing["checked_against"] == str(kb)
+    # Without --kb nothing is checked against the sample KB (every turn read "no longer in your view").
+    bare = cli("memory", "list", "--session", "s1")
+    assert bare.returncode == 0 and "not checked against a KB: pass --kb PATH" in bare.stdout
+    assert "no longer in your view" not in bare.stdout and "turn 1 not used: not checked" in bare.stdout
     record = next(r["id"] for r in listing["records"] if r["kind"] == "turn")
     assert cli("memory", "forget", record, "--session", "s1", "--kb", str(kb)).returncode == 0
     assert cli("memory", "forget", record, "--session", "s1", "--kb", str(kb)).returncode == 2

@@ -661,7 +661,7 @@ async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
 
 async def test_kb_search_next_previous_and_filter(app):
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape", "k", "slash")
+        await pilot.press("escape", "k", "s")
         screen = app.screen
         await pilot.press(*"airflow", "enter")
         assert screen.matches == [1, 2]  # the comparison unit and the Airflow unit

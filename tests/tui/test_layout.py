@@ -12,8 +12,9 @@ from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import PRESETS, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
 from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.tables import cut, fit_to_room
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -26,7 +27,7 @@ def test_fit_to_room_shrinks_the_widest_columns_first_and_never_below_a_floor() 
 
 def test_a_cut_cell_says_so_and_a_unit_id_keeps_both_ends() -> None:
     assert cut("succeeded quickly", 9).plain == "succeede…"
-    assert cut(Text("orion-stack::chunk-002::unit-007"), 16, middle=True).plain == "orion-s…unit-007"
+    assert unique_cut(["orion-stack::chunk-002::unit-007"], 16).apply("orion-stack::chunk-002::unit-007") == "orion-s…unit-007"
     assert cut("short", 9).plain == "short"
 
 
@@ -41,11 +42,13 @@ def test_presets_cycle_and_weights_stay_in_range() -> None:
 
 def test_the_fitted_split_gives_a_pane_with_nothing_to_show_little_and_shares_what_is_left() -> None:
     empty_left, empty_answer = fit_columns(200, 100, 0, 0.25)  # evidence with nothing to show
-    assert empty_left > 100 and empty_answer == 50 and 200 - empty_left - empty_answer >= SIDE_MIN
+    assert empty_left == 100 and empty_answer == 50 and 200 - empty_left - empty_answer == PROOFS_MIN
     left, answer = fit_columns(200, 60, 100, 0.25)  # 40 cells to spare, shared 60:100
     assert (left, answer) == (60 + 40 * 60 // 160, 50)
-    assert fit_columns(120, 100, 100, 0.25) == (60, 30)  # too little room: the wider side gives way first
-    assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - SIDE_MIN, 30)  # the right keeps room for proofs and the answer
+    # Too little room at 120: the left side gives way to the proofs pane's 50 columns and the answer's 30.
+    assert fit_columns(120, 100, 100, 0.25) == (40, 30)
+    assert fit_columns(120, 100, 40, 0.25) == (120 - 30 - PROOFS_MIN, 30)
+    assert fit_columns(110, 100, 40, 0.25) == (LEFT_MIN, 28)  # the narrowest grid: the timeline keeps 40
 
 
 def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:

@@ -147,8 +147,9 @@ async def test_a_clean_workspace_has_no_banner_and_zero_errors(workspace) -> Non
         assert "0 errors" in str(app.main.query_one("#status", Static).content)
 
 
-def test_snapshot_banner_for_a_broken_rules_file(snap_compare, workspace) -> None:
+def test_snapshot_banner_for_a_broken_rules_file(snap_compare, workspace, monkeypatch) -> None:
     kb, config, queries = workspace
+    monkeypatch.chdir(queries.parent)  # the title shows the queries path: relative, the same every run
     (config / "thinkingdb.json").write_text('{"rules": [', encoding="utf-8")
 
     async def run_before(pilot):
@@ -159,8 +160,9 @@ def test_snapshot_banner_for_a_broken_rules_file(snap_compare, workspace) -> Non
     assert snap_compare(_app(kb, config, queries), terminal_size=(150, 30), run_before=run_before)
 
 
-def test_snapshot_eval_screen_after_a_change(snap_compare, workspace) -> None:
+def test_snapshot_eval_screen_after_a_change(snap_compare, workspace, monkeypatch) -> None:
     kb, config, queries = workspace
+    monkeypatch.chdir(queries.parent)  # the title shows the queries path: relative, the same every run
 
     async def run_before(pilot):
         await pilot.press("f4")
@@ -191,3 +193,33 @@ async def test_a_reload_while_the_eval_screen_is_closed_is_marked_when_it_opens_
         await pilot.press("escape", "f4")  # opened again on the same KB: the marks stay
         screen = await _eval_done(pilot, 1)
         assert screen.marks == {"lens": NEWLY_FAILING}
+
+
+async def test_without_a_queries_file_f4_says_so_and_runs_no_other_kbs_questions(workspace) -> None:
+    kb, config, _ = workspace
+    app = make_app(Session.open([kb], config), queries_path=None, kb_label="lighthouse")
+    async with app.run_test(size=(150, 30)) as pilot:
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, EvalScreen) and screen.rows == [] and screen.runs == 0
+        assert "no queries file" in str(screen.query_one("#eval-title", Static).content)
+
+
+def test_the_explorer_reads_queries_json_beside_the_kb_and_names_none_when_there_is_none(workspace) -> None:
+    import argparse
+
+    from core.resources import sample_queries_file
+    from mrptui.commands.explore import queries_for
+
+    kb, _, queries = workspace
+    args = argparse.Namespace(queries=None)
+    assert queries_for(args, []) == sample_queries_file()  # no --kb: the sample KB and its queries
+    assert queries_for(args, [kb]) == queries  # beside the KB folder, as `mrptui init` writes it
+    queries.unlink()
+    assert queries_for(args, [kb]) is None
+    beside = kb / "queries.json"
+    beside.write_text(json.dumps(QUERIES), encoding="utf-8")
+    assert queries_for(args, [kb]) == beside
+    assert queries_for(args, [kb / "lighthouse.md"]) == beside  # a KB file: the queries beside it
+    assert queries_for(argparse.Namespace(queries=str(beside)), []) == beside

@@ -37,7 +37,7 @@ def test_kb_screen(snap_compare, size) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
-def test_eval_screen(snap_compare, size, tmp_path) -> None:
+def test_eval_screen(snap_compare, size, tmp_path, monkeypatch) -> None:
     """On a real session over a small KB the test writes (eval needs the engine's registry)."""
     import json
     import shutil
@@ -55,6 +55,7 @@ def test_eval_screen(snap_compare, size, tmp_path) -> None:
     shutil.copytree(config_dir(), tmp_path / "config")
     queries = tmp_path / "queries.json"
     queries.write_text(json.dumps(QUERIES), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the title shows the queries path: relative, the same every run
     app = make_app(Session.open([kb], tmp_path / "config"), queries_path=queries, kb_label="lighthouse")
     app.caller = Caller()
 

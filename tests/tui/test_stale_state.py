@@ -19,6 +19,15 @@ Topic: Ram pump
 Claim: A ram pump lifts water with the energy of a falling flow.
 """
 BROKEN = GOOD.replace("Role: Definition", "Role: Definitoin")
+VALVE = """
+## Context Unit pumps::chunk-000::unit-001
+Role: Description
+Topic: Waste valve
+Subject: Ram pump
+Relation: uses
+Object: waste valve
+Claim: The ram pump uses a waste valve that slams shut as the flow speeds up.
+"""
 
 
 def _workspace(tmp_path: Path) -> tuple[Path, Path]:
@@ -47,10 +56,27 @@ async def test_withdrawn_units_and_last_good_rules_stay_on_the_status_line_until
         app.reload_kb()
         await settle(pilot)
         status = _status(app)
-        assert "KB: 1 file's units withdrawn" in status
+        assert "KB: 1 unit withdrawn" in status
         assert "rules: 1 invalid edit, last good version kept" in status and "(F8)" in status
         (kb / "pumps.md").write_text(GOOD, encoding="utf-8")
         rules.write_text(rules.read_text(encoding="utf-8").replace('"weight": 5', '"weight": 0.95', 1), encoding="utf-8")
         app.reload_kb()
         await settle(pilot)
         assert "withdrawn" not in _status(app) and "last good" not in _status(app)
+
+
+async def test_one_bad_relation_withdraws_one_unit_and_the_warning_points_at_its_line(tmp_path: Path) -> None:
+    kb, config = _workspace(tmp_path)
+    (kb / "pumps.md").write_text(GOOD + VALVE, encoding="utf-8")
+    session = Session.open([kb], config)
+    app = make_app(session)
+    app.caller = Caller()
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot)
+        (kb / "pumps.md").write_text(GOOD + VALVE.replace("Relation: uses", "Relation: usez"), encoding="utf-8")
+        app.reload_kb()
+        await settle(pilot)
+        assert "KB: 1 unit withdrawn" in _status(app)
+        withdrawn = [d for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN"]
+        assert len(withdrawn) == 1 and withdrawn[0].units == 1
+        assert withdrawn[0].line == (GOOD + VALVE).splitlines().index("## Context Unit pumps::chunk-000::unit-001") + 1

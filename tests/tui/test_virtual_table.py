@@ -131,7 +131,7 @@ async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_
         assert screen.query_one("#kb-units", VirtualTable).row_count == 60_000
         # The units read for the column widths and the rows on screen (each reads its predecessor too).
         assert len(session.big.read) <= WIDTH_READS + 80
-        await pilot.press("slash", *"lighthouse", "enter")
+        await pilot.press("s", *"lighthouse", "enter")
         await until_quiet(pilot)
         await pilot.pause()
         expected = list(range(0, 60_000, 997))
@@ -150,7 +150,7 @@ async def test_a_newer_search_replaces_one_still_running():
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("escape", "k")
         screen = app.screen
-        await pilot.press("slash", *"tide table 59999", "enter", "slash", "ctrl+u", *"lighthouse", "enter")
+        await pilot.press("s", *"tide table 59999", "enter", "ctrl+f", "ctrl+u", *"lighthouse", "enter")
         await until_quiet(pilot)
         await pilot.pause()
         assert screen.search_text == "lighthouse" and screen.hits == list(range(0, 60_000, 997))
@@ -158,7 +158,7 @@ async def test_a_newer_search_replaces_one_still_running():
 
 async def test_a_small_view_is_searched_at_once(app):
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("escape", "k", "slash", *"airflow", "enter")
+        await pilot.press("escape", "k", "s", *"airflow", "enter")
         assert app.screen.hits and app.screen.searched == len(UNITS)
 
 
@@ -175,7 +175,7 @@ async def test_a_search_that_cannot_read_a_unit_says_so():
     app = make_app(session)
     notes = record_notifications(app)
     async with app.run_test(size=(140, 40)) as pilot:
-        await pilot.press("escape", "k", "slash", *"lighthouse", "enter")
+        await pilot.press("escape", "k", "s", *"lighthouse", "enter")
         await until_quiet(pilot)
         await pilot.pause()
         assert any("search stopped: OSError: segment vanished" in note for note in notes)

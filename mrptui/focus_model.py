@@ -1,0 +1,76 @@
+"""The one focus model of every screen (docs/tui.md, "The focus model").
+
+- Where a text box has focus, printable keys type there (the box stops them before any binding).
+- Elsewhere a screen's single-letter commands run; any other printable key starts a question: the
+  screens above the main one close and the key lands in the question box, so a question typed on
+  the rules screen is asked, never run as a string of commands. `/` goes to the box on every screen.
+- Keys that were waiting when the app suspended for the editor are dropped when it comes back: a
+  question typed ahead would otherwise run as commands (every `e` opening the editor again).
+"""
+
+from __future__ import annotations
+
+from textual import events
+
+from mrptui.host import Host
+from mrptui.navigator import Navigator
+from mrptui.widgets.keybar import types_text
+from mrptui.widgets.query import QueryBox
+
+
+class FocusModel:
+    def __init__(self, host: Host, navigator: Navigator) -> None:
+        self.host = host
+        self.navigator = navigator
+        self.dropping = False  # between the editor's return and `caught_up`: keys are stale
+
+    def resumed(self) -> None:
+        """The app came back from a suspend: drop every key already queued (a FIFO: those before
+        the callback queued now), whatever the clock says."""
+        self.dropping = True
+        self.host.call_later(self.caught_up)
+
+    def caught_up(self) -> None:
+        self.dropping = False
+
+    def arrived(self, event: events.Key) -> bool:
+        """A key as the app receives it; True when handled here (dropped, or a question started).
+        Decided in the order keys arrive, before the key is handed to a screen: the keys behind it
+        then go to the box, never into a screen this one closes."""
+        if self.dropping:
+            return True  # typed before the editor returned
+        if not event.is_forwarded and self.starts_question(event):
+            self.to_question(event.character or "")
+            return True
+        return False
+
+    def unbound(self, event: events.Key) -> bool:
+        """A key no binding took on its way back to the app; True when it went to the question.
+        `/` is the key that goes to the box (a modal screen has no app bindings): not text."""
+        if not self.takes(event):
+            return False
+        self.to_question("" if event.key == "slash" else event.character or "")
+        return True
+
+    def starts_question(self, event: events.Key) -> bool:
+        """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
+        host = self.host
+        return (self.takes(event) and event.key != "slash" and not types_text(host.focused)
+                and event.key not in host.screen.active_bindings)
+
+    def takes(self, event: events.Key) -> bool:
+        """Whether an unbound key goes to the question: any printable one. A text box stops the
+        keys it types, so one that reaches the app was typed where no box had focus, or was on its
+        way through the screen the first key of a question closed: typed ahead (a paste, a fast
+        typist, tmux send-keys), the rest of the question arrives after the box took focus."""
+        return bool(event.is_printable and event.character)
+
+    def to_question(self, typed: str = "") -> None:
+        """Close the screens above the main one, focus the question box and type `typed` into it
+        (replacing the selected question, as typing in the box does)."""
+        host = self.host
+        self.navigator.pop_secondary()
+        box = host.main.query_one(QueryBox)
+        host.main.set_focus(box)
+        if typed and not box.read_only:
+            box.replace(typed, *box.selection, maintain_selection_offset=False)
