@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.diagnostics import Code, Diagnostic, did_you_mean, for_author
+from core.json_limits import TooDeep, check_depth
 from core.json_locate import value_column
 from core.units import KnowledgeUnit
 
@@ -101,6 +102,8 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         return _unit(line, source, file, number)
     except json.JSONDecodeError as exc:
         return None, [_problem(Code.MALFORMED_LINE, f"not JSON: {exc.msg}", file, number, exc.colno)]
+    except TooDeep as exc:
+        return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number, exc.col)]
     except ValidationError as exc:
         message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
         return None, [_problem(Code.MISSING_REQUIRED_FIELD, message, file, number)]
@@ -115,6 +118,7 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
 def _writes_permissions(line: str) -> bool:
     """Whether a line that failed has a permission-like key (so its problems are the author's only)."""
     try:
+        check_depth(line)
         data = json.loads(line)
     except ValueError:
         return False
@@ -123,6 +127,7 @@ def _writes_permissions(line: str) -> bool:
 
 
 def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+    check_depth(line)
     data = json.loads(line)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")

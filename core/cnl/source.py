@@ -129,9 +129,15 @@ def _failed(code: Code, message: str, file: str) -> ReadResult:
 
 
 def load_text(path: Path, cap: int) -> str | Diagnostic:
+    data = load_bytes(path, cap)
+    return data if isinstance(data, Diagnostic) else decode(data, str(path))
+
+
+def load_bytes(path: Path, cap: int) -> bytes | Diagnostic:
+    """A regular file's bytes, at most `cap` of them, or why they cannot be read."""
     file = str(path)
     try:
-        data = read_regular(path, cap)
+        return read_regular(path, cap)
     except FileTooLarge as exc:
         return Diagnostic(code=Code.FILE_TOO_LARGE, message=exc.reason, file=file)
     except UnsafePath as exc:
@@ -141,7 +147,6 @@ def load_text(path: Path, cap: int) -> str | Diagnostic:
     except OSError as exc:
         # A link loop (ELOOP), a permission problem, an I/O error.
         return Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=file)
-    return decode(data, file)
 
 
 def decode(data: bytes, file: str) -> str | Diagnostic:

@@ -17,7 +17,6 @@ import bisect
 import hashlib
 import json
 import shutil
-import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +32,7 @@ from core.collector import collector_paused
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
+from core.store.atomic import temp_dir
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
@@ -118,10 +118,10 @@ class Segment:
         return self if self.unit_json is None else replace(self, unit_json=None)
 
     def save(self, parent: Path, mac: Mac, extra: dict[str, np.ndarray] | None = None) -> Path:
-        """Write the segment's files into a new temp folder under `parent`; returns that folder
-        (removed again when a write fails, e.g. a full disk). `extra` arrays are saved as
-        `<name>.npy` beside them; every file's keyed digest goes into `meta.json`."""
-        folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
+        """Write the segment's files into a new temp folder under `parent` (`temp_dir`); returns
+        that folder (removed again when a write fails, e.g. a full disk). `extra` arrays are saved
+        as `<name>.npy` beside them; every file's keyed digest goes into `meta.json`."""
+        folder = temp_dir(parent, self.key)
         try:
             self._write(folder, mac, extra)
         except BaseException:

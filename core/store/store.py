@@ -26,7 +26,7 @@ from pathlib import Path
 from core.cnl.source import MAX_FILE_BYTES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
-from core.store.atomic import publish_dir, replace_file
+from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file, temp_dir
 from core.store.contents import SOURCES, STEMS_FILE, cache_entries
 from core.store.location import cache_root
 from core.store.mapped import npy_array
@@ -43,8 +43,6 @@ _SHAPING_ROOTS = (
     "cnl/*.py", "text.py", "units.py", "diagnostics.py", "safe_io.py", "retrieval/bm25_fields.py",
     "store/segment.py", "store/codec.py",
 )
-# Temp folders older than this belong to a process that died mid-write.
-_STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 _RACY_NS = 2_000_000_000
@@ -135,6 +133,7 @@ class SegmentStore:
         # a file re-reads only what changed without reading the table back from the cache.
         self._blocks: dict[str, tuple[Segment, BlockTable]] = {}
         self._mac: Mac | None = None
+        self._swept = False
         reason = refusal(root) if root is not None else None
         if reason is not None:
             self._disable(reason)
@@ -154,7 +153,24 @@ class SegmentStore:
     def segment(self, file: Path, earlier: Segment | None = None) -> Segment:
         """The file's segment: read from the cache when its key matches, else built (reusing
         `earlier`'s tokens for unchanged units) and saved."""
+        if not self._swept:
+            self.temp_folder()
         return self._segment(file, earlier).without_json()
+
+    def temp_folder(self) -> Path | None:
+        """Where folders are written before they are published (None without a usable cache); the
+        first call removes what writers that no longer run left there (killed mid-build)."""
+        if not self.enabled:
+            return None
+        folder = self.root / TEMP_FOLDER
+        if not self._swept:
+            self._swept = True
+            remove_orphans(folder)
+        try:
+            private_dirs(folder, self.root)
+        except OSError:
+            return None
+        return folder
 
     def _segment(self, file: Path, earlier: Segment | None) -> Segment:
         if not self.enabled:
@@ -353,7 +369,7 @@ class SegmentStore:
         A failed write leaves no temp folder behind (`Segment.save`, `publish_dir`)."""
         try:
             private_dirs(folder.parent, self.root)
-            temp = segment.save(folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
+            temp = segment.save(self.temp_folder() or folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
             saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
@@ -477,15 +493,8 @@ def _keep_newest(folder: Path, count: int) -> None:
 
 
 def _remove_other_keys(folder: Path) -> None:
-    """An edited file's older segments are dead weight; so are temp folders of crashed writers."""
-    now = time.time()
+    """An edited file's older segments are dead weight; so are temp folders of crashed writers
+    (written here by earlier versions: now under `TEMP_FOLDER`)."""
     for sibling in folder.parent.iterdir():
-        if sibling == folder:
-            continue
-        if sibling.name.startswith(".tmp-"):
-            try:
-                if now - sibling.stat().st_mtime < _STALE_TEMP_SECONDS:
-                    continue
-            except OSError:
-                continue
-        shutil.rmtree(sibling, ignore_errors=True)
+        if sibling != folder and (not sibling.name.startswith(".tmp-") or is_orphan(sibling)):
+            shutil.rmtree(sibling, ignore_errors=True)
