@@ -117,11 +117,16 @@ def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
     if kind is None and path.suffix.lower() not in SUFFIX_FORMATS:
         expected = ", ".join(SUFFIX_FORMATS)
         return _failed(Code.UNSUPPORTED_FILE_TYPE, f"unsupported file type {path.suffix or '(none)'!r}; expected {expected}", file)
-    jsonl = (Format(kind) if kind else detect_format("", file)) is Format.JSONL
-    text = load_text(path, MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES)
+    text = load_text(path, read_cap(path, kind))
     if isinstance(text, Diagnostic):
         return ReadResult([], [text])
     return read_text(text, file, kind)
+
+
+def read_cap(path: Path, kind: Format | str | None = None) -> int:
+    """The most bytes a KB file of this format (named, or by its extension) may hold."""
+    jsonl = (Format(kind) if kind else detect_format("", str(path))) is Format.JSONL
+    return MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES
 
 
 def _failed(code: Code, message: str, file: str) -> ReadResult:

@@ -33,6 +33,7 @@ from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
 from core.store.atomic import temp_dir
+from core.store.groups import Source, members
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
@@ -75,7 +76,7 @@ class Segment:
         return self.columns.cols
 
     @classmethod
-    def build(cls, file: Path, key: str, earlier: Segment | None = None) -> Segment:
+    def build(cls, file: Source, key: str, earlier: Segment | None = None) -> Segment:
         """Read and tokenise `file`. With `earlier` (this file's previous segment), a unit whose
         tokenised text is unchanged reuses its token ids instead of being tokenised again: an
         edit costs reading the file plus tokenising what changed. The vocabulary then keeps
@@ -85,8 +86,8 @@ class Segment:
             return cls._build(file, key, earlier)
 
     @classmethod
-    def _build(cls, file: Path, key: str, earlier: Segment | None) -> Segment:
-        units, problems = read_file(file)
+    def _build(cls, file: Source, key: str, earlier: Segment | None) -> Segment:
+        units, problems = _read(file)
         texts = [field_texts(unit) for unit in units]
         text_digests = np.frombuffer(b"".join(map(text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
         vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if earlier is not None else {}
@@ -227,6 +228,17 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
+
+
+def _read(source: Source) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    """The units and diagnostics of a file, or of a group's files one after another."""
+    units: list[KnowledgeUnit] = []
+    problems: list[Diagnostic] = []
+    for file in members(source):
+        read = read_file(file)
+        units += read.units
+        problems += read.diagnostics
+    return units, problems
 
 
 def text_digest(texts: tuple[str, ...]) -> bytes:
