@@ -21,6 +21,7 @@ from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.cnl.caps import CAPS
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.diagnostics import Code, Diagnostic, did_you_mean, for_author
@@ -81,12 +82,17 @@ class _LineProblems(Exception):
         self.diagnostics = diagnostics
 
 
-def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+def read_jsonl(text: str, file: str, first_line: int = 1) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    """The units of `text`, whose first line is line `first_line` of `file` (a piece of a large
+    file is read at a time: core/cnl/source.py `read_pieces`)."""
     units: list[KnowledgeUnit] = []
     diagnostics: list[Diagnostic] = []
     source = PurePath(file).stem or "jsonl"
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=first_line):
         if not line.strip():
+            continue
+        if len(line) > CAPS.max_jsonl_line_chars:
+            diagnostics.append(_too_long(line, file, number))
             continue
         unit, problems = _line(line, source, file, number)
         if unit is not None:
@@ -95,6 +101,12 @@ def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnost
             problems = for_author(problems)
         diagnostics.extend(problems)
     return units, diagnostics
+
+
+def _too_long(line: str, file: str, number: int) -> Diagnostic:
+    message = (f"document of {len(line):,} characters is over the {CAPS.max_jsonl_line_chars:,} cap "
+               "(inputs.maxJsonlLineChars); not read")
+    return _problem(Code.FILE_TOO_LARGE, message, file, number)
 
 
 def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import Path, PurePath
+from collections.abc import Iterator
 from typing import NamedTuple
 
+from core.cnl.caps import CAPS
 from core.cnl.markdown import read_markdown
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
@@ -18,11 +20,11 @@ from core.units import KnowledgeUnit, is_public
 # Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
 # text or ~40,000 Markdown units. The worst case, dense one-line facts, reads at about 1 s of CPU
 # per MB (4 MB: 222,000 units; `python -m benchmarks --ops read_cap`, docs/decisions.md), so the
-# 20 MB cap this replaces let one file stall a load for a minute.
-MAX_FILE_BYTES = 4_000_000
+# 20 MB cap this replaces let one file stall a load for a minute. Memory: core/cnl/caps.py.
+MAX_FILE_BYTES = CAPS.max_file_bytes
 # JSON Lines documents are one unit per line with no sentence or fact parsing: NFCorpus (6.2 MB,
 # 3,633 documents) reads in about half a second, so a public IR corpus of tens of MB is fine.
-MAX_JSONL_BYTES = 64_000_000
+MAX_JSONL_BYTES = CAPS.max_jsonl_bytes
 # A NUL among the first bytes means a binary file (or UTF-16): refused whole. A NUL later is one
 # bad character, replaced and reported like an undecodable byte.
 _BINARY_PROBE_BYTES = 8192
@@ -121,6 +123,41 @@ def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
     if isinstance(text, Diagnostic):
         return ReadResult([], [text])
     return read_text(text, file, kind)
+
+
+def read_pieces(path: Path) -> Iterator[ReadResult]:
+    """`read_file` a piece at a time: a JSON Lines file `CAPS.piece_units` documents at a time
+    (with their own line numbers), so that its units need not all be alive at once; any other
+    file in one piece. Undecodable bytes are reported after the last piece, once it is known
+    whether the file holds a restricted unit (see `read_text`)."""
+    if detect_format("", str(path)) is not Format.JSONL:
+        yield read_file(path)
+        return
+    text = load_text(path, read_cap(path))
+    if isinstance(text, Diagnostic):
+        yield ReadResult([], [text])
+        return
+    file = str(path)
+    text, problems = _replace_bad_characters(normalise_newlines(text), file)
+    from core.cnl.jsonl import read_jsonl
+
+    restricted = False
+    start, line = 0, 1
+    while start < len(text):
+        end = start
+        for _ in range(CAPS.piece_units):
+            end = text.find("\n", end) + 1
+            if not end:
+                end = len(text)
+                break
+        with collector_paused():
+            units, diagnostics = read_jsonl(text[start:end], file, first_line=line)
+        restricted = restricted or any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)
+        yield ReadResult(units, diagnostics)
+        line += text.count("\n", start, end)
+        start = end
+    if problems:
+        yield ReadResult([], for_author(problems) if restricted else problems)
 
 
 def read_cap(path: Path, kind: Format | str | None = None) -> int:

@@ -133,3 +133,19 @@ def test_without_overlapping_ids_nothing_is_excluded(trams: Path, capsys) -> Non
 def test_exclude_self_needs_beir(capsys) -> None:
     assert main(["eval", "--sample", "--exclude-self"]) == 2
     assert "--exclude-self needs --beir" in capsys.readouterr().err
+
+
+def test_a_repeated_document_id_is_reported_counted_and_the_first_scored(tmp_path: Path, capsys) -> None:
+    # Every line twice: before, each id served neither document and every measure fell to 0.
+    docs = [doc for doc in TRAM_DOCS for _ in range(2)]
+    folder = write_collection(tmp_path / "twice", docs, TRAM_QUERIES, TRAM_QRELS)
+    collection = ireval.load_beir(folder)
+    assert sorted(u.id for u in collection.kb.units) == ["t1", "t3", "t5"]
+    assert [(d.code, d.line) for d in collection.duplicates] == [(Code.DUPLICATE_UNIT_ID, 2), (Code.DUPLICATE_UNIT_ID, 6),
+                                                                 (Code.DUPLICATE_UNIT_ID, 10)]
+    measures = ireval.measure(ireval.run_systems(collection, load_retrieval_config()), collection.qrels)
+    assert measures["bm25"] == {"ndcg@10": 1.0, "recall@100": 1.0, "mrr@10": 1.0}
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["duplicate_documents"] == 3
+    assert "skipped 3 document(s) repeating an earlier document's id (DUPLICATE_UNIT_ID) (line 2, 6, 10)" in err
