@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from core.diagnostics import Code, Diagnostic, did_you_mean
-from core.resources import config_dir
 from core.json_limits import NotUtf8, TooDeep, check_depth, decode_utf8
+from core.resources import config_dir
 from core.safe_io import UnsafePath, read_regular
 
 # Config, rule and query files above this are refused unread (a FIFO or device is refused too):

@@ -11,9 +11,19 @@ from __future__ import annotations
 import re
 from functools import cache
 
-# Deeper than any KB document, query or config file needs (they nest 3–5 levels), and far below
-# the interpreter's recursion limit (1,000), which the standard parser would otherwise reach.
-MAX_JSON_DEPTH = 100
+from pydantic import BaseModel, ConfigDict, Field
+
+
+
+class JsonLimits(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Deeper than any KB document, query or config file needs (they nest 3–5 levels), and below
+    # the interpreter's recursion limit (1,000), which the standard parser would otherwise reach.
+    max_depth: int = Field(default=100, ge=2, le=900)
+
+
+MAX_JSON_DEPTH = JsonLimits().max_depth
 # A JSON string, so that brackets inside one do not count.
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _CHUNK = 1 << 20

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path, PurePath
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from core.cnl.caps import CAPS

@@ -34,8 +34,8 @@ from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
 from core.store.atomic import temp_dir
-from core.store.groups import Source, members
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
+from core.store.groups import Source, members
 from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts

@@ -20,14 +20,14 @@ import shutil
 import stat
 import threading
 import time
-from functools import lru_cache
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from core.cnl.source import read_cap
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
-from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file, temp_dir
+from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
 from core.store.contents import SOURCES, STEMS_FILE, cache_entries
 from core.store.groups import FileGroup, Source, members
 from core.store.location import cache_root
