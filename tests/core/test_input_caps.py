@@ -160,3 +160,14 @@ def test_the_locator_finds_nested_members_and_stops_at_a_missing_one() -> None:
     assert locator.position(("c", "d")) == (line_of('"d"'), lines[line_of('"d"') - 1].index('"d"') + 1)
     assert locator.position(("c", "missing")) == locator.position(("c",)) == (line_of('"c"'), 2)
     assert locator.position(("zz",)) == (1, 1)
+
+
+def test_a_squad_questions_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    from core.squad import load_squad
+
+    folder = tmp_path / "squad"
+    (folder / "articles").mkdir(parents=True)
+    (folder / "questions.jsonl").write_bytes(b'{"id": "a"}\n{"id": "b\xe9"}\n')
+    with pytest.raises(ConfigError) as raised:
+        load_squad(folder)
+    assert [(d.code, d.line, d.col) for d in raised.value.diagnostics] == [(Code.INVALID_ENCODING, 2, 10)]
