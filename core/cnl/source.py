@@ -143,7 +143,7 @@ def read_pieces(path: Path) -> Iterator[ReadResult]:
 
     restricted = False
     start, line = 0, 1
-    while start < len(text):
+    while start < len(text) and line <= CAPS.max_jsonl_lines + 1:
         end = start
         for _ in range(CAPS.piece_units):
             end = text.find("\n", end) + 1

@@ -171,3 +171,15 @@ def test_a_squad_questions_file_that_is_not_utf8_names_its_line(tmp_path: Path) 
     with pytest.raises(ConfigError) as raised:
         load_squad(folder)
     assert [(d.code, d.line, d.col) for d in raised.value.diagnostics] == [(Code.INVALID_ENCODING, 2, 10)]
+
+
+def test_a_jsonl_file_stops_at_its_line_cap_with_an_error_there(tmp_path: Path, monkeypatch) -> None:
+    capped = InputCaps(max_jsonl_lines=150, piece_units=100)
+    for module in ("core.cnl.jsonl", "core.cnl.source", "core.store.segment"):
+        monkeypatch.setattr(f"{module}.CAPS", capped)
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(_jsonl(260).replace("{not json", json.dumps({"_id": "d137", "title": "t", "text": "x"})), encoding="utf-8")
+    for read in (read_file(kb), Segment.build(kb, "k")):
+        units, problems = (read.units, read.diagnostics)
+        assert [u.id for u in units] == [f"d{i}" for i in range(150)]
+        assert [(d.code, d.line) for d in problems] == [(Code.FILE_TOO_LARGE, 151)]
