@@ -16,8 +16,9 @@ class InputCaps(BaseModel):
     # A JSON Lines file, read a piece of `pieceDocuments` lines at a time.
     max_jsonl_bytes: int = Field(default=64_000_000, ge=1_000, le=256_000_000)
     # Lines of a JSON Lines file: a short document costs ~1.3 KB over a cold ask (1,266,495 of
-    # them in 63.9 MB: 1.79 GB), so a file stops being read here, with an error at this line.
-    max_jsonl_lines: int = Field(default=500_000, ge=1, le=10_000_000)
+    # them in 63.9 MB: 1.79 GB; 500,000: 0.97 GB), so a file stops being read here, with an error
+    # at this line.
+    max_jsonl_lines: int = Field(default=400_000, ge=1, le=10_000_000)
     # One JSON Lines document: as large as a whole text file may be, for the same reason.
     max_jsonl_line_chars: int = Field(default=4_000_000, ge=100, le=16_000_000)
     # Documents (or units of a group of small files) turned into a segment at a time: the

@@ -89,11 +89,11 @@ def read_jsonl(text: str, file: str, first_line: int = 1) -> tuple[list[Knowledg
     diagnostics: list[Diagnostic] = []
     source = PurePath(file).stem or "jsonl"
     for number, line in enumerate(text.split("\n"), start=first_line):
-        if number > CAPS.max_jsonl_lines:
-            diagnostics.append(_too_many_lines(file, number))
-            break
         if not line.strip():
             continue
+        if number > CAPS.max_jsonl_lines:
+            diagnostics.append(too_many_lines(file, number))
+            break
         if len(line) > CAPS.max_jsonl_line_chars:
             diagnostics.append(_too_long(line, file, number))
             continue
@@ -106,7 +106,7 @@ def read_jsonl(text: str, file: str, first_line: int = 1) -> tuple[list[Knowledg
     return units, diagnostics
 
 
-def _too_many_lines(file: str, number: int) -> Diagnostic:
+def too_many_lines(file: str, number: int) -> Diagnostic:
     message = f"more than {CAPS.max_jsonl_lines:,} lines (inputs.maxJsonlLines); this line and the rest are not read"
     return _problem(Code.FILE_TOO_LARGE, message, file, number)
 

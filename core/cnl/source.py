@@ -30,6 +30,7 @@ MAX_JSONL_BYTES = CAPS.max_jsonl_bytes
 _BINARY_PROBE_BYTES = 8192
 _MAX_BAD_LINES = 10
 BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+_NON_BLANK = re.compile(r"\S")
 
 
 class Format(StrEnum):
@@ -139,13 +140,18 @@ def read_pieces(path: Path) -> Iterator[ReadResult]:
         return
     file = str(path)
     text, problems = _replace_bad_characters(normalise_newlines(text), file)
-    from core.cnl.jsonl import read_jsonl
+    from core.cnl.jsonl import read_jsonl, too_many_lines
 
     restricted = False
     start, line = 0, 1
-    while start < len(text) and line <= CAPS.max_jsonl_lines + 1:
+    while start < len(text):
+        if line > CAPS.max_jsonl_lines:
+            rest = _NON_BLANK.search(text, start)
+            if rest is not None:
+                yield ReadResult([], [too_many_lines(file, line + text.count("\n", start, rest.start()))])
+            break
         end = start
-        for _ in range(CAPS.piece_units):
+        for _ in range(min(CAPS.piece_units, CAPS.max_jsonl_lines - line + 1)):
             end = text.find("\n", end) + 1
             if not end:
                 end = len(text)

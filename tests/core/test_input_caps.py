@@ -183,3 +183,17 @@ def test_a_jsonl_file_stops_at_its_line_cap_with_an_error_there(tmp_path: Path, 
         units, problems = (read.units, read.diagnostics)
         assert [u.id for u in units] == [f"d{i}" for i in range(150)]
         assert [(d.code, d.line) for d in problems] == [(Code.FILE_TOO_LARGE, 151)]
+
+
+def test_the_line_cap_is_reported_once_at_the_first_line_past_it_that_holds_a_document(tmp_path: Path, monkeypatch) -> None:
+    capped = InputCaps(max_jsonl_lines=200, piece_units=100)  # the cap falls on a piece's end
+    for module in ("core.cnl.jsonl", "core.cnl.source", "core.store.segment"):
+        monkeypatch.setattr(f"{module}.CAPS", capped)
+    kb = tmp_path / "kb.jsonl"
+    lines = _jsonl(200).replace("{not json", json.dumps({"_id": "d137", "title": "t", "text": "x"}))
+    kb.write_text(lines + "\n\n" + json.dumps(DOC) + "\n", encoding="utf-8")
+    for read in (read_file(kb), Segment.build(kb, "k")):
+        assert len(read.units) == 200
+        assert [(d.code, d.line) for d in read.diagnostics] == [(Code.FILE_TOO_LARGE, 203)]
+    kb.write_text(lines + "\n\n", encoding="utf-8")
+    assert Segment.build(kb, "k").diagnostics == ()
