@@ -1,4 +1,7 @@
-"""`python -m benchmarks [--sizes 1000,10000,100000] [--ops build,...] [--json] [--no-peers]`."""
+"""`python -m benchmarks [--sizes 1000,10000,100000] [--ops build,...] [--json] [--no-peers]`.
+
+Every run starts with the calibration rows (benchmarks/calibration.py), tags each row with the
+load average while its module ran, and ends with the ratios of benchmarks/ratios.py."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import sys
 from types import ModuleType
 
 import benchmarks
-from benchmarks import SMOKE_ENV, BenchmarkFailed
+from benchmarks import SMOKE_ENV, BenchmarkFailed, calibration, ratios
 
 DEFAULT_SIZES = "1000,10000,100000"
 
@@ -21,7 +24,7 @@ def suites() -> dict[str, ModuleType]:
     """Every benchmark module in the package (one that defines `run`), by name."""
     found = {}
     for info in pkgutil.iter_modules(benchmarks.__path__):
-        if info.name == "__main__":
+        if info.name in ("__main__", "calibration", "ratios"):
             continue
         module = importlib.import_module(f"benchmarks.{info.name}")
         if callable(getattr(module, "run", None)):
@@ -45,19 +48,34 @@ def run(sizes: list[int], ops: set[str] | None, peers: bool) -> tuple[list[dict]
         accepted = inspect.signature(module.run).parameters
         options = {key: value for key, value in (("ops", wanted), ("peers", peers)) if key in accepted}
         print(f"benchmarks: {name} ({', '.join(sorted(wanted))})", file=sys.stderr, flush=True)
+        before = os.getloadavg()[0]
         try:
-            rows += module.run(sizes, **options)
+            produced = module.run(sizes, **options)
         except BenchmarkFailed as exc:
-            rows += exc.rows
+            produced = exc.rows
             failures.append(str(exc))
             print(f"benchmark failed: {exc}", file=sys.stderr, flush=True)
+        rows += _with_load(produced, before)
     return rows, failures
 
 
+def _with_load(produced: list[dict], before: float) -> list[dict]:
+    """Each row with the one-minute load average before and after its module ran: a figure taken
+    while other work shared the cores says so beside it."""
+    load = [round(before, 2), round(os.getloadavg()[0], 2)]
+    return [{**r, "load": load} for r in produced]
+
+
+def calibrate() -> list[dict]:
+    print("benchmarks: calibration (cpu_loop, memory_read, bare_import)", file=sys.stderr, flush=True)
+    return _with_load(calibration.rows(), os.getloadavg()[0])
+
+
 def markdown(rows: list[dict]) -> str:
-    lines = ["| engine | n | op | median ms | p95 ms | peak MB |", "|---|---:|---|---:|---:|---:|"]
-    for r in sorted(rows, key=lambda r: (r["op"], r["n"], r["median_ms"])):
-        lines.append(f"| {r['engine']} | {r['n']:,} | {r['op']} | {r['median_ms']} | {r['p95_ms']} | {r['peak_mb']} |")
+    lines = ["| engine | n | op | median ms | p95 ms | peak MB | load |", "|---|---:|---|---:|---:|---:|---|"]
+    for r in sorted(rows, key=lambda r: (r["engine"] != "calibration", r["op"], r["n"], r["median_ms"])):
+        load = "–".join(f"{value:.1f}" for value in r.get("load", ()))
+        lines.append(f"| {r['engine']} | {r['n']:,} | {r['op']} | {r['median_ms']} | {r['p95_ms']} | {r['peak_mb']} | {load} |")
     return "\n".join(lines)
 
 
@@ -79,8 +97,14 @@ def main(argv: list[str] | None = None) -> None:
         os.environ[SMOKE_ENV] = "1"  # read by `benchmarks.repeats`, here and in the child processes
     if ops and ops - set(available):
         parser.error(f"unknown ops: {', '.join(sorted(ops - set(available)))}")
+    machine = calibrate()
     rows, failures = run([int(size) for size in args.sizes.split(",")], ops, peers=not args.no_peers)
-    print(json.dumps(rows, indent=1) if args.json else markdown(rows))
+    rows = machine + rows
+    found = ratios.ratio_rows(rows)
+    if args.json:
+        print(json.dumps({"rows": rows, "ratios": found}, indent=1))
+    else:
+        print(markdown(rows) + "\n\n" + ratios.markdown(found))
     if failures:
         sys.exit(f"{len(failures)} op(s) failed: " + "; ".join(failures))
 

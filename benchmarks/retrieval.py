@@ -17,13 +17,13 @@ Ops:
 
 from __future__ import annotations
 
-import time
 from functools import partial
 from itertools import chain
 
 import numpy as np
 
 from benchmarks import bm25_peers, measure, row
+from benchmarks.calibration import read_bandwidth
 from benchmarks.synthetic import SyntheticKb
 from core import text
 from core.config import Bm25Config, HdcConfig
@@ -41,7 +41,6 @@ ACT = Act.EXPLAIN
 # rank-bm25 scores every document in Python per query (~0.1 s at 100k): a few queries suffice.
 RANK_BM25_QUERIES = 20
 HDC_QUERIES = 100
-_BANDWIDTH_BYTES = 256 * 2**20
 # numba's first compile of the pruned kernel on a fresh machine (later loads come from its cache).
 LOAD_WAIT_S = 120
 
@@ -130,14 +129,3 @@ def _peer_top10_row(peer: bm25_peers.Peer, search, n: int, queries: list[list[st
     shared = [len(mine & hits) / len(mine) for mine, hits in zip(ours, theirs, strict=False) if mine]
     result["top10_overlap"] = round(sum(shared) / len(shared), 3) if shared else None
     return result
-
-
-def read_bandwidth() -> float:
-    """Single-thread memory read bandwidth in bytes/s: the best of five sums over a 256 MB array."""
-    data = np.ones(_BANDWIDTH_BYTES // 8, dtype=np.uint64)
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        data.sum()
-        best = min(best, time.perf_counter() - started)
-    return _BANDWIDTH_BYTES / best

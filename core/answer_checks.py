@@ -23,6 +23,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
+from core.words import JUDGE_ABBREVIATIONS
 
 if TYPE_CHECKING:
     from core.eval_queries import QuerySpec
@@ -37,11 +38,6 @@ _CITATION = re.compile(r"\s*\[[^\[\]\s]*::chunk-[^\[\]\s]*\]")
 _PREFACE = re.compile(
     r"^\s*The evidence is insufficient to answer(?: fully; the closest (?:units say|answer is)| every part)?:\s*",
     re.IGNORECASE,
-)
-# A lead ends at its first sentence end, but not after an abbreviation or a capitalised initial.
-# judge.py's own list and rule, not core/sentences.py's: both judges must cut a lead alike.
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st prof sr jr vs e.g i.e etc no c ca approx gen col lt rev fig".split()
 )
 _SENTENCE_END = re.compile(r"[.!?](?=[\"'”’)]*(?:\s+[\"'“‘(\[]*[A-Z0-9]|\s*$))")
 _LAST_WORD = re.compile(r"[\w.]+$")
@@ -85,7 +81,7 @@ def _continues(before: str) -> bool:
     if not found:
         return False
     word = found[0]
-    if word.lower() in _ABBREVIATIONS:
+    if word.lower() in JUDGE_ABBREVIATIONS:
         return True
     return bool(_INITIALS.fullmatch(word)) and len(word.replace(".", "")) <= 3 and word[0].isupper()
 

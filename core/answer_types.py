@@ -19,6 +19,10 @@ from core.nlp.cardinals import SCALES
 from core.nlp.chunk import noun_phrases as chunk_spans
 from core.tagging import Token, tag_text
 from core.text import tokenize
+from core.words import (
+    AUXILIARIES, BE_TENSED, HOW_MEASURES, LOCATIVE_PREPOSITIONS, NAME_JOINERS, NUMBER_NOUNS, PERCENT_HEADS,
+    PERSON_CLASSES, PERSON_NOUNS, PLACE_NOUNS, PLACE_PREPOSITIONS, SORT_NOUNS, THING_CLASSES, TIME_NOUNS, WH_WORDS,
+)
 
 
 class AnswerType(StrEnum):
@@ -37,36 +41,6 @@ class AnswerType(StrEnum):
     DESCRIPTION = "description"
 
 
-# Class nouns of general English: "which X" with X one of these asks for a person, a place or a time.
-_PERSON_NOUNS = frozenset(
-    """person people man men woman women who king queen emperor ruler leader president minister
-    author writer scientist inventor founder general commander officer member group organisation
-    organization company firm agency body team party family tribe dynasty army government church
-    institution university college school individual scholar philosopher artist poet composer""".split()
-)
-_PLACE_NOUNS = frozenset(
-    """place country city town village region area state province continent island river lake sea
-    ocean mountain location site capital port county district territory nation kingdom empire
-    where street building""".split()
-)
-_TIME_NOUNS = frozenset(
-    "year years date day days month century centuries decade era period time age season hour when".split()
-)
-_NUMBER_NOUNS = frozenset(
-    """number amount percentage percent proportion share population size cost price rate length
-    distance height weight temperature speed value total sum fraction ratio""".split()
-)
-_HOW_MEASURE = frozenset(
-    "many much long old far large big tall high deep wide often fast heavy small short".split()
-)
-_BE = frozenset("is are was were".split())
-_SORT_NOUNS = frozenset("type kind sort form class category".split())
-_WH = frozenset("what which who whom whose when where why how".split())
-_YES_NO_OPENERS = frozenset(
-    "is are was were does do did can could will would has have had should may must shall".split()
-)
-# The words that open a yes/no question also front the auxiliary of a wh-question ("what fort did …").
-AUXILIARIES = _YES_NO_OPENERS
 # "In what order …?" asks for a sequence, every item of it.
 _LIST_CUE = re.compile(
     r"^\s*(?:list|enumerate|name (?:all|every|the)\b)|\bwhat are (?:all )?the\b|\bin (?:what|which) order\b",
@@ -105,19 +79,19 @@ class Expected:
         return f"{self.type.value}{head}, from \"{self.cue}\"" if self.cue else f"{self.type.value}{head}"
 
 
-def expected_type(question: str, act_compare: bool = False) -> Expected:
-    """The type the wording asks for; "thing" (a noun phrase) when nothing narrower is said."""
+def expected_type(question: str) -> Expected:
+    """The type the wording asks for; "thing" (a noun phrase) when nothing narrower is said. Under
+    an act that compares, a comparison instead (`Question.expected_for`), unless the wording asks
+    for a list or a yes or no."""
     tokens = [t for t in tag_text(question) if t.tag != "PUNCT"]
     words = [t.word.lower() for t in tokens]
     if not words:
         return Expected(AnswerType.THING)
     if _LIST_CUE.search(question):
         return Expected(AnswerType.LIST, cue=_LIST_CUE.search(question).group().strip())
-    if words[0] in _YES_NO_OPENERS and " or " not in f" {question.lower()} ":
+    if words[0] in AUXILIARIES and " or " not in f" {question.lower()} ":
         return Expected(AnswerType.YES_NO, cue=words[0])
-    if act_compare:
-        return Expected(AnswerType.COMPARISON)
-    at = next((i for i, w in enumerate(words) if w in _WH), None)
+    at = next((i for i, w in enumerate(words) if w in WH_WORDS), None)
     if at is None:
         # Keywords or a statement of a problem ("jobs stay pending"): evidence, not a span, answers.
         return Expected(AnswerType.DESCRIPTION)
@@ -132,22 +106,22 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
     if wh == "why":
         return Expected(AnswerType.REASON, cue=wh)
     if wh == "how":
-        if after in _HOW_MEASURE:
+        if after in HOW_MEASURES:
             head = _noun_after(tokens, at + 2) if after in ("many", "much") else ""
             return Expected(AnswerType.NUMBER, head=head, cue=f"how {after}", form_words=(after,))
         return Expected(AnswerType.MANNER, cue="how")
     head = _noun_after(tokens, at + 1) or _fronted_noun(tokens, at)
-    if not head and at + 2 < len(words) and after in _BE and words[at + 2] == "the" and not _ends_noun_phrase(tokens, at + 3):
+    if not head and at + 2 < len(words) and after in BE_TENSED and words[at + 2] == "the" and not _ends_noun_phrase(tokens, at + 3):
         # "What is the famous rock near …?" asks for a rock; "What is the Fresnel lens?" what it is.
         head = _noun_after(tokens, at + 3)
     # A gerund names an activity ("What is grafting?"); another verb asks what something does.
     verbs = [t for t in tokens[at + 2 :] if t.tag == "VERB" and not t.word.lower().endswith("ing")]
-    if not head and wh in ("what", "who") and after in _BE and not verbs:
+    if not head and wh in ("what", "who") and after in BE_TENSED and not verbs:
         # "What is Orion?", "Who were the otachi?": what it is, said by a sentence about it.
         return Expected(AnswerType.DEFINITION, cue=f"{wh} {after}")
     if not head:
         return Expected(AnswerType.THING, cue=wh)
-    if head.lower() in _SORT_NOUNS and at + 3 < len(words) and words[at + 2] == "of":
+    if head.lower() in SORT_NOUNS and at + 3 < len(words) and words[at + 2] == "of":
         # "what type of revolution" asks for a revolution.
         inner = _noun_after(tokens, at + 3)
         if inner:
@@ -157,13 +131,13 @@ def expected_type(question: str, act_compare: bool = False) -> Expected:
 
 def _by_class(head: str, cue: str) -> Expected:
     lower = head.lower().split()[-1]
-    if lower in _PERSON_NOUNS:
+    if lower in PERSON_NOUNS:
         return Expected(AnswerType.PERSON, head, cue)
-    if lower in _PLACE_NOUNS:
+    if lower in PLACE_NOUNS:
         return Expected(AnswerType.PLACE, head, cue)
-    if lower in _TIME_NOUNS:
+    if lower in TIME_NOUNS:
         return Expected(AnswerType.DATE, head, cue)
-    if lower in _NUMBER_NOUNS:
+    if lower in NUMBER_NOUNS:
         return Expected(AnswerType.NUMBER, head, cue)
     return Expected(_class_in_lexicon(lower), head, cue)
 
@@ -172,12 +146,11 @@ def _by_class(head: str, cue: str) -> Expected:
 # person, a place, or a time. Groups are too wide a class ("combination" and "party" are groups
 # in one sense); organisations come from the class nouns above.
 _LEXICON_CLASSES = (
-    (AnswerType.PERSON, frozenset(("person", "individual", "someone", "worker", "doer"))),
+    (AnswerType.PERSON, PERSON_CLASSES),
     (AnswerType.PLACE, frozenset(("location", "geographic point", "geographical area", "region", "body of water"))),
     (AnswerType.DATE, frozenset(("time period", "time unit"))),
 )
 _LEXICON_DEPTH = 8
-_THINGS = frozenset(("object", "substance", "artifact", "artefact"))
 
 
 def _class_in_lexicon(noun: str) -> AnswerType:
@@ -188,7 +161,7 @@ def _class_in_lexicon(noun: str) -> AnswerType:
         return AnswerType.KIND
     above = lex.hypernyms(noun, depth=_LEXICON_DEPTH, pos="NOUN")
     kind = next((kind for kind, marks in _LEXICON_CLASSES if marks & above), AnswerType.KIND)
-    if kind is AnswerType.PERSON and _THINGS & above:
+    if kind is AnswerType.PERSON and THING_CLASSES & above:
         # "rock" and "conductor" are people in a rare sense and things in a common one.
         return AnswerType.KIND
     return kind
@@ -203,7 +176,7 @@ def _fronted_noun(tokens: Sequence[Token], at: int) -> str:
     if tokens[at].word.lower() not in ("what", "which") or at + 2 >= len(tokens):
         return ""
     word = tokens[at + 1].word
-    if tokens[at + 2].word.lower() not in _YES_NO_OPENERS or not word.isalpha() or tokens[at + 1].tag in ("AUX", "PRON", "DET"):
+    if tokens[at + 2].word.lower() not in AUXILIARIES or not word.isalpha() or tokens[at + 1].tag in ("AUX", "PRON", "DET"):
         return ""
     lex = lexicon_or_none()
     return word if lex is not None and "n" in lex.parts_of_speech(word) else ""
@@ -244,7 +217,9 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.DATE:
         return _regex_spans(DATE_PATTERN, tokens, text)
     if kind is AnswerType.NUMBER:
-        return _quantities(_number_spans(tokens, text, bare=bool(expected.head)), tokens, text, expected)
+        # "how many loaves" names the unit; "what size" names only the measure: "40 cm" keeps its unit.
+        bare = bool(expected.head) and expected.cue.startswith("how")
+        return _quantities(_number_spans(tokens, text, bare=bare), tokens, text, expected)
     if kind is AnswerType.PLACE:
         return places(name_spans(tokens, text), tokens, text) + locative_phrases(tokens, text)
     if kind is AnswerType.PERSON:
@@ -265,15 +240,6 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     return noun_phrases(tokens, text)
 
 
-# A name after one of these is a place or a time, not who did something.
-_PLACE_PREPOSITIONS = frozenset(
-    "in at near into from across throughout inside outside around within to along through past via onto toward towards".split()
-)
-# Prepositions that put what follows at a place ("kept in the reading room", "near the ford");
-# "to" and "from" are left out: far more often they mark a recipient or a source than a place.
-_LOCATIVE = frozenset(
-    "in at on inside near beside behind under beneath above below within outside into onto throughout across along opposite among between".split()
-)
 # A determiner, possessive or modifier before the head: bare singular nouns after a preposition
 # are mostly idioms ("in fact", "in addition", "on time"), not places.
 _PLACE_MODIFIERS = frozenset(("DET", "ADJ", "NUM", "PRON", "PART", "NOUN"))
@@ -283,7 +249,6 @@ _PHYSICAL = "physical entity"
 _TIMES = frozenset(("time period", "time unit"))
 _PLACE_SENSES = 2
 _YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
-_PERCENT_HEADS = frozenset(("percentage", "percent", "proportion", "share"))
 
 
 def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
@@ -291,7 +256,7 @@ def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
     dates = _regex_spans(DATE_PATTERN, tokens, text)
     return [
         span for span in names
-        if not (span.first > 0 and tokens[span.first - 1].word.lower() in _PLACE_PREPOSITIONS)
+        if not (span.first > 0 and tokens[span.first - 1].word.lower() in PLACE_PREPOSITIONS)
         and not any(d.first <= span.first <= d.last for d in dates)
     ]
 
@@ -319,7 +284,7 @@ def locative_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
     for at, (start, end) in enumerate(chunks):
         words = tokens[start:end]
         head = words[-1]
-        if start == 0 or tokens[start - 1].word.lower() not in _LOCATIVE or tokens[start - 1].tag != "ADP":
+        if start == 0 or tokens[start - 1].word.lower() not in LOCATIVE_PREPOSITIONS or tokens[start - 1].tag != "ADP":
             continue
         if head.tag != "NOUN" or any(t.tag == "PROPN" or (t.word[:1].isupper() and i + start > 0) for i, t in enumerate(words)):
             continue
@@ -352,7 +317,7 @@ def _quantities(numbers: list[Span], tokens: Sequence[Token], text: str, expecte
     spans = [s for s in numbers if not (s.first == s.last and _YEAR.match(tokens[s.first].word))]
     dates = _regex_spans(DATE_PATTERN, tokens, text)
     spans = [s for s in spans if not any(d.first <= s.first <= d.last and d.first < d.last for d in dates)]
-    if expected.head.lower() in _PERCENT_HEADS:
+    if expected.head.lower() in PERCENT_HEADS:
         spans = [s for s in spans if "%" in s.text or "percent" in s.text.lower()]
     return spans
 
@@ -418,16 +383,13 @@ def name_spans(tokens: Sequence[Token], text: str) -> list[Span]:
                 i += 1
                 continue
             gap = next((n for n in (1, 2) if i + n + 1 < len(tokens) and named[i + n + 1]
-                        and " ".join(t.word.lower() for t in tokens[i + 1 : i + n + 1]) in _NAME_JOINERS), None)
+                        and " ".join(t.word.lower() for t in tokens[i + 1 : i + n + 1]) in NAME_JOINERS), None)
             if gap is None:
                 break
             i += gap + 1
         spans.append(_slice(tokens, text, first, i))
         i += 1
     return spans
-
-
-_NAME_JOINERS = frozenset(("of", "of the", "the", "de", "von", "van", "da", "di"))
 
 
 def _is_name(tokens: Sequence[Token], index: int) -> bool:
@@ -455,9 +417,6 @@ def _after_spans(tokens: Sequence[Token], text: str, markers: Sequence[str]) -> 
             if end > i:
                 spans.append(_slice(tokens, text, i + 1, end))
     return spans
-
-
-_REASON_MARKERS = ("because", "since", "as", "due", "owing", "so")
 
 
 def _reason_spans(tokens: Sequence[Token], text: str) -> list[Span]:

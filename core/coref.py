@@ -33,26 +33,15 @@ from functools import lru_cache
 from core.answer_types import DATE_PATTERN, Span, agents, name_spans
 from core.nlp.chunk import noun_phrases
 from core.tagging import Token, tag_text
-
-_PERSONAL = frozenset("he him his she her hers".split())
-_NEUTER = frozenset("it its".split())
-_PLURAL = frozenset("they them their theirs".split())
-_POSSESSIVE = frozenset("his her their its my our your".split())
-# Every word `resolve` may resolve, besides "the" + a referring noun.
-_REFERENCES = _PERSONAL | _NEUTER | _PLURAL | _POSSESSIVE
-# "the company", "the group": a definite class noun standing for a name said before.
-_REFERRING_NOUNS = frozenset(
-    "company firm group organisation organization team city country town family band party agency".split()
+from core.words import (
+    GROUP_CLASSES, KIN_CLASSES, NEUTER_PRONOUNS, PERSONAL_PRONOUNS, PERSON_CLASSES, PLURAL_PRONOUNS,
+    POSSESSIVES, REFERRING_NOUNS, REFERRING_PLACES,
 )
-# Of those, the places: never a name that acts ("founded by Agnes Pryor … left her savings to the
-# town" is not Agnes Pryor's town), only one named where a place is ("settled in Oswick").
-_REFERRING_PLACES = frozenset("city country town".split())
+
+# Every word `resolve` may resolve, besides "the" + a referring noun.
+_REFERENCES = PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS | POSSESSIVES
 # A name of more words than this is a title or a place ("Duchy of Normandy"), not one person.
 _PERSON_NAME_WORDS = 3
-# WordNet classes (of a noun's commonest sense) that make a phrase a person, a group, a relative.
-_PERSON_CLASSES = frozenset(("person", "individual", "someone", "worker", "doer"))
-_GROUP_CLASSES = frozenset(("social group", "organization", "organisation"))
-_KIN_CLASSES = frozenset(("relative", "relation", "kin", "kinsperson", "family member", "offspring", "progeny"))
 _CLASS_DEPTH = 16
 # A kinship noun counts in any of its commonest senses ("brother" is a monk first in WordNet).
 _KIN_SENSES = 3
@@ -88,8 +77,8 @@ class _Phrase:
 def mentions_reference(text: str) -> bool:
     """Whether the text has a word `resolve` may resolve (checked on words, before any tagging)."""
     words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
-    return any(w in _PERSONAL | _NEUTER | _PLURAL for w in words) or any(
-        a == "the" and b in _REFERRING_NOUNS for a, b in zip(words, words[1:])
+    return any(w in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS for w in words) or any(
+        a == "the" and b in REFERRING_NOUNS for a, b in zip(words, words[1:])
     )
 
 
@@ -98,7 +87,7 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
     reference ("Their daughter") is keyed by its possessive, the pronoun that stands for it."""
     found: dict[int, Resolution] = {}
     words = [t.word.lower() for t in tokens]
-    if not any(w in _REFERENCES or (w in _REFERRING_NOUNS and i and words[i - 1] == "the") for i, w in enumerate(words)):
+    if not any(w in _REFERENCES or (w in REFERRING_NOUNS and i and words[i - 1] == "the") for i, w in enumerate(words)):
         return found  # nothing to resolve: no need to chunk this sentence or the ones before it
     here = _phrases(tokens, text)
     earlier = [(_phrases(tag_text(line), line), tag_text(line), line) for line in reversed(context)]
@@ -108,16 +97,27 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
         if kin is not None:
             found[index] = kin
             continue
-        referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in _REFERRING_NOUNS
-        if lower not in _PERSONAL | _NEUTER | _PLURAL and not referring:
+        referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in REFERRING_NOUNS
+        if lower not in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS and not referring:
             continue
         before = [p for p in here if p.last < index and not (referring and p.last >= index - 1)]
         pool = before[::-1] + [p for phrases, _, _ in earlier for p in _subject_first(phrases)]
-        match = next((p for p in pool if _compatible(lower, p, referring) and not (lower in _REFERRING_PLACES and p.person)), None)
+        match = next((p for p in pool if _compatible(lower, p, referring) and not (lower in REFERRING_PLACES and p.person)), None)
         if match is not None:
             reference = f"the {token.word}" if referring else token.word
-            found[index] = Resolution(reference, match.text, person=match.person or (lower in _PLURAL and match.named))
+            found[index] = Resolution(reference, match.text, person=match.person or (lower in PLURAL_PRONOUNS and match.named))
     return found
+
+
+def antecedents(tokens: Sequence[Token], text: str) -> list[_Phrase]:
+    """The sentence's phrases that a later reference may stand for, each with what it can be
+    (conversation memory types its mentions the same way: core/memory/mentions.py)."""
+    return _phrases(tokens, text)
+
+
+def noun_classes(noun: str, senses: int = 1) -> frozenset[str]:
+    """What the noun's commonest `senses` senses are kinds of (WordNet)."""
+    return _classes(noun, senses)
 
 
 def _subject_first(phrases: list[_Phrase]) -> list[_Phrase]:
@@ -128,9 +128,9 @@ def _subject_first(phrases: list[_Phrase]) -> list[_Phrase]:
 def _compatible(reference: str, phrase: _Phrase, referring: bool) -> bool:
     if referring:
         return phrase.named
-    if reference in _PERSONAL:
+    if reference in PERSONAL_PRONOUNS:
         return phrase.person
-    if reference in _NEUTER:
+    if reference in NEUTER_PRONOUNS:
         return phrase.thing
     return phrase.several
 
@@ -164,8 +164,8 @@ def _phrases(tokens: Sequence[Token], text: str) -> list[_Phrase]:
             phrases.append(_Phrase(phrase_text, first, last, True, True, True, True))
             continue
         classes = _classes(head.word)
-        person = not plural and bool(classes & _PERSON_CLASSES)
-        group = bool(classes & _GROUP_CLASSES)
+        person = not plural and bool(classes & PERSON_CLASSES)
+        group = bool(classes & GROUP_CLASSES)
         phrases.append(_Phrase(phrase_text, first, last, name is not None, person, not person and not plural, plural or group))
     return _coordinated(_apposed(phrases, tokens), tokens, text)
 
@@ -233,10 +233,10 @@ def _kinship(
     tokens: Sequence[Token], index: int, text: str, earlier: list[tuple[list[_Phrase], tuple[Token, ...], str]]
 ) -> Resolution | None:
     """"Their daughter" → the name the text gives that daughter, if it gives one."""
-    if tokens[index].word.lower() not in _POSSESSIVE or index + 1 >= len(tokens):
+    if tokens[index].word.lower() not in POSSESSIVES or index + 1 >= len(tokens):
         return None
     noun = tokens[index + 1]
-    if noun.tag != "NOUN" or not (_classes(noun.word, _KIN_SENSES) & _KIN_CLASSES):
+    if noun.tag != "NOUN" or not (_classes(noun.word, _KIN_SENSES) & KIN_CLASSES):
         return None
     for line_tokens, line in [(tokens, text), *((t, line) for _, t, line in earlier)]:
         named = _named_relative(noun.word, line_tokens, line)

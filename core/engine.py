@@ -26,7 +26,6 @@ from core.events import (
     StageStarted,
     Validated,
 )
-from core.intent_cues import question_cues
 from core.plugins.base import (
     GoalSolver,
     GsResult,
@@ -44,6 +43,7 @@ from core.plugins.base import (
 from core.call_budgets import RequestGuard, call_token, stopped_reason, uncharged
 from core.plugins.calls import Result, answer_for_trace, capped, checked, cut_for_trace, run_isolated
 from core.plugins.planners import Plan, Planner
+from core.question import Questions
 from core.revisions import Part, Revision, answer_event
 from core.steering import Intervention, Steering, apply
 from core.units import Intent
@@ -83,6 +83,8 @@ class _RunState:
     tried: set[tuple[int, str, str]] = field(default_factory=set)
     kb_cache: dict[tuple[int, str, frozenset[str]], KbResult] = field(default_factory=dict)
     steering: Steering | None = None
+    # The run's questions, each analysed once: the planner reads the request's, every plugin its intent's.
+    questions: Questions = field(default_factory=Questions)
 
     def stamp(self, event):
         self.seq += 1
@@ -172,7 +174,7 @@ class Engine:
             run.guard.finish()
 
     def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
-        cues = question_cues(run.request.question)
+        cues = run.questions.of(run.request.question).cues
         revisions: list[Revision] = []
         planner_of: dict[int, str] = {}
         why = ""
@@ -216,7 +218,9 @@ class Engine:
 
     def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, Revision]:
         revision = Revision(plan.revision)
-        ctx = RunContext(request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget)
+        ctx = RunContext(
+            request=run.request, view=run.view, services=run.services, llm_budget=run.llm_budget, questions=run.questions
+        )
         attempts = yield from self._stage(
             run, plan, "sd", ctx, lambda p, c: p.detect(c),
             skip=lambda pid: "the user supplied the intent" if run.request.intent_cnl is not None else "",
@@ -245,6 +249,7 @@ class Engine:
                 intents=intents,
                 context_unit_ids=tuple(u.id for u in sd.context_units),
                 resolved=sd.resolved,
+                unresolved=sd.unresolved,
                 memory_used=sd.memory_used,
             ),
         )

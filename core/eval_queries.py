@@ -48,6 +48,10 @@ class QuerySpec(_Spec):
     # The question has no answer in the KB: the run must not be grounded and must say it cannot tell.
     expect_abstain: bool = False
     kind: str | None = None
+    # Queries naming the same conversation are asked in file order as its turns, one session
+    # with memory each (per caller), as `mrptui ask --session NAME` would: "Where did she live?"
+    # after "Who is Anna?". None: asked alone.
+    conversation: Text | None = None
     # The answer form the question asks for (yes_no, entity, list, ...): answer accuracy is
     # reported per type, as recall is per kind.
     type: str | None = None

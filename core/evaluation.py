@@ -21,6 +21,7 @@ from core.intent_cues import question_cues
 from core.kb import visible_to
 from core.plugins.base import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.plugins.calls import retrieve_bounded
+from core.memory.eval_conversations import Conversations
 from core.units import Caller, Intent
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ class QueryResult(_Out):
     hidden_seen: tuple[str, ...]
     answer_checked: bool
     answer_problems: tuple[str, ...]
+    # A conversation's turn: how memory completed the question, and why it left a pronoun as asked.
+    conversation: str | None = None
+    resolved: tuple[str, ...] = ()
+    unresolved: tuple[str, ...] = ()
 
 
 class RecallRow(_Out):
@@ -201,6 +206,8 @@ class _Runner:
         self.session = session
         self.plugins: list[KnowledgePlugin] = [session.registry.get(pid, PluginType.KB) for pid in plugin_ids]
         self.method = method
+        self._hidden: dict[object, tuple[IdFinder, frozenset[str]]] = {}
+        self.conversations = Conversations(session)
 
     def run(self, query: QuerySpec) -> QueryResult:
         caller = query.as_caller()
@@ -208,7 +215,8 @@ class _Runner:
         view = self.session.view(caller)
         results = self._retrieve(request, view)
         candidates = {pid: [c.id for c in r.outcome.candidates] if r.outcome else [] for pid, r in results.items()}
-        events = list(self.session.run(request))
+        events = self.conversations.run(query.conversation, request)
+        intent = next((e for e in events if isinstance(e, IntentDetected)), None)
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
         seen = _Seen(query.question, events, candidates)
         verdict = AnswerVerdict(query, answer)
@@ -227,9 +235,12 @@ class _Runner:
             answer_f1=verdict.f1,
             retrieval=tuple(_plugin_run(pid, result, query.expect_evidence) for pid, result in results.items()),
             forbidden_seen=seen.sightings(IdFinder(query.must_not_appear)),
-            hidden_seen=seen.sightings(self._hidden_finder(caller)),
+            hidden_seen=seen.sightings(*self._hidden_finder(caller)),
             answer_checked=query.checks_answer,
             answer_problems=verdict.problems,
+            conversation=query.conversation,
+            resolved=intent.resolved if intent is not None else (),
+            unresolved=intent.unresolved if intent is not None else (),
         )
 
     def _retrieve(self, request: Request, view: KBView) -> dict[str, KbResult]:
@@ -239,16 +250,28 @@ class _Runner:
         timeout = self.session.engine_config.budgets.plugin_timeout_ms
         return {p.id: retrieve_bounded(p, context, intent, timeout) for p in self.plugins}
 
-    def _hidden_finder(self, caller: Caller) -> IdFinder:
-        """Every stored unit the caller may not see: the label-free leak check.
+    def _hidden_finder(self, caller: Caller) -> tuple[IdFinder, frozenset[str]]:
+        """Every stored unit the caller may not see: the label-free leak check, as (a finder for
+        free text, the exact ids for the fields that name units).
 
-        Recomputed from the raw units and the permission rule for each query, never taken from a
-        view or a cache, so a cache that served the wrong view cannot also hide the leak.
+        Recomputed from the raw units and the permission rule, never taken from a view or a
+        cache, so a cache that served the wrong view cannot also hide the leak. But the verdict
+        is the caller's: an id that reads like one in the caller's view (another case) or that
+        the view's own text quotes is the caller's to read, so in free text it never fails the
+        gate (that would tell the caller the restricted id exists). A unit-id field holding a
+        hidden id exactly is a leak whatever the spelling around it.
         """
-        units = self.session.kb.units
-        # An id one of whose units the caller may see (a clash) is theirs to read.
-        shown = {u.id for u in units if visible_to(u, caller)}
-        return IdFinder(u.id for u in units if u.id not in shown and not visible_to(u, caller))
+        if caller.key not in self._hidden:
+            units = self.session.kb.units
+            visible = [u for u in units if visible_to(u, caller)]
+            # An id one of whose units the caller may see (a clash) is theirs to read.
+            shown = {u.id for u in visible}
+            hidden = frozenset(u.id for u in units if u.id not in shown)
+            readable = {u.id.casefold() for u in visible}
+            in_text = IdFinder(uid for uid in hidden if uid.casefold() not in readable)
+            quoted = in_text.find("\n".join(u.model_dump_json() for u in visible)) if in_text.ids else set()
+            self._hidden[caller.key] = (IdFinder(in_text.ids - quoted), hidden)
+        return self._hidden[caller.key]
 
 
 class IdFinder:
@@ -284,19 +307,24 @@ class _Seen:
         self.unit_ids = [(f"event {e.seq} {e.kind}", _unit_ids(e)) for e in events]
         self.candidates = candidates
 
-    def sightings(self, finder: IdFinder) -> tuple[str, ...]:
+    def sightings(self, finder: IdFinder, exact: frozenset[str] | None = None) -> tuple[str, ...]:
         """Each forbidden id the run showed, as "<id> in <where>".
 
         An id the question itself contains, in any case, is echoed in query terms and reasons
         without being shown to anyone, so for those ids only the unit-id fields count, not free
         text. Ids compare in any case everywhere: a gate that failed only for an id typed in
-        another case than the KB's would tell the caller that the restricted id exists.
+        another case than the KB's would tell the caller that the restricted id exists. `exact`:
+        ids that count in unit-id fields and candidate lists only as written (the hidden units').
         """
         typed = finder.find(self.question)
         in_text = IdFinder(finder.ids - typed) if typed else finder
         seen = [f"{uid} in {where}" for where, text in self.texts for uid in sorted(in_text.find(text))]
-        seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & finder.among(ids))]
-        seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in sorted(finder.among(ids))]
+        if exact is None:
+            seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & finder.among(ids))]
+            seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in sorted(finder.among(ids))]
+        else:
+            seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(exact & ids)]
+            seen += [f"{uid} in {pid} candidates" for pid, ids in self.candidates.items() for uid in sorted(exact.intersection(ids))]
         return tuple(dict.fromkeys(seen))
 
 

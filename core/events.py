@@ -109,6 +109,9 @@ class AnswerDetail(_Model):
 
 
 class AnswerPart(_Model):
+    """One intent's answer: its text, and `lead`, the short answer a grounded part asserts ("" when
+    it asserts none or only quotes evidence), as the solver built it."""
+
     intent_index: int
     target: str
     answer: str
@@ -116,6 +119,7 @@ class AnswerPart(_Model):
     cited_ids: tuple[str, ...] = ()
     evidence_plugin: str | None = None
     detail: AnswerDetail | None = None
+    lead: str = ""
 
 
 class MemoryUse(_Model):
@@ -205,6 +209,8 @@ class IntentDetected(_Event):
     context_unit_ids: tuple[str, ...] = ()
     # What a follow-up left out, completed from memory ("it → Orion, from turn 1, memory score 0.82").
     resolved: tuple[str, ...] = ()
+    # Pronouns memory left as asked, and why ("could not tell who 'she' is: Anna or her mother …").
+    unresolved: tuple[str, ...] = ()
     memory_used: tuple[str, ...] = ()
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from core.sentences import period_continues
 from core.text import stem, tokenize
 from core.units import Act, KnowledgeUnit
+from core.words import CUE_YES_NO_OPENERS, FORM_WORDS, INSTRUCTION_OPENERS, QUESTION_OPENERS
 
 
 def _cue(*phrases: str) -> re.Pattern[str]:
@@ -68,9 +69,6 @@ _SHAPE_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("number", _cue("how many", "how much", "number of")),
     ("list", _cue("list", "enumerate", "name all", "what are the", r"in (?:what|which) order")),
 )
-_YES_NO_OPENERS = frozenset(
-    "is are was were does do did can could will would has have should may must shall".split()
-)
 _ACT_OUTPUT: dict[Act, str] = {
     Act.COMPARE: "comparison_table",
     Act.EXPLAIN: "causal_explanation",
@@ -85,19 +83,12 @@ _ACT_OUTPUT: dict[Act, str] = {
 }
 
 _WORD_EDGE = ".,;:!?()[]{}\"'`"
-# Words that shape the question rather than name what it is about; they must not count as
-# focus terms, or an answer would be judged on whether it repeats "explain" or "compare".
-_FORM_WORD_LIST = """explain explained explanation describe description compare comparison define definition
-    meaning mean means tell list identify name verify check whether evaluate evaluation assess assessment
-    recommend recommendation suggest advise overview summarize summarise summary versus vs difference
-    differences differ better worse best please give show let know want like exactly briefly detail
-    details question answer word single yes reply respond happen happens happened besides""".split()
 
 
 @lru_cache(maxsize=1)
 def _form_words() -> frozenset[str]:
     """Stemmed on first use, so importing this module does not load the stemmer."""
-    return frozenset(stem(word) for word in _FORM_WORD_LIST)
+    return frozenset(stem(word) for word in FORM_WORDS)
 
 
 @dataclass(frozen=True)
@@ -156,7 +147,7 @@ def output_hint(question: str, act: Act) -> str:
             return hint
     words = question.lower().split()
     # "Is X part of Y?" wants yes or no; "Is X or Y better?" offers alternatives instead.
-    if words and words[0] in _YES_NO_OPENERS and " or " not in f" {question.lower()} ":
+    if words and words[0] in CUE_YES_NO_OPENERS and " or " not in f" {question.lower()} ":
         return "yes_no"
     return _ACT_OUTPUT[act]
 
@@ -232,10 +223,6 @@ _LEAD_CLAUSE = re.compile(
 # the rest of it at each character, and a match from inside is also one from its beginning, which
 # comes first. (A match ends after a whole run, so a ";" right after one still starts a match.)
 _SUB_QUESTION = re.compile(r"(?<!\s)\s++and also\s+|(?:(?<!\s)\s++)?;\s*(?:and\s+)?also,?\s+", re.IGNORECASE)
-_QUESTION_OPENERS = frozenset(
-    """what why how who whom whose which where when explain describe compare define tell list identify
-    name evaluate assess recommend verify check show give summarize summarise diagnose troubleshoot""".split()
-)
 
 
 def split_input(text: str) -> tuple[list[str], list[str]]:
@@ -279,17 +266,14 @@ def _sentences(text: str) -> list[str]:
     return sentences
 
 
-_INSTRUCTION_OPENERS = frozenset("answer reply respond".split())
-
-
 def _is_answer_instruction(sentence: str) -> bool:
     words = sentence.strip().split()
-    return bool(words) and words[0].lower().strip(",:") in _INSTRUCTION_OPENERS
+    return bool(words) and words[0].lower().strip(",:") in INSTRUCTION_OPENERS
 
 
 def _is_question(sentence: str) -> bool:
     words = sentence.strip().split()
-    return bool(words) and (sentence.rstrip().endswith("?") or words[0].lower().strip(",") in _QUESTION_OPENERS)
+    return bool(words) and (sentence.rstrip().endswith("?") or words[0].lower().strip(",") in QUESTION_OPENERS)
 
 
 def _sub_questions(sentence: str) -> list[str]:

@@ -4,7 +4,9 @@ nDCG@10, Recall@100 and MRR@10 by ir-measures (the `test` extra).
 A BEIR folder holds `corpus.jsonl` (read by the JSONL KB reader: title → topic, text → claim),
 `queries.jsonl` (`_id`, `text`) and `qrels/<split>.tsv` (`query-id corpus-id score`, with or
 without the header line). Only the queries the qrels judge are run. A document with neither title
-nor text is skipped and counted (Cranfield has two); every other bad line is an error.
+nor text is skipped and counted (Cranfield has two); a document the reader withdraws (a bad line,
+a permission field not read) is counted as withdrawn, said on stderr, and the rest is scored.
+Both counts, and `exclude_self`, are the public caller's: a restricted document changes none.
 
 Where query ids are also document ids (ArguAna, Quora: the queries are documents), a query's own
 document is dropped from every system's ranking before it is cut and scored, as BEIR's
@@ -39,7 +41,7 @@ from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.safe_io import Marked, atomic_write_text
 from core.text import tokenize
-from core.units import ACT_PREFERRED_ROLES, Caller, KnowledgeUnit
+from core.units import ACT_PREFERRED_ROLES, Caller, KnowledgeUnit, is_public
 
 MEASURES = ("ndcg@10", "recall@100", "mrr@10")
 RUN_DEPTH = 100
@@ -63,11 +65,15 @@ class IrCollection:
     queries: dict[str, str]
     qrels: dict[str, dict[str, int]]
     skipped: tuple[Diagnostic, ...] = ()  # documents with neither title nor text, with file and line
+    # Documents a reader withdrew (an error at their line), the rest scored.
+    withdrawn: tuple[Diagnostic, ...] = ()
     duplicates: tuple[Diagnostic, ...] = ()  # later documents of an id already read (not scored)
 
     def self_ids(self) -> set[str]:
-        """Judged query ids that are also document ids."""
-        return set(self.queries) & {unit.id for unit in self.kb.units}
+        """Judged query ids that are also ids of documents in the public caller's view: a
+        restricted document's id must not change how a query is scored."""
+        view = self.kb.view(Caller())
+        return {qid for qid in self.queries if qid in view}
 
 
 def load_beir(directory: Path, split: str = "test") -> IrCollection:
@@ -78,9 +84,15 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
     if missing:
         raise ConfigError(missing)
     units, problems = read_file(files["corpus"])
+    # Counted for the public caller only: a restricted document's problems are its author's.
+    shown = [d for d in problems if not d.author_only]
+    skipped = tuple(d for d in shown if d.code is Code.EMPTY_DOCUMENT)
+    read_lines = {unit.location.line for unit in units if unit.location is not None}
+    failed = [d for d in shown if d.is_error and d.code is not Code.EMPTY_DOCUMENT and d.line not in read_lines]
+    # A file that gave no document at all is an error; else each failed line is one withdrawn document.
+    withdrawn = tuple({d.line: d for d in failed}.values()) if units else ()
+    errors = [] if units else [d for d in problems if d.is_error and d.code is not Code.EMPTY_DOCUMENT]
     units, duplicates = _first_of_each_id(units)
-    skipped = tuple(d for d in problems if d.code is Code.EMPTY_DOCUMENT)
-    errors = [d for d in problems if d.is_error and d.code is not Code.EMPTY_DOCUMENT]
     if skipped and not units:
         message = f"all {len(skipped)} documents have neither title nor text"
         errors.append(Diagnostic(code=Code.EMPTY_DOCUMENT, message=message, file=str(files["corpus"])))
@@ -92,25 +104,30 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
         errors.append(Diagnostic(code=Code.UNKNOWN_REFERENCE, message=message, file=str(files["qrels"])))
     if errors:
         raise ConfigError(errors)
-    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped, duplicates)
+    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped, withdrawn,
+                        duplicates)
 
 
 def _first_of_each_id(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], tuple[Diagnostic, ...]]:
-    """The corpus with each id's first document only, and a DUPLICATE_UNIT_ID warning for every
-    later one: in a KB a repeated id serves neither unit (docs/security.md), which would score
-    a judged document as missing."""
+    """The corpus without the later public documents of an id a public document already has, and
+    a DUPLICATE_UNIT_ID warning for each: in a KB a repeated id serves neither unit, which scored
+    a judged document as missing. Where either is restricted both stay, and the KB's rule serves
+    neither (docs/security.md): a warning would tell that a restricted document is there."""
     first: dict[str, KnowledgeUnit] = {}
+    kept: list[KnowledgeUnit] = []
     duplicates = []
     for unit in units:
         earlier = first.setdefault(unit.id, unit)
-        if earlier is not unit:
-            where = f"{earlier.location.file}:{earlier.location.line}" if earlier.location else "an earlier line"
-            duplicates.append(Diagnostic(
-                code=Code.DUPLICATE_UNIT_ID, severity=Severity.WARNING,
-                message=f"document id {unit.id!r} is already defined at {where}; only the first is scored",
-                file=unit.location.file if unit.location else "", line=unit.location.line if unit.location else 1,
-            ))
-    return list(first.values()), tuple(duplicates)
+        if earlier is unit or not (is_public(unit) and is_public(earlier)):
+            kept.append(unit)
+            continue
+        where = f"{earlier.location.file}:{earlier.location.line}" if earlier.location else "an earlier line"
+        duplicates.append(Diagnostic(
+            code=Code.DUPLICATE_UNIT_ID, severity=Severity.WARNING,
+            message=f"document id {unit.id!r} is already defined at {where}; only the first is scored",
+            file=unit.location.file if unit.location else "", line=unit.location.line if unit.location else 1,
+        ))
+    return kept, tuple(duplicates)
 
 
 def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int]]:
@@ -262,6 +279,7 @@ def report(
         "collection": collection.name,
         "queries": len(collection.queries),
         "skipped_documents": len(collection.skipped),
+        "withdrawn_documents": len(collection.withdrawn),
         "duplicate_documents": len(collection.duplicates),
         "exclude_self": exclude_self,
         "systems": dict(measures),
@@ -282,6 +300,17 @@ def _skipped_line(skipped: tuple[Diagnostic, ...], why: str) -> str:
     lines = ", ".join(str(d.line) for d in skipped[:SHOWN_SKIPPED])
     more = ", …" if len(skipped) > SHOWN_SKIPPED else ""
     return f"warning: {skipped[0].file}: skipped {len(skipped)} document(s) {why} (line {lines}{more}); the rest is scored"
+
+
+def withdrawn_warning(collection: IrCollection) -> str:
+    """'' when no document was withdrawn; else how many, where, and the first one's reason."""
+    if not collection.withdrawn:
+        return ""
+    first = collection.withdrawn[0]
+    lines = ", ".join(str(d.line) for d in collection.withdrawn[:SHOWN_SKIPPED])
+    more = ", …" if len(collection.withdrawn) > SHOWN_SKIPPED else ""
+    return (f"warning: {first.file}:{first.line}: {first.message}; withdrew {len(collection.withdrawn)} "
+            f"document(s) the reader could not read (line {lines}{more}); the rest is scored")
 
 
 def run_file_name(system: str) -> str:

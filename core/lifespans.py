@@ -12,12 +12,10 @@ from dataclasses import dataclass
 
 from core.tagging import Token
 from core.text import tokenize
+from core.words import BORN_STEMS, DIED_STEMS
 
 _YEAR = re.compile(r"^\d{3,4}$")
 _DASHES = frozenset(("-", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014"))
-# The question's words for each end of a life, as stems.
-_BORN = frozenset(("born", "birth"))
-_DIED = frozenset(("die", "di", "death"))
 
 
 @dataclass(frozen=True)
@@ -45,9 +43,9 @@ def lifespans(sentence: Sequence[Token]) -> list[Lifespan]:
 
 def end_asked(stems: Sequence[str]) -> str:
     """"born" or "died" when the stems ask for one end of a life; "" otherwise."""
-    if set(stems) & _BORN:
+    if set(stems) & BORN_STEMS:
         return "born"
-    return "died" if set(stems) & _DIED else ""
+    return "died" if set(stems) & DIED_STEMS else ""
 
 
 def said_end(stems: Sequence[str], sentence: Sequence[Token], names: set[str]) -> str | None:
@@ -61,7 +59,7 @@ def said_end(stems: Sequence[str], sentence: Sequence[Token], names: set[str]) -
     return f"{'/'.join(stems)}: ({years}) after the name is a lifespan"
 
 
-def asked_year(question_stems: set[str], sentence: Sequence[Token], names: set[str], index: int) -> bool:
+def asked_year(question_stems: frozenset[str], sentence: Sequence[Token], names: set[str], index: int) -> bool:
     """Whether the token at `index` is the year the question asks for: the first of a named
     person's lifespan asked "born", the second asked "died"."""
     end = end_asked(sorted(question_stems))

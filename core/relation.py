@@ -13,21 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
-from core.answer_types import AUXILIARIES, Span
+from core.answer_types import Span
 from core.tagging import Token
 from core.text import tokenize
+from core.words import AUXILIARIES, BE_FORMS, DO_FORMS, RELATIVE_PRONOUNS, WH_ARGUMENTS
 
-BE_FORMS = frozenset("be is are was were been being".split())
-_DO_FORMS = frozenset("do does did".split())
 # Tags a noun phrase is made of.
 PHRASE_TAGS = frozenset(("DET", "ADJ", "NOUN", "PROPN", "NUM"))
 # Words between a subject and its verb ("the Court of Justice | has since | taken").
 _VERB_GROUP = frozenset(("AUX", "ADV", "PART"))
-_RELATIVES = frozenset(("who", "which", "that"))
-_WH = frozenset(("who", "whom", "what", "which"))
 
 
 @dataclass(frozen=True)
@@ -39,21 +35,16 @@ class Relation:
 def asked_relation(question: Sequence[Token]) -> Relation | None:
     """The answer's role for the question's main verb; None where the question has no
     who/what/which, no verb after it, or a shape these rules do not read. Read once per
-    question: every lead of every sentence tried asks for it."""
-    return _relation(tuple(question))
-
-
-@lru_cache(maxsize=256)
-def _relation(question: tuple[Token, ...]) -> Relation | None:
+    question (`Question.relation`): every lead of every sentence tried asks for it."""
     words = [t.word.lower() for t in question]
-    at = next((i for i, w in enumerate(words) if w in _WH), None)
+    at = next((i for i, w in enumerate(words) if w in WH_ARGUMENTS), None)
     if at is None or at + 1 >= len(question):
         return None
     adjunct = at > 0 and question[at - 1].tag == "ADP"  # "On what date did …?"
     after = _past_phrase(question, words, at + 1)
     # "do" fronts an object question ("Which fort did rebels capture?", whatever the tagger
     # calls "rebels"); "has", "can" and "was" join the verb after them.
-    if after < len(question) and words[after] in AUXILIARIES - _DO_FORMS:
+    if after < len(question) and words[after] in AUXILIARIES - DO_FORMS:
         verb = _skip(question, after + 1, _VERB_GROUP)
         if verb < len(question) and question[verb].tag == "VERB":
             # "What entity has taken …?" and "could not evade" ask for the subject; "Who was
@@ -74,7 +65,7 @@ def _fronted(question: Sequence[Token], words: Sequence[str], aux: int, adjunct:
     analysis in 1985 …?"). The gap's verb is the one the question ends on ("… lead many in the
     West to support?"), else the first after the subject ("Who did the French ask to build …?")."""
     rest = _skip(question, aux + 1, PHRASE_TAGS)
-    if words[aux] in _DO_FORMS and rest < len(question) and question[rest].tag not in ("VERB", "PUNCT") and not adjunct:
+    if words[aux] in DO_FORMS and rest < len(question) and question[rest].tag not in ("VERB", "PUNCT") and not adjunct:
         return Relation("subject", question[aux])
     verbs = [i for i in range(aux + 1, len(question)) if question[i].tag == "VERB" and words[i] not in AUXILIARIES]
     if not verbs:
@@ -122,17 +113,17 @@ def _before_verb(sentence: Sequence[Token], last: int, position: int) -> bool:
     """The phrase ending at `last` is the verb's subject: only the rest of its noun phrase,
     auxiliaries, adverbs or a relative pronoun stand between them ("a Tarne | man who | lived")."""
     at = _skip(sentence, last + 1, PHRASE_TAGS)
-    while at < position and (sentence[at].tag in _VERB_GROUP or sentence[at].word.lower() in _RELATIVES):
+    while at < position and (sentence[at].tag in _VERB_GROUP or sentence[at].word.lower() in RELATIVE_PRONOUNS):
         at += 1
     return at == position
 
 
-def reversed_relation(question: Sequence[Token], sentence: Sequence[Token], lead: Span) -> bool:
+def reversed_relation(relation: Relation | None, sentence: Sequence[Token], lead: Span) -> bool:
     """Whether the lead stands on the wrong side of the question's verb. In an active sentence
     (no "by" between the verb and the lead, no "be" before the verb; "has taken" is active) the
     subject stands before the verb: asked for the object, a lead there answers the reverse
-    question, and the reverse. An adjunct is never the verb's subject."""
-    relation = asked_relation(question)
+    question, and the reverse. An adjunct is never the verb's subject. `relation`: the question's
+    (`Question.relation`)."""
     position = _verb_position(sentence, relation.verb) if relation is not None else None
     if relation is None or position is None:
         return False
@@ -144,11 +135,10 @@ def reversed_relation(question: Sequence[Token], sentence: Sequence[Token], lead
     return (lead.last < position) != (relation.role == "subject")
 
 
-def subject_slot(question: Sequence[Token], sentence: Sequence[Token], first: int, last: int) -> bool:
+def subject_slot(relation: Relation | None, sentence: Sequence[Token], first: int, last: int) -> bool:
     """Asked for the subject ("What entity has taken the view …?"), whether the phrase from
     `first` to `last` stands where the subject does: right before the question's verb or its
     auxiliaries, or as the agent of that verb in the passive ("enforced by | the Court")."""
-    relation = asked_relation(question)
     if relation is None or relation.role != "subject":
         return False
     position = _verb_position(sentence, relation.verb)

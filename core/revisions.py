@@ -82,6 +82,7 @@ def answer_event(revision: Revision) -> AnswerReady:
                 cited_ids=cited,
                 evidence_plugin=part.evidence_plugin,
                 detail=part.answer.detail if part.answer else None,
+                lead=part.answer.lead if part.answer and part.status == "grounded" else "",
             )
         )
     if not parts:

@@ -33,6 +33,7 @@ from core.json_locate import jsonl_records, position
 from core.plugins.base import Request
 from core.safe_io import UnsafePath, read_regular
 from core.units import Caller
+from core.words import QUESTION_TYPE_AUXILIARIES
 
 if TYPE_CHECKING:
     from core.session import Session
@@ -224,9 +225,6 @@ def sample(questions: Sequence[SquadQuestion], limit: int, seed: int) -> list[Sq
 
 # --- question types -------------------------------------------------------------------------------
 
-_AUXILIARIES = frozenset(
-    "is are was were am do does did can could has have had will would should shall may might must".split()
-)
 _WH = {"who": "who", "whom": "who", "whose": "who", "what": "what", "which": "which", "when": "when",
        "where": "where", "why": "why"}
 
@@ -235,7 +233,7 @@ def question_type(question: str) -> str:
     """The first question word ("In what year …" is a what-question); a question opening with an
     auxiliary is yes-no; "how many"/"how much" apart from other "how" questions."""
     words = re.findall(r"[a-z]+", question.lower())
-    if words and words[0] in _AUXILIARIES:
+    if words and words[0] in QUESTION_TYPE_AUXILIARIES:
         return "yes-no"
     for index, word in enumerate(words):
         if word == "how":

@@ -102,6 +102,7 @@ def summarise(events: Sequence[object]) -> dict:
         "memory_withheld": [note for e in events if isinstance(e, RunStarted) for note in e.memory_withheld],
         # A replan detects the intent again: each completion is listed once.
         "resolved": list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.resolved)),
+        "unresolved": list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.unresolved)),
     }
 
 

@@ -15,14 +15,20 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from core.answer_types import AnswerType, Expected, Span
+from core.attribute_answers import attribute_link
 from core.lifespans import asked_year, said_end
 from core.nlp.cardinals import cardinal_value
-from core.relation import BE_FORMS, PHRASE_TAGS, reversed_relation, subject_slot
-from core.plugins.passages import Term
+from core.relation import PHRASE_TAGS, reversed_relation, subject_slot
+from core.question.terms import Term
 from core.tagging import Token
+
+if TYPE_CHECKING:
+    from core.question import Question
 from core.text import tokenize
+from core.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
 
 # A list or a reason is quoted whole, so the reader sees what it is about: one unsaid word of
 # three is allowed there ("the three causes of the failure" / "… of the incident").
@@ -32,7 +38,6 @@ QUOTE_LENIENT_FROM_TERMS = 3
 # F1 point of the best SQuAD 2.0 F1 over the development articles; each fold of articles left
 # out in turn picks 0.81–0.86).
 SUPPORT_THRESHOLD = 0.81
-_NEGATIONS = frozenset("not n't no never none neither nor without cannot nobody nothing".split())
 # A negation this many words before the first word the answer rests on still governs it ("did not
 # at first agree").
 _NEGATION_REACH = 3
@@ -155,7 +160,7 @@ def support_score(said: int, asked: int) -> float:
 
 
 def negated(tokens: Sequence[Token]) -> bool:
-    return any(t.word.lower() in _NEGATIONS for t in tokens)
+    return any(t.word.lower() in NEGATIONS for t in tokens)
 
 
 def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span | None) -> bool:
@@ -172,21 +177,37 @@ def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span |
     return negated(sentence[start:end])
 
 
+@dataclass(frozen=True)
+class Rules:
+    """How strictly a check judges. A typed lead (`LEAD`) must be there and is scored against
+    `threshold`; a quote (a list, a reason, quoted claims: `QUOTE`) needs no lead and may leave
+    one unsaid term of `lenient_from` or more, or `allowed_missing` when set; `negation`: a
+    negation on one side only fails it."""
+
+    lead_required: bool = True
+    negation: bool = True
+    lenient_from: int = QUOTE_LENIENT_FROM_TERMS
+    allowed_missing: int | None = None
+    threshold: float = SUPPORT_THRESHOLD
+
+
+LEAD = Rules()
+QUOTE = Rules(lead_required=False)
+
+
 def check(
-    question: Sequence[Token],
-    terms: Sequence[Term],
+    question: Question,
     expected: Expected,
     sentence: Sequence[Token],
     lead: Span | None,
     context_words: Sequence[str] = (),
-    lead_required: bool = True,
-    negation: bool = True,
-    lenient_from: int = QUOTE_LENIENT_FROM_TERMS,
-    allowed_missing: int | None = None,
-    threshold: float = SUPPORT_THRESHOLD,
+    rules: Rules = LEAD,
 ) -> Support:
-    """The support of `lead` in `sentence` for the question (`context_words`: the antecedents of
-    the sentence's references, which count as said by it)."""
+    """The support of `lead` in `sentence` for the question's terms under the answer type
+    `expected` (`context_words`: the antecedents of the sentence's references, which count as
+    said by it)."""
+    terms = question.required_terms(expected)
+    lead_required, allowed_missing = rules.lead_required, rules.allowed_missing
     found = said_by(question, terms, sentence, context_words)
     covered, missing, links = found.covered, found.missing, found.links
     reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
@@ -195,15 +216,15 @@ def check(
     scored = lead is not None and lead_required and allowed_missing is None
     score = support_score(len(covered), len(terms)) if scored else 0.0
     if scored:
-        unsupported = score < threshold
+        unsupported = score < rules.threshold
     else:
-        allowed = (1 if len(terms) >= lenient_from else 0) if allowed_missing is None else allowed_missing
+        allowed = (1 if len(terms) >= rules.lenient_from else 0) if allowed_missing is None else allowed_missing
         unsupported = len(missing) > allowed
     if unsupported or exact:
         reasons.append(f"the sentence does not say: {', '.join(missing)}")
     if lead is None and lead_required:
         reasons.append(f"no {expected.type.value} in the sentence")
-    elif lead is not None and _asked_words(lead, sentence, question):
+    elif lead is not None and _asked_words(lead, question):
         reasons.append(f"the lead \"{lead.text}\" only repeats the question")
     elif lead is not None and expected.type in (AnswerType.KIND, AnswerType.PLACE) and expected.head:
         # Asked "which country", a common-noun place must be a country ("the floodplain" is not).
@@ -213,20 +234,20 @@ def check(
         elif kind:
             links = (*links, kind)
     said = _negated_near(sentence, terms, lead)
-    if negation and said != negated(question):
+    if rules.negation and said != negated(question.tokens):
         side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
-    if lead is not None and reversed_relation(question, sentence, lead):
+    if lead is not None and reversed_relation(question.relation, sentence, lead):
         reasons.append("the sentence states the relation in the other direction")
     return Support(not reasons, tuple(reasons), covered, missing, links, score)
 
 
-def said_by(question: Sequence[Token], terms: Sequence[Term], sentence: Sequence[Token], context_words: Sequence[str] = ()) -> Coverage:
+def said_by(question: Question, terms: Sequence[Term], sentence: Sequence[Token], context_words: Sequence[str] = ()) -> Coverage:
     """The focus terms the sentence says, with its references' antecedents (`context_words`) and
     the unnamed agent of a passive counted as said."""
     found = coverage(terms, [t.word for t in sentence] + list(context_words))
     unsaid = [t for t in terms if t.word in found.missing and not _exact(t)]
-    said = {a: f"{a}: the agent the passive sentence leaves unnamed" for a in unnamed_agents(question, sentence, unsaid)}
+    said = {a: f"{a}: the agent the passive sentence leaves unnamed" for a in unnamed_agents(question.tokens, sentence, unsaid)}
     names = {s for t in terms if t.is_name for s in t.stems}
     said |= {t.word: link for t in unsaid if t.word not in said and (link := said_end(t.stems, sentence, names))}
     if not said:
@@ -246,16 +267,17 @@ _TYPES = {
 
 
 def lead_features(
-    question: Sequence[Token], terms: Sequence[Term], expected: Expected, sentence: Sequence[Token], lead: Span,
+    question: Question, expected: Expected, sentence: Sequence[Token], lead: Span,
     context_words: Sequence[str] = (), paragraph_words: Sequence[str] = (),
 ) -> dict[str, float]:
     """What an answerability model could weigh about a lead (core/answerability.FEATURES), for
     scripts/train_answerability.py: how the unsaid terms relate to the sentence and its paragraph,
     the lead's type, place and shape. Not used to decide: the learned model did not beat the
     support score on held-out articles (docs/answers.md)."""
+    terms = question.required_terms(expected)
     found = said_by(question, terms, sentence, context_words)
     missing = [t for t in terms if t.word in found.missing]
-    tag_of = {s: t.tag for t in question for s in tokenize(t.word)}
+    tag_of = {s: t.tag for t in question.tokens for s in tokenize(t.word)}
     tags = [next((tag_of[s] for s in t.stems if s in tag_of), "") for t in missing]
     paragraph = {s for word in paragraph_words for s in tokenize(word)}
     stems = {s for term in terms for s in term.stems}
@@ -280,12 +302,10 @@ def lead_features(
         "lead_name": float(any(t.tag in ("PROPN", "NUM") for t in inside)),
         "terms": math.log1p(len(terms)),
         "sentence_words": math.log1p(len(sentence)),
-        "question_words": math.log1p(len(question)),
+        "question_words": math.log1p(len(question.tokens)),
     }
     values.update({name: float(expected.type is kind) for name, kind in _TYPES.items()})
     return values
-
-
 
 
 def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid: Sequence[Term]) -> tuple[str, ...]:
@@ -312,7 +332,7 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     return tuple(t.word for t in unsaid if set(t.stems) <= subject)
 
 
-def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:
+def fills_gap(question: Question, sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:
     """The lead's noun phrase stands where the question's gap is: right after a verb the
     question also says ("won | the majority"), after the same word-and-preposition pair
     ("attached to | the turbine casing", asked "… attached to?") or the words before a wh-word asked
@@ -322,17 +342,17 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
     eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
     usually another fact."""
     first, last = _phrase(sentence, lead)
-    asked = {s for t in question for s in tokenize(t.word)}
+    asked = question.stems
     before = sentence[first - 1] if first > 0 else None
     if before is not None and before.tag == "VERB" and set(tokenize(before.word)) & asked:
         return True
-    if subject_slot(question, sentence, first, last):
+    if subject_slot(question.relation, sentence, first, last):
         return True
     # A preposition is no content word (tokenize drops it): it marks the gap only after the word
     # the question puts it after.
-    if before is not None and first > 1 and _said_pair(_gap_pairs(question, before.tag == "ADP"), sentence[first - 2].word, before.word):
+    if before is not None and first > 1 and _said_pair(_gap_pairs(question.tokens, before.tag == "ADP"), sentence[first - 2].word, before.word):
         return True
-    if _beside_what_is_asked(question, sentence, first, last):
+    if _beside_what_is_asked(question.tokens, sentence, first, last):
         return True
     if expected.type is AnswerType.DATE and lifespan_year(question, sentence, lead):
         return True  # "Zhu Shijie (1249–1314)" asked when he was born
@@ -341,11 +361,10 @@ def fills_gap(question: Sequence[Token], sentence: Sequence[Token], lead: Span, 
     return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
 
 
-def lifespan_year(question: Sequence[Token], sentence: Sequence[Token], lead: Span) -> bool:
+def lifespan_year(question: Question, sentence: Sequence[Token], lead: Span) -> bool:
     """The lead is the year of a lifespan after a name the question says that it asks for."""
-    asked = {s for t in question for s in tokenize(t.word)}
-    names = {s for t in question if t.tag == "PROPN" for s in tokenize(t.word)}
-    return asked_year(asked, sentence, names, lead.first)
+    names = {s for t in question.tokens if t.tag == "PROPN" for s in tokenize(t.word)}
+    return asked_year(question.stems, sentence, names, lead.first)
 
 
 def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, str]]:
@@ -353,13 +372,10 @@ def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, 
     place ("… Franconia and what other location?", "Cydippids are not what?"), and with
     `prepositions` every word-and-preposition pair of the question."""
     words = [t.word.lower() for t in question]
-    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in _WH_IN_PLACE}
+    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in WH_IN_PLACE}
     if prepositions:
         pairs |= {(a, b) for a, b, token in zip(words, words[1:], question[1:]) if token.tag == "ADP"}
     return pairs
-
-
-_WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
 
 
 def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
@@ -377,8 +393,6 @@ def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
     return False
 
 
-# "Besides X, what …?" asks for what the text lists beside X ("viniculture and | tourism").
-_BESIDE = (("besides",), ("beside",), ("along", "with"), ("other", "than"), ("apart", "from"), ("aside", "from"), ("in", "addition", "to"))
 _LIST_JOINS = frozenset((",", "and", "or"))
 
 
@@ -386,16 +400,14 @@ def _beside_what_is_asked(question: Sequence[Token], sentence: Sequence[Token], 
     """Asked "Besides X, what …?" (or "Along with X", "Other than X" …), the phrase listed
     right beside X: "X and | the lead", "the lead | , X"."""
     words = [t.word.lower() for t in question]
-    opener = next((o for o in _BESIDE if tuple(words[: len(o)]) == o), None)
+    opener = next((o for o in BESIDE_OPENERS if tuple(words[: len(o)]) == o), None)
     if opener is None:
         return False
-    end = next((i for i in range(len(opener), len(words)) if words[i] in _WH_IN_PLACE), len(words))
+    end = next((i for i in range(len(opener), len(words)) if words[i] in WH_IN_PLACE), len(words))
     named = {s for t in question[len(opener) : end] for s in tokenize(t.word)}
     joined_before = first > 1 and sentence[first - 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[first - 2].word)) & named
     joined_after = last + 2 < len(sentence) and sentence[last + 1].word.lower() in _LIST_JOINS and set(tokenize(sentence[last + 2].word)) & named
     return bool(joined_before or joined_after)
-
-
 
 
 def _phrase(sentence: Sequence[Token], lead: Span) -> tuple[int, int]:
@@ -417,6 +429,10 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
         return ""  # a name or a code or number names its thing
     if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
         return ""
+    if _headed_by(lead, sentence, head):
+        return ""  # "oxalic acid" of "oxalic acid treatment", asked "what treatment"
+    if len(words) == 1 and words[0].tag == "ADJ":
+        return attribute_link(words[0].word, head)  # "blue" asked "what colour"
     lex = _lexicon()
     nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
     if lex is None or not nouns:
@@ -425,13 +441,20 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
     return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
 
 
+def _headed_by(lead: Span, sentence: Sequence[Token], head: str) -> bool:
+    """The lead lost the asked-for class noun at its end: its noun phrase ends in X."""
+    last = lead.last
+    while last + 1 < len(sentence) and sentence[last + 1].tag in ("NOUN", "PROPN"):
+        last += 1
+    return last > lead.last and set(tokenize(sentence[last].word)) == set(tokenize(head))
+
+
 def _exact(term: Term) -> bool:
     """Names and numbers (in digits or in words) are never paraphrased: a sentence without them
     is about something else. "one" is a pronoun as often ("one of the allies")."""
     return term.is_name or any(ch.isdigit() for ch in term.word) or (term.word != "one" and cardinal_value(term.word) is not None)
 
 
-def _asked_words(lead: Span, sentence: Sequence[Token], question: Sequence[Token]) -> bool:
-    asked = {s for t in question for s in tokenize(t.word)}
+def _asked_words(lead: Span, question: Question) -> bool:
     own = tokenize(lead.text)  # a pronoun's lead is its antecedent, not the pronoun
-    return not own or all(s in asked for s in own)
+    return not own or all(s in question.stems for s in own)

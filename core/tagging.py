@@ -25,8 +25,10 @@ class Token:
 
 @lru_cache(maxsize=4096)
 def tag_text(text: str) -> tuple[Token, ...]:
-    """The text's words, tagged; cached, since one answer reads a sentence several times. Tags
-    the index store keeps (core/tag_store.py) are read instead of tagging again."""
+    """The text's words, tagged; cached, since one answer reads an evidence sentence several times
+    (ranked, read, checked again by the validator). The question's own are tagged once, on its
+    Question (core/question). Tags the index store keeps (core/tag_store.py) are read instead of
+    tagging again."""
     words = split_words(text)
     tags = recall(text)
     if tags is None or len(tags) != len(words):

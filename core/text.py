@@ -10,15 +10,8 @@ from typing import Protocol
 
 from core.cancel import current
 from core.submodule import import_submodule
+from core.words import STOPWORDS
 
-STOPWORDS = frozenset(
-    """a an the and or but in on at to for of with is are was were be been being have has had do
-    does did will would shall should may might must can could i me my we our you your he him his
-    she her it its they them their this that these those am not no nor so if then than too very
-    just about above after again all also any because before below between both by down during
-    each few from further get got here how into more most now only other out over own same some
-    such there through under until up what when where which while who whom why""".split()
-)
 
 _EDGE = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) in "_-"))
 # `tokenize` polls the calling plugin's cancel token every this-many words of a text over this

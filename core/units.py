@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import unicodedata
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Role(StrEnum):
@@ -88,6 +89,9 @@ class SourceLocation(BaseModel):
     prose: bool = Field(default=False, exclude_if=lambda prose: not prose)
 
 
+_CALENDAR_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 class KnowledgeUnit(BaseModel):
     """One DS005 context unit plus the permission fields borrowed from seed 002."""
 
@@ -115,6 +119,17 @@ class KnowledgeUnit(BaseModel):
     effective_to: dt.date | None = None
     location: SourceLocation | None = None
     current_turn: bool = False
+
+    @field_validator("effective_from", "effective_to", mode="before")
+    @classmethod
+    def _calendar_date(cls, value: object) -> object:
+        # pydantic's lax date also takes Unix timestamps ("0" is 1970-01-01) and datetimes: a
+        # permission date is an ISO 8601 calendar date, YYYY-MM-DD, or an error.
+        if isinstance(value, str) and not _CALENDAR_DATE.fullmatch(value.strip()):
+            raise ValueError("expected an ISO 8601 calendar date such as 2026-04-01")
+        if isinstance(value, (int, float)):
+            raise ValueError("expected an ISO 8601 calendar date such as 2026-04-01, not a number")
+        return value
 
     @model_validator(mode="after")
     def _check_shape(self) -> KnowledgeUnit:

@@ -4,8 +4,8 @@ same coverage the answer's support check applies (core/support.py)."""
 
 from __future__ import annotations
 
-from core.intent_cues import question_cues
-from core.plugins.passages import Evidence, question_terms
+from core.plugins.passages import Evidence
+from core.question import Question
 from core.support import Coverage, coverage
 from core.tagging import tag_text
 from core.units import KnowledgeUnit
@@ -17,7 +17,7 @@ MAX_SENTENCES = 40
 def support_reason(unit: KnowledgeUnit, question: str) -> str:
     """The unit's sentence that covers most of the question's focus terms, what it leaves
     unsaid, the lexicon links that covered the rest and any word it says the opposite of."""
-    terms = question_terms(question, question_cues(question))
+    terms = Question(question).terms
     if not terms:
         return "the question names no focus terms"
     best: tuple[Coverage, str] | None = None

@@ -45,8 +45,8 @@ class ExplorerMemory:
             previous = self._conversation
             self._conversation = Conversation(self.host.caller, self.name, engine.memory, retrieval.hdc, store,
                                               self.clock)
-            if previous is not None and store is None:
-                self._conversation.turns = previous.turns  # an unnamed conversation outlives a reload
+            if previous is not None:
+                self._conversation.continues(previous)  # an unnamed conversation outlives a reload
             self._session = session
         return self._conversation
 
@@ -57,8 +57,9 @@ class ExplorerMemory:
         conversation = self.conversation
         if conversation is None:
             return request
-        offered = with_memory(request, conversation, self._view())
+        offered = with_memory(request, conversation, self._view())  # re-reads the files as they are now
         self._offered[id(offered)] = offered
+        self._warn(conversation)
         return offered
 
     def ended(self, run: RunRecord | None) -> None:
@@ -67,11 +68,14 @@ class ExplorerMemory:
             return
         if self.conversation is not None and run.done and not run.error:
             remember(self.conversation, run.events, self._view())
+            self._warn(self.conversation)
             self.host.memory_generation += 1
 
     def scored(self, question: str) -> list[ScoredRecord]:
         conversation = self.conversation
-        return conversation.recall(question, self._view()) if conversation is not None else []
+        scored = conversation.recall(question, self._view()) if conversation is not None else []
+        self._warn(conversation)
+        return scored
 
     def withheld(self) -> list[str]:
         """A line for each record no question reuses now (a unit it cites changed or left the view)."""
@@ -88,17 +92,29 @@ class ExplorerMemory:
             self.host.notify("ask a question first: the pinned note is its question and answer", severity="warning")
         else:
             text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
-            conversation.note(text, pinned(turn, run.events, self._view()), turn.entity)
-            self._changed(f"pinned to your notes: {text}")
+            noted = conversation.note(text, pinned(turn, run.events, self._view()), turn.entity)
+            self._changed(conversation, f"pinned to your notes: {text}" if noted else None)
 
     def forget(self, record_id: str) -> None:
-        gone = self.conversation is not None and self.conversation.forget(record_id)
-        self._changed("forgotten" if gone else "that record is already gone")
+        conversation = self.conversation
+        gone = conversation is not None and conversation.forget(record_id)
+        self._changed(conversation, "forgotten" if gone else "that record is already gone")
 
     def clear(self) -> None:
-        count = self.conversation.clear("session") if self.conversation is not None else 0
-        self._changed(f"cleared {count} turn(s) of this conversation")
+        conversation = self.conversation
+        count = conversation.clear("session") if conversation is not None else 0
+        self._changed(conversation, None if count is None else f"cleared {count} turn(s) of this conversation")
 
-    def _changed(self, message: str) -> None:
-        self.host.notify(message)
+    def _changed(self, conversation: Conversation | None, message: str | None) -> None:
+        """`message` None: the change could not be saved, and the warning says why."""
+        if not self._warn(conversation) and message is not None:
+            self.host.notify(message)
         self.host.memory_generation += 1
+
+    def _warn(self, conversation: Conversation | None) -> bool:
+        """A notification for each memory file problem not yet shown (never an error screen: the
+        answer stands, only its memory could not be kept)."""
+        lines = conversation.take_warnings() if conversation is not None else []
+        for line in lines:
+            self.host.notify(line, severity="warning", timeout=8, markup=False)
+        return bool(lines)

@@ -8,8 +8,11 @@ Each non-blank line is one JSON object. Keys are read case-insensitively and wit
 - optional: `role` (default Description), `acl` (a tag or a list of tags), `region`,
   `effectiveFrom` and `effectiveTo` (ISO dates), checked by the validator every format shares
   (core/cnl/validate.py): written but empty (`"acl": []`, `"region": ""`, `null`) is an error;
-- `metadata` (BEIR's) is ignored, unless it holds a permission-like key (an error); any other key is an error, since a misspelt or look-alike
-  permission key (`"acls"`, `"tags"`, `"Regoin"`) ignored would publish the document.
+- `metadata` (BEIR's) is ignored, unless it holds a permission-like key at any depth, as a key or
+  as a list of pairs (`[["acl", "staff"]]`), which is an error; any other key is an error, since a
+  misspelt or look-alike permission key (`"acls"`, `"tags"`, `"Regoin"`) ignored would publish the
+  document; so is a key written twice in one object, exactly or in another case
+  (core/cnl/json_keys.py).
 
 A bad line is one diagnostic (or a few) with its file and line; the lines around it still load.
 """
@@ -22,9 +25,10 @@ from pathlib import PurePath
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from core.cnl.caps import CAPS
+from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
-from core.diagnostics import Code, Diagnostic, did_you_mean, for_author
+from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.json_limits import TooDeep, check_depth
 from core.json_locate import value_column
 from core.units import KnowledgeUnit
@@ -100,7 +104,8 @@ def read_jsonl(text: str, file: str, first_line: int = 1) -> tuple[list[Knowledg
         unit, problems = _line(line, source, file, number)
         if unit is not None:
             units.append(unit)
-        elif _writes_permissions(line):
+        elif raw_permission_key(line) or any(d.code in PERMISSION_CODES for d in problems):
+            # Broken or not, a line that writes a permission key is a restricted unit's.
             problems = for_author(problems)
         diagnostics.extend(problems)
     return units, diagnostics
@@ -135,20 +140,9 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number)]
 
 
-def _writes_permissions(line: str) -> bool:
-    """Whether a line that failed has a permission-like key (so its problems are the author's only)."""
-    try:
-        check_depth(line)
-        data = json.loads(line)
-    except ValueError:
-        return False
-    keys = [*data, *(data.get("metadata") or {})] if isinstance(data, dict) else []
-    return any(isinstance(key, str) and permission_label(key) for key in keys)
-
-
 def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
     check_depth(line)
-    data = json.loads(line)
+    data = loads_unique(line)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
     record = JsonlRecord.model_validate(_fields(data, file, number))
@@ -202,12 +196,11 @@ def _fields(data: dict, file: str, number: int) -> dict:
             problems.append(_problem(code, _key_problem(key, name), file, number))
         else:
             fields[name] = value
-    # BEIR's metadata is dropped: a permission-like key inside it would be dropped with it.
-    metadata = fields.get("metadata")
-    for key in metadata if isinstance(metadata, dict) else ():
-        label = permission_label(key)
-        if label is not None:
-            message = unread_message(key, label, "inside 'metadata', which is not read")
+    # BEIR's metadata is dropped, and nothing but `acl` holds a list: a permission key at any
+    # depth below the top level would be dropped with it.
+    for key, value in data.items():
+        for path, written, label in permission_keys(value, key):
+            message = unread_message(written, label, f"at {path!r}, which is not read")
             problems.append(_problem(Code.PERMISSION_NOT_READ, message, file, number))
     if problems:
         raise _LineProblems(problems)

@@ -18,7 +18,7 @@ import string
 from collections.abc import Iterable
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permissions import permission_inline, permission_line, unread_message
+from core.cnl.permissions import permission_heading, permission_inline, permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
@@ -55,6 +55,8 @@ class _Reader:
         self.dangling: Token | None = None
         # The diagnostic of a misspelt unit heading since the last unit heading, if any.
         self.near_heading: int | None = None
+        # The diagnostic of a unit heading without an id, while its lines are skipped.
+        self.headless: int | None = None
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -65,6 +67,8 @@ class _Reader:
             return
         elif not self.in_unit:
             self.outside(number, line)
+        elif self.draft is None:
+            self.skipped(number, line)
         elif line[0] in " \t" or _LIST_ITEM.match(line):
             self.continue_field(number, line)
         elif line.startswith("#") or _RULE.match(line):
@@ -96,6 +100,14 @@ class _Reader:
             self.diagnostics.append(Diagnostic(code=Code.MALFORMED_LINE, file=self.file, line=number,
                                                message="not a unit heading; did you mean '## Context Unit <id>'?"))
 
+    def skipped(self, number: int, line: str) -> None:
+        """A line of a unit whose heading has no id: not read, but when it writes a permission
+        field the heading's error is about a restricted unit, so the author's only."""
+        if line.startswith("#") or _RULE.match(line):
+            self.end(number, line)
+        elif self.headless is not None and permission_line(line):
+            self.diagnostics[self.headless] = for_author(self.diagnostics[self.headless : self.headless + 1])[0]
+
     def problem(self, code: Code, message: str, at: Token) -> None:
         """An error about the unit this line follows (which it withdraws), or about the file."""
         if self.near_heading is not None:
@@ -116,15 +128,21 @@ class _Reader:
 
     def open(self, number: int, line: str, heading: re.Match[str]) -> None:
         self.in_unit = self.seen_heading = True
-        self.near_heading = None
+        self.near_heading = self.headless = None
         unit_id = heading.group("id").rstrip()
         if not unit_id:
             # The unit's fields are unusable without an id; skip them up to the next heading.
+            self.headless = len(self.diagnostics)
             self.diagnostics.append(
                 Diagnostic(code=Code.MALFORMED_LINE, message="Context Unit heading without an id", file=self.file, line=number)
             )
             return
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
+        written = permission_heading(unit_id)
+        if written is not None:
+            name, label, col = written
+            self.draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit heading"),
+                                Token(name, number, heading.start("id") + col))
         if self.dangling is not None:
             message = (f"withdrawn: line {self.dangling.line} above this heading reads like a permission field "
                        f"({self.dangling.text!r}) that is not read; move it into the unit it restricts")
@@ -137,7 +155,12 @@ class _Reader:
             self.field = None
         match = _FIELD.match(line)
         if match is None:
-            draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
+            written = permission_line(line) or permission_inline(line)
+            if written is not None:
+                name, label, col = written
+                draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col))
+            else:
+                draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
             return
         name, value = match.group("name", "value")
         value = value.rstrip()
@@ -194,6 +217,8 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
         if line[0] in _LETTERS and reader.in_unit:
             if reader.draft is not None:
                 reader.start_field(reader.draft, number, line)
+            else:
+                reader.skipped(number, line)
         else:
             feed(number, line)
     reader.close()

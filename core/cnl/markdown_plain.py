@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_inline
+from core.cnl.permissions import permission_heading, permission_inline
 from core.cnl.validate import ID_SCHEMA, LIST_FIELDS, NORMALISED, PERMISSION_FIELDS, field_key, normalise, split_id
 from core.diagnostics import Diagnostic
 from core.units import KnowledgeUnit, check_identity_text
@@ -102,6 +102,9 @@ def _plain_unit(written_id: str, fields: str, file: str, line: int) -> Knowledge
     """The unit `UnitDraft` builds from these field lines when it reports nothing, else None."""
     unit_id = written_id.rstrip()
     if not unit_id or not ID_SCHEMA.fullmatch(unit_id):
+        return None
+    # An ASCII id of the schema's shape holds a label only with `=` (`::` is no separator).
+    if ("=" in unit_id or not unit_id.isascii()) and permission_heading(unit_id) is not None:
         return None
     pairs = _FIELD_LINE.findall(fields)
     keys = [field_key(name) for name, _ in pairs]

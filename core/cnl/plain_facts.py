@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from core.units import Relation
+from core.words import CLAUSE_WORDS, FACT_ADVERBS, NOT_SUBJECTS
 
 _FACT_VERBS: dict[Relation, str] = {
     Relation.USES: r"uses?",
@@ -28,17 +29,6 @@ _FACT = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
-_CLAUSE_WORDS = frozenset(
-    "that which who whom whose because although though while but if when whenever since unless whereas "
-    "not never no nor will would could should can may might must shall do does did to".split()
-)
-# Words that cannot stand alone as a fact's subject: pronouns need context, and a lone article
-# means the verb was matched inside a name ("The Uses section ...").
-_NOT_SUBJECTS = frozenset("it this that they he she we you i there these those one the a an".split())
-_ADVERBS = frozenset(
-    "also only still now often usually always typically currently mostly mainly directly heavily internally "
-    "primarily largely generally already actually really frequently indirectly partly fully exclusively".split()
-)
 # (relation, its group number in _FACT): which verb matched, found without the Enum's value lookups.
 _VERB_GROUPS = tuple((rel, _FACT.groupindex[rel.value]) for rel in _FACT_VERBS)
 _MAX_PHRASE_WORDS = 8
@@ -75,11 +65,11 @@ def _noun_phrase(text: str, is_subject: bool) -> str | None:
     phrase = _ARTICLE.sub("", text.strip(" \"'\u2018\u2019\u201c\u201d()[]").rstrip(".,;:!?"), count=1)
     words = phrase.split()
     # Trailing adverbs ("Orion also uses ...") belong to the verb, not the subject.
-    while is_subject and len(words) > 1 and words[-1].lower() in _ADVERBS:
+    while is_subject and len(words) > 1 and words[-1].lower() in FACT_ADVERBS:
         words.pop()
     if not words or len(words) > _MAX_PHRASE_WORDS or _PUNCTUATION.search(phrase):
         return None
     lowered = [word.lower() for word in words]
-    if not _CLAUSE_WORDS.isdisjoint(lowered) or (is_subject and len(words) == 1 and lowered[0] in _NOT_SUBJECTS):
+    if not CLAUSE_WORDS.isdisjoint(lowered) or (is_subject and len(words) == 1 and lowered[0] in NOT_SUBJECTS):
         return None
     return " ".join(words)

@@ -65,6 +65,7 @@ from core.cnl.question_block import ANSWER_LABEL, evidence_lines
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, split_id
 from core.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit, Relation, Role
+from core.words import GOES_ON, STATEMENT_OPENERS
 
 FACT_CONFIDENCE = "0.9"
 # CommonMark ATX heading: up to three spaces, one to six `#`, then a space or the line's end.
@@ -74,18 +75,11 @@ _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
 _TOPIC_WORDS = 8
 _MAX_INLINE_HEADING_WORDS = 8
-# Words a hard-wrapped line ends on mid-sentence; a heading does not end on them.
-_GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
 
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
 # The model's key of each field the reader writes.
 _KEYS = {label: key for key, label in FIELD_LABELS.items()}
-_FIELD_SHAPED = re.compile(r"[^\w:=]{0,12}[^:=\n]{1,40}[:=]")
-# Words a statement opens with and an instruction does not (articles, pronouns, determiners).
-_STATEMENT_OPENERS = frozenset(
-    "the a an this that these those it its he she they we i his her their our my there".split()
-)
 # A question-and-answer pair (an FAQ): "Q:" / "Question:" lines, then "A:" / "Answer:" lines.
 _QUESTION_LABEL = re.compile(r"\s*(?:q|question)\s*\d*\s*:[ \t]*(?=\S)", re.IGNORECASE)
 _CONNECTIVES = re.compile(
@@ -100,13 +94,13 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
     diagnostics, flagged, inline = _permission_lines(text, file)
     heading: str | None = None
     used: Counter[int] = Counter()
+    if flagged - inline:
+        # A label at a line start (`Acl: staff`, `Audience: staff`, `Acl staff` over the text) in a
+        # file that has no fields was meant for the file: nothing of it is served.
+        return [], diagnostics
     for paragraph, asked in _question_pairs(_paragraphs(evidence_lines(text))):
         if flagged and any(number in flagged for number, _ in paragraph):
-            if all(_FIELD_SHAPED.match(line) and number not in inline for number, line in paragraph):
-                # A block of field lines alone (`Acl: staff` over the text) was meant for the
-                # whole file: nothing of it is served.
-                return [], diagnostics
-            continue
+            continue  # a field written inside a sentence withdraws its paragraph
         sentences = sentences_of(paragraph)
         title = _heading(paragraph, sentences) if asked is None else None
         if title is not None:
@@ -144,9 +138,9 @@ def _built(unit_id: Token, fields: dict[str, str], file: str) -> tuple[Knowledge
 
 
 def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset[int], frozenset[int]]:
-    """An error for each line that reads like a permission field, or writes one inside it
-    (`Note — acl: staff`): plain text has no fields, so the paragraph holding one is withdrawn
-    (fail closed), and the whole file when the paragraph is nothing but such field lines."""
+    """An error for each line with a permission label at its start (`Acl: staff`), or one written
+    inside it (`Note — acl: staff`): plain text has no fields, so the file is withdrawn for the
+    first (it was meant for the file) and the paragraph holding the second (fail closed)."""
     diagnostics = []
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     for number, line in enumerate(source_lines(text), start=1):
@@ -155,9 +149,10 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             inline.add(number)
         if found is not None:
             name, label, col = found
+            withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(name, label, "in plain text, which has no fields")
             diagnostics.append(
-                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", "its paragraph is"),
+                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", withdrawn),
                            file=file, line=number, col=col, author_only=True)
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
@@ -258,7 +253,7 @@ def _heads_text(line: str, next_line: str) -> bool:
     return (
         (line.lstrip()[0].isupper() or line.lstrip()[0].isdigit())
         and not words[-1].endswith((".", "!", "?", ",", ";"))
-        and words[-1].lower().strip(":") not in _GOES_ON
+        and words[-1].lower().strip(":") not in GOES_ON
         and fact_triple(line.strip()) is None
     )
 
@@ -291,7 +286,7 @@ def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:
     if not 2 <= len(items) <= _MAX_STEPS:
         return None
     # "1. The mill went to the Fenwicks. 2. The bridge …" lists statements, not steps to take.
-    statements = sum(1 for item in items if item.split(maxsplit=1)[0].lower().strip(",:") in _STATEMENT_OPENERS)
+    statements = sum(1 for item in items if item.split(maxsplit=1)[0].lower().strip(",:") in STATEMENT_OPENERS)
     return None if 2 * statements > len(items) else items
 
 

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from core.cnl.permissions import permission_comment, permission_label, unread_message
+from core.cnl.permissions import permission_comment, permission_heading, permission_inline, permission_label, permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, source_lines
 from core.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent, KnowledgeUnit
@@ -114,7 +114,8 @@ def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
 def statements(text: str, file: str) -> Iterator[Statement]:
     """Each statement of a document in order, comments and blank lines skipped."""
     for number, line in enumerate(source_lines(text), start=1):
-        stripped = line.strip()
+        # A bad byte replaced before a comment's `#` leaves it a comment (whose words are prose).
+        stripped = line.strip().lstrip("\ufffd")
         if not stripped or stripped.startswith(("#", "```")):
             continue
         args: list[Arg] = []
@@ -219,33 +220,47 @@ def read_sop(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic
 
 
 def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
-    """An error for each comment line written as a permission field (`# Acl: staff`, `# - Region = EU`):
-    a comment is not read, so the restriction it states would be dropped."""
-    if "#" not in text:
+    """An error for each comment line written as a permission field (`# Acl: staff`, `# - Region = EU`)
+    and each code-fence line carrying one (```` ```acl staff ````): neither is read, so the
+    restriction it states would be dropped."""
+    if "#" not in text and "`" not in text:
         return []
     found = []
     for number, line in enumerate(source_lines(text), start=1):
-        if not line.lstrip().startswith("#"):
+        stripped = line.lstrip().lstrip("\ufffd")
+        if stripped.startswith("#"):
+            hit, where = permission_comment(line), "in a comment"
+        elif stripped.startswith("```"):
+            hit, where = _fence_label(line), "on a code-fence line"
+        else:
             continue
-        hit = permission_comment(line)
         if hit is not None:
             name, label, col = hit
-            message = unread_message(name, label, "in a comment").replace(
+            message = unread_message(name, label, where).replace(
                 "the unit is withdrawn", "every unit of this file is withdrawn")
             found.append(Diagnostic(code=Code.PERMISSION_NOT_READ, message=message, file=file, line=number, col=col,
                                     author_only=True))
     return found
 
 
+def _fence_label(line: str) -> tuple[str, str, int] | None:
+    """A permission label on a fence line: after the backticks, any token is a label position."""
+    at = len(line) - len(line.lstrip().lstrip("`"))
+    found = permission_line(line[at:])
+    if found is not None:
+        return found[0], found[1], at + found[2]
+    for match in _ATOM.finditer(line, at):
+        if permission_label(match.group().strip(":=")) is not None:
+            return match.group(), permission_label(match.group().strip(":=")), match.start() + 1
+    return None
+
+
 def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> Diagnostic | None:
     """`problem` extended when its broken statement writes a permission field that reaches no unit
-    (an unknown verb, a misspelt `$label`): the statement could have been meant for any unit of
-    the file, so it withdraws them all."""
-    # The verb (`acl $k1 [a]`, `Acl: a`) and the field-name slot of `set $ref field value`, not
-    # every word: a comment line broken by a bad byte may mention an acl in passing.
-    named = [statement.verb] if statement.verb is not None else []
-    named += [arg.token for arg in statement.args[1:2] if arg.kind == "atom"]
-    label = next(filter(None, (permission_label(at.text.rstrip(":=")) for at in named)), None)
+    (an unknown verb, a leading `-`, `//` or `TODO`, a misspelt `$label`): the statement could have
+    been meant for any unit of the file, so it withdraws them all. Every token of a statement is a
+    label position; a string is running text."""
+    label = next(filter(None, (_token_label(arg) for arg in _statement_args(statement))), None)
     if label is None:
         return None
     message = (
@@ -253,6 +268,19 @@ def _unread_permission(statement: Statement, problem: Diagnostic, file: str) -> 
         "unit of this file is withdrawn until this is fixed (fail closed)"
     )
     return problem.model_copy(update={"message": message, "author_only": True})
+
+
+def _statement_args(statement: Statement) -> list[Arg]:
+    head = [Arg("atom", at) for at in (statement.label, statement.verb) if at is not None]
+    return [*head, *statement.args]
+
+
+def _token_label(arg: Arg) -> str | None:
+    if arg.kind == "string":
+        found = permission_inline(arg.token.text)
+        return found[1] if found else None
+    tokens = arg.items if arg.kind == "list" else (arg.token,)
+    return next(filter(None, (permission_label(at.text.strip(":=")) for at in tokens)), None)
 
 
 def _unit_statement(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:
@@ -271,6 +299,12 @@ def _declare_unit(statement: Statement, labels: _Labels, drafts: list[UnitDraft]
     if problem is None and (statement.args[1].kind not in ("atom", "string") or not statement.args[1].token.text):
         problem = _error(file, Code.MALFORMED_LINE, "expected the unit id", statement.args[1].token)
     draft = UnitDraft(statement.args[1].token, file) if problem is None else None
+    written = permission_heading(statement.args[1].token.text) if draft is not None else None
+    if written is not None:
+        name, label, col = written
+        at = statement.args[1].token
+        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit id"),
+                       Token(name, at.line, at.col + col))
     problems = labels.declare(statement, draft, problem)
     if draft is not None and not problems:
         drafts.append(draft)

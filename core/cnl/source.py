@@ -9,9 +9,12 @@ from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from core.cnl.caps import CAPS
+from core.cnl.json_keys import raw_permission_key
 from core.cnl.markdown import read_markdown
+from core.cnl.permissions import permission_inline, permission_line
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
+from core.cnl.validate import source_lines
 from core.collector import collector_paused
 from core.diagnostics import Code, Diagnostic, for_author
 from core.safe_io import FileTooLarge, UnsafePath, read_regular
@@ -84,7 +87,26 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     if problems and (any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)):
         # Which unit a bad byte sits in is not tracked: in a file with restricted units it may be one.
         problems = for_author(problems)
-    return ReadResult(units, [*problems, *diagnostics])
+    return ReadResult(units, labelled_for_author([*problems, *diagnostics], text))
+
+
+def labelled_for_author(diagnostics: list[Diagnostic], text: str, first_line: int = 1) -> list[Diagnostic]:
+    """Every diagnostic whose line carries a permission label, read or not, is the author's: a
+    caller's count of it would tell that a restricted unit is written there (a JSON line broken
+    before its `"acl"` is read, a heading without an id above an `Acl:` line). `text` starts at
+    line `first_line` of its file (a piece of it: `read_pieces`)."""
+    if all(d.author_only for d in diagnostics):
+        return diagnostics
+    lines = source_lines(text)
+    return [
+        d if d.author_only or not 0 <= d.line - first_line < len(lines) or not carries_label(lines[d.line - first_line])
+        else for_author([d])[0]
+        for d in diagnostics
+    ]
+
+
+def carries_label(line: str) -> bool:
+    return bool(permission_line(line) or permission_inline(line) or raw_permission_key(line))
 
 
 def _reader(kind: Format):
@@ -156,14 +178,16 @@ def read_pieces(path: Path) -> Iterator[ReadResult]:
             if not end:
                 end = len(text)
                 break
+        piece = text[start:end]
         with collector_paused():
-            units, diagnostics = read_jsonl(text[start:end], file, first_line=line)
+            units, diagnostics = read_jsonl(piece, file, first_line=line)
+        diagnostics = labelled_for_author(diagnostics, piece, line)
         restricted = restricted or any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)
         yield ReadResult(units, diagnostics)
         line += text.count("\n", start, end)
         start = end
     if problems:
-        yield ReadResult([], for_author(problems) if restricted else problems)
+        yield ReadResult([], for_author(problems) if restricted else labelled_for_author(problems, text))
 
 
 def read_cap(path: Path, kind: Format | str | None = None) -> int:

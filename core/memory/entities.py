@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagger import tag_text
+from core.words import WH_AND_QUANTIFIERS
 
 # Words in a noun phrase that name nothing a follow-up could point back to.
 _EMPTY = {"PRON", "DET", "PUNCT", "ADV"}
-_WH = {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "many", "much"}
 _PARTICLE = {"ADP", "PART"}
 
 
@@ -22,7 +22,7 @@ def entity_of(question: str) -> str:
         return named
     phrases = []
     for start, end in noun_phrases(tagged):
-        words = [(i, w, t) for i, (w, t) in enumerate(tagged[start:end], start) if t not in _EMPTY and w.lower() not in _WH]
+        words = [(i, w, t) for i, (w, t) in enumerate(tagged[start:end], start) if t not in _EMPTY and w.lower() not in WH_AND_QUANTIFIERS]
         if len(words) > 1 and words[-1][0] + 1 < len(tagged) and tagged[words[-1][0] + 1][1] in _PARTICLE \
                 and words[-1][0] + 2 >= len(tagged) - 1:
             words.pop()
@@ -36,7 +36,7 @@ def _capitalised_run(tagged: list[tuple[str, str]]) -> str:
     unknown name got (the tagger reads "What is Tern?" with Tern as an adjective)."""
     run: list[str] = []
     for word, tag in tagged[1:]:
-        if word[:1].isupper() and tag != "PUNCT" and word.lower() not in _WH:
+        if word[:1].isupper() and tag != "PUNCT" and word.lower() not in WH_AND_QUANTIFIERS:
             run.append(word)
         elif run:
             break

@@ -1,12 +1,15 @@
-"""Follow-up questions: what a question leaves out ("it", "their", "the same", "And Helix?") is
-completed from the best-scored memory record, and the intent says so.
+"""Follow-up questions: what a question leaves out ("she", "their", "the same fee", "And Helix?",
+"Why?") is completed from the conversation, and the intent says so, or says why it was not.
 
     "Who maintains it?"     + record about Orion       → "Who maintains Orion?"
     "And Helix?"            + "Who maintains Orion?"   → "Who maintains Helix?"
-    "Does Helix use the same database?" + lead "Postgres" → "Does Helix use Postgres?"
+    "Do juniors pay the same fee?" + "How much is the annual fee?" → "Do juniors pay the annual fee?"
 
-Only the caller's own records are offered (core/memory/conversation.py), already scored; a record
-below `minScore` is never used. Nothing is guessed when no record qualifies: the question stays as asked.
+A pronoun is replaced only by a mention that agrees with it and is likely enough
+(core/memory/referents.py); "the same X" only by an earlier X; an elliptical follow-up reuses the
+last question's frame only when that frame is complete (it has no pronoun left unresolved, and a
+slot of X's kind). Only the caller's own records are offered (core/memory/conversation.py), already
+scored; a record below `minScore` is never used. Nothing is guessed when no record qualifies.
 """
 
 from __future__ import annotations
@@ -15,14 +18,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# Pronouns that stand for a thing or person named earlier. "this"/"that" are left alone: they
-# usually point into the same question ("What does that mean?").
-_PRONOUN = re.compile(r"\b(it|they|them|he|him|she)\b", re.IGNORECASE)
-_POSSESSIVE = re.compile(r"\b(its|their|his|her)\b(?=\s+\w)", re.IGNORECASE)
+from core.memory.mentions import TurnText, mentions_of
+from core.memory.referents import choose, pronoun_groups, rewrite
+from core.tagging import tag_text
+from core.words import FRAME_AUXILIARIES, WH_WORDS
+
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about)\s+(?P<what>[^?]+?)\s*\??\s*$", re.IGNORECASE)
-_SAME = re.compile(r"\bthe same(?:\s+\w+)?\b", re.IGNORECASE)
-# A lead longer than this is a sentence, not a thing "the same" can stand for.
-_MAX_SAME_WORDS = 6
+_SAME = re.compile(r"\bthe same(?:\s+(?P<what>\w+))?\b", re.IGNORECASE)
+_WHY = re.compile(r"^\s*why\s*\??\s*$", re.IGNORECASE)
+# Turns a pronoun is looked for in: CoQA's follow-ups point one or two turns back.
+RECENT_TURNS = 2
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,10 @@ class Candidate:
     lead: str
     entity: str
     score: float
+    # The text of the units its answer cited that the run's view shows (sd-symbolic reads them
+    # from its own view: a unit the caller cannot see is never read), and of their whole files.
+    story: tuple[str, ...] = ()
+    document: str = ""
 
 
 @dataclass(frozen=True)
@@ -42,46 +51,125 @@ class Resolution:
     question: str
     notes: tuple[str, ...] = ()
     used: tuple[str, ...] = ()
+    # Why a pronoun was left as asked: "could not tell who 'she' is: Anna or her mother …".
+    unresolved: tuple[str, ...] = ()
 
 
-def resolve(question: str, candidates: Sequence[Candidate], min_score: float) -> Resolution:
-    """`question` with what it leaves out filled in from the best candidate at or above `min_score`."""
+def resolve(question: str, candidates: Sequence[Candidate], min_score: float, before: Sequence[str] = ()) -> Resolution:
+    """`question` with what it leaves out filled in from the candidates at or above `min_score`;
+    `before`: the questions asked earlier in the same input ("Why was X …? What made him …?")."""
     usable = [c for c in candidates if c.score >= min_score]
-    if not usable:
+    if not usable and not before:
         return Resolution(question)
     ellipsis = _ELLIPSIS.match(question)
-    if ellipsis:
+    if ellipsis and usable:
         return _ellipsis(question, ellipsis.group("what"), usable)
-    # A pronoun continues what was talked about last: of the usable records, the latest turn's
-    # entity (the score only decides which records are usable; a longer lead must not make an
-    # older turn win).
-    named = max((c for c in usable if c.entity), key=lambda c: c.turn, default=None)
-    rewritten, notes, used = question, [], []
-    if named is not None and (_PRONOUN.search(question) or _POSSESSIVE.search(question)):
-        rewritten = _POSSESSIVE.sub(lambda m: f"{named.entity}'s", rewritten)
-        rewritten = _PRONOUN.sub(named.entity, rewritten)
-        notes.append(_note(question, named.entity, named))
-        used.append(named.id)
+    if _WHY.match(question) and usable:
+        return _why(question, usable)
+    rewritten, notes, used, unresolved = question, [], [], []
+    if pronoun_groups(question):
+        within = mentions_of([TurnText(0, " ".join(before))]) if before else []
+        texts = _turn_texts(usable)
+        document = texts[0].document if texts else ""
+        choices = choose(question, mentions_of(texts), before=within, document=document)
+        rewritten = rewrite(question, choices)
+        latest = max(usable, key=lambda c: c.turn, default=None)
+        for choice in choices:
+            if choice.chosen is None:
+                unresolved.append(choice.note())
+            elif not choice.weights:
+                notes.append(choice.note())
+            elif latest is not None:
+                turn = latest.turn - choice.chosen.back
+                source = next((c for c in usable if c.turn == turn), latest)
+                notes.append(f"{choice.note()}, from turn {turn}, memory score {source.score:.2f}")
+                used.append(source.id)
     same = _SAME.search(rewritten)
-    short = next((c for c in usable if c.lead and len(c.lead.split()) <= _MAX_SAME_WORDS), None)
-    if same and short is not None:
-        rewritten = rewritten[: same.start()] + short.lead.rstrip(".") + rewritten[same.end():]
-        notes.append(f"{same.group(0)} → {short.lead.rstrip('.')}, from turn {short.turn}, memory score {short.score:.2f}")
-        used.append(short.id)
-    return Resolution(rewritten, tuple(notes), tuple(dict.fromkeys(used)))
+    if same and same.group("what") and usable:
+        filled = _same(same.group("what"), usable)
+        if filled is not None:
+            text, source = filled
+            rewritten = rewritten[: same.start()] + text + rewritten[same.end():]
+            notes.append(f"{same.group(0)} → {text}, an earlier {same.group('what')}, from turn {source.turn}, "
+                         f"memory score {source.score:.2f}")
+            used.append(source.id)
+    return Resolution(rewritten, tuple(notes), tuple(dict.fromkeys(used)), tuple(unresolved))
+
+
+def _turn_texts(usable: Sequence[Candidate]) -> list[TurnText]:
+    """The latest turns' questions, leads and (the latest turn's) cited text."""
+    turns = sorted({c.turn: c for c in usable if c.turn > 0}.values(), key=lambda c: -c.turn)[:RECENT_TURNS]
+    latest = turns[0].turn if turns else 0
+    return [TurnText(latest - c.turn, c.question, c.lead, entity=c.entity,
+                     story=c.story if c.turn == latest else (), document=c.document if c.turn == latest else "")
+            for c in turns]
+
+
+def _same(what: str, usable: Sequence[Candidate]) -> tuple[str, Candidate] | None:
+    """The latest earlier mention whose noun is `what` ("the same fee": "the annual membership fee")."""
+    head = what.lower()
+    for candidate in sorted(usable, key=lambda c: -c.turn):
+        for mention in mentions_of([TurnText(0, candidate.question, candidate.lead)]):
+            if mention.head == head or _lemma(mention.head) == _lemma(head):
+                return mention.text, candidate
+    return None
+
+
+def _lemma(word: str) -> str:
+    from core.support import lexicon_or_none
+
+    lexicon = lexicon_or_none()
+    return lexicon.lemma(word, "NOUN") if lexicon is not None else word
 
 
 def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resolution:
-    """ "And X?": the last question asked about something else, asked again about X."""
-    base = next((c for c in usable if c.entity and c.entity.lower() in c.question.lower()), None)
-    if base is None:
-        return Resolution(question)
-    start = base.question.lower().index(base.entity.lower())
-    rewritten = base.question[:start] + what + base.question[start + len(base.entity):]
+    """ "And X?": the last question asked again about X in place of the earlier mention of X's kind
+    (a fee for a fee, a person for a person); left as asked when that question still holds a
+    pronoun it could not resolve (its frame is incomplete) or has no slot of X's kind."""
+    if not _noun_phrase(what):
+        return Resolution(question)  # "And what should X not get close to?" is a question of its own
+    base = max(usable, key=lambda c: c.turn)
+    if pronoun_groups(base.question):
+        return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question "
+                                                f"\"{base.question}\" still has a pronoun",))
+    slot = _slot(base.question, what, base.entity)
+    if slot is None:
+        return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question has no "
+                                                f"{what.strip()}-like slot",))
+    start = base.question.index(slot)
+    rewritten = base.question[:start] + what + base.question[start + len(slot):]
     note = f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}"
     return Resolution(rewritten, (note,), (base.id,))
 
 
-def _note(question: str, entity: str, candidate: Candidate) -> str:
-    words = sorted({m.group(0).lower() for m in (*_PRONOUN.finditer(question), *_POSSESSIVE.finditer(question))})
-    return f"{'/'.join(words)} → {entity}, from turn {candidate.turn}, memory score {candidate.score:.2f}"
+def _noun_phrase(what: str) -> bool:
+    """"And the swarm fee?", "What about Petrel?": the rest is a noun phrase, not a clause ("what
+    should X not get close to") nor a place phrase ("to the south", whose frame English cannot say)."""
+    tags = [t.tag for t in tag_text(what)]
+    return bool(tags) and tags[0] not in ("ADP", "ADV", "SCONJ") and not {"VERB", "AUX"} & set(tags) and \
+        what.split()[0].lower() not in WH_WORDS
+
+
+def _slot(frame: str, what: str, entity: str) -> str | None:
+    """The mention of `frame` that `what` takes the place of: the same noun, else the same kind
+    (what the frame asked about counts as a mention even where the tagger missed it: "What is
+    Tern?" reads Tern as an adjective)."""
+    own = mentions_of([TurnText(0, what)])
+    theirs = [m for m in mentions_of([TurnText(0, frame, entity=entity)]) if m.text in frame]
+    if not own or not theirs:
+        return None
+    mine = own[-1]
+    same = [m for m in theirs if m.head == mine.head or _lemma(m.head) == _lemma(mine.head)]
+    kind = [m for m in theirs if m.kind == mine.kind and m.named == mine.named]
+    return (same or kind or [None])[0].text if (same or kind) else None
+
+
+def _why(question: str, usable: Sequence[Candidate]) -> Resolution:
+    """"Why?" after a yes/no question ("Did Anna go home?") asks why of that question's claim."""
+    base = max(usable, key=lambda c: c.turn)
+    first = base.question.split(maxsplit=1)
+    if len(first) < 2 or first[0].lower() not in FRAME_AUXILIARIES or pronoun_groups(base.question):
+        return Resolution(question)
+    rewritten = f"Why {first[0].lower()} {first[1]}"
+    return Resolution(rewritten, (f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}",),
+                      (base.id,))

@@ -1,27 +1,25 @@
 """Memory on disk: one JSON Lines file per conversation and one for the user's durable notes, per caller.
 
     <root>/<caller digest>/conversation-<name>.jsonl     active-session turns and summaries
+    <root>/<caller digest>/conversation-<name>.vectors   their HDC vectors (core/memory/vectors.py)
     <root>/<caller digest>/user.jsonl                    notes the user pinned
+    <root>/<caller digest>/.<file>.lock                  the lock every change to <file> holds
 
-`root` is `$XDG_DATA_HOME/mrptui/memory` by default. Folders are 0700 and files 0600: a record quotes
-what its caller was shown. Files are replaced atomically and bounded (`maxRecords`, `maxFileBytes`,
-oldest records dropped first); a line that does not validate is a diagnostic with its line number and
-is dropped, never guessed at.
+`root` is `$XDG_DATA_HOME/mrptui/memory` by default. Folders are made 0700 and files 0600: a record
+quotes what its caller was shown. Each file is a log (core/memory/journal.py): appended under a
+lock, rewritten by temp file + rename under the same lock, bounded (`maxRecords`, `maxFileBytes`,
+oldest records dropped first). A folder that exists keeps the mode its owner gave it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+import stat
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from core.config import MemoryConfig
-from core.diagnostics import Code, Diagnostic
-from core.memory.records import MemoryRecord
-from core.safe_io import FileTooLarge, UnsafePath, atomic_write_text, read_regular
+from core.memory.journal import Journal, MemoryFileError, writable_folder
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
@@ -48,65 +46,42 @@ class MemoryStore:
     def __init__(self, root: Path, config: MemoryConfig):
         self.root = Path(root)
         self.config = config
-        self.problems: list[Diagnostic] = []
+        self._journals: dict[Path, Journal] = {}
 
     def path(self, caller: str, conversation: str | None) -> Path:
         name = f"conversation-{check_name(conversation)}.jsonl" if conversation else "user.jsonl"
         return self.root / caller / name
 
-    def load(self, caller: str, conversation: str | None) -> list[MemoryRecord]:
+    def journal(self, caller: str, conversation: str | None) -> Journal:
+        """The log of one file, kept per store so its parsed records are reused while it is unchanged."""
         path = self.path(caller, conversation)
-        try:
-            data = read_regular(path, self.config.max_file_bytes)
-        except FileNotFoundError:
-            return []
-        except (FileTooLarge, UnsafePath, OSError) as exc:
-            reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc)
-            self.problems.append(Diagnostic(code=Code.FILE_UNREADABLE, message=f"memory: {reason}", file=str(path)))
-            return []
-        records = []
-        for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-            if not line.strip():
-                continue
+        if path not in self._journals:
+            self._journals[path] = Journal(path, caller, self.config)
+        return self._journals[path]
+
+    def check_folders(self, caller: str) -> None:
+        """`MemoryFileError` when the memory folder or the caller's folder is there but is no folder
+        (checked once, so a bad `$MRPTUI_MEMORY_DIR` is one warning, not one per file)."""
+        for folder in (self.root, self.root / caller):
             try:
-                record = MemoryRecord.model_validate_json(line)
-            except ValidationError as exc:
-                message = f"memory record dropped: {exc.errors()[0]['msg']}"
-                self.problems.append(Diagnostic(code=Code.MALFORMED_LINE, message=message, file=str(path), line=number))
+                info = os.stat(folder)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise MemoryFileError(folder, f"memory folder cannot be used ({exc.strerror or exc})") from None
+            if not stat.S_ISDIR(info.st_mode):
+                raise MemoryFileError(folder, "memory folder is not a folder")
+
+    def make_folders(self, caller: str) -> None:
+        """Create the memory and caller folders (0700) that are missing; existing ones are left as they are."""
+        self.check_folders(caller)
+        for folder in (self.root, self.root / caller):
+            if folder.is_dir():
                 continue
-            # A record filed under another caller's folder is never read as this caller's.
-            if record.caller == caller:
-                records.append(record)
-        return records[-self.config.max_records:]
-
-    def save(self, caller: str, conversation: str | None, records: Sequence[MemoryRecord]) -> None:
-        """Replace the file with `records`, oldest dropped first until both bounds hold."""
-        path = self.path(caller, conversation)
-        lines = [record.model_dump_json() + "\n" for record in records][-self.config.max_records:]
-        size = sum(len(line.encode()) for line in lines)
-        while lines and size > self.config.max_file_bytes:
-            size -= len(lines.pop(0).encode())
-        _private_folder(path.parent)
-        atomic_write_text(path, lines, mode=0o600)  # 0600 from its first byte: no window readable by others
-
-    def remove(self, caller: str, conversation: str | None) -> bool:
-        path = self.path(caller, conversation)
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            return False
-        return True
-
-    def conversations(self, caller: str) -> list[str]:
-        folder = self.root / caller
-        if not folder.is_dir():
-            return []
-        names = (p.name[len("conversation-"):-len(".jsonl")] for p in folder.glob("conversation-*.jsonl"))
-        return sorted(n for n in names if _NAME.fullmatch(n))
-
-
-def _private_folder(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for part in (folder, folder.parent):
-        if part.is_dir() and part.stat().st_uid == os.getuid():
-            os.chmod(part, 0o700)
+            writable_folder(next(p for p in folder.parents if p.exists()))
+            try:
+                folder.mkdir(parents=True, mode=0o700)
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise MemoryFileError(folder, f"memory folder cannot be made ({exc.strerror or exc})") from None

@@ -84,16 +84,15 @@ def turn_of(events: Sequence[object]) -> Turn | None:
     grounded = answer.status == "grounded"
     return Turn(
         question=question,
-        lead=lead_of(answer.answer) if grounded else "",
+        lead=_lead(answer) if grounded else "",
         entity=entity_of(question),
         unit_ids=tuple(answer.evidence_ids),
     )
 
 
-def lead_of(answer: str) -> str:
-    """The short answer before ", because:" (citations dropped), as the judge reads it."""
-    text = _CITATION.sub("", answer).strip().split("\n", 1)[0]
-    for marker in (", because:", " because:"):
-        if marker in text:
-            return text.split(marker, 1)[0].strip()
-    return text
+def _lead(answer: AnswerReady) -> str:
+    """What the turn answered: the lead its one part asserts, else the first line it said
+    (an answer quoting evidence, or several parts), citations dropped."""
+    if len(answer.parts) == 1 and answer.parts[0].lead:
+        return _CITATION.sub("", answer.parts[0].lead).strip()
+    return _CITATION.sub("", answer.answer).strip().split("\n", 1)[0]

@@ -9,23 +9,21 @@ the Roman numerals "x" and "l" (docs/decisions.md, "Cardinal words").
 """
 
 from __future__ import annotations
+from core.words import CARDINAL_TEENS, CARDINAL_TENS, CARDINAL_UNITS
 
-_UNITS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 # Multipliers: "two hundred", "a dozen" (twelve of what follows).
 _SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 
 VALUES: dict[str, int] = {
     "zero": 0,
-    **{word: i + 1 for i, word in enumerate(_UNITS)},
-    **{word: i + 10 for i, word in enumerate(_TEENS)},
-    **{word: (i + 2) * 10 for i, word in enumerate(_TENS)},
+    **{word: i + 1 for i, word in enumerate(CARDINAL_UNITS)},
+    **{word: i + 10 for i, word in enumerate(CARDINAL_TEENS)},
+    **{word: (i + 2) * 10 for i, word in enumerate(CARDINAL_TENS)},
     **_SCALES,
 }
 CARDINALS = frozenset(VALUES)
 SCALES = frozenset(_SCALES)
-TENS = frozenset(_TENS)
+TENS = frozenset(CARDINAL_TENS)
 
 
 def cardinal_value(word: str) -> int | None:
@@ -35,7 +33,7 @@ def cardinal_value(word: str) -> int | None:
     if lower in VALUES:
         return VALUES[lower]
     tens, _, unit = lower.partition("-")
-    if tens in TENS and unit in _UNITS:
+    if tens in TENS and unit in CARDINAL_UNITS:
         return VALUES[tens] + VALUES[unit]
     return None
 

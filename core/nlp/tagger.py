@@ -25,6 +25,7 @@ from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
 from core.nlp.unpacked import load_unpacked
 from core.nlp.weights_table import WeightsTable, table_bytes
+from core.words import PARTICIPLE_ENDINGS
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
@@ -168,7 +169,6 @@ def number_revise(word: str, tag: str, words: Sequence[str], index: int) -> str:
 
 # What may follow a verb whose object or complement comes next ("sells | meters", "checks | each").
 _AFTER_VERB = frozenset("DET NOUN PROPN ADJ NUM PRON VERB ADP ADV".split())
-_PARTICIPLE_ENDINGS = ("ed", "ing", "en")
 
 
 def clause_revise(words: Sequence[str], tags: Sequence[str]) -> list[str]:
@@ -195,7 +195,7 @@ def clause_revise(words: Sequence[str], tags: Sequence[str]) -> list[str]:
 
 
 def _attributive(words: Sequence[str], tags: Sequence[str], i: int) -> bool:
-    return i > 0 and tags[i - 1] in ("DET", "ADJ") and words[i].lower().endswith(_PARTICIPLE_ENDINGS)
+    return i > 0 and tags[i - 1] in ("DET", "ADJ") and words[i].lower().endswith(PARTICIPLE_ENDINGS)
 
 
 def load_models() -> None:

@@ -11,28 +11,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from core.cnl import split_sentences
 from core.events import AnswerDetail
 from core.intent_cues import ALTERNATIVES, QuestionCues
-from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, question_terms
+from core.plugins.passages import Evidence, Sentence, covered
+from core.question import Question
+from core.question.terms import EDGE, Term
 from core.text import STOPWORDS, tokenize
 from core.units import Act, KnowledgeUnit
+from core.words import ENTITY_WH, PERSON_WH, REFERS_BACK, WH_WORDS
 
 # Sentences around the one stating what is explained: text gives reasons on either side.
 _EXPLANATION_BEFORE = 1
 _EXPLANATION_AFTER = 2
-# Words that open a sentence continuing the one before: pronouns, demonstratives, connectives.
-_REFERS_BACK = frozenset(
-    "it its this that these those they their them he his she her so therefore thus hence because "
-    "consequently then otherwise which as".split()
-)
 # A connective introducing a reason inside the sentence: it explains itself.
 _GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|so that|in order to|as a result of)\b", re.IGNORECASE)
 _MAX_SIDE_SENTENCES = 2
-_PERSON_OPENERS = frozenset(("who", "whom", "whose"))
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
 # Ordinal sentences read after the one a list question matched, at most.
@@ -40,7 +37,6 @@ _MAX_ORDINALS = 10
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
 _ENTITY_LENIENT_FROM_TERMS = 3
-_ENTITY_OPENERS = frozenset("who whom whose which".split())
 _ENTITY_PHRASE = re.compile(r"^\s*(?:name the|what is the name|what was the name)\b", re.IGNORECASE)
 _ENUMERATION = re.compile(r"(?P<items>(?:[^,;:]+,\s+)+[^,;:]+?\s+(?:and|or)\s+[^,;:]+?)[.!?]?$")
 _ORDINAL = re.compile(r"^(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|next|last|finally)\b", re.IGNORECASE)
@@ -49,16 +45,24 @@ _ORDINAL = re.compile(r"^(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|nex
 @dataclass(frozen=True)
 class Draft:
     """An answer before the weakness check: its text, the ids it cites in order, how it was built,
-    and why it cannot answer (empty when it can)."""
+    why it cannot answer (empty when it can), and `lead`, the short answer its text leads with
+    ("" when it quotes evidence without one): every surface reads the lead from here, never by
+    parsing the text back."""
 
     text: str
     cited: tuple[str, ...]
     method: str
     cannot_tell: str = ""
     detail: AnswerDetail | None = None
+    lead: str = ""
+
+    @classmethod
+    def led(cls, lead: str, because: str, cited: Sequence[str], method: str, detail: AnswerDetail | None = None) -> Draft:
+        """An answer that leads with `lead`, then what it rests on: the one place "LEAD, because: …"
+        is written."""
+        return cls(f"{lead}, because: {because}", tuple(cited), method, detail=detail, lead=lead.strip())
 
 
-_WH_OPENERS = frozenset("what which who whom whose when where why how".split())
 _ASKS_YES_NO = re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE)
 
 
@@ -78,11 +82,11 @@ def form_of(question: str, cues: QuestionCues, act: Act) -> Form:
     first = question.strip().split()[0].lower().strip(EDGE) if question.strip() else ""
     # A verify act defaults to a yes/no shape, but "What is the refund policy?" asks for content:
     # a wh-question is answered yes or no only when it says so.
-    if cues.output == "yes_no" and (first not in _WH_OPENERS or _ASKS_YES_NO.search(question)):
+    if cues.output == "yes_no" and (first not in WH_WORDS or _ASKS_YES_NO.search(question)):
         return Form.YES_NO
     if cues.output == "list":
         return Form.LIST
-    if first in _ENTITY_OPENERS or _ENTITY_PHRASE.match(question):
+    if first in ENTITY_WH or _ENTITY_PHRASE.match(question):
         return Form.ENTITY
     if act is Act.COMPARE and len(cues.compared) >= 2:
         return Form.COMPARISON
@@ -107,7 +111,7 @@ def entity(question: str, terms: Sequence[Term], evidence: Evidence) -> tuple[st
     need = len(terms) - 1 if len(terms) >= _ENTITY_LENIENT_FROM_TERMS else len(terms)
     kind = _asked_kind(question)
     # "Who …?" asks for a person: a capitalised code ("error code E4") is a later choice.
-    person = question.strip().split(maxsplit=1)[0].lower() in _PERSON_OPENERS if question.strip() else False
+    person = question.strip().split(maxsplit=1)[0].lower() in PERSON_WH if question.strip() else False
     best: tuple[tuple[int, bool, bool, bool, int, int], str, Sentence] | None = None
     for rank, sentence in enumerate(evidence.ranked()):
         count = len(covered(terms, [sentence]))
@@ -262,7 +266,7 @@ def _connected(outward: Sequence[Sentence], anchor: Sentence, terms: Sequence[Te
     kept = []
     for sentence in outward:
         opener = sentence.text.split(maxsplit=1)[0].strip(EDGE).lower() if sentence.text.split() else ""
-        if not (sentence.stems & anchor.stems or covered(terms, [sentence]) or opener in _REFERS_BACK):
+        if not (sentence.stems & anchor.stems or covered(terms, [sentence]) or opener in REFERS_BACK):
             break
         kept.append(sentence)
     return kept
@@ -328,7 +332,7 @@ def _near_start(sentence: Sentence, stem: str) -> bool:
 
 
 def form_draft(
-    form: Form, question: str, cues: QuestionCues, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit] = ()
+    form: Form, asked: Question, units: Sequence[KnowledgeUnit], paragraphs: Sequence[KnowledgeUnit] = ()
 ) -> Draft | None:
     """The answer in the form asked for, or None when the evidence has no such shape (the caller
     then quotes the evidence as before). Lists and explanations also read the rest of the kept
@@ -336,9 +340,9 @@ def form_draft(
     runs on past the unit retrieval kept."""
     reads_on = form in (Form.LIST, Form.EXPLANATION)
     evidence = Evidence([*units, *paragraphs] if reads_on else units)
-    terms = question_terms(question, cues)
+    question, terms = asked.text, asked.terms
     if form is Form.YES_NO:
-        return _yes_no_draft(question, terms, evidence)
+        return _yes_no_draft(asked, evidence)
     if form is Form.ENTITY:
         found = entity(question, terms, evidence)
         return _draft(found[0], [found[1]], f"entity from {found[1].unit.id}") if found else None
@@ -358,16 +362,14 @@ def form_draft(
         method = f"explained {anchor.unit.id} by {len(reasons)} neighbouring sentence(s)"
         if not reasons:
             return Draft(f"{lead}.", (anchor.unit.id,), method)
-        drafted = _draft(lead, reasons, method)
-        return Draft(drafted.text, _ids([anchor, *reasons]), method)
+        return replace(_draft(lead, reasons, method), cited=_ids([anchor, *reasons]))
     if form is Form.COMPARISON:
-        return _comparison_draft(cues, evidence)
+        return _comparison_draft(asked.cues, evidence)
     return None
 
 
 def _draft(lead: str, because: Sequence[Sentence], method: str) -> Draft:
-    text = f"{lead}, because: {' '.join(s.cited() for s in because)}"
-    return Draft(text, _ids(because), method)
+    return Draft.led(lead, " ".join(s.cited() for s in because), _ids(because), method)
 
 
 _UNNAMED = "no kept evidence mentions it"
@@ -382,14 +384,15 @@ def _ids(sentences: Sequence[Sentence]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.unit.id for s in sentences))
 
 
-def _yes_no_draft(question: str, terms: Sequence[Term], evidence: Evidence) -> Draft:
+def _yes_no_draft(question: Question, evidence: Evidence) -> Draft:
     from core.plugins.polarity import yes_no  # its patterns compile only for yes/no questions
 
-    verdict = yes_no(question, terms, evidence)
+    verdict = yes_no(question, evidence)
     if verdict.answer is not None:
         return _draft(verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}")
-    asked = " ".join(question.split()).split("?")[0].strip()
+    asked = " ".join(question.text.split()).split("?")[0].strip()
     closest = f" The closest evidence says: {' '.join(s.cited() for s in verdict.because)}" if verdict.because else ""
+    terms = question.terms
     missing = [t.word for t in terms if t not in covered(terms, verdict.because)]
     reason = f"no passage states or denies it (unmatched: {', '.join(missing) or 'none'})"
     return Draft(

@@ -20,6 +20,7 @@ from core.units import Act, Caller, Intent, KnowledgeUnit
 if TYPE_CHECKING:
     from core.events import MemoryUse
     from core.kb import KBView
+    from core.question import Question, Questions
 
 
 class PluginType(StrEnum):
@@ -99,6 +100,8 @@ class SdResult:
     dropped_questions: int = Field(default=0, ge=0)
     # Follow-up completions from memory, and the records they used.
     resolved: tuple[str, ...] = ()
+    # Pronouns left as asked, and why ("could not tell who 'she' is: …").
+    unresolved: tuple[str, ...] = ()
     memory_used: tuple[str, ...] = ()
 
 
@@ -123,7 +126,9 @@ INSUFFICIENT_PREFACE = "The evidence is insufficient"
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class GsResult:
-    """`weak`: the solver itself found the evidence insufficient, so the answer is never grounded."""
+    """`weak`: the solver itself found the evidence insufficient, so the answer is never grounded.
+    `lead`: the short answer `answer` leads with ("" when it has none), as the solver built it
+    (an LLM's text is read once, by core/plugins/llm_answer.py)."""
 
     status: Status
     reason: str = ""
@@ -132,6 +137,7 @@ class GsResult:
     llm_calls: int = Field(default=0, ge=0)
     weak: bool = False
     detail: AnswerDetail | None = None
+    lead: str = ""
 
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
@@ -161,12 +167,22 @@ class Request:
     """Why the caller's other records were not offered (a cited unit changed or left the view)."""
 
 
+def _questions() -> Questions:
+    """An empty run's Questions, imported when first needed: analysing a question loads the
+    tagger's tables (numpy), which what imports only the contract need not."""
+    from core.question import Questions
+
+    return Questions()
+
+
 @dataclass
 class RunContext:
     """Everything a plugin may read for one request; `view` holds only permitted units.
 
     `cancel` is this call's token: long loops poll `ctx.cancel.raise_if_cancelled()`. `llm_budget`
-    is shared by the whole request; an LLM call is charged to it before it is made.
+    is shared by the whole request; an LLM call is charged to it before it is made. `questions`
+    is the run's too (the kernel makes one per run): every plugin reads its intent's analysed
+    Question from it (`question`) instead of analysing the text again.
     """
 
     request: Request
@@ -175,10 +191,14 @@ class RunContext:
     llm_calls_left: int = 0
     cancel: CancelToken = field(default_factory=CancelToken)
     llm_budget: CallBudget | None = None
+    questions: Questions = field(default_factory=_questions)
 
     def __post_init__(self) -> None:
         if self.llm_budget is None:
             self.llm_budget = CallBudget(self.llm_calls_left, name="maxLlmCallsPerRequest")
+
+    def question(self, intent: Intent) -> Question:
+        return self.questions.of(intent.target)
 
 
 class Plugin(ABC):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from core.config import Lane, Profile
 from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
 from core.embeddings import EmbeddingError
-from core.intent_cues import focus_coverage, question_cues, unit_text
+from core.intent_cues import focus_coverage, unit_text
 from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
 from core.retrieval.hdc_index import match_notes
@@ -162,7 +162,7 @@ class ProfileRetriever(KnowledgePlugin):
         names them all: it is about exactly what was asked, whatever its role."""
         if len(kept) != 1 or kept[0].current_turn:
             return ()
-        cues = question_cues(intent.target)
+        cues = ctx.question(intent).cues
         unit = ctx.view.get(kept[0].id)
         if unit is None or len(cues.focus_words) < DECISIVE_FOCUS_WORDS:
             return ()

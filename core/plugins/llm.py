@@ -33,6 +33,7 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.plugins.llm_answer import lead_of
 from core.services import Services
 from core.units import Act, Intent, KnowledgeUnit
 
@@ -295,7 +296,9 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
                     cited[unit_id] = None
         if not cited:
             return GsResult(status=Status.ERROR, reason="LLM answer cites no provided evidence", llm_calls=1)
-        return GsResult(status=Status.SUCCESS, reason=memory_note, answer=answer, cited_ids=tuple(cited), llm_calls=1)
+        return GsResult(
+            status=Status.SUCCESS, reason=memory_note, answer=answer, cited_ids=tuple(cited), llm_calls=1, lead=lead_of(answer)
+        )
 
 
 class _Verdict(BaseModel):

@@ -8,24 +8,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.nlp.cardinals import cardinal_value
-from core.plugins.passages import EDGE, Evidence, Sentence, Term, covered, passage
+from core.plugins.passages import Evidence, Sentence, covered, passage
+from core.question import Question
+from core.question.terms import EDGE, Term
 from core.support import coverage, unnamed_agents
 from core.tagging import tag_text
 from core.text import tokenize
 from core.units import Role
+from core.words import DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS
 
-# Words that deny what their clause states. A cue the question itself uses ("Was the claim
-# denied?", "… without a reason?") is the thing asked about, not a denial, so it is skipped there.
-_NEGATIONS = frozenset("not never nobody nothing neither nor cannot without refused declined denied lacked".split())
-# Determiners deny only the noun they stand before: "no ledger" denies a ledger, "at no charge"
-# denies nothing the question asks about; so do the prepositions of exception ("open daily except
-# on Sundays" denies Sundays, not every day).
-_NOUN_NEGATIONS = frozenset("no none except excluding".split())
-# A verb after these is offered, planned or asked for, not done: "offered to launch the lifeboat".
-_UNREALISED = frozenset("to would could should might may must can will shall".split())
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
 _REFUSAL_AFTER = 2
-_PAST_AUXILIARIES = frozenset("was were did had".split())
 # A sentence answering a question explicitly: "No." or "Yes, parking is free …".
 _REPLY = re.compile(r"^\s*(?P<word>yes|no)\b\s*(?:[.,;:!\u2013\u2014-]+\s*|$)", re.IGNORECASE)
 # Sentences after a bare "No." quoted as its reason, at most.
@@ -41,7 +34,7 @@ class Verdict:
     because: tuple[Sentence, ...]
 
 
-def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
+def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     """Yes when a passage states every term (as written, inflected, or through a lexicon link of
     the same lemma or a derivation: "see" / "saw") and no such passage denies it; No when one
     does, a negation word sharing a clause with a question term or the opposite of a question
@@ -49,6 +42,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     quoting the closest passage. Co-mention alone is weak support, so one denial outweighs any
     number of statements ("asked the priory to pay" / "the priory refused"). A question about
     what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
+    question, terms = asked.text, asked.terms
     reply = _reply(terms, evidence)
     if reply is not None:
         return reply
@@ -57,7 +51,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
         if covered(terms, [sentence]) and not _is_question(sentence):
             window = passage(sentence, terms, evidence)
-            passages.append((_said(question, terms, window, sentence), -len(window), rank, tuple(window), sentence))
+            passages.append((_said(asked, terms, window, sentence), -len(window), rank, tuple(window), sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
     happened = _asks_what_happened(question)
     # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
@@ -87,7 +81,7 @@ def yes_no(question: str, terms: Sequence[Term], evidence: Evidence) -> Verdict:
     return Verdict(None, (stated or passages)[0][3] if passages else ())
 
 
-def _said(question: str, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
+def _said(question: Question, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
     """How many terms the passage says. A term its words miss may be said through the lexicon
     (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), or be the
     subject of the question's verb that the sentence states in the passive without "by" ("Can a
@@ -101,7 +95,7 @@ def _said(question: str, terms: Sequence[Term], window: Sequence[Sentence], sent
         words = [w for s in window for w in s.text.split()]
         unsaid = [t for t in terms if t not in found]
         linked = len(coverage(unsaid, words).covered)
-        agents = unnamed_agents(tag_text(question), tag_text(sentence.text), [t for t in unsaid if not t.is_name])
+        agents = unnamed_agents(question.tokens, tag_text(sentence.text), [t for t in unsaid if not t.is_name])
         count += linked or len(agents)
     numbers = [t for t in terms if _number(t)]
     if numbers and len(covered(numbers, [sentence])) < len(numbers):
@@ -150,7 +144,7 @@ def _reply(terms: Sequence[Term], evidence: Evidence) -> Verdict | None:
 def _asks_what_happened(question: str) -> bool:
     """A question opening with a past auxiliary ("Was …", "Did …") asks about an event."""
     words = question.split(maxsplit=1)
-    return bool(words) and words[0].strip(EDGE).lower() in _PAST_AUXILIARIES
+    return bool(words) and words[0].strip(EDGE).lower() in PAST_AUXILIARIES
 
 
 def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str | None:
@@ -159,7 +153,7 @@ def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str 
     every term. A question that asks what can or may be done ("Can a member borrow …?"), or puts
     the term after "to" itself, asks about the offer, so the offer answers it."""
     asked = [w.strip(EDGE).lower() for w in question.split()]
-    if any(w in _UNREALISED and w != "to" for w in asked):
+    if any(w in UNREALISED_MARKERS and w != "to" for w in asked):
         return None
     said = [w.strip(EDGE).lower() for w in sentence.text.split()]
     for term in terms:
@@ -172,7 +166,7 @@ def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str 
 
 
 def _framed(words: Sequence[str], index: int) -> bool:
-    return index > 0 and words[index - 1] in _UNREALISED
+    return index > 0 and words[index - 1] in UNREALISED_MARKERS
 
 
 def refused(sentence: Sentence, frame: str, evidence: Evidence) -> Sentence | None:
@@ -183,7 +177,7 @@ def refused(sentence: Sentence, frame: str, evidence: Evidence) -> Sentence | No
     for candidate in later:
         for clause in _CLAUSE_BREAK.split(candidate.text):
             words = [w.strip(EDGE).lower() for w in clause.split()]
-            if stems & set(tokenize(clause)) and any(w in _NEGATIONS or w.endswith("n't") for w in words):
+            if stems & set(tokenize(clause)) and any(w in DENIALS or w.endswith("n't") for w in words):
                 return candidate
     return None
 
@@ -199,10 +193,10 @@ def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Seq
         for index, word in enumerate(words):
             if word in asked:
                 continue
-            if (word in _NEGATIONS or word.endswith("n't")) and named:
+            if (word in DENIALS or word.endswith("n't")) and named:
                 return True
             following = set(tokenize(" ".join(words[index + 1 : index + 3])))
-            if word in _NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
+            if word in NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
                 return True
     return _opposed(sentence, terms) or replaced(sentence, terms, question, window)
 

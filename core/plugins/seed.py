@@ -9,13 +9,17 @@ from __future__ import annotations
 from core.cnl import format_intents, parse_intents, read_text
 from core.config import Budgets, MemoryConfig
 from core.events import MemoryUse
-from core.intent_cues import question_cues, split_input
+from core.intent_cues import split_input
 from core.memory.cited import usable
 from core.memory.followup import Candidate, resolve
 from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
+from core.question import Question
 from core.units import Act, Intent, KnowledgeUnit
 
 CURRENT_TURN_FILE = "<current-turn>"
+# Units of a cited file read to count how often a referent is said there (budget: the file's first
+# maxDocumentUnits units, in reading order).
+MAX_DOCUMENT_UNITS = 400
 
 DESCRIPTOR = Descriptor(
     id="sd-symbolic",
@@ -52,9 +56,10 @@ class SymbolicSeedDetector(SeedDetector):
         # Re-checked against this run's view: a record citing a unit the caller cannot see now, or
         # one edited since, is not used.
         records, withheld = usable(ctx.request.memory, ctx.view)
-        candidates = [_candidate(m) for m in records]
-        resolutions = [resolve(part, candidates, self.memory_min_score) for part in questions[: self.max_questions]]
-        intents = [_intent(r.question, context) for r in resolutions]
+        candidates = [_candidate(m, ctx.view) for m in records]
+        asked = questions[: self.max_questions]
+        resolutions = [resolve(part, candidates, self.memory_min_score, asked[:i]) for i, part in enumerate(asked)]
+        intents = [_intent(ctx.questions.of(r.question), context) for r in resolutions]
         cnl = format_intents(intents)
         parsed, diagnostics = parse_intents(cnl, file="<sd-symbolic>")
         errors = [d.format() for d in diagnostics if d.is_error]
@@ -68,6 +73,9 @@ class SymbolicSeedDetector(SeedDetector):
         resolved = tuple(note for r in resolutions for note in r.notes)
         if resolved:
             reason += "; from memory: " + "; ".join(resolved)
+        unresolved = tuple(note for r in resolutions for note in r.unresolved)
+        if unresolved:
+            reason += "; " + "; ".join(unresolved)
         if withheld:
             reason += "; memory " + "; ".join(withheld)
         return SdResult(
@@ -78,17 +86,28 @@ class SymbolicSeedDetector(SeedDetector):
             context_units=units,
             dropped_questions=max(0, dropped),
             resolved=resolved,
+            unresolved=unresolved,
             memory_used=tuple(dict.fromkeys(i for r in resolutions for i in r.used)),
         )
 
 
-def _candidate(use: MemoryUse) -> Candidate:
-    return Candidate(id=use.id, turn=use.turn, question=use.question, lead=use.lead, entity=use.entity, score=use.score)
+def _candidate(use: MemoryUse, view) -> Candidate:
+    # Read from this run's view only: `usable` kept records whose units it shows, and a unit it
+    # does not show (another caller's) is never read.
+    units = [u for u in (view.get(uid) for uid in use.unit_ids) if u is not None] if view is not None else []
+    files = dict.fromkeys(u.location.file for u in units if u.location is not None)
+    whole = [u for file in files for u in view.in_file(file)[:MAX_DOCUMENT_UNITS]]
+    return Candidate(id=use.id, turn=use.turn, question=use.question, lead=use.lead, entity=use.entity,
+                     score=use.score, story=tuple(_text(u) for u in units), document=" ".join(_text(u) for u in whole))
 
 
-def _intent(question: str, context: list[str]) -> Intent:
-    cues = question_cues(question)
-    return Intent(act=cues.act, target=question, output=cues.output, context=" ".join(context) or None)
+def _text(unit: KnowledgeUnit) -> str:
+    return unit.claim or unit.procedure or ""
+
+
+def _intent(question: Question, context: list[str]) -> Intent:
+    cues = question.cues
+    return Intent(act=cues.act, target=question.text, output=cues.output, context=" ".join(context) or None)
 
 
 def current_turn_units(sentences: list[str]) -> tuple[KnowledgeUnit, ...]:

@@ -2,10 +2,14 @@
 "because:" and the sentence; when the support check (core/support.py) fails, the draft says it
 cannot tell and quotes the closest evidence instead.
 
-The sentence is the kept evidence's sentence covering most of the question's focus terms (its
-pronouns resolved, core/coref.py), then the best-ranked; the lead is the span of the expected
-type (core/answer_types.py) nearest the words it shares with the question, never one the
-question itself says.
+The answer goes through named stages (`short_draft`):
+1. select sentences: the kept sentences by the question's focus terms they say, then rank (`_readings`);
+2. resolve references: a tried sentence's pronouns and "the company" (core/coref.py, `_read`);
+3. candidate spans: the spans of the expected type (core/answer_types.py) not said by the
+   question, nearest the words it shares with the question (`_lead`);
+4. support: the lead's check (core/support.py);
+5. choose: the first supported reading, else the closest (`_closer`);
+6. render: the lead and its sentence (`_grounded`), or what it cannot tell (`_cannot_tell`).
 """
 
 from __future__ import annotations
@@ -14,14 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core import answerability
-from core.answer_types import AnswerType, Expected, Span, expected_type, name_spans, typed_spans
+from core.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
+from core.attribute_answers import attribute_spans, is_attribute
 from core.coref import Resolution, mentions_reference, resolve
 from core.events import AnswerDetail
 from core.plugins.answer_forms import Draft
-from core.intent_cues import QuestionCues, unit_text
-from core.plugins.passages import Evidence, Sentence, Term, covered, question_terms
+from core.plugins.lead_spans import extended, says_class
+from core.intent_cues import unit_text
+from core.plugins.passages import Evidence, Sentence, covered
+from core.question import Question
+from core.question.terms import Term
 from core.relation import reversed_relation
-from core.support import QUOTE_LENIENT_FROM_TERMS, Support, check, coverage, fills_gap, lead_features, lifespan_year, negated
+from core.support import QUOTE, Rules, Support, check, coverage, fills_gap, lead_features, lifespan_year, negated
 from core.tagging import Token, tag_text
 from core.text import tokenize
 from core.units import KnowledgeUnit
@@ -46,6 +54,9 @@ _SUBJECT_REACH = 3
 _DEFINITION_AFTER = 3
 # Sentences before the cited one read for a reference's antecedent (the same unit or the one before).
 _CONTEXT_BEFORE = 2
+# The rules of a lead's check with no score to reach: what the other checks alone say, for
+# core/answerability's observers.
+_UNSCORED = Rules(threshold=0.0)
 
 
 @dataclass(frozen=True)
@@ -58,24 +69,24 @@ class _Reading:
 
 
 def short_draft(
-    question: str, terms: Sequence[Term], expected: Expected, kept: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+    question: Question, expected: Expected, kept: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
 ) -> tuple[Draft, AnswerDetail] | None:
     """The typed lead with its sentence when supported, else a "cannot tell" draft; None for a
     definition no sentence gives. Leads come from the kept units; `context` (the rest of their
     paragraphs) is read only for antecedents."""
-    asked = tag_text(question)
-    required = [t for t in terms if not _is_head(t, expected)]
+    required = question.required_terms(expected)
     evidence = Evidence([*kept, *context])
-    readings = _readings(required, evidence, {unit.id for unit in kept})
+    readings = _readings(required, evidence, {unit.id for unit in kept})  # select sentences
     best: tuple[_Reading, Span | None, Support] | None = None
     top = readings[0].covered if readings else 0
     if answerability.observing():
-        _observe(question, asked, required, expected, readings, evidence)
+        _observe(question, required, expected, readings, evidence)
     for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
+        # resolve references (a sentence ranked untagged is read now)
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
-        lead = _lead(reading, question, asked, required, expected)
-        support = check(asked, required, expected, reading.tokens, lead, _antecedent_words(reading))
-        if support.passed:
+        lead = _lead(reading, question, required, expected)  # candidate spans
+        support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))  # support
+        if support.passed:  # choose, then render
             return _grounded(reading, lead, support, expected, evidence, required)
         if best is None or _closer(support, lead, best):
             best = (reading, lead, support)
@@ -85,11 +96,11 @@ def short_draft(
     if best is None:
         detail = AnswerDetail(answer_type=expected.describe(), support="failed: no kept sentence to read")
         return Draft("cannot tell from the evidence: no kept sentence.", (), "typed lead: no sentence", "no sentence"), detail
-    return _cannot_tell(question, expected, *best)
+    return _cannot_tell(question.text, expected, *best)
 
 
 def _observe(
-    question: str, asked: Sequence[Token], terms: Sequence[Term], expected: Expected, readings: Sequence[_Reading], evidence: Evidence
+    question: Question, terms: Sequence[Term], expected: Expected, readings: Sequence[_Reading], evidence: Evidence
 ) -> None:
     """Every lead of the sentences tried, and of the next best up to MAX_TRIED (measured, never
     answered from), for core/answerability's observers."""
@@ -99,16 +110,16 @@ def _observe(
     candidates = []
     for ranked in tried:
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, terms, ranked.rank)
-        lead = _lead(reading, question, asked, terms, expected)
+        lead = _lead(reading, question, terms, expected)
         if lead is None:
             continue
         context = _antecedent_words(reading)
-        features = lead_features(asked, terms, expected, reading.tokens, lead, context, unit_text(reading.sentence.unit).split())
+        features = lead_features(question, expected, reading.tokens, lead, context, unit_text(reading.sentence.unit).split())
         candidates.append(answerability.Candidate(
-            lead.text, features, rules=check(asked, terms, expected, reading.tokens, lead, context, threshold=0.0).passed,
-            supported=check(asked, terms, expected, reading.tokens, lead, context).passed, top=ranked.covered == top,
+            lead.text, features, rules=check(question, expected, reading.tokens, lead, context, _UNSCORED).passed,
+            supported=check(question, expected, reading.tokens, lead, context).passed, top=ranked.covered == top,
         ))
-    answerability.observe(question, candidates)
+    answerability.observe(question.text, candidates)
 
 
 def _closer(support: Support, lead: Span | None, best: tuple[_Reading, Span | None, Support]) -> bool:
@@ -119,13 +130,6 @@ def _closer(support: Support, lead: Span | None, best: tuple[_Reading, Span | No
     _, best_lead, best_support = best
     key = (len(support.covered), lead is not None, -len(support.reasons))
     return key > (len(best_support.covered), best_lead is not None, -len(best_support.reasons))
-
-
-def _is_head(term: Term, expected: Expected) -> bool:
-    """The class noun of "which X" names the answer's kind, and form words shape it; the sentence
-    need not repeat them."""
-    shaping = {s for word in (expected.head, *expected.form_words) for s in tokenize(word)}
-    return bool(shaping) and set(term.stems) <= shaping
 
 
 def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list[_Reading]:
@@ -179,16 +183,17 @@ def _antecedent_words(reading: _Reading) -> list[str]:
     return _said_with(reading.sentence, reading.resolved)
 
 
-def _lead(reading: _Reading, question: str, asked: Sequence[Token], terms: Sequence[Term], expected: Expected) -> Span | None:
+def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected: Expected) -> Span | None:
     """The typed span nearest the sentence's words that the question also says. A name sharing a
     word with the question is the question's own entity, not its answer; a phrase loses the
     question's words at its edges; a pronoun stands for the name it resolves to."""
-    asked_stems = {s for t in asked for s in tokenize(t.word)}
+    asked, asked_stems = question.tokens, question.stems
     term_stems = {s for term in terms for s in term.stems}
     tokens = reading.tokens
     hits = [i for i, t in enumerate(tokens) if set(tokenize(t.word)) & term_stems]
-    own_names = _own_names(reading, [_stems(asked, n) for n in name_spans(asked, question)], asked_stems, term_stems)
+    own_names = _own_names(reading, [_stems(asked, n) for n in name_spans(asked, question.text)], asked_stems, term_stems)
     candidates = list(typed_spans(tokens, reading.sentence.text, expected))
+    candidates += attribute_spans(tokens, reading.sentence.text, expected, candidates)
     if expected.type in (AnswerType.PERSON, AnswerType.KIND):
         candidates += [Span(r.antecedent, i, i) for i, r in reading.resolved.items()
                        if tokens[i].tag == "PRON" and (r.person or expected.type is AnswerType.KIND)]
@@ -199,27 +204,30 @@ def _lead(reading: _Reading, question: str, asked: Sequence[Token], terms: Seque
             continue
         if expected.type is AnswerType.DEFINITION and not any(span.first - _SUBJECT_REACH <= h < span.first for h in hits):
             continue  # defines something else: "Orionctl is part of Orion" does not say what Orion is
-        slot = fills_gap(asked, tokens, span, expected)
+        attribute = is_attribute(span, tokens, expected)
+        slot = attribute or fills_gap(question, tokens, span, expected)
+        classed = says_class(span, tokens, expected)
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
             span = _trimmed(span, tokens, asked_stems, reading.sentence.text, expected.head)
-            if expected.type in _NAMING and not any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1]):
+            named = attribute or any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1])
+            if expected.type in _NAMING and not named:
                 continue  # only a modifier is left ("stationary" of "the stationary steam engine")
         if any(n.first <= span.first and span.last <= n.last for n in own_names):
             continue
         # A year of a lifespan stands alone: asked when Zhu Shijie was born, "1249" of "(1249–1314)".
-        if span.first not in reading.resolved and not (slot and expected.type is AnswerType.DATE and lifespan_year(asked, tokens, span)):
-            span = _whole_words(span, tokens, reading.sentence.text)
-        if reversed_relation(asked, tokens, span):
+        if span.first not in reading.resolved and not (slot and expected.type is AnswerType.DATE and lifespan_year(question, tokens, span)):
+            span = extended(_whole_words(span, tokens, reading.sentence.text), tokens, reading.sentence.text, asked, expected)
+        if reversed_relation(question.relation, tokens, span):
             continue
         # "Who …?" asks for someone: a code ("error code E4") is a later choice.
         coded = expected.type is AnswerType.PERSON and any(ch.isdigit() for ch in span.text)
-        key = (coded, not slot, -_closeness(span, hits), span.first)
+        key = (coded, not slot, not classed, -_closeness(span, hits), span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
     return best
 
 
-def _own_names(reading: _Reading, asked_names: Sequence[set[str]], asked_stems: set[str], term_stems: set[str]) -> list[Span]:
+def _own_names(reading: _Reading, asked_names: Sequence[set[str]], asked_stems: frozenset[str], term_stems: set[str]) -> list[Span]:
     """The question's own entities among the sentence's names: a name sharing a focus word with
     the question whose every word the question says ("Marta" of "Marta Quill") or that holds a
     name of the question whole ("Hereford Cathedral" asked about Hereford). A name sharing only a
@@ -267,7 +275,7 @@ def _closeness(span: Span, hits: Sequence[int]) -> float:
     return sum(1 / (1 + min(abs(h - span.first), abs(h - span.last))) for h in hits if not span.first <= h <= span.last)
 
 
-def _trimmed(span: Span, tokens: Sequence[Token], asked: set[str], text: str, head: str) -> Span:
+def _trimmed(span: Span, tokens: Sequence[Token], asked: frozenset[str], text: str, head: str) -> Span:
     """The span without the question's own words at its edges ("the river Rhine" asked "which
     river"); the asked-for class noun `head` written as part of a name stays ("Fort Beauséjour"
     asked "what fort")."""
@@ -306,11 +314,11 @@ def _grounded(
         # A definition goes on in the unit's next sentences about the same thing ("It stores …").
         _, later = evidence.around(sentence, 0, _DEFINITION_AFTER)
         because += [s for s in later if s.unit.id == sentence.unit.id and (covered(terms, [s]) or _opens_with_reference(s))]
-    text = f"{lead.text}, because: {' '.join(s.cited() for s in because)}"
+    said = " ".join(s.cited() for s in because)
     if reading.resolved:
-        text += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
+        said += f" ({'; '.join(str(r) for r in reading.resolved.values())})"
     method = f"{expected.type.value} lead from {sentence.unit.id}; support {support.summary()}"
-    return Draft(text, (sentence.unit.id,), method), _detail(expected, lead.text, support, reading)
+    return Draft.led(lead.text, said, (sentence.unit.id,), method), _detail(expected, lead.text, support, reading)
 
 
 def _cannot_tell(
@@ -339,16 +347,13 @@ def _quote_allowance(expected: Expected, terms: Sequence[Term]) -> int | None:
     return len(terms) // 2 if expected.type is AnswerType.REASON else None
 
 
-def checked(
-    question: str, cues: QuestionCues, expected: Expected, draft: Draft, units: Sequence[KnowledgeUnit] = ()
-) -> Draft:
+def checked(question: Question, expected: Expected, draft: Draft, units: Sequence[KnowledgeUnit] = ()) -> Draft:
     """A draft of another form (a list, a reason, quoted claims) under the same check, without a
     typed lead: the quoted evidence must cover the question's focus terms and not be negated
     where the question is not (or the reverse). Otherwise it cannot tell, and quotes it."""
     if draft.cannot_tell:
         return draft
-    terms = [t for t in question_terms(question, cues) if not _is_head(t, expected)]
-    asked = tag_text(question)
+    terms = question.required_terms(expected)
     # A quote states what it states: only a question asking about what is *not* so is flipped
     # by evidence that does not say "not".
     # The cited units' other sentences set the scene a list or a reason is quoted from.
@@ -356,42 +361,32 @@ def checked(
     # A why-question's "not" is part of what is explained ("why did she decide not to …"); the
     # reason need not repeat it.
     reason = expected.type is AnswerType.REASON
-    negation = negated(asked) and not reason
+    negation = negated(question.tokens) and not reason
     # A reason is said around what it explains, in words of its own: like the explanation form
     # (answer_forms.explanation), half the question's terms are enough.
-    support = check(
-        asked, terms, expected, tag_text(draft.text), None, scene, lead_required=False, negation=negation,
-        lenient_from=QUOTE_LENIENT_FROM_TERMS, allowed_missing=_quote_allowance(expected, terms),
-    )
+    rules = replace(QUOTE, negation=negation, allowed_missing=_quote_allowance(expected, terms))
+    support = check(question, expected, tag_text(draft.text), None, scene, rules)
     detail = AnswerDetail(answer_type=expected.describe(), supported=support.passed, support=support.summary(), links=support.links)
     if support.passed:
         return replace(draft, detail=detail)
-    asked = " ".join(question.split()).rstrip("?")
+    asked = " ".join(question.text.split()).rstrip("?")
     why = "; ".join(support.reasons)
     text = f"cannot tell from the evidence what answers \"{asked}?\" ({why}). The closest evidence says: {draft.text}"
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
 
 
-def stated_lead(answer: str) -> str:
-    """The lead an answer "LEAD, because: …" states; "" when it has none."""
-    return answer.split(", because:", 1)[0].strip() if ", because:" in answer else ""
-
-
 def verify_lead(
-    question: str, cues: QuestionCues, answer: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+    question: Question, lead: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
 ) -> Support | None:
-    """The support check on a finished answer "LEAD, because: …" against the units it cites, for
-    val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
+    """The support check on a finished answer's lead (`GsResult.lead`) against the units it cites,
+    for val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
     `context`: the other units the solver read (kept and their paragraphs), whose sentences
     resolve a cited sentence's pronouns as they did for the solver ("She left her maps …" after
     "… founded by Agnes Pryor"), but never hold the lead. None when the question asks for no
     short lead or the answer has none."""
-    expected = expected_type(question)
-    lead = stated_lead(answer)
+    expected = question.expected
     if expected.type not in SHORT_TYPES or not lead or "\n" in lead:
         return None
-    asked = tag_text(question)
-    terms = [t for t in question_terms(question, cues) if not _is_head(t, expected)]
     cited = {unit.id for unit in units}
     evidence = Evidence([*units, *(unit for unit in context if unit.id not in cited)])
     failed = None
@@ -404,7 +399,7 @@ def verify_lead(
         span = _span_of(lead, tokens, sentence.text, resolved)
         if span is None:
             continue
-        support = check(asked, terms, expected, tokens, span, _said_with(sentence, resolved))
+        support = check(question, expected, tokens, span, _said_with(sentence, resolved))
         if support.passed:
             return support
         failed = failed or support

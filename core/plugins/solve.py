@@ -7,15 +7,17 @@ No word of an answer comes from this module except the connectives that join evi
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from core.intent_cues import QuestionCues, focus_coverage, question_cues, unit_text
+from core.intent_cues import QuestionCues, focus_coverage, unit_text
 from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.plugins.passages import paragraph_units, question_terms
+from core.plugins.derived_vs_stated import stated_lead
+from core.plugins.passages import paragraph_units
+from core.plugins.proof_objects import object_lead, with_every_object
 from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
-from core.answer_types import AnswerType, expected_type
+from core.answer_types import AnswerType, Expected
 from core.plugins.base import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -27,6 +29,7 @@ from core.plugins.base import (
     RunContext,
     Status,
 )
+from core.question import Question
 from core.retrieval.fusion import RetrievalOutcome
 from core.text import stem, tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
@@ -75,7 +78,8 @@ class SymbolicGoalSolver(GoalSolver):
         if outcome is None or not units:
             reason = "no kept evidence to answer from"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        cues = question_cues(intent.target)
+        question = ctx.question(intent)
+        cues = question.cues
         if cues.focus_words and not focus_coverage(cues, map(unit_text, units)).covered:
             # Units sharing no word with the question matched on noise (a digit, a stem).
             reason = f"no kept unit mentions any of: {', '.join(cues.focus_words)}"
@@ -84,14 +88,15 @@ class SymbolicGoalSolver(GoalSolver):
         if unmatched:
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        draft = compose(intent, cues, units, outcome, paragraph_units(ctx.view, units))
+        draft = compose(intent, question, Kept(units, outcome, paragraph_units(ctx.view, units)))
         if draft.cannot_tell:
             return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
         weakness = weakness_of(draft, cues, units, outcome)
         if weakness:
             return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
         return GsResult(
-            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail
+            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail,
+            lead=draft.lead,
         )
 
 
@@ -124,49 +129,139 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
     return [unit for unit in map(ctx.view.get, outcome.evidence_ids) if unit is not None]
 
 
-def compose(
-    intent: Intent,
-    cues: QuestionCues,
-    units: Sequence[KnowledgeUnit],
-    outcome: RetrievalOutcome,
-    paragraphs: Sequence[KnowledgeUnit] = (),
-) -> Draft:
-    """A proof chain when the question asks why (or yes/no about both ends of a derived fact),
-    else the form the question asks for, else the evidence quoted by act."""
-    act, question = intent.act, intent.target
-    form = form_of(question, cues, act)
-    expected = expected_type(question, act is Act.COMPARE and len(cues.compared) >= 2)
-    # A chain explains or confirms a relation; it names no date, place, person or number.
-    chains = expected.type not in (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER)
-    if chains and (act in _CHAIN_ACTS or form in (Form.EXPLANATION, Form.YES_NO)):
-        tdb = outcome.lane_details.get("tdb")
-        proof = best_proof(proofs_of(outcome), question, cues, {u.id for u in units}, getattr(tdb, "seeds", ()))
-        if proof is not None and form is Form.YES_NO and _names_both_ends(question, proof):
-            return chain_answer(proof, lead="Yes")
-        if proof is not None and form is not Form.YES_NO:
-            # Asked why or how, the chain is the answer: its conclusion restates the question.
-            asks_how = expected.type in (AnswerType.REASON, AnswerType.MANNER)
-            if form is Form.EXPLANATION or asks_how:
-                return chain_answer(proof, reason_first=True)
-            asked = _stems(question)
-            asks_object = _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object))
-            return chain_answer(proof, lead=object_lead(proof) if asks_object else "")
-    if form in (Form.ENTITY, Form.CLAIMS) and act not in (Act.IMPLEMENT, Act.COMPARE) and expected.type in SHORT_TYPES:
-        short = short_draft(question, question_terms(question, cues), expected, units, paragraphs)
-        if short is not None:
-            return replace(short[0], detail=short[1])
-    drafted = form_draft(form, question, cues, units, paragraphs)
-    if drafted is not None:
-        return drafted if form in (Form.YES_NO, Form.COMPARISON) else checked(question, cues, expected, drafted, [*units, *paragraphs])
-    if act is Act.COMPARE and any(_mentions(u, tokenize(side)) for u in units for side in cues.compared):
-        return comparison_answer(units, cues)
-    if act is Act.IMPLEMENT:
-        lead = lead_unit(units, cues, (Role.PROCEDURE,))
-        if lead.role is Role.PROCEDURE:
-            return procedure_answer(lead, units, cues)
-        return claims_answer(units, cues, lead, question, form is Form.CLAIMS)
-    drafted = claims_answer(units, cues, lead_unit(units, cues, ACT_PREFERRED_ROLES[act]), question, form is Form.CLAIMS)
-    return checked(question, cues, expected, drafted, units)
+@dataclass(frozen=True)
+class AnswerPlan:
+    """What the answer must be, settled once per question from the intent's act and its Question:
+    the form its wording asks for (`form_of`, which reads the act and the cues' output shape) and
+    the answer type (`Question.expected_for`, which reads the act too). The strategies read only
+    this plan, so the act, the output cue, the form and the answer type meet in one place."""
+
+    act: Act
+    question: Question
+    form: Form
+    expected: Expected
+
+    @classmethod
+    def of(cls, intent: Intent, question: Question) -> AnswerPlan:
+        form = form_of(question.text, question.cues, intent.act)
+        return cls(intent.act, question, form, question.expected_for(intent.act))
+
+    @property
+    def chains(self) -> bool:
+        """A proof chain may answer: the question asks why, how or yes/no about a relation (a
+        chain names no date, place, person or number)."""
+        return self.expected.type not in (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER) and (
+            self.act in _CHAIN_ACTS or self.form in (Form.EXPLANATION, Form.YES_NO)
+        )
+
+    @property
+    def typed_lead(self) -> bool:
+        """A span of the asked type leads: a name or claims are asked for, not steps or a comparison."""
+        return (self.form in (Form.ENTITY, Form.CLAIMS) and self.act not in (Act.IMPLEMENT, Act.COMPARE)
+                and self.expected.type in SHORT_TYPES)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """The evidence a strategy answers from: the kept units in rank order, the retrieval outcome
+    (ThinkingDB's proofs), and the rest of the kept units' paragraphs."""
+
+    units: Sequence[KnowledgeUnit]
+    outcome: RetrievalOutcome
+    paragraphs: Sequence[KnowledgeUnit] = ()
+
+
+def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
+    """Asked why or how, the chain itself (its conclusion restates the question); asked yes or no
+    about both ends of a derived fact, "Yes" because of it; otherwise a lead a cited sentence
+    states (derived_vs_stated.py), else the conclusion, or every object the proofs give the
+    subject the question names."""
+    question, form = plan.question.text, plan.form
+    tdb = kept.outcome.lane_details.get("tdb")
+    units = {u.id for u in kept.units}
+    proof = best_proof(proofs_of(kept.outcome), question, plan.question.cues, units, getattr(tdb, "seeds", ()))
+    if proof is None:
+        return None
+    if form is Form.YES_NO:
+        return chain_answer(proof, lead="Yes") if _names_both_ends(question, proof) else None
+    if form is Form.EXPLANATION or plan.expected.type in (AnswerType.REASON, AnswerType.MANNER):
+        return chain_answer(proof, reason_first=True)
+    stated = stated_lead(plan.question, plan.expected, proof, kept.units, kept.paragraphs)
+    if stated is not None:
+        return stated
+    asked = _stems(question)
+    if _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object)):
+        # Asked for the object: every object the proofs give the subject (Lumen and Vault).
+        first, *more = with_every_object(proof, proofs_of(kept.outcome), units)
+        return chain_answer(first, lead=object_lead(first, *more), more=more)
+    return chain_answer(proof)
+
+
+def _by_typed_lead(plan: AnswerPlan, kept: Kept) -> Draft | None:
+    """A span of the asked type from a cited sentence, checked (core/plugins/short_answer.py)."""
+    short = short_draft(plan.question, plan.expected, kept.units, kept.paragraphs)
+    return replace(short[0], detail=short[1]) if short is not None else None
+
+
+def _by_form(plan: AnswerPlan, kept: Kept) -> Draft | None:
+    """The form the wording asks for (answer_forms.py); a yes/no verdict and a comparison stand as
+    they are, the others pass the support check or say they cannot tell."""
+    drafted = form_draft(plan.form, plan.question, kept.units, kept.paragraphs)
+    if drafted is None or plan.form in (Form.YES_NO, Form.COMPARISON):
+        return drafted
+    return checked(plan.question, plan.expected, drafted, [*kept.units, *kept.paragraphs])
+
+
+def _by_sides(plan: AnswerPlan, kept: Kept) -> Draft | None:
+    """Asked to compare, each side's units, when some kept unit names a side."""
+    cues = plan.question.cues
+    if not any(_mentions(u, tokenize(side)) for u in kept.units for side in cues.compared):
+        return None
+    return comparison_answer(kept.units, cues)
+
+
+def _by_steps(plan: AnswerPlan, kept: Kept) -> Draft:
+    """Asked how to do something, the procedure's steps; without a procedure, the claims quoted."""
+    lead = lead_unit(kept.units, plan.question.cues, (Role.PROCEDURE,))
+    if lead.role is Role.PROCEDURE:
+        return procedure_answer(lead, kept.units, plan.question.cues)
+    return claims_answer(kept.units, plan.question, lead, plan.form is Form.CLAIMS)
+
+
+def _by_quoting(plan: AnswerPlan, kept: Kept) -> Draft:
+    """The evidence quoted, led by the unit of the role the act prefers, under the support check."""
+    lead = lead_unit(kept.units, plan.question.cues, ACT_PREFERRED_ROLES[plan.act])
+    return checked(plan.question, plan.expected, claims_answer(kept.units, plan.question, lead, plan.form is Form.CLAIMS),
+                   kept.units)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way to answer: `applies` to a plan, `draft` gives the answer (its `method` says how it
+    was built) or None to let the next strategy try."""
+
+    name: str
+    applies: Callable[[AnswerPlan], bool]
+    draft: Callable[[AnswerPlan, Kept], Draft | None]
+
+
+# In order: the first strategy that applies and drafts an answer gives it; quoting always does.
+STRATEGIES = (
+    Strategy("proof chain", lambda plan: plan.chains, _by_proof),
+    Strategy("typed lead", lambda plan: plan.typed_lead, _by_typed_lead),
+    Strategy("answer form", lambda plan: plan.form is not Form.CLAIMS, _by_form),
+    Strategy("comparison", lambda plan: plan.act is Act.COMPARE, _by_sides),
+    Strategy("procedure", lambda plan: plan.act is Act.IMPLEMENT, _by_steps),
+    Strategy("quoted evidence", lambda plan: True, _by_quoting),
+)
+
+
+def compose(intent: Intent, question: Question, kept: Kept) -> Draft:
+    """The answer of the first strategy that applies to the question's plan and finds one."""
+    plan = AnswerPlan.of(intent, question)
+    # The last strategy always applies and always drafts, so one is found.
+    return next(drafted for strategy in STRATEGIES
+                if strategy.applies(plan) and (drafted := strategy.draft(plan, kept)) is not None)
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
@@ -252,29 +347,16 @@ def chain_steps(proof: Proof) -> list[str]:
     return steps
 
 
-def object_lead(proof: Proof) -> str:
-    """What the question naming the proof's subject and relation asks for: the object of every
-    fact in the proof with that subject and relation, stated or derived, in proof order ("What
-    does Atlas depend on?" → "Lumen and Vault", from Atlas depends_on Lumen, Lumen depends_on
-    Vault, so Atlas depends_on Vault)."""
-    objects = list(dict.fromkeys(_objects_of(proof, proof.subject, proof.relation)))
-    return objects[0] if len(objects) == 1 else f"{', '.join(objects[:-1])} and {objects[-1]}"
-
-
-def _objects_of(proof: Proof, subject: str, relation: str) -> Iterator[str]:
-    for premise in proof.premises:
-        yield from _objects_of(premise, subject, relation)
-    if proof.subject == subject and proof.relation == relation:
-        yield proof.object
-
-
-def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False) -> Draft:
-    """The proof's conclusion (or `lead`), because of its chain; with `reason_first` (a question
-    asking why), the chain itself, since restating what was asked answers nothing: its last step
-    still ends "(so <conclusion> by <rule>)"."""
-    steps = "; ".join(chain_steps(proof))
-    text = f"Because {steps}." if reason_first else f"{lead or proof.fact}, because: {steps}."
-    return Draft(text, _distinct(proof.leaf_units()), f"proof chain for '{proof.fact}' by {proof.rule}")
+def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False, more: Sequence[Proof] = ()) -> Draft:
+    """The proof's conclusion (or `lead`), because of its chain (and those of `more`); with
+    `reason_first` (a question asking why), the chain itself, since restating what was asked
+    answers nothing: its last step still ends "(so <conclusion> by <rule>)"."""
+    steps = "; ".join(step for each in (proof, *more) for step in chain_steps(each))
+    cited = _distinct(uid for each in (proof, *more) for uid in each.leaf_units())
+    method = f"proof chain for '{proof.fact}' by {proof.rule}"
+    if reason_first:
+        return Draft(f"Because {steps}.", cited, method)
+    return Draft.led(lead or proof.fact, f"{steps}.", cited, method)
 
 
 def _names_both_ends(question: str, proof: Proof) -> bool:
@@ -296,9 +378,7 @@ def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
 # --- quoting units -----------------------------------------------------------------------------
 
 
-def claims_answer(
-    units: Sequence[KnowledgeUnit], cues: QuestionCues, lead: KnowledgeUnit, question: str, by_sentence: bool
-) -> Draft:
+def claims_answer(units: Sequence[KnowledgeUnit], question: Question, lead: KnowledgeUnit, by_sentence: bool) -> Draft:
     """The lead unit's text, then up to two more kept units that cover enough focus words. With
     `by_sentence` (a question asking for claims, not one whose own form found nothing), only
     the sentences of a unit cut from prose that are about the question (`quoted_text`).
@@ -306,10 +386,9 @@ def claims_answer(
     terms, so its answer may be a referent elsewhere in the unit or the heading the unit stands
     under ("5. Bus contract" over "… the decision be deferred to the May meeting"): such a unit
     is quoted whole, under its heading."""
-    chosen = [lead, *supporting(units, cues, exclude={lead.id})]
+    chosen = [lead, *supporting(units, question.cues, exclude={lead.id})]
     if by_sentence:
-        terms = question_terms(question, cues)
-        text = " ".join(_quote(quoted_text(unit, terms), unit.id) for unit in chosen)
+        text = " ".join(_quote(quoted_text(unit, question.terms), unit.id) for unit in chosen)
     else:
         text = " ".join(_quote(_under_heading(unit), unit.id) for unit in chosen)
     return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")

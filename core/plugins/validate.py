@@ -1,7 +1,7 @@
 """val-grounded: a deterministic check that an answer rests on the evidence it was given.
 
 Rejects an answer that cites nothing, cites a unit outside the kept evidence, whose short lead
-("LEAD, because: …") fails the support check of core/support.py in every cited sentence (the
+(`GsResult.lead`) fails the support check of core/support.py in every cited sentence (the
 check gs-symbolic runs), or that leaves most of the question's focus terms unmentioned by both
 the answer and the units it cites.
 """
@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.intent_cues import focus_coverage, question_cues, unit_text
+from core.intent_cues import focus_coverage, unit_text
 from core.plugins.passages import paragraph_units
-from core.plugins.short_answer import stated_lead, verify_lead
-from core.plugins.solve import object_lead, proofs_of
+from core.plugins.short_answer import verify_lead
+from core.plugins.proof_objects import proven_objects
+from core.plugins.solve import proofs_of
 from core.plugins.base import (
     Descriptor,
     GsResult,
@@ -69,9 +70,10 @@ class GroundedValidator(Validator):
         if foreign:
             return ValResult(status=Status.REJECTED, reason=f"cites units not in the evidence: {', '.join(foreign)}")
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
-        cues = question_cues(intent.target)
-        if not answer.weak and not proven_lead(answer.answer, evidence, set(cited)):
-            support = verify_lead(intent.target, cues, answer.answer, [unit for unit in kept if unit.id in cited], kept)
+        question = ctx.question(intent)
+        cues = question.cues
+        if not answer.weak and not proven_lead(answer.lead, evidence, set(cited)):
+            support = verify_lead(question, answer.lead, [unit for unit in kept if unit.id in cited], kept)
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])
@@ -83,17 +85,17 @@ class GroundedValidator(Validator):
         return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {coverage.summary()}")
 
 
-def proven_lead(answer: str, evidence: KbResult, cited: set[str]) -> bool:
-    """The lead ("LEAD, because: …") is a fact ThinkingDB derived (or the objects it and the facts
-    under it give their subject by its relation, `object_lead`), by a proof that rests only on
+def proven_lead(lead: str, evidence: KbResult, cited: set[str]) -> bool:
+    """The answer's lead (`GsResult.lead`) is a fact ThinkingDB derived (or the objects the proofs
+    give their subject by its relation, `proof_objects.proven_objects`), by a proof that rests only on
     cited units. A derived fact is said by no one sentence (that is why it was derived), so the
     support check, which looks for the lead in a cited sentence, does not apply: the chain is
     its support."""
-    lead = stated_lead(answer)
     if not lead or evidence.outcome is None:
         return False
-    return any(lead in (proof.fact, object_lead(proof)) and proof.rule is not None and set(proof.leaf_units()) <= cited
-               for proof in proofs_of(evidence.outcome))
+    proofs = proofs_of(evidence.outcome)
+    return any(lead == proof.fact and proof.rule is not None and set(proof.leaf_units()) <= cited for proof in proofs) or (
+        proven_objects(lead, proofs, cited))
 
 
 def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:

@@ -3,8 +3,8 @@
 The cache holds what a caller's view is computed from (each unit's permission class) and the text
 of restricted units, so it is trusted only as far as its root folder is:
 
-- `refusal` names why a root must not be used: not a folder, owned by another user, or writable
-  by group or others. Such a cache is neither read nor written (the store turns itself off with
+- `refusal` names why a root must not be used: not a folder, owned by another user, writable
+  by group or others, or holding a symbolic link anywhere below it. Such a cache is neither read nor written (the store turns itself off with
   one warning). A root of ours that others may read or enter is narrowed to 0700.
 - Everything the store creates is a 0700 folder (`private_dirs`) or a 0600 file (`write_private`),
   whatever the umask, so restricted text and vocabulary are never readable by others.
@@ -28,6 +28,8 @@ KEY_BYTES = 32
 DIGEST_BYTES = 16
 _FILE_MODE = 0o600
 _DIR_MODE = 0o700
+# Entries below a root that `refusal` checks for links; a cache with more is refused unchecked.
+MAX_CHECKED_ENTRIES = 1_000_000
 
 
 def refusal(root: Path) -> str | None:
@@ -44,6 +46,9 @@ def refusal(root: Path) -> str | None:
         return f"refusing the index cache at {root}: it is owned by uid {info.st_uid}, not by you (uid {os.geteuid()}); running without it"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return f"refusing the index cache at {root}: it is writable by group or others (mode {stat.S_IMODE(info.st_mode):o}); running without it"
+    link = _first_link(root)
+    if link is not None:
+        return f"refusing the index cache at {root}: {link}; running without it"
     if info.st_mode & 0o077:
         try:
             # Older versions made it 0755: then nothing inside stays readable by others. A
@@ -51,6 +56,26 @@ def refusal(root: Path) -> str | None:
             os.chmod(root, stat.S_IMODE(info.st_mode) & 0o700)
         except OSError as exc:
             return f"cannot make the index cache at {root} private ({exc.strerror or exc}); running without it"
+    return None
+
+
+def _first_link(root: Path) -> str | None:
+    """Why an entry below `root` makes it unusable: a symbolic link (a planted `segments` link
+    would have the store read and write wherever it points), or more entries than are checked."""
+    pending, seen = [str(root)], 0
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue  # an unreadable folder is the store's to report when it uses it
+        for entry in entries:
+            seen += 1
+            if seen > MAX_CHECKED_ENTRIES:
+                return f"it holds more than {MAX_CHECKED_ENTRIES:,} entries (MAX_CHECKED_ENTRIES), too many to check for links"
+            if entry.is_symlink():
+                return f"{entry.path} is a symbolic link"
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
     return None
 
 

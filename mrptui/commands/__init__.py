@@ -176,6 +176,13 @@ def open_conversation(session, caller: Caller, name: str | None):
     return Conversation(caller, conversation_name(name), config, session.retrieval.hdc, MemoryStore(memory_root(), config))
 
 
+def warn_memory(conversation) -> None:
+    """Print what memory could not read or write since the last call, one line each on stderr
+    (the command's own result stands)."""
+    for line in conversation.take_warnings():
+        print(f"mrptui: warning: {line}", file=sys.stderr)
+
+
 def warn_health(session, caller) -> object:
     """Print the session's one-line diagnostics summary on stderr when anything has errors, and
     what the index cache reported (a cache that cannot be written is otherwise silent: every

@@ -18,11 +18,13 @@ from mrptui.commands import (
     add_session_options,
     cache_folder,
     caller_from_args,
+    conversation_name,
     exit_code,
     open_conversation,
     open_session,
     question_from,
     warn_health,
+    warn_memory,
 )
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
@@ -73,6 +75,7 @@ def request_from(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     request = request_from(args)
+    conversation_name(args.session)  # a bad --session name costs nothing: checked before the KB opens
     trace_path = Path(args.trace) if args.trace else None
     # Checked before the run, so a bad path costs nothing and leaves nothing behind.
     _check_trace_path(trace_path, None)
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         session.check_request(request)
     except RegistryError as exc:
         raise UsageError(str(exc)) from None
-    conversation = open_conversation(session, request.caller, args.session) if args.session else None
+    conversation = open_conversation(session, request.caller, args.session) if args.session is not None else None
     if conversation is not None:
         # Only --session needs memory: its modules (HDC encoding, the tagger) cost a plain ask ~20 ms.
         from core.memory.turns import remember, with_memory
@@ -116,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
+    if conversation is not None:
+        warn_memory(conversation)  # after the answer: a memory file that failed never costs it
     return exit_code(0, health, args)
 
 
@@ -139,6 +144,8 @@ def _text(summary: dict) -> str:
     lines.append(f"path: {path}")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
+    for note in summary["unresolved"]:
+        lines.append(f"memory: {note}")
     for note in summary["memory_withheld"]:
         lines.append(f"memory {note}")
     for b in summary["backtracks"]:

@@ -210,8 +210,9 @@ def run_beir(args: argparse.Namespace) -> int:
         dense = DenseLane(load_embedding_config(config_path), config.dense)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    if warning := ireval.skipped_warning(collection):
-        print(warning, file=sys.stderr)
+    for warning in (ireval.skipped_warning(collection), ireval.withdrawn_warning(collection)):
+        if warning:
+            print(warning, file=sys.stderr)
     exclude_self = ireval.excludes_self(collection, args.exclude_self)
     try:
         runs = ireval.run_systems(collection, config, progress=_progress_bar(), dense=dense, exclude_self=exclude_self)

@@ -11,8 +11,10 @@ from mrptui.commands import (
     add_caller_options,
     add_session_options,
     caller_from_args,
+    conversation_name,
     open_conversation,
     open_session,
+    warn_memory,
 )
 
 
@@ -34,21 +36,35 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("memory clear needs --session NAME (that conversation) or --notes (your durable notes)")
     if args.action in ("add", "forget") and not (args.text or "").strip():
         raise UsageError(f"memory {args.action} needs {'the note text' if args.action == 'add' else 'a record id'}")
+    conversation_name(args.session)
     session = open_session(args)
     caller = caller_from_args(args)
     conversation = open_conversation(session, caller, args.session)
+    try:
+        return _act(conversation, session, caller, args)
+    finally:
+        warn_memory(conversation)
+
+
+def _act(conversation, session, caller, args: argparse.Namespace) -> int:
+    """The action; 1 when it had to change a file that could not be changed (the warning says why)."""
     if args.action == "add":
         record = conversation.note(args.text.strip())
+        if record is None:
+            return 1
         print(f"noted {record.id}")
     elif args.action == "forget":
-        if not conversation.forget(args.text.strip()):
-            raise UsageError(f"no memory record {args.text.strip()} for this caller{_in(args)}")
-        print(f"forgot {args.text.strip()}")
-    elif args.action == "clear":
-        if args.notes:
-            print(f"cleared {conversation.clear('user')} note(s)")
+        if conversation.forget(args.text.strip()):
+            print(f"forgot {args.text.strip()}")
+        elif any(r.id == args.text.strip() for r in conversation.records):
+            return 1
         else:
-            print(f"cleared {conversation.clear('session')} record(s){_in(args)}")
+            raise UsageError(f"no memory record {args.text.strip()} for this caller{_in(args)}")
+    elif args.action == "clear":
+        count = conversation.clear("user" if args.notes else "session")
+        if count is None:
+            return 1
+        print(f"cleared {count} note(s)" if args.notes else f"cleared {count} record(s){_in(args)}")
     else:
         _list(conversation, session.view(caller), args)
     return 0
@@ -72,8 +88,9 @@ def _list(conversation, view, args: argparse.Namespace) -> None:
     if not args.question:
         rows.sort(key=lambda r: (r["scope"] != "session", r["turn"], -r["age_s"]))
     if args.json:
-        print(json.dumps({"conversation": args.session, "records": rows, "withheld": withheld}, indent=2,
-                         ensure_ascii=False))
+        problems = [p.model_dump(mode="json") for p in conversation.problems]
+        print(json.dumps({"conversation": args.session, "records": rows, "withheld": withheld, "problems": problems},
+                         indent=2, ensure_ascii=False))
         return
     if not rows and not withheld:
         print("no memory records for this caller" + _in(args))

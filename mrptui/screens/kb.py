@@ -228,7 +228,9 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 where += f" so far ({self.searched:,} of {len(self.units):,} searched)"
             parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
         self.query_one("#kb-title", Static).update(" · ".join(parts))
-        errors, warnings = self.counts
+        # The caller's counts, as the status line shows them: the pane below is the author's.
+        health = app.health
+        errors, warnings = (health.errors, health.warnings) if health is not None else self.counts
         tone = "$error" if errors else "$warning" if warnings else "$success"
         self.query_one("#kb-counts", Static).update(f"[{tone}]{counts_phrase(errors, warnings)}[/]")
 

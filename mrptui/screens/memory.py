@@ -42,7 +42,15 @@ def record_row(scored: ScoredRecord, used: set[str]) -> list[object]:
             f"{scored.scope_weight:.1f}", f"{scored.quality:.2f}", f"{scored.score:.3f}"]
 
 
-def record_detail(scored: ScoredRecord, used: bool) -> str:
+def referent_notes(events: list[object]) -> tuple[list[str], list[str]]:
+    """What the last question's follow-up resolution did, and what it left as asked and why
+    (each rewrite with its candidates, features and weights: core/memory/referents.py)."""
+    intents = [e for e in events if isinstance(e, IntentDetected)]
+    return (list(dict.fromkeys(n for e in intents for n in e.resolved)),
+            list(dict.fromkeys(n for e in intents for n in e.unresolved)))
+
+
+def record_detail(scored: ScoredRecord, used: bool, notes: tuple[list[str], list[str]] = ([], [])) -> str:
     r = scored.record
     lines = [f"[b]{escape(r.question)}[/b]"]
     if r.lead:
@@ -57,6 +65,8 @@ def record_detail(scored: ScoredRecord, used: bool) -> str:
         lines.append(f"summary of {len(r.source_ids)} turns, confidence {r.confidence:.2f}")
     if used:
         lines.append("[$success]used by the last question[/]")
+        lines += [f"  {escape(note)}" for note in notes[0]]
+    lines += [f"[$warning]left as asked:[/] {escape(note)}" for note in notes[1]]
     return "\n".join(lines)
 
 
@@ -115,6 +125,7 @@ it said when the turn was answered; the title counts the others, which no questi
         self.records, withheld = memory.scored(question), memory.withheld()
         run = app.current
         self.used = used_ids(run.events) if run else set()
+        self.notes = referent_notes(run.events) if run else ([], [])
         table = self.query_one("#memory-table", DataTable)
         cursor = table.cursor_row
         # The numbers stay in view: the text column takes what the others leave of the table.
@@ -138,7 +149,7 @@ it said when the turn was answered; the title counts the others, which no questi
 
     def _render_detail(self) -> None:
         chosen = self.selected
-        text = record_detail(chosen, chosen.record.id in self.used) if chosen else \
+        text = record_detail(chosen, chosen.record.id in self.used, self.notes) if chosen else \
             "[$foreground-muted]No records yet: ask a question in the main screen; follow-ups use what it leaves here.[/]"
         self.query_one("#memory-detail-text", Static).update(text)
 

@@ -13,10 +13,11 @@ from core.evaluation import with_fusion
 from core.events import AnswerReady
 from core.intent_cues import question_cues
 from core.plugins.answer_forms import Form, entity, enumeration, form_draft, form_of
-from core.plugins.passages import Evidence, paragraph_units, question_terms
+from core.plugins.passages import Evidence, paragraph_units
 from core.plugins.polarity import yes_no
 from core.plugins.base import INSUFFICIENT_PREFACE, Request
 from core.kb import KBView
+from core.question import Question
 from core.session import Session
 from core.units import Caller, KnowledgeUnit, Role, SourceLocation
 from text_kb import open_texts
@@ -222,8 +223,7 @@ def test_a_weak_part_makes_the_whole_answer_begin_with_the_preface(session: Sess
 def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> None:
     unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
                          topic="t", claim=evidence)
-    terms = question_terms(question, question_cues(question))
-    assert yes_no(question, terms, Evidence([unit])).answer == verdict
+    assert yes_no(Question(question), Evidence([unit])).answer == verdict
 
 
 @pytest.mark.parametrize(
@@ -242,7 +242,7 @@ def test_yes_no_polarity(question: str, evidence: str, verdict: str | None) -> N
 def test_single_entity_choice(question: str, evidence: str, name: str | None) -> None:
     unit = KnowledgeUnit(id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE,
                          topic="t", claim=evidence)
-    found = entity(question, question_terms(question, question_cues(question)), Evidence([unit]))
+    found = entity(question, Question(question).terms, Evidence([unit]))
     assert (found[0] if found else None) == name
 
 
@@ -267,15 +267,14 @@ def test_a_list_reads_on_through_the_kept_units_paragraph() -> None:
         "The second fault was a loose keel bolt. It had worked free in the swell.",
         "The third fault was a rotten transom.",
     )
-    question = "List the faults in the hull."
-    cues = question_cues(question)
+    question = Question("List the faults in the hull.")
     kept = units[:1]
     read = paragraph_units(_view(units), kept)
     assert [u.id for u in read] == [units[1].id, units[2].id]
-    draft = form_draft(Form.LIST, question, cues, kept, read)
+    draft = form_draft(Form.LIST, question, kept, read)
     assert draft is not None and "rotten transom" in draft.text and units[2].id in draft.cited
     # Kept units alone hold one ordinal: no list.
-    assert form_draft(Form.LIST, question, cues, kept) is None
+    assert form_draft(Form.LIST, question, kept) is None
 
 
 def test_a_paragraph_is_read_only_as_far_as_the_view_resolves() -> None:
@@ -296,7 +295,7 @@ def test_an_explanation_keeps_neighbours_about_the_same_thing_and_stops_where_th
         "The bow thruster is powered by the port generator.",
     )
     question = "What happens if the oil pump fails?"
-    draft = form_draft(Form.EXPLANATION, question, question_cues(question), units)
+    draft = form_draft(Form.EXPLANATION, Question(question), units)
     assert draft is not None
     lead, _, because = draft.text.partition(", because: ")
     assert lead.startswith("If the oil pump fails, the gearbox overheats")
@@ -312,7 +311,7 @@ def test_an_explanation_with_no_connected_neighbour_is_the_statement_alone() -> 
         "The barometer fell another four millibars.",
     )
     question = "Why did they keep going rather than run back?"
-    draft = form_draft(Form.EXPLANATION, question, question_cues(question), units)
+    draft = form_draft(Form.EXPLANATION, Question(question), units)
     assert draft is not None and ", because: " not in draft.text and draft.cited == (units[1].id,)
 
 
@@ -335,7 +334,7 @@ def _prose_units(text: str) -> list[KnowledgeUnit]:
 def _quoted(unit: KnowledgeUnit, question: str) -> str:
     from core.plugins.answer_forms import quoted_text
 
-    return quoted_text(unit, question_terms(question, question_cues(question)))
+    return quoted_text(unit, Question(question).terms)
 
 
 def test_a_prose_unit_is_quoted_by_its_sentences_about_the_question() -> None:
@@ -431,7 +430,7 @@ def _explained(text: str, question: str):
     from core.cnl.plaintext import read_plaintext
 
     units, _ = read_plaintext(text, "minutes.txt")
-    return form_draft(Form.EXPLANATION, question, question_cues(question), units), units
+    return form_draft(Form.EXPLANATION, Question(question), units), units
 
 
 def test_a_sentence_giving_its_own_reason_is_the_explanation_alone() -> None:

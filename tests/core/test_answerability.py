@@ -9,9 +9,8 @@ import numpy as np
 from core import answerability
 from core.answer_types import expected_type, typed_spans
 from core.answerability import FEATURES
-from core.intent_cues import question_cues
-from core.plugins.passages import question_terms
 from core.plugins.short_answer import short_draft
+from core.question import Question
 from core.support import lead_features
 from core.tagging import tag_text
 from core.units import KnowledgeUnit, Role
@@ -22,8 +21,7 @@ def features_of(question: str, sentence: str, lead: str, paragraph: str = "") ->
     tokens = tag_text(sentence)
     expected = expected_type(question)
     span = next(s for s in typed_spans(tokens, sentence, expected) if s.text == lead)
-    terms = question_terms(question, question_cues(question))
-    return lead_features(tag_text(question), terms, expected, tokens, span, (), paragraph.split())
+    return lead_features(Question(question), expected, tokens, span, (), paragraph.split())
 
 
 def test_lead_features_name_every_feature_and_count_what_is_unsaid() -> None:
@@ -53,12 +51,11 @@ def _unit(n: int, text: str) -> KnowledgeUnit:
 def test_observers_see_every_lead_weighed_and_the_answer_does_not_change() -> None:
     question = "Who repainted the brass lantern?"
     units = [_unit(0, "Ada Brenner repainted the brass lantern in May."), _unit(1, "Tomas Vey polished the brass lantern.")]
-    terms = question_terms(question, question_cues(question))
-    alone = short_draft(question, terms, expected_type(question), units)
+    alone = short_draft(Question(question), expected_type(question), units)
     seen: list = []
     answerability.OBSERVERS.append(lambda q, candidates: seen.append((q, list(candidates))))
     try:
-        observed = short_draft(question, terms, expected_type(question), units)
+        observed = short_draft(Question(question), expected_type(question), units)
     finally:
         answerability.OBSERVERS.clear()
     assert observed == alone and observed is not None and observed[0].text.startswith("Ada Brenner, because:")

@@ -50,9 +50,10 @@ def test_every_benchmark_op_finishes_at_a_tiny_size(root: Path) -> None:
     rows = []
     for result in _run_bounded(*halves, root=root):
         assert result.returncode == 0, result.stderr[-3000:]
-        rows += json.loads(result.stdout)
+        rows += json.loads(result.stdout)["rows"]
     for r in rows:
-        assert set(r) >= ROW_KEYS, r
+        assert set(r) >= ROW_KEYS | {"load"}, r
+        assert len(r["load"]) == 2 and min(r["load"]) >= 0, r
         assert 0 <= r["median_ms"] <= r["p95_ms"], r
         assert r["peak_mb"] >= 0, r
     emitted = {r["op"] for r in rows}
@@ -68,8 +69,12 @@ def test_every_benchmark_op_finishes_at_a_tiny_size(root: Path) -> None:
 def test_benchmark_entry_emits_valid_rows(root: Path) -> None:
     command = [sys.executable, "-m", "benchmarks", "--sizes", "200", "--json", "--no-peers", "--smoke"]
     command += ["--ops", "build,bm25_top10,hdc_scan"]
-    rows = json.loads(_run_bounded(command, root=root)[0].stdout)
+    report = json.loads(_run_bounded(command, root=root)[0].stdout)
+    rows = report["rows"]
     assert {(r["engine"], r["op"]) for r in rows} == {
+        ("calibration", "cpu_loop"),
+        ("calibration", "memory_read"),
+        ("calibration", "bare_import"),
         ("mrptui-bm25", "build"),
         ("mrptui-hdc", "build"),
         ("mrptui", "bm25_top10"),
@@ -77,9 +82,11 @@ def test_benchmark_entry_emits_valid_rows(root: Path) -> None:
         ("bandwidth-floor", "hdc_scan"),
     }
     for r in rows:
-        assert set(r) == ROW_KEYS
-        assert r["n"] == 200
+        assert set(r) == ROW_KEYS | {"load"}
+        assert r["n"] == (0 if r["engine"] == "calibration" else 200)
         assert 0 < r["median_ms"] <= r["p95_ms"]
+    # Without peers the one ratio this run can give is the HDC scan against its floor.
+    assert [r["ratio"] for r in report["ratios"]] == ["HDC scan / its bandwidth floor"]
 
 
 def test_a_failed_op_is_reported_and_the_other_rows_kept(monkeypatch, capsys) -> None:
@@ -98,10 +105,29 @@ def test_a_failed_op_is_reported_and_the_other_rows_kept(monkeypatch, capsys) ->
             raise BenchmarkFailed("stuck", "the hook never fired within 1 s")
 
     monkeypatch.setattr(bench_main, "suites", lambda: {"stuck": Stuck, "fine": Fine})
+    monkeypatch.setattr(bench_main, "calibrate", lambda: [])
     with pytest.raises(SystemExit) as exited:
         bench_main.main(["--sizes", "5", "--json"])
     assert "stuck: the hook never fired within 1 s" in str(exited.value.code)
-    assert [r["op"] for r in json.loads(capsys.readouterr().out)] == ["fine"]
+    assert [r["op"] for r in json.loads(capsys.readouterr().out)["rows"]] == ["fine"]
+
+
+def test_ratios_compare_rows_of_the_same_size_and_machine_rows_of_any() -> None:
+    from benchmarks.ratios import ratio_rows
+
+    def r(engine: str, op: str, n: int, ms: float) -> dict:
+        return {"engine": engine, "op": op, "n": n, "median_ms": ms}
+
+    rows = [r("mrptui", "bm25_top10", 100, 3.0), r("pisa", "bm25_top10", 100, 2.0),
+            r("pisa", "bm25_top10", 1000, 9.0), r("mrptui", "ask", 100, 40.0),
+            r("mrptui", "hdc_scan", 100, 7.0), r("mrptui-sample-kb", "cli_ask_wall", 0, 300.0),
+            r("calibration", "bare_import", 0, 250.0)]
+    found = {(f["ratio"], f["n"]): (f["value"], f["met"]) for f in ratio_rows(rows)}
+    assert found == {
+        ("BM25 top-10 / PISA", 100): (1.5, True),
+        ("ask / (BM25 top-10 + HDC scan)", 100): (4.0, False),
+        ("CLI ask on the sample KB / bare import", 0): (1.2, True),
+    }
 
 
 @pytest.fixture

@@ -54,13 +54,15 @@ def conversation(session: Session, caller: Caller = Caller(), store: MemoryStore
 
 def test_a_six_turn_conversation_resolves_every_follow_up(session):
     talk = conversation(session)
+    # "it" is rewritten only above the confidence CoQA's held-out conversations support
+    # (core/memory/data/referent_weights.json): none for "it", so those stay as asked, and say so.
     script = [
         ("What is Tern?", "What is Tern?", ()),
-        ("Who maintains it?", "Who maintains Tern?", ("it → Tern, from turn 1",)),
-        ("And Petrel?", "Who maintains Petrel?", ("And Petrel? → Who maintains Petrel?, from turn 2",)),
-        ("How many cars does it carry?", "How many cars does Petrel carry?", ("it → Petrel, from turn 3",)),
+        ("And Petrel?", "What is Petrel?", ("And Petrel? → What is Petrel?, from turn 1",)),
+        ("Who maintains Tern?", "Who maintains Tern?", ()),
+        ("What about Petrel?", "Who maintains Petrel?", ("What about Petrel? → Who maintains Petrel?, from turn 3",)),
         ("Where does Tern cross to?", "Where does Tern cross to?", ()),
-        ("Who overhauls its engines?", "Who overhauls Tern's engines?", ("its → Tern, from turn ",)),
+        ("And Petrel?", "Where does Petrel cross to?", ("And Petrel? → Where does Petrel cross to?, from turn 5",)),
     ]
     for turn, (asked, resolved, notes) in enumerate(script, start=1):
         events = ask(session, talk, asked)
@@ -75,8 +77,9 @@ def test_a_six_turn_conversation_resolves_every_follow_up(session):
             assert summarise(events)["memory"] and summarise(events)["resolved"] == list(intent.resolved)
     replanned = [e for e in events if isinstance(e, IntentDetected)]
     assert all(e.resolved == intent.resolved for e in replanned)
-    cited = summarise(ask(session, talk, "Who maintains it?"))["citations"]
-    assert "fleet::chunk-000::unit-001" in cited  # Tern's upkeep, not Petrel's
+    left = intent_of(ask(session, talk, "How many cars does it carry?"))
+    assert left.intents[0].target == "How many cars does it carry?" and not left.resolved
+    assert left.unresolved and left.unresolved[0].startswith("could not tell who 'it' is: ")
 
 
 def test_without_memory_a_pronoun_stays_as_asked(session):
@@ -122,7 +125,12 @@ def test_memory_files_are_private_and_bad_lines_are_diagnostics(session, tmp_pat
     path.write_text(path.read_text() + '{"id": "x"}\nnot json\n')
     again = conversation(session, Caller(), store)
     assert len(again.turns) == 1
-    assert [d.line for d in store.problems] == [2, 3] and all(d.file == str(path) for d in store.problems)
+    assert [d.line for d in again.problems] == [2, 3] and all(d.file == str(path) for d in again.problems)
+    # Said once as warnings (the CLI prints them, the explorer notifies), not again while unchanged.
+    warnings = again.take_warnings()
+    assert len(warnings) == 2 and all("MALFORMED_LINE" in w for w in warnings)
+    again.vetted(None)
+    assert again.take_warnings() == []
 
 
 def test_compaction_replaces_old_turns_with_summaries(session):
@@ -148,16 +156,16 @@ def test_cli_session_and_memory_commands(tmp_path):
     def cli(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "mrptui.cli", *args], env=env, capture_output=True, text=True, timeout=120)
 
-    assert cli("ask", "What is Petrel?", "--kb", str(kb), "--session", "s1").returncode == 0
-    out = cli("ask", "Who maintains it?", "--kb", str(kb), "--session", "s1", "--json")
+    assert cli("ask", "Who maintains Petrel?", "--kb", str(kb), "--session", "s1").returncode == 0
+    out = cli("ask", "What about Tern?", "--kb", str(kb), "--session", "s1", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["resolved"][0].startswith("it → Petrel, from turn 1")
+    assert data["resolved"][0].startswith("What about Tern? → Who maintains Tern?, from turn 1")
     (used,) = data["memory"]
     assert used["scope"] == "session" and used["turn"] == 1
     assert {"sim", "recency", "quality", "score"} <= set(used)
-    text = cli("ask", "And Tern?", "--kb", str(kb), "--session", "s1")
-    assert "from memory: And Tern? → Who maintains Tern?" in text.stdout
+    text = cli("ask", "How many cars does it carry?", "--kb", str(kb), "--session", "s1")
+    assert "memory: could not tell who 'it' is: " in text.stdout
     assert cli("memory", "add", "Tern is my favourite", "--kb", str(kb)).stdout.startswith("noted ")
     listing = json.loads(cli("memory", "list", "--session", "s1", "--kb", str(kb), "--json", "--for", "Tern").stdout)
     assert [r["kind"] for r in listing["records"]].count("turn") == 3
@@ -178,11 +186,11 @@ def test_diff_and_replay_show_the_memory_a_run_used(session, tmp_path):
 
     talk = conversation(session)
     ask(session, talk, "What is Petrel?")
-    followed = ask(session, talk, "Who maintains it?")
-    alone = list(session.run(Request(question="Who maintains it?")))
+    followed = ask(session, talk, "And Tern?")
+    alone = list(session.run(Request(question="And Tern?")))
     rows = diff_runs(alone, followed).section("Request")
     (memory,) = [row for row in rows if row.right.startswith("memory:")]
-    assert "it → Petrel, from turn 1" in memory.right and memory.left == ""
+    assert "And Tern? → What is Tern?, from turn 1" in memory.right and memory.left == ""
     path = tmp_path / "trace.jsonl"
     write_trace(followed, path)
     replayed, problems = read_trace(path)

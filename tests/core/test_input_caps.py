@@ -51,11 +51,16 @@ def test_a_deeply_nested_kb_line_is_malformed_at_its_line_and_the_others_load(tm
     assert "nested deeper than" in problems[0].message
 
 
-def test_a_deeply_nested_corpus_line_is_exit_2_with_its_file_and_line(tmp_path: Path, capsys) -> None:
+def test_a_deeply_nested_corpus_line_is_withdrawn_at_its_line_and_the_rest_scored(tmp_path: Path, capsys) -> None:
     folder = beir(tmp_path / "c", json.dumps(DOC) + "\n" + DEEP + "\n")
-    assert main(["eval", "--beir", str(folder)]) == 2
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["withdrawn_documents"] == 1
+    assert f"{folder / 'corpus.jsonl'}:2: JSON nested deeper than" in err and "RecursionError" not in err
+    only = beir(tmp_path / "d", DEEP + "\n")
+    assert main(["eval", "--beir", str(only)]) == 2
     err = capsys.readouterr().err
-    assert f"{folder / 'corpus.jsonl'}:2:" in err and "MALFORMED_LINE" in err and "RecursionError" not in err
+    assert f"{only / 'corpus.jsonl'}:1:" in err and "MALFORMED_LINE" in err
 
 
 @pytest.mark.parametrize("name", ["queries.jsonl", "qrels"])

@@ -126,18 +126,22 @@ def test_missing_evaluation_library_is_a_clear_error(beir: Path, capsys, monkeyp
 
 
 @pytest.mark.parametrize(
-    ("file", "content", "expected"),
+    ("file", "content", "expected", "status"),
     [
-        ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": "x"}\n{"title": "no id"}\n', "corpus.jsonl:2"),
-        ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": "x"}\n{not json\n', "corpus.jsonl:2"),
-        ("queries.jsonl", '{"_id": "q1"}\n', "queries.jsonl:1"),
-        ("qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1 d1 high\n", "test.tsv:2"),
+        # A bad document is withdrawn and counted; the rest of the collection is scored (issue 35).
+        ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": "x"}\n{"title": "no id"}\n', "corpus.jsonl:2", 0),
+        ("corpus.jsonl", '{"_id": "d1", "title": "t", "text": "x"}\n{not json\n', "corpus.jsonl:2", 0),
+        ("queries.jsonl", '{"_id": "q1"}\n', "queries.jsonl:1", 2),
+        ("qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1 d1 high\n", "test.tsv:2", 2),
     ],
 )
-def test_bad_lines_name_file_and_line(beir: Path, capsys, file, content, expected) -> None:
+def test_bad_lines_name_file_and_line(beir: Path, capsys, file, content, expected, status) -> None:
     (beir / file).write_text(content, encoding="utf-8")
-    assert main(["eval", "--beir", str(beir)]) == 2
-    assert expected in capsys.readouterr().err
+    assert main(["eval", "--beir", str(beir)]) == status
+    err = capsys.readouterr().err
+    assert expected in err
+    if status == 0:
+        assert "withdrew 1 document(s)" in err and "the rest is scored" in err
 
 
 def test_missing_files_and_bad_arguments(tmp_path: Path, beir: Path, capsys) -> None:

@@ -74,10 +74,13 @@ def test_a_collection_of_only_empty_documents_is_refused(tmp_path: Path, capsys)
     assert "corpus.jsonl" in capsys.readouterr().err
 
 
-def test_other_bad_documents_still_fail_with_file_and_line(tmp_path: Path, capsys) -> None:
+def test_other_bad_documents_are_withdrawn_and_counted_with_file_and_line(tmp_path: Path, capsys) -> None:
+    """Issue 35: one withdrawn document does not abort the collection; it is counted and named."""
     folder = write_collection(tmp_path / "bad", [TRAM_DOCS[0], {"title": "no id"}, TRAM_DOCS[1]], TRAM_QUERIES, TRAM_QRELS)
-    assert main(["eval", "--beir", str(folder)]) == 2
-    assert "corpus.jsonl:2" in capsys.readouterr().err
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert "corpus.jsonl:2" in err and "withdrew 1 document(s)" in err
+    assert json.loads(out)["withdrawn_documents"] == 1
 
 
 # Arguments about harbour ferries, ArguAna-style: every query is also a document (same id, same
@@ -133,6 +136,26 @@ def test_without_overlapping_ids_nothing_is_excluded(trams: Path, capsys) -> Non
 def test_exclude_self_needs_beir(capsys) -> None:
     assert main(["eval", "--sample", "--exclude-self"]) == 2
     assert "--exclude-self needs --beir" in capsys.readouterr().err
+
+
+def test_a_restricted_document_changes_no_count_nor_exclude_self(tmp_path: Path, capsys) -> None:
+    """Issue 35, case 9: a restricted document whose id is a query id, and a broken restricted
+    line, change nothing in the public caller's report (exclude_self was computed over every id)."""
+    plain = write_collection(tmp_path / "plain", TRAM_DOCS, TRAM_QUERIES, TRAM_QRELS)
+    secret = [*TRAM_DOCS, {"_id": "q1", "title": "Depot", "text": "The depot code is 4471.", "acl": ["staff"]},
+              {"_id": "e1", "title": "", "text": "", "acl": ["staff"]}]
+    hidden = write_collection(tmp_path / "hidden", secret, TRAM_QUERIES, TRAM_QRELS)
+    with (hidden / "corpus.jsonl").open("a") as corpus:
+        corpus.write('{"_id": "s9", "title": "Vault", "text": "x", "acl": ["staff"]\n')
+    reports = []
+    for folder in (plain, hidden):
+        assert main(["eval", "--beir", str(folder), "--json"]) == 0
+        out, err = capsys.readouterr()
+        warnings = [line.replace(str(folder), "") for line in err.splitlines() if "queries" not in line]
+        reports.append((json.loads(out), warnings))
+    assert reports[0][0] | {"collection": ""} == reports[1][0] | {"collection": ""}
+    assert reports[0][1] == reports[1][1]
+    assert reports[1][0]["exclude_self"] is False and reports[1][0]["withdrawn_documents"] == 0
 
 
 def test_a_repeated_document_id_is_reported_counted_and_the_first_scored(tmp_path: Path, capsys) -> None:

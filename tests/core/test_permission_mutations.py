@@ -272,9 +272,14 @@ TEXT_MUTATIONS: dict[str, Callable[[str, str], str]] = {
     "own paragraph below": lambda fields, body: f"The lobby opens at nine.\n\n{body}\n\n{fields}\n",
     "bulleted": lambda fields, body: f"{body}\n" + "\n".join(f"- {line}" for line in fields.split("\n")) + "\n",
     "as heading": lambda fields, body: "\n".join(f"# {line}" for line in fields.split("\n")) + f"\n{body}\n",
-    "inside the line": lambda fields, body: f"The lobby opens at nine.\n\n{body} Note — {'; '.join(fields.split(chr(10)))}\n",
-    "in brackets at the end": lambda fields, body: f"{body} ({fields.split(chr(10))[-1]})\n\nThe lobby opens at nine.\n",
+    # Inside running prose "region: north" is English (issue 35): a region is written `Region=EU` there.
+    "inside the line": lambda fields, body: f"The lobby opens at nine.\n\n{body} Note — {'; '.join(_inline(fields).split(chr(10)))}\n",
+    "in brackets at the end": lambda fields, body: f"{body} ({_inline(fields).split(chr(10))[-1]})\n\nThe lobby opens at nine.\n",
 }
+
+
+def _inline(fields: str) -> str:
+    return fields.replace("region: ", "region=")
 
 
 def _text_fields(unit: KnowledgeUnit) -> str:

@@ -194,3 +194,63 @@ def test_a_withdrawal_note_others_may_see_names_only_public_units(tmp_path: Path
     session.reload()
     staff = next(d for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN" and d.file.endswith("staff.md"))
     assert staff.author_only and "vault::chunk-000::unit-000" in staff.message  # the author's note names it
+
+
+# --- issue 35: no existence oracle in eval, nor in ask/retrieve ---------------------------------
+
+QUOTING = """## Context Unit notes::chunk-000::unit-000
+Role: Definition
+Topic: Safe notes
+Claim: The safe notes are kept in vault::chunk-000::unit-000 and the lobby desk has a copy.
+"""
+# Restricted units that must leave no trace for the public caller: one whose id a public text
+# quotes, one whose id differs from a public one only in case, and broken restricted lines.
+HIDDEN = {
+    "quoted.md": STAFF,
+    "clash.md": STAFF.replace("vault::chunk-000::unit-000", "LOBBY::chunk-000::unit-000"),
+    "broken.jsonl": '{"_id": "s1", "title": "Safe", "text": "Code 9", "acl": ["staff"]\n',
+    "headless.md": "## Context Unit \nRole: Definition\nTopic: Safe\nClaim: Code 9\nAcl: staff\n",
+    "bad-date.md": STAFF.replace("vault::", "dated::").replace("Acl: staff", "Acl: staff\nEffectiveFrom: 0"),
+}
+
+
+def _eval(kb_flags: list[str], queries: Path, capsys) -> tuple[int, str, str]:
+    code = main(["eval", *kb_flags, "--json", str(queries)])
+    out, err = capsys.readouterr()
+    return code, json.dumps(_untimed(json.loads(out)), indent=1), err
+
+
+def test_ask_retrieve_and_eval_read_the_same_with_and_without_hidden_units(tmp_path: Path, capsys) -> None:
+    queries = tmp_path / "queries.json"
+    queries.write_text(json.dumps([
+        {"id": "q1", "question": "Where are the safe notes kept?", "expect_evidence": ["notes::chunk-000::unit-000"],
+         "must_not_appear": [], "kind": "definition"},
+        {"id": "q2", "question": QUESTION, "expect_evidence": ["lobby::chunk-000::unit-000"], "must_not_appear": [],
+         "kind": "definition"},
+    ]))
+    outputs = []
+    for hidden in (False, True):
+        kb = tmp_path / ("with" if hidden else "without")
+        kb.mkdir()
+        (kb / "public.md").write_text(PUBLIC)
+        (kb / "notes.md").write_text(QUOTING)
+        if hidden:
+            for name, text in HIDDEN.items():
+                (kb / name).write_text(text)
+        flags = ["--kb", str(kb), "--kb", str(kb / "broken.jsonl")] if hidden else ["--kb", str(kb)]
+        # The same paths in both runs: the output names the KB folder.
+        same = tmp_path / "kb"
+        kb.rename(same)
+        flags = [flag.replace(str(kb), str(same)) for flag in flags]
+        runs = [_eval(flags, queries, capsys)]
+        for command, flag in (("ask", []), ("ask", ["--json"]), ("retrieve", ["--json"])):
+            code = main([command, *flags, *flag, "Where are the safe notes kept?"])
+            out, err = capsys.readouterr()
+            runs.append((code, json.dumps(_untimed(json.loads(out)), indent=1) if flag else out, err))
+        same.rename(kb)
+        outputs.append(runs)
+    without, with_hidden = outputs
+    # The gates pass without the hidden units, so with them they must too (they named the quoted id).
+    assert json.loads(without[0][1])["safe"] is True
+    for before, after in zip(without, with_hidden):
+        assert after == before

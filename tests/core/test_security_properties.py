@@ -300,11 +300,13 @@ def test_memory_never_crosses_callers(kb_units, caller_list, question) -> None:
     session = Session.from_kb(KnowledgeBase.from_units(kb_units))
     with tempfile.TemporaryDirectory() as folder:
         store = MemoryStore(Path(folder), session.engine_config.memory)
-        for turn in range(2):
+        # The third turn's pronouns are looked for in the text of the units the last answer cited:
+        # a unit the caller cannot see is never read, so its words never reach the trace.
+        for turn, follow_up in enumerate((question, "And what about it?", "What did she do with them?")):
             for caller in caller_list:
                 talk = Conversation(caller, "shared", session.engine_config.memory, session.retrieval.hdc, store)
                 assert {r.caller for r in talk.records} <= {caller_digest(caller)}
-                asked = question if turn == 0 else "And what about it?"
+                asked = follow_up
                 request = with_memory(Request(question=asked, caller=caller), talk, session.view(caller))
                 events = list(session.run(request))
                 remember(talk, events, session.view(caller))

@@ -350,3 +350,19 @@ def test_a_truncation_during_a_question_waits_for_it_to_end_instead_of_sigbus(tm
     lines = dict(line.split() for line in out.splitlines())
     assert int(lines["answered"]) > 0 and int(lines["again"]) > 0
     assert int(lines["notes"]) == len(large), "the next question rebuilt what was truncated"
+
+
+def test_a_symlink_planted_below_the_cache_root_is_refused(tmp_path):
+    """Issue 35, case 12: the root was ownership-checked, but a `segments` link below it was followed."""
+    kb_dir, cache, elsewhere = tmp_path / "kb", tmp_path / "cache", tmp_path / "elsewhere"
+    write_kb(kb_dir, files=1)
+    good = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    planted = next(p for p in cache.iterdir() if p.is_dir())
+    os.rename(planted, elsewhere)
+    os.symlink(elsewhere, planted)
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=store)
+    (note,) = cache_notes(kb)
+    assert f"refusing the index cache at {cache}" in note and f"{planted} is a symbolic link" in note
+    assert store.loads == 0 and not store.enabled
+    assert kb.units == good.units

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from core.answer_types import Span, expected_type, typed_spans
 from core.coref import resolve
-from core.intent_cues import question_cues
-from core.plugins.passages import question_terms
+from core.question import Question
 from core.support import SUPPORT_THRESHOLD, check, fills_gap, support_score
 from core.tagging import tag_text
 
@@ -15,10 +14,9 @@ def support_of(question: str, sentence: str, lead: str):
     tokens = tag_text(sentence)
     expected = expected_type(question)
     span = next(s for s in typed_spans(tokens, sentence, expected) if s.text == lead)
-    # The class noun of "which X" and the form words of "how long" shape the answer (short_answer._is_head).
-    shaping = {expected.head.lower(), *expected.form_words}
-    terms = [t for t in question_terms(question, question_cues(question)) if t.word not in shaping]
-    return check(tag_text(question), terms, expected, tokens, span)
+    # The class noun of "which X" and the form words of "how long" shape the answer: the check
+    # asks the sentence for the other terms only (Question.required_terms).
+    return check(Question(question), expected, tokens, span)
 
 
 def test_a_sentence_saying_the_question_supports_its_lead() -> None:
@@ -63,8 +61,7 @@ def test_a_lead_of_the_wrong_type_or_a_word_of_the_question_fails() -> None:
     tokens = tag_text(sentence)
     expected = expected_type("Which Ashby trophy did the club keep?")
     own = Span("Ashby", 3, 3)
-    terms = question_terms("Which Ashby trophy did the club keep?", question_cues("Which Ashby trophy did the club keep?"))
-    result = check(tag_text("Which Ashby trophy did the club keep?"), terms, expected, tokens, own)
+    result = check(Question("Which Ashby trophy did the club keep?"), expected, tokens, own)
     assert any("only repeats the question" in r for r in result.reasons)
 
 
@@ -72,7 +69,7 @@ def test_a_missing_lead_fails_with_the_type_named() -> None:
     tokens = tag_text("The keeper logged the storm at dusk.")
     question = "When was the storm logged?"
     expected = expected_type(question)
-    result = check(tag_text(question), question_terms(question, question_cues(question)), expected, tokens, None)
+    result = check(Question(question), expected, tokens, None)
     assert not result.passed and "no date or time in the sentence" in result.reasons
 
 
@@ -115,7 +112,7 @@ def gap(question: str, sentence: str, lead: str) -> bool:
     tokens = tag_text(sentence)
     words = [t.word for t in tokens]
     first = words.index(lead.split()[0])
-    return fills_gap(tag_text(question), tokens, Span(lead, first, first + len(lead.split()) - 1), expected_type(question))
+    return fills_gap(Question(question), tokens, Span(lead, first, first + len(lead.split()) - 1), expected_type(question))
 
 
 def test_a_lead_fills_the_gap_after_the_question_verb_or_its_preposition() -> None:

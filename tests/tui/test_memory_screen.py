@@ -37,8 +37,7 @@ async def test_follow_ups_typed_in_the_box_use_memory_and_the_memory_screen_show
     app = ferry_app(ferries)
     async with app.run_test(size=(160, 45)) as pilot:
         await ask(pilot, "What is Tern?")
-        await ask(pilot, "Who maintains it?")
-        assert target(app) == "Who maintains Tern?"
+        await ask(pilot, "Who maintains Tern?")
         await ask(pilot, "And Petrel?")
         assert target(app) == "Who maintains Petrel?"
         app.runner.rerun()  # a re-run reuses its request: no new turn
@@ -64,8 +63,8 @@ async def test_follow_ups_typed_in_the_box_use_memory_and_the_memory_screen_show
         await settle(pilot)
         assert screen.records == []
         await pilot.press("escape")
-        await ask(pilot, "Who maintains it?")
-        assert target(app) == "Who maintains it?"  # nothing left to refer back to
+        await ask(pilot, "And Tern?")
+        assert target(app) == "And Tern?"  # nothing left to refer back to
 
 
 async def test_memory_is_off_in_replay_and_says_so(ferries):
@@ -104,9 +103,32 @@ async def test_a_turn_whose_cited_unit_was_edited_is_not_reused_and_the_screen_c
         fleet = kb / "fleet.md"
         fleet.write_text(fleet.read_text().replace("Sandmere twice a day", "Sandmere three times a day"))
         session.reload()
-        await ask(pilot, "Who maintains it?")
-        assert target(app) == "Who maintains it?"  # turn 1 quoted what Petrel's unit no longer says
+        await ask(pilot, "And Tern?")
+        assert target(app) == "And Tern?"  # turn 1 quoted what Petrel's unit no longer says
         await pilot.press("ctrl+o")
         await settle(pilot)
         title = str(app.screen.query_one("#memory-title").content)
         assert "1 not used (a unit they cite changed or left your view)" in title
+
+
+async def test_a_memory_file_that_cannot_be_used_is_a_notification_and_the_explorer_goes_on(ferries, tmp_path):
+    from helpers import record_notifications
+
+    from core.events import AnswerReady
+    from core.memory.records import caller_digest
+    from mrptui.screens.modals import ErrorModal
+
+    app = make_app(ferries, kb_label="ferries", conversation="s", memory_root=tmp_path)
+    blocked = tmp_path / caller_digest(app.caller) / "conversation-s.jsonl"
+    blocked.mkdir(parents=True)  # a folder where the conversation's file should be
+    notes = record_notifications(app)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What is Tern?")
+        assert "passenger ferry" in next(e for e in app.current.events if isinstance(e, AnswerReady)).answer
+        await ask(pilot, "Who maintains it?")
+        warned = [n for n in notes if n.startswith("memory not read:")]
+        assert len(warned) == 1 and str(blocked) in warned[0]  # said once, not once per turn
+        assert not isinstance(app.screen, ErrorModal)
+        blocked.rmdir()  # fixed while the explorer runs: the next turn is remembered
+        await ask(pilot, "What is Petrel?")
+        assert blocked.is_file() and "What is Petrel?" in blocked.read_text()

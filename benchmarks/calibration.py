@@ -1,0 +1,67 @@
+"""What this machine does in a fixed amount of work, measured at the start of every benchmark run,
+so that a reader can tell the code from the machine (issue 41): absolute times only hold for the
+machine they were taken on; ratios to a peer or to these rows, taken in the same run, transfer.
+
+- `cpu_loop`: ten million additions in a Python function (one core, the interpreter's speed);
+  a quiet machine of the project's kind runs it in 0.40–0.66 s.
+- `memory_read`: the single-thread read bandwidth, as the time to sum a 256 MB array once
+  (also the HDC scan's floor in benchmarks/retrieval.py).
+- `bare_import`: a fresh `python -c "import numpy, pydantic"`, the floor under any CLI command.
+
+Each is the best of a few tries: the machine's capacity, not its current load, which every row
+reports beside it (`load`, the one-minute load average before and after its module ran).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from benchmarks import repeats, row
+
+_LOOP_ADDITIONS = 10_000_000
+_BANDWIDTH_BYTES = 256 * 2**20
+
+
+def _add_loop(count: int) -> int:
+    total = 0
+    for i in range(count):
+        total += i
+    return total
+
+
+def _best_ms(call, tries: int) -> float:
+    best = float("inf")
+    for _ in range(tries):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
+def read_bandwidth() -> float:
+    """Single-thread memory read bandwidth in bytes/s: the best of five sums over a 256 MB array."""
+    data = np.ones(_BANDWIDTH_BYTES // 8, dtype=np.uint64)
+    return _BANDWIDTH_BYTES / (_best_ms(data.sum, repeats(5, 2)) / 1000)
+
+
+def bare_import_ms() -> float:
+    command = [sys.executable, "-c", "import numpy, pydantic"]
+    env = {**os.environ}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return _best_ms(lambda: subprocess.run(command, env=env, check=True), repeats(5, 2))
+
+
+def rows() -> list[dict]:
+    """The calibration rows (engine `calibration`, n 0)."""
+    loop_ms = _best_ms(lambda: _add_loop(_LOOP_ADDITIONS), repeats(3))
+    read_ms = _BANDWIDTH_BYTES / read_bandwidth() * 1000
+    return [
+        row("calibration", 0, "cpu_loop", [loop_ms], 0.0),
+        row("calibration", 0, "memory_read", [read_ms], 0.0),
+        row("calibration", 0, "bare_import", [bare_import_ms()], 0.0),
+    ]

@@ -1,0 +1,140 @@
+"""The canonical form a permission label is recognised by (docs/security.md, "Readers fail closed").
+
+Two strings that a reader of the file cannot tell apart must name the same field. So each
+character is put through NFKC, dropped when it is a default-ignorable code point (zero-width
+characters, Hangul fillers such as U+3164, variation selectors: Unicode's own property, through
+the `regex` module), case folded and mapped to its confusable prototype from Unicode's
+confusables.txt (UTS #39), as shipped by the `confusable-homoglyphs` package. Its data pairs each
+character with its look-alikes both ways, so a character's prototype is the representative of
+its look-alike class: a lowercase ASCII letter when the class has one, else an ASCII character,
+else the lowest code point. `:` and `=` are their classes' only ASCII members, so every look-alike
+of a separator canonicalises to one of them.
+
+UTS #39 is case-sensitive (capital `I` is a look-alike of `l`, small `i` is not), so a name is
+read in two forms: prototypes before case folding (`AcI` → `acl`) and after (`EFFECTIVE` keeps
+its `i`). A name matches when either form does.
+
+The table (about 9,600 characters) costs ~0.2 s to build, so it is built on first need: ASCII
+text is mapped by the table's ASCII part (`ASCII_FOLD_FIRST`, `ASCII_PROTOTYPE`; a test derives
+them from the library's data), so every reader's common case stays at C speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+
+@lru_cache(maxsize=1)
+def _ignorable():
+    """Unicode's Default_Ignorable_Code_Point property; `regex` costs ~45 ms to import, so only
+    text that leaves ASCII pays for it."""
+    import regex
+
+    return regex.compile(r"\p{Default_Ignorable_Code_Point}")
+# The table restricted to ASCII, so that ASCII text never builds it: the ASCII characters whose
+# prototype is another character, before and after case folding. A test derives both from the
+# library's data and checks they are these.
+ASCII_FOLD_FIRST = str.maketrans({"1": "l", "|": "l", "`": "'"})
+ASCII_PROTOTYPE = str.maketrans({"1": "l", "|": "l", "`": "'", "I": "l", "O": "0"})
+
+
+_DIRECTION_MARKS = str.maketrans("", "", "\u200e\u200f")
+
+
+@lru_cache(maxsize=1)
+def prototypes() -> dict[str, str]:
+    """Each character of Unicode's confusables data → its look-alike class's representative."""
+    import confusable_homoglyphs  # its package holds the data file; its modules load more than this needs
+
+    raw = json.loads(Path(confusable_homoglyphs.__file__).with_name("confusables.json").read_text("utf-8"))
+    parent: dict[str, str] = {}
+
+    def root(char: str) -> str:
+        while parent.setdefault(char, char) != char:
+            parent[char] = parent[parent[char]]
+            char = parent[char]
+        return char
+
+    for key, homoglyphs in raw.items():
+        source = key.translate(_DIRECTION_MARKS)  # the package wraps right-to-left entries in them
+        for entry in homoglyphs:
+            target = entry["c"].translate(_DIRECTION_MARKS)
+            if len(source) == 1 and len(target) == 1:
+                parent[root(source)] = root(target)
+    classes: dict[str, list[str]] = {}
+    for char in parent:
+        classes.setdefault(root(char), []).append(char)
+    table = {}
+    for members in classes.values():
+        best = min(members, key=lambda c: (not (c.isascii() and c.islower()), not c.isascii(), c))
+        table.update(dict.fromkeys(members, best))
+    return table
+
+
+def _prototype(text: str) -> str:
+    table = prototypes()
+    return "".join(table.get(char, char) for char in text)
+
+
+class _Table(dict):
+    """A `str.translate` table filled on first sight of each character."""
+
+    def __init__(self, fold_first: bool):
+        super().__init__()
+        self.fold_first = fold_first
+
+    def __missing__(self, code: int) -> str:
+        table = prototypes()
+        written = chr(code).casefold() if self.fold_first else chr(code)
+        # Prototypes before NFKC too: NFKC turns some look-alikes into other characters (U+FE30
+        # PRESENTATION FORM FOR VERTICAL TWO DOT LEADER, a look-alike of `:`, into U+2025).
+        out = []
+        for char in unicodedata.normalize("NFKC", "".join(table.get(c, c) for c in written)):
+            if _ignorable().match(char):
+                continue
+            if self.fold_first:
+                out.append(_prototype(char.casefold()))
+            else:
+                out.append(_prototype(_prototype(char).casefold()))
+        self[code] = mapped = "".join(out)
+        return mapped
+
+
+_FOLD_FIRST = _Table(fold_first=True)
+_PROTOTYPE_FIRST = _Table(fold_first=False)
+
+
+def canonical_forms(text: str) -> tuple[str, ...]:
+    """`text`'s canonical forms: prototypes after case folding, then before; one when both agree."""
+    if text.isascii():
+        first = text.casefold().translate(ASCII_FOLD_FIRST)
+        second = text.translate(ASCII_PROTOTYPE).casefold().translate(ASCII_PROTOTYPE)
+    else:
+        first = text.translate(_FOLD_FIRST)
+        second = first if _case_sensitive().isdisjoint(text) else text.translate(_PROTOTYPE_FIRST)
+    return (first,) if first == second else (first, second)
+
+
+@lru_cache(maxsize=1)
+def _case_sensitive() -> frozenset[str]:
+    """The characters whose two readings differ (capital I and its look-alikes: `Ｉ`, `Ι`, `𝐈`):
+    only a text holding one needs its second form."""
+    return frozenset(char for char in prototypes() if _prototype(char.casefold()) != _prototype(_prototype(char).casefold()))
+
+
+def original_offset(text: str, offset: int, form: int = 0) -> int:
+    """The index in `text` of the character whose canonical form number `form` holds that form's
+    character at `offset`."""
+    if text.isascii():
+        return offset
+    table = _PROTOTYPE_FIRST if form else _FOLD_FIRST
+    seen = 0
+    for index, char in enumerate(text):
+        seen += len(char.translate(table))
+        if seen > offset:
+            return index
+    return len(text)

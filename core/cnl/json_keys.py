@@ -1,0 +1,67 @@
+"""Every key of a JSON document is a label position (docs/security.md, "Readers fail closed").
+
+`loads_unique` refuses a document that writes one key twice in an object, exactly or in another
+case: `json.loads` keeps the last value silently, so `"effectiveFrom": "2027-01-01",
+"effectiveFrom": "2020-01-01"` would serve a unit not yet in effect. `permission_keys` finds
+permission labels at any depth, as object keys and as list-of-pairs names (`[["acl", "staff"]]`),
+and `raw_permission_key` finds one in a line that is not JSON at all, so that its errors are
+counted for the author only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from core.cnl.permissions import permission_label
+
+
+class DuplicateKey(ValueError):
+    """An object writes one key twice (exactly or case-folded)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, str] = {}
+    for key, _ in pairs:
+        folded = key.casefold()
+        if folded in seen:
+            same = "" if seen[folded] == key else f" (as {seen[folded]!r}; keys are case-insensitive)"
+            raise DuplicateKey(f"key {key!r} is written twice in one object{same}; the document is not read")
+        seen[folded] = key
+    return dict(pairs)
+
+
+def loads_unique(text: str) -> Any:
+    """`json.loads`, raising DuplicateKey for a key written twice in one object."""
+    return json.loads(text, object_pairs_hook=_unique_pairs)
+
+
+def permission_keys(value: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
+    """(path, key as written, field) of each permission label inside `value`, at any depth."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            label = permission_label(key) if isinstance(key, str) else None
+            if label is not None:
+                yield where, key, label
+            yield from permission_keys(inner, where)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            where = f"{path}[{index}]"
+            # A list of pairs is a mapping written as lists (`[["acl", "staff"]]`).
+            pair = isinstance(inner, list) and len(inner) == 2 and isinstance(inner[0], str)
+            label = permission_label(inner[0]) if pair else None
+            if label is not None:
+                yield where, inner[0], label
+            yield from permission_keys(inner, where)
+
+
+# A JSON string followed by `:` (a key), in a line that may not parse.
+_RAW_KEY = re.compile(r'"((?:[^"\\]|\\.){1,80})"\s*:')
+
+
+def raw_permission_key(line: str) -> bool:
+    """Whether a line, JSON or not, writes a key that is a permission label."""
+    return any(permission_label(match.group(1)) for match in _RAW_KEY.finditer(line))
