@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from core.diagnostics import Code, Diagnostic, did_you_mean
+from core.json_limits import NotUtf8, TooDeep, check_depth, decode_utf8
 from core.resources import config_dir
 from core.safe_io import UnsafePath, read_regular
 
@@ -159,13 +160,20 @@ class ConfigError(Exception):
 def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
     """Parse a JSON file, turning I/O and syntax problems into a `ConfigError` with a position."""
     try:
-        text = read_regular(path, max_bytes).decode("utf-8")
+        text = decode_utf8(read_regular(path, max_bytes))
     except UnsafePath as exc:
         raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=exc.reason, file=str(path))]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except NotUtf8 as exc:
+        problem = Diagnostic(code=Code.INVALID_ENCODING, message=str(exc), file=str(path), line=exc.line, col=exc.col)
+        raise ConfigError([problem]) from None
+    except OSError as exc:
         raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
     try:
+        check_depth(text)
         return json.loads(text)
+    except TooDeep as exc:
+        line, col = _line_col(text, exc.col)
+        raise ConfigError([Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=line, col=col)]) from None
     except json.JSONDecodeError as exc:
         raise ConfigError(
             [Diagnostic(code=Code.INVALID_JSON, message=exc.msg, file=str(path), line=exc.lineno, col=exc.colno)]
@@ -175,6 +183,12 @@ def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
         # an integer over int's digit limit. Neither says where, so the file's start stands in.
         diagnostic = Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=1, col=1)
         raise ConfigError([diagnostic]) from None
+
+
+def _line_col(text: str, col: int) -> tuple[int, int]:
+    """The line and column of the 1-based offset `col` of `text`."""
+    offset = col - 1
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def json_pointer_line(text: str, loc: tuple[str | int, ...]) -> int:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapte
 
 from core.config import ConfigError, read_json
 from core.diagnostics import Code, Diagnostic
-from core.json_locate import position
+from core.json_locate import Locator
 from core.units import MAX_CALLER_TAGS, Caller, Region, Tag
 
 AnswerStatus = Literal["grounded", "weak", "no-context"]
@@ -93,14 +93,14 @@ _QUERY_LIST: TypeAdapter[list[QuerySpec]] = TypeAdapter(list[QuerySpec])
 def load_queries(path: Path) -> list[QuerySpec]:
     """Raises ConfigError with file and line for unreadable JSON, bad fields and duplicate ids."""
     data = read_json(path)
-    text = path.read_text(encoding="utf-8")
+    locator = Locator(path.read_text(encoding="utf-8"))
     try:
         queries = _QUERY_LIST.validate_python(data)
     except ValidationError as exc:
         raise ConfigError(
-            [_diagnostic(path, text, tuple(err["loc"]), f"{_loc_text(err['loc'])}: {err['msg']}") for err in exc.errors()]
+            [_diagnostic(path, locator, tuple(err["loc"]), f"{_loc_text(err['loc'])}: {err['msg']}") for err in exc.errors()]
         ) from None
-    duplicates = _duplicate_ids(path, text, queries)
+    duplicates = _duplicate_ids(path, locator, queries)
     if duplicates:
         raise ConfigError(duplicates)
     return queries
@@ -111,6 +111,7 @@ def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection
     renamed a unit, their checks would pass or fail for the wrong reason."""
     text = path.read_text(encoding="utf-8")
     spans = _element_spans(text)
+    locator = Locator(text)
     # Ids compare in any case, as eval's labels and gates do.
     known = {uid.casefold() for uid in known_ids}
     problems = []
@@ -122,8 +123,7 @@ def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection
                     continue
                 found = text.find(json.dumps(unit_id), start, end)
                 offset = found if found >= 0 else start
-                line = text.count("\n", 0, offset) + 1
-                col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+                line, col = locator.line_col(offset)
                 problems.append(Diagnostic(
                     code=Code.UNKNOWN_LABELLED_ID, file=str(path), line=line, col=col,
                     message=f"query {query.id}: {field} names {unit_id!r}, which is not a unit of the KB",
@@ -131,14 +131,14 @@ def stale_labels(path: Path, queries: Sequence[QuerySpec], known_ids: Collection
     return problems
 
 
-def _duplicate_ids(path: Path, text: str, queries: Sequence[QuerySpec]) -> list[Diagnostic]:
+def _duplicate_ids(path: Path, locator: Locator, queries: Sequence[QuerySpec]) -> list[Diagnostic]:
     first: dict[str, int] = {}
     problems = []
     for index, query in enumerate(queries):
         if query.id in first:
-            where = position(text, (first[query.id], "id"))[0]
+            where = locator.position((first[query.id], "id"))[0]
             message = f"duplicate query id {query.id!r} (first on line {where})"
-            problems.append(_diagnostic(path, text, (index, "id"), message))
+            problems.append(_diagnostic(path, locator, (index, "id"), message))
         first.setdefault(query.id, index)
     return problems
 
@@ -147,8 +147,8 @@ def _loc_text(loc: Sequence[str | int]) -> str:
     return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".") or "<root>"
 
 
-def _diagnostic(path: Path, text: str, loc: tuple[str | int, ...], message: str) -> Diagnostic:
-    line, col = position(text, loc)
+def _diagnostic(path: Path, locator: Locator, loc: tuple[str | int, ...], message: str) -> Diagnostic:
+    line, col = locator.position(loc)
     return Diagnostic(code=Code.INVALID_CONFIG, message=message, file=str(path), line=line, col=col)
 
 

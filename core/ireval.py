@@ -27,10 +27,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.cnl.source import read_file
+from core.cnl.source import MAX_JSONL_BYTES, load_bytes, read_file
 from core.config import ConfigError, FusionMethod, Lane, RetrievalConfig
-from core.diagnostics import Code, Diagnostic
+from core.diagnostics import Code, Diagnostic, Severity
 from core.intent_cues import detect_act
+from core.json_limits import NotUtf8, decode_utf8
 from core.json_locate import jsonl_records
 from core.kb import KBView, KnowledgeBase
 from core.retrieval.bm25 import Bm25Index
@@ -40,7 +41,7 @@ from core.retrieval.hdc_index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.safe_io import Marked, atomic_write_text
 from core.text import tokenize
-from core.units import ACT_PREFERRED_ROLES, Caller
+from core.units import ACT_PREFERRED_ROLES, Caller, KnowledgeUnit, is_public
 
 MEASURES = ("ndcg@10", "recall@100", "mrr@10")
 RUN_DEPTH = 100
@@ -66,6 +67,7 @@ class IrCollection:
     skipped: tuple[Diagnostic, ...] = ()  # documents with neither title nor text, with file and line
     # Documents a reader withdrew (an error at their line), the rest scored.
     withdrawn: tuple[Diagnostic, ...] = ()
+    duplicates: tuple[Diagnostic, ...] = ()  # later documents of an id already read (not scored)
 
     def self_ids(self) -> set[str]:
         """Judged query ids that are also ids of documents in the public caller's view: a
@@ -90,23 +92,47 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
     # A file that gave no document at all is an error; else each failed line is one withdrawn document.
     withdrawn = tuple({d.line: d for d in failed}.values()) if units else ()
     errors = [] if units else [d for d in problems if d.is_error and d.code is not Code.EMPTY_DOCUMENT]
+    units, duplicates = _first_of_each_id(units)
     if skipped and not units:
         message = f"all {len(skipped)} documents have neither title nor text"
         errors.append(Diagnostic(code=Code.EMPTY_DOCUMENT, message=message, file=str(files["corpus"])))
     qrels = _read_qrels(files["qrels"], errors)
     queries = _read_queries(files["queries"], set(qrels), errors)
-    unknown = sorted(set(qrels) - set(queries))
+    unknown = sorted(set(qrels) - set(queries)) if queries is not None else []
     if unknown:
         message = f"{len(unknown)} judged query id(s) not in queries.jsonl, e.g. {unknown[0]!r}"
         errors.append(Diagnostic(code=Code.UNKNOWN_REFERENCE, message=message, file=str(files["qrels"])))
     if errors:
         raise ConfigError(errors)
-    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped, withdrawn)
+    return IrCollection(directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped, withdrawn,
+                        duplicates)
+
+
+def _first_of_each_id(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], tuple[Diagnostic, ...]]:
+    """The corpus without the later public documents of an id a public document already has, and
+    a DUPLICATE_UNIT_ID warning for each: in a KB a repeated id serves neither unit, which scored
+    a judged document as missing. Where either is restricted both stay, and the KB's rule serves
+    neither (docs/security.md): a warning would tell that a restricted document is there."""
+    first: dict[str, KnowledgeUnit] = {}
+    kept: list[KnowledgeUnit] = []
+    duplicates = []
+    for unit in units:
+        earlier = first.setdefault(unit.id, unit)
+        if earlier is unit or not (is_public(unit) and is_public(earlier)):
+            kept.append(unit)
+            continue
+        where = f"{earlier.location.file}:{earlier.location.line}" if earlier.location else "an earlier line"
+        duplicates.append(Diagnostic(
+            code=Code.DUPLICATE_UNIT_ID, severity=Severity.WARNING,
+            message=f"document id {unit.id!r} is already defined at {where}; only the first is scored",
+            file=unit.location.file if unit.location else "", line=unit.location.line if unit.location else 1,
+        ))
+    return kept, tuple(duplicates)
 
 
 def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate((_text(path, errors) or "").splitlines(), start=1):
         parts = line.split()
         if not parts or (number == 1 and parts[0] == "query-id"):
             continue
@@ -121,14 +147,32 @@ def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int
     return qrels
 
 
-def _read_queries(path: Path, wanted: set[str], errors: list[Diagnostic]) -> dict[str, str]:
+def _read_queries(path: Path, wanted: set[str], errors: list[Diagnostic]) -> dict[str, str] | None:
+    """The wanted queries by id; None when the file cannot be read as text (its error is in `errors`)."""
+    text = _text(path, errors)
+    if text is None:
+        return None
     queries: dict[str, str] = {}
-    for _, record in jsonl_records(path.read_text(encoding="utf-8"), _QueryRecord, str(path)):
+    for _, record in jsonl_records(text, _QueryRecord, str(path)):
         if isinstance(record, Diagnostic):
             errors.append(record)
         elif record.id in wanted:
             queries[record.id] = record.text
     return queries
+
+
+def _text(path: Path, errors: list[Diagnostic]) -> str | None:
+    """A BEIR file's text; None with an error (file, and line where knowable) when it cannot be
+    read, is too large or is not UTF-8."""
+    data = load_bytes(path, MAX_JSONL_BYTES)
+    if isinstance(data, Diagnostic):
+        errors.append(data)
+        return None
+    try:
+        return decode_utf8(data)
+    except NotUtf8 as exc:
+        errors.append(Diagnostic(code=Code.INVALID_ENCODING, message=str(exc), file=str(path), line=exc.line, col=exc.col))
+        return None
 
 
 @dataclass
@@ -236,19 +280,26 @@ def report(
         "queries": len(collection.queries),
         "skipped_documents": len(collection.skipped),
         "withdrawn_documents": len(collection.withdrawn),
+        "duplicate_documents": len(collection.duplicates),
         "exclude_self": exclude_self,
         "systems": dict(measures),
     }
 
 
 def skipped_warning(collection: IrCollection) -> str:
-    """'' when no document was skipped; else how many, and where (the first few lines)."""
-    if not collection.skipped:
-        return ""
-    lines = ", ".join(str(d.line) for d in collection.skipped[:SHOWN_SKIPPED])
-    more = ", …" if len(collection.skipped) > SHOWN_SKIPPED else ""
-    return (f"warning: {collection.skipped[0].file}: skipped {len(collection.skipped)} document(s) with neither "
-            f"title nor text (line {lines}{more}); the rest is scored")
+    """'' when no document was skipped; else how many, why, and where (the first few lines)."""
+    warnings = []
+    if collection.skipped:
+        warnings.append(_skipped_line(collection.skipped, "with neither title nor text"))
+    if collection.duplicates:
+        warnings.append(_skipped_line(collection.duplicates, "repeating an earlier document's id (DUPLICATE_UNIT_ID)"))
+    return "\n".join(warnings)
+
+
+def _skipped_line(skipped: tuple[Diagnostic, ...], why: str) -> str:
+    lines = ", ".join(str(d.line) for d in skipped[:SHOWN_SKIPPED])
+    more = ", …" if len(skipped) > SHOWN_SKIPPED else ""
+    return f"warning: {skipped[0].file}: skipped {len(skipped)} document(s) {why} (line {lines}{more}); the rest is scored"
 
 
 def withdrawn_warning(collection: IrCollection) -> str:

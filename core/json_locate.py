@@ -8,6 +8,7 @@ there (a missing field) leaves the position at its parent.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -18,15 +19,47 @@ from pydantic import BaseModel, ValidationError
 from core.diagnostics import Code, Diagnostic
 
 _SPACE = re.compile(r"[ \t\r\n]*")
+_NEWLINE = re.compile("\n")
 _DECODER = json.JSONDecoder()
 Model = TypeVar("Model", bound=BaseModel)
 
 
 def position(text: str, loc: Sequence[str | int]) -> tuple[int, int]:
     """1-based line and column of `loc` in `text`, which must be valid JSON."""
-    offset = _offset(text, loc)
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return Locator(text).position(loc)
+
+
+class Locator:
+    """`position` for many paths of one JSON text in time linear in the text (a queries file with
+    10,000 bad entries took minutes): the top-level members are walked once, and a line number
+    is a bisection over the text's line starts."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._root = _skip(text, 0)
+        self._top: dict[str | int, tuple[int, int]] | None = None
+        self._lines: list[int] | None = None
+
+    def position(self, loc: Sequence[str | int]) -> tuple[int, int]:
+        """1-based line and column of `loc`, as `position` gives them."""
+        return self.line_col(self._offset(loc))
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of the text's `offset`."""
+        if self._lines is None:
+            self._lines = [0, *(match.end() for match in _NEWLINE.finditer(self._text))]
+        line = bisect.bisect_right(self._lines, offset)
+        return line, offset - self._lines[line - 1] + 1
+
+    def _offset(self, loc: Sequence[str | int]) -> int:
+        if not loc:
+            return self._root
+        if self._top is None:
+            self._top = {}
+            for name, point, value in _members(self._text, self._root):
+                self._top.setdefault(name, (point, value))
+        found = self._top.get(loc[0])
+        return self._root if found is None else _offset(self._text, loc[1:], *found)
 
 
 def value_column(line: str, name: str) -> int | None:
@@ -35,8 +68,10 @@ def value_column(line: str, name: str) -> int | None:
     return next((at + 1 for key, _, at in _members(line, _skip(line, 0)) if key == name), None)
 
 
-def _offset(text: str, loc: Sequence[str | int]) -> int:
-    point = value = _skip(text, 0)
+def _offset(text: str, loc: Sequence[str | int], point: int | None = None, value: int | None = None) -> int:
+    """Where `loc` is written, walking from the value at `value` (written at `point`; default the root)."""
+    if point is None or value is None:
+        point = value = _skip(text, 0)
     for part in loc:
         found = next(((p, v) for name, p, v in _members(text, value) if name == part), None)
         if found is None:

@@ -19,9 +19,11 @@ import numpy as np
 from core.cnl import FOLDER_SUFFIXES
 from core.diagnostics import Code, Diagnostic, Severity
 from core.kb_view import KBView, ViewKey, digest_lines
-from core.kb_walk import IGNORED_FILE_NAMES, bad_name, is_ignored_name, is_utf8_name, walk_kb
+from core.kb_walk import IGNORED_FILE_NAMES, MISSING, bad_name, is_ignored_name, is_utf8_name, walk_kb
 from core.progress import Estimate, LoadProgress, Progress, ignore
 from core.store import Segment, SegmentStore, default_store
+from core.store.groups import FileGroup, Source, members, plan_groups
+from core.store.store import source_stat
 from core.store.stored import Prefetched, StoredKb, prefetch_whole_part
 from core.unit_table import PUBLIC, RowUnits, UnitTable, permitted
 from core.units import Caller, KnowledgeUnit, is_public
@@ -36,7 +38,7 @@ _MAX_CACHED_VIEWS = 8
 # _MISSING. ctime catches what keeps size and mtime: a chmod that makes a file unreadable, a
 # file replaced by another with the same times.
 _Stat = tuple[int, int, int, int]
-_MISSING: _Stat = (-1, -1, -1, -1)
+_MISSING: _Stat = MISSING
 
 
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
@@ -74,6 +76,7 @@ class KnowledgeBase:
         segments: Mapping[str, Segment] | None = None,
         store: SegmentStore | None = None,
         prefetched: Prefetched | None = None,
+        groups: Mapping[str, tuple[Path, ...]] | None = None,
     ):
         self._paths = tuple(paths)
         self._files = tuple(files)
@@ -86,6 +89,8 @@ class KnowledgeBase:
         self._views_lock = threading.Lock()
         self._stored = StoredKb(segments, store, prefetched) if segments and store is not None else None
         self._store = store
+        # Each group's files (core/store/groups.py), by the group's name.
+        self._groups = dict(groups or {})
 
     @classmethod
     def load(
@@ -112,7 +117,8 @@ class KnowledgeBase:
         paths = [Path(path) for path in paths]
         # Stat before reading: a file changed during the load then differs from the recorded
         # stat, and the next poll reloads it.
-        stats = _scan(paths)
+        walks: dict[Path, tuple[list[Path], list[Diagnostic]]] = {}
+        stats = _scan(paths, walks)
         diagnostics: list[Diagnostic] = []
         files: list[Path] = []
         for path in paths:
@@ -121,12 +127,15 @@ class KnowledgeBase:
             elif not _exists(path):
                 diagnostics.append(Diagnostic(code=Code.PATH_NOT_FOUND, message="no such file or directory", file=str(path)))
             elif os.path.isdir(path):
-                found, problems = walk_kb(path)
+                found, problems = walks.get(path) or walk_kb(path)
                 files.extend(found)
                 diagnostics.extend(problems)
             else:
                 files.append(path)
-        files = list(dict.fromkeys(files))
+        unique: dict[str, Path] = {}
+        for file in files:
+            unique.setdefault(str(file), file)  # by name: hashing Paths cost ~1 s at 50,000 files
+        files = list(unique.values())
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
@@ -134,6 +143,7 @@ class KnowledgeBase:
         # built, read meanwhile.
         early: dict[str, Segment] = {}
         parts: Prefetched = {}
+        sources = plan_groups(files, stats)
         if previous is None:
             from core.store.pool import prebuild  # multiprocessing only on a first load
 
@@ -142,8 +152,10 @@ class KnowledgeBase:
                 if bm25 is not None:
                     prefetch_whole_part(store, segment, bm25, parts)
 
-            pooled = prebuild(files, store, hdc, bm25, progress=report, built=read_built)
-        segments = _segments(files, stats, store, previous, report, early)
+            # Groups of small files are read here: a worker per small file costs more than it saves.
+            singles = [source for source in sources if isinstance(source, Path)]
+            pooled = prebuild(singles, store, hdc, bm25, progress=report, built=read_built)
+        segments = _segments(sources, stats, store, previous, report, early)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
             previous._table if previous is not None else None,
@@ -157,7 +169,9 @@ class KnowledgeBase:
         else:
             store.prune_after_writes()
         version = digest_lines(_stat_lines(stats))
-        return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store, parts)
+        groups = {source.name: source.files for source in sources if isinstance(source, FileGroup)}
+        return cls(paths, files, table, [*diagnostics, *read_diagnostics, *notes], version, stats, segments, store, parts,
+                   groups)
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
@@ -229,11 +243,15 @@ class KnowledgeBase:
         files this KB maps changed under it (`Session` checks before each question)."""
         return self.load(self._paths, self.store)
 
-    def _segment_of(self, name: str, stat: _Stat) -> Segment | None:
-        """This load's segment of a file, if the file's stat is still `stat`."""
-        if self._stored is None or stat == _MISSING or self._stats.get(name) != stat:
+    def _segment_of(self, source: Source, stats: Mapping[str, _Stat]) -> Segment | None:
+        """This load's segment of a file (or group of files), if each file's stat is still the one in `stats`."""
+        if self._stored is None or (isinstance(source, FileGroup) and self._groups.get(source.name) != source.files):
             return None
-        return self._stored.segments.get(name)
+        for file in members(source):
+            stat = stats.get(str(file), _MISSING)
+            if stat == _MISSING or self._stats.get(str(file)) != stat:
+                return None
+        return self._stored.segments.get(str(source))
 
     def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
         """This KB after a reload from `previous`: a unit whose file now has errors and that the
@@ -279,6 +297,7 @@ class KnowledgeBase:
         return KnowledgeBase(
             self._paths, self._files, self._table, [*self._diagnostics, *notes], self._version, self._stats,
             self._stored.segments if self._stored else None, self._stored.store if self._stored else None,
+            groups=self._groups,
         )
 
     def holds(self, path: Path) -> bool:
@@ -317,46 +336,53 @@ def _exists(path: Path) -> bool:
     return os.path.lexists(path)
 
 
-def _scan(paths: Sequence[Path]) -> dict[str, _Stat]:
-    """Stat every KB file under `paths` (and each explicitly named path, whatever its type)."""
+def _scan(paths: Sequence[Path], walks: dict[Path, tuple[list[Path], list[Diagnostic]]] | None = None) -> dict[str, _Stat]:
+    """Stat every KB file under `paths` (and each explicitly named path, whatever its type); each
+    folder's walk goes into `walks` when given, for the load that scans to reuse."""
     stats: dict[str, _Stat] = {}
     for path in paths:
-        files = walk_kb(path)[0] if os.path.isdir(path) else [path] if is_utf8_name(path) else []
-        for file in files:
+        if os.path.isdir(path):
+            walked = walk_kb(path, stats)
+            if walks is not None:
+                walks[path] = walked
+        elif is_utf8_name(path):
             try:
-                info = file.stat()
-                stats[str(file)] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
+                info = os.stat(path)
+                stats[str(path)] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
             except OSError:
-                stats[str(file)] = _MISSING
+                stats[str(path)] = _MISSING
     return stats
 
 
 def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
-    return ["\0".join(map(str, (name, *stat))) for name, stat in sorted(stats.items())]
+    return [f"{name}\0{mtime}\0{size}\0{inode}\0{ctime}" for name, (mtime, size, inode, ctime) in sorted(stats.items())]
 
 
 def _segments(
-    files: Sequence[Path], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None, report: Progress,
-    early: Mapping[str, Segment],
+    sources: Sequence[Source], stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None,
+    report: Progress, early: Mapping[str, Segment],
 ) -> dict[str, Segment]:
+    """Each source's segment, by the source's name (a file's, or a group's)."""
     segments: dict[str, Segment] = {}
-    units = 0
-    estimate = Estimate(len(files))
-    for done, file in enumerate(files, start=1):
-        segment = segments[str(file)] = early.get(str(file)) or _segment(file, stats, store, previous)
+    units = done = 0
+    total = sum(len(members(source)) for source in sources)
+    estimate = Estimate(total)
+    for source in sources:
+        segment = segments[str(source)] = early.get(str(source)) or _segment(source, stats, store, previous)
         units += len(segment.units)
-        estimate.advance(1)
-        report(LoadProgress("reading", done, len(files), units, estimate.left()))
+        done += len(members(source))
+        estimate.advance(len(members(source)))
+        report(LoadProgress("reading", done, total, units, estimate.left()))
     return segments
 
 
-def _segment(file: Path, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
-    """The previous load's segment of an unchanged file, else the store's (cached or built)."""
-    kept = previous._segment_of(str(file), stats.get(str(file), _MISSING)) if previous is not None else None
+def _segment(source: Source, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
+    """The previous load's segment of an unchanged file or group, else the store's (cached or built)."""
+    kept = previous._segment_of(source, stats) if previous is not None else None
     if kept is not None:
         return kept
-    earlier = previous._stored.segments.get(str(file)) if previous is not None and previous._stored else None
-    return store.segment(file, earlier)
+    earlier = previous._stored.segments.get(str(source)) if previous is not None and previous._stored else None
+    return store.segment(source, earlier, source_stat(source, stats))
 
 
 def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic]:
@@ -377,7 +403,7 @@ def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic
 
 def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:
     """Each file's problems together and in line order, duplicate ids included."""
-    diagnostics = [d for file in files for d in segments[str(file)].diagnostics]
+    diagnostics = [d for segment in segments.values() for d in segment.diagnostics]
     ordered = {str(file): index for index, file in enumerate(files)}
     return sorted([*diagnostics, *_duplicates(table)], key=lambda d: (ordered.get(d.file, -1), d.line, d.col))
 

@@ -39,14 +39,27 @@ def bad_name(path: str | os.PathLike[str]) -> Diagnostic:
     )
 
 
-def walk_kb(folder: Path) -> tuple[list[Path], list[Diagnostic]]:
-    """The KB files under `folder` in a fixed order, and a diagnostic for each folder that could
-    not be listed and each file or folder whose name is not UTF-8. Hidden entries and
-    `is_ignored_name` files are skipped silently; so are files of other extensions."""
+def walk_kb(folder: Path, stats: dict[str, tuple[int, int, int, int]] | None = None) -> tuple[list[Path], list[Diagnostic]]:
+    """The KB files under `folder` in a fixed order (by path parts), and a diagnostic for each
+    folder that could not be listed and each file or folder whose name is not UTF-8. Hidden
+    entries and `is_ignored_name` files are skipped silently; so are files of other extensions
+    and links to folders. With `stats`, each file's (mtime_ns, size, inode, ctime_ns) goes into
+    it (links followed; `MISSING` when it cannot be had): the walk's listing is reused, so a
+    file costs one `stat`."""
     found: list[Path] = []
     problems: list[Diagnostic] = []
+    _walk(str(folder), found, problems, stats)
+    return found, problems
 
-    def unlisted(error: OSError) -> None:
+
+MISSING = (-1, -1, -1, -1)
+
+
+def _walk(folder: str, found: list[Path], problems: list[Diagnostic], stats: dict | None) -> None:
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError as error:
         problems.append(
             Diagnostic(
                 code=Code.FILE_UNREADABLE,
@@ -54,19 +67,36 @@ def walk_kb(folder: Path) -> tuple[list[Path], list[Diagnostic]]:
                 file=printable(error.filename if error.filename is not None else folder),
             )
         )
+        return
+    for entry in entries:
+        name = entry.name
+        if _is_hidden(name):
+            continue
+        if _is_folder(entry):
+            if not is_utf8_name(name):
+                problems.append(bad_name(entry.path))
+            elif not entry.is_symlink():  # as os.walk: links to folders are not followed
+                _walk(entry.path, found, problems, stats)
+            continue
+        if is_ignored_name(name) or os.path.splitext(name)[1].lower() not in FOLDER_SUFFIXES:
+            continue
+        if not is_utf8_name(name):
+            problems.append(bad_name(entry.path))
+            continue
+        found.append(Path(entry.path))
+        if stats is not None:
+            try:
+                info = entry.stat()
+                stats[entry.path] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
+            except OSError:
+                stats[entry.path] = MISSING
 
-    for root, dirs, names in os.walk(folder, onerror=unlisted):
-        problems += [bad_name(Path(root) / name) for name in dirs if not _is_hidden(name) and not is_utf8_name(name)]
-        dirs[:] = sorted(name for name in dirs if not _is_hidden(name) and is_utf8_name(name))
-        for name in names:
-            if _is_hidden(name) or is_ignored_name(name) or os.path.splitext(name)[1].lower() not in FOLDER_SUFFIXES:
-                continue
-            if is_utf8_name(name):
-                found.append(Path(root) / name)
-            else:
-                problems.append(bad_name(Path(root) / name))
-    found.sort(key=lambda path: path.relative_to(folder).parts)
-    return found, problems
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _is_hidden(name: str) -> bool:

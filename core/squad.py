@@ -28,6 +28,7 @@ from core.answer_checks import abstained, best_scores, contains_gold, lead_of
 from core.config import ConfigError, read_json
 from core.diagnostics import Code, Diagnostic
 from core.events import AnswerReady
+from core.json_limits import NotUtf8, decode_utf8
 from core.json_locate import jsonl_records, position
 from core.plugins.base import Request
 from core.safe_io import UnsafePath, read_regular
@@ -179,8 +180,11 @@ def _load_layout(folder: Path) -> SquadSet:
 
 def _read_text(path: Path, max_bytes: int) -> str:
     try:
-        return read_regular(path, max_bytes).decode("utf-8")
-    except (UnsafePath, OSError, UnicodeDecodeError) as exc:
+        return decode_utf8(read_regular(path, max_bytes))
+    except NotUtf8 as exc:
+        raise ConfigError([Diagnostic(code=Code.INVALID_ENCODING, message=str(exc), file=str(path), line=exc.line,
+                                      col=exc.col)]) from None
+    except (UnsafePath, OSError) as exc:
         raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
 
 

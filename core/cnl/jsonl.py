@@ -24,10 +24,12 @@ from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
+from core.json_limits import TooDeep, check_depth
 from core.json_locate import value_column
 from core.units import KnowledgeUnit
 
@@ -84,12 +86,20 @@ class _LineProblems(Exception):
         self.diagnostics = diagnostics
 
 
-def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+def read_jsonl(text: str, file: str, first_line: int = 1) -> tuple[list[KnowledgeUnit], list[Diagnostic]]:
+    """The units of `text`, whose first line is line `first_line` of `file` (a piece of a large
+    file is read at a time: core/cnl/source.py `read_pieces`)."""
     units: list[KnowledgeUnit] = []
     diagnostics: list[Diagnostic] = []
     source = PurePath(file).stem or "jsonl"
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(text.split("\n"), start=first_line):
         if not line.strip():
+            continue
+        if number > CAPS.max_jsonl_lines:
+            diagnostics.append(too_many_lines(file, number))
+            break
+        if len(line) > CAPS.max_jsonl_line_chars:
+            diagnostics.append(_too_long(line, file, number))
             continue
         unit, problems = _line(line, source, file, number)
         if unit is not None:
@@ -101,11 +111,24 @@ def read_jsonl(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diagnost
     return units, diagnostics
 
 
+def too_many_lines(file: str, number: int) -> Diagnostic:
+    message = f"more than {CAPS.max_jsonl_lines:,} lines (inputs.maxJsonlLines); this line and the rest are not read"
+    return _problem(Code.FILE_TOO_LARGE, message, file, number)
+
+
+def _too_long(line: str, file: str, number: int) -> Diagnostic:
+    message = (f"document of {len(line):,} characters is over the {CAPS.max_jsonl_line_chars:,} cap "
+               "(inputs.maxJsonlLineChars); not read")
+    return _problem(Code.FILE_TOO_LARGE, message, file, number)
+
+
 def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
     try:
         return _unit(line, source, file, number)
     except json.JSONDecodeError as exc:
         return None, [_problem(Code.MALFORMED_LINE, f"not JSON: {exc.msg}", file, number, exc.colno)]
+    except TooDeep as exc:
+        return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number, exc.col)]
     except ValidationError as exc:
         message = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors())
         return None, [_problem(Code.MISSING_REQUIRED_FIELD, message, file, number)]
@@ -118,6 +141,7 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
 
 
 def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+    check_depth(line)
     data = loads_unique(line)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")

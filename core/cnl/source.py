@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
+from core.cnl.caps import CAPS
 from core.cnl.json_keys import raw_permission_key
 from core.cnl.markdown import read_markdown
 from core.cnl.permissions import permission_inline, permission_line
@@ -21,16 +23,17 @@ from core.units import KnowledgeUnit, is_public
 # Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
 # text or ~40,000 Markdown units. The worst case, dense one-line facts, reads at about 1 s of CPU
 # per MB (4 MB: 222,000 units; `python -m benchmarks --ops read_cap`, docs/decisions.md), so the
-# 20 MB cap this replaces let one file stall a load for a minute.
-MAX_FILE_BYTES = 4_000_000
+# 20 MB cap this replaces let one file stall a load for a minute. Memory: core/cnl/caps.py.
+MAX_FILE_BYTES = CAPS.max_file_bytes
 # JSON Lines documents are one unit per line with no sentence or fact parsing: NFCorpus (6.2 MB,
 # 3,633 documents) reads in about half a second, so a public IR corpus of tens of MB is fine.
-MAX_JSONL_BYTES = 64_000_000
+MAX_JSONL_BYTES = CAPS.max_jsonl_bytes
 # A NUL among the first bytes means a binary file (or UTF-16): refused whole. A NUL later is one
 # bad character, replaced and reported like an undecodable byte.
 _BINARY_PROBE_BYTES = 8192
 _MAX_BAD_LINES = 10
 BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+_NON_BLANK = re.compile(r"\S")
 
 
 class Format(StrEnum):
@@ -87,15 +90,17 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     return ReadResult(units, labelled_for_author([*problems, *diagnostics], text))
 
 
-def labelled_for_author(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+def labelled_for_author(diagnostics: list[Diagnostic], text: str, first_line: int = 1) -> list[Diagnostic]:
     """Every diagnostic whose line carries a permission label, read or not, is the author's: a
     caller's count of it would tell that a restricted unit is written there (a JSON line broken
-    before its `"acl"` is read, a heading without an id above an `Acl:` line)."""
+    before its `"acl"` is read, a heading without an id above an `Acl:` line). `text` starts at
+    line `first_line` of its file (a piece of it: `read_pieces`)."""
     if all(d.author_only for d in diagnostics):
         return diagnostics
     lines = source_lines(text)
     return [
-        d if d.author_only or not 0 < d.line <= len(lines) or not carries_label(lines[d.line - 1]) else for_author([d])[0]
+        d if d.author_only or not 0 <= d.line - first_line < len(lines) or not carries_label(lines[d.line - first_line])
+        else for_author([d])[0]
         for d in diagnostics
     ]
 
@@ -137,11 +142,58 @@ def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
     if kind is None and path.suffix.lower() not in SUFFIX_FORMATS:
         expected = ", ".join(SUFFIX_FORMATS)
         return _failed(Code.UNSUPPORTED_FILE_TYPE, f"unsupported file type {path.suffix or '(none)'!r}; expected {expected}", file)
-    jsonl = (Format(kind) if kind else detect_format("", file)) is Format.JSONL
-    text = load_text(path, MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES)
+    text = load_text(path, read_cap(path, kind))
     if isinstance(text, Diagnostic):
         return ReadResult([], [text])
     return read_text(text, file, kind)
+
+
+def read_pieces(path: Path) -> Iterator[ReadResult]:
+    """`read_file` a piece at a time: a JSON Lines file `CAPS.piece_units` documents at a time
+    (with their own line numbers), so that its units need not all be alive at once; any other
+    file in one piece. Undecodable bytes are reported after the last piece, once it is known
+    whether the file holds a restricted unit (see `read_text`)."""
+    if detect_format("", str(path)) is not Format.JSONL:
+        yield read_file(path)
+        return
+    text = load_text(path, read_cap(path))
+    if isinstance(text, Diagnostic):
+        yield ReadResult([], [text])
+        return
+    file = str(path)
+    text, problems = _replace_bad_characters(normalise_newlines(text), file)
+    from core.cnl.jsonl import read_jsonl, too_many_lines
+
+    restricted = False
+    start, line = 0, 1
+    while start < len(text):
+        if line > CAPS.max_jsonl_lines:
+            rest = _NON_BLANK.search(text, start)
+            if rest is not None:
+                yield ReadResult([], [too_many_lines(file, line + text.count("\n", start, rest.start()))])
+            break
+        end = start
+        for _ in range(min(CAPS.piece_units, CAPS.max_jsonl_lines - line + 1)):
+            end = text.find("\n", end) + 1
+            if not end:
+                end = len(text)
+                break
+        piece = text[start:end]
+        with collector_paused():
+            units, diagnostics = read_jsonl(piece, file, first_line=line)
+        diagnostics = labelled_for_author(diagnostics, piece, line)
+        restricted = restricted or any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)
+        yield ReadResult(units, diagnostics)
+        line += text.count("\n", start, end)
+        start = end
+    if problems:
+        yield ReadResult([], for_author(problems) if restricted else labelled_for_author(problems, text))
+
+
+def read_cap(path: Path, kind: Format | str | None = None) -> int:
+    """The most bytes a KB file of this format (named, or by its extension) may hold."""
+    jsonl = (Format(kind) if kind else detect_format("", str(path))) is Format.JSONL
+    return MAX_JSONL_BYTES if jsonl else MAX_FILE_BYTES
 
 
 def _failed(code: Code, message: str, file: str) -> ReadResult:
@@ -149,9 +201,15 @@ def _failed(code: Code, message: str, file: str) -> ReadResult:
 
 
 def load_text(path: Path, cap: int) -> str | Diagnostic:
+    data = load_bytes(path, cap)
+    return data if isinstance(data, Diagnostic) else decode(data, str(path))
+
+
+def load_bytes(path: Path, cap: int) -> bytes | Diagnostic:
+    """A regular file's bytes, at most `cap` of them, or why they cannot be read."""
     file = str(path)
     try:
-        data = read_regular(path, cap)
+        return read_regular(path, cap)
     except FileTooLarge as exc:
         return Diagnostic(code=Code.FILE_TOO_LARGE, message=exc.reason, file=file)
     except UnsafePath as exc:
@@ -161,7 +219,6 @@ def load_text(path: Path, cap: int) -> str | Diagnostic:
     except OSError as exc:
         # A link loop (ELOOP), a permission problem, an I/O error.
         return Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=file)
-    return decode(data, file)
 
 
 def decode(data: bytes, file: str) -> str | Diagnostic:

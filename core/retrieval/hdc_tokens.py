@@ -11,7 +11,7 @@ from core.config import HdcConfig
 from core.retrieval.bm25_fields import FIELDS as TOKEN_FIELDS
 from core.retrieval.hdc import token_table, window_sentences
 from core.retrieval.hdc_context import ContextModel
-from core.retrieval.hdc_vectors import encode_id_batch
+from core.retrieval.hdc_vectors import cut_lengths, encode_id_batch
 from core.text import tokenize
 from core.units import KnowledgeUnit
 
@@ -43,6 +43,8 @@ def encode_tokenised(
         windows.add(unit.body, config.claim_window, int(body_start[row]), int(body_length[row]))
     starts = np.concatenate([field_start[:, _TOPIC], np.asarray(windows.starts, dtype=np.int64)])
     sizes = np.concatenate([lengths[:, _TOPIC], np.asarray(windows.sizes, dtype=np.int64)])
+    # Tokens past the cap get no vector either (`cut_lengths`).
+    sizes = cut_lengths(sizes, config.max_unit_tokens)
     source = np.concatenate([np.asarray(terms, dtype=np.int64), np.asarray(windows.extra_ids, dtype=np.int64)])
     flat = source[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()))]
     vocabulary = windows.vocabulary()
@@ -55,7 +57,7 @@ def encode_tokenised(
         table = model(tokens)
     else:
         table = token_table(config.seed, tokens, config.char_ngrams)
-    vectors = encode_id_batch(dense[flat], sizes, table, config.max_unit_tokens)
+    vectors = encode_id_batch(dense[flat], sizes, table)
     return vectors[:n], vectors[n:], np.asarray(windows.counts, dtype=np.int64)
 
 

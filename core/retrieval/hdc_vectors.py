@@ -263,11 +263,11 @@ def encode_ngrams_batch(
 ) -> np.ndarray:
     """`encode_ngrams` for many sequences at once, shape [len(sequences), 64]; identical results
     (for sequences within `max_tokens`, see `encode_id_batch`)."""
-    flat = list(chain.from_iterable(sequences))
+    lengths = cut_lengths(np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences)), max_tokens)
+    flat = list(chain.from_iterable(sequence[:length] for sequence, length in zip(sequences, lengths.tolist())))
     vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
     flat_ids = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
-    lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
-    return encode_id_batch(flat_ids, lengths, _table(seed, list(vocab), vectors), max_tokens)
+    return encode_id_batch(flat_ids, lengths, _table(seed, list(vocab), vectors))
 
 
 def encode_id_batch(
@@ -284,10 +284,7 @@ def encode_id_batch(
     table = np.vstack([table, np.zeros((1, WORDS), np.uint64)])
     rotated = permute(table)
     offsets = np.cumsum(lengths) - lengths
-    if max_tokens is not None and len(lengths) and int(lengths.max()) > max_tokens:
-        cut = int(np.count_nonzero(lengths > max_tokens))
-        note_budget(f"hdc.maxUnitTokens: {cut:,} text(s) encoded from their first {max_tokens:,} tokens")
-        lengths = np.minimum(lengths, max_tokens)
+    lengths = cut_lengths(lengths, max_tokens)
     token = current()
     out = np.zeros((len(lengths), WORDS), dtype=np.uint64)
     # Sorted by length, batches hold similar lengths and waste little on padding; empty sequences
@@ -305,6 +302,17 @@ def encode_id_batch(
         out[batch] = _ngram_majority(ids, lengths[batch], table, rotated)
         start += size
     return out
+
+
+def cut_lengths(lengths: np.ndarray, max_tokens: int | None) -> np.ndarray:
+    """`lengths` capped at `max_tokens` (hdc.maxUnitTokens), telling the running call's trace
+    when that cut a text. Callers cut before building token vectors too: 600k distinct words in
+    one claim made 3M character n-gram vectors (1.3 GB) for tokens the cap then dropped."""
+    if max_tokens is None or not len(lengths) or int(lengths.max()) <= max_tokens:
+        return lengths
+    cut = int(np.count_nonzero(lengths > max_tokens))
+    note_budget(f"hdc.maxUnitTokens: {cut:,} text(s) encoded from their first {max_tokens:,} tokens")
+    return np.minimum(lengths, max_tokens)
 
 
 def _batch_size(longest: int) -> int:

@@ -14,13 +14,12 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import tempfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
-from core.store.atomic import publish_dir
+from core.store.atomic import publish_dir, temp_dir
 from core.store.mapped import read_array, read_checked
 from core.store.private import Mac, write_private
 
@@ -31,10 +30,11 @@ _FORMAT = 2
 _CHUNK = 8 << 20
 
 
-def write_arrays(path: Path, texts: dict[str, bytes], arrays: dict[str, np.ndarray]) -> None:
-    """Publish `texts` (file name -> bytes) and `arrays` as the folder `path`; a folder already
+def write_arrays(path: Path, texts: dict[str, bytes], arrays: dict[str, np.ndarray], scratch: Path | None = None) -> None:
+    """Publish `texts` (file name -> bytes) and `arrays` as the folder `path`, written first in
+    `scratch` (default: beside it; the store's temp folder, swept at open); a folder already
     there is kept."""
-    temp = Path(tempfile.mkdtemp(prefix=f".tmp-{path.name}-", dir=path.parent))
+    temp = temp_dir(scratch or path.parent, path.name)
     try:
         crcs = {name: write_blob(temp / name, text) for name, text in texts.items()}
         crcs.update({f"{name}.npy": save_npy(temp / f"{name}.npy", array) for name, array in arrays.items()})

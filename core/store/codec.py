@@ -102,6 +102,25 @@ class UnitColumns:
         cols = np.array(rows, dtype=np.int32).reshape(len(units), WIDTH)
         return cls([unit.id for unit in units], list(perms), list(files), cols)
 
+    @classmethod
+    def join(cls, parts: Sequence[UnitColumns]) -> UnitColumns:
+        """The columns of several parts' units, one part after another (their permission
+        classes and files merged into one table each)."""
+        perms: dict[Permission, int] = {}
+        files: dict[str, int] = {}
+        cols = []
+        for part in parts:
+            perm_of = np.array([perms.setdefault(perm, len(perms)) for perm in part.perms], dtype=np.int32)
+            # A unit without a location has file -1, which indexes the appended -1.
+            file_of = np.array([*(files.setdefault(file, len(files)) for file in part.files), -1], dtype=np.int32)
+            moved = np.array(part.cols, dtype=np.int32)
+            if len(moved):
+                moved[:, PERM] = perm_of[moved[:, PERM]]
+                moved[:, FILE] = file_of[moved[:, FILE]]
+            cols.append(moved.reshape(len(part.ids), WIDTH))
+        stacked = np.concatenate(cols) if cols else np.zeros((0, WIDTH), dtype=np.int32)
+        return cls([unit_id for part in parts for unit_id in part.ids], list(perms), list(files), stacked)
+
     def dump(self) -> bytes:
         perms = [[list(acl), region, _iso(start), _iso(end)] for acl, region, start, end in self.perms]
         return json.dumps({"fields": _FIELDS, "ids": self.ids, "perms": perms, "files": self.files}).encode()

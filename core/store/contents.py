@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
+from core.store.atomic import TEMP_FOLDER
 from core.store.private import KEY_FILE
 
 STEMS_FILE = "stems.json"
@@ -95,7 +96,7 @@ def clear_cache(root: Path) -> ClearResult:
         (root / STEMS_FILE).unlink(missing_ok=True)
     except OSError as exc:
         failures.append((str(root / STEMS_FILE), exc.strerror or str(exc)))
-    for name in ("segments", "views", SOURCES, TAGS, NLP):
+    for name in ("segments", "views", SOURCES, TAGS, NLP, TEMP_FOLDER):
         if (root / name).exists():
             shutil.rmtree(root / name, onerror=failed)
     return ClearResult(max(0, before - _stored_bytes(root)), failures)

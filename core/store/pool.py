@@ -14,10 +14,12 @@ encoded afterwards by niced daemon processes while the opening process answers
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,7 @@ from core.config import Bm25Config, HdcConfig
 from core.lifeline import guard_worker, start_forkserver
 from core.progress import Estimate, LoadProgress, Progress
 from core.collector import collector_paused
+from core.store.atomic import TEMP_FOLDER, remove_orphans
 from core.store.store import SegmentStore
 
 if TYPE_CHECKING:
@@ -91,7 +94,9 @@ def prebuild(
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
         start_forkserver()
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker) as pool:
+        with _terminated_as_exit(), ProcessPoolExecutor(
+            max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker
+        ) as pool:
             names = tuple(map(str, todo))
             root = str(store.root)
             # Segments and BM25 parts only: the first answer needs them, not the HDC sets.
@@ -108,9 +113,31 @@ def prebuild(
             _encode_in_background(context, root, store.max_bytes, done, hdc, min(workers, len(done)))
         return len(done)
     except (Cancelled, KeyboardInterrupt, SystemExit):
+        # The stopped workers' half-written folders: their writers are gone now.
+        remove_orphans(store.root / TEMP_FOLDER)
         raise
     except Exception:  # noqa: BLE001 - any pool failure falls back to the serial build
         return 0
+
+
+@contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """While the pool runs, SIGTERM exits through the `with` blocks (SystemExit, exit status 143)
+    instead of at once: the workers are stopped and the pool's queues (five semaphores) are
+    released, which a process killed mid-build left to the resource tracker to report as leaked.
+    Only from the main thread, where signal handlers live."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _exit_on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _exit_on_term(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
@@ -118,7 +145,7 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
     quit, Ctrl+C) does not wait for the files they are building (the `with` exit would); the pool
     then fails every future it still holds (cancelling them first would make Python 3.11's pool
     raise in its own thread). Safe for the cache: a segment is published by an atomic rename, so
-    a killed worker leaves at most a temporary folder, which the store removes once stale."""
+    a killed worker leaves at most a temporary folder, which the next open removes (`remove_orphans`)."""
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
 

@@ -17,9 +17,8 @@ import bisect
 import hashlib
 import json
 import shutil
-import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress
 from operator import eq, not_
@@ -28,12 +27,15 @@ from pathlib import Path
 import numpy as np
 from pydantic import TypeAdapter
 
-from core.cnl import read_file
+from core.cnl.caps import CAPS
+from core.cnl.source import ReadResult, read_pieces
 from core.collector import collector_paused
 from core.diagnostics import Diagnostic
 from core.retrieval.bm25_fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
+from core.store.atomic import temp_dir
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
+from core.store.groups import Source, members
 from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts
@@ -75,7 +77,7 @@ class Segment:
         return self.columns.cols
 
     @classmethod
-    def build(cls, file: Path, key: str, earlier: Segment | None = None) -> Segment:
+    def build(cls, file: Source, key: str, earlier: Segment | None = None) -> Segment:
         """Read and tokenise `file`. With `earlier` (this file's previous segment), a unit whose
         tokenised text is unchanged reuses its token ids instead of being tokenised again: an
         edit costs reading the file plus tokenising what changed. The vocabulary then keeps
@@ -85,32 +87,35 @@ class Segment:
             return cls._build(file, key, earlier)
 
     @classmethod
-    def _build(cls, file: Path, key: str, earlier: Segment | None) -> Segment:
-        units, problems = read_file(file)
-        texts = [field_texts(unit) for unit in units]
-        text_digests = np.frombuffer(b"".join(map(text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
+    def _build(cls, file: Source, key: str, earlier: Segment | None) -> Segment:
         vocab: dict[str, int] = {word: i for i, word in enumerate(earlier.words)} if earlier is not None else {}
-        terms, lengths, stems = _tokens(texts, text_digests, vocab, earlier)
-        unit_json, offsets = dump_units(units)
-        view = memoryview(unit_json)
-        digests = (
-            hashlib.blake2b(view[start:end], digest_size=16).digest()
-            for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist())
-        )
+        problems: list[Diagnostic] = []
+        parts: list[_Part] = []
+        pending: list[KnowledgeUnit] = []
+        for units, found in _pieces(file):
+            problems += found
+            pending += units
+            if len(pending) >= CAPS.piece_units:
+                parts.append(_Part.of(pending, vocab, earlier, keep=False))
+                pending = []
+        if pending or not parts:
+            parts.append(_Part.of(pending, vocab, earlier, keep=not parts))
+        part = parts[0] if len(parts) == 1 else _Part.joined(parts)
         return cls(
             file=str(file),
             key=key,
-            units=tuple(units),
+            # Pieces' units were dropped as they were stored: they are restored from the JSON.
+            units=part.units if part.units is not None else StoredUnits(part.unit_json, part.offsets, part.columns.cols[:, SET]),
             diagnostics=tuple(problems),
             words=tuple(vocab),
-            terms=terms,
-            lengths=lengths,
-            stems=SegmentStems.of(stems),
-            digests=np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(units), 16),
-            columns=UnitColumns.of(units),
-            texts=text_digests,
-            offsets=offsets,
-            unit_json=unit_json,
+            terms=part.terms,
+            lengths=part.lengths,
+            stems=SegmentStems.of(part.stems),
+            digests=part.digests,
+            columns=part.columns,
+            texts=part.texts,
+            offsets=part.offsets,
+            unit_json=part.unit_json,
         )
 
     def without_json(self) -> Segment:
@@ -118,10 +123,10 @@ class Segment:
         return self if self.unit_json is None else replace(self, unit_json=None)
 
     def save(self, parent: Path, mac: Mac, extra: dict[str, np.ndarray] | None = None) -> Path:
-        """Write the segment's files into a new temp folder under `parent`; returns that folder
-        (removed again when a write fails, e.g. a full disk). `extra` arrays are saved as
-        `<name>.npy` beside them; every file's keyed digest goes into `meta.json`."""
-        folder = Path(tempfile.mkdtemp(prefix=f".tmp-{self.key}-", dir=parent))
+        """Write the segment's files into a new temp folder under `parent` (`temp_dir`); returns
+        that folder (removed again when a write fails, e.g. a full disk). `extra` arrays are saved
+        as `<name>.npy` beside them; every file's keyed digest goes into `meta.json`."""
+        folder = temp_dir(parent, self.key)
         try:
             self._write(folder, mac, extra)
         except BaseException:
@@ -227,6 +232,63 @@ class Segment:
             or (len(self.terms) and (int(self.terms.min()) < 0 or int(self.terms.max()) >= len(self.words)))
         ):
             raise SegmentError("array shapes do not match the segment's units")
+
+
+def _pieces(source: Source) -> Iterator[ReadResult]:
+    """The units and diagnostics of a file (a piece at a time), or of a group's files in turn."""
+    for file in members(source):
+        yield from read_pieces(file)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What a segment holds of some of its units: a large file is built a piece at a time, so
+    that only one piece's `KnowledgeUnit`s are alive at once (a 300,000-line JSON Lines KB held
+    0.8 GB of them)."""
+
+    units: tuple[KnowledgeUnit, ...] | None  # None once joined: restored from `unit_json`
+    texts: np.ndarray
+    terms: np.ndarray
+    lengths: np.ndarray
+    stems: dict[str, str]
+    unit_json: bytes
+    offsets: np.ndarray
+    digests: np.ndarray
+    columns: UnitColumns
+
+    @classmethod
+    def of(cls, units: list[KnowledgeUnit], vocab: dict[str, int], earlier: Segment | None, keep: bool) -> _Part:
+        """The part of `units` (kept with it when `keep`); new words join `vocab` (shared by a
+        segment's parts)."""
+        texts = [field_texts(unit) for unit in units]
+        text_digests = np.frombuffer(b"".join(map(text_digest, texts)), dtype=np.uint8).reshape(len(units), 8)
+        terms, lengths, stems = _tokens(texts, text_digests, vocab, earlier)
+        unit_json, offsets = dump_units(units)
+        view = memoryview(unit_json)
+        digests = (
+            hashlib.blake2b(view[start:end], digest_size=16).digest()
+            for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist())
+        )
+        return cls(
+            tuple(units) if keep else None, text_digests, terms, lengths, stems, unit_json, offsets,
+            np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(units), 16), UnitColumns.of(units),
+        )
+
+    @classmethod
+    def joined(cls, parts: Sequence[_Part]) -> _Part:
+        ends = np.cumsum([0, *(len(part.unit_json) for part in parts)])
+        offsets = np.concatenate([[0], *(part.offsets[1:] + end for part, end in zip(parts, ends[:-1].tolist()))])
+        return cls(
+            None,
+            np.concatenate([part.texts for part in parts]),
+            np.concatenate([part.terms for part in parts]),
+            np.concatenate([part.lengths for part in parts]),
+            {word: stem for part in parts for word, stem in part.stems.items()},
+            b"".join(part.unit_json for part in parts),
+            offsets.astype(np.int64),
+            np.concatenate([part.digests for part in parts]),
+            UnitColumns.join([part.columns for part in parts]),
+        )
 
 
 def text_digest(texts: tuple[str, ...]) -> bytes:

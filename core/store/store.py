@@ -20,14 +20,16 @@ import shutil
 import stat
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from core.cnl.source import MAX_FILE_BYTES
+from core.cnl.source import read_cap
 from core.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
-from core.store.atomic import publish_dir, replace_file
+from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
 from core.store.contents import SOURCES, STEMS_FILE, cache_entries
+from core.store.groups import FileGroup, Source, members
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.private import Mac, private_dirs, refusal
@@ -43,8 +45,6 @@ _SHAPING_ROOTS = (
     "cnl/*.py", "text.py", "units.py", "diagnostics.py", "safe_io.py", "retrieval/bm25_fields.py",
     "store/segment.py", "store/codec.py",
 )
-# Temp folders older than this belong to a process that died mid-write.
-_STALE_TEMP_SECONDS = 3600
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 _RACY_NS = 2_000_000_000
@@ -108,7 +108,7 @@ def _module_file(core: Path, name: str) -> Path | None:
     return None
 
 
-def segment_key(file: Path, content: bytes) -> str:
+def segment_key(file: Source, content: bytes) -> str:
     hasher = hashlib.sha256(code_digest().encode())
     hasher.update(os.fsencode(str(file)) + b"\0")
     hasher.update(content)
@@ -135,6 +135,7 @@ class SegmentStore:
         # a file re-reads only what changed without reading the table back from the cache.
         self._blocks: dict[str, tuple[Segment, BlockTable]] = {}
         self._mac: Mac | None = None
+        self._swept = False
         reason = refusal(root) if root is not None else None
         if reason is not None:
             self._disable(reason)
@@ -151,18 +152,37 @@ class SegmentStore:
     def enabled(self) -> bool:
         return self.root is not None and self._disabled_reason is None
 
-    def segment(self, file: Path, earlier: Segment | None = None) -> Segment:
-        """The file's segment: read from the cache when its key matches, else built (reusing
-        `earlier`'s tokens for unchanged units) and saved."""
-        return self._segment(file, earlier).without_json()
+    def segment(self, file: Source, earlier: Segment | None = None, stat: SourceStat | None = None) -> Segment:
+        """The segment of a file (or of a group of small files, core/store/groups.py): read from
+        the cache when its key matches, else built (reusing `earlier`'s tokens for unchanged
+        units) and saved. `stat`: the source's stat as the caller just took it (`source_stat`),
+        so an unchanged source costs no second one."""
+        if not self._swept:
+            self.temp_folder()
+        return self._segment(file, earlier, stat).without_json()
 
-    def _segment(self, file: Path, earlier: Segment | None) -> Segment:
+    def temp_folder(self) -> Path | None:
+        """Where folders are written before they are published (None without a usable cache); the
+        first call removes what writers that no longer run left there (killed mid-build)."""
+        if not self.enabled:
+            return None
+        folder = self.root / TEMP_FOLDER
+        if not self._swept:
+            self._swept = True
+            remove_orphans(folder)
+        try:
+            private_dirs(folder, self.root)
+        except OSError:
+            return None
+        return folder
+
+    def _segment(self, file: Source, earlier: Segment | None, stat: SourceStat | None = None) -> Segment:
         if not self.enabled:
             return self._build(file, "", earlier)[0]
-        known = self._known_key(file)
+        known = self._known_key(file, stat)
         # Stat before reading: a record pairs the key with the stat the read bytes had (see
         # `_remember_key`), never with a stat taken after a replace that landed meanwhile.
-        before, read_ns = _stat_or_none(file), time.time_ns()
+        before, read_ns = (None, 0) if known is not None else (_stat_or_none(file), time.time_ns())
         content = None if known is not None else _content(file)
         if known is None and content is None:
             return self._build(file, "", earlier)[0]
@@ -194,7 +214,7 @@ class SegmentStore:
         segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
         if _content(file) == content:
-            if blocks is None:
+            if blocks is None and not isinstance(file, FileGroup):
                 blocks = block_table(content, str(file), segment)
             if self._save(segment, folder, blocks):
                 self._remember_key(file, key, before, read_ns)
@@ -216,7 +236,7 @@ class SegmentStore:
         content = _content(file)
         return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
 
-    def _known_key(self, file: Path) -> str | None:
+    def _known_key(self, file: Source, stat: SourceStat | None = None) -> str | None:
         """The key recorded for the file's current stat, so an unchanged file is not read and
         hashed again (git's index does the same). Trusted only when the file was last modified
         at least `_RACY_NS` before it was read: an edit within the same timestamp tick as the
@@ -225,11 +245,11 @@ class SegmentStore:
         taken before reading (`_remember_key`)."""
         try:
             record = json.loads(self._source_record(file).read_bytes())
-            stat = _stat_of(file)
+            stat = _stat_of(file) if stat is None else stat
             if (
                 record["code"] == code_digest()
                 and record["stat"] == stat
-                and record["read_ns"] - stat[0] >= _RACY_NS
+                and record["read_ns"] - _newest(stat) >= _RACY_NS
                 and (self._path_folder(file) / record["key"]).is_dir()
             ):
                 return str(record["key"])
@@ -237,7 +257,7 @@ class SegmentStore:
             pass
         return None
 
-    def _remember_key(self, file: Path, key: str, before: list[int] | None, read_ns: int) -> None:
+    def _remember_key(self, file: Source, key: str, before: SourceStat | None, read_ns: int) -> None:
         """Record `key` for the stat the file had before it was read, if it still has it now
         that the segment is published: a file replaced meanwhile (even one keeping size and
         mtime) is read and hashed again by the next open instead of served from the old key."""
@@ -311,14 +331,16 @@ class SegmentStore:
         return self._path_folder(Path(segment.file)) / segment.key
 
     def _build(
-        self, file: Path, key: str, earlier: Segment | None, content: bytes | None = None
+        self, file: Source, key: str, earlier: Segment | None, content: bytes | None = None
     ) -> tuple[Segment, BlockTable | None]:
         """A reload (with `earlier`) re-reads an edited Markdown file by its unit blocks
         (core/store/patch.py), from `content` when given (the bytes the key hashed); a first
         read, or any other format, reads the whole file."""
         with self._lock:
             self.builds += 1
-        found = patched(str(file), key, earlier, self._blocks_of(earlier), content) if earlier is not None else None
+        if earlier is None or isinstance(file, FileGroup):
+            return Segment.build(file, key, earlier), None
+        found = patched(str(file), key, earlier, self._blocks_of(earlier), content)
         if found is None:
             return Segment.build(file, key, earlier), None
         segment, blocks = found
@@ -340,11 +362,11 @@ class SegmentStore:
         except (SegmentError, OSError, ValueError):
             return None  # none stored (another format, an older cache): the file is read whole
 
-    def _path_folder(self, file: Path) -> Path:
+    def _path_folder(self, file: Source) -> Path:
         assert self.root is not None
         return self.root / "segments" / _path_digest(file)
 
-    def _source_record(self, file: Path) -> Path:
+    def _source_record(self, file: Source) -> Path:
         assert self.root is not None
         return self.root / SOURCES / f"{_path_digest(file)}.json"
 
@@ -353,7 +375,7 @@ class SegmentStore:
         A failed write leaves no temp folder behind (`Segment.save`, `publish_dir`)."""
         try:
             private_dirs(folder.parent, self.root)
-            temp = segment.save(folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
+            temp = segment.save(self.temp_folder() or folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
             saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)
@@ -438,30 +460,61 @@ def _max_bytes() -> int:
     return min(max(megabytes, 1), 1 << 24) << 20
 
 
-def _path_digest(file: Path) -> str:
-    return hashlib.sha256(os.fsencode(str(Path(file).absolute()))).hexdigest()[:24]
+def _path_digest(file: Source) -> str:
+    return hashlib.sha256(os.fsencode(str(Path(str(file)).absolute()))).hexdigest()[:24]
 
 
-def _stat_of(file: Path) -> list[int]:
+# A file's (mtime_ns, size, inode, ctime_ns); a group's, one per member.
+SourceStat = list[int] | list[list[int]]
+
+
+def source_stat(source: Source, stats: Mapping[str, Sequence[int]]) -> SourceStat | None:
+    """A source's stat from a scan's (`stats` by file name), as `_known_key` compares it; None
+    when a member is not there (the store then takes its own)."""
+    found = [stats.get(str(file)) for file in members(source)]
+    if any(stat is None or stat[1] < 0 for stat in found):
+        return None
+    lists = [list(stat) for stat in found]
+    return lists if isinstance(source, FileGroup) else lists[0]
+
+
+def _newest(stat: SourceStat) -> int:
+    """The latest mtime of a source's stat."""
+    return max(item[0] for item in stat) if stat and isinstance(stat[0], list) else stat[0]
+
+
+def _stat_of(file: Source) -> SourceStat:
+    if isinstance(file, FileGroup):
+        return [_stat_of(member) for member in file.files]
     info = os.stat(file)
     return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
 
 
-def _stat_or_none(file: Path) -> list[int] | None:
+def _stat_or_none(file: Source) -> SourceStat | None:
     try:
         return _stat_of(file)
     except OSError:
         return None
 
 
-def _content(file: Path) -> bytes | None:
-    """The file's bytes when it is a regular file small enough to be read; None means "do not cache"."""
+def _content(file: Source) -> bytes | None:
+    """The file's bytes when it is a regular file small enough to be read (a group's: each
+    member's name, size and bytes in turn); None means "do not cache"."""
+    if isinstance(file, FileGroup):
+        parts = []
+        for member in file.files:
+            data = _content(member)
+            if data is None:
+                return None
+            parts += [os.fsencode(str(member)), b"\0%d\0" % len(data), data]
+        return b"".join(parts)
     try:
         info = os.stat(file)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
+        cap = read_cap(file)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
             return None
         with open(file, "rb") as handle:
-            return handle.read(MAX_FILE_BYTES + 1)
+            return handle.read(cap + 1)
     except OSError:
         return None
 
@@ -477,15 +530,8 @@ def _keep_newest(folder: Path, count: int) -> None:
 
 
 def _remove_other_keys(folder: Path) -> None:
-    """An edited file's older segments are dead weight; so are temp folders of crashed writers."""
-    now = time.time()
+    """An edited file's older segments are dead weight; so are temp folders of crashed writers
+    (written here by earlier versions: now under `TEMP_FOLDER`)."""
     for sibling in folder.parent.iterdir():
-        if sibling == folder:
-            continue
-        if sibling.name.startswith(".tmp-"):
-            try:
-                if now - sibling.stat().st_mtime < _STALE_TEMP_SECONDS:
-                    continue
-            except OSError:
-                continue
-        shutil.rmtree(sibling, ignore_errors=True)
+        if sibling != folder and (not sibling.name.startswith(".tmp-") or is_orphan(sibling)):
+            shutil.rmtree(sibling, ignore_errors=True)

@@ -163,7 +163,7 @@ class StoredKb:
         index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
             index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
-            _write_index(folder, stem, index)
+            _write_index(self.store, folder, stem, index)
         if index is not None and cache is not None:
             cache.remember_merged(config, index, {
                 segments[number].file: (segments[number].key, _row_set(local, segments[number]), np.arange(start, end))
@@ -223,13 +223,13 @@ class StoredKb:
     def _keep_part(self, segment: Segment, digest: str, part: Bm25Index) -> Bm25Index:
         folder = self.store.folder_of(segment)
         if folder is not None and _is_dir(folder):
-            _write_index(folder, f"bm25-{digest}", part)
+            _write_index(self.store, folder, f"bm25-{digest}", part)
         return part
 
-def _write_index(folder: Path, stem: str, part: Bm25Index) -> None:
+def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> None:
     _, words, arrays = part.to_arrays()
     try:
-        write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {_WORDS: encode(words)}, arrays)
+        write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {_WORDS: encode(words)}, arrays, store.temp_folder())
     except OSError:
         pass  # not writable now: the index is rebuilt next time
 
@@ -261,7 +261,7 @@ def keep_whole_part(store: SegmentStore, segment: Segment, config: Bm25Config) -
         return
     rows = np.arange(len(segment.units))
     part = Bm25Index.build((), config, segment_tokens(segment, rows), segment_columns(segment, rows))
-    _write_index(folder, _whole_part_stem(config), part)
+    _write_index(store, folder, _whole_part_stem(config), part)
 
 
 _WORDS = "words.json"

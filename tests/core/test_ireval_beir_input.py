@@ -156,3 +156,19 @@ def test_a_restricted_document_changes_no_count_nor_exclude_self(tmp_path: Path,
     assert reports[0][0] | {"collection": ""} == reports[1][0] | {"collection": ""}
     assert reports[0][1] == reports[1][1]
     assert reports[1][0]["exclude_self"] is False and reports[1][0]["withdrawn_documents"] == 0
+
+
+def test_a_repeated_document_id_is_reported_counted_and_the_first_scored(tmp_path: Path, capsys) -> None:
+    # Every line twice: before, each id served neither document and every measure fell to 0.
+    docs = [doc for doc in TRAM_DOCS for _ in range(2)]
+    folder = write_collection(tmp_path / "twice", docs, TRAM_QUERIES, TRAM_QRELS)
+    collection = ireval.load_beir(folder)
+    assert sorted(u.id for u in collection.kb.units) == ["t1", "t3", "t5"]
+    assert [(d.code, d.line) for d in collection.duplicates] == [(Code.DUPLICATE_UNIT_ID, 2), (Code.DUPLICATE_UNIT_ID, 6),
+                                                                 (Code.DUPLICATE_UNIT_ID, 10)]
+    measures = ireval.measure(ireval.run_systems(collection, load_retrieval_config()), collection.qrels)
+    assert measures["bm25"] == {"ndcg@10": 1.0, "recall@100": 1.0, "mrr@10": 1.0}
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["duplicate_documents"] == 3
+    assert "skipped 3 document(s) repeating an earlier document's id (DUPLICATE_UNIT_ID) (line 2, 6, 10)" in err

@@ -93,8 +93,8 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
     path = tmp_path / "foundry.md"
     path.write_text("## Context Unit foundry::chunk-001::unit-001\nRole: Explanation\nTopic: Tenor\nClaim: Rings.\n")
     seen = []
-    original = segment_module.read_file
-    monkeypatch.setattr(segment_module, "read_file", lambda file: seen.append(gc.isenabled()) or original(file))
+    original = segment_module.read_pieces
+    monkeypatch.setattr(segment_module, "read_pieces", lambda file: seen.append(gc.isenabled()) or original(file))
     Segment.build(path, "k")
     assert seen == [False] and gc.isenabled()
     gc.disable()
@@ -103,7 +103,7 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
-    monkeypatch.setattr(segment_module, "read_file", lambda file: 1 / 0)
+    monkeypatch.setattr(segment_module, "read_pieces", lambda file: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         Segment.build(path, "k")
     assert gc.isenabled()
