@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from core.answer_types import AnswerType, Expected, Span
 from core.lifespans import asked_year, said_end
+from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.relation import BE_FORMS, PHRASE_TAGS, reversed_relation, subject_slot
 from core.plugins.passages import Term
@@ -59,21 +60,6 @@ class Support:
         return f"{verdict}; {terms}{missing}"
 
 
-def lexicon_or_none():
-    """The lexicon, or None where it is not installed."""
-    return _lexicon()
-
-
-@lru_cache(maxsize=1)
-def _lexicon():
-    """The WordNet-derived lexicon of core/nlp (issue 24 part 4), when it is installed."""
-    try:
-        from core.nlp.lexicon import lexicon
-    except ImportError:
-        return None
-    return lexicon()
-
-
 @dataclass(frozen=True)
 class Coverage:
     covered: tuple[str, ...]
@@ -93,7 +79,7 @@ def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -
     # A number is said in digits or in words alike ("8 books" / "eight books").
     seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
     covered, missing, links, opposed, related = [], [], [], [], []
-    lex = _lexicon() if linked else None
+    lex = lexicon_or_none() if linked else None
     for term in terms:
         value = cardinal_value(term.word)
         if term.found_in(seen) or (value is not None and str(value) in seen):
@@ -365,7 +351,7 @@ _WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
 def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
     """Whether the sentence's word pair is one of the question's, its first word in any form
     ("fled to" for "flee to"): the second is a preposition or a function word, said as is."""
-    lex = _lexicon()
+    lex = lexicon_or_none()
     for asked, asked_second in pairs:
         if asked_second != second.lower():
             continue
@@ -417,7 +403,7 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
         return ""  # a name or a code or number names its thing
     if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
         return ""
-    lex = _lexicon()
+    lex = lexicon_or_none()
     nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
     if lex is None or not nouns:
         return None
