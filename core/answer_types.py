@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from core.nlp import lexicon_or_none
 from core.nlp.cardinals import SCALES
 from core.nlp.chunk import noun_phrases as chunk_spans
 from core.tagging import Token, tag_text
@@ -182,6 +181,8 @@ _THINGS = frozenset(("object", "substance", "artifact", "artefact"))
 
 
 def _class_in_lexicon(noun: str) -> AnswerType:
+    from core.nlp import lexicon_or_none
+
     lex = lexicon_or_none()
     if lex is None:
         return AnswerType.KIND
@@ -197,6 +198,8 @@ def _fronted_noun(tokens: Sequence[Token], at: int) -> str:
     """The word between "what"/"which" and a fronted auxiliary is the asked-for noun whatever
     its tag ("In 1755 what fort did the British capture?": the tagger, seeing "fort did",
     says VERB), when the lexicon knows it as a noun."""
+    from core.nlp import lexicon_or_none
+
     if tokens[at].word.lower() not in ("what", "which") or at + 2 >= len(tokens):
         return ""
     word = tokens[at + 1].word
@@ -308,6 +311,8 @@ def locative_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
     """Common-noun places: a noun phrase right after a locative preposition whose head is a
     physical thing and no time ("kept in | the reading room", "on | the first floor"), with the
     "of" phrase that completes it. A phrase whose own words hold a name is left to the name."""
+    from core.nlp import lexicon_or_none
+
     lex = lexicon_or_none()
     spans = []
     chunks = chunk_spans([(t.word, t.tag) for t in tokens])

@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from core.answer_types import DATE_PATTERN, Span, agents, name_spans
-from core.nlp import lexicon_or_none
 from core.nlp.chunk import noun_phrases
 from core.tagging import Token, tag_text
 
@@ -208,7 +207,7 @@ def _inside(dates: list[tuple[int, int]], words: Sequence[Token]) -> bool:
 
 def _plural(noun: str) -> bool:
     """A noun's only inflection is its number: a form that is not its own lemma is plural."""
-    lexicon = lexicon_or_none()
+    lexicon = _lexicon()
     lower = noun.lower()
     if lexicon is None or not lexicon.parts_of_speech(lower):
         return lower.endswith("s") and not lower.endswith("ss")
@@ -218,10 +217,16 @@ def _plural(noun: str) -> bool:
 @lru_cache(maxsize=4096)
 def _classes(noun: str, senses: int = 1) -> frozenset[str]:
     """What the noun's commonest senses are kinds of (WordNet, up to _CLASS_DEPTH steps)."""
-    lexicon = lexicon_or_none()
+    lexicon = _lexicon()
     if lexicon is None:
         return frozenset()
     return lexicon.classes(noun, "NOUN", depth=_CLASS_DEPTH, senses=senses)
+
+
+def _lexicon():
+    from core.nlp import lexicon_or_none
+
+    return lexicon_or_none()
 
 
 def _kinship(

@@ -60,6 +60,10 @@ class Support:
         return f"{verdict}; {terms}{missing}"
 
 
+# the lexicon or None (core.nlp, where question analysis reads it without importing this module)
+_lexicon = lexicon_or_none
+
+
 @dataclass(frozen=True)
 class Coverage:
     covered: tuple[str, ...]
@@ -79,7 +83,7 @@ def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -
     # A number is said in digits or in words alike ("8 books" / "eight books").
     seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
     covered, missing, links, opposed, related = [], [], [], [], []
-    lex = lexicon_or_none() if linked else None
+    lex = _lexicon() if linked else None
     for term in terms:
         value = cardinal_value(term.word)
         if term.found_in(seen) or (value is not None and str(value) in seen):
@@ -351,7 +355,7 @@ _WH_IN_PLACE = frozenset(("what", "which", "who", "whom", "when", "where"))
 def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
     """Whether the sentence's word pair is one of the question's, its first word in any form
     ("fled to" for "flee to"): the second is a preposition or a function word, said as is."""
-    lex = lexicon_or_none()
+    lex = _lexicon()
     for asked, asked_second in pairs:
         if asked_second != second.lower():
             continue
@@ -403,7 +407,7 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
         return ""  # a name or a code or number names its thing
     if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
         return ""
-    lex = lexicon_or_none()
+    lex = _lexicon()
     nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
     if lex is None or not nouns:
         return None
