@@ -6,14 +6,11 @@ It lives here rather than on core's Session because why-not reads the answer's s
 
 from __future__ import annotations
 
-from core import leases
-from core.plugins.base import Request
 from core.session import Session
 from core.units import Caller
-from core.whynot import why_not
+from core.whynot import why_not_asked
 
 
 class ExplorerSession(Session):
     def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
-        with leases.question():
-            return why_not(self, unit_id, question, Request(question=question, caller=caller))
+        return why_not_asked(self, unit_id, question, caller)
