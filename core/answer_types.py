@@ -154,7 +154,7 @@ _LEXICON_DEPTH = 8
 
 
 def _class_in_lexicon(noun: str) -> AnswerType:
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     lex = lexicon_or_none()
     if lex is None:
@@ -171,7 +171,7 @@ def _fronted_noun(tokens: Sequence[Token], at: int) -> str:
     """The word between "what"/"which" and a fronted auxiliary is the asked-for noun whatever
     its tag ("In 1755 what fort did the British capture?": the tagger, seeing "fort did",
     says VERB), when the lexicon knows it as a noun."""
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     if tokens[at].word.lower() not in ("what", "which") or at + 2 >= len(tokens):
         return ""
@@ -276,7 +276,7 @@ def locative_phrases(tokens: Sequence[Token], text: str) -> list[Span]:
     """Common-noun places: a noun phrase right after a locative preposition whose head is a
     physical thing and no time ("kept in | the reading room", "on | the first floor"), with the
     "of" phrase that completes it. A phrase whose own words hold a name is left to the name."""
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     lex = lexicon_or_none()
     spans = []

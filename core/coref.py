@@ -224,7 +224,7 @@ def _classes(noun: str, senses: int = 1) -> frozenset[str]:
 
 
 def _lexicon():
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     return lexicon_or_none()
 

@@ -222,12 +222,6 @@ class Session:
         store = self.kb.store
         return (store.root if store.enabled else None) if store is not None else cache_root()
 
-    def why_not(self, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
-        from core.whynot import why_not  # only the explorer's "why not" asks
-
-        with leases.question():
-            return why_not(self, unit_id, question, Request(question=question, caller=caller))
-
     def unit(self, unit_id: str, caller: Caller) -> KnowledgeUnit | None:
         return self.view(caller).get(unit_id)
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from core.answer_types import AnswerType, Expected, Span
 from core.attribute_answers import attribute_link
 from core.lifespans import asked_year, said_end
+from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.relation import PHRASE_TAGS, reversed_relation, subject_slot
 from core.question.terms import Term
@@ -64,19 +65,8 @@ class Support:
         return f"{verdict}; {terms}{missing}"
 
 
-def lexicon_or_none():
-    """The lexicon, or None where it is not installed."""
-    return _lexicon()
-
-
-@lru_cache(maxsize=1)
-def _lexicon():
-    """The WordNet-derived lexicon of core/nlp (issue 24 part 4), when it is installed."""
-    try:
-        from core.nlp.lexicon import lexicon
-    except ImportError:
-        return None
-    return lexicon()
+# the lexicon or None (core.nlp, where question analysis reads it without importing this module)
+_lexicon = lexicon_or_none
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ date), so the question cannot be used to probe for restricted units.
 
 from __future__ import annotations
 
+from core import leases
 from core.config import Lane
 from core.intent_cues import question_cues
 from core.plugins.base import KbResult, PluginType, Request, RunContext, Status
@@ -14,10 +15,17 @@ from core.retrieval.fusion import cut_explanation
 from core.retrieval.lanes import hdc_question
 from core.synonyms import Expansion
 from core.text import tokenize
-from core.units import ACT_PREFERRED_ROLES, Intent
+from core.units import ACT_PREFERRED_ROLES, Caller, Intent
 from core.whynot_support import support_reason
 
 NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
+
+
+def why_not_asked(session, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+    """`why_not` for a question as `caller` asks it, inside a question lease (core/leases.py), as the
+    explorer asks while reloads and cache truncations may run beside it."""
+    with leases.question():
+        return why_not(session, unit_id, question, Request(question=question, caller=caller))
 
 
 def why_not(session, unit_id: str, question: str, request: Request) -> dict[str, str]:

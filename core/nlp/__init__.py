@@ -7,6 +7,7 @@ docs/nlp.md and NOTICE.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -32,3 +33,14 @@ def preload(cache: Path | None) -> threading.Thread:
     thread = threading.Thread(target=load, name="nlp-preload", daemon=True)
     thread.start()
     return thread
+
+
+@lru_cache(maxsize=1)
+def lexicon_or_none():
+    """The WordNet-derived lexicon (issue 24 part 4), or None where it is not installed. Here, not
+    beside the support check, so question analysis reads it without importing the answer code."""
+    try:
+        from core.nlp.lexicon import lexicon
+    except ImportError:
+        return None
+    return lexicon()

@@ -32,6 +32,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
+from importlib.util import find_spec
 from pathlib import Path
 
 import numpy as np
@@ -124,10 +125,11 @@ def encoding_options(config: HdcConfig, model: ContextModel | None) -> dict[str,
 
 @lru_cache(maxsize=1)
 def _encoder_digest() -> str:
-    here = Path(__file__).resolve().parent
     hasher = hashlib.sha256()
-    for name in ("hdc.py", "hdc_vectors.py", "hdc_context.py", "hdc_tokens.py"):
-        hasher.update(name.encode() + b"\0" + (here / name).read_bytes())
+    # by module name, so the digest follows the modules wherever they live
+    for module in (__name__, "core.retrieval.hdc_vectors", "core.retrieval.hdc_context", "core.retrieval.hdc_tokens"):
+        path = Path(find_spec(module).origin)
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes())
     return hasher.hexdigest()[:16]
 
 

@@ -64,9 +64,9 @@ def check_configs(config: Path | None) -> None:
 
 def open_later(paths: list[Path], config: Path | None, args: argparse.Namespace, progress):
     """The explorer's opener: runs in its load worker, after the first frame."""
-    from core.session import Session
+    from mrptui.explorer_session import ExplorerSession
 
-    return Session.open(paths or None, config, progress=progress, store=cache_store(args))
+    return ExplorerSession.open(paths or None, config, progress=progress, store=cache_store(args))
 
 
 def start_pool_helpers() -> None:

@@ -159,8 +159,8 @@ MD_MUTATIONS: dict[str, Callable[[list[str]], list[str]]] = {
     "misspelt heading ###": _heading("### Context Unit"),
     "misspelt heading Units": _heading("## Context Units"),
     "heading without space": _heading("##Context Unit"),
-    "front matter": lambda lines: ["---", *[l for l in lines if l.startswith(PERMISSION_LABELS)], "---",
-                                   *[l for l in lines if not l.startswith(PERMISSION_LABELS)]],
+    "front matter": lambda lines: ["---", *[ln for ln in lines if ln.startswith(PERMISSION_LABELS)], "---",
+                                   *[ln for ln in lines if not ln.startswith(PERMISSION_LABELS)]],
     "prose line above": _before_permissions("These lines restrict the unit:"),
     "duplicate empty acl": _before_permissions("Acl:"),
 }

@@ -36,6 +36,7 @@ from core.session import Session
 from core.summary import summarise
 from core.units import TAG_SEPARATORS, Caller, Intent, KnowledgeUnit, Role
 from core.whynot import NOT_VISIBLE
+from core.whynot import why_not_asked
 from mrptui.commands.retrieve import result_json
 
 # A reading-room archive: nothing like the sample KB's merchants and services.
@@ -192,7 +193,7 @@ def test_no_surface_shows_anything_outside_the_callers_view(kb_units, caller_lis
         assert leaks(str(summary), hidden) == [], "ask --json summary"
         assert leaks(retrieve_text(session, question, caller), hidden) == [], "retrieve"
         for unit in kb_units:
-            reasons = session.why_not(unit.id, question, caller)
+            reasons = why_not_asked(session, unit.id, question, caller)
             if unit in hidden:
                 assert reasons == {"visibility": NOT_VISIBLE}
             assert leaks(str(reasons), hidden) == [], "why-not"

@@ -16,6 +16,7 @@ from core.kb import KnowledgeBase
 from core.plugins.base import Request
 from core.session import Session
 from core.units import Caller, KnowledgeUnit, Role
+from core.whynot import why_not_asked
 
 AS_OF = dt.date(2026, 5, 1)
 SECRET = "vault combination 4471"
@@ -64,7 +65,7 @@ def test_asking_after_a_privileged_caller_in_one_process_shows_no_restricted_tex
     text = "\n".join(to_json_line(e) for e in second)
     assert SECRET not in text
     assert "greenhouse::chunk-000::unit-001" not in text
-    reasons = session.why_not("greenhouse::chunk-000::unit-001", question, joined())
+    reasons = why_not_asked(session, "greenhouse::chunk-000::unit-001", question, joined())
     assert SECRET not in str(reasons) and "visible to this caller" not in str(reasons)
 
 

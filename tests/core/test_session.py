@@ -10,6 +10,7 @@ import pytest
 from core.plugins.base import RegistryError, Request
 from core.session import Session
 from core.units import Caller
+from mrptui.explorer_session import ExplorerSession
 
 UNIT = """## Context Unit notes::chunk-000::unit-000
 Role: Definition
@@ -78,8 +79,8 @@ def test_rules_rows_carry_their_position(workspace) -> None:
     assert row["line"] > 1 and row["file"].endswith("thinkingdb.json")
 
 
-def test_why_not_through_the_session(workspace) -> None:
-    session = Session.open([workspace[0]], workspace[1])
+def test_why_not_through_the_explorers_session(workspace) -> None:
+    session = ExplorerSession.open([workspace[0]], workspace[1])
     reasons = session.why_not("notes::chunk-000::unit-000", "What is Quasar?", Caller())
     assert reasons["bm25"].startswith("shares quasar")
     assert session.why_not("nope::chunk-000::unit-000", "What is Quasar?", Caller()) == {

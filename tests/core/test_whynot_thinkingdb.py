@@ -8,6 +8,7 @@ import re
 from core.resources import config_dir, sample_kb_dir
 from core.session import Session
 from core.units import Caller
+from core.whynot import why_not_asked
 
 
 def test_a_unit_in_a_ranked_proof_is_not_said_to_be_below_the_max_proofs_cut() -> None:
@@ -15,7 +16,7 @@ def test_a_unit_in_a_ranked_proof_is_not_said_to_be_below_the_max_proofs_cut() -
     caller = Caller()
     question = "What does Helix depend on?"
     result = session.indexes.for_view(session.view(caller)).tdb.query(question)
-    reasons = {u.id: session.why_not(u.id, question, caller)["thinkingdb"] for u in session.units(caller)}
+    reasons = {u.id: why_not_asked(session, u.id, question, caller)["thinkingdb"] for u in session.units(caller)}
     in_proofs = {unit for proof in result.proofs for unit in proof.units} - set(result.unit_scores)
     assert in_proofs, "the sample KB should have units in ranked proofs that score nothing"
     for unit in in_proofs:

@@ -1,4 +1,4 @@
-"""One end-to-end check against the real core.session.Session on sample_kb (no fakes)."""
+"""One end-to-end check against the real session (the explorer's, mrptui.explorer_session) on sample_kb (no fakes)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from conftest import make_app
 from helpers import ask, settle
 
-from core.session import Session
+from mrptui.explorer_session import ExplorerSession
 from core.units import Caller
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.virtual_table import VirtualTable
@@ -25,8 +25,8 @@ def write_bees(folder) -> None:
 
 
 @pytest.fixture(scope="module")
-def real_session() -> Session:
-    return Session.open()
+def real_session() -> ExplorerSession:
+    return ExplorerSession.open()
 
 
 async def test_explorer_on_the_real_engine(real_session):
@@ -51,7 +51,7 @@ async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_pat
     """The explorer's change poll and reload worker with a named pipe in the KB folder: before,
     the worker blocked in open() forever, the KB screen said "no errors" and ctrl+q hung."""
     write_bees(tmp_path)
-    app = make_app(Session.open([tmp_path], config_path))
+    app = make_app(ExplorerSession.open([tmp_path], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         os.mkfifo(tmp_path / "pipe.md")
         app.poll_files()
@@ -75,7 +75,7 @@ async def test_exports_refuse_the_kb_folder_and_say_where_they_wrote(tmp_path, c
     kb = tmp_path / "kb"
     kb.mkdir()
     write_bees(kb)
-    app = make_app(Session.open([kb], config_path))
+    app = make_app(ExplorerSession.open([kb], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         await ask(pilot, "What are drones?")
         notes = record_notifications(app)
@@ -103,7 +103,7 @@ async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config
         "## Context Unit hive::chunk-000::unit-000\nRole: Definitoin\nTopic: Hive key\nClaim: The key is 12.\nAcl: staff\n",
         encoding="utf-8",
     )
-    app = make_app(Session.open([tmp_path], config_path))
+    app = make_app(ExplorerSession.open([tmp_path], config_path))
     app.caller = Caller()
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
@@ -128,7 +128,7 @@ async def test_a_run_answered_before_a_reload_restricted_its_unit_is_not_copied_
     kb = tmp_path / "kb"
     kb.mkdir()
     write_bees(kb)
-    app = make_app(Session.open([kb], config_path))
+    app = make_app(ExplorerSession.open([kb], config_path))
     app.caller = Caller()
     exports = tmp_path / "exports"
     async with app.run_test(size=(160, 45)) as pilot:
