@@ -100,8 +100,18 @@ class _Table(dict):
                 out.append(_prototype(char.casefold()))
             else:
                 out.append(_prototype(_prototype(char).casefold()))
-        self[code] = mapped = "".join(out)
+        self[code] = mapped = _named_separator("".join(out))
         return mapped
+
+
+def _named_separator(char: str) -> str:
+    """A mathematical or punctuation sign Unicode names as a colon or an equals sign (`≔` COLON
+    EQUALS, `≕`, `⩴`), which confusables.txt pairs with no single ASCII character, read as the
+    separator its name says: a reader sees `Region≔EU` as a label."""
+    if len(char) != 1 or char.isascii() or unicodedata.category(char) not in ("Po", "Sm", "Sk"):
+        return char
+    words = unicodedata.name(char, "").split()
+    return "=" if {"EQUAL", "EQUALS"} & set(words) else ":" if "COLON" in words else char
 
 
 _FOLD_FIRST = _Table(fold_first=True)

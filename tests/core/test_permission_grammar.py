@@ -39,10 +39,14 @@ LEADERS = ["", "  ", "- ", "* ", "+ ", "1. ", "2) ", "> ", ">> ", "// ", "; ", "
 
 
 def _separators() -> list[str]:
-    """Every character the library's confusables data or NFKC reads as `:` or `=`."""
+    """Every character the library's confusables data or NFKC reads as `:` or `=`, and every sign
+    Unicode names as a colon or an equals sign (`≔` COLON EQUALS, which the data pairs with none)."""
     classes = {char for char, proto in prototypes().items() if proto in (":", "=")}
     nfkc = {chr(code) for code in range(0x10000) if unicodedata.normalize("NFKC", chr(code)) in (":", "=")}
-    return sorted(classes | nfkc)
+    named = {chr(code) for code in range(0x80, 0x10000) if unicodedata.category(chr(code)) in ("Po", "Sm", "Sk")
+             and {"COLON", "EQUAL", "EQUALS"} & set(unicodedata.name(chr(code), "").split())
+             and not unicodedata.normalize("NFKC", chr(code)).isascii()}
+    return sorted(classes | nfkc | named)
 
 
 SEPARATORS = _separators()
@@ -64,7 +68,7 @@ CASES = list(_cases())
 
 
 def test_the_suite_is_large_and_uses_every_separator_of_the_data() -> None:
-    assert {":", "=", "\uff1a", "\ufe55", "\ufe13", "\ufe66", "\u2236", "\ua789", "\u0589", "\u02d0"} <= set(SEPARATORS)
+    assert {":", "=", "\uff1a", "\ufe55", "\ufe13", "\ufe66", "\u2236", "\ua789", "\u0589", "\u02d0", "\u2254", "\u2255"} <= set(SEPARATORS)
     positions = len(LEADERS) + 4  # line starts, a JSON key at depth, a SOP token, a heading (and prose)
     assert len(CASES) * positions >= 5000, len(CASES) * positions
 
