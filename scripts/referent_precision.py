@@ -38,7 +38,10 @@ def main(argv=None) -> int:
             rewrites += 1
             right += bool(words) and words[-1] in rationale
             some += any(w in rationale for w in words)
-    share = lambda k: f"{100 * k / rewrites:.1f}%" if rewrites else "n/a"
+
+    def share(k: int) -> str:
+        return f"{100 * k / rewrites:.1f}%" if rewrites else "n/a"
+
     print(f"referent rewrites {rewrites}; referent's noun in the gold rationale {right} ({share(right)}); "
           f"any of its words {some} ({share(some)})")
     return 0
