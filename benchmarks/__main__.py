@@ -75,7 +75,9 @@ def markdown(rows: list[dict]) -> str:
     lines = ["| engine | n | op | median ms | p95 ms | peak MB | load |", "|---|---:|---|---:|---:|---:|---|"]
     for r in sorted(rows, key=lambda r: (r["engine"] != "calibration", r["op"], r["n"], r["median_ms"])):
         load = "–".join(f"{value:.1f}" for value in r.get("load", ()))
-        lines.append(f"| {r['engine']} | {r['n']:,} | {r['op']} | {r['median_ms']} | {r['p95_ms']} | {r['peak_mb']} | {load} |")
+        lines.append(
+            f"| {r['engine']} | {r['n']:,} | {r['op']} | {r['median_ms']} | {r['p95_ms']} | {r['peak_mb']} | {load} |"
+        )
     return "\n".join(lines)
 
 
@@ -88,9 +90,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ops", help=f"comma-separated, from: {', '.join(available)} (default: all)")
     parser.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     parser.add_argument("--no-peers", action="store_true", help="skip the BM25 peers (bm25s, rank-bm25, PISA, tantivy)")
-    parser.add_argument("--smoke", action="store_true",
-                        help="repeat every measurement as few times as possible: proves each op finishes, "
-                             "its figures mean nothing")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="repeat every measurement as few times as possible: proves each op finishes, its figures mean nothing",
+    )
     args = parser.parse_args(argv)
     ops = set(args.ops.split(",")) if args.ops else None
     if args.smoke:

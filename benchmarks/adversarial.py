@@ -28,8 +28,8 @@ import numpy as np
 
 from benchmarks import row
 from benchmarks.synthetic import pseudo_words
+from core.retrieval.rules import Limits, Pattern, Rule, RuleSet, load_rules
 from core.retrieval.thinkingdb import ThinkingDB
-from core.rules import Limits, Pattern, Rule, RuleSet, load_rules
 from core.units import KnowledgeUnit, Role
 
 OPS = ("closure_adversarial", "ask_adversarial")
@@ -63,7 +63,11 @@ def adversarial_rules() -> RuleSet:
             ("?x", "supports", "?w"),
         ),
     )
-    highest = {name: f.metadata[-1].le for name, f in Limits.model_fields.items() if f.metadata and getattr(f.metadata[-1], "le", None)}
+    highest = {
+        name: f.metadata[-1].le
+        for name, f in Limits.model_fields.items()
+        if f.metadata and getattr(f.metadata[-1], "le", None)
+    }
     limits = defaults.limits.model_copy(update={k: v for k, v in highest.items() if k != "min_confidence"})
     return dataclasses.replace(defaults, rules=(*defaults.rules, *extra), limits=limits)
 
@@ -127,10 +131,10 @@ def rules_json(ruleset: RuleSet) -> dict:
 
 def measure_ask(n: int) -> dict:
     """A whole `ask` pinned to kb-thinkingdb, with the adversarial rules read from a config folder."""
-    from core.kb import KnowledgeBase
-    from core.plugins.base import Request
-    from core.resources import config_dir
-    from core.session import Session
+    from core.infra.resources import config_dir
+    from core.kb.knowledge_base import KnowledgeBase
+    from core.kernel.contract import Request
+    from core.kernel.session import Session
 
     units, queries = adversarial_units(n)
     with tempfile.TemporaryDirectory() as folder:

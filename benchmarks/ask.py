@@ -7,10 +7,10 @@ import json
 
 from benchmarks import measure, row
 from benchmarks.synthetic import SyntheticKb
-from core.kb import KnowledgeBase
-from core.plugins.base import Request
-from core.resources import sample_kb_dir
-from core.session import Session
+from core.infra.resources import sample_kb_dir
+from core.kb.knowledge_base import KnowledgeBase
+from core.kernel.contract import Request
+from core.kernel.session import Session
 from core.units import Caller
 
 OPS = ("ask",)

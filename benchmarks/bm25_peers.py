@@ -104,9 +104,17 @@ def _pisa(documents: list[list[str]]) -> Search:
     def search(query: list[str], k: int) -> Sequence[int]:
         qidxs, docnos, ranks, scores = buffers.setdefault(k, _pisa_buffers(k))
         size = _pisathon.retrieve(
-            retriever._ctxt, retriever.query_algorithm.value, [(0, " ".join(query))], k=k, threads=1,
-            query_weighted=1 if retriever.query_weighted else 0, pretokenised=False,
-            result_qidxs=qidxs, result_docnos=docnos, result_ranks=ranks, result_scores=scores,
+            retriever._ctxt,
+            retriever.query_algorithm.value,
+            [(0, " ".join(query))],
+            k=k,
+            threads=1,
+            query_weighted=1 if retriever.query_weighted else 0,
+            pretokenised=False,
+            result_qidxs=qidxs,
+            result_docnos=docnos,
+            result_ranks=ranks,
+            result_scores=scores,
         )
         return [int(docno) for docno in docnos[:size]]
 
@@ -127,8 +135,12 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def _pisa_buffers(k: int) -> tuple[np.ndarray, ...]:
-    return (np.empty(k, dtype=np.int32), np.empty(k, dtype=object), np.empty(k, dtype=np.int32),
-            np.empty(k, dtype=np.float32))
+    return (
+        np.empty(k, dtype=np.int32),
+        np.empty(k, dtype=object),
+        np.empty(k, dtype=np.int32),
+        np.empty(k, dtype=np.float32),
+    )
 
 
 def _tantivy(documents: list[list[str]]) -> Search:

@@ -24,10 +24,10 @@ import tracemalloc
 import numpy as np
 
 from benchmarks import repeats, row
-from core.cancel import Cancelled, CancelToken
-from core.config import EngineConfig, PlannerOrder
-from core.engine import Engine
-from core.plugins.base import (
+from core.infra.cancel import Cancelled, CancelToken
+from core.infra.config import EngineConfig, PlannerOrder
+from core.kernel.calls import run_isolated
+from core.kernel.contract import (
     Descriptor,
     GoalSolver,
     GsResult,
@@ -39,8 +39,8 @@ from core.plugins.base import (
     SeedDetector,
     Status,
 )
-from core.plugins.calls import run_isolated
-from core.plugins.planners import default_planners
+from core.kernel.engine import Engine
+from core.kernel.planners import default_planners
 from core.units import Act, Intent
 
 OPS = ("cancel_stop", "cancel_stop_closure")

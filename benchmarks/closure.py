@@ -24,8 +24,8 @@ from functools import cached_property
 import numpy as np
 
 from benchmarks.synthetic import pseudo_words
+from core.retrieval.rules import load_rules
 from core.retrieval.thinkingdb import ThinkingDB
-from core.rules import load_rules
 from core.units import KnowledgeUnit, Role
 
 RELATIONS = ("uses", "provides", "depends_on", "relevant_for")

@@ -10,9 +10,9 @@ import threading
 import time
 
 from benchmarks import BenchmarkFailed, measure, repeats, row
-from core.plugins.base import Descriptor, GoalSolver, GsResult, PluginType, Request, Status
-from core.session import Session
-from core.steering import Steering
+from core.kernel.contract import Descriptor, GoalSolver, GsResult, PluginType, Request, Status
+from core.kernel.session import Session
+from core.kernel.steering import Steering
 from mrptui.run_control import LiveRun
 
 OPS = ("cancel_sleeping_plugin",)

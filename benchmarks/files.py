@@ -1,6 +1,6 @@
 """Worst cases at the file caps: how long one KB file or trace just under its cap takes to read.
 
-The caps (`core/cnl/source.py` MAX_FILE_BYTES, `core/events.py` MAX_TRACE_BYTES) bound these;
+The caps (`core/cnl/source.py` MAX_FILE_BYTES, `core/kernel/events.py` MAX_TRACE_BYTES) bound these;
 the rows say what the bound costs. `n` is the file size in bytes; `--sizes` does not apply.
 
     python -m benchmarks --ops read_cap
@@ -14,7 +14,7 @@ from pathlib import Path
 from benchmarks import measure, row, smoke
 from core.cnl import read_file
 from core.cnl.source import MAX_FILE_BYTES
-from core.events import MAX_TRACE_BYTES, RunStarted, read_trace, to_json_line
+from core.kernel.events import MAX_TRACE_BYTES, RunStarted, read_trace, to_json_line
 
 OPS = ("read_cap",)
 SMOKE_BYTES = 2**18  # a smoke run reads 256 KB files: it proves the op runs, not what the cap costs

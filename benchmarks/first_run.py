@@ -53,8 +53,11 @@ def _install(target: Path) -> Path:
         shutil.copytree(ROOT / "config", target / "core" / "bundled_config")
         shutil.copytree(ROOT / "sample_kb", target / "core" / "bundled_kb")
         return target
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(ROOT)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     return target
 
 
@@ -62,8 +65,12 @@ def _ask_ms(install: Path, work: Path, question: str) -> float:
     """One `mrptui ask` over the KB with an empty KB cache: the whole process's wall time."""
     cache = work / "cache"
     shutil.rmtree(cache, ignore_errors=True)
-    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache), "PYTHONPATH": str(install),
-           "XDG_CACHE_HOME": str(work / "xdg-cache")}
+    env = {
+        **os.environ,
+        "MRPTUI_CACHE_DIR": str(cache),
+        "PYTHONPATH": str(install),
+        "XDG_CACHE_HOME": str(work / "xdg-cache"),
+    }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("NUMBA_CACHE_DIR", None)
     # Run from the work folder, so the checkout's own `core` (the working directory on sys.path)
@@ -79,9 +86,13 @@ def _ask_ms(install: Path, work: Path, question: str) -> float:
 
 
 def _check_imported_from(install: Path, env: dict, work: Path) -> None:
-    where = subprocess.run([sys.executable, "-c", "import core; print(core.__file__)"], cwd=work, env=env,
-                           capture_output=True, text=True, check=True).stdout.strip()
+    where = subprocess.run(
+        [sys.executable, "-c", "import core; print(core.__file__)"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     if not Path(where).is_relative_to(install):
         raise RuntimeError(f"first_run: core was imported from {where}, not the fresh install {install}")
-
-

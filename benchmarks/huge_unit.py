@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import repeats, row, smoke
-from core.text import STOPWORDS
+from core.text.tokenizer import STOPWORDS
 
 TOKENS = 1_300_000
 SMOKE_TOKENS = 20_000  # a smoke run proves the rows come out, not what the cap costs
@@ -39,8 +39,10 @@ def write_huge_unit(folder: Path) -> Path:
     picks = np.random.default_rng(3).integers(0, len(words), size=_tokens())
     claim = " ".join(words[i] for i in picks)
     path = folder / "huge.md"
-    path.write_text(f"## Context Unit huge::chunk-000::unit-000\nRole: Explanation\nTopic: one huge unit\nClaim: {claim}.\n",
-                    encoding="utf-8")
+    path.write_text(
+        f"## Context Unit huge::chunk-000::unit-000\nRole: Explanation\nTopic: one huge unit\nClaim: {claim}.\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -54,7 +56,7 @@ def _peak_mb() -> float:
 
 def measure_ask(session) -> dict:
     """The first ask builds every index of the view; the next ones are warm."""
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
 
     times = []
     for _ in range(1 + repeats(WARM_ASKS)):
@@ -66,10 +68,10 @@ def measure_ask(session) -> dict:
 
 def measure_cancel(session) -> dict:
     """How long gs-symbolic and val-grounded run on past a 100 ms deadline over the unit."""
-    from core.cancel import CancelToken
-    from core.events import IntentDetected
-    from core.plugins.base import Request, RunContext
-    from core.plugins.calls import run_isolated
+    from core.infra.cancel import CancelToken
+    from core.kernel.calls import run_isolated
+    from core.kernel.contract import Request, RunContext
+    from core.kernel.events import IntentDetected
     from core.units import Caller
 
     events = list(session.run(Request(question=QUESTION)))
@@ -97,7 +99,7 @@ def measure_cancel(session) -> dict:
 
 
 def _child(function: str, kb: str) -> None:
-    from core.session import Session
+    from core.kernel.session import Session
 
     print(json.dumps(globals()[function](Session.open([Path(kb)]))))
 

@@ -15,9 +15,8 @@ import sys
 import time
 from pathlib import Path
 
-from core import ireval
-from core.config import load_retrieval_config
-
+from core.eval import beir as ireval
+from core.infra.config import load_retrieval_config
 
 
 def default_collection() -> Path:

@@ -18,19 +18,29 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.ir import default_collection
-from core import ireval
-from core.config import FusionMethod, Lane, RetrievalConfig, load_retrieval_config
-from core.intent_cues import detect_act
+from core.eval import beir as ireval
+from core.infra.config import FusionMethod, Lane, RetrievalConfig, load_retrieval_config
+from core.question.intent_cues import detect_act
 from core.retrieval.fusion import fused_scores, normalise_bm25
-from core.retrieval.hdc import HdcQuery
-from core.retrieval.hdc_index import HdcIndex
+from core.retrieval.hdc.encoding import HdcQuery
+from core.retrieval.hdc.index import HdcIndex
 from core.retrieval.lanes import bm25_pool, hdc_pool
-from core.text import tokenize
+from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller
 
 Scores = Mapping[str, float]
-FEEDBACK = ("none", "best 1", "best 2", "best 3", "by score 2, q=Σ", "by score 3, q=Σ", "by score 5, q=Σ",
-            "by score 2, q=1", "by score 5, q=1", "by score 10, q=1")
+FEEDBACK = (
+    "none",
+    "best 1",
+    "best 2",
+    "best 3",
+    "by score 2, q=Σ",
+    "by score 3, q=Σ",
+    "by score 5, q=Σ",
+    "by score 2, q=1",
+    "by score 5, q=1",
+    "by score 10, q=1",
+)
 
 
 def weighted_feedback(

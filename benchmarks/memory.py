@@ -46,15 +46,24 @@ def write_kb(n: int, folder: Path) -> list[Path]:
 def _child(folder: str) -> None:
     """Load the KB once and print the load time, unit count and memory figures as JSON."""
     from benchmarks import measure
-    from core.kb import KnowledgeBase
+    from core.kb.knowledge_base import KnowledgeBase
 
     loaded: list[KnowledgeBase] = []
     times, peak_mb = measure([lambda: loaded.append(KnowledgeBase.load([Path(folder)]))])
     kb = loaded[0]
     errors = sum(1 for d in kb.diagnostics if d.is_error)
     process_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    print(json.dumps({"ms": times[0], "units": len(kb.units), "errors": errors, "peak_mb": peak_mb,
-                      "process_peak_mb": process_peak / 2**20}))
+    print(
+        json.dumps(
+            {
+                "ms": times[0],
+                "units": len(kb.units),
+                "errors": errors,
+                "peak_mb": peak_mb,
+                "process_peak_mb": process_peak / 2**20,
+            }
+        )
+    )
 
 
 def _load_in_subprocess(folder: Path) -> dict:
@@ -62,7 +71,11 @@ def _load_in_subprocess(folder: Path) -> dict:
     # Without the index cache: this row is what reading (and tokenising) the files costs.
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.memory", "--child", str(folder)],
-        cwd=root, capture_output=True, text=True, check=True, env={**os.environ, "MRPTUI_NO_CACHE": "1"},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "MRPTUI_NO_CACHE": "1"},
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

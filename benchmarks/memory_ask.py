@@ -36,10 +36,10 @@ QUESTION = "What is Orion?"
 
 def write_conversation(root: Path, n: int) -> None:
     """A conversation `c` of `n` records for the default caller, citing units of the sample KB."""
+    from core.kernel.session import Session
     from core.memory.cited import content_digest
     from core.memory.records import MemoryRecord, caller_digest, record_id
     from core.memory.store import MemoryStore
-    from core.session import Session
     from core.units import Caller
 
     session = Session.open()
@@ -52,12 +52,23 @@ def write_conversation(root: Path, n: int) -> None:
     for i in range(n):
         unit = units[i % len(units)]
         kind = "turn" if i >= n - raw else "summary"
-        records.append(MemoryRecord(
-            id=record_id("bench", i), scope="session", kind=kind, caller=caller, conversation="c", ts=now + i,
-            turn=i + 1, question=f"What does {unit.topic} say about record {i}?", lead=unit.claim[:200],
-            entity=unit.topic, unit_ids=(unit.id,), unit_digests=(content_digest(unit),),
-            confidence=1.0 if kind == "turn" else 0.8,
-        ))
+        records.append(
+            MemoryRecord(
+                id=record_id("bench", i),
+                scope="session",
+                kind=kind,
+                caller=caller,
+                conversation="c",
+                ts=now + i,
+                turn=i + 1,
+                question=f"What does {unit.topic} say about record {i}?",
+                lead=unit.claim[:200],
+                entity=unit.topic,
+                unit_ids=(unit.id,),
+                unit_digests=(content_digest(unit),),
+                confidence=1.0 if kind == "turn" else 0.8,
+            )
+        )
     store = MemoryStore(root, config)
     store.make_folders(caller)
     with store.journal(caller, "c").change() as log:
@@ -69,8 +80,13 @@ def _ask(env: dict[str, str], *extra: str) -> tuple[float, float]:
     the CPU time says what the ask costs, the wall time what it waited too."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mrptui.cli", "ask", QUESTION, *extra], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "mrptui.cli", "ask", QUESTION, *extra],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     wall = (time.perf_counter() - started) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
@@ -93,14 +109,20 @@ def run(sizes: list[int], ops: set[str] | None = None, records: int | None = Non
             plain.append(_ask(env))
             session.append(_ask(env, "--session", "c"))
     # Peak memory is a child's, not measured here: 0 marks it as not taken.
-    return [{**row("mrptui", n, f"memory_ask {name}", [wall for wall, _ in times], 0.0),
-             "cpu_median_ms": round(statistics.median(cpu for _, cpu in times), 1)}
-            for name, times in (("plain", plain), ("session", session))]
+    return [
+        {
+            **row("mrptui", n, f"memory_ask {name}", [wall for wall, _ in times], 0.0),
+            "cpu_median_ms": round(statistics.median(cpu for _, cpu in times), 1),
+        }
+        for name, times in (("plain", plain), ("session", session))
+    ]
 
 
 if __name__ == "__main__":
     plain_row, session_row = run([], records=int(sys.argv[1]) if len(sys.argv) > 1 else RECORDS)
     for result in (plain_row, session_row):
         print(result)
-    print(f"session / plain, medians: wall {session_row['median_ms'] / plain_row['median_ms']:.2f}, "
-          f"CPU {session_row['cpu_median_ms'] / plain_row['cpu_median_ms']:.2f}; load {os.getloadavg()[0]:.2f}")
+    print(
+        f"session / plain, medians: wall {session_row['median_ms'] / plain_row['median_ms']:.2f}, "
+        f"CPU {session_row['cpu_median_ms'] / plain_row['cpu_median_ms']:.2f}; load {os.getloadavg()[0]:.2f}"
+    )

@@ -13,12 +13,12 @@ from __future__ import annotations
 import sys
 
 from benchmarks import measure, row
-from core.config import HdcConfig, MemoryConfig
-from core.kb import KBView, KnowledgeBase
+from core.infra.config import HdcConfig, MemoryConfig
+from core.kb.knowledge_base import KBView, KnowledgeBase
+from core.kernel.contract import Request
 from core.memory.cited import content_digest
 from core.memory.conversation import Conversation
 from core.memory.turns import with_memory
-from core.plugins.base import Request
 from core.units import Caller, KnowledgeUnit, Role
 
 OPS = ("memory_recall",)
@@ -30,9 +30,17 @@ def conversation(n: int) -> tuple[Conversation, KBView]:
     clock = iter(range(10_000_000)).__next__
     config = MemoryConfig(max_records=max(n, 1), compact_after_turns=10_000)
     talk = Conversation(Caller(), None, config, HdcConfig(), None, lambda: float(clock()))
-    units = [KnowledgeUnit(id=f"fleet::chunk-{i:03d}::unit-000", source_id="fleet", chunk_id=f"fleet::chunk-{i:03d}",
-                           role=Role.DESCRIPTION, topic=f"vessel {i}", claim=f"Vessel {i} is moored at berth {i % 17}.")
-             for i in range(100)]
+    units = [
+        KnowledgeUnit(
+            id=f"fleet::chunk-{i:03d}::unit-000",
+            source_id="fleet",
+            chunk_id=f"fleet::chunk-{i:03d}",
+            role=Role.DESCRIPTION,
+            topic=f"vessel {i}",
+            claim=f"Vessel {i} is moored at berth {i % 17}.",
+        )
+        for i in range(100)
+    ]
     view = KnowledgeBase.from_units(units).view(Caller())
     for i in range(n):
         # Each record cites a unit with the digest of its content: recall re-checks both.

@@ -10,11 +10,10 @@ clock; the tagger's JSON weights dominate).
 from __future__ import annotations
 
 import json
-import sys
 
 from benchmarks import measure, row
+from core.infra.resources import sample_kb_dir
 from core.nlp import lexicon, tagger
-from core.resources import sample_kb_dir
 
 OPS = ("nlp_tag", "nlp_link", "nlp_load")
 SENTENCE_WORDS = 20

@@ -23,11 +23,15 @@ RATIOS = (
     Ratio("BM25 top-10 / tantivy", ("mrptui", "bm25_top10"), (("tantivy", "bm25_top10"),), 1.5),
     Ratio("cold open to first answer / tantivy build", ("mrptui", "cold_open"), (("tantivy", "build"),), 3.0),
     Ratio("first run / cold open (CLI)", ("mrptui", "first_run"), (("mrptui-cli", "cold_open"),), 1.5),
-    Ratio("ask / (BM25 top-10 + HDC scan)", ("mrptui", "ask"),
-          (("mrptui", "bm25_top10"), ("mrptui", "hdc_scan")), 3.0),
+    Ratio("ask / (BM25 top-10 + HDC scan)", ("mrptui", "ask"), (("mrptui", "bm25_top10"), ("mrptui", "hdc_scan")), 3.0),
     Ratio("HDC scan / its bandwidth floor", ("mrptui", "hdc_scan"), (("bandwidth-floor", "hdc_scan"),), 2.0),
-    Ratio("CLI ask on the sample KB / bare import", ("mrptui-sample-kb", "cli_ask_wall"),
-          (("calibration", "bare_import"),), 1.5, same_n=False),
+    Ratio(
+        "CLI ask on the sample KB / bare import",
+        ("mrptui-sample-kb", "cli_ask_wall"),
+        (("calibration", "bare_import"),),
+        1.5,
+        same_n=False,
+    ),
 )
 
 
@@ -43,8 +47,15 @@ def ratio_rows(rows: list[dict]) -> list[dict]:
             if None in parts or not sum(parts):
                 continue
             value = ours / sum(parts)
-            found.append({"ratio": ratio.name, "n": n, "value": round(value, 3), "target": ratio.target,
-                          "met": value <= ratio.target})
+            found.append(
+                {
+                    "ratio": ratio.name,
+                    "n": n,
+                    "value": round(value, 3),
+                    "target": ratio.target,
+                    "met": value <= ratio.target,
+                }
+            )
     return found
 
 

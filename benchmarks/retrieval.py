@@ -20,19 +20,18 @@ from __future__ import annotations
 from functools import partial
 from itertools import chain
 
-import numpy as np
-
 from benchmarks import bm25_peers, measure, row
 from benchmarks.calibration import read_bandwidth
 from benchmarks.synthetic import SyntheticKb
-from core import text
-from core.config import Bm25Config, HdcConfig
-from core.retrieval import bm25_prune_gate, hdc_scan
-from core.retrieval.bm25 import Bm25Index
-from core.retrieval.bm25_fields import field_tokens
-from core.retrieval.hdc import WORDS
-from core.retrieval.hdc_index import HdcIndex
-from core.text import tokenize
+from core.infra.config import Bm25Config, HdcConfig
+from core.retrieval.bm25 import prune_gate as bm25_prune_gate
+from core.retrieval.bm25.fields import field_tokens
+from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.hdc import scan as hdc_scan
+from core.retrieval.hdc.encoding import WORDS
+from core.retrieval.hdc.index import HdcIndex
+from core.text import tokenizer as text
+from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act
 
 OPS = ("build", "bm25_top10", "hdc_scan")

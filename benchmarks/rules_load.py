@@ -1,6 +1,6 @@
 """Loading a large rules file (issue 14: 10,000 rules took over 60 s while placing each rule's line).
 
-    python -m benchmarks.rules_load [COUNT ...]
+python -m benchmarks.rules_load [COUNT ...]
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import measure, repeats, row
-from core.rules import load_rules
+from core.retrieval.rules import load_rules
 
 OPS = ("rules_load",)
 COUNTS = (2_000, 10_000)

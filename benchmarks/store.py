@@ -26,7 +26,15 @@ from benchmarks import measure, repeats, row
 from benchmarks.memory import write_kb
 from benchmarks.synthetic import SyntheticKb
 
-OPS = ("cold_open", "cold_open_ready", "warm_open", "reload_one_file", "ask_with_context", "cli_ask_wall", "bm25_parts_top10")
+OPS = (
+    "cold_open",
+    "cold_open_ready",
+    "warm_open",
+    "reload_one_file",
+    "ask_with_context",
+    "cli_ask_wall",
+    "bm25_parts_top10",
+)
 REPEATS = 3
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,8 +77,8 @@ def _process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict
 
 def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict]:
     os.environ["MRPTUI_CACHE_DIR"] = str(cache)
-    from core.plugins.base import Request
-    from core.session import Session
+    from core.kernel.contract import Request
+    from core.kernel.session import Session
     from core.units import Caller
 
     session = Session.open([folder])
@@ -93,7 +101,7 @@ def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[d
         rows.append(row("mrptui", n, "reload_one_file", times, peak))
     if "bm25_parts_top10" in ops:
         # BM25 as the engine runs it on a KB read from files: one part per file, combined statistics.
-        from core.text import tokenize
+        from core.text.tokenizer import tokenize
 
         index = session.indexes.for_view(session.view(Caller())).bm25
         queries = [tokenize(q) for q in SyntheticKb(n).queries]
@@ -138,7 +146,11 @@ def _child(op: str, folder: Path, cache: Path, n: int) -> dict:
     env.pop("MRPTUI_NO_CACHE", None)
     out = subprocess.run(
         [sys.executable, "-m", "benchmarks.store", "--child", op, str(folder), str(n)],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -147,11 +159,10 @@ def _child_main(op: str, folder: str, n: int) -> None:
     # A question in the KB's own (synthetic) vocabulary, drawn before the clock starts.
     question = f"what is {SyntheticKb(n, query_count=1).queries[0]}?"
     started = time.perf_counter()
-    from core.plugins.base import Request
-    from core.session import Session
+    from core.kernel.contract import Request
+    from core.kernel.events import AnswerReady
+    from core.kernel.session import Session
     from core.units import Caller
-
-    from core.events import AnswerReady
 
     session = Session.open([Path(folder)])
     next(e for e in session.run(Request(question=question)) if isinstance(e, AnswerReady))

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from core.text import STOPWORDS
+from core.text.tokenizer import STOPWORDS
 from core.units import KnowledgeUnit, Role
 
 VOCABULARY = 50_000

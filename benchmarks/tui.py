@@ -45,7 +45,8 @@ PANEL_KEYS = ("1", "3", "4", "2")  # plan, evidence, proofs, attempts
 PANEL_IDS = {"1": "plan", "2": "attempts", "3": "evidence", "4": "proofs"}
 
 # The child: the real CLI entry point, with the app forced headless and its first frame reported.
-_CHILD = r"""
+_CHILD = (
+    r"""
 import os, resource, sys
 from mrptui import app as app_module
 
@@ -77,7 +78,9 @@ def run(self, *args, **kwargs):
 cls._display, cls.run = _display, run
 from mrptui.cli import main
 sys.exit(main([]))
-""" % SIZE
+"""
+    % SIZE
+)
 
 
 def first_paint_ms(runs: int | None = None) -> tuple[list[float], float]:
@@ -89,8 +92,13 @@ def first_paint_ms(runs: int | None = None) -> tuple[list[float], float]:
     for _ in range(repeats(FIRST_PAINT_RUNS) if runs is None else runs):
         read, write = os.pipe()
         started = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-c", _CHILD, str(write)], cwd=root, pass_fds=(write,),
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, str(write)],
+            cwd=root,
+            pass_fds=(write,),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         os.close(write)
         with os.fdopen(read, "rb") as pipe:
             # A child that never paints (a renamed screen or hook) must not block the run: wait a bounded time.
@@ -132,7 +140,7 @@ class _Waits:
 
 def _start_run(app, question: str) -> bool:
     """Ask through the app and report its own signal: a new run record that RunControl holds live."""
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
 
     before = app.current.run_id if app.current is not None else 0
     app.start_run(Request(question=question, caller=app.caller))
@@ -140,16 +148,18 @@ def _start_run(app, question: str) -> bool:
     return run is not None and run.run_id > before and app.control.is_live
 
 
-async def _keypress_samples(session, questions: list[str], samples: int, seed: int = 7,
-                            budget_s: float = KEYPRESS_BUDGET_S) -> tuple[list[float], int]:
+async def _keypress_samples(
+    session, questions: list[str], samples: int, seed: int = 7, budget_s: float = KEYPRESS_BUDGET_S
+) -> tuple[list[float], int]:
     """Latencies (ms) of panel keys pressed while the engine runs; also how many runs that took."""
     from textual import events
 
     from core.units import Caller
     from mrptui.app import ExplorerApp
 
-    app = ExplorerApp(session, Caller(), "synthetic", show_durations=False, cursor_blink=False, poll_interval=0,
-                      keymap_path=None)
+    app = ExplorerApp(
+        session, Caller(), "synthetic", show_durations=False, cursor_blink=False, poll_interval=0, keymap_path=None
+    )
     frames: list[tuple[float, object]] = []  # every frame: when it was painted, what had the focus
     moves: list[tuple[object, bool]] = []  # every focus move: to what, and whether a run was live then
     original = app._display
@@ -176,8 +186,11 @@ async def _keypress_samples(session, questions: list[str], samples: int, seed: i
                 waits.check(f"{len(latencies)} of {samples} samples over {runs} runs")
                 if not app.control.is_live:
                     if not _start_run(app, questions[runs % len(questions)]):
-                        raise BenchmarkFailed("tui_keypress", "start_run did not make a live run (the app refused it "
-                                                              "or no longer signals it through RunControl)")
+                        raise BenchmarkFailed(
+                            "tui_keypress",
+                            "start_run did not make a live run (the app refused it "
+                            "or no longer signals it through RunControl)",
+                        )
                     runs += 1
                     await asyncio.sleep(rng.uniform(0.0, 0.01))
                     continue
@@ -192,7 +205,9 @@ async def _keypress_samples(session, questions: list[str], samples: int, seed: i
                 def shown(seen: int = seen, target: object = target) -> float | None:
                     return next((painted for painted, focused in frames[seen:] if focused is target), None)
 
-                await waits.until(lambda: shown() is not None, f"no frame showed key {key!r} moving the focus to {target.id}")
+                await waits.until(
+                    lambda: shown() is not None, f"no frame showed key {key!r} moving the focus to {target.id}"
+                )
                 if any(widget is target and live for widget, live in moves[moved:]):  # handled while the engine worked
                     latencies.append((shown() - pressed) * 1000)
                 await asyncio.sleep(rng.uniform(0.0, 0.02))
@@ -207,21 +222,23 @@ async def _settle(app, pilot) -> None:
     from textual.worker import WorkerState
 
     app.control.cancel()
+
     # Polled, not `wait_for_complete()`: that raises for a worker the app cancelled (a KB warm-up
     # that a newer one replaced), and only whether they still run matters here. Only the engine's
     # run workers: the warm-up goes on tagging a 100k view for minutes, and teardown cancels it.
     def engine_running() -> bool:
-        return any(w.group.startswith("engine-") and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                   for w in app.workers)
+        return any(
+            w.group.startswith("engine-") and w.state in (WorkerState.PENDING, WorkerState.RUNNING) for w in app.workers
+        )
 
     await _Waits(WAIT_S).until(lambda: not engine_running(), "the engine worker did not stop after a cancel")
     await pilot.pause()
 
 
 def keypress_row(n: int, samples: int | None = None) -> dict:
-    from core.kb import KnowledgeBase
-    from core.plugins.base import Request
-    from core.session import Session
+    from core.kb.knowledge_base import KnowledgeBase
+    from core.kernel.contract import Request
+    from core.kernel.session import Session
 
     synthetic = SyntheticKb(n, query_count=50)
     session = Session.from_kb(KnowledgeBase.from_units(synthetic.units))
@@ -235,8 +252,8 @@ def keypress_row(n: int, samples: int | None = None) -> dict:
 
 
 def first_paint_row() -> dict:
-    from core.kb import KnowledgeBase
-    from core.resources import sample_kb_dir
+    from core.infra.resources import sample_kb_dir
+    from core.kb.knowledge_base import KnowledgeBase
 
     units = len(KnowledgeBase.load([sample_kb_dir()]).units)
     times, child_peak_mb = first_paint_ms()

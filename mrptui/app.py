@@ -24,10 +24,10 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from core.events import Event
-from core.health import Health
-from core.plugins.base import Request
-from core.resources import config_dir
+from core.kernel.events import Event
+from core.kb.health import Health
+from core.kernel.contract import Request
+from core.infra.resources import config_dir
 from core.units import Caller
 from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor

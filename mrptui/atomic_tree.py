@@ -34,7 +34,9 @@ def write_new_tree(directory: Path, files: dict[Path, str]) -> None:
     made = _make_parents(directory.parent)
     try:
         fresh = not os.path.lexists(directory)
-        staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.init-", dir=directory.parent if fresh else directory))
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{directory.name}.init-", dir=directory.parent if fresh else directory)
+        )
         try:
             for path, content in files.items():
                 staged = staging / path.relative_to(directory)

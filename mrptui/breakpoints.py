@@ -6,7 +6,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.events import AttemptStarted, Backtracked, Event, PlanBuilt, StageStarted
+from core.kernel.events import AttemptStarted, Backtracked, Event, PlanBuilt, StageStarted
 
 
 @dataclass(frozen=True, order=True)
@@ -35,8 +35,13 @@ class Breakpoint:
 
     @property
     def label(self) -> str:
-        labels = {"backtrack": "any backtrack", "costly": "before costly plugins", "call": "before every plugin call",
-                  "step": "one step", "at": self.value}
+        labels = {
+            "backtrack": "any backtrack",
+            "costly": "before costly plugins",
+            "call": "before every plugin call",
+            "step": "one step",
+            "at": self.value,
+        }
         return labels.get(self.kind, f"{self.kind} {self.value}")
 
 

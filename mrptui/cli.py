@@ -20,7 +20,7 @@ from importlib import import_module
 # setdefault: a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from core import cancel, leases
+from core.infra import cancel, leases
 
 # mrptui.commands (pydantic, the unit models) is imported by the functions that use it, inside
 # `main`, so that its imports run with main's rarer collections (`_fewer_collections`).
@@ -47,7 +47,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from mrptui.commands import add_config_option, explore
 
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
-    parser.add_argument("--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/")
+    parser.add_argument(
+        "--kb", action="append", metavar="PATH", help="KB file or folder (repeatable); default sample_kb/"
+    )
     add_config_option(parser, top_level=True)
     explore.add_top_level_arguments(parser)
     parser.add_argument("--cache-dir", metavar="DIR", help="index cache folder (default: $XDG_CACHE_HOME/mrptui)")
@@ -104,9 +106,12 @@ def _on_interrupt(signum: int, frame: object) -> None:
 @contextlib.contextmanager
 def _interrupts_remembered() -> Iterator[None]:
     """Ctrl+C raises KeyboardInterrupt as before and is also remembered for the kernel, which
-    polls it (core/cancel.py says why); the previous handler is back when `main` returns."""
+    polls it (core/infra/cancel.py says why); the previous handler is back when `main` returns."""
     # Only Python's own handler is replaced: an ignored SIGINT (nohup, a background job) stays ignored.
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
         yield
         return
     previous = signal.signal(signal.SIGINT, _on_interrupt)

@@ -24,8 +24,9 @@ def tmux_clipboard_setting() -> str:
     """tmux's global set-clipboard value ("on", "external", "off"), or "" when it cannot be read.
     Asked once per process: the option rarely changes while the explorer runs."""
     try:
-        done = subprocess.run(["tmux", "show-options", "-gv", "set-clipboard"], capture_output=True,
-                              text=True, timeout=2, check=False)
+        done = subprocess.run(
+            ["tmux", "show-options", "-gv", "set-clipboard"], capture_output=True, text=True, timeout=2, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return ""
     return done.stdout.strip() if done.returncode == 0 else ""

@@ -11,11 +11,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.kernel.contract import Request
 from core.memory.conversation import Conversation
 from core.memory.scoring import ScoredRecord
 from core.memory.store import MemoryStore
 from core.memory.turns import pinned, remember, turn_of, with_memory
-from core.plugins.base import Request
 from mrptui.host import Host
 from mrptui.state import RunRecord
 
@@ -43,8 +43,9 @@ class ExplorerMemory:
         if self._conversation is None or self._session is not session:
             store = MemoryStore(self.root, engine.memory) if self.root is not None else None
             previous = self._conversation
-            self._conversation = Conversation(self.host.caller, self.name, engine.memory, retrieval.hdc, store,
-                                              self.clock)
+            self._conversation = Conversation(
+                self.host.caller, self.name, engine.memory, retrieval.hdc, store, self.clock
+            )
             if previous is not None:
                 self._conversation.continues(previous)  # an unnamed conversation outlives a reload
             self._session = session

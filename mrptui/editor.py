@@ -30,13 +30,36 @@ PLUS_LINE = "+{line} {file}"
 FILE_COLON_LINE = "{file}:{line}"
 EDITOR_LINE_SYNTAX: dict[str, str] = {
     **dict.fromkeys(("vi", "vim", "nvim", "gvim", "mvim", "view", "elvis", "nvi", "ex"), PLUS_LINE),
-    **dict.fromkeys(("nano", "pico", "rnano", "emacs", "emacsclient", "xemacs", "jed", "joe", "jmacs",
-                     "jstar", "jpico", "mcedit", "ne", "micro", "kak", "gedit", "mousepad", "vis", "amp"),
-                    PLUS_LINE),
+    **dict.fromkeys(
+        (
+            "nano",
+            "pico",
+            "rnano",
+            "emacs",
+            "emacsclient",
+            "xemacs",
+            "jed",
+            "joe",
+            "jmacs",
+            "jstar",
+            "jpico",
+            "mcedit",
+            "ne",
+            "micro",
+            "kak",
+            "gedit",
+            "mousepad",
+            "vis",
+            "amp",
+        ),
+        PLUS_LINE,
+    ),
     **dict.fromkeys(("code", "code-insiders", "codium", "vscodium", "cursor", "windsurf"), "-g {file}:{line}"),
     **dict.fromkeys(("subl", "sublime_text", "hx", "helix", "zed", "zeditor", "lapce"), FILE_COLON_LINE),
-    **dict.fromkeys(("idea", "pycharm", "charm", "webstorm", "goland", "clion", "rubymine", "phpstorm",
-                     "rider", "studio"), "--line {line} {file}"),
+    **dict.fromkeys(
+        ("idea", "pycharm", "charm", "webstorm", "goland", "clion", "rubymine", "phpstorm", "rider", "studio"),
+        "--line {line} {file}",
+    ),
     **dict.fromkeys(("kate", "kwrite"), "--line {line} {file}"),
     "mate": "-l {line} {file}",
     "gnome-text-editor": "+{line} {file}",
@@ -64,13 +87,17 @@ def editor_command(file: str, line: int, environ: Mapping[str, str] | None = Non
         return EditorCommand(fill_template(template, file, line, source=f"${TEMPLATE_VARIABLE}"))
     editor = (env.get("VISUAL") or env.get("EDITOR") or "").strip()
     if not editor:
-        raise EditorError(f"set $EDITOR (e.g. export EDITOR=vim) or ${TEMPLATE_VARIABLE} "
-                          "(e.g. 'myeditor {file}:{line}') to open files from here")
+        raise EditorError(
+            f"set $EDITOR (e.g. export EDITOR=vim) or ${TEMPLATE_VARIABLE} "
+            "(e.g. 'myeditor {file}:{line}') to open files from here"
+        )
     program = _split(editor, "$VISUAL" if env.get("VISUAL") else "$EDITOR")
     syntax = EDITOR_LINE_SYNTAX.get(editor_name(program[0]))
     if syntax is None:
-        note = (f"opened {PurePath(file).name} without its line: {program[0]}'s line syntax is not known; "
-                f"set {TEMPLATE_VARIABLE}, e.g. '{program[0]} {{file}}:{{line}}'")
+        note = (
+            f"opened {PurePath(file).name} without its line: {program[0]}'s line syntax is not known; "
+            f"set {TEMPLATE_VARIABLE}, e.g. '{program[0]} {{file}}:{{line}}'"
+        )
         return EditorCommand([*program, file], note)
     return EditorCommand([*program, *fill_template(syntax, file, line, source="the editor table")])
 

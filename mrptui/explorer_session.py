@@ -1,14 +1,14 @@
-"""The explorer's session: the workspace (core.session) plus "why not", which only the explorer asks.
+"""The explorer's session: the workspace (core.kernel.session) plus "why not", which only the explorer asks.
 
 It lives here rather than on core's Session because why-not reads the answer's support check
-(core/whynot_support.py), a layer above the kernel the session belongs to (docs/architecture.md).
+(core/answer/whynot_support.py), a layer above the kernel the session belongs to (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from core.session import Session
+from core.answer.whynot import why_not_asked
+from core.kernel.session import Session
 from core.units import Caller
-from core.whynot import why_not_asked
 
 
 class ExplorerSession(Session):

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from mrptui.clipboard import copy_text
 from mrptui.exports import (
-    Export, answer_export, answered_elsewhere, evidence_export, export_dir, trace_export, write_export,
+    Export,
+    answer_export,
+    answered_elsewhere,
+    evidence_export,
+    export_dir,
+    trace_export,
+    write_export,
 )
 from mrptui.host import Host
 from mrptui.screens.modals import PathModal

@@ -2,7 +2,7 @@
 
 Each export is prepared here from the run's state; the app asks for the path (prefilled with a
 free name in `export_dir()`) and calls `write_export`, which writes atomically and refuses
-folders, devices, links and the session's own KB and config files (`core.safe_io`, `protected`).
+folders, devices, links and the session's own KB and config files (`core.infra.safe_io`, `protected`).
 Every export holds what the caller was shown, so it is written 0600 whatever the umask, and it
 replaces an existing file only when that file carries the export's own marker (a trace's first
 event, the CSV's header, the Markdown's closing comment): a typed path never loses a user's file.
@@ -15,13 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.events import RetrievalScored, RunStarted, write_trace
-from core.safe_io import Marked, Protected, UnsafePath, atomic_write_text
+from core.infra.safe_io import Marked, Protected, UnsafePath, atomic_write_text
+from core.kernel.events import RetrievalScored, RunStarted, write_trace
 from mrptui.paths import user_data_dir
 from mrptui.state import RunRecord
 from mrptui.widgets.answer import answer_markdown
 from mrptui.widgets.evidence import candidates_csv
-
 
 EXPORTS_ENV = "MRPTUI_EXPORTS"
 EXPORT_MODE = 0o600
@@ -82,8 +81,10 @@ def answered_elsewhere(run: RunRecord | None, version_now: str | None) -> str:
     answered_from = started.kb_version if isinstance(started, RunStarted) else None
     if version_now is not None and answered_from == version_now:
         return ""
-    return (f"run {run.run_id} was answered from an earlier version of your view of the KB "
-            "(a reload changed it): re-run it (r) to copy or export")
+    return (
+        f"run {run.run_id} was answered from an earlier version of your view of the KB "
+        "(a reload changed it): re-run it (r) to copy or export"
+    )
 
 
 def trace_export(run: RunRecord | None, protected: Protected) -> Export | str:

@@ -55,8 +55,12 @@ class FocusModel:
     def starts_question(self, event: events.Key) -> bool:
         """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
         host = self.host
-        return (self.takes(event) and event.key != "slash" and not types_text(host.focused)
-                and event.key not in host.screen.active_bindings)
+        return (
+            self.takes(event)
+            and event.key != "slash"
+            and not types_text(host.focused)
+            and event.key not in host.screen.active_bindings
+        )
 
     def takes(self, event: events.Key) -> bool:
         """Whether an unbound key goes to the question: any printable one. A text box stops the

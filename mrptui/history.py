@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from core.safe_io import atomic_write_text
+from core.infra.safe_io import atomic_write_text
 from mrptui.paths import user_data_dir
 
 HISTORY_ENV = "MRPTUI_HISTORY"

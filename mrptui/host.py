@@ -8,10 +8,10 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.health import Health
+from core.kb.health import Health
 from core.units import Caller
-from mrptui.kb_state import KBState
 from mrptui.breakpoints import Breakpoint
+from mrptui.kb_state import KBState
 from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord, ViewState
 
@@ -82,8 +82,15 @@ class Host(Explorer, Protocol):
     @property
     def cursor(self) -> int: ...
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information",
-               timeout: float | None = None, markup: bool = True) -> None: ...
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
 
     def push_screen(self, screen: Any, callback: Any = None, wait_for_dismiss: bool = False) -> Any: ...
 
@@ -91,12 +98,21 @@ class Host(Explorer, Protocol):
 
     def call_later(self, callback: Any, *args: Any, **kwargs: Any) -> bool: ...
 
-    def run_worker(self, work: Any, name: str | None = "", group: str = "default", description: str = "",
-                   exit_on_error: bool = True, start: bool = True, exclusive: bool = False,
-                   thread: bool = False) -> Any: ...
+    def run_worker(
+        self,
+        work: Any,
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Any: ...
 
-    def set_interval(self, interval: float, callback: Any = None, *, name: str | None = None,
-                     repeat: int = 0, pause: bool = False) -> Any: ...
+    def set_interval(
+        self, interval: float, callback: Any = None, *, name: str | None = None, repeat: int = 0, pause: bool = False
+    ) -> Any: ...
 
     def refresh_health(self, *, banner: bool = True) -> None: ...
 

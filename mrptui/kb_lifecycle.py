@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 from textual.worker import WorkerState, get_current_worker
 
-from core.cancel import Cancelled
-from core.config import ConfigError
-from core.diagnostics import Code, Diagnostic
-from core.health import counts_phrase
-from core.plugins.base import Request
-from core.progress import LoadProgress, Progress
+from core.infra.cancel import Cancelled
+from core.infra.config import ConfigError
+from core.infra.diagnostics import Code, Diagnostic
+from core.infra.progress import LoadProgress, Progress
+from core.kb.health import counts_phrase
+from core.kernel.contract import Request
 from mrptui.kb_state import KBState, progress_text
 from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
 from mrptui.session_seam import NullSession, SessionLike
@@ -59,8 +59,11 @@ def load_problems(error: Exception) -> tuple[Diagnostic, ...]:
     if isinstance(error, ConfigError):
         return tuple(error.diagnostics)
     if isinstance(error, OSError):
-        return (Diagnostic(code=Code.FILE_UNREADABLE, message=error.strerror or str(error),
-                           file=str(error.filename or "<kb>")),)
+        return (
+            Diagnostic(
+                code=Code.FILE_UNREADABLE, message=error.strerror or str(error), file=str(error.filename or "<kb>")
+            ),
+        )
     return (Diagnostic(code=Code.FILE_UNREADABLE, message=f"{type(error).__name__}: {error}", file="<kb>"),)
 
 
@@ -88,8 +91,9 @@ class KBLifecycle:
             self._ready()
             return
         self._set(phase="loading", progress=None, error="")
-        self.app.run_worker(self._load, name="kb-load", group=LOAD_GROUP, description="Opening the KB",
-                            thread=True, exit_on_error=False)
+        self.app.run_worker(
+            self._load, name="kb-load", group=LOAD_GROUP, description="Opening the KB", thread=True, exit_on_error=False
+        )
 
     def stop(self) -> None:
         """The app quits: the load stops at its next file (the thread cannot be interrupted mid-file)."""
@@ -139,14 +143,18 @@ class KBLifecycle:
 
     def failed(self, problems: tuple[Diagnostic, ...]) -> None:
         reason = "\n".join(d.format() for d in problems) or "the KB could not be opened"
-        self.app.session = self.app.control.session = NullSession(reason=f"the KB did not load: {reason}",
-                                                                  problems=problems)
+        self.app.session = self.app.control.session = NullSession(
+            reason=f"the KB did not load: {reason}", problems=problems
+        )
         self._set(phase="failed", error=reason, progress=None)
         if self.queued is not None:
             self.queued = None
             self.app.notify("the queued question was not run: the KB did not load", severity="error")
-        self.app.notify(f"KB not loaded: {reason.splitlines()[0]} — fix it and press ctrl+r (F8 lists every problem)",
-                        severity="error", timeout=12)
+        self.app.notify(
+            f"KB not loaded: {reason.splitlines()[0]} — fix it and press ctrl+r (F8 lists every problem)",
+            severity="error",
+            timeout=12,
+        )
 
     def _ready(self) -> None:
         """The session is open: poll its files and warm its indexes."""
@@ -155,8 +163,9 @@ class KBLifecycle:
             app.set_interval(app.poll_interval, self.poll, name="poll")
         self._indexing_since = app.clock()
         self._set(indexing=True)
-        app.run_worker(self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes",
-                       exit_on_error=False)
+        app.run_worker(
+            self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes", exit_on_error=False
+        )
 
     # -- questions asked while loading -------------------------------------------------------
 
@@ -164,8 +173,10 @@ class KBLifecycle:
         """A question asked before the KB is ready runs when it is (a newer one replaces it)."""
         self.queued = request
         self._set(queued=request.question)
-        self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)}): "
-                        "your question runs as soon as it is ready", timeout=6)
+        self.app.notify(
+            f"{LOADING_REASON} ({progress_text(self.state.progress)}): your question runs as soon as it is ready",
+            timeout=6,
+        )
 
     def _run_queued(self) -> None:
         request, self.queued = self.queued, None
@@ -177,11 +188,14 @@ class KBLifecycle:
         """Whether `what` must wait for the KB (it says so). `needs_engine`: nor can it open after a
         failed load (the KB screen can: it lists why the load failed)."""
         if self.state.loading:
-            self.app.notify(f"{LOADING_REASON} ({progress_text(self.state.progress)}): {what} opens when it is ready",
-                            severity="warning")
+            self.app.notify(
+                f"{LOADING_REASON} ({progress_text(self.state.progress)}): {what} opens when it is ready",
+                severity="warning",
+            )
         elif self.state.failed and needs_engine:
-            self.app.notify(f"the KB did not load, so {what} cannot run: F8 lists why, ctrl+r tries again",
-                            severity="error")
+            self.app.notify(
+                f"the KB did not load, so {what} cannot run: F8 lists why, ctrl+r tries again", severity="error"
+            )
             return True
         return self.state.loading
 
@@ -193,12 +207,13 @@ class KBLifecycle:
         self.app.post_message(KBWork("indexes_ready"))
         if not self.app.session.hdc_ready(self.app.caller):
             self._build_hdc("hdc_ready")
-        # Last and slowest: the KB's part-of-speech tags into the index store (core/tag_store.py),
+        # Last and slowest: the KB's part-of-speech tags into the index store (core/nlp/tag_store.py),
         # resting between slices and waiting while a question runs (a held one uses no CPU), so
         # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
         worker, control = get_current_worker(), self.app.control
-        self.app.session.warm_up_tags(self.app.caller, cancelled=lambda: worker.is_cancelled,
-                                      busy=lambda: control.is_live and not control.held)
+        self.app.session.warm_up_tags(
+            self.app.caller, cancelled=lambda: worker.is_cancelled, busy=lambda: control.is_live and not control.held
+        )
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
@@ -253,8 +268,10 @@ class KBLifecycle:
             return self.fingerprint
 
     def _reload_busy(self) -> bool:
-        return any(worker.group == RELOAD_GROUP and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
-                   for worker in self.app.workers)
+        return any(
+            worker.group == RELOAD_GROUP and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.app.workers
+        )
 
     def poll(self) -> None:
         """Every poll interval (and after the editor): reload, in a worker, if any file changed."""
@@ -282,12 +299,19 @@ class KBLifecycle:
             self._start_reload(forced=True)
 
     def _start_reload(self, *, forced: bool) -> None:
-        self.app.run_worker(lambda: self._reload(forced), name="reload", group=RELOAD_GROUP,
-                            description="KB reload", exclusive=True, thread=True, exit_on_error=False)
+        self.app.run_worker(
+            lambda: self._reload(forced),
+            name="reload",
+            group=RELOAD_GROUP,
+            description="KB reload",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,
+        )
 
     def _reload(self, forced: bool) -> None:
         """Stat the files (cheap, but not on the UI thread: a big KB has many) and reload if they
-        changed. The session keeps last-good units of a broken file and fails closed (core/session.py)."""
+        changed. The session keeps last-good units of a broken file and fails closed (core/kernel/session.py)."""
         fingerprint = self._safe_fingerprint()
         if fingerprint == self.fingerprint and not forced:
             return
@@ -305,11 +329,21 @@ class KBLifecycle:
         # million units), when the old view had one or was building one (that build ends for the
         # old view and leaves the status line to this one); questions do not wait for it.
         if (rebuild_hdc or self.state.hdc == "building") and not self.app.session.hdc_ready(self.app.caller):
-            self.app.run_worker(self._rebuild_hdc, thread=True, group=HDC_GROUP, exclusive=True,
-                                description="Rebuilding the HDC index", exit_on_error=False)
+            self.app.run_worker(
+                self._rebuild_hdc,
+                thread=True,
+                group=HDC_GROUP,
+                exclusive=True,
+                description="Rebuilding the HDC index",
+                exit_on_error=False,
+            )
         if errors:
-            self.app.notify(f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
-                            f"(see KB screen){rerun}", severity="warning", timeout=8)
+            self.app.notify(
+                f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
+                f"(see KB screen){rerun}",
+                severity="warning",
+                timeout=8,
+            )
         else:
             self.app.notify(f"KB reloaded{rerun}", timeout=6)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.progress import LoadProgress
+from core.infra.progress import LoadProgress
 
 Phase = Literal["loading", "failed", "ready"]
 
@@ -32,7 +32,7 @@ class KBState:
 
 
 def progress_text(progress: LoadProgress | None) -> str:
-    """"3/20 files", "building segments: 3/15 files · ~12 s left", …: what a load has done and
+    """ "3/20 files", "building segments: 3/15 files · ~12 s left", …: what a load has done and
     how long it should still take. Never the units read: they include units outside the
     caller's view, whose number is the author's business."""
     if progress is None or progress.stage == "scanning":
@@ -44,7 +44,7 @@ def progress_text(progress: LoadProgress | None) -> str:
 
 
 def _left(seconds: int | None) -> str:
-    """" · ~40 s left", " · ~3 min left"; nothing before the load has a rate to go by."""
+    """ " · ~40 s left", " · ~3 min left"; nothing before the load has a rate to go by."""
     if seconds is None:
         return ""
     if seconds < 90:

@@ -10,7 +10,7 @@ from pydantic import RootModel, ValidationError, field_validator
 from textual.app import App
 from textual.binding import Binding
 
-from core.config import ConfigError, read_json
+from core.infra.config import ConfigError, read_json
 
 KEYMAP_FILE = "keymap.json"
 MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
@@ -50,20 +50,45 @@ def key_known(key: str) -> bool:
 APP_BINDINGS: list[Binding] = [
     Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit mrptui"),
     Binding("f1", "help", "Help", id="app.help", tooltip="Help for the focused panel"),
-    Binding("slash", "ask", "Ask", id="app.ask",
-            tooltip="The question box, from any screen (any key that is not a command there also goes to it)"),
+    Binding(
+        "slash",
+        "ask",
+        "Ask",
+        id="app.ask",
+        tooltip="The question box, from any screen (any key that is not a command there also goes to it)",
+    ),
     Binding("ctrl+t", "toggle_theme", "Theme", id="app.theme", tooltip="Toggle the light and dark themes"),
     # Screens are F-keys on every screen (the letters k and R act only outside text boxes).
     Binding("f2", "open('kb_screen')", "KB", id="app.kb", tooltip="The KB: units, errors, why-not"),
     Binding("f3", "open('rules_screen')", "Rules", id="app.rules", tooltip="Rules: which fired, bindings"),
-    Binding("f4", "open('eval_screen')", "Eval", id="app.eval",
-            tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate"),
-    Binding("ctrl+o", "open('memory_screen')", "Memory", id="app.memory",
-            tooltip="This conversation's memory: what follow-ups refer back to, scored; pin, forget, clear"),
-    Binding("f8", "open('problems')", "Problems", id="app.problems",
-            tooltip="Every KB, rules and plugin error and warning, with file:line:col"),
-    Binding("ctrl+z", "undo", "Undo", id="app.undo",
-            tooltip="Undo the last pin, exclusion, dropped unit, edited intent or breakpoint (in a text box: typing)"),
+    Binding(
+        "f4",
+        "open('eval_screen')",
+        "Eval",
+        id="app.eval",
+        tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate",
+    ),
+    Binding(
+        "ctrl+o",
+        "open('memory_screen')",
+        "Memory",
+        id="app.memory",
+        tooltip="This conversation's memory: what follow-ups refer back to, scored; pin, forget, clear",
+    ),
+    Binding(
+        "f8",
+        "open('problems')",
+        "Problems",
+        id="app.problems",
+        tooltip="Every KB, rules and plugin error and warning, with file:line:col",
+    ),
+    Binding(
+        "ctrl+z",
+        "undo",
+        "Undo",
+        id="app.undo",
+        tooltip="Undo the last pin, exclusion, dropped unit, edited intent or breakpoint (in a text box: typing)",
+    ),
 ]
 
 
@@ -76,8 +101,12 @@ def apply_keymap(app: App, path: Path) -> dict[str, str]:
     if problems:
         shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
         what = "ignored those entries" if keymap else "kept the default keys"
-        app.notify(f"{shown} — {what} (the binding ids are listed in docs/tui.md)", title="Keymap",
-                   severity="error", timeout=12)
+        app.notify(
+            f"{shown} — {what} (the binding ids are listed in docs/tui.md)",
+            title="Keymap",
+            severity="error",
+            timeout=12,
+        )
     return keymap
 
 
@@ -90,12 +119,12 @@ def key_display(app: App, binding: Binding) -> str:
 def binding_ids() -> dict[str, Binding]:
     """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
     from mrptui.screens.diff import DiffScreen
+    from mrptui.screens.eval import EvalScreen
     from mrptui.screens.evidence_detail import EvidenceDetailScreen
     from mrptui.screens.help import HelpScreen
-    from mrptui.screens.main import MainScreen
     from mrptui.screens.kb import KBScreen
+    from mrptui.screens.main import MainScreen
     from mrptui.screens.modals import IntentModal, PathModal, TextModal, UnitModal
-    from mrptui.screens.eval import EvalScreen
     from mrptui.screens.rules import RulesScreen
     from mrptui.widgets.answer import AnswerPanel, CitationList
     from mrptui.widgets.evidence import EvidenceTable
@@ -103,9 +132,25 @@ def binding_ids() -> dict[str, Binding]:
     from mrptui.widgets.query import QueryBox
     from mrptui.widgets.timeline import AttemptsTimeline
 
-    classes = (MainScreen, QueryBox, AttemptsTimeline, EvidenceTable, ProofTree, AnswerPanel,
-               CitationList, EvidenceDetailScreen, KBScreen, RulesScreen, DiffScreen, HelpScreen, TextModal, UnitModal, PathModal,
-               IntentModal, EvalScreen)
+    classes = (
+        MainScreen,
+        QueryBox,
+        AttemptsTimeline,
+        EvidenceTable,
+        ProofTree,
+        AnswerPanel,
+        CitationList,
+        EvidenceDetailScreen,
+        KBScreen,
+        RulesScreen,
+        DiffScreen,
+        HelpScreen,
+        TextModal,
+        UnitModal,
+        PathModal,
+        IntentModal,
+        EvalScreen,
+    )
     return {b.id: b for b in APP_BINDINGS} | {b.id: b for cls in classes for b in bindings_of(cls) if b.id}
 
 
@@ -128,7 +173,7 @@ def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
             elif not where:
                 problems[where] = f"{path}: expected a JSON object of binding id → keys"
             else:
-                problems[where] = f"{path}: {where}: expected keys as \"ctrl+s,f9\" or [\"ctrl+s\", \"f9\"]"
+                problems[where] = f'{path}: {where}: expected keys as "ctrl+s,f9" or ["ctrl+s", "f9"]'
         return {}, list(problems.values())
     known = binding_ids()
     keymap: dict[str, str] = {}

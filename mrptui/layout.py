@@ -28,8 +28,13 @@ LEFT_MIN = 40
 
 # Grid cells: plan (column 0, row 0), evidence (columns 1-2, row 0), attempts (0, 1), proofs (1, 1),
 # answer (2, 1). A pane grows by its column's and its row's weight.
-PLACES: dict[str, tuple[int, int]] = {"plan": (0, 0), "evidence": (1, 0), "attempts": (0, 1), "proofs": (1, 1),
-                                      "answer": (2, 1)}
+PLACES: dict[str, tuple[int, int]] = {
+    "plan": (0, 0),
+    "evidence": (1, 0),
+    "attempts": (0, 1),
+    "proofs": (1, 1),
+    "answer": (2, 1),
+}
 
 
 Weight = Annotated[int, Field(ge=WEIGHT_MIN, le=WEIGHT_MAX)]

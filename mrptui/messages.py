@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 from textual.message import Message
 
-from core.diagnostics import Diagnostic
-from core.events import Event
-from core.plugins.base import Request
-from core.progress import LoadProgress
+from core.infra.diagnostics import Diagnostic
+from core.infra.progress import LoadProgress
+from core.kernel.contract import Request
+from core.kernel.events import Event
 
 
 @dataclass
@@ -92,10 +92,34 @@ class RunHeld(Message):
 
 
 CommandName = Literal[
-    "rerun", "step", "to_end", "to_start", "continue", "next_stage", "cancel", "break", "break_stage",
-    "pin", "exclude", "exclude_unit", "edit_intent", "diff", "save", "copy", "csv", "markdown",
-    "open_in_editor", "reload", "main_ready", "evidence_detail", "open_unit", "undo", "toggle_breakpoint",
-    "memory_pin", "memory_forget", "memory_clear",
+    "rerun",
+    "step",
+    "to_end",
+    "to_start",
+    "continue",
+    "next_stage",
+    "cancel",
+    "break",
+    "break_stage",
+    "pin",
+    "exclude",
+    "exclude_unit",
+    "edit_intent",
+    "diff",
+    "save",
+    "copy",
+    "csv",
+    "markdown",
+    "open_in_editor",
+    "reload",
+    "main_ready",
+    "evidence_detail",
+    "open_unit",
+    "undo",
+    "toggle_breakpoint",
+    "memory_pin",
+    "memory_forget",
+    "memory_clear",
 ]
 
 

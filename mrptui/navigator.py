@@ -9,7 +9,7 @@ from functools import partial
 from textual.markup import escape
 from textual.screen import Screen
 
-from core.config import ConfigError, RetrievalConfig, load_retrieval_config
+from core.infra.config import ConfigError, RetrievalConfig, load_retrieval_config
 from mrptui.host import Host
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
@@ -83,8 +83,9 @@ class Navigator:
         problems = host.ask_session("diagnostics", default=[]) or []
         count = len(problems)
         plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
-        markup = "\n".join(("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format())
-                           for d in problems) or escape(plain)
+        markup = "\n".join(
+            ("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format()) for d in problems
+        ) or escape(plain)
         # The whole KB's problems, restricted units' included: an author surface (docs/security.md).
         host.push_screen(TextModal(f"Problems · {count} · author view: whole KB", markup, plain=plain))
 
@@ -119,8 +120,17 @@ class Navigator:
         from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
 
         config, source = self.retrieval_config()
-        host.push_screen(EvidenceDetailScreen(candidate, scored, unit, missing=self.missing_unit_text,
-                                              retrieval=config, retrieval_source=source, answer=host.state.answer))
+        host.push_screen(
+            EvidenceDetailScreen(
+                candidate,
+                scored,
+                unit,
+                missing=self.missing_unit_text,
+                retrieval=config,
+                retrieval_source=source,
+                answer=host.state.answer,
+            )
+        )
 
     def retrieval_config(self) -> tuple[RetrievalConfig, str]:
         """The fusion weights to explain scores with, and where they come from."""

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
-from mrptui.keymap import bindings_of, key_display
 from mrptui.breakpoints import Breakpoint
+from mrptui.keymap import bindings_of, key_display
 
 if TYPE_CHECKING:
     from mrptui.host import Host
@@ -57,13 +57,30 @@ def palette_commands(app: Host, screen: Screen) -> list[PaletteCommand]:
                 continue
             seen.add(binding.action)
             key = key_display(app, binding)  # type: ignore[arg-type]
-            commands.append((f"{binding.description} ({key})", binding.tooltip or binding.description,
-                             partial(node.run_action, binding.action)))
-    commands.append(("Toggle light/dark theme (ctrl+t)", "Switch between textual-light and textual-dark",
-                     partial(app.run_action, "toggle_theme")))
-    commands.append(("Help for the focused panel (f1)", "Keys and what the panel shows", partial(app.run_action, "help")))
-    commands.append(("Undo the last change (ctrl+z)", "Take back the last pin, exclusion, dropped unit, edited "
-                     "intent or breakpoint", partial(app.run_action, "undo")))
+            commands.append(
+                (
+                    f"{binding.description} ({key})",
+                    binding.tooltip or binding.description,
+                    partial(node.run_action, binding.action),
+                )
+            )
+    commands.append(
+        (
+            "Toggle light/dark theme (ctrl+t)",
+            "Switch between textual-light and textual-dark",
+            partial(app.run_action, "toggle_theme"),
+        )
+    )
+    commands.append(
+        ("Help for the focused panel (f1)", "Keys and what the panel shows", partial(app.run_action, "help"))
+    )
+    commands.append(
+        (
+            "Undo the last change (ctrl+z)",
+            "Take back the last pin, exclusion, dropped unit, edited intent or breakpoint",
+            partial(app.run_action, "undo"),
+        )
+    )
     if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
         return commands
     return commands + breakpoint_commands(app) + plugin_commands(app)
@@ -78,10 +95,15 @@ def toggle(app: Host, title: str, help_text: str, point: Breakpoint) -> PaletteC
 def breakpoint_commands(app: Host) -> list[PaletteCommand]:
     return [
         toggle(app, "Break on any backtrack", "hold the engine after every backtrack", Breakpoint("backtrack")),
-        toggle(app, "Break before costly plugins", "hold the engine before every LLM or remote plugin call "
-               "(on by default)", COSTLY),
-        toggle(app, "Break before every plugin call", "hold the engine before each plugin is called",
-               Breakpoint("call")),
+        toggle(
+            app,
+            "Break before costly plugins",
+            "hold the engine before every LLM or remote plugin call (on by default)",
+            COSTLY,
+        ),
+        toggle(
+            app, "Break before every plugin call", "hold the engine before each plugin is called", Breakpoint("call")
+        ),
     ]
 
 
@@ -93,20 +115,42 @@ def plugin_commands(app: Host) -> list[PaletteCommand]:
         plugins = {}
     whatif = app.whatif
     for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
-        commands.append(toggle(app, f"Break on stage {stage}", f"hold the engine when stage {stage} starts",
-                               Breakpoint("stage", stage)))
+        commands.append(
+            toggle(
+                app, f"Break on stage {stage}", f"hold the engine when stage {stage} starts", Breakpoint("stage", stage)
+            )
+        )
         for plugin in plugins[stage]:
-            commands.append(toggle(app, f"Break on plugin {plugin}", f"hold the engine before {plugin} is called",
-                                   Breakpoint("plugin", plugin)))
+            commands.append(
+                toggle(
+                    app,
+                    f"Break on plugin {plugin}",
+                    f"hold the engine before {plugin} is called",
+                    Breakpoint("plugin", plugin),
+                )
+            )
             if stage == "planner":
-                commands.append((f"Start with planner {plugin} and re-run", "Re-run planned by this planner",
-                                 partial(whatif.rerun_with, planner=plugin)))
+                commands.append(
+                    (
+                        f"Start with planner {plugin} and re-run",
+                        "Re-run planned by this planner",
+                        partial(whatif.rerun_with, planner=plugin),
+                    )
+                )
                 continue
-            commands.append((f"Pin {plugin} for {stage}",
-                             "Try it first in its stage (the others stay as fallbacks): live while the "
-                             "engine is held before that stage, else a re-run",
-                             partial(whatif.rerun_with, pin=(stage, plugin))))
-            commands.append((f"Exclude {plugin}",
-                             "Never call it: live while the engine is held before it runs, else a re-run",
-                             partial(whatif.rerun_with, exclude=plugin)))
+            commands.append(
+                (
+                    f"Pin {plugin} for {stage}",
+                    "Try it first in its stage (the others stay as fallbacks): live while the "
+                    "engine is held before that stage, else a re-run",
+                    partial(whatif.rerun_with, pin=(stage, plugin)),
+                )
+            )
+            commands.append(
+                (
+                    f"Exclude {plugin}",
+                    "Never call it: live while the engine is held before it runs, else a re-run",
+                    partial(whatif.rerun_with, exclude=plugin),
+                )
+            )
     return commands

@@ -19,9 +19,9 @@ import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Protocol
 
-from core.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
-from core.plugins.base import Request
-from core.steering import Intervention, Steering, apply
+from core.kernel.contract import Request
+from core.kernel.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
+from core.kernel.steering import Intervention, Steering, apply
 from mrptui.breakpoints import Breakpoint, next_stop
 from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord, ViewState
@@ -210,8 +210,14 @@ class RunControl:
     All methods run on the UI thread; only `LiveRun.pull` runs in the worker thread.
     """
 
-    def __init__(self, session: SessionLike, host: ControlHost, *, history: int = HISTORY,
-                 breakpoints: Collection[Breakpoint] = ()):
+    def __init__(
+        self,
+        session: SessionLike,
+        host: ControlHost,
+        *,
+        history: int = HISTORY,
+        breakpoints: Collection[Breakpoint] = (),
+    ):
         self.session = session
         self.host = host
         self.history = history
@@ -261,7 +267,7 @@ class RunControl:
             where = f"while held {previous.held}" if previous.held else "before it finished"
             previous.stopped = f"stopped {where}: run {run.run_id} replaced it"
         self.close()
-        self.runs = (self.runs + [run])[-self.history:]
+        self.runs = (self.runs + [run])[-self.history :]
         self.cursor = len(run.events)
         self.following, self.paused_at = True, None
         return run
@@ -282,8 +288,13 @@ class RunControl:
         self.last_request = request
         steering = Steering()
         costly = self._costly()
-        self.live = LiveRun(lambda: self.session.run(request, steering=steering), steering,
-                            lambda: self.breakpoints, costly, hold_at=hold_at)
+        self.live = LiveRun(
+            lambda: self.session.run(request, steering=steering),
+            steering,
+            lambda: self.breakpoints,
+            costly,
+            hold_at=hold_at,
+        )
         self.host.start_puller(run, self.live)
         return run
 
@@ -319,8 +330,10 @@ class RunControl:
         if self.following:
             self.cursor = len(run.events)
         if self.live is not None and self.live.missed_hold:
-            self.host.notify(f"the re-run never got to where the last one was held ({self._hold_where}): "
-                             "it ran to the end", severity="warning")
+            self.host.notify(
+                f"the re-run never got to where the last one was held ({self._hold_where}): it ran to the end",
+                severity="warning",
+            )
         self.live = None
         return True
 
@@ -429,8 +442,11 @@ class RunControl:
             self.host.notify("type a question first", severity="warning")
             return
         live = self.live if self.is_live and run.held else None
-        reason = rerun_reason(intervention, run.events, live=live is not None) if live else (
-            "the run is not held" if self.is_live else "the run has finished")
+        reason = (
+            rerun_reason(intervention, run.events, live=live is not None)
+            if live
+            else ("the run is not held" if self.is_live else "the run has finished")
+        )
         if live is not None and not reason:
             live.intervene(intervention)
             run.request = apply(run.request, intervention)

@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 
-from core.plugins.base import Request
+from core.kernel.contract import Request
+from mrptui.breakpoints import Breakpoint
 from mrptui.host import Host
 from mrptui.kb_lifecycle import quiet_gc
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.run_control import LiveRun, pump
-from mrptui.breakpoints import Breakpoint
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
@@ -38,8 +38,10 @@ class RunDriver:
     def refuse_in_replay(self, what: str) -> bool:
         host = self.host
         if host.replay:
-            host.notify(f"This is a replayed trace: {what} is disabled. Open the KB with `mrptui --kb PATH`.",
-                        severity="warning")
+            host.notify(
+                f"This is a replayed trace: {what} is disabled. Open the KB with `mrptui --kb PATH`.",
+                severity="warning",
+            )
         return host.replay
 
     def ask(self, question: str) -> None:
@@ -72,8 +74,11 @@ class RunDriver:
             host.lifecycle.queue(request)
             return
         if state.failed:
-            host.notify(f"the KB did not load, so nothing can run: {state.error.splitlines()[0]} — fix it "
-                        "and press ctrl+r (F8 lists every problem)", severity="error")
+            host.notify(
+                f"the KB did not load, so nothing can run: {state.error.splitlines()[0]} — fix it "
+                "and press ctrl+r (F8 lists every problem)",
+                severity="error",
+            )
             return
         # The banner warns before the first answer (and after a reload); the status line keeps the counts.
         host.main.show_health(None)
@@ -86,17 +91,29 @@ class RunDriver:
 
         def work() -> None:
             try:
-                pump(run, live, lambda rid, events: host.post_message(EventsArrived(rid, events)),
-                     lambda rid, where: host.post_message(RunHeld(rid, where)),
-                     batch_size=host.batch_size, batch_seconds=host.batch_seconds, clock=host.clock)
+                pump(
+                    run,
+                    live,
+                    lambda rid, events: host.post_message(EventsArrived(rid, events)),
+                    lambda rid, where: host.post_message(RunHeld(rid, where)),
+                    batch_size=host.batch_size,
+                    batch_seconds=host.batch_seconds,
+                    clock=host.clock,
+                )
             except KeyboardInterrupt:
                 # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
                 pass
             finally:
                 host.post_message(RunEnded(run.run_id))
 
-        host.run_worker(work, name=f"run-{run.run_id}", group=f"engine-{run.run_id}",
-                        description=f"engine run {run.run_id}", thread=True, exit_on_error=False)
+        host.run_worker(
+            work,
+            name=f"run-{run.run_id}",
+            group=f"engine-{run.run_id}",
+            description=f"engine run {run.run_id}",
+            thread=True,
+            exit_on_error=False,
+        )
 
     # -- what the engine worker reports ----------------------------------------------------------
 
@@ -202,18 +219,35 @@ class RunDriver:
         total = len(run.events) if run else 0
         running = self.running_ms() if host.show_durations else None
         markup = status_markup(
-            state, total, live=bool(run and not run.done), paused_at=control.paused_at,
-            breakpoints=control.breakpoints, replay=host.replay, label=host.kb_label,
-            failed=bool(run and run.error), held=control.held, pending=run.pending if run else (),
-            running_ms=running, kb=host.lifecycle.state, health=host.health, replay_note=host.replay_note,
+            state,
+            total,
+            live=bool(run and not run.done),
+            paused_at=control.paused_at,
+            breakpoints=control.breakpoints,
+            replay=host.replay,
+            label=host.kb_label,
+            failed=bool(run and run.error),
+            held=control.held,
+            pending=run.pending if run else (),
+            running_ms=running,
+            kb=host.lifecycle.state,
+            health=host.health,
+            replay_note=host.replay_note,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"
         if run and run.notes:  # what the user undid, as ✎ you rows ahead of the run's own
-            undone = tuple(TimelineRow(kind="intervention", index=-1, plugin="you", status="undo", reason=note)
-                           for note in run.notes)
+            undone = tuple(
+                TimelineRow(kind="intervention", index=-1, plugin="you", status="undo", reason=note)
+                for note in run.notes
+            )
             state = replace(state, rows=undone + state.rows)
         with main.app.batch_update():
-            main.show(state, markup, held=bool(control.held) and control.cursor == total, running_ms=running,
-                      run=run.run_id if run else None)
+            main.show(
+                state,
+                markup,
+                held=bool(control.held) and control.cursor == total,
+                running_ms=running,
+                run=run.run_id if run else None,
+            )
             main.freeze_fit(control.is_live and not control.held)

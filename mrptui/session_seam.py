@@ -8,17 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from core.config import RetrievalConfig
-from core.diagnostics import Diagnostic
-from core.events import Event
-from core.health import Health
-from core.plugins.base import Request
-from core.steering import Steering
+from core.infra.config import RetrievalConfig
+from core.infra.diagnostics import Diagnostic
+from core.kb.health import Health
+from core.kernel.contract import Request
+from core.kernel.events import Event
+from core.kernel.steering import Steering
 from core.units import Caller, KnowledgeUnit
 
 
 class SessionLike(Protocol):
-    """What the explorer needs from `core.session.Session`, and all it may touch."""
+    """What the explorer needs from `core.kernel.session.Session`, and all it may touch."""
 
     retrieval: RetrievalConfig | None
     """The retrieval configuration runs are scored with (fusion weights, bonus, method, role boost)."""
@@ -53,8 +53,9 @@ class SessionLike(Protocol):
 
     def warm_up_hdc(self, caller: Caller) -> None: ...
 
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = ...,
-                     busy: Callable[[], bool] = ...) -> int: ...
+    def warm_up_tags(
+        self, caller: Caller, cancelled: Callable[[], bool] = ..., busy: Callable[[], bool] = ...
+    ) -> int: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
 
@@ -114,8 +115,9 @@ class NullSession:
     def warm_up_hdc(self, caller: Caller) -> None:
         return None
 
-    def warm_up_tags(self, caller: Caller, cancelled: Callable[[], bool] = lambda: False,
-                     busy: Callable[[], bool] = lambda: False) -> int:
+    def warm_up_tags(
+        self, caller: Caller, cancelled: Callable[[], bool] = lambda: False, busy: Callable[[], bool] = lambda: False
+    ) -> int:
         return 0
 
     def plugin_ids(self) -> dict[str, list[str]]:
@@ -123,7 +125,7 @@ class NullSession:
 
 
 def describe_caller(tags: Iterable[str], region: str | None, as_of: str) -> str:
-    """"public caller as of …" or "caller a,b in EU as of …", for a caller or a trace's record of one."""
+    """ "public caller as of …" or "caller a,b in EU as of …", for a caller or a trace's record of one."""
     tags = sorted(tags)
     who = "caller " + ",".join(tags) if tags else "public caller"
     if region:

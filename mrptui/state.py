@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from core.events import (
+from core.kernel.contract import Request
+from core.kernel.events import (
     AnswerReady,
     AttemptFinished,
     AttemptStarted,
@@ -30,7 +31,6 @@ from core.events import (
     StageStarted,
     Validated,
 )
-from core.plugins.base import Request
 from core.units import Intent
 
 RowKind = Literal["plan", "attempt", "backtrack", "intervention"]
@@ -203,9 +203,15 @@ def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tu
             return rows[:position] + (done,) + rows[position + 1 :]
     return rows + (
         TimelineRow(
-            kind="attempt", index=-1, stage=event.stage, plugin=event.plugin, status=event.status,
-            reason=event.reason, ms=None if event.status == "skipped" else event.ms,
-            intent_index=event.intent_index, revision=event.revision,
+            kind="attempt",
+            index=-1,
+            stage=event.stage,
+            plugin=event.plugin,
+            status=event.status,
+            reason=event.reason,
+            ms=None if event.status == "skipped" else event.ms,
+            intent_index=event.intent_index,
+            revision=event.revision,
         ),
     )
 
@@ -228,29 +234,58 @@ def apply(state: ViewState, event: Event) -> ViewState:
                 status="running",
             )
         case PlanBuilt():
-            reason = state.backtracks[-1].reason if state.backtracks and state.backtracks[-1].level == 2 else "replanned"
+            reason = (
+                state.backtracks[-1].reason if state.backtracks and state.backtracks[-1].level == 2 else "replanned"
+            )
             old = tuple(
                 plan if plan.superseded else replace(plan, superseded=True, superseded_reason=reason)
                 for plan in state.plans
             )
             plan = PlanView(event.revision, event.planner, event.stages, event.reasons)
-            row = TimelineRow(kind="plan", index=index, plugin=event.planner, revision=event.revision,
-                              reason="; ".join(event.reasons))
-            return replace(state, plans=old + (plan,), revision=event.revision, rows=state.rows + (row,),
-                           current_stage=None, current_plugin=None)
+            row = TimelineRow(
+                kind="plan", index=index, plugin=event.planner, revision=event.revision, reason="; ".join(event.reasons)
+            )
+            return replace(
+                state,
+                plans=old + (plan,),
+                revision=event.revision,
+                rows=state.rows + (row,),
+                current_stage=None,
+                current_plugin=None,
+            )
         case StageStarted():
-            return replace(state, current_stage=event.stage, current_plugin=None,
-                           current_intent=event.intent_index, revision=event.revision)
+            return replace(
+                state,
+                current_stage=event.stage,
+                current_plugin=None,
+                current_intent=event.intent_index,
+                revision=event.revision,
+            )
         case AttemptStarted():
             row = TimelineRow(
-                kind="attempt", index=index, stage=event.stage, plugin=event.plugin, status="running",
-                revision=event.revision, intent_index=event.intent_index,
+                kind="attempt",
+                index=index,
+                stage=event.stage,
+                plugin=event.plugin,
+                status="running",
+                revision=event.revision,
+                intent_index=event.intent_index,
             )
-            return replace(state, current_stage=event.stage, current_plugin=event.plugin,
-                           current_intent=event.intent_index, rows=state.rows + (row,))
+            return replace(
+                state,
+                current_stage=event.stage,
+                current_plugin=event.plugin,
+                current_intent=event.intent_index,
+                rows=state.rows + (row,),
+            )
         case IntentDetected():
-            return replace(state, intent_plugin=event.plugin, intent_cnl=event.cnl, intents=event.intents,
-                           context_unit_ids=event.context_unit_ids)
+            return replace(
+                state,
+                intent_plugin=event.plugin,
+                intent_cnl=event.cnl,
+                intents=event.intents,
+                context_unit_ids=event.context_unit_ids,
+            )
         case RetrievalScored():
             return replace(state, retrievals=state.retrievals + (event,))
         case ProofsFound():
@@ -258,13 +293,27 @@ def apply(state: ViewState, event: Event) -> ViewState:
         case AttemptFinished():
             return replace(state, rows=_finish_attempt(state.rows, event))
         case Intervened():
-            row = TimelineRow(kind="intervention", index=index, stage=event.stage or "", plugin="you",
-                              status="live" if event.live else "re-run", reason=event.note, revision=state.revision)
+            row = TimelineRow(
+                kind="intervention",
+                index=index,
+                stage=event.stage or "",
+                plugin="you",
+                status="live" if event.live else "re-run",
+                reason=event.note,
+                revision=state.revision,
+            )
             return replace(state, rows=state.rows + (row,))
         case Backtracked():
-            row = TimelineRow(kind="backtrack", index=index, stage=event.stage, plugin=event.plugin or "",
-                              status="backtrack", reason=event.reason, revision=state.revision if event.revision is None else event.revision,
-                              level=event.level)
+            row = TimelineRow(
+                kind="backtrack",
+                index=index,
+                stage=event.stage,
+                plugin=event.plugin or "",
+                status="backtrack",
+                reason=event.reason,
+                revision=state.revision if event.revision is None else event.revision,
+                level=event.level,
+            )
             return replace(state, rows=state.rows + (row,), backtracks=state.backtracks + (event,))
         case Validated():
             return replace(state, validations=state.validations + (event,))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from core.terminal_text import terminal_safe
+from core.infra.terminal_text import terminal_safe
 
 
 class SafeStream:

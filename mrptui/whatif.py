@@ -7,11 +7,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from core.plugins.base import Request
-from core.steering import Intervention
+from core.kernel.contract import Request
+from core.kernel.steering import Intervention
+from mrptui.breakpoints import Breakpoint
 from mrptui.host import Host
 from mrptui.screens.modals import IntentModal
-from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -73,14 +73,19 @@ class WhatIf:
         host.notify(f"{note} · re-running without it · d compares the two runs")
         host.runner.then_refresh(lambda: host.control.revert(change.before, note))
 
-    def rerun_with(self, *, pin: tuple[str, str] | None = None, exclude: str | None = None,
-                   planner: str | None = None) -> None:
+    def rerun_with(
+        self, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None
+    ) -> None:
         host = self.host
         if pin is not None:
             self.intervene(Intervention(kind="pin_plugin", target=pin[1], stage=pin[0]))
         elif exclude is not None:
             self.intervene(Intervention(kind="exclude_plugin", target=exclude))
-        elif planner is not None and host.control.last_request is not None and not host.runner.refuse_in_replay("re-running"):
+        elif (
+            planner is not None
+            and host.control.last_request is not None
+            and not host.runner.refuse_in_replay("re-running")
+        ):
             host.notify(f"re-running with planner {planner} · d compares the two runs")
             host.runner.start_run(dataclasses.replace(host.control.last_request, planner=planner))
 
@@ -120,8 +125,10 @@ class WhatIf:
     def show_diff(self) -> None:
         runs = self.host.control.runs
         if len(runs) < 2:
-            self.host.notify("only one run so far: to compare, ask another question or re-run with r "
-                             "(pin p or exclude x a plugin first to see what changes)")
+            self.host.notify(
+                "only one run so far: to compare, ask another question or re-run with r "
+                "(pin p or exclude x a plugin first to see what changes)"
+            )
             return
         from mrptui.screens.diff import DiffScreen
 

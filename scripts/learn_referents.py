@@ -66,7 +66,9 @@ def cited(story: str, turn: dict) -> tuple[str, ...]:
 
 def instances(data: Path) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
     """(story id, candidate features, right flags, pronoun group) per pronoun group of a follow-up."""
-    turns = [json.loads(line) for line in (data / "turns.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    turns = [
+        json.loads(line) for line in (data / "turns.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     by_story: dict[str, list[dict]] = defaultdict(list)
     for t in turns:
         by_story[t["story"]].append(t)
@@ -80,10 +82,13 @@ def instances(data: Path) -> list[tuple[str, np.ndarray, np.ndarray, str]]:
             if not groups:
                 continue
             earlier = [
-                TurnText(back, ts[i - 1 - back]["question"],
-                         "" if ts[i - 1 - back]["answer"].strip(". ").lower() in _NO_LEAD else ts[i - 1 - back]["answer"],
-                         cited(story, ts[i - 1 - back]) if back == 0 else (),
-                         entity=entity_of(ts[i - 1 - back]["question"]))
+                TurnText(
+                    back,
+                    ts[i - 1 - back]["question"],
+                    "" if ts[i - 1 - back]["answer"].strip(". ").lower() in _NO_LEAD else ts[i - 1 - back]["answer"],
+                    cited(story, ts[i - 1 - back]) if back == 0 else (),
+                    entity=entity_of(ts[i - 1 - back]["question"]),
+                )
                 for back in range(min(BACK, i))
             ]
             mentions = mentions_of(earlier)
@@ -178,17 +183,28 @@ def main(argv=None) -> int:
         figures[group] = {"rewrites": found[1], "precision": round(found[2], 4)} if found else {"rewrites": 0}
     w = fit(data)
     weights = dict(zip(FEATURES, (round(float(v), 4) for v in w)))
-    print(f"instances {len(data)} from {len(stories)} stories; any candidate right in "
-          f"{sum(bool(d[2].sum()) for d in data)}; thresholds {thresholds}; held out {figures}")
+    print(
+        f"instances {len(data)} from {len(stories)} stories; any candidate right in "
+        f"{sum(bool(d[2].sum()) for d in data)}; thresholds {thresholds}; held out {figures}"
+    )
     print("weights", weights)
     if args.write:
         WEIGHTS.parent.mkdir(exist_ok=True)
-        WEIGHTS.write_text(json.dumps({
-            "weights": weights, "thresholds": thresholds,
-            "learned_by": f"python -m scripts.learn_referents --data ../shared/qa/coqa-dev --target {args.target} --write",
-            "instances": len(data), "stories": len(stories),
-            "held_out": {"folds": FOLDS, "target": args.target, "by_group": figures},
-        }, indent=1) + "\n", encoding="utf-8")
+        WEIGHTS.write_text(
+            json.dumps(
+                {
+                    "weights": weights,
+                    "thresholds": thresholds,
+                    "learned_by": f"python -m scripts.learn_referents --data ../shared/qa/coqa-dev --target {args.target} --write",
+                    "instances": len(data),
+                    "stories": len(stories),
+                    "held_out": {"folds": FOLDS, "target": args.target, "by_group": figures},
+                },
+                indent=1,
+            )
+            + "\n",
+            encoding="utf-8",
+        )
     return 0
 
 

@@ -42,8 +42,10 @@ def main(argv=None) -> int:
     def share(k: int) -> str:
         return f"{100 * k / rewrites:.1f}%" if rewrites else "n/a"
 
-    print(f"referent rewrites {rewrites}; referent's noun in the gold rationale {right} ({share(right)}); "
-          f"any of its words {some} ({share(some)})")
+    print(
+        f"referent rewrites {rewrites}; referent's noun in the gold rationale {right} ({share(right)}); "
+        f"any of its words {some} ({share(some)})"
+    )
     return 0
 
 

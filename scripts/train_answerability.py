@@ -7,7 +7,7 @@ figures this prints).
 
 1. **Record.** Every question is answered by the engine in process, one KB per article (what
    `mrptui eval --squad` and judge.py run). For a question with a typed lead, every lead the
-   short answer weighs (core/answerability observers) is kept with its features
+   short answer weighs (core/answer/answerability observers) is kept with its features
    (core/support.lead_features), whether it passes the checks other than the support score,
    whether the engine's support check passes it, and its SQuAD token F1 against the gold
    answers; every other question keeps the engine's own outcome. `--record FILE` keeps this (a
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.answer_checks import best_scores
-from core.answerability import FEATURES
+from core.answer.answerability import FEATURES
+from core.eval.answer_checks import best_scores
 
 FOLDS = 6
 # F1 points within which a lower threshold counts as a tie with the best.
@@ -57,8 +57,9 @@ SHARE_CURVE = (0.5, 0.6, 0.67, 0.75, 0.8, 0.81, 0.9, 1.0)
 
 
 def _record_article(job: tuple[str, str]) -> list[dict]:
-    from core import answerability, squad
-    from core.session import Session
+    from core.answer import answerability
+    from core.eval import squad
+    from core.kernel.session import Session
 
     data, article = job
     collection = squad.load_squad(Path(data))
@@ -77,12 +78,27 @@ def _record_article(job: tuple[str, str]) -> list[dict]:
             current[0] = question.id
             row = squad.score(question, *squad._ask(session, question.question))
             leads = [
-                {"lead": c.lead, "f1": best_scores(question.answers, c.lead)[1] if question.answers else 0.0,
-                 "rules": c.rules, "supported": c.supported, "top": c.top, "x": dict(c.features)}
+                {
+                    "lead": c.lead,
+                    "f1": best_scores(question.answers, c.lead)[1] if question.answers else 0.0,
+                    "rules": c.rules,
+                    "supported": c.supported,
+                    "top": c.top,
+                    "x": dict(c.features),
+                }
                 for c in seen.get(question.id, [])
             ]
-            rows.append({"id": question.id, "article": article, "impossible": question.is_impossible,
-                         "abstained": row.abstained, "f1": row.f1, "short": question.id in seen, "leads": leads})
+            rows.append(
+                {
+                    "id": question.id,
+                    "article": article,
+                    "impossible": question.is_impossible,
+                    "abstained": row.abstained,
+                    "f1": row.f1,
+                    "short": question.id in seen,
+                    "leads": leads,
+                }
+            )
     finally:
         answerability.OBSERVERS.remove(note)
     print(f"recorded {article}: {len(rows)} questions", file=sys.stderr, flush=True)
@@ -90,7 +106,7 @@ def _record_article(job: tuple[str, str]) -> list[dict]:
 
 
 def record(data: str, workers: int) -> list[dict]:
-    from core import squad
+    from core.eval import squad
 
     articles = sorted({q.article for q in squad.load_squad(Path(data)).questions})
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
@@ -171,7 +187,8 @@ def weigh(rows: Sequence[dict], score) -> Weighed:
     return Weighed(
         impossible=np.array([r["impossible"] for r in rows], dtype=bool),
         short=np.array([r["short"] for r in rows], dtype=bool),
-        score=s, lead_f1=f1,
+        score=s,
+        lead_f1=f1,
         abstained=np.array([r["abstained"] for r in rows], dtype=bool),
         f1=np.array([r["f1"] for r in rows], dtype=float),
     )
@@ -236,8 +253,16 @@ def cross_validate(rows: Sequence[dict], target: str) -> tuple[list[dict], dict,
         # Each fold's scores shifted by its own threshold, so that one threshold (0) pools them.
         parts.append(replace(tested, score=np.where(tested.score >= 0, tested.score - t, -2.0)))
         checks.append(check)
-        results.append({"fold": i, "held_out": held, "threshold": t, "train_f1": train_f1,
-                        "model": replay(tested, t), "check": replay(check, 1.0)})
+        results.append(
+            {
+                "fold": i,
+                "held_out": held,
+                "threshold": t,
+                "train_f1": train_f1,
+                "model": replay(tested, t),
+                "check": replay(check, 1.0),
+            }
+        )
     return results, replay(_joined(parts), 0.0), replay(_joined(checks), 1.0)
 
 
@@ -262,8 +287,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--record", help="keep the recorded leads in this JSONL file (read back when it exists)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--target", choices=("answerable", "f1"), default="f1")
-    parser.add_argument("--sentences", choices=("top", "all"), default="all",
-                        help="the model weighs the leads of the best-covering sentences only, or of the next best too")
+    parser.add_argument(
+        "--sentences",
+        choices=("top", "all"),
+        default="all",
+        help="the model weighs the leads of the best-covering sentences only, or of the next best too",
+    )
     args = parser.parse_args(argv)
     path = Path(args.record) if args.record else None
     if path is not None and path.exists():
@@ -275,12 +304,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.sentences == "top":
         rows = [{**row, "leads": [lead for lead in row["leads"] if lead["top"]]} for row in rows]
     results, pooled, pooled_check = cross_validate(rows, args.target)
-    print("| fold | held-out articles | t | model F1 on the rest | held-out: model F1 | NoAns abstain | HasAns abstain "
-          "| lead F1 | support check F1 | NoAns abstain | HasAns abstain | lead F1 |")
+    print(
+        "| fold | held-out articles | t | model F1 on the rest | held-out: model F1 | NoAns abstain | HasAns abstain "
+        "| lead F1 | support check F1 | NoAns abstain | HasAns abstain | lead F1 |"
+    )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print(f"| {r['fold']} | {', '.join(r['held_out'])} | {r['threshold']:.2f} | {r['train_f1']:.2f} | "
-              f"{_figures(r['model'])} | {_figures(r['check'])} |")
+        print(
+            f"| {r['fold']} | {', '.join(r['held_out'])} | {r['threshold']:.2f} | {r['train_f1']:.2f} | "
+            f"{_figures(r['model'])} | {_figures(r['check'])} |"
+        )
     print(f"pooled held-out, model: F1 | NoAns | HasAns | lead F1 = {_figures(pooled)} (n={pooled['n']})")
     print(f"pooled held-out, support check: {_figures(pooled_check)}")
     model = fit(*training_set(rows, args.target))

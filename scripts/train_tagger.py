@@ -9,7 +9,7 @@ syntactic words (a multiword token's range line and empty nodes are skipped), so
 
 The output is deterministic: a fixed shuffle seed, nltk breaks score ties by tag name, and the
 weights are written with sorted keys into a gzip stream with no timestamp, so a re-run writes the
-same bytes (tests/core/test_nlp_tagger.py checks this on a slice). JSON, not pickle: loading the
+same bytes (tests/unit/nlp/test_nlp_tagger.py checks this on a slice). JSON, not pickle: loading the
 weights can never run code.
 
 Beside the weights it writes `upos-ewt-closed.json`: the training split's words of each closed

@@ -12,11 +12,13 @@ from hypothesis import HealthCheck, settings
 from syrupy.data import SnapshotUnknown
 
 ROOT = Path(__file__).resolve().parent.parent
+# The scripted OpenAI-compatible server the LLM tests talk to, in every test folder.
+pytest_plugins = ["tests.support.llm_server"]
 
 # Hypothesis profiles: `default` for `make test` (fixed seed, no example database, so every run
 # sees the same examples) and `fuzz` for `make fuzz` (HYPOTHESIS_PROFILE=fuzz or
 # `--hypothesis-profile=fuzz`: fresh examples, 500 for tests that take the profile's count).
-# Suites with their own counts (tests/core/fuzz_settings.py, the hardening suites) multiply them
+# Suites with their own counts (tests/support/fuzz_settings.py, the hardening suites) multiply them
 # by FUZZ_SCALE through HARDENING_EXAMPLES under the fuzz profile.
 FUZZ_SCALE = 10
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example]
@@ -141,9 +143,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     if not (matched or failed or created or updated or unused):
         return
     terminalreporter.write_sep("-", "snapshot report summary (all xdist workers)")
-    terminalreporter.write_line(
-        f"{matched} snapshots passed. {failed} failed. {created} generated. {updated} updated."
-    )
+    terminalreporter.write_line(f"{matched} snapshots passed. {failed} failed. {created} generated. {updated} updated.")
     if unused:
         verb = "deleted" if config.option.update_snapshots else "unused"
         terminalreporter.write_line(f"{len(unused)} snapshot(s) {verb}:", red=not config.option.update_snapshots)

@@ -22,7 +22,6 @@ them from the library's data), so every reader's common case stays at C speed.
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +34,8 @@ def _ignorable():
     import regex
 
     return regex.compile(r"\p{Default_Ignorable_Code_Point}")
+
+
 # The table restricted to ASCII, so that ASCII text never builds it: the ASCII characters whose
 # prototype is another character, before and after case folding. A test derives both from the
 # library's data and checks they are these.
@@ -105,13 +106,17 @@ class _Table(dict):
 
 
 def _named_separator(char: str) -> str:
-    """A mathematical or punctuation sign Unicode names as a colon or an equals sign (`≔` COLON
-    EQUALS, `≕`, `⩴`), which confusables.txt pairs with no single ASCII character, read as the
-    separator its name says: a reader sees `Region≔EU` as a label."""
-    if len(char) != 1 or char.isascii() or unicodedata.category(char) not in ("Po", "Sm", "Sk"):
+    """A sign confusables.txt pairs with no single ASCII character, read as a separator when a
+    reader could take it for one: a math or modifier sign Unicode names as a colon or an equals
+    sign (`≔` COLON EQUALS, `≕`, `⩴`) as the one its name says, and any other punctuation of a
+    script's own (`፡` ETHIOPIC WORDSPACE, `·`) as `:`, so that `Region፡ EU` at a label position is
+    a label (fail closed: an English field name followed by a non-ASCII mark is not prose)."""
+    if len(char) != 1 or char.isascii():
         return char
-    words = unicodedata.name(char, "").split()
-    return "=" if {"EQUAL", "EQUALS"} & set(words) else ":" if "COLON" in words else char
+    category, words = unicodedata.category(char), set(unicodedata.name(char, "").split())
+    if category in ("Sm", "Sk", "Po") and {"EQUAL", "EQUALS"} & words:
+        return "="
+    return ":" if category == "Po" or (category in ("Sm", "Sk") and "COLON" in words) else char
 
 
 _FOLD_FIRST = _Table(fold_first=True)
@@ -133,7 +138,9 @@ def canonical_forms(text: str) -> tuple[str, ...]:
 def _case_sensitive() -> frozenset[str]:
     """The characters whose two readings differ (capital I and its look-alikes: `Ｉ`, `Ι`, `𝐈`):
     only a text holding one needs its second form."""
-    return frozenset(char for char in prototypes() if _prototype(char.casefold()) != _prototype(_prototype(char).casefold()))
+    return frozenset(
+        char for char in prototypes() if _prototype(char.casefold()) != _prototype(_prototype(char).casefold())
+    )
 
 
 def original_offset(text: str, offset: int, form: int = 0) -> int:

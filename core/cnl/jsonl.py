@@ -28,16 +28,23 @@ from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
 from core.cnl.permissions import permission_label, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
-from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
-from core.json_limits import TooDeep, check_depth
-from core.json_locate import value_column
+from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
+from core.infra.json_limits import TooDeep, check_depth
+from core.infra.json_locate import value_column
 from core.units import KnowledgeUnit
 
 _TOPIC_WORDS = 8
 # Folded key → record field; `metadata` is read and dropped.
 _KEYS = {
-    "id": "id", "title": "title", "text": "text", "role": "role", "acl": "acl", "region": "region",
-    "effectivefrom": "effective_from", "effectiveto": "effective_to", "metadata": "metadata",
+    "id": "id",
+    "title": "title",
+    "text": "text",
+    "role": "role",
+    "acl": "acl",
+    "region": "region",
+    "effectivefrom": "effective_from",
+    "effectiveto": "effective_to",
+    "metadata": "metadata",
 }
 _NAMES = ("_id", "title", "text", "role", "acl", "region", "effectiveFrom", "effectiveTo", "metadata")
 
@@ -117,8 +124,10 @@ def too_many_lines(file: str, number: int) -> Diagnostic:
 
 
 def _too_long(line: str, file: str, number: int) -> Diagnostic:
-    message = (f"document of {len(line):,} characters is over the {CAPS.max_jsonl_line_chars:,} cap "
-               "(inputs.maxJsonlLineChars); not read")
+    message = (
+        f"document of {len(line):,} characters is over the {CAPS.max_jsonl_line_chars:,} cap "
+        "(inputs.maxJsonlLineChars); not read"
+    )
     return _problem(Code.FILE_TOO_LARGE, message, file, number)
 
 
@@ -159,7 +168,11 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
     put("Role", record.role)
     put("Topic", topic, "title" if record.title.strip() else "text")
     # A Procedure's text is its procedure, as the unit model requires.
-    put("Procedure" if record.role.strip().casefold() == "procedure" else "Claim", claim, "text" if record.text.strip() else "title")
+    put(
+        "Procedure" if record.role.strip().casefold() == "procedure" else "Claim",
+        claim,
+        "text" if record.text.strip() else "title",
+    )
     if "acl" in record.model_fields_set:
         # `""` and `[" "]` are as empty as `[]`, as `Acl: ,` is in Markdown.
         tags = [Token(tag.strip(), number, 1) for tag in record.acl or () if tag.strip()]

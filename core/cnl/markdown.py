@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from core.cnl.markdown_plain import read_plain
 from core.cnl.permissions import permission_heading, permission_inline, permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
-from core.diagnostics import Code, Diagnostic, for_author
+from core.infra.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
 
 # The id is the rest of the line, right-stripped in code: a lazy `(?P<id>.*?)\s*$` retries the
@@ -97,8 +97,14 @@ class _Reader:
         elif line.startswith("#") and _NEAR_HEADING.match(line):
             # The file's error, not the unit's above: the lines it heads are ignored either way.
             self.near_heading = len(self.diagnostics)
-            self.diagnostics.append(Diagnostic(code=Code.MALFORMED_LINE, file=self.file, line=number,
-                                               message="not a unit heading; did you mean '## Context Unit <id>'?"))
+            self.diagnostics.append(
+                Diagnostic(
+                    code=Code.MALFORMED_LINE,
+                    file=self.file,
+                    line=number,
+                    message="not a unit heading; did you mean '## Context Unit <id>'?",
+                )
+            )
 
     def skipped(self, number: int, line: str) -> None:
         """A line of a unit whose heading has no id: not read, but when it writes a permission
@@ -112,12 +118,15 @@ class _Reader:
         """An error about the unit this line follows (which it withdraws), or about the file."""
         if self.near_heading is not None:
             # The misspelt heading was of a restricted unit: its error is the author's only.
-            self.diagnostics[self.near_heading] = for_author(self.diagnostics[self.near_heading : self.near_heading + 1])[0]
+            self.diagnostics[self.near_heading] = for_author(
+                self.diagnostics[self.near_heading : self.near_heading + 1]
+            )[0]
         if self.draft is not None:
             self.draft.diagnose(code, message, at)
         else:
-            self.diagnostics.append(Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col,
-                                               author_only=True))
+            self.diagnostics.append(
+                Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col, author_only=True)
+            )
 
     def end(self, number: int, line: str) -> None:
         """A heading or a rule ends the unit; the unit is built at the next unit heading, so a
@@ -134,18 +143,25 @@ class _Reader:
             # The unit's fields are unusable without an id; skip them up to the next heading.
             self.headless = len(self.diagnostics)
             self.diagnostics.append(
-                Diagnostic(code=Code.MALFORMED_LINE, message="Context Unit heading without an id", file=self.file, line=number)
+                Diagnostic(
+                    code=Code.MALFORMED_LINE, message="Context Unit heading without an id", file=self.file, line=number
+                )
             )
             return
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
         written = permission_heading(unit_id)
         if written is not None:
             name, label, col = written
-            self.draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit heading"),
-                                Token(name, number, heading.start("id") + col))
+            self.draft.diagnose(
+                Code.PERMISSION_NOT_READ,
+                unread_message(name, label, "in the unit heading"),
+                Token(name, number, heading.start("id") + col),
+            )
         if self.dangling is not None:
-            message = (f"withdrawn: line {self.dangling.line} above this heading reads like a permission field "
-                       f"({self.dangling.text!r}) that is not read; move it into the unit it restricts")
+            message = (
+                f"withdrawn: line {self.dangling.line} above this heading reads like a permission field "
+                f"({self.dangling.text!r}) that is not read; move it into the unit it restricts"
+            )
             self.draft.diagnose(Code.PERMISSION_OUTSIDE_UNIT, message, self.draft.id)
         self.dangling = None
 
@@ -158,7 +174,9 @@ class _Reader:
             written = permission_line(line) or permission_inline(line)
             if written is not None:
                 name, label, col = written
-                draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col))
+                draft.diagnose(
+                    Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col)
+                )
             else:
                 draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
             return
@@ -170,12 +188,18 @@ class _Reader:
         if self.draft is None:
             return
         if self.field is None:
-            self.draft.diagnose(Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1))
+            self.draft.diagnose(
+                Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1)
+            )
             return
         found = permission_line(line)
         if found is not None:
             name, label, col = found
-            self.draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "as a continuation line"), Token(name, number, col))
+            self.draft.diagnose(
+                Code.PERMISSION_NOT_READ,
+                unread_message(name, label, "as a continuation line"),
+                Token(name, number, col),
+            )
         indent = len(line) - len(line.lstrip())
         self.field[1].append(Token(line.strip(), number, indent + 1))
 
@@ -259,7 +283,10 @@ def _unit_block(unit: KnowledgeUnit) -> str:
 
 def _written_fields(unit: KnowledgeUnit) -> list[tuple[str, object]]:
     fields: list[tuple[str, object]] = [
-        ("source_id", unit.source_id), ("chunk_id", unit.chunk_id), ("role", unit.role.value), ("topic", unit.topic),
+        ("source_id", unit.source_id),
+        ("chunk_id", unit.chunk_id),
+        ("role", unit.role.value),
+        ("topic", unit.topic),
     ]
     for key in ("title", "claim", "procedure", "condition", "utility_note", "region"):
         if getattr(unit, key) is not None:

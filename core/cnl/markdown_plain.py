@@ -13,7 +13,7 @@ continuation lines, other headings), is read by the line reader with its true li
 which reports it with file:line as before. The reader keeps no state across a unit heading
 except a permission-like line after a unit's end (it withdraws the next unit too) and one
 before the first unit (it withdraws every unit): when the line reader meets either, the whole
-text goes to it. Same units and diagnostics as the line reader (tests/core/test_cnl_markdown_plain.py).
+text goes to it. Same units and diagnostics as the line reader (tests/unit/cnl/test_cnl_markdown_plain.py).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from core.cnl.permissions import permission_heading, permission_inline
 from core.cnl.validate import ID_SCHEMA, LIST_FIELDS, NORMALISED, PERMISSION_FIELDS, field_key, normalise, split_id
-from core.diagnostics import Diagnostic
+from core.infra.diagnostics import Diagnostic
 from core.units import KnowledgeUnit, check_identity_text
 
 # A plain block: the heading as `to_markdown` writes it (one space before the id, whose first
@@ -79,14 +79,22 @@ def read_plain(
         units.append(unit)
         line += text.count("\n", start, end)
         pending, pending_line, counted = end, line, end
-    if pending < len(text) and not _read_rest(text[pending:], file, pending_line, read_lines, units, diagnostics, last=True):
+    if pending < len(text) and not _read_rest(
+        text[pending:], file, pending_line, read_lines, units, diagnostics, last=True
+    ):
         return None
     return units, diagnostics
 
 
 def _read_rest(
-    text: str, file: str, line: int, read_lines: Callable[[str, str, int], LineRead],
-    units: list[KnowledgeUnit], diagnostics: list[Diagnostic], *, last: bool = False,
+    text: str,
+    file: str,
+    line: int,
+    read_lines: Callable[[str, str, int], LineRead],
+    units: list[KnowledgeUnit],
+    diagnostics: list[Diagnostic],
+    *,
+    last: bool = False,
 ) -> bool:
     """Read a stretch with the line reader into `units` and `diagnostics`; False when its state
     would reach past the stretch, so the whole text must be read by it instead."""

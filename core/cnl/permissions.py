@@ -34,27 +34,70 @@ import re
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.words import PROSE_BEFORE_NAME
+from core.text.words import PROSE_BEFORE_NAME
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
 # Canonical keys that are never an English word: a label wherever a name may stand, even with no
 # separator, and inside running prose.
 UNAMBIGUOUS: dict[str, str] = {
-    **dict.fromkeys(("acl", "acls", "acll", "alc", "acllist", "acltag", "acltags", "accesscontrollist",
-                     "accesscontrol", "accesslist", "accesstags"), "Acl"),
+    **dict.fromkeys(
+        (
+            "acl",
+            "acls",
+            "acll",
+            "alc",
+            "acllist",
+            "acltag",
+            "acltags",
+            "accesscontrollist",
+            "accesscontrol",
+            "accesslist",
+            "accesstags",
+        ),
+        "Acl",
+    ),
     **dict.fromkeys(("effectivefrom", "validfrom", "effectivestart", "effectivesince"), "EffectiveFrom"),
-    **dict.fromkeys(("effectiveto", "effectiveuntil", "effectivetill", "effectiveend", "validuntil", "validtill",
-                     "validthrough"), "EffectiveTo"),
+    **dict.fromkeys(
+        ("effectiveto", "effectiveuntil", "effectivetill", "effectiveend", "validuntil", "validtill", "validthrough"),
+        "EffectiveTo",
+    ),
 }
 # Words that are a permission field only at a label position with a separator (`Audience: staff`).
 SYNONYMS: dict[str, str] = {
-    **dict.fromkeys(("tag", "tags", "audience", "audiences", "visibility", "visibleto", "group", "groups", "roles",
-                     "allowed", "allowedgroups", "allowedroles", "allowedtags", "allowedusers", "permission",
-                     "permissions", "access", "accessgroups", "restrictedto", "clearance", "readers"), "Acl"),
+    **dict.fromkeys(
+        (
+            "tag",
+            "tags",
+            "audience",
+            "audiences",
+            "visibility",
+            "visibleto",
+            "group",
+            "groups",
+            "roles",
+            "allowed",
+            "allowedgroups",
+            "allowedroles",
+            "allowedtags",
+            "allowedusers",
+            "permission",
+            "permissions",
+            "access",
+            "accessgroups",
+            "restrictedto",
+            "clearance",
+            "readers",
+        ),
+        "Acl",
+    ),
     **dict.fromkeys(("region", "regions"), "Region"),
-    **dict.fromkeys(("effective", "effectivedate", "embargo", "embargountil", "publishfrom", "notbefore"), "EffectiveFrom"),
-    **dict.fromkeys(("expires", "expiry", "expiration", "expirationdate", "expireson", "expireby", "validto",
-                     "notafter"), "EffectiveTo"),
+    **dict.fromkeys(
+        ("effective", "effectivedate", "embargo", "embargountil", "publishfrom", "notbefore"), "EffectiveFrom"
+    ),
+    **dict.fromkeys(
+        ("expires", "expiry", "expiration", "expirationdate", "expireson", "expireby", "validto", "notafter"),
+        "EffectiveTo",
+    ),
 }
 _NEAR = {"region": "Region", "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
 _DATE_PREFIXES = ("effective", "valid", "expir")
@@ -129,7 +172,10 @@ def one_edit(word: str, target: str) -> bool:
     if len(word) == len(target):
         diffs = [i for i, (a, b) in enumerate(zip(word, target)) if a != b]
         return len(diffs) == 1 or (
-            len(diffs) == 2 and diffs[1] == diffs[0] + 1 and word[diffs[0]] == target[diffs[1]] and word[diffs[1]] == target[diffs[0]]
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and word[diffs[0]] == target[diffs[1]]
+            and word[diffs[1]] == target[diffs[0]]
         )
     short, long = sorted((word, target), key=len)
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
@@ -171,7 +217,7 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
     if bare is None:
         return None
     label = _bare_label(bare.group())
-    rest = form[bare.end():].strip(" \t*_`~")
+    rest = form[bare.end() :].strip(" \t*_`~")
     if label is None or not rest or len(rest.split()) > _MAX_BARE_VALUE_WORDS or rest[-1] in ".!?":
         return None
     return bare.start(), bare.end(), label
@@ -198,7 +244,9 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
 # scan, not a canonical copy of all of it.
 _SEPARATOR_CANDIDATE = re.compile(r"[:=]|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
-_INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*\Z")
+_INLINE_NAME = re.compile(
+    r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*\Z"
+)
 _NAME_REACH = 48
 _ALNUM = re.compile(r"[\W_]")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
+from core.text.words import CLAUSE_WORDS, FACT_ADVERBS, NOT_SUBJECTS
 from core.units import Relation
-from core.words import CLAUSE_WORDS, FACT_ADVERBS, NOT_SUBJECTS
 
 _FACT_VERBS: dict[Relation, str] = {
     Relation.USES: r"uses?",
@@ -55,7 +55,7 @@ def fact_triple(sentence: str) -> tuple[str, Relation, str] | None:
 
 
 def _lone_letter_name(subject: str, verb: str) -> bool:
-    """"A uses B": a single capital letter before a lowercase verb names something. Before a
+    """ "A uses B": a single capital letter before a lowercase verb names something. Before a
     capitalised verb ("A Uses section …") it is an article inside a title, which stays refused."""
     letter = subject.strip()
     return len(letter) == 1 and letter.isupper() and verb.strip()[:1].islower()

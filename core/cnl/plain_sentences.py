@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 
 from core.cnl.validate import Token
-from core.sentences import period_continues
+from core.text.sentences import period_continues
 
 BULLET = re.compile(r"\s*(?:[-*+\u2022]|\d+[.)])\s+")
 # A run of . ! ? not followed by whitespace fails from its first mark, and so from every later

@@ -63,9 +63,9 @@ from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import BULLET, sentences_of
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, split_id
-from core.diagnostics import Code, Diagnostic
+from core.infra.diagnostics import Code, Diagnostic
+from core.text.words import GOES_ON, STATEMENT_OPENERS
 from core.units import KnowledgeUnit, Relation, Role
-from core.words import GOES_ON, STATEMENT_OPENERS
 
 FACT_CONFIDENCE = "0.9"
 # CommonMark ATX heading: up to three spaces, one to six `#`, then a space or the line's end.
@@ -126,8 +126,12 @@ def _built(unit_id: Token, fields: dict[str, str], file: str) -> tuple[Knowledge
     line. The draft's per-field parsing was three quarters of reading dense facts."""
     data = {_KEYS[name]: value.strip() for name, value in fields.items() if value.strip()}
     source, chunk = split_id(unit_id.text)
-    data.update(id=unit_id.text, source_id=source, chunk_id=chunk,
-                location={"file": file, "line": unit_id.line, "col": unit_id.col, "prose": True})
+    data.update(
+        id=unit_id.text,
+        source_id=source,
+        chunk_id=chunk,
+        location={"file": file, "line": unit_id.line, "col": unit_id.col, "prose": True},
+    )
     try:
         return KnowledgeUnit.model_validate(data), []
     except ValidationError:
@@ -152,8 +156,14 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(name, label, "in plain text, which has no fields")
             diagnostics.append(
-                Diagnostic(code=Code.PERMISSION_NOT_READ, message=message.replace("the unit is", withdrawn),
-                           file=file, line=number, col=col, author_only=True)
+                Diagnostic(
+                    code=Code.PERMISSION_NOT_READ,
+                    message=message.replace("the unit is", withdrawn),
+                    file=file,
+                    line=number,
+                    col=col,
+                    author_only=True,
+                )
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
 
@@ -222,8 +232,10 @@ def _question_pairs(paragraphs: Iterator[list[tuple[int, str]]]) -> Iterator[tup
 
 
 def _answer(lines: list[tuple[int, str]], answer_at: int) -> tuple[list[tuple[int, str]], str]:
-    question = " ".join(_QUESTION_LABEL.sub("", line, count=1).strip() if i == 0 else line.strip()
-                        for i, (_, line) in enumerate(lines[:answer_at]))
+    question = " ".join(
+        _QUESTION_LABEL.sub("", line, count=1).strip() if i == 0 else line.strip()
+        for i, (_, line) in enumerate(lines[:answer_at])
+    )
     number, first = lines[answer_at]
     label = ANSWER_LABEL.match(first)
     assert label is not None
@@ -293,8 +305,11 @@ def _steps(paragraph: list[tuple[int, str]]) -> list[str] | None:
 def _procedure(paragraph: list[tuple[int, str]], steps: list[str], heading: str | None) -> _Unit:
     """A numbered list is a procedure: one unit, its steps numbered as written."""
     body = "\n".join(f"{n}. {step}" for n, step in enumerate(steps, start=1))
-    fields = {"Role": Role.PROCEDURE.value, "Topic": heading or " ".join(steps[0].split()[:_TOPIC_WORDS]).rstrip(".,;:!?"),
-              "Procedure": body}
+    fields = {
+        "Role": Role.PROCEDURE.value,
+        "Topic": heading or " ".join(steps[0].split()[:_TOPIC_WORDS]).rstrip(".,;:!?"),
+        "Procedure": body,
+    }
     number, line = paragraph[0]
     return (number, len(line) - len(line.lstrip()) + 1), _with_title(fields, heading)
 

@@ -14,9 +14,16 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from core.cnl.permissions import permission_comment, permission_heading, permission_inline, permission_label, permission_line, unread_message
+from core.cnl.permissions import (
+    permission_comment,
+    permission_heading,
+    permission_inline,
+    permission_label,
+    permission_line,
+    unread_message,
+)
 from core.cnl.validate import Token, UnitDraft, source_lines
-from core.diagnostics import Code, Diagnostic, did_you_mean
+from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent, KnowledgeUnit
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -86,7 +93,9 @@ def _read_string(line: str, number: int, start: int) -> tuple[str, int]:
         else:
             out.append(char)
         pos += 1
-    raise _LineError(Code.UNTERMINATED_STRING, "string is not closed before the end of the line", Token('"', number, start + 1))
+    raise _LineError(
+        Code.UNTERMINATED_STRING, "string is not closed before the end of the line", Token('"', number, start + 1)
+    )
 
 
 def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
@@ -150,7 +159,9 @@ class _Labels:
         label = statement.label
         if label is None:
             verb = statement.verb.text
-            return [problem or _error(self.file, Code.MALFORMED_LINE, f"'{verb}' needs a label such as @k1", statement.verb)]
+            return [
+                problem or _error(self.file, Code.MALFORMED_LINE, f"'{verb}' needs a label such as @k1", statement.verb)
+            ]
         name = label.text[1:]
         if name in self.declared:
             first = self.declared[name][0]
@@ -237,9 +248,13 @@ def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
         if hit is not None:
             name, label, col = hit
             message = unread_message(name, label, where).replace(
-                "the unit is withdrawn", "every unit of this file is withdrawn")
-            found.append(Diagnostic(code=Code.PERMISSION_NOT_READ, message=message, file=file, line=number, col=col,
-                                    author_only=True))
+                "the unit is withdrawn", "every unit of this file is withdrawn"
+            )
+            found.append(
+                Diagnostic(
+                    code=Code.PERMISSION_NOT_READ, message=message, file=file, line=number, col=col, author_only=True
+                )
+            )
     return found
 
 
@@ -289,7 +304,11 @@ def _unit_statement(statement: Statement, labels: _Labels, drafts: list[UnitDraf
     if statement.verb.text == "set":
         problem = _set_unit_field(statement, labels, file)
         return [problem] if problem else []
-    return [_error(file, Code.MALFORMED_LINE, f"unknown statement {statement.verb.text!r}; expected ku or set", statement.verb)]
+    return [
+        _error(
+            file, Code.MALFORMED_LINE, f"unknown statement {statement.verb.text!r}; expected ku or set", statement.verb
+        )
+    ]
 
 
 def _declare_unit(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:
@@ -303,8 +322,9 @@ def _declare_unit(statement: Statement, labels: _Labels, drafts: list[UnitDraft]
     if written is not None:
         name, label, col = written
         at = statement.args[1].token
-        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit id"),
-                       Token(name, at.line, at.col + col))
+        draft.diagnose(
+            Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit id"), Token(name, at.line, at.col + col)
+        )
     problems = labels.declare(statement, draft, problem)
     if draft is not None and not problems:
         drafts.append(draft)
@@ -371,11 +391,15 @@ def parse_intents(text: str, file: str = "<intent>") -> tuple[list[Intent], list
         if draft.broken:
             continue
         if "output" not in draft.fields:
-            diagnostics.append(_error(file, Code.MISSING_INTENT_OUTPUT, "intent has no `set $ref output ...`", draft.at))
+            diagnostics.append(
+                _error(file, Code.MISSING_INTENT_OUTPUT, "intent has no `set $ref output ...`", draft.at)
+            )
         else:
             intents.append(draft.build())
     if not seen_intent:
-        diagnostics.append(Diagnostic(code=Code.EMPTY_INTENT_DOCUMENT, message="the document declares no intent", file=file))
+        diagnostics.append(
+            Diagnostic(code=Code.EMPTY_INTENT_DOCUMENT, message="the document declares no intent", file=file)
+        )
     diagnostics.sort(key=lambda d: (d.line, d.col))
     return intents, diagnostics
 
@@ -387,7 +411,11 @@ def _intent_statement(statement: Statement, labels: _Labels, drafts: list[_Inten
     if verb in _MODIFIERS:
         problem = _modify_intent(statement, labels, file)
         return [problem] if problem else []
-    return [_error(file, Code.MALFORMED_LINE, f"unknown statement {verb!r}; expected intent, set or constrain", statement.verb)]
+    return [
+        _error(
+            file, Code.MALFORMED_LINE, f"unknown statement {verb!r}; expected intent, set or constrain", statement.verb
+        )
+    ]
 
 
 def _declare_intent(statement: Statement, labels: _Labels, drafts: list[_IntentDraft], file: str) -> list[Diagnostic]:
@@ -397,7 +425,10 @@ def _declare_intent(statement: Statement, labels: _Labels, drafts: list[_IntentD
         act, target = statement.args
         if act.kind != "atom" or act.token.text.lower() not in _ACTS:
             problem = _error(
-                file, Code.INVALID_ACT_VALUE, f"invalid act {act.token.text!r}: expected {', '.join(Act)}{did_you_mean(act.token.text, Act)}", act.token
+                file,
+                Code.INVALID_ACT_VALUE,
+                f"invalid act {act.token.text!r}: expected {', '.join(Act)}{did_you_mean(act.token.text, Act)}",
+                act.token,
             )
         elif target.kind not in ("atom", "string") or not target.token.text.strip():
             problem = _error(file, Code.MALFORMED_LINE, "expected the intent's target text", target.token)

@@ -15,9 +15,9 @@ from core.cnl.permissions import permission_inline, permission_line
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
 from core.cnl.validate import source_lines
-from core.collector import collector_paused
-from core.diagnostics import Code, Diagnostic, for_author
-from core.safe_io import FileTooLarge, UnsafePath, read_regular
+from core.infra.collector import collector_paused
+from core.infra.diagnostics import Code, Diagnostic, for_author
+from core.infra.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit, is_public
 
 # Files above this are refused before reading (FILE_TOO_LARGE). 4 MB is a long book in plain
@@ -43,7 +43,13 @@ class Format(StrEnum):
     JSONL = "jsonl"
 
 
-SUFFIX_FORMATS = {".md": Format.MARKDOWN, ".cnl": Format.SOP, ".txt": Format.TEXT, ".nl": Format.TEXT, ".jsonl": Format.JSONL}
+SUFFIX_FORMATS = {
+    ".md": Format.MARKDOWN,
+    ".cnl": Format.SOP,
+    ".txt": Format.TEXT,
+    ".nl": Format.TEXT,
+    ".jsonl": Format.JSONL,
+}
 # Folder scans read these; `.jsonl` only when named explicitly (`--kb corpus.jsonl`), since traces
 # are JSON Lines too and are often saved next to the KB they came from.
 FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
@@ -99,7 +105,8 @@ def labelled_for_author(diagnostics: list[Diagnostic], text: str, first_line: in
         return diagnostics
     lines = source_lines(text)
     return [
-        d if d.author_only or not 0 <= d.line - first_line < len(lines) or not carries_label(lines[d.line - first_line])
+        d
+        if d.author_only or not 0 <= d.line - first_line < len(lines) or not carries_label(lines[d.line - first_line])
         else for_author([d])[0]
         for d in diagnostics
     ]
@@ -141,7 +148,9 @@ def read_file(path: Path, kind: Format | str | None = None) -> ReadResult:
     file = str(path)
     if kind is None and path.suffix.lower() not in SUFFIX_FORMATS:
         expected = ", ".join(SUFFIX_FORMATS)
-        return _failed(Code.UNSUPPORTED_FILE_TYPE, f"unsupported file type {path.suffix or '(none)'!r}; expected {expected}", file)
+        return _failed(
+            Code.UNSUPPORTED_FILE_TYPE, f"unsupported file type {path.suffix or '(none)'!r}; expected {expected}", file
+        )
     text = load_text(path, read_cap(path, kind))
     if isinstance(text, Diagnostic):
         return ReadResult([], [text])

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.cnl.permissions import permission_inline, permission_label, unread_message
-from core.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
+from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
 # Fields that restrict who sees a unit: written but left empty, they would make it public.
@@ -72,11 +72,26 @@ FIELD_KEYS: dict[str, str] = {
 LIST_FIELDS = frozenset({"utility_acts", "phase_scopes", "acl"})
 # The Markdown name of each attribute, used in messages and by the writer.
 FIELD_LABELS: dict[str, str] = {
-    "id": "Id", "source_id": "SourceId", "chunk_id": "ChunkId", "role": "Role", "topic": "Topic",
-    "claim": "Claim", "procedure": "Procedure", "condition": "Condition", "utility_acts": "UtilityActs",
-    "utility_note": "UtilityNote", "phase_scopes": "PhaseScopes", "title": "Title", "subject": "Subject",
-    "relation": "Relation", "object": "Object", "confidence": "Confidence", "acl": "Acl", "region": "Region",
-    "effective_from": "EffectiveFrom", "effective_to": "EffectiveTo",
+    "id": "Id",
+    "source_id": "SourceId",
+    "chunk_id": "ChunkId",
+    "role": "Role",
+    "topic": "Topic",
+    "claim": "Claim",
+    "procedure": "Procedure",
+    "condition": "Condition",
+    "utility_acts": "UtilityActs",
+    "utility_note": "UtilityNote",
+    "phase_scopes": "PhaseScopes",
+    "title": "Title",
+    "subject": "Subject",
+    "relation": "Relation",
+    "object": "Object",
+    "confidence": "Confidence",
+    "acl": "Acl",
+    "region": "Region",
+    "effective_from": "EffectiveFrom",
+    "effective_to": "EffectiveTo",
 }
 _TRIPLE = ("subject", "relation", "object")
 _VALUE_CODES = {
@@ -95,7 +110,11 @@ _ALLOWED = {
     "effective_from": "an ISO date such as 2026-04-01",
     "effective_to": "an ISO date such as 2026-04-01",
 }
-_CHOICES = {"role": [r.value for r in Role], "relation": [r.value for r in Relation], "utility_acts": [a.value for a in Act]}
+_CHOICES = {
+    "role": [r.value for r in Role],
+    "relation": [r.value for r in Relation],
+    "utility_acts": [a.value for a in Act],
+}
 _ROLES_BY_FOLD = {role.value.casefold(): role.value for role in Role}
 
 
@@ -189,8 +208,11 @@ class UnitDraft:
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
             written, label, col = found
             where = f"inside the {FIELD_LABELS[key]} value"
-            self.diagnose(Code.PERMISSION_NOT_READ, unread_message(written, label, where),
-                          Token(written, segment.line, segment.col + col - 1))
+            self.diagnose(
+                Code.PERMISSION_NOT_READ,
+                unread_message(written, label, where),
+                Token(written, segment.line, segment.col + col - 1),
+            )
 
     def _accept(self, name: Token) -> str | None:
         key = field_key(name.text)
@@ -228,7 +250,9 @@ class UnitDraft:
     def _touches_permissions(self, diagnostics: list[Diagnostic]) -> bool:
         """Whether the unit writes a permission field or a look-alike of one: then it was meant to
         be restricted, and what is wrong with it is the author's business only."""
-        return any(key in self._fields for key in PERMISSION_FIELDS) or any(d.code in PERMISSION_CODES for d in diagnostics)
+        return any(key in self._fields for key in PERMISSION_FIELDS) or any(
+            d.code in PERMISSION_CODES for d in diagnostics
+        )
 
     def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -320,9 +344,12 @@ class UnitDraft:
         for key in PERMISSION_FIELDS:
             field = self._fields.get(key)
             if field is not None and field.value in ("", ()):
-                self.diagnose(Code.MISSING_REQUIRED_FIELD,
-                              f"{FIELD_LABELS[key]} is empty: write a value or remove the line "
-                              "(an empty one would make the unit visible to more callers)", field.name)
+                self.diagnose(
+                    Code.MISSING_REQUIRED_FIELD,
+                    f"{FIELD_LABELS[key]} is empty: write a value or remove the line "
+                    "(an empty one would make the unit visible to more callers)",
+                    field.name,
+                )
         acl, region = self._fields.get("acl"), self._fields.get("region")
         written = [("tag", token.text, token) for token in (acl.values if acl else ())]
         if region is not None and region.value:

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.memory.cited import UNPINNED, merged
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, record_id
-from core.retrieval.hdc_vectors import DIMENSIONS, bundle
+from core.retrieval.hdc.vectors import DIMENSIONS, bundle
 
 
 def bucket_of(i: int, n: int, k: int) -> int:
@@ -40,9 +40,7 @@ def cosines(vectors: np.ndarray, centroid: np.ndarray) -> np.ndarray:
     return 1.0 - 2.0 * distances / DIMENSIONS
 
 
-def compact(
-    turns: Sequence[MemoryRecord], k: int, vector: Callable[[MemoryRecord], np.ndarray]
-) -> list[MemoryRecord]:
+def compact(turns: Sequence[MemoryRecord], k: int, vector: Callable[[MemoryRecord], np.ndarray]) -> list[MemoryRecord]:
     """One summary record per bucket of `turns` (raw turns only; summaries are never re-compacted)."""
     ordered = sorted((t for t in turns if t.kind == "turn"), key=lambda t: (t.ts, t.id))
     summaries = []

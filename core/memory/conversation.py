@@ -20,8 +20,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from core.config import HdcConfig, MemoryConfig
-from core.diagnostics import Code, Diagnostic
+from core.infra.config import HdcConfig, MemoryConfig
+from core.infra.diagnostics import Code, Diagnostic
 from core.memory import vectors
 from core.memory.cited import CitedView, usable
 from core.memory.compaction import compact
@@ -29,15 +29,16 @@ from core.memory.journal import Change, Ephemeral, Journal, MemoryFileError, Rep
 from core.memory.records import MAX_TEXT_CHARS, MemoryRecord, Scope, caller_digest, record_id
 from core.memory.scoring import RecordArrays, ScoredRecord, score_records
 from core.memory.store import MemoryStore
-from core.retrieval.hdc import encoding_options, field_scores, noise_floor, token_vectors
-from core.retrieval.hdc_vectors import WORDS, encode_ngrams, encode_ngrams_batch
-from core.text import tokenize
+from core.retrieval.hdc.encoding import encoding_options, field_scores, noise_floor, token_vectors
+from core.retrieval.hdc.vectors import WORDS, encode_ngrams, encode_ngrams_batch
+from core.text.tokenizer import tokenize
 from core.units import Caller
 
 T = TypeVar("T")
 
 # At most this many of a file's loader problems become warnings of one command; the rest are counted.
 SHOWN_PROBLEMS = 3
+
 
 class Conversation:
     def __init__(
@@ -87,8 +88,10 @@ class Conversation:
     @property
     def problems(self) -> list[Diagnostic]:
         """What reading the files found: lines dropped, files that could not be read."""
-        unread = [Diagnostic(code=Code.FILE_UNREADABLE, message=f"memory not read: {why}", file=str(self._path(scope)))
-                  for scope, why in self._failed.items()]
+        unread = [
+            Diagnostic(code=Code.FILE_UNREADABLE, message=f"memory not read: {why}", file=str(self._path(scope)))
+            for scope, why in self._failed.items()
+        ]
         return [*unread, *(d for replay in self._state.values() for d in replay.problems)]
 
     def take_warnings(self) -> list[str]:
@@ -246,8 +249,9 @@ class Conversation:
         except MemoryFileError as exc:
             self._warn(f"memory not compacted: {exc}")
 
-    def _record(self, scope: Scope, kind: str, question: str, lead: str, entity: str,
-                cited: dict[str, str], turn: int) -> MemoryRecord:
+    def _record(
+        self, scope: Scope, kind: str, question: str, lead: str, entity: str, cited: dict[str, str], turn: int
+    ) -> MemoryRecord:
         now = self.clock()
         return MemoryRecord(
             id=record_id(self.caller, self.name or "", kind, now, turn, question),
@@ -320,8 +324,9 @@ class Conversation:
         keys = [self._key(r) for r in records]
         missing = {k: r for k, r in zip(keys, records) if k not in self._vectors}
         if missing:
-            encoded = encode_ngrams_batch([tokenize(r.text) for r in missing.values()], self.hdc.seed,
-                                          token_vectors(self.hdc))
+            encoded = encode_ngrams_batch(
+                [tokenize(r.text) for r in missing.values()], self.hdc.seed, token_vectors(self.hdc)
+            )
             self._vectors.update(zip(missing, encoded))
         return np.vstack([self._vectors[k] for k in keys]) if keys else np.zeros((0, WORDS), dtype=np.uint64)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagger import tag_text
-from core.words import WH_AND_QUANTIFIERS
+from core.text.words import WH_AND_QUANTIFIERS
 
 # Words in a noun phrase that name nothing a follow-up could point back to.
 _EMPTY = {"PRON", "DET", "PUNCT", "ADV"}
@@ -22,9 +22,17 @@ def entity_of(question: str) -> str:
         return named
     phrases = []
     for start, end in noun_phrases(tagged):
-        words = [(i, w, t) for i, (w, t) in enumerate(tagged[start:end], start) if t not in _EMPTY and w.lower() not in WH_AND_QUANTIFIERS]
-        if len(words) > 1 and words[-1][0] + 1 < len(tagged) and tagged[words[-1][0] + 1][1] in _PARTICLE \
-                and words[-1][0] + 2 >= len(tagged) - 1:
+        words = [
+            (i, w, t)
+            for i, (w, t) in enumerate(tagged[start:end], start)
+            if t not in _EMPTY and w.lower() not in WH_AND_QUANTIFIERS
+        ]
+        if (
+            len(words) > 1
+            and words[-1][0] + 1 < len(tagged)
+            and tagged[words[-1][0] + 1][1] in _PARTICLE
+            and words[-1][0] + 2 >= len(tagged) - 1
+        ):
             words.pop()
         if words:
             phrases.append(words)

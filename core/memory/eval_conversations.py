@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.kernel.contract import Request
 from core.memory.conversation import Conversation
-from core.memory.turns import remember, with_memory
-from core.plugins.base import Request
 from core.memory.records import caller_digest
+from core.memory.turns import remember, with_memory
 
 if TYPE_CHECKING:
-    from core.session import Session
+    from core.kernel.session import Session
 
 
 class Conversations:
@@ -27,8 +27,9 @@ class Conversations:
         key = (name, caller_digest(request.caller))
         conversation = self._open.get(key)
         if conversation is None:
-            conversation = Conversation(request.caller, None, self.session.engine_config.memory,
-                                        self.session.retrieval.hdc)
+            conversation = Conversation(
+                request.caller, None, self.session.engine_config.memory, self.session.retrieval.hdc
+            )
             self._open[key] = conversation
         view = self.session.view(request.caller)
         events = list(self.session.run(with_memory(request, conversation, view)))

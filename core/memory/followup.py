@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import choose, pronoun_groups, rewrite
-from core.tagging import tag_text
-from core.words import FRAME_AUXILIARIES, WH_WORDS
+from core.nlp.tagging import tag_text
+from core.text.words import FRAME_AUXILIARIES, WH_WORDS
 
 _ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about)\s+(?P<what>[^?]+?)\s*\??\s*$", re.IGNORECASE)
 _SAME = re.compile(r"\bthe same(?:\s+(?P<what>\w+))?\b", re.IGNORECASE)
@@ -89,9 +89,11 @@ def resolve(question: str, candidates: Sequence[Candidate], min_score: float, be
         filled = _same(same.group("what"), usable)
         if filled is not None:
             text, source = filled
-            rewritten = rewritten[: same.start()] + text + rewritten[same.end():]
-            notes.append(f"{same.group(0)} → {text}, an earlier {same.group('what')}, from turn {source.turn}, "
-                         f"memory score {source.score:.2f}")
+            rewritten = rewritten[: same.start()] + text + rewritten[same.end() :]
+            notes.append(
+                f"{same.group(0)} → {text}, an earlier {same.group('what')}, from turn {source.turn}, "
+                f"memory score {source.score:.2f}"
+            )
             used.append(source.id)
     return Resolution(rewritten, tuple(notes), tuple(dict.fromkeys(used)), tuple(unresolved))
 
@@ -100,9 +102,17 @@ def _turn_texts(usable: Sequence[Candidate]) -> list[TurnText]:
     """The latest turns' questions, leads and (the latest turn's) cited text."""
     turns = sorted({c.turn: c for c in usable if c.turn > 0}.values(), key=lambda c: -c.turn)[:RECENT_TURNS]
     latest = turns[0].turn if turns else 0
-    return [TurnText(latest - c.turn, c.question, c.lead, entity=c.entity,
-                     story=c.story if c.turn == latest else (), document=c.document if c.turn == latest else "")
-            for c in turns]
+    return [
+        TurnText(
+            latest - c.turn,
+            c.question,
+            c.lead,
+            entity=c.entity,
+            story=c.story if c.turn == latest else (),
+            document=c.document if c.turn == latest else "",
+        )
+        for c in turns
+    ]
 
 
 def _same(what: str, usable: Sequence[Candidate]) -> tuple[str, Candidate] | None:
@@ -116,7 +126,7 @@ def _same(what: str, usable: Sequence[Candidate]) -> tuple[str, Candidate] | Non
 
 
 def _lemma(word: str) -> str:
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     lexicon = lexicon_or_none()
     return lexicon.lemma(word, "NOUN") if lexicon is not None else word
@@ -130,24 +140,36 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
         return Resolution(question)  # "And what should X not get close to?" is a question of its own
     base = max(usable, key=lambda c: c.turn)
     if pronoun_groups(base.question):
-        return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question "
-                                                f"\"{base.question}\" still has a pronoun",))
+        return Resolution(
+            question,
+            unresolved=(
+                f'{question.strip()} left as asked: turn {base.turn}\'s question "{base.question}" still has a pronoun',
+            ),
+        )
     slot = _slot(base.question, what, base.entity)
     if slot is None:
-        return Resolution(question, unresolved=(f"{question.strip()} left as asked: turn {base.turn}'s question has no "
-                                                f"{what.strip()}-like slot",))
+        return Resolution(
+            question,
+            unresolved=(
+                f"{question.strip()} left as asked: turn {base.turn}'s question has no {what.strip()}-like slot",
+            ),
+        )
     start = base.question.index(slot)
-    rewritten = base.question[:start] + what + base.question[start + len(slot):]
+    rewritten = base.question[:start] + what + base.question[start + len(slot) :]
     note = f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}"
     return Resolution(rewritten, (note,), (base.id,))
 
 
 def _noun_phrase(what: str) -> bool:
-    """"And the swarm fee?", "What about Petrel?": the rest is a noun phrase, not a clause ("what
+    """ "And the swarm fee?", "What about Petrel?": the rest is a noun phrase, not a clause ("what
     should X not get close to") nor a place phrase ("to the south", whose frame English cannot say)."""
     tags = [t.tag for t in tag_text(what)]
-    return bool(tags) and tags[0] not in ("ADP", "ADV", "SCONJ") and not {"VERB", "AUX"} & set(tags) and \
-        what.split()[0].lower() not in WH_WORDS
+    return (
+        bool(tags)
+        and tags[0] not in ("ADP", "ADV", "SCONJ")
+        and not {"VERB", "AUX"} & set(tags)
+        and what.split()[0].lower() not in WH_WORDS
+    )
 
 
 def _slot(frame: str, what: str, entity: str) -> str | None:
@@ -165,11 +187,14 @@ def _slot(frame: str, what: str, entity: str) -> str | None:
 
 
 def _why(question: str, usable: Sequence[Candidate]) -> Resolution:
-    """"Why?" after a yes/no question ("Did Anna go home?") asks why of that question's claim."""
+    """ "Why?" after a yes/no question ("Did Anna go home?") asks why of that question's claim."""
     base = max(usable, key=lambda c: c.turn)
     first = base.question.split(maxsplit=1)
     if len(first) < 2 or first[0].lower() not in FRAME_AUXILIARIES or pronoun_groups(base.question):
         return Resolution(question)
     rewritten = f"Why {first[0].lower()} {first[1]}"
-    return Resolution(rewritten, (f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}",),
-                      (base.id,))
+    return Resolution(
+        rewritten,
+        (f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}",),
+        (base.id,),
+    )

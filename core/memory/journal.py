@@ -35,10 +35,10 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from core.config import MemoryConfig
-from core.diagnostics import Code, Diagnostic, Severity
+from core.infra.config import MemoryConfig
+from core.infra.diagnostics import Code, Diagnostic, Severity
+from core.infra.safe_io import UnsafePath, atomic_write_bytes
 from core.memory.records import MemoryRecord
-from core.safe_io import UnsafePath, atomic_write_bytes
 
 # How long a change waits for another process's lock before giving up (a stopped process may hold it).
 LOCK_WAIT_SECONDS = 10.0
@@ -198,7 +198,7 @@ class Journal:
             handle.seek(max(0, size - cap))
             data = handle.read(cap)
         if size > cap:
-            data = data[data.find(b"\n") + 1:]  # the first line is cut: it starts before the window
+            data = data[data.find(b"\n") + 1 :]  # the first line is cut: it starts before the window
         end = data.rfind(b"\n") + 1
         if end < len(data) and repair and size <= cap:
             self._cut(end)
@@ -230,12 +230,18 @@ class Journal:
         replay = Replay(problems=list(fold.problems), dead=fold.dropped, size=size, fold=fold)
         records = sorted(fold.live.values(), key=lambda r: (r.ts, r.id))
         if size > self.config.max_file_bytes:
-            replay.problems.append(self._problem(
-                Code.FILE_TOO_LARGE, f"memory file over maxFileBytes ({size} > {self.config.max_file_bytes} bytes): "
-                f"its oldest records are left out", 1, Severity.WARNING))
+            replay.problems.append(
+                self._problem(
+                    Code.FILE_TOO_LARGE,
+                    f"memory file over maxFileBytes ({size} > {self.config.max_file_bytes} bytes): "
+                    f"its oldest records are left out",
+                    1,
+                    Severity.WARNING,
+                )
+            )
             replay.dead += 1
         replay.dead += max(0, len(records) - self.config.max_records)
-        replay.records = records[-self.config.max_records:]
+        replay.records = records[-self.config.max_records :]
         return replay
 
     def _extended(self, before: Replay, entries: Sequence[MemoryRecord | Tombstone], fd: int) -> Replay:
@@ -286,8 +292,9 @@ class Journal:
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while not _try_lock(fd):
             if time.monotonic() > deadline:
-                raise MemoryFileError(self.path,
-                                      f"busy: another process held its lock for over {LOCK_WAIT_SECONDS:g} s")
+                raise MemoryFileError(
+                    self.path, f"busy: another process held its lock for over {LOCK_WAIT_SECONDS:g} s"
+                )
             time.sleep(_LOCK_POLL_SECONDS)
 
     def _sweep(self) -> None:
@@ -341,7 +348,7 @@ class Transaction:
         config = self.journal.config
         ordered = sorted(self.records if records is None else records, key=lambda r: (r.ts, r.id))
         lines = [r.model_dump_json() + "\n" for r in ordered]
-        lines = lines[-config.max_records:]
+        lines = lines[-config.max_records :]
         size = sum(len(line.encode()) for line in lines)
         while lines and size > config.max_file_bytes:
             size -= len(lines.pop(0).encode())
@@ -357,8 +364,9 @@ class Transaction:
     def _check_writable(self) -> None:
         info = self.journal._stat()
         if info is not None and not info.st_mode & stat.S_IWUSR:
-            raise MemoryFileError(self.journal.path, f"is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
-                                                     f"nothing is recorded")
+            raise MemoryFileError(
+                self.journal.path, f"is read-only (mode {stat.S_IMODE(info.st_mode):04o}); nothing is recorded"
+            )
 
 
 def writable_folder(folder: Path) -> None:
@@ -372,8 +380,9 @@ def writable_folder(folder: Path) -> None:
         raise MemoryFileError(folder, "memory folder is not a folder")
     needed = stat.S_IWUSR | stat.S_IXUSR
     if info.st_mode & needed != needed or not os.access(folder, os.W_OK | os.X_OK):
-        raise MemoryFileError(folder, f"memory folder is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
-                                      f"nothing is recorded there")
+        raise MemoryFileError(
+            folder, f"memory folder is read-only (mode {stat.S_IMODE(info.st_mode):04o}); nothing is recorded there"
+        )
 
 
 def write_all(fd: int, data: bytes) -> None:

@@ -4,7 +4,7 @@ A conversation's referents come from three places: the questions asked before (a
 answers given (their leads), and the story's own text the last answer cited (its units: CoQA's
 follow-ups point at people in the passage just discussed, not only at what memory recorded).
 Every noun phrase there is a `Mention`, typed by what English lets a pronoun stand for
-(core/coref.py decides it, the same way an answer's own references are resolved):
+(core/answer/coref.py decides it, the same way an answer's own references are resolved):
 - a person ("he"/"she"): a name that acts, or a phrase whose noun is a kind of person ("the
   farmer", "her mother"), with a gender when the lexicon gives its noun one ("mother" is female)
   or the text refers to the name as "he" or "she" in the sentence that names it or the next;
@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from core.answer.coref import antecedents, noun_classes
 from core.cnl.plaintext import split_sentences
-from core.coref import antecedents, noun_classes
-from core.tagging import tag_text
-from core.words import MEASURE_CLASSES, MENTION_PREPOSITIONS, MENTION_WH, POSSESSIVES, PRONOUN_GROUPS
+from core.nlp.tagging import tag_text
+from core.text.words import MEASURE_CLASSES, MENTION_PREPOSITIONS, MENTION_WH, POSSESSIVES, PRONOUN_GROUPS
 
 Source = Literal["question", "answer", "story"]
 Gender = Literal["he", "she", ""]
@@ -36,8 +36,18 @@ MAX_SENTENCES = 12
 MAX_PER_TURN = 60
 # A kinship or role noun's gender may sit in its second sense ("sister": a nun first in WordNet).
 _GENDER_SENSES = 2
-_TITLES = {"mr": "he", "mr.": "he", "sir": "he", "mrs": "she", "mrs.": "she", "ms": "she", "ms.": "she",
-           "miss": "she", "lady": "she", "madam": "she"}
+_TITLES = {
+    "mr": "he",
+    "mr.": "he",
+    "sir": "he",
+    "mrs": "she",
+    "mrs.": "she",
+    "ms": "she",
+    "ms.": "she",
+    "miss": "she",
+    "lady": "she",
+    "madam": "she",
+}
 _DETERMINERS = frozenset("a an".split())
 _QUOTES = frozenset("\" “ ‘ ' ``".split())
 _ACRONYM = 5
@@ -113,9 +123,13 @@ def _sentences(text: str) -> list[str]:
 
 def _sentence_mentions(sentence: str, source: Source, back: int, genders: Counter) -> list[Mention]:
     tokens = tag_text(sentence)
-    phrases = [p for p in antecedents(tokens, sentence)
-               if not _quantity(tokens, p.first) and not _asked(tokens, p.first)
-               and not (tokens[p.last].tag == "NOUN" and _time(tokens[p.last].word))]
+    phrases = [
+        p
+        for p in antecedents(tokens, sentence)
+        if not _quantity(tokens, p.first)
+        and not _asked(tokens, p.first)
+        and not (tokens[p.last].tag == "NOUN" and _time(tokens[p.last].word))
+    ]
     out = []
     for at, phrase in enumerate(phrases):
         first = _name_start(tokens, phrase) if phrase.named else phrase.first
@@ -127,15 +141,28 @@ def _sentence_mentions(sentence: str, source: Source, back: int, genders: Counte
             text = f"the {text}"
         elif phrase.first and tokens[phrase.first - 1].word.lower() in POSSESSIVES:
             text = f"{tokens[phrase.first - 1].word} {text}"
-        gender = _title_gender(tokens, phrase.first) or (_noun_gender(words[-1]) if phrase.person and not phrase.named else "")
-        person = phrase.person and not (phrase.named and (_work_or_acronym(tokens, first, phrase.last)
-                                                          or _placed(tokens, phrase.first)))
+        gender = _title_gender(tokens, phrase.first) or (
+            _noun_gender(words[-1]) if phrase.person and not phrase.named else ""
+        )
+        person = phrase.person and not (
+            phrase.named and (_work_or_acronym(tokens, first, phrase.last) or _placed(tokens, phrase.first))
+        )
         personal = person and (not phrase.named or bool(gender) or phrase.text != phrase_text(tokens, phrase, sentence))
-        out.append(Mention(
-            text=text, head=text.split()[-1].lower().strip(".,"), source=source, back=back, subject=at == 0,
-            named=phrase.named, person=person, thing=phrase.thing, several=phrase.several, gender=gender,
-            personal=personal,
-        ))
+        out.append(
+            Mention(
+                text=text,
+                head=text.split()[-1].lower().strip(".,"),
+                source=source,
+                back=back,
+                subject=at == 0,
+                named=phrase.named,
+                person=person,
+                thing=phrase.thing,
+                several=phrase.several,
+                gender=gender,
+                personal=personal,
+            )
+        )
     if out and out[0].named and out[0].person:
         # "Anna went home. She …": the text calls its subject "she" in the same sentence or the next.
         said = {t.word.lower() for t in tokens[phrases[0].last + 1 :]}
@@ -159,7 +186,7 @@ def _name_start(tokens: Sequence, phrase) -> int:
 
 
 def _placed(tokens: Sequence, first: int) -> bool:
-    """"the village of Oswick", "moved to Leeds": a name after a preposition of place or
+    """ "the village of Oswick", "moved to Leeds": a name after a preposition of place or
     belonging is where or what, not who."""
     return first > 0 and tokens[first - 1].word.lower() in MENTION_PREPOSITIONS
 
@@ -173,7 +200,7 @@ def _work_or_acronym(tokens: Sequence, first: int, last: int) -> bool:
 
 
 def _asked(tokens: Sequence, first: int) -> bool:
-    """"What company …?": the phrase a wh-word asks about stands for the answer, not for itself."""
+    """ "What company …?": the phrase a wh-word asks about stands for the answer, not for itself."""
     return tokens[first].word.lower() in MENTION_WH or (first > 0 and tokens[first - 1].word.lower() in MENTION_WH)
 
 
@@ -194,7 +221,7 @@ def _title_gender(tokens: Sequence, first: int) -> Gender:
 
 
 def _noun_gender(noun: str) -> Gender:
-    """"she" for a noun that is a kind of female person or names one ("mother" = female parent)."""
+    """ "she" for a noun that is a kind of female person or names one ("mother" = female parent)."""
     words = {w for name in noun_classes(noun, _GENDER_SENSES) | _synonyms(noun) for w in name.split()}
     female, male = "female" in words, "male" in words
     return "she" if female and not male else "he" if male and not female else ""
@@ -210,7 +237,7 @@ def _gendered(mention: Mention, genders: Counter) -> Mention:
 
 
 def _synonyms(noun: str) -> frozenset[str]:
-    from core.support import lexicon_or_none
+    from core.nlp import lexicon_or_none
 
     lexicon = lexicon_or_none()
     return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()

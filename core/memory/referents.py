@@ -30,12 +30,23 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
-from core.tagging import tag_text
-from core.words import ARTICLES, CAUSATIVES, PRONOUN_GROUPS, UNAMBIGUOUS_POSSESSIVES
+from core.nlp.tagging import tag_text
+from core.text.words import ARTICLES, CAUSATIVES, PRONOUN_GROUPS, UNAMBIGUOUS_POSSESSIVES
 
 WEIGHTS = Path(__file__).resolve().parent / "data" / "referent_weights.json"
-FEATURES = ("bias", "recency", "subject", "repeated", "salience", "named", "personal", "question", "answer", "story",
-            "gender")
+FEATURES = (
+    "bias",
+    "recency",
+    "subject",
+    "repeated",
+    "salience",
+    "named",
+    "personal",
+    "question",
+    "answer",
+    "story",
+    "gender",
+)
 GROUPS = PRONOUN_GROUPS
 _WORD = re.compile(r"[A-Za-z']+")
 # Candidates shown in an explanation: the rest are listed by count only.
@@ -80,7 +91,7 @@ class Choice:
     weights: dict[str, float] = field(default_factory=dict)
 
     def note(self) -> str:
-        """"she → Anna (confidence 0.81; Anna 0.81, her mother 0.12; …)" or why not."""
+        """ "she → Anna (confidence 0.81; Anna 0.81, her mother 0.12; …)" or why not."""
         said = "/".join(self.pronouns)
         listed = ", ".join(f"{c.text} {c.probability:.2f}" for c in self.candidates[:SHOWN])
         more = len(self.candidates) - SHOWN
@@ -93,8 +104,10 @@ class Choice:
         if not self.weights:
             return f"{said} → {self.chosen.text} (the subject of the sentence before, in this question)"
         parts = ", ".join(f"{k} {v:.2f}×{self.weights.get(k, 0.0):+.2f}" for k, v in self.chosen.features.items() if v)
-        return (f"{said} → {self.chosen.text} (confidence {self.chosen.probability:.2f} ≥ {self.threshold:.2f}; "
-                f"features {parts}; candidates {listed})")
+        return (
+            f"{said} → {self.chosen.text} (confidence {self.chosen.probability:.2f} ≥ {self.threshold:.2f}; "
+            f"features {parts}; candidates {listed})"
+        )
 
     @property
     def _best(self) -> float:
@@ -104,7 +117,11 @@ class Choice:
 def pronoun_groups(question: str) -> dict[str, list[str]]:
     """The question's third-person pronouns, grouped by what they stand for."""
     words = [w.lower() for w in _WORD.findall(question)]
-    return {group: [w for w in words if w in members] for group, members in GROUPS.items() if any(w in members for w in words)}
+    return {
+        group: [w for w in words if w in members]
+        for group, members in GROUPS.items()
+        if any(w in members for w in words)
+    }
 
 
 def agrees(group: str, mention: Mention) -> bool:
@@ -181,11 +198,16 @@ def _key(mention: Mention, names: dict[str, str]) -> str:
     return text
 
 
-def choose(question: str, mentions: Sequence[Mention], scorer: Model | None = None,
-           before: Sequence[Mention] = (), document: str = "") -> list[Choice]:
+def choose(
+    question: str,
+    mentions: Sequence[Mention],
+    scorer: Model | None = None,
+    before: Sequence[Mention] = (),
+    document: str = "",
+) -> list[Choice]:
     """A choice for each pronoun group the question holds. `before`: the mentions of the sentences
     asked before it in the same input, where a pronoun continues their subject ("Why was Ruth Berg
-    …? What made her …?"), as English reads a text (core/coref.py); memory is asked only when none
+    …? What made her …?"), as English reads a text (core/answer/coref.py); memory is asked only when none
     there agrees."""
     scorer = scorer or model()
     out = []
@@ -211,7 +233,7 @@ def _said_before(group: str, said: list[str], question: str, own: Sequence[Menti
 
 
 def _bare_infinitive(tokens, index: int) -> bool:
-    """"What made her move?": after a verb of causing or perceiving, "her" is the object and the
+    """ "What made her move?": after a verb of causing or perceiving, "her" is the object and the
     next word a verb, whatever the tagger called it."""
     before = tokens[index - 1].word.lower() if index else ""
     return before in CAUSATIVES and index + 1 < len(tokens) and tokens[index + 1].word.lower() not in ARTICLES
@@ -227,8 +249,9 @@ def rewrite(question: str, choices: Sequence[Choice]) -> str:
         if choice is None:
             continue
         following = tokens[index + 1].tag if index + 1 < len(tokens) else ""
-        possessive = lower in UNAMBIGUOUS_POSSESSIVES or (lower == "her" and following in ("NOUN", "ADJ", "NUM", "PROPN")
-                                              and not _bare_infinitive(tokens, index))
+        possessive = lower in UNAMBIGUOUS_POSSESSIVES or (
+            lower == "her" and following in ("NOUN", "ADJ", "NUM", "PROPN") and not _bare_infinitive(tokens, index)
+        )
         text = choice.chosen.text
         pieces += [question[at : token.start], f"{text}'s" if possessive else text]
         at = token.end

@@ -4,7 +4,7 @@
     score = base · Q                   Q = 1 − δ·decay_rate for summaries, 1 otherwise
 
 `sim` is the question's HDC similarity to the record's text mapped to [0, 1] the way the HDC lane
-maps a field's similarity (`core.retrieval.hdc.calibrate`), so it means the same thing in both places.
+maps a field's similarity (`core.retrieval.hdc.encoding.calibrate`), so it means the same thing in both places.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.config import MemoryConfig
+from core.infra.config import MemoryConfig
 from core.memory.records import MemoryRecord
 
 
@@ -70,7 +70,10 @@ class RecordArrays:
 
 
 def score_records(
-    records: Sequence[MemoryRecord] | RecordArrays, sims: np.ndarray, now: float, config: MemoryConfig,
+    records: Sequence[MemoryRecord] | RecordArrays,
+    sims: np.ndarray,
+    now: float,
+    config: MemoryConfig,
     limit: int | None = None,
 ) -> list[ScoredRecord]:
     """The records with their score parts, best first (ties: newer first, then id); `limit` keeps the best few."""
@@ -80,7 +83,13 @@ def score_records(
     scores = (config.alpha * sims + config.beta * r + config.gamma * arrays.scope_weight) * arrays.quality
     order = np.lexsort((arrays.ids, -arrays.ts, -scores))[:limit]
     return [
-        ScoredRecord(arrays.records[i], float(sims[i]), float(r[i]), float(arrays.scope_weight[i]),
-                     float(arrays.quality[i]), float(scores[i]))
+        ScoredRecord(
+            arrays.records[i],
+            float(sims[i]),
+            float(r[i]),
+            float(arrays.scope_weight[i]),
+            float(arrays.quality[i]),
+            float(scores[i]),
+        )
         for i in order.tolist()
     ]

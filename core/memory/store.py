@@ -18,7 +18,7 @@ import re
 import stat
 from pathlib import Path
 
-from core.config import MemoryConfig
+from core.infra.config import MemoryConfig
 from core.memory.journal import Journal, MemoryFileError, writable_folder
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.events import AnswerReady, IntentDetected, MemoryUse, RunStarted
+from core.kernel.contract import Request
+from core.kernel.events import AnswerReady, IntentDetected, MemoryUse, RunStarted
 from core.memory.cited import CitedView, cited_digests
 from core.memory.conversation import Conversation
 from core.memory.entities import entity_of
 from core.memory.scoring import ScoredRecord
-from core.plugins.base import Request
 
 # How many of the best records a request is offered: a follow-up points back a few turns at most.
 OFFERED = 5
@@ -54,10 +54,20 @@ def pinned(turn: Turn, events: Sequence[object], view: VersionedView | None) -> 
 def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[MemoryUse, ...]:
     return tuple(
         MemoryUse(
-            id=s.record.id, turn=s.record.turn, scope=s.record.scope, kind=s.record.kind,
-            question=s.record.question, lead=s.record.lead, entity=s.record.entity, unit_ids=s.record.unit_ids,
+            id=s.record.id,
+            turn=s.record.turn,
+            scope=s.record.scope,
+            kind=s.record.kind,
+            question=s.record.question,
+            lead=s.record.lead,
+            entity=s.record.entity,
+            unit_ids=s.record.unit_ids,
             unit_digests=s.record.unit_digests,
-            sim=s.sim, recency=s.recency, scope_weight=s.scope_weight, quality=s.quality, score=s.score,
+            sim=s.sim,
+            recency=s.recency,
+            scope_weight=s.scope_weight,
+            quality=s.quality,
+            score=s.score,
         )
         for s in scored[:limit]
     )

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from core.memory.records import MemoryRecord
-from core.retrieval.hdc_vectors import WORDS
+from core.infra.safe_io import atomic_write_bytes
 from core.memory.journal import write_all
-from core.safe_io import atomic_write_bytes
+from core.memory.records import MemoryRecord
+from core.retrieval.hdc.vectors import WORDS
 
 _MAGIC = b"mrptui-memory-vectors-1\n"
 _KEY_BYTES = 16
@@ -41,8 +41,9 @@ def header(options: Mapping[str, object]) -> bytes:
 
 
 def key(record: MemoryRecord) -> bytes:
-    return hashlib.blake2b(f"{record.id}\x1f{record.text}".encode("utf-8", "surrogatepass"),
-                           digest_size=_KEY_BYTES).digest()
+    return hashlib.blake2b(
+        f"{record.id}\x1f{record.text}".encode("utf-8", "surrogatepass"), digest_size=_KEY_BYTES
+    ).digest()
 
 
 class SideFile:

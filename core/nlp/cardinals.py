@@ -9,7 +9,8 @@ the Roman numerals "x" and "l" (docs/decisions.md, "Cardinal words").
 """
 
 from __future__ import annotations
-from core.words import CARDINAL_TEENS, CARDINAL_TENS, CARDINAL_UNITS
+
+from core.text.words import CARDINAL_TEENS, CARDINAL_TENS, CARDINAL_UNITS
 
 # Multipliers: "two hundred", "a dozen" (twelve of what follows).
 _SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}

@@ -7,7 +7,7 @@ adjectives and adverbs before one or more nouns or proper nouns ("the two old Ro
 the tagger calls VERB ("a refurbished notebook"). Pronouns are not chunks: callers that
 resolve them see the PRON tag directly.
 
-The parser's modules are loaded on the first call, without `import nltk` (core/submodule.py).
+The parser's modules are loaded on the first call, without `import nltk` (core/infra/submodule.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.infra.submodule import import_submodule
 from core.nlp.lazy import Lazy
-from core.submodule import import_submodule
 
 if TYPE_CHECKING:
     from nltk.chunk.regexp import RegexpParser

@@ -131,9 +131,7 @@ class Lexicon:
         """Every sense of every lemma of `word`, likeliest lemma first; with `limit`, only each
         lemma's first `limit` senses in each part of speech (WordNet lists the commonest first)."""
         return tuple(
-            synset
-            for wid, code in self._candidates(word, pos)
-            for synset in self._senses(wid, (code,))[:limit]
+            synset for wid, code in self._candidates(word, pos) for synset in self._senses(wid, (code,))[:limit]
         )
 
     # -- the API -----------------------------------------------------------------------------
@@ -294,7 +292,7 @@ class Lexicon:
         return None
 
     def _sense(self, word: _Word, synset: int) -> str:
-        """"; notebook as 'a small compact portable computer'" when the word has other senses."""
+        """ "; notebook as 'a small compact portable computer'" when the word has other senses."""
         if len(self._synsets(word.text, word.pos, HYPERNYM_SENSES)) < 2:
             return ""
         return f"; {word} as {self.gloss(synset)!r}"

@@ -4,7 +4,7 @@ nltk's `PerceptronTagger.tag` costs `import nltk` (1–2.5 s on this project's m
 it modules the tagger never uses) and builds a dict per word. This class makes the same decisions
 from the same weights: the same word normalisation and the same fourteen features, scores summed
 per tag in the same order, ties broken towards the alphabetically last tag as nltk does.
-tests/core/test_nlp_tagger.py checks that it tags UD English EWT dev sentences exactly as
+tests/unit/nlp/test_nlp_tagger.py checks that it tags UD English EWT dev sentences exactly as
 nltk's tagger does with the shipped weights, so a change of nltk's recipe shows there.
 """
 

@@ -25,13 +25,11 @@ from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
 from core.nlp.unpacked import load_unpacked
 from core.nlp.weights_table import WeightsTable, table_bytes
-from core.words import PARTICIPLE_ENDINGS
+from core.text.words import PARTICIPLE_ENDINGS
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
-UPOS = frozenset(
-    "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
-)
+UPOS = frozenset("ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split())
 
 # Titles the treebank writes with their period; a closed list of English, not of any document.
 _TITLES = r"(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Mt|Ft|Lt|Gen|Col|Rev|Inc|Ltd|Co|Corp|vs|etc|No|approx)\."
@@ -42,7 +40,9 @@ _WORD = re.compile(
     | \d+(?i:st|nd|rd|th)(?![^\W_])              # 3rd
     | \d+(?:[.,:/]\d+)*(?!\d)                    # 3.5  1,200  10:30  12/05/2024
     | (?:[^\W\d_]\.){2,}                        # U.S.  e.g.
-    | """ + _TITLES + r"""(?=\s|$)
+    | """
+    + _TITLES
+    + r"""(?=\s|$)
     | [A-Z]\.(?=\s+[A-Za-z])                    # an initial: Y. pestis, J. Smith
     | [^\W_]+?(?=(?i:n't)(?![^\W_]))            # the host of n't: "do" of don't
     | [^\W_]+(?:['’](?!(?i:s|re|ve|ll|d|m)(?![^\W_]))[^\W\d_]+)*   # O'Brien, rock'n'roll
@@ -112,7 +112,10 @@ def closed_revise(word: str, tag: str, scores: Sequence[float], classes: Sequenc
     lower = word.lower()
     if tag not in closed or lower in closed[tag]:
         return tag
-    return classes[best_of(scores, [c for c, name in enumerate(classes) if name not in closed or lower in closed[name]])]
+    return classes[
+        best_of(scores, [c for c, name in enumerate(classes) if name not in closed or lower in closed[name]])
+    ]
+
 
 _WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 # How far below the top score the best tag WordNet allows may be and still replace it. Chosen on

@@ -40,7 +40,10 @@ def use_cache_of(root: Path | None) -> None:
 
 
 def load_unpacked(
-    source: Path, unpack: Callable[[bytes], T], dump: Callable[[T], bytes], restore: Callable[[bytes], T],
+    source: Path,
+    unpack: Callable[[bytes], T],
+    dump: Callable[[T], bytes],
+    restore: Callable[[bytes], T],
     part: str = "",
 ) -> T:
     """`unpack(source's bytes)`, or `restore` of what an earlier process stored for the same

@@ -72,7 +72,9 @@ class WeightsTable:
         return None
 
 
-def table_bytes(weights: Mapping[str, Mapping[str, float]], tagdict: Mapping[str, str], classes: Sequence[str]) -> bytes:
+def table_bytes(
+    weights: Mapping[str, Mapping[str, float]], tagdict: Mapping[str, str], classes: Sequence[str]
+) -> bytes:
     """The table of the weights as scripts/train_tagger.py writes them (feature → class → weight)."""
     names = sorted(classes)
     index = {name: i for i, name in enumerate(names)}
@@ -92,8 +94,12 @@ def table_bytes(weights: Mapping[str, Mapping[str, float]], tagdict: Mapping[str
             pair_weights.append(weight)
         pair_ends.append(len(pair_classes))
     header = {
-        "format": FORMAT, "classes": names, "tagdict": dict(tagdict),
-        "slots": slots, "features": len(weights), "pairs": len(pair_classes),
+        "format": FORMAT,
+        "classes": names,
+        "tagdict": dict(tagdict),
+        "slots": slots,
+        "features": len(weights),
+        "pairs": len(pair_classes),
     }
     out = bytearray(json.dumps(header).encode() + b"\n")
     for section in (table, name_ends, pair_ends, pair_classes, pair_weights, blob):

@@ -5,18 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from core.config import Lane, Profile
-from core.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
-from core.embeddings import EmbeddingError
-from core.intent_cues import focus_coverage, unit_text
-from core.plugins.base import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
+from core.infra.config import Lane, Profile
+from core.infra.embeddings import EmbeddingError
+from core.kb.indexes import ViewIndexes
+from core.kernel.contract import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
+from core.kernel.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
+from core.kernel.services import Services
+from core.question.intent_cues import focus_coverage, unit_text
 from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
-from core.retrieval.hdc_index import match_notes
-from core.retrieval.indexes import ViewIndexes
+from core.retrieval.hdc.index import match_notes
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
-from core.services import Services
-from core.synonyms import Expansion, Synonyms
-from core.text import tokenize
+from core.text.synonyms import Expansion, Synonyms
+from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
 
 if TYPE_CHECKING:
@@ -106,13 +106,21 @@ class ProfileRetriever(KnowledgePlugin):
             escalated = Lane.HDC not in profile.lanes
             ctx.cancel.raise_if_cancelled()
             hdc_query = hdc_question(
-                indexes.hdc, query.terms, intent.act, self._services.retrieval.hdc, list(bm25_raw), profile.feedback_units
+                indexes.hdc,
+                query.terms,
+                intent.act,
+                self._services.retrieval.hdc,
+                list(bm25_raw),
+                profile.feedback_units,
             )
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
             candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
         kept_units = [c for c in candidates if c.kept]
         sufficient, reason = sufficiency(
-            kept_units, intent.act, self._exact_ids(indexes, query, kept_units), self._names_all(ctx, intent, kept_units)
+            kept_units,
+            intent.act,
+            self._exact_ids(indexes, query, kept_units),
+            self._names_all(ctx, intent, kept_units),
         )
         if escalated:
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
@@ -187,7 +195,9 @@ class ProfileRetriever(KnowledgePlugin):
             together=together,
         )
 
-    def _scored_event(self, ctx: RunContext, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query) -> RetrievalScored:
+    def _scored_event(
+        self, ctx: RunContext, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query
+    ) -> RetrievalScored:
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
         rows = []
@@ -228,13 +238,20 @@ class Query:
         return tuple(f"{m.label()} ({m.file}:{m.line})" for m in self.expansion.matches)
 
 
-def candidate_score(candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool) -> CandidateScore:
+def candidate_score(
+    candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool
+) -> CandidateScore:
     terms: tuple[TermContribution, ...] = ()
     if explain and candidate.bm25_raw:
         explanation = indexes.bm25.explain(query.terms, candidate.id, query.preferred_roles)
         terms = tuple(
             TermContribution(
-                term=c.term, field=c.field, tf=c.tf, idf=c.idf, field_weight=c.field_weight, contribution=c.contribution,
+                term=c.term,
+                field=c.field,
+                tf=c.tf,
+                idf=c.idf,
+                field_weight=c.field_weight,
+                contribution=c.contribution,
                 via=query.expansion.via(c.term),
             )
             for c in explanation.contributions

@@ -13,12 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
+from core.answer.llm_answer import lead_of
 from core.cnl import parse_intents
-from core.config import MemoryConfig
-from core.llm import LlmClient, LlmError
-from core.memory.cited import usable
-from core.memory.packing import estimate_tokens, pack
-from core.plugins.base import (
+from core.infra.config import MemoryConfig
+from core.infra.llm import LlmClient, LlmError
+from core.kernel.contract import (
     Descriptor,
     GoalSolver,
     GsResult,
@@ -33,8 +32,9 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
-from core.plugins.llm_answer import lead_of
-from core.services import Services
+from core.kernel.services import Services
+from core.memory.cited import usable
+from core.memory.packing import estimate_tokens, pack
 from core.units import Act, Intent, KnowledgeUnit
 
 NO_ENDPOINT = "no LLM endpoint configured"
@@ -136,7 +136,9 @@ def _memory(ctx: RunContext, budget: int) -> tuple[str, str]:
     note += "".join(f"; {line}" for line in withheld)
     if not packed.kept:
         return "", note
-    return "Earlier in this conversation (most relevant first):\n" + "\n".join(lines[m.id] for m in packed.kept) + "\n\n", note
+    return "Earlier in this conversation (most relevant first):\n" + "\n".join(
+        lines[m.id] for m in packed.kept
+    ) + "\n\n", note
 
 
 def _permitted(ctx: RunContext, unit_ids: tuple[str, ...]) -> list[KnowledgeUnit]:
@@ -212,7 +214,9 @@ def _sd_descriptor(depth: Depth) -> Descriptor:
 class LlmSeedDetector(_LlmPlugin, SeedDetector):
     """sd-llm-fast / sd-llm-deep: the request as Intent CNL, with one corrective retry."""
 
-    def __init__(self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens):
+    def __init__(
+        self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens
+    ):
         super().__init__(client, _sd_descriptor(depth), memory_budget)
         self.depth = depth
 
@@ -235,8 +239,9 @@ class LlmSeedDetector(_LlmPlugin, SeedDetector):
             # A reply without any intent is an error diagnostic too (EMPTY_INTENT_DOCUMENT).
             errors = [d.format() for d in diagnostics if d.is_error]
             if not errors:
-                return SdResult(status=Status.SUCCESS, reason=memory_note, intent_cnl=text, intents=tuple(intents),
-                                llm_calls=calls)
+                return SdResult(
+                    status=Status.SUCCESS, reason=memory_note, intent_cnl=text, intents=tuple(intents), llm_calls=calls
+                )
             messages = [
                 *messages,
                 {"role": "assistant", "content": reply},
@@ -268,7 +273,9 @@ def _gs_descriptor(depth: Depth) -> Descriptor:
 class LlmGoalSolver(_LlmPlugin, GoalSolver):
     """gs-llm-fast / gs-llm-deep: an answer written from the evidence units, citing them as [id]."""
 
-    def __init__(self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens):
+    def __init__(
+        self, client: LlmClient, depth: Depth = "fast", memory_budget: int = MemoryConfig().prompt_budget_tokens
+    ):
         super().__init__(client, _gs_descriptor(depth), memory_budget)
         self.depth = depth
 
@@ -297,7 +304,12 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
         if not cited:
             return GsResult(status=Status.ERROR, reason="LLM answer cites no provided evidence", llm_calls=1)
         return GsResult(
-            status=Status.SUCCESS, reason=memory_note, answer=answer, cited_ids=tuple(cited), llm_calls=1, lead=lead_of(answer)
+            status=Status.SUCCESS,
+            reason=memory_note,
+            answer=answer,
+            cited_ids=tuple(cited),
+            llm_calls=1,
+            lead=lead_of(answer),
         )
 
 
@@ -357,8 +369,9 @@ class LlmValidator(_LlmPlugin, Validator):
             )
         if verdict.verdict == "accept":
             return ValResult(status=Status.ACCEPTED, reason=_joined(verdict.reason, memory_note), llm_calls=1)
-        return ValResult(status=Status.REJECTED, reason=_joined(verdict.reason or "rejected by the LLM", memory_note),
-                         llm_calls=1)
+        return ValResult(
+            status=Status.REJECTED, reason=_joined(verdict.reason or "rejected by the LLM", memory_note), llm_calls=1
+        )
 
 
 def _joined(*parts: str) -> str:

@@ -7,13 +7,13 @@ other CNL, so a seed detector's output is never trusted unvalidated.
 from __future__ import annotations
 
 from core.cnl import format_intents, parse_intents, read_text
-from core.config import Budgets, MemoryConfig
-from core.events import MemoryUse
-from core.intent_cues import split_input
+from core.infra.config import Budgets, MemoryConfig
+from core.kernel.contract import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
+from core.kernel.events import MemoryUse
 from core.memory.cited import usable
 from core.memory.followup import Candidate, resolve
-from core.plugins.base import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
 from core.question import Question
+from core.question.intent_cues import split_input
 from core.units import Act, Intent, KnowledgeUnit
 
 CURRENT_TURN_FILE = "<current-turn>"
@@ -97,8 +97,16 @@ def _candidate(use: MemoryUse, view) -> Candidate:
     units = [u for u in (view.get(uid) for uid in use.unit_ids) if u is not None] if view is not None else []
     files = dict.fromkeys(u.location.file for u in units if u.location is not None)
     whole = [u for file in files for u in view.in_file(file)[:MAX_DOCUMENT_UNITS]]
-    return Candidate(id=use.id, turn=use.turn, question=use.question, lead=use.lead, entity=use.entity,
-                     score=use.score, story=tuple(_text(u) for u in units), document=" ".join(_text(u) for u in whole))
+    return Candidate(
+        id=use.id,
+        turn=use.turn,
+        question=use.question,
+        lead=use.lead,
+        entity=use.entity,
+        score=use.score,
+        story=tuple(_text(u) for u in units),
+        document=" ".join(_text(u) for u in whole),
+    )
 
 
 def _text(unit: KnowledgeUnit) -> str:

@@ -7,18 +7,16 @@ No word of an answer comes from this module except the connectives that join evi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.intent_cues import QuestionCues, focus_coverage, unit_text
-from core.plugins.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.plugins.derived_vs_stated import stated_lead
-from core.plugins.passages import paragraph_units
-from core.plugins.proof_objects import object_lead, with_every_object
-from core.plugins.short_answer import SHORT_TYPES, checked, short_draft
-from core.answer_types import AnswerType, Expected
-from core.plugins.base import (
+from core.answer.answer_forms import Draft, Form, form_draft, form_of, quoted_text
+from core.answer.derived_vs_stated import stated_lead
+from core.answer.passages import paragraph_units
+from core.answer.proof_objects import object_lead, with_every_object
+from core.answer.short_answer import SHORT_TYPES, checked, short_draft
+from core.kernel.contract import (
     INSUFFICIENT_PREFACE,
     Descriptor,
     GoalSolver,
@@ -30,8 +28,10 @@ from core.plugins.base import (
     Status,
 )
 from core.question import Question
+from core.question.answer_types import AnswerType, Expected
+from core.question.intent_cues import QuestionCues, focus_coverage, unit_text
 from core.retrieval.fusion import RetrievalOutcome
-from core.text import stem, tokenize
+from core.text.tokenizer import stem, tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
 
 if TYPE_CHECKING:
@@ -95,7 +95,11 @@ class SymbolicGoalSolver(GoalSolver):
         if weakness:
             return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
         return GsResult(
-            status=Status.SUCCESS, reason=draft.method, answer=draft.text, cited_ids=draft.cited, detail=draft.detail,
+            status=Status.SUCCESS,
+            reason=draft.method,
+            answer=draft.text,
+            cited_ids=draft.cited,
+            detail=draft.detail,
             lead=draft.lead,
         )
 
@@ -157,8 +161,11 @@ class AnswerPlan:
     @property
     def typed_lead(self) -> bool:
         """A span of the asked type leads: a name or claims are asked for, not steps or a comparison."""
-        return (self.form in (Form.ENTITY, Form.CLAIMS) and self.act not in (Act.IMPLEMENT, Act.COMPARE)
-                and self.expected.type in SHORT_TYPES)
+        return (
+            self.form in (Form.ENTITY, Form.CLAIMS)
+            and self.act not in (Act.IMPLEMENT, Act.COMPARE)
+            and self.expected.type in SHORT_TYPES
+        )
 
 
 @dataclass(frozen=True)
@@ -198,7 +205,7 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
 
 
 def _by_typed_lead(plan: AnswerPlan, kept: Kept) -> Draft | None:
-    """A span of the asked type from a cited sentence, checked (core/plugins/short_answer.py)."""
+    """A span of the asked type from a cited sentence, checked (core/answer/short_answer.py)."""
     short = short_draft(plan.question, plan.expected, kept.units, kept.paragraphs)
     return replace(short[0], detail=short[1]) if short is not None else None
 
@@ -231,8 +238,12 @@ def _by_steps(plan: AnswerPlan, kept: Kept) -> Draft:
 def _by_quoting(plan: AnswerPlan, kept: Kept) -> Draft:
     """The evidence quoted, led by the unit of the role the act prefers, under the support check."""
     lead = lead_unit(kept.units, plan.question.cues, ACT_PREFERRED_ROLES[plan.act])
-    return checked(plan.question, plan.expected, claims_answer(kept.units, plan.question, lead, plan.form is Form.CLAIMS),
-                   kept.units)
+    return checked(
+        plan.question,
+        plan.expected,
+        claims_answer(kept.units, plan.question, lead, plan.form is Form.CLAIMS),
+        kept.units,
+    )
 
 
 @dataclass(frozen=True)
@@ -260,8 +271,11 @@ def compose(intent: Intent, question: Question, kept: Kept) -> Draft:
     """The answer of the first strategy that applies to the question's plan and finds one."""
     plan = AnswerPlan.of(intent, question)
     # The last strategy always applies and always drafts, so one is found.
-    return next(drafted for strategy in STRATEGIES
-                if strategy.applies(plan) and (drafted := strategy.draft(plan, kept)) is not None)
+    return next(
+        drafted
+        for strategy in STRATEGIES
+        if strategy.applies(plan) and (drafted := strategy.draft(plan, kept)) is not None
+    )
 
 
 def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequence[Role]) -> KnowledgeUnit:
@@ -406,8 +420,10 @@ def procedure_answer(lead: KnowledgeUnit, units: Sequence[KnowledgeUnit], cues: 
     """The procedure's steps, numbered afresh, under its intro (or topic), with its condition."""
     intro, steps = procedure_steps(lead.body)
     heading = (intro or lead.topic).rstrip(".: ")
-    listed = steps[0].rstrip(".") if len(steps) == 1 else "; ".join(
-        f"{n}. {step.rstrip('.')}" for n, step in enumerate(steps, start=1)
+    listed = (
+        steps[0].rstrip(".")
+        if len(steps) == 1
+        else "; ".join(f"{n}. {step.rstrip('.')}" for n, step in enumerate(steps, start=1))
     )
     condition = f" (condition: {' '.join(lead.condition.split()).rstrip('.')})" if lead.condition else ""
     extra = supporting(units, cues, exclude={lead.id})

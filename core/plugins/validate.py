@@ -1,7 +1,7 @@
 """val-grounded: a deterministic check that an answer rests on the evidence it was given.
 
 Rejects an answer that cites nothing, cites a unit outside the kept evidence, whose short lead
-(`GsResult.lead`) fails the support check of core/support.py in every cited sentence (the
+(`GsResult.lead`) fails the support check of core/answer/support.py in every cited sentence (the
 check gs-symbolic runs), or that leaves most of the question's focus terms unmentioned by both
 the answer and the units it cites.
 """
@@ -11,12 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from core.intent_cues import focus_coverage, unit_text
-from core.plugins.passages import paragraph_units
-from core.plugins.short_answer import verify_lead
-from core.plugins.proof_objects import proven_objects
-from core.plugins.solve import proofs_of
-from core.plugins.base import (
+from core.answer.passages import paragraph_units
+from core.answer.proof_objects import proven_objects
+from core.answer.short_answer import verify_lead
+from core.kernel.contract import (
     Descriptor,
     GsResult,
     KbResult,
@@ -27,6 +25,8 @@ from core.plugins.base import (
     Validator,
     ValResult,
 )
+from core.plugins.solve import proofs_of
+from core.question.intent_cues import focus_coverage, unit_text
 from core.units import Act, Intent, KnowledgeUnit
 
 DESCRIPTOR = Descriptor(
@@ -59,7 +59,7 @@ class GroundedValidator(Validator):
         if answer.status is not Status.SUCCESS:
             return ValResult(status=Status.UNSUPPORTED, reason=f"nothing to validate: {answer.status.value} answer")
         retrieved = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
-        # The solver may read on through a kept unit's paragraph (core/plugins/passages.py); those
+        # The solver may read on through a kept unit's paragraph (core/answer/passages.py); those
         # units come from the caller's view too.
         kept = [*retrieved, *paragraph_units(ctx.view, retrieved)]
         cited = citations(answer, kept)
@@ -94,8 +94,9 @@ def proven_lead(lead: str, evidence: KbResult, cited: set[str]) -> bool:
     if not lead or evidence.outcome is None:
         return False
     proofs = proofs_of(evidence.outcome)
-    return any(lead == proof.fact and proof.rule is not None and set(proof.leaf_units()) <= cited for proof in proofs) or (
-        proven_objects(lead, proofs, cited))
+    return any(
+        lead == proof.fact and proof.rule is not None and set(proof.leaf_units()) <= cited for proof in proofs
+    ) or (proven_objects(lead, proofs, cited))
 
 
 def citations(answer: GsResult, kept: Sequence[KnowledgeUnit]) -> tuple[str, ...]:

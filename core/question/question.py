@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from core.answer_types import AnswerType, Expected, expected_type
-from core.intent_cues import QuestionCues, question_cues
+from core.nlp.tagging import Token, tag_text
+from core.question.answer_types import AnswerType, Expected, expected_type
+from core.question.intent_cues import QuestionCues, question_cues
+from core.question.relation import Relation, asked_relation
 from core.question.terms import Term, question_terms
-from core.relation import Relation, asked_relation
-from core.tagging import Token, tag_text
-from core.text import tokenize
+from core.text.tokenizer import tokenize
 from core.units import Act
 
 

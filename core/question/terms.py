@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.intent_cues import QuestionCues
-from core.text import tokenize
+from core.question.intent_cues import QuestionCues
+from core.text.tokenizer import tokenize
 
 EDGE = ".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d"
 

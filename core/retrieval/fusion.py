@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import NamedTuple
 
-from core.config import FusionConfig, FusionMethod, Lane, Profile
-from core.units import Act, ACT_PREFERRED_ROLES, Role
+from core.infra.config import FusionConfig, FusionMethod, Lane, Profile
+from core.units import ACT_PREFERRED_ROLES, Act, Role
 
 
 class CutReason(StrEnum):
@@ -230,7 +230,8 @@ def _keep_together(candidates: list[Candidate], together: tuple[str, frozenset[s
         return tuple(candidates)
     return tuple(
         c._replace(kept=True, cut_reason=None, kept_with=fact)
-        if c.id in members and c.cut_reason is CutReason.MAX_RESULTS else c
+        if c.id in members and c.cut_reason is CutReason.MAX_RESULTS
+        else c
         for c in candidates
     )
 
@@ -272,6 +273,8 @@ def cut_explanation(candidate: Candidate, cutoffs: Cutoffs) -> str:
     if candidate.cut_reason is CutReason.MAX_RESULTS:
         return f"cut by maxResults: rank {candidate.rank} after {cutoffs.max_results} kept units"
     if candidate.kept_with:
-        return (f"kept at rank {candidate.rank} past maxResults {cutoffs.max_results}: a leaf of the proof of "
-                f"'{candidate.kept_with}', whose other leaves were kept")
+        return (
+            f"kept at rank {candidate.rank} past maxResults {cutoffs.max_results}: a leaf of the proof of "
+            f"'{candidate.kept_with}', whose other leaves were kept"
+        )
     return f"kept at rank {candidate.rank} with score {candidate.score:.3f}"

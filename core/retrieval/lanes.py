@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.config import HdcConfig
-from core.retrieval.bm25 import Bm25Index
+from core.infra.config import HdcConfig
+from core.retrieval.bm25.index import Bm25Index
 from core.units import Act, Role
 
 if TYPE_CHECKING:
-    from core.retrieval.hdc import HdcQuery
-    from core.retrieval.hdc_index import HdcIndex
+    from core.retrieval.hdc.encoding import HdcQuery
+    from core.retrieval.hdc.index import HdcIndex
 
 
 def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:

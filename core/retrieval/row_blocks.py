@@ -5,7 +5,7 @@ A view's HDC vectors live in the index store as one vector set per KB file, memo
 1.1 GB of fresh memory at a million units, and seconds of page faults before the first HDC
 scan. `RowBlocks` keeps the per-file matrices (or the rows of them a view keeps) and answers the
 few reads the HDC index makes: its length, one row, a run of rows, and its blocks for a scan
-(core/retrieval/hdc_scan.py scans block by block into one result).
+(core/retrieval/hdc/scan.py scans block by block into one result).
 """
 
 from __future__ import annotations

@@ -24,13 +24,15 @@ from core.store.mapped import read_array, read_checked
 from core.store.private import Mac, write_private
 
 INDEX_SUFFIX = ".idx"
-# 2: the vocabulary is `words.json`, one word a line (core/retrieval/bm25_words.py), looked up in
+# 2: the vocabulary is `words.json`, one word a line (core/retrieval/bm25/words.py), looked up in
 # place; format 1's `names.json` is read by no one (its folder is rebuilt).
 _FORMAT = 2
 _CHUNK = 8 << 20
 
 
-def write_arrays(path: Path, texts: dict[str, bytes], arrays: dict[str, np.ndarray], scratch: Path | None = None) -> None:
+def write_arrays(
+    path: Path, texts: dict[str, bytes], arrays: dict[str, np.ndarray], scratch: Path | None = None
+) -> None:
     """Publish `texts` (file name -> bytes) and `arrays` as the folder `path`, written first in
     `scratch` (default: beside it; the store's temp folder, swept at open); a folder already
     there is kept."""
@@ -55,8 +57,11 @@ def read_arrays(path: Path) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
         raise ValueError(f"index format {meta.get('format')!r}")
     crcs = meta["crc32"]
     arrays = {name: read_array(path / f"{name}.npy", _crc_is(crcs[f"{name}.npy"])) for name in meta["arrays"]}
-    texts = {name: bytes(read_checked(path / name, _crc_is(crc))) for name, crc in crcs.items()
-             if name.removesuffix(".npy") not in arrays}
+    texts = {
+        name: bytes(read_checked(path / name, _crc_is(crc)))
+        for name, crc in crcs.items()
+        if name.removesuffix(".npy") not in arrays
+    }
     return texts, arrays
 
 

@@ -1,6 +1,6 @@
 """Atomic folder publication: a segment folder is written under a temp name and renamed into
 place, so readers see a whole segment or none. Single cache files are replaced atomically too
-(`replace_file`), but without the fsync of `core.safe_io.atomic_write_bytes`, which user files get."""
+(`replace_file`), but without the fsync of `core.infra.safe_io.atomic_write_bytes`, which user files get."""
 
 from __future__ import annotations
 
@@ -77,7 +77,6 @@ def _read_start_time(pid: int) -> int | None:
             return int(handle.read().rsplit(b")", 1)[1].split()[19])
     except (OSError, IndexError, ValueError):
         return None
-
 
 
 def publish_dir(temp: Path, final: Path) -> bool:

@@ -52,7 +52,12 @@ def _make(cls: type, values: dict, fields_set: set[str]):
 
 
 def _location(raw: dict) -> SourceLocation:
-    values = {"file": raw["file"], "line": raw.get("line", 1), "col": raw.get("col", 1), "prose": raw.get("prose", False)}
+    values = {
+        "file": raw["file"],
+        "line": raw.get("line", 1),
+        "col": raw.get("col", 1),
+        "prose": raw.get("prose", False),
+    }
     return _make(SourceLocation, values, set(raw))
 
 
@@ -90,15 +95,17 @@ class UnitColumns:
         for unit in units:
             perm = (unit.acl, unit.region, unit.effective_from, unit.effective_to)
             where = unit.location
-            rows.append((
-                perms.setdefault(perm, len(perms)),
-                files.setdefault(where.file, len(files)) if where is not None else -1,
-                where.line if where is not None else 0,
-                where.col if where is not None else 0,
-                _ROLE_CODES[unit.role],
-                unit.relation is not None,
-                sum(map(_BITS.__getitem__, unit.model_fields_set)),
-            ))
+            rows.append(
+                (
+                    perms.setdefault(perm, len(perms)),
+                    files.setdefault(where.file, len(files)) if where is not None else -1,
+                    where.line if where is not None else 0,
+                    where.col if where is not None else 0,
+                    _ROLE_CODES[unit.role],
+                    unit.relation is not None,
+                    sum(map(_BITS.__getitem__, unit.model_fields_set)),
+                )
+            )
         cols = np.array(rows, dtype=np.int32).reshape(len(units), WIDTH)
         return cls([unit.id for unit in units], list(perms), list(files), cols)
 
@@ -141,9 +148,12 @@ class UnitColumns:
         if self.cols.shape != (n, WIDTH) or self.cols.dtype != np.int32:
             raise ValueError("unit columns do not match the unit count")
         if n and (
-            int(self.cols[:, PERM].min()) < 0 or int(self.cols[:, PERM].max()) >= len(self.perms)
-            or int(self.cols[:, FILE].min()) < -1 or int(self.cols[:, FILE].max()) >= len(self.files)
-            or int(self.cols[:, ROLE].min()) < 0 or int(self.cols[:, ROLE].max()) >= len(ROLES)
+            int(self.cols[:, PERM].min()) < 0
+            or int(self.cols[:, PERM].max()) >= len(self.perms)
+            or int(self.cols[:, FILE].min()) < -1
+            or int(self.cols[:, FILE].max()) >= len(self.files)
+            or int(self.cols[:, ROLE].min()) < 0
+            or int(self.cols[:, ROLE].max()) >= len(ROLES)
         ):
             raise ValueError("unit columns point outside their tables")
 

@@ -57,7 +57,7 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
     return [CacheEntry(entry) for entry in names if entry.is_dir()]
 
 
-# KB sentences' part-of-speech tags (core/tag_store.py), outside the size bound.
+# KB sentences' part-of-speech tags (core/nlp/tag_store.py), outside the size bound.
 TAGS = "tags"
 # The shipped NLP data unpacked (core/nlp/unpacked.py), outside the size bound.
 NLP = "nlp"

@@ -66,7 +66,7 @@ def plan_groups(files: Sequence[Path], stats: Mapping[str, Stat], caps: GroupCap
         if len(members) < caps.min_files:
             continue
         for start in range(0, len(members), caps.max_files):
-            run = tuple(members[start:start + caps.max_files])
+            run = tuple(members[start : start + caps.max_files])
             group = FileGroup(os.path.join(folder, f"[{run[0].name} … {run[-1].name}]"), run)
             group_of.update(dict.fromkeys(map(str, run), group))
     sources: list[Source] = []

@@ -7,9 +7,9 @@ arrays) is read into memory; a larger one is mapped, its digest taken over the m
 (what is served is what was checked), and its (inode, size, mtime, ctime) recorded while the
 mapping lives. `damaged()` names the live mappings whose file has since changed size or times
 (once found, a mapping stays damaged until it is freed); each session checks it before each
-question and rebuilds from the KB files once per damaged mapping (core/session.py). A
+question and rebuilds from the KB files once per damaged mapping (core/kernel/session.py). A
 truncation between that check and a read would still kill the process, so each mapped file also
-holds a read lease (core/leases.py): a writer that would truncate it during a question
+holds a read lease (core/infra/leases.py): a writer that would truncate it during a question
 waits until the question ends, and the next one rebuilds.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core import leases
+from core.infra import leases
 
 SMALL_BYTES = 256 << 10
 _HEADER_BYTES = 1 << 16

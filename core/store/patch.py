@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from core.cnl.markdown import preamble_speaks, read_markdown, unit_heading_starts
-from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, load_text, decode, detect_format, normalise_newlines
-from core.diagnostics import Code, Diagnostic
-from core.retrieval.bm25_fields import FIELDS, field_texts, field_tokens
+from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, decode, detect_format, load_text, normalise_newlines
+from core.infra.diagnostics import Code, Diagnostic
+from core.retrieval.bm25.fields import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
 from core.store.segment import Segment, SegmentStems, TokenReuse, text_digest, unit_digest
-from core.text import stem_table
+from core.text.tokenizer import stem_table
 from core.units import KnowledgeUnit
 
 BLOCKS = "blocks"
@@ -99,7 +99,9 @@ def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | Non
         return None
     rows[at] = np.arange(len(unit_lines))
     problem_lines = np.array([d.line for d in segment.diagnostics], dtype=np.int64)
-    if np.any(np.diff(problem_lines) < 0) or (len(problem_lines) and problem_lines[0] < (lines[0] if len(lines) else 1)):
+    if np.any(np.diff(problem_lines) < 0) or (
+        len(problem_lines) and problem_lines[0] < (lines[0] if len(lines) else 1)
+    ):
         return None  # not all in block order: read whole next time
     bounds = np.searchsorted(problem_lines, lines)
     ends = np.append(bounds[1:], len(problem_lines))[: len(bounds)]
@@ -236,8 +238,11 @@ class _Plan:
         new = np.where(kept, 0, -1 - sources)
         texts = [field_texts(unit) for unit in fresh]
         text_digests = _rows(
-            np.asarray(earlier.texts), old,
-            np.frombuffer(b"".join(map(text_digest, texts)), np.uint8).reshape(len(fresh), 8), new, kept,
+            np.asarray(earlier.texts),
+            old,
+            np.frombuffer(b"".join(map(text_digest, texts)), np.uint8).reshape(len(fresh), 8),
+            new,
+            kept,
         )
         blobs = [unit.model_dump_json().encode() for unit in fresh]
         fresh_digests = np.frombuffer(b"".join(map(unit_digest, fresh)), np.uint8).reshape(len(fresh), 16)
@@ -275,8 +280,12 @@ def _rows(earlier: np.ndarray, old: np.ndarray, fresh: np.ndarray, new: np.ndarr
 
 
 def _tokens(
-    earlier: Segment, vocab: dict[str, int] | None, fresh: list[KnowledgeUnit], fresh_texts: np.ndarray,
-    sources: np.ndarray, kept: np.ndarray,
+    earlier: Segment,
+    vocab: dict[str, int] | None,
+    fresh: list[KnowledgeUnit],
+    fresh_texts: np.ndarray,
+    sources: np.ndarray,
+    kept: np.ndarray,
 ) -> tuple[dict[str, int] | None, np.ndarray, np.ndarray]:
     """Vocabulary (None: `earlier`'s words unchanged), term ids and lengths: kept rows keep their
     ids; fresh units reuse the ids of an earlier unit with the same tokenised text or are
@@ -320,7 +329,11 @@ def _stems(earlier: SegmentStems, texts: list[tuple[str, ...]]) -> SegmentStems:
 
 
 def _units(
-    earlier: Segment, sources: np.ndarray, shifts: np.ndarray, fresh: list[KnowledgeUnit], blobs: list[bytes],
+    earlier: Segment,
+    sources: np.ndarray,
+    shifts: np.ndarray,
+    fresh: list[KnowledgeUnit],
+    blobs: list[bytes],
     masks: np.ndarray,
 ) -> tuple[StoredUnits, dict[int, bytes]]:
     """The new segment's units as stored JSON (each run of rows kept in place copies its bytes

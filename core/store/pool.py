@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.cancel import Cancelled
-from core.config import Bm25Config, HdcConfig
-from core.lifeline import guard_worker, start_forkserver
-from core.progress import Estimate, LoadProgress, Progress
-from core.collector import collector_paused
+from core.infra.cancel import Cancelled
+from core.infra.collector import collector_paused
+from core.infra.config import Bm25Config, HdcConfig
+from core.infra.lifeline import guard_worker, start_forkserver
+from core.infra.progress import Estimate, LoadProgress, Progress
 from core.store.atomic import TEMP_FOLDER, remove_orphans
 from core.store.store import SegmentStore
 
@@ -94,9 +94,12 @@ def prebuild(
         # forkserver: the opening process may run threads (the explorer's), which fork would copy mid-state.
         context = multiprocessing.get_context("forkserver")
         start_forkserver()
-        with _terminated_as_exit(), ProcessPoolExecutor(
-            max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker
-        ) as pool:
+        with (
+            _terminated_as_exit(),
+            ProcessPoolExecutor(
+                max_workers=min(workers, len(todo)), mp_context=context, initializer=guard_worker
+            ) as pool,
+        ):
             names = tuple(map(str, todo))
             root = str(store.root)
             # Segments and BM25 parts only: the first answer needs them, not the HDC sets.
@@ -104,8 +107,13 @@ def prebuild(
             try:
                 if progress is not None:
                     progress(LoadProgress("building", 0, len(futures)))
-                done = _collect(futures, {name: _size(file) for name, file in zip(names, todo)}, progress,
-                                min(workers, len(todo)), built)
+                done = _collect(
+                    futures,
+                    {name: _size(file) for name, file in zip(names, todo)},
+                    progress,
+                    min(workers, len(todo)),
+                    built,
+                )
             except BaseException:
                 _stop_workers(pool)
                 raise
@@ -150,8 +158,13 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
         process.terminate()
 
 
-def _collect(futures: dict[Future, str], sizes: dict[str, int], progress: Progress | None, workers: int,
-             built: Callable[[Path], None] | None = None) -> list[str]:
+def _collect(
+    futures: dict[Future, str],
+    sizes: dict[str, int],
+    progress: Progress | None,
+    workers: int,
+    built: Callable[[Path], None] | None = None,
+) -> list[str]:
     """Wait for the workers (`futures`: each file's build and the file's size). `progress`
     hears each finished file, and is called again every PROGRESS_TICK_SECONDS meanwhile, so a
     caller that cancels by raising from it is heard promptly even while every worker is inside
@@ -211,7 +224,9 @@ _ENCODERS: dict[str, list] = {}
 _ENCODERS_LOCK = threading.Lock()
 
 
-def _encode_in_background(context, root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig, workers: int) -> None:
+def _encode_in_background(
+    context, root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig, workers: int
+) -> None:
     """Start `workers` daemon processes that encode the built files' HDC vector sets from their
     stored segments (the same term ids, so the same sets as encoded beside the segment) and
     return at once. Daemons: mrptui exits without waiting for them (multiprocessing terminates

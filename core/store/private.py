@@ -143,8 +143,10 @@ def _read_key(path: Path) -> bytes:
         info = os.fstat(fd)
         key = handle.read(KEY_BYTES + 1)
     if (
-        stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid()
-        and stat.S_IMODE(info.st_mode) == _FILE_MODE and len(key) == KEY_BYTES
+        stat.S_ISREG(info.st_mode)
+        and info.st_uid == os.geteuid()
+        and stat.S_IMODE(info.st_mode) == _FILE_MODE
+        and len(key) == KEY_BYTES
     ):
         return key
     os.unlink(path)

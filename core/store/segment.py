@@ -29,9 +29,9 @@ from pydantic import TypeAdapter
 
 from core.cnl.caps import CAPS
 from core.cnl.source import ReadResult, read_pieces
-from core.collector import collector_paused
-from core.diagnostics import Diagnostic
-from core.retrieval.bm25_fields import FIELDS, field_texts
+from core.infra.collector import collector_paused
+from core.infra.diagnostics import Diagnostic
+from core.retrieval.bm25.fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
 from core.store.atomic import temp_dir
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
@@ -105,7 +105,9 @@ class Segment:
             file=str(file),
             key=key,
             # Pieces' units were dropped as they were stored: they are restored from the JSON.
-            units=part.units if part.units is not None else StoredUnits(part.unit_json, part.offsets, part.columns.cols[:, SET]),
+            units=part.units
+            if part.units is not None
+            else StoredUnits(part.unit_json, part.offsets, part.columns.cols[:, SET]),
             diagnostics=tuple(problems),
             words=tuple(vocab),
             terms=part.terms,
@@ -173,8 +175,11 @@ class Segment:
                 raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
             macs = meta["macs"]
             arrays = {name: read_array(folder / f"{name}.npy", _matches(mac, macs[f"{name}.npy"])) for name in _ARRAYS}
-            data = {name: read_checked(folder / name, _matches(mac, digest)) for name, digest in macs.items()
-                    if name.removesuffix(".npy") not in arrays}
+            data = {
+                name: read_checked(folder / name, _matches(mac, digest))
+                for name, digest in macs.items()
+                if name.removesuffix(".npy") not in arrays
+            }
             columns = UnitColumns.load(bytes(data["columns.json"]), np.asarray(arrays["cols"]))
             offsets = arrays["offsets"]
             units = StoredUnits(data["units.jsonl"], offsets, columns.cols[:, SET])
@@ -270,8 +275,15 @@ class _Part:
             for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist())
         )
         return cls(
-            tuple(units) if keep else None, text_digests, terms, lengths, stems, unit_json, offsets,
-            np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(units), 16), UnitColumns.of(units),
+            tuple(units) if keep else None,
+            text_digests,
+            terms,
+            lengths,
+            stems,
+            unit_json,
+            offsets,
+            np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(units), 16),
+            UnitColumns.of(units),
         )
 
     @classmethod
@@ -303,7 +315,11 @@ def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, 
     """Term ids of every unit's fields (unit by unit), their lengths [n, F] and the stem table,
     tokenising only units whose text `earlier` does not hold; new terms join `vocab`."""
     reuse = TokenReuse(earlier) if earlier is not None else None
-    found = [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))] if reuse is not None else [None] * len(texts)
+    found = (
+        [reuse.tokens(digests[row].tobytes()) for row in range(len(texts))]
+        if reuse is not None
+        else [None] * len(texts)
+    )
     fresh = [row for row, hit in enumerate(found) if hit is None]
     batch = tokenise_texts([text for row in fresh for text in texts[row]], vocab)
     lengths = np.zeros((len(texts), len(FIELDS)), dtype=np.int32)

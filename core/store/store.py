@@ -25,25 +25,31 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.cnl.source import read_cap
-from core.diagnostics import Code, Diagnostic, Severity
+from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
 from core.store.contents import SOURCES, STEMS_FILE, cache_entries
 from core.store.groups import FileGroup, Source, members
 from core.store.location import cache_root
 from core.store.mapped import npy_array
-from core.store.private import Mac, private_dirs, refusal
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
+from core.store.private import Mac, private_dirs, refusal
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
-from core.text import add_stem_source, computed_stems, learn_stems
+from core.text.tokenizer import add_stem_source, computed_stems, learn_stems
 
 # What a segment holds is decided by these modules and every core module they import, found by
 # reading their imports (`shaping_files`): a module a reader comes to import is covered without a
 # list to keep up, so a cache built by other reader code (one that published a unit the current
 # readers withdraw) is never served.
 _SHAPING_ROOTS = (
-    "cnl/*.py", "text.py", "units.py", "diagnostics.py", "safe_io.py", "retrieval/bm25_fields.py",
-    "store/segment.py", "store/codec.py",
+    "cnl/*.py",
+    "text/tokenizer.py",
+    "units.py",
+    "infra/diagnostics.py",
+    "infra/safe_io.py",
+    "retrieval/bm25/fields.py",
+    "store/segment.py",
+    "store/codec.py",
 )
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
@@ -96,8 +102,10 @@ def _core_imports(path: Path) -> list[str]:
 
 
 # `from core.x import a, b` (parenthesised over lines too) or `import core.x`, at any indentation.
-_FROM_CORE = re.compile(r"^[ \t]*(?:from[ \t]+(core(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)|import[ \t]+(core(?:\.\w+)*))",
-                        re.MULTILINE)
+_FROM_CORE = re.compile(
+    r"^[ \t]*(?:from[ \t]+(core(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)|import[ \t]+(core(?:\.\w+)*))",
+    re.MULTILINE,
+)
 
 
 def _module_file(core: Path, name: str) -> Path | None:
@@ -192,7 +200,9 @@ class SegmentStore:
             try:
                 segment = Segment.load(folder, key, self.mac)
             except OSError as exc:
-                self._disable(f"cannot read the index cache's key at {self.root} ({exc.strerror or exc}); running without it")
+                self._disable(
+                    f"cannot read the index cache's key at {self.root} ({exc.strerror or exc}); running without it"
+                )
                 return self._build(file, "", earlier)[0]
             except SegmentError as exc:
                 self._note(str(folder), f"cached segment of {file} was unusable ({exc}); rebuilt it")
@@ -358,7 +368,9 @@ class SegmentStore:
         if folder is None:
             return None
         try:
-            return BlockTable.load(npy_array(Segment.stored_file(folder, f"{BLOCKS}.npy", segment.key, self.mac)), segment)
+            return BlockTable.load(
+                npy_array(Segment.stored_file(folder, f"{BLOCKS}.npy", segment.key, self.mac)), segment
+            )
         except (SegmentError, OSError, ValueError):
             return None  # none stored (another format, an older cache): the file is read whole
 
@@ -375,7 +387,9 @@ class SegmentStore:
         A failed write leaves no temp folder behind (`Segment.save`, `publish_dir`)."""
         try:
             private_dirs(folder.parent, self.root)
-            temp = segment.save(self.temp_folder() or folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None)
+            temp = segment.save(
+                self.temp_folder() or folder.parent, self.mac, {BLOCKS: blocks.rows} if blocks is not None else None
+            )
             saved = folder_bytes(temp)
             publish_dir(temp, folder)
             _remove_other_keys(folder)

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from core.config import Bm25Config
-from core.retrieval.bm25 import Bm25Index
-from core.retrieval.bm25_parts import Bm25Slice
-from core.retrieval.bm25_words import WordList, encode
+from core.infra.config import Bm25Config
+from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.parts import Bm25Slice
+from core.retrieval.bm25.words import WordList, encode
 from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
 from core.store.mapped import release_array
 from core.store.segment import Segment
@@ -54,7 +54,9 @@ class PartCache:
                 self._parts.popitem(last=False)
         return part
 
-    def remember_merged(self, config: Bm25Config, index: Bm25Index, rows: dict[str, tuple[str, bytes, np.ndarray]]) -> None:
+    def remember_merged(
+        self, config: Bm25Config, index: Bm25Index, rows: dict[str, tuple[str, bytes, np.ndarray]]
+    ) -> None:
         """The merged index a view uses, and which rows of it each file's rows are (by file:
         segment key, row set, index rows): a reload's view scores the files that did not change
         from it (`Bm25Slice`) instead of reading their parts from the cache. The parts of those
@@ -120,7 +122,8 @@ class StoredKb:
                     self._stored_part(segment, digest, config, local)
                     or self._from_whole_part(segment, config, local)
                     or self._keep_part(
-                        segment, digest,
+                        segment,
+                        digest,
                         Bm25Index.build((), config, segment_tokens(segment, local), segment_columns(segment, local)),
                     )
                 )
@@ -133,7 +136,11 @@ class StoredKb:
         return parts
 
     def merged_bm25(
-        self, rows: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config, build: bool,
+        self,
+        rows: np.ndarray,
+        extra: Sequence[KnowledgeUnit],
+        config: Bm25Config,
+        build: bool,
         cache: PartCache | None = None,
     ) -> Bm25Index | None:
         """One BM25 index over all the given rows (segments merged, as Lucene merges them):
@@ -165,22 +172,40 @@ class StoredKb:
             index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
             _write_index(self.store, folder, stem, index)
         if index is not None and cache is not None:
-            cache.remember_merged(config, index, {
-                segments[number].file: (segments[number].key, _row_set(local, segments[number]), np.arange(start, end))
-                for (number, _, local), start, end in zip(groups, starts[:-1].tolist(), starts[1:].tolist(), strict=True)
-            })
+            cache.remember_merged(
+                config,
+                index,
+                {
+                    segments[number].file: (
+                        segments[number].key,
+                        _row_set(local, segments[number]),
+                        np.arange(start, end),
+                    )
+                    for (number, _, local), start, end in zip(
+                        groups, starts[:-1].tolist(), starts[1:].tolist(), strict=True
+                    )
+                },
+            )
         return index
 
     def _merge_parts(
-        self, rows: np.ndarray, in_files: np.ndarray, extra: Sequence[KnowledgeUnit], config: Bm25Config,
-        cache: PartCache | None, columns: tuple[list[str], np.ndarray], starts: np.ndarray,
+        self,
+        rows: np.ndarray,
+        in_files: np.ndarray,
+        extra: Sequence[KnowledgeUnit],
+        config: Bm25Config,
+        cache: PartCache | None,
+        columns: tuple[list[str], np.ndarray],
+        starts: np.ndarray,
     ) -> Bm25Index:
         """The merged index over `in_files` (the view's `rows` file after file; file k's from
         `starts[k]`) from the view's per-file parts, which a view builds first, for its first
         question; from the gathered tokens when a part is a slice of an older merge."""
         parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
         if len(parts) == len(starts) - 1 and all(isinstance(part, Bm25Index) for part in parts):
-            ranges = [np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
+            ranges = [
+                np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)
+            ]
             return Bm25Index.merge(list(zip(parts, ranges, strict=True)), columns, config, release=release_array)
         return Bm25Index.build((), config, self.token_table().tokens(in_files, extra), columns)
 
@@ -225,6 +250,7 @@ class StoredKb:
         if folder is not None and _is_dir(folder):
             _write_index(self.store, folder, f"bm25-{digest}", part)
         return part
+
 
 def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> None:
     _, words, arrays = part.to_arrays()

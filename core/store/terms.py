@@ -4,7 +4,7 @@
 stem table then split every text again. Here each text is lowercased, split and numbered in C,
 every distinct token is analysed once (`normalise_word`, `words_of`), and the term ids of all
 tokens are gathered with numpy from the distinct tokens' ids. Results equal `tokenize` text by text:
-same tokens, and vocabulary ids in order of first use (tests: `tests/core/test_store_terms.py`).
+same tokens, and vocabulary ids in order of first use (tests: `tests/unit/store/test_store_terms.py`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from core.text import normalise_word, words_of
+from core.text.tokenizer import normalise_word, words_of
 
 
 class TermBatch(NamedTuple):

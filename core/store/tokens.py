@@ -14,7 +14,7 @@ from itertools import chain, count
 
 import numpy as np
 
-from core.retrieval.bm25_fields import FIELDS, field_tokens
+from core.retrieval.bm25.fields import FIELDS, field_tokens
 from core.store.codec import ROLE
 from core.store.segment import Segment, unit_digest
 from core.units import KnowledgeUnit

@@ -36,16 +36,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.store.mapped import Damaged, read_array
 from core.store.atomic import replace_file
+from core.store.mapped import Damaged, read_array
 from core.store.private import private_dirs
 from core.store.segment import Segment
 from core.store.store import SegmentStore
 
 if TYPE_CHECKING:
-    from core.config import HdcConfig
-    from core.retrieval.hdc import UnitVectorCache
-    from core.retrieval.hdc_context import ContextModel
+    from core.infra.config import HdcConfig
+    from core.retrieval.hdc.context import ContextModel
+    from core.retrieval.hdc.encoding import UnitVectorCache
     from core.retrieval.row_blocks import RowBlocks
     from core.store.stored import StoredKb
     from core.units import KnowledgeUnit
@@ -110,7 +110,9 @@ class SegmentVectors:
         try:
             return _load_set(folder, key, len(segment.units))
         except VectorSetError as exc:
-            self.store.note(str(folder), f"stored {key.kind} vectors of {segment.file} were unusable ({exc}); rebuilt them")
+            self.store.note(
+                str(folder), f"stored {key.kind} vectors of {segment.file} were unusable ({exc}); rebuilt them"
+            )
             shutil.rmtree(folder, ignore_errors=True)
             return None
 
@@ -190,7 +192,7 @@ def view_rows(
     """For each segment holding some of `units`: (positions in `units`, its set, rows within
     the segment); plus the positions no stored segment holds (built in memory by the caller).
     `per_segment(vectors, segment, rows)` returns the segment's set covering at least `rows`."""
-    rows = getattr(units, "rows", None)  # a view's units are table rows (core/unit_table.py)
+    rows = getattr(units, "rows", None)  # a view's units are table rows (core/kb/unit_table.py)
     if stored is None or not stored.store.enabled or rows is None:
         return [], np.arange(len(units))
     groups, loose = stored.token_table().by_segment(rows)
@@ -231,7 +233,7 @@ def hdc_vectors(
     (`RowBlocks`, read in place) in the segments' order, the counts follow that order, and the
     last item maps each of `units` to its row there; else one matrix each in `units`' order
     and None."""
-    from core.retrieval.hdc import WORDS
+    from core.retrieval.hdc.encoding import WORDS
 
     def per_segment(vectors: SegmentVectors, segment: Segment, rows: np.ndarray) -> Arrays:
         return _hdc_set(vectors, segment, config, model)
@@ -270,7 +272,7 @@ def _blocks(
     them: the rows of a set the view keeps in one stretch are read in place; rows the view
     filters (ACL, region, dates) are gathered, so only permitted rows are ever in the index.
     Also each block row's window count, and for each of the view's units its block row."""
-    from core.retrieval.hdc import WORDS
+    from core.retrieval.hdc.encoding import WORDS
     from core.retrieval.row_blocks import RowBlocks
 
     topics, claims, counts = [], [], []
@@ -300,14 +302,16 @@ def hdc_segment_vectors(store: SegmentStore, segment: Segment, config: HdcConfig
 
 
 def _hdc_set(vectors: SegmentVectors, segment: Segment, config: HdcConfig, model: ContextModel | None) -> Arrays:
-    from core.retrieval.hdc import encoding_options
-    from core.retrieval.hdc_tokens import encode_tokenised
+    from core.retrieval.hdc.encoding import encoding_options
+    from core.retrieval.hdc.tokens import encode_tokenised
 
     def complete(arrays: Arrays | None) -> Arrays:
         if arrays is not None:
             return arrays
         # The segment's own token ids: the file is not tokenised a second time.
-        topic, claim, counts = encode_tokenised(segment.units, segment.words, segment.terms, segment.lengths, config, model)
+        topic, claim, counts = encode_tokenised(
+            segment.units, segment.words, segment.terms, segment.lengths, config, model
+        )
         vectors.count("hdc", len(segment.units))
         return {"topic": topic, "claim": claim, "counts": counts}
 
@@ -381,7 +385,7 @@ def dense_vectors(
 def _drop_mixed(sources: list[tuple[SegmentVectors, Segment, VectorKey]], dims: set[int]) -> None:
     """Stored sets of different dimensions (the model changed between files' first use): drop
     them all so the next build embeds every row with the model as it is now."""
-    from core.embeddings import EmbeddingError
+    from core.infra.embeddings import EmbeddingError
 
     DenseVectors(np.zeros((0, 1)), sources).forget()
     raise EmbeddingError(

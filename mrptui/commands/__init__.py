@@ -21,7 +21,10 @@ class UsageError(Exception):
 def add_kb_option(parser: argparse.ArgumentParser) -> None:
     # SUPPRESS keeps a `--kb` given before the subcommand from being reset to None by the subparser.
     parser.add_argument(
-        "--kb", action="append", metavar="PATH", default=argparse.SUPPRESS,
+        "--kb",
+        action="append",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
         help="KB file or folder (repeatable); default sample_kb/",
     )
 
@@ -29,7 +32,9 @@ def add_kb_option(parser: argparse.ArgumentParser) -> None:
 def add_config_option(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
     # As with --kb: given before the subcommand, the subparser must not reset it.
     parser.add_argument(
-        "--config", metavar="DIR", default=None if top_level else argparse.SUPPRESS,
+        "--config",
+        metavar="DIR",
+        default=None if top_level else argparse.SUPPRESS,
         help="config folder (engine, retrieval, thinkingdb, llm, keymap .json); default $MRPTUI_CONFIG, else config/",
     )
 
@@ -38,9 +43,7 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     """--kb, --config and --strict: what every command that opens a session takes."""
     add_kb_option(parser)
     add_config_option(parser)
-    parser.add_argument(
-        "--strict", action="store_true", help="exit 1 when the KB, rules or plugins have any error"
-    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when the KB, rules or plugins have any error")
 
 
 def config_from_args(args: argparse.Namespace) -> Path | None:
@@ -124,8 +127,8 @@ def kb_paths(args: argparse.Namespace) -> list[Path]:
 
 def open_session(args: argparse.Namespace):
     """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
-    from core.config import ConfigError
-    from core.session import Session
+    from core.infra.config import ConfigError
+    from core.kernel.session import Session
 
     paths = kb_paths(args)
     try:
@@ -173,7 +176,9 @@ def open_conversation(session, caller: Caller, name: str | None):
     from core.memory.store import MemoryStore
 
     config = session.engine_config.memory
-    return Conversation(caller, conversation_name(name), config, session.retrieval.hdc, MemoryStore(memory_root(), config))
+    return Conversation(
+        caller, conversation_name(name), config, session.retrieval.hdc, MemoryStore(memory_root(), config)
+    )
 
 
 def warn_memory(conversation) -> None:

@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from core.events import is_trace, write_trace
-from core.safe_io import Protected, UnsafePath, check_target
-from core.plugins.base import RegistryError, Request
-from core.summary import summarise
+from core.infra.safe_io import Protected, UnsafePath, check_target
+from core.kernel.contract import RegistryError, Request
+from core.kernel.events import is_trace, write_trace
+from core.kernel.summary import summarise
 from mrptui.commands import (
     UsageError,
     add_caller_options,
@@ -48,13 +48,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), help="legacy retrieval profile: pins the kb plugin")
     add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--json", action="store_true", help="print one JSON object (see README)")
-    parser.add_argument("--session", metavar="NAME",
-                        help="continue the stored conversation NAME: follow-ups ('it', 'And X?') use its memory")
+    parser.add_argument(
+        "--session",
+        metavar="NAME",
+        help="continue the stored conversation NAME: follow-ups ('it', 'And X?') use its memory",
+    )
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
-    parser.add_argument("--step", action="store_true",
-                        help="debug in the terminal: hold after every event and read n/c/g/x/p/q from stdin")
-    parser.add_argument("--break", dest="breaks", action="append", default=[], metavar="SPEC",
-                        help="hold at a breakpoint: a stage (kb), STAGE:PLUGIN, a plugin id, backtrack, costly, call")
+    parser.add_argument(
+        "--step",
+        action="store_true",
+        help="debug in the terminal: hold after every event and read n/c/g/x/p/q from stdin",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="hold at a breakpoint: a stage (kb), STAGE:PLUGIN, a plugin id, backtrack, costly, call",
+    )
 
 
 def request_from(args: argparse.Namespace) -> Request:

@@ -6,11 +6,11 @@ import argparse
 import datetime as dt
 import sys
 
+from core.infra.terminal_text import terminal_safe
 from core.store import cache_root
 from core.store.arrays import folder_bytes
 from core.store.contents import ClearResult, cache_entries, clear_cache, view_files
 from core.store.vectors import SetInfo, set_infos
-from core.terminal_text import terminal_safe
 from mrptui.commands import UsageError
 
 
@@ -50,8 +50,11 @@ _FAILURES_SHOWN = 10
 
 def _partly_cleared(root, result: ClearResult) -> int:
     """Never "cleared" when something stayed: each path that did (the first few), and exit 1."""
-    print(f"mrptui: the index cache at {root} is only partly cleared ({_size(result.freed)} freed); "
-          "what is left is rebuilt, not served, on the next open:", file=sys.stderr)
+    print(
+        f"mrptui: the index cache at {root} is only partly cleared ({_size(result.freed)} freed); "
+        "what is left is rebuilt, not served, on the next open:",
+        file=sys.stderr,
+    )
     for path, reason in result.failures[:_FAILURES_SHOWN]:
         print(f"  cannot remove {terminal_safe(path)}: {reason}", file=sys.stderr)
     if len(result.failures) > _FAILURES_SHOWN:

@@ -14,17 +14,17 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from core.checks import kb_problems, rule_relation_problems
-from core.config import ConfigError, RetrievalConfig, EngineConfig, validated
-from core.diagnostics import Code, Diagnostic
-from core.health import plural
-from core.evaluation import load_queries, stale_labels
-from core.kb import KnowledgeBase
-from core.llm import LlmConfig
-from core.synonyms import Synonyms
-from core.synonyms import load as load_synonyms
-from core.resources import config_dir, sample_kb_dir
-from core.rules import RuleSet, load_rules
+from core.eval.labelled import load_queries, stale_labels
+from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, validated
+from core.infra.diagnostics import Code, Diagnostic
+from core.infra.llm import LlmConfig
+from core.infra.resources import config_dir, sample_kb_dir
+from core.kb.checks import kb_problems, rule_relation_problems
+from core.kb.health import plural
+from core.kb.knowledge_base import KnowledgeBase
+from core.retrieval.rules import RuleSet, load_rules
+from core.text.synonyms import Synonyms
+from core.text.synonyms import load as load_synonyms
 from mrptui.commands import UsageError, add_kb_option, cache_store, config_from_args, unreachable
 
 RULES_FILE_NAME = "thinkingdb.json"
@@ -37,7 +37,9 @@ CONFIG_FILE_NAMES = frozenset({*CONFIG_MODELS, RULES_FILE_NAME, KEYMAP_FILE_NAME
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="*", metavar="PATH",
+        "paths",
+        nargs="*",
+        metavar="PATH",
         help="KB files or folders, config folders and .json files; default: the sample KB and the config folder",
     )
     parser.add_argument("--against", metavar="QUERIES.json", help="also report labelled ids no unit has")
@@ -112,13 +114,13 @@ def _model_problems(model, path: Path) -> list[Diagnostic]:
 def _engine_problems(path: Path) -> list[Diagnostic]:
     """engine.json through its model, then the plugins it names (factories that fail, unknown ids
     in planner orders) once the folder's configs load; the other files report their own problems."""
-    from core.session import check_config_dir
+    from core.kernel.session import check_config_dir
 
     return [d for d in check_config_dir(path.parent) if Path(d.file) == path]
 
 
 def _keymap_problems(path: Path) -> list[Diagnostic]:
-    from core.config import json_pointer_line
+    from core.infra.config import json_pointer_line
     from mrptui.keymap import read_keymap  # the keymap is the explorer's; Textual loads only here
 
     _keymap, problems = read_keymap(path)
@@ -156,14 +158,20 @@ def _summary(
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
     lines = [f"{_relative(str(file))}: {plural(per_file[str(file)], 'unit')}" for file in kb.files]
     rules_per_file = Counter(rule.file for rule in synonyms.rules)
-    lines += [f"{_relative(str(file))}: synonyms, {plural(rules_per_file[str(file)], 'rule')}" for file in synonyms.files]
-    lines += [f"{_relative(str(file))}: {_kind(file)}, {plural(len(problems), 'problem')}"
-              for file, problems in file_problems.items()]
+    lines += [
+        f"{_relative(str(file))}: synonyms, {plural(rules_per_file[str(file)], 'rule')}" for file in synonyms.files
+    ]
+    lines += [
+        f"{_relative(str(file))}: {_kind(file)}, {plural(len(problems), 'problem')}"
+        for file, problems in file_problems.items()
+    ]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     files = len(kb.files) + len(synonyms.files) + len(file_problems)
-    lines.append(f"total: {plural(len(kb.units), 'unit')} in {plural(files, 'file')}, {plural(errors, 'error')}, "
-                 f"{plural(warnings, 'warning')}")
+    lines.append(
+        f"total: {plural(len(kb.units), 'unit')} in {plural(files, 'file')}, {plural(errors, 'error')}, "
+        f"{plural(warnings, 'warning')}"
+    )
     return "\n".join(lines)
 
 

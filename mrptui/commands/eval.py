@@ -2,10 +2,10 @@
 safety gates over labelled queries. Exits 1 when a safety gate fails, so CI can stop a release on it.
 
 `mrptui eval --beir DIR`: a public IR test collection in the BEIR format, every lane alone and every
-fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/ireval.py).
+fusion method, scored with nDCG@10, Recall@100 and MRR@10 (see core/eval/beir.py).
 
 `mrptui eval --squad FILE|DIR`: SQuAD 2.0 reading comprehension, one KB per article, scored with the
-official EM/F1 and abstention rates (see core/squad.py)."""
+official EM/F1 and abstention rates (see core/eval/squad.py)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,20 @@ import json
 import sys
 from pathlib import Path
 
-from core.config import ConfigError, FusionMethod
-from core.evaluation import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
-from core.plugins.base import PluginType, RegistryError
-from core.resources import sample_queries_file
-from core.safe_io import UnsafePath
+from core.eval.labelled import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
+from core.infra.config import ConfigError, FusionMethod
+from core.infra.resources import sample_queries_file
+from core.infra.safe_io import UnsafePath
+from core.kernel.contract import PluginType, RegistryError
 from core.units import Caller
 from mrptui.commands import (
-    UsageError, add_session_options, cache_store, config_from_args, exit_code, open_session, warn_health,
+    UsageError,
+    add_session_options,
+    cache_store,
+    config_from_args,
+    exit_code,
+    open_session,
+    warn_health,
 )
 
 FUSIONS = {"weighted": ("weighted",), "rrf": ("rrf",), "both": ("weighted", "rrf")}
@@ -32,21 +38,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sample", action="store_true", help="the bundled sample queries (over the sample KB unless --kb is given)"
     )
-    parser.add_argument("--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)")
-    parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
-    parser.add_argument("--run-dir", metavar="DIR", help="with --beir only: write one TREC run file per system here (0600; never over a file that is not one)")
     parser.add_argument(
-        "--squad", metavar="PATH", help="evaluate SQuAD 2.0 answers: the official JSON, or a folder of questions.jsonl + articles/"
+        "--beir", metavar="DIR", help="evaluate a BEIR collection (corpus.jsonl, queries.jsonl, qrels/)"
+    )
+    parser.add_argument("--split", default="test", help="the qrels split of --beir (default: test)")
+    parser.add_argument(
+        "--run-dir",
+        metavar="DIR",
+        help="with --beir only: write one TREC run file per system here (0600; never over a file that is not one)",
     )
     parser.add_argument(
-        "--limit", type=int, default=None, metavar="N",
+        "--squad",
+        metavar="PATH",
+        help="evaluate SQuAD 2.0 answers: the official JSON, or a folder of questions.jsonl + articles/",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
         help="with --squad: N questions, half answerable and half impossible (default 0: every question)",
     )
     parser.add_argument("--seed", type=int, default=None, help="with --squad: the sample's random seed (default 0)")
     parser.add_argument(
-        "--exclude-self", action=argparse.BooleanOptionalAction, default=None,
+        "--exclude-self",
+        action=argparse.BooleanOptionalAction,
+        default=None,
         help="with --beir only: drop a query's own document from its ranking (default: on when query ids are "
-             "also document ids, as BEIR does)",
+        "also document ids, as BEIR does)",
     )
     add_session_options(parser)
     parser.add_argument(
@@ -55,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fusion", choices=sorted(FUSIONS), default="weighted", help="fusion method(s) to compare")
     parser.add_argument("--json", action="store_true", help="print the whole report, per query too, as JSON")
     parser.add_argument(
-        "--author-view", action="store_true",
+        "--author-view",
+        action="store_true",
         help="also list labelled ids no KB file holds (looks at the whole KB: for the KB's author)",
     )
 
@@ -194,11 +214,11 @@ def _absent_ids(report: EvalReport) -> str:
 
 
 def run_beir(args: argparse.Namespace) -> int:
-    from core import ireval
-    from core.config import load_retrieval_config
-    from core.embeddings import EmbeddingError, load_embedding_config
-    from core.resources import config_dir
-    from core.retrieval.dense import DenseLane
+    from core.eval import beir as ireval
+    from core.infra.config import load_retrieval_config
+    from core.infra.embeddings import EmbeddingError, load_embedding_config
+    from core.infra.resources import config_dir
+    from core.kb.dense import DenseLane
 
     directory = Path(args.beir)
     if not directory.is_dir():
@@ -237,8 +257,8 @@ def run_beir(args: argparse.Namespace) -> int:
 
 
 def run_squad(args: argparse.Namespace) -> int:
-    from core import squad, squad_report
-    from core.session import Session
+    from core.eval import squad, squad_report
+    from core.kernel.session import Session
 
     if args.queries or args.sample or args.beir or getattr(args, "kb", None):
         raise UsageError("--squad brings its own KBs (one per article): give no QUERIES.json, --sample, --beir or --kb")
@@ -248,11 +268,15 @@ def run_squad(args: argparse.Namespace) -> int:
     if args.fusion == "both":
         raise UsageError("--squad runs one fusion method: --fusion weighted or --fusion rrf")
     if args.exclude_self is not None:
-        raise UsageError("--exclude-self is for --beir, where a query can be a document; a SQuAD question "
-                         "is not a unit of its article's KB, so there is nothing of its own to exclude")
+        raise UsageError(
+            "--exclude-self is for --beir, where a query can be a document; a SQuAD question "
+            "is not a unit of its article's KB, so there is nothing of its own to exclude"
+        )
     if args.run_dir:
-        raise UsageError("--run-dir writes TREC rankings for --beir; --squad scores answers, not rankings: "
-                         "--json lists every question's prediction")
+        raise UsageError(
+            "--run-dir writes TREC rankings for --beir; --squad scores answers, not rankings: "
+            "--json lists every question's prediction"
+        )
     config = config_from_args(args)
     try:
         collection = squad.load_squad(Path(args.squad))
@@ -283,7 +307,12 @@ def _progress_bar(width: int = 30):
         if interactive:
             filled = width * done // total
             end = "\n" if done == total else ""
-            print(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} queries", end=end, file=sys.stderr, flush=True)
+            print(
+                f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} queries",
+                end=end,
+                file=sys.stderr,
+                flush=True,
+            )
         elif done == total or done * 10 // total != (done - 1) * 10 // total:
             print(f"{done}/{total} queries", file=sys.stderr, flush=True)
 

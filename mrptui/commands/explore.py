@@ -28,12 +28,17 @@ def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
     """The explorer is the default command, so its options live on the top-level parser."""
     add_caller_options(parser)
     parser.add_argument(
-        "--queries", metavar="QUERIES.json", default=None,
+        "--queries",
+        metavar="QUERIES.json",
+        default=None,
         help="labelled queries for the eval screen (F4); default: queries.json beside the --kb path "
-             "(the bundled sample queries without --kb)",
+        "(the bundled sample queries without --kb)",
     )
     parser.add_argument(
-        "--session", dest="conversation", metavar="NAME", default=None,
+        "--session",
+        dest="conversation",
+        metavar="NAME",
+        default=None,
         help="continue the stored conversation NAME (follow-ups use its memory; ctrl+o shows it)",
     )
     parser.add_argument(
@@ -49,10 +54,10 @@ def check_configs(config: Path | None) -> None:
     """What `open_session` refuses as a usage error, checked without reading the KB: every config
     file the session reads. The KB itself is read after the explorer paints; a problem found then
     (a path that vanished, an unreadable file) is shown in the app."""
-    from core.config import ConfigError, load_engine_config, load_retrieval_config
-    from core.embeddings import load_embedding_config
-    from core.llm import load_llm_config
-    from core.resources import config_dir
+    from core.infra.config import ConfigError, load_engine_config, load_retrieval_config
+    from core.infra.embeddings import load_embedding_config
+    from core.infra.llm import load_llm_config
+    from core.infra.resources import config_dir
 
     directory = config or config_dir()
     try:
@@ -76,7 +81,7 @@ def start_pool_helpers() -> None:
     worker would build every file serially."""
     from multiprocessing import resource_tracker
 
-    from core.lifeline import start_forkserver
+    from core.infra.lifeline import start_forkserver
 
     resource_tracker.ensure_running()
     start_forkserver()  # from the main thread: it then dies with this process, not with a thread
@@ -90,14 +95,17 @@ def queries_for(args: argparse.Namespace, paths: list[Path]) -> Path | None:
         if not queries.is_file():
             raise UsageError(f"--queries: no such file: {queries}")
         return queries
-    from core.resources import sample_queries_file
+    from core.infra.resources import sample_queries_file
     from mrptui.commands.check import QUERIES_FILE_NAME
 
     if not paths:
         return sample_queries_file()
     # In a KB folder (as sample_kb/ keeps it), else beside the folder or file (as `mrptui init` writes it).
-    beside = (folder / QUERIES_FILE_NAME for path in paths
-              for folder in ((path, path.parent) if path.is_dir() else (path.parent,)))
+    beside = (
+        folder / QUERIES_FILE_NAME
+        for path in paths
+        for folder in ((path, path.parent) if path.is_dir() else (path.parent,))
+    )
     return next((queries for queries in beside if queries.is_file()), None)
 
 
@@ -112,9 +120,17 @@ def run(args: argparse.Namespace) -> int:
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
     keymap = config / KEYMAP_FILE if config else "config"
     queries = queries_for(args, paths)
-    app = ExplorerApp(None, caller, kb_label(args.kb), theme=theme, keymap_path=keymap, queries_path=queries,
-                      opener=partial(open_later, paths, config, args), conversation=conversation_name(args.conversation),
-                      memory_root=memory_root())
+    app = ExplorerApp(
+        None,
+        caller,
+        kb_label(args.kb),
+        theme=theme,
+        keymap_path=keymap,
+        queries_path=queries,
+        opener=partial(open_later, paths, config, args),
+        conversation=conversation_name(args.conversation),
+        memory_root=memory_root(),
+    )
     app.lifecycle.follow_today = not args.as_of
     start_pool_helpers()
     return run_until_quit(app)

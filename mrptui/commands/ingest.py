@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from core.cnl import Format, question_lines, read_file, to_markdown
-from core.diagnostics import Code
+from core.infra.diagnostics import Code
 
 # Problems with the file itself, rather than its text: nothing could be ingested. (An undecodable
 # byte is not one: it is replaced, reported at its line, and the rest is ingested.)

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from core.cnl import read_text
-from core.resources import config_dir
+from core.infra.resources import config_dir
 from mrptui.atomic_tree import Conflict, write_new_tree
 from mrptui.commands import UsageError
 
@@ -46,8 +46,16 @@ PLAIN_TEXT = """Touring bikes
 
 The touring tandem uses disc brakes.
 """
-JSONL = json.dumps({"_id": "documents::rental-hours", "title": "Rental hours",
-                    "text": "Workshop bikes can be rented from 9 am to 5 pm on weekdays."}) + "\n"
+JSONL = (
+    json.dumps(
+        {
+            "_id": "documents::rental-hours",
+            "title": "Rental hours",
+            "text": "Workshop bikes can be rented from 9 am to 5 pm on weekdays.",
+        }
+    )
+    + "\n"
+)
 
 RULES = {
     "rules": [

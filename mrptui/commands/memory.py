@@ -19,12 +19,19 @@ from mrptui.commands import (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("list", "add", "forget", "clear"),
-                        help="list records; add a note; forget one record by id; clear a scope")
+    parser.add_argument(
+        "action",
+        choices=("list", "add", "forget", "clear"),
+        help="list records; add a note; forget one record by id; clear a scope",
+    )
     parser.add_argument("text", nargs="?", help="add: the note's text; forget: the record id")
     parser.add_argument("--session", metavar="NAME", help="the conversation (as `ask --session NAME`)")
-    parser.add_argument("--for", dest="question", metavar="QUESTION",
-                        help="list: score every record for this question (sim, recency, scope, quality, score)")
+    parser.add_argument(
+        "--for",
+        dest="question",
+        metavar="QUESTION",
+        help="list: score every record for this question (sim, recency, scope, quality, score)",
+    )
     parser.add_argument("--notes", action="store_true", help="clear: the durable notes (not a conversation)")
     parser.add_argument("--json", action="store_true", help="list: one JSON object")
     add_session_options(parser)
@@ -95,29 +102,63 @@ def _list(conversation, view, args: argparse.Namespace) -> None:
         withheld = [withheld_note(r.kind, r.turn, UNCHECKED) for r in conversation.records if r.unit_ids]
     scored = conversation.score(args.question or "", usable)
     rows = [
-        {"id": s.record.id, "scope": s.record.scope, "kind": s.record.kind, "turn": s.record.turn,
-         "age_s": round(max(0.0, time.time() - s.record.ts), 1), "question": s.record.question,
-         "lead": s.record.lead, "entity": s.record.entity,
-         **({"sim": round(s.sim, 4), "recency": round(s.recency, 4), "scope_weight": s.scope_weight,
-             "quality": round(s.quality, 4), "score": round(s.score, 4)} if args.question else {})}
+        {
+            "id": s.record.id,
+            "scope": s.record.scope,
+            "kind": s.record.kind,
+            "turn": s.record.turn,
+            "age_s": round(max(0.0, time.time() - s.record.ts), 1),
+            "question": s.record.question,
+            "lead": s.record.lead,
+            "entity": s.record.entity,
+            **(
+                {
+                    "sim": round(s.sim, 4),
+                    "recency": round(s.recency, 4),
+                    "scope_weight": s.scope_weight,
+                    "quality": round(s.quality, 4),
+                    "score": round(s.score, 4),
+                }
+                if args.question
+                else {}
+            ),
+        }
         for s in scored
     ]
     if not args.question:
         rows.sort(key=lambda r: (r["scope"] != "session", r["turn"], -r["age_s"]))
     if args.json:
         problems = [p.model_dump(mode="json") for p in conversation.problems]
-        print(json.dumps({"conversation": args.session, "checked_against": against, "records": rows,
-                          "withheld": withheld, "problems": problems}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "conversation": args.session,
+                    "checked_against": against,
+                    "records": rows,
+                    "withheld": withheld,
+                    "problems": problems,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
-    print(f"checked against the KB {against}" if against is not None else
-          "not checked against a KB: pass --kb PATH (the KB the conversation asked) to list the turns that cite units")
+    print(
+        f"checked against the KB {against}"
+        if against is not None
+        else "not checked against a KB: pass --kb PATH (the KB the conversation asked) to list the turns that cite units"
+    )
     if not rows and not withheld:
         print("no memory records for this caller" + _in(args))
     for line in withheld:
         print(line)
     for row in rows:
-        score = f"  score {row['score']:.2f} (sim {row['sim']:.2f} R {row['recency']:.2f} " \
-                f"S {row['scope_weight']:.1f} Q {row['quality']:.2f})" if args.question else ""
+        score = (
+            f"  score {row['score']:.2f} (sim {row['sim']:.2f} R {row['recency']:.2f} "
+            f"S {row['scope_weight']:.1f} Q {row['quality']:.2f})"
+            if args.question
+            else ""
+        )
         where = f"turn {row['turn']}" if row["scope"] == "session" else "note"
         lead = f" → {row['lead']}" if row["lead"] else ""
         print(f"{row['id']}  {row['kind']:<7} {where:<8} {row['question']}{lead}{score}")

@@ -7,10 +7,16 @@ import os
 import sys
 from pathlib import Path
 
-from core.diagnostics import Diagnostic
-from core.events import RunStarted, read_trace
+from core.infra.diagnostics import Diagnostic
+from core.kernel.events import RunStarted, read_trace
 from mrptui.commands import (
-    UsageError, add_caller_options, add_config_option, add_kb_option, caller_from_args, open_session, unreachable,
+    UsageError,
+    add_caller_options,
+    add_config_option,
+    add_kb_option,
+    caller_from_args,
+    open_session,
+    unreachable,
 )
 from mrptui.session_seam import describe_caller
 
@@ -49,7 +55,9 @@ def stop_note(problem: Diagnostic, events: int) -> str:
     count = "the 1" if events == 1 else f"the {events}"
     if problem.is_error:
         return f"trace line {problem.line} is not a trace event: replaying {count} event{'s' * (events != 1)} before it"
-    return f"trace line {problem.line} is cut mid-event: replaying {count} complete event{'s' * (events != 1)} before it"
+    return (
+        f"trace line {problem.line} is cut mid-event: replaying {count} complete event{'s' * (events != 1)} before it"
+    )
 
 
 def recorded_for(events) -> str:
@@ -71,7 +79,6 @@ def run(args: argparse.Namespace) -> int:
     theme = os.environ.get("MRPTUI_THEME") or "textual-dark"
     recorded = recorded_for(events)
     label = f"replay {path.name} · recorded for the {recorded}"
-    app = ExplorerApp(session, caller, label, theme=theme, replay=events, recorded_for=recorded,
-                      replay_note=note)
+    app = ExplorerApp(session, caller, label, theme=theme, replay=events, recorded_for=recorded, replay_note=note)
     app.run()
     return 0

@@ -6,14 +6,14 @@ import argparse
 import json
 import sys
 
-from core.config import Lane
-from core.events import RetrievalScored
-from core.intent_cues import question_cues
-from core.plugins.base import KbResult, PluginType, RegistryError, Request, RunContext
-from core.plugins.calls import retrieve_bounded
+from core.answer.whynot import why_not
+from core.infra.config import Lane
+from core.kernel.calls import retrieve_bounded
+from core.kernel.contract import KbResult, PluginType, RegistryError, Request, RunContext
+from core.kernel.events import RetrievalScored
+from core.question.intent_cues import question_cues
 from core.retrieval.fusion import cut_explanation
 from core.units import Act, Intent
-from core.whynot import why_not
 from mrptui.commands import (
     UsageError,
     add_caller_options,
@@ -29,8 +29,12 @@ from mrptui.commands import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("question")
     add_session_options(parser)
-    parser.add_argument("--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)")
-    parser.add_argument("--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)")
+    parser.add_argument(
+        "--kb-plugin", default="kb-balanced", metavar="ID", help="kb plugin to run (default kb-balanced)"
+    )
+    parser.add_argument(
+        "--act", choices=[a.value for a in Act], help="intent act (default: detected from the question)"
+    )
     add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -43,7 +47,9 @@ def run(args: argparse.Namespace) -> int:
     limit = session.engine_config.budgets.max_question_chars
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
-        raise UsageError(f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)")
+        raise UsageError(
+            f"the question is {len(question):,} characters long, over the {limit:,} allowed (budgets.maxQuestionChars)"
+        )
     health = warn_health(session, caller)
     try:
         plugin = session.registry.get(args.kb_plugin, PluginType.KB)
@@ -58,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
     act = Act(args.act) if args.act else question_cues(question).act
     intent = Intent(act=act, target=question, output="text")
     timeout = session.engine_config.budgets.plugin_timeout_ms
-    result = retrieve_bounded(plugin, RunContext(request=request, view=session.view(caller), services=None), intent, timeout)
+    result = retrieve_bounded(
+        plugin, RunContext(request=request, view=session.view(caller), services=None), intent, timeout
+    )
     if result.outcome is None:
         # A timeout, an exception or a plugin with nothing to rank: said in one line, exit 1.
         print(f"mrptui: {plugin.id} {result.status.value}: {result.reason or 'no candidates'}", file=sys.stderr)

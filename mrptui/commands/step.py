@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from core.events import Event
-from core.plugins.base import Request
-from core.steering import Intervention, Steering
+from core.kernel.contract import Request
+from core.kernel.events import Event
+from core.kernel.steering import Intervention, Steering
+from mrptui.breakpoints import Breakpoint
 from mrptui.commands import UsageError
 from mrptui.run_control import LiveRun, describe_point, rerun_reason
-from mrptui.breakpoints import Breakpoint
 
 STAGES = ("sd", "kb", "gs", "val")
 HELP = """commands: n (one event) · c (to the next breakpoint) · g (to the end) · x PLUGIN (exclude) ·
@@ -38,7 +38,9 @@ def parse_break(spec: str) -> Breakpoint:
 
 
 def event_line(event: Event) -> str:
-    details = " ".join(str(getattr(event, name)) for name in ("stage", "plugin", "status") if getattr(event, name, None))
+    details = " ".join(
+        str(getattr(event, name)) for name in ("stage", "plugin", "status") if getattr(event, name, None)
+    )
     reason = getattr(event, "reason", "") or getattr(event, "note", "")
     return f"{event.seq:>4} {event.kind} {details}".rstrip() + (f": {reason}" if reason else "")
 
@@ -46,16 +48,25 @@ def event_line(event: Event) -> str:
 class Stepper:
     """One run under the headless debugger; `run()` returns every event it pulled."""
 
-    def __init__(self, session, request: Request, breakpoints: set[Breakpoint], *, step: bool,
-                 read: Callable[[], str], out: TextIO):
+    def __init__(
+        self,
+        session,
+        request: Request,
+        breakpoints: set[Breakpoint],
+        *,
+        step: bool,
+        read: Callable[[], str],
+        out: TextIO,
+    ):
         self.session = session
         self.request = request
         self.read = read
         self.out = out
         self.events: list[Event] = []
         steering = Steering()
-        self.live = LiveRun(lambda: session.run(request, steering=steering), steering, lambda: breakpoints,
-                            session.costly_plugins())
+        self.live = LiveRun(
+            lambda: session.run(request, steering=steering), steering, lambda: breakpoints, session.costly_plugins()
+        )
         if step:
             self.live.step()
 
@@ -84,8 +95,13 @@ class Stepper:
             self.live.finish()
             return True
         verb, _, argument = line.strip().partition(" ")
-        release = {"n": self.live.step, "": self.live.step, "c": lambda: self.live.resume(backtracks=False),
-                   "g": self.live.finish, "q": self.live.cancel}
+        release = {
+            "n": self.live.step,
+            "": self.live.step,
+            "c": lambda: self.live.resume(backtracks=False),
+            "g": self.live.finish,
+            "q": self.live.cancel,
+        }
         if verb in release:
             release[verb]()
             return True

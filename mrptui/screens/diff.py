@@ -1,6 +1,6 @@
 """Two runs side by side, one row per compared fact, so both sides stay level whatever wraps.
 
-The rows come from `core.rundiff`; this screen only draws them. Each row is one widget holding
+The rows come from `core.kernel.rundiff`; this screen only draws them. Each row is one widget holding
 both cells, so a cell that wraps makes the whole row taller and the next row starts below both
 sides. Colours come from component classes in app.tcss (`diff-row--changed`, `--added`,
 `--removed`, `--empty`, the marks, the changed words), toggled views from `-changes-only`.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.padding import Padding
-from rich.table import Table
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
-from core.rundiff import MARKS, SECTIONS, DiffRow, RunDiff, diff_runs
+from core.kernel.rundiff import MARKS, SECTIONS, DiffRow, RunDiff, diff_runs
 from mrptui.state import RunRecord
 from mrptui.widgets.keybar import KeyBar
 
@@ -36,7 +36,9 @@ class DiffRows(VerticalScroll):
     rather than once per row (a component class costs a style pass per widget)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        *(f"diff-row--{tone}" for tone in TONES), *(f"diff-row--mark-{change}" for change in MARKS), "diff-row--note",
+        *(f"diff-row--{tone}" for tone in TONES),
+        *(f"diff-row--mark-{change}" for change in MARKS),
+        "diff-row--note",
         "diff-row--word",
     }
 
@@ -78,8 +80,9 @@ class DiffRowView(Widget):
         grid.add_column(ratio=1, style=tone(f"diff-row--{row.side('left')}"))
         grid.add_column(width=3, justify="center", style=tone(f"diff-row--mark-{row.change}"))
         grid.add_column(ratio=1, style=tone(f"diff-row--{row.side('right')}"))
-        grid.add_row(self._body(row.left, row.left_words), MARKS[row.change],
-                     self._body(row.right, row.right_words, row.note))
+        grid.add_row(
+            self._body(row.left, row.left_words), MARKS[row.change], self._body(row.right, row.right_words, row.note)
+        )
         return grid
 
 
@@ -103,8 +106,13 @@ Colours and marks: `~` changed, `+` only in the right run (new), `-` only in the
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="diff.back", tooltip="Back to the explorer"),
-        Binding("f", "toggle_changes_only", "Changed", id="diff.changes_only",
-                tooltip="Show only the rows that differ (toggle)"),
+        Binding(
+            "f",
+            "toggle_changes_only",
+            "Changed",
+            id="diff.changes_only",
+            tooltip="Show only the rows that differ (toggle)",
+        ),
         Binding("n", "next_change", "Next", id="diff.next", tooltip="Scroll to the next changed row"),
         Binding("N", "previous_change", "Prev", id="diff.previous", tooltip="Scroll to the previous changed row"),
         Binding("c", "copy", "Copy", id="diff.copy", tooltip="Copy the diff as text"),
@@ -116,8 +124,9 @@ Colours and marks: `~` changed, `+` only in the right run (new), `-` only in the
         super().__init__()
         self.left = left
         self.right = right
-        self.diff: RunDiff = diff_runs(left.events, right.events,
-                                       unfinished=(left.stopped or "running", right.stopped or "running"))
+        self.diff: RunDiff = diff_runs(
+            left.events, right.events, unfinished=(left.stopped or "running", right.stopped or "running")
+        )
         self._at = -1  # the changed row `n` / `N` last went to
 
     @property

@@ -21,25 +21,34 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from core.plugins.base import Request
+from core.kernel.contract import Request
 from mrptui.host import Explorer
 from mrptui.messages import Command, RunQuestion
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
-    from core.evaluation import EvalReport, QueryResult, QuerySpec
+    from core.eval.labelled import EvalReport, QueryResult, QuerySpec
 
 GATES = ("must-not-appear", "view-boundary", "abstention")
 # The question comes early and gives way last, so its text shows at every width.
-COLUMNS = [("change", "change"), ("id", "id"), ("result", "result"), ("question", "question"),
-           ("evidence", "evidence"), ("answer", "answer"), *((gate, gate) for gate in GATES)]
+COLUMNS = [
+    ("change", "change"),
+    ("id", "id"),
+    ("result", "result"),
+    ("question", "question"),
+    ("evidence", "evidence"),
+    ("answer", "answer"),
+    *((gate, gate) for gate in GATES),
+]
 FLOORS = {"question": 24, "answer": 12, "id": 8, "change": 6}
 NEWLY_FAILING = "newly failing"
 NEWLY_PASSING = "newly passing"
 NEW = "new"
-NO_QUERIES = ("no queries file: put a queries.json beside the KB (mrptui init writes one) "
-              "or pass --queries FILE (docs/queries.md)")
+NO_QUERIES = (
+    "no queries file: put a queries.json beside the KB (mrptui init writes one) "
+    "or pass --queries FILE (docs/queries.md)"
+)
 
 
 def shown_path(path: Path) -> str:
@@ -79,7 +88,9 @@ def question_row(spec: QuerySpec, result: QueryResult) -> QuestionRow:
     gates = {
         "must-not-appear": "FAIL" if result.forbidden_seen else "pass",
         "view-boundary": "FAIL" if result.hidden_seen else "pass",
-        "abstention": "—" if result.expect_status != "no-context" else ("FAIL" if result.status == "grounded" else "pass"),
+        "abstention": "—"
+        if result.expect_status != "no-context"
+        else ("FAIL" if result.status == "grounded" else "pass"),
     }
     passed = evidence_ok and not result.answer_problems and "FAIL" not in gates.values()
     return QuestionRow(spec.id, spec.question, passed, evidence, answer, gates)
@@ -142,8 +153,13 @@ what changed since the previous run: **newly failing** (red), newly passing, new
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="eval.back", tooltip="Back to the explorer"),
         Binding("r", "rerun", "Run again", id="eval.rerun", tooltip="Run the labelled queries again"),
-        Binding("ctrl+r", "reload", "Reload", id="eval.reload",
-                tooltip="Re-read the KB and rule files now (the queries then run again)"),
+        Binding(
+            "ctrl+r",
+            "reload",
+            "Reload",
+            id="eval.reload",
+            tooltip="Re-read the KB and rule files now (the queries then run again)",
+        ),
     ]
 
     class Finished(Message):
@@ -206,13 +222,19 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         self.running = True
         self._render_title()
         generation, session, path = self.generation, self.explorer.session, self.queries_path
-        self.run_worker(lambda: self._evaluate(generation, session, path), thread=True, exclusive=True,
-                        group="eval", description="Eval", exit_on_error=False)
+        self.run_worker(
+            lambda: self._evaluate(generation, session, path),
+            thread=True,
+            exclusive=True,
+            group="eval",
+            description="Eval",
+            exit_on_error=False,
+        )
 
     def _evaluate(self, generation: int, session, path: Path) -> None:
-        from core.config import ConfigError
-        from core.evaluation import evaluate, load_queries
-        from core.plugins.base import PluginType
+        from core.eval.labelled import evaluate, load_queries
+        from core.infra.config import ConfigError
+        from core.kernel.contract import PluginType
 
         try:
             queries = load_queries(path)
@@ -270,8 +292,17 @@ what changed since the previous run: **newly failing** (red), newly passing, new
             result = Text("pass", style=success) if row.passed else Text("FAIL", style=f"bold {error}")
             gates = [Text(row.gates[g], style=f"bold {error}" if row.gates[g] == "FAIL" else muted) for g in GATES]
             answer = Text(row.answer, style=error if row.answer.startswith("✗") else "")
-            rows.append([Text(mark, style=mark_style), Text(row.id, style=mark_style if mark == NEWLY_FAILING else ""),
-                         result, row.question, row.evidence, answer, *gates])
+            rows.append(
+                [
+                    Text(mark, style=mark_style),
+                    Text(row.id, style=mark_style if mark == NEWLY_FAILING else ""),
+                    result,
+                    row.question,
+                    row.evidence,
+                    answer,
+                    *gates,
+                ]
+            )
         refill(table, COLUMNS, rows, floors=FLOORS)
         if table.row_count:
             table.move_cursor(row=min(max(cursor, 0), table.row_count - 1), animate=False)

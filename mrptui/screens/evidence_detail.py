@@ -14,10 +14,10 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.config import FusionMethod, Lane, Profile, RetrievalConfig
-from core.events import AnswerReady, CandidateScore, RetrievalScored
+from core.infra.config import FusionMethod, Lane, Profile, RetrievalConfig
+from core.kernel.events import AnswerReady, CandidateScore, RetrievalScored
 from core.retrieval.fusion import agreement_bonus, lane_weights
-from core.retrieval.hdc import unit_windows
+from core.retrieval.hdc.encoding import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NOT_VISIBLE, unit_markup
@@ -55,13 +55,19 @@ def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | No
         return f"[$warning]cut by minScore: {c.score:.3f} < {profile.min_score:g}[/]"
     if c.cut_reason == "gap":
         top = max((x.score for x in scored.candidates if x.score >= profile.min_score), default=0.0)
-        return (f"[$warning]cut by gap: {c.score:.3f} < gapThreshold {profile.gap_threshold:g} × top {top:.3f}"
-                f" = {top * profile.gap_threshold:.3f}[/]")
+        return (
+            f"[$warning]cut by gap: {c.score:.3f} < gapThreshold {profile.gap_threshold:g} × top {top:.3f}"
+            f" = {top * profile.gap_threshold:.3f}[/]"
+        )
     return f"[$warning]cut: beyond maxResults {profile.max_results}[/]"
 
 
-def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalConfig | None = None,
-                 source: str = "the session's retrieval config") -> str:
+def score_markup(
+    c: CandidateScore,
+    scored: RetrievalScored,
+    config: RetrievalConfig | None = None,
+    source: str = "the session's retrieval config",
+) -> str:
     """Normalisation and fusion for one candidate, with the configured weights (or the defaults)."""
     config = config or RetrievalConfig(profiles={})
     profile = config.profiles.get(scored.plugin)
@@ -78,16 +84,24 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
         "[b]Normalisation[/b]",
     ]
     if c.bm25_raw is not None:
-        lines.append(f"  BM25  raw {c.bm25_raw:.3f} → {_num(c.bm25)}   "
-                     f"[$foreground-muted](raw / max(1, top raw {top_raw:.3f}))[/]")
+        lines.append(
+            f"  BM25  raw {c.bm25_raw:.3f} → {_num(c.bm25)}   "
+            f"[$foreground-muted](raw / max(1, top raw {top_raw:.3f}))[/]"
+        )
     else:
         lines.append("  BM25  — [$foreground-muted](no lexical match)[/]")
     if c.hdc is None and c.hdc_fields:
-        lines.append(f"  HDC   — [$foreground-muted](below the lane's floor {config.hdc.lane_min_score:g}, or not "
-                     f"among its best {config.hdc.lane_pool}: not found by HDC)[/]")
+        lines.append(
+            f"  HDC   — [$foreground-muted](below the lane's floor {config.hdc.lane_min_score:g}, or not "
+            f"among its best {config.hdc.lane_pool}: not found by HDC)[/]"
+        )
     else:
-        lines.append(f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]"))
-    lines.append(f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]"))
+        lines.append(
+            f"  HDC   {_num(c.hdc)}" + ("" if c.hdc is None else "   [$foreground-muted](already in [0, 1])[/]")
+        )
+    lines.append(
+        f"  TDB   {_num(c.tdb)}" + ("" if c.tdb is None else "   [$foreground-muted](pathScore / top pathScore)[/]")
+    )
     if c.dense is not None:
         lines.append(f"  Dense {_num(c.dense)}   [$foreground-muted](cosine of unit and question embeddings)[/]")
     terms = []
@@ -105,22 +119,31 @@ def score_markup(c: CandidateScore, scored: RetrievalScored, config: RetrievalCo
     lines += [
         "",
         f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config, profile)}"
-        + (f"; RRF k {config.fusion.rrf_k}, rank weights {_lane_list(lane_weights(config.fusion, profile))}" if rrf else "")
+        + (
+            f"; RRF k {config.fusion.rrf_k}, rank weights {_lane_list(lane_weights(config.fusion, profile))}"
+            if rrf
+            else ""
+        )
         + f" ({escape(source)})[/]",
         f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}{recomputed}",
         f"  agreement bonus: {'yes, every lane found it' if c.agreement else 'no (one lane, or a score below agreementMinScore)'}",
     ]
     if rrf:
-        lines.append(f"  score {c.score:.3f} is the RRF rank score: Σ 1/(k + rank in each lane), scaled so rank 1 "
-                     "in every lane that ran = 1.0; fused is shown for reference, the cut-offs use the score")
+        lines.append(
+            f"  score {c.score:.3f} is the RRF rank score: Σ 1/(k + rank in each lane), scaled so rank 1 "
+            "in every lane that ran = 1.0; fused is shown for reference, the cut-offs use the score"
+        )
     elif abs(c.score - c.fused) > 0.0005:
-        lines.append(f"  score {c.score:.3f} ≠ fused: this run used another fusion method (RRF?) than the "
-                     "configuration shown")
+        lines.append(
+            f"  score {c.score:.3f} ≠ fused: this run used another fusion method (RRF?) than the configuration shown"
+        )
     else:
         lines.append(f"  score = fused = {c.score:.3f} · rank {c.rank}")
     if profile is not None:
-        lines.append(f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
-                     f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]")
+        lines.append(
+            f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
+            f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]"
+        )
     return "\n".join(lines)
 
 
@@ -129,14 +152,22 @@ def bm25_table(c: CandidateScore) -> Table | str:
         return "  [dim]no BM25 term contributions[/dim]"
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     synonyms = any(t.via for t in c.bm25_terms)
-    columns = [("term", "left"), ("field", "left"), ("tf", "right"), ("idf", "right"), ("weight", "right"),
-               ("contribution", "right")] + ([("via synonym", "left")] if synonyms else [])
+    columns = [
+        ("term", "left"),
+        ("field", "left"),
+        ("tf", "right"),
+        ("idf", "right"),
+        ("weight", "right"),
+        ("contribution", "right"),
+    ] + ([("via synonym", "left")] if synonyms else [])
     for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for t in sorted(c.bm25_terms, key=lambda t: (-t.contribution, t.term, t.field)):
         via = [t.via] if synonyms else []
         table.add_row(t.term, t.field, str(t.tf), f"{t.idf:.3f}", f"{t.field_weight:g}", f"{t.contribution:.3f}", *via)
-    table.add_row("", "", "", "", "sum", f"{sum(t.contribution for t in c.bm25_terms):.3f}", *([""] if synonyms else []))
+    table.add_row(
+        "", "", "", "", "sum", f"{sum(t.contribution for t in c.bm25_terms):.3f}", *([""] if synonyms else [])
+    )
     return table
 
 
@@ -147,18 +178,24 @@ def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
     total = sum(t.contribution for t in c.bm25_terms)
     role, act = escape(c.role), escape(scored.act)
     if c.role_boost == 1.0:
-        return (f"  raw = sum = {total:.3f}   "
-                f"[$foreground-muted](no role boost: {role} is not a preferred role for {act})[/]")
-    return (f"  raw {total * c.role_boost:.3f} = sum {total:.3f} × role boost {c.role_boost:g}   "
-            f"[$foreground-muted]({role} is a preferred role for {act}; bm25.roleBoost)[/]")
+        return (
+            f"  raw = sum = {total:.3f}   "
+            f"[$foreground-muted](no role boost: {role} is not a preferred role for {act})[/]"
+        )
+    return (
+        f"  raw {total * c.role_boost:.3f} = sum {total:.3f} × role boost {c.role_boost:g}   "
+        f"[$foreground-muted]({role} is a preferred role for {act}; bm25.roleBoost)[/]"
+    )
 
 
 HDC_FIELDS = ("topic", "claim", "role", "acts")
 
 
-def hdc_markup(c: CandidateScore, config: RetrievalConfig | None = None, unit: KnowledgeUnit | None = None) -> Table | Group | str:
+def hdc_markup(
+    c: CandidateScore, config: RetrievalConfig | None = None, unit: KnowledgeUnit | None = None
+) -> Table | Group | str:
     """Per field: similarity, calibrated field score, weight, contribution; role and acts count
-    only as far as the text matched (× gate = the better of topic and claim; core/retrieval/hdc.py)."""
+    only as far as the text matched (× gate = the better of topic and claim; core/retrieval/hdc/encoding.py)."""
     if not c.hdc_fields:
         return "  [$foreground-muted]no HDC lane for this candidate[/]"
     weights = (config or RetrievalConfig(profiles={})).hdc.field_weights
@@ -215,9 +252,17 @@ class EvidenceDetailScreen(ModalScreen[None]):
         Binding("u", "open_unit", "Unit", id="detail.unit", tooltip="Open the unit"),
     ]
 
-    def __init__(self, candidate: CandidateScore, scored: RetrievalScored, unit: KnowledgeUnit | None,
-                 *, missing: str = NOT_VISIBLE, retrieval: RetrievalConfig | None = None,
-                 retrieval_source: str = "the session's retrieval config", answer: AnswerReady | None = None) -> None:
+    def __init__(
+        self,
+        candidate: CandidateScore,
+        scored: RetrievalScored,
+        unit: KnowledgeUnit | None,
+        *,
+        missing: str = NOT_VISIBLE,
+        retrieval: RetrievalConfig | None = None,
+        retrieval_source: str = "the session's retrieval config",
+        answer: AnswerReady | None = None,
+    ) -> None:
         super().__init__()
         self.answer = answer
         self.retrieval = retrieval

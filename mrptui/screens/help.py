@@ -28,8 +28,12 @@ def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]
     # A hidden binding whose action a shown one also runs (the timeline's → for the screen's `n`) is
     # an alternate key: it is listed with the shown binding, not on a line of its own.
     focused = screen.focused or screen
-    shown = {_action(b) for node in focused.ancestors_with_self for b in getattr(node, "BINDINGS", [])
-             if isinstance(b, Binding) and b.show}
+    shown = {
+        _action(b)
+        for node in focused.ancestors_with_self
+        for b in getattr(node, "BINDINGS", [])
+        if isinstance(b, Binding) and b.show
+    }
     seen: set[str] = set()
     for item in active:
         binding = item.binding
@@ -61,8 +65,7 @@ def _action(binding: Binding) -> str:
 
 def _other_keys(active: list, binding: Binding) -> list[str]:
     action = _action(binding)
-    return [item.binding.key for item in active
-            if _action(item.binding) == action and item.binding.key != binding.key]
+    return [item.binding.key for item in active if _action(item.binding) == action and item.binding.key != binding.key]
 
 
 class HelpScreen(ModalScreen[None]):

@@ -21,21 +21,21 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from core.diagnostics import Diagnostic
-from core.health import count_diagnostics, counts_phrase
-from core.picked import Picked
+from core.infra.diagnostics import Diagnostic
+from core.infra.picked import Picked
+from core.kb.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
 from mrptui.clipboard import copy_text
-from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.host import Explorer
 from mrptui.messages import Command, OpenUnit
+from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
+from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
+from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.session_seam import describe_caller
 from mrptui.state import trace_unit_ids
-from mrptui.widgets.keybar import KeyBar
-from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
-from mrptui.widgets.tables import fit_to_room
-from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
 from mrptui.widgets.id_cut import unique_cut
+from mrptui.widgets.keybar import KeyBar
+from mrptui.widgets.tables import fit_to_room
 from mrptui.widgets.virtual_table import VirtualTable
 
 ERRORS_MIN = 24
@@ -60,8 +60,10 @@ def _widest(markup: str) -> int:
 
 def _diagnostic_markup(diagnostic: Diagnostic, between: str) -> str:
     tone = "$error" if diagnostic.is_error else "$warning"
-    return (f"{escape(diagnostic.file)}:{diagnostic.line}:{diagnostic.col} [{tone}]{diagnostic.code.value}[/]"
-            f"{between}{escape(diagnostic.message)}")
+    return (
+        f"{escape(diagnostic.file)}:{diagnostic.line}:{diagnostic.col} [{tone}]{diagnostic.code.value}[/]"
+        f"{between}{escape(diagnostic.message)}"
+    )
 
 
 class KBScreen(Screen[None]):
@@ -87,14 +89,21 @@ file, restricted units included, whatever the caller. See docs/security.md.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"),
+        Binding(
+            "escape,q", "app.pop_screen", "Back", id="kb.back", tooltip="Back to the screen this one was opened from"
+        ),
         Binding("s,ctrl+f", "search", "Search", id="kb.search", tooltip="Search units (/ goes to the question box)"),
         Binding("n", "next_match", "Next", id="kb.next", tooltip="Next match"),
         Binding("N", "previous_match", "Prev", id="kb.previous", tooltip="Previous match"),
         Binding("f", "toggle_filter", "Filter", id="kb.filter", tooltip="Show only the matches (toggle)"),
         Binding("w", "why_not", "Why not?", id="kb.why_not", tooltip="Why is this unit not in the last answer?"),
-        Binding("e", "edit", "Edit", id="kb.edit",
-                tooltip="Author view: whole KB. Open the whole file in your editor at this line"),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            id="kb.edit",
+            tooltip="Author view: whole KB. Open the whole file in your editor at this line",
+        ),
         Binding("c", "copy", "Copy", id="kb.copy", tooltip="Copy the unit id or the error line"),
         Binding("ctrl+r", "reload", "Reload", id="kb.reload", tooltip="Re-read the KB and rule files now"),
         Binding("R,f3", "app.open('rules_screen')", "Rules", id="kb.rules", tooltip="The rules screen"),
@@ -179,7 +188,9 @@ file, restricted units included, whatever the caller. See docs/security.md.
         self.hits, self.searched = [], 0
         units = self.units
         if text and len(units) > INLINE_UNITS:
-            self.run_worker(lambda: self._search_worker(units, text), thread=True, group="kb-search", exit_on_error=False)
+            self.run_worker(
+                lambda: self._search_worker(units, text), thread=True, group="kb-search", exit_on_error=False
+            )
         elif text:
             for hits, done in search_chunks(units, text):
                 self.hits += hits
@@ -222,8 +233,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if len(self.units) <= INLINE_UNITS:
             sources = len({u.source_id for u in self.units})
             size += f" in {sources} source{'' if sources == 1 else 's'}"
-        parts = [f"KB {escape(app.kb_label)}".rstrip(), size,
-                 f"visible to the {escape(caller_label(app.caller))}"]
+        parts = [f"KB {escape(app.kb_label)}".rstrip(), size, f"visible to the {escape(caller_label(app.caller))}"]
         if app.recorded_for:
             parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
@@ -243,9 +253,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
     def _render_units(self) -> None:
         table = self.query_one("#kb-units", VirtualTable)
         if self.trace_ids:
-            widths = [max(max((len(unit_id) for unit_id, _ in self.trace_ids), default=0), len("unit")),
-                      max(max((len(role) for _, role in self.trace_ids), default=0), len("role")),
-                      *(len(label) for label, _ in UNIT_COLUMNS[2:])]
+            widths = [
+                max(max((len(unit_id) for unit_id, _ in self.trace_ids), default=0), len("unit")),
+                max(max((len(role) for _, role in self.trace_ids), default=0), len("role")),
+                *(len(label) for label, _ in UNIT_COLUMNS[2:]),
+            ]
             rows = [[Text(unit_id), Text(role), "", "", ""] for unit_id, role in self.trace_ids]
             table.show(self._columns(widths), len(rows), rows.__getitem__)
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
@@ -281,7 +293,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         cursor moves."""
         if self._widths is None or self._widths[0] is not shown or self._widths[1] != marked:
             content = content_widths(shown, marked=marked)
-            read = content.read[::max(-(-len(content.read) // DETAIL_READS), 1)]
+            read = content.read[:: max(-(-len(content.read) // DETAIL_READS), 1)]
             detail = max((_widest(unit_markup(shown[p], "")) for p in read), default=0)
             self._widths = (shown, marked, content, detail)
         return self._widths[2], self._widths[3]
@@ -295,8 +307,14 @@ file, restricted units included, whatever the caller. See docs/security.md.
             floors = {**UNIT_FLOORS, "unit": unit_floor or UNIT_FLOORS["unit"]}
             widths = fit_to_room(widths, room, [min(w, floors[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
             if sum(widths) > room:  # narrower than the floors (80 columns): below them, not past the edge
-                widths = fit_to_room(widths, room, [min(w, floors["unit"] if label == "unit" else CUT_FLOOR)
-                                                    for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+                widths = fit_to_room(
+                    widths,
+                    room,
+                    [
+                        min(w, floors["unit"] if label == "unit" else CUT_FLOOR)
+                        for w, (label, _) in zip(widths, UNIT_COLUMNS)
+                    ],
+                )
             # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
             spare = room - sum(widths)
             if spare > 0:
@@ -327,7 +345,9 @@ file, restricted units included, whatever the caller. See docs/security.md.
         for diagnostic in self.diagnostics:
             # Code and message on one line where the pane has room, else the message below.
             one_line = _diagnostic_markup(diagnostic, "  ")
-            listing.add_option(Option(one_line if _widest(one_line) <= room else _diagnostic_markup(diagnostic, "\n  ")))
+            listing.add_option(
+                Option(one_line if _widest(one_line) <= room else _diagnostic_markup(diagnostic, "\n  "))
+            )
         if self.diagnostics:
             listing.highlighted = min(highlighted or 0, len(self.diagnostics) - 1)
         listing.border_title = f"Validation: {counts_phrase(*self.counts)}"

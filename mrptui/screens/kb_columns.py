@@ -1,7 +1,7 @@
 """The KB screen's unit columns: what each shows of a unit, and how wide each is from the content
 of the view.
 
-A view held as table rows (`core.unit_table.RowUnits`, every real KB) gives each unit's id, role
+A view held as table rows (`core.kb.unit_table.RowUnits`, every real KB) gives each unit's id, role
 and file:line from its columns without restoring a unit, so those widths come from every row
 (22–36 ms for all widths at 50k units under load 15, once per view). Topic and triple are in the unit itself: they are read from at most
 WIDTH_READS units spread evenly over the view (every unit of a smaller one), and the table's
@@ -30,8 +30,13 @@ MARK = "▸ "  # before the id of a unit the search matched
 def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool, id_cut: IdCut | None = None) -> list[Text]:
     where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
     shown_id = id_cut.apply(unit.id) if id_cut else unit.id
-    return [Text((MARK if marked else "") + shown_id, style="bold" if source_first else ""),
-            Text(unit.role.value), Text(unit.topic), Text(triple(unit)), Text(where, style="dim")]
+    return [
+        Text((MARK if marked else "") + shown_id, style="bold" if source_first else ""),
+        Text(unit.role.value),
+        Text(unit.topic),
+        Text(triple(unit)),
+        Text(where, style="dim"),
+    ]
 
 
 def triple(unit: KnowledgeUnit) -> str:
@@ -75,7 +80,12 @@ def content_widths(units: Sequence[KnowledgeUnit], *, marked: bool) -> ContentWi
         ids = [unit.id for unit in sample]
         role_width = max((len(unit.role.value) for unit in sample), default=0)
         locations = widest(f"{u.location.file}:{u.location.line}" for u in sample if u.location)
-    content = (widest(ids) + (len(MARK) if marked else 0), role_width, widest(unit.topic for unit in sample),
-               widest(triple(unit) for unit in sample), locations)
+    content = (
+        widest(ids) + (len(MARK) if marked else 0),
+        role_width,
+        widest(unit.topic for unit in sample),
+        widest(triple(unit) for unit in sample),
+        locations,
+    )
     widths = tuple(max(width, cell_len(label)) for width, (label, _) in zip(content, UNIT_COLUMNS))
     return ContentWidths(widths, tuple(read), ids)

@@ -18,8 +18,16 @@ CHUNK_UNITS = 2_000
 
 def unit_matches(unit: KnowledgeUnit, needle: str) -> bool:
     needle = needle.lower()
-    fields = [unit.id, unit.topic, unit.body, unit.role.value, unit.title or "", unit.subject or "",
-              unit.relation.value if unit.relation else "", unit.object or ""]
+    fields = [
+        unit.id,
+        unit.topic,
+        unit.body,
+        unit.role.value,
+        unit.title or "",
+        unit.subject or "",
+        unit.relation.value if unit.relation else "",
+        unit.object or "",
+    ]
     return any(needle in value.lower() for value in fields)
 
 
@@ -36,4 +44,3 @@ def search_chunks(units: Sequence[KnowledgeUnit], needle: str) -> Iterator[tuple
 def search_all(units: Sequence[KnowledgeUnit], needle: str, heard: Callable[[list[int], int], bool]) -> bool:
     """Run the search, handing each chunk's hits to `heard`; it returns False to stop. True when done."""
     return all(heard(hits, done) for hits, done in search_chunks(units, needle))
-

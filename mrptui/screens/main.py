@@ -13,7 +13,7 @@ from textual.containers import Container
 from textual.markup import escape
 from textual.widgets import DataTable, Static, Tab, Tabs
 
-from core.health import Health
+from core.kb.health import Health
 from mrptui.host import Explorer
 from mrptui.kb_state import KBState
 from mrptui.messages import Command
@@ -57,34 +57,94 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f5,ctrl+r", "rerun", "Re-run", id="main.rerun", tooltip="Run the last question again"),
         Binding("r", "rerun", "Re-run", show=False, id="main.rerun_r", tooltip="Run the last question again"),
-        Binding("n,f10,alt+n", "step_forward", "Step", id="main.step",
-                tooltip="One event forward (right arrow too): at the last event, let the held engine make one step"),
-        Binding("b,shift+f10,alt+b", "step_back", "Back", id="main.back", tooltip="Step one event back (left arrow too)"),
-        Binding("full_stop,f9", "continue_run", "Continue", id="main.continue",
-                tooltip="Continue to the next backtrack or breakpoint (the held engine goes on)"),
-        Binding("right_square_bracket,f11", "next_stage", "Next stage", id="main.next_stage",
-                tooltip="Step to the start of the next stage (or plan revision)"),
+        Binding(
+            "n,f10,alt+n",
+            "step_forward",
+            "Step",
+            id="main.step",
+            tooltip="One event forward (right arrow too): at the last event, let the held engine make one step",
+        ),
+        Binding(
+            "b,shift+f10,alt+b", "step_back", "Back", id="main.back", tooltip="Step one event back (left arrow too)"
+        ),
+        Binding(
+            "full_stop,f9",
+            "continue_run",
+            "Continue",
+            id="main.continue",
+            tooltip="Continue to the next backtrack or breakpoint (the held engine goes on)",
+        ),
+        Binding(
+            "right_square_bracket,f11",
+            "next_stage",
+            "Next stage",
+            id="main.next_stage",
+            tooltip="Step to the start of the next stage (or plan revision)",
+        ),
         Binding("g,end,alt+g", "to_end", "To end", id="main.end", tooltip="Run to the end, ignoring breakpoints"),
         Binding("escape", "cancel_run", "Cancel", show=False, id="main.cancel", tooltip="Cancel the running engine"),
-        Binding("i,alt+i", "edit_intent", "Intent", id="main.intent",
-                tooltip="Edit the intent (Intent CNL): live while held before seed detection, else a re-run"),
+        Binding(
+            "i,alt+i",
+            "edit_intent",
+            "Intent",
+            id="main.intent",
+            tooltip="Edit the intent (Intent CNL): live while held before seed detection, else a re-run",
+        ),
         Binding("home", "to_start", "To start", id="main.start", tooltip="Back to event 0"),
         Binding("d,alt+d", "diff", "Diff", id="main.diff", tooltip="Compare this run with the previous one"),
         Binding("s,alt+s", "save", "Save", id="main.save", tooltip="Save the trace as JSON Lines"),
         Binding("c,alt+c", "copy", "Copy", id="main.copy", tooltip="Copy the focused row, proof or answer"),
         Binding("e,alt+e", "export_csv", "CSV", id="main.csv", tooltip="Export the evidence table as CSV"),
         Binding("m,alt+m", "export_markdown", "Markdown", id="main.markdown", tooltip="Export the answer as Markdown"),
-        Binding("k,alt+k", "app.open('kb_screen')", "KB", show=False, id="main.kb", tooltip="The KB: units, errors, why-not"),
-        Binding("R", "app.open('rules_screen')", "Rules", show=False, id="main.rules", tooltip="Rules: which fired, bindings"),
-        Binding("slash,ctrl+l", "focus_query", "Ask", id="main.ask", priority=True,
-                tooltip="Focus the question box (what you type next goes there)"),
-        Binding("z,alt+z", "zoom", "Zoom", id="main.zoom", tooltip="Give the focused panel the whole screen, or restore the layout"),
-        Binding("greater_than_sign", "resize_pane(1)", "Grow", show=False, id="main.grow",
-                tooltip="Give the focused pane more room (its column and row)"),
-        Binding("less_than_sign", "resize_pane(-1)", "Shrink", show=False, id="main.shrink",
-                tooltip="Give the focused pane less room"),
-        Binding("f12", "cycle_layout", "Layout", id="main.layout",
-                tooltip="Next layout preset: balanced, debugger, evidence, answer (kept across sessions)"),
+        Binding(
+            "k,alt+k", "app.open('kb_screen')", "KB", show=False, id="main.kb", tooltip="The KB: units, errors, why-not"
+        ),
+        Binding(
+            "R",
+            "app.open('rules_screen')",
+            "Rules",
+            show=False,
+            id="main.rules",
+            tooltip="Rules: which fired, bindings",
+        ),
+        Binding(
+            "slash,ctrl+l",
+            "focus_query",
+            "Ask",
+            id="main.ask",
+            priority=True,
+            tooltip="Focus the question box (what you type next goes there)",
+        ),
+        Binding(
+            "z,alt+z",
+            "zoom",
+            "Zoom",
+            id="main.zoom",
+            tooltip="Give the focused panel the whole screen, or restore the layout",
+        ),
+        Binding(
+            "greater_than_sign",
+            "resize_pane(1)",
+            "Grow",
+            show=False,
+            id="main.grow",
+            tooltip="Give the focused pane more room (its column and row)",
+        ),
+        Binding(
+            "less_than_sign",
+            "resize_pane(-1)",
+            "Shrink",
+            show=False,
+            id="main.shrink",
+            tooltip="Give the focused pane less room",
+        ),
+        Binding(
+            "f12",
+            "cycle_layout",
+            "Layout",
+            id="main.layout",
+            tooltip="Next layout preset: balanced, debugger, evidence, answer (kept across sessions)",
+        ),
         Binding("1,alt+1", "panel('plan')", "Plan", show=False, id="main.panel1"),
         Binding("2,alt+2", "panel('attempts')", "Attempts", show=False, id="main.panel2"),
         Binding("3,alt+3", "panel('evidence')", "Evidence", show=False, id="main.panel3"),
@@ -112,8 +172,11 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         banner = Static("", id="problems-banner")
         banner.display = False
         yield banner
-        yield Tabs(*(Tab(f"{n} {label}", id=f"tab-{key}") for n, (key, label) in enumerate(PANELS, start=1)),
-                   id="panel-tabs", active=f"tab-{self.active_panel}")
+        yield Tabs(
+            *(Tab(f"{n} {label}", id=f"tab-{key}") for n, (key, label) in enumerate(PANELS, start=1)),
+            id="panel-tabs",
+            active=f"tab-{self.active_panel}",
+        )
         with Container(id="panels"):
             plan = PlanPanel(id="plan", classes="panel")
             plan.border_title = "Plan"
@@ -164,8 +227,15 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         # Textual marks every node of a removal as pruning at once, before it removes any of them.
         return bool(panels) and panels.first().is_attached and not panels.first()._pruning
 
-    def show(self, state: ViewState, status_markup: str, *, held: bool = False, running_ms: float | None = None,
-             run: object = None) -> None:
+    def show(
+        self,
+        state: ViewState,
+        status_markup: str,
+        *,
+        held: bool = False,
+        running_ms: float | None = None,
+        run: object = None,
+    ) -> None:
         """Render the state at the cursor of `run` (the app calls this inside batch_update)."""
         if not self.can_show:
             return

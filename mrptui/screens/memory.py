@@ -14,15 +14,24 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from core.events import IntentDetected
+from core.kernel.events import IntentDetected
 from core.memory.scoring import ScoredRecord
 from mrptui.host import Explorer
 from mrptui.messages import Command
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
-MEMORY_COLUMNS = [("used", "used"), ("where", "turn"), ("kind", "kind"), ("text", "question → lead"),
-                  ("sim", "sim"), ("r", "R"), ("s", "S"), ("q", "Q"), ("score", "score")]
+MEMORY_COLUMNS = [
+    ("used", "used"),
+    ("where", "turn"),
+    ("kind", "kind"),
+    ("text", "question → lead"),
+    ("sim", "sim"),
+    ("r", "R"),
+    ("s", "S"),
+    ("q", "Q"),
+    ("score", "score"),
+]
 
 
 # used, turn, kind and the five numbers with DataTable's cell padding, the border and scrollbar.
@@ -38,16 +47,27 @@ def record_row(scored: ScoredRecord, used: set[str]) -> list[object]:
     where = f"{record.turn}" if record.scope == "session" else "note"
     text = record.question + (f" → {record.lead}" if record.lead else "")
     mark = Text("✓", style="bold") if record.id in used else ""
-    return [mark, where, record.kind, text, f"{scored.sim:.2f}", f"{scored.recency:.2f}",
-            f"{scored.scope_weight:.1f}", f"{scored.quality:.2f}", f"{scored.score:.3f}"]
+    return [
+        mark,
+        where,
+        record.kind,
+        text,
+        f"{scored.sim:.2f}",
+        f"{scored.recency:.2f}",
+        f"{scored.scope_weight:.1f}",
+        f"{scored.quality:.2f}",
+        f"{scored.score:.3f}",
+    ]
 
 
 def referent_notes(events: list[object]) -> tuple[list[str], list[str]]:
     """What the last question's follow-up resolution did, and what it left as asked and why
     (each rewrite with its candidates, features and weights: core/memory/referents.py)."""
     intents = [e for e in events if isinstance(e, IntentDetected)]
-    return (list(dict.fromkeys(n for e in intents for n in e.resolved)),
-            list(dict.fromkeys(n for e in intents for n in e.unresolved)))
+    return (
+        list(dict.fromkeys(n for e in intents for n in e.resolved)),
+        list(dict.fromkeys(n for e in intents for n in e.unresolved)),
+    )
 
 
 def record_detail(scored: ScoredRecord, used: bool, notes: tuple[list[str], list[str]] = ([], [])) -> str:
@@ -55,10 +75,15 @@ def record_detail(scored: ScoredRecord, used: bool, notes: tuple[list[str], list
     lines = [f"[b]{escape(r.question)}[/b]"]
     if r.lead:
         lines.append(f"→ {escape(r.lead)}")
-    lines.append(f"[$foreground-muted]{r.kind} · {r.scope} · id {r.id}"
-                 + (f" · about {escape(r.entity)}" if r.entity else "") + "[/]")
-    lines.append(f"score {scored.score:.3f} = (0.7·sim {scored.sim:.2f} + 0.2·R {scored.recency:.3f} "
-                 f"+ 0.1·S {scored.scope_weight:.1f}) · Q {scored.quality:.2f}")
+    lines.append(
+        f"[$foreground-muted]{r.kind} · {r.scope} · id {r.id}"
+        + (f" · about {escape(r.entity)}" if r.entity else "")
+        + "[/]"
+    )
+    lines.append(
+        f"score {scored.score:.3f} = (0.7·sim {scored.sim:.2f} + 0.2·R {scored.recency:.3f} "
+        f"+ 0.1·S {scored.scope_weight:.1f}) · Q {scored.quality:.2f}"
+    )
     if r.unit_ids:
         lines.append("cites: " + ", ".join(escape(u) for u in r.unit_ids))
     if r.source_ids:
@@ -85,7 +110,13 @@ it said when the turn was answered; the title counts the others, which no questi
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="memory.back", tooltip="Back to the screen this one was opened from"),
+        Binding(
+            "escape,q",
+            "app.pop_screen",
+            "Back",
+            id="memory.back",
+            tooltip="Back to the screen this one was opened from",
+        ),
         Binding("p", "pin", "Pin answer", id="memory.pin", tooltip="Pin the last question and answer as a note"),
         Binding("delete", "forget", "Forget", id="memory.forget", tooltip="Forget the selected record"),
         Binding("x", "clear", "Clear turns", id="memory.clear", tooltip="Forget every turn of this conversation"),
@@ -135,8 +166,11 @@ it said when the turn was answered; the title counts the others, which no questi
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
         name = f"conversation {memory.name}" if memory.name else "this session's conversation"
         stale = f" · {len(withheld)} not used (a unit they cite changed or left your view)" if withheld else ""
-        state = "memory is off (no KB open)" if memory.conversation is None else \
-            f"{len(self.records)} record(s){stale} · scored for: {question or '(no question yet)'}"
+        state = (
+            "memory is off (no KB open)"
+            if memory.conversation is None
+            else f"{len(self.records)} record(s){stale} · scored for: {question or '(no question yet)'}"
+        )
         self.query_one("#memory-title", Static).update(f"Memory · {escape(name)} · {escape(state)}")
         self._render_detail()
 
@@ -149,8 +183,11 @@ it said when the turn was answered; the title counts the others, which no questi
 
     def _render_detail(self) -> None:
         chosen = self.selected
-        text = record_detail(chosen, chosen.record.id in self.used, self.notes) if chosen else \
-            "[$foreground-muted]No records yet: ask a question in the main screen; follow-ups use what it leaves here.[/]"
+        text = (
+            record_detail(chosen, chosen.record.id in self.used, self.notes)
+            if chosen
+            else "[$foreground-muted]No records yet: ask a question in the main screen; follow-ups use what it leaves here.[/]"
+        )
         self.query_one("#memory-detail-text", Static).update(text)
 
     @on(DataTable.RowHighlighted, "#memory-table")

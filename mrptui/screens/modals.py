@@ -92,8 +92,13 @@ class UnitModal(TextModal):
 
     KEYS_HINT = "esc close · c copy · e edit"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("e", "edit", "Edit", id="unit.edit",
-                tooltip="Author view: whole KB. Open the unit's whole file in your editor at its line"),
+        Binding(
+            "e",
+            "edit",
+            "Edit",
+            id="unit.edit",
+            tooltip="Author view: whole KB. Open the unit's whole file in your editor at its line",
+        ),
     ]
 
     def __init__(self, unit: KnowledgeUnit | None, unit_id: str, *, missing: str = "") -> None:
@@ -126,8 +131,12 @@ def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_
         ("condition", unit.condition),
         ("acts", ", ".join(a.value for a in unit.acts)),
         ("note", unit.utility_note),
-        ("triple", f"{unit.subject} {unit.relation.value} {unit.object} (conf {unit.confidence:g})"
-         if unit.relation is not None else None),
+        (
+            "triple",
+            f"{unit.subject} {unit.relation.value} {unit.object} (conf {unit.confidence:g})"
+            if unit.relation is not None
+            else None,
+        ),
         ("acl", ", ".join(unit.acl) or None),
         ("region", unit.region),
         ("file", f"{unit.location.file}:{unit.location.line}" if unit.location else None),

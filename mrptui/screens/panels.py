@@ -73,8 +73,9 @@ class PanelScreen(Screen[None]):
         if self.pane_layout.name != FIT or not total:
             return ""
         weights = self.pane_layout.columns
-        left, answer = fit_columns(total, max(self._want("plan"), self._want("attempts")), self._want("evidence"),
-                                   weights[2] / sum(weights))
+        left, answer = fit_columns(
+            total, max(self._want("plan"), self._want("attempts")), self._want("evidence"), weights[2] / sum(weights)
+        )
         return f"{left} 1fr {answer}"
 
     @on(NaturalWidth)
@@ -106,8 +107,11 @@ class PanelScreen(Screen[None]):
         self._apply_layout()
         problem = save_layout(self.layout_path, layout)
         columns = "fitted to the panes" if layout.name == FIT else "/".join(map(str, layout.columns))
-        self.notify(problem or f"layout: {what} (columns {columns}, rows {'/'.join(map(str, layout.rows))})",
-                    severity="warning" if problem else "information", timeout=3)
+        self.notify(
+            problem or f"layout: {what} (columns {columns}, rows {'/'.join(map(str, layout.rows))})",
+            severity="warning" if problem else "information",
+            timeout=3,
+        )
 
     def action_cycle_layout(self) -> None:
         layout = next_preset(self.pane_layout)
@@ -120,8 +124,10 @@ class PanelScreen(Screen[None]):
         if self.maximized is not None:  # the grid is hidden (0 cells wide): growing it would show nothing
             self.notify("a zoomed pane has the whole screen: z restores the grid to resize its panes", timeout=3)
             return
-        self._set_layout(self._as_weights().resized(self.active_panel, step),
-                         f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}")
+        self._set_layout(
+            self._as_weights().resized(self.active_panel, step),
+            f"{self.active_panel} {'grown' if step > 0 else 'shrunk'}",
+        )
 
     def _as_weights(self) -> Layout:
         """The layout in weights; the fitted split as the weights nearest its columns, so growing

@@ -13,18 +13,22 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from core.diagnostics import Diagnostic
-from core.events import RuleStat
-from core.health import count_diagnostics, counts_phrase
+from core.infra.diagnostics import Diagnostic
+from core.kb.health import count_diagnostics, counts_phrase
+from core.kernel.events import RuleStat
 from mrptui.clipboard import copy_text
 from mrptui.host import Explorer
 from mrptui.messages import Command
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
-
-RULE_COLUMNS = [("id", "rule"), ("rule", "premises ⇒ conclusion"), ("weight", "weight"), ("fired", "fired"),
-                ("derived", "derived")]
+RULE_COLUMNS = [
+    ("id", "rule"),
+    ("rule", "premises ⇒ conclusion"),
+    ("weight", "weight"),
+    ("fired", "fired"),
+    ("derived", "derived"),
+]
 
 
 RULE_FLOORS = {"id": 12, "rule": 24}
@@ -46,8 +50,10 @@ NO_RULES_TEXT = "rule text unavailable: replaying without the KB; pass --kb PATH
 def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
     weight = rule.get("weight")
     where = f"{rule.get('file', '')}:{rule.get('line', '')}".strip(":")
-    lines = [f"[b]{escape(str(rule.get('id', '?')))}[/b]  weight {weight if weight is not None else '?'}"
-             + (f"  [$foreground-muted]{escape(where)}[/]" if where else "")]
+    lines = [
+        f"[b]{escape(str(rule.get('id', '?')))}[/b]  weight {weight if weight is not None else '?'}"
+        + (f"  [$foreground-muted]{escape(where)}[/]" if where else "")
+    ]
     if rule.get("description"):
         lines.append(f"[$foreground-muted]{escape(str(rule['description']))}[/]")
     premises = list(rule.get("premises", []))
@@ -57,7 +63,9 @@ def rule_detail(rule: dict, stat: RuleStat | None, ran: bool) -> str:
         lines.append(f"  ⇒ {escape(str(rule.get('conclusion', '?')))}")
     lines.append("")
     if not ran:
-        lines.append("[$foreground-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]")
+        lines.append(
+            "[$foreground-muted]No ThinkingDB retrieval in the last run: ask a question that reaches kb-thinkingdb.[/]"
+        )
     elif stat is None or stat.fired == 0:
         lines.append("[$warning]never fired in the last run[/]")
         index = stat.first_unmatched_premise if stat else None
@@ -89,7 +97,9 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the screen this one was opened from"),
+        Binding(
+            "escape,q", "app.pop_screen", "Back", id="rules.back", tooltip="Back to the screen this one was opened from"
+        ),
         Binding("e", "edit", "Edit", id="rules.edit", tooltip="Open the rule file in your editor at this rule"),
         Binding("c", "copy", "Copy", id="rules.copy", tooltip="Copy the selected rule"),
         Binding("ctrl+r", "reload", "Reload", id="rules.reload", tooltip="Re-read the KB and rule files now"),
@@ -155,8 +165,15 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
                 fired = Text("✗ 0", style=never_style)
             derived = str(len(stat.derived)) if stat and self.ran else ""
             weight = rule.get("weight")
-            rows.append([str(rule.get("id", "?")), rule_text(rule) if "premises" in rule else "",
-                         f"{weight:g}" if isinstance(weight, float | int) else "?", fired, derived])
+            rows.append(
+                [
+                    str(rule.get("id", "?")),
+                    rule_text(rule) if "premises" in rule else "",
+                    f"{weight:g}" if isinstance(weight, float | int) else "?",
+                    fired,
+                    derived,
+                ]
+            )
         # The rule text gives way (cut with "…", whole in the detail pane) so fired and derived stay
         # in view; rule ids are cut only to a form that keeps them distinct.
         refill(table, RULE_COLUMNS, rows, floors=RULE_FLOORS, middle={"id"})
@@ -174,7 +191,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
             summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
         else:
             summary.append("no ThinkingDB retrieval in the last run")
-        # Counted as the KB screen and the status line count (core.health), warnings apart from errors.
+        # Counted as the KB screen and the status line count (core.kb.health), warnings apart from errors.
         errors, warnings = count_diagnostics(problems)
         tone = "$error" if errors else "$warning" if warnings else "$success"
         summary.append(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")

@@ -10,7 +10,7 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.events import AnswerDetail
+from core.kernel.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
@@ -25,8 +25,12 @@ def answer_markdown(state: ViewState) -> str:
     lines = [f"# {state.question}", "", f"**Status:** {answer.status}", "", answer.answer, ""]
     detail = answer.parts[0].detail if len(answer.parts) == 1 else None
     if detail is not None:
-        lines += [f"**Type:** {detail.answer_type}  ", f"**Lead:** {detail.lead or '(none)'}  ",
-                  f"**Support:** {detail.support}", ""]
+        lines += [
+            f"**Type:** {detail.answer_type}  ",
+            f"**Lead:** {detail.lead or '(none)'}  ",
+            f"**Support:** {detail.support}",
+            "",
+        ]
         lines += [f"- link: {link}" for link in detail.links] + [f"- reference: {ref}" for ref in detail.resolved]
         lines += [""] if detail.links or detail.resolved else []
     if len(answer.parts) > 1:
@@ -70,8 +74,12 @@ def render_answer(state: ViewState) -> str:
     if len(answer.parts) > 1:
         for part in answer.parts:
             psym, ptone = status_symbol(part.status)
-            lines += ["", f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
-                      escape(part.answer), *detail_lines(part.detail)]
+            lines += [
+                "",
+                f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
+                escape(part.answer),
+                *detail_lines(part.detail),
+            ]
     for validation in state.validations:
         vsym, vtone = status_symbol(validation.status)
         reason = f": {escape(validation.reason)}" if validation.reason else ""
@@ -132,7 +140,8 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         id_cut = unique_cut(cited, room) if room > 0 else None
         citations.clear_options()
         citations.add_options(
-            Option(f"[{n}] {escape(id_cut.apply(cid) if id_cut else cid)}", id=cid) for n, cid in enumerate(cited, start=1)
+            Option(f"[{n}] {escape(id_cut.apply(cid) if id_cut else cid)}", id=cid)
+            for n, cid in enumerate(cited, start=1)
         )
         citations.display = bool(cited)
         if cited:

@@ -11,7 +11,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from core.events import CandidateScore, RetrievalScored
+from core.kernel.events import CandidateScore, RetrievalScored
 from mrptui.widgets.tables import Cell, FilledTable, component_style, refill
 
 ROW_CAP = 500
@@ -46,9 +46,7 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 
-def sort_candidates(
-    candidates: tuple[CandidateScore, ...], column: str, reverse: bool
-) -> list[CandidateScore]:
+def sort_candidates(candidates: tuple[CandidateScore, ...], column: str, reverse: bool) -> list[CandidateScore]:
     """Candidates ordered by `column`; missing values always last, ties by unit id."""
     col = next(c for c in COLUMNS if c.key == column)
     present = [c for c in candidates if col.value(c) is not None]
@@ -62,11 +60,45 @@ def candidates_csv(scored: RetrievalScored) -> str:
     """All candidates of one retrieval as CSV (no row cap)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["plugin", "intent", "rank", "unit", "role", "bm25_raw", "bm25", "hdc", "tdb", "fused",
-                     "score", "agreement", "role_boost", "kept", "cut_reason"])
+    writer.writerow(
+        [
+            "plugin",
+            "intent",
+            "rank",
+            "unit",
+            "role",
+            "bm25_raw",
+            "bm25",
+            "hdc",
+            "tdb",
+            "fused",
+            "score",
+            "agreement",
+            "role_boost",
+            "kept",
+            "cut_reason",
+        ]
+    )
     for c in scored.candidates:
-        writer.writerow([scored.plugin, scored.intent_index, c.rank, c.id, c.role, c.bm25_raw, c.bm25, c.hdc, c.tdb,
-                         c.fused, c.score, c.agreement, c.role_boost, c.kept, c.cut_reason or ""])
+        writer.writerow(
+            [
+                scored.plugin,
+                scored.intent_index,
+                c.rank,
+                c.id,
+                c.role,
+                c.bm25_raw,
+                c.bm25,
+                c.hdc,
+                c.tdb,
+                c.fused,
+                c.score,
+                c.agreement,
+                c.role_boost,
+                c.kept,
+                c.cut_reason or "",
+            ]
+        )
     return out.getvalue()
 
 
@@ -103,11 +135,21 @@ exact cut reason (min_score, gap or max_results).
         Binding("home", "screen.to_start", "To start", show=False, id="evidence.home"),
         Binding("end", "screen.to_end", "To end", show=False, id="evidence.end"),
         Binding("o", "sort_next", "Sort", id="evidence.sort", tooltip="Sort by the next column"),
-        Binding("u", "screen.exclude_unit", "Drop unit", id="evidence.exclude_unit",
-                tooltip="Exclude this unit from the evidence: live while held before retrieval, else a re-run"),
+        Binding(
+            "u",
+            "screen.exclude_unit",
+            "Drop unit",
+            id="evidence.exclude_unit",
+            tooltip="Exclude this unit from the evidence: live while held before retrieval, else a re-run",
+        ),
         Binding("O", "sort_reverse", "Reverse", id="evidence.reverse", tooltip="Reverse the sort order"),
-        Binding("v", "next_retrieval", "Retrieval", id="evidence.retrieval",
-                tooltip="Show the next retrieval (kb plugin / intent)"),
+        Binding(
+            "v",
+            "next_retrieval",
+            "Retrieval",
+            id="evidence.retrieval",
+            tooltip="Show the next retrieval (kb plugin / intent)",
+        ),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -240,8 +282,13 @@ exact cut reason (min_score, gap or max_results).
             rows.append(cells)
         # The unit id gives way (in its middle, to a form unique in the table) to the score columns, so
         # none is cut off at the edge; the role, last, is cut with an ellipsis rather than at the edge.
-        refill(self, [(col.key, col.label) for col in COLUMNS], rows, floors={"id": 16, "kept": 10, "role": 5},
-               middle={"id"})
+        refill(
+            self,
+            [(col.key, col.label) for col in COLUMNS],
+            rows,
+            floors={"id": 16, "kept": 10, "role": 5},
+            middle={"id"},
+        )
         if self.row_count:
             self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
 

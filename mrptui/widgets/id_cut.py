@@ -35,7 +35,7 @@ class IdCut:
     def apply(self, ident: str) -> str:
         if cell_len(ident) <= self.width:
             return ident
-        return ident[:self.head] + ELLIPSIS + (ident[len(ident) - self.tail:] if self.tail else "")
+        return ident[: self.head] + ELLIPSIS + (ident[len(ident) - self.tail :] if self.tail else "")
 
 
 def even(width: int) -> IdCut:
@@ -53,7 +53,7 @@ def _head_needed(ids: set[str], tail: int, width: int) -> int:
     (ids no longer than the width they end up in are shown whole)."""
     groups: dict[str, list[str]] = defaultdict(list)
     for ident in ids:
-        groups[ident[len(ident) - tail:] if tail else ""].append(ident)
+        groups[ident[len(ident) - tail :] if tail else ""].append(ident)
     needed = 0
     for group in groups.values():
         group.sort()

@@ -103,8 +103,11 @@ class KeyBar(Widget, can_focus=False):
         palette = Text()
         if self._palette is not None:
             binding, key, description = self._palette
-            palette = Text.assemble(("▏", self.get_component_rich_style("keybar--palette")), (key, key_style),
-                                    (f" {description} ", description_style))
+            palette = Text.assemble(
+                ("▏", self.get_component_rich_style("keybar--palette")),
+                (key, key_style),
+                (f" {description} ", description_style),
+            )
         kept = [item for item in self._items if item[0].id in KEPT_IDS]
         kept_width = sum(len(f" {key} {description} ") for _, key, description in kept)
         room = width - palette.cell_len

@@ -25,13 +25,17 @@ class LoadingBanner(Horizontal):
         bar = self.query_one("#loading-bar", ProgressBar)
         bar.display = state.loading
         if state.failed:
-            text.update(f"[b]✗ KB {escape(label)} not loaded[/b] · {escape(state.error.splitlines()[0])} · "
-                        "F8 lists every problem · ctrl+r tries again")
+            text.update(
+                f"[b]✗ KB {escape(label)} not loaded[/b] · {escape(state.error.splitlines()[0])} · "
+                "F8 lists every problem · ctrl+r tries again"
+            )
             return
         if not state.loading:
             return
-        text.update(f"[b]Loading KB[/b] {escape(label)} · {escape(progress_text(state.progress))} · "
-                    "you can type a question meanwhile")
+        text.update(
+            f"[b]Loading KB[/b] {escape(label)} · {escape(progress_text(state.progress))} · "
+            "you can type a question meanwhile"
+        )
         progress = state.progress
         if progress is not None and progress.total and progress.stage != "scanning":
             bar.update(total=progress.total, progress=progress.done)

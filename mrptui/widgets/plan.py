@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Static
 
-from core.events import PlanStage
+from core.kernel.events import PlanStage
 from mrptui.state import PlanView, ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.tables import report_natural_width
@@ -26,7 +26,9 @@ def plan_lines(plan: PlanView, state: ViewState, width: int = 0, held: bool = Fa
     the call the engine is held before is marked as the next call."""
     head = f"[b]r{plan.revision}[/b] {escape(plan.planner)}"
     if plan.superseded:
-        head = f"[$foreground-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup("⟲ superseded", "backtrack")
+        head = f"[$foreground-muted][s]r{plan.revision} {escape(plan.planner)}[/s][/] " + tone_markup(
+            "⟲ superseded", "backtrack"
+        )
     lines = [head]
     if plan.superseded and plan.superseded_reason:
         lines.append("  " + tone_markup(escape(_fit(plan.superseded_reason, width * 2 - 4)), "backtrack"))
@@ -58,7 +60,9 @@ def _stage_lines(plan: PlanView, stage: PlanStage, state: ViewState, width: int,
         reason = "next call (held)" if next_call else reason
         used = 7 + len(f"{position + 1}. ") + 2 + len(candidate) + 2
         reason = _fit(reason, width - used) if width else reason
-        reason_markup = f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
+        reason_markup = (
+            f"  [$foreground-muted]{escape(reason)}[/]" if reason and (not width or width - used > 3) else ""
+        )
         lines.append(f"       {position + 1}. {mark} {escape(candidate)}{reason_markup}")
     return lines
 

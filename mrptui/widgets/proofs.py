@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from core.events import ProofNode, ProofsFound
+from core.kernel.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
 
 
@@ -51,10 +51,10 @@ rule's premises (recursively), down to the source units.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("asterisk", "expand_everything", "Expand all", id="proofs.expand",
-                tooltip="Expand every proof node"),
-        Binding("minus", "collapse_everything", "Collapse all", id="proofs.collapse",
-                tooltip="Collapse every proof node"),
+        Binding("asterisk", "expand_everything", "Expand all", id="proofs.expand", tooltip="Expand every proof node"),
+        Binding(
+            "minus", "collapse_everything", "Collapse all", id="proofs.collapse", tooltip="Collapse every proof node"
+        ),
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -98,8 +98,10 @@ rule's premises (recursively), down to the source units.
         if isinstance(data, ProofNode):
             if data.rule:
                 weight = f"{data.weight:g}" if data.weight is not None else "?"
-                rule = node.add(Text.assemble(("⇐ ", "dim"), (data.rule, "italic"), (f" (weight {weight})", "dim")),
-                                data=("rule", data))
+                rule = node.add(
+                    Text.assemble(("⇐ ", "dim"), (data.rule, "italic"), (f" (weight {weight})", "dim")),
+                    data=("rule", data),
+                )
                 for premise in data.premises:
                     self._add_fact(rule, premise)
                 if not data.premises:

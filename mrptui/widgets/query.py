@@ -51,20 +51,31 @@ Type a question and press **Enter** to run the engine on it.
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Run", id="query.submit", tooltip="Run the question (any number of lines)"),
-        Binding("ctrl+j,shift+enter", "newline", "New line", id="query.newline",
-                tooltip="Start a new line in the question"),
+        Binding(
+            "ctrl+j,shift+enter", "newline", "New line", id="query.newline", tooltip="Start a new line in the question"
+        ),
         Binding("ctrl+u", "clear_question", "Clear", id="query.clear", tooltip="Clear the whole question"),
-        Binding("ctrl+r", "search_history", "History", id="query.search",
-                tooltip="Search the question history for the text in the box (again: older matches)"),
-        Binding("f7", "select_all", "Select all", show=False, id="query.select_all",
-                tooltip="Select the whole question"),
+        Binding(
+            "ctrl+r",
+            "search_history",
+            "History",
+            id="query.search",
+            tooltip="Search the question history for the text in the box (again: older matches)",
+        ),
+        Binding(
+            "f7", "select_all", "Select all", show=False, id="query.select_all", tooltip="Select the whole question"
+        ),
         Binding("escape", "screen.leave_query", "Leave box", id="query.leave", tooltip="Move focus to the timeline"),
     ]
 
     def __init__(self, *, placeholder: str = PLACEHOLDER, id: str | None = None) -> None:
         super().__init__(
-            id=id, placeholder=placeholder, soft_wrap=True, tab_behavior="focus",
-            show_line_numbers=False, highlight_cursor_line=False,
+            id=id,
+            placeholder=placeholder,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
         )
         self.questions = QuestionHistory(None)
         self._walk: int | None = None  # index into the history being shown, None when not walking
@@ -180,7 +191,9 @@ Type a question and press **Enter** to run the engine on it.
         if found is None:
             self.border_subtitle = f"no older question contains “{term}”" if term else "the history is empty"
             return
-        self._show_entry(self.questions.entries[found], found, f"search “{term}”: {found + 1}/{len(self.questions.entries)}")
+        self._show_entry(
+            self.questions.entries[found], found, f"search “{term}”: {found + 1}/{len(self.questions.entries)}"
+        )
         self._search = (term, found)
 
     def action_clear_question(self) -> None:

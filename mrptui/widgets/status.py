@@ -8,17 +8,28 @@ from textual.content import Content
 from textual.markup import escape
 from textual.widgets import Static
 
-from core.health import Health
-from mrptui.kb_state import KBState, progress_text
+from core.kb.health import Health
 from mrptui.breakpoints import Breakpoint
+from mrptui.kb_state import KBState, progress_text
 from mrptui.state import ViewState
 from mrptui.widgets.symbols import status_symbol, tone_markup
 
 
 def status_markup(
-    state: ViewState, total: int, *, live: bool, paused_at: Breakpoint | None, breakpoints: Collection[Breakpoint],
-    replay: bool, label: str, failed: bool = False, held: str = "", pending: Sequence[str] = (),
-    running_ms: float | None = None, kb: KBState | None = None, health: Health | None = None,
+    state: ViewState,
+    total: int,
+    *,
+    live: bool,
+    paused_at: Breakpoint | None,
+    breakpoints: Collection[Breakpoint],
+    replay: bool,
+    label: str,
+    failed: bool = False,
+    held: str = "",
+    pending: Sequence[str] = (),
+    running_ms: float | None = None,
+    kb: KBState | None = None,
+    health: Health | None = None,
     replay_note: str = "",
 ) -> str:
     parts = [f"[b]event {state.k} of {total}[/b]"]
@@ -101,7 +112,7 @@ def health_markup(health: Health) -> str:
 
 
 def stale_markup(health: Health) -> str:
-    """"KB: 1 unit withdrawn · rules: 1 invalid edit, last good version kept (F8)", or ""."""
+    """ "KB: 1 unit withdrawn · rules: 1 invalid edit, last good version kept (F8)", or ""."""
     parts = []
     if health.units_withdrawn:
         parts.append(f"KB: {health.units_withdrawn} unit{'' if health.units_withdrawn == 1 else 's'} withdrawn")

@@ -122,13 +122,22 @@ def refill(
         room = table.scrollable_content_region.width - 2 * len(columns)
         middle = middle or set()
         ids = {index: [_plain(row[index]) for row in rows] for index, (key, _) in enumerate(columns) if key in middle}
-        floors = {key: max(floor, unique_cut(ids[index], floor).width) if index in ids else floor
-                  for index, (key, _) in enumerate(columns) if (floor := floors.get(key)) is not None}
+        floors = {
+            key: max(floor, unique_cut(ids[index], floor).width) if index in ids else floor
+            for index, (key, _) in enumerate(columns)
+            if (floor := floors.get(key)) is not None
+        }
         # Columns without a floor do not shrink: their content width is their floor.
         fitted = fit_to_room(widths, room, [floors.get(key, width) for (key, _), width in zip(columns, widths)])
         if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
-            fitted = fit_to_room(fitted, room, [2 if key in floors and index not in ids else width
-                                                for index, ((key, _), width) in enumerate(zip(columns, fitted))])
+            fitted = fit_to_room(
+                fitted,
+                room,
+                [
+                    2 if key in floors and index not in ids else width
+                    for index, ((key, _), width) in enumerate(zip(columns, fitted))
+                ],
+            )
         for index, width in enumerate(fitted):
             if width >= widths[index]:
                 continue
@@ -214,9 +223,14 @@ class FilledTable(DataTable):
         if not self._styles_checked:
             self._styles_checked = True
             state = self.get_pseudo_class_state()
-            styles = (self.rich_style, self.background_colors,
-                      tuple((self.get_component_rich_style(name), self.get_component_styles(name).rich_style)
-                            for name in self._STYLE_CLASSES))
+            styles = (
+                self.rich_style,
+                self.background_colors,
+                tuple(
+                    (self.get_component_rich_style(name), self.get_component_styles(name).rich_style)
+                    for name in self._STYLE_CLASSES
+                ),
+            )
             if self._drawn_styles.get(state, styles) != styles:
                 self._clear_caches()
                 self._drawn_styles.clear()

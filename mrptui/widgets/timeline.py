@@ -12,11 +12,9 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 from mrptui.breakpoints import Breakpoint
-
 from mrptui.state import BACKTRACK_LABELS, TimelineRow
 from mrptui.widgets.symbols import status_symbol
 from mrptui.widgets.tables import FilledTable, component_style, refill
-
 
 FoldKey = tuple[int, str, int, str]  # (plan revision, stage, intent, reason)
 
@@ -37,7 +35,7 @@ class Fold:
 
     @property
     def text(self) -> str:
-        """"kb-balanced was sufficient: kb-fast, kb-thinkingdb" (the reason names the stage's own
+        """ "kb-balanced was sufficient: kb-fast, kb-thinkingdb" (the reason names the stage's own
         candidates only, so the summary keeps every reason on the row of its plugins)."""
         reason = self.rows[0].reason.removeprefix("not reached").lstrip(": ")
         return f"{reason + ': ' if reason else ''}{', '.join(self.plugins)}"
@@ -80,7 +78,9 @@ def fold_rows(rows: Sequence[TimelineRow], expanded: Collection[FoldKey] = ()) -
 
 def entry_detail(entry: Entry, *, show_durations: bool = True) -> str:
     if isinstance(entry, Fold):
-        head = f"{len(entry.rows)} candidates of stage {entry.rows[0].stage} (plan r{entry.rows[0].revision}) not reached"
+        head = (
+            f"{len(entry.rows)} candidates of stage {entry.rows[0].stage} (plan r{entry.rows[0].revision}) not reached"
+        )
         return "\n".join([head, *(f"{row.plugin}: {row.reason}" for row in entry.rows), "space lists them as rows"])
     return row_detail(entry, show_durations=show_durations)
 
@@ -130,8 +130,15 @@ those rows folds them again.
 """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "timeline--ok", "timeline--warn", "timeline--bad", "timeline--skip", "timeline--running",
-        "timeline--backtrack", "timeline--plan", "timeline--break", "timeline--muted",
+        "timeline--ok",
+        "timeline--warn",
+        "timeline--bad",
+        "timeline--skip",
+        "timeline--running",
+        "timeline--backtrack",
+        "timeline--plan",
+        "timeline--break",
+        "timeline--muted",
     }
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -139,17 +146,49 @@ those rows folds them again.
         Binding("left", "screen.step_back", "Back", show=False, id="timeline.left"),
         Binding("home", "screen.to_start", "To start", show=False, id="timeline.home"),
         Binding("end", "screen.to_end", "To end", show=False, id="timeline.end"),
-        Binding("t", "screen.toggle_break", "Break", id="timeline.break", tooltip="Toggle a breakpoint on this row's plugin (or on backtracks)"),
-        Binding("T", "screen.toggle_break_stage", "Break stage", id="timeline.break_stage", tooltip="Toggle a breakpoint on this row's stage"),
-        Binding("p", "screen.pin", "Pin", id="timeline.pin",
-                tooltip="Pin this row's plugin first in its stage: live while held before that stage, else a re-run"),
-        Binding("x", "screen.exclude", "Exclude", id="timeline.exclude",
-                tooltip="Exclude this row's plugin: live while held before it is called, else a re-run"),
+        Binding(
+            "t",
+            "screen.toggle_break",
+            "Break",
+            id="timeline.break",
+            tooltip="Toggle a breakpoint on this row's plugin (or on backtracks)",
+        ),
+        Binding(
+            "T",
+            "screen.toggle_break_stage",
+            "Break stage",
+            id="timeline.break_stage",
+            tooltip="Toggle a breakpoint on this row's stage",
+        ),
+        Binding(
+            "p",
+            "screen.pin",
+            "Pin",
+            id="timeline.pin",
+            tooltip="Pin this row's plugin first in its stage: live while held before that stage, else a re-run",
+        ),
+        Binding(
+            "x",
+            "screen.exclude",
+            "Exclude",
+            id="timeline.exclude",
+            tooltip="Exclude this row's plugin: live while held before it is called, else a re-run",
+        ),
         # One key, two actions: check_action offers the one that applies to the row (the key bar names it).
-        Binding("space", "unfold", "Unfold", id="timeline.unfold",
-                tooltip="List the candidates this folded 'not reached' row stands for, one row each"),
-        Binding("space", "fold", "Fold", id="timeline.fold",
-                tooltip="Fold the listed 'not reached' candidates back into one row"),
+        Binding(
+            "space",
+            "unfold",
+            "Unfold",
+            id="timeline.unfold",
+            tooltip="List the candidates this folded 'not reached' row stands for, one row each",
+        ),
+        Binding(
+            "space",
+            "fold",
+            "Fold",
+            id="timeline.fold",
+            tooltip="Fold the listed 'not reached' candidates back into one row",
+        ),
     ]
 
     def __init__(self, *, show_durations: bool = True, id: str | None = None, classes: str | None = None) -> None:
@@ -176,8 +215,14 @@ those rows folds them again.
 
     # -- rendering --------------------------------------------------------------------------
 
-    def show(self, rows: tuple[TimelineRow, ...], breakpoints: Collection[Breakpoint], *, held: bool = False,
-             running_ms: float | None = None) -> None:
+    def show(
+        self,
+        rows: tuple[TimelineRow, ...],
+        breakpoints: Collection[Breakpoint],
+        *,
+        held: bool = False,
+        running_ms: float | None = None,
+    ) -> None:
         points = frozenset(breakpoints)
         live = (held, None if running_ms is None else round(running_ms, -2))
         if rows == self._rows and points == self._breakpoints and live == self._live:
@@ -202,8 +247,11 @@ those rows folds them again.
     def _fold_cells(self, fold: Fold) -> list[Text]:
         hit = any(self._hit(row) for row in fold.rows)
         style = self._style("skip")
-        cells = [Text.assemble(Text("●", style=self._style("break")) if hit else Text(" "), Text("↷", style=style)),
-                 Text(f"{len(fold.rows)} not reached", style=style), Text(fold.text, style=self._style("muted"))]
+        cells = [
+            Text.assemble(Text("●", style=self._style("break")) if hit else Text(" "), Text("↷", style=style)),
+            Text(f"{len(fold.rows)} not reached", style=style),
+            Text(fold.text, style=self._style("muted")),
+        ]
         if self.show_durations:
             cells.insert(2, Text(""))
         return cells
@@ -215,8 +263,11 @@ those rows folds them again.
         if row.kind == "plan":
             style = self._style("plan")
             reasons = f": {row.reason}" if row.reason else ""
-            cells = [Text("▤", style=style), Text(f"plan r{row.revision}", style=style),
-                     Text.assemble((row.plugin, style), (reasons, self._style("muted")))]
+            cells = [
+                Text("▤", style=style),
+                Text(f"plan r{row.revision}", style=style),
+                Text.assemble((row.plugin, style), (reasons, self._style("muted"))),
+            ]
         elif row.kind == "intervention":
             style = self._style("running")
             cells = [Text("✎", style=style), Text("you", style=style), Text(f"{row.status}: {row.reason}", style=style)]
@@ -224,8 +275,11 @@ those rows folds them again.
             symbol, what = BACKTRACK_LABELS.get(row.level or 0, ("?", "backtrack"))
             style = self._style("backtrack")
             reason = row.reason.removeprefix(f"{what}:").strip()
-            cells = [Text(symbol, style=style), Text(f"L{row.level}", style=style),
-                     Text(f"{row.backtrack_head}: {reason}", style=style)]
+            cells = [
+                Text(symbol, style=style),
+                Text(f"L{row.level}", style=style),
+                Text(f"{row.backtrack_head}: {reason}", style=style),
+            ]
         else:
             held = self._live[0] and row.status == "running" and row is self._rows[-1]
             symbol, tone = status_symbol("held" if held else row.status)
@@ -235,12 +289,19 @@ those rows folds them again.
             if held:
                 reason = ": not called yet (n steps, . continues, g runs to the end)"
             # A candidate that was not called: its reason already says so ("not reached: …", "skipped: …").
-            outcome = row.outcome if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"
+            outcome = (
+                row.outcome if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"
+            )
             cells = [Text(symbol, style=style), Text(row.plugin, style=style), Text(f"{intent}{outcome}")]
         cells[0] = Text.assemble(mark, cells[0])
         if self.show_durations:
             ms = f"{row.ms:.1f}" if row.kind == "attempt" and row.ms is not None else ""
-            if row.kind == "attempt" and row.status == "running" and self._live[1] is not None and row is self._rows[-1]:
+            if (
+                row.kind == "attempt"
+                and row.status == "running"
+                and self._live[1] is not None
+                and row is self._rows[-1]
+            ):
                 ms = f"{self._live[1]:.0f}…"
             cells.insert(2, Text(ms, justify="right", style=self._style("muted")))
         return cells
@@ -251,8 +312,13 @@ those rows folds them again.
         cursor = self.cursor_row
         self.entries = fold_rows(self._rows, self.expanded)
         # The reason gives way to the panel's width, never below its status word ("insufficient: …").
-        refill(self, self._columns, [self._cells(entry) for entry in self.entries], fixed={"sym": 3},
-               floors={"reason": 14, "what": 12})
+        refill(
+            self,
+            self._columns,
+            [self._cells(entry) for entry in self.entries],
+            fixed={"sym": 3},
+            floors={"reason": 14, "what": 12},
+        )
         if self.row_count:
             target = self.row_count - 1 if follow else min(cursor, self.row_count - 1)
             self.move_cursor(row=target, animate=False, scroll=True)
@@ -295,8 +361,11 @@ those rows folds them again.
         self._rebuild()
         self.refresh_bindings()
         # The cursor stays on the group: its summary once folded, its first row once listed.
-        first = next(i for i, e in enumerate(self.entries)
-                     if (e.key == key if isinstance(e, Fold) else _not_reached(e) and fold_key(e) == key))
+        first = next(
+            i
+            for i, e in enumerate(self.entries)
+            if (e.key == key if isinstance(e, Fold) else _not_reached(e) and fold_key(e) == key)
+        )
         self.move_cursor(row=first, animate=False, scroll=True)
 
     # -- reading ----------------------------------------------------------------------------

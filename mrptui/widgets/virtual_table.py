@@ -32,7 +32,9 @@ class VirtualTable(ScrollView, can_focus=True):
     """Columns of fixed widths; rows made by `row_cells(index)` when they come into view."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "virtual-table--header", "virtual-table--cursor", "virtual-table--even-row",
+        "virtual-table--header",
+        "virtual-table--cursor",
+        "virtual-table--even-row",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor_up", "Up", show=False),
@@ -174,6 +176,7 @@ class VirtualTable(ScrollView, can_focus=True):
             text.truncate(width, overflow="ellipsis", pad=True)
             if position:
                 segments.append(Segment(" " * _GAP, style))
-            segments.extend(Segment(s.text, style + s.style if s.style else style) for s in text.render(self.app.console, end=""))
+            segments.extend(
+                Segment(s.text, style + s.style if s.style else style) for s in text.render(self.app.console, end="")
+            )
         return Strip(segments)
-

@@ -34,9 +34,17 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
     """The explorer as tests see it: fixed theme, no durations, no file polling, no blink, no user keymap.
     Given an `opener` (and no session), it opens its session in a worker as the CLI's does."""
-    options = dict(theme="textual-dark", show_durations=False, cursor_blink=False, poll_interval=0, layout_path=None,
-                   clock=lambda: 0.0, kb_label="sample_kb", keymap_path=None,
-                   break_before_costly=False)
+    options = dict(
+        theme="textual-dark",
+        show_durations=False,
+        cursor_blink=False,
+        poll_interval=0,
+        layout_path=None,
+        clock=lambda: 0.0,
+        kb_label="sample_kb",
+        keymap_path=None,
+        break_before_costly=False,
+    )
     options.update(kwargs)
     if session is None and options.get("opener") is None:
         session = FakeSession()

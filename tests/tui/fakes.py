@@ -1,4 +1,4 @@
-"""A scripted stand-in for `core.session.Session`: canned, deterministic runs built from core.events.
+"""A scripted stand-in for `core.kernel.session.Session`: canned, deterministic runs built from core.kernel.events.
 
 Scripts, chosen by the question:
 - default: a ThinkingDB-style run (sd-llm-fast unsupported → L1 → sd-symbolic; kb-fast insufficient
@@ -15,10 +15,11 @@ import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.diagnostics import Code, Diagnostic
-from core.health import Health, health_of
-from core.rules import RuleSet
-from core.events import (
+from core.infra.config import Lane, Profile, RetrievalConfig
+from core.infra.diagnostics import Code, Diagnostic
+from core.kb.health import Health, health_of
+from core.kernel.contract import Request
+from core.kernel.events import (
     AnswerDetail,
     AnswerPart,
     AnswerReady,
@@ -39,9 +40,8 @@ from core.events import (
     TermContribution,
     Validated,
 )
-from core.config import Lane, Profile, RetrievalConfig
-from core.plugins.base import Request
 from core.retrieval.fusion import fuse, normalise_bm25, normalise_by_top
+from core.retrieval.rules import RuleSet
 from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Relation, Role, SourceLocation
 
 AS_OF = dt.date(2026, 1, 15)
@@ -59,8 +59,13 @@ U_CMP = "ops::chunk-002::unit-001"
 def _unit(uid: str, role: Role, topic: str, body: str, file: str, line: int, triple=None, **extra) -> KnowledgeUnit:
     source, chunk, _ = uid.split("::")
     fields = dict(
-        id=uid, source_id=source, chunk_id=chunk, role=role, topic=topic,
-        location=SourceLocation(file=file, line=line), **extra,
+        id=uid,
+        source_id=source,
+        chunk_id=chunk,
+        role=role,
+        topic=topic,
+        location=SourceLocation(file=file, line=line),
+        **extra,
     )
     if role is Role.PROCEDURE:
         fields["procedure"] = body
@@ -72,40 +77,123 @@ def _unit(uid: str, role: Role, topic: str, body: str, file: str, line: int, tri
 
 
 UNITS: list[KnowledgeUnit] = [
-    _unit(U_RETRY, Role.EXPLANATION, "Retry handling", "Retry handling is relevant for data pipelines.",
-          "sample_kb/ops.md", 3, ("retry handling", "relevant_for", "data pipelines")),
-    _unit(U_CMP, Role.COMPARISON, "Airflow versus Luigi", "Airflow schedules DAGs; Luigi chains batch tasks.",
-          "sample_kb/ops.md", 12),
-    _unit(U_AIRFLOW, Role.DEFINITION, "Airflow", "Airflow uses DAG scheduling.",
-          "sample_kb/tools.md", 3, ("airflow", "uses", "dag scheduling")),
-    _unit(U_DAG, Role.EXPLANATION, "DAG scheduling", "DAG scheduling provides retry handling.",
-          "sample_kb/tools.md", 11, ("dag scheduling", "provides", "retry handling")),
-    _unit(U_LUIGI, Role.NARRATIVE, "Luigi", "Luigi is a batch workflow tool first built at Spotify.",
-          "sample_kb/tools.md", 20),
-    _unit(U_DBT, Role.EXPLANATION, "dbt", "dbt depends on a warehouse.",
-          "sample_kb/tools.md", 28, ("dbt", "depends_on", "warehouse")),
+    _unit(
+        U_RETRY,
+        Role.EXPLANATION,
+        "Retry handling",
+        "Retry handling is relevant for data pipelines.",
+        "sample_kb/ops.md",
+        3,
+        ("retry handling", "relevant_for", "data pipelines"),
+    ),
+    _unit(
+        U_CMP,
+        Role.COMPARISON,
+        "Airflow versus Luigi",
+        "Airflow schedules DAGs; Luigi chains batch tasks.",
+        "sample_kb/ops.md",
+        12,
+    ),
+    _unit(
+        U_AIRFLOW,
+        Role.DEFINITION,
+        "Airflow",
+        "Airflow uses DAG scheduling.",
+        "sample_kb/tools.md",
+        3,
+        ("airflow", "uses", "dag scheduling"),
+    ),
+    _unit(
+        U_DAG,
+        Role.EXPLANATION,
+        "DAG scheduling",
+        "DAG scheduling provides retry handling.",
+        "sample_kb/tools.md",
+        11,
+        ("dag scheduling", "provides", "retry handling"),
+    ),
+    _unit(
+        U_LUIGI,
+        Role.NARRATIVE,
+        "Luigi",
+        "Luigi is a batch workflow tool first built at Spotify.",
+        "sample_kb/tools.md",
+        20,
+    ),
+    _unit(
+        U_DBT,
+        Role.EXPLANATION,
+        "dbt",
+        "dbt depends on a warehouse.",
+        "sample_kb/tools.md",
+        28,
+        ("dbt", "depends_on", "warehouse"),
+    ),
 ]
-SECRET = _unit(U_SECRET, Role.CONSTRAINT, "Internal SLA", "Pipelines must finish by 06:00.",
-               "sample_kb/internal.md", 2, acl=("staff",))
+SECRET = _unit(
+    U_SECRET,
+    Role.CONSTRAINT,
+    "Internal SLA",
+    "Pipelines must finish by 06:00.",
+    "sample_kb/internal.md",
+    2,
+    acl=("staff",),
+)
 
 DIAGNOSTICS: list[Diagnostic] = [
-    Diagnostic(code=Code.INVALID_ROLE_VALUE, message="role 'Explainer' is not one of the 9 roles",
-               file="sample_kb/tools.md", line=36, col=7),
-    Diagnostic(code=Code.RULE_UNKNOWN_RELATION, message="relation 'enables' is not one of the 11 relations",
-               file="config/thinkingdb.json", line=41, col=9),
+    Diagnostic(
+        code=Code.INVALID_ROLE_VALUE,
+        message="role 'Explainer' is not one of the 9 roles",
+        file="sample_kb/tools.md",
+        line=36,
+        col=7,
+    ),
+    Diagnostic(
+        code=Code.RULE_UNKNOWN_RELATION,
+        message="relation 'enables' is not one of the 11 relations",
+        file="config/thinkingdb.json",
+        line=41,
+        col=9,
+    ),
 ]
 
 RULES: list[dict] = [
-    {"id": "tool_to_capability", "premises": ["?x uses ?y", "?y provides ?z"], "conclusion": "?x has_capability ?z",
-     "weight": 0.95, "file": "config/thinkingdb.json", "line": 4, "description": "a tool has what it uses provides"},
-    {"id": "capability_to_relevance", "premises": ["?x has_capability ?c", "?c relevant_for ?g"],
-     "conclusion": "?x relevant_for ?g", "weight": 0.90, "file": "config/thinkingdb.json", "line": 11,
-     "description": "a capability's relevance carries over"},
-    {"id": "dependency_transitive", "premises": ["?x depends_on ?y", "?y depends_on ?z"],
-     "conclusion": "?x depends_on ?z", "weight": 0.92, "file": "config/thinkingdb.json", "line": 18,
-     "description": "dependencies chain"},
-    {"id": "causal_chain", "premises": ["?x causes ?y", "?y causes ?z"], "conclusion": "?x causes ?z",
-     "weight": 0.90, "file": "config/thinkingdb.json", "line": 25, "description": "causes chain"},
+    {
+        "id": "tool_to_capability",
+        "premises": ["?x uses ?y", "?y provides ?z"],
+        "conclusion": "?x has_capability ?z",
+        "weight": 0.95,
+        "file": "config/thinkingdb.json",
+        "line": 4,
+        "description": "a tool has what it uses provides",
+    },
+    {
+        "id": "capability_to_relevance",
+        "premises": ["?x has_capability ?c", "?c relevant_for ?g"],
+        "conclusion": "?x relevant_for ?g",
+        "weight": 0.90,
+        "file": "config/thinkingdb.json",
+        "line": 11,
+        "description": "a capability's relevance carries over",
+    },
+    {
+        "id": "dependency_transitive",
+        "premises": ["?x depends_on ?y", "?y depends_on ?z"],
+        "conclusion": "?x depends_on ?z",
+        "weight": 0.92,
+        "file": "config/thinkingdb.json",
+        "line": 18,
+        "description": "dependencies chain",
+    },
+    {
+        "id": "causal_chain",
+        "premises": ["?x causes ?y", "?y causes ?z"],
+        "conclusion": "?x causes ?z",
+        "weight": 0.90,
+        "file": "config/thinkingdb.json",
+        "line": 25,
+        "description": "causes chain",
+    },
 ]
 
 PLUGINS: dict[str, list[str]] = {
@@ -121,14 +209,24 @@ KB_ORDER = ("kb-fast", "kb-thinkingdb", "kb-balanced")
 
 # The configuration the fake runs were scored with (pydantic defaults, DESIGN §8 profiles); the
 # FakeSession reports it, so the evidence breakdown quotes the same numbers.
-FAKE_RETRIEVAL = RetrievalConfig(profiles={
-    "kb-fast": Profile(lanes=(Lane.BM25,), max_results=3, min_score=0.30, gap_threshold=0.50,
-                       min_acceptable_candidates=2),
-    "kb-balanced": Profile(lanes=(Lane.BM25,), escalation_lanes=(Lane.HDC,), max_results=7, min_score=0.15,
-                           gap_threshold=0.35, min_acceptable_candidates=4),
-    "kb-thinkingdb": Profile(lanes=(Lane.BM25, Lane.TDB), max_results=8, min_score=0.12, gap_threshold=0.25,
-                             min_acceptable_candidates=6),
-})
+FAKE_RETRIEVAL = RetrievalConfig(
+    profiles={
+        "kb-fast": Profile(
+            lanes=(Lane.BM25,), max_results=3, min_score=0.30, gap_threshold=0.50, min_acceptable_candidates=2
+        ),
+        "kb-balanced": Profile(
+            lanes=(Lane.BM25,),
+            escalation_lanes=(Lane.HDC,),
+            max_results=7,
+            min_score=0.15,
+            gap_threshold=0.35,
+            min_acceptable_candidates=4,
+        ),
+        "kb-thinkingdb": Profile(
+            lanes=(Lane.BM25, Lane.TDB), max_results=8, min_score=0.12, gap_threshold=0.25, min_acceptable_candidates=6
+        ),
+    }
+)
 
 
 def _terms(*rows: tuple[str, str, int, float, float]) -> tuple[TermContribution, ...]:
@@ -154,48 +252,78 @@ def _scored(plugin: str, act: str, *specs) -> tuple[CandidateScore, ...]:
     preferred = ACT_PREFERRED_ROLES[Act(act)]
     boost = {uid: config.bm25.role_boost if ROLES[uid] in preferred else 1.0 for uid, *_ in specs}
     raw = {uid: round(sum(t.contribution for t in terms) * boost[uid], 3) for uid, terms, _, _ in specs if terms}
-    hdc = {uid: round(sum(config.hdc.field_weights[f] * max(0.0, (sim - 0.5) * 2) for f, sim in sims.items()), 3)
-           for uid, _, sims, _ in specs if sims}
+    hdc = {
+        uid: round(sum(config.hdc.field_weights[f] * max(0.0, (sim - 0.5) * 2) for f, sim in sims.items()), 3)
+        for uid, _, sims, _ in specs
+        if sims
+    }
     lanes = {Lane.BM25: normalise_bm25(raw)}
     if hdc:
         lanes[Lane.HDC] = {uid: score for uid, score in hdc.items() if score >= config.hdc.lane_min_score}
     tdb = {uid: score for uid, _, _, score in specs if score is not None}
     if tdb:
         lanes[Lane.TDB] = normalise_by_top(tdb)
-    candidates, _ = fuse(lanes, roles=ROLES, bm25_raw=raw, preferred_roles=preferred,
-                         role_boost=config.bm25.role_boost, config=config.fusion, profile=config.profiles[plugin])
+    candidates, _ = fuse(
+        lanes,
+        roles=ROLES,
+        bm25_raw=raw,
+        preferred_roles=preferred,
+        role_boost=config.bm25.role_boost,
+        config=config.fusion,
+        profile=config.profiles[plugin],
+    )
     specs_by_id = {spec[0]: spec for spec in specs}
     return tuple(
         CandidateScore(
-            id=c.id, role=c.role.value, rank=c.rank, bm25_raw=c.bm25_raw, bm25=c.lane(Lane.BM25),
-            hdc=c.lane(Lane.HDC), tdb=c.lane(Lane.TDB), fused=c.fused, score=c.score, agreement=c.agreement,
-            role_boost=c.role_boost, kept=c.kept, cut_reason=c.cut_reason.value if c.cut_reason else None,
-            bm25_terms=specs_by_id[c.id][1], hdc_fields=dict(specs_by_id[c.id][2] or {}),
+            id=c.id,
+            role=c.role.value,
+            rank=c.rank,
+            bm25_raw=c.bm25_raw,
+            bm25=c.lane(Lane.BM25),
+            hdc=c.lane(Lane.HDC),
+            tdb=c.lane(Lane.TDB),
+            fused=c.fused,
+            score=c.score,
+            agreement=c.agreement,
+            role_boost=c.role_boost,
+            kept=c.kept,
+            cut_reason=c.cut_reason.value if c.cut_reason else None,
+            bm25_terms=specs_by_id[c.id][1],
+            hdc_fields=dict(specs_by_id[c.id][2] or {}),
         )
         for c in candidates
     )
 
 
 def _fast_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
-    return _scored("kb-fast", act,
-                   (U_RETRY, T_PIPELINE, None, None),
-                   (U_LUIGI, T_TOOL_CLAIM, None, None),
-                   (U_DBT, T_TOOL_NOTE, None, None))
+    return _scored(
+        "kb-fast",
+        act,
+        (U_RETRY, T_PIPELINE, None, None),
+        (U_LUIGI, T_TOOL_CLAIM, None, None),
+        (U_DBT, T_TOOL_NOTE, None, None),
+    )
 
 
 def _tdb_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
-    return _scored("kb-thinkingdb", act,
-                   (U_RETRY, T_PIPELINE_TOPIC, None, 0.81),
-                   (U_AIRFLOW, T_TOOL_ACTS, None, 0.81),
-                   (U_DAG, (), None, 0.81),
-                   (U_LUIGI, T_TOOL_CLAIM, None, None))
+    return _scored(
+        "kb-thinkingdb",
+        act,
+        (U_RETRY, T_PIPELINE_TOPIC, None, 0.81),
+        (U_AIRFLOW, T_TOOL_ACTS, None, 0.81),
+        (U_DAG, (), None, 0.81),
+        (U_LUIGI, T_TOOL_CLAIM, None, None),
+    )
 
 
 def _balanced_candidates(act: str = "identify") -> tuple[CandidateScore, ...]:
-    return _scored("kb-balanced", act,
-                   (U_RETRY, T_PIPELINE, {"topic": 0.56, "claim": 0.79, "role": 0.81, "acts": 0.5}, None),
-                   (U_LUIGI, T_TOOL_CLAIM, {"topic": 0.65, "claim": 0.72, "role": 1.0, "acts": 0.75}, None),
-                   (U_AIRFLOW, T_TOOL_ACTS, {"topic": 0.5, "claim": 0.52, "role": 0.6, "acts": 0.5}, None))
+    return _scored(
+        "kb-balanced",
+        act,
+        (U_RETRY, T_PIPELINE, {"topic": 0.56, "claim": 0.79, "role": 0.81, "acts": 0.5}, None),
+        (U_LUIGI, T_TOOL_CLAIM, {"topic": 0.65, "claim": 0.72, "role": 1.0, "acts": 0.75}, None),
+        (U_AIRFLOW, T_TOOL_ACTS, {"topic": 0.5, "claim": 0.52, "role": 0.6, "acts": 0.5}, None),
+    )
 
 
 def _kept(candidates: tuple[CandidateScore, ...]) -> tuple[str, ...]:
@@ -206,20 +334,45 @@ def _proofs() -> ProofsFound:
     base_uses = ProofNode(fact="airflow uses dag scheduling", confidence=1.0, units=(U_AIRFLOW,))
     base_provides = ProofNode(fact="dag scheduling provides retry handling", confidence=1.0, units=(U_DAG,))
     base_relevant = ProofNode(fact="retry handling relevant_for data pipelines", confidence=1.0, units=(U_RETRY,))
-    capability = ProofNode(fact="airflow has_capability retry handling", confidence=0.95, steps=1,
-                           rule="tool_to_capability", weight=0.95, units=(U_AIRFLOW, U_DAG),
-                           premises=(base_uses, base_provides))
-    relevance = ProofNode(fact="airflow relevant_for data pipelines", confidence=0.855, steps=2, score=0.7,
-                          rule="capability_to_relevance", weight=0.9, units=(U_AIRFLOW, U_DAG, U_RETRY),
-                          premises=(capability, base_relevant))
+    capability = ProofNode(
+        fact="airflow has_capability retry handling",
+        confidence=0.95,
+        steps=1,
+        rule="tool_to_capability",
+        weight=0.95,
+        units=(U_AIRFLOW, U_DAG),
+        premises=(base_uses, base_provides),
+    )
+    relevance = ProofNode(
+        fact="airflow relevant_for data pipelines",
+        confidence=0.855,
+        steps=2,
+        score=0.7,
+        rule="capability_to_relevance",
+        weight=0.9,
+        units=(U_AIRFLOW, U_DAG, U_RETRY),
+        premises=(capability, base_relevant),
+    )
     return ProofsFound(
-        plugin="kb-thinkingdb", stop_reason="fixpoint", seeds=("retry handling relevant_for data pipelines",),
-        rounds=2, derived=2, proofs=(relevance,),
+        plugin="kb-thinkingdb",
+        stop_reason="fixpoint",
+        seeds=("retry handling relevant_for data pipelines",),
+        rounds=2,
+        derived=2,
+        proofs=(relevance,),
         rule_stats=(
-            RuleStat(rule="tool_to_capability", fired=1, derived=("airflow has_capability retry handling",),
-                     bindings=({"?x": "airflow", "?y": "dag scheduling", "?z": "retry handling"},)),
-            RuleStat(rule="capability_to_relevance", fired=1, derived=("airflow relevant_for data pipelines",),
-                     bindings=({"?x": "airflow", "?c": "retry handling", "?g": "data pipelines"},)),
+            RuleStat(
+                rule="tool_to_capability",
+                fired=1,
+                derived=("airflow has_capability retry handling",),
+                bindings=({"?x": "airflow", "?y": "dag scheduling", "?z": "retry handling"},),
+            ),
+            RuleStat(
+                rule="capability_to_relevance",
+                fired=1,
+                derived=("airflow relevant_for data pipelines",),
+                bindings=({"?x": "airflow", "?c": "retry handling", "?g": "data pipelines"},),
+            ),
             RuleStat(rule="dependency_transitive", fired=0, first_unmatched_premise=1),
             RuleStat(rule="causal_chain", fired=0, first_unmatched_premise=0),
         ),
@@ -236,23 +389,37 @@ class _Script:
 
 def _start(script: _Script, request: Request) -> None:
     caller = request.caller
-    script.add(RunStarted(
-        question=request.question, caller_tags=tuple(sorted(caller.tags)), caller_region=caller.region,
-        as_of=caller.as_of.isoformat(), kb_version="kb-7f3a", pins=dict(request.pins),
-        excluded=tuple(sorted(request.excluded)),
-    ))
+    script.add(
+        RunStarted(
+            question=request.question,
+            caller_tags=tuple(sorted(caller.tags)),
+            caller_region=caller.region,
+            as_of=caller.as_of.isoformat(),
+            kb_version="kb-7f3a",
+            pins=dict(request.pins),
+            excluded=tuple(sorted(request.excluded)),
+        )
+    )
 
 
 def _intent(script: _Script, act: str, target: str) -> Intent:
     intent = Intent(act=act, target=target, output="list")
     script.add(StageStarted(stage="sd", revision=1))
     script.add(AttemptStarted(stage="sd", plugin="sd-llm-fast", revision=1))
-    script.add(AttemptFinished(stage="sd", plugin="sd-llm-fast", status="unsupported",
-                               reason="no LLM endpoint configured", ms=0.1))
-    script.add(Backtracked(level=1, stage="sd", plugin="sd-llm-fast", reason="sd-llm-fast unsupported, trying sd-symbolic"))
+    script.add(
+        AttemptFinished(
+            stage="sd", plugin="sd-llm-fast", status="unsupported", reason="no LLM endpoint configured", ms=0.1
+        )
+    )
+    script.add(
+        Backtracked(level=1, stage="sd", plugin="sd-llm-fast", reason="sd-llm-fast unsupported, trying sd-symbolic")
+    )
     script.add(AttemptStarted(stage="sd", plugin="sd-symbolic", revision=1))
-    script.add(IntentDetected(plugin="sd-symbolic", cnl=f'@i1 intent {act} "{target}"\n@i2 set $i1 output list',
-                              intents=(intent,)))
+    script.add(
+        IntentDetected(
+            plugin="sd-symbolic", cnl=f'@i1 intent {act} "{target}"\n@i2 set $i1 output list', intents=(intent,)
+        )
+    )
     script.add(AttemptFinished(stage="sd", plugin="sd-symbolic", status="success", reason="1 intent", ms=0.4))
     return intent
 
@@ -263,16 +430,21 @@ def thinkingdb_run(request: Request) -> list:
     kb = [p for p in KB_ORDER if p not in request.excluded]
     if "kb" in request.pins:
         kb = [request.pins["kb"]]
-    script.add(PlanBuilt(
-        revision=1, planner="planner-default",
-        stages=(
-            PlanStage(stage="sd", candidates=("sd-llm-fast", "sd-symbolic"), reasons=("cheap first", "fallback")),
-            PlanStage(stage="kb", candidates=tuple(kb), reasons=tuple(f"{p}: relation words in question" for p in kb)),
-            PlanStage(stage="gs", candidates=("gs-symbolic",), reasons=("no LLM endpoint",)),
-            PlanStage(stage="val", candidates=("val-grounded",), reasons=("deterministic",)),
-        ),
-        reasons=("cheap-first", "question uses a relation word: add kb-thinkingdb"),
-    ))
+    script.add(
+        PlanBuilt(
+            revision=1,
+            planner="planner-default",
+            stages=(
+                PlanStage(stage="sd", candidates=("sd-llm-fast", "sd-symbolic"), reasons=("cheap first", "fallback")),
+                PlanStage(
+                    stage="kb", candidates=tuple(kb), reasons=tuple(f"{p}: relation words in question" for p in kb)
+                ),
+                PlanStage(stage="gs", candidates=("gs-symbolic",), reasons=("no LLM endpoint",)),
+                PlanStage(stage="val", candidates=("val-grounded",), reasons=("deterministic",)),
+            ),
+            reasons=("cheap-first", "question uses a relation word: add kb-thinkingdb"),
+        )
+    )
     _intent(script, "identify", "tools relevant for data pipelines")
     script.add(StageStarted(stage="kb", revision=1))
     winner = None
@@ -280,34 +452,74 @@ def thinkingdb_run(request: Request) -> list:
         script.add(AttemptStarted(stage="kb", plugin=plugin, revision=1))
         if plugin == "kb-fast":
             cands = _fast_candidates()
-            script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
-                                       lanes=("bm25",), sufficient=False, total_candidates=3, candidates=cands,
-                                       evidence_ids=_kept(cands)))
-            script.add(AttemptFinished(stage="kb", plugin=plugin, status="insufficient",
-                                       reason="1 kept unit and no preferred role", ms=1.2))
+            script.add(
+                RetrievalScored(
+                    plugin=plugin,
+                    act="identify",
+                    query_terms=("tool", "relev", "data", "pipelin"),
+                    lanes=("bm25",),
+                    sufficient=False,
+                    total_candidates=3,
+                    candidates=cands,
+                    evidence_ids=_kept(cands),
+                )
+            )
+            script.add(
+                AttemptFinished(
+                    stage="kb", plugin=plugin, status="insufficient", reason="1 kept unit and no preferred role", ms=1.2
+                )
+            )
             if position + 1 < len(kb):
-                script.add(Backtracked(level=1, stage="kb", plugin=plugin, reason=f"{plugin} insufficient, trying {kb[position + 1]}"))
+                script.add(
+                    Backtracked(
+                        level=1, stage="kb", plugin=plugin, reason=f"{plugin} insufficient, trying {kb[position + 1]}"
+                    )
+                )
             continue
         if plugin == "kb-thinkingdb":
             cands = _tdb_candidates()
-            script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
-                                       lanes=("bm25", "tdb"), sufficient=True, total_candidates=4,
-                                       candidates=cands, evidence_ids=_kept(cands)))
+            script.add(
+                RetrievalScored(
+                    plugin=plugin,
+                    act="identify",
+                    query_terms=("tool", "relev", "data", "pipelin"),
+                    lanes=("bm25", "tdb"),
+                    sufficient=True,
+                    total_candidates=4,
+                    candidates=cands,
+                    evidence_ids=_kept(cands),
+                )
+            )
             script.add(_proofs())
         else:
             cands = _balanced_candidates()
-            script.add(RetrievalScored(plugin=plugin, act="identify", query_terms=("tool", "relev", "data", "pipelin"),
-                                       lanes=("bm25", "hdc"), escalated=True, sufficient=True, total_candidates=3,
-                                       candidates=cands, evidence_ids=_kept(cands)))
-        script.add(AttemptFinished(stage="kb", plugin=plugin, status="success",
-                                   reason=f"{sum(c.kept for c in cands)} kept units", ms=2.5))
+            script.add(
+                RetrievalScored(
+                    plugin=plugin,
+                    act="identify",
+                    query_terms=("tool", "relev", "data", "pipelin"),
+                    lanes=("bm25", "hdc"),
+                    escalated=True,
+                    sufficient=True,
+                    total_candidates=3,
+                    candidates=cands,
+                    evidence_ids=_kept(cands),
+                )
+            )
+        script.add(
+            AttemptFinished(
+                stage="kb", plugin=plugin, status="success", reason=f"{sum(c.kept for c in cands)} kept units", ms=2.5
+            )
+        )
         winner = plugin
         break
     script.add(StageStarted(stage="gs", revision=1))
     script.add(AttemptStarted(stage="gs", plugin="gs-symbolic", revision=1))
     if winner == "kb-thinkingdb":
-        answer = ("Airflow is relevant for data pipelines: it uses DAG scheduling, which provides retry handling, "
-                  "and retry handling is relevant for data pipelines.")
+        answer = (
+            "Airflow is relevant for data pipelines: it uses DAG scheduling, which provides retry handling, "
+            "and retry handling is relevant for data pipelines."
+        )
         cited = (U_AIRFLOW, U_DAG, U_RETRY)
     elif winner == "kb-balanced":
         answer = "Retry handling is relevant for data pipelines. Luigi is a batch workflow tool."
@@ -315,7 +527,9 @@ def thinkingdb_run(request: Request) -> list:
     else:
         answer, cited = "", ()
     status = "success" if cited else "no-context"
-    script.add(AttemptFinished(stage="gs", plugin="gs-symbolic", status=status, reason=f"{len(cited)} citations", ms=0.3))
+    script.add(
+        AttemptFinished(stage="gs", plugin="gs-symbolic", status=status, reason=f"{len(cited)} citations", ms=0.3)
+    )
     final = "grounded" if cited else "no-context"
     if cited:
         script.add(StageStarted(stage="val", revision=1))
@@ -323,12 +537,28 @@ def thinkingdb_run(request: Request) -> list:
         script.add(Validated(plugin="val-grounded", status="accepted", reason="every sentence cites evidence"))
         script.add(AttemptFinished(stage="val", plugin="val-grounded", status="accepted", ms=0.2))
     else:
-        script.add(Backtracked(level=3, stage="gs", plugin="gs-symbolic", reason="no sufficient evidence; answering no-context"))
+        script.add(
+            Backtracked(
+                level=3, stage="gs", plugin="gs-symbolic", reason="no sufficient evidence; answering no-context"
+            )
+        )
         answer = "The knowledge base has no sufficient evidence for this question."
-    script.add(AnswerReady(answer=answer, status=final, evidence_ids=cited, parts=(
-        AnswerPart(intent_index=0, target="tools relevant for data pipelines", answer=answer, status=final,
-                   cited_ids=cited),
-    )))
+    script.add(
+        AnswerReady(
+            answer=answer,
+            status=final,
+            evidence_ids=cited,
+            parts=(
+                AnswerPart(
+                    intent_index=0,
+                    target="tools relevant for data pipelines",
+                    answer=answer,
+                    status=final,
+                    cited_ids=cited,
+                ),
+            ),
+        )
+    )
     script.add(RunFinished(status=final, timings_ms={"total": 5.1}))
     return script.events
 
@@ -336,22 +566,35 @@ def thinkingdb_run(request: Request) -> list:
 def replan_run(request: Request) -> list:
     script = _Script()
     _start(script, request)
-    script.add(PlanBuilt(
-        revision=1, planner="planner-default",
-        stages=(
-            PlanStage(stage="sd", candidates=("sd-llm-fast", "sd-symbolic")),
-            PlanStage(stage="kb", candidates=("kb-fast",)),
-            PlanStage(stage="gs", candidates=("gs-symbolic",)),
-            PlanStage(stage="val", candidates=("val-grounded",)),
-        ),
-        reasons=("cheap-first",),
-    ))
+    script.add(
+        PlanBuilt(
+            revision=1,
+            planner="planner-default",
+            stages=(
+                PlanStage(stage="sd", candidates=("sd-llm-fast", "sd-symbolic")),
+                PlanStage(stage="kb", candidates=("kb-fast",)),
+                PlanStage(stage="gs", candidates=("gs-symbolic",)),
+                PlanStage(stage="val", candidates=("val-grounded",)),
+            ),
+            reasons=("cheap-first",),
+        )
+    )
     _intent(script, "compare", "airflow and luigi")
     script.add(StageStarted(stage="kb", revision=1))
     script.add(AttemptStarted(stage="kb", plugin="kb-fast", revision=1))
     fast = _fast_candidates("compare")
-    script.add(RetrievalScored(plugin="kb-fast", act="compare", query_terms=("airflow", "luigi"), lanes=("bm25",),
-                               sufficient=True, total_candidates=3, candidates=fast, evidence_ids=_kept(fast)))
+    script.add(
+        RetrievalScored(
+            plugin="kb-fast",
+            act="compare",
+            query_terms=("airflow", "luigi"),
+            lanes=("bm25",),
+            sufficient=True,
+            total_candidates=3,
+            candidates=fast,
+            evidence_ids=_kept(fast),
+        )
+    )
     script.add(AttemptFinished(stage="kb", plugin="kb-fast", status="success", reason="1 kept unit", ms=1.0))
     script.add(StageStarted(stage="gs", revision=1))
     script.add(AttemptStarted(stage="gs", plugin="gs-symbolic", revision=1))
@@ -359,37 +602,88 @@ def replan_run(request: Request) -> list:
     script.add(StageStarted(stage="val", revision=1))
     script.add(AttemptStarted(stage="val", plugin="val-grounded", revision=1))
     script.add(Validated(plugin="val-grounded", status="rejected", reason="no Comparison unit cited"))
-    script.add(AttemptFinished(stage="val", plugin="val-grounded", status="rejected",
-                               reason="no Comparison unit cited", ms=0.1))
-    script.add(Backtracked(level=2, stage="val", plugin="val-grounded",
-                           reason="val-grounded rejected the answer (no Comparison unit cited); planner-depth replans"))
-    script.add(PlanBuilt(
-        revision=2, planner="planner-depth",
-        stages=(
-            PlanStage(stage="kb", candidates=("kb-thinkingdb", "kb-balanced")),
-            PlanStage(stage="gs", candidates=("gs-symbolic",)),
-            PlanStage(stage="val", candidates=("val-grounded",)),
-        ),
-        reasons=("deep-first after rejection",),
-    ))
+    script.add(
+        AttemptFinished(
+            stage="val", plugin="val-grounded", status="rejected", reason="no Comparison unit cited", ms=0.1
+        )
+    )
+    script.add(
+        Backtracked(
+            level=2,
+            stage="val",
+            plugin="val-grounded",
+            reason="val-grounded rejected the answer (no Comparison unit cited); planner-depth replans",
+        )
+    )
+    script.add(
+        PlanBuilt(
+            revision=2,
+            planner="planner-depth",
+            stages=(
+                PlanStage(stage="kb", candidates=("kb-thinkingdb", "kb-balanced")),
+                PlanStage(stage="gs", candidates=("gs-symbolic",)),
+                PlanStage(stage="val", candidates=("val-grounded",)),
+            ),
+            reasons=("deep-first after rejection",),
+        )
+    )
     script.add(StageStarted(stage="kb", revision=2))
     script.add(AttemptStarted(stage="kb", plugin="kb-thinkingdb", revision=2))
-    script.add(AttemptFinished(stage="kb", plugin="kb-thinkingdb", status="insufficient",
-                               reason="no seed facts match the question", ms=0.8))
-    script.add(Backtracked(level=1, stage="kb", plugin="kb-thinkingdb", reason="kb-thinkingdb insufficient, trying kb-balanced"))
+    script.add(
+        AttemptFinished(
+            stage="kb", plugin="kb-thinkingdb", status="insufficient", reason="no seed facts match the question", ms=0.8
+        )
+    )
+    script.add(
+        Backtracked(
+            level=1, stage="kb", plugin="kb-thinkingdb", reason="kb-thinkingdb insufficient, trying kb-balanced"
+        )
+    )
     script.add(AttemptStarted(stage="kb", plugin="kb-balanced", revision=2))
     balanced = _balanced_candidates("compare")
-    script.add(RetrievalScored(plugin="kb-balanced", act="compare", query_terms=("airflow", "luigi"),
-                               lanes=("bm25", "hdc"), escalated=True, sufficient=False, total_candidates=3,
-                               candidates=balanced, evidence_ids=_kept(balanced)))
-    script.add(AttemptFinished(stage="kb", plugin="kb-balanced", status="insufficient",
-                               reason="no preferred role (Comparison, Evaluation)", ms=1.9))
-    script.add(Backtracked(level=3, stage="kb", plugin="kb-balanced",
-                           reason="only weak evidence; answering with the best weak one (kb-balanced)"))
+    script.add(
+        RetrievalScored(
+            plugin="kb-balanced",
+            act="compare",
+            query_terms=("airflow", "luigi"),
+            lanes=("bm25", "hdc"),
+            escalated=True,
+            sufficient=False,
+            total_candidates=3,
+            candidates=balanced,
+            evidence_ids=_kept(balanced),
+        )
+    )
+    script.add(
+        AttemptFinished(
+            stage="kb",
+            plugin="kb-balanced",
+            status="insufficient",
+            reason="no preferred role (Comparison, Evaluation)",
+            ms=1.9,
+        )
+    )
+    script.add(
+        Backtracked(
+            level=3,
+            stage="kb",
+            plugin="kb-balanced",
+            reason="only weak evidence; answering with the best weak one (kb-balanced)",
+        )
+    )
     answer = "Weak: Luigi is a batch workflow tool; the KB has no direct comparison with Airflow."
-    script.add(AnswerReady(answer=answer, status="weak", evidence_ids=(U_LUIGI,), parts=(
-        AnswerPart(intent_index=0, target="airflow and luigi", answer=answer, status="weak", cited_ids=(U_LUIGI,)),
-    )))
+    script.add(
+        AnswerReady(
+            answer=answer,
+            status="weak",
+            evidence_ids=(U_LUIGI,),
+            parts=(
+                AnswerPart(
+                    intent_index=0, target="airflow and luigi", answer=answer, status="weak", cited_ids=(U_LUIGI,)
+                ),
+            ),
+        )
+    )
     script.add(RunFinished(status="weak", replans=1, timings_ms={"total": 6.0}))
     return script.events
 
@@ -397,19 +691,37 @@ def replan_run(request: Request) -> list:
 def big_run(request: Request, count: int = 700) -> list:
     script = _Script()
     _start(script, request)
-    script.add(PlanBuilt(revision=1, planner="planner-default",
-                         stages=(PlanStage(stage="kb", candidates=("kb-balanced",)),)))
+    script.add(
+        PlanBuilt(revision=1, planner="planner-default", stages=(PlanStage(stage="kb", candidates=("kb-balanced",)),))
+    )
     script.add(StageStarted(stage="kb", revision=1))
     script.add(AttemptStarted(stage="kb", plugin="kb-balanced", revision=1))
     cands = tuple(
-        CandidateScore(id=f"bulk::chunk-{i // 10:03d}::unit-{i:03d}", role="Narrative", rank=i + 1,
-                       bm25_raw=round(10 - i / 100, 3), bm25=round(1 - i / 1000, 4), fused=round(1 - i / 1000, 4),
-                       score=round(1 - i / 1000, 4), kept=i < 7, cut_reason=None if i < 7 else "max_results")
+        CandidateScore(
+            id=f"bulk::chunk-{i // 10:03d}::unit-{i:03d}",
+            role="Narrative",
+            rank=i + 1,
+            bm25_raw=round(10 - i / 100, 3),
+            bm25=round(1 - i / 1000, 4),
+            fused=round(1 - i / 1000, 4),
+            score=round(1 - i / 1000, 4),
+            kept=i < 7,
+            cut_reason=None if i < 7 else "max_results",
+        )
         for i in range(count)
     )
-    script.add(RetrievalScored(plugin="kb-balanced", act="describe", query_terms=("everyth",), lanes=("bm25",),
-                               sufficient=True, total_candidates=count, candidates=cands,
-                               evidence_ids=tuple(c.id for c in cands[:7])))
+    script.add(
+        RetrievalScored(
+            plugin="kb-balanced",
+            act="describe",
+            query_terms=("everyth",),
+            lanes=("bm25",),
+            sufficient=True,
+            total_candidates=count,
+            candidates=cands,
+            evidence_ids=tuple(c.id for c in cands[:7]),
+        )
+    )
     script.add(AttemptFinished(stage="kb", plugin="kb-balanced", status="success", reason="7 kept units", ms=3.0))
     script.add(AnswerReady(answer="Many units.", status="grounded", evidence_ids=tuple(c.id for c in cands[:2])))
     script.add(RunFinished(status="grounded"))
@@ -422,14 +734,30 @@ def short_answer_run(request: Request) -> list:
     _start(script, request)
     answer = f"Airflow, because: Airflow schedules the nightly data pipelines [{U_AIRFLOW}]."
     detail = AnswerDetail(
-        answer_type='person or organisation, from "which tool"', lead="Airflow", supported=True,
-        support="passed; covers 2 of 2 focus terms", links=("runs \u2192 schedules: run is a kind of schedule",),
+        answer_type='person or organisation, from "which tool"',
+        lead="Airflow",
+        supported=True,
+        support="passed; covers 2 of 2 focus terms",
+        links=("runs \u2192 schedules: run is a kind of schedule",),
         resolved=("It \u2192 Airflow",),
     )
-    script.add(AnswerReady(answer=answer, status="grounded", evidence_ids=(U_AIRFLOW,), parts=(
-        AnswerPart(intent_index=0, target=request.question, answer=answer, status="grounded",
-                   cited_ids=(U_AIRFLOW,), detail=detail),
-    )))
+    script.add(
+        AnswerReady(
+            answer=answer,
+            status="grounded",
+            evidence_ids=(U_AIRFLOW,),
+            parts=(
+                AnswerPart(
+                    intent_index=0,
+                    target=request.question,
+                    answer=answer,
+                    status="grounded",
+                    cited_ids=(U_AIRFLOW,),
+                    detail=detail,
+                ),
+            ),
+        )
+    )
     script.add(RunFinished(status="grounded"))
     return script.events
 
@@ -448,8 +776,9 @@ def events_for(request: Request) -> list:
 class FakeSession:
     """Implements the Session interface the explorer uses, from the canned scripts above."""
 
-    def __init__(self, *, diagnostics: list[Diagnostic] | None = None,
-                 retrieval: RetrievalConfig = FAKE_RETRIEVAL) -> None:
+    def __init__(
+        self, *, diagnostics: list[Diagnostic] | None = None, retrieval: RetrievalConfig = FAKE_RETRIEVAL
+    ) -> None:
         self.retrieval = retrieval
         self.requests: list[Request] = []
         self.warmed: list[Caller] = []

@@ -78,7 +78,6 @@ async def select_timeline_row(pilot: Pilot, predicate) -> None:
 
     timeline = pilot.app.screen.query_one(AttemptsTimeline)
     timeline.focus()
-    index = next(i for i, entry in enumerate(timeline.entries)
-                 if isinstance(entry, TimelineRow) and predicate(entry))
+    index = next(i for i, entry in enumerate(timeline.entries) if isinstance(entry, TimelineRow) and predicate(entry))
     timeline.move_cursor(row=index)
     await pilot.pause()

@@ -9,8 +9,8 @@ from collections.abc import Callable
 
 from textual.pilot import Pilot
 
-from core.cancel import Cancelled
-from core.progress import LoadProgress, Progress
+from core.infra.cancel import Cancelled
+from core.infra.progress import LoadProgress, Progress
 
 # Bounds every wait, so a broken test fails instead of hanging.
 WAIT_SECONDS = 30.0

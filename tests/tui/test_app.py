@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -15,22 +14,22 @@ from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
 
-from core.diagnostics import Code, Diagnostic, Severity
-from core.events import read_trace
+from core.infra.diagnostics import Code, Diagnostic, Severity
+from core.kernel.events import read_trace
+from mrptui.breakpoints import Breakpoint
 from mrptui.screens.diff import DiffScreen
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.help import HelpScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal, PathModal, TextModal, UnitModal
-from mrptui.breakpoints import Breakpoint
 from mrptui.widgets.answer import AnswerPanel, CitationList
 from mrptui.widgets.evidence import ROW_CAP, EvidenceTable
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
-from mrptui.widgets.virtual_table import VirtualTable
 from mrptui.widgets.query import QueryBox
 from mrptui.widgets.status import StatusLine
 from mrptui.widgets.timeline import AttemptsTimeline
+from mrptui.widgets.virtual_table import VirtualTable
 
 SIZE = (160, 45)
 
@@ -85,7 +84,9 @@ async def test_pasted_lines_are_kept_and_enter_runs_a_pasted_single_line(app, se
 
     async with app.run_test(size=SIZE) as pilot:
         box = app.screen.query_one("#query", QueryBox)
-        app.post_message(Paste("  which tools  \rare relevant\r"))  # as the driver does; terminals paste line breaks as CR
+        app.post_message(
+            Paste("  which tools  \rare relevant\r")
+        )  # as the driver does; terminals paste line breaks as CR
         await pilot.pause()
         assert box.value.splitlines() == ["  which tools  ", "are relevant"]
         await pilot.press("ctrl+s")
@@ -242,10 +243,22 @@ async def test_palette_commands_cover_bindings_and_plugins(app):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
         commands = {title: callback for title, _, callback in app.palette_commands(app.screen)}
-        for title in ("Step (n)", "Back (b)", "Continue (.)", "Save (s)", "Diff (d)", "Break on any backtrack: off",
-                      "Break on stage kb: off", "Break on plugin kb-fast: off", "Pin kb-balanced for kb",
-                      "Break before costly plugins: off", "Exclude kb-fast", "Toggle light/dark theme (ctrl+t)",
-                      "Sort (o)", "Undo the last change (ctrl+z)"):
+        for title in (
+            "Step (n)",
+            "Back (b)",
+            "Continue (.)",
+            "Save (s)",
+            "Diff (d)",
+            "Break on any backtrack: off",
+            "Break on stage kb: off",
+            "Break on plugin kb-fast: off",
+            "Pin kb-balanced for kb",
+            "Break before costly plugins: off",
+            "Exclude kb-fast",
+            "Toggle light/dark theme (ctrl+t)",
+            "Sort (o)",
+            "Undo the last change (ctrl+z)",
+        ):
             assert title in commands, title
         commands["Break on stage kb: off"]()
         assert Breakpoint("stage", "kb") in app.breakpoints
@@ -383,10 +396,11 @@ async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
 async def test_breakdown_uses_the_configured_fusion_weights_and_names_rrf(session):
     from fakes import FAKE_RETRIEVAL
 
-    from core.config import FusionConfig, FusionMethod, Lane
+    from core.infra.config import FusionConfig, FusionMethod, Lane
 
-    fusion = FusionConfig(method=FusionMethod.RRF, weights={Lane.BM25: 0.5, Lane.HDC: 0.7, Lane.TDB: 2.0},
-                          agreement_bonus=0.25)
+    fusion = FusionConfig(
+        method=FusionMethod.RRF, weights={Lane.BM25: 0.5, Lane.HDC: 0.7, Lane.TDB: 2.0}, agreement_bonus=0.25
+    )
     session.retrieval = FAKE_RETRIEVAL.model_copy(update={"fusion": fusion})
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
@@ -529,7 +543,7 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
 async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the_replayer(session):
     from fakes import thinkingdb_run
 
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
     from mrptui.screens.kb import KBScreen
 
     events = thinkingdb_run(Request(question=QUESTION, caller=CALLER))
@@ -547,7 +561,7 @@ async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the
 async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(session):
     from fakes import thinkingdb_run
 
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
     from mrptui.screens.kb import KBScreen
     from mrptui.screens.modals import NO_KB_TEXT
     from mrptui.screens.rules import NO_RULES_TEXT, RulesScreen
@@ -645,9 +659,15 @@ async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
     same way, and at 80 columns the header keeps the counts (the title is cut instead)."""
     from fakes import DIAGNOSTICS
 
-    withdrawn = Diagnostic(code=Code.UNITS_WITHDRAWN, message="units this file held before are withdrawn",
-                           file="sample_kb/tools.md", severity=Severity.WARNING)
-    app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, withdrawn]), kb_label="/a/rather/long/path/to/the/knowledge/base/folder")
+    withdrawn = Diagnostic(
+        code=Code.UNITS_WITHDRAWN,
+        message="units this file held before are withdrawn",
+        file="sample_kb/tools.md",
+        severity=Severity.WARNING,
+    )
+    app = make_app(
+        FakeSession(diagnostics=[*DIAGNOSTICS, withdrawn]), kb_label="/a/rather/long/path/to/the/knowledge/base/folder"
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("escape", "k")
         await settle(pilot)
@@ -712,8 +732,9 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         app.poll_files()  # nothing changed
         await settle(pilot)
         assert session.reloads == 0
-        new_error = Diagnostic(code=Code.MALFORMED_LINE, message="line is not Field: value", file="sample_kb/new.md",
-                               line=2)
+        new_error = Diagnostic(
+            code=Code.MALFORMED_LINE, message="line is not Field: value", file="sample_kb/new.md", line=2
+        )
         session.touch(diagnostics=[new_error])
         app.poll_files()
         await settle(pilot)
@@ -754,8 +775,13 @@ async def test_rules_screen_shows_last_run_statistics(app):
 async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
     from fakes import DIAGNOSTICS
 
-    kept = Diagnostic(code=Code.RULES_LAST_GOOD_KEPT, message="rule r7: invalid edit, last good version kept",
-                      file="config/thinkingdb.json", line=30, severity=Severity.WARNING)
+    kept = Diagnostic(
+        code=Code.RULES_LAST_GOOD_KEPT,
+        message="rule r7: invalid edit, last good version kept",
+        file="config/thinkingdb.json",
+        line=30,
+        severity=Severity.WARNING,
+    )
     app = make_app(FakeSession(diagnostics=[*DIAGNOSTICS, kept]))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "R")
@@ -767,6 +793,7 @@ async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
 
 async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
     """KB → rules → Esc is the KB screen again; switching back and forth never grows the stack."""
+
     def stack() -> list[str]:
         return [type(s).__name__ for s in app.screen_stack]
 
@@ -824,8 +851,10 @@ async def test_narrow_terminal_shows_one_panel_at_a_time(app):
         await pilot.resize_terminal(200, 50)
         await pilot.pause()
         assert not screen.has_class("-narrow")
-        assert all(screen.query_one(f"#{key}").region.height > 5
-                   for key in ("plan", "attempts", "evidence", "proofs", "answer"))
+        assert all(
+            screen.query_one(f"#{key}").region.height > 5
+            for key in ("plan", "attempts", "evidence", "proofs", "answer")
+        )
 
 
 async def test_answer_panel_status_when_no_context(app):
@@ -890,8 +919,11 @@ async def test_mouse_clicks_select_rows_open_citations_and_units(app):
         tree.focus()
         await pilot.press("asterisk")
         await pilot.pause()
-        leaf_line = next(i for i in range(tree.last_line + 1)
-                         if isinstance(tree.get_node_at_line(i).data, tuple) and tree.get_node_at_line(i).data[0] == "unit")
+        leaf_line = next(
+            i
+            for i in range(tree.last_line + 1)
+            if isinstance(tree.get_node_at_line(i).data, tuple) and tree.get_node_at_line(i).data[0] == "unit"
+        )
         assert await pilot.click(ProofTree, offset=(16, leaf_line + 1))
         await pilot.pause()
         assert isinstance(app.screen, TextModal) and "unit-00" in app.screen.title_text

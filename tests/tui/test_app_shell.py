@@ -28,7 +28,8 @@ def imports_of(path: Path) -> set[str]:
 
 def test_only_the_cli_imports_the_app_module() -> None:
     importers = sorted(
-        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
         if path.name != "app.py" and "mrptui.app" in imports_of(path)
     )
     assert importers and all(name.startswith("commands/") or name == "cli.py" for name in importers), importers

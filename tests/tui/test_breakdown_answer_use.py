@@ -3,7 +3,7 @@ lexicon links and references the check relied on; an uncited unit gets no such s
 
 from __future__ import annotations
 
-from core.events import AnswerDetail, AnswerPart, AnswerReady
+from core.kernel.events import AnswerDetail, AnswerPart, AnswerReady
 from mrptui.screens.evidence_detail import answer_use_markup
 
 CITED = "shop::chunk-000::unit-002"
@@ -11,8 +11,12 @@ CITED = "shop::chunk-000::unit-002"
 
 def answer() -> AnswerReady:
     detail = AnswerDetail(
-        answer_type="thing", lead="a twelve-month warranty", supported=True, support="passed; covers 2 of 2 focus terms",
-        links=("notebook ≈ laptop: both kinds of portable computer",), resolved=("It → the refurbished laptop",),
+        answer_type="thing",
+        lead="a twelve-month warranty",
+        supported=True,
+        support="passed; covers 2 of 2 focus terms",
+        links=("notebook ≈ laptop: both kinds of portable computer",),
+        resolved=("It → the refurbished laptop",),
     )
     text = f"a twelve-month warranty, because: It ships with a twelve-month warranty [{CITED}]."
     part = AnswerPart(intent_index=0, target="q", answer=text, status="grounded", cited_ids=(CITED,), detail=detail)

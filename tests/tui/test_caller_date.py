@@ -8,7 +8,7 @@ import datetime as dt
 from conftest import make_app
 from helpers import settle
 
-from core.session import Session
+from core.kernel.session import Session
 from core.units import Caller
 
 LAST_DAY = dt.date(2026, 3, 1)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fakes import CALLER, FakeSession, thinkingdb_run
 
-from core.events import write_trace
-from core.plugins.base import Request
-from core.resources import config_dir
+from core.infra.resources import config_dir
+from core.kernel.contract import Request
+from core.kernel.events import write_trace
 from mrptui import cli
 from mrptui.app import ExplorerApp
 from mrptui.commands import explore
@@ -100,7 +100,11 @@ def test_replay_reads_the_kb_as_the_replayer_not_as_the_caller_the_trace_names(t
     trace = tmp_path / "forged.jsonl"
     write_trace(thinkingdb_run(Request("q", caller=privileged)), trace)
     flags = ["--caller-tags", "public:nobody", "--region", "US"]
-    argv = [*flags, "replay", str(trace), "--kb", "sample_kb"] if flags_first else ["replay", str(trace), "--kb", "sample_kb", *flags]
+    argv = (
+        [*flags, "replay", str(trace), "--kb", "sample_kb"]
+        if flags_first
+        else ["replay", str(trace), "--kb", "sample_kb", *flags]
+    )
     assert cli.main(argv) == 0
     (app,) = launched
     assert app.caller.tags == frozenset({"public:nobody"}) and app.caller.region == "US"
@@ -112,7 +116,11 @@ def test_replay_reads_the_kb_as_the_replayer_not_as_the_caller_the_trace_names(t
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [(None, "trace file not found"), ("", "the trace has no complete event to replay"), ('{"kind": "bogus"}\n', ":1:1: MALFORMED_LINE")],
+    [
+        (None, "trace file not found"),
+        ("", "the trace has no complete event to replay"),
+        ('{"kind": "bogus"}\n', ":1:1: MALFORMED_LINE"),
+    ],
 )
 def test_replay_bad_file_is_one_line_and_exit_2(tmp_path: Path, launched, capsys, content, message):
     trace = tmp_path / "t.jsonl"
@@ -142,6 +150,11 @@ def test_quitting_does_not_wait_for_a_worker_thread_still_building_indexes(tmp_p
         "    raise SystemExit(run_until_quit(Busy()))\n",
         encoding="utf-8",
     )
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[2])
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert done.returncode == 3 and "Traceback" not in done.stderr

@@ -14,18 +14,18 @@ from conftest import make_app
 from helpers import ask, select_timeline_row, settle, until_quiet
 from textual.widgets import Static
 
-from core.events import AttemptFinished, IntentDetected, Intervened, RunStarted
-from core.plugins.base import Request
-from core.session import Session
+from core.kernel.contract import Request
+from core.kernel.events import AttemptFinished, IntentDetected, Intervened, RunStarted
+from core.kernel.session import Session
 from core.units import Caller
-from mrptui.screens.modals import IntentModal
 from mrptui.breakpoints import Breakpoint
+from mrptui.screens.modals import IntentModal
 from mrptui.widgets.evidence import EvidenceTable
 
-PLUGINS = '''
+PLUGINS = """
 import time
 
-from core.plugins.base import Descriptor, GsResult, GoalSolver, KbResult, KnowledgePlugin, PluginType, Status
+from core.kernel.contract import Descriptor, GsResult, GoalSolver, KbResult, KnowledgePlugin, PluginType, Status
 
 CALLS = []
 
@@ -49,14 +49,14 @@ class Sleepy(GoalSolver):
 
 def make(services):
     return [Counting(), Sleepy()]
-'''
+"""
 QUESTION = "What is Orion?"
 SIZE = (160, 45)
 
 
 @pytest.fixture(scope="module")
 def plugins_module(tmp_path_factory):
-    from core.resources import config_dir
+    from core.infra.resources import config_dir
 
     config_path = config_dir()
     folder = tmp_path_factory.mktemp("debugger")
@@ -183,7 +183,9 @@ async def test_an_intent_edited_while_held_at_seed_detection_replaces_it(debug_s
         await settle(pilot)
         detected = [e for e in app.current.events if isinstance(e, IntentDetected)]
         assert detected and detected[0].plugin == "user" and detected[0].intents[0].target == "Orion"
-        assert not any(e.stage == "sd" for e in app.current.events if isinstance(e, AttemptFinished) and e.status != "skipped")
+        assert not any(
+            e.stage == "sd" for e in app.current.events if isinstance(e, AttemptFinished) and e.status != "skipped"
+        )
 
 
 async def test_escape_cancels_a_plugin_that_sleeps(debug_session):
@@ -223,8 +225,8 @@ def test_costly_plugins_are_only_those_that_can_run(debug_session):
 
 
 def test_trace_with_interventions_replays(tmp_path: Path, debug_session):
-    from core.events import read_trace, write_trace
-    from core.steering import Intervention, apply
+    from core.kernel.events import read_trace, write_trace
+    from core.kernel.steering import Intervention, apply
 
     session, _ = debug_session
     request = apply(Request(question=QUESTION), Intervention(kind="exclude_plugin", target="kb-count"))
@@ -234,7 +236,9 @@ def test_trace_with_interventions_replays(tmp_path: Path, debug_session):
     assert problems == [] and [e for e in again if isinstance(e, Intervened)][0].target == "kb-count"
 
 
-async def test_x_on_a_held_run_says_truly_whether_the_rerun_holds_and_the_diff_says_how_the_old_run_ended(debug_session):
+async def test_x_on_a_held_run_says_truly_whether_the_rerun_holds_and_the_diff_says_how_the_old_run_ended(
+    debug_session,
+):
     """Issue 39: the toast said "holding at the same point", the re-run went to the end, and the
     diff's left side read "no answer (run running)" for a run that was stopped while held."""
     from helpers import record_notifications

@@ -19,14 +19,20 @@ def plain(markup: str) -> str:
 
 
 def test_the_status_line_before_any_run_says_ready_once() -> None:
-    line = plain(status_markup(ViewState(), 0, live=False, paused_at=None, breakpoints=(), replay=False,
-                               label="sample_kb", kb=KBState()))
+    line = plain(
+        status_markup(
+            ViewState(), 0, live=False, paused_at=None, breakpoints=(), replay=False, label="sample_kb", kb=KBState()
+        )
+    )
     assert line == "ready · sample_kb"
 
 
 def test_a_replay_status_line_says_replay_once() -> None:
-    line = plain(status_markup(ViewState(), 0, live=False, paused_at=None, breakpoints=(), replay=True,
-                               label="replay trace.jsonl"))
+    line = plain(
+        status_markup(
+            ViewState(), 0, live=False, paused_at=None, breakpoints=(), replay=True, label="replay trace.jsonl"
+        )
+    )
     assert line.count("replay") == 1 and line.endswith("replay trace.jsonl")
 
 
@@ -56,12 +62,16 @@ async def test_no_hdc_ready_toast_when_the_index_was_built_at_once() -> None:
 async def test_a_long_status_line_wraps_at_100_columns_instead_of_cutting_its_end() -> None:
     from fakes import CALLER, thinkingdb_run
 
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
     from mrptui.session_seam import NullSession
 
     label = "replay a-long-trace-name.jsonl · recorded for the caller merchant:vip-ops in EU as of 2026-01-15"
-    app = make_app(NullSession(), replay=thinkingdb_run(Request(question="q", caller=CALLER)), kb_label=label,
-                   break_before_costly=True)
+    app = make_app(
+        NullSession(),
+        replay=thinkingdb_run(Request(question="q", caller=CALLER)),
+        kb_label=label,
+        break_before_costly=True,
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         status = app.main.query_one("#status", Static)

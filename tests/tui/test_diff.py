@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from conftest import make_app
 from helpers import record_notifications
 
 from mrptui.screens.diff import DiffRowView, DiffScreen
 from mrptui.screens.help import help_for
 from mrptui.state import RunRecord
+from tests.support.tide_runs import GAUGE, candidates, run  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from tide_runs import GAUGE, candidates, run  # noqa: E402
-
-LONG = ("Gauge 1 reads the spring tide at the harbour mouth, where the channel narrows and the flood "
-        "arrives forty minutes before it reaches the inner basin gauges.")
+LONG = (
+    "Gauge 1 reads the spring tide at the harbour mouth, where the channel narrows and the flood "
+    "arrives forty minutes before it reaches the inner basin gauges."
+)
 
 
 def records(**right) -> tuple[RunRecord, RunRecord]:
@@ -26,8 +23,13 @@ def records(**right) -> tuple[RunRecord, RunRecord]:
 
 def changed_right() -> dict:
     """A re-run that pinned kb-balanced, ranked differently and answered at length."""
-    return dict(pins={"kb": "kb-balanced"}, kb_order=("kb-balanced", "kb-fast"), intervene=True, answer=LONG,
-                scored=candidates((2, 0.95, True), (1, 0.8, True), (4, 0.5, True), (3, 0.1, False)))
+    return dict(
+        pins={"kb": "kb-balanced"},
+        kb_order=("kb-balanced", "kb-fast"),
+        intervene=True,
+        answer=LONG,
+        scored=candidates((2, 0.95, True), (1, 0.8, True), (4, 0.5, True), (3, 0.1, False)),
+    )
 
 
 async def open_diff(pilot, **right) -> DiffScreen:
@@ -131,7 +133,10 @@ async def test_the_palette_and_f1_offer_every_diff_key():
         for title in ("Changed (f)", "Next (n)", "Prev (N)", "Copy (c)", "Back (esc)"):
             assert title in titles
         text, groups = help_for(screen)
-        assert text.startswith("## Run diff") and ("f", "Show only the rows that differ (toggle)") in dict(groups)["This screen"]
+        assert (
+            text.startswith("## Run diff")
+            and ("f", "Show only the rows that differ (toggle)") in dict(groups)["This screen"]
+        )
         await pilot.press("escape")
         assert not isinstance(app.screen, DiffScreen)
 
@@ -141,7 +146,7 @@ async def test_a_replay_does_not_offer_the_diff():
     from fakes import CALLER, thinkingdb_run
     from helpers import QUESTION, settle
 
-    from core.plugins.base import Request
+    from core.kernel.contract import Request
     from mrptui.session_seam import NullSession
     from mrptui.widgets.keybar import KeyBar
 

@@ -15,25 +15,28 @@ from mrptui.editor import EditorError, editor_command, editor_name
 FILE = "/kb/my notes/it's.md"  # a space and a quote: must stay one argument
 
 
-@pytest.mark.parametrize(("editor", "argv"), [
-    ("vim", ["vim", "+12", FILE]),
-    ("nvim", ["nvim", "+12", FILE]),
-    ("vi", ["vi", "+12", FILE]),
-    ("nano", ["nano", "+12", FILE]),
-    ("emacs -nw", ["emacs", "-nw", "+12", FILE]),
-    ("emacsclient -t", ["emacsclient", "-t", "+12", FILE]),
-    ("micro", ["micro", "+12", FILE]),
-    ("kak", ["kak", "+12", FILE]),
-    ("code --wait", ["code", "--wait", "-g", f"{FILE}:12"]),
-    ("codium", ["codium", "-g", f"{FILE}:12"]),
-    ("subl -w", ["subl", "-w", f"{FILE}:12"]),
-    ("hx", ["hx", f"{FILE}:12"]),
-    ("zed --wait", ["zed", "--wait", f"{FILE}:12"]),
-    ("idea", ["idea", "--line", "12", FILE]),
-    ("mate -w", ["mate", "-w", "-l", "12", FILE]),
-    ("/usr/bin/vim.basic", ["/usr/bin/vim.basic", "+12", FILE]),
-    ("'/opt/My Editors/hx'", ["/opt/My Editors/hx", f"{FILE}:12"]),
-])
+@pytest.mark.parametrize(
+    ("editor", "argv"),
+    [
+        ("vim", ["vim", "+12", FILE]),
+        ("nvim", ["nvim", "+12", FILE]),
+        ("vi", ["vi", "+12", FILE]),
+        ("nano", ["nano", "+12", FILE]),
+        ("emacs -nw", ["emacs", "-nw", "+12", FILE]),
+        ("emacsclient -t", ["emacsclient", "-t", "+12", FILE]),
+        ("micro", ["micro", "+12", FILE]),
+        ("kak", ["kak", "+12", FILE]),
+        ("code --wait", ["code", "--wait", "-g", f"{FILE}:12"]),
+        ("codium", ["codium", "-g", f"{FILE}:12"]),
+        ("subl -w", ["subl", "-w", f"{FILE}:12"]),
+        ("hx", ["hx", f"{FILE}:12"]),
+        ("zed --wait", ["zed", "--wait", f"{FILE}:12"]),
+        ("idea", ["idea", "--line", "12", FILE]),
+        ("mate -w", ["mate", "-w", "-l", "12", FILE]),
+        ("/usr/bin/vim.basic", ["/usr/bin/vim.basic", "+12", FILE]),
+        ("'/opt/My Editors/hx'", ["/opt/My Editors/hx", f"{FILE}:12"]),
+    ],
+)
 def test_each_known_editor_gets_its_own_line_syntax(editor: str, argv: list[str]):
     assert editor_command(FILE, 12, {"EDITOR": editor}).argv == argv
 
@@ -60,16 +63,19 @@ def test_a_file_name_that_looks_like_an_option_is_passed_as_a_path():
     assert editor_command("-rf.md", 2, {"EDITOR": "vim"}).argv == ["vim", "+2", "./-rf.md"]
 
 
-@pytest.mark.parametrize(("env", "message"), [
-    ({}, "set $EDITOR"),
-    ({"EDITOR": "  "}, "set $EDITOR"),
-    ({"MRPTUI_EDITOR": "ed {path}"}, "unknown placeholder in '{path}'"),
-    ({"MRPTUI_EDITOR": "ed {line!r}"}, "unknown placeholder"),
-    ({"MRPTUI_EDITOR": "ed {file.__class__}"}, "unknown placeholder"),
-    ({"MRPTUI_EDITOR": "ed {"}, "literal braces"),
-    ({"MRPTUI_EDITOR": "'ed {file}"}, "$MRPTUI_EDITOR cannot be split into words"),
-    ({"EDITOR": "'vim"}, "$EDITOR cannot be split into words"),
-])
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({}, "set $EDITOR"),
+        ({"EDITOR": "  "}, "set $EDITOR"),
+        ({"MRPTUI_EDITOR": "ed {path}"}, "unknown placeholder in '{path}'"),
+        ({"MRPTUI_EDITOR": "ed {line!r}"}, "unknown placeholder"),
+        ({"MRPTUI_EDITOR": "ed {file.__class__}"}, "unknown placeholder"),
+        ({"MRPTUI_EDITOR": "ed {"}, "literal braces"),
+        ({"MRPTUI_EDITOR": "'ed {file}"}, "$MRPTUI_EDITOR cannot be split into words"),
+        ({"EDITOR": "'vim"}, "$EDITOR cannot be split into words"),
+    ],
+)
 def test_unusable_settings_are_errors_that_name_the_variable(env: dict[str, str], message: str):
     with pytest.raises(EditorError) as caught:
         editor_command(FILE, 1, env)
@@ -78,7 +84,11 @@ def test_unusable_settings_are_errors_that_name_the_variable(env: dict[str, str]
 
 def test_editor_names_ignore_paths_suffixes_and_case():
     assert [editor_name(p) for p in ("/usr/bin/nvim", "C:/Apps/Code.exe", "vim.tiny", "subl")] == [
-        "nvim", "code", "vim", "subl"]
+        "nvim",
+        "code",
+        "vim",
+        "subl",
+    ]
 
 
 async def test_e_runs_the_templated_editor_as_an_argv_and_reports_an_unknown_one(tmp_path: Path, monkeypatch):

@@ -4,26 +4,53 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from core.config import load_retrieval_config
-from core.events import CandidateScore, RetrievalScored, TermContribution
+from core.infra.config import load_retrieval_config
+from core.kernel.events import CandidateScore, RetrievalScored, TermContribution
 from core.units import KnowledgeUnit, Role
 from mrptui.screens.evidence_detail import bm25_table, hdc_markup, score_markup
 
 CANDIDATE = CandidateScore(
-    id="shop::c::u1", role="Constraint", rank=1, bm25_raw=3.0, bm25=1.0, hdc=0.4, fused=1.23, score=1.23,
-    agreement=True, kept=True,
+    id="shop::c::u1",
+    role="Constraint",
+    rank=1,
+    bm25_raw=3.0,
+    bm25=1.0,
+    hdc=0.4,
+    fused=1.23,
+    score=1.23,
+    agreement=True,
+    kept=True,
     bm25_terms=(
-        TermContribution(term="laptop", field="topic", tf=1, idf=1.2, field_weight=1.5, contribution=2.0,
-                         via="notebook → laptop"),
+        TermContribution(
+            term="laptop", field="topic", tf=1, idf=1.2, field_weight=1.5, contribution=2.0, via="notebook → laptop"
+        ),
         TermContribution(term="return", field="claim", tf=1, idf=0.5, field_weight=1.0, contribution=1.0),
     ),
-    hdc_fields={"topic": 0.7, "claim": 0.65, "role": 0.75, "acts": 1.0, "topic_score": 0.38,
-                "claim_score": 0.27, "role_score": 0.48, "acts_score": 1.0, "claim_window": 1.0, "gate": 0.38},
+    hdc_fields={
+        "topic": 0.7,
+        "claim": 0.65,
+        "role": 0.75,
+        "acts": 1.0,
+        "topic_score": 0.38,
+        "claim_score": 0.27,
+        "role_score": 0.48,
+        "acts_score": 1.0,
+        "claim_window": 1.0,
+        "gate": 0.38,
+    },
     hdc_match=("notebook ≈ a unit word (shared n-grams <no)",),
 )
-SCORED = RetrievalScored(plugin="kb-balanced", act="verify", query_terms=("return", "notebook", "laptop"),
-                         lanes=("bm25", "hdc"), sufficient=True, total_candidates=1, candidates=(CANDIDATE,),
-                         evidence_ids=("shop::c::u1",), synonyms=("notebook → laptop (kb/synonyms.txt:3)",))
+SCORED = RetrievalScored(
+    plugin="kb-balanced",
+    act="verify",
+    query_terms=("return", "notebook", "laptop"),
+    lanes=("bm25", "hdc"),
+    sufficient=True,
+    total_candidates=1,
+    candidates=(CANDIDATE,),
+    evidence_ids=("shop::c::u1",),
+    synonyms=("notebook → laptop (kb/synonyms.txt:3)",),
+)
 
 
 def render(renderable) -> str:
@@ -41,8 +68,14 @@ def test_bm25_terms_name_the_synonym_they_came_from() -> None:
 
 def test_hdc_fields_show_the_gate_and_what_matched() -> None:
     config = load_retrieval_config()
-    unit = KnowledgeUnit(id="shop::c::u1", source_id="shop", chunk_id="c", role=Role.CONSTRAINT, topic="Laptop returns",
-                         claim="Returns are free. Laptops come back within 30 days. Kettles do not.")
+    unit = KnowledgeUnit(
+        id="shop::c::u1",
+        source_id="shop",
+        chunk_id="c",
+        role=Role.CONSTRAINT,
+        topic="Laptop returns",
+        claim="Returns are free. Laptops come back within 30 days. Kettles do not.",
+    )
     text = render(hdc_markup(CANDIDATE, config, unit))
     assert "0.2 × gate 0.380" in text  # role weight, scaled by the better text field
     w = config.hdc.field_weights

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
-from pathlib import Path
 
 import pytest
 
 from mrptui.exports import trace_export, write_export
 from mrptui.state import RunRecord
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from tide_runs import run  # noqa: E402
+from tests.support.tide_runs import run  # noqa: E402
 
 
 def test_a_saved_trace_is_0600_in_a_0700_export_folder_whatever_the_umask(tmp_path):
@@ -31,13 +27,16 @@ def test_a_saved_trace_is_0600_in_a_0700_export_folder_whatever_the_umask(tmp_pa
 
 
 def _exports(record: RunRecord) -> dict:
-    from core.events import RetrievalScored
+    from core.kernel.events import RetrievalScored
     from mrptui.exports import answer_export, evidence_export
 
     scored = next(event for event in record.events if isinstance(event, RetrievalScored))
     never = lambda path: False  # noqa: E731
-    return {"trace": trace_export(record, never), "evidence": evidence_export(record, scored, never),
-            "answer": answer_export(record, len(record.events) - 1, never)}
+    return {
+        "trace": trace_export(record, never),
+        "evidence": evidence_export(record, scored, never),
+        "answer": answer_export(record, len(record.events) - 1, never),
+    }
 
 
 def test_every_export_is_0600_whatever_the_umask_and_replaces_only_its_own_kind(tmp_path):

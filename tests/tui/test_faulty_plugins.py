@@ -11,11 +11,11 @@ from dataclasses import replace
 from conftest import make_app
 from helpers import ask
 
-from core.session import Session
+from core.kernel.session import Session
 from core.units import Caller
 
-PLUGINS = '''
-from core.plugins.base import Descriptor, GoalSolver, PluginType
+PLUGINS = """
+from core.kernel.contract import Descriptor, GoalSolver, PluginType
 
 
 class Interrupting(GoalSolver):
@@ -27,7 +27,7 @@ class Interrupting(GoalSolver):
 
 def make(services):
     return Interrupting()
-'''
+"""
 
 
 def _session(tmp_path, config_path, monkeypatch) -> Session:
@@ -55,7 +55,11 @@ async def test_the_explorer_runs_with_a_failing_factory_and_an_interrupting_plug
         # Pinned, the interrupting goal solver stops its run; the app stays up and answers again.
         session_run = session.run
         monkeypatch.setattr(
-            session, "run", lambda request, *args, **kwargs: session_run(replace(request, pins={"gs": "gs-interrupting"}), *args, **kwargs)
+            session,
+            "run",
+            lambda request, *args, **kwargs: session_run(
+                replace(request, pins={"gs": "gs-interrupting"}), *args, **kwargs
+            ),
         )
         await ask(pilot, "What is Helix?")
         kinds = [event.kind for event in app.current.events]

@@ -9,8 +9,18 @@ import pytest
 from conftest import make_app
 from helpers import ask, settle
 
-STATUS_WORDS = ("success", "accepted", "rejected", "insufficient", "unsupported", "error", "skipped", "running",
-                "not reached", "fused")
+STATUS_WORDS = (
+    "success",
+    "accepted",
+    "rejected",
+    "insufficient",
+    "unsupported",
+    "error",
+    "skipped",
+    "running",
+    "not reached",
+    "fused",
+)
 BAND = 20
 
 
@@ -37,7 +47,7 @@ def empty_bands(lines: list[str]) -> dict[tuple[int, int], int]:
         bars = [i for i, ch in enumerate(line) if ch == "│"]
         for left, right in zip(bars, bars[1:]):
             if right - left > 2:
-                rows.setdefault((left, right), []).append(line[left + 1:right])
+                rows.setdefault((left, right), []).append(line[left + 1 : right])
     bands = {}
     for place, texts in rows.items():
         filled = [text for text in texts if text.strip()]
@@ -62,10 +72,14 @@ async def _detail(pilot) -> None:
     await settle(pilot)
 
 
-@pytest.mark.parametrize(("screen", "size"), [
-    pytest.param(screen, size, id=f"{name}-{size[0]}x{size[1]}")
-    for name, screen in (("main", _main), ("kb", _kb), ("detail", _detail)) for size in ((120, 40), (200, 60))
-])
+@pytest.mark.parametrize(
+    ("screen", "size"),
+    [
+        pytest.param(screen, size, id=f"{name}-{size[0]}x{size[1]}")
+        for name, screen in (("main", _main), ("kb", _kb), ("detail", _detail))
+        for size in ((120, 40), (200, 60))
+    ],
+)
 async def test_no_status_word_is_cut_at_100_columns_and_more(size, screen) -> None:
     app = make_app()
     async with app.run_test(size=size) as pilot:

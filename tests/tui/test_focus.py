@@ -7,7 +7,7 @@ import pytest
 from conftest import make_app
 from helpers import QUESTION, record_notifications, settle
 
-from core.plugins.base import Request
+from core.kernel.contract import Request
 from mrptui.session_seam import NullSession
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.query import QueryBox
@@ -22,8 +22,14 @@ def keys_for(text: str) -> list[str]:
 
 
 def snapshot(app) -> tuple:
-    return (len(app.runs), app.cursor, len(app.screen_stack), type(app.screen).__name__,
-            frozenset(app.breakpoints), app.screen.query_one(QueryBox).has_focus)
+    return (
+        len(app.runs),
+        app.cursor,
+        len(app.screen_stack),
+        type(app.screen).__name__,
+        frozenset(app.breakpoints),
+        app.screen.query_one(QueryBox).has_focus,
+    )
 
 
 async def test_after_enter_the_next_question_is_typed_into_the_box_and_nothing_else_happens(app) -> None:

@@ -15,7 +15,7 @@ from fakes import CALLER, thinkingdb_run
 from helpers import QUESTION, ask, record_notifications, settle
 from textual import events
 
-from core.plugins.base import Request
+from core.kernel.contract import Request
 from mrptui.screens.diff import DiffScreen
 from mrptui.screens.eval import EvalScreen
 from mrptui.screens.kb import KBScreen
@@ -51,14 +51,26 @@ def state(app) -> tuple:
 
 async def open_screen(pilot, name: str) -> None:
     """Open one screen the way a user does (the box has focus after the question was asked)."""
-    keys = {"kb": ["f2"], "rules": ["f3"], "eval": ["f4"], "problems": ["f8"], "memory": ["ctrl+o"],
-            "diff": ["escape", "d"]}[name]
+    keys = {
+        "kb": ["f2"],
+        "rules": ["f3"],
+        "eval": ["f4"],
+        "problems": ["f8"],
+        "memory": ["ctrl+o"],
+        "diff": ["escape", "d"],
+    }[name]
     await pilot.press(*keys)
     await settle(pilot)
 
 
-SCREENS = {"kb": KBScreen, "rules": RulesScreen, "eval": EvalScreen, "problems": TextModal,
-           "memory": MemoryScreen, "diff": DiffScreen}
+SCREENS = {
+    "kb": KBScreen,
+    "rules": RulesScreen,
+    "eval": EvalScreen,
+    "problems": TextModal,
+    "memory": MemoryScreen,
+    "diff": DiffScreen,
+}
 
 
 @pytest.mark.parametrize("name", list(SCREENS))

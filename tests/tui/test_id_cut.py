@@ -28,8 +28,10 @@ def test_when_no_cut_of_the_width_tells_them_apart_the_column_widens() -> None:
     assert cut.width > 4 and len({cut.apply(i) for i in ids}) == 3
 
 
-@given(st.lists(st.text(alphabet="ab:-0", min_size=1, max_size=24), min_size=1, max_size=30),
-       st.integers(min_value=2, max_value=30))
+@given(
+    st.lists(st.text(alphabet="ab:-0", min_size=1, max_size=24), min_size=1, max_size=30),
+    st.integers(min_value=2, max_value=30),
+)
 def test_any_ids_at_any_width_stay_distinct_and_every_cut_one_says_so(ids, width) -> None:
     cut = unique_cut(ids, width)
     shown = {ident: cut.apply(ident) for ident in set(ids)}

@@ -7,11 +7,13 @@ from conftest import make_app
 from helpers import settle
 from textual.widgets import OptionList, Static
 
-from core.session import Session
+from core.kernel.session import Session
 
 PUBLIC = "## Context Unit lobby::chunk-000::unit-000\nRole: Definition\nTopic: Lobby\nClaim: The lobby opens at nine.\n"
-RESTRICTED = ("## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: Vault\nClaim: The code is 4471.\n"
-              "Acl: staff\nEffectiveFrom: 2026-13-45\n")
+RESTRICTED = (
+    "## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: Vault\nClaim: The code is 4471.\n"
+    "Acl: staff\nEffectiveFrom: 2026-13-45\n"
+)
 
 
 async def test_a_restricted_units_bad_date_is_not_counted_in_the_public_callers_header(tmp_path, monkeypatch):

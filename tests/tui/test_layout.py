@@ -12,7 +12,7 @@ from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, SIDE_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, Layout, fit_columns, load_layout, next_preset
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.tables import cut, fit_to_room
@@ -27,7 +27,10 @@ def test_fit_to_room_shrinks_the_widest_columns_first_and_never_below_a_floor() 
 
 def test_a_cut_cell_says_so_and_a_unit_id_keeps_both_ends() -> None:
     assert cut("succeeded quickly", 9).plain == "succeede…"
-    assert unique_cut(["orion-stack::chunk-002::unit-007"], 16).apply("orion-stack::chunk-002::unit-007") == "orion-s…unit-007"
+    assert (
+        unique_cut(["orion-stack::chunk-002::unit-007"], 16).apply("orion-stack::chunk-002::unit-007")
+        == "orion-s…unit-007"
+    )
     assert cut("short", 9).plain == "short"
 
 

@@ -11,23 +11,22 @@ from pathlib import Path
 
 import pytest
 from conftest import make_app
+from fakes import FakeSession
 from helpers import record_notifications, settle
 from loading import HeldLoad, at, never, past, until
 from textual.widgets import Static
 
-from core.diagnostics import Code
-from core.kb import KnowledgeBase
-from core.resources import config_dir
-from core.session import Session
-from core.store import SegmentStore
-from core.store import pool
-from fakes import FakeSession
+from core.infra.diagnostics import Code
+from core.infra.resources import config_dir
+from core.kb.knowledge_base import KnowledgeBase
+from core.kernel.session import Session
+from core.store import SegmentStore, pool
 from mrptui.commands.explore import start_pool_helpers
 from mrptui.messages import KBWork
 from mrptui.screens.main import MainScreen
 from mrptui.session_seam import NullSession
 from mrptui.widgets.loading import LoadingBanner
-from tests.core.store_kb import write_kb
+from tests.support.store_kb import write_kb
 
 SIZE = (150, 42)
 QUESTION = "when does the neap tide reach the harbour bar"
@@ -115,7 +114,8 @@ async def test_screens_that_need_the_kb_wait_for_it(kb):
 
 @pytest.mark.parametrize("pooled", [False, True], ids=["serial", "pool"])
 async def test_quitting_mid_load_exits_at_once_and_leaves_a_cache_the_next_open_reads_whole(
-        kb, tmp_path, monkeypatch, pooled):
+    kb, tmp_path, monkeypatch, pooled
+):
     if pooled:
         # The build pool for three small files: what a cold open of a big KB does.
         monkeypatch.setattr(pool, "MIN_POOL_BYTES", 0)

@@ -9,8 +9,8 @@ import pytest
 from conftest import make_app
 from helpers import ask, settle
 
-from core.events import IntentDetected
-from core.session import Session
+from core.kernel.events import IntentDetected
+from core.kernel.session import Session
 from mrptui.screens.memory import MemoryScreen
 
 FERRIES = Path(__file__).parent.parent / "fixtures" / "ferries"
@@ -46,8 +46,9 @@ async def test_follow_ups_typed_in_the_box_use_memory_and_the_memory_screen_show
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MemoryScreen)
-        assert [s.record.turn for s in screen.records if s.record.kind == "turn"] == [3, 2, 1] or \
-            sorted(s.record.turn for s in screen.records) == [1, 2, 3]
+        assert [s.record.turn for s in screen.records if s.record.kind == "turn"] == [3, 2, 1] or sorted(
+            s.record.turn for s in screen.records
+        ) == [1, 2, 3]
         used = [s.record for s in screen.records if s.record.id in screen.used]
         assert [r.question for r in used] == ["Who maintains Tern?"]
         await pilot.press("p")  # pin the last answer as a note
@@ -114,7 +115,7 @@ async def test_a_turn_whose_cited_unit_was_edited_is_not_reused_and_the_screen_c
 async def test_a_memory_file_that_cannot_be_used_is_a_notification_and_the_explorer_goes_on(ferries, tmp_path):
     from helpers import record_notifications
 
-    from core.events import AnswerReady
+    from core.kernel.events import AnswerReady
     from core.memory.records import caller_digest
     from mrptui.screens.modals import ErrorModal
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from conftest import make_app
-from textual import events
 from helpers import ask, settle
+from textual import events
 
 from mrptui.history import MAX_ENTRIES, QuestionHistory, history_path
 from mrptui.widgets.query import QueryBox

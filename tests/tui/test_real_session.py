@@ -9,8 +9,8 @@ import pytest
 from conftest import make_app
 from helpers import ask, settle
 
-from mrptui.explorer_session import ExplorerSession
 from core.units import Caller
+from mrptui.explorer_session import ExplorerSession
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.virtual_table import VirtualTable
 
@@ -123,7 +123,6 @@ async def test_a_run_answered_before_a_reload_restricted_its_unit_is_not_copied_
     exporting it would carry the now-restricted text off the screen, so both are refused until the
     question is asked again."""
     from helpers import record_notifications
-    from textual.widgets import Input
 
     kb = tmp_path / "kb"
     kb.mkdir()
@@ -147,8 +146,10 @@ async def test_a_run_answered_before_a_reload_restricted_its_unit_is_not_copied_
         app.screen.query_one("#answer").focus()
         await pilot.press("c")
         await pilot.pause()
-        refusal = ("run 1 was answered from an earlier version of your view of the KB (a reload changed it): "
-                   "re-run it (r) to copy or export")
+        refusal = (
+            "run 1 was answered from an earlier version of your view of the KB (a reload changed it): "
+            "re-run it (r) to copy or export"
+        )
         assert notes == [refusal] * 4 and app.clipboard == "" and not exports.exists()
         app.screen.query_one("#answer").blur()
         await pilot.press("r")

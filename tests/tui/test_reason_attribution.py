@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.content import Content
 
-from core.plugins.base import Request
-from core.session import Session
+from core.kernel.contract import Request
+from core.kernel.session import Session
 from core.units import Caller
 from mrptui.state import reduce
 from mrptui.widgets.plan import _stage_lines
@@ -45,7 +45,9 @@ def _stage_ids() -> dict[str, list[str]]:
 
 requests = st.builds(
     lambda question, pins, excluded: Request(
-        question=question, caller=Caller(), excluded=excluded,
+        question=question,
+        caller=Caller(),
+        excluded=excluded,
         pins={stage: pid for stage, pid in pins.items() if pid not in excluded},
     ),
     st.sampled_from(QUESTIONS),
@@ -116,7 +118,9 @@ def test_a_solver_already_tried_on_identical_evidence_is_skipped_with_that_reaso
     """A replan that reaches the same kb evidence does not call the same solver again, and says so."""
     for question in QUESTIONS:
         state = reduce(list(SESSION.run(Request(question=question, caller=Caller(), pins={"kb": pin}))))
-        skipped = [r for r in state.rows if r.kind == "attempt" and r.outcome == "skipped: already tried on identical evidence"]
+        skipped = [
+            r for r in state.rows if r.kind == "attempt" and r.outcome == "skipped: already tried on identical evidence"
+        ]
         if skipped:
             assert all(r.stage == "gs" and r.revision > 0 for r in skipped)
             return

@@ -4,13 +4,12 @@ the trace is incomplete (not "running"), and keys that need the engine are not o
 from __future__ import annotations
 
 from conftest import make_app
-from fakes import CALLER
-from fakes import thinkingdb_run
+from fakes import CALLER, thinkingdb_run
 from helpers import QUESTION, settle
 from textual.content import Content
 
-from core.events import write_trace
-from core.plugins.base import Request
+from core.kernel.contract import Request
+from core.kernel.events import write_trace
 from mrptui.session_seam import NullSession
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.status import StatusLine

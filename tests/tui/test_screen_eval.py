@@ -12,10 +12,10 @@ from conftest import make_app
 from helpers import settle
 from textual.widgets import DataTable, Static
 
-from core.resources import config_dir
-from core.session import Session
+from core.infra.resources import config_dir
+from core.kernel.session import Session
 from core.units import Caller
-from mrptui.screens.eval import NEWLY_FAILING, NEWLY_PASSING, EvalScreen, changes, QuestionRow
+from mrptui.screens.eval import NEWLY_FAILING, NEWLY_PASSING, EvalScreen, QuestionRow, changes
 from mrptui.screens.modals import TextModal
 
 LAMP = """## Context Unit lighthouse::chunk-000::unit-000
@@ -30,10 +30,19 @@ Procedure: 1. Lift the weight to the top of the tower. 2. Engage the pawl. 3. Ch
 """
 
 QUERIES = [
-    {"id": "lens", "question": "What is the Fresnel lens?", "expect_evidence": ["lighthouse::chunk-000::unit-000"],
-     "must_not_appear": [], "expect_status": "grounded"},
-    {"id": "winding", "question": "How do I wind the clockwork?", "expect_evidence": ["lighthouse::chunk-000::unit-001"],
-     "must_not_appear": []},
+    {
+        "id": "lens",
+        "question": "What is the Fresnel lens?",
+        "expect_evidence": ["lighthouse::chunk-000::unit-000"],
+        "must_not_appear": [],
+        "expect_status": "grounded",
+    },
+    {
+        "id": "winding",
+        "question": "How do I wind the clockwork?",
+        "expect_evidence": ["lighthouse::chunk-000::unit-001"],
+        "must_not_appear": [],
+    },
 ]
 
 
@@ -66,8 +75,10 @@ async def _eval_done(pilot, runs: int) -> EvalScreen:
 
 def _cells(screen: EvalScreen, column: str) -> list[str]:
     table = screen.query_one("#eval-table", DataTable)
-    return [str(table.get_cell_at((row, [k for k, _ in table.columns.items()].index(column)))) for row in
-            range(table.row_count)]
+    return [
+        str(table.get_cell_at((row, [k for k, _ in table.columns.items()].index(column))))
+        for row in range(table.row_count)
+    ]
 
 
 async def test_f4_runs_the_queries_and_an_edit_reload_marks_what_changed(workspace) -> None:
@@ -120,7 +131,9 @@ def test_changes_between_runs() -> None:
 
     assert changes(None, [row("a", True)]) == {}
     assert changes({"a": True, "b": False}, [row("a", False), row("b", True), row("c", True)]) == {
-        "a": NEWLY_FAILING, "b": NEWLY_PASSING, "c": "new",
+        "a": NEWLY_FAILING,
+        "b": NEWLY_PASSING,
+        "c": "new",
     }
 
 
@@ -209,7 +222,7 @@ async def test_without_a_queries_file_f4_says_so_and_runs_no_other_kbs_questions
 def test_the_explorer_reads_queries_json_beside_the_kb_and_names_none_when_there_is_none(workspace) -> None:
     import argparse
 
-    from core.resources import sample_queries_file
+    from core.infra.resources import sample_queries_file
     from mrptui.commands.explore import queries_for
 
     kb, _, queries = workspace

@@ -147,8 +147,13 @@ def test_light_theme_large_terminal(snap_compare):
 def test_multi_line_question_box(snap_compare):
     async def run_before(pilot):
         await pilot.pause()  # the box takes focus once the main screen is mounted
-        await pilot.press(*"given airflow uses dag scheduling", "ctrl+j", *"which tools are relevant", "ctrl+j",
-                          *"for data pipelines?")
+        await pilot.press(
+            *"given airflow uses dag scheduling",
+            "ctrl+j",
+            *"which tools are relevant",
+            "ctrl+j",
+            *"for data pipelines?",
+        )
         await pilot.pause()
 
     assert snap_compare(make_app(), terminal_size=(100, 30), run_before=run_before)

@@ -9,9 +9,9 @@ import threading
 from conftest import make_app
 from loading import until
 
-from core.config import ConfigError
-from core.diagnostics import Code, Diagnostic
-from core.progress import LoadProgress
+from core.infra.config import ConfigError
+from core.infra.diagnostics import Code, Diagnostic
+from core.infra.progress import LoadProgress
 
 QUESTION = "which kiln schedule suits stoneware glazes"
 
@@ -34,8 +34,13 @@ def building_with_an_estimate(progress) -> None:
 
 
 def broken_config(progress) -> None:
-    raise ConfigError([Diagnostic(code=Code.INVALID_JSON, message="Expecting ',' delimiter",
-                                  file="config/engine.json", line=3, col=1)])
+    raise ConfigError(
+        [
+            Diagnostic(
+                code=Code.INVALID_JSON, message="Expecting ',' delimiter", file="config/engine.json", line=3, col=1
+            )
+        ]
+    )
 
 
 async def _shown(pilot, condition, what: str) -> None:

@@ -44,8 +44,8 @@ def test_eval_screen(snap_compare, size, tmp_path, monkeypatch) -> None:
 
     from test_screen_eval import LAMP, QUERIES
 
-    from core.resources import config_dir
-    from core.session import Session
+    from core.infra.resources import config_dir
+    from core.kernel.session import Session
     from core.units import Caller
     from mrptui.screens.eval import EvalScreen
 

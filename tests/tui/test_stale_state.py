@@ -9,8 +9,8 @@ from conftest import make_app
 from helpers import settle
 from textual.widgets import Static
 
-from core.resources import config_dir
-from core.session import Session
+from core.infra.resources import config_dir
+from core.kernel.session import Session
 from core.units import Caller
 
 GOOD = """## Context Unit pumps::chunk-000::unit-000
@@ -52,14 +52,18 @@ async def test_withdrawn_units_and_last_good_rules_stay_on_the_status_line_until
         assert "withdrawn" not in _status(app) and "last good" not in _status(app)
         (kb / "pumps.md").write_text(BROKEN, encoding="utf-8")
         rules = config / "thinkingdb.json"
-        rules.write_text(rules.read_text(encoding="utf-8").replace('"weight": 0.95', '"weight": 5', 1), encoding="utf-8")
+        rules.write_text(
+            rules.read_text(encoding="utf-8").replace('"weight": 0.95', '"weight": 5', 1), encoding="utf-8"
+        )
         app.reload_kb()
         await settle(pilot)
         status = _status(app)
         assert "KB: 1 unit withdrawn" in status
         assert "rules: 1 invalid edit, last good version kept" in status and "(F8)" in status
         (kb / "pumps.md").write_text(GOOD, encoding="utf-8")
-        rules.write_text(rules.read_text(encoding="utf-8").replace('"weight": 5', '"weight": 0.95', 1), encoding="utf-8")
+        rules.write_text(
+            rules.read_text(encoding="utf-8").replace('"weight": 5', '"weight": 0.95', 1), encoding="utf-8"
+        )
         app.reload_kb()
         await settle(pilot)
         assert "withdrawn" not in _status(app) and "last good" not in _status(app)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 from fakes import CALLER, U_AIRFLOW, U_DAG, U_RETRY, replan_run, thinkingdb_run
 
-from core.events import (
-    Intervened,
+from core.kernel.contract import Request
+from core.kernel.events import (
     AnswerPart,
     AnswerReady,
     AttemptFinished,
     AttemptStarted,
     Backtracked,
     IntentDetected,
+    Intervened,
     PlanBuilt,
     PlanStage,
     ProofsFound,
@@ -22,23 +23,42 @@ from core.events import (
     StageStarted,
     Validated,
 )
-from core.plugins.base import Request
-from core.steering import Intervention
-from core.steering import apply as intervene
+from core.kernel.steering import Intervention
+from core.kernel.steering import apply as intervene
 from core.units import Intent
 from mrptui.breakpoints import Breakpoint, next_stop
 from mrptui.state import RunRecord, StateCache, TimelineRow, ViewState, apply, reduce
 
-START = RunStarted(question="why?", caller_tags=("staff",), caller_region="eu", as_of="2026-01-15",
-                   kb_version="kb-1", pins={"kb": "kb-fast"}, excluded=("sd-llm-fast",))
-PLAN1 = PlanBuilt(revision=1, planner="planner-default",
-                  stages=(PlanStage(stage="kb", candidates=("kb-fast", "kb-balanced")),), reasons=("cheap-first",))
+START = RunStarted(
+    question="why?",
+    caller_tags=("staff",),
+    caller_region="eu",
+    as_of="2026-01-15",
+    kb_version="kb-1",
+    pins={"kb": "kb-fast"},
+    excluded=("sd-llm-fast",),
+)
+PLAN1 = PlanBuilt(
+    revision=1,
+    planner="planner-default",
+    stages=(PlanStage(stage="kb", candidates=("kb-fast", "kb-balanced")),),
+    reasons=("cheap-first",),
+)
 PLAN2 = PlanBuilt(revision=2, planner="planner-depth", stages=(PlanStage(stage="kb", candidates=("kb-thinkingdb",)),))
 
 
 def scored(plugin: str = "kb-fast", intent: int = 0) -> RetrievalScored:
-    return RetrievalScored(plugin=plugin, intent_index=intent, act="explain", query_terms=("x",), lanes=("bm25",),
-                           sufficient=True, total_candidates=0, candidates=(), evidence_ids=())
+    return RetrievalScored(
+        plugin=plugin,
+        intent_index=intent,
+        act="explain",
+        query_terms=("x",),
+        lanes=("bm25",),
+        sufficient=True,
+        total_candidates=0,
+        candidates=(),
+        evidence_ids=(),
+    )
 
 
 def test_empty_state_is_idle():
@@ -62,8 +82,9 @@ def test_plan_built_adds_a_revision_and_a_timeline_row():
     state = reduce([START, PLAN1])
     assert state.plan is not None and state.plan.planner == "planner-default" and state.revision == 1
     assert state.plan.stages[0].candidates == ("kb-fast", "kb-balanced")
-    assert state.rows == (TimelineRow(kind="plan", index=1, plugin="planner-default", revision=1,
-                                      reason="cheap-first"),)
+    assert state.rows == (
+        TimelineRow(kind="plan", index=1, plugin="planner-default", revision=1, reason="cheap-first"),
+    )
 
 
 def test_replan_keeps_the_old_plan_marked_superseded_with_the_reason():
@@ -89,14 +110,24 @@ def test_attempt_started_adds_a_running_row():
     state = reduce([START, PLAN1, AttemptStarted(stage="kb", plugin="kb-fast", revision=1, intent_index=1)])
     row = state.rows[-1]
     assert (row.kind, row.stage, row.plugin, row.status, row.revision, row.intent_index, row.index) == (
-        "attempt", "kb", "kb-fast", "running", 1, 1, 2)
+        "attempt",
+        "kb",
+        "kb-fast",
+        "running",
+        1,
+        1,
+        2,
+    )
     assert state.current_plugin == "kb-fast"
 
 
 def test_attempt_finished_closes_the_matching_running_row():
-    events = [START, AttemptStarted(stage="kb", plugin="kb-fast", revision=1),
-              AttemptStarted(stage="kb", plugin="kb-fast", revision=1, intent_index=1),
-              AttemptFinished(stage="kb", plugin="kb-fast", status="insufficient", reason="1 unit", ms=1.5)]
+    events = [
+        START,
+        AttemptStarted(stage="kb", plugin="kb-fast", revision=1),
+        AttemptStarted(stage="kb", plugin="kb-fast", revision=1, intent_index=1),
+        AttemptFinished(stage="kb", plugin="kb-fast", status="insufficient", reason="1 unit", ms=1.5),
+    ]
     state = reduce(events)
     first, second = state.attempts
     assert (first.status, first.reason, first.ms) == ("insufficient", "1 unit", 1.5)
@@ -110,8 +141,14 @@ def test_attempt_finished_without_a_start_appends_a_row():
 
 def test_intent_detected_records_cnl_and_intents():
     intent = Intent(act="explain", target="x", output="text")
-    state = reduce([START, IntentDetected(plugin="sd-symbolic", cnl='@i1 intent explain "x"', intents=(intent,),
-                                          context_unit_ids=("turn::1",))])
+    state = reduce(
+        [
+            START,
+            IntentDetected(
+                plugin="sd-symbolic", cnl='@i1 intent explain "x"', intents=(intent,), context_unit_ids=("turn::1",)
+            ),
+        ]
+    )
     assert state.intent_plugin == "sd-symbolic" and state.intents == (intent,)
     assert state.intent_cnl.startswith("@i1") and state.context_unit_ids == ("turn::1",)
 
@@ -133,10 +170,13 @@ def test_proofs_found_latest_wins():
 
 
 def test_backtracked_adds_an_inline_row_at_each_level():
-    events = [START, PLAN1,
-              Backtracked(level=1, stage="kb", plugin="kb-fast", revision=1, reason="why1"),
-              Backtracked(level=2, stage="plan", plugin="planner-default", revision=1, reason="why2"),
-              Backtracked(level=3, stage="answer", plugin="planner-default", revision=1, reason="why3")]
+    events = [
+        START,
+        PLAN1,
+        Backtracked(level=1, stage="kb", plugin="kb-fast", revision=1, reason="why1"),
+        Backtracked(level=2, stage="plan", plugin="planner-default", revision=1, reason="why2"),
+        Backtracked(level=3, stage="answer", plugin="planner-default", revision=1, reason="why3"),
+    ]
     state = reduce(events)
     rows = [r for r in state.rows if r.kind == "backtrack"]
     assert [r.level for r in rows] == [1, 2, 3]
@@ -154,8 +194,12 @@ def test_validated_is_recorded():
 
 
 def test_answer_ready_sets_the_answer():
-    answer = AnswerReady(answer="A.", status="weak", evidence_ids=("u1",),
-                         parts=(AnswerPart(intent_index=0, target="t", answer="A.", status="weak"),))
+    answer = AnswerReady(
+        answer="A.",
+        status="weak",
+        evidence_ids=("u1",),
+        parts=(AnswerPart(intent_index=0, target="t", answer="A.", status="weak"),),
+    )
     state = reduce([START, answer])
     assert state.answer is answer and state.status == "running"
 
@@ -178,8 +222,14 @@ def test_reduce_is_pure_and_prefixes_are_consistent():
 
 def test_thinkingdb_run_shape():
     state = reduce(thinkingdb_run(Request("q", caller=CALLER)))
-    assert [r.plugin for r in state.attempts] == ["sd-llm-fast", "sd-symbolic", "kb-fast", "kb-thinkingdb",
-                                                 "gs-symbolic", "val-grounded"]
+    assert [r.plugin for r in state.attempts] == [
+        "sd-llm-fast",
+        "sd-symbolic",
+        "kb-fast",
+        "kb-thinkingdb",
+        "gs-symbolic",
+        "val-grounded",
+    ]
     assert [b.level for b in state.backtracks] == [1, 1]
     assert state.evidence[0].plugin == "kb-thinkingdb"
     assert state.proofs is not None and state.proofs.proofs[0].fact == "airflow relevant_for data pipelines"
@@ -211,8 +261,11 @@ def test_run_record_question_falls_back_to_the_trace():
 
 @pytest.mark.parametrize(
     ("point", "expected_kind"),
-    [(Breakpoint("stage", "kb"), "stage_started"), (Breakpoint("plugin", "kb-thinkingdb"), "attempt_started"),
-     (Breakpoint("backtrack"), "backtracked")],
+    [
+        (Breakpoint("stage", "kb"), "stage_started"),
+        (Breakpoint("plugin", "kb-thinkingdb"), "attempt_started"),
+        (Breakpoint("backtrack"), "backtracked"),
+    ],
 )
 def test_breakpoints_stop_just_after_the_matching_event(point, expected_kind):
     events = thinkingdb_run(Request("q", caller=CALLER))
@@ -232,7 +285,9 @@ def test_continue_stops_at_backtracks_and_runs_off_the_end():
 
 
 def test_interventions_pin_and_exclude_on_a_copy_of_the_request():
-    base = Request("q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}), planner="planner-depth")
+    base = Request(
+        "q", caller=CALLER, pins={"sd": "sd-symbolic"}, excluded=frozenset({"kb-fast"}), planner="planner-depth"
+    )
     pinned = intervene(base, Intervention(kind="pin_plugin", target="kb-fast", stage="kb"))
     assert pinned.pins == {"sd": "sd-symbolic", "kb": "kb-fast"} and pinned.excluded == frozenset()
     excluded = intervene(base, Intervention(kind="exclude_plugin", target="sd-symbolic"))
@@ -244,7 +299,6 @@ def test_interventions_pin_and_exclude_on_a_copy_of_the_request():
 def test_plugin_breakpoint_matches_the_planner_of_a_plan():
     assert Breakpoint("plugin", "planner-depth").matches(PLAN2)
     assert not Breakpoint("plugin", "planner-depth").matches(PLAN1)
-
 
 
 def test_an_intervention_becomes_a_timeline_row_that_says_how_it_applied():

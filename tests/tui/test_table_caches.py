@@ -93,8 +93,14 @@ async def test_the_status_line_is_two_lines_exactly_while_its_text_wraps(app) ->
         await ask(pilot)
         status = app.screen.query_one(StatusLine)
         heights = []
-        for markup, size in (("x " * 80, None), (None, (80, 40)), ("short", None), ("y " * 60, None),
-                             (None, (200, 40)), ("z " * 70, None)):
+        for markup, size in (
+            ("x " * 80, None),
+            (None, (80, 40)),
+            ("short", None),
+            ("y " * 60, None),
+            (None, (200, 40)),
+            ("z " * 70, None),
+        ):
             if size:
                 await pilot.resize_terminal(*size)
             else:

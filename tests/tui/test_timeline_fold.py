@@ -6,7 +6,15 @@ from __future__ import annotations
 from conftest import make_app
 from helpers import settle
 
-from core.events import AttemptFinished, AttemptStarted, PlanBuilt, PlanStage, RunFinished, RunStarted, StageStarted
+from core.kernel.events import (
+    AttemptFinished,
+    AttemptStarted,
+    PlanBuilt,
+    PlanStage,
+    RunFinished,
+    RunStarted,
+    StageStarted,
+)
 from mrptui.session_seam import NullSession
 from mrptui.state import TimelineRow, reduce
 from mrptui.widgets.keybar import KeyBar
@@ -24,20 +32,29 @@ def _offered(app) -> list[tuple[str, str]]:
 def _trace() -> list:
     events = [
         RunStarted(question="Which hive frames hold brood?", as_of="2026-01-15", kb_version="v1"),
-        PlanBuilt(revision=0, planner="planner-default", stages=(
-            PlanStage(stage="kb", candidates=KB, reasons=("kb-balanced pinned by the user",)),
-            PlanStage(stage="val", candidates=VAL),
-        )),
+        PlanBuilt(
+            revision=0,
+            planner="planner-default",
+            stages=(
+                PlanStage(stage="kb", candidates=KB, reasons=("kb-balanced pinned by the user",)),
+                PlanStage(stage="val", candidates=VAL),
+            ),
+        ),
         StageStarted(stage="kb", revision=0),
         AttemptStarted(stage="kb", plugin="kb-balanced", revision=0),
         AttemptFinished(stage="kb", plugin="kb-balanced", status="success", reason="5 kept", revision=0),
-        *(AttemptFinished(stage="kb", plugin=p, status="skipped", reason="not reached: kb-balanced was sufficient",
-                          revision=0) for p in KB[1:]),
+        *(
+            AttemptFinished(
+                stage="kb", plugin=p, status="skipped", reason="not reached: kb-balanced was sufficient", revision=0
+            )
+            for p in KB[1:]
+        ),
         StageStarted(stage="val", revision=0),
         AttemptStarted(stage="val", plugin="val-grounded", revision=0),
         AttemptFinished(stage="val", plugin="val-grounded", status="accepted", reason="cites 2", revision=0),
-        AttemptFinished(stage="val", plugin="val-llm", status="skipped", reason="not reached: val-grounded accepted",
-                        revision=0),
+        AttemptFinished(
+            stage="val", plugin="val-llm", status="skipped", reason="not reached: val-grounded accepted", revision=0
+        ),
         RunFinished(status="grounded"),
     ]
     return [event.model_copy(update={"seq": n}) for n, event in enumerate(events)]

@@ -12,8 +12,9 @@ SIZE = (150, 42)
 
 
 def undo_rows(app) -> list[str]:
-    return [row.reason for row in app.screen.query_one(AttemptsTimeline).entries
-            if getattr(row, "status", "") == "undo"]
+    return [
+        row.reason for row in app.screen.query_one(AttemptsTimeline).entries if getattr(row, "status", "") == "undo"
+    ]
 
 
 async def test_ctrl_z_undoes_an_exclusion_with_a_rerun_and_a_you_row(app, session) -> None:

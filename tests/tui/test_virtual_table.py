@@ -4,15 +4,14 @@ rows on screen are made, every key moves the cursor, and search runs in a worker
 from __future__ import annotations
 
 import contextlib
-
 from collections.abc import Sequence
 
 from conftest import make_app
-from fakes import FakeSession, UNITS
+from fakes import UNITS, FakeSession
 from helpers import record_notifications, until_quiet
 from textual.app import App, ComposeResult
 
-from core.kb import KnowledgeBase
+from core.kb.knowledge_base import KnowledgeBase
 from core.units import Caller, KnowledgeUnit, Role, SourceLocation
 from mrptui.screens.kb_columns import WIDTH_READS, content_widths
 from mrptui.widgets.virtual_table import VirtualTable
@@ -100,9 +99,14 @@ class LazyUnits(Sequence[KnowledgeUnit]):
             raise IndexError(index)
         self.read.add(index)
         topic = "lighthouse lens" if index % 997 == 0 else f"tide table {index}"
-        return KnowledgeUnit(id=f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}", source_id="coast",
-                             chunk_id=f"coast::chunk-{index // 100:04d}", role=Role.DEFINITION, topic=topic,
-                             claim=f"{topic} is noted.")
+        return KnowledgeUnit(
+            id=f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}",
+            source_id="coast",
+            chunk_id=f"coast::chunk-{index // 100:04d}",
+            role=Role.DEFINITION,
+            topic=topic,
+            claim=f"{topic} is noted.",
+        )
 
 
 class BigSession(FakeSession):
@@ -183,17 +187,25 @@ async def test_a_search_that_cannot_read_a_unit_says_so():
 
 
 def _unit(index: int, *, unit_id: str = "", file: str = "coast.md") -> KnowledgeUnit:
-    return KnowledgeUnit(id=unit_id or f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}", source_id="coast",
-                         chunk_id=f"coast::chunk-{index // 100:04d}", role=Role.DEFINITION, topic=f"tide {index}",
-                         claim=f"tide {index} is noted.", location=SourceLocation(file=file, line=index + 1, col=1))
+    return KnowledgeUnit(
+        id=unit_id or f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}",
+        source_id="coast",
+        chunk_id=f"coast::chunk-{index // 100:04d}",
+        role=Role.DEFINITION,
+        topic=f"tide {index}",
+        claim=f"tide {index} is noted.",
+        location=SourceLocation(file=file, line=index + 1, col=1),
+    )
 
 
 def test_id_role_and_file_line_widths_come_from_every_unit_of_a_large_view_without_reading_it() -> None:
     count = 3 * WIDTH_READS
     odd = 3 * (WIDTH_READS // 2) + 1  # between two of the units read for topic and triple
     long_id = "coast::an-unusually-long-chunk-name::unit-001"
-    units = [_unit(i, unit_id=long_id if i == odd else "", file="deep/folder/tides.md" if i == odd else "coast.md")
-             for i in range(count)]
+    units = [
+        _unit(i, unit_id=long_id if i == odd else "", file="deep/folder/tides.md" if i == odd else "coast.md")
+        for i in range(count)
+    ]
     units[odd + 1] = units[odd + 1].model_copy(update={"role": Role.CONSTRAINT})
     view = KnowledgeBase.from_units(units).view(Caller()).units
     widths = content_widths(view, marked=False)

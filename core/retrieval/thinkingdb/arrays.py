@@ -55,4 +55,3 @@ def chunks(start: int, end: int, first: int = 512) -> Iterable[slice]:
     while start < end:
         yield slice(start, min(start + size, end))
         start, size = start + size, size * 2
-

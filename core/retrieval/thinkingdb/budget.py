@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from core.rules import Limits
+from core.retrieval.rules import Limits
 
 FIXPOINT = "fixpoint"
 CANCELLED = "cancelled"

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from core.retrieval.rules import MAX_PREMISES
 from core.retrieval.thinkingdb.arrays import chunks, member
 from core.retrieval.thinkingdb.budget import Budget, budget_reason
 from core.retrieval.thinkingdb.results import RuleStats
 from core.retrieval.thinkingdb.seeds import named_bits
-from core.rules import MAX_PREMISES
 
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb.facts import CompiledRule, ThinkingDB
@@ -225,9 +225,7 @@ class Closure:
         stats, n = self.stats[compiled.rule.id], len(rows)
         stats.fired += n
         for row in range(min(n, SHOWN_BINDINGS - len(stats.bindings))):
-            stats.bindings.append(
-                {v: self.db.symbols[rows.values[k][row]] for k, v in enumerate(compiled.variables)}
-            )
+            stats.bindings.append({v: self.db.symbols[rows.values[k][row]] for k, v in enumerate(compiled.variables)})
         premises = np.full((n, MAX_PREMISES), -1, dtype=np.int64)
         for k, ids in rows.premises.items():
             premises[:, k] = ids
@@ -325,4 +323,3 @@ class Closure:
             if not len(self.matching(pattern, self.limits.max_depth)):
                 return index
         return None
-

@@ -1,7 +1,7 @@
 """The fact store of one KB view: symbols and relations interned to ints, facts in numpy arrays,
 compiled rules, and every index a query reads, built once by `ThinkingDB.build`.
 
-Symbols compare by `core.rules.symbol_key` (case-insensitive, `_`/`-` as spaces, whitespace
+Symbols compare by `core.retrieval.rules.symbol_key` (case-insensitive, `_`/`-` as spaces, whitespace
 collapsed, edge punctuation stripped); the first spelling seen is the one displayed. A symbol
 whose name is only stopwords ("A", "IT") has no tokens, so it matches the query only by its exact,
 case-sensitive spelling: "A" in "Why is A slow?" is a name, "a" in "find a tool" is an article.
@@ -16,14 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.retrieval.rules import Limits, Rule, RuleSet, is_variable, relation_key, symbol_key
 from core.retrieval.thinkingdb import proofs
 from core.retrieval.thinkingdb.arrays import EMPTY, csr
 from core.retrieval.thinkingdb.budget import StopHook
 from core.retrieval.thinkingdb.results import TdbResult
 from core.retrieval.thinkingdb.seeds import words
-from core.rules import Limits, Rule, RuleSet, is_variable, relation_key, symbol_key
-from core.text import tokenize
+from core.text.tokenizer import tokenize
 from core.units import KnowledgeUnit
+
 
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
@@ -57,8 +58,8 @@ class FactIndexes:
     plain_names: dict[tuple[str, ...], list[int]]  # stopword-only names by exact words
 
 
-
 NO_FACT = "unit has no symbolic fact"
+
 
 class ThinkingDB:
     """Facts of one KB view with persistent indexes; `query` never rebuilds them."""
@@ -199,9 +200,7 @@ class ThinkingDB:
     def fact_count(self) -> int:
         return len(self.unit_ids)
 
-    def query(
-        self, query_text: str, preferred_terms: Sequence[str] | None = None, stop: StopHook = None
-    ) -> TdbResult:
+    def query(self, query_text: str, preferred_terms: Sequence[str] | None = None, stop: StopHook = None) -> TdbResult:
         """Proofs for one query. `stop` (a token with `.cancelled`, or a callable) is polled between
         rounds and inside large joins; once it is set the closure stops, reported as "cancelled"."""
         return proofs.answer(self, query_text, preferred_terms or (), stop)

@@ -65,7 +65,6 @@ class _Query:
         self.rounds, self.pending = 0, False
         self.answered = False
 
-
     def _scores(
         self,
         confidence: np.ndarray,
@@ -233,15 +232,22 @@ class _Query:
         maxProofs cut only when its proofs were among more than maxProofs and fell below it)."""
         made = len(self.table.current)
         if not derived and made:
-            return (f"its fact is a seed, and seed facts rank units only when nothing was derived "
-                    f"({made} facts were; BM25 finds units that name the query's terms)")
+            return (
+                f"its fact is a seed, and seed facts rank units only when nothing was derived "
+                f"({made} facts were; BM25 finds units that name the query's terms)"
+            )
         if any(unit_id in proof.units for proof in result.proofs):
-            return ("its proofs rank, but their conclusions do not connect two things the question names: such a "
-                    "proof counts only its last step's unit, when that step adds what BM25 does not find")
+            return (
+                "its proofs rank, but their conclusions do not connect two things the question names: such a "
+                "proof counts only its last step's unit, when that step adds what BM25 does not find"
+            )
         if derived and self.answered and not any(self._connects(local) for local in derived):
             return "its derivations do not connect two things the question names; only those that do rank units"
-        competing = (sum(self._connects(local) for local in self.table.current.values()) if self.answered
-                     else made) if derived else len(self.hood.seeds)
+        competing = (
+            (sum(self._connects(local) for local in self.table.current.values()) if self.answered else made)
+            if derived
+            else len(self.hood.seeds)
+        )
         return f"its proofs ranked below the maxProofs cut ({self.limits.max_proofs} of {competing} proofs)"
 
     def why_not(self, unit_id: str, fact: int) -> str:

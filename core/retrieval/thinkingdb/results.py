@@ -87,4 +87,3 @@ class TdbResult:
         if self.top_score <= 0:
             return {}
         return {unit: score / self.top_score for unit, score in self.unit_scores.items() if score > 0}
-

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.retrieval.thinkingdb.arrays import EMPTY, gather, member, slices, unique_in_order
-from core.text import tokenize
+from core.text.tokenizer import tokenize
 
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb.facts import ThinkingDB

@@ -1,0 +1,1 @@
+"""The answer stages: evidence sentences, references, candidate spans, support, choice, rendering."""

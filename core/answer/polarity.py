@@ -1,0 +1,247 @@
+"""Yes or no from the polarity of the evidence: a passage that states the question, one that denies
+it, or none (cannot tell). Rules of thumb are listed in docs/decisions.md under "Answer forms"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.answer.passages import Evidence, Sentence, covered, passage
+from core.answer.support import coverage, unnamed_agents
+from core.nlp.cardinals import cardinal_value
+from core.nlp.tagging import tag_text
+from core.question import Question
+from core.question.terms import EDGE, Term
+from core.text.tokenizer import tokenize
+from core.text.words import DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS
+from core.units import Role
+
+# Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
+_REFUSAL_AFTER = 2
+# A sentence answering a question explicitly: "No." or "Yes, parking is free …".
+_REPLY = re.compile(r"^\s*(?P<word>yes|no)\b\s*(?:[.,;:!\u2013\u2014-]+\s*|$)", re.IGNORECASE)
+# Sentences after a bare "No." quoted as its reason, at most.
+_REPLY_REASONS = 2
+_CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Yes, No, or None (cannot tell), with the sentences that decided it."""
+
+    answer: str | None
+    because: tuple[Sentence, ...]
+
+
+def yes_no(asked: Question, evidence: Evidence) -> Verdict:
+    """Yes when a passage states every term (as written, inflected, or through a lexicon link of
+    the same lemma or a derivation: "see" / "saw") and no such passage denies it; No when one
+    does, a negation word sharing a clause with a question term or the opposite of a question
+    word said of another ("open … on Sundays" / "closed on Sundays"); otherwise cannot tell,
+    quoting the closest passage. Co-mention alone is weak support, so one denial outweighs any
+    number of statements ("asked the priory to pay" / "the priory refused"). A question about
+    what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
+    question, terms = asked.text, asked.terms
+    reply = _reply(terms, evidence)
+    if reply is not None:
+        return reply
+    passages = []
+    for rank, sentence in enumerate(evidence.ranked()):
+        # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
+        if covered(terms, [sentence]) and not _is_question(sentence):
+            window = passage(sentence, terms, evidence)
+            passages.append((_said(asked, terms, window, sentence), -len(window), rank, tuple(window), sentence))
+    passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
+    happened = _asks_what_happened(question)
+    # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
+    # "Was the certificate renewed automatically?" either way.
+    said = [p for p in passages if terms and not (happened and p[4].unit.role is Role.PROCEDURE)]
+    asserted = []
+    for _, _, _, window, sentence in (p for p in said if p[0] == len(terms)):
+        # "She did not need to force the lock" denies whatever it frames.
+        if denies(sentence, terms, question, window):
+            return Verdict("No", window)
+        frame = unrealised(sentence, terms, question)
+        if frame is None:
+            asserted.append(window)
+            continue
+        refusal = refused(sentence, frame, evidence)
+        if refusal is not None:
+            return Verdict("No", (*window, refusal))
+    # One term short, a passage cannot say yes; it says no when it puts another word in that
+    # term's place ("a poor fit" asked "a good fit") or its opposite. A plain "not" there may deny
+    # another verb ("did not sail" asked "did it sink?"), so it does not count.
+    for _, _, _, window, sentence in (p for p in said if len(terms) > 1 and p[0] == len(terms) - 1):
+        if replaced(sentence, terms, question, window) or _opposed(sentence, terms):
+            return Verdict("No", window)
+    if asserted:
+        return Verdict("Yes", asserted[0])
+    stated = [p for p in passages if terms and p[0] == len(terms)]
+    return Verdict(None, (stated or passages)[0][3] if passages else ())
+
+
+def _said(question: Question, terms: Sequence[Term], window: Sequence[Sentence], sentence: Sentence) -> int:
+    """How many terms the passage says. A term its words miss may be said through the lexicon
+    (an irregular form the stemmer cannot join: "see" / "saw", "die" / "death"), or be the
+    subject of the question's verb that the sentence states in the passive without "by" ("Can a
+    customer return unworn footwear?" / "Unworn footwear may be returned …": the support check's
+    rule, core/answer/support.py), looked up only for a passage one term short. A number is said by the
+    sentence itself, never by the sentence before it: no pronoun carries one ("open from nine …"
+    does not say how many books)."""
+    found = covered(terms, window)
+    count = len(found)
+    if count == len(terms) - 1:
+        words = [w for s in window for w in s.text.split()]
+        unsaid = [t for t in terms if t not in found]
+        linked = len(coverage(unsaid, words).covered)
+        agents = unnamed_agents(question.tokens, tag_text(sentence.text), [t for t in unsaid if not t.is_name])
+        count += linked or len(agents)
+    numbers = [t for t in terms if _number(t)]
+    if numbers and len(covered(numbers, [sentence])) < len(numbers):
+        count = min(count, len(terms) - 1)
+    return count
+
+
+def _number(term: Term) -> bool:
+    return any(ch.isdigit() for ch in term.word) or (term.word != "one" and cardinal_value(term.word) is not None)
+
+
+def _is_question(sentence: Sentence) -> bool:
+    return sentence.text.rstrip(EDGE.replace("?", "") + " ").endswith("?")
+
+
+def _reply(terms: Sequence[Term], evidence: Evidence) -> Verdict | None:
+    """The evidence's own "Yes"/"No" to the same question: a sentence opening with the word, in
+    an FAQ entry whose topic is the question or right after the question asked in the text. Its
+    reason is the rest of that sentence, or the sentences after a bare "No." (never the answer
+    word again: "No, because: No." explains nothing)."""
+    if not terms:
+        return None
+    for sentence in evidence.ranked():
+        opened = _REPLY.match(sentence.text)
+        if opened is None:
+            continue
+        earlier, later = evidence.around(sentence, 1, _REPLY_REASONS)
+        asked = [s for s in earlier[-1:] if _is_question(s)]
+        if sentence.unit.topic.rstrip().endswith("?"):
+            asked.append(Sentence(sentence.unit.topic, sentence.unit, frozenset(tokenize(sentence.unit.topic))))
+        # The text's verdict is on its own question: every term of ours must be in it.
+        if not any(len(covered(terms, [question])) == len(terms) for question in asked):
+            continue
+        rest = sentence.text[opened.end() :].strip()
+        if rest:
+            because: tuple[Sentence, ...] = (Sentence(rest, sentence.unit, sentence.stems),)
+        else:
+            exchange = f"{asked[-1].text} {sentence.text}"
+            because = tuple(s for s in later if s.unit.id == sentence.unit.id and not _is_question(s)) or (
+                Sentence(exchange, sentence.unit, sentence.stems),
+            )
+        return Verdict(opened.group("word").capitalize(), because)
+    return None
+
+
+def _asks_what_happened(question: str) -> bool:
+    """A question opening with a past auxiliary ("Was …", "Did …") asks about an event."""
+    words = question.split(maxsplit=1)
+    return bool(words) and words[0].strip(EDGE).lower() in PAST_AUXILIARIES
+
+
+def unrealised(sentence: Sentence, terms: Sequence[Term], question: str) -> str | None:
+    """The word framing a question term the sentence only offers, plans or asks for ("offered to
+    launch", "would launch"): the word before "to" or the modal, or None when the sentence states
+    every term. A question that asks what can or may be done ("Can a member borrow …?"), or puts
+    the term after "to" itself, asks about the offer, so the offer answers it."""
+    asked = [w.strip(EDGE).lower() for w in question.split()]
+    if any(w in UNREALISED_MARKERS and w != "to" for w in asked):
+        return None
+    said = [w.strip(EDGE).lower() for w in sentence.text.split()]
+    for term in terms:
+        if term.is_name or any(_framed(asked, i) for i, w in enumerate(asked) if term.found_in(set(tokenize(w)))):
+            continue
+        places = [i for i, w in enumerate(said) if term.found_in(set(tokenize(w)))]
+        if places and all(_framed(said, i) for i in places):
+            return said[places[0] - 2] if places[0] >= 2 else said[places[0] - 1]
+    return None
+
+
+def _framed(words: Sequence[str], index: int) -> bool:
+    return index > 0 and words[index - 1] in UNREALISED_MARKERS
+
+
+def refused(sentence: Sentence, frame: str, evidence: Evidence) -> Sentence | None:
+    """A later sentence nearby that denies the frame ("offered to launch" / "I declined the
+    offer"): a negation word and the frame's stem in one clause."""
+    stems = set(tokenize(frame))
+    _, later = evidence.around(sentence, 0, _REFUSAL_AFTER)
+    for candidate in later:
+        for clause in _CLAUSE_BREAK.split(candidate.text):
+            words = [w.strip(EDGE).lower() for w in clause.split()]
+            if stems & set(tokenize(clause)) and any(w in DENIALS or w.endswith("n't") for w in words):
+                return candidate
+    return None
+
+
+def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
+    """A negation word in a clause naming a question term, the opposite of a question word in
+    such a clause, or a question word replaced at its place ("Is it a good fit?" / "It is a
+    poor fit")."""
+    asked = {w.strip(EDGE).lower() for w in question.split()}
+    for clause in _CLAUSE_BREAK.split(sentence.text):
+        words = [w.strip(EDGE).lower() for w in clause.split()]
+        named = covered(terms, [Sentence(clause, sentence.unit, frozenset(tokenize(clause)))])
+        for index, word in enumerate(words):
+            if word in asked:
+                continue
+            if (word in DENIALS or word.endswith("n't")) and named:
+                return True
+            following = set(tokenize(" ".join(words[index + 1 : index + 3])))
+            if word in NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
+                return True
+    return _opposed(sentence, terms) or replaced(sentence, terms, question, window)
+
+
+def _opposed(sentence: Sentence, terms: Sequence[Term]) -> bool:
+    """A clause naming some question terms that says the opposite (a lexicon antonym) of another
+    in its place: asked "Is the library open on Sundays?", the clause "and closed on Sundays"."""
+    for clause in _CLAUSE_BREAK.split(sentence.text):
+        named = covered(terms, [Sentence(clause, sentence.unit, frozenset(tokenize(clause)))])
+        others = [t for t in terms if t not in named and not t.is_name]
+        if named and others and coverage(others, [w.strip(EDGE) for w in clause.split()]).opposed:
+            return True
+    return False
+
+
+def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence] = ()) -> bool:
+    """A question word the sentence lacks, directly before a question word the sentence has, with
+    another content word in its place: "a good fit" asked, "a poor fit" stated, the sentence
+    saying the rest of the asked phrase ("… for transactional workloads"). A word an earlier
+    sentence of the passage holds in another phrase is only not repeated ("the gymnasium roof
+    leaks. The full repair …"); held in the asked phrase itself, it is said of something else,
+    and the sentence contrasts with it ("a good fit for teams that … It is a poor fit for …")."""
+    asked = [w.strip(EDGE).lower() for w in question.split()]
+    said = [w.strip(EDGE).lower() for w in sentence.text.split()]
+    own = set(sentence.stems)
+    missing = {t.word for t in terms if not t.is_name and not t.found_in(own)}
+    for at, (word, after) in enumerate(zip(asked, asked[1:])):
+        if word not in missing or not tokenize(after):
+            continue
+        # The sentence must say the rest of the asked phrase too: "a poor fit for porcelain" does
+        # not answer "a good fit for stoneware?".
+        rest = set(asked[at + 1 :])
+        if not all(t.found_in(own) for t in terms if t.word in rest and not t.is_name):
+            continue
+        if any(_holds_apart(other, word, after) for other in window if other is not sentence):
+            continue
+        for index, here in enumerate(said[1:], start=1):
+            before = said[index - 1]
+            if tokenize(here) == tokenize(after) and tokenize(before) and tokenize(before) != tokenize(word):
+                return True
+    return False
+
+
+def _holds_apart(sentence: Sentence, word: str, after: str) -> bool:
+    """Whether `sentence` has `word` other than directly before `after`."""
+    stems = [tokenize(w.strip(EDGE).lower()) for w in sentence.text.split()]
+    target, follow = tokenize(word), tokenize(after)
+    return any(here == target and stems[index + 1 : index + 2] != [follow] for index, here in enumerate(stems))

@@ -1,0 +1,482 @@
+"""The support check shared by gs-symbolic and val-grounded: does the cited sentence say the lead
+answers the question?
+
+It passes when (1) the sentence, with its references resolved (core/answer/coref.py), covers the
+question's focus terms — as written, as an inflection, or through a lexicon link that is shown;
+(2) a lead of the expected type was found (core/question/answer_types.py) and it is not a word of the
+question; (3) no negation in the sentence flips what the question asks (or the reverse); (4) the
+relation holds in the asked direction: asked "Who did X beat?", a sentence where the lead beat X
+does not answer. Otherwise the answer is weak and says it cannot tell.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from core.answer.attribute_answers import attribute_link
+from core.answer.lifespans import asked_year, said_end
+from core.nlp import lexicon_or_none
+from core.nlp.cardinals import cardinal_value
+from core.nlp.tagging import Token
+from core.question.answer_types import AnswerType, Expected, Span
+from core.question.relation import PHRASE_TAGS, reversed_relation, subject_slot
+from core.question.terms import Term
+
+if TYPE_CHECKING:
+    from core.question import Question
+from core.text.tokenizer import tokenize
+from core.text.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
+
+# A list or a reason is quoted whole, so the reader sees what it is about: one unsaid word of
+# three is allowed there ("the three causes of the failure" / "… of the incident").
+QUOTE_LENIENT_FROM_TERMS = 3
+# A lead is supported when support_score() reaches this: every focus term said, or one unsaid
+# among six or more. Chosen by the procedure of docs/answers.md (the lowest threshold within 0.1
+# F1 point of the best SQuAD 2.0 F1 over the development articles; each fold of articles left
+# out in turn picks 0.81–0.86).
+SUPPORT_THRESHOLD = 0.81
+# A negation this many words before the first word the answer rests on still governs it ("did not
+# at first agree").
+_NEGATION_REACH = 3
+# Focus words this many words from a lead or closer stand around it (lead_features' near_share).
+_NEAR = 5
+
+
+@dataclass(frozen=True)
+class Support:
+    passed: bool
+    reasons: tuple[str, ...] = ()
+    covered: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    # support_score() of a lead; 0 where no lead was checked.
+    score: float = 0.0
+
+    def summary(self) -> str:
+        terms = f"covers {len(self.covered)} of {len(self.covered) + len(self.missing)} focus terms"
+        if self.score:
+            terms = f"support {self.score:.2f}; {terms}"
+        missing = f" (missing: {', '.join(self.missing)})" if self.missing else ""
+        verdict = "passed" if self.passed else "failed: " + "; ".join(self.reasons)
+        return f"{verdict}; {terms}{missing}"
+
+
+# the lexicon or None (core.nlp, where question analysis reads it without importing this module)
+_lexicon = lexicon_or_none
+
+
+@dataclass(frozen=True)
+class Coverage:
+    covered: tuple[str, ...]
+    missing: tuple[str, ...]
+    links: tuple[str, ...] = ()
+    # Question words the sentence states the opposite of ("won" / "lost"), with the reason.
+    opposed: tuple[str, ...] = ()
+    # Unsaid terms the sentence says a synonym or a sister term of: they do not cover a term
+    # (below), and are recorded for scripts/train_answerability.py.
+    related: tuple[str, ...] = ()
+
+
+def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -> Coverage:
+    """Which terms the words say, and the lexicon links that covered some of them (looked up only
+    with `linked`: ranking sentences compares words as written, the check links them)."""
+    seen = {s for word in words for s in tokenize(word)}
+    # A number is said in digits or in words alike ("8 books" / "eight books").
+    seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
+    covered, missing, links, opposed, related = [], [], [], [], []
+    lex = _lexicon() if linked else None
+    for term in terms:
+        value = cardinal_value(term.word)
+        if term.found_in(seen) or (value is not None and str(value) in seen):
+            covered.append(term.word)
+            continue
+        link, near = _linked(lex, term, words) if lex is not None else (None, False)
+        if link is not None and link.kind == "antonym":
+            missing.append(term.word)
+            opposed.append(link.via)
+        elif link is not None:
+            covered.append(term.word)
+            links.append(link.via)
+        else:
+            missing.append(term.word)
+            if near:
+                related.append(term.word)
+    return Coverage(tuple(covered), tuple(missing), tuple(links), tuple(opposed), tuple(related))
+
+
+# Links that say the sentence's word means the question's: the same lemma or a derivation ("die" /
+# "death"). Siblings ("carried" / "defeated": both kinds of win) do not, and neither does the
+# sentence's word being a kind of the question's ("shoes" for "footwear"): letting hypernyms cover
+# left SQuAD dev F1 unchanged (48.15) while answering more, so the stricter reading stays.
+# Antonyms are returned too, so that the caller can see the sentence says the opposite.
+_COVERING = frozenset(("same-lemma", "derivation"))
+
+
+def _linked(lex, term: Term, words: Sequence[str]):
+    """The first sentence word that means the term (or says its opposite), as a lexicon Link, and
+    whether an earlier word is only a synonym or a sister term of it."""
+    if term.is_name:
+        return None, False
+    near = False
+    for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
+        link = _link(lex, term.word, word)
+        if link is None:
+            continue
+        if link.kind in _COVERING or link.kind == "antonym":
+            return link, near
+        near = True
+    return None, near
+
+
+@lru_cache(maxsize=65536)
+def _cached_link(lex, a: str, b: str):
+    return lex.link(a, b)
+
+
+def _link(lex, a: str, b: str):
+    return _cached_link(lex, a, b)
+
+
+def support_score(said: int, asked: int) -> float:
+    """How well a sentence supports a lead, in [0, 1]: the share of the question's focus terms it
+    says (as written, inflected, or through a lexicon link that is shown). Weighting terms by
+    idf, or adding whether the lead stands in the question's gap (fills_gap), did not raise F1
+    on the development articles (docs/answers.md): the gap ranks leads instead."""
+    return round(said / asked, 4) if asked else 1.0
+
+
+def negated(tokens: Sequence[Token]) -> bool:
+    return any(t.word.lower() in NEGATIONS for t in tokens)
+
+
+def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span | None) -> bool:
+    """A negation among the words the answer rests on: from a few words before the first of the
+    question's words (or the lead) to the last of them. A "not" in another clause of a long
+    sentence says nothing about this one."""
+    stems = {s for term in terms for s in term.stems}
+    at = [i for i, t in enumerate(sentence) if set(tokenize(t.word)) & stems]
+    if lead is not None:
+        at += [lead.first, lead.last]
+    if not at:
+        return negated(sentence)
+    start, end = max(0, min(at) - _NEGATION_REACH), max(at) + 1
+    return negated(sentence[start:end])
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How strictly a check judges. A typed lead (`LEAD`) must be there and is scored against
+    `threshold`; a quote (a list, a reason, quoted claims: `QUOTE`) needs no lead and may leave
+    one unsaid term of `lenient_from` or more, or `allowed_missing` when set; `negation`: a
+    negation on one side only fails it."""
+
+    lead_required: bool = True
+    negation: bool = True
+    lenient_from: int = QUOTE_LENIENT_FROM_TERMS
+    allowed_missing: int | None = None
+    threshold: float = SUPPORT_THRESHOLD
+
+
+LEAD = Rules()
+QUOTE = Rules(lead_required=False)
+
+
+def check(
+    question: Question,
+    expected: Expected,
+    sentence: Sequence[Token],
+    lead: Span | None,
+    context_words: Sequence[str] = (),
+    rules: Rules = LEAD,
+) -> Support:
+    """The support of `lead` in `sentence` for the question's terms under the answer type
+    `expected` (`context_words`: the antecedents of the sentence's references, which count as
+    said by it)."""
+    terms = question.required_terms(expected)
+    lead_required, allowed_missing = rules.lead_required, rules.allowed_missing
+    found = said_by(question, terms, sentence, context_words)
+    covered, missing, links = found.covered, found.missing, found.links
+    reasons = [f"the sentence says the opposite: {via}" for via in found.opposed]
+    exact = [t.word for t in terms if t.word in missing and _exact(t)]
+    # A lead is scored; a quote (a list, a reason) keeps its own allowance of unsaid terms.
+    scored = lead is not None and lead_required and allowed_missing is None
+    score = support_score(len(covered), len(terms)) if scored else 0.0
+    if scored:
+        unsupported = score < rules.threshold
+    else:
+        allowed = (1 if len(terms) >= rules.lenient_from else 0) if allowed_missing is None else allowed_missing
+        unsupported = len(missing) > allowed
+    if unsupported or exact:
+        reasons.append(f"the sentence does not say: {', '.join(missing)}")
+    if lead is None and lead_required:
+        reasons.append(f"no {expected.type.value} in the sentence")
+    elif lead is not None and _asked_words(lead, question):
+        reasons.append(f'the lead "{lead.text}" only repeats the question')
+    elif lead is not None and expected.type in (AnswerType.KIND, AnswerType.PLACE) and expected.head:
+        # Asked "which country", a common-noun place must be a country ("the floodplain" is not).
+        kind = _kind_link(lead, sentence, expected.head)
+        if kind is None:
+            reasons.append(f'the lead "{lead.text}" is not said to be a kind of {expected.head}')
+        elif kind:
+            links = (*links, kind)
+    said = _negated_near(sentence, terms, lead)
+    if rules.negation and said != negated(question.tokens):
+        side = "sentence" if said else "question"
+        reasons.append(f"only the {side} is negated")
+    if lead is not None and reversed_relation(question.relation, sentence, lead):
+        reasons.append("the sentence states the relation in the other direction")
+    return Support(not reasons, tuple(reasons), covered, missing, links, score)
+
+
+def said_by(
+    question: Question, terms: Sequence[Term], sentence: Sequence[Token], context_words: Sequence[str] = ()
+) -> Coverage:
+    """The focus terms the sentence says, with its references' antecedents (`context_words`) and
+    the unnamed agent of a passive counted as said."""
+    found = coverage(terms, [t.word for t in sentence] + list(context_words))
+    unsaid = [t for t in terms if t.word in found.missing and not _exact(t)]
+    said = {
+        a: f"{a}: the agent the passive sentence leaves unnamed"
+        for a in unnamed_agents(question.tokens, sentence, unsaid)
+    }
+    names = {s for t in terms if t.is_name for s in t.stems}
+    said |= {t.word: link for t in unsaid if t.word not in said and (link := said_end(t.stems, sentence, names))}
+    if not said:
+        return found
+    return replace(
+        found,
+        covered=(*found.covered, *said),
+        missing=tuple(m for m in found.missing if m not in said),
+        links=(*found.links, *said.values()),
+    )
+
+
+_TYPES = {
+    "type_person": AnswerType.PERSON,
+    "type_place": AnswerType.PLACE,
+    "type_date": AnswerType.DATE,
+    "type_number": AnswerType.NUMBER,
+    "type_kind": AnswerType.KIND,
+    "type_thing": AnswerType.THING,
+}
+
+
+def lead_features(
+    question: Question,
+    expected: Expected,
+    sentence: Sequence[Token],
+    lead: Span,
+    context_words: Sequence[str] = (),
+    paragraph_words: Sequence[str] = (),
+) -> dict[str, float]:
+    """What an answerability model could weigh about a lead (core/answerability.FEATURES), for
+    scripts/train_answerability.py: how the unsaid terms relate to the sentence and its paragraph,
+    the lead's type, place and shape. Not used to decide: the learned model did not beat the
+    support score on held-out articles (docs/answers.md)."""
+    terms = question.required_terms(expected)
+    found = said_by(question, terms, sentence, context_words)
+    missing = [t for t in terms if t.word in found.missing]
+    tag_of = {s: t.tag for t in question.tokens for s in tokenize(t.word)}
+    tags = [next((tag_of[s] for s in t.stems if s in tag_of), "") for t in missing]
+    paragraph = {s for word in paragraph_words for s in tokenize(word)}
+    stems = {s for term in terms for s in term.stems}
+    hits = [i for i, t in enumerate(sentence) if set(tokenize(t.word)) & stems and not lead.first <= i <= lead.last]
+    away = {i: min(abs(i - lead.first), abs(i - lead.last)) for i in hits}
+    near = {s for i in hits if away[i] <= _NEAR for s in tokenize(sentence[i].word)}
+    inside = sentence[lead.first : lead.last + 1]
+    values = {
+        "share": support_score(len(found.covered), len(terms)),
+        "all_said": float(not missing),
+        "unsaid": float(len(missing)),
+        "unsaid_exact": float(sum(_exact(t) for t in missing)),
+        "unsaid_noun": float(sum(tag in ("NOUN", "PROPN") for tag in tags)),
+        "unsaid_verb": float(sum(tag == "VERB" for tag in tags)),
+        "unsaid_other": float(sum(tag not in ("NOUN", "PROPN", "VERB") for tag in tags)),
+        "unsaid_synonym": float(sum(t.word in found.related for t in missing)),
+        "unsaid_in_paragraph": float(sum(t.found_in(paragraph) for t in missing)),
+        "fills_gap": float(fills_gap(question, sentence, lead, expected)),
+        "lead_distance": math.log1p(min(away.values(), default=len(sentence))),
+        "near_share": sum(bool(set(t.stems) & near) for t in terms) / len(terms) if terms else 1.0,
+        "lead_words": math.log1p(len(inside)),
+        "lead_name": float(any(t.tag in ("PROPN", "NUM") for t in inside)),
+        "terms": math.log1p(len(terms)),
+        "sentence_words": math.log1p(len(sentence)),
+        "question_words": math.log1p(len(question.tokens)),
+    }
+    values.update({name: float(expected.type is kind) for name, kind in _TYPES.items()})
+    return values
+
+
+def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid: Sequence[Term]) -> tuple[str, ...]:
+    """Unsaid terms that are the subject of the question's verb when the sentence states that verb
+    in the passive without "by" ("does a customer have to report damage?" / "damage must be
+    reported within 48 hours"): a passive leaves its agent unnamed, so not saying it is no
+    sign of another fact. Names never count (core of an entity swap)."""
+    aux = next((i for i, t in enumerate(question) if t.tag == "AUX"), None)
+    if aux is None or not unsaid or question[aux].word.lower() in BE_FORMS:
+        return ()  # "What are flagella called?" is passive itself: its subject is no agent
+    # The sentence's passive verbs without "by"; the question's verb is the word after the
+    # auxiliary that says one of them, whatever its tag (after a fronted "Can a customer" the
+    # tagger calls "return" a noun).
+    passive = {
+        s
+        for i, t in enumerate(sentence)
+        if t.tag == "VERB"
+        and i > 0
+        and sentence[i - 1].word.lower() in BE_FORMS
+        and not any(u.word.lower() == "by" for u in sentence[i + 1 :])
+        for s in tokenize(t.word)
+    }
+    verb = next((i for i in range(aux + 2, len(question)) if set(tokenize(question[i].word)) & passive), None)
+    if verb is None:
+        return ()
+    subject = {s for t in question[aux + 1 : verb] if t.tag == "NOUN" for s in tokenize(t.word)}
+    return tuple(t.word for t in unsaid if set(t.stems) <= subject)
+
+
+def fills_gap(question: Question, sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:
+    """The lead's noun phrase stands where the question's gap is: right after a verb the
+    question also says ("won | the majority"), after the same word-and-preposition pair
+    ("attached to | the turbine casing", asked "… attached to?") or the words before a wh-word asked
+    in place ("are not | monophyletic"), before the question's verb when it asks for the subject
+    ("the Court of Justice | has taken"), or, asked "which X", it says
+    X itself ("the ONdigital consortium"), or asked "how many X", its number counts X ("up to
+    eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
+    usually another fact."""
+    first, last = _phrase(sentence, lead)
+    asked = question.stems
+    before = sentence[first - 1] if first > 0 else None
+    if before is not None and before.tag == "VERB" and set(tokenize(before.word)) & asked:
+        return True
+    if subject_slot(question.relation, sentence, first, last):
+        return True
+    # A preposition is no content word (tokenize drops it): it marks the gap only after the word
+    # the question puts it after.
+    if (
+        before is not None
+        and first > 1
+        and _said_pair(_gap_pairs(question.tokens, before.tag == "ADP"), sentence[first - 2].word, before.word)
+    ):
+        return True
+    if _beside_what_is_asked(question.tokens, sentence, first, last):
+        return True
+    if expected.type is AnswerType.DATE and lifespan_year(question, sentence, lead):
+        return True  # "Zhu Shijie (1249–1314)" asked when he was born
+    # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
+    head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
+    return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
+
+
+def lifespan_year(question: Question, sentence: Sequence[Token], lead: Span) -> bool:
+    """The lead is the year of a lifespan after a name the question says that it asks for."""
+    names = {s for t in question.tokens if t.tag == "PROPN" for s in tokenize(t.word)}
+    return asked_year(question.stems, sentence, names, lead.first)
+
+
+def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, str]]:
+    """The word pairs that stand before the answer: the two words before a wh-word asked in
+    place ("… Franconia and what other location?", "Cydippids are not what?"), and with
+    `prepositions` every word-and-preposition pair of the question."""
+    words = [t.word.lower() for t in question]
+    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in WH_IN_PLACE}
+    if prepositions:
+        pairs |= {(a, b) for a, b, token in zip(words, words[1:], question[1:]) if token.tag == "ADP"}
+    return pairs
+
+
+def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
+    """Whether the sentence's word pair is one of the question's, its first word in any form
+    ("fled to" for "flee to"): the second is a preposition or a function word, said as is."""
+    lex = _lexicon()
+    for asked, asked_second in pairs:
+        if asked_second != second.lower():
+            continue
+        if asked == word.lower() or set(tokenize(asked)) & set(tokenize(word)):
+            return True
+        link = _link(lex, asked, word.lower()) if lex is not None and asked.isalpha() and word.isalpha() else None
+        if link is not None and link.kind == "same-lemma":
+            return True
+    return False
+
+
+_LIST_JOINS = frozenset((",", "and", "or"))
+
+
+def _beside_what_is_asked(question: Sequence[Token], sentence: Sequence[Token], first: int, last: int) -> bool:
+    """Asked "Besides X, what …?" (or "Along with X", "Other than X" …), the phrase listed
+    right beside X: "X and | the lead", "the lead | , X"."""
+    words = [t.word.lower() for t in question]
+    opener = next((o for o in BESIDE_OPENERS if tuple(words[: len(o)]) == o), None)
+    if opener is None:
+        return False
+    end = next((i for i in range(len(opener), len(words)) if words[i] in WH_IN_PLACE), len(words))
+    named = {s for t in question[len(opener) : end] for s in tokenize(t.word)}
+    joined_before = (
+        first > 1
+        and sentence[first - 1].word.lower() in _LIST_JOINS
+        and set(tokenize(sentence[first - 2].word)) & named
+    )
+    joined_after = (
+        last + 2 < len(sentence)
+        and sentence[last + 1].word.lower() in _LIST_JOINS
+        and set(tokenize(sentence[last + 2].word)) & named
+    )
+    return bool(joined_before or joined_after)
+
+
+def _phrase(sentence: Sequence[Token], lead: Span) -> tuple[int, int]:
+    """The noun phrase around the lead (a lead may have lost the question's words at its edges)."""
+    first, last = lead.first, lead.last
+    while first > 0 and sentence[first - 1].tag in PHRASE_TAGS:
+        first -= 1
+    while last + 1 < len(sentence) and sentence[last + 1].tag in PHRASE_TAGS:
+        last += 1
+    return first, last
+
+
+def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
+    """Why the lead is an X, asked "which X": it is a name (what kind of thing a name is, the
+    sentence says around it), it contains X ("the Latin monastery"), or the lexicon says its
+    noun is a kind of X ("water pump" → device); "" when no link is needed, None when it is no X."""
+    words = sentence[lead.first : lead.last + 1]
+    if any(t.tag in ("PROPN", "NUM") or (t.word[:1].isupper() and i + lead.first > 0) for i, t in enumerate(words)):
+        return ""  # a name or a code or number names its thing
+    if set(tokenize(head)) & {s for t in words for s in tokenize(t.word)}:
+        return ""
+    if _headed_by(lead, sentence, head):
+        return ""  # "oxalic acid" of "oxalic acid treatment", asked "what treatment"
+    if len(words) == 1 and words[0].tag == "ADJ":
+        return attribute_link(words[0].word, head)  # "blue" asked "what colour"
+    lex = _lexicon()
+    nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
+    if lex is None or not nouns:
+        return None
+    link = _link(lex, nouns[-1], head.lower())
+    return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
+
+
+def _headed_by(lead: Span, sentence: Sequence[Token], head: str) -> bool:
+    """The lead lost the asked-for class noun at its end: its noun phrase ends in X."""
+    last = lead.last
+    while last + 1 < len(sentence) and sentence[last + 1].tag in ("NOUN", "PROPN"):
+        last += 1
+    return last > lead.last and set(tokenize(sentence[last].word)) == set(tokenize(head))
+
+
+def _exact(term: Term) -> bool:
+    """Names and numbers (in digits or in words) are never paraphrased: a sentence without them
+    is about something else. "one" is a pronoun as often ("one of the allies")."""
+    return (
+        term.is_name
+        or any(ch.isdigit() for ch in term.word)
+        or (term.word != "one" and cardinal_value(term.word) is not None)
+    )
+
+
+def _asked_words(lead: Span, question: Question) -> bool:
+    own = tokenize(lead.text)  # a pronoun's lead is its antecedent, not the pronoun
+    return not own or all(s in question.stems for s in own)

@@ -1,0 +1,1 @@
+"""Evaluation: labelled queries, BEIR collections, SQuAD 2.0."""

@@ -1,0 +1,1 @@
+"""Plumbing: safe file io, cancellation, leases, progress, validated config, endpoints."""

@@ -1,0 +1,473 @@
+"""The knowledge base: units loaded from files and folders, and the permitted view per caller.
+
+A `KnowledgeBase` is immutable: reloading builds a new one, so a query running on the old
+object never sees a mix of old and new units. Every backend ranks a `KBView` (core/kb/view.py),
+which holds only the units the caller may see.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from core.cnl import FOLDER_SUFFIXES
+from core.infra.diagnostics import Code, Diagnostic, Severity
+from core.infra.progress import Estimate, LoadProgress, Progress, ignore
+from core.kb.unit_table import PUBLIC, RowUnits, UnitTable, permitted
+from core.kb.view import KBView, ViewKey, digest_lines
+from core.kb.walk import IGNORED_FILE_NAMES, MISSING, bad_name, is_ignored_name, is_utf8_name, walk_kb
+from core.store import Segment, SegmentStore, default_store
+from core.store.groups import FileGroup, Source, members, plan_groups
+from core.store.store import source_stat
+from core.store.stored import Prefetched, StoredKb, prefetch_whole_part
+from core.units import Caller, KnowledgeUnit, is_public
+
+if TYPE_CHECKING:
+    from core.infra.config import Bm25Config, HdcConfig
+
+__all__ = ["IGNORED_FILE_NAMES", "is_ignored_name", "KBView", "KnowledgeBase", "ViewKey", "visible_to"]
+
+_MAX_CACHED_VIEWS = 8
+# (mtime_ns, size, inode, ctime_ns) of a scanned file; a path that could not be stat-ed gets
+# _MISSING. ctime catches what keeps size and mtime: a chmod that makes a file unreadable, a
+# file replaced by another with the same times.
+_Stat = tuple[int, int, int, int]
+_MISSING: _Stat = MISSING
+
+
+def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
+    """The permission rule (`permitted`) applied to one unit."""
+    return permitted((unit.acl, unit.region, unit.effective_from, unit.effective_to), caller)
+
+
+WITHDRAWN_NAMED = 3  # a withdrawal note names at most this many units, then counts the rest
+
+
+def withdrawn_message(ids: Sequence[str]) -> str:
+    """The warning for units a broken file no longer yields, naming them (the author fixes them);
+    without ids (none the note's readers may see named) it names none."""
+    ids = sorted(ids)
+    until = "for every caller until this file's errors are fixed"
+    if not ids:
+        return f"units this file held before are withdrawn {until}"
+    if len(ids) == 1:
+        return f"unit {ids[0]} is withdrawn {until}"
+    named = ", ".join(ids[:WITHDRAWN_NAMED]) + (
+        f" and {len(ids) - WITHDRAWN_NAMED} more" if len(ids) > WITHDRAWN_NAMED else ""
+    )
+    return f"{len(ids)} units this file held before are withdrawn {until}: {named}"
+
+
+class KnowledgeBase:
+    """Units and diagnostics from KB files; build with `load` or `from_units`, never mutate."""
+
+    def __init__(
+        self,
+        paths: Sequence[Path],
+        files: Sequence[Path],
+        table: UnitTable,
+        diagnostics: Iterable[Diagnostic],
+        version: str,
+        stats: dict[str, _Stat],
+        segments: Mapping[str, Segment] | None = None,
+        store: SegmentStore | None = None,
+        prefetched: Prefetched | None = None,
+        groups: Mapping[str, tuple[Path, ...]] | None = None,
+    ):
+        self._paths = tuple(paths)
+        self._files = tuple(files)
+        self._table = table
+        self._units: tuple[KnowledgeUnit, ...] | None = None
+        self._diagnostics = tuple(diagnostics)
+        self._version = version
+        self._stats = dict(stats)
+        self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
+        self._views_lock = threading.Lock()
+        self._stored = StoredKb(segments, store, prefetched) if segments and store is not None else None
+        self._store = store
+        # Each group's files (core/store/groups.py), by the group's name.
+        self._groups = dict(groups or {})
+
+    @classmethod
+    def load(
+        cls,
+        paths: Sequence[Path],
+        store: SegmentStore | None = None,
+        previous: KnowledgeBase | None = None,
+        hdc: HdcConfig | None = None,
+        progress: Progress | None = None,
+        bm25: Bm25Config | None = None,
+    ) -> KnowledgeBase:
+        """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
+        in a fixed order.
+
+        Folders skip hidden entries, `queries.json` and other extensions; a file named
+        explicitly must have a supported extension. Nothing here raises for bad input.
+        Each file's segment comes from `previous` when the file's stat is unchanged, else from
+        `store` (the index cache; default: the one the environment names), which reads or builds it.
+        On a first load, uncached files are built by worker processes (core/store/pool.py), with
+        their HDC vectors when `hdc` is given and each file's whole BM25 part when `bm25` is.
+        `progress` hears once per file (core/infra/progress.py); if it raises, the load stops there.
+        """
+        store = store if store is not None else default_store()
+        paths = [Path(path) for path in paths]
+        # Stat before reading: a file changed during the load then differs from the recorded
+        # stat, and the next poll reloads it.
+        walks: dict[Path, tuple[list[Path], list[Diagnostic]]] = {}
+        stats = _scan(paths, walks)
+        diagnostics: list[Diagnostic] = []
+        files: list[Path] = []
+        for path in paths:
+            if not is_utf8_name(path):
+                diagnostics.append(bad_name(path))
+            elif not _exists(path):
+                diagnostics.append(
+                    Diagnostic(code=Code.PATH_NOT_FOUND, message="no such file or directory", file=str(path))
+                )
+            elif os.path.isdir(path):
+                found, problems = walks.get(path) or walk_kb(path)
+                files.extend(found)
+                diagnostics.extend(problems)
+            else:
+                files.append(path)
+        unique: dict[str, Path] = {}
+        for file in files:
+            unique.setdefault(str(file), file)  # by name: hashing Paths cost ~1 s at 50,000 files
+        files = list(unique.values())
+        report = progress or ignore
+        report(LoadProgress("scanning", 0, len(files)))
+        pooled = 0
+        # Segments (and whole-file BM25 parts) the pool's workers published while others still
+        # built, read meanwhile.
+        early: dict[str, Segment] = {}
+        parts: Prefetched = {}
+        sources = plan_groups(files, stats)
+        if previous is None:
+            from core.store.pool import prebuild  # multiprocessing only on a first load
+
+            def read_built(file: Path) -> None:
+                segment = early[str(file)] = store.segment(file)
+                if bm25 is not None:
+                    prefetch_whole_part(store, segment, bm25, parts)
+
+            # Groups of small files are read here: a worker per small file costs more than it saves.
+            singles = [source for source in sources if isinstance(source, Path)]
+            pooled = prebuild(singles, store, hdc, bm25, progress=report, built=read_built)
+        segments = _segments(sources, stats, store, previous, report, early)
+        table = UnitTable(
+            [(segment.units, segment.columns) for segment in segments.values()],
+            previous._table if previous is not None else None,
+        )
+        read_diagnostics = _diagnostics(files, segments, table)
+        if previous is not None:
+            read_diagnostics += _now_folders(previous._files, files)
+        notes = store.take_notes()
+        if pooled:  # the workers' writes are not this store's own
+            store.prune()
+        else:
+            store.prune_after_writes()
+        version = digest_lines(_stat_lines(stats))
+        groups = {source.name: source.files for source in sources if isinstance(source, FileGroup)}
+        return cls(
+            paths,
+            files,
+            table,
+            [*diagnostics, *read_diagnostics, *notes],
+            version,
+            stats,
+            segments,
+            store,
+            parts,
+            groups,
+        )
+
+    @classmethod
+    def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
+        """A KB of units built in memory (tests, benchmarks); its version hashes their content."""
+        table = UnitTable.of_units(tuple(units))
+        return cls(
+            (),
+            (),
+            table,
+            [*diagnostics, *_duplicates(table)],
+            digest_lines(u.model_dump_json() for u in RowUnits(table, table.order)),
+            {},
+        )
+
+    @staticmethod
+    def fingerprint_of(paths: Sequence[Path]) -> str:
+        """A cheap stat-based digest of the KB files under `paths`; it changes when any of them does."""
+        return digest_lines(_stat_lines(_scan([Path(path) for path in paths])))
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        return self._paths
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The files read, in load order (also those that produced only diagnostics)."""
+        return self._files
+
+    @property
+    def units(self) -> tuple[KnowledgeUnit, ...]:
+        """Every loaded unit, restricted ones and every unit of a clashing id included, in id
+        order. Rank a `view()` instead.
+
+        Restores every unit: for checks and evaluation, not for the open or query path."""
+        if self._units is None:
+            self._units = tuple(RowUnits(self._table, self._table.order))
+        return self._units
+
+    @property
+    def unit_count(self) -> int:
+        return len(self._table.order)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return self._diagnostics
+
+    @property
+    def version(self) -> str:
+        """Changes whenever the KB's files (or, for `from_units`, its units) change."""
+        return self._version
+
+    def fingerprint(self) -> str:
+        """The version the KB would have if loaded now; differs from `version` once files change."""
+        return self.fingerprint_of(self._paths) if self._paths else self._version
+
+    def changed_files(self) -> tuple[Path, ...]:
+        """Files added, removed or modified since this KB was loaded, sorted."""
+        now = _scan(list(self._paths))
+        names = set(now) | set(self._stats)
+        return tuple(Path(name) for name in sorted(names) if now.get(name) != self._stats.get(name))
+
+    def reload(self) -> KnowledgeBase:
+        """A freshly loaded KB from the same paths; this one is left untouched.
+
+        Only files whose stat changed are read again (and only their segments rebuilt)."""
+        return self.load(self._paths, self._store, previous=self)
+
+    @property
+    def store(self) -> SegmentStore | None:
+        """The index cache this KB was loaded with, which its reloads use too (None for a KB built
+        in memory)."""
+        return self._store
+
+    def rebuilt(self) -> KnowledgeBase:
+        """A fresh load from the same paths and store that keeps no segment of this one: cache
+        files this KB maps changed under it (`Session` checks before each question)."""
+        return self.load(self._paths, self.store)
+
+    def _segment_of(self, source: Source, stats: Mapping[str, _Stat]) -> Segment | None:
+        """This load's segment of a file (or group of files), if each file's stat is still the one in `stats`."""
+        if self._stored is None or (isinstance(source, FileGroup) and self._groups.get(source.name) != source.files):
+            return None
+        for file in members(source):
+            stat = stats.get(str(file), _MISSING)
+            if stat == _MISSING or self._stats.get(str(file)) != stat:
+                return None
+        return self._stored.segments.get(str(source))
+
+    def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
+        """This KB after a reload from `previous`: a unit whose file now has errors and that the
+        file no longer yields is withdrawn for every caller, with a warning naming the file.
+
+        Never the last good version: a failed edit may have been the one that restricted the
+        unit (an added Acl, a narrower Region or date), so serving the old text could widen
+        access. The file's other units are read afresh and stay served; the reader's own errors
+        tell the author, at file and line, what to fix.
+        """
+        broken = {d.file for d in self._diagnostics if d.is_error}
+        before = previous._table
+        broken_files = [i for i, name in enumerate(before.files) if name in broken]
+        # Every row, not only live ones: a later unit of a clashing id may be the one a caller was served.
+        rows = np.flatnonzero(np.isin(before.file, broken_files)) if broken_files else []
+        fresh_ids = self._table.row_of
+        gone: dict[str, list[str]] = {}
+        public: dict[str, list[str]] = {}
+        lines: dict[str, int] = {}  # each withdrawn unit's line before the edit
+        for row in rows:
+            if before.ids[row] not in fresh_ids:
+                file, unit_id = before.files[before.file[row]], before.ids[row]
+                gone.setdefault(file, []).append(unit_id)
+                lines[unit_id] = int(before.line[row])
+                if before.perms[before.perm[row]] == PUBLIC:
+                    public.setdefault(file, []).append(unit_id)
+        # A note about a file whose withdrawn units were all restricted is the author's only, and a
+        # note others may see names only public units (fail closed: a restricted id never shows).
+        shown = {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and not d.author_only}
+        notes = []
+        for file, ids in sorted(gone.items()):
+            author_only = file not in public and file not in shown
+            named = ids if author_only else public.get(file, [])
+            # At the first named unit's line (a note naming none points at no unit: line 1).
+            notes.append(
+                Diagnostic(
+                    code=Code.UNITS_WITHDRAWN,
+                    file=file,
+                    severity=Severity.WARNING,
+                    line=min((lines[i] for i in named), default=1),
+                    message=withdrawn_message(named),
+                    author_only=author_only,
+                    units=len(named),
+                )
+            )
+        # Until the file is fixed the note stays, across reloads that change other files.
+        notes += [
+            d
+            for d in previous.diagnostics
+            if d.code is Code.UNITS_WITHDRAWN and d.file in broken and d.file not in gone
+        ]
+        if not notes:
+            return self
+        return KnowledgeBase(
+            self._paths,
+            self._files,
+            self._table,
+            [*self._diagnostics, *notes],
+            self._version,
+            self._stats,
+            self._stored.segments if self._stored else None,
+            self._stored.store if self._stored else None,
+            groups=self._groups,
+        )
+
+    def holds(self, path: Path) -> bool:
+        """Whether `path` is one of this KB's files, or a KB-format file inside one of its folders:
+        a file a reload would read, which no export or trace may create or replace."""
+        target = _real(path)
+        if any(target == _real(file) for file in self._files):
+            return True
+        if os.path.splitext(target.name)[1].lower() not in FOLDER_SUFFIXES:
+            return False
+        return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
+
+    def view(self, caller: Caller) -> KBView:
+        """The permitted view for `caller`, built before any ranking; cached per caller."""
+        key: ViewKey = (self._version, caller.key, "")
+        with self._views_lock:
+            view = self._views.get(key)
+            if view is None:
+                table = self._table
+                rows = table.order[table.permitted_mask(caller)[table.order]]
+                view = KBView((), key, caller, self._stored, table=table, rows=rows)
+                self._views[key] = view
+                if len(self._views) > _MAX_CACHED_VIEWS:
+                    self._views.popitem(last=False)
+            else:
+                self._views.move_to_end(key)
+            return view
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _exists(path: Path) -> bool:
+    # os.path answers False where Path.exists raises (a parent folder that cannot be searched).
+    return os.path.lexists(path)
+
+
+def _scan(
+    paths: Sequence[Path], walks: dict[Path, tuple[list[Path], list[Diagnostic]]] | None = None
+) -> dict[str, _Stat]:
+    """Stat every KB file under `paths` (and each explicitly named path, whatever its type); each
+    folder's walk goes into `walks` when given, for the load that scans to reuse."""
+    stats: dict[str, _Stat] = {}
+    for path in paths:
+        if os.path.isdir(path):
+            walked = walk_kb(path, stats)
+            if walks is not None:
+                walks[path] = walked
+        elif is_utf8_name(path):
+            try:
+                info = os.stat(path)
+                stats[str(path)] = (info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns)
+            except OSError:
+                stats[str(path)] = _MISSING
+    return stats
+
+
+def _stat_lines(stats: dict[str, _Stat]) -> list[str]:
+    return [f"{name}\0{mtime}\0{size}\0{inode}\0{ctime}" for name, (mtime, size, inode, ctime) in sorted(stats.items())]
+
+
+def _segments(
+    sources: Sequence[Source],
+    stats: dict[str, _Stat],
+    store: SegmentStore,
+    previous: KnowledgeBase | None,
+    report: Progress,
+    early: Mapping[str, Segment],
+) -> dict[str, Segment]:
+    """Each source's segment, by the source's name (a file's, or a group's)."""
+    segments: dict[str, Segment] = {}
+    units = done = 0
+    total = sum(len(members(source)) for source in sources)
+    estimate = Estimate(total)
+    for source in sources:
+        segment = segments[str(source)] = early.get(str(source)) or _segment(source, stats, store, previous)
+        units += len(segment.units)
+        done += len(members(source))
+        estimate.advance(len(members(source)))
+        report(LoadProgress("reading", done, total, units, estimate.left()))
+    return segments
+
+
+def _segment(source: Source, stats: dict[str, _Stat], store: SegmentStore, previous: KnowledgeBase | None) -> Segment:
+    """The previous load's segment of an unchanged file or group, else the store's (cached or built)."""
+    kept = previous._segment_of(source, stats) if previous is not None else None
+    if kept is not None:
+        return kept
+    earlier = previous._stored.segments.get(str(source)) if previous is not None and previous._stored else None
+    return store.segment(source, earlier, source_stat(source, stats))
+
+
+def _now_folders(before: Sequence[Path], now: Sequence[Path]) -> list[Diagnostic]:
+    """A KB file replaced by a folder while the KB was open: its units leave the view (as for a
+    deleted file), and the author is told why, once, at the reload that noticed."""
+    kept = set(now)
+    return [
+        Diagnostic(
+            code=Code.FILE_UNREADABLE,
+            message="was a KB file and is now a folder; its units are no longer read",
+            file=str(file),
+            severity=Severity.WARNING,
+        )
+        for file in before
+        if file not in kept and os.path.isdir(file)
+    ]
+
+
+def _diagnostics(files: Sequence[Path], segments: Mapping[str, Segment], table: UnitTable) -> list[Diagnostic]:
+    """Each file's problems together and in line order, duplicate ids included."""
+    diagnostics = [d for segment in segments.values() for d in segment.diagnostics]
+    ordered = {str(file): index for index, file in enumerate(files)}
+    return sorted([*diagnostics, *_duplicates(table)], key=lambda d: (ordered.get(d.file, -1), d.line, d.col))
+
+
+def _duplicates(table: UnitTable) -> list[Diagnostic]:
+    """Every later unit of an id is an error naming both places; which unit each caller is served,
+    if any, is decided per view (`UnitTable.permitted_mask`)."""
+    return [
+        _duplicate(table.unit(int(row)), table.unit(table.row_of[table.ids[row]]))
+        for row in np.flatnonzero(~table.live)
+    ]
+
+
+def _duplicate(unit: KnowledgeUnit, earlier: KnowledgeUnit) -> Diagnostic:
+    where = f"{earlier.location.file}:{earlier.location.line}" if earlier.location else "an earlier unit"
+    return Diagnostic(
+        code=Code.DUPLICATE_UNIT_ID,
+        message=f"unit id {unit.id!r} is already defined; first defined at {where}; "
+        "a caller who may see both is served neither until one is renamed or removed",
+        file=unit.location.file if unit.location else "<memory>",
+        line=unit.location.line if unit.location else 1,
+        author_only=not (is_public(unit) and is_public(earlier)),
+    )

@@ -1,0 +1,141 @@
+"""Summarise a run's events into the `mrptui ask --json` object (DESIGN §12).
+
+A pure function of the events, so a saved trace summarises exactly as the live run did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.kernel.events import (
+    AnswerReady,
+    AttemptFinished,
+    Backtracked,
+    IntentDetected,
+    PlanBuilt,
+    ProofNode,
+    ProofsFound,
+    RetrievalScored,
+    RunFinished,
+    RunStarted,
+)
+
+
+def _plan(event: PlanBuilt) -> dict:
+    return {
+        "planner": event.planner,
+        "revision": event.revision,
+        "stages": {s.stage: list(s.candidates) for s in event.stages},
+        "reasons": {s.stage: list(s.reasons) for s in event.stages},
+    }
+
+
+def _proof_dict(node: ProofNode) -> dict:
+    return node.model_dump(exclude_none=True)
+
+
+def _best_proofs(proofs: Sequence[ProofNode]) -> dict[str, ProofNode]:
+    """Each unit's best proof: proofs arrive best first, so the first one naming a unit wins."""
+    best: dict[str, ProofNode] = {}
+    for proof in proofs:
+        for unit_id in _units_of(proof):
+            best.setdefault(unit_id, proof)
+    return best
+
+
+def _units_of(node: ProofNode) -> list[str]:
+    return list(dict.fromkeys([*node.units, *(u for p in node.premises for u in _units_of(p))]))
+
+
+def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
+    """Kept candidates of the retrieval each answer part was built from, with their best proof."""
+    rows: list[dict] = []
+    for part in answer.parts:
+        scored = [
+            e
+            for e in events
+            if isinstance(e, RetrievalScored)
+            and e.plugin == part.evidence_plugin
+            and e.intent_index == part.intent_index
+        ]
+        proofs = [
+            e
+            for e in events
+            if isinstance(e, ProofsFound) and e.plugin == part.evidence_plugin and e.intent_index == part.intent_index
+        ]
+        if not scored:
+            continue
+        best = _best_proofs(proofs[-1].proofs) if proofs else {}
+        for c in scored[-1].candidates:
+            if not c.kept:
+                continue
+            row = {
+                "id": c.id,
+                "intent": part.intent_index,
+                "score": c.score,
+                "bm25": c.bm25,
+                "hdc": c.hdc,
+                "tdb": c.tdb,
+                "fused": c.fused,
+            }
+            if c.current_turn:
+                row["current_turn"] = True
+            if c.id in best:
+                row["proof"] = _proof_dict(best[c.id])
+            rows.append(row)
+    return rows
+
+
+def summarise(events: Sequence[object]) -> dict:
+    answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
+    finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
+    plans = [_plan(e) for e in events if isinstance(e, PlanBuilt)]
+    return {
+        "answer": answer.answer if answer else "",
+        "status": answer.status if answer else (finished.status if finished else "failed"),
+        "plan": plans[-1] if plans else None,
+        "plans": plans,
+        "attempts": [
+            {"stage": e.stage, "plugin": e.plugin, "status": e.status, "reason": e.reason, "ms": round(e.ms, 3)}
+            for e in events
+            if isinstance(e, AttemptFinished)
+        ],
+        "evidence": evidence_rows(events, answer) if answer else [],
+        "citations": list(answer.evidence_ids) if answer else [],
+        "parts": [p.model_dump() for p in answer.parts] if answer else [],
+        "backtracks": [
+            {"level": e.level, "stage": e.stage, "plugin": e.plugin, "reason": e.reason}
+            for e in events
+            if isinstance(e, Backtracked)
+        ],
+        "timings_ms": {k: round(v, 3) for k, v in (finished.timings_ms if finished else {}).items()},
+        "memory": memory_rows(events),
+        # Records not offered because a unit they cite changed or left the caller's view.
+        "memory_withheld": [note for e in events if isinstance(e, RunStarted) for note in e.memory_withheld],
+        # A replan detects the intent again: each completion is listed once.
+        "resolved": list(dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.resolved)),
+        "unresolved": list(
+            dict.fromkeys(note for e in events if isinstance(e, IntentDetected) for note in e.unresolved)
+        ),
+    }
+
+
+def memory_rows(events: Sequence[object]) -> list[dict]:
+    """The memory records the run's follow-up resolution used, with seed 001's score parts."""
+    started = next((e for e in events if isinstance(e, RunStarted)), None)
+    used = {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
+    return [
+        {
+            "id": m.id,
+            "turn": m.turn,
+            "scope": m.scope,
+            "kind": m.kind,
+            "question": m.question,
+            "sim": round(m.sim, 4),
+            "recency": round(m.recency, 4),
+            "quality": round(m.quality, 4),
+            "score": round(m.score, 4),
+        }
+        for m in (started.memory if started else ())
+        if m.id in used
+    ]

@@ -1,0 +1,1 @@
+"""Field-weighted BM25: the index, its layout, parts, pruned top-k and explanations."""

@@ -1,0 +1,489 @@
+"""Field-weighted BM25 over one permitted view (seed 000, DESIGN §6).
+
+Field weights, idf and length normalisation do not depend on the query, so every field's
+contribution is computed once at build time and folded into one term × unit matrix (CSR rows by
+term). A query is then a sum of a few rows whatever the field count (DESIGN §14). The per-field
+postings are kept only so that `explain` can show each term × field contribution.
+
+Average field length: averaged over the units that HAVE the field (non-empty token list). An absent
+field is not a zero-length document: counting it would shrink avgdl for rare fields (procedure only
+exists on Procedure units, condition on a few) and penalise exactly the units that carry them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import count
+
+import numpy as np
+
+from core.infra.config import Bm25Config
+from core.retrieval.bm25 import prune_gate as bm25_prune_gate
+from core.retrieval.bm25 import select as bm25_select
+from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
+from core.retrieval.bm25.fields import FIELDS, field_tokens
+from core.retrieval.bm25.layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
+from core.retrieval.bm25.words import WordList, encode
+from core.units import KnowledgeUnit, Role
+
+_ROLES: tuple[Role, ...] = tuple(Role)
+
+
+def length_norm(dl, avgdl, k1: float, b: float):
+    """k1 · (1 − b + b · dl / avgdl), the length part of the BM25 denominator."""
+    return k1 * (1 - b + b * dl / avgdl)
+
+
+def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
+    """One field's BM25 contribution for one term; `bm25_layout.contributions` is the same formula over arrays."""
+    return field_weight * idf * (tf * (k1 + 1)) / (tf + norm)
+
+
+@dataclass(frozen=True)
+class _FieldPostings:
+    """Every (term, unit, field) with its tf, sorted by the packed key for binary search."""
+
+    keys: np.ndarray  # int64: (term * N + unit) * F + field
+    tf: np.ndarray  # int32
+    lengths: np.ndarray  # int32 [F, N] field length in tokens
+    avgdl: np.ndarray  # float64 [F]
+    norms: np.ndarray  # float64 [F, N] length_norm of each field of each unit
+
+
+class Bm25Index:
+    """BM25 over a fixed list of units; rows of every array follow the order of `unit_ids`."""
+
+    def __init__(
+        self,
+        unit_ids: list[str],
+        roles: np.ndarray,
+        vocab: dict[str, int] | list[str] | WordList,
+        df: np.ndarray,
+        idf: np.ndarray,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        data: np.ndarray,
+        postings: _FieldPostings,
+        config: Bm25Config,
+    ):
+        self.unit_ids = unit_ids
+        self.config = config
+        self._rows: dict[str, int] | None = None
+        self._roles = roles
+        # A list of words (in term-id order) becomes the term -> id dict on first lookup: an index
+        # read from the store only to be merged never needs it. A `WordList` (a per-file part's
+        # stored words) is looked up in place and never becomes a dict (core/retrieval/bm25/words.py).
+        self._terms = vocab if isinstance(vocab, dict | WordList) else None
+        self._words = None if isinstance(vocab, dict | WordList) else vocab
+        self._df = df
+        self._idf = idf
+        self._indptr = indptr
+        self._indices = indices
+        self._data = data
+        self._postings = postings
+        self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
+        self._table_cache: dict[frozenset[Role], tuple[np.ndarray, float]] = {}
+        self._totals: tuple[np.ndarray, np.ndarray] | None = None
+        self._pruner = None  # block maxima for pruned top-k, made by the first query that needs them
+        # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
+        # Sorting is linear when the ids already come in id order (a view's do).
+        self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
+        self._id_rank[sorted(range(len(unit_ids)), key=unit_ids.__getitem__)] = np.arange(len(unit_ids))
+
+    @property
+    def _vocab(self) -> dict[str, int] | WordList:
+        if self._terms is None:
+            self._terms = dict(zip(self._words or (), count()))
+        return self._terms
+
+    def words(self) -> list[str]:
+        """The vocabulary in term-id order."""
+        if isinstance(self._terms, WordList):
+            return self._terms.words()
+        return self._words if self._words is not None else list(self._terms or ())
+
+    @property
+    def _row(self) -> dict[str, int]:
+        """Row of each unit id; built on first use (an index read from the store may never need it)."""
+        if self._rows is None:
+            self._rows = dict(zip(self.unit_ids, range(len(self.unit_ids))))
+        return self._rows
+
+    @classmethod
+    def build(
+        cls,
+        units: Sequence[KnowledgeUnit],
+        config: Bm25Config,
+        tokens: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
+        columns: tuple[list[str], np.ndarray] | None = None,
+    ) -> Bm25Index:
+        """`tokens` (vocabulary, term ids, lengths [F, N]) are the units' stored tokens, if any;
+        without them every unit is tokenised here. Either way N, df and avgdl are the units'.
+        `columns` (ids, role codes in `Role` order) stand in for `units` read from a store, so
+        no unit needs restoring; `tokens` must then be given."""
+        ids, role_codes = (
+            columns
+            if columns is not None
+            else ([u.id for u in units], np.array([_ROLES.index(u.role) for u in units], dtype=np.int8))
+        )
+        # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
+        vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
+        keys, tf = count_keys(term_of, lengths, max(len(ids), 1), len(FIELDS))
+        del term_of
+        return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
+
+    @classmethod
+    def merge(
+        cls,
+        parts: Sequence[tuple[Bm25Index, np.ndarray]],
+        columns: tuple[list[str], np.ndarray],
+        config: Bm25Config,
+        release: Callable[[np.ndarray], None] | None = None,
+    ) -> Bm25Index:
+        """One index over the units of `parts`, each given with the rows its units take in the
+        result (`columns`: ids and role codes in result order), from the parts' (term, unit,
+        field) counts: no token is gathered and only distinct counts are sorted. Equal to `build`
+        over the same units' tokens except for the numbering of terms. `release` is given each
+        part's postings once they are laid out (stored parts map them: their pages can go)."""
+        ids, role_codes = columns
+        stride, width = max(len(ids), 1), len(FIELDS)
+        # A word new to `numbered` gets the next id on its first lookup: one lookup per word, in C.
+        numbered: defaultdict[str, int] = defaultdict()
+        numbered.default_factory = numbered.__len__
+        lengths = np.zeros((width, len(ids)), dtype=np.int32)
+        runs = []
+        for part, rows in sorted(parts, key=lambda given: int(given[1][0]) if len(given[1]) else 0):
+            words = part.words()
+            term_of = np.fromiter(map(numbered.__getitem__, words), dtype=np.int64, count=len(words))
+            lengths[:, rows] = part._postings.lengths
+            per_term = keys_per_term(part._postings.keys, max(len(part), 1) * width, len(words))
+            runs.append((term_of, per_term, partial(_renumbered, part, term_of, rows, stride)))
+        vocab = dict(numbered)  # a plain dict: looking up an unknown query term must not add it
+        keys, tf = place_parts(runs, len(vocab))
+        del runs
+        for part, _ in parts if release is not None else ():
+            release(part._postings.keys)
+            release(part._postings.tf)
+        return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
+
+    def subset(self, rows: np.ndarray) -> Bm25Index:
+        """The index over some of this index's units (by row, in result order), with their own
+        N, df and avgdl: equal to `build` over those units' tokens, term numbering included
+        (terms keep their order, those no given unit holds are dropped)."""
+        if len(rows) == len(self) and bool(np.all(rows == np.arange(len(self)))):
+            return self
+        width, stride = len(FIELDS), max(len(self), 1)
+        position = np.full(len(self), -1, dtype=np.int64)
+        position[rows] = np.arange(len(rows))
+        pair, field = np.divmod(self._postings.keys, width)
+        term, unit = np.divmod(pair, stride)
+        unit = position[unit]
+        kept = unit >= 0
+        term, unit, field, tf = term[kept], unit[kept], field[kept], self._postings.tf[kept]
+        words = self.words()
+        present = np.zeros(len(words), dtype=bool)
+        present[term] = True
+        kept = list(map(words.__getitem__, np.flatnonzero(present).tolist()))
+        # A part of a restricted view, looked up as a stored part is (no dict per part).
+        vocab = WordList(encode(kept), len(kept))
+        keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * width + field
+        if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
+            order = np.argsort(keys)
+            keys, tf = keys[order], tf[order]
+        ids = [self.unit_ids[row] for row in rows.tolist()]
+        return Bm25Index._from_counts(
+            ids, self._roles[rows], vocab, keys, tf, self._postings.lengths[:, rows], self.config
+        )
+
+    @classmethod
+    def _from_counts(
+        cls,
+        ids: list[str],
+        role_codes,
+        vocab: dict[str, int] | WordList,
+        keys: np.ndarray,
+        tf: np.ndarray,
+        lengths: np.ndarray,
+        config: Bm25Config,
+    ) -> Bm25Index:
+        """The index from sorted distinct (term, unit, field) keys, their tf and lengths [F, N]."""
+        stride = max(len(ids), 1)
+        # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
+        df = document_frequencies(keys, stride, len(FIELDS), len(vocab))
+        idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
+        avgdl = _average_lengths(lengths)
+        norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
+        weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
+        indices, data = pair_rows(keys, tf, df, idf, weights, norms, config.k1, stride)
+        return cls(
+            unit_ids=ids,
+            roles=np.asarray(role_codes, dtype=np.int8),
+            vocab=vocab,
+            df=df,
+            idf=idf,
+            indptr=np.concatenate(([0], np.cumsum(df))),
+            indices=indices,
+            data=data,
+            postings=_FieldPostings(keys=keys, tf=tf, lengths=lengths, avgdl=avgdl, norms=norms),
+            config=config,
+        )
+
+    def __len__(self) -> int:
+        return len(self.unit_ids)
+
+    _ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
+
+    def to_arrays(self) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
+        """Unit ids, vocabulary (in term-id order) and every array: what `from_arrays` needs."""
+        post = self._postings
+        arrays = {
+            "roles": self._roles,
+            "df": self._df,
+            "idf": self._idf,
+            "indptr": self._indptr,
+            "indices": self._indices,
+            "data": self._data,
+            "keys": post.keys,
+            "tf": post.tf,
+            "lengths": post.lengths,
+            "avgdl": post.avgdl,
+            "norms": post.norms,
+        }
+        return list(self.unit_ids), list(self.words()), arrays
+
+    @classmethod
+    def from_arrays(
+        cls, unit_ids: list[str], words: list[str] | WordList, arrays: dict[str, np.ndarray], config: Bm25Config
+    ) -> Bm25Index:
+        """An index saved by `to_arrays` (with the same config); raises ValueError on a shape
+        mismatch. A `WordList` is looked up in place, a list through a dict made on first lookup."""
+        n, v = len(unit_ids), len(words)
+        expected = {
+            "roles": (n,),
+            "df": (v,),
+            "idf": (v,),
+            "indptr": (v + 1,),
+            "lengths": (len(FIELDS), n),
+            "avgdl": (len(FIELDS),),
+            "norms": (len(FIELDS), n),
+        }
+        if any(arrays[name].shape != shape for name, shape in expected.items()) or not (
+            len(arrays["indices"]) == len(arrays["data"]) == int(arrays["indptr"][-1])
+            and len(arrays["keys"]) == len(arrays["tf"])
+        ):
+            raise ValueError("BM25 arrays do not fit together")
+        postings = _FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
+        return cls(
+            unit_ids=unit_ids,
+            roles=arrays["roles"],
+            vocab=words if isinstance(words, WordList) else list(words),
+            df=arrays["df"],
+            idf=arrays["idf"],
+            indptr=arrays["indptr"],
+            indices=arrays["indices"],
+            data=arrays["data"],
+            postings=postings,
+            config=config,
+        )
+
+    def row_of(self, unit_id: str) -> int | None:
+        return self._row.get(unit_id)
+
+    def doc_freq(self, term: str) -> int:
+        tid = self._vocab.get(term)
+        return 0 if tid is None else int(self._df[tid])
+
+    def field_lengths(self) -> np.ndarray:
+        """Token count of each field of each unit, [F, N]."""
+        return self._postings.lengths
+
+    def field_totals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per field: how many units have it and their summed length (what avgdl combines).
+        Kept: a part outlives reloads that do not touch its file, and each reload combines them."""
+        if self._totals is None:
+            self._totals = field_totals(self._postings.lengths)
+        return self._totals
+
+    def role_rows(self) -> np.ndarray:
+        """Each unit's role as an index into `Role`, in row order."""
+        return self._roles
+
+    def term_postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows, fields and tf of every (unit, field) holding `term`, by row then field."""
+        tid = self._vocab.get(term)
+        if tid is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
+        stride, width = max(len(self.unit_ids), 1), len(FIELDS)
+        keys = self._postings.keys
+        start, end = np.searchsorted(keys, [tid * stride * width, (tid + 1) * stride * width])
+        local = keys[start:end] - tid * stride * width
+        return local // width, local % width, self._postings.tf[start:end]
+
+    def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
+        """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
+        return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
+
+    def top_k(
+        self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int, *, kernel=None
+    ) -> list[tuple[str, float]]:
+        """The k best units with score > 0, by score descending then unit id ascending.
+
+        Queries over many postings skip what cannot win (`bm25_prune`, exact); `kernel` forces
+        that path with the given search, for tests."""
+        if k <= 0:
+            return []
+        # The known terms with their counts, in order of first mention, as `_query_terms` gives
+        # them, by id: a plain loop over a few tokens costs less than a Counter.
+        vocab, times = self._vocab, {}
+        for token in query_tokens:
+            tid = vocab.get(token)
+            if tid is not None:
+                times[tid] = times.get(tid, 0) + 1
+        tids = np.fromiter(times, dtype=np.int64, count=len(times))
+        counts = np.fromiter(times.values(), dtype=np.float64, count=len(times))
+        postings = int(self._df[tids].sum())
+        kernel = kernel or bm25_prune_gate.kernel_for(postings)
+        table, largest = self._boost_table_and_max(preferred_roles)
+        if kernel is not None:
+            if self._pruner is None:
+                self._pruner = bm25_prune_gate.pruner(
+                    self._indptr, self._indices, self._data, self._roles, self._id_rank
+                )
+            rows, values = self._pruner.top_k(tids, counts, table, largest, k, kernel)
+        elif postings * bm25_select.SPARSE_SHARE <= len(self):
+            rows, raw = bm25_select.sparse_scores(
+                *bm25_select.postings_of(self._indptr, self._indices, self._data, tids, counts)
+            )
+            rows, values = bm25_select.ranked(rows, raw * table[self._roles[rows]], k, self._id_rank)
+        else:
+            scores = self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
+            rows = bm25_select.candidates(scores, k)
+            rows, values = bm25_select.ranked(rows, scores[rows], k, self._id_rank)
+        return [(self.unit_ids[r], v) for r, v in zip(rows.tolist(), values.tolist(), strict=True)]
+
+    def explain(self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
+        """Every term × field contribution to one unit's score, in query-term then field order."""
+        row = self._row[unit_id]
+        terms = self._query_terms(query_tokens)
+        boost = float(self._boosts(preferred_roles)[row])
+        contributions = [c for term, count in terms for c in self._term_contributions(term, count, row)]
+        raw = self._raw_row(terms, row) * boost
+        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+
+    def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
+        """Distinct query terms that occur in any field of the unit; empty means "no shared terms"."""
+        row = self._row[unit_id]
+        matched = []
+        for term, _ in self._query_terms(query_tokens):
+            start, end = self._indptr[self._vocab[term]], self._indptr[self._vocab[term] + 1]
+            if row in self._indices[start:end]:
+                matched.append(term)
+        return matched
+
+    def _query_terms(self, query_tokens: Sequence[str]) -> list[tuple[str, int]]:
+        """Known query terms with how often the query repeats them (each repeat counts once more)."""
+        return [(term, count) for term, count in Counter(query_tokens).items() if term in self._vocab]
+
+    def _raw(self, terms: list[tuple[str, int]]) -> np.ndarray:
+        if not terms:
+            return np.zeros(len(self.unit_ids))
+        rows = [slice(self._indptr[self._vocab[t]], self._indptr[self._vocab[t] + 1]) for t, _ in terms]
+        units = np.concatenate([self._indices[r] for r in rows])
+        weights = np.concatenate([self._data[r] * c if c > 1 else self._data[r] for r, (_, c) in zip(rows, terms)])
+        # bincount adds in input order, i.e. query-term order, like explain.
+        return np.bincount(units, weights=weights, minlength=len(self.unit_ids))
+
+    def _raw_row(self, terms: list[tuple[str, int]], row: int) -> float:
+        """`_raw(terms)[row]` without scoring every unit (explain runs once per candidate): each
+        term's posting of the row is found by binary search, and added in query-term order as
+        bincount adds them, so the sum is the same float."""
+        total = 0.0
+        for term, times in terms:
+            tid = self._vocab[term]
+            start, end = int(self._indptr[tid]), int(self._indptr[tid + 1])
+            at = start + int(np.searchsorted(self._indices[start:end], row))
+            if at < end and int(self._indices[at]) == row:
+                total += float(self._data[at] * times if times > 1 else self._data[at])
+        return total
+
+    def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
+        """Per-unit role boost; a few acts share each preferred-role set, so the vectors are kept."""
+        key = frozenset(preferred_roles)
+        if key not in self._boost_cache:
+            self._boost_cache[key] = self._boost_table(key)[self._roles]
+        return self._boost_cache[key]
+
+    def _boost_table_and_max(self, preferred_roles: Collection[Role]) -> tuple[np.ndarray, float]:
+        """`_boost_table` and its largest boost, kept per preferred-role set as `_boosts` are."""
+        key = frozenset(preferred_roles)
+        if key not in self._table_cache:
+            table = self._boost_table(key)
+            self._table_cache[key] = (table, float(table.max()))
+        return self._table_cache[key]
+
+    def _boost_table(self, preferred_roles: Collection[Role]) -> np.ndarray:
+        """The boost of each role (in `Role` order): `_boosts` is this table at each unit's role."""
+        return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
+
+    def _term_contributions(self, term: str, count: int, row: int) -> list[TermFieldContribution]:
+        post, tid, stride = self._postings, self._vocab[term], max(len(self.unit_ids), 1)
+        pair = (tid * stride + row) * len(FIELDS)
+        start, end = np.searchsorted(post.keys, [pair, pair + len(FIELDS)])
+        idf = float(self._idf[tid])
+        out = []
+        for at in range(start, end):
+            f = int(post.keys[at] - pair)
+            field = FIELDS[f]
+            tf, dl, avgdl = int(post.tf[at]), int(post.lengths[f, row]), float(post.avgdl[f])
+            weight = self.config.field_weights.get(field, 0.0)
+            value = term_weight(weight, idf, tf, float(post.norms[f, row]), self.config.k1)
+            out.append(
+                TermFieldContribution(
+                    term=term,
+                    field=field,
+                    tf=tf,
+                    df=int(self._df[tid]),
+                    idf=idf,
+                    field_weight=weight,
+                    dl=dl,
+                    avgdl=avgdl,
+                    query_count=count,
+                    contribution=value * count,
+                )
+            )
+        return out
+
+
+def _renumbered(part: Bm25Index, term_of: np.ndarray, rows: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """A part's keys in a merged index's numbering: its terms by `term_of`, its units by `rows`."""
+    width = len(FIELDS)
+    pair, field = np.divmod(part._postings.keys, width)
+    term, unit = np.divmod(pair, max(len(part), 1))
+    return (term_of[term] * stride + rows[unit]) * width + field, part._postings.tf
+
+
+def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """Vocabulary, the term id of every token (units, then fields, in order) and lengths [F, N]."""
+    flat: list[str] = []
+    lengths: list[int] = []
+    for unit in units:
+        for tokens in field_tokens(unit):
+            flat.extend(tokens)
+            lengths.append(len(tokens))
+    vocab = {term: i for i, term in enumerate(dict.fromkeys(flat))}
+    term_of = np.fromiter(map(vocab.__getitem__, flat), dtype=np.int32, count=len(flat))
+    return vocab, term_of, np.array(lengths, dtype=np.int32).reshape(len(units), len(FIELDS)).T.copy()
+
+
+def field_totals(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per field of lengths [F, N]: how many units have it, and their summed length."""
+    return (lengths > 0).sum(axis=1), lengths.sum(axis=1, dtype=np.int64)
+
+
+def _average_lengths(lengths: np.ndarray) -> np.ndarray:
+    """Mean length per field over units that have the field (see module docstring); 1 if none do."""
+    present = (lengths > 0).sum(axis=1)
+    return np.where(present > 0, lengths.sum(axis=1) / np.maximum(present, 1), 1.0)

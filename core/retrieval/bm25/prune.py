@@ -1,0 +1,439 @@
+"""Exact dynamic pruning for BM25 top-k: block-max MaxScore over the term × unit rows of
+`Bm25Index` (docs/scoring.md, "Pruned top-k"; decision in docs/decisions.md).
+
+Every posting of the index's CSR rows already holds its (term, unit) pair's field-weighted BM25
+sum, so a term's largest posting bounds what it can add to any unit, and the largest posting of
+each block of `BLOCK` postings bounds it for the units that block spans. With the query's count
+and the largest role boost the query can give, those are bounds on the final score:
+
+    raw(u) ≤ max boost · Σ_t count_q(t) · max_u w(t, u)
+
+The k best so far set a bar θ (the k-th best score). Terms are sorted by bound; the lowest ones
+whose bounds sum below θ are "non-essential": a unit that only they hold cannot reach θ, so only
+the essential terms' postings propose candidates, and the non-essential ones are looked up for a
+candidate (skipping whole blocks by their last row) only while the candidate's bound still
+reaches θ. Of the essential terms' postings, only those whose value with the weaker terms' bounds
+reaches θ propose their unit (a unit's score is at most that, for the strongest term holding it).
+A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the exhaustive
+path does) are never pruned away.
+
+Exactness: a surviving candidate's score is re-added in query-term order, as the exhaustive
+`np.bincount` adds it, so it is the same float; bounds are inflated by `SLACK` so that adding
+them in another order cannot round a bound below the score it bounds.
+
+The kernel is plain Python over numpy arrays; numba compiles it when installed (`pip install
+'.[fast]'`), caching the machine code on disk. Without numba, `Bm25Index` keeps the exhaustive
+path, whose results are the same. Importing numba and loading the kernel take seconds, so
+`bm25_prune_gate.py` imports this module in a background thread when a query first needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # the optional `fast` extra: the exhaustive path serves instead
+    numba = None
+
+COMPILED = numba is not None
+# Postings per block: a block's bound and last row are 12 bytes beside 64 × 12 bytes of postings.
+BLOCK = 64
+# Float sums of m positive terms in two orders differ by under m · 2⁻⁵³ relative; 1e-9 covers
+# any query by far, and loosens the bound by a billionth.
+SLACK = 1.0 + 1e-9
+_NONE = np.iinfo(np.int64).max
+# Units scored up front to set a first bar: a few microseconds, and the bar starts near its end.
+SEEDS = 64
+
+
+@dataclass(frozen=True)
+class BlockMaxima:
+    """Per term of a CSR index: its largest posting; per block of `BLOCK` postings of a term:
+    the largest posting and the row of its last posting. Term t's blocks are
+    `first[t]:first[t + 1]`."""
+
+    term_max: np.ndarray  # float64 [V]
+    first: np.ndarray  # int64 [V + 1]
+    block_max: np.ndarray  # float64 [blocks]
+    block_last: np.ndarray  # int32 [blocks]
+
+
+def block_maxima(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> BlockMaxima:
+    """One pass over the postings (two `reduceat`s): linear, no Python work per term."""
+    counts = (np.diff(indptr) + BLOCK - 1) // BLOCK
+    first = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    term_of_block = np.repeat(np.arange(len(counts)), counts)
+    starts = indptr[term_of_block] + (np.arange(int(first[-1])) - first[term_of_block]) * BLOCK
+    ends = np.minimum(starts + BLOCK, indptr[term_of_block + 1])
+    block_max = np.maximum.reduceat(data, starts) if len(starts) else np.zeros(0)
+    term_max = np.zeros(len(counts))
+    held = counts > 0
+    if held.any():
+        term_max[held] = np.maximum.reduceat(block_max, first[:-1][held])
+    return BlockMaxima(term_max, first, block_max, indices[ends - 1].astype(np.int32))
+
+
+def _jit(function: Callable) -> Callable:
+    """Compiled on first use from compiled code: the helpers of `search`."""
+    return numba.njit(cache=True, nogil=True)(function) if numba is not None else function
+
+
+def _search(
+    term_ids: np.ndarray,
+    counts: np.ndarray,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    term_max: np.ndarray,
+    blocks: np.ndarray,
+    block_max: np.ndarray,
+    block_last: np.ndarray,
+    roles: np.ndarray,
+    table: np.ndarray,
+    id_rank: np.ndarray,
+    max_boost: float,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The k best rows (score > 0) with their scores, best first: score desc, then id rank asc.
+
+    `term_ids` are the query's distinct terms in query order, `counts` how often the query says
+    each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
+    row's role (`table` gives its boost: one byte per row to read, not eight) and id rank, and
+    the largest boost any row gets.
+
+    The loops over postings are written out here rather than in helpers: a compiled helper with
+    a loop takes a reference on each array it is given and drops it on return (two atomic
+    operations per array per call), which was 40% of the time when the look-ups were helpers.
+    """
+    starts, ends = indptr[term_ids].astype(np.int64), indptr[term_ids + 1].astype(np.int64)
+    first, after = blocks[term_ids], blocks[term_ids + 1]
+    bounds = term_max[term_ids] * counts
+    m = len(starts)
+    order = np.argsort(bounds, kind="mergesort")
+    # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
+    cum = np.cumsum(bounds[order]) * SLACK
+    pos = starts.copy()
+    # Each non-essential term's first block that may reach into the current window.
+    cursor = first.copy()
+    contrib = np.zeros(m)
+    heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
+    # A window's terms (the essential ones) by their bound in it, and those bounds summed in that
+    # order onto the non-essential terms' bounds in it (`rest_cum`, summed in `order`).
+    window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
+    rest_cum = np.zeros(m)
+    next_at = np.zeros(m, np.int64)
+    hope = max_boost * SLACK
+    size, essential, window_start = 0, 0, 0
+    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
+    while True:
+        while essential < m and cum[essential] * max_boost < bar:
+            essential += 1
+        # A window runs to the nearest end of an essential term's current block, so each essential
+        # term's postings in it lie in one block, bounded by that block's maximum (or by 0 when
+        # its next posting is past the window: rare terms matter only in their few windows).
+        window_end, n = _NONE, m - essential
+        for j in range(essential, m):
+            t = order[j]
+            if pos[t] < ends[t]:
+                window_end = min(window_end, block_last[first[t] + (pos[t] - starts[t]) // BLOCK])
+        for j in range(essential, m):
+            t = order[j]
+            window_bound[t] = 0.0
+            if pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                window_bound[t] = block_max[first[t] + (pos[t] - starts[t]) // BLOCK] * counts[t] * SLACK
+            at = j - essential
+            while at > 0 and window_bound[by_bound[at - 1]] > window_bound[t]:
+                by_bound[at] = by_bound[at - 1]
+                at -= 1
+            by_bound[at] = t
+        if window_end == _NONE:
+            break
+        # A non-essential term adds at most the largest maximum of its blocks that overlap the
+        # window: a long list's blocks are short spans of rows, often far below its largest value.
+        total = 0.0
+        for j in range(essential):
+            t = order[j]
+            block = cursor[t]
+            while block < after[t] - 1 and block_last[block] < window_start:
+                block += 1
+            cursor[t] = block
+            high = block_max[block] if block < after[t] else 0.0
+            while block < after[t] - 1 and block_last[block] < window_end:
+                block += 1
+                high = max(high, block_max[block])
+            total += high * counts[t] * SLACK
+            rest_cum[j] = total
+        # The weakest terms of the window whose bounds (with the non-essential ones) stay below
+        # the bar only confirm candidates that the others propose.
+        base = rest_cum[essential - 1] if essential > 0 else 0.0
+        split, total = 0, base
+        for i in range(n):
+            total += window_bound[by_bound[i]]
+            window_cum[i] = total
+            if total * max_boost < bar:
+                split = i + 1
+        for i in range(split, n):
+            next_at[by_bound[i]] = pos[by_bound[i]]
+        while split < n:
+            # A unit's score is at most its boost times the value of the strongest proposing term
+            # that holds it plus the bounds of the weaker terms (the stronger ones do not hold
+            # it). So a proposing term's posting for which that stays below the bar proposes
+            # nothing: `next_at[t]` moves on to term t's next posting that does. The unit's role
+            # is read only for postings that pass with the largest boost.
+            row = _NONE
+            for i in range(split, n):
+                t = by_bound[i]
+                at, rest = next_at[t], window_cum[i - 1] if i > 0 else base
+                while at < ends[t] and indices[at] <= window_end:
+                    value = data[at] * counts[t] + rest
+                    if value * hope >= bar and value * table[roles[indices[at]]] * SLACK >= bar:
+                        break
+                    at += 1
+                next_at[t] = at
+                if at < ends[t] and indices[at] < row:
+                    row = indices[at]
+            if row > window_end:
+                break
+            # Every term reads its posting of the unit, if any, walking from where it stands: a
+            # proposing term's passed-over postings (before `next_at`) still count.
+            partial = 0.0
+            for i in range(split, n):
+                t = by_bound[i]
+                contrib[t] = 0.0
+                at = pos[t]
+                while at < ends[t] and indices[at] < row:
+                    at += 1
+                if at < ends[t] and indices[at] == row:
+                    contrib[t] = data[at] * counts[t]
+                    partial += contrib[t]
+                    at += 1
+                pos[t] = at
+                next_at[t] = max(next_at[t], at)
+            boost_bound = table[roles[row]] * SLACK
+            alive = True
+            for i in range(split - 1, -1, -1):
+                t = by_bound[i]
+                contrib[t] = 0.0
+                if (partial + window_cum[i]) * boost_bound < bar:
+                    alive = False
+                    break
+                at = pos[t]
+                while at < ends[t] and indices[at] < row:
+                    at += 1
+                pos[t] = at
+                if at < ends[t] and indices[at] == row:
+                    contrib[t] = data[at] * counts[t]
+                    partial += contrib[t]
+            # A non-essential term's blocks that end before the unit are skipped unread; the one
+            # that may hold it bounds its value before a binary search reads it.
+            for j in range(essential - 1 if alive else -1, -1, -1):
+                t = order[j]
+                contrib[t] = 0.0
+                if (partial + rest_cum[j]) * boost_bound < bar:
+                    alive = False
+                    break
+                if pos[t] >= ends[t]:
+                    continue
+                block = first[t] + (pos[t] - starts[t]) // BLOCK
+                while block < after[t] - 1 and block_last[block] < row:
+                    block += 1
+                if block_last[block] < row:
+                    pos[t] = ends[t]
+                    continue
+                lo = max(pos[t], starts[t] + (block - first[t]) * BLOCK)
+                hi = min(starts[t] + (block - first[t] + 1) * BLOCK, ends[t])
+                pos[t] = lo
+                if (
+                    partial + (rest_cum[j - 1] if j > 0 else 0.0) + block_max[block] * counts[t] * SLACK
+                ) * boost_bound < bar:
+                    alive = False
+                    break
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if indices[mid] < row:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                pos[t] = lo
+                if lo < ends[t] and indices[lo] == row:
+                    contrib[t] = data[lo] * counts[t]
+                    partial += contrib[t]
+            if not alive:
+                continue
+            score = 0.0
+            for i in range(m):
+                score += contrib[i]
+            score *= table[roles[row]]
+            if score <= 0.0:
+                continue
+            rank = id_rank[row]
+            if size < k:
+                _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
+                size += 1
+            elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
+                _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
+            if size == k:
+                bar = max(bar, heap_score[0])
+        # What the window's weakest terms hold in it is below the bar without a stronger term, and
+        # what the others hold before `next_at` was passed over.
+        for i in range(split):
+            t = by_bound[i]
+            while pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                pos[t] += 1
+        for i in range(split, n):
+            t = by_bound[i]
+            pos[t] = max(pos[t], next_at[t])
+        window_start = window_end + 1
+    # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
+    for end in range(size - 1, 0, -1):
+        score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
+        heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
+        _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
+    return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _seed_bar(
+    best: int,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    counts: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    roles: np.ndarray,
+    table: np.ndarray,
+    k: int,
+) -> float:
+    """A first bar: the k-th best score among the first `SEEDS` units of the term with the
+    largest bound (often a rare term, whose units are often the winners). They are real units, so
+    the final k-th best scores at least that much; each is scored as the search scores it."""
+    n = min(ends[best] - starts[best], max(SEEDS, k))
+    if n < k:
+        return 0.0
+    seeds = np.zeros(n)
+    for s in range(n):
+        row = indices[starts[best] + s]
+        score = 0.0
+        for i in range(len(starts)):
+            lo, hi = starts[i], ends[i]
+            while lo < hi:  # no slice for np.searchsorted: each would take and drop a reference
+                mid = (lo + hi) // 2
+                if indices[mid] < row:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < ends[i] and indices[lo] == row:
+                score += data[lo] * counts[i]
+        seeds[s] = score * table[roles[row]]
+    return np.sort(seeds)[n - k]
+
+
+@_jit
+def _worse(score_a: float, rank_a: int, score_b: float, rank_b: int) -> bool:
+    return score_a < score_b or (score_a == score_b and rank_a > rank_b)
+
+
+@_jit
+def _sift_up(scores, ranks, rows, size, score, rank, row) -> None:
+    """Adds an entry to the min-heap (worst at the root) of `size` entries."""
+    at = size
+    while at > 0:
+        parent = (at - 1) // 2
+        if not _worse(score, rank, scores[parent], ranks[parent]):
+            break
+        scores[at], ranks[at], rows[at] = scores[parent], ranks[parent], rows[parent]
+        at = parent
+    scores[at], ranks[at], rows[at] = score, rank, row
+
+
+@_jit
+def _sift_down(scores, ranks, rows, size, score, rank, row) -> None:
+    """Replaces the root of the min-heap with an entry and restores the heap."""
+    at = 0
+    while True:
+        child = 2 * at + 1
+        if child >= size:
+            break
+        if child + 1 < size and _worse(scores[child + 1], ranks[child + 1], scores[child], ranks[child]):
+            child += 1
+        if not _worse(scores[child], ranks[child], score, rank):
+            break
+        scores[at], ranks[at], rows[at] = scores[child], ranks[child], rows[child]
+        at = child
+    scores[at], ranks[at], rows[at] = score, rank, row
+
+
+class Pruner:
+    """An index's block maxima, computed on its first pruned query (one linear pass over the
+    postings), and the pruned search over them."""
+
+    def __init__(
+        self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, roles: np.ndarray, id_rank: np.ndarray
+    ):
+        # Plain contiguous arrays of the compiled signature's types: no copy when they already are.
+        self._indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        self._indices = np.ascontiguousarray(indices, dtype=np.int32)
+        self._data = np.ascontiguousarray(data, dtype=np.float64)
+        self._roles = np.ascontiguousarray(roles, dtype=np.int8)
+        self._id_rank = np.ascontiguousarray(id_rank, dtype=np.int64)
+        self.maxima = block_maxima(self._indptr, self._indices, self._data)
+
+    def top_k(
+        self, term_ids: np.ndarray, counts: np.ndarray, table: np.ndarray, max_boost: float, k: int, kernel: Callable
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k best rows and their scores, best first, for distinct terms in query order;
+        `table` is each role's boost and `max_boost` its largest."""
+        maxima = self.maxima
+        return kernel(
+            term_ids,
+            counts,
+            self._indptr,
+            self._indices,
+            self._data,
+            maxima.term_max,
+            maxima.first,
+            maxima.block_max,
+            maxima.block_last,
+            self._roles,
+            table,
+            self._id_rank,
+            max_boost,
+            k,
+        )
+
+
+def _compiled_search() -> Callable:
+    """`_search` compiled when this module is imported (or loaded from numba's disk cache), for
+    the one signature `Pruner` calls it with: read-only index arrays also take writable ones, and
+    no query ever waits for a compile."""
+    if numba is None:
+        return _search
+    fixed = numba.types
+    index_array = {
+        dtype: fixed.Array(dtype, 1, "C", readonly=True)
+        for dtype in (fixed.int64, fixed.int32, fixed.int8, fixed.float64)
+    }
+    signature = (
+        fixed.int64[::1],
+        fixed.float64[::1],
+        index_array[fixed.int64],
+        index_array[fixed.int32],
+        index_array[fixed.float64],
+        index_array[fixed.float64],
+        index_array[fixed.int64],
+        index_array[fixed.float64],
+        index_array[fixed.int32],
+        index_array[fixed.int8],
+        index_array[fixed.float64],
+        index_array[fixed.int64],
+        fixed.float64,
+        fixed.int64,
+    )
+    return numba.njit(signature, cache=True, nogil=True)(_search)
+
+
+search = _compiled_search()

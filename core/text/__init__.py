@@ -1,0 +1,1 @@
+"""The one tokenizer, sentence ends and synonyms."""

@@ -1,0 +1,99 @@
+"""`mrptui retrieve` and `mrptui ask` as a script would use them: JSON contract, exit codes, safety."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.answer.whynot import NOT_VISIBLE
+from mrptui.cli import main
+
+VIP = "merchant-vip-terms::chunk-000::unit-000"
+RPL14 = "eu-electronics::chunk-000::unit-000"
+RPL14_OLD = "eu-electronics::chunk-001::unit-002"
+EU_AGENT = ["--caller-tags", "support:eu", "--region", "EU", "--as-of", "2026-05-27"]
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_retrieve_json_has_the_contract_keys(capsys) -> None:
+    code, out, _ = _cli(capsys, "retrieve", "What is Helix?", "--kb-plugin", "kb-fast", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert set(data) >= {"plugin", "status", "sufficient", "escalated", "lanes", "candidates", "evidence"}
+    assert data["plugin"] == "kb-fast" and data["lanes"] == ["bm25"]
+    first = data["candidates"][0]
+    assert set(first) >= {"id", "bm25", "hdc", "tdb", "fused", "score", "kept", "cut_reason"}
+    assert first["hdc"] is None and first["tdb"] is None
+    assert data["evidence"] == [c["id"] for c in data["candidates"] if c["kept"]]
+    assert len(data["evidence"]) <= 3
+
+
+def test_retrieve_reports_each_cut_reason(capsys) -> None:
+    _, out, _ = _cli(capsys, "retrieve", "What is Helix?", "--kb-plugin", "kb-fast", "--json")
+    reasons = {c["cut_reason"] for c in json.loads(out)["candidates"] if not c["kept"]}
+    assert reasons == {"max_results", "gap", "min_score"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["retrieve", "   "], "the question is empty"),
+        (["retrieve", "x", "--kb-plugin", "kb-nope"], "unknown plugin id 'kb-nope'"),
+        (["retrieve", "x", "--kb-plugin", "gs-symbolic"], "not a kb-plugin"),
+        (["retrieve", "x", "--kb", "/no/such/folder"], "KB path not found: /no/such/folder"),
+        (["retrieve", "x", "--as-of", "yesterday"], "--as-of must be a date"),
+        (["ask", ""], "the question is empty"),
+        (["ask", "x", "--gs", "gs-nope"], "unknown plugin id 'gs-nope'"),
+        (["ask", "x", "--planner", "planner-nope"], "unknown planner 'planner-nope'"),
+        (
+            ["ask", "x", "--trace", "/no/such/dir/t.jsonl"],
+            "--trace /no/such/dir/t.jsonl: folder /no/such/dir does not exist",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_two(capsys, argv, message) -> None:
+    code, out, err = _cli(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err + out
+
+
+def test_restricted_unit_is_invisible_even_when_its_code_is_asked(capsys) -> None:
+    for plugin in ("kb-fast", "kb-balanced", "kb-thinkingdb"):
+        _, out, _ = _cli(capsys, "retrieve", "VIP-RPL-1 immediate refund", "--kb-plugin", plugin, "--json", *EU_AGENT)
+        assert "merchant-vip-terms" not in out
+    _, out, _ = _cli(capsys, "ask", "What does VIP-RPL-1 say?", "--json", *EU_AGENT)
+    assert "merchant-vip-terms" not in out
+    assert "immediate refund" not in out.lower()
+
+
+def test_superseded_revision_never_appears_but_the_current_one_does(capsys) -> None:
+    _, out, _ = _cli(capsys, "retrieve", "RPL-14 refurbished laptop return", "--json", *EU_AGENT)
+    data = json.loads(out)
+    assert RPL14 in data["evidence"]
+    assert RPL14_OLD not in out
+
+
+def test_public_caller_does_not_see_acl_units(capsys) -> None:
+    _, out, _ = _cli(capsys, "retrieve", "RPL-14", "--json")
+    assert "eu-electronics" not in out
+
+
+def test_why_not_says_the_same_for_restricted_and_unknown_ids(capsys) -> None:
+    _, restricted, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", VIP, "--json", *EU_AGENT)
+    _, unknown, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", "no::such::unit", "--json", *EU_AGENT)
+    assert json.loads(restricted)["reasons"] == json.loads(unknown)["reasons"] == {"visibility": NOT_VISIBLE}
+
+
+def test_why_not_gives_every_lane_a_reason(capsys) -> None:
+    _, out, _ = _cli(capsys, "retrieve", "What is Helix?", "--why-not", "helix-storage::chunk-000::unit-002", "--json")
+    reasons = json.loads(out)["reasons"]
+    assert set(reasons) >= {"visibility", "bm25", "hdc", "thinkingdb", "kb-fast", "kb-balanced", "kb-thinkingdb"}
+    assert reasons["kb-fast"].startswith("cut by maxResults")

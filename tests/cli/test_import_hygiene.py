@@ -1,0 +1,143 @@
+"""`core` stays usable headless: importing all of it never pulls in textual or mrptui."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def python_prints(script: str, env: dict[str, str] | None = None) -> str:
+    """What `script` prints, run by a fresh interpreter in the checkout."""
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_core_never_imports_textual_or_mrptui() -> None:
+    modules = sorted(
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (ROOT / "core").rglob("*.py")
+        if p.name != "__init__.py"
+    )
+    script = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}: importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'mrptui'))\n"
+        "print(','.join(bad))\n"
+    )
+    assert python_prints(script).strip() == ""
+    assert len(modules) > 20
+
+
+# What `mrptui ask` must not pay for: the TUI, other commands' engines, test/eval libraries and
+# the HTTP stack's connections (only a configured LLM or dense endpoint needs them; nltk's chunker,
+# loaded when coreference chunks a sentence, brings http.client and ssl in through nltk.util's
+# module-level `from urllib.request import ...`, ~20 ms, and opens nothing; "What is Helix?" chunks
+# nothing, so neither they nor the chunker's `regex` load, ~45 ms in all), the process pool (only a first
+# load of a large KB starts one) and the scan threads (only a large HDC scan). With every KB file
+# in the index cache and the default (BM25) profile, neither does it need ThinkingDB, the stored
+# unit vectors (HDC and dense builds), the JSON Lines reader, the why-not explainer, the yes/no
+# polarity patterns or difflib (did-you-mean hints on errors).
+ASK_NEVER_IMPORTS = (
+    "textual",
+    "rich",
+    "hypothesis",
+    "ir_measures",
+    "multiprocessing",
+    "regex",
+    "http.client",
+    "ssl",
+    "concurrent.futures.process",
+    "concurrent.futures.thread",
+    "difflib",
+    "core.eval.labelled",
+    "core.eval.queries",
+    "core.eval.answer_checks",
+    "core.eval.squad",
+    "core.eval.squad_report",
+    "core.eval.beir",
+    "core.kb.checks",
+    "core.kernel.rundiff",
+    "core.retrieval.thinkingdb",
+    "core.store.vectors",
+    "core.cnl.jsonl",
+    "core.answer.whynot",
+    "core.answer.polarity",
+    "mrptui.app",
+    "mrptui.state",
+    "mrptui.run_control",
+    "mrptui.commands.step",
+    "mrptui.commands.eval",
+)
+
+
+def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
+    script = (
+        "import contextlib, io, sys\n"
+        "from mrptui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out: code = main(['ask', 'What is Helix?'])\n"
+        f"loaded = sorted(m for m in {ASK_NEVER_IMPORTS!r} if m in sys.modules)\n"
+        "print(code, bool(out.getvalue().strip()), ','.join(loaded))\n"
+    )
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(tmp_path / "cache")}
+    # The first run fills the index cache; the second is the warm ask measured here.
+    printed = [python_prints(script, env) for _ in range(2)]
+    assert printed[-1].split(" ", 2) == ["0", "True", "\n"]
+
+
+def test_cli_limits_blas_threads_before_numpy_is_imported() -> None:
+    # OpenBLAS reads the variable once, when numpy is first imported (mrptui/cli.py says why).
+    script = (
+        "import os, sys\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        "import mrptui.cli\n"
+        "print('numpy' in sys.modules, os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    assert python_prints(script).split() == ["False", "1"]
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    assert python_prints("import os, mrptui.cli; print(os.environ['OPENBLAS_NUM_THREADS'])", env).strip() == "2"
+
+
+def test_bundled_resources_are_found_without_a_checkout(tmp_path, monkeypatch) -> None:
+    import core.infra.resources as resources
+
+    installed = tmp_path / "site-packages" / "core"
+    (installed / "bundled_config").mkdir(parents=True)
+    (installed / "bundled_kb").mkdir()
+    monkeypatch.setattr(resources, "_PACKAGE_DIR", installed)
+    monkeypatch.delenv("MRPTUI_CONFIG", raising=False)
+    monkeypatch.delenv("MRPTUI_KB", raising=False)
+    assert resources.config_dir() == installed / "bundled_config"
+    assert resources.sample_kb_dir() == installed / "bundled_kb"
+    monkeypatch.setenv("MRPTUI_KB", str(tmp_path / "mine"))
+    assert resources.sample_kb_dir() == tmp_path / "mine"
+
+
+def test_cli_collects_less_often_while_it_runs_then_restores_the_collector() -> None:
+    # A pass per 700 allocations walked the imports' ~45k objects over and over, and passes per
+    # 20,000 still walked each object a one-shot command made once (mrptui/cli.py): a command other
+    # than the explorer makes its objects (here 60,000 that outlive it, as imports do) unwalked,
+    # and they are not walked all at once when main puts the threshold back either.
+    script = (
+        "import contextlib, gc, io, sys\n"
+        "from mrptui import cli\n"
+        "seen, kept = [], []\n"
+        "def run(command, args):\n"
+        "    seen.append((command, gc.get_threshold()[0]))\n"
+        "    kept.extend([] for _ in range(60_000))\n"
+        "    return 0\n"
+        "cli._run = run\n"
+        "before = gc.get_threshold()\n"
+        "walks = gc.get_stats()[0]['collections']\n"
+        "with contextlib.redirect_stdout(io.StringIO()): cli.main(['ask', 'x'])\n"
+        "after = [[] for _ in range(500)]\n"
+        "walked = gc.get_stats()[0]['collections'] - walks\n"
+        "cli.main([])\n"
+        "expected = [('ask', cli.ONE_SHOT_YOUNG_COLLECTION_EVERY), ('explore', cli.YOUNG_COLLECTION_EVERY)]\n"
+        "print(seen == expected, walked, gc.get_threshold() == before)\n"
+    )
+    assert python_prints(script).split() == ["True", "0", "True"]

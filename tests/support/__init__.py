@@ -1,0 +1,1 @@
+"""Helpers the tests share: small KBs, fuzz settings, interrupts, the scripted LLM server."""

@@ -1,0 +1,68 @@
+"""The typed lead gs-symbolic picks from a sentence (core/answer/short_answer.py), end to end over
+a small KB written for these tests: a harbour ferry's log."""
+
+from __future__ import annotations
+
+import pytest
+from test_answer_forms import ask
+
+from core.kernel.session import Session
+from tests.support.text_kb import open_texts
+
+FERRY = """The Harbour Ferry Log
+
+During the cold winter, ice-sheets covered the deck of the old ferry.
+
+The ferry's spare propeller is bolted to the engine room wall, beside the tool chest.
+
+In 1931 Marta Quill built the Larkspur for the Tollan Brisk Line.
+
+In 1952 the ferry was laid up at Fort Caddow.
+
+In 1953 the ferry sailed up the river Tarne to the breakers' yard.
+
+In 1950 the Tollan and Brisk Line joined the Coastal Mail consortium, a year after the Harbour Board refused its licence.
+
+The mail charter of the Coastal Mail consortium is enforced by the Coastal Court of Appeal.
+"""
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
+    return open_texts(tmp_path_factory, "ferry", {"ferry.txt": FERRY})
+
+
+def lead(session: Session, question: str) -> str:
+    return ask(session, question).parts[0].detail.lead
+
+
+def test_a_lead_is_whole_written_words(session: Session) -> None:
+    # The tokenizer splits "ice-sheets"; a lead of "sheets" would stop inside a word.
+    assert lead(session, "What covered the deck of the old ferry during the cold winter?") == "ice-sheets"
+
+
+def test_a_lead_stands_in_the_question_gap(session: Session) -> None:
+    # Asked "bolted to?", the answer is what follows "bolted to", not the nearest other noun.
+    assert lead(session, "What is the spare propeller of the ferry bolted to?") == "engine room wall"
+
+
+def test_a_name_sharing_only_a_modifier_with_the_question_is_another_entity(session: Session) -> None:
+    # "Coastal" is all the court's name shares with "the Coastal Mail consortium": it is no part
+    # of the question's own name, and the agent of the passive answers "What body enforces …?".
+    assert lead(session, "What body enforces the mail charter of the Coastal Mail consortium?") == "Court of Appeal"
+
+
+def test_a_part_of_the_question_own_name_is_no_lead(session: Session) -> None:
+    # "Marta" is part of "Marta Quill", whom the question names; the line is the other name.
+    assert lead(session, "For what line did Marta Quill build the Larkspur in 1931?") == "Tollan Brisk"
+
+
+def test_asked_which_x_the_phrase_naming_an_x_leads(session: Session) -> None:
+    assert lead(session, "What consortium did the Tollan and Brisk Line join in 1950?") == "Coastal Mail"
+
+
+def test_the_asked_class_noun_stays_when_the_name_writes_it(session: Session) -> None:
+    # "what fort": "Fort" is part of the name asked for; "which river": "river" is only a
+    # common noun before the name, and goes.
+    assert lead(session, "At what fort was the ferry laid up in 1952?") == "Fort Caddow"
+    assert lead(session, "Which river did the ferry sail up in 1953?") == "Tarne"

@@ -1,0 +1,214 @@
+"""Inputs under their caps stay bounded (issue 36): nested JSON is refused at its line, never a
+RecursionError; bytes that are not UTF-8 are exit 2 with file and line; a JSON Lines file is read
+a piece at a time and cached like any KB file; one document over its cap is refused at its line;
+a queries file's problems are located in one pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.cnl import caps as caps_module
+from core.cnl import read_file
+from core.cnl.caps import InputCaps
+from core.eval.queries import load_queries
+from core.infra.config import ConfigError, read_json
+from core.infra.diagnostics import Code
+from core.infra.json_limits import MAX_JSON_DEPTH, NotUtf8, TooDeep, check_depth, decode_utf8
+from core.infra.json_locate import Locator
+from core.store import SegmentStore
+from core.store.segment import Segment
+from mrptui.cli import main
+
+DEEP = "[" * 200_000
+DOC = {"_id": "tram-1", "title": "Tram depot", "text": "Trams are washed overnight at the northern depot."}
+
+
+def beir(folder: Path, corpus: str, queries: bytes | None = None, qrels: bytes | None = None) -> Path:
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text(corpus, encoding="utf-8")
+    (folder / "queries.jsonl").write_bytes(queries or b'{"_id": "q1", "text": "where are trams washed"}\n')
+    (folder / "qrels" / "test.tsv").write_bytes(qrels or b"query-id\tcorpus-id\tscore\nq1\ttram-1\t1\n")
+    return folder
+
+
+def test_depth_counts_brackets_outside_strings_and_names_the_column() -> None:
+    check_depth("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH)
+    check_depth(json.dumps({"text": "[" * 5_000}))
+    with pytest.raises(TooDeep) as raised:
+        check_depth('{"a": "[[[", "b": ' + "[" * (MAX_JSON_DEPTH + 5))
+    assert raised.value.col == len('{"a": "[[[", "b": ') + MAX_JSON_DEPTH
+
+
+def test_a_deeply_nested_kb_line_is_malformed_at_its_line_and_the_others_load(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(json.dumps(DOC) + "\n" + DEEP + "\n", encoding="utf-8")
+    units, problems = read_file(kb)
+    assert [u.id for u in units] == ["tram-1"]
+    assert [(d.code, d.file, d.line) for d in problems] == [(Code.MALFORMED_LINE, str(kb), 2)]
+    assert "nested deeper than" in problems[0].message
+
+
+def test_a_deeply_nested_corpus_line_is_withdrawn_at_its_line_and_the_rest_scored(tmp_path: Path, capsys) -> None:
+    folder = beir(tmp_path / "c", json.dumps(DOC) + "\n" + DEEP + "\n")
+    assert main(["eval", "--beir", str(folder), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["withdrawn_documents"] == 1
+    assert f"{folder / 'corpus.jsonl'}:2: JSON nested deeper than" in err and "RecursionError" not in err
+    only = beir(tmp_path / "d", DEEP + "\n")
+    assert main(["eval", "--beir", str(only)]) == 2
+    err = capsys.readouterr().err
+    assert f"{only / 'corpus.jsonl'}:1:" in err and "MALFORMED_LINE" in err
+
+
+@pytest.mark.parametrize("name", ["queries.jsonl", "qrels"])
+def test_beir_files_that_are_not_utf8_are_exit_2_with_file_and_line(tmp_path: Path, capsys, name: str) -> None:
+    garbage = b'{"_id": "q1", "text": "fine"}\n\xff\xfe\x80 random bytes\n'
+    folder = beir(
+        tmp_path / "c",
+        json.dumps(DOC) + "\n",
+        **({"queries": garbage} if name == "queries.jsonl" else {"qrels": garbage}),
+    )
+    assert main(["eval", "--beir", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "INVALID_ENCODING" in err and ":2:1:" in err and "UnicodeDecodeError" not in err
+
+
+def test_a_json_file_too_deep_or_not_utf8_is_a_config_error_at_its_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"a":\n' + DEEP, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        read_json(deep)
+    assert [(d.code, d.line) for d in raised.value.diagnostics] == [(Code.INVALID_JSON, 2)]
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'[\n  {"id": "q1"},\n  "\xc3\x28"\n]\n')
+    with pytest.raises(ConfigError) as raised:
+        read_json(bad)
+    assert [(d.code, d.line, d.col) for d in raised.value.diagnostics] == [(Code.INVALID_ENCODING, 3, 4)]
+    with pytest.raises(NotUtf8):
+        decode_utf8(b"ok\n\xff")
+
+
+def test_one_document_over_its_cap_is_refused_at_its_line(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("core.cnl.jsonl.CAPS", InputCaps(max_jsonl_line_chars=200))
+    kb = tmp_path / "kb.jsonl"
+    big = {"_id": "big", "title": "Long", "text": "word " * 100}
+    kb.write_text("\n".join(json.dumps(d) for d in (DOC, big, {**DOC, "_id": "tram-2"})) + "\n", encoding="utf-8")
+    units, problems = read_file(kb)
+    assert [u.id for u in units] == ["tram-1", "tram-2"]
+    assert [(d.code, d.line) for d in problems] == [(Code.FILE_TOO_LARGE, 2)]
+
+
+def _jsonl(count: int) -> str:
+    lines = []
+    for i in range(count):
+        doc = {"_id": f"d{i}", "title": f"Stop {i}", "text": f"Tram stop {i} serves line {i % 7}."}
+        if i % 4 == 0:
+            doc["acl"] = ["staff"]
+        lines.append(json.dumps(doc) if i != 137 else "{not json")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_jsonl_file_built_in_pieces_is_the_segment_built_whole(tmp_path: Path, monkeypatch) -> None:
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(_jsonl(260), encoding="utf-8")
+    whole = Segment.build(kb, "k")
+    monkeypatch.setattr(caps_module, "CAPS", InputCaps(piece_units=100))
+    monkeypatch.setattr("core.cnl.source.CAPS", caps_module.CAPS)
+    monkeypatch.setattr("core.store.segment.CAPS", caps_module.CAPS)
+    pieces = Segment.build(kb, "k")
+    assert type(whole.units).__name__ == "tuple" and type(pieces.units).__name__ == "StoredUnits"
+    assert list(pieces.units) == list(whole.units)
+    assert pieces.unit_json == whole.unit_json and (pieces.offsets == whole.offsets).all()
+    assert (
+        pieces.words == whole.words and (pieces.terms == whole.terms).all() and (pieces.lengths == whole.lengths).all()
+    )
+    assert pieces.columns.ids == whole.columns.ids and pieces.columns.perms == whole.columns.perms
+    assert (pieces.columns.cols == whole.columns.cols).all() and (pieces.digests == whole.digests).all()
+    assert [(d.code, d.line) for d in pieces.diagnostics] == [(d.code, d.line) for d in whole.diagnostics]
+    assert [(d.code, d.line) for d in whole.diagnostics] == [(Code.MALFORMED_LINE, 138)]
+
+
+def test_a_jsonl_kb_larger_than_a_text_file_may_be_is_cached(tmp_path: Path, monkeypatch) -> None:
+    # JSON Lines files used to be cached only under the text files' cap: above it, every ask read them.
+    monkeypatch.setattr("core.cnl.source.MAX_FILE_BYTES", 1_000)
+    monkeypatch.setattr("core.store.store.MAX_FILE_BYTES", 1_000, raising=False)  # where the store kept its own
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(_jsonl(40), encoding="utf-8")
+    assert kb.stat().st_size > 1_000
+    SegmentStore(tmp_path / "cache").segment(kb)
+    store = SegmentStore(tmp_path / "cache")
+    assert len(store.segment(kb).units) == 40
+    assert (store.builds, store.loads) == (0, 1)
+
+
+def test_many_bad_queries_are_each_located_at_their_own_line(tmp_path: Path) -> None:
+    entries = [{"id": f"q{i}", "question": "where are trams washed"} for i in range(3_000)]
+    path = tmp_path / "queries.json"
+    path.write_text(json.dumps(entries, indent=2), encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_queries(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    problems = raised.value.diagnostics
+    assert len(problems) == 2 * len(entries)
+    for problem in problems[::97]:
+        index = int(problem.message.split("]")[0].lstrip("["))
+        assert lines[problem.line - 1].strip() == "{" and f'"q{index}"' in lines[problem.line]
+
+
+def test_the_locator_finds_nested_members_and_stops_at_a_missing_one() -> None:
+    text = json.dumps({"a": [1, {"b": [2, 3]}], "c": {"d": "e"}}, indent=1)
+    lines = text.split("\n")
+
+    def line_of(written: str) -> int:
+        return next(number for number, line in enumerate(lines, start=1) if line.strip().startswith(written))
+
+    locator = Locator(text)
+    assert locator.position(()) == (1, 1)
+    assert locator.position(("a", 1, "b", 1))[0] == line_of("3")
+    assert locator.position(("c", "d")) == (line_of('"d"'), lines[line_of('"d"') - 1].index('"d"') + 1)
+    assert locator.position(("c", "missing")) == locator.position(("c",)) == (line_of('"c"'), 2)
+    assert locator.position(("zz",)) == (1, 1)
+
+
+def test_a_squad_questions_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    from core.eval.squad import load_squad
+
+    folder = tmp_path / "squad"
+    (folder / "articles").mkdir(parents=True)
+    (folder / "questions.jsonl").write_bytes(b'{"id": "a"}\n{"id": "b\xe9"}\n')
+    with pytest.raises(ConfigError) as raised:
+        load_squad(folder)
+    assert [(d.code, d.line, d.col) for d in raised.value.diagnostics] == [(Code.INVALID_ENCODING, 2, 10)]
+
+
+def test_a_jsonl_file_stops_at_its_line_cap_with_an_error_there(tmp_path: Path, monkeypatch) -> None:
+    capped = InputCaps(max_jsonl_lines=150, piece_units=100)
+    for module in ("core.cnl.jsonl", "core.cnl.source", "core.store.segment"):
+        monkeypatch.setattr(f"{module}.CAPS", capped)
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(
+        _jsonl(260).replace("{not json", json.dumps({"_id": "d137", "title": "t", "text": "x"})), encoding="utf-8"
+    )
+    for read in (read_file(kb), Segment.build(kb, "k")):
+        units, problems = (read.units, read.diagnostics)
+        assert [u.id for u in units] == [f"d{i}" for i in range(150)]
+        assert [(d.code, d.line) for d in problems] == [(Code.FILE_TOO_LARGE, 151)]
+
+
+def test_the_line_cap_is_reported_once_at_the_first_line_past_it_that_holds_a_document(
+    tmp_path: Path, monkeypatch
+) -> None:
+    capped = InputCaps(max_jsonl_lines=200, piece_units=100)  # the cap falls on a piece's end
+    for module in ("core.cnl.jsonl", "core.cnl.source", "core.store.segment"):
+        monkeypatch.setattr(f"{module}.CAPS", capped)
+    kb = tmp_path / "kb.jsonl"
+    lines = _jsonl(200).replace("{not json", json.dumps({"_id": "d137", "title": "t", "text": "x"}))
+    kb.write_text(lines + "\n\n" + json.dumps(DOC) + "\n", encoding="utf-8")
+    for read in (read_file(kb), Segment.build(kb, "k")):
+        assert len(read.units) == 200
+        assert [(d.code, d.line) for d in read.diagnostics] == [(Code.FILE_TOO_LARGE, 203)]
+    kb.write_text(lines + "\n\n", encoding="utf-8")
+    assert Segment.build(kb, "k").diagnostics == ()

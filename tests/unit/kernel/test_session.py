@@ -1,0 +1,166 @@
+"""The Session facade as the TUI and CLI use it: reload, rules, why-not, request checks."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core.kernel.contract import RegistryError, Request
+from core.kernel.session import Session
+from core.units import Caller
+from mrptui.explorer_session import ExplorerSession
+
+UNIT = """## Context Unit notes::chunk-000::unit-000
+Role: Definition
+Topic: Quasar
+Claim: Quasar is the {word} scheduler of the demo cluster.
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, config_path: Path) -> tuple[Path, Path]:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "notes.md").write_text(UNIT.format(word="nightly"))
+    config = tmp_path / "config"
+    shutil.copytree(config_path, config)
+    return kb, config
+
+
+def test_reload_picks_up_an_edit(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    before = session.fingerprint()
+    (kb / "notes.md").write_text(UNIT.format(word="hourly"))
+    assert session.fingerprint() != before
+    session.reload()
+    assert "hourly" in session.unit("notes::chunk-000::unit-000", Caller()).claim
+
+
+def test_a_broken_edit_withdraws_the_unit_and_shows_the_error(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    (kb / "notes.md").write_text(UNIT.format(word="hourly").replace("Role: Definition", "Role: Definitoin"))
+    problems = session.reload()
+    assert [d.code.value for d in problems if d.is_error] == ["INVALID_ROLE_VALUE"]
+    withdrawn = [d.message for d in problems if d.code.value == "UNITS_WITHDRAWN"]
+    # One unit: the note names it, rather than speaking of "units this file held".
+    assert withdrawn == [
+        "unit notes::chunk-000::unit-000 is withdrawn for every caller until this file's errors are fixed"
+    ]
+    assert session.unit("notes::chunk-000::unit-000", Caller()) is None
+    session.reload()  # still broken: the note stays, still naming the unit
+    assert [d.message for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN"] == withdrawn
+
+
+def test_a_withdrawal_note_names_a_few_units_and_counts_the_rest() -> None:
+    from core.kb.knowledge_base import withdrawn_message
+
+    assert withdrawn_message(["b", "a"]) == (
+        "2 units this file held before are withdrawn for every caller until this file's errors are fixed: a, b"
+    )
+    assert withdrawn_message(list("edcba")).endswith(": a, b, c and 2 more")
+
+
+def test_a_broken_rules_file_keeps_the_last_good_rules(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    count = len(session.rules())
+    (config / "thinkingdb.json").write_text("{ not json")
+    problems = session.reload()
+    assert any(d.code.value == "INVALID_JSON" for d in problems)
+    assert len(session.rules()) == count > 0
+
+
+def test_rules_rows_carry_their_position(workspace) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    row = next(r for r in session.rules() if r["id"] == "tool_to_capability")
+    assert row["premises"] == ["?x uses ?y", "?y provides ?z"]
+    assert row["conclusion"] == "?x has_capability ?z"
+    assert row["line"] > 1 and row["file"].endswith("thinkingdb.json")
+
+
+def test_why_not_through_the_explorers_session(workspace) -> None:
+    session = ExplorerSession.open([workspace[0]], workspace[1])
+    reasons = session.why_not("notes::chunk-000::unit-000", "What is Quasar?", Caller())
+    assert reasons["bm25"].startswith("shares quasar")
+    assert session.why_not("nope::chunk-000::unit-000", "What is Quasar?", Caller()) == {
+        "visibility": "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
+    }
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        (Request(question="q", pins={"kb": "gs-symbolic"}), "not a kb-plugin"),
+        (Request(question="q", pins={"gs": "gs-nope"}), "unknown plugin id 'gs-nope'"),
+        (Request(question="q", excluded=frozenset({"kb-nope"})), "unknown plugin id 'kb-nope'"),
+        (Request(question="q", planner="planner-nope"), "unknown planner"),
+    ],
+)
+def test_check_request_refuses_unknown_ids(workspace, request_, message) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    with pytest.raises(RegistryError, match=message):
+        session.check_request(request_)
+
+
+def test_warm_up_builds_the_callers_indexes_before_the_first_question(workspace) -> None:
+    session = Session.open([workspace[0]], workspace[1])
+    caller = Caller()
+    session.warm_up(caller)
+    built = session.indexes.for_view(session.view(caller))._built
+    assert set(built) == {"bm25", "tdb"}
+
+
+def test_a_question_does_not_wait_for_an_index_it_does_not_need_while_another_builds(workspace, monkeypatch) -> None:
+    """The explorer builds HDC in the background after the other indexes (seconds at a million
+    units): a question that needs only BM25 and ThinkingDB must not wait for it."""
+    import threading
+
+    from core.kb import indexes as indexes_module
+
+    session = Session.open([workspace[0]], workspace[1])
+    caller = Caller()
+    session.warm_up(caller)
+    started, release = threading.Event(), threading.Event()
+    build_hdc = indexes_module.ViewIndexes._build_hdc
+
+    def slow_hdc(self):
+        started.set()
+        assert release.wait(30)
+        return build_hdc(self)
+
+    monkeypatch.setattr(indexes_module.ViewIndexes, "_build_hdc", slow_hdc)
+    background = threading.Thread(target=session.warm_up_hdc, args=(caller,))
+    background.start()
+    assert started.wait(30)
+    answered = []
+    request = Request(question="What is Quasar?", caller=caller, pins={"kb": "kb-fast"})
+    asker = threading.Thread(target=lambda: answered.append(list(session.run(request))))
+    asker.start()
+    asker.join(30)
+    still_building = not session.hdc_ready(caller)
+    release.set()
+    background.join(30)
+    assert answered and still_building  # answered while HDC was still being built
+    assert session.hdc_ready(caller)
+    # Callers asking for an index while it is being built wait for that build, not start their own.
+    calls, gate = [], threading.Event()
+
+    def counted_hdc(self):
+        calls.append(1)
+        assert gate.wait(30)
+        return build_hdc(self)
+
+    monkeypatch.setattr(indexes_module.ViewIndexes, "_build_hdc", counted_hdc)
+    (workspace[0] / "notes.md").write_text(UNIT.format(word="hourly"))
+    session.reload()  # a new view: its HDC index is not built yet
+    threads = [threading.Thread(target=session.warm_up_hdc, args=(caller,)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.set()
+    for thread in threads:
+        thread.join(30)
+    assert calls == [1] and session.hdc_ready(caller)

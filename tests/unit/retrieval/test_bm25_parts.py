@@ -1,0 +1,118 @@
+"""Current-turn units in a side index: scores over the view's index plus the side index equal a
+from-scratch BM25 build over the view with those units, and the KB view's index is not rebuilt."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.infra.config import RetrievalConfig, load_retrieval_config
+from core.kb.indexes import IndexCache
+from core.kb.knowledge_base import KnowledgeBase
+from core.plugins.seed import current_turn_units
+from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.parts import Bm25Parts
+from core.retrieval.rules import RuleSet
+from core.store import SegmentStore
+from core.text.tokenizer import tokenize
+from core.units import Caller, Role
+from tests.support.store_kb import write_kb
+
+CONTEXT = ["The harbour buoy marks the shoal at neap tide.", "Our apiary smoker calms the colony before a swarm."]
+
+
+def context_units() -> list:
+    """Two current-turn units as the seed detector makes them, one per sentence (distinct ids)."""
+    units = []
+    for number, sentence in enumerate(CONTEXT):
+        (unit,) = current_turn_units([sentence])
+        units.append(unit.model_copy(update={"id": f"current-turn::chunk-000::unit-{number:03d}"}))
+    return units
+
+
+QUESTIONS = ["Where is the shoal buoy?", "How does the smoker calm a swarm?", "tide chart datum", "varroa mite"]
+
+
+@pytest.fixture
+def kb(tmp_path) -> KnowledgeBase:
+    write_kb(tmp_path / "kb")
+    return KnowledgeBase.load([tmp_path / "kb"], store=SegmentStore(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize("caller", [Caller(), Caller(tags=frozenset({"crew:night"}), region="NORTH")])
+def test_side_index_scores_equal_a_from_scratch_build(kb, config_path, caller):
+    config = load_retrieval_config(config_path)
+    cache = IndexCache(config, RuleSet())
+    view = kb.view(caller)
+    extended = view.with_extra(context_units())
+    assert len(extended.extra) == 2
+    assert [u.id for u in extended.units] == sorted(u.id for u in (*view.units, *extended.extra))
+    assert all(extended.get(u.id) is u and u.current_turn for u in extended.extra)
+    parts = cache.for_view(extended).bm25
+    assert isinstance(parts, Bm25Parts)
+    fresh = Bm25Index.build(extended.units, config.bm25)
+    for question in QUESTIONS:
+        terms = tokenize(question)
+        for roles in ((), (Role.PROCEDURE, Role.DEFINITION)):
+            by_id = dict(zip(parts.unit_ids, parts.scores(terms, roles), strict=True))
+            expected = dict(zip(fresh.unit_ids, fresh.scores(terms, roles), strict=True))
+            assert by_id.keys() == expected.keys()
+            np.testing.assert_allclose([by_id[u] for u in expected], list(expected.values()), rtol=0, atol=1e-9)
+            got, want = parts.top_k(terms, roles, 10), fresh.top_k(terms, roles, 10)
+            assert [u for u, _ in got] == [u for u, _ in want]
+            np.testing.assert_allclose([s for _, s in got], [s for _, s in want], rtol=0, atol=1e-9)
+            for unit_id, _ in want[:3]:
+                a, b = parts.explain(terms, unit_id, roles), fresh.explain(terms, unit_id, roles)
+                assert [(c.term, c.field, c.tf, c.df, c.dl) for c in a.contributions] == [
+                    (c.term, c.field, c.tf, c.df, c.dl) for c in b.contributions
+                ]
+                np.testing.assert_allclose(
+                    [c.contribution for c in a.contributions], [c.contribution for c in b.contributions], atol=1e-9
+                )
+                assert a.raw == pytest.approx(b.raw, abs=1e-9) and a.role_boost == b.role_boost
+                assert parts.matched_terms(terms, unit_id) == fresh.matched_terms(terms, unit_id)
+
+
+def test_a_question_with_context_reuses_the_views_index(kb, config_path):
+    config: RetrievalConfig = load_retrieval_config(config_path)
+    cache = IndexCache(config, RuleSet())
+    view = kb.view(Caller())
+    base_index = cache.for_view(view).bm25
+    for sentence in CONTEXT:
+        parts = cache.for_view(view.with_extra(current_turn_units([sentence]))).bm25
+        assert parts.parts[:-1] == base_index.parts
+        assert len(parts.parts[-1]) == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_slice_of_an_index_scores_like_an_index_of_its_rows(kb, config_path, seed):
+    from core.retrieval.bm25.parts import Bm25Slice
+
+    config = load_retrieval_config(config_path).bm25
+    units = list(kb.view(Caller()).units)
+    rng = np.random.default_rng(seed)
+    kept = np.flatnonzero(rng.random(len(units)) < 0.7)
+    whole = Bm25Index.build(units, config)
+    sliced = Bm25Slice(whole, rng.permutation(kept))
+    fresh = Bm25Index.build([units[i] for i in kept], config)
+    assert list(sliced.unit_ids) == fresh.unit_ids
+    for got, want in zip(sliced.field_totals(), fresh.field_totals(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(sliced.field_lengths(), fresh.field_lengths())
+    words = {t for q in QUESTIONS for t in tokenize(q)} | set(fresh._vocab) | set(whole._vocab)
+    for term in words:
+        assert sliced.doc_freq(term) == fresh.doc_freq(term)
+        for got, want in zip(sliced.term_postings(term), fresh.term_postings(term), strict=True):
+            np.testing.assert_array_equal(got, want)
+    gone = units[int(np.setdiff1d(np.arange(len(units)), kept)[0])].id
+    assert sliced.row_of(gone) is None and sliced.row_of(fresh.unit_ids[3]) == 3
+    # With a side part, the combined scores are the from-scratch scores of those rows.
+    side = context_units()
+    parts = Bm25Parts([sliced, Bm25Index.build(side, config)], config)
+    scratch = Bm25Index.build([*[units[i] for i in kept], *side], config)
+    for question in QUESTIONS:
+        tokens = tokenize(question)
+        by_id = dict(zip(parts.unit_ids, parts.scores(tokens, [Role.PROCEDURE]), strict=True))
+        np.testing.assert_allclose(
+            [by_id[u] for u in scratch.unit_ids], scratch.scores(tokens, [Role.PROCEDURE]), rtol=0, atol=1e-9
+        )

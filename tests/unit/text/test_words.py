@@ -1,0 +1,127 @@
+"""Every English word list of core lives in core/text/words.py: a module that defines its own at module
+level fails here, so lists cannot drift apart again (they had: the yes/no openers of the planner
+and of the answer type differed by "had", the negations of the support check and of the yes/no
+polarity by nine words, and the wh-words were written five times)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from core.text import words
+
+CORE = Path(__file__).resolve().parents[3] / "core"
+# A literal of this many lowercase words (or a "…".split() of them) is a word list.
+MIN_WORDS = 3
+# Module-level lists of lowercase words that are not English but names of a format's fields,
+# keys or arrays, which only look like words.
+ALLOWED = {
+    ("answer/answerability.py", "FEATURES"),  # names of the answerability features (a model's columns)
+    ("memory/referents.py", "FEATURES"),  # names of the referent model's features (its weights' keys)
+    ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
+    ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
+    ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
+    ("cnl/permissions.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
+    ("cnl/permissions.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
+    ("cnl/sop.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
+    ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
+    ("nlp/lexicon.py", "POS_NAMES"),  # the lexicon's part-of-speech names, its data's column values
+    ("retrieval/bm25/fields.py", "FIELDS"),  # unit fields BM25 indexes
+    ("retrieval/hdc/encoding.py", "FIELDS"),  # unit fields HDC encodes
+    ("retrieval/hdc/tokens.py", "_TOPIC"),  # unit fields, looked up among the token fields
+    ("retrieval/rules.py", "_TOP_LEVEL_KEYS"),  # keys of config/thinkingdb.json
+    ("store/segment.py", "_ARRAYS"),  # names of a stored segment's arrays
+}
+
+
+def _words(node: ast.AST) -> list[str]:
+    """The lowercase words a set, list or tuple literal holds, or a "…".split() says."""
+    if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+        items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "split"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+        and not node.args
+    ):
+        items = node.func.value.value.split()
+    else:
+        return []
+    return [item for item in items if item.isalpha() and item.islower()]
+
+
+def _literals(node: ast.AST):
+    """The node's literals, except inside a subscript (a `Literal[...]` type names values, not words)."""
+    if isinstance(node, ast.Subscript):
+        return
+    yield node
+    for child in ast.iter_child_nodes(node):
+        yield from _literals(child)
+
+
+def word_lists(source: str) -> list[tuple[str, int, list[str]]]:
+    """(name, line, words) of every module-level assignment holding a word list."""
+    found = []
+    for statement in ast.parse(source).body:
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        if names == ["__all__"]:
+            continue
+        listed = next((w for node in _literals(statement.value) if len(w := _words(node)) >= MIN_WORDS), None)
+        if listed:
+            found.append((names[0] if names else "?", statement.lineno, listed))
+    return found
+
+
+def test_no_core_module_but_words_defines_an_english_word_list() -> None:
+    offenders = []
+    for path in sorted(CORE.rglob("*.py")):
+        module = path.relative_to(CORE).as_posix()
+        if module == "text/words.py":
+            continue
+        for name, line, listed in word_lists(path.read_text(encoding="utf-8")):
+            if (module, name) not in ALLOWED:
+                offenders.append(
+                    f"core/{module}:{line} {name} = {' '.join(listed[:6])} …: move it to core/text/words.py"
+                )
+    assert not offenders, "\n".join(offenders)
+
+
+def test_every_allowed_list_still_exists() -> None:
+    """An allowance for a list that is gone (moved or renamed) would let a new one pass unseen."""
+    present = {
+        (path.relative_to(CORE).as_posix(), name)
+        for path in CORE.rglob("*.py")
+        for name, _, _ in word_lists(path.read_text(encoding="utf-8"))
+    }
+    assert ALLOWED <= present, ALLOWED - present
+
+
+def test_the_scan_finds_the_shapes_lists_are_written_in() -> None:
+    source = """
+_A = frozenset("is are was".split())
+_B = ("who", "whom", "whose")
+_C = {"not", "never", "no"}
+_D: tuple[str, ...] = ("one", "two", "three")
+_E = ((1, frozenset(("person", "individual", "someone"))),)
+_F = ("who", "whom")
+Kind = Literal["turn", "note", "summary"]
+__all__ = ["bind", "bundle", "hamming"]
+"""
+    assert [name for name, _, _ in word_lists(source)] == ["_A", "_B", "_C", "_D", "_E"]
+
+
+def test_drifted_copies_stay_as_their_callers_read_them() -> None:
+    # Two callers read different members; each keeps its own, named for what it does.
+    assert words.AUXILIARIES - words.CUE_YES_NO_OPENERS == {"had"}
+    assert words.QUESTION_TYPE_AUXILIARIES - words.AUXILIARIES == {"am", "might"}
+    assert words.NEGATIONS - (words.DENIALS | words.NOUN_NEGATIONS) == {"n't"}
+    assert words.ENTITY_WH <= words.WH_WORDS and words.WH_ARGUMENTS <= words.WH_WORDS
+    assert words.BE_TENSED <= words.BE_FORMS
