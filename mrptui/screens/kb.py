@@ -275,7 +275,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             def cells(position: int) -> list[Text]:
                 unit = shown[position]
                 source_first = position == 0 or shown[position - 1].source_id != unit.source_id
-                return unit_cells(unit, position in marked, source_first, id_cut)
+                return unit_cells(unit, position in marked, source_first, id_cut, columns[4][1])
 
             table.show(columns, len(shown), cells)
             self._split_bottom(detail)

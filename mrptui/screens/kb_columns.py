@@ -27,8 +27,12 @@ UNIT_FLOORS = {"unit": 18, "role": 9, "topic": 10, "triple": 14, "file:line": 12
 MARK = "▸ "  # before the id of a unit the search matched
 
 
-def unit_cells(unit: KnowledgeUnit, marked: bool, source_first: bool, id_cut: IdCut | None = None) -> list[Text]:
+def unit_cells(
+    unit: KnowledgeUnit, marked: bool, source_first: bool, id_cut: IdCut | None = None, where_width: int = 0
+) -> list[Text]:
     where = f"{unit.location.file}:{unit.location.line}" if unit.location else ""
+    if 1 < where_width < cell_len(where):  # the file's name and the line tell a unit's place: its folders give way
+        where = "…" + where[-(where_width - 1) :]
     shown_id = id_cut.apply(unit.id) if id_cut else unit.id
     return [
         Text((MARK if marked else "") + shown_id, style="bold" if source_first else ""),

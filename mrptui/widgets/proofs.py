@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Tree
@@ -62,6 +63,18 @@ rule's premises (recursively), down to the source units.
         self.show_root = True
         self.root.allow_expand = False
         self.proofs: ProofsFound | None = None
+
+    def render_label(self, node: TreeNode[object], base_style: Style, style: Style) -> Text:
+        # Tree crops a line at the pane's edge with no mark; a label that does not fit ends in "…"
+        # instead (`z` zooms the pane, `c` copies the whole proof).
+        label = super().render_label(node, base_style, style)
+        depth, parent = 0, node.parent
+        while parent is not None:
+            depth, parent = depth + 1, parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth
+        if room >= 2 and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
 
     def show(self, proofs: ProofsFound | None) -> None:
         if proofs is self.proofs:

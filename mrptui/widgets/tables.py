@@ -152,7 +152,8 @@ def refill(
         widths = fitted
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
-        table.add_column(label, key=key, width=width)
+        # A header narrower than its label is cropped silently too: it says where it was cut.
+        table.add_column(cut(label, width) if cell_len(label) > width else label, key=key, width=width)
     table.add_rows(rows)
 
 

@@ -1196,3 +1196,43 @@ async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboa
     tmux_clipboard_setting.cache_clear()
     assert [TMUX_HINT in n for n in notes] == [True, False, False]
     assert all(n.startswith("copied: # ") for n in notes)  # the answer as Markdown
+
+
+async def test_proof_labels_and_table_headers_that_do_not_fit_end_in_an_ellipsis(app):
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ask(pilot)
+        tree = app.screen.query_one(ProofTree)
+        await pilot.press("4", "asterisk")
+        await pilot.pause()
+        room = tree.scrollable_content_region.width
+        framed = [strip.text for strip in tree.render_lines(tree.region.reset_offset)]
+        lines = [line[1:-1].rstrip() for line in framed[1:-1]]  # inside the pane's frame
+        cut = [line for line in lines if line.endswith("…")]
+        assert cut, "a 120-column proofs pane cuts the sample's longer facts"
+        assert all(len(line) <= room for line in lines)
+        # The tree scrolls no further than the pane: the cut label is what there is to see.
+        assert tree.virtual_size.width <= room
+        timeline = app.screen.query_one(AttemptsTimeline)
+        for column in timeline.columns.values():
+            if column.width < len(str(column.label)) and len(column.label) > 1:
+                assert str(column.label).endswith("…")
+
+
+def test_a_unit_row_keeps_the_file_name_and_line_when_its_place_is_cut():
+    from core.units import KnowledgeUnit
+    from mrptui.screens.kb_columns import unit_cells
+
+    unit = KnowledgeUnit.model_validate(
+        {
+            "id": "u1",
+            "source_id": "s",
+            "role": "Definition",
+            "chunk_id": "c",
+            "topic": "t",
+            "claim": "x",
+            "location": {"file": "/very/long/folder/of/the/kb/howto/deploy.md", "line": 128},
+        }
+    )
+    where = unit_cells(unit, False, True, None, where_width=16)[-1].plain
+    assert where == "…o/deploy.md:128" and len(where) == 16
+    assert unit_cells(unit, False, True, None)[-1].plain.endswith("/howto/deploy.md:128")
