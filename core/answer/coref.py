@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token, tag_text
@@ -44,6 +45,9 @@ from core.text.words import (
     REFERRING_NOUNS,
     REFERRING_PLACES,
 )
+
+if TYPE_CHECKING:
+    from core.nlp.lexicon import Lexicon
 
 # Every word `resolve` may resolve, besides "the" + a referring noun.
 _REFERENCES = PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS | POSSESSIVES
@@ -244,7 +248,7 @@ def _classes(noun: str, senses: int = 1) -> frozenset[str]:
     return lexicon.classes(noun, "NOUN", depth=_CLASS_DEPTH, senses=senses)
 
 
-def _lexicon():
+def _lexicon() -> Lexicon | None:
     from core.nlp import lexicon_or_none
 
     return lexicon_or_none()

@@ -94,7 +94,7 @@ def short_draft(
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
         lead = _lead(reading, question, required, expected)  # candidate spans
         support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))  # support
-        if support.passed:  # choose, then render
+        if support.passed and lead is not None:  # choose, then render (a passing lead is never None)
             return _grounded(reading, lead, support, expected, evidence, required)
         if best is None or _closer(support, lead, best):
             best = (reading, lead, support)
