@@ -95,6 +95,9 @@ NEUTER_PRONOUNS = frozenset("it its".split())
 PLURAL_PRONOUNS = frozenset("they them their theirs".split())
 POSSESSIVES = frozenset("his her their its my our your".split())
 RELATIVE_PRONOUNS = frozenset(("who", "which", "that"))
+# Opening a sentence as its subject, these stand for all the sentence before says ("Cards are
+# filled in. This is done by the manager"): coref.py's clausal reference.
+CLAUSE_DEMONSTRATIVES = frozenset(("this", "that"))
 # "the company", "the group": a definite class noun standing for a name said before.
 REFERRING_NOUNS = frozenset(
     "company firm group organisation organization team city country town family band party agency".split()

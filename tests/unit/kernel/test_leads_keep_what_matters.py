@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from core.answer.attribute_answers import attribute_link
+from core.answer.coref import resolve
 from core.answer.proof_objects import object_lead, with_every_object
 from core.kernel.contract import Request
 from core.kernel.events import AnswerReady, ProofsFound
@@ -35,9 +36,13 @@ Mentoring
 
 Mentors are assigned by the education officer, Tom Harcourt.
 
+Records
+
+Hive inspections are recorded on paper cards. This is done by the apiary manager, Olwen Reese.
+
 Hives
 
-Queens in the Hollow Lane hives are marked blue this year.
+Queens in the Hollow Lane hives are marked blue this year. The smoker is made of stainless steel.
 """
 
 # A unit only the committee may see: the code is theirs to ask for.
@@ -68,7 +73,11 @@ The committee meets on the last Friday of each month, 6 pm, in the clubroom. The
 
 Boats
 
-The racing shells are maintained by the head coach, Ines Alvarez. The racing shells are painted green. The launch is small and slow.
+The racing shells are maintained by the head coach, Ines Alvarez. The racing shells are painted green. The launch is small and slow. The trailer frame is made of galvanised steel.
+
+Safety
+
+The boat log is checked every week. That is done by the safety officer, Dan Okafor.
 
 Power
 
@@ -190,6 +199,9 @@ def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
     [
         ("apiary", "Who assigns mentors?", "Tom Harcourt"),
         ("club", "Who maintains the racing shells?", "Ines Alvarez"),
+        # The agent in the next sentence: "This is done by X" says who did what the one before says.
+        ("apiary", "Who records hive inspections?", "Olwen Reese"),
+        ("club", "Who checks the boat log?", "Dan Okafor"),
         ("apiary", "What colour are the queens marked this year?", "blue"),
         ("club", "What colour are the racing shells painted?", "green"),
         ("club", "What size is the launch?", "small"),
@@ -232,6 +244,25 @@ def test_an_adjective_of_another_attribute_is_no_answer(club: Session) -> None:
 )
 def test_an_attribute_adjective_is_near_under_a_property_or_matter(adjective: str, head: str, answers: bool) -> None:
     assert (attribute_link(adjective, head) is not None) == answers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stands_for"),
+    [
+        ("This is done by the apiary manager, Olwen Reese.", "Hive inspections are recorded on paper cards"),
+        ("That was quickly decided by the committee.", "Hive inspections are recorded on paper cards"),
+        # Not a passive with its agent: "This" is no clause's stand-in here.
+        ("This is a hive.", None),
+        ("This card is filled in by the manager.", None),
+    ],
+)
+def test_a_demonstrative_opening_a_passive_with_its_agent_stands_for_the_sentence_before(
+    sentence: str, stands_for: str | None
+) -> None:
+    from core.nlp.tagging import tag_text
+
+    found = resolve(tag_text(sentence), sentence, ["Hive inspections are recorded on paper cards."])
+    assert (found[0].antecedent if 0 in found else None) == stands_for
 
 
 def _fact(subject: str, relation: str, obj: str, unit: str) -> Proof:
