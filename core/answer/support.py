@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from core.answer.attribute_answers import attribute_link
+from core.answer.attribute_answers import attribute_link, matter_link
 from core.answer.lifespans import asked_year, said_end
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
@@ -457,7 +457,9 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
     if lex is None or not nouns:
         return None
     link = _link(lex, nouns[-1], head.lower())
-    return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
+    if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via:
+        return link.via
+    return matter_link(nouns[-1], head)  # "stainless steel" asked "what material"
 
 
 def _headed_by(lead: Span, sentence: Sequence[Token], head: str) -> bool:

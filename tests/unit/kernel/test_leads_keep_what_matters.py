@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.answer.attribute_answers import attribute_link
+from core.answer.attribute_answers import attribute_link, matter_link
 from core.answer.coref import resolve
 from core.answer.proof_objects import object_lead, with_every_object
 from core.kernel.contract import Request
@@ -202,6 +202,9 @@ def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
         # The agent in the next sentence: "This is done by X" says who did what the one before says.
         ("apiary", "Who records hive inspections?", "Olwen Reese"),
         ("club", "Who checks the boat log?", "Dan Okafor"),
+        # A material is the whole compound, its kind with it.
+        ("apiary", "What material is the smoker made of?", "stainless steel"),
+        ("club", "What material is the trailer frame made of?", "galvanised steel"),
         ("apiary", "What colour are the queens marked this year?", "blue"),
         ("club", "What colour are the racing shells painted?", "green"),
         ("club", "What size is the launch?", "small"),
@@ -244,6 +247,20 @@ def test_an_adjective_of_another_attribute_is_no_answer(club: Session) -> None:
 )
 def test_an_attribute_adjective_is_near_under_a_property_or_matter(adjective: str, head: str, answers: bool) -> None:
     assert (attribute_link(adjective, head) is not None) == answers
+
+
+@pytest.mark.parametrize(
+    ("noun", "head", "answers"),
+    [
+        # WordNet files steel under alloy and glass under solid, neither under "material": both are matter.
+        ("steel", "material", True),
+        ("glass", "material", True),
+        ("steel", "colour", False),
+        ("manager", "material", False),
+    ],
+)
+def test_a_noun_of_matter_answers_what_material(noun: str, head: str, answers: bool) -> None:
+    assert (matter_link(noun, head) is not None) == answers
 
 
 @pytest.mark.parametrize(
