@@ -32,6 +32,7 @@ from core.question.intent_cues import unit_text
 from core.question.relation import reversed_relation
 from core.question.terms import Term
 from core.text.tokenizer import tokenize
+from core.text.words import BE_FORMS
 from core.units import KnowledgeUnit
 
 # The types whose lead is a span of a sentence; yes/no, lists, reasons and comparisons keep
@@ -74,6 +75,8 @@ class _Reading:
     resolved: dict[int, Resolution]
     covered: int
     rank: int
+    # The sentence before, when this one continues it (`_continued`): said here too.
+    context: tuple[str, ...] = ()
 
 
 def short_draft(
@@ -157,7 +160,7 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
     for rank, sentence in enumerate(s for s in evidence.ranked() if s.unit.id in kept):
         if rank >= MAX_SENTENCES:
             break
-        if mentions_reference(sentence.text):
+        if mentions_reference(sentence.text) or _may_name_agent(sentence.text):
             readings.append(_ranked(sentence, evidence, terms, rank))
         else:
             readings.append(_Reading(sentence, (), {}, len(covered(terms, [sentence])), rank))
@@ -182,8 +185,32 @@ def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: i
     tokens = tag_text(sentence.text)
     earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
     resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
-    words = [t.word for t in tokens] + _said_with(sentence, resolved)
-    return _Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank)
+    context = _continued(tokens, earlier)
+    words = [t.word for t in tokens] + _said_with(sentence, resolved) + list(context)
+    return _Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank, context)
+
+
+def _may_name_agent(text: str) -> bool:
+    """Whether the sentence may be a passive naming its agent (checked on words, before tagging)."""
+    words = {w.strip(".,;:!?\"'()").lower() for w in text.split()}
+    return "by" in words and bool(words & BE_FORMS)
+
+
+def _continued(tokens: Sequence[Token], earlier: Sequence[Sentence]) -> tuple[str, ...]:
+    """The sentence before, when this one is a passive naming its agent whose subject is a noun
+    that sentence names: "Every new member gets a mentor. Mentors are assigned by the education
+    officer, Tom Harcourt." What the first says of mentors counts as said by the second, so its
+    agent answers "Who assigns the mentors for new members?"."""
+    if not earlier:
+        return ()
+    be = next((i for i, t in enumerate(tokens) if t.word.lower() in BE_FORMS), None)
+    if not be or tokens[be - 1].tag != "NOUN" or any(t.tag == "VERB" for t in tokens[:be]):
+        return ()
+    verb = next((i for i in range(be + 1, len(tokens)) if tokens[i].tag != "ADV"), None)
+    if verb is None or tokens[verb].tag != "VERB" or not any(t.word.lower() == "by" for t in tokens[verb + 1 :]):
+        return ()
+    previous = earlier[-1]
+    return (previous.text,) if set(tokenize(tokens[be - 1].word)) & previous.stems else ()
 
 
 def _opens_with_reference(sentence: Sentence) -> bool:
@@ -199,7 +226,7 @@ def _said_with(sentence: Sentence, resolved: dict[int, Resolution]) -> list[str]
 
 
 def _antecedent_words(reading: _Reading) -> list[str]:
-    return _said_with(reading.sentence, reading.resolved)
+    return _said_with(reading.sentence, reading.resolved) + list(reading.context)
 
 
 def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected: Expected) -> Span | None:
@@ -435,7 +462,8 @@ def verify_lead(
         span = _span_of(lead, tokens, sentence.text, resolved)
         if span is None:
             continue
-        support = check(question, expected, tokens, span, _said_with(sentence, resolved))
+        said = _said_with(sentence, resolved) + list(_continued(tokens, earlier))
+        support = check(question, expected, tokens, span, said)
         if support.passed:
             return support
         failed = failed or support

@@ -34,7 +34,7 @@ The association meets on the second Tuesday, 7.30 pm, at the village hall. The a
 
 Mentoring
 
-Mentors are assigned by the education officer, Tom Harcourt.
+Every new member gets a mentor for the first season. Mentors are assigned by the education officer, Tom Harcourt.
 
 Records
 
@@ -78,6 +78,10 @@ The racing shells are maintained by the head coach, Ines Alvarez. The racing she
 Safety
 
 The boat log is checked every week. That is done by the safety officer, Dan Okafor.
+
+Regatta
+
+Each crew has a cox for the regatta. Coxes are chosen by the club captain, Rhys Morgan.
 
 Power
 
@@ -199,7 +203,10 @@ def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
     [
         ("apiary", "Who assigns mentors?", "Tom Harcourt"),
         ("club", "Who maintains the racing shells?", "Ines Alvarez"),
-        # The agent in the next sentence: "This is done by X" says who did what the one before says.
+        # The agent in the next sentence: a passive whose subject the sentence before names, and
+        # "This is done by X", say who did what the sentence before says.
+        ("apiary", "Who assigns the mentors for new members?", "Tom Harcourt"),
+        ("club", "Who chooses the coxes for the regatta?", "Rhys Morgan"),
         ("apiary", "Who records hive inspections?", "Olwen Reese"),
         ("club", "Who checks the boat log?", "Dan Okafor"),
         # A material is the whole compound, its kind with it.
