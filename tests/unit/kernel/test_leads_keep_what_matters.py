@@ -83,6 +83,10 @@ Regatta
 
 Each crew has a cox for the regatta. Coxes are chosen by the club captain, Rhys Morgan.
 
+Oars
+
+Sculls and sweep oars both hang in the boathouse. Sweep oars are distinguished from all other oars by their longer shafts.
+
 Power
 
 The boat hoist depends on the winch motor. The winch motor depends on the shore supply.
@@ -221,6 +225,13 @@ def test_passive_agents_and_attribute_adjectives_answer(
     request: pytest.FixtureRequest, kb: str, question: str, expected: str
 ) -> None:
     assert lead(request.getfixturevalue(kb), question) == expected
+
+
+def test_a_passive_borrows_the_sentence_before_only_for_its_agent(club: Session) -> None:
+    # Asked what, the subject of "Sweep oars are distinguished … by …" is no agent: it must not
+    # take "sculls" from the sentence before and answer a question about sculls.
+    answer = ask(club, "What distinguishes sculls from all other oars?")
+    assert "Sweep" not in answer.parts[0].lead, answer.answer
 
 
 def test_a_code_answers_a_caller_who_may_see_it_and_no_one_else(apiary: Session) -> None:
