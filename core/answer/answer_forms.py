@@ -21,14 +21,23 @@ from core.question import Question
 from core.question.intent_cues import ALTERNATIVES, QuestionCues
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import STOPWORDS, tokenize
-from core.text.words import ENTITY_WH, PERSON_WH, REFERS_BACK, WH_WORDS
+from core.text.words import (
+    ENTITY_WH,
+    ITEM_OPENERS,
+    NAME_REQUESTS,
+    PERSON_WH,
+    REASON_CONNECTIVES,
+    REFERS_BACK,
+    WH_WORDS,
+    any_of,
+)
 from core.units import Act, KnowledgeUnit
 
 # Sentences around the one stating what is explained: text gives reasons on either side.
 _EXPLANATION_BEFORE = 1
 _EXPLANATION_AFTER = 2
 # A connective introducing a reason inside the sentence: it explains itself.
-_GIVES_REASON = re.compile(r"\b(?:because|due to|owing to|so that|in order to|as a result of)\b", re.IGNORECASE)
+_GIVES_REASON = re.compile(rf"\b{any_of(REASON_CONNECTIVES)}\b", re.IGNORECASE)
 _MAX_SIDE_SENTENCES = 2
 # Ordinal sentences ("The second cause …") counted as list items within this many sentences.
 _ORDINAL_REACH = 4
@@ -37,9 +46,9 @@ _MAX_ORDINALS = 10
 # A compared side named within this many words of a sentence's start is what the sentence is about.
 _SUBJECT_WORDS = 4
 _ENTITY_LENIENT_FROM_TERMS = 3
-_ENTITY_PHRASE = re.compile(r"^\s*(?:name the|what is the name|what was the name)\b", re.IGNORECASE)
+_ENTITY_PHRASE = re.compile(rf"^\s*{any_of(NAME_REQUESTS)}\b", re.IGNORECASE)
 _ENUMERATION = re.compile(r"(?P<items>(?:[^,;:]+,\s+)+[^,;:]+?\s+(?:and|or)\s+[^,;:]+?)[.!?]?$")
-_ORDINAL = re.compile(r"^(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|next|last|finally)\b", re.IGNORECASE)
+_ORDINAL = re.compile(rf"^(?:the\s+)?{any_of(ITEM_OPENERS)}\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -144,9 +153,9 @@ def _names_in(
     unit = sentence.unit
     asked = {stem for term in terms for stem in term.stems}
     if unit.subject and unit.object and len(split_sentences(unit.body)) == 1:
-        for end in (unit.subject, unit.object):
-            if not set(tokenize(end)) <= asked:
-                yield end, (True, end != unit.subject, 0)
+        for side in (unit.subject, unit.object):
+            if not set(tokenize(side)) <= asked:
+                yield side, (True, side != unit.subject, 0)
         return
     words = sentence.text.split()
     hits = [i for i, w in enumerate(words) if set(tokenize(w.strip(EDGE))) & asked]

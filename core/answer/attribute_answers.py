@@ -27,6 +27,13 @@ _DEPTH = 4
 # "What entity …", "What effect …", "What system …" ask for a thing, which an adjective is not.
 _ATTRIBUTES = frozenset(("property", "matter"))
 _HEAD_DEPTH = 20
+# WordNet's class of every material and substance. A question asking for matter in general
+# ("what material …?", "what substance …?") is answered by any noun of matter: WordNet files
+# steel under alloy, glass under solid and leather under material, all under matter, so "a kind
+# of material" alone would refuse "stainless steel". A head that is itself one material asks for
+# its own kinds ("what wood" → oak), as does "colour", whose commonest sense there is a dye.
+_MATTER = "matter"
+_ONE_MATERIAL = "material"
 
 
 def attribute_spans(tokens: Sequence[Token], text: str, expected: Expected, typed: Sequence[Span]) -> list[Span]:
@@ -63,6 +70,33 @@ def attribute_link(word: str, head: str) -> str | None:
             via = "" if noun == lower else f" ({noun})"
             return f"{lower}{via} \u2192 {head.lower()}"
     return None
+
+
+@lru_cache(maxsize=8192)
+def matter_link(noun: str, head: str) -> str | None:
+    """Why the noun answers "what X" when X is a kind of matter ("steel → matter, as material
+    is"), or None."""
+    from core.nlp import lexicon_or_none
+
+    lex = lexicon_or_none()
+    if lex is None or not noun.isalpha() or not asks_matter(head):
+        return None
+    if _MATTER not in lex.classes(noun.lower(), "n", depth=_HEAD_DEPTH, senses=_SENSES):
+        return None
+    return f"{noun.lower()} \u2192 {_MATTER}, as {head.lower()} is"
+
+
+@lru_cache(maxsize=1024)
+def asks_matter(head: str) -> bool:
+    """ "What X …?" asks for matter in general: the lexicon files X, in its commonest sense, under
+    matter and not under one material ("material", "substance", "metal"; not "wood", "colour")."""
+    from core.nlp import lexicon_or_none
+
+    lex = lexicon_or_none()
+    if lex is None or not head:
+        return False
+    classes = lex.classes(head.lower(), "n", depth=_HEAD_DEPTH, senses=1)
+    return _MATTER in classes and _ONE_MATERIAL not in classes
 
 
 def _asks_attribute(expected: Expected, typed: Sequence[Span]) -> bool:

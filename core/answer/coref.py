@@ -29,11 +29,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token, tag_text
 from core.question.answer_types import DATE_PATTERN, Span, agents, name_spans
 from core.text.words import (
+    BE_FORMS,
+    CLAUSE_DEMONSTRATIVES,
     GROUP_CLASSES,
     KIN_CLASSES,
     NEUTER_PRONOUNS,
@@ -44,6 +47,9 @@ from core.text.words import (
     REFERRING_NOUNS,
     REFERRING_PLACES,
 )
+
+if TYPE_CHECKING:
+    from core.nlp.lexicon import Lexicon
 
 # Every word `resolve` may resolve, besides "the" + a referring noun.
 _REFERENCES = PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS | POSSESSIVES
@@ -84,8 +90,10 @@ class _Phrase:
 def mentions_reference(text: str) -> bool:
     """Whether the text has a word `resolve` may resolve (checked on words, before any tagging)."""
     words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
-    return any(w in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS for w in words) or any(
-        a == "the" and b in REFERRING_NOUNS for a, b in zip(words, words[1:])
+    return (
+        any(w in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS for w in words)
+        or any(a == "the" and b in REFERRING_NOUNS for a, b in zip(words, words[1:]))
+        or (len(words) > 1 and words[0] in CLAUSE_DEMONSTRATIVES and words[1] in BE_FORMS)
     )
 
 
@@ -93,6 +101,9 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
     """Token index of each resolvable reference in the sentence → its antecedent. A kinship
     reference ("Their daughter") is keyed by its possessive, the pronoun that stands for it."""
     found: dict[int, Resolution] = {}
+    clause = _clausal_reference(tokens, context)
+    if clause is not None:
+        found[0] = clause
     words = [t.word.lower() for t in tokens]
     if not any(w in _REFERENCES or (w in REFERRING_NOUNS and i and words[i - 1] == "the") for i, w in enumerate(words)):
         return found  # nothing to resolve: no need to chunk this sentence or the ones before it
@@ -118,6 +129,21 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
                 reference, match.text, person=match.person or (lower in PLURAL_PRONOUNS and match.named)
             )
     return found
+
+
+def _clausal_reference(tokens: Sequence[Token], context: Sequence[str]) -> Resolution | None:
+    """A sentence that opens "This is done by X" (a demonstrative subject, then a passive with its
+    agent) says who did what the sentence before it says: "This" stands for that whole clause,
+    so the agent answers "who" of it ("Inspections are recorded on cards. This is done by the
+    apiary manager, Olwen Reese")."""
+    if not context or len(tokens) < 4 or tokens[0].word.lower() not in CLAUSE_DEMONSTRATIVES:
+        return None
+    if tokens[0].tag != "PRON" or tokens[1].word.lower() not in BE_FORMS:
+        return None
+    verb = next((i for i in range(2, len(tokens)) if tokens[i].tag != "ADV"), None)
+    if verb is None or tokens[verb].tag != "VERB" or not any(t.word.lower() == "by" for t in tokens[verb + 1 :]):
+        return None
+    return Resolution(tokens[0].word, context[-1].strip().rstrip("."))
 
 
 def antecedents(tokens: Sequence[Token], text: str) -> list[_Phrase]:
@@ -244,7 +270,7 @@ def _classes(noun: str, senses: int = 1) -> frozenset[str]:
     return lexicon.classes(noun, "NOUN", depth=_CLASS_DEPTH, senses=senses)
 
 
-def _lexicon():
+def _lexicon() -> Lexicon | None:
     from core.nlp import lexicon_or_none
 
     return lexicon_or_none()

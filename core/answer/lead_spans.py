@@ -14,6 +14,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from core.answer.attribute_answers import asks_matter
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token
 from core.question.answer_types import AnswerType, Expected, Span, typed_spans
@@ -32,6 +33,8 @@ def extended(span: Span, tokens: Sequence[Token], text: str, question: Sequence[
         return _recurring_date(span, tokens, text)
     if expected.type is AnswerType.NUMBER:
         return _coordinated(_with_currency(span, tokens, text), tokens, text, question)
+    if expected.type is AnswerType.KIND and asks_matter(expected.head):
+        return _with_modifiers(span, tokens, text)
     return span
 
 
@@ -49,6 +52,19 @@ def is_currency(token: Token) -> bool:
 
 def _slice(tokens: Sequence[Token], text: str, first: int, last: int) -> Span:
     return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _with_modifiers(span: Span, tokens: Sequence[Token], text: str) -> Span:
+    """ "galvanised steel", not "steel": asked for a material, the words that say which kind of it
+    stay with the noun. A participle before a noun, after a determiner or a preposition, modifies
+    it ("made of | galvanised steel"); the tagger calls it a verb, the chunker leaves it out."""
+    first = span.first
+    while first > 0 and (
+        tokens[first - 1].tag == "ADJ"
+        or (tokens[first - 1].tag == "VERB" and first > 1 and tokens[first - 2].tag in ("DET", "ADP"))
+    ):
+        first -= 1
+    return span if first == span.first else _slice(tokens, text, first, span.last)
 
 
 def _with_currency(span: Span, tokens: Sequence[Token], text: str) -> Span:

@@ -6,15 +6,13 @@ asked for.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.nlp.tagging import Token
 from core.text.tokenizer import tokenize
-from core.text.words import BORN_STEMS, DIED_STEMS
+from core.text.words import BORN_STEMS, DIED_STEMS, LIFESPAN_YEAR
 
-_YEAR = re.compile(r"^\d{3,4}$")
 _DASHES = frozenset(("-", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014"))
 
 
@@ -31,7 +29,7 @@ def lifespans(sentence: Sequence[Token]) -> list[Lifespan]:
     for i in range(1, len(sentence) - 4):
         if sentence[i].word != "(" or sentence[i + 4].word != ")" or sentence[i + 2].word not in _DASHES:
             continue
-        if not (_YEAR.match(sentence[i + 1].word) and _YEAR.match(sentence[i + 3].word)):
+        if not (LIFESPAN_YEAR.match(sentence[i + 1].word) and LIFESPAN_YEAR.match(sentence[i + 3].word)):
             continue
         start = i
         while start > 0 and sentence[start - 1].tag == "PROPN":

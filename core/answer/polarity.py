@@ -14,7 +14,7 @@ from core.nlp.tagging import tag_text
 from core.question import Question
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import tokenize
-from core.text.words import DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS
+from core.text.words import CLAUSE_CONJUNCTIONS, DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS, any_of
 from core.units import Role
 
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
@@ -23,7 +23,7 @@ _REFUSAL_AFTER = 2
 _REPLY = re.compile(r"^\s*(?P<word>yes|no)\b\s*(?:[.,;:!\u2013\u2014-]+\s*|$)", re.IGNORECASE)
 # Sentences after a bare "No." quoted as its reason, at most.
 _REPLY_REASONS = 2
-_CLAUSE_BREAK = re.compile(r"[,;:\u2013\u2014]|\b(?:but|although|though|because|while|whereas|yet)\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(rf"[,;:\u2013\u2014]|\b{any_of(CLAUSE_CONJUNCTIONS)}\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,8 @@ def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     for rank, sentence in enumerate(evidence.ranked()):
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
         if covered(terms, [sentence]) and not _is_question(sentence):
-            window = passage(sentence, terms, evidence)
-            passages.append((_said(asked, terms, window, sentence), -len(window), rank, tuple(window), sentence))
+            window = tuple(passage(sentence, terms, evidence))
+            passages.append((_said(asked, terms, window, sentence), -len(window), rank, window, sentence))
     passages.sort(key=lambda p: (-p[0], -p[1], p[2]))
     happened = _asks_what_happened(question)
     # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer

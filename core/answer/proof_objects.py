@@ -61,7 +61,8 @@ def with_every_object(best: Proof, proofs: Sequence[Proof], evidence: set[str]) 
         for i, (p, objects) in enumerate(held)
         if not any(objects < other or (objects == other and j < i) for j, (_, other) in enumerate(held) if j != i)
     ]
-    chosen, seen = [], set()
+    chosen: list[Proof] = []
+    seen: set[str] = set()
     for proof in kept:
         objects = set(objects_of([proof]))
         if not objects <= seen:

@@ -32,6 +32,7 @@ from core.question.intent_cues import unit_text
 from core.question.relation import reversed_relation
 from core.question.terms import Term
 from core.text.tokenizer import tokenize
+from core.text.words import BE_FORMS
 from core.units import KnowledgeUnit
 
 # The types whose lead is a span of a sentence; yes/no, lists, reasons and comparisons keep
@@ -74,6 +75,8 @@ class _Reading:
     resolved: dict[int, Resolution]
     covered: int
     rank: int
+    # The sentence before, when this one continues it (`_continued`): said here too.
+    context: tuple[str, ...] = ()
 
 
 def short_draft(
@@ -84,17 +87,18 @@ def short_draft(
     paragraphs) is read only for antecedents."""
     required = question.required_terms(expected)
     evidence = Evidence([*kept, *context])
-    readings = _readings(required, evidence, {unit.id for unit in kept})  # select sentences
+    agent = expected.type is AnswerType.PERSON
+    readings = _readings(required, evidence, {unit.id for unit in kept}, agent)  # select sentences
     best: tuple[_Reading, Span | None, Support] | None = None
     top = readings[0].covered if readings else 0
     if answerability.observing():
         _observe(question, required, expected, readings, evidence)
     for ranked in [r for r in readings if r.covered == top][:MAX_TRIED] or readings[:1]:
         # resolve references (a sentence ranked untagged is read now)
-        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank)
+        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank, agent)
         lead = _lead(reading, question, required, expected)  # candidate spans
         support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))  # support
-        if support.passed:  # choose, then render
+        if support.passed and lead is not None:  # choose, then render (a passing lead is never None)
             return _grounded(reading, lead, support, expected, evidence, required)
         if best is None or _closer(support, lead, best):
             best = (reading, lead, support)
@@ -119,7 +123,8 @@ def _observe(
     tried += [r for r in readings if r.covered < top][: MAX_TRIED - len(tried)]
     candidates = []
     for ranked in tried:
-        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, terms, ranked.rank)
+        agent = expected.type is AnswerType.PERSON
+        reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, terms, ranked.rank, agent)
         lead = _lead(reading, question, terms, expected)
         if lead is None:
             continue
@@ -149,7 +154,7 @@ def _closer(support: Support, lead: Span | None, best: tuple[_Reading, Span | No
     return key > (len(best_support.covered), best_lead is not None, -len(best_support.reasons))
 
 
-def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list[_Reading]:
+def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str], agent: bool = False) -> list[_Reading]:
     """The kept sentences by coverage, then rank. Only a sentence with a reference in it ("He",
     "the company") is tagged to rank it, since its antecedent may say a term; the rest are ranked
     by their words and tagged when tried (`_read`): tagging all 40 cost more than retrieval."""
@@ -157,15 +162,15 @@ def _readings(terms: Sequence[Term], evidence: Evidence, kept: set[str]) -> list
     for rank, sentence in enumerate(s for s in evidence.ranked() if s.unit.id in kept):
         if rank >= MAX_SENTENCES:
             break
-        if mentions_reference(sentence.text):
-            readings.append(_ranked(sentence, evidence, terms, rank))
+        if mentions_reference(sentence.text) or (agent and _may_name_agent(sentence.text)):
+            readings.append(_ranked(sentence, evidence, terms, rank, agent))
         else:
             readings.append(_Reading(sentence, (), {}, len(covered(terms, [sentence])), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
 
 
-def _ranked(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int) -> _Reading:
+def _ranked(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int, agent: bool) -> _Reading:
     """A sentence with a reference, ranked as `_read` ranks it. Antecedents only add words, so a
     sentence that says every term itself covers them all either way: it is ranked untagged and
     read (its references resolved, it and the sentences before it chunked) only if it is tried."""
@@ -174,16 +179,43 @@ def _ranked(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank:
     )
     if own == len(terms):
         return _Reading(sentence, (), {}, own, rank)
-    return _read(sentence, evidence, terms, rank)
+    return _read(sentence, evidence, terms, rank, agent)
 
 
-def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int) -> _Reading:
-    """The sentence tagged, its references resolved, and the terms it covers with them."""
+def _read(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int, agent: bool = False) -> _Reading:
+    """The sentence tagged, its references resolved, and the terms it covers with them; asked
+    who (`agent`), with the sentence it continues (`_continued`)."""
     tokens = tag_text(sentence.text)
     earlier, _ = evidence.around(sentence, _CONTEXT_BEFORE, 0)
     resolved = resolve(tokens, sentence.text, [s.text for s in earlier])
-    words = [t.word for t in tokens] + _said_with(sentence, resolved)
-    return _Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank)
+    context = _continued(tokens, earlier) if agent else ()
+    words = [t.word for t in tokens] + _said_with(sentence, resolved) + list(context)
+    return _Reading(sentence, tokens, resolved, len(coverage(terms, words, linked=False).covered), rank, context)
+
+
+def _may_name_agent(text: str) -> bool:
+    """Whether the sentence may be a passive naming its agent (checked on words, before tagging)."""
+    words = {w.strip(".,;:!?\"'()").lower() for w in text.split()}
+    return "by" in words and bool(words & BE_FORMS)
+
+
+def _continued(tokens: Sequence[Token], earlier: Sequence[Sentence]) -> tuple[str, ...]:
+    """The sentence before, when this one is a passive naming its agent whose subject is a noun
+    that sentence names: "Every new member gets a mentor. Mentors are assigned by the education
+    officer, Tom Harcourt." What the first says of mentors counts as said by the second, so its
+    agent answers "Who assigns the mentors for new members?". Read only asked who: the sentence's
+    subject is no agent ("Ctenophores are distinguished … by having colloblasts" must not borrow
+    "sponges" from the sentence before to answer "What distinguishes sponges …?")."""
+    if not earlier:
+        return ()
+    be = next((i for i, t in enumerate(tokens) if t.word.lower() in BE_FORMS), None)
+    if not be or tokens[be - 1].tag != "NOUN" or any(t.tag == "VERB" for t in tokens[:be]):
+        return ()
+    verb = next((i for i in range(be + 1, len(tokens)) if tokens[i].tag != "ADV"), None)
+    if verb is None or tokens[verb].tag != "VERB" or not any(t.word.lower() == "by" for t in tokens[verb + 1 :]):
+        return ()
+    previous = earlier[-1]
+    return (previous.text,) if set(tokenize(tokens[be - 1].word)) & previous.stems else ()
 
 
 def _opens_with_reference(sentence: Sentence) -> bool:
@@ -199,7 +231,7 @@ def _said_with(sentence: Sentence, resolved: dict[int, Resolution]) -> list[str]
 
 
 def _antecedent_words(reading: _Reading) -> list[str]:
-    return _said_with(reading.sentence, reading.resolved)
+    return _said_with(reading.sentence, reading.resolved) + list(reading.context)
 
 
 def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected: Expected) -> Span | None:
@@ -435,7 +467,9 @@ def verify_lead(
         span = _span_of(lead, tokens, sentence.text, resolved)
         if span is None:
             continue
-        support = check(question, expected, tokens, span, _said_with(sentence, resolved))
+        continued = _continued(tokens, earlier) if expected.type is AnswerType.PERSON else ()
+        said = _said_with(sentence, resolved) + list(continued)
+        support = check(question, expected, tokens, span, said)
         if support.passed:
             return support
         failed = failed or support

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from core.answer.attribute_answers import attribute_link
+from core.answer.attribute_answers import attribute_link, matter_link
 from core.answer.lifespans import asked_year, said_end
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
@@ -25,11 +25,12 @@ from core.nlp.tagging import Token
 from core.question.answer_types import AnswerType, Expected, Span
 from core.question.relation import PHRASE_TAGS, reversed_relation, subject_slot
 from core.question.terms import Term
-
-if TYPE_CHECKING:
-    from core.question import Question
 from core.text.tokenizer import tokenize
 from core.text.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
+
+if TYPE_CHECKING:
+    from core.nlp.lexicon import Lexicon, Link
+    from core.question import Question
 
 # A list or a reason is quoted whole, so the reader sees what it is about: one unsaid word of
 # three is allowed there ("the three causes of the failure" / "… of the incident").
@@ -116,7 +117,7 @@ def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -
 _COVERING = frozenset(("same-lemma", "derivation"))
 
 
-def _linked(lex, term: Term, words: Sequence[str]):
+def _linked(lex: Lexicon, term: Term, words: Sequence[str]) -> tuple[Link | None, bool]:
     """The first sentence word that means the term (or says its opposite), as a lexicon Link, and
     whether an earlier word is only a synonym or a sister term of it."""
     if term.is_name:
@@ -133,11 +134,11 @@ def _linked(lex, term: Term, words: Sequence[str]):
 
 
 @lru_cache(maxsize=65536)
-def _cached_link(lex, a: str, b: str):
+def _cached_link(lex: Lexicon, a: str, b: str) -> Link | None:
     return lex.link(a, b)
 
 
-def _link(lex, a: str, b: str):
+def _link(lex: Lexicon, a: str, b: str) -> Link | None:
     return _cached_link(lex, a, b)
 
 
@@ -456,7 +457,9 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
     if lex is None or not nouns:
         return None
     link = _link(lex, nouns[-1], head.lower())
-    return link.via if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via else None
+    if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via:
+        return link.via
+    return matter_link(nouns[-1], head)  # "stainless steel" asked "what material"
 
 
 def _headed_by(lead: Span, sentence: Sequence[Token], head: str) -> bool:

@@ -6,11 +6,13 @@ date), so the question cannot be used to probe for restricted units.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from core.answer.whynot_support import support_reason
 from core.infra import leases
 from core.infra.config import Lane
 from core.kernel.calls import retrieve_bounded
-from core.kernel.contract import KbResult, PluginType, Request, RunContext, Status
+from core.kernel.contract import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.question.intent_cues import question_cues
 from core.retrieval.fusion import cut_explanation
 from core.retrieval.lanes import hdc_question
@@ -18,19 +20,24 @@ from core.text.synonyms import Expansion
 from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Caller, Intent
 
+if TYPE_CHECKING:
+    from core.kb.indexes import ViewIndexes
+    from core.kernel.session import Session
+
 NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
 
 
-def why_not_asked(session, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
+def why_not_asked(session: Session, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
     """`why_not` for a question as `caller` asks it, inside a question lease (core/infra/leases.py), as the
     explorer asks while reloads and cache truncations may run beside it."""
     with leases.question():
         return why_not(session, unit_id, question, Request(question=question, caller=caller))
 
 
-def why_not(session, unit_id: str, question: str, request: Request) -> dict[str, str]:
+def why_not(session: Session, unit_id: str, question: str, request: Request) -> dict[str, str]:
     view = session.view(request.caller)
-    if view.get(unit_id) is None:
+    unit = view.get(unit_id)
+    if unit is None:
         clashing = view.clashing(unit_id)
         if clashing:  # every unit of it that counts is one this caller may see: nothing else shows
             return {
@@ -48,15 +55,18 @@ def why_not(session, unit_id: str, question: str, request: Request) -> dict[str,
     reasons["bm25"] = _bm25_reason(indexes, unit_id, expansion, intent)
     reasons["hdc"] = _hdc_reason(session, indexes, unit_id, expansion.terms, intent)
     reasons["thinkingdb"] = _tdb_reason(indexes, unit_id, question)
-    reasons["support"] = support_reason(view.get(unit_id), question)
+    reasons["support"] = support_reason(unit, question)
     ctx = RunContext(request=request, view=view, services=None)
     timeout = session.engine_config.budgets.plugin_timeout_ms
     for plugin in session.registry.of_type(PluginType.KB):
-        reasons[plugin.id] = _plugin_reason(retrieve_bounded(plugin, ctx, intent, timeout), unit_id)
+        # The registry files every kb plugin under PluginType.KB.
+        reasons[plugin.id] = _plugin_reason(
+            retrieve_bounded(cast(KnowledgePlugin, plugin), ctx, intent, timeout), unit_id
+        )
     return reasons
 
 
-def _bm25_reason(indexes, unit_id: str, expansion: Expansion, intent: Intent) -> str:
+def _bm25_reason(indexes: ViewIndexes, unit_id: str, expansion: Expansion, intent: Intent) -> str:
     terms = expansion.terms
     matched = indexes.bm25.matched_terms(terms, unit_id)
     if not matched:
@@ -66,7 +76,7 @@ def _bm25_reason(indexes, unit_id: str, expansion: Expansion, intent: Intent) ->
     return f"shares {shared}; raw score {explanation.raw:.3f}"
 
 
-def _hdc_reason(session, indexes, unit_id: str, terms: list[str], intent: Intent) -> str:
+def _hdc_reason(session: Session, indexes: ViewIndexes, unit_id: str, terms: list[str], intent: Intent) -> str:
     config = session.retrieval.hdc
     ranked = [uid for uid, _ in indexes.bm25.top_k(terms, ACT_PREFERRED_ROLES[intent.act], config.feedback_units)]
     query = hdc_question(indexes.hdc, terms, intent.act, config, ranked)
@@ -82,7 +92,7 @@ def _hdc_reason(session, indexes, unit_id: str, terms: list[str], intent: Intent
     return f"score {score:.3f}, rank {rank} (lane defaults; used only when a plugin runs the HDC lane)"
 
 
-def _tdb_reason(indexes, unit_id: str, question: str) -> str:
+def _tdb_reason(indexes: ViewIndexes, unit_id: str, question: str) -> str:
     result = indexes.tdb.query(question)
     if unit_id in result.unit_scores:
         return f"path score {result.unit_scores[unit_id]:.3f}"

@@ -1,13 +1,14 @@
 """What an answer asserts, and how labelled checks judge it.
 
-An answer is judged by its LEAD, the short answer before "because", never by the evidence it
-quotes: a word anywhere in a quoted sentence says nothing about whether the answer is right. The
-rule is the one `../shared/qa/squad2-dev/judge.py` documents, so `mrptui eval --squad` and that
-script score the same answer alike:
-
-  LEAD: the answer text with unit citations "[src::chunk-…::unit-…]" removed and the
-  insufficient-evidence preface removed; then its first line; then the text before ", because:"
-  (else before the first " because:"; else up to the first sentence end).
+An answer is judged by its LEAD, the short answer it leads with, never by the evidence it
+quotes: a word anywhere in a quoted sentence says nothing about whether the answer is right.
+The lead is read from the answer's structure, never parsed back out of its text: the lead its
+one part was built with (`AnswerPart.lead`: our solver's, or an LLM's as core/answer/llm_answer.py
+read it), unit citations "[src::chunk-…::unit-…]" removed. An answer with no lead (a quote, one
+block per part) leads with its text's first sentence: the insufficient-evidence preface and
+citations removed, its first line, up to the first sentence end. Our answers write the lead as
+"LEAD, because: …", so this is the LEAD that `../shared/qa/squad2-dev/judge.py` reads from the
+text, and `mrptui eval --squad` and that script score the same answer alike (tests/cli/test_squad.py).
 
 An answer that abstains (status not `grounded`, or one of the engine's refusal phrases) has an
 empty lead: a refusal or "cannot tell" never satisfies a mention check.
@@ -61,13 +62,23 @@ def abstained(status: str, answer: str) -> bool:
     return status != "grounded" or is_refusal(answer)
 
 
-def lead_of(answer: str) -> str:
-    """The LEAD of an answer's text (module docstring), whatever its status."""
+def lead_of(answer: AnswerReady) -> str:
+    """The LEAD of an answer (module docstring), whatever its status."""
+    parts = answer.parts
+    if len(parts) == 1 and parts[0].lead:
+        return strip_citations(parts[0].lead).strip()
+    return first_sentence(answer.answer)
+
+
+def first_line(answer: str) -> str:
+    """The answer's text without the insufficient-evidence preface and citations: its first line."""
     text = _PREFACE.sub("", strip_citations(answer)).strip()
-    text = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    for marker in (", because:", " because:"):
-        if marker in text:
-            return text.split(marker, 1)[0].strip()
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def first_sentence(answer: str) -> str:
+    """What an answer without a lead leads with: its text's first sentence (module docstring)."""
+    text = first_line(answer)
     for match in _SENTENCE_END.finditer(text):
         # The word before the period is short when it matters, so a window holds it.
         if match.group() == "." and _continues(text[max(0, match.start() - _WINDOW) : match.start()]):
@@ -87,9 +98,9 @@ def _continues(before: str) -> bool:
     return bool(_INITIALS.fullmatch(word)) and len(word.replace(".", "")) <= 3 and word[0].isupper()
 
 
-def asserted_lead(status: str, answer: str) -> str:
-    """The lead of an answer that asserts something; "" when it abstains."""
-    return "" if abstained(status, answer) else lead_of(answer)
+def asserted_lead(answer: AnswerReady | None) -> str:
+    """The lead of an answer that asserts something; "" when it abstains (or there is none)."""
+    return "" if answer is None or abstained(answer.status, answer.answer) else lead_of(answer)
 
 
 def says(text: str, phrase: str) -> bool:
@@ -164,7 +175,7 @@ class AnswerVerdict:
         self.status = answer.status if answer else "failed"
         self.text = answer.answer if answer else ""
         # An abstaining answer asserts nothing: its lead is empty and satisfies no mention.
-        self.lead = asserted_lead(self.status, self.text)
+        self.lead = asserted_lead(answer)
         self.em, self.f1 = best_scores(query.expect_answer, self.lead) if query.expect_answer else (None, None)
         self.problems = tuple(self._problems(query))
 

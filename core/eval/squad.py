@@ -284,9 +284,11 @@ class SquadRow(BaseModel):
     contains: bool | None
 
 
-def score(question: SquadQuestion, status: str, answer: str) -> SquadRow:
+def score(question: SquadQuestion, answered: AnswerReady | None) -> SquadRow:
+    # No answer event at all (the run failed) abstains.
+    status, answer = (answered.status, answered.answer) if answered else ("failed", "")
     gave_up = abstained(status, answer)
-    lead = "" if gave_up else lead_of(answer)
+    lead = "" if gave_up or answered is None else lead_of(answered)
     em, f1 = best_scores(question.answers, lead)
     return SquadRow(
         id=question.id,
@@ -315,7 +317,7 @@ def run(
     by_article: dict[str, list[SquadQuestion]] = {}
     for question in picked:
         by_article.setdefault(question.article, []).append(question)
-    answers: dict[str, tuple[str, str]] = {}
+    answers: dict[str, AnswerReady | None] = {}
     done = 0
     with tempfile.TemporaryDirectory(prefix="mrptui-squad-") as scratch:
         for article, questions in by_article.items():
@@ -325,7 +327,7 @@ def run(
                 done += 1
                 if progress:
                     progress(done, len(picked))
-    return [score(q, *answers[q.id]) for q in picked]
+    return [score(q, answers[q.id]) for q in picked]
 
 
 def _article_file(squad: SquadSet, article: str, scratch: Path) -> Path:
@@ -337,10 +339,10 @@ def _article_file(squad: SquadSet, article: str, scratch: Path) -> Path:
     return path
 
 
-def _ask(session: Session, question: str) -> tuple[str, str]:
+def _ask(session: Session, question: str) -> AnswerReady | None:
     request = Request(question=question, caller=Caller())
     answer = None
     for event in session.run(request):
         if isinstance(event, AnswerReady):
             answer = event
-    return (answer.status, answer.answer) if answer else ("failed", "")
+    return answer

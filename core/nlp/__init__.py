@@ -9,6 +9,10 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.nlp.lexicon import Lexicon
 
 
 def preload(cache: Path | None) -> threading.Thread:
@@ -36,7 +40,7 @@ def preload(cache: Path | None) -> threading.Thread:
 
 
 @lru_cache(maxsize=1)
-def lexicon_or_none():
+def lexicon_or_none() -> Lexicon | None:
     """The WordNet-derived lexicon (issue 24 part 4), or None where it is not installed. Here, not
     beside the support check, so question analysis reads it without importing the answer code."""
     try:

@@ -35,6 +35,7 @@ from core.text.words import (
     THING_CLASSES,
     TIME_NOUNS,
     WH_WORDS,
+    YEAR_TOKEN,
 )
 
 
@@ -271,7 +272,6 @@ _PLACE_MODIFIERS = frozenset(("DET", "ADJ", "NUM", "PRON", "PART", "NOUN"))
 _PHYSICAL = "physical entity"
 _TIMES = frozenset(("time period", "time unit"))
 _PLACE_SENSES = 2
-_YEAR = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
 
 
 def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
@@ -341,7 +341,7 @@ def _named_phrase(name: Span, tokens: Sequence[Token], text: str) -> Span:
 
 def _quantities(numbers: list[Span], tokens: Sequence[Token], text: str, expected: Expected) -> list[Span]:
     """A year or a day of a date is not a quantity; asked for a percentage, only a percentage is."""
-    spans = [s for s in numbers if not (s.first == s.last and _YEAR.match(tokens[s.first].word))]
+    spans = [s for s in numbers if not (s.first == s.last and YEAR_TOKEN.match(tokens[s.first].word))]
     dates = _regex_spans(DATE_PATTERN, tokens, text)
     spans = [s for s in spans if not any(d.first <= s.first <= d.last and d.first < d.last for d in dates)]
     if expected.head.lower() in PERCENT_HEADS:

@@ -17,6 +17,7 @@ from core.units import Act, Role
 if TYPE_CHECKING:
     from core.retrieval.hdc.encoding import HdcQuery
     from core.retrieval.hdc.index import HdcIndex
+    from core.retrieval.hdc.side import HdcWithSide
 
 
 def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:
@@ -25,7 +26,7 @@ def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collectio
 
 
 def hdc_question(
-    index: HdcIndex,
+    index: HdcIndex | HdcWithSide,
     terms: Sequence[str],
     act: Act,
     config: HdcConfig,

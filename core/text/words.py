@@ -11,6 +11,9 @@ cannot tell (ORDINALS: the tagger calls them ADJ, WordNet files them under no co
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 # --- question words -------------------------------------------------------------------------------
 
 WH_WORDS = frozenset("what which who whom whose when where why how".split())
@@ -92,6 +95,9 @@ NEUTER_PRONOUNS = frozenset("it its".split())
 PLURAL_PRONOUNS = frozenset("they them their theirs".split())
 POSSESSIVES = frozenset("his her their its my our your".split())
 RELATIVE_PRONOUNS = frozenset(("who", "which", "that"))
+# Opening a sentence as its subject, these stand for all the sentence before says ("Cards are
+# filled in. This is done by the manager"): coref.py's clausal reference.
+CLAUSE_DEMONSTRATIVES = frozenset(("this", "that"))
 # "the company", "the group": a definite class noun standing for a name said before.
 REFERRING_NOUNS = frozenset(
     "company firm group organisation organization team city country town family band party agency".split()
@@ -172,6 +178,12 @@ CARDINAL_TEENS = (
     "nineteen",
 )
 CARDINAL_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+# Years as tokens, in two readings. A bare number that is a year is no quantity (answer_types):
+# 1000–2099 or a decade ("1920s"), so "450 tons" stays a quantity. Between a name's brackets
+# ("Offa (757–796)") the years of a lifespan (lifespans.py): any three or four digits, since the
+# brackets already say what they are.
+YEAR_TOKEN = re.compile(r"^(?:1\d{3}|20\d{2})s?$")
+LIFESPAN_YEAR = re.compile(r"^\d{3,4}$")
 
 # --- the shape of written text ------------------------------------------------------------------------
 
@@ -252,3 +264,19 @@ MENTION_PREPOSITIONS = frozenset(
 MENTION_WH = frozenset("what which whose how many much".split())
 # WordNet classes of nouns that measure rather than name (never a referent).
 MEASURE_CLASSES = frozenset(("time period", "time unit", "unit of time", "measure", "quantity", "amount"))
+
+# --- words the answer's patterns are built from (compiled where they are read, by `any_of`) -------
+
+# Connectives that give a reason inside a sentence: it explains itself (answer_forms).
+REASON_CONNECTIVES = ("because", "due to", "owing to", "so that", "in order to", "as a result of")
+# Openings that ask for one name ("Name the …", "What was the name …"): the entity form.
+NAME_REQUESTS = ("name the", "what is the name", "what was the name")
+# Words that open a list item written as its own sentence ("The second cause …", "Finally, …").
+ITEM_OPENERS = ("first", "second", "third", "fourth", "fifth", "sixth", "next", "last", "finally")
+# Conjunctions that start a new clause: a negation denies only its own clause (polarity).
+CLAUSE_CONJUNCTIONS = ("but", "although", "though", "because", "while", "whereas", "yet")
+
+
+def any_of(phrases: Iterable[str]) -> str:
+    """A regular expression group matching any of the phrases, in their order."""
+    return "(?:" + "|".join(re.escape(p) for p in phrases) + ")"

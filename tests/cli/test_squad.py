@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.eval.answer_checks import lead_of
 from core.eval.squad import article_text, load_squad, question_type, sample, slug
 from mrptui.cli import main
+from tests.support.judge_lead import judge_lead
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = ROOT.parent / "shared" / "qa" / "squad2-dev" / "judge.py"
@@ -107,7 +107,8 @@ def test_the_report_follows_the_official_squad_2_rules(tmp_path: Path, capsys) -
     rows = report["rows"]
     assert (report["questions"], report["answerable"], report["impossible"]) == (10, 6, 4)
     for row in rows:
-        assert row["lead"] == ("" if row["abstained"] else lead_of(row["answer"]))
+        # The lead read from the answer's structure is the one the judge reads from its text.
+        assert row["lead"] == ("" if row["abstained"] else judge_lead(row["answer"]))
         if row["is_impossible"]:
             # No answer: abstaining (the empty prediction) scores 1, anything else 0.
             assert row["em"] == row["f1"] == int(row["abstained"])

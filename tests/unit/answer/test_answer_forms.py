@@ -109,7 +109,7 @@ def test_a_comparison_leads_with_the_contrast_of_its_sides(session: Session) -> 
     brass, strings = lines[0].split("; ")
     assert brass.startswith("brass section: The brass section flew")
     assert strings.startswith("string section: The string section travelled by coach")
-    assert "flew" in lead_of(answer.answer) and "coach" in lead_of(answer.answer)
+    assert "flew" in lead_of(answer) and "coach" in lead_of(answer)
 
 
 def test_offered_alternatives_a_comparison_gives_each_side_its_own_line(session: Session) -> None:

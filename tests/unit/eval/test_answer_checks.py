@@ -15,13 +15,14 @@ from core.eval.answer_checks import (
     best_scores,
     contains_gold,
     exact_match,
+    first_sentence,
     lead_of,
     normalize_answer,
     token_f1,
 )
 from core.eval.labelled import QuerySpec, evaluate, load_queries
 from core.infra.config import ConfigError
-from core.kernel.events import AnswerReady
+from core.kernel.events import AnswerPart, AnswerReady
 from core.kernel.session import Session
 from mrptui.cli import main
 from tests.unit.eval.test_evaluation import LeakySession
@@ -29,13 +30,38 @@ from tests.unit.eval.test_evaluation import LeakySession
 CITE = "[kiln-log::chunk-000::unit-003]"
 
 
+def _ready(status: str, text: str, lead: str = "") -> AnswerReady:
+    """An answer as the engine hands it over: one part, with the lead its solver built it with."""
+    part = AnswerPart(intent_index=0, target="Q?", answer=text, status=status, lead=lead)
+    return AnswerReady(seq=1, answer=text, status=status, parts=(part,))
+
+
+@pytest.mark.parametrize(
+    ("lead", "text"),
+    [
+        ("Mabel Orr", f"Mabel Orr, because: Mabel Orr fired the second kiln at dawn {CITE}."),
+        ("No", f"No, because: the glaze did not craze {CITE}. The potter said yes to the order {CITE}."),
+        # A lead that quotes its sentence keeps the words, not the citation.
+        (f"The kiln cracked {CITE}", f"The kiln cracked {CITE}, because: the damper stuck {CITE}."),
+    ],
+)
+def test_the_lead_is_the_one_the_answer_was_built_with(lead: str, text: str) -> None:
+    assert lead_of(_ready("grounded", text, lead)) == lead.removesuffix(f" {CITE}")
+
+
+def test_an_answer_in_several_parts_leads_with_its_first_line() -> None:
+    parts = tuple(
+        AnswerPart(intent_index=i, target=t, answer=f"{t}, because: …", status="grounded", lead=t)
+        for i, t in enumerate(("Mabel Orr", "Cone 6"))
+    )
+    text = "1. Who fired it?\n   Mabel Orr, because: …\n2. What cone?\n   Cone 6, because: …"
+    assert lead_of(AnswerReady(seq=1, answer=text, status="grounded", parts=parts)) == "1."
+
+
 @pytest.mark.parametrize(
     ("answer", "lead"),
     [
-        (f"Mabel Orr, because: Mabel Orr fired the second kiln at dawn {CITE}.", "Mabel Orr"),
-        (f"No, because: the glaze did not craze {CITE}. The potter said yes to the order {CITE}.", "No"),
-        (f"The kiln cracked {CITE} because: the damper stuck.", "The kiln cracked"),
-        # No "because:": the first sentence, and an initial or "Dr." is not a sentence end.
+        # An answer without a lead: the first sentence, and an initial or "Dr." is not a sentence end.
         (f"Dr. Ansel K. Brant glazed the urns. He used ash {CITE}.", "Dr. Ansel K. Brant glazed the urns."),
         ("The U.S. buyer took 40 bowls. The rest stayed.", "The U.S. buyer took 40 bowls."),
         # The insufficient-evidence preface goes; only the first line counts.
@@ -46,15 +72,16 @@ CITE = "[kiln-log::chunk-000::unit-003]"
         ("Cone 6\nglaze: matte", "Cone 6"),
     ],
 )
-def test_the_lead_is_the_short_answer_before_because(answer: str, lead: str) -> None:
-    assert lead_of(answer) == lead
+def test_an_answer_without_a_lead_leads_with_its_first_sentence(answer: str, lead: str) -> None:
+    assert first_sentence(answer) == lead
+    assert lead_of(_ready("grounded", answer)) == lead
 
 
-def _verdict(status: str, answer: str, **checks: object) -> AnswerVerdict:
+def _verdict(status: str, answer: str, lead: str = "", **checks: object) -> AnswerVerdict:
     query = QuerySpec.model_validate(
         {"id": "k", "question": "Q?", "expect_evidence": [], "must_not_appear": [], **checks}
     )
-    return AnswerVerdict(query, AnswerReady(seq=1, answer=answer, status=status))
+    return AnswerVerdict(query, _ready(status, answer, lead))
 
 
 def test_a_cannot_tell_answer_never_satisfies_a_mention() -> None:
@@ -76,11 +103,13 @@ def test_a_cannot_tell_answer_never_satisfies_a_mention() -> None:
 
 def test_a_word_in_the_quoted_evidence_is_not_a_mention() -> None:
     answer = f"No, because: the buyer from Tarrow refused the bowls {CITE}."
-    assert _verdict("grounded", answer, expect_answer_mentions=["Tarrow"]).problems == (
+    assert _verdict("grounded", answer, "No", expect_answer_mentions=["Tarrow"]).problems == (
         "the lead does not mention Tarrow",
     )
     assert (
-        _verdict("grounded", answer, expect_answer_mentions=["no"], expect_answer_excludes=["yes", "Tarrow"]).problems
+        _verdict(
+            "grounded", answer, "No", expect_answer_mentions=["no"], expect_answer_excludes=["yes", "Tarrow"]
+        ).problems
         == ()
     )
 
@@ -92,7 +121,9 @@ def test_mentions_are_whole_words_in_any_case() -> None:
 
 
 def test_expect_answer_scores_the_lead_by_squad_f1() -> None:
-    right = _verdict("grounded", f"Lady Mabel Orr, because: … {CITE}", expect_answer=["Mabel Orr", "Orr"])
+    right = _verdict(
+        "grounded", f"Lady Mabel Orr, because: … {CITE}", "Lady Mabel Orr", expect_answer=["Mabel Orr", "Orr"]
+    )
     assert (right.em, round(right.f1, 3), right.problems) == (0, 0.8, ())
     exact = _verdict("grounded", "the Mabel Orr.", expect_answer=["Mabel Orr"])
     assert (exact.em, exact.f1) == (1, 1.0)
@@ -115,7 +146,7 @@ def test_expect_abstain_needs_a_status_other_than_grounded_and_words_that_say_so
     assert _verdict("weak", weak_quote, expect_abstain=True).problems == (
         "expected to abstain, came back weak without saying it cannot tell",
     )
-    assert _verdict("grounded", "Yes, because: it was.", expect_abstain=True).problems
+    assert _verdict("grounded", "Yes, because: it was.", "Yes", expect_abstain=True).problems
 
 
 @pytest.mark.parametrize(
@@ -179,7 +210,10 @@ def test_evaluate_reports_lead_and_squad_scores_per_type(kiln_kb: Path) -> None:
             "type": "definition",
         }
     )
-    answer = AnswerReady(seq=99, status="grounded", answer=f"The first low firing of raw clay, because: … {CITE}")
+    text = f"The first low firing of raw clay, because: … {CITE}"
+    lead = "The first low firing of raw clay"
+    part = AnswerPart(intent_index=0, target=query.question, answer=text, status="grounded", lead=lead)
+    answer = AnswerReady(seq=99, status="grounded", answer=text, parts=(part,))
     report = evaluate(LeakySession(Session.open([kiln_kb]), answer), [query], ["kb-fast"])
     result = report.queries[0]
     assert (result.lead, result.answer_em, result.answer_f1) == ("The first low firing of raw clay", 1, 1.0)

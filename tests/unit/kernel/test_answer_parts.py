@@ -16,10 +16,10 @@ from core.memory.turns import turn_of
 
 ROOT = Path(__file__).resolve().parents[3]
 MARKER = "because:"
-# The only modules that may read "because:" out of an answer's text: the LLM parser, and the
-# evaluation's LEAD rule, which must cut any answer (an LLM's included) as the SQuAD judge
-# (../shared/qa/squad2-dev/judge.py) does, so that `eval --squad` and the judge agree row by row.
-READERS = {"core/answer/llm_answer.py", "core/eval/answer_checks.py"}
+# The only module that may read "because:" out of an answer's text: the LLM parser. The
+# evaluation reads each answer's lead from its parts (core/eval/answer_checks.py), and agrees
+# with the SQuAD judge's reading of the text row by row (tests/cli/test_squad.py).
+READERS = {"core/answer/llm_answer.py"}
 
 
 def _reads_marker(source: str) -> bool:

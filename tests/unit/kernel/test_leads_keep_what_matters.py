@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.answer.attribute_answers import attribute_link
+from core.answer.attribute_answers import attribute_link, matter_link
+from core.answer.coref import resolve
 from core.answer.proof_objects import object_lead, with_every_object
 from core.kernel.contract import Request
 from core.kernel.events import AnswerReady, ProofsFound
@@ -33,11 +34,15 @@ The association meets on the second Tuesday, 7.30 pm, at the village hall. The a
 
 Mentoring
 
-Mentors are assigned by the education officer, Tom Harcourt.
+Every new member gets a mentor for the first season. Mentors are assigned by the education officer, Tom Harcourt.
+
+Records
+
+Hive inspections are recorded on paper cards. This is done by the apiary manager, Olwen Reese.
 
 Hives
 
-Queens in the Hollow Lane hives are marked blue this year.
+Queens in the Hollow Lane hives are marked blue this year. The smoker is made of stainless steel.
 """
 
 # A unit only the committee may see: the code is theirs to ask for.
@@ -68,7 +73,19 @@ The committee meets on the last Friday of each month, 6 pm, in the clubroom. The
 
 Boats
 
-The racing shells are maintained by the head coach, Ines Alvarez. The racing shells are painted green. The launch is small and slow.
+The racing shells are maintained by the head coach, Ines Alvarez. The racing shells are painted green. The launch is small and slow. The trailer frame is made of galvanised steel.
+
+Safety
+
+The boat log is checked every week. That is done by the safety officer, Dan Okafor.
+
+Regatta
+
+Each crew has a cox for the regatta. Coxes are chosen by the club captain, Rhys Morgan.
+
+Oars
+
+Sculls and sweep oars both hang in the boathouse. Sweep oars are distinguished from all other oars by their longer shafts.
 
 Power
 
@@ -190,6 +207,15 @@ def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
     [
         ("apiary", "Who assigns mentors?", "Tom Harcourt"),
         ("club", "Who maintains the racing shells?", "Ines Alvarez"),
+        # The agent in the next sentence: a passive whose subject the sentence before names, and
+        # "This is done by X", say who did what the sentence before says.
+        ("apiary", "Who assigns the mentors for new members?", "Tom Harcourt"),
+        ("club", "Who chooses the coxes for the regatta?", "Rhys Morgan"),
+        ("apiary", "Who records hive inspections?", "Olwen Reese"),
+        ("club", "Who checks the boat log?", "Dan Okafor"),
+        # A material is the whole compound, its kind with it.
+        ("apiary", "What material is the smoker made of?", "stainless steel"),
+        ("club", "What material is the trailer frame made of?", "galvanised steel"),
         ("apiary", "What colour are the queens marked this year?", "blue"),
         ("club", "What colour are the racing shells painted?", "green"),
         ("club", "What size is the launch?", "small"),
@@ -199,6 +225,13 @@ def test_passive_agents_and_attribute_adjectives_answer(
     request: pytest.FixtureRequest, kb: str, question: str, expected: str
 ) -> None:
     assert lead(request.getfixturevalue(kb), question) == expected
+
+
+def test_a_passive_borrows_the_sentence_before_only_for_its_agent(club: Session) -> None:
+    # Asked what, the subject of "Sweep oars are distinguished … by …" is no agent: it must not
+    # take "sculls" from the sentence before and answer a question about sculls.
+    answer = ask(club, "What distinguishes sculls from all other oars?")
+    assert "Sweep" not in answer.parts[0].lead, answer.answer
 
 
 def test_a_code_answers_a_caller_who_may_see_it_and_no_one_else(apiary: Session) -> None:
@@ -232,6 +265,39 @@ def test_an_adjective_of_another_attribute_is_no_answer(club: Session) -> None:
 )
 def test_an_attribute_adjective_is_near_under_a_property_or_matter(adjective: str, head: str, answers: bool) -> None:
     assert (attribute_link(adjective, head) is not None) == answers
+
+
+@pytest.mark.parametrize(
+    ("noun", "head", "answers"),
+    [
+        # WordNet files steel under alloy and glass under solid, neither under "material": both are matter.
+        ("steel", "material", True),
+        ("glass", "material", True),
+        ("steel", "colour", False),
+        ("manager", "material", False),
+    ],
+)
+def test_a_noun_of_matter_answers_what_material(noun: str, head: str, answers: bool) -> None:
+    assert (matter_link(noun, head) is not None) == answers
+
+
+@pytest.mark.parametrize(
+    ("sentence", "stands_for"),
+    [
+        ("This is done by the apiary manager, Olwen Reese.", "Hive inspections are recorded on paper cards"),
+        ("That was quickly decided by the committee.", "Hive inspections are recorded on paper cards"),
+        # Not a passive with its agent: "This" is no clause's stand-in here.
+        ("This is a hive.", None),
+        ("This card is filled in by the manager.", None),
+    ],
+)
+def test_a_demonstrative_opening_a_passive_with_its_agent_stands_for_the_sentence_before(
+    sentence: str, stands_for: str | None
+) -> None:
+    from core.nlp.tagging import tag_text
+
+    found = resolve(tag_text(sentence), sentence, ["Hive inspections are recorded on paper cards."])
+    assert (found[0].antecedent if 0 in found else None) == stands_for
 
 
 def _fact(subject: str, relation: str, obj: str, unit: str) -> Proof:

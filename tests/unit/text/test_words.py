@@ -6,6 +6,7 @@ polarity by nine words, and the wh-words were written five times)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from core.text import words
@@ -32,6 +33,15 @@ ALLOWED = {
     ("retrieval/rules.py", "_TOP_LEVEL_KEYS"),  # keys of config/thinkingdb.json
     ("store/segment.py", "_ARRAYS"),  # names of a stored segment's arrays
 }
+
+
+# A regular expression's group of this many lowercase words or phrases ("(?:but|although|yet)")
+# is a word list written as a pattern. The answer package builds its patterns from the lists here
+# (`words.any_of`); the other packages' patterns are not checked yet.
+PATTERN_PACKAGES = ("answer",)
+_ALTERNATION = re.compile(
+    r"(?:(?<=\(\?:)|(?<=\())[a-z]+(?: [a-z]+)*(?:\|[a-z]+(?: [a-z]+)*){%d,}(?=\))" % (MIN_WORDS - 1)
+)
 
 
 def _words(node: ast.AST) -> list[str]:
@@ -125,3 +135,59 @@ def test_drifted_copies_stay_as_their_callers_read_them() -> None:
     assert words.NEGATIONS - (words.DENIALS | words.NOUN_NEGATIONS) == {"n't"}
     assert words.ENTITY_WH <= words.WH_WORDS and words.WH_ARGUMENTS <= words.WH_WORDS
     assert words.BE_TENSED <= words.BE_FORMS
+
+
+def patterned_lists(source: str) -> list[tuple[int, str]]:
+    """(line, alternation) of every `re.compile` pattern that spells out a word list."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile"):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and node.args):
+            continue
+        pattern = node.args[0]
+        pieces = pattern.values if isinstance(pattern, ast.JoinedStr) else [pattern]
+        for piece in pieces:
+            if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+                found += [(node.lineno, m.group()) for m in _ALTERNATION.finditer(piece.value)]
+    return found
+
+
+def test_no_answer_pattern_spells_out_a_word_list() -> None:
+    offenders = [
+        f"core/{path.relative_to(CORE).as_posix()}:{line} {listed}: build it from a list in core/text/words.py"
+        for package in PATTERN_PACKAGES
+        for path in sorted((CORE / package).rglob("*.py"))
+        for line, listed in patterned_lists(path.read_text(encoding="utf-8"))
+    ]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_years_are_read_by_the_patterns_of_words_only() -> None:
+    """Two `_YEAR` patterns had drifted apart in two modules; both readings now stand in words."""
+    defined = [
+        f"core/{path.relative_to(CORE).as_posix()}:{node.lineno}"
+        for path in sorted(CORE.rglob("*.py"))
+        if path.relative_to(CORE).as_posix() != "text/words.py"
+        for node in ast.parse(path.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and "YEAR" in t.id for t in node.targets)
+        and isinstance(node.value, ast.Call)
+        and ast.unparse(node.value.func) == "re.compile"
+    ]
+    assert not defined, defined
+    assert words.YEAR_TOKEN.match("1920s") and not words.YEAR_TOKEN.match("450")
+    assert words.LIFESPAN_YEAR.match("757") and not words.LIFESPAN_YEAR.match("1920s")
+
+
+def test_the_pattern_scan_finds_alternations_of_words() -> None:
+    source = r"""
+import re
+_A = re.compile(r"\b(?:but|although|yet)\b")
+_B = re.compile(rf"^(?:the\s+)?(?:due to|owing to|so that){tail}")
+_C = re.compile(r"\b(?:yes|no)\b")
+_D = re.compile(rf"\b{any_of(WORDS)}\b")
+_E = re.compile(r"(?:\d+st|nd|rd)")
+"""
+    assert [listed for _, listed in patterned_lists(source)] == ["but|although|yet", "due to|owing to|so that"]
+    assert words.any_of(("due to", "yet")) == r"(?:due\ to|yet)"
