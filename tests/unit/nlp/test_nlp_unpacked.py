@@ -177,7 +177,7 @@ def test_an_install_that_cannot_be_written_unpacks_into_the_cache(tmp_path: Path
     assert len(list((cache / FOLDER).iterdir())) == 1
 
 
-def test_a_stored_install_file_the_store_did_not_write_is_not_used(tmp_path: Path, install: Path) -> None:
+def test_a_damaged_install_file_is_unpacked_again(tmp_path: Path, install: Path) -> None:
     source, calls = _source(tmp_path, {"w": 1}), []
     _load(source, calls)
     (stored,) = (install / FOLDER).iterdir()
