@@ -20,6 +20,11 @@ from importlib.util import find_spec
 # CPU per run on 2 cores), and nothing here does BLAS work large enough to gain from threads.
 # setdefault: a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Nor does mrptui use pydantic's plugins (observability hooks found through installed packages'
+# entry points): looking for them at the first model reads every installed package's metadata,
+# ~1% of a warm `mrptui ask`'s instructions (cachegrind, issue 41) and ~50 files opened. A user
+# who wants a plugin sets the variable (empty: every plugin).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from core.infra import cancel, leases
 
