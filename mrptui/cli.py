@@ -7,7 +7,6 @@ import atexit
 import contextlib
 import functools
 import gc
-import io
 import os
 import signal
 import sys

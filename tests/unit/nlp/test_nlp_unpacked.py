@@ -148,7 +148,9 @@ def test_installs_sharing_a_cache_keep_their_own_files_and_only_the_oldest_go(tm
     assert len(calls) == len(sources)  # the newest is still stored
 
 
-def test_shipped_data_is_unpacked_once_per_install_whatever_the_cache(tmp_path: Path, install: Path, monkeypatch) -> None:
+def test_shipped_data_is_unpacked_once_per_install_whatever_the_cache(
+    tmp_path: Path, install: Path, monkeypatch
+) -> None:
     source, calls = _source(tmp_path, {"w": 1}), []
     assert _load(source, calls) == {"w": 1} and len(calls) == 1
     (stored,) = (install / FOLDER).iterdir()
