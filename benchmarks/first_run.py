@@ -47,8 +47,11 @@ def run(sizes: list[int]) -> list[dict]:
 
 def _install(target: Path) -> Path:
     if smoke():
+        # Nothing compiled or unpacked comes along: the checkout's unpacked NLP data
+        # (core/nlp/unpacked.py) is no more part of a fresh install than its bytecode.
+        skip = shutil.ignore_patterns("__pycache__", "unpacked")
         for package in ("core", "mrptui"):
-            shutil.copytree(ROOT / package, target / package, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(ROOT / package, target / package, ignore=skip)
         # The wheel ships config/ and sample_kb/ inside core (pyproject's package-dir).
         shutil.copytree(ROOT / "config", target / "core" / "bundled_config")
         shutil.copytree(ROOT / "sample_kb", target / "core" / "bundled_kb")

@@ -7,18 +7,23 @@ import atexit
 import contextlib
 import functools
 import gc
-import io
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from importlib import import_module
+from importlib.util import find_spec
 
 # Before anything imports numpy: its OpenBLAS starts a spinning thread per core at import (~70 ms of
 # CPU per run on 2 cores), and nothing here does BLAS work large enough to gain from threads.
 # setdefault: a user's own setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Nor does mrptui use pydantic's plugins (observability hooks found through installed packages'
+# entry points): looking for them at the first model reads every installed package's metadata,
+# ~1% of a warm `mrptui ask`'s instructions (cachegrind, issue 41) and ~50 files opened. A user
+# who wants a plugin sets the variable (empty: every plugin).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from core.infra import cancel, leases
 
@@ -41,9 +46,10 @@ SUBCOMMANDS = {
 TUI_COMMANDS = frozenset({"explore", "replay"})
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole parser; with `only`, the other subcommands get no arguments, so their modules
-    (and what they import: evaluation, checks, …) are not imported for one command's run."""
+def build_parser() -> argparse.ArgumentParser:
+    """The whole parser. A subcommand's own arguments are added when the parse reaches its name
+    (`_LazySubcommands`), so one command's run imports its module only, not every command's (and
+    what they import: evaluation, checks, …); `--help` lists them all from `SUBCOMMANDS`."""
     from mrptui.commands import add_config_option, explore
 
     parser = argparse.ArgumentParser(prog="mrptui", description="Explore why an MRP-VM engine answers as it does.")
@@ -54,39 +60,39 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     explore.add_top_level_arguments(parser)
     parser.add_argument("--cache-dir", metavar="DIR", help="index cache folder (default: $XDG_CACHE_HOME/mrptui)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the index cache")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", action=_LazySubcommands)
     for name, help_text in SUBCOMMANDS.items():
-        if only is not None and name != only:
+        if _command_available(name):
             sub.add_parser(name, help=help_text, description=help_text)
-            continue
-        module = _command_module(name)
-        if module is None:
-            continue
-        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
-        module.add_arguments(sub_parser)
     return parser
 
 
-def _parse(words: list[str]) -> argparse.Namespace:
-    """Parse with only the named subcommand's module imported; if a word before it only looked
-    like a command name (an option's value), parse again with every subcommand."""
-    guess = _command_guess(words)
-    if guess is not None and "-h" not in words and "--help" not in words:
-        try:
-            # Quiet: a failure here is reported by the full parse below.
-            with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-                args = build_parser(only=guess).parse_args(words)
-        except SystemExit:
-            args = None
-        if args is not None and args.command == guess:
-            return args
-    return build_parser().parse_args(words)
+class _LazySubcommands(argparse._SubParsersAction):
+    """Subcommand parsers that get their arguments (`mrptui/commands/<name>.py`'s
+    `add_arguments`) when the parse picks them: argparse itself decides which word is the command,
+    so an option's value that looks like a command name is never taken for one."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._filled: set[str] = set()
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        name = values[0]
+        if name in self._name_parser_map and name not in self._filled:
+            _command_module(name).add_arguments(self._name_parser_map[name])
+            self._filled.add(name)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _command_guess(words: Sequence[str]) -> str | None:
     """The first word that names a subcommand (None: the explorer); an option's value may only
-    look like one, which the parse finds out."""
+    look like one. Only picks the collector's pace (`main`); the parse decides the command."""
     return next((word for word in words if word in SUBCOMMANDS), None)
+
+
+def _command_available(name: str) -> bool:
+    """Whether this build ships the command's module, found without importing it."""
+    return find_spec(f"mrptui.commands.{name}") is not None
 
 
 def _command_module(name: str):
@@ -178,7 +184,7 @@ def _freeze_at_exit() -> None:
 
 
 def _main(words: list[str]) -> int:
-    args = _parse(words)
+    args = build_parser().parse_args(words)
     # Here, in the main thread: the explorer opens its session in a worker, where no handler can be set.
     leases.arm()
     command = args.command or "explore"

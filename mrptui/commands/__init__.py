@@ -162,10 +162,12 @@ def memory_root() -> Path:
 
 def conversation_name(name: str | None) -> str | None:
     """`--session NAME`, checked before anything is read: a bad name is a usage error."""
+    if name is None:  # a plain ask: conversation memory is not even imported
+        return None
     from core.memory.store import MemoryNameError, check_name
 
     try:
-        return check_name(name) if name is not None else None
+        return check_name(name)
     except MemoryNameError as exc:
         raise UsageError(f"--session: {exc}") from None
 

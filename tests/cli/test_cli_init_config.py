@@ -69,6 +69,19 @@ def test_every_session_command_takes_config_before_or_after_the_command(command:
     assert parser.parse_args(["--config", "cfg"]).config == "cfg"
 
 
+def test_an_option_value_that_names_a_command_is_not_taken_for_the_command() -> None:
+    # Subcommand arguments are added when argparse reaches the command's word (mrptui/cli.py).
+    args = build_parser().parse_args(["--kb", "ask", "--config", "check", "retrieve", "q", "--kb-plugin", "kb-fast"])
+    assert (args.command, args.kb, args.config, args.question, args.kb_plugin) == (
+        "retrieve",
+        ["ask"],
+        "check",
+        "q",
+        "kb-fast",
+    )
+    assert build_parser().parse_args(["--kb", "eval"]).command is None
+
+
 def test_config_must_be_a_folder(tmp_path: Path, capsys) -> None:
     assert main(["ask", "What is Orion?", "--config", str(tmp_path / "nope")]) == 2
     assert "--config must be a folder" in capsys.readouterr().err

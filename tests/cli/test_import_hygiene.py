@@ -72,6 +72,19 @@ ASK_NEVER_IMPORTS = (
     "mrptui.run_control",
     "mrptui.commands.step",
     "mrptui.commands.eval",
+    # Another command's module, and what only they or a stored conversation need (issue 41).
+    "mrptui.commands.check",
+    "mrptui.commands.ingest",
+    "mrptui.commands.retrieve",
+    "mrptui.commands.replay",
+    "mrptui.commands.cache",
+    "mrptui.commands.memory",
+    "mrptui.commands.init",
+    "core.memory.store",
+    "core.memory.conversation",
+    # Compiled kernels and their compiler: a small KB's one-off question never waits for them.
+    "numba",
+    "scipy",
 )
 
 
@@ -87,6 +100,23 @@ def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
     # The first run fills the index cache; the second is the warm ask measured here.
     printed = [python_prints(script, env) for _ in range(2)]
     assert printed[-1].split(" ", 2) == ["0", "True", "\n"]
+
+
+def test_cli_help_lists_every_command_without_importing_their_modules() -> None:
+    # Each subcommand's arguments are added when the parse reaches it (mrptui/cli.py): the top
+    # level's help is drawn from the names and one-line helps alone.
+    script = (
+        "import contextlib, io, sys\n"
+        "from mrptui.cli import SUBCOMMANDS, main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    try: main(['--help'])\n"
+        "    except SystemExit: pass\n"
+        "commands = sorted(m for m in sys.modules if m.startswith('mrptui.commands.'))\n"
+        "listed = all(name in out.getvalue() for name in SUBCOMMANDS)\n"
+        "print(listed, ','.join(commands), 'core.kernel.session' in sys.modules)\n"
+    )
+    assert python_prints(script).split() == ["True", "mrptui.commands.explore", "False"]
 
 
 def test_cli_limits_blas_threads_before_numpy_is_imported() -> None:

@@ -1,5 +1,5 @@
-"""core/nlp/unpacked.py: the shipped NLP data unpacked once per cache, read back only when the
-store wrote it for the same source."""
+"""core/nlp/unpacked.py: the shipped NLP data unpacked once per install (or, where the install
+cannot be written, once per cache), read back only when the store wrote it for the same source."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.nlp import lexicon, tagger
+from core.nlp import lexicon, tagger, unpacked
 from core.nlp.unpacked import FOLDER, KEEP_PER_SOURCE, load_unpacked
 from core.store.contents import clear_cache
 from core.store.location import CACHE_DIR_ENV, NO_CACHE_ENV
@@ -20,9 +20,19 @@ from core.store.private import Mac
 
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch) -> Path:
+    """The index cache, with an install that cannot be written (the shipped data goes to the cache)."""
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(NO_CACHE_ENV, raising=False)
+    monkeypatch.setattr(unpacked, "INSTALL_ROOT", None)
     return tmp_path / "cache"
+
+
+@pytest.fixture
+def install(tmp_path: Path, cache: Path, monkeypatch) -> Path:
+    """An install whose shipped data folder is `tmp_path` and can be written."""
+    monkeypatch.setattr(unpacked, "SHIPPED", tmp_path)
+    monkeypatch.setattr(unpacked, "INSTALL_ROOT", tmp_path / "unpacked")
+    return tmp_path / "unpacked"
 
 
 def _source(tmp_path: Path, value: dict) -> Path:
@@ -136,3 +146,43 @@ def test_installs_sharing_a_cache_keep_their_own_files_and_only_the_oldest_go(tm
     assert len(list((cache / FOLDER).iterdir())) == KEEP_PER_SOURCE
     _load(sources[-1], calls)
     assert len(calls) == len(sources)  # the newest is still stored
+
+
+def test_shipped_data_is_unpacked_once_per_install_whatever_the_cache(
+    tmp_path: Path, install: Path, monkeypatch
+) -> None:
+    source, calls = _source(tmp_path, {"w": 1}), []
+    assert _load(source, calls) == {"w": 1} and len(calls) == 1
+    (stored,) = (install / FOLDER).iterdir()
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path / "another-cache"))  # a new KB cache: read back
+    assert _load(source, calls) == {"w": 1} and len(calls) == 1
+    monkeypatch.setenv(NO_CACHE_ENV, "1")  # no cache at all: still read back
+    assert _load(source, calls) == {"w": 1} and len(calls) == 1
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "another-cache").exists()
+
+
+def test_other_sources_still_go_to_the_cache(tmp_path: Path, install: Path, cache: Path) -> None:
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    source, calls = _source(folder, {"w": 1}), []
+    _load(source, calls)
+    assert _load(source, calls) == {"w": 1} and len(calls) == 1
+    assert len(list((cache / FOLDER).iterdir())) == 1 and not install.exists()
+
+
+def test_an_install_that_cannot_be_written_unpacks_into_the_cache(tmp_path: Path, install: Path, cache: Path) -> None:
+    install.write_text("not a folder")  # as a read-only install's folder, never usable
+    source, calls = _source(tmp_path, {"w": 1}), []
+    _load(source, calls)
+    assert _load(source, calls) == {"w": 1} and len(calls) == 1
+    assert len(list((cache / FOLDER).iterdir())) == 1
+
+
+def test_a_damaged_install_file_is_unpacked_again(tmp_path: Path, install: Path) -> None:
+    source, calls = _source(tmp_path, {"w": 1}), []
+    _load(source, calls)
+    (stored,) = (install / FOLDER).iterdir()
+    header = stored.read_bytes().split(b"\n", 1)[0]
+    stored.write_bytes(header + b"\n" + marshal.dumps({"w": 2}))
+    assert _load(source, calls) == {"w": 1} and len(calls) == 2
