@@ -23,6 +23,7 @@ from typing import Literal
 
 from core.answer.coref import antecedents, noun_classes
 from core.cnl.plaintext import split_sentences
+from core.memory.people import People, people_of
 from core.nlp.tagging import tag_text
 from core.text.words import MEASURE_CLASSES, MENTION_PREPOSITIONS, MENTION_WH, POSSESSIVES, PRONOUN_GROUPS
 
@@ -70,6 +71,8 @@ class Mention:
     # Known to be someone, not only a name that acts: a person noun, a gender or title, or a name
     # set beside a person noun ("Dennis Farina, the … actor").
     personal: bool = False
+    # How often the whole story text shows this name is someone (core/memory/people.py).
+    evidence: int = 0
 
     @property
     def kind(self) -> str:
@@ -97,6 +100,7 @@ def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
     genders the story text gives its names applied to every mention of the same name."""
     found: list[Mention] = []
     genders: Counter[tuple[str, str]] = Counter()
+    people = people_of(next((t.document for t in turns if t.document), ""))
     for turn in turns:
         mine: list[Mention] = []
         for source, texts in (("question", [turn.question]), ("answer", [turn.lead]), ("story", turn.story)):
@@ -112,7 +116,7 @@ def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
                     subject = said[0].text.lower() if said and said[0].named and said[0].person else ""
                     mine += said
         found += mine[:MAX_PER_TURN]
-    return [_gendered(m, genders) for m in found]
+    return [_attested(_gendered(m, genders), people) for m in found]
 
 
 def _sentences(text: str) -> list[str]:
@@ -234,6 +238,27 @@ def _gendered(mention: Mention, genders: Counter) -> Mention:
     if he == she:
         return mention
     return Mention(**{**mention.__dict__, "gender": "he" if he > she else "she", "personal": True})
+
+
+def _attested(mention: Mention, people: People) -> Mention:
+    """A name with what the story text says of it: its gender where the cited text gave none, and a
+    name the text calls "he" or "she" is someone even where the tagger read it as no agent."""
+    if not mention.named:
+        return mention
+    evidence = people.evidence(mention.text)
+    gender = mention.gender or people.gender(mention.text)
+    if not evidence and gender == mention.gender:
+        return mention
+    person = mention.person or bool(people.gender(mention.text))
+    return Mention(
+        **{
+            **mention.__dict__,
+            "gender": gender if person else "",
+            "person": person,
+            "personal": mention.personal or (person and bool(gender)),
+            "evidence": evidence,
+        }
+    )
 
 
 def _synonyms(noun: str) -> frozenset[str]:

@@ -12,6 +12,9 @@ noun that is no person); they/them/their → several
     repeated   log(1 + times its head is said)   named  a name, not a common noun
     salience   log(1 + times its head is said in the cited units' whole file, as the caller sees it)
     question / answer / story   where it was said      gender   its known gender is the pronoun's
+    evidence   log(1 + times the story text shows the name is someone: gendered, saying or
+               thinking, set beside a person noun; core/memory/people.py)
+    foremost   the candidate with the most such evidence (the story's protagonist)
 
 as `score = w · features`, and the choice is a softmax over the candidates and "none of them"
 (score 0): the best candidate's probability is the confidence. The weights and the confidence
@@ -46,6 +49,8 @@ FEATURES = (
     "answer",
     "story",
     "gender",
+    "evidence",
+    "foremost",
 )
 GROUPS = PRONOUN_GROUPS
 _WORD = re.compile(r"[A-Za-z']+")
@@ -149,6 +154,8 @@ def features(mention: Mention, group: str, counts: dict[str, int], said: dict[st
         "answer": float(mention.source == "answer"),
         "story": float(mention.source == "story"),
         "gender": float(bool(mention.gender) and mention.gender == group),
+        "evidence": math.log1p(mention.evidence),
+        "foremost": 0.0,  # set over the candidates together (_foremost)
     }
 
 
@@ -173,12 +180,22 @@ def candidates(group: str, mentions: Sequence[Mention], scorer: Model, document:
         else:
             mention_back = mention.back
         merged[key] = (feats, mention_back)
+    merged = _foremost(merged)
     best = {key: (scorer.score(feats), feats, back) for key, (feats, back) in merged.items()}
     texts = {_key(m, names): m.text for m in mentions}
     texts.update({name.lower(): name for name in names.values()})
     total = 1.0 + sum(math.exp(s) for s, _, _ in best.values())
     found = [Referent(texts[k], f, s, math.exp(s) / total, back) for k, (s, f, back) in best.items()]
     return sorted(found, key=lambda c: (-c.score, c.back, c.text))
+
+
+def _foremost(merged: dict[str, tuple[dict[str, float], int]]) -> dict[str, tuple[dict[str, float], int]]:
+    """The candidate the story shows most often to be someone is its protagonist, likelier than
+    the others whatever their counts (a comparison a weighted sum of each one's count cannot make)."""
+    most = max((feats["evidence"] for feats, _ in merged.values()), default=0.0)
+    if most <= 0:
+        return merged
+    return {k: ({**f, "foremost": float(f["evidence"] == most)}, back) for k, (f, back) in merged.items()}
 
 
 def _full_names(mentions: Sequence[Mention]) -> dict[str, str]:
