@@ -140,7 +140,9 @@ class Navigator:
             return
         from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
 
-        config, source = self.retrieval_config()
+        # The fusion line shows what the run recorded: in a live run, the session's config.
+        source = "as the trace recorded it" if self.options.replay else "the session's retrieval config"
+        config = self.retrieval_config()
         app.push_screen(
             EvidenceDetailScreen(
                 candidate,
@@ -153,12 +155,12 @@ class Navigator:
             )
         )
 
-    def retrieval_config(self) -> tuple[RetrievalConfig, str]:
-        """The fusion weights to explain scores with, and where they come from."""
+    def retrieval_config(self) -> RetrievalConfig:
+        """The cut-offs and HDC numbers to explain scores with (the trace records the fusion itself)."""
         config = getattr(self.kb.session, "retrieval", None)
         if isinstance(config, RetrievalConfig):
-            return config, "the session's retrieval config" + (", as it is now" if self.options.replay else "")
+            return config
         try:
-            return load_retrieval_config(), "config/retrieval.json as it is now; the trace does not record it"
+            return load_retrieval_config()
         except ConfigError:
-            return RetrievalConfig(profiles={}), "built-in defaults; config/retrieval.json is unusable"
+            return RetrievalConfig(profiles={})
