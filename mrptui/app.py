@@ -117,15 +117,15 @@ class ExplorerApp(App[None]):
         self._replay_events = list(replay or ())
         self.initial_theme = theme
         options = ExplorerOptions(
-            kb_label,
-            self.replay,
-            replay_note,
-            clock,
-            show_durations,
-            poll_interval,
-            batch_size,
-            batch_seconds,
-            queries_path,
+            kb_label=kb_label,
+            replay=self.replay,
+            replay_note=replay_note,
+            clock=clock,
+            show_durations=show_durations,
+            poll_interval=poll_interval,
+            batch_size=batch_size,
+            batch_seconds=batch_seconds,
+            queries_path=queries_path,
         )
         self.main = MainScreen(
             show_durations=show_durations, layout_path=layout_file() if layout_path == "data" else layout_path
