@@ -72,6 +72,7 @@ async def test_the_screen_shows_the_load_before_the_session_exists_and_follows_i
         await until(pilot, lambda: app.lifecycle.state.phase == "ready", "the KB to open")
         await settle(pilot)
         assert load.outcome == "opened" and app.session.kb.unit_count == 60
+        assert app.control.session() is app.kb.session  # held once: runs start on the session the load opened
         assert not app.screen.query_one("#loading").display
         assert "ready" in status(app) and "loading" not in status(app) and "indexes building" not in status(app)
 
