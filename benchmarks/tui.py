@@ -143,7 +143,7 @@ def _start_run(app, question: str) -> bool:
     from core.kernel.contract import Request
 
     before = app.current.run_id if app.current is not None else 0
-    app.start_run(Request(question=question, caller=app.caller))
+    app.runner.start_run(Request(question=question, caller=app.caller))
     run = app.current
     return run is not None and run.run_id > before and app.control.is_live
 

@@ -1,34 +1,38 @@
-"""The explorer app, as a shell: it composes the screens, holds the components that do the work
-and routes messages and keys to them.
-- `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping, rendering the cursor.
+"""The explorer app, as a shell: it composes the screens, builds the components that do the work,
+hands each its collaborators, and routes messages and keys to them.
+- `OpenKB` (mrptui/open_kb.py): the one holder of the session, the caller and the KB's health.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
+- `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping (its `RunControl`),
+  rendering the cursor.
 - `WhatIf` (mrptui/whatif.py): pins, exclusions, dropped units, intent edits, breakpoints, undo, diff.
 - `Exporter` (mrptui/exporter.py): copy, save and export.
 - `Navigator` (mrptui/navigator.py): the KB, rules, eval and help screens, problems, unit windows.
-Components see the app as a `mrptui.host.Host`; screens post `Command` messages. Only the CLI
-imports this module."""
+- `ExplorerMemory` (mrptui/conversation.py): follow-up questions and the Memory screen.
+Screens read the app as a `mrptui.explorer.Explorer` and post the command messages of
+`mrptui.messages`, one class each, handled by the `on_…` methods below. Only the CLI imports this
+module."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, TypeVar
 
-from textual import events, on
+from textual import events
 from textual._dispatch_key import dispatch_key
 from textual.app import App
 from textual.binding import BindingType
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from core.kernel.events import Event
-from core.kb.health import Health
-from core.kernel.contract import Request
 from core.infra.resources import config_dir
+from core.kernel.events import Event
 from core.units import Caller
+from mrptui import messages as m
+from mrptui.breakpoints import Breakpoint
 from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
@@ -37,18 +41,28 @@ from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
 from mrptui.layout import layout_path as layout_file
-from mrptui.messages import (Command, EventsArrived, KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork,
-                             OpenUnit, QuerySubmitted, RunEnded, RunHeld, RunQuestion)
 from mrptui.navigator import Navigator
+from mrptui.open_kb import OpenKB
+from mrptui.options import ExplorerOptions
 from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
-from mrptui.run_control import RunControl
 from mrptui.run_driver import RunDriver
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
-from mrptui.breakpoints import Breakpoint
 from mrptui.session_seam import NullSession, SessionLike
 from mrptui.state import RunRecord, ViewState
 from mrptui.whatif import WhatIf
+
+M = TypeVar("M", bound=Message)
+
+
+def _handles(kind: type[M], hand_on: Callable[[ExplorerApp, M], object]) -> Callable[[ExplorerApp, M], None]:
+    """The app's handler of `kind` messages (named `on_<kind>`, Textual's way): `hand_on(app, message)`
+    hands it to the component that does it."""
+
+    def handler(app: ExplorerApp, message: M) -> None:
+        hand_on(app, message)
+
+    return handler
 
 
 class ExplorerApp(App[None]):
@@ -92,37 +106,44 @@ class ExplorerApp(App[None]):
         takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept.
         `conversation`, `memory_root`: see `mrptui.conversation.ExplorerMemory`."""
         super().__init__()
-        self.queries_path = queries_path  # F4's queries file; None: there is none (F4 says so)
-        self.health: Health | None = None
-        self._cache_notes_told: set[str] = set()
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         if session is None and opener is not None:
             session = NullSession(reason=LOADING_REASON)
-        self.session: SessionLike = session if session is not None else NullSession()
-        self.caller = caller or Caller()
-        self.kb_label = kb_label
-        self.initial_theme = theme
-        self.clock = clock
-        self.show_durations = show_durations
-        self.replay = replay is not None
+        self.kb = OpenKB(session if session is not None else NullSession(), caller or Caller(), self._session_failed)
+        self._cache_notes_told: set[str] = set()
+        self.kb_label, self.replay, self.cursor_blink = kb_label, replay is not None, cursor_blink
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
         self.recorded_for = recorded_for
         self._replay_events = list(replay or ())
-        self.replay_note = replay_note  # where a replayed trace stops early and why (a cut or bad line)
-        self.cursor_blink = cursor_blink
-        self.poll_interval = poll_interval
-        self.batch_size = batch_size
-        self.batch_seconds = batch_seconds
-        self.runner = RunDriver(self)
-        self.control = RunControl(self.session, self.runner, breakpoints=[COSTLY] if break_before_costly else [])
-        self.lifecycle = KBLifecycle(self, opener)
-        self.whatif = WhatIf(self)
-        self.exporter = Exporter(self)
-        self.navigator = Navigator(self)
-        self.focus_model = FocusModel(self, self.navigator)
-        self.memory = ExplorerMemory(self, conversation, memory_root)
-        self.main = MainScreen(show_durations=show_durations,
-                               layout_path=layout_file() if layout_path == "data" else layout_path)
+        self.initial_theme = theme
+        options = ExplorerOptions(
+            kb_label=kb_label,
+            replay=self.replay,
+            replay_note=replay_note,
+            clock=clock,
+            show_durations=show_durations,
+            poll_interval=poll_interval,
+            batch_size=batch_size,
+            batch_seconds=batch_seconds,
+            queries_path=queries_path,
+        )
+        self.main = MainScreen(
+            show_durations=show_durations, layout_path=layout_file() if layout_path == "data" else layout_path
+        )
+        busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
+        self.lifecycle = KBLifecycle(
+            self, self.kb, opener, options, busy=busy, changed=self.show_kb_state, new_view=self._new_view
+        )
+        self.memory = ExplorerMemory(
+            self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root
+        )
+        breakpoints = [COSTLY] if break_before_costly else []
+        self.runner = RunDriver(self, self.kb, self.lifecycle, self.memory, self.main, options, breakpoints=breakpoints)
+        self.control = self.runner.control
+        self.whatif = WhatIf(self, self.runner, self.main)
+        self.exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
+        self.navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
+        self.focus_model = FocusModel(self, self.navigator, self.main)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -144,9 +165,9 @@ class ExplorerApp(App[None]):
         self.control.close()
         self.lifecycle.stop()
 
-    def main_ready(self) -> None:
-        """Called by the main screen once its widgets exist (after the first frame): only now does
-        the KB load start, so nothing competes with the first frame."""
+    def on_main_ready(self, _: m.MainReady) -> None:
+        """The main screen's widgets exist (after the first frame): only now does the KB load start,
+        so nothing competes with the first frame."""
         quiet_gc()
         if not self.replay:
             self.lifecycle.start()
@@ -158,20 +179,27 @@ class ExplorerApp(App[None]):
         self.refresh_health(banner=not self.runs)
         self.show_kb_state()
 
-    # -- what screens read (mrptui/host.py) ------------------------------------------------------
+    # -- what screens read (mrptui/explorer.py) and tests look at ----------------------------------
+
+    @property
+    def session(self) -> SessionLike:
+        return self.kb.session
+
+    @property
+    def caller(self) -> Caller:
+        return self.kb.caller
+
+    @caller.setter
+    def caller(self, caller: Caller) -> None:
+        self.kb.caller = caller
 
     @property
     def kb_state(self) -> KBState:
         return self.lifecycle.state
 
     @property
-    def hdc_building(self) -> bool:
-        return self.lifecycle.state.hdc == "building"
-
-    @property
     def replay_without_kb(self) -> bool:
-        """Replaying a trace with no KB open: units are ids only, and the panes say so."""
-        return self.replay and isinstance(self.session, NullSession)
+        return self.navigator.replay_without_kb
 
     @property
     def runs(self) -> list[RunRecord]:
@@ -194,63 +222,65 @@ class ExplorerApp(App[None]):
         return self.control.breakpoints
 
     @property
-    def held(self) -> str:
-        return self.control.held
-
-    @property
     def last_question(self) -> str:
-        run = self.current
-        return run.question if run else ""
+        return self.current.question if self.current else ""
 
-    def ask_session(self, method: str, *args: object, default: object = None) -> object:
-        """Call a session method from the UI thread; a failure opens the error modal instead of crashing."""
-        try:
-            return getattr(self.session, method)(*args)
-        except Exception as exc:  # noqa: BLE001 - the app must survive a failing session call
-            self.push_screen(ErrorModal(f"session.{method} failed", f"{type(exc).__name__}: {exc}"))
-            return default
+    # -- what components call back -------------------------------------------------------------
 
-    # -- messages from workers and screens ---------------------------------------------------------
+    def _session_failed(self, title: str, text: str) -> None:
+        self.push_screen(ErrorModal(title, text))
 
-    @on(KBLoadProgressed)
-    def _load_progressed(self, message: KBLoadProgressed) -> None:
-        self.lifecycle.progressed(message.progress)
+    def _new_view(self) -> None:
+        self.kb_generation += 1
 
-    @on(KBOpened)
-    def _kb_opened(self, message: KBOpened) -> None:
+    def _memory_changed(self) -> None:
+        self.memory_generation += 1
+
+    def show_kb_state(self) -> None:
+        """The lifecycle's state changed: the loading banner and the status line show it."""
+        if self.main.can_show:
+            self.main.show_loading(self.lifecycle.state, self.kb_label)
+        self.runner.refresh_view()
+
+    def refresh_health(self, *, banner: bool = True) -> None:
+        # The caller's counts: the whole KB's problems are F8's (an author surface).
+        self.kb.health = self.kb.call("health", lambda session: session.health(self.caller), None)  # type: ignore[call-arg]
+        self.main.show_health(self.kb.health if banner else None)
+        for note in self.kb.health.cache_notes if self.kb.health is not None else ():
+            if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once
+                self._cache_notes_told.add(note)
+                self.notify(note, title="index cache", severity="warning", timeout=10)
+
+    # -- messages from workers ---------------------------------------------------------------------
+
+    on_kbload_progressed = _handles(m.KBLoadProgressed, lambda app, msg: app.lifecycle.progressed(msg.progress))
+
+    def on_kbopened(self, message: m.KBOpened) -> None:
         self.lifecycle.opened(message.session, message.fingerprint)
+        self.kb_generation += 1
+        self.refresh_health(banner=not self.runs)
+        queued = self.lifecycle.take_queued()
+        if queued is not None:
+            self.runner.start_run(queued)
 
-    @on(KBLoadFailed)
-    def _kb_load_failed(self, message: KBLoadFailed) -> None:
-        self.lifecycle.failed(message.problems)
+    on_kbload_failed = _handles(m.KBLoadFailed, lambda app, msg: app.lifecycle.failed(msg.problems))
+    on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what))
 
-    @on(KBWork)
-    def _kb_work(self, message: KBWork) -> None:
-        self.lifecycle.work(message.what)
-
-    @on(KBReloaded)
-    def _kb_reloaded(self, message: KBReloaded) -> None:
+    def on_kbreloaded(self, message: m.KBReloaded) -> None:
         self.refresh_health()
-        self.refresh_view()
+        self.runner.refresh_view()
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.control.last_request is not None else ""
         self.lifecycle.reloaded(message.errors, rerun, rebuild_hdc=message.hdc_was_ready)
 
-    @on(EventsArrived)
-    def _events_arrived(self, message: EventsArrived) -> None:
-        self.runner.arrived(message)
+    on_events_arrived = _handles(m.EventsArrived, lambda app, msg: app.runner.arrived(msg))
+    on_run_held = _handles(m.RunHeld, lambda app, msg: app.runner.held_at(msg))
 
-    @on(RunHeld)
-    def _run_held(self, message: RunHeld) -> None:
-        self.runner.held_at(message)
-
-    @on(RunEnded)
-    def _run_ended(self, message: RunEnded) -> None:
-        self.runner.ended(message)
+    def on_run_ended(self, message: m.RunEnded) -> None:
+        self.runner.ended(message, self.kb_generation)
         self.memory.ended(self.control.run_by_id(message.run_id))
 
-    @on(Worker.StateChanged)
-    def _worker_state(self, event: Worker.StateChanged) -> None:
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one handler for worker errors: an error modal, never a crash."""
         worker = event.worker
         self.lifecycle.worker_ended(worker.group or "", event.state)
@@ -263,79 +293,50 @@ class ExplorerApp(App[None]):
         else:
             self.push_screen(ErrorModal(f"{worker.description or 'Background task'} failed", message))
 
-    @on(QuerySubmitted)
-    def _submitted(self, message: QuerySubmitted) -> None:
-        self.runner.ask(message.question)
+    # -- commands from screens (mrptui/messages.py): each to the component that does it ------------
 
-    @on(OpenUnit)
-    def _open_unit(self, message: OpenUnit) -> None:
-        self.navigator.open_unit(message.unit_id)
+    on_query_submitted = _handles(m.QuerySubmitted, lambda app, msg: app.runner.ask(msg.question))
 
-    @on(RunQuestion)
-    def _run_question(self, message: RunQuestion) -> None:
+    def on_run_question(self, message: m.RunQuestion) -> None:
         """Another screen (F4's eval) asks to show one question's run in the main screen."""
         self.navigator.pop_secondary()
         self.main.query_one("#query").value = message.request.question  # type: ignore[attr-defined]
         self.runner.start_run(message.request)
 
-    @on(Command)
-    def _command(self, message: Command) -> None:
-        runner, whatif, exporter, navigator = self.runner, self.whatif, self.exporter, self.navigator
-        handlers: dict[str, Callable[..., object]] = {
-            "rerun": runner.rerun, "step": runner.step, "to_end": runner.run_to_end,
-            "to_start": partial(runner.seek, 0), "continue": runner.continue_run, "next_stage": runner.next_stage,
-            "cancel": runner.cancel,
-            "break": lambda: whatif.toggle_breakpoint(runner.selected_breakpoint(stage=False)),
-            "break_stage": lambda: whatif.toggle_breakpoint(runner.selected_breakpoint(stage=True)),
-            "pin": partial(whatif.rerun_selected, pin=True), "exclude": partial(whatif.rerun_selected, pin=False),
-            "exclude_unit": whatif.exclude_selected_unit, "edit_intent": whatif.edit_intent,
-            "diff": whatif.show_diff, "undo": whatif.undo, "toggle_breakpoint": whatif.toggle_breakpoint,
-            "save": exporter.save_trace, "copy": exporter.copy_focused, "csv": exporter.export_csv,
-            "markdown": exporter.export_markdown, "open_in_editor": self.open_in_editor,
-            "reload": self.lifecycle.reload, "main_ready": self.main_ready,
-            "evidence_detail": navigator.evidence_detail, "open_unit": navigator.open_unit,
-            "memory_pin": self.memory.pin, "memory_forget": self.memory.forget, "memory_clear": self.memory.clear,
-        }
-        handlers[message.name](*message.args)
-
-    # -- what components and the CLI call ------------------------------------------------------------
-
-    def refresh_view(self) -> None:
-        self.runner.refresh_view()
-
-    def show_kb_state(self) -> None:
-        """The lifecycle's state changed: the loading banner and the status line show it."""
-        if self.main.can_show:
-            self.main.show_loading(self.lifecycle.state, self.kb_label)
-        self.refresh_view()
-
-    def refresh_health(self, *, banner: bool = True) -> None:
-        # The caller's counts: the whole KB's problems are F8's (an author surface).
-        self.health = self.ask_session("health", self.caller, default=None)  # type: ignore[assignment]
-        self.main.show_health(self.health if banner else None)
-        for note in self.health.cache_notes if self.health is not None else ():
-            if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once
-                self._cache_notes_told.add(note)
-                self.notify(note, title="index cache", severity="warning", timeout=10)
-
-    def start_run(self, request: Request) -> None:
-        self.runner.start_run(request)
-
-    def poll_files(self) -> None:
-        """Reload, in a worker, when the KB or rule files changed (also called after the editor)."""
-        self.lifecycle.poll()
-
-    def reload_kb(self) -> None:
-        self.lifecycle.reload()
+    on_rerun = _handles(m.Rerun, lambda app, _: app.runner.rerun())
+    on_step = _handles(m.Step, lambda app, msg: app.runner.step(msg.delta))
+    on_to_start = _handles(m.ToStart, lambda app, _: app.runner.seek(0))
+    on_to_end = _handles(m.ToEnd, lambda app, _: app.runner.run_to_end())
+    on_continue_run = _handles(m.ContinueRun, lambda app, _: app.runner.continue_run())
+    on_next_stage = _handles(m.NextStage, lambda app, _: app.runner.next_stage())
+    on_cancel_run = _handles(m.CancelRun, lambda app, _: app.runner.cancel())
+    on_toggle_break = _handles(m.ToggleBreak, lambda app, msg: app.whatif.toggle_selected(stage=msg.stage))
+    on_pin_selected = _handles(m.PinSelected, lambda app, _: app.whatif.rerun_selected(pin=True))
+    on_exclude_selected = _handles(m.ExcludeSelected, lambda app, _: app.whatif.rerun_selected(pin=False))
+    on_exclude_unit = _handles(m.ExcludeUnit, lambda app, _: app.whatif.exclude_selected_unit())
+    on_edit_intent = _handles(m.EditIntent, lambda app, _: app.whatif.edit_intent())
+    on_show_diff = _handles(m.ShowDiff, lambda app, _: app.whatif.show_diff())
+    on_save_trace = _handles(m.SaveTrace, lambda app, _: app.exporter.save_trace())
+    on_copy_focused = _handles(m.CopyFocused, lambda app, _: app.exporter.copy_focused())
+    on_export_csv = _handles(m.ExportCsv, lambda app, _: app.exporter.export_csv())
+    on_export_markdown = _handles(m.ExportMarkdown, lambda app, _: app.exporter.export_markdown())
+    on_evidence_detail = _handles(m.EvidenceDetail, lambda app, _: app.navigator.evidence_detail())
+    on_open_unit = _handles(m.OpenUnit, lambda app, msg: app.navigator.open_unit(msg.unit_id))
+    on_open_in_editor = _handles(m.OpenInEditor, lambda app, msg: app.open_in_editor(msg.file, msg.line))
+    on_reload_kb = _handles(m.ReloadKB, lambda app, _: app.lifecycle.reload())
+    on_memory_pin = _handles(m.MemoryPin, lambda app, _: app.memory.pin(app.current))
+    on_memory_forget = _handles(m.MemoryForget, lambda app, msg: app.memory.forget(msg.record_id))
+    on_memory_clear = _handles(m.MemoryClear, lambda app, _: app.memory.clear())
+    # -- what the CLI and the command palette call ---------------------------------------------------------------
 
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
-        open_in_editor(self, file, line)
+        open_in_editor(self, file, line, self.lifecycle.poll)
         self.focus_model.resumed()
 
     def palette_commands(self, screen: Screen) -> list[PaletteCommand]:
         """Every binding of the screen (and its panels) as a command, plus per-plugin commands."""
-        return palette_commands(self, screen)
+        return palette_commands(self, screen, self.whatif, self.session)
 
     # -- the app's keys (APP_BINDINGS in mrptui/keymap.py) ----------------------------------------------
 

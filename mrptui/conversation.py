@@ -11,21 +11,35 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from textual.app import App
+
 from core.kernel.contract import Request
 from core.memory.conversation import Conversation
 from core.memory.scoring import ScoredRecord
 from core.memory.store import MemoryStore
 from core.memory.turns import pinned, remember, turn_of, with_memory
-from mrptui.host import Host
+from mrptui.open_kb import OpenKB
 from mrptui.state import RunRecord
 
 
 class ExplorerMemory:
-    def __init__(self, host: Host, name: str | None = None, root: Path | None = None) -> None:
-        """`name`: continue the stored conversation NAME (`mrptui --session NAME`); None keeps this
-        session's turns in memory only. `root`: the memory folder (None: no files at all, and
-        memory lives only as long as the app)."""
-        self.host = host
+    def __init__(
+        self,
+        app: App,
+        kb: OpenKB,
+        changed: Callable[[], None],
+        *,
+        replay: bool = False,
+        name: str | None = None,
+        root: Path | None = None,
+    ) -> None:
+        """`app`: shows the notifications. `changed`: the records changed (an open Memory screen
+        re-reads them). `replay`: a saved trace, so memory is off. `name`: continue the stored
+        conversation NAME (`mrptui --session NAME`); None keeps this session's turns in memory only.
+        `root`: the memory folder (None: no files at all, and memory lives only as long as the app)."""
+        self.app, self.kb = app, kb
+        self._changed_records = changed
+        self.replay = replay
         self.name = name
         self.root = root
         self._conversation: Conversation | None = None
@@ -36,15 +50,15 @@ class ExplorerMemory:
     @property
     def conversation(self) -> Conversation | None:
         """The conversation for the current session and caller; rebuilt when a new session opens."""
-        session = self.host.session
+        session = self.kb.session
         engine, retrieval = getattr(session, "engine_config", None), getattr(session, "retrieval", None)
-        if engine is None or retrieval is None or self.host.replay:
+        if engine is None or retrieval is None or self.replay:
             return None
         if self._conversation is None or self._session is not session:
             store = MemoryStore(self.root, engine.memory) if self.root is not None else None
             previous = self._conversation
             self._conversation = Conversation(
-                self.host.caller, self.name, engine.memory, retrieval.hdc, store, self.clock
+                self.kb.caller, self.name, engine.memory, retrieval.hdc, store, self.clock
             )
             if previous is not None:
                 self._conversation.continues(previous)  # an unnamed conversation outlives a reload
@@ -52,7 +66,8 @@ class ExplorerMemory:
         return self._conversation
 
     def _view(self):
-        return self.host.ask_session("view", self.host.caller, default=None)
+        kb = self.kb
+        return kb.call("view", lambda session: session.view(kb.caller), None)  # type: ignore[attr-defined]
 
     def offer(self, request: Request) -> Request:
         conversation = self.conversation
@@ -70,7 +85,7 @@ class ExplorerMemory:
         if self.conversation is not None and run.done and not run.error:
             remember(self.conversation, run.events, self._view())
             self._warn(self.conversation)
-            self.host.memory_generation += 1
+            self._changed_records()
 
     def scored(self, question: str) -> list[ScoredRecord]:
         conversation = self.conversation
@@ -83,14 +98,14 @@ class ExplorerMemory:
         conversation = self.conversation
         return conversation.vetted(self._view())[1] if conversation is not None else []
 
-    def pin(self) -> None:
+    def pin(self, run: RunRecord | None) -> None:
         """The current run's question and lead as a durable note."""
-        conversation, run = self.conversation, self.host.current
+        conversation = self.conversation
         turn = turn_of(run.events) if run is not None and conversation is not None else None
         if conversation is None:
-            self.host.notify("memory is off: no KB is open", severity="warning")
+            self.app.notify("memory is off: no KB is open", severity="warning")
         elif turn is None:
-            self.host.notify("ask a question first: the pinned note is its question and answer", severity="warning")
+            self.app.notify("ask a question first: the pinned note is its question and answer", severity="warning")
         else:
             text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question
             noted = conversation.note(text, pinned(turn, run.events, self._view()), turn.entity)
@@ -109,13 +124,13 @@ class ExplorerMemory:
     def _changed(self, conversation: Conversation | None, message: str | None) -> None:
         """`message` None: the change could not be saved, and the warning says why."""
         if not self._warn(conversation) and message is not None:
-            self.host.notify(message)
-        self.host.memory_generation += 1
+            self.app.notify(message)
+        self._changed_records()
 
     def _warn(self, conversation: Conversation | None) -> bool:
         """A notification for each memory file problem not yet shown (never an error screen: the
         answer stands, only its memory could not be kept)."""
         lines = conversation.take_warnings() if conversation is not None else []
         for line in lines:
-            self.host.notify(line, severity="warning", timeout=8, markup=False)
+            self.app.notify(line, severity="warning", timeout=8, markup=False)
         return bool(lines)

@@ -18,7 +18,7 @@ import os
 import shlex
 import string
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -146,8 +146,8 @@ def _parse(word: str, source: str) -> list[tuple[str, str]]:
     return pieces
 
 
-def open_in_editor(app, file: str, line: int) -> None:
-    """Suspend `app` (a Textual app with `poll_files`) and run the editor at `file`:`line`, then look
+def open_in_editor(app, file: str, line: int, changed: Callable[[], None]) -> None:
+    """Suspend `app` (a Textual app) and run the editor at `file`:`line`, then call `changed` to look
     for changes; a missing editor, a bad template or a terminal that cannot suspend is a notification."""
     try:
         command = editor_command(file, line)
@@ -162,4 +162,4 @@ def open_in_editor(app, file: str, line: int) -> None:
         return
     if command.note:
         app.notify(command.note, severity="warning", timeout=10)
-    app.poll_files()
+    changed()

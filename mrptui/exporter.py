@@ -3,6 +3,8 @@ exports folder, never overwriting) and says what it wrote."""
 
 from __future__ import annotations
 
+from textual.app import App
+
 from mrptui.clipboard import copy_text
 from mrptui.exports import (
     Export,
@@ -13,31 +15,34 @@ from mrptui.exports import (
     trace_export,
     write_export,
 )
-from mrptui.host import Host
+from mrptui.open_kb import OpenKB
+from mrptui.run_control import RunControl
+from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import PathModal
 from mrptui.widgets.evidence import EvidenceTable
 
 
 class Exporter:
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def __init__(self, app: App, kb: OpenKB, control: RunControl, main: MainScreen, *, replay: bool) -> None:
+        """`replay`: the runs are a saved trace, the user's own file (not checked before copying)."""
+        self.app, self.kb, self.control, self.main, self.replay = app, kb, control, main, replay
 
     def _refused(self) -> bool:
         """Whether the current run's content must stay on screen (`answered_elsewhere`), said
         as a warning. A replayed trace is the user's own file and is not checked."""
-        host = self.host
-        run = host.current
-        if host.replay or run is None or run.request is None:
+        run = self.control.current
+        if self.replay or run is None or run.request is None:
             return False
-        why = answered_elsewhere(run, host.ask_session("view_version", run.request.caller))
+        caller = run.request.caller
+        why = answered_elsewhere(run, self.kb.call("view_version", lambda session: session.view_version(caller), None))
         if why:
-            host.notify(why, severity="warning", timeout=8)
+            self.app.notify(why, severity="warning", timeout=8)
         return bool(why)
 
     def copy_focused(self) -> None:
-        screen = self.host.screen
+        screen = self.app.screen
         # Every pane that copies shows the current run, so they all stay behind its check.
-        if screen is self.host.main and self._refused():
+        if screen is self.main and self._refused():
             return
         node = screen.focused
         text = None
@@ -48,15 +53,15 @@ class Exporter:
                 break
             node = node.parent
         if not text:
-            self.host.notify("nothing to copy here", severity="warning")
+            self.app.notify("nothing to copy here", severity="warning")
             return
         copy_text(screen, text)
 
     def _export(self, export: Export | str) -> None:
         """Ask where to write `export`, then write it (or say why there is nothing to write)."""
-        host = self.host
+        app = self.app
         if isinstance(export, str):
-            host.notify(export, severity="warning")
+            app.notify(export, severity="warning")
             return
         if self._refused():
             return
@@ -68,18 +73,18 @@ class Exporter:
             try:
                 written = write_export(export, path, folder)
             except OSError as exc:  # UnsafePath (a folder, device, link or KB file) says why itself
-                host.notify(f"not written: {exc.strerror or exc}", severity="error")
+                app.notify(f"not written: {exc.strerror or exc}", severity="error")
                 return
-            host.notify(written, timeout=8)
+            app.notify(written, timeout=8)
 
-        host.push_screen(PathModal(export.title, export.default_path(folder)), callback=done)
+        app.push_screen(PathModal(export.title, export.default_path(folder)), callback=done)
 
     def save_trace(self) -> None:
-        self._export(trace_export(self.host.current, self.host.session.owns_file))
+        self._export(trace_export(self.control.current, self.kb.session.owns_file))
 
     def export_csv(self) -> None:
-        host = self.host
-        self._export(evidence_export(host.current, host.main.query_one(EvidenceTable).current, host.session.owns_file))
+        table = self.main.query_one(EvidenceTable)
+        self._export(evidence_export(self.control.current, table.current, self.kb.session.owns_file))
 
     def export_markdown(self) -> None:
-        self._export(answer_export(self.host.current, self.host.cursor, self.host.session.owns_file))
+        self._export(answer_export(self.control.current, self.control.cursor, self.kb.session.owns_file))

@@ -11,24 +11,24 @@
 from __future__ import annotations
 
 from textual import events
+from textual.app import App
 
-from mrptui.host import Host
 from mrptui.navigator import Navigator
+from mrptui.screens.main import MainScreen
 from mrptui.widgets.keybar import types_text
 from mrptui.widgets.query import QueryBox
 
 
 class FocusModel:
-    def __init__(self, host: Host, navigator: Navigator) -> None:
-        self.host = host
-        self.navigator = navigator
+    def __init__(self, app: App, navigator: Navigator, main: MainScreen) -> None:
+        self.app, self.navigator, self.main = app, navigator, main
         self.dropping = False  # between the editor's return and `caught_up`: keys are stale
 
     def resumed(self) -> None:
         """The app came back from a suspend: drop every key already queued (a FIFO: those before
         the callback queued now), whatever the clock says."""
         self.dropping = True
-        self.host.call_later(self.caught_up)
+        self.app.call_later(self.caught_up)
 
     def caught_up(self) -> None:
         self.dropping = False
@@ -54,12 +54,12 @@ class FocusModel:
 
     def starts_question(self, event: events.Key) -> bool:
         """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
-        host = self.host
+        app = self.app
         return (
             self.takes(event)
             and event.key != "slash"
-            and not types_text(host.focused)
-            and event.key not in host.screen.active_bindings
+            and not types_text(app.focused)
+            and event.key not in app.screen.active_bindings
         )
 
     def takes(self, event: events.Key) -> bool:
@@ -72,9 +72,8 @@ class FocusModel:
     def to_question(self, typed: str = "") -> None:
         """Close the screens above the main one, focus the question box and type `typed` into it
         (replacing the selected question, as typing in the box does)."""
-        host = self.host
         self.navigator.pop_secondary()
-        box = host.main.query_one(QueryBox)
-        host.main.set_focus(box)
+        box = self.main.query_one(QueryBox)
+        self.main.set_focus(box)
         if typed and not box.read_only:
             box.replace(typed, *box.selection, maintain_selection_offset=False)

@@ -13,8 +13,8 @@ import datetime as dt
 import gc
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
+from textual.app import App
 from textual.worker import WorkerState, get_current_worker
 
 from core.infra.cancel import Cancelled
@@ -25,10 +25,9 @@ from core.kb.health import counts_phrase
 from core.kernel.contract import Request
 from mrptui.kb_state import KBState, progress_text
 from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
+from mrptui.open_kb import OpenKB
+from mrptui.options import ExplorerOptions
 from mrptui.session_seam import NullSession, SessionLike
-
-if TYPE_CHECKING:
-    from mrptui.host import Host
 
 Opener = Callable[[Progress], SessionLike]
 """Opens the session, reporting progress (e.g. `partial(Session.open, paths, config)` as `progress=`)."""
@@ -68,11 +67,29 @@ def load_problems(error: Exception) -> tuple[Diagnostic, ...]:
 
 
 class KBLifecycle:
-    """Loads, warms, polls and reloads the app's session; `state` says where it is."""
+    """Loads, warms, polls and reloads the app's session (held in `kb`); `state` says where it is."""
 
-    def __init__(self, app: Host, opener: Opener | None) -> None:
+    def __init__(
+        self,
+        app: App,
+        kb: OpenKB,
+        opener: Opener | None,
+        options: ExplorerOptions,
+        *,
+        busy: Callable[[], bool],
+        changed: Callable[[], None],
+        new_view: Callable[[], None],
+    ) -> None:
+        """`app`: runs the workers and shows the notifications. `busy`: a question is running (the
+        tagging warm-up waits meanwhile). `changed`: `state` changed. `new_view`: the caller's view
+        changed (a new day), so open screens re-read it."""
         self.app = app
+        self.kb = kb
         self.opener = opener
+        self.options = options
+        self._busy = busy
+        self._changed = changed
+        self._new_view = new_view
         self.state = KBState(phase="loading" if opener is not None else "ready")
         self.fingerprint = ""
         self.queued: Request | None = None
@@ -132,20 +149,15 @@ class KBLifecycle:
             self._set(progress=progress)
 
     def opened(self, session: SessionLike, fingerprint: str) -> None:
-        app = self.app
-        app.session = app.control.session = session
+        """The load worker opened the session (the app then re-reads it and runs `take_queued()`)."""
+        self.kb.session = session
         self.fingerprint = fingerprint
         self._set(phase="ready", progress=None)
         self._ready()
-        app.kb_generation += 1
-        app.refresh_health(banner=not app.runs)
-        self._run_queued()
 
     def failed(self, problems: tuple[Diagnostic, ...]) -> None:
         reason = "\n".join(d.format() for d in problems) or "the KB could not be opened"
-        self.app.session = self.app.control.session = NullSession(
-            reason=f"the KB did not load: {reason}", problems=problems
-        )
+        self.kb.session = NullSession(reason=f"the KB did not load: {reason}", problems=problems)
         self._set(phase="failed", error=reason, progress=None)
         if self.queued is not None:
             self.queued = None
@@ -158,10 +170,10 @@ class KBLifecycle:
 
     def _ready(self) -> None:
         """The session is open: poll its files and warm its indexes."""
-        app = self.app
-        if app.poll_interval > 0:
-            app.set_interval(app.poll_interval, self.poll, name="poll")
-        self._indexing_since = app.clock()
+        app, options = self.app, self.options
+        if options.poll_interval > 0:
+            app.set_interval(options.poll_interval, self.poll, name="poll")
+        self._indexing_since = options.clock()
         self._set(indexing=True)
         app.run_worker(
             self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes", exit_on_error=False
@@ -178,11 +190,11 @@ class KBLifecycle:
             timeout=6,
         )
 
-    def _run_queued(self) -> None:
+    def take_queued(self) -> Request | None:
+        """The question asked while the KB loaded, to run now that it is open."""
         request, self.queued = self.queued, None
         self._set(queued="")
-        if request is not None:
-            self.app.runner.start_run(request)
+        return request
 
     def refuse_while_loading(self, what: str, *, needs_engine: bool = False) -> bool:
         """Whether `what` must wait for the KB (it says so). `needs_engine`: nor can it open after a
@@ -203,24 +215,23 @@ class KBLifecycle:
 
     def _warm_up(self) -> None:
         """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
-        self.app.session.warm_up(self.app.caller)
+        kb = self.kb
+        kb.session.warm_up(kb.caller)
         self.app.post_message(KBWork("indexes_ready"))
-        if not self.app.session.hdc_ready(self.app.caller):
+        if not kb.session.hdc_ready(kb.caller):
             self._build_hdc("hdc_ready")
         # Last and slowest: the KB's part-of-speech tags into the index store (core/nlp/tag_store.py),
         # resting between slices and waiting while a question runs (a held one uses no CPU), so
         # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
-        worker, control = get_current_worker(), self.app.control
-        self.app.session.warm_up_tags(
-            self.app.caller, cancelled=lambda: worker.is_cancelled, busy=lambda: control.is_live and not control.held
-        )
+        worker = get_current_worker()
+        kb.session.warm_up_tags(kb.caller, cancelled=lambda: worker.is_cancelled, busy=self._busy)
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
         self._build_hdc("hdc_rebuilt")
 
     def _build_hdc(self, done: KBWorkName) -> None:
-        session, caller, post = self.app.session, self.app.caller, self.app.post_message
+        session, caller, post = self.kb.session, self.kb.caller, self.app.post_message
         post(KBWork("hdc_building"))
         try:
             session.warm_up_hdc(caller)
@@ -233,16 +244,16 @@ class KBLifecycle:
     def work(self, what: KBWorkName) -> None:
         if what == "indexes_ready":
             self._set(indexing=False)
-            took = self.app.clock() - self._indexing_since
+            took = self.options.clock() - self._indexing_since
             if took >= SLOW_SECONDS:
                 self.app.notify(f"indexes ready ({took:.1f} s): questions answer at full speed", timeout=4)
         elif what == "reloading":
             self._set(reloading=True)
         else:
             if what == "hdc_building":
-                self._hdc_since = self.app.clock()
+                self._hdc_since = self.options.clock()
             self._set(hdc={"hdc_building": "building", "hdc_failed": "failed"}.get(what, ""))
-            took = self.app.clock() - self._hdc_since
+            took = self.options.clock() - self._hdc_since
             if what == "hdc_ready" and took >= SLOW_SECONDS:  # a small KB's HDC is ready unremarked
                 self.app.notify(f"HDC index ready ({took:.1f} s)", timeout=4)
 
@@ -263,7 +274,7 @@ class KBLifecycle:
 
     def _safe_fingerprint(self) -> str:
         try:
-            return self.app.session.fingerprint()
+            return self.kb.session.fingerprint()
         except Exception:  # noqa: BLE001 - a failing stat must not stop the app; retry next tick
             return self.fingerprint
 
@@ -283,9 +294,9 @@ class KBLifecycle:
         """An explorer left open past midnight asks as of the new day: a unit whose EffectiveTo has
         passed leaves the view then, as it would for a fresh `mrptui` (fail closed)."""
         today = self.today()
-        if self.follow_today and self.app.caller.as_of != today:
-            self.app.caller = self.app.caller.model_copy(update={"as_of": today})
-            self.app.kb_generation += 1  # open screens read the new view
+        if self.follow_today and self.kb.caller.as_of != today:
+            self.kb.caller = self.kb.caller.model_copy(update={"as_of": today})
+            self._new_view()
             self.app.notify(f"a new day: the KB is now read as of {today.isoformat()}")
 
     def reload(self) -> None:
@@ -318,17 +329,17 @@ class KBLifecycle:
         self.fingerprint = fingerprint
         if not forced:
             self.app.post_message(KBWork("reloading"))
-        session = self.app.session
-        had_hdc = session.hdc_ready(self.app.caller)
+        session, caller = self.kb.session, self.kb.caller
+        had_hdc = session.hdc_ready(caller)
         session.reload()
-        self.app.post_message(KBReloaded(errors=session.health(self.app.caller).errors, hdc_was_ready=had_hdc))
+        self.app.post_message(KBReloaded(errors=session.health(caller).errors, hdc_was_ready=had_hdc))
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
         self._set(reloading=False)
         # The new view's HDC index is built now, not by the next escalated question (seconds at a
         # million units), when the old view had one or was building one (that build ends for the
         # old view and leaves the status line to this one); questions do not wait for it.
-        if (rebuild_hdc or self.state.hdc == "building") and not self.app.session.hdc_ready(self.app.caller):
+        if (rebuild_hdc or self.state.hdc == "building") and not self.kb.session.hdc_ready(self.kb.caller):
             self.app.run_worker(
                 self._rebuild_hdc,
                 thread=True,
@@ -351,4 +362,4 @@ class KBLifecycle:
 
     def _set(self, **changes: object) -> None:
         self.state = replace(self.state, **changes)  # type: ignore[arg-type]
-        self.app.show_kb_state()
+        self._changed()

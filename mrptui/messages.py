@@ -91,45 +91,118 @@ class RunHeld(Message):
     where: str
 
 
-CommandName = Literal[
-    "rerun",
-    "step",
-    "to_end",
-    "to_start",
-    "continue",
-    "next_stage",
-    "cancel",
-    "break",
-    "break_stage",
-    "pin",
-    "exclude",
-    "exclude_unit",
-    "edit_intent",
-    "diff",
-    "save",
-    "copy",
-    "csv",
-    "markdown",
-    "open_in_editor",
-    "reload",
-    "main_ready",
-    "evidence_detail",
-    "open_unit",
-    "undo",
-    "toggle_breakpoint",
-    "memory_pin",
-    "memory_forget",
-    "memory_clear",
-]
+# -- commands: a screen asks the app for something the app owns (run control, what-if, exports, the
+# editor, a reload, memory); screens never import the app module. One class per command, each
+# handled by the app's `on_<name>` method, which hands it to the component that does it.
+
+
+class Rerun(Message):
+    """Run the last question again (after a failed load: try opening the KB again)."""
 
 
 @dataclass
-class Command(Message):
-    """A screen asks the app for something the app owns (run control, exports, the editor, a reload):
-    screens never import the app module."""
+class Step(Message):
+    """Move the cursor `delta` events (forward past the last: let the held engine take one step)."""
 
-    name: CommandName
-    args: tuple[Any, ...] = ()
+    delta: int
+
+
+class ToStart(Message):
+    """The cursor to the run's first event."""
+
+
+class ToEnd(Message):
+    """Run to the end, past every breakpoint."""
+
+
+class ContinueRun(Message):
+    """Let the held engine go on to the next breakpoint or backtrack."""
+
+
+class NextStage(Message):
+    """Let the held engine go on to the next stage."""
+
+
+class CancelRun(Message):
+    """Cancel the live run (nothing running: nothing happens)."""
+
+
+@dataclass
+class ToggleBreak(Message):
+    """Set or clear the breakpoint on the selected timeline row: its plugin's, or (`stage`) its stage's."""
+
+    stage: bool = False
+
+
+class PinSelected(Message):
+    """Pin the selected attempt's plugin in its stage."""
+
+
+class ExcludeSelected(Message):
+    """Exclude the selected attempt's plugin."""
+
+
+class ExcludeUnit(Message):
+    """Drop the selected evidence unit from the run."""
+
+
+class EditIntent(Message):
+    """Edit the run's intent as CNL."""
+
+
+class ShowDiff(Message):
+    """Compare the last two runs."""
+
+
+class SaveTrace(Message):
+    """Save the current run's trace."""
+
+
+class CopyFocused(Message):
+    """Copy what the focused pane shows."""
+
+
+class ExportCsv(Message):
+    """Export the evidence at the cursor as CSV."""
+
+
+class ExportMarkdown(Message):
+    """Export the answer at the cursor as Markdown."""
+
+
+class EvidenceDetail(Message):
+    """Open the score breakdown of the selected evidence row."""
+
+
+class MainReady(Message):
+    """The main screen's widgets exist (after the first frame): the KB load may start."""
+
+
+@dataclass
+class OpenInEditor(Message):
+    """Open `file` at `line` in the user's editor."""
+
+    file: str
+    line: int
+
+
+class ReloadKB(Message):
+    """Re-read the KB files now (after a failed load: try opening it again)."""
+
+
+class MemoryPin(Message):
+    """Pin the current run's question and lead as a note."""
+
+
+@dataclass
+class MemoryForget(Message):
+    """Forget the memory record `record_id`."""
+
+    record_id: str
+
+
+class MemoryClear(Message):
+    """Clear this conversation's turns."""
 
 
 @dataclass

@@ -6,42 +6,56 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
+from textual.app import App
 from textual.markup import escape
 from textual.screen import Screen
 
 from core.infra.config import ConfigError, RetrievalConfig, load_retrieval_config
-from mrptui.host import Host
+from mrptui.kb_lifecycle import KBLifecycle
+from mrptui.open_kb import OpenKB
+from mrptui.options import ExplorerOptions
+from mrptui.run_control import RunControl
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, TextModal, UnitModal
+from mrptui.session_seam import NullSession
 from mrptui.widgets.evidence import EvidenceTable
 
-FAILED = object()  # what ask_session returns (when asked to) for a failed call
+FAILED = object()  # what a failed session call gives, told apart from a unit it did not find
 
 
 class Navigator:
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def __init__(
+        self,
+        app: App,
+        kb: OpenKB,
+        lifecycle: KBLifecycle,
+        control: RunControl,
+        main: MainScreen,
+        options: ExplorerOptions,
+    ) -> None:
+        self.app, self.kb, self.lifecycle, self.control, self.main = app, kb, lifecycle, control, main
+        self.options = options
         self.eval_memory: object = None  # the eval screen's last results, across openings
 
     def pop_secondary(self) -> None:
-        host = self.host
-        while len(host.screen_stack) > 1 and not isinstance(host.screen, MainScreen):
-            host.pop_screen()
+        app = self.app
+        while len(app.screen_stack) > 1 and not isinstance(app.screen, MainScreen):
+            app.pop_screen()
 
     def _open(self, kind: type[Screen], make: Callable[[], Screen]) -> None:
         """Push a secondary screen on top of the one it was opened from, so Esc goes back there.
         If one of its kind is already in the stack, go back to it instead (the screens above are
         closed): switching between KB and rules never grows the stack."""
-        host = self.host
-        if not any(isinstance(screen, kind) for screen in host.screen_stack):
-            host.push_screen(make())
+        app = self.app
+        if not any(isinstance(screen, kind) for screen in app.screen_stack):
+            app.push_screen(make())
             return
-        while not isinstance(host.screen, kind):
-            host.pop_screen()
+        while not isinstance(app.screen, kind):
+            app.pop_screen()
 
     def kb_screen(self) -> None:
-        if self.host.lifecycle.refuse_while_loading("the KB screen"):
+        if self.lifecycle.refuse_while_loading("the KB screen"):
             return
         from mrptui.screens.kb import KBScreen
 
@@ -53,74 +67,83 @@ class Navigator:
         self._open(MemoryScreen, MemoryScreen)
 
     def rules_screen(self) -> None:
-        if self.host.lifecycle.refuse_while_loading("the rules screen"):
+        if self.lifecycle.refuse_while_loading("the rules screen"):
             return
         from mrptui.screens.rules import RulesScreen
 
         self._open(RulesScreen, RulesScreen)
 
     def eval_screen(self) -> None:
-        if self.host.lifecycle.refuse_while_loading("the eval screen", needs_engine=True):
+        if self.lifecycle.refuse_while_loading("the eval screen", needs_engine=True):
             return
         from mrptui.screens.eval import EvalMemory, EvalScreen  # the engine's eval: not before the first frame
 
         if not isinstance(self.eval_memory, EvalMemory):
             self.eval_memory = EvalMemory()
-        self._open(EvalScreen, partial(EvalScreen, self.host.queries_path, self.eval_memory))
+        self._open(EvalScreen, partial(EvalScreen, self.options.queries_path, self.eval_memory))
 
     def help(self) -> None:
-        host = self.host
-        if isinstance(host.screen, HelpScreen):
-            host.screen.dismiss()
+        app = self.app
+        if isinstance(app.screen, HelpScreen):
+            app.screen.dismiss()
             return
-        text, groups = help_for(host.screen)
-        host.push_screen(HelpScreen(text, groups))
+        text, groups = help_for(app.screen)
+        app.push_screen(HelpScreen(text, groups))
 
     def problems(self) -> None:
-        host = self.host
-        if host.lifecycle.refuse_while_loading("the problems list"):
+        if self.lifecycle.refuse_while_loading("the problems list"):
             return
-        problems = host.ask_session("diagnostics", default=[]) or []
+        problems = self.kb.call("diagnostics", lambda session: session.diagnostics(), []) or []
         count = len(problems)
         plain = "\n".join(d.format() for d in problems) or "no errors or warnings in the KB, rules or plugins"
         markup = "\n".join(
             ("[$error]✗[/] " if d.is_error else "[$warning]⚠[/] ") + escape(d.format()) for d in problems
         ) or escape(plain)
         # The whole KB's problems, restricted units' included: an author surface (docs/security.md).
-        host.push_screen(TextModal(f"Problems · {count} · author view: whole KB", markup, plain=plain))
+        self.app.push_screen(TextModal(f"Problems · {count} · author view: whole KB", markup, plain=plain))
 
     # -- units and evidence rows ------------------------------------------------------------------
 
     @property
     def missing_unit_text(self) -> str:
         """Why a unit has no text here."""
-        host = self.host
-        if host.replay_without_kb:
+        if self.replay_without_kb:
             return NO_KB_TEXT
-        if host.replay:
+        if self.options.replay:
             return "not in the open KB, or not visible to this caller"
         return NOT_VISIBLE
 
+    @property
+    def replay_without_kb(self) -> bool:
+        """Replaying a trace with no KB open: units are ids only, and the panes say so."""
+        return self.options.replay and isinstance(self.kb.session, NullSession)
+
+    def _unit(self, unit_id: str) -> object:
+        kb = self.kb
+        return kb.call("unit", lambda session: session.unit(unit_id, kb.caller), FAILED)
+
     def open_unit(self, unit_id: str) -> None:
-        unit = self.host.ask_session("unit", unit_id, self.host.caller, default=FAILED)
+        unit = self._unit(unit_id)
         if unit is FAILED:
             return
-        self.host.push_screen(UnitModal(unit, unit_id, missing=self.missing_unit_text))
+        self.app.push_screen(UnitModal(unit, unit_id, missing=self.missing_unit_text))
 
     def evidence_detail(self) -> None:
-        host = self.host
-        table = host.main.query_one(EvidenceTable)
+        app = self.app
+        table = self.main.query_one(EvidenceTable)
         candidate, scored = table.selected, table.current
         if candidate is None or scored is None:
-            host.notify("no evidence row selected")
+            app.notify("no evidence row selected")
             return
-        unit = host.ask_session("unit", candidate.id, host.caller, default=FAILED)
+        unit = self._unit(candidate.id)
         if unit is FAILED:
             return
         from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
 
-        config, source = self.retrieval_config()
-        host.push_screen(
+        # The fusion line shows what the run recorded: in a live run, the session's config.
+        source = "as the trace recorded it" if self.options.replay else "the session's retrieval config"
+        config = self.retrieval_config()
+        app.push_screen(
             EvidenceDetailScreen(
                 candidate,
                 scored,
@@ -128,17 +151,16 @@ class Navigator:
                 missing=self.missing_unit_text,
                 retrieval=config,
                 retrieval_source=source,
-                answer=host.state.answer,
+                answer=self.control.state.answer,
             )
         )
 
-    def retrieval_config(self) -> tuple[RetrievalConfig, str]:
-        """The fusion weights to explain scores with, and where they come from."""
-        host = self.host
-        config = getattr(host.session, "retrieval", None)
+    def retrieval_config(self) -> RetrievalConfig:
+        """The cut-offs and HDC numbers to explain scores with (the trace records the fusion itself)."""
+        config = getattr(self.kb.session, "retrieval", None)
         if isinstance(config, RetrievalConfig):
-            return config, "the session's retrieval config" + (", as it is now" if host.replay else "")
+            return config
         try:
-            return load_retrieval_config(), "config/retrieval.json as it is now; the trace does not record it"
+            return load_retrieval_config()
         except ConfigError:
-            return RetrievalConfig(profiles={}), "built-in defaults; config/retrieval.json is unusable"
+            return RetrievalConfig(profiles={})

@@ -14,7 +14,10 @@ from mrptui.breakpoints import Breakpoint
 from mrptui.keymap import bindings_of, key_display
 
 if TYPE_CHECKING:
-    from mrptui.host import Host
+    from textual.app import App
+
+    from mrptui.session_seam import SessionLike
+    from mrptui.whatif import WhatIf
 
 PaletteCommand = tuple[str, str, Callable[[], object]]  # (title, help, what it runs)
 STAGES = ("sd", "kb", "gs", "val")
@@ -40,8 +43,9 @@ class ExplorerCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-def palette_commands(app: Host, screen: Screen) -> list[PaletteCommand]:
-    """Every binding of `screen` (and, on the main screen, of its panels) with the key in force."""
+def palette_commands(app: App, screen: Screen, whatif: WhatIf, session: SessionLike) -> list[PaletteCommand]:
+    """Every binding of `screen` (and, on the main screen, of its panels) with the key in force;
+    on the main screen, breakpoints and `session`'s plugins, toggled and tried through `whatif`."""
     from mrptui.screens.main import MainScreen
 
     commands: list[PaletteCommand] = []
@@ -83,47 +87,49 @@ def palette_commands(app: Host, screen: Screen) -> list[PaletteCommand]:
     )
     if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
         return commands
-    return commands + breakpoint_commands(app) + plugin_commands(app)
+    return commands + breakpoint_commands(whatif) + plugin_commands(whatif, session)
 
 
-def toggle(app: Host, title: str, help_text: str, point: Breakpoint) -> PaletteCommand:
+def toggle(whatif: WhatIf, title: str, help_text: str, point: Breakpoint) -> PaletteCommand:
     """A breakpoint toggle whose title says whether it is on now."""
-    state = "on" if point in app.breakpoints else "off"
-    return (f"{title}: {state}", f"Toggle ({state} now): {help_text}", partial(app.whatif.toggle_breakpoint, point))
+    state = "on" if point in whatif.control.breakpoints else "off"
+    return (f"{title}: {state}", f"Toggle ({state} now): {help_text}", partial(whatif.toggle_breakpoint, point))
 
 
-def breakpoint_commands(app: Host) -> list[PaletteCommand]:
+def breakpoint_commands(whatif: WhatIf) -> list[PaletteCommand]:
     return [
-        toggle(app, "Break on any backtrack", "hold the engine after every backtrack", Breakpoint("backtrack")),
+        toggle(whatif, "Break on any backtrack", "hold the engine after every backtrack", Breakpoint("backtrack")),
         toggle(
-            app,
+            whatif,
             "Break before costly plugins",
             "hold the engine before every LLM or remote plugin call (on by default)",
             COSTLY,
         ),
         toggle(
-            app, "Break before every plugin call", "hold the engine before each plugin is called", Breakpoint("call")
+            whatif, "Break before every plugin call", "hold the engine before each plugin is called", Breakpoint("call")
         ),
     ]
 
 
-def plugin_commands(app: Host) -> list[PaletteCommand]:
+def plugin_commands(whatif: WhatIf, session: SessionLike) -> list[PaletteCommand]:
     commands: list[PaletteCommand] = []
     try:
-        plugins = app.session.plugin_ids()
+        plugins = session.plugin_ids()
     except Exception:  # noqa: BLE001 - the palette must open even if the session is unhappy
         plugins = {}
-    whatif = app.whatif
     for stage in [s for s in STAGES if s in plugins] + [s for s in plugins if s not in STAGES]:
         commands.append(
             toggle(
-                app, f"Break on stage {stage}", f"hold the engine when stage {stage} starts", Breakpoint("stage", stage)
+                whatif,
+                f"Break on stage {stage}",
+                f"hold the engine when stage {stage} starts",
+                Breakpoint("stage", stage),
             )
         )
         for plugin in plugins[stage]:
             commands.append(
                 toggle(
-                    app,
+                    whatif,
                     f"Break on plugin {plugin}",
                     f"hold the engine before {plugin} is called",
                     Breakpoint("plugin", plugin),

@@ -212,13 +212,13 @@ class RunControl:
 
     def __init__(
         self,
-        session: SessionLike,
+        session: Callable[[], SessionLike],
         host: ControlHost,
         *,
         history: int = HISTORY,
         breakpoints: Collection[Breakpoint] = (),
     ):
-        self.session = session
+        self.session = session  # the session runs start on: the open one, whenever they start
         self.host = host
         self.history = history
         self.runs: list[RunRecord] = []
@@ -289,7 +289,7 @@ class RunControl:
         steering = Steering()
         costly = self._costly()
         self.live = LiveRun(
-            lambda: self.session.run(request, steering=steering),
+            lambda: self.session().run(request, steering=steering),
             steering,
             lambda: self.breakpoints,
             costly,
@@ -300,7 +300,7 @@ class RunControl:
 
     def _costly(self) -> frozenset[str]:
         try:
-            return frozenset(self.session.costly_plugins())
+            return frozenset(self.session().costly_plugins())
         except Exception:  # noqa: BLE001 - a session that cannot say holds before nothing costly
             return frozenset()
 

@@ -1,19 +1,24 @@
-"""The app's run component: asks questions, pulls the engine in thread workers (through
-`mrptui.run_control`), steps the cursor, and renders the state at the cursor on the main screen.
-The app routes the engine worker's messages (`EventsArrived`, `RunHeld`, `RunEnded`) here."""
+"""The app's run component: asks questions, pulls the engine in thread workers (through its
+`mrptui.run_control.RunControl`), steps the cursor, and renders the state at the cursor on the main
+screen. The app routes the engine worker's messages (`EventsArrived`, `RunHeld`, `RunEnded`) here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from functools import partial
 
+from textual.app import App
+
 from core.kernel.contract import Request
 from mrptui.breakpoints import Breakpoint
-from mrptui.host import Host
-from mrptui.kb_lifecycle import quiet_gc
+from mrptui.conversation import ExplorerMemory
+from mrptui.kb_lifecycle import KBLifecycle, quiet_gc
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
-from mrptui.run_control import LiveRun, pump
+from mrptui.open_kb import OpenKB
+from mrptui.options import ExplorerOptions
+from mrptui.run_control import LiveRun, RunControl, pump
+from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
@@ -23,26 +28,39 @@ from mrptui.widgets.timeline import AttemptsTimeline
 class RunDriver:
     """Runs, stepping and the main screen's rendering, for one app."""
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def __init__(
+        self,
+        app: App,
+        kb: OpenKB,
+        lifecycle: KBLifecycle,
+        memory: ExplorerMemory,
+        main: MainScreen,
+        options: ExplorerOptions,
+        *,
+        breakpoints: Collection[Breakpoint] = (),
+    ) -> None:
+        """`app`: runs the engine workers and shows the notifications; the driver's `control` holds
+        the runs, the cursor and the breakpoints."""
+        self.app, self.kb, self.lifecycle, self.memory, self.main = app, kb, lifecycle, memory, main
+        self.options = options
+        self.control = RunControl(lambda: kb.session, self, breakpoints=breakpoints)
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
         self._render_queued = False
 
     def notify(self, message: str, *, severity: str = "information") -> None:
         """RunControl's host says things through the app's notifications."""
-        self.host.notify(message, severity=severity)
+        self.app.notify(message, severity=severity)
 
     # -- asking ------------------------------------------------------------------------------
 
     def refuse_in_replay(self, what: str) -> bool:
-        host = self.host
-        if host.replay:
-            host.notify(
+        if self.options.replay:
+            self.app.notify(
                 f"This is a replayed trace: {what} is disabled. Open the KB with `mrptui --kb PATH`.",
                 severity="warning",
             )
-        return host.replay
+        return self.options.replay
 
     def ask(self, question: str) -> None:
         """Run a question typed in the query box (empty: a notification, no run)."""
@@ -50,63 +68,61 @@ class RunDriver:
             return
         question = normalise_question(question)
         if not question:
-            self.host.notify("type a question first", severity="warning")
+            self.app.notify("type a question first", severity="warning")
             return
         # Only a typed question is offered memory: a re-run or what-if keeps its request as it was.
-        self.start_run(self.host.memory.offer(Request(question=question, caller=self.host.caller)))
+        self.start_run(self.memory.offer(Request(question=question, caller=self.kb.caller)))
 
     def rerun(self) -> None:
-        host = self.host
         if self.refuse_in_replay("re-running"):
             return
-        if host.lifecycle.state.failed:  # the re-run key tries opening the KB again
-            host.lifecycle.reload()
+        if self.lifecycle.state.failed:  # the re-run key tries opening the KB again
+            self.lifecycle.reload()
             return
-        if host.control.last_request is None:
-            host.notify("type a question first", severity="warning")
+        if self.control.last_request is None:
+            self.app.notify("type a question first", severity="warning")
             return
-        self.start_run(host.control.last_request)
+        self.start_run(self.control.last_request)
 
     def start_run(self, request: Request) -> None:
-        host = self.host
-        state = host.lifecycle.state
+        state = self.lifecycle.state
         if state.loading:
-            host.lifecycle.queue(request)
+            self.lifecycle.queue(request)
             return
         if state.failed:
-            host.notify(
+            self.app.notify(
                 f"the KB did not load, so nothing can run: {state.error.splitlines()[0]} — fix it "
                 "and press ctrl+r (F8 lists every problem)",
                 severity="error",
             )
             return
         # The banner warns before the first answer (and after a reload); the status line keeps the counts.
-        host.main.show_health(None)
-        host.control.start(request)
+        self.main.show_health(None)
+        self.control.start(request)
         self.refresh_view()
 
     def start_puller(self, run: RunRecord, live: LiveRun) -> None:
         """RunControl's hook: pull this run in a thread worker (the UI never waits for the engine)."""
-        host = self.host
+        app, options = self.app, self.options
 
         def work() -> None:
             try:
                 pump(
                     run,
                     live,
-                    lambda rid, events: host.post_message(EventsArrived(rid, events)),
-                    lambda rid, where: host.post_message(RunHeld(rid, where)),
-                    batch_size=host.batch_size,
-                    batch_seconds=host.batch_seconds,
-                    clock=host.clock,
+                    lambda rid, events: app.post_message(EventsArrived(rid, events)),
+                    lambda rid, where: app.post_message(RunHeld(rid, where)),
+                    batch_size=options.batch_size,
+                    batch_seconds=options.batch_seconds,
+                    clock=options.clock,
                 )
             except KeyboardInterrupt:
                 # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
                 pass
             finally:
-                host.post_message(RunEnded(run.run_id))
+                app.post_message(RunEnded(run.run_id))
 
-        host.run_worker(
+        app.run_worker(
             work,
             name=f"run-{run.run_id}",
             group=f"engine-{run.run_id}",
@@ -121,37 +137,36 @@ class RunDriver:
         """Events arrive in bursts of messages: each is applied at once (cheap), the view is
         rendered once after the messages queued meanwhile, keys among them included (a render
         per message kept a key waiting behind several; issue 25, keypress while a question runs)."""
-        if self.host.control.arrived(message.run_id, message.events) and not self._render_queued:
+        if self.control.arrived(message.run_id, message.events) and not self._render_queued:
             self._render_queued = True
-            self.host.call_later(self._render_queued_view)
+            self.app.call_later(self._render_queued_view)
 
     def _render_queued_view(self) -> None:
         self._render_queued = False
         self.refresh_view()
 
     def held_at(self, message: RunHeld) -> None:
-        if self.host.control.held_at(message.run_id, message.where):
+        if self.control.held_at(message.run_id, message.where):
             self.refresh_view()
 
-    def ended(self, message: RunEnded) -> None:
-        host = self.host
-        if host.control.ended(message.run_id):
+    def ended(self, message: RunEnded, kb_generation: int) -> None:
+        if self.control.ended(message.run_id):
             self.refresh_view()
-        if self._frozen_generation != host.kb_generation:
+        if self._frozen_generation != kb_generation:
             # The first run on a KB built its indexes: freeze them too (once per KB generation, so
             # later runs' objects stay collectable).
-            self._frozen_generation = host.kb_generation
+            self._frozen_generation = kb_generation
             quiet_gc()
 
     def failed(self, worker_name: str, message: str) -> None:
-        run = self.host.control.current
+        run = self.control.current
         if run is not None and worker_name == f"run-{run.run_id}":
-            self.host.control.failed(run.run_id, message)
+            self.control.failed(run.run_id, message)
         self.refresh_view()
 
     def tick(self) -> None:
         """While a plugin call is under way, repaint its elapsed time a few times a second."""
-        control = self.host.control
+        control = self.control
         run = control.current
         running = run is not None and not run.done and not run.held and control.state.current_plugin is not None
         if running and control.following:
@@ -159,7 +174,7 @@ class RunDriver:
 
     def running_ms(self) -> float | None:
         """How long the attempt now running has run, as the UI has seen it (None when none runs)."""
-        control, clock = self.host.control, self.host.clock
+        control, clock = self.control, self.options.clock
         run, state = control.current, control.state
         if run is None or run.done or run.held or not state.rows or state.rows[-1].status != "running":
             self._attempt_clock = None
@@ -176,32 +191,32 @@ class RunDriver:
         self.refresh_view()
 
     def seek(self, k: int) -> None:
-        self.then_refresh(partial(self.host.control.seek, k))
+        self.then_refresh(partial(self.control.seek, k))
 
     def step(self, delta: int) -> None:
-        self.then_refresh(partial(self.host.control.step, delta))
+        self.then_refresh(partial(self.control.step, delta))
 
     def run_to_end(self) -> None:
-        self.then_refresh(self.host.control.run_to_end)
+        self.then_refresh(self.control.run_to_end)
 
     def continue_run(self) -> None:
-        self.then_refresh(self.host.control.continue_run)
+        self.then_refresh(self.control.continue_run)
 
     def next_stage(self) -> None:
-        self.then_refresh(self.host.control.next_stage)
+        self.then_refresh(self.control.next_stage)
 
     def cancel(self) -> None:
         """Esc: cancel the live run; with nothing running, Esc does nothing (it is also "back")."""
-        self.host.control.cancel()
+        self.control.cancel()
 
     def toggle_breakpoint(self, point: Breakpoint) -> None:
-        self.then_refresh(partial(self.host.control.toggle_breakpoint, point))
+        self.then_refresh(partial(self.control.toggle_breakpoint, point))
 
     def selected_breakpoint(self, *, stage: bool) -> Breakpoint | None:
         """The breakpoint `t` (`T`: its stage's) toggles on the selected timeline row."""
-        row = self.host.main.query_one(AttemptsTimeline).selected
+        row = self.main.query_one(AttemptsTimeline).selected
         if row is None or row.kind in ("plan", "intervention"):
-            self.host.notify("select an attempt or backtrack row in the timeline first", severity="warning")
+            self.app.notify("select an attempt or backtrack row in the timeline first", severity="warning")
             return None
         if row.kind == "backtrack" and not stage:
             return Breakpoint("backtrack")
@@ -210,29 +225,28 @@ class RunDriver:
     # -- rendering --------------------------------------------------------------------------
 
     def refresh_view(self) -> None:
-        host = self.host
-        main = host.main
+        main, options = self.main, self.options
         if not main.can_show:
             return
-        control = host.control
+        control = self.control
         run, state = control.current, control.state
         total = len(run.events) if run else 0
-        running = self.running_ms() if host.show_durations else None
+        running = self.running_ms() if options.show_durations else None
         markup = status_markup(
             state,
             total,
             live=bool(run and not run.done),
             paused_at=control.paused_at,
             breakpoints=control.breakpoints,
-            replay=host.replay,
-            label=host.kb_label,
+            replay=options.replay,
+            label=options.kb_label,
             failed=bool(run and run.error),
             held=control.held,
             pending=run.pending if run else (),
             running_ms=running,
-            kb=host.lifecycle.state,
-            health=host.health,
-            replay_note=host.replay_note,
+            kb=self.lifecycle.state,
+            health=self.kb.health,
+            replay_note=options.replay_note,
         )
         if run and run.error:
             markup += f" · [$error]✗ {run.error}[/]"

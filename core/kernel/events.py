@@ -39,6 +39,34 @@ class TermContribution(_Model):
     via: str = ""
 
 
+class LaneScore(_Model):
+    """One lane's part in a candidate's fused score (docs/scoring.md, Fusion)."""
+
+    lane: str
+    raw: float | None = None  # BM25's raw score, before normalisation (the other lanes score in [0, 1])
+    score: float  # the normalised score fusion sums
+    weight: float
+
+
+class FusionExplanation(_Model):
+    """How a candidate's `fused` was summed: Σ weight × score over the lanes that found it, plus
+    the agreement bonus when it earned one (0 when not)."""
+
+    lanes: tuple[LaneScore, ...]
+    bonus: float = 0.0
+    fused: float
+
+
+class FusionSettings(_Model):
+    """The fusion a kb plugin ranked with: its profile's weights and bonus over the config's."""
+
+    method: str  # weighted or rrf: what `score` ranks and cuts by
+    weights: dict[str, float]  # of the weighted sum (`fused`)
+    agreement_bonus: float
+    rrf_k: int
+    rrf_weights: dict[str, float]
+
+
 class CandidateScore(_Model):
     """One unit as a kb plugin scored it, with the exact reason it was kept or cut."""
 
@@ -64,6 +92,7 @@ class CandidateScore(_Model):
     # Question words HDC matched through a near form of a unit word, and the shared n-grams
     # (core/retrieval/hdc/index.py match_notes); like every event field, no unit text.
     hdc_match: tuple[str, ...] = ()
+    fusion: FusionExplanation | None = None  # None in a trace recorded before fusion was explained
 
 
 class ProofNode(_Model):
@@ -226,6 +255,7 @@ class RetrievalScored(_Event):
     synonyms: tuple[str, ...] = ()
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
+    fusion: FusionSettings | None = None  # None in a trace recorded before fusion was explained
 
 
 class ProofsFound(_Event):

@@ -5,14 +5,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from core.infra.config import Lane, Profile
+from core.infra.config import FusionConfig, FusionMethod, Lane, Profile
 from core.infra.embeddings import EmbeddingError
 from core.kb.indexes import ViewIndexes
 from core.kernel.contract import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
-from core.kernel.events import CandidateScore, ProofNode, ProofsFound, RetrievalScored, RuleStat, TermContribution
+from core.kernel.events import (
+    CandidateScore,
+    FusionExplanation,
+    FusionSettings,
+    LaneScore,
+    ProofNode,
+    ProofsFound,
+    RetrievalScored,
+    RuleStat,
+    TermContribution,
+)
 from core.kernel.services import Services
 from core.question.intent_cues import focus_coverage, unit_text
-from core.retrieval.fusion import Candidate, RetrievalOutcome, fuse, normalise_bm25, sufficiency
+from core.retrieval.fusion import (
+    Candidate,
+    RetrievalOutcome,
+    agreement_bonus,
+    fuse,
+    lane_weights,
+    normalise_bm25,
+    sufficiency,
+)
 from core.retrieval.hdc.index import match_notes
 from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
 from core.text.synonyms import Expansion, Synonyms
@@ -200,11 +218,12 @@ class ProfileRetriever(KnowledgePlugin):
     ) -> RetrievalScored:
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
+        fusion = fusion_settings(self._services.retrieval.fusion, self.profile)
         rows = []
         for position, candidate in enumerate(shown):
             ctx.cancel.raise_if_cancelled()
             explain = position < limits.explained_candidates
-            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain))
+            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain, fusion))
         return RetrievalScored(
             plugin=self.id,
             act=outcome.act.value,
@@ -216,7 +235,37 @@ class ProfileRetriever(KnowledgePlugin):
             synonyms=query.synonym_labels(),
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
+            fusion=fusion,
         )
+
+
+def fusion_settings(config: FusionConfig, profile: Profile) -> FusionSettings:
+    """The weights, bonus and RRF constants this profile fuses with (docs/scoring.md, Fusion)."""
+    return FusionSettings(
+        method=config.method.value,
+        weights={lane.value: w for lane, w in lane_weights(config, profile, FusionMethod.WEIGHTED).items()},
+        agreement_bonus=agreement_bonus(config, profile),
+        rrf_k=config.rrf_k,
+        rrf_weights={lane.value: w for lane, w in lane_weights(config, profile, FusionMethod.RRF).items()},
+    )
+
+
+def fusion_explanation(candidate: Candidate, fusion: FusionSettings) -> FusionExplanation:
+    """The candidate's weighted sum, lane by lane (in the lanes' order), as fusion summed it."""
+    return FusionExplanation(
+        lanes=tuple(
+            LaneScore(
+                lane=lane.value,
+                raw=candidate.bm25_raw if lane is Lane.BM25 else None,
+                score=candidate.lanes[lane],
+                weight=fusion.weights.get(lane.value, 0.0),
+            )
+            for lane in Lane
+            if lane in candidate.lanes
+        ),
+        bonus=fusion.agreement_bonus if candidate.agreement else 0.0,
+        fused=candidate.fused,
+    )
 
 
 class Query:
@@ -239,7 +288,7 @@ class Query:
 
 
 def candidate_score(
-    candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool
+    candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool, fusion: FusionSettings
 ) -> CandidateScore:
     terms: tuple[TermContribution, ...] = ()
     if explain and candidate.bm25_raw:
@@ -279,6 +328,7 @@ def candidate_score(
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,
+        fusion=fusion_explanation(candidate, fusion),
     )
 
 

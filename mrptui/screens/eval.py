@@ -22,8 +22,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.kernel.contract import Request
-from mrptui.host import Explorer
-from mrptui.messages import Command, RunQuestion
+from mrptui.explorer import Explorer
+from mrptui.messages import ReloadKB, RunQuestion
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
@@ -323,7 +323,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         self.start(again=True)
 
     def action_reload(self) -> None:
-        self.post_message(Command("reload"))
+        self.post_message(ReloadKB())
 
     @on(DataTable.RowSelected, "#eval-table")
     def _selected(self, event: DataTable.RowSelected) -> None:

@@ -1,4 +1,5 @@
-"""Why one candidate scored what it scored: BM25 per term × field, HDC per field, fusion, cut-off."""
+"""Why one candidate scored what it scored: BM25 per term × field, HDC per field, fusion (as the
+engine recorded it in the trace), cut-off."""
 
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.infra.config import FusionMethod, Lane, Profile, RetrievalConfig
+from core.infra.config import Profile, RetrievalConfig
 from core.kernel.events import AnswerReady, CandidateScore, RetrievalScored
-from core.retrieval.fusion import agreement_bonus, lane_weights
 from core.retrieval.hdc.encoding import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
@@ -34,13 +34,8 @@ def _num(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-def _lane_list(weights: dict[Lane, float]) -> str:
-    return ", ".join(f"{lane.value} {weight:g}" for lane, weight in weights.items())
-
-
-def _weights(config: RetrievalConfig, profile: Profile | None) -> str:
-    weights = _lane_list(lane_weights(config.fusion, profile, FusionMethod.WEIGHTED))
-    return f"weights {weights}; agreement bonus {agreement_bonus(config.fusion, profile):g}"
+def _lane_list(weights: dict[str, float]) -> str:
+    return ", ".join(f"{lane} {weight:g}" for lane, weight in weights.items())
 
 
 def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | None) -> str:
@@ -68,7 +63,8 @@ def score_markup(
     config: RetrievalConfig | None = None,
     source: str = "the session's retrieval config",
 ) -> str:
-    """Normalisation and fusion for one candidate, with the configured weights (or the defaults)."""
+    """Normalisation and fusion for one candidate: the fusion as the run recorded it, the cut-offs
+    and HDC numbers from `config` (or the defaults)."""
     config = config or RetrievalConfig(profiles={})
     profile = config.profiles.get(scored.plugin)
     top_raw = max((x.bm25_raw or 0.0 for x in scored.candidates), default=0.0)
@@ -104,28 +100,35 @@ def score_markup(
     )
     if c.dense is not None:
         lines.append(f"  Dense {_num(c.dense)}   [$foreground-muted](cosine of unit and question embeddings)[/]")
-    terms = []
-    total = 0.0
-    for lane, value in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb), ("dense", c.dense)):
-        if value is not None:
-            weight = lane_weights(config.fusion, profile, FusionMethod.WEIGHTED).get(Lane(lane), 0.0)
-            terms.append(f"{weight:g}·{value:.3f}")
-            total += weight * value
-    if c.agreement:
-        terms.append(f"{agreement_bonus(config.fusion, profile):g} agreement")
-        total += agreement_bonus(config.fusion, profile)
-    recomputed = f"   [$warning](with these weights: {total:.3f})[/]" if abs(total - c.fused) > 0.0015 else ""
-    rrf = config.fusion.method is FusionMethod.RRF
-    lines += [
-        "",
-        f"[b]Fusion[/b] [$foreground-muted]{config.fusion.method.value} · {_weights(config, profile)}"
-        + (
-            f"; RRF k {config.fusion.rrf_k}, rank weights {_lane_list(lane_weights(config.fusion, profile))}"
-            if rrf
-            else ""
+    lines += fusion_lines(c, scored, source)
+    if profile is not None:
+        lines.append(
+            f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
+            f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]"
         )
+    return "\n".join(lines)
+
+
+def fusion_lines(c: CandidateScore, scored: RetrievalScored, source: str) -> list[str]:
+    """The fused sum as the engine recorded it (the run's weights and bonus; docs/scoring.md)."""
+    fusion, summed = scored.fusion, c.fusion
+    if fusion is None or summed is None:
+        return [
+            "",
+            f"[b]Fusion[/b]  fused {c.fused:.3f} · score {c.score:.3f}   [$foreground-muted](this trace does "
+            "not record how they were summed)[/]",
+        ]
+    terms = [f"{lane.weight:g}·{lane.score:.3f}" for lane in summed.lanes]
+    if c.agreement:
+        terms.append(f"{summed.bonus:g} agreement")
+    rrf = fusion.method == "rrf"
+    lines = [
+        "",
+        f"[b]Fusion[/b] [$foreground-muted]{fusion.method} · weights {_lane_list(fusion.weights)}; agreement bonus "
+        f"{fusion.agreement_bonus:g}"
+        + (f"; RRF k {fusion.rrf_k}, rank weights {_lane_list(fusion.rrf_weights)}" if rrf else "")
         + f" ({escape(source)})[/]",
-        f"  fused {c.fused:.3f} = {' + '.join(terms) or '0'}{recomputed}",
+        f"  fused {summed.fused:.3f} = {' + '.join(terms) or '0'}",
         f"  agreement bonus: {'yes, every lane found it' if c.agreement else 'no (one lane, or a score below agreementMinScore)'}",
     ]
     if rrf:
@@ -133,18 +136,9 @@ def score_markup(
             f"  score {c.score:.3f} is the RRF rank score: Σ 1/(k + rank in each lane), scaled so rank 1 "
             "in every lane that ran = 1.0; fused is shown for reference, the cut-offs use the score"
         )
-    elif abs(c.score - c.fused) > 0.0005:
-        lines.append(
-            f"  score {c.score:.3f} ≠ fused: this run used another fusion method (RRF?) than the configuration shown"
-        )
     else:
         lines.append(f"  score = fused = {c.score:.3f} · rank {c.rank}")
-    if profile is not None:
-        lines.append(
-            f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
-            f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]"
-        )
-    return "\n".join(lines)
+    return lines
 
 
 def bm25_table(c: CandidateScore) -> Table | str:

@@ -26,8 +26,8 @@ from core.infra.picked import Picked
 from core.kb.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
 from mrptui.clipboard import copy_text
-from mrptui.host import Explorer
-from mrptui.messages import Command, OpenUnit
+from mrptui.explorer import Explorer
+from mrptui.messages import OpenInEditor, OpenUnit, ReloadKB
 from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
@@ -159,8 +159,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
     def load(self) -> None:
         """(Re-)read the caller's view and the diagnostics from the session."""
         app = self.explorer
-        self.units = app.ask_session("units", app.caller, default=[]) or []
-        diagnostics = app.ask_session("diagnostics", default=[]) or []
+        self.units = app.kb.call("units", lambda session: session.units(app.caller), []) or []
+        diagnostics = app.kb.call("diagnostics", lambda session: session.diagnostics(), []) or []
         run = app.current
         self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
@@ -245,7 +245,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
         self.query_one("#kb-title", Static).update(" · ".join(parts))
         # The caller's counts, as the status line shows them: the pane below is the author's.
-        health = app.health
+        health = app.kb.health
         errors, warnings = (health.errors, health.warnings) if health is not None else self.counts
         tone = "$error" if errors else "$warning" if warnings else "$success"
         self.query_one("#kb-counts", Static).update(f"[{tone}]{counts_phrase(errors, warnings)}[/]")
@@ -463,7 +463,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if not question:
             self.notify("ask a question first: why-not explains a unit against the last question", severity="warning")
             return
-        reasons = app.ask_session("why_not", unit.id, question, app.caller)
+        reasons = app.kb.call("why_not", lambda session: session.why_not(unit.id, question, app.caller), None)
         if reasons is None:
             return
         width = max((len(k) for k in reasons), default=0)
@@ -481,13 +481,13 @@ file, restricted units included, whatever the caller. See docs/security.md.
             if diagnostic is None:
                 self.notify("no validation error selected", severity="warning")
                 return
-            self.post_message(Command("open_in_editor", (diagnostic.file, diagnostic.line)))
+            self.post_message(OpenInEditor(diagnostic.file, diagnostic.line))
             return
         unit = self.selected
         if unit is None or unit.location is None:
             self.notify("this unit has no file location", severity="warning")
             return
-        self.post_message(Command("open_in_editor", (unit.location.file, unit.location.line)))
+        self.post_message(OpenInEditor(unit.location.file, unit.location.line))
 
     def action_copy(self) -> None:
         focused = self.focused
@@ -506,4 +506,4 @@ file, restricted units included, whatever the caller. See docs/security.md.
         copy_text(self, text)
 
     def action_reload(self) -> None:
-        self.post_message(Command("reload"))
+        self.post_message(ReloadKB())

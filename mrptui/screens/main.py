@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import ClassVar, cast
 
@@ -11,12 +12,33 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.markup import escape
+from textual.message import Message
 from textual.widgets import DataTable, Static, Tab, Tabs
 
 from core.kb.health import Health
-from mrptui.host import Explorer
+from mrptui.explorer import Explorer
 from mrptui.kb_state import KBState
-from mrptui.messages import Command
+from mrptui.messages import (
+    CancelRun,
+    ContinueRun,
+    CopyFocused,
+    EditIntent,
+    EvidenceDetail,
+    ExcludeSelected,
+    ExcludeUnit,
+    ExportCsv,
+    ExportMarkdown,
+    MainReady,
+    NextStage,
+    PinSelected,
+    Rerun,
+    SaveTrace,
+    ShowDiff,
+    Step,
+    ToEnd,
+    ToggleBreak,
+    ToStart,
+)
 from mrptui.screens.modals import TextModal
 from mrptui.screens.panels import PANELS, PanelScreen
 from mrptui.state import ViewState
@@ -31,11 +53,11 @@ from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
 
 
-def _command(name: str, *args: object) -> Callable[[MainScreen], None]:
-    """An action that posts the command `name` (with `args`) to the app."""
+def _posts(command: Callable[[], Message]) -> Callable[[MainScreen], None]:
+    """An action that posts a new `command()` message to the app."""
 
     def action(screen: MainScreen) -> None:
-        screen.command(name, *args)
+        screen.post_message(command())
 
     return action
 
@@ -161,9 +183,6 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     def explorer(self) -> Explorer:
         return cast(Explorer, self.app)
 
-    def command(self, name: str, *args: object) -> None:
-        self.post_message(Command(name, args))
-
     def compose(self) -> ComposeResult:
         yield QueryBox(id="query")
         loading = LoadingBanner(id="loading")
@@ -203,7 +222,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self._apply_layout()
         query.focus()
         self.show_loading(self.explorer.kb_state, self.explorer.kb_label)  # in the first frame already
-        self.call_after_refresh(self.command, "main_ready")
+        self.call_after_refresh(lambda: self.post_message(MainReady()))
 
     # Actions that need the engine: a replayed trace cannot run them, so they are not offered. A
     # diff needs a second run, which only the engine makes.
@@ -276,28 +295,28 @@ a running engine. Stepping back replays recorded events; it never re-executes an
     @on(DataTable.RowSelected, "#evidence")
     def _evidence_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.command("evidence_detail")
+        self.post_message(EvidenceDetail())
 
-    # Keys whose work is the app's: each posts its command (the app routes it to a component).
-    action_rerun = _command("rerun")
-    action_step_forward = _command("step", 1)
-    action_step_back = _command("step", -1)
-    action_to_end = _command("to_end")
-    action_to_start = _command("to_start")
-    action_continue_run = _command("continue")
-    action_next_stage = _command("next_stage")
-    action_cancel_run = _command("cancel")
-    action_toggle_break = _command("break")
-    action_toggle_break_stage = _command("break_stage")
-    action_pin = _command("pin")
-    action_exclude = _command("exclude")
-    action_exclude_unit = _command("exclude_unit")
-    action_edit_intent = _command("edit_intent")
-    action_diff = _command("diff")
-    action_save = _command("save")
-    action_copy = _command("copy")
-    action_export_csv = _command("csv")
-    action_export_markdown = _command("markdown")
+    # Keys whose work is the app's: each posts its command (the app hands it to a component).
+    action_rerun = _posts(Rerun)
+    action_step_forward = _posts(partial(Step, 1))
+    action_step_back = _posts(partial(Step, -1))
+    action_to_end = _posts(ToEnd)
+    action_to_start = _posts(ToStart)
+    action_continue_run = _posts(ContinueRun)
+    action_next_stage = _posts(NextStage)
+    action_cancel_run = _posts(CancelRun)
+    action_toggle_break = _posts(ToggleBreak)
+    action_toggle_break_stage = _posts(partial(ToggleBreak, stage=True))
+    action_pin = _posts(PinSelected)
+    action_exclude = _posts(ExcludeSelected)
+    action_exclude_unit = _posts(ExcludeUnit)
+    action_edit_intent = _posts(EditIntent)
+    action_diff = _posts(ShowDiff)
+    action_save = _posts(SaveTrace)
+    action_copy = _posts(CopyFocused)
+    action_export_csv = _posts(ExportCsv)
+    action_export_markdown = _posts(ExportMarkdown)
 
     def action_focus_query(self) -> None:
         # A priority binding runs as the key arrives, before the keys typed after it are sent on to

@@ -16,8 +16,8 @@ from textual.widgets import DataTable, Static
 
 from core.kernel.events import IntentDetected
 from core.memory.scoring import ScoredRecord
-from mrptui.host import Explorer
-from mrptui.messages import Command
+from mrptui.explorer import Explorer
+from mrptui.messages import MemoryClear, MemoryForget, MemoryPin
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
@@ -195,14 +195,14 @@ it said when the turn was answered; the title counts the others, which no questi
         self._render_detail()
 
     def action_pin(self) -> None:
-        self.post_message(Command("memory_pin"))
+        self.post_message(MemoryPin())
 
     def action_forget(self) -> None:
         chosen = self.selected
         if chosen is None:
             self.notify("select a record first", severity="warning")
             return
-        self.post_message(Command("memory_forget", (chosen.record.id,)))
+        self.post_message(MemoryForget(chosen.record.id))
 
     def action_clear(self) -> None:
-        self.post_message(Command("memory_clear"))
+        self.post_message(MemoryClear())

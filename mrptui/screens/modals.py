@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, Static, TextArea
 from core.cnl import parse_intents
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
-from mrptui.messages import Command
+from mrptui.messages import OpenInEditor
 
 
 class TextModal(ModalScreen[None]):
@@ -110,7 +110,7 @@ class UnitModal(TextModal):
         if location is None:
             self.notify("this unit has no file location here", severity="warning")
             return
-        self.post_message(Command("open_in_editor", (location.file, location.line)))
+        self.post_message(OpenInEditor(location.file, location.line))
 
 
 NO_KB_TEXT = "unit text unavailable: replaying without the KB; pass --kb PATH"

@@ -17,8 +17,8 @@ from core.infra.diagnostics import Diagnostic
 from core.kb.health import count_diagnostics, counts_phrase
 from core.kernel.events import RuleStat
 from mrptui.clipboard import copy_text
-from mrptui.host import Explorer
-from mrptui.messages import Command
+from mrptui.explorer import Explorer
+from mrptui.messages import OpenInEditor, ReloadKB
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
@@ -139,7 +139,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def load(self) -> None:
         app = self.explorer
-        self.rules = app.ask_session("rules", default=[]) or []
+        self.rules = app.kb.call("rules", lambda session: session.rules(), []) or []
         run = app.current
         proofs = run.final.proofs_all if run else ()
         self.ran = bool(proofs)
@@ -179,7 +179,11 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         refill(table, RULE_COLUMNS, rows, floors=RULE_FLOORS, middle={"id"})
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
-        problems = [d for d in app.ask_session("diagnostics", default=[]) or [] if is_rule_diagnostic(d)]
+        problems = [
+            d
+            for d in app.kb.call("diagnostics", lambda session: session.diagnostics(), []) or []
+            if is_rule_diagnostic(d)
+        ]
         error_box = self.query_one("#rules-errors", Static)
         error_box.update("\n".join(("✗ " if d.is_error else "⚠ ") + escape(d.format()) for d in problems))
         error_box.display = bool(problems)
@@ -224,7 +228,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         if rule is None or not rule.get("file"):
             self.notify("this rule has no file location", severity="warning")
             return
-        self.post_message(Command("open_in_editor", (str(rule["file"]), int(rule.get("line") or 1))))
+        self.post_message(OpenInEditor(str(rule["file"]), int(rule.get("line") or 1)))
 
     def action_copy(self) -> None:
         rule = self.selected
@@ -235,4 +239,4 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         copy_text(self, text)
 
     def action_reload(self) -> None:
-        self.post_message(Command("reload"))
+        self.post_message(ReloadKB())

@@ -150,9 +150,9 @@ def small_session():
 
 def test_keypress_op_fails_by_name_when_the_app_never_starts_a_run(monkeypatch, small_session) -> None:
     from benchmarks import tui
-    from mrptui.app import ExplorerApp
+    from mrptui.run_driver import RunDriver
 
-    monkeypatch.setattr(ExplorerApp, "start_run", lambda self, request: None)
+    monkeypatch.setattr(RunDriver, "start_run", lambda self, request: None)
     session, questions = small_session
     with pytest.raises(BenchmarkFailed, match="did not make a live run") as failed:
         asyncio.run(tui._keypress_samples(session, questions, samples=3, budget_s=30))

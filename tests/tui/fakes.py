@@ -27,6 +27,7 @@ from core.kernel.events import (
     AttemptStarted,
     Backtracked,
     CandidateScore,
+    FusionSettings,
     IntentDetected,
     PlanBuilt,
     PlanStage,
@@ -40,6 +41,7 @@ from core.kernel.events import (
     TermContribution,
     Validated,
 )
+from core.plugins.knowledge import fusion_explanation, fusion_settings
 from core.retrieval.fusion import fuse, normalise_bm25, normalise_by_top
 from core.retrieval.rules import RuleSet
 from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Relation, Role, SourceLocation
@@ -244,6 +246,11 @@ T_TOOL_NOTE = _terms(("tool", "utilityNote", 1, 0.8, 0.6))
 ROLES = {unit.id: unit.role for unit in UNITS}
 
 
+def _fusion(plugin: str) -> FusionSettings:
+    """The fusion `plugin` ranks with under FAKE_RETRIEVAL, as the engine records it."""
+    return fusion_settings(FAKE_RETRIEVAL.fusion, FAKE_RETRIEVAL.profiles[plugin])
+
+
 def _scored(plugin: str, act: str, *specs) -> tuple[CandidateScore, ...]:
     """Candidates as core's own fusion scores them. A spec is (unit id, BM25 terms, HDC field
     similarities or None, ThinkingDB score or None): the role boost, normalisation, fusion, ranks
@@ -290,6 +297,7 @@ def _scored(plugin: str, act: str, *specs) -> tuple[CandidateScore, ...]:
             cut_reason=c.cut_reason.value if c.cut_reason else None,
             bm25_terms=specs_by_id[c.id][1],
             hdc_fields=dict(specs_by_id[c.id][2] or {}),
+            fusion=fusion_explanation(c, _fusion(plugin)),
         )
         for c in candidates
     )
@@ -455,6 +463,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
+                    fusion=_fusion(plugin),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25",),
@@ -481,6 +490,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
+                    fusion=_fusion(plugin),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "tdb"),
@@ -496,6 +506,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
+                    fusion=_fusion(plugin),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "hdc"),
@@ -586,6 +597,7 @@ def replan_run(request: Request) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-fast",
+            fusion=_fusion("kb-fast"),
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25",),
@@ -644,6 +656,7 @@ def replan_run(request: Request) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-balanced",
+            fusion=_fusion("kb-balanced"),
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25", "hdc"),
@@ -713,6 +726,7 @@ def big_run(request: Request, count: int = 700) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-balanced",
+            fusion=_fusion("kb-balanced"),
             act="describe",
             query_terms=("everyth",),
             lanes=("bm25",),

@@ -34,7 +34,7 @@ async def until_quiet(pilot: Pilot, seconds: float = 20.0) -> None:
         busy = [w for w in pilot.app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
         if not busy:
             return
-        held = getattr(pilot.app, "held", "")
+        held = getattr(getattr(pilot.app, "control", None), "held", "")
         if held and all((w.group or "").startswith("engine-") for w in busy):
             return
         await pilot.pause(0.01)

@@ -384,7 +384,6 @@ async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
         scores = text_of(app.screen.query_one("#detail-scores", Static))
         assert "raw 0.749 → 0.159" in scores and "0.15 agreement" in scores
         assert "fused 1.159 = 1·0.159 + 0.85·1.000 + 0.15 agreement" in scores and "score = fused" in scores
-        assert "with these weights" not in scores  # the fake's numbers are core's fusion with its config
         assert "raw 0.749 = sum 0.576 × role boost 1.3" in text_of(app.screen.query_one("#detail-boost", Static))
         assert "Airflow uses DAG scheduling." in text_of(app.screen.query_one("#detail-unit", Static))
         await pilot.press("c")
@@ -393,7 +392,9 @@ async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
         assert isinstance(app.screen, MainScreen)
 
 
-async def test_breakdown_uses_the_configured_fusion_weights_and_names_rrf(session):
+async def test_breakdown_shows_the_fusion_the_run_recorded_not_the_config_as_it_is_now(session):
+    """The engine records how it fused (weights, bonus, the sum lane by lane) in the trace; the
+    breakdown shows that, even when the session's config changed since the run."""
     from fakes import FAKE_RETRIEVAL
 
     from core.infra.config import FusionConfig, FusionMethod, Lane
@@ -407,10 +408,8 @@ async def test_breakdown_uses_the_configured_fusion_weights_and_names_rrf(sessio
         await ask(pilot)
         await pilot.press("3", "down", "enter")
         scores = text_of(app.screen.query_one("#detail-scores", Static))
-        assert "rrf · weights bm25 0.5, hdc 0.7, tdb 2; agreement bonus 0.25; RRF k 60" in scores
-        assert "fused 1.159 = 0.5·0.159 + 2·1.000 + 0.25 agreement" in scores
-        assert "(with these weights: 2.330)" in scores  # the run was scored with other weights
-        assert "is the RRF rank score" in scores and "score = fused" not in scores
+        assert "weighted · weights bm25 1, hdc 0.2, tdb 0.85, dense 0.5; agreement bonus 0.15" in scores
+        assert "fused 1.159 = 1·0.159 + 0.85·1.000 + 0.15 agreement" in scores and "score = fused" in scores
         await pilot.press("escape", "down", "down", "enter")  # the last row: Luigi, cut by the gap
         scores = text_of(app.screen.query_one("#detail-scores", Static))
         assert "cut by gap: 0.199 < gapThreshold 0.25 × top 2.000 = 0.500" in scores
@@ -674,7 +673,7 @@ async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
         screen = app.screen
         assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors, 1 warning"
         assert screen.query_one("#kb-diagnostics", OptionList).border_title == "Validation: 2 errors, 1 warning"
-        assert (app.health.errors, app.health.warnings) == (2, 1)
+        assert (app.kb.health.errors, app.kb.health.warnings) == (2, 1)
         counts = screen.query_one("#kb-counts", Static).region
         assert counts.right <= 80 and counts.width >= len("2 errors, 1 warning")
 
@@ -729,14 +728,14 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         await ask(pilot)
         notes = record_notifications(app)
         await pilot.press("k")
-        app.poll_files()  # nothing changed
+        app.lifecycle.poll()  # nothing changed
         await settle(pilot)
         assert session.reloads == 0
         new_error = Diagnostic(
             code=Code.MALFORMED_LINE, message="line is not Field: value", file="sample_kb/new.md", line=2
         )
         session.touch(diagnostics=[new_error])
-        app.poll_files()
+        app.lifecycle.poll()
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
         assert any("1 error;" in n and "press r to re-run" in n for n in notes)
@@ -1063,14 +1062,14 @@ async def test_hdc_builds_after_first_paint_and_the_status_line_says_when_it_is_
         # The worker waits in warm_up_hdc until released, so this state lasts; allow a slow machine.
         for _ in range(500):
             await pilot.pause(0.02)
-            if app.hdc_building and "HDC" in text_of(app.screen.query_one("#status", Static)):
+            if app.kb_state.hdc == "building" and "HDC" in text_of(app.screen.query_one("#status", Static)):
                 break
         assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
         now[0] = 2.5  # the build took 2.5 s: long enough to say it is ready
         session.release.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert session.hdc_built and not app.hdc_building
+        assert session.hdc_built and app.kb_state.hdc != "building"
         assert "HDC" not in text_of(app.screen.query_one("#status", Static))
         assert "HDC index ready (2.5 s)" in notes
 
@@ -1104,10 +1103,10 @@ async def test_a_reload_rebuilds_the_hdc_index_in_the_background_without_a_toast
         await settle(pilot)
         notes = record_notifications(app)
         session.touch()
-        app.poll_files()
+        app.lifecycle.poll()
         for _ in range(500):  # the rebuild waits in warm_up_hdc until released
             await pilot.pause(0.02)
-            if app.hdc_building:
+            if app.kb_state.hdc == "building":
                 break
         assert "HDC index building…" in text_of(app.screen.query_one("#status", Static))
         # A question meanwhile runs to its answer while the rebuild is still held.
@@ -1123,7 +1122,7 @@ async def test_a_reload_rebuilds_the_hdc_index_in_the_background_without_a_toast
         session.release.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert session.hdc_builds == 1 and not app.hdc_building
+        assert session.hdc_builds == 1 and app.kb_state.hdc != "building"
         assert "HDC" not in text_of(app.screen.query_one("#status", Static))
         assert not any("HDC" in note for note in notes)
 
@@ -1156,10 +1155,10 @@ async def test_a_reload_during_the_first_hdc_build_leaves_no_building_status_beh
     async with app.run_test(size=(160, 45)) as pilot:
         for _ in range(500):  # the first build waits in warm_up_hdc until released
             await pilot.pause(0.02)
-            if app.hdc_building:
+            if app.kb_state.hdc == "building":
                 break
         session.touch()
-        app.poll_files()
+        app.lifecycle.poll()
         for _ in range(500):
             await pilot.pause(0.02)
             if session.reloads:
@@ -1169,7 +1168,7 @@ async def test_a_reload_during_the_first_hdc_build_leaves_no_building_status_beh
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert session.reloads == 1 and session.hdc_ready(CALLER)  # the new view's index was built
-        assert not app.hdc_building and "HDC" not in text_of(app.screen.query_one("#status", Static))
+        assert app.kb_state.hdc != "building" and "HDC" not in text_of(app.screen.query_one("#status", Static))
 
 
 async def test_copy_inside_tmux_says_how_to_let_copies_through_until_set_clipboard_is_on(app, tmp_path, monkeypatch):

@@ -44,3 +44,21 @@ def test_the_check_sees_an_import_hidden_in_a_function(tmp_path: Path) -> None:
 def test_the_app_module_is_a_shell_without_mixins() -> None:
     assert len((PACKAGE / "app.py").read_text(encoding="utf-8").splitlines()) <= MAX_LINES
     assert ExplorerApp.__bases__ == (App,)
+
+
+def test_every_message_a_screen_or_worker_posts_has_its_own_handler_on_the_app() -> None:
+    """One typed message class per command, each handled by the app's `on_…` method of Textual's
+    name for it (a misnamed handler is never called, and the command would do nothing)."""
+    import inspect
+
+    from textual.message import Message
+
+    from mrptui import messages
+
+    kinds = [
+        kind
+        for _, kind in inspect.getmembers(messages, inspect.isclass)
+        if issubclass(kind, Message) and kind.__module__ == messages.__name__
+    ]
+    assert len(kinds) > 20 and not hasattr(messages, "Command")
+    assert [kind.__name__ for kind in kinds if not callable(getattr(ExplorerApp, kind.handler_name, None))] == []

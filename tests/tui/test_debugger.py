@@ -108,13 +108,13 @@ async def test_a_costly_plugin_is_not_called_while_held_and_once_after_n(debug_s
         await _ask(pilot)
         assert Breakpoint("costly") in app.breakpoints
         run = app.current
-        assert not run.done and app.held.startswith("before kb-count (stage kb, revision 0)")
+        assert not run.done and app.control.held.startswith("before kb-count (stage kb, revision 0)")
         time.sleep(0.2)
         assert calls == []
         assert "⏸ held before kb-count" in _status(app) and "before costly plugins" in _status(app)
         await pilot.press("n")
         await settle(pilot)
-        assert calls == [QUESTION] and app.held  # one step: the call, then held again
+        assert calls == [QUESTION] and app.control.held  # one step: the call, then held again
         assert app.state.last_event.kind == "attempt_finished"
         await pilot.press("g")
         await settle(pilot)
@@ -147,13 +147,13 @@ async def test_dropping_a_unit_after_retrieval_reruns_and_holds_at_the_same_poin
     app.control.breakpoints.add(Breakpoint("stage", "gs"))
     async with app.run_test(size=SIZE) as pilot:
         await _ask(pilot)
-        assert app.held.startswith("at the start of stage gs")
+        assert app.control.held.startswith("at the start of stage gs")
         table = app.screen.query_one(EvidenceTable)
         table.focus()
         dropped = table.selected.id
         await pilot.press("u")
         await settle(pilot)
-        assert len(app.runs) == 2 and app.held.startswith("at the start of stage gs")
+        assert len(app.runs) == 2 and app.control.held.startswith("at the start of stage gs")
         started = app.current.events[0]
         assert isinstance(started, RunStarted) and started.excluded_units == (dropped,)
         assert any(isinstance(e, Intervened) and not e.live for e in app.current.events)
@@ -169,7 +169,7 @@ async def test_an_intent_edited_while_held_at_seed_detection_replaces_it(debug_s
     app.control.breakpoints.add(Breakpoint("stage", "sd"))
     async with app.run_test(size=SIZE) as pilot:
         await _ask(pilot)
-        assert app.held.startswith("at the start of stage sd")
+        assert app.control.held.startswith("at the start of stage sd")
         await pilot.press("i")
         assert isinstance(app.screen, IntentModal)
         area = app.screen.query_one("#intent-text")
@@ -192,7 +192,7 @@ async def test_escape_cancels_a_plugin_that_sleeps(debug_session):
     session, _ = debug_session
     app = _app(session)
     async with app.run_test(size=SIZE) as pilot:
-        app.start_run(Request(question=QUESTION, caller=Caller(), pins={"gs": "gs-sleepy"}))
+        app.runner.start_run(Request(question=QUESTION, caller=Caller(), pins={"gs": "gs-sleepy"}))
         for _ in range(300):
             await pilot.pause(0.01)
             if app.state.current_plugin == "gs-sleepy":
@@ -250,7 +250,7 @@ async def test_x_on_a_held_run_says_truly_whether_the_rerun_holds_and_the_diff_s
     notes = record_notifications(app)
     async with app.run_test(size=SIZE) as pilot:
         await _ask(pilot)
-        held = app.held
+        held = app.control.held
         assert held.startswith("before kb-count")
         called = [r.plugin for r in app.state.rows if r.kind == "attempt" and r.status not in ("running", "·")]
         await select_timeline_row(pilot, lambda r: r.kind == "attempt" and r.plugin == called[0])
@@ -258,8 +258,8 @@ async def test_x_on_a_held_run_says_truly_whether_the_rerun_holds_and_the_diff_s
         await settle(pilot)
         assert len(app.runs) == 2
         assert any(f"holds again {held} if the re-run gets there" in n for n in notes), notes
-        if app.held:
-            assert app.held == held
+        if app.control.held:
+            assert app.control.held == held
         else:
             assert app.current.done and any("never got to where the last one was held" in n for n in notes), notes
         await pilot.press("escape", "d") if app.focused is app.main.query_one("#query") else await pilot.press("d")

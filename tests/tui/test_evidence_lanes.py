@@ -5,10 +5,21 @@ from __future__ import annotations
 from rich.console import Console
 
 from core.infra.config import load_retrieval_config
-from core.kernel.events import CandidateScore, RetrievalScored, TermContribution
+from core.kernel.events import CandidateScore, FusionExplanation, LaneScore, RetrievalScored, TermContribution
+from core.plugins.knowledge import fusion_settings
 from core.units import KnowledgeUnit, Role
 from mrptui.screens.evidence_detail import bm25_table, hdc_markup, score_markup
 
+# kb-balanced's fusion as the engine records it, and the candidate's sum under it.
+FUSION = fusion_settings(load_retrieval_config().fusion, load_retrieval_config().profiles["kb-balanced"])
+SUMMED = FusionExplanation(
+    lanes=(
+        LaneScore(lane="bm25", raw=3.0, score=1.0, weight=FUSION.weights["bm25"]),
+        LaneScore(lane="hdc", score=0.4, weight=FUSION.weights["hdc"]),
+    ),
+    bonus=FUSION.agreement_bonus,
+    fused=FUSION.weights["bm25"] + 0.4 * FUSION.weights["hdc"] + FUSION.agreement_bonus,
+)
 CANDIDATE = CandidateScore(
     id="shop::c::u1",
     role="Constraint",
@@ -16,10 +27,11 @@ CANDIDATE = CandidateScore(
     bm25_raw=3.0,
     bm25=1.0,
     hdc=0.4,
-    fused=1.23,
-    score=1.23,
+    fused=SUMMED.fused,
+    score=SUMMED.fused,
     agreement=True,
     kept=True,
+    fusion=SUMMED,
     bm25_terms=(
         TermContribution(
             term="laptop", field="topic", tf=1, idf=1.2, field_weight=1.5, contribution=2.0, via="notebook → laptop"
@@ -50,6 +62,7 @@ SCORED = RetrievalScored(
     candidates=(CANDIDATE,),
     evidence_ids=("shop::c::u1",),
     synonyms=("notebook → laptop (kb/synonyms.txt:3)",),
+    fusion=FUSION,
 )
 
 
@@ -91,6 +104,14 @@ def test_score_breakdown_lists_the_synonyms_and_the_profile_bonus() -> None:
     text = score_markup(CANDIDATE, SCORED, config)
     assert "synonym: notebook → laptop (kb/synonyms.txt:3)" in text
     assert "agreement bonus 0.3" in text  # kb-balanced's own bonus
+    hdc = FUSION.weights["hdc"]
+    assert f"fused {SUMMED.fused:.3f} = 1·1.000 + {hdc:g}·0.400 + 0.3 agreement" in text  # as the engine summed it
+
+
+def test_a_trace_recorded_before_fusion_was_explained_says_so() -> None:
+    old = CANDIDATE.model_copy(update={"fusion": None})
+    text = score_markup(old, SCORED.model_copy(update={"fusion": None}), load_retrieval_config())
+    assert "does not record how they were summed" in text and "agreement bonus:" not in text
 
 
 def test_a_unit_kept_as_a_proof_leaf_says_so_in_the_table_and_the_breakdown() -> None:
@@ -101,3 +122,10 @@ def test_a_unit_kept_as_a_proof_leaf_says_so_in_the_table_and_the_breakdown() ->
     assert (fate.value(CANDIDATE), fate.value(leaf)) == ("kept", "kept: proof")
     text = score_markup(leaf, SCORED, load_retrieval_config())
     assert "kept past maxResults: a leaf of the proof of 'pump feeds gearbox'" in text
+
+
+def test_a_run_ranked_by_rrf_names_its_rank_weights_and_its_score() -> None:
+    rrf = FUSION.model_copy(update={"method": "rrf"})
+    text = score_markup(CANDIDATE, SCORED.model_copy(update={"fusion": rrf}), load_retrieval_config())
+    assert f"rrf · weights bm25 {FUSION.weights['bm25']:g}" in text and f"RRF k {FUSION.rrf_k}, rank weights" in text
+    assert "is the RRF rank score" in text and "score = fused" not in text

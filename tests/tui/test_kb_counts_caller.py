@@ -25,7 +25,7 @@ async def test_a_restricted_units_bad_date_is_not_counted_in_the_public_callers_
         await pilot.press("escape", "k")
         await settle(pilot)
         screen = app.screen
-        assert (app.health.errors, app.health.warnings) == (0, 0)
+        assert (app.kb.health.errors, app.kb.health.warnings) == (0, 0)
         assert "no errors" in str(screen.query_one("#kb-counts", Static).content)
         # The author's pane lists it.
         assert screen.query_one("#kb-diagnostics", OptionList).option_count == 1

@@ -72,6 +72,7 @@ async def test_the_screen_shows_the_load_before_the_session_exists_and_follows_i
         await until(pilot, lambda: app.lifecycle.state.phase == "ready", "the KB to open")
         await settle(pilot)
         assert load.outcome == "opened" and app.session.kb.unit_count == 60
+        assert app.control.session() is app.kb.session  # held once: runs start on the session the load opened
         assert not app.screen.query_one("#loading").display
         assert "ready" in status(app) and "loading" not in status(app) and "indexes building" not in status(app)
 
@@ -212,12 +213,12 @@ async def test_a_reload_runs_in_a_worker_and_the_status_line_says_so_meanwhile()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         session.touch()
-        app.poll_files()
+        app.lifecycle.poll()
         await until(pilot, lambda: "reloading KB…" in status(app), "the reload in the status line")
         assert session.reloading.is_set() and session.reloads == 0
         await pilot.press(*"tide")  # the UI thread is free while the session reloads
         assert app.screen.query_one("#query").value == "tide"
-        app.poll_files()  # a poll during the reload starts no second one
+        app.lifecycle.poll()  # a poll during the reload starts no second one
         session.release.set()
         await until(pilot, lambda: "reloading" not in status(app), "the reload to end")
         await settle(pilot)
@@ -263,7 +264,7 @@ async def test_a_cache_that_cannot_be_written_is_a_warning_toast_once_not_again_
         told = [note for note in notes if "running without it" in note]
         assert len(told) == 1 and str(blocker / "cache") in told[0]
         assert app.session.kb.unit_count == 60
-        app.reload_kb()
+        app.lifecycle.reload()
         await until(pilot, lambda: any(note.startswith("KB reloaded") for note in notes), "the reload")
         assert [note for note in notes if "running without it" in note] == told
 
@@ -310,4 +311,4 @@ async def test_the_tag_warm_up_waits_while_a_question_runs_but_not_while_it_is_h
         assert session.busy_seen and all(session.busy_seen) and not session.tags_busy()
         app.control.breakpoints.add(Breakpoint("stage", "gs"))
         await ask(pilot, leave=False)
-        assert app.held and not session.tags_busy()  # a held engine uses no CPU
+        assert app.control.held and not session.tags_busy()  # a held engine uses no CPU

@@ -54,7 +54,7 @@ async def test_a_fifo_saved_into_the_kb_folder_is_reported_not_waited_on(tmp_pat
     app = make_app(ExplorerSession.open([tmp_path], config_path))
     async with app.run_test(size=(160, 45)) as pilot:
         os.mkfifo(tmp_path / "pipe.md")
-        app.poll_files()
+        app.lifecycle.poll()
         # A bounded wait: a worker blocked in open() fails the test instead of hanging it.
         await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
         await pilot.pause()
@@ -109,7 +109,7 @@ async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config
         await settle(pilot)
         app.refresh_health()
         await settle(pilot)
-        assert app.health is not None and app.health.errors == 0
+        assert app.kb.health is not None and app.kb.health.errors == 0
         assert "0 errors" in str(app.screen.query_one("#status").render())
         assert app.session.health().kb_errors == 1  # the author's count, as F8 lists it
         await pilot.press("f8")
@@ -135,7 +135,7 @@ async def test_a_run_answered_before_a_reload_restricted_its_unit_is_not_copied_
         assert "unfertilised" in app.current.final.answer.answer
         bees = kb / "bees.md"
         bees.write_text(bees.read_text(encoding="utf-8") + "Acl: staff\n", encoding="utf-8")
-        app.poll_files()
+        app.lifecycle.poll()
         await asyncio.wait_for(app.workers.wait_for_complete(), timeout=20)
         await settle(pilot)
         notes = record_notifications(app)

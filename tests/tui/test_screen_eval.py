@@ -197,7 +197,7 @@ async def test_a_reload_while_the_eval_screen_is_closed_is_marked_when_it_opens_
         screen = await _eval_done(pilot, 1)
         await pilot.press("escape")
         (kb / "lighthouse.md").write_text(LAMP.replace("chunk-000::unit-000", "chunk-000::unit-009"), encoding="utf-8")
-        app.reload_kb()
+        app.lifecycle.reload()
         await settle(pilot)
         await pilot.press("escape", "f4")
         screen = await _eval_done(pilot, 1)

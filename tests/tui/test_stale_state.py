@@ -55,7 +55,7 @@ async def test_withdrawn_units_and_last_good_rules_stay_on_the_status_line_until
         rules.write_text(
             rules.read_text(encoding="utf-8").replace('"weight": 0.95', '"weight": 5', 1), encoding="utf-8"
         )
-        app.reload_kb()
+        app.lifecycle.reload()
         await settle(pilot)
         status = _status(app)
         assert "KB: 1 unit withdrawn" in status
@@ -64,7 +64,7 @@ async def test_withdrawn_units_and_last_good_rules_stay_on_the_status_line_until
         rules.write_text(
             rules.read_text(encoding="utf-8").replace('"weight": 5', '"weight": 0.95', 1), encoding="utf-8"
         )
-        app.reload_kb()
+        app.lifecycle.reload()
         await settle(pilot)
         assert "withdrawn" not in _status(app) and "last good" not in _status(app)
 
@@ -78,7 +78,7 @@ async def test_one_bad_relation_withdraws_one_unit_and_the_warning_points_at_its
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
         (kb / "pumps.md").write_text(GOOD + VALVE.replace("Relation: uses", "Relation: usez"), encoding="utf-8")
-        app.reload_kb()
+        app.lifecycle.reload()
         await settle(pilot)
         assert "KB: 1 unit withdrawn" in _status(app)
         withdrawn = [d for d in session.diagnostics() if d.code.value == "UNITS_WITHDRAWN"]

@@ -108,3 +108,28 @@ def test_kb_plugin_flag_runs_only_that_kb_plugin(tmp_path) -> None:
     events, problems = read_trace(trace)
     called = [e.plugin for e in _of(events, AttemptFinished) if e.stage == "kb" and e.status != "skipped"]
     assert problems == [] and called and set(called) == {"kb-fast"}  # a replan may call it again
+
+
+def test_the_engine_records_how_each_candidate_was_fused(session) -> None:
+    """Every candidate's `fusion` sums, lane by lane with the event's weights, to its `fused`; BM25's
+    raw score rides along (the breakdown and ask --json show this, never a recomputation)."""
+    scored = _of(_run(session, "which tools are relevant for data pipelines"), RetrievalScored)
+    assert scored and all(e.fusion is not None for e in scored)
+    summed = 0
+    for event in scored:
+        profile = session.retrieval.profiles[event.plugin]
+        assert event.fusion.agreement_bonus == (
+            profile.agreement_bonus if profile.agreement_bonus is not None else session.retrieval.fusion.agreement_bonus
+        )
+        for c in event.candidates:
+            lanes = {lane.lane: lane for lane in c.fusion.lanes}
+            assert {k: v.score for k, v in lanes.items()} == {
+                k: v for k, v in (("bm25", c.bm25), ("hdc", c.hdc), ("tdb", c.tdb), ("dense", c.dense)) if v is not None
+            }
+            assert all(lane.weight == event.fusion.weights[lane.lane] for lane in c.fusion.lanes)
+            assert c.fusion.bonus == (event.fusion.agreement_bonus if c.agreement else 0.0)
+            total = sum(lane.weight * lane.score for lane in c.fusion.lanes) + c.fusion.bonus
+            assert c.fusion.fused == c.fused and abs(total - c.fused) < 1e-9
+            assert ("bm25" not in lanes) or lanes["bm25"].raw == c.bm25_raw
+            summed += 1
+    assert summed >= 2
