@@ -26,6 +26,7 @@ from mrptui.commands import (
     warn_health,
     warn_memory,
 )
+from mrptui.commands.cluster import add_cluster_options, on_cluster
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -54,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="continue the stored conversation NAME: follow-ups ('it', 'And X?') use its memory",
     )
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
+    add_cluster_options(parser)
     parser.add_argument(
         "--step",
         action="store_true",
@@ -96,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
     preload(cache_folder(args))
     session = open_session(args)
+    with on_cluster(args, session):
+        return _answer(args, request, session, trace_path)
+
+
+def _answer(args: argparse.Namespace, request: Request, session, trace_path: Path | None) -> int:
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)
     if args.kb_plugin:  # only this kb plugin answers: the others are no fallback

@@ -24,6 +24,7 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
+from mrptui.commands.cluster import add_cluster_options, on_cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,12 +39,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_cluster_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
+    if args.why_not and args.cluster:
+        raise UsageError("--why-not scores every unit in one process: leave out --cluster")
     session = open_session(args)
+    with on_cluster(args, session):
+        return _retrieve(args, question, caller, session)
+
+
+def _retrieve(args: argparse.Namespace, question: str, caller, session) -> int:
     limit = session.engine_config.budgets.max_question_chars
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
