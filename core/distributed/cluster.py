@@ -9,6 +9,7 @@ not answered within `shardTimeoutMs` is named in a `ShardUnavailable`, never lef
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -45,9 +46,12 @@ class Cluster:
 
     def __init__(self, spec: str, config: ClusterConfig):
         target = parse_cluster(spec, config)
-        self.config = config
+        self.config = config  # a test may swap it for a shorter shard timeout
         self.spec = spec
         self._local = None
+        # After a shard failed, questions fail at once for `retryAfterMs` with the same reason,
+        # rather than each kb candidate and replan of one request waiting out the timeout again.
+        self._down: tuple[float, str] | None = None
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -75,6 +79,11 @@ class Cluster:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    @property
+    def address(self) -> str:
+        """The scheduler's address (what another command's `--cluster` names to use this cluster)."""
+        return self._client.scheduler.address
+
     def workers(self) -> list[str]:
         return sorted(self._client.scheduler_info(n_workers=-1)["workers"])
 
@@ -95,6 +104,8 @@ class Cluster:
         timeout = timeout_ms or self.config.shard_timeout_ms
         from distributed import wait
 
+        if self._down is not None and time.monotonic() < self._down[0]:
+            raise ShardUnavailable(self._down[1])
         workers = self.workers()
         if not workers:
             raise ShardUnavailable(f"no worker is connected to {self.spec}")
@@ -112,7 +123,9 @@ class Cluster:
         if missing:
             for future in futures:
                 future.cancel()
-            raise ShardUnavailable(_missing_text(missing, futures, len(shards), timeout))
+            reason = _missing_text(missing, futures, len(shards), timeout)
+            self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason)
+            raise ShardUnavailable(reason)
         return [future.result() for future in futures]
 
     def close(self) -> None:

@@ -17,6 +17,8 @@ class ClusterConfig(BaseModel):
     # How long a question waits for every shard's answer; below the plugin timeout
     # (budgets.pluginTimeoutMs, 10 s), so a silent shard is named before the kernel gives up.
     shard_timeout_ms: int = Field(default=5_000, ge=50, le=600_000)
+    # After a shard failed, how long every question fails at once with the same reason.
+    retry_after_ms: int = Field(default=2_000, ge=0, le=600_000)
     # Seconds to start a local cluster or reach a scheduler.
     connect_timeout_s: float = Field(default=60.0, ge=1.0, le=600.0)
     # Shards a worker keeps open (each a loaded KB and its indexes).

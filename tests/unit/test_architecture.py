@@ -24,9 +24,9 @@ LAYERS = [
     "core.store",  # persistent index segments
     "core.nlp",  # tagger, chunker, lexicon, tagged words
     "core.kb",  # KB, permitted view, per-view index cache, health, checks
-    "core.distributed",  # shards of a KB searched on a cluster (Dask distributed)
     "core.question",  # what a question asks
     "core.kernel",  # contract, engine, planners, steering, events, session
+    "core.distributed",  # a KB's shards searched on a cluster (Dask distributed)
     "core.answer",  # answer stages
     "core.memory",  # conversation memory
     "core.plugins",  # sd/kb/gs/val adapters
