@@ -26,7 +26,7 @@ from mrptui.commands import (
     warn_health,
     warn_memory,
 )
-from mrptui.commands.cluster import add_cluster_options, on_cluster
+from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -89,6 +89,7 @@ def request_from(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     request = request_from(args)
+    cluster_config(args)  # a bad --cluster or --shards costs nothing: checked before the KB opens
     conversation_name(args.session)  # a bad --session name costs nothing: checked before the KB opens
     trace_path = Path(args.trace) if args.trace else None
     # Checked before the run, so a bad path costs nothing and leaves nothing behind.

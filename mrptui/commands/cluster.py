@@ -28,32 +28,48 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@contextmanager
-def on_cluster(args: argparse.Namespace, session) -> Iterator[None]:
-    """For the command's life: the cluster started or reached, the session's KB sharded on it."""
+def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
+    """The cluster options checked (None without --cluster): called before the KB opens, so a bad
+    value costs nothing."""
     spec = getattr(args, "cluster", None)
     if not spec:
-        yield
-        return
+        if getattr(args, "shards", None) is not None or getattr(args, "shard_dir", None):
+            raise UsageError("--shards and --shard-dir need --cluster")
+        return None
     from pydantic import ValidationError
 
-    from core.distributed.cluster import Cluster, ClusterError, ShardUnavailable
-    from core.distributed.coordinator import shard_session
+    from core.distributed.cluster import ClusterError, parse_cluster
 
     try:
         config = ClusterConfig(**({"shards": args.shards} if args.shards is not None else {}))
+        parse_cluster(spec, config)
     except ValidationError as exc:
         raise UsageError(f"--shards: {exc.errors()[0]['msg']}") from None
+    except ClusterError as exc:
+        raise UsageError(f"--cluster {exc}") from None
+    return config
+
+
+@contextmanager
+def on_cluster(args: argparse.Namespace, session) -> Iterator[None]:
+    """For the command's life: the cluster started or reached, the session's KB sharded on it."""
+    config = cluster_config(args)
+    if config is None:
+        yield
+        return
+    from core.distributed.cluster import Cluster, ClusterError, ShardUnavailable
+    from core.distributed.coordinator import shard_session
+
     with _shard_root(args) as root:
         try:
-            cluster = Cluster(spec, config)
+            cluster = Cluster(args.cluster, config)
         except ClusterError as exc:
             raise UsageError(str(exc)) from None
         with cluster:
             try:
                 shard_session(session, cluster, root)
             except ShardUnavailable as exc:
-                raise UsageError(f"--cluster {spec}: {exc}") from None
+                raise UsageError(f"--cluster {args.cluster}: {exc}") from None
             yield
 
 

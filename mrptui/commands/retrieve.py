@@ -24,7 +24,7 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
-from mrptui.commands.cluster import add_cluster_options, on_cluster
+from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
+    cluster_config(args)  # a bad --cluster or --shards costs nothing: checked before the KB opens
     if args.why_not and args.cluster:
         raise UsageError("--why-not scores every unit in one process: leave out --cluster")
     session = open_session(args)
