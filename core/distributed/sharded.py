@@ -11,9 +11,9 @@ cut, learned HDC token vectors) is indexed in this process as before: correct, o
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from core.distributed import shard_tasks
 from core.distributed.cluster import Cluster
@@ -26,7 +26,9 @@ from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
 from core.retrieval.hdc.index import HdcIndex, feedback_query
 from core.retrieval.lanes import top_scores
-from core.units import Act, Role
+from core.units import Act, KnowledgeUnit, Role
+
+T = TypeVar("T")
 
 # Queries (distinct terms) whose gathered statistics are kept: a question explains its candidates
 # against the statistics its top-k used.
@@ -62,6 +64,26 @@ def merge_top(lists: Iterable[Iterable[tuple[str, float]]], k: int) -> list[tupl
     return sorted((pair for ranked in lists for pair in ranked), key=lambda p: (-p[1], p[0]))[:k]
 
 
+class _PerUnit(Generic[T]):
+    """One-unit indexes of the few candidates a question explains, built from the view's unit."""
+
+    def __init__(self, view: KBView, build: Callable[[KnowledgeUnit], T]):
+        self._view = view
+        self._build = build
+        self._kept: OrderedDict[str, T] = OrderedDict()
+
+    def __call__(self, unit_id: str) -> T:
+        found = self._kept.get(unit_id)
+        if found is None:
+            unit = self._view.get(unit_id)
+            if unit is None:
+                raise KeyError(unit_id)
+            found = self._kept[unit_id] = self._build(unit)
+            while len(self._kept) > _UNITS_KEPT:
+                self._kept.popitem(last=False)
+        return found
+
+
 class ShardedBm25:
     """The `Bm25Index` query API (top_k, explain, matched_terms) over the shards."""
 
@@ -71,7 +93,7 @@ class ShardedBm25:
         self._extra = extra
         self.config = shards.retrieval.bm25
         self._stats: OrderedDict[tuple[str, ...], Bm25Stats] = OrderedDict()
-        self._units: OrderedDict[str, Bm25Index] = OrderedDict()
+        self._unit = _PerUnit(view, lambda unit: Bm25Index.build([unit], self.config))
 
     def __len__(self) -> int:
         return len(self._view)
@@ -107,17 +129,6 @@ class ShardedBm25:
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
         return self._unit(unit_id).matched_terms(terms, unit_id)
 
-    def _unit(self, unit_id: str) -> Bm25Index:
-        found = self._units.get(unit_id)
-        if found is None:
-            unit = self._view.get(unit_id)
-            if unit is None:
-                raise KeyError(unit_id)
-            found = self._units[unit_id] = Bm25Index.build([unit], self.config)
-            while len(self._units) > _UNITS_KEPT:
-                self._units.popitem(last=False)
-        return found
-
 
 class ShardedHdc:
     """The HDC index API the kb plugins use, each shard scanning its vectors with the same query
@@ -128,10 +139,9 @@ class ShardedHdc:
     def __init__(self, view: KBView, shards: ShardSet, vectors: UnitVectorCache, extra: HdcIndex | None):
         self._view = view
         self._shards = shards
-        self._vectors = vectors
         self._extra = extra
         self.config = shards.retrieval.hdc
-        self._units: OrderedDict[str, HdcIndex] = OrderedDict()
+        self._unit = _PerUnit(view, lambda unit: HdcIndex.build([unit], self.config, vectors))
 
     def __len__(self) -> int:
         return len(self._view)
@@ -162,17 +172,6 @@ class ShardedHdc:
         if self._extra is not None:
             ranked.append(top_scores(self._extra.unit_ids, self._extra.scores(query), floor, size).items())
         return dict(merge_top(ranked, size))
-
-    def _unit(self, unit_id: str) -> HdcIndex:
-        found = self._units.get(unit_id)
-        if found is None:
-            unit = self._view.get(unit_id)
-            if unit is None:
-                raise KeyError(unit_id)
-            found = self._units[unit_id] = HdcIndex.build([unit], self.config, self._vectors)
-            while len(self._units) > _UNITS_KEPT:
-                self._units.popitem(last=False)
-        return found
 
 
 class ShardedViewIndexes(ViewIndexes):
