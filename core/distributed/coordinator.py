@@ -1,6 +1,6 @@
-"""Puts a session's retrieval on a cluster: cuts (or finds) the KB's shards, builds their index
-stores here (a worker process may not start the store's build pool), opens them on the workers,
-and gives the session an index cache that searches them."""
+"""Puts a session's retrieval on a cluster: cuts (or finds) the KB's shards, has the workers
+build (once) and open them, each its own, in parallel, and gives the session an index cache
+that searches them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from core.distributed import shard_tasks
 from core.distributed.cluster import Cluster
 from core.distributed.sharded import ShardedIndexCache, ShardSet
-from core.distributed.shards import ensure_shards, open_shard
+from core.distributed.shards import ensure_shards
 from core.units import Caller
 
 if TYPE_CHECKING:
@@ -24,10 +24,9 @@ def shard_session(session: Session, cluster: Cluster, root: Path, shards: int | 
     count = shards or cluster.config.shards
     folder, manifest = ensure_shards(session.kb, root, count, cluster.config.units_per_file)
     folders = tuple(str((folder / name).resolve()) for name in manifest.folders)
-    for shard in folders:
-        open_shard(Path(shard), session.retrieval)
     shard_set = ShardSet(cluster, folders, session.kb.version, session.retrieval)
-    # Each worker maps its shards now, not inside the first question's timeout.
+    # Each worker builds its shards' index stores (a worker that may not start the store's build
+    # pool builds in its own process) and maps them now, not inside a question's timeout.
     cluster.each_shard(
         shard_tasks.warm,
         folders,
