@@ -100,7 +100,16 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
 
 
 def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
-    """A shard's KB, its index store in the shard's own `.index` folder (built on first open)."""
+    """A shard's KB, its index store in the shard's own `.index` folder (built on first open).
+    Raises ShardError unless it holds the units its manifest counts: a worker that cannot read
+    the shard folder (another machine, another mount) must fail, not answer from nothing."""
     from core.store import store_at
 
-    return KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
+    manifest = read_manifest(folder.parent)
+    if folder.name not in manifest.folders:
+        raise ShardError(f"{folder}: not a shard of {folder.parent / MANIFEST}")
+    expected = manifest.units[manifest.folders.index(folder.name)]
+    kb = KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
+    if kb.unit_count != expected:
+        raise ShardError(f"{folder}: {kb.unit_count} units read, its manifest says {expected}")
+    return kb

@@ -70,6 +70,16 @@ def test_shards_read_back_the_same_units_and_reuse_their_manifest(tmp_path) -> N
     assert (folder / "manifest.json").stat().st_mtime_ns == stamp  # found, not cut again
 
 
+def test_a_shard_that_cannot_be_read_whole_is_a_named_error(tmp_path) -> None:
+    folder, manifest = ensure_shards(KnowledgeBase.from_units(units(12)), tmp_path, 2, units_per_file=2)
+    shard = folder / manifest.folders[0]
+    next(shard.glob("units-*.md")).unlink()
+    with pytest.raises(ShardError, match=r"shard-0000: \d+ units read, its manifest says \d+"):
+        open_shard(shard, load_retrieval_config())
+    with pytest.raises(ShardError, match="manifest.json"):  # a folder this worker cannot see
+        open_shard(tmp_path / "elsewhere" / "shard-0000", load_retrieval_config())
+
+
 def test_a_damaged_manifest_is_a_named_error(tmp_path) -> None:
     (tmp_path / "manifest.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(ShardError, match="manifest.json: not a shard manifest"):
