@@ -9,6 +9,7 @@ not answered within `shardTimeoutMs` is named in a `ShardUnavailable`, never lef
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -52,6 +53,9 @@ class Cluster:
         # After a shard failed, questions fail at once for `retryAfterMs` with the same reason,
         # rather than each kb candidate and replan of one request waiting out the timeout again.
         self._down: tuple[float, str] | None = None
+        # Milliseconds each shard's tasks ran on their workers, summed since `take_timings`.
+        self._timings: dict[int, float] = {}
+        self._timings_lock = threading.Lock()
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -111,7 +115,7 @@ class Cluster:
             raise ShardUnavailable(f"no worker is connected to {self.spec}")
         futures = [
             self._client.submit(
-                task, shard, *args, workers=[workers[i % len(workers)]], allow_other_workers=True, pure=False
+                _timed, task, shard, *args, workers=[workers[i % len(workers)]], allow_other_workers=True, pure=False
             )
             for i, shard in enumerate(shards)
         ]
@@ -126,7 +130,17 @@ class Cluster:
             reason = _missing_text(missing, futures, len(shards), timeout)
             self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason)
             raise ShardUnavailable(reason)
-        return [future.result() for future in futures]
+        results = [future.result() for future in futures]
+        with self._timings_lock:
+            for i, (ms, _) in enumerate(results):
+                self._timings[i] = self._timings.get(i, 0.0) + ms
+        return [value for _, value in results]
+
+    def take_timings(self) -> dict[int, float]:
+        """Per shard (0-based), the ms its tasks ran on workers since the last call."""
+        with self._timings_lock:
+            taken, self._timings = self._timings, {}
+        return taken
 
     def close(self) -> None:
         client, local = getattr(self, "_client", None), self._local
@@ -135,6 +149,13 @@ class Cluster:
             client.close()
         if local is not None:
             local.close()
+
+
+def _timed(task: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    """Runs on the worker: the task's result and how long it ran there."""
+    started = time.perf_counter()
+    value = task(*args)
+    return (time.perf_counter() - started) * 1000, value
 
 
 def _missing_text(missing: Sequence[int], futures: Sequence[Any], total: int, timeout_ms: int) -> str:

@@ -99,11 +99,11 @@ def run(args: argparse.Namespace) -> int:
 
     preload(cache_folder(args))
     session = open_session(args)
-    with on_cluster(args, session):
-        return _answer(args, request, session, trace_path)
+    with on_cluster(args, session) as cluster:
+        return _answer(args, request, session, trace_path, cluster)
 
 
-def _answer(args: argparse.Namespace, request: Request, session, trace_path: Path | None) -> int:
+def _answer(args: argparse.Namespace, request: Request, session, trace_path: Path | None, cluster) -> int:
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)
     if args.kb_plugin:  # only this kb plugin answers: the others are no fallback
@@ -136,7 +136,9 @@ def _answer(args: argparse.Namespace, request: Request, session, trace_path: Pat
         remember(conversation, events, session.view(request.caller))
     summary = summarise(events)
     if args.json:
-        print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
+        # With --cluster: the cluster, and per shard the ms its tasks ran on their workers.
+        shards = {"cluster": cluster()} if cluster is not None else {}
+        print(json.dumps({**summary, "diagnostics": health.model_dump(), **shards}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
     if conversation is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,11 +51,12 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
 
 
 @contextmanager
-def on_cluster(args: argparse.Namespace, session) -> Iterator[None]:
-    """For the command's life: the cluster started or reached, the session's KB sharded on it."""
+def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict] | None]:
+    """For the command's life: the cluster started or reached, the session's KB sharded on it.
+    Yields what `--json` adds as "cluster" (call it after the run), or None without --cluster."""
     config = cluster_config(args)
     if config is None:
-        yield
+        yield None
         return
     from core.distributed.cluster import Cluster, ClusterError, ShardUnavailable
     from core.distributed.coordinator import shard_session
@@ -67,10 +68,21 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[None]:
             raise UsageError(str(exc)) from None
         with cluster:
             try:
-                shard_session(session, cluster, root)
+                shards = shard_session(session, cluster, root)
             except ShardUnavailable as exc:
                 raise UsageError(f"--cluster {args.cluster}: {exc}") from None
-            yield
+            cluster.take_timings()  # the warm-up is not the question's
+
+            def report() -> dict:
+                timings = cluster.take_timings()
+                return {
+                    "cluster": args.cluster,
+                    "workers": len(cluster.workers()),
+                    "shards": len(shards.folders),
+                    "shard_ms": [round(timings.get(i, 0.0), 3) for i in range(len(shards.folders))],
+                }
+
+            yield report
 
 
 @contextmanager

@@ -151,6 +151,9 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> N
         for attempt in summary["attempts"]:
             attempt.pop("ms")
         answers.append(summary)
+    shown = answers[1].pop("cluster")  # the cluster, and the ms each shard's tasks ran on workers
+    assert shown["cluster"] == cluster.address and shown["workers"] == 2 and shown["shards"] == 3
+    assert len(shown["shard_ms"]) == 3 and all(ms > 0 for ms in shown["shard_ms"])
     assert answers[0]["evidence"] and answers[0] == answers[1]
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
