@@ -175,6 +175,37 @@ def _shards_of(cluster: Cluster, tmp_path: Path, count: int) -> Session:
     return session
 
 
+def test_current_turn_units_score_beside_the_shards_as_in_one_process(cluster, tmp_path) -> None:
+    """Context sentences of the input become current-turn units: scored here, under statistics
+    that count them with every shard's units, so the KB's units score as in one process too."""
+    spread = _shards_of(cluster, tmp_path, 3)
+    single = Session.from_kb(spread.kb)
+    context = "The blue kiln fires stoneware at cone 10 with wood ash."
+    question = f"{context} Which kiln fires stoneware at cone 10?"
+    answers = []
+    for session in (single, spread):
+        summary = summarise(list(session.run(Request(question=question))))
+        answers.append((summary["answer"], summary["status"], [(e["id"], e["score"]) for e in summary["evidence"]]))
+    assert any(uid.startswith("current-turn::") for uid, _ in answers[1][2])
+    assert answers[0][:2] == answers[1][:2]
+    assert_same_ranking(answers[0][2], answers[1][2])
+    extra = KnowledgeUnit(
+        id="current-turn::chunk-001::unit-000",
+        source_id="current-turn",
+        chunk_id="chunk-001",
+        role=Role.NARRATIVE,
+        topic="Blue kiln",
+        claim=context,
+    )
+    terms, roles = tokenize("kiln stoneware cone 10"), ACT_PREFERRED_ROLES[Act.IDENTIFY]
+    ranked = [
+        session.indexes.for_view(session.view(Caller()).with_extra([extra])).bm25.top_k(terms, roles, 20)
+        for session in (single, spread)
+    ]
+    assert len(ranked[0]) == 13  # the KB's 12 units and the current-turn one
+    assert_same_ranking(*ranked)
+
+
 def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_answer(cluster, tmp_path) -> None:
     session = _shards_of(cluster, tmp_path, 4)
     pid = next(iter(cluster.worker_pids().values()))
