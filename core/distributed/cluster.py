@@ -56,6 +56,7 @@ class Cluster:
         # Milliseconds each shard's tasks ran on their workers, summed since `take_timings`.
         self._timings: dict[int, float] = {}
         self._timings_lock = threading.Lock()
+        self._workers: tuple[float, list[str]] = (0.0, [])
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -91,8 +92,15 @@ class Cluster:
     def workers(self) -> list[str]:
         return sorted(self._client.scheduler_info(n_workers=-1)["workers"])
 
-    def describe(self) -> str:
-        return f"{self.spec} ({len(self.workers())} workers)"
+    def _worker_list(self) -> list[str]:
+        """The workers, asked of the scheduler at most every `workerListMs`: asking costs a round
+        trip, as long as the question's own. A worker gone meanwhile costs nothing (the scheduler
+        runs its shard elsewhere); one joined meanwhile gets shards from the next refresh on."""
+        fetched, workers = self._workers
+        if not workers or time.monotonic() - fetched > self.config.worker_list_ms / 1000:
+            workers = self.workers()
+            self._workers = (time.monotonic(), workers)
+        return workers
 
     def worker_pids(self) -> dict[str, int]:
         """Each worker's process id (tests stop or kill one)."""
@@ -110,7 +118,7 @@ class Cluster:
 
         if self._down is not None and time.monotonic() < self._down[0]:
             raise ShardUnavailable(self._down[1])
-        workers = self.workers()
+        workers = self._worker_list()
         if not workers:
             raise ShardUnavailable(f"no worker is connected to {self.spec}")
         futures = [

@@ -19,6 +19,8 @@ class ClusterConfig(BaseModel):
     shard_timeout_ms: int = Field(default=5_000, ge=50, le=600_000)
     # After a shard failed, how long every question fails at once with the same reason.
     retry_after_ms: int = Field(default=2_000, ge=0, le=600_000)
+    # How long the coordinator keeps the scheduler's list of workers before asking again.
+    worker_list_ms: int = Field(default=5_000, ge=0, le=600_000)
     # Seconds to start a local cluster or reach a scheduler.
     connect_timeout_s: float = Field(default=60.0, ge=1.0, le=600.0)
     # Shards a worker keeps open (each a loaded KB and its indexes).
