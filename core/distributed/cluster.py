@@ -64,6 +64,7 @@ class Cluster:
         try:
             if isinstance(target, int):
                 self._local = LocalCluster(
+                    host="127.0.0.1",  # a local cluster listens on loopback only
                     n_workers=target,
                     threads_per_worker=1,
                     processes=True,
