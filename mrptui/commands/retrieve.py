@@ -49,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
     if args.why_not and args.cluster:
         raise UsageError("--why-not scores every unit in one process: leave out --cluster")
     session = open_session(args)
-    with on_cluster(args, session):
-        return _retrieve(args, question, caller, session)
+    with on_cluster(args, session) as cluster:
+        return _retrieve(args, question, caller, session, cluster)
 
 
-def _retrieve(args: argparse.Namespace, question: str, caller, session) -> int:
+def _retrieve(args: argparse.Namespace, question: str, caller, session, cluster) -> int:
     limit = session.engine_config.budgets.max_question_chars
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
@@ -81,7 +81,8 @@ def _retrieve(args: argparse.Namespace, question: str, caller, session) -> int:
         # A timeout, an exception or a plugin with nothing to rank: said in one line, exit 1.
         print(f"mrptui: {plugin.id} {result.status.value}: {result.reason or 'no candidates'}", file=sys.stderr)
         return exit_code(1, health, args)
-    data = {**result_json(result), "diagnostics": health.model_dump()}
+    shards = {"cluster": cluster()} if cluster is not None else {}  # as `ask --json` shows it
+    data = {**result_json(result), "diagnostics": health.model_dump(), **shards}
     print(json.dumps(data, indent=2) if args.json else _table(result))
     return exit_code(0, health, args)
 

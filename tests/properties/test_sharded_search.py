@@ -155,6 +155,12 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> N
     assert shown["cluster"] == cluster.address and shown["workers"] == 2 and shown["shards"] == 3
     assert len(shown["shard_ms"]) == 3 and all(ms > 0 for ms in shown["shard_ms"])
     assert answers[0]["evidence"] and answers[0] == answers[1]
+    ranked = []
+    for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
+        assert main(["retrieve", question, "--kb", sample, "--json", *extra]) == 0
+        ranked.append(__import__("json").loads(capsys.readouterr().out))
+    assert ranked[1].pop("cluster")["shards"] == 3
+    assert ranked[0]["candidates"] and ranked[0] == ranked[1]
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
 
