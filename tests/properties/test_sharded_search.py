@@ -164,18 +164,15 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> N
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
 
+def kiln_unit(source: str, n: int, topic: str, claim: str, role: Role = Role.EXPLANATION) -> KnowledgeUnit:
+    chunk = f"chunk-{n:03d}"
+    return KnowledgeUnit(
+        id=f"{source}::{chunk}::unit-000", source_id=source, chunk_id=chunk, role=role, topic=topic, claim=claim
+    )
+
+
 def _shards_of(cluster: Cluster, tmp_path: Path, count: int) -> Session:
-    units = [
-        KnowledgeUnit(
-            id=f"kiln::chunk-{n:03d}::unit-000",
-            source_id="kiln",
-            chunk_id=f"chunk-{n:03d}",
-            role=Role.EXPLANATION,
-            topic="Kiln firing",
-            claim=f"The kiln fires stoneware at cone {n}.",
-        )
-        for n in range(12)
-    ]
+    units = [kiln_unit("kiln", n, "Kiln firing", f"The kiln fires stoneware at cone {n}.") for n in range(12)]
     session = Session.from_kb(KnowledgeBase.from_units(units))
     shard_session(session, cluster, tmp_path, count)
     return session
@@ -195,14 +192,7 @@ def test_current_turn_units_score_beside_the_shards_as_in_one_process(cluster, t
     assert any(uid.startswith("current-turn::") for uid, _ in answers[1][2])
     assert answers[0][:2] == answers[1][:2]
     assert_same_ranking(answers[0][2], answers[1][2])
-    extra = KnowledgeUnit(
-        id="current-turn::chunk-001::unit-000",
-        source_id="current-turn",
-        chunk_id="chunk-001",
-        role=Role.NARRATIVE,
-        topic="Blue kiln",
-        claim=context,
-    )
+    extra = kiln_unit("current-turn", 1, "Blue kiln", context, Role.NARRATIVE)
     terms, roles = tokenize("kiln stoneware cone 10"), ACT_PREFERRED_ROLES[Act.IDENTIFY]
     ranked = [
         session.indexes.for_view(session.view(Caller()).with_extra([extra])).bm25.top_k(terms, roles, 20)
