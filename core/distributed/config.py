@@ -1,12 +1,26 @@
-"""The cluster's numbers, each with its range."""
+"""The cluster's settings, each number with its range: `cluster.json` in the config folder
+(optional; the bundled config has none, so nothing runs on a cluster unless asked)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from core.infra.config import validated
+from core.infra.resources import config_dir
+
+CONFIG_FILE = "cluster.json"
 
 
 class ClusterConfig(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, frozen=True, extra="forbid", allow_inf_nan=False
+    )
+
+    # The scheduler every command uses without --cluster (tcp://host:8786, or local:N); none: one process.
+    address: str | None = Field(default=None, min_length=1, max_length=500)
 
     # Units are split into this many shards (each an ordinary KB folder with its own index store).
     shards: int = Field(default=4, ge=1, le=1024)
@@ -25,3 +39,9 @@ class ClusterConfig(BaseModel):
     connect_timeout_s: float = Field(default=60.0, ge=1.0, le=600.0)
     # Shards a worker keeps open (each a loaded KB and its indexes).
     open_shards: int = Field(default=16, ge=1, le=1024)
+
+
+def load_cluster_config(directory: Path | None = None) -> ClusterConfig:
+    """`cluster.json` of the config folder, else the defaults; raises ConfigError (file, line)."""
+    path = (directory or config_dir()) / CONFIG_FILE
+    return validated(ClusterConfig, path) if path.exists() else ClusterConfig()

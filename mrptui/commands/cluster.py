@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.distributed.config import ClusterConfig
-from mrptui.commands import UsageError, cache_folder
+from core.distributed.config import ClusterConfig, load_cluster_config
+from mrptui.commands import UsageError, cache_folder, config_from_args
 
 
 def add_cluster_options(parser: argparse.ArgumentParser) -> None:
@@ -29,19 +29,25 @@ def add_cluster_options(parser: argparse.ArgumentParser) -> None:
 
 
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
-    """The cluster options checked (None without --cluster): called before the KB opens, so a bad
-    value costs nothing."""
-    spec = getattr(args, "cluster", None)
+    """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
+    KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
+    from pydantic import ValidationError
+
+    from core.distributed.cluster import ClusterError, parse_cluster
+    from core.infra.config import ConfigError
+
+    try:
+        config = load_cluster_config(config_from_args(args))
+    except ConfigError as exc:
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+    spec = getattr(args, "cluster", None) or config.address
     if not spec:
         if getattr(args, "shards", None) is not None or getattr(args, "shard_dir", None):
             raise UsageError("--shards and --shard-dir need --cluster")
         return None
-    from pydantic import ValidationError
-
-    from core.distributed.cluster import ClusterError, parse_cluster
-
     try:
-        config = ClusterConfig(**({"shards": args.shards} if args.shards is not None else {}))
+        chosen = {"address": spec, **({"shards": args.shards} if args.shards is not None else {})}
+        config = ClusterConfig.model_validate({**config.model_dump(), **chosen})
         parse_cluster(spec, config)
     except ValidationError as exc:
         raise UsageError(f"--shards: {exc.errors()[0]['msg']}") from None
@@ -63,20 +69,20 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict]
 
     with _shard_root(args) as root:
         try:
-            cluster = Cluster(args.cluster, config)
+            cluster = Cluster(config.address or "", config)
         except ClusterError as exc:
             raise UsageError(str(exc)) from None
         with cluster:
             try:
                 shards = shard_session(session, cluster, root)
             except ShardUnavailable as exc:
-                raise UsageError(f"--cluster {args.cluster}: {exc}") from None
+                raise UsageError(f"--cluster {config.address}: {exc}") from None
             cluster.take_timings()  # the warm-up is not the question's
 
             def report() -> dict:
                 timings = cluster.take_timings()
                 return {
-                    "cluster": args.cluster,
+                    "cluster": config.address,
                     "workers": len(cluster.workers()),
                     "shards": len(shards.folders),
                     "shard_ms": [round(timings.get(i, 0.0), 3) for i in range(len(shards.folders))],

@@ -35,3 +35,28 @@ def test_a_scheduler_that_is_not_there_is_named() -> None:
     pytest.importorskip("distributed")
     with pytest.raises(ClusterError, match=r"cluster tcp://127\.0\.0\.1:9: "):
         Cluster("tcp://127.0.0.1:9", ClusterConfig(connect_timeout_s=1.0))
+
+
+def _config_with(tmp_path, cluster_json: str):
+    import shutil
+
+    from core.infra.resources import config_dir
+
+    folder = tmp_path / "config"
+    shutil.copytree(config_dir(), folder)
+    (folder / "cluster.json").write_text(cluster_json, encoding="utf-8")
+    return folder
+
+
+def test_cluster_json_is_checked_with_file_and_line(tmp_path, capsys) -> None:
+    folder = _config_with(tmp_path, '{\n  "shards": 4,\n  "shardTimeoutMs": 1\n}\n')
+    assert main(["check", str(folder)]) == 1
+    assert "cluster.json:3:3: INVALID_CONFIG shardTimeoutMs" in capsys.readouterr().out
+    assert main(["ask", "what uses python", "--config", str(folder)]) == 2
+    assert "cluster.json:3:3" in capsys.readouterr().err
+
+
+def test_the_config_address_is_used_without_the_flag(tmp_path, capsys) -> None:
+    folder = _config_with(tmp_path, '{"address": "local:0"}\n')
+    assert main(["ask", "what uses python", "--config", str(folder)]) == 2
+    assert "--cluster local:0: between 1 and 16 workers" in capsys.readouterr().err
