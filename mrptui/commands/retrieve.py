@@ -45,9 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
-    cluster_config(args)  # a bad --cluster or --shards costs nothing: checked before the KB opens
-    if args.why_not and args.cluster:
-        raise UsageError("--why-not scores every unit in one process: leave out --cluster")
+    # A bad --cluster or --shards costs nothing: checked before the KB opens.
+    if cluster_config(args) is not None and args.why_not:
+        raise UsageError("--why-not scores every unit in one process: leave out --cluster (and cluster.json's address)")
     session = open_session(args)
     with on_cluster(args, session) as cluster:
         return _retrieve(args, question, caller, session, cluster)
