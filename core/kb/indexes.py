@@ -189,10 +189,14 @@ class IndexCache:
         with self._lock:
             entry = self._entries.get(view.key)
             if entry is None:
-                entry = ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts, self.dense)
+                entry = self._entry(view, base)
                 self._entries[view.key] = entry
                 while len(self._entries) > self._max_views:
                     self._entries.popitem(last=False)
             else:
                 self._entries.move_to_end(view.key)
             return entry
+
+    def _entry(self, view: KBView, base: ViewIndexes | None) -> ViewIndexes:
+        """A new view's indexes (a sharded cache makes its own: core/distributed/sharded.py)."""
+        return ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts, self.dense)

@@ -77,6 +77,7 @@ class Session:
         self._guard = threading.Lock()
         leases.arm()  # in the main thread only; a worker thread's session uses what the CLI armed
         self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
+        self._index_cache: Callable[..., IndexCache] = IndexCache
         if kb is None:
             store = store if store is not None else default_store()
             kb = KnowledgeBase.load(
@@ -121,7 +122,7 @@ class Session:
         self.dense = DenseLane(load_embedding_config(self.config_path), self.retrieval.dense)
         # HDC vectors and BM25 parts of unchanged files survive a reload (keyed by content).
         previous = getattr(self, "indexes", None)
-        self.indexes = IndexCache(
+        self.indexes = self._index_cache(
             self.retrieval,
             self.ruleset,
             vectors=previous.vectors if previous else None,
@@ -134,6 +135,12 @@ class Session:
         self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
+
+    def use_indexes(self, index_cache: Callable[..., IndexCache]) -> None:
+        """Index caches come from `index_cache` (IndexCache's arguments) from now on, e.g. one
+        that searches a KB's shards on a cluster (core/distributed/sharded.py)."""
+        self._index_cache = index_cache
+        self._build()
 
     def with_retrieval(self, retrieval: RetrievalConfig) -> Session:
         """A sibling on the same KB and rules with another retrieval config (e.g. RRF fusion)."""

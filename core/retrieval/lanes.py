@@ -6,7 +6,7 @@ Both callers use these functions, so the figures `eval` reports are the lanes th
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -40,8 +40,17 @@ def hdc_question(
     return index.with_feedback(query, bm25_ranked[:depth]) if depth else query
 
 
-def hdc_pool(index: HdcIndex, query: HdcQuery, config: HdcConfig) -> dict[str, float]:
+@runtime_checkable
+class PooledHdc(Protocol):
+    """An HDC index that ranks its own pool (one whose vectors are scanned elsewhere: shards)."""
+
+    def pool(self, query: HdcQuery, floor: float, size: int) -> dict[str, float]: ...
+
+
+def hdc_pool(index: HdcIndex | PooledHdc, query: HdcQuery, config: HdcConfig) -> dict[str, float]:
     """HDC scores of the lane's best `lanePool` units among those at or above `laneMinScore`."""
+    if isinstance(index, PooledHdc):
+        return index.pool(query, config.lane_min_score, config.lane_pool)
     return top_scores(index.unit_ids, index.scores(query), config.lane_min_score, config.lane_pool)
 
 

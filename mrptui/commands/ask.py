@@ -26,6 +26,7 @@ from mrptui.commands import (
     warn_health,
     warn_memory,
 )
+from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -54,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="continue the stored conversation NAME: follow-ups ('it', 'And X?') use its memory",
     )
     parser.add_argument("--trace", metavar="FILE.jsonl", help="save the run's events as JSON Lines")
+    add_cluster_options(parser)
     parser.add_argument(
         "--step",
         action="store_true",
@@ -87,6 +89,7 @@ def request_from(args: argparse.Namespace) -> Request:
 
 def run(args: argparse.Namespace) -> int:
     request = request_from(args)
+    cluster_config(args)  # a bad --cluster or --shards costs nothing: checked before the KB opens
     conversation_name(args.session)  # a bad --session name costs nothing: checked before the KB opens
     trace_path = Path(args.trace) if args.trace else None
     # Checked before the run, so a bad path costs nothing and leaves nothing behind.
@@ -96,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
 
     preload(cache_folder(args))
     session = open_session(args)
+    with on_cluster(args, session) as cluster:
+        return _answer(args, request, session, trace_path, cluster)
+
+
+def _answer(args: argparse.Namespace, request: Request, session, trace_path: Path | None, cluster) -> int:
     _check_trace_path(trace_path, session.owns_file)
     health = warn_health(session, request.caller)
     if args.kb_plugin:  # only this kb plugin answers: the others are no fallback
@@ -128,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
         remember(conversation, events, session.view(request.caller))
     summary = summarise(events)
     if args.json:
-        print(json.dumps({**summary, "diagnostics": health.model_dump()}, indent=2, ensure_ascii=False))
+        # With --cluster: the cluster, and per shard the ms its tasks ran on their workers.
+        shards = {"cluster": cluster()} if cluster is not None else {}
+        print(json.dumps({**summary, "diagnostics": health.model_dump(), **shards}, indent=2, ensure_ascii=False))
     else:
         print(_text(summary))
     if conversation is not None:

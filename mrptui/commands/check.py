@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from core.distributed.config import ClusterConfig
 from core.eval.labelled import load_queries, stale_labels
 from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, validated
 from core.infra.diagnostics import Code, Diagnostic
@@ -31,7 +32,12 @@ RULES_FILE_NAME = "thinkingdb.json"
 ENGINE_FILE_NAME = "engine.json"
 KEYMAP_FILE_NAME = "keymap.json"
 QUERIES_FILE_NAME = "queries.json"
-CONFIG_MODELS = {"engine.json": EngineConfig, "retrieval.json": RetrievalConfig, "llm.json": LlmConfig}
+CONFIG_MODELS = {
+    "engine.json": EngineConfig,
+    "retrieval.json": RetrievalConfig,
+    "llm.json": LlmConfig,
+    "cluster.json": ClusterConfig,  # optional: --cluster's defaults (core/distributed/config.py)
+}
 CONFIG_FILE_NAMES = frozenset({*CONFIG_MODELS, RULES_FILE_NAME, KEYMAP_FILE_NAME})
 
 

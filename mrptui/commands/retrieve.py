@@ -24,6 +24,7 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
+from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,12 +39,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_caller_options(parser, keep_top_level=True)
     parser.add_argument("--why-not", metavar="UNIT_ID", help="explain, lane by lane, why this unit was not returned")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_cluster_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     question = question_from(args.question)
     caller = caller_from_args(args)
+    # A bad --cluster or --shards costs nothing: checked before the KB opens.
+    if cluster_config(args) is not None and args.why_not:
+        raise UsageError("--why-not scores every unit in one process: leave out --cluster (and cluster.json's address)")
     session = open_session(args)
+    with on_cluster(args, session) as cluster:
+        return _retrieve(args, question, caller, session, cluster)
+
+
+def _retrieve(args: argparse.Namespace, question: str, caller, session, cluster) -> int:
     limit = session.engine_config.budgets.max_question_chars
     if len(question) > limit:
         # The kernel refuses such a question in `ask`; run directly, the plugin would rank it anyway.
@@ -71,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         # A timeout, an exception or a plugin with nothing to rank: said in one line, exit 1.
         print(f"mrptui: {plugin.id} {result.status.value}: {result.reason or 'no candidates'}", file=sys.stderr)
         return exit_code(1, health, args)
-    data = {**result_json(result), "diagnostics": health.model_dump()}
+    shards = {"cluster": cluster()} if cluster is not None else {}  # as `ask --json` shows it
+    data = {**result_json(result), "diagnostics": health.model_dump(), **shards}
     print(json.dumps(data, indent=2) if args.json else _table(result))
     return exit_code(0, health, args)
 

@@ -26,6 +26,7 @@ LAYERS = [
     "core.kb",  # KB, permitted view, per-view index cache, health, checks
     "core.question",  # what a question asks
     "core.kernel",  # contract, engine, planners, steering, events, session
+    "core.distributed",  # a KB's shards searched on a cluster (Dask distributed)
     "core.answer",  # answer stages
     "core.memory",  # conversation memory
     "core.plugins",  # sd/kb/gs/val adapters

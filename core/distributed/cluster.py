@@ -1,0 +1,179 @@
+"""The connection to a Dask distributed cluster: `local:N` starts N worker processes on this
+machine for the life of the command, any other value is a scheduler's address.
+
+Shard i is sent to worker i mod W (its indexes then stay warm there); the scheduler may run it on
+another worker when that one dies (every worker reads the same shard folders). A shard that has
+not answered within `shardTimeoutMs` is named in a `ShardUnavailable`, never left out silently.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core.distributed.config import ClusterConfig
+
+_LOCAL = re.compile(r"local:(\d{1,4})")
+
+
+class ClusterError(Exception):
+    """The cluster could not be started or reached (the message says which and why)."""
+
+
+class ShardUnavailable(Exception):
+    """One or more shards did not answer in time or failed; a result without them would be partial."""
+
+
+def parse_cluster(spec: str, config: ClusterConfig) -> int | str:
+    """`local:N` → N (1 ≤ N ≤ maxLocalWorkers), else the address as given (tcp://host:port)."""
+    match = _LOCAL.fullmatch(spec.strip())
+    if match:
+        workers = int(match.group(1))
+        if not 1 <= workers <= config.max_local_workers:
+            raise ClusterError(f"local:{workers}: between 1 and {config.max_local_workers} workers")
+        return workers
+    if spec.startswith("local"):
+        raise ClusterError(f"{spec!r}: write local:N (N worker processes) or a scheduler address")
+    if not spec.strip():
+        raise ClusterError("empty cluster address")
+    return spec.strip()
+
+
+class Cluster:
+    """A Dask client, and the local cluster it started if any; close it (or use `with`)."""
+
+    def __init__(self, spec: str, config: ClusterConfig):
+        target = parse_cluster(spec, config)
+        self.config = config  # a test may swap it for a shorter shard timeout
+        self.spec = spec
+        self._local = None
+        # After a shard failed, questions fail at once for `retryAfterMs` with the same reason,
+        # rather than each kb candidate and replan of one request waiting out the timeout again.
+        self._down: tuple[float, str] | None = None
+        # Milliseconds each shard's tasks ran on their workers, summed since `take_timings`.
+        self._timings: dict[int, float] = {}
+        self._timings_lock = threading.Lock()
+        self._workers: tuple[float, list[str]] = (0.0, [])
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise ClusterError("--cluster needs Dask distributed: pip install 'mrptui[cluster]'") from None
+        try:
+            if isinstance(target, int):
+                self._local = LocalCluster(
+                    host="127.0.0.1",  # a local cluster listens on loopback only
+                    n_workers=target,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    scheduler_kwargs={"dashboard": False},
+                    silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
+                )
+                self._client = Client(self._local, timeout=config.connect_timeout_s)
+            else:
+                self._client = Client(target, timeout=config.connect_timeout_s)
+        except (OSError, TimeoutError, RuntimeError) as exc:
+            self.close()
+            raise ClusterError(f"cluster {spec}: {exc}") from None
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @property
+    def address(self) -> str:
+        """The scheduler's address (what another command's `--cluster` names to use this cluster)."""
+        return self._client.scheduler.address
+
+    def workers(self) -> list[str]:
+        return sorted(self._client.scheduler_info(n_workers=-1)["workers"])
+
+    def _worker_list(self) -> list[str]:
+        """The workers, asked of the scheduler at most every `workerListMs`: asking costs a round
+        trip, as long as the question's own. A worker gone meanwhile costs nothing (the scheduler
+        runs its shard elsewhere); one joined meanwhile gets shards from the next refresh on."""
+        fetched, workers = self._workers
+        if not workers or time.monotonic() - fetched > self.config.worker_list_ms / 1000:
+            workers = self.workers()
+            self._workers = (time.monotonic(), workers)
+        return workers
+
+    def worker_pids(self) -> dict[str, int]:
+        """Each worker's process id (tests stop or kill one)."""
+        import os
+
+        return self._client.run(os.getpid)
+
+    def each_shard(
+        self, task: Callable[..., Any], shards: Sequence[str], *args: Any, timeout_ms: int | None = None
+    ) -> list[Any]:
+        """`task(shard, *args)` for every shard, in shard order; raises ShardUnavailable naming the
+        shards that did not answer within the timeout (default `shardTimeoutMs`) or failed."""
+        timeout = timeout_ms or self.config.shard_timeout_ms
+        from distributed import wait
+
+        if self._down is not None and time.monotonic() < self._down[0]:
+            raise ShardUnavailable(self._down[1])
+        workers = self._worker_list()
+        if not workers:
+            raise ShardUnavailable(f"no worker is connected to {self.spec}")
+        futures = [
+            self._client.submit(
+                _timed, task, shard, *args, workers=[workers[i % len(workers)]], allow_other_workers=True, pure=False
+            )
+            for i, shard in enumerate(shards)
+        ]
+        try:
+            wait(futures, timeout=timeout / 1000)
+        except TimeoutError:
+            pass  # the ones not done are named below
+        missing = [i for i, future in enumerate(futures) if future.status != "finished"]
+        if missing:
+            for future in futures:
+                future.cancel()
+            reason = _missing_text(missing, futures, len(shards), timeout)
+            self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason)
+            raise ShardUnavailable(reason)
+        results = [future.result() for future in futures]
+        with self._timings_lock:
+            for i, (ms, _) in enumerate(results):
+                self._timings[i] = self._timings.get(i, 0.0) + ms
+        return [value for _, value in results]
+
+    def take_timings(self) -> dict[int, float]:
+        """Per shard (0-based), the ms its tasks ran on workers since the last call."""
+        with self._timings_lock:
+            taken, self._timings = self._timings, {}
+        return taken
+
+    def close(self) -> None:
+        client, local = getattr(self, "_client", None), self._local
+        self._local = None
+        if client is not None:
+            client.close()
+        if local is not None:
+            local.close()
+
+
+def _timed(task: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    """Runs on the worker: the task's result and how long it ran there."""
+    started = time.perf_counter()
+    value = task(*args)
+    return (time.perf_counter() - started) * 1000, value
+
+
+def _missing_text(missing: Sequence[int], futures: Sequence[Any], total: int, timeout_ms: int) -> str:
+    first = missing[0]
+    future = futures[first]
+    why = (
+        f"failed: {future.exception()!r}"[:300]
+        if future.status == "error"
+        else f"did not answer within {timeout_ms} ms"
+    )
+    others = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return f"shard {first + 1} of {total} {why}{others}; the result would be incomplete"

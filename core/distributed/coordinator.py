@@ -1,0 +1,39 @@
+"""Puts a session's retrieval on a cluster: cuts (or finds) the KB's shards, has the workers
+build (once) and open them, each its own, in parallel, and gives the session an index cache
+that searches them."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.distributed import shard_tasks
+from core.distributed.cluster import Cluster
+from core.distributed.sharded import ShardedIndexCache, ShardSet
+from core.distributed.shards import ensure_shards
+from core.units import Caller
+
+if TYPE_CHECKING:
+    from core.kernel.session import Session
+
+
+def shard_session(session: Session, cluster: Cluster, root: Path, shards: int | None = None) -> ShardSet:
+    """The session's KB cut into `shards` (default: the cluster config's) under `root`, opened on
+    the cluster's workers; the session's BM25 and HDC lanes search them from now on."""
+    count = shards or cluster.config.shards
+    folder, manifest = ensure_shards(session.kb, root, count, cluster.config.units_per_file)
+    folders = tuple(str((folder / name).resolve()) for name in manifest.folders)
+    shard_set = ShardSet(cluster, folders, session.kb.version, session.retrieval)
+    # Each worker builds its shards' index stores (a worker that may not start the store's build
+    # pool builds in its own process) and maps them now, not inside a question's timeout.
+    cluster.each_shard(
+        shard_tasks.warm,
+        folders,
+        session.retrieval,
+        Caller(),
+        cluster.config.open_shards,
+        timeout_ms=int(cluster.config.connect_timeout_s * 1000),
+    )
+    session.use_indexes(partial(ShardedIndexCache, shard_set))
+    return shard_set

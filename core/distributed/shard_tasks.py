@@ -1,0 +1,74 @@
+"""What a worker runs for one shard: each function opens the shard once per process (its KB and
+indexes stay in the worker's memory, the index files mapped), applies the caller's view before
+anything is ranked, and returns ids and scores only.
+
+Module-level functions: Dask sends them to workers by reference, and the shard by its folder.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.distributed.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.distributed.shards import open_shard
+from core.infra.config import RetrievalConfig
+from core.kb.indexes import IndexCache, ViewIndexes
+from core.kb.knowledge_base import KnowledgeBase
+from core.retrieval.hdc.encoding import HdcQuery
+from core.retrieval.lanes import top_scores
+from core.retrieval.rules import RuleSet
+from core.units import Caller, Role
+
+_OPEN: OrderedDict[tuple[str, str], tuple[KnowledgeBase, IndexCache]] = OrderedDict()
+_OPEN_LOCK = threading.Lock()
+
+
+def _indexes(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> ViewIndexes:
+    """The shard's indexes for the caller's view; the shard is opened once per worker process and
+    the least recently used of more than `open_shards` is closed."""
+    key = (folder, config.model_dump_json())
+    with _OPEN_LOCK:
+        found = _OPEN.get(key)
+        if found is None:
+            found = _OPEN[key] = (open_shard(Path(folder), config), IndexCache(config, RuleSet()))
+            while len(_OPEN) > open_shards:
+                _OPEN.popitem(last=False)
+        _OPEN.move_to_end(key)
+    kb, cache = found
+    return cache.for_view(kb.view(caller))
+
+
+def warm(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> int:
+    """Opens the shard (building its index store if need be) and its caller's BM25; its unit count."""
+    indexes = _indexes(folder, config, caller, open_shards)
+    return len(indexes.bm25)
+
+
+def bm25_stats(
+    folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, terms: Sequence[str]
+) -> Bm25Stats:
+    return local_stats(_indexes(folder, config, caller, open_shards).bm25, terms)
+
+
+def bm25_top(
+    folder: str,
+    config: RetrievalConfig,
+    caller: Caller,
+    open_shards: int,
+    terms: Sequence[str],
+    roles: Sequence[Role],
+    k: int,
+    stats: Bm25Stats,
+) -> list[tuple[str, float]]:
+    index = _indexes(folder, config, caller, open_shards).bm25
+    return GlobalBm25(parts_of(index), config.bm25, stats).top_k(terms, roles, k)
+
+
+def hdc_top(
+    folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, query: HdcQuery, floor: float, pool: int
+) -> list[tuple[str, float]]:
+    index = _indexes(folder, config, caller, open_shards).hdc
+    return list(top_scores(index.unit_ids, index.scores(query), floor, pool).items())

@@ -1,0 +1,115 @@
+"""A KB's units partitioned by a stable hash of their id into N shard folders, with a manifest.
+
+Each shard is an ordinary KB folder (Markdown files written by the Markdown writer, read back
+unchanged) whose index store sits in its hidden `.index` folder, so a worker opens it with the
+same `KnowledgeBase.load` as any KB. The manifest names the shards and the KB's digest: a
+coordinator refuses shards cut from another version of its KB.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from core.cnl.markdown import to_markdown
+from core.infra.config import RetrievalConfig
+from core.kb.knowledge_base import KnowledgeBase
+from core.store.atomic import replace_file
+from core.units import KnowledgeUnit
+
+MANIFEST = "manifest.json"
+INDEX_FOLDER = ".index"
+
+
+class ShardManifest(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kb_digest: str = Field(min_length=1, max_length=200)
+    shards: int = Field(ge=1, le=1024)
+    folders: tuple[str, ...]
+    units: tuple[int, ...]
+
+
+class ShardError(Exception):
+    """Shards that cannot be used (missing, damaged, or cut from another KB version)."""
+
+
+def shard_of(unit_id: str, shards: int) -> int:
+    """The shard of a unit id: stable across processes and machines (not Python's salted hash)."""
+    digest = hashlib.blake2b(unit_id.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % shards
+
+
+def partition(units: Iterable[KnowledgeUnit], shards: int) -> list[list[KnowledgeUnit]]:
+    parts: list[list[KnowledgeUnit]] = [[] for _ in range(shards)]
+    for unit in units:
+        parts[shard_of(unit.id, shards)].append(unit)
+    return parts
+
+
+def write_shards(
+    units: Iterable[KnowledgeUnit], kb_digest: str, shards: int, folder: Path, units_per_file: int
+) -> ShardManifest:
+    """Writes each shard's units in Markdown files of at most `units_per_file` units, then the
+    manifest (last: a folder without it was never finished)."""
+    parts = partition(units, shards)
+    names = []
+    for number, part in enumerate(parts):
+        name = f"shard-{number:04d}"
+        target = folder / name
+        target.mkdir(parents=True, exist_ok=True)
+        for start in range(0, max(len(part), 1), units_per_file):
+            piece = part[start : start + units_per_file]
+            replace_file(target / f"units-{start // units_per_file:05d}.md", to_markdown(piece).encode("utf-8"))
+        names.append(name)
+    manifest = ShardManifest(
+        kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(len(p) for p in parts)
+    )
+    replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
+    return manifest
+
+
+def read_manifest(folder: Path) -> ShardManifest:
+    try:
+        return ShardManifest.model_validate_json((folder / MANIFEST).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ShardError(f"{folder / MANIFEST}: {exc.strerror or exc}") from None
+    except (ValidationError, json.JSONDecodeError) as exc:
+        raise ShardError(f"{folder / MANIFEST}: not a shard manifest ({exc.__class__.__name__})") from None
+
+
+def kb_digest(kb: KnowledgeBase) -> str:
+    """What the shards must have been cut from: the KB's version (its files' stats)."""
+    return kb.version
+
+
+def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: int) -> tuple[Path, ShardManifest]:
+    """The folder of `kb`'s shards under `root` (one folder per KB version and shard count, so
+    no file of another cut is ever read with them), cut now unless its manifest is there."""
+    digest = kb_digest(kb)
+    folder = root / f"{digest[:32]}-{shards}"
+    if (folder / MANIFEST).exists():
+        manifest = read_manifest(folder)
+        if manifest.kb_digest == digest and manifest.shards == shards:
+            return folder, manifest
+    return folder, write_shards(kb.units, digest, shards, folder, units_per_file)
+
+
+def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
+    """A shard's KB, its index store in the shard's own `.index` folder (built on first open).
+    Raises ShardError unless it holds the units its manifest counts: a worker that cannot read
+    the shard folder (another machine, another mount) must fail, not answer from nothing."""
+    from core.store import store_at
+
+    manifest = read_manifest(folder.parent)
+    if folder.name not in manifest.folders:
+        raise ShardError(f"{folder}: not a shard of {folder.parent / MANIFEST}")
+    expected = manifest.units[manifest.folders.index(folder.name)]
+    kb = KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
+    if kb.unit_count != expected:
+        raise ShardError(f"{folder}: {kb.unit_count} units read, its manifest says {expected}")
+    return kb

@@ -1,0 +1,104 @@
+"""`--cluster local:N | ADDRESS`: a command's BM25 and HDC lanes run on the shards of a Dask
+cluster (core/distributed/). Without it nothing changes."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.distributed.config import ClusterConfig, load_cluster_config
+from mrptui.commands import UsageError, cache_folder, config_from_args
+
+
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cluster",
+        metavar="local:N|ADDRESS",
+        help="search the KB's shards on a Dask cluster: local:N starts N worker processes for this command",
+    )
+    shards = ClusterConfig.model_fields["shards"]
+    parser.add_argument("--shards", type=int, metavar="N", help=f"shards to cut the KB into (default {shards.default})")
+    parser.add_argument(
+        "--shard-dir",
+        metavar="DIR",
+        help="where the shards are cut (every worker must read it); default: the index cache's shards/",
+    )
+
+
+def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
+    """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
+    KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
+    from pydantic import ValidationError
+
+    from core.distributed.cluster import ClusterError, parse_cluster
+    from core.infra.config import ConfigError
+
+    try:
+        config = load_cluster_config(config_from_args(args))
+    except ConfigError as exc:
+        raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+    spec = getattr(args, "cluster", None) or config.address
+    if not spec:
+        if getattr(args, "shards", None) is not None or getattr(args, "shard_dir", None):
+            raise UsageError("--shards and --shard-dir need --cluster")
+        return None
+    try:
+        chosen = {"address": spec, **({"shards": args.shards} if args.shards is not None else {})}
+        config = ClusterConfig.model_validate({**config.model_dump(), **chosen})
+        parse_cluster(spec, config)
+    except ValidationError as exc:
+        raise UsageError(f"--shards: {exc.errors()[0]['msg']}") from None
+    except ClusterError as exc:
+        raise UsageError(f"--cluster {exc}") from None
+    return config
+
+
+@contextmanager
+def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict] | None]:
+    """For the command's life: the cluster started or reached, the session's KB sharded on it.
+    Yields what `--json` adds as "cluster" (call it after the run), or None without --cluster."""
+    config = cluster_config(args)
+    if config is None:
+        yield None
+        return
+    from core.distributed.cluster import Cluster, ClusterError, ShardUnavailable
+    from core.distributed.coordinator import shard_session
+
+    with _shard_root(args) as root:
+        try:
+            cluster = Cluster(config.address or "", config)
+        except ClusterError as exc:
+            raise UsageError(str(exc)) from None
+        with cluster:
+            try:
+                shards = shard_session(session, cluster, root)
+            except ShardUnavailable as exc:
+                raise UsageError(f"--cluster {config.address}: {exc}") from None
+            cluster.take_timings()  # the warm-up is not the question's
+
+            def report() -> dict:
+                timings = cluster.take_timings()
+                return {
+                    "cluster": config.address,
+                    "workers": len(cluster.workers()),
+                    "shards": len(shards.folders),
+                    "shard_ms": [round(timings.get(i, 0.0), 3) for i in range(len(shards.folders))],
+                }
+
+            yield report
+
+
+@contextmanager
+def _shard_root(args: argparse.Namespace) -> Iterator[Path]:
+    if args.shard_dir:
+        yield Path(args.shard_dir)
+        return
+    cache = cache_folder(args)
+    if cache is not None:
+        yield cache / "shards"
+        return
+    with tempfile.TemporaryDirectory(prefix="mrptui-shards-") as temp:
+        yield Path(temp)

@@ -1,0 +1,62 @@
+"""`--cluster` on ask and retrieve: bad values are one line and exit 2, before the KB opens; a
+scheduler that is not there is named. (The cluster itself: tests/properties/test_sharded_search.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.distributed.cluster import Cluster, ClusterError
+from core.distributed.config import ClusterConfig
+from mrptui.cli import main
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--cluster", "local:0"], "--cluster local:0: between 1 and 16 workers"),
+        (["--cluster", "localhost"], "write local:N (N worker processes) or a scheduler address"),
+        (["--cluster", "local:2", "--shards", "0"], "--shards: Input should be greater than or equal to 1"),
+        (["--shards", "3"], "--shards and --shard-dir need --cluster"),
+    ],
+)
+@pytest.mark.parametrize("command", ["ask", "retrieve"])
+def test_bad_cluster_options_are_one_line_and_exit_2(command, extra, message, capsys) -> None:
+    assert main([command, "what uses python", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_why_not_runs_in_one_process(capsys) -> None:
+    assert main(["retrieve", "what uses python", "--why-not", "x::c::u", "--cluster", "local:2"]) == 2
+    assert "--why-not scores every unit in one process" in capsys.readouterr().err
+
+
+def test_a_scheduler_that_is_not_there_is_named() -> None:
+    pytest.importorskip("distributed")
+    with pytest.raises(ClusterError, match=r"cluster tcp://127\.0\.0\.1:9: "):
+        Cluster("tcp://127.0.0.1:9", ClusterConfig(connect_timeout_s=1.0))
+
+
+def _config_with(tmp_path, cluster_json: str):
+    import shutil
+
+    from core.infra.resources import config_dir
+
+    folder = tmp_path / "config"
+    shutil.copytree(config_dir(), folder)
+    (folder / "cluster.json").write_text(cluster_json, encoding="utf-8")
+    return folder
+
+
+def test_cluster_json_is_checked_with_file_and_line(tmp_path, capsys) -> None:
+    folder = _config_with(tmp_path, '{\n  "shards": 4,\n  "shardTimeoutMs": 1\n}\n')
+    assert main(["check", str(folder)]) == 1
+    assert "cluster.json:3:3: INVALID_CONFIG shardTimeoutMs" in capsys.readouterr().out
+    assert main(["ask", "what uses python", "--config", str(folder)]) == 2
+    assert "cluster.json:3:3" in capsys.readouterr().err
+
+
+def test_the_config_address_is_used_without_the_flag(tmp_path, capsys) -> None:
+    folder = _config_with(tmp_path, '{"address": "local:0"}\n')
+    assert main(["ask", "what uses python", "--config", str(folder)]) == 2
+    assert "--cluster local:0: between 1 and 16 workers" in capsys.readouterr().err

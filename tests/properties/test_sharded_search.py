@@ -1,0 +1,242 @@
+"""Issue 40: a KB's shards searched on a local Dask cluster of 2 worker processes give the ids
+and scores one process gives (BM25, HDC, fused) for every caller, never a unit outside the
+caller's view, and a shard that does not answer is named, never left out.
+
+One cluster for the module (starting one costs ~8 s); the fault tests come last because they
+stop and kill its workers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from core.distributed.cluster import Cluster, ShardUnavailable
+from core.distributed.config import ClusterConfig
+from core.distributed.coordinator import shard_session
+from core.infra.config import Lane
+from core.kb.knowledge_base import KnowledgeBase
+from core.kernel.calls import retrieve_bounded
+from core.kernel.contract import PluginType, Request, RunContext
+from core.kernel.session import Session
+from core.kernel.summary import summarise
+from core.text.tokenizer import tokenize
+from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Role
+from tests.support.fuzz_settings import bounded
+
+pytest.importorskip("distributed")
+
+AS_OF = dt.date(2026, 5, 1)
+WORDS = ["kiln", "glaze", "copper", "firing", "shelf", "clay", "stoneware", "reduction", "cone", "ash", "red", "vent"]
+TAGS = ["ops", "finance"]
+REGIONS = [None, "eu", "us"]
+QUERIES = ["kiln firing", "copper glaze red reduction", "clay shelf vent vent"]
+TOLERANCE = 1e-9
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with Cluster("local:2", ClusterConfig(shard_timeout_ms=20_000)) as started:
+        yield started
+
+
+def text(draw, low: int, high: int) -> str:
+    return " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=low, max_size=high))).capitalize() + "."
+
+
+@st.composite
+def units(draw) -> list[KnowledgeUnit]:
+    count = draw(st.integers(min_value=1, max_value=14))
+    out = []
+    for n in range(count):
+        role = draw(st.sampled_from(list(Role)))
+        body = "procedure" if role is Role.PROCEDURE else "claim"
+        out.append(
+            KnowledgeUnit(
+                id=f"pots{n % 3}::chunk-{n:03d}::unit-000",
+                source_id=f"pots{n % 3}",
+                chunk_id=f"chunk-{n:03d}",
+                role=role,
+                topic=text(draw, 1, 3),
+                **{body: text(draw, 2, 12)},
+                acl=tuple(draw(st.lists(st.sampled_from(TAGS), max_size=1))),
+                region=draw(st.sampled_from(REGIONS)),
+                effective_to=draw(st.sampled_from([None, dt.date(2026, 1, 1), dt.date(2027, 1, 1)])),
+            )
+        )
+    return out
+
+
+CALLERS = [
+    Caller(as_of=AS_OF),
+    Caller(tags=frozenset({"ops"}), region="eu", as_of=AS_OF),
+    Caller(tags=frozenset(TAGS), region="us", as_of=AS_OF),
+]
+
+
+def assert_same_ranking(single: list[tuple[str, float]], sharded: list[tuple[str, float]]) -> None:
+    """Same ids in the same order with scores within 1e-9; units tied within 1e-9 may swap."""
+    assert len(single) == len(sharded)
+    for (a_id, a), (b_id, b) in zip(single, sharded, strict=True):
+        assert abs(a - b) <= TOLERANCE
+        if a_id != b_id:  # only a tie (to rounding) may order two units differently
+            assert abs(dict(single)[b_id] - a) <= TOLERANCE
+    boundary = single[-1][1] if single else 0.0
+    assert {i for i, s in single if s > boundary + TOLERANCE} <= {i for i, _ in sharded}
+
+
+def hybrid(session: Session) -> Session:
+    """The session with kb-balanced ranking BM25 and HDC together (not only on escalation), and
+    its pool cut-offs off, so every candidate of both lanes is fused and compared."""
+    retrieval = session.retrieval
+    profile = retrieval.profiles["kb-balanced"].model_copy(update={"lanes": (Lane.BM25, Lane.HDC)})
+    return session.with_retrieval(
+        retrieval.model_copy(update={"profiles": {**retrieval.profiles, "kb-balanced": profile}})
+    )
+
+
+def candidates(session: Session, caller: Caller, question: str) -> list[tuple[str, float, float, float]]:
+    """kb-balanced's candidates: id, BM25 raw, HDC and fused score, in rank order."""
+    plugin = session.registry.get("kb-balanced", PluginType.KB)
+    ctx = RunContext(request=Request(question=question, caller=caller), view=session.view(caller), services=None)
+    result = retrieve_bounded(plugin, ctx, Intent(act=Act.EXPLAIN, target=question, output="text"), 60_000)
+    assert result.outcome is not None, result.reason
+    return [(c.id, c.bm25_raw or 0.0, c.lane(Lane.HDC) or 0.0, c.score) for c in result.outcome.candidates]
+
+
+@given(kb_units=units(), shards=st.integers(min_value=1, max_value=5), question=st.sampled_from(QUERIES))
+@bounded(3)
+def test_sharded_top_k_equals_one_process_for_every_caller(
+    cluster, tmp_path_factory, kb_units, shards, question
+) -> None:
+    kb = KnowledgeBase.from_units(kb_units)
+    single, spread = hybrid(Session.from_kb(kb)), hybrid(Session.from_kb(kb))
+    shard_session(spread, cluster, tmp_path_factory.mktemp("shards"), shards)
+    for caller in CALLERS:
+        visible = {u.id for u in kb.view(caller).units}
+        one, many = candidates(single, caller, question), candidates(spread, caller, question)
+        assert {uid for uid, *_ in many} <= visible
+        assert_same_ranking([(c[0], c[3]) for c in one], [(c[0], c[3]) for c in many])  # fused
+        lanes = {c[0]: c[1:] for c in many}
+        assert lanes.keys() == {c[0] for c in one}
+        for uid, *values in one:  # each candidate's BM25 raw, HDC and fused score
+            assert all(abs(a - b) <= TOLERANCE for a, b in zip(values, lanes[uid], strict=True))
+        # The BM25 lane's own top k, as the lane ranks it.
+        terms, roles = tokenize(question), ACT_PREFERRED_ROLES[Act.EXPLAIN]
+        assert_same_ranking(
+            single.indexes.for_view(single.view(caller)).bm25.top_k(terms, roles, 5),
+            spread.indexes.for_view(spread.view(caller)).bm25.top_k(terms, roles, 5),
+        )
+
+
+def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> None:
+    from mrptui.cli import main
+
+    question = "what uses python"
+    sample = str(Path(__file__).resolve().parents[2] / "sample_kb")
+    answers = []
+    for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
+        assert main(["ask", question, "--kb", sample, "--json", *extra]) == 0
+        summary = __import__("json").loads(capsys.readouterr().out)
+        summary.pop("timings_ms")
+        for attempt in summary["attempts"]:
+            attempt.pop("ms")
+        answers.append(summary)
+    shown = answers[1].pop("cluster")  # the cluster, and the ms each shard's tasks ran on workers
+    assert shown["cluster"] == cluster.address and shown["workers"] == 2 and shown["shards"] == 3
+    assert len(shown["shard_ms"]) == 3 and all(ms > 0 for ms in shown["shard_ms"])
+    assert answers[0]["evidence"] and answers[0] == answers[1]
+    ranked = []
+    for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
+        assert main(["retrieve", question, "--kb", sample, "--json", *extra]) == 0
+        ranked.append(__import__("json").loads(capsys.readouterr().out))
+    assert ranked[1].pop("cluster")["shards"] == 3
+    assert ranked[0]["candidates"] and ranked[0] == ranked[1]
+    assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
+
+
+def kiln_unit(source: str, n: int, topic: str, claim: str, role: Role = Role.EXPLANATION) -> KnowledgeUnit:
+    chunk = f"chunk-{n:03d}"
+    return KnowledgeUnit(
+        id=f"{source}::{chunk}::unit-000", source_id=source, chunk_id=chunk, role=role, topic=topic, claim=claim
+    )
+
+
+def _shards_of(cluster: Cluster, tmp_path: Path, count: int) -> Session:
+    units = [kiln_unit("kiln", n, "Kiln firing", f"The kiln fires stoneware at cone {n}.") for n in range(12)]
+    session = Session.from_kb(KnowledgeBase.from_units(units))
+    shard_session(session, cluster, tmp_path, count)
+    return session
+
+
+def test_current_turn_units_score_beside_the_shards_as_in_one_process(cluster, tmp_path) -> None:
+    """Context sentences of the input become current-turn units: scored here, under statistics
+    that count them with every shard's units, so the KB's units score as in one process too."""
+    spread = _shards_of(cluster, tmp_path, 3)
+    single = Session.from_kb(spread.kb)
+    context = "The blue kiln fires stoneware at cone 10 with wood ash."
+    question = f"{context} Which kiln fires stoneware at cone 10?"
+    answers = []
+    for session in (single, spread):
+        summary = summarise(list(session.run(Request(question=question))))
+        answers.append((summary["answer"], summary["status"], [(e["id"], e["score"]) for e in summary["evidence"]]))
+    assert any(uid.startswith("current-turn::") for uid, _ in answers[1][2])
+    assert answers[0][:2] == answers[1][:2]
+    assert_same_ranking(answers[0][2], answers[1][2])
+    extra = kiln_unit("current-turn", 1, "Blue kiln", context, Role.NARRATIVE)
+    terms, roles = tokenize("kiln stoneware cone 10"), ACT_PREFERRED_ROLES[Act.IDENTIFY]
+    ranked = [
+        session.indexes.for_view(session.view(Caller()).with_extra([extra])).bm25.top_k(terms, roles, 20)
+        for session in (single, spread)
+    ]
+    assert len(ranked[0]) == 13  # the KB's 12 units and the current-turn one
+    assert_same_ranking(*ranked)
+
+
+def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_answer(cluster, tmp_path) -> None:
+    session = _shards_of(cluster, tmp_path, 4)
+    pid = next(iter(cluster.worker_pids().values()))
+    cluster.config, saved = ClusterConfig(shard_timeout_ms=1_500, retry_after_ms=5_000), cluster.config
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        with pytest.raises(ShardUnavailable, match=r"shard \d of 4 did not answer within 1500 ms"):
+            session.indexes.for_view(session.view(Caller())).bm25.top_k(["kiln"], (), 5)
+        cluster._down = None  # the question below meets the silent worker itself
+        summary = summarise(list(session.run(Request(question="Which kiln fires stoneware at cone 3?"))))
+        assert time.monotonic() - start < 15  # one shard timeout, then every retry fails at once
+        assert summary["status"] != "grounded" and not summary["evidence"]
+        kb_attempts = [a for a in summary["attempts"] if a["stage"] == "kb" and a["status"] != "skipped"]
+        assert kb_attempts and all(a["status"] == "error" for a in kb_attempts)
+        assert all(re.search(r"shard \d of 4 did not answer", a["reason"]) for a in kb_attempts)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        cluster.config = saved
+        cluster._down = None
+
+
+def test_a_worker_killed_mid_question_is_retried_on_another_worker(cluster, tmp_path) -> None:
+    session = _shards_of(cluster, tmp_path, 4)
+    bm25 = session.indexes.for_view(session.view(Caller())).bm25
+    before = bm25.top_k(["kiln", "stoneware"], (), 12)
+    pid = next(iter(cluster.worker_pids().values()))
+    os.kill(pid, signal.SIGSTOP)  # its shards' tasks now wait on it: the question is under way
+    answer: list = []
+    asking = threading.Thread(target=lambda: answer.append(bm25.top_k(["kiln", "stoneware", "cone"], (), 12)))
+    start = time.monotonic()
+    asking.start()
+    time.sleep(0.5)
+    os.kill(pid, signal.SIGKILL)
+    asking.join(timeout=30)
+    assert not asking.is_alive() and answer and answer[0]  # answered by the worker left
+    assert time.monotonic() - start < cluster.config.shard_timeout_ms / 1000
+    assert [uid for uid, _ in bm25.top_k(["kiln", "stoneware"], (), 12)] == [uid for uid, _ in before]
