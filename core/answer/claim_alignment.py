@@ -40,6 +40,7 @@ from core.text.words import (
     PLURAL_PRONOUNS,
     POSSESSIVES,
     QUESTION_TYPE_AUXILIARIES,
+    WH_WORDS,
 )
 
 # Verbs that carry tense, not meaning: "Does Jenny have a sister?" asks whether a sister is said.
@@ -183,7 +184,7 @@ def _auxiliary(tokens: Sequence[Token]) -> int | None:
     for index, token in enumerate(tokens[: _OPENER_REACH + 1]):
         if token.tag == "AUX" or token.word.lower() in QUESTION_TYPE_AUXILIARIES:
             return index
-        if token.tag not in _OPENER_TAGS:
+        if token.tag not in _OPENER_TAGS or token.word.lower() in WH_WORDS:
             return None
     return None
 
