@@ -34,8 +34,9 @@ from core.question import Question
 from core.question.terms import EDGE, Term, inflected_stems
 from core.text.tokenizer import tokenize
 from core.text.words import (
-    BE_FORMS,
     DO_FORMS,
+    LIGHT_VERBS,
+    NEUTER_PRONOUNS,
     PERSONAL_PRONOUNS,
     PLURAL_PRONOUNS,
     POSSESSIVES,
@@ -43,20 +44,12 @@ from core.text.words import (
     WH_WORDS,
 )
 
-# Verbs that carry tense, not meaning: "Does Jenny have a sister?" asks whether a sister is said.
-# Linking verbs likewise: "Did the works become famous?" asks whether they are said famous.
-LIGHT_VERBS = (
-    BE_FORMS
-    | DO_FORMS
-    | frozenset("have has had having get gets got getting".split())
-    | frozenset("become becomes became becoming seem seems seemed remain remains remained".split())
-)
 # Words a yes/no question may open with before its auxiliary ("And did she …", "So, was it …").
 _OPENER_TAGS = frozenset(("CCONJ", "INTJ", "PUNCT", "ADV"))
 _OPENER_REACH = 3
 # Sentences before a sentence whose pronoun may refer to the subject named there.
 _REFERENT_REACH = 2
-_REFERRING = PERSONAL_PRONOUNS | PLURAL_PRONOUNS | frozenset(("it", "its"))
+_REFERRING = PERSONAL_PRONOUNS | PLURAL_PRONOUNS | NEUTER_PRONOUNS
 _CONTENT_TAGS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
 # A subject said by name counts whole; through a pronoun after the sentence that named it, less
 # (the pronoun might refer to another); a question whose own subject is a pronoun nobody

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.answer.claim_alignment import (
-    LIGHT_VERBS,
     Alignment,
     AskedClaim,
     Decision,
@@ -25,7 +24,7 @@ from core.nlp.tagging import Token, tag_text
 from core.question import Question
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import tokenize
-from core.text.words import BE_FORMS, DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS
+from core.text.words import BE_FORMS, DENIALS, LIGHT_VERBS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS
 from core.units import Role
 
 # Words after a negation within which the word it governs stands ("did not at first agree").
