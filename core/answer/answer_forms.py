@@ -397,13 +397,20 @@ def _yes_no_draft(question: Question, evidence: Evidence) -> Draft:
     from core.answer.polarity import yes_no  # its patterns compile only for yes/no questions
 
     verdict = yes_no(question, evidence)
+    decided = f": {verdict.decision.reason}" if verdict.decision else ""
     if verdict.answer is not None:
-        return _draft(verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}")
+        return _draft(
+            verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}{decided}"
+        )
     asked = " ".join(question.text.split()).split("?")[0].strip()
     closest = f" The closest evidence says: {' '.join(s.cited() for s in verdict.because)}" if verdict.because else ""
     terms = question.terms
     missing = [t.word for t in terms if t not in covered(terms, verdict.because)]
-    reason = f"no passage states or denies it (unmatched: {', '.join(missing) or 'none'})"
+    reason = (
+        verdict.decision.reason
+        if verdict.decision
+        else f"no passage states or denies it (unmatched: {', '.join(missing) or 'none'})"
+    )
     return Draft(
         f'cannot tell from the evidence whether the answer to "{asked}?" is yes or no.{closest}',
         _ids(verdict.because),

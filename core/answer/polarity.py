@@ -7,16 +7,39 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.answer.claim_alignment import (
+    Alignment,
+    AskedClaim,
+    Decision,
+    Polarity,
+    aligned,
+    asked_claim,
+    observe,
+    threshold,
+)
 from core.answer.passages import Evidence, Sentence, covered, passage
 from core.answer.support import coverage, unnamed_agents
 from core.nlp.cardinals import cardinal_value
-from core.nlp.tagging import tag_text
+from core.nlp.tagging import Token, tag_text
 from core.question import Question
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import tokenize
-from core.text.words import CLAUSE_CONJUNCTIONS, DENIALS, NOUN_NEGATIONS, PAST_AUXILIARIES, UNREALISED_MARKERS, any_of
+from core.text.words import (
+    BE_FORMS,
+    CLAUSE_CONJUNCTIONS,
+    DENIALS,
+    LIGHT_VERBS,
+    NOUN_NEGATIONS,
+    PAST_AUXILIARIES,
+    UNREALISED_MARKERS,
+    any_of,
+)
 from core.units import Role
 
+# Words after a negation within which the word it governs stands ("did not at first agree").
+_NEGATION_REACH = 4
+# What a negation governs: a verb, an adjective, a noun ("never a member"), a copula's complement.
+_GOVERNED_TAGS = frozenset(("VERB", "ADJ", "NOUN", "PROPN", "NUM", "AUX"))
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
 _REFUSAL_AFTER = 2
 # A sentence answering a question explicitly: "No." or "Yes, parking is free …".
@@ -28,10 +51,12 @@ _CLAUSE_BREAK = re.compile(rf"[,;:\u2013\u2014]|\b{any_of(CLAUSE_CONJUNCTIONS)}\
 
 @dataclass(frozen=True)
 class Verdict:
-    """Yes, No, or None (cannot tell), with the sentences that decided it."""
+    """Yes, No, or None (cannot tell), with the sentences that decided it, and the aligned
+    decision (its confidence and reason) where the question's claim could be read."""
 
     answer: str | None
     because: tuple[Sentence, ...]
+    decision: Decision | None = None
 
 
 def yes_no(asked: Question, evidence: Evidence) -> Verdict:
@@ -42,10 +67,129 @@ def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     quoting the closest passage. Co-mention alone is weak support, so one denial outweighs any
     number of statements ("asked the priory to pay" / "the priory refused"). A question about
     what happened ("Was …?", "Did …?") is not answered from a procedure's steps."""
-    question, terms = asked.text, asked.terms
-    reply = _reply(terms, evidence)
+    reply = _reply(asked.terms, evidence)
     if reply is not None:
         return reply
+    claim = asked_claim(asked)
+    if claim is None:
+        return _stated(asked, evidence)
+    decision = decide(asked, claim, evidence)
+    return Verdict(None if decision.polarity is Polarity.OPEN else decision.polarity.value, decision.because, decision)
+
+
+def decide(asked: Question, claim: AskedClaim, evidence: Evidence) -> Decision:
+    """The decision of the most confident sentence that decides at all, when it reaches the
+    learned threshold; else cannot tell, with the closest sentence and why."""
+    # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
+    # "Was the certificate renewed automatically?" either way.
+    happened = _asks_what_happened(asked.text)
+    alignments = [
+        a for a in aligned(claim, asked, evidence) if not (happened and a.sentence.unit.role is Role.PROCEDURE)
+    ]
+    decisions = [read(asked, claim, alignment, evidence) for alignment in alignments]
+    observe(asked.text, decisions)
+    needed = threshold()
+    for decision in decisions:
+        if decision.polarity is not Polarity.OPEN and decision.confidence >= needed:
+            return decision
+    if not decisions:
+        return Decision(Polarity.OPEN, 0.0, (), f"no evidence sentence to align with ({claim.describe()})")
+    closest = decisions[0]
+    said = f"the closest sentence aligns {closest.confidence:.2f}, below {needed:.2f}: {closest.reason}"
+    return Decision(
+        Polarity.OPEN,
+        closest.confidence,
+        closest.because,
+        said if closest.polarity is not Polarity.OPEN else closest.reason,
+    )
+
+
+def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evidence) -> Decision:
+    """What one aligned sentence says of the claim. Every predicate term said: No when a clause
+    saying them denies it (a negation word, "no" before the thing asked, an antonym or another
+    word in an asked word's place) or only offers it and a later sentence refuses; Yes when it
+    is stated, its head said and its names and numbers too. One term short: No when another
+    word, number or the opposite stands in its place. Otherwise cannot tell."""
+    question, sentence, predicate = asked.text, alignment.sentence, claim.predicate
+    window = tuple(passage(sentence, (*claim.subject, *predicate), evidence))
+    confidence, how = alignment.confidence, alignment.describe()
+    missing = [t.word for t in predicate if t.word not in alignment.said]
+    if not missing:
+        if _negated(sentence, predicate, question) or denied_otherwise(sentence, predicate, question, window):
+            return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")
+        frame = unrealised(sentence, predicate, question)
+        if frame is not None:
+            refusal = refused(sentence, frame, evidence)
+            if refusal is not None:
+                return Decision(Polarity.NO, confidence, (*window, refusal), f"{frame!r} was refused ({how})")
+            return Decision(Polarity.OPEN, confidence, window, f"it is only {frame!r}, not done ({how})")
+    if len(missing) == 1 and len(predicate) > 1:
+        if replaced(sentence, predicate, question, window) or _opposed(sentence, predicate):
+            return Decision(Polarity.NO, confidence, window, f"another word stands where it asks {missing[0]} ({how})")
+        if _other_number(claim, sentence):
+            return Decision(Polarity.NO, confidence, window, f"it gives another number than {missing[0]} ({how})")
+    exact = [t for t in predicate if t.is_name or _number(t)]
+    if alignment.head_said and not [t for t in exact if t.word in missing]:
+        return Decision(Polarity.YES, confidence, window, f"it states {claim.describe()} ({how})")
+    unmatched = ", ".join(missing) or "none"
+    return Decision(
+        Polarity.OPEN, confidence, window, f"it does not state {claim.head.word!r} (unmatched: {unmatched}; {how})"
+    )
+
+
+def _negated(sentence: Sentence, predicate: Sequence[Term], question: str) -> bool:
+    """A negation that governs a predicate word: the first content word after it ("did not
+    *have* a sister", "won't *stop*"), through a light verb to its complement ("was not
+    *happy*", "did not have a *sister*") and through "to" to the verb it frames ("did not need
+    to *force* the lock", "refused to *charter*"). "Crying and won't stop" denies the stopping,
+    not the sister the question asks about."""
+    asked = {w.strip(EDGE).lower() for w in question.split()}
+    tokens = tag_text(sentence.text)
+    for index, token in enumerate(tokens):
+        word = token.word.lower()
+        if word in asked or not (word in DENIALS or word.endswith("n't")):
+            continue
+        targets = _governed(tokens, index + 1)
+        # A passive's subject is what it is done to: "cockerels are not allowed" denies keeping
+        # cockerels; an active verb's is its doer ("her sister won't stop" denies no sister).
+        passive = index > 1 and tokens[index - 1].word.lower() in BE_FORMS and targets[:1] and targets[0].tag == "VERB"
+        if passive:
+            targets.append(tokens[index - 2])
+        for target in targets:
+            if any(term.found_in(set(tokenize(target.word))) for term in predicate):
+                return True
+    return False
+
+
+def _governed(tokens: Sequence[Token], start: int) -> list[Token]:
+    """The words a negation before `start` governs: its first content word within reach, on
+    through a light verb to its complement and through "to" to the verb it frames."""
+    governed: list[Token] = []
+    at = reach_from = start
+    while at < len(tokens) and at - reach_from < _NEGATION_REACH:
+        token = tokens[at]
+        if token.tag not in _GOVERNED_TAGS:
+            at += 1
+            continue
+        governed.append(token)
+        if token.word.lower() in LIGHT_VERBS:
+            at = reach_from = at + 1
+        elif at + 2 < len(tokens) and tokens[at + 1].word.lower() == "to":
+            at = reach_from = at + 2
+        else:
+            break
+    return governed
+
+
+def _other_number(claim: AskedClaim, sentence: Sentence) -> bool:
+    """A number asked ("five years") and another in the sentence that says the rest ("two years")."""
+    asked = [t for t in claim.predicate if _number(t) and t not in covered([t], [sentence])]
+    return bool(asked) and any(t.tag == "NUM" for t in tag_text(sentence.text))
+
+
+def _stated(asked: Question, evidence: Evidence) -> Verdict:
+    """A question whose subject and predicate cannot be told apart: a passage stating every term."""
+    question, terms = asked.text, asked.terms
     passages = []
     for rank, sentence in enumerate(evidence.ranked()):
         # A question in the evidence asks, it states nothing ("Is parking free? Yes, …").
@@ -198,6 +342,18 @@ def denies(sentence: Sentence, terms: Sequence[Term], question: str, window: Seq
             following = set(tokenize(" ".join(words[index + 1 : index + 3])))
             if word in NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
                 return True
+    return _opposed(sentence, terms) or replaced(sentence, terms, question, window)
+
+
+def denied_otherwise(sentence: Sentence, terms: Sequence[Term], question: str, window: Sequence[Sentence]) -> bool:
+    """A denial that is no negated verb: "no" or "except" before a question term, the opposite of
+    a question word, or another word in an asked word's place."""
+    asked = {w.strip(EDGE).lower() for w in question.split()}
+    words = [w.strip(EDGE).lower() for w in sentence.text.split()]
+    for index, word in enumerate(words):
+        following = set(tokenize(" ".join(words[index + 1 : index + 3])))
+        if word not in asked and word in NOUN_NEGATIONS and any(term.found_in(following) for term in terms):
+            return True
     return _opposed(sentence, terms) or replaced(sentence, terms, question, window)
 
 

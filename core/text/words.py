@@ -71,6 +71,14 @@ CUE_YES_NO_OPENERS = AUXILIARIES - {"had"}
 QUESTION_TYPE_AUXILIARIES = AUXILIARIES | {"am", "might"}
 # A question opening with one of these asks about an event ("Was …?", "Did …?").
 PAST_AUXILIARIES = frozenset("was were did had".split())
+# Verbs that carry tense or link, not a predicate of their own (the yes/no claim,
+# core/answer/claim_alignment.py): "Does Jenny have a sister?" asks whether a sister is said.
+LIGHT_VERBS = (
+    BE_FORMS
+    | DO_FORMS
+    | frozenset("have has had having get gets got getting".split())
+    | frozenset("become becomes became becoming seem seems seemed remain remains remained".split())
+)
 # A verb after these is offered, planned or asked for, not done: "offered to launch the lifeboat".
 UNREALISED_MARKERS = frozenset("to would could should might may must can will shall".split())
 

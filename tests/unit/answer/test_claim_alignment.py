@@ -1,0 +1,116 @@
+"""A yes/no question is answered by the sentence that states its own subject and predicate
+(core/answer/claim_alignment.py, read by core/answer/polarity.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from core.answer import claim_alignment
+from core.answer.claim_alignment import Polarity, YesNoThreshold, asked_claim, threshold
+from core.answer.passages import Evidence
+from core.answer.polarity import yes_no
+from core.question import Question
+from core.units import KnowledgeUnit, Role
+
+
+def _evidence(text: str) -> Evidence:
+    unit = KnowledgeUnit(
+        id="t::chunk-000::unit-000", source_id="t", chunk_id="chunk-000", role=Role.NARRATIVE, topic="t", claim=text
+    )
+    return Evidence([unit])
+
+
+def _words(terms) -> list[str]:
+    return [t.word for t in terms]
+
+
+@pytest.mark.parametrize(
+    ("question", "subject", "predicate"),
+    [
+        # A light verb states nothing of its own: the sister is what must be said.
+        ("Does Jenny have a sister?", ["Jenny"], ["sister"]),
+        # The tagger calls the predicate a noun after a fronted auxiliary.
+        ("was the group chatty?", ["group"], ["chatty"]),
+        ("do follicles produce wool?", ["follicles"], ["produce", "wool"]),
+        ("Did the percussion section travel with the orchestra?", ["percussion", "section"], ["travel", "orchestra"]),
+        # A quantifier's subject is the phrase after "of"; a linking verb is light too.
+        ("Did some of the works become famous?", ["works"], ["famous"]),
+        # Only the first question is the claim.
+        ("Can members borrow nine books? Answer Yes or No.", ["members"], ["borrow", "nine", "books"]),
+    ],
+)
+def test_the_claim_is_split_into_subject_and_predicate(question: str, subject: list[str], predicate: list[str]) -> None:
+    claim = asked_claim(Question(question))
+    assert claim is not None
+    assert _words(claim.subject) == subject
+    assert _words(claim.predicate) == predicate
+
+
+def test_a_pronoun_subject_is_kept_unresolved() -> None:
+    claim = asked_claim(Question("Is he still alive?"))
+    assert claim is not None and claim.subject == () and claim.pronoun == "he"
+
+
+def test_a_question_without_an_auxiliary_has_no_claim() -> None:
+    assert asked_claim(Question("Where did she live?")) is None
+
+
+JENNY = "Jenny sat on the porch with her mother. "
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer"),
+    [
+        # The sentence saying her sister answers, whatever else its clause says.
+        (JENNY + "But her baby sister is crying.", "Yes"),
+        # A negation of another verb ("won't stop") denies no sister (main answered No here).
+        (JENNY + "But her baby sister is crying and won't stop.", "Yes"),
+        # A negation governing the predicate, directly or through the light verb, denies it.
+        (JENNY + "She has no sister.", "No"),
+        ("Jenny did not have a sister.", "No"),
+        # Unrelated: nothing states it either way.
+        ("The weather was cold that morning.", None),
+    ],
+)
+def test_jenny_and_her_sister(evidence: str, answer: str | None) -> None:
+    assert yes_no(Question("Does Jenny have a sister?"), _evidence(evidence)).answer == answer
+
+
+def test_an_unrelated_sentence_leaves_it_open_with_the_reason() -> None:
+    verdict = yes_no(Question("Does Jenny have a sister?"), _evidence("The weather was cold that morning."))
+    assert verdict.answer is None and verdict.decision is not None
+    assert verdict.decision.polarity is Polarity.OPEN
+    assert "sister" in verdict.decision.reason and verdict.decision.confidence < threshold()
+
+
+def test_a_pronoun_without_a_referent_before_it_does_not_reach_the_threshold() -> None:
+    # "her" could be anyone's: nothing before the sentence names Jenny.
+    verdict = yes_no(Question("Does Jenny have a sister?"), _evidence("But her baby sister is crying."))
+    assert verdict.answer is None and verdict.decision is not None
+    assert f"below {threshold():.2f}" in verdict.decision.reason
+
+
+def test_another_number_in_the_asked_place_answers_no() -> None:
+    verdict = yes_no(Question("Did the ferry run for five years?"), _evidence("The ferry ran for two years."))
+    assert verdict.answer == "No"
+
+
+def test_observers_hear_every_sentences_decision() -> None:
+    heard: list[tuple[str, int]] = []
+    claim_alignment.OBSERVERS.append(lambda question, decisions: heard.append((question, len(decisions))))
+    try:
+        yes_no(Question("Does Jenny have a sister?"), _evidence(JENNY + "But her baby sister is crying."))
+    finally:
+        claim_alignment.OBSERVERS.clear()
+    assert heard == [("Does Jenny have a sister?", 2)]
+
+
+def test_the_shipped_threshold_is_in_range_and_a_bad_one_is_refused() -> None:
+    assert 0.0 < threshold() < 1.0
+    shipped = json.loads(claim_alignment._THRESHOLD_FILE.read_text(encoding="utf-8"))
+    assert "CoQA" in shipped["learned_on"]
+    with pytest.raises(ValidationError):
+        YesNoThreshold.model_validate({"threshold": 1.5})
