@@ -24,13 +24,11 @@ from functools import lru_cache
 from core.cnl.plaintext import split_sentences
 from core.nlp.tagging import tag_text
 from core.question.answer_types import name_spans
-from core.text.words import PERSON_CLASSES, PRONOUN_GROUPS
+from core.text.words import PERSON_CLASSES, PERSON_VERB_CLASSES, PRONOUN_GROUPS
 
 # Sentences of one file read for evidence (budget: maxPeopleSentences): a story is read whole,
 # a large file only from its start.
 MAX_SENTENCES = 400
-# The lexicon's classes of a verb only someone does: saying, thinking, feeling, perceiving.
-PERSON_VERB_CLASSES = frozenset(("communicate", "cogitate", "think", "feel", "perceive", "express emotion"))
 _HE, _SHE = PRONOUN_GROUPS["he"], PRONOUN_GROUPS["she"]
 # Words of a name counted: longer runs are titles of works or organisations.
 _NAME_WORDS = 4

@@ -163,6 +163,8 @@ SORT_NOUNS = frozenset("type kind sort form class category".split())
 # relative, or a thing.
 PERSON_CLASSES = frozenset(("person", "individual", "someone", "worker", "doer"))
 GROUP_CLASSES = frozenset(("social group", "organization", "organisation"))
+# The lexicon's classes of a verb only someone does: saying, thinking, feeling, perceiving.
+PERSON_VERB_CLASSES = frozenset(("communicate", "cogitate", "think", "feel", "perceive", "express emotion"))
 KIN_CLASSES = frozenset(("relative", "relation", "kin", "kinsperson", "family member", "offspring", "progeny"))
 THING_CLASSES = frozenset(("object", "substance", "artifact", "artefact"))
 # The question's words for each end of a life, as stems.
