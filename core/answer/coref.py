@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from core.answer.lead_spans import is_currency
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token, tag_text
 from core.question.answer_types import DATE_PATTERN, Span, agents, name_spans
@@ -178,11 +179,12 @@ def _phrases(tokens: Sequence[Token], text: str) -> list[_Phrase]:
     names = name_spans(tokens, text)
     acting = {(n.first, n.last) for n in agents(names, tokens, text)}
     dates = [(m.start(), m.end()) for m in DATE_PATTERN.finditer(text)]
-    spans = _merged([(s, e - 1) for s, e in noun_phrases([(t.word, t.tag) for t in tokens])], names)
+    chunks = [_without_verb(tokens, s, e - 1) for s, e in noun_phrases([(t.word, t.tag) for t in tokens])]
+    spans = _merged(chunks, names)
     phrases: list[_Phrase] = []
     for first, last in spans:
         words = tokens[first : last + 1]
-        if all(t.tag in ("NUM", "DET", "PUNCT") for t in words) or _inside(dates, words):
+        if all(t.tag in ("NUM", "DET", "PUNCT") for t in words) or _dated(dates, words):
             continue
         phrase_text = text[words[0].start : words[-1].end]
         name = next((n for n in names if first <= n.first and n.last <= last), None)
@@ -209,6 +211,26 @@ def _phrases(tokens: Sequence[Token], text: str) -> list[_Phrase]:
             _Phrase(phrase_text, first, last, name is not None, person, not person and not plural, plural or group)
         )
     return _coordinated(_apposed(phrases, tokens), tokens, text)
+
+
+def _without_verb(tokens: Sequence[Token], first: int, last: int) -> tuple[int, int]:
+    """The subject without the verb the tagger took for its last noun: "A pantograph carbon strip
+    costs €410" is "A pantograph carbon strip" and "costs". Before the sentence's first verb two
+    noun phrases stand side by side only when the first ends in a verb, so a phrase directly
+    followed by a determiner, a number or a currency sign ends before a last word that the
+    lexicon knows as an inflected verb."""
+    if last == first or last + 1 >= len(tokens) or tokens[last].tag != "NOUN":
+        return first, last
+    after = tokens[last + 1]
+    if after.tag not in ("DET", "NUM") and not is_currency(after):
+        return first, last
+    if any(t.tag in ("VERB", "AUX") for t in tokens[:first]):
+        return first, last
+    lexicon = _lexicon()
+    word = tokens[last].word.lower()
+    if lexicon is None or "v" not in lexicon.parts_of_speech(word) or lexicon.lemma(word, "VERB") == word:
+        return first, last
+    return first, last - 1
 
 
 def _apposed(phrases: list[_Phrase], tokens: Sequence[Token]) -> list[_Phrase]:
@@ -248,8 +270,14 @@ def _coordinated(phrases: list[_Phrase], tokens: Sequence[Token], text: str) -> 
     return sorted(phrases + joined, key=lambda p: (p.first, -p.last))
 
 
-def _inside(dates: list[tuple[int, int]], words: Sequence[Token]) -> bool:
-    return any(start <= words[0].start and words[-1].end <= end for start, end in dates)
+def _dated(dates: list[tuple[int, int]], words: Sequence[Token]) -> bool:
+    """Whether the phrase names a time: its head is a date ("every second Monday", "the 1990s"),
+    and so is each of its proper nouns ("Theresa May" is someone, though "May" is a month)."""
+    return all(_inside(dates, t) for t in [words[-1], *(t for t in words if t.tag == "PROPN")])
+
+
+def _inside(dates: list[tuple[int, int]], token: Token) -> bool:
+    return any(start <= token.start and token.end <= end for start, end in dates)
 
 
 def _plural(noun: str) -> bool:

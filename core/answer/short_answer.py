@@ -14,7 +14,7 @@ The answer goes through named stages (`short_draft`):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.answer import answerability
@@ -266,7 +266,7 @@ def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected
         slot = attribute or fills_gap(question, tokens, span, expected)
         classed = says_class(span, tokens, expected)
         if span.first not in reading.resolved and expected.type is not AnswerType.DEFINITION:
-            span = _trimmed(span, tokens, asked_stems, reading.sentence.text, expected.head)
+            span = _trimmed(span, tokens, asked, reading.sentence.text, expected.head)
             named = attribute or any(t.tag in _NAMING_TAGS for t in tokens[span.first : span.last + 1])
             if expected.type in _NAMING and not named:
                 continue  # only a modifier is left ("stationary" of "the stationary steam engine")
@@ -339,19 +339,38 @@ def _closeness(span: Span, hits: Sequence[int]) -> float:
     return sum(1 / (1 + min(abs(h - span.first), abs(h - span.last))) for h in hits if not span.first <= h <= span.last)
 
 
-def _trimmed(span: Span, tokens: Sequence[Token], asked: frozenset[str], text: str, head: str) -> Span:
+def _trimmed(span: Span, tokens: Sequence[Token], question: Sequence[Token], text: str, head: str) -> Span:
     """The span without the question's own words at its edges ("the river Rhine" asked "which
     river"); the asked-for class noun `head` written as part of a name stays ("Fort Beauséjour"
     asked "what fort")."""
     kept = set(tokenize(head))
+    own = _own_words(question)
     first, last = span.first, span.last
-    while first < last and set(tokenize(tokens[first].word)) <= asked and not _names_head(tokens[first], kept):
+    while first < last and own(tokens[first]) and not _names_head(tokens[first], kept):
         first += 1
-    while last > first and set(tokenize(tokens[last].word)) <= asked and not _names_head(tokens[last], kept):
+    while last > first and own(tokens[last]) and not _names_head(tokens[last], kept):
         last -= 1
     if (first, last) == (span.first, span.last):
         return span
     return Span(text[tokens[first].start : tokens[last].end], first, last)
+
+
+def _own_words(question: Sequence[Token]) -> Callable[[Token], bool]:
+    """Whether a word of the sentence is one the question says: the same stems, and for a noun
+    the same noun (its lemma): "sand" shares its stem with "sanding" ("the sanding hopper") but
+    is another word, the answer to "What is the sanding hopper filled with?"."""
+    from core.nlp import lexicon_or_none
+
+    stems = {s for t in question for s in tokenize(t.word)}
+    lex = lexicon_or_none()
+    nouns = {lex.lemma(t.word.lower(), "NOUN") for t in question} if lex is not None else set()
+
+    def own(token: Token) -> bool:
+        if not set(tokenize(token.word)) <= stems:
+            return False
+        return lex is None or token.tag != "NOUN" or lex.lemma(token.word.lower(), "NOUN") in nouns
+
+    return own
 
 
 def _names_head(token: Token, head: set[str]) -> bool:

@@ -4,8 +4,10 @@ A chunk is a maximal run a reader would call one noun phrase: an optional determ
 adjectives and adverbs before one or more nouns or proper nouns ("the two old Roman roads",
 "Marie Curie"), a possessive inside ("Marie Curie 's laboratory"), or numbers alone ("1903",
 "12 May 1903" is a date chunk because May is a PROPN), and after a determiner a participle
-the tagger calls VERB ("a refurbished notebook"). Pronouns are not chunks: callers that
-resolve them see the PRON tag directly.
+the tagger calls VERB ("a refurbished notebook"). A name with a number ("Boeing 747", "Apollo
+11") before a common noun modifies it, like any name: "the two Boeing 747 freighters" is one
+phrase headed by "freighters", not "the two Boeing 747" and "freighters". Pronouns are not
+chunks: callers that resolve them see the PRON tag directly.
 
 The parser's modules are loaded on the first call, without `import nltk` (core/infra/submodule.py).
 """
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 GRAMMAR = r"""
 NP: {<DET><ADV>*<VERB><ADJ|NUM>*<NOUN|PROPN>+}
+    {<DET>?<NUM|ADJ|ADV>*<NOUN|PROPN>*<PROPN><NUM>+<NOUN>+}
     {<DET>?<NUM|ADJ|ADV>*<NOUN|PROPN>+(<PART><ADJ|NUM>*<NOUN|PROPN>+)*<NUM>*}
     {<DET>?<NUM>+}
 """

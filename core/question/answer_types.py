@@ -131,6 +131,7 @@ def expected_type(question: str) -> Expected:
         and after in BE_TENSED
         and words[at + 2] == "the"
         and not _ends_noun_phrase(tokens, at + 3)
+        and not _stranded_passive(tokens, at + 3)
     ):
         # "What is the famous rock near …?" asks for a rock; "What is the Fresnel lens?" what it is.
         head = _noun_after(tokens, at + 3)
@@ -210,6 +211,19 @@ def _ends_noun_phrase(tokens: Sequence[Token], start: int) -> bool:
     """Whether the question ends with the noun phrase starting at `start` (nothing after it)."""
     rest = tokens[start:]
     return bool(rest) and all(t.tag in ("NOUN", "PROPN", "ADJ", "NUM") for t in rest)
+
+
+def _stranded_passive(tokens: Sequence[Token], start: int) -> bool:
+    """Whether the noun phrase at `start` is the subject of a passive whose preposition ends the
+    question ("What is the jar | sealed with?", "made of?", "covered in?"): what is asked is the
+    preposition's object, not a kind of the subject. A participle before a preposition that goes
+    on names a kind ("What was the first film | released by Disney?" asks for a film)."""
+    at = start
+    while at < len(tokens) and tokens[at].tag in ("DET", "NOUN", "PROPN", "ADJ", "NUM"):
+        at += 1
+    while at < len(tokens) and tokens[at].tag == "ADV":
+        at += 1
+    return at + 2 == len(tokens) and at > start and tokens[at].tag == "VERB" and tokens[at + 1].tag == "ADP"
 
 
 def _noun_after(tokens: Sequence[Token], start: int) -> str:

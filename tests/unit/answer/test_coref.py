@@ -104,3 +104,35 @@ def test_notebook_entries(sentence: str, context: tuple[str, ...], expected: dic
 def test_a_date_is_never_an_antecedent() -> None:
     found = resolved("It was cold.", "The survey ended on 4 April 2024.")
     assert found == {"It": "The survey"}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "context"),
+    [
+        # A recurring day: the phrase's head is a weekday, whatever comes before it.
+        ("It must be booked a week ahead.", ("The choir rehearses in the chapel hall every first Thursday.",)),
+        ("It is kept in the office.", ("Reports are collected by the clerk each Friday at 16:00.",)),
+    ],
+)
+def test_a_phrase_headed_by_a_date_is_never_an_antecedent(sentence: str, context: tuple[str, ...]) -> None:
+    assert not any(
+        word in antecedent for antecedent in resolved(sentence, *context).values() for word in ("Thursday", "Friday")
+    )
+
+
+def test_a_name_holding_a_month_word_is_still_someone() -> None:
+    # "May" is a month, but "Theresa May" is a person a later "she" stands for.
+    found = resolved("She spoke first.", "Theresa May opened the debate.")
+    assert found == {"She": "Theresa May"}
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subject"),
+    [
+        ("A season ticket costs £120 and it covers every match.", "A season ticket"),
+        ("The night bus fare costs £3 and it includes a transfer.", "The night bus fare"),
+    ],
+)
+def test_the_verb_after_a_subject_is_not_part_of_its_phrase(sentence: str, subject: str) -> None:
+    # Whatever tag the verb gets, the subject before it is the phrase "it" stands for.
+    assert resolved(sentence) == {"it": subject}

@@ -87,3 +87,22 @@ def test_chunking_on_the_ask_path_never_runs_nltks_package_init():
     assert ran == "True False"
     assert left == "[]"
     assert real_package == "True"
+
+
+def test_a_name_with_a_number_before_a_noun_modifies_it():
+    tagged = [
+        ("The", "DET"),
+        ("airline", "NOUN"),
+        ("flies", "VERB"),
+        ("the", "DET"),
+        ("two", "NUM"),
+        ("Boeing", "PROPN"),
+        ("747", "NUM"),
+        ("freighters", "NOUN"),
+        ("to", "ADP"),
+        ("Apollo", "PROPN"),
+        ("11", "NUM"),
+        (".", "PUNCT"),
+    ]
+    # The head noun stays with its phrase; a name and number with no noun after is still a phrase.
+    assert _phrases(tagged) == ["The airline", "the two Boeing 747 freighters", "Apollo 11"]

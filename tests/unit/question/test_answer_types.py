@@ -34,6 +34,11 @@ from core.question.answer_types import AnswerType, expected_type, typed_spans
         ("What is the Fresnel lens?", AnswerType.DEFINITION, ""),
         ("What is the famous rock near the harbour?", AnswerType.KIND, "rock"),
         ("What did the baker add to the dough?", AnswerType.THING, ""),
+        # A passive with its preposition left at the end asks for that preposition's object, not
+        # a kind of the subject; a participle whose phrase goes on still names a kind.
+        ("What is the kitchen floor covered in?", AnswerType.THING, ""),
+        ("What were the old kilns usually built of?", AnswerType.THING, ""),
+        ("What was the first cake baked by the new oven?", AnswerType.KIND, "cake"),
         # The tagger calls "fort" a verb before "did"; between "what" and an auxiliary it is the noun asked for.
         ("In 1755 what fort did British capture?", AnswerType.KIND, "fort"),
         ("How many loaves did the baker sell on Monday?", AnswerType.NUMBER, "loaves"),
