@@ -169,8 +169,12 @@ class StoredKb:
         columns = table.columns(in_files)
         index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
-            index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
-            _write_index(self.store, folder, stem, index)
+            built = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
+            # Mapped back as a warm open reads it: kept as built, its arrays (~0.9 GB at 1M units)
+            # stayed in memory for the session. Kept only when it cannot be written or read back.
+            written = _write_index(self.store, folder, stem, built)
+            index = (self._read_index(folder, stem, config, columns[0], lookup=True) if written else None) or built
+            del built
         if index is not None and cache is not None:
             cache.remember_merged(
                 config,
@@ -252,12 +256,14 @@ class StoredKb:
         return part
 
 
-def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> None:
+def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> bool:
+    """Save `part`; False when it could not be written (it is rebuilt next time)."""
     _, words, arrays = part.to_arrays()
     try:
         write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {_WORDS: encode(words)}, arrays, store.temp_folder())
     except OSError:
-        pass  # not writable now: the index is rebuilt next time
+        return False
+    return True
 
 
 # Stored index folders read ahead: (texts, arrays) as `read_arrays` gives them, by folder.
