@@ -169,12 +169,15 @@ class StoredKb:
         columns = table.columns(in_files)
         index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
-            built = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
+            built: Bm25Index | None = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
             # Mapped back as a warm open reads it: kept as built, its arrays (~0.9 GB at 1M units)
-            # stayed in memory for the session. Kept only when it cannot be written or read back.
-            written = _write_index(self.store, folder, stem, built)
-            index = (self._read_index(folder, stem, config, columns[0], lookup=True) if written else None) or built
-            del built
+            # stayed in memory for the session. Dropped before the read, which checks each file
+            # through its mapping: both at once would raise the peak (~0.3 GB at 1M). Kept when
+            # it cannot be written; merged again in the rare case it was written but cannot be read.
+            if _write_index(self.store, folder, stem, built):
+                built = None
+                index = self._read_index(folder, stem, config, columns[0], lookup=True)
+            index = index or built or self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
         if index is not None and cache is not None:
             cache.remember_merged(
                 config,

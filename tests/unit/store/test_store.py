@@ -564,3 +564,26 @@ def test_a_cold_open_maps_its_merged_bm25_index_back_and_ranks_as_a_warm_open(tm
             assert merged.top_k(terms, roles, 10) == reread.top_k(terms, roles, 10)
             assert merged.top_k(terms, roles, 10)
             np.testing.assert_array_equal(merged.scores(terms, roles), reread.scores(terms, roles))
+
+
+def test_a_merged_index_that_cannot_be_written_is_kept_as_built(tmp_path, config_path, monkeypatch):
+    from core.store import stored
+
+    def unwritable(*args, **kwargs):
+        raise OSError("disk full")
+
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=3)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    caller = CALLERS[1]
+    session = Session([kb_dir], config_path)
+    parts = session.indexes.for_view(session.view(caller)).bm25
+    monkeypatch.setattr(stored, "write_arrays", unwritable)
+    session.warm_up(caller)
+    merged = session.indexes.for_view(session.view(caller)).bm25
+    assert isinstance(merged, Bm25Index) and not list((tmp_path / "cache" / "views").glob("*.idx"))
+    for question in ("tide hive", "varroa mite swarm"):
+        terms = tokenize(question)
+        got, want = merged.top_k(terms, [Role.DEFINITION], 10), parts.top_k(terms, [Role.DEFINITION], 10)
+        assert [u for u, _ in got] == [u for u, _ in want] and got
+        np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
