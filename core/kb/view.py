@@ -190,6 +190,24 @@ class KBView:
         extra = self._extra_ids.get(unit_id)
         return extra.role if extra is not None else None
 
+    def roles_of(self, unit_ids: Iterable[str]) -> tuple[dict[str, Role | None], frozenset[str]]:
+        """`role_of` of each id, and which of them `is_current`: one row lookup per id (fusion
+        asks for every pooled unit, ~1,000 per question at 100k units)."""
+        rows = {unit_id: self._row(unit_id) for unit_id in unit_ids}
+        stored = [row for row in rows.values() if row is not None]
+        codes = iter(self._table.role[np.array(stored, dtype=np.int64)].tolist())
+        roles: dict[str, Role | None] = {}
+        current = []
+        for unit_id, row in rows.items():
+            if row is not None:
+                roles[unit_id] = ROLES[next(codes)]
+                continue
+            extra = self._extra_ids.get(unit_id)
+            roles[unit_id] = extra.role if extra is not None else None
+            if extra is not None:
+                current.append(unit_id)
+        return roles, frozenset(current)
+
     def is_current(self, unit_id: str) -> bool:
         """Whether the view's unit of this id is a current-turn unit of the request."""
         return self._row(unit_id) is None and unit_id in self._extra_ids

@@ -116,7 +116,8 @@ class ProfileRetriever(KnowledgePlugin):
             lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
         together = _best_proof_leaves(tdb)
-        candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
+        pooled = _Pooled()
+        candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         escalated = False
         hdc_query = None
         kept = sum(c.kept for c in candidates)
@@ -132,7 +133,7 @@ class ProfileRetriever(KnowledgePlugin):
                 profile.feedback_units,
             )
             lanes[Lane.HDC] = hdc_pool(indexes.hdc, hdc_query, self._services.retrieval.hdc)
-            candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together)
+            candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         kept_units = [c for c in candidates if c.kept]
         sufficient, reason = sufficiency(
             kept_units,
@@ -197,19 +198,17 @@ class ProfileRetriever(KnowledgePlugin):
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
         return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
-    def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query, together: tuple[str, frozenset[str]] | None):
-        # Read from the view's columns: every scored unit's role, without restoring the units.
-        roles = {uid: ctx.view.role_of(uid) for scores in lanes.values() for uid in scores}
-        current = frozenset(uid for uid in roles if ctx.view.is_current(uid))
+    def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query, together, pooled: _Pooled):
+        pooled.add(ctx, lanes)
         return fuse(
             lanes,
-            roles=roles,
+            roles=pooled.roles,
             bm25_raw=bm25_raw,
             preferred_roles=query.preferred_roles,
             role_boost=self._services.retrieval.bm25.role_boost,
             config=self._services.retrieval.fusion,
             profile=self.profile,
-            current_turn=current,
+            current_turn=pooled.current,
             together=together,
         )
 
@@ -268,6 +267,21 @@ def fusion_explanation(candidate: Candidate, fusion: FusionSettings) -> FusionEx
     )
 
 
+class _Pooled:
+    """The role of every unit a lane pooled, read from the view's columns without restoring the
+    units, and which are current-turn units: a fusion after escalation reads only the new ones."""
+
+    def __init__(self) -> None:
+        self.roles: dict[str, Role | None] = {}
+        self.current: frozenset[str] = frozenset()
+
+    def add(self, ctx: RunContext, lanes: Mapping[Lane, Mapping[str, float]]) -> None:
+        new = [uid for scores in lanes.values() for uid in scores if uid not in self.roles]
+        roles, current = ctx.view.roles_of(new)
+        self.roles.update(roles)
+        self.current |= current
+
+
 class Query:
     """The stemmed query terms (repeats kept, synonyms added) and the roles the intent's act prefers."""
 
@@ -292,7 +306,6 @@ def candidate_score(
 ) -> CandidateScore:
     terms: tuple[TermContribution, ...] = ()
     if explain and candidate.bm25_raw:
-        explanation = indexes.bm25.explain(query.terms, candidate.id, query.preferred_roles)
         terms = tuple(
             TermContribution(
                 term=c.term,
@@ -303,11 +316,12 @@ def candidate_score(
                 contribution=c.contribution,
                 via=query.expansion.via(c.term),
             )
-            for c in explanation.contributions
+            for c in indexes.bm25.contributions(query.terms, candidate.id)
         )
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
-    unit = indexes.view.get(candidate.id)
-    hdc_match = match_notes(indexes.hdc, hdc_query, unit) if hdc_query is not None and explain and unit else ()
+    # The unit is read (restored, from a stored KB) only for the HDC notes of an explained candidate.
+    unit = indexes.view.get(candidate.id) if hdc_query is not None and explain else None
+    hdc_match = match_notes(indexes.hdc, hdc_query, unit) if unit is not None else ()
     return CandidateScore(
         id=candidate.id,
         role=candidate.role.value,

@@ -169,8 +169,15 @@ class StoredKb:
         columns = table.columns(in_files)
         index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
-            index = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
-            _write_index(self.store, folder, stem, index)
+            built: Bm25Index | None = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
+            # Mapped back as a warm open reads it: kept as built, its arrays (~0.9 GB at 1M units)
+            # stayed in memory for the session. Dropped before the read, which checks each file
+            # through its mapping: both at once would raise the peak (~0.3 GB at 1M). Kept when
+            # it cannot be written; merged again in the rare case it was written but cannot be read.
+            if _write_index(self.store, folder, stem, built):
+                built = None
+                index = self._read_index(folder, stem, config, columns[0], lookup=True)
+            index = index or built or self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
         if index is not None and cache is not None:
             cache.remember_merged(
                 config,
@@ -252,12 +259,14 @@ class StoredKb:
         return part
 
 
-def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> None:
+def _write_index(store: SegmentStore, folder: Path, stem: str, part: Bm25Index) -> bool:
+    """Save `part`; False when it could not be written (it is rebuilt next time)."""
     _, words, arrays = part.to_arrays()
     try:
         write_arrays(folder / f"{stem}{INDEX_SUFFIX}", {_WORDS: encode(words)}, arrays, store.temp_folder())
     except OSError:
-        pass  # not writable now: the index is rebuilt next time
+        return False
+    return True
 
 
 # Stored index folders read ahead: (texts, arrays) as `read_arrays` gives them, by folder.

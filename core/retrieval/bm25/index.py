@@ -369,9 +369,18 @@ class Bm25Index:
         row = self._row[unit_id]
         terms = self._query_terms(query_tokens)
         boost = float(self._boosts(preferred_roles)[row])
-        contributions = [c for term, count in terms for c in self._term_contributions(term, count, row)]
         raw = self._raw_row(terms, row) * boost
-        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+        return Bm25Explanation(
+            unit_id=unit_id, contributions=self._contributions(terms, row), role_boost=boost, raw=raw
+        )
+
+    def contributions(self, query_tokens: Sequence[str], unit_id: str) -> list[TermFieldContribution]:
+        """`explain(...).contributions` alone: a trace lists them for each of its top candidates,
+        whose raw score it already has."""
+        return self._contributions(self._query_terms(query_tokens), self._row[unit_id])
+
+    def _contributions(self, terms: list[tuple[str, int]], row: int) -> list[TermFieldContribution]:
+        return [c for term, count in terms for c in self._term_contributions(term, count, row)]
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         """Distinct query terms that occur in any field of the unit; empty means "no shared terms"."""

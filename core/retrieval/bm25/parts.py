@@ -96,7 +96,16 @@ class Bm25Parts:
 
     def explain(self, query_tokens: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
         part_no, local = self._locate(unit_id)
-        part, row = self.parts[part_no], local + int(self._offsets[part_no])
+        row = local + int(self._offsets[part_no])
+        boost = self.config.role_boost if _ROLES[self._roles[row]] in preferred_roles else 1.0
+        raw = float(self.scores(query_tokens, preferred_roles)[row])
+        contributions = self.contributions(query_tokens, unit_id)
+        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+
+    def contributions(self, query_tokens: Sequence[str], unit_id: str) -> list[TermFieldContribution]:
+        """`explain(...).contributions` alone (`Bm25Index.contributions`)."""
+        part_no, local = self._locate(unit_id)
+        part = self.parts[part_no]
         contributions = []
         for term, count in Counter(query_tokens).items():
             df = self._df(term)
@@ -124,9 +133,7 @@ class Bm25Parts:
                         contribution=value * count,
                     )
                 )
-        boost = self.config.role_boost if _ROLES[self._roles[row]] in preferred_roles else 1.0
-        raw = float(self.scores(query_tokens, preferred_roles)[row])
-        return Bm25Explanation(unit_id=unit_id, contributions=contributions, role_boost=boost, raw=raw)
+        return contributions
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         part_no, local = self._locate(unit_id)

@@ -74,6 +74,7 @@ class Closure:
         self.join_capped = False
         self.budget = budget
         self.pending_rows = 0  # conclusions of the chunk being joined, not yet accepted
+        self._settled: dict[tuple[tuple[int, int, int], int], np.ndarray] = {}
         self._load(hood)
 
     def _load(self, hood: Neighbourhood) -> None:
@@ -107,6 +108,16 @@ class Closure:
         if s < 0 and s == o:
             mask &= ls == lo
         return np.flatnonzero(mask) + (within.start or 0)
+
+    def settled(self, pattern: tuple[int, int, int], newest: int) -> np.ndarray:
+        """`matching` over the whole table, for a round `newest` that has ended: facts are only
+        ever appended, born in the round running, so the answer no longer changes, and each
+        (premise, round) is matched once per query instead of once per rule, delta and chunk."""
+        key = (pattern, newest)
+        found = self._settled.get(key)
+        if found is None:
+            found = self._settled[key] = self.matching(pattern, newest)
+        return found
 
     def run(self) -> tuple[int, bool]:
         """Semi-naive rounds; returns the rounds run and whether the last one left new facts.
@@ -161,7 +172,7 @@ class Closure:
             # Semi-naive: earlier premises take facts older than the delta, later ones anything
             # known before this round, so each combination is joined exactly once.
             newest = round_no - 2 if j < delta_index else round_no - 1
-            rows = self._join(rows, premise, j, self.matching(premise, newest))
+            rows = self._join(rows, premise, j, self.settled(premise, newest))
             if not len(rows) or self.budget.check():
                 return
         self._conclude(rule_index, compiled, delta_index, rows, out)

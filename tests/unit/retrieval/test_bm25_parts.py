@@ -48,6 +48,10 @@ def test_side_index_scores_equal_a_from_scratch_build(kb, config_path, caller):
     assert len(extended.extra) == 2
     assert [u.id for u in extended.units] == sorted(u.id for u in (*view.units, *extended.extra))
     assert all(extended.get(u.id) is u and u.current_turn for u in extended.extra)
+    asked = [u.id for u in extended.units][::-1] + ["nobody::chunk-000::unit-000"]
+    roles, current = extended.roles_of(asked)
+    assert roles == {uid: extended.role_of(uid) for uid in asked} and roles[asked[-1]] is None
+    assert current == {uid for uid in asked if extended.is_current(uid)} == {u.id for u in extended.extra}
     parts = cache.for_view(extended).bm25
     assert isinstance(parts, Bm25Parts)
     fresh = Bm25Index.build(extended.units, config.bm25)
@@ -70,6 +74,9 @@ def test_side_index_scores_equal_a_from_scratch_build(kb, config_path, caller):
                     [c.contribution for c in a.contributions], [c.contribution for c in b.contributions], atol=1e-9
                 )
                 assert a.raw == pytest.approx(b.raw, abs=1e-9) and a.role_boost == b.role_boost
+                # What a trace lists per candidate, without the raw score it already has.
+                assert parts.contributions(terms, unit_id) == a.contributions
+                assert fresh.contributions(terms, unit_id) == b.contributions
                 assert parts.matched_terms(terms, unit_id) == fresh.matched_terms(terms, unit_id)
 
 

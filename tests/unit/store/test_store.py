@@ -527,3 +527,63 @@ def test_merged_index_of_files_whose_unit_ids_interleave_scores_like_a_fresh_bui
             assert index.top_k(tokens, [], 10) == fresh.top_k(tokens, [], 10)
             by_id = dict(zip(index.unit_ids, index.scores(tokens, []), strict=True))
             np.testing.assert_allclose([by_id[u] for u in fresh.unit_ids], fresh.scores(tokens, []), rtol=0, atol=1e-12)
+
+
+def mapped_file_of(array: np.ndarray) -> bool:
+    """Whether `array` reads a memory-mapped file (as `core.store.mapped` maps large arrays)."""
+    import mmap
+
+    base = array
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+
+def test_a_cold_open_maps_its_merged_bm25_index_back_and_ranks_as_a_warm_open(tmp_path, config_path, monkeypatch):
+    """A cold open writes the merged index and then reads it as a warm open does, mapped: kept
+    as built, its arrays (~0.9 GB at 1M units) stayed in memory for the session."""
+    from core.store import mapped
+
+    monkeypatch.setattr(mapped, "SMALL_BYTES", 0)  # this KB's arrays are small: map them all
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=3)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    caller = CALLERS[1]
+    cold = Session([kb_dir], config_path)
+    cold.warm_up(caller)
+    merged = cold.indexes.for_view(cold.view(caller)).bm25
+    assert isinstance(merged, Bm25Index)
+    arrays = merged.to_arrays()[2]
+    assert all(mapped_file_of(arrays[name]) for name in ("keys", "tf", "indices", "data", "df", "norms"))
+    warm = Session([kb_dir], config_path)
+    reread = warm.indexes.for_view(warm.view(caller)).bm25
+    assert isinstance(reread, Bm25Index) and reread is not merged
+    for question in ("tide hive", "varroa mite swarm", "harbour chart datum", "queen"):
+        terms = tokenize(question)
+        for roles in ([], [Role.DEFINITION]):
+            assert merged.top_k(terms, roles, 10) == reread.top_k(terms, roles, 10)
+            assert merged.top_k(terms, roles, 10)
+            np.testing.assert_array_equal(merged.scores(terms, roles), reread.scores(terms, roles))
+
+
+def test_a_merged_index_that_cannot_be_written_is_kept_as_built(tmp_path, config_path, monkeypatch):
+    from core.store import stored
+
+    def unwritable(*args, **kwargs):
+        raise OSError("disk full")
+
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=3)
+    monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
+    caller = CALLERS[1]
+    session = Session([kb_dir], config_path)
+    parts = session.indexes.for_view(session.view(caller)).bm25
+    monkeypatch.setattr(stored, "write_arrays", unwritable)
+    session.warm_up(caller)
+    merged = session.indexes.for_view(session.view(caller)).bm25
+    assert isinstance(merged, Bm25Index) and not list((tmp_path / "cache" / "views").glob("*.idx"))
+    for question in ("tide hive", "varroa mite swarm"):
+        terms = tokenize(question)
+        got, want = merged.top_k(terms, [Role.DEFINITION], 10), parts.top_k(terms, [Role.DEFINITION], 10)
+        assert [u for u, _ in got] == [u for u, _ in want] and got
+        np.testing.assert_allclose([v for _, v in got], [v for _, v in want], rtol=0, atol=1e-9)
