@@ -19,6 +19,7 @@ from core.answer.claim_alignment import (
 )
 from core.answer.passages import Evidence, Sentence, covered, passage
 from core.answer.support import coverage, unnamed_agents
+from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.nlp.tagging import Token, tag_text
 from core.question import Question
@@ -40,6 +41,8 @@ from core.units import Role
 _NEGATION_REACH = 4
 # What a negation governs: a verb, an adjective, a noun ("never a member"), a copula's complement.
 _GOVERNED_TAGS = frozenset(("VERB", "ADJ", "NOUN", "PROPN", "NUM", "AUX"))
+# What may stand between a verb and its object: a particle ("make out"), a determiner, a possessive.
+_OBJECT_LEADERS = frozenset(("ADP", "PART", "DET", "PRON", "ADJ", "NUM"))
 # Sentences after an unrealised statement where its refusal may follow ("… I declined the offer").
 _REFUSAL_AFTER = 2
 # A sentence answering a question explicitly: "No." or "Yes, parking is free …".
@@ -74,6 +77,12 @@ def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     if claim is None:
         return _stated(asked, evidence)
     decision = decide(asked, claim, evidence)
+    if decision.polarity is Polarity.OPEN:
+        # No one sentence settles it: a passage stating every term (or denying one) still may,
+        # as in "The message was delivered" after the sentence naming the on-call phone.
+        stated = _stated(asked, evidence)
+        if stated.answer is not None:
+            return stated
     return Verdict(None if decision.polarity is Polarity.OPEN else decision.polarity.value, decision.because, decision)
 
 
@@ -129,12 +138,28 @@ def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evi
         if _other_number(claim, sentence):
             return Decision(Polarity.NO, confidence, window, f"it gives another number than {missing[0]} ({how})")
     exact = [t for t in predicate if t.is_name or _number(t)]
-    if alignment.head_said and not [t for t in exact if t.word in missing]:
+    # The question's verb is what it claims: a sentence that does not say it ("did not find any
+    # fault in the backup generator" asked "Did the backup generator fail?") states no Yes.
+    verbs = set(tokenize(" ".join(t.word for t in asked.tokens if _verb(t))))
+    unsaid_verb = any(t.word in missing and t.found_in(verbs) for t in predicate)
+    if alignment.head_said and not unsaid_verb and not [t for t in exact if t.word in missing]:
+        # A sentence that denies a word it was asked ("the lock did not need force") states no Yes.
+        if _negated(sentence, predicate, question):
+            return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")
         return Decision(Polarity.YES, confidence, window, f"it states {claim.describe()} ({how})")
     unmatched = ", ".join(missing) or "none"
     return Decision(
         Polarity.OPEN, confidence, window, f"it does not state {claim.head.word!r} (unmatched: {unmatched}; {how})"
     )
+
+
+def _verb(token: Token) -> bool:
+    """A verb as tagged, or a word the lexicon knows only as a verb ("fail", which the tagger may
+    call a noun after "the backup generator")."""
+    if token.tag == "VERB":
+        return True
+    lexicon = lexicon_or_none()
+    return lexicon is not None and lexicon.parts_of_speech(token.word.lower()) == frozenset("v")
 
 
 def _negated(sentence: Sentence, predicate: Sequence[Term], question: str) -> bool:
@@ -177,8 +202,21 @@ def _governed(tokens: Sequence[Token], start: int) -> list[Token]:
         elif at + 2 < len(tokens) and tokens[at + 1].word.lower() == "to":
             at = reach_from = at + 2
         else:
+            if token.tag == "VERB":  # a denied verb denies it of its object too ("could not make out his face")
+                governed.extend(_object_of(tokens, at + 1))
             break
     return governed
+
+
+def _object_of(tokens: Sequence[Token], start: int) -> list[Token]:
+    """The noun a verb takes as its object: past its particle, determiner or possessive, within
+    reach and before the clause ends; none when something else comes first."""
+    for token in tokens[start : start + _NEGATION_REACH]:
+        if token.tag in ("NOUN", "PROPN"):
+            return [token]
+        if token.tag not in _OBJECT_LEADERS:
+            return []
+    return []
 
 
 def _other_number(claim: AskedClaim, sentence: Sentence) -> bool:

@@ -114,3 +114,33 @@ def test_the_shipped_threshold_is_in_range_and_a_bad_one_is_refused() -> None:
     assert "CoQA" in shipped["learned_on"]
     with pytest.raises(ValidationError):
         YesNoThreshold.model_validate({"threshold": 1.5})
+
+
+# A ferry log written for these tests: the merge of issue 38's yes/no with the foreign eval set
+# (answers from sentences that named the thing asked but denied or never said the verb).
+
+
+def test_a_sentence_denying_the_verb_of_its_object_answers_no() -> None:
+    verdict = yes_no(
+        Question("Did the skipper see the harbour light?"),
+        _evidence(
+            "The skipper was seen on deck by the pilot, although the skipper could not make out the harbour light."
+        ),
+    )
+    assert verdict.answer == "No"
+
+
+def test_a_sentence_that_never_says_the_asked_verb_states_no_yes() -> None:
+    verdict = yes_no(
+        Question("Did the bilge pump fail?"),
+        _evidence("The surveyor found no fault in the bilge pump after the crossing."),
+    )
+    assert verdict.answer != "Yes"
+
+
+def test_a_negated_need_denies_what_was_needed() -> None:
+    verdict = yes_no(
+        Question("Did the crew force the cabin door?"),
+        _evidence("The crew reached the cabin door at noon. The door did not need force, as it was unlocked."),
+    )
+    assert verdict.answer == "No"
