@@ -10,12 +10,12 @@ from pathlib import Path
 
 from benchmarks import BenchmarkFailed, measure, repeats, row
 from benchmarks.synthetic import SyntheticKb
-from core.distributed.cluster import Cluster
-from core.distributed.config import ClusterConfig
-from core.distributed.coordinator import shard_session
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.cluster import Cluster
+from core.kb.sharding.config import ClusterConfig
 from core.kernel.contract import Request
 from core.kernel.session import Session
+from core.kernel.shard_session import shard_session
 from core.kernel.summary import summarise
 from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Caller

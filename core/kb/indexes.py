@@ -198,5 +198,5 @@ class IndexCache:
             return entry
 
     def _entry(self, view: KBView, base: ViewIndexes | None) -> ViewIndexes:
-        """A new view's indexes (a sharded cache makes its own: core/distributed/sharded.py)."""
+        """A new view's indexes (a sharded cache makes its own: core/kb/sharding/sharded.py)."""
         return ViewIndexes(view, self.config, self.rules, self.vectors, base, self.parts, self.dense)

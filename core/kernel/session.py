@@ -138,7 +138,7 @@ class Session:
 
     def use_indexes(self, index_cache: Callable[..., IndexCache]) -> None:
         """Index caches come from `index_cache` (IndexCache's arguments) from now on, e.g. one
-        that searches a KB's shards on a cluster (core/distributed/sharded.py)."""
+        that searches a KB's shards on a cluster (core/kb/sharding/sharded.py)."""
         self._index_cache = index_cache
         self._build()
 

@@ -14,7 +14,6 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from core.distributed.config import ClusterConfig
 from core.eval.labelled import load_queries, stale_labels
 from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, validated
 from core.infra.diagnostics import Code, Diagnostic
@@ -23,6 +22,7 @@ from core.infra.resources import config_dir, sample_kb_dir
 from core.kb.checks import kb_problems, rule_relation_problems
 from core.kb.health import plural
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.config import ClusterConfig
 from core.retrieval.rules import RuleSet, load_rules
 from core.text.synonyms import Synonyms
 from core.text.synonyms import load as load_synonyms
@@ -36,7 +36,7 @@ CONFIG_MODELS = {
     "engine.json": EngineConfig,
     "retrieval.json": RetrievalConfig,
     "llm.json": LlmConfig,
-    "cluster.json": ClusterConfig,  # optional: --cluster's defaults (core/distributed/config.py)
+    "cluster.json": ClusterConfig,  # optional: --cluster's defaults (core/kb/sharding/config.py)
 }
 CONFIG_FILE_NAMES = frozenset({*CONFIG_MODELS, RULES_FILE_NAME, KEYMAP_FILE_NAME})
 

@@ -1,5 +1,5 @@
 """`--cluster local:N | ADDRESS`: a command's BM25 and HDC lanes run on the shards of a Dask
-cluster (core/distributed/). Without it nothing changes."""
+cluster (core/kb/sharding/). Without it nothing changes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from core.distributed.config import ClusterConfig, load_cluster_config
+from core.kb.sharding.config import ClusterConfig, load_cluster_config
 from mrptui.commands import UsageError, cache_folder, config_from_args
 
 
@@ -33,8 +33,8 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
     from pydantic import ValidationError
 
-    from core.distributed.cluster import ClusterError, parse_cluster
     from core.infra.config import ConfigError
+    from core.kb.sharding.cluster import ClusterError, parse_cluster
 
     try:
         config = load_cluster_config(config_from_args(args))
@@ -64,8 +64,8 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict]
     if config is None:
         yield None
         return
-    from core.distributed.cluster import Cluster, ClusterError, ShardUnavailable
-    from core.distributed.coordinator import shard_session
+    from core.kb.sharding.cluster import Cluster, ClusterError, ShardUnavailable
+    from core.kernel.shard_session import shard_session
 
     with _shard_root(args) as root:
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.distributed.cluster import Cluster, ClusterError
-from core.distributed.config import ClusterConfig
+from core.kb.sharding.cluster import Cluster, ClusterError
+from core.kb.sharding.config import ClusterConfig
 from mrptui.cli import main
 
 

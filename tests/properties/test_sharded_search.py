@@ -20,14 +20,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.distributed.cluster import Cluster, ShardUnavailable
-from core.distributed.config import ClusterConfig
-from core.distributed.coordinator import shard_session
 from core.infra.config import Lane
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.cluster import Cluster, ShardUnavailable
+from core.kb.sharding.config import ClusterConfig
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import PluginType, Request, RunContext
 from core.kernel.session import Session
+from core.kernel.shard_session import shard_session
 from core.kernel.summary import summarise
 from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Role

@@ -23,10 +23,9 @@ LAYERS = [
     "core.retrieval",  # bm25/, hdc/, thinkingdb/, fusion, lanes: pure array code
     "core.store",  # persistent index segments
     "core.nlp",  # tagger, chunker, lexicon, tagged words
-    "core.kb",  # KB, permitted view, per-view index cache, health, checks
+    "core.kb",  # KB, permitted view, per-view index cache, health, checks, sharding/ (a cluster's shards)
     "core.question",  # what a question asks
     "core.kernel",  # contract, engine, planners, steering, events, session
-    "core.distributed",  # a KB's shards searched on a cluster (Dask distributed)
     "core.answer",  # answer stages
     "core.memory",  # conversation memory
     "core.plugins",  # sd/kb/gs/val adapters
@@ -163,3 +162,10 @@ def test_the_explorers_import_cycles_are_the_known_ones() -> None:
     graph = {m: {t for t in found.get(m, ()) if t in known} for m in known}
     groups = strongly_connected(graph)
     assert sorted(sorted(g) for g in groups) == sorted(sorted(g) for g in EXPLORER_CYCLES)
+
+
+def test_core_has_at_most_fifteen_top_level_entries() -> None:
+    # A newcomer reads core/ as a map (docs/architecture.md): a new concept goes into the package
+    # it belongs to, not beside them.
+    entries = sorted(p.name for p in (ROOT / "core").iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 15, entries

@@ -8,10 +8,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.distributed import shard_tasks
-from core.distributed.cluster import Cluster
-from core.distributed.sharded import ShardedIndexCache, ShardSet
-from core.distributed.shards import ensure_shards
+from core.kb.sharding import shard_tasks
+from core.kb.sharding.cluster import Cluster
+from core.kb.sharding.sharded import ShardedIndexCache, ShardSet
+from core.kb.sharding.shards import ensure_shards
 from core.units import Caller
 
 if TYPE_CHECKING:

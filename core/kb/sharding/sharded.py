@@ -15,13 +15,13 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from core.distributed import shard_tasks
-from core.distributed.cluster import Cluster
-from core.distributed.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
 from core.infra.config import RetrievalConfig
 from core.kb.indexes import IndexCache, ViewIndexes
 from core.kb.knowledge_base import KBView
-from core.retrieval.bm25.explain import Bm25Explanation
+from core.kb.sharding import shard_tasks
+from core.kb.sharding.cluster import Cluster
+from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
 from core.retrieval.hdc.index import HdcIndex, feedback_query
@@ -125,6 +125,10 @@ class ShardedBm25:
     def explain(self, terms: Sequence[str], unit_id: str, preferred_roles: Collection[Role]) -> Bm25Explanation:
         one = GlobalBm25([self._unit(unit_id)], self.config, self.stats(terms))
         return one.explain(terms, unit_id, preferred_roles)
+
+    def contributions(self, terms: Sequence[str], unit_id: str) -> list[TermFieldContribution]:
+        """`explain(...).contributions` alone, under the gathered statistics."""
+        return self.explain(terms, unit_id, ()).contributions
 
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
         return self._unit(unit_id).matched_terms(terms, unit_id)

@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from core.distributed.cluster import ClusterError, parse_cluster
-from core.distributed.config import ClusterConfig
-from core.distributed.shards import ShardError, ensure_shards, open_shard, partition, read_manifest, shard_of
 from core.infra.config import load_retrieval_config
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.cluster import ClusterError, parse_cluster
+from core.kb.sharding.config import ClusterConfig
+from core.kb.sharding.shards import ShardError, ensure_shards, open_shard, partition, read_manifest, shard_of
 from core.units import KnowledgeUnit, Relation, Role
 
 
@@ -41,7 +41,7 @@ def test_a_unit_lands_in_the_same_shard_in_every_process() -> None:
     ids = [u.id for u in units(30)]
     here = [shard_of(uid, 4) for uid in ids]
     # Another interpreter has another string-hash salt: the shard must not depend on it.
-    code = f"from core.distributed.shards import shard_of; print([shard_of(i, 4) for i in {ids!r}])"
+    code = f"from core.kb.sharding.shards import shard_of; print([shard_of(i, 4) for i in {ids!r}])"
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert str(here) == there.strip()
     assert len(set(here)) == 4  # 30 ids spread over every shard

@@ -3,10 +3,10 @@ the top k merged, equal to one index over every unit (the arithmetic the shards 
 
 from __future__ import annotations
 
-from core.distributed.global_bm25 import Bm25Stats, GlobalBm25, local_stats
-from core.distributed.sharded import merge_top
-from core.distributed.shards import partition
 from core.infra.config import load_retrieval_config
+from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats
+from core.kb.sharding.sharded import merge_top
+from core.kb.sharding.shards import partition
 from core.retrieval.bm25.index import Bm25Index
 from core.text.tokenizer import tokenize
 from core.units import KnowledgeUnit, Role

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.distributed.config import ClusterConfig
+from core.kb.sharding.config import ClusterConfig
 
 _LOCAL = re.compile(r"local:(\d{1,4})")
 

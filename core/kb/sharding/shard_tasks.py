@@ -12,11 +12,11 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.distributed.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
-from core.distributed.shards import open_shard
 from core.infra.config import RetrievalConfig
 from core.kb.indexes import IndexCache, ViewIndexes
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.shards import open_shard
 from core.retrieval.hdc.encoding import HdcQuery
 from core.retrieval.lanes import top_scores
 from core.retrieval.rules import RuleSet
