@@ -22,6 +22,7 @@ from core.text.tokenizer import tokenize
 from core.text.words import (
     AUXILIARIES,
     BE_TENSED,
+    GROUP_CLASSES,
     HOW_MEASURES,
     LOCATIVE_PREPOSITIONS,
     NAME_JOINERS,
@@ -261,7 +262,13 @@ def typed_spans(tokens: Sequence[Token], text: str, expected: Expected) -> list[
     if kind is AnswerType.PLACE:
         return places(name_spans(tokens, text), tokens, text) + locative_phrases(tokens, text)
     if kind is AnswerType.PERSON:
-        return [_named_phrase(span, tokens, text) for span in agents(name_spans(tokens, text), tokens, text)]
+        named = [_named_phrase(span, tokens, text) for span in agents(name_spans(tokens, text), tokens, text)]
+        # "by the education officer, Tom Harcourt": the name set beside the noun is the agent.
+        return named + [
+            p
+            for p in passive_agents(tokens, text)
+            if not any(p.first <= n.last and n.first <= p.last + 2 for n in named)
+        ]
     if kind is AnswerType.REASON:
         return _reason_spans(tokens, text)
     if kind is AnswerType.DEFINITION:
@@ -297,6 +304,37 @@ def agents(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:
         if not (span.first > 0 and tokens[span.first - 1].word.lower() in PLACE_PREPOSITIONS)
         and not any(d.first <= span.first <= d.last for d in dates)
     ]
+
+
+# Senses of an agent's head noun read: its commonest only ("the end" is a footballer in a rare one).
+_AGENT_SENSES = 1
+
+
+def passive_agents(tokens: Sequence[Token], text: str) -> list[Span]:
+    """Common-noun doers a passive names after "by": "carried out by | the overhead line team",
+    "assigned by | the education officer": the phrase right after "by" that follows a verb, whose
+    head noun is, in its commonest sense, a kind of person or of social group ("by the river",
+    "by the end of May" name none)."""
+    from core.nlp import lexicon_or_none
+
+    lex = lexicon_or_none()
+    if lex is None:
+        return []
+    spans = []
+    for start, end in chunk_spans([(t.word, t.tag) for t in tokens]):
+        if start < 2 or tokens[start - 1].word.lower() != "by":
+            continue
+        # The participle, or its particle ("carried out by").
+        verb = start - 3 if tokens[start - 2].tag in ("ADP", "PART") and start >= 3 else start - 2
+        if tokens[verb].tag != "VERB":
+            continue
+        head = tokens[end - 1]
+        if head.tag != "NOUN":
+            continue
+        classes = lex.classes(head.word.lower(), "NOUN", depth=_LEXICON_DEPTH * 2, senses=_AGENT_SENSES)
+        if classes & (PERSON_CLASSES | GROUP_CLASSES):
+            spans.append(_slice(tokens, text, start, end - 1))
+    return spans
 
 
 def places(names: list[Span], tokens: Sequence[Token], text: str) -> list[Span]:

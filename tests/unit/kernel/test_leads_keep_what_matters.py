@@ -87,6 +87,10 @@ Oars
 
 Sculls and sweep oars both hang in the boathouse. Sweep oars are distinguished from all other oars by their longer shafts.
 
+Slipway
+
+The slipway is swept by the junior squad every Saturday. The dinghies are stored by the end of October.
+
 Power
 
 The boat hoist depends on the winch motor. The winch motor depends on the shore supply.
@@ -213,6 +217,8 @@ def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
         ("club", "Who chooses the coxes for the regatta?", "Rhys Morgan"),
         ("apiary", "Who records hive inspections?", "Olwen Reese"),
         ("club", "Who checks the boat log?", "Dan Okafor"),
+        # A common noun of people or of a group is an agent too; a time after "by" is none.
+        ("club", "Who sweeps the slipway?", "junior squad"),
         # A material is the whole compound, its kind with it.
         ("apiary", "What material is the smoker made of?", "stainless steel"),
         ("club", "What material is the trailer frame made of?", "galvanised steel"),
@@ -225,6 +231,11 @@ def test_passive_agents_and_attribute_adjectives_answer(
     request: pytest.FixtureRequest, kb: str, question: str, expected: str
 ) -> None:
     assert lead(request.getfixturevalue(kb), question) == expected
+
+
+def test_by_a_time_names_no_agent(club: Session) -> None:
+    answer = ask(club, "Who stores the dinghies?")
+    assert answer.status != "grounded", answer.answer
 
 
 def test_a_passive_borrows_the_sentence_before_only_for_its_agent(club: Session) -> None:
