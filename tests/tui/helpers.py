@@ -22,6 +22,18 @@ def record_notifications(app: ExplorerApp) -> list[str]:
     return notes
 
 
+async def until(pilot: Pilot, condition, seconds: float = 20.0) -> None:
+    """Wait until `condition()` holds: for state the app reaches on its own after mounting, which
+    an idle check alone may report before the app has started the work."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {seconds} s: {condition}")
+        await pilot.pause(0.01)
+
+
 async def until_quiet(pilot: Pilot, seconds: float = 20.0) -> None:
     """Wait until every worker has finished, or the only ones left are an engine held at a
     breakpoint (a held engine never finishes on its own)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import make_app
 from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
-from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle
+from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle, until
 from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
@@ -1032,8 +1032,8 @@ async def test_timeline_rows_show_their_whole_reason_on_hover_and_enter(app):
 async def test_the_session_is_warmed_up_for_the_caller_after_mount(session) -> None:
     app = make_app(session)
     async with app.run_test(size=(160, 45)) as pilot:
+        await until(pilot, lambda: session.warmed)
         await app.workers.wait_for_complete()
-        await pilot.pause()
         assert session.warmed == [app.caller]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import make_app
-from helpers import QUESTION, record_notifications, settle
+from helpers import QUESTION, record_notifications, settle, until
 
 from core.kernel.contract import Request
 from mrptui.session_seam import NullSession
@@ -54,7 +54,7 @@ async def test_in_replay_the_box_has_focus_typing_lands_there_and_enter_is_refus
 
     app = make_app(NullSession(), replay=thinkingdb_run(Request(question=QUESTION, caller=CALLER)))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: app.screen.query_one(QueryBox).text == QUESTION)
         box = app.screen.query_one(QueryBox)
         assert box.has_focus and box.text == QUESTION
         before = snapshot(app)

@@ -297,14 +297,14 @@ class BusyProbe(FakeSession):
 
 
 async def test_the_tag_warm_up_waits_while_a_question_runs_but_not_while_it_is_held():
-    from helpers import ask
+    from helpers import ask, until
 
     from mrptui.breakpoints import Breakpoint
 
     session = BusyProbe()
     app = make_app(session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: session.tags_warmed)
         await app.workers.wait_for_complete()
         assert session.tags_warmed == [app.caller] and not session.tags_busy()
         await ask(pilot, leave=False)
