@@ -59,7 +59,22 @@ def detail_lines(detail: AnswerDetail | None) -> list[str]:
     return lines
 
 
-def render_answer(state: ViewState) -> str:
+def fit_citations(text: str, cited: tuple[str, ...], room: int) -> str:
+    """`text` with each "[id]" wider than `room` cut as the citation list cuts it: wrapped, an id
+    broke in the middle ("orion-stack::chunk-001::u" / "nit-003"). The list and `c` keep it whole."""
+    # The brackets and the punctuation that follows a citation ("];") wrap with it.
+    fit = room - 3
+    if fit <= 1 or not cited:
+        return text
+    id_cut = unique_cut(cited, fit)
+    for cid in cited:
+        if len(cid) > fit:
+            text = text.replace(f"[{cid}]", f"[{id_cut.apply(cid)}]")
+    return text
+
+
+def render_answer(state: ViewState, room: int = 0) -> str:
+    """The answer pane's markup; `room` (its width, 0 for none) cuts cited ids that would wrap."""
     answer = state.answer
     if answer is None:
         if state.status in ("idle",):
@@ -68,7 +83,12 @@ def render_answer(state: ViewState) -> str:
             return tone_markup(f"✗ run {escape(state.status)} without an answer", "bad")
         return "[$foreground-muted]⋯ no answer yet[/]"
     symbol, tone = status_symbol(answer.status)
-    lines = [tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone), "", escape(answer.answer)]
+    cited = answer.evidence_ids
+    lines = [
+        tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone),
+        "",
+        escape(fit_citations(answer.answer, cited, room)),
+    ]
     if len(answer.parts) == 1:
         lines += detail_lines(answer.parts[0].detail)
     if len(answer.parts) > 1:
@@ -77,7 +97,7 @@ def render_answer(state: ViewState) -> str:
             lines += [
                 "",
                 f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
-                escape(part.answer),
+                escape(fit_citations(part.answer, cited, room)),
                 *detail_lines(part.detail),
             ]
     for validation in state.validations:
@@ -117,7 +137,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
 
     def show(self, state: ViewState) -> None:
         self.state = state
-        markup = render_answer(state)
+        markup = render_answer(state, self.scrollable_content_region.width)
         if markup != self._markup:
             self._markup = markup
             self.query_one("#answer-text", Static).update(markup)
@@ -129,6 +149,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
     def on_resize(self) -> None:
         if self._cited:
             self._fill_citations()
+        self.show(self.state)
 
     def _fill_citations(self) -> None:
         """One line per cited id: an id wider than the pane is cut to a form no other citation

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,3 +39,18 @@ def test_any_ids_at_any_width_stay_distinct_and_every_cut_one_says_so(ids, width
     shown = {ident: cut.apply(ident) for ident in set(ids)}
     assert len(set(shown.values())) == len(shown)
     assert all(s == i or s.count(ELLIPSIS) == 1 for i, s in shown.items())
+
+
+def test_a_cited_id_wider_than_the_answer_pane_is_cut_not_broken_in_the_middle() -> None:
+    from mrptui.widgets.answer import fit_citations
+
+    cited = ("orion-stack::chunk-001::unit-003", "orion-stack::chunk-002::unit-007", "faq")
+    text = (
+        "Orion uses Helix [orion-stack::chunk-001::unit-003]; it is private [orion-stack::chunk-002::unit-007] [faq]."
+    )
+    shown = fit_citations(text, cited, 28)
+    inside = re.findall(r"\[([^\]]*)\]", shown)
+    assert len(inside) == 3 and inside[2] == "faq"
+    assert all(len(i) <= 25 for i in inside) and "…" in inside[0]
+    assert inside[0] != inside[1]  # the cut keeps the part that tells them apart
+    assert fit_citations(text, cited, 0) == text
