@@ -67,6 +67,24 @@ class FusionSettings(_Model):
     rrf_weights: dict[str, float]
 
 
+class CutSettings(_Model):
+    """The cut-offs a kb plugin applied in this run: its profile's, and the top score the gap is of."""
+
+    min_score: float
+    gap_threshold: float
+    max_results: int
+    top_score: float
+
+
+class HdcSettings(_Model):
+    """The HDC lane's numbers in this run: its floor and pool, field weights and claim window."""
+
+    lane_min_score: float
+    lane_pool: int
+    field_weights: dict[str, float]
+    claim_window: int
+
+
 class CandidateScore(_Model):
     """One unit as a kb plugin scored it, with the exact reason it was kept or cut."""
 
@@ -256,6 +274,10 @@ class RetrievalScored(_Event):
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
     fusion: FusionSettings | None = None  # None in a trace recorded before fusion was explained
+    # None in a trace recorded before the run's cut-offs and HDC numbers were (the explorer then
+    # explains with the session's config and says so).
+    cuts: CutSettings | None = None
+    hdc: HdcSettings | None = None
 
 
 class ProofsFound(_Event):

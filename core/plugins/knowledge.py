@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from core.infra.config import FusionConfig, FusionMethod, Lane, Profile
+from core.infra.config import FusionConfig, FusionMethod, HdcConfig, Lane, Profile
 from core.infra.embeddings import EmbeddingError
 from core.kb.indexes import ViewIndexes
 from core.kernel.contract import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.kernel.events import (
     CandidateScore,
+    CutSettings,
     FusionExplanation,
     FusionSettings,
+    HdcSettings,
     LaneScore,
     ProofNode,
     ProofsFound,
@@ -235,7 +238,18 @@ class ProfileRetriever(KnowledgePlugin):
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
             fusion=fusion,
+            cuts=CutSettings(**dataclasses.asdict(outcome.cutoffs)),
+            hdc=hdc_settings(self._services.retrieval.hdc),
         )
+
+
+def hdc_settings(config: HdcConfig) -> HdcSettings:
+    return HdcSettings(
+        lane_min_score=config.lane_min_score,
+        lane_pool=config.lane_pool,
+        field_weights=dict(config.field_weights),
+        claim_window=config.claim_window,
+    )
 
 
 def fusion_settings(config: FusionConfig, profile: Profile) -> FusionSettings:
