@@ -235,6 +235,7 @@ class ProfileRetriever(KnowledgePlugin):
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
             fusion=fusion,
+            shards=indexes.shard_count,
         )
 
 
@@ -339,6 +340,7 @@ def candidate_score(
         cut_reason=candidate.cut_reason.value if candidate.cut_reason else None,
         kept_with=candidate.kept_with,
         current_turn=candidate.current_turn,
+        shard=indexes.shard_of(candidate.id),
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,

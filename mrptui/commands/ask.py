@@ -164,6 +164,8 @@ def _text(summary: dict) -> str:
     # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran.
     path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"] if a["status"] != "skipped")
     lines.append(f"path: {path}")
+    for note in summary["incomplete"]:  # a shard of the cluster was silent: the answer is not complete
+        lines.append(f"incomplete: {note}")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
     for note in summary["unresolved"]:
