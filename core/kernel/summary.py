@@ -5,7 +5,7 @@ A pure function of the events, so a saved trace summarises exactly as the live r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from core.kernel.events import (
     AnswerReady,
@@ -18,6 +18,7 @@ from core.kernel.events import (
     RetrievalScored,
     RunFinished,
     RunStarted,
+    ShardTiming,
 )
 
 
@@ -101,7 +102,7 @@ def summarise(events: Sequence[object]) -> dict:
         "plans": plans,
         "attempts": [attempt_row(e) for e in events if isinstance(e, AttemptFinished)],
         # Shards that did not answer an attempt: the answer stands without their units.
-        "incomplete": unanswered_shards(events),
+        "incomplete": unanswered_shards((e.plugin, e.shards) for e in events if isinstance(e, AttemptFinished)),
         "evidence": evidence_rows(events, answer) if answer else [],
         "citations": list(answer.evidence_ids) if answer else [],
         "parts": [p.model_dump() for p in answer.parts] if answer else [],
@@ -135,17 +136,16 @@ def attempt_row(event: AttemptFinished) -> dict:
     return row
 
 
-def unanswered_shards(events: Sequence[object]) -> list[str]:
-    """ "shard 3 of 4 did not answer (kb-balanced, kb-fast)": each shard that failed an attempt
-    of the run, with the plugins it failed."""
+def unanswered_shards(attempts: Iterable[tuple[str, Sequence[ShardTiming]]]) -> list[str]:
+    """ "shard 3 of 4 did not answer (kb-balanced, kb-fast)": each shard that failed one of the
+    attempts (plugin, its shards), with the plugins it failed."""
     failed: dict[tuple[int, int], list[str]] = {}
-    for event in events:
-        if isinstance(event, AttemptFinished):
-            for shard in event.shards:
-                if not shard.answered:
-                    plugins = failed.setdefault((shard.shard, shard.of), [])
-                    if event.plugin not in plugins:
-                        plugins.append(event.plugin)
+    for plugin, shards in attempts:
+        for shard in shards:
+            if not shard.answered:
+                plugins = failed.setdefault((shard.shard, shard.of), [])
+                if plugin not in plugins:
+                    plugins.append(plugin)
     return [f"shard {n} of {of} did not answer ({', '.join(plugins)})" for (n, of), plugins in failed.items()]
 
 

@@ -229,7 +229,9 @@ def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_ans
         missing = [t["shard"] for t in kb_attempts[0]["shards"] if not t["answered"]]
         assert missing[0] == silent and 1 <= len(missing) < 4
         assert all([t["shard"] for t in a["shards"] if not t["answered"]] == missing for a in kb_attempts)
-        assert [note.split(" (")[0] for note in summary["incomplete"]] == [f"shard {n} of 4 did not answer" for n in missing]
+        assert [note.split(" (")[0] for note in summary["incomplete"]] == [
+            f"shard {n} of 4 did not answer" for n in missing
+        ]
     finally:
         os.kill(pid, signal.SIGCONT)
         cluster.config = saved
