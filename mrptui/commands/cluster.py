@@ -13,31 +13,6 @@ from core.kb.sharding.config import ClusterConfig, load_cluster_config
 from mrptui.commands import UsageError, cache_folder, config_from_args
 
 
-def add_cluster_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
-    # As with --kb: the explorer's, given before a subcommand, are not reset by the subcommand's.
-    default = None if top_level else argparse.SUPPRESS
-    parser.add_argument(
-        "--cluster",
-        metavar="local:N|ADDRESS",
-        default=default,
-        help="search the KB's shards on a Dask cluster: local:N starts N worker processes for this command",
-    )
-    shards = ClusterConfig.model_fields["shards"]
-    parser.add_argument(
-        "--shards",
-        type=int,
-        metavar="N",
-        default=default,
-        help=f"shards to cut the KB into (default {shards.default})",
-    )
-    parser.add_argument(
-        "--shard-dir",
-        metavar="DIR",
-        default=default,
-        help="where the shards are cut (every worker must read it); default: the index cache's shards/",
-    )
-
-
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
     KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from mrptui.commands import (
     UsageError,
     add_caller_options,
+    add_cluster_options,
     cache_store,
     caller_from_args,
     config_from_args,
@@ -18,7 +19,6 @@ from mrptui.commands import (
     kb_paths,
     memory_root,
 )
-from mrptui.commands.cluster import add_cluster_options, cluster_config, shard_root
 
 THEMES = ("textual-dark", "textual-light")
 # After quit, how long threads still building indexes may take before the process leaves without them.
@@ -124,6 +124,8 @@ def build_app(args: argparse.Namespace):
     paths = kb_paths(args)
     config = config_from_args(args)
     check_configs(config)
+    from mrptui.commands.cluster import cluster_config, shard_root
+
     cluster = cluster_config(args)
     from mrptui.app import ExplorerApp
     from mrptui.cluster_link import ClusterLink

@@ -72,9 +72,7 @@ async def test_the_evidence_names_each_units_shard_and_the_status_line_the_clust
         assert {c.shard for c in scored.candidates} <= {1, 2, 3, 4} and all(c.shard for c in scored.candidates)
         # The table shows each row's shard, as its candidate names it.
         shown = [table.get_row_at(row)[3] for row in range(table.row_count)]
-        assert [str(getattr(cell, "plain", cell)).strip() for cell in shown] == [
-            str(c.shard) for c in table._shown
-        ]
+        assert [str(getattr(cell, "plain", cell)).strip() for cell in shown] == [str(c.shard) for c in table._shown]
         # The kb attempt's detail: each shard's ms on a worker.
         timeline = app.screen.query_one(AttemptsTimeline)
         kb_row = next(r for r in app.state.attempts if r.stage == "kb" and r.status == "success")
