@@ -48,7 +48,9 @@ class ClusterLink:
             shard_set = shard_session(session, cluster, self._shard_root(), self.config.shards)  # type: ignore[arg-type]
         except (ClusterError, ShardUnavailable) as exc:
             message = str(exc).removeprefix(f"cluster {self.spec}: ")
-            raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=message, file=f"--cluster {self.spec}")])
+            raise ConfigError(
+                [Diagnostic(code=Code.FILE_UNREADABLE, message=message, file=f"--cluster {self.spec}")]
+            ) from None
         self.shards = len(shard_set.folders)
 
     @property
