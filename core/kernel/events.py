@@ -105,12 +105,25 @@ class CandidateScore(_Model):
     # Kept past maxResults as a leaf of this ThinkingDB proof (its fact), whose other leaves were kept.
     kept_with: str = ""
     current_turn: bool = False
+    # The shard (1-based, as "shard 3 of 4" names it) that holds the unit when the KB was searched
+    # on a cluster (core/kb/sharding); None in one process and for current-turn units.
+    shard: int | None = None
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
     # Question words HDC matched through a near form of a unit word, and the shared n-grams
     # (core/retrieval/hdc/index.py match_notes); like every event field, no unit text.
     hdc_match: tuple[str, ...] = ()
     fusion: FusionExplanation | None = None  # None in a trace recorded before fusion was explained
+
+
+class ShardTiming(_Model):
+    """One shard's part in a plugin call whose KB was searched on a cluster (core/kb/sharding):
+    the ms its tasks ran on a worker, summed over the call, or that it did not answer."""
+
+    shard: int  # 1-based, as "shard 3 of 4" names it
+    of: int
+    ms: float = 0.0
+    answered: bool = True
 
 
 class ProofNode(_Model):
@@ -278,6 +291,8 @@ class RetrievalScored(_Event):
     # explains with the session's config and says so).
     cuts: CutSettings | None = None
     hdc: HdcSettings | None = None
+    # The shards the view's KB was searched on (0: one process); each candidate names its own.
+    shards: int = 0
 
 
 class ProofsFound(_Event):
@@ -307,6 +322,9 @@ class AttemptFinished(_Event):
     # Time within `ms` spent on work not the plugin's own (a lazy index build), not charged to
     # its pluginTimeoutMs, and what it was; empty when there was none.
     uncharged: str = ""
+    # Per shard, when the call searched a KB on a cluster: its ms on a worker, or that it did not
+    # answer (the call is then an error that names it: "shard 3 of 4 did not answer …").
+    shards: tuple[ShardTiming, ...] = ()
 
 
 class Backtracked(_Event):

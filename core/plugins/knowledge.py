@@ -240,6 +240,7 @@ class ProfileRetriever(KnowledgePlugin):
             fusion=fusion,
             cuts=CutSettings(**dataclasses.asdict(outcome.cutoffs)),
             hdc=hdc_settings(self._services.retrieval.hdc),
+            shards=indexes.shard_count,
         )
 
 
@@ -353,6 +354,7 @@ def candidate_score(
         cut_reason=candidate.cut_reason.value if candidate.cut_reason else None,
         kept_with=candidate.kept_with,
         current_turn=candidate.current_turn,
+        shard=indexes.shard_of(candidate.id),
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,

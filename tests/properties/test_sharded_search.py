@@ -143,14 +143,20 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> N
 
     question = "what uses python"
     sample = str(Path(__file__).resolve().parents[2] / "sample_kb")
-    answers = []
+    answers, on_shards = [], []
     for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
         assert main(["ask", question, "--kb", sample, "--json", *extra]) == 0
         summary = __import__("json").loads(capsys.readouterr().out)
         summary.pop("timings_ms")
         for attempt in summary["attempts"]:
             attempt.pop("ms")
+            on_shards.append(attempt.pop("shards", None))
+        on_shards.extend(row.pop("shard", None) for row in summary["evidence"])
         answers.append(summary)
+    # The sharded run's kb attempts name each shard's ms, its evidence the shard of each unit.
+    called = [s for s in on_shards if isinstance(s, list)]
+    assert called and all([t["shard"] for t in s] == [1, 2, 3] and all(t["answered"] for t in s) for s in called)
+    assert {s for s in on_shards if isinstance(s, int)} <= {1, 2, 3} and any(isinstance(s, int) for s in on_shards)
     shown = answers[1].pop("cluster")  # the cluster, and the ms each shard's tasks ran on workers
     assert shown["cluster"] == cluster.address and shown["workers"] == 2 and shown["shards"] == 3
     assert len(shown["shard_ms"]) == 3 and all(ms > 0 for ms in shown["shard_ms"])
@@ -218,6 +224,14 @@ def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_ans
         kb_attempts = [a for a in summary["attempts"] if a["stage"] == "kb" and a["status"] != "skipped"]
         assert kb_attempts and all(a["status"] == "error" for a in kb_attempts)
         assert all(re.search(r"shard \d of 4 did not answer", a["reason"]) for a in kb_attempts)
+        # The attempts and the summary name the silent shards (the stopped worker's), the first as the reason does.
+        silent = int(re.search(r"shard (\d) of 4", kb_attempts[0]["reason"]).group(1))
+        missing = [t["shard"] for t in kb_attempts[0]["shards"] if not t["answered"]]
+        assert missing[0] == silent and 1 <= len(missing) < 4
+        assert all([t["shard"] for t in a["shards"] if not t["answered"]] == missing for a in kb_attempts)
+        assert [note.split(" (")[0] for note in summary["incomplete"]] == [
+            f"shard {n} of 4 did not answer" for n in missing
+        ]
     finally:
         os.kill(pid, signal.SIGCONT)
         cluster.config = saved

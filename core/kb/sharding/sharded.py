@@ -21,6 +21,7 @@ from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.cluster import Cluster
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.shards import shard_of
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
@@ -184,6 +185,12 @@ class ShardedViewIndexes(ViewIndexes):
     def __init__(self, shards: ShardSet, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._shards = shards
+        self.shard_count = len(shards.folders)
+        self._extra_ids = frozenset(unit.id for unit in self.view.extra)
+
+    def shard_of(self, unit_id: str) -> int | None:
+        """The shard (1-based) that holds the unit; None for a current-turn unit (scored here)."""
+        return None if unit_id in self._extra_ids else shard_of(unit_id, self.shard_count) + 1
 
     def _build_bm25(self):  # type: ignore[override]
         extra = Bm25Index.build(self.view.extra, self._config.bm25) if self.view.extra else None
