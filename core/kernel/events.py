@@ -4,8 +4,6 @@ Events carry unit ids and scores, never unit text: text is looked up in the call
 view, so a trace cannot leak what the caller may not see.
 """
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Iterable
@@ -136,7 +134,7 @@ class ProofNode(_Model):
     rule: str | None = None
     weight: float | None = None
     units: tuple[str, ...] = ()
-    premises: tuple[ProofNode, ...] = ()
+    premises: tuple["ProofNode", ...] = ()
 
 
 class RuleStat(_Model):

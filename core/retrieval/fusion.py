@@ -3,8 +3,6 @@
 Every candidate keeps the exact reason it was cut, so a person can ask why a unit was dropped.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
