@@ -57,6 +57,7 @@ class Cluster:
         self._timings: dict[int, float] = {}
         self._timings_lock = threading.Lock()
         self._workers: tuple[float, list[str]] = (0.0, [])
+        self._shared: dict[int, tuple[Any, Any]] = {}  # id(value) → the value, its future
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -108,6 +109,17 @@ class Cluster:
         import os
 
         return self._client.run(os.getpid)
+
+    def shared(self, value: Any) -> Any:
+        """`value` (a config, the rules) put on every worker once; a task given what this returns
+        receives the value itself, so a question's tasks do not each carry it again. The
+        scheduler copies it to a worker that joins later."""
+        with self._timings_lock:
+            found = self._shared.get(id(value))
+            if found is None or found[0] is not value:
+                future = self._client.scatter(value, broadcast=True, hash=False)
+                found = self._shared[id(value)] = (value, future)
+        return found[1]
 
     def each_shard(
         self, task: Callable[..., Any], shards: Sequence[str], *args: Any, timeout_ms: int | None = None
