@@ -38,7 +38,8 @@ QUESTIONS = 30
 def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
     rows: list[dict] = []
     # Shard timeouts far above any question's time: a benchmark measures, it does not fail fast.
-    with Cluster(f"local:{WORKERS}", ClusterConfig(shard_timeout_ms=120_000)) as started:
+    # Building a shard's index store at 1M (500k units a worker) takes minutes on a loaded machine.
+    with Cluster(f"local:{WORKERS}", ClusterConfig(shard_timeout_ms=120_000, connect_timeout_s=600)) as started:
         cluster = _Counted(started)
         for n in sizes:
             synthetic = SyntheticKb(n, query_count=repeats(QUESTIONS, 2))

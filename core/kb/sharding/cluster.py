@@ -113,13 +113,21 @@ class Cluster:
     def shared(self, value: Any) -> Any:
         """`value` (a config, the rules) put on every worker once; a task given what this returns
         receives the value itself, so a question's tasks do not each carry it again. The
-        scheduler copies it to a worker that joins later."""
+        scheduler copies it to a worker that joins later. While a worker does not answer, the
+        value itself is returned (each task carries it, as the scheduler reroutes them)."""
         with self._timings_lock:
             found = self._shared.get(id(value))
-            if found is None or found[0] is not value:
-                future = self._client.scatter(value, broadcast=True, hash=False)
-                found = self._shared[id(value)] = (value, future)
-        return found[1]
+        if found is not None and found[0] is value:
+            return found[1]
+        try:
+            future = self._client.scatter(
+                value, broadcast=True, hash=False, timeout=self.config.shard_timeout_ms / 1000
+            )
+        except (OSError, TimeoutError, RuntimeError):
+            return value
+        with self._timings_lock:
+            self._shared[id(value)] = (value, future)
+        return future
 
     def each_shard(
         self, task: Callable[..., Any], shards: Sequence[str], *args: Any, timeout_ms: int | None = None
