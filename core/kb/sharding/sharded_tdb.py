@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Container, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.fact_source import FactReply, FactRow, FactSource
@@ -29,7 +29,15 @@ _QUESTIONS_KEPT = 8
 
 if TYPE_CHECKING:
     from core.kb.knowledge_base import KBView
-    from core.kb.sharding.sharded import ShardSet
+    from core.kb.sharding.cluster import Cluster
+
+
+class Shards(Protocol):
+    """What this needs of `sharded.ShardSet` (which builds it: no import back)."""
+
+    cluster: Cluster
+
+    def each(self, task: Callable[..., Any], view: KBView, *args: Any) -> list[Any]: ...
 
 
 def rule_constants(ruleset: RuleSet) -> list[str]:
@@ -46,7 +54,7 @@ def local_source(units: Sequence[Any], ruleset: RuleSet) -> FactSource:
 class ShardedThinkingDB:
     """`ThinkingDB.query` over the shards; a question's facts are fetched, then closed here."""
 
-    def __init__(self, shards: ShardSet, view: KBView, ruleset: RuleSet, local: FactSource | None):
+    def __init__(self, shards: Shards, view: KBView, ruleset: RuleSet, local: FactSource | None):
         self._shards = shards
         self._view = view
         self._ruleset = ruleset
