@@ -64,6 +64,7 @@ class Cluster:
         self._timings: dict[int, float] = {}
         self._timings_lock = threading.Lock()
         self._workers: tuple[float, list[str]] = (0.0, [])
+        self._shared: dict[int, tuple[Any, Any]] = {}  # id(value) → the value, its future
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -115,6 +116,25 @@ class Cluster:
         import os
 
         return self._client.run(os.getpid)
+
+    def shared(self, value: Any) -> Any:
+        """`value` (a config, the rules) put on every worker once; a task given what this returns
+        receives the value itself, so a question's tasks do not each carry it again. The
+        scheduler copies it to a worker that joins later. While a worker does not answer, the
+        value itself is returned (each task carries it, as the scheduler reroutes them)."""
+        with self._timings_lock:
+            found = self._shared.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        try:
+            future = self._client.scatter(
+                value, broadcast=True, hash=False, timeout=self.config.shard_timeout_ms / 1000
+            )
+        except (OSError, TimeoutError, RuntimeError):
+            return value
+        with self._timings_lock:
+            self._shared[id(value)] = (value, future)
+        return future
 
     def each_shard(
         self, task: Callable[..., Any], shards: Sequence[str], *args: Any, timeout_ms: int | None = None

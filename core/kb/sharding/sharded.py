@@ -3,7 +3,8 @@
 The coordinator keeps the KB view (the caller's permitted units, their text for answers) and
 asks the shards only for what scales with the KB: statistics and top-k lists. What it explains
 (a few dozen candidates a question) it computes itself from the unit and the gathered
-statistics, with the same arithmetic the shard used. ThinkingDB and dense lanes still run here.
+statistics, with the same arithmetic the shard used. ThinkingDB fetches a question's facts from the
+shards and closes them here (sharded_tdb.py); the dense lane runs here.
 A view the shards cannot reproduce (one with excluded units, a KB changed since the shards were
 cut, learned HDC token vectors) is indexed in this process as before: correct, only not spread.
 """
@@ -48,9 +49,8 @@ class ShardSet:
     retrieval: RetrievalConfig
 
     def each(self, task, view: KBView, *args: Any) -> list[Any]:
-        return self.cluster.each_shard(
-            task, self.folders, self.retrieval, view.caller, self.cluster.config.open_shards, *args
-        )
+        config = self.cluster.shared(self.retrieval)
+        return self.cluster.each_shard(task, self.folders, config, view.caller, self.cluster.config.open_shards, *args)
 
     def serves(self, view: KBView) -> bool:
         """Whether every shard's view for this caller is this view's KB part: a caller's view of
@@ -180,7 +180,7 @@ class ShardedHdc:
 
 
 class ShardedViewIndexes(ViewIndexes):
-    """A view's indexes with BM25 and HDC on the shards (ThinkingDB, dense: here)."""
+    """A view's indexes with BM25, HDC and ThinkingDB's facts on the shards (dense: here)."""
 
     def __init__(self, shards: ShardSet, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -201,6 +201,15 @@ class ShardedViewIndexes(ViewIndexes):
             return super()._build_hdc()
         extra = HdcIndex.build(self.view.extra, self._config.hdc, self._vectors) if self.view.extra else None
         return ShardedHdc(self.view, self._shards, self._vectors, extra)
+
+    def _build_tdb(self):  # type: ignore[override]
+        from core.kb.sharding.sharded_tdb import ShardedThinkingDB, local_source
+
+        stating = [unit for unit in self.view.extra if unit.relation is not None]
+        if self._base is not None and not stating:
+            return self._base.tdb.for_members(self.view)
+        local = local_source(stating, self._rules) if stating else None
+        return ShardedThinkingDB(self._shards, self.view, self._rules, local)
 
 
 class ShardedIndexCache(IndexCache):
