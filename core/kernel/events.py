@@ -87,6 +87,8 @@ class CandidateScore(_Model):
     # Kept past maxResults as a leaf of this ThinkingDB proof (its fact), whose other leaves were kept.
     kept_with: str = ""
     current_turn: bool = False
+    # The conversation-position prior added to `score` (core/memory/position.py); 0 outside one.
+    position: float = 0.0
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
     # Question words HDC matched through a near form of a unit word, and the shared n-grams

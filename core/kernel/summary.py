@@ -80,6 +80,8 @@ def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
             }
             if c.current_turn:
                 row["current_turn"] = True
+            if c.position:  # the conversation-position prior in `score` (core/memory/position.py)
+                row["position"] = c.position
             if c.fusion is not None:  # how `fused` was summed, lane by lane (docs/scoring.md, Fusion)
                 row["fusion"] = c.fusion.model_dump()
             if c.id in best:
