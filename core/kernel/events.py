@@ -258,6 +258,10 @@ class RetrievalScored(_Event):
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
     fusion: FusionSettings | None = None  # None in a trace recorded before fusion was explained
+    # In a conversation: the memory record whose cited units placed the candidates, and the
+    # priors it gave (core/memory/position.py); empty outside one.
+    position_anchor: str = ""
+    position: str = ""
 
 
 class ProofsFound(_Event):

@@ -146,8 +146,9 @@ class ProfileRetriever(KnowledgePlugin):
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
         if dense_problem:
             reason = f"dense lane unsupported ({dense_problem}), ranked without it; {reason}"
-        if pooled.anchor is not None:
-            reason = f"{reason}; {explained(pooled.anchor, pooled.places)}"
+        position = explained(pooled.anchor, pooled.places) if pooled.anchor is not None else ""
+        if position:
+            reason = f"{reason}; {position}"
         outcome = RetrievalOutcome(
             plugin=self.id,
             act=intent.act,
@@ -160,7 +161,10 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=escalated,
             lane_details={"tdb": tdb} if tdb is not None else {},
         )
-        trace = [self._scored_event(ctx, outcome, indexes, query, hdc_query)]
+        scored = self._scored_event(ctx, outcome, indexes, query, hdc_query)
+        if position and pooled.anchor is not None:
+            scored = scored.model_copy(update={"position_anchor": pooled.anchor.record, "position": position})
+        trace: list[RetrievalScored | ProofsFound] = [scored]
         if tdb is not None:
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT

@@ -82,8 +82,12 @@ def test_the_same_question_ranks_the_sail_near_the_last_turns_evidence_first(har
     assert raised and all(abs(c.score - c.fused - c.position) < 1e-9 for c in raised if c.fusion is not None)
     reason = next(e.reason for e in events if getattr(e, "plugin", "") == scored.plugin and hasattr(e, "reason"))
     assert "conversation position (learned priors, turn 1's evidence)" in reason
-    rows = summarise(events)["evidence"]
-    assert any("position" in row for row in rows) or not any(c.kept and c.position for c in raised)
+    summary = summarise(events)
+    assert any("position" in row for row in summary["evidence"]) or not any(c.kept and c.position for c in raised)
+    # --json's memory rows name the record whose evidence placed the candidates, and how.
+    (anchor,) = [row for row in summary["memory"] if "position" in row]
+    assert anchor["turn"] == 1 and "same (cited by turn 1's answer)" in anchor["position"]
+    assert scored.position_anchor and scored.position in anchor["position"]
 
 
 def test_alone_a_question_has_no_position(harbour):
