@@ -101,6 +101,15 @@ def fit(data: list[Instance]) -> np.ndarray:
     return w
 
 
+def priors(w: np.ndarray) -> dict[str, float]:
+    """Each bucket's weight in fused-score units. A softmax over one turn's candidates is unchanged
+    by a constant added to every bucket, so only the buckets' differences are learned: the lowest
+    is set to 0, so a prior only ever raises a unit, never takes one below a cut-off that retrieval
+    alone passed. A score weight ≤ 0 (the score told nothing) gives no priors."""
+    lowest = float(w[1:].min())
+    return {b: round((float(w[1 + k]) - lowest) / w[0], 4) if w[0] > 0 else 0.0 for k, b in enumerate(BUCKETS)}
+
+
 def top1(w: np.ndarray, data: list[Instance]) -> float:
     return sum(bool(y[int(np.argmax(x @ w))]) for _, x, y in data) / max(1, len(data))
 
@@ -124,11 +133,7 @@ def main(argv=None) -> int:
     learn = [i for i in data if i[0] in train]
     test = [i for i in data if i[0] not in train] or learn
     w = fit(learn)
-    # A softmax over one turn's candidates is unchanged by a constant added to every bucket, so only
-    # the buckets' differences are learned: the lowest is set to 0, so a prior only ever raises a
-    # unit, never takes one below a cut-off that retrieval alone passed.
-    lowest = float(w[1:].min())
-    priors = {b: round((float(w[1 + k]) - lowest) / w[0], 4) if w[0] > 0 else 0.0 for k, b in enumerate(BUCKETS)}
+    learned = priors(w)
     alone = np.eye(len(FEATURES))[0]
     report = {
         "instances": len(learn),
@@ -139,10 +144,10 @@ def main(argv=None) -> int:
             "top1_with_priors": round(top1(w, test), 4),
         },
     }
-    print(json.dumps({"logit": dict(zip(FEATURES, map(float, w))), "priors": priors, **report}, indent=1))
+    print(json.dumps({"logit": dict(zip(FEATURES, map(float, w))), "priors": learned, **report}, indent=1))
     if args.write:
         learned_by = f"python -m scripts.learn_position --data ../shared/qa/coqa-dev --train {args.train} --write"
-        payload = {"weights": priors, "learned_by": learned_by, **report}
+        payload = {"weights": learned, "learned_by": learned_by, **report}
         WEIGHTS.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     return 0
 
