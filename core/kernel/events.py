@@ -106,6 +106,8 @@ class CandidateScore(_Model):
     # The shard (1-based, as "shard 3 of 4" names it) that holds the unit when the KB was searched
     # on a cluster (core/kb/sharding); None in one process and for current-turn units.
     shard: int | None = None
+    # The conversation-position prior added to `score` (core/memory/position.py); 0 outside one.
+    position: float = 0.0
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
     # Question words HDC matched through a near form of a unit word, and the shared n-grams
@@ -291,6 +293,10 @@ class RetrievalScored(_Event):
     hdc: HdcSettings | None = None
     # The shards the view's KB was searched on (0: one process); each candidate names its own.
     shards: int = 0
+    # In a conversation: the memory record whose cited units placed the candidates, and the
+    # priors it gave (core/memory/position.py); empty outside one.
+    position_anchor: str = ""
+    position: str = ""
 
 
 class ProofsFound(_Event):

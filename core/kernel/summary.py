@@ -83,6 +83,8 @@ def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
                 row["current_turn"] = True
             if c.shard is not None:  # searched on a cluster: the shard that holds it
                 row["shard"] = c.shard
+            if c.position:  # the conversation-position prior in `score` (core/memory/position.py)
+                row["position"] = c.position
             if c.fusion is not None:  # how `fused` was summed, lane by lane (docs/scoring.md, Fusion)
                 row["fusion"] = c.fusion.model_dump()
             if c.id in best:
@@ -150,9 +152,11 @@ def unanswered_shards(attempts: Iterable[tuple[str, Sequence[ShardTiming]]]) -> 
 
 
 def memory_rows(events: Sequence[object]) -> list[dict]:
-    """The memory records the run's follow-up resolution used, with seed 001's score parts."""
+    """The memory records the run used, with seed 001's score parts: those its follow-up resolution
+    used, and the one whose cited units placed the candidates (`position`: core/memory/position.py)."""
     started = next((e for e in events if isinstance(e, RunStarted)), None)
     used = {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
+    placed = position_notes(events)
     return [
         {
             "id": m.id,
@@ -164,7 +168,19 @@ def memory_rows(events: Sequence[object]) -> list[dict]:
             "recency": round(m.recency, 4),
             "quality": round(m.quality, 4),
             "score": round(m.score, 4),
+            **({"position": placed[m.id]} if m.id in placed else {}),
         }
         for m in (started.memory if started else ())
-        if m.id in used
+        if m.id in used or m.id in placed
     ]
+
+
+def position_notes(events: Sequence[object]) -> dict[str, str]:
+    """Memory record id → the position priors its cited units gave the run's candidates."""
+    notes: dict[str, list[str]] = {}
+    for e in events:
+        if isinstance(e, RetrievalScored) and e.position_anchor:
+            said = notes.setdefault(e.position_anchor, [])
+            if f"{e.plugin}: {e.position}" not in said:
+                said.append(f"{e.plugin}: {e.position}")
+    return {record: "\n".join(said) for record, said in notes.items()}

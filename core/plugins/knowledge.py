@@ -24,6 +24,7 @@ from core.kernel.events import (
     TermContribution,
 )
 from core.kernel.services import Services
+from core.memory.position import Anchor, Placed, anchor_of, explained, neighbours, placed, weights
 from core.question.intent_cues import focus_coverage, unit_text
 from core.retrieval.fusion import (
     Candidate,
@@ -119,7 +120,7 @@ class ProfileRetriever(KnowledgePlugin):
             lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
         together = _best_proof_leaves(tdb)
-        pooled = _Pooled()
+        pooled = _Pooled(anchor_of(ctx.request.memory, ctx.view))
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         escalated = False
         hdc_query = None
@@ -148,6 +149,9 @@ class ProfileRetriever(KnowledgePlugin):
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
         if dense_problem:
             reason = f"dense lane unsupported ({dense_problem}), ranked without it; {reason}"
+        position = explained(pooled.anchor, pooled.places) if pooled.anchor is not None else ""
+        if position:
+            reason = f"{reason}; {position}"
         outcome = RetrievalOutcome(
             plugin=self.id,
             act=intent.act,
@@ -160,7 +164,10 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=escalated,
             lane_details={"tdb": tdb} if tdb is not None else {},
         )
-        trace = [self._scored_event(ctx, outcome, indexes, query, hdc_query)]
+        scored = self._scored_event(ctx, outcome, indexes, query, hdc_query)
+        if position and pooled.anchor is not None:
+            scored = scored.model_copy(update={"position_anchor": pooled.anchor.record, "position": position})
+        trace: list[RetrievalScored | ProofsFound] = [scored]
         if tdb is not None:
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
@@ -213,6 +220,7 @@ class ProfileRetriever(KnowledgePlugin):
             profile=self.profile,
             current_turn=pooled.current,
             together=together,
+            prior={uid: place.prior for uid, place in pooled.places.items()},
         )
 
     def _scored_event(
@@ -284,17 +292,24 @@ def fusion_explanation(candidate: Candidate, fusion: FusionSettings) -> FusionEx
 
 class _Pooled:
     """The role of every unit a lane pooled, read from the view's columns without restoring the
-    units, and which are current-turn units: a fusion after escalation reads only the new ones."""
+    units, which are current-turn units, and, in a conversation, where each stands against the
+    last turn's evidence (`anchor`): a fusion after escalation reads only the new ones."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchor: Anchor | None = None) -> None:
         self.roles: dict[str, Role | None] = {}
         self.current: frozenset[str] = frozenset()
+        self.anchor = anchor
+        self.places: dict[str, Placed] = {}
 
     def add(self, ctx: RunContext, lanes: Mapping[Lane, Mapping[str, float]]) -> None:
         new = [uid for scores in lanes.values() for uid in scores if uid not in self.roles]
+        if self.anchor is not None and not self.roles:
+            new += [uid for uid in neighbours(self.anchor, ctx.view, weights()) if uid not in new]
         roles, current = ctx.view.roles_of(new)
         self.roles.update(roles)
         self.current |= current
+        if self.anchor is not None and new:
+            self.places.update(placed(self.anchor, new, ctx.view, weights()))
 
 
 class Query:
@@ -355,6 +370,7 @@ def candidate_score(
         kept_with=candidate.kept_with,
         current_turn=candidate.current_turn,
         shard=indexes.shard_of(candidate.id),
+        position=candidate.position,
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,
