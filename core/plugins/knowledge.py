@@ -226,7 +226,9 @@ class ProfileRetriever(KnowledgePlugin):
             ctx.cancel.raise_if_cancelled()
             explain = position < limits.explained_candidates
             contributions = terms.get(candidate.id, ())
-            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, contributions, fusion))
+            rows.append(
+                candidate_score(candidate, indexes, query, hdc_query if explain else None, contributions, fusion)
+            )
         return RetrievalScored(
             plugin=self.id,
             act=outcome.act.value,
