@@ -135,7 +135,9 @@ class Bm25Parts:
                 )
         return contributions
 
-    def contributions_of(self, query_tokens: Sequence[str], unit_ids: Sequence[str]) -> list[list[TermFieldContribution]]:
+    def contributions_of(
+        self, query_tokens: Sequence[str], unit_ids: Sequence[str]
+    ) -> list[list[TermFieldContribution]]:
         """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
         return [self.contributions(query_tokens, unit_id) for unit_id in unit_ids]
 
