@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from core.infra.config import FusionConfig, FusionMethod, HdcConfig, Lane, Profile
@@ -26,6 +26,7 @@ from core.kernel.events import (
 from core.kernel.services import Services
 from core.memory.position import Anchor, Placed, anchor_of, explained, neighbours, placed, weights
 from core.question.intent_cues import focus_coverage, unit_text
+from core.retrieval.bm25.explain import TermFieldContribution
 from core.retrieval.fusion import (
     Candidate,
     RetrievalOutcome,
@@ -229,11 +230,16 @@ class ProfileRetriever(KnowledgePlugin):
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
         fusion = fusion_settings(self._services.retrieval.fusion, self.profile)
+        explained = [c.id for c in shown[: limits.explained_candidates] if c.bm25_raw]
+        terms = dict(zip(explained, indexes.bm25.contributions_of(query.terms, explained), strict=True))
         rows = []
         for position, candidate in enumerate(shown):
             ctx.cancel.raise_if_cancelled()
             explain = position < limits.explained_candidates
-            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain, fusion))
+            contributions = terms.get(candidate.id, ())
+            rows.append(
+                candidate_score(candidate, indexes, query, hdc_query if explain else None, contributions, fusion)
+            )
         return RetrievalScored(
             plugin=self.id,
             act=outcome.act.value,
@@ -332,25 +338,30 @@ class Query:
 
 
 def candidate_score(
-    candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool, fusion: FusionSettings
+    candidate: Candidate,
+    indexes: ViewIndexes,
+    query: Query,
+    hdc_query,
+    contributions: Iterable[TermFieldContribution],
+    fusion: FusionSettings,
 ) -> CandidateScore:
-    terms: tuple[TermContribution, ...] = ()
-    if explain and candidate.bm25_raw:
-        terms = tuple(
-            TermContribution(
-                term=c.term,
-                field=c.field,
-                tf=c.tf,
-                idf=c.idf,
-                field_weight=c.field_weight,
-                contribution=c.contribution,
-                via=query.expansion.via(c.term),
-            )
-            for c in indexes.bm25.contributions(query.terms, candidate.id)
+    """One trace row; `hdc_query` (HDC field similarities and notes) and `contributions` (its BM25
+    terms) are given for an explained candidate only."""
+    terms = tuple(
+        TermContribution(
+            term=c.term,
+            field=c.field,
+            tf=c.tf,
+            idf=c.idf,
+            field_weight=c.field_weight,
+            contribution=c.contribution,
+            via=query.expansion.via(c.term),
         )
+        for c in contributions
+    )
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
     # The unit is read (restored, from a stored KB) only for the HDC notes of an explained candidate.
-    unit = indexes.view.get(candidate.id) if hdc_query is not None and explain else None
+    unit = indexes.view.get(candidate.id) if hdc_query is not None else None
     hdc_match = match_notes(indexes.hdc, hdc_query, unit) if unit is not None else ()
     return CandidateScore(
         id=candidate.id,

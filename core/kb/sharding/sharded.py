@@ -131,6 +131,10 @@ class ShardedBm25:
         """`explain(...).contributions` alone, under the gathered statistics."""
         return self.explain(terms, unit_id, ()).contributions
 
+    def contributions_of(self, terms: Sequence[str], unit_ids: Sequence[str]) -> list[list[TermFieldContribution]]:
+        """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
+        return [self.contributions(terms, unit_id) for unit_id in unit_ids]
+
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
         return self._unit(unit_id).matched_terms(terms, unit_id)
 
