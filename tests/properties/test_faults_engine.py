@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from test_hardening_engine import FAMILIES, GOOD, STAGES, engine_with, run_to_end
 
 from core.infra.cancel import CallBudget, Cancelled, CancelToken, current
 from core.infra.config import ConfigError, EngineConfig, PlannerOrder, TraceLimits
@@ -40,28 +39,13 @@ from core.kernel.session import Session
 from core.plugins.llm import LlmSeedDetector
 from core.question.intent_cues import detect_act, question_cues
 from core.units import Act
+from tests.support.engine_config import cli_process as _cli
+from tests.support.engine_config import edited_config as _config
 from tests.support.interrupts import sigint_default
+from tests.support.scripted_engine import FAMILIES, GOOD, STAGES, engine_with, run_to_end
 from tests.support.time_limits import HANG_SECONDS, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _config(
-    tmp_path: Path, config_path: Path, edit: dict[str, object] | None = None, name: str = "engine.json"
-) -> Path:
-    """A copy of the shipped config folder with `edit` merged into one file (dotted keys go deep)."""
-    config = tmp_path / "config"
-    if not config.exists():
-        shutil.copytree(config_path, config)
-    data = json.loads((config / name).read_text())
-    for dotted, value in (edit or {}).items():
-        *parents, last = dotted.split(".")
-        node = data
-        for key in parents:
-            node = node[key]
-        node[last] = value
-    (config / name).write_text(json.dumps(data, indent=2))
-    return config
 
 
 def _with_plugin_module(
@@ -128,16 +112,6 @@ def test_unknown_and_misplaced_ids_in_a_planner_order_are_reported(tmp_path, con
         Request(question="q"), question_cues("q"), session.registry, 0
     )
     assert "kb-fast" not in plan.stages["gs"]
-
-
-def _cli(*args: str, cwd: Path = ROOT, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    import os
-
-    env = {**os.environ, **(env_extra or {})}
-    env.pop("MRPTUI_DEBUG", None)
-    return subprocess.run(
-        [sys.executable, "-m", "mrptui.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=60, env=env
-    )
 
 
 def test_check_reports_a_failing_factory_and_an_unknown_planner_id(tmp_path, config_path) -> None:

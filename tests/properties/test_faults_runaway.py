@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_hardening_engine import GOOD, engine_with, run_to_end
 
 from core.infra.cancel import current
 from core.infra.config import Budgets
 from core.kernel.contract import KbResult, Request, Status
 from core.kernel.events import AttemptFinished
 from core.kernel.session import Session
+from tests.support.scripted_engine import GOOD, engine_with, run_to_end
 
 GOOD_EVIDENCE = GOOD["kb"]().outcome
 

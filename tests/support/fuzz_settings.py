@@ -18,10 +18,11 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
 SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
 
 
-def bounded(examples: int) -> settings:
-    """`examples` under `make test`, `examples * FUZZ_SCALE` fresh ones under `make fuzz`."""
+def bounded(examples: int, hunt: int | None = None) -> settings:
+    """`examples` under `make test`, `(hunt or examples) * FUZZ_SCALE` fresh ones under `make fuzz`:
+    a property too slow for every run keeps its long hunt (as the hardening suites' `fuzz` does)."""
     return settings(
-        max_examples=examples * SCALE,
+        max_examples=examples if SCALE == 1 else (hunt or examples) * SCALE,
         deadline=None,
         derandomize=PROFILE != "fuzz",
         database=None,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import textual._wait
 from textual.widgets import Input, TextArea
 
 # NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
@@ -29,6 +30,15 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.delenv("MRPTUI_EDITOR", raising=False)
     monkeypatch.delenv("TMUX", raising=False)  # the copy notification adds a hint inside tmux
+
+
+@pytest.fixture(autouse=True)
+def _finer_idle_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot waits for the app to go idle after every key (textual._wait.wait_for_idle): it sleeps in
+    steps of 20 ms until one step used under 1 ms of CPU, so every key cost at least 40 ms. Steps of
+    5 ms with the same ratio of CPU to wall time detect the same idleness four times sooner."""
+    monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", textual._wait.SLEEP_GRANULARITY / 4)
+    monkeypatch.setattr(textual._wait, "SLEEP_IDLE", textual._wait.SLEEP_IDLE / 4)
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:

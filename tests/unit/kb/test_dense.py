@@ -192,9 +192,8 @@ def test_without_an_endpoint_the_lane_is_unsupported(shop: Path) -> None:
 def test_eval_beir_reports_the_dense_lane_and_fuses_it(
     tmp_path: Path, server: EmbeddingServer, capsys, monkeypatch
 ) -> None:
-    from test_ireval import write_beir
-
     from mrptui.cli import main
+    from tests.support.beir_files import write_beir
 
     docs = [
         ("d1", "Laptop care", "Keep the laptop battery cool."),

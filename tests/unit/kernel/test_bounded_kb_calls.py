@@ -8,11 +8,11 @@ import threading
 import time
 from pathlib import Path
 
-from test_faults_engine import _cli, _config
-
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import Descriptor, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.units import Act, Intent
+from tests.support.engine_config import cli_process as _cli
+from tests.support.engine_config import edited_config as _config
 
 INTENT = Intent(act=Act.DEFINE, target="what is a bilge pump?", output="text")
 

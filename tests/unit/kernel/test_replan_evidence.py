@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_hardening_engine import FAMILIES, GOOD, Evidence, ScriptedGs, run_to_end
-
 from core.infra.config import EngineConfig, PlannerOrder
 from core.kernel.contract import (
     Descriptor,
@@ -22,6 +20,7 @@ from core.kernel.engine import Engine
 from core.kernel.events import AnswerReady, AttemptFinished, PlanBuilt
 from core.kernel.planners import default_planners
 from core.kernel.session import Session
+from tests.support.scripted_engine import FAMILIES, GOOD, Evidence, ScriptedGs, run_to_end
 
 OFF_TOPIC = ("notes::chunk-000::unit-009",)
 
