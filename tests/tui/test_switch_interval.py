@@ -67,3 +67,28 @@ async def test_a_held_run_keeps_it_short_and_its_end_restores_it(app, default_in
         await settle(pilot)
         assert app.current.done
         assert sys.getswitchinterval() == default_interval
+
+
+async def test_events_arriving_right_after_a_render_are_applied_in_order_and_drawn_soon_after(app):
+    from helpers import until
+    from textual.widgets import Static
+
+    from mrptui.messages import EventsArrived
+
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        recorded = list(app.current.events)
+        app.control.breakpoints.add(Breakpoint("plugin", "kb-thinkingdb"))
+        await pilot.press("r")
+        await settle(pilot)
+        run = app.current
+        held_at = len(run.events)
+        app.runner.refresh_view()  # a render just now: the next ones wait for the gap
+        app.runner.arrived(EventsArrived(run.run_id, tuple(recorded[:3])))
+        app.runner.arrived(EventsArrived(run.run_id, tuple(recorded[3:5])))
+        assert run.events[held_at:] == recorded[:5] and app.cursor == held_at + 5  # applied at once, in order
+        status = app.screen.query_one("#status", Static)
+        total = f"event {held_at + 5} of {held_at + 5}"
+        await until(pilot, lambda: total in str(status.render()), seconds=5)
+        app.control.cancel()
+        await settle(pilot)
