@@ -4,6 +4,7 @@ screen. The app routes the engine worker's messages (`EventsArrived`, `RunHeld`,
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from functools import partial
@@ -20,9 +21,15 @@ from mrptui.options import ExplorerOptions
 from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
+from mrptui.switch_interval import while_pulling
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
+
+# While events arrive, the view is rendered at most this often (seconds; 20 frames a second): a
+# render per message refilled every pane up to 12 times in a question, and a key pressed meanwhile
+# waited behind each (issue 41). A hold, the end and every user step still render at once.
+LIVE_RENDER_GAP_S = 0.05
 
 
 class RunDriver:
@@ -47,6 +54,7 @@ class RunDriver:
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
         self._render_queued = False
+        self._rendered_at = 0.0  # time.monotonic() of the last render: real time, not options.clock
 
     def notify(self, message: str, *, severity: str = "information") -> None:
         """RunControl's host says things through the app's notifications."""
@@ -107,15 +115,16 @@ class RunDriver:
 
         def work() -> None:
             try:
-                pump(
-                    run,
-                    live,
-                    lambda rid, events: app.post_message(EventsArrived(rid, events)),
-                    lambda rid, where: app.post_message(RunHeld(rid, where)),
-                    batch_size=options.batch_size,
-                    batch_seconds=options.batch_seconds,
-                    clock=options.clock,
-                )
+                with while_pulling():  # the UI thread gets the GIL back within 1 ms, not 5
+                    pump(
+                        run,
+                        live,
+                        lambda rid, events: app.post_message(EventsArrived(rid, events)),
+                        lambda rid, where: app.post_message(RunHeld(rid, where)),
+                        batch_size=options.batch_size,
+                        batch_seconds=options.batch_seconds,
+                        clock=options.clock,
+                    )
             except KeyboardInterrupt:
                 # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
                 pass
@@ -136,10 +145,15 @@ class RunDriver:
     def arrived(self, message: EventsArrived) -> None:
         """Events arrive in bursts of messages: each is applied at once (cheap), the view is
         rendered once after the messages queued meanwhile, keys among them included (a render
-        per message kept a key waiting behind several; issue 25, keypress while a question runs)."""
+        per message kept a key waiting behind several; issue 25, keypress while a question runs),
+        and no sooner than `LIVE_RENDER_GAP_S` after the last render."""
         if self.control.arrived(message.run_id, message.events) and not self._render_queued:
             self._render_queued = True
-            self.app.call_later(self._render_queued_view)
+            wait = self._rendered_at + LIVE_RENDER_GAP_S - time.monotonic()
+            if wait > 0:
+                self.app.set_timer(wait, self._render_queued_view, name="live render")
+            else:
+                self.app.call_later(self._render_queued_view)
 
     def _render_queued_view(self) -> None:
         self._render_queued = False
@@ -228,6 +242,7 @@ class RunDriver:
         main, options = self.main, self.options
         if not main.can_show:
             return
+        self._rendered_at = time.monotonic()
         control = self.control
         run, state = control.current, control.state
         total = len(run.events) if run else 0
