@@ -114,11 +114,25 @@ def pair_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The CSR columns (unit of each (term, unit) pair, pairs in key order) and data (the pair's
     field contributions summed in field order, the order `explain` lists them in)."""
-    width = len(weights)
     # A key's unit and field, unit × F + field, index the [N, F] copy of `norms` directly.
     by_unit = np.ascontiguousarray(norms.T).ravel()
+    return pair_block(keys, tf, int(df.sum()), idf, weights, by_unit, k1, stride)
+
+
+def pair_block(
+    keys: np.ndarray,
+    tf: np.ndarray,
+    pairs_total: int,
+    idf: np.ndarray,
+    weights: np.ndarray,
+    by_unit: np.ndarray,
+    k1: float,
+    stride: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`pair_rows` of keys whose terms index `idf` (all of an index's, or a merge's block of
+    terms renumbered from 0), with `norms` given as its [N, F] copy, flattened."""
+    width = len(weights)
     span = stride * width
-    pairs_total = int(df.sum())
     indices, data = np.empty(pairs_total, dtype=np.int32), np.empty(pairs_total)
     at = 0
     for start, end in blocks(keys, width):
@@ -133,6 +147,16 @@ def pair_rows(
         data[at : at + len(starts)] = np.add.reduceat(contrib, starts)
         at += len(starts)
     return indices, data
+
+
+def renumber(
+    keys: np.ndarray, tf: np.ndarray, term_of: np.ndarray, rows: np.ndarray, part_stride: int, stride: int, width: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A part's keys (with their tf) in a merged index's numbering: its terms by `term_of`, its
+    units by `rows`; `part_stride` and `stride` are the part's and the merged index's unit counts."""
+    pair, field = np.divmod(keys, width)
+    term, unit = np.divmod(pair, part_stride)
+    return (term_of[term] * stride + rows[unit]) * width + field, tf
 
 
 def contributions(weight, idf, tf, norm, k1: float) -> np.ndarray:
