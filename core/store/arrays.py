@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from core.store.atomic import publish_dir, temp_dir
-from core.store.mapped import read_array, read_checked
+from core.store.mapped import crc32_released, read_array, read_checked
 from core.store.private import Mac, open_private, write_private
 
 INDEX_SUFFIX = ".idx"
@@ -115,7 +115,7 @@ def read_arrays(path: Path) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
 
 
 def _crc_is(crc: int):
-    return lambda data: zlib.crc32(data) == crc
+    return lambda data: crc32_released(data) == crc
 
 
 def folder_bytes(path: Path) -> int:
