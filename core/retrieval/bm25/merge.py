@@ -71,13 +71,12 @@ class MergePlan:
         stride, width = max(len(self.unit_ids), 1), len(FIELDS)
         df, idf = self.arrays["df"], self.arrays["idf"]
         weights = np.array([self.config.field_weights.get(f, 0.0) for f in FIELDS])
-        # A key's unit and field, unit × F + field, index the [N, F] copy of `norms` directly.
-        by_unit = np.ascontiguousarray(self.arrays["norms"].T).ravel()
+        norms = self.arrays["norms"].ravel()
         for low, high in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist(), strict=True):
             keys, tf = place_parts([_runs(part, low, high, stride) for part in self._parts], high - low)
             local = keys - low * stride * width
             indices, data = pair_block(
-                local, tf, int(df[low:high].sum()), idf[low:high], weights, by_unit, self.config.k1, stride
+                local, tf, int(df[low:high].sum()), idf[low:high], weights, norms, self.config.k1, stride
             )
             if release is not None:
                 for part in self._parts:
@@ -128,17 +127,15 @@ def plan_merge(
     planned = []
     for part, rows in sorted(parts, key=lambda given: int(given[1][0]) if len(given[1]) else 0):
         words = part.words()
-        term_of = np.fromiter(map(numbered.__getitem__, words), dtype=np.int64, count=len(words))
+        term_of = np.fromiter(map(numbered.__getitem__, words), dtype=np.int32, count=len(words))
         del words
         lengths[:, rows] = part.field_lengths()
         # Kept for every part until the last block (at 1M units ~6M terms over 200 parts): 4 bytes
-        # each where that suffices. `term_of` stays 8: renumbered keys exceed 32 bits.
+        # each (`renumber` widens the term ids it gathers: merged keys exceed 32 bits).
         per_term = keys_per_term(part.postings()[0], max(len(part), 1) * width, len(term_of))
         order = np.argsort(term_of, kind="stable").astype(np.int32)
         starts = (np.cumsum(per_term) - per_term).astype(np.int32)
-        planned.append(
-            _Part(part, rows, term_of, order, term_of[order].astype(np.int32), per_term.astype(np.int32), starts)
-        )
+        planned.append(_Part(part, rows, term_of, order, term_of[order], per_term.astype(np.int32), starts))
     terms = len(numbered)
     df, keys_of = np.zeros(terms, dtype=np.int64), np.zeros(terms, dtype=np.int64)
     for run in planned:
