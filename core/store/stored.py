@@ -220,7 +220,7 @@ class StoredKb:
         """The parts merged and written a block of terms at a time (`plan_merge`), then mapped
         back as a warm open reads it: merged whole in memory first, its postings (~0.9 GB at 1M
         units) were a cold open's peak. Merged in memory when it cannot be written or read back."""
-        plan = plan_merge(given, columns, config)
+        plan = plan_merge(given, columns, config, release=release_array)
         streamed = Streamed(STREAMED, plan.lengths, plan.blocks(release_array), Bm25Index.ARRAYS)
         try:
             write_arrays(

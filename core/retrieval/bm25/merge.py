@@ -67,21 +67,17 @@ class MergePlan:
 
     def blocks(self, release: Callable[[np.ndarray], None] | None = None) -> Iterator[dict[str, np.ndarray]]:
         """keys, tf, indices and data of each block of terms in turn. `release` is given each
-        part's postings after each block (stored parts map them: their pages can go)."""
+        part's postings once a block has read them (stored parts map them: their pages can go)."""
         stride, width = max(len(self.unit_ids), 1), len(FIELDS)
         df, idf = self.arrays["df"], self.arrays["idf"]
         weights = np.array([self.config.field_weights.get(f, 0.0) for f in FIELDS])
         norms = self.arrays["norms"].ravel()
         for low, high in zip(self.bounds[:-1].tolist(), self.bounds[1:].tolist(), strict=True):
-            keys, tf = place_parts([_runs(part, low, high, stride) for part in self._parts], high - low)
+            keys, tf = place_parts([_runs(part, low, high, stride, release) for part in self._parts], high - low)
             local = keys - low * stride * width
             indices, data = pair_block(
                 local, tf, int(df[low:high].sum()), idf[low:high], weights, norms, self.config.k1, stride
             )
-            if release is not None:
-                for part in self._parts:
-                    release(part.index.postings()[0])
-                    release(part.index.postings()[1])
             yield {"keys": keys, "tf": tf, "indices": indices, "data": data}
 
     def index(self, release: Callable[[np.ndarray], None] | None = None) -> Bm25Index:
@@ -115,9 +111,12 @@ def plan_merge(
     columns: tuple[list[str], np.ndarray],
     config: Bm25Config,
     block_keys: int | None = None,
+    release: Callable[[np.ndarray], None] | None = None,
 ) -> MergePlan:
     """What `merge` gives for the same arguments, planned in blocks of at most `block_keys` keys
-    (default `BLOCK_KEYS`) unless one term has more."""
+    (default `BLOCK_KEYS`) unless one term has more. `release` is given each part's keys once
+    its terms are counted: counting reads most of their pages (at 1M units ~90 MB over the
+    parts, which stayed resident until the first block)."""
     ids, role_codes = columns
     width = len(FIELDS)
     # A word new to `numbered` gets the next id on its first lookup: one lookup per word, in C.
@@ -133,6 +132,8 @@ def plan_merge(
         # Kept for every part until the last block (at 1M units ~6M terms over 200 parts): 4 bytes
         # each (`renumber` widens the term ids it gathers: merged keys exceed 32 bits).
         per_term = keys_per_term(part.postings()[0], max(len(part), 1) * width, len(term_of))
+        if release is not None:
+            release(part.postings()[0])
         order = np.argsort(term_of, kind="stable").astype(np.int32)
         starts = (np.cumsum(per_term) - per_term).astype(np.int32)
         planned.append(_Part(part, rows, term_of, order, term_of[order], per_term.astype(np.int32), starts))
@@ -178,17 +179,22 @@ def _bounds(keys_of: np.ndarray, block_keys: int) -> np.ndarray:
     return np.array(bounds, dtype=np.int64)
 
 
-def _runs(part: _Part, low: int, high: int, stride: int):
-    """The part's runs of the merged terms [low, high) as `place_parts` takes them."""
+def _runs(part: _Part, low: int, high: int, stride: int, release: Callable[[np.ndarray], None] | None):
+    """The part's runs of the merged terms [low, high) as `place_parts` takes them; `release`
+    is given its postings once they are gathered (a block reads a little of every part: kept
+    until the block's end, those pages were ~90 MB at 1M units)."""
     first, last = np.searchsorted(part.merged, [low, high])
     own = part.order[first:last]
     counts = part.per_term[own]
     shift = part.starts[own] - (np.cumsum(counts) - counts)
     at = np.repeat(shift, counts) + np.arange(int(counts.sum()))
-    keys, tf = part.index.postings()
-    width = len(FIELDS)
-    return (
-        part.merged[first:last] - low,
-        counts,
-        lambda: renumber(keys[at], tf[at], part.term_of, part.rows, max(len(part.index), 1), stride, width),
-    )
+
+    def gathered() -> tuple[np.ndarray, np.ndarray]:
+        keys, tf = part.index.postings()
+        keys, tf = keys[at], tf[at]
+        if release is not None:
+            release(part.index.postings()[0])
+            release(part.index.postings()[1])
+        return renumber(keys, tf, part.term_of, part.rows, max(len(part.index), 1), stride, len(FIELDS))
+
+    return part.merged[first:last] - low, counts, gathered
