@@ -1,12 +1,22 @@
 """The same questions on one process and on a local Dask cluster of 2 workers (issue 40): BM25
 top-10 (`sharded_bm25`: two round trips a question, statistics then top-k) and `ask` end to end
 (`sharded_ask`). Each sharded answer is checked against the one-process answer; a difference
-fails the op. The shards are cut and opened before timing, as a running cluster would have them."""
+fails the op. The shards are cut and opened before timing, as a running cluster would have them.
+
+Each cluster row also says what docs/scale.md sizes from: p99, each shard's folder on disk (units
+and index store), each worker's resident and peak memory, and the bytes a question's tasks and
+answers take pickled (Dask's framing adds ~1–2 KB a task), counted in an untimed pass."""
 
 from __future__ import annotations
 
+import pickle
 import tempfile
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from benchmarks import BenchmarkFailed, measure, repeats, row
 from benchmarks.synthetic import SyntheticKb
@@ -28,21 +38,78 @@ QUESTIONS = 30
 def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
     rows: list[dict] = []
     # Shard timeouts far above any question's time: a benchmark measures, it does not fail fast.
-    with Cluster(f"local:{WORKERS}", ClusterConfig(shard_timeout_ms=120_000)) as cluster:
+    # Building a shard's index store at 1M (500k units a worker) takes minutes on a loaded machine.
+    with Cluster(f"local:{WORKERS}", ClusterConfig(shard_timeout_ms=120_000, connect_timeout_s=600)) as started:
+        cluster = _Counted(started)
         for n in sizes:
             synthetic = SyntheticKb(n, query_count=repeats(QUESTIONS, 2))
             kb = KnowledgeBase.from_units(synthetic.units)
             single, spread = Session.from_kb(kb), Session.from_kb(kb)
             with tempfile.TemporaryDirectory(prefix="mrptui-bench-shards-") as root:
-                shard_session(spread, cluster, Path(root), WORKERS)
+                shard_set = shard_session(spread, cluster, Path(root), WORKERS)  # type: ignore[arg-type]
+                shards = {"shard_disk_mb": [round(_disk(Path(f)) / 2**20, 1) for f in shard_set.folders]}
                 if "sharded_bm25" in ops:
-                    rows += _bm25_rows(single, spread, synthetic.queries, n)
+                    rows += _bm25_rows(single, spread, synthetic.queries, n, cluster, shards)
                 if "sharded_ask" in ops:
-                    rows += _ask_rows(single, spread, synthetic.queries, n)
+                    rows += _ask_rows(single, spread, synthetic.queries, n, cluster, shards)
     return rows
 
 
-def _bm25_rows(single: Session, spread: Session, queries: list[str], n: int) -> list[dict]:
+class _Counted:
+    """The cluster, counting the pickled bytes of each task's arguments and answer while `on`."""
+
+    def __init__(self, cluster: Cluster):
+        self._cluster = cluster
+        self.on = False
+        self.bytes = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cluster, name)
+
+    def each_shard(self, task: Any, shards: Any, *args: Any, **kwargs: Any) -> list[Any]:
+        answers = self._cluster.each_shard(task, shards, *args, **kwargs)
+        if self.on:
+            sent = len(pickle.dumps((task, args)))
+            self.bytes += sum(sent + len(pickle.dumps((shard, answer))) for shard, answer in zip(shards, answers))
+        return answers
+
+    def per_question(self, calls: Sequence[Callable[[], object]]) -> int:
+        """Bytes a question's tasks and answers take, averaged over `calls` (untimed)."""
+        self.on, self.bytes = True, 0
+        for call in calls:
+            call()
+        self.on = False
+        return round(self.bytes / max(len(calls), 1))
+
+    def workers_mb(self) -> dict[str, list[float]]:
+        """Each worker's resident and peak memory (MB): the shards it holds open."""
+        status = [_status(pid) for pid in self._cluster.worker_pids().values()]
+        return {"worker_rss_mb": [s["VmRSS"] for s in status], "worker_peak_mb": [s["VmHWM"] for s in status]}
+
+
+def _status(pid: int) -> dict[str, float]:
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    fields = dict(line.split(":", 1) for line in lines if line.startswith("Vm"))
+    return {k: round(int(v.split()[0]) / 1024, 1) for k, v in fields.items()}
+
+
+def _disk(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _cluster_row(base: dict, times: list[float], cluster: _Counted, shards: dict, calls: Sequence) -> dict:
+    return {
+        **base,
+        "p99_ms": round(float(np.percentile(times, 99)), 3),
+        **shards,
+        **cluster.workers_mb(),
+        "bytes_per_question": cluster.per_question(calls),
+    }
+
+
+def _bm25_rows(
+    single: Session, spread: Session, queries: list[str], n: int, cluster: _Counted, shards: dict
+) -> list[dict]:
     roles = ACT_PREFERRED_ROLES[Act.DEFINE]
     rows, answers = [], []
     for engine, session in (("mrptui", single), (f"mrptui-{WORKERS}-workers", spread)):
@@ -50,26 +117,40 @@ def _bm25_rows(single: Session, spread: Session, queries: list[str], n: int) -> 
         terms = [tokenize(q) for q in queries]
         index.top_k(terms[0], roles, 10)  # builds (or opens) the index before timing
         found: list[list[str]] = []
-        times, peak = measure([lambda t=t: found.append([u for u, _ in index.top_k(t, roles, 10)]) for t in terms])
-        answers.append(found)
-        rows.append(row(engine, n, "sharded_bm25", times, peak))
+        calls: list[Callable[[], object]] = [partial(_top10, index, t, roles, found) for t in terms]
+        times, peak = measure(calls)
+        answers.append(found[: len(calls)])
+        measured = row(engine, n, "sharded_bm25", times, peak)
+        rows.append(_cluster_row(measured, times, cluster, shards, calls[:5]) if session is spread else measured)
     if answers[0] != answers[1]:
         raise BenchmarkFailed("sharded_bm25", "the shards' top 10 differs from one process's", rows)
     return rows
 
 
-def _ask_rows(single: Session, spread: Session, queries: list[str], n: int) -> list[dict]:
+def _ask_rows(
+    single: Session, spread: Session, queries: list[str], n: int, cluster: _Counted, shards: dict
+) -> list[dict]:
     requests = [Request(question=f"what is {q}?") for q in queries]
     rows, answers = [], []
     for engine, session in (("mrptui", single), (f"mrptui-{WORKERS}-workers", spread)):
         list(session.run(requests[0]))
         found: list[tuple] = []
-        times, peak = measure([lambda r=r: found.append(_answer(session, r)) for r in requests])
-        answers.append(found)
-        rows.append(row(engine, n, "sharded_ask", times, peak))
+        calls: list[Callable[[], object]] = [partial(_ask, session, r, found) for r in requests]
+        times, peak = measure(calls)
+        answers.append(found[: len(calls)])
+        measured = row(engine, n, "sharded_ask", times, peak)
+        rows.append(_cluster_row(measured, times, cluster, shards, calls[:5]) if session is spread else measured)
     if answers[0] != answers[1]:
         raise BenchmarkFailed("sharded_ask", "an answer on the shards differs from one process's", rows)
     return rows
+
+
+def _top10(index: Any, terms: list[str], roles: Any, found: list) -> None:
+    found.append([u for u, _ in index.top_k(terms, roles, 10)])
+
+
+def _ask(session: Session, request: Request, found: list) -> None:
+    found.append(_answer(session, request))
 
 
 def _answer(session: Session, request: Request) -> tuple:

@@ -1,7 +1,5 @@
 """Knowledge units (DS005), intents, callers and the closed vocabularies they use."""
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 import unicodedata
@@ -132,7 +130,7 @@ class KnowledgeUnit(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _check_shape(self) -> KnowledgeUnit:
+    def _check_shape(self) -> "KnowledgeUnit":
         if (self.claim is None) == (self.procedure is None):
             raise ValueError("exactly one of claim and procedure is required")
         if (self.procedure is not None) != (self.role is Role.PROCEDURE):

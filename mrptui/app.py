@@ -33,6 +33,7 @@ from core.kernel.events import Event
 from core.units import Caller
 from mrptui import messages as m
 from mrptui.breakpoints import Breakpoint
+from mrptui.cluster_link import ClusterLink
 from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
@@ -101,10 +102,12 @@ class ExplorerApp(App[None]):
         layout_path: Path | None | Literal["data"] = "data",
         conversation: str | None = None,
         memory_root: Path | None = None,
+        cluster: ClusterLink | None = None,
     ) -> None:
         """`opener`: open the session in a worker after the first frame (the CLI's way: a big KB
         takes seconds); `session` must then be None. `layout_path`: where the pane layout is kept.
-        `conversation`, `memory_root`: see `mrptui.conversation.ExplorerMemory`."""
+        `conversation`, `memory_root`: see `mrptui.conversation.ExplorerMemory`. `cluster`: search
+        the KB's shards on it (`--cluster`; with an `opener` only: it is attached in the load worker)."""
         super().__init__()
         self.keymap_path = (config_dir() / KEYMAP_FILE) if keymap_path == "config" else keymap_path
         if session is None and opener is not None:
@@ -132,7 +135,14 @@ class ExplorerApp(App[None]):
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
         self.lifecycle = KBLifecycle(
-            self, self.kb, opener, options, busy=busy, changed=self.show_kb_state, new_view=self._new_view
+            self,
+            self.kb,
+            opener,
+            options,
+            busy=busy,
+            changed=self.show_kb_state,
+            new_view=self._new_view,
+            cluster=cluster,
         )
         self.memory = ExplorerMemory(
             self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root

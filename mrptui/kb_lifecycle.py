@@ -23,6 +23,7 @@ from core.infra.diagnostics import Code, Diagnostic
 from core.infra.progress import LoadProgress, Progress
 from core.kb.health import counts_phrase
 from core.kernel.contract import Request
+from mrptui.cluster_link import ClusterLink
 from mrptui.kb_state import KBState, progress_text
 from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
 from mrptui.open_kb import OpenKB
@@ -79,10 +80,12 @@ class KBLifecycle:
         busy: Callable[[], bool],
         changed: Callable[[], None],
         new_view: Callable[[], None],
+        cluster: ClusterLink | None = None,
     ) -> None:
         """`app`: runs the workers and shows the notifications. `busy`: a question is running (the
         tagging warm-up waits meanwhile). `changed`: `state` changed. `new_view`: the caller's view
-        changed (a new day), so open screens re-read it."""
+        changed (a new day), so open screens re-read it. `cluster`: the cluster the KB's shards
+        are searched on (`--cluster`), attached after each open and reload, in their workers."""
         self.app = app
         self.kb = kb
         self.opener = opener
@@ -90,7 +93,10 @@ class KBLifecycle:
         self._busy = busy
         self._changed = changed
         self._new_view = new_view
-        self.state = KBState(phase="loading" if opener is not None else "ready")
+        self.cluster = cluster
+        self.state = KBState(
+            phase="loading" if opener is not None else "ready", cluster=cluster.label if cluster else ""
+        )
         self.fingerprint = ""
         self.queued: Request | None = None
         self._indexing_since = 0.0
@@ -113,10 +119,13 @@ class KBLifecycle:
         )
 
     def stop(self) -> None:
-        """The app quits: the load stops at its next file (the thread cannot be interrupted mid-file)."""
+        """The app quits: the load stops at its next file (the thread cannot be interrupted mid-file),
+        and the cluster is closed (a local one's worker processes stop)."""
         for worker in self.app.workers:
             if worker.group == LOAD_GROUP:
                 worker.cancel()
+        if self.cluster is not None:
+            self.cluster.close()
 
     def _load(self) -> None:
         worker = get_current_worker()
@@ -134,6 +143,8 @@ class KBLifecycle:
 
         try:
             session = opener(progress)
+            if self.cluster is not None and not worker.is_cancelled:
+                self.cluster.attach(session)
             fingerprint = session.fingerprint()
         except Cancelled:
             return
@@ -152,7 +163,7 @@ class KBLifecycle:
         """The load worker opened the session (the app then re-reads it and runs `take_queued()`)."""
         self.kb.session = session
         self.fingerprint = fingerprint
-        self._set(phase="ready", progress=None)
+        self._set(phase="ready", progress=None, cluster=self.cluster.label if self.cluster else "")
         self._ready()
 
     def failed(self, problems: tuple[Diagnostic, ...]) -> None:
@@ -332,6 +343,8 @@ class KBLifecycle:
         session, caller = self.kb.session, self.kb.caller
         had_hdc = session.hdc_ready(caller)
         session.reload()
+        if self.cluster is not None:  # the reloaded KB is cut into new shards (its version changed)
+            self.cluster.attach(session)
         self.app.post_message(KBReloaded(errors=session.health(caller).errors, hdc_was_ready=had_hdc))
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:

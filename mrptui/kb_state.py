@@ -21,6 +21,7 @@ class KBState:
     hdc: Literal["", "building", "failed"] = ""
     reloading: bool = False
     queued: str = ""  # a question asked while loading, run when the KB is ready
+    cluster: str = ""  # the cluster the KB's shards are searched on: "cluster local:2 · 4 shards"
 
     @property
     def loading(self) -> bool:

@@ -140,8 +140,8 @@ class Navigator:
             return
         from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
 
-        # The fusion line shows what the run recorded: in a live run, the session's config.
-        source = "as the trace recorded it" if self.options.replay else "the session's retrieval config"
+        # The breakdown quotes the numbers the run recorded; only a trace from before they were
+        # recorded falls back to the config as it is now, and says so.
         config = self.retrieval_config()
         app.push_screen(
             EvidenceDetailScreen(
@@ -150,7 +150,6 @@ class Navigator:
                 unit,
                 missing=self.missing_unit_text,
                 retrieval=config,
-                retrieval_source=source,
                 answer=self.control.state.answer,
             )
         )

@@ -28,6 +28,7 @@ from core.kernel.events import (
     RetrievalScored,
     RunFinished,
     RunStarted,
+    ShardTiming,
     StageStarted,
     Validated,
 )
@@ -68,6 +69,7 @@ class TimelineRow:
     revision: int = 0
     intent_index: int = 0
     level: int | None = None
+    shards: tuple[ShardTiming, ...] = ()  # attempts on a cluster: per shard its ms, or that it was silent
 
     @property
     def outcome(self) -> str:
@@ -199,7 +201,7 @@ def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tu
             and row.intent_index == event.intent_index
         ):
             ms = None if event.status == "skipped" else event.ms  # nothing was called, nothing timed
-            done = replace(row, status=event.status, reason=event.reason, ms=ms)
+            done = replace(row, status=event.status, reason=event.reason, ms=ms, shards=event.shards)
             return rows[:position] + (done,) + rows[position + 1 :]
     return rows + (
         TimelineRow(
@@ -212,6 +214,7 @@ def _finish_attempt(rows: tuple[TimelineRow, ...], event: AttemptFinished) -> tu
             ms=None if event.status == "skipped" else event.ms,
             intent_index=event.intent_index,
             revision=event.revision,
+            shards=event.shards,
         ),
     )
 

@@ -2,8 +2,6 @@
 stays within about 1 GB of memory for one `ask`, cold cache included, measured with the CLI
 (docs/formats.md, "Size caps"). A cap that refuses says so at the file (and line), by name."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict, Field
 
 

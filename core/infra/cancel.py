@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 
 
@@ -47,6 +47,11 @@ class CancelToken:
         self.paused_for: list[str] = []
         # Caps that bit during the call (`note_budget`), for its trace reason.
         self.budget_notes: list[str] = []
+        # The shards the call searched on a cluster (`note_shards`): their number, the ms each
+        # (0-based) ran on a worker, and those that did not answer.
+        self.shard_count = 0
+        self.shard_ms: dict[int, float] = {}
+        self.shards_missing: set[int] = set()
         self._event = threading.Event()
         self._reason = ""
         self._pause_lock = threading.Lock()
@@ -161,6 +166,18 @@ def note_budget(note: str) -> None:
     token = current()
     if token is not NEVER and note not in token.budget_notes:
         token.budget_notes.append(note)
+
+
+def note_shards(count: int, ms: Mapping[int, float], missing: Iterable[int] = ()) -> None:
+    """Tell the running plugin call's trace what one round of shard tasks took (ms per 0-based
+    shard) and which shards did not answer; outside a plugin call nothing happens."""
+    token = current()
+    if token is NEVER:
+        return
+    token.shard_count = max(token.shard_count, count)
+    for shard, took in ms.items():
+        token.shard_ms[shard] = token.shard_ms.get(shard, 0.0) + took
+    token.shards_missing.update(missing)
 
 
 @contextmanager

@@ -1,7 +1,5 @@
 """Validated engine configuration (`config/*.json`), loaded into pydantic models."""
 
-from __future__ import annotations
-
 import json
 from enum import StrEnum
 from pathlib import Path
@@ -84,7 +82,7 @@ class HdcConfig(_Model):
     max_unit_tokens: int = Field(default=5_000, ge=16, le=100_000)
 
     @model_validator(mode="after")
-    def _char_ngrams_size(self) -> HdcConfig:
+    def _char_ngrams_size(self) -> "HdcConfig":
         if self.char_ngrams == 1:
             raise ValueError("charNgrams is 0 (off) or a size from 2 to 6")
         return self
@@ -135,7 +133,7 @@ class Profile(_Model):
     min_acceptable_candidates: Count
 
     @model_validator(mode="after")
-    def _lanes_present(self) -> Profile:
+    def _lanes_present(self) -> "Profile":
         if not self.lanes:
             raise ValueError("a profile needs at least one lane")
         return self
@@ -308,7 +306,7 @@ class MemoryConfig(_Model):
     max_file_bytes: int = Field(default=4_000_000, ge=1_000, le=1_000_000_000)
 
     @model_validator(mode="after")
-    def _weights_sum_to_one(self) -> MemoryConfig:
+    def _weights_sum_to_one(self) -> "MemoryConfig":
         total = self.alpha + self.beta + self.gamma
         if abs(total - 1.0) > 1e-6:
             raise ValueError(f"alpha + beta + gamma must be 1 (seed 001), not {total:g}")
@@ -333,7 +331,7 @@ class EngineConfig(_Model):
     memory: MemoryConfig = MemoryConfig()
 
     @model_validator(mode="after")
-    def _sequence_known(self) -> EngineConfig:
+    def _sequence_known(self) -> "EngineConfig":
         unknown = [p for p in self.planner_sequence if p not in self.planners]
         if unknown:
             raise ValueError(f"plannerSequence names unknown planners: {', '.join(unknown)}")

@@ -1,7 +1,5 @@
 """Errors and warnings as values: a code, a place and a message, collected rather than raised."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable
 from enum import StrEnum
 

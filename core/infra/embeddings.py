@@ -8,8 +8,6 @@ Unit vectors are kept in the index store beside each KB file's segment (core/sto
 The `.npz` cache of earlier versions (`cacheDir`) is removed on first use (`remove_legacy_cache`).
 """
 
-from __future__ import annotations
-
 import contextlib
 import json
 import os

@@ -4,8 +4,6 @@ Only the stdlib talks HTTP here (http.client), and only to the one configured en
 and no redirects are followed, so a request can never reach another host.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import socket
@@ -180,7 +178,7 @@ class _Watchdog:
                     pass
                 return
 
-    def __enter__(self) -> _Watchdog:
+    def __enter__(self) -> "_Watchdog":
         self.reason = self.expired()
         if self.reason:
             raise LlmError(self.reason)

@@ -4,8 +4,6 @@
 shows its counts in the status line, so a KB file or a rules file with errors is never silent.
 """
 
-from __future__ import annotations
-
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict

@@ -78,6 +78,13 @@ class ViewIndexes:
                 self._built[name] = index
             return index
 
+    # The shards this view's KB is searched on (core/kb/sharding): none in one process.
+    shard_count = 0
+
+    def shard_of(self, unit_id: str) -> int | None:
+        """The shard (1-based) that holds the unit, None in one process (as here)."""
+        return None
+
     def has(self, name: str) -> bool:
         """Whether the named index ("bm25", "hdc", "tdb") is built already."""
         with self._lock:

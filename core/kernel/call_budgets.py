@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from core.infra.cancel import CancelToken
 from core.infra.config import Budgets
+from core.kernel.events import ShardTiming
 
 MEMORY_BUDGET = "maxRequestMemoryMb"
 # How long the end of a run waits, in all, for abandoned plugin threads to see their token.
@@ -53,6 +54,20 @@ def uncharged(token: CancelToken) -> str:
         return ""
     what = ", ".join(dict.fromkeys(token.paused_for))
     return f"{what}: {token.paused_s * 1000:,.0f} ms, not charged to pluginTimeoutMs"
+
+
+def shard_timings(token: CancelToken) -> tuple[ShardTiming, ...]:
+    """The shards a call searched on a cluster (core/infra/cancel.py `note_shards`), 1-based."""
+    missing = token.shards_missing
+    return tuple(
+        ShardTiming(
+            shard=shard + 1,
+            of=token.shard_count,
+            ms=round(token.shard_ms.get(shard, 0.0), 3),
+            answered=shard not in missing,
+        )
+        for shard in range(token.shard_count)
+    )
 
 
 def private_bytes() -> int | None:

@@ -1,7 +1,5 @@
 """Plugin descriptors, typed results per family, the run context, and the registry (seed 003)."""
 
-from __future__ import annotations
-
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -161,13 +159,13 @@ class Request:
     """Intent CNL the user wrote: replaces seed detection when set."""
     interventions: tuple[Intervention, ...] = ()
     """What a debugger changed, in order: recorded in the trace as `intervened` events."""
-    memory: tuple[MemoryUse, ...] = ()
+    memory: tuple["MemoryUse", ...] = ()
     """The caller's scored memory records (core/memory), best first: what a follow-up may refer to."""
     memory_withheld: tuple[str, ...] = ()
     """Why the caller's other records were not offered (a cited unit changed or left the view)."""
 
 
-def _questions() -> Questions:
+def _questions() -> "Questions":
     """An empty run's Questions, imported when first needed: analysing a question loads the
     tagger's tables (numpy), which what imports only the contract need not."""
     from core.question import Questions
@@ -186,18 +184,18 @@ class RunContext:
     """
 
     request: Request
-    view: KBView
+    view: "KBView"
     services: object
     llm_calls_left: int = 0
     cancel: CancelToken = field(default_factory=CancelToken)
     llm_budget: CallBudget | None = None
-    questions: Questions = field(default_factory=_questions)
+    questions: "Questions" = field(default_factory=_questions)
 
     def __post_init__(self) -> None:
         if self.llm_budget is None:
             self.llm_budget = CallBudget(self.llm_calls_left, name="maxLlmCallsPerRequest")
 
-    def question(self, intent: Intent) -> Question:
+    def question(self, intent: Intent) -> "Question":
         return self.questions.of(intent.target)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from core.cnl import parse_intents
 from core.infra.cancel import CallBudget
 from core.infra.config import EngineConfig
-from core.kernel.call_budgets import RequestGuard, call_token, stopped_reason, uncharged
+from core.kernel.call_budgets import RequestGuard, call_token, shard_timings, stopped_reason, uncharged
 from core.kernel.calls import Result, answer_for_trace, capped, checked, cut_for_trace, run_isolated
 from core.kernel.contract import (
     GoalSolver,
@@ -39,6 +39,7 @@ from core.kernel.events import (
     PlanStage,
     RunFinished,
     RunStarted,
+    ShardTiming,
     StageStarted,
     Validated,
 )
@@ -422,7 +423,7 @@ class Engine:
                 continue
             done.add(plugin_id)
             ctx.request = run.request
-            result, ms, uncharged = self._call(run, stage, plugin_id, call, ctx)
+            result, ms, uncharged, shards = self._call(run, stage, plugin_id, call, ctx)
             yield from self._emit(
                 run,
                 AttemptFinished(
@@ -434,6 +435,7 @@ class Engine:
                     intent_index=index,
                     revision=plan.revision,
                     uncharged=uncharged,
+                    shards=shards,
                 ),
             )
             for event in getattr(result, "trace", ()):
@@ -470,19 +472,22 @@ class Engine:
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
-    def _call(self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext) -> tuple[Result, float, str]:
+    def _call(
+        self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext
+    ) -> tuple[Result, float, str, tuple[ShardTiming, ...]]:
         """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error`
-        results. Also returns the call's time and what of it was not charged to its timeout."""
+        results. Also returns the call's time, what of it was not charged to its timeout, and the
+        shards it searched on a cluster."""
         error_type = _RESULT_TYPES[stage]
         try:
             plugin = self.registry.get(plugin_id)
         except Exception as exc:  # noqa: BLE001 - an unknown id is a result, not a crash
-            return error_type(status=Status.ERROR, reason=str(exc)), 0.0, ""
+            return error_type(status=Status.ERROR, reason=str(exc)), 0.0, "", ()
         if not isinstance(plugin, _PLUGIN_TYPES[stage]):
-            return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0, ""
+            return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0, "", ()
         token, budget_reason = call_token(self.config.budgets, run.deadline)
         if token.cancelled:
-            return error_type(status=Status.ERROR, reason=budget_reason), 0.0, ""
+            return error_type(status=Status.ERROR, reason=budget_reason), 0.0, "", ()
         # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
         call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
         calls_before = run.llm_budget.left
@@ -495,23 +500,23 @@ class Engine:
             (lambda: steering.cancelled) if steering else None,
             lambda: run.guard.over_budget(token),
         )
-        ms, not_charged = (run.clock() - started) * 1000, uncharged(token)
+        ms, not_charged, shards = (run.clock() - started) * 1000, uncharged(token), shard_timings(token)
         if "thread" in outcome:
             run.guard.abandon(outcome["thread"], token)
         if "interrupted" in outcome:
             raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
         if "stopped" in outcome:
-            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, not_charged
+            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, not_charged, shards
         if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
             token.cancel(budget_reason)
             reason = stopped_reason(token, self.config.budgets, budget_reason)
-            return error_type(status=Status.ERROR, reason=reason), ms, not_charged
+            return error_type(status=Status.ERROR, reason=reason), ms, not_charged, shards
         result = checked(outcome, error_type, stage)
         # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
         run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
         if token.budget_notes:  # a cap that bit names itself in the attempt's reason
             result = replace(result, reason="; ".join([result.reason, *token.budget_notes]).lstrip("; "))
-        return capped(result, self.config.trace), ms, not_charged
+        return capped(result, self.config.trace), ms, not_charged, shards
 
 
 def _user_intent(cnl: str) -> SdResult:

@@ -4,8 +4,6 @@ Events carry unit ids and scores, never unit text: text is looked up in the call
 view, so a trace cannot leak what the caller may not see.
 """
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Iterable
@@ -67,6 +65,24 @@ class FusionSettings(_Model):
     rrf_weights: dict[str, float]
 
 
+class CutSettings(_Model):
+    """The cut-offs a kb plugin applied in this run: its profile's, and the top score the gap is of."""
+
+    min_score: float
+    gap_threshold: float
+    max_results: int
+    top_score: float
+
+
+class HdcSettings(_Model):
+    """The HDC lane's numbers in this run: its floor and pool, field weights and claim window."""
+
+    lane_min_score: float
+    lane_pool: int
+    field_weights: dict[str, float]
+    claim_window: int
+
+
 class CandidateScore(_Model):
     """One unit as a kb plugin scored it, with the exact reason it was kept or cut."""
 
@@ -87,12 +103,27 @@ class CandidateScore(_Model):
     # Kept past maxResults as a leaf of this ThinkingDB proof (its fact), whose other leaves were kept.
     kept_with: str = ""
     current_turn: bool = False
+    # The shard (1-based, as "shard 3 of 4" names it) that holds the unit when the KB was searched
+    # on a cluster (core/kb/sharding); None in one process and for current-turn units.
+    shard: int | None = None
+    # The conversation-position prior added to `score` (core/memory/position.py); 0 outside one.
+    position: float = 0.0
     bm25_terms: tuple[TermContribution, ...] = ()
     hdc_fields: dict[str, float] = Field(default_factory=dict)
     # Question words HDC matched through a near form of a unit word, and the shared n-grams
     # (core/retrieval/hdc/index.py match_notes); like every event field, no unit text.
     hdc_match: tuple[str, ...] = ()
     fusion: FusionExplanation | None = None  # None in a trace recorded before fusion was explained
+
+
+class ShardTiming(_Model):
+    """One shard's part in a plugin call whose KB was searched on a cluster (core/kb/sharding):
+    the ms its tasks ran on a worker, summed over the call, or that it did not answer."""
+
+    shard: int  # 1-based, as "shard 3 of 4" names it
+    of: int
+    ms: float = 0.0
+    answered: bool = True
 
 
 class ProofNode(_Model):
@@ -105,7 +136,7 @@ class ProofNode(_Model):
     rule: str | None = None
     weight: float | None = None
     units: tuple[str, ...] = ()
-    premises: tuple[ProofNode, ...] = ()
+    premises: tuple["ProofNode", ...] = ()
 
 
 class RuleStat(_Model):
@@ -256,6 +287,16 @@ class RetrievalScored(_Event):
     candidates: tuple[CandidateScore, ...]
     evidence_ids: tuple[str, ...]
     fusion: FusionSettings | None = None  # None in a trace recorded before fusion was explained
+    # None in a trace recorded before the run's cut-offs and HDC numbers were (the explorer then
+    # explains with the session's config and says so).
+    cuts: CutSettings | None = None
+    hdc: HdcSettings | None = None
+    # The shards the view's KB was searched on (0: one process); each candidate names its own.
+    shards: int = 0
+    # In a conversation: the memory record whose cited units placed the candidates, and the
+    # priors it gave (core/memory/position.py); empty outside one.
+    position_anchor: str = ""
+    position: str = ""
 
 
 class ProofsFound(_Event):
@@ -285,6 +326,9 @@ class AttemptFinished(_Event):
     # Time within `ms` spent on work not the plugin's own (a lazy index build), not charged to
     # its pluginTimeoutMs, and what it was; empty when there was none.
     uncharged: str = ""
+    # Per shard, when the call searched a KB on a cluster: its ms on a worker, or that it did not
+    # answer (the call is then an error that names it: "shard 3 of 4 did not answer …").
+    shards: tuple[ShardTiming, ...] = ()
 
 
 class Backtracked(_Event):

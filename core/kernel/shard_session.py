@@ -35,5 +35,6 @@ def shard_session(session: Session, cluster: Cluster, root: Path, shards: int | 
         cluster.config.open_shards,
         timeout_ms=int(cluster.config.connect_timeout_s * 1000),
     )
+    cluster.shared(session.retrieval)  # now, while every worker answers, not inside a question
     session.use_indexes(partial(ShardedIndexCache, shard_set))
     return shard_set

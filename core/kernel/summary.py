@@ -5,7 +5,7 @@ A pure function of the events, so a saved trace summarises exactly as the live r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from core.kernel.events import (
     AnswerReady,
@@ -18,6 +18,7 @@ from core.kernel.events import (
     RetrievalScored,
     RunFinished,
     RunStarted,
+    ShardTiming,
 )
 
 
@@ -80,6 +81,10 @@ def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
             }
             if c.current_turn:
                 row["current_turn"] = True
+            if c.shard is not None:  # searched on a cluster: the shard that holds it
+                row["shard"] = c.shard
+            if c.position:  # the conversation-position prior in `score` (core/memory/position.py)
+                row["position"] = c.position
             if c.fusion is not None:  # how `fused` was summed, lane by lane (docs/scoring.md, Fusion)
                 row["fusion"] = c.fusion.model_dump()
             if c.id in best:
@@ -97,11 +102,9 @@ def summarise(events: Sequence[object]) -> dict:
         "status": answer.status if answer else (finished.status if finished else "failed"),
         "plan": plans[-1] if plans else None,
         "plans": plans,
-        "attempts": [
-            {"stage": e.stage, "plugin": e.plugin, "status": e.status, "reason": e.reason, "ms": round(e.ms, 3)}
-            for e in events
-            if isinstance(e, AttemptFinished)
-        ],
+        "attempts": [attempt_row(e) for e in events if isinstance(e, AttemptFinished)],
+        # Shards that did not answer an attempt: the answer stands without their units.
+        "incomplete": unanswered_shards((e.plugin, e.shards) for e in events if isinstance(e, AttemptFinished)),
         "evidence": evidence_rows(events, answer) if answer else [],
         "citations": list(answer.evidence_ids) if answer else [],
         "parts": [p.model_dump() for p in answer.parts] if answer else [],
@@ -122,10 +125,38 @@ def summarise(events: Sequence[object]) -> dict:
     }
 
 
+def attempt_row(event: AttemptFinished) -> dict:
+    row = {
+        "stage": event.stage,
+        "plugin": event.plugin,
+        "status": event.status,
+        "reason": event.reason,
+        "ms": round(event.ms, 3),
+    }
+    if event.shards:  # searched on a cluster: per shard its ms on a worker, or that it did not answer
+        row["shards"] = [s.model_dump() for s in event.shards]
+    return row
+
+
+def unanswered_shards(attempts: Iterable[tuple[str, Sequence[ShardTiming]]]) -> list[str]:
+    """ "shard 3 of 4 did not answer (kb-balanced, kb-fast)": each shard that failed one of the
+    attempts (plugin, its shards), with the plugins it failed."""
+    failed: dict[tuple[int, int], list[str]] = {}
+    for plugin, shards in attempts:
+        for shard in shards:
+            if not shard.answered:
+                plugins = failed.setdefault((shard.shard, shard.of), [])
+                if plugin not in plugins:
+                    plugins.append(plugin)
+    return [f"shard {n} of {of} did not answer ({', '.join(plugins)})" for (n, of), plugins in failed.items()]
+
+
 def memory_rows(events: Sequence[object]) -> list[dict]:
-    """The memory records the run's follow-up resolution used, with seed 001's score parts."""
+    """The memory records the run used, with seed 001's score parts: those its follow-up resolution
+    used, and the one whose cited units placed the candidates (`position`: core/memory/position.py)."""
     started = next((e for e in events if isinstance(e, RunStarted)), None)
     used = {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
+    placed = position_notes(events)
     return [
         {
             "id": m.id,
@@ -137,7 +168,19 @@ def memory_rows(events: Sequence[object]) -> list[dict]:
             "recency": round(m.recency, 4),
             "quality": round(m.quality, 4),
             "score": round(m.score, 4),
+            **({"position": placed[m.id]} if m.id in placed else {}),
         }
         for m in (started.memory if started else ())
-        if m.id in used
+        if m.id in used or m.id in placed
     ]
+
+
+def position_notes(events: Sequence[object]) -> dict[str, str]:
+    """Memory record id → the position priors its cited units gave the run's candidates."""
+    notes: dict[str, list[str]] = {}
+    for e in events:
+        if isinstance(e, RetrievalScored) and e.position_anchor:
+            said = notes.setdefault(e.position_anchor, [])
+            if f"{e.plugin}: {e.position}" not in said:
+                said.append(f"{e.plugin}: {e.position}")
+    return {record: "\n".join(said) for record, said in notes.items()}

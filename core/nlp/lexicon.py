@@ -233,11 +233,12 @@ class Lexicon:
         cause`); with these limits 40 link, and every pair docs/nlp.md names still links.
         `pos_a`/`pos_b` (UPOS or WordNet codes) keep each word to that part of speech."""
         x, y = _Word(a, pos_a), _Word(b, pos_b)
-        for finder in (self._same_lemma, self._antonym, self._synonym, self._hypernym, self._derivation):
-            found = finder(x, y)
-            if found:
-                return Link(found[0], a, b, *found[1:])
-        return None
+        found = self._same_lemma(x, y)
+        # A word the lexicon has no lemma of (a name, a code, a coined word) has no sense to
+        # relate: only its own spelling links it, and the four searches below would find nothing.
+        if not found and self._candidates(a, pos_a) and self._candidates(b, pos_b):
+            found = self._antonym(x, y) or self._synonym(x, y) or self._hypernym(x, y) or self._derivation(x, y)
+        return Link(found[0], a, b, *found[1:]) if found else None
 
     def _common(self, word: _Word) -> tuple[int, ...]:
         return self._synsets(word.text, word.pos, LINK_SENSES)

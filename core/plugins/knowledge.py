@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from core.infra.config import FusionConfig, FusionMethod, Lane, Profile
+from core.infra.config import FusionConfig, FusionMethod, HdcConfig, Lane, Profile
 from core.infra.embeddings import EmbeddingError
 from core.kb.indexes import ViewIndexes
 from core.kernel.contract import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.kernel.events import (
     CandidateScore,
+    CutSettings,
     FusionExplanation,
     FusionSettings,
+    HdcSettings,
     LaneScore,
     ProofNode,
     ProofsFound,
@@ -21,7 +24,9 @@ from core.kernel.events import (
     TermContribution,
 )
 from core.kernel.services import Services
+from core.memory.position import Anchor, Placed, anchor_of, explained, neighbours, placed, weights
 from core.question.intent_cues import focus_coverage, unit_text
+from core.retrieval.bm25.explain import TermFieldContribution
 from core.retrieval.fusion import (
     Candidate,
     RetrievalOutcome,
@@ -116,7 +121,7 @@ class ProfileRetriever(KnowledgePlugin):
             lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
         together = _best_proof_leaves(tdb)
-        pooled = _Pooled()
+        pooled = _Pooled(anchor_of(ctx.request.memory, ctx.view))
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         escalated = False
         hdc_query = None
@@ -145,6 +150,9 @@ class ProfileRetriever(KnowledgePlugin):
             reason = f"BM25 kept {kept} < {profile.min_acceptable_candidates}, escalated to HDC; {reason}"
         if dense_problem:
             reason = f"dense lane unsupported ({dense_problem}), ranked without it; {reason}"
+        position = explained(pooled.anchor, pooled.places) if pooled.anchor is not None else ""
+        if position:
+            reason = f"{reason}; {position}"
         outcome = RetrievalOutcome(
             plugin=self.id,
             act=intent.act,
@@ -157,7 +165,10 @@ class ProfileRetriever(KnowledgePlugin):
             escalated=escalated,
             lane_details={"tdb": tdb} if tdb is not None else {},
         )
-        trace = [self._scored_event(ctx, outcome, indexes, query, hdc_query)]
+        scored = self._scored_event(ctx, outcome, indexes, query, hdc_query)
+        if position and pooled.anchor is not None:
+            scored = scored.model_copy(update={"position_anchor": pooled.anchor.record, "position": position})
+        trace: list[RetrievalScored | ProofsFound] = [scored]
         if tdb is not None:
             trace.append(proofs_event(self.id, tdb))
         status = Status.SUCCESS if sufficient else Status.INSUFFICIENT
@@ -210,6 +221,7 @@ class ProfileRetriever(KnowledgePlugin):
             profile=self.profile,
             current_turn=pooled.current,
             together=together,
+            prior={uid: place.prior for uid, place in pooled.places.items()},
         )
 
     def _scored_event(
@@ -218,11 +230,16 @@ class ProfileRetriever(KnowledgePlugin):
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
         fusion = fusion_settings(self._services.retrieval.fusion, self.profile)
+        explained = [c.id for c in shown[: limits.explained_candidates] if c.bm25_raw]
+        terms = dict(zip(explained, indexes.bm25.contributions_of(query.terms, explained), strict=True))
         rows = []
         for position, candidate in enumerate(shown):
             ctx.cancel.raise_if_cancelled()
             explain = position < limits.explained_candidates
-            rows.append(candidate_score(candidate, indexes, query, hdc_query if explain else None, explain, fusion))
+            contributions = terms.get(candidate.id, ())
+            rows.append(
+                candidate_score(candidate, indexes, query, hdc_query if explain else None, contributions, fusion)
+            )
         return RetrievalScored(
             plugin=self.id,
             act=outcome.act.value,
@@ -235,7 +252,19 @@ class ProfileRetriever(KnowledgePlugin):
             candidates=tuple(rows),
             evidence_ids=outcome.evidence_ids,
             fusion=fusion,
+            cuts=CutSettings(**dataclasses.asdict(outcome.cutoffs)),
+            hdc=hdc_settings(self._services.retrieval.hdc),
+            shards=indexes.shard_count,
         )
+
+
+def hdc_settings(config: HdcConfig) -> HdcSettings:
+    return HdcSettings(
+        lane_min_score=config.lane_min_score,
+        lane_pool=config.lane_pool,
+        field_weights=dict(config.field_weights),
+        claim_window=config.claim_window,
+    )
 
 
 def fusion_settings(config: FusionConfig, profile: Profile) -> FusionSettings:
@@ -269,17 +298,24 @@ def fusion_explanation(candidate: Candidate, fusion: FusionSettings) -> FusionEx
 
 class _Pooled:
     """The role of every unit a lane pooled, read from the view's columns without restoring the
-    units, and which are current-turn units: a fusion after escalation reads only the new ones."""
+    units, which are current-turn units, and, in a conversation, where each stands against the
+    last turn's evidence (`anchor`): a fusion after escalation reads only the new ones."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchor: Anchor | None = None) -> None:
         self.roles: dict[str, Role | None] = {}
         self.current: frozenset[str] = frozenset()
+        self.anchor = anchor
+        self.places: dict[str, Placed] = {}
 
     def add(self, ctx: RunContext, lanes: Mapping[Lane, Mapping[str, float]]) -> None:
         new = [uid for scores in lanes.values() for uid in scores if uid not in self.roles]
+        if self.anchor is not None and not self.roles:
+            new += [uid for uid in neighbours(self.anchor, ctx.view, weights()) if uid not in new]
         roles, current = ctx.view.roles_of(new)
         self.roles.update(roles)
         self.current |= current
+        if self.anchor is not None and new:
+            self.places.update(placed(self.anchor, new, ctx.view, weights()))
 
 
 class Query:
@@ -302,25 +338,30 @@ class Query:
 
 
 def candidate_score(
-    candidate: Candidate, indexes: ViewIndexes, query: Query, hdc_query, explain: bool, fusion: FusionSettings
+    candidate: Candidate,
+    indexes: ViewIndexes,
+    query: Query,
+    hdc_query,
+    contributions: Iterable[TermFieldContribution],
+    fusion: FusionSettings,
 ) -> CandidateScore:
-    terms: tuple[TermContribution, ...] = ()
-    if explain and candidate.bm25_raw:
-        terms = tuple(
-            TermContribution(
-                term=c.term,
-                field=c.field,
-                tf=c.tf,
-                idf=c.idf,
-                field_weight=c.field_weight,
-                contribution=c.contribution,
-                via=query.expansion.via(c.term),
-            )
-            for c in indexes.bm25.contributions(query.terms, candidate.id)
+    """One trace row; `hdc_query` (HDC field similarities and notes) and `contributions` (its BM25
+    terms) are given for an explained candidate only."""
+    terms = tuple(
+        TermContribution(
+            term=c.term,
+            field=c.field,
+            tf=c.tf,
+            idf=c.idf,
+            field_weight=c.field_weight,
+            contribution=c.contribution,
+            via=query.expansion.via(c.term),
         )
+        for c in contributions
+    )
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
     # The unit is read (restored, from a stored KB) only for the HDC notes of an explained candidate.
-    unit = indexes.view.get(candidate.id) if hdc_query is not None and explain else None
+    unit = indexes.view.get(candidate.id) if hdc_query is not None else None
     hdc_match = match_notes(indexes.hdc, hdc_query, unit) if unit is not None else ()
     return CandidateScore(
         id=candidate.id,
@@ -339,6 +380,8 @@ def candidate_score(
         cut_reason=candidate.cut_reason.value if candidate.cut_reason else None,
         kept_with=candidate.kept_with,
         current_turn=candidate.current_turn,
+        shard=indexes.shard_of(candidate.id),
+        position=candidate.position,
         bm25_terms=terms,
         hdc_fields=hdc_fields,
         hdc_match=hdc_match,

@@ -3,8 +3,6 @@
 Every candidate keeps the exact reason it was cut, so a person can ask why a unit was dropped.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -39,6 +37,9 @@ class Candidate(NamedTuple):
     current_turn: bool = False
     # Kept past maxResults as a leaf of this proof (its fact), whose other leaves were kept.
     kept_with: str = ""
+    # Added to the score for where the unit stands against the conversation's last evidence
+    # (core/memory/position.py); 0 outside a conversation.
+    position: float = 0.0
 
     def lane(self, lane: Lane) -> float | None:
         return self.lanes.get(lane)
@@ -177,15 +178,20 @@ def fuse(
     profile: Profile,
     current_turn: frozenset[str] = frozenset(),
     together: tuple[str, frozenset[str]] | None = None,
+    prior: Mapping[str, float] | None = None,
 ) -> tuple[tuple[Candidate, ...], Cutoffs]:
     """Fuse normalised lane scores, then apply minScore, the gap and maxResults, in that order.
 
     `together` is a proof (its fact and leaf units): when one of its leaves is kept, the others
-    that only maxResults cut are kept too, since a proof is evidence only whole."""
+    that only maxResults cut are kept too, since a proof is evidence only whole. `prior`: a
+    pooled unit's conversation-position prior, added to its score before ranking and cut-offs."""
     summed = lane_weights(config, profile, FusionMethod.WEIGHTED)
     weighted = _weighted(lanes, config, summed, agreement_bonus(config, profile))
     agreed = agreeing(lanes, config)
     ranked_by = fused_scores(lanes, config, profile) if config.method is FusionMethod.RRF else weighted
+    if prior:
+        # A unit only the prior pooled (a neighbour of the last evidence no lane found) starts at 0.
+        ranked_by = {uid: ranked_by.get(uid, 0.0) + prior.get(uid, 0.0) for uid in ranked_by.keys() | prior.keys()}
     order = sorted(ranked_by, key=lambda uid: (-ranked_by[uid], uid))
     top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= profile.min_score), 0.0)
     cutoffs = Cutoffs(profile.min_score, profile.gap_threshold, profile.max_results, top)
@@ -216,13 +222,14 @@ def fuse(
                 rank=rank,
                 lanes=found,
                 bm25_raw=bm25_raw.get(uid),
-                fused=weighted[uid],
+                fused=weighted.get(uid, 0.0),
                 score=score,
                 agreement=uid in agreed,
                 role_boost=role_boost if roles[uid] in preferred_roles else 1.0,
                 kept=cut is None,
                 cut_reason=cut,
                 current_turn=uid in current_turn,
+                position=prior.get(uid, 0.0) if prior else 0.0,
             )
         )
     return _keep_together(candidates, together), cutoffs

@@ -4,8 +4,6 @@ A bad rule never stops the others: each problem becomes a diagnostic pointing at
 the rule is dropped (unknown relations only warn), and the engine runs with whatever is left.
 """
 
-from __future__ import annotations
-
 import bisect
 import json
 import re
@@ -140,7 +138,7 @@ class RuleSet:
     rejected_ids: frozenset[str] = frozenset()
     path: str = ""
 
-    def keeping_last_good(self, previous: RuleSet) -> RuleSet:
+    def keeping_last_good(self, previous: "RuleSet") -> "RuleSet":
         """This rule set, with the previous version of each rule that no longer validates.
 
         A running session calls it on reload: a file that no longer parses keeps all the previous

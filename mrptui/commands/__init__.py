@@ -39,6 +39,32 @@ def add_config_option(parser: argparse.ArgumentParser, *, top_level: bool = Fals
     )
 
 
+def add_cluster_options(parser: argparse.ArgumentParser, *, top_level: bool = False) -> None:
+    """--cluster, --shards, --shard-dir (mrptui/commands/cluster.py reads them): here, not there,
+    so the explorer's top-level parser adds them without importing that module for every command."""
+    # As with --kb: the explorer's, given before a subcommand, are not reset by the subcommand's.
+    default = None if top_level else argparse.SUPPRESS
+    parser.add_argument(
+        "--cluster",
+        metavar="local:N|ADDRESS",
+        default=default,
+        help="search the KB's shards on a Dask cluster: local:N starts N worker processes for this command",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        metavar="N",
+        default=default,
+        help="shards to cut the KB into (default: cluster.json's shards, docs/scale.md)",
+    )
+    parser.add_argument(
+        "--shard-dir",
+        metavar="DIR",
+        default=default,
+        help="where the shards are cut (every worker must read it); default: the index cache's shards/",
+    )
+
+
 def add_session_options(parser: argparse.ArgumentParser) -> None:
     """--kb, --config and --strict: what every command that opens a session takes."""
     add_kb_option(parser)

@@ -15,6 +15,7 @@ from core.kernel.summary import summarise
 from mrptui.commands import (
     UsageError,
     add_caller_options,
+    add_cluster_options,
     add_session_options,
     cache_folder,
     caller_from_args,
@@ -26,7 +27,7 @@ from mrptui.commands import (
     warn_health,
     warn_memory,
 )
-from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
+from mrptui.commands.cluster import cluster_config, on_cluster
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -164,6 +165,8 @@ def _text(summary: dict) -> str:
     # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran.
     path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"] if a["status"] != "skipped")
     lines.append(f"path: {path}")
+    for note in summary["incomplete"]:  # a shard of the cluster was silent: the answer is not complete
+        lines.append(f"incomplete: {note}")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
     for note in summary["unresolved"]:

@@ -13,21 +13,6 @@ from core.kb.sharding.config import ClusterConfig, load_cluster_config
 from mrptui.commands import UsageError, cache_folder, config_from_args
 
 
-def add_cluster_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--cluster",
-        metavar="local:N|ADDRESS",
-        help="search the KB's shards on a Dask cluster: local:N starts N worker processes for this command",
-    )
-    shards = ClusterConfig.model_fields["shards"]
-    parser.add_argument("--shards", type=int, metavar="N", help=f"shards to cut the KB into (default {shards.default})")
-    parser.add_argument(
-        "--shard-dir",
-        metavar="DIR",
-        help="where the shards are cut (every worker must read it); default: the index cache's shards/",
-    )
-
-
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
     KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
@@ -46,7 +31,8 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
             raise UsageError("--shards and --shard-dir need --cluster")
         return None
     try:
-        chosen = {"address": spec, **({"shards": args.shards} if args.shards is not None else {})}
+        shards = getattr(args, "shards", None)
+        chosen = {"address": spec, **({"shards": shards} if shards is not None else {})}
         config = ClusterConfig.model_validate({**config.model_dump(), **chosen})
         parse_cluster(spec, config)
     except ValidationError as exc:
@@ -93,12 +79,17 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict]
 
 @contextmanager
 def _shard_root(args: argparse.Namespace) -> Iterator[Path]:
-    if args.shard_dir:
-        yield Path(args.shard_dir)
-        return
-    cache = cache_folder(args)
-    if cache is not None:
-        yield cache / "shards"
+    root = shard_root(args)
+    if root is not None:
+        yield root
         return
     with tempfile.TemporaryDirectory(prefix="mrptui-shards-") as temp:
         yield Path(temp)
+
+
+def shard_root(args: argparse.Namespace) -> Path | None:
+    """--shard-dir, else the index cache's shards/ (None: no cache; the caller makes a temporary one)."""
+    if getattr(args, "shard_dir", None):
+        return Path(args.shard_dir)
+    cache = cache_folder(args)
+    return cache / "shards" if cache is not None else None

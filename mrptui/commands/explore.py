@@ -11,6 +11,7 @@ from pathlib import Path
 from mrptui.commands import (
     UsageError,
     add_caller_options,
+    add_cluster_options,
     cache_store,
     caller_from_args,
     config_from_args,
@@ -44,6 +45,7 @@ def add_top_level_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--theme", default=None, choices=THEMES, help="textual-dark (default) or textual-light; also $MRPTUI_THEME"
     )
+    add_cluster_options(parser, top_level=True)
 
 
 def kb_label(paths: list[str] | None) -> str:
@@ -110,11 +112,23 @@ def queries_for(args: argparse.Namespace, paths: list[Path]) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    app = build_app(args)
+    start_pool_helpers()
+    return run_until_quit(app)
+
+
+def build_app(args: argparse.Namespace):
+    """The explorer as the flags ask for it; a bad flag or config file is a UsageError here, before
+    anything is drawn (a cluster that cannot be reached is told in the app: it starts in a worker)."""
     caller = caller_from_args(args)
     paths = kb_paths(args)
     config = config_from_args(args)
     check_configs(config)
+    from mrptui.commands.cluster import cluster_config, shard_root
+
+    cluster = cluster_config(args)
     from mrptui.app import ExplorerApp
+    from mrptui.cluster_link import ClusterLink
     from mrptui.keymap import KEYMAP_FILE  # Textual loads only when the TUI is really wanted
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
@@ -130,10 +144,10 @@ def run(args: argparse.Namespace) -> int:
         opener=partial(open_later, paths, config, args),
         conversation=conversation_name(args.conversation),
         memory_root=memory_root(),
+        cluster=ClusterLink(cluster, shard_root(args)) if cluster is not None else None,
     )
     app.lifecycle.follow_today = not args.as_of
-    start_pool_helpers()
-    return run_until_quit(app)
+    return app
 
 
 def run_until_quit(app) -> int:

@@ -17,6 +17,7 @@ from core.units import Act, Intent
 from mrptui.commands import (
     UsageError,
     add_caller_options,
+    add_cluster_options,
     add_session_options,
     caller_from_args,
     exit_code,
@@ -24,7 +25,7 @@ from mrptui.commands import (
     question_from,
     warn_health,
 )
-from mrptui.commands.cluster import add_cluster_options, cluster_config, on_cluster
+from mrptui.commands.cluster import cluster_config, on_cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

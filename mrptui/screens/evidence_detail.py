@@ -15,8 +15,9 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.infra.config import Profile, RetrievalConfig
-from core.kernel.events import AnswerReady, CandidateScore, RetrievalScored
+from core.infra.config import RetrievalConfig
+from core.kernel.events import AnswerReady, CandidateScore, CutSettings, HdcSettings, RetrievalScored
+from core.plugins.knowledge import hdc_settings
 from core.retrieval.hdc.encoding import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
@@ -27,7 +28,7 @@ CUT_TEXT = {
     "gap": "cut by gap: below top score × gapThreshold",
     "max_results": "cut: beyond maxResults",
 }
-LANE_LABELS = {"bm25": "BM25", "hdc": "HDC", "tdb": "TDB"}
+RECORDED = "as the run recorded it"
 
 
 def _num(value: float | None) -> str:
@@ -38,38 +39,57 @@ def _lane_list(weights: dict[str, float]) -> str:
     return ", ".join(f"{lane} {weight:g}" for lane, weight in weights.items())
 
 
-def cut_markup(c: CandidateScore, scored: RetrievalScored, profile: Profile | None) -> str:
-    """Kept, or the cut with the numbers behind it when the plugin's profile is known."""
+def run_settings(
+    scored: RetrievalScored, config: RetrievalConfig | None, source: str
+) -> tuple[CutSettings | None, HdcSettings, str]:
+    """The cut-offs and HDC numbers the run used, and where they come from: the trace when it
+    recorded them, else `config` (a trace from before they were recorded; `source` names it)."""
+    if scored.cuts is not None and scored.hdc is not None:
+        return scored.cuts, scored.hdc, RECORDED
+    config = config or RetrievalConfig(profiles={})
+    profile = config.profiles.get(scored.plugin)
+    cuts = None
+    if profile is not None:
+        top = max((x.score for x in scored.candidates if x.score >= profile.min_score), default=0.0)
+        cuts = CutSettings(
+            min_score=profile.min_score,
+            gap_threshold=profile.gap_threshold,
+            max_results=profile.max_results,
+            top_score=top,
+        )
+    return cuts, hdc_settings(config.hdc), f"{source}: this trace does not record them"
+
+
+def cut_markup(c: CandidateScore, cuts: CutSettings | None) -> str:
+    """Kept, or the cut with the numbers behind it when the cut-offs are known."""
     if c.kept and c.kept_with:
         return f"[$success]kept past maxResults: a leaf of the proof of '{escape(c.kept_with)}'[/]"
     if c.kept:
         return "[$success]kept[/]"
-    if profile is None or c.cut_reason is None:
+    if cuts is None or c.cut_reason is None:
         return f"[$warning]{escape(CUT_TEXT.get(c.cut_reason or '', 'cut'))}[/]"
     if c.cut_reason == "min_score":
-        return f"[$warning]cut by minScore: {c.score:.3f} < {profile.min_score:g}[/]"
+        return f"[$warning]cut by minScore: {c.score:.3f} < {cuts.min_score:g}[/]"
     if c.cut_reason == "gap":
-        top = max((x.score for x in scored.candidates if x.score >= profile.min_score), default=0.0)
         return (
-            f"[$warning]cut by gap: {c.score:.3f} < gapThreshold {profile.gap_threshold:g} × top {top:.3f}"
-            f" = {top * profile.gap_threshold:.3f}[/]"
+            f"[$warning]cut by gap: {c.score:.3f} < gapThreshold {cuts.gap_threshold:g} × top {cuts.top_score:.3f}"
+            f" = {cuts.top_score * cuts.gap_threshold:.3f}[/]"
         )
-    return f"[$warning]cut: beyond maxResults {profile.max_results}[/]"
+    return f"[$warning]cut: beyond maxResults {cuts.max_results}[/]"
 
 
 def score_markup(
     c: CandidateScore,
     scored: RetrievalScored,
     config: RetrievalConfig | None = None,
-    source: str = "the session's retrieval config",
+    source: str = "the current retrieval config",
 ) -> str:
-    """Normalisation and fusion for one candidate: the fusion as the run recorded it, the cut-offs
-    and HDC numbers from `config` (or the defaults)."""
-    config = config or RetrievalConfig(profiles={})
-    profile = config.profiles.get(scored.plugin)
+    """Normalisation and fusion for one candidate, with the fusion, cut-offs and HDC numbers the
+    run recorded (from `config` for a trace that predates them)."""
+    cuts, hdc, settings_source = run_settings(scored, config, source)
     top_raw = max((x.bm25_raw or 0.0 for x in scored.candidates), default=0.0)
     lines = [
-        f"[b]{escape(c.id)}[/b] · role {escape(c.role)} · rank {c.rank} · {cut_markup(c, scored, profile)}"
+        f"[b]{escape(c.id)}[/b] · role {escape(c.role)} · rank {c.rank} · {cut_markup(c, cuts)}"
         + (" · [$accent]current turn[/]" if c.current_turn else ""),
         f"[$foreground-muted]{escape(scored.plugin)} · intent {scored.intent_index} · act {escape(scored.act)} · lanes "
         f"{escape('+'.join(scored.lanes))}{' (escalated)' if scored.escalated else ''} · query terms: "
@@ -88,8 +108,8 @@ def score_markup(
         lines.append("  BM25  — [$foreground-muted](no lexical match)[/]")
     if c.hdc is None and c.hdc_fields:
         lines.append(
-            f"  HDC   — [$foreground-muted](below the lane's floor {config.hdc.lane_min_score:g}, or not "
-            f"among its best {config.hdc.lane_pool}: not found by HDC)[/]"
+            f"  HDC   — [$foreground-muted](below the lane's floor {hdc.lane_min_score:g}, or not "
+            f"among its best {hdc.lane_pool}: not found by HDC)[/]"
         )
     else:
         lines.append(
@@ -100,16 +120,16 @@ def score_markup(
     )
     if c.dense is not None:
         lines.append(f"  Dense {_num(c.dense)}   [$foreground-muted](cosine of unit and question embeddings)[/]")
-    lines += fusion_lines(c, scored, source)
-    if profile is not None:
+    lines += fusion_lines(c, scored)
+    if cuts is not None:
         lines.append(
-            f"  [$foreground-muted]{escape(scored.plugin)}: minScore {profile.min_score:g} · gapThreshold "
-            f"{profile.gap_threshold:g} · maxResults {profile.max_results}[/]"
+            f"  [$foreground-muted]{escape(scored.plugin)}: minScore {cuts.min_score:g} · gapThreshold "
+            f"{cuts.gap_threshold:g} · maxResults {cuts.max_results} ({escape(settings_source)})[/]"
         )
     return "\n".join(lines)
 
 
-def fusion_lines(c: CandidateScore, scored: RetrievalScored, source: str) -> list[str]:
+def fusion_lines(c: CandidateScore, scored: RetrievalScored) -> list[str]:
     """The fused sum as the engine recorded it (the run's weights and bonus; docs/scoring.md)."""
     fusion, summed = scored.fusion, c.fusion
     if fusion is None or summed is None:
@@ -127,7 +147,7 @@ def fusion_lines(c: CandidateScore, scored: RetrievalScored, source: str) -> lis
         f"[b]Fusion[/b] [$foreground-muted]{fusion.method} · weights {_lane_list(fusion.weights)}; agreement bonus "
         f"{fusion.agreement_bonus:g}"
         + (f"; RRF k {fusion.rrf_k}, rank weights {_lane_list(fusion.rrf_weights)}" if rrf else "")
-        + f" ({escape(source)})[/]",
+        + f" ({RECORDED})[/]",
         f"  fused {summed.fused:.3f} = {' + '.join(terms) or '0'}",
         f"  agreement bonus: {'yes, every lane found it' if c.agreement else 'no (one lane, or a score below agreementMinScore)'}",
     ]
@@ -185,14 +205,12 @@ def role_boost_markup(c: CandidateScore, scored: RetrievalScored) -> str:
 HDC_FIELDS = ("topic", "claim", "role", "acts")
 
 
-def hdc_markup(
-    c: CandidateScore, config: RetrievalConfig | None = None, unit: KnowledgeUnit | None = None
-) -> Table | Group | str:
+def hdc_markup(c: CandidateScore, hdc: HdcSettings, unit: KnowledgeUnit | None = None) -> Table | Group | str:
     """Per field: similarity, calibrated field score, weight, contribution; role and acts count
     only as far as the text matched (× gate = the better of topic and claim; core/retrieval/hdc/encoding.py)."""
     if not c.hdc_fields:
         return "  [$foreground-muted]no HDC lane for this candidate[/]"
-    weights = (config or RetrievalConfig(profiles={})).hdc.field_weights
+    weights = hdc.field_weights
     gate = c.hdc_fields.get("gate", 1.0)
     table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold")
     for name in ("field", "similarity", "field score", "weight", "contribution"):
@@ -207,15 +225,15 @@ def hdc_markup(
         shown = f"{weight:g} × gate {gate:.3f}" if gated else f"{weight:g}"
         table.add_row(name, f"{c.hdc_fields[name]:.3f}", f"{score:.3f}", shown, f"{value:.3f}")
     table.add_row("", "", "", "sum", f"{total:.3f}")
-    notes = [*_best_window(c, config, unit), *c.hdc_match]
+    notes = [*_best_window(c, hdc, unit), *c.hdc_match]
     return Group(table, *(Text(f"  {note}") for note in notes)) if notes else table
 
 
-def _best_window(c: CandidateScore, config: RetrievalConfig | None, unit: KnowledgeUnit | None) -> list[str]:
+def _best_window(c: CandidateScore, hdc: HdcSettings, unit: KnowledgeUnit | None) -> list[str]:
     """The claim sentence(s) HDC matched best, from the unit the caller may see (events carry no text)."""
-    if unit is None or config is None or "claim_window" not in c.hdc_fields:
+    if unit is None or "claim_window" not in c.hdc_fields:
         return []
-    windows = unit_windows(unit.body, config.hdc.claim_window)
+    windows = unit_windows(unit.body, hdc.claim_window)
     index = int(c.hdc_fields["claim_window"])
     if len(windows) < 2 or index >= len(windows):
         return []
@@ -254,7 +272,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
         *,
         missing: str = NOT_VISIBLE,
         retrieval: RetrievalConfig | None = None,
-        retrieval_source: str = "the session's retrieval config",
+        retrieval_source: str = "the current retrieval config",
         answer: AnswerReady | None = None,
     ) -> None:
         super().__init__()
@@ -277,7 +295,8 @@ class EvidenceDetailScreen(ModalScreen[None]):
                 yield Static(bm25_table(c), id="detail-bm25")
                 yield Static(role_boost_markup(c, self.scored), id="detail-boost")
                 yield Static("\n[b]HDC per field[/b]", classes="section")
-                yield Static(hdc_markup(c, self.retrieval, self.unit), id="detail-hdc")
+                _, hdc, _ = run_settings(self.scored, self.retrieval, self.retrieval_source)
+                yield Static(hdc_markup(c, hdc, self.unit), id="detail-hdc")
                 used = answer_use_markup(c.id, self.answer)
                 if used:
                     yield Static("\n[b]Used by the answer[/b]", classes="section")

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.kernel.events import IntentDetected
+from core.kernel.summary import position_notes
 from core.memory.scoring import ScoredRecord
 from mrptui.explorer import Explorer
 from mrptui.messages import MemoryClear, MemoryForget, MemoryPin
@@ -70,7 +71,9 @@ def referent_notes(events: list[object]) -> tuple[list[str], list[str]]:
     )
 
 
-def record_detail(scored: ScoredRecord, used: bool, notes: tuple[list[str], list[str]] = ([], [])) -> str:
+def record_detail(
+    scored: ScoredRecord, used: bool, notes: tuple[list[str], list[str]] = ([], []), placed: str = ""
+) -> str:
     r = scored.record
     lines = [f"[b]{escape(r.question)}[/b]"]
     if r.lead:
@@ -91,6 +94,9 @@ def record_detail(scored: ScoredRecord, used: bool, notes: tuple[list[str], list
     if used:
         lines.append("[$success]used by the last question[/]")
         lines += [f"  {escape(note)}" for note in notes[0]]
+    if placed:  # its cited units placed the last question's candidates (core/memory/position.py)
+        lines.append("[$success]its evidence placed the last question's candidates[/]")
+        lines += [f"  {escape(note)}" for note in placed.splitlines()]
     lines += [f"[$warning]left as asked:[/] {escape(note)}" for note in notes[1]]
     return "\n".join(lines)
 
@@ -125,7 +131,9 @@ it said when the turn was answered; the title counts the others, which no questi
     def __init__(self) -> None:
         super().__init__()
         self.records: list[ScoredRecord] = []
-        self.used: set[str] = set()
+        self.used: set[str] = set()  # ✓: used by the follow-up's resolution or placing its evidence
+        self.resolved_by: set[str] = set()
+        self.placed: dict[str, str] = {}
 
     @property
     def explorer(self) -> Explorer:
@@ -155,7 +163,9 @@ it said when the turn was answered; the title counts the others, which no questi
         question = app.last_question
         self.records, withheld = memory.scored(question), memory.withheld()
         run = app.current
-        self.used = used_ids(run.events) if run else set()
+        self.placed = position_notes(run.events) if run else {}
+        self.resolved_by = used_ids(run.events) if run else set()
+        self.used = self.resolved_by | set(self.placed)
         self.notes = referent_notes(run.events) if run else ([], [])
         table = self.query_one("#memory-table", DataTable)
         cursor = table.cursor_row
@@ -184,7 +194,9 @@ it said when the turn was answered; the title counts the others, which no questi
     def _render_detail(self) -> None:
         chosen = self.selected
         text = (
-            record_detail(chosen, chosen.record.id in self.used, self.notes)
+            record_detail(
+                chosen, chosen.record.id in self.resolved_by, self.notes, self.placed.get(chosen.record.id, "")
+            )
             if chosen
             else "[$foreground-muted]No records yet: ask a question in the main screen; follow-ups use what it leaves here.[/]"
         )

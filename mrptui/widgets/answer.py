@@ -15,6 +15,7 @@ from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.symbols import status_symbol, tone_markup
+from mrptui.widgets.timeline import silent_shards
 
 
 def answer_markdown(state: ViewState) -> str:
@@ -80,12 +81,15 @@ def render_answer(state: ViewState, room: int = 0) -> str:
         if state.status in ("idle",):
             return "[$foreground-muted]The answer appears here.[/]"
         if state.done:
-            return tone_markup(f"✗ run {escape(state.status)} without an answer", "bad")
+            return "\n".join(
+                [tone_markup(f"✗ run {escape(state.status)} without an answer", "bad"), *incomplete_lines(state)]
+            )
         return "[$foreground-muted]⋯ no answer yet[/]"
     symbol, tone = status_symbol(answer.status)
     cited = answer.evidence_ids
     lines = [
         tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone),
+        *incomplete_lines(state),
         "",
         escape(fit_citations(answer.answer, cited, room)),
     ]
@@ -110,6 +114,14 @@ def render_answer(state: ViewState, room: int = 0) -> str:
     if state.finished and state.finished.replans:
         lines.append(f"[$foreground-muted]replans: {state.finished.replans}[/]")
     return "\n".join(lines)
+
+
+def incomplete_lines(state: ViewState) -> list[str]:
+    """The shards of the cluster that did not answer an attempt (the attempts name the plugins):
+    the answer stands without their units."""
+    silent = {s.shard: s for row in state.attempts for s in row.shards if not s.answered}
+    said = silent_shards([silent[n] for n in sorted(silent)])
+    return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
 
 
 class AnswerPanel(VerticalScroll, can_focus=True):

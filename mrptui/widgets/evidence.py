@@ -44,11 +44,22 @@ COLUMNS: tuple[Column, ...] = (
     Column("boost", "boost", lambda c: c.role_boost),
     Column("role", "role", lambda c: c.role, numeric=False),
 )
+# The shard that holds each unit, after "kept / cut", in a retrieval searched on a cluster only;
+# headed "sh" so that at 120 columns the cut reasons beside it still fit.
+SHARD_COLUMN = Column("shard", "sh", lambda c: c.shard)
+
+
+def columns_of(scored: RetrievalScored | None) -> tuple[Column, ...]:
+    """The table's columns for `scored`: a shard column only when its KB was searched on shards."""
+    if scored is None or not scored.shards:
+        return COLUMNS
+    at = next(i for i, col in enumerate(COLUMNS) if col.key == "kept") + 1
+    return (*COLUMNS[:at], SHARD_COLUMN, *COLUMNS[at:])
 
 
 def sort_candidates(candidates: tuple[CandidateScore, ...], column: str, reverse: bool) -> list[CandidateScore]:
     """Candidates ordered by `column`; missing values always last, ties by unit id."""
-    col = next(c for c in COLUMNS if c.key == column)
+    col = next(c for c in (*COLUMNS, SHARD_COLUMN) if c.key == column)
     present = [c for c in candidates if col.value(c) is not None]
     missing = [c for c in candidates if col.value(c) is None]
     present.sort(key=lambda c: c.id)
@@ -125,6 +136,8 @@ exact cut reason (min_score, gap or max_results).
 - `enter` (or a click on a highlighted row) opens the score breakdown: BM25 per term and field,
   HDC per field, normalisation, agreement bonus, role boost and the unit's text.
 - At most 500 rows are drawn; the border says "showing N of M". `e` exports all rows as CSV.
+- Searched on a cluster (`mrptui --cluster`): a shard column (`sh`) names the shard that holds
+  each unit (— for a sentence of the question itself, scored here).
 """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"evidence--kept", "evidence--cut", "evidence--muted"}
@@ -160,6 +173,10 @@ exact cut reason (min_score, gap or max_results).
         self.run: object = None  # the run shown: a new one starts in the default order
         self._shown: list[CandidateScore] = []
         self._key: tuple | None = None
+
+    @property
+    def columns_shown(self) -> tuple[Column, ...]:
+        return columns_of(self.current)
 
     def on_mount(self) -> None:
         refill(self, [(col.key, col.label) for col in COLUMNS], [])
@@ -211,7 +228,7 @@ exact cut reason (min_score, gap or max_results).
     # -- actions ----------------------------------------------------------------------------
 
     def action_sort_next(self) -> None:
-        keys = [c.key for c in COLUMNS]
+        keys = [c.key for c in self.columns_shown]
         column = keys[(keys.index(self.sort_column) + 1) % len(keys)]
         self.sort_by(column)
 
@@ -252,6 +269,8 @@ exact cut reason (min_score, gap or max_results).
         if not self.is_mounted:
             return
         current = self.current
+        if self.sort_column not in {col.key for col in columns_of(current)}:  # by shard, on a one-process retrieval
+            self.sort_column, self.sort_reverse = DEFAULT_SORT
         key = (id(current), self.sort_column, self.sort_reverse)
         if key == self._key and not force:
             return
@@ -266,10 +285,11 @@ exact cut reason (min_score, gap or max_results).
         kept = component_style(self, "evidence--kept")
         cut = component_style(self, "evidence--cut")
         muted = component_style(self, "evidence--muted")
+        columns = self.columns_shown
         rows = []
         for c in self._shown:
             cells = []
-            for col in COLUMNS:
+            for col in columns:
                 value = col.value(c)
                 if col.key == "kept":
                     cells.append(Cell(_fmt(value), kept if c.kept else cut))
@@ -284,7 +304,7 @@ exact cut reason (min_score, gap or max_results).
         # none is cut off at the edge; the role, last, is cut with an ellipsis rather than at the edge.
         refill(
             self,
-            [(col.key, col.label) for col in COLUMNS],
+            [(col.key, col.label) for col in columns],
             rows,
             floors={"id": 16, "kept": 10, "role": 5},
             middle={"id"},
@@ -296,4 +316,4 @@ exact cut reason (min_score, gap or max_results).
         c = self.selected
         if c is None:
             return None
-        return "\t".join(_fmt(col.value(c)) for col in COLUMNS)
+        return "\t".join(_fmt(col.value(c)) for col in self.columns_shown)

@@ -70,6 +70,8 @@ def status_markup(
     if replay:
         parts.append("[$warning]replay[/]" + (f" [$foreground-muted]{escape(label)}[/]" if label else ""))
     parts.extend(kb_work_markup(kb))
+    if kb is not None and kb.cluster:
+        parts.append(f"[$accent]{escape(kb.cluster)}[/]")
     if health is not None:
         parts.append(health_markup(health))
     if label and not replay:

@@ -11,6 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
+from core.kernel.events import ShardTiming
 from mrptui.breakpoints import Breakpoint
 from mrptui.state import BACKTRACK_LABELS, TimelineRow
 from mrptui.widgets.symbols import status_symbol
@@ -103,7 +104,33 @@ def row_detail(row: TimelineRow, *, show_durations: bool = True) -> str:
     if show_durations and row.ms is not None:
         head += f" · {row.ms:.1f} ms"
     reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
-    return f"{head}\n{row.status}{reason}"
+    return f"{head}\n{row.status}{reason}" + shard_lines(row.shards, show_durations=show_durations)
+
+
+def silent_shards(shards: Sequence[ShardTiming]) -> str:
+    """ "shard 3 of 4 did not answer", "shards 1, 3 of 4 did not answer", or "" when all answered."""
+    silent = [str(s.shard) for s in shards if not s.answered]
+    if not silent:
+        return ""
+    listed = ", ".join(silent[:SHARDS_LISTED]) + (", …" if len(silent) > SHARDS_LISTED else "")
+    return f"shard{'s' if len(silent) > 1 else ''} {listed} of {shards[0].of} did not answer"
+
+
+# Shards listed one a line in an attempt's detail; a bigger cluster's rest is counted.
+SHARDS_LISTED = 32
+
+
+def shard_lines(shards: Sequence[ShardTiming], *, show_durations: bool = True) -> str:
+    """ "\nshard 1 of 2: 0.8 ms" per shard of an attempt on a cluster ("did not answer" for a
+    silent one); "" in one process."""
+    lines = [
+        f"shard {s.shard} of {s.of}: "
+        + (("answered" if not show_durations else f"{s.ms:.1f} ms") if s.answered else "did not answer")
+        for s in shards[:SHARDS_LISTED]
+    ]
+    if len(shards) > SHARDS_LISTED:
+        lines.append(f"… {len(shards) - SHARDS_LISTED} more shards")
+    return "".join(f"\n{line}" for line in lines)
 
 
 class AttemptsTimeline(FilledTable):
@@ -288,6 +315,8 @@ those rows folds them again.
             reason = f": {row.reason}" if row.reason and row.reason != row.status else ""
             if held:
                 reason = ": not called yet (n steps, . continues, g runs to the end)"
+            if silent := silent_shards(row.shards):  # the silent shard first: the exception's name can wait
+                reason = f": {silent}"
             # A candidate that was not called: its reason already says so ("not reached: …", "skipped: …").
             outcome = (
                 row.outcome if row.status == "skipped" and row.reason else f"{'held' if held else row.status}{reason}"

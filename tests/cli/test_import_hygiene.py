@@ -84,7 +84,25 @@ ASK_NEVER_IMPORTS = (
     "core.memory.conversation",
     # Compiled kernels and their compiler: a small KB's one-off question never waits for them.
     "numba",
+    "llvmlite",
     "scipy",
+    # The sharded search (issue 40) and its cluster: only `--cluster`/`--shards` or cluster.json's
+    # address start or reach one; a plain ask reads cluster.json's numbers alone.
+    "dask",
+    "distributed",
+    "tornado",
+    "cloudpickle",
+    "core.kernel.shard_session",
+    "core.kb.sharding.sharded",
+    "core.kb.sharding.shards",
+    "core.kb.sharding.shard_tasks",
+    "core.kb.sharding.global_bm25",
+    # Conversation memory's writers, and the libraries the explorer draws with.
+    "core.memory.turns",
+    "core.memory.journal",
+    "nltk",
+    "pygments",
+    "markdown_it",
 )
 
 

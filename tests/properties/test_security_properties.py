@@ -27,15 +27,16 @@ from core.answer.whynot import NOT_VISIBLE, why_not_asked
 from core.eval.labelled import QuerySpec, evaluate
 from core.kb.knowledge_base import KnowledgeBase, visible_to
 from core.kernel.contract import PluginType, Request, RunContext
-from core.kernel.events import to_json_line
+from core.kernel.events import RetrievalScored, to_json_line
 from core.kernel.session import Session
 from core.kernel.summary import summarise
 from core.memory.conversation import Conversation
+from core.memory.position import anchor_of, placed, weights
 from core.memory.records import caller_digest
 from core.memory.store import MemoryStore
 from core.memory.turns import remember, with_memory
 from core.question.intent_cues import question_cues
-from core.units import TAG_SEPARATORS, Caller, Intent, KnowledgeUnit, Role
+from core.units import TAG_SEPARATORS, Caller, Intent, KnowledgeUnit, Role, SourceLocation
 from mrptui.commands.retrieve import result_json
 
 # A reading-room archive: nothing like the sample KB's merchants and services.
@@ -344,3 +345,35 @@ def test_memory_never_crosses_callers(kb_units, caller_list, question) -> None:
                 assert all(visible_to(u, caller) for u in kb_units if u.id in {*offered, *listed})
         digests = {caller_digest(c) for c in caller_list}
         assert len(digests) == len({(frozenset(c.tags), c.region) for c in caller_list})
+
+
+@bounded(6)
+@given(knowledge_bases(), callers_with_twins())
+def test_conversation_position_never_reads_another_callers_units(kb_units, caller_list) -> None:
+    """The position prior of a follow-up (core/memory/position.py) is anchored only on the caller's
+    own turns and counted over the units it sees: every caller's priors are the same as over a KB
+    holding only the units it sees, and only ever on units it sees."""
+    placed_units = [
+        u.model_copy(update={"location": SourceLocation(file="ledger.txt", line=1 + 2 * i)})
+        for i, u in enumerate(kb_units)
+    ]
+    session = Session.from_kb(KnowledgeBase.from_units(placed_units))
+    for caller in caller_list:
+        own = Session.from_kb(KnowledgeBase.from_units([u for u in placed_units if visible_to(u, caller)]))
+        talk = Conversation(caller, None, session.engine_config.memory, session.retrieval.hdc)
+        for question in QUESTIONS[:2]:
+            view = session.view(caller)
+            request = with_memory(Request(question=question, caller=caller), talk, view)
+            events = list(session.run(request))
+            remember(talk, events, view)
+            anchor = anchor_of(request.memory, view)
+            ids = [u.id for u in placed_units]
+            mine = placed(anchor, ids, view, weights()) if anchor else {}
+            assert mine == (placed(anchor, ids, own.view(caller), weights()) if anchor else {})
+            assert all(
+                visible_to(u, caller) for u in placed_units if u.id in mine or (anchor and u.id in anchor.unit_ids)
+            )
+            raised = {
+                c.id: c.position for e in events if isinstance(e, RetrievalScored) for c in e.candidates if c.position
+            }
+            assert all(mine[uid].prior == prior for uid, prior in raised.items())

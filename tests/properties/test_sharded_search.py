@@ -138,23 +138,97 @@ def test_sharded_top_k_equals_one_process_for_every_caller(
         )
 
 
-def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> None:
+SYMBOLS = ["Kiln", "kiln", "Glaze", "copper red", "Copper-Red", "cone 10", "Shelf", "vent", "wood ash", "A"]
+RELATIONS = ["uses", "provides", "has_capability", "relevant_for", "depends_on", "causes", "part_of"]
+FACT_QUESTIONS = ["what does the kiln use", "what is copper red relevant for", "what depends on the shelf", "A"]
+
+
+@st.composite
+def fact_units(draw) -> list[KnowledgeUnit]:
+    """Units stating facts the bundled rules chain (duplicate triples, tied and low confidences,
+    spellings of one symbol), with the permission fields of `units`."""
+    out = draw(units())
+    for n in range(draw(st.integers(min_value=1, max_value=24))):
+        out.append(
+            KnowledgeUnit.model_validate(
+                kiln_unit(f"facts{n % 2}", n, "Kiln facts", "A fact about the kiln.").model_dump()
+                | {
+                    "subject": draw(st.sampled_from(SYMBOLS)),
+                    "relation": draw(st.sampled_from(RELATIONS)),
+                    "object": draw(st.sampled_from(SYMBOLS)),
+                    "confidence": draw(st.sampled_from([1.0, 0.9, 0.5, 0.1])),
+                    "acl": tuple(draw(st.lists(st.sampled_from(TAGS), max_size=1))),
+                    "region": draw(st.sampled_from(REGIONS)),
+                }
+            )
+        )
+    return out
+
+
+def proofs_of(session: Session, caller: Caller, question: str) -> dict:
+    result = session.indexes.for_view(session.view(caller)).tdb.query(question)
+    return {
+        "scores": result.unit_scores,
+        "proofs": [p.to_dict() for p in result.proofs],
+        "seeds": [p.to_dict() for p in result.seeds],
+        "stop": result.stop_reason,
+        "hood": result.neighbourhood_size,
+        "derived": result.derived_count,
+    }
+
+
+@given(kb_units=fact_units(), shards=st.integers(min_value=1, max_value=5))
+@bounded(3)
+def test_thinkingdb_on_the_shards_proves_what_one_process_proves(cluster, tmp_path_factory, kb_units, shards) -> None:
+    """Seeds, neighbourhood, closure and proofs from facts fetched off the shards equal one
+    process's for every caller, and no proof rests on a unit the caller may not see."""
+    kb = KnowledgeBase.from_units(kb_units)
+    single, spread = Session.from_kb(kb), Session.from_kb(kb)
+    shard_session(spread, cluster, tmp_path_factory.mktemp("shards"), shards)
+    for caller in CALLERS:
+        visible = {u.id for u in kb.view(caller).units}
+        for question in FACT_QUESTIONS:
+            one, many = proofs_of(single, caller, question), proofs_of(spread, caller, question)
+            assert one == many
+            cited = set(many["scores"]) | {uid for p in many["proofs"] for uid in _proof_units(p)}
+            assert cited <= visible
+
+
+def _proof_units(proof: dict) -> set[str]:
+    return set(proof["units"]) | {uid for premise in proof["premises"] for uid in _proof_units(premise)}
+
+
+@pytest.mark.parametrize(
+    ("question", "profile"),
+    [("what uses python", []), ("what capabilities does Orion have", ["--profile", "thinkingdb"])],
+)
+def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys, question, profile) -> None:
+    """The answer, its evidence (ids, scores, lanes, the proofs behind them) and the attempts
+    are those of one process; with --profile thinkingdb the proofs come from facts the shards
+    sent."""
     from mrptui.cli import main
 
-    question = "what uses python"
     sample = str(Path(__file__).resolve().parents[2] / "sample_kb")
-    answers = []
+    answers, on_shards = [], []
     for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
-        assert main(["ask", question, "--kb", sample, "--json", *extra]) == 0
+        assert main(["ask", question, "--kb", sample, "--json", *profile, *extra]) == 0
         summary = __import__("json").loads(capsys.readouterr().out)
         summary.pop("timings_ms")
         for attempt in summary["attempts"]:
             attempt.pop("ms")
+            on_shards.append(attempt.pop("shards", None))
+        on_shards.extend(row.pop("shard", None) for row in summary["evidence"])
         answers.append(summary)
+    # The sharded run's kb attempts name each shard's ms, its evidence the shard of each unit.
+    called = [s for s in on_shards if isinstance(s, list)]
+    assert called and all([t["shard"] for t in s] == [1, 2, 3] and all(t["answered"] for t in s) for s in called)
+    assert {s for s in on_shards if isinstance(s, int)} <= {1, 2, 3} and any(isinstance(s, int) for s in on_shards)
     shown = answers[1].pop("cluster")  # the cluster, and the ms each shard's tasks ran on workers
     assert shown["cluster"] == cluster.address and shown["workers"] == 2 and shown["shards"] == 3
     assert len(shown["shard_ms"]) == 3 and all(ms > 0 for ms in shown["shard_ms"])
     assert answers[0]["evidence"] and answers[0] == answers[1]
+    if profile:
+        assert any(e.get("proof") for e in answers[1]["evidence"])
     ranked = []
     for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
         assert main(["retrieve", question, "--kb", sample, "--json", *extra]) == 0
@@ -162,6 +236,39 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys) -> N
     assert ranked[1].pop("cluster")["shards"] == 3
     assert ranked[0]["candidates"] and ranked[0] == ranked[1]
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
+
+
+def test_a_restricted_fact_never_leaves_its_shard_for_a_caller_who_cannot_see_it(cluster, tmp_path) -> None:
+    """A chain's middle fact restricted to finance: finance proves the kiln's capability from the
+    shards' facts as one process does; anyone else gets no proof through it, and no fact the
+    shards send names its unit."""
+    from core.kb.sharding import shard_tasks
+
+    facts = [("Kiln", "uses", "Glaze", ()), ("Glaze", "provides", "copper red", ("finance",))]
+    units = [
+        KnowledgeUnit.model_validate(
+            kiln_unit("kiln", n, "Kiln facts", f"{s} {r} {o}.").model_dump()
+            | {"subject": s, "relation": r, "object": o, "acl": acl}
+        )
+        for n, (s, r, o, acl) in enumerate(facts)
+    ]
+    kb = KnowledgeBase.from_units(units)
+    single, spread = Session.from_kb(kb), Session.from_kb(kb)
+    shard_set = shard_session(spread, cluster, tmp_path, 2)
+    question = "what capabilities does the kiln have"
+    finance, public = Caller(tags=frozenset({"finance"})), Caller()
+    assert proofs_of(spread, finance, question) == proofs_of(single, finance, question)
+    assert any(p["fact"] == "Kiln has_capability copper red" for p in proofs_of(spread, finance, question)["proofs"])
+    shown = proofs_of(spread, public, question)
+    assert shown == proofs_of(single, public, question)
+    assert units[1].id not in repr(shown)
+    rules = spread.ruleset
+    for folder in shard_set.folders:  # what a shard sends for the public caller's view
+        for reply in (
+            shard_tasks.tdb_seeds(folder, spread.retrieval, public, 4, rules, question, (), ()),
+            shard_tasks.tdb_hop(folder, spread.retrieval, public, 4, rules, ("glaze", "kiln"), 100, ("copper red",)),
+        ):
+            assert units[1].id not in {row.id for row in reply.rows} and "copper red" not in reply.symbols
 
 
 def kiln_unit(source: str, n: int, topic: str, claim: str, role: Role = Role.EXPLANATION) -> KnowledgeUnit:
@@ -218,6 +325,14 @@ def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_ans
         kb_attempts = [a for a in summary["attempts"] if a["stage"] == "kb" and a["status"] != "skipped"]
         assert kb_attempts and all(a["status"] == "error" for a in kb_attempts)
         assert all(re.search(r"shard \d of 4 did not answer", a["reason"]) for a in kb_attempts)
+        # The attempts and the summary name the silent shards (the stopped worker's), the first as the reason does.
+        silent = int(re.search(r"shard (\d) of 4", kb_attempts[0]["reason"]).group(1))
+        missing = [t["shard"] for t in kb_attempts[0]["shards"] if not t["answered"]]
+        assert missing[0] == silent and 1 <= len(missing) < 4
+        assert all([t["shard"] for t in a["shards"] if not t["answered"]] == missing for a in kb_attempts)
+        assert [note.split(" (")[0] for note in summary["incomplete"]] == [
+            f"shard {n} of 4 did not answer" for n in missing
+        ]
     finally:
         os.kill(pid, signal.SIGCONT)
         cluster.config = saved

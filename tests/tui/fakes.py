@@ -27,6 +27,7 @@ from core.kernel.events import (
     AttemptStarted,
     Backtracked,
     CandidateScore,
+    CutSettings,
     FusionSettings,
     IntentDetected,
     PlanBuilt,
@@ -41,7 +42,7 @@ from core.kernel.events import (
     TermContribution,
     Validated,
 )
-from core.plugins.knowledge import fusion_explanation, fusion_settings
+from core.plugins.knowledge import fusion_explanation, fusion_settings, hdc_settings
 from core.retrieval.fusion import fuse, normalise_bm25, normalise_by_top
 from core.retrieval.rules import RuleSet
 from core.units import ACT_PREFERRED_ROLES, Act, Caller, Intent, KnowledgeUnit, Relation, Role, SourceLocation
@@ -249,6 +250,20 @@ ROLES = {unit.id: unit.role for unit in UNITS}
 def _fusion(plugin: str) -> FusionSettings:
     """The fusion `plugin` ranks with under FAKE_RETRIEVAL, as the engine records it."""
     return fusion_settings(FAKE_RETRIEVAL.fusion, FAKE_RETRIEVAL.profiles[plugin])
+
+
+def _recorded(plugin: str, candidates: tuple[CandidateScore, ...]) -> dict[str, object]:
+    """What the engine records beside the candidates: the fusion, the cut-offs applied (with the
+    top score the gap is of) and the HDC lane's numbers, all under FAKE_RETRIEVAL."""
+    profile = FAKE_RETRIEVAL.profiles[plugin]
+    top = max((c.score for c in candidates if c.score >= profile.min_score), default=0.0)
+    cuts = CutSettings(
+        min_score=profile.min_score,
+        gap_threshold=profile.gap_threshold,
+        max_results=profile.max_results,
+        top_score=top,
+    )
+    return {"fusion": _fusion(plugin), "cuts": cuts, "hdc": hdc_settings(FAKE_RETRIEVAL.hdc)}
 
 
 def _scored(plugin: str, act: str, *specs) -> tuple[CandidateScore, ...]:
@@ -463,7 +478,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
-                    fusion=_fusion(plugin),
+                    **_recorded(plugin, cands),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25",),
@@ -490,7 +505,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
-                    fusion=_fusion(plugin),
+                    **_recorded(plugin, cands),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "tdb"),
@@ -506,7 +521,7 @@ def thinkingdb_run(request: Request) -> list:
             script.add(
                 RetrievalScored(
                     plugin=plugin,
-                    fusion=_fusion(plugin),
+                    **_recorded(plugin, cands),
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "hdc"),
@@ -597,7 +612,7 @@ def replan_run(request: Request) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-fast",
-            fusion=_fusion("kb-fast"),
+            **_recorded("kb-fast", fast),
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25",),
@@ -656,7 +671,7 @@ def replan_run(request: Request) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-balanced",
-            fusion=_fusion("kb-balanced"),
+            **_recorded("kb-balanced", balanced),
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25", "hdc"),
@@ -726,7 +741,7 @@ def big_run(request: Request, count: int = 700) -> list:
     script.add(
         RetrievalScored(
             plugin="kb-balanced",
-            fusion=_fusion("kb-balanced"),
+            **_recorded("kb-balanced", cands),
             act="describe",
             query_terms=("everyth",),
             lanes=("bm25",),

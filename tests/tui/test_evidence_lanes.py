@@ -5,8 +5,15 @@ from __future__ import annotations
 from rich.console import Console
 
 from core.infra.config import load_retrieval_config
-from core.kernel.events import CandidateScore, FusionExplanation, LaneScore, RetrievalScored, TermContribution
-from core.plugins.knowledge import fusion_settings
+from core.kernel.events import (
+    CandidateScore,
+    CutSettings,
+    FusionExplanation,
+    LaneScore,
+    RetrievalScored,
+    TermContribution,
+)
+from core.plugins.knowledge import fusion_settings, hdc_settings
 from core.units import KnowledgeUnit, Role
 from mrptui.screens.evidence_detail import bm25_table, hdc_markup, score_markup
 
@@ -89,14 +96,14 @@ def test_hdc_fields_show_the_gate_and_what_matched() -> None:
         topic="Laptop returns",
         claim="Returns are free. Laptops come back within 30 days. Kettles do not.",
     )
-    text = render(hdc_markup(CANDIDATE, config, unit))
+    text = render(hdc_markup(CANDIDATE, hdc_settings(config.hdc), unit))
     assert "0.2 × gate 0.380" in text  # role weight, scaled by the better text field
     w = config.hdc.field_weights
     total = w["topic"] * 0.38 + w["claim"] * 0.27 + 0.38 * (w["role"] * 0.48 + w["acts"] * 1.0)
     assert f"sum {total:.3f}" in " ".join(text.split())
     assert "best claim window 2 of 3: “Laptops come back within 30 days.”" in text
     assert "notebook ≈ a unit word (shared n-grams <no)" in text
-    assert "best claim window" not in render(hdc_markup(CANDIDATE, config))  # no unit: no text
+    assert "best claim window" not in render(hdc_markup(CANDIDATE, hdc_settings(config.hdc)))  # no unit: no text
 
 
 def test_score_breakdown_lists_the_synonyms_and_the_profile_bonus() -> None:
@@ -129,3 +136,31 @@ def test_a_run_ranked_by_rrf_names_its_rank_weights_and_its_score() -> None:
     text = score_markup(CANDIDATE, SCORED.model_copy(update={"fusion": rrf}), load_retrieval_config())
     assert f"rrf · weights bm25 {FUSION.weights['bm25']:g}" in text and f"RRF k {FUSION.rrf_k}, rank weights" in text
     assert "is the RRF rank score" in text and "score = fused" not in text
+
+
+def test_the_breakdown_quotes_the_cut_offs_and_hdc_weights_the_run_recorded_not_todays_config() -> None:
+    config = load_retrieval_config()
+    recorded_hdc = hdc_settings(config.hdc).model_copy(update={"lane_min_score": 0.07, "lane_pool": 33})
+    recorded = SCORED.model_copy(
+        update={
+            "cuts": CutSettings(min_score=0.41, gap_threshold=0.6, max_results=4, top_score=1.3),
+            "hdc": recorded_hdc,
+        }
+    )
+    gap_cut = CANDIDATE.model_copy(update={"kept": False, "cut_reason": "gap", "score": 0.5, "hdc": None})
+    text = score_markup(gap_cut, recorded, config)
+    assert "cut by gap: 0.500 < gapThreshold 0.6 × top 1.300 = 0.780" in text
+    assert "minScore 0.41 · gapThreshold 0.6 · maxResults 4 (as the run recorded it)" in text
+    assert "below the lane's floor 0.07, or not among its best 33" in text
+    weighted = recorded_hdc.model_copy(update={"field_weights": {"topic": 0.5, "claim": 0.5, "role": 0.0, "acts": 0.0}})
+    assert f"sum {0.5 * 0.38 + 0.5 * 0.27:.3f}" in " ".join(render(hdc_markup(CANDIDATE, weighted)).split())
+
+
+def test_a_trace_from_before_the_cut_offs_were_recorded_uses_the_config_and_says_so() -> None:
+    config = load_retrieval_config()
+    profile = config.profiles["kb-balanced"]
+    text = score_markup(CANDIDATE, SCORED, config)  # SCORED records no cut-offs
+    assert (
+        f"minScore {profile.min_score:g} · gapThreshold {profile.gap_threshold:g} · maxResults "
+        f"{profile.max_results} (the current retrieval config: this trace does not record them)"
+    ) in text

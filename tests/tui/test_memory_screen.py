@@ -92,6 +92,24 @@ def test_memory_screen_snapshot(snap_compare, ferries):
     assert snap_compare(ferry_app(ferries), terminal_size=(120, 40), run_before=run_before)
 
 
+async def test_the_turn_whose_evidence_placed_the_follow_ups_candidates_is_marked_and_explained(ferries):
+    app = ferry_app(ferries)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await ask(pilot, "What is Tern?")
+        await ask(pilot, "Who maintains it?")
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MemoryScreen)
+        first = [s.record.turn for s in screen.records].index(1)
+        assert screen.records[first].record.id in screen.placed and screen.records[first].record.id in screen.used
+        screen.query_one("#memory-table").move_cursor(row=first)
+        await settle(pilot)
+        detail = str(screen.query_one("#memory-detail-text").content)
+        assert "its evidence placed the last question's candidates" in detail
+        assert "same (cited by turn 1's answer)" in detail
+
+
 async def test_a_turn_whose_cited_unit_was_edited_is_not_reused_and_the_screen_counts_it(tmp_path):
     import shutil
 

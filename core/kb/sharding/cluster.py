@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core.infra.cancel import note_shards
 from core.kb.sharding.config import ClusterConfig
 
 _LOCAL = re.compile(r"local:(\d{1,4})")
@@ -24,7 +25,13 @@ class ClusterError(Exception):
 
 
 class ShardUnavailable(Exception):
-    """One or more shards did not answer in time or failed; a result without them would be partial."""
+    """One or more shards did not answer in time or failed; a result without them would be partial.
+    `missing`: their 0-based numbers; `total`: the shards asked."""
+
+    def __init__(self, reason: str, missing: Sequence[int] = (), total: int = 0):
+        super().__init__(reason)
+        self.missing = tuple(missing)
+        self.total = total
 
 
 def parse_cluster(spec: str, config: ClusterConfig) -> int | str:
@@ -52,11 +59,12 @@ class Cluster:
         self._local = None
         # After a shard failed, questions fail at once for `retryAfterMs` with the same reason,
         # rather than each kb candidate and replan of one request waiting out the timeout again.
-        self._down: tuple[float, str] | None = None
+        self._down: tuple[float, str, tuple[int, ...]] | None = None
         # Milliseconds each shard's tasks ran on their workers, summed since `take_timings`.
         self._timings: dict[int, float] = {}
         self._timings_lock = threading.Lock()
         self._workers: tuple[float, list[str]] = (0.0, [])
+        self._shared: dict[int, tuple[Any, Any]] = {}  # id(value) → the value, its future
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -109,6 +117,25 @@ class Cluster:
 
         return self._client.run(os.getpid)
 
+    def shared(self, value: Any) -> Any:
+        """`value` (a config, the rules) put on every worker once; a task given what this returns
+        receives the value itself, so a question's tasks do not each carry it again. The
+        scheduler copies it to a worker that joins later. While a worker does not answer, the
+        value itself is returned (each task carries it, as the scheduler reroutes them)."""
+        with self._timings_lock:
+            found = self._shared.get(id(value))
+        if found is not None and found[0] is value:
+            return found[1]
+        try:
+            future = self._client.scatter(
+                value, broadcast=True, hash=False, timeout=self.config.shard_timeout_ms / 1000
+            )
+        except (OSError, TimeoutError, RuntimeError):
+            return value
+        with self._timings_lock:
+            self._shared[id(value)] = (value, future)
+        return future
+
     def each_shard(
         self, task: Callable[..., Any], shards: Sequence[str], *args: Any, timeout_ms: int | None = None
     ) -> list[Any]:
@@ -118,10 +145,12 @@ class Cluster:
         from distributed import wait
 
         if self._down is not None and time.monotonic() < self._down[0]:
-            raise ShardUnavailable(self._down[1])
+            note_shards(len(shards), {}, self._down[2])
+            raise ShardUnavailable(self._down[1], self._down[2], len(shards))
         workers = self._worker_list()
         if not workers:
-            raise ShardUnavailable(f"no worker is connected to {self.spec}")
+            note_shards(len(shards), {}, range(len(shards)))
+            raise ShardUnavailable(f"no worker is connected to {self.spec}", range(len(shards)), len(shards))
         futures = [
             self._client.submit(
                 _timed, task, shard, *args, workers=[workers[i % len(workers)]], allow_other_workers=True, pure=False
@@ -137,12 +166,14 @@ class Cluster:
             for future in futures:
                 future.cancel()
             reason = _missing_text(missing, futures, len(shards), timeout)
-            self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason)
-            raise ShardUnavailable(reason)
+            self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason, tuple(missing))
+            note_shards(len(shards), {}, missing)
+            raise ShardUnavailable(reason, missing, len(shards))
         results = [future.result() for future in futures]
         with self._timings_lock:
             for i, (ms, _) in enumerate(results):
                 self._timings[i] = self._timings.get(i, 0.0) + ms
+        note_shards(len(shards), {i: ms for i, (ms, _) in enumerate(results)})  # the attempt's trace
         return [value for _, value in results]
 
     def take_timings(self) -> dict[int, float]:

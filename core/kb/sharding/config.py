@@ -1,8 +1,6 @@
 """The cluster's settings, each number with its range: `cluster.json` in the config folder
 (optional; the bundled config has none, so nothing runs on a cluster unless asked)."""
 
-from __future__ import annotations
-
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field

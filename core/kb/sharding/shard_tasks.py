@@ -15,15 +15,18 @@ from pathlib import Path
 from core.infra.config import RetrievalConfig
 from core.kb.indexes import IndexCache, ViewIndexes
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.fact_source import FactReply, FactSource
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
 from core.kb.sharding.shards import open_shard
 from core.retrieval.hdc.encoding import HdcQuery
 from core.retrieval.lanes import top_scores
 from core.retrieval.rules import RuleSet
+from core.retrieval.thinkingdb import ThinkingDB
 from core.units import Caller, Role
 
 _OPEN: OrderedDict[tuple[str, str], tuple[KnowledgeBase, IndexCache]] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
+_FACTS: OrderedDict[tuple[str, object, str], FactSource] = OrderedDict()
 
 
 def _indexes(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> ViewIndexes:
@@ -39,6 +42,23 @@ def _indexes(folder: str, config: RetrievalConfig, caller: Caller, open_shards: 
         _OPEN.move_to_end(key)
     kb, cache = found
     return cache.for_view(kb.view(caller))
+
+
+def _facts(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, rules: RuleSet) -> FactSource:
+    """The shard's facts in the caller's view under the coordinator's rules (which decide the
+    facts a walk follows), built once per view and rules; as many kept as shards are open."""
+    view = _indexes(folder, config, caller, open_shards).view
+    key = (folder, view.key, repr((rules.rules, rules.limits)))
+    with _OPEN_LOCK:
+        found = _FACTS.get(key)
+    if found is None:
+        units = view.fact_units()
+        found = FactSource(ThinkingDB.build(units, rules, view), units)
+        with _OPEN_LOCK:
+            _FACTS[key] = found
+            while len(_FACTS) > open_shards:
+                _FACTS.popitem(last=False)
+    return found
 
 
 def warm(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> int:
@@ -72,3 +92,29 @@ def hdc_top(
 ) -> list[tuple[str, float]]:
     index = _indexes(folder, config, caller, open_shards).hdc
     return list(top_scores(index.unit_ids, index.scores(query), floor, pool).items())
+
+
+def tdb_seeds(
+    folder: str,
+    config: RetrievalConfig,
+    caller: Caller,
+    open_shards: int,
+    rules: RuleSet,
+    text: str,
+    preferred: Sequence[str],
+    keys: Sequence[str],
+) -> FactReply:
+    return _facts(folder, config, caller, open_shards, rules).seeds(text, preferred, keys)
+
+
+def tdb_hop(
+    folder: str,
+    config: RetrievalConfig,
+    caller: Caller,
+    open_shards: int,
+    rules: RuleSet,
+    subjects: Sequence[str],
+    limit: int,
+    keys: Sequence[str],
+) -> FactReply:
+    return _facts(folder, config, caller, open_shards, rules).hop(subjects, limit, keys)

@@ -3,7 +3,8 @@
 The coordinator keeps the KB view (the caller's permitted units, their text for answers) and
 asks the shards only for what scales with the KB: statistics and top-k lists. What it explains
 (a few dozen candidates a question) it computes itself from the unit and the gathered
-statistics, with the same arithmetic the shard used. ThinkingDB and dense lanes still run here.
+statistics, with the same arithmetic the shard used. ThinkingDB fetches a question's facts from the
+shards and closes them here (sharded_tdb.py); the dense lane runs here.
 A view the shards cannot reproduce (one with excluded units, a KB changed since the shards were
 cut, learned HDC token vectors) is indexed in this process as before: correct, only not spread.
 """
@@ -21,6 +22,7 @@ from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.cluster import Cluster
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.shards import shard_of
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
@@ -47,9 +49,8 @@ class ShardSet:
     retrieval: RetrievalConfig
 
     def each(self, task, view: KBView, *args: Any) -> list[Any]:
-        return self.cluster.each_shard(
-            task, self.folders, self.retrieval, view.caller, self.cluster.config.open_shards, *args
-        )
+        config = self.cluster.shared(self.retrieval)
+        return self.cluster.each_shard(task, self.folders, config, view.caller, self.cluster.config.open_shards, *args)
 
     def serves(self, view: KBView) -> bool:
         """Whether every shard's view for this caller is this view's KB part: a caller's view of
@@ -130,6 +131,10 @@ class ShardedBm25:
         """`explain(...).contributions` alone, under the gathered statistics."""
         return self.explain(terms, unit_id, ()).contributions
 
+    def contributions_of(self, terms: Sequence[str], unit_ids: Sequence[str]) -> list[list[TermFieldContribution]]:
+        """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
+        return [self.contributions(terms, unit_id) for unit_id in unit_ids]
+
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
         return self._unit(unit_id).matched_terms(terms, unit_id)
 
@@ -179,11 +184,17 @@ class ShardedHdc:
 
 
 class ShardedViewIndexes(ViewIndexes):
-    """A view's indexes with BM25 and HDC on the shards (ThinkingDB, dense: here)."""
+    """A view's indexes with BM25, HDC and ThinkingDB's facts on the shards (dense: here)."""
 
     def __init__(self, shards: ShardSet, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._shards = shards
+        self.shard_count = len(shards.folders)
+        self._extra_ids = frozenset(unit.id for unit in self.view.extra)
+
+    def shard_of(self, unit_id: str) -> int | None:
+        """The shard (1-based) that holds the unit; None for a current-turn unit (scored here)."""
+        return None if unit_id in self._extra_ids else shard_of(unit_id, self.shard_count) + 1
 
     def _build_bm25(self):  # type: ignore[override]
         extra = Bm25Index.build(self.view.extra, self._config.bm25) if self.view.extra else None
@@ -194,6 +205,15 @@ class ShardedViewIndexes(ViewIndexes):
             return super()._build_hdc()
         extra = HdcIndex.build(self.view.extra, self._config.hdc, self._vectors) if self.view.extra else None
         return ShardedHdc(self.view, self._shards, self._vectors, extra)
+
+    def _build_tdb(self):  # type: ignore[override]
+        from core.kb.sharding.sharded_tdb import ShardedThinkingDB, local_source
+
+        stating = [unit for unit in self.view.extra if unit.relation is not None]
+        if self._base is not None and not stating:
+            return self._base.tdb.for_members(self.view)
+        local = local_source(stating, self._rules) if stating else None
+        return ShardedThinkingDB(self._shards, self.view, self._rules, local)
 
 
 class ShardedIndexCache(IndexCache):

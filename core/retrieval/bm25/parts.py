@@ -135,6 +135,12 @@ class Bm25Parts:
                 )
         return contributions
 
+    def contributions_of(
+        self, query_tokens: Sequence[str], unit_ids: Sequence[str]
+    ) -> list[list[TermFieldContribution]]:
+        """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
+        return [self.contributions(query_tokens, unit_id) for unit_id in unit_ids]
+
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         part_no, local = self._locate(unit_id)
         return [term for term in dict.fromkeys(query_tokens) if local in self._term_postings(part_no, term)[0]]

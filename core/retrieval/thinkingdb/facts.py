@@ -87,12 +87,22 @@ class ThinkingDB:
 
     @classmethod
     def build(
-        cls, units: Iterable[KnowledgeUnit], ruleset: RuleSet, members: Container[str] | None = None
+        cls,
+        units: Iterable[KnowledgeUnit],
+        ruleset: RuleSet,
+        members: Container[str] | None = None,
+        order: tuple[Sequence[str], Sequence[str]] = ((), ()),
     ) -> ThinkingDB:
         """Facts of `units`. `members` (the view's ids) is given when `units` are only the view's
-        units that state a fact: any other member then simply has no symbolic fact."""
+        units that state a fact: any other member then simply has no symbolic fact. `order` (symbol
+        spellings, relations) are interned first, in that order: a ThinkingDB of some of a view's
+        facts then numbers them as the whole view's does (core/kb/sharding/sharded_tdb.py)."""
         db = cls(ruleset)
         db._members = members
+        for name in order[0]:
+            db._symbol(name)
+        for relation in order[1]:
+            db._relation(relation)
         triples, confidences = db._collect(units)
         db._rules = [db._compile(rule) for rule in ruleset.rules]
         facts = np.array(triples, dtype=np.int64).reshape(-1, 3)
@@ -146,6 +156,11 @@ class ThinkingDB:
         if subject < 0 or obj < 0:
             return "the fact's subject or object has no name left after normalising"
         return subject, self._relation(unit.relation), obj
+
+    def fact_of(self, unit: KnowledgeUnit) -> int | None:
+        """The fact whose triple `unit` states (None when it states none here)."""
+        triple = self._triple(unit)
+        return None if isinstance(triple, str) else self._fact_of_triple.get(triple)
 
     def _collect(self, units: Iterable[KnowledgeUnit]) -> tuple[list[tuple[int, int, int]], list[float]]:
         """One fact per distinct triple, stated by its most confident unit (ties: the first)."""

@@ -53,6 +53,28 @@ def find_neighbourhood(db: ThinkingDB, text: str, preferred: Sequence[str]) -> N
     return _Search(db, text, preferred).run()
 
 
+def touching_symbols(db: ThinkingDB, text: str, preferred: Sequence[str]) -> np.ndarray:
+    """Every symbol sharing a token with the query (or named by its exact words), sorted."""
+    search = _Search(db, text, preferred)
+    search._symbol_scores()
+    return search.touching
+
+
+def facts_between(db: ThinkingDB, symbols: np.ndarray) -> np.ndarray:
+    """The facts whose subject and object are both among `symbols`."""
+    pairs = (symbols[:, None] * max(len(db.symbols), 1) + symbols[None, :]).ravel()
+    keys = db.indexes.pair_keys
+    return slices(db.indexes.by_pair, np.searchsorted(keys, pairs, "left"), np.searchsorted(keys, pairs, "right"))
+
+
+def walk_front(db: ThinkingDB, text: str, preferred: Sequence[str], hops: int) -> tuple[np.ndarray, bool, int]:
+    """The query's forward walk stopped after `hops` hops: the symbols its next hop would follow
+    (in the walk's order), whether maxNeighbourhoodFacts stopped it, and the facts it holds."""
+    search = _Search(db, text, preferred, hops)
+    facts = search.run().facts
+    return search.frontier, search.capped, len(facts)
+
+
 def words(text: str) -> tuple[str, ...]:
     """The text's words as written, edge punctuation stripped (for names that are only stopwords)."""
     return tuple(w for w in (raw.strip(_EDGE_PUNCT) for raw in text.split()) if w)
@@ -64,9 +86,11 @@ def _contains(sequence: Sequence[str], part: Sequence[str]) -> bool:
 
 
 class _Search:
-    def __init__(self, db: ThinkingDB, text: str, preferred: Sequence[str]):
+    def __init__(self, db: ThinkingDB, text: str, preferred: Sequence[str], hops: int | None = None):
         self.db = db
         self.limits = db.limits
+        self.hops = db.limits.max_depth if hops is None else hops
+        self.frontier: np.ndarray = EMPTY  # the symbols the next hop would follow
         self.ix = db.indexes
         self.sequences = [tokenize(text), *(tokenize(term) for term in preferred)]
         self.query_tokens = set().union(*self.sequences)
@@ -139,15 +163,18 @@ class _Search:
         the maxSeedFacts most confident facts of each matching symbol (the groups are in that order),
         so a hub symbol costs no more than any other."""
         ix, limit = self.ix, self.limits.max_seed_facts
-        pairs = (symbols[:, None] * max(len(self.db.symbols), 1) + symbols[None, :]).ravel()
-        lo, hi = np.searchsorted(ix.pair_keys, pairs, "left"), np.searchsorted(ix.pair_keys, pairs, "right")
-        both = slices(ix.by_pair, lo, hi)
+        both = facts_between(self.db, symbols)
         return np.unique(np.r_[both, gather(ix.by_subject, symbols, limit), gather(ix.by_object, symbols, limit)])
 
     @staticmethod
     def _end_scores(ends: np.ndarray, symbols: np.ndarray, scores: np.ndarray) -> np.ndarray:
         at = np.minimum(np.searchsorted(symbols, ends), len(symbols) - 1)
         return np.where(symbols[at] == ends, scores[at], 0.0)
+
+    def starts(self) -> np.ndarray:
+        """Where the forward walk starts: the seeds' subjects, and their objects the query names."""
+        matched_objects = self.seeds[member(self.db.O[self.seeds], self.matched)]
+        return unique_in_order(np.r_[self.db.S[self.seeds], self.db.O[matched_objects]])
 
     def _neighbourhood(self) -> np.ndarray:
         """Followed facts within maxDepth forward hops of the seeds: seed facts first, then by hop."""
@@ -158,12 +185,11 @@ class _Search:
         seeds = self.seeds[member(db.R[self.seeds], self.ix.read_relations)][:cap]
         self.in_neighbourhood[seeds] = True
         chunks, count = [seeds], len(seeds)
-        matched_objects = self.seeds[member(db.O[self.seeds], self.matched)]
-        starts = unique_in_order(np.r_[db.S[self.seeds], db.O[matched_objects]])
+        starts = self.starts()
         visited = np.zeros(len(db.symbols), dtype=bool)
         visited[starts] = True
-        frontier = starts
-        for _ in range(self.limits.max_depth):
+        frontier = self.frontier = starts
+        for _ in range(self.hops):
             reached = gather(self.ix.followed_by_subject, frontier)
             facts = reached[~self.in_neighbourhood[reached]]
             capped = count + len(facts) > cap
@@ -176,7 +202,7 @@ class _Search:
             if capped:
                 break
             objects = db.O[reached]  # seed facts are already in, but their objects are not yet walked
-            frontier = unique_in_order(objects[~visited[objects]])
+            frontier = self.frontier = unique_in_order(objects[~visited[objects]])
             visited[frontier] = True
             if not len(frontier):
                 break

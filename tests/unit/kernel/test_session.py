@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 from pathlib import Path
 
 import pytest
 
+from core.kernel import session as session_module
 from core.kernel.contract import RegistryError, Request
 from core.kernel.session import Session
 from core.units import Caller
@@ -164,3 +166,28 @@ def test_a_question_does_not_wait_for_an_index_it_does_not_need_while_another_bu
     for thread in threads:
         thread.join(30)
     assert calls == [1] and session.hdc_ready(caller)
+
+
+def _collected(obj: object) -> bool:
+    """Whether the cyclic collector's generations hold `obj` (frozen objects are in none)."""
+    return any(o is obj for o in gc.get_objects())
+
+
+def test_a_large_kb_is_kept_out_of_the_cyclic_collector_until_a_reload(workspace, monkeypatch) -> None:
+    kb, config = workspace
+    gc.unfreeze()
+    try:
+        small = Session.open([kb], config)
+        assert gc.get_freeze_count() == 0 and _collected(small.kb)
+        monkeypatch.setattr(session_module, "FROZEN_FROM_UNITS", 1)  # this one-unit KB counts as large
+        large = Session.open([kb], config)
+        assert gc.get_freeze_count() > 0 and not _collected(large.kb)
+        (kb / "notes.md").write_text(UNIT.format(word="hourly"))
+        large.reload()
+        assert not _collected(large.kb)
+        # A reload unfreezes first, so the KB it replaces is collected again once unused.
+        monkeypatch.setattr(session_module, "FROZEN_FROM_UNITS", 2)
+        large.reload()
+        assert gc.get_freeze_count() == 0 and _collected(large.kb)
+    finally:
+        gc.unfreeze()

@@ -118,6 +118,18 @@ def test_unrelated_words_have_no_link(lex):
     assert lex.link("zyxqor", "laptop") is None
 
 
+def test_a_word_the_lexicon_does_not_know_links_only_by_its_spelling(lex, monkeypatch):
+    searched = []
+    for name in ("_antonym", "_synonym", "_hypernym", "_derivation"):
+        search = getattr(lex, name)
+        monkeypatch.setattr(lex, name, lambda a, b, search=search, name=name: searched.append(name) or search(a, b))
+    assert lex.link("zyxqor", "laptop") is None and lex.link("Vault", "bakitu") is None
+    assert lex.link("Zyxqor", "zyxqor").kind == "same-lemma"
+    assert searched == []  # nothing to search: an unknown word has no sense
+    assert lex.link("swap", "replacement").kind == "derivation"
+    assert searched == ["_antonym", "_synonym", "_hypernym", "_derivation"]
+
+
 def test_link_is_a_frozen_value(lex):
     link = lex.link("mice", "mouse")
     with pytest.raises(dataclasses.FrozenInstanceError):

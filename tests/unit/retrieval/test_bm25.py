@@ -167,6 +167,15 @@ def test_explain_sums_to_the_score(index: Bm25Index, text: str) -> None:
         assert (why.raw > 0) == bool(why.contributions)
 
 
+@pytest.mark.parametrize("text", QUERIES)
+def test_contributions_of_many_units_equal_each_units_explanation(index: Bm25Index, text: str) -> None:
+    # A trace explains its top candidates in one call: in any order, with units matching no term.
+    query, ids = tokenize(text) * 2, list(reversed(index.unit_ids))
+    expected = [index.explain(query, uid, ()).contributions for uid in ids]
+    assert index.contributions_of(query, ids) == expected
+    assert index.contributions_of(query, []) == []
+
+
 def test_explain_reports_term_field_details(index: Bm25Index) -> None:
     why = index.explain(["replic", "replic", "broker"], "kb::chunk-001::unit-003", ACT_PREFERRED_ROLES[Act.IMPLEMENT])
     assert why.role_boost == CONFIG.role_boost
