@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -52,6 +53,24 @@ def available() -> list[Peer]:
         else:
             peers.append(peer)
     return peers
+
+
+def named(engine: str) -> Peer | None:
+    """The peer of that engine if its package imports here (else None, with a note on stderr)."""
+    for peer, modules in _CANDIDATES:
+        if peer.engine == engine:
+            reason = _missing(engine, modules)
+            if reason:
+                print(f"{engine} skipped: {reason}", file=sys.stderr)
+            return None if reason else peer
+    return None
+
+
+def documents(units) -> list[list[str]]:
+    """What each peer indexes of a unit: its field tokens (ours), joined field after field."""
+    from core.retrieval.bm25.fields import field_tokens
+
+    return [list(chain.from_iterable(field_tokens(unit))) for unit in units]
 
 
 def _missing(engine: str, modules: tuple[str, ...]) -> str:

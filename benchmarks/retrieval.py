@@ -18,14 +18,12 @@ Ops:
 from __future__ import annotations
 
 from functools import partial
-from itertools import chain
 
 from benchmarks import bm25_peers, measure, row
 from benchmarks.calibration import read_bandwidth
 from benchmarks.synthetic import SyntheticKb
 from core.infra.config import Bm25Config, HdcConfig
 from core.retrieval.bm25 import prune_gate as bm25_prune_gate
-from core.retrieval.bm25.fields import field_tokens
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.hdc import scan as hdc_scan
 from core.retrieval.hdc.encoding import WORDS
@@ -101,7 +99,7 @@ def _peer_rows(kb: SyntheticKb, ops: set[str], ours: list[set[int]]) -> list[dic
     if not peers:
         return []
     tokenized: list[list[list[str]]] = []
-    times, peak = measure([lambda: tokenized.append([list(chain.from_iterable(field_tokens(u))) for u in kb.units])])
+    times, peak = measure([lambda: tokenized.append(bm25_peers.documents(kb.units))])
     rows = [row("text-pipeline", kb.n, "build", times, peak)] if "build" in ops else []
     documents = tokenized[0]
     queries = [tokenize(q) for q in kb.queries]

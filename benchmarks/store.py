@@ -9,6 +9,8 @@ index is ready (BM25 merged, ThinkingDB, and the HDC index, whose sets a cold op
 the segments: core/store/pool.py). Their `peak_mb` is the child process's whole peak RSS (VmHWM),
 taken once every index is ready; a second `cold_open` row, engine `mrptui-first-answer`, gives
 the same process's peak at its first answer (before warm-up merges BM25 and reads the HDC sets).
+With peers, `cold_open` also times tantivy's build of the same units (`tantivy`, `build`): the
+ratio of issue 41 divides the cold open by it (benchmarks/ratios.py), both from the same run.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import measure, repeats, row
+from benchmarks import bm25_peers, measure, repeats, row
 from benchmarks.memory import write_kb
 from benchmarks.synthetic import SyntheticKb
 
@@ -39,7 +41,7 @@ REPEATS = 3
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
+def run(sizes: list[int], *, ops: set[str], peers: bool = True) -> list[dict]:
     rows = []
     if "cli_ask_wall" in ops:
         rows.append(_cli_ask_wall())
@@ -49,6 +51,7 @@ def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
             folder.mkdir()
             write_kb(n, folder)
             rows += _process_rows(n, folder, cache, ops)
+            rows += _peer_build_rows(n) if peers and "cold_open" in ops else []
             if ops & {"reload_one_file", "ask_with_context", "bm25_parts_top10"}:
                 rows += _in_process_rows(n, folder, cache, ops)
     return rows
@@ -73,6 +76,16 @@ def _process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict
         if op == "cold_open" and "cold_open_ready" in ops:
             rows.append(row("mrptui", n, "cold_open_ready", [r["ready_ms"] for r in results], peak))
     return rows
+
+
+def _peer_build_rows(n: int) -> list[dict]:
+    """tantivy's build of the KB's units, given our tokens as `benchmarks/retrieval.py` gives them."""
+    peer = bm25_peers.named("tantivy")
+    if peer is None:
+        return []
+    documents = bm25_peers.documents(SyntheticKb(n).units)
+    times, peak = measure([lambda: peer.build(documents)])
+    return [row(peer.engine, n, "build", times, peak)]
 
 
 def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[dict]:

@@ -20,8 +20,10 @@ import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 KEY_FILE = "mac.key"
 KEY_BYTES = 32
@@ -98,13 +100,20 @@ def private_dirs(path: Path, top: Path | None) -> None:
 
 def write_private(path: Path, chunks: Iterable[bytes | memoryview], digest=None) -> None:
     """Write a new 0600 file (replacing one there), feeding each chunk to `digest` too."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, _FILE_MODE)
-    with os.fdopen(fd, "wb") as out:
-        os.fchmod(fd, _FILE_MODE)
+    with open_private(path) as out:
         for chunk in chunks:
             out.write(chunk)
             if digest is not None:
                 digest.update(chunk)
+
+
+@contextmanager
+def open_private(path: Path) -> Iterator[BinaryIO]:
+    """A new 0600 file (replacing one there) open for writing, whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, _FILE_MODE)
+    with os.fdopen(fd, "wb") as out:
+        os.fchmod(fd, _FILE_MODE)
+        yield out
 
 
 class Mac:

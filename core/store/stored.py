@@ -18,9 +18,10 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.merge import STREAMED, merge, plan_merge
 from core.retrieval.bm25.parts import Bm25Slice
 from core.retrieval.bm25.words import WordList, encode
-from core.store.arrays import INDEX_SUFFIX, read_arrays, write_arrays
+from core.store.arrays import INDEX_SUFFIX, Streamed, read_arrays, write_arrays
 from core.store.mapped import release_array
 from core.store.segment import Segment
 from core.store.store import SegmentStore
@@ -169,15 +170,11 @@ class StoredKb:
         columns = table.columns(in_files)
         index = self._read_index(folder, stem, config, columns[0], lookup=True)
         if index is None and build:
-            built: Bm25Index | None = self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
-            # Mapped back as a warm open reads it: kept as built, its arrays (~0.9 GB at 1M units)
-            # stayed in memory for the session. Dropped before the read, which checks each file
-            # through its mapping: both at once would raise the peak (~0.3 GB at 1M). Kept when
-            # it cannot be written; merged again in the rare case it was written but cannot be read.
-            if _write_index(self.store, folder, stem, built):
-                built = None
-                index = self._read_index(folder, stem, config, columns[0], lookup=True)
-            index = index or built or self._merge_parts(rows, in_files, extra, config, cache, columns, starts)
+            given = self._parts_in_files(rows, extra, config, cache, starts)
+            if given is None:
+                index = self._built_and_saved(folder, stem, config, self.token_table().tokens(in_files, extra), columns)
+            else:
+                index = self._merged_and_saved(folder, stem, config, given, columns)
         if index is not None and cache is not None:
             cache.remember_merged(
                 config,
@@ -195,26 +192,65 @@ class StoredKb:
             )
         return index
 
-    def _merge_parts(
+    def _parts_in_files(
         self,
         rows: np.ndarray,
-        in_files: np.ndarray,
         extra: Sequence[KnowledgeUnit],
         config: Bm25Config,
         cache: PartCache | None,
-        columns: tuple[list[str], np.ndarray],
         starts: np.ndarray,
-    ) -> Bm25Index:
-        """The merged index over `in_files` (the view's `rows` file after file; file k's from
-        `starts[k]`) from the view's per-file parts, which a view builds first, for its first
-        question; from the gathered tokens when a part is a slice of an older merge."""
+    ) -> list[tuple[Bm25Index, np.ndarray]] | None:
+        """The view's per-file parts (which a view builds first, for its first question), each
+        with its rows in the merged index (the view's rows file after file; file k's from
+        `starts[k]`); None when a part is a slice of an older merge."""
         parts = self.bm25_parts(rows, extra, config, cache) if cache is not None else []
-        if len(parts) == len(starts) - 1 and all(isinstance(part, Bm25Index) for part in parts):
-            ranges = [
-                np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)
-            ]
-            return Bm25Index.merge(list(zip(parts, ranges, strict=True)), columns, config, release=release_array)
-        return Bm25Index.build((), config, self.token_table().tokens(in_files, extra), columns)
+        if len(parts) != len(starts) - 1 or not all(isinstance(part, Bm25Index) for part in parts):
+            return None
+        ranges = [np.arange(start, end) for start, end in zip(starts[:-1].tolist(), starts[1:].tolist(), strict=True)]
+        return [(part, rows) for part, rows in zip(parts, ranges, strict=True) if isinstance(part, Bm25Index)]
+
+    def _merged_and_saved(
+        self,
+        folder: Path,
+        stem: str,
+        config: Bm25Config,
+        given: list[tuple[Bm25Index, np.ndarray]],
+        columns: tuple[list[str], np.ndarray],
+    ) -> Bm25Index:
+        """The parts merged and written a block of terms at a time (`plan_merge`), then mapped
+        back as a warm open reads it: merged whole in memory first, its postings (~0.9 GB at 1M
+        units) were a cold open's peak. Merged in memory when it cannot be written or read back."""
+        plan = plan_merge(given, columns, config, release=release_array)
+        streamed = Streamed(STREAMED, plan.lengths, plan.blocks(release_array), Bm25Index.ARRAYS)
+        try:
+            write_arrays(
+                folder / f"{stem}{INDEX_SUFFIX}",
+                {_WORDS: encode(plan.words)},
+                plan.arrays,
+                self.store.temp_folder(),
+                streamed,
+            )
+        except OSError:
+            pass
+        del plan, streamed
+        return self._read_index(folder, stem, config, columns[0], lookup=True) or merge(
+            given, columns, config, release=release_array
+        )
+
+    def _built_and_saved(
+        self, folder: Path, stem: str, config: Bm25Config, tokens: Tokens, columns: tuple[list[str], np.ndarray]
+    ) -> Bm25Index:
+        """The index built from the gathered tokens, saved and mapped back. The built one is
+        dropped before the read, which checks each file through its mapping: both at once would
+        raise the peak. Kept when it cannot be written; built again in the rare case it was
+        written but cannot be read."""
+        built = Bm25Index.build((), config, tokens, columns)
+        if not _write_index(self.store, folder, stem, built):
+            return built
+        del built
+        return self._read_index(folder, stem, config, columns[0], lookup=True) or Bm25Index.build(
+            (), config, tokens, columns
+        )
 
     def _stored_part(self, segment: Segment, digest: str, config: Bm25Config, local: np.ndarray) -> Bm25Index | None:
         folder = self.store.folder_of(segment)

@@ -12,10 +12,9 @@ exists on Procedure units, condition on a few) and penalise exactly the units th
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import partial
 from itertools import count
 
 import numpy as np
@@ -25,7 +24,7 @@ from core.retrieval.bm25 import prune_gate as bm25_prune_gate
 from core.retrieval.bm25 import select as bm25_select
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.fields import FIELDS, field_tokens
-from core.retrieval.bm25.layout import count_keys, document_frequencies, keys_per_term, pair_rows, place_parts
+from core.retrieval.bm25.layout import count_keys, document_frequencies, pair_rows
 from core.retrieval.bm25.words import WordList, encode
 from core.units import KnowledgeUnit, Role
 
@@ -135,40 +134,6 @@ class Bm25Index:
         del term_of
         return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
 
-    @classmethod
-    def merge(
-        cls,
-        parts: Sequence[tuple[Bm25Index, np.ndarray]],
-        columns: tuple[list[str], np.ndarray],
-        config: Bm25Config,
-        release: Callable[[np.ndarray], None] | None = None,
-    ) -> Bm25Index:
-        """One index over the units of `parts`, each given with the rows its units take in the
-        result (`columns`: ids and role codes in result order), from the parts' (term, unit,
-        field) counts: no token is gathered and only distinct counts are sorted. Equal to `build`
-        over the same units' tokens except for the numbering of terms. `release` is given each
-        part's postings once they are laid out (stored parts map them: their pages can go)."""
-        ids, role_codes = columns
-        stride, width = max(len(ids), 1), len(FIELDS)
-        # A word new to `numbered` gets the next id on its first lookup: one lookup per word, in C.
-        numbered: defaultdict[str, int] = defaultdict()
-        numbered.default_factory = numbered.__len__
-        lengths = np.zeros((width, len(ids)), dtype=np.int32)
-        runs = []
-        for part, rows in sorted(parts, key=lambda given: int(given[1][0]) if len(given[1]) else 0):
-            words = part.words()
-            term_of = np.fromiter(map(numbered.__getitem__, words), dtype=np.int64, count=len(words))
-            lengths[:, rows] = part._postings.lengths
-            per_term = keys_per_term(part._postings.keys, max(len(part), 1) * width, len(words))
-            runs.append((term_of, per_term, partial(_renumbered, part, term_of, rows, stride)))
-        vocab = dict(numbered)  # a plain dict: looking up an unknown query term must not add it
-        keys, tf = place_parts(runs, len(vocab))
-        del runs
-        for part, _ in parts if release is not None else ():
-            release(part._postings.keys)
-            release(part._postings.tf)
-        return cls._from_counts(ids, role_codes, vocab, keys, tf, lengths, config)
-
     def subset(self, rows: np.ndarray) -> Bm25Index:
         """The index over some of this index's units (by row, in result order), with their own
         N, df and avgdl: equal to `build` over those units' tokens, term numbering included
@@ -214,7 +179,7 @@ class Bm25Index:
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
         df = document_frequencies(keys, stride, len(FIELDS), len(vocab))
         idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
-        avgdl = _average_lengths(lengths)
+        avgdl = average_lengths(lengths)
         norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
         weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
         indices, data = pair_rows(keys, tf, df, idf, weights, norms, config.k1, stride)
@@ -234,7 +199,7 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.unit_ids)
 
-    _ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
+    ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
 
     def to_arrays(self) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
         """Unit ids, vocabulary (in term-id order) and every array: what `from_arrays` needs."""
@@ -295,6 +260,14 @@ class Bm25Index:
     def doc_freq(self, term: str) -> int:
         tid = self._vocab.get(term)
         return 0 if tid is None else int(self._df[tid])
+
+    def postings(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every (term, unit, field) key, sorted, and its tf (`_FieldPostings`)."""
+        return self._postings.keys, self._postings.tf
+
+    def doc_freqs(self) -> np.ndarray:
+        """df of every term, in term-id order."""
+        return self._df
 
     def field_lengths(self) -> np.ndarray:
         """Token count of each field of each unit, [F, N]."""
@@ -489,14 +462,6 @@ class Bm25Index:
         return out
 
 
-def _renumbered(part: Bm25Index, term_of: np.ndarray, rows: np.ndarray, stride: int) -> tuple[np.ndarray, np.ndarray]:
-    """A part's keys in a merged index's numbering: its terms by `term_of`, its units by `rows`."""
-    width = len(FIELDS)
-    pair, field = np.divmod(part._postings.keys, width)
-    term, unit = np.divmod(pair, max(len(part), 1))
-    return (term_of[term] * stride + rows[unit]) * width + field, part._postings.tf
-
-
 def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
     """Vocabulary, the term id of every token (units, then fields, in order) and lengths [F, N]."""
     flat: list[str] = []
@@ -515,7 +480,7 @@ def field_totals(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (lengths > 0).sum(axis=1), lengths.sum(axis=1, dtype=np.int64)
 
 
-def _average_lengths(lengths: np.ndarray) -> np.ndarray:
+def average_lengths(lengths: np.ndarray) -> np.ndarray:
     """Mean length per field over units that have the field (see module docstring); 1 if none do."""
     present = (lengths > 0).sum(axis=1)
     return np.where(present > 0, lengths.sum(axis=1) / np.maximum(present, 1), 1.0)

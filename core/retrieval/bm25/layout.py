@@ -114,11 +114,23 @@ def pair_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The CSR columns (unit of each (term, unit) pair, pairs in key order) and data (the pair's
     field contributions summed in field order, the order `explain` lists them in)."""
+    return pair_block(keys, tf, int(df.sum()), idf, weights, np.ascontiguousarray(norms).ravel(), k1, stride)
+
+
+def pair_block(
+    keys: np.ndarray,
+    tf: np.ndarray,
+    pairs_total: int,
+    idf: np.ndarray,
+    weights: np.ndarray,
+    norms: np.ndarray,
+    k1: float,
+    stride: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`pair_rows` of keys whose terms index `idf` (all of an index's, or a merge's block of
+    terms renumbered from 0), with `norms` [F, N] flattened (field × N + unit): a copy in
+    the keys' own unit × F + field order would cost another F × N floats (56 MB at 1M units)."""
     width = len(weights)
-    # A key's unit and field, unit × F + field, index the [N, F] copy of `norms` directly.
-    by_unit = np.ascontiguousarray(norms.T).ravel()
-    span = stride * width
-    pairs_total = int(df.sum())
     indices, data = np.empty(pairs_total, dtype=np.int32), np.empty(pairs_total)
     at = 0
     for start, end in blocks(keys, width):
@@ -126,13 +138,24 @@ def pair_rows(
         pairs = block // width
         field = block - pairs * width
         term = pairs // stride
+        unit = pairs - term * stride
         first = _firsts(pairs)
-        contrib = contributions(weights[field], idf[term], tf[start:end], by_unit[block - term * span], k1)
+        contrib = contributions(weights[field], idf[term], tf[start:end], norms[field * stride + unit], k1)
         starts = np.flatnonzero(first)
-        indices[at : at + len(starts)] = pairs[starts] - term[starts] * stride
+        indices[at : at + len(starts)] = unit[starts]
         data[at : at + len(starts)] = np.add.reduceat(contrib, starts)
         at += len(starts)
     return indices, data
+
+
+def renumber(
+    keys: np.ndarray, tf: np.ndarray, term_of: np.ndarray, rows: np.ndarray, part_stride: int, stride: int, width: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A part's keys (with their tf) in a merged index's numbering: its terms by `term_of`, its
+    units by `rows`; `part_stride` and `stride` are the part's and the merged index's unit counts."""
+    pair, field = np.divmod(keys, width)
+    term, unit = np.divmod(pair, part_stride)
+    return (term_of[term].astype(np.int64) * stride + rows[unit]) * width + field, tf
 
 
 def contributions(weight, idf, tf, norm, k1: float) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""`Bm25Index.merge`: one index from per-file parts equals a build over all their units."""
+"""`merge`: one index from per-file parts equals a build over all their units."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.merge import merge
 from core.text.tokenizer import tokenize
 from core.units import Role
 from tests.support.store_kb import WORDS, unit
@@ -37,7 +38,7 @@ def split(seed: int, parts: int, size: int = 120, contiguous: bool = False):
 def test_a_merge_of_parts_scores_and_explains_like_one_build(seed, parts, contiguous):
     units, groups = split(seed, parts, contiguous=contiguous)
     fresh = Bm25Index.build(units, CONFIG)
-    merged = Bm25Index.merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
+    merged = merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
     assert_same_index(merged, fresh, units, random.Random(seed))
 
 
@@ -63,7 +64,7 @@ def assert_same_index(got: Bm25Index, fresh: Bm25Index, units, rng: random.Rando
 def test_a_merge_of_parts_survives_the_store_round_trip():
     units, groups = split(5, 4)
     fresh = Bm25Index.build(units, CONFIG)
-    merged = Bm25Index.merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
+    merged = merge(groups, (fresh.unit_ids, fresh.role_rows()), CONFIG)
     ids, words, arrays = merged.to_arrays()
     reread = Bm25Index.from_arrays(ids, words, arrays, CONFIG)
     tokens = tokenize("tide hive varroa")
@@ -86,7 +87,7 @@ def test_a_part_read_with_its_stored_word_list_answers_alike_without_a_dict():
 
 
 def test_merging_no_parts_gives_an_empty_index():
-    empty = Bm25Index.merge([], ([], np.zeros(0, np.int8)), CONFIG)
+    empty = merge([], ([], np.zeros(0, np.int8)), CONFIG)
     assert len(empty) == 0 and empty.top_k(["tide"], [], 5) == []
 
 

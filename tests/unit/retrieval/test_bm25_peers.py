@@ -42,3 +42,14 @@ def test_a_missing_package_is_skipped_with_a_note(monkeypatch, capsys) -> None:
     )
     assert bm25_peers.available() == []
     assert "ghost skipped: No module named 'no_such_module_x'" in capsys.readouterr().err
+
+
+def test_one_peer_is_found_by_name_or_skipped_with_a_note(monkeypatch, capsys) -> None:
+    # `cold_open` times tantivy's build alone beside it (benchmarks/store.py), not every peer.
+    ghost = bm25_peers.Peer("ghost", bm25_peers._rank_bm25)
+    real = bm25_peers.Peer("rank-bm25", bm25_peers._rank_bm25)
+    monkeypatch.setattr(bm25_peers, "_CANDIDATES", ((ghost, ("no_such_module_x",)), (real, ("rank_bm25",))))
+    assert bm25_peers.named("rank-bm25") is real
+    assert bm25_peers.named("ghost") is None
+    assert "ghost skipped: No module named 'no_such_module_x'" in capsys.readouterr().err
+    assert bm25_peers.named("nobody") is None

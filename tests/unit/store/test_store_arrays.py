@@ -75,3 +75,24 @@ def test_npy_array_reads_every_header_as_numpys_own_parser_does(descr, shape, fo
     assert read.shape == want.shape and read.dtype == want.dtype and np.array_equal(read, want)
     with pytest.raises(ValueError):
         npy_array(data[:-1] if read.nbytes else data[:20])
+
+
+@pytest.mark.parametrize("flip", [None, 0, 3 * 4096 + 5, -1])
+def test_a_mapped_file_checked_chunk_by_chunk_is_refused_wherever_a_byte_flips(tmp_path: Path, monkeypatch, flip):
+    # A large array's CRC is taken a chunk at a time, each chunk's pages released after it
+    # (core/store/mapped.py: `crc32_released`): every chunk counts, the last short one too.
+    from core.store import mapped
+
+    monkeypatch.setattr(mapped, "SMALL_BYTES", 0)
+    monkeypatch.setattr(mapped, "_CHECK_CHUNK", 2 * 4096)
+    big = {"keys": np.arange(5 * 4096 + 77, dtype=np.int64)}
+    folder = tmp_path / "view.idx"
+    write_arrays(folder, {}, big)
+    if flip is None:
+        np.testing.assert_array_equal(read_arrays(folder)[1]["keys"], big["keys"])
+        return
+    data = bytearray((folder / "keys.npy").read_bytes())
+    data[flip] ^= 0x10
+    (folder / "keys.npy").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="keys.npy does not match its checksum"):
+        read_arrays(folder)
