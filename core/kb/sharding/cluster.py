@@ -72,7 +72,7 @@ class Cluster:
             raise ClusterError("--cluster needs Dask distributed: pip install 'mrptui[cluster]'") from None
         try:
             if isinstance(target, int):
-                self._local = _local_cluster(LocalCluster, target)
+                self._local = _local_cluster(LocalCluster, target, config.connect_timeout_s)
                 self._client = Client(self._local, timeout=config.connect_timeout_s)
             else:
                 self._client = Client(target, timeout=config.connect_timeout_s)
@@ -191,21 +191,30 @@ class Cluster:
             local.close()
 
 
-def _local_cluster(local_cluster: Callable[..., Any], workers: int) -> Any:
+def _local_cluster(local_cluster: Callable[..., Any], workers: int, timeout_s: float) -> Any:
     """A scheduler and `workers` worker processes on loopback, without the active memory manager
-    (which would drop the copies `Cluster.shared` puts on every worker)."""
+    (which would drop the copies `Cluster.shared` puts on every worker). A worker process that
+    has not started within `timeout_s` fails the start (else it would be awaited forever)."""
     import dask
 
     with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
-        return local_cluster(
-            host="127.0.0.1",  # a local cluster listens on loopback only
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard": False},
-            silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
-        )
+        try:
+            return _start(local_cluster, workers, timeout_s)
+        except Exception as exc:  # distributed fails a start with assorted types (even AssertionError)
+            raise ClusterError(f"local:{workers}: the workers did not start (timeout {timeout_s:g} s): {exc!r}") from None
+
+
+def _start(local_cluster: Callable[..., Any], workers: int, timeout_s: float) -> Any:
+    return local_cluster(
+        host="127.0.0.1",  # a local cluster listens on loopback only
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False},
+        silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
+        death_timeout=timeout_s,
+    )
 
 
 def _timed(task: Callable[..., Any], *args: Any) -> tuple[float, Any]:
