@@ -60,3 +60,34 @@ def test_the_config_address_is_used_without_the_flag(tmp_path, capsys) -> None:
     folder = _config_with(tmp_path, '{"address": "local:0"}\n')
     assert main(["ask", "what uses python", "--config", str(folder)]) == 2
     assert "--cluster local:0: between 1 and 16 workers" in capsys.readouterr().err
+
+
+def test_local_workers_that_never_start_are_named_within_the_connect_timeout(tmp_path) -> None:
+    """A worker process that hangs before it starts (here: at interpreter start-up, as a broken
+    environment would) fails the cluster with a named error, never a wait without end."""
+    pytest.importorskip("distributed")
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys, time\nif any('multiprocessing' in a for a in sys.orig_argv):\n    time.sleep(600)\n",
+        encoding="utf-8",
+    )
+    code = (
+        "from core.kb.sharding.cluster import Cluster, ClusterError\n"
+        "from core.kb.sharding.config import ClusterConfig\n"
+        "if __name__ == '__main__':\n"
+        "    try:\n"
+        "        Cluster('local:1', ClusterConfig(connect_timeout_s=3.0))\n"
+        "    except ClusterError as exc:\n"
+        "        print('named:', exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    script = tmp_path / "start.py"
+    script.write_text(code, encoding="utf-8")
+    out = tmp_path / "out.txt"
+    with out.open("w", encoding="utf-8") as sink:  # a file, not a pipe a hung grandchild would hold open
+        subprocess.run([sys.executable, str(script)], env=env, stdout=sink, stderr=subprocess.STDOUT, timeout=120)
+    text = out.read_text(encoding="utf-8")
+    assert "named: local:1: the workers did not start (timeout 3 s)" in text, text[-2000:]

@@ -343,13 +343,15 @@ def test_a_worker_killed_mid_question_is_retried_on_another_worker(cluster, tmp_
     session = _shards_of(cluster, tmp_path, 4)
     bm25 = session.indexes.for_view(session.view(Caller())).bm25
     before = bm25.top_k(["kiln", "stoneware"], (), 12)
-    pid = next(iter(cluster.worker_pids().values()))
+    worker, pid = next(iter(cluster.worker_pids().items()))
     os.kill(pid, signal.SIGSTOP)  # its shards' tasks now wait on it: the question is under way
     answer: list = []
     asking = threading.Thread(target=lambda: answer.append(bm25.top_k(["kiln", "stoneware", "cone"], (), 12)))
     start = time.monotonic()
     asking.start()
-    time.sleep(0.5)
+    while not cluster._client.processing([worker])[worker]:  # until its shards' tasks are on it
+        assert time.monotonic() - start < 10, "the question's tasks never reached the stopped worker"
+        time.sleep(0.01)
     os.kill(pid, signal.SIGKILL)
     asking.join(timeout=30)
     assert not asking.is_alive() and answer and answer[0]  # answered by the worker left

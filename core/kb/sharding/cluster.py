@@ -65,24 +65,20 @@ class Cluster:
         self._timings_lock = threading.Lock()
         self._workers: tuple[float, list[str]] = (0.0, [])
         self._shared: dict[int, tuple[Any, Any]] = {}  # id(value) → the value, its future
+        self._keeps_copies = False
         try:
             from distributed import Client, LocalCluster
         except ImportError:
             raise ClusterError("--cluster needs Dask distributed: pip install 'mrptui[cluster]'") from None
         try:
             if isinstance(target, int):
-                self._local = LocalCluster(
-                    host="127.0.0.1",  # a local cluster listens on loopback only
-                    n_workers=target,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    scheduler_kwargs={"dashboard": False},
-                    silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
-                )
+                self._local = _local_cluster(LocalCluster, target, config.connect_timeout_s)
                 self._client = Client(self._local, timeout=config.connect_timeout_s)
             else:
                 self._client = Client(target, timeout=config.connect_timeout_s)
+            # The active memory manager drops all but one copy of broadcast data within seconds:
+            # a worker that stops while holding the last copy would stall every shard's task.
+            self._keeps_copies = not self._client.amm.running()
         except (OSError, TimeoutError, RuntimeError) as exc:
             self.close()
             raise ClusterError(f"cluster {spec}: {exc}") from None
@@ -120,8 +116,12 @@ class Cluster:
     def shared(self, value: Any) -> Any:
         """`value` (a config, the rules) put on every worker once; a task given what this returns
         receives the value itself, so a question's tasks do not each carry it again. The
-        scheduler copies it to a worker that joins later. While a worker does not answer, the
-        value itself is returned (each task carries it, as the scheduler reroutes them)."""
+        scheduler copies it to a worker that joins later. While a worker does not answer, or when
+        the scheduler keeps only one copy (its active memory manager runs), the value itself is
+        returned: each task carries it, so a task rerouted from a stopped or dead worker never
+        waits for data held there."""
+        if not self._keeps_copies:
+            return value
         with self._timings_lock:
             found = self._shared.get(id(value))
         if found is not None and found[0] is value:
@@ -189,6 +189,32 @@ class Cluster:
             client.close()
         if local is not None:
             local.close()
+
+
+def _local_cluster(local_cluster: Callable[..., Any], workers: int, timeout_s: float) -> Any:
+    """A scheduler and `workers` worker processes on loopback, without the active memory manager
+    (which would drop the copies `Cluster.shared` puts on every worker). A worker process that
+    has not started within `timeout_s` fails the start (else it would be awaited forever)."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.active-memory-manager.start": False}):
+        try:
+            return _start(local_cluster, workers, timeout_s)
+        except Exception as exc:  # distributed fails a start with assorted types (even AssertionError)
+            raise ClusterError(f"local:{workers}: the workers did not start (timeout {timeout_s:g} s): {exc!r}") from None
+
+
+def _start(local_cluster: Callable[..., Any], workers: int, timeout_s: float) -> Any:
+    return local_cluster(
+        host="127.0.0.1",  # a local cluster listens on loopback only
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False},
+        silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
+        death_timeout=timeout_s,
+    )
 
 
 def _timed(task: Callable[..., Any], *args: Any) -> tuple[float, Any]:
