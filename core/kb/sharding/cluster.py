@@ -201,7 +201,9 @@ def _local_cluster(local_cluster: Callable[..., Any], workers: int, timeout_s: f
         try:
             return _start(local_cluster, workers, timeout_s)
         except Exception as exc:  # distributed fails a start with assorted types (even AssertionError)
-            raise ClusterError(f"local:{workers}: the workers did not start (timeout {timeout_s:g} s): {exc!r}") from None
+            raise ClusterError(
+                f"local:{workers}: the workers did not start (timeout {timeout_s:g} s): {exc!r}"
+            ) from None
 
 
 def _start(local_cluster: Callable[..., Any], workers: int, timeout_s: float) -> Any:
