@@ -135,14 +135,7 @@ class ExplorerApp(App[None]):
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
         self.lifecycle = KBLifecycle(
-            self,
-            self.kb,
-            opener,
-            options,
-            busy=busy,
-            changed=self.show_kb_state,
-            new_view=self._new_view,
-            cluster=cluster,
+            self, self.kb, opener, options, cluster, busy=busy, changed=self.show_kb_state, new_view=self._new_view
         )
         self.memory = ExplorerMemory(
             self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root

@@ -76,11 +76,11 @@ class KBLifecycle:
         kb: OpenKB,
         opener: Opener | None,
         options: ExplorerOptions,
+        cluster: ClusterLink | None = None,
         *,
         busy: Callable[[], bool],
         changed: Callable[[], None],
         new_view: Callable[[], None],
-        cluster: ClusterLink | None = None,
     ) -> None:
         """`app`: runs the workers and shows the notifications. `busy`: a question is running (the
         tagging warm-up waits meanwhile). `changed`: `state` changed. `new_view`: the caller's view

@@ -526,8 +526,8 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
         assert problems == [] and events == app.current.events
     replay = make_app(FakeSession(), replay=events)
     async with replay.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert replay.replay and replay.cursor == len(events)
+        await until(pilot, lambda: replay.cursor == len(events))  # the replay is laid out after mounting
+        assert replay.replay
         assert replay.screen.query_one("#query", QueryBox).value == QUESTION
         assert replay.screen.query_one(EvidenceTable).row_count == 4
         await pilot.press("escape", "home", "full_stop")  # the box has focus in replay too: leave it

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conftest import make_app
-from helpers import record_notifications
+from helpers import record_notifications, until
 
 from mrptui.screens.diff import DiffRowView, DiffScreen
 from mrptui.screens.help import help_for
@@ -83,10 +83,10 @@ async def test_next_and_previous_change_scroll_to_each_changed_row():
         seen = []
         for _ in range(len(changed)):
             await pilot.press("n")
-            await pilot.pause()
             current = [view for view in changed if view.has_class("-current")]
             assert len(current) == 1
-            assert scroller.region.contains(current[0].region.x, current[0].region.y)  # scrolled into view
+            # scrolled into view (once the scroll has landed)
+            await until(pilot, lambda: scroller.region.contains(current[0].region.x, current[0].region.y))
             seen.append(current[0])
         assert seen == changed
         assert scroller.scroll_y > 0  # the later changes were below the fold
@@ -95,12 +95,12 @@ async def test_next_and_previous_change_scroll_to_each_changed_row():
         await pilot.press("N")  # and back to the last
         assert changed[-1].has_class("-current") and not changed[0].has_class("-current")
         await pilot.press("n", "end", "f")  # hiding the unchanged rows goes back to the current change
-        await pilot.pause()
         current = changed[0]
-        assert current.has_class("-current") and scroller.region.contains(current.region.x, current.region.y)
+        # The scroll lands after the rows are laid out again: wait for it rather than for one idle step.
+        await until(pilot, lambda: scroller.region.contains(current.region.x, current.region.y))
+        assert current.has_class("-current")
         await pilot.press("end", "f")
-        await pilot.pause()
-        assert scroller.region.contains(current.region.x, current.region.y)
+        await until(pilot, lambda: scroller.region.contains(current.region.x, current.region.y))
 
 
 async def test_identical_runs_say_so():

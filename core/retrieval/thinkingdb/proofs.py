@@ -57,8 +57,11 @@ class _Query:
     def __init__(self, db: ThinkingDB, text: str, preferred: Sequence[str], stop: StopHook = None):
         self.db = db
         self.limits = db.limits
-        self.budget = Budget(db.limits, stop)
         self.hood = find_neighbourhood(db, text, preferred)
+        # maxClosureMs bounds the closure from here: on a cluster the neighbourhood is fetched from
+        # the shards first, each fetch bounded by shardTimeoutMs, and a slow network must not cut
+        # the closure short (its proofs would then differ from one process's).
+        self.budget = Budget(db.limits, stop)
         self.table = Closure(db, self.hood, self.budget)
         self.base_proofs: dict[int, Proof] = {}
         self.local_proofs: dict[int, Proof] = {}

@@ -19,6 +19,7 @@ MIN_WORDS = 3
 ALLOWED = {
     ("answer/answerability.py", "FEATURES"),  # names of the answerability features (a model's columns)
     ("memory/referents.py", "FEATURES"),  # names of the referent model's features (its weights' keys)
+    ("memory/position.py", "BUCKETS"),  # names of the position model's buckets (its weights' keys)
     ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
     ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
     ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
