@@ -55,6 +55,16 @@ class Resolution:
     unresolved: tuple[str, ...] = ()
 
 
+def refers_back(question: str) -> bool:
+    """The question leaves something to the conversation: a third-person pronoun, an elliptical
+    frame ("And X?", "What about X?"), a bare "Why?" or "the same X". A question with none of
+    these, and with a verb of its own, stands alone whatever was asked before it; one without a
+    verb ("On what date?", "How many?") is a fragment of the conversation."""
+    if pronoun_groups(question) or _ELLIPSIS.match(question) or _WHY.match(question) or _SAME.search(question):
+        return True
+    return not any(t.tag in ("VERB", "AUX") for t in tag_text(question))
+
+
 def resolve(question: str, candidates: Sequence[Candidate], min_score: float, before: Sequence[str] = ()) -> Resolution:
     """`question` with what it leaves out filled in from the candidates at or above `min_score`;
     `before`: the questions asked earlier in the same input ("Why was X …? What made him …?")."""

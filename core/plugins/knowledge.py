@@ -24,6 +24,7 @@ from core.kernel.events import (
     TermContribution,
 )
 from core.kernel.services import Services
+from core.memory.followup import refers_back
 from core.memory.position import Anchor, Placed, anchor_of, explained, neighbours, placed, weights
 from core.question.intent_cues import focus_coverage, unit_text
 from core.retrieval.bm25.explain import TermFieldContribution
@@ -121,7 +122,10 @@ class ProfileRetriever(KnowledgePlugin):
             lanes[Lane.TDB] = tdb.lane_scores()
         ctx.cancel.raise_if_cancelled()
         together = _best_proof_leaves(tdb)
-        pooled = _Pooled(anchor_of(ctx.request.memory, ctx.view))
+        # In a conversation the units a lane found are placed against the last turn's evidence;
+        # the units around it are pooled unfound only for a follow-up ("On what date?"): a question
+        # that stands alone ("What is the depot gate code?") keeps no unit by position alone.
+        pooled = _Pooled(anchor_of(ctx.request.memory, ctx.view), pull=refers_back(ctx.request.question))
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         escalated = False
         hdc_query = None
@@ -301,15 +305,16 @@ class _Pooled:
     units, which are current-turn units, and, in a conversation, where each stands against the
     last turn's evidence (`anchor`): a fusion after escalation reads only the new ones."""
 
-    def __init__(self, anchor: Anchor | None = None) -> None:
+    def __init__(self, anchor: Anchor | None = None, *, pull: bool = True) -> None:
         self.roles: dict[str, Role | None] = {}
         self.current: frozenset[str] = frozenset()
         self.anchor = anchor
+        self.pull = pull  # pool the anchor's neighbours that no lane found
         self.places: dict[str, Placed] = {}
 
     def add(self, ctx: RunContext, lanes: Mapping[Lane, Mapping[str, float]]) -> None:
         new = [uid for scores in lanes.values() for uid in scores if uid not in self.roles]
-        if self.anchor is not None and not self.roles:
+        if self.anchor is not None and self.pull and not self.roles:
             new += [uid for uid in neighbours(self.anchor, ctx.view, weights()) if uid not in new]
         roles, current = ctx.view.roles_of(new)
         self.roles.update(roles)

@@ -86,7 +86,7 @@ def test_the_same_question_ranks_the_sail_near_the_last_turns_evidence_first(har
     assert any("position" in row for row in summary["evidence"]) or not any(c.kept and c.position for c in raised)
     # --json's memory rows name the record whose evidence placed the candidates, and how.
     (anchor,) = [row for row in summary["memory"] if "position" in row]
-    assert anchor["turn"] == 1 and "same (cited by turn 1's answer)" in anchor["position"]
+    assert anchor["turn"] == 1 and "next (1 after turn 1's answer)" in anchor["position"]
     assert scored.position_anchor and scored.position in anchor["position"]
 
 
@@ -146,3 +146,33 @@ def test_a_follow_up_sharing_no_word_with_the_passage_finds_the_passage_discusse
     claims = [harbour.view(Caller()).get(c.id).claim or "" for c in kept]  # type: ignore[union-attr]
     assert any("storm tore the harbour lantern" in claim for claim in claims)
     assert all(c.position > 0 and c.fused == 0 for c in kept)  # pooled by position alone, and said so
+
+
+def test_a_question_that_stands_alone_keeps_no_unit_by_position_alone(harbour):
+    """In the explorer every question after the first is in a conversation: one with a verb of its
+    own and nothing left to the conversation is not pulled towards the last answer's passage."""
+    talk = Conversation(Caller(), None, harbour.engine_config.memory, harbour.retrieval.hdc)
+    _ask(harbour, talk, "What tore the harbour lantern from its bracket?")
+    events = _ask(harbour, talk, "How often does the ferry Tamsin cross to the island?")
+    candidates = _first_scored(events).candidates
+    assert candidates and all(c.fused > 0 for c in candidates)  # every one found by a lane
+    claims = [harbour.view(Caller()).get(c.id).claim or "" for c in candidates if c.kept]  # type: ignore[union-attr]
+    assert claims and not any("lantern" in claim for claim in claims)
+
+
+@pytest.mark.parametrize(
+    ("question", "follow_up"),
+    [
+        ("Who maintains it?", True),
+        ("And Helix?", True),
+        ("Why?", True),
+        ("Do juniors pay the same fee?", True),
+        ("On what date?", True),  # no verb: a fragment of the conversation
+        ("What is the depot gate code?", False),
+        ("Who mended the red sail?", False),
+    ],
+)
+def test_a_follow_up_is_read_from_the_questions_grammar(question, follow_up):
+    from core.memory.followup import refers_back
+
+    assert refers_back(question) is follow_up
