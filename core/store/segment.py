@@ -41,7 +41,7 @@ from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
 _ARRAYS = ("terms", "lengths", "digests", "offsets", "cols", "texts")
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.index import Bm25Index, idf
 from core.retrieval.bm25.parts import Bm25Parts
 
 
@@ -76,4 +76,4 @@ class GlobalBm25(Bm25Parts):
         return self._stats.df.get(term, 0)
 
     def _idf(self, df: int) -> float:
-        return float(np.log((self._stats.units - df + 0.5) / (df + 0.5) + 1))
+        return idf(self._stats.units, df)

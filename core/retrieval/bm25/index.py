@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from itertools import count
+from math import log
 
 import numpy as np
 
@@ -34,6 +35,23 @@ _ROLES: tuple[Role, ...] = tuple(Role)
 def length_norm(dl, avgdl, k1: float, b: float):
     """k1 · (1 − b + b · dl / avgdl), the length part of the BM25 denominator."""
     return k1 * (1 - b + b * dl / avgdl)
+
+
+def idf(units: int, df):
+    """log((N − df + 0.5) / (df + 0.5) + 1), of an int or an array of dfs.
+
+    By the C library's scalar log, once per distinct df: numpy's array log takes a SIMD path on
+    CPUs that have one (AVX-512), which can differ from the scalar result in the last bit, and a
+    shard's coordinator computes one term's idf as a scalar. One function for both keeps a
+    sharded score the float one process computes on every machine."""
+    if isinstance(df, int | np.integer):
+        return log((units - int(df) + 0.5) / (int(df) + 0.5) + 1)
+    df = np.asarray(df, dtype=np.int64)
+    # A Zipfian vocabulary has few distinct dfs (hundreds at 1M units): a table by df value.
+    table = np.zeros(int(df.max(initial=0)) + 1)
+    for d in np.flatnonzero(np.bincount(df)).tolist():
+        table[d] = log((units - d + 0.5) / (d + 0.5) + 1)
+    return table[df]
 
 
 def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
@@ -178,17 +196,17 @@ class Bm25Index:
         stride = max(len(ids), 1)
         # One (term, unit) pair per unit containing the term: df and the CSR row lengths at once.
         df = document_frequencies(keys, stride, len(FIELDS), len(vocab))
-        idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
+        idfs = idf(len(ids), df)
         avgdl = average_lengths(lengths)
         norms = length_norm(lengths, avgdl[:, None], config.k1, config.b)
         weights = np.array([config.field_weights.get(f, 0.0) for f in FIELDS])
-        indices, data = pair_rows(keys, tf, df, idf, weights, norms, config.k1, stride)
+        indices, data = pair_rows(keys, tf, df, idfs, weights, norms, config.k1, stride)
         return cls(
             unit_ids=ids,
             roles=np.asarray(role_codes, dtype=np.int8),
             vocab=vocab,
             df=df,
-            idf=idf,
+            idf=idfs,
             indptr=np.concatenate(([0], np.cumsum(df))),
             indices=indices,
             data=data,

@@ -21,7 +21,7 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index, average_lengths, length_norm
+from core.retrieval.bm25.index import Bm25Index, average_lengths, idf, length_norm
 from core.retrieval.bm25.layout import keys_per_term, pair_block, place_parts, renumber
 
 # The merge's memory budget: postings (keys) per block. A block's temporaries are a few arrays of
@@ -142,12 +142,11 @@ def plan_merge(
     for run in planned:
         df[run.term_of] += run.index.doc_freqs()
         keys_of[run.term_of] += run.per_term
-    idf = np.log((len(ids) - df + 0.5) / (df + 0.5) + 1)
     avgdl = average_lengths(lengths)
     arrays = {
         "roles": np.asarray(role_codes, dtype=np.int8),
         "df": df,
-        "idf": idf,
+        "idf": idf(len(ids), df),
         "indptr": np.concatenate(([0], np.cumsum(df))),
         "lengths": lengths,
         "avgdl": avgdl,

@@ -18,7 +18,7 @@ from core.infra.config import Bm25Config
 from core.infra.picked import Picked
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index, field_totals, length_norm, term_weight
+from core.retrieval.bm25.index import Bm25Index, field_totals, idf, length_norm, term_weight
 from core.retrieval.bm25.layout import contributions
 from core.units import Role
 
@@ -178,7 +178,7 @@ class Bm25Parts:
         return found
 
     def _idf(self, df: int) -> float:
-        return float(np.log((len(self) - df + 0.5) / (df + 0.5) + 1))
+        return idf(len(self), df)
 
     def _term(self, term: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows holding `term` and their summed field contributions under the combined statistics."""

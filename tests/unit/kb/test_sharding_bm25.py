@@ -3,11 +3,15 @@ the top k merged, equal to one index over every unit (the arithmetic the shards 
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from core.infra.config import load_retrieval_config
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats
 from core.kb.sharding.sharded import merge_top
 from core.kb.sharding.shards import partition
-from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.bm25.index import Bm25Index, idf
 from core.text.tokenizer import tokenize
 from core.units import KnowledgeUnit, Role
 
@@ -60,3 +64,18 @@ def test_parts_scored_under_summed_statistics_rank_as_one_index() -> None:
                 for a, b in pairs:
                     assert (a.term, a.field, a.tf, a.df, a.dl) == (b.term, b.field, b.tf, b.df, b.dl)
                     assert abs(a.contribution - b.contribution) <= 1e-9 and abs(a.avgdl - b.avgdl) <= 1e-9
+
+
+def test_an_idf_is_the_same_float_from_an_array_of_dfs_and_from_one_df() -> None:
+    """An index computes its vocabulary's idf as an array, a shard's coordinator one term's as
+    a scalar: numpy's array log takes a SIMD path on AVX-512 CPUs that can differ in the last
+    bit, which made a sharded score differ from one process's on such a machine. Here the dfs
+    a 1M-unit view can have, every one against its scalar."""
+    units_count = 1_000_000
+    dfs = np.unique(np.geomspace(1, units_count, 5_000).astype(np.int64))
+    from_array = idf(units_count, dfs)
+    assert from_array.dtype == np.float64
+    assert from_array.tolist() == [idf(units_count, int(d)) for d in dfs.tolist()]
+    assert [idf(units_count, int(d)) for d in dfs[:3].tolist()] == [
+        math.log((units_count - d + 0.5) / (d + 0.5) + 1) for d in dfs[:3].tolist()
+    ]
