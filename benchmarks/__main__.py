@@ -67,7 +67,7 @@ def _with_load(produced: list[dict], before: float) -> list[dict]:
 
 
 def calibrate() -> list[dict]:
-    print("benchmarks: calibration (cpu_loop, memory_read, bare_import)", file=sys.stderr, flush=True)
+    print("benchmarks: calibration (cpu_loop, memory_read, bare_import, py_stem)", file=sys.stderr, flush=True)
     return _with_load(calibration.rows(), os.getloadavg()[0])
 
 

@@ -7,6 +7,11 @@ machine they were taken on; ratios to a peer or to these rows, taken in the same
 - `memory_read`: the single-thread read bandwidth, as the time to sum a 256 MB array once
   (also the HDC scan's floor in benchmarks/retrieval.py).
 - `bare_import`: a fresh `python -c "import numpy, pydantic"`, the floor under any CLI command.
+- `py_stem`: 10,000 distinct made-up words stemmed by nltk's Porter stemmer (ORIGINAL_ALGORITHM, as
+  the tokenizer uses it): strings, dicts and small objects, the work of a build and of answering.
+  `cpu_loop` does not show that speed: on 2026-11-29 the same trees cost 2.5–3× the CPU of
+  2026-11-26's machine (nltk's Porter 15–17 µs a word against ~8) while `cpu_loop` read inside
+  its calibrated range (docs/benchmarks.md).
 
 Each is the best of a few tries: the machine's capacity, not its current load, which every row
 reports beside it (`load`, the one-minute load average before and after its module ran).
@@ -25,6 +30,8 @@ from benchmarks import repeats, row
 
 _LOOP_ADDITIONS = 10_000_000
 _BANDWIDTH_BYTES = 256 * 2**20
+_STEM_WORDS = 10_000
+_SYLLABLES = ("con", "ser", "vat", "ion", "ing", "ed", "al", "ize", "ness", "ful", "re", "ab", "ly", "ment", "er")
 
 
 def _add_loop(count: int) -> int:
@@ -41,6 +48,28 @@ def _best_ms(call, tries: int) -> float:
         call()
         best = min(best, time.perf_counter() - started)
     return best * 1000
+
+
+def _made_up_words(count: int) -> list[str]:
+    """`count` distinct words of four syllables (the digits of 0, 1, … in base 15), the same list
+    on every run."""
+    base = len(_SYLLABLES)
+    return ["".join(_SYLLABLES[n // base**i % base] for i in range(4)) for n in range(count)]
+
+
+def stem_ms() -> float:
+    """The best of three passes of nltk's Porter stemmer over the made-up words (a new stemmer
+    each pass: nltk keeps no cache, but the pass must not depend on a previous one)."""
+    from nltk.stem import porter
+
+    words = _made_up_words(_STEM_WORDS)
+
+    def stem_all() -> None:
+        stemmer = porter.PorterStemmer(mode=porter.PorterStemmer.ORIGINAL_ALGORITHM)
+        for word in words:
+            stemmer.stem(word)
+
+    return _best_ms(stem_all, repeats(3))
 
 
 def read_bandwidth() -> float:
@@ -64,4 +93,5 @@ def rows() -> list[dict]:
         row("calibration", 0, "cpu_loop", [loop_ms], 0.0),
         row("calibration", 0, "memory_read", [read_ms], 0.0),
         row("calibration", 0, "bare_import", [bare_import_ms()], 0.0),
+        row("calibration", 0, "py_stem", [stem_ms()], 0.0),
     ]

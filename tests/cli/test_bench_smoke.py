@@ -79,6 +79,7 @@ def test_benchmark_entry_emits_valid_rows(root: Path) -> None:
         ("calibration", "cpu_loop"),
         ("calibration", "memory_read"),
         ("calibration", "bare_import"),
+        ("calibration", "py_stem"),
         ("mrptui-bm25", "build"),
         ("mrptui-hdc", "build"),
         ("mrptui", "bm25_top10"),
