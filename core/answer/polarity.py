@@ -429,9 +429,35 @@ def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: S
             continue
         for index, here in enumerate(said[1:], start=1):
             before = said[index - 1]
-            if tokenize(here) == tokenize(after) and tokenize(before) and tokenize(before) != tokenize(word):
+            if (
+                tokenize(here) == tokenize(after)
+                and tokenize(before)
+                and tokenize(before) != tokenize(word)
+                and _same_class(_tag_of(word, question), _tag_of(before, sentence.text))
+            ):
                 return True
     return False
+
+
+# Words that stand in one another's place before a noun: a modifier, adjective or noun ("a good
+# fit" / "a poor fit", "a wooden table" / "a metal table"). A name or a verb is no such modifier.
+_MODIFIER_TAGS = frozenset(("ADJ", "NOUN"))
+
+
+def _same_class(asked: str | None, said: str | None) -> bool:
+    """Whether a sentence's word can stand in the place of an asked one: the same part of speech,
+    or both modifiers. "AAA Five Diamond hotels" puts a name beside, not in place of, "many"
+    ("many Five Diamond hotels"); "the driver's seat" answers no "switch seats"."""
+    if asked is None or said is None:
+        return True
+    return asked == said or (asked in _MODIFIER_TAGS and said in _MODIFIER_TAGS)
+
+
+def _tag_of(word: str, text: str) -> str | None:
+    """The tag of `word`'s first occurrence in `text`, as the tagger reads the whole text (which
+    splits a possessive "'s" off its noun)."""
+    bare = word.removesuffix("'s").removesuffix("\u2019s")
+    return next((t.tag for t in tag_text(text) if t.word.strip(EDGE).lower() == bare), None)
 
 
 def _holds_apart(sentence: Sentence, word: str, after: str) -> bool:
