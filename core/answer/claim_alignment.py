@@ -77,6 +77,8 @@ class AskedClaim:
     pronoun: str | None
     predicate: tuple[Term, ...]
     head: Term
+    # An adverb ending the question, saying how the predicate holds ("ride *alone*"): a Yes needs it.
+    manner: Term | None = None
 
     def describe(self) -> str:
         subject = " ".join(t.word for t in self.subject) or self.pronoun or "(none)"
@@ -161,9 +163,7 @@ def asked_claim(question: Question) -> AskedClaim | None:
     subject_words = {t.word.strip(EDGE).lower() for t in tokens[start:subject_end]}
     final = _final_adverb(tokens[subject_end:])
     predicate_tokens = [
-        t
-        for t in tokens[subject_end:]
-        if (t.tag in _CONTENT_TAGS or t is final) and t.word.lower() not in LIGHT_VERBS
+        t for t in tokens[subject_end:] if (t.tag in _CONTENT_TAGS or t is final) and t.word.lower() not in LIGHT_VERBS
     ]
     predicate_words = {t.word.strip(EDGE).lower() for t in predicate_tokens}
     subject = _terms(question, subject_words, ())
@@ -175,7 +175,9 @@ def asked_claim(question: Question) -> AskedClaim | None:
     head = next((t for t in predicate if head_word in _words_of(t)), predicate[-1])
     # Nothing named before the predicate: a subject no sentence can be checked against.
     unnamed = None if subject else (pronoun or ("there" if tokens[at + 1].word.lower() == "there" else "(unnamed)"))
-    return AskedClaim(subject, unnamed, predicate, head)
+    manner_word = final.word.strip(EDGE).lower() if final is not None else ""
+    manner = next((t for t in predicate if manner_word in _words_of(t)), None)
+    return AskedClaim(subject, unnamed, predicate, head, manner)
 
 
 def _final_adverb(predicate: Sequence[Token]) -> Token | None:

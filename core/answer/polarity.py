@@ -142,7 +142,9 @@ def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evi
     # fault in the backup generator" asked "Did the backup generator fail?") states no Yes.
     verbs = set(tokenize(" ".join(t.word for t in asked.tokens if _verb(t))))
     unsaid_verb = any(t.word in missing and t.found_in(verbs) for t in predicate)
-    if alignment.head_said and not unsaid_verb and not [t for t in exact if t.word in missing]:
+    # Nor does one leaving out how it held ("eager to ride" asked "Could the boy ride alone?").
+    unsaid_manner = claim.manner is not None and claim.manner.word in missing
+    if alignment.head_said and not (unsaid_verb or unsaid_manner) and not [t for t in exact if t.word in missing]:
         # A sentence that denies a word it was asked ("the lock did not need force") states no Yes.
         if _negated(sentence, predicate, question):
             return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")

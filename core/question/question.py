@@ -20,11 +20,6 @@ from core.question.terms import Term, question_terms
 from core.text.tokenizer import tokenize
 from core.units import Act
 
-# A pronoun the stopwords let through ("whose", "someone") stands for the thing asked about or
-# for anyone; it names nothing a sentence must say. (Determiners and prepositions do: "*another*
-# name for X", "one *per* nation" were answered from sentences without them.)
-FUNCTION_TAGS = frozenset(("PRON",))
-
 
 @dataclass(frozen=True, eq=False)
 class Question:
@@ -72,14 +67,12 @@ class Question:
         and form words ("how *many*") shape it, so the sentence need not repeat them. Nor need
         it repeat a pronoun the stopwords let through, wherever the question has it ("In *whose*
         hands?", "How long before *someone* would arrive?")."""
-        function = {t.word.lower() for t in self.tokens if t.tag in FUNCTION_TAGS}
-        content = {t.word.lower() for t in self.tokens if t.tag not in FUNCTION_TAGS}
-        return [
-            t
-            for t in self.terms
-            if not is_head(t, expected)
-            and (t.is_name or t.word.lower() not in function or t.word.lower() in content)
-        ]
+        # A pronoun stands for the thing asked about, or for anyone. (Determiners and prepositions
+        # name something: "*another* name for X", "one *per* nation" were answered, on CoQA, from
+        # sentences without them when they were let go too.)
+        pronouns = {t.word.lower() for t in self.tokens if t.tag == "PRON"}
+        pronouns -= {t.word.lower() for t in self.tokens if t.tag != "PRON"}
+        return [t for t in self.terms if not is_head(t, expected) and (t.is_name or t.word.lower() not in pronouns)]
 
 
 def comparison_of(expected: Expected) -> Expected:
