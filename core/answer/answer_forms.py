@@ -87,6 +87,12 @@ class Form(StrEnum):
     CLAIMS = "claims"
 
 
+def quoted_question(question: str) -> str:
+    """The question as a "cannot tell" quotes it: on one line, ending in one "?" (a question typed
+    without one reaches the engine as a statement, "What is the gate code.")."""
+    return " ".join(question.split()).rstrip(" ?.!") + "?"
+
+
 def form_of(question: str, cues: QuestionCues, act: Act, expected: Expected | None = None) -> Form:
     """The form the wording asks for, given the intent's act (a seed detector may set it); the
     opening question word beats the act ("Which technician detected the failure?" names someone,
@@ -406,7 +412,6 @@ def _yes_no_draft(question: Question, evidence: Evidence) -> Draft:
         return _draft(
             verdict.answer, verdict.because, f"yes/no from the polarity of {verdict.because[-1].unit.id}{decided}"
         )
-    asked = " ".join(question.text.split()).split("?")[0].strip()
     closest = f" The closest evidence says: {' '.join(s.cited() for s in verdict.because)}" if verdict.because else ""
     terms = question.terms
     missing = [t.word for t in terms if t not in covered(terms, verdict.because)]
@@ -416,7 +421,7 @@ def _yes_no_draft(question: Question, evidence: Evidence) -> Draft:
         else f"no passage states or denies it (unmatched: {', '.join(missing) or 'none'})"
     )
     return Draft(
-        f'cannot tell from the evidence whether the answer to "{asked}?" is yes or no.{closest}',
+        f'cannot tell from the evidence whether the answer to "{quoted_question(question.text.split("?")[0])}" is yes or no.{closest}',
         _ids(verdict.because),
         f"yes/no: {reason}",
         cannot_tell=reason,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.answer import answerability
-from core.answer.answer_forms import Draft
+from core.answer.answer_forms import Draft, quoted_question
 from core.answer.attribute_answers import attribute_spans, is_attribute
 from core.answer.coref import Resolution, mentions_reference, resolve
 from core.answer.lead_spans import extended, says_class
@@ -409,10 +409,9 @@ def _grounded(
 def _cannot_tell(
     question: str, expected: Expected, reading: _Reading, lead: Span | None, support: Support
 ) -> tuple[Draft, AnswerDetail]:
-    asked = " ".join(question.split()).rstrip("?")
     why = "; ".join(support.reasons)
     text = (
-        f'cannot tell from the evidence {_what(expected)} answers "{asked}?" ({why}). '
+        f'cannot tell from the evidence {_what(expected)} answers "{quoted_question(question)}" ({why}). '
         f"The closest evidence says: {reading.sentence.cited()}"
     )
     draft = Draft(text, (reading.sentence.unit.id,), f"typed lead unsupported: {why}", cannot_tell=why)
@@ -456,9 +455,8 @@ def checked(question: Question, expected: Expected, draft: Draft, units: Sequenc
     )
     if support.passed:
         return replace(draft, detail=detail)
-    asked = " ".join(question.text.split()).rstrip("?")
     why = "; ".join(support.reasons)
-    text = f'cannot tell from the evidence what answers "{asked}?" ({why}). The closest evidence says: {draft.text}'
+    text = f'cannot tell from the evidence what answers "{quoted_question(question.text)}" ({why}). The closest evidence says: {draft.text}'
     return Draft(text, draft.cited, f"{draft.method}; unsupported: {why}", cannot_tell=why, detail=detail)
 
 

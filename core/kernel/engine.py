@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from core.cnl import parse_intents
 from core.infra.cancel import CallBudget
 from core.infra.config import EngineConfig
-from core.kernel.call_budgets import RequestGuard, call_token, shard_timings, stopped_reason, uncharged
-from core.kernel.calls import Result, answer_for_trace, capped, checked, cut_for_trace, run_isolated
+from core.kernel.call_budgets import RequestGuard
+from core.kernel.calls import answer_for_trace, cut_for_trace
 from core.kernel.contract import (
     GoalSolver,
     GsResult,
@@ -24,72 +24,25 @@ from core.kernel.contract import (
     Request,
     RunContext,
     SdResult,
-    SeedDetector,
     Status,
-    Validator,
-    ValResult,
 )
 from core.kernel.events import (
-    AttemptFinished,
-    AttemptStarted,
     Backtracked,
     IntentDetected,
-    Intervened,
     PlanBuilt,
     PlanStage,
     RunFinished,
     RunStarted,
-    ShardTiming,
-    StageStarted,
     Validated,
 )
 from core.kernel.planners import Plan, Planner
 from core.kernel.revisions import Part, Revision, answer_event
-from core.kernel.steering import Intervention, Steering, apply
-from core.question import Questions
+from core.kernel.run_state import Cancelled, RunState, intervened
+from core.kernel.stage import Attempts, StageRunner, first_accepted
+from core.kernel.steering import Steering
 from core.units import Intent
 
-Events = Generator[object, None, "list[tuple[str, Result]]"]
-
-_ACCEPT = {
-    "sd": {Status.SUCCESS},
-    "kb": {Status.SUCCESS},
-    "gs": {Status.SUCCESS},
-    "val": {Status.ACCEPTED, Status.REJECTED},
-}
-_RESULT_TYPES: dict[str, type] = {"sd": SdResult, "kb": KbResult, "gs": GsResult, "val": ValResult}
-_PLUGIN_TYPES: dict[str, type] = {"sd": SeedDetector, "kb": KnowledgePlugin, "gs": GoalSolver, "val": Validator}
-# What an accepted result means per stage, for "not reached: kb-balanced was sufficient".
-_ACCEPTED_AS = {"sd": "detected the intent", "kb": "was sufficient", "gs": "answered", "val": "gave a verdict"}
 USER_INTENT = "user"
-
-
-class _Cancelled(Exception):
-    """Raised inside the run when the steering was cancelled; run() turns it into RunFinished."""
-
-
-@dataclass
-class _RunState:
-    request: Request
-    view: object
-    services: object
-    llm_budget: CallBudget
-    # On the time.monotonic() clock, which the cancel tokens use; `clock` only times events.
-    deadline: float
-    clock: Callable[[], float]
-    # The request's memory budget and the plugin threads it left running (core/kernel/call_budgets.py).
-    guard: RequestGuard
-    seq: int = 0
-    timings: dict[str, float] = field(default_factory=dict)
-    tried: set[tuple[int, str, str]] = field(default_factory=set)
-    kb_cache: dict[tuple[int, str, frozenset[str]], KbResult] = field(default_factory=dict)
-    steering: Steering | None = None
-    # The run's questions, each analysed once: the planner reads the request's, every plugin its intent's.
-    questions: Questions = field(default_factory=Questions)
-
-    def stamp(self, event):
-        self.seq += 1
-        return event.model_copy(update={"seq": self.seq})
 
 
 class Engine:
@@ -106,6 +59,7 @@ class Engine:
         self.config = config
         self.services = services
         self.clock = clock
+        self.stages = StageRunner(registry, config)
 
     def planner_sequence(self, request: Request) -> list[Planner]:
         order = list(self.config.planner_sequence)
@@ -121,7 +75,7 @@ class Engine:
         """
         budgets = self.config.budgets
         now = time.monotonic()
-        run = _RunState(
+        run = RunState(
             request=request,
             view=view,
             services=self.services,
@@ -165,16 +119,16 @@ class Engine:
             yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
             return
         for intervention in request.interventions:
-            yield run.stamp(_intervened(intervention, live=False))
+            yield run.stamp(intervened(intervention, live=False))
         try:
             yield from self._plans(run, started)
-        except _Cancelled:
+        except Cancelled:
             run.timings["total"] = (self.clock() - started) * 1000
             yield run.stamp(RunFinished(status="cancelled", timings_ms=run.timings))
         finally:
             run.guard.finish()
 
-    def _plans(self, run: _RunState, started: float) -> Generator[object, None, None]:
+    def _plans(self, run: RunState, started: float) -> Generator[object, None, None]:
         cues = run.questions.of(run.request.question).cues
         revisions: list[Revision] = []
         planner_of: dict[int, str] = {}
@@ -184,7 +138,7 @@ class Engine:
         for number, planner in enumerate(planners):
             plan = planner.plan(run.request, cues, self.registry, number, why, tuple(rejected))
             planner_of[plan.revision] = plan.planner
-            yield from self._emit(run, _plan_event(plan))
+            yield from run.emit(_plan_event(plan))
             revision = yield from self._revision(run, plan)
             revisions.append(revision)
             if revision.accepted:
@@ -192,8 +146,7 @@ class Engine:
             why = revision.why_not_accepted()
             rejected.update(dict.fromkeys(revision.rejected_evidence()))
             if number + 1 < len(planners):
-                yield from self._emit(
-                    run,
+                yield from run.emit(
                     Backtracked(
                         level=2,
                         stage="plan",
@@ -204,8 +157,7 @@ class Engine:
                 )
         best = max(revisions, key=lambda r: (r.score, -r.revision))
         if not best.accepted:
-            yield from self._emit(
-                run,
+            yield from run.emit(
                 Backtracked(
                     level=3,
                     stage="answer",
@@ -216,11 +168,11 @@ class Engine:
                 ),
             )
         answer = answer_for_trace(answer_event(best), self.config.trace)
-        yield from self._emit(run, answer)
+        yield from run.emit(answer)
         run.timings["total"] = (self.clock() - started) * 1000
         yield run.stamp(RunFinished(status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings))
 
-    def _revision(self, run: _RunState, plan: Plan) -> Generator[object, None, Revision]:
+    def _revision(self, run: RunState, plan: Plan) -> Generator[object, None, Revision]:
         revision = Revision(plan.revision)
         ctx = RunContext(
             request=run.request,
@@ -229,7 +181,7 @@ class Engine:
             llm_budget=run.llm_budget,
             questions=run.questions,
         )
-        attempts = yield from self._stage(
+        attempts = yield from self.stages.run(
             run,
             plan,
             "sd",
@@ -243,7 +195,7 @@ class Engine:
                 revision.failure = seed[1].reason
                 return revision
         else:
-            seed = _first(attempts, "sd")
+            seed = first_accepted(attempts, "sd")
         if seed is None:
             revision.failure = "no seed detector produced an intent"
             return revision
@@ -255,8 +207,7 @@ class Engine:
             revision.note = (
                 f"Only the first {len(intents)} of {found} questions were answered (budgets.maxSubQuestions)."
             )
-        yield from self._emit(
-            run,
+        yield from run.emit(
             IntentDetected(
                 plugin=plugin_id,
                 cnl=cut_for_trace(sd.intent_cnl, self.config.trace.max_answer_chars, "maxAnswerChars"),
@@ -274,9 +225,9 @@ class Engine:
             revision.parts.append(part)
         return revision
 
-    def _solve_intent(self, run: _RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
+    def _solve_intent(self, run: RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
         part = Part(intent)
-        kb_attempts = yield from self._stage(
+        kb_attempts = yield from self.stages.run(
             run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index
         )
         part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
@@ -288,7 +239,7 @@ class Engine:
             run.tried.add((index, kb_id, plugin.id))
             return plugin.solve(call_ctx, intent, evidence)
 
-        gs_attempts = yield from self._stage(
+        gs_attempts = yield from self.stages.run(
             run,
             plan,
             "gs",
@@ -300,14 +251,13 @@ class Engine:
         part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
         if part.answer is None or part.answer.status is not Status.SUCCESS:
             return part
-        val_attempts = yield from self._stage(
+        val_attempts = yield from self.stages.run(
             run, plan, "val", ctx, lambda p, c: p.validate(c, intent, evidence, part.answer), index
         )
-        verdict = _first(val_attempts, "val")
+        verdict = first_accepted(val_attempts, "val")
         if verdict is not None:
             part.verdict = verdict[1]
-            yield from self._emit(
-                run,
+            yield from run.emit(
                 Validated(
                     plugin=verdict[0],
                     status=verdict[1].status.value,
@@ -319,7 +269,7 @@ class Engine:
         return part
 
     def _retrieve(
-        self, run: _RunState, plugin: KnowledgePlugin, ctx: RunContext, index: int, intent: Intent
+        self, run: RunState, plugin: KnowledgePlugin, ctx: RunContext, index: int, intent: Intent
     ) -> KbResult:
         """kb results are deterministic per view and intent, so a replan reuses them instead of re-ranking."""
         excluded = run.request.excluded_units
@@ -328,195 +278,6 @@ class Engine:
             narrowed = replace(ctx, view=ctx.view.without(excluded)) if excluded else ctx
             run.kb_cache[key] = plugin.retrieve(narrowed, intent)
         return run.kb_cache[key]
-
-    def _emit(self, run: _RunState, event) -> Generator[object, None, None]:
-        """Yield one event, then take what a debugger changed while the generator was held there."""
-        yield run.stamp(event)
-        if run.steering is None:
-            return
-        while changes := run.steering.take():
-            for intervention in changes:
-                run.request = apply(run.request, intervention)
-                yield run.stamp(_intervened(intervention, live=True))
-        if run.steering.cancelled:
-            raise _Cancelled
-
-    @staticmethod
-    def _candidates(run: _RunState, plan: Plan, stage: str) -> list[str]:
-        """The stage's candidates under the request as it is now (a pin first)."""
-        candidates = list(plan.stages.get(stage, ()))
-        pinned = run.request.pins.get(stage)
-        if pinned:
-            candidates = [pinned] + [pid for pid in candidates if pid != pinned]
-        return candidates
-
-    def _queue(self, run: _RunState, plan: Plan, stage: str, done: set[str], skip) -> list[str]:
-        """The stage's candidates still to try (pins first, no exclusions, nothing `skip` gives a reason for)."""
-        return [
-            pid
-            for pid in self._candidates(run, plan, stage)
-            if pid not in done and pid not in run.request.excluded and not skip(pid)
-        ]
-
-    @staticmethod
-    def _not_called(run: _RunState, plugin_id: str, skip, stage: str, accepted_by: str | None) -> str:
-        """Why a candidate the stage ended without calling was not called."""
-        if plugin_id in run.request.excluded:
-            return "excluded by the user"
-        if why := skip(plugin_id):
-            return why
-        if accepted_by:
-            return f"not reached: {accepted_by} {_ACCEPTED_AS[stage]}"
-        return "not reached"
-
-    @staticmethod
-    def _skipped_now(run: _RunState, stage: str, plugin_id: str, done: set[str], skip) -> str:
-        """Why a candidate announced by AttemptStarted is no longer called (a change made at that hold)."""
-        if plugin_id in run.request.excluded:
-            return "excluded by the user"
-        if why := skip(plugin_id):
-            return why
-        pinned = run.request.pins.get(stage)
-        # Deferred only while the pin can still run: a pin that is excluded or skipped (a solver
-        # already tried on identical evidence) must not defer the others forever.
-        if (
-            pinned
-            and pinned != plugin_id
-            and pinned not in done
-            and pinned not in run.request.excluded
-            and not skip(pinned)
-        ):
-            return f"not yet: {pinned} pinned first by the user"
-        return ""
-
-    def _stage(self, run, plan, stage, ctx, call, index=0, skip=lambda pid: "") -> Events:
-        """Try the stage's candidates in plan order until one is accepted; level-1 backtrack between them.
-
-        `skip(plugin_id)` gives a reason not to call a candidate ("" to call it). Every candidate
-        that ends the stage uncalled gets a "skipped" AttemptFinished saying why.
-        """
-        attempts: list[tuple[str, Result]] = []
-        yield from self._emit(run, StageStarted(stage=stage, revision=plan.revision, intent_index=index))
-        stage_started = run.clock()
-        done: set[str] = set()
-        reported: set[str] = set()
-        accepted_by: str | None = None
-        while queue := self._queue(run, plan, stage, done, skip):
-            plugin_id = queue[0]
-            yield from self._emit(
-                run, AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index)
-            )
-            if why := self._skipped_now(run, stage, plugin_id, done, skip):
-                if not why.startswith("not yet"):
-                    reported.add(plugin_id)
-                yield from self._emit(
-                    run,
-                    AttemptFinished(
-                        stage=stage,
-                        plugin=plugin_id,
-                        status="skipped",
-                        reason=why,
-                        intent_index=index,
-                        revision=plan.revision,
-                    ),
-                )
-                continue
-            done.add(plugin_id)
-            ctx.request = run.request
-            result, ms, uncharged, shards = self._call(run, stage, plugin_id, call, ctx)
-            yield from self._emit(
-                run,
-                AttemptFinished(
-                    stage=stage,
-                    plugin=plugin_id,
-                    status=result.status.value,
-                    reason=result.reason,
-                    ms=ms,
-                    intent_index=index,
-                    revision=plan.revision,
-                    uncharged=uncharged,
-                    shards=shards,
-                ),
-            )
-            for event in getattr(result, "trace", ()):
-                yield from self._emit(run, event.model_copy(update={"intent_index": index}))
-            attempts.append((plugin_id, result))
-            if result.status in _ACCEPT[stage]:
-                accepted_by = plugin_id
-                break
-            remaining = self._queue(run, plan, stage, done, skip)
-            if remaining:
-                yield from self._emit(
-                    run,
-                    Backtracked(
-                        level=1,
-                        stage=stage,
-                        plugin=plugin_id,
-                        revision=plan.revision,
-                        reason=f"{plugin_id} {result.status.value}: {result.reason or 'no reason given'}; trying {remaining[0]}",
-                    ),
-                )
-        for plugin_id in self._candidates(run, plan, stage):
-            if plugin_id not in done and plugin_id not in reported:
-                yield from self._emit(
-                    run,
-                    AttemptFinished(
-                        stage=stage,
-                        plugin=plugin_id,
-                        status="skipped",
-                        intent_index=index,
-                        revision=plan.revision,
-                        reason=self._not_called(run, plugin_id, skip, stage, accepted_by),
-                    ),
-                )
-        run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
-        return attempts
-
-    def _call(
-        self, run: _RunState, stage: str, plugin_id: str, call, ctx: RunContext
-    ) -> tuple[Result, float, str, tuple[ShardTiming, ...]]:
-        """Call a plugin under a cancel token; exceptions, hangs and malformed results become `error`
-        results. Also returns the call's time, what of it was not charged to its timeout, and the
-        shards it searched on a cluster."""
-        error_type = _RESULT_TYPES[stage]
-        try:
-            plugin = self.registry.get(plugin_id)
-        except Exception as exc:  # noqa: BLE001 - an unknown id is a result, not a crash
-            return error_type(status=Status.ERROR, reason=str(exc)), 0.0, "", ()
-        if not isinstance(plugin, _PLUGIN_TYPES[stage]):
-            return error_type(status=Status.ERROR, reason=f"{plugin_id} is not a {stage} plugin"), 0.0, "", ()
-        token, budget_reason = call_token(self.config.budgets, run.deadline)
-        if token.cancelled:
-            return error_type(status=Status.ERROR, reason=budget_reason), 0.0, "", ()
-        # A copy per call: an abandoned plugin keeps its own (cancelled) token, never the next call's.
-        call_ctx = replace(ctx, cancel=token, llm_calls_left=run.llm_budget.left, llm_budget=run.llm_budget)
-        calls_before = run.llm_budget.left
-        steering = run.steering
-        started = run.clock()
-        outcome = run_isolated(
-            plugin_id,
-            lambda: call(plugin, call_ctx),
-            token,
-            (lambda: steering.cancelled) if steering else None,
-            lambda: run.guard.over_budget(token),
-        )
-        ms, not_charged, shards = (run.clock() - started) * 1000, uncharged(token), shard_timings(token)
-        if "thread" in outcome:
-            run.guard.abandon(outcome["thread"], token)
-        if "interrupted" in outcome:
-            raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
-        if "stopped" in outcome:
-            return error_type(status=Status.ERROR, reason="cancelled by the user"), ms, not_charged, shards
-        if "pending" in outcome or ("cancelled" in outcome and token.cancelled):
-            token.cancel(budget_reason)
-            reason = stopped_reason(token, self.config.budgets, budget_reason)
-            return error_type(status=Status.ERROR, reason=reason), ms, not_charged, shards
-        result = checked(outcome, error_type, stage)
-        # Calls a plugin reports beyond those it took from the budget (it talked to the LLM itself).
-        run.llm_budget.charge(max(0, getattr(result, "llm_calls", 0) - (calls_before - run.llm_budget.left)))
-        if token.budget_notes:  # a cap that bit names itself in the attempt's reason
-            result = replace(result, reason="; ".join([result.reason, *token.budget_notes]).lstrip("; "))
-        return capped(result, self.config.trace), ms, not_charged, shards
 
 
 def _user_intent(cnl: str) -> SdResult:
@@ -529,27 +290,16 @@ def _user_intent(cnl: str) -> SdResult:
     return SdResult(status=Status.SUCCESS, reason="intent written by the user", intent_cnl=cnl, intents=tuple(intents))
 
 
-def _intervened(intervention: Intervention, *, live: bool) -> Intervened:
-    note = intervention.describe() + ("" if live else " (applied from the start of this re-run)")
-    return Intervened(
-        change=intervention.kind, target=intervention.target, stage=intervention.stage, live=live, note=note
-    )
-
-
-def _first(attempts: list[tuple[str, Result]], stage: str) -> tuple[str, Result] | None:
-    return next(((pid, r) for pid, r in attempts if r.status in _ACCEPT[stage]), None)
-
-
-def _first_result(attempts: list[tuple[str, Result]], stage: str):
-    found = _first(attempts, stage)
+def _first_result(attempts: Attempts, stage: str):
+    found = first_accepted(attempts, stage)
     return found[1] if found else None
 
 
-def _first_status(attempts: list[tuple[str, Result]], status: Status):
+def _first_status(attempts: Attempts, status: Status):
     return next((r for _, r in attempts if r.status is status), None)
 
 
-def _best_insufficient(attempts: list[tuple[str, Result]]) -> KbResult | None:
+def _best_insufficient(attempts: Attempts) -> KbResult | None:
     """The weak evidence to answer from when no kb plugin was sufficient: the one that kept most."""
     usable = [r for _, r in attempts if r.status is Status.INSUFFICIENT and r.outcome is not None]
     return max(usable, key=lambda r: len(r.evidence_ids), default=None)

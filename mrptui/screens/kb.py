@@ -22,26 +22,29 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from core.infra.diagnostics import Diagnostic
-from core.infra.picked import Picked
 from core.kb.health import count_diagnostics, counts_phrase
 from core.units import Caller, KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.explorer import Explorer
 from mrptui.messages import OpenInEditor, OpenUnit, ReloadKB
-from mrptui.screens.kb_columns import MARK, UNIT_COLUMNS, UNIT_FLOORS, ContentWidths, content_widths, unit_cells
-from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
+from mrptui.screens.kb_columns import (
+    MARK,
+    UNIT_COLUMNS,
+    UNIT_FLOORS,
+    ContentWidths,
+    content_widths,
+    fit_unit_columns,
+    unit_cells,
+)
+from mrptui.screens.kb_search import INLINE_UNITS, UnitSearch, search_all, search_chunks
 from mrptui.screens.modals import NO_KB_TEXT, TextModal, UnitModal, unit_markup
 from mrptui.session_seam import describe_caller
 from mrptui.state import trace_unit_ids
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.keybar import KeyBar
-from mrptui.widgets.tables import fit_to_room
 from mrptui.widgets.virtual_table import VirtualTable
 
 ERRORS_MIN = 24
-# Where even the columns' floors do not fit, each may go down to this (a cut cell says "…"):
-# a column past the pane's edge was clipped with no ellipsis.
-CUT_FLOOR = 5
 # Units whose whole detail is rendered to size the selected-unit pane (~1.5 ms each under load).
 DETAIL_READS = 100
 
@@ -111,15 +114,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     def __init__(self) -> None:
         super().__init__()
-        self.units: Sequence[KnowledgeUnit] = []
-        self.shown: Sequence[KnowledgeUnit] = []
-        self.hits: list[int] = []  # positions in `units` of the search's matches (so far)
-        self.searched = 0  # how many units the running search has read
+        self.unit_search = UnitSearch()
         self.diagnostics: list[Diagnostic] = []
-        self.search_text = ""
-        self.matches: list[int] = []
-        self.match_position = -1
-        self.filtered = False
         self.counts = (0, 0)  # (errors, warnings) of `diagnostics`: the header and the pane both show it
         self.trace_ids: list[tuple[str, str]] = []  # replaying without a KB: (id, role) the trace names
         self._widths: tuple[Sequence[KnowledgeUnit], bool, ContentWidths, int] | None = None
@@ -127,6 +123,11 @@ file, restricted units included, whatever the caller. See docs/security.md.
     @property
     def explorer(self) -> Explorer:
         return cast(Explorer, self.app)
+
+    @property
+    def units(self) -> Sequence[KnowledgeUnit]:
+        """The caller's view, in id order."""
+        return self.unit_search.units
 
     def compose(self) -> ComposeResult:
         # The counts sit in their own cell at the right, so a narrow terminal cuts the title, never them.
@@ -159,43 +160,32 @@ file, restricted units included, whatever the caller. See docs/security.md.
     def load(self) -> None:
         """(Re-)read the caller's view and the diagnostics from the session."""
         app = self.explorer
-        self.units = app.kb.call("units", lambda session: session.units(app.caller), []) or []
+        self.unit_search.units = app.kb.call("units", lambda session: session.units(app.caller), []) or []
         diagnostics = app.kb.call("diagnostics", lambda session: session.diagnostics(), []) or []
         run = app.current
         self.trace_ids = trace_unit_ids(run.final) if app.replay_without_kb and run else []
         self.diagnostics = sorted(diagnostics, key=lambda d: (d.file, d.line, d.col, d.code.value))
         self.counts = count_diagnostics(self.diagnostics)
-        self._search(self.search_text)
+        self._search()
         self._render_units()
         self._render_diagnostics()
         self._render_title()
 
-    def _recompute_matches(self) -> None:
-        """`shown` and `matches` (positions in `shown`) from the search's hits so far."""
-        if self.search_text and self.filtered:
-            self.shown = Picked(self.units, self.hits)
-            self.matches = list(range(len(self.hits)))
-        else:
-            self.shown = self.units
-            self.matches = list(self.hits)
-        if self.match_position >= len(self.matches):
-            self.match_position = len(self.matches) - 1
-
-    def _search(self, text: str) -> None:
-        """Find the units matching `text`: at once in a small view, else in a worker that adds
-        hits as it goes (a newer search cancels it)."""
+    def _search(self) -> None:
+        """Find the units matching the search's text: at once in a small view, else in a worker
+        that adds hits as it goes (a newer search cancels it)."""
         self.workers.cancel_group(self, "kb-search")
-        self.hits, self.searched = [], 0
-        units = self.units
+        search = self.unit_search
+        search.restart()
+        units, text = search.units, search.text
         if text and len(units) > INLINE_UNITS:
             self.run_worker(
                 lambda: self._search_worker(units, text), thread=True, group="kb-search", exit_on_error=False
             )
         elif text:
             for hits, done in search_chunks(units, text):
-                self.hits += hits
-                self.searched = done
-        self._recompute_matches()
+                search.add(hits, done)
+            search.recompute()
 
     def _search_worker(self, units: Sequence[KnowledgeUnit], text: str) -> None:
         worker = get_current_worker()
@@ -212,18 +202,18 @@ file, restricted units included, whatever the caller. See docs/security.md.
             self.app.call_from_thread(self.notify, f"search stopped: {type(exc).__name__}: {exc}", severity="error")
 
     def _search_heard(self, units: Sequence[KnowledgeUnit], text: str, hits: list[int], done: int) -> None:
-        if units is not self.units or text != self.search_text:
+        search = self.unit_search
+        if units is not search.units or text != search.text:
             return  # an answer to a search that was replaced meanwhile
-        first = not self.hits and bool(hits)
-        self.hits += hits
-        self.searched = done
-        if hits or done == len(units):
-            self._recompute_matches()
+        first = not search.hits and bool(hits)
+        search.add(hits, done)
+        if hits or search.done:
+            search.recompute()
             self._render_units()
         if first:
             self._jump(0)
-        elif done == len(units) and not self.hits:
-            self.notify(f"no unit matches “{self.search_text}”", severity="warning")
+        elif search.done and not search.hits:
+            self.notify(f"no unit matches “{search.text}”", severity="warning")
         self._render_title()
 
     def _render_title(self) -> None:
@@ -238,11 +228,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
             parts.append(f"trace recorded for the {escape(app.recorded_for)}")
         if app.replay_without_kb:
             parts = ["KB", f"no KB is open (replaying a saved trace): the {len(self.trace_ids)} unit ids it names"]
-        if self.search_text:
-            where = f"{self.match_position + 1} of {len(self.matches)}" if self.matches else "no matches"
-            if self.searched < len(self.units):
-                where += f" so far ({self.searched:,} of {len(self.units):,} searched)"
-            parts.append(f"search “{escape(self.search_text)}”: {where}" + (" (filtered)" if self.filtered else ""))
+        if self.unit_search.text:
+            parts.append(f"search “{escape(self.unit_search.text)}”: {self.unit_search.summary()}")
         self.query_one("#kb-title", Static).update(" · ".join(parts))
         # The caller's counts, as the status line shows them: the pane below is the author's.
         health = app.kb.health
@@ -262,7 +249,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
             table.show(self._columns(widths), len(rows), rows.__getitem__)
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
-            shown, marked = self.shown, set(self.matches)
+            shown, marked = self.unit_search.shown, set(self.unit_search.matches)
             content, detail = self._content_widths(shown, bool(marked))
             # Ids give way in their middle, to a form no other id of the view shares (id_cut.py):
             # the unit column's floor is where that form fits, so the others give way to it.
@@ -279,7 +266,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
             table.show(columns, len(shown), cells)
             self._split_bottom(detail)
-            subtitle = f"{len(shown)} of {len(self.units)}" if self.filtered else f"{len(self.units)} units"
+            subtitle = f"{len(shown)} of {len(self.units)}" if self.unit_search.filtered else f"{len(self.units)} units"
             if len(content.read) < len(shown):
                 subtitle += f" · topic, triple widths from {len(content.read):,} read"
             table.border_subtitle = subtitle
@@ -299,28 +286,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
         return self._widths[2], self._widths[3]
 
     def _columns(self, widths: list[int], unit_floor: int | None = None) -> list[tuple[str, int]]:
-        """Content widths capped, then fitted to the table's width (widest give way first, none
-        below its floor), so the triple column is not cut to a letter."""
-        widths = [min(width, cap) for width, (_, cap) in zip(widths, UNIT_COLUMNS)]
         room = self.query_one("#kb-units", VirtualTable).scrollable_content_region.width - 1 - 2 * (len(widths) - 1)
-        if room > 0:
-            floors = {**UNIT_FLOORS, "unit": unit_floor or UNIT_FLOORS["unit"]}
-            widths = fit_to_room(widths, room, [min(w, floors[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
-            if sum(widths) > room:  # narrower than the floors (80 columns): below them, not past the edge
-                widths = fit_to_room(
-                    widths,
-                    room,
-                    [
-                        min(w, floors["unit"] if label == "unit" else CUT_FLOOR)
-                        for w, (label, _) in zip(widths, UNIT_COLUMNS)
-                    ],
-                )
-            # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
-            spare = room - sum(widths)
-            if spare > 0:
-                widths[2] += spare // 2
-                widths[3] += spare - spare // 2
-        return [(label, width) for (label, _), width in zip(UNIT_COLUMNS, widths)]
+        return fit_unit_columns(widths, room, unit_floor)
 
     def _split_bottom(self, detail_width: int) -> None:
         """The selected unit and the validation errors share the width as their widest lines do
@@ -362,10 +329,10 @@ file, restricted units included, whatever the caller. See docs/security.md.
 
     @property
     def selected(self) -> KnowledgeUnit | None:
-        table = self.query_one("#kb-units", VirtualTable)
-        if not self.shown or not (0 <= table.cursor_row < len(self.shown)):
+        table, shown = self.query_one("#kb-units", VirtualTable), self.unit_search.shown
+        if not shown or not (0 <= table.cursor_row < len(shown)):
             return None
-        return self.shown[table.cursor_row]
+        return shown[table.cursor_row]
 
     @property
     def selected_diagnostic(self) -> Diagnostic | None:
@@ -392,7 +359,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
     def action_search(self) -> None:
         search = self.query_one("#kb-search", Input)
         search.add_class("-visible")
-        search.value = self.search_text
+        search.value = self.unit_search.text
         search.focus()
 
     @on(Input.Submitted, "#kb-search")
@@ -410,41 +377,42 @@ file, restricted units included, whatever the caller. See docs/security.md.
             self.query_one("#kb-units", VirtualTable).focus()
 
     def set_search(self, text: str) -> None:
-        self.search_text = text.strip()
-        self.match_position = -1
-        self._search(self.search_text)
+        search = self.unit_search
+        search.text, search.position = text.strip(), -1
+        self._search()
         self._render_units()
-        if self.matches:
+        if search.matches:
             self._jump(0)
-        elif self.search_text and self.searched == len(self.units):
-            self.notify(f"no unit matches “{self.search_text}”", severity="warning")
+        elif search.text and search.done:
+            self.notify(f"no unit matches “{search.text}”", severity="warning")
         self._render_title()
 
-    def _jump(self, position: int) -> None:
-        self.match_position = position % len(self.matches)
-        self.query_one("#kb-units", VirtualTable).move_cursor(self.matches[self.match_position])
+    def _jump(self, to: int) -> None:
+        self.query_one("#kb-units", VirtualTable).move_cursor(self.unit_search.step(to))
         self._render_title()
 
     def action_next_match(self) -> None:
-        if not self.matches:
-            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
-            return
-        self._jump(self.match_position + 1)
+        self._step(+1)
 
     def action_previous_match(self) -> None:
-        if not self.matches:
-            self.notify("no search yet: press s to search" if not self.search_text else "no matches")
+        self._step(-1)
+
+    def _step(self, by: int) -> None:
+        search = self.unit_search
+        if not search.matches:
+            self.notify("no search yet: press s to search" if not search.text else "no matches")
             return
-        self._jump(self.match_position - 1)
+        self._jump(search.position + by)
 
     def action_toggle_filter(self) -> None:
-        if not self.search_text:
+        search = self.unit_search
+        if not search.text:
             self.notify("search first (/), then f shows only the matches")
             return
-        self.filtered = not self.filtered
-        self._recompute_matches()
+        search.filtered = not search.filtered
+        search.recompute()
         self._render_units()
-        if self.matches:
+        if search.matches:
             self._jump(0)
         self._render_title()
 

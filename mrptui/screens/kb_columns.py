@@ -18,6 +18,7 @@ from rich.text import Text
 
 from core.units import KnowledgeUnit
 from mrptui.widgets.id_cut import IdCut
+from mrptui.widgets.tables import fit_to_room
 
 # Units read (restored from the index store on a large KB) for the topic and triple widths.
 WIDTH_READS = 1_000
@@ -25,6 +26,9 @@ WIDTH_READS = 1_000
 UNIT_COLUMNS = [("unit", 60), ("role", 14), ("topic", 60), ("triple", 50), ("file:line", 60)]
 UNIT_FLOORS = {"unit": 18, "role": 9, "topic": 10, "triple": 14, "file:line": 12}
 MARK = "▸ "  # before the id of a unit the search matched
+# Where even the columns' floors do not fit, each may go down to this (a cut cell says "…"):
+# a column past the pane's edge was clipped with no ellipsis.
+CUT_FLOOR = 5
 
 
 def unit_cells(
@@ -93,3 +97,23 @@ def content_widths(units: Sequence[KnowledgeUnit], *, marked: bool) -> ContentWi
     )
     widths = tuple(max(width, cell_len(label)) for width, (label, _) in zip(content, UNIT_COLUMNS))
     return ContentWidths(widths, tuple(read), ids)
+
+
+def fit_unit_columns(widths: list[int], room: int, unit_floor: int | None = None) -> list[tuple[str, int]]:
+    """Content widths capped, then fitted to `room` cells (widest give way first, none below its
+    floor), so the triple column is not cut to a letter."""
+    widths = [min(width, cap) for width, (_, cap) in zip(widths, UNIT_COLUMNS)]
+    if room > 0:
+        floors = {**UNIT_FLOORS, "unit": unit_floor or UNIT_FLOORS["unit"]}
+        widths = fit_to_room(widths, room, [min(w, floors[label]) for w, (label, _) in zip(widths, UNIT_COLUMNS)])
+        if sum(widths) > room:  # narrower than the floors (80 columns): below them, not past the edge
+            cut = [
+                min(w, floors["unit"] if label == "unit" else CUT_FLOOR) for w, (label, _) in zip(widths, UNIT_COLUMNS)
+            ]
+            widths = fit_to_room(widths, room, cut)
+        # Room to spare goes to the text columns (topic, triple), so file:line ends at the right edge.
+        spare = room - sum(widths)
+        if spare > 0:
+            widths[2] += spare // 2
+            widths[3] += spare - spare // 2
+    return [(label, width) for (label, _), width in zip(UNIT_COLUMNS, widths)]

@@ -8,7 +8,9 @@ same chunked loop; the worker reports progress per chunk and stops when cancelle
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 
+from core.infra.picked import Picked
 from core.units import KnowledgeUnit
 
 # Views up to this size are searched on the spot (a few milliseconds), so results are immediate.
@@ -44,3 +46,55 @@ def search_chunks(units: Sequence[KnowledgeUnit], needle: str) -> Iterator[tuple
 def search_all(units: Sequence[KnowledgeUnit], needle: str, heard: Callable[[list[int], int], bool]) -> bool:
     """Run the search, handing each chunk's hits to `heard`; it returns False to stop. True when done."""
     return all(heard(hits, done) for hits, done in search_chunks(units, needle))
+
+
+@dataclass
+class UnitSearch:
+    """One search of the screen's view: its text, the hits found so far (positions in `units`),
+    and what the table shows of them: every unit with the matches marked, or the matches alone
+    (`filtered`). `matches` are positions in `shown`; `position` is the match the cursor is on."""
+
+    units: Sequence[KnowledgeUnit] = ()
+    text: str = ""
+    filtered: bool = False
+    hits: list[int] = field(default_factory=list)
+    searched: int = 0  # how many units the search has read
+    shown: Sequence[KnowledgeUnit] = ()
+    matches: list[int] = field(default_factory=list)
+    position: int = -1
+
+    def restart(self) -> None:
+        """Search anew (the text or the units changed): nothing found or read yet."""
+        self.hits, self.searched = [], 0
+        self.recompute()
+
+    def add(self, hits: list[int], done: int) -> None:
+        self.hits += hits
+        self.searched = done
+
+    @property
+    def done(self) -> bool:
+        return self.searched == len(self.units)
+
+    def recompute(self) -> None:
+        """`shown` and `matches` from the hits so far."""
+        if self.text and self.filtered:
+            self.shown = Picked(self.units, self.hits)
+            self.matches = list(range(len(self.hits)))
+        else:
+            self.shown = self.units
+            self.matches = list(self.hits)
+        if self.position >= len(self.matches):
+            self.position = len(self.matches) - 1
+
+    def step(self, to: int) -> int:
+        """Move to match `to` (wrapping); the row in `shown` it is on."""
+        self.position = to % len(self.matches)
+        return self.matches[self.position]
+
+    def summary(self) -> str:
+        """The title's part: where the cursor is among the matches, and how far the search got."""
+        where = f"{self.position + 1} of {len(self.matches)}" if self.matches else "no matches"
+        if self.searched < len(self.units):
+            where += f" so far ({self.searched:,} of {len(self.units):,} searched)"
+        return where + (" (filtered)" if self.filtered else "")

@@ -82,9 +82,11 @@ Type a question and press **Enter** to run the engine on it.
         self._draft = ""  # what was typed before the walk began
         self._shown = ""  # the text the walk put in the box: any edit ends the walk
         self._search: tuple[str, int] | None = None  # (term, index of the match shown)
+        self._mounted_at = float("inf")
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
         self.questions = QuestionHistory(history_path())
+        self._mounted_at = event.time
 
     @property
     def value(self) -> str:
@@ -117,6 +119,11 @@ Type a question and press **Enter** to run the engine on it.
             event.prevent_default()
             return
         if event.key == "enter" and self.single_line:
+            action = "submit"
+        elif event.key == "ctrl+j" and self.single_line and event.time < self._mounted_at:
+            # Typed ahead while the program started: the terminal was still in cooked mode, whose
+            # ICRNL turned Enter's CR into LF as the keys arrived, so Enter reads as ctrl+j. No one
+            # presses ctrl+j before the box is on the screen.
             action = "submit"
         elif not event.is_printable:
             active = self.screen.active_bindings.get(event.key)  # the keymap applied

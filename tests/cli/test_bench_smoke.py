@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import subprocess
 import sys
@@ -185,3 +186,27 @@ def test_first_paint_peak_is_the_childs_own_not_its_parents() -> None:
     times, peak_mb = tui.first_paint_ms(1)
     assert len(times) == 1 and 0 < peak_mb < 450
     del ballast
+
+
+def test_cold_open_cpu_counts_the_work_a_child_has_reaped() -> None:
+    """The build workers of a cold open are the fork server's children: their CPU reaches the
+    opening process only through the fork server's reaped-children time, which the `mrptui-cpu`
+    row must count (here a child that ran and reaped a CPU-bound grandchild, and still runs)."""
+    from benchmarks.store import tree_cpu_ms
+
+    script = (
+        "import os, subprocess, sys\n"
+        "subprocess.run([sys.executable, '-c', 'sum(range(40_000_000))'], check=True)\n"
+        "t = os.times(); print(t.children_user + t.children_system, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        reaped_ms = float(child.stdout.readline()) * 1000
+        own = os.times()
+        before_ms = (own.user + own.system + own.children_user + own.children_system) * 1000
+        counted_ms = tree_cpu_ms() - before_ms
+    finally:
+        child.communicate("")
+    assert reaped_ms > 100, reaped_ms  # the grandchild's sum is real work, well above one clock tick
+    assert counted_ms >= 0.9 * reaped_ms, (counted_ms, reaped_ms)

@@ -683,7 +683,7 @@ async def test_kb_search_next_previous_and_filter(app):
         await pilot.press("escape", "k", "s")
         screen = app.screen
         await pilot.press(*"airflow", "enter")
-        assert screen.matches == [1, 2]  # the comparison unit and the Airflow unit
+        assert screen.unit_search.matches == [1, 2]  # the comparison unit and the Airflow unit
         table = screen.query_one("#kb-units", VirtualTable)
         assert table.cursor_row == 1
         await pilot.press("n")
@@ -693,7 +693,7 @@ async def test_kb_search_next_previous_and_filter(app):
         await pilot.press("N")
         assert table.cursor_row == 2
         await pilot.press("f")
-        assert screen.filtered and table.row_count == 2
+        assert screen.unit_search.filtered and table.row_count == 2
         await pilot.press("f")
         assert table.row_count == 6
 

@@ -133,3 +133,20 @@ def test_an_unwritable_history_is_reported_not_raised(tmp_path: Path) -> None:
     history = QuestionHistory(blocker / "history")
     history.add("q")
     assert history.entries == ["q"] and "not saved" in history.error
+
+
+async def test_enter_typed_before_the_box_was_on_screen_runs_the_question(app) -> None:
+    """`mrptui --kb K` then a question and Enter typed at once (tmux send-keys, a fast typist):
+    the keys arrive while the terminal is still in cooked mode, whose ICRNL turns Enter's CR into
+    LF, so the box reads ctrl+j. Keys read before the box was mounted are typed ahead: that
+    ctrl+j runs the question. The same ctrl+j pressed once the box is shown starts a new line
+    (test_ctrl_u_clears_every_line_of_the_question)."""
+    question = "what is kb-fast"
+    typed_ahead = [events.Key("space" if c == " " else c, c) for c in question] + [events.Key("ctrl+j", "\n")]
+    async with app.run_test(size=(150, 42)) as pilot:
+        box = app.screen.query_one(QueryBox)
+        for key in typed_ahead:
+            box.post_message(key)
+        await settle(pilot)
+        assert [run.request.question for run in app.runs] == [question]
+        assert "\n" not in box.text

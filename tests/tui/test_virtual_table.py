@@ -139,7 +139,7 @@ async def test_the_kb_screen_opens_a_large_view_without_reading_it_and_searches_
         await until_quiet(pilot)
         await pilot.pause()
         expected = list(range(0, 60_000, 997))
-        assert screen.hits == expected and screen.searched == 60_000
+        assert screen.unit_search.hits == expected and screen.unit_search.searched == 60_000
         assert screen.query_one("#kb-units", VirtualTable).cursor_row == 0
         await pilot.press("n")
         assert screen.query_one("#kb-units", VirtualTable).cursor_row == 997
@@ -157,13 +157,13 @@ async def test_a_newer_search_replaces_one_still_running():
         await pilot.press("s", *"tide table 59999", "enter", "ctrl+f", "ctrl+u", *"lighthouse", "enter")
         await until_quiet(pilot)
         await pilot.pause()
-        assert screen.search_text == "lighthouse" and screen.hits == list(range(0, 60_000, 997))
+        assert screen.unit_search.text == "lighthouse" and screen.unit_search.hits == list(range(0, 60_000, 997))
 
 
 async def test_a_small_view_is_searched_at_once(app):
     async with app.run_test(size=(140, 40)) as pilot:
         await pilot.press("escape", "k", "s", *"airflow", "enter")
-        assert app.screen.hits and app.screen.searched == len(UNITS)
+        assert app.screen.unit_search.hits and app.screen.unit_search.searched == len(UNITS)
 
 
 class BrokenUnits(LazyUnits):
@@ -183,7 +183,9 @@ async def test_a_search_that_cannot_read_a_unit_says_so():
         await until_quiet(pilot)
         await pilot.pause()
         assert any("search stopped: OSError: segment vanished" in note for note in notes)
-        assert app.screen.searched < 60_000 and app.screen.hits  # the matches found before it stay
+        assert (
+            app.screen.unit_search.searched < 60_000 and app.screen.unit_search.hits
+        )  # the matches found before it stay
 
 
 def _unit(index: int, *, unit_id: str = "", file: str = "coast.md") -> KnowledgeUnit:

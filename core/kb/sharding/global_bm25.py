@@ -16,7 +16,8 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index, idf
+from core.retrieval.bm25.formula import idf
+from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.bm25.parts import Bm25Parts
 
 

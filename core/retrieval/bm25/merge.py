@@ -21,7 +21,8 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index, average_lengths, idf, length_norm
+from core.retrieval.bm25.formula import average_lengths, idf, length_norm
+from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.bm25.layout import keys_per_term, pair_block, place_parts, renumber
 
 # The merge's memory budget: postings (keys) per block. A block's temporaries are a few arrays of

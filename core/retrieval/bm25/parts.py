@@ -18,7 +18,8 @@ from core.infra.config import Bm25Config
 from core.infra.picked import Picked
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.fields import FIELDS
-from core.retrieval.bm25.index import Bm25Index, field_totals, idf, length_norm, term_weight
+from core.retrieval.bm25.formula import field_totals, idf, length_norm, term_weight
+from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.bm25.layout import contributions
 from core.units import Role
 

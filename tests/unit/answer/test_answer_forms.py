@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.answer.answer_forms import Form, entity, enumeration, form_draft, form_of
+from core.answer.answer_forms import Form, entity, enumeration, form_draft, form_of, quoted_question
 from core.answer.passages import Evidence, paragraph_units
 from core.answer.polarity import yes_no
 from core.eval.answer_checks import lead_of
@@ -553,3 +553,11 @@ def test_a_question_about_what_happened_is_not_answered_from_a_procedures_steps(
     # A question about what to do is answered by the steps.
     present = ask(session, "Do we re-enable automatic renewal of the certificate?")
     assert present.answer.startswith("Yes")
+
+
+def test_a_cannot_tell_quotes_the_question_with_one_question_mark() -> None:
+    """Typed without a "?", a question reaches the answer stage as a statement ("What is the
+    depot gate code."): the quote had read "What is the depot gate code.?"."""
+    assert quoted_question("What is the depot gate code.") == "What is the depot gate code?"
+    assert quoted_question("  Who  runs\nthe depot?? ") == "Who runs the depot?"
+    assert quoted_question("Did the kiln fire") == "Did the kiln fire?"

@@ -11,7 +11,8 @@ from core.infra.config import load_retrieval_config
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats
 from core.kb.sharding.sharded import merge_top
 from core.kb.sharding.shards import partition
-from core.retrieval.bm25.index import Bm25Index, idf
+from core.retrieval.bm25.formula import idf
+from core.retrieval.bm25.index import Bm25Index
 from core.text.tokenizer import tokenize
 from core.units import KnowledgeUnit, Role
 
