@@ -18,6 +18,7 @@ from core.answer.passages import Evidence, Sentence, covered
 from core.cnl import split_sentences
 from core.kernel.events import AnswerDetail
 from core.question import Question
+from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import ALTERNATIVES, QuestionCues
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import STOPWORDS, tokenize
@@ -92,14 +93,17 @@ def quoted_question(question: str) -> str:
     return " ".join(question.split()).rstrip(" ?.!") + "?"
 
 
-def form_of(question: str, cues: QuestionCues, act: Act) -> Form:
+def form_of(question: str, cues: QuestionCues, act: Act, expected: Expected | None = None) -> Form:
     """The form the wording asks for, given the intent's act (a seed detector may set it); the
     opening question word beats the act ("Which technician detected the failure?" names someone,
-    although "failure" cues diagnose)."""
+    although "failure" cues diagnose), and so does a fronted auxiliary (`expected`, the answer
+    type the question's grammar asks for: "Had she consented …?" and "Did the documents list
+    one?" ask yes or no, whatever "consented" or "list" cue)."""
     first = question.strip().split()[0].lower().strip(EDGE) if question.strip() else ""
+    asks_yes_no = cues.output == "yes_no" or (expected is not None and expected.type is AnswerType.YES_NO)
     # A verify act defaults to a yes/no shape, but "What is the refund policy?" asks for content:
     # a wh-question is answered yes or no only when it says so.
-    if cues.output == "yes_no" and (first not in WH_WORDS or _ASKS_YES_NO.search(question)):
+    if asks_yes_no and (first not in WH_WORDS or _ASKS_YES_NO.search(question)):
         return Form.YES_NO
     if cues.output == "list":
         return Form.LIST

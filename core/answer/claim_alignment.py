@@ -77,6 +77,8 @@ class AskedClaim:
     pronoun: str | None
     predicate: tuple[Term, ...]
     head: Term
+    # An adverb ending the question, saying how the predicate holds ("ride *alone*"): a Yes needs it.
+    manner: Term | None = None
 
     def describe(self) -> str:
         subject = " ".join(t.word for t in self.subject) or self.pronoun or "(none)"
@@ -159,7 +161,10 @@ def asked_claim(question: Question) -> AskedClaim | None:
     else:
         subject_end = start
     subject_words = {t.word.strip(EDGE).lower() for t in tokens[start:subject_end]}
-    predicate_tokens = [t for t in tokens[subject_end:] if t.tag in _CONTENT_TAGS and t.word.lower() not in LIGHT_VERBS]
+    final = _final_adverb(tokens[subject_end:])
+    predicate_tokens = [
+        t for t in tokens[subject_end:] if (t.tag in _CONTENT_TAGS or t is final) and t.word.lower() not in LIGHT_VERBS
+    ]
     predicate_words = {t.word.strip(EDGE).lower() for t in predicate_tokens}
     subject = _terms(question, subject_words, ())
     predicate = _terms(question, predicate_words, subject)
@@ -170,7 +175,22 @@ def asked_claim(question: Question) -> AskedClaim | None:
     head = next((t for t in predicate if head_word in _words_of(t)), predicate[-1])
     # Nothing named before the predicate: a subject no sentence can be checked against.
     unnamed = None if subject else (pronoun or ("there" if tokens[at + 1].word.lower() == "there" else "(unnamed)"))
-    return AskedClaim(subject, unnamed, predicate, head)
+    manner_word = final.word.strip(EDGE).lower() if final is not None else ""
+    manner = next((t for t in predicate if manner_word in _words_of(t)), None)
+    return AskedClaim(subject, unnamed, predicate, head, manner)
+
+
+def _final_adverb(predicate: Sequence[Token]) -> Token | None:
+    """An adverb ending the question says how the predicate holds ("Could he ride *alone*?", "Was
+    someone in the morning room *alone*?"): the claim is about it, and a sentence saying the rest
+    does not state it. Not the particle of a phrasal verb the lexicon knows ("get along"), and
+    not an adverb before the verb, mostly emphasis ("did he ever …", "was it really …")."""
+    words = [t for t in predicate if t.tag != "PUNCT"]
+    if len(words) < 2 or words[-1].tag != "ADV":
+        return None
+    lexicon = lexicon_or_none()
+    phrasal = f"{words[-2].word} {words[-1].word}".lower()
+    return None if lexicon is not None and "v" in lexicon.parts_of_speech(phrasal) else words[-1]
 
 
 def _auxiliary(tokens: Sequence[Token]) -> int | None:

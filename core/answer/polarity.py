@@ -142,7 +142,9 @@ def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evi
     # fault in the backup generator" asked "Did the backup generator fail?") states no Yes.
     verbs = set(tokenize(" ".join(t.word for t in asked.tokens if _verb(t))))
     unsaid_verb = any(t.word in missing and t.found_in(verbs) for t in predicate)
-    if alignment.head_said and not unsaid_verb and not [t for t in exact if t.word in missing]:
+    # Nor does one leaving out how it held ("eager to ride" asked "Could the boy ride alone?").
+    unsaid_manner = claim.manner is not None and claim.manner.word in missing
+    if alignment.head_said and not (unsaid_verb or unsaid_manner) and not [t for t in exact if t.word in missing]:
         # A sentence that denies a word it was asked ("the lock did not need force") states no Yes.
         if _negated(sentence, predicate, question):
             return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")
@@ -429,9 +431,35 @@ def replaced(sentence: Sentence, terms: Sequence[Term], question: str, window: S
             continue
         for index, here in enumerate(said[1:], start=1):
             before = said[index - 1]
-            if tokenize(here) == tokenize(after) and tokenize(before) and tokenize(before) != tokenize(word):
+            if (
+                tokenize(here) == tokenize(after)
+                and tokenize(before)
+                and tokenize(before) != tokenize(word)
+                and _same_class(_tag_of(word, question), _tag_of(before, sentence.text))
+            ):
                 return True
     return False
+
+
+# Words that stand in one another's place before a noun: a modifier, adjective or noun ("a good
+# fit" / "a poor fit", "a wooden table" / "a metal table"). A name or a verb is no such modifier.
+_MODIFIER_TAGS = frozenset(("ADJ", "NOUN"))
+
+
+def _same_class(asked: str | None, said: str | None) -> bool:
+    """Whether a sentence's word can stand in the place of an asked one: the same part of speech,
+    or both modifiers. "AAA Five Diamond hotels" puts a name beside, not in place of, "many"
+    ("many Five Diamond hotels"); "the driver's seat" answers no "switch seats"."""
+    if asked is None or said is None:
+        return True
+    return asked == said or (asked in _MODIFIER_TAGS and said in _MODIFIER_TAGS)
+
+
+def _tag_of(word: str, text: str) -> str | None:
+    """The tag of `word`'s first occurrence in `text`, as the tagger reads the whole text (which
+    splits a possessive "'s" off its noun)."""
+    bare = word.removesuffix("'s").removesuffix("\u2019s")
+    return next((t.tag for t in tag_text(text) if t.word.strip(EDGE).lower() == bare), None)
 
 
 def _holds_apart(sentence: Sentence, word: str, after: str) -> bool:

@@ -147,8 +147,8 @@ class AnswerPlan:
 
     @classmethod
     def of(cls, intent: Intent, question: Question) -> AnswerPlan:
-        form = form_of(question.text, question.cues, intent.act)
-        return cls(intent.act, question, form, question.expected_for(intent.act))
+        expected = question.expected_for(intent.act)
+        return cls(intent.act, question, form_of(question.text, question.cues, intent.act, expected), expected)
 
     @property
     def chains(self) -> bool:

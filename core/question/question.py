@@ -64,8 +64,15 @@ class Question:
 
     def required_terms(self, expected: Expected) -> list[Term]:
         """The terms the evidence must say: the class noun of "which X" names the answer's kind,
-        and form words ("how *many*") shape it, so the sentence need not repeat them."""
-        return [t for t in self.terms if not is_head(t, expected)]
+        and form words ("how *many*") shape it, so the sentence need not repeat them. Nor need
+        it repeat a pronoun the stopwords let through, wherever the question has it ("In *whose*
+        hands?", "How long before *someone* would arrive?")."""
+        # A pronoun stands for the thing asked about, or for anyone. (Determiners and prepositions
+        # name something: "*another* name for X", "one *per* nation" were answered, on CoQA, from
+        # sentences without them when they were let go too.)
+        pronouns = {t.word.lower() for t in self.tokens if t.tag == "PRON"}
+        pronouns -= {t.word.lower() for t in self.tokens if t.tag != "PRON"}
+        return [t for t in self.terms if not is_head(t, expected) and (t.is_name or t.word.lower() not in pronouns)]
 
 
 def comparison_of(expected: Expected) -> Expected:

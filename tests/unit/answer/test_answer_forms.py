@@ -161,6 +161,21 @@ def test_the_form_follows_the_question_wording(question: str, form: Form) -> Non
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        # The planner's cues read "agreed" as asking for an explanation and "list" as asking for
+        # a list; the fronted auxiliary asks yes or no (issue 38: CoQA's "Had she consented …?").
+        "Had the warden agreed to open the gate?",
+        "Did the harbour report list any wrecks?",
+    ],
+)
+def test_a_fronted_auxiliary_asks_yes_or_no_whatever_the_cues_say(question: str) -> None:
+    cues = question_cues(question)
+    assert form_of(question, cues, cues.act) is not Form.YES_NO  # the cues alone
+    assert form_of(question, cues, cues.act, Question(question).expected) is Form.YES_NO
+
+
+@pytest.mark.parametrize(
     ("sentence", "items"),
     [
         ("They took three things: rope, a lamp and two maps.", ["rope", "a lamp", "two maps"]),

@@ -144,3 +144,43 @@ def test_a_negated_need_denies_what_was_needed() -> None:
         _evidence("The crew reached the cabin door at noon. The door did not need force, as it was unlocked."),
     )
     assert verdict.answer == "No"
+
+
+# Issue 38, answer side: a word beside the asked one is not in its place, and an adverb ending the
+# question is part of what it asks (sentences written for these tests).
+
+
+def test_a_word_of_another_part_of_speech_does_not_replace_an_asked_one() -> None:
+    # "Millau" (a name) stands before "Michelin" where the question has "many": beside it, not
+    # in its place; "the driver's seat" (a noun) does not deny "switch seats" (a verb).
+    hotels = yes_no(
+        Question("Does the town have many Michelin star restaurants?"),
+        _evidence("The town claims more Gault Millau Michelin star restaurants than any other in the region."),
+    )
+    seats = yes_no(
+        Question("Did they switch seats?"),
+        _evidence("The uncle got out and let his nephew climb into the driver's seat."),
+    )
+    assert hotels.answer != "No" and seats.answer != "No"
+
+
+def test_a_modifier_in_the_asked_words_place_still_denies_it() -> None:
+    verdict = yes_no(Question("Is it a good fit for small teams?"), _evidence("It is a poor fit for small teams."))
+    assert verdict.answer == "No"
+
+
+def test_an_adverb_ending_the_question_is_part_of_the_claim() -> None:
+    claim = asked_claim(Question("Could the boy ride alone?"))
+    assert claim is not None and _words(claim.predicate) == ["ride", "alone"]
+    verdict = yes_no(
+        Question("Could the boy ride alone?"),
+        _evidence("The boy was eager to ride, but his mother kept a groom beside him."),
+    )
+    assert verdict.answer != "Yes"
+
+
+def test_a_phrasal_verbs_particle_is_not_asked_about() -> None:
+    # WordNet knows "get along" as a verb: "along" is part of the verb, not how it held (and
+    # "get" is light, so nothing is left to check a sentence against: the every-term rule reads it).
+    claim = asked_claim(Question("Did the two sisters get along?"))
+    assert claim is None or "along" not in _words(claim.predicate)

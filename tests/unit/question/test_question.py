@@ -118,3 +118,18 @@ def test_no_stage_of_a_run_analyses_the_question_itself() -> None:
             if isinstance(node, ast.ImportFrom):
                 found += [f"{path.name}: {alias.name}" for alias in node.names if alias.name in analysers]
     assert not found, found
+
+
+@pytest.mark.parametrize(
+    ("question", "unrequired"),
+    [
+        # A pronoun the stopwords let through stands for what is asked about, or for anyone.
+        ("In whose hands was the castle left?", "whose"),
+        ("How long before someone would reach the lighthouse?", "someone"),
+    ],
+)
+def test_a_pronoun_is_no_term_the_evidence_must_say(question: str, unrequired: str) -> None:
+    asked = Question(question)
+    required = [t.word.lower() for t in asked.required_terms(asked.expected)]
+    assert unrequired in [t.word.lower() for t in asked.terms] and unrequired not in required
+    assert required  # the content words stay
