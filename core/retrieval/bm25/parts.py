@@ -193,8 +193,14 @@ class Bm25Parts:
             if not len(local):
                 continue
             norms = length_norm(part.field_lengths()[fields, local], self._avgdl[fields], self.config.k1, self.config.b)
-            rows.append(local + offset)
-            values.append(contributions(self._weights[fields], idf, tf, norms, self.config.k1))
+            contrib = contributions(self._weights[fields], idf, tf, norms, self.config.k1)
+            # A unit's fields summed first, then the query's terms, each scaled by its count, as
+            # an index's (term, unit) pairs hold them (`pair_block`): float addition is not
+            # associative, and adding fields and terms in one run differed from one index in the
+            # last bit (a sharded score against one process's, with a merged index cached).
+            starts = np.flatnonzero(np.concatenate(([True], local[1:] != local[:-1])))
+            rows.append(local[starts] + offset)
+            values.append(np.add.reduceat(contrib, starts))
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0)
         return np.concatenate(rows), np.concatenate(values)

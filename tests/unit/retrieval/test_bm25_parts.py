@@ -15,7 +15,7 @@ from core.retrieval.bm25.parts import Bm25Parts
 from core.retrieval.rules import RuleSet
 from core.store import SegmentStore
 from core.text.tokenizer import tokenize
-from core.units import Caller, Role
+from core.units import Caller, KnowledgeUnit, Role
 from tests.support.store_kb import write_kb
 
 CONTEXT = ["The harbour buoy marks the shoal at neap tide.", "Our apiary smoker calms the colony before a swarm."]
@@ -123,3 +123,31 @@ def test_a_slice_of_an_index_scores_like_an_index_of_its_rows(kb, config_path, s
         np.testing.assert_allclose(
             [by_id[u] for u in scratch.unit_ids], scratch.scores(tokens, [Role.PROCEDURE]), rtol=0, atol=1e-9
         )
+
+
+def test_parts_score_the_very_floats_of_one_index_over_the_same_units() -> None:
+    """Not only to 1e-9: each unit's fields are summed before the query's terms, as one index's
+    (term, unit) pairs hold them. Adding fields and terms in one run differed in the last bit,
+    so a sharded `ask --json` (the shards score parts) differed from one process's that had a
+    merged index cached. Units with several fields holding a term, queries with repeated terms."""
+    words = "kiln glaze copper firing shelf clay stoneware reduction cone ash red vent pot wheel slip".split()
+    roles = [role for role in Role if role is not Role.PROCEDURE]
+    units = [
+        KnowledgeUnit(
+            id=f"s{n % 3}::chunk-{n:03d}::unit-000",
+            source_id=f"s{n % 3}",
+            chunk_id=f"chunk-{n:03d}",
+            role=roles[n % len(roles)],
+            topic=f"{words[n % 15]} {words[(n * 7) % 15]}",
+            claim=" ".join(words[(n * k + 3) % 15] for k in range(3 + n % 12)).capitalize() + ".",
+            **({"condition": f"When the {words[(n * 5) % 15]} is hot."} if n % 4 == 0 else {}),
+        )
+        for n in range(300)
+    ]
+    config = load_retrieval_config().bm25
+    whole = Bm25Index.build(units, config)
+    parts = Bm25Parts([Bm25Index.build(units[:100], config), Bm25Index.build(units[100:], config)], config)
+    for n in range(120):
+        query = tokenize(" ".join(words[(n * k * 11 + k) % 15] for k in range(1 + n % 6)))
+        for preferred in ((), (Role.DEFINITION,)):
+            assert whole.scores(query, preferred).tolist() == parts.scores(query, preferred).tolist(), query
