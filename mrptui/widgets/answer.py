@@ -149,7 +149,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
 
     def show(self, state: ViewState) -> None:
         self.state = state
-        markup = render_answer(state, self.scrollable_content_region.width)
+        markup = render_answer(state, self._room())
         if markup != self._markup:
             self._markup = markup
             self.query_one("#answer-text", Static).update(markup)
@@ -163,13 +163,20 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
             self._fill_citations()
         self.show(self.state)
 
+    def _room(self) -> int:
+        """The content's width as it is with a vertical scrollbar, shown or not. The answer is
+        fitted before its height is known: a scrollbar that appeared after narrowed the pane under
+        lines fitted to the wider one, and a citation's "." wrapped in some runs and not others."""
+        width = self.scrollable_content_region.width
+        return width if self.show_vertical_scrollbar else width - self.styles.scrollbar_size_vertical
+
     def _fill_citations(self) -> None:
         """One line per cited id: an id wider than the pane is cut to a form no other citation
         shares (never wrapped, which broke it in the middle); Enter opens the whole unit."""
         cited = self._cited
         citations = self.query_one(CitationList)
         highlighted = citations.highlighted
-        room = self.scrollable_content_region.width - 2 - len(f"[{len(cited)}] ")  # the options' padding
+        room = self._room() - 2 - len(f"[{len(cited)}] ")  # the options' padding
         id_cut = unique_cut(cited, room) if room > 0 else None
         citations.clear_options()
         citations.add_options(
