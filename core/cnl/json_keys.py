@@ -64,4 +64,6 @@ _RAW_KEY = re.compile(r'"((?:[^"\\]|\\.){1,80})"\s*:')
 
 def raw_permission_key(line: str) -> bool:
     """Whether a line, JSON or not, writes a key that is a permission label."""
+    if ":" not in line:  # no key without its colon; the pattern's scan from every quote is not free
+        return False
     return any(permission_label(match.group(1)) for match in _RAW_KEY.finditer(line))

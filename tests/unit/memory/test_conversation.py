@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from core.memory.conversation import Conversation
 from core.memory.store import MemoryStore
 from core.memory.turns import remember, with_memory
 from core.units import Caller
+from mrptui.cli import main
 
 FERRIES = Path(__file__).parent.parent.parent / "fixtures" / "ferries"
 CREW = Caller(tags=frozenset({"crew"}))
@@ -153,15 +152,21 @@ def test_compaction_replaces_old_turns_with_summaries(session):
     assert all(0 <= r.confidence <= 1 for r in talk.turns)
 
 
-def test_cli_session_and_memory_commands(tmp_path):
-    env = {**os.environ, "MRPTUI_MEMORY_DIR": str(tmp_path / "mem"), "MRPTUI_NO_CACHE": "1"}
+def test_cli_session_and_memory_commands(tmp_path, monkeypatch, capsys):
+    # In process (the conversation and the notes live in files, read afresh by each command), so
+    # the thirteen commands cost no interpreter start and import each (~0.5 CPU s apiece).
+    monkeypatch.setenv("MRPTUI_MEMORY_DIR", str(tmp_path / "mem"))
+    monkeypatch.setenv("MRPTUI_NO_CACHE", "1")
     kb = tmp_path / "kb"
     shutil.copytree(FERRIES, kb)
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "mrptui.cli", *args], env=env, capture_output=True, text=True, timeout=120
-        )
+        try:
+            code = main(list(args))
+        except SystemExit as exited:  # argparse's usage errors
+            code = exited.code if isinstance(exited.code, int) else 2
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, out, err)
 
     assert cli("ask", "Who maintains Petrel?", "--kb", str(kb), "--session", "s1").returncode == 0
     out = cli("ask", "What about Tern?", "--kb", str(kb), "--session", "s1", "--json")

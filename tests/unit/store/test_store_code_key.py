@@ -43,16 +43,34 @@ def test_every_core_module_the_readers_load_is_in_the_segment_key() -> None:
     assert {Path(file).resolve() for file in loaded} - covered == set()
 
 
+DIGEST = "from core.store.store import code_digest; print(code_digest())"
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One copy of `core` for the module, and its key: the copy compiles its bytecode once, not
+    once per edited module (each edit is undone after its test)."""
+    copy = tmp_path_factory.mktemp("tree")
+    shutil.copytree(ROOT / "core", copy / "core", ignore=shutil.ignore_patterns("__pycache__"))
+    return copy, _run(DIGEST, copy)
+
+
+def test_a_copy_of_the_same_code_has_the_same_key(tree: tuple[Path, str]) -> None:
+    assert tree[1] == _run(DIGEST)
+
+
 @pytest.mark.parametrize(
     "module",
     ["core/text/sentences.py", "core/retrieval/bm25/fields.py", "core/cnl/permissions.py", "core/infra/json_locate.py"],
 )
-def test_editing_any_module_that_shapes_a_segment_changes_every_segment_key(tmp_path: Path, module: str) -> None:
-    copy = tmp_path / "tree"
-    shutil.copytree(ROOT / "core", copy / "core", ignore=shutil.ignore_patterns("__pycache__"))
-    digest = "from core.store.store import code_digest; print(code_digest())"
-    before = _run(digest, copy)
-    assert before == _run(digest)  # a copy of the same code: the same key
-    with (copy / module).open("a", encoding="utf-8") as source:
-        source.write("\n# edited\n")
-    assert _run(digest, copy) != before
+def test_editing_any_module_that_shapes_a_segment_changes_every_segment_key(
+    tree: tuple[Path, str], module: str
+) -> None:
+    copy, before = tree
+    source = copy / module
+    original = source.read_bytes()
+    source.write_bytes(original + b"\n# edited\n")
+    try:
+        assert _run(DIGEST, copy) != before
+    finally:
+        source.write_bytes(original)
