@@ -1,16 +1,19 @@
 """Learn the referent weights (core/memory/referents.py) from CoQA's development conversations.
 
-    python -m scripts.learn_referents --data ../shared/qa/coqa-dev [--write] [--target 0.75]
+    python -m scripts.learn_referents --data ../shared/qa/coqa-dev [--label sentence|span]
+        [--target 0.7] [--write]
 
 1. **Instances.** For every turn after the first whose question has a third-person pronoun, and
    each pronoun group in it (he, she, it, they): the mentions memory would offer at run time
    (core/memory/mentions.py), built from the two turns before it: their questions, their answers
    (the gold answer stands for the engine's lead; yes/no/unknown say no one) and the story
-   paragraph holding the earlier turn's rationale (at run time, the unit the answer cited), and the
-   whole story for counting how often each is said (at run time, the cited unit's file). The
-   candidates are the agreeing mentions with their features; one is **right** when its head word
-   (a name's last word, a noun phrase's noun) occurs in the turn's own gold rationale span, and
-   "none of them" is right when no candidate is.
+   paragraph holding the earlier turn's rationale (at run time, the unit the answer cited), the
+   whole story for counting how often each is said (at run time, the cited unit's file), and the
+   earlier turn's rationale and question placing it in the story (core/memory/passage.py; at run
+   time its lead and question). The candidates are the agreeing mentions with their features;
+   one is **right** when its head word (a name's last word, a noun phrase's noun) occurs in the
+   story sentence(s) holding the turn's own gold rationale span (`--label sentence`, shipped) or
+   in the span itself (`--label span`), and "none of them" is right when no candidate is.
 2. **Fit.** A conditional logit over each instance's candidates and "none" (score 0):
    maximise Σ log P(right) − λ‖w‖², by gradient ascent (numpy). The feature "bias" lets the
    model say how likely any candidate is against none.
@@ -19,6 +22,9 @@
    pronoun group, the shipped t is the lowest of the grid whose pooled held-out precision (the
    chosen candidate is right) reaches --target on at least MIN_REWRITES rewrites; a group that
    never does gets t = 1 (never rewritten: asked as written, and the answer says so).
+4. **Report.** The whole of 2-3 by nested cross-validation: each outer fold's weights and
+   thresholds come from the other folds only (thresholds by an inner cross-validation there),
+   and are applied to the fold's stories; the pooled rewrites and precision are printed and kept.
 `--write` stores the weights fitted on every story, t, and these figures in
 core/memory/data/referent_weights.json.
 """
@@ -99,7 +105,7 @@ def instances(data: Path, label: str = "span") -> list[Instance]:
             ]
             mentions = mentions_of(earlier)
             gold = turn["rationale"] if label == "span" else rationale_sentence(data, turn)
-            rationale = set(_WORD.findall(gold.lower()))
+            said = _WORD.findall(gold.lower())
             # The previous answer's place in the story: its gold rationale stands for the lead's
             # sentence (core/memory/followup.py places the lead and question the same way).
             last = ts[i - 1]
@@ -109,9 +115,19 @@ def instances(data: Path, label: str = "span") -> list[Instance]:
                 if not found:
                     continue
                 x = np.array([[c.features[k] for k in FEATURES] for c in found])
-                y = np.array([_head(c.text) in rationale for c in found], dtype=float)
+                y = _right(found, said, first=label == "sentence")
                 out.append((sid, x, y, group))
     return out
+
+
+def _right(found: list, said: list[str], first: bool) -> np.ndarray:
+    """1 for a candidate whose noun is said; with `first`, only for those said first among the
+    candidates (what the answer's sentence is about, where English puts it: one of three names
+    in "Petrel crosses from Harwick to Sandmere" is who "it" is)."""
+    at = {w: i for i, w in reversed(list(enumerate(said)))}
+    where = [at.get(_head(c.text)) for c in found]
+    soonest = min((i for i in where if i is not None), default=None)
+    return np.array([i is not None and (not first or i == soonest) for i in where], dtype=float)
 
 
 def _head(text: str) -> str:
@@ -157,15 +173,16 @@ def curve(decisions: list[Decision]) -> list[tuple[float, int, float]]:
 
 
 def held_out(data: list[Instance], folds: int) -> list[Decision]:
-    """Each story's decisions by weights fitted on the other folds' stories (sorted ids, every
-    `folds`-th together): never by weights that saw the story."""
+    """Each instance's decision (in `data`'s order) by weights fitted on the other folds' stories
+    (sorted ids, every `folds`-th together): never by weights that saw the story."""
     stories = sorted({d[0] for d in data})
     fold_of = {sid: i % folds for i, sid in enumerate(stories)}
-    out: list[Decision] = []
+    out: dict[int, Decision] = {}
     for fold in range(folds):
+        mine = [i for i, d in enumerate(data) if fold_of[d[0]] == fold]
         w = fit([d for d in data if fold_of[d[0]] != fold])
-        out += decide(w, [d for d in data if fold_of[d[0]] == fold])
-    return out
+        out.update(zip(mine, decide(w, [data[i] for i in mine])))
+    return [out[i] for i in range(len(data))]
 
 
 def thresholds_of(decisions: list[Decision], target: float, show: bool = False) -> dict[str, float]:

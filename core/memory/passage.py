@@ -6,7 +6,7 @@ in the previous answer's sentence or in the few after it, not the story's most f
 `Passage` finds that sentence (the one of the caller's view of the file that shares the most words
 with the previous answer: at run time its lead, which quotes a sentence of a cited unit; in
 scripts/learn_referents.py the gold rationale span) and measures, for a referent's noun, the
-sentences from there to where the text says it next (`ahead`) and where it said it last
+sentences from there to where the text says it (all its words) next (`ahead`) and where it said it last
 (`behind`), each as 1 / (1 + sentences), 0 beyond NEAR_SENTENCES or with no anchor.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.cnl.plaintext import split_sentences
+from core.text.words import ARTICLES, POSSESSIVES
 
 # Sentences on either side of the previous answer's sentence a referent is looked for in
 # (budget: a referent said further away has nearness 0).
@@ -52,21 +53,22 @@ class Passage:
         best = max(overlap, default=0)
         return cls(sentences, overlap.index(best) if best else None)
 
-    def nearness(self, head: str) -> tuple[float, float]:
+    def nearness(self, mention: str) -> tuple[float, float]:
         """(ahead, behind): 1 / (1 + sentences) from the anchor to the nearest sentence at or after
-        it that says `head`, and to the nearest before it; 0 when none within NEAR_SENTENCES."""
-        head = head.lower().removesuffix("'s")
-        if self.at is None or not head:
+        it that says `mention` (all its words but articles and possessives: "Anna Berg" is not
+        said by "Ruth Berg"), and to the nearest before it; 0 when none within NEAR_SENTENCES."""
+        words = frozenset(_words(mention)) - ARTICLES - POSSESSIVES
+        if self.at is None or not words:
             return 0.0, 0.0
-        ahead = next((d for d in range(NEAR_SENTENCES + 1) if self._says(self.at + d, head)), None)
-        behind = next((d for d in range(1, NEAR_SENTENCES + 1) if self._says(self.at - d, head)), None)
+        ahead = next((d for d in range(NEAR_SENTENCES + 1) if self._says(self.at + d, words)), None)
+        behind = next((d for d in range(1, NEAR_SENTENCES + 1) if self._says(self.at - d, words)), None)
         return (
             1.0 / (1 + ahead) if ahead is not None else 0.0,
             1.0 / (1 + behind) if behind is not None else 0.0,
         )
 
-    def _says(self, index: int, head: str) -> bool:
-        return 0 <= index < len(self.sentences) and head in self.sentences[index]
+    def _says(self, index: int, words: frozenset[str]) -> bool:
+        return 0 <= index < len(self.sentences) and words <= self.sentences[index]
 
 
 NOWHERE = Passage((), None)

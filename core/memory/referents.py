@@ -16,8 +16,8 @@ noun that is no person); they/them/their → several
                thinking, set beside a person noun; core/memory/people.py)
     foremost   the candidate with the most such evidence (the story's protagonist)
     ahead      1 / (1 + sentences) from the previous answer's sentence in the story to the next
-               that says its noun (at or after it; core/memory/passage.py), 0 past 6
-    behind     the same to the nearest sentence before it that says its noun
+               that says it (at or after it; core/memory/passage.py), 0 past 6
+    behind     the same to the nearest sentence before it that says it
 
 as `score = w · features`, and the choice is a softmax over the candidates and "none of them"
 (score 0): the best candidate's probability is the confidence. The weights and the confidence
@@ -152,7 +152,7 @@ def agrees(group: str, mention: Mention) -> bool:
 def features(
     mention: Mention, group: str, counts: dict[str, int], said: dict[str, int], passage: Passage = NOWHERE
 ) -> dict[str, float]:
-    ahead, behind = passage.nearness(mention.head)
+    ahead, behind = passage.nearness(mention.text)
     return {
         "bias": 1.0,
         "recency": 1.0 / (1 + mention.back),
