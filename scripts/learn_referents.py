@@ -11,9 +11,10 @@
    whole story for counting how often each is said (at run time, the cited unit's file), and the
    earlier turn's rationale and question placing it in the story (core/memory/passage.py; at run
    time its lead and question). The candidates are the agreeing mentions with their features;
-   one is **right** when its head word (a name's last word, a noun phrase's noun) occurs in the
-   story sentence(s) holding the turn's own gold rationale span (`--label sentence`, shipped) or
-   in the span itself (`--label span`), and "none of them" is right when no candidate is.
+   one is **right** when its head word (a name's last word, a noun phrase's noun) is the first of
+   the candidates' said in the story sentence(s) holding the turn's own gold rationale span
+   (`--label sentence`, shipped: what the answer's sentence is about) or occurs in the span
+   itself (`--label span`), and "none of them" is right when no candidate is.
 2. **Fit.** A conditional logit over each instance's candidates and "none" (score 0):
    maximise Σ log P(right) − λ‖w‖², by gradient ascent (numpy). The feature "bias" lets the
    model say how likely any candidate is against none.
