@@ -20,7 +20,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 _NOTE = re.compile(r"^(\S+(?:/\S+)*) → (.*?) \((?:confidence|the subject)")
 
 
-def _sentence(data: Path, turn: dict) -> str:
+def rationale_sentence(data: Path, turn: dict) -> str:
     """The story text from the sentence start before the rationale span to the sentence end after it."""
     start, end = turn.get("rationale_start", -1), turn.get("rationale_end", -1)
     if start < 0:
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
             continue
         turn = turns[(row["story"], row["turn"])]
         rationale = set(_WORD.findall(turn["rationale"].lower()))
-        sentence = set(_WORD.findall(_sentence(args.data, turn).lower()))
+        sentence = set(_WORD.findall(rationale_sentence(args.data, turn).lower()))
         for note in row.get("resolved") or []:
             found = _NOTE.match(note)
             if found is None:

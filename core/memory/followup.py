@@ -81,7 +81,10 @@ def resolve(question: str, candidates: Sequence[Candidate], min_score: float, be
         within = mentions_of([TurnText(0, " ".join(before))]) if before else []
         texts = _turn_texts(usable)
         document = texts[0].document if texts else ""
-        choices = choose(question, mentions_of(texts), before=within, document=document)
+        # Where the last turn stands in the story: its lead's sentence, or (it abstained) the one
+        # its question's words point at.
+        answer = f"{texts[0].lead} {texts[0].question}" if texts else ""
+        choices = choose(question, mentions_of(texts), before=within, document=document, answer=answer)
         rewritten = rewrite(question, choices)
         latest = max(usable, key=lambda c: c.turn, default=None)
         for choice in choices:

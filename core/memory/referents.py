@@ -15,6 +15,9 @@ noun that is no person); they/them/their → several
     evidence   log(1 + times the story text shows the name is someone: gendered, saying or
                thinking, set beside a person noun; core/memory/people.py)
     foremost   the candidate with the most such evidence (the story's protagonist)
+    ahead      1 / (1 + sentences) from the previous answer's sentence in the story to the next
+               that says it (at or after it; core/memory/passage.py), 0 past 6
+    behind     the same to the nearest sentence before it that says it
 
 as `score = w · features`, and the choice is a softmax over the candidates and "none of them"
 (score 0): the best candidate's probability is the confidence. The weights and the confidence
@@ -33,6 +36,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
+from core.memory.passage import NOWHERE, Passage
 from core.nlp.tagging import tag_text
 from core.text.words import ARTICLES, CAUSATIVES, PRONOUN_GROUPS, UNAMBIGUOUS_POSSESSIVES
 
@@ -51,6 +55,8 @@ FEATURES = (
     "gender",
     "evidence",
     "foremost",
+    "ahead",
+    "behind",
 )
 GROUPS = PRONOUN_GROUPS
 _WORD = re.compile(r"[A-Za-z']+")
@@ -71,7 +77,9 @@ class Model:
 @lru_cache(maxsize=1)
 def model(path: Path = WEIGHTS) -> Model:
     data = json.loads(path.read_text(encoding="utf-8"))
-    return Model({k: float(data["weights"][k]) for k in FEATURES}, {g: float(data["thresholds"][g]) for g in GROUPS})
+    return Model(
+        {k: float(data["weights"].get(k, 0.0)) for k in FEATURES}, {g: float(data["thresholds"][g]) for g in GROUPS}
+    )
 
 
 @dataclass(frozen=True)
@@ -141,7 +149,10 @@ def agrees(group: str, mention: Mention) -> bool:
     return mention.several and not mention.person
 
 
-def features(mention: Mention, group: str, counts: dict[str, int], said: dict[str, int]) -> dict[str, float]:
+def features(
+    mention: Mention, group: str, counts: dict[str, int], said: dict[str, int], passage: Passage = NOWHERE
+) -> dict[str, float]:
+    ahead, behind = passage.nearness(mention.text)
     return {
         "bias": 1.0,
         "recency": 1.0 / (1 + mention.back),
@@ -156,12 +167,17 @@ def features(mention: Mention, group: str, counts: dict[str, int], said: dict[st
         "gender": float(bool(mention.gender) and mention.gender == group),
         "evidence": math.log1p(mention.evidence),
         "foremost": 0.0,  # set over the candidates together (_foremost)
+        "ahead": ahead,
+        "behind": behind,
     }
 
 
-def candidates(group: str, mentions: Sequence[Mention], scorer: Model, document: str = "") -> list[Referent]:
+def candidates(
+    group: str, mentions: Sequence[Mention], scorer: Model, document: str = "", passage: Passage = NOWHERE
+) -> list[Referent]:
     """The agreeing mentions, one per referent, best first, with their
-    probability against each other and "none of them"."""
+    probability against each other and "none of them"; `passage` places them against the previous
+    answer's sentence of `document`."""
     counts = heads(mentions)
     said = salience(document)
     names = _full_names(mentions)
@@ -171,7 +187,7 @@ def candidates(group: str, mentions: Sequence[Mention], scorer: Model, document:
             continue
         # One referent said in several places (asked about, and the subject of the cited text)
         # has every place's features: each feature is its largest over the sayings.
-        feats = features(mention, group, counts, said)
+        feats = features(mention, group, counts, said, passage)
         key = _key(mention, names)
         if key in merged:
             old, back = merged[key]
@@ -221,12 +237,14 @@ def choose(
     scorer: Model | None = None,
     before: Sequence[Mention] = (),
     document: str = "",
+    answer: str = "",
 ) -> list[Choice]:
     """A choice for each pronoun group the question holds. `before`: the mentions of the sentences
     asked before it in the same input, where a pronoun continues their subject ("Why was Ruth Berg
     …? What made her …?"), as English reads a text (core/answer/coref.py); memory is asked only when none
-    there agrees."""
+    there agrees. `answer`: the previous answer's text, placed in `document` (core/memory/passage.py)."""
     scorer = scorer or model()
+    passage = Passage.of(document, answer)
     out = []
     own = mentions_of([TurnText(0, question)])
     for group, said in pronoun_groups(question).items():
@@ -237,7 +255,7 @@ def choose(
             here = Referent(earlier[0].text, {"same question": 1.0, "subject": float(earlier[0].subject)}, 0.0, 1.0, 0)
             out.append(Choice(tuple(dict.fromkeys(said)), (here,), here, scorer.thresholds[group], {}))
             continue
-        found = candidates(group, mentions, scorer, document)
+        found = candidates(group, mentions, scorer, document, passage)
         threshold = scorer.thresholds[group]
         chosen = found[0] if found and found[0].probability >= threshold else None
         out.append(Choice(tuple(dict.fromkeys(said)), tuple(found), chosen, threshold, scorer.weights))
