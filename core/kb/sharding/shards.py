@@ -18,16 +18,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.cnl.markdown import to_markdown
 from core.infra.config import RetrievalConfig
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.origins import OriginsError, ShardOrigins, read_origins, write_origins
 from core.store.atomic import replace_file
-from core.units import KnowledgeUnit
+from core.units import Caller, KnowledgeUnit
 
 MANIFEST = "manifest.json"
 INDEX_FOLDER = ".index"
+# 2: each shard keeps its units' first places (origins.py); shards of format 1 are cut again.
+FORMAT = 2
 
 
 class ShardManifest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    format: int = Field(default=1, ge=1, le=FORMAT)
     kb_digest: str = Field(min_length=1, max_length=200)
     shards: int = Field(ge=1, le=1024)
     folders: tuple[str, ...]
@@ -65,9 +69,10 @@ def write_shards(
         for start in range(0, max(len(part), 1), units_per_file):
             piece = part[start : start + units_per_file]
             replace_file(target / f"units-{start // units_per_file:05d}.md", to_markdown(piece).encode("utf-8"))
+        write_origins(target, part)
         names.append(name)
     manifest = ShardManifest(
-        kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(len(p) for p in parts)
+        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(len(p) for p in parts)
     )
     replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
@@ -94,15 +99,16 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     folder = root / f"{digest[:32]}-{shards}"
     if (folder / MANIFEST).exists():
         manifest = read_manifest(folder)
-        if manifest.kb_digest == digest and manifest.shards == shards:
+        if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
             return folder, manifest
     return folder, write_shards(kb.units, digest, shards, folder, units_per_file)
 
 
-def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
-    """A shard's KB, its index store in the shard's own `.index` folder (built on first open).
-    Raises ShardError unless it holds the units its manifest counts: a worker that cannot read
-    the shard folder (another machine, another mount) must fail, not answer from nothing."""
+def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, ShardOrigins]:
+    """A shard's KB, its index store in the shard's own `.index` folder (built on first open),
+    and its units' first places. Raises ShardError unless it holds the units its manifest counts:
+    a worker that cannot read the shard folder (another machine, another mount) must fail, not
+    answer from nothing."""
     from core.store import store_at
 
     manifest = read_manifest(folder.parent)
@@ -112,4 +118,7 @@ def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
     kb = KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
     if kb.unit_count != expected:
         raise ShardError(f"{folder}: {kb.unit_count} units read, its manifest says {expected}")
-    return kb
+    try:
+        return kb, read_origins(folder, kb.view(Caller()).table.ids)  # every row, in load order
+    except OriginsError as exc:
+        raise ShardError(str(exc)) from None
