@@ -3,8 +3,9 @@ KB has them. A shard's Markdown gives its units the shard file's place; a unit a
 coordinator (answer text, a passage's neighbours, an explained candidate) carries its first place
 instead, so the answer points at the author's file and reads neighbours as one process does.
 
-Kept beside the shard's Markdown as a hidden file (a KB folder skips hidden entries), as columns
-in the shard's load order; a shard whose units do not match them is refused, never mislabelled.
+Kept beside each of the shard's Markdown files as a hidden file (a KB folder skips hidden
+entries), as columns in the file's order; a shard whose units do not match them, in load order,
+is refused, never mislabelled.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from core.store.atomic import replace_file
 from core.units import KnowledgeUnit, SourceLocation
 
-ORIGINS = ".origins.json"
+ORIGINS = ".origins-*.json"  # one per Markdown file of the shard: units-00003.md, .origins-00003.json
 
 
 class OriginsError(Exception):
@@ -59,18 +60,39 @@ class ShardOrigins(BaseModel):
         return SourceLocation(file=self.files[index], line=self.line[row], col=self.col[row], prose=self.prose[row])
 
 
-def write_origins(folder: Path, units: Sequence[KnowledgeUnit]) -> None:
-    replace_file(folder / ORIGINS, ShardOrigins.of(units).model_dump_json().encode("utf-8"))
+def write_origins(folder: Path, number: int, units: Sequence[KnowledgeUnit]) -> None:
+    """The origins of the shard's `number`th Markdown file's units."""
+    replace_file(folder / f".origins-{number:05d}.json", ShardOrigins.of(units).model_dump_json().encode("utf-8"))
 
 
 def read_origins(folder: Path, ids: Sequence[str]) -> ShardOrigins:
-    """The shard's origins; `ids`: its units' ids in load order, which they must list."""
-    try:
-        origins = ShardOrigins.model_validate_json((folder / ORIGINS).read_bytes())
-    except OSError as exc:
-        raise OriginsError(f"{folder / ORIGINS}: {exc.strerror or exc}") from None
-    except ValidationError as exc:
-        raise OriginsError(f"{folder / ORIGINS}: not a shard's origins ({exc.error_count()} errors)") from None
+    """The shard's origins, its files' in order; `ids`: its units' ids in load order, which they
+    must list."""
+    parts = []
+    for path in sorted(folder.glob(ORIGINS)):
+        try:
+            parts.append(ShardOrigins.model_validate_json(path.read_bytes()))
+        except OSError as exc:
+            raise OriginsError(f"{path}: {exc.strerror or exc}") from None
+        except ValidationError as exc:
+            raise OriginsError(f"{path}: not a shard's origins ({exc.error_count()} errors)") from None
+    origins = _joined(parts)
     if list(origins.ids) != list(ids):
-        raise OriginsError(f"{folder / ORIGINS}: does not list the shard's {len(ids)} units in their order")
+        raise OriginsError(f"{folder}: its {ORIGINS} files do not list the shard's {len(ids)} units in their order")
     return origins
+
+
+def _joined(parts: Sequence[ShardOrigins]) -> ShardOrigins:
+    files: dict[str, int] = {}
+    file: list[int] = []
+    for part in parts:
+        numbers = [files.setdefault(name, len(files)) for name in part.files]
+        file += [numbers[index] if index >= 0 else -1 for index in part.file]
+    return ShardOrigins(
+        files=tuple(files),
+        ids=tuple(uid for part in parts for uid in part.ids),
+        file=tuple(file),
+        line=tuple(line for part in parts for line in part.line),
+        col=tuple(col for part in parts for col in part.col),
+        prose=tuple(prose for part in parts for prose in part.prose),
+    )

@@ -157,6 +157,7 @@ class ShardedBm25:
 
     def contributions_of(self, terms: Sequence[str], unit_ids: Sequence[str]) -> list[list[TermFieldContribution]]:
         """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
+        self._view.units_of(unit_ids)  # fetched from their shards together, not one trip each
         return [self.contributions(terms, unit_id) for unit_id in unit_ids]
 
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
@@ -186,6 +187,7 @@ class ShardedHdc:
         return encode_query(tokens, act, self.config)
 
     def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+        self._view.units_of(unit_ids)  # fetched from their shards together, not one trip each
         return feedback_query(self, query, unit_ids)
 
     def text_vector(self, unit_id: str):

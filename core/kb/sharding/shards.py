@@ -58,24 +58,35 @@ def partition(units: Iterable[KnowledgeUnit], shards: int) -> list[list[Knowledg
 def write_shards(
     units: Iterable[KnowledgeUnit], kb_digest: str, shards: int, folder: Path, units_per_file: int
 ) -> ShardManifest:
-    """Writes each shard's units in Markdown files of at most `units_per_file` units, then the
-    manifest (last: a folder without it was never finished)."""
-    parts = partition(units, shards)
-    names = []
-    for number, part in enumerate(parts):
-        name = f"shard-{number:04d}"
-        target = folder / name
-        target.mkdir(parents=True, exist_ok=True)
-        for start in range(0, max(len(part), 1), units_per_file):
-            piece = part[start : start + units_per_file]
-            replace_file(target / f"units-{start // units_per_file:05d}.md", to_markdown(piece).encode("utf-8"))
-        write_origins(target, part)
-        names.append(name)
+    """Writes each shard's units in Markdown files of at most `units_per_file` units as they come
+    (at most one file's units a shard held at a time), each with its units' first places, then
+    the manifest (last: a folder without it was never finished)."""
+    names = [f"shard-{number:04d}" for number in range(shards)]
+    pending: list[list[KnowledgeUnit]] = [[] for _ in range(shards)]
+    written = [0] * shards  # files written per shard
+    counts = [0] * shards
+    for unit in units:
+        number = shard_of(unit.id, shards)
+        pending[number].append(unit)
+        counts[number] += 1
+        if len(pending[number]) == units_per_file:
+            _write_file(folder / names[number], written[number], pending[number])
+            written[number] += 1
+            pending[number] = []
+    for number, piece in enumerate(pending):
+        if piece or not written[number]:  # an empty shard is one empty file
+            _write_file(folder / names[number], written[number], piece)
     manifest = ShardManifest(
-        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(len(p) for p in parts)
+        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(counts)
     )
     replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
+
+
+def _write_file(target: Path, number: int, units: list[KnowledgeUnit]) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    replace_file(target / f"units-{number:05d}.md", to_markdown(units).encode("utf-8"))
+    write_origins(target, number, units)
 
 
 def read_manifest(folder: Path) -> ShardManifest:
@@ -101,7 +112,7 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
         manifest = read_manifest(folder)
         if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
             return folder, manifest
-    return folder, write_shards(kb.units, digest, shards, folder, units_per_file)
+    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file)
 
 
 def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, ShardOrigins]:
