@@ -146,8 +146,9 @@ class Session:
         self._build()
 
     def use_views(self, view_of: Callable[[KBView], KBView]) -> None:
-        """A caller's view is `view_of(the KB's view)` from now on, e.g. one whose units are
-        fetched from the shards that hold them (core/kb/sharding/sharded_view.py)."""
+        """A run reads `view_of(the caller's view)` from now on, e.g. one whose units are fetched
+        from the shards that hold them (core/kb/sharding/sharded_view.py). `view` stays the KB's
+        own: the explorer's screens and memory read it on the UI thread, never across a network."""
         self._view_of = view_of
 
     def with_retrieval(self, retrieval: RetrievalConfig) -> Session:
@@ -161,7 +162,7 @@ class Session:
         return sibling
 
     def view(self, caller: Caller) -> KBView:
-        return self._view_of(self._current()[0].view(caller))
+        return self._current()[0].view(caller)
 
     def _current(self) -> tuple[KnowledgeBase, IndexCache, Engine]:
         """KB, indexes and engine, read together; first rebuilt from the KB files when a cache
