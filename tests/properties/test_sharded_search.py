@@ -346,6 +346,10 @@ def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_ans
         assert [note.split(" (")[0] for note in summary["incomplete"]] == [
             f"shard {n} of 4 did not answer" for n in missing
         ]
+        # A unit to show is fetched from its shard: the same named failure, never a gap.
+        view = session.indexes.for_view(session.view(Caller())).view
+        with pytest.raises(ShardUnavailable, match=r"shard \d of 4 did not answer"):
+            view.get("kiln::chunk-003::unit-000")
     finally:
         os.kill(pid, signal.SIGCONT)
         cluster.config = saved

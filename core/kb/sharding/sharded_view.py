@@ -79,8 +79,8 @@ class ShardedView(KBView):
 
     def units_of(self, unit_ids: Iterable[str]) -> list[KnowledgeUnit]:
         """The view's units of these ids, in order; those not fetched yet in one round of tasks."""
-        ids = [uid for uid in dict.fromkeys(unit_ids) if self._row(uid) is not None or uid in self._extra_ids]
-        held = [uid for uid in ids if uid not in self._extra_ids]
+        ids = [uid for uid in unit_ids if self._row(uid) is not None or uid in self._extra_ids]
+        held = [uid for uid in dict.fromkeys(ids) if uid not in self._extra_ids]
         found = self._fetched.get(held)
         wanted = [uid for uid in held if uid not in found]
         if wanted:
