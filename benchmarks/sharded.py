@@ -5,11 +5,21 @@ fails the op. The shards are cut and opened before timing, as a running cluster 
 
 Each cluster row also says what docs/scale.md sizes from: p99, each shard's folder on disk (units
 and index store), each worker's resident and peak memory, and the bytes a question's tasks and
-answers take pickled (Dask's framing adds ~1–2 KB a task), counted in an untimed pass."""
+answers take pickled (Dask's framing adds ~1–2 KB a task), counted in an untimed pass.
+
+The `sharded_ask` cluster row adds the coordinator's peak memory: `mrptui ask Q --json --cluster`
+as a user runs it, its own process on the same cluster, the KB written to disk as Markdown; once
+cutting the shards and building the KB's index store (`coordinator_first_peak_mb`), once finding
+both (`coordinator_peak_mb`). `coordinator_peaks` runs it from another checkout too (before/after)."""
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
+import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -19,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import BenchmarkFailed, measure, repeats, row
+from benchmarks.memory import write_kb
 from benchmarks.synthetic import SyntheticKb
 from core.kb.knowledge_base import KnowledgeBase
 from core.kb.sharding.cluster import Cluster
@@ -52,7 +63,45 @@ def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
                     rows += _bm25_rows(single, spread, synthetic.queries, n, cluster, shards)
                 if "sharded_ask" in ops:
                     rows += _ask_rows(single, spread, synthetic.queries, n, cluster, shards)
+                    rows[-1] |= coordinator_peaks(n, started.address, f"what is {synthetic.queries[0]}?")
     return rows
+
+
+# The coordinator's own process: its peak RSS (ru_maxrss) whatever way the command ends.
+_PEAK = (
+    "import resource, runpy, sys\n"
+    "sys.argv = ['mrptui', *sys.argv[1:]]\n"
+    "try:\n    runpy.run_module('mrptui.cli', run_name='__main__')\n"
+    "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+)
+
+
+def coordinator_peaks(n: int, address: str, question: str, source: Path | None = None) -> dict[str, float]:
+    """The peak MB of `mrptui ask QUESTION --json --cluster ADDRESS` on an `n`-unit Markdown KB,
+    run from `source` (default: this checkout): first cutting the shards and building the KB's
+    index store, then finding both."""
+    from core.infra.resources import config_dir
+
+    source = source or Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="mrptui-bench-coordinator-") as temp:
+        root = Path(temp)
+        (root / "kb").mkdir()
+        write_kb(n, root / "kb")
+        shutil.copytree(config_dir(), root / "config")
+        # Shards of 500k units take minutes to build on a loaded machine: wait, do not fail.
+        (root / "config" / "cluster.json").write_text(
+            json.dumps({"shardTimeoutMs": 600_000, "connectTimeoutS": 600}), encoding="utf-8"
+        )
+        command = [sys.executable, "-c", _PEAK, "ask", question, "--kb", str(root / "kb"), "--json"]
+        command += ["--config", str(root / "config"), "--cluster", address, "--shard-dir", str(root / "shards")]
+        env = {**os.environ, "MRPTUI_CACHE_DIR": str(root / "cache")}
+        peaks = []
+        for _ in range(2):
+            done = subprocess.run(command, cwd=source, env=env, capture_output=True, text=True, timeout=3_600)
+            if done.returncode != 0:
+                raise BenchmarkFailed("sharded_ask", f"the coordinator failed: {done.stderr[-500:]}", [])
+            peaks.append(round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1))
+    return {"coordinator_first_peak_mb": peaks[0], "coordinator_peak_mb": peaks[1]}
 
 
 class _Counted:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -223,6 +223,12 @@ class KnowledgeBase:
         if self._units is None:
             self._units = tuple(RowUnits(self._table, self._table.order))
         return self._units
+
+    def each_unit(self) -> Iterator[KnowledgeUnit]:
+        """Every loaded unit in `units`' order, restored one at a time and not kept: a pass over
+        the whole KB (cutting it into shards) must not end up holding it all."""
+        units = RowUnits(self._table, self._table.order)
+        return (units.peek(index) for index in range(len(units)))
 
     @property
     def unit_count(self) -> int:

@@ -164,6 +164,11 @@ class KBView:
                 return int(row)
         return None
 
+    def row_of(self, unit_id: str) -> int | None:
+        """The table row of the view's unit of this id; None when the view does not hold it (or
+        holds it as a current-turn unit)."""
+        return self._row(unit_id)
+
     def clashing(self, unit_id: str) -> int:
         """How many units of this id the caller may see when that is more than one (the view then
         holds none of them: core/kb/unit_table.py), else 0. Counting only units in the caller's
@@ -181,6 +186,11 @@ class KBView:
         if row is not None:
             return self._table.unit(row)
         return self._extra_ids.get(unit_id)
+
+    def units_of(self, unit_ids: Iterable[str]) -> list[KnowledgeUnit]:
+        """`get` of each id the view holds, in the given order (a view whose units are held
+        elsewhere fetches them together: core/kb/sharding/sharded_view.py)."""
+        return [unit for unit in map(self.get, unit_ids) if unit is not None]
 
     def role_of(self, unit_id: str) -> Role | None:
         """The role of a unit in the view (None when absent), read without restoring the unit."""

@@ -79,6 +79,7 @@ class Session:
         leases.arm()  # in the main thread only; a worker thread's session uses what the CLI armed
         self._rebuilt_for: set[int] = set()  # damaged mappings this session has rebuilt without
         self._index_cache: Callable[..., IndexCache] = IndexCache
+        self._view_of: Callable[[KBView], KBView] = _same_view
         if kb is None:
             store = store if store is not None else default_store()
             kb = KnowledgeBase.load(
@@ -144,6 +145,12 @@ class Session:
         self._index_cache = index_cache
         self._build()
 
+    def use_views(self, view_of: Callable[[KBView], KBView]) -> None:
+        """A run reads `view_of(the caller's view)` from now on, e.g. one whose units are fetched
+        from the shards that hold them (core/kb/sharding/sharded_view.py). `view` stays the KB's
+        own: the explorer's screens and memory read it on the UI thread, never across a network."""
+        self._view_of = view_of
+
     def with_retrieval(self, retrieval: RetrievalConfig) -> Session:
         """A sibling on the same KB and rules with another retrieval config (e.g. RRF fusion)."""
         sibling = copy.copy(self)
@@ -197,7 +204,7 @@ class Session:
         # KB and engine are read together, so a run racing a reload never pairs one KB with the
         # other build's rules and indexes.
         kb, _, engine = self._current()
-        view = kb.view(request.caller)
+        view = self._view_of(kb.view(request.caller))
         # The caller's view's version, not the KB's: it must not change when only units the
         # caller cannot see do.
         return _guarded(engine.run(request, view, kb_version=view.version, steering=steering))
@@ -331,6 +338,10 @@ class Session:
             self._build()
         _outside_collections(kb)
         return self.diagnostics()
+
+
+def _same_view(view: KBView) -> KBView:
+    return view
 
 
 # From this many units a loaded KB's objects are kept out of the cyclic collector (below).

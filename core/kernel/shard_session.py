@@ -1,6 +1,6 @@
 """Puts a session's retrieval on a cluster: cuts (or finds) the KB's shards, has the workers
 build (once) and open them, each its own, in parallel, and gives the session an index cache
-that searches them."""
+that searches them and views whose units are fetched from them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 def shard_session(session: Session, cluster: Cluster, root: Path, shards: int | None = None) -> ShardSet:
     """The session's KB cut into `shards` (default: the cluster config's) under `root`, opened on
-    the cluster's workers; the session's BM25 and HDC lanes search them from now on."""
+    the cluster's workers; the session's BM25 and HDC lanes search them from now on, and the
+    units its questions show or explain are fetched from them."""
     count = shards or cluster.config.shards
     folder, manifest = ensure_shards(session.kb, root, count, cluster.config.units_per_file)
     folders = tuple(str((folder / name).resolve()) for name in manifest.folders)
@@ -37,4 +38,5 @@ def shard_session(session: Session, cluster: Cluster, root: Path, shards: int | 
     )
     cluster.shared(session.retrieval)  # now, while every worker answers, not inside a question
     session.use_indexes(partial(ShardedIndexCache, shard_set))
+    session.use_views(shard_set.view_of)
     return shard_set

@@ -236,6 +236,8 @@ class ProfileRetriever(KnowledgePlugin):
         fusion = fusion_settings(self._services.retrieval.fusion, self.profile)
         explained = [c.id for c in shown[: limits.explained_candidates] if c.bm25_raw]
         terms = dict(zip(explained, indexes.bm25.contributions_of(query.terms, explained), strict=True))
+        if hdc_query is not None:  # the HDC notes read the explained units: read together (a cluster fetches them)
+            indexes.view.units_of(c.id for c in shown[: limits.explained_candidates])
         rows = []
         for position, candidate in enumerate(shown):
             ctx.cancel.raise_if_cancelled()

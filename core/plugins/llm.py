@@ -143,7 +143,7 @@ def _memory(ctx: RunContext, budget: int) -> tuple[str, str]:
 
 def _permitted(ctx: RunContext, unit_ids: tuple[str, ...]) -> list[KnowledgeUnit]:
     """The units the caller may see, looked up in the request's view; others never reach a prompt."""
-    return [unit for unit in map(ctx.view.get, unit_ids) if unit is not None]
+    return ctx.view.units_of(unit_ids)
 
 
 def _intent_line(intent: Intent) -> str:

@@ -130,7 +130,7 @@ def kept_units(ctx: RunContext, outcome: RetrievalOutcome | None) -> list[Knowle
     """Kept units in rank order; an id the view cannot resolve is not the caller's to see."""
     if outcome is None:
         return []
-    return [unit for unit in map(ctx.view.get, outcome.evidence_ids) if unit is not None]
+    return ctx.view.units_of(outcome.evidence_ids)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ class GroundedValidator(Validator):
     def validate(self, ctx: RunContext, intent: Intent, evidence: KbResult, answer: GsResult) -> ValResult:
         if answer.status is not Status.SUCCESS:
             return ValResult(status=Status.UNSUPPORTED, reason=f"nothing to validate: {answer.status.value} answer")
-        retrieved = [unit for unit in map(ctx.view.get, evidence.evidence_ids) if unit is not None]
+        retrieved = ctx.view.units_of(evidence.evidence_ids)
         # The solver may read on through a kept unit's paragraph (core/answer/passages.py); those
         # units come from the caller's view too.
         kept = [*retrieved, *paragraph_units(ctx.view, retrieved)]

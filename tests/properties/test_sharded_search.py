@@ -346,6 +346,10 @@ def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_ans
         assert [note.split(" (")[0] for note in summary["incomplete"]] == [
             f"shard {n} of 4 did not answer" for n in missing
         ]
+        # A unit to show is fetched from its shard: the same named failure, never a gap.
+        view = session.indexes.for_view(session.view(Caller())).view
+        with pytest.raises(ShardUnavailable, match=r"shard \d of 4 did not answer"):
+            view.get("kiln::chunk-003::unit-000")
     finally:
         os.kill(pid, signal.SIGCONT)
         cluster.config = saved
@@ -370,3 +374,50 @@ def test_a_worker_killed_mid_question_is_retried_on_another_worker(cluster, tmp_
     assert not asking.is_alive() and answer and answer[0]  # answered by the worker left
     assert time.monotonic() - start < cluster.config.shard_timeout_ms / 1000
     assert [uid for uid, _ in bm25.top_k(["kiln", "stoneware"], (), 12)] == [uid for uid, _ in before]
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_kb"
+EU_SUPPORT = Caller(tags=frozenset({"support:eu"}), region="EU", as_of=AS_OF)
+
+
+def test_the_coordinator_shows_units_the_shards_sent_never_its_own(cluster, tmp_path, monkeypatch) -> None:
+    """Answers on the cluster are one process's, though the coordinator's KB restores no unit
+    for them: every unit a question shows or explains came from the shard holding it, for the
+    caller's view there, so a unit the caller may not see never reaches the coordinator."""
+    from core.kb.sharding import shard_tasks
+
+    single, spread = Session.open([SAMPLE]), Session.open([SAMPLE])
+    shard_session(spread, cluster, tmp_path, 3)
+    table = spread.kb.view(Caller()).table
+
+    def restored(*_args: object) -> None:
+        raise AssertionError("the coordinator restored a unit from its own KB")
+
+    monkeypatch.setattr(table, "unit", restored)
+    monkeypatch.setattr(table, "peek", restored)
+    sent: list[KnowledgeUnit] = []
+    each_shard = cluster.each_shard
+
+    def recording(task, *args, **kwargs):
+        answers = each_shard(task, *args, **kwargs)
+        if task is shard_tasks.units:
+            sent.extend(unit for part in answers for unit in part)
+        return answers
+
+    monkeypatch.setattr(cluster, "each_shard", recording)
+    questions = ["What is Orion?", "How do I file a lost parcel claim?", "what uses python"]
+    restricted_sent = False
+    for caller in (Caller(as_of=AS_OF), EU_SUPPORT):
+        visible = {unit.id for unit in single.view(caller).units}
+        sent.clear()  # a caller's view keeps what was sent for its next questions
+        for question in questions:
+            answers = []
+            for session in (single, spread):
+                summary = summarise(list(session.run(Request(question=question, caller=caller))))
+                evidence = [(e["id"], e["score"]) for e in summary["evidence"]]
+                answers.append((summary["answer"], summary["status"], summary["citations"], evidence))
+            assert answers[0] == answers[1]
+            assert {unit.id for unit in sent} <= visible
+            assert {uid for uid, _ in answers[1][3]} <= {unit.id for unit in sent}  # shown: sent by a shard
+        restricted_sent |= any(unit.acl for unit in sent)
+    assert restricted_sent  # the EU caller's restricted units came from their shards

@@ -1,6 +1,7 @@
 """What a worker runs for one shard: each function opens the shard once per process (its KB and
 indexes stay in the worker's memory, the index files mapped), applies the caller's view before
-anything is ranked, and returns ids and scores only.
+anything is ranked, and returns ids and scores only, or the units the coordinator asks for by id
+that the caller's view of the shard holds (nothing of any other).
 
 Module-level functions: Dask sends them to workers by reference, and the shard by its folder.
 """
@@ -17,30 +18,36 @@ from core.kb.indexes import IndexCache, ViewIndexes
 from core.kb.knowledge_base import KnowledgeBase
 from core.kb.sharding.fact_source import FactReply, FactSource
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.origins import ShardOrigins
 from core.kb.sharding.shards import open_shard
 from core.retrieval.hdc.encoding import HdcQuery
 from core.retrieval.lanes import top_scores
 from core.retrieval.rules import RuleSet
 from core.retrieval.thinkingdb import ThinkingDB
-from core.units import Caller, Role
+from core.units import Caller, KnowledgeUnit, Role
 
-_OPEN: OrderedDict[tuple[str, str], tuple[KnowledgeBase, IndexCache]] = OrderedDict()
+_OPEN: OrderedDict[tuple[str, str], tuple[KnowledgeBase, ShardOrigins, IndexCache]] = OrderedDict()
 _OPEN_LOCK = threading.Lock()
 _FACTS: OrderedDict[tuple[str, object, str], FactSource] = OrderedDict()
 
 
-def _indexes(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> ViewIndexes:
-    """The shard's indexes for the caller's view; the shard is opened once per worker process and
-    the least recently used of more than `open_shards` is closed."""
+def _open(folder: str, config: RetrievalConfig, open_shards: int) -> tuple[KnowledgeBase, ShardOrigins, IndexCache]:
+    """The shard, opened once per worker process; the least recently used of more than
+    `open_shards` is closed."""
     key = (folder, config.model_dump_json())
     with _OPEN_LOCK:
         found = _OPEN.get(key)
         if found is None:
-            found = _OPEN[key] = (open_shard(Path(folder), config), IndexCache(config, RuleSet()))
+            found = _OPEN[key] = (*open_shard(Path(folder), config), IndexCache(config, RuleSet()))
             while len(_OPEN) > open_shards:
                 _OPEN.popitem(last=False)
         _OPEN.move_to_end(key)
-    kb, cache = found
+    return found
+
+
+def _indexes(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> ViewIndexes:
+    """The shard's indexes for the caller's view."""
+    kb, _, cache = _open(folder, config, open_shards)
     return cache.for_view(kb.view(caller))
 
 
@@ -118,3 +125,20 @@ def tdb_hop(
     keys: Sequence[str],
 ) -> FactReply:
     return _facts(folder, config, caller, open_shards, rules).hop(subjects, limit, keys)
+
+
+def units(
+    folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, unit_ids: Sequence[str]
+) -> list[KnowledgeUnit]:
+    """The units of `unit_ids` that the caller's view of this shard holds, each with its first
+    place in the KB; an id the view does not hold (another shard's, or one the caller may not
+    see) is left out, indistinguishably."""
+    kb, origins, _ = _open(folder, config, open_shards)
+    view = kb.view(caller)
+    found = []
+    for unit_id in unit_ids:
+        row = view.row_of(unit_id)
+        if row is not None:
+            unit = view.table.unit(row)
+            found.append(unit.model_copy(update={"location": origins.location(row)}))
+    return found

@@ -1,9 +1,11 @@
 """Indexes of a view whose BM25 and HDC scans run on the shards of a cluster.
 
-The coordinator keeps the KB view (the caller's permitted units, their text for answers) and
-asks the shards only for what scales with the KB: statistics and top-k lists. What it explains
-(a few dozen candidates a question) it computes itself from the unit and the gathered
-statistics, with the same arithmetic the shard used. ThinkingDB fetches a question's facts from the
+The coordinator keeps the KB view's columns (which ids the caller may see, their roles and
+places) and asks the shards for what scales with the KB: statistics and top-k lists, and the
+units a question shows or explains, by id, from the caller's view of their shard
+(sharded_view.py): it never restores a unit's text from its own KB for a question. What it
+explains (a few dozen candidates a question) it computes itself from the fetched unit and the
+gathered statistics, with the same arithmetic the shard used. ThinkingDB fetches a question's facts from the
 shards and closes them here (sharded_tdb.py); the dense lane runs here.
 A view the shards cannot reproduce (one with excluded units, a KB changed since the shards were
 cut, learned HDC token vectors) is indexed in this process as before: correct, only not spread.
@@ -11,9 +13,10 @@ cut, learned HDC token vectors) is indexed in this process as before: correct, o
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from core.infra.config import RetrievalConfig
@@ -22,6 +25,7 @@ from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.cluster import Cluster
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.sharded_view import ShardedView
 from core.kb.sharding.shards import shard_of
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.index import Bm25Index
@@ -37,6 +41,8 @@ T = TypeVar("T")
 _STATS_KEPT = 8
 # One-unit indexes kept for explaining candidates (a trace explains at most 40 a lane).
 _UNITS_KEPT = 64
+# Callers' views whose fetched units are kept (as many as a KB keeps views).
+_VIEWS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,24 @@ class ShardSet:
     folders: tuple[str, ...]
     kb_version: str
     retrieval: RetrievalConfig
+    _views: OrderedDict[Any, ShardedView] = field(default_factory=OrderedDict, compare=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def view_of(self, view: KBView) -> KBView:
+        """The view, its units fetched from the shards when they serve it (else it as it is),
+        one per caller's view, so its fetched units serve the caller's next questions."""
+        if isinstance(view, ShardedView) or not self.serves(view):
+            return view
+        if view.base is not None:  # a view with current-turn units: they stay here
+            return self.view_of(view.base).with_extra(view.extra)
+        with self._lock:
+            found = self._views.get(view.key)
+            if found is None:
+                found = self._views[view.key] = ShardedView.over(view, self)
+                while len(self._views) > _VIEWS_KEPT:
+                    self._views.popitem(last=False)
+            self._views.move_to_end(view.key)
+        return found
 
     def each(self, task, view: KBView, *args: Any) -> list[Any]:
         config = self.cluster.shared(self.retrieval)
@@ -133,6 +157,7 @@ class ShardedBm25:
 
     def contributions_of(self, terms: Sequence[str], unit_ids: Sequence[str]) -> list[list[TermFieldContribution]]:
         """`contributions` of each unit, in `unit_ids` order (`Bm25Index.contributions_of`)."""
+        self._view.units_of(unit_ids)  # fetched from their shards together, not one trip each
         return [self.contributions(terms, unit_id) for unit_id in unit_ids]
 
     def matched_terms(self, terms: Sequence[str], unit_id: str) -> list[str]:
@@ -162,6 +187,7 @@ class ShardedHdc:
         return encode_query(tokens, act, self.config)
 
     def with_feedback(self, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
+        self._view.units_of(unit_ids)  # fetched from their shards together, not one trip each
         return feedback_query(self, query, unit_ids)
 
     def text_vector(self, unit_id: str):
@@ -226,6 +252,7 @@ class ShardedIndexCache(IndexCache):
     def _entry(self, view: KBView, base: ViewIndexes | None) -> ViewIndexes:
         if not self.shards.serves(view):
             return super()._entry(view, base)
+        view = self.shards.view_of(view)
         return ShardedViewIndexes(
             self.shards, view, self.config, self.rules, self.vectors, base, self.parts, self.dense
         )

@@ -18,16 +18,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from core.cnl.markdown import to_markdown
 from core.infra.config import RetrievalConfig
 from core.kb.knowledge_base import KnowledgeBase
+from core.kb.sharding.origins import OriginsError, ShardOrigins, read_origins, write_origins
 from core.store.atomic import replace_file
-from core.units import KnowledgeUnit
+from core.units import Caller, KnowledgeUnit
 
 MANIFEST = "manifest.json"
 INDEX_FOLDER = ".index"
+# 2: each shard keeps its units' first places (origins.py); shards of format 1 are cut again.
+FORMAT = 2
 
 
 class ShardManifest(BaseModel):
     model_config = ConfigDict(frozen=True)
 
+    format: int = Field(default=1, ge=1, le=FORMAT)
     kb_digest: str = Field(min_length=1, max_length=200)
     shards: int = Field(ge=1, le=1024)
     folders: tuple[str, ...]
@@ -54,23 +58,35 @@ def partition(units: Iterable[KnowledgeUnit], shards: int) -> list[list[Knowledg
 def write_shards(
     units: Iterable[KnowledgeUnit], kb_digest: str, shards: int, folder: Path, units_per_file: int
 ) -> ShardManifest:
-    """Writes each shard's units in Markdown files of at most `units_per_file` units, then the
-    manifest (last: a folder without it was never finished)."""
-    parts = partition(units, shards)
-    names = []
-    for number, part in enumerate(parts):
-        name = f"shard-{number:04d}"
-        target = folder / name
-        target.mkdir(parents=True, exist_ok=True)
-        for start in range(0, max(len(part), 1), units_per_file):
-            piece = part[start : start + units_per_file]
-            replace_file(target / f"units-{start // units_per_file:05d}.md", to_markdown(piece).encode("utf-8"))
-        names.append(name)
+    """Writes each shard's units in Markdown files of at most `units_per_file` units as they come
+    (at most one file's units a shard held at a time), each with its units' first places, then
+    the manifest (last: a folder without it was never finished)."""
+    names = [f"shard-{number:04d}" for number in range(shards)]
+    pending: list[list[KnowledgeUnit]] = [[] for _ in range(shards)]
+    written = [0] * shards  # files written per shard
+    counts = [0] * shards
+    for unit in units:
+        number = shard_of(unit.id, shards)
+        pending[number].append(unit)
+        counts[number] += 1
+        if len(pending[number]) == units_per_file:
+            _write_file(folder / names[number], written[number], pending[number])
+            written[number] += 1
+            pending[number] = []
+    for number, piece in enumerate(pending):
+        if piece or not written[number]:  # an empty shard is one empty file
+            _write_file(folder / names[number], written[number], piece)
     manifest = ShardManifest(
-        kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(len(p) for p in parts)
+        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(counts)
     )
     replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
+
+
+def _write_file(target: Path, number: int, units: list[KnowledgeUnit]) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    replace_file(target / f"units-{number:05d}.md", to_markdown(units).encode("utf-8"))
+    write_origins(target, number, units)
 
 
 def read_manifest(folder: Path) -> ShardManifest:
@@ -94,15 +110,16 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     folder = root / f"{digest[:32]}-{shards}"
     if (folder / MANIFEST).exists():
         manifest = read_manifest(folder)
-        if manifest.kb_digest == digest and manifest.shards == shards:
+        if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
             return folder, manifest
-    return folder, write_shards(kb.units, digest, shards, folder, units_per_file)
+    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file)
 
 
-def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
-    """A shard's KB, its index store in the shard's own `.index` folder (built on first open).
-    Raises ShardError unless it holds the units its manifest counts: a worker that cannot read
-    the shard folder (another machine, another mount) must fail, not answer from nothing."""
+def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, ShardOrigins]:
+    """A shard's KB, its index store in the shard's own `.index` folder (built on first open),
+    and its units' first places. Raises ShardError unless it holds the units its manifest counts:
+    a worker that cannot read the shard folder (another machine, another mount) must fail, not
+    answer from nothing."""
     from core.store import store_at
 
     manifest = read_manifest(folder.parent)
@@ -112,4 +129,7 @@ def open_shard(folder: Path, config: RetrievalConfig) -> KnowledgeBase:
     kb = KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
     if kb.unit_count != expected:
         raise ShardError(f"{folder}: {kb.unit_count} units read, its manifest says {expected}")
-    return kb
+    try:
+        return kb, read_origins(folder, kb.view(Caller()).table.ids)  # every row, in load order
+    except OriginsError as exc:
+        raise ShardError(str(exc)) from None

@@ -59,7 +59,7 @@ def test_shards_read_back_the_same_units_and_reuse_their_manifest(tmp_path) -> N
     assert manifest.kb_digest == kb.version and sum(manifest.units) == 25
     read = {}
     for name in manifest.folders:
-        shard = open_shard(folder / name, load_retrieval_config())
+        shard, _ = open_shard(folder / name, load_retrieval_config())
         assert not shard.diagnostics
         # Every field but where it was read from.
         read.update({u.id: u.model_copy(update={"location": None}) for u in shard.units})

@@ -28,6 +28,9 @@ class FakeView:
     def get(self, unit_id: str) -> KnowledgeUnit | None:
         return self._units.get(unit_id)
 
+    def units_of(self, unit_ids) -> list[KnowledgeUnit]:
+        return [unit for unit in map(self.get, unit_ids) if unit is not None]
+
 
 def unit(unit_id: str, topic: str, claim: str) -> KnowledgeUnit:
     source, chunk, _ = unit_id.split("::")
