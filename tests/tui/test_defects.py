@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import make_app
 from fakes import FakeSession
-from helpers import record_notifications, settle
+from helpers import record_notifications, settle, until
 from textual.widgets import Static
 
 from mrptui.kb_state import KBState
@@ -73,7 +73,10 @@ async def test_a_long_status_line_wraps_at_100_columns_instead_of_cutting_its_en
         break_before_costly=True,
     )
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
         status = app.main.query_one("#status", Static)
+        # The replay's status line is written and laid out once the replay is shown: one pause
+        # was not always enough in a full suite (the line was still blank, one row high). A line
+        # cut instead of wrapped never reaches two rows, and fails here.
+        await until(pilot, lambda: "2026-01-15" in str(status.content) and status.size.height == 2)
         lines = [strip.text for strip in status.render_lines(status.region.reset_offset)]
         assert status.size.height == 2 and "2026-01-15" in "".join(lines), lines
