@@ -88,16 +88,7 @@ class StageRunner:
             if why := _skipped_now(run, stage, plugin_id, done, skip):
                 if not why.startswith("not yet"):
                     reported.add(plugin_id)
-                yield from run.emit(
-                    AttemptFinished(
-                        stage=stage,
-                        plugin=plugin_id,
-                        status="skipped",
-                        reason=why,
-                        intent_index=index,
-                        revision=plan.revision,
-                    )
-                )
+                yield from run.emit(_skipped(stage, plugin_id, why, plan, index))
                 continue
             done.add(plugin_id)
             ctx.request = run.request
@@ -134,16 +125,8 @@ class StageRunner:
                 )
         for plugin_id in candidates(run, plan, stage):
             if plugin_id not in done and plugin_id not in reported:
-                yield from run.emit(
-                    AttemptFinished(
-                        stage=stage,
-                        plugin=plugin_id,
-                        status="skipped",
-                        intent_index=index,
-                        revision=plan.revision,
-                        reason=_not_called(run, plugin_id, skip, stage, accepted_by),
-                    )
-                )
+                why = _not_called(run, plugin_id, skip, stage, accepted_by)
+                yield from run.emit(_skipped(stage, plugin_id, why, plan, index))
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
@@ -192,6 +175,12 @@ class StageRunner:
         if token.budget_notes:  # a cap that bit names itself in the attempt's reason
             result = replace(result, reason="; ".join([result.reason, *token.budget_notes]).lstrip("; "))
         return capped(result, self.config.trace), ms, not_charged, shards
+
+
+def _skipped(stage: str, plugin_id: str, why: str, plan: Plan, index: int) -> AttemptFinished:
+    return AttemptFinished(
+        stage=stage, plugin=plugin_id, status="skipped", reason=why, intent_index=index, revision=plan.revision
+    )
 
 
 def candidates(run: RunState, plan: Plan, stage: str) -> list[str]:
