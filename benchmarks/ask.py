@@ -11,10 +11,12 @@ from core.infra.resources import sample_kb_dir
 from core.kb.knowledge_base import KnowledgeBase
 from core.kernel.contract import Request
 from core.kernel.session import Session
+from core.retrieval.bm25 import prune_gate as bm25_prune_gate
 from core.units import Caller
 
 OPS = ("ask",)
 QUESTIONS_PER_SIZE = 50
+KERNEL_WAIT_S = 120
 
 
 def _caller(spec: dict | None) -> Caller:
@@ -27,6 +29,10 @@ def _caller(spec: dict | None) -> Caller:
 def _timed(session: Session, requests: list[Request]) -> tuple[list[float], float]:
     for request in {r.caller: r for r in requests}.values():
         list(session.run(request))
+    # A first big question starts loading BM25's pruned-search kernel in the background (1-3 s,
+    # ~1 s of CPU); a running app has it a few seconds later, and bm25_top10, which `ask` is
+    # compared with, waits for it too. Timing questions beside the load measured the load.
+    bm25_prune_gate.wait_until_loaded(KERNEL_WAIT_S)
     return measure([lambda r=r: list(session.run(r)) for r in requests])
 
 

@@ -35,3 +35,14 @@ def collector_paused() -> Iterator[None]:
             _pause["depth"] -= 1
             if _pause["depth"] == 0 and _pause["resume"]:
                 gc.enable()
+
+
+def keep_out_of_collections() -> None:
+    """Move every object the process now holds out of the cyclic collector's generations
+    (`gc.freeze`, after one collection so no garbage is kept with them), for objects that live
+    as long as the process or session: a large KB's units and indexes, numba's modules. Each full
+    collection walks every object left in the generations, so ~100k of them that never die make
+    each one cost tens of ms of a question's CPU. Frozen objects are still freed by reference
+    counting; `gc.unfreeze` puts them back."""
+    gc.collect()
+    gc.freeze()

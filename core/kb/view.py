@@ -201,16 +201,23 @@ class KBView:
         return extra.role if extra is not None else None
 
     def roles_of(self, unit_ids: Iterable[str]) -> tuple[dict[str, Role | None], frozenset[str]]:
-        """`role_of` of each id, and which of them `is_current`: one row lookup per id (fusion
-        asks for every pooled unit, ~1,000 per question at 100k units)."""
-        rows = {unit_id: self._row(unit_id) for unit_id in unit_ids}
-        stored = [row for row in rows.values() if row is not None]
-        codes = iter(self._table.role[np.array(stored, dtype=np.int64)].tolist())
+        """`role_of` of each id, and which of them `is_current`. Fusion asks for every pooled unit
+        (~1,000 per question at 100k units), so rows are found by one dict lookup per id (a
+        clashing id, rare, as `_row` finds it) and checked against the view in one array step."""
+        table = self._table
+        rows = {
+            unit_id: self._row(unit_id) if unit_id in table.clashes else table.row_of.get(unit_id)
+            for unit_id in unit_ids
+        }
+        held = [(unit_id, row) for unit_id, row in rows.items() if row is not None]
+        at = np.array([row for _, row in held], dtype=np.int64)
+        visible = self._visible[at].tolist()
+        codes = {unit_id: code for (unit_id, _), seen, code in zip(held, visible, table.role[at].tolist()) if seen}
         roles: dict[str, Role | None] = {}
         current = []
-        for unit_id, row in rows.items():
-            if row is not None:
-                roles[unit_id] = ROLES[next(codes)]
+        for unit_id in rows:
+            if unit_id in codes:
+                roles[unit_id] = ROLES[codes[unit_id]]
                 continue
             extra = self._extra_ids.get(unit_id)
             roles[unit_id] = extra.role if extra is not None else None

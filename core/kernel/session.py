@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from core.infra import leases
+from core.infra.collector import keep_out_of_collections
 from core.infra.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.infra.diagnostics import Diagnostic
 from core.infra.embeddings import load_embedding_config
@@ -356,8 +357,7 @@ def _outside_collections(kb: KnowledgeBase) -> None:
     questions' CPU. Frozen objects are still freed by reference counting; a reload unfreezes
     them first. Small KBs (tests, the sample KB) skip it, and the collection it starts with."""
     if kb.unit_count >= FROZEN_FROM_UNITS:
-        gc.collect()
-        gc.freeze()
+        keep_out_of_collections()
 
 
 def _guarded(events: Iterator[object]) -> Iterator[object]:

@@ -193,19 +193,23 @@ def fuse(
         # A unit only the prior pooled (a neighbour of the last evidence no lane found) starts at 0.
         ranked_by = {uid: ranked_by.get(uid, 0.0) + prior.get(uid, 0.0) for uid in ranked_by.keys() | prior.keys()}
     order = sorted(ranked_by, key=lambda uid: (-ranked_by[uid], uid))
-    top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= profile.min_score), 0.0)
-    cutoffs = Cutoffs(profile.min_score, profile.gap_threshold, profile.max_results, top)
+    # Read once, not per pooled unit (~1,000 per question at 100k units).
+    min_score, max_results = profile.min_score, profile.max_results
+    top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= min_score), 0.0)
+    cutoffs = Cutoffs(min_score, profile.gap_threshold, max_results, top)
+    gap_floor = cutoffs.gap_floor
+    prior = prior or {}
     candidates: list[Candidate] = []
     kept = 0
     by_lane = list(lanes.items())
     for rank, uid in enumerate(order, start=1):
         score = ranked_by[uid]
         cut: CutReason | None = None
-        if score < profile.min_score:
+        if score < min_score:
             cut = CutReason.MIN_SCORE
-        elif score < cutoffs.gap_floor:
+        elif score < gap_floor:
             cut = CutReason.GAP
-        elif kept >= profile.max_results:
+        elif kept >= max_results:
             cut = CutReason.MAX_RESULTS
         else:
             kept += 1
@@ -215,21 +219,22 @@ def fuse(
             value = scores.get(uid)
             if value is not None:
                 found[lane] = value
+        role = roles[uid]
         candidates.append(
             Candidate(
                 id=uid,
-                role=roles[uid],
+                role=role,
                 rank=rank,
                 lanes=found,
                 bm25_raw=bm25_raw.get(uid),
                 fused=weighted.get(uid, 0.0),
                 score=score,
                 agreement=uid in agreed,
-                role_boost=role_boost if roles[uid] in preferred_roles else 1.0,
+                role_boost=role_boost if role in preferred_roles else 1.0,
                 kept=cut is None,
                 cut_reason=cut,
                 current_turn=uid in current_turn,
-                position=prior.get(uid, 0.0) if prior else 0.0,
+                position=prior.get(uid, 0.0),
             )
         )
     return _keep_together(candidates, together), cutoffs

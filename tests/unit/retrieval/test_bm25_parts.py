@@ -51,6 +51,7 @@ def test_side_index_scores_equal_a_from_scratch_build(kb, config_path, caller):
     asked = [u.id for u in extended.units][::-1] + ["nobody::chunk-000::unit-000"]
     roles, current = extended.roles_of(asked)
     assert roles == {uid: extended.role_of(uid) for uid in asked} and roles[asked[-1]] is None
+    assert list(roles) == asked  # in the order asked, as fusion pools them
     assert current == {uid for uid in asked if extended.is_current(uid)} == {u.id for u in extended.extra}
     parts = cache.for_view(extended).bm25
     assert isinstance(parts, Bm25Parts)

@@ -3,6 +3,8 @@ numpy's path and on the compiled kernel's (numba, which `make test` installs wit
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,18 @@ def test_a_big_scan_loads_the_compiled_kernel_in_the_background_and_small_ones_n
     from core.retrieval.hdc import kernel as hdc_kernel
 
     assert gate.kernel_for(1) is hdc_kernel.distances
+
+
+def test_a_loaded_kernel_leaves_what_it_imported_out_of_the_collectors_generations() -> None:
+    """numba's ~100k module objects live as long as the process: each full collection walked
+    them all while questions ran (core/infra/collector.py `keep_out_of_collections`)."""
+    gc.unfreeze()
+    try:
+        gate = KernelGate("core.retrieval.hdc.kernel", "distances", 1, name="test-freeze")
+        gate.kernel_for(1)
+        assert gate.wait_until_loaded(120)
+        kernel = gate.kernel_for(1)
+        assert gc.get_freeze_count() > 0
+        assert not any(o is kernel for o in gc.get_objects())
+    finally:
+        gc.unfreeze()
