@@ -25,7 +25,7 @@ from core.nlp.lexicon import lexicon
 from core.nlp.perceptron import Perceptron, best_of
 from core.nlp.unpacked import load_unpacked
 from core.nlp.weights_table import WeightsTable, table_bytes
-from core.text.words import PARTICIPLE_ENDINGS
+from core.text.words import PARTICIPLE_ENDINGS, WH_ARGUMENTS
 
 DATA = Path(__file__).resolve().parent / "data" / "upos-ewt.json.gz"
 FORMAT = "mrptui-upos-perceptron/1"
@@ -175,26 +175,41 @@ _AFTER_VERB = frozenset("DET NOUN PROPN ADJ NUM PRON VERB ADP ADV".split())
 
 
 def clause_revise(words: Sequence[str], tags: Sequence[str]) -> list[str]:
-    """A sentence ending in a full stop says something, so it has a finite verb. When none was
-    tagged (no AUX, and every VERB an attributive participle such as "a registered pharmacist"),
-    the first lower-case NOUN that is a verb's -s form (WordNet), right after a noun and before
-    what can follow a verb, is that verb: terse KB text such as "Brightwater Ltd sells meters."
-    or "Orion uses Helix." tags as nouns throughout otherwise, since the treebank's web text
-    rarely drops its determiners. Titles, list items and questions (no final ".") keep their tags.
-    On UD EWT dev 1 word changes (right), on test 2 (both right): docs/nlp.md."""
+    """A sentence ending in a full stop says something, and a question opening with a wh-word
+    that stands for an argument ("what", "which", "who") asks about a clause, so each has a finite
+    verb. When none was tagged (no AUX, and every VERB an attributive participle such as "a
+    registered pharmacist"), a lower-case NOUN that is a verb's -s form (WordNet) and comes before
+    what can follow a verb is that verb: in a statement the first one right after a noun, in a
+    question the word right after the wh-word. Terse KB text such as "Brightwater Ltd sells
+    meters." or "Orion uses Helix." tags as nouns throughout otherwise, since the treebank's web
+    text rarely drops its determiners, and so does a lower-case "what uses python" (its head
+    noun would become "python"). Titles and list items keep their tags. On UD EWT dev 1 word
+    changes (right), on test 2 (both right): docs/nlp.md."""
     tags = list(tags)
-    if not words or words[-1] != "." or "AUX" in tags:
+    if not words or "AUX" in tags or any(t == "VERB" and not _attributive(words, tags, i) for i, t in enumerate(tags)):
         return tags
-    if any(t == "VERB" and not _attributive(words, tags, i) for i, t in enumerate(tags)):
+    if words[0].lower() in WH_ARGUMENTS and tags[0] in ("PRON", "DET") and len(words) > 2:
+        places = [1]
+    elif words[-1] == ".":
+        places = [i for i in range(1, len(words) - 1) if tags[i - 1] in ("NOUN", "PROPN")]
+    else:
         return tags
-    for i in range(1, len(words) - 1):
-        word = words[i]
-        if tags[i] != "NOUN" or not word.islower() or not word.endswith("s") or word.endswith("ss"):
-            continue
-        if tags[i - 1] in ("NOUN", "PROPN") and tags[i + 1] in _AFTER_VERB and lexicon().lemma(word, "v") != word:
+    for i in places:
+        following = tags[i + 1] if i + 1 < len(words) else "PUNCT"
+        if following in _AFTER_VERB and _verb_s_form(words[i], tags[i]):
             tags[i] = "VERB"
             break
     return tags
+
+
+def _verb_s_form(word: str, tag: str) -> bool:
+    return (
+        tag == "NOUN"
+        and word.islower()
+        and word.endswith("s")
+        and not word.endswith("ss")
+        and lexicon().lemma(word, "v") != word
+    )
 
 
 def _attributive(words: Sequence[str], tags: Sequence[str], i: int) -> bool:

@@ -209,6 +209,20 @@ def test_a_full_sentence_without_a_verb_gets_one_from_a_noun_that_is_a_verb_form
     assert tagger.clause_revise(words, tags) == tags
 
 
+def test_a_wh_question_without_a_verb_takes_the_verb_form_after_its_wh_word():
+    # Lower-case, "uses" tagged NOUN left "what uses python" without a verb, and "python"
+    # became the head noun of a kind question: the KB's "Orionctl uses Atlas" answered it.
+    assert [t for t in tag(split_words("what uses python"))][:2] == ["PRON", "VERB"]
+    assert tag(split_words("What changes the mineral content of a rock?"))[1] == "VERB"
+    # The seed detector's target ends in a full stop ("What uses python.").
+    assert tag(split_words("What uses python."))[1] == "VERB"
+    # Only right after a wh-word standing for an argument, and only when no verb is there.
+    words, tags = ["when", "uses", "python"], ["ADV", "NOUN", "NOUN"]
+    assert tagger.clause_revise(words, tags) == tags
+    words, tags = ["what", "uses", "are", "listed"], ["PRON", "NOUN", "AUX", "VERB"]
+    assert tagger.clause_revise(words, tags) == tags
+
+
 def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_to_the_real_use(monkeypatch, capsys):
     from core.nlp import lexicon as lexicon_module
     from core.nlp import preload
