@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.question.indirect import inner_question
 from core.text.sentences import period_continues
 from core.text.tokenizer import stem, tokenize
 from core.text.words import CUE_YES_NO_OPENERS, FORM_WORDS, INSTRUCTION_OPENERS, QUESTION_OPENERS
@@ -285,7 +286,7 @@ def split_input(text: str) -> tuple[list[str], list[str]]:
             context.append(_terminated(lead.group("context"), "."))
             sentence = lead.group("rest")
         if _is_question(sentence):
-            questions.extend(_sub_questions(sentence))
+            questions.extend(_sub_questions(inner_question(sentence) or sentence))
         elif questions and _is_answer_instruction(sentence):
             # "Answer Yes or No." shapes the question before it; as context it would become
             # evidence and leave the question without its constraint.

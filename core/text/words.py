@@ -32,6 +32,8 @@ QUESTION_OPENERS = frozenset(
     """what why how who whom whose which where when explain describe compare define tell list identify
     name evaluate assess recommend verify check show give summarize summarise diagnose troubleshoot""".split()
 )
+# Object pronouns a request verb may take before what it asks for ("tell *me* what ...").
+OBJECT_PRONOUNS = frozenset("me us him her them".split())
 # A sentence opening with one of these ("Answer yes or no.") shapes the question before it.
 INSTRUCTION_OPENERS = frozenset("answer reply respond".split())
 # Words that shape the question rather than name what it is about; they must not count as
