@@ -274,10 +274,20 @@ async def test_palette_opens_and_runs_a_command(app):
         await ask(pilot)
         await pilot.press("ctrl+p")
         await pilot.press(*"break on any backtrack")
-        await pilot.pause(0.3)
+        # The palette shows its search's hits in batches: Enter runs whichever is highlighted then.
+        await until(pilot, lambda: highlighted_command(app).lower().startswith("break on any backtrack"))
         await pilot.press("enter")
         await pilot.pause()
         assert Breakpoint("backtrack") in app.breakpoints
+
+
+def highlighted_command(app) -> str:
+    """The command the open palette would run on Enter ("" while its list is empty)."""
+    from textual.command import CommandList
+
+    listed = app.screen.query(CommandList)
+    at = listed.first().highlighted if listed else None
+    return "" if at is None else str(listed.first().get_option_at_index(at).hit.text)
 
 
 # -- pin / exclude / diff ----------------------------------------------------------------------

@@ -4,8 +4,10 @@ rows on screen are made, every key moves the cursor, and search runs in a worker
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+import functools
+from collections.abc import Iterator, Sequence
 
+import pytest
 from conftest import make_app
 from fakes import UNITS, FakeSession
 from helpers import record_notifications, until_quiet
@@ -98,15 +100,28 @@ class LazyUnits(Sequence[KnowledgeUnit]):
         if not 0 <= index < self.size:
             raise IndexError(index)
         self.read.add(index)
-        topic = "lighthouse lens" if index % 997 == 0 else f"tide table {index}"
-        return KnowledgeUnit(
-            id=f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}",
-            source_id="coast",
-            chunk_id=f"coast::chunk-{index // 100:04d}",
-            role=Role.DEFINITION,
-            topic=topic,
-            claim=f"{topic} is noted.",
-        )
+        return coast_unit(index)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _coast_units_made_once() -> Iterator[None]:
+    """Four tests search all 60,000 units (~1 CPU s of KnowledgeUnit validation each time): the
+    module makes each unit once; every view still counts its own reads."""
+    yield
+    coast_unit.cache_clear()
+
+
+@functools.cache
+def coast_unit(index: int) -> KnowledgeUnit:
+    topic = "lighthouse lens" if index % 997 == 0 else f"tide table {index}"
+    return KnowledgeUnit(
+        id=f"coast::chunk-{index // 100:04d}::unit-{index % 100:03d}",
+        source_id="coast",
+        chunk_id=f"coast::chunk-{index // 100:04d}",
+        role=Role.DEFINITION,
+        topic=topic,
+        claim=f"{topic} is noted.",
+    )
 
 
 class BigSession(FakeSession):
