@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import textual._wait
-from textual.css.stylesheet import Stylesheet
 from textual.widgets import Input, TextArea
 
 # NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
@@ -41,27 +39,6 @@ def _finer_idle_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     5 ms with the same ratio of CPU to wall time detect the same idleness four times sooner."""
     monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", textual._wait.SLEEP_GRANULARITY / 4)
     monkeypatch.setattr(textual._wait, "SLEEP_IDLE", textual._wait.SLEEP_IDLE / 4)
-
-
-@pytest.fixture(autouse=True, scope="session")
-def _css_parsed_once_per_process() -> Iterator[None]:
-    """Every test starts a new app, and each app's Stylesheet parses the same .tcss and DEFAULT_CSS
-    again (its parse cache lives and dies with it): ~8% of an app's start. The suite shares one cache
-    per process, keyed as textual keys its own plus the theme's variables the rules were parsed
-    with. A rule set with errors still fails every parse (the check runs on cached rules too), and
-    CSS that raises is never cached."""
-    parsed: dict[tuple, list] = {}
-    own = Stylesheet._parse_rules
-
-    def parse_rules(self, css, read_from, is_default_rules=False, tie_breaker=0, scope=""):
-        key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(sorted(self._variables.items())))
-        if key not in parsed:
-            parsed[key] = own(self, css, read_from, is_default_rules, tie_breaker, scope)
-        return parsed[key]
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Stylesheet, "_parse_rules", parse_rules)
-        yield
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
