@@ -251,6 +251,68 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, question, pr
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
 
+def test_a_later_command_on_the_cluster_opens_only_the_shards_manifest(cluster, tmp_path, monkeypatch, capsys) -> None:
+    """The first `ask --cluster` cuts the KB into shards; a later one on the unchanged KB opens
+    only their manifest: with every way this process could read the KB's columns or segments
+    made to fail, its answers (evidence ids and scores, proofs, the diagnostics counted for the
+    caller) for a public and an ACL caller are one process's, and no unit the caller may not see
+    (nor its role) reaches it."""
+    import json
+
+    from core.kb.sharding import shard_tasks
+    from core.kb.unit_table import UnitTable
+    from core.store.store import SegmentStore
+    from mrptui.cli import main
+
+    sample = str(SAMPLE)
+    on_cluster = ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]
+    callers = {Caller(): [], EU_SUPPORT: ["--caller-tags", "support:eu", "--region", "EU", "--as-of", "2026-05-01"]}
+    questions = [
+        ("What is Orion?", []),
+        ("How do I file a lost parcel claim?", []),
+        ("what capabilities does Orion have", ["--profile", "thinkingdb"]),
+    ]
+
+    def ask(question: str, *extra: str) -> dict:
+        assert main(["ask", question, "--kb", sample, "--json", *extra]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        summary.pop("timings_ms"), summary.pop("cluster", None)
+        for attempt in summary["attempts"]:
+            attempt.pop("ms"), attempt.pop("shards", None)
+        for row in summary["evidence"]:
+            row.pop("shard", None)
+        return summary
+
+    alone = {(c, q): ask(q, *profile, *args) for c, args in callers.items() for q, profile in questions}
+    visible = {caller: {unit.id for unit in Session.open([SAMPLE]).view(caller).units} for caller in callers}
+    ask("What is Orion?", *on_cluster)  # cuts the shards (reading the KB once, in this process)
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the coordinator read the KB's files, columns or segments")
+
+    monkeypatch.setattr(KnowledgeBase, "load", refused)
+    monkeypatch.setattr(UnitTable, "__init__", refused)
+    monkeypatch.setattr(SegmentStore, "segment", refused)
+    sent: list[str] = []
+    each_shard = Cluster.each_shard
+
+    def recording(self, task, *args, **kwargs):
+        answers = each_shard(self, task, *args, **kwargs)
+        if task is shard_tasks.units:
+            sent.extend(unit.id for part in answers for unit in part)
+        elif task is shard_tasks.roles:
+            sent.extend(uid for part in answers for uid in part)
+        return answers
+
+    monkeypatch.setattr(Cluster, "each_shard", recording)
+    for caller, args in callers.items():
+        sent.clear()
+        for question, profile in questions:
+            assert ask(question, *profile, *args, *on_cluster) == alone[caller, question]
+        assert sent and set(sent) <= visible[caller]
+    assert visible[EU_SUPPORT] - visible[Caller()]  # the ACL caller sees units the public one does not
+
+
 def test_a_restricted_fact_never_leaves_its_shard_for_a_caller_who_cannot_see_it(cluster, tmp_path) -> None:
     """A chain's middle fact restricted to finance: finance proves the kiln's capability from the
     shards' facts as one process does; anyone else gets no proof through it, and no fact the

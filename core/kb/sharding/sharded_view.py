@@ -22,7 +22,6 @@ from typing import Any, Protocol
 from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.shards import ShardError
-from core.kb.unit_table import RowUnits
 from core.units import KnowledgeUnit
 
 # Fetched units a view keeps (a question shows and explains a few dozen).
@@ -31,13 +30,27 @@ UNITS_KEPT = 512
 _NEIGHBOURS_FETCHED = 8
 
 
+class ReadingOrder(Protocol):
+    """A file's units' ids in reading order (`RowUnits`, or ids the shards sent)."""
+
+    def __len__(self) -> int: ...
+
+    def id_at(self, index: int) -> str: ...
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int: ...
+
+
+class Units(Protocol):
+    def units_of(self, unit_ids: Iterable[str]) -> list[KnowledgeUnit]: ...
+
+
 class Shards(Protocol):
     """What this needs of `sharded.ShardSet` (which builds it: no import back)."""
 
     def each(self, task: Callable[..., Any], view: KBView, *args: Any) -> list[Any]: ...
 
 
-class _Fetched:
+class Fetched:
     """Units fetched from the shards, the most recently used `UNITS_KEPT` kept; shared by a view
     and the views that extend it with current-turn units."""
 
@@ -60,17 +73,17 @@ class ShardedView(KBView):
     """`KBView` whose `get`, `units_of` and `in_file` units are fetched from the shards."""
 
     __slots__ = ("_fetched", "_shards")
-    _fetched: _Fetched
+    _fetched: Fetched
     _shards: Shards
 
     @classmethod
-    def over(cls, view: KBView, shards: Shards, fetched: _Fetched | None = None) -> ShardedView:
+    def over(cls, view: KBView, shards: Shards, fetched: Fetched | None = None) -> ShardedView:
         """`view`'s units and key, its units fetched from `shards`."""
         sharded = cls.__new__(cls)
         for name in KBView.__slots__:
             setattr(sharded, name, getattr(view, name))
         sharded._shards = shards
-        sharded._fetched = fetched if fetched is not None else _Fetched()
+        sharded._fetched = fetched if fetched is not None else Fetched()
         return sharded
 
     def get(self, unit_id: str) -> KnowledgeUnit | None:
@@ -93,18 +106,18 @@ class ShardedView(KBView):
         return [found[uid] if uid in found else self._extra_ids[uid] for uid in ids]
 
     def in_file(self, file: str) -> Sequence[KnowledgeUnit]:  # type: ignore[override]
-        return _FileUnits(super().in_file(file), self)
+        return FileUnits(super().in_file(file), self)
 
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         extended = super().with_extra(units)
         return self if extended is self else ShardedView.over(extended, self._shards, self._fetched)
 
 
-class _FileUnits(Sequence[KnowledgeUnit]):
-    """A file's units in the view, in reading order (the coordinator's columns), each fetched
-    from its shard when read, with its neighbours."""
+class FileUnits(Sequence[KnowledgeUnit]):
+    """A file's units in the view, in reading order, each fetched from its shard when read,
+    with its neighbours."""
 
-    def __init__(self, rows: RowUnits, view: ShardedView):
+    def __init__(self, rows: ReadingOrder, view: Units):
         self._rows = rows
         self._view = view
 
@@ -114,7 +127,7 @@ class _FileUnits(Sequence[KnowledgeUnit]):
     @property
     def rows(self):
         """The units' table rows (a view extended by current-turn units reads its base's)."""
-        return self._rows.rows
+        return self._rows.rows  # type: ignore[attr-defined]  # a ShardedView's order is RowUnits
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.cnl.markdown import to_markdown
 from core.infra.config import RetrievalConfig
+from core.infra.diagnostics import Code, Diagnostic
 from core.kb.knowledge_base import KnowledgeBase
 from core.kb.sharding.origins import OriginsError, ShardOrigins, read_origins, write_origins
 from core.store.atomic import replace_file
@@ -24,8 +25,9 @@ from core.units import Caller, KnowledgeUnit
 
 MANIFEST = "manifest.json"
 INDEX_FOLDER = ".index"
-# 2: each shard keeps its units' first places (origins.py); shards of format 1 are cut again.
-FORMAT = 2
+# 2: each shard keeps its units' first places (origins.py); 3: the manifest keeps the KB's
+# diagnostics (a coordinator that opens only the manifest reports them). Older cuts are cut again.
+FORMAT = 3
 
 
 class ShardManifest(BaseModel):
@@ -36,6 +38,8 @@ class ShardManifest(BaseModel):
     shards: int = Field(ge=1, le=1024)
     folders: tuple[str, ...]
     units: tuple[int, ...]
+    # What reading the KB's files found (index-cache notes left out: they were the cut's own).
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 class ShardError(Exception):
@@ -56,7 +60,12 @@ def partition(units: Iterable[KnowledgeUnit], shards: int) -> list[list[Knowledg
 
 
 def write_shards(
-    units: Iterable[KnowledgeUnit], kb_digest: str, shards: int, folder: Path, units_per_file: int
+    units: Iterable[KnowledgeUnit],
+    kb_digest: str,
+    shards: int,
+    folder: Path,
+    units_per_file: int,
+    diagnostics: Iterable[Diagnostic] = (),
 ) -> ShardManifest:
     """Writes each shard's units in Markdown files of at most `units_per_file` units as they come
     (at most one file's units a shard held at a time), each with its units' first places, then
@@ -77,7 +86,12 @@ def write_shards(
         if piece or not written[number]:  # an empty shard is one empty file
             _write_file(folder / names[number], written[number], piece)
     manifest = ShardManifest(
-        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(counts)
+        format=FORMAT,
+        kb_digest=kb_digest,
+        shards=shards,
+        folders=tuple(names),
+        units=tuple(counts),
+        diagnostics=tuple(d for d in diagnostics if d.code is not Code.INDEX_CACHE),
     )
     replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
@@ -107,12 +121,21 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     """The folder of `kb`'s shards under `root` (one folder per KB version and shard count, so
     no file of another cut is ever read with them), cut now unless its manifest is there."""
     digest = kb_digest(kb)
+    folder, manifest = find_shards(root, digest, shards)
+    if manifest is not None:
+        return folder, manifest
+    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file, kb.diagnostics)
+
+
+def find_shards(root: Path, digest: str, shards: int) -> tuple[Path, ShardManifest | None]:
+    """The folder of the shards of the KB whose version is `digest` under `root`, and its
+    manifest when a finished cut of this format is there (None: it must be cut)."""
     folder = root / f"{digest[:32]}-{shards}"
     if (folder / MANIFEST).exists():
         manifest = read_manifest(folder)
         if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
             return folder, manifest
-    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file)
+    return folder, None
 
 
 def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, ShardOrigins]:
