@@ -15,8 +15,8 @@ from core.kb.sharding import shard_tasks
 from core.kb.sharding.cluster import Cluster
 from core.kb.sharding.manifest_kb import ManifestKb
 from core.kb.sharding.sharded import ShardedIndexCache, ShardSet
-from core.kb.sharding.shards import ShardManifest, ensure_shards, find_shards
-from core.store import SegmentStore
+from core.kb.sharding.shards import ShardManifest, cut, ensure_shards, find_shards
+from core.store import SegmentStore, default_store
 from core.units import Caller
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ def coordinator_session(
 ) -> tuple[Session, ShardSet] | None:
     """A session over the KB at `kb_paths` that opens only its shards' manifest (manifest_kb.py):
     the version naming the shard folder is the files' stat digest, found without reading them,
-    and everything its questions ask of the KB comes from the shards. The KB is read here only
-    when it has no shards yet, to cut them, and let go before the first question. None when the
+    and everything its questions ask of the KB comes from the shards. A KB with no shards yet is
+    cut by a worker (`shards.cut`): this process never reads it. None when the
     config needs the whole view in this process (the dense lane, learned HDC token vectors):
     the caller opens the KB and `shard_session`s it as before."""
     from core.infra.config import load_retrieval_config
@@ -60,11 +60,21 @@ def coordinator_session(
     count = shards or cluster.config.shards
     version, files = KnowledgeBase.stat_files(kb_paths)
     folder, manifest = find_shards(root, version, count)
-    if manifest is None:
-        kb = KnowledgeBase.load(kb_paths, store, hdc=retrieval.hdc, bm25=retrieval.bm25)
-        folder, manifest = ensure_shards(kb, root, count, cluster.config.units_per_file)
-        version, files = kb.version, kb.files  # a file changed since it was stated: the cut's
-        del kb
+    if manifest is None:  # cut on a worker, which reads the KB at the same paths
+        store = store if store is not None else default_store()
+        cache = str(store.root) if store.enabled and store.root is not None else None
+        where, manifest = cluster.run_once(
+            cut,
+            [str(Path(path).resolve()) for path in kb_paths],
+            str(root.resolve()),
+            count,
+            cluster.config.units_per_file,
+            retrieval,
+            cache,
+            timeout_ms=int(cluster.config.connect_timeout_s * 1000),
+            what="cutting the KB into shards",
+        )
+        folder, version = Path(where), manifest.kb_digest  # a file changed since it was stated: the cut's
     shard_set = _opened(cluster, folder, manifest, version, retrieval)
     kb_of_manifest = ManifestKb(kb_paths, files, version, manifest, shard_set, store)
     # A Session reads of its KB only what ManifestKb has (views, diagnostics, files, store).

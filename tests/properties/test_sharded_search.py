@@ -251,12 +251,12 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, question, pr
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
 
-def test_a_later_command_on_the_cluster_opens_only_the_shards_manifest(cluster, tmp_path, monkeypatch, capsys) -> None:
-    """The first `ask --cluster` cuts the KB into shards; a later one on the unchanged KB opens
-    only their manifest: with every way this process could read the KB's columns or segments
-    made to fail, its answers (evidence ids and scores, proofs, the diagnostics counted for the
-    caller) for a public and an ACL caller are one process's, and no unit the caller may not see
-    (nor its role) reaches it."""
+def test_the_coordinator_opens_only_the_shards_manifest(cluster, tmp_path, monkeypatch, capsys) -> None:
+    """`ask --cluster` never reads the KB's files, columns or segments in its own process: a
+    worker cuts the KB into shards the first time, and every command opens only their manifest.
+    With every way this process could read them made to fail, its answers (evidence ids and
+    scores, proofs, the diagnostics counted for the caller) for a public and an ACL caller are
+    one process's, and no unit the caller may not see (nor its role) reaches it."""
     import json
 
     from core.kb.sharding import shard_tasks
@@ -285,7 +285,6 @@ def test_a_later_command_on_the_cluster_opens_only_the_shards_manifest(cluster, 
 
     alone = {(c, q): ask(q, *profile, *args) for c, args in callers.items() for q, profile in questions}
     visible = {caller: {unit.id for unit in Session.open([SAMPLE]).view(caller).units} for caller in callers}
-    ask("What is Orion?", *on_cluster)  # cuts the shards (reading the KB once, in this process)
 
     def refused(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the coordinator read the KB's files, columns or segments")

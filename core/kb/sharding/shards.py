@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -125,6 +126,24 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     if manifest is not None:
         return folder, manifest
     return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file, kb.diagnostics)
+
+
+def cut(
+    paths: Sequence[str], root: str, shards: int, units_per_file: int, config: RetrievalConfig, cache: str | None
+) -> tuple[str, ShardManifest]:
+    """Runs on a worker: reads the KB at `paths` (with the index cache folder `cache`, None: none)
+    and cuts it into shards under `root` unless they are there (`ensure_shards`), so the
+    coordinator never reads the KB. A path this worker cannot find fails the cut, never cuts
+    an empty KB."""
+    from core.store import store_at
+
+    missing = [path for path in paths if not os.path.lexists(path)]
+    if missing:
+        raise ShardError(f"{missing[0]}: not found on the worker that cuts the KB (every worker must see it)")
+    store = store_at(Path(cache) if cache else None)
+    kb = KnowledgeBase.load([Path(path) for path in paths], store, hdc=config.hdc, bm25=config.bm25)
+    folder, manifest = ensure_shards(kb, Path(root), shards, units_per_file)
+    return str(folder), manifest
 
 
 def find_shards(root: Path, digest: str, shards: int) -> tuple[Path, ShardManifest | None]:
