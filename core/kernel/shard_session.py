@@ -71,7 +71,7 @@ def coordinator_session(
             cluster.config.units_per_file,
             retrieval,
             cache,
-            timeout_ms=int(cluster.config.connect_timeout_s * 1000),
+            timeout_ms=int(cluster.config.cut_timeout_s * 1000),
             what="cutting the KB into shards",
         )
         folder, version = Path(where), manifest.kb_digest  # a file changed since it was stated: the cut's

@@ -89,7 +89,11 @@ def session_on_cluster(args: argparse.Namespace) -> Iterator[tuple[Any, Callable
                     "shard_ms": [round(timings.get(i, 0.0), 3) for i in range(len(shards.folders))],
                 }
 
-            yield session, report
+            try:
+                yield session, report
+            except ShardUnavailable as exc:  # asked before the run (the view's size, version,
+                # the caller's diagnostics): named as the warm-up names it, never a traceback
+                raise UsageError(f"--cluster {config.address}: {exc}") from None
 
 
 @contextmanager

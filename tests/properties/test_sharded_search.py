@@ -312,6 +312,27 @@ def test_the_coordinator_opens_only_the_shards_manifest(cluster, tmp_path, monke
     assert visible[EU_SUPPORT] - visible[Caller()]  # the ACL caller sees units the public one does not
 
 
+def test_a_shard_silent_before_the_run_is_named_never_a_traceback(cluster, tmp_path, monkeypatch, capsys) -> None:
+    """A coordinator asks the shards for the caller's view's size and version and the files its
+    diagnostics hide before the run: a shard that does not answer then is named, exit 2."""
+    from core.kb.sharding import shard_tasks
+    from mrptui.cli import main
+
+    each_shard = Cluster.each_shard
+
+    def silent(self, task, shards, *args, **kwargs):
+        if task in (shard_tasks.describe, shard_tasks.files_seen):
+            raise ShardUnavailable("shard 2 of 3 did not answer within 5000 ms; the result would be incomplete", [1], 3)
+        return each_shard(self, task, shards, *args, **kwargs)
+
+    monkeypatch.setattr(Cluster, "each_shard", silent)
+    on_cluster = ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]
+    assert main(["ask", "What is Orion?", "--kb", str(SAMPLE), "--json", *on_cluster]) == 2
+    out, err = capsys.readouterr()
+    assert not out and "Traceback" not in err
+    assert f"--cluster {cluster.address}: shard 2 of 3 did not answer within 5000 ms" in err
+
+
 def test_a_restricted_fact_never_leaves_its_shard_for_a_caller_who_cannot_see_it(cluster, tmp_path) -> None:
     """A chain's middle fact restricted to finance: finance proves the kiln's capability from the
     shards' facts as one process does; anyone else gets no proof through it, and no fact the

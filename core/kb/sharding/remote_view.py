@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from core.kb.sharding import shard_tasks
-from core.kb.sharding.sharded_view import Fetched, FileUnits, Shards
+from core.kb.sharding.sharded_view import FileUnits, Kept, Shards
 from core.kb.sharding.shards import ShardError
 from core.kb.view import KBView, digest_lines
 from core.store.segment import unit_digest
@@ -38,21 +38,11 @@ class _Answers:
     reading orders. Each bounded."""
 
     def __init__(self) -> None:
-        self.fetched = Fetched()
-        self.roles: OrderedDict[str, Role | None] = OrderedDict()
+        self.fetched: Kept[KnowledgeUnit] = Kept()
+        self.roles: Kept[Role | None] = Kept(_ROLES_KEPT)
         self.files: OrderedDict[str, list[Place]] = OrderedDict()
         self.described: tuple[int, str] | None = None
         self.lock = threading.Lock()
-
-    def known_roles(self, unit_ids: Iterable[str]) -> dict[str, Role | None]:
-        with self.lock:
-            return {uid: self.roles[uid] for uid in unit_ids if uid in self.roles}
-
-    def keep_roles(self, roles: dict[str, Role | None]) -> None:
-        with self.lock:
-            self.roles.update(roles)
-            while len(self.roles) > _ROLES_KEPT:
-                self.roles.popitem(last=False)
 
 
 class RemoteView(KBView):
@@ -82,13 +72,13 @@ class RemoteView(KBView):
         """The role of each id in the shards' part of the view (None: not in it), those not known
         yet asked of every shard in one round of tasks."""
         ids = list(dict.fromkeys(unit_ids))
-        found = self._answers.known_roles(ids)
+        found = self._answers.roles.get(ids)
         wanted = [uid for uid in ids if uid not in found]
         if wanted:
             said: dict[str, Role | None] = dict.fromkeys(wanted)
             for part in self._shards.each(shard_tasks.roles, self, wanted):
                 said.update(part)
-            self._answers.keep_roles(said)
+            self._answers.roles.keep(said)
             found |= said
         return found
 
@@ -118,13 +108,13 @@ class RemoteView(KBView):
         (an id the shards' part of the view does not hold comes back from none of them)."""
         ids = list(unit_ids)
         held = [uid for uid in dict.fromkeys(ids) if uid not in self._extra_ids]
-        absent = {uid for uid, role in self._answers.known_roles(held).items() if role is None}
+        absent = {uid for uid, role in self._answers.roles.get(held).items() if role is None}
         found = self._answers.fetched.get(held)
         wanted = [uid for uid in held if uid not in found and uid not in absent]
         if wanted:
             sent = {unit.id: unit for part in self._shards.each(shard_tasks.units, self, wanted) for unit in part}
             self._answers.fetched.keep(sent)
-            self._answers.keep_roles({uid: sent[uid].role if uid in sent else None for uid in wanted})
+            self._answers.roles.keep({uid: sent[uid].role if uid in sent else None for uid in wanted})
             found |= sent
         return [
             found[uid] if uid in found else self._extra_ids[uid]

@@ -17,12 +17,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.shards import ShardError
 from core.units import KnowledgeUnit
+
+V = TypeVar("V")
 
 # Fetched units a view keeps (a question shows and explains a few dozen).
 UNITS_KEPT = 512
@@ -50,40 +52,41 @@ class Shards(Protocol):
     def each(self, task: Callable[..., Any], view: KBView, *args: Any) -> list[Any]: ...
 
 
-class Fetched:
-    """Units fetched from the shards, the most recently used `UNITS_KEPT` kept; shared by a view
-    and the views that extend it with current-turn units."""
+class Kept(Generic[V]):
+    """What the shards said of ids (their units, their roles), the `limit` most recently kept;
+    shared by a view and the views that extend it with current-turn units."""
 
-    def __init__(self) -> None:
-        self._units: OrderedDict[str, KnowledgeUnit] = OrderedDict()
+    def __init__(self, limit: int = UNITS_KEPT) -> None:
+        self._said: OrderedDict[str, V] = OrderedDict()
+        self._limit = limit
         self._lock = threading.Lock()
 
-    def get(self, unit_ids: Iterable[str]) -> dict[str, KnowledgeUnit]:
+    def get(self, unit_ids: Iterable[str]) -> dict[str, V]:
         with self._lock:
-            return {uid: self._units[uid] for uid in unit_ids if uid in self._units}
+            return {uid: self._said[uid] for uid in unit_ids if uid in self._said}
 
-    def keep(self, units: dict[str, KnowledgeUnit]) -> None:
+    def keep(self, said: dict[str, V]) -> None:
         with self._lock:
-            self._units.update(units)
-            while len(self._units) > UNITS_KEPT:
-                self._units.popitem(last=False)
+            self._said.update(said)
+            while len(self._said) > self._limit:
+                self._said.popitem(last=False)
 
 
 class ShardedView(KBView):
     """`KBView` whose `get`, `units_of` and `in_file` units are fetched from the shards."""
 
     __slots__ = ("_fetched", "_shards")
-    _fetched: Fetched
+    _fetched: Kept[KnowledgeUnit]
     _shards: Shards
 
     @classmethod
-    def over(cls, view: KBView, shards: Shards, fetched: Fetched | None = None) -> ShardedView:
+    def over(cls, view: KBView, shards: Shards, fetched: Kept[KnowledgeUnit] | None = None) -> ShardedView:
         """`view`'s units and key, its units fetched from `shards`."""
         sharded = cls.__new__(cls)
         for name in KBView.__slots__:
             setattr(sharded, name, getattr(view, name))
         sharded._shards = shards
-        sharded._fetched = fetched if fetched is not None else Fetched()
+        sharded._fetched = fetched if fetched is not None else Kept()
         return sharded
 
     def get(self, unit_id: str) -> KnowledgeUnit | None:
