@@ -229,6 +229,12 @@ class KBView:
                 current.append(ids[at])
         return roles, frozenset(current)
 
+    def hidden_files(self) -> set[str]:
+        """The files that hold restricted units of which this view holds none: what a caller's
+        diagnostics must not speak of (core/kb/health.py)."""
+        table = self._table
+        return table.file_names(table.restricted_rows()) - table.file_names(self._rows[self._rows >= 0])
+
     def is_current(self, unit_id: str) -> bool:
         """Whether the view's unit of this id is a current-turn unit of the request."""
         return self._row(unit_id) is None and unit_id in self._extra_ids
