@@ -368,10 +368,10 @@ def _guarded(events: Iterator[object], steered: bool) -> Iterator[object]:
     A run nobody steers is pulled through (`ask`, eval, benchmarks), and the cyclic collector
     waits until it ends (collector_paused): a question keeps ~1,000 pooled candidates and a
     trace's rows alive at once, reference counting frees them (a question leaves ~5 objects in
-    cycles), and young collections walking them again and again were ~20% of an `ask`'s CPU at
-    100k units. The run's budgets bound the pause (requestTimeoutMs), as they bound the lease. A
-    steered run (the explorer, `ask --step`) may be held at an event while the user looks, so
-    the collector runs as before."""
+    cycles), and collections walking them again and again took ~10% of an `ask`'s CPU at 100k
+    units (docs/benchmarks.md). The run's budgets bound the pause (requestTimeoutMs), as they
+    bound the lease. A steered run (the explorer, `ask --step`) may be held at an event while the
+    user looks, so the collector runs as before."""
     with leases.question(), contextlib.nullcontext() if steered else collector_paused():
         yield from events
 
