@@ -242,16 +242,12 @@ def capitalised_inside(text: str) -> frozenset[str]:
 
 
 def _parts_of_speech(word: str) -> frozenset[str]:
-    from core.nlp import lexicon_or_none
-
-    lexicon = lexicon_or_none()
+    lexicon = _lexicon()
     return lexicon.parts_of_speech(word) if lexicon is not None else frozenset()
 
 
 def _lemma(word: str) -> str:
-    from core.nlp import lexicon_or_none
-
-    lexicon = lexicon_or_none()
+    lexicon = _lexicon()
     return lexicon.lemma(word, "NOUN") if lexicon is not None else word
 
 
@@ -328,10 +324,14 @@ def _attested(mention: Mention, people: People) -> Mention:
 
 
 def _synonyms(noun: str) -> frozenset[str]:
+    lexicon = _lexicon()
+    return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()
+
+
+def _lexicon():
     from core.nlp import lexicon_or_none
 
-    lexicon = lexicon_or_none()
-    return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()
+    return lexicon_or_none()
 
 
 def salience(document: str) -> Counter[str]:
