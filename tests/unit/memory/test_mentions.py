@@ -39,3 +39,12 @@ def test_a_name_the_text_also_writes_mid_sentence_stays_a_name():
 def test_capitals_after_a_sentence_opening_are_not_counted_as_names():
     inside = capitalised_inside("Rose mended the nets. The master thanked Rose, and Tamsin. Later they left.")
     assert {"rose", "tamsin"} <= inside and "later" not in inside and "the" not in inside
+
+
+def test_two_pronouns_of_one_question_never_take_the_same_referent():
+    # Nothing says whether Ondine is someone or a boat: the name agrees with "he" and with "it".
+    story = "Ondine reached the quay at noon."
+    said = mentions_of([TurnText(0, "What reached the quay?", "Ondine", (story,), document=story)])
+    anything = Model({k: 0.0 for k in FEATURES} | {"bias": 1.0}, {g: 0.0 for g in GROUPS})
+    chosen = [c.chosen.text for c in choose("Where did he put it?", said, anything) if c.chosen is not None]
+    assert len(chosen) == len(set(chosen))
