@@ -79,15 +79,21 @@ async def test_a_new_run_keeps_the_previous_panes_marked_stale_until_its_own_row
         assert "previous question" not in str(evidence.border_title)
 
 
+async def _second_run_held_before_retrieval(session: GatedSession, pilot) -> None:
+    """A first question answered, then a re-run waiting at its first retrieval, panes stale."""
+    app = pilot.app
+    await settle(pilot)
+    await ask(pilot)
+    session.gated = True
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: "evidence" in _stale(app))
+
+
 async def test_a_cancelled_start_shows_its_own_empty_panes_not_the_previous_run() -> None:
     session = GatedSession()
     app = make_app(session, batch_size=1)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await ask(pilot)
-        session.gated = True
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: "evidence" in _stale(app))
+        await _second_run_held_before_retrieval(session, pilot)
         await pilot.press("escape")
         session.retrieval_gate.set()
         session.answer_gate.set()
@@ -100,13 +106,10 @@ async def test_stepping_back_in_a_live_run_shows_that_run_not_the_previous_one()
     session = GatedSession()
     app = make_app(session, batch_size=1)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot)
-        await ask(pilot)
-        session.gated = True
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: "evidence" in _stale(app))
+        await _second_run_held_before_retrieval(session, pilot)
         await pilot.press("home")  # the cursor leaves the run's end: the user reads this run
         await until(pilot, lambda: not _stale(app))
+        assert _pane(app, "evidence").run == app.current.run_id
         session.retrieval_gate.set()
         session.answer_gate.set()
         await settle(pilot)
