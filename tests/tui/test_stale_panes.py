@@ -8,11 +8,12 @@ import threading
 
 from conftest import make_app
 from fakes import FakeSession, thinkingdb_run
-from helpers import ask, settle, until
+from helpers import ask, record_notifications, settle, until
 from textual.widget import Widget
 
 from core.kernel.contract import Request
 from core.kernel.events import AnswerReady, ProofsFound, RetrievalScored
+from mrptui.screens.modals import PathModal
 from mrptui.state import ViewState, reduce, stale_panes
 from mrptui.widgets.stale_mark import STALE_LABEL
 
@@ -67,6 +68,9 @@ async def test_a_new_run_keeps_the_previous_panes_marked_stale_until_its_own_row
         await until(pilot, lambda: app.current.final.plan is not None and "plan" not in _stale(app))
         assert set(FINDINGS) <= _stale(app)
         assert evidence.row_count == first_rows  # not blanked
+        notes = record_notifications(app)
+        await pilot.press("e")  # the CSV export: the rows shown are not this run's
+        assert "no evidence to export yet" in notes and not isinstance(app.screen, PathModal)
 
         session.retrieval_gate.set()
         await until(pilot, lambda: "evidence" not in _stale(app))
