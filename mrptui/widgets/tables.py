@@ -216,10 +216,10 @@ class FilledTable(DataTable):
     ) -> list[list[Segment]]:
         """DataTable's, with a body cell of plain text drawn without Rich's per-cell rendering
         (`cell_strip`), cached under DataTable's own key."""
-        if row_index < 0 or column_index < 0 or self.fixed_rows or self.fixed_columns:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None or self.fixed_rows or self.fixed_columns:  # headers, labels
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
             row_key,
             column_key,
@@ -233,7 +233,7 @@ class FilledTable(DataTable):
         lines = self._cell_render_cache.get(key)
         if lines is not None:
             return lines
-        row = self.rows.get(row_key) if row_key is not None else None
+        row = self.rows.get(row_key)
         datum = self._data[row_key].get(column_key) if row is not None and row.height == 1 else None
         component, post = self._get_styles_to_render_cell(
             False,
