@@ -83,8 +83,10 @@ class Exporter:
         self._export(trace_export(self.control.current, self.kb.session.owns_file))
 
     def export_csv(self) -> None:
-        table = self.main.query_one(EvidenceTable)
-        self._export(evidence_export(self.control.current, table.current, self.kb.session.owns_file))
+        table, run = self.main.query_one(EvidenceTable), self.control.current
+        # A run's start shows the previous run's evidence, marked stale: that is not this run's to export.
+        shown = table.current if run is not None and table.run == run.run_id else None
+        self._export(evidence_export(run, shown, self.kb.session.owns_file))
 
     def export_markdown(self) -> None:
         self._export(answer_export(self.control.current, self.control.cursor, self.kb.session.owns_file))

@@ -248,6 +248,17 @@ class RunControl:
         return bool(run and not run.done and self.live is not None)
 
     @property
+    def previous(self) -> RunRecord | None:
+        """The run before the live one, while the live one runs on unheld with the cursor at its end:
+        the panes it has nothing for yet keep showing that run, marked stale, rather than going
+        blank at its start and filling at its end (two near full-screen frames a question, issue
+        41). Held, stepped back or finished, the run's own state is shown as it is."""
+        run = self.current
+        if run is None or not self.is_live or run.held or not self.following or len(self.runs) < 2:
+            return None
+        return self.runs[-2]
+
+    @property
     def held(self) -> str:
         """'before kb-balanced (stage kb, revision 1)' while the engine is held, else ''."""
         run = self.current

@@ -278,5 +278,6 @@ class RunDriver:
                 held=bool(control.held) and control.cursor == total,
                 running_ms=running,
                 run=run.run_id if run else None,
+                previous=control.previous,
             )
             main.freeze_fit(control.is_live and not control.held)

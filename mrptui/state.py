@@ -335,6 +335,24 @@ def reduce(events: Iterable[Event], state: ViewState | None = None) -> ViewState
     return state
 
 
+PaneName = Literal["plan", "attempts", "evidence", "proofs", "answer"]
+
+
+def stale_panes(state: ViewState, before: ViewState | None) -> frozenset[PaneName]:
+    """The panes a starting run has nothing for yet, which keep showing `before` (the previous
+    run's state) marked stale: each is replaced once, when the run has its own content for it."""
+    if before is None:
+        return frozenset()
+    own: dict[PaneName, bool] = {
+        "plan": state.plan is not None,
+        "attempts": bool(state.rows),
+        "evidence": bool(state.retrievals),
+        "proofs": state.proofs is not None,
+        "answer": state.answer is not None,
+    }
+    return frozenset(pane for pane, shown in own.items() if not shown)
+
+
 class StateCache:
     """States for every prefix of a growing event list, so stepping back and forth is free."""
 

@@ -41,7 +41,7 @@ from mrptui.messages import (
 )
 from mrptui.screens.modals import TextModal
 from mrptui.screens.panels import PANELS, PanelScreen
-from mrptui.state import ViewState
+from mrptui.state import PaneName, RunRecord, ViewState, stale_panes
 from mrptui.widgets.answer import AnswerPanel
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.keybar import KeyBar
@@ -49,6 +49,7 @@ from mrptui.widgets.loading import LoadingBanner
 from mrptui.widgets.plan import PlanPanel
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.query import QueryBox
+from mrptui.widgets.stale_mark import mark_stale
 from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
 
@@ -254,16 +255,40 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         held: bool = False,
         running_ms: float | None = None,
         run: object = None,
+        previous: RunRecord | None = None,
     ) -> None:
-        """Render the state at the cursor of `run` (the app calls this inside batch_update)."""
+        """Render the state at the cursor of `run` (the app calls this inside batch_update). With
+        `previous` (a run just started), the panes the run has nothing for yet keep showing that
+        run's final state, marked stale; the status line is the new run's."""
         if not self.can_show:
             return
         app = self.explorer
-        self.query_one(PlanPanel).show(state, held=held)
-        self.query_one(AttemptsTimeline).show(state.rows, app.breakpoints, held=held, running_ms=running_ms)
-        self.query_one(EvidenceTable).show(state.retrievals, run)
-        self.query_one(ProofTree).show(state.proofs)
-        self.query_one(AnswerPanel).show(state)
+        before = previous.final if previous is not None else None
+        stale = stale_panes(state, before)
+
+        def shown(pane: PaneName) -> ViewState:
+            return before if before is not None and pane in stale else state
+
+        plan, timeline = self.query_one(PlanPanel), self.query_one(AttemptsTimeline)
+        evidence, proofs, answer = self.query_one(EvidenceTable), self.query_one(ProofTree), self.query_one(AnswerPanel)
+        plan.show(shown("plan"), held=held)
+        timeline.show(
+            shown("attempts").rows,
+            app.breakpoints,
+            held=held,
+            running_ms=None if "attempts" in stale else running_ms,
+        )
+        evidence.show(shown("evidence").retrievals, previous.run_id if previous and "evidence" in stale else run)
+        proofs.show(shown("proofs").proofs)
+        answer.show(shown("answer"))
+        for name, pane in (
+            ("plan", plan),
+            ("attempts", timeline),
+            ("evidence", evidence),
+            ("proofs", proofs),
+            ("answer", answer),
+        ):
+            mark_stale(pane, name in stale)
         self.query_one(StatusLine).show(status_markup)
 
     def show_loading(self, state: KBState, label: str) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 
 from rich.cells import cell_len
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region
@@ -19,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets._data_table import Row, RowKey
 
+from mrptui.widgets.cell_strip import Cell, plain_cell_line
 from mrptui.widgets.id_cut import IdCut, unique_cut
 
 
@@ -32,23 +34,6 @@ def report_natural_width(widget: Widget, width: int) -> None:
     if getattr(widget, "natural_width", None) != width:
         widget.natural_width = width  # type: ignore[attr-defined]
         widget.post_message(NaturalWidth())
-
-
-class Cell:
-    """A cell's text, style and alignment, made a Rich Text only when the table draws it: a
-    DataTable draws only the rows on screen, and a 500-row evidence refill built 5,000 Texts for
-    the ~20 shown (issue 25)."""
-
-    __slots__ = ("plain", "style", "justify")
-
-    def __init__(self, plain: str, style: Style | str = "", justify: str | None = None) -> None:
-        self.plain, self.style, self.justify = plain, style, justify
-
-    def __rich__(self) -> Text:
-        return Text(self.plain, style=self.style, justify=self.justify)  # type: ignore[arg-type]
-
-    def __str__(self) -> str:
-        return self.plain
 
 
 def _width(cell: object) -> int:
@@ -219,6 +204,54 @@ class FilledTable(DataTable):
         self._get_styles_to_render_cell.cache_clear()  # keyed on flags, not on the focus
         self._styles_checked = False
         self.refresh()
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> list[list[Segment]]:
+        """DataTable's, with a body cell of plain text drawn without Rich's per-cell rendering
+        (`cell_strip`), cached under DataTable's own key."""
+        row_key = self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        if row_key is None or column_key is None or self.fixed_rows or self.fixed_columns:  # headers, labels
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        lines = self._cell_render_cache.get(key)
+        if lines is not None:
+            return lines
+        row = self.rows.get(row_key)
+        datum = self._data[row_key].get(column_key) if row is not None and row.height == 1 else None
+        component, post = self._get_styles_to_render_cell(
+            False,
+            False,
+            False,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+        line = plain_cell_line(self.app.console, datum, width, self.cell_padding, pre, post)
+        if line is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        self._cell_render_cache[key] = [line]
+        return [line]
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if not self._styles_checked:
