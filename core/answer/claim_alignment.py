@@ -49,6 +49,8 @@ _OPENER_TAGS = frozenset(("CCONJ", "INTJ", "PUNCT", "ADV"))
 _OPENER_REACH = 3
 # Sentences before a sentence whose pronoun may refer to the subject named there.
 _REFERENT_REACH = 2
+# Sentences a chain of pronouns may carry a name along, at most (budget).
+_CHAIN_REACH = 5
 _REFERRING = PERSONAL_PRONOUNS | PLURAL_PRONOUNS | NEUTER_PRONOUNS
 _CONTENT_TAGS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
 # A subject said by name counts whole; through a pronoun after the sentence that named it, less
@@ -251,10 +253,39 @@ def align(claim: AskedClaim, question: Question, sentence: Sentence, evidence: E
     unsaid = [t for t in claim.predicate if t not in said]
     # An irregular form the stemmer cannot join is said through the lexicon ("see" / "saw").
     linked = set(coverage(unsaid, words).covered) if unsaid else set()
-    said_words = {t.word for t in said} | linked
+    said_words = {t.word for t in said} | linked | _referred(unsaid, sentence, evidence)
     share = len(said_words) / len(claim.predicate)
     subject = _subject_weight(claim, question, sentence, evidence)
     return Alignment(sentence, subject, share, claim.head.word in said_words, frozenset(said_words))
+
+
+def _referred(unsaid: Sequence[Term], sentence: Sentence, evidence: Evidence) -> set[str]:
+    """Names of the predicate the sentence says by a pronoun, the sentences just before naming
+    them: "Did she give Nowsch money?" (memory put the name for "him") is answered by "… tried
+    to help Nowsch. She fed him, she gave him money.", as a subject is (`_subject_weight`)."""
+    names = [t for t in unsaid if t.is_name]
+    if not names:
+        return set()
+    pronouns = _referring(sentence)
+    named = [t.word for t in covered(names, _chain(sentence, evidence))] if pronouns else []
+    return set(named[:pronouns])
+
+
+def _referring(sentence: Sentence) -> int:
+    return sum(t.tag == "PRON" and t.word.lower() in _REFERRING for t in tag_text(sentence.text))
+
+
+def _chain(sentence: Sentence, evidence: Evidence) -> list[Sentence]:
+    """The sentences a pronoun of `sentence` may refer back into: the few just before it, and
+    on while each earlier one refers by a pronoun too, so a name carries along a chain of
+    them ("… tried to help Nowsch. 'She was really good to him. She fed him …'")."""
+    earlier, _ = evidence.around(sentence, _CHAIN_REACH, 0)
+    kept = earlier[-_REFERENT_REACH:]
+    for before in reversed(earlier[:-_REFERENT_REACH]):
+        if not _referring(kept[0]):
+            break
+        kept.insert(0, before)
+    return kept
 
 
 def _subject_weight(claim: AskedClaim, question: Question, sentence: Sentence, evidence: Evidence) -> float:
@@ -272,8 +303,8 @@ def _subject_weight(claim: AskedClaim, question: Question, sentence: Sentence, e
     tokens = tag_text(sentence.text)
     if unnamed_agents(question.tokens, tokens, claim.subject):
         return SUBJECT_NAMED
-    referring = any(t.tag == "PRON" and t.word.lower() in _REFERRING for t in tokens)
-    if referring and earlier and len(covered(claim.subject, earlier)) == len(claim.subject):
+    chain = _chain(sentence, evidence) if _referring(sentence) else []
+    if chain and len(covered(claim.subject, chain)) == len(claim.subject):
         return SUBJECT_REFERRED
     return SUBJECT_UNSAID
 

@@ -32,6 +32,7 @@ from core.text.words import (
     LIGHT_VERBS,
     NOUN_NEGATIONS,
     PAST_AUXILIARIES,
+    UNASSERTED_CLAUSE_OPENERS,
     UNREALISED_MARKERS,
     any_of,
 )
@@ -148,6 +149,8 @@ def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evi
         # A sentence that denies a word it was asked ("the lock did not need force") states no Yes.
         if _negated(sentence, predicate, question):
             return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")
+        if _unasserted(sentence, (claim.head,)):
+            return Decision(Polarity.OPEN, confidence, window, f"it only asks whether {claim.head.word!r} ({how})")
         return Decision(Polarity.YES, confidence, window, f"it states {claim.describe()} ({how})")
     unmatched = ", ".join(missing) or "none"
     return Decision(
@@ -221,6 +224,26 @@ def _object_of(tokens: Sequence[Token], start: int) -> list[Token]:
     return []
 
 
+def _unasserted(sentence: Sentence, terms: Sequence[Term]) -> bool:
+    """Whether the sentence says one of the terms only in a clause it does not assert, one
+    opened by "whether" or "if" ("It was unclear whether Nowsch had an attorney")."""
+    return any(_only_unasserted(sentence, term) for term in terms)
+
+
+def _only_unasserted(sentence: Sentence, term: Term) -> bool:
+    places = 0
+    for clause in _CLAUSE_BREAK.split(sentence.text):
+        opened = False
+        for word in clause.split():
+            bare = word.strip(EDGE).lower()
+            opened = opened or bare in UNASSERTED_CLAUSE_OPENERS
+            if term.found_in(set(tokenize(bare))):
+                if not opened:
+                    return False
+                places += 1
+    return places > 0
+
+
 def _other_number(claim: AskedClaim, sentence: Sentence) -> bool:
     """A number asked ("five years") and another in the sentence that says the rest ("two years")."""
     asked = [t for t in claim.predicate if _number(t) and t not in covered([t], [sentence])]
@@ -248,7 +271,8 @@ def _stated(asked: Question, evidence: Evidence) -> Verdict:
             return Verdict("No", window)
         frame = unrealised(sentence, terms, question)
         if frame is None:
-            asserted.append(window)
+            if not _unasserted(sentence, terms):
+                asserted.append(window)
             continue
         refusal = refused(sentence, frame, evidence)
         if refusal is not None:
