@@ -81,6 +81,9 @@ class AskedClaim:
     head: Term
     # An adverb ending the question, saying how the predicate holds ("ride *alone*"): a Yes needs it.
     manner: Term | None = None
+    # After a form of "do" the word after the subject is the main verb, whatever its tag ("Did
+    # the pump work?"): whether the head is that word (not a light verb's complement).
+    head_is_verb: bool = False
 
     def describe(self) -> str:
         subject = " ".join(t.word for t in self.subject) or self.pronoun or "(none)"
@@ -179,7 +182,9 @@ def asked_claim(question: Question) -> AskedClaim | None:
     unnamed = None if subject else (pronoun or ("there" if tokens[at + 1].word.lower() == "there" else "(unnamed)"))
     manner_word = final.word.strip(EDGE).lower() if final is not None else ""
     manner = next((t for t in predicate if manner_word in _words_of(t)), None)
-    return AskedClaim(subject, unnamed, predicate, head, manner)
+    after = [t for t in tokens[subject_end:] if t.tag != "ADV"]
+    head_is_verb = tokens[at].word.lower() in DO_FORMS and bool(after) and after[0] is predicate_tokens[0]
+    return AskedClaim(subject, unnamed, predicate, head, manner, head_is_verb)
 
 
 def _final_adverb(predicate: Sequence[Token]) -> Token | None:
@@ -253,22 +258,23 @@ def align(claim: AskedClaim, question: Question, sentence: Sentence, evidence: E
     unsaid = [t for t in claim.predicate if t not in said]
     # An irregular form the stemmer cannot join is said through the lexicon ("see" / "saw").
     linked = set(coverage(unsaid, words).covered) if unsaid else set()
-    said_words = {t.word for t in said} | linked | _referred(unsaid, sentence, evidence)
+    rest = [t for t in unsaid if t.word not in linked]
+    said_words = {t.word for t in said} | linked | _referred(rest, sentence, evidence)
     share = len(said_words) / len(claim.predicate)
     subject = _subject_weight(claim, question, sentence, evidence)
     return Alignment(sentence, subject, share, claim.head.word in said_words, frozenset(said_words))
 
 
 def _referred(unsaid: Sequence[Term], sentence: Sentence, evidence: Evidence) -> set[str]:
-    """Names of the predicate the sentence says by a pronoun, the sentences just before naming
-    them: "Did she give Nowsch money?" (memory put the name for "him") is answered by "… tried
-    to help Nowsch. She fed him, she gave him money.", as a subject is (`_subject_weight`)."""
-    names = [t for t in unsaid if t.is_name]
-    if not names:
+    """The names a sentence saying the rest of the predicate says by pronouns, the sentences
+    before naming them: "Did she give Nowsch money?" (memory put the name for "him") is
+    answered by "… tried to help Nowsch. She fed him, she gave him money.", as a subject is
+    (`_subject_weight`). Only then: a pronoun in a sentence saying little else of the claim
+    ("When he reached the beach") would outrank the sentence that names it."""
+    if not unsaid or not all(t.is_name for t in unsaid) or len(unsaid) > _referring(sentence):
         return set()
-    pronouns = _referring(sentence)
-    named = [t.word for t in covered(names, _chain(sentence, evidence))] if pronouns else []
-    return set(named[:pronouns])
+    named = covered(unsaid, _chain(sentence, evidence))
+    return {t.word for t in named} if len(named) == len(unsaid) else set()
 
 
 def _referring(sentence: Sentence) -> int:

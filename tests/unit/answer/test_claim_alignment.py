@@ -218,3 +218,15 @@ def test_a_name_of_the_predicate_is_said_by_a_pronoun_chain(evidence: str, answe
 )
 def test_a_claim_said_only_in_a_whether_clause_is_not_stated(evidence: str, answer: str | None) -> None:
     assert yes_no(Question("Did Tobias have a lawyer?"), _evidence(evidence)).answer == answer
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer"),
+    [
+        ("The pump worked after the repair.", "Yes"),
+        # The asked verb said only as a noun names the thing; it does not say it was done.
+        ("The pump was installed in May; its work was stopped by the flood.", None),
+    ],
+)
+def test_an_asked_verb_said_only_as_a_noun_states_no_yes(evidence: str, answer: str | None) -> None:
+    assert yes_no(Question("Did the pump work?"), _evidence(evidence)).answer == answer
