@@ -17,6 +17,11 @@
 3. **Split.** The conversations sorted by id: even positions learn (t is the lowest of the grid
    within TIE of their best utility: ties go to answering), odd positions report; then the whole
    set. `--write` stores t, learned on the even half, in core/answer/data/yes_no_threshold.json.
+4. **Cross-validation.** The conversations in FOLDS folds by position; each fold's turns are
+   answered with t learned on the other folds, and its right / wrong / open counts are shown.
+
+`--memory` asks every turn of a conversation in order with conversation memory (as `mrptui
+eval` runs a conversation), and records its yes/no turns as they are asked there.
 
 Standard library only beside the engine.
 """
@@ -33,33 +38,50 @@ from pathlib import Path
 GRID = tuple(round(0.05 * i, 2) for i in range(21))
 # Utility points within which a lower threshold counts as a tie with the best.
 TIE = 0.0
+FOLDS = 5
 THRESHOLD_FILE = Path(__file__).resolve().parent.parent / "core" / "answer" / "data" / "yes_no_threshold.json"
 
 
-def _record_story(job: tuple[str, str, list[dict]]) -> list[dict]:
+def _record_story(job: tuple[str, str, list[dict], bool]) -> list[dict]:
     from core.answer import claim_alignment
-    from core.eval.squad import _ask
+    from core.kernel.contract import Caller, Request
+    from core.kernel.events import AnswerReady
     from core.kernel.session import Session
+    from core.memory.eval_conversations import Conversations
     from core.question import Question
     from core.question.answer_types import AnswerType
 
-    data, story, turns = job
+    data, story, turns, memory = job
     seen: dict[str, list] = {}
     current = [""]
 
     def note(question: str, decisions) -> None:
         # A weak answer is replanned: the first plan's evidence is the decision's to weigh.
-        seen.setdefault(current[0], [(d.polarity.value, round(d.confidence, 4)) for d in decisions])
+        seen.setdefault(
+            current[0],
+            [
+                (d.polarity.value, round(d.confidence, 4), d.reason[:120], " ".join(s.text for s in d.because)[:200])
+                for d in decisions
+            ],
+        )
 
     claim_alignment.OBSERVERS.append(note)
     try:
         session = Session.open([Path(data) / "stories" / f"{story}.txt"], None)
+        conversations = Conversations(session)
         rows = []
         for turn in turns:
-            if Question(turn["question"]).expected.type is not AnswerType.YES_NO:
+            asks_yes_no = Question(turn["question"]).expected.type is AnswerType.YES_NO
+            if not (asks_yes_no or memory):
                 continue
             current[0] = key = f"{story}#{turn['turn']}"
-            status, answer = _ask(session, turn["question"])
+            # With memory every turn is asked in order, so the conversation holds the turns before it.
+            request = Request(question=turn["question"], caller=Caller())
+            events = conversations.run(story if memory else None, request)
+            if not asks_yes_no:
+                continue
+            ready = [e for e in events if isinstance(e, AnswerReady)]
+            answer = ready[-1].answer if ready else ""
             rows.append(
                 {
                     "story": story,
@@ -68,6 +90,7 @@ def _record_story(job: tuple[str, str, list[dict]]) -> list[dict]:
                     "gold": turn["answer_type"] if turn["answer_type"] != "free" else turn["answer"],
                     "engine": answer.split(",")[0][:40],
                     "decisions": seen.get(key),
+                    "rationale": turn["rationale"].strip(),
                 }
             )
     finally:
@@ -76,19 +99,19 @@ def _record_story(job: tuple[str, str, list[dict]]) -> list[dict]:
     return rows
 
 
-def record(data: str, workers: int) -> list[dict]:
+def record(data: str, workers: int, memory: bool) -> list[dict]:
     by_story: dict[str, list[dict]] = {}
     for line in (Path(data) / "turns.jsonl").read_text(encoding="utf-8").splitlines():
         turn = json.loads(line)
         by_story.setdefault(turn["story"], []).append(turn)
-    jobs = [(data, story, turns) for story, turns in sorted(by_story.items())]
+    jobs = [(data, story, turns, memory) for story, turns in sorted(by_story.items())]
     with multiprocessing.get_context("spawn").Pool(workers) as pool:
         parts = pool.map(_record_story, jobs)
     return [row for part in parts for row in part]
 
 
 def answer_of(decisions: Sequence[Sequence] | None, t: float) -> str | None:
-    for polarity, confidence in decisions or ():
+    for polarity, confidence, *_ in decisions or ():
         if polarity in ("Yes", "No") and confidence >= t:
             return polarity.lower()
     return None
@@ -128,13 +151,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--data", required=True)
     ap.add_argument("--record", help="keep the recorded decisions here (read back when it exists)")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--memory", action="store_true", help="ask every turn in order, with conversation memory")
     ap.add_argument("--write", action="store_true", help=f"store the learned threshold in {THRESHOLD_FILE.name}")
     args = ap.parse_args(argv)
     saved = Path(args.record) if args.record else None
     if saved and saved.exists():
         rows = [json.loads(line) for line in saved.read_text(encoding="utf-8").splitlines()]
     else:
-        rows = record(args.data, args.workers)
+        rows = record(args.data, args.workers, args.memory)
         if saved:
             saved.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     observed = [r for r in rows if r["decisions"] is not None]
@@ -151,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(_line("held-out half", score(held, t)))
     print(_line("all", score(observed, t)))
     print(_line("held-out t=0", score(held, 0.0)))
+    for fold in range(FOLDS):
+        held_fold = [r for r in observed if stories.index(r["story"]) % FOLDS == fold]
+        rest = [r for r in observed if stories.index(r["story"]) % FOLDS != fold]
+        s = score(held_fold, learn(rest))
+        wrong = s["answered"] - s["right"]
+        print(f"fold {fold}: t={s['t']:.2f} right {s['right']} wrong {wrong} open {s['rows'] - s['answered']}")
     if args.write:
         learned = f"CoQA dev, even-position conversations ({len(learning)} of {len(stories)}): scripts/learn_yes_no.py"
         THRESHOLD_FILE.write_text(

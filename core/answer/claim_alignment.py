@@ -49,6 +49,8 @@ _OPENER_TAGS = frozenset(("CCONJ", "INTJ", "PUNCT", "ADV"))
 _OPENER_REACH = 3
 # Sentences before a sentence whose pronoun may refer to the subject named there.
 _REFERENT_REACH = 2
+# Sentences a chain of pronouns may carry a name along, at most (budget).
+_CHAIN_REACH = 5
 _REFERRING = PERSONAL_PRONOUNS | PLURAL_PRONOUNS | NEUTER_PRONOUNS
 _CONTENT_TAGS = frozenset(("NOUN", "PROPN", "VERB", "ADJ", "NUM"))
 # A subject said by name counts whole; through a pronoun after the sentence that named it, less
@@ -79,6 +81,9 @@ class AskedClaim:
     head: Term
     # An adverb ending the question, saying how the predicate holds ("ride *alone*"): a Yes needs it.
     manner: Term | None = None
+    # After a form of "do" the word after the subject is the main verb, whatever its tag ("Did
+    # the pump work?"): whether the head is that word (not a light verb's complement).
+    head_is_verb: bool = False
 
     def describe(self) -> str:
         subject = " ".join(t.word for t in self.subject) or self.pronoun or "(none)"
@@ -177,7 +182,9 @@ def asked_claim(question: Question) -> AskedClaim | None:
     unnamed = None if subject else (pronoun or ("there" if tokens[at + 1].word.lower() == "there" else "(unnamed)"))
     manner_word = final.word.strip(EDGE).lower() if final is not None else ""
     manner = next((t for t in predicate if manner_word in _words_of(t)), None)
-    return AskedClaim(subject, unnamed, predicate, head, manner)
+    after = [t for t in tokens[subject_end:] if t.tag != "ADV"]
+    head_is_verb = tokens[at].word.lower() in DO_FORMS and bool(after) and after[0] is predicate_tokens[0]
+    return AskedClaim(subject, unnamed, predicate, head, manner, head_is_verb)
 
 
 def _final_adverb(predicate: Sequence[Token]) -> Token | None:
@@ -251,10 +258,40 @@ def align(claim: AskedClaim, question: Question, sentence: Sentence, evidence: E
     unsaid = [t for t in claim.predicate if t not in said]
     # An irregular form the stemmer cannot join is said through the lexicon ("see" / "saw").
     linked = set(coverage(unsaid, words).covered) if unsaid else set()
-    said_words = {t.word for t in said} | linked
+    rest = [t for t in unsaid if t.word not in linked]
+    said_words = {t.word for t in said} | linked | _referred(rest, sentence, evidence)
     share = len(said_words) / len(claim.predicate)
     subject = _subject_weight(claim, question, sentence, evidence)
     return Alignment(sentence, subject, share, claim.head.word in said_words, frozenset(said_words))
+
+
+def _referred(unsaid: Sequence[Term], sentence: Sentence, evidence: Evidence) -> set[str]:
+    """The names a sentence saying the rest of the predicate says by pronouns, the sentences
+    before naming them: "Did she give Nowsch money?" (memory put the name for "him") is
+    answered by "… tried to help Nowsch. She fed him, she gave him money.", as a subject is
+    (`_subject_weight`). Only then: a pronoun in a sentence saying little else of the claim
+    ("When he reached the beach") would outrank the sentence that names it."""
+    if not unsaid or not all(t.is_name for t in unsaid) or len(unsaid) > _referring(sentence):
+        return set()
+    named = covered(unsaid, _chain(sentence, evidence))
+    return {t.word for t in named} if len(named) == len(unsaid) else set()
+
+
+def _referring(sentence: Sentence) -> int:
+    return sum(t.tag == "PRON" and t.word.lower() in _REFERRING for t in tag_text(sentence.text))
+
+
+def _chain(sentence: Sentence, evidence: Evidence) -> list[Sentence]:
+    """The sentences a pronoun of `sentence` may refer back into: the few just before it, and
+    on while each earlier one refers by a pronoun too, so a name carries along a chain of
+    them ("… tried to help Nowsch. 'She was really good to him. She fed him …'")."""
+    earlier, _ = evidence.around(sentence, _CHAIN_REACH, 0)
+    kept = earlier[-_REFERENT_REACH:]
+    for before in reversed(earlier[:-_REFERENT_REACH]):
+        if not _referring(kept[0]):
+            break
+        kept.insert(0, before)
+    return kept
 
 
 def _subject_weight(claim: AskedClaim, question: Question, sentence: Sentence, evidence: Evidence) -> float:
@@ -272,8 +309,8 @@ def _subject_weight(claim: AskedClaim, question: Question, sentence: Sentence, e
     tokens = tag_text(sentence.text)
     if unnamed_agents(question.tokens, tokens, claim.subject):
         return SUBJECT_NAMED
-    referring = any(t.tag == "PRON" and t.word.lower() in _REFERRING for t in tokens)
-    if referring and earlier and len(covered(claim.subject, earlier)) == len(claim.subject):
+    chain = _chain(sentence, evidence) if _referring(sentence) else []
+    if chain and len(covered(claim.subject, chain)) == len(claim.subject):
         return SUBJECT_REFERRED
     return SUBJECT_UNSAID
 

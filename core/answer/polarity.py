@@ -32,6 +32,8 @@ from core.text.words import (
     LIGHT_VERBS,
     NOUN_NEGATIONS,
     PAST_AUXILIARIES,
+    POSSESSIVES,
+    UNASSERTED_CLAUSE_OPENERS,
     UNREALISED_MARKERS,
     any_of,
 )
@@ -80,7 +82,7 @@ def yes_no(asked: Question, evidence: Evidence) -> Verdict:
     if decision.polarity is Polarity.OPEN:
         # No one sentence settles it: a passage stating every term (or denying one) still may,
         # as in "The message was delivered" after the sentence naming the on-call phone.
-        stated = _stated(asked, evidence)
+        stated = _stated(asked, evidence, claim)
         if stated.answer is not None:
             return stated
     return Verdict(None if decision.polarity is Polarity.OPEN else decision.polarity.value, decision.because, decision)
@@ -140,14 +142,16 @@ def read(asked: Question, claim: AskedClaim, alignment: Alignment, evidence: Evi
     exact = [t for t in predicate if t.is_name or _number(t)]
     # The question's verb is what it claims: a sentence that does not say it ("did not find any
     # fault in the backup generator" asked "Did the backup generator fail?") states no Yes.
-    verbs = set(tokenize(" ".join(t.word for t in asked.tokens if _verb(t))))
-    unsaid_verb = any(t.word in missing and t.found_in(verbs) for t in predicate)
+    verbs = _asked_verbs(asked, claim)
+    unsaid_verb = any(t.found_in(verbs) and (t.word in missing or _only_nominal(sentence, t)) for t in predicate)
     # Nor does one leaving out how it held ("eager to ride" asked "Could the boy ride alone?").
     unsaid_manner = claim.manner is not None and claim.manner.word in missing
     if alignment.head_said and not (unsaid_verb or unsaid_manner) and not [t for t in exact if t.word in missing]:
         # A sentence that denies a word it was asked ("the lock did not need force") states no Yes.
         if _negated(sentence, predicate, question):
             return Decision(Polarity.NO, confidence, window, f"it denies {claim.describe()} ({how})")
+        if _unasserted(sentence, (claim.head,)):
+            return Decision(Polarity.OPEN, confidence, window, f"it only asks whether {claim.head.word!r} ({how})")
         return Decision(Polarity.YES, confidence, window, f"it states {claim.describe()} ({how})")
     unmatched = ", ".join(missing) or "none"
     return Decision(
@@ -221,13 +225,51 @@ def _object_of(tokens: Sequence[Token], start: int) -> list[Token]:
     return []
 
 
+def _asked_verbs(asked: Question, claim: AskedClaim | None) -> set[str]:
+    """The stems of the question's verbs; after a form of "do", its claim's head is one ("Did the
+    pump work?", "work" tagged a noun)."""
+    verbs = set(tokenize(" ".join(t.word for t in asked.tokens if _verb(t))))
+    return verbs | set(claim.head.stems) if claim is not None and claim.head_is_verb else verbs
+
+
+def _only_nominal(sentence: Sentence, verb: Term) -> bool:
+    """Whether the sentence says an asked verb only as a noun, after a determiner or possessive
+    ("Did it work?" / "their work was nullified"): it names the thing, it does not say it was done."""
+    tokens = tag_text(sentence.text)
+    places = [i for i, t in enumerate(tokens) if verb.found_in(set(tokenize(t.word)))]
+    return bool(places) and all(
+        i > 0 and tokens[i].tag == "NOUN" and (tokens[i - 1].tag == "DET" or tokens[i - 1].word.lower() in POSSESSIVES)
+        for i in places
+    )
+
+
+def _unasserted(sentence: Sentence, terms: Sequence[Term]) -> bool:
+    """Whether the sentence says one of the terms only in a clause it does not assert, one
+    opened by "whether" or "if" ("It was unclear whether Nowsch had an attorney")."""
+    return any(_only_unasserted(sentence, term) for term in terms)
+
+
+def _only_unasserted(sentence: Sentence, term: Term) -> bool:
+    places = 0
+    for clause in _CLAUSE_BREAK.split(sentence.text):
+        opened = False
+        for word in clause.split():
+            bare = word.strip(EDGE).lower()
+            opened = opened or bare in UNASSERTED_CLAUSE_OPENERS
+            if term.found_in(set(tokenize(bare))):
+                if not opened:
+                    return False
+                places += 1
+    return places > 0
+
+
 def _other_number(claim: AskedClaim, sentence: Sentence) -> bool:
     """A number asked ("five years") and another in the sentence that says the rest ("two years")."""
     asked = [t for t in claim.predicate if _number(t) and t not in covered([t], [sentence])]
     return bool(asked) and any(t.tag == "NUM" for t in tag_text(sentence.text))
 
 
-def _stated(asked: Question, evidence: Evidence) -> Verdict:
+def _stated(asked: Question, evidence: Evidence, claim: AskedClaim | None = None) -> Verdict:
     """A question whose subject and predicate cannot be told apart: a passage stating every term."""
     question, terms = asked.text, asked.terms
     passages = []
@@ -241,14 +283,16 @@ def _stated(asked: Question, evidence: Evidence) -> Verdict:
     # A step says what to do, not what was done: "Re-enable automatic renewal" does not answer
     # "Was the certificate renewed automatically?" either way.
     said = [p for p in passages if terms and not (happened and p[4].unit.role is Role.PROCEDURE)]
-    asserted = []
+    asserted, verbs = [], _asked_verbs(asked, claim)
     for _, _, _, window, sentence in (p for p in said if p[0] == len(terms)):
         # "She did not need to force the lock" denies whatever it frames.
         if denies(sentence, terms, question, window):
             return Verdict("No", window)
         frame = unrealised(sentence, terms, question)
         if frame is None:
-            asserted.append(window)
+            nominal = any(t.found_in(verbs) and _only_nominal(sentence, t) for t in terms)
+            if not (nominal or _unasserted(sentence, terms)):
+                asserted.append(window)
             continue
         refusal = refused(sentence, frame, evidence)
         if refusal is not None:

@@ -83,6 +83,9 @@ LIGHT_VERBS = (
 )
 # A verb after these is offered, planned or asked for, not done: "offered to launch the lifeboat".
 UNREALISED_MARKERS = frozenset("to would could should might may must can will shall".split())
+# Opening a clause, these make it a question or a condition the sentence does not assert ("it was
+# unclear whether he had an attorney", "if he had an attorney, …").
+UNASSERTED_CLAUSE_OPENERS = frozenset(("whether", "if"))
 
 # --- negation -----------------------------------------------------------------------------------------
 

@@ -184,3 +184,49 @@ def test_a_phrasal_verbs_particle_is_not_asked_about() -> None:
     # "get" is light, so nothing is left to check a sentence against: the every-term rule reads it).
     claim = asked_claim(Question("Did the two sisters get along?"))
     assert claim is None or "along" not in _words(claim.predicate)
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer"),
+    [
+        # "him" carries Tobias along a chain of pronoun sentences back to where he is named.
+        (
+            "Tobias moved into the flat next door. 'Mara was kind to him,' his sister said. "
+            "'She cooked for him. She lent him money.'",
+            "Yes",
+        ),
+        # A sentence without a pronoun breaks the chain: nothing says whom she lent it to.
+        (
+            "Tobias moved into the flat next door. Mara was kind. The river froze that winter. "
+            "The bakery closed early. She lent him money.",
+            None,
+        ),
+    ],
+)
+def test_a_name_of_the_predicate_is_said_by_a_pronoun_chain(evidence: str, answer: str | None) -> None:
+    assert yes_no(Question("Did Mara lend Tobias money?"), _evidence(evidence)).answer == answer
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer"),
+    [
+        ("Tobias had a lawyer.", "Yes"),
+        # A clause opened by "whether" or "if" asks or supposes; it asserts nothing.
+        ("It was unclear whether Tobias had a lawyer.", None),
+        ("If Tobias had a lawyer, the hearing would be delayed.", None),
+    ],
+)
+def test_a_claim_said_only_in_a_whether_clause_is_not_stated(evidence: str, answer: str | None) -> None:
+    assert yes_no(Question("Did Tobias have a lawyer?"), _evidence(evidence)).answer == answer
+
+
+@pytest.mark.parametrize(
+    ("evidence", "answer"),
+    [
+        ("The pump worked after the repair.", "Yes"),
+        # The asked verb said only as a noun names the thing; it does not say it was done.
+        ("The pump was installed in May; its work was stopped by the flood.", None),
+    ],
+)
+def test_an_asked_verb_said_only_as_a_noun_states_no_yes(evidence: str, answer: str | None) -> None:
+    assert yes_no(Question("Did the pump work?"), _evidence(evidence)).answer == answer
