@@ -65,6 +65,9 @@ ASK_NEVER_IMPORTS = (
     "core.retrieval.thinkingdb",
     "core.store.vectors",
     "core.cnl.jsonl",
+    # The file readers: a warm ask reads every unit from the index cache (issue 41).
+    "core.cnl.source",
+    "core.cnl.markdown",
     "core.answer.whynot",
     "core.answer.polarity",
     "mrptui.app",
