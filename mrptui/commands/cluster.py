@@ -8,18 +8,26 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.kb.sharding.config import ClusterConfig, load_cluster_config
+from core.infra.resources import config_dir
+from core.kb.sharding import CONFIG_FILE
 from mrptui.commands import UsageError, cache_folder, config_from_args
+
+if TYPE_CHECKING:
+    from core.kb.sharding.config import ClusterConfig
 
 
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
     KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
+    if not _asks_for_cluster(args):
+        return None
     from pydantic import ValidationError
 
     from core.infra.config import ConfigError
     from core.kb.sharding.cluster import ClusterError, parse_cluster
+    from core.kb.sharding.config import ClusterConfig, load_cluster_config
 
     try:
         config = load_cluster_config(config_from_args(args))
@@ -40,6 +48,14 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     except ClusterError as exc:
         raise UsageError(f"--cluster {exc}") from None
     return config
+
+
+def _asks_for_cluster(args: argparse.Namespace) -> bool:
+    """A cluster option given, or a `cluster.json` in the config folder. Without either there is no
+    cluster, and a command imports neither the settings model nor the cluster code (issue 41)."""
+    if any(getattr(args, name, None) is not None for name in ("cluster", "shards", "shard_dir")):
+        return True
+    return ((config_from_args(args) or config_dir()) / CONFIG_FILE).exists()
 
 
 @contextmanager

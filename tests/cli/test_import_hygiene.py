@@ -90,12 +90,14 @@ ASK_NEVER_IMPORTS = (
     "llvmlite",
     "scipy",
     # The sharded search (issue 40) and its cluster: only `--cluster`/`--shards` or cluster.json's
-    # address start or reach one; a plain ask reads cluster.json's numbers alone.
+    # address start or reach one; a plain ask without a cluster.json does not even import its
+    # settings model (issue 41).
     "dask",
     "distributed",
     "tornado",
     "cloudpickle",
     "core.kernel.shard_session",
+    "core.kb.sharding.config",
     "core.kb.sharding.sharded",
     "core.kb.sharding.shards",
     "core.kb.sharding.shard_tasks",
