@@ -67,12 +67,16 @@ def run(sizes: list[int], *, ops: set[str]) -> list[dict]:
     return rows
 
 
-# The coordinator's own process: its peak RSS (ru_maxrss) whatever way the command ends.
+# The coordinator's own process: its peak RSS whatever way the command ends. VmHWM, which
+# starts again at exec; not ru_maxrss, which Linux carries across fork and exec: a child started
+# by a benchmark holding the 100k-unit KB it had just written reported that parent's ~330 MB.
 _PEAK = (
-    "import resource, runpy, sys\n"
+    "import runpy, sys\n"
+    "def _peak_kb():\n"
+    "    return next(line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM'))\n"
     "sys.argv = ['mrptui', *sys.argv[1:]]\n"
     "try:\n    runpy.run_module('mrptui.cli', run_name='__main__')\n"
-    "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    "finally:\n    print(_peak_kb(), file=sys.stderr)\n"
 )
 
 

@@ -108,8 +108,7 @@ def caller_diagnostics(diagnostics: Sequence[Diagnostic], view: KBView) -> list[
     writes a permission field), and none about a file that holds restricted units of which the
     caller's view has none, so that adding, breaking or caching a restricted unit changes nothing
     a caller outside its view can observe (docs/security.md)."""
-    table = view.table
-    hidden = table.file_names(table.restricted_rows()) - table.file_names(view.rows)
+    hidden = view.hidden_files()
     return [d for d in diagnostics if not d.author_only and d.file not in hidden and not _names_any(d, hidden)]
 
 

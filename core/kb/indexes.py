@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from core.infra.cancel import current
@@ -18,8 +18,10 @@ from core.kb.dense import DenseIndex, DenseLane
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.bm25.parts import Bm25Parts
 from core.retrieval.hdc.encoding import UnitVectorCache, learn_model
+from core.retrieval.lanes import bm25_pool
 from core.retrieval.rules import RuleSet
 from core.store.stored import PartCache
+from core.units import Role
 
 if TYPE_CHECKING:
     from core.kb.knowledge_base import KBView, ViewKey
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from core.retrieval.thinkingdb import ThinkingDB
 
 T = TypeVar("T")
+# BM25 pools a view keeps, newest first: enough for one question's plugin calls.
+RECENT_BM25_POOLS = 4
 
 
 class ViewIndexes:
@@ -56,6 +60,7 @@ class ViewIndexes:
         self._lock = threading.Lock()  # guards `_built` and `_building`, held only briefly
         self._building: dict[str, threading.Lock] = {}
         self._built: dict[str, object] = {}
+        self._pools: OrderedDict[tuple, tuple[object, tuple[tuple[str, float], ...]]] = OrderedDict()
 
     @property
     def dense_lane(self) -> DenseLane | None:
@@ -105,6 +110,27 @@ class ViewIndexes:
             return merged
         parts = self.view.bm25_parts(config, self._parts)
         return Bm25Index.build(self.view.units, config) if parts is None else Bm25Parts(parts, config)
+
+    def bm25_pool(self, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:
+        """`lanes.bm25_pool` over this view's index, kept for its last few queries: a question
+        re-planned from kb-fast to kb-thinkingdb asks for the same pool again (20 of 50 questions
+        of the 100k benchmark). A pool is reused only from the index that ranked it, and never
+        from a cluster's, whose every search is reported per shard in the call's trace."""
+        index = self.bm25
+        if not isinstance(index, Bm25Index | Bm25Parts):
+            return bm25_pool(index, terms, preferred_roles, pool)
+        key = (tuple(terms), tuple(preferred_roles), pool)
+        with self._lock:
+            kept = self._pools.get(key)
+        if kept is not None and kept[0] is index:
+            return dict(kept[1])
+        ranked = bm25_pool(index, terms, preferred_roles, pool)
+        with self._lock:
+            self._pools[key] = (index, tuple(ranked.items()))
+            self._pools.move_to_end(key)
+            while len(self._pools) > RECENT_BM25_POOLS:
+                self._pools.popitem(last=False)
+        return ranked
 
     def merge_bm25(self) -> None:
         """Replace per-file BM25 parts by one merged index (built and saved once per view), which

@@ -205,6 +205,13 @@ class KnowledgeBase:
         """A cheap stat-based digest of the KB files under `paths`; it changes when any of them does."""
         return digest_lines(_stat_lines(_scan([Path(path) for path in paths])))
 
+    @staticmethod
+    def stat_files(paths: Sequence[Path]) -> tuple[str, tuple[Path, ...]]:
+        """`fingerprint_of(paths)` (the version a load would give the KB) and the files it
+        stated, found without reading any of them."""
+        stats = _scan([Path(path) for path in paths])
+        return digest_lines(_stat_lines(stats)), tuple(Path(name) for name in stats)
+
     @property
     def paths(self) -> tuple[Path, ...]:
         return self._paths
@@ -347,12 +354,7 @@ class KnowledgeBase:
     def holds(self, path: Path) -> bool:
         """Whether `path` is one of this KB's files, or a KB-format file inside one of its folders:
         a file a reload would read, which no export or trace may create or replace."""
-        target = _real(path)
-        if any(target == _real(file) for file in self._files):
-            return True
-        if os.path.splitext(target.name)[1].lower() not in FOLDER_SUFFIXES:
-            return False
-        return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in self._paths)
+        return holds(self._paths, self._files, path)
 
     def view(self, caller: Caller) -> KBView:
         """The permitted view for `caller`, built before any ranking; cached per caller."""
@@ -369,6 +371,16 @@ class KnowledgeBase:
             else:
                 self._views.move_to_end(key)
             return view
+
+
+def holds(paths: Sequence[Path], files: Sequence[Path], path: Path) -> bool:
+    """Whether `path` is one of `files`, or a KB-format file inside one of the folders `paths`."""
+    target = _real(path)
+    if any(target == _real(file) for file in files):
+        return True
+    if os.path.splitext(target.name)[1].lower() not in FOLDER_SUFFIXES:
+        return False
+    return any(folder.is_dir() and target.is_relative_to(_real(folder)) for folder in paths)
 
 
 def _real(path: Path) -> Path:

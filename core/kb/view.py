@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,6 +18,9 @@ from core.kb.unit_table import RowUnits, UnitTable, permitted
 from core.store.codec import ROLES
 from core.store.segment import unit_digest
 from core.units import Caller, CallerKey, KnowledgeUnit, Role
+
+# A role code read from the table, or -1 (not held by the view) for None.
+_ROLE_OR_NONE: tuple[Role | None, ...] = (*ROLES, None)
 
 if TYPE_CHECKING:
     from core.infra.config import Bm25Config
@@ -203,27 +207,33 @@ class KBView:
     def roles_of(self, unit_ids: Iterable[str]) -> tuple[dict[str, Role | None], frozenset[str]]:
         """`role_of` of each id, and which of them `is_current`. Fusion asks for every pooled unit
         (~1,000 per question at 100k units), so rows are found by one dict lookup per id (a
-        clashing id, rare, as `_row` finds it) and checked against the view in one array step."""
+        clashing id, rare, as `_row` finds it) and checked against the view and read in array
+        steps; only ids the view's table does not hold are looked at one by one."""
         table = self._table
-        rows = {
-            unit_id: self._row(unit_id) if unit_id in table.clashes else table.row_of.get(unit_id)
-            for unit_id in unit_ids
-        }
-        held = [(unit_id, row) for unit_id, row in rows.items() if row is not None]
-        at = np.array([row for _, row in held], dtype=np.int64)
-        visible = self._visible[at].tolist()
-        codes = {unit_id: code for (unit_id, _), seen, code in zip(held, visible, table.role[at].tolist()) if seen}
-        roles: dict[str, Role | None] = {}
+        ids = list(dict.fromkeys(unit_ids))
+        rows = np.fromiter(map(table.row_of.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))
+        if table.clashes:
+            for at, unit_id in enumerate(ids):
+                if unit_id in table.clashes:
+                    row = self._row(unit_id)
+                    rows[at] = -1 if row is None else row
+        held = rows >= 0
+        held[held] = self._visible[rows[held]]
+        codes = np.where(held, table.role[np.where(held, rows, 0)], -1).tolist()
+        roles: dict[str, Role | None] = dict(zip(ids, map(_ROLE_OR_NONE.__getitem__, codes), strict=True))
         current = []
-        for unit_id in rows:
-            if unit_id in codes:
-                roles[unit_id] = ROLES[codes[unit_id]]
-                continue
-            extra = self._extra_ids.get(unit_id)
-            roles[unit_id] = extra.role if extra is not None else None
+        for at in np.flatnonzero(~held).tolist():
+            extra = self._extra_ids.get(ids[at])
             if extra is not None:
-                current.append(unit_id)
+                roles[ids[at]] = extra.role
+                current.append(ids[at])
         return roles, frozenset(current)
+
+    def hidden_files(self) -> set[str]:
+        """The files that hold restricted units of which this view holds none: what a caller's
+        diagnostics must not speak of (core/kb/health.py)."""
+        table = self._table
+        return table.file_names(table.restricted_rows()) - table.file_names(self._rows[self._rows >= 0])
 
     def is_current(self, unit_id: str) -> bool:
         """Whether the view's unit of this id is a current-turn unit of the request."""

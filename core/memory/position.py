@@ -132,6 +132,49 @@ def _files(anchor: Anchor, view: FileView) -> list[tuple[dict[str, int], list[in
     return out
 
 
+@dataclass(frozen=True)
+class Focus:
+    """Whether a follow-up's answer may rest on a unit only the conversation's position vouches
+    for: the kept unit with the largest prior (its bucket's learned weight, in fused-score units)
+    against the learned threshold. Accepted, the answer stage neither asks the unit to say the
+    question's own words ("In what city?" after "Where did Anna grow up?": the unit says where,
+    not "city") nor calls its score faint: what the follow-up leaves out, the conversation said."""
+
+    unit: str
+    prior: float
+    threshold: float
+
+    @property
+    def accepted(self) -> bool:
+        return self.prior >= self.threshold > 0
+
+    def note(self) -> str:
+        if self.accepted:
+            return (
+                f"conversation focus: {self.unit} (position prior {self.prior:.3f} >= {self.threshold:.3f}): "
+                "the follow-up's words need not be said there"
+            )
+        return f"conversation focus not used: {self.unit} (position prior {self.prior:.3f} < {self.threshold:.3f})"
+
+
+@lru_cache(maxsize=1)
+def focus_threshold(path: Path = WEIGHTS) -> float:
+    """The learned least prior a follow-up's answer may rest on (0: never; scripts/learn_focus.py)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return float(data.get("focus", {}).get("min_prior", 0.0))
+
+
+def focus_of(follow_up: bool, kept: Iterable[tuple[str, float]], threshold: float) -> Focus | None:
+    """The decision for a follow-up (`core.memory.followup.refers_back`) over its kept units'
+    (id, position prior); None for a question that stands alone or no unit placed near the
+    conversation's last evidence."""
+    placed_units = [(uid, prior) for uid, prior in kept if prior > 0]
+    if not follow_up or not placed_units:
+        return None
+    unit, prior = max(placed_units, key=lambda item: item[1])
+    return Focus(unit, prior, threshold)
+
+
 def explained(anchor: Anchor, places: dict[str, Placed], shown: int = 3) -> str:
     """ "conversation position (learned priors, turn 3's evidence): unit-a same (cited by turn 3's
     answer) +0.588; unit-b next (1 after turn 3's answer) +0.555" for a retrieval reason."""

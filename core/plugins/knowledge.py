@@ -34,7 +34,7 @@ from core.retrieval.fusion import (
     sufficiency,
 )
 from core.retrieval.hdc.index import match_notes
-from core.retrieval.lanes import bm25_pool, hdc_pool, hdc_question
+from core.retrieval.lanes import hdc_pool, hdc_question
 from core.text.synonyms import Expansion, Synonyms
 from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
@@ -42,8 +42,10 @@ from core.units import ACT_PREFERRED_ROLES, Act, Intent, Role
 if TYPE_CHECKING:
     from core.retrieval.thinkingdb import Proof, TdbResult
 
-# Fusion's lanes in their order, the order a row explains them in (iterating the enum costs per call).
-_LANES = tuple(Lane)
+# Fusion's lanes in their order, the order a row explains them in, with their names: iterating
+# the enum and reading `.value` cost per call, and a trace has ~200 rows per plugin call.
+_LANE_NAMES = tuple((lane, lane.value) for lane in Lane)
+_ROLE_NAMES = {role: role.value for role in Role}
 # A lone kept unit naming every focus word is decisive only for a question of at least this many:
 # "What is Helix?" answered by a Helix constraint is still thin for a definition.
 DECISIVE_FOCUS_WORDS = 2
@@ -123,7 +125,9 @@ class ProfileRetriever(KnowledgePlugin):
         # In a conversation the units a lane found are placed against the last turn's evidence;
         # the units around it are pooled unfound only for a follow-up ("On what date?"): a question
         # that stands alone ("What is the depot gate code?") keeps no unit by position alone.
-        pooled = _Pooled(anchor_of(ctx.request.memory, ctx.view), pull=refers_back(ctx.request.question))
+        anchor = anchor_of(ctx.request.memory, ctx.view)
+        # Tagging the question to tell is only worth it when there is an anchor to pull from.
+        pooled = _Pooled(anchor, pull=anchor is not None and refers_back(ctx.request.question))
         candidates, cutoffs = self._fuse(ctx, lanes, bm25_raw, query, together, pooled)
         escalated = False
         hdc_query = None
@@ -209,7 +213,7 @@ class ProfileRetriever(KnowledgePlugin):
         return cues.focus_words if not focus_coverage(cues, [unit_text(unit)]).missing else ()
 
     def _bm25_raw(self, indexes: ViewIndexes, query: Query) -> dict[str, float]:
-        return bm25_pool(indexes.bm25, query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
+        return indexes.bm25_pool(query.terms, query.preferred_roles, self._services.retrieval.bm25.lane_pool)
 
     def _fuse(self, ctx: RunContext, lanes, bm25_raw, query: Query, together, pooled: _Pooled):
         pooled.add(ctx, lanes)
@@ -289,16 +293,16 @@ def fusion_settings(config: FusionConfig, profile: Profile) -> FusionSettings:
 def fusion_explanation(candidate: Candidate, fusion: FusionSettings) -> dict[str, object]:
     """The fields of the candidate's `FusionExplanation` (validated with its row): its weighted
     sum, lane by lane (in the lanes' order), as fusion summed it."""
-    lanes = candidate.lanes
+    lanes, weights = candidate.lanes, fusion.weights
     return {
         "lanes": [
             {
-                "lane": lane.value,
+                "lane": name,
                 "raw": candidate.bm25_raw if lane is Lane.BM25 else None,
                 "score": lanes[lane],
-                "weight": fusion.weights.get(lane.value, 0.0),
+                "weight": weights.get(name, 0.0),
             }
-            for lane in _LANES
+            for lane, name in _LANE_NAMES
             if lane in lanes
         ],
         "bonus": fusion.agreement_bonus if candidate.agreement else 0.0,
@@ -378,7 +382,7 @@ def candidate_score(
     lanes = candidate.lanes
     return {
         "id": candidate.id,
-        "role": candidate.role.value,
+        "role": _ROLE_NAMES[candidate.role],
         "rank": candidate.rank,
         "bm25_raw": candidate.bm25_raw,
         "bm25": lanes.get(Lane.BM25),

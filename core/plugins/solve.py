@@ -27,6 +27,8 @@ from core.kernel.contract import (
     RunContext,
     Status,
 )
+from core.memory.followup import refers_back
+from core.memory.position import Focus, focus_of, focus_threshold
 from core.question import Question
 from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import QuestionCues, focus_coverage, unit_text
@@ -80,7 +82,9 @@ class SymbolicGoalSolver(GoalSolver):
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         question = ctx.question(intent)
         cues = question.cues
-        if cues.focus_words and not focus_coverage(cues, map(unit_text, units)).covered:
+        focus = conversation_focus(ctx, outcome)
+        rests = focus is not None and focus.accepted
+        if cues.focus_words and not rests and not focus_coverage(cues, map(unit_text, units)).covered:
             # Units sharing no word with the question matched on noise (a digit, a stem).
             reason = f"no kept unit mentions any of: {', '.join(cues.focus_words)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
@@ -89,14 +93,17 @@ class SymbolicGoalSolver(GoalSolver):
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
         draft = compose(intent, question, Kept(units, outcome, paragraph_units(ctx.view, units)))
+        # The decision is said in every outcome's reason (the trace, replay, --json's path).
+        noted = "" if focus is None else f"; {focus.note()}"
+        method = f"{draft.method}{noted}"
         if draft.cannot_tell:
-            return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}")
-        weakness = weakness_of(draft, cues, units, outcome)
+            return _weak(draft, CANNOT_TELL_PREFIX, f"cannot tell from the evidence: {draft.cannot_tell}{noted}")
+        weakness = weakness_of(draft, cues, units, outcome, focus)
         if weakness:
-            return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {draft.method}")
+            return _weak(draft, WEAK_ANSWER_PREFIX, f"{weakness}; {method}")
         return GsResult(
             status=Status.SUCCESS,
-            reason=draft.method,
+            reason=method,
             answer=draft.text,
             cited_ids=draft.cited,
             detail=draft.detail,
@@ -291,13 +298,30 @@ def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequenc
     return min(candidates, key=lambda c: c[:3])[3] if candidates else units[0]
 
 
-def weakness_of(draft: Draft, cues: QuestionCues, units: Sequence[KnowledgeUnit], outcome: RetrievalOutcome) -> str:
-    """Why the evidence is weak, or "" when it is not: a faint top score or too few focus terms covered."""
+def conversation_focus(ctx: RunContext, outcome: RetrievalOutcome) -> Focus | None:
+    """The follow-up's decision on the kept units the conversation's position placed."""
+    kept = ((candidate.id, candidate.position) for candidate in outcome.kept)
+    return focus_of(refers_back(ctx.request.question), kept, focus_threshold())
+
+
+def weakness_of(
+    draft: Draft,
+    cues: QuestionCues,
+    units: Sequence[KnowledgeUnit],
+    outcome: RetrievalOutcome,
+    focus: Focus | None = None,
+) -> str:
+    """Why the evidence is weak, or "" when it is not: a faint top score or too few focus terms
+    covered. A unit the accepted conversation focus vouches for counts its position prior, which
+    is in the fused score's units, and citing it needs none of the question's words."""
     # The weighted fused score, whatever the ranking method: RRF scores by rank alone, so its top
     # unit scores 1.0 however faintly it matched.
-    top = max(candidate.fused for candidate in outcome.kept)
+    rests = focus is not None and focus.accepted
+    top = max(candidate.fused + (candidate.position if rests else 0.0) for candidate in outcome.kept)
     if top < WEAK_TOP_SCORE:
         return f"top evidence score {top:.2f} < {WEAK_TOP_SCORE:.2f}"
+    if rests and focus is not None and focus.unit in draft.cited:
+        return ""  # the question's words are the conversation's: the typed lead's check stands
     cited = [unit_text(u) for u in units if u.id in draft.cited]
     coverage = focus_coverage(cues, [draft.text, *cited])
     return "" if coverage.enough else coverage.summary()

@@ -25,7 +25,7 @@ from core.kernel.contract import (
     Validator,
     ValResult,
 )
-from core.plugins.solve import proofs_of
+from core.plugins.solve import conversation_focus, proofs_of
 from core.question.intent_cues import focus_coverage, unit_text
 from core.units import Act, Intent, KnowledgeUnit
 
@@ -77,6 +77,10 @@ class GroundedValidator(Validator):
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])
+        focus = conversation_focus(ctx, evidence.outcome) if evidence.outcome is not None else None
+        if focus is not None and focus.accepted and focus.unit in cited:
+            # What the follow-up leaves out the conversation said (core/memory/position.Focus).
+            return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {focus.note()}")
         if not coverage.enough:
             return ValResult(
                 status=Status.REJECTED,

@@ -22,12 +22,11 @@ from mrptui.commands import (
     conversation_name,
     exit_code,
     open_conversation,
-    open_session,
     question_from,
     warn_health,
     warn_memory,
 )
-from mrptui.commands.cluster import cluster_config, on_cluster
+from mrptui.commands.cluster import cluster_config, session_on_cluster
 
 # Legacy processing modes and retrieval profiles map onto plugin pins (seed 003).
 MODES = {
@@ -99,8 +98,7 @@ def run(args: argparse.Namespace) -> int:
     from core.nlp import preload
 
     preload(cache_folder(args))
-    session = open_session(args)
-    with on_cluster(args, session) as cluster:
+    with session_on_cluster(args) as (session, cluster):
         return _answer(args, request, session, trace_path, cluster)
 
 

@@ -8,11 +8,11 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.infra.resources import config_dir
 from core.kb.sharding import CONFIG_FILE
-from mrptui.commands import UsageError, cache_folder, config_from_args
+from mrptui.commands import UsageError, cache_folder, cache_store, config_from_args, kb_paths, open_session
 
 if TYPE_CHECKING:
     from core.kb.sharding.config import ClusterConfig
@@ -59,16 +59,22 @@ def _asks_for_cluster(args: argparse.Namespace) -> bool:
 
 
 @contextmanager
-def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict] | None]:
-    """For the command's life: the cluster started or reached, the session's KB sharded on it.
-    Yields what `--json` adds as "cluster" (call it after the run), or None without --cluster."""
+def session_on_cluster(args: argparse.Namespace) -> Iterator[tuple[Any, Callable[[], dict] | None]]:
+    """For the command's life: its session, and (with --cluster) the cluster started or reached
+    with the KB's shards on it, the session opening only their manifest (it reads the KB only to
+    cut shards it has none of: core/kernel/shard_session.py). Yields the session and what
+    `--json` adds as "cluster" (call it after the run), or None without --cluster."""
     config = cluster_config(args)
     if config is None:
-        yield None
+        yield open_session(args), None
         return
+    from core.infra.config import ConfigError
+    from core.infra.resources import sample_kb_dir
     from core.kb.sharding.cluster import Cluster, ClusterError, ShardUnavailable
-    from core.kernel.shard_session import shard_session
+    from core.kb.sharding.shards import ShardError
+    from core.kernel.shard_session import coordinator_session, shard_session
 
+    paths = kb_paths(args) or [sample_kb_dir()]
     with _shard_root(args) as root:
         try:
             cluster = Cluster(config.address or "", config)
@@ -76,9 +82,17 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict]
             raise UsageError(str(exc)) from None
         with cluster:
             try:
-                shards = shard_session(session, cluster, root)
-            except ShardUnavailable as exc:
+                opened = coordinator_session(
+                    paths, config_from_args(args) or config_dir(), cluster, root, store=cache_store(args)
+                )
+                if opened is None:  # the config needs the whole view here: the KB opens as before
+                    session = open_session(args)
+                    opened = session, shard_session(session, cluster, root)
+            except ConfigError as exc:
+                raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
+            except (ShardUnavailable, ShardError) as exc:
                 raise UsageError(f"--cluster {config.address}: {exc}") from None
+            session, shards = opened
             cluster.take_timings()  # the warm-up is not the question's
 
             def report() -> dict:
@@ -90,7 +104,11 @@ def on_cluster(args: argparse.Namespace, session) -> Iterator[Callable[[], dict]
                     "shard_ms": [round(timings.get(i, 0.0), 3) for i in range(len(shards.folders))],
                 }
 
-            yield report
+            try:
+                yield session, report
+            except ShardUnavailable as exc:  # asked before the run (the view's size, version,
+                # the caller's diagnostics): named as the warm-up names it, never a traceback
+                raise UsageError(f"--cluster {config.address}: {exc}") from None
 
 
 @contextmanager

@@ -21,11 +21,10 @@ from mrptui.commands import (
     add_session_options,
     caller_from_args,
     exit_code,
-    open_session,
     question_from,
     warn_health,
 )
-from mrptui.commands.cluster import cluster_config, on_cluster
+from mrptui.commands.cluster import cluster_config, session_on_cluster
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,8 +48,7 @@ def run(args: argparse.Namespace) -> int:
     # A bad --cluster or --shards costs nothing: checked before the KB opens.
     if cluster_config(args) is not None and args.why_not:
         raise UsageError("--why-not scores every unit in one process: leave out --cluster (and cluster.json's address)")
-    session = open_session(args)
-    with on_cluster(args, session) as cluster:
+    with session_on_cluster(args) as (session, cluster):
         return _retrieve(args, question, caller, session, cluster)
 
 

@@ -251,6 +251,88 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, question, pr
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()
 
 
+def test_the_coordinator_opens_only_the_shards_manifest(cluster, tmp_path, monkeypatch, capsys) -> None:
+    """`ask --cluster` never reads the KB's files, columns or segments in its own process: a
+    worker cuts the KB into shards the first time, and every command opens only their manifest.
+    With every way this process could read them made to fail, its answers (evidence ids and
+    scores, proofs, the diagnostics counted for the caller) for a public and an ACL caller are
+    one process's, and no unit the caller may not see (nor its role) reaches it."""
+    import json
+
+    from core.kb.sharding import shard_tasks
+    from core.kb.unit_table import UnitTable
+    from core.store.store import SegmentStore
+    from mrptui.cli import main
+
+    sample = str(SAMPLE)
+    on_cluster = ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]
+    callers = {Caller(): [], EU_SUPPORT: ["--caller-tags", "support:eu", "--region", "EU", "--as-of", "2026-05-01"]}
+    questions = [
+        ("What is Orion?", []),
+        ("How do I file a lost parcel claim?", []),
+        ("what capabilities does Orion have", ["--profile", "thinkingdb"]),
+    ]
+
+    def ask(question: str, *extra: str) -> dict:
+        assert main(["ask", question, "--kb", sample, "--json", *extra]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        summary.pop("timings_ms"), summary.pop("cluster", None)
+        for attempt in summary["attempts"]:
+            attempt.pop("ms"), attempt.pop("shards", None)
+        for row in summary["evidence"]:
+            row.pop("shard", None)
+        return summary
+
+    alone = {(c, q): ask(q, *profile, *args) for c, args in callers.items() for q, profile in questions}
+    visible = {caller: {unit.id for unit in Session.open([SAMPLE]).view(caller).units} for caller in callers}
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the coordinator read the KB's files, columns or segments")
+
+    monkeypatch.setattr(KnowledgeBase, "load", refused)
+    monkeypatch.setattr(UnitTable, "__init__", refused)
+    monkeypatch.setattr(SegmentStore, "segment", refused)
+    sent: list[str] = []
+    each_shard = Cluster.each_shard
+
+    def recording(self, task, *args, **kwargs):
+        answers = each_shard(self, task, *args, **kwargs)
+        if task is shard_tasks.units:
+            sent.extend(unit.id for part in answers for unit in part)
+        elif task is shard_tasks.roles:
+            sent.extend(uid for part in answers for uid in part)
+        return answers
+
+    monkeypatch.setattr(Cluster, "each_shard", recording)
+    for caller, args in callers.items():
+        sent.clear()
+        for question, profile in questions:
+            assert ask(question, *profile, *args, *on_cluster) == alone[caller, question]
+        assert sent and set(sent) <= visible[caller]
+    assert visible[EU_SUPPORT] - visible[Caller()]  # the ACL caller sees units the public one does not
+
+
+def test_a_shard_silent_before_the_run_is_named_never_a_traceback(cluster, tmp_path, monkeypatch, capsys) -> None:
+    """A coordinator asks the shards for the caller's view's size and version and the files its
+    diagnostics hide before the run: a shard that does not answer then is named, exit 2."""
+    from core.kb.sharding import shard_tasks
+    from mrptui.cli import main
+
+    each_shard = Cluster.each_shard
+
+    def silent(self, task, shards, *args, **kwargs):
+        if task in (shard_tasks.describe, shard_tasks.files_seen):
+            raise ShardUnavailable("shard 2 of 3 did not answer within 5000 ms; the result would be incomplete", [1], 3)
+        return each_shard(self, task, shards, *args, **kwargs)
+
+    monkeypatch.setattr(Cluster, "each_shard", silent)
+    on_cluster = ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]
+    assert main(["ask", "What is Orion?", "--kb", str(SAMPLE), "--json", *on_cluster]) == 2
+    out, err = capsys.readouterr()
+    assert not out and "Traceback" not in err
+    assert f"--cluster {cluster.address}: shard 2 of 3 did not answer within 5000 ms" in err
+
+
 def test_a_restricted_fact_never_leaves_its_shard_for_a_caller_who_cannot_see_it(cluster, tmp_path) -> None:
     """A chain's middle fact restricted to finance: finance proves the kiln's capability from the
     shards' facts as one process does; anyone else gets no proof through it, and no fact the

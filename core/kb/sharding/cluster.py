@@ -176,6 +176,23 @@ class Cluster:
         note_shards(len(shards), {i: ms for i, (ms, _) in enumerate(results)})  # the attempt's trace
         return [value for _, value in results]
 
+    def run_once(self, task: Callable[..., Any], *args: Any, timeout_ms: int, what: str) -> Any:
+        """`task(*args)` on one worker (`what` names it); ShardUnavailable when it failed or did
+        not finish within `timeout_ms`."""
+        from distributed import wait
+
+        future = self._client.submit(task, *args, pure=False)
+        try:
+            wait([future], timeout=timeout_ms / 1000)
+        except TimeoutError:
+            pass  # named below
+        if future.status == "finished":
+            return future.result()
+        if future.status == "error":
+            raise ShardUnavailable(f"{what} failed: {future.exception()}"[:500])
+        future.cancel()
+        raise ShardUnavailable(f"{what} did not finish within {timeout_ms} ms")
+
     def take_timings(self) -> dict[int, float]:
         """Per shard (0-based), the ms its tasks ran on workers since the last call."""
         with self._timings_lock:

@@ -34,6 +34,9 @@ class ClusterConfig(BaseModel):
     worker_list_ms: int = Field(default=5_000, ge=0, le=600_000)
     # Seconds to start a local cluster or reach a scheduler.
     connect_timeout_s: float = Field(default=60.0, ge=1.0, le=600.0)
+    # Seconds one worker may take to read a KB without shards and cut it (once per KB version):
+    # without the store's build pool a worker read a 1M-unit KB in more than 10 min at load 8.
+    cut_timeout_s: float = Field(default=3_600.0, ge=1.0, le=86_400.0)
     # Shards a worker keeps open (each a loaded KB and its indexes).
     open_shards: int = Field(default=16, ge=1, le=1024)
 

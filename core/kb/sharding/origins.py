@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from core.store.atomic import replace_file
 from core.units import KnowledgeUnit, SourceLocation
@@ -37,6 +37,7 @@ class ShardOrigins(BaseModel):
     line: tuple[int, ...]
     col: tuple[int, ...]
     prose: tuple[bool, ...]
+    _rows_by_file: dict[int, list[int]] | None = PrivateAttr(default=None)
 
     @classmethod
     def of(cls, units: Sequence[KnowledgeUnit]) -> ShardOrigins:
@@ -58,6 +59,22 @@ class ShardOrigins(BaseModel):
         if index < 0:
             return None
         return SourceLocation(file=self.files[index], line=self.line[row], col=self.col[row], prose=self.prose[row])
+
+    def rows_in(self, file: str) -> list[int]:
+        """The load-order rows of the shard's units first read from `file` (indexed once)."""
+        if self._rows_by_file is None:
+            by_file: dict[int, list[int]] = {}
+            for row, index in enumerate(self.file):
+                by_file.setdefault(index, []).append(row)
+            self._rows_by_file = by_file
+        try:
+            return self._rows_by_file.get(self.files.index(file), [])
+        except ValueError:
+            return []
+
+    def files_of(self, rows: Sequence[int]) -> set[str]:
+        """The KB files the units of these rows were first read from."""
+        return {self.files[index] for index in {self.file[row] for row in rows} if index >= 0}
 
 
 def write_origins(folder: Path, number: int, units: Sequence[KnowledgeUnit]) -> None:

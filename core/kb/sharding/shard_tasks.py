@@ -142,3 +142,40 @@ def units(
             unit = view.table.unit(row)
             found.append(unit.model_copy(update={"location": origins.location(row)}))
     return found
+
+
+def describe(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> tuple[int, str]:
+    """The caller's view of this shard: how many units it holds, and its version."""
+    kb, _, _ = _open(folder, config, open_shards)
+    view = kb.view(caller)
+    return len(view), view.version
+
+
+def roles(
+    folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, unit_ids: Sequence[str]
+) -> dict[str, Role]:
+    """The role of each of `unit_ids` that the caller's view of this shard holds (no other id)."""
+    kb, _, _ = _open(folder, config, open_shards)
+    found, _ = kb.view(caller).roles_of(unit_ids)
+    return {unit_id: role for unit_id, role in found.items() if role is not None}
+
+
+def file_order(
+    folder: str, config: RetrievalConfig, caller: Caller, open_shards: int, file: str
+) -> list[tuple[int, int, str]]:
+    """(line, column, id) of each unit first read from KB file `file` that the caller's view of
+    this shard holds: the coordinator merges the shards' lists into the file's reading order."""
+    kb, origins, _ = _open(folder, config, open_shards)
+    view = kb.view(caller)
+    ids = view.table.ids
+    return [
+        (origins.line[row], origins.col[row], ids[row]) for row in origins.rows_in(file) if view.row_of(ids[row]) == row
+    ]
+
+
+def files_seen(folder: str, config: RetrievalConfig, caller: Caller, open_shards: int) -> tuple[set[str], set[str]]:
+    """The KB files this shard's restricted units were read from, and those its units in the
+    caller's view were read from (a caller's diagnostics leave out files only of the first)."""
+    kb, origins, _ = _open(folder, config, open_shards)
+    view = kb.view(caller)
+    return origins.files_of(view.table.restricted_rows().tolist()), origins.files_of(view.rows.tolist())

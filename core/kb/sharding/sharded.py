@@ -25,6 +25,7 @@ from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.cluster import Cluster
 from core.kb.sharding.global_bm25 import Bm25Stats, GlobalBm25, local_stats, parts_of
+from core.kb.sharding.remote_view import RemoteView
 from core.kb.sharding.sharded_view import ShardedView
 from core.kb.sharding.shards import shard_of
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
@@ -59,8 +60,8 @@ class ShardSet:
     def view_of(self, view: KBView) -> KBView:
         """The view, its units fetched from the shards when they serve it (else it as it is),
         one per caller's view, so its fetched units serve the caller's next questions."""
-        if isinstance(view, ShardedView) or not self.serves(view):
-            return view
+        if isinstance(view, ShardedView | RemoteView) or not self.serves(view):
+            return view  # a RemoteView's answers come from the shards already
         if view.base is not None:  # a view with current-turn units: they stay here
             return self.view_of(view.base).with_extra(view.extra)
         with self._lock:
@@ -79,7 +80,7 @@ class ShardSet:
     def serves(self, view: KBView) -> bool:
         """Whether every shard's view for this caller is this view's KB part: a caller's view of
         the KB the shards were cut from, perhaps with current-turn units (scored here)."""
-        root = view.base or view
+        root = view.base if view.base is not None else view  # not `or`: that would ask len(view)
         key = root.key
         return isinstance(key, tuple) and key[0] == self.kb_version and key[2] == "" and not root.extra
 

@@ -17,18 +17,33 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from core.kb.knowledge_base import KBView
 from core.kb.sharding import shard_tasks
 from core.kb.sharding.shards import ShardError
-from core.kb.unit_table import RowUnits
 from core.units import KnowledgeUnit
+
+V = TypeVar("V")
 
 # Fetched units a view keeps (a question shows and explains a few dozen).
 UNITS_KEPT = 512
 # A passage reads at most a few units either side of a kept one: fetched together.
 _NEIGHBOURS_FETCHED = 8
+
+
+class ReadingOrder(Protocol):
+    """A file's units' ids in reading order (`RowUnits`, or ids the shards sent)."""
+
+    def __len__(self) -> int: ...
+
+    def id_at(self, index: int) -> str: ...
+
+    def index(self, value: Any, start: int = 0, stop: int | None = None) -> int: ...
+
+
+class Units(Protocol):
+    def units_of(self, unit_ids: Iterable[str]) -> list[KnowledgeUnit]: ...
 
 
 class Shards(Protocol):
@@ -37,40 +52,41 @@ class Shards(Protocol):
     def each(self, task: Callable[..., Any], view: KBView, *args: Any) -> list[Any]: ...
 
 
-class _Fetched:
-    """Units fetched from the shards, the most recently used `UNITS_KEPT` kept; shared by a view
-    and the views that extend it with current-turn units."""
+class Kept(Generic[V]):
+    """What the shards said of ids (their units, their roles), the `limit` most recently kept;
+    shared by a view and the views that extend it with current-turn units."""
 
-    def __init__(self) -> None:
-        self._units: OrderedDict[str, KnowledgeUnit] = OrderedDict()
+    def __init__(self, limit: int = UNITS_KEPT) -> None:
+        self._said: OrderedDict[str, V] = OrderedDict()
+        self._limit = limit
         self._lock = threading.Lock()
 
-    def get(self, unit_ids: Iterable[str]) -> dict[str, KnowledgeUnit]:
+    def get(self, unit_ids: Iterable[str]) -> dict[str, V]:
         with self._lock:
-            return {uid: self._units[uid] for uid in unit_ids if uid in self._units}
+            return {uid: self._said[uid] for uid in unit_ids if uid in self._said}
 
-    def keep(self, units: dict[str, KnowledgeUnit]) -> None:
+    def keep(self, said: dict[str, V]) -> None:
         with self._lock:
-            self._units.update(units)
-            while len(self._units) > UNITS_KEPT:
-                self._units.popitem(last=False)
+            self._said.update(said)
+            while len(self._said) > self._limit:
+                self._said.popitem(last=False)
 
 
 class ShardedView(KBView):
     """`KBView` whose `get`, `units_of` and `in_file` units are fetched from the shards."""
 
     __slots__ = ("_fetched", "_shards")
-    _fetched: _Fetched
+    _fetched: Kept[KnowledgeUnit]
     _shards: Shards
 
     @classmethod
-    def over(cls, view: KBView, shards: Shards, fetched: _Fetched | None = None) -> ShardedView:
+    def over(cls, view: KBView, shards: Shards, fetched: Kept[KnowledgeUnit] | None = None) -> ShardedView:
         """`view`'s units and key, its units fetched from `shards`."""
         sharded = cls.__new__(cls)
         for name in KBView.__slots__:
             setattr(sharded, name, getattr(view, name))
         sharded._shards = shards
-        sharded._fetched = fetched if fetched is not None else _Fetched()
+        sharded._fetched = fetched if fetched is not None else Kept()
         return sharded
 
     def get(self, unit_id: str) -> KnowledgeUnit | None:
@@ -93,18 +109,18 @@ class ShardedView(KBView):
         return [found[uid] if uid in found else self._extra_ids[uid] for uid in ids]
 
     def in_file(self, file: str) -> Sequence[KnowledgeUnit]:  # type: ignore[override]
-        return _FileUnits(super().in_file(file), self)
+        return FileUnits(super().in_file(file), self)
 
     def with_extra(self, units: Iterable[KnowledgeUnit]) -> KBView:
         extended = super().with_extra(units)
         return self if extended is self else ShardedView.over(extended, self._shards, self._fetched)
 
 
-class _FileUnits(Sequence[KnowledgeUnit]):
-    """A file's units in the view, in reading order (the coordinator's columns), each fetched
-    from its shard when read, with its neighbours."""
+class FileUnits(Sequence[KnowledgeUnit]):
+    """A file's units in the view, in reading order, each fetched from its shard when read,
+    with its neighbours."""
 
-    def __init__(self, rows: RowUnits, view: ShardedView):
+    def __init__(self, rows: ReadingOrder, view: Units):
         self._rows = rows
         self._view = view
 
@@ -114,7 +130,7 @@ class _FileUnits(Sequence[KnowledgeUnit]):
     @property
     def rows(self):
         """The units' table rows (a view extended by current-turn units reads its base's)."""
-        return self._rows.rows
+        return self._rows.rows  # type: ignore[attr-defined]  # a ShardedView's order is RowUnits
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):

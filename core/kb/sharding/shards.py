@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.cnl.markdown import to_markdown
 from core.infra.config import RetrievalConfig
+from core.infra.diagnostics import Code, Diagnostic
 from core.kb.knowledge_base import KnowledgeBase
 from core.kb.sharding.origins import OriginsError, ShardOrigins, read_origins, write_origins
 from core.store.atomic import replace_file
@@ -24,8 +26,9 @@ from core.units import Caller, KnowledgeUnit
 
 MANIFEST = "manifest.json"
 INDEX_FOLDER = ".index"
-# 2: each shard keeps its units' first places (origins.py); shards of format 1 are cut again.
-FORMAT = 2
+# 2: each shard keeps its units' first places (origins.py); 3: the manifest keeps the KB's
+# diagnostics (a coordinator that opens only the manifest reports them). Older cuts are cut again.
+FORMAT = 3
 
 
 class ShardManifest(BaseModel):
@@ -36,6 +39,8 @@ class ShardManifest(BaseModel):
     shards: int = Field(ge=1, le=1024)
     folders: tuple[str, ...]
     units: tuple[int, ...]
+    # What reading the KB's files found (index-cache notes left out: they were the cut's own).
+    diagnostics: tuple[Diagnostic, ...] = ()
 
 
 class ShardError(Exception):
@@ -56,7 +61,12 @@ def partition(units: Iterable[KnowledgeUnit], shards: int) -> list[list[Knowledg
 
 
 def write_shards(
-    units: Iterable[KnowledgeUnit], kb_digest: str, shards: int, folder: Path, units_per_file: int
+    units: Iterable[KnowledgeUnit],
+    kb_digest: str,
+    shards: int,
+    folder: Path,
+    units_per_file: int,
+    diagnostics: Iterable[Diagnostic] = (),
 ) -> ShardManifest:
     """Writes each shard's units in Markdown files of at most `units_per_file` units as they come
     (at most one file's units a shard held at a time), each with its units' first places, then
@@ -77,7 +87,12 @@ def write_shards(
         if piece or not written[number]:  # an empty shard is one empty file
             _write_file(folder / names[number], written[number], piece)
     manifest = ShardManifest(
-        format=FORMAT, kb_digest=kb_digest, shards=shards, folders=tuple(names), units=tuple(counts)
+        format=FORMAT,
+        kb_digest=kb_digest,
+        shards=shards,
+        folders=tuple(names),
+        units=tuple(counts),
+        diagnostics=tuple(d for d in diagnostics if d.code is not Code.INDEX_CACHE),
     )
     replace_file(folder / MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
     return manifest
@@ -107,12 +122,39 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     """The folder of `kb`'s shards under `root` (one folder per KB version and shard count, so
     no file of another cut is ever read with them), cut now unless its manifest is there."""
     digest = kb_digest(kb)
+    folder, manifest = find_shards(root, digest, shards)
+    if manifest is not None:
+        return folder, manifest
+    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file, kb.diagnostics)
+
+
+def cut(
+    paths: Sequence[str], root: str, shards: int, units_per_file: int, config: RetrievalConfig, cache: str | None
+) -> tuple[str, ShardManifest]:
+    """Runs on a worker: reads the KB at `paths` (with the index cache folder `cache`, None: none)
+    and cuts it into shards under `root` unless they are there (`ensure_shards`), so the
+    coordinator never reads the KB. A path this worker cannot find fails the cut, never cuts
+    an empty KB."""
+    from core.store import store_at
+
+    missing = [path for path in paths if not os.path.lexists(path)]
+    if missing:
+        raise ShardError(f"{missing[0]}: not found on the worker that cuts the KB (every worker must see it)")
+    store = store_at(Path(cache) if cache else None)
+    kb = KnowledgeBase.load([Path(path) for path in paths], store, hdc=config.hdc, bm25=config.bm25)
+    folder, manifest = ensure_shards(kb, Path(root), shards, units_per_file)
+    return str(folder), manifest
+
+
+def find_shards(root: Path, digest: str, shards: int) -> tuple[Path, ShardManifest | None]:
+    """The folder of the shards of the KB whose version is `digest` under `root`, and its
+    manifest when a finished cut of this format is there (None: it must be cut)."""
     folder = root / f"{digest[:32]}-{shards}"
     if (folder / MANIFEST).exists():
         manifest = read_manifest(folder)
         if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
             return folder, manifest
-    return folder, write_shards(kb.each_unit(), digest, shards, folder, units_per_file)
+    return folder, None
 
 
 def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, ShardOrigins]:

@@ -4,10 +4,13 @@ to one unit's score, the exhaustive path's own figures, which the pruned top-k m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class TermFieldContribution:
+class TermFieldContribution(NamedTuple):
+    """One term's part in one field of a unit's score. A named tuple, not a frozen dataclass: a
+    trace explains ~120 of them per plugin call, and a frozen dataclass's __init__ was ~4 µs each."""
+
     term: str
     field: str
     tf: int

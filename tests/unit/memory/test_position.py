@@ -9,12 +9,23 @@ from pathlib import Path
 import pytest
 
 from core.kernel.contract import Request
-from core.kernel.events import MemoryUse, RetrievalScored
+from core.kernel.events import AnswerReady, AttemptFinished, MemoryUse, RetrievalScored
 from core.kernel.session import Session
 from core.kernel.summary import summarise
 from core.memory.cited import content_digest
 from core.memory.conversation import Conversation
-from core.memory.position import BUCKETS, WEIGHTS, Anchor, anchor_of, bucket, placed, weights
+from core.memory.position import (
+    BUCKETS,
+    WEIGHTS,
+    Anchor,
+    Focus,
+    anchor_of,
+    bucket,
+    focus_of,
+    focus_threshold,
+    placed,
+    weights,
+)
 from core.memory.turns import remember, with_memory
 from core.units import Caller
 
@@ -176,3 +187,42 @@ def test_a_follow_up_is_read_from_the_questions_grammar(question, follow_up):
     from core.memory.followup import refers_back
 
     assert refers_back(question) is follow_up
+
+
+def _answered(events: list[object]) -> tuple[str, str, str]:
+    """(status, answer, the goal solver's reason) of a run."""
+    ready = next(e for e in reversed(events) if isinstance(e, AnswerReady))
+    solved = [e for e in events if isinstance(e, AttemptFinished) and e.plugin == "gs-symbolic"]
+    return ready.status, ready.answer, solved[-1].reason if solved else ""
+
+
+def test_a_fragment_follow_up_is_answered_from_the_passage_the_conversation_is_at(harbour):
+    """ "On what date?" says only what kind of answer it wants: alone it has no evidence; after
+    the lantern question the unit that answer cited is where its date is, and the conversation
+    focus lets the answer rest on it though it never says "date"."""
+    assert _answered(_ask(harbour, None, "On what date?"))[0] != "grounded"
+    talk = Conversation(Caller(), None, harbour.engine_config.memory, harbour.retrieval.hdc)
+    _ask(harbour, talk, "What tore the harbour lantern from its bracket?")
+    status, answer, reason = _answered(_ask(harbour, talk, "On what date?"))
+    assert status == "grounded" and answer.startswith("October")
+    assert "conversation focus:" in reason and f">= {focus_threshold():.3f}" in reason
+
+
+def test_the_focus_is_a_typed_decision_against_the_learned_threshold():
+    learned = json.loads(WEIGHTS.read_text(encoding="utf-8"))["focus"]
+    assert learned["min_prior"] == focus_threshold() and len(learned["cross_validated"]) == 5
+    kept = [("u-before", weights()["before"]), ("u-same", weights()["same"]), ("u-far", 0.0)]
+    chosen = focus_of(True, kept, focus_threshold())
+    assert chosen is not None and chosen.unit == "u-same" and chosen.accepted
+    assert not Focus("u-before", weights()["before"], focus_threshold()).accepted
+    assert "not used" in Focus("u-before", weights()["before"], focus_threshold()).note()
+    assert not Focus("u-same", weights()["same"], 0.0).accepted  # 0: the focus is never taken
+    assert focus_of(False, kept, focus_threshold()) is None  # a question that stands alone
+    assert focus_of(True, [("u-far", 0.0)], focus_threshold()) is None  # nothing placed near
+
+
+def test_a_question_that_stands_alone_in_a_conversation_takes_no_focus(harbour):
+    talk = Conversation(Caller(), None, harbour.engine_config.memory, harbour.retrieval.hdc)
+    _ask(harbour, talk, "What tore the harbour lantern from its bracket?")
+    _, _, reason = _answered(_ask(harbour, talk, "When was the engine of the ferry Tamsin rebuilt?"))
+    assert "conversation focus" not in reason

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.nlp import tagger
+from core.nlp import perceptron, tagger
 from core.nlp.tagger import split_words, tag, tag_text, word_spans
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -276,3 +276,22 @@ def test_a_closed_class_tag_is_kept_to_the_words_the_treebank_gave_it() -> None:
     assert "hardware" not in closed["AUX"] and {"can", "might", "would"} <= closed["AUX"]
     tagged = dict(tag_text("WAR-3 covers hardware faults that appear later in normal use, for 12 months."))
     assert tagged["hardware"] == "NOUN"
+
+
+def test_a_feature_the_weights_lack_is_searched_once_until_the_bound_forgets_it(monkeypatch):
+    monkeypatch.setattr(perceptron, "UNSEEN_KEPT", 100)
+    weights = {"bias": {"NOUN": 1.0, "VERB": 0.5}, "i word run": {"VERB": 2.0}, "i-1 word run": {"NOUN": 0.25}}
+    model = perceptron.Perceptron(weights, {}, ["NOUN", "VERB"])
+    searched: list[str] = []
+    lookup = model._lookup
+    model._lookup = lambda feature: searched.append(feature) or lookup(feature)
+    words = ["zapu", "run", "kilo"]
+    assert model.tag(words) == ["NOUN", "VERB", "NOUN"]
+    first = len(searched)
+    assert model.tag(["zapu"]) == ["NOUN"]
+    assert "i word zapu" in searched[:first]
+    assert not set(searched[first:]) & set(searched[:first])  # a feature found missing is not searched again
+    monkeypatch.setattr(perceptron, "UNSEEN_KEPT", 6)
+    assert model.tag(["mono", "vika", "lupo", "zapu"]) == ["NOUN"] * 4
+    assert 0 < len(model._unseen) <= 6  # unbounded words, bounded memory
+    assert model.tag(words) == ["NOUN", "VERB", "NOUN"]  # forgetting changes no tag

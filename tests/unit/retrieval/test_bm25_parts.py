@@ -152,3 +152,33 @@ def test_parts_score_the_very_floats_of_one_index_over_the_same_units() -> None:
         query = tokenize(" ".join(words[(n * k * 11 + k) % 15] for k in range(1 + n % 6)))
         for preferred in ((), (Role.DEFINITION,)):
             assert whole.scores(query, preferred).tolist() == parts.scores(query, preferred).tolist(), query
+
+
+def test_a_views_recent_bm25_pools_are_reused_from_the_index_that_ranked_them(kb, config_path, monkeypatch):
+    """A question re-planned to another kb profile asks for the same BM25 pool: ranked once."""
+    config = load_retrieval_config(config_path)
+    indexes = IndexCache(config, RuleSet()).for_view(kb.view(Caller()))
+    parts = indexes.bm25
+    assert isinstance(parts, Bm25Parts)
+    searched: list[Bm25Index | Bm25Parts] = []
+
+    def counted(index):
+        top_k = index.top_k
+        monkeypatch.setattr(index, "top_k", lambda *args: searched.append(index) or top_k(*args))
+
+    counted(parts)
+    terms, roles = tokenize(QUESTIONS[0]), (Role.PROCEDURE,)
+    expected = dict(parts.top_k(terms, roles, 50))
+    searched.clear()
+    first = indexes.bm25_pool(terms, roles, 50)
+    assert first == expected and searched == [parts]
+    first["nobody::chunk-000::unit-000"] = 1.0  # a caller's copy: what it changes stays its own
+    assert indexes.bm25_pool(terms, roles, 50) == expected and searched == [parts]
+    assert indexes.bm25_pool(terms, (), 50) == dict(parts.top_k(terms, (), 50))  # other roles: other pool
+    # The view's index replaced by its merged one: the pool is ranked again, by the new index.
+    indexes.merge_bm25()
+    merged = indexes.bm25
+    assert isinstance(merged, Bm25Index)
+    counted(merged)
+    searched.clear()
+    assert indexes.bm25_pool(terms, roles, 50) == expected and searched == [merged]

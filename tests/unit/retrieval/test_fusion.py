@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from core.infra.config import FusionConfig, FusionMethod, Lane, Profile
@@ -123,6 +125,21 @@ def test_a_proof_with_no_kept_leaf_keeps_nothing_extra() -> None:
 def test_ties_break_on_unit_id() -> None:
     candidates, _ = _fuse({Lane.BM25: {"b": 0.7, "a": 0.7, "c": 0.7}})
     assert [c.id for c in candidates] == ["a", "b", "c"]
+
+
+def test_rank_is_score_then_id_whatever_order_the_lanes_pooled_in() -> None:
+    # Runs of tied scores between distinct ones (BM25 ties often), pooled in a scrambled order:
+    # fusion sorts by score alone first and puts only the tied runs in id order.
+    rng = random.Random(7)
+    scores = {f"u{i:03d}": rng.choice([0.9, 0.8, 0.8125, 0.5, 0.45, 0.2]) for i in range(300)}
+    ids = list(scores)
+    rng.shuffle(ids)
+    expected = sorted(scores, key=lambda uid: (-scores[uid], uid))
+    for pooled in (ids, ids[::-1], expected):
+        candidates, _ = _fuse({Lane.BM25: {uid: scores[uid] for uid in pooled}})
+        assert [c.id for c in candidates] == expected
+        assert [c.rank for c in candidates] == list(range(1, 301))
+        assert [c.score for c in candidates] == [scores[uid] for uid in expected]
 
 
 def test_everything_below_min_score_keeps_nothing() -> None:
