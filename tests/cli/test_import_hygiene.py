@@ -65,6 +65,9 @@ ASK_NEVER_IMPORTS = (
     "core.retrieval.thinkingdb",
     "core.store.vectors",
     "core.cnl.jsonl",
+    # The file readers: a warm ask reads every unit from the index cache (issue 41).
+    "core.cnl.source",
+    "core.cnl.markdown",
     "core.answer.whynot",
     "core.answer.polarity",
     "mrptui.app",
@@ -87,12 +90,14 @@ ASK_NEVER_IMPORTS = (
     "llvmlite",
     "scipy",
     # The sharded search (issue 40) and its cluster: only `--cluster`/`--shards` or cluster.json's
-    # address start or reach one; a plain ask reads cluster.json's numbers alone.
+    # address start or reach one; a plain ask without a cluster.json does not even import its
+    # settings model (issue 41).
     "dask",
     "distributed",
     "tornado",
     "cloudpickle",
     "core.kernel.shard_session",
+    "core.kb.sharding.config",
     "core.kb.sharding.sharded",
     "core.kb.sharding.shards",
     "core.kb.sharding.shard_tasks",
