@@ -23,7 +23,18 @@ from core.answer.attribute_answers import attribute_spans, is_attribute
 from core.answer.coref import Resolution, mentions_reference, resolve
 from core.answer.lead_spans import extended, says_class
 from core.answer.passages import Evidence, Sentence, covered
-from core.answer.support import QUOTE, Rules, Support, check, coverage, fills_gap, lead_features, lifespan_year, negated
+from core.answer.support import (
+    LEAD,
+    QUOTE,
+    Rules,
+    Support,
+    check,
+    coverage,
+    fills_gap,
+    lead_features,
+    lifespan_year,
+    negated,
+)
 from core.kernel.events import AnswerDetail
 from core.nlp.tagging import Token, tag_text
 from core.question import Question
@@ -69,6 +80,19 @@ _UNSCORED = Rules(threshold=0.0)
 
 
 @dataclass(frozen=True)
+class FocusRules:
+    """The unit a follow-up's conversation focus rests on (core/memory/position.Focus) and the
+    rules a lead in one of its sentences is checked by; every other sentence keeps `LEAD`."""
+
+    unit: str
+    rules: Rules
+
+
+def rules_for(focus: FocusRules | None, unit: str) -> Rules:
+    return focus.rules if focus is not None and focus.unit == unit else LEAD
+
+
+@dataclass(frozen=True)
 class _Reading:
     sentence: Sentence
     tokens: tuple[Token, ...]
@@ -80,11 +104,16 @@ class _Reading:
 
 
 def short_draft(
-    question: Question, expected: Expected, kept: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+    question: Question,
+    expected: Expected,
+    kept: Sequence[KnowledgeUnit],
+    context: Sequence[KnowledgeUnit] = (),
+    focus: FocusRules | None = None,
 ) -> tuple[Draft, AnswerDetail] | None:
     """The typed lead with its sentence when supported, else a "cannot tell" draft; None for a
     definition no sentence gives. Leads come from the kept units; `context` (the rest of their
-    paragraphs) is read only for antecedents."""
+    paragraphs) is read only for antecedents; `focus`: a conversation's focus unit and the rules a
+    lead in it is checked by."""
     required = question.required_terms(expected)
     evidence = Evidence([*kept, *context])
     agent = expected.type is AnswerType.PERSON
@@ -97,7 +126,8 @@ def short_draft(
         # resolve references (a sentence ranked untagged is read now)
         reading = ranked if ranked.tokens else _read(ranked.sentence, evidence, required, ranked.rank, agent)
         lead = _lead(reading, question, required, expected)  # candidate spans
-        support = check(question, expected, reading.tokens, lead, _antecedent_words(reading))  # support
+        rules = rules_for(focus, reading.sentence.unit.id)
+        support = check(question, expected, reading.tokens, lead, _antecedent_words(reading), rules)  # support
         if support.passed and lead is not None:  # choose, then render (a passing lead is never None)
             return _grounded(reading, lead, support, expected, evidence, required)
         if best is None or _closer(support, lead, best):
@@ -461,7 +491,11 @@ def checked(question: Question, expected: Expected, draft: Draft, units: Sequenc
 
 
 def verify_lead(
-    question: Question, lead: str, units: Sequence[KnowledgeUnit], context: Sequence[KnowledgeUnit] = ()
+    question: Question,
+    lead: str,
+    units: Sequence[KnowledgeUnit],
+    context: Sequence[KnowledgeUnit] = (),
+    focus: FocusRules | None = None,
 ) -> Support | None:
     """The support check on a finished answer's lead (`GsResult.lead`) against the units it cites,
     for val-grounded: whichever solver wrote it, the lead must stand in a cited sentence and pass.
@@ -486,7 +520,7 @@ def verify_lead(
             continue
         continued = _continued(tokens, earlier) if expected.type is AnswerType.PERSON else ()
         said = _said_with(sentence, resolved) + list(continued)
-        support = check(question, expected, tokens, span, said)
+        support = check(question, expected, tokens, span, said, rules_for(focus, sentence.unit.id))
         if support.passed:
             return support
         failed = failed or support

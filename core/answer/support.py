@@ -85,7 +85,9 @@ class Coverage:
 def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -> Coverage:
     """Which terms the words say, and the lexicon links that covered some of them (looked up only
     with `linked`: ranking sentences compares words as written, the check links them)."""
-    seen = {s for word in words for s in tokenize(word)}
+    # The words joined, tokenized once: the same stems as word by word (tokenize splits on
+    # whitespace), without a call per word (~3% of an `ask` at 100k units).
+    seen = set(tokenize(" ".join(words)))
     # A number is said in digits or in words alike ("8 books" / "eight books").
     seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
     covered, missing, links, opposed, related = [], [], [], [], []

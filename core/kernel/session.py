@@ -6,6 +6,7 @@ started with, so no run ever sees a mix of old and new units.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import os
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from core.infra import leases
-from core.infra.collector import keep_out_of_collections
+from core.infra.collector import collector_paused, keep_out_of_collections
 from core.infra.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.infra.diagnostics import Diagnostic
 from core.infra.embeddings import load_embedding_config
@@ -208,7 +209,7 @@ class Session:
         view = self._view_of(kb.view(request.caller))
         # The caller's view's version, not the KB's: it must not change when only units the
         # caller cannot see do.
-        return _guarded(engine.run(request, view, kb_version=view.version, steering=steering))
+        return _guarded(engine.run(request, view, kb_version=view.version, steering=steering), steering is not None)
 
     def costly_plugins(self) -> frozenset[str]:
         """Plugins worth holding before: costly by their descriptor, and able to run (an LLM plugin
@@ -360,10 +361,18 @@ def _outside_collections(kb: KnowledgeBase) -> None:
         keep_out_of_collections()
 
 
-def _guarded(events: Iterator[object]) -> Iterator[object]:
+def _guarded(events: Iterator[object], steered: bool) -> Iterator[object]:
     """A run's events, pulled inside `leases.question()`: a cache file mapped for it that another
-    process would truncate meanwhile waits until the run ends (core/infra/leases.py)."""
-    with leases.question():
+    process would truncate meanwhile waits until the run ends (core/infra/leases.py).
+
+    A run nobody steers is pulled through (`ask`, eval, benchmarks), and the cyclic collector
+    waits until it ends (collector_paused): a question keeps ~1,000 pooled candidates and a
+    trace's rows alive at once, reference counting frees them (a question leaves ~5 objects in
+    cycles), and collections walking them again and again took ~10% of an `ask`'s CPU at 100k
+    units (docs/benchmarks.md). The run's budgets bound the pause (requestTimeoutMs), as they
+    bound the lease. A steered run (the explorer, `ask --step`) may be held at an event while the
+    user looks, so the collector runs as before."""
+    with leases.question(), contextlib.nullcontext() if steered else collector_paused():
         yield from events
 
 

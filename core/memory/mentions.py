@@ -18,14 +18,24 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Literal
 
 from core.answer.coref import antecedents, noun_classes
 from core.cnl.plaintext import split_sentences
 from core.memory.people import People, people_of
 from core.nlp.tagging import tag_text
-from core.text.words import MEASURE_CLASSES, MENTION_PREPOSITIONS, MENTION_WH, POSSESSIVES, PRONOUN_GROUPS
+from core.text.words import (
+    GROUP_CLASSES,
+    MEASURE_CLASSES,
+    MENTION_PREPOSITIONS,
+    MENTION_WH,
+    PERSON_CLASSES,
+    POSSESSIVES,
+    PRONOUN_GROUPS,
+    WH_WORDS,
+)
 
 Source = Literal["question", "answer", "story"]
 Gender = Literal["he", "she", ""]
@@ -100,19 +110,23 @@ def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
     genders the story text gives its names applied to every mention of the same name."""
     found: list[Mention] = []
     genders: Counter[tuple[str, str]] = Counter()
-    people = people_of(next((t.document for t in turns if t.document), ""))
+    document = next((t.document for t in turns if t.document), "")
+    people = people_of(document)
+    inside = capitalised_inside(
+        "\n".join([document, *(text for t in turns for text in (t.question, t.lead, t.entity, *t.story))])
+    )
     for turn in turns:
         mine: list[Mention] = []
         for source, texts in (("question", [turn.question]), ("answer", [turn.lead]), ("story", turn.story)):
             if source == "answer" and turn.entity and not any(m.text == turn.entity for m in mine):
-                mine += _sentence_mentions(turn.entity, "question", turn.back, genders)
+                mine += _sentence_mentions(turn.entity, "question", turn.back, genders, inside)
             for text in texts:
                 subject = ""
                 for sentence in _sentences(text):
                     opening = sentence.split(maxsplit=1)[0].lower() if sentence.split() else ""
                     if subject and opening in _HE | _SHE:
                         genders[(subject, "he" if opening in _HE else "she")] += 1
-                    said = _sentence_mentions(sentence, source, turn.back, genders)
+                    said = _sentence_mentions(sentence, source, turn.back, genders, inside)
                     subject = said[0].text.lower() if said and said[0].named and said[0].person else ""
                     mine += said
         found += mine[:MAX_PER_TURN]
@@ -125,12 +139,16 @@ def _sentences(text: str) -> list[str]:
     return [s.text for s in split_sentences(text)][:MAX_SENTENCES]
 
 
-def _sentence_mentions(sentence: str, source: Source, back: int, genders: Counter) -> list[Mention]:
+def _sentence_mentions(
+    sentence: str, source: Source, back: int, genders: Counter, inside: frozenset[str] = frozenset()
+) -> list[Mention]:
     tokens = tag_text(sentence)
+    typed = (_opening_word(tokens, p, inside) for p in antecedents(tokens, sentence))
     phrases = [
         p
-        for p in antecedents(tokens, sentence)
-        if not _quantity(tokens, p.first)
+        for p in typed
+        if p is not None
+        and not _quantity(tokens, p.first)
         and not _asked(tokens, p.first)
         and not (tokens[p.last].tag == "NOUN" and _time(tokens[p.last].word))
     ]
@@ -187,6 +205,50 @@ def _name_start(tokens: Sequence, phrase) -> int:
         if tag in tags:
             return phrase.first + tags.index(tag)
     return phrase.first
+
+
+def _opening_word(tokens: Sequence, phrase, inside: frozenset[str]):
+    """A capitalised word alone that opens a sentence of several words ("Says …", "River levels
+    rose") is a name only if the lexicon does not know it as a common word or the text also writes it
+    capitalised mid-sentence; else it is that common word: a noun typed by the lexicon, anything
+    else no mention. A question word is never one."""
+    word = tokens[phrase.first].word
+    if all(t.word.lower() in WH_WORDS for t in tokens[phrase.first : phrase.last + 1]):
+        return None
+    opening = next((i for i, t in enumerate(tokens) if t.word not in _QUOTES), 0)
+    alone = sum(t.tag != "PUNCT" for t in tokens) == 1  # "Petrel", an answer: capitalised as written
+    if not phrase.named or phrase.first != phrase.last or phrase.first != opening or alone or word.lower() in inside:
+        return phrase
+    kinds = _parts_of_speech(word.lower())
+    if not kinds:
+        return phrase
+    if "n" not in kinds:
+        return None
+    classes = noun_classes(word.lower())
+    plural = _lemma(word.lower()) != word.lower()
+    person = not plural and bool(classes & PERSON_CLASSES)
+    several = plural or bool(classes & GROUP_CLASSES)
+    return replace(phrase, named=False, person=person, thing=not person and not plural, several=several)
+
+
+_CAPITAL = re.compile(r"(?<=[a-z0-9,;:] )([A-Z][a-z]+)")
+
+
+@lru_cache(maxsize=8)
+def capitalised_inside(text: str) -> frozenset[str]:
+    """The words (lower-cased) the text writes capitalised after a lower-case word or a comma,
+    so not because a sentence opens there: the names it uses."""
+    return frozenset(w.lower() for w in _CAPITAL.findall(text))
+
+
+def _parts_of_speech(word: str) -> frozenset[str]:
+    lexicon = _lexicon()
+    return lexicon.parts_of_speech(word) if lexicon is not None else frozenset()
+
+
+def _lemma(word: str) -> str:
+    lexicon = _lexicon()
+    return lexicon.lemma(word, "NOUN") if lexicon is not None else word
 
 
 def _placed(tokens: Sequence, first: int) -> bool:
@@ -262,10 +324,14 @@ def _attested(mention: Mention, people: People) -> Mention:
 
 
 def _synonyms(noun: str) -> frozenset[str]:
+    lexicon = _lexicon()
+    return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()
+
+
+def _lexicon():
     from core.nlp import lexicon_or_none
 
-    lexicon = lexicon_or_none()
-    return lexicon.synonyms(noun, "NOUN") if lexicon is not None else frozenset()
+    return lexicon_or_none()
 
 
 def salience(document: str) -> Counter[str]:

@@ -143,6 +143,11 @@ class Focus:
     unit: str
     prior: float
     threshold: float
+    # The least support score (the share of the question's focus terms its sentence says) a lead
+    # in the accepted focus unit needs, learned (scripts/learn_focus.py --key min_support): a
+    # follow-up rewords what the passage said ("What parts did he usually get?" of "generally as
+    # either cops or gangsters"). None: the general threshold, as for any other sentence.
+    min_support: float | None = None
 
     @property
     def accepted(self) -> bool:
@@ -150,9 +155,10 @@ class Focus:
 
     def note(self) -> str:
         if self.accepted:
+            support = "" if self.min_support is None else f"; a lead there needs support >= {self.min_support:.2f}"
             return (
                 f"conversation focus: {self.unit} (position prior {self.prior:.3f} >= {self.threshold:.3f}): "
-                "the follow-up's words need not be said there"
+                f"the follow-up's words need not be said there{support}"
             )
         return f"conversation focus not used: {self.unit} (position prior {self.prior:.3f} < {self.threshold:.3f})"
 
@@ -164,7 +170,16 @@ def focus_threshold(path: Path = WEIGHTS) -> float:
     return float(data.get("focus", {}).get("min_prior", 0.0))
 
 
-def focus_of(follow_up: bool, kept: Iterable[tuple[str, float]], threshold: float) -> Focus | None:
+@lru_cache(maxsize=1)
+def focus_min_support(path: Path = WEIGHTS) -> float | None:
+    """The learned least support of a lead in the focus unit (None: not learned, the general one)."""
+    learned = json.loads(path.read_text(encoding="utf-8")).get("focus", {}).get("min_support")
+    return None if learned is None else float(learned["value"])
+
+
+def focus_of(
+    follow_up: bool, kept: Iterable[tuple[str, float]], threshold: float, min_support: float | None = None
+) -> Focus | None:
     """The decision for a follow-up (`core.memory.followup.refers_back`) over its kept units'
     (id, position prior); None for a question that stands alone or no unit placed near the
     conversation's last evidence."""
@@ -172,7 +187,7 @@ def focus_of(follow_up: bool, kept: Iterable[tuple[str, float]], threshold: floa
     if not follow_up or not placed_units:
         return None
     unit, prior = max(placed_units, key=lambda item: item[1])
-    return Focus(unit, prior, threshold)
+    return Focus(unit, prior, threshold, min_support)
 
 
 def explained(anchor: Anchor, places: dict[str, Placed], shown: int = 3) -> str:

@@ -247,6 +247,9 @@ def choose(
     passage = Passage.of(document, answer)
     out = []
     own = mentions_of([TurnText(0, question)])
+    # "Where did he put it?": two pronouns of one question are two referents, so a referent one
+    # group took (he, she, it, they in that order) is no candidate of the next.
+    taken: set[str] = set()
     for group, said in pronoun_groups(question).items():
         if _said_before(group, said, question, own):
             continue  # "Where does Anna sell her honey?": "her" is Anna, in the question itself
@@ -255,9 +258,10 @@ def choose(
             here = Referent(earlier[0].text, {"same question": 1.0, "subject": float(earlier[0].subject)}, 0.0, 1.0, 0)
             out.append(Choice(tuple(dict.fromkeys(said)), (here,), here, scorer.thresholds[group], {}))
             continue
-        found = candidates(group, mentions, scorer, document, passage)
+        found = [c for c in candidates(group, mentions, scorer, document, passage) if c.text not in taken]
         threshold = scorer.thresholds[group]
         chosen = found[0] if found and found[0].probability >= threshold else None
+        taken |= {chosen.text} if chosen is not None else set()
         out.append(Choice(tuple(dict.fromkeys(said)), tuple(found), chosen, threshold, scorer.weights))
     return out
 

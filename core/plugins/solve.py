@@ -15,7 +15,8 @@ from core.answer.answer_forms import Draft, Form, form_draft, form_of, quoted_te
 from core.answer.derived_vs_stated import stated_lead
 from core.answer.passages import paragraph_units
 from core.answer.proof_objects import object_lead, with_every_object
-from core.answer.short_answer import SHORT_TYPES, checked, short_draft
+from core.answer.short_answer import SHORT_TYPES, FocusRules, checked, short_draft
+from core.answer.support import Rules
 from core.kernel.contract import (
     INSUFFICIENT_PREFACE,
     Descriptor,
@@ -28,7 +29,7 @@ from core.kernel.contract import (
     Status,
 )
 from core.memory.followup import refers_back
-from core.memory.position import Focus, focus_of, focus_threshold
+from core.memory.position import Focus, focus_min_support, focus_of, focus_threshold
 from core.question import Question
 from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import QuestionCues, focus_coverage, unit_text
@@ -92,7 +93,7 @@ class SymbolicGoalSolver(GoalSolver):
         if unmatched:
             reason = f"no kept unit mentions the code(s) the question names: {', '.join(unmatched)}"
             return GsResult(status=Status.NO_CONTEXT, reason=reason, answer=NO_EVIDENCE_ANSWER)
-        draft = compose(intent, question, Kept(units, outcome, paragraph_units(ctx.view, units)))
+        draft = compose(intent, question, Kept(units, outcome, paragraph_units(ctx.view, units), focus_rules(focus)))
         # The decision is said in every outcome's reason (the trace, replay, --json's path).
         noted = "" if focus is None else f"; {focus.note()}"
         method = f"{draft.method}{noted}"
@@ -183,6 +184,7 @@ class Kept:
     units: Sequence[KnowledgeUnit]
     outcome: RetrievalOutcome
     paragraphs: Sequence[KnowledgeUnit] = ()
+    focus: FocusRules | None = None
 
 
 def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
@@ -213,7 +215,7 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
 
 def _by_typed_lead(plan: AnswerPlan, kept: Kept) -> Draft | None:
     """A span of the asked type from a cited sentence, checked (core/answer/short_answer.py)."""
-    short = short_draft(plan.question, plan.expected, kept.units, kept.paragraphs)
+    short = short_draft(plan.question, plan.expected, kept.units, kept.paragraphs, kept.focus)
     return replace(short[0], detail=short[1]) if short is not None else None
 
 
@@ -301,7 +303,15 @@ def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequenc
 def conversation_focus(ctx: RunContext, outcome: RetrievalOutcome) -> Focus | None:
     """The follow-up's decision on the kept units the conversation's position placed."""
     kept = ((candidate.id, candidate.position) for candidate in outcome.kept)
-    return focus_of(refers_back(ctx.request.question), kept, focus_threshold())
+    return focus_of(refers_back(ctx.request.question), kept, focus_threshold(), focus_min_support())
+
+
+def focus_rules(focus: Focus | None) -> FocusRules | None:
+    """How a lead in the accepted focus unit is checked: the learned least support in place of the
+    general one (None: no focus, or none learned)."""
+    if focus is None or not focus.accepted or focus.min_support is None:
+        return None
+    return FocusRules(focus.unit, Rules(threshold=focus.min_support))
 
 
 def weakness_of(

@@ -25,7 +25,7 @@ from core.kernel.contract import (
     Validator,
     ValResult,
 )
-from core.plugins.solve import conversation_focus, proofs_of
+from core.plugins.solve import conversation_focus, focus_rules, proofs_of
 from core.question.intent_cues import focus_coverage, unit_text
 from core.units import Act, Intent, KnowledgeUnit
 
@@ -72,12 +72,13 @@ class GroundedValidator(Validator):
         sources = [unit_text(unit) for unit in kept if unit.id in cited]
         question = ctx.question(intent)
         cues = question.cues
+        focus = conversation_focus(ctx, evidence.outcome) if evidence.outcome is not None else None
         if not answer.weak and not proven_lead(answer.lead, evidence, set(cited)):
-            support = verify_lead(question, answer.lead, [unit for unit in kept if unit.id in cited], kept)
+            citing = [unit for unit in kept if unit.id in cited]
+            support = verify_lead(question, answer.lead, citing, kept, focus_rules(focus))
             if support is not None and not support.passed:
                 return ValResult(status=Status.REJECTED, reason=f"support check {support.summary()}")
         coverage = focus_coverage(cues, [answer.answer, *sources])
-        focus = conversation_focus(ctx, evidence.outcome) if evidence.outcome is not None else None
         if focus is not None and focus.accepted and focus.unit in cited:
             # What the follow-up leaves out the conversation said (core/memory/position.Focus).
             return ValResult(status=Status.ACCEPTED, reason=f"cites {len(cited)} evidence unit(s); {focus.note()}")

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.infra.cancel import Cancelled, CancelToken, bound
 from core.infra.config import Lane
 from core.kb.knowledge_base import KnowledgeBase
 from core.kb.sharding.cluster import Cluster, ShardUnavailable
@@ -402,6 +403,49 @@ def test_current_turn_units_score_beside_the_shards_as_in_one_process(cluster, t
     ]
     assert len(ranked[0]) == 13  # the KB's 12 units and the current-turn one
     assert_same_ranking(*ranked)
+
+
+def test_a_cancelled_question_stops_waiting_for_its_shards(cluster, tmp_path) -> None:
+    flag = tmp_path / "release"
+
+    def busy(path: str) -> None:  # a shard task that runs until the test lets it go
+        end = time.monotonic() + 60
+        while not os.path.exists(path) and time.monotonic() < end:
+            time.sleep(0.02)
+
+    cluster.config, saved = ClusterConfig(shard_timeout_ms=30_000), cluster.config
+    token = CancelToken()
+    threading.Timer(0.3, token.cancel, ["the user pressed Esc"]).start()
+    start = time.monotonic()
+    try:
+        with bound(token), pytest.raises(Cancelled, match="the user pressed Esc"):
+            cluster.each_shard(busy, [str(flag), str(flag)])
+        assert time.monotonic() - start < 15  # well before the 30 s shard timeout
+        assert cluster._down is None  # a cancel is no shard failure: the next question asks again
+    finally:
+        flag.touch()
+        cluster.config = saved
+    assert cluster.each_shard(os.path.basename, ["a/b", "c/d"]) == ["b", "d"]
+
+
+def test_values_shared_with_the_workers_are_bounded(cluster) -> None:
+    cluster.config, saved = ClusterConfig(shard_timeout_ms=20_000, shared_values=2), cluster.config
+    try:
+        values = [f"rule set {n}" for n in range(5)]  # five reloads of the rules
+        futures = [cluster.shared(value) for value in values]
+        assert cluster.shared(values[-1]) is futures[-1]  # a kept value is not sent again
+        assert [entry[0] for entry in cluster._shared.values()] == values[-2:]
+
+        def held() -> set[str]:
+            return set(cluster._client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks)))
+
+        deadline = time.monotonic() + 10
+        while {f.key for f in futures[:3]} & held() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not {f.key for f in futures[:3]} & held()  # released: the workers dropped them
+        assert {f.key for f in futures[3:]} <= held()
+    finally:
+        cluster.config = saved
 
 
 def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_answer(cluster, tmp_path) -> None:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.infra.cancel import note_shards
+from core.infra.cancel import Cancelled, current, note_shards
 from core.kb.sharding.config import ClusterConfig
 
 _LOCAL = re.compile(r"local:(\d{1,4})")
@@ -64,7 +64,9 @@ class Cluster:
         self._timings: dict[int, float] = {}
         self._timings_lock = threading.Lock()
         self._workers: tuple[float, list[str]] = (0.0, [])
-        self._shared: dict[int, tuple[Any, Any]] = {}  # id(value) → the value, its future
+        # id(value) → the value, its future; oldest first, at most `sharedValues` (holding the
+        # value keeps its id from being reused while the entry lives).
+        self._shared: dict[int, tuple[Any, Any]] = {}
         self._keeps_copies = False
         try:
             from distributed import Client, LocalCluster
@@ -134,6 +136,10 @@ class Cluster:
             return value
         with self._timings_lock:
             self._shared[id(value)] = (value, future)
+            released = list(self._shared)[: max(0, len(self._shared) - self.config.shared_values)]
+            for key in released:
+                _, old = self._shared.pop(key)
+                old.release()  # the scheduler forgets it, and the workers free their copies
         return future
 
     def each_shard(
@@ -142,8 +148,6 @@ class Cluster:
         """`task(shard, *args)` for every shard, in shard order; raises ShardUnavailable naming the
         shards that did not answer within the timeout (default `shardTimeoutMs`) or failed."""
         timeout = timeout_ms or self.config.shard_timeout_ms
-        from distributed import wait
-
         if self._down is not None and time.monotonic() < self._down[0]:
             note_shards(len(shards), {}, self._down[2])
             raise ShardUnavailable(self._down[1], self._down[2], len(shards))
@@ -157,10 +161,7 @@ class Cluster:
             )
             for i, shard in enumerate(shards)
         ]
-        try:
-            wait(futures, timeout=timeout / 1000)
-        except TimeoutError:
-            pass  # the ones not done are named below
+        self._wait_cancellable(futures, timeout / 1000)
         missing = [i for i, future in enumerate(futures) if future.status != "finished"]
         if missing:
             for future in futures:
@@ -176,16 +177,30 @@ class Cluster:
         note_shards(len(shards), {i: ms for i, (ms, _) in enumerate(results)})  # the attempt's trace
         return [value for _, value in results]
 
+    def _wait_cancellable(self, futures: list[Any], timeout_s: float) -> None:
+        """Wait for `futures` up to `timeout_s`, in slices of `cancelPollMs`: when the calling
+        plugin's token is cancelled meanwhile, the shard tasks are cancelled and `Cancelled`
+        raised, rather than the question waiting out the shard timeout for nothing."""
+        from distributed import wait
+
+        token = current()
+        end = time.monotonic() + timeout_s
+        while (left := end - time.monotonic()) > 0:
+            try:
+                wait(futures, timeout=min(left, self.config.cancel_poll_ms / 1000))
+                return
+            except TimeoutError:
+                pass
+            if token.cancelled:
+                for future in futures:
+                    future.cancel()
+                raise Cancelled(token.reason)
+
     def run_once(self, task: Callable[..., Any], *args: Any, timeout_ms: int, what: str) -> Any:
         """`task(*args)` on one worker (`what` names it); ShardUnavailable when it failed or did
         not finish within `timeout_ms`."""
-        from distributed import wait
-
         future = self._client.submit(task, *args, pure=False)
-        try:
-            wait([future], timeout=timeout_ms / 1000)
-        except TimeoutError:
-            pass  # named below
+        self._wait_cancellable([future], timeout_ms / 1000)
         if future.status == "finished":
             return future.result()
         if future.status == "error":

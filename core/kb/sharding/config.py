@@ -39,6 +39,12 @@ class ClusterConfig(BaseModel):
     cut_timeout_s: float = Field(default=3_600.0, ge=1.0, le=86_400.0)
     # Shards a worker keeps open (each a loaded KB and its indexes).
     open_shards: int = Field(default=16, ge=1, le=1024)
+    # Values (retrieval settings, rule sets) kept on every worker for reuse: each reload of the
+    # config or the rules puts a new one there, so the oldest are released past this many.
+    shared_values: int = Field(default=8, ge=1, le=1024)
+    # How often a question waiting for its shards checks whether it was cancelled (Esc, a
+    # deadline): the longest a cancelled question keeps waiting for shards it no longer needs.
+    cancel_poll_ms: int = Field(default=50, ge=5, le=5_000)
 
 
 def load_cluster_config(directory: Path | None = None) -> ClusterConfig:

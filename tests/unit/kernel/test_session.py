@@ -11,6 +11,7 @@ import pytest
 from core.kernel import session as session_module
 from core.kernel.contract import RegistryError, Request
 from core.kernel.session import Session
+from core.kernel.steering import Steering
 from core.units import Caller
 from mrptui.explorer_session import ExplorerSession
 
@@ -191,3 +192,33 @@ def test_a_large_kb_is_kept_out_of_the_cyclic_collector_until_a_reload(workspace
         assert gc.get_freeze_count() == 0 and _collected(large.kb)
     finally:
         gc.unfreeze()
+
+
+def test_the_collector_waits_while_a_run_is_pulled_through_and_not_while_a_steered_one_is_held(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    assert gc.isenabled()
+    pulled = session.run(Request(question="What is Quasar?"))
+    seen = [gc.isenabled() for _ in pulled]
+    assert len(seen) > 3 and not any(seen)
+    assert gc.isenabled()
+    # A caller that stops early gives the collector back when it closes the run.
+    stopped = session.run(Request(question="What is Quasar?"))
+    next(stopped)
+    assert not gc.isenabled()
+    stopped.close()
+    assert gc.isenabled()
+    # A debugger may hold a steered run at any event for as long as the user looks.
+    steered = [gc.isenabled() for _ in session.run(Request(question="What is Quasar?"), steering=Steering())]
+    assert len(steered) > 3 and all(steered)
+
+
+def test_a_collector_turned_off_by_the_caller_stays_off_after_a_run(workspace) -> None:
+    kb, config = workspace
+    session = Session.open([kb], config)
+    gc.disable()
+    try:
+        list(session.run(Request(question="What is Quasar?")))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -50,3 +50,16 @@ def test_a_group_whose_precision_never_reaches_the_target_is_never_rewritten():
     decisions = [("she", 0.9, i % 2 == 0) for i in range(40)] + [("it", 0.9, True) for _ in range(40)]
     thresholds = thresholds_of(decisions, 0.7)
     assert thresholds["she"] == 1.0 and thresholds["it"] < 1.0
+
+
+def test_of_thresholds_with_as_many_right_rewrites_the_stricter_is_chosen():
+    # Above 0.5 only the wrong low-confidence rewrites drop out: the same right ones, fewer wrong.
+    decisions = [("it", 0.9, True) for _ in range(20)] + [("it", 0.3, False) for _ in range(5)]
+    assert thresholds_of(decisions, 0.7)["it"] == 0.9
+
+
+def test_every_outer_folds_precision_and_rewrites_are_reported():
+    report = cross_validated(_data(), 0.7)
+    assert len(report["by_fold"]) == 5
+    assert sum(fold["rewrites"] for fold in report["by_fold"]) == report["all"]["rewrites"]
+    assert sum(fold["right"] for fold in report["by_fold"]) == report["all"]["right"]

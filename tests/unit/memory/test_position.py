@@ -21,6 +21,7 @@ from core.memory.position import (
     Focus,
     anchor_of,
     bucket,
+    focus_min_support,
     focus_of,
     focus_threshold,
     placed,
@@ -226,3 +227,33 @@ def test_a_question_that_stands_alone_in_a_conversation_takes_no_focus(harbour):
     _ask(harbour, talk, "What tore the harbour lantern from its bracket?")
     _, _, reason = _answered(_ask(harbour, talk, "When was the engine of the ferry Tamsin rebuilt?"))
     assert "conversation focus" not in reason
+
+
+def test_a_follow_up_reworded_from_its_passage_is_answered_there_and_not_alone(harbour):
+    """ "Where did it land?" rewords "The lantern lay in the mud": the focus unit says no word of
+    the question but "it". In the conversation a lead there needs only the learned least support,
+    and the reason says so; asked alone, the general check still refuses it."""
+    alone = _answered(_ask(harbour, None, "Where did the harbour lantern land?"))
+    assert alone[0] != "grounded"
+    talk = Conversation(Caller(), None, harbour.engine_config.memory, harbour.retrieval.hdc)
+    _ask(harbour, talk, "What tore the harbour lantern from its bracket?")
+    status, answer, reason = _answered(_ask(harbour, talk, "Where did it land?"))
+    assert status == "grounded" and answer.startswith("mud")
+    assert f"a lead there needs support >= {focus_min_support():.2f}" in reason
+
+
+def test_the_focus_support_is_learned_by_folds_and_applies_to_the_focus_unit_only():
+    from core.answer.short_answer import FocusRules, rules_for
+    from core.answer.support import LEAD, SUPPORT_THRESHOLD
+    from core.plugins.solve import focus_rules
+
+    learned = json.loads(WEIGHTS.read_text(encoding="utf-8"))["focus"]["min_support"]
+    assert learned["value"] == focus_min_support() and len(learned["cross_validated"]) == 5
+    assert SUPPORT_THRESHOLD in learned["candidates"]  # the general check was a candidate
+    accepted = Focus("u-same", weights()["same"], focus_threshold(), focus_min_support())
+    rules = focus_rules(accepted)
+    assert rules is not None and rules.unit == "u-same" and rules.rules.threshold == focus_min_support()
+    assert rules_for(rules, "u-other") is LEAD and rules_for(None, "u-same") is LEAD
+    assert rules_for(FocusRules("u-same", rules.rules), "u-same").threshold == focus_min_support()
+    assert focus_rules(Focus("u-before", weights()["before"], focus_threshold(), 0.0)) is None  # not accepted
+    assert focus_rules(Focus("u-same", weights()["same"], focus_threshold())) is None  # none learned
