@@ -77,7 +77,7 @@ ACT_PREFERRED_ROLES: dict[Act, tuple[Role, ...]] = {
 class SourceLocation(BaseModel):
     """Where a unit was read from, so errors and the TUI can point at the file."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     file: str
     line: int = 1
@@ -93,7 +93,7 @@ _CALENDAR_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 class KnowledgeUnit(BaseModel):
     """One DS005 context unit plus the permission fields borrowed from seed 002."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str = Field(min_length=1)
     source_id: str = Field(min_length=1)

@@ -1,19 +1,32 @@
-"""Readers for the three KB formats (Markdown, SOP, plain text), their validator and writers."""
+"""Readers for the three KB formats (Markdown, SOP, plain text), their validator and writers.
 
-from core.cnl.markdown import read_markdown, to_markdown
-from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
-from core.cnl.question_block import question_lines
-from core.cnl.sop import format_intents, parse_intents, read_sop
-from core.cnl.source import (
-    FOLDER_SUFFIXES,
-    SUFFIX_FORMATS,
-    Format,
-    ReadResult,
-    detect_format,
-    normalise_newlines,
-    read_file,
-    read_text,
-)
+The names below are imported on first use (PEP 562): `core.units` imports `core.cnl.caps`, which
+runs this file, and a warm `mrptui ask` (its KB read from the index cache) needs none of the
+readers; importing them all here cost ~20% of its imports (`python -X importtime`, issue 41).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.cnl.formats import FOLDER_SUFFIXES, SUFFIX_FORMATS, Format
+    from core.cnl.markdown import read_markdown, to_markdown
+    from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
+    from core.cnl.question_block import question_lines
+    from core.cnl.sop import format_intents, parse_intents, read_sop
+    from core.cnl.source import ReadResult, detect_format, normalise_newlines, read_file, read_text
+
+_HOMES = {
+    "core.cnl.formats": ("FOLDER_SUFFIXES", "SUFFIX_FORMATS", "Format"),
+    "core.cnl.markdown": ("read_markdown", "to_markdown"),
+    "core.cnl.plaintext": ("fact_triple", "read_plaintext", "split_sentences"),
+    "core.cnl.question_block": ("question_lines",),
+    "core.cnl.sop": ("format_intents", "parse_intents", "read_sop"),
+    "core.cnl.source": ("ReadResult", "detect_format", "normalise_newlines", "read_file", "read_text"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "FOLDER_SUFFIXES",
@@ -34,3 +47,12 @@ __all__ = [
     "split_sentences",
     "to_markdown",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core.cnl' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value

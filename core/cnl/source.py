@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from core.cnl.caps import CAPS
+from core.cnl.formats import SUFFIX_FORMATS, Format
 from core.cnl.json_keys import raw_permission_key
 from core.cnl.markdown import read_markdown
 from core.cnl.permissions import permission_inline, permission_line
@@ -36,23 +36,6 @@ BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 _NON_BLANK = re.compile(r"\S")
 
 
-class Format(StrEnum):
-    MARKDOWN = "markdown"
-    SOP = "sop"
-    TEXT = "text"
-    JSONL = "jsonl"
-
-
-SUFFIX_FORMATS = {
-    ".md": Format.MARKDOWN,
-    ".cnl": Format.SOP,
-    ".txt": Format.TEXT,
-    ".nl": Format.TEXT,
-    ".jsonl": Format.JSONL,
-}
-# Folder scans read these; `.jsonl` only when named explicitly (`--kb corpus.jsonl`), since traces
-# are JSON Lines too and are often saved next to the KB they came from.
-FOLDER_SUFFIXES = frozenset(SUFFIX_FORMATS) - {".jsonl"}
 # A README-style Markdown document has neither a `## Context Unit` heading nor a `Role:`/`Topic:`/
 # `Claim:` line; reading it as unit Markdown would yield nothing, silently. A file with either is
 # meant as units, so a misspelt heading still gets the Markdown reader's errors.

@@ -70,7 +70,7 @@ class Severity(StrEnum):
 class Diagnostic(BaseModel):
     """One problem found in a file; `line` and `col` are 1-based."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     code: Code
     message: str

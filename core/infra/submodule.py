@@ -24,14 +24,19 @@ from types import ModuleType
 _LOCK = threading.Lock()
 
 
-def import_submodule(name: str, absent: tuple[str, ...] = ()) -> ModuleType:
+def import_submodule(name: str, absent: tuple[str, ...] = (), unused: tuple[str, ...] = ()) -> ModuleType:
     """`importlib.import_module(name)` without running the `__init__` of its packages. Once the
     module is loaded, the placeholders and modules loaded with them leave sys.modules again, so a
     later `import` of the package anywhere gets the real package. When the top package is
     imported already, this is a plain import.
 
     `absent` names optional modules (imported under `try: ... except ImportError`) that are not
-    imported yet and that the load should find missing instead of importing."""
+    imported yet and that the load should find missing instead of importing.
+
+    `unused` names modules of the same package that the load imports names from but that the
+    caller never calls (nltk's chunker binds corpus tag maps and scoring it does not use when it
+    parses): they get a stand-in whose names raise `NotLoadedError` when called, and what they
+    import is not imported."""
     top = name.partition(".")[0]
     with _LOCK:
         if top in sys.modules:
@@ -41,7 +46,7 @@ def import_submodule(name: str, absent: tuple[str, ...] = ()) -> ModuleType:
         # None in sys.modules makes `import` raise ImportError at once, without importing parents.
         blocked = [module for module in absent if module not in sys.modules]
         sys.modules.update(dict.fromkeys(blocked))
-        finder = _PlaceholderFinder(top)
+        finder = _PlaceholderFinder(top, frozenset(unused))
         sys.meta_path.insert(0, finder)
         try:
             return importlib.import_module(name)
@@ -53,15 +58,23 @@ def import_submodule(name: str, absent: tuple[str, ...] = ()) -> ModuleType:
                 del sys.modules[loaded]
 
 
-class _PlaceholderFinder(importlib.abc.MetaPathFinder):
-    """Finds the modules of one top package as usual, but gives its packages a placeholder loader."""
+class NotLoadedError(RuntimeError):
+    """A name of a module that `import_submodule` was told the caller does not use was called."""
 
-    def __init__(self, top: str) -> None:
+
+class _PlaceholderFinder(importlib.abc.MetaPathFinder):
+    """Finds the modules of one top package as usual, but gives its packages a placeholder loader
+    and the `unused` modules a stand-in."""
+
+    def __init__(self, top: str, unused: frozenset[str]) -> None:
         self._top = top
+        self._unused = unused
 
     def find_spec(self, fullname, path, target=None):
         if fullname != self._top and not fullname.startswith(self._top + "."):
             return None
+        if fullname in self._unused:
+            return importlib.machinery.ModuleSpec(fullname, _StandInLoader())
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is not None and spec.submodule_search_locations is not None and spec.origin:
             spec.loader = _PlaceholderLoader(spec.origin)
@@ -91,6 +104,23 @@ class _PlaceholderLoader(importlib.abc.Loader):
             return value
 
         module.__getattr__ = reexport
+
+
+class _StandInLoader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        def not_loaded(attribute: str):
+            if attribute.startswith("__"):
+                raise AttributeError(f"module {module.__name__!r} has no attribute {attribute!r}")
+
+            def call(*args, **kwargs):
+                raise NotLoadedError(f"{module.__name__}.{attribute} was not loaded (import_submodule's `unused`)")
+
+            return call
+
+        module.__getattr__ = not_loaded
 
 
 def _from_import(module_name: str, attribute: str):

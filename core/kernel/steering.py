@@ -24,7 +24,7 @@ InterventionKind = Literal["exclude_plugin", "pin_plugin", "exclude_unit", "edit
 class Intervention(BaseModel):
     """One change a user made to a run: `target` is a plugin id, a unit id or Intent CNL text."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: InterventionKind
     target: str

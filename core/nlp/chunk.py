@@ -32,9 +32,14 @@ NP: {<DET><ADV>*<VERB><ADJ|NUM>*<NOUN|PROPN>+}
 
 
 def _parser() -> RegexpParser:
-    # nltk.metrics.scores tries `from scipy.stats.stats import betai`, which no scipy since 1.0
-    # has: it would import all of scipy.stats (~2 s) only to fail.
-    regexp = import_submodule("nltk.chunk.regexp", absent=("scipy.stats.stats",))
+    # Parsing calls none of: nltk.chunk.util's scoring (nltk.metrics.scores, which imports
+    # nltk.util) and corpus tag maps (nltk.tag.mapping: nltk.data, featstruct, logic), Tree's
+    # grammar productions (nltk.grammar), nltk.internals' checks of file paths and downloads
+    # (nltk.pathsec: urllib.request, http, ssl, email). Their imports were most of the chunker's
+    # (issue 41).
+    regexp = import_submodule(
+        "nltk.chunk.regexp", unused=("nltk.metrics.scores", "nltk.tag.mapping", "nltk.grammar", "nltk.pathsec")
+    )
     return regexp.RegexpParser(GRAMMAR)
 
 

@@ -6,7 +6,7 @@ other CNL, so a seed detector's output is never trusted unvalidated.
 
 from __future__ import annotations
 
-from core.cnl import format_intents, parse_intents, read_text
+from core.cnl import format_intents, parse_intents
 from core.infra.config import Budgets, MemoryConfig
 from core.kernel.contract import Descriptor, PlannerHints, PluginType, RunContext, SdResult, SeedDetector, Status
 from core.kernel.events import MemoryUse
@@ -122,6 +122,8 @@ def current_turn_units(sentences: list[str]) -> tuple[KnowledgeUnit, ...]:
     """The user's own statements as units of the "current-turn" source, read like any plain text."""
     if not sentences:
         return ()
+    from core.cnl import read_text  # the readers load only when a user's statement is read
+
     units, _ = read_text(" ".join(sentences), file=CURRENT_TURN_FILE, kind="text")
     # A sentence the reader cannot turn into a unit is still part of the intent's context.
     return tuple(unit.model_copy(update={"current_turn": True}) for unit in units)

@@ -22,8 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-from core.cnl.markdown import preamble_speaks, read_markdown, unit_heading_starts
-from core.cnl.source import BAD_CHARACTER, MAX_FILE_BYTES, Format, decode, detect_format, load_text, normalise_newlines
 from core.infra.diagnostics import Code, Diagnostic
 from core.retrieval.bm25.fields import FIELDS, field_texts, field_tokens
 from core.store.codec import FILE, LINE, PERM, SET, WIDTH, StoredUnits, UnitColumns
@@ -125,6 +123,8 @@ def _digest(text: str) -> bytes:
 def read_blocks(text: str) -> list[tuple[int, str]]:
     """(first line, text) of every unit block, in file order; text before the first heading
     yields nothing and is left out."""
+    from core.cnl.markdown import unit_heading_starts
+
     starts = unit_heading_starts(text)
     blocks, line, counted = [], 1, 0
     for start, end in zip(starts, [*starts[1:], len(text)]):
@@ -137,6 +137,18 @@ def read_blocks(text: str) -> list[tuple[int, str]]:
 def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:
     """The file's unit blocks (read from disk when `content` is None), or None when the block
     reader does not take it: not unit Markdown, or characters `read_text` would replace."""
+    # The readers load when a file is read again, not with the store: a warm `ask` reads none.
+    from core.cnl.markdown import preamble_speaks
+    from core.cnl.source import (
+        BAD_CHARACTER,
+        MAX_FILE_BYTES,
+        Format,
+        decode,
+        detect_format,
+        load_text,
+        normalise_newlines,
+    )
+
     if Path(file).suffix.lower() != ".md":  # only `.md` is read as unit Markdown: decode nothing
         return None
     text = load_text(Path(file), MAX_FILE_BYTES) if content is None else decode(content, file)
@@ -161,6 +173,8 @@ def patched(
     """`earlier`'s file read again from `content` (or from disk), reusing the blocks `known`
     holds (every block is read when it is None); None when the file is not (or no longer)
     plain unit Markdown, for `Segment.build` to read."""
+    from core.cnl.markdown import read_markdown
+
     blocks = _blocks_of(content, file)
     if blocks is None:
         return None

@@ -23,12 +23,12 @@ from dataclasses import dataclass, replace
 from itertools import compress
 from operator import eq, not_
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import TypeAdapter
 
 from core.cnl.caps import CAPS
-from core.cnl.source import ReadResult, read_pieces
 from core.infra.collector import collector_paused
 from core.infra.diagnostics import Diagnostic
 from core.retrieval.bm25.fields import FIELDS, field_texts
@@ -40,6 +40,9 @@ from core.store.mapped import Damaged, read_array, read_checked
 from core.store.private import Mac, write_private
 from core.store.terms import tokenise_texts
 from core.units import KnowledgeUnit
+
+if TYPE_CHECKING:
+    from core.cnl.source import ReadResult
 
 FORMAT_VERSION = 6
 _DIAGNOSTICS = TypeAdapter(list[Diagnostic])
@@ -241,6 +244,9 @@ class Segment:
 
 def _pieces(source: Source) -> Iterator[ReadResult]:
     """The units and diagnostics of a file (a piece at a time), or of a group's files in turn."""
+    # The readers load when a file is read, not when a cached segment is: a warm `ask` reads none.
+    from core.cnl.source import read_pieces
+
     for file in members(source):
         yield from read_pieces(file)
 

@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from core.cnl.source import read_cap
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
@@ -522,6 +521,8 @@ def _content(file: Source) -> bytes | None:
                 return None
             parts += [os.fsencode(str(member)), b"\0%d\0" % len(data), data]
         return b"".join(parts)
+    from core.cnl.source import read_cap  # with the readers: only when a file is read
+
     try:
         info = os.stat(file)
         cap = read_cap(file)

@@ -8,19 +8,26 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.kb.sharding.config import ClusterConfig, load_cluster_config
+from core.infra.resources import config_dir
+from core.kb.sharding import CONFIG_FILE
 from mrptui.commands import UsageError, cache_folder, cache_store, config_from_args, kb_paths, open_session
+
+if TYPE_CHECKING:
+    from core.kb.sharding.config import ClusterConfig
 
 
 def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     """The cluster options and the config's `cluster.json` checked (None: no cluster), before the
     KB opens, so a bad value costs nothing. `--cluster` wins over the file's address."""
+    if not _asks_for_cluster(args):
+        return None
     from pydantic import ValidationError
 
     from core.infra.config import ConfigError
     from core.kb.sharding.cluster import ClusterError, parse_cluster
+    from core.kb.sharding.config import ClusterConfig, load_cluster_config
 
     try:
         config = load_cluster_config(config_from_args(args))
@@ -43,6 +50,14 @@ def cluster_config(args: argparse.Namespace) -> ClusterConfig | None:
     return config
 
 
+def _asks_for_cluster(args: argparse.Namespace) -> bool:
+    """A cluster option given, or a `cluster.json` in the config folder. Without either there is no
+    cluster, and a command imports neither the settings model nor the cluster code (issue 41)."""
+    if any(getattr(args, name, None) is not None for name in ("cluster", "shards", "shard_dir")):
+        return True
+    return ((config_from_args(args) or config_dir()) / CONFIG_FILE).exists()
+
+
 @contextmanager
 def session_on_cluster(args: argparse.Namespace) -> Iterator[tuple[Any, Callable[[], dict] | None]]:
     """For the command's life: its session, and (with --cluster) the cluster started or reached
@@ -54,7 +69,7 @@ def session_on_cluster(args: argparse.Namespace) -> Iterator[tuple[Any, Callable
         yield open_session(args), None
         return
     from core.infra.config import ConfigError
-    from core.infra.resources import config_dir, sample_kb_dir
+    from core.infra.resources import sample_kb_dir
     from core.kb.sharding.cluster import Cluster, ClusterError, ShardUnavailable
     from core.kb.sharding.shards import ShardError
     from core.kernel.shard_session import coordinator_session, shard_session

@@ -34,10 +34,8 @@ def test_core_never_imports_textual_or_mrptui() -> None:
 
 
 # What `mrptui ask` must not pay for: the TUI, other commands' engines, test/eval libraries and
-# the HTTP stack's connections (only a configured LLM or dense endpoint needs them; nltk's chunker,
-# loaded when coreference chunks a sentence, brings http.client and ssl in through nltk.util's
-# module-level `from urllib.request import ...`, ~20 ms, and opens nothing; "What is Helix?" chunks
-# nothing, so neither they nor the chunker's `regex` load, ~45 ms in all), the process pool (only a first
+# the HTTP stack's connections (only a configured LLM or dense endpoint needs them; "What is Helix?"
+# chunks nothing, so not even nltk's chunker and its `regex` load), the process pool (only a first
 # load of a large KB starts one) and the scan threads (only a large HDC scan). With every KB file
 # in the index cache and the default (BM25) profile, neither does it need ThinkingDB, the stored
 # unit vectors (HDC and dense builds), the JSON Lines reader, the why-not explainer, the yes/no
@@ -65,6 +63,9 @@ ASK_NEVER_IMPORTS = (
     "core.retrieval.thinkingdb",
     "core.store.vectors",
     "core.cnl.jsonl",
+    # The file readers: a warm ask reads every unit from the index cache (issue 41).
+    "core.cnl.source",
+    "core.cnl.markdown",
     "core.answer.whynot",
     "core.answer.polarity",
     "mrptui.app",
@@ -87,12 +88,14 @@ ASK_NEVER_IMPORTS = (
     "llvmlite",
     "scipy",
     # The sharded search (issue 40) and its cluster: only `--cluster`/`--shards` or cluster.json's
-    # address start or reach one; a plain ask reads cluster.json's numbers alone.
+    # address start or reach one; a plain ask without a cluster.json does not even import its
+    # settings model (issue 41).
     "dask",
     "distributed",
     "tornado",
     "cloudpickle",
     "core.kernel.shard_session",
+    "core.kb.sharding.config",
     "core.kb.sharding.sharded",
     "core.kb.sharding.shards",
     "core.kb.sharding.shard_tasks",
@@ -106,18 +109,35 @@ ASK_NEVER_IMPORTS = (
 )
 
 
-def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
+def warm_ask_loads(question: str, modules: tuple[str, ...], cache: Path) -> list[str]:
+    """Which of `modules` a warm `mrptui ask question` on the sample KB imported (it must answer)."""
     script = (
         "import contextlib, io, sys\n"
         "from mrptui.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()) as out: code = main(['ask', 'What is Helix?'])\n"
-        f"loaded = sorted(m for m in {ASK_NEVER_IMPORTS!r} if m in sys.modules)\n"
+        f"with contextlib.redirect_stdout(io.StringIO()) as out: code = main(['ask', {question!r}])\n"
+        f"loaded = sorted(m for m in {modules!r} if m in sys.modules)\n"
         "print(code, bool(out.getvalue().strip()), ','.join(loaded))\n"
     )
-    env = {**os.environ, "MRPTUI_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "MRPTUI_CACHE_DIR": str(cache)}
     # The first run fills the index cache; the second is the warm ask measured here.
     printed = [python_prints(script, env) for _ in range(2)]
-    assert printed[-1].split(" ", 2) == ["0", "True", "\n"]
+    code, answered, loaded = printed[-1].split(" ", 2)
+    assert (code, answered) == ("0", "True")
+    return loaded.strip().split(",") if loaded.strip() else []
+
+
+def test_cli_ask_imports_only_what_asking_needs(tmp_path) -> None:
+    assert warm_ask_loads("What is Helix?", ASK_NEVER_IMPORTS, tmp_path / "cache") == []
+
+
+def test_cli_ask_that_chunks_loads_the_chunker_without_nltks_network_and_corpus_modules(tmp_path) -> None:
+    # Coreference chunks this question's evidence with nltk's RegexpParser (its `regex` loads),
+    # whose modules import, for what parsing never calls, nltk.pathsec (urllib.request, http.client,
+    # ssl) and nltk.util (pydoc); ThinkingDB's seed search would import numpy.ma through np.unique
+    # (issue 41).
+    lean = ("urllib.request", "http.client", "ssl", "pydoc", "numpy.ma")
+    loaded = warm_ask_loads("Which services use Python?", ("regex", *lean), tmp_path / "cache")
+    assert loaded == ["regex"]
 
 
 def test_cli_help_lists_every_command_without_importing_their_modules() -> None:

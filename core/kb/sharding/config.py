@@ -8,8 +8,7 @@ from pydantic.alias_generators import to_camel
 
 from core.infra.config import validated
 from core.infra.resources import config_dir
-
-CONFIG_FILE = "cluster.json"
+from core.kb.sharding import CONFIG_FILE
 
 
 class ClusterConfig(BaseModel):

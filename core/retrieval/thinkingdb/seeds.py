@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.retrieval.thinkingdb.arrays import EMPTY, gather, member, slices, unique_in_order
+from core.retrieval.thinkingdb.arrays import EMPTY, distinct, gather, member, slices, unique_in_order
 from core.text.tokenizer import tokenize
 
 if TYPE_CHECKING:
@@ -164,7 +164,9 @@ class _Search:
         so a hub symbol costs no more than any other."""
         ix, limit = self.ix, self.limits.max_seed_facts
         both = facts_between(self.db, symbols)
-        return np.unique(np.r_[both, gather(ix.by_subject, symbols, limit), gather(ix.by_object, symbols, limit)])
+        return distinct(
+            np.concatenate((both, gather(ix.by_subject, symbols, limit), gather(ix.by_object, symbols, limit)))
+        )
 
     @staticmethod
     def _end_scores(ends: np.ndarray, symbols: np.ndarray, scores: np.ndarray) -> np.ndarray:

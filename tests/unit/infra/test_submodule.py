@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from core.infra.submodule import import_submodule
+from core.infra.submodule import NotLoadedError, import_submodule
 
 
 def _package(root, name: str) -> None:
@@ -43,6 +43,25 @@ def test_absent_modules_are_missing_during_the_load_only(tmp_path, monkeypatch) 
     assert import_submodule("opt_pkg_x.user", absent=("json",)).HAVE is False
     assert "json" not in sys.modules
     import json  # noqa: F401  (importable again once the load is over)
+
+
+def test_unused_modules_are_stand_ins_whose_names_raise_when_called(tmp_path, monkeypatch) -> None:
+    (tmp_path / "lean_pkg_x").mkdir()
+    (tmp_path / "lean_pkg_x" / "__init__.py").write_text("")
+    (tmp_path / "lean_pkg_x" / "heavy.py").write_text("raise RuntimeError('heavy module ran')\n")
+    (tmp_path / "lean_pkg_x" / "parser.py").write_text(
+        "from lean_pkg_x.heavy import score\ndef parse(text):\n    return text.split()\n"
+        "def evaluate(text):\n    return score(text)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    parser = import_submodule("lean_pkg_x.parser", unused=("lean_pkg_x.heavy",))
+    assert parser.parse("a b") == ["a", "b"]
+    with pytest.raises(NotLoadedError, match=r"lean_pkg_x\.heavy\.score was not loaded"):
+        parser.evaluate("a b")
+    assert not [m for m in sys.modules if m.split(".")[0] == "lean_pkg_x"]
+    # A later load without `unused` runs the real module.
+    with pytest.raises(RuntimeError, match="heavy module ran"):
+        import_submodule("lean_pkg_x.parser")
 
 
 def test_a_package_that_is_not_installed_is_an_import_error() -> None:

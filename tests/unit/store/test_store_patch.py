@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.cnl import markdown as markdown_module
 from core.kb.knowledge_base import KnowledgeBase
 from core.store import Segment, SegmentStore
-from core.store import patch as patch_module
 from core.store.codec import COL, FACT, FILE, LINE, PERM, ROLE, SET
 from core.units import Caller
 from tests.unit.store.test_store import assert_same_scores
@@ -162,9 +162,10 @@ def test_every_edit_gives_the_segment_a_whole_read_gives(tmp_path, monkeypatch):
     kb = KnowledgeBase.load([tmp_path / "kb"], store=store)
     assert store.loads == 2 and store.builds == 0
     read_blocks_of = []
-    real = patch_module.read_markdown
+    # core/store/patch.py looks the reader up when it reads a block (the readers load lazily).
+    real = markdown_module.read_markdown
     monkeypatch.setattr(
-        patch_module, "read_markdown", lambda text, *a, **k: read_blocks_of.append(text) or real(text, *a, **k)
+        markdown_module, "read_markdown", lambda text, *a, **k: read_blocks_of.append(text) or real(text, *a, **k)
     )
     for name, edit in EDITS:
         paths[0].write_text(edit(paths[0].read_text(encoding="utf-8")), encoding="utf-8")
