@@ -26,12 +26,18 @@ import time
 
 import numpy as np
 
-from benchmarks import repeats, row
+from benchmarks import repeats, row, smoke
 
 _LOOP_ADDITIONS = 10_000_000
 _BANDWIDTH_BYTES = 256 * 2**20
 _STEM_WORDS = 10_000
 _SYLLABLES = ("con", "ser", "vat", "ion", "ing", "ed", "al", "ize", "ness", "ful", "re", "ab", "ly", "ment", "er")
+
+
+def _sized(full: int) -> int:
+    """The work a row measures: `full`, or a tenth in a smoke run, whose rows only show that the
+    calibration runs to the end (the test suite's benchmark smoke runs the calibration three times)."""
+    return full // 10 if smoke() else full
 
 
 def _add_loop(count: int) -> int:
@@ -62,7 +68,7 @@ def stem_ms() -> float:
     each pass: nltk keeps no cache, but the pass must not depend on a previous one)."""
     from nltk.stem import porter
 
-    words = _made_up_words(_STEM_WORDS)
+    words = _made_up_words(_sized(_STEM_WORDS))
 
     def stem_all() -> None:
         stemmer = porter.PorterStemmer(mode=porter.PorterStemmer.ORIGINAL_ALGORITHM)
@@ -74,20 +80,21 @@ def stem_ms() -> float:
 
 def read_bandwidth() -> float:
     """Single-thread memory read bandwidth in bytes/s: the best of five sums over a 256 MB array."""
-    data = np.ones(_BANDWIDTH_BYTES // 8, dtype=np.uint64)
-    return _BANDWIDTH_BYTES / (_best_ms(data.sum, repeats(5, 2)) / 1000)
+    size = _sized(_BANDWIDTH_BYTES)
+    data = np.ones(size // 8, dtype=np.uint64)
+    return size / (_best_ms(data.sum, repeats(5, 2)) / 1000)
 
 
 def bare_import_ms() -> float:
     command = [sys.executable, "-c", "import numpy, pydantic"]
     env = {**os.environ}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return _best_ms(lambda: subprocess.run(command, env=env, check=True), repeats(5, 2))
+    return _best_ms(lambda: subprocess.run(command, env=env, check=True), repeats(5))
 
 
 def rows() -> list[dict]:
     """The calibration rows (engine `calibration`, n 0)."""
-    loop_ms = _best_ms(lambda: _add_loop(_LOOP_ADDITIONS), repeats(3))
+    loop_ms = _best_ms(lambda: _add_loop(_sized(_LOOP_ADDITIONS)), repeats(3))
     read_ms = _BANDWIDTH_BYTES / read_bandwidth() * 1000
     return [
         row("calibration", 0, "cpu_loop", [loop_ms], 0.0),

@@ -4,6 +4,7 @@ as visible `\\uXXXX` escapes. A real OpenAI-compatible server on 127.0.0.1 plays
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -43,6 +44,21 @@ def ask(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def ask_in_process(config: Path, capsys, monkeypatch, *extra: str) -> tuple[int, str, str]:
+    """The same command through `mrptui.cli.main`, which puts the escaping streams in place: what
+    these tests check is what it writes, not the process boundary (the plain ask keeps that).
+    Stdin is empty, as the subprocess's /dev/null was."""
+    from mrptui.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    monkeypatch.setenv("MRPTUI_CONFIG", str(config))
+    monkeypatch.setenv("MRPTUI_NO_CACHE", "1")
+    capsys.readouterr()
+    code = main(["ask", "What does Helix store?", "--gs", "gs-llm-fast", *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def test_terminal_safe_escapes_controls_and_keeps_text():
     assert terminal_safe("a\tb\nc") == "a\tb\nc"
     assert terminal_safe("\x1b[2J\x07\x00\x9b\u202e\r") == "\\u001b[2J\\u0007\\u0000\\u009b\\u202e\\u000d"
@@ -72,14 +88,14 @@ def test_ask_prints_an_llm_answer_with_its_escape_sequences_escaped(tmp_path, co
     assert "\\u001b[2J" in done.stdout and "\\u202eevil" in done.stdout, done.stdout
 
 
-def test_ask_json_carries_the_reply_with_its_controls_escaped(tmp_path, config_path, llm_server):
+def test_ask_json_carries_the_reply_with_its_controls_escaped(tmp_path, config_path, llm_server, capsys, monkeypatch):
     """The LLM client escapes a reply as it arrives (core/infra/terminal_text.py), so the answer every
     surface shows, the explorer included, holds the escapes, not the controls."""
     for _ in range(4):
         llm_server.reply(f"{HOSTILE} [{UNIT}]")
-    done = ask(llm_config(tmp_path, config_path, llm_server.url), "--json")
-    assert not CONTROLS.search(done.stdout), repr(done.stdout)
-    answer = json.loads(done.stdout)["answer"]
+    _, out, _ = ask_in_process(llm_config(tmp_path, config_path, llm_server.url), capsys, monkeypatch, "--json")
+    assert not CONTROLS.search(out), repr(out)
+    answer = json.loads(out)["answer"]
     assert terminal_safe(HOSTILE) in answer and not CONTROLS.search(answer)
 
 
@@ -92,10 +108,12 @@ def test_the_llm_client_escapes_a_reply_before_any_plugin_reads_it(config_path, 
     assert reply == terminal_safe(HOSTILE) and not CONTROLS.search(reply)
 
 
-def test_step_prints_an_llm_error_reason_with_its_escape_sequences_escaped(tmp_path, config_path, llm_server):
+def test_step_prints_an_llm_error_reason_with_its_escape_sequences_escaped(
+    tmp_path, config_path, llm_server, capsys, monkeypatch
+):
     for _ in range(4):
         llm_server.reply_raw(503, "\x1b]0;title\x07\x1b[2Jbusy\u202e".encode())
-    done = ask(llm_config(tmp_path, config_path, llm_server.url), "--step")
-    assert llm_server.received, done.stderr
-    assert "busy" in done.stderr, done.stderr
-    assert not CONTROLS.search(done.stdout + done.stderr), repr(done.stderr)
+    _, out, err = ask_in_process(llm_config(tmp_path, config_path, llm_server.url), capsys, monkeypatch, "--step")
+    assert llm_server.received, err
+    assert "busy" in err, err
+    assert not CONTROLS.search(out + err), repr(err)

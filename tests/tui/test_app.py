@@ -101,7 +101,7 @@ async def test_pasted_lines_are_kept_and_enter_runs_a_pasted_single_line(app, se
         assert session.requests[-1].question == QUESTION and len(session.requests) == 2
 
 
-async def test_submit_runs_in_a_worker_and_fills_every_panel(app, session):
+async def test_submit_runs_in_a_worker_fills_every_panel_and_f1_shows_help_for_the_focused_panel(app, session):
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
         run = app.current
@@ -116,6 +116,15 @@ async def test_submit_runs_in_a_worker_and_fills_every_panel(app, session):
         assert screen.query_one(CitationList).option_count == 3
         assert "event 27 of 27" in text_of(screen.query_one("#status", Static))
         assert "planner-default" in text_of(screen.query_one("#plan-body", Static))
+        # F1 on the finished run (one app for both: the help only reads the focused panel).
+        await pilot.press("3", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.text.startswith("## Evidence")
+        groups = dict(app.screen.groups)
+        assert ("o", "Sort by the next column") in groups["This panel"]
+        assert any(key.startswith("n") for key, _ in groups["This screen"])
+        await pilot.press("f1")
+        assert isinstance(app.screen, MainScreen)
 
 
 async def test_rerun_keys_repeat_the_last_request(app, session):
@@ -822,28 +831,6 @@ async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
 # -- help, theme, layout, quit -----------------------------------------------------------------
 
 
-async def test_f1_shows_help_for_the_focused_panel(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await ask(pilot)
-        await pilot.press("3", "f1")
-        assert isinstance(app.screen, HelpScreen)
-        assert app.screen.text.startswith("## Evidence")
-        groups = dict(app.screen.groups)
-        assert ("o", "Sort by the next column") in groups["This panel"]
-        assert any(key.startswith("n") for key, _ in groups["This screen"])
-        await pilot.press("f1")
-        assert isinstance(app.screen, MainScreen)
-
-
-async def test_theme_toggle(app):
-    async with app.run_test(size=SIZE) as pilot:
-        assert app.theme == "textual-dark"
-        await pilot.press("ctrl+t")
-        assert app.theme == "textual-light"
-        await pilot.press("ctrl+t")
-        assert app.theme == "textual-dark"
-
-
 async def test_narrow_terminal_shows_one_panel_at_a_time(app):
     async with app.run_test(size=(80, 24)) as pilot:
         screen = app.screen
@@ -884,8 +871,13 @@ async def test_answer_panel_shows_the_answer_type_lead_support_and_links(app):
         assert "link: runs \u2192 schedules" in text and "reference: It \u2192 Airflow" in text
 
 
-async def test_ctrl_q_quits_from_a_modal(app):
+async def test_theme_toggle_then_ctrl_q_quits_from_a_modal(app):
     async with app.run_test(size=SIZE) as pilot:
+        assert app.theme == "textual-dark"
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-light"
+        await pilot.press("ctrl+t")
+        assert app.theme == "textual-dark"
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("ctrl+q")

@@ -110,17 +110,21 @@ async def test_in_replay_a_question_typed_on_the_kb_screen_lands_in_the_box_and_
         assert state(app) == before and not editor_calls.exists()
 
 
-@pytest.mark.parametrize("name", ["kb", "rules", "eval", "memory", "diff", "problems"])
-async def test_slash_goes_to_the_question_box_from_every_screen_and_types_nothing(name):
+async def test_slash_goes_to_the_question_box_from_every_screen_and_types_nothing():
+    """One app walks every screen: `/` changes nothing but the screen and focus, so each screen is
+    reached from the same state as a fresh app's (two runs asked, the box focused)."""
     app = make_app()
     async with app.run_test(size=(150, 42)) as pilot:
         await ask(pilot, leave=False)
         await ask(pilot, "what is airflow", leave=False)
-        await open_screen(pilot, name)
-        await pilot.press("slash")
-        await pilot.pause()
         box = app.main.query_one(QueryBox)
-        assert app.screen is app.main and app.focused is box and box.text == "what is airflow"
+        for name in ["kb", "rules", "eval", "memory", "diff", "problems"]:
+            await open_screen(pilot, name)
+            assert isinstance(app.screen, SCREENS[name]), name
+            await pilot.press("slash")
+            await pilot.pause()
+            assert app.screen is app.main and app.focused is box and box.text == "what is airflow", name
+            assert len(app.runs) == 2, name
 
 
 async def test_a_single_letter_command_still_runs_where_the_docs_say(editor_calls):
@@ -174,17 +178,20 @@ async def test_escape_walks_back_the_way_you_came():
         assert app.screen is app.main
 
 
-@pytest.mark.parametrize("name", ["rules", "kb", "problems"])
-async def test_a_question_typed_ahead_all_at_once_lands_whole_in_the_box(name, editor_calls):
+async def test_a_question_typed_ahead_all_at_once_lands_whole_in_the_box(editor_calls):
     """As a paste or tmux send-keys delivers it: every key queued before the first is handled, so
-    most are still on their way through the screen the first one closes."""
+    most are still on their way through the screen the first one closes. One app for the three
+    screens: nothing runs, and the box is emptied again before the next."""
     app = make_app()
     app.suspend = contextlib.nullcontext  # type: ignore[method-assign]
     async with app.run_test(size=(150, 42)) as pilot:
-        await open_screen(pilot, name)
-        for character in TYPED:
-            app.post_message(events.Key("space" if character == " " else character, character))
-        await settle(pilot)
         box = app.main.query_one(QueryBox)
-        assert app.screen is app.main and app.focused is box and box.text == TYPED
-        assert not editor_calls.exists() and app.runs == []
+        for name in ["rules", "kb", "problems"]:
+            box.value = ""
+            await open_screen(pilot, name)
+            assert isinstance(app.screen, SCREENS[name]), name
+            for character in TYPED:
+                app.post_message(events.Key("space" if character == " " else character, character))
+            await settle(pilot)
+            assert app.screen is app.main and app.focused is box and box.text == TYPED, name
+            assert not editor_calls.exists() and app.runs == [], name
