@@ -114,6 +114,13 @@ def top1(w: np.ndarray, data: list[Instance]) -> float:
     return sum(bool(y[int(np.argmax(x @ w))]) for _, x, y in data) / max(1, len(data))
 
 
+def write_weights(path: Path, payload: dict) -> None:
+    """The priors and their figures into `path`, keeping the block learn_focus.py learns there
+    ("focus": the focus decision's threshold and support), which this script does not compute."""
+    focus = json.loads(path.read_text(encoding="utf-8")).get("focus") if path.exists() else None
+    path.write_text(json.dumps({**payload, **({"focus": focus} if focus else {})}, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, required=True)
@@ -147,8 +154,7 @@ def main(argv=None) -> int:
     print(json.dumps({"logit": dict(zip(FEATURES, map(float, w))), "priors": learned, **report}, indent=1))
     if args.write:
         learned_by = f"python -m scripts.learn_position --data ../shared/qa/coqa-dev --train {args.train} --write"
-        payload = {"weights": learned, "learned_by": learned_by, **report}
-        WEIGHTS.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+        write_weights(WEIGHTS, {"weights": learned, "learned_by": learned_by, **report})
     return 0
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
-from scripts.learn_position import BUCKETS, fit, priors, top1
+from scripts.learn_position import BUCKETS, fit, priors, top1, write_weights
 
 
 def _turn(right_bucket: str, scores: list[float], buckets: list[str]) -> tuple[str, np.ndarray, np.ndarray]:
@@ -25,3 +27,17 @@ def test_the_bucket_the_answer_keeps_being_in_gets_the_largest_prior():
 
 def test_a_score_that_tells_nothing_gives_no_priors():
     assert priors(np.array([-1.0, 2.0, 1.0, 0.0, 0.0])) == dict.fromkeys(BUCKETS, 0.0)
+
+
+def test_writing_the_priors_keeps_what_learn_focus_stored(tmp_path):
+    path = tmp_path / "position_weights.json"
+    path.write_text(json.dumps({"weights": {"next": 0.1}, "focus": {"min_prior": 0.58}}), encoding="utf-8")
+    write_weights(path, {"weights": {"next": 0.3}, "learned_by": "test"})
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "weights": {"next": 0.3},
+        "learned_by": "test",
+        "focus": {"min_prior": 0.58},
+    }
+    fresh = tmp_path / "new.json"
+    write_weights(fresh, {"weights": {}})
+    assert json.loads(fresh.read_text(encoding="utf-8")) == {"weights": {}}
