@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.store import segment as segment_module
+from core.cnl import source as source_module
 from core.store.segment import Segment
 from core.store.terms import tokenise_texts
 from core.text.tokenizer import stem, stem_table, tokenize
@@ -93,8 +93,8 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
     path = tmp_path / "foundry.md"
     path.write_text("## Context Unit foundry::chunk-001::unit-001\nRole: Explanation\nTopic: Tenor\nClaim: Rings.\n")
     seen = []
-    original = segment_module.read_pieces
-    monkeypatch.setattr(segment_module, "read_pieces", lambda file: seen.append(gc.isenabled()) or original(file))
+    original = source_module.read_pieces  # the segment imports its reader when it reads a file
+    monkeypatch.setattr(source_module, "read_pieces", lambda file: seen.append(gc.isenabled()) or original(file))
     Segment.build(path, "k")
     assert seen == [False] and gc.isenabled()
     gc.disable()
@@ -103,7 +103,7 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
         assert not gc.isenabled()  # a caller that turned it off keeps it off
     finally:
         gc.enable()
-    monkeypatch.setattr(segment_module, "read_pieces", lambda file: 1 / 0)
+    monkeypatch.setattr(source_module, "read_pieces", lambda file: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         Segment.build(path, "k")
     assert gc.isenabled()
