@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.answer.attribute_answers import attribute_link, matter_link
+from core.answer.copula import asks_by_copula, copula_side
 from core.answer.lifespans import asked_year, said_end
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
@@ -351,6 +352,11 @@ def fills_gap(question: Question, sentence: Sequence[Token], lead: Span, expecte
     eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
     usually another fact."""
     first, last = _phrase(sentence, lead)
+    if expected.head and asks_by_copula(question.tokens):
+        # "What is the gate code …?": the value across the copula from the code, not a kind of code.
+        side = copula_side(sentence, first, last, expected.head)
+        if side is not None:
+            return side
     asked = question.stems
     before = sentence[first - 1] if first > 0 else None
     if before is not None and before.tag == "VERB" and set(tokenize(before.word)) & asked:
