@@ -4,8 +4,13 @@ The cache holds what a caller's view is computed from (each unit's permission cl
 of restricted units, so it is trusted only as far as its root folder is:
 
 - `refusal` names why a root must not be used: not a folder, owned by another user, writable
-  by group or others, or holding a symbolic link anywhere below it. Such a cache is neither read nor written (the store turns itself off with
-  one warning). A root of ours that others may read or enter is narrowed to 0700.
+  by group or others, or holding a symbolic link in its first two levels (the folders every
+  command reads: `segments/<file>`, `views/<view>`, `sources`, `nlp`, `tags`, `tmp/<writer>`).
+  Such a cache is neither read nor written (the store turns itself off with one warning). A root
+  of ours that others may read or enter is narrowed to 0700.
+- `linked_below` checks a deeper folder the same way when a command first uses it (the store:
+  the segments of one KB file), so a command's check costs what it reads, not the whole cache
+  (17,000 entries took 0.3 s a command on a developer's machine).
 - Everything the store creates is a 0700 folder (`private_dirs`) or a 0600 file (`write_private`),
   whatever the umask, so restricted text and vocabulary are never readable by others.
 - `Mac`: every segment file's keyed BLAKE2b digest is recorded in its `meta.json` and checked on
@@ -32,6 +37,8 @@ _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 # Entries below a root that `refusal` checks for links; a cache with more is refused unchecked.
 MAX_CHECKED_ENTRIES = 1_000_000
+# Levels below the root that `refusal` checks; deeper folders are checked as they are used.
+_ROOT_DEPTH = 2
 
 
 def refusal(root: Path) -> str | None:
@@ -48,7 +55,7 @@ def refusal(root: Path) -> str | None:
         return f"refusing the index cache at {root}: it is owned by uid {info.st_uid}, not by you (uid {os.geteuid()}); running without it"
     if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return f"refusing the index cache at {root}: it is writable by group or others (mode {stat.S_IMODE(info.st_mode):o}); running without it"
-    link = _first_link(root)
+    link = linked_below(root, depth=_ROOT_DEPTH)
     if link is not None:
         return f"refusing the index cache at {root}: {link}; running without it"
     if info.st_mode & 0o077:
@@ -61,13 +68,15 @@ def refusal(root: Path) -> str | None:
     return None
 
 
-def _first_link(root: Path) -> str | None:
-    """Why an entry below `root` makes it unusable: a symbolic link (a planted `segments` link
-    would have the store read and write wherever it points), or more entries than are checked."""
-    pending, seen = [str(root)], 0
+def linked_below(folder: Path, depth: int | None = None) -> str | None:
+    """Why an entry below `folder` (down to `depth` levels, None: all) makes the cache unusable:
+    a symbolic link (a planted `segments` link would have the store read and write wherever it
+    points), or more entries than are checked."""
+    pending, seen = [(str(folder), 1)], 0
     while pending:
+        path, level = pending.pop()
         try:
-            entries = list(os.scandir(pending.pop()))
+            entries = list(os.scandir(path))
         except OSError:
             continue  # an unreadable folder is the store's to report when it uses it
         for entry in entries:
@@ -76,8 +85,8 @@ def _first_link(root: Path) -> str | None:
                 return f"it holds more than {MAX_CHECKED_ENTRIES:,} entries (MAX_CHECKED_ENTRIES), too many to check for links"
             if entry.is_symlink():
                 return f"{entry.path} is a symbolic link"
-            if entry.is_dir(follow_symlinks=False):
-                pending.append(entry.path)
+            if entry.is_dir(follow_symlinks=False) and (depth is None or level < depth):
+                pending.append((entry.path, level + 1))
     return None
 
 

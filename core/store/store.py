@@ -32,7 +32,7 @@ from core.store.groups import FileGroup, Source, members
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
-from core.store.private import Mac, private_dirs, refusal
+from core.store.private import Mac, linked_below, private_dirs, refusal
 from core.store.segment import FORMAT_VERSION, Segment, SegmentError
 from core.text.tokenizer import add_stem_source, computed_stems, learn_stems
 
@@ -143,6 +143,7 @@ class SegmentStore:
         self._blocks: dict[str, tuple[Segment, BlockTable]] = {}
         self._mac: Mac | None = None
         self._swept = False
+        self._checked: set[Path] = set()
         reason = refusal(root) if root is not None else None
         if reason is not None:
             self._disable(reason)
@@ -184,7 +185,7 @@ class SegmentStore:
         return folder
 
     def _segment(self, file: Source, earlier: Segment | None, stat: SourceStat | None = None) -> Segment:
-        if not self.enabled:
+        if not self.enabled or not self._unlinked(file):
             return self._build(file, "", earlier)[0]
         known = self._known_key(file, stat)
         # Stat before reading: a record pairs the key with the stat the read bytes had (see
@@ -372,6 +373,21 @@ class SegmentStore:
             )
         except (SegmentError, OSError, ValueError):
             return None  # none stored (another format, an older cache): the file is read whole
+
+    def _unlinked(self, file: Source) -> bool:
+        """Whether the file's segments folder holds no symbolic link (`refusal` checked the
+        cache's first two levels; this one is checked when first used). A link turns the store off."""
+        folder = self._path_folder(file)
+        with self._lock:
+            if folder in self._checked:
+                return True
+        link = linked_below(folder)
+        if link is not None:
+            self._disable(f"refusing the index cache at {self.root}: {link}; running without it")
+            return False
+        with self._lock:
+            self._checked.add(folder)
+        return True
 
     def _path_folder(self, file: Source) -> Path:
         assert self.root is not None

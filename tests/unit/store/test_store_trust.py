@@ -382,3 +382,28 @@ def test_a_symlink_planted_below_the_cache_root_is_refused(tmp_path):
     assert f"refusing the index cache at {cache}" in note and f"{planted} is a symbolic link" in note
     assert store.loads == 0 and not store.enabled
     assert kb.units == good.units
+
+
+def test_a_symlink_planted_deep_in_a_segment_is_refused_when_that_file_is_read(tmp_path):
+    """The root's check reads two levels (not the whole cache on every command); the folder of
+    a KB file's segments is checked when the store first uses it, with the same refusal."""
+    kb_dir, other_dir, cache = tmp_path / "kb", tmp_path / "other", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    write_kb(other_dir, files=1)
+    good = KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
+    before = set(segment_folders(cache))
+    KnowledgeBase.load([other_dir], store=SegmentStore(cache))
+    (other_segment,) = set(segment_folders(cache)) - before
+    planted = other_segment / "planted"
+    os.symlink(tmp_path / "elsewhere", planted)
+
+    unrelated = SegmentStore(cache)
+    kb = KnowledgeBase.load([kb_dir], store=unrelated)
+    assert cache_notes(kb) == [] and unrelated.enabled and unrelated.loads == 1, "another file's folder is not read"
+    assert kb.units == good.units
+
+    store = SegmentStore(cache)
+    kb = KnowledgeBase.load([other_dir], store=store)
+    (note,) = cache_notes(kb)
+    assert f"refusing the index cache at {cache}" in note and f"{planted} is a symbolic link" in note
+    assert store.loads == 0 and not store.enabled
