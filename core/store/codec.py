@@ -164,7 +164,9 @@ def _iso(day: dt.date | None) -> str | None:
 
 def dump_units(units: Sequence[KnowledgeUnit]) -> tuple[bytes, np.ndarray]:
     """Every unit's JSON, concatenated, and where each one starts and ends (n + 1 offsets)."""
-    blobs = [unit.model_dump_json().encode() for unit in units]
+    # The serializer's own bytes: `model_dump_json` decodes them to a str that would be encoded back.
+    to_json = KnowledgeUnit.__pydantic_serializer__.to_json
+    blobs = list(map(to_json, units))
     offsets = np.zeros(len(blobs) + 1, dtype=np.int64)
     np.cumsum([len(blob) for blob in blobs], out=offsets[1:])
     return b"".join(blobs), offsets

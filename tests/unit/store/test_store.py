@@ -341,6 +341,25 @@ def test_stored_units_equal_the_validated_originals_field_by_field(tmp_path):
         UnitColumns.load(columns.dump().replace(b'"topic"', b'"topik"', 1), columns.cols)
 
 
+def test_unit_json_is_each_units_model_dump_json_in_utf8():
+    # Unit digests and restored units rest on these bytes: the serializer's own bytes must be
+    # what `model_dump_json` gives, non-ASCII text, dates and permission fields included.
+    units = list(KnowledgeBase.load([ROOT / "sample_kb"], store=SegmentStore(None)).units)
+    units.append(
+        units[0].model_copy(
+            update={
+                "claim": "Glockengießerei: ΣΑΣ naïve — \u00e9t\u00e9 \U0001f514",
+                "region": "NORTH",
+                "acl": ("crew:night",),
+            }
+        )
+    )
+    blob, offsets = dump_units(units)
+    assert [blob[start:end] for start, end in zip(offsets[:-1], offsets[1:], strict=True)] == [
+        unit.model_dump_json().encode() for unit in units
+    ]
+
+
 def test_stems_of_words_outside_the_kb_are_kept_for_the_next_process(tmp_path):
     kb_dir = tmp_path / "kb"
     write_kb(kb_dir, files=1)
