@@ -8,10 +8,11 @@ a saved trace read them, and read the same models, built from the same fields, a
 (docs/decisions.md, "Trace rows built when read").
 """
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, TypeAdapter
 from pydantic_core import core_schema
 
 
@@ -81,6 +82,12 @@ class CandidateScore(_Row):
     fusion: FusionExplanation | None = None  # None in a trace recorded before fusion was explained
 
 
+@functools.cache
+def _rows_adapter() -> TypeAdapter[list[CandidateScore]]:
+    # Built on first read of rows built when read: a run that reads none never builds it.
+    return TypeAdapter(list[CandidateScore])
+
+
 class CandidateRows(Sequence[CandidateScore]):
     """The rows of one event, in rank order. Rows given as models (a trace read back, a test) are
     validated at once, as any event field; rows the engine gives as fields (`built_when_read`) are
@@ -105,12 +112,20 @@ class CandidateRows(Sequence[CandidateScore]):
 
     def _row(self, index: int) -> CandidateScore:
         row = self._rows[index]
-        if row is None:
+        return row if row is not None else self._built(range(index, index + 1))[0]
+
+    def _built(self, indexes: range) -> list[CandidateScore]:
+        """The rows at `indexes`, those not built yet validated together in one pass (a reader
+        that iterates reads them all: row by row cost ~45% more than one pass at 200 rows)."""
+        missing = [i for i in indexes if self._rows[i] is None]
+        if missing:
             assert self._fields is not None  # a row is None only in rows built when read
             # Two readers may build one row at once (the UI and the engine's thread): both build
             # the same row from the same fields, and either result is kept.
-            row = self._rows[index] = CandidateScore.model_validate(self._fields(index))
-        return row
+            fields = self._fields
+            for i, built in zip(missing, _rows_adapter().validate_python([fields(i) for i in missing]), strict=True):
+                self._rows[i] = built
+        return cast(list[CandidateScore], [self._rows[i] for i in indexes])  # every one is built now
 
     @overload
     def __getitem__(self, index: int) -> CandidateScore: ...
@@ -120,14 +135,14 @@ class CandidateRows(Sequence[CandidateScore]):
 
     def __getitem__(self, index: int | slice) -> CandidateScore | tuple[CandidateScore, ...]:
         if isinstance(index, slice):
-            return tuple(self._row(i) for i in range(*index.indices(len(self._rows))))
+            return tuple(self._built(range(*index.indices(len(self._rows)))))
         return self._row(range(len(self._rows))[index])
 
     def __len__(self) -> int:
         return len(self._rows)
 
     def __iter__(self) -> Iterator[CandidateScore]:
-        return (self._row(i) for i in range(len(self._rows)))
+        return iter(self._built(range(len(self._rows))))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, CandidateRows):
