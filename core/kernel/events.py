@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.infra.safe_io import FileTooLarge, Marked, Protected, UnsafePath, atomic_write_text, open_regular
+from core.kernel.candidates import CandidateRows
 from core.units import Intent
 
 # Traces above this are refused unread. An `ask` trace is a few hundred KB; 700 scored candidates
@@ -24,35 +25,6 @@ MAX_TRACE_BYTES = 64_000_000
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class TermContribution(_Model):
-    term: str
-    field: str
-    tf: int
-    idf: float
-    field_weight: float
-    contribution: float
-    # The synonym that put this term in the query (`notebook → laptop`), or "".
-    via: str = ""
-
-
-class LaneScore(_Model):
-    """One lane's part in a candidate's fused score (docs/scoring.md, Fusion)."""
-
-    lane: str
-    raw: float | None = None  # BM25's raw score, before normalisation (the other lanes score in [0, 1])
-    score: float  # the normalised score fusion sums
-    weight: float
-
-
-class FusionExplanation(_Model):
-    """How a candidate's `fused` was summed: Σ weight × score over the lanes that found it, plus
-    the agreement bonus when it earned one (0 when not)."""
-
-    lanes: tuple[LaneScore, ...]
-    bonus: float = 0.0
-    fused: float
 
 
 class FusionSettings(_Model):
@@ -81,39 +53,6 @@ class HdcSettings(_Model):
     lane_pool: int
     field_weights: dict[str, float]
     claim_window: int
-
-
-class CandidateScore(_Model):
-    """One unit as a kb plugin scored it, with the exact reason it was kept or cut."""
-
-    id: str
-    role: str
-    rank: int
-    bm25_raw: float | None = None
-    bm25: float | None = None
-    hdc: float | None = None
-    tdb: float | None = None
-    dense: float | None = None
-    fused: float
-    score: float
-    agreement: bool = False
-    role_boost: float = 1.0
-    kept: bool
-    cut_reason: Literal["min_score", "gap", "max_results"] | None = None
-    # Kept past maxResults as a leaf of this ThinkingDB proof (its fact), whose other leaves were kept.
-    kept_with: str = ""
-    current_turn: bool = False
-    # The shard (1-based, as "shard 3 of 4" names it) that holds the unit when the KB was searched
-    # on a cluster (core/kb/sharding); None in one process and for current-turn units.
-    shard: int | None = None
-    # The conversation-position prior added to `score` (core/memory/position.py); 0 outside one.
-    position: float = 0.0
-    bm25_terms: tuple[TermContribution, ...] = ()
-    hdc_fields: dict[str, float] = Field(default_factory=dict)
-    # Question words HDC matched through a near form of a unit word, and the shared n-grams
-    # (core/retrieval/hdc/index.py match_notes); like every event field, no unit text.
-    hdc_match: tuple[str, ...] = ()
-    fusion: FusionExplanation | None = None  # None in a trace recorded before fusion was explained
 
 
 class ShardTiming(_Model):
@@ -284,7 +223,7 @@ class RetrievalScored(_Event):
     total_candidates: int
     # Synonyms applied to the question: `notebook → laptop (sample_kb/synonyms.txt:3)`.
     synonyms: tuple[str, ...] = ()
-    candidates: tuple[CandidateScore, ...]
+    candidates: CandidateRows
     evidence_ids: tuple[str, ...]
     fusion: FusionSettings | None = None  # None in a trace recorded before fusion was explained
     # None in a trace recorded before the run's cut-offs and HDC numbers were (the explorer then

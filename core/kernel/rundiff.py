@@ -17,12 +17,12 @@ from difflib import SequenceMatcher
 from itertools import zip_longest
 from typing import Literal
 
+from core.kernel.candidates import CandidateScore
 from core.kernel.events import (
     AnswerReady,
     AttemptFinished,
     AttemptStarted,
     Backtracked,
-    CandidateScore,
     IntentDetected,
     Intervened,
     PlanBuilt,

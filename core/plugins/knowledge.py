@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from core.infra.config import FusionConfig, FusionMethod, HdcConfig, Lane, Profile
 from core.infra.embeddings import EmbeddingError
 from core.kb.indexes import ViewIndexes
+from core.kernel.candidates import CandidateRows
 from core.kernel.contract import Descriptor, KbResult, KnowledgePlugin, PlannerHints, PluginType, RunContext, Status
 from core.kernel.events import (
     CutSettings,
@@ -233,8 +234,10 @@ class ProfileRetriever(KnowledgePlugin):
     def _scored_event(
         self, ctx: RunContext, outcome: RetrievalOutcome, indexes: ViewIndexes, query: Query, hdc_query
     ) -> RetrievalScored:
-        """The event with its rows, validated in one pass: 200 rows of four models each, built one
-        model at a time, were a fifth of a question's CPU at 100k units."""
+        """The event; its rows are built when first read (core/kernel/candidates.py): 200 rows of
+        four models each were a fifth of a question's CPU at 100k units, and nothing in a run
+        reads them. What a row explains from the view (BM25 terms, HDC fields and notes, the
+        shard) is read now, while the run holds the view."""
         limits = self._services.engine.trace
         shown = outcome.candidates[: limits.max_candidates_per_event]
         fusion = fusion_settings(self._services.retrieval.fusion, self.profile)
@@ -242,14 +245,16 @@ class ProfileRetriever(KnowledgePlugin):
         terms = dict(zip(explained, indexes.bm25.contributions_of(query.terms, explained), strict=True))
         if hdc_query is not None:  # the HDC notes read the explained units: read together (a cluster fetches them)
             indexes.view.units_of(c.id for c in shown[: limits.explained_candidates])
-        rows = []
-        for position, candidate in enumerate(shown):
+        explanations = []
+        for candidate in shown[: limits.explained_candidates]:
             ctx.cancel.raise_if_cancelled()
-            explain = position < limits.explained_candidates
-            contributions = terms.get(candidate.id, ())
-            rows.append(
-                candidate_score(candidate, indexes, query, hdc_query if explain else None, contributions, fusion)
-            )
+            explanations.append(explanation(candidate, indexes, query, hdc_query, terms.get(candidate.id, ())))
+        shards = [indexes.shard_of(c.id) for c in shown]
+
+        def fields(index: int) -> dict[str, object]:
+            extra = explanations[index] if index < len(explanations) else _UNEXPLAINED
+            return candidate_fields(shown[index], shards[index], fusion, extra)
+
         return RetrievalScored.model_validate(
             {
                 "plugin": self.id,
@@ -260,7 +265,7 @@ class ProfileRetriever(KnowledgePlugin):
                 "sufficient": outcome.sufficient,
                 "total_candidates": len(outcome.candidates),
                 "synonyms": query.synonym_labels(),
-                "candidates": rows,
+                "candidates": CandidateRows.built_when_read(len(shown), fields),
                 "evidence_ids": outcome.evidence_ids,
                 "fusion": fusion,
                 "cuts": CutSettings(**dataclasses.asdict(outcome.cutoffs)),
@@ -352,17 +357,15 @@ class Query:
         return tuple(f"{m.label()} ({m.file}:{m.line})" for m in self.expansion.matches)
 
 
-def candidate_score(
+def explanation(
     candidate: Candidate,
     indexes: ViewIndexes,
     query: Query,
     hdc_query,
     contributions: Iterable[TermFieldContribution],
-    fusion: FusionSettings,
 ) -> dict[str, object]:
-    """The fields of one trace row (`CandidateScore`, validated with its event); `hdc_query` (HDC
-    field similarities and notes) and `contributions` (its BM25 terms) are given for an explained
-    candidate only."""
+    """The fields of an explained trace row read from the view: its BM25 terms (`contributions`)
+    and, when the HDC lane ran (`hdc_query`), its HDC field similarities and notes."""
     terms = [
         {
             "term": c.term,
@@ -379,6 +382,16 @@ def candidate_score(
     # The unit is read (restored, from a stored KB) only for the HDC notes of an explained candidate.
     unit = indexes.view.get(candidate.id) if hdc_query is not None else None
     hdc_match = match_notes(indexes.hdc, hdc_query, unit) if unit is not None else ()
+    return {"bm25_terms": terms, "hdc_fields": hdc_fields, "hdc_match": hdc_match}
+
+
+_UNEXPLAINED: dict[str, object] = {"bm25_terms": [], "hdc_fields": {}, "hdc_match": ()}
+
+
+def candidate_fields(
+    candidate: Candidate, shard: int | None, fusion: FusionSettings, explained: dict[str, object]
+) -> dict[str, object]:
+    """The fields of one trace row (`CandidateScore`); `explained` holds what `explanation` read."""
     lanes = candidate.lanes
     return {
         "id": candidate.id,
@@ -397,11 +410,9 @@ def candidate_score(
         "cut_reason": candidate.cut_reason.value if candidate.cut_reason else None,
         "kept_with": candidate.kept_with,
         "current_turn": candidate.current_turn,
-        "shard": indexes.shard_of(candidate.id),
+        "shard": shard,
         "position": candidate.position,
-        "bm25_terms": terms,
-        "hdc_fields": hdc_fields,
-        "hdc_match": hdc_match,
+        **explained,
         "fusion": fusion_explanation(candidate, fusion),
     }
 

@@ -16,7 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from core.infra.config import RetrievalConfig
-from core.kernel.events import AnswerReady, CandidateScore, CutSettings, HdcSettings, RetrievalScored
+from core.kernel.candidates import CandidateScore
+from core.kernel.events import AnswerReady, CutSettings, HdcSettings, RetrievalScored
 from core.plugins.knowledge import hdc_settings
 from core.retrieval.hdc.encoding import unit_windows
 from core.units import KnowledgeUnit

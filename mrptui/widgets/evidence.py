@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from core.kernel.events import CandidateScore, RetrievalScored
+from core.kernel.candidates import CandidateScore
+from core.kernel.events import RetrievalScored
 from mrptui.widgets.tables import Cell, FilledTable, component_style, refill
 
 ROW_CAP = 500
@@ -57,7 +58,7 @@ def columns_of(scored: RetrievalScored | None) -> tuple[Column, ...]:
     return (*COLUMNS[:at], SHARD_COLUMN, *COLUMNS[at:])
 
 
-def sort_candidates(candidates: tuple[CandidateScore, ...], column: str, reverse: bool) -> list[CandidateScore]:
+def sort_candidates(candidates: Sequence[CandidateScore], column: str, reverse: bool) -> list[CandidateScore]:
     """Candidates ordered by `column`; missing values always last, ties by unit id."""
     col = next(c for c in (*COLUMNS, SHARD_COLUMN) if c.key == column)
     present = [c for c in candidates if col.value(c) is not None]

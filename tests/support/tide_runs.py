@@ -5,12 +5,12 @@ Nothing like sample_kb, so the pairing is tested on material the engine never sa
 
 from __future__ import annotations
 
+from core.kernel.candidates import CandidateScore
 from core.kernel.events import (
     AnswerReady,
     AttemptFinished,
     AttemptStarted,
     Backtracked,
-    CandidateScore,
     Intervened,
     PlanBuilt,
     PlanStage,

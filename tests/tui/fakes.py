@@ -18,6 +18,7 @@ from pathlib import Path
 from core.infra.config import Lane, Profile, RetrievalConfig
 from core.infra.diagnostics import Code, Diagnostic
 from core.kb.health import Health, health_of
+from core.kernel.candidates import CandidateScore, TermContribution
 from core.kernel.contract import Request
 from core.kernel.events import (
     AnswerDetail,
@@ -26,7 +27,6 @@ from core.kernel.events import (
     AttemptFinished,
     AttemptStarted,
     Backtracked,
-    CandidateScore,
     CutSettings,
     FusionSettings,
     IntentDetected,
@@ -39,7 +39,6 @@ from core.kernel.events import (
     RunFinished,
     RunStarted,
     StageStarted,
-    TermContribution,
     Validated,
 )
 from core.plugins.knowledge import fusion_explanation, fusion_settings, hdc_settings

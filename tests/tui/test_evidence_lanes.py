@@ -5,14 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from core.infra.config import load_retrieval_config
-from core.kernel.events import (
-    CandidateScore,
-    CutSettings,
-    FusionExplanation,
-    LaneScore,
-    RetrievalScored,
-    TermContribution,
-)
+from core.kernel.candidates import CandidateScore, FusionExplanation, LaneScore, TermContribution
+from core.kernel.events import CutSettings, RetrievalScored
 from core.plugins.knowledge import fusion_settings, hdc_settings
 from core.units import KnowledgeUnit, Role
 from mrptui.screens.evidence_detail import bm25_table, hdc_markup, score_markup

@@ -5,11 +5,11 @@ answer's status, and `ask`'s summary of them."""
 
 from __future__ import annotations
 
+from core.kernel.candidates import CandidateScore
 from core.kernel.events import (
     AnswerReady,
     AttemptFinished,
     AttemptStarted,
-    CandidateScore,
     RetrievalScored,
     ShardTiming,
 )
