@@ -32,7 +32,7 @@ def slices(order: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     total = int(lengths.sum())
     if not total:
         return EMPTY
-    shift = np.repeat(lo - (np.cumsum(lengths) - lengths), lengths)
+    shift = (lo - (lengths.cumsum() - lengths)).repeat(lengths)
     return order[shift + np.arange(total)]
 
 
@@ -40,7 +40,7 @@ def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     """`np.isin` for a sorted set: a binary search, much cheaper than isin's sort or hash."""
     if not len(sorted_set):
         return np.zeros(len(values), dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    at = np.minimum(sorted_set.searchsorted(values), len(sorted_set) - 1)
     return sorted_set[at] == values
 
 

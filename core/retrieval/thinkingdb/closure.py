@@ -86,6 +86,7 @@ class Closure:
         self.pending_rows = 0  # conclusions of the chunk being joined, not yet accepted
         self._by_relation: dict[int, tuple[np.ndarray, int]] = {}  # relation → (local ids, table length seen)
         self._sides: dict[tuple[_Shape, int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._drivers: dict[_Shape, np.ndarray] = {}  # the chunk being joined's matches per premise shape
         self._load(hood)
 
     def _load(self, hood: Neighbourhood) -> None:
@@ -163,7 +164,7 @@ class Closure:
         for round_no in range(1, self.limits.max_depth + 1):
             rounds, added = round_no, False
             for chunk in chunks(delta_start, delta_end):
-                candidates = _Candidates()
+                candidates, self._drivers = _Candidates(), {}
                 for rule_index, compiled in enumerate(self.db._rules):
                     if round_no > compiled.last_round:
                         continue
@@ -194,7 +195,9 @@ class Closure:
         out: _Candidates,
     ) -> None:
         pattern = compiled.premises[delta_index]
-        drivers = self.matching(pattern, round_no - 1, chunk)
+        drivers = self._drivers.get(_shape(pattern))
+        if drivers is None:
+            drivers = self._drivers[_shape(pattern)] = self.matching(pattern, round_no - 1, chunk)
         if not len(drivers):
             return
         rows = _Rows({}, {delta_index: drivers})
@@ -255,7 +258,7 @@ class Closure:
             self.join_capped = True
         if total <= limit:
             return counts
-        return np.where(np.cumsum(counts) <= limit, counts, 0)
+        return np.where(counts.cumsum() <= limit, counts, 0)
 
     def held_bytes(self) -> int:
         """Estimated bytes of the fact table and the conclusions waiting to be accepted."""
@@ -266,8 +269,14 @@ class Closure:
     ) -> None:
         stats, n = self.stats[compiled.rule.id], len(rows)
         stats.fired += n
-        for row in range(min(n, SHOWN_BINDINGS - len(stats.bindings))):
-            stats.bindings.append({v: self.db.symbols[rows.values[k][row]] for k, v in enumerate(compiled.variables)})
+        shown = max(min(n, SHOWN_BINDINGS - len(stats.bindings)), 0)
+        if shown:
+            symbols = self.db.symbols
+            columns = [rows.values[k][:shown].tolist() for k in range(len(compiled.variables))]
+            stats.bindings += [
+                {v: symbols[column[row]] for v, column in zip(compiled.variables, columns, strict=True)}
+                for row in range(shown)
+            ]
         premises = np.full((n, MAX_PREMISES), -1, dtype=np.int64)
         for k, ids in rows.premises.items():
             premises[:, k] = ids
@@ -303,9 +312,9 @@ class Closure:
         # earliest).
         connects = np.bitwise_count(c["named"][fresh])
         order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], -connects, keys))
-        starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
         first_seen = np.minimum.reduceat(discovery[order], starts)
-        best = fresh[order[starts][np.argsort(first_seen)]]
+        best = fresh[order[starts][first_seen.argsort()]]
         keys = c["key"][best].tolist()
         known = np.array([self.current.get(key, -1) for key in keys], dtype=np.int64)
         new = known < 0
