@@ -111,11 +111,11 @@ class Closure:
         """Local facts (optionally in an id range) matching a premise on its own and born by round
         `newest`, in table order."""
         s, relation, o = pattern
-        ids = self._with_relation(relation)
         # Facts are appended round by round, so `born` never decreases along the table and "born
         # by round `newest`" is an id prefix.
         end = int(self.born.searchsorted(newest, "right"))
         stop = end if within.stop is None else min(within.stop, end)
+        ids = self._with_relation(relation, stop)
         found = ids[ids.searchsorted(within.start or 0) : ids.searchsorted(stop)]
         if s >= 0:
             found = found[self.ls[found] == s]
@@ -125,11 +125,12 @@ class Closure:
             found = found[self.ls[found] == self.lo[found]]
         return found
 
-    def _with_relation(self, relation: int) -> np.ndarray:
-        """Local ids of the facts with `relation`, ascending; extended (never rescanned) as the
-        table grows, so each premise's match is a slice instead of a pass over the table."""
+    def _with_relation(self, relation: int, stop: int) -> np.ndarray:
+        """Local ids of the facts with `relation`, ascending, at least up to id `stop`; extended
+        (never rescanned) as the table grows, so each premise's match is a slice instead of a pass
+        over the table."""
         ids, seen = self._by_relation.get(relation, (EMPTY, 0))
-        if seen < len(self.lr):
+        if seen < stop:
             ids = np.concatenate((ids, np.flatnonzero(self.lr[seen:] == relation) + seen))
             self._by_relation[relation] = (ids, len(self.lr))
         return ids

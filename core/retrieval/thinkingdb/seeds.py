@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.retrieval.thinkingdb.arrays import EMPTY, distinct, gather, member, slices, unique_in_order
+from core.retrieval.thinkingdb.arrays import EMPTY, counted, distinct, gather, member, slices, unique_in_order
 from core.text.tokenizer import tokenize
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class _Search:
     def _symbol_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """Matching symbols and scores: token overlap + coverage, +1 for a whole multiword phrase."""
         postings = [self.ix.token_symbols[t] for t in self.query_tokens if t in self.ix.token_symbols]
-        symbols, overlap = np.unique(np.concatenate(postings or [EMPTY]), return_counts=True)
+        symbols, overlap = counted(np.concatenate(postings or [EMPTY]))
         distinct = self.ix.distinct_tokens[symbols]
         scores = overlap + overlap / np.maximum(distinct, 1)
         for k in np.flatnonzero((overlap == distinct) & (distinct > 1)):
