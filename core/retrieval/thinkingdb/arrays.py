@@ -32,7 +32,7 @@ def slices(order: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     total = int(lengths.sum())
     if not total:
         return EMPTY
-    shift = np.repeat(lo - (np.cumsum(lengths) - lengths), lengths)
+    shift = (lo - (lengths.cumsum() - lengths)).repeat(lengths)
     return order[shift + np.arange(total)]
 
 
@@ -40,20 +40,36 @@ def member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
     """`np.isin` for a sorted set: a binary search, much cheaper than isin's sort or hash."""
     if not len(sorted_set):
         return np.zeros(len(values), dtype=bool)
-    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    at = np.minimum(sorted_set.searchsorted(values), len(sorted_set) - 1)
     return sorted_set[at] == values
 
 
 def distinct(values: np.ndarray) -> np.ndarray:
-    """`np.unique(values)` for a plain array: sorted, each value once. np.unique without an
-    optional output first asks `np.ma.is_masked`, whose first use imports numpy.ma (~10-20 ms of
-    every `mrptui ask`, issue 41); asking for the counts takes its sort path, which does not."""
-    return np.unique(values, return_counts=True)[0]
+    """`np.unique(values)` for a plain array: sorted, each value once. Not np.unique itself: without
+    an optional output it first asks `np.ma.is_masked`, whose first use imports numpy.ma (~10-20 ms
+    of every `mrptui ask`, issue 41), and its checks cost more than the sort on a query's arrays."""
+    ordered = np.sort(values)
+    return ordered[_starts(ordered)]
 
 
 def unique_in_order(values: np.ndarray) -> np.ndarray:
-    _, first = np.unique(values, return_index=True)
-    return values[np.sort(first)]
+    """Each value once, at its first occurrence (np.unique's return_index, without its overhead)."""
+    order = values.argsort(kind="stable")
+    return values[np.sort(order[_starts(values[order])])]
+
+
+def counted(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_counts=True)` for a plain array, without its overhead."""
+    ordered = np.sort(values)
+    starts = np.flatnonzero(_starts(ordered))
+    return ordered[starts], np.diff(starts, append=len(ordered))
+
+
+def _starts(ordered: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of a sorted array starts, as a mask."""
+    mask = np.ones(len(ordered), dtype=bool)
+    mask[1:] = ordered[1:] != ordered[:-1]
+    return mask
 
 
 def chunks(start: int, end: int, first: int = 512) -> Iterable[slice]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.retrieval.rules import MAX_PREMISES
-from core.retrieval.thinkingdb.arrays import chunks, member
+from core.retrieval.thinkingdb.arrays import EMPTY, chunks, member
 from core.retrieval.thinkingdb.budget import Budget, budget_reason
 from core.retrieval.thinkingdb.results import RuleStats
 from core.retrieval.thinkingdb.seeds import named_bits
@@ -60,6 +60,16 @@ class _Candidates:
         return {name: np.concatenate(arrays) for name, arrays in self.columns.items()}
 
 
+# What a premise's matches depend on: its constants, its relation, and whether one variable is at
+# both ends; variable names do not matter, so "?x uses ?y" and "?y uses ?z" share their matches.
+_Shape = tuple[int, int, int, bool]
+
+
+def _shape(pattern: tuple[int, int, int]) -> _Shape:
+    s, relation, o = pattern
+    return max(s, -1), relation, max(o, -1), s < 0 and s == o
+
+
 class Closure:
     """One query's fixpoint: the local fact table, the rule statistics and the derived facts."""
 
@@ -74,7 +84,9 @@ class Closure:
         self.join_capped = False
         self.budget = budget
         self.pending_rows = 0  # conclusions of the chunk being joined, not yet accepted
-        self._settled: dict[tuple[tuple[int, int, int], int], np.ndarray] = {}
+        self._by_relation: dict[int, tuple[np.ndarray, int]] = {}  # relation → (local ids, table length seen)
+        self._sides: dict[tuple[_Shape, int, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._drivers: dict[_Shape, np.ndarray] = {}  # the chunk being joined's matches per premise shape
         self._load(hood)
 
     def _load(self, hood: Neighbourhood) -> None:
@@ -99,24 +111,47 @@ class Closure:
         """Local facts (optionally in an id range) matching a premise on its own and born by round
         `newest`, in table order."""
         s, relation, o = pattern
-        ls, lo = self.ls[within], self.lo[within]
-        mask = (self.lr[within] == relation) & (self.born[within] <= newest)
+        # Facts are appended round by round, so `born` never decreases along the table and "born
+        # by round `newest`" is an id prefix.
+        end = int(self.born.searchsorted(newest, "right"))
+        stop = end if within.stop is None else min(within.stop, end)
+        ids = self._with_relation(relation, stop)
+        found = ids[ids.searchsorted(within.start or 0) : ids.searchsorted(stop)]
         if s >= 0:
-            mask &= ls == s
+            found = found[self.ls[found] == s]
         if o >= 0:
-            mask &= lo == o
+            found = found[self.lo[found] == o]
         if s < 0 and s == o:
-            mask &= ls == lo
-        return np.flatnonzero(mask) + (within.start or 0)
+            found = found[self.ls[found] == self.lo[found]]
+        return found
 
-    def settled(self, pattern: tuple[int, int, int], newest: int) -> np.ndarray:
-        """`matching` over the whole table, for a round `newest` that has ended: facts are only
-        ever appended, born in the round running, so the answer no longer changes, and each
-        (premise, round) is matched once per query instead of once per rule, delta and chunk."""
-        key = (pattern, newest)
-        found = self._settled.get(key)
+    def _with_relation(self, relation: int, stop: int) -> np.ndarray:
+        """Local ids of the facts with `relation`, ascending, at least up to id `stop`; extended
+        (never rescanned) as the table grows, so each premise's match is a slice instead of a pass
+        over the table."""
+        ids, seen = self._by_relation.get(relation, (EMPTY, 0))
+        if seen < stop:
+            ids = np.concatenate((ids, np.flatnonzero(self.lr[seen:] == relation) + seen))
+            self._by_relation[relation] = (ids, len(self.lr))
+        return ids
+
+    def _sorted_side(self, pattern: tuple[int, int, int], newest: int, key: str) -> tuple[np.ndarray, np.ndarray]:
+        """The facts matching a premise by a round `newest` that has ended, sorted by their join
+        `key` column(s), and those keys. Facts are only ever appended, born in the round running,
+        so the answer no longer changes: each (premise shape, round, key) is matched and sorted
+        once per query instead of once per rule, delta and chunk."""
+        cache_key = (_shape(pattern), newest, key)
+        found = self._sides.get(cache_key)
         if found is None:
-            found = self._settled[key] = self.matching(pattern, newest)
+            facts = self.matching(pattern, newest)
+            if key == "pair":
+                right = self.ls[facts] * self.n_symbols + self.lo[facts]
+            elif key == "none":
+                right = np.zeros(len(facts), dtype=np.int64)
+            else:
+                right = (self.ls if key == "s" else self.lo)[facts]
+            order = right.argsort(kind="stable")
+            found = self._sides[cache_key] = (facts[order], right[order])
         return found
 
     def run(self) -> tuple[int, bool]:
@@ -130,7 +165,7 @@ class Closure:
         for round_no in range(1, self.limits.max_depth + 1):
             rounds, added = round_no, False
             for chunk in chunks(delta_start, delta_end):
-                candidates = _Candidates()
+                candidates, self._drivers = _Candidates(), {}
                 for rule_index, compiled in enumerate(self.db._rules):
                     if round_no > compiled.last_round:
                         continue
@@ -161,7 +196,9 @@ class Closure:
         out: _Candidates,
     ) -> None:
         pattern = compiled.premises[delta_index]
-        drivers = self.matching(pattern, round_no - 1, chunk)
+        drivers = self._drivers.get(_shape(pattern))
+        if drivers is None:
+            drivers = self._drivers[_shape(pattern)] = self.matching(pattern, round_no - 1, chunk)
         if not len(drivers):
             return
         rows = _Rows({}, {delta_index: drivers})
@@ -172,7 +209,7 @@ class Closure:
             # Semi-naive: earlier premises take facts older than the delta, later ones anything
             # known before this round, so each combination is joined exactly once.
             newest = round_no - 2 if j < delta_index else round_no - 1
-            rows = self._join(rows, premise, j, self.settled(premise, newest))
+            rows = self._join(rows, premise, j, newest)
             if not len(rows) or self.budget.check():
                 return
         self._conclude(rule_index, compiled, delta_index, rows, out)
@@ -184,26 +221,24 @@ class Closure:
         if o < 0 and -1 - o not in rows.values:
             rows.values[-1 - o] = self.lo[facts]
 
-    def _join(self, rows: _Rows, pattern: tuple[int, int, int], j: int, facts: np.ndarray) -> _Rows:
-        """Extend every row with each fact matching premise `j` on the variables already bound."""
+    def _join(self, rows: _Rows, pattern: tuple[int, int, int], j: int, newest: int) -> _Rows:
+        """Extend every row with each fact matching premise `j` (born by round `newest`) on the
+        variables already bound."""
         s, _, o = pattern
         bound_s, bound_o = s < 0 and -1 - s in rows.values, o < 0 and -1 - o in rows.values
         if bound_s and bound_o and s != o:
-            left = rows.values[-1 - s] * self.n_symbols + rows.values[-1 - o]
-            right = self.ls[facts] * self.n_symbols + self.lo[facts]
+            key, left = "pair", rows.values[-1 - s] * self.n_symbols + rows.values[-1 - o]
         elif bound_s or bound_o:
-            left = rows.values[-1 - s] if bound_s else rows.values[-1 - o]
-            right = self.ls[facts] if bound_s else self.lo[facts]
+            key, left = ("s", rows.values[-1 - s]) if bound_s else ("o", rows.values[-1 - o])
         else:
-            left, right = np.zeros(len(rows), dtype=np.int64), np.zeros(len(facts), dtype=np.int64)
-        order = np.argsort(right, kind="stable")
-        sorted_right = right[order]
-        first = np.searchsorted(sorted_right, left, "left")
+            key, left = "none", np.zeros(len(rows), dtype=np.int64)
+        facts, sorted_right = self._sorted_side(pattern, newest, key)
+        first = sorted_right.searchsorted(left, "left")
         width = len(rows.values) + len(rows.premises) + 2
-        counts = self._within_budget(np.searchsorted(sorted_right, left, "right") - first, width)
-        row_of = np.repeat(np.arange(len(left)), counts)
-        within = np.arange(len(row_of)) - np.repeat(np.cumsum(counts) - counts, counts)
-        picked = facts[order[first[row_of] + within]]
+        counts = self._within_budget(sorted_right.searchsorted(left, "right") - first, width)
+        row_of = np.arange(len(left)).repeat(counts)
+        within = np.arange(len(row_of)) - (counts.cumsum() - counts).repeat(counts)
+        picked = facts[first[row_of] + within]
         joined = _Rows(
             {slot: v[row_of] for slot, v in rows.values.items()},
             {k: v[row_of] for k, v in rows.premises.items()} | {j: picked},
@@ -224,7 +259,7 @@ class Closure:
             self.join_capped = True
         if total <= limit:
             return counts
-        return np.where(np.cumsum(counts) <= limit, counts, 0)
+        return np.where(counts.cumsum() <= limit, counts, 0)
 
     def held_bytes(self) -> int:
         """Estimated bytes of the fact table and the conclusions waiting to be accepted."""
@@ -235,8 +270,14 @@ class Closure:
     ) -> None:
         stats, n = self.stats[compiled.rule.id], len(rows)
         stats.fired += n
-        for row in range(min(n, SHOWN_BINDINGS - len(stats.bindings))):
-            stats.bindings.append({v: self.db.symbols[rows.values[k][row]] for k, v in enumerate(compiled.variables)})
+        shown = max(min(n, SHOWN_BINDINGS - len(stats.bindings)), 0)
+        if shown:
+            symbols = self.db.symbols
+            columns = [rows.values[k][:shown].tolist() for k in range(len(compiled.variables))]
+            stats.bindings += [
+                {v: symbols[column[row]] for v, column in zip(compiled.variables, columns, strict=True)}
+                for row in range(shown)
+            ]
         premises = np.full((n, MAX_PREMISES), -1, dtype=np.int64)
         for k, ids in rows.premises.items():
             premises[:, k] = ids
@@ -272,9 +313,9 @@ class Closure:
         # earliest).
         connects = np.bitwise_count(c["named"][fresh])
         order = np.lexsort((discovery, c["steps"][fresh], -c["conf"][fresh], -connects, keys))
-        starts = np.flatnonzero(np.r_[True, keys[order][1:] != keys[order][:-1]])
+        starts = np.flatnonzero(np.concatenate(([True], keys[order][1:] != keys[order][:-1])))
         first_seen = np.minimum.reduceat(discovery[order], starts)
-        best = fresh[order[starts][np.argsort(first_seen)]]
+        best = fresh[order[starts][first_seen.argsort()]]
         keys = c["key"][best].tolist()
         known = np.array([self.current.get(key, -1) for key in keys], dtype=np.int64)
         new = known < 0
@@ -316,16 +357,16 @@ class Closure:
         """New facts and better versions of old ones join the table; older versions stay, because
         the proofs built on them must keep pointing at the premises they were computed from."""
         grow = len(rows)
-        self.ls = np.r_[self.ls, c["s"][rows]]
-        self.lr = np.r_[self.lr, c["r"][rows]]
-        self.lo = np.r_[self.lo, c["o"][rows]]
-        self.conf = np.r_[self.conf, c["conf"][rows]]
-        self.steps = np.r_[self.steps, c["steps"][rows]]
-        self.born = np.r_[self.born, np.full(grow, round_no)]
-        self.seeded = np.r_[self.seeded, c["seeded"][rows]]
-        self.named = np.r_[self.named, c["named"][rows]]
-        self.origin = np.r_[self.origin, np.full(grow, -1)]
-        self.rule_of = np.r_[self.rule_of, c["rule"][rows]]
+        self.ls = np.concatenate((self.ls, c["s"][rows]))
+        self.lr = np.concatenate((self.lr, c["r"][rows]))
+        self.lo = np.concatenate((self.lo, c["o"][rows]))
+        self.conf = np.concatenate((self.conf, c["conf"][rows]))
+        self.steps = np.concatenate((self.steps, c["steps"][rows]))
+        self.born = np.concatenate((self.born, np.full(grow, round_no)))
+        self.seeded = np.concatenate((self.seeded, c["seeded"][rows]))
+        self.named = np.concatenate((self.named, c["named"][rows]))
+        self.origin = np.concatenate((self.origin, np.full(grow, -1)))
+        self.rule_of = np.concatenate((self.rule_of, c["rule"][rows]))
         self.premise_ids = np.vstack([self.premise_ids, c["premises"][rows]])
 
     def first_unmatched(self, compiled: CompiledRule) -> int | None:

@@ -67,6 +67,7 @@ class _Query:
         self.local_proofs: dict[int, Proof] = {}
         self.rounds, self.pending = 0, False
         self.answered = False
+        self._ends: dict[str, tuple[int, bool]] = {}  # a proof end's name → (symbol id, touches the query)
 
     def _scores(
         self,
@@ -202,8 +203,8 @@ class _Query:
         """Whether a ranked proof connects two different things the question names."""
         if proof.steps:
             return self.answered
-        ends = np.array([self.db.symbol_id(proof.subject), self.db.symbol_id(proof.object)])
-        return bool(member(ends, self.hood.touching).all() and ends[0] != ends[1])
+        (subject, subject_touches), (obj, object_touches) = self._end(proof.subject), self._end(proof.object)
+        return subject_touches and object_touches and subject != obj
 
     def _added(self, proof: Proof) -> list[str]:
         """What a proof that connects nothing else the question names adds beyond BM25: the unit
@@ -215,8 +216,17 @@ class _Query:
         return [] if self._touches(last) else list(last.units)
 
     def _touches(self, proof: Proof) -> bool:
-        ends = np.array([self.db.symbol_id(proof.subject), self.db.symbol_id(proof.object)])
-        return bool(member(ends, self.hood.touching).any())
+        return self._end(proof.subject)[1] or self._end(proof.object)[1]
+
+    def _end(self, name: str) -> tuple[int, bool]:
+        """A proof end's symbol id and whether it shares a token with the query; remembered per
+        query, since the ranked proofs keep meeting the same few entities."""
+        found = self._ends.get(name)
+        if found is None:
+            symbol, touching = self.db.symbol_id(name), self.hood.touching
+            at = int(touching.searchsorted(symbol))
+            found = self._ends[name] = (symbol, at < len(touching) and int(touching[at]) == symbol)
+        return found
 
     def _capped(self) -> tuple[str, ...]:
         return tuple(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from core.retrieval.thinkingdb.arrays import EMPTY, distinct, gather, member, slices, unique_in_order
+from core.retrieval.thinkingdb.arrays import EMPTY, counted, distinct, gather, member, slices, unique_in_order
 from core.text.tokenizer import tokenize
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def named_bits(named: np.ndarray, symbols: np.ndarray) -> np.ndarray:
     """Per symbol, the bit of its position among the `named` symbols (0 when it is not named)."""
     if not len(named):
         return np.zeros(len(symbols), dtype=np.int64)
-    at = np.minimum(np.searchsorted(named, symbols), len(named) - 1)
+    at = np.minimum(named.searchsorted(symbols), len(named) - 1)
     return np.where(named[at] == symbols, np.left_shift(1, at), 0).astype(np.int64)
 
 
@@ -64,7 +64,7 @@ def facts_between(db: ThinkingDB, symbols: np.ndarray) -> np.ndarray:
     """The facts whose subject and object are both among `symbols`."""
     pairs = (symbols[:, None] * max(len(db.symbols), 1) + symbols[None, :]).ravel()
     keys = db.indexes.pair_keys
-    return slices(db.indexes.by_pair, np.searchsorted(keys, pairs, "left"), np.searchsorted(keys, pairs, "right"))
+    return slices(db.indexes.by_pair, keys.searchsorted(pairs, "left"), keys.searchsorted(pairs, "right"))
 
 
 def walk_front(db: ThinkingDB, text: str, preferred: Sequence[str], hops: int) -> tuple[np.ndarray, bool, int]:
@@ -119,15 +119,16 @@ class _Search:
     def _symbol_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """Matching symbols and scores: token overlap + coverage, +1 for a whole multiword phrase."""
         postings = [self.ix.token_symbols[t] for t in self.query_tokens if t in self.ix.token_symbols]
-        symbols, overlap = np.unique(np.concatenate(postings or [EMPTY]), return_counts=True)
+        symbols, overlap = counted(np.concatenate(postings or [EMPTY]))
         distinct = self.ix.distinct_tokens[symbols]
         scores = overlap + overlap / np.maximum(distinct, 1)
         for k in np.flatnonzero((overlap == distinct) & (distinct > 1)):
             tokens = self.ix.symbol_tokens[symbols[k]]
             scores[k] += any(_contains(seq, tokens) for seq in self.sequences)
         plain = sorted(set(self._plain_matches()))
-        full = np.r_[overlap == distinct, np.ones(len(plain), dtype=bool)]
-        symbols, scores = np.r_[symbols, plain].astype(np.int64), np.r_[scores, np.full(len(plain), 0.5)]
+        full = np.concatenate((overlap == distinct, np.ones(len(plain), dtype=bool)))
+        symbols = np.concatenate((symbols, np.array(plain, dtype=np.int64)))
+        scores = np.concatenate((scores, np.full(len(plain), 0.5)))
         self.touching = np.sort(symbols)
         best_named = np.lexsort((symbols[full], -scores[full]))[:MAX_NAMED]
         self.named = np.sort(symbols[full][best_named])
@@ -149,7 +150,7 @@ class _Search:
         # hit thousands of symbols, and the seed cut keeps just a handful of facts anyway.
         keep = np.lexsort((symbols, -scores))[: 4 * self.limits.max_seed_facts]
         symbols, scores = symbols[keep], scores[keep]
-        by_id = np.argsort(symbols)
+        by_id = symbols.argsort()
         symbols, scores = symbols[by_id], scores[by_id]
         candidates = self._seed_candidates(symbols)
         fact_scores = self._end_scores(self.db.S[candidates], symbols, scores)
@@ -170,13 +171,13 @@ class _Search:
 
     @staticmethod
     def _end_scores(ends: np.ndarray, symbols: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(symbols, ends), len(symbols) - 1)
+        at = np.minimum(symbols.searchsorted(ends), len(symbols) - 1)
         return np.where(symbols[at] == ends, scores[at], 0.0)
 
     def starts(self) -> np.ndarray:
         """Where the forward walk starts: the seeds' subjects, and their objects the query names."""
         matched_objects = self.seeds[member(self.db.O[self.seeds], self.matched)]
-        return unique_in_order(np.r_[self.db.S[self.seeds], self.db.O[matched_objects]])
+        return unique_in_order(np.concatenate((self.db.S[self.seeds], self.db.O[matched_objects])))
 
     def _neighbourhood(self) -> np.ndarray:
         """Followed facts within maxDepth forward hops of the seeds: seed facts first, then by hop."""
