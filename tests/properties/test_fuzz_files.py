@@ -99,7 +99,7 @@ def _read_bytes(data: bytes, suffix: str):
     return units, diagnostics, str(path)
 
 
-@bounded(150)
+@bounded(50, hunt=150)
 @given(data=byte_documents(), suffix=st.sampled_from(SUFFIXES))
 def test_any_bytes_load_clean_units_and_placed_diagnostics(data: bytes, suffix: str) -> None:
     units, diagnostics, file = _read_bytes(data, suffix)

@@ -370,7 +370,7 @@ def test_mutated_kb_files_give_units_and_typed_diagnostics(doc: tuple[str, str],
     assert_well_formed(read_text(text, name, kind), text, name)
 
 
-@fuzz(300)
+@fuzz(100, hunt=300)
 @given(text=documents() | mutations([("intent", d) for d in INTENT_DOCS]).map(lambda d: d[1]))
 def test_intent_cnl_gives_intents_and_typed_diagnostics(text: str) -> None:
     intents, diagnostics = parse_intents(text, file="<intent>")
@@ -383,7 +383,7 @@ def test_intent_cnl_gives_intents_and_typed_diagnostics(text: str) -> None:
         assert not [p for p in problems if p.is_error]
 
 
-@fuzz(100, hunt=300)
+@fuzz(40, hunt=300)
 @given(doc=mutations([f for f in FIXTURES if f[0].endswith((".md", ".txt"))]))
 def test_units_written_as_markdown_read_back_unchanged(doc: tuple[str, str]) -> None:
     name, text = doc

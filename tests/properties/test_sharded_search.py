@@ -14,6 +14,7 @@ import re
 import signal
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -200,7 +201,7 @@ def _proof_units(proof: dict) -> set[str]:
 
 
 def _cli_json(*args: str) -> dict:
-    """`mrptui ARGS` as its own process, as a user runs it; its --json output."""
+    """`mrptui ARGS` as its own process, as a user runs it on a cluster; its --json output."""
     import json
     import subprocess
     import sys
@@ -210,19 +211,30 @@ def _cli_json(*args: str) -> dict:
     return json.loads(done.stdout)
 
 
+def _main_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    """`mrptui ARGS` in this process (the one-process reference needs no process of its own)."""
+    import json
+
+    from mrptui.cli import main
+
+    assert main(list(args)) == 0
+    return json.loads(capsys.readouterr().out)
+
+
 @pytest.mark.parametrize(
     ("question", "profile"),
     [("what uses python", []), ("what capabilities does Orion have", ["--profile", "thinkingdb"])],
 )
-def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, question, profile) -> None:
-    """`mrptui ask Q --json` and `mrptui ask Q --json --cluster …`, each a command of its own as a
-    user runs them: the answer, its evidence (ids, scores, lanes, the proofs behind them) and the
-    attempts are those of one process; with --profile thinkingdb the proofs come from facts the
-    shards sent."""
+def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, capsys, question, profile) -> None:
+    """`mrptui ask Q --json --cluster …`, a command of its own as a user runs it, against
+    `mrptui ask Q --json` (in this process): the answer, its evidence (ids, scores, lanes, the
+    proofs behind them) and the attempts are those of one process; with --profile thinkingdb the
+    proofs come from facts the shards sent."""
     sample = str(Path(__file__).resolve().parents[2] / "sample_kb")
+    on_cluster = ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]
     answers, on_shards = [], []
-    for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
-        summary = _cli_json("ask", question, "--kb", sample, "--json", *profile, *extra)
+    for run, extra in ((partial(_main_json, capsys), []), (_cli_json, on_cluster)):
+        summary = run("ask", question, "--kb", sample, "--json", *profile, *extra)
         summary.pop("timings_ms")
         for attempt in summary["attempts"]:
             attempt.pop("ms")
@@ -244,9 +256,10 @@ def test_ask_json_on_the_cluster_equals_ask_json(cluster, tmp_path, question, pr
     assert answers[0] == answers[1]
     if profile:
         assert any(e.get("proof") for e in answers[1]["evidence"])
-    ranked = []
-    for extra in ([], ["--cluster", cluster.address, "--shards", "3", "--shard-dir", str(tmp_path)]):
-        ranked.append(_cli_json("retrieve", question, "--kb", sample, "--json", *extra))
+    ranked = [
+        _main_json(capsys, "retrieve", question, "--kb", sample, "--json"),
+        _cli_json("retrieve", question, "--kb", sample, "--json", *on_cluster),
+    ]
     assert ranked[1].pop("cluster")["shards"] == 3
     assert ranked[0]["candidates"] and ranked[0] == ranked[1]
     assert (tmp_path / next(p.name for p in tmp_path.iterdir()) / "manifest.json").exists()

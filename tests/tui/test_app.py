@@ -1161,11 +1161,8 @@ async def test_a_reload_during_the_first_hdc_build_leaves_no_building_status_beh
                 break
         session.touch()
         app.lifecycle.poll()
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if session.reloads:
-                break
-        await pilot.pause(0.2)
+        await until(pilot, lambda: session.reloads and all(w.name != "reload" or w.is_finished for w in app.workers))
+        await pilot.pause()  # the app takes in the reload: the new view's HDC build starts, held
         session.release.set()
         await app.workers.wait_for_complete()
         await pilot.pause()

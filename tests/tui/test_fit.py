@@ -56,47 +56,40 @@ def empty_bands(lines: list[str]) -> dict[tuple[int, int], int]:
     return bands
 
 
-async def _main(pilot) -> None:
+async def _screens(pilot):
+    """The main screen after a question, the KB screen (F2), then a unit's detail from the
+    evidence: one app and one question for the three screens, each read only."""
     await ask(pilot, leave=False)
-
-
-async def _kb(pilot) -> None:
-    await ask(pilot)
-    await pilot.press("f2")
+    yield "MainScreen"
+    await pilot.press("escape", "f2")
     await settle(pilot)
-
-
-async def _detail(pilot) -> None:
-    await ask(pilot)
-    await pilot.press("3", "enter")
+    yield "KBScreen"
+    await pilot.press("escape", "3", "enter")
     await settle(pilot)
+    yield "EvidenceDetailScreen"
 
 
-def _no_status_word_is_cut(app, screen) -> None:
+def _no_status_word_is_cut(app, screen: str) -> None:
     lines = screen_lines(app)
-    assert any("success" in line for line in lines) or screen is not _main
-    assert cut_words(lines) == []
+    assert any("success" in line for line in lines) or screen != "MainScreen"
+    assert cut_words(lines) == [], screen
 
 
-@pytest.mark.parametrize("screen", [_main, _kb, _detail], ids=["main", "kb", "detail"])
-async def test_no_status_word_is_cut_at_120_columns(screen) -> None:
+@pytest.mark.parametrize("size", [(120, 40), (200, 60)], ids=["120", "200"])
+async def test_no_status_word_is_cut_and_at_200_columns_no_pane_leaves_a_wide_empty_band(size) -> None:
+    """Both checks read the same screens, so one app serves them."""
     app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await screen(pilot)
-        await pilot.pause()
-        _no_status_word_is_cut(app, screen)
-
-
-@pytest.mark.parametrize("screen", [_main, _kb, _detail], ids=["main", "kb", "detail"])
-async def test_at_200_columns_no_status_word_is_cut_and_no_pane_leaves_a_wide_empty_band(screen) -> None:
-    """Both checks read the same screen, so one app serves them."""
-    app = make_app()
-    async with app.run_test(size=(200, 60)) as pilot:
-        await screen(pilot)
-        await pilot.pause()
-        _no_status_word_is_cut(app, screen)
-        bands = empty_bands(screen_lines(app))
-        assert bands and max(bands.values()) <= BAND, bands
+    seen = []
+    async with app.run_test(size=size) as pilot:
+        async for screen in _screens(pilot):
+            await pilot.pause()
+            assert type(app.screen).__name__ == screen
+            seen.append(screen)
+            _no_status_word_is_cut(app, screen)
+            if size[0] >= 200:
+                bands = empty_bands(screen_lines(app))
+                assert bands and max(bands.values()) <= BAND, (screen, bands)
+    assert seen == ["MainScreen", "KBScreen", "EvidenceDetailScreen"]
 
 
 def test_the_checks_see_a_cut_word_and_an_empty_band() -> None:

@@ -97,22 +97,18 @@ async def test_commands_reach_the_engine_from_the_box_by_f_key_and_alt_chord(app
         assert app.cursor == end - 1 and box.has_focus
 
 
-async def test_the_key_bar_shows_chords_while_the_box_has_focus_and_letters_outside_it(app) -> None:
+async def test_the_key_bar_offers_esc_and_chords_while_the_box_has_focus_and_letters_outside_it(app) -> None:
     async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        assert app.screen.query_one(QueryBox).has_focus and "esc" in bar.keys  # at start: esc leaves the box
         await pilot.press(*keys_for(QUESTION), "enter")
         await settle(pilot)
-        bar = app.screen.query_one(KeyBar)
         assert not any(len(key) == 1 for key in bar.keys), bar.keys  # in the box: no key that would type
         assert "f10" in bar.keys and "alt+d" in bar.keys
         await pilot.press("escape")
         await pilot.pause()
         assert "n" in bar.keys
-
-
-async def test_the_key_bar_in_the_box_still_offers_esc_to_leave_it(app) -> None:
-    async with app.run_test(size=(200, 50)) as pilot:
-        await pilot.pause()
-        assert "esc" in app.screen.query_one(KeyBar).keys
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
