@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
+from test_short_answer import lead
 
 from core.answer.copula import asks_by_copula, copula_side
 from core.kernel.session import Session
@@ -22,10 +22,6 @@ Pellworth is the oldest lighthouse of the bay, built of grey granite.
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     return open_texts(tmp_path_factory, "keeper", {"notes.txt": NOTES})
-
-
-def lead(session: Session, question: str) -> str:
-    return ask(session, question).parts[0].detail.lead
 
 
 def test_the_value_after_the_copula_answers_not_a_modifier_of_the_asked_noun(session: Session) -> None:
