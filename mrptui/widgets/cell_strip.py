@@ -2,9 +2,11 @@
 
 DataTable renders every cell through Rich (`Styled(Padding(Text))`: wrapping, justifying and
 styling passes per cell), 16-24% of the UI thread while questions run back to back (issue 41).
-A cell that is one line of unstyled-span text, narrower than its column, needs none of that: its
-segments are the padding, the text and the fill, each with the styles Rich would combine for it.
-Anything else (spans, markup, wrapping, cropping, centring) is left to Rich.
+A cell that is one line of text, narrower than its column, needs none of that: its segments are
+the padding, the text and the fill, each with the styles Rich would combine for it. A text with
+spans (the timeline's status symbol after its breakpoint mark) is cut into its styled pieces by
+Rich's own `Text.render`. Anything else (markup, wrapping, cropping, centring, a justified text
+with spans) is left to Rich.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _parts(datum: object) -> tuple[str, Style | str, str | None] | None:
     """The text, style and justification of a cell drawn here, or None for one Rich must draw."""
     if isinstance(datum, Cell):
         return datum.plain, datum.style, datum.justify
-    if isinstance(datum, Text) and not datum.spans and datum.end == "\n" and datum.overflow is None:
+    if isinstance(datum, Text) and datum.end == "\n" and datum.overflow is None:
         return datum.plain, datum.style, datum.justify
     return None
 
@@ -68,7 +70,17 @@ def plain_cell_line(
     inner = pre_style + own + post_style if own else outer
     fill = " " * (room - cell_len(plain))
     pad = Segment(" " * padding, outer) if padding else None
-    if justify == "right":
+    if isinstance(datum, Text) and datum.spans:
+        if justify not in (None, "default"):
+            return None
+        # Rich's pieces, each styled as its Styled wrapper would: the cell's style, the piece's, the post.
+        body = [
+            Segment(piece.text, pre_style + piece.style + post_style if piece.style else outer)
+            for piece in datum.render(console, end="")
+            if piece.text
+        ]
+        body.append(Segment(fill, outer))
+    elif justify == "right":
         body = [Segment(fill + plain, inner)]
     elif justify == "left":
         body = [Segment(plain + fill, inner)]

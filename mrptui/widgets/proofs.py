@@ -7,11 +7,14 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from core.kernel.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
+from mrptui.widgets.drawn_styles import DrawnStyles
 
 
 def fact_label(node: ProofNode) -> Text:
@@ -63,6 +66,21 @@ rule's premises (recursively), down to the source units.
         self.show_root = True
         self.root.allow_expand = False
         self.proofs: ProofsFound | None = None
+        self._drawn_styles = DrawnStyles(Tree.COMPONENT_CLASSES)
+
+    def notify_style_update(self) -> None:
+        # Tree's own drops every line and lays the whole screen out again, so a focus move into or
+        # out of this pane repainted every pane (issue 41: half the idle focus keys' CPU). Its lines
+        # are keyed on the focus, and CSS that changes a size lays out through the style system:
+        # the lines are dropped only when a state's styles changed (`drawn_styles`).
+        super(Tree, self).notify_style_update()
+        self._drawn_styles.expect_change()
+        self.refresh()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._drawn_styles.changed(self):
+            self._line_cache.clear()
+        return super().render_lines(crop)
 
     def render_label(self, node: TreeNode[object], base_style: Style, style: Style) -> Text:
         # Tree crops a line at the pane's edge with no mark; a label that does not fit ends in "…"

@@ -21,6 +21,7 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import Row, RowKey
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
+from mrptui.widgets.drawn_styles import DrawnStyles
 from mrptui.widgets.id_cut import IdCut, unique_cut
 
 
@@ -154,14 +155,12 @@ class FilledTable(DataTable):
       lines. Those caches are keyed on the pseudo-classes (focus, hover), and the styles that
       depend on them (the cursor colour, the focused tint) are fixed for each state, so a
       focus move keeps them. They are dropped when the styles of a state differ from those the
-      table last drew that state with (a theme change), checked where the table draws."""
-
-    _STYLE_CLASSES = tuple(sorted(DataTable.COMPONENT_CLASSES))
+      table last drew that state with (a theme change), checked where the table draws
+      (`drawn_styles`)."""
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self._styles_checked = True
-        self._drawn_styles: dict[object, tuple] = {}  # pseudo-class state -> the styles it was drawn with
+        self._drawn_styles = DrawnStyles(DataTable.COMPONENT_CLASSES)
 
     def _update_dimensions(self, new_rows) -> None:
         sized = not any(column.auto_width for column in self.columns.values()) and not any(
@@ -202,7 +201,7 @@ class FilledTable(DataTable):
         super(DataTable, self).notify_style_update()
         self._styles_cache.clear()
         self._get_styles_to_render_cell.cache_clear()  # keyed on flags, not on the focus
-        self._styles_checked = False
+        self._drawn_styles.expect_change()
         self.refresh()
 
     def _render_cell(
@@ -254,21 +253,8 @@ class FilledTable(DataTable):
         return [line]
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if not self._styles_checked:
-            self._styles_checked = True
-            state = self.get_pseudo_class_state()
-            styles = (
-                self.rich_style,
-                self.background_colors,
-                tuple(
-                    (self.get_component_rich_style(name), self.get_component_styles(name).rich_style)
-                    for name in self._STYLE_CLASSES
-                ),
-            )
-            if self._drawn_styles.get(state, styles) != styles:
-                self._clear_caches()
-                self._drawn_styles.clear()
-            self._drawn_styles[state] = styles
+        if self._drawn_styles.changed(self):
+            self._clear_caches()
         return super().render_lines(crop)
 
 

@@ -27,7 +27,18 @@ class _Tables(App):
 def _rows() -> list[list[object]]:
     rows = []
     for index, (text, style, justify) in enumerate(product(TEXTS, STYLES, (None, "left", "right"))):
-        rows.append([Cell(text, style, justify), Text(text, style=style), Text.from_markup(f"[b]{text}[/b]"), index])
+        spanned = Text.assemble(Text(" "), Text(text, style=style))  # the timeline's mark and symbol
+        over = Text.assemble((text, style), ("!", "dim"), style="italic")  # spans over a style of its own
+        rows.append(
+            [
+                Cell(text, style, justify),
+                Text(text, style=style),
+                Text.from_markup(f"[b]{text}[/b]"),
+                spanned,
+                over,
+                index,
+            ]
+        )
     return rows
 
 
@@ -40,11 +51,16 @@ async def test_plain_cells_are_drawn_as_rich_draws_them() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         table = app.query_one(FilledTable)
         rows = _rows()
-        refill(table, [("a", "a"), ("b", "b"), ("c", "c"), ("n", "n")], rows, fixed={"a": 12, "b": 12})
+        refill(
+            table,
+            [("a", "a"), ("b", "b"), ("c", "c"), ("s", "s"), ("o", "o"), ("n", "n")],
+            rows,
+            fixed={"a": 12, "b": 12},
+        )
         await pilot.pause()
         table._pseudo_class_state = table.get_pseudo_class_state()
         drawn_here = 0
-        for row, column, cursor, hover in product(range(len(rows)), range(4), (False, True), (False, True)):
+        for row, column, cursor, hover in product(range(len(rows)), range(6), (False, True), (False, True)):
             base = table._get_row_style(row, table.rich_style)
             ours = _drawn(table._render_cell(row, column, base, 12, cursor, hover))
             table._cell_render_cache.clear()
@@ -61,7 +77,8 @@ def test_only_plain_one_line_cells_that_fit_are_drawn_here() -> None:
     console, none = Console(), Style()
     assert plain_cell_line(console, Cell("kb-fast"), 12, 1, none, none) is not None
     assert plain_cell_line(console, Text("kb-fast"), 12, 1, none, none) is not None
-    assert plain_cell_line(console, Text.from_markup("[b]kb[/b]-fast"), 12, 1, none, none) is None  # spans
+    assert plain_cell_line(console, Text.from_markup("[b]kb[/b]-fast"), 12, 1, none, none) is not None  # spans
+    assert plain_cell_line(console, Text.from_markup("[b]kb[/b]-fast", justify="right"), 12, 1, none, none) is None
     assert plain_cell_line(console, Cell("a much longer cell"), 12, 1, none, none) is None  # Rich crops it
     assert plain_cell_line(console, Cell("two\nlines"), 12, 1, none, none) is None
     assert plain_cell_line(console, Cell("centred", justify="center"), 12, 1, none, none) is None

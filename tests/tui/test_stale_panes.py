@@ -9,13 +9,18 @@ import threading
 from conftest import make_app
 from fakes import FakeSession, thinkingdb_run
 from helpers import ask, record_notifications, settle, until
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.color import Color
+from textual.geometry import Region
 from textual.widget import Widget
+from textual.widgets import Static
 
 from core.kernel.contract import Request
 from core.kernel.events import AnswerReady, ProofsFound, RetrievalScored
 from mrptui.screens.modals import PathModal
 from mrptui.state import ViewState, reduce, stale_panes
-from mrptui.widgets.stale_mark import STALE_LABEL
+from mrptui.widgets.stale_mark import STALE_LABEL, is_stale, mark_stale
 
 PANES = ("plan", "attempts", "evidence", "proofs", "answer")
 FINDINGS = ("evidence", "proofs", "answer")
@@ -45,10 +50,10 @@ def _pane(app, name: str) -> Widget:
 
 def _stale(app) -> set[str]:
     """The panes marked stale, each checked to say so in its title too."""
-    marked = {name for name in PANES if _pane(app, name).has_class("stale")}
     titled = {name for name in PANES if str(_pane(app, name).border_title).endswith(STALE_LABEL)}
-    assert marked == titled, (marked, titled)
-    return marked
+    styled = {name for name in PANES if _pane(app, name).styles.border_title_style.italic}
+    assert titled == styled, (titled, styled)
+    return titled
 
 
 async def test_a_new_run_keeps_the_previous_panes_marked_stale_until_its_own_rows_arrive() -> None:
@@ -127,3 +132,36 @@ def test_only_the_panes_the_new_run_has_nothing_for_are_stale() -> None:
     first_retrieval = next(i for i, e in enumerate(script) if isinstance(e, RetrievalScored))
     assert stale_panes(reduce(script[: first_retrieval + 1]), before) == {"proofs", "answer"}
     assert stale_panes(reduce(script), before) == frozenset()
+
+
+class _PaneApp(App[None]):
+    CSS = ".panel { border: round $panel-lighten-2; border-title-color: $text-muted; border-title-style: bold; }"
+
+    def compose(self) -> ComposeResult:
+        pane = Static("content", classes="panel")
+        pane.border_title = "Evidence"
+        yield pane
+
+
+def _title_style(pane: Widget, text: str) -> Style:
+    """The style the pane's top border draws `text` of its title with."""
+    top = pane.render_lines(Region(0, 0, pane.size.width, 1))[0]
+    return next(segment.style for segment in top if text in segment.text)
+
+
+async def test_the_stale_mark_draws_the_title_in_the_themes_muted_warning_and_comes_off_without_a_trace() -> None:
+    app = _PaneApp()
+    async with app.run_test(size=(60, 8)) as pilot:
+        pane = app.query_one(Static)
+        await pilot.pause()
+        before = (list(pane.render_lines(Region(0, 0, *pane.size))), _title_style(pane, "Evidence"))
+        mark_stale(pane, True)
+        await pilot.pause()
+        style = _title_style(pane, "previous question")
+        warning = Color.parse(app.get_css_variables()["warning-muted"]).rich_color
+        assert str(pane.border_title).endswith(STALE_LABEL) and is_stale(pane)
+        assert (style.color, style.italic, bool(style.bold)) == (warning, True, False)
+        mark_stale(pane, False)
+        await pilot.pause()
+        assert not is_stale(pane) and pane.border_title == "Evidence"
+        assert (list(pane.render_lines(Region(0, 0, *pane.size))), _title_style(pane, "Evidence")) == before

@@ -12,6 +12,7 @@ from textual.geometry import Region
 from textual.widgets import DataTable
 
 from mrptui.widgets.evidence import EvidenceTable
+from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.status import StatusLine
 from mrptui.widgets.tables import Cell, FilledTable, refill
 from mrptui.widgets.timeline import AttemptsTimeline
@@ -155,3 +156,67 @@ async def test_rows_added_in_one_pass_as_cells_draw_and_behave_as_datatable_rows
             await pilot.pause()
             focused.append(drawn(table))
         assert focused[0] == focused[1]
+
+
+async def test_a_focus_move_restyles_each_pane_it_touches_once_and_lays_nothing_out(app) -> None:
+    """Textual restyles a pane matching `:focus-within` as the focus moves and again as its own
+    `:focus` flips, and Tree asked for a layout of the whole screen on every style update (issue 41)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        screen = app.screen
+        restyled: list[str] = []
+        apply = app.stylesheet.apply
+
+        def counting_apply(node, **kwargs):
+            if node.id in ("evidence", "proofs", "attempts"):
+                restyled.append(node.id)
+            return apply(node, **kwargs)
+
+        app.stylesheet.apply = counting_apply
+        layouts = []
+        refresh_layout = screen._refresh_layout
+
+        def counting_layout(*args, **kwargs):
+            layouts.append(1)
+            return refresh_layout(*args, **kwargs)
+
+        screen._refresh_layout = counting_layout
+        for key, gains, loses in (
+            ("3", "evidence", "attempts"),
+            ("4", "proofs", "evidence"),
+            ("2", "attempts", "proofs"),
+        ):
+            restyled.clear()
+            layouts.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            assert screen.focused is screen.query_one(f"#{gains}")
+            assert sorted(restyled) == sorted([gains, loses]), key
+            assert not layouts, key
+
+
+def fresh_tree(tree: ProofTree) -> list[list]:
+    tree._line_cache.clear()
+    tree._styles_cache.clear()
+    return drawn(tree)
+
+
+async def test_the_proof_tree_drawn_after_focus_moves_and_a_style_change_matches_a_fresh_drawing(app) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        tree = app.screen.query_one(ProofTree)
+        seen: dict[bool, list[list]] = {}
+        for key in ("4", "2", "4", "2"):
+            await pilot.press(key)
+            await pilot.pause()
+            lines = drawn(tree)
+            assert lines == fresh_tree(tree), f"after key {key}"
+            seen.setdefault(tree.has_focus, lines)
+        assert seen[True] != seen[False]  # the focus shows
+        # A stylesheet change with no focus move (as a theme or CSS reload makes) is drawn.
+        before = drawn(tree)
+        app.stylesheet.add_source("ProofTree > .tree--label { color: red; }", read_from=("test", "label"))
+        app.refresh_css(animate=False)
+        await pilot.pause()
+        after = drawn(tree)
+        assert after != before and after == fresh_tree(tree)
