@@ -194,7 +194,8 @@ def test_ctrl_c_while_a_plugin_runs_exits_130_without_a_traceback(tmp_path, conf
             assert process.poll() is None
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
-    assert process.returncode == 130 and "Traceback" not in err and out == ""
+    # A rare exit 3 (one clean-clone run in four, 2026-11-29) names its internal error on stderr.
+    assert process.returncode == 130 and "Traceback" not in err and out == "", (process.returncode, err[-2000:])
 
 
 def test_system_exit_inside_a_plugin_is_an_error_naming_it(release) -> None:
