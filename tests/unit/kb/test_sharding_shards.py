@@ -93,3 +93,22 @@ def test_cluster_specs() -> None:
     for bad in ("local:0", "local:999", "local", "local:two", " "):
         with pytest.raises(ClusterError):
             parse_cluster(bad, config)
+
+
+def test_a_link_planted_in_the_shards_folder_is_refused_not_followed(tmp_path) -> None:
+    kb = KnowledgeBase.from_units(units(12))
+    folder, manifest = ensure_shards(kb, tmp_path / "shards", 2, units_per_file=4)
+    elsewhere = tmp_path / "elsewhere"
+    shard = folder / manifest.folders[1]
+    shard.rename(elsewhere)
+    shard.symlink_to(elsewhere)
+    with pytest.raises(ShardError, match=rf"refusing the shards at {folder}: {shard} is a symbolic link"):
+        ensure_shards(kb, tmp_path / "shards", 2, units_per_file=4)
+    # The folder of the cut itself a link: refused too, before anything is written through it.
+    other = tmp_path / "other"
+    other.mkdir()
+    linked = folder.parent / f"{folder.name[:-2]}-3"
+    linked.symlink_to(other)
+    with pytest.raises(ShardError, match="is a symbolic link"):
+        ensure_shards(kb, tmp_path / "shards", 3, units_per_file=4)
+    assert list(other.iterdir()) == []
