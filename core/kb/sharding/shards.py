@@ -123,12 +123,6 @@ def ensure_shards(kb: KnowledgeBase, root: Path, shards: int, units_per_file: in
     """The folder of `kb`'s shards under `root` (one folder per KB version and shard count, so
     no file of another cut is ever read with them), cut now unless its manifest is there."""
     digest = kb_digest(kb)
-    folder = _folder_of(root, digest, shards)
-    # A planted link would have the cut written, and the shards read, wherever it points (the
-    # index cache's own check, core/store/private.py, never covered this folder).
-    link = f"{folder} is a symbolic link" if folder.is_symlink() else linked_below(folder)
-    if link is not None:
-        raise ShardError(f"refusing the shards at {folder}: {link}")
     folder, manifest = find_shards(root, digest, shards)
     if manifest is not None:
         return folder, manifest
@@ -153,14 +147,15 @@ def cut(
     return str(folder), manifest
 
 
-def _folder_of(root: Path, digest: str, shards: int) -> Path:
-    return root / f"{digest[:32]}-{shards}"
-
-
 def find_shards(root: Path, digest: str, shards: int) -> tuple[Path, ShardManifest | None]:
     """The folder of the shards of the KB whose version is `digest` under `root`, and its
-    manifest when a finished cut of this format is there (None: it must be cut)."""
-    folder = _folder_of(root, digest, shards)
+    manifest when a finished cut of this format is there (None: it must be cut). A folder that is
+    a link or holds one is refused (ShardError): the cut would be written, and the shards read,
+    wherever it points, and the index cache's own check (core/store/private.py) never covered it."""
+    folder = root / f"{digest[:32]}-{shards}"
+    link = f"{folder} is a symbolic link" if folder.is_symlink() else linked_below(folder)
+    if link is not None:
+        raise ShardError(f"refusing the shards at {folder}: {link}")
     if (folder / MANIFEST).exists():
         manifest = read_manifest(folder)
         if manifest.kb_digest == digest and manifest.shards == shards and manifest.format == FORMAT:
