@@ -461,6 +461,18 @@ def test_values_shared_with_the_workers_are_bounded(cluster) -> None:
         cluster.config = saved
 
 
+def test_a_shard_task_that_fails_is_named_with_its_error_and_no_worker_log(cluster, capfd) -> None:
+    saved = cluster._down
+    try:
+        with pytest.raises(ShardUnavailable, match=r"shard 1 of 2 failed: ZeroDivisionError.*\(and 1 more\)"):
+            cluster.each_shard(lambda shard: 1 / 0, ["a", "b"])
+    finally:
+        cluster._down = saved
+    # A worker logs a failed task before it reports it: by now any such line is written.
+    err = capfd.readouterr().err
+    assert "Compute Failed" not in err and "Traceback" not in err
+
+
 def test_a_stopped_worker_is_named_within_the_shard_timeout_never_a_complete_answer(cluster, tmp_path) -> None:
     session = _shards_of(cluster, tmp_path, 4)
     pid = next(iter(cluster.worker_pids().values()))

@@ -164,9 +164,10 @@ class Cluster:
         self._wait_cancellable(futures, timeout / 1000)
         missing = [i for i, future in enumerate(futures) if future.status != "finished"]
         if missing:
+            # Read before cancelling: a cancelled future no longer says that it failed, nor why.
+            reason = _missing_text(missing, futures, len(shards), timeout)
             for future in futures:
                 future.cancel()
-            reason = _missing_text(missing, futures, len(shards), timeout)
             self._down = (time.monotonic() + self.config.retry_after_ms / 1000, reason, tuple(missing))
             note_shards(len(shards), {}, missing)
             raise ShardUnavailable(reason, missing, len(shards))
@@ -246,7 +247,9 @@ def _start(local_cluster: Callable[..., Any], workers: int, timeout_s: float) ->
         processes=True,
         dashboard_address=None,
         scheduler_kwargs={"dashboard": False},
-        silence_logs=40,  # logging.ERROR: a worker's chatter must not reach `ask --json`
+        # logging.CRITICAL: a worker's chatter, and its log of a failed task with the traceback,
+        # must not reach the terminal; the coordinator names the failure in one line.
+        silence_logs=50,
         death_timeout=timeout_s,
     )
 
