@@ -10,7 +10,7 @@ from pydantic.alias_generators import to_camel
 
 from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 from core.infra.json_limits import NotUtf8, TooDeep, check_depth, decode_utf8
-from core.infra.resources import config_dir
+from core.infra.resources import config_file
 from core.infra.safe_io import UnsafePath, read_regular
 
 # Config, rule and query files above this are refused unread (a FIFO or device is refused too):
@@ -237,7 +237,7 @@ def field_names(model: type[BaseModel]) -> set[str]:
 
 
 def load_retrieval_config(directory: Path | None = None) -> RetrievalConfig:
-    return validated(RetrievalConfig, (directory or config_dir()) / "retrieval.json")
+    return validated(RetrievalConfig, config_file(directory, "retrieval.json"))
 
 
 class Budgets(_Model):
@@ -339,4 +339,4 @@ class EngineConfig(_Model):
 
 
 def load_engine_config(directory: Path | None = None) -> EngineConfig:
-    return validated(EngineConfig, (directory or config_dir()) / "engine.json")
+    return validated(EngineConfig, config_file(directory, "engine.json"))

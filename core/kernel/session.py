@@ -21,7 +21,7 @@ from core.infra.diagnostics import Diagnostic
 from core.infra.embeddings import load_embedding_config
 from core.infra.llm import LlmClient, load_llm_config
 from core.infra.progress import LoadProgress, Progress
-from core.infra.resources import config_dir, sample_kb_dir
+from core.infra.resources import config_dir, config_file, sample_kb_dir
 from core.kb.dense import DenseLane
 from core.kb.health import Health, caller_diagnostics, health_of
 from core.kb.indexes import IndexCache
@@ -33,7 +33,7 @@ from core.kernel.planners import default_planners
 from core.kernel.services import Services
 from core.kernel.steering import Steering
 from core.nlp.unpacked import use_cache_of
-from core.retrieval.rules import RuleSet, load_rules
+from core.retrieval.rules import RULES_FILE, RuleSet, load_rules
 from core.store import SegmentStore, default_store
 from core.store.mapped import damaged as damaged_mappings
 from core.text import synonyms as synonyms_file
@@ -94,7 +94,8 @@ class Session:
         self.kb = kb
         if progress is not None:
             progress(LoadProgress("preparing", len(self.kb.files), len(self.kb.files), self.kb.unit_count))
-        self.ruleset = load_rules(config_path / "thinkingdb.json")
+        self._own_rules = False
+        self.ruleset = load_rules(self._rules_file())
         self.synonyms, self.synonym_problems = synonyms_file.load(self.kb_paths)
         use_cache_of(self._cache_root())
         self._build()
@@ -137,7 +138,7 @@ class Session:
         self.llm = LlmClient(load_llm_config(self.config_path))
         services = Services(self.retrieval, self.engine_config, self.ruleset, self.indexes, self.llm, self.synonyms)
         # Plugin factories are contained: one that fails is a diagnostic here, never an exception.
-        self.registry, self.plugin_problems = build_registry(services, self.config_path / "engine.json")
+        self.registry, self.plugin_problems = build_registry(services, config_file(self.config_path, "engine.json"))
         self.planners = default_planners(self.engine_config.planners)
         self.engine = Engine(self.registry, self.planners, self.engine_config, services)
 
@@ -290,7 +291,7 @@ class Session:
 
     def rules(self) -> list[dict]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
-        rules_file = str(self.config_path / "thinkingdb.json")
+        rules_file = str(self._rules_file())
         return [
             {
                 "id": rule.id,
@@ -319,9 +320,16 @@ class Session:
         target = Path(os.path.realpath(path))
         return target.suffix.lower() == ".json" and target.parent == Path(os.path.realpath(self.config_path))
 
+    def _rules_file(self) -> Path:
+        """The config folder's rules once it has had them (deleted mid-edit, the last good ones
+        stay), the bundled ones while it never has."""
+        path = config_file(self.config_path, RULES_FILE)
+        self._own_rules = self._own_rules or path.parent == self.config_path
+        return self.config_path / RULES_FILE if self._own_rules else path
+
     def fingerprint(self) -> str:
         files = synonyms_file.synonym_files(self.kb_paths)
-        return KnowledgeBase.fingerprint_of([*self.kb_paths, self.config_path / "thinkingdb.json", *files])
+        return KnowledgeBase.fingerprint_of([*self.kb_paths, self._rules_file(), *files])
 
     def reload(self) -> list[Diagnostic]:
         """Re-read KB and rules; a KB that now has errors still loads its valid units (DESIGN §4),
@@ -332,7 +340,7 @@ class Session:
         kb = current.reload().failing_closed(current)
         # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
         # version. Rules only derive facts from the caller's view, so this never widens it.
-        ruleset = load_rules(self.config_path / "thinkingdb.json").keeping_last_good(self.ruleset)
+        ruleset = load_rules(self._rules_file()).keeping_last_good(self.ruleset)
         synonyms, synonym_problems = synonyms_file.load(self.kb_paths)
         with self._lock:
             self.kb, self.ruleset = kb, ruleset
@@ -390,9 +398,9 @@ def check_config_dir(directory: Path) -> list[Diagnostic]:
     if problems:
         return problems
     retrieval, engine, llm = loaded
-    ruleset = load_rules(directory / "thinkingdb.json")
+    ruleset = load_rules(config_file(directory, RULES_FILE))
     services = Services(retrieval, engine, ruleset, IndexCache(retrieval, ruleset), LlmClient(llm))
-    return build_registry(services, directory / "engine.json")[1]
+    return build_registry(services, config_file(directory, "engine.json"))[1]
 
 
 __all__ = ["ConfigError", "Registry", "RuleSet", "Session", "check_config_dir"]

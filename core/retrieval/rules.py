@@ -16,7 +16,7 @@ from pydantic.alias_generators import to_camel
 
 from core.infra.config import ConfigError, read_json
 from core.infra.diagnostics import Code, Diagnostic, Severity, did_you_mean
-from core.infra.resources import config_dir
+from core.infra.resources import config_file
 from core.units import Relation
 
 MAX_PREMISES = 3
@@ -173,9 +173,12 @@ class RuleSet:
         )
 
 
+RULES_FILE = "thinkingdb.json"
+
+
 def load_rules(path: Path | None = None) -> RuleSet:
     """Load and validate a rules file; never raises, problems are in `.diagnostics`."""
-    path = path or config_dir() / "thinkingdb.json"
+    path = path or config_file(None, RULES_FILE)
     try:
         data = read_json(path)
     except ConfigError as exc:

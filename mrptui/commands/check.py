@@ -18,7 +18,7 @@ from core.eval.labelled import load_queries, stale_labels
 from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, validated
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.llm import LlmConfig
-from core.infra.resources import config_dir, sample_kb_dir
+from core.infra.resources import BUNDLED_DEFAULTS, config_dir, sample_kb_dir
 from core.kb.checks import kb_problems, rule_relation_problems
 from core.kb.health import plural
 from core.kb.knowledge_base import KnowledgeBase
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         diagnostics += _against(Path(args.against), kb)
     for diagnostic in diagnostics:
         print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
-    print(_summary(kb, synonyms, file_problems, diagnostics))
+    print(_summary(kb, synonyms, file_problems, diagnostics, [p for p in paths if _is_config_folder(p)]))
     return 1 if any(d.is_error for d in diagnostics) else 0
 
 
@@ -159,7 +159,11 @@ def _against(path: Path, kb: KnowledgeBase) -> list[Diagnostic]:
 
 
 def _summary(
-    kb: KnowledgeBase, synonyms: Synonyms, file_problems: dict[Path, list[Diagnostic]], diagnostics: list[Diagnostic]
+    kb: KnowledgeBase,
+    synonyms: Synonyms,
+    file_problems: dict[Path, list[Diagnostic]],
+    diagnostics: list[Diagnostic],
+    folders: list[Path],
 ) -> str:
     per_file = Counter(unit.location.file for unit in kb.units if unit.location)
     lines = [f"{_relative(str(file))}: {plural(per_file[str(file)], 'unit')}" for file in kb.files]
@@ -171,6 +175,7 @@ def _summary(
         f"{_relative(str(file))}: {_kind(file)}, {plural(len(problems), 'problem')}"
         for file, problems in file_problems.items()
     ]
+    lines += _bundled(folders)
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     files = len(kb.files) + len(synonyms.files) + len(file_problems)
@@ -179,6 +184,16 @@ def _summary(
         f"{plural(warnings, 'warning')}"
     )
     return "\n".join(lines)
+
+
+def _bundled(folders: list[Path]) -> list[str]:
+    """What each config folder leaves to the bundled config, as the engine will run it."""
+    lines = []
+    for folder in folders:
+        missing = [name for name in BUNDLED_DEFAULTS if not os.path.lexists(folder / name)]
+        if missing:
+            lines.append(f"{_relative(str(folder))}: {', '.join(missing)} from the bundled config")
+    return lines
 
 
 def _kind(file: Path) -> str:
