@@ -59,6 +59,8 @@ class PluginCall:
 
 
 class _Worker:
+    """A daemon thread that runs the calls handed to it, one at a time, and waits idle between."""
+
     _idle: list[_Worker] = []
     _lock = threading.Lock()
 
@@ -75,8 +77,9 @@ class _Worker:
 
     @classmethod
     def forget_all(cls) -> None:
-        """In a forked child: the parent's workers are not running there."""
+        """In a forked child: the parent's workers are not running there (nor holding the lock)."""
         cls._idle = []
+        cls._lock = threading.Lock()
 
     def release(self) -> None:
         with self._lock:
@@ -89,7 +92,8 @@ class _Worker:
             self._calls.get().run(self)
 
 
-os.register_at_fork(after_in_child=_Worker.forget_all)
+if hasattr(os, "register_at_fork"):  # POSIX only; elsewhere no process forks
+    os.register_at_fork(after_in_child=_Worker.forget_all)
 
 
 def run_isolated(
