@@ -11,13 +11,16 @@ of calls abandoned at a deadline are told the run ended and waited for, briefly,
 from __future__ import annotations
 
 import os
-import threading
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from core.infra.cancel import CancelToken
 from core.infra.config import Budgets
 from core.kernel.events import ShardTiming
+
+if TYPE_CHECKING:
+    from core.kernel.calls import PluginCall
 
 MEMORY_BUDGET = "maxRequestMemoryMb"
 # How long the end of a run waits, in all, for abandoned plugin threads to see their token.
@@ -88,7 +91,7 @@ class RequestGuard:
 
     limit_mb: int
     baseline: int | None = field(default_factory=private_bytes)
-    abandoned: list[tuple[threading.Thread, CancelToken]] = field(default_factory=list)
+    abandoned: list[tuple[PluginCall, CancelToken]] = field(default_factory=list)
     _charged: int = 0
 
     def over_budget(self, token: CancelToken) -> str:
@@ -106,7 +109,7 @@ class RequestGuard:
         grown = self._charged >> 20
         return f"{MEMORY_BUDGET} ({self.limit_mb} MB) passed: the process grew {grown:,} MB during this request"
 
-    def abandon(self, thread: threading.Thread, token: CancelToken) -> None:
+    def abandon(self, thread: PluginCall, token: CancelToken) -> None:
         self.abandoned.append((thread, token))
 
     def finish(self) -> None:

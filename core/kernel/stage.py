@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from threading import Thread
 from typing import Any
 
 from core.infra.config import EngineConfig
 from core.kernel.call_budgets import call_token, shard_timings, stopped_reason, uncharged
-from core.kernel.calls import Result, capped, checked, run_isolated
+from core.kernel.calls import PluginCall, Result, capped, checked, run_isolated
 from core.kernel.contract import (
     GoalSolver,
     GsResult,
@@ -159,8 +158,8 @@ class StageRunner:
             lambda: run.guard.over_budget(token),
         )
         ms, not_charged, shards = (run.clock() - started) * 1000, uncharged(token), shard_timings(token)
-        if isinstance(thread := outcome.get("thread"), Thread):
-            run.guard.abandon(thread, token)
+        if isinstance(call_left := outcome.get("thread"), PluginCall):
+            run.guard.abandon(call_left, token)
         if "interrupted" in outcome:
             raise KeyboardInterrupt(f"interrupted inside plugin {plugin_id}")
         if "stopped" in outcome:

@@ -302,7 +302,10 @@ def lead_unit(units: Sequence[KnowledgeUnit], cues: QuestionCues, roles: Sequenc
 
 def conversation_focus(ctx: RunContext, outcome: RetrievalOutcome) -> Focus | None:
     """The follow-up's decision on the kept units the conversation's position placed."""
-    kept = ((candidate.id, candidate.position) for candidate in outcome.kept)
+    kept = [(candidate.id, candidate.position) for candidate in outcome.kept]
+    if not any(prior > 0 for _, prior in kept):
+        # No focus whatever the question says (`focus_of`); whether it refers back tags it.
+        return None
     return focus_of(refers_back(ctx.request.question), kept, focus_threshold(), focus_min_support())
 
 
