@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,10 +61,12 @@ class Seed(SeedDetector):
     def __init__(self, pid="sd-a", result=None, raises=None, sleep=0.0):
         self.descriptor = _descriptor(pid, PluginType.SD)
         self.result, self.raises, self.sleep = result, raises, sleep
+        # Deaf to its token, as a hung plugin is; `wake` lets the test end it before the next test.
+        self.wake = threading.Event()
 
     def detect(self, ctx):
         if self.sleep:
-            time.sleep(self.sleep)
+            self.wake.wait(self.sleep)
         if self.raises:
             raise self.raises
         intent = Intent(act=Act.EXPLAIN, target=ctx.request.question, output="text")
@@ -154,7 +156,9 @@ def test_a_plugin_that_raises_is_an_error_and_the_run_goes_on() -> None:
 
 
 def test_a_plugin_that_hangs_past_its_timeout_is_an_error() -> None:
-    events = _run(_engine(Seed("sd-a", sleep=1.0), Seed("sd-b"), Kb("kb-a"), Gs("gs-a"), Val(), timeout_ms=50))
+    hung = Seed("sd-a", sleep=1.0)
+    events = _run(_engine(hung, Seed("sd-b"), Kb("kb-a"), Gs("gs-a"), Val(), timeout_ms=50))
+    hung.wake.set()
     first = _of(events, AttemptFinished)[0]
     assert (first.plugin, first.status, first.reason) == (
         "sd-a",

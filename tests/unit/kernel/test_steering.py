@@ -166,6 +166,7 @@ def test_cancelling_during_a_slow_plugin_ends_the_run_as_cancelled() -> None:
     )
     threading.Timer(0.1, steering.cancel).start()
     events = list(run)
+    slow.wake.set()
     finished = _of(events, AttemptFinished)
     assert (finished[0].plugin, finished[0].status, finished[0].reason) == ("sd-a", "error", "cancelled by the user")
     assert isinstance(events[-1], RunFinished) and events[-1].status == "cancelled"
