@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import textual._wait
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 # NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
@@ -59,6 +62,15 @@ def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
     if session is None and options.get("opener") is None:
         session = FakeSession()
     return ExplorerApp(session, CALLER, **options)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def shared(shared_app: Pilot) -> AsyncIterator[Pilot]:
+    """The module's one running explorer (tests/tui/shared_app.py), reset after the test."""
+    from shared_app import back_to_main  # it imports make_app from here
+
+    yield shared_app
+    await back_to_main(shared_app)
 
 
 @pytest.fixture

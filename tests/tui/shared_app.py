@@ -17,11 +17,12 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from mrptui.screens.main import MainScreen
+from mrptui.widgets.query import QueryBox
 
 
-def shared_pilot(size: tuple[int, int]):
-    """A module-scoped fixture: a pilot on one explorer of `size` for the module's tests, which
-    must each leave it on the main screen (`back_to_main` checks that after each test)."""
+def shared_app_of(size: tuple[int, int]):
+    """A module-scoped fixture, to be named `shared_app` in the module: a pilot on one explorer of
+    `size`. Tests take the `shared` fixture (tests/tui/conftest.py), which resets it after each."""
 
     @pytest_asyncio.fixture(scope="module", loop_scope="module")
     async def fixture(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Pilot]:
@@ -42,7 +43,16 @@ def shared_pilot(size: tuple[int, int]):
 
 
 async def back_to_main(pilot: Pilot) -> None:
-    """After a test: close what it left open, so a failed test does not fail the ones after it."""
-    while not isinstance(pilot.app.screen, MainScreen):
-        pilot.app.pop_screen()
+    """After a test: close what it left open, take back the methods it replaced on the app, and
+    leave an empty question box focused, as a fresh app starts, so a failed test does not fail the
+    ones after it."""
+    app = pilot.app
+    while not isinstance(app.screen, MainScreen):
+        app.pop_screen()
         await pilot.pause()
+    for name in [name for name, value in vars(app).items() if callable(value) and hasattr(type(app), name)]:
+        delattr(app, name)  # e.g. record_notifications' notify
+    box = app.screen.query_one(QueryBox)
+    box.value = ""
+    box.focus()
+    await pilot.pause()

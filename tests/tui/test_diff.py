@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-import pytest_asyncio
 from conftest import make_app
 from helpers import record_notifications, until
-from shared_app import back_to_main, shared_pilot
+from shared_app import shared_app_of
 
 from mrptui.screens.diff import DiffRowView, DiffScreen
 from mrptui.screens.help import help_for
@@ -42,16 +41,9 @@ async def open_diff(pilot, **right) -> DiffScreen:
     return screen
 
 
-wide = shared_pilot((150, 42))
-# Each test opens its diff on the one shared app and leaves it on the main screen.
+# The tests at 150x42 open their diff on one explorer, each after the last one's diff closed.
+shared_app = shared_app_of((150, 42))
 on_the_shared_app = pytest.mark.asyncio(loop_scope="module")
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def pilot(wide):
-    yield wide
-    await back_to_main(wide)
-    wide.app.__dict__.pop("notify", None)  # record_notifications' wrapper
 
 
 def row_view(screen: DiffScreen, text: str) -> DiffRowView:
@@ -74,7 +66,8 @@ async def test_a_wrapped_side_makes_the_whole_row_taller():
 
 
 @on_the_shared_app
-async def test_changes_only_hides_unchanged_rows_and_sections(pilot):
+async def test_changes_only_hides_unchanged_rows_and_sections(shared):
+    pilot = shared
     screen = await open_diff(pilot, pins={"kb": "kb-fast"})
     same = [view for view in screen.query(DiffRowView) if not view.row.changed]
     changed = [view for view in screen.query(DiffRowView) if view.row.changed]
@@ -118,8 +111,8 @@ async def test_next_and_previous_change_scroll_to_each_changed_row():
 
 
 @on_the_shared_app
-async def test_identical_runs_say_so(pilot):
-    app = pilot.app
+async def test_identical_runs_say_so(shared):
+    pilot, app = shared, shared.app
     screen = DiffScreen(RunRecord(1, None, run(), done=True), RunRecord(2, None, run(), done=True))
     await app.push_screen(screen)
     await pilot.pause()
@@ -130,8 +123,8 @@ async def test_identical_runs_say_so(pilot):
 
 
 @on_the_shared_app
-async def test_copy_gives_the_diff_as_text(pilot):
-    app = pilot.app
+async def test_copy_gives_the_diff_as_text(shared):
+    pilot, app = shared, shared.app
     screen = await open_diff(pilot, **changed_right())
     await pilot.press("c")
     assert app.clipboard == screen.diff.plain()
@@ -140,8 +133,8 @@ async def test_copy_gives_the_diff_as_text(pilot):
 
 
 @on_the_shared_app
-async def test_the_palette_and_f1_offer_every_diff_key(pilot):
-    app = pilot.app
+async def test_the_palette_and_f1_offer_every_diff_key(shared):
+    pilot, app = shared, shared.app
     screen = await open_diff(pilot, answer=LONG)
     titles = [title for title, _, _ in app.palette_commands(screen)]
     for title in ("Changed (f)", "Next (n)", "Prev (N)", "Copy (c)", "Back (esc)"):
