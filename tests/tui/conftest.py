@@ -18,6 +18,7 @@ os.environ.pop("NO_COLOR", None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fakes import CALLER, FakeSession  # noqa: E402
+from paint import paint_only_when_needed  # noqa: E402
 
 from mrptui.app import ExplorerApp  # noqa: E402
 
@@ -42,6 +43,18 @@ def _finer_idle_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     5 ms with the same ratio of CPU to wall time detect the same idleness four times sooner."""
     monkeypatch.setattr(textual._wait, "SLEEP_GRANULARITY", textual._wait.SLEEP_GRANULARITY / 4)
     monkeypatch.setattr(textual._wait, "SLEEP_IDLE", textual._wait.SLEEP_IDLE / 4)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "paints: a Pilot test that reads what a widget worked out while drawing")
+
+
+@pytest.fixture(autouse=True)
+def _paint_only_when_needed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No paint after every key: once at the end of each run_test, and from the first mouse event on
+    (tests/tui/paint.py); after every key as users' runs do for a test marked `paints`."""
+    if request.node.get_closest_marker("paints") is None:
+        paint_only_when_needed(monkeypatch)
 
 
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:

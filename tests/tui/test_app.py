@@ -1007,6 +1007,7 @@ def test_docs_list_every_binding_id():
     assert missing == []
 
 
+@pytest.mark.paints  # the key bar's spans are laid out as it draws
 async def test_key_bar_shows_the_focused_keys_and_runs_a_clicked_one(app):
     from mrptui.widgets.keybar import KeyBar
 
