@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 import textual._wait
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 # NO_COLOR is read when an App is created: removing it keeps snapshots in colour.
@@ -15,6 +18,7 @@ os.environ.pop("NO_COLOR", None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from fakes import CALLER, FakeSession  # noqa: E402
+from paint import paint_only_when_needed  # noqa: E402
 
 from mrptui.app import ExplorerApp  # noqa: E402
 
@@ -41,6 +45,18 @@ def _finer_idle_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(textual._wait, "SLEEP_IDLE", textual._wait.SLEEP_IDLE / 4)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "paints: a Pilot test that reads what a widget worked out while drawing")
+
+
+@pytest.fixture(autouse=True)
+def _paint_only_when_needed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No paint after every key: once at the end of each run_test, and from the first mouse event on
+    (tests/tui/paint.py); after every key as users' runs do for a test marked `paints`."""
+    if request.node.get_closest_marker("paints") is None:
+        paint_only_when_needed(monkeypatch)
+
+
 def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
     """The explorer as tests see it: fixed theme, no durations, no file polling, no blink, no user keymap.
     Given an `opener` (and no session), it opens its session in a worker as the CLI's does."""
@@ -59,6 +75,15 @@ def make_app(session: FakeSession | None = None, **kwargs) -> ExplorerApp:
     if session is None and options.get("opener") is None:
         session = FakeSession()
     return ExplorerApp(session, CALLER, **options)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def shared(shared_app: Pilot) -> AsyncIterator[Pilot]:
+    """The module's one running explorer (tests/tui/shared_app.py), reset after the test."""
+    from shared_app import back_to_main  # it imports make_app from here
+
+    yield shared_app
+    await back_to_main(shared_app)
 
 
 @pytest.fixture

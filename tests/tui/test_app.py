@@ -7,9 +7,11 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
 from conftest import make_app
 from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY, FakeSession
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle, until
+from shared_app import shared_app_of
 from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Input, OptionList, Static
@@ -32,6 +34,10 @@ from mrptui.widgets.timeline import AttemptsTimeline
 from mrptui.widgets.virtual_table import VirtualTable
 
 SIZE = (160, 45)
+# Tests that open a screen or window on a fresh explorer, read it and close it share one (each
+# leaves it as it started: tests/tui/shared_app.py).
+shared_app = shared_app_of(SIZE)
+on_the_shared_app = pytest.mark.asyncio(loop_scope="module")
 
 
 def text_of(widget: Static) -> str:
@@ -483,14 +489,15 @@ async def test_proof_tree_expand_all_and_unit_leaf_opens_the_unit(app):
         assert not tree.root.children[0].is_expanded
 
 
-async def test_a_unit_window_without_a_file_location_says_so_on_e(app):
-    async with app.run_test(size=SIZE) as pilot:
-        notes = record_notifications(app)
-        app.navigator.open_unit(SECRET.id)  # not visible to this caller: no text, no location
-        await pilot.pause()
-        assert isinstance(app.screen, UnitModal)
-        await pilot.press("e")
-        assert notes == ["this unit has no file location here"] and isinstance(app.screen, UnitModal)
+@on_the_shared_app
+async def test_a_unit_window_without_a_file_location_says_so_on_e(shared):
+    pilot, app = shared, shared.app
+    notes = record_notifications(app)
+    app.navigator.open_unit(SECRET.id)  # not visible to this caller: no text, no location
+    await pilot.pause()
+    assert isinstance(app.screen, UnitModal)
+    await pilot.press("e")
+    assert notes == ["this unit has no file location here"] and isinstance(app.screen, UnitModal)
 
 
 async def test_copy_proof_answer_and_timeline_row(app):
@@ -660,16 +667,17 @@ async def test_save_and_export_refuse_a_folder_and_a_kb_file(app, session: FakeS
 # -- KB screen ---------------------------------------------------------------------------------
 
 
-async def test_kb_screen_lists_units_and_errors(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape", "k")
-        screen = app.screen
-        assert type(screen).__name__ == "KBScreen"
-        assert screen.query_one("#kb-units", VirtualTable).row_count == 6
-        assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
-        assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors"
-        await pilot.press("escape", "f2")
-        assert type(app.screen).__name__ == "KBScreen"
+@on_the_shared_app
+async def test_kb_screen_lists_units_and_errors(shared):
+    pilot, app = shared, shared.app
+    await pilot.press("escape", "k")
+    screen = app.screen
+    assert type(screen).__name__ == "KBScreen"
+    assert screen.query_one("#kb-units", VirtualTable).row_count == 6
+    assert screen.query_one("#kb-diagnostics", OptionList).option_count == 2
+    assert plain_of(screen.query_one("#kb-counts", Static)) == "2 errors"
+    await pilot.press("escape", "f2")
+    assert type(app.screen).__name__ == "KBScreen"
 
 
 async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
@@ -697,24 +705,25 @@ async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
         assert counts.right <= 80 and counts.width >= len("2 errors, 1 warning")
 
 
-async def test_kb_search_next_previous_and_filter(app):
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape", "k", "s")
-        screen = app.screen
-        await pilot.press(*"airflow", "enter")
-        assert screen.unit_search.matches == [1, 2]  # the comparison unit and the Airflow unit
-        table = screen.query_one("#kb-units", VirtualTable)
-        assert table.cursor_row == 1
-        await pilot.press("n")
-        assert table.cursor_row == 2
-        await pilot.press("n")
-        assert table.cursor_row == 1
-        await pilot.press("N")
-        assert table.cursor_row == 2
-        await pilot.press("f")
-        assert screen.unit_search.filtered and table.row_count == 2
-        await pilot.press("f")
-        assert table.row_count == 6
+@on_the_shared_app
+async def test_kb_search_next_previous_and_filter(shared):
+    pilot, app = shared, shared.app
+    await pilot.press("escape", "k", "s")
+    screen = app.screen
+    await pilot.press(*"airflow", "enter")
+    assert screen.unit_search.matches == [1, 2]  # the comparison unit and the Airflow unit
+    table = screen.query_one("#kb-units", VirtualTable)
+    assert table.cursor_row == 1
+    await pilot.press("n")
+    assert table.cursor_row == 2
+    await pilot.press("n")
+    assert table.cursor_row == 1
+    await pilot.press("N")
+    assert table.cursor_row == 2
+    await pilot.press("f")
+    assert screen.unit_search.filtered and table.row_count == 2
+    await pilot.press("f")
+    assert table.row_count == 6
 
 
 async def test_why_not_uses_the_last_question(app, session):
@@ -730,16 +739,17 @@ async def test_why_not_uses_the_last_question(app, session):
         assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.markup
 
 
-async def test_edit_opens_the_editor_at_the_line(app):
-    async with app.run_test(size=SIZE) as pilot:
-        calls = []
-        notes = record_notifications(app)
-        await pilot.press("escape", "k", "e")  # $EDITOR is unset in tests
-        assert any("set $EDITOR" in n for n in notes)
-        app.open_in_editor = lambda file, line: calls.append((file, line))  # type: ignore[method-assign]
-        await pilot.press("down", "e")
-        await pilot.press("tab", "e")  # the validation errors table
-        assert calls == [("sample_kb/ops.md", 12), ("config/thinkingdb.json", 41)]
+@on_the_shared_app
+async def test_edit_opens_the_editor_at_the_line(shared):
+    pilot, app = shared, shared.app
+    calls = []
+    notes = record_notifications(app)
+    await pilot.press("escape", "k", "e")  # $EDITOR is unset in tests
+    assert any("set $EDITOR" in n for n in notes)
+    app.open_in_editor = lambda file, line: calls.append((file, line))  # type: ignore[method-assign]
+    await pilot.press("down", "e")
+    await pilot.press("tab", "e")  # the validation errors table
+    assert calls == [("sample_kb/ops.md", 12), ("config/thinkingdb.json", 41)]
 
 
 async def test_file_change_reloads_and_shows_new_errors(app, session):
@@ -809,23 +819,24 @@ async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
         assert [line[0] for line in lines] == ["✗", "⚠"] and "last good version kept" in lines[1]
 
 
-async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(app):
+@on_the_shared_app
+async def test_escape_goes_back_to_the_screen_a_screen_was_opened_from(shared):
     """KB → rules → Esc is the KB screen again; switching back and forth never grows the stack."""
 
     def stack() -> list[str]:
         return [type(s).__name__ for s in app.screen_stack]
 
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("escape", "k", "R")
-        assert stack() == ["MainScreen", "KBScreen", "RulesScreen"]
-        await pilot.press("escape")
-        assert stack() == ["MainScreen", "KBScreen"]
-        await pilot.press("f3", "f2", "R", "k")  # back and forth: back to the KB screen below
-        assert stack() == ["MainScreen", "KBScreen"]
-        await pilot.press("escape")
-        assert stack() == ["MainScreen"]
-        await pilot.press("R", "k", "q")
-        assert stack() == ["MainScreen", "RulesScreen"]
+    pilot, app = shared, shared.app
+    await pilot.press("escape", "k", "R")
+    assert stack() == ["MainScreen", "KBScreen", "RulesScreen"]
+    await pilot.press("escape")
+    assert stack() == ["MainScreen", "KBScreen"]
+    await pilot.press("f3", "f2", "R", "k")  # back and forth: back to the KB screen below
+    assert stack() == ["MainScreen", "KBScreen"]
+    await pilot.press("escape")
+    assert stack() == ["MainScreen"]
+    await pilot.press("R", "k", "q")
+    assert stack() == ["MainScreen", "RulesScreen"]
 
 
 # -- help, theme, layout, quit -----------------------------------------------------------------
@@ -996,6 +1007,7 @@ def test_docs_list_every_binding_id():
     assert missing == []
 
 
+@pytest.mark.paints  # the key bar's spans are laid out as it draws
 async def test_key_bar_shows_the_focused_keys_and_runs_a_clicked_one(app):
     from mrptui.widgets.keybar import KeyBar
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_app
 from helpers import record_notifications, until
+from shared_app import shared_app_of
 
 from mrptui.screens.diff import DiffRowView, DiffScreen
 from mrptui.screens.help import help_for
@@ -39,6 +41,11 @@ async def open_diff(pilot, **right) -> DiffScreen:
     return screen
 
 
+# The tests at 150x42 open their diff on one explorer, each after the last one's diff closed.
+shared_app = shared_app_of((150, 42))
+on_the_shared_app = pytest.mark.asyncio(loop_scope="module")
+
+
 def row_view(screen: DiffScreen, text: str) -> DiffRowView:
     return next(view for view in screen.query(DiffRowView) if text in (view.row.left, view.row.right))
 
@@ -58,20 +65,20 @@ async def test_a_wrapped_side_makes_the_whole_row_taller():
         assert line.count(f"cites {GAUGE.format(1)}"[:20]) == 2  # both sides of that fact on one line
 
 
-async def test_changes_only_hides_unchanged_rows_and_sections():
-    app = make_app()
-    async with app.run_test(size=(150, 42)) as pilot:
-        screen = await open_diff(pilot, pins={"kb": "kb-fast"})
-        same = [view for view in screen.query(DiffRowView) if not view.row.changed]
-        changed = [view for view in screen.query(DiffRowView) if view.row.changed]
-        assert len(changed) == 1 and same
-        await pilot.press("f")
-        assert screen.changes_only and all(not view.display for view in same) and changed[0].display
-        sections = {str(s.render()).split(" ·")[0]: s.display for s in screen.query(".diff-section")}
-        assert sections == {"Request": True, "Plan": False, "Attempts": False, "Evidence": False, "Answer": False}
-        assert "changed rows only" in str(screen.query_one("#diff-title").render())
-        await pilot.press("f")
-        assert not screen.changes_only and all(view.display for view in same)
+@on_the_shared_app
+async def test_changes_only_hides_unchanged_rows_and_sections(shared):
+    pilot = shared
+    screen = await open_diff(pilot, pins={"kb": "kb-fast"})
+    same = [view for view in screen.query(DiffRowView) if not view.row.changed]
+    changed = [view for view in screen.query(DiffRowView) if view.row.changed]
+    assert len(changed) == 1 and same
+    await pilot.press("f")
+    assert screen.changes_only and all(not view.display for view in same) and changed[0].display
+    sections = {str(s.render()).split(" ·")[0]: s.display for s in screen.query(".diff-section")}
+    assert sections == {"Request": True, "Plan": False, "Attempts": False, "Evidence": False, "Answer": False}
+    assert "changed rows only" in str(screen.query_one("#diff-title").render())
+    await pilot.press("f")
+    assert not screen.changes_only and all(view.display for view in same)
 
 
 async def test_next_and_previous_change_scroll_to_each_changed_row():
@@ -103,42 +110,42 @@ async def test_next_and_previous_change_scroll_to_each_changed_row():
         await until(pilot, lambda: scroller.region.contains(current.region.x, current.region.y))
 
 
-async def test_identical_runs_say_so():
-    app = make_app()
-    async with app.run_test(size=(150, 42)) as pilot:
-        screen = DiffScreen(RunRecord(1, None, run(), done=True), RunRecord(2, None, run(), done=True))
-        await app.push_screen(screen)
-        await pilot.pause()
-        notes = record_notifications(app)
-        assert "identical" in str(screen.query_one("#diff-title").render())
-        await pilot.press("n")
-        assert notes == ["the two runs are the same"]
+@on_the_shared_app
+async def test_identical_runs_say_so(shared):
+    pilot, app = shared, shared.app
+    screen = DiffScreen(RunRecord(1, None, run(), done=True), RunRecord(2, None, run(), done=True))
+    await app.push_screen(screen)
+    await pilot.pause()
+    notes = record_notifications(app)
+    assert "identical" in str(screen.query_one("#diff-title").render())
+    await pilot.press("n")
+    assert notes == ["the two runs are the same"]
 
 
-async def test_copy_gives_the_diff_as_text():
-    app = make_app()
-    async with app.run_test(size=(150, 42)) as pilot:
-        screen = await open_diff(pilot, **changed_right())
-        await pilot.press("c")
-        assert app.clipboard == screen.diff.plain()
-        assert "+ pinned: kb=kb-balanced" in app.clipboard and "- pinned: none" in app.clipboard
-        assert f"#1 {GAUGE.format(2)}  0.950  (↑1 · score +0.250)" in app.clipboard
+@on_the_shared_app
+async def test_copy_gives_the_diff_as_text(shared):
+    pilot, app = shared, shared.app
+    screen = await open_diff(pilot, **changed_right())
+    await pilot.press("c")
+    assert app.clipboard == screen.diff.plain()
+    assert "+ pinned: kb=kb-balanced" in app.clipboard and "- pinned: none" in app.clipboard
+    assert f"#1 {GAUGE.format(2)}  0.950  (↑1 · score +0.250)" in app.clipboard
 
 
-async def test_the_palette_and_f1_offer_every_diff_key():
-    app = make_app()
-    async with app.run_test(size=(150, 42)) as pilot:
-        screen = await open_diff(pilot, answer=LONG)
-        titles = [title for title, _, _ in app.palette_commands(screen)]
-        for title in ("Changed (f)", "Next (n)", "Prev (N)", "Copy (c)", "Back (esc)"):
-            assert title in titles
-        text, groups = help_for(screen)
-        assert (
-            text.startswith("## Run diff")
-            and ("f", "Show only the rows that differ (toggle)") in dict(groups)["This screen"]
-        )
-        await pilot.press("escape")
-        assert not isinstance(app.screen, DiffScreen)
+@on_the_shared_app
+async def test_the_palette_and_f1_offer_every_diff_key(shared):
+    pilot, app = shared, shared.app
+    screen = await open_diff(pilot, answer=LONG)
+    titles = [title for title, _, _ in app.palette_commands(screen)]
+    for title in ("Changed (f)", "Next (n)", "Prev (N)", "Copy (c)", "Back (esc)"):
+        assert title in titles
+    text, groups = help_for(screen)
+    assert (
+        text.startswith("## Run diff")
+        and ("f", "Show only the rows that differ (toggle)") in dict(groups)["This screen"]
+    )
+    await pilot.press("escape")
+    assert not isinstance(app.screen, DiffScreen)
 
 
 async def test_a_replay_does_not_offer_the_diff():

@@ -46,6 +46,7 @@ class TableApp(App):
         self.highlighted.append(event.cursor_row)
 
 
+@pytest.mark.paints  # the rows are made as they are drawn
 async def test_a_million_rows_make_only_the_rows_on_screen():
     app = TableApp()
     async with app.run_test(size=(40, 12)) as pilot:
