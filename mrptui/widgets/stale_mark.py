@@ -48,7 +48,7 @@ def mark_stale(pane: Widget, stale: bool) -> None:
         inline = pane.styles.inline
         rules = _stale_rules(pane) if stale else None
         for rule in _STALE_RULES:
-            inline.set_rule(rule, rules.get_rule(rule) if rules is not None else None)
+            inline.set_rule(rule, rules.get_rule(rule, None) if rules is not None else None)
     if changed and pane.is_mounted:
         # The region is the content's: the top border line sits one `content_offset` above it.
         offset = pane.content_offset
