@@ -182,7 +182,12 @@ class RunDriver:
         self.refresh_view()
 
     def tick(self) -> None:
-        """While a plugin call is under way, repaint its elapsed time a few times a second."""
+        """While a plugin call is under way, repaint its elapsed time a few times a second. Only
+        the elapsed time is new: without durations shown there is nothing to repaint, and a render
+        of the events meanwhile waits for its turn as a live render does (`LIVE_RENDER_GAP_S`);
+        each tick rendered every pane, ~10% of the UI thread while questions ran (issue 41)."""
+        if not self.options.show_durations or time.monotonic() - self._rendered_at < LIVE_RENDER_GAP_S:
+            return
         control = self.control
         run = control.current
         running = run is not None and not run.done and not run.held and control.state.current_plugin is not None
