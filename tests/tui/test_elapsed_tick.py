@@ -5,22 +5,10 @@ rendered every pane four times a second, ~10% of the UI thread while questions r
 from __future__ import annotations
 
 from conftest import make_app
-from helpers import ask, settle, until
+from helpers import ask, settle, spy_calls, until
 from test_stale_panes import GatedSession
 
 from mrptui.widgets.timeline import AttemptsTimeline
-
-
-def _counted_renders(app) -> list[int]:
-    calls: list[int] = []
-    refresh_view = app.runner.refresh_view
-
-    def counted() -> None:
-        calls.append(1)
-        refresh_view()
-
-    app.runner.refresh_view = counted
-    return calls
 
 
 def _running_cell(app) -> str:
@@ -57,7 +45,7 @@ async def test_without_durations_a_running_call_is_not_repainted() -> None:
     async with app.run_test(size=(160, 45)) as pilot:
         await _held_in_a_plugin_call(pilot, session)
         await pilot.pause(0.3)  # the last events' render
-        renders = _counted_renders(app)
+        renders = spy_calls(app.runner, "refresh_view")
         await pilot.pause(0.8)  # three ticks or more
         assert renders == []
         session.retrieval_gate.set()

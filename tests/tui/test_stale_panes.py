@@ -8,7 +8,7 @@ import threading
 
 from conftest import make_app
 from fakes import FakeSession, thinkingdb_run
-from helpers import ask, record_notifications, settle, until
+from helpers import ask, record_notifications, settle, spy_calls, until
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.color import Color
@@ -174,14 +174,7 @@ async def test_marking_a_pane_stale_repaints_its_title_line_only() -> None:
     async with app.run_test(size=(60, 8)) as pilot:
         pane = app.query_one(Static)
         await pilot.pause()
-        drawn: list[int] = []
-        render_line = pane.render_line
-
-        def counted(y: int):
-            drawn.append(y)
-            return render_line(y)
-
-        pane.render_line = counted  # type: ignore[method-assign]
+        drawn = spy_calls(pane, "render_line")
         for stale in (True, False):
             mark_stale(pane, stale)
             await pilot.pause()

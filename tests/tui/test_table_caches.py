@@ -5,7 +5,7 @@ height follows its text without laying out the screen for every event count."""
 
 from __future__ import annotations
 
-from helpers import ask
+from helpers import ask, spy_calls
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -230,14 +230,7 @@ async def test_a_refilled_table_is_first_drawn_at_its_cursor_not_at_the_top() ->
     async with app.run_test(size=(60, 20)) as pilot:
         table = app.query_one(FilledTable)
         await pilot.pause()
-        drawn_at: list[float] = []
-        render_lines = table.render_lines
-
-        def recorded(crop: Region):
-            drawn_at.append(table.scroll_y)
-            return render_lines(crop)
-
-        table.render_lines = recorded  # type: ignore[method-assign]
+        drawn_at = spy_calls(table, "render_lines", lambda crop: table.scroll_y)
         for rows in (60, 80):
             drawn_at.clear()
             refill(table, [("a", "a"), ("b", "b")], [(f"row {i}", i) for i in range(rows)])
