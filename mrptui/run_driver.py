@@ -26,10 +26,13 @@ from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
-# While events arrive, the view is rendered at most this often (seconds; 20 frames a second): a
+# While events arrive, the view is rendered at most this often (seconds; ~7 times a second): a
 # render per message refilled every pane up to 12 times in a question, and a key pressed meanwhile
-# waited behind each (issue 41). A hold, the end and every user step still render at once.
-LIVE_RENDER_GAP_S = 0.05
+# waited behind each (issue 41). A live render and its frame cost ~60-100 ms of the UI thread, so
+# at 20 a second (0.05 s) the UI thread did little else while a run lasted; at 0.15 s a question
+# of ~0.2-0.5 s shows about one state between its start and its end, not two or three, and the UI
+# thread's time a question falls ~20%. A hold, the end and every user step still render at once.
+LIVE_RENDER_GAP_S = 0.15
 
 
 class RunDriver:
@@ -179,7 +182,12 @@ class RunDriver:
         self.refresh_view()
 
     def tick(self) -> None:
-        """While a plugin call is under way, repaint its elapsed time a few times a second."""
+        """While a plugin call is under way, repaint its elapsed time a few times a second. Only
+        the elapsed time is new: without durations shown there is nothing to repaint, and a render
+        of the events meanwhile waits for its turn as a live render does (`LIVE_RENDER_GAP_S`);
+        each tick rendered every pane, ~10% of the UI thread while questions ran (issue 41)."""
+        if not self.options.show_durations or time.monotonic() - self._rendered_at < LIVE_RENDER_GAP_S:
+            return
         control = self.control
         run = control.current
         running = run is not None and not run.done and not run.held and control.state.current_plugin is not None

@@ -141,6 +141,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         super().__init__(id=id, classes=classes)
         self._markup = ""
         self._cited: tuple[str, ...] = ()
+        self._citations_room = 0  # the room the citations were last cut to
         self.state: ViewState = ViewState()
 
     def compose(self):
@@ -159,7 +160,10 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
             self._fill_citations()
 
     def on_resize(self) -> None:
-        if self._cited:
+        # A new answer's height changes the panel's virtual size, which Textual reports as a
+        # resize: refilling the same citations at the same width re-laid out the screen again
+        # and drew a further frame after every question's end (issue 41).
+        if self._cited and self._room() != self._citations_room:
             self._fill_citations()
         self.show(self.state)
 
@@ -176,7 +180,8 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         cited = self._cited
         citations = self.query_one(CitationList)
         highlighted = citations.highlighted
-        room = self._room() - 2 - len(f"[{len(cited)}] ")  # the options' padding
+        self._citations_room = self._room()
+        room = self._citations_room - 2 - len(f"[{len(cited)}] ")  # the options' padding
         id_cut = unique_cut(cited, room) if room > 0 else None
         citations.clear_options()
         citations.add_options(

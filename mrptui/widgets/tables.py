@@ -183,10 +183,14 @@ class FilledTable(DataTable):
             self._row_locations[key] = index
             self._data[key] = dict(zip_longest(keys, cells))
             self.rows[key] = Row(key, 1, None, False)
-            self._new_rows.add(key)
             added.append(key)
         if added:
-            self._require_update_dimensions = True
+            # The rows' size is known now (fixed widths, height 1): a cursor moved right after is
+            # scrolled into view in this frame, not after it (DataTable waits for its idle pass,
+            # and the table was drawn once scrolled to the top by `clear`, then again at the
+            # cursor: a flash of the wrong rows, and the pane drawn twice).
+            self._require_update_dimensions = False  # `clear` asked for the idle pass
+            self._update_dimensions(added)
             self.cursor_coordinate = self.cursor_coordinate
             if start == 0 and keys and self.show_cursor and self.cursor_type != "none":
                 self._highlight_cursor()  # the first row gives the cursor somewhere to be

@@ -22,6 +22,20 @@ def record_notifications(app: ExplorerApp) -> list[str]:
     return notes
 
 
+def spy_calls(obj: object, name: str, note=lambda *args: args) -> list:
+    """Wrap the instance's method `name`: each call appends `note(*args)` to the list returned,
+    then runs the method as before."""
+    calls: list = []
+    method = getattr(obj, name)
+
+    def spied(*args, **kwargs):
+        calls.append(note(*args))
+        return method(*args, **kwargs)
+
+    setattr(obj, name, spied)
+    return calls
+
+
 async def until(pilot: Pilot, condition, seconds: float = 20.0) -> None:
     """Wait until `condition()` holds: for state the app reaches on its own after mounting, which
     an idle check alone may report before the app has started the work."""

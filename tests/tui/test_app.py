@@ -1246,3 +1246,18 @@ def test_a_unit_row_keeps_the_file_name_and_line_when_its_place_is_cut():
     where = unit_cells(unit, False, True, None, where_width=16)[-1].plain
     assert where == "…o/deploy.md:128" and len(where) == 16
     assert unit_cells(unit, False, True, None)[-1].plain.endswith("/howto/deploy.md:128")
+
+
+async def test_the_citations_are_refilled_when_the_answers_width_changes_not_its_height(app):
+    """Textual reports a new answer's height as a resize of the panel: refilling the same
+    citations then laid the screen out again and drew one more frame after each question."""
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        answer, citations = app.screen.query_one(AnswerPanel), app.screen.query_one(CitationList)
+        first = citations.get_option_at_index(0)
+        answer.on_resize()  # the same width
+        assert citations.get_option_at_index(0) is first and not citations._layout_required
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await settle(pilot)
+        assert citations.get_option_at_index(0) is not first
+        assert citations.option_count == len(answer.state.answer.evidence_ids)

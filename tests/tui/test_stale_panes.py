@@ -8,7 +8,7 @@ import threading
 
 from conftest import make_app
 from fakes import FakeSession, thinkingdb_run
-from helpers import ask, record_notifications, settle, until
+from helpers import ask, record_notifications, settle, spy_calls, until
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.color import Color
@@ -165,3 +165,21 @@ async def test_the_stale_mark_draws_the_title_in_the_themes_muted_warning_and_co
         await pilot.pause()
         assert not is_stale(pane) and pane.border_title == "Evidence"
         assert (list(pane.render_lines(Region(0, 0, *pane.size))), _title_style(pane, "Evidence")) == before
+
+
+async def test_marking_a_pane_stale_repaints_its_title_line_only() -> None:
+    """The mark changes the top border line: the pane's content lines are not drawn again (a full
+    repaint of five panes made each run's start a near full-screen frame)."""
+    app = _PaneApp()
+    async with app.run_test(size=(60, 8)) as pilot:
+        pane = app.query_one(Static)
+        await pilot.pause()
+        drawn = spy_calls(pane, "render_line")
+        for stale in (True, False):
+            mark_stale(pane, stale)
+            await pilot.pause()
+            top = "".join(segment.text for segment in app.screen._compositor.render_strips()[0])
+            assert (STALE_LABEL.strip() in top) == stale, top
+            assert drawn == [], drawn
+        mark_stale(pane, False)  # unchanged: nothing to repaint
+        assert not pane._repaint_regions

@@ -5,7 +5,7 @@ height follows its text without laying out the screen for every event count."""
 
 from __future__ import annotations
 
-from helpers import ask
+from helpers import ask, spy_calls
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -220,3 +220,23 @@ async def test_the_proof_tree_drawn_after_focus_moves_and_a_style_change_matches
         await pilot.pause()
         after = drawn(tree)
         assert after != before and after == fresh_tree(tree)
+
+
+async def test_a_refilled_table_is_first_drawn_at_its_cursor_not_at_the_top() -> None:
+    """`clear` scrolls to the top; a cursor moved to the last row right after the refill is in
+    the first frame drawn (DataTable scrolled only after that frame: the top rows flashed and the
+    pane was drawn twice, at the end of every question for the timeline)."""
+    app = _TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(FilledTable)
+        await pilot.pause()
+        drawn_at = spy_calls(table, "render_lines", lambda crop: table.scroll_y)
+        for rows in (60, 80):
+            drawn_at.clear()
+            refill(table, [("a", "a"), ("b", "b")], [(f"row {i}", i) for i in range(rows)])
+            table.move_cursor(row=rows - 1, animate=False, scroll=True)
+            await pilot.pause()
+            await pilot.pause()
+            bottom = table.virtual_size.height - table.scrollable_content_region.height
+            assert bottom > 0 and table.scroll_y == bottom
+            assert drawn_at and set(drawn_at) == {bottom}, drawn_at
