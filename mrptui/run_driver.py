@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import partial
 
 from textual.app import App
+from textual.timer import Timer
 
 from core.kernel.contract import Request
 from mrptui.breakpoints import Breakpoint
@@ -57,6 +58,7 @@ class RunDriver:
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
         self._render_queued = False
+        self._render_timer: Timer | None = None
         self._rendered_at = 0.0  # time.monotonic() of the last render: real time, not options.clock
 
     def notify(self, message: str, *, severity: str = "information") -> None:
@@ -154,13 +156,14 @@ class RunDriver:
             self._render_queued = True
             wait = self._rendered_at + LIVE_RENDER_GAP_S - time.monotonic()
             if wait > 0:
-                self.app.set_timer(wait, self._render_queued_view, name="live render")
+                self._render_timer = self.app.set_timer(wait, self._render_queued_view, name="live render")
             else:
                 self.app.call_later(self._render_queued_view)
 
     def _render_queued_view(self) -> None:
-        self._render_queued = False
-        self.refresh_view()
+        self._render_timer = None
+        if self._render_queued:  # else a render since (a hold, the end, a step) has shown it all
+            self.refresh_view()
 
     def held_at(self, message: RunHeld) -> None:
         if self.control.held_at(message.run_id, message.where):
@@ -251,6 +254,12 @@ class RunDriver:
         if not main.can_show:
             return
         self._rendered_at = time.monotonic()
+        # This render shows every event applied so far: a live render queued for them would only
+        # draw the same state again (the run's end arrived inside the gap: ~60-100 ms of UI time).
+        self._render_queued = False
+        if self._render_timer is not None:
+            self._render_timer.stop()
+            self._render_timer = None
         control = self.control
         run, state = control.current, control.state
         total = len(run.events) if run else 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from conftest import make_app
 from fakes import FakeSession, thinkingdb_run
 from helpers import ask, record_notifications, settle, spy_calls, until
@@ -167,6 +168,7 @@ async def test_the_stale_mark_draws_the_title_in_the_themes_muted_warning_and_co
         assert (list(pane.render_lines(Region(0, 0, *pane.size))), _title_style(pane, "Evidence")) == before
 
 
+@pytest.mark.paints  # the lines a paint redraws are what it counts
 async def test_marking_a_pane_stale_repaints_its_title_line_only() -> None:
     """The mark changes the top border line: the pane's content lines are not drawn again (a full
     repaint of five panes made each run's start a near full-screen frame)."""

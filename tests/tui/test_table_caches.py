@@ -5,7 +5,8 @@ height follows its text without laying out the screen for every event count."""
 
 from __future__ import annotations
 
-from helpers import ask, spy_calls
+import pytest
+from helpers import ask, spy_calls, until
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -92,6 +93,8 @@ async def test_tables_take_the_size_datatable_would_give_them(app) -> None:
 async def test_the_status_line_is_two_lines_exactly_while_its_text_wraps(app) -> None:
     async with app.run_test(size=(200, 40)) as pilot:
         await ask(pilot)
+        # The caller's indexes finish building in the background and re-show the status: not mid-test.
+        await until(pilot, lambda: not app.kb_state.indexing and app.kb_state.hdc != "building")
         status = app.screen.query_one(StatusLine)
         heights = []
         for markup, size in (
@@ -222,6 +225,7 @@ async def test_the_proof_tree_drawn_after_focus_moves_and_a_style_change_matches
         assert after != before and after == fresh_tree(tree)
 
 
+@pytest.mark.paints  # the first frame's lines are what it reads
 async def test_a_refilled_table_is_first_drawn_at_its_cursor_not_at_the_top() -> None:
     """`clear` scrolls to the top; a cursor moved to the last row right after the refill is in
     the first frame drawn (DataTable scrolled only after that frame: the top rows flashed and the
