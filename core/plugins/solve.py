@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.answer.answer_forms import Draft, Form, form_draft, form_of, quoted_text
-from core.answer.derived_vs_stated import stated_lead
+from core.answer.derived_vs_stated import asks_relation, stated_lead
 from core.answer.passages import paragraph_units
 from core.answer.proof_objects import object_lead, with_every_object
 from core.answer.short_answer import SHORT_TYPES, FocusRules, checked, short_draft
@@ -160,11 +160,16 @@ class AnswerPlan:
 
     @property
     def chains(self) -> bool:
-        """A proof chain may answer: the question asks why, how or yes/no about a relation (a
-        chain names no date, place, person or number)."""
+        """A proof chain may answer: the question asks why, how or yes/no about a relation, or
+        asks for an entity ("Which services does Orion depend on?"; a chain names no date,
+        place, person or number)."""
         return self.expected.type not in (AnswerType.PERSON, AnswerType.PLACE, AnswerType.DATE, AnswerType.NUMBER) and (
-            self.act in _CHAIN_ACTS or self.form in (Form.EXPLANATION, Form.YES_NO)
+            self.explains or self.form is Form.ENTITY
         )
+
+    @property
+    def explains(self) -> bool:
+        return self.act in _CHAIN_ACTS or self.form in (Form.EXPLANATION, Form.YES_NO)
 
     @property
     def typed_lead(self) -> bool:
@@ -195,7 +200,13 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
     question, form = plan.question.text, plan.form
     tdb = kept.outcome.lane_details.get("tdb")
     units = {u.id for u in kept.units}
-    proof = best_proof(proofs_of(kept.outcome), question, plan.question.cues, units, getattr(tdb, "seeds", ()))
+    proofs = proofs_of(kept.outcome)
+    if not plan.explains:
+        # An entity asked for by the relation a rule derived: the same answer as "What does Orion
+        # depend on?". Asked by another relation, a cited sentence's lead answers (typed lead).
+        proofs = [p for p in proofs if asks_relation(question, p.relation)]
+    kind = "" if plan.explains else plan.expected.head
+    proof = best_proof(proofs, question, plan.question.cues, units, getattr(tdb, "seeds", ()), kind)
     if proof is None:
         return None
     if form is Form.YES_NO:
@@ -349,7 +360,12 @@ def proofs_of(outcome: RetrievalOutcome) -> list[Proof]:
 
 
 def best_proof(
-    proofs: Sequence[Proof], question: str, cues: QuestionCues, evidence: set[str], seeds: Sequence[Proof] = ()
+    proofs: Sequence[Proof],
+    question: str,
+    cues: QuestionCues,
+    evidence: set[str],
+    seeds: Sequence[Proof] = (),
+    kind: str = "",
 ) -> Proof | None:
     """The derived proof about what the question names.
 
@@ -362,7 +378,8 @@ def best_proof(
     stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
     """
     asked = _stems(question)
-    entities = set(cues.focus_terms) & _symbol_terms([*proofs, *seeds])
+    # The kind asked for ("which services") is what the answer is, not a symbol it must name.
+    entities = (set(cues.focus_terms) - set(tokenize(kind))) & _symbol_terms([*proofs, *seeds])
     best, best_key = None, (False, 0, 0, 0.0)
     for proof in proofs:
         if proof.rule is None or not set(proof.leaf_units()) <= evidence:

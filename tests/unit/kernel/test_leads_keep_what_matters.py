@@ -197,10 +197,27 @@ def test_every_object_the_proofs_give_the_subject_on_the_sample_kb() -> None:
     assert answer.answer.startswith("Lumen and Vault, because:"), answer.answer
 
 
-def test_every_object_of_a_chain_in_another_domain(club: Session) -> None:
-    answer = ask(club, "What does the boat hoist depend on?")
+@pytest.mark.parametrize(
+    "question", ["What does the boat hoist depend on?", "Which machines does the boat hoist depend on?"]
+)
+def test_every_object_of_a_chain_in_another_domain(club: Session, question: str) -> None:
+    answer = ask(club, question)
     assert answer.status == "grounded"
     assert answer.answer.startswith("winch motor and shore supply, because:"), answer.answer
+
+
+def test_asked_which_things_by_the_derived_relation_the_chain_answers_as_asked_what() -> None:
+    # Was weak: "which services" read as a kind to find in a sentence saying "depend", while the
+    # Proofs pane showed Orion depends_on Lumen and Vault.
+    answer = ask(Session.open(), "Which services does Orion depend on?")
+    assert answer.status == "grounded"
+    assert answer.answer.startswith("Lumen and Vault, because:"), answer.answer
+
+
+def test_asked_which_thing_by_a_stated_relation_the_sentence_answers(club: Session) -> None:
+    # The derived relation (has_capability) is not asked: the stated lead, not the chain.
+    answer = ask(club, "Which fuel does the boathouse heater use?")
+    assert answer.answer.startswith("wood pellet, because:"), answer.answer
 
 
 # --- passive agents, attributes, codes ------------------------------------------------------
