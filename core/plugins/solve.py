@@ -204,8 +204,8 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
     if not plan.explains:
         # An entity asked for by the relation a rule derived: the same answer as "What does Orion
         # depend on?". Asked by another relation, a cited sentence's lead answers (typed lead).
-        asked = {r for r in {p.relation for p in proofs} if asks_relation(question, r)}
-        proofs = [p for p in proofs if p.relation in asked]
+        relations = {r for r in {p.relation for p in proofs} if asks_relation(question, r)}
+        proofs = [p for p in proofs if p.relation in relations]
     kind = "" if plan.explains else plan.expected.head
     proof = best_proof(proofs, question, plan.question.cues, units, getattr(tdb, "seeds", ()), kind)
     if proof is None:
