@@ -164,15 +164,19 @@ def _by_class(head: str, cue: str) -> Expected:
     return Expected(_class_in_lexicon(lower), head, cue)
 
 
-# WordNet classes above a noun (any of its commonest senses) that make "which X" ask for a
-# person, a place, or a time. Groups are too wide a class ("combination" and "party" are groups
-# in one sense); organisations come from the class nouns above.
+# WordNet classes above a noun that make "which X" ask for a person, a place, or a time. Groups
+# are too wide a class ("combination" and "party" are groups in one sense); organisations come
+# from the class nouns above.
 _LEXICON_CLASSES = (
     (AnswerType.PERSON, PERSON_CLASSES),
     (AnswerType.PLACE, frozenset(("location", "geographic point", "geographical area", "region", "body of water"))),
     (AnswerType.DATE, frozenset(("time period", "time unit"))),
 )
 _LEXICON_DEPTH = 8
+# Only the noun's likeliest lemma and its commonest senses (WordNet lists them first) say what it
+# asks for: over every sense, "parts" is a place ("these parts") and "line" one too (a fortified
+# line), so "which parts" looked for places.
+_CLASS_SENSES = 2
 
 
 def _class_in_lexicon(noun: str) -> AnswerType:
@@ -181,7 +185,9 @@ def _class_in_lexicon(noun: str) -> AnswerType:
     lex = lexicon_or_none()
     if lex is None:
         return AnswerType.KIND
-    above = lex.hypernyms(noun, depth=_LEXICON_DEPTH, pos="NOUN")
+    lemma = lex.lemma(noun, "NOUN")
+    # The lemma itself may be the class ("which locations").
+    above = lex.classes(lemma, "NOUN", depth=_LEXICON_DEPTH, senses=_CLASS_SENSES) | {lemma}
     kind = next((kind for kind, marks in _LEXICON_CLASSES if marks & above), AnswerType.KIND)
     if kind is AnswerType.PERSON and THING_CLASSES & above:
         # "rock" and "conductor" are people in a rare sense and things in a common one.

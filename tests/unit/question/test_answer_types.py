@@ -42,6 +42,13 @@ from core.question.answer_types import AnswerType, expected_type, typed_spans
         # The tagger calls "fort" a verb before "did"; between "what" and an auxiliary it is the noun asked for.
         ("In 1755 what fort did British capture?", AnswerType.KIND, "fort"),
         ("How many loaves did the baker sell on Monday?", AnswerType.NUMBER, "loaves"),
+        # A noun is typed by its likeliest lemma's commonest senses: "parts" is no place (a rare
+        # lemma's "these parts"), "line" no place (a fortified line); "town" is one, whatever
+        # the lexicon merged into "town" (the architect Ithiel Town), and "locations" names its class.
+        ("Which parts does the ferry need?", AnswerType.KIND, "parts"),
+        ("Which line does the ferry run on?", AnswerType.KIND, "line"),
+        ("Which towns does the ferry leave from?", AnswerType.PLACE, "towns"),
+        ("Which locations does the ferry call at?", AnswerType.PLACE, "locations"),
         ("ferry timetable winter", AnswerType.DESCRIPTION, ""),
     ],
 )
