@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from core.nlp.tagging import tag_text
-from core.question.answer_types import AnswerType, expected_type, typed_spans
+from core.question.answer_types import AnswerType, expected_type
+from core.question.typed_spans import typed_spans
 
 
 @pytest.mark.parametrize(
