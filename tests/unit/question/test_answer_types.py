@@ -83,6 +83,13 @@ def test_names_join_across_of_and_the() -> None:
     assert spans(sentence, "Who led the choir?") == ["Duke of Mantua", "Pietro the Younger"]
 
 
+def test_names_join_across_the_particles_of_european_names() -> None:
+    # "des" split "Cabane des Aiguilles" into "Cabane", which then answered a question about a code.
+    sentence = "The choir sang at the Cabane des Aiguilles, then in the Palazzo della Ragione for Mies van der Rohe."
+    assert spans(sentence, "Where did the choir sing?")[:2] == ["Cabane des Aiguilles", "Palazzo della Ragione"]
+    assert "Mies van der Rohe" in spans(sentence, "Who did the choir sing for?")
+
+
 def test_a_definition_is_what_follows_the_copula_to_the_end_of_its_clause() -> None:
     sentence = "A bain-marie is a hot water bath for gentle cooking, used for custards."
     assert spans(sentence, "What is a bain-marie?") == ["a hot water bath for gentle cooking"]
