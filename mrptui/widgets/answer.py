@@ -14,6 +14,7 @@ from core.kernel.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
+from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.timeline import silent_shards
 
@@ -145,7 +146,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         self.state: ViewState = ViewState()
 
     def compose(self):
-        yield Static(render_answer(ViewState()), id="answer-text")
+        yield KeptStatic(render_answer(ViewState()), id="answer-text")
         yield CitationList(id="citations")
 
     def show(self, state: ViewState) -> None:

@@ -2,8 +2,9 @@
 
 Textual's Footer recomposes one widget per key whenever the active bindings change, which happens
 on every focus change; with ~25 keys that costs ~90 ms (and a layout pass) per keypress. This bar
-renders the same line from `screen.active_bindings`, repaints only when the line changes, and runs
-a key when it is clicked.
+renders the same line from `screen.active_bindings`, repaints only when the line changes, keeps the
+lines drawn for the last few key sets (the focus moving among the panes brings them back in turn),
+and runs a key when it is clicked.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from textual.keys import key_to_character
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
 
+from mrptui.widgets.kept_static import KeptDrawing
+
 
 def types_text(widget: Widget | None) -> bool:
     """Whether printable keys type into `widget` (an editable text box): the bar then shows each
@@ -29,7 +32,7 @@ def types_text(widget: Widget | None) -> bool:
 KEPT_IDS = ("app.help", "app.quit")
 
 
-class KeyBar(Widget, can_focus=False):
+class KeyBar(KeptDrawing, Widget, can_focus=False):
     """The keys of the focused widget, its screen and the app, as the Footer shows them."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"keybar--key", "keybar--description", "keybar--palette"}
@@ -93,6 +96,18 @@ class KeyBar(Widget, can_focus=False):
         if items != self._items or palette != self._palette:
             self._items, self._palette = items, palette
             self.refresh()
+
+    def drawing_inputs(self) -> tuple[object, ...]:
+        styles = tuple(
+            self.get_component_rich_style(name) for name in ("keybar--key", "keybar--description", "keybar--palette")
+        )
+        return (tuple(self._items), self._palette, styles, *super().drawing_inputs())
+
+    def drawn_extra(self) -> object:
+        return self._spans
+
+    def restore_extra(self, extra: object) -> None:
+        self._spans = extra  # type: ignore[assignment]
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("keybar--key")

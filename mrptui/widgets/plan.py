@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from core.kernel.events import PlanStage
 from mrptui.state import PlanView, ViewState
+from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.tables import report_natural_width
 
@@ -125,7 +126,7 @@ marked superseded with the reason. Below: the Intent CNL the seed detector produ
         self._draw()
 
     def compose(self):
-        yield Static(render_plan(ViewState()), id="plan-body")
+        yield KeptStatic(render_plan(ViewState()), id="plan-body")
 
     def show(self, state: ViewState, *, held: bool = False) -> None:
         # A state is never changed in place: the same one held the same way draws the same plan
