@@ -37,10 +37,11 @@ _SHAPING_ROOTS = (
     "store/segment.py",
     "store/codec.py",
 )
-_CORE = Path(__file__).resolve().parent.parent
+_THIS = Path(__file__).resolve()
+_CORE = _THIS.parent.parent
 # Coarser than any local filesystem's timestamps (FAT: 2 s), as for the KB source records.
 RACY_NS = 2_000_000_000
-_RECORD_VERSION = 1
+_RECORD_VERSION = 2
 # Digests by core folder, for this process.
 _KNOWN: dict[Path, str] = {}
 
@@ -65,12 +66,14 @@ def digest_of(core: Path, root: Path | None) -> str:
         return recorded
     read_ns = time.time_ns()
     files, folders = _shaping(core)
-    before = _stats(core, files + folders)
+    # This module too: a root added to `_SHAPING_ROOTS` must be covered by the next record.
+    covered = [*files, *folders, _THIS]
+    before = _stats(covered)
     hasher = hashlib.sha256(str(FORMAT_VERSION).encode())
     for file in files:
         hasher.update(file.relative_to(core).as_posix().encode() + b"\0" + file.read_bytes())
     digest = hasher.hexdigest()
-    if root is not None and before is not None and _stats(core, files + folders) == before:
+    if root is not None and before is not None and _stats(covered) == before:
         _record(core, root, {"version": _RECORD_VERSION, "digest": digest, "stats": before, "read_ns": read_ns})
     return digest
 
@@ -124,10 +127,10 @@ _FROM_CORE = re.compile(
 )
 
 
-def _stats(core: Path, paths: list[Path]) -> dict[str, Stat] | None:
-    """Each path's stat by its name under `core`; None when one cannot be taken."""
+def _stats(paths: list[Path]) -> dict[str, Stat] | None:
+    """Each path's stat by its name; None when one cannot be taken."""
     try:
-        return {path.relative_to(core).as_posix(): _stat(path) for path in paths}
+        return {str(path): _stat(path) for path in paths}
     except OSError:
         return None
 
@@ -151,7 +154,7 @@ def _recorded(core: Path, root: Path) -> str | None:
         if (
             record["version"] != _RECORD_VERSION
             or not stats
-            or any(_stat(core / name) != stat for name, stat in stats.items())
+            or any(_stat(Path(name)) != stat for name, stat in stats.items())
             or record["read_ns"] - max(max(stat[0], stat[3]) for stat in stats.values()) < RACY_NS
         ):
             return None

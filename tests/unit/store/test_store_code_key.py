@@ -153,3 +153,16 @@ def test_a_record_taken_within_the_racy_window_is_not_trusted(shaping_tree: Path
     assert _record_path(shaping_tree, root).is_file()
     _forge(shaping_tree, root)
     assert digest_of(shaping_tree, root) == hashed
+
+
+def test_an_edit_of_the_shaping_module_itself_is_not_served_the_recorded_digest(
+    shaping_tree: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A root added to `_SHAPING_ROOTS` must be covered by the next record, so its own source counts.
+    module = cache.parent / "shaping.py"
+    module.write_text("_SHAPING_ROOTS = ()\n")
+    monkeypatch.setattr(shaping, "_THIS", module)
+    before = digest_of(shaping_tree, cache)
+    _forge(shaping_tree, cache)
+    module.write_text("_SHAPING_ROOTS = ('x',)\n")
+    assert digest_of(shaping_tree, cache) == before != "forged"
