@@ -40,7 +40,8 @@ SENSE_TYPES = {"antonym": "antonyms", "derivation": "derivations"}
 
 @dataclass
 class Parsed:
-    entries: list[tuple[str, int, list[str], list[str]]] = field(default_factory=list)  # word, pos, forms, sense ids
+    # word, pos, forms, sense ids, whether the entry is written with a capital (a name: "Town", "Job")
+    entries: list[tuple[str, int, list[str], list[str], bool]] = field(default_factory=list)
     sense_synset: dict[str, str] = field(default_factory=dict)
     sense_word: dict[str, str] = field(default_factory=dict)
     sense_links: dict[str, list[tuple[str, str]]] = field(default_factory=lambda: {k: [] for k in SENSE_TYPES.values()})
@@ -74,7 +75,8 @@ def parse(path: Path, gloss_chars: int) -> Parsed:
 
 def _entry(parsed: Parsed, element: ET.Element) -> None:
     lemma = element.find("Lemma")
-    word = lemma.get("writtenForm").lower()
+    written = lemma.get("writtenForm")
+    word = written.lower()
     parsed.entry_word[element.get("id")] = word
     forms = sorted({f.get("writtenForm").lower() for f in element.iter("Form")} - {word})
     senses = []
@@ -87,7 +89,7 @@ def _entry(parsed: Parsed, element: ET.Element) -> None:
             kind = SENSE_TYPES.get(relation.get("relType"))
             if kind:
                 parsed.sense_links[kind].append((sid, relation.get("target")))
-    parsed.entries.append((word, _pos(lemma.get("partOfSpeech")), forms, senses))
+    parsed.entries.append((word, _pos(lemma.get("partOfSpeech")), forms, senses, written != word))
 
 
 def _synset(parsed: Parsed, element: ET.Element, gloss_chars: int) -> None:
@@ -122,13 +124,15 @@ def arrays(parsed: Parsed) -> dict[str, np.ndarray | str]:
     word_index = {w: i for i, w in enumerate(words)}
 
     # A word's senses: its entries' senses in WordNet order (the most frequent first), nouns first.
+    # Lower-casing merges a common noun's entry with a name's ("town" and the architect Ithiel
+    # Town); WordNet orders senses within an entry only, so the common entry's senses go first.
     senses: list[list[int]] = [[] for _ in words]
-    for word, pos, _, sense_ids in sorted(parsed.entries, key=lambda e: e[1]):
+    for word, pos, _, sense_ids, _ in sorted(parsed.entries, key=lambda e: (e[1], e[4])):
         senses[word_index[word]] += [synset_index[parsed.sense_synset[s]] for s in sense_ids]
     senses = [_unique(s) for s in senses]
 
     form_targets: dict[str, set[int]] = {}
-    for word, pos, forms, _ in parsed.entries:
+    for word, pos, forms, _, _ in parsed.entries:
         for form in forms:
             form_targets.setdefault(form, set()).add(word_index[word] * len(POS) + pos)
     forms = sorted(form_targets)

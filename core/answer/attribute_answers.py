@@ -1,7 +1,7 @@
 """Adjectives that answer "what X?" when X is an attribute: "marked blue" answers "What colour
 …?", "metallic" answers "What material …?", "tiny" answers "What size …?".
 
-The noun phrase spans of a sentence (core/question/answer_types.py) hold no bare adjective, so a colour
+The noun phrase spans of a sentence (core/question/typed_spans.py) hold no bare adjective, so a colour
 said as one was never a lead. An adjective is of the asked attribute when the lexicon files the
 same word as a noun (blue, the colour), or a noun it derives (tiny → tininess), under X in one
 of its commonest senses: WordNet's chromatic colour hyponyms, its substances and materials, its
@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from core.nlp.tagging import Token
-from core.question.answer_types import AnswerType, Expected, Span
+from core.question.answer_types import AnswerType, Expected
+from core.question.typed_spans import Span
 
 # The noun senses read for an adjective's class: its commonest (blue → colour, not the rarer
 # blue → "bluing", a material).

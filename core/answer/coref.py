@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from core.answer.lead_spans import is_currency
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token, tag_text
-from core.question.answer_types import DATE_PATTERN, Span, agents, name_spans
+from core.question.typed_spans import DATE_PATTERN, Span, agents, name_spans
 from core.text.words import (
     BE_FORMS,
     CLAUSE_DEMONSTRATIVES,

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from core.answer.attribute_answers import asks_matter
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token
-from core.question.answer_types import AnswerType, Expected, Span, typed_spans
+from core.question.answer_types import AnswerType, Expected
+from core.question.typed_spans import Span, typed_spans
 from core.text.tokenizer import tokenize
 from core.text.words import COORDINATORS, ORDINALS
 

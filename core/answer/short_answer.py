@@ -5,7 +5,7 @@ cannot tell and quotes the closest evidence instead.
 The answer goes through named stages (`short_draft`):
 1. select sentences: the kept sentences by the question's focus terms they say, then rank (`_readings`);
 2. resolve references: a tried sentence's pronouns and "the company" (core/answer/coref.py, `_read`);
-3. candidate spans: the spans of the expected type (core/question/answer_types.py) not said by the
+3. candidate spans: the spans of the expected type (core/question/typed_spans.py) not said by the
    question, nearest the words it shares with the question (`_lead`);
 4. support: the lead's check (core/answer/support.py);
 5. choose: the first supported reading, else the closest (`_closer`);
@@ -38,10 +38,11 @@ from core.answer.support import (
 from core.kernel.events import AnswerDetail
 from core.nlp.tagging import Token, tag_text
 from core.question import Question
-from core.question.answer_types import AnswerType, Expected, Span, name_spans, typed_spans
+from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import unit_text
 from core.question.relation import reversed_relation
 from core.question.terms import Term
+from core.question.typed_spans import Span, name_spans, typed_spans
 from core.text.tokenizer import tokenize
 from core.text.words import BE_FORMS
 from core.units import KnowledgeUnit

@@ -3,7 +3,7 @@ answers the question?
 
 It passes when (1) the sentence, with its references resolved (core/answer/coref.py), covers the
 question's focus terms — as written, as an inflection, or through a lexicon link that is shown;
-(2) a lead of the expected type was found (core/question/answer_types.py) and it is not a word of the
+(2) a lead of the expected type was found (core/question/typed_spans.py) and it is not a word of the
 question; (3) no negation in the sentence flips what the question asks (or the reverse); (4) the
 relation holds in the asked direction: asked "Who did X beat?", a sentence where the lead beat X
 does not answer. Otherwise the answer is weak and says it cannot tell.
@@ -23,9 +23,10 @@ from core.answer.lifespans import asked_year, said_end
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.nlp.tagging import Token
-from core.question.answer_types import AnswerType, Expected, Span
+from core.question.answer_types import AnswerType, Expected
 from core.question.relation import PHRASE_TAGS, reversed_relation, subject_slot
 from core.question.terms import Term
+from core.question.typed_spans import Span
 from core.text.tokenizer import tokenize
 from core.text.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
 

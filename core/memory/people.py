@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from core.cnl.plaintext import split_sentences
 from core.nlp.tagging import tag_text
-from core.question.answer_types import name_spans
+from core.question.typed_spans import name_spans
 from core.text.words import PERSON_CLASSES, PERSON_VERB_CLASSES, PRONOUN_GROUPS
 
 # Sentences of one file read for evidence (budget: maxPeopleSentences): a story is read whole,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from core.nlp.tagging import Token
-from core.question.answer_types import Span
+from core.question.typed_spans import Span
 from core.text.tokenizer import tokenize
 from core.text.words import AUXILIARIES, BE_FORMS, DO_FORMS, RELATIVE_PRONOUNS, WH_ARGUMENTS
 

@@ -137,8 +137,16 @@ LOCATIVE_PREPOSITIONS = frozenset(
     "in at on inside near beside behind under beneath above below within outside into onto throughout across along "
     "opposite among between".split()
 )
-# Words joining the parts of one name ("Duchy of Normandy", "Edward the Confessor", "van Gogh").
-NAME_JOINERS = frozenset(("of", "of the", "the", "de", "von", "van", "da", "di"))
+# Words joining the parts of one name ("Duchy of Normandy", "Edward the Confessor", "van Gogh"):
+# English's, and the particles of names in the languages of Europe ("Cabane des Aiguilles",
+# "Isla del Sol", "Mies van der Rohe", "Palazzo della Ragione").
+NAME_JOINERS = frozenset(
+    (
+        "of", "of the", "the",
+        "de", "de la", "des", "du", "del", "della", "di", "da", "dos", "das",
+        "van", "van der", "von", "von der", "der", "den",
+    )
+)  # fmt: skip
 
 # --- class nouns of answer types ------------------------------------------------------------------------
 

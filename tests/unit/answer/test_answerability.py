@@ -12,7 +12,8 @@ from core.answer.short_answer import short_draft
 from core.answer.support import lead_features
 from core.nlp.tagging import tag_text
 from core.question import Question
-from core.question.answer_types import expected_type, typed_spans
+from core.question.answer_types import expected_type
+from core.question.typed_spans import typed_spans
 from core.units import KnowledgeUnit, Role
 from scripts.train_answerability import by_check, by_model, choose_threshold, fit, folds, replay, weigh
 

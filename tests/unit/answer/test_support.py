@@ -7,7 +7,8 @@ from core.answer.coref import resolve
 from core.answer.support import SUPPORT_THRESHOLD, check, fills_gap, support_score
 from core.nlp.tagging import tag_text
 from core.question import Question
-from core.question.answer_types import Span, expected_type, typed_spans
+from core.question.answer_types import expected_type
+from core.question.typed_spans import Span, typed_spans
 
 
 def support_of(question: str, sentence: str, lead: str):

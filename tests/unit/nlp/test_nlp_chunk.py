@@ -71,7 +71,7 @@ def test_chunking_on_the_ask_path_never_runs_nltks_package_init():
         "import sys\n"
         "ran = []\n"
         "sys.addaudithook(lambda event, args: ran.append(args[0].co_filename) if event == 'exec' else None)\n"
-        "from core.question.answer_types import noun_phrases\n"
+        "from core.question.typed_spans import noun_phrases\n"
         "from core.nlp.tagging import tag_text\n"
         "text = 'The old Roman road reached Marie Curie.'\n"
         "print([span.text for span in noun_phrases(tag_text(text), text)])\n"

@@ -169,3 +169,10 @@ def test_parts_of_speech_keep_a_link_to_the_senses_the_sentence_uses(lex):
     assert lex.link("carried", "carry", pos_a="VERB", pos_b="VERB").kind == "same-lemma"
     assert lex.link("carried", "carry", pos_a="ADJ") is None
     assert lex.link("swap", "replacement", pos_a="VERB", pos_b="NOUN").kind == "derivation"
+
+
+@pytest.mark.parametrize(("word", "common_class"), [("town", "geographical area"), ("book", "publication")])
+def test_a_common_nouns_senses_come_before_a_names_it_merges_with(lex, word, common_class):
+    # Lower-casing merges "town" with the architect Ithiel Town and "book" with a Book of the
+    # Bible; the commonest sense is the common noun's.
+    assert common_class in lex.classes(word, "NOUN", senses=1)

@@ -223,6 +223,18 @@ def test_a_wh_question_without_a_verb_takes_the_verb_form_after_its_wh_word():
     assert tagger.clause_revise(words, tags) == tags
 
 
+def test_a_wh_question_without_a_verb_takes_the_verb_form_after_the_noun_its_wh_word_opens():
+    # "hut sits" read as a compound noun left the question verbless, with "sits" its head noun.
+    assert tag(split_words("Which hut sits above Arolla?"))[1:3] == ["NOUN", "VERB"]
+    words = ["What", "type", "of", "law", "concerns", "the", "treaty", "?"]
+    tags = ["DET", "NOUN", "ADP", "NOUN", "NOUN", "DET", "NOUN", "PUNCT"]
+    assert tagger.clause_revise(words, tags)[4] == "VERB"
+    # Past the wh-phrase (a preposition ends it), no word is made a verb.
+    words = ["Which", "hut", "near", "the", "pass", "sits", "?"]
+    tags = ["DET", "NOUN", "ADP", "DET", "NOUN", "NOUN", "PUNCT"]
+    assert tagger.clause_revise(words, tags) == tags
+
+
 def test_preload_loads_the_weights_and_lexicon_in_a_thread_and_leaves_a_failure_to_the_real_use(monkeypatch, capsys):
     from core.nlp import lexicon as lexicon_module
     from core.nlp import preload
