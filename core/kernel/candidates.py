@@ -18,7 +18,7 @@ from pydantic_core import core_schema
 
 class _Row(BaseModel):
     # Built on first use (the rows are read as models by the caller's view, the JSON CLI and a
-    # saved trace, not by a run): a plain `mrptui ask` never builds these five (issue 41).
+    # saved trace, not by a run): a plain `mrptui ask` builds only `FusionExplanation` (issue 41).
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
