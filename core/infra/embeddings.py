@@ -78,15 +78,16 @@ class EmbeddingError(Exception):
         self.reason = reason
 
 
+# Built on first use, like the LLM's reply models: no reply is read without an endpoint.
 class _Item(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     index: int = Field(ge=0)
     embedding: list[float] = Field(min_length=1)
 
 
 class _Reply(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     data: list[_Item]
 

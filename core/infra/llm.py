@@ -120,17 +120,27 @@ class LlmError(Exception):
         self.reason = reason
 
 
+# The reply models are built on first use: a run with no LLM endpoint (a plain `mrptui ask`)
+# never validates a reply (issue 41).
+_REPLY = ConfigDict(defer_build=True)
+
+
 class _Message(BaseModel):
+    model_config = _REPLY
+
     content: str | None = None
 
 
 class _Choice(BaseModel):
+    model_config = _REPLY
+
     message: _Message
 
 
 class _ChatReply(BaseModel):
     """The part of an OpenAI chat-completions reply we read; other fields are ignored."""
 
+    model_config = _REPLY
     choices: list[_Choice] = Field(min_length=1)
 
 

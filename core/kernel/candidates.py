@@ -17,7 +17,9 @@ from pydantic_core import core_schema
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use (the rows are read as models by the caller's view, the JSON CLI and a
+    # saved trace, not by a run): a plain `mrptui ask` builds only `FusionExplanation` (issue 41).
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class TermContribution(_Row):

@@ -167,6 +167,8 @@ class RunStarted(_Event):
 class Intervened(_Event):
     """A user changed the run: live at a held point, or from the start of a re-run (`live` False)."""
 
+    # Built on first use: only a steered run (the explorer, `--step`) makes one (issue 41).
+    model_config = ConfigDict(defer_build=True)
     kind: Literal["intervened"] = "intervened"
     change: Literal["exclude_plugin", "pin_plugin", "exclude_unit", "edit_intent"]
     target: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.answer.llm_answer import lead_of
 from core.cnl import parse_intents
@@ -314,6 +314,8 @@ class LlmGoalSolver(_LlmPlugin, GoalSolver):
 
 
 class _Verdict(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built when an LLM first replies (issue 41)
+
     verdict: Literal["accept", "reject"]
     reason: str = ""
 

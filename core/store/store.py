@@ -15,13 +15,11 @@ import atexit
 import hashlib
 import json
 import os
-import re
 import shutil
 import stat
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
@@ -33,90 +31,20 @@ from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.private import Mac, linked_below, private_dirs, refusal
-from core.store.segment import FORMAT_VERSION, Segment, SegmentError
+from core.store.segment import Segment, SegmentError
+from core.store.shaping import RACY_NS, code_digest
 from core.text.tokenizer import add_stem_source, computed_stems, learn_stems
 
-# What a segment holds is decided by these modules and every core module they import, found by
-# reading their imports (`shaping_files`): a module a reader comes to import is covered without a
-# list to keep up, so a cache built by other reader code (one that published a unit the current
-# readers withdraw) is never served.
-_SHAPING_ROOTS = (
-    "cnl/*.py",
-    "text/tokenizer.py",
-    "units.py",
-    "infra/diagnostics.py",
-    "infra/safe_io.py",
-    "retrieval/bm25/fields.py",
-    "store/segment.py",
-    "store/codec.py",
-)
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
-_RACY_NS = 2_000_000_000
 MAX_VIEW_FILES = 4
 MAX_STORED_STEMS = 200_000
 # The table records which tokenizer source computed it; a stem table from other code is ignored.
 _STEMMER_KEY = "\0stemmer"
 
 
-@lru_cache(maxsize=1)
-def code_digest() -> str:
-    """A digest of the source that decides what a segment holds: edit it and every segment rebuilds."""
-    core = Path(__file__).resolve().parent.parent
-    hasher = hashlib.sha256(str(FORMAT_VERSION).encode())
-    for file in shaping_files():
-        hasher.update(file.relative_to(core).as_posix().encode() + b"\0" + file.read_bytes())
-    return hasher.hexdigest()
-
-
-def shaping_files() -> list[Path]:
-    """`_SHAPING_ROOTS` and every module of `core` they import, directly or not, in path order."""
-    core = Path(__file__).resolve().parent.parent
-    todo = [path for pattern in _SHAPING_ROOTS for path in sorted(core.glob(pattern))]
-    seen: set[Path] = set()
-    while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
-        seen.add(path)
-        # A module's packages are loaded with it: `core.a.b` runs `core/a/__init__.py` first.
-        split = [name.split(".") for name in _core_imports(path)]
-        prefixes = {".".join(parts[:n]) for parts in split for n in range(1, len(parts) + 1)}
-        todo.extend(found for name in sorted(prefixes) if (found := _module_file(core, name)) is not None)
-    return sorted(seen)
-
-
-def _core_imports(path: Path) -> list[str]:
-    """The `core.…` modules (and names that may be submodules) a source file imports, lazy ones
-    too. A pattern, not `ast`: parsing every shaping file cost a cold `ask` 0.15 s."""
-    names = []
-    for match in _FROM_CORE.finditer(path.read_text(encoding="utf-8")):
-        module, imported, plain = match.groups()
-        if plain:
-            names.append(plain)
-            continue
-        names.append(module)
-        names += [f"{module}.{name.split()[0]}" for name in imported.strip("()").split(",") if name.strip()]
-    return names
-
-
-# `from core.x import a, b` (parenthesised over lines too) or `import core.x`, at any indentation.
-_FROM_CORE = re.compile(
-    r"^[ \t]*(?:from[ \t]+(core(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)|import[ \t]+(core(?:\.\w+)*))",
-    re.MULTILINE,
-)
-
-
-def _module_file(core: Path, name: str) -> Path | None:
-    base = core.joinpath(*name.split(".")[1:])
-    for path in (base / "__init__.py", base.with_suffix(".py")):
-        if path.is_file():
-            return path
-    return None
-
-
-def segment_key(file: Source, content: bytes) -> str:
-    hasher = hashlib.sha256(code_digest().encode())
+def segment_key(file: Source, content: bytes, root: Path | None = None) -> str:
+    hasher = hashlib.sha256(code_digest(root).encode())
     hasher.update(os.fsencode(str(file)) + b"\0")
     hasher.update(content)
     return hasher.hexdigest()[:32]
@@ -194,7 +122,7 @@ class SegmentStore:
         content = None if known is not None else _content(file)
         if known is None and content is None:
             return self._build(file, "", earlier)[0]
-        key = known if known is not None else segment_key(file, content)
+        key = known if known is not None else segment_key(file, content, self.root)
         folder = self._path_folder(file) / key
         if folder.is_dir():
             try:
@@ -219,7 +147,7 @@ class SegmentStore:
             content = _content(file)
             if content is None:
                 return self._build(file, "", earlier)[0]
-            key = segment_key(file, content)
+            key = segment_key(file, content, self.root)
             folder = self._path_folder(file) / key
         segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
@@ -244,12 +172,12 @@ class SegmentStore:
         if not self._path_folder(file).is_dir():
             return False  # nothing stored for this path (a first open): no need to read and hash it
         content = _content(file)
-        return content is not None and (self._path_folder(file) / segment_key(file, content)).is_dir()
+        return content is not None and (self._path_folder(file) / segment_key(file, content, self.root)).is_dir()
 
     def _known_key(self, file: Source, stat: SourceStat | None = None) -> str | None:
         """The key recorded for the file's current stat, so an unchanged file is not read and
         hashed again (git's index does the same). Trusted only when the file was last modified
-        at least `_RACY_NS` before it was read: an edit within the same timestamp tick as the
+        at least `RACY_NS` before it was read: an edit within the same timestamp tick as the
         read could otherwise keep size and mtime. Inode and ctime catch replaced or touched
         files, also a replace that keeps size and mtime (rsync): the stat recorded is the one
         taken before reading (`_remember_key`)."""
@@ -257,9 +185,9 @@ class SegmentStore:
             record = json.loads(self._source_record(file).read_bytes())
             stat = _stat_of(file) if stat is None else stat
             if (
-                record["code"] == code_digest()
+                record["code"] == code_digest(self.root)
                 and record["stat"] == stat
-                and record["read_ns"] - _newest(stat) >= _RACY_NS
+                and record["read_ns"] - _newest(stat) >= RACY_NS
                 and (self._path_folder(file) / record["key"]).is_dir()
             ):
                 return str(record["key"])
@@ -274,7 +202,7 @@ class SegmentStore:
         try:
             if before is None or _stat_of(file) != before:
                 return
-            record = {"code": code_digest(), "key": key, "stat": before, "read_ns": read_ns}
+            record = {"code": code_digest(self.root), "key": key, "stat": before, "read_ns": read_ns}
             path = self._source_record(file)
             private_dirs(path.parent, self.root)
             replace_file(path, json.dumps(record).encode())
@@ -460,7 +388,7 @@ def _read_stems(root: Path) -> dict[str, str]:
     except (OSError, ValueError):
         return {}
     valid = isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())
-    return table if valid and table.get(_STEMMER_KEY) == _stemmer_id() else {}
+    return table if valid and table.get(_STEMMER_KEY) == _stemmer_id(root) else {}
 
 
 def _save_stems(root: Path) -> None:
@@ -468,7 +396,7 @@ def _save_stems(root: Path) -> None:
     new = computed_stems()
     if not new or not root.is_dir():
         return
-    table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id()}
+    table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id(root)}
     if len(table) > MAX_STORED_STEMS:
         return
     try:
@@ -477,8 +405,8 @@ def _save_stems(root: Path) -> None:
         pass
 
 
-def _stemmer_id() -> str:
-    return code_digest()[:16]
+def _stemmer_id(root: Path) -> str:
+    return code_digest(root)[:16]
 
 
 def _max_bytes() -> int:

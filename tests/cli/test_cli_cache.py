@@ -114,6 +114,7 @@ import json, os, sys
 from pathlib import Path
 from mrptui.cli import main
 import mrptui.commands.cache, mrptui.commands.ask, mrptui.commands.check  # imported while readable
+import locale  # argparse's gettext imports it on first use; nothing else on the path does now
 if os.geteuid() == 0:  # root removes anything: drop to nobody, who owns the cache
     os.setgid(65534)
     os.setuid(65534)

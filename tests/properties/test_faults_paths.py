@@ -157,6 +157,7 @@ _BEHIND_A_LOCKED_FOLDER = """
 import os, sys
 from mrptui.cli import main
 import mrptui.commands.check, mrptui.commands.ask, mrptui.commands.replay, core.kernel.session  # while readable
+import locale  # argparse's gettext imports it on first use
 if os.geteuid() == 0:
     os.setgid(65534)
     os.setuid(65534)

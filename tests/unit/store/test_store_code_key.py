@@ -9,6 +9,8 @@ plain-text sentences end) and, once the BM25 fields moved, `core/retrieval/bm25/
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from core.store.store import shaping_files
+from core.store import shaping
+from core.store.shaping import _record_path, digest_of, shaping_files
 
 ROOT = Path(__file__).resolve().parents[3]
 READERS = ("core.cnl.source", "core.cnl.jsonl", "core.retrieval.bm25.fields")
@@ -43,7 +46,7 @@ def test_every_core_module_the_readers_load_is_in_the_segment_key() -> None:
     assert {Path(file).resolve() for file in loaded} - covered == set()
 
 
-DIGEST = "from core.store.store import code_digest; print(code_digest())"
+DIGEST = "from core.store.shaping import code_digest; print(code_digest())"
 
 
 @pytest.fixture(scope="module")
@@ -74,3 +77,92 @@ def test_editing_any_module_that_shapes_a_segment_changes_every_segment_key(
         assert _run(DIGEST, copy) != before
     finally:
         source.write_bytes(original)
+
+
+# The digest kept in the cache (core/store/shaping.py): reused only while every file it read and
+# every folder searched is as it was, and was last changed well before it was read.
+
+
+@pytest.fixture
+def shaping_tree(tmp_path: Path) -> Path:
+    """A copy of the files that shape a segment, as a `core` folder of its own."""
+    core = ROOT / "core"
+    copy = tmp_path / "core"
+    for file in shaping_files():
+        target = copy / file.relative_to(core)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(file, target)
+    return copy
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder, with the racy window closed: the copy was written a moment ago, and
+    `os.utime` cannot set a file's ctime back (the last test keeps the window)."""
+    monkeypatch.setattr(shaping, "RACY_NS", 0)
+    root = tmp_path / "cache"
+    root.mkdir()
+    return root
+
+
+def _forge(core: Path, root: Path) -> None:
+    """Replace the recorded digest, so a test can tell a digest served from the record."""
+    path = _record_path(core, root)
+    record = json.loads(path.read_bytes())
+    path.write_text(json.dumps({**record, "digest": "forged"}))
+
+
+def test_the_recorded_digest_is_served_while_the_tree_is_unchanged(shaping_tree: Path, cache: Path) -> None:
+    root = cache
+    hashed = digest_of(shaping_tree, root)
+    assert hashed == digest_of(shaping_tree, None)
+    _forge(shaping_tree, root)
+    assert digest_of(shaping_tree, root) == "forged"
+
+
+def test_an_edit_keeping_size_and_mtime_is_not_served_the_recorded_digest(shaping_tree: Path, cache: Path) -> None:
+    root = cache
+    before = digest_of(shaping_tree, root)
+    _forge(shaping_tree, root)
+    reader = shaping_tree / "cnl" / "permissions.py"
+    info = reader.stat()
+    text = reader.read_bytes()
+    reader.write_bytes(text.replace(b"a", b"b", 1))  # same size
+    os.utime(reader, ns=(info.st_atime_ns, info.st_mtime_ns))  # same mtime: only ctime moves
+    assert reader.stat().st_size == info.st_size and reader.stat().st_mtime_ns == info.st_mtime_ns
+    after = digest_of(shaping_tree, root)
+    assert after not in ("forged", before)
+    assert after == digest_of(shaping_tree, None)
+
+
+def test_a_module_added_where_the_readers_look_is_not_served_the_recorded_digest(
+    shaping_tree: Path, cache: Path
+) -> None:
+    root = cache
+    before = digest_of(shaping_tree, root)
+    _forge(shaping_tree, root)
+    (shaping_tree / "cnl" / "new_reader.py").write_text("X = 1\n")  # `cnl/*.py` shapes segments
+    assert digest_of(shaping_tree, root) not in ("forged", before)
+
+
+def test_a_record_taken_within_the_racy_window_is_not_trusted(shaping_tree: Path, tmp_path: Path) -> None:
+    # Just written (now): an edit in the same timestamp tick as the read could keep every stat.
+    root = tmp_path / "cache"
+    root.mkdir()
+    hashed = digest_of(shaping_tree, root)
+    assert _record_path(shaping_tree, root).is_file()
+    _forge(shaping_tree, root)
+    assert digest_of(shaping_tree, root) == hashed
+
+
+def test_an_edit_of_the_shaping_module_itself_is_not_served_the_recorded_digest(
+    shaping_tree: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A root added to `_SHAPING_ROOTS` must be covered by the next record, so its own source counts.
+    module = cache.parent / "shaping.py"
+    module.write_text("_SHAPING_ROOTS = ()\n")
+    monkeypatch.setattr(shaping, "_THIS", module)
+    before = digest_of(shaping_tree, cache)
+    _forge(shaping_tree, cache)
+    module.write_text("_SHAPING_ROOTS = ('x',)\n")
+    assert digest_of(shaping_tree, cache) == before != "forged"
