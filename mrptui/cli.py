@@ -11,7 +11,6 @@ import os
 import signal
 import sys
 import threading
-import types
 from collections.abc import Iterator, Sequence
 from importlib import import_module
 from importlib.util import find_spec
@@ -26,27 +25,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # who wants a plugin sets the variable (empty: every plugin).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-
 from core.infra import cancel, leases
-
-
-def _plugins_off_without_discovery() -> None:
-    """With pydantic's plugins off, its plugin loader's `get_plugins` returns () at once, yet the
-    loader's module imports importlib.metadata (email, csv, zipfile, …) when the first model is
-    built: ~1.3% of a warm `mrptui ask`'s instructions (issue 41). A loader that only says "none"
-    stands in for it then; `get_plugins` is all pydantic imports from it
-    (tests/cli/test_import_hygiene.py holds both to the installed pydantic)."""
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in PLUGINS_OFF or LOADER in sys.modules:
-        return
-    loader = types.ModuleType(LOADER, "pydantic's plugin loader with plugins off (mrptui/cli.py)")
-    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
-    sys.modules[LOADER] = loader
-
-
-LOADER = "pydantic.plugin._loader"
-# The values for which pydantic's `get_plugins` returns no plugin.
-PLUGINS_OFF = ("__all__", "1", "true")
-_plugins_off_without_discovery()
 
 # mrptui.commands (pydantic, the unit models) is imported by the functions that use it, inside
 # `main`, so that its imports run with main's rarer collections (`_fewer_collections`).

@@ -106,9 +106,6 @@ ASK_NEVER_IMPORTS = (
     "nltk",
     "pygments",
     "markdown_it",
-    # Package metadata (email, csv, zipfile): pydantic's plugin loader imports it even with plugins
-    # off, unless mrptui/cli.py's stand-in loader is in place (issue 41).
-    "importlib.metadata",
 )
 
 
@@ -212,37 +209,3 @@ def test_cli_collects_less_often_while_it_runs_then_restores_the_collector() -> 
         "print(seen == expected, walked, gc.get_threshold() == before)\n"
     )
     assert python_prints(script).split() == ["True", "0", "True"]
-
-
-def _pydantic_sources() -> list[Path]:
-    import pydantic
-
-    return sorted(Path(pydantic.__file__).parent.rglob("*.py"))
-
-
-def test_pydantic_takes_only_get_plugins_from_its_plugin_loader() -> None:
-    # mrptui/cli.py stands in for `pydantic.plugin._loader` with plugins off, with `get_plugins`
-    # only: an installed pydantic that imports anything else from it must fail here, not for users.
-    imported = {
-        (path.name, line.strip())
-        for path in _pydantic_sources()
-        if path.name != "_loader.py"
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if "_loader" in line and "import" in line and not line.lstrip().startswith("#")
-    }
-    assert imported == {("_schema_validator.py", "from ._loader import get_plugins")}
-
-
-def test_pydantics_own_loader_finds_no_plugin_for_each_value_the_stand_in_covers(monkeypatch) -> None:
-    import importlib.util
-
-    from mrptui.cli import PLUGINS_OFF
-
-    loader_file = next(path for path in _pydantic_sources() if path.name == "_loader.py")
-    spec = importlib.util.spec_from_file_location("pydantic_plugin_loader_copy", loader_file)
-    assert spec is not None and spec.loader is not None
-    real = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(real)
-    for value in PLUGINS_OFF:
-        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", value)
-        assert tuple(real.get_plugins()) == ()
