@@ -83,7 +83,7 @@ def load(path: Path = DATA) -> Perceptron:
         document = _document(raw, path)
         return WeightsTable(table_bytes(document["weights"], document["tagdict"], document["classes"]))
 
-    return Perceptron.from_table(load_unpacked(path, unpack, lambda table: table.raw, WeightsTable))
+    return Perceptron(load_unpacked(path, unpack, lambda table: table.raw, WeightsTable))
 
 
 _TAGGER: Lazy[Perceptron] = Lazy(load)

@@ -25,12 +25,14 @@ import zlib
 from array import array
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 FORMAT = "mrptui-upos-table/1"
-Pairs = tuple[tuple[int, float], ...]
 
 
 class WeightsTable:
-    """`pairs(feature)`: the feature's (class index, weight) pairs, or None for an unseen one."""
+    """`find(feature)`: the feature's number (None for an unseen one), whose weights `fill` writes
+    into a dense row of one weight per class."""
 
     def __init__(self, raw: bytes) -> None:
         newline = raw.index(b"\n")
@@ -54,22 +56,29 @@ class WeightsTable:
             raise ValueError(f"a truncated {FORMAT} table")
         self._mask = slots - 1
         self._raw = raw
+        self.features: int = features
 
     @property
     def raw(self) -> bytes:
         """The table's bytes, as `table_bytes` made them."""
         return self._raw
 
-    def pairs(self, feature: str) -> Pairs | None:
+    def find(self, feature: str) -> int | None:
         key = feature.encode("utf-8")
         slot = zlib.crc32(key) & self._mask
         while entry := self._slots[slot]:
             f = entry - 1
             if self._names[self._name_ends[f] : self._name_ends[f + 1]] == key:
-                low, high = self._pair_ends[f], self._pair_ends[f + 1]
-                return tuple(zip(self._classes[low:high], self._weights[low:high]))
+                return f
             slot = (slot + 1) & self._mask
         return None
+
+    def fill(self, f: int, row: np.ndarray) -> None:
+        """Write feature `f`'s weights into `row` (one float64 per class; its other classes are
+        left as they are), bit for bit."""
+        low, high = self._pair_ends[f], self._pair_ends[f + 1]
+        classes = np.frombuffer(self._classes[low:high], dtype=np.uint8)
+        row[classes] = np.frombuffer(self._weights[low:high], dtype=np.float64)
 
 
 def table_bytes(

@@ -293,7 +293,7 @@ def test_a_closed_class_tag_is_kept_to_the_words_the_treebank_gave_it() -> None:
 def test_a_feature_the_weights_lack_is_searched_once_until_the_bound_forgets_it(monkeypatch):
     monkeypatch.setattr(perceptron, "UNSEEN_KEPT", 100)
     weights = {"bias": {"NOUN": 1.0, "VERB": 0.5}, "i word run": {"VERB": 2.0}, "i-1 word run": {"NOUN": 0.25}}
-    model = perceptron.Perceptron(weights, {}, ["NOUN", "VERB"])
+    model = perceptron.Perceptron.from_weights(weights, {}, ["NOUN", "VERB"])
     searched: list[str] = []
     lookup = model._lookup
     model._lookup = lambda feature: searched.append(feature) or lookup(feature)
