@@ -11,20 +11,32 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.infra.config import Bm25Config
-from core.retrieval.bm25 import prune as bm25_prune
 from core.retrieval.bm25 import prune_gate as bm25_prune_gate
 from core.retrieval.bm25 import select as bm25_select
 from core.retrieval.bm25.fields import FIELDS
 from core.retrieval.bm25.index import Bm25Index
+from core.retrieval.kernel_gate import numba_installed
 from core.units import KnowledgeUnit, Role
 from tests.support.fuzz_settings import bounded
 
 # Few words, so posting lists run past a block (64) and many units tie exactly.
 WORDS = ["kiln", "glaze", "clay", "wheel", "fire", "cone", "slip", "bisque"]
 UNKNOWN = "zyzzyva"
-KERNELS = {"python": getattr(bm25_prune.search, "py_func", bm25_prune.search)}
-if bm25_prune.COMPILED:
-    KERNELS["numba"] = bm25_prune.search
+KERNELS = ["numba", "python"] if numba_installed() else ["python"]
+
+
+def bm25_prune():
+    """The module, imported when a test first runs rather than at collection: importing it
+    compiles the kernel (or loads numba's cache), which every xdist worker would do at once in a
+    clean clone though only the one running this file uses it."""
+    from core.retrieval.bm25 import prune
+
+    return prune
+
+
+def kernel_named(name: str):
+    search = bm25_prune().search
+    return search if name == "numba" else getattr(search, "py_func", search)
 
 
 def units_of(draws: list[tuple[int, list[int], list[int]]]) -> list[KnowledgeUnit]:
@@ -94,8 +106,8 @@ def test_pruned_top_k_equals_the_exhaustive_path(case):
         index = index.subset(np.flatnonzero(view).astype(np.int64))
     expected = exhaustive(index, query, roles, k)
     assert unpruned(index, query, roles, k) == [expected, expected]
-    for kernel in KERNELS.values():
-        got = index.top_k(query, roles, k, kernel=kernel)
+    for name in KERNELS:
+        got = index.top_k(query, roles, k, kernel=kernel_named(name))
         assert got == expected
         assert {unit_id for unit_id, _ in got} <= set(index.unit_ids)
         for unit_id, score in got:  # explain (the exhaustive path) agrees with every pruned score
@@ -120,10 +132,10 @@ def assert_random_queries_match(rng: random.Random, index: Bm25Index, kernel: st
     for _ in range(queries):
         query, k = rng.choices(WORDS, k=rng.randrange(1, 7)), rng.choice([1, 3, 10, 30, 500])
         roles = set(rng.sample(list(Role), 2))
-        assert index.top_k(query, roles, k, kernel=KERNELS[kernel]) == exhaustive(index, query, roles, k)
+        assert index.top_k(query, roles, k, kernel=kernel_named(kernel)) == exhaustive(index, query, roles, k)
 
 
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("seed", range(3))
 def test_pruning_over_zipf_words_and_many_blocks_matches(kernel, seed):
     """400 units: common terms become look-ups judged block by block (a bound made 30% too
@@ -132,7 +144,7 @@ def test_pruning_over_zipf_words_and_many_blocks_matches(kernel, seed):
     assert_random_queries_match(rng, Bm25Index.build(zipf_units(rng, 400), Bm25Config()), kernel, 20)
 
 
-@pytest.mark.parametrize("kernel", sorted(name for name in KERNELS if name.endswith("numba")))
+@pytest.mark.parametrize("kernel", [name for name in KERNELS if name == "numba"])
 @pytest.mark.parametrize("seed", range(3))
 def test_pruning_over_2000_zipf_units_and_many_queries_matches(kernel, seed):
     """Long lists of some 30 blocks under many queries: a block-max WAND variant that skipped
@@ -145,15 +157,16 @@ def test_pruning_over_2000_zipf_units_and_many_queries_matches(kernel, seed):
 def test_block_maxima_bound_every_posting_and_name_each_blocks_last_row():
     index = Bm25Index.build(units_of([(n, [n % 3], [n % 5, 4]) for n in range(300)]), Bm25Config())
     indptr, indices, data = index._indptr, index._indices, index._data
-    maxima = bm25_prune.block_maxima(indptr, indices, data)
+    prune = bm25_prune()
+    maxima = prune.block_maxima(indptr, indices, data)
     for term in range(len(indptr) - 1):
         start, end = int(indptr[term]), int(indptr[term + 1])
         assert maxima.term_max[term] == data[start:end].max()
         blocks = range(int(maxima.first[term]), int(maxima.first[term + 1]))
-        assert len(blocks) == -(-(end - start) // bm25_prune.BLOCK)
+        assert len(blocks) == -(-(end - start) // prune.BLOCK)
         for number, block in enumerate(blocks):
-            lo = start + number * bm25_prune.BLOCK
-            hi = min(lo + bm25_prune.BLOCK, end)
+            lo = start + number * prune.BLOCK
+            hi = min(lo + prune.BLOCK, end)
             assert maxima.block_max[block] == data[lo:hi].max()
             assert maxima.block_last[block] == indices[hi - 1]
 
@@ -164,14 +177,15 @@ def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
         assert gate.kernel_for(gate.PRUNE_FROM - 1) is None
         assert not gate._GATE.started
     first = gate.kernel_for(gate.PRUNE_FROM)  # None while loading, unless a test before loaded it
-    assert first in (None, bm25_prune.search if bm25_prune.COMPILED else None)
-    assert gate.wait_until_loaded(120) is bm25_prune.COMPILED
-    loaded = bm25_prune.search if bm25_prune.COMPILED else None
+    prune = bm25_prune()
+    assert first in (None, prune.search if prune.COMPILED else None)
+    assert gate.wait_until_loaded(120) is prune.COMPILED
+    loaded = prune.search if prune.COMPILED else None
     assert gate.kernel_for(gate.PRUNE_FROM) is loaded
     assert gate.kernel_for(1) is loaded  # once loaded, small queries take it too
 
 
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("late", [70, 700, 1900])
 def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kernel, late):
     """ "clay" (stemmed "clai") is in every unit, once, except three times in a few units from row
@@ -185,6 +199,6 @@ def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kern
     index = Bm25Index.build(units_of(draws), Bm25Config())
     for k in (1, 2, 3, 10):
         expected = exhaustive(index, ["kiln", "clai"], set(), k)
-        assert index.top_k(["kiln", "clai"], set(), k, kernel=KERNELS[kernel]) == expected
+        assert index.top_k(["kiln", "clai"], set(), k, kernel=kernel_named(kernel)) == expected
         winner = index.explain(["clai"], expected[0][0], set())
         assert winner.contributions[0].tf == 3  # the case is what the docstring says
