@@ -232,15 +232,20 @@ class FilledTable(DataTable):
         (`cell_strip`), cached under DataTable's own key."""
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        if row_key is None or column_key is None or self.fixed_rows or self.fixed_columns:  # headers, labels
+        fixed, padding, console = self._drawn(
+            ("cell settings",),
+            lambda: (bool(self.fixed_rows or self.fixed_columns), self.cell_padding, self.app.console),
+        )
+        if row_key is None or column_key is None or fixed:  # headers, labels
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        flags = self._cursor_flags()
         key = (
             row_key,
             column_key,
             base_style,
             cursor,
             hover,
-            self._show_hover_cursor,
+            flags[1],  # DataTable's _show_hover_cursor
             self._update_count,
             self._pseudo_class_state,
         )
@@ -249,9 +254,9 @@ class FilledTable(DataTable):
             return lines
         row = self.rows.get(row_key)
         datum = self._data[row_key].get(column_key) if row is not None and row.height == 1 else None
-        component, post = self._get_styles_to_render_cell(False, False, False, hover, cursor, *self._cursor_flags())
+        component, post = self._get_styles_to_render_cell(False, False, False, hover, cursor, *flags)
         pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
-        line = plain_cell_line(self.app.console, datum, width, self.cell_padding, pre, post)
+        line = plain_cell_line(console, datum, width, padding, pre, post)
         if line is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = [line]
