@@ -14,6 +14,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.coordinate import Coordinate
 from textual.css.styles import RenderStyles
 from textual.geometry import Region
@@ -21,7 +22,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
-from textual.widgets._data_table import Row, RowKey
+from textual.widgets._data_table import ColumnKey, Row, RowKey
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
 from mrptui.widgets.drawn_styles import DrawnStyles
@@ -171,6 +172,8 @@ class FilledTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._drawn_styles = DrawnStyles(DataTable.COMPONENT_CLASSES)
+        # Kept across refills (DataTable's `clear` drops its own caches), dropped with the styles.
+        self._header_cells: LRUCache[tuple, list[list[Segment]]] = LRUCache(256)
         self._styles_this_draw: dict[tuple[str, ...], object] | None = None
 
     def _update_dimensions(self, new_rows) -> None:
@@ -236,9 +239,11 @@ class FilledTable(DataTable):
             ("cell settings",),
             lambda: (bool(self.fixed_rows or self.fixed_columns), self.cell_padding, self.app.console),
         )
-        if row_key is None or column_key is None or fixed:  # headers, labels
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         flags = self._cursor_flags()
+        if row_index == -1 and column_key is not None and not fixed:
+            return self._header_cell(column_index, column_key, base_style, width, cursor, hover, flags)
+        if row_key is None or column_key is None or fixed:  # labels
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
             row_key,
             column_key,
@@ -261,6 +266,38 @@ class FilledTable(DataTable):
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = [line]
         return [line]
+
+    def _header_cell(
+        self,
+        column_index: int,
+        column_key: ColumnKey,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+        flags: tuple[bool, bool, bool, bool],
+    ) -> list[list[Segment]]:
+        """A header cell as DataTable draws it (through Rich), kept under what it shows rather
+        than under DataTable's update count: a refill (a new question) keeps the headers."""
+        label = self.columns[column_key].label
+        key = (
+            column_index,
+            label.plain,
+            label.style,
+            tuple(label.spans),
+            label.justify,
+            base_style,
+            width,
+            cursor,
+            hover,
+            flags,
+            self.header_height,
+            self._pseudo_class_state,
+        )
+        lines = self._header_cells.get(key)
+        if lines is None:
+            lines = self._header_cells[key] = super()._render_cell(-1, column_index, base_style, width, cursor, hover)
+        return lines
 
     def _cursor_flags(self) -> tuple[bool, bool, bool, bool]:
         """The cursor settings DataTable reads (reactives) for every cell, read once a draw."""
@@ -336,6 +373,7 @@ class FilledTable(DataTable):
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._drawn_styles.changed(self):
             self._clear_caches()
+            self._header_cells.clear()
         # Styles do not change within one draw, yet DataTable looks up three a line (its own and
         # the header's and row's component styles), each walking the DOM from the screen down:
         # a third of a line drawn (issue 41). They are looked up once a draw.
