@@ -58,12 +58,16 @@ def _head_needed(ids: set[str], tail: int, width: int) -> int:
     for group in groups.values():
         group.sort()
         for left, right in zip(group, group[1:]):
-            common = 0
-            for a, b in zip(left, right):
+            # Most neighbours already differ within the head needed so far: one slice compare
+            # tells (an evidence refill cuts its ids twice, this was a third of the refill).
+            if left[:needed] != right[:needed]:
+                continue
+            common = needed
+            for a, b in zip(left[needed:], right[needed:]):
                 if a != b:
                     break
                 common += 1
-            needed = max(needed, common + 1)
+            needed = common + 1
     return needed
 
 

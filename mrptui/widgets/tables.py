@@ -6,19 +6,23 @@ header-wide columns. Sizing the columns ourselves makes every frame right (and s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import zip_longest
+from typing import Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
+from textual.coordinate import Coordinate
+from textual.css.styles import RenderStyles
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
-from textual.widgets._data_table import Row, RowKey
+from textual.widgets._data_table import ColumnKey, Row, RowKey
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
 from mrptui.widgets.drawn_styles import DrawnStyles
@@ -44,8 +48,13 @@ def _width(cell: object) -> int:
     return max((cell_len(line) for line in plain.splitlines()), default=0)
 
 
-def cut(cell: object, width: int) -> Text:
+def cut(cell: object, width: int) -> Text | Cell:
     """`cell` in at most `width` cells, "…" where it was cut."""
+    if isinstance(cell, Cell) and cell.plain.isprintable():
+        # Cut as `Text.truncate` cuts, but kept a Cell: a 500-row refill cut a Text a row.
+        if cell_len(cell.plain) <= width or width < 2:
+            return cell
+        return Cell(set_cell_size(cell.plain, width - 1) + "…", cell.style, cell.justify)
     text = cell.copy() if isinstance(cell, Text) else cell.__rich__() if isinstance(cell, Cell) else Text(str(cell))
     if text.cell_len <= width or width < 2:
         return text
@@ -63,7 +72,9 @@ def cut_id(cell: object, id_cut: IdCut) -> object:
     shown = id_cut.apply(plain)
     if shown == plain:
         return cell
-    style = cell.style if isinstance(cell, Text | Cell) else ""
+    if isinstance(cell, Cell):
+        return Cell(shown, cell.style)
+    style = cell.style if isinstance(cell, Text) else ""
     return Text(shown, style=style)
 
 
@@ -161,6 +172,9 @@ class FilledTable(DataTable):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._drawn_styles = DrawnStyles(DataTable.COMPONENT_CLASSES)
+        # Kept across refills (DataTable's `clear` drops its own caches), dropped with the styles.
+        self._header_cells: LRUCache[tuple, list[list[Segment]]] = LRUCache(256)
+        self._styles_this_draw: dict[tuple[str, ...], object] | None = None
 
     def _update_dimensions(self, new_rows) -> None:
         sized = not any(column.auto_width for column in self.columns.values()) and not any(
@@ -221,7 +235,14 @@ class FilledTable(DataTable):
         (`cell_strip`), cached under DataTable's own key."""
         row_key = self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        if row_key is None or column_key is None or self.fixed_rows or self.fixed_columns:  # headers, labels
+        fixed, padding, console = self._drawn(
+            ("cell settings",),
+            lambda: (bool(self.fixed_rows or self.fixed_columns), self.cell_padding, self.app.console),
+        )
+        flags = self._cursor_flags()
+        if row_index == -1 and column_key is not None and not fixed:
+            return self._header_cell(column_index, column_key, base_style, width, cursor, hover, flags)
+        if row_key is None or column_key is None or fixed:  # labels
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
             row_key,
@@ -229,7 +250,7 @@ class FilledTable(DataTable):
             base_style,
             cursor,
             hover,
-            self._show_hover_cursor,
+            flags[1],  # DataTable's _show_hover_cursor
             self._update_count,
             self._pseudo_class_state,
         )
@@ -238,28 +259,145 @@ class FilledTable(DataTable):
             return lines
         row = self.rows.get(row_key)
         datum = self._data[row_key].get(column_key) if row is not None and row.height == 1 else None
-        component, post = self._get_styles_to_render_cell(
-            False,
-            False,
-            False,
-            hover,
-            cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
-        )
+        component, post = self._get_styles_to_render_cell(False, False, False, hover, cursor, *flags)
         pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
-        line = plain_cell_line(self.app.console, datum, width, self.cell_padding, pre, post)
+        line = plain_cell_line(console, datum, width, padding, pre, post)
         if line is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = [line]
         return [line]
 
+    def _header_cell(
+        self,
+        column_index: int,
+        column_key: ColumnKey,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+        flags: tuple[bool, bool, bool, bool],
+    ) -> list[list[Segment]]:
+        """A header cell as DataTable draws it (through Rich), kept under what it shows rather
+        than under DataTable's update count: a refill (a new question) keeps the headers."""
+        label = self.columns[column_key].label
+        key = (
+            column_index,
+            label.plain,
+            label.style,
+            tuple(label.spans),
+            label.justify,
+            base_style,
+            width,
+            cursor,
+            hover,
+            flags,
+            self.header_height,
+            self._pseudo_class_state,
+        )
+        lines = self._header_cells.get(key)
+        if lines is None:
+            lines = self._header_cells[key] = super()._render_cell(-1, column_index, base_style, width, cursor, hover)
+        return lines
+
+    def _cursor_flags(self) -> tuple[bool, bool, bool, bool]:
+        """The cursor settings DataTable reads (reactives) for every cell, read once a draw."""
+        return self._drawn(
+            ("cursor flags",),
+            lambda: (
+                self.show_cursor,
+                self._show_hover_cursor,
+                self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css",
+            ),
+        )
+
+    def _render_line_in_row(
+        self,
+        row_key: RowKey,
+        line_no: int,
+        base_style: Style,
+        cursor_location: Coordinate,
+        hover_location: Coordinate,
+    ) -> tuple[list, list]:
+        """DataTable's, for a body row of the tables `refill` fills (a row cursor, no labels, no
+        fixed rows or columns), cached under DataTable's key: DataTable also looks up the header's
+        style, the background and each column's width for every line, and builds a coordinate
+        for each cell to ask whether the cursor is on it."""
+        if (
+            row_key is self._header_row_key
+            or self.cursor_type != "row"
+            or self._labelled_row_exists
+            or self.fixed_rows
+            or self.fixed_columns
+        ):
+            return super()._render_line_in_row(row_key, line_no, base_style, cursor_location, hover_location)
+        show_cursor, show_hover_cursor, _, _ = self._cursor_flags()
+        cache_key = (
+            row_key,
+            line_no,
+            base_style,
+            cursor_location,
+            hover_location,
+            "row",
+            show_cursor,
+            show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        found = self._row_render_cache.get(cache_key)
+        if found is not None:
+            return found
+        row_index = self._row_locations.get(row_key)
+        if row_index is None:
+            row_index = -1
+        row_style = self._drawn(("row style", str(row_index % 2)), lambda: self._get_row_style(row_index, base_style))
+        widths = self._drawn(("widths",), lambda: [column.get_render_width(self) for column in self.ordered_columns])
+        cursor = row_index == cursor_location.row
+        hover = row_index == hover_location.row
+        scrollable = [
+            self._render_cell(row_index, column_index, row_style, width, cursor, hover)[line_no]
+            for column_index, width in enumerate(widths)
+        ]
+        # The fill right of the last column, styled as DataTable styles it for a row cursor.
+        extend_style, _ = self._get_styles_to_render_cell(
+            False, False, False, hover_location.row == (row_index or 0), cursor, *self._cursor_flags()
+        )
+        extend_style = (
+            row_style + extend_style + Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
+        )
+        scrollable.append([Segment(" " * max(0, self.size.width - sum(widths)), extend_style)])
+        pair: tuple[list, list] = ([], scrollable)
+        self._row_render_cache[cache_key] = pair
+        return pair
+
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._drawn_styles.changed(self):
             self._clear_caches()
-        return super().render_lines(crop)
+            self._header_cells.clear()
+        # Styles do not change within one draw, yet DataTable looks up three a line (its own and
+        # the header's and row's component styles), each walking the DOM from the screen down:
+        # a third of a line drawn (issue 41). They are looked up once a draw.
+        self._styles_this_draw = {}
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._styles_this_draw = None
+
+    def _drawn(self, key: tuple[str, ...], look_up: Callable[[], object]) -> Any:
+        kept = self._styles_this_draw
+        if kept is None:
+            return look_up()
+        found = kept.get(key)
+        if found is None:
+            found = kept[key] = look_up()
+        return found
+
+    @property
+    def rich_style(self) -> Style:
+        return self._drawn((), lambda: super(FilledTable, self).rich_style)
+
+    def get_component_styles(self, *names: str) -> RenderStyles:
+        return self._drawn(names, lambda: super(FilledTable, self).get_component_styles(*names))
 
 
 def component_style(widget, name: str) -> Style:

@@ -9,11 +9,12 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.coordinate import Coordinate
 from textual.strip import Strip
 from textual.widgets import DataTable
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
-from mrptui.widgets.tables import FilledTable, refill
+from mrptui.widgets.tables import FilledTable, cut, refill
 
 STYLES = ("", "bold", Style(color="red", italic=True), Style(bgcolor="blue"), "dim underline")
 TEXTS = ("", "x", "kb-fast", "0.731", "×1.5", "数据管道", "a much longer cell than its column")
@@ -83,3 +84,36 @@ def test_only_plain_one_line_cells_that_fit_are_drawn_here() -> None:
     assert plain_cell_line(console, Cell("two\nlines"), 12, 1, none, none) is None
     assert plain_cell_line(console, Cell("centred", justify="center"), 12, 1, none, none) is None
     assert plain_cell_line(console, "kb-fast", 12, 1, none, none) is None  # a str may be markup
+
+
+async def test_body_lines_are_drawn_as_datatable_draws_them() -> None:
+    """FilledTable assembles a body row's line itself (styles looked up once a draw): for every
+    row, cursor row and hover row, the line is DataTable's own."""
+    app = _Tables()
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.query_one(FilledTable)
+        rows = _rows()[:12]
+        refill(table, [("a", "a"), ("b", "b"), ("c", "c"), ("s", "s"), ("o", "o"), ("n", "n")], rows)
+        await pilot.pause()
+        table._pseudo_class_state = table.get_pseudo_class_state()
+        keys = [row.key for row in table.ordered_rows]
+        for drawing in (False, True):  # outside a draw, and inside one (its styles kept)
+            table._styles_this_draw = {} if drawing else None
+            for key, cursor, hover in product(keys, (0, 3, 11), (0, 4, 11)):
+                at, over = Coordinate(cursor, 0), Coordinate(hover, 0)
+                base = table.rich_style
+                ours = table._render_line_in_row(key, 0, base, at, over)
+                table._row_render_cache.clear()
+                theirs = DataTable._render_line_in_row(table, key, 0, base, at, over)
+                table._row_render_cache.clear()
+                assert ours == theirs, (key, cursor, hover, drawing)
+        table._styles_this_draw = None
+
+
+def test_a_cut_cell_reads_as_a_cut_text() -> None:
+    for text, style, justify in product(TEXTS, STYLES, (None, "left", "right")):
+        for width in (1, 2, 3, 5, 12):
+            cell = cut(Cell(text, style, justify), width)
+            assert isinstance(cell, Cell)
+            text_cut = cut(Text(text, style=style, justify=justify), width)  # type: ignore[arg-type]
+            assert (cell.plain, cell.style, cell.justify) == (text_cut.plain, text_cut.style, text_cut.justify)

@@ -29,6 +29,8 @@ def drawn(table: DataTable) -> list[list]:
 def fresh(table: DataTable) -> list[list]:
     """The same lines drawn with no cache at all."""
     table._clear_caches()
+    if isinstance(table, FilledTable):
+        table._header_cells.clear()  # kept across refills
     table._styles_cache.clear()
     return drawn(table)
 
@@ -244,3 +246,38 @@ async def test_a_refilled_table_is_first_drawn_at_its_cursor_not_at_the_top() ->
             bottom = table.virtual_size.height - table.scrollable_content_region.height
             assert bottom > 0 and table.scroll_y == bottom
             assert drawn_at and set(drawn_at) == {bottom}, drawn_at
+
+
+async def test_a_refill_keeps_the_header_cells_drawn_and_draws_a_changed_label_anew() -> None:
+    app = _TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(FilledTable)
+        columns = [("id", "unit"), ("score", "score")]
+        refill(table, columns, [[Cell("a"), Cell("0.5")], [Cell("b"), Cell("0.25")]])
+        await pilot.pause()
+        drawn(table)
+        kept = table._header_cells
+        misses = kept.misses
+        refill(table, columns, [[Cell("c"), Cell("0.75")]])  # a new question: new rows, same columns
+        table._styles_cache.clear()
+        with_cache = drawn(table)
+        assert kept.misses == misses  # no header cell drawn again
+        assert with_cache == fresh(table)
+        refill(table, [("id", "unit id"), ("score", "score")], [[Cell("c"), Cell("0.75")]])
+        table._styles_cache.clear()
+        relabelled = drawn(table)
+        assert relabelled == fresh(table)
+        assert "unit id" in "".join(segment.text for segment in relabelled[0])
+
+
+async def test_a_header_style_change_draws_the_kept_header_cells_anew() -> None:
+    app = _TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(FilledTable)
+        before = drawn(table)
+        app.stylesheet.add_source("FilledTable > .datatable--header { color: red; }", read_from=("test", "header"))
+        app.refresh_css(animate=False)
+        await pilot.pause()
+        after = drawn(table)
+        assert after[0] != before[0]
+        assert after == fresh(table)
