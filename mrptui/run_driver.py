@@ -23,6 +23,7 @@ from mrptui.run_control import LiveRun, RunControl, pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
+from mrptui.widgets.evidence_rows import prepared
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
@@ -124,7 +125,7 @@ class RunDriver:
                     pump(
                         run,
                         live,
-                        lambda rid, events: app.post_message(EventsArrived(rid, events)),
+                        lambda rid, events: app.post_message(EventsArrived(rid, prepared(events))),
                         lambda rid, where: app.post_message(RunHeld(rid, where)),
                         batch_size=options.batch_size,
                         batch_seconds=options.batch_seconds,
