@@ -78,6 +78,8 @@ def publish_computed() -> None:
         files = _files(folder)
         if len(files) >= MAX_FILES:
             new = _merged(files, new)
+            if len(new) > MAX_WORDS:  # full: what is stored stays, nothing is added
+                return
         name = _store(folder, new)
     except OSError:
         return

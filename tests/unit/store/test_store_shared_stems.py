@@ -89,6 +89,19 @@ def test_files_past_the_bound_are_merged_into_one(fresh, monkeypatch, tmp_path) 
     assert text.computed_stems() == {}
 
 
+def test_a_full_table_takes_no_more_stems(fresh, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(shared, "MAX_FILES", 2)
+    monkeypatch.setattr(shared, "MAX_WORDS", 3)
+    for word in WORDS:
+        text.stem(word)
+        shared.publish_computed()
+    fresh()
+    shared.learn_shared()
+    for word in WORDS:
+        text.stem(word)
+    assert 0 < len(text.computed_stems()) < len(WORDS)  # the first words were stored, not the rest
+
+
 def test_another_nltk_gets_a_new_folder_and_the_old_one_goes(fresh, monkeypatch, tmp_path) -> None:
     text.stem("flowering")
     shared.publish_computed()
