@@ -36,7 +36,8 @@ SUFFIX = ".stems"
 # import; a test holds them equal): not shipped in the wheel, ignored by git in a checkout.
 INSTALL_FOLDER: Path | None = Path(__file__).resolve().parents[1] / "nlp" / "data" / "unpacked"
 MAX_FILES = 64
-MAX_WORDS = 1_000_000
+# A worker holds what it learned (~150 bytes a word), as its tokenizer's caches hold 256k words.
+MAX_WORDS = 300_000
 MAX_FILE_BYTES = 64 << 20
 
 # What this process has read (file names) and stored (how many of its computed stems).
@@ -121,7 +122,7 @@ def _load(path: Path) -> dict[str, str] | None:
         if header.get("format") != FORMAT or header.get("crc32") != zlib.crc32(body):
             return None
         table = json.loads(body)
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return None
     if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         return None
