@@ -117,7 +117,7 @@ def _asks_once(questions: list[str]) -> float:
 
 
 def run(sizes: list[int]) -> list[dict]:
-    questions = QUESTIONS[: repeats(len(QUESTIONS), 3)]
+    questions = QUESTIONS[: repeats(len(QUESTIONS), 2)]  # a smoke run: a question and a follow-up
     times = {"eval": [], "ask": []}
     for _ in range(repeats(REPEATS)):
         times["eval"].append(_eval_once(questions))

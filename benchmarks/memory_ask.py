@@ -103,7 +103,8 @@ def run(sizes: list[int], ops: set[str] | None = None, records: int | None = Non
         # every time would measure the compiler, not the ask.
         env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "MRPTUI_MEMORY_DIR": folder}
         write_conversation(Path(folder), n)
-        _ask(env, "--session", "c")  # the index cache, compiled modules and the record vectors, once
+        if not smoke():  # the index cache, compiled modules and the record vectors, once
+            _ask(env, "--session", "c")
         plain, session = [], []
         for _ in range(repeats(REPEATS)):
             plain.append(_ask(env))

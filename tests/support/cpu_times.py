@@ -1,5 +1,5 @@
 """Opt-in pytest plugin: each test's CPU seconds (the process's own plus its reaped child
-processes', user + system), wall seconds and the one-minute load, appended to a TSV as each test
+processes', user + system), wall seconds, the one-minute load and the xdist worker, appended to a TSV as each test
 ends, so a run stopped early keeps what it measured (docs/testing.md):
 
     pytest -p tests.support.cpu_times -p no:randomly -n 0 tests/tui    # CPU_TIMES_OUT=cpu.tsv
@@ -26,5 +26,8 @@ def _cpu_s() -> float:
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     cpu, wall = _cpu_s(), time.perf_counter()
     yield
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "-")
     with open(os.environ.get("CPU_TIMES_OUT", "cpu_times.tsv"), "a", encoding="utf-8") as out:
-        out.write(f"{item.nodeid}\t{_cpu_s() - cpu:.3f}\t{time.perf_counter() - wall:.3f}\t{os.getloadavg()[0]:.1f}\n")
+        out.write(
+            f"{item.nodeid}\t{_cpu_s() - cpu:.3f}\t{time.perf_counter() - wall:.3f}\t{os.getloadavg()[0]:.1f}\t{worker}\n"
+        )
