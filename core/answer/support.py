@@ -127,7 +127,11 @@ def _linked(lex: Lexicon, term: Term, words: Sequence[str]) -> tuple[Link | None
     if term.is_name:
         return None, False
     near = False
+    # Only a word spelt as the term links to a term the lexicon lacks (a coined word, a code).
+    known, spelt = lex.knows(term.word), " ".join(term.word.lower().split())
     for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
+        if word != spelt and not (known and lex.knows(word)):
+            continue
         link = _link(lex, term.word, word)
         if link is None:
             continue

@@ -3,6 +3,7 @@ written for this test: a lighthouse log, a chess club, a brewery, a family lette
 
 from __future__ import annotations
 
+from core.answer import support
 from core.answer.coref import resolve
 from core.answer.support import QUOTE, SUPPORT_THRESHOLD, check, fills_gap, support_score
 from core.nlp import tagging
@@ -275,3 +276,13 @@ def test_tagged_on_read_reads_as_the_tagged_text() -> None:
     lazy, tokens = TaggedOnRead(text), tag_text(text)
     assert lazy.words == tuple(t.word for t in tokens) and len(lazy) == len(tokens)
     assert list(lazy) == list(tokens) and lazy[3] == tokens[3] and list(lazy[2:5]) == list(tokens[2:5])
+
+
+def test_words_the_lexicon_lacks_are_not_linked_to_a_term(monkeypatch) -> None:
+    # Only a word spelt as the term could link to it (test_nlp_lexicon): the coined words are
+    # never looked up, the known ones are, and the verdict is the lexicon's.
+    asked = []
+    monkeypatch.setattr(support, "_link", lambda lex, a, b: asked.append(b) or lex.link(a, b))
+    result = support_of("Who repaired the foghorn?", "Ada Brenner repaired the zyxqor quilbat in May.", "Ada Brenner")
+    assert "repaired" in asked and not {"zyxqor", "quilbat"} & set(asked)
+    assert not result.passed and "the sentence does not say: foghorn" in result.reasons
