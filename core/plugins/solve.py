@@ -7,14 +7,16 @@ No word of an answer comes from this module except the connectives that join evi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from core.answer.answer_forms import Draft, Form, form_draft, form_of, quoted_text
+from core.answer.answer_forms import Draft, Form, form_draft, form_of
 from core.answer.derived_vs_stated import asks_relation, stated_lead
 from core.answer.passages import paragraph_units
+from core.answer.proof_chains import best_proof, chain_answer, names_both_ends, names_subject_only, proofs_of
 from core.answer.proof_objects import object_lead, with_every_object
+from core.answer.quoted_units import claims_answer, comparison_answer, names_a_side, procedure_answer
 from core.answer.short_answer import SHORT_TYPES, FocusRules, checked, short_draft
 from core.answer.support import Rules
 from core.kernel.contract import (
@@ -34,11 +36,11 @@ from core.question import Question
 from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import QuestionCues, focus_coverage, unit_text
 from core.retrieval.fusion import RetrievalOutcome
-from core.text.tokenizer import stem, tokenize
+from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, Intent, KnowledgeUnit, Role
 
 if TYPE_CHECKING:
-    from core.retrieval.thinkingdb import Proof
+    pass
 
 NO_EVIDENCE_ANSWER = "I found no evidence in the knowledge base for this question."
 WEAK_ANSWER_PREFIX = f"{INSUFFICIENT_PREFACE} to answer fully; the closest units say: "
@@ -48,9 +50,7 @@ WEAK_REASON = "weak evidence"
 # Below this fused score even the best unit matched the question only faintly: BM25 is divided
 # by max(1, top raw), so a lone lexical lane gives 0.5 only to a raw score of 0.5.
 WEAK_TOP_SCORE = 0.5
-MAX_SUPPORTING = 2
 _CHAIN_ACTS = frozenset({Act.EXPLAIN, Act.DIAGNOSE})
-_EDGE = ".,;:!?()[]{}\"'`"
 _CODE = re.compile(r"\d")
 
 DESCRIPTOR = Descriptor(
@@ -211,14 +211,13 @@ def _by_proof(plan: AnswerPlan, kept: Kept) -> Draft | None:
     if proof is None:
         return None
     if form is Form.YES_NO:
-        return chain_answer(proof, lead="Yes") if _names_both_ends(question, proof) else None
+        return chain_answer(proof, lead="Yes") if names_both_ends(question, proof) else None
     if form is Form.EXPLANATION or plan.expected.type in (AnswerType.REASON, AnswerType.MANNER):
         return chain_answer(proof, reason_first=True)
     stated = stated_lead(plan.question, plan.expected, proof, kept.units, kept.paragraphs)
     if stated is not None:
         return stated
-    asked = _stems(question)
-    if _contains(asked, _stems(proof.subject)) and not _contains(asked, _stems(proof.object)):
+    if names_subject_only(question, proof):
         # Asked for the object: every object the proofs give the subject (Lumen and Vault).
         first, *more = with_every_object(proof, proofs_of(kept.outcome), units)
         return chain_answer(first, lead=object_lead(first, *more), more=more)
@@ -243,7 +242,7 @@ def _by_form(plan: AnswerPlan, kept: Kept) -> Draft | None:
 def _by_sides(plan: AnswerPlan, kept: Kept) -> Draft | None:
     """Asked to compare, each side's units, when some kept unit names a side."""
     cues = plan.question.cues
-    if not any(_mentions(u, tokenize(side)) for u in kept.units for side in cues.compared):
+    if not names_a_side(kept.units, cues):
         return None
     return comparison_answer(kept.units, cues)
 
@@ -350,211 +349,3 @@ def weakness_of(
     cited = [unit_text(u) for u in units if u.id in draft.cited]
     coverage = focus_coverage(cues, [draft.text, *cited])
     return "" if coverage.enough else coverage.summary()
-
-
-# --- proof chains -------------------------------------------------------------------------------
-
-
-def proofs_of(outcome: RetrievalOutcome) -> list[Proof]:
-    """ThinkingDB proofs, when the kb plugin ran that lane."""
-    return list(getattr(outcome.lane_details.get("tdb"), "proofs", ()))
-
-
-def best_proof(
-    proofs: Sequence[Proof],
-    question: str,
-    cues: QuestionCues,
-    evidence: set[str],
-    seeds: Sequence[Proof] = (),
-    kind: str = "",
-) -> Proof | None:
-    """The derived proof about what the question names.
-
-    A proof qualifies when it rests only on kept units (the answer may cite nothing else) and its
-    subject and object mention every focus term that names a symbol of the found facts (seeds
-    included, since ThinkingDB ranks by derivations and a seed may take part in none): asked
-    about a goal, a chain ending at another goal is no answer; only when no conclusion names
-    them all does a proof whose tree names them qualify. Among those: most of its subject
-    and object written in the question (matched as written, since a name such as "A" is a
-    stopword that focus terms drop), then most focus words in its fact, then the best pathScore.
-    """
-    asked = _stems(question)
-    # The kind asked for ("which services") is what the answer is, not a symbol it must name.
-    entities = (set(cues.focus_terms) - set(tokenize(kind))) & _symbol_terms([*proofs, *seeds])
-    best, best_key = None, (False, 0, 0, 0.0)
-    for proof in proofs:
-        if proof.rule is None or not set(proof.leaf_units()) <= evidence:
-            continue
-        # Entities named by the conclusion first; failing that, a chain that passes through the
-        # rest of them on its way ("A benefits from isolation for secure execution": A → … →
-        # isolation → secure execution).
-        in_conclusion = entities <= set(tokenize(f"{proof.subject} {proof.object}"))
-        if not in_conclusion and not entities <= _symbol_terms([proof]):
-            continue
-        named = sum(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
-        touched = len(focus_coverage(cues, [proof.fact]).covered)
-        key = (in_conclusion, named, touched, proof.score)
-        if (named or touched) and key > best_key:
-            best, best_key = proof, key
-    return best
-
-
-def _symbol_terms(proofs: Iterable[Proof]) -> set[str]:
-    terms: set[str] = set()
-    for proof in proofs:
-        terms.update(tokenize(f"{proof.subject} {proof.object}"))
-        terms |= _symbol_terms(proof.premises)
-    return terms
-
-
-def chain_steps(proof: Proof) -> list[str]:
-    """Stated facts in proof order; each derivation is noted after the premise that completes it."""
-    if not proof.premises:
-        return [f"{proof.fact} {_brackets(proof.units)}"]
-    steps = [step for premise in proof.premises for step in chain_steps(premise)]
-    steps[-1] += f" (so {proof.fact} by {proof.rule})"
-    return steps
-
-
-def chain_answer(proof: Proof, lead: str = "", *, reason_first: bool = False, more: Sequence[Proof] = ()) -> Draft:
-    """The proof's conclusion (or `lead`), because of its chain (and those of `more`); with
-    `reason_first` (a question asking why), the chain itself, since restating what was asked
-    answers nothing: its last step still ends "(so <conclusion> by <rule>)"."""
-    steps = "; ".join(step for each in (proof, *more) for step in chain_steps(each))
-    cited = _distinct(uid for each in (proof, *more) for uid in each.leaf_units())
-    method = f"proof chain for '{proof.fact}' by {proof.rule}"
-    if reason_first:
-        return Draft(f"Because {steps}.", cited, method)
-    return Draft.led(lead or proof.fact, f"{steps}.", cited, method)
-
-
-def _names_both_ends(question: str, proof: Proof) -> bool:
-    asked = _stems(question)
-    return all(_contains(asked, _stems(name)) for name in (proof.subject, proof.object))
-
-
-def _stems(text: str) -> list[str]:
-    """Every word stemmed, stopwords kept, so short names survive."""
-    words = (word.strip(_EDGE).lower().removesuffix("'s") for word in text.replace("_", " ").split())
-    return [stem(word) for word in words if word]
-
-
-def _contains(words: Sequence[str], part: Sequence[str]) -> bool:
-    size = len(part)
-    return size > 0 and any(list(words[i : i + size]) == list(part) for i in range(len(words) - size + 1))
-
-
-# --- quoting units -----------------------------------------------------------------------------
-
-
-def claims_answer(units: Sequence[KnowledgeUnit], question: Question, lead: KnowledgeUnit, by_sentence: bool) -> Draft:
-    """The lead unit's text, then up to two more kept units that cover enough focus words. With
-    `by_sentence` (a question asking for claims, not one whose own form found nothing), only
-    the sentences of a unit cut from prose that are about the question (`quoted_text`).
-    Otherwise a question asking for a name or an item found none in the sentences naming its
-    terms, so its answer may be a referent elsewhere in the unit or the heading the unit stands
-    under ("5. Bus contract" over "… the decision be deferred to the May meeting"): such a unit
-    is quoted whole, under its heading."""
-    chosen = [lead, *supporting(units, question.cues, exclude={lead.id})]
-    if by_sentence:
-        text = " ".join(_quote(quoted_text(unit, question.terms), unit.id) for unit in chosen)
-    else:
-        text = " ".join(_quote(_under_heading(unit), unit.id) for unit in chosen)
-    return Draft(text, tuple(u.id for u in chosen), f"quoted {lead.id} and {len(chosen) - 1} supporting unit(s)")
-
-
-def _under_heading(unit: KnowledgeUnit) -> str:
-    """A prose unit's text under the heading it was read beneath (the plain-text reader keeps a
-    heading as the unit's title, not as its first words); an authored unit's body as it is."""
-    if unit.location is None or not unit.location.prose or not unit.title:
-        return unit.body
-    return f"{unit.title.rstrip(':. ')}: {unit.body}"
-
-
-def procedure_answer(lead: KnowledgeUnit, units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
-    """The procedure's steps, numbered afresh, under its intro (or topic), with its condition."""
-    intro, steps = procedure_steps(lead.body)
-    heading = (intro or lead.topic).rstrip(".: ")
-    listed = (
-        steps[0].rstrip(".")
-        if len(steps) == 1
-        else "; ".join(f"{n}. {step.rstrip('.')}" for n, step in enumerate(steps, start=1))
-    )
-    condition = f" (condition: {' '.join(lead.condition.split()).rstrip('.')})" if lead.condition else ""
-    extra = supporting(units, cues, exclude={lead.id})
-    text = " ".join([f"{heading}: {listed}{condition} [{lead.id}].", *(_quote(u.body, u.id) for u in extra)])
-    return Draft(text, (lead.id, *(u.id for u in extra)), f"procedure of {lead.id}")
-
-
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_INLINE_NUMBER = re.compile(r"(?:^|\s)\d+[.)]\s+")
-
-
-def procedure_steps(procedure: str) -> tuple[str, list[str]]:
-    """The intro before the first numbered or bulleted step, and the steps.
-
-    One line is split at inline numbers ("Do X. 1. a 2. b"); several lines at bullets, an
-    unmarked line continuing the step above it. Without any marks every line is a step.
-    """
-    lines = [" ".join(line.split()) for line in procedure.splitlines() if line.strip()]
-    if len(lines) == 1:
-        intro, *steps = _INLINE_NUMBER.split(lines[0])
-        return (intro.strip(), steps) if steps else ("", lines)
-    if not any(_BULLET.match(line) for line in lines):
-        return "", lines
-    intro: list[str] = []
-    steps: list[str] = []
-    for line in lines:
-        if _BULLET.match(line):
-            steps.append(_BULLET.sub("", line))
-        elif steps:
-            steps[-1] += " " + line
-        else:
-            intro.append(line)
-    return " ".join(intro), steps
-
-
-def comparison_answer(units: Sequence[KnowledgeUnit], cues: QuestionCues) -> Draft:
-    """Units naming every compared side first, then each side's own units; a side no quoted unit
-    mentions is named as having no evidence."""
-    sides = [(name, tokenize(name)) for name in cues.compared]
-    used = [u for u in units if all(_mentions(u, stems) for _, stems in sides)][:MAX_SUPPORTING]
-    parts = [_quote(u.body, u.id) for u in used]
-    for name, stems in sides:
-        own = [u for u in units if u not in used and _mentions(u, stems)][:MAX_SUPPORTING]
-        if own:
-            parts.append(f"{name}: " + " ".join(_quote(u.body, u.id) for u in own))
-        elif not any(_mentions(u, stems) for u in used):
-            parts.append(f"{name}: no kept evidence mentions it.")
-        used += own
-    cited = tuple(u.id for u in used)
-    return Draft(" ".join(parts), cited, f"compared {' / '.join(cues.compared)} over {len(cited)} unit(s)")
-
-
-def supporting(units: Sequence[KnowledgeUnit], cues: QuestionCues, exclude: set[str]) -> list[KnowledgeUnit]:
-    """Kept units that alone cover enough focus words; one shared word ("file") is too little."""
-    return [u for u in units if u.id not in exclude and _covers(u, cues)][:MAX_SUPPORTING]
-
-
-def _covers(unit: KnowledgeUnit, cues: QuestionCues) -> bool:
-    coverage = focus_coverage(cues, [unit_text(unit)])
-    return coverage.enough and bool(coverage.covered)
-
-
-def _mentions(unit: KnowledgeUnit, stems: list[str]) -> bool:
-    words = set(tokenize(unit_text(unit)))
-    return bool(stems) and all(stem in words for stem in stems)
-
-
-def _quote(text: str, unit_id: str) -> str:
-    """The unit's text on one line with its citation before the final full stop."""
-    flat = " ".join(text.split()).rstrip(".")
-    return f"{flat} [{unit_id}]."
-
-
-def _brackets(unit_ids: Iterable[str]) -> str:
-    return " ".join(f"[{uid}]" for uid in _distinct(unit_ids))
-
-
-def _distinct(ids: Iterable[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(ids))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from core.answer.passages import paragraph_units
+from core.answer.proof_chains import proofs_of
 from core.answer.proof_objects import proven_objects
 from core.answer.short_answer import verify_lead
 from core.kernel.contract import (
@@ -25,7 +26,7 @@ from core.kernel.contract import (
     Validator,
     ValResult,
 )
-from core.plugins.solve import conversation_focus, focus_rules, proofs_of
+from core.plugins.solve import conversation_focus, focus_rules
 from core.question.intent_cues import focus_coverage, unit_text
 from core.units import Act, Intent, KnowledgeUnit
 

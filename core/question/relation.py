@@ -18,7 +18,7 @@ from typing import Literal
 from core.nlp.tagging import Token
 from core.question.typed_spans import Span
 from core.text.tokenizer import tokenize
-from core.text.words import AUXILIARIES, BE_FORMS, DO_FORMS, RELATIVE_PRONOUNS, WH_ARGUMENTS
+from core.text.words import AUXILIARIES, BE_FORMS, DO_FORMS, DOER_PREPOSITIONS, RELATIVE_PRONOUNS, WH_ARGUMENTS
 
 # Tags a noun phrase is made of.
 PHRASE_TAGS = frozenset(("DET", "ADJ", "NOUN", "PROPN", "NUM"))
@@ -120,9 +120,9 @@ def _before_verb(sentence: Sequence[Token], last: int, position: int) -> bool:
 
 def reversed_relation(relation: Relation | None, sentence: Sequence[Token], lead: Span) -> bool:
     """Whether the lead stands on the wrong side of the question's verb. In an active sentence
-    (no "by" between the verb and the lead, no "be" before the verb; "has taken" is active) the
-    subject stands before the verb: asked for the object, a lead there answers the reverse
-    question, and the reverse. An adjunct is never the verb's subject. `relation`: the question's
+    (no "by" or "with" between the verb and the lead, no "be" before the verb; "has taken" is
+    active) the subject stands before the verb: asked for the object, a lead there answers the
+    reverse question, and the reverse. An adjunct is never the verb's subject. `relation`: the question's
     (`Question.relation`)."""
     position = _verb_position(sentence, relation.verb) if relation is not None else None
     if relation is None or position is None:
@@ -130,10 +130,10 @@ def reversed_relation(relation: Relation | None, sentence: Sequence[Token], lead
     if relation.role == "adjunct":
         return lead.last < position and _before_verb(sentence, lead.last, position)
     between = sentence[min(position, lead.first) : max(position, lead.last)]
-    if any(t.word.lower() == "by" for t in between) or any(
+    if any(t.word.lower() in DOER_PREPOSITIONS for t in between) or any(
         t.word.lower() in BE_FORMS for t in sentence[max(0, position - 2) : position]
     ):
-        return False  # passive: the order says nothing
+        return False  # passive, instrument or partner: the order says nothing
     return (lead.last < position) != (relation.role == "subject")
 
 

@@ -137,6 +137,10 @@ LOCATIVE_PREPOSITIONS = frozenset(
     "in at on inside near beside behind under beneath above below within outside into onto throughout across along "
     "opposite among between".split()
 )
+# Prepositions whose object can do what the verb says without being its subject: the agent of
+# a passive ("repainted by the guild") and the instrument or partner ("the safe opens with 3318",
+# "met with the envoy"). After the verb such a phrase can answer "What opens the safe?".
+DOER_PREPOSITIONS = frozenset(("by", "with"))
 # Words joining the parts of one name ("Duchy of Normandy", "Edward the Confessor", "van Gogh"):
 # English's, and the particles of names in the languages of Europe ("Cabane des Aiguilles",
 # "Isla del Sol", "Mies van der Rohe", "Palazzo della Ragione").

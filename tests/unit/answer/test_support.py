@@ -200,6 +200,17 @@ def test_the_wh_words_noun_phrase_is_read_past_to_its_verb() -> None:
     assert REVERSED in support_of(question, sentence, "the Pilots Guild").reasons
 
 
+def test_an_instrument_or_partner_after_with_can_answer_for_the_subject() -> None:
+    # "The safe opens with 3318" says what "What number opens the safe?" asks, as "by" would.
+    sentence = "The key safe of the winter room opens with 3318."
+    assert REVERSED not in support_of("What number opens the key safe?", sentence, "3318").reasons
+    # Any other preposition after the verb still marks the other side.
+    assert (
+        REVERSED
+        in support_of("What number opens the key safe?", "The key safe opens for 3318 guests.", "3318 guests").reasons
+    )
+
+
 def test_a_perfect_auxiliary_asks_for_the_subject_and_a_passive_one_for_the_object() -> None:
     sentence = "The Ropers Guild has defeated the Pilots Guild twice."
     perfect = "What guild has defeated the Pilots Guild?"
