@@ -25,6 +25,7 @@ from core.infra.collector import collector_paused
 from core.infra.config import Bm25Config, HdcConfig
 from core.store import SegmentStore
 from core.store.private import KEY_BYTES, KEY_FILE
+from core.store.shared_stems import learn_shared, publish_computed
 from core.store.stored import keep_whole_part
 from core.store.vectors import hdc_segment_vectors
 
@@ -43,7 +44,10 @@ def build(cache: Path, folder: Path, key: bytes, pattern: str = "*.md") -> int:
     built = 0
     for file in sorted(folder.rglob(pattern)):
         with collector_paused():
+            # As a pool worker does: stems stored by earlier builds are not computed again.
+            learn_shared()
             segment = store.segment(file)
+            publish_computed()
             if not store.enabled or not segment.key:
                 raise RuntimeError(f"{file}: no segment was stored")
             keep_whole_part(store, segment, Bm25Config())

@@ -104,7 +104,7 @@ class ExplorerMemory:
         turn = turn_of(run.events) if run is not None and conversation is not None else None
         if conversation is None:
             self.app.notify("memory is off: no KB is open", severity="warning")
-        elif turn is None:
+        elif run is None or turn is None:
             self.app.notify("ask a question first: the pinned note is its question and answer", severity="warning")
         else:
             text = f"{turn.question} → {turn.lead}" if turn.lead else turn.question

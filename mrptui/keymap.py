@@ -151,7 +151,8 @@ def binding_ids() -> dict[str, Binding]:
         IntentModal,
         EvalScreen,
     )
-    return {b.id: b for b in APP_BINDINGS} | {b.id: b for cls in classes for b in bindings_of(cls) if b.id}
+    every = (*APP_BINDINGS, *(b for cls in classes for b in bindings_of(cls)))
+    return {b.id: b for b in every if b.id}
 
 
 def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
@@ -165,16 +166,16 @@ def read_keymap(path: Path) -> tuple[dict[str, str], list[str]]:
     try:
         entries = KeymapFile.model_validate(data).root
     except ValidationError as exc:
-        problems: dict[str, str] = {}
+        by_entry: dict[str, str] = {}
         for error in exc.errors():
             where = str(error["loc"][0]) if error["loc"] else ""
             if error["type"] == "value_error":
-                problems[where] = f"{path}: {error['msg'].removeprefix('Value error, ')}"
+                by_entry[where] = f"{path}: {error['msg'].removeprefix('Value error, ')}"
             elif not where:
-                problems[where] = f"{path}: expected a JSON object of binding id → keys"
+                by_entry[where] = f"{path}: expected a JSON object of binding id → keys"
             else:
-                problems[where] = f'{path}: {where}: expected keys as "ctrl+s,f9" or ["ctrl+s", "f9"]'
-        return {}, list(problems.values())
+                by_entry[where] = f'{path}: {where}: expected keys as "ctrl+s,f9" or ["ctrl+s", "f9"]'
+        return {}, list(by_entry.values())
     known = binding_ids()
     keymap: dict[str, str] = {}
     problems: list[str] = []

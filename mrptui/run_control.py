@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from core.kernel.contract import Request
 from core.kernel.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
@@ -193,10 +193,14 @@ def rerun_reason(intervention: Intervention, events: Sequence[Event], *, live: b
     return ""
 
 
+# How loud a notification is: Textual's levels.
+Severity = Literal["information", "warning", "error"]
+
+
 class ControlHost(Protocol):
     """What run control needs from the UI around it (the explorer app, or a test)."""
 
-    def notify(self, message: str, *, severity: str = "information") -> None: ...
+    def notify(self, message: str, *, severity: Severity = "information") -> None: ...
 
     def refresh_view(self) -> None: ...
 
@@ -487,8 +491,8 @@ class RunControl:
 def pump(
     run: RunRecord,
     live: LiveRun,
-    post_events: Callable[[int, tuple[Event, ...]], None],
-    post_held: Callable[[int, str], None],
+    post_events: Callable[[int, tuple[Event, ...]], object],
+    post_held: Callable[[int, str], object],
     *,
     batch_size: int,
     batch_seconds: float,

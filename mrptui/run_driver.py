@@ -19,10 +19,11 @@ from mrptui.kb_lifecycle import KBLifecycle, quiet_gc
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
-from mrptui.run_control import LiveRun, RunControl, pump
+from mrptui.run_control import LiveRun, RunControl, Severity, pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
+from mrptui.widgets.evidence_rows import prepared
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
@@ -61,7 +62,7 @@ class RunDriver:
         self._render_timer: Timer | None = None
         self._rendered_at = 0.0  # time.monotonic() of the last render: real time, not options.clock
 
-    def notify(self, message: str, *, severity: str = "information") -> None:
+    def notify(self, message: str, *, severity: Severity = "information") -> None:
         """RunControl's host says things through the app's notifications."""
         self.app.notify(message, severity=severity)
 
@@ -124,7 +125,7 @@ class RunDriver:
                     pump(
                         run,
                         live,
-                        lambda rid, events: app.post_message(EventsArrived(rid, events)),
+                        lambda rid, events: app.post_message(EventsArrived(rid, prepared(events))),
                         lambda rid, where: app.post_message(RunHeld(rid, where)),
                         batch_size=options.batch_size,
                         batch_seconds=options.batch_seconds,

@@ -73,10 +73,11 @@ class WhatIf:
                 run.notes += (note,)
             self.runner.refresh_view()
             return
-        if self.runner.refuse_in_replay("changing the run") or change.before is None:
+        before = change.before
+        if self.runner.refuse_in_replay("changing the run") or before is None:
             return
         self.app.notify(f"{note} · re-running without it · d compares the two runs")
-        self.runner.then_refresh(lambda: self.control.revert(change.before, note))
+        self.runner.then_refresh(lambda: self.control.revert(before, note))
 
     def rerun_with(
         self, *, pin: tuple[str, str] | None = None, exclude: str | None = None, planner: str | None = None

@@ -29,6 +29,7 @@ from core.infra.config import Bm25Config, HdcConfig
 from core.infra.lifeline import guard_worker, start_forkserver
 from core.infra.progress import Estimate, LoadProgress, Progress
 from core.store.atomic import TEMP_FOLDER, remove_orphans
+from core.store.shared_stems import learn_shared, publish_computed
 from core.store.store import SegmentStore
 
 if TYPE_CHECKING:
@@ -202,8 +203,11 @@ def _build_one(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) ->
 
 
 def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) -> bool:
+    # Stems the other worker (or an earlier build) computed are not computed again here.
+    learn_shared()
     store = SegmentStore(Path(root), max_bytes)
     segment = store.segment(Path(file))
+    publish_computed()
     if not store.enabled or not segment.key:
         return False
     if bm25 is not None:

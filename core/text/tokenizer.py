@@ -17,6 +17,8 @@ _EDGE = "".join(chr(c) for c in range(128) if not (chr(c).isalnum() or chr(c) in
 # many characters (each slice takes ~5 ms).
 _POLLED_CHARS = 1 << 16
 _POLLED_WORDS = 1 << 14
+# nltk Porter's mode: a stem table computed in another mode (or by another nltk) is not ours.
+STEMMER_MODE = "ORIGINAL_ALGORITHM"
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +29,7 @@ def _stemmer():
     # `import nltk` would run the package's __init__, which imports nearly all of nltk (and scipy
     # when installed): 1-2 s before a question's first unknown word is stemmed.
     porter = import_submodule("nltk.stem.porter")
-    return porter.PorterStemmer(mode=porter.PorterStemmer.ORIGINAL_ALGORITHM)
+    return porter.PorterStemmer(mode=getattr(porter.PorterStemmer, STEMMER_MODE))
 
 
 def load_stemmer() -> None:

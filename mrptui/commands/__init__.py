@@ -8,10 +8,14 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from core.units import Caller
+
+if TYPE_CHECKING:
+    from core.kb.health import Health
 
 
 class UsageError(Exception):
@@ -216,7 +220,7 @@ def warn_memory(conversation) -> None:
         print(f"mrptui: warning: {line}", file=sys.stderr)
 
 
-def warn_health(session, caller) -> object:
+def warn_health(session, caller) -> Health:
     """Print the session's one-line diagnostics summary on stderr when anything has errors, and
     what the index cache reported (a cache that cannot be written is otherwise silent: every
     command still answers, only slower). `caller`: counted for that caller's view only (None:

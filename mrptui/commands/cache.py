@@ -68,7 +68,7 @@ def _describe(info: SetInfo) -> str:
     return f"{info.kind} {_size(info.bytes)} ({info.units} units{dims})"
 
 
-def _size(count: int) -> str:
+def _size(count: float) -> str:
     for unit in ("B", "KB", "MB"):
         if count < 1024:
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"

@@ -246,7 +246,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 *(len(label) for label, _ in UNIT_COLUMNS[2:]),
             ]
             rows = [[Text(unit_id), Text(role), "", "", ""] for unit_id, role in self.trace_ids]
-            table.show(self._columns(widths), len(rows), rows.__getitem__)
+            table.fill(self._columns(widths), len(rows), rows.__getitem__)
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
             shown, marked = self.unit_search.shown, set(self.unit_search.matches)
@@ -264,7 +264,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 source_first = position == 0 or shown[position - 1].source_id != unit.source_id
                 return unit_cells(unit, position in marked, source_first, id_cut, columns[4][1])
 
-            table.show(columns, len(shown), cells)
+            table.fill(columns, len(shown), cells)
             self._split_bottom(detail)
             subtitle = f"{len(shown)} of {len(self.units)}" if self.unit_search.filtered else f"{len(self.units)} units"
             if len(content.read) < len(shown):

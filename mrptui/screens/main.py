@@ -52,6 +52,7 @@ from mrptui.widgets.query import QueryBox
 from mrptui.widgets.stale_mark import mark_stale
 from mrptui.widgets.status import StatusLine, banner_markup
 from mrptui.widgets.timeline import AttemptsTimeline, entry_detail
+from mrptui.widgets.virtual_table import VirtualTable
 
 
 def _posts(command: Callable[[], Message]) -> Callable[[MainScreen], None]:
@@ -317,8 +318,8 @@ a running engine. Stepping back replays recorded events; it never re-executes an
             detail = entry_detail(entry, show_durations=timeline.show_durations)
             self.app.push_screen(TextModal("Timeline row", escape(detail), plain=detail))
 
-    @on(DataTable.RowSelected, "#evidence")
-    def _evidence_selected(self, event: DataTable.RowSelected) -> None:
+    @on(VirtualTable.RowSelected, "#evidence")
+    def _evidence_selected(self, event: VirtualTable.RowSelected) -> None:
         event.stop()
         self.post_message(EvidenceDetail())
 

@@ -4,68 +4,44 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
 
 from core.kernel.candidates import CandidateScore
 from core.kernel.events import RetrievalScored
-from mrptui.widgets.tables import Cell, FilledTable, component_style, refill
-
-ROW_CAP = 500
-DEFAULT_SORT = ("rank", False)
-
-
-@dataclass(frozen=True)
-class Column:
-    key: str
-    label: str
-    value: Callable[[CandidateScore], object]
-    numeric: bool = True
-
-
-def _kept(c: CandidateScore) -> str:
-    if c.kept:
-        return "kept: proof" if c.kept_with else "kept"
-    return f"cut: {c.cut_reason or '?'}"
-
-
-COLUMNS: tuple[Column, ...] = (
-    Column("rank", "#", lambda c: c.rank),
-    Column("id", "unit", lambda c: c.id, numeric=False),
-    Column("kept", "kept / cut", _kept, numeric=False),
-    Column("score", "score", lambda c: c.score),
-    Column("fused", "fused", lambda c: c.fused),  # beside the score it becomes: a narrow pane keeps both
-    Column("bm25", "BM25", lambda c: c.bm25),
-    Column("hdc", "HDC", lambda c: c.hdc),
-    Column("tdb", "TDB", lambda c: c.tdb),
-    Column("boost", "boost", lambda c: c.role_boost),
-    Column("role", "role", lambda c: c.role, numeric=False),
+from mrptui.widgets.cell_strip import Cell
+from mrptui.widgets.cell_table import CellTable
+from mrptui.widgets.evidence_rows import (
+    COLUMNS,
+    DEFAULT_SORT,
+    ID_FLOOR,
+    ROW_CAP,
+    SHARD_COLUMN,
+    Column,
+    columns_of,
+    fmt,
+    rows_of,
+    sort_candidates,
 )
-# The shard that holds each unit, after "kept / cut", in a retrieval searched on a cluster only;
-# headed "sh" so that at 120 columns the cut reasons beside it still fit.
-SHARD_COLUMN = Column("shard", "sh", lambda c: c.shard)
+from mrptui.widgets.tables import ColumnFit, component_style, cut, cut_id, fit_columns, report_natural_width
+from mrptui.widgets.virtual_table import Cells
 
-
-def columns_of(scored: RetrievalScored | None) -> tuple[Column, ...]:
-    """The table's columns for `scored`: a shard column only when its KB was searched on shards."""
-    if scored is None or not scored.shards:
-        return COLUMNS
-    at = next(i for i, col in enumerate(COLUMNS) if col.key == "kept") + 1
-    return (*COLUMNS[:at], SHARD_COLUMN, *COLUMNS[at:])
-
-
-def sort_candidates(candidates: Sequence[CandidateScore], column: str, reverse: bool) -> list[CandidateScore]:
-    """Candidates ordered by `column`; missing values always last, ties by unit id."""
-    col = next(c for c in (*COLUMNS, SHARD_COLUMN) if c.key == column)
-    present = [c for c in candidates if col.value(c) is not None]
-    missing = [c for c in candidates if col.value(c) is None]
-    present.sort(key=lambda c: c.id)
-    present.sort(key=lambda c: col.value(c), reverse=reverse)  # type: ignore[arg-type, return-value]
-    return present + sorted(missing, key=lambda c: c.id)
+__all__ = [
+    "COLUMNS",
+    "ROW_CAP",
+    "SHARD_COLUMN",
+    "Column",
+    "EvidenceTable",
+    "candidates_csv",
+    "columns_of",
+    "sort_candidates",
+]
+# The unit id gives way (in its middle, to a form unique in the table) to the score columns, so none
+# is cut off at the edge; the role, last, is cut with an ellipsis rather than at the edge.
+FLOORS = {"id": ID_FLOOR, "kept": 10, "role": 5}
 
 
 def candidates_csv(scored: RetrievalScored) -> str:
@@ -114,15 +90,7 @@ def candidates_csv(scored: RetrievalScored) -> str:
     return out.getvalue()
 
 
-def _fmt(value: object) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-class EvidenceTable(FilledTable):
+class EvidenceTable(CellTable):
     """Candidates of one RetrievalScored event (the latest by default)."""
 
     HELP = """\
@@ -167,20 +135,26 @@ exact cut reason (min_score, gap or max_results).
     ]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes, cursor_type="row", zebra_stripes=True)
+        super().__init__(id=id, classes=classes)
         self.retrievals: tuple[RetrievalScored, ...] = ()
         self.choice: int | None = None  # index into retrievals; None = the latest
         self.sort_column, self.sort_reverse = DEFAULT_SORT
         self.run: object = None  # the run shown: a new one starts in the default order
-        self._shown: list[CandidateScore] = []
+        self._rows = rows_of(None, *DEFAULT_SORT)
+        self._fit = ColumnFit([], {}, frozenset())
+        self._styles: tuple[Style, Style, Style] | None = None  # kept, cut, muted: as at the refill
         self._key: tuple | None = None
 
     @property
     def columns_shown(self) -> tuple[Column, ...]:
         return columns_of(self.current)
 
+    @property
+    def _shown(self) -> list[CandidateScore]:
+        return self._rows.shown
+
     def on_mount(self) -> None:
-        refill(self, [(col.key, col.label) for col in COLUMNS], [])
+        self._rebuild(force=True)
         self.app.theme_changed_signal.subscribe(self, lambda _: self._rebuild(force=True))
 
     def on_resize(self) -> None:
@@ -243,12 +217,11 @@ exact cut reason (min_score, gap or max_results).
         position = len(self.retrievals) - 1 if self.choice is None else self.choice
         position = (position + 1) % len(self.retrievals)
         self.choice = None if position == len(self.retrievals) - 1 else position
-        self.cursor_coordinate = self.cursor_coordinate._replace(row=0)
+        self.move_cursor(0)
         self._rebuild()
 
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
-        event.stop()
-        self.sort_by(str(event.column_key.value))
+    def header_clicked(self, column: int) -> None:
+        self.sort_by(self._rows.columns[column].key)
 
     # -- rendering --------------------------------------------------------------------------
 
@@ -280,41 +253,43 @@ exact cut reason (min_score, gap or max_results).
         title, subtitle = self._title()
         self.border_title, self.border_subtitle = title, subtitle
         cursor = self.cursor_row if same_retrieval else 0
-        self._shown = (
-            sort_candidates(current.candidates, self.sort_column, self.sort_reverse)[:ROW_CAP] if current else []
+        self._rows = rows = rows_of(current, self.sort_column, self.sort_reverse)
+        self._styles = tuple(component_style(self, f"evidence--{name}") for name in ("kept", "cut", "muted"))  # type: ignore[assignment]
+        keys = [col.key for col in rows.columns]
+        # A table with no rows has nothing to show: it yields its width to its neighbours.
+        report_natural_width(self, sum(w + 2 for w in rows.widths) if rows.texts else 0)
+        self._fit = ColumnFit(rows.widths, {}, frozenset())
+        if self.size.width:
+            room = self.scrollable_content_region.width - 2 * len(keys)
+            self._fit = fit_columns(keys, rows.widths, room, FLOORS, {keys.index("id")}, lambda _, w: rows.id_cut(w))
+        self.fill(
+            [(col.label, width) for col, width in zip(rows.columns, self._fit.widths)], len(rows.texts), self._cells_of
         )
-        kept = component_style(self, "evidence--kept")
-        cut = component_style(self, "evidence--cut")
-        muted = component_style(self, "evidence--muted")
-        columns = self.columns_shown
-        rows = []
-        for c in self._shown:
-            cells = []
-            for col in columns:
-                value = col.value(c)
-                if col.key == "kept":
-                    cells.append(Cell(_fmt(value), kept if c.kept else cut))
-                elif col.key == "boost":
-                    cells.append(Cell(f"×{c.role_boost:g}" if c.role_boost != 1.0 else "", justify="right"))
-                elif col.numeric:
-                    cells.append(Cell(_fmt(value), muted if value is None else "", "right"))
-                else:
-                    cells.append(Cell(_fmt(value)))
-            rows.append(cells)
-        # The unit id gives way (in its middle, to a form unique in the table) to the score columns, so
-        # none is cut off at the edge; the role, last, is cut with an ellipsis rather than at the edge.
-        refill(
-            self,
-            [(col.key, col.label) for col in columns],
-            rows,
-            floors={"id": 16, "kept": 10, "role": 5},
-            middle={"id"},
-        )
-        if self.row_count:
-            self.move_cursor(row=min(cursor, self.row_count - 1), animate=False)
+        if cursor != self.cursor_row:
+            self.move_cursor(cursor)
+
+    def _cells_of(self, index: int) -> Cells:
+        """Row `index`'s cells as the columns show them: styled, aligned and cut to their widths."""
+        kept, cut_style, muted = self._styles or (Style(), Style(), Style())
+        candidate, fit = self._rows.shown[index], self._fit
+        cells: list[Cell | Text] = []
+        for at, (col, text) in enumerate(zip(self._rows.columns, self._rows.texts[index])):
+            if col.key == "kept":
+                cell = Cell(text, kept if candidate.kept else cut_style)
+            elif col.key == "boost":
+                cell = Cell(text, justify="right")
+            elif col.numeric:
+                cell = Cell(text, muted if col.value(candidate) is None else "", "right")
+            else:
+                cell = Cell(text)
+            if at in fit.id_cuts:
+                cells.append(cut_id(cell, fit.id_cuts[at]))  # type: ignore[arg-type]
+            else:
+                cells.append(cut(cell, fit.widths[at]) if at in fit.cut else cell)
+        return cells
 
     def copy_text(self) -> str | None:
         c = self.selected
         if c is None:
             return None
-        return "\t".join(_fmt(col.value(c)) for col in self.columns_shown)
+        return "\t".join(fmt(col.value(c)) for col in self.columns_shown)

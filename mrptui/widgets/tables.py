@@ -7,6 +7,7 @@ header-wide columns. Sizing the columns ourselves makes every frame right (and s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
@@ -91,6 +92,66 @@ def fit_to_room(widths: Sequence[int], room: int, floors: Sequence[int]) -> list
     return [max(min(w, level), f) for w, f in zip(widths, floors)]
 
 
+@dataclass(frozen=True)
+class ColumnFit:
+    """Column widths that fit a table's room, and how each column's cells are cut to them: the
+    `id_cuts` columns (by index) by their `IdCut`, the `cut` ones with an ellipsis at the end."""
+
+    widths: list[int]
+    id_cuts: dict[int, IdCut]
+    cut: frozenset[int]
+
+
+def fit_columns(
+    keys: Sequence[str],
+    widths: Sequence[int],
+    room: int,
+    floors: dict[str, int],
+    ids: set[int],
+    id_cut: Callable[[int, int], IdCut],
+) -> ColumnFit:
+    """`widths` (content widths, by column) fitted to `room` cells of content: the columns named in
+    `floors` (key → narrowest width) shrink, widest first, the others keep their width. A column
+    among `ids` holds ids, cut to the shortest form that keeps every id of
+    the column distinct (the middle gives way first), so such a column's floor is where that form
+    fits: `id_cut(index, width)` gives that form for the `ids` columns (by index)."""
+    floor_of = {
+        key: max(floor, id_cut(index, floor).width) if index in ids else floor
+        for index, key in enumerate(keys)
+        if (floor := floors.get(key)) is not None
+    }
+    # Columns without a floor do not shrink: their content width is their floor.
+    fitted = fit_to_room(widths, room, [floor_of.get(key, width) for key, width in zip(keys, widths)])
+    if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
+        fitted = fit_to_room(
+            fitted,
+            room,
+            [
+                2 if key in floor_of and index not in ids else width
+                for index, (key, width) in enumerate(zip(keys, fitted))
+            ],
+        )
+    id_cuts, cut_columns = {}, set()
+    for index, width in enumerate(fitted):
+        if width >= widths[index]:
+            continue
+        if index in ids:
+            id_cuts[index] = id_cut(index, width)
+            fitted[index] = id_cuts[index].width
+        else:  # DataTable crops silently: say where text was cut
+            cut_columns.add(index)
+    return ColumnFit(fitted, id_cuts, frozenset(cut_columns))
+
+
+def content_widths(labels: Sequence[str], rows: Iterable[Sequence[object]]) -> list[int]:
+    """Each column's widest cell or its label, in cells."""
+    widths = [cell_len(label) for label in labels]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], _width(cell))
+    return widths
+
+
 def refill(
     table: DataTable,
     columns: Sequence[tuple[str, str]],
@@ -102,51 +163,29 @@ def refill(
 ) -> None:
     """Replace the table's columns and rows; `fixed` pins some column widths (by key). With
     `floors` (key → narrowest width), the columns named there shrink, widest first, so the row
-    fits the table's width; the others keep their content width. A cut cell ends in "…"; the
-    `middle` columns hold ids, cut to the shortest form that keeps every id of the column distinct
-    (`id_cut.unique_cut`: the middle gives way first), so such a column's floor is where that
-    form fits."""
+    fits the table's width (`fit_columns`); the others keep their content width. A cut cell ends
+    in "…"; the `middle` columns hold ids, cut to the shortest form that keeps every id of the
+    column distinct (`id_cut.unique_cut`)."""
     rows = [list(row) for row in rows]
-    widths = [cell_len(label) for _, label in columns]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], _width(cell))
+    widths = content_widths([label for _, label in columns], rows)
     # A pinned width is what the row takes, whatever its content: the fit below counts it so.
     widths = [(fixed or {}).get(key, width) for (key, _), width in zip(columns, widths)]
     # A table with no rows has nothing to show: it yields its width to its neighbours.
     report_natural_width(table, sum(w + 2 for w in widths) if rows else 0)
     if floors is not None and table.size.width:
-        room = table.scrollable_content_region.width - 2 * len(columns)
-        middle = middle or set()
-        ids = {index: [_plain(row[index]) for row in rows] for index, (key, _) in enumerate(columns) if key in middle}
-        floors = {
-            key: max(floor, unique_cut(ids[index], floor).width) if index in ids else floor
-            for index, (key, _) in enumerate(columns)
-            if (floor := floors.get(key)) is not None
+        keys = [key for key, _ in columns]
+        middle_ids = {
+            index: [_plain(row[index]) for row in rows] for index, key in enumerate(keys) if key in (middle or ())
         }
-        # Columns without a floor do not shrink: their content width is their floor.
-        fitted = fit_to_room(widths, room, [floors.get(key, width) for (key, _), width in zip(columns, widths)])
-        if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
-            fitted = fit_to_room(
-                fitted,
-                room,
-                [
-                    2 if key in floors and index not in ids else width
-                    for index, ((key, _), width) in enumerate(zip(columns, fitted))
-                ],
-            )
-        for index, width in enumerate(fitted):
-            if width >= widths[index]:
-                continue
-            if index in ids:
-                id_cut = unique_cut(ids[index], width)
-                fitted[index] = id_cut.width
-                for row in rows:
-                    row[index] = cut_id(row[index], id_cut)
-            else:  # DataTable crops silently: say where text was cut
-                for row in rows:
-                    row[index] = cut(row[index], width)
-        widths = fitted
+
+        room = table.scrollable_content_region.width - 2 * len(columns)
+        fit = fit_columns(keys, widths, room, floors, set(middle_ids), lambda i, w: unique_cut(middle_ids[i], w))
+        for row in rows:
+            for index, id_cut_of in fit.id_cuts.items():
+                row[index] = cut_id(row[index], id_cut_of)
+            for index in fit.cut:
+                row[index] = cut(row[index], fit.widths[index])
+        widths = fit.widths
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
         # A header narrower than its label is cropped silently too: it says where it was cut.

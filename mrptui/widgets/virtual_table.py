@@ -22,7 +22,9 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-Cells = Sequence[Text | str]
+from mrptui.widgets.cell_strip import Cell
+
+Cells = Sequence[Text | str | Cell]
 _CACHED_ROWS = 512
 _GAP = 2  # cells between columns
 _PAD = 1  # cells before the first column
@@ -61,8 +63,8 @@ class VirtualTable(ScrollView, can_focus=True):
     class RowSelected(RowHighlighted):
         pass
 
-    def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
-        super().__init__(id=id)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:  # noqa: A002 - Textual's name
+        super().__init__(id=id, classes=classes)
         self._columns: list[tuple[str, int]] = []
         self._count = 0
         self._row_cells: Callable[[int], Cells] = lambda index: ()
@@ -72,16 +74,18 @@ class VirtualTable(ScrollView, can_focus=True):
     def row_count(self) -> int:
         return self._count
 
-    def show(self, columns: Sequence[tuple[str, int]], count: int, row_cells: Callable[[int], Cells]) -> None:
+    def fill(self, columns: Sequence[tuple[str, int]], count: int, row_cells: Callable[[int], Cells]) -> None:
         """Replace the rows: `columns` are (label, width) pairs, `row_cells(i)` makes row i."""
         self._columns = list(columns)
         self._count = count
         self._row_cells = row_cells
         self._cache.clear()
-        width = _PAD + sum(w for _, w in self._columns) + _GAP * max(len(self._columns) - 1, 0)
-        self.virtual_size = Size(width, count + 1)  # + the header line
+        self.virtual_size = Size(self._content_width(), count + 1)  # + the header line
         self.move_cursor(min(self.cursor_row, max(count - 1, 0)))
         self.refresh()
+
+    def _content_width(self) -> int:
+        return _PAD + sum(w for _, w in self._columns) + _GAP * max(len(self._columns) - 1, 0)
 
     def cells(self, index: int) -> Cells:
         found = self._cache.get(index)

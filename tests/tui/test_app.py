@@ -356,10 +356,10 @@ async def test_diff_needs_two_runs(app):
 def header_x(table: EvidenceTable, key: str) -> int:
     """The x offset of column `key`'s header cell inside the table's border."""
     x = 1  # the panel border
-    for column in table.ordered_columns:
-        if column.key.value == key:
+    for column, (_, width) in zip(table.columns_shown, table.drawn_columns, strict=True):
+        if column.key == key:
             return x
-        x += column.get_render_width(table)
+        x += width + 2  # the cell padding each side
     raise AssertionError(f"no column {key}")
 
 

@@ -66,12 +66,12 @@ async def test_the_evidence_names_each_units_shard_and_the_status_line_the_clust
         assert "cluster local:2 · 4 shards" in status_text(app)
         await ask(pilot, QUESTION)
         table = app.screen.query_one(EvidenceTable)
-        assert [str(c.label) for c in table.columns.values()][3] == "sh"
+        assert [label for label, _ in table.drawn_columns][3] == "sh"
         scored = table.current
         assert scored is not None and scored.shards == SHARDS
         assert {c.shard for c in scored.candidates} <= {1, 2, 3, 4} and all(c.shard for c in scored.candidates)
         # The table shows each row's shard, as its candidate names it.
-        shown = [table.get_row_at(row)[3] for row in range(table.row_count)]
+        shown = [table.cells(row)[3] for row in range(table.row_count)]
         assert [str(getattr(cell, "plain", cell)).strip() for cell in shown] == [str(c.shard) for c in table._shown]
         # The kb attempt's detail: each shard's ms on a worker.
         timeline = app.screen.query_one(AttemptsTimeline)

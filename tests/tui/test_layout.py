@@ -101,12 +101,12 @@ async def test_status_words_are_never_cut_at_100_columns_and_more(size) -> None:
             assert sum(widths) <= room or status in reason[: widths[-1] - 2], (size, reason)
             assert "…" not in status, (size, reason)
         evidence = app.screen.query_one(EvidenceTable)
-        labels = [str(column.label) for column in evidence.columns.values()]
-        shown = sum(column.width + 2 for column in list(evidence.columns.values())[: labels.index("fused") + 1])
+        labels = [label for label, _ in evidence.drawn_columns]
+        shown = sum(width + 2 for _, width in evidence.drawn_columns[: labels.index("fused") + 1])
         assert shown <= evidence.scrollable_content_region.width, size  # the score and fused are never off the edge
         if size[0] >= 200:  # room for every column: nothing is cut
-            assert sum(c.width + 2 for c in evidence.columns.values()) <= evidence.scrollable_content_region.width
-            assert not any("…" in str(evidence.get_cell_at((row, 1))) for row in range(evidence.row_count))
+            assert sum(width + 2 for _, width in evidence.drawn_columns) <= evidence.scrollable_content_region.width
+            assert not any("…" in str(evidence.cells(row)[1]) for row in range(evidence.row_count))
 
 
 async def test_after_every_layout_change_the_attempts_rows_fit_their_pane_without_a_scrollbar() -> None:

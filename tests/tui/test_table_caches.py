@@ -9,9 +9,11 @@ import pytest
 from helpers import ask, spy_calls, until
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.widget import Widget
 from textual.widgets import DataTable
 
+from mrptui.widgets.cell_table import CellTable
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.proofs import ProofTree
 from mrptui.widgets.status import StatusLine
@@ -21,14 +23,18 @@ from mrptui.widgets.timeline import AttemptsTimeline
 SIZE = (150, 42)
 
 
-def drawn(table: DataTable) -> list[list]:
+def drawn(table: Widget) -> list[list]:
     """Every line of the table as the compositor gets it: (text, style) segments."""
     return [list(strip) for strip in table.render_lines(Region(0, 0, *table.size))]
 
 
-def fresh(table: DataTable) -> list[list]:
+def fresh(table: Widget) -> list[list]:
     """The same lines drawn with no cache at all."""
-    table._clear_caches()
+    if isinstance(table, CellTable):
+        table._lines.clear()
+    else:
+        assert isinstance(table, DataTable)
+        table._clear_caches()
     if isinstance(table, FilledTable):
         table._header_cells.clear()  # kept across refills
     table._styles_cache.clear()
@@ -86,10 +92,14 @@ async def test_a_style_change_without_a_focus_move_is_drawn_not_served_from_the_
 async def test_tables_take_the_size_datatable_would_give_them(app) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot)
-        for table in (app.screen.query_one(EvidenceTable), app.screen.query_one(AttemptsTimeline)):
-            ours = table.virtual_size
-            DataTable._update_dimensions(table, list(table.rows))  # measures every cell of every row
-            assert table.virtual_size == ours and ours.height == table.row_count + 1
+        table = app.screen.query_one(AttemptsTimeline)
+        ours = table.virtual_size
+        DataTable._update_dimensions(table, list(table.rows))  # measures every cell of every row
+        assert table.virtual_size == ours and ours.height == table.row_count + 1
+        # The evidence pane is a CellTable: DataTable's size for its columns (each padded) and rows.
+        evidence = app.screen.query_one(EvidenceTable)
+        width = sum(width + 2 for _, width in evidence.drawn_columns)
+        assert evidence.virtual_size == Size(width, evidence.row_count + 1) and evidence.row_count
 
 
 async def test_the_status_line_is_two_lines_exactly_while_its_text_wraps(app) -> None:

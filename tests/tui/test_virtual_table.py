@@ -32,7 +32,7 @@ class TableApp(App):
         yield VirtualTable(id="table")
 
     def on_mount(self) -> None:
-        self.query_one(VirtualTable).show([("row", 12), ("square", 14)], ROWS, self.cells)
+        self.query_one(VirtualTable).fill([("row", 12), ("square", 14)], ROWS, self.cells)
         self.query_one(VirtualTable).focus()
 
     def cells(self, index: int) -> list[str]:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.cnl import source as source_module
+from core.store import raw_numbers
 from core.store.segment import Segment
 from core.store.terms import tokenise_texts
 from core.text.tokenizer import stem, stem_table, tokenize
@@ -111,3 +112,43 @@ def test_a_build_pauses_the_collector_and_restores_it_as_it_was(tmp_path, monkey
 
 def test_the_reload_paths_stem_table_equals_the_batchs() -> None:
     assert stem_table(FOUNDRY) == tokenise_texts(FOUNDRY, {}).stems
+
+
+# ASCII text, numbered by hashing its bytes: every character `str.split` splits on among them.
+_ASCII = st.sampled_from(list("abcxyzAZ3-'_.,;!? \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x00\x7f") + ["the", "bell's", "X-Ray"])
+_ASCII_FOUNDRY = [text for text in FOUNDRY if text.isascii()]
+
+
+def _same_numbers(found: raw_numbers.RawNumbers | None, texts: list[str]) -> None:
+    expected = raw_numbers._by_dict(texts)
+    assert found is not None
+    assert found.raws == expected.raws
+    assert found.ids.tolist() == expected.ids.tolist() and found.counts.tolist() == expected.counts.tolist()
+
+
+def _hashed(texts: list[str]) -> raw_numbers.RawNumbers | None:
+    return raw_numbers._by_hash(" ".join(texts).lower(), texts)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(_ASCII, max_size=30).map("".join), max_size=8))
+def test_ascii_texts_hashed_are_numbered_as_split_and_a_dict_number_them(texts: list[str]) -> None:
+    _same_numbers(_hashed(texts), texts)
+    check(texts)
+
+
+def test_tokens_of_every_length_around_the_short_keys_limit_are_told_apart() -> None:
+    # Equal first 8 or 16 bytes, different ends; long tokens repeated; a long token last of all.
+    stems = ["a" * size for size in (1, 7, 8, 9, 15, 16, 17, 40)]
+    texts = [" ".join(stems), " ".join(stem + "b" for stem in stems), " ".join(reversed(stems)), "x" * 33]
+    _same_numbers(_hashed(texts), texts)
+    _same_numbers(_hashed(_ASCII_FOUNDRY), _ASCII_FOUNDRY)
+    check(texts)
+
+
+def test_a_hash_collision_is_caught_and_the_texts_are_numbered_by_the_dict(monkeypatch) -> None:
+    monkeypatch.setattr(raw_numbers, "_mixed", lambda lengths, first, second: lengths.copy())
+    assert _hashed(["bell toll", "hum"]) is None  # "bell" and "toll" differ in bytes, not in length
+    assert _hashed(["bell bell", "hum"]) is not None
+    _same_numbers(raw_numbers.number_raw_tokens(["bell toll", "hum"]), ["bell toll", "hum"])
+    check(_ASCII_FOUNDRY)
