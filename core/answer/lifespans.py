@@ -50,7 +50,9 @@ def said_end(stems: Sequence[str], sentence: Sequence[Token], names: set[str]) -
     """Why the sentence says the question's "born"/"died" (`stems`) of a person it names
     (`names`: the question's name stems), shown as a link; None when it does not."""
     end = end_asked(stems)
-    span = next((s for s in lifespans(sentence) if end and s.name & names), None)
+    if not end:
+        return None  # the sentence's tokens are not read (core/nlp/tagging.py, TaggedOnRead)
+    span = next((s for s in lifespans(sentence) if s.name & names), None)
     if span is None:
         return None
     years = f"{sentence[span.born].word}\u2013{sentence[span.died].word}"

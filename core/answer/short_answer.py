@@ -36,7 +36,7 @@ from core.answer.support import (
     negated,
 )
 from core.kernel.events import AnswerDetail
-from core.nlp.tagging import Token, tag_text
+from core.nlp.tagging import TaggedOnRead, Token, tag_text
 from core.question import Question
 from core.question.answer_types import AnswerType, Expected
 from core.question.intent_cues import unit_text
@@ -480,7 +480,8 @@ def checked(question: Question, expected: Expected, draft: Draft, units: Sequenc
     # A reason is said around what it explains, in words of its own: like the explanation form
     # (answer_forms.explanation), half the question's terms are enough.
     rules = replace(QUOTE, negation=negation, allowed_missing=_quote_allowance(expected, terms))
-    support = check(question, expected, tag_text(draft.text), None, scene, rules)
+    # Tagged only if the check reads a tag (a term its words leave unsaid).
+    support = check(question, expected, TaggedOnRead(draft.text), None, scene, rules)
     detail = AnswerDetail(
         answer_type=expected.describe(), supported=support.passed, support=support.summary(), links=support.links
     )

@@ -22,7 +22,7 @@ from core.answer.copula import asks_by_copula, copula_side
 from core.answer.lifespans import asked_year, said_end
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
-from core.nlp.tagging import Token
+from core.nlp.tagging import Token, words_of
 from core.question.answer_types import AnswerType, Expected
 from core.question.relation import PHRASE_TAGS, reversed_relation, subject_slot
 from core.question.terms import Term
@@ -127,7 +127,11 @@ def _linked(lex: Lexicon, term: Term, words: Sequence[str]) -> tuple[Link | None
     if term.is_name:
         return None, False
     near = False
+    # Only a word spelt as the term links to a term the lexicon lacks (a coined word, a code).
+    known, spelt = lex.knows(term.word), " ".join(term.word.lower().split())
     for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
+        if word != spelt and not (known and lex.knows(word)):
+            continue
         link = _link(lex, term.word, word)
         if link is None:
             continue
@@ -155,21 +159,25 @@ def support_score(said: int, asked: int) -> float:
 
 
 def negated(tokens: Sequence[Token]) -> bool:
-    return any(t.word.lower() in NEGATIONS for t in tokens)
+    return _negation_in(words_of(tokens))
 
 
-def _negated_near(sentence: Sequence[Token], terms: Sequence[Term], lead: Span | None) -> bool:
-    """A negation among the words the answer rests on: from a few words before the first of the
-    question's words (or the lead) to the last of them. A "not" in another clause of a long
-    sentence says nothing about this one."""
+def _negated_near(words: Sequence[str], terms: Sequence[Term], lead: Span | None) -> bool:
+    """A negation among the words the answer rests on (the sentence's `words`): from a few words
+    before the first of the question's words (or the lead) to the last of them. A "not" in
+    another clause of a long sentence says nothing about this one."""
     stems = {s for term in terms for s in term.stems}
-    at = [i for i, t in enumerate(sentence) if set(tokenize(t.word)) & stems]
+    at = [i for i, word in enumerate(words) if set(tokenize(word)) & stems]
     if lead is not None:
         at += [lead.first, lead.last]
     if not at:
-        return negated(sentence)
+        return _negation_in(words)
     start, end = max(0, min(at) - _NEGATION_REACH), max(at) + 1
-    return negated(sentence[start:end])
+    return _negation_in(words[start:end])
+
+
+def _negation_in(words: Sequence[str]) -> bool:
+    return any(word.lower() in NEGATIONS for word in words)
 
 
 @dataclass(frozen=True)
@@ -228,7 +236,7 @@ def check(
             reasons.append(f'the lead "{lead.text}" is not said to be a kind of {expected.head}')
         elif kind:
             links = (*links, kind)
-    said = _negated_near(sentence, terms, lead)
+    said = _negated_near(words_of(sentence), terms, lead)
     if rules.negation and said != negated(question.tokens):
         side = "sentence" if said else "question"
         reasons.append(f"only the {side} is negated")
@@ -242,7 +250,7 @@ def said_by(
 ) -> Coverage:
     """The focus terms the sentence says, with its references' antecedents (`context_words`) and
     the unnamed agent of a passive counted as said."""
-    found = coverage(terms, [t.word for t in sentence] + list(context_words))
+    found = coverage(terms, [*words_of(sentence), *context_words])
     unsaid = [t for t in terms if t.word in found.missing and not _exact(t)]
     said = {
         a: f"{a}: the agent the passive sentence leaves unnamed"
@@ -327,14 +335,14 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     # The sentence's passive verbs without "by"; the question's verb is the word after the
     # auxiliary that says one of them, whatever its tag (after a fronted "Can a customer" the
     # tagger calls "return" a noun).
+    # A word after a form of "be" is read for its tag: a sentence without one is not tagged.
+    words = words_of(sentence)
+    after_be = [i for i in range(1, len(words)) if words[i - 1].lower() in BE_FORMS]
     passive = {
         s
-        for i, t in enumerate(sentence)
-        if t.tag == "VERB"
-        and i > 0
-        and sentence[i - 1].word.lower() in BE_FORMS
-        and not any(u.word.lower() == "by" for u in sentence[i + 1 :])
-        for s in tokenize(t.word)
+        for i in after_be
+        if sentence[i].tag == "VERB" and not any(w.lower() == "by" for w in words[i + 1 :])
+        for s in tokenize(words[i])
     }
     verb = next((i for i in range(aux + 2, len(question)) if set(tokenize(question[i].word)) & passive), None)
     if verb is None:

@@ -149,6 +149,11 @@ class Lexicon:
         candidates = self._candidates(word, pos)
         return self._words[candidates[0][0]] if candidates else " ".join(word.lower().split())
 
+    def knows(self, word: str) -> bool:
+        """Whether `word` is a form of some lemma. `link` relates two words only when both are
+        known or they are spelt the same: a caller linking one word to many skips the rest."""
+        return bool(self._candidates(word, None))
+
     def parts_of_speech(self, word: str) -> frozenset[str]:
         """WordNet codes (n, v, a, r) of the parts of speech `word` is a form of some lemma in."""
         return self._parts(word)

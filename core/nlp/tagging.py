@@ -8,8 +8,10 @@ exactly as the sentence writes it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import overload
 
 from core.nlp.tag_store import recall, remember
 from core.nlp.tagger import split_words, tag
@@ -42,3 +44,34 @@ def tag_text(text: str) -> tuple[Token, ...]:
         at = start + len(word)
         tokens.append(Token(word, upos, start, at))
     return tuple(tokens)
+
+
+class TaggedOnRead(Sequence[Token]):
+    """`tag_text(text)`, tagged when a token is first read: a check that reads only the words
+    (`words_of`) never tags. The support check of a quoted answer (core/answer/short_answer.py,
+    `checked`) reads tags only for a term the words leave unsaid, and its quote was about half
+    the words tagged on first sight in an `ask` at 100k units."""
+
+    __slots__ = ("text", "words")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.words = tuple(split_words(text))  # `tag_text` gives one token per word, in order
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @overload
+    def __getitem__(self, index: int) -> Token: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Token]: ...
+    def __getitem__(self, index: int | slice) -> Token | Sequence[Token]:
+        return tag_text(self.text)[index]
+
+    def __iter__(self) -> Iterator[Token]:
+        return iter(tag_text(self.text))
+
+
+def words_of(tokens: Sequence[Token]) -> Sequence[str]:
+    """The tokens' words, without tagging a `TaggedOnRead`."""
+    return tokens.words if isinstance(tokens, TaggedOnRead) else [t.word for t in tokens]

@@ -358,16 +358,30 @@ class Coverage:
         return f"{len(self.covered)} of {total} focus terms covered{missing}"
 
 
+# The stems of this many texts are kept, each of at most STEMS_KEPT_CHARS (a longer one is
+# tokenized on each call): one answer's units and draft are checked by the strategies, the
+# weakness check and the validator, ~2 calls a text (ask @100k: 640 calls, 308 texts).
+STEMS_KEPT = 512
+STEMS_KEPT_CHARS = 20_000
+
+
 def focus_coverage(cues: QuestionCues, texts: Iterable[str]) -> Coverage:
     seen: set[str] = set()
     for text in texts:
-        # Relation names such as relevant_for read as words, so "relevant" finds them.
-        seen.update(tokenize(text.replace("_", " ")))
+        seen.update(_kept_stems(text) if len(text) <= STEMS_KEPT_CHARS else _stems_said(text))
     hit = {word: _mentioned(_content_stems(word), seen) for word in cues.focus_words}
     return Coverage(
         covered=tuple(word for word, found in hit.items() if found),
         missing=tuple(word for word, found in hit.items() if not found),
     )
+
+
+def _stems_said(text: str) -> frozenset[str]:
+    # Relation names such as relevant_for read as words, so "relevant" finds them.
+    return frozenset(tokenize(text.replace("_", " ")))
+
+
+_kept_stems = lru_cache(maxsize=STEMS_KEPT)(_stems_said)
 
 
 def _mentioned(stems: list[str], seen: set[str]) -> bool:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 from test_answer_forms import ask
 
+from core.answer.answer_forms import Draft
+from core.answer.short_answer import checked
 from core.kernel.session import Session
+from core.nlp import tagging
+from core.question import Question
 from tests.support.text_kb import open_texts
 
 FERRY = """The Harbour Ferry Log
@@ -99,3 +103,13 @@ def test_a_recurring_day_is_no_antecedent_of_it(slipway: Session) -> None:
     detail = ask(slipway, "How much does a mooring buoy cost?").parts[0].detail
     assert detail.lead == "£95"
     assert not any("Friday" in r for r in detail.resolved)
+
+
+def test_a_quoted_draft_whose_words_say_the_question_is_checked_untagged(monkeypatch) -> None:
+    # `checked` reads the quote's tags only for a term its words leave unsaid (support.said_by).
+    read = []
+    monkeypatch.setattr(tagging, "recall", lambda text: read.append(text))  # asked on each tagging
+    question = Question("Why was the Larkspur laid up at Fort Caddow?")
+    quote = "In 1952 the Larkspur was laid up at Fort Caddow because its boiler had cracked."
+    draft = checked(question, question.expected, Draft(quote, ("ferry",), "quoted evidence"))
+    assert draft.detail is not None and draft.detail.supported and quote not in read

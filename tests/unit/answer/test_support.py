@@ -3,9 +3,11 @@ written for this test: a lighthouse log, a chess club, a brewery, a family lette
 
 from __future__ import annotations
 
+from core.answer import support
 from core.answer.coref import resolve
-from core.answer.support import SUPPORT_THRESHOLD, check, fills_gap, support_score
-from core.nlp.tagging import tag_text
+from core.answer.support import QUOTE, SUPPORT_THRESHOLD, check, fills_gap, support_score
+from core.nlp import tagging
+from core.nlp.tagging import TaggedOnRead, tag_text
 from core.question import Question
 from core.question.answer_types import expected_type
 from core.question.typed_spans import Span, typed_spans
@@ -248,3 +250,50 @@ def test_the_questions_word_pair_fills_the_gap_in_any_form_and_a_list_beside_wha
     besides = "Besides fishing, what is a trade of the Tarne coast?"
     sentence = "The trades of the Tarne coast are fishing and salt panning, though tourism grows."
     assert gap(besides, sentence, "salt panning") and not gap(besides, sentence, "tourism")
+
+
+def _quote_check(question: str, tokens):
+    asked = Question(question)
+    return check(asked, asked.expected, tokens, None, (), QUOTE)
+
+
+def test_a_quote_that_says_every_term_is_checked_without_tagging_it(monkeypatch) -> None:
+    # `checked` hands its quote over as TaggedOnRead: its words answer this check, so the quote
+    # (about half the words `ask` tagged) is never tagged. Tagging it would fail this test.
+    read = []
+    monkeypatch.setattr(tagging, "recall", lambda text: read.append(text))  # asked on each tagging
+    quote = "The Pellam ferry crosses to Orrin Island twice a day; the 07:10 crossing is not run in winter."
+    support = _quote_check("How often does the Pellam ferry cross to Orrin Island?", TaggedOnRead(quote))
+    assert support.passed and quote not in read
+    monkeypatch.undo()
+    assert support == _quote_check("How often does the Pellam ferry cross to Orrin Island?", tag_text(quote))
+
+
+def test_a_quote_leaving_a_term_unsaid_is_tagged_and_judged_as_a_tagged_one(monkeypatch) -> None:
+    # The unnamed agent of a passive needs the quote's tags: read then, with the same verdict.
+    question = "Does a customer have to report damage to the hire bikes?"
+    quote = "Damage to the hire bikes must be reported within 48 hours."
+    read = []
+    monkeypatch.setattr(tagging, "recall", lambda text: read.append(text))  # asked on each tagging
+    support = _quote_check(question, TaggedOnRead(quote))
+    assert quote in read
+    monkeypatch.undo()
+    assert "customer" in support.covered
+    assert support == _quote_check(question, tag_text(quote))
+
+
+def test_tagged_on_read_reads_as_the_tagged_text() -> None:
+    text = "Mr. Okafor's barge, the Linnet, can't pass the lock before 6 p.m."
+    lazy, tokens = TaggedOnRead(text), tag_text(text)
+    assert lazy.words == tuple(t.word for t in tokens) and len(lazy) == len(tokens)
+    assert list(lazy) == list(tokens) and lazy[3] == tokens[3] and list(lazy[2:5]) == list(tokens[2:5])
+
+
+def test_words_the_lexicon_lacks_are_not_linked_to_a_term(monkeypatch) -> None:
+    # Only a word spelt as the term could link to it (test_nlp_lexicon): the coined words are
+    # never looked up, the known ones are, and the verdict is the lexicon's.
+    asked = []
+    monkeypatch.setattr(support, "_link", lambda lex, a, b: asked.append(b) or lex.link(a, b))
+    result = support_of("Who repaired the foghorn?", "Ada Brenner repaired the zyxqor quilbat in May.", "Ada Brenner")
+    assert "repaired" in asked and not {"zyxqor", "quilbat"} & set(asked)
+    assert not result.passed and "the sentence does not say: foghorn" in result.reasons

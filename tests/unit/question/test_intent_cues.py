@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from core.question import intent_cues
 from core.question.intent_cues import focus_coverage, question_cues, split_input, unit_text
-from core.text.tokenizer import stem
+from core.text.tokenizer import stem, tokenize
 from core.units import Act, KnowledgeUnit, Relation, Role
 
 
@@ -216,3 +217,17 @@ def test_besides_shapes_the_question_and_is_no_focus_word() -> None:
     # "Besides books, what does the library lend?": a sentence listing books and maps need not say "besides".
     assert "besides" not in question_cues("Besides books, what does the library lend?").focus_words
     assert "books" in question_cues("Besides books, what does the library lend?").focus_words
+
+
+def test_a_texts_stems_are_kept_for_the_next_check_and_a_long_texts_are_not(monkeypatch) -> None:
+    # The strategies, the weakness check and the validator check the same units and draft.
+    cues = question_cues("Which pump feeds the Varrow cistern?")
+    tokenized = []
+    monkeypatch.setattr(intent_cues, "tokenize", lambda text: tokenized.append(text) or tokenize(text))
+    unit = "The Varrow cistern is fed by the east pump relevant_for irrigation."
+    first = focus_coverage(cues, [unit])
+    assert focus_coverage(cues, [unit]) == first and first.covered == ("pump", "varrow", "cistern")
+    assert sum(text.startswith("The Varrow") for text in tokenized) == 1
+    long = unit + " It holds rain." * (intent_cues.STEMS_KEPT_CHARS // 15)
+    assert focus_coverage(cues, [long]) == focus_coverage(cues, [long]) == first
+    assert sum(text.startswith("The Varrow") for text in tokenized) == 3
