@@ -92,20 +92,19 @@ class Engine:
         )
         started = self.clock()
         caller = request.caller
-        yield run.stamp(
-            RunStarted(
-                question=request.question,
-                caller_tags=tuple(sorted(caller.tags)),
-                caller_region=caller.region,
-                as_of=caller.as_of.isoformat(),
-                kb_version=kb_version,
-                pins=dict(request.pins),
-                excluded=tuple(sorted(request.excluded)),
-                excluded_units=tuple(sorted(request.excluded_units)),
-                memory=request.memory,
-                memory_withheld=request.memory_withheld,
-                intent_cnl=request.intent_cnl,
-            )
+        yield run.new(
+            RunStarted,
+            question=request.question,
+            caller_tags=tuple(sorted(caller.tags)),
+            caller_region=caller.region,
+            as_of=caller.as_of.isoformat(),
+            kb_version=kb_version,
+            pins=dict(request.pins),
+            excluded=tuple(sorted(request.excluded)),
+            excluded_units=tuple(sorted(request.excluded_units)),
+            memory=request.memory,
+            memory_withheld=request.memory_withheld,
+            intent_cnl=request.intent_cnl,
         )
         if len(request.question) > budgets.max_question_chars:
             # Refused before any analysis: cue detection, splitting and retrieval all grow with it.
@@ -116,7 +115,7 @@ class Engine:
             answer = answer_event(Revision(0, failure=reason))
             yield run.stamp(answer)
             run.timings["total"] = (self.clock() - started) * 1000
-            yield run.stamp(RunFinished(status=answer.status, replans=0, timings_ms=run.timings))
+            yield run.new(RunFinished, status=answer.status, replans=0, timings_ms=run.timings)
             return
         for intervention in request.interventions:
             yield run.stamp(intervened(intervention, live=False))
@@ -124,7 +123,7 @@ class Engine:
             yield from self._plans(run, started)
         except Cancelled:
             run.timings["total"] = (self.clock() - started) * 1000
-            yield run.stamp(RunFinished(status="cancelled", timings_ms=run.timings))
+            yield run.new(RunFinished, status="cancelled", timings_ms=run.timings)
         finally:
             run.guard.finish()
 
@@ -138,7 +137,7 @@ class Engine:
         for number, planner in enumerate(planners):
             plan = planner.plan(run.request, cues, self.registry, number, why, tuple(rejected))
             planner_of[plan.revision] = plan.planner
-            yield from run.emit(_plan_event(plan))
+            yield from run.emit(PlanBuilt, **_plan_fields(plan))
             revision = yield from self._revision(run, plan)
             revisions.append(revision)
             if revision.accepted:
@@ -147,30 +146,28 @@ class Engine:
             rejected.update(dict.fromkeys(revision.rejected_evidence()))
             if number + 1 < len(planners):
                 yield from run.emit(
-                    Backtracked(
-                        level=2,
-                        stage="plan",
-                        plugin=plan.planner,
-                        revision=plan.revision,
-                        reason=f"{why}; replanning with {planners[number + 1].id}",
-                    ),
+                    Backtracked,
+                    level=2,
+                    stage="plan",
+                    plugin=plan.planner,
+                    revision=plan.revision,
+                    reason=f"{why}; replanning with {planners[number + 1].id}",
                 )
         best = max(revisions, key=lambda r: (r.score, -r.revision))
         if not best.accepted:
             yield from run.emit(
-                Backtracked(
-                    level=3,
-                    stage="answer",
-                    plugin=planner_of[best.revision],
-                    revision=best.revision,
-                    reason=f"no plan revision was fully grounded ({revisions[-1].why_not_accepted()}); "
-                    f"answering with the best result, from revision {best.revision}",
-                ),
+                Backtracked,
+                level=3,
+                stage="answer",
+                plugin=planner_of[best.revision],
+                revision=best.revision,
+                reason=f"no plan revision was fully grounded ({revisions[-1].why_not_accepted()}); "
+                f"answering with the best result, from revision {best.revision}",
             )
         answer = answer_for_trace(answer_event(best), self.config.trace)
-        yield from run.emit(answer)
+        yield from run.relay(answer)
         run.timings["total"] = (self.clock() - started) * 1000
-        yield run.stamp(RunFinished(status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings))
+        yield run.new(RunFinished, status=answer.status, replans=len(revisions) - 1, timings_ms=run.timings)
 
     def _revision(self, run: RunState, plan: Plan) -> Generator[object, None, Revision]:
         revision = Revision(plan.revision)
@@ -208,15 +205,14 @@ class Engine:
                 f"Only the first {len(intents)} of {found} questions were answered (budgets.maxSubQuestions)."
             )
         yield from run.emit(
-            IntentDetected(
-                plugin=plugin_id,
-                cnl=cut_for_trace(sd.intent_cnl, self.config.trace.max_answer_chars, "maxAnswerChars"),
-                intents=intents,
-                context_unit_ids=tuple(u.id for u in sd.context_units),
-                resolved=sd.resolved,
-                unresolved=sd.unresolved,
-                memory_used=sd.memory_used,
-            ),
+            IntentDetected,
+            plugin=plugin_id,
+            cnl=cut_for_trace(sd.intent_cnl, self.config.trace.max_answer_chars, "maxAnswerChars"),
+            intents=intents,
+            context_unit_ids=tuple(u.id for u in sd.context_units),
+            resolved=sd.resolved,
+            unresolved=sd.unresolved,
+            memory_used=sd.memory_used,
         )
         if sd.context_units:
             ctx.view = run.view.with_extra(sd.context_units)
@@ -258,13 +254,12 @@ class Engine:
         if verdict is not None:
             part.verdict = verdict[1]
             yield from run.emit(
-                Validated(
-                    plugin=verdict[0],
-                    status=verdict[1].status.value,
-                    reason=verdict[1].reason,
-                    revision=plan.revision,
-                    intent_index=index,
-                ),
+                Validated,
+                plugin=verdict[0],
+                status=verdict[1].status.value,
+                reason=verdict[1].reason,
+                revision=plan.revision,
+                intent_index=index,
             )
         return part
 
@@ -305,13 +300,14 @@ def _best_insufficient(attempts: Attempts) -> KbResult | None:
     return max(usable, key=lambda r: len(r.evidence_ids), default=None)
 
 
-def _plan_event(plan: Plan) -> PlanBuilt:
-    return PlanBuilt(
-        revision=plan.revision,
-        planner=plan.planner,
-        stages=tuple(
+def _plan_fields(plan: Plan) -> dict[str, object]:
+    """The fields of the PlanBuilt event of `plan`."""
+    return {
+        "revision": plan.revision,
+        "planner": plan.planner,
+        "stages": tuple(
             PlanStage(stage=stage, candidates=candidates, reasons=plan.reasons.get(stage, ()))
             for stage, candidates in plan.stages.items()
         ),
-        reasons=plan.notes,
-    )
+        "reasons": plan.notes,
+    }

@@ -40,20 +40,35 @@ class RunState:
     # The run's questions, each analysed once: the planner reads the request's, every plugin its intent's.
     questions: Questions = field(default_factory=Questions)
 
-    def stamp(self, event: E) -> E:
+    def new(self, event_type: Callable[..., E], **fields: Any) -> E:
+        """An event the kernel builds, numbered as it is built: no copy to number it."""
         self.seq += 1
-        return event.model_copy(update={"seq": self.seq})  # type: ignore[attr-defined, no-any-return]
+        return event_type(seq=self.seq, **fields)
 
-    def emit(self, event: object) -> Generator[object, None, None]:
-        """Yield one event, then take what a debugger changed while the generator was held there."""
-        yield self.stamp(event)
-        if self.steering is None:
-            return
-        while changes := self.steering.take():
+    def stamp(self, event: E, **changes: Any) -> E:
+        """A numbered copy, with `changes`, of an event built elsewhere (a plugin's, the answer)."""
+        self.seq += 1
+        return event.model_copy(update={**changes, "seq": self.seq})  # type: ignore[attr-defined, no-any-return]
+
+    def emit(self, event_type: Callable[..., object], **fields: Any) -> Generator[object, None, None]:
+        """Build and yield one event, then take what a debugger changed while the generator was held there."""
+        yield self.new(event_type, **fields)
+        if self.steering is not None:
+            yield from self._steered(self.steering)
+
+    def relay(self, event: object, **changes: Any) -> Generator[object, None, None]:
+        """`emit` for an event built elsewhere: its numbered copy, with `changes`."""
+        yield self.stamp(event, **changes)
+        if self.steering is not None:
+            yield from self._steered(self.steering)
+
+    def _steered(self, steering: Steering) -> Generator[object, None, None]:
+        """What a debugger changed while the generator was held at the event just yielded."""
+        while changes := steering.take():
             for intervention in changes:
                 self.request = apply(self.request, intervention)
                 yield self.stamp(intervened(intervention, live=True))
-        if self.steering.cancelled:
+        if steering.cancelled:
             raise Cancelled
 
 

@@ -74,7 +74,7 @@ class StageRunner:
         Every candidate that ends the stage uncalled gets a "skipped" AttemptFinished saying why.
         """
         attempts: Attempts = []
-        yield from run.emit(StageStarted(stage=stage, revision=plan.revision, intent_index=index))
+        yield from run.emit(StageStarted, stage=stage, revision=plan.revision, intent_index=index)
         stage_started = run.clock()
         done: set[str] = set()
         reported: set[str] = set()
@@ -82,31 +82,30 @@ class StageRunner:
         while queue := _queue(run, plan, stage, done, skip):
             plugin_id = queue[0]
             yield from run.emit(
-                AttemptStarted(stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index)
+                AttemptStarted, stage=stage, plugin=plugin_id, revision=plan.revision, intent_index=index
             )
             if why := _skipped_now(run, stage, plugin_id, done, skip):
                 if not why.startswith("not yet"):
                     reported.add(plugin_id)
-                yield from run.emit(_skipped(stage, plugin_id, why, plan, index))
+                yield from run.emit(AttemptFinished, **_skipped(stage, plugin_id, why, plan, index))
                 continue
             done.add(plugin_id)
             ctx.request = run.request
             result, ms, not_charged, shards = self._call(run, stage, plugin_id, call, ctx)
             yield from run.emit(
-                AttemptFinished(
-                    stage=stage,
-                    plugin=plugin_id,
-                    status=result.status.value,
-                    reason=result.reason,
-                    ms=ms,
-                    intent_index=index,
-                    revision=plan.revision,
-                    uncharged=not_charged,
-                    shards=shards,
-                )
+                AttemptFinished,
+                stage=stage,
+                plugin=plugin_id,
+                status=result.status.value,
+                reason=result.reason,
+                ms=ms,
+                intent_index=index,
+                revision=plan.revision,
+                uncharged=not_charged,
+                shards=shards,
             )
             for event in getattr(result, "trace", ()):
-                yield from run.emit(event.model_copy(update={"intent_index": index}))
+                yield from run.relay(event, intent_index=index)
             attempts.append((plugin_id, result))
             if result.status in ACCEPT[stage]:
                 accepted_by = plugin_id
@@ -114,18 +113,17 @@ class StageRunner:
             remaining = _queue(run, plan, stage, done, skip)
             if remaining:
                 yield from run.emit(
-                    Backtracked(
-                        level=1,
-                        stage=stage,
-                        plugin=plugin_id,
-                        revision=plan.revision,
-                        reason=f"{plugin_id} {result.status.value}: {result.reason or 'no reason given'}; trying {remaining[0]}",
-                    )
+                    Backtracked,
+                    level=1,
+                    stage=stage,
+                    plugin=plugin_id,
+                    revision=plan.revision,
+                    reason=f"{plugin_id} {result.status.value}: {result.reason or 'no reason given'}; trying {remaining[0]}",
                 )
         for plugin_id in candidates(run, plan, stage):
             if plugin_id not in done and plugin_id not in reported:
                 why = _not_called(run, plugin_id, skip, stage, accepted_by)
-                yield from run.emit(_skipped(stage, plugin_id, why, plan, index))
+                yield from run.emit(AttemptFinished, **_skipped(stage, plugin_id, why, plan, index))
         run.timings[stage] = run.timings.get(stage, 0.0) + (run.clock() - stage_started) * 1000
         return attempts
 
@@ -176,10 +174,16 @@ class StageRunner:
         return capped(result, self.config.trace), ms, not_charged, shards
 
 
-def _skipped(stage: str, plugin_id: str, why: str, plan: Plan, index: int) -> AttemptFinished:
-    return AttemptFinished(
-        stage=stage, plugin=plugin_id, status="skipped", reason=why, intent_index=index, revision=plan.revision
-    )
+def _skipped(stage: str, plugin_id: str, why: str, plan: Plan, index: int) -> dict[str, object]:
+    """The fields of the AttemptFinished of a candidate not called."""
+    return {
+        "stage": stage,
+        "plugin": plugin_id,
+        "status": "skipped",
+        "reason": why,
+        "intent_index": index,
+        "revision": plan.revision,
+    }
 
 
 def candidates(run: RunState, plan: Plan, stage: str) -> list[str]:
