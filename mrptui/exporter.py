@@ -4,6 +4,7 @@ exports folder, never overwriting) and says what it wrote."""
 from __future__ import annotations
 
 from textual.app import App
+from textual.dom import DOMNode
 
 from mrptui.clipboard import copy_text
 from mrptui.exports import (
@@ -44,7 +45,7 @@ class Exporter:
         # Every pane that copies shows the current run, so they all stay behind its check.
         if screen is self.main and self._refused():
             return
-        node = screen.focused
+        node: DOMNode | None = screen.focused
         text = None
         while node is not None:
             copy = getattr(node, "copy_text", None)

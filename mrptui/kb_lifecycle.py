@@ -345,7 +345,8 @@ class KBLifecycle:
         session.reload()
         if self.cluster is not None:  # the reloaded KB is cut into new shards (its version changed)
             self.cluster.attach(session)
-        self.app.post_message(KBReloaded(errors=session.health(caller).errors, hdc_was_ready=had_hdc))
+        health = session.health(caller)
+        self.app.post_message(KBReloaded(errors=health.errors if health is not None else 0, hdc_was_ready=had_hdc))
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
         self._set(reloading=False)

@@ -27,6 +27,7 @@ import shutil
 import zlib
 from pathlib import Path
 
+from core.store.contents import ClearResult
 from core.store.private import private_dirs, refusal, write_private
 from core.text.tokenizer import STEMMER_MODE, computed_stems, learn_stems
 
@@ -175,3 +176,23 @@ def _nltk_key() -> str | None:
     if not version.replace(".", "").isalnum():
         return None
     return f"{STEMMER_MODE.lower()}-{version}-{size}"
+
+
+def forget_shared() -> ClearResult:
+    """Remove every stem table this install stored (`mrptui cache clear`): they hold words of
+    every KB built here, restricted units' included. A folder that is not the user's own was
+    never written by this process and is left alone."""
+    failures: list[tuple[str, str]] = []
+    root = INSTALL_FOLDER
+    if root is None or not root.is_dir() or refusal(root) is not None:
+        return ClearResult(0, failures)
+
+    def failed(_function: object, path: str, exc_info: tuple) -> None:
+        failures.append((str(path), exc_info[1].strerror or str(exc_info[1])))
+
+    freed = 0
+    for folder in root.glob("porter-stems-*"):
+        freed += sum(path.stat().st_size for path in folder.iterdir() if path.is_file())
+        shutil.rmtree(folder, onerror=failed)
+    _FOLDER.clear()
+    return ClearResult(freed, failures)

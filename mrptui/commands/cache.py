@@ -10,12 +10,17 @@ from core.infra.terminal_text import terminal_safe
 from core.store import cache_root
 from core.store.arrays import folder_bytes
 from core.store.contents import ClearResult, cache_entries, clear_cache, view_files
+from core.store.shared_stems import forget_shared
 from core.store.vectors import SetInfo, set_infos
 from mrptui.commands import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=("info", "clear"), help="info: list cached KB files; clear: remove them")
+    parser.add_argument(
+        "action",
+        choices=("info", "clear"),
+        help="info: list cached KB files; clear: remove them and the stems this install stored",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "clear":
         try:
             result = clear_cache(root)
+            stems = forget_shared()
+            result = ClearResult(result.freed + stems.freed, result.failures + stems.failures)
         except OSError as exc:
             raise UsageError(f"cannot clear the index cache at {root}: {exc.strerror or exc}") from None
         if result.failures:

@@ -7,6 +7,7 @@ import os
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 from mrptui.commands import (
     UsageError,
@@ -132,7 +133,7 @@ def build_app(args: argparse.Namespace):
     from mrptui.keymap import KEYMAP_FILE  # Textual loads only when the TUI is really wanted
 
     theme = args.theme or os.environ.get("MRPTUI_THEME") or "textual-dark"
-    keymap = config / KEYMAP_FILE if config else "config"
+    keymap: Path | Literal["config"] = config / KEYMAP_FILE if config else "config"
     queries = queries_for(args, paths)
     app = ExplorerApp(
         None,

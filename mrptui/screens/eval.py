@@ -194,7 +194,7 @@ what changed since the previous run: **newly failing** (red), newly passing, new
 
     def compose(self) -> ComposeResult:
         yield Static("Eval", id="eval-title", classes="screen-title")
-        table = DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[object] = DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
         table.border_title = f"Questions · {self.queries_path.name}" if self.queries_path else "Questions"
         yield table
         yield Static("", id="eval-gates")

@@ -3,6 +3,7 @@ as seed 001 says (sim, recency R, scope S, quality Q, score), with the ones that
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar, cast
 
 from rich.text import Text
@@ -39,7 +40,7 @@ MEMORY_COLUMNS = [
 NUMBER_COLUMNS_WIDTH = 56
 
 
-def used_ids(events: list[object]) -> set[str]:
+def used_ids(events: Sequence[object]) -> set[str]:
     return {i for e in events if isinstance(e, IntentDetected) for i in e.memory_used}
 
 
@@ -61,7 +62,7 @@ def record_row(scored: ScoredRecord, used: set[str]) -> list[object]:
     ]
 
 
-def referent_notes(events: list[object]) -> tuple[list[str], list[str]]:
+def referent_notes(events: Sequence[object]) -> tuple[list[str], list[str]]:
     """What the last question's follow-up resolution did, and what it left as asked and why
     (each rewrite with its candidates, features and weights: core/memory/referents.py)."""
     intents = [e for e in events if isinstance(e, IntentDetected)]
@@ -141,7 +142,7 @@ it said when the turn was answered; the title counts the others, which no questi
 
     def compose(self) -> ComposeResult:
         yield Static("Memory", id="memory-title", classes="screen-title")
-        table = DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[object] = DataTable(id="memory-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Records"
         yield table
         with VerticalScroll(id="memory-detail") as detail:

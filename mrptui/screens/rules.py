@@ -118,7 +118,7 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
 
     def compose(self) -> ComposeResult:
         yield Static("Rules", id="rules-title", classes="screen-title")
-        table = DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[object] = DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Rules"
         yield table
         with Horizontal(id="rules-bottom"):

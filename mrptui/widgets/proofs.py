@@ -177,4 +177,4 @@ rule's premises (recursively), down to the source units.
             if self.proofs and self.proofs.proofs:
                 return "\n".join(proof_text(p) for p in self.proofs.proofs)
             return None
-        return proof_text(node.data)
+        return proof_text(node.data) if isinstance(node.data, ProofNode) else None

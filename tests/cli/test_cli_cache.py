@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import core.store.shared_stems as shared_stems
 from mrptui.cli import main
 from tests.support.store_kb import write_kb
 
@@ -25,8 +26,15 @@ def test_cache_info_lists_each_kb_file_and_clear_empties_it(tmp_path, monkeypatc
     assert [line.split()[-1] for line in lines[:-1]] == [str(p) for p in paths]
     assert lines[-1].startswith(f"{cache}: 2 cached file(s)")
     assert not (tmp_path / "elsewhere").exists()
+    # The install's stored stems hold the KB's words too: a clear removes them, and only them.
+    install = tmp_path / "unpacked"
+    monkeypatch.setattr(shared_stems, "INSTALL_FOLDER", install)
+    (install / "porter-stems-test").mkdir(parents=True, mode=0o700)
+    (install / "porter-stems-test" / "1.stems").write_text("{}")
+    (install / "lexicon.bin").write_text("unpacked")
     assert main(["--cache-dir", str(cache), "cache", "clear"]) == 0
     assert "freed" in capsys.readouterr().out
+    assert not (install / "porter-stems-test").exists() and (install / "lexicon.bin").exists()
     assert main(["--cache-dir", str(cache), "cache", "info"]) == 0
     assert capsys.readouterr().out.strip() == f"{cache}: 0 cached file(s), 0 B"
 

@@ -123,3 +123,17 @@ def test_an_unusable_folder_only_means_stemming_again(fresh, monkeypatch, tmp_pa
     assert text.stem("flowering") == "flower"
     shared.publish_computed()
     assert blocked.read_text() == "not a folder"
+
+
+def test_forgetting_removes_every_stored_table_and_nothing_else_of_the_install(fresh, tmp_path) -> None:
+    shared.learn_shared()
+    [text.stem(word) for word in WORDS]
+    shared.publish_computed()
+    root = tmp_path / "unpacked"
+    (root / "tagger.bin").write_bytes(b"unpacked NLP data")
+    sizes = [path.stat().st_size for path in _stems_files(root)]
+    assert sizes
+    result = shared.forget_shared()
+    assert result.failures == [] and result.freed == sum(sizes)
+    assert _stems_files(root) == [] and not list(root.glob("porter-stems-*"))
+    assert (root / "tagger.bin").read_bytes() == b"unpacked NLP data"
