@@ -25,7 +25,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # who wants a plugin sets the variable (empty: every plugin).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from core.infra import cancel, leases
+from core.infra import cancel, collector, leases
 
 # mrptui.commands (pydantic, the unit models) is imported by the functions that use it, inside
 # `main`, so that its imports run with main's rarer collections (`_fewer_collections`).
@@ -163,19 +163,8 @@ def _fewer_collections(young: int) -> Iterator[None]:
     try:
         yield
     finally:
-        _promote_young()
+        collector.promote_young()
         gc.set_threshold(*previous)
-
-
-def _promote_young() -> None:
-    """Move the objects no pass has walked yet to the oldest generation without walking them: back
-    at a lower threshold, the next allocation would walk them all at once (the ~75k objects a warm
-    ask made, ~0.018 CPU s), although most of them live until the process ends. They are still
-    collected by the oldest generation's passes. Only while nothing else is frozen, since
-    `gc.unfreeze` would release that too (the explorer freezes its KB: kb_lifecycle.quiet_gc)."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 @functools.cache

@@ -10,7 +10,6 @@ progress callback raises `Cancelled` at the next file, so the load thread ends w
 from __future__ import annotations
 
 import datetime as dt
-import gc
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -18,6 +17,7 @@ from textual.app import App
 from textual.worker import WorkerState, get_current_worker
 
 from core.infra.cancel import Cancelled
+from core.infra.collector import keep_out_of_collections
 from core.infra.config import ConfigError
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.progress import LoadProgress, Progress
@@ -50,8 +50,7 @@ def quiet_gc() -> None:
     collections walk only newer objects. Frozen objects are still freed by reference counting; the
     app calls this once per KB (at start, and after the first run on a KB, which builds its indexes),
     so cyclic garbage frozen with them is bounded."""
-    gc.collect()
-    gc.freeze()
+    keep_out_of_collections()
 
 
 def load_problems(error: Exception) -> tuple[Diagnostic, ...]:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import gc
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from core.infra import leases
-from core.infra.collector import collector_paused, keep_out_of_collections
+from core.infra.collector import back_into_collections, collector_paused, keep_out_of_collections
 from core.infra.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.infra.diagnostics import Diagnostic
 from core.infra.embeddings import load_embedding_config
@@ -336,7 +335,7 @@ class Session:
         and a unit whose new text fails is withdrawn, never kept in its last good version."""
         # Only files whose stat changed are read and tokenised again (their segments rebuilt).
         current = self._current()[0]
-        gc.unfreeze()  # the KB being replaced may be collected again once no run holds it
+        back_into_collections()  # the KB being replaced may be collected again once no run holds it
         kb = current.reload().failing_closed(current)
         # Broken JSON mid-edit keeps every last good rule; one broken rule keeps its last good
         # version. Rules only derive facts from the caller's view, so this never widens it.

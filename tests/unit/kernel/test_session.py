@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.infra import collector
 from core.kernel import session as session_module
 from core.kernel.contract import RegistryError, Request
 from core.kernel.session import Session
@@ -176,7 +177,7 @@ def _collected(obj: object) -> bool:
 
 def test_a_large_kb_is_kept_out_of_the_cyclic_collector_until_a_reload(workspace, monkeypatch) -> None:
     kb, config = workspace
-    gc.unfreeze()
+    collector.back_into_collections()
     try:
         small = Session.open([kb], config)
         assert gc.get_freeze_count() == 0 and _collected(small.kb)
@@ -191,7 +192,7 @@ def test_a_large_kb_is_kept_out_of_the_cyclic_collector_until_a_reload(workspace
         large.reload()
         assert gc.get_freeze_count() == 0 and _collected(large.kb)
     finally:
-        gc.unfreeze()
+        collector.back_into_collections()
 
 
 def test_the_collector_waits_while_a_run_is_pulled_through_and_not_while_a_steered_one_is_held(workspace) -> None:

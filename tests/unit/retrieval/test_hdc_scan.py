@@ -8,7 +8,7 @@ import gc
 import numpy as np
 import pytest
 
-from core.infra import cancel
+from core.infra import cancel, collector
 from core.retrieval.hdc import scan as hdc_scan
 from core.retrieval.hdc.vectors import WORDS
 from core.retrieval.kernel_gate import KernelGate
@@ -98,7 +98,7 @@ def test_a_big_scan_loads_the_compiled_kernel_in_the_background_and_small_ones_n
 def test_a_loaded_kernel_leaves_what_it_imported_out_of_the_collectors_generations() -> None:
     """numba's ~100k module objects live as long as the process: each full collection walked
     them all while questions ran (core/infra/collector.py `keep_out_of_collections`)."""
-    gc.unfreeze()
+    collector.back_into_collections()
     try:
         gate = KernelGate("core.retrieval.hdc.kernel", "distances", 1, name="test-freeze")
         gate.kernel_for(1)
@@ -107,4 +107,4 @@ def test_a_loaded_kernel_leaves_what_it_imported_out_of_the_collectors_generatio
         assert gc.get_freeze_count() > 0
         assert not any(o is kernel for o in gc.get_objects())
     finally:
-        gc.unfreeze()
+        collector.back_into_collections()
