@@ -10,9 +10,18 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
+
 import core.store.shared_stems as shared_stems
 from mrptui.cli import main
 from tests.support.store_kb import write_kb
+
+
+@pytest.fixture(autouse=True)
+def _own_install_stems(tmp_path, monkeypatch):
+    """`cache clear` removes the install's stored stems: here, a folder of the test's own, so the
+    workspace's install keeps what its builds stored."""
+    monkeypatch.setattr(shared_stems, "INSTALL_FOLDER", tmp_path / "install-stems")
 
 
 def test_cache_info_lists_each_kb_file_and_clear_empties_it(tmp_path, monkeypatch, capsys):
