@@ -11,6 +11,7 @@ from textual.markup import escape
 from textual.screen import Screen
 
 from core.infra.config import ConfigError, RetrievalConfig, load_retrieval_config
+from core.units import KnowledgeUnit
 from mrptui.kb_lifecycle import KBLifecycle
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
@@ -21,7 +22,12 @@ from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, TextModal, UnitModal
 from mrptui.session_seam import NullSession
 from mrptui.widgets.evidence import EvidenceTable
 
-FAILED = object()  # what a failed session call gives, told apart from a unit it did not find
+
+class Failed:
+    """What a failed session call gives, told apart from a unit it did not find (None)."""
+
+
+FAILED = Failed()
 
 
 class Navigator:
@@ -118,13 +124,13 @@ class Navigator:
         """Replaying a trace with no KB open: units are ids only, and the panes say so."""
         return self.options.replay and isinstance(self.kb.session, NullSession)
 
-    def _unit(self, unit_id: str) -> object:
+    def _unit(self, unit_id: str) -> KnowledgeUnit | None | Failed:
         kb = self.kb
         return kb.call("unit", lambda session: session.unit(unit_id, kb.caller), FAILED)
 
     def open_unit(self, unit_id: str) -> None:
         unit = self._unit(unit_id)
-        if unit is FAILED:
+        if isinstance(unit, Failed):
             return
         self.app.push_screen(UnitModal(unit, unit_id, missing=self.missing_unit_text))
 
@@ -136,7 +142,7 @@ class Navigator:
             app.notify("no evidence row selected")
             return
         unit = self._unit(candidate.id)
-        if unit is FAILED:
+        if isinstance(unit, Failed):
             return
         from mrptui.screens.evidence_detail import EvidenceDetailScreen  # numpy: not before the first frame
 
