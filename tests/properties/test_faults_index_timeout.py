@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.memory import write_kb
+from benchmarks.synthetic import SyntheticKb
 from core.infra.cancel import CancelToken
+from core.kb.knowledge_base import KnowledgeBase
 from core.kernel.contract import Request
 from core.kernel.events import AttemptFinished
 from core.kernel.session import Session
@@ -39,15 +40,14 @@ def make(services):
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("index") / "kb"
-    folder.mkdir()
-    write_kb(20_000, folder)  # a BM25 build of 0.15-0.5 s: three to ten times the plugin timeout below
-    return folder
+def kb() -> KnowledgeBase:
+    """Built in memory once: each session over it builds its BM25 index from the units when first
+    asked (0.3-1.5 s for 5,000 units: six to thirty times the plugin timeout below). The files of a
+    20,000-unit KB, read afresh in every test, had cost far more than the build the tests are about."""
+    return KnowledgeBase.from_units(SyntheticKb(5_000).units)
 
 
-def session_with_touch(tmp_path: Path, config_path: Path, kb: Path, monkeypatch, **budgets) -> Session:
-    monkeypatch.setenv("MRPTUI_NO_CACHE", "1")
+def session_with_touch(tmp_path: Path, config_path: Path, kb: KnowledgeBase, monkeypatch, **budgets) -> Session:
     (tmp_path / "touch_plugin.py").write_text(TOUCH_PLUGIN)
     monkeypatch.syspath_prepend(str(tmp_path))
     config = tmp_path / "config"
@@ -56,7 +56,7 @@ def session_with_touch(tmp_path: Path, config_path: Path, kb: Path, monkeypatch,
     engine["plugins"].append("touch_plugin:make")
     engine["budgets"].update(budgets)
     (config / "engine.json").write_text(json.dumps(engine))
-    return Session.open([kb], config)
+    return Session.from_kb(kb, config)
 
 
 def touch_attempt(session: Session) -> AttemptFinished:
