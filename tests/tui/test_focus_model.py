@@ -25,9 +25,9 @@ from mrptui.screens.rules import RulesScreen
 from mrptui.session_seam import NullSession
 from mrptui.widgets.query import QueryBox
 
-# Every single-letter command of every screen is in it (e k R q n N f w c s r x p d g b i m t u v z),
-# and it starts with a capital no screen binds.
-TYPED = "What does the keeper record when fog rolls in, and which lamps burn past midnight? 12 / x"
+# Every single-letter command of every screen is in it (e k R q n N O f w c s r x p d g b i m t u v z),
+# with digits and `/`, and it starts with a capital no screen binds. Short: Pilot waits ~40 ms a key.
+TYPED = "Why Rex quickly moved twelve big funds from Nigel or Olga? 12 / zap"
 
 
 def keys_for(text: str) -> list[str]:
