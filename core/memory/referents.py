@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from core.memory.followup import pronoun_groups
 from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
 from core.memory.passage import NOWHERE, Passage
 from core.nlp.tagging import tag_text
@@ -125,16 +126,6 @@ class Choice:
     @property
     def _best(self) -> float:
         return self.candidates[0].probability if self.candidates else 0.0
-
-
-def pronoun_groups(question: str) -> dict[str, list[str]]:
-    """The question's third-person pronouns, grouped by what they stand for."""
-    words = [w.lower() for w in _WORD.findall(question)]
-    return {
-        group: [w for w in words if w in members]
-        for group, members in GROUPS.items()
-        if any(w in members for w in words)
-    }
 
 
 def agrees(group: str, mention: Mention) -> bool:

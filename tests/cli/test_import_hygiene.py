@@ -103,6 +103,14 @@ ASK_NEVER_IMPORTS = (
     # Conversation memory's writers, and the libraries the explorer draws with.
     "core.memory.turns",
     "core.memory.journal",
+    # Completing a follow-up (core/memory/completion.py): the mention finder, the referent model
+    # and what only they read. Without a session a question has nothing to be completed from
+    # (issue 41).
+    "core.memory.completion",
+    "core.memory.mentions",
+    "core.memory.referents",
+    "core.memory.people",
+    "core.memory.passage",
     "nltk",
     "pygments",
     "markdown_it",

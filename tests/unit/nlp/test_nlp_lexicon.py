@@ -72,6 +72,16 @@ def test_derivations_follow_a_synonym_as_far_as_oewn_does(lex):
     assert "refurbish" not in lex.derivations("refurbish")
 
 
+@pytest.mark.parametrize("relation", ["antonyms", "derivations"])
+def test_each_words_relation_rows_are_exactly_the_rows_that_name_it(lex, relation):
+    # `_pairs` finds a word's rows by offsets counted from the sorted table (issue 41): every row
+    # belongs to the word it names, and each word gets all of its rows.
+    table = lex._a[relation]
+    rows = [lex._pairs(relation, word) for word in range(len(lex._words))]
+    assert all((own[:, 0] == word).all() for word, own in enumerate(rows))
+    assert sum(len(own) for own in rows) == len(table)
+
+
 def test_link_reasons_name_the_relation_a_reader_can_check(lex):
     # A word with other senses says which one the link goes through.
     assert lex.link("notebook", "laptop") == Link(
