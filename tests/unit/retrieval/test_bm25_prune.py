@@ -185,6 +185,21 @@ def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
     assert gate.kernel_for(1) is loaded  # once loaded, small queries take it too
 
 
+def test_only_a_query_for_a_few_units_asks_for_the_kernel():
+    """For many units (a lane's pool of 1,000) the exhaustive path is the faster: such a query
+    neither takes the kernel nor starts loading it, and finds what the definition finds."""
+    units = units_of([(n, [n % 3], [n % 8, (n * 5) % 8]) for n in range(200)])
+    index, query = Bm25Index.build(units, Bm25Config()), ["kiln", "glaze", "clay"]
+    asked: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25_prune_gate, "kernel_for", lambda postings: asked.append(postings))
+        many = index.top_k(query, [], bm25_prune_gate.PRUNE_UP_TO_K + 1)
+        assert asked == []
+        assert many == exhaustive(index, query, [], bm25_prune_gate.PRUNE_UP_TO_K + 1)
+        index.top_k(query, [], bm25_prune_gate.PRUNE_UP_TO_K)
+        assert len(asked) == 1
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("late", [70, 700, 1900])
 def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kernel, late):
