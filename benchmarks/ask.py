@@ -29,9 +29,10 @@ def _caller(spec: dict | None) -> Caller:
 def _timed(session: Session, requests: list[Request]) -> tuple[list[float], float]:
     for request in {r.caller: r for r in requests}.values():
         list(session.run(request))
-    # A first big question starts loading BM25's pruned-search kernel in the background (1-3 s,
-    # ~1 s of CPU); a running app has it a few seconds later, and bm25_top10, which `ask` is
-    # compared with, waits for it too. Timing questions beside the load measured the load.
+    # Below 1M units a question's BM25 pool (1,000 units) is scored without the pruned-search
+    # kernel (bm25/prune_gate.py), but a big query for a few units (the why-not panel's) or a
+    # bigger KB's pool starts loading it in the background (1-3 s, ~1 s of CPU): if one did,
+    # wait, as bm25_top10 does, rather than time questions beside the load.
     bm25_prune_gate.wait_until_loaded(KERNEL_WAIT_S)
     return measure([lambda r=r: list(session.run(r)) for r in requests])
 

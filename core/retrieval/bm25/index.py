@@ -292,8 +292,8 @@ class Bm25Index:
     ) -> list[tuple[str, float]]:
         """The k best units with score > 0, by score descending then unit id ascending.
 
-        Queries over many postings skip what cannot win (`bm25_prune`, exact); `kernel` forces
-        that path with the given search, for tests."""
+        Queries for few units against the index's size, over many postings, skip what cannot win (`bm25_prune`, exact);
+        `kernel` forces that path with the given search, for tests."""
         if k <= 0:
             return []
         # The known terms with their counts, in order of first mention, as `_query_terms` gives
@@ -306,7 +306,8 @@ class Bm25Index:
         tids = np.fromiter(times, dtype=np.int64, count=len(times))
         counts = np.fromiter(times.values(), dtype=np.float64, count=len(times))
         postings = int(self._df[tids].sum())
-        kernel = kernel or bm25_prune_gate.kernel_for(postings)
+        if kernel is None and bm25_prune_gate.prunes(k, len(self)):
+            kernel = bm25_prune_gate.kernel_for(postings)
         table, largest = self._boost_table_and_max(preferred_roles)
         if kernel is not None:
             if self._pruner is None:

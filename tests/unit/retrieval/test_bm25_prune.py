@@ -185,6 +185,22 @@ def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
     assert gate.kernel_for(1) is loaded  # once loaded, small queries take it too
 
 
+def test_only_a_query_for_few_units_against_the_index_asks_for_the_kernel():
+    """For many units against the index's size (a lane's pool of 1,000 at 100k units) the
+    exhaustive path is the faster: such a query neither takes the kernel nor starts loading it,
+    and finds what the definition finds."""
+    units = units_of([(n, [n % 3], [n % 8, (n * 5) % 8]) for n in range(200)])
+    index, query = Bm25Index.build(units, Bm25Config()), ["kiln", "glaze", "clay"]
+    asked: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25_prune_gate, "UNITS_PER_PRUNED_K", 10)  # pruned up to k = 20 of 200
+        patch.setattr(bm25_prune_gate, "kernel_for", lambda postings: asked.append(postings))
+        assert index.top_k(query, [], 21) == exhaustive(index, query, [], 21)
+        assert asked == []
+        index.top_k(query, [], 20)
+        assert len(asked) == 1
+
+
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("late", [70, 700, 1900])
 def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kernel, late):
