@@ -224,7 +224,7 @@ def decode(data: bytes, file: str) -> str | Diagnostic:
 def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]]:
     """`text` with every NUL and lone surrogate replaced by U+FFFD, and an error at the first one
     of each line (up to `_MAX_BAD_LINES` lines, so a garbled file gives a screenful, not a flood)."""
-    match = BAD_CHARACTER.search(text)
+    match = first_bad_character(text)
     if match is None:
         return text, []
     diagnostics: list[Diagnostic] = []
@@ -244,6 +244,15 @@ def _replace_bad_characters(text: str, file: str) -> tuple[str, list[Diagnostic]
         last = diagnostics[-1]
         diagnostics[-1] = last.model_copy(update={"message": f"{last.message} (and more on later lines)"})
     return BAD_CHARACTER.sub("\ufffd", text), diagnostics
+
+
+def first_bad_character(text: str) -> re.Match[str] | None:
+    """The first NUL or lone surrogate in `text`, if any. An ASCII text (a flag CPython keeps on
+    the string) holds no surrogate and `in` finds a NUL at memchr speed, where the pattern's
+    search costs ~55 instructions a character: 4% of a cold open's build of a 5,000-unit file."""
+    if text.isascii() and "\0" not in text:
+        return None
+    return BAD_CHARACTER.search(text)
 
 
 def _bad_character(char: str) -> str:

@@ -140,11 +140,11 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     # The readers load when a file is read again, not with the store: a warm `ask` reads none.
     from core.cnl.markdown import preamble_speaks
     from core.cnl.source import (
-        BAD_CHARACTER,
         MAX_FILE_BYTES,
         Format,
         decode,
         detect_format,
+        first_bad_character,
         load_text,
         normalise_newlines,
     )
@@ -155,8 +155,7 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     if isinstance(text, Diagnostic):
         return None
     text = normalise_newlines(text)
-    clean = text.isascii() and "\0" not in text  # else ask the pattern `read_text` replaces by
-    if detect_format(text, file) is not Format.MARKDOWN or not clean and BAD_CHARACTER.search(text):
+    if detect_format(text, file) is not Format.MARKDOWN or first_bad_character(text) is not None:
         return None
     blocks = read_blocks(text)
     # Text before the first unit is in no block; when the reader has something to say about it

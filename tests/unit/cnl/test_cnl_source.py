@@ -142,3 +142,25 @@ def test_a_prose_markdown_file_is_read_as_plain_text_under_its_headings(tmp_path
     units, diagnostics = read_file(path)
     assert diagnostics == []
     assert [(u.title, u.claim) for u in units] == [("Dome", "The shutter closes when wind exceeds 15 m/s.")]
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        (UNIT, None),
+        (UNIT + "Note: x\0y\n", len(UNIT) + 7),
+        ("\0" + UNIT, 0),
+        (UNIT.replace("C\n", "Café\n"), None),
+        (UNIT.replace("C\n", "Café \ud800\n"), len(UNIT) + 3),
+        (UNIT.replace("C\n", "é\udcff\n"), len(UNIT) - 1),
+    ],
+)
+def test_the_first_bad_character_is_found_in_ascii_and_other_text(text: str, at: int | None) -> None:
+    found = source.first_bad_character(text)
+    assert (found.start() if found is not None else None) == at
+
+
+def test_a_nul_in_an_ascii_file_is_reported_and_replaced() -> None:
+    units, diagnostics = read_text(UNIT.replace("Topic: T", "Topic: T\0"), "kb.md")
+    assert [(d.code, d.line, d.col) for d in diagnostics] == [(Code.INVALID_ENCODING, 3, 9)]
+    assert [unit.topic for unit in units] == ["T\ufffd"]
