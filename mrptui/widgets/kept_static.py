@@ -13,13 +13,16 @@ selection); the lines drawn for the last few sets of inputs are kept and shown a
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.strip import Strip
+from textual.visual import VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
 if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+
     _Drawn = Widget
 else:  # a plain mixin: a Widget base here would put its default CSS ahead of Static's (height: auto)
     _Drawn = object
@@ -79,6 +82,25 @@ class KeptDrawing(_Drawn):
 
 class KeptStatic(KeptDrawing, Static):
     """A Static whose drawn lines survive a refresh that changed nothing it draws."""
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        """Static's update, laying the screen out again only when the new text's height differs.
+        Static lays out on every update, and a layout pass measures and places every widget and
+        draws the whole screen: the plan's and the answer's new texts made most of a live run's
+        frames layout passes (issue 41) although most keep their line count. A width that follows
+        the text (`width: auto`) always lays out; the default width is the container's."""
+        width, styled = self.size.width, self.styles.width
+        if not layout or not width or (styled is not None and styled.is_auto):
+            super().update(content, layout=layout)
+            return
+        before = self._height_at(width)
+        super().update(content, layout=False)
+        if self._height_at(width) != before:
+            self.refresh(layout=True)
+
+    def _height_at(self, width: int) -> int:
+        # Visual.get_height takes "the widget's `styles` object" (its docstring), typed as a RulesMap.
+        return self.visual.get_height(cast("RulesMap", self.styles), width)
 
     def drawing_inputs(self) -> tuple[object, ...]:
         # The visual by identity: `update` makes a new one, a refresh keeps it.
