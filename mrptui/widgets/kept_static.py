@@ -20,6 +20,8 @@ from textual.visual import VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
 
+from mrptui.widgets.laid_out import LaidOutOnce
+
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
 
@@ -80,7 +82,7 @@ class KeptDrawing(_Drawn):
             self._drawings.popitem(last=False)
 
 
-class KeptStatic(KeptDrawing, Static):
+class KeptStatic(LaidOutOnce, KeptDrawing, Static):
     """A Static whose drawn lines survive a refresh that changed nothing it draws."""
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
