@@ -13,8 +13,9 @@ selection); the lines drawn for the last few sets of inputs are kept and shown a
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.visual import VisualType
 from textual.widget import Widget, _RenderCache
@@ -23,8 +24,6 @@ from textual.widgets import Static
 from mrptui.widgets.laid_out import LaidOutOnce
 
 if TYPE_CHECKING:
-    from textual.css.styles import RulesMap
-
     _Drawn = Widget
 else:  # a plain mixin: a Widget base here would put its default CSS ahead of Static's (height: auto)
     _Drawn = object
@@ -95,14 +94,12 @@ class KeptStatic(LaidOutOnce, KeptDrawing, Static):
         if not layout or not width or (styled is not None and styled.is_auto):
             super().update(content, layout=layout)
             return
-        before = self._height_at(width)
+        # Measured as a layout pass measures it, and kept as it keeps it: the old text's height is
+        # the one the last pass measured, the new one's is there for the next pass.
+        before = self.get_content_height(Size(0, 0), Size(0, 0), width)
         super().update(content, layout=False)
-        if self._height_at(width) != before:
-            self.refresh(layout=True)
-
-    def _height_at(self, width: int) -> int:
-        # Visual.get_height takes "the widget's `styles` object" (its docstring), typed as a RulesMap.
-        return self.visual.get_height(cast("RulesMap", self.styles), width)
+        if self.get_content_height(Size(0, 0), Size(0, 0), width) != before:
+            self.refresh(layout=True, repaint=False)
 
     def drawing_inputs(self) -> tuple[object, ...]:
         # The visual by identity: `update` makes a new one, a refresh keeps it.
