@@ -15,6 +15,7 @@ from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.kept_static import KeptStatic
+from mrptui.widgets.laid_out import LaidOutOnce
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.timeline import silent_shards
 
@@ -125,7 +126,7 @@ def incomplete_lines(state: ViewState) -> list[str]:
     return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
 
 
-class AnswerPanel(VerticalScroll, can_focus=True):
+class AnswerPanel(LaidOutOnce, VerticalScroll, can_focus=True):
     """Answer text and status; citations below, each opening its unit."""
 
     HELP = """\

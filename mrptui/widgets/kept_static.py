@@ -15,9 +15,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from textual.geometry import Size
 from textual.strip import Strip
+from textual.visual import VisualType
 from textual.widget import Widget, _RenderCache
 from textual.widgets import Static
+
+from mrptui.widgets.laid_out import LaidOutOnce
 
 if TYPE_CHECKING:
     _Drawn = Widget
@@ -77,8 +81,25 @@ class KeptDrawing(_Drawn):
             self._drawings.popitem(last=False)
 
 
-class KeptStatic(KeptDrawing, Static):
+class KeptStatic(LaidOutOnce, KeptDrawing, Static):
     """A Static whose drawn lines survive a refresh that changed nothing it draws."""
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        """Static's update, laying the screen out again only when the new text's height differs.
+        Static lays out on every update, and a layout pass measures and places every widget and
+        draws the whole screen: the plan's and the answer's new texts made most of a live run's
+        frames layout passes (issue 41) although most keep their line count. A width that follows
+        the text (`width: auto`) always lays out; the default width is the container's."""
+        width, styled = self.size.width, self.styles.width
+        if not layout or not width or (styled is not None and styled.is_auto):
+            super().update(content, layout=layout)
+            return
+        # Measured as a layout pass measures it, and kept as it keeps it: the old text's height is
+        # the one the last pass measured, the new one's is there for the next pass.
+        before = self.get_content_height(Size(0, 0), Size(0, 0), width)
+        super().update(content, layout=False)
+        if self.get_content_height(Size(0, 0), Size(0, 0), width) != before:
+            self.refresh(layout=True, repaint=False)
 
     def drawing_inputs(self) -> tuple[object, ...]:
         # The visual by identity: `update` makes a new one, a refresh keeps it.

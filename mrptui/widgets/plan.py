@@ -11,6 +11,7 @@ from textual.widgets import Static
 from core.kernel.events import PlanStage
 from mrptui.state import PlanView, ViewState
 from mrptui.widgets.kept_static import KeptStatic
+from mrptui.widgets.laid_out import LaidOutOnce
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.tables import report_natural_width
 
@@ -98,7 +99,7 @@ def render_plan(state: ViewState, width: int = 0, held: bool = False) -> str:
     return "\n".join(lines)
 
 
-class PlanPanel(VerticalScroll, can_focus=True):
+class PlanPanel(LaidOutOnce, VerticalScroll, can_focus=True):
     """Shows every plan revision (the newest on top; old ones kept and marked superseded)."""
 
     HELP = """\

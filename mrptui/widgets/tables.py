@@ -152,6 +152,18 @@ def content_widths(labels: Sequence[str], rows: Iterable[Sequence[object]]) -> l
     return widths
 
 
+def rows_width(table: DataTable, rows: int) -> int:
+    """The width `rows` rows (of height 1) will have to draw in: without the vertical scrollbar's
+    cells once they overflow the table, shown yet or not. Fitted to the width before the bar
+    showed, a question's timeline was one cell too wide once it did: a horizontal scrollbar, a
+    refit, and two more layout passes of the whole screen while the run went on (issue 41)."""
+    width = table.scrollable_content_region.width
+    overflows = rows + (table.header_height if table.show_header else 0) > table.content_region.height
+    if overflows and not table.show_vertical_scrollbar and table.styles.overflow_y == "auto":
+        width -= table.styles.scrollbar_size_vertical
+    return width
+
+
 def refill(
     table: DataTable,
     columns: Sequence[tuple[str, str]],
@@ -178,7 +190,7 @@ def refill(
             index: [_plain(row[index]) for row in rows] for index, key in enumerate(keys) if key in (middle or ())
         }
 
-        room = table.scrollable_content_region.width - 2 * len(columns)
+        room = rows_width(table, len(rows)) - 2 * len(columns)
         fit = fit_columns(keys, widths, room, floors, set(middle_ids), lambda i, w: unique_cut(middle_ids[i], w))
         for row in rows:
             for index, id_cut_of in fit.id_cuts.items():

@@ -4,13 +4,17 @@ and draw again when it did: new text, a new theme, a new size."""
 
 from __future__ import annotations
 
-from helpers import ask, settle
+from helpers import ask, settle, spy_calls
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.geometry import Region
 from textual.visual import Visual
 from textual.widget import Widget
+from textual.widgets import Static
 
 from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.keybar import KeyBar
+from mrptui.widgets.laid_out import LaidOutOnce
 
 SIZE = (160, 45)
 
@@ -84,3 +88,66 @@ async def test_new_text_a_theme_and_a_size_are_drawn_not_served_from_what_was_ke
         await pilot.resize_terminal(120, 45)
         await settle(pilot)
         assert drawn(body) == fresh(body)
+
+
+class _PaneApp(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield KeptStatic("one\ntwo", id="text")
+            yield Static("below", id="below")
+
+
+async def test_a_new_text_lays_the_screen_out_only_when_its_height_changed() -> None:
+    """Static lays out the whole screen on every update; most of a run's new plans and answers keep
+    their line count, and a layout pass draws every pane again (issue 41)."""
+    app = _PaneApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        text = app.query_one("#text", KeptStatic)
+        below = app.query_one("#below")
+        await pilot.pause()
+        layouts = spy_calls(app.screen, "_refresh_layout")
+        text.update("uno\n[b]dos[/b]")
+        await pilot.pause()
+        assert not layouts
+        assert "dos" in "".join(seg.text for seg in drawn(text)[1])
+        text.update("one\ntwo\nthree")
+        await pilot.pause()
+        assert layouts and text.size.height == 3 and below.region.y == 3
+        layouts.clear()
+        text.update("a line that wraps at this width of forty cells")  # one line, two rows
+        await pilot.pause()
+        assert layouts and text.size.height == 2 and below.region.y == 2
+
+
+class _GrowingPane(LaidOutOnce, VerticalScroll):
+    pass
+
+
+class _GrowingApp(App[None]):
+    def compose(self) -> ComposeResult:
+        with _GrowingPane():
+            yield KeptStatic("one\ntwo", id="text")
+        yield Static("below", id="below")
+
+
+async def test_a_text_that_grows_is_laid_out_in_one_pass() -> None:
+    """The layout pass that measured the grown text set the text's and the pane's virtual sizes,
+    and each asked for one more pass of the whole screen, which found nothing to move (issue 41)."""
+    app = _GrowingApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        text = app.query_one("#text", KeptStatic)
+        pane = app.query_one(_GrowingPane)
+        layouts = spy_calls(app.screen, "_refresh_layout")
+        text.update("\n".join(f"line {n}" for n in range(6)))
+        for _ in range(3):
+            await pilot.pause()
+        assert len(layouts) == 1
+        assert text.size.height == 6 and not pane.show_vertical_scrollbar
+        text.update("\n".join(f"line {n}" for n in range(30)))  # now it scrolls
+        for _ in range(3):
+            await pilot.pause()
+        assert text.size.height == 30 and pane.virtual_size.height == 30 and pane.show_vertical_scrollbar
+        pane.scroll_end(animate=False)
+        await pilot.pause()
+        assert pane.scroll_y == pane.max_scroll_y > 0

@@ -291,3 +291,23 @@ async def test_a_header_style_change_draws_the_kept_header_cells_anew() -> None:
         after = drawn(table)
         assert after[0] != before[0]
         assert after == fresh(table)
+
+
+async def test_rows_that_overflow_the_table_are_fitted_beside_its_scrollbar_before_it_shows() -> None:
+    """Fitted to the width the table had before its vertical scrollbar showed, the rows were one
+    cell too wide once it did: a horizontal scrollbar, a refit and two more layout passes of the
+    whole screen, in every question's timeline (issue 41)."""
+    app = _TableApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        table = app.query_one(FilledTable)
+        await pilot.pause()
+        columns = [("a", "a"), ("b", "b")]
+        refill(table, columns, [("short", 1)], floors={"b": 4})
+        await pilot.pause()
+        assert not table.show_vertical_scrollbar
+        rows = [(f"row {i}", "x" * 80) for i in range(40)]
+        refill(table, columns, rows, floors={"b": 4})
+        await pilot.pause()
+        await pilot.pause()
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        assert table.virtual_size.width == table.scrollable_content_region.width
