@@ -366,8 +366,19 @@ class Bm25Index:
         at_rows = np.array(rows, dtype=np.int64)
         tids = np.array([self._vocab[term] for term, _ in terms], dtype=np.int64)
         # Every (term, row) pair in term-major order; a pair's fields are the adjacent keys [pair, pair + width).
-        pairs = ((tids[:, None] * stride + at_rows[None, :]) * width).ravel()
-        starts, ends = np.split(np.searchsorted(post.keys, np.concatenate([pairs, pairs + width])), 2)
+        pairs = (tids[:, None] * stride + at_rows[None, :]) * width
+        # Each term's keys are one short run of the sorted keys, found first: the pairs are then
+        # searched in it (in cache), not each over every key (memory-bound at 100k units).
+        span = stride * width
+        lows, highs = np.split(np.searchsorted(post.keys, np.concatenate([tids * span, (tids + 1) * span])), 2)
+        found = np.stack(
+            [
+                low + np.searchsorted(post.keys[low:high], np.concatenate([term_pairs, term_pairs + width]))
+                for low, high, term_pairs in zip(lows.tolist(), highs.tolist(), pairs, strict=True)
+            ]
+        )
+        starts, ends = found[:, : len(rows)].ravel(), found[:, len(rows) :].ravel()
+        pairs = pairs.ravel()
         counts = ends - starts
         owner = np.repeat(np.arange(len(pairs)), counts)
         at = starts[owner] + np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
