@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
-from itertools import repeat
+from itertools import repeat, takewhile
+from operator import le
 from typing import NamedTuple
 
 import numpy as np
@@ -125,6 +126,9 @@ def _weighted(
     fused: dict[str, float] = {}
     for lane, scores in lanes.items():
         weight = weights.get(lane, 0.0)
+        if not fused:  # the first lane's pool in one step (0.0 + x is the float the sum below adds)
+            fused = {uid: 0.0 + weight * score for uid, score in scores.items()}
+            continue
         for uid, score in scores.items():
             fused[uid] = fused.get(uid, 0.0) + weight * score
     for uid in agreeing(lanes, config):
@@ -200,70 +204,85 @@ def fuse(
     if prior:
         # A unit only the prior pooled (a neighbour of the last evidence no lane found) starts at 0.
         ranked_by = {uid: ranked_by.get(uid, 0.0) + prior.get(uid, 0.0) for uid in ranked_by.keys() | prior.keys()}
-    order = _ranked(ranked_by)
+    order, scores_in_order = _ranked(ranked_by)
     # Read once, not per pooled unit.
     min_score, max_results = profile.min_score, profile.max_results
-    top = next((ranked_by[uid] for uid in order if ranked_by[uid] >= min_score), 0.0)
+    top = scores_in_order[0] if scores_in_order and scores_in_order[0] >= min_score else 0.0
     cutoffs = Cutoffs(min_score, profile.gap_threshold, max_results, top)
-    gap_floor = cutoffs.gap_floor
-    prior = prior or {}
-    # Each unit's lane scores, in the lanes' order, filled lane by lane: one pass over each lane's
-    # pool rather than a lookup of every unit in every lane.
-    found: dict[str, dict[Lane, float]] = {uid: {} for uid in order}
-    for lane, scores in lanes.items():
-        for uid, value in scores.items():
-            if (into := found.get(uid)) is not None:
-                into[lane] = value
-    scores_in_order = list(map(ranked_by.__getitem__, order))
-    # minScore, then the gap; maxResults is counted over the units these two leave.
-    cuts: list[CutReason | None] = [
-        CutReason.MIN_SCORE if score < min_score else CutReason.GAP if score < gap_floor else None
-        for score in scores_in_order
-    ]
-    kept = 0
-    for at, cut in enumerate(cuts):
-        if cut is None:
-            if kept >= max_results:
-                cuts[at] = CutReason.MAX_RESULTS
-            else:
-                kept += 1
+    cuts = _cuts(scores_in_order, min_score, cutoffs.gap_floor, max_results)
     roles_in_order = list(map(roles.__getitem__, order))
     boost_of = {role: role_boost if role in preferred_roles else 1.0 for role in set(roles_in_order)}
     # Column by column, then one tuple per unit: the per-unit Python loop this replaces was
     # most of fusion's time over ~1,000 pooled units.
+    # A column that is the same for every unit (no agreement, no current-turn unit, no prior: a
+    # question's first fusion) is repeated rather than looked up unit by unit.
     columns = (
         order,
         roles_in_order,
         range(1, len(order) + 1),
-        found.values(),
+        _lane_scores(lanes, order, every_pooled=ranked_by is weighted),
         map(bm25_raw.get, order),
-        map(weighted.get, order, repeat(0.0)),
+        scores_in_order if ranked_by is weighted else map(weighted.get, order, repeat(0.0)),
         scores_in_order,
-        map(agreed.__contains__, order),
+        map(agreed.__contains__, order) if agreed else repeat(False),
         map(boost_of.__getitem__, roles_in_order),
         [cut is None for cut in cuts],
         cuts,
-        map(current_turn.__contains__, order),
+        map(current_turn.__contains__, order) if current_turn else repeat(False),
         repeat(""),
-        map(prior.get, order, repeat(0.0)),
+        map(prior.get, order, repeat(0.0)) if prior else repeat(0.0),
     )
     candidates = list(map(_candidate_of_row, zip(*columns)))
     return _keep_together(candidates, together), cutoffs
 
 
-def _ranked(score_of: Mapping[str, float]) -> list[str]:
-    """Ids by score descending, then id ascending. The lanes pool in their own rank order, so
-    sorting by score alone is nearly linear; only runs of tied scores (BM25 ties often: equal
-    counts in equally long units) are then put in id order, not every id compared."""
+def _ranked(score_of: Mapping[str, float]) -> tuple[list[str], list[float]]:
+    """Ids by score descending, then id ascending, and their scores. The lanes pool in their own
+    rank order, so sorting by score alone is nearly linear; only runs of tied scores (BM25 ties
+    often: equal counts in equally long units) are then put in id order, not every id compared."""
     order = list(score_of)
     order.sort(key=score_of.__getitem__, reverse=True)
-    scores = np.fromiter(map(score_of.__getitem__, order), dtype=np.float64, count=len(order))
+    listed = list(map(score_of.__getitem__, order))
+    scores = np.array(listed, dtype=np.float64)
     starts = np.flatnonzero(np.concatenate(([True], scores[1:] != scores[:-1])))
     ends = np.append(starts[1:], len(order))
     tied = ends - starts > 1
     for start, end in zip(starts[tied].tolist(), ends[tied].tolist(), strict=True):
         order[start:end] = sorted(order[start:end])
-    return order
+    return order, listed
+
+
+def _cuts(scores: list[float], min_score: float, gap_floor: float, max_results: int) -> list[CutReason | None]:
+    """Each ranked unit's cut: minScore, then the gap; maxResults is counted over the units these
+    two leave. The scores descend, so each cut holds a run: the units kept, those past
+    maxResults, the gap's, minScore's; each run's length is counted, not each unit tested."""
+    above_min = sum(1 for _ in takewhile(partial(le, min_score), scores))
+    passed = sum(1 for _ in takewhile(partial(le, gap_floor), scores[:above_min]))
+    kept = min(passed, max_results)
+    return [
+        *repeat(None, kept),
+        *repeat(CutReason.MAX_RESULTS, passed - kept),
+        *repeat(CutReason.GAP, above_min - passed),
+        *repeat(CutReason.MIN_SCORE, len(scores) - above_min),
+    ]
+
+
+def _lane_scores(
+    lanes: Mapping[Lane, Mapping[str, float]], order: list[str], *, every_pooled: bool
+) -> list[dict[Lane, float]]:
+    """Each ranked unit's lane scores, in the lanes' order. `every_pooled`: `order` is every unit
+    the lanes pooled (ranked by the weighted sum, no prior), so with one lane each unit has
+    its score there (a question's first fusion). Otherwise filled lane by lane, one pass over
+    each lane's pool rather than a lookup of every unit in every lane."""
+    if every_pooled and len(lanes) == 1:
+        ((lane, scores),) = lanes.items()
+        return [{lane: value} for value in map(scores.__getitem__, order)]
+    found: dict[str, dict[Lane, float]] = {uid: {} for uid in order}
+    for lane, scores in lanes.items():
+        for uid, value in scores.items():
+            if (into := found.get(uid)) is not None:
+                into[lane] = value
+    return list(found.values())
 
 
 def _keep_together(candidates: list[Candidate], together: tuple[str, frozenset[str]] | None) -> tuple[Candidate, ...]:

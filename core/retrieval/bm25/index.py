@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import count
 
 import numpy as np
@@ -27,6 +28,8 @@ from core.retrieval.bm25.words import WordList, encode
 from core.units import KnowledgeUnit, Role
 
 _ROLES: tuple[Role, ...] = tuple(Role)
+# `TermFieldContribution._make` without its Python-level call: a row of fields in order.
+_contribution_of_row = partial(tuple.__new__, TermFieldContribution)
 
 
 @dataclass(frozen=True)
@@ -353,49 +356,60 @@ class Bm25Index:
         return self._rows_contributions(self._query_terms(query_tokens), [self._row[u] for u in unit_ids])
 
     def _rows_contributions(self, terms: list[tuple[str, int]], rows: list[int]) -> list[list[TermFieldContribution]]:
-        """Each row's term × field contributions, in query-term then field order. Each term's
-        postings of all the rows are gathered in one array step: reading them one numpy element
-        at a time was most of a trace's explanations (~200 postings per question)."""
-        found: list[list[TermFieldContribution]] = [[] for _ in rows]
+        """Each row's term × field contributions, in query-term then field order. All the terms'
+        postings of all the rows are gathered and weighed in array steps, and the named tuples
+        made column by column: a Python loop over them (~120 per call) was most of a trace's
+        explanations. `term_weight` over arrays does its operations in its order: the same floats."""
+        if not terms or not rows:
+            return [[] for _ in rows]
         post, stride, width = self._postings, max(len(self.unit_ids), 1), len(FIELDS)
         at_rows = np.array(rows, dtype=np.int64)
-        avgdl, k1, field_weights = post.avgdl.tolist(), self.config.k1, self.config.field_weights
-        for term, times in terms:
-            tid = self._vocab[term]
-            pairs = (tid * stride + at_rows) * width
-            # A (term, unit) pair's fields are the adjacent keys [pair, pair + width).
-            starts, ends = np.split(np.searchsorted(post.keys, np.concatenate([pairs, pairs + width])), 2)
-            counts = ends - starts
-            owner = np.repeat(np.arange(len(rows)), counts)
-            at = starts[owner] + np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
-            fields = post.keys[at] - pairs[owner]
-            unit_rows = at_rows[owner]
-            idf, df = float(self._idf[tid]), int(self._df[tid])
-            for i, f, tf, dl, norm in zip(
-                owner.tolist(),
-                fields.tolist(),
-                post.tf[at].tolist(),
-                post.lengths[fields, unit_rows].tolist(),
-                post.norms[fields, unit_rows].tolist(),
-                strict=True,
-            ):
-                field = FIELDS[f]
-                weight = field_weights.get(field, 0.0)
-                found[i].append(
-                    TermFieldContribution(
-                        term=term,
-                        field=field,
-                        tf=tf,
-                        df=df,
-                        idf=idf,
-                        field_weight=weight,
-                        dl=dl,
-                        avgdl=avgdl[f],
-                        query_count=times,
-                        contribution=term_weight(weight, idf, tf, norm, k1) * times,
-                    )
-                )
-        return found
+        tids = np.array([self._vocab[term] for term, _ in terms], dtype=np.int64)
+        # Every (term, row) pair in term-major order; a pair's fields are the adjacent keys [pair, pair + width).
+        pairs = (tids[:, None] * stride + at_rows[None, :]) * width
+        # Each term's keys are one short run of the sorted keys, found first: the pairs are then
+        # searched in it (in cache), not each over every key (memory-bound at 100k units).
+        span = stride * width
+        lows, highs = np.split(np.searchsorted(post.keys, np.concatenate([tids * span, (tids + 1) * span])), 2)
+        found = np.stack(
+            [
+                low + np.searchsorted(post.keys[low:high], np.concatenate([term_pairs, term_pairs + width]))
+                for low, high, term_pairs in zip(lows.tolist(), highs.tolist(), pairs, strict=True)
+            ]
+        )
+        starts, ends = found[:, : len(rows)].ravel(), found[:, len(rows) :].ravel()
+        pairs = pairs.ravel()
+        counts = ends - starts
+        owner = np.repeat(np.arange(len(pairs)), counts)
+        at = starts[owner] + np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
+        fields = post.keys[at] - pairs[owner]
+        term_of, row_of = np.divmod(owner, len(rows))
+        # Row by row, keeping query-term then field order within a row.
+        order = np.argsort(row_of, kind="stable")
+        term_of, fields, at = term_of[order], fields[order], at[order]
+        unit_rows = at_rows[row_of[order]]
+        tf = post.tf[at].astype(np.int64)
+        field_weights = self.config.field_weights
+        weight = np.array([field_weights.get(field, 0.0) for field in FIELDS])[fields]
+        idf, times = self._idf[tids][term_of], np.array([t for _, t in terms], dtype=np.int64)[term_of]
+        contribution = term_weight(weight, idf, tf, post.norms[fields, unit_rows], self.config.k1) * times
+        names = [term for term, _ in terms]
+        columns = zip(
+            map(names.__getitem__, term_of.tolist()),
+            map(FIELDS.__getitem__, fields.tolist()),
+            tf.tolist(),
+            self._df[tids][term_of].tolist(),
+            idf.tolist(),
+            weight.tolist(),
+            post.lengths[fields, unit_rows].tolist(),
+            post.avgdl[fields].tolist(),
+            times.tolist(),
+            contribution.tolist(),
+            strict=True,
+        )
+        made = list(map(_contribution_of_row, columns))
+        bounds = np.cumsum(np.bincount(row_of, minlength=len(rows))).tolist()
+        return [made[a:b] for a, b in zip([0, *bounds[:-1]], bounds, strict=True)]
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         """Distinct query terms that occur in any field of the unit; empty means "no shared terms"."""
