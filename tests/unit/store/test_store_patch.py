@@ -240,6 +240,8 @@ def test_a_block_tables_digests_are_its_blocks_text_digests_in_an_ascii_file_or_
     table = block_table(content, str(paths[0]), Segment.build(paths[0], ""))
     blocks = _blocks_of(content, str(paths[0]))
     assert table is not None and blocks is not None and len(blocks) > 1
+    text = content.decode("utf-8")
+    assert [line for line, _ in blocks] == [text.count("\n", 0, text.index(block)) + 1 for _, block in blocks]
     assert table.rows[:, 0].tolist() == [line for line, _ in blocks]
     assert [table.find(line, _digest(text)) for line, text in blocks] == [
         tuple(row) for row in table.rows[:, 1:4].tolist()
