@@ -86,12 +86,13 @@ class BlockTable:
 def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | None:
     """The block table of a segment read whole from `content` (None when not unit Markdown): a
     block's unit is the one at its heading line, its diagnostics those at its lines."""
-    blocks = _blocks_of(content, file)
-    if blocks is None or not blocks and segment.diagnostics:
+    found = _unit_blocks(content, file)
+    if found is None or not found[1] and segment.diagnostics:
         return None
-    lines = np.array([line for line, _ in blocks], dtype=np.int64)
+    text, starts, first_lines = found
+    lines = np.array(first_lines, dtype=np.int64)
     unit_lines = np.asarray(segment.cols[:, LINE], dtype=np.int64)
-    rows = np.full(len(blocks), -1, dtype=np.int64)
+    rows = np.full(len(starts), -1, dtype=np.int64)
     at = np.searchsorted(lines, unit_lines)
     if len(unit_lines) and (at.max() >= len(lines) or not np.array_equal(lines[at], unit_lines)):
         return None
@@ -104,7 +105,7 @@ def block_table(content: bytes, file: str, segment: Segment) -> BlockTable | Non
     bounds = np.searchsorted(problem_lines, lines)
     ends = np.append(bounds[1:], len(problem_lines))[: len(bounds)]
     head = np.column_stack([lines, rows, bounds, ends])
-    return BlockTable(_table(head, [_digest(text) for _, text in blocks]))
+    return BlockTable(_table(head, _block_digests(text, starts)))
 
 
 def _table(head: np.ndarray, digests: list[bytes]) -> np.ndarray:
@@ -117,28 +118,48 @@ def _table(head: np.ndarray, digests: list[bytes]) -> np.ndarray:
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return _digest_of(text.encode("utf-8", "surrogatepass"))
 
 
-def read_blocks(text: str) -> list[tuple[int, str]]:
-    """(first line, text) of every unit block, in file order; text before the first heading
-    yields nothing and is left out."""
-    from core.cnl.markdown import unit_heading_starts
+def _digest_of(data: bytes | memoryview) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
-    starts = unit_heading_starts(text)
-    blocks, line, counted = [], 1, 0
-    for start, end in zip(starts, [*starts[1:], len(text)]):
+
+def _block_digests(text: str, starts: list[int]) -> list[bytes]:
+    """`_digest` of each block of `text` (starting at `starts`): of an ASCII text (a character
+    is a byte) from slices of its one encoding, without a string and an encoding per block."""
+    bounds = zip(starts, [*starts[1:], len(text)])
+    if text.isascii():
+        view = memoryview(text.encode("ascii"))
+        return [_digest_of(view[start:end]) for start, end in bounds]
+    return [_digest(text[start:end]) for start, end in bounds]
+
+
+def _first_lines(text: str, starts: list[int]) -> list[int]:
+    """The line number of each offset in `starts` (ascending)."""
+    lines, line, counted = [], 1, 0
+    for start in starts:
         line += text.count("\n", counted, start)
         counted = start
-        blocks.append((line, text[start:end]))
-    return blocks
+        lines.append(line)
+    return lines
 
 
 def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None:
-    """The file's unit blocks (read from disk when `content` is None), or None when the block
-    reader does not take it: not unit Markdown, or characters `read_text` would replace."""
+    """(first line, text) of the file's unit blocks in file order (read from disk when `content`
+    is None; text before the first heading is in none), or None when the block reader does not
+    take it: not unit Markdown, or characters `read_text` would replace."""
+    found = _unit_blocks(content, file)
+    if found is None:
+        return None
+    text, starts, lines = found
+    return list(zip(lines, (text[start:end] for start, end in zip(starts, [*starts[1:], len(text)]))))
+
+
+def _unit_blocks(content: bytes | None, file: str) -> tuple[str, list[int], list[int]] | None:
+    """`_blocks_of` as the file's text, where each block starts and its first line."""
     # The readers load when a file is read again, not with the store: a warm `ask` reads none.
-    from core.cnl.markdown import preamble_speaks
+    from core.cnl.markdown import preamble_speaks, unit_heading_starts
     from core.cnl.source import (
         MAX_FILE_BYTES,
         Format,
@@ -157,13 +178,14 @@ def _blocks_of(content: bytes | None, file: str) -> list[tuple[int, str]] | None
     text = normalise_newlines(text)
     if detect_format(text, file) is not Format.MARKDOWN or first_bad_character(text) is not None:
         return None
-    blocks = read_blocks(text)
+    starts = unit_heading_starts(text)
+    lines = _first_lines(text, starts)
     # Text before the first unit is in no block; when the reader has something to say about it
     # (a permission-like line withdraws the whole file) the file is read whole.
-    preamble = "\n".join(text.split("\n", blocks[0][0] - 1)[:-1]) if blocks else text
+    preamble = text[: starts[0]].removesuffix("\n") if starts else text
     if preamble_speaks(preamble):
         return None
-    return blocks
+    return text, starts, lines
 
 
 def patched(

@@ -20,12 +20,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-# What `str.split` splits ASCII text on.
-_SPACE = np.array([chr(code).isspace() for code in range(256)], dtype=bool)
+# What `str.split` splits ASCII text on: the space and two runs of control characters.
+_SPACE, _RUNS = np.uint8(32), ((np.uint8(9), np.uint8(13)), (np.uint8(28), np.uint8(31)))
 # A token of up to this many bytes is keyed by its bytes themselves (two 8-byte words); a longer
 # one (rare: few words are longer) by its number among the batch's long tokens, found in Python.
 _SHORT = 16
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+# The mask of a word's first n bytes, by n.
+_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], dtype=np.uint64)
 _MIX = tuple(np.uint64(odd) for odd in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9))
 
 
@@ -77,7 +78,12 @@ def _by_hash(lowered: str, texts: Sequence[str]) -> RawNumbers | None:
 
 def _bounds(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end offsets of every whitespace-separated token."""
-    token = np.concatenate(([False], ~_SPACE[data], [False]))
+    # Compared as bytes: a table lookup would widen every byte to an index first.
+    space = data == _SPACE
+    for first, last in _RUNS:
+        space |= data - first <= last - first  # unsigned: below `first` wraps past the run
+    token = np.zeros(len(data) + 2, dtype=bool)
+    np.logical_not(space, out=token[1:-1])
     edges = np.flatnonzero(token[1:] != token[:-1])
     return edges[0::2], edges[1::2]
 
@@ -89,19 +95,15 @@ def _keys(encoded: bytes, lowered: str, starts: np.ndarray, ends: np.ndarray) ->
     padded = encoded + bytes(_SHORT)
     # Every byte offset's next eight bytes as one little-endian word (unaligned reads).
     words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    lengths = (ends - starts).astype(np.uint64)
-    keys = []
-    for word in range(_SHORT // 8):
-        inside = np.clip(lengths, 8 * word, 8 * word + 8) - np.uint64(8 * word)
-        masks = np.where(inside >= 8, _ALL, (np.uint64(1) << (inside << np.uint64(3))) - np.uint64(1))
-        keys.append(words[starts + 8 * word] & masks)
+    lengths = ends - starts
+    keys = [words[starts + 8 * word] & _MASKS[np.clip(lengths - 8 * word, 0, 8)] for word in range(_SHORT // 8)]
     long = np.flatnonzero(lengths > _SHORT)
     if len(long):
         numbers: defaultdict[str, int] = defaultdict(count().__next__)
         found = [numbers[lowered[start:end]] for start, end in zip(starts[long].tolist(), ends[long].tolist())]
         keys[0][long] = found
         keys[1][long] = 0
-    return (lengths, *keys)
+    return (lengths.astype(np.uint64), *keys)
 
 
 def _mixed(lengths: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:

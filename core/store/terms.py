@@ -2,21 +2,23 @@
 
 `tokenize` per field text costs a cached lookup per token plus Python work per text, and the
 stem table then split every text again. Here the texts' raw tokens are found and numbered in C
-(core/store/raw_numbers.py), every distinct token is analysed once (`normalise_word`, `words_of`), and the term ids of all
+(core/store/raw_numbers.py), every distinct token is analysed once (`analysed`), and the term ids of all
 tokens are gathered with numpy from the distinct tokens' ids. Results equal `tokenize` text by text:
 same tokens, and vocabulary ids in order of first use (tests: `tests/unit/store/test_store_terms.py`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
-from itertools import chain, count, filterfalse
+from itertools import chain, count
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
 
 from core.store.raw_numbers import number_raw_tokens
-from core.text.tokenizer import normalise_word, words_of
+from core.text.tokenizer import analysed
 
 
 class TermBatch(NamedTuple):
@@ -30,17 +32,19 @@ def tokenise_texts(texts: Sequence[str], vocab: dict[str, int]) -> TermBatch:
     first use, as one `setdefault` per token in text order would add them.
 
     Every loop over tokens runs in C (numpy, map, dict); Python code runs once per distinct raw
-    token at most (the cached `normalise_word` / `words_of` on a miss)."""
+    token at most (the cached `analysed` on a miss)."""
     raws, raw_ids, raw_counts = number_raw_tokens(texts)
-    tokens_of = list(map(normalise_word, raws))
+    analyses = list(map(analysed, raws))
+    tokens_of = list(map(itemgetter(1), analyses))
     per_raw = np.fromiter(map(len, tokens_of), dtype=np.int64, count=len(raws))
     raw_tokens = list(chain.from_iterable(tokens_of))
-    # Distinct raw tokens in first-use order yield their terms in first-use order too.
-    new = list(filterfalse(vocab.__contains__, dict.fromkeys(raw_tokens)))
-    vocab.update(zip(new, count(len(vocab))))
-    raw_terms = np.fromiter(map(vocab.__getitem__, raw_tokens), dtype=np.int32, count=len(raw_tokens))
-    # A word and its stem stand at the same place in `words_of(raw)` and `normalise_word(raw)`.
-    stems = dict(zip(chain.from_iterable(map(words_of, raws)), raw_tokens))
+    # Distinct raw tokens in first-use order yield their terms in first-use order too: a term
+    # met for the first time takes the next number as it is looked up.
+    numbers = defaultdict(count(len(vocab)).__next__, vocab)
+    raw_terms = np.fromiter(map(numbers.__getitem__, raw_tokens), dtype=np.int32, count=len(raw_tokens))
+    vocab.update(numbers)
+    # A word and its stem stand at the same place in the two halves of `analysed(raw)`.
+    stems = dict(zip(chain.from_iterable(map(itemgetter(0), analyses)), raw_tokens))
     per_token = per_raw[raw_ids]
     ends = np.cumsum(per_token)
     # Term k of the j-th raw token is raw_terms[first_term[raw_ids[j]] + k].

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from itertools import chain
+from operator import itemgetter
 from typing import Protocol
 
 from core.infra.cancel import current
@@ -121,7 +122,10 @@ def stem_table(texts: Iterable[str]) -> dict[str, str]:
     raws: set[str] = set()
     for text in texts:
         raws.update(text.lower().split())
-    return dict(zip(chain.from_iterable(map(words_of, raws)), chain.from_iterable(map(normalise_word, raws))))
+    analyses = list(map(analysed, raws))
+    return dict(
+        zip(chain.from_iterable(map(itemgetter(0), analyses)), chain.from_iterable(map(itemgetter(1), analyses)))
+    )
 
 
 @lru_cache(maxsize=1 << 18)
@@ -142,8 +146,16 @@ def normalise_word(raw: str) -> tuple[str, ...]:
     return tuple(map(stem, words_of(raw)))
 
 
-# Cached too: a batch tokeniser asks for the words of every distinct token again (stem table).
+# A batch tokeniser wants each distinct token's words and their stems (its stem table pairs
+# them): one cached lookup a token gives both, where `words_of` and `normalise_word` took two.
 @lru_cache(maxsize=1 << 18)
+def analysed(raw: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`words_of(raw)` and `normalise_word(raw)`: the words of one lowercased token that get
+    stemmed, and their stems, place by place."""
+    words = words_of(raw)
+    return words, tuple(map(stem, words))
+
+
 def words_of(raw: str) -> tuple[str, ...]:
     """The words of one lowercased whitespace-separated token that get stemmed, in order (none
     for a stopword): `normalise_word(raw)` holds their stems."""

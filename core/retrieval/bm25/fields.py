@@ -22,7 +22,9 @@ def field_texts(unit: KnowledgeUnit) -> tuple[str, ...]:
         " ".join(unit.acts),
         unit.utility_note or "",
         unit.condition or "",
-        unit.role.value,
+        # A StrEnum's `str` is its value, without the Python-level `value` property (a segment
+        # build asks this of every unit).
+        str(unit.role),
     )
 
 

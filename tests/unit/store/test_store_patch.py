@@ -230,6 +230,24 @@ def test_a_file_the_block_reader_does_not_take_is_read_whole(tmp_path, damage):
     assert_same_segment(segment, Segment.build(paths[0], segment.key))
 
 
+@pytest.mark.parametrize("lightest", ["lightest", "lightést"])
+def test_a_block_tables_digests_are_its_blocks_text_digests_in_an_ascii_file_or_not(tmp_path, lightest):
+    from core.store.patch import _blocks_of, _digest, block_table
+
+    paths = write_ringing(tmp_path / "kb")
+    paths[0].write_text(paths[0].read_text(encoding="utf-8").replace("lightest", lightest), encoding="utf-8")
+    content = paths[0].read_bytes()
+    table = block_table(content, str(paths[0]), Segment.build(paths[0], ""))
+    blocks = _blocks_of(content, str(paths[0]))
+    assert table is not None and blocks is not None and len(blocks) > 1
+    text = content.decode("utf-8")
+    assert [line for line, _ in blocks] == [text.count("\n", 0, text.index(block)) + 1 for _, block in blocks]
+    assert table.rows[:, 0].tolist() == [line for line, _ in blocks]
+    assert [table.find(line, _digest(text)) for line, text in blocks] == [
+        tuple(row) for row in table.rows[:, 1:4].tolist()
+    ]
+
+
 def test_a_block_table_that_does_not_fit_its_segment_is_not_used(tmp_path):
     from core.store.patch import BlockTable, block_table
 

@@ -137,6 +137,11 @@ def test_ascii_texts_hashed_are_numbered_as_split_and_a_dict_number_them(texts: 
     check(texts)
 
 
+def test_every_ascii_character_between_two_letters_splits_them_as_str_split_does() -> None:
+    texts = [f"a{chr(code)}b" for code in range(128)]
+    _same_numbers(_hashed(texts), texts)
+
+
 def test_tokens_of_every_length_around_the_short_keys_limit_are_told_apart() -> None:
     # Equal first 8 or 16 bytes, different ends; long tokens repeated; a long token last of all.
     stems = ["a" * size for size in (1, 7, 8, 9, 15, 16, 17, 40)]
