@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.memory.followup import ELLIPSIS, SAME, WHY, Candidate, Resolution, pronoun_groups
+from core.memory.followup_cues import ELLIPSIS, SAME, WHY, Candidate, Resolution, pronoun_groups
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import choose, rewrite
 from core.nlp.tagging import tag_text

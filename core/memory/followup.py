@@ -14,52 +14,10 @@ scored; a record below `minScore` is never used. Nothing is guessed when no reco
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from core.memory.followup_cues import ELLIPSIS, SAME, WHY, Candidate, Resolution, pronoun_groups
 from core.nlp.tagging import tag_text
-from core.text.words import PRONOUN_GROUPS
-
-ELLIPSIS = re.compile(r"^\s*(?:and|what about|how about)\s+(?P<what>[^?]+?)\s*\??\s*$", re.IGNORECASE)
-SAME = re.compile(r"\bthe same(?:\s+(?P<what>\w+))?\b", re.IGNORECASE)
-WHY = re.compile(r"^\s*why\s*\??\s*$", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z']+")
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A scored memory record as a follow-up sees it."""
-
-    id: str
-    turn: int
-    question: str
-    lead: str
-    entity: str
-    score: float
-    # The text of the units its answer cited that the run's view shows (sd-symbolic reads them
-    # from its own view: a unit the caller cannot see is never read), and of their whole files.
-    story: tuple[str, ...] = ()
-    document: str = ""
-
-
-@dataclass(frozen=True)
-class Resolution:
-    question: str
-    notes: tuple[str, ...] = ()
-    used: tuple[str, ...] = ()
-    # Why a pronoun was left as asked: "could not tell who 'she' is: Anna or her mother …".
-    unresolved: tuple[str, ...] = ()
-
-
-def pronoun_groups(question: str) -> dict[str, list[str]]:
-    """The question's third-person pronouns, grouped by what they stand for."""
-    words = [w.lower() for w in _WORD.findall(question)]
-    return {
-        group: [w for w in words if w in members]
-        for group, members in PRONOUN_GROUPS.items()
-        if any(w in members for w in words)
-    }
 
 
 def refers_back(question: str) -> bool:

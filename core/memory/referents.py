@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from core.memory.followup import pronoun_groups
+from core.memory.followup_cues import pronoun_groups
 from core.memory.mentions import Mention, TurnText, heads, mentions_of, salience
 from core.memory.passage import NOWHERE, Passage
 from core.nlp.tagging import tag_text
