@@ -1,6 +1,6 @@
-"""Scrollbars repaint when their window or position changes and keep their lines when a layout
-pass leaves them alone (issue 41: four scrollbar draws in five while a question ran drew the
-lines the bar had drawn before)."""
+"""Scrollbars repaint when their window, position or colours change and keep their lines when a
+layout pass or a restyle leaves them alone (issue 41: four scrollbar draws in five while a
+question ran drew the lines the bar had drawn before, and a focus move drew ~5 bars)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from mrptui.widgets.quiet_scrollbars import QuietScrollbars
+from mrptui.widgets.quiet_scrollbars import KeptScrollBar, QuietScrollbars
 
 
 class QuietScroll(QuietScrollbars, VerticalScroll):
@@ -75,3 +75,30 @@ async def test_a_resize_that_leaves_the_window_alone_does_not_repaint_the_bar() 
         assert repaints["stock"], "the stock bar repaints (else this test shows nothing)"
         assert repaints["quiet"] == []
         assert drawn(quiet.vertical_scrollbar) == before == drawn(stock.vertical_scrollbar)
+
+
+async def test_a_focus_move_keeps_the_bar_lines_and_a_new_colour_is_drawn() -> None:
+    app = Panes()
+    async with app.run_test(size=(80, 12)) as pilot:
+        app.both("\n".join(f"line {n}" for n in range(30)))
+        await pilot.pause()
+        await pilot.pause()
+        quiet, stock = app.query_one("#quiet"), app.query_one("#stock")
+        bar = quiet.vertical_scrollbar
+        assert isinstance(bar, KeptScrollBar)
+        for focused in (quiet, stock, None):  # the bar's own styles are first applied on the way
+            app.set_focus(focused)
+            await pilot.pause()
+        before = drawn(bar)
+        draws = spy_calls(bar._styles_cache, "render_widget")
+        for focused in (quiet, stock, None):  # each restyles the pane, its colours set again
+            app.set_focus(focused)
+            await pilot.pause()
+            assert drawn(bar) == before
+        assert draws == []
+        for pane in (quiet, stock):
+            pane.styles.scrollbar_color = "red"
+        await pilot.pause()
+        after = drawn(bar)
+        assert draws and after != before
+        assert after == drawn(stock.vertical_scrollbar)
