@@ -16,6 +16,7 @@ from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.laid_out import LaidOutOnce
+from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.timeline import silent_shards
 
@@ -126,7 +127,7 @@ def incomplete_lines(state: ViewState) -> list[str]:
     return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
 
 
-class AnswerPanel(LaidOutOnce, VerticalScroll, can_focus=True):
+class AnswerPanel(LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
     """Answer text and status; citations below, each opening its unit."""
 
     HELP = """\
@@ -198,7 +199,7 @@ unit ids: `enter` or a click opens the unit (its text comes from your permitted 
         return answer_markdown(self.state) or None
 
 
-class CitationList(OptionList):
+class CitationList(QuietScrollbars, OptionList):
     """The cited unit ids; choosing one opens the unit."""
 
     HELP = AnswerPanel.HELP

@@ -12,6 +12,7 @@ from core.kernel.events import PlanStage
 from mrptui.state import PlanView, ViewState
 from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.laid_out import LaidOutOnce
+from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 from mrptui.widgets.symbols import status_symbol, tone_markup
 from mrptui.widgets.tables import report_natural_width
 
@@ -99,7 +100,7 @@ def render_plan(state: ViewState, width: int = 0, held: bool = False) -> str:
     return "\n".join(lines)
 
 
-class PlanPanel(LaidOutOnce, VerticalScroll, can_focus=True):
+class PlanPanel(LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
     """Shows every plan revision (the newest on top; old ones kept and marked superseded)."""
 
     HELP = """\

@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 from core.kernel.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
 from mrptui.widgets.drawn_styles import DrawnStyles
+from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 
 def fact_label(node: ProofNode) -> Text:
@@ -40,7 +41,7 @@ def proof_text(node: ProofNode, depth: int = 0) -> str:
     return "\n".join(lines)
 
 
-class ProofTree(Tree[object]):
+class ProofTree(QuietScrollbars, Tree[object]):
     """Proof trees of the latest ProofsFound; nodes below the top are built lazily on expand."""
 
     HELP = """\

@@ -28,6 +28,7 @@ from textual.widgets._data_table import ColumnKey, Row, RowKey
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
 from mrptui.widgets.drawn_styles import DrawnStyles
 from mrptui.widgets.id_cut import IdCut, unique_cut
+from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 
 class NaturalWidth(Message):
@@ -205,7 +206,25 @@ def refill(
     table.add_rows(rows)
 
 
-class FilledTable(DataTable):
+def _shown_as(cells: Iterable[object]) -> tuple | None:
+    """What a row's cells show, as a key (None when a cell is not one `refill` makes: its look
+    cannot be told from its value)."""
+    shown: list[object] = []
+    for cell in cells:
+        if isinstance(cell, Text):
+            shown.append(
+                (Text, cell.plain, cell.style, tuple(cell.spans), cell.justify, cell.overflow, cell.no_wrap, cell.end)
+            )
+        elif isinstance(cell, Cell):
+            shown.append((Cell, cell.plain, cell.style, cell.justify))
+        elif type(cell) is str:
+            shown.append(cell)
+        else:
+            return None
+    return tuple(shown)
+
+
+class FilledTable(QuietScrollbars, DataTable):
     """A DataTable that `refill` fills, kept cheap for panes repainted while the engine runs
     (issue 25: keypress → frame while a 100k question runs). Two of DataTable's costs do not
     apply to it (textual is pinned, so these private hooks are stable):
@@ -225,6 +244,7 @@ class FilledTable(DataTable):
         self._drawn_styles = DrawnStyles(DataTable.COMPONENT_CLASSES)
         # Kept across refills (DataTable's `clear` drops its own caches), dropped with the styles.
         self._header_cells: LRUCache[tuple, list[list[Segment]]] = LRUCache(256)
+        self._kept_rows: LRUCache[tuple, tuple[list, list]] = LRUCache(256)
         self._styles_this_draw: dict[tuple[str, ...], object] | None = None
 
     def _update_dimensions(self, new_rows) -> None:
@@ -401,30 +421,52 @@ class FilledTable(DataTable):
         row_index = self._row_locations.get(row_key)
         if row_index is None:
             row_index = -1
-        row_style = self._drawn(("row style", str(row_index % 2)), lambda: self._get_row_style(row_index, base_style))
         widths = self._drawn(("widths",), lambda: [column.get_render_width(self) for column in self.ordered_columns])
         cursor = row_index == cursor_location.row
         hover = row_index == hover_location.row
+        # DataTable's key names the row by its key and the table's update count, both new on every
+        # refill: this one by what the row shows, so a refill keeps the lines of the rows it did
+        # not change (a live question's timeline gains a row or two an event; issue 41).
+        shown = _shown_as(self._data[row_key].values())
+        kept_key = shown and (
+            (row_index, shown, tuple(widths), self.size.width, line_no, base_style, cursor, hover)
+            + (show_cursor, show_hover_cursor, self._pseudo_class_state)
+        )
+        pair = self._kept_rows.get(kept_key) if kept_key else None
+        if pair is None:
+            pair = self._draw_row(row_index, line_no, base_style, widths, cursor, hover)
+            if kept_key:
+                self._kept_rows[kept_key] = pair
+        self._row_render_cache[cache_key] = pair
+        return pair
+
+    def _draw_row(
+        self,
+        row_index: int,
+        line_no: int,
+        base_style: Style,
+        widths: list[int],
+        cursor: bool,
+        hover: bool,
+    ) -> tuple[list, list]:
+        row_style = self._drawn(("row style", str(row_index % 2)), lambda: self._get_row_style(row_index, base_style))
         scrollable = [
             self._render_cell(row_index, column_index, row_style, width, cursor, hover)[line_no]
             for column_index, width in enumerate(widths)
         ]
         # The fill right of the last column, styled as DataTable styles it for a row cursor.
-        extend_style, _ = self._get_styles_to_render_cell(
-            False, False, False, hover_location.row == (row_index or 0), cursor, *self._cursor_flags()
-        )
+        extend_style, _ = self._get_styles_to_render_cell(False, False, False, hover, cursor, *self._cursor_flags())
         extend_style = (
             row_style + extend_style + Style.from_meta({"row": row_index, "column": 0, "out_of_bounds": True})
         )
         scrollable.append([Segment(" " * max(0, self.size.width - sum(widths)), extend_style)])
-        pair: tuple[list, list] = ([], scrollable)
-        self._row_render_cache[cache_key] = pair
-        return pair
+        return [], scrollable
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._drawn_styles.changed(self):
             self._clear_caches()
             self._header_cells.clear()
+            self._kept_rows.clear()
         # Styles do not change within one draw, yet DataTable looks up three a line (its own and
         # the header's and row's component styles), each walking the DOM from the screen down:
         # a third of a line drawn (issue 41). They are looked up once a draw.

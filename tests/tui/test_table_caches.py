@@ -36,7 +36,8 @@ def fresh(table: Widget) -> list[list]:
         assert isinstance(table, DataTable)
         table._clear_caches()
     if isinstance(table, FilledTable):
-        table._header_cells.clear()  # kept across refills
+        table._header_cells.clear()  # kept across refills, as the rows' lines
+        table._kept_rows.clear()
     table._styles_cache.clear()
     return drawn(table)
 
@@ -278,6 +279,32 @@ async def test_a_refill_keeps_the_header_cells_drawn_and_draws_a_changed_label_a
         relabelled = drawn(table)
         assert relabelled == fresh(table)
         assert "unit id" in "".join(segment.text for segment in relabelled[0])
+
+
+async def test_a_refill_keeps_the_lines_of_the_rows_it_did_not_change_and_draws_the_others_anew() -> None:
+    """A live question refills its timeline on every event with a row or two new: the rows that
+    show the same cells in the same place keep their lines (issue 41)."""
+    app = _TableApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(FilledTable)
+        columns = [("sym", ""), ("what", "attempt")]
+        rows = [[Text("✓", style="green"), Text(f"kb-{i}")] for i in range(5)]
+        refill(table, columns, rows)
+        await pilot.pause()
+        drawn(table)
+        kept = table._kept_rows
+        misses = kept.misses
+        # Row 1 changes its text, row 3 only its style; a row is added; the cursor stays on row 0.
+        rows[1] = [Text("✓", style="green"), Text("kb-one")]
+        rows[3] = [Text("✓", style="red"), Text("kb-3")]
+        refill(table, columns, [*rows, [Text("⋯"), Text("kb-5")]])
+        await pilot.pause()  # the table grows by the new row
+        table._styles_cache.clear()
+        with_kept = drawn(table)
+        assert kept.misses - misses == 3  # rows 1, 3 and 5; rows 0, 2 and 4 kept
+        assert with_kept == fresh(table)
+        texts = ["".join(segment.text for segment in line) for line in with_kept]
+        assert "kb-one" in texts[2] and "kb-5" in texts[6]
 
 
 async def test_a_header_style_change_draws_the_kept_header_cells_anew() -> None:
