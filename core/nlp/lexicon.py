@@ -74,6 +74,9 @@ class Lexicon:
         # WordNet's detachment rules (Morphy) for regular inflections, per part of speech, as nltk
         # has them (copied into the file by the build); irregular inflections are stored forms.
         self._rules = tuple(tuple((old, new) for old, new in pos_rules) for pos_rules in rules)
+        # Each part's endings in one tuple: most words the tagger asks about (every noun, verb,
+        # adjective and adverb it tags) end in none of them, and one `endswith` says so.
+        self._endings = tuple(tuple(old for old, _ in pos_rules) for pos_rules in self._rules)
         self._words: list[str] = arrays["words"]
         self._forms: list[str] = arrays["forms"]
         self._glosses: _Glosses = arrays["glosses"]
@@ -122,7 +125,9 @@ class Lexicon:
         # searched once, not once per part (~5 bisections of 150k words on an unknown word).
         searched: dict[str, int | None] = {}
         for code in codes:
-            bases = [text] + [text[: -len(old)] + new for old, new in self._rules[code] if text.endswith(old)]
+            bases = [text]
+            if text.endswith(self._endings[code]):
+                bases += [text[: -len(old)] + new for old, new in self._rules[code] if text.endswith(old)]
             for base in bases:
                 if base and base not in searched:
                     searched[base] = self._find(self._words, base)
