@@ -28,7 +28,6 @@ from pathlib import Path
 from xml.parsers import expat
 
 import numpy as np
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OEWN = ROOT.parent / "shared" / "lexicon" / "oewn-2025.xml.gz"
@@ -235,6 +234,16 @@ def _sense_pairs(parsed: Parsed, pairs, word_index, synset_index) -> np.ndarray:
 def morphy_rules() -> list[list[list[str]]]:
     """WordNet's detachment rules for regular inflections, per part of speech, as nltk has them;
     stored in the file so that reading the lexicon never imports nltk (1–2 s)."""
+    # nltk's __init__ imports scipy where it is optional (~1.2 of nltk's ~1.7 CPU s); None in
+    # sys.modules makes that import fail at once, as when scipy is not installed.
+    blocked = "scipy" not in sys.modules
+    if blocked:
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+    try:
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    finally:
+        if blocked:
+            del sys.modules["scipy"]
     table = WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
     return [[list(rule) for rule in table[pos]] for pos in POS]
 
