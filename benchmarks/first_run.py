@@ -10,7 +10,7 @@ command once its code is compiled.
 
 The dependencies come from the running environment (installed and compiled once, like any
 package a user already has). A `--smoke` run copies the sources instead of installing them (pip
-builds a wheel for ~10–30 s), which still starts from nothing compiled.
+builds a wheel for ~10–30 s), which still starts from nothing compiled, and asks once for both rows.
 """
 
 from __future__ import annotations
