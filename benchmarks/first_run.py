@@ -10,7 +10,7 @@ command once its code is compiled.
 
 The dependencies come from the running environment (installed and compiled once, like any
 package a user already has). A `--smoke` run copies the sources instead of installing them (pip
-builds a wheel for ~10–30 s), which still starts from nothing compiled.
+builds a wheel for ~10–30 s), which still starts from nothing compiled, and asks once for both rows.
 """
 
 from __future__ import annotations
@@ -40,8 +40,12 @@ def run(sizes: list[int]) -> list[dict]:
             write_kb(n, work / "kb")
             install = _install(work / "install")
             question = f"what is {SyntheticKb(n, query_count=1).queries[0]}?"
-            rows.append(row("mrptui", n, "first_run", [_ask_ms(install, work, question)], 0.0))
-            rows.append(row("mrptui-cli", n, "cold_open", [_ask_ms(install, work, question)], 0.0))
+            first = _ask_ms(install, work, question)
+            # The second ask is the same command from the same install: a smoke run, which times
+            # nothing, has proved it runs to its end with the first.
+            again = first if smoke() else _ask_ms(install, work, question)
+            rows.append(row("mrptui", n, "first_run", [first], 0.0))
+            rows.append(row("mrptui-cli", n, "cold_open", [again], 0.0))
     return rows
 
 

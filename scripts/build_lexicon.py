@@ -18,16 +18,16 @@ The lexicon is Adapted Material of OEWN 2025 under CC BY 4.0 (see NOTICE).
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import json
 import sys
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from xml.parsers import expat
 
 import numpy as np
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OEWN = ROOT.parent / "shared" / "lexicon" / "oewn-2025.xml.gz"
@@ -61,49 +61,110 @@ def _gloss(text: str, limit: int) -> str:
 
 
 def parse(path: Path, gloss_chars: int) -> Parsed:
-    parsed = Parsed()
+    """One pass of expat's callbacks over the XML: no element tree is built, since all but a few
+    of its elements (examples, pronunciations, other relations) are dropped at once."""
+    reader = _Reader(Parsed(), gloss_chars)
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = reader.start
+    parser.EndElementHandler = reader.end
+    parser.CharacterDataHandler = reader.text
     with gzip.open(path, "rb") as stream:
-        for _, element in ET.iterparse(stream, events=("end",)):
-            if element.tag == "LexicalEntry":
-                _entry(parsed, element)
-                element.clear()
-            elif element.tag == "Synset":
-                _synset(parsed, element, gloss_chars)
-                element.clear()
-    return parsed
+        parser.ParseFile(stream)
+    return reader.parsed
 
 
-def _entry(parsed: Parsed, element: ET.Element) -> None:
-    lemma = element.find("Lemma")
-    written = lemma.get("writtenForm")
-    word = written.lower()
-    parsed.entry_word[element.get("id")] = word
-    forms = sorted({f.get("writtenForm").lower() for f in element.iter("Form")} - {word})
-    senses = []
-    for sense in element.iter("Sense"):
-        sid = sense.get("id")
-        senses.append(sid)
-        parsed.sense_synset[sid] = sense.get("synset")
-        parsed.sense_word[sid] = word
-        for relation in sense.iter("SenseRelation"):
-            kind = SENSE_TYPES.get(relation.get("relType"))
-            if kind:
-                parsed.sense_links[kind].append((sid, relation.get("target")))
-    parsed.entries.append((word, _pos(lemma.get("partOfSpeech")), forms, senses, written != word))
+class _Reader:
+    """Collects a LexicalEntry or Synset from its elements' start tags and stores it at its end
+    tag; a Definition's text is its first text, as ElementTree's `.text`."""
 
+    def __init__(self, parsed: Parsed, gloss_chars: int) -> None:
+        self.parsed, self.gloss_chars = parsed, gloss_chars
+        self.entry_id = ""
+        self.lemma: dict[str, str] = {}
+        self.forms: list[str] = []
+        self.senses: list[str] = []
+        self.synset: dict[str, str] = {}
+        self.definition: list[str] | None = None
+        self.hypernyms: list[str] = []
+        self.similar: list[str] = []
+        self.in_definition = False
+        self.starts = {
+            "LexicalEntry": self._start_entry,
+            "Lemma": self._lemma,
+            "Form": self._form,
+            "Sense": self._sense,
+            "SenseRelation": self._sense_relation,
+            "Synset": self._start_synset,
+            "Definition": self._definition,
+            "SynsetRelation": self._synset_relation,
+        }
 
-def _synset(parsed: Parsed, element: ET.Element, gloss_chars: int) -> None:
-    definition = element.find("Definition")
-    hypernyms, similar = [], []
-    for relation in element.iter("SynsetRelation"):
-        kind = relation.get("relType")
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        self.in_definition = False
+        handler = self.starts.get(tag)
+        if handler is not None:
+            handler(attrs)
+
+    def end(self, tag: str) -> None:
+        self.in_definition = False
+        if tag == "LexicalEntry":
+            self._end_entry()
+        elif tag == "Synset":
+            self._end_synset()
+
+    def text(self, data: str) -> None:
+        if self.in_definition and self.definition is not None:
+            self.definition.append(data)
+
+    def _start_entry(self, attrs: dict[str, str]) -> None:
+        self.entry_id, self.lemma, self.forms, self.senses = attrs["id"], {}, [], []
+
+    def _lemma(self, attrs: dict[str, str]) -> None:
+        if not self.lemma:
+            self.lemma = attrs
+
+    def _form(self, attrs: dict[str, str]) -> None:
+        self.forms.append(attrs["writtenForm"])
+
+    def _sense(self, attrs: dict[str, str]) -> None:
+        self.senses.append(attrs["id"])
+        self.parsed.sense_synset[attrs["id"]] = attrs["synset"]
+
+    def _sense_relation(self, attrs: dict[str, str]) -> None:
+        kind = SENSE_TYPES.get(attrs.get("relType", ""))
+        if kind:
+            self.parsed.sense_links[kind].append((self.senses[-1], attrs["target"]))
+
+    def _end_entry(self) -> None:
+        parsed, written = self.parsed, self.lemma["writtenForm"]
+        word = written.lower()
+        parsed.entry_word[self.entry_id] = word
+        for sid in self.senses:
+            parsed.sense_word[sid] = word
+        forms = sorted({f.lower() for f in self.forms} - {word})
+        parsed.entries.append((word, _pos(self.lemma["partOfSpeech"]), forms, self.senses, written != word))
+
+    def _start_synset(self, attrs: dict[str, str]) -> None:
+        self.synset, self.definition, self.hypernyms, self.similar = attrs, None, [], []
+
+    def _definition(self, attrs: dict[str, str]) -> None:
+        if self.definition is None:
+            self.definition, self.in_definition = [], True
+
+    def _synset_relation(self, attrs: dict[str, str]) -> None:
+        kind = attrs.get("relType")
         if kind in HYPERNYM_TYPES:
-            hypernyms.append(relation.get("target"))
+            self.hypernyms.append(attrs["target"])
         elif kind == "similar":
-            similar.append(relation.get("target"))
-    gloss = _gloss(definition.text or "", gloss_chars) if definition is not None else ""
-    members = element.get("members").split()
-    parsed.synsets.append((element.get("id"), _pos(element.get("partOfSpeech")), members, gloss, hypernyms, similar))
+            self.similar.append(attrs["target"])
+
+    def _end_synset(self) -> None:
+        synset = self.synset
+        gloss = _gloss("".join(self.definition), self.gloss_chars) if self.definition is not None else ""
+        members = synset["members"].split()
+        pos = _pos(synset["partOfSpeech"])
+        self.parsed.synsets.append((synset["id"], pos, members, gloss, self.hypernyms, self.similar))
 
 
 def _csr(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +234,16 @@ def _sense_pairs(parsed: Parsed, pairs, word_index, synset_index) -> np.ndarray:
 def morphy_rules() -> list[list[list[str]]]:
     """WordNet's detachment rules for regular inflections, per part of speech, as nltk has them;
     stored in the file so that reading the lexicon never imports nltk (1–2 s)."""
+    # nltk's __init__ imports scipy where it is optional (~1.2 of nltk's ~1.7 CPU s); None in
+    # sys.modules makes that import fail at once, as when scipy is not installed.
+    blocked = "scipy" not in sys.modules
+    if blocked:
+        sys.modules["scipy"] = None  # type: ignore[assignment]
+    try:
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    finally:
+        if blocked:
+            del sys.modules["scipy"]
     table = WordNetCorpusReader.MORPHOLOGICAL_SUBSTITUTIONS
     return [[list(rule) for rule in table[pos]] for pos in POS]
 
@@ -199,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gloss-chars", type=int, default=90, help="cut glosses at a word boundary under this")
     args = parser.parse_args(argv)
     started = time.process_time()
+    # Millions of small containers and no cycles: the collector's passes over the growing heap
+    # cost ~2 of the run's ~10 CPU s and free nothing.
+    gc.disable()
     data = arrays(parse(args.oewn, args.gloss_chars))
     blob = encode(data)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -29,8 +29,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from nltk.tag.perceptron import PerceptronTagger
+if TYPE_CHECKING:
+    from nltk.tag.perceptron import PerceptronTagger
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_UD = ROOT.parent / "shared" / "nlp" / "ud-english-ewt"
@@ -79,9 +82,18 @@ def _sentences(path: Path, limit: int | None) -> Iterator[Sentence]:
 def train(sentences: Sequence[Sentence], iterations: int) -> PerceptronTagger:
     # nltk shuffles with the module-level `random` between iterations.
     random.seed(SEED)
-    tagger = PerceptronTagger(load=False)
+    tagger = _perceptron().PerceptronTagger(load=False)
     tagger.train([list(s) for s in sentences], nr_iter=iterations)
     return tagger
+
+
+def _perceptron() -> ModuleType:
+    """nltk's perceptron tagger without `import nltk`, whose __init__ imports all of nltk and scipy:
+    ~1.7 of the ~2.5 CPU s a small training run takes. scipy is optional to nltk.metrics (its
+    significance tests), which training never calls."""
+    from core.infra.submodule import import_submodule
+
+    return import_submodule("nltk.tag.perceptron", absent=("scipy",))
 
 
 def accuracy(tag: Callable[[list[str]], list[str]], sentences: Sequence[Sentence]) -> tuple[int, int]:
@@ -127,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--iterations", type=int, default=5, help="perceptron passes over the training data")
     parser.add_argument("--no-eval", action="store_true", help="skip the test-set accuracy")
     args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))  # this tree's core, not an installed one
 
     started = time.process_time()
     train_sents = read_conllu(args.ud / "en_ewt-ud-train.conllu", args.limit)
@@ -142,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
         right, total = accuracy(lambda ws: [t for _, t in tagger.tag(ws)], test)
         print(f"test accuracy {right / total:.2%} ({right:,}/{total:,} words)")
         # What callers get: the same weights with core.nlp.tagger's WordNet and name revisions.
-        sys.path.insert(0, str(ROOT))
         from core.nlp.tagger import load, tag_with
 
         model = load(args.out)
