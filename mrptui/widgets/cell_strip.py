@@ -53,11 +53,9 @@ def plain_cell_line(
     padding: int,
     pre_style: Style,
     post_style: Style,
-    meta: Style | None = None,
 ) -> list[Segment] | None:
     """The one line of segments Rich renders for `datum` in a cell `width` wide (`padding` each
-    side), or None when the cell is not plain enough to draw here. `meta` is the cell's own
-    `Style.from_meta`, which Rich would have in `pre_style` after its background."""
+    side), or None when the cell is not plain enough to draw here."""
     parts = _parts(datum)
     if parts is None:
         return None
@@ -66,21 +64,13 @@ def plain_cell_line(
     if justify not in _EASY_JUSTIFY or room < 0 or not plain.isprintable() or cell_len(plain) > room:
         return None
     own = console.get_style(style) if isinstance(style, str) else style
-    spans = datum.spans if isinstance(datum, Text) else []
-    if meta is not None and (spans or own.link_id):
-        # The text's meta or link would be merged before the cell's: keep Rich's order.
-        pre_style, meta = pre_style + meta, None
-    # A meta style sets nothing but its meta, so it can come last: the sums before it are the same
-    # few styles cell after cell (Rich's `Style._add` cache), only the final one is new per cell.
     outer = pre_style + post_style
     # Rich styles the text with its own style over the cell's, and the fill after it with the
     # text's style only when the text justifies itself (it pads inside the text); else the pad is bare.
     inner = pre_style + own + post_style if own else outer
-    if meta is not None:
-        outer, inner = outer + meta, inner + meta
     fill = " " * (room - cell_len(plain))
     pad = Segment(" " * padding, outer) if padding else None
-    if isinstance(datum, Text) and spans:
+    if isinstance(datum, Text) and datum.spans:
         if justify not in (None, "default"):
             return None
         # Rich's pieces, each styled as its Styled wrapper would: the cell's style, the piece's, the post.

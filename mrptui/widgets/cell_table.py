@@ -204,14 +204,12 @@ class CellTable(VirtualTable):
         row_style = look[3] if row % 2 else look[2]
         cursor, hover = row == self.cursor_row, row == self.hover_row
         component, post = self._cell_styles(look, False, hover, cursor)
-        plain_pre = row_style + component  # the cell's meta goes last (plain_cell_line)
         console = self.app.console
         lines = []
         for index, ((_, width), cell) in enumerate(zip(self._columns, self.cells(row))):
-            meta = Style.from_meta({"row": row, "column": index})
-            drawn = plain_cell_line(console, cell, width + 2 * PADDING, PADDING, plain_pre, post, meta)
+            pre = row_style + Style.from_meta({"row": row, "column": index}) + component
+            drawn = plain_cell_line(console, cell, width + 2 * PADDING, PADDING, pre, post)
             if drawn is None:  # not plain enough (wide or control characters): Rich draws it
-                pre = row_style + meta + component
                 shown = Padding(cell.__rich__() if isinstance(cell, Cell) else cell, (0, PADDING))
                 options = self.app.console_options.update_dimensions(width + 2 * PADDING, 1).update(no_wrap=True)
                 drawn = console.render_lines(Styled(shown, pre_style=pre, post_style=post), options)[0]

@@ -332,8 +332,8 @@ class FilledTable(KeptComponentStyles, QuietScrollbars, DataTable):
         row = self.rows.get(row_key)
         datum = self._data[row_key].get(column_key) if row is not None and row.height == 1 else None
         component, post = self._get_styles_to_render_cell(False, False, False, hover, cursor, *flags)
-        meta = Style.from_meta({"row": row_index, "column": column_index})
-        line = plain_cell_line(console, datum, width, padding, base_style + component, post, meta)
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+        line = plain_cell_line(console, datum, width, padding, pre, post)
         if line is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         self._cell_render_cache[key] = [line]
