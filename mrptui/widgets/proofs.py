@@ -15,6 +15,7 @@ from textual.widgets.tree import TreeNode
 from core.kernel.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
 from mrptui.widgets.drawn_styles import DrawnStyles
+from mrptui.widgets.kept_component_styles import KeptComponentStyles
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 
@@ -41,7 +42,7 @@ def proof_text(node: ProofNode, depth: int = 0) -> str:
     return "\n".join(lines)
 
 
-class ProofTree(QuietScrollbars, Tree[object]):
+class ProofTree(KeptComponentStyles, QuietScrollbars, Tree[object]):
     """Proof trees of the latest ProofsFound; nodes below the top are built lazily on expand."""
 
     HELP = """\

@@ -23,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mrptui.widgets.cell_strip import Cell
+from mrptui.widgets.kept_component_styles import KeptComponentStyles
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 Cells = Sequence[Text | str | Cell]
@@ -31,7 +32,7 @@ _GAP = 2  # cells between columns
 _PAD = 1  # cells before the first column
 
 
-class VirtualTable(QuietScrollbars, ScrollView, can_focus=True):
+class VirtualTable(KeptComponentStyles, QuietScrollbars, ScrollView, can_focus=True):
     """Columns of fixed widths; rows made by `row_cells(index)` when they come into view."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

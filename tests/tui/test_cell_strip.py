@@ -16,7 +16,16 @@ from textual.widgets import DataTable
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
 from mrptui.widgets.tables import FilledTable, cut, refill
 
-STYLES = ("", "bold", Style(color="red", italic=True), Style(bgcolor="blue"), "dim underline")
+# The last two carry meta or a link of their own, merged before the cell's meta (Rich's order).
+STYLES = (
+    "",
+    "bold",
+    Style(color="red", italic=True),
+    Style(bgcolor="blue"),
+    "dim underline",
+    Style(bold=True, meta={"@click": "open", "row": -1}),
+    Style(link="https://example.com"),
+)
 TEXTS = ("", "x", "kb-fast", "0.731", "×1.5", "数据管道", "a much longer cell than its column")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
@@ -26,7 +27,14 @@ LABELS = ("unit", "kept / cut", "score", "role")  # "kept / cut" is wider than i
 
 def cells(row: int) -> list[Cell]:
     unit, kept, score, role = ROWS[row]
-    return [Cell(unit), Cell(kept, "green" if kept == "kept" else "yellow"), Cell(score, "", "right"), Cell(role)]
+    # A role with meta of its own: merged before the cell's row and column, as Rich merges it.
+    role_style = Style(meta={"@click": "role", "column": -1}) if row % 5 == 0 else ""
+    return [
+        Cell(unit),
+        Cell(kept, "green" if kept == "kept" else "yellow"),
+        Cell(score, "", "right"),
+        Cell(role, role_style),
+    ]
 
 
 class _Tables(App[None]):
