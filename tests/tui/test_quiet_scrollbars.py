@@ -58,13 +58,18 @@ async def test_a_quiet_scrollbar_shows_what_the_stock_one_shows_as_its_pane_grow
         assert len(shown) == 5  # each step moved or resized the thumb
 
 
+async def thirty_lines(app: Panes, pilot) -> tuple:
+    """Both panes showing 30 lines (a bar in each), laid out and drawn: (quiet, stock)."""
+    app.both("\n".join(f"line {n}" for n in range(30)))
+    await pilot.pause()
+    await pilot.pause()
+    return app.query_one("#quiet"), app.query_one("#stock")
+
+
 async def test_a_resize_that_leaves_the_window_alone_does_not_repaint_the_bar() -> None:
     app = Panes()
     async with app.run_test(size=(80, 12)) as pilot:
-        app.both("\n".join(f"line {n}" for n in range(30)))
-        await pilot.pause()
-        await pilot.pause()
-        quiet, stock = app.query_one("#quiet"), app.query_one("#stock")
+        quiet, stock = await thirty_lines(app, pilot)
         repaints = {
             name: spy_calls(pane.vertical_scrollbar, "refresh") for name, pane in (("quiet", quiet), ("stock", stock))
         }
@@ -80,10 +85,7 @@ async def test_a_resize_that_leaves_the_window_alone_does_not_repaint_the_bar() 
 async def test_a_focus_move_keeps_the_bar_lines_and_a_new_colour_is_drawn() -> None:
     app = Panes()
     async with app.run_test(size=(80, 12)) as pilot:
-        app.both("\n".join(f"line {n}" for n in range(30)))
-        await pilot.pause()
-        await pilot.pause()
-        quiet, stock = app.query_one("#quiet"), app.query_one("#stock")
+        quiet, stock = await thirty_lines(app, pilot)
         bar = quiet.vertical_scrollbar
         assert isinstance(bar, KeptScrollBar)
         for focused in (quiet, stock, None):  # the bar's own styles are first applied on the way
