@@ -4,7 +4,7 @@ choose between.
 
 "£30" was cut to "30" (the symbol has no word to match), "the second Tuesday, 7.30 pm" to
 "Tuesday", "the first Saturday of September" to "Saturday", and "£35 for full members and £15
-for junior members" to "£35". Each extension reads the sentence's tags, chunks and the lexicon:
+for junior members" to "£35", "the time, the visibility and the hours" to "time". Each extension reads the sentence's tags, chunks and the lexicon:
 a currency symbol is a character of Unicode category Sc; a weekday is what the lexicon files
 under "day of the week"; a date's complement is an "of" phrase naming a date or a stretch of time.
 """
@@ -26,6 +26,9 @@ _WEEKDAY = "day of the week"
 _TIMES = frozenset(("time period", "time unit"))
 _LEXICON_DEPTH = 20
 _DATE = Expected(AnswerType.DATE)
+# Types whose answer is a noun phrase, so a list of noun phrases answers them whole. A date or an
+# amount has its own coordination below; a reason, a manner or a definition is a clause.
+_LISTABLE = frozenset((AnswerType.THING, AnswerType.KIND, AnswerType.PERSON, AnswerType.LIST))
 
 
 def extended(span: Span, tokens: Sequence[Token], text: str, question: Sequence[Token], expected: Expected) -> Span:
@@ -37,6 +40,19 @@ def extended(span: Span, tokens: Sequence[Token], text: str, question: Sequence[
     if expected.type is AnswerType.KIND and asks_matter(expected.head):
         return _with_modifiers(span, tokens, text)
     return span
+
+
+def listed(span: Span, tokens: Sequence[Token], text: str, asked: frozenset[str], expected: Expected) -> Span:
+    """The chosen lead grown to the coordination of noun phrases it is an item of ("the time, the
+    visibility and the hours" asked what the keeper records), when the question names none of the
+    other items: naming one, it asks about that item, and the lead was chosen beside it."""
+    if expected.type not in _LISTABLE:
+        return span
+    items = _noun_list(span, tokens)
+    others = [item for item in items if not item[0] <= span.first < item[1]]
+    if not others or any(asked & {s for t in tokens[a:b] for s in tokenize(t.word)} for a, b in others):
+        return span
+    return _slice(tokens, text, min(span.first, items[0][0]), max(span.last, items[-1][1] - 1))
 
 
 def says_class(span: Span, tokens: Sequence[Token], expected: Expected) -> bool:
@@ -174,3 +190,48 @@ def _items(first: int, tokens: Sequence[Token], chunks: dict[int, int]) -> list[
         if at == end:
             break
     return items
+
+
+def _noun_list(span: Span, tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """The noun-phrase chunks (start, end exclusive) coordinated with the one holding the span:
+    chunks of one head category joined by commas and a coordinating conjunction before the last
+    ("A, B and C", "A or B"). Commas alone join appositions and clauses ("Hutton, a geologist"),
+    a name joined to a common noun is seldom one list, and a fronted phrase is none: neither
+    is kept."""
+    chunks = noun_phrases([(t.word, t.tag) for t in tokens])
+    own = next((c for c in chunks if c[0] <= span.first and span.last < c[1]), None)
+    if own is None:
+        return []
+    head = tokens[own[1] - 1].tag
+    items = [c for c in chunks if tokens[c[1] - 1].tag == head]
+    at = items.index(own)
+    first = last = at
+    while first > 0 and _joined(tokens, items[first - 1], items[first]) is not None:
+        if _fronted(tokens, items[first - 1]) and not _joined(tokens, items[first - 1], items[first]):
+            break
+        first -= 1
+    while last + 1 < len(items) and _joined(tokens, items[last], items[last + 1]) is not None:
+        last += 1
+    chain = items[first : last + 1]
+    if len(chain) < 2 or not _joined(tokens, chain[-2], chain[-1]):
+        return []
+    return chain
+
+
+def _fronted(tokens: Sequence[Token], chunk: tuple[int, int]) -> bool:
+    """A sentence opening with a preposition and this chunk: set off by a comma it is an adjunct
+    ("In the evening, the keeper and his wife …"), not the first item of a list."""
+    return chunk[0] == 1 and tokens[0].tag == "ADP"
+
+
+def _joined(tokens: Sequence[Token], left: tuple[int, int], right: tuple[int, int]) -> bool | None:
+    """Whether the words between two chunks join them as items of a list: None if they do not,
+    else whether a conjunction is among them (commas, then at most one conjunction)."""
+    gap = tokens[left[1] : right[0]]
+    commas = 0
+    while commas < len(gap) and gap[commas].word == ",":
+        commas += 1
+    rest = gap[commas:]
+    if not gap or len(rest) > 1 or (rest and rest[0].tag != "CCONJ"):
+        return None
+    return bool(rest)

@@ -21,7 +21,7 @@ from core.answer import answerability
 from core.answer.answer_forms import Draft, quoted_question
 from core.answer.attribute_answers import attribute_spans, is_attribute
 from core.answer.coref import Resolution, mentions_reference, resolve
-from core.answer.lead_spans import extended, says_class
+from core.answer.lead_spans import extended, listed, says_class
 from core.answer.passages import Evidence, Sentence, covered
 from core.answer.support import (
     LEAD,
@@ -317,7 +317,9 @@ def _lead(reading: _Reading, question: Question, terms: Sequence[Term], expected
         key = (coded, not slot, not classed, -_closeness(span, hits), span.first)
         if best_key is None or key < best_key:
             best, best_key = span, key
-    return best
+    if best is None or best.first in reading.resolved:
+        return best
+    return listed(best, tokens, reading.sentence.text, asked_stems, expected)
 
 
 def _own_names(
