@@ -1,5 +1,6 @@
 """Knowledge units (DS005), intents, callers and the closed vocabularies they use."""
 
+import builtins
 import datetime as dt
 import re
 import unicodedata
@@ -120,7 +121,7 @@ class KnowledgeUnit(BaseModel):
 
     @field_validator("effective_from", "effective_to", mode="before")
     @classmethod
-    def _calendar_date(cls, value: object) -> object:
+    def _calendar_date(cls, value: builtins.object) -> builtins.object:  # the field `object` shadows the builtin
         # pydantic's lax date also takes Unix timestamps ("0" is 1970-01-01) and datetimes: a
         # permission date is an ISO 8601 calendar date, YYYY-MM-DD, or an error.
         if isinstance(value, str) and not _CALENDAR_DATE.fullmatch(value.strip()):

@@ -294,7 +294,7 @@ def _written_fields(unit: KnowledgeUnit) -> list[tuple[str, object]]:
     for key in ("utility_acts", "phase_scopes", "acl"):
         if getattr(unit, key):
             fields.append((key, ", ".join(str(item) for item in getattr(unit, key))))
-    if unit.has_triple:
+    if unit.relation is not None:  # has_triple
         fields += [("subject", unit.subject), ("relation", unit.relation.value), ("object", unit.object)]
     if unit.has_triple or unit.confidence != 1.0:
         fields.append(("confidence", repr(unit.confidence)))

@@ -45,10 +45,17 @@ class LineRead(Protocol):
     """What the line reader leaves after reading a text: its units and diagnostics, and the state
     that would reach past the text (see the module docstring)."""
 
-    units: list[KnowledgeUnit]
-    diagnostics: list[Diagnostic]
-    whole_file: bool
-    dangling: object | None
+    @property
+    def units(self) -> list[KnowledgeUnit]: ...
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+
+    @property
+    def whole_file(self) -> bool: ...
+
+    @property
+    def dangling(self) -> object | None: ...
 
 
 def read_plain(
@@ -115,8 +122,8 @@ def _plain_unit(written_id: str, fields: str, file: str, line: int) -> Knowledge
     if ("=" in unit_id or not unit_id.isascii()) and permission_heading(unit_id) is not None:
         return None
     pairs = _FIELD_LINE.findall(fields)
-    keys = [field_key(name) for name, _ in pairs]
-    if None in keys or len(set(keys)) != len(keys):
+    keys = [key for key in (field_key(name) for name, _ in pairs) if key is not None]
+    if len(keys) != len(pairs) or len(set(keys)) != len(keys):
         return None  # an unknown or repeated field: the line reader names it
     data: dict[str, Any] = {}
     for key, (_, value) in zip(keys, pairs):

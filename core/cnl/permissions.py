@@ -191,7 +191,13 @@ def permission_line(line: str) -> tuple[str, str, int] | None:
     head = line[:_PREFIX_CHARS]
     if head.lstrip().startswith(_CELL_BARS):
         return _table_row(head)
-    return label_at(head, _LEADER.match(head).end())
+    return label_at(head, _leader_end(head))
+
+
+def _leader_end(text: str) -> int:
+    leader = _LEADER.match(text)
+    assert leader is not None  # `*` matches the empty string
+    return leader.end()
 
 
 def label_at(text: str, at: int) -> tuple[str, str, int] | None:
@@ -231,9 +237,9 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
     offset = 0
     for cell in _CELL_SPLIT.split(row):
         name = cell.strip(" \t*_`~").rstrip(":=").strip()
-        if name and len(name.split()) <= _MAX_NAME_WORDS and permission_label(name) is not None:
-            return name, permission_label(name), offset + cell.index(name) + 1
-        found = label_at(cell, _LEADER.match(cell).end())
+        if name and len(name.split()) <= _MAX_NAME_WORDS and (label := permission_label(name)) is not None:
+            return name, label, offset + cell.index(name) + 1
+        found = label_at(cell, _leader_end(cell))
         if found is not None:
             return found[0], found[1], offset + found[2]
         offset += len(cell) + 1

@@ -70,7 +70,9 @@ def _split_block(block: list[Token]) -> Iterator[Token]:
 
 
 def _is_boundary(text: str, match: re.Match[str]) -> bool:
-    following = _NEXT_CHAR.match(text, match.end()).group(1)
+    next_char = _NEXT_CHAR.match(text, match.end())
+    assert next_char is not None  # every group may be empty
+    following = next_char.group(1)
     if following.islower():
         return False
     return not (match.group().startswith(".") and period_continues(text, match.start(), following))

@@ -124,7 +124,7 @@ def _built(unit_id: Token, fields: dict[str, str], file: str) -> tuple[Knowledge
     relation, no permission field, an id of the schema's shape), validated by the model at once;
     only fields the model refuses go through the field-by-field draft, which says why at the
     line. The draft's per-field parsing was three quarters of reading dense facts."""
-    data = {_KEYS[name]: value.strip() for name, value in fields.items() if value.strip()}
+    data: dict[str, object] = {_KEYS[name]: value.strip() for name, value in fields.items() if value.strip()}
     source, chunk = split_id(unit_id.text)
     data.update(
         id=unit_id.text,

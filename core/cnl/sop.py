@@ -74,7 +74,7 @@ def _tokenize(line: str, number: int, args: list[Arg]) -> None:
         elif line[pos] == "]":
             raise _LineError(Code.MALFORMED_LINE, "']' without a matching '['", Token("]", number, pos + 1))
         else:
-            atom = _ATOM.match(line, pos).group()
+            atom = _atom_at(line, pos)
             kind = "ref" if atom.startswith("$") else "atom"
             arg, pos = Arg(kind, Token(atom, number, pos + 1)), pos + len(atom)
         args.append(arg)
@@ -98,6 +98,13 @@ def _read_string(line: str, number: int, start: int) -> tuple[str, int]:
     )
 
 
+def _atom_at(line: str, pos: int) -> str:
+    """The atom starting at `line[pos]`, which the tokeniser saw is none of space, quote or bracket."""
+    atom = _ATOM.match(line, pos)
+    assert atom is not None
+    return atom.group()
+
+
 def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
     items: list[Token] = []
     pos = start + 1
@@ -114,7 +121,7 @@ def _read_list(line: str, number: int, start: int) -> tuple[Arg, int]:
             items.append(Token(text, number, pos + 2))  # where the text starts, after the quote
             pos = end
         else:
-            atom = _ATOM.match(line, pos).group()
+            atom = _atom_at(line, pos)
             items.append(Token(atom, number, pos + 1))
             pos += len(atom)
     raise _LineError(Code.MALFORMED_LINE, "list is not closed with ']'", Token("[", number, start + 1))
@@ -137,9 +144,17 @@ def statements(text: str, file: str) -> Iterator[Statement]:
         if args and args[0].kind == "atom" and args[0].token.text.startswith("@"):
             label, args = args[0].token, args[1:]
         if error is None and (not args or args[0].kind != "atom"):
-            error = _error(file, Code.MALFORMED_LINE, "expected a statement verb", args[0].token if args else label)
+            at = args[0].token if args else label
+            assert at is not None  # a line without an error has a token: the label, if only that
+            error = _error(file, Code.MALFORMED_LINE, "expected a statement verb", at)
         verb = args[0].token if args and args[0].kind == "atom" else None
         yield Statement(label, verb, tuple(args[1:]), error)
+
+
+def _verb(statement: Statement) -> Token:
+    """The verb of a statement that was tokenised (`error` None): its first argument is an atom."""
+    assert statement.verb is not None
+    return statement.verb
 
 
 def _error(file: str, code: Code, message: str, at: Token) -> Diagnostic:
@@ -158,10 +173,8 @@ class _Labels:
         the lines naming it do not add UNKNOWN_REFERENCE noise."""
         label = statement.label
         if label is None:
-            verb = statement.verb.text
-            return [
-                problem or _error(self.file, Code.MALFORMED_LINE, f"'{verb}' needs a label such as @k1", statement.verb)
-            ]
+            verb = _verb(statement)
+            return [problem or _error(self.file, Code.MALFORMED_LINE, f"'{verb.text}' needs a label such as @k1", verb)]
         name = label.text[1:]
         if name in self.declared:
             first = self.declared[name][0]
@@ -191,7 +204,7 @@ def _arity(file: str, statement: Statement, expected: int, usage: str) -> Diagno
     args = statement.args
     if len(args) == expected:
         return None
-    at = args[expected].token if len(args) > expected else statement.verb
+    at = args[expected].token if len(args) > expected else _verb(statement)
     return _error(file, Code.MALFORMED_LINE, f"expected {usage}", at)
 
 
@@ -265,8 +278,8 @@ def _fence_label(line: str) -> tuple[str, str, int] | None:
     if found is not None:
         return found[0], found[1], at + found[2]
     for match in _ATOM.finditer(line, at):
-        if permission_label(match.group().strip(":=")) is not None:
-            return match.group(), permission_label(match.group().strip(":=")), match.start() + 1
+        if (label := permission_label(match.group().strip(":="))) is not None:
+            return match.group(), label, match.start() + 1
     return None
 
 
@@ -299,16 +312,13 @@ def _token_label(arg: Arg) -> str | None:
 
 
 def _unit_statement(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:
-    if statement.verb.text == "ku":
+    verb = _verb(statement)
+    if verb.text == "ku":
         return _declare_unit(statement, labels, drafts, file)
-    if statement.verb.text == "set":
+    if verb.text == "set":
         problem = _set_unit_field(statement, labels, file)
         return [problem] if problem else []
-    return [
-        _error(
-            file, Code.MALFORMED_LINE, f"unknown statement {statement.verb.text!r}; expected ku or set", statement.verb
-        )
-    ]
+    return [_error(file, Code.MALFORMED_LINE, f"unknown statement {verb.text!r}; expected ku or set", verb)]
 
 
 def _declare_unit(statement: Statement, labels: _Labels, drafts: list[UnitDraft], file: str) -> list[Diagnostic]:
@@ -319,7 +329,7 @@ def _declare_unit(statement: Statement, labels: _Labels, drafts: list[UnitDraft]
         problem = _error(file, Code.MALFORMED_LINE, "expected the unit id", statement.args[1].token)
     draft = UnitDraft(statement.args[1].token, file) if problem is None else None
     written = permission_heading(statement.args[1].token.text) if draft is not None else None
-    if written is not None:
+    if draft is not None and written is not None:
         name, label, col = written
         at = statement.args[1].token
         draft.diagnose(
@@ -405,16 +415,14 @@ def parse_intents(text: str, file: str = "<intent>") -> tuple[list[Intent], list
 
 
 def _intent_statement(statement: Statement, labels: _Labels, drafts: list[_IntentDraft], file: str) -> list[Diagnostic]:
-    verb = statement.verb.text
-    if verb == "intent":
+    verb = _verb(statement)
+    if verb.text == "intent":
         return _declare_intent(statement, labels, drafts, file)
-    if verb in _MODIFIERS:
+    if verb.text in _MODIFIERS:
         problem = _modify_intent(statement, labels, file)
         return [problem] if problem else []
     return [
-        _error(
-            file, Code.MALFORMED_LINE, f"unknown statement {verb!r}; expected intent, set or constrain", statement.verb
-        )
+        _error(file, Code.MALFORMED_LINE, f"unknown statement {verb.text!r}; expected intent, set or constrain", verb)
     ]
 
 
@@ -433,7 +441,7 @@ def _declare_intent(statement: Statement, labels: _Labels, drafts: list[_IntentD
         elif target.kind not in ("atom", "string") or not target.token.text.strip():
             problem = _error(file, Code.MALFORMED_LINE, "expected the intent's target text", target.token)
         else:
-            draft = _IntentDraft(Act(act.token.text.lower()), target.token.text, statement.label or statement.verb)
+            draft = _IntentDraft(Act(act.token.text.lower()), target.token.text, statement.label or _verb(statement))
     problems = labels.declare(statement, draft, problem)
     if draft is not None and not problems:
         drafts.append(draft)
@@ -441,7 +449,7 @@ def _declare_intent(statement: Statement, labels: _Labels, drafts: list[_IntentD
 
 
 def _modify_intent(statement: Statement, labels: _Labels, file: str) -> Diagnostic | None:
-    is_set = statement.verb.text == "set"
+    is_set = _verb(statement).text == "set"
     usage = "set $ref output|context|criterion|evidence value" if is_set else "constrain $ref value"
     problem = _arity(file, statement, 3 if is_set else 2, usage) or labels.check_reference(statement.args[0])
     if problem is not None:

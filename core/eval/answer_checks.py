@@ -176,6 +176,8 @@ class AnswerVerdict:
         self.text = answer.answer if answer else ""
         # An abstaining answer asserts nothing: its lead is empty and satisfies no mention.
         self.lead = asserted_lead(answer)
+        self.em: int | None
+        self.f1: float | None
         self.em, self.f1 = best_scores(query.expect_answer, self.lead) if query.expect_answer else (None, None)
         self.problems = tuple(self._problems(query))
 

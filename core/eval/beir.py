@@ -108,6 +108,7 @@ def load_beir(directory: Path, split: str = "test") -> IrCollection:
         errors.append(Diagnostic(code=Code.UNKNOWN_REFERENCE, message=message, file=str(files["qrels"])))
     if errors:
         raise ConfigError(errors)
+    assert queries is not None  # a queries file that could not be read left its error
     return IrCollection(
         directory.resolve().name, KnowledgeBase.from_units(units), queries, qrels, skipped, withdrawn, duplicates
     )

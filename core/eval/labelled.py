@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
@@ -19,7 +19,7 @@ from core.infra.config import FusionMethod, RetrievalConfig
 from core.kb.knowledge_base import visible_to
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
-from core.kernel.events import AnswerReady, IntentDetected, ProofNode, ProofsFound, RetrievalScored
+from core.kernel.events import AnswerReady, Event, IntentDetected, ProofNode, ProofsFound, RetrievalScored
 from core.memory.eval_conversations import Conversations
 from core.question.intent_cues import question_cues
 from core.units import Caller, Intent
@@ -110,7 +110,7 @@ class GateResult(_Out):
     checked: int
     failures: dict[str, str]
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
     @property
     def passed(self) -> bool:
         return not self.failures
@@ -126,12 +126,12 @@ class AnswerChecks(_Out):
     answer_em: float | None = None
     answer_f1: float | None = None
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
     @property
     def passed(self) -> int:
         return self.checked - len(self.failures)
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
     @property
     def rate(self) -> float:
         return round(self.passed / self.checked, 4) if self.checked else 1.0
@@ -149,7 +149,7 @@ class EvalReport(_Out):
     # Author view only (None otherwise): labelled ids no KB file holds.
     absent_ids: dict[str, tuple[str, ...]] | None = None
 
-    @computed_field
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
     @property
     def safe(self) -> bool:
         return all(gate.passed for gate in self.gates)
@@ -213,7 +213,8 @@ class _Runner:
 
     def __init__(self, session: Session, plugin_ids: Sequence[str], method: FusionMethod):
         self.session = session
-        self.plugins: list[KnowledgePlugin] = [session.registry.get(pid, PluginType.KB) for pid in plugin_ids]
+        # get() checked each plugin's type is KB
+        self.plugins = [cast(KnowledgePlugin, session.registry.get(pid, PluginType.KB)) for pid in plugin_ids]
         self.method = method
         self._hidden: dict[object, tuple[IdFinder, frozenset[str]]] = {}
         self.conversations = Conversations(session)
@@ -227,7 +228,7 @@ class _Runner:
         events = self.conversations.run(query.conversation, request)
         intent = next((e for e in events if isinstance(e, IntentDetected)), None)
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
-        seen = _Seen(query.question, events, candidates)
+        seen = _Seen(query.question, cast("list[Event]", events), candidates)  # all Session.run yields
         verdict = AnswerVerdict(query, answer)
         return QueryResult(
             id=query.id,
@@ -310,7 +311,7 @@ class _Seen:
     """What one query's run showed: every event's JSON, the unit ids events rank, prove or cite,
     and each directly run plugin's candidate list."""
 
-    def __init__(self, question: str, events: Sequence[object], candidates: dict[str, list[str]]):
+    def __init__(self, question: str, events: Sequence[Event], candidates: dict[str, list[str]]):
         self.question = question
         self.texts = [(f"event {e.seq} {e.kind}", e.model_dump_json()) for e in events]
         self.unit_ids = [(f"event {e.seq} {e.kind}", _unit_ids(e)) for e in events]
@@ -390,7 +391,7 @@ def _plugin_run(plugin_id: str, result: KbResult, expected: Sequence[str]) -> Pl
 def _recall_rows(results: Sequence[QueryResult], plugins: Sequence[str]) -> list[RecallRow]:
     """Means over the queries that expect evidence, overall and per kind, per plugin and fusion."""
     labelled = [r for r in results if r.expect_evidence]
-    rows = []
+    rows: list[RecallRow] = []
     for fusion in dict.fromkeys(r.fusion for r in results):
         in_fusion = [r for r in labelled if r.fusion == fusion]
         for kind in [ALL_KINDS, *sorted({r.kind for r in in_fusion})]:

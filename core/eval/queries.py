@@ -166,7 +166,7 @@ def _diagnostic(path: Path, locator: Locator, loc: tuple[str | int, ...], messag
 def _element_spans(text: str) -> list[tuple[int, int]]:
     """Start and end offsets of each element of the top-level array (the text is valid JSON)."""
     decoder = json.JSONDecoder()
-    spans = []
+    spans: list[tuple[int, int]] = []
     position = text.index("[") + 1
     while True:
         while text[position] in " \t\r\n,":

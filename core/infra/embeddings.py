@@ -15,6 +15,7 @@ import re
 import zipfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -143,7 +144,7 @@ def _post_json(endpoint: str, body: bytes, api_key: SecretStr | None, timeout: f
 
     parts = urlsplit(endpoint)
     connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    connection = connection_class(parts.hostname, parts.port, timeout=timeout)
+    connection = connection_class(cast(str, parts.hostname), parts.port, timeout=timeout)  # check_http_url: a host
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if api_key is not None:
         headers["Authorization"] = f"Bearer {api_key.get_secret_value()}"

@@ -103,7 +103,9 @@ def _members(text: str, start: int) -> Iterator[tuple[str | int, int, int]]:
 
 
 def _skip(text: str, at: int) -> int:
-    return _SPACE.match(text, at).end()
+    space = _SPACE.match(text, at)
+    assert space is not None  # `*` matches the empty string
+    return space.end()
 
 
 def jsonl_records(text: str, model: type[Model], file: str) -> Iterator[tuple[int, Model | Diagnostic]]:

@@ -30,7 +30,9 @@ import os
 import resource
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
+from typing import Any, TypedDict
 
 _F_SETLEASE = getattr(fcntl, "F_SETLEASE", 1024)
 _F_GETLEASE = getattr(fcntl, "F_GETLEASE", 1025)
@@ -38,7 +40,15 @@ MAX_LEASES = 256
 _LOCK = threading.RLock()
 _HELD: dict[int, tuple[int, str]] = {}  # mapping key -> (descriptor holding the lease, path)
 _BROKEN: dict[int, str] = {}  # keys whose lease a writer waits on
-_state = {"armed": False, "questions": 0, "previous": None}
+
+
+class _State(TypedDict):
+    armed: bool
+    questions: int
+    previous: Callable[[int, FrameType | None], Any] | int | None  # the SIGIO handler arm() replaced
+
+
+_state: _State = {"armed": False, "questions": 0, "previous": None}
 
 
 def arm() -> bool:

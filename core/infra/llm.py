@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
@@ -269,7 +269,7 @@ class LlmClient:
         # The timeout bounds connecting and each read; the watchdog bounds the whole call.
         if deadline is not None:
             timeout = max(0.001, min(timeout, deadline - time.monotonic()))
-        connection = connection_class(parts.hostname, parts.port, timeout=timeout)
+        connection = connection_class(cast(str, parts.hostname), parts.port, timeout=timeout)  # check_http_url: a host
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.config.api_key is not None:
             headers["Authorization"] = f"Bearer {self.config.api_key.get_secret_value()}"

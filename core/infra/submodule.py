@@ -45,7 +45,7 @@ def import_submodule(name: str, absent: tuple[str, ...] = (), unused: tuple[str,
             raise ImportError(f"{top} is not installed")
         # None in sys.modules makes `import` raise ImportError at once, without importing parents.
         blocked = [module for module in absent if module not in sys.modules]
-        sys.modules.update(dict.fromkeys(blocked))
+        sys.modules.update(dict.fromkeys(blocked))  # type: ignore[arg-type]  # typeshed allows no None there
         finder = _PlaceholderFinder(top, frozenset(unused))
         sys.meta_path.insert(0, finder)
         try:
@@ -103,7 +103,7 @@ class _PlaceholderLoader(importlib.abc.Loader):
             setattr(module, attribute, value)
             return value
 
-        module.__getattr__ = reexport
+        module.__getattr__ = reexport  # type: ignore[method-assign]  # PEP 562: a module-level __getattr__
 
 
 class _StandInLoader(importlib.abc.Loader):
@@ -120,7 +120,7 @@ class _StandInLoader(importlib.abc.Loader):
 
             return call
 
-        module.__getattr__ = not_loaded
+        module.__getattr__ = not_loaded  # type: ignore[method-assign]  # PEP 562: a module-level __getattr__
 
 
 def _from_import(module_name: str, attribute: str):

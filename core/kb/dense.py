@@ -107,10 +107,11 @@ class DenseLane:
                 self._memory.update({keys[i]: row for i, row in zip(missing, fresh, strict=True)})
         with self._lock:
             rows = [self._memory.get(k) for k in keys]
-        if any(r is None for r in rows) or len({r.shape for r in rows}) > 1:
+        present = [r for r in rows if r is not None]
+        if len(present) < len(rows) or len({r.shape for r in present}) > 1:
             with self._lock:
                 self._memory.clear()  # the model answered another dimension meanwhile
             raise EmbeddingError(
                 "embeddings of different lengths: the endpoint's model changed; embedded again next query"
             )
-        return np.array(rows, dtype=np.float32).reshape(len(units), -1)
+        return np.array(present, dtype=np.float32).reshape(len(units), -1)

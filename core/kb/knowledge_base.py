@@ -300,7 +300,7 @@ class KnowledgeBase:
         before = previous._table
         broken_files = [i for i, name in enumerate(before.files) if name in broken]
         # Every row, not only live ones: a later unit of a clashing id may be the one a caller was served.
-        rows = np.flatnonzero(np.isin(before.file, broken_files)) if broken_files else []
+        rows: np.ndarray | list[int] = np.flatnonzero(np.isin(before.file, broken_files)) if broken_files else []
         fresh_ids = self._table.row_of
         gone: dict[str, list[str]] = {}
         public: dict[str, list[str]] = {}

@@ -44,6 +44,16 @@ class UnitTable:
     they may see nor shows through one, and a view that would hold two units of one id holds
     neither (docs/security.md, "Duplicate ids")."""
 
+    # Set by `_index_ids`, or shared with the table this one replaces.
+    row_of: dict[str, int]
+    live: np.ndarray
+    single: np.ndarray
+    order: np.ndarray
+    rank: np.ndarray
+    clashes: dict[str, np.ndarray]
+    _clash_rows: np.ndarray
+    _clash_group: np.ndarray
+
     def __init__(
         self, sources: Sequence[tuple[Sequence[KnowledgeUnit], UnitColumns]], previous: UnitTable | None = None
     ):
@@ -80,10 +90,10 @@ class UnitTable:
         in id order (a clashing id's rows side by side, in load order) with their ranks."""
         n = len(self.ids)
         # dict keeps the last value of a repeated key: fed in reverse, the first row wins.
-        self.row_of: dict[str, int] = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
+        self.row_of = dict(zip(reversed(self.ids), range(n - 1, -1, -1)))
         self.live = np.zeros(n, dtype=bool)
         self.live[np.fromiter(self.row_of.values(), dtype=np.int64, count=len(self.row_of))] = True
-        self.clashes: dict[str, np.ndarray] = {}
+        self.clashes = {}
         if len(self.row_of) < n:
             later: dict[str, list[int]] = {}
             for row in np.flatnonzero(~self.live).tolist():

@@ -25,6 +25,7 @@ _ROLE_OR_NONE: tuple[Role | None, ...] = (*ROLES, None)
 if TYPE_CHECKING:
     from core.infra.config import Bm25Config
     from core.retrieval.bm25.index import Bm25Index
+    from core.retrieval.bm25.parts import Bm25Slice
     from core.store.stored import PartCache, StoredKb
     from core.store.tokens import Tokens
 
@@ -254,7 +255,7 @@ class KBView:
         """The stored token ids of exactly this view's units, or None when BM25 must tokenise."""
         return self._stored.tokens(self._rows, self._extra) if self._stored is not None else None
 
-    def bm25_parts(self, config: Bm25Config, cache: PartCache) -> list[Bm25Index] | None:
+    def bm25_parts(self, config: Bm25Config, cache: PartCache) -> list[Bm25Index | Bm25Slice] | None:
         """This view's BM25 as one part per KB file (None when the KB has no stored segments)."""
         return self._stored.bm25_parts(self._rows, self._extra, config, cache) if self._stored is not None else None
 
@@ -301,7 +302,8 @@ class KBView:
         if not gone:
             return self
         kept = [unit for unit in self.units if unit.id not in gone]
-        return KBView(kept, f"{self._key}-{digest_lines(gone)}", self._caller)
+        version, caller, earlier = self._key
+        return KBView(kept, (version, caller, digest_lines([earlier, "without", *gone])), self._caller)
 
 
 class _Ids(Sequence[str]):

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from core.infra.cancel import Cancelled, CancelToken, bound, interrupt_requested
 from core.infra.config import TraceLimits
@@ -25,6 +26,7 @@ from core.kernel.output import plugin_output
 from core.units import Intent
 
 Result = SdResult | KbResult | GsResult | ValResult
+R = TypeVar("R", bound=Result)
 # How often a waiting kernel checks whether the user cancelled or interrupted the run.
 _STOP_POLL_S = 0.02
 # Idle workers kept at most (more run only while calls run side by side: an eval's workers).
@@ -165,7 +167,7 @@ def retrieve_bounded(plugin: KnowledgePlugin, ctx: RunContext, intent: Intent, t
     return checked(outcome, KbResult, "kb")
 
 
-def checked(outcome: dict[str, object], error_type: type, stage: str) -> Result:
+def checked(outcome: dict[str, object], error_type: type[R], stage: str) -> R:
     if "cancelled" in outcome:
         return error_type(status=Status.ERROR, reason=f"cancelled: {outcome['cancelled']}")
     if "error" in outcome:

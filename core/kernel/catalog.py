@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from pathlib import Path
+from typing import Any, TypedDict
 
 from core.infra.config import EngineConfig, json_pointer_line
 from core.infra.diagnostics import Code, Diagnostic, Severity
@@ -21,7 +22,7 @@ from core.kernel.services import Services
 _MAX_MESSAGE_CHARS = 500
 
 
-def _resolve(reference: str):
+def _resolve(reference: str) -> Any:
     module_name, _, attribute = reference.partition(":")
     if not module_name or not attribute:
         raise ValueError(f"plugin reference {reference!r} is not of the form module:factory")
@@ -52,7 +53,12 @@ def _config_text(config_file: Path) -> str:
         return ""
 
 
-def _place(text: str, needle: str, start: int = 1) -> dict[str, int]:
+class _Place(TypedDict):
+    line: int
+    col: int
+
+
+def _place(text: str, needle: str, start: int = 1) -> _Place:
     """Line and column of the first `needle` JSON string at or after line `start`; else `start`."""
     quoted = f'"{needle}"'
     lines = text.split("\n")

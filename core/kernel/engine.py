@@ -9,12 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 from core.cnl import parse_intents
 from core.infra.cancel import CallBudget
 from core.infra.config import EngineConfig
 from core.kernel.call_budgets import RequestGuard
-from core.kernel.calls import answer_for_trace, cut_for_trace
+from core.kernel.calls import Result, answer_for_trace, cut_for_trace
 from core.kernel.contract import (
     GoalSolver,
     GsResult,
@@ -25,6 +26,7 @@ from core.kernel.contract import (
     RunContext,
     SdResult,
     Status,
+    ValResult,
 )
 from core.kernel.events import (
     Backtracked,
@@ -41,6 +43,9 @@ from core.kernel.run_state import Cancelled, RunState, intervened
 from core.kernel.stage import Attempts, StageRunner, first_accepted
 from core.kernel.steering import Steering
 from core.units import Intent
+
+if TYPE_CHECKING:
+    from core.kb.knowledge_base import KBView
 
 USER_INTENT = "user"
 
@@ -67,7 +72,9 @@ class Engine:
             order = [request.planner] + [p for p in order if p != request.planner]
         return [self.planners[p] for p in order[: self.config.budgets.max_replans + 1]]
 
-    def run(self, request: Request, view, kb_version: str = "", steering: Steering | None = None) -> Iterator[object]:
+    def run(
+        self, request: Request, view: KBView, kb_version: str = "", steering: Steering | None = None
+    ) -> Iterator[object]:
         """Yield the trace of one request; the answer is the second-to-last event.
 
         With `steering`, a consumer that holds the generator can change what is still ahead
@@ -186,13 +193,15 @@ class Engine:
             lambda p, c: p.detect(c),
             skip=lambda pid: "the user supplied the intent" if run.request.intent_cnl is not None else "",
         )
+        seed: tuple[str, SdResult] | None
         if run.request.intent_cnl is not None:
             seed = (USER_INTENT, _user_intent(run.request.intent_cnl))
             if seed[1].status is not Status.SUCCESS:
                 revision.failure = seed[1].reason
                 return revision
         else:
-            seed = first_accepted(attempts, "sd")
+            # A stage's results are of its result type (calls.checked).
+            seed = cast("tuple[str, SdResult] | None", first_accepted(attempts, "sd"))
         if seed is None:
             revision.failure = "no seed detector produced an intent"
             return revision
@@ -221,12 +230,14 @@ class Engine:
             revision.parts.append(part)
         return revision
 
-    def _solve_intent(self, run: RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent):
+    def _solve_intent(
+        self, run: RunState, plan: Plan, ctx: RunContext, index: int, intent: Intent
+    ) -> Generator[object, None, Part]:
         part = Part(intent)
         kb_attempts = yield from self.stages.run(
             run, plan, "kb", ctx, lambda p, c: self._retrieve(run, p, c, index, intent), index
         )
-        part.evidence = _first_result(kb_attempts, "kb") or _best_insufficient(kb_attempts)
+        part.evidence = cast("KbResult | None", _first_result(kb_attempts, "kb")) or _best_insufficient(kb_attempts)
         kb_id = next((pid for pid, r in kb_attempts if r is part.evidence), "")
         part.evidence_plugin = kb_id or None
         evidence = part.evidence or KbResult(status=Status.INSUFFICIENT, reason="no kb plugin ran")
@@ -244,13 +255,15 @@ class Engine:
             index,
             skip=lambda pid: "already tried on identical evidence" if (index, kb_id, pid) in run.tried else "",
         )
-        part.answer = _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
+        part.answer = cast(
+            "GsResult | None", _first_result(gs_attempts, "gs") or _first_status(gs_attempts, Status.NO_CONTEXT)
+        )
         if part.answer is None or part.answer.status is not Status.SUCCESS:
             return part
         val_attempts = yield from self.stages.run(
             run, plan, "val", ctx, lambda p, c: p.validate(c, intent, evidence, part.answer), index
         )
-        verdict = first_accepted(val_attempts, "val")
+        verdict = cast("tuple[str, ValResult] | None", first_accepted(val_attempts, "val"))  # calls.checked
         if verdict is not None:
             part.verdict = verdict[1]
             yield from run.emit(
@@ -285,18 +298,19 @@ def _user_intent(cnl: str) -> SdResult:
     return SdResult(status=Status.SUCCESS, reason="intent written by the user", intent_cnl=cnl, intents=tuple(intents))
 
 
-def _first_result(attempts: Attempts, stage: str):
+def _first_result(attempts: Attempts, stage: str) -> Result | None:
     found = first_accepted(attempts, stage)
     return found[1] if found else None
 
 
-def _first_status(attempts: Attempts, status: Status):
+def _first_status(attempts: Attempts, status: Status) -> Result | None:
     return next((r for _, r in attempts if r.status is status), None)
 
 
 def _best_insufficient(attempts: Attempts) -> KbResult | None:
     """The weak evidence to answer from when no kb plugin was sufficient: the one that kept most."""
-    usable = [r for _, r in attempts if r.status is Status.INSUFFICIENT and r.outcome is not None]
+    kb_attempts = cast("list[tuple[str, KbResult]]", attempts)  # a kb stage's results (calls.checked)
+    usable = [r for _, r in kb_attempts if r.status is Status.INSUFFICIENT and r.outcome is not None]
     return max(usable, key=lambda r: len(r.evidence_ids), default=None)
 
 

@@ -23,6 +23,9 @@ from core.units import Intent
 MAX_TRACE_BYTES = 64_000_000
 
 
+AnswerStatus = Literal["grounded", "weak", "no-context"]
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -112,7 +115,7 @@ class AnswerPart(_Model):
     intent_index: int
     target: str
     answer: str
-    status: Literal["grounded", "weak", "no-context"]
+    status: AnswerStatus
     cited_ids: tuple[str, ...] = ()
     evidence_plugin: str | None = None
     detail: AnswerDetail | None = None
@@ -296,7 +299,7 @@ class Validated(_Event):
 class AnswerReady(_Event):
     kind: Literal["answer_ready"] = "answer_ready"
     answer: str
-    status: Literal["grounded", "weak", "no-context"]
+    status: AnswerStatus
     evidence_ids: tuple[str, ...] = ()
     parts: tuple[AnswerPart, ...] = ()
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any, TextIO
 
 _local = threading.local()
 _install_lock = threading.Lock()
@@ -20,22 +21,22 @@ _install_lock = threading.Lock()
 class _ThreadRoutedStdout:
     """Stands in for `sys.stdout`: plugin threads write to stderr, the rest to the wrapped stream."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
-    def _target(self):
+    def _target(self) -> TextIO:
         return sys.stderr if getattr(_local, "plugin", False) else self._stream
 
     def write(self, text: str) -> int:
         return self._target().write(text)
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         self._target().writelines(lines)
 
     def flush(self) -> None:
         self._target().flush()
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.kernel.contract import INSUFFICIENT_PREFACE, GsResult, KbResult, Status, ValResult
-from core.kernel.events import AnswerPart, AnswerReady
+from core.kernel.events import AnswerPart, AnswerReady, AnswerStatus
 from core.units import Intent
 
 _RANK = {"grounded": 2, "weak": 1, "no-context": 0}
@@ -23,7 +23,7 @@ class Part:
     verdict: ValResult | None = None
 
     @property
-    def status(self) -> str:
+    def status(self) -> AnswerStatus:
         if self.answer is None or self.answer.status is not Status.SUCCESS:
             return "no-context"
         rejected = self.verdict is not None and self.verdict.status is Status.REJECTED
@@ -90,7 +90,9 @@ def answer_event(revision: Revision) -> AnswerReady:
         reason = revision.failure or "no answer"
         return AnswerReady(answer=f"No answer: {reason}.", status="no-context")
     statuses = {p.status for p in parts}
-    status = "grounded" if statuses == {"grounded"} else "no-context" if statuses == {"no-context"} else "weak"
+    status: AnswerStatus = (
+        "grounded" if statuses == {"grounded"} else "no-context" if statuses == {"no-context"} else "weak"
+    )
     if len(parts) == 1:
         text = parts[0].answer
     else:

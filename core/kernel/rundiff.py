@@ -140,7 +140,7 @@ def _changed(section: str, left: str, right: str, note: str = "") -> DiffRow:
 
 @dataclass(frozen=True)
 class _Fact:
-    key: tuple
+    key: tuple[object, ...]
     text: str
 
 
@@ -150,8 +150,8 @@ def _pair(section: str, left: Sequence[_Fact], right: Sequence[_Fact]) -> list[D
     and right-only facts between the same two shared ones share rows, as a split diff does."""
     left_by_key = {fact.key: fact for fact in left}
     right_keys = {fact.key for fact in right}
-    gone: dict[tuple | None, list[_Fact]] = {}  # left-only facts, by the shared fact before them
-    anchor: tuple | None = None
+    gone: dict[tuple[object, ...] | None, list[_Fact]] = {}  # left-only facts, by the shared fact before them
+    anchor: tuple[object, ...] | None = None
     for fact in left:
         if fact.key in right_keys:
             anchor = fact.key
@@ -185,7 +185,7 @@ def _unmatched(section: str, gone: Sequence[_Fact], new: Sequence[_Fact]) -> lis
 
 def _unique(facts: Iterable[_Fact]) -> list[_Fact]:
     """The n-th fact with a key gets the key plus n, so repeats pair in order."""
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[object, ...], int] = {}
     unique: list[_Fact] = []
     for fact in facts:
         count = seen.get(fact.key, 0)
@@ -268,7 +268,7 @@ def _attempts(events: Sequence[object]) -> list[_Fact]:
     facts: list[_Fact] = []
     # The running attempt of (intent, stage, plugin): its finish closes it whatever revision the
     # finish names, as the explorer's timeline does.
-    running: dict[tuple, int] = {}
+    running: dict[tuple[object, ...], int] = {}
     for event in events:
         match event:
             case PlanBuilt():
@@ -334,8 +334,8 @@ def _moved(left: CandidateScore, right: CandidateScore) -> str:
 
 def _unit_row(left: CandidateScore | None, right: CandidateScore | None) -> DiffRow:
     text_l, text_r = _candidate_text(left), _candidate_text(right)
-    kept_l, kept_r = bool(left and left.kept), bool(right and right.kept)
-    if kept_l and kept_r:
+    kept_r = bool(right and right.kept)
+    if left is not None and right is not None and left.kept and kept_r:
         note = _moved(left, right)
         return _changed("Evidence", text_l, text_r, note) if note else DiffRow("Evidence", text_l, text_r, "same")
     if kept_r:
@@ -359,7 +359,7 @@ def _evidence(left_events: Sequence[object], right_events: Sequence[object]) -> 
         if a and b and heads[0] != heads[1]:
             rows.append(_changed("Evidence", *heads))
         else:
-            rows.append(DiffRow("Evidence", *heads, "same" if a and b else ("added" if b else "removed")))
+            rows.append(DiffRow("Evidence", heads[0], heads[1], "same" if a and b else ("added" if b else "removed")))
         by_id_l = {c.id: c for c in (a.candidates if a else ())}
         by_id_r = {c.id: c for c in (b.candidates if b else ())}
         kept_r = sorted((c for c in by_id_r.values() if c.kept), key=lambda c: c.rank)

@@ -12,13 +12,14 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from core.infra import leases
 from core.infra.collector import back_into_collections, collector_paused, keep_out_of_collections
-from core.infra.config import ConfigError, RetrievalConfig, load_engine_config, load_retrieval_config
+from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, load_engine_config, load_retrieval_config
 from core.infra.diagnostics import Diagnostic
 from core.infra.embeddings import load_embedding_config
-from core.infra.llm import LlmClient, load_llm_config
+from core.infra.llm import LlmClient, LlmConfig, load_llm_config
 from core.infra.progress import LoadProgress, Progress
 from core.infra.resources import config_dir, config_file, sample_kb_dir
 from core.kb.dense import DenseLane
@@ -189,7 +190,7 @@ class Session:
             self._rebuilt_for |= damaged.keys()
             kb = self.kb.rebuilt()
             with self._lock:
-                self.kb, self.indexes = kb, None
+                self.kb, self.indexes = kb, None  # type: ignore[assignment]  # until _build: it reuses nothing damaged
                 self._build()
 
     def check_request(self, request: Request) -> None:
@@ -288,7 +289,7 @@ class Session:
         # Synonyms live in the KB folder: their problems count as the KB's, as diagnostics() lists them.
         return health_of([*kb_diagnostics, *self.synonym_problems], self.ruleset, self.plugin_problems)
 
-    def rules(self) -> list[dict]:
+    def rules(self) -> list[dict[str, Any]]:
         """The loaded rules as plain rows for display: premises, conclusion, weight and position."""
         rules_file = str(self._rules_file())
         return [
@@ -396,7 +397,7 @@ def check_config_dir(directory: Path) -> list[Diagnostic]:
             problems += exc.diagnostics
     if problems:
         return problems
-    retrieval, engine, llm = loaded
+    retrieval, engine, llm = cast("tuple[RetrievalConfig, EngineConfig, LlmConfig]", tuple(loaded))  # loaders' order
     ruleset = load_rules(config_file(directory, RULES_FILE))
     services = Services(retrieval, engine, ruleset, IndexCache(retrieval, ruleset), LlmClient(llm))
     return build_registry(services, config_file(directory, "engine.json"))[1]

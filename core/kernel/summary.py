@@ -6,6 +6,7 @@ A pure function of the events, so a saved trace summarises exactly as the live r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from core.kernel.events import (
     AnswerReady,
@@ -22,7 +23,7 @@ from core.kernel.events import (
 )
 
 
-def _plan(event: PlanBuilt) -> dict:
+def _plan(event: PlanBuilt) -> dict[str, Any]:
     return {
         "planner": event.planner,
         "revision": event.revision,
@@ -31,7 +32,7 @@ def _plan(event: PlanBuilt) -> dict:
     }
 
 
-def _proof_dict(node: ProofNode) -> dict:
+def _proof_dict(node: ProofNode) -> dict[str, Any]:
     return node.model_dump(exclude_none=True)
 
 
@@ -48,9 +49,9 @@ def _units_of(node: ProofNode) -> list[str]:
     return list(dict.fromkeys([*node.units, *(u for p in node.premises for u in _units_of(p))]))
 
 
-def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
+def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict[str, Any]]:
     """Kept candidates of the retrieval each answer part was built from, with their best proof."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for part in answer.parts:
         scored = [
             e
@@ -93,7 +94,7 @@ def evidence_rows(events: Sequence[object], answer: AnswerReady) -> list[dict]:
     return rows
 
 
-def summarise(events: Sequence[object]) -> dict:
+def summarise(events: Sequence[object]) -> dict[str, Any]:
     answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
     finished = next((e for e in reversed(events) if isinstance(e, RunFinished)), None)
     plans = [_plan(e) for e in events if isinstance(e, PlanBuilt)]
@@ -125,7 +126,7 @@ def summarise(events: Sequence[object]) -> dict:
     }
 
 
-def attempt_row(event: AttemptFinished) -> dict:
+def attempt_row(event: AttemptFinished) -> dict[str, Any]:
     row = {
         "stage": event.stage,
         "plugin": event.plugin,
@@ -151,7 +152,7 @@ def unanswered_shards(attempts: Iterable[tuple[str, Sequence[ShardTiming]]]) -> 
     return [f"shard {n} of {of} did not answer ({', '.join(plugins)})" for (n, of), plugins in failed.items()]
 
 
-def memory_rows(events: Sequence[object]) -> list[dict]:
+def memory_rows(events: Sequence[object]) -> list[dict[str, Any]]:
     """The memory records the run used, with seed 001's score parts: those its follow-up resolution
     used, and the one whose cited units placed the candidates (`position`: core/memory/position.py)."""
     started = next((e for e in events if isinstance(e, RunStarted)), None)

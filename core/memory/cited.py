@@ -33,10 +33,10 @@ def content_digest(unit: KnowledgeUnit) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def cited_digests(view: CitedView, unit_ids: Sequence[str], pinned: bool = True) -> tuple[str, ...]:
+def cited_digests(view: CitedView | None, unit_ids: Sequence[str], pinned: bool = True) -> tuple[str, ...]:
     """The content digest of each cited unit in `view` (`UNPINNED` when absent, or for all of them
-    when not `pinned`: the view is not the one the turn was answered from)."""
-    units = [view.get(unit_id) if pinned else None for unit_id in unit_ids]
+    when not `pinned` or no view: the view is not the one the turn was answered from)."""
+    units = [view.get(unit_id) if pinned and view is not None else None for unit_id in unit_ids]
     return tuple(content_digest(unit) if unit is not None else UNPINNED for unit in units)
 
 
@@ -88,10 +88,18 @@ def where(kind: str, turn: int) -> str:
 
 
 class _Offered(Protocol):
-    kind: str
-    turn: int
-    unit_ids: tuple[str, ...]
-    unit_digests: tuple[str, ...]
+    # Read-only, so frozen records and requests (MemoryRecord, MemoryUse) are offered as they are.
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def unit_digests(self) -> tuple[str, ...]: ...
 
 
 def usable(memory: Sequence[_Offered], view: CitedView | None) -> tuple[list, list[str]]:

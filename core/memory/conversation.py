@@ -208,7 +208,8 @@ class Conversation:
         self.refresh()
         scopes: tuple[Scope, ...] = ("session", "user") if scope is None else (scope,)
         counts = [self._apply(s, drop_all) for s in scopes if self._state[s].records]
-        return None if None in counts else sum(counts)
+        made = [count for count in counts if count is not None]
+        return sum(made) if len(made) == len(counts) else None
 
     def _apply(self, scope: Scope, change: Callable[[Change], T]) -> T | None:
         """`change(log)` on the scope's file as it is now, under its lock; None when it cannot be

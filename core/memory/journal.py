@@ -318,7 +318,7 @@ class Transaction:
 
     def append(self, records: Sequence[MemoryRecord] = (), tombstone: Tombstone | None = None) -> None:
         """Add lines to the end of the file (a tombstone first); the replay follows."""
-        entries = [*([tombstone] if tombstone is not None else []), *records]
+        entries: list[MemoryRecord | Tombstone] = [*([tombstone] if tombstone is not None else []), *records]
         if not entries:
             return
         lines = [entry.model_dump_json() for entry in entries]

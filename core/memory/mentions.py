@@ -115,6 +115,7 @@ def mentions_of(turns: Sequence[TurnText]) -> list[Mention]:
     inside = capitalised_inside(
         "\n".join([document, *(text for t in turns for text in (t.question, t.lead, t.entity, *t.story))])
     )
+    source: Source
     for turn in turns:
         mine: list[Mention] = []
         for source, texts in (("question", [turn.question]), ("answer", [turn.lead]), ("story", turn.story)):

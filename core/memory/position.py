@@ -44,11 +44,21 @@ class FileView(CitedView, Protocol):
 
 
 class _Offered(Protocol):
-    id: str
-    turn: int
-    kind: str
-    unit_ids: tuple[str, ...]
-    unit_digests: tuple[str, ...]
+    # Read-only, so frozen records and requests (MemoryRecord, MemoryUse) are offered as they are.
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]: ...
+
+    @property
+    def unit_digests(self) -> tuple[str, ...]: ...
 
 
 @lru_cache(maxsize=1)

@@ -275,14 +275,14 @@ def rewrite(question: str, choices: Sequence[Choice]) -> str:
     pieces, at = [], 0
     for index, token in enumerate(tokens):
         lower = token.word.lower()
-        choice = next((c for c in choices if c.chosen is not None and lower in c.pronouns), None)
-        if choice is None:
+        chosen = next((c.chosen for c in choices if c.chosen is not None and lower in c.pronouns), None)
+        if chosen is None:
             continue
         following = tokens[index + 1].tag if index + 1 < len(tokens) else ""
         possessive = lower in UNAMBIGUOUS_POSSESSIVES or (
             lower == "her" and following in ("NOUN", "ADJ", "NUM", "PROPN") and not _bare_infinitive(tokens, index)
         )
-        text = choice.chosen.text
+        text = chosen.text
         pieces += [question[at : token.start], f"{text}'s" if possessive else text]
         at = token.end
     return "".join(pieces) + question[at:]

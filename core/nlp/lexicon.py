@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -77,16 +77,18 @@ class Lexicon:
         # Each part's endings in one tuple: most words the tagger asks about (every noun, verb,
         # adjective and adverb it tags) end in none of them, and one `endswith` says so.
         self._endings = tuple(tuple(old for old, _ in pos_rules) for pos_rules in self._rules)
-        self._words: list[str] = arrays["words"]
-        self._forms: list[str] = arrays["forms"]
-        self._glosses: _Glosses = arrays["glosses"]
-        self._a = arrays
-        self._synset_pos = arrays["synset_pos"]
+        # What `load` puts under each name: a "str" section is a list of lines, the glosses a
+        # `_Glosses`, every other section (all that `_a` is read for) an array.
+        self._words = cast(list[str], arrays["words"])
+        self._forms = cast(list[str], arrays["forms"])
+        self._glosses = cast(_Glosses, arrays["glosses"])
+        self._a = cast(dict[str, np.ndarray], arrays)
+        self._synset_pos = self._a["synset_pos"]
         # Rows are sorted by their first word: a pointer per word finds a word's rows directly.
         # Built on first use (~1 ms a relation): only antonyms, derivations and links read them,
         # and tagging asks for none of those.
         self._pair_ptr: dict[str, np.ndarray] = {}
-        self._hyponyms = np.bincount(arrays["hypernym"], minlength=len(self._synset_pos))
+        self._hyponyms = np.bincount(self._a["hypernym"], minlength=len(self._synset_pos))
         # A support check asks about the same few question words again and again.
         self._candidates = lru_cache(maxsize=CACHE_WORDS)(self._find_candidates)
         self._synsets = lru_cache(maxsize=CACHE_WORDS)(self._find_synsets)
@@ -259,7 +261,7 @@ class Lexicon:
         cause`); with these limits 40 link, and every pair docs/nlp.md names still links.
         `pos_a`/`pos_b` (UPOS or WordNet codes) keep each word to that part of speech."""
         x, y = _Word(a, pos_a), _Word(b, pos_b)
-        found = self._same_lemma(x, y)
+        found: tuple[LinkKind, str] | tuple[LinkKind, str, str] | None = self._same_lemma(x, y)
         # A word the lexicon has no lemma of (a name, a code, a coined word) has no sense to
         # relate: only its own spelling links it, and the four searches below would find nothing.
         if not found and self._candidates(a, pos_a) and self._candidates(b, pos_b):

@@ -46,6 +46,7 @@ def best_of(scores: Sequence[float], among: Iterable[int]) -> int:
     for c in among:
         if best is None or scores[c] >= scores[best]:
             best = c
+    assert best is not None, "no class to choose among"
     return best
 
 
@@ -119,7 +120,7 @@ class Perceptron:
             for n, k in enumerate(todo):
                 i = scored[k]
                 tag = self.classes[best[n]]
-                if kept is not None:
+                if revise is not None and kept is not None:
                     tag = revise(words[i], tag, kept[n], self.classes, i)
                 tags[i] = tag
                 seen[k] = contexts[n]
@@ -135,12 +136,12 @@ class Perceptron:
         cached, marks = self._words, self._marks
         context = [marks[0], marks[1]]
         for word in words:
-            ids = cached.get(word)
-            if ids is None:
+            word_ids = cached.get(word)
+            if word_ids is None:
                 if len(cached) >= WORDS_KEPT:
                     cached.clear()
-                ids = cached[word] = self._word_ids(word, normalize(word))
-            context.append(ids)
+                word_ids = cached[word] = self._word_ids(word, normalize(word))
+            context.append(word_ids)
         context += marks[2:]
         bias, ids = self._bias, []
         for i in scored:

@@ -24,6 +24,7 @@ import json
 import zlib
 from array import array
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -43,7 +44,8 @@ class WeightsTable:
         self.tagdict: dict[str, str] = header["tagdict"]
         slots, features, pairs = header["slots"], header["features"], header["pairs"]
         view, at = memoryview(raw), _aligned(newline + 1)
-        sections = []
+        sections: list[memoryview[Any]] = []  # "I" and "B" sections hold ints, the "d" one floats
+        code: Literal["I", "B", "d"]
         for code, count in (("I", slots), ("I", features + 1), ("I", features + 1), ("B", pairs), ("d", pairs)):
             size = count * array(code).itemsize
             if at + size > len(raw):

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.answer.llm_answer import lead_of
 from core.cnl import parse_intents
+from core.infra.cancel import CallBudget
 from core.infra.config import MemoryConfig
 from core.infra.llm import LlmClient, LlmError
 from core.kernel.contract import (
@@ -154,6 +155,11 @@ def _intent_line(intent: Intent) -> str:
     return "; ".join(parts)
 
 
+def _budget(ctx: RunContext) -> CallBudget:
+    assert ctx.llm_budget is not None  # RunContext.__post_init__ makes one when none is given
+    return ctx.llm_budget
+
+
 class _LlmPlugin(Plugin):
     """What every LLM plugin shares: the gate (endpoint, budget) and calls under its model role."""
 
@@ -167,17 +173,17 @@ class _LlmPlugin(Plugin):
         """Why this plugin cannot run at all, or None when it may make at least one call."""
         if not self.client.configured:
             return NO_ENDPOINT
-        if ctx.llm_budget.left <= 0:
+        if _budget(ctx).left <= 0:
             return BUDGET_EXHAUSTED
         return None
 
     def _allowance(self, ctx: RunContext) -> int:
-        return min(ctx.llm_budget.left, self.descriptor.max_llm_calls)
+        return min(_budget(ctx).left, self.descriptor.max_llm_calls)
 
     def _chat(self, ctx: RunContext, messages: list[dict], *, response_format_json: bool = False) -> str:
         """One call, charged to the request's budget before it is made (so a timeout still counts),
         and stopped by the request's LLM deadline or the call's cancel token, whichever comes first."""
-        budget = ctx.llm_budget
+        budget = _budget(ctx)
         if not budget.take():
             raise LlmError(BUDGET_EXHAUSTED)
         return self.client.chat(

@@ -79,8 +79,8 @@ def expected_type(question: str) -> Expected:
     words = [t.word.lower() for t in tokens]
     if not words:
         return Expected(AnswerType.THING)
-    if _LIST_CUE.search(question):
-        return Expected(AnswerType.LIST, cue=_LIST_CUE.search(question).group().strip())
+    if (list_cue := _LIST_CUE.search(question)) is not None:
+        return Expected(AnswerType.LIST, cue=list_cue.group().strip())
     if words[0] in AUXILIARIES and " or " not in f" {question.lower()} ":
         return Expected(AnswerType.YES_NO, cue=words[0])
     at = next((i for i, w in enumerate(words) if w in WH_WORDS), None)

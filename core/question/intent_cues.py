@@ -298,13 +298,19 @@ def split_input(text: str) -> tuple[list[str], list[str]]:
     return context, questions
 
 
+def _next_char(text: str, at: int) -> str:
+    following = _NEXT_CHAR.match(text, at)
+    assert following is not None  # `?` matches the empty string
+    return following.group()
+
+
 def _sentences(text: str) -> list[str]:
     """Split after . ? or ! and whitespace, except after an abbreviation or an initial ("Y. pestis")."""
     sentences = []
     begin = 0
     for gap in _SENTENCE_END.finditer(text):
         period = gap.start() - 1
-        if text[period] == "." and period_continues(text, period, _NEXT_CHAR.match(text, gap.end()).group()):
+        if text[period] == "." and period_continues(text, period, _next_char(text, gap.end())):
             continue
         sentences.append(text[begin : gap.start()])
         begin = gap.end()

@@ -49,7 +49,9 @@ def asked_relation(question: Sequence[Token]) -> Relation | None:
         if verb < len(question) and question[verb].tag == "VERB":
             # "What entity has taken …?" and "could not evade" ask for the subject; "Who was
             # defeated by X?", passive, for what an active sentence puts after its verb.
-            role = "adjunct" if adjunct else "object" if words[after] in BE_FORMS else "subject"
+            role: Literal["subject", "object", "adjunct"] = (
+                "adjunct" if adjunct else "object" if words[after] in BE_FORMS else "subject"
+            )
             return Relation(role, question[verb])
     aux = after if after < len(question) and words[after] in AUXILIARIES else at + 2
     if aux < len(question) and words[aux] in AUXILIARIES:

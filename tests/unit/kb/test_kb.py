@@ -191,6 +191,17 @@ def test_with_extra_adds_current_turn_units_in_a_new_view() -> None:
     assert view.with_extra([]) is view
 
 
+def test_without_keeps_a_view_key_that_with_extra_can_extend() -> None:
+    kb = KnowledgeBase.from_units([make_unit("a::chunk-000::unit-000"), make_unit("b::chunk-000::unit-000")])
+    view = kb.view(Caller())
+    narrowed = view.without(["a::chunk-000::unit-000"])
+    assert [u.id for u in narrowed.units] == ["b::chunk-000::unit-000"]
+    assert narrowed.key[:2] == view.key[:2] and narrowed.key != view.key
+    assert view.without(["b::chunk-000::unit-000"]).key != narrowed.key
+    extended = narrowed.with_extra([make_unit("c::chunk-000::unit-000")])
+    assert [u.id for u in extended.units] == ["b::chunk-000::unit-000", "c::chunk-000::unit-000"]
+
+
 def test_from_units_serves_no_duplicate_and_versions_by_content() -> None:
     kb = KnowledgeBase.from_units([make_unit("x::chunk-000::unit-000"), make_unit("x::chunk-000::unit-000", topic="2")])
     assert [u.topic for u in kb.units] == ["t", "2"] and len(kb.view(Caller())) == 0
