@@ -43,14 +43,18 @@ def extended(span: Span, tokens: Sequence[Token], text: str, question: Sequence[
 
 
 def listed(span: Span, tokens: Sequence[Token], text: str, asked: frozenset[str], expected: Expected) -> Span:
-    """The chosen lead grown to the coordination of noun phrases it is an item of ("the time, the
-    visibility and the hours" asked what the keeper records), when the question names none of the
-    other items: naming one, it asks about that item, and the lead was chosen beside it."""
+    """The chosen lead grown to the list of noun phrases it is an item of ("the time, the
+    visibility and the hours" asked what the keeper records), when the question names no word of
+    the list beyond the lead and the asked class ("what movements"): naming another item, it
+    asks about that item ("Apart from oars, …"), and the lead was chosen beside it."""
     if expected.type not in _LISTABLE:
         return span
     items = _noun_list(span, tokens)
-    others = [item for item in items if not item[0] <= span.first < item[1]]
-    if not others or any(asked & {s for t in tokens[a:b] for s in tokenize(t.word)} for a, b in others):
+    if not items:
+        return span
+    named = asked - set(tokenize(expected.head))
+    rest = [t for a, b in items for i, t in enumerate(tokens[a:b], a) if not span.first <= i <= span.last]
+    if named & {s for t in rest for s in tokenize(t.word)}:
         return span
     return _slice(tokens, text, min(span.first, items[0][0]), max(span.last, items[-1][1] - 1))
 
@@ -193,29 +197,35 @@ def _items(first: int, tokens: Sequence[Token], chunks: dict[int, int]) -> list[
 
 
 def _noun_list(span: Span, tokens: Sequence[Token]) -> list[tuple[int, int]]:
-    """The noun-phrase chunks (start, end exclusive) coordinated with the one holding the span:
-    chunks of one head category joined by commas and a coordinating conjunction before the last
-    ("A, B and C", "A or B"). Commas alone join appositions and clauses ("Hutton, a geologist"),
-    a name joined to a common noun is seldom one list, and a fronted phrase is none: neither
-    is kept."""
+    """The noun-phrase chunks (start, end exclusive) of the list the one holding the span is an
+    item of: chunks of one head category joined by commas and a coordinating conjunction before
+    the last ("A, B and C", "A or B", "A and B and C"). Commas alone join appositions ("Hutton,
+    a geologist"); "A, and B" joins clauses (a serial comma needs a third item); a list ends at
+    its last item ("A, B and C, D and E" is two); a name joined to a common noun is seldom one
+    list, and a fronted phrase is none."""
     chunks = noun_phrases([(t.word, t.tag) for t in tokens])
     own = next((c for c in chunks if c[0] <= span.first and span.last < c[1]), None)
     if own is None:
         return []
     head = tokens[own[1] - 1].tag
     items = [c for c in chunks if tokens[c[1] - 1].tag == head]
-    at = items.index(own)
-    first = last = at
-    while first > 0 and _joined(tokens, items[first - 1], items[first]) is not None:
-        if _fronted(tokens, items[first - 1]) and not _joined(tokens, items[first - 1], items[first]):
+    joins = [_gap(tokens, a, b) for a, b in zip(items, items[1:])]
+    at = first = last = items.index(own)
+    while first > 0 and (gap := joins[first - 1]) is not None:
+        if gap == (True, False) and _fronted(tokens, items[first - 1]):
             break
         first -= 1
-    while last + 1 < len(items) and _joined(tokens, items[last], items[last + 1]) is not None:
+    while last < len(joins) and joins[last] is not None:
         last += 1
-    chain = items[first : last + 1]
-    if len(chain) < 2 or not _joined(tokens, chain[-2], chain[-1]):
-        return []
-    return chain
+    start = first
+    for i in range(first, last):
+        gap = joins[i]
+        if gap is None or not gap[1] or (gap == (False, True) and i + 1 < last and joins[i + 1] == gap):
+            continue
+        if start <= at <= i + 1 and (i + 1 > start + 1 or not gap[0]):
+            return items[start : i + 2]
+        start = i + 2
+    return []
 
 
 def _fronted(tokens: Sequence[Token], chunk: tuple[int, int]) -> bool:
@@ -224,9 +234,9 @@ def _fronted(tokens: Sequence[Token], chunk: tuple[int, int]) -> bool:
     return chunk[0] == 1 and tokens[0].tag == "ADP"
 
 
-def _joined(tokens: Sequence[Token], left: tuple[int, int], right: tuple[int, int]) -> bool | None:
-    """Whether the words between two chunks join them as items of a list: None if they do not,
-    else whether a conjunction is among them (commas, then at most one conjunction)."""
+def _gap(tokens: Sequence[Token], left: tuple[int, int], right: tuple[int, int]) -> tuple[bool, bool] | None:
+    """How the words between two chunks join them as items of a list, (a comma, a conjunction),
+    or None if they do not: commas, then at most one conjunction."""
     gap = tokens[left[1] : right[0]]
     commas = 0
     while commas < len(gap) and gap[commas].word == ",":
@@ -234,4 +244,4 @@ def _joined(tokens: Sequence[Token], left: tuple[int, int], right: tuple[int, in
     rest = gap[commas:]
     if not gap or len(rest) > 1 or (rest and rest[0].tag != "CCONJ"):
         return None
-    return bool(rest)
+    return bool(commas), bool(rest)

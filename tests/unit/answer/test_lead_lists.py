@@ -57,6 +57,15 @@ def test_a_fronted_phrase_and_an_apposition_are_no_items() -> None:
     assert _grown("The keeper, a former sailor, lights the lamp.", "keeper") == "keeper"
 
 
+def test_a_list_ends_at_its_last_item_and_two_items_take_no_comma() -> None:
+    # "A, and B" joins clauses: a serial comma needs a third item.
+    sentence = "The first British empire was based on mercantilism, and involved colonies and holdings."
+    assert _grown(sentence, "mercantilism") == "mercantilism"
+    sentence = "Forms such as painting, poetry, and calligraphy, the Song dynasty and the Yuan dynasty flourished."
+    assert _grown(sentence, "poetry") == "painting, poetry, and calligraphy"
+    assert _grown("Heat and pressure and time change the rock.", "pressure") == "Heat and pressure and time"
+
+
 def test_only_a_noun_phrase_type_grows() -> None:
     sentence = "The boathouse stores oars, lifejackets and two boat hooks."
     tokens = tag_text(sentence)
