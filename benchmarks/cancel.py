@@ -151,7 +151,9 @@ def run(sizes: list[int], ops: set[str] | None = None, runs: int | None = None) 
         lags = [max(_lag_ms(), 0.001) for _ in range(runs)]
         rows.append(row("mrptui-kernel", runs, "cancel_stop", lags, _peak_mb(_lag_ms)))
     if ops is None or "cancel_stop_closure" in ops:
-        facts, lags = _closure_lags_ms()
+        from benchmarks.adversarial import QUERIES
+
+        facts, lags = _closure_lags_ms(repeats(QUERIES, 2))
         rows.append(row("mrptui-tdb", facts, "cancel_stop_closure", lags, _peak_mb(lambda: _closure_lags_ms(2))))
     return rows
 

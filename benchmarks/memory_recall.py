@@ -3,7 +3,8 @@
 memory_recall   a conversation of `n` records (session turns, user notes, summaries) is scored for a
                 follow-up question: the view and content-digest re-check of the 100 units they
                 cite, HDC similarity, seed 001's hybrid score and
-                the best five offered to the request (`core.memory.turns.with_memory`), 200 times.
+                the best five offered to the request (`core.memory.turns.with_memory`), 200 times
+                (once in a smoke run).
 
     python -m benchmarks.memory_recall [RECORDS]
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from benchmarks import measure, row
+from benchmarks import measure, repeats, row
 from core.infra.config import HdcConfig, MemoryConfig
 from core.kb.knowledge_base import KBView, KnowledgeBase
 from core.kernel.contract import Request
@@ -60,7 +61,7 @@ def run(sizes: list[int], ops: set[str] | None = None, records: int = RECORDS) -
     talk, view = conversation(records)
     request = Request(question="And who maintains it now?")
     with_memory(request, talk, view)  # first call builds the record vectors once
-    times, peak = measure([lambda: with_memory(request, talk, view)] * QUERIES)
+    times, peak = measure([lambda: with_memory(request, talk, view)] * repeats(QUERIES))
     return [row("mrptui-memory", records, "memory_recall", times, peak)]
 
 

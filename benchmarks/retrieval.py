@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from benchmarks import bm25_peers, measure, row
+from benchmarks import bm25_peers, measure, repeats, row
 from benchmarks.calibration import read_bandwidth
 from benchmarks.synthetic import SyntheticKb
 from core.infra.config import Bm25Config, HdcConfig
@@ -38,6 +38,7 @@ ACT = Act.EXPLAIN
 # rank-bm25 scores every document in Python per query (~0.1 s at 100k): a few queries suffice.
 RANK_BM25_QUERIES = 20
 HDC_QUERIES = 100
+QUERIES = 200  # questions a size asks, after the warm-up
 # numba's first compile of the pruned kernel on a fresh machine (later loads come from its cache).
 LOAD_WAIT_S = 120
 
@@ -46,7 +47,8 @@ def run(sizes: list[int], *, ops: set[str], peers: bool) -> list[dict]:
     rows: list[dict] = []
     bandwidth = read_bandwidth() if "hdc_scan" in ops else 0.0
     for n in sizes:
-        kb = SyntheticKb(n)
+        # A smoke run's figures mean nothing: enough questions for the warm-up and a timed few.
+        kb = SyntheticKb(n, query_count=repeats(QUERIES, WARMUP + 2))
         bm25_rows, ours = _bm25_rows(kb, ops) if ops & {"build", "bm25_top10"} else ([], [])
         rows += bm25_rows
         rows += _hdc_rows(kb, ops, bandwidth) if ops & {"build", "hdc_scan"} else []

@@ -122,14 +122,14 @@ def _in_process_rows(n: int, folder: Path, cache: Path, ops: set[str]) -> list[d
         from core.text.tokenizer import tokenize
 
         index = session.indexes.for_view(session.view(Caller())).bm25
-        queries = [tokenize(q) for q in SyntheticKb(n).queries]
+        queries = [tokenize(q) for q in SyntheticKb(n, query_count=repeats(200, 3)).queries]
         times, peak = measure([lambda q=q: index.top_k(q, (), 10) for q in queries])
         rows.append(row("mrptui-parts", n, "bm25_parts_top10", times, peak))
     if "ask_with_context" in ops:
         words = SyntheticKb(n).queries
         requests = [
             Request(question=f"The {words[i]} runs nightly. The {words[i + 1]} feeds it. What is {words[i + 2]}?")
-            for i in range(0, 30, 3)
+            for i in range(0, 3 * repeats(10, 2), 3)
         ]
         list(session.run(Request(question=f"what is {words[0]}?")))
         times, peak = measure([lambda r=r: list(session.run(r)) for r in requests])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -23,11 +23,18 @@ def pseudo_words(count: int, rng: np.random.Generator) -> list[str]:
     while len(words) < count:
         parts = rng.integers(0, len(syllables), size=(count, 4))
         sizes = rng.integers(2, 5, size=count)
-        for row, size in zip(parts, sizes, strict=True):
-            word = "".join(syllables[i] for i in row[:size])
+        # Python ints, not numpy scalars: indexing with numpy's was most of the time.
+        for row, size in zip(parts.tolist(), sizes.tolist(), strict=True):
+            word = "".join([syllables[i] for i in row[:size]])
             if word not in STOPWORDS:
                 words[word] = None
     return list(words)[:count]
+
+
+@cache
+def _vocabulary(seed: int) -> tuple[str, ...]:
+    """The words of every KB of this seed, made once a process: a benchmark run makes a dozen KBs."""
+    return tuple(pseudo_words(VOCABULARY, np.random.default_rng([seed, 0])))
 
 
 @dataclass
@@ -44,9 +51,9 @@ class SyntheticKb:
     def rng(self, purpose: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, purpose])
 
-    @cached_property
-    def words(self) -> list[str]:
-        return pseudo_words(VOCABULARY, self.rng(0))
+    @property
+    def words(self) -> tuple[str, ...]:
+        return _vocabulary(self.seed)
 
     @cached_property
     def probabilities(self) -> np.ndarray:
@@ -55,7 +62,8 @@ class SyntheticKb:
 
     def draw(self, count: int, rng: np.random.Generator) -> list[str]:
         ranks = rng.choice(VOCABULARY, size=count, p=self.probabilities)
-        return [self.words[r] for r in ranks]
+        words = self.words
+        return [words[r] for r in ranks.tolist()]
 
     @cached_property
     def units(self) -> list[KnowledgeUnit]:

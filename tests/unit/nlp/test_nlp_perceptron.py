@@ -10,6 +10,7 @@ import pytest
 
 from core.nlp import tagger
 from core.nlp.perceptron import END, START, Perceptron, normalize
+from tests.support.nltk_reference import perceptron_tagger
 
 UD = Path(__file__).resolve().parents[3].parent / "shared" / "nlp" / "ud-english-ewt"
 needs_ud = pytest.mark.skipif(not (UD / "en_ewt-ud-dev.conllu").is_file(), reason="UD English EWT not here")
@@ -28,14 +29,12 @@ IN_ORDER = [
 
 @pytest.mark.parametrize(("earlier", "later"), IN_ORDER)
 def test_scores_are_summed_in_nltks_order_where_another_order_flips_the_tag(earlier: str, later: str):
-    from nltk.tag.perceptron import PerceptronTagger
-
     # 1e16 + 1 rounds back to 1e16: Z scores (1e16 + 1) - 1e16 = 0 in nltk's order, below A's
     # 0.5, and 1 if `later` were added before `earlier`.
     big = 1e16
     assert (big + 1.0) - big == 0.0 and (big - big) + 1.0 == 1.0
     weights = {"bias": {"Z": big, "A": 0.5}, earlier: {"Z": 1.0}, later: {"Z": -big}}
-    reference = PerceptronTagger(load=False)
+    reference = perceptron_tagger()(load=False)
     reference.decode_json_params((weights, {}, ["A", "Z"]))
     fast = Perceptron.from_weights(weights, {}, ["A", "Z"])
     assert fast.tag(["qwerty"]) == [t for _, t in reference.tag(["qwerty"])] == ["A"]
@@ -43,9 +42,7 @@ def test_scores_are_summed_in_nltks_order_where_another_order_flips_the_tag(earl
 
 def _word_by_word(model: Perceptron, weights: dict, words: Sequence[str], revise) -> list[str]:
     """nltk's loop, one word at a time, its scores summed feature by feature in a dict."""
-    from nltk.tag.perceptron import PerceptronTagger
-
-    features_of = PerceptronTagger(load=False)._get_features
+    features_of = perceptron_tagger()(load=False)._get_features
     context = [*START, *(normalize(w) for w in words), *END]
     prev, prev2, tags = *START, []
     for i, word in enumerate(words):

@@ -14,6 +14,7 @@ import pytest
 
 from core.nlp import perceptron, tagger
 from core.nlp.tagger import split_words, tag, tag_text, word_spans
+from tests.support.nltk_reference import perceptron_tagger
 
 ROOT = Path(__file__).resolve().parents[3]
 UD = ROOT.parent / "shared" / "nlp" / "ud-english-ewt"
@@ -159,12 +160,10 @@ def test_training_twice_writes_the_same_bytes_whatever_the_hash_seed(tmp_path):
 
 @needs_ud
 def test_the_fast_tagger_decides_exactly_as_nltks_tagger_with_the_same_weights():
-    from nltk.tag.perceptron import PerceptronTagger
-
     from scripts.train_tagger import read_conllu
 
     document = tagger.read_weights()
-    reference = PerceptronTagger(load=False)
+    reference = perceptron_tagger()(load=False)
     reference.decode_json_params((document["weights"], document["tagdict"], document["classes"]))
     fast = tagger.load()
     sentences = [[w for w, _ in s] for s in read_conllu(UD / "en_ewt-ud-dev.conllu", limit=400)]

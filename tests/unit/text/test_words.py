@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from core.text import words
 
 CORE = Path(__file__).resolve().parents[3] / "core"
@@ -91,13 +93,21 @@ def word_lists(source: str) -> list[tuple[str, int, list[str]]]:
     return found
 
 
-def test_no_core_module_but_words_defines_an_english_word_list() -> None:
+@pytest.fixture(scope="module")
+def core_word_lists() -> dict[str, list[tuple[str, int, list[str]]]]:
+    """Each core module's word lists, by its path under core/: parsed once for the two tests below."""
+    return {
+        path.relative_to(CORE).as_posix(): word_lists(path.read_text(encoding="utf-8"))
+        for path in sorted(CORE.rglob("*.py"))
+    }
+
+
+def test_no_core_module_but_words_defines_an_english_word_list(core_word_lists: dict) -> None:
     offenders = []
-    for path in sorted(CORE.rglob("*.py")):
-        module = path.relative_to(CORE).as_posix()
+    for module, lists in core_word_lists.items():
         if module == "text/words.py":
             continue
-        for name, line, listed in word_lists(path.read_text(encoding="utf-8")):
+        for name, line, listed in lists:
             if (module, name) not in ALLOWED:
                 offenders.append(
                     f"core/{module}:{line} {name} = {' '.join(listed[:6])} …: move it to core/text/words.py"
@@ -105,13 +115,9 @@ def test_no_core_module_but_words_defines_an_english_word_list() -> None:
     assert not offenders, "\n".join(offenders)
 
 
-def test_every_allowed_list_still_exists() -> None:
+def test_every_allowed_list_still_exists(core_word_lists: dict) -> None:
     """An allowance for a list that is gone (moved or renamed) would let a new one pass unseen."""
-    present = {
-        (path.relative_to(CORE).as_posix(), name)
-        for path in CORE.rglob("*.py")
-        for name, _, _ in word_lists(path.read_text(encoding="utf-8"))
-    }
+    present = {(module, name) for module, lists in core_word_lists.items() for name, _, _ in lists}
     assert ALLOWED <= present, ALLOWED - present
 
 
