@@ -8,14 +8,12 @@ the two panes it touches). While questions ran back to back, four scrollbar draw
 the lines the bar had drawn before (199 of 249 over 20 questions, ~0.6 ms of the UI thread
 each); a focus move drew ~5 bars. Here the resize repaints only what changed (the bar's window
 and position are reactives that repaint on change, showing it goes through `display`, a layout
-pass that resizes it marks it dirty), and a bar keeps its lines while what it draws is the same;
-a repaint asked for while it would draw the same lines (a restyle setting the same colours) is
-dropped, rather than drawing those lines again in a frame of its own.
+pass that resizes it marks it dirty), and a bar keeps its lines while what it draws is the same.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
 from textual.geometry import Region, Size
 from textual.scrollbar import ScrollBar
@@ -29,16 +27,14 @@ else:  # a plain mixin, as LaidOutOnce: a Widget base here would put its default
 
 
 class KeptScrollBar(ScrollBar):
-    """A ScrollBar that keeps its lines while it would draw the same ones, and ignores a repaint
-    asked for while it would."""
+    """A ScrollBar that keeps its lines while it would draw the same ones."""
 
     _kept: tuple[tuple, list[Strip]] | None = None
 
-    def _drawing(self, crop: Region) -> tuple:
-        """Everything the bar's lines depend on."""
+    def render_lines(self, crop: Region) -> list[Strip]:
         bar = self.render()  # what the bar draws: its window, position and colours
         app = self.app
-        return (
+        key = (
             crop,
             self.size,
             getattr(bar, "virtual_size", None),
@@ -52,21 +48,9 @@ class KeptScrollBar(ScrollBar):
             id(app.ansi_theme),
             app.native_ansi_color,
         )
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        key = self._drawing(crop)
         if self._kept is None or self._kept[0] != key:
             self._kept = (key, super().render_lines(crop))
         return list(self._kept[1])
-
-    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
-        # A restyle of the scrolled widget repaints both its bars for every scrollbar colour it
-        # sets, changed or not (Textual's ScrollbarColorProperty): a focus move set seven, and
-        # the repaints, arriving after the focus move's own frame, made a frame of their own.
-        kept = self._kept
-        if kept is not None and not (regions or layout or recompose) and kept[0] == self._drawing(kept[0][0]):
-            return self
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class QuietScrollbars(_Scrolled):

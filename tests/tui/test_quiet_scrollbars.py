@@ -104,24 +104,3 @@ async def test_a_focus_move_keeps_the_bar_lines_and_a_new_colour_is_drawn() -> N
         after = drawn(bar)
         assert draws and after != before
         assert after == drawn(stock.vertical_scrollbar)
-
-
-async def test_a_restyle_that_sets_the_same_colours_asks_no_repaint_of_the_bar() -> None:
-    app = Panes()
-    async with app.run_test(size=(80, 12)) as pilot:
-        quiet, stock = await thirty_lines(app, pilot)
-        for focused in (quiet, stock, None):  # the bar's own styles are first applied on the way
-            app.set_focus(focused)
-            await pilot.pause()
-        drawn(quiet.vertical_scrollbar)
-        dirtied = {
-            name: spy_calls(pane.vertical_scrollbar, "_set_dirty")
-            for name, pane in (("quiet", quiet), ("stock", stock))
-        }
-        for focused in (quiet, stock, None):  # each restyles the pane, its scrollbar colours set again
-            app.set_focus(focused)
-            await pilot.pause()
-        assert dirtied["stock"], "the stock bar repaints (else this test shows nothing)"
-        assert dirtied["quiet"] == []
-        quiet.styles.scrollbar_color = "red"
-        assert dirtied["quiet"], "a new colour repaints the bar"
