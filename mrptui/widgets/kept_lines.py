@@ -13,6 +13,7 @@ object from the pane's cache, or equal segments). Anything else is styled by Tex
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,30 @@ if TYPE_CHECKING:
     _Lined = Widget
 else:  # a plain mixin, as QuietScrollbars: a Widget base here would put its default CSS first
     _Lined = object
+
+# The look reads `render`'s arguments by position and `render_line` is overridden argument for
+# argument: a textual upgrade that changes either fails here, never silently.
+assert list(inspect.signature(StylesCache.render).parameters)[:8] == [
+    "self",
+    "styles",
+    "size",
+    "base_background",
+    "background",
+    "render_content_line",
+    "filters",
+    "border_title",
+], "textual's StylesCache.render changed"
+assert list(inspect.signature(StylesCache.render_line).parameters)[:9] == [
+    "self",
+    "styles",
+    "y",
+    "size",
+    "content_size",
+    "padding",
+    "base_background",
+    "background",
+    "render_content_line",
+], "textual's StylesCache.render_line changed"
 
 # Looks kept per widget: a pane shows two or three (focused, not, the app's theme changed);
 # past this the oldest is dropped rather than grown without bound.
