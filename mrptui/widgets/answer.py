@@ -14,6 +14,7 @@ from core.kernel.events import AnswerDetail
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
+from mrptui.widgets.kept_lines import KeptLines
 from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.laid_out import LaidOutOnce
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
@@ -127,7 +128,7 @@ def incomplete_lines(state: ViewState) -> list[str]:
     return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
 
 
-class AnswerPanel(LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
+class AnswerPanel(KeptLines, LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
     """Answer text and status; citations below, each opening its unit."""
 
     HELP = """\

@@ -10,6 +10,7 @@ from textual.widgets import Static
 
 from core.kernel.events import PlanStage
 from mrptui.state import PlanView, ViewState
+from mrptui.widgets.kept_lines import KeptLines
 from mrptui.widgets.kept_static import KeptStatic
 from mrptui.widgets.laid_out import LaidOutOnce
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
@@ -100,7 +101,7 @@ def render_plan(state: ViewState, width: int = 0, held: bool = False) -> str:
     return "\n".join(lines)
 
 
-class PlanPanel(LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
+class PlanPanel(KeptLines, LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):
     """Shows every plan revision (the newest on top; old ones kept and marked superseded)."""
 
     HELP = """\

@@ -16,6 +16,7 @@ from core.kernel.events import ProofNode, ProofsFound
 from mrptui.messages import OpenUnit
 from mrptui.widgets.drawn_styles import DrawnStyles
 from mrptui.widgets.kept_component_styles import KeptComponentStyles
+from mrptui.widgets.kept_lines import KeptLines
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 
@@ -42,7 +43,7 @@ def proof_text(node: ProofNode, depth: int = 0) -> str:
     return "\n".join(lines)
 
 
-class ProofTree(KeptComponentStyles, QuietScrollbars, Tree[object]):
+class ProofTree(KeptLines, KeptComponentStyles, QuietScrollbars, Tree[object]):
     """Proof trees of the latest ProofsFound; nodes below the top are built lazily on expand."""
 
     HELP = """\
