@@ -237,6 +237,8 @@ class Segment:
             if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
                 raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
             macs = meta["macs"]
+            if not isinstance(macs, dict):
+                raise SegmentError("meta.json names no digests")
         except SegmentError:
             raise
         except (OSError, ValueError, KeyError, TypeError) as exc:
