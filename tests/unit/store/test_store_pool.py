@@ -66,9 +66,9 @@ def test_pool_build_equals_serial_build_segments_and_hdc_vectors(tmp_path: Path)
         assert np.array_equal(stored["counts"], counts)
     # The workers saved no block table; the second pass added the one a serial build saves.
     for file in files:
-        pooled_table = stored_blocks(tmp_path / "pooled", file)
-        assert pooled_table is not None
-        assert np.array_equal(pooled_table, stored_blocks(tmp_path / "serial", file))
+        pooled_table, serial_table = (stored_blocks(tmp_path / root, file) for root in ("pooled", "serial"))
+        assert pooled_table is not None and serial_table is not None
+        assert np.array_equal(pooled_table, serial_table)
 
 
 def test_warm_open_and_single_worker_start_no_pool(tmp_path: Path) -> None:
