@@ -6,7 +6,7 @@ open) must leave every artefact as it was.
     python -m benchmarks.build_compare compare /tmp/a /tmp/b
 
 `build` writes what a cold open's pool writes for each file (the segment, the whole-file BM25 part,
-the HDC vector sets: core/store/pool.py), in one process, under the MAC key read from `--key`
+the HDC vector sets and the block table: core/store/pool.py), in one process, under the MAC key read from `--key`
 (32 bytes; made when missing), so that keyed digests depend on the bytes alone. `compare` then
 demands the same files with the same bytes in every source's segment folder. The only difference
 allowed is the folder's name, the segment key, which hashes the code (any code change moves it)
@@ -40,7 +40,7 @@ def build(cache: Path, folder: Path, key: bytes, pattern: str = "*.md") -> int:
     descriptor = os.open(cache / KEY_FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "wb") as out:
         out.write(key)
-    store = SegmentStore(cache, MAX_CACHE_BYTES)
+    store = SegmentStore(cache, MAX_CACHE_BYTES, defer_blocks=True)
     built = 0
     for file in sorted(folder.rglob(pattern)):
         with collector_paused():
@@ -52,6 +52,8 @@ def build(cache: Path, folder: Path, key: bytes, pattern: str = "*.md") -> int:
                 raise RuntimeError(f"{file}: no segment was stored")
             keep_whole_part(store, segment, Bm25Config())
             hdc_segment_vectors(store, segment, HdcConfig())
+            # A pool worker saves no block table: the second pass adds it.
+            store.add_block_table(file, segment)
         built += 1
     return built
 

@@ -7,9 +7,10 @@ units, core/store/stored.py) into the cache through the store's ordinary atomic 
 opening process then reads every segment from the cache in file order as on a warm open. The
 result therefore does not depend on which worker built what, and any failure (no fork, a worker
 killed, a cache that cannot be written) leaves the files unbuilt for the serial path, which
-builds them as before. The files' HDC vector sets, which the first answer does not need, are
-encoded afterwards by niced daemon processes while the opening process answers
-(`wait_for_hdc_sets` is what a view's HDC index waits on).
+builds them as before. What the first answer does not need is made afterwards by niced
+daemon processes while the opening process answers: the files' HDC vector sets
+(`wait_for_hdc_sets` is what a view's HDC index waits on), then their block tables, which only
+a later edit of a file reads (without one, that edit reads the file whole).
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from core.store.store import SegmentStore
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from core.store.segment import Segment
 
 # Below this many bytes of files to build, starting workers costs more than it saves.
 MIN_POOL_BYTES = 4 << 20
@@ -118,8 +121,8 @@ def prebuild(
             except BaseException:
                 _stop_workers(pool)
                 raise
-        if hdc is not None and not hdc.context_vectors:
-            _encode_in_background(context, root, store.max_bytes, done, hdc, min(workers, len(done)))
+        sets = hdc if hdc is not None and not hdc.context_vectors else None
+        _second_pass(context, root, store.max_bytes, done, sets, min(workers, len(done)))
         return len(done)
     except (Cancelled, KeyboardInterrupt, SystemExit):
         # The stopped workers' half-written folders: their writers are gone now.
@@ -205,7 +208,7 @@ def _build_one(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) ->
 def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | None) -> bool:
     # Stems the other worker (or an earlier build) computed are not computed again here.
     learn_shared()
-    store = SegmentStore(Path(root), max_bytes)
+    store = SegmentStore(Path(root), max_bytes, defer_blocks=True)
     segment = store.segment(Path(file))
     publish_computed()
     if not store.enabled or not segment.key:
@@ -217,7 +220,7 @@ def _build_and_drop(root: str, max_bytes: int, file: str, bm25: Bm25Config | Non
     return True
 
 
-# --- the second pass: HDC sets while the opening process gets to its first answer ------------
+# --- the second pass: HDC sets and block tables while the opening process gets to its first answer
 
 # Niceness of the HDC encoders: the opening process (reading the segments, merging BM25, the
 # first question) shares the cores with them and should win them (at 5 an encoder gets about a
@@ -228,20 +231,20 @@ _ENCODERS: dict[str, list] = {}
 _ENCODERS_LOCK = threading.Lock()
 
 
-def _encode_in_background(
-    context, root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig, workers: int
-) -> None:
-    """Start `workers` daemon processes that encode the built files' HDC vector sets from their
-    stored segments (the same term ids, so the same sets as encoded beside the segment) and
-    return at once. Daemons: mrptui exits without waiting for them (multiprocessing terminates
-    them), and a set they did not write is encoded by whoever asks for it."""
+def _second_pass(context, root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig | None, workers: int) -> None:
+    """Start `workers` daemon processes that encode the built files' HDC vector sets (with `hdc`)
+    from their stored segments (the same term ids, so the same sets as encoded beside the
+    segment), then add their block tables, and return at once. Daemons: mrptui exits without
+    waiting for them (multiprocessing terminates them); a set they did not write is encoded by
+    whoever asks for it, and a file whose table they did not add is read whole on its next edit."""
     encoders = []
     for share in range(workers):
         process = context.Process(target=_encode_files, args=(root, max_bytes, files[share::workers], hdc), daemon=True)
         process.start()
         encoders.append(process)
-    with _ENCODERS_LOCK:
-        _ENCODERS.setdefault(root, []).extend(encoders)
+    if hdc is not None:
+        with _ENCODERS_LOCK:
+            _ENCODERS.setdefault(root, []).extend(encoders)
 
 
 def wait_for_hdc_sets(root: Path | None, timeout: float = POOL_TIMEOUT_SECONDS) -> None:
@@ -263,7 +266,7 @@ def wait_for_hdc_sets(root: Path | None, timeout: float = POOL_TIMEOUT_SECONDS) 
             _ENCODERS.pop(str(root), None)
 
 
-def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig) -> None:
+def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfig | None) -> None:
     guard_worker()
     try:
         os.nice(HDC_NICENESS)
@@ -272,14 +275,25 @@ def _encode_files(root: str, max_bytes: int, files: Sequence[str], hdc: HdcConfi
     from core.store.vectors import hdc_segment_vectors
 
     store = SegmentStore(Path(root), max_bytes)
-    for file in files:
-        # Pruned or edited since the segment pass: the opening process builds what it needs.
-        if not store.is_cached(Path(file)):
+    if hdc is not None:
+        for _, segment in _still_cached(store, files):
+            hdc_segment_vectors(store, segment, hdc)
+    # Last: no answer reads a block table (a view's HDC index, which joins these processes, waits
+    # for them too: ~20 ms a 5,000-unit file).
+    for file, segment in _still_cached(store, files):
+        store.add_block_table(file, segment)
+
+
+def _still_cached(store: SegmentStore, files: Sequence[str]) -> Iterator[tuple[Path, Segment]]:
+    """The files' stored segments, one at a time, each used with the collector paused; a file
+    pruned or edited since the segment pass is skipped (the opening process builds what it needs)."""
+    for file in map(Path, files):
+        if not store.is_cached(file):
             continue
         with collector_paused():
-            segment = store.segment(Path(file))
+            segment = store.segment(file)
             if store.enabled and segment.key:
-                hdc_segment_vectors(store, segment, hdc)
+                yield file, segment
 
 
 def _size(file: Path) -> int:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
+import os
 import shutil
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -33,7 +35,7 @@ from core.infra.collector import collector_paused
 from core.infra.diagnostics import Diagnostic
 from core.retrieval.bm25.fields import FIELDS, field_texts
 from core.store.arrays import save_npy, write_blob
-from core.store.atomic import temp_dir
+from core.store.atomic import replace_file, temp_dir
 from core.store.codec import SET, StoredUnits, UnitColumns, dump_units
 from core.store.groups import Source, members
 from core.store.mapped import Damaged, read_array, read_checked
@@ -223,6 +225,36 @@ class Segment:
             raise
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise SegmentError(f"unreadable: {exc}") from exc
+
+    @staticmethod
+    def add_array(folder: Path, key: str, mac: Mac, name: str, array: np.ndarray) -> None:
+        """Add `<name>.npy` to the published segment `key` in `folder` (a block table made after
+        the first answer): the array first, then `meta.json` with its keyed digest, each replaced
+        atomically, so a crash between leaves a file no digest names, which `stored_file`
+        refuses. SegmentError when the folder is not that segment; OSError when a write fails."""
+        try:
+            meta = json.loads((folder / "meta.json").read_bytes())
+            if meta.get("format") != FORMAT_VERSION or meta.get("key") != key:
+                raise SegmentError(f"format {meta.get('format')!r}, expected {FORMAT_VERSION}")
+            macs = meta["macs"]
+            if not isinstance(macs, dict):
+                raise SegmentError("meta.json names no digests")
+        except SegmentError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise SegmentError(f"unreadable: {exc}") from exc
+        file = f"{name}.npy"
+        if file in macs:
+            return
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{file}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            macs[file] = save_npy(Path(temp), array, mac)
+            os.replace(temp, folder / file)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        replace_file(folder / "meta.json", json.dumps(meta).encode())
 
     def check_shape(self, meta: dict) -> None:
         expected = (len(self.units), len(FIELDS))

@@ -53,9 +53,12 @@ def segment_key(file: Source, content: bytes, root: Path | None = None) -> str:
 class SegmentStore:
     """Segments of KB files, from the cache when their key matches, else built (and saved)."""
 
-    def __init__(self, root: Path | None, max_bytes: int = DEFAULT_MAX_BYTES):
+    def __init__(self, root: Path | None, max_bytes: int = DEFAULT_MAX_BYTES, *, defer_blocks: bool = False):
         self.root = root
         self.max_bytes = max_bytes
+        # A cold open's build workers save no block table (the first answer never reads one):
+        # the second pass adds it (`add_block_table`).
+        self.defer_blocks = defer_blocks
         self.builds = 0
         self.loads = 0
         self._saved_since_prune = False
@@ -152,11 +155,28 @@ class SegmentStore:
         segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
         if _content(file) == content:
-            if blocks is None and not isinstance(file, FileGroup):
+            if blocks is None and not isinstance(file, FileGroup) and not self.defer_blocks:
                 blocks = block_table(content, str(file), segment)
             if self._save(segment, folder, blocks):
                 self._remember_key(file, key, before, read_ns)
         return segment
+
+    def add_block_table(self, file: Path, segment: Segment) -> bool:
+        """Store the block table of a segment saved without one (`defer_blocks`), made from the
+        file's content only while that content is still what the segment was built from. False
+        when none was stored: the file's next edit then reads it whole, as with no table."""
+        folder = self.folder_of(segment)
+        content = _content(file) if folder is not None else None
+        if folder is None or content is None or segment_key(file, content, self.root) != segment.key:
+            return False
+        blocks = block_table(content, str(file), segment)
+        if blocks is None:
+            return False
+        try:
+            Segment.add_array(folder, segment.key, self.mac, BLOCKS, blocks.rows)
+        except (OSError, SegmentError):
+            return False
+        return True
 
     def is_recorded(self, file: Path) -> bool:
         """Whether the file's key is on record for its current stat (`is_cached` without reading it)."""

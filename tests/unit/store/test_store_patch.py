@@ -387,3 +387,54 @@ def test_an_empty_markdown_file_loads_and_its_first_units_read_like_a_whole_read
     segment = kb._stored.segments[str(empty)]
     assert_same_segment(segment, Segment.build(empty, segment.key))
     assert kb.unit_count == 1
+
+
+def stored_blocks(cache: Path, path: Path) -> np.ndarray | None:
+    """The block table a new process finds in the cache for the file's stored segment."""
+    store = SegmentStore(cache)
+    table = store._blocks_of(store.segment(path))
+    return None if table is None else table.rows
+
+
+def test_a_block_table_left_to_the_second_pass_is_the_one_a_serial_build_saves(tmp_path):
+    paths = write_ringing(tmp_path / "kb")
+    SegmentStore(tmp_path / "serial").segment(paths[0])
+    deferred = SegmentStore(tmp_path / "deferred", defer_blocks=True)
+    deferred.segment(paths[0])
+    assert stored_blocks(tmp_path / "deferred", paths[0]) is None
+    second = SegmentStore(tmp_path / "deferred")
+    segment = second.segment(paths[0])
+    assert second.add_block_table(paths[0], segment) and second.add_block_table(paths[0], segment)
+    np.testing.assert_array_equal(
+        stored_blocks(tmp_path / "deferred", paths[0]), stored_blocks(tmp_path / "serial", paths[0])
+    )
+    # The segment still loads, its meta.json naming one more file.
+    assert SegmentStore(tmp_path / "deferred").segment(paths[0]).key == segment.key
+
+
+def test_a_block_table_no_digest_names_is_not_used_and_an_edit_reads_whole(tmp_path):
+    paths = write_ringing(tmp_path / "kb")
+    SegmentStore(tmp_path / "serial").segment(paths[0])
+    store = SegmentStore(tmp_path / "deferred", defer_blocks=True)
+    segment = store.segment(paths[0])
+    # A crash between writing the table and recording its digest in meta.json.
+    folder = store.folder_of(segment)
+    serial = SegmentStore(tmp_path / "serial")
+    (folder / "blocks.npy").write_bytes((serial.folder_of(serial.segment(paths[0])) / "blocks.npy").read_bytes())
+    assert stored_blocks(tmp_path / "deferred", paths[0]) is None
+    later = SegmentStore(tmp_path / "deferred")
+    earlier = later.segment(paths[0])
+    paths[0].write_text(EDITS[0][1](paths[0].read_text(encoding="utf-8")), encoding="utf-8")
+    edited = later.segment(paths[0], earlier)
+    assert_same_segment(edited, Segment.build(paths[0], edited.key))
+    # Read whole, the edited file's segment was saved with its table.
+    assert stored_blocks(tmp_path / "deferred", paths[0]) is not None
+
+
+def test_no_block_table_is_added_for_a_file_changed_since_its_segment(tmp_path):
+    paths = write_ringing(tmp_path / "kb")
+    store = SegmentStore(tmp_path / "cache", defer_blocks=True)
+    segment = store.segment(paths[0])
+    paths[0].write_text(EDITS[0][1](paths[0].read_text(encoding="utf-8")), encoding="utf-8")
+    assert not SegmentStore(tmp_path / "cache").add_block_table(paths[0], segment)
+    assert not (store.folder_of(segment) / "blocks.npy").exists()

@@ -21,6 +21,7 @@ from core.text.tokenizer import tokenize
 from core.units import Caller, KnowledgeUnit, Role
 from tests.support.bells_kb import bell_units
 from tests.support.store_kb import write_kb
+from tests.unit.store.test_store_patch import stored_blocks
 
 HDC = HdcConfig()
 RETRIEVAL = load_retrieval_config(Path(__file__).resolve().parents[3] / "config")
@@ -63,6 +64,11 @@ def test_pool_build_equals_serial_build_segments_and_hdc_vectors(tmp_path: Path)
         topic, claim, counts = encode_units(serial._stored.segments[str(file)].units, HDC)
         assert np.array_equal(stored["topic"], topic) and np.array_equal(stored["claim"], claim)
         assert np.array_equal(stored["counts"], counts)
+    # The workers saved no block table; the second pass added the one a serial build saves.
+    for file in files:
+        pooled_table, serial_table = (stored_blocks(tmp_path / root, file) for root in ("pooled", "serial"))
+        assert pooled_table is not None and serial_table is not None
+        assert np.array_equal(pooled_table, serial_table)
 
 
 def test_warm_open_and_single_worker_start_no_pool(tmp_path: Path) -> None:
@@ -112,6 +118,13 @@ def test_a_worker_build_leaves_the_collector_as_it_found_it(tmp_path: Path) -> N
     finally:
         gc.enable() if was else gc.disable()
     assert all(SegmentStore(tmp_path / "cache").is_cached(file) for file in files)
+
+
+def test_a_worker_leaves_the_block_table_to_the_second_pass(tmp_path: Path) -> None:
+    (file,) = write_kb(tmp_path / "kb", files=1, per_file=5)
+    assert pool._build_one(str(tmp_path / "cache"), 1 << 30, str(file), None)
+    assert SegmentStore(tmp_path / "cache").is_cached(file)
+    assert stored_blocks(tmp_path / "cache", file) is None
 
 
 def test_views_cut_their_bm25_parts_from_the_workers_whole_parts(tmp_path: Path, monkeypatch) -> None:
