@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.nlp import tagger
-from core.nlp.perceptron import END, START, Perceptron, normalize
+from core.nlp.perceptron import END, START, Perceptron, best_of, normalize
 from tests.support.nltk_reference import perceptron_tagger
 
 UD = Path(__file__).resolve().parents[3].parent / "shared" / "nlp" / "ud-english-ewt"
@@ -20,6 +20,8 @@ needs_ud = pytest.mark.skipif(not (UD / "en_ewt-ud-dev.conllu").is_file(), reaso
 # where features of the previous tags and of the words meet.
 IN_ORDER = [
     ("i pref1 q", "i-1 tag -START-"),
+    ("i-1 tag -START-", "i-2 tag -START2-"),
+    ("i-2 tag -START2-", "i tag+i-2 tag -START- -START2-"),
     ("i tag+i-2 tag -START- -START2-", "i word qwerty"),
     ("i word qwerty", "i-1 tag+i word -START- qwerty"),
     ("i-1 tag+i word -START- qwerty", "i-1 word -START2-"),
@@ -38,6 +40,17 @@ def test_scores_are_summed_in_nltks_order_where_another_order_flips_the_tag(earl
     reference.decode_json_params((weights, {}, ["A", "Z"]))
     fast = Perceptron.from_weights(weights, {}, ["A", "Z"])
     assert fast.tag(["qwerty"]) == [t for _, t in reference.tag(["qwerty"])] == ["A"]
+
+
+def test_a_tie_goes_to_the_last_class_as_in_nltk():
+    # nltk's max over (score, class) picks the alphabetically last class of the tied ones.
+    assert best_of([1.0, 2.0, 2.0, 0.5], range(4)) == 2
+    assert best_of([3.0, 2.0, 3.0], [0, 1]) == 0
+    weights = {"bias": {"A": 1.0, "Z": 1.0}}
+    reference = perceptron_tagger()(load=False)
+    reference.decode_json_params((weights, {}, ["A", "Z"]))
+    fast = Perceptron.from_weights(weights, {}, ["A", "Z"])
+    assert fast.tag(["qwerty"]) == [t for _, t in reference.tag(["qwerty"])] == ["Z"]
 
 
 def _word_by_word(model: Perceptron, weights: dict, words: Sequence[str], revise) -> list[str]:
