@@ -15,7 +15,7 @@ import io
 import json
 import shutil
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,7 +88,7 @@ def _write_streamed(folder: Path, streamed: Streamed) -> dict[str, int]:
                 chunk = block[name]
                 if chunk.dtype != streamed.types[name] or chunk.ndim != 1:
                     raise ValueError(f"a block of {name} is {chunk.dtype} [{chunk.shape}], not {streamed.types[name]}")
-                data = memoryview(np.ascontiguousarray(chunk)).cast("B") if chunk.size else b""
+                data = np.ascontiguousarray(chunk).data.cast("B") if chunk.size else b""
                 out.write(data)
                 crcs[name] = zlib.crc32(data, crcs[name])
                 written[name] += len(chunk)
@@ -114,7 +114,7 @@ def read_arrays(path: Path) -> tuple[dict[str, bytes], dict[str, np.ndarray]]:
     return texts, arrays
 
 
-def _crc_is(crc: int):
+def _crc_is(crc: int) -> Callable[[bytes | memoryview], bool]:
     return lambda data: crc32_released(data) == crc
 
 
@@ -129,11 +129,11 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
-def save_npy(path: Path, array: np.ndarray, mac: Mac | None = None):
+def save_npy(path: Path, array: np.ndarray, mac: Mac | None = None) -> int | str:
     """Write `array` as `np.save` does (C order) and return the file's CRC-32 (its keyed digest
     with `mac`)."""
     array = np.require(array, requirements="C")
-    data = memoryview(array).cast("B") if array.size else b""
+    data = array.data.cast("B") if array.size else b""
     return _write(path, [_npy_header(array.dtype, array.shape), data], mac)
 
 
@@ -145,7 +145,7 @@ def _npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
     return header.getvalue()
 
 
-def write_blob(path: Path, data: bytes, mac: Mac | None = None):
+def write_blob(path: Path, data: bytes, mac: Mac | None = None) -> int | str:
     """Write `data` to `path` and return its CRC-32 (its keyed digest with `mac`)."""
     return _write(path, [data], mac)
 
@@ -158,10 +158,14 @@ class _Crc32:
         self.value = zlib.crc32(data, self.value)
 
 
-def _write(path: Path, chunks: list, mac: Mac | None):
-    digest = mac.new() if mac is not None else _Crc32()
+def _write(path: Path, chunks: list, mac: Mac | None) -> int | str:
+    if mac is None:
+        crc = _Crc32()
+        write_private(path, chunks, crc)
+        return crc.value
+    digest = mac.new()
     write_private(path, chunks, digest)
-    return digest.hexdigest() if mac is not None else digest.value
+    return digest.hexdigest()
 
 
 def crc32_of(path: Path) -> int:

@@ -18,6 +18,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -37,11 +38,12 @@ def field_bit(name: str) -> int:
     return 1 << _FIELDS.index(name)
 
 
+_Model = TypeVar("_Model")
 _BITS = {name: field_bit(name) for name in _FIELDS}
 _ROLE_CODES = {role: code for code, role in enumerate(ROLES)}
 
 
-def _make(cls: type, values: dict, fields_set: set[str]):
+def _make(cls: type[_Model], values: dict, fields_set: set[str]) -> _Model:
     """What pydantic's model_construct sets, without its per-field Python work."""
     model = object.__new__(cls)
     object.__setattr__(model, "__dict__", values)

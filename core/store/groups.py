@@ -72,12 +72,12 @@ def plan_groups(files: Sequence[Path], stats: Mapping[str, Stat], caps: GroupCap
     sources: list[Source] = []
     placed: set[str] = set()
     for file in files:
-        group = group_of.get(str(file))
-        if group is None:
+        owner = group_of.get(str(file))
+        if owner is None:
             sources.append(file)
-        elif group.name not in placed:
-            placed.add(group.name)
-            sources.append(group)
+        elif owner.name not in placed:
+            placed.add(owner.name)
+            sources.append(owner)
     return sources
 
 

@@ -86,7 +86,7 @@ def read_array(path: Path, check: Callable[[bytes | memoryview], bool] | None = 
 
 def release_array(array: np.ndarray) -> None:
     """`release_pages` of the mapped file an array reads, if it reads one."""
-    base = array
+    base: object = array
     while isinstance(base, np.ndarray):
         base = base.base
     if isinstance(base, memoryview):

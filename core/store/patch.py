@@ -329,6 +329,7 @@ def _tokens(
     grown = None
     pieces, lengths = [], np.zeros((len(fresh), len(FIELDS)), dtype=np.int32)
     for k, unit in enumerate(fresh):
+        assert reuse is not None  # made above whenever there is a fresh unit
         found = reuse.tokens(fresh_texts[k].tobytes())
         if found is not None:
             pieces.append(np.asarray(found[0], dtype=np.int32))

@@ -144,7 +144,7 @@ class Mac:
             return cls(key)
         return cls(_read_key(path))
 
-    def new(self):
+    def new(self) -> hashlib.blake2b:
         return hashlib.blake2b(key=self._key, digest_size=DIGEST_BYTES)
 
     def of_bytes(self, data: bytes | memoryview) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from itertools import compress
 from operator import eq, not_
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from pydantic import TypeAdapter
@@ -142,7 +142,7 @@ class Segment:
         return folder
 
     def _write(self, folder: Path, mac: Mac, extra: dict[str, np.ndarray] | None) -> None:
-        if self.unit_json is not None:
+        if self.unit_json is not None and self.offsets is not None:
             units, offsets = self.unit_json, self.offsets
         else:
             units, offsets = self.units.dump() if isinstance(self.units, StoredUnits) else dump_units(self.units)
@@ -362,16 +362,17 @@ def _tokens(texts: list[tuple[str, ...]], digests: np.ndarray, vocab: dict[str, 
     batch = tokenise_texts([text for row in fresh for text in texts[row]], vocab)
     lengths = np.zeros((len(texts), len(FIELDS)), dtype=np.int32)
     lengths[fresh] = batch.counts.reshape(len(fresh), len(FIELDS))
-    if reuse is None:
+    if earlier is None:
         return batch.terms, lengths, batch.stems
-    pieces = [hit[0] if hit is not None else None for hit in found]
+    pieces: list[np.ndarray | None] = [hit[0] if hit is not None else None for hit in found]
     for row, hit in enumerate(found):
         if hit is not None:
             lengths[row] = hit[1]
     if fresh:
         for row, ids in zip(fresh, np.split(batch.terms, np.cumsum(lengths[fresh].sum(axis=1))[:-1]), strict=True):
             pieces[row] = ids
-    terms = np.concatenate(pieces) if pieces else np.zeros(0, np.int32)
+    # Every row is filled now: a hit's ids above, a fresh row's in the loop.
+    terms = np.concatenate(cast(list[np.ndarray], pieces)) if pieces else np.zeros(0, np.int32)
     return terms, lengths, {**earlier.stems.table(), **batch.stems}
 
 

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
@@ -103,7 +104,7 @@ class SegmentStore:
     def temp_folder(self) -> Path | None:
         """Where folders are written before they are published (None without a usable cache); the
         first call removes what writers that no longer run left there (killed mid-build)."""
-        if not self.enabled:
+        if self.root is None or not self.enabled:
             return None
         folder = self.root / TEMP_FOLDER
         if not self._swept:
@@ -123,9 +124,12 @@ class SegmentStore:
         # `_remember_key`), never with a stat taken after a replace that landed meanwhile.
         before, read_ns = (None, 0) if known is not None else (_stat_or_none(file), time.time_ns())
         content = None if known is not None else _content(file)
-        if known is None and content is None:
+        if known is not None:
+            key = known
+        elif content is not None:
+            key = segment_key(file, content, self.root)
+        else:
             return self._build(file, "", earlier)[0]
-        key = known if known is not None else segment_key(file, content, self.root)
         folder = self._path_folder(file) / key
         if folder.is_dir():
             try:
@@ -272,7 +276,7 @@ class SegmentStore:
 
     def views_folder(self) -> Path | None:
         """Where whole-view (merged) indexes live; None without a usable cache."""
-        if not self.enabled:
+        if self.root is None or not self.enabled:
             return None
         folder = self.root / "views"
         try:
@@ -396,7 +400,7 @@ def store_at(root: Path | None) -> SegmentStore:
         store = _DEFAULT_STORES.get(root)
         if store is None:
             store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
-            if store.enabled:
+            if root is not None and store.enabled:
                 learn_stems(_read_stems(root))
                 atexit.register(_save_stems, root)
         return store
@@ -448,21 +452,27 @@ SourceStat = list[int] | list[list[int]]
 def source_stat(source: Source, stats: Mapping[str, Sequence[int]]) -> SourceStat | None:
     """A source's stat from a scan's (`stats` by file name), as `_known_key` compares it; None
     when a member is not there (the store then takes its own)."""
-    found = [stats.get(str(file)) for file in members(source)]
-    if any(stat is None or stat[1] < 0 for stat in found):
-        return None
-    lists = [list(stat) for stat in found]
+    lists = []
+    for file in members(source):
+        found = stats.get(str(file))
+        if found is None or found[1] < 0:
+            return None
+        lists.append(list(found))
     return lists if isinstance(source, FileGroup) else lists[0]
 
 
 def _newest(stat: SourceStat) -> int:
     """The latest mtime of a source's stat."""
-    return max(item[0] for item in stat) if stat and isinstance(stat[0], list) else stat[0]
+    first = stat[0]
+    # A group's stat holds only lists (one per member), a file's only ints.
+    return max(member[0] for member in cast(list[list[int]], stat)) if isinstance(first, list) else first
 
 
 def _stat_of(file: Source) -> SourceStat:
-    if isinstance(file, FileGroup):
-        return [_stat_of(member) for member in file.files]
+    return [_file_stat(member) for member in file.files] if isinstance(file, FileGroup) else _file_stat(file)
+
+
+def _file_stat(file: Path) -> list[int]:
     info = os.stat(file)
     return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
 

@@ -131,6 +131,7 @@ class StoredKb:
 
             parts.append(cache.get(key, segment, build))
         if served:
+            assert merged is not None  # only files it holds are served
             parts.insert(0, Bm25Slice(merged[0], np.concatenate(served)))
         if len(loose):
             parts.append(Bm25Index.build([extra[-1 - int(rows[p])] for p in loose.tolist()], config))

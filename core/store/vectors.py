@@ -413,7 +413,7 @@ def set_infos(path_folder: Path) -> list[SetInfo]:
             meta = json.loads(meta_path.read_bytes())
             files = [meta_path.parent / entry["file"] for entry in meta["arrays"].values()]
             size = sum(f.stat().st_size for f in files) + meta_path.stat().st_size
-            main = meta["arrays"].get("vectors") or next(iter(meta["arrays"].values()), {"shape": []})
+            main: dict = meta["arrays"].get("vectors") or next(iter(meta["arrays"].values()), {"shape": []})
             infos.append(SetInfo(str(meta["kind"]), size, int(meta["units"]), tuple(main["shape"])))
         except (OSError, ValueError, KeyError, TypeError):
             continue
@@ -433,6 +433,10 @@ def _write_array(folder: Path, array: np.ndarray) -> dict:
     return {"file": name, "shape": list(array.shape), "dtype": array.dtype.str, "crc32": zlib.crc32(data)}
 
 
+def _crc_is(crc: int) -> Callable[[bytes | memoryview], bool]:
+    return lambda data: zlib.crc32(data) == crc
+
+
 def _load_set(folder: Path, key: VectorKey, units: int) -> Arrays:
     try:
         meta = json.loads((folder / META).read_bytes())
@@ -448,7 +452,7 @@ def _load_set(folder: Path, key: VectorKey, units: int) -> Arrays:
     try:
         for name, entry in meta["arrays"].items():
             crc = entry["crc32"]
-            array = read_array(folder / entry["file"], lambda data, crc=crc: zlib.crc32(data) == crc)
+            array = read_array(folder / entry["file"], _crc_is(crc))
             if list(array.shape) != entry["shape"] or array.dtype.str != entry["dtype"]:
                 raise VectorSetError(f"{name} has shape {array.shape}, expected {tuple(entry['shape'])}")
             arrays[name] = array
