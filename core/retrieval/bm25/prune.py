@@ -127,11 +127,11 @@ def _search(
     cursor = first.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    # The window's essential postings, term at a time: their sum per row (`partial`), each term's
-    # value per row (`value`, term-major) and which rows hold any (`held`, one bit a row).
+    # The window's essential postings, term at a time: their sum per row (`partial`) and which
+    # rows hold any (`held`, one bit a row); each essential term's first posting in the window.
     partial = np.zeros(WINDOW)
-    value = np.zeros(m * WINDOW)
     held = np.zeros(WINDOW // 64, np.uint64)
+    window_from = np.zeros(m, np.int64)
     rest_cum = np.zeros(m)
     hope = max_boost * SLACK
     size, essential = 0, 0
@@ -183,12 +183,11 @@ def _search(
             continue
         for j in range(essential, m):
             t = order[j]
-            at, end, times, column = pos[t], ends[t], counts[t], t * WINDOW
+            at, end, times = pos[t], ends[t], counts[t]
+            window_from[t] = at
             while at < end and indices[at] <= window_end:
                 offset = indices[at] - window_start
-                weight = data[at] * times
-                partial[offset] += weight
-                value[column + offset] = weight
+                partial[offset] += data[at] * times
                 held[offset >> 6] |= np.uint64(1) << np.uint64(offset & 63)
                 at += 1
             pos[t] = at
@@ -202,15 +201,29 @@ def _search(
                 row = window_start + offset
                 sum_held = partial[offset]
                 partial[offset] = 0.0
+                # The largest boost first: most rows fail it, and their roles are not read.
+                if (sum_held + base) * hope < bar:
+                    continue
+                boost_bound = table[roles[row]] * SLACK
+                if (sum_held + base) * boost_bound < bar:
+                    continue
+                # Each essential term's value at the row, found among its postings in the window;
+                # rows come in order, so the next search starts where this one ended.
                 for j in range(essential, m):
                     t = order[j]
-                    contrib[t] = value[t * WINDOW + offset]
-                    value[t * WINDOW + offset] = 0.0
-                boost_bound = table[roles[row]] * SLACK
-                alive = (sum_held + base) * boost_bound >= bar
+                    lo, hi = window_from[t], pos[t]
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if indices[mid] < row:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    window_from[t] = lo
+                    contrib[t] = data[lo] * counts[t] if lo < pos[t] and indices[lo] == row else 0.0
+                alive = True
                 # A non-essential term's blocks that end before the unit are skipped unread; the
                 # one that may hold it bounds its value before a binary search reads it.
-                for j in range(essential - 1 if alive else -1, -1, -1):
+                for j in range(essential - 1, -1, -1):
                     t = order[j]
                     contrib[t] = 0.0
                     if (sum_held + rest_cum[j]) * boost_bound < bar:
