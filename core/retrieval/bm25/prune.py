@@ -50,10 +50,9 @@ BLOCK = 64
 # any query by far, and loosens the bound by a billionth.
 SLACK = 1.0 + 1e-9
 _NONE = np.iinfo(np.int64).max
-# Units scored up front to set a first bar: a few microseconds, and the bar starts near its end.
-SEEDS = 64
-# Rows a window spans at most: its sums and values per row are small arrays read in row order.
-WINDOW = 4096
+# Rows a window spans at most: its sums per row are a small array read in row order, and one
+# word marks which of its 64-row words hold any.
+WINDOW = 64 * 64
 
 
 @dataclass(frozen=True)
@@ -120,6 +119,7 @@ def _search(
     bounds = term_max[term_ids] * counts
     m = len(starts)
     order = np.argsort(bounds, kind="mergesort")
+    rank_of = np.argsort(order)
     # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
     cum = np.cumsum(bounds[order]) * SLACK
     pos = starts.copy()
@@ -127,15 +127,16 @@ def _search(
     cursor = first.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    # The window's essential postings, term at a time: their sum per row (`partial`) and which
-    # rows hold any (`held`, one bit a row); each essential term's first posting in the window.
+    # The window's essential postings, term at a time: their sum per row (`partial`), which rows
+    # hold any (`held`, one bit a row, and one bit a word of it that has any in `summary`) and
+    # each essential term's first posting in the window.
     partial = np.zeros(WINDOW)
     held = np.zeros(WINDOW // 64, np.uint64)
     window_from = np.zeros(m, np.int64)
     rest_cum = np.zeros(m)
     hope = max_boost * SLACK
     size, essential = 0, 0
-    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
+    bar = 0.0
     while True:
         while essential < m and cum[essential] * max_boost < bar:
             essential += 1
@@ -181,18 +182,25 @@ def _search(
                 while pos[t] < ends[t] and indices[pos[t]] <= window_end:
                     pos[t] += 1
             continue
-        for j in range(essential, m):
-            t = order[j]
+        # Added in query-term order, as the exhaustive path adds them: a row no other term holds
+        # has its score's float here.
+        summary = np.uint64(0)
+        for t in range(m):
+            if rank_of[t] < essential:
+                continue
             at, end, times = pos[t], ends[t], counts[t]
             window_from[t] = at
             while at < end and indices[at] <= window_end:
                 offset = indices[at] - window_start
                 partial[offset] += data[at] * times
                 held[offset >> 6] |= np.uint64(1) << np.uint64(offset & 63)
+                summary |= np.uint64(1) << np.uint64(offset >> 6)
                 at += 1
             pos[t] = at
         # The rows held, in row order (the non-essential terms' cursors only move forward).
-        for word_at in range((window_end - window_start) // 64 + 1):
+        while summary:
+            word_at = _lowest_bit(summary)
+            summary &= summary - np.uint64(1)
             word = held[word_at]
             held[word_at] = 0
             while word:
@@ -207,20 +215,7 @@ def _search(
                 boost_bound = table[roles[row]] * SLACK
                 if (sum_held + base) * boost_bound < bar:
                     continue
-                # Each essential term's value at the row, found among its postings in the window;
-                # rows come in order, so the next search starts where this one ended.
-                for j in range(essential, m):
-                    t = order[j]
-                    lo, hi = window_from[t], pos[t]
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if indices[mid] < row:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    window_from[t] = lo
-                    contrib[t] = data[lo] * counts[t] if lo < pos[t] and indices[lo] == row else 0.0
-                alive = True
+                score, alive, others = sum_held, True, False
                 # A non-essential term's blocks that end before the unit are skipped unread; the
                 # one that may hold it bounds its value before a binary search reads it.
                 for j in range(essential - 1, -1, -1):
@@ -255,12 +250,27 @@ def _search(
                     if lo < ends[t] and indices[lo] == row:
                         contrib[t] = data[lo] * counts[t]
                         sum_held += contrib[t]
+                        others = True
                 if not alive:
                     continue
-                # Re-added in query-term order, as the exhaustive path adds them: the same float.
-                score = 0.0
-                for i in range(m):
-                    score += contrib[i]
+                if others:
+                    # Each essential term's value at the row, found among its postings in the
+                    # window (rows come in order: the next search starts where this one ended),
+                    # and all re-added in query-term order.
+                    for j in range(essential, m):
+                        t = order[j]
+                        lo, hi = window_from[t], pos[t]
+                        while lo < hi:
+                            mid = (lo + hi) // 2
+                            if indices[mid] < row:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                        window_from[t] = lo
+                        contrib[t] = data[lo] * counts[t] if lo < pos[t] and indices[lo] == row else 0.0
+                    score = 0.0
+                    for i in range(m):
+                        score += contrib[i]
                 score *= table[roles[row]]
                 if score <= 0.0:
                     continue
@@ -278,42 +288,6 @@ def _search(
         heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
         _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
-
-
-@_jit
-def _seed_bar(
-    best: int,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    counts: np.ndarray,
-    indices: np.ndarray,
-    data: np.ndarray,
-    roles: np.ndarray,
-    table: np.ndarray,
-    k: int,
-) -> float:
-    """A first bar: the k-th best score among the first `SEEDS` units of the term with the
-    largest bound (often a rare term, whose units are often the winners). They are real units, so
-    the final k-th best scores at least that much; each is scored as the search scores it."""
-    n = min(ends[best] - starts[best], max(SEEDS, k))
-    if n < k:
-        return 0.0
-    seeds = np.zeros(n)
-    for s in range(n):
-        row = indices[starts[best] + s]
-        score = 0.0
-        for i in range(len(starts)):
-            lo, hi = starts[i], ends[i]
-            while lo < hi:  # no slice for np.searchsorted: each would take and drop a reference
-                mid = (lo + hi) // 2
-                if indices[mid] < row:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo < ends[i] and indices[lo] == row:
-                score += data[lo] * counts[i]
-        seeds[s] = score * table[roles[row]]
-    return np.sort(seeds)[n - k]
 
 
 @_jit
