@@ -10,15 +10,17 @@ and the largest role boost the query can give, those are bounds on the final sco
 
 The k best so far set a bar θ (the k-th best score). Terms are sorted by bound; the lowest ones
 whose bounds sum below θ are "non-essential": a unit that only they hold cannot reach θ, so only
-the essential terms' postings propose candidates, and the non-essential ones are looked up for a
-candidate (skipping whole blocks by their last row) only while the candidate's bound still
-reaches θ. Of the essential terms' postings, only those whose value with the weaker terms' bounds
-reaches θ propose their unit (a unit's score is at most that, for the strongest term holding it).
-A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the exhaustive
-path does) are never pruned away.
+the essential terms' postings propose candidates. The rows are taken in windows (as Lucene's
+MaxScoreBulkScorer does): each essential term adds its postings in the window into a small array
+of per-row sums, term at a time (sequential reads, no branch per term), and only a row whose sum
+with the non-essential terms' bounds in the window reaches θ looks those terms up (skipping whole
+blocks by their last row) while its bound still reaches θ. A window whose bounds all together
+stay below θ is passed over unread. A unit whose bound is below θ cannot tie θ either, so ties
+(broken by unit id, as the exhaustive path does) are never pruned away.
 
-Exactness: a surviving candidate's score is re-added in query-term order, as the exhaustive
-`np.bincount` adds it, so it is the same float; bounds are inflated by `SLACK` so that adding
+Exactness: a row's sum is added in query-term order, as the exhaustive `np.bincount` adds it, so
+for a unit only essential terms hold it is the same float; when a non-essential term holds it
+too, every term's value is re-added in that order. Bounds are inflated by `SLACK` so that adding
 them in another order cannot round a bound below the score it bounds.
 
 The kernel is plain Python over numpy arrays; numba compiles it when installed (`pip install
@@ -42,6 +44,7 @@ except ImportError:  # the optional `fast` extra: the exhaustive path serves ins
 
     def trailing_zeros(word: np.uint64) -> int:
         return (int(word) & -int(word)).bit_length() - 1
+
 
 COMPILED = numba is not None
 # Postings per block: a block's bound and last row are 12 bytes beside 64 × 12 bytes of postings.
@@ -127,16 +130,14 @@ def _search(
     cursor = first.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    # The window's essential postings, term at a time: their sum per row (`partial`), which rows
-    # hold any (`held`, one bit a row, and one bit a word of it that has any in `summary`) and
-    # each essential term's first posting in the window.
+    # A window's essential postings, summed per row (`partial`); which rows hold any (`held`, a
+    # bit a row; `summary`, a bit a word of `held` that has any); each one's first in the window.
     partial = np.zeros(WINDOW)
     held = np.zeros(WINDOW // 64, np.uint64)
     window_from = np.zeros(m, np.int64)
     rest_cum = np.zeros(m)
     hope = max_boost * SLACK
-    size, essential = 0, 0
-    bar = 0.0
+    size, essential, bar = 0, 0, 0.0
     while True:
         while essential < m and cum[essential] * max_boost < bar:
             essential += 1
