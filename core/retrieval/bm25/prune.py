@@ -131,7 +131,8 @@ def _search(
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
     # A window's essential postings, summed per row (`partial`); which rows hold any (`held`, a
-    # bit a row; `summary`, a bit a word of `held` that has any); each one's first in the window.
+    # bit a row; `summary`, a bit a word of `held` that has any); where each term's postings in
+    # the window start (`window_from`).
     partial = np.zeros(WINDOW)
     held = np.zeros(WINDOW // 64, np.uint64)
     window_from = np.zeros(m, np.int64)
@@ -183,8 +184,8 @@ def _search(
                 while pos[t] < ends[t] and indices[pos[t]] <= window_end:
                     pos[t] += 1
             continue
-        # Added in query-term order, as the exhaustive path adds them: a row no other term holds
-        # has its score's float here.
+        # Added in query-term order, as the exhaustive path adds them: for a row that no
+        # non-essential term holds, the sum is its score's float.
         summary = np.uint64(0)
         for t in range(m):
             if rank_of[t] < essential:
