@@ -10,15 +10,17 @@ and the largest role boost the query can give, those are bounds on the final sco
 
 The k best so far set a bar θ (the k-th best score). Terms are sorted by bound; the lowest ones
 whose bounds sum below θ are "non-essential": a unit that only they hold cannot reach θ, so only
-the essential terms' postings propose candidates, and the non-essential ones are looked up for a
-candidate (skipping whole blocks by their last row) only while the candidate's bound still
-reaches θ. Of the essential terms' postings, only those whose value with the weaker terms' bounds
-reaches θ propose their unit (a unit's score is at most that, for the strongest term holding it).
-A unit whose bound is below θ cannot tie θ either, so ties (broken by unit id, as the exhaustive
-path does) are never pruned away.
+the essential terms' postings propose candidates. The rows are taken in windows (as Lucene's
+MaxScoreBulkScorer does): each essential term adds its postings in the window into a small array
+of per-row sums, term at a time (sequential reads, no branch per term), and only a row whose sum
+with the non-essential terms' bounds in the window reaches θ looks those terms up (skipping whole
+blocks by their last row) while its bound still reaches θ. A window whose bounds all together
+stay below θ is passed over unread. A unit whose bound is below θ cannot tie θ either, so ties
+(broken by unit id, as the exhaustive path does) are never pruned away.
 
-Exactness: a surviving candidate's score is re-added in query-term order, as the exhaustive
-`np.bincount` adds it, so it is the same float; bounds are inflated by `SLACK` so that adding
+Exactness: a row's sum is added in query-term order, as the exhaustive `np.bincount` adds it, so
+for a unit only essential terms hold it is the same float; when a non-essential term holds it
+too, every term's value is re-added in that order. Bounds are inflated by `SLACK` so that adding
 them in another order cannot round a bound below the score it bounds.
 
 The kernel is plain Python over numpy arrays; numba compiles it when installed (`pip install
@@ -36,8 +38,13 @@ import numpy as np
 
 try:
     import numba
+    from numba.cpython.unsafe.numbers import trailing_zeros
 except ImportError:  # the optional `fast` extra: the exhaustive path serves instead
     numba = None
+
+    def trailing_zeros(word: np.uint64) -> int:
+        return (int(word) & -int(word)).bit_length() - 1
+
 
 COMPILED = numba is not None
 # Postings per block: a block's bound and last row are 12 bytes beside 64 × 12 bytes of postings.
@@ -46,8 +53,9 @@ BLOCK = 64
 # any query by far, and loosens the bound by a billionth.
 SLACK = 1.0 + 1e-9
 _NONE = np.iinfo(np.int64).max
-# Units scored up front to set a first bar: a few microseconds, and the bar starts near its end.
-SEEDS = 64
+# Rows a window spans at most: its sums per row are a small array read in row order, and one
+# word marks which of its 64-row words hold any.
+WINDOW = 64 * 64
 
 
 @dataclass(frozen=True)
@@ -114,6 +122,7 @@ def _search(
     bounds = term_max[term_ids] * counts
     m = len(starts)
     order = np.argsort(bounds, kind="mergesort")
+    rank_of = np.argsort(order)
     # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
     cum = np.cumsum(bounds[order]) * SLACK
     pos = starts.copy()
@@ -121,37 +130,32 @@ def _search(
     cursor = first.copy()
     contrib = np.zeros(m)
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
-    # A window's terms (the essential ones) by their bound in it, and those bounds summed in that
-    # order onto the non-essential terms' bounds in it (`rest_cum`, summed in `order`).
-    window_bound, by_bound, window_cum = np.zeros(m), np.zeros(m, np.int64), np.zeros(m)
+    # A window's essential postings, summed per row (`partial`); which rows hold any (`held`, a
+    # bit a row; `summary`, a bit a word of `held` that has any); where each term's postings in
+    # the window start (`window_from`).
+    partial = np.zeros(WINDOW)
+    held = np.zeros(WINDOW // 64, np.uint64)
+    window_from = np.zeros(m, np.int64)
     rest_cum = np.zeros(m)
-    next_at = np.zeros(m, np.int64)
     hope = max_boost * SLACK
-    size, essential, window_start = 0, 0, 0
-    bar = _seed_bar(order[m - 1], starts, ends, counts, indices, data, roles, table, k) if m else 0.0
+    size, essential, bar = 0, 0, 0.0
     while True:
         while essential < m and cum[essential] * max_boost < bar:
             essential += 1
-        # A window runs to the nearest end of an essential term's current block, so each essential
-        # term's postings in it lie in one block, bounded by that block's maximum (or by 0 when
-        # its next posting is past the window: rare terms matter only in their few windows).
-        window_end, n = _NONE, m - essential
+        # A window starts at the first row an essential term holds (only the non-essential terms
+        # hold the rows before it: they cannot reach the bar) and runs to the nearest end of an
+        # essential term's current block, so each essential term's postings in it lie in one
+        # block, bounded by that block's maximum; and it spans at most `WINDOW` rows.
+        window_end, lowest = _NONE, _NONE
         for j in range(essential, m):
             t = order[j]
             if pos[t] < ends[t]:
                 window_end = min(window_end, block_last[first[t] + (pos[t] - starts[t]) // BLOCK])
-        for j in range(essential, m):
-            t = order[j]
-            window_bound[t] = 0.0
-            if pos[t] < ends[t] and indices[pos[t]] <= window_end:
-                window_bound[t] = block_max[first[t] + (pos[t] - starts[t]) // BLOCK] * counts[t] * SLACK
-            at = j - essential
-            while at > 0 and window_bound[by_bound[at - 1]] > window_bound[t]:
-                by_bound[at] = by_bound[at - 1]
-                at -= 1
-            by_bound[at] = t
+                lowest = min(lowest, indices[pos[t]])
         if window_end == _NONE:
             break
+        window_start = lowest
+        window_end = min(window_end, window_start + WINDOW - 1)
         # A non-essential term adds at most the largest maximum of its blocks that overlap the
         # window: a long list's blocks are short spans of rows, often far below its largest value.
         total = 0.0
@@ -167,127 +171,119 @@ def _search(
                 high = max(high, block_max[block])
             total += high * counts[t] * SLACK
             rest_cum[j] = total
-        # The weakest terms of the window whose bounds (with the non-essential ones) stay below
-        # the bar only confirm candidates that the others propose.
         base = rest_cum[essential - 1] if essential > 0 else 0.0
-        split, total = 0, base
-        for i in range(n):
-            total += window_bound[by_bound[i]]
-            window_cum[i] = total
-            if total * max_boost < bar:
-                split = i + 1
-        for i in range(split, n):
-            next_at[by_bound[i]] = pos[by_bound[i]]
-        while split < n:
-            # A unit's score is at most its boost times the value of the strongest proposing term
-            # that holds it plus the bounds of the weaker terms (the stronger ones do not hold
-            # it). So a proposing term's posting for which that stays below the bar proposes
-            # nothing: `next_at[t]` moves on to term t's next posting that does. The unit's role
-            # is read only for postings that pass with the largest boost.
-            row = _NONE
-            for i in range(split, n):
-                t = by_bound[i]
-                at, rest = next_at[t], window_cum[i - 1] if i > 0 else base
-                while at < ends[t] and indices[at] <= window_end:
-                    value = data[at] * counts[t] + rest
-                    if value * hope >= bar and value * table[roles[indices[at]]] * SLACK >= bar:
-                        break
-                    at += 1
-                next_at[t] = at
-                if at < ends[t] and indices[at] < row:
-                    row = indices[at]
-            if row > window_end:
-                break
-            # Every term reads its posting of the unit, if any, walking from where it stands: a
-            # proposing term's passed-over postings (before `next_at`) still count.
-            partial = 0.0
-            for i in range(split, n):
-                t = by_bound[i]
-                contrib[t] = 0.0
-                at = pos[t]
-                while at < ends[t] and indices[at] < row:
-                    at += 1
-                if at < ends[t] and indices[at] == row:
-                    contrib[t] = data[at] * counts[t]
-                    partial += contrib[t]
-                    at += 1
-                pos[t] = at
-                next_at[t] = max(next_at[t], at)
-            boost_bound = table[roles[row]] * SLACK
-            alive = True
-            for i in range(split - 1, -1, -1):
-                t = by_bound[i]
-                contrib[t] = 0.0
-                if (partial + window_cum[i]) * boost_bound < bar:
-                    alive = False
-                    break
-                at = pos[t]
-                while at < ends[t] and indices[at] < row:
-                    at += 1
-                pos[t] = at
-                if at < ends[t] and indices[at] == row:
-                    contrib[t] = data[at] * counts[t]
-                    partial += contrib[t]
-            # A non-essential term's blocks that end before the unit are skipped unread; the one
-            # that may hold it bounds its value before a binary search reads it.
-            for j in range(essential - 1 if alive else -1, -1, -1):
+        top = base
+        for j in range(essential, m):
+            t = order[j]
+            if pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                top += block_max[first[t] + (pos[t] - starts[t]) // BLOCK] * counts[t] * SLACK
+        if top * hope < bar:
+            # Nothing in the window can reach the bar: its postings are passed over unread.
+            for j in range(essential, m):
                 t = order[j]
-                contrib[t] = 0.0
-                if (partial + rest_cum[j]) * boost_bound < bar:
-                    alive = False
-                    break
-                if pos[t] >= ends[t]:
-                    continue
-                block = first[t] + (pos[t] - starts[t]) // BLOCK
-                while block < after[t] - 1 and block_last[block] < row:
-                    block += 1
-                if block_last[block] < row:
-                    pos[t] = ends[t]
-                    continue
-                lo = max(pos[t], starts[t] + (block - first[t]) * BLOCK)
-                hi = min(starts[t] + (block - first[t] + 1) * BLOCK, ends[t])
-                pos[t] = lo
-                if (
-                    partial + (rest_cum[j - 1] if j > 0 else 0.0) + block_max[block] * counts[t] * SLACK
-                ) * boost_bound < bar:
-                    alive = False
-                    break
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if indices[mid] < row:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                pos[t] = lo
-                if lo < ends[t] and indices[lo] == row:
-                    contrib[t] = data[lo] * counts[t]
-                    partial += contrib[t]
-            if not alive:
+                while pos[t] < ends[t] and indices[pos[t]] <= window_end:
+                    pos[t] += 1
+            continue
+        # Added in query-term order, as the exhaustive path adds them: for a row that no
+        # non-essential term holds, the sum is its score's float.
+        summary = np.uint64(0)
+        for t in range(m):
+            if rank_of[t] < essential:
                 continue
-            score = 0.0
-            for i in range(m):
-                score += contrib[i]
-            score *= table[roles[row]]
-            if score <= 0.0:
-                continue
-            rank = id_rank[row]
-            if size < k:
-                _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
-                size += 1
-            elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
-                _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
-            if size == k:
-                bar = max(bar, heap_score[0])
-        # What the window's weakest terms hold in it is below the bar without a stronger term, and
-        # what the others hold before `next_at` was passed over.
-        for i in range(split):
-            t = by_bound[i]
-            while pos[t] < ends[t] and indices[pos[t]] <= window_end:
-                pos[t] += 1
-        for i in range(split, n):
-            t = by_bound[i]
-            pos[t] = max(pos[t], next_at[t])
-        window_start = window_end + 1
+            at, end, times = pos[t], ends[t], counts[t]
+            window_from[t] = at
+            while at < end and indices[at] <= window_end:
+                offset = indices[at] - window_start
+                partial[offset] += data[at] * times
+                held[offset >> 6] |= np.uint64(1) << np.uint64(offset & 63)
+                summary |= np.uint64(1) << np.uint64(offset >> 6)
+                at += 1
+            pos[t] = at
+        # The rows held, in row order (the non-essential terms' cursors only move forward).
+        while summary:
+            word_at = _lowest_bit(summary)
+            summary &= summary - np.uint64(1)
+            word = held[word_at]
+            held[word_at] = 0
+            while word:
+                offset = word_at * 64 + _lowest_bit(word)
+                word &= word - np.uint64(1)
+                row = window_start + offset
+                sum_held = partial[offset]
+                partial[offset] = 0.0
+                # The largest boost first: most rows fail it, and their roles are not read.
+                if (sum_held + base) * hope < bar:
+                    continue
+                boost_bound = table[roles[row]] * SLACK
+                if (sum_held + base) * boost_bound < bar:
+                    continue
+                score, alive, others = sum_held, True, False
+                # A non-essential term's blocks that end before the unit are skipped unread; the
+                # one that may hold it bounds its value before a binary search reads it.
+                for j in range(essential - 1, -1, -1):
+                    t = order[j]
+                    contrib[t] = 0.0
+                    if (sum_held + rest_cum[j]) * boost_bound < bar:
+                        alive = False
+                        break
+                    if pos[t] >= ends[t]:
+                        continue
+                    block = first[t] + (pos[t] - starts[t]) // BLOCK
+                    while block < after[t] - 1 and block_last[block] < row:
+                        block += 1
+                    if block_last[block] < row:
+                        pos[t] = ends[t]
+                        continue
+                    lo = max(pos[t], starts[t] + (block - first[t]) * BLOCK)
+                    hi = min(starts[t] + (block - first[t] + 1) * BLOCK, ends[t])
+                    pos[t] = lo
+                    if (
+                        sum_held + (rest_cum[j - 1] if j > 0 else 0.0) + block_max[block] * counts[t] * SLACK
+                    ) * boost_bound < bar:
+                        alive = False
+                        break
+                    while lo < hi:
+                        mid = (lo + hi) // 2
+                        if indices[mid] < row:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    pos[t] = lo
+                    if lo < ends[t] and indices[lo] == row:
+                        contrib[t] = data[lo] * counts[t]
+                        sum_held += contrib[t]
+                        others = True
+                if not alive:
+                    continue
+                if others:
+                    # Each essential term's value at the row, found among its postings in the
+                    # window (rows come in order: the next search starts where this one ended),
+                    # and all re-added in query-term order.
+                    for j in range(essential, m):
+                        t = order[j]
+                        lo, hi = window_from[t], pos[t]
+                        while lo < hi:
+                            mid = (lo + hi) // 2
+                            if indices[mid] < row:
+                                lo = mid + 1
+                            else:
+                                hi = mid
+                        window_from[t] = lo
+                        contrib[t] = data[lo] * counts[t] if lo < pos[t] and indices[lo] == row else 0.0
+                    score = 0.0
+                    for i in range(m):
+                        score += contrib[i]
+                score *= table[roles[row]]
+                if score <= 0.0:
+                    continue
+                rank = id_rank[row]
+                if size < k:
+                    _sift_up(heap_score, heap_rank, heap_row, size, score, rank, row)
+                    size += 1
+                elif score > heap_score[0] or (score == heap_score[0] and rank < heap_rank[0]):
+                    _sift_down(heap_score, heap_rank, heap_row, size, score, rank, row)
+                if size == k:
+                    bar = max(bar, heap_score[0])
     # Heapsort: the worst of the heap goes to its end, repeatedly, leaving the best first.
     for end in range(size - 1, 0, -1):
         score, rank, row = heap_score[end], heap_rank[end], heap_row[end]
@@ -297,39 +293,9 @@ def _search(
 
 
 @_jit
-def _seed_bar(
-    best: int,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    counts: np.ndarray,
-    indices: np.ndarray,
-    data: np.ndarray,
-    roles: np.ndarray,
-    table: np.ndarray,
-    k: int,
-) -> float:
-    """A first bar: the k-th best score among the first `SEEDS` units of the term with the
-    largest bound (often a rare term, whose units are often the winners). They are real units, so
-    the final k-th best scores at least that much; each is scored as the search scores it."""
-    n = min(ends[best] - starts[best], max(SEEDS, k))
-    if n < k:
-        return 0.0
-    seeds = np.zeros(n)
-    for s in range(n):
-        row = indices[starts[best] + s]
-        score = 0.0
-        for i in range(len(starts)):
-            lo, hi = starts[i], ends[i]
-            while lo < hi:  # no slice for np.searchsorted: each would take and drop a reference
-                mid = (lo + hi) // 2
-                if indices[mid] < row:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo < ends[i] and indices[lo] == row:
-                score += data[lo] * counts[i]
-        seeds[s] = score * table[roles[row]]
-    return np.sort(seeds)[n - k]
+def _lowest_bit(word: np.uint64) -> int:
+    """The position of the lowest bit set in a non-zero word."""
+    return np.int64(trailing_zeros(word))
 
 
 @_jit

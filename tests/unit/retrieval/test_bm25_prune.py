@@ -218,3 +218,28 @@ def test_a_long_lists_bound_in_a_window_covers_every_block_the_window_spans(kern
         assert index.top_k(["kiln", "clai"], set(), k, kernel=kernel_named(kernel)) == expected
         winner = index.explain(["clai"], expected[0][0], set())
         assert winner.contributions[0].tf == 3  # the case is what the docstring says
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_a_rare_terms_block_over_more_rows_than_a_window_matches(kernel):
+    """ "kiln" is in every 101st of 9,000 units, so its one block spans more rows than a window
+    may (`WINDOW`): windows end at that span, the next starts at the next row an essential term
+    holds, and every unit past the first window is still scored. The other words follow a Zipf
+    law, so some become non-essential once the bar rises."""
+    prune = bm25_prune()
+    assert 101 * prune.BLOCK > prune.WINDOW
+    rng = random.Random(11)
+    common = range(1, len(WORDS))
+    zipf = [1 / rank for rank in range(1, len(WORDS))]
+    draws = [
+        (n, rng.choices(common, zipf, k=rng.randrange(1, 3)), rng.choices(common, zipf, k=rng.randrange(4)))
+        for n in range(9000)
+    ]
+    index = Bm25Index.build(
+        units_of([(r, t, b + [0] if n % 101 == 0 else b) for n, (r, t, b) in enumerate(draws)]), Bm25Config()
+    )
+    tokens = ["kiln", "glaze", "clai", "wheel", "fire", "cone", "slip", "bisqu"]
+    for _ in range(12):
+        query, k = ["kiln", *rng.choices(tokens[1:], k=rng.randrange(4))], rng.choice([1, 3, 10, 30])
+        roles = set(rng.sample(list(Role), 2))
+        assert index.top_k(query, roles, k, kernel=kernel_named(kernel)) == exhaustive(index, query, roles, k)
