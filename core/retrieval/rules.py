@@ -233,14 +233,14 @@ class _Loader:
         try:
             return Limits.model_validate(raw)
         except ValidationError as exc:
-            bad: set[str | int] = set()
+            bad: set[str] = set()
             for err in exc.errors():
                 loc = ("limits", *err["loc"])
                 key = err["loc"][0] if err["loc"] else None
                 default = Limits.model_fields.get(_snake(key)) if isinstance(key, str) else None
                 fallback = f"using the default {default.default}" if default else "using default limits"
                 self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}; {fallback}", loc)
-                bad.add(key if default else "")
+                bad.add(key if default and isinstance(key, str) else "")
             if not isinstance(raw, dict) or "" in bad:
                 return Limits()
             return Limits.model_validate({k: v for k, v in raw.items() if k not in bad})
