@@ -33,12 +33,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
+numba: ModuleType | None
+trailing_zeros: Callable[[np.uint64], int]
 try:
     import numba
-    from numba.cpython.unsafe.numbers import trailing_zeros
+
+    # numba's stub types the intrinsic's compile-time call (typing context, argument); jitted
+    # code calls it with the word alone, as the fallback below takes it.
+    from numba.cpython.unsafe.numbers import trailing_zeros  # type: ignore[assignment]
 except ImportError:  # the optional `fast` extra: the exhaustive path serves instead
     numba = None
 
@@ -293,7 +299,7 @@ def _search(
 
 
 @_jit
-def _lowest_bit(word: np.uint64) -> int:
+def _lowest_bit(word: np.uint64) -> np.int64:
     """The position of the lowest bit set in a non-zero word."""
     return np.int64(trailing_zeros(word))
 
