@@ -150,7 +150,10 @@ def _encoder_digest() -> str:
     hasher = hashlib.sha256()
     # by module name, so the digest follows the modules wherever they live
     for module in (__name__, "core.retrieval.hdc.vectors", "core.retrieval.hdc.context", "core.retrieval.hdc.tokens"):
-        path = Path(find_spec(module).origin)
+        spec = find_spec(module)
+        if spec is None or spec.origin is None:
+            raise ImportError(f"{module} has no source file to digest")
+        path = Path(spec.origin)
         hasher.update(path.name.encode() + b"\0" + path.read_bytes())
     return hasher.hexdigest()[:16]
 
