@@ -47,7 +47,7 @@ class PooledHdc(Protocol):
     def pool(self, query: HdcQuery, floor: float, size: int) -> dict[str, float]: ...
 
 
-def hdc_pool(index: HdcIndex | PooledHdc, query: HdcQuery, config: HdcConfig) -> dict[str, float]:
+def hdc_pool(index: HdcIndex | HdcWithSide | PooledHdc, query: HdcQuery, config: HdcConfig) -> dict[str, float]:
     """HDC scores of the lane's best `lanePool` units among those at or above `laneMinScore`."""
     if isinstance(index, PooledHdc):
         return index.pool(query, config.lane_min_score, config.lane_pool)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from core.retrieval.hdc.vectors import DIMENSIONS, WORDS, bundle, char_ngrams, h
 from core.retrieval.row_blocks import RowBlocks
 from core.text.tokenizer import tokenize
 from core.units import Act, KnowledgeUnit, Role
+
+if TYPE_CHECKING:
+    from core.retrieval.hdc.side import HdcWithSide
 
 
 def feedback_query(index, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
@@ -175,7 +179,10 @@ class HdcIndex:
         return text + np.maximum(topic, claim) * context
 
     def best_window(self, query: HdcQuery, unit_id: str) -> tuple[int, float]:
-        """The claim window that matched best (its index within the unit) and its raw similarity."""
+        """The claim window that matched best (its index within the unit) and its raw similarity;
+        for a query with text (`field_similarities` asks only then)."""
+        if query.text is None:
+            raise ValueError("best_window needs a query with text")
         distances = hamming(self._windows(self._vector_row(unit_id)), query.text)
         best = int(np.argmin(distances))
         return best, 1.0 - int(distances[best]) / DIMENSIONS
@@ -206,7 +213,7 @@ _NEAR = 0.5 + 6 * 0.5 / math.sqrt(DIMENSIONS)
 _MAX_NOTES = 4
 
 
-def match_notes(index: HdcIndex, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
+def match_notes(index: HdcIndex | HdcWithSide, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
     """Question words the unit does not contain but has a near form of, and why (shared character
     n-grams, or learned from the same units). Events carry no unit text, so a note names only the
     question's word and what it shares; the best claim window is the "claim_window" field."""
