@@ -9,7 +9,7 @@ operations instead of one Python call per fact.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -292,7 +292,8 @@ class Closure:
             o=objects,
             conf=self.conf[used].prod(axis=1) * compiled.rule.weight,
             steps=1 + self.steps[used].sum(axis=1),
-            seeded=self.seeded[used].any(axis=1),
+            # numpy's stub cannot tell a 2-D array's `any` over an axis from the whole array's bool.
+            seeded=cast(np.ndarray, self.seeded[used].any(axis=1)),
             named=np.bitwise_or.reduce(self.named[used], axis=1),
             rule=np.full(n, rule_index),
             premises=premises,
