@@ -11,8 +11,12 @@ exists on Procedure units, condition on a few) and penalise exactly the units th
 from __future__ import annotations
 
 from math import log
+from typing import TypeVar
 
 import numpy as np
+
+# `term_weight` takes floats (one term, one field) or arrays of them (`Bm25Index.explain`).
+_N = TypeVar("_N", float, np.ndarray)
 
 
 def length_norm(dl, avgdl, k1: float, b: float):
@@ -37,7 +41,7 @@ def idf(units: int, df):
     return table[df]
 
 
-def term_weight(field_weight: float, idf: float, tf: int, norm: float, k1: float) -> float:
+def term_weight(field_weight: _N, idf: _N, tf: _N, norm: _N, k1: float) -> _N:
     """One field's BM25 contribution for one term; `bm25_layout.contributions` is the same formula over arrays."""
     return field_weight * idf * (tf * (k1 + 1)) / (tf + norm)
 

@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import count
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from core.retrieval.bm25.formula import average_lengths, field_totals, idf, leng
 from core.retrieval.bm25.layout import count_keys, document_frequencies, pair_rows
 from core.retrieval.bm25.words import WordList, encode
 from core.units import KnowledgeUnit, Role
+
+if TYPE_CHECKING:
+    from core.retrieval.bm25.prune import Pruner
 
 _ROLES: tuple[Role, ...] = tuple(Role)
 # `TermFieldContribution._make` without its Python-level call: a row of fields in order.
@@ -77,7 +81,7 @@ class Bm25Index:
         self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
         self._table_cache: dict[frozenset[Role], tuple[np.ndarray, float]] = {}
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
-        self._pruner = None  # block maxima for pruned top-k, made by the first query that needs them
+        self._pruner: Pruner | None = None  # block maxima for pruned top-k, made by the first query that needs them
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
         # Sorting is linear when the ids already come in id order (a view's do).
         self._id_rank = np.empty(len(unit_ids), dtype=np.int64)
@@ -142,9 +146,9 @@ class Bm25Index:
         words = self.words()
         present = np.zeros(len(words), dtype=bool)
         present[term] = True
-        kept = list(map(words.__getitem__, np.flatnonzero(present).tolist()))
+        kept_words = list(map(words.__getitem__, np.flatnonzero(present).tolist()))
         # A part of a restricted view, looked up as a stored part is (no dict per part).
-        vocab = WordList(encode(kept), len(kept))
+        vocab = WordList(encode(kept_words), len(kept_words))
         keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * width + field
         if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
             order = np.argsort(keys)
@@ -301,7 +305,8 @@ class Bm25Index:
             return []
         # The known terms with their counts, in order of first mention, as `_query_terms` gives
         # them, by id: a plain loop over a few tokens costs less than a Counter.
-        vocab, times = self._vocab, {}
+        vocab = self._vocab
+        times: dict[int, int] = {}
         for token in query_tokens:
             tid = vocab.get(token)
             if tid is not None:
