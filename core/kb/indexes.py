@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from core.infra.cancel import current
 from core.infra.config import RetrievalConfig
@@ -159,7 +159,8 @@ class ViewIndexes:
         config, units = self._config.hdc, self.view.units
         rows = getattr(units, "rows", None)
         if self._base is not None and not config.context_vectors and rows is not None:
-            return HdcWithSide.of(self._base.hdc, rows, self.view.extra, self._vectors)
+            # A base view is never itself extended (`KBView.with_extra`): its index is a plain one.
+            return HdcWithSide.of(cast("HdcIndex", self._base.hdc), rows, self.view.extra, self._vectors)
         from core.store.vectors import hdc_vectors  # only an HDC build reads or writes stored vectors
 
         model = learn_model(units, config)

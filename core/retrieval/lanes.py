@@ -15,12 +15,15 @@ from core.retrieval.bm25.index import Bm25Index
 from core.units import Act, Role
 
 if TYPE_CHECKING:
+    from core.retrieval.bm25.parts import Bm25Parts
     from core.retrieval.hdc.encoding import HdcQuery
     from core.retrieval.hdc.index import HdcIndex
     from core.retrieval.hdc.side import HdcWithSide
 
 
-def bm25_pool(index: Bm25Index, terms: Sequence[str], preferred_roles: Collection[Role], pool: int) -> dict[str, float]:
+def bm25_pool(
+    index: Bm25Index | Bm25Parts, terms: Sequence[str], preferred_roles: Collection[Role], pool: int
+) -> dict[str, float]:
     """Raw BM25 scores of the lane's best `pool` units (score > 0)."""
     return dict(index.top_k(terms, preferred_roles, pool))
 

@@ -35,7 +35,7 @@ class Bm25Parts:
     building one per request (a question with context) stays cheap at a million units.
     """
 
-    def __init__(self, parts: Sequence[Bm25Index], config: Bm25Config):
+    def __init__(self, parts: Sequence[Bm25Index | Bm25Slice], config: Bm25Config):
         self.parts = [part for part in parts if len(part)]
         self.config = config
         self._offsets = np.cumsum([0, *(len(part) for part in self.parts)])
