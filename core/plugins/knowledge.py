@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from core.infra.config import FusionConfig, FusionMethod, HdcConfig, Lane, Profile
 from core.infra.embeddings import EmbeddingError
@@ -220,7 +220,9 @@ class ProfileRetriever(KnowledgePlugin):
         pooled.add(ctx, lanes)
         return fuse(
             lanes,
-            roles=pooled.roles,
+            # Every pooled unit comes from this view's own lanes or neighbours, so the view
+            # holds it and `roles_of` found its role (None is only for units it does not hold).
+            roles=cast("Mapping[str, Role]", pooled.roles),
             bm25_raw=bm25_raw,
             preferred_roles=query.preferred_roles,
             role_boost=self._services.retrieval.bm25.role_boost,

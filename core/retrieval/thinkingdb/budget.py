@@ -20,9 +20,11 @@ CANCELLED = "cancelled"
 
 @runtime_checkable
 class Cancellable(Protocol):
-    """Anything with a `cancelled` flag (the kernel's cancel token, a threading.Event wrapper...)."""
+    """Anything with a `cancelled` flag (the kernel's cancel token, a threading.Event wrapper...),
+    read-only here: the closure only reads it."""
 
-    cancelled: bool
+    @property
+    def cancelled(self) -> bool: ...
 
 
 # A stop hook: a token with `.cancelled`, or a callable returning True once the caller gave up.
