@@ -15,6 +15,8 @@ from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord
 
 if TYPE_CHECKING:
+    from textual.theme import Theme
+
     from mrptui.conversation import ExplorerMemory
 
 
@@ -48,3 +50,6 @@ class Explorer(Protocol):
 
     @property
     def last_question(self) -> str: ...
+
+    @property
+    def current_theme(self) -> Theme: ...

@@ -256,7 +256,9 @@ what changed since the previous run: **newly failing** (red), newly passing, new
         if message.report is not None:
             self.runs += 1
             rows = question_rows(message.queries, message.report)
-            self.marks = self.memory.remember(self.queries_path, self.kb_generation, rows, again=self.again)
+            # A run starts only with a queries file (`start`); without one there is nothing to mark against.
+            path = self.queries_path
+            self.marks = self.memory.remember(path, self.kb_generation, rows, again=self.again) if path else {}
             self.rows = rows
             self.specs = {spec.id: spec for spec in message.queries}
         self._render_table()

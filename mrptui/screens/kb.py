@@ -42,7 +42,7 @@ from mrptui.session_seam import describe_caller
 from mrptui.state import trace_unit_ids
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.keybar import KeyBar
-from mrptui.widgets.virtual_table import VirtualTable
+from mrptui.widgets.virtual_table import Cells, VirtualTable
 
 ERRORS_MIN = 24
 # Units whose whole detail is rendered to size the selected-unit pane (~1.5 ms each under load).
@@ -245,8 +245,8 @@ file, restricted units included, whatever the caller. See docs/security.md.
                 max(max((len(role) for _, role in self.trace_ids), default=0), len("role")),
                 *(len(label) for label, _ in UNIT_COLUMNS[2:]),
             ]
-            rows = [[Text(unit_id), Text(role), "", "", ""] for unit_id, role in self.trace_ids]
-            table.fill(self._columns(widths), len(rows), rows.__getitem__)
+            rows: list[Cells] = [[Text(unit_id), Text(role), "", "", ""] for unit_id, role in self.trace_ids]
+            table.fill(self._columns(widths), len(rows), lambda i: rows[i])
             table.border_subtitle = f"{len(self.trace_ids)} unit ids from the trace"
         else:
             shown, marked = self.unit_search.shown, set(self.unit_search.matches)

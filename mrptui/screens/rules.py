@@ -156,14 +156,14 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         fired_style = app.current_theme.success or "green"
         never_style = app.current_theme.warning or "yellow"
         for rule in self.rules:
-            stat = self.stats.get(str(rule.get("id")))
+            shown = self.stats.get(str(rule.get("id")))
             if not self.ran:
                 fired = Text("—", style="dim")
-            elif stat and stat.fired:
-                fired = Text(f"✓ {stat.fired}", style=fired_style)
+            elif shown and shown.fired:
+                fired = Text(f"✓ {shown.fired}", style=fired_style)
             else:
                 fired = Text("✗ 0", style=never_style)
-            derived = str(len(stat.derived)) if stat and self.ran else ""
+            derived = str(len(shown.derived)) if shown and self.ran else ""
             weight = rule.get("weight")
             rows.append(
                 [
