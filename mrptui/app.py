@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar, Literal, TypeVar
 
+from rich.console import RenderableType
 from textual import events
 from textual._dispatch_key import dispatch_key
 from textual.app import App
@@ -51,9 +52,18 @@ from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
 from mrptui.session_seam import NullSession, SessionLike
 from mrptui.state import RunRecord, ViewState
+from mrptui.ui_first import UiFirst
 from mrptui.whatif import WhatIf
 
 M = TypeVar("M", bound=Message)
+
+
+def _is_input(message: Message) -> bool:
+    """A key, a paste, a click or a scroll: what the engine gives way to. Not a mouse move: a
+    pointer crossing the screen would hold the engine for every frame its hover paints."""
+    return isinstance(message, events.Key | events.Paste | events.MouseEvent) and not isinstance(
+        message, events.MouseMove
+    )
 
 
 def _handles(kind: type[M], hand_on: Callable[[ExplorerApp, M], object]) -> Callable[[ExplorerApp, M], None]:
@@ -134,14 +144,32 @@ class ExplorerApp(App[None]):
             show_durations=show_durations, layout_path=layout_file() if layout_path == "data" else layout_path
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
+        self.ui_first = UiFirst()
         self.lifecycle = KBLifecycle(
-            self, self.kb, opener, options, cluster, busy=busy, changed=self.show_kb_state, new_view=self._new_view
+            self,
+            self.kb,
+            opener,
+            options,
+            cluster,
+            busy=busy,
+            pause=self.ui_first.pause,
+            changed=self.show_kb_state,
+            new_view=self._new_view,
         )
         self.memory = ExplorerMemory(
             self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root
         )
         breakpoints = [COSTLY] if break_before_costly else []
-        self.runner = RunDriver(self, self.kb, self.lifecycle, self.memory, self.main, options, breakpoints=breakpoints)
+        self.runner = RunDriver(
+            self,
+            self.kb,
+            self.lifecycle,
+            self.memory,
+            self.main,
+            options,
+            breakpoints=breakpoints,
+            ui_first=self.ui_first,
+        )
         self.control = self.runner.control
         self.whatif = WhatIf(self, self.runner, self.main)
         self.exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
@@ -165,6 +193,7 @@ class ExplorerApp(App[None]):
     def on_unmount(self) -> None:
         """A held engine never finishes on its own, and a load stops at its next file: let both go,
         so quitting never waits for them."""
+        self.ui_first.close()
         self.control.close()
         self.lifecycle.stop()
 
@@ -351,8 +380,33 @@ class ExplorerApp(App[None]):
         self.focus_model.to_question()
 
     async def on_event(self, event: events.Event) -> None:
-        if not (isinstance(event, events.Key) and self.focus_model.arrived(event)):
-            await super().on_event(event)
+        new_input = _is_input(event) and not event.is_forwarded  # forwarding marks this very event
+        try:
+            if not (isinstance(event, events.Key) and self.focus_model.arrived(event)):
+                await super().on_event(event)
+        finally:
+            if new_input:
+                self.ui_first.handled()
+
+    # -- UI first (mrptui/ui_first.py): input reaching the app, and the frames that answer it --------
+
+    def post_message(self, message: Message) -> bool:
+        posted = super().post_message(message)
+        if posted and _is_input(message) and not message.is_forwarded:  # a key bubbling back is not new input
+            self.ui_first.arrived()
+        return posted
+
+    def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
+        super()._display(screen, renderable)
+        if renderable is not None and not self._batch_count and not self._input_in_flight():
+            self.ui_first.painted()
+
+    def _input_in_flight(self) -> bool:
+        """A key the app forwarded to the focused widget is on its way back up (the app's bindings
+        run when it bubbles back): a frame painted meanwhile does not answer it yet."""
+        focused = self.focused
+        pumps = [self, self.screen, *(focused.ancestors_with_self if focused is not None else ())]
+        return any(_is_input(queued) for pump in pumps for queued in pump._message_queue.values)
 
     async def _on_key(self, event: events.Key) -> None:
         """App._on_key (bindings, then `key_` methods) with the focus model between them."""

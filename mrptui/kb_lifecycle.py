@@ -78,11 +78,13 @@ class KBLifecycle:
         cluster: ClusterLink | None = None,
         *,
         busy: Callable[[], bool],
+        pause: Callable[[Callable[[], bool]], None],
         changed: Callable[[], None],
         new_view: Callable[[], None],
     ) -> None:
         """`app`: runs the workers and shows the notifications. `busy`: a question is running (the
-        tagging warm-up waits meanwhile). `changed`: `state` changed. `new_view`: the caller's view
+        tagging warm-up waits meanwhile). `pause(cancelled)`: the UI's pause point (mrptui/ui_first.py),
+        called by the tagging warm-up between sentences. `changed`: `state` changed. `new_view`: the caller's view
         changed (a new day), so open screens re-read it. `cluster`: the cluster the KB's shards
         are searched on (`--cluster`), attached after each open and reload, in their workers."""
         self.app = app
@@ -90,6 +92,7 @@ class KBLifecycle:
         self.opener = opener
         self.options = options
         self._busy = busy
+        self._pause = pause
         self._changed = changed
         self._new_view = new_view
         self.cluster = cluster
@@ -234,7 +237,8 @@ class KBLifecycle:
         # resting between slices and waiting while a question runs (a held one uses no CPU), so
         # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
         worker = get_current_worker()
-        kb.session.warm_up_tags(kb.caller, cancelled=lambda: worker.is_cancelled, busy=self._busy)
+        cancelled = lambda: worker.is_cancelled  # noqa: E731
+        kb.session.warm_up_tags(kb.caller, cancelled=cancelled, busy=self._busy, pause=lambda: self._pause(cancelled))
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""

@@ -57,9 +57,16 @@ class LiveRun:
 
     # -- the puller (worker thread) ------------------------------------------------------------
 
-    def pull(self, deliver: Callable[[Event], None], on_hold: Callable[[Breakpoint, Event], None]) -> None:
+    def pull(
+        self,
+        deliver: Callable[[Event], None],
+        on_hold: Callable[[Breakpoint, Event], None],
+        pause: Callable[[Callable[[], bool]], None] = lambda stopping: None,
+    ) -> None:
         """Pull until the generator ends, delivering each event and waiting at every hold point.
-        The engine starts here, in the worker thread, so a session that fails to start fails there."""
+        Before each next event `pause(stopping)` is the UI's pause point (mrptui/ui_first.py): the
+        engine waits there while a key waits for its frame. The engine starts here, in the worker
+        thread, so a session that fails to start fails there."""
         events = self._start()
         for event in events:
             deliver(event)
@@ -71,6 +78,7 @@ class LiveRun:
                 self._wait()
             if self._abandoned:
                 break
+            pause(self._stopping)
         close = getattr(events, "close", None)
         if close is not None:
             close()
@@ -94,6 +102,9 @@ class LiveRun:
             if self._mode == "continue" and Breakpoint("backtrack").matches(event):
                 return Breakpoint("backtrack")
             return None
+
+    def _stopping(self) -> bool:
+        return self._abandoned or self.steering.cancelled
 
     def _hold(self, point: Breakpoint, event: Event) -> None:
         with self._cond:
@@ -497,8 +508,10 @@ def pump(
     batch_size: int,
     batch_seconds: float,
     clock: Callable[[], float],
+    pause: Callable[[Callable[[], bool]], None] = lambda stopping: None,
 ) -> None:
-    """The worker thread's body: pull the run and post its events in batches (all of them before a hold)."""
+    """The worker thread's body: pull the run and post its events in batches (all of them before
+    a hold), giving way at `pause` (`LiveRun.pull`)."""
     batch: list[Event] = []
     started = clock()
 
@@ -520,6 +533,6 @@ def pump(
         post_held(run.run_id, where if point.kind in ("step", "at") else f"{where} · {point.label}")
 
     try:
-        live.pull(deliver, on_hold)
+        live.pull(deliver, on_hold, pause)
     finally:
         flush()

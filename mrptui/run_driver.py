@@ -23,6 +23,7 @@ from mrptui.run_control import LiveRun, RunControl, Severity, pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
+from mrptui.ui_first import UiFirst
 from mrptui.widgets.evidence_rows import prepared
 from mrptui.widgets.query import normalise_question
 from mrptui.widgets.status import status_markup
@@ -50,11 +51,14 @@ class RunDriver:
         options: ExplorerOptions,
         *,
         breakpoints: Collection[Breakpoint] = (),
+        ui_first: UiFirst | None = None,
     ) -> None:
         """`app`: runs the engine workers and shows the notifications; the driver's `control` holds
-        the runs, the cursor and the breakpoints."""
+        the runs, the cursor and the breakpoints. `ui_first`: where the engine worker gives way to
+        the UI between events (none: it never does)."""
         self.app, self.kb, self.lifecycle, self.memory, self.main = app, kb, lifecycle, memory, main
         self.options = options
+        self.ui_first = ui_first if ui_first is not None else UiFirst()
         self.control = RunControl(lambda: kb.session, self, breakpoints=breakpoints)
         self._frozen_generation = -1
         self._attempt_clock: tuple[int, float] | None = None  # (row, when its running attempt arrived)
@@ -113,11 +117,12 @@ class RunDriver:
         # The banner warns before the first answer (and after a reload); the status line keeps the counts.
         self.main.show_health(None)
         self.control.start(request)
+        self.ui_first.wake()  # the run it replaced may wait at its pause point: let it see it stops
         self.refresh_view()
 
     def start_puller(self, run: RunRecord, live: LiveRun) -> None:
         """RunControl's hook: pull this run in a thread worker (the UI never waits for the engine)."""
-        app, options = self.app, self.options
+        app, options, ui_first = self.app, self.options, self.ui_first
 
         def work() -> None:
             try:
@@ -130,6 +135,7 @@ class RunDriver:
                         batch_size=options.batch_size,
                         batch_seconds=options.batch_seconds,
                         clock=options.clock,
+                        pause=ui_first.pause,
                     )
             except KeyboardInterrupt:
                 # A plugin raised it and the kernel stopped the run: it ends unanswered, the app goes on.
@@ -234,6 +240,7 @@ class RunDriver:
     def cancel(self) -> None:
         """Esc: cancel the live run; with nothing running, Esc does nothing (it is also "back")."""
         self.control.cancel()
+        self.ui_first.wake()  # a run waiting at its pause point stops now, not when the key is painted
 
     def toggle_breakpoint(self, point: Breakpoint) -> None:
         self.then_refresh(partial(self.control.toggle_breakpoint, point))

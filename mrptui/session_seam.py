@@ -54,7 +54,11 @@ class SessionLike(Protocol):
     def warm_up_hdc(self, caller: Caller) -> None: ...
 
     def warm_up_tags(
-        self, caller: Caller, cancelled: Callable[[], bool] = ..., busy: Callable[[], bool] = ...
+        self,
+        caller: Caller,
+        cancelled: Callable[[], bool] = ...,
+        busy: Callable[[], bool] = ...,
+        pause: Callable[[], object] = ...,
     ) -> int: ...
 
     def plugin_ids(self) -> dict[str, list[str]]: ...
@@ -116,7 +120,11 @@ class NullSession:
         return None
 
     def warm_up_tags(
-        self, caller: Caller, cancelled: Callable[[], bool] = lambda: False, busy: Callable[[], bool] = lambda: False
+        self,
+        caller: Caller,
+        cancelled: Callable[[], bool] = lambda: False,
+        busy: Callable[[], bool] = lambda: False,
+        pause: Callable[[], object] = lambda: None,
     ) -> int:
         return 0
 

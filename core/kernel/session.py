@@ -243,18 +243,23 @@ class Session:
         indexes.for_view(kb.view(caller)).hdc
 
     def warm_up_tags(
-        self, caller: Caller, cancelled: Callable[[], bool] = lambda: False, busy: Callable[[], bool] = lambda: False
+        self,
+        caller: Caller,
+        cancelled: Callable[[], bool] = lambda: False,
+        busy: Callable[[], bool] = lambda: False,
+        pause: Callable[[], object] = lambda: None,
     ) -> int:
         """Tag the caller's view's sentences the index store does not hold yet, a slice at a time
-        and resting between slices (waiting while `busy()`), then store them (core/nlp/tag_store.py);
-        the explorer runs it in a worker once the indexes are ready. Returns how many it tagged."""
+        and resting between slices (waiting while `busy()`, and at `pause()` before each sentence),
+        then store them (core/nlp/tag_store.py); the explorer runs it in a worker once the indexes
+        are ready. Returns how many it tagged."""
         from core.cnl import split_sentences
         from core.nlp.tag_store import warm
         from core.nlp.tagging import tag_text
 
         view = self.view(caller)
         sentences = (s.text for unit in view.units for s in split_sentences(unit.body))
-        return warm(self._cache_root(), sentences, tag_text, cancelled=cancelled, busy=busy)
+        return warm(self._cache_root(), sentences, tag_text, cancelled=cancelled, busy=busy, pause=pause)
 
     def _cache_root(self) -> Path | None:
         """The KB's own store's folder (the one the session was opened with, not the environment's);

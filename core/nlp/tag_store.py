@@ -176,17 +176,21 @@ def warm(
     rest: Callable[[float], None] = time.sleep,
     cancelled: Callable[[], bool] = lambda: False,
     busy: Callable[[], bool] = lambda: False,
+    pause: Callable[[], object] = lambda: None,
 ) -> int:
     """The background pass: load the stored tags, tag (with `tag`, which remembers) the sentences
     not stored yet, at most `limit`, resting WARM_REST × each slice's time after each slice, and
     not going on while `busy()` (the explorer runs a question: it shares the interpreter's lock
-    with the UI and the engine); then save. Returns how many sentences it tagged."""
+    with the UI and the engine); then save. `pause` is called before each sentence is tagged: the
+    explorer's pause point, where the pass waits while a key waits for its frame. Returns how many
+    sentences it tagged."""
     load(root)
     tagged, started = 0, time.perf_counter()
     for text in sentences:
         if tagged >= limit or cancelled():
             break
         if _key(text) not in _MEMO:
+            pause()
             tag(text)
             tagged += 1
         spent = time.perf_counter() - started

@@ -883,7 +883,7 @@ class FakeSession:
     def warm_up_hdc(self, caller: Caller) -> None:
         raise AssertionError("the explorer builds HDC only when the session says it is not ready")
 
-    def warm_up_tags(self, caller: Caller, cancelled=lambda: False, busy=lambda: False) -> int:
+    def warm_up_tags(self, caller: Caller, cancelled=lambda: False, busy=lambda: False, pause=lambda: None) -> int:
         self.tags_warmed.append(caller)
         self.tags_busy = busy
         return 0

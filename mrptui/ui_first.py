@@ -1,0 +1,96 @@
+"""UI first: background Python work gives way to the UI thread while a key waits for its frame
+(issue 41, keypress while a question runs).
+
+The engine's run worker and the KB's tagging warm-up are pure-Python threads; with the 1 ms
+switch interval (mrptui/switch_interval.py) the UI thread still gets only its round-robin share
+of the interpreter's lock, so a key's ~16 ms of UI work took ~4× that in wall time while a run
+was live. Python has no thread priorities, so this is a cooperative one: the app marks the UI
+urgent when input reaches it, and those threads call `pause` at their pause points (between a
+run's trace events, between sentences tagged), where they wait until the app has painted a frame
+after handling that input. Every wait is bounded (`UI_FIRST_BOUND_S`: a key that paints nothing,
+or a stuck UI, holds the engine once for that long, never for good), a cancel wakes it (`wake`),
+and a closed gate (the app quitting) never waits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+# Seconds a pause point waits at most for one burst of input to be answered: a panel key's frame
+# takes ~15-25 ms of UI work, so this leaves room for a loaded machine while a key that paints
+# nothing costs the engine one tenth of a second, once.
+UI_FIRST_BOUND_S = 0.1
+
+
+def _never() -> bool:
+    return False
+
+
+class UiFirst:
+    """The app's input counts and the pause point background threads call. `arrived`, `handled`
+    and `painted` are called on the UI thread; `pause` from any other."""
+
+    def __init__(self, bound_s: float = UI_FIRST_BOUND_S) -> None:
+        self.bound_s = bound_s
+        self._cond = threading.Condition()
+        self._ui_thread = threading.get_ident()
+        self._arrived = 0  # inputs that reached the app
+        self._handled = 0  # of those, how many the app has dispatched
+        self._answered = 0  # of those, how many a frame painted after their dispatch answered
+        self._since = 0.0  # time.monotonic() when the oldest unanswered input arrived
+        self._closed = False
+        self.waited_s = 0.0  # what the pause points waited in all (how much the gate costs the engine)
+
+    @property
+    def urgent(self) -> bool:
+        return self._answered < self._arrived and not self._closed
+
+    def arrived(self) -> None:
+        """Input reached the app: pause points wait from now on."""
+        with self._cond:
+            if not self.urgent:
+                self._since = time.monotonic()
+            self._arrived += 1
+
+    def handled(self) -> None:
+        """The app has dispatched one input: the next frame painted answers it."""
+        with self._cond:
+            self._handled = min(self._handled + 1, self._arrived)
+
+    def painted(self) -> None:
+        """A frame reached the screen: the inputs dispatched before it are answered."""
+        if self._answered >= self._handled:
+            return
+        with self._cond:
+            self._answered = self._handled
+            self._since = time.monotonic()
+            self._cond.notify_all()
+
+    def wake(self) -> None:
+        """Something a waiting pause point checks changed (a cancel): let it look again."""
+        with self._cond:
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        """The app quits: no pause point waits again."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def pause(self, cancelled: Callable[[], bool] = _never) -> None:
+        """A background thread's pause point: return at once unless input waits for its frame;
+        then wait until it is painted, `cancelled()` is true, or the burst's bound has passed (its
+        inputs then count as answered, so the next pause point does not wait for them again)."""
+        if not self.urgent or threading.get_ident() == self._ui_thread:
+            return
+        started = time.monotonic()
+        with self._cond:
+            while self.urgent and not cancelled():
+                left = self._since + self.bound_s - time.monotonic()
+                if left <= 0:
+                    self._answered = self._handled = self._arrived
+                    break
+                self._cond.wait(left)
+            self.waited_s += time.monotonic() - started
