@@ -52,18 +52,10 @@ from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
 from mrptui.session_seam import NullSession, SessionLike
 from mrptui.state import RunRecord, ViewState
-from mrptui.ui_first import UiFirst
+from mrptui.ui_first import UiFirst, input_in_flight, is_input
 from mrptui.whatif import WhatIf
 
 M = TypeVar("M", bound=Message)
-
-
-def _is_input(message: Message) -> bool:
-    """A key, a paste, a click or a scroll: what the engine gives way to. Not a mouse move: a
-    pointer crossing the screen would hold the engine for every frame its hover paints."""
-    return isinstance(message, events.Key | events.Paste | events.MouseEvent) and not isinstance(
-        message, events.MouseMove
-    )
 
 
 def _handles(kind: type[M], hand_on: Callable[[ExplorerApp, M], object]) -> Callable[[ExplorerApp, M], None]:
@@ -144,7 +136,7 @@ class ExplorerApp(App[None]):
             show_durations=show_durations, layout_path=layout_file() if layout_path == "data" else layout_path
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
-        self.ui_first = UiFirst()
+        first = self.ui_first = UiFirst()
         self.lifecycle = KBLifecycle(
             self,
             self.kb,
@@ -152,7 +144,7 @@ class ExplorerApp(App[None]):
             options,
             cluster,
             busy=busy,
-            pause=self.ui_first.pause,
+            pause=first.pause,
             changed=self.show_kb_state,
             new_view=self._new_view,
         )
@@ -161,14 +153,7 @@ class ExplorerApp(App[None]):
         )
         breakpoints = [COSTLY] if break_before_costly else []
         self.runner = RunDriver(
-            self,
-            self.kb,
-            self.lifecycle,
-            self.memory,
-            self.main,
-            options,
-            breakpoints=breakpoints,
-            ui_first=self.ui_first,
+            self, self.kb, self.lifecycle, self.memory, self.main, options, breakpoints=breakpoints, ui_first=first
         )
         self.control = self.runner.control
         self.whatif = WhatIf(self, self.runner, self.main)
@@ -380,7 +365,7 @@ class ExplorerApp(App[None]):
         self.focus_model.to_question()
 
     async def on_event(self, event: events.Event) -> None:
-        new_input = _is_input(event) and not event.is_forwarded  # forwarding marks this very event
+        new_input = is_input(event) and not event.is_forwarded  # forwarding marks this very event
         try:
             if not (isinstance(event, events.Key) and self.focus_model.arrived(event)):
                 await super().on_event(event)
@@ -392,21 +377,14 @@ class ExplorerApp(App[None]):
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
-        if posted and _is_input(message) and not message.is_forwarded:  # a key bubbling back is not new input
+        if posted and is_input(message) and not message.is_forwarded:  # a key bubbling back is not new input
             self.ui_first.arrived()
         return posted
 
     def _display(self, screen: Screen, renderable: RenderableType | None) -> None:
         super()._display(screen, renderable)
-        if renderable is not None and not self._batch_count and not self._input_in_flight():
+        if renderable is not None and not self._batch_count and not input_in_flight(self):
             self.ui_first.painted()
-
-    def _input_in_flight(self) -> bool:
-        """A key the app forwarded to the focused widget is on its way back up (the app's bindings
-        run when it bubbles back): a frame painted meanwhile does not answer it yet."""
-        focused = self.focused
-        pumps = [self, self.screen, *(focused.ancestors_with_self if focused is not None else ())]
-        return any(_is_input(queued) for pump in pumps for queued in pump._message_queue.values)
 
     async def _on_key(self, event: events.Key) -> None:
         """App._on_key (bindings, then `key_` methods) with the focus model between them."""

@@ -18,6 +18,10 @@ import threading
 import time
 from collections.abc import Callable
 
+from textual import events
+from textual.app import App
+from textual.message import Message
+
 # Seconds a pause point waits at most for one burst of input to be answered: a panel key's frame
 # takes ~15-25 ms of UI work, so this leaves room for a loaded machine while a key that paints
 # nothing costs the engine one tenth of a second, once.
@@ -94,3 +98,19 @@ class UiFirst:
                     break
                 self._cond.wait(left)
             self.waited_s += time.monotonic() - started
+
+
+def is_input(message: Message) -> bool:
+    """A key, a paste, a click or a scroll: what the engine gives way to. Not a mouse move: a
+    pointer crossing the screen would hold the engine for every frame its hover paints."""
+    return isinstance(message, events.Key | events.Paste | events.MouseEvent) and not isinstance(
+        message, events.MouseMove
+    )
+
+
+def input_in_flight(app: App) -> bool:
+    """A key the app forwarded to the focused widget is on its way back up (the app's bindings
+    run when it bubbles back): a frame painted meanwhile does not answer it yet."""
+    focused = app.focused
+    pumps = [app, app.screen, *(focused.ancestors_with_self if focused is not None else ())]
+    return any(is_input(queued) for pump in pumps for queued in pump._message_queue.values)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -28,9 +28,6 @@ from core.retrieval.hdc.vectors import DIMENSIONS, WORDS, bundle, char_ngrams, h
 from core.retrieval.row_blocks import RowBlocks
 from core.text.tokenizer import tokenize
 from core.units import Act, KnowledgeUnit, Role
-
-if TYPE_CHECKING:
-    from core.retrieval.hdc.side import HdcWithSide
 
 
 def feedback_query(index, query: HdcQuery, unit_ids: Sequence[str]) -> HdcQuery:
@@ -213,7 +210,20 @@ _NEAR = 0.5 + 6 * 0.5 / math.sqrt(DIMENSIONS)
 _MAX_NOTES = 4
 
 
-def match_notes(index: HdcIndex | HdcWithSide, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
+class Noted(Protocol):
+    """What `match_notes` reads of an index: a view's own or one with its current-turn side
+    (core/retrieval/hdc/side.py, which imports this module)."""
+
+    @property
+    def config(self) -> HdcConfig: ...
+
+    @property
+    def model(self) -> ContextModel | None: ...
+
+    def __contains__(self, unit_id: object) -> bool: ...
+
+
+def match_notes(index: Noted, query: HdcQuery, unit: KnowledgeUnit) -> tuple[str, ...]:
     """Question words the unit does not contain but has a near form of, and why (shared character
     n-grams, or learned from the same units). Events carry no unit text, so a note names only the
     question's word and what it shares; the best claim window is the "claim_window" field."""
