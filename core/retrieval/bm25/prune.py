@@ -248,12 +248,7 @@ def _search(
                     ) * boost_bound < bar:
                         alive = False
                         break
-                    while lo < hi:
-                        mid = (lo + hi) // 2
-                        if indices[mid] < row:
-                            lo = mid + 1
-                        else:
-                            hi = mid
+                    lo = _lower_bound(indices, lo, hi, row)
                     pos[t] = lo
                     if lo < ends[t] and indices[lo] == row:
                         contrib[t] = data[lo] * counts[t]
@@ -267,13 +262,7 @@ def _search(
                     # and all re-added in query-term order.
                     for j in range(essential, m):
                         t = order[j]
-                        lo, hi = window_from[t], pos[t]
-                        while lo < hi:
-                            mid = (lo + hi) // 2
-                            if indices[mid] < row:
-                                lo = mid + 1
-                            else:
-                                hi = mid
+                        lo = _lower_bound(indices, window_from[t], pos[t], row)
                         window_from[t] = lo
                         contrib[t] = data[lo] * counts[t] if lo < pos[t] and indices[lo] == row else 0.0
                     score = 0.0
@@ -296,6 +285,18 @@ def _search(
         heap_score[end], heap_rank[end], heap_row[end] = heap_score[0], heap_rank[0], heap_row[0]
         _sift_down(heap_score, heap_rank, heap_row, end, score, rank, row)
     return heap_row[:size], heap_score[:size]
+
+
+@_jit
+def _lower_bound(indices: np.ndarray, lo: int, hi: int, row: int) -> int:
+    """The first position in [lo, hi) of a term's postings (in row order) whose row is not below `row`."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < row:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @_jit
