@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 from textual.pilot import Pilot
 
 from mrptui.app import ExplorerApp
@@ -107,3 +109,13 @@ async def select_timeline_row(pilot: Pilot, predicate) -> None:
     index = next(i for i, entry in enumerate(timeline.entries) if isinstance(entry, TimelineRow) and predicate(entry))
     timeline.move_cursor(row=index)
     await pilot.pause()
+
+
+async def focus_in_turn(
+    pilot: Pilot, targets: tuple[str, ...] = ("#stock", "#kept"), rounds: int = 3
+) -> AsyncIterator[None]:
+    """Focus each of `targets` in turn, `rounds` times, yielding after each move has settled."""
+    for target in targets * rounds:
+        pilot.app.query_one(target).focus()
+        await pilot.pause()
+        yield

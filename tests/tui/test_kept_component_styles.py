@@ -5,7 +5,7 @@ the component classes of the two panes a focus move touches)."""
 
 from __future__ import annotations
 
-from helpers import spy_calls
+from helpers import focus_in_turn, spy_calls
 from textual.app import App, ComposeResult
 from textual.dom import DOMNode
 from textual.widgets import DataTable
@@ -48,9 +48,7 @@ async def test_each_focus_state_has_the_styles_textual_gives_it() -> None:
     async with app.run_test() as pilot:
         kept = app.query_one("#kept", KeptTable)
         headers = set()
-        for target in ("#stock", "#kept") * 3:
-            app.query_one(target).focus()
-            await pilot.pause()
+        async for _ in focus_in_turn(pilot):
             assert_styled_as_textual_styles(kept)
             headers.add(kept.get_component_rich_style("datatable--header"))
         assert len(headers) == 2  # the focused header differs (else the test shows nothing)

@@ -5,6 +5,7 @@ line again while its content lines are the same, and what it draws is what Textu
 from __future__ import annotations
 
 import pytest
+from helpers import focus_in_turn
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.geometry import Region
@@ -64,9 +65,7 @@ async def test_each_look_draws_what_textual_draws() -> None:
     async with app.run_test() as pilot:
         kept = app.query_one("#kept", KeptTable)
         looks = set()
-        for target in ("#stock", "#kept") * 3:
-            app.query_one(target).focus()
-            await pilot.pause()
+        async for _ in focus_in_turn(pilot):
             lines = drawn(kept)
             assert lines == as_textual_draws(kept)
             looks.add(tuple(tuple(line) for line in lines))
