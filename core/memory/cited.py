@@ -87,7 +87,7 @@ def where(kind: str, turn: int) -> str:
     return {"turn": f"turn {turn}", "summary": f"summary up to turn {turn}"}.get(kind, kind)
 
 
-class _Offered(Protocol):
+class Offered(Protocol):
     # Read-only, so frozen records and requests (MemoryRecord, MemoryUse) are offered as they are.
     @property
     def kind(self) -> str: ...
@@ -102,7 +102,7 @@ class _Offered(Protocol):
     def unit_digests(self) -> tuple[str, ...]: ...
 
 
-def usable(memory: Sequence[_Offered], view: CitedView | None) -> tuple[list, list[str]]:
+def usable(memory: Sequence[Offered], view: CitedView | None) -> tuple[list, list[str]]:
     """The records (`MemoryRecord`s, or the `MemoryUse`s offered to a plugin: a re-run reuses its
     request after a reload) that may be reused in `view` (None: a view of nothing), and a line for
     each one withheld (`turn 2 not used: orion::… has changed since`)."""

@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
-from core.memory.cited import CitedView, usable
+from core.memory.cited import CitedView, Offered, usable
 from core.units import KnowledgeUnit
 
 WEIGHTS = Path(__file__).resolve().parent / "data" / "position_weights.json"
@@ -43,22 +43,10 @@ class FileView(CitedView, Protocol):
     def in_file(self, file: str) -> Sequence[KnowledgeUnit]: ...
 
 
-class _Offered(Protocol):
-    # Read-only, so frozen records and requests (MemoryRecord, MemoryUse) are offered as they are.
+class _Offered(Offered, Protocol):
+    # What `usable` reads, and the record's id.
     @property
     def id(self) -> str: ...
-
-    @property
-    def turn(self) -> int: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def unit_ids(self) -> tuple[str, ...]: ...
-
-    @property
-    def unit_digests(self) -> tuple[str, ...]: ...
 
 
 @lru_cache(maxsize=1)
