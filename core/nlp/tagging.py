@@ -48,7 +48,7 @@ def tag_text(text: str) -> tuple[Token, ...]:
 
 class TaggedOnRead(Sequence[Token]):
     """`tag_text(text)`, tagged when a token is first read: a check that reads only the words
-    (`words_of`) never tags. The support check of a quoted answer (core/answer/short_answer.py,
+    (`words_of`) never tags. The support check of a quoted answer (core/answer/quote_check.py,
     `checked`) reads tags only for a term the words leave unsaid, and its quote was about half
     the words tagged on first sight in an `ask` at 100k units."""
 

@@ -16,8 +16,9 @@ from core.answer.derived_vs_stated import asks_relation, stated_lead
 from core.answer.passages import paragraph_units
 from core.answer.proof_chains import best_proof, chain_answer, names_both_ends, names_subject_only, proofs_of
 from core.answer.proof_objects import object_lead, with_every_object
+from core.answer.quote_check import checked
 from core.answer.quoted_units import claims_answer, comparison_answer, names_a_side, procedure_answer
-from core.answer.short_answer import SHORT_TYPES, FocusRules, checked, short_draft
+from core.answer.short_answer import SHORT_TYPES, FocusRules, short_draft
 from core.answer.support import Rules
 from core.kernel.contract import (
     INSUFFICIENT_PREFACE,

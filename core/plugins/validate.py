@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from core.answer.lead_verification import verify_lead
 from core.answer.passages import paragraph_units
 from core.answer.proof_chains import proofs_of
 from core.answer.proof_objects import proven_objects
-from core.answer.short_answer import verify_lead
 from core.kernel.contract import (
     Descriptor,
     GsResult,

@@ -76,7 +76,7 @@ def test_a_sentence_saying_every_term_itself_is_chunked_only_when_tried(
     # Both sentences say "Helix"; what "its" stands for could only add words to the second, so it
     # ranks without its antecedent, and the first sentence answers: the second is never resolved
     # (nor chunked, ~50 ms of nltk imports for a one-shot `mrptui ask`).
-    from core.answer import short_answer
+    from core.answer import sentence_readings
     from core.answer.coref import mentions_reference
 
     helix = open_texts(
@@ -89,14 +89,14 @@ def test_a_sentence_saying_every_term_itself_is_chunked_only_when_tried(
         },
     )
     resolved: list[str] = []
-    original = short_answer.resolve
+    original = sentence_readings.resolve
 
     def recorded(tokens, text, context):
         if mentions_reference(text):
             resolved.append(text)
         return original(tokens, text, context)
 
-    monkeypatch.setattr(short_answer, "resolve", recorded)
+    monkeypatch.setattr(sentence_readings, "resolve", recorded)
     answer = ask(helix, "What is Helix?")
     assert answer.parts[0].detail.lead == "the storage engine of Orion"
     assert resolved == []

@@ -7,7 +7,7 @@ import pytest
 from test_answer_forms import ask
 
 from core.answer.answer_forms import Draft
-from core.answer.short_answer import checked
+from core.answer.quote_check import checked
 from core.kernel.session import Session
 from core.nlp import tagging
 from core.question import Question
