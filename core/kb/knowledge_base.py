@@ -24,7 +24,7 @@ from core.kb.view import KBView, ViewKey, digest_lines
 from core.kb.walk import IGNORED_FILE_NAMES, MISSING, bad_name, is_ignored_name, is_utf8_name, walk_kb
 from core.store import Segment, SegmentStore, default_store
 from core.store.groups import FileGroup, Source, members, plan_groups
-from core.store.store import source_stat
+from core.store.source_files import source_stat
 from core.store.stored import Prefetched, StoredKb, prefetch_whole_part
 from core.units import Caller, KnowledgeUnit, is_public
 

@@ -16,32 +16,28 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import threading
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import cast
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
-from core.store.contents import SOURCES, STEMS_FILE, cache_entries
-from core.store.groups import FileGroup, Source, members
+from core.store.contents import SOURCES, cache_entries
+from core.store.groups import FileGroup, Source
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.private import Mac, linked_below, private_dirs, refusal
 from core.store.segment import Segment, SegmentError
 from core.store.shaping import RACY_NS, code_digest
-from core.text.tokenizer import add_stem_source, computed_stems, learn_stems
+from core.store.source_files import SourceStat, file_content, newest_mtime, stat_of, stat_or_none
+from core.store.stem_table import read_stems, save_stems
+from core.text.tokenizer import add_stem_source, learn_stems
 
 DEFAULT_MAX_BYTES = 4 << 30
 MAX_BYTES_ENV = "MRPTUI_CACHE_MAX_MB"
 MAX_VIEW_FILES = 4
-MAX_STORED_STEMS = 200_000
-# The table records which tokenizer source computed it; a stem table from other code is ignored.
-_STEMMER_KEY = "\0stemmer"
 
 
 def segment_key(file: Source, content: bytes, root: Path | None = None) -> str:
@@ -122,8 +118,8 @@ class SegmentStore:
         known = self._known_key(file, stat)
         # Stat before reading: a record pairs the key with the stat the read bytes had (see
         # `_remember_key`), never with a stat taken after a replace that landed meanwhile.
-        before, read_ns = (None, 0) if known is not None else (_stat_or_none(file), time.time_ns())
-        content = None if known is not None else _content(file)
+        before, read_ns = (None, 0) if known is not None else (stat_or_none(file), time.time_ns())
+        content = None if known is not None else file_content(file)
         if known is not None:
             key = known
         elif content is not None:
@@ -150,15 +146,15 @@ class SegmentStore:
                     self._remember_key(file, key, before, read_ns)
                 return segment
         if content is None:
-            before, read_ns = _stat_or_none(file), time.time_ns()
-            content = _content(file)
+            before, read_ns = stat_or_none(file), time.time_ns()
+            content = file_content(file)
             if content is None:
                 return self._build(file, "", earlier)[0]
             key = segment_key(file, content, self.root)
             folder = self._path_folder(file) / key
         segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
-        if _content(file) == content:
+        if file_content(file) == content:
             if blocks is None and not isinstance(file, FileGroup) and not self.defer_blocks:
                 blocks = block_table(content, str(file), segment)
             if self._save(segment, folder, blocks):
@@ -170,7 +166,7 @@ class SegmentStore:
         file's content only while that content is still what the segment was built from. False
         when none was stored: the file's next edit then reads it whole, as with no table."""
         folder = self.folder_of(segment)
-        content = _content(file) if folder is not None else None
+        content = file_content(file) if folder is not None else None
         if folder is None or content is None or segment_key(file, content, self.root) != segment.key:
             return False
         blocks = block_table(content, str(file), segment)
@@ -195,7 +191,7 @@ class SegmentStore:
             return True
         if not self._path_folder(file).is_dir():
             return False  # nothing stored for this path (a first open): no need to read and hash it
-        content = _content(file)
+        content = file_content(file)
         return content is not None and (self._path_folder(file) / segment_key(file, content, self.root)).is_dir()
 
     def _known_key(self, file: Source, stat: SourceStat | None = None) -> str | None:
@@ -207,11 +203,11 @@ class SegmentStore:
         taken before reading (`_remember_key`)."""
         try:
             record = json.loads(self._source_record(file).read_bytes())
-            stat = _stat_of(file) if stat is None else stat
+            stat = stat_of(file) if stat is None else stat
             if (
                 record["code"] == code_digest(self.root)
                 and record["stat"] == stat
-                and record["read_ns"] - _newest(stat) >= RACY_NS
+                and record["read_ns"] - newest_mtime(stat) >= RACY_NS
                 and (self._path_folder(file) / record["key"]).is_dir()
             ):
                 return str(record["key"])
@@ -224,7 +220,7 @@ class SegmentStore:
         that the segment is published: a file replaced meanwhile (even one keeping size and
         mtime) is read and hashed again by the next open instead of served from the old key."""
         try:
-            if before is None or _stat_of(file) != before:
+            if before is None or stat_of(file) != before:
                 return
             record = {"code": code_digest(self.root), "key": key, "stat": before, "read_ns": read_ns}
             path = self._source_record(file)
@@ -401,36 +397,9 @@ def store_at(root: Path | None) -> SegmentStore:
         if store is None:
             store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
             if root is not None and store.enabled:
-                learn_stems(_read_stems(root))
-                atexit.register(_save_stems, root)
+                learn_stems(read_stems(root))
+                atexit.register(save_stems, root)
         return store
-
-
-def _read_stems(root: Path) -> dict[str, str]:
-    try:
-        table = json.loads((root / STEMS_FILE).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    valid = isinstance(table, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in table.items())
-    return table if valid and table.get(_STEMMER_KEY) == _stemmer_id(root) else {}
-
-
-def _save_stems(root: Path) -> None:
-    """Merge this process's new stems into the cache's table; best effort, bounded."""
-    new = computed_stems()
-    if not new or not root.is_dir():
-        return
-    table = {**_read_stems(root), **new, _STEMMER_KEY: _stemmer_id(root)}
-    if len(table) > MAX_STORED_STEMS:
-        return
-    try:
-        replace_file(root / STEMS_FILE, json.dumps(table).encode())
-    except OSError:
-        pass
-
-
-def _stemmer_id(root: Path) -> str:
-    return code_digest(root)[:16]
 
 
 def _max_bytes() -> int:
@@ -443,69 +412,6 @@ def _max_bytes() -> int:
 
 def _path_digest(file: Source) -> str:
     return hashlib.sha256(os.fsencode(str(Path(str(file)).absolute()))).hexdigest()[:24]
-
-
-# A file's (mtime_ns, size, inode, ctime_ns); a group's, one per member.
-SourceStat = list[int] | list[list[int]]
-
-
-def source_stat(source: Source, stats: Mapping[str, Sequence[int]]) -> SourceStat | None:
-    """A source's stat from a scan's (`stats` by file name), as `_known_key` compares it; None
-    when a member is not there (the store then takes its own)."""
-    lists = []
-    for file in members(source):
-        found = stats.get(str(file))
-        if found is None or found[1] < 0:
-            return None
-        lists.append(list(found))
-    return lists if isinstance(source, FileGroup) else lists[0]
-
-
-def _newest(stat: SourceStat) -> int:
-    """The latest mtime of a source's stat."""
-    first = stat[0]
-    # A group's stat holds only lists (one per member), a file's only ints.
-    return max(member[0] for member in cast(list[list[int]], stat)) if isinstance(first, list) else first
-
-
-def _stat_of(file: Source) -> SourceStat:
-    return [_file_stat(member) for member in file.files] if isinstance(file, FileGroup) else _file_stat(file)
-
-
-def _file_stat(file: Path) -> list[int]:
-    info = os.stat(file)
-    return [info.st_mtime_ns, info.st_size, info.st_ino, info.st_ctime_ns]
-
-
-def _stat_or_none(file: Source) -> SourceStat | None:
-    try:
-        return _stat_of(file)
-    except OSError:
-        return None
-
-
-def _content(file: Source) -> bytes | None:
-    """The file's bytes when it is a regular file small enough to be read (a group's: each
-    member's name, size and bytes in turn); None means "do not cache"."""
-    if isinstance(file, FileGroup):
-        parts = []
-        for member in file.files:
-            data = _content(member)
-            if data is None:
-                return None
-            parts += [os.fsencode(str(member)), b"\0%d\0" % len(data), data]
-        return b"".join(parts)
-    from core.cnl.source import read_cap  # with the readers: only when a file is read
-
-    try:
-        info = os.stat(file)
-        cap = read_cap(file)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > cap:
-            return None
-        with open(file, "rb") as handle:
-            return handle.read(cap + 1)
-    except OSError:
-        return None
 
 
 def _keep_newest(folder: Path, count: int) -> None:

@@ -246,8 +246,8 @@ def test_an_unchanged_file_is_not_read_again_and_a_same_size_edit_is_caught(tmp_
     os.utime(path, (old, old))
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     reads = []
-    original = store_module._content
-    monkeypatch.setattr(store_module, "_content", lambda file: reads.append(file) or original(file))
+    original = store_module.file_content
+    monkeypatch.setattr(store_module, "file_content", lambda file: reads.append(file) or original(file))
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     assert reads == []
     # Same size, mtime put back: the ctime still differs, so the file is read and the edit seen.
@@ -267,8 +267,8 @@ def test_a_file_modified_just_before_it_was_read_is_hashed_every_time(tmp_path, 
     write_kb(kb_dir, files=1)  # written now: within the racy window of the first read
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     reads = []
-    original = store_module._content
-    monkeypatch.setattr(store_module, "_content", lambda file: reads.append(file) or original(file))
+    original = store_module.file_content
+    monkeypatch.setattr(store_module, "file_content", lambda file: reads.append(file) or original(file))
     KnowledgeBase.load([kb_dir], store=SegmentStore(cache))
     assert len(reads) == 1
 

@@ -16,7 +16,8 @@ import pytest
 
 from core.infra.diagnostics import Code
 from core.kb.knowledge_base import KnowledgeBase
-from core.store import store as store_module
+from core.store import stem_table
+from core.store.contents import STEMS_FILE
 from core.store.store import SegmentStore
 from core.text.tokenizer import stem
 from core.units import Caller
@@ -44,11 +45,11 @@ def test_every_cache_file_is_private_whatever_the_umask(tmp_path, monkeypatch, c
     try:
         assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "ask", "tide hive", "--trace", str(trace)]) == 0
         stem("mrptuiunseenwords")  # a stem this process computed, so there is a table to save
-        store_module._save_stems(cache)  # what the process does at exit: question words' stems
+        stem_table.save_stems(cache)  # what the process does at exit: question words' stems
     finally:
         os.umask(mask)
     capsys.readouterr()
-    assert (cache / store_module.STEMS_FILE).is_file()
+    assert (cache / STEMS_FILE).is_file()
     modes = {path: stat.S_IMODE(path.stat().st_mode) for path in [cache, *cache.rglob("*")]}
     assert any(path.suffix == ".npy" for path in modes)
     assert {path: mode for path, mode in modes.items() if mode != (0o700 if path.is_dir() else 0o600)} == {}
