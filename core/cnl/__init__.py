@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from core.cnl.formats import FOLDER_SUFFIXES, SUFFIX_FORMATS, Format
+    from core.cnl.intent_cnl import format_intents, parse_intents
     from core.cnl.markdown import read_markdown, to_markdown
     from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
     from core.cnl.question_block import question_lines
-    from core.cnl.sop import format_intents, parse_intents, read_sop
+    from core.cnl.sop import read_sop
     from core.cnl.source import ReadResult, detect_format, normalise_newlines, read_file, read_text
 
 _HOMES = {
@@ -23,7 +24,8 @@ _HOMES = {
     "core.cnl.markdown": ("read_markdown", "to_markdown"),
     "core.cnl.plaintext": ("fact_triple", "read_plaintext", "split_sentences"),
     "core.cnl.question_block": ("question_lines",),
-    "core.cnl.sop": ("format_intents", "parse_intents", "read_sop"),
+    "core.cnl.intent_cnl": ("format_intents", "parse_intents"),
+    "core.cnl.sop": ("read_sop",),
     "core.cnl.source": ("ReadResult", "detect_format", "normalise_newlines", "read_file", "read_text"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from core.cnl import read_text, to_markdown
-from core.cnl.sop import quote
+from core.cnl.sop_syntax import quote
 from core.cnl.source import decode
 from core.kb.knowledge_base import KnowledgeBase
 from core.kernel.contract import Request

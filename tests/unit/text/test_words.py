@@ -27,7 +27,7 @@ ALLOWED = {
     ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
     ("cnl/permissions.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
     ("cnl/permissions.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
-    ("cnl/sop.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
+    ("cnl/intent_cnl.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
     ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
     ("nlp/lexicon.py", "POS_NAMES"),  # the lexicon's part-of-speech names, its data's column values
     ("retrieval/bm25/fields.py", "FIELDS"),  # unit fields BM25 indexes
