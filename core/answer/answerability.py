@@ -24,7 +24,7 @@ FEATURES = (
     "unsaid_other",
     "unsaid_synonym",  # unsaid terms the sentence says a synonym or a sister term of
     "unsaid_in_paragraph",  # unsaid terms another sentence of the lead's unit says
-    "fills_gap",  # the lead stands in the question's gap (support.fills_gap)
+    "fills_gap",  # the lead stands in the question's gap (question_gap.fills_gap)
     "lead_distance",  # log(1 + words between the lead and the nearest said focus word)
     "near_share",  # share of the focus terms said within 5 words of the lead
     "lead_words",  # log(1 + words in the lead)

@@ -26,7 +26,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.answer.passages import Evidence, Sentence, covered
-from core.answer.support import coverage, unnamed_agents
+from core.answer.support import unnamed_agents
+from core.answer.term_coverage import coverage
 from core.nlp import lexicon_or_none
 from core.nlp.chunk import noun_phrases
 from core.nlp.tagging import Token, tag_text

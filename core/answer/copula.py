@@ -4,7 +4,7 @@
 A sentence answering such a question says "the night gate code of the depot | is | 4471" (or
 "4471 is the gate code"): one side of the copula holds the asked-for noun, the other side its
 value. `copula_side` tells a lead's span which side it stands on, so the answer-span ranking
-(core/answer/support.py, `fills_gap`) prefers the value to a modifier of the question's own
+(core/answer/question_gap.py, `fills_gap`) prefers the value to a modifier of the question's own
 noun ("night").
 """
 

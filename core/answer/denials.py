@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from core.answer.passages import Evidence, Sentence, covered
-from core.answer.support import coverage
+from core.answer.term_coverage import coverage
 from core.nlp.tagging import tag_text
 from core.question.terms import EDGE, Term
 from core.text.tokenizer import tokenize

@@ -1,6 +1,6 @@
 """Years written after a name as its lifespan: "Zhu Shijie (1249–1314)" says when he was born
 and when he died, without the words "born" or "died". support.said_by counts the question's
-"born" or "died" as said by such a sentence, and support.fills_gap puts the lead on the year
+"born" or "died" as said by such a sentence, and question_gap.fills_gap puts the lead on the year
 asked for.
 """
 

@@ -19,7 +19,8 @@ from core.answer.claim_alignment import (
 )
 from core.answer.denials import CLAUSE_BREAK, denied_otherwise, denies, opposed, refused, replaced, unrealised
 from core.answer.passages import Evidence, Sentence, covered, passage
-from core.answer.support import coverage, unnamed_agents
+from core.answer.support import unnamed_agents
+from core.answer.term_coverage import coverage
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.nlp.tagging import Token, tag_text

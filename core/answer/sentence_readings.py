@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from core.answer.coref import Resolution, mentions_reference, resolve
 from core.answer.passages import Evidence, Sentence, covered
-from core.answer.support import coverage
+from core.answer.term_coverage import coverage
 from core.nlp.tagging import Token, tag_text
 from core.question.terms import Term
 from core.text.tokenizer import tokenize

@@ -2,7 +2,7 @@
 answers the question?
 
 It passes when (1) the sentence, with its references resolved (core/answer/coref.py), covers the
-question's focus terms — as written, as an inflection, or through a lexicon link that is shown;
+question's focus terms (core/answer/term_coverage.py) — as written, as an inflection, or through a lexicon link that is shown;
 (2) a lead of the expected type was found (core/question/typed_spans.py) and it is not a word of the
 question; (3) no negation in the sentence flips what the question asks (or the reverse); (4) the
 relation holds in the asked direction: asked "Who did X beat?", a sentence where the lead beat X
@@ -14,24 +14,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from core.answer.attribute_answers import attribute_link, matter_link
-from core.answer.copula import asks_by_copula, copula_side
-from core.answer.lifespans import asked_year, said_end
+from core.answer.lifespans import said_end
+from core.answer.question_gap import fills_gap
+from core.answer.term_coverage import Coverage, coverage, lexicon_link
 from core.nlp import lexicon_or_none
 from core.nlp.cardinals import cardinal_value
 from core.nlp.tagging import Token, words_of
 from core.question.answer_types import AnswerType, Expected
-from core.question.relation import PHRASE_TAGS, reversed_relation, subject_slot
+from core.question.relation import reversed_relation
 from core.question.terms import Term
 from core.question.typed_spans import Span
 from core.text.tokenizer import tokenize
-from core.text.words import BE_FORMS, BESIDE_OPENERS, NEGATIONS, WH_IN_PLACE
+from core.text.words import BE_FORMS, NEGATIONS
 
 if TYPE_CHECKING:
-    from core.nlp.lexicon import Lexicon, Link
     from core.question import Question
 
 # A list or a reason is quoted whole, so the reader sees what it is about: one unsaid word of
@@ -66,88 +65,6 @@ class Support:
         missing = f" (missing: {', '.join(self.missing)})" if self.missing else ""
         verdict = "passed" if self.passed else "failed: " + "; ".join(self.reasons)
         return f"{verdict}; {terms}{missing}"
-
-
-# the lexicon or None (core.nlp, where question analysis reads it without importing this module)
-_lexicon = lexicon_or_none
-
-
-@dataclass(frozen=True)
-class Coverage:
-    covered: tuple[str, ...]
-    missing: tuple[str, ...]
-    links: tuple[str, ...] = ()
-    # Question words the sentence states the opposite of ("won" / "lost"), with the reason.
-    opposed: tuple[str, ...] = ()
-    # Unsaid terms the sentence says a synonym or a sister term of: they do not cover a term
-    # (below), and are recorded for scripts/train_answerability.py.
-    related: tuple[str, ...] = ()
-
-
-def coverage(terms: Sequence[Term], words: Sequence[str], linked: bool = True) -> Coverage:
-    """Which terms the words say, and the lexicon links that covered some of them (looked up only
-    with `linked`: ranking sentences compares words as written, the check links them)."""
-    # The words joined, tokenized once: the same stems as word by word (tokenize splits on
-    # whitespace), without a call per word (~3% of an `ask` at 100k units).
-    seen = set(tokenize(" ".join(words)))
-    # A number is said in digits or in words alike ("8 books" / "eight books").
-    seen |= {str(value) for word in words if (value := cardinal_value(word)) is not None}
-    covered, missing, links, opposed, related = [], [], [], [], []
-    lex = _lexicon() if linked else None
-    for term in terms:
-        value = cardinal_value(term.word)
-        if term.found_in(seen) or (value is not None and str(value) in seen):
-            covered.append(term.word)
-            continue
-        link, near = _linked(lex, term, words) if lex is not None else (None, False)
-        if link is not None and link.kind == "antonym":
-            missing.append(term.word)
-            opposed.append(link.via)
-        elif link is not None:
-            covered.append(term.word)
-            links.append(link.via)
-        else:
-            missing.append(term.word)
-            if near:
-                related.append(term.word)
-    return Coverage(tuple(covered), tuple(missing), tuple(links), tuple(opposed), tuple(related))
-
-
-# Links that say the sentence's word means the question's: the same lemma or a derivation ("die" /
-# "death"). Siblings ("carried" / "defeated": both kinds of win) do not, and neither does the
-# sentence's word being a kind of the question's ("shoes" for "footwear"): letting hypernyms cover
-# left SQuAD dev F1 unchanged (48.15) while answering more, so the stricter reading stays.
-# Antonyms are returned too, so that the caller can see the sentence says the opposite.
-_COVERING = frozenset(("same-lemma", "derivation"))
-
-
-def _linked(lex: Lexicon, term: Term, words: Sequence[str]) -> tuple[Link | None, bool]:
-    """The first sentence word that means the term (or says its opposite), as a lexicon Link, and
-    whether an earlier word is only a synonym or a sister term of it."""
-    if term.is_name:
-        return None, False
-    near = False
-    # Only a word spelt as the term links to a term the lexicon lacks (a coined word, a code).
-    known, spelt = lex.knows(term.word), " ".join(term.word.lower().split())
-    for word in dict.fromkeys(w.lower() for w in words if w[:1].isalpha() and len(w) > 2):
-        if word != spelt and not (known and lex.knows(word)):
-            continue
-        link = _link(lex, term.word, word)
-        if link is None:
-            continue
-        if link.kind in _COVERING or link.kind == "antonym":
-            return link, near
-        near = True
-    return None, near
-
-
-@lru_cache(maxsize=65536)
-def _cached_link(lex: Lexicon, a: str, b: str) -> Link | None:
-    return lex.link(a, b)
-
-
-def _link(lex: Lexicon, a: str, b: str) -> Link | None:
-    return _cached_link(lex, a, b)
 
 
 def support_score(said: int, asked: int) -> float:
@@ -351,111 +268,6 @@ def unnamed_agents(question: Sequence[Token], sentence: Sequence[Token], unsaid:
     return tuple(t.word for t in unsaid if set(t.stems) <= subject)
 
 
-def fills_gap(question: Question, sentence: Sequence[Token], lead: Span, expected: Expected) -> bool:
-    """The lead's noun phrase stands where the question's gap is: right after a verb the
-    question also says ("won | the majority"), after the same word-and-preposition pair
-    ("attached to | the turbine casing", asked "… attached to?") or the words before a wh-word asked
-    in place ("are not | monophyletic"), before the question's verb when it asks for the subject
-    ("the Court of Justice | has taken"), or, asked "which X", it says
-    X itself ("the ONdigital consortium"), or asked "how many X", its number counts X ("up to
-    eight books", not "for three weeks"). A fact stated around the gap, not beside it, is
-    usually another fact."""
-    first, last = _phrase(sentence, lead)
-    if expected.head and asks_by_copula(question.tokens):
-        # "What is the gate code …?": the value across the copula from the code, not a kind of code.
-        side = copula_side(sentence, first, last, expected.head)
-        if side is not None:
-            return side
-    asked = question.stems
-    before = sentence[first - 1] if first > 0 else None
-    if before is not None and before.tag == "VERB" and set(tokenize(before.word)) & asked:
-        return True
-    if subject_slot(question.relation, sentence, first, last):
-        return True
-    # A preposition is no content word (tokenize drops it): it marks the gap only after the word
-    # the question puts it after.
-    if (
-        before is not None
-        and first > 1
-        and _said_pair(_gap_pairs(question.tokens, before.tag == "ADP"), sentence[first - 2].word, before.word)
-    ):
-        return True
-    if _beside_what_is_asked(question.tokens, sentence, first, last):
-        return True
-    if expected.type is AnswerType.DATE and lifespan_year(question, sentence, lead):
-        return True  # "Zhu Shijie (1249–1314)" asked when he was born
-    # "which X" and "how many X" name what the answer is of: "eight books", not "three weeks".
-    head = set(tokenize(expected.head)) if expected.type in (AnswerType.KIND, AnswerType.NUMBER) else set()
-    return bool(head) and any(head & set(tokenize(t.word)) for t in sentence[first : last + 1])
-
-
-def lifespan_year(question: Question, sentence: Sequence[Token], lead: Span) -> bool:
-    """The lead is the year of a lifespan after a name the question says that it asks for."""
-    names = {s for t in question.tokens if t.tag == "PROPN" for s in tokenize(t.word)}
-    return asked_year(question.stems, sentence, names, lead.first)
-
-
-def _gap_pairs(question: Sequence[Token], prepositions: bool) -> set[tuple[str, str]]:
-    """The word pairs that stand before the answer: the two words before a wh-word asked in
-    place ("… Franconia and what other location?", "Cydippids are not what?"), and with
-    `prepositions` every word-and-preposition pair of the question."""
-    words = [t.word.lower() for t in question]
-    pairs = {(words[i - 2], words[i - 1]) for i in range(2, len(words)) if words[i] in WH_IN_PLACE}
-    if prepositions:
-        pairs |= {(a, b) for a, b, token in zip(words, words[1:], question[1:]) if token.tag == "ADP"}
-    return pairs
-
-
-def _said_pair(pairs: set[tuple[str, str]], word: str, second: str) -> bool:
-    """Whether the sentence's word pair is one of the question's, its first word in any form
-    ("fled to" for "flee to"): the second is a preposition or a function word, said as is."""
-    lex = _lexicon()
-    for asked, asked_second in pairs:
-        if asked_second != second.lower():
-            continue
-        if asked == word.lower() or set(tokenize(asked)) & set(tokenize(word)):
-            return True
-        link = _link(lex, asked, word.lower()) if lex is not None and asked.isalpha() and word.isalpha() else None
-        if link is not None and link.kind == "same-lemma":
-            return True
-    return False
-
-
-_LIST_JOINS = frozenset((",", "and", "or"))
-
-
-def _beside_what_is_asked(question: Sequence[Token], sentence: Sequence[Token], first: int, last: int) -> bool:
-    """Asked "Besides X, what …?" (or "Along with X", "Other than X" …), the phrase listed
-    right beside X: "X and | the lead", "the lead | , X"."""
-    words = [t.word.lower() for t in question]
-    opener = next((o for o in BESIDE_OPENERS if tuple(words[: len(o)]) == o), None)
-    if opener is None:
-        return False
-    end = next((i for i in range(len(opener), len(words)) if words[i] in WH_IN_PLACE), len(words))
-    named = {s for t in question[len(opener) : end] for s in tokenize(t.word)}
-    joined_before = (
-        first > 1
-        and sentence[first - 1].word.lower() in _LIST_JOINS
-        and set(tokenize(sentence[first - 2].word)) & named
-    )
-    joined_after = (
-        last + 2 < len(sentence)
-        and sentence[last + 1].word.lower() in _LIST_JOINS
-        and set(tokenize(sentence[last + 2].word)) & named
-    )
-    return bool(joined_before or joined_after)
-
-
-def _phrase(sentence: Sequence[Token], lead: Span) -> tuple[int, int]:
-    """The noun phrase around the lead (a lead may have lost the question's words at its edges)."""
-    first, last = lead.first, lead.last
-    while first > 0 and sentence[first - 1].tag in PHRASE_TAGS:
-        first -= 1
-    while last + 1 < len(sentence) and sentence[last + 1].tag in PHRASE_TAGS:
-        last += 1
-    return first, last
-
-
 def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
     """Why the lead is an X, asked "which X": it is a name (what kind of thing a name is, the
     sentence says around it), it contains X ("the Latin monastery"), or the lexicon says its
@@ -469,11 +281,11 @@ def _kind_link(lead: Span, sentence: Sequence[Token], head: str) -> str | None:
         return ""  # "oxalic acid" of "oxalic acid treatment", asked "what treatment"
     if len(words) == 1 and words[0].tag == "ADJ":
         return attribute_link(words[0].word, head)  # "blue" asked "what colour"
-    lex = _lexicon()
+    lex = lexicon_or_none()
     nouns = [t.word.lower() for t in words if t.tag == "NOUN"]
     if lex is None or not nouns:
         return None
-    link = _link(lex, nouns[-1], head.lower())
+    link = lexicon_link(lex, nouns[-1], head.lower())
     if link is not None and link.kind == "hypernym" and f"{nouns[-1]} \u2192" in link.via:
         return link.via
     return matter_link(nouns[-1], head)  # "stainless steel" asked "what material"

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 from core.answer.attribute_answers import attribute_spans, is_attribute
 from core.answer.lead_spans import extended, listed, says_class
+from core.answer.question_gap import fills_gap, lifespan_year
 from core.answer.sentence_readings import Reading
-from core.answer.support import fills_gap, lifespan_year
 from core.nlp.tagging import Token
 from core.question import Question
 from core.question.answer_types import AnswerType, Expected

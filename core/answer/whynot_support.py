@@ -1,11 +1,11 @@
 """Why-not's "support" row: how well the unit's best sentence says what the question asks, with
 every lexicon link it took to say so ("notebook ≈ laptop: both kinds of portable computer"), the
-same coverage the answer's support check applies (core/answer/support.py)."""
+same coverage the answer's support check applies (core/answer/term_coverage.py)."""
 
 from __future__ import annotations
 
 from core.answer.passages import Evidence
-from core.answer.support import Coverage, coverage
+from core.answer.term_coverage import Coverage, coverage
 from core.nlp.tagging import tag_text
 from core.question import Question
 from core.units import KnowledgeUnit

@@ -1,6 +1,6 @@
 """The role the answer to a who/what/which question plays for the question's main verb, and
 whether a lead stands on that side of the verb in a sentence: support.check's direction check
-and support.fills_gap's subject slot.
+and question_gap.fills_gap's subject slot.
 
 Asked "Who drove X?" the answer is the verb's subject, asked "Who did X drive?" its object, and
 asked "In what dynasty did X live?" an adjunct, which is never the verb's subject. The tagger is

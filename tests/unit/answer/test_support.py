@@ -3,9 +3,10 @@ written for this test: a lighthouse log, a chess club, a brewery, a family lette
 
 from __future__ import annotations
 
-from core.answer import support
+from core.answer import term_coverage
 from core.answer.coref import resolve
-from core.answer.support import QUOTE, SUPPORT_THRESHOLD, check, fills_gap, support_score
+from core.answer.question_gap import fills_gap
+from core.answer.support import QUOTE, SUPPORT_THRESHOLD, check, support_score
 from core.nlp import tagging
 from core.nlp.tagging import TaggedOnRead, tag_text
 from core.question import Question
@@ -293,7 +294,7 @@ def test_words_the_lexicon_lacks_are_not_linked_to_a_term(monkeypatch) -> None:
     # Only a word spelt as the term could link to it (test_nlp_lexicon): the coined words are
     # never looked up, the known ones are, and the verdict is the lexicon's.
     asked = []
-    monkeypatch.setattr(support, "_link", lambda lex, a, b: asked.append(b) or lex.link(a, b))
+    monkeypatch.setattr(term_coverage, "lexicon_link", lambda lex, a, b: asked.append(b) or lex.link(a, b))
     result = support_of("Who repaired the foghorn?", "Ada Brenner repaired the zyxqor quilbat in May.", "Ada Brenner")
     assert "repaired" in asked and not {"zyxqor", "quilbat"} & set(asked)
     assert not result.passed and "the sentence does not say: foghorn" in result.reasons

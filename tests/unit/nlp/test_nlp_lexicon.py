@@ -141,7 +141,7 @@ def test_a_word_the_lexicon_does_not_know_links_only_by_its_spelling(lex, monkey
 
 
 def test_two_words_link_only_when_the_lexicon_knows_both_or_they_are_spelt_alike(lex):
-    # support._linked skips the words `knows` rules out before asking `link` (ask @100k:
+    # term_coverage._linked skips the words `knows` rules out before asking `link` (ask @100k:
     # the support check's links 105 -> 20 ms over 50 questions); this is what makes that exact.
     words = ["mice", "mouse", "swap", "replacement", "won", "lost", "Orbitrax", "orbitrax", "zyxqor", "q7-relay"]
     words += "The keeper logged the storm at dusk and carried the broken lamp".lower().split()
