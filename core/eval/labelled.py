@@ -7,19 +7,18 @@ because a restricted id anywhere in the trace is a leak, whichever stage put it 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from pydantic import BaseModel, ConfigDict, computed_field
-
 from core.eval.answer_checks import AnswerVerdict
-from core.eval.queries import AnswerStatus, CallerSpec, QuerySpec, load_queries, stale_labels
+from core.eval.labelled_report import EvalReport, PluginRun, QueryResult, answer_checks, gates, recall_rows
+from core.eval.queries import CallerSpec, QuerySpec, load_queries, stale_labels
+from core.eval.sightings import IdFinder, Seen
 from core.infra.config import FusionMethod, RetrievalConfig
 from core.kb.knowledge_base import visible_to
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
-from core.kernel.events import AnswerReady, Event, IntentDetected, ProofNode, ProofsFound, RetrievalScored
+from core.kernel.events import AnswerReady, Event, IntentDetected
 from core.memory.eval_conversations import Conversations
 from core.question.intent_cues import question_cues
 from core.units import Caller, Intent
@@ -30,144 +29,13 @@ if TYPE_CHECKING:
 
 # The queries file's names, for callers that import them from here.
 __all__ = [
-    "ALL_KINDS",
-    "AnswerChecks",
     "CallerSpec",
-    "EvalReport",
-    "IdFinder",
-    "QueryResult",
     "QuerySpec",
     "evaluate",
     "load_queries",
     "stale_labels",
     "with_fusion",
 ]
-
-ALL_KINDS = "all"
-
-
-# --- results --------------------------------------------------------------------------------------
-
-
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class PluginRun(_Out):
-    """One kb plugin on one query: where each expected id ranked, and which were kept."""
-
-    plugin: str
-    ranks: dict[str, int | None]
-    kept: tuple[str, ...]
-    recall_at_1: float
-    recall_at_3: float
-    recall_at_k: float
-    reciprocal_rank: float
-    # Why the plugin gave no candidates when it failed (e.g. its pluginTimeoutMs passed).
-    error: str = ""
-
-
-class QueryResult(_Out):
-    id: str
-    kind: str
-    type: str
-    fusion: str
-    expect_evidence: tuple[str, ...]
-    expect_status: AnswerStatus | None
-    expect_abstain: bool = False
-    status: str
-    answer: str
-    # What the answer asserts: the short answer before "because" ("" when it abstains).
-    lead: str
-    # SQuAD EM and token F1 of the lead against `expect_answer` (None when no gold is labelled).
-    answer_em: int | None
-    answer_f1: float | None
-    retrieval: tuple[PluginRun, ...]
-    forbidden_seen: tuple[str, ...]
-    hidden_seen: tuple[str, ...]
-    answer_checked: bool
-    answer_problems: tuple[str, ...]
-    # A conversation's turn: how memory completed the question, and why it left a pronoun as asked.
-    conversation: str | None = None
-    resolved: tuple[str, ...] = ()
-    unresolved: tuple[str, ...] = ()
-
-
-class RecallRow(_Out):
-    plugin: str
-    fusion: str
-    kind: str
-    count: int
-    recall_at_1: float
-    recall_at_3: float
-    recall_at_k: float
-    mrr: float
-
-
-class GateResult(_Out):
-    gate: str
-    fusion: str
-    checked: int
-    failures: dict[str, str]
-
-    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
-    @property
-    def passed(self) -> bool:
-        return not self.failures
-
-
-class AnswerChecks(_Out):
-    fusion: str
-    type: str
-    checked: int
-    failures: dict[str, str]
-    # Means over the queries with `expect_answer` (None when there are none).
-    scored: int = 0
-    answer_em: float | None = None
-    answer_f1: float | None = None
-
-    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
-    @property
-    def passed(self) -> int:
-        return self.checked - len(self.failures)
-
-    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
-    @property
-    def rate(self) -> float:
-        return round(self.passed / self.checked, 4) if self.checked else 1.0
-
-
-class EvalReport(_Out):
-    plugins: tuple[str, ...]
-    fusion_methods: tuple[str, ...]
-    queries: tuple[QueryResult, ...]
-    recall: tuple[RecallRow, ...]
-    gates: tuple[GateResult, ...]
-    answers: tuple[AnswerChecks, ...]
-    # Expected evidence the query's caller cannot see: absent or restricted, deliberately alike.
-    unknown_ids: dict[str, tuple[str, ...]]
-    # Author view only (None otherwise): labelled ids no KB file holds.
-    absent_ids: dict[str, tuple[str, ...]] | None = None
-
-    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form; mypy cannot type it
-    @property
-    def safe(self) -> bool:
-        return all(gate.passed for gate in self.gates)
-
-    def recall_for(self, plugin: str, fusion: str = "weighted", kind: str = ALL_KINDS) -> RecallRow:
-        return next(r for r in self.recall if (r.plugin, r.fusion, r.kind) == (plugin, fusion, kind))
-
-    def gate(self, name: str, fusion: str = "weighted") -> GateResult:
-        return next(g for g in self.gates if (g.gate, g.fusion) == (name, fusion))
-
-    def kinds(self) -> list[str]:
-        return sorted({r.kind for r in self.recall if r.kind != ALL_KINDS})
-
-    def answers_for(self, fusion: str = "weighted", type_name: str = ALL_KINDS) -> AnswerChecks:
-        return next(a for a in self.answers if (a.fusion, a.type) == (fusion, type_name))
-
-
-# --- running --------------------------------------------------------------------------------------
 
 
 def evaluate(
@@ -190,9 +58,9 @@ def evaluate(
         plugins=tuple(kb_plugins),
         fusion_methods=tuple(m.value for m in methods),
         queries=tuple(results),
-        recall=tuple(_recall_rows(results, kb_plugins)),
-        gates=tuple(_gates(results, methods)),
-        answers=tuple(check for m in methods for check in _answer_checks(results, m.value)),
+        recall=tuple(recall_rows(results, kb_plugins)),
+        gates=tuple(gates(results, methods)),
+        answers=tuple(check for m in methods for check in answer_checks(results, m.value)),
         unknown_ids=_unknown_ids(session, queries),
         absent_ids=_absent_ids(session, queries) if author_view else None,
     )
@@ -228,7 +96,7 @@ class _Runner:
         events = self.conversations.run(query.conversation, request)
         intent = next((e for e in events if isinstance(e, IntentDetected)), None)
         answer = next((e for e in reversed(events) if isinstance(e, AnswerReady)), None)
-        seen = _Seen(query.question, cast("list[Event]", events), candidates)  # all Session.run yields
+        seen = Seen(query.question, cast("list[Event]", events), candidates)  # all Session.run yields
         verdict = AnswerVerdict(query, answer)
         return QueryResult(
             id=query.id,
@@ -284,87 +152,6 @@ class _Runner:
         return self._hidden[caller.key]
 
 
-class IdFinder:
-    """Finds whole unit ids in text, in any case, so "a::unit-1" is not reported inside
-    "a::unit-10" and "A::UNIT-1" echoed in lower case is still "a::unit-1"."""
-
-    def __init__(self, ids: Iterable[str]):
-        self.ids = frozenset(ids)
-        self._by_folded: dict[str, set[str]] = {}
-        for uid in self.ids:
-            self._by_folded.setdefault(uid.casefold(), set()).add(uid)
-        # Longest first, so an id that is a prefix of another never shadows it.
-        alternatives = "|".join(re.escape(i) for i in sorted(self.ids, key=len, reverse=True))
-        self._pattern = re.compile(rf"(?<![\w:-])(?:{alternatives})(?![\w-])", re.IGNORECASE) if self.ids else None
-
-    def find(self, text: str) -> set[str]:
-        if not self._pattern:
-            return set()
-        return {uid for match in self._pattern.findall(text) for uid in self._by_folded.get(match.casefold(), ())}
-
-    def among(self, ids: Iterable[str]) -> set[str]:
-        """The sought ids that name one of `ids`, compared in any case."""
-        return {uid for other in ids for uid in self._by_folded.get(other.casefold(), ())}
-
-
-class _Seen:
-    """What one query's run showed: every event's JSON, the unit ids events rank, prove or cite,
-    and each directly run plugin's candidate list."""
-
-    def __init__(self, question: str, events: Sequence[Event], candidates: dict[str, list[str]]):
-        self.question = question
-        self.texts = [(f"event {e.seq} {e.kind}", e.model_dump_json()) for e in events]
-        self.unit_ids = [(f"event {e.seq} {e.kind}", _unit_ids(e)) for e in events]
-        self.candidates = candidates
-
-    def sightings(self, finder: IdFinder, exact: frozenset[str] | None = None) -> tuple[str, ...]:
-        """Each forbidden id the run showed, as "<id> in <where>".
-
-        An id the question itself contains, in any case, is echoed in query terms and reasons
-        without being shown to anyone, so for those ids only the unit-id fields count, not free
-        text. Ids compare in any case everywhere: a gate that failed only for an id typed in
-        another case than the KB's would tell the caller that the restricted id exists. `exact`:
-        ids that count in unit-id fields and candidate lists only as written (the hidden units').
-        """
-        typed = finder.find(self.question)
-        in_text = IdFinder(finder.ids - typed) if typed else finder
-        seen = [f"{uid} in {where}" for where, text in self.texts for uid in sorted(in_text.find(text))]
-        if exact is None:
-            seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(typed & finder.among(ids))]
-            seen += [
-                f"{uid} in {pid} candidates"
-                for pid, ids in self.candidates.items()
-                for uid in sorted(finder.among(ids))
-            ]
-        else:
-            seen += [f"{uid} in {where}" for where, ids in self.unit_ids for uid in sorted(exact & ids)]
-            seen += [
-                f"{uid} in {pid} candidates"
-                for pid, ids in self.candidates.items()
-                for uid in sorted(exact.intersection(ids))
-            ]
-        return tuple(dict.fromkeys(seen))
-
-
-def _unit_ids(event: object) -> set[str]:
-    """The ids an event ranks, proves, cites or adds as context."""
-    if isinstance(event, RetrievalScored):
-        return {c.id for c in event.candidates} | set(event.evidence_ids)
-    if isinstance(event, ProofsFound):
-        return {uid for proof in event.proofs for uid in _proof_units(proof)}
-    if isinstance(event, AnswerReady):
-        return set(event.evidence_ids) | {uid for part in event.parts for uid in part.cited_ids}
-    if isinstance(event, IntentDetected):
-        return set(event.context_unit_ids)
-    return set()
-
-
-def _proof_units(node: ProofNode) -> Iterator[str]:
-    yield from node.units
-    for premise in node.premises:
-        yield from _proof_units(premise)
-
-
 def _plugin_run(plugin_id: str, result: KbResult, expected: Sequence[str]) -> PluginRun:
     outcome = result.outcome
     # Labels compare in any case, as the gates do.
@@ -383,100 +170,6 @@ def _plugin_run(plugin_id: str, result: KbResult, expected: Sequence[str]) -> Pl
         reciprocal_rank=1 / min(found) if found else 0.0,
         error=result.reason if result.status is Status.ERROR else "",
     )
-
-
-# --- aggregation ----------------------------------------------------------------------------------
-
-
-def _recall_rows(results: Sequence[QueryResult], plugins: Sequence[str]) -> list[RecallRow]:
-    """Means over the queries that expect evidence, overall and per kind, per plugin and fusion."""
-    labelled = [r for r in results if r.expect_evidence]
-    rows: list[RecallRow] = []
-    for fusion in dict.fromkeys(r.fusion for r in results):
-        in_fusion = [r for r in labelled if r.fusion == fusion]
-        for kind in [ALL_KINDS, *sorted({r.kind for r in in_fusion})]:
-            group = [r for r in in_fusion if kind in (ALL_KINDS, r.kind)]
-            rows.extend(_recall_row(plugin, fusion, kind, group) for plugin in plugins)
-    return rows
-
-
-def _recall_row(plugin: str, fusion: str, kind: str, group: Sequence[QueryResult]) -> RecallRow:
-    runs = [next(run for run in r.retrieval if run.plugin == plugin) for r in group]
-    count = len(runs)
-
-    def mean(values: Iterable[float]) -> float:
-        return round(sum(values) / count, 4) if count else 0.0
-
-    return RecallRow(
-        plugin=plugin,
-        fusion=fusion,
-        kind=kind,
-        count=count,
-        recall_at_1=mean(run.recall_at_1 for run in runs),
-        recall_at_3=mean(run.recall_at_3 for run in runs),
-        recall_at_k=mean(run.recall_at_k for run in runs),
-        mrr=mean(run.reciprocal_rank for run in runs),
-    )
-
-
-def _gates(results: Sequence[QueryResult], methods: Sequence[FusionMethod]) -> list[GateResult]:
-    gates = []
-    for method in methods:
-        runs = [r for r in results if r.fusion == method.value]
-        # A question with no answer in the KB must not come back grounded, however it is labelled.
-        abstaining = [r for r in runs if r.expect_status == "no-context" or r.expect_abstain]
-        gates += [
-            GateResult(
-                gate="must-not-appear",
-                fusion=method.value,
-                checked=len(runs),
-                failures={r.id: "; ".join(r.forbidden_seen) for r in runs if r.forbidden_seen},
-            ),
-            GateResult(
-                gate="view-boundary",
-                fusion=method.value,
-                checked=len(runs),
-                failures={r.id: "; ".join(r.hidden_seen) for r in runs if r.hidden_seen},
-            ),
-            GateResult(
-                gate="abstention",
-                fusion=method.value,
-                checked=len(abstaining),
-                failures={
-                    r.id: f"expected {_abstention(r)}, came back grounded" for r in abstaining if r.status == "grounded"
-                },
-            ),
-        ]
-    return gates
-
-
-def _abstention(result: QueryResult) -> str:
-    return "no-context" if result.expect_status == "no-context" else "to abstain"
-
-
-def _answer_checks(results: Sequence[QueryResult], fusion: str) -> list[AnswerChecks]:
-    """Answer accuracy over every checked query of one fusion method, then per question type."""
-    checked = [r for r in results if r.fusion == fusion and r.answer_checked]
-    types = sorted({r.type for r in checked})
-    return [
-        AnswerChecks(
-            fusion=fusion,
-            type=type_name,
-            checked=len(group),
-            failures={r.id: "; ".join(r.answer_problems) for r in group if r.answer_problems},
-            scored=len(scored),
-            answer_em=_mean(r.answer_em for r in scored) if scored else None,
-            answer_f1=_mean(r.answer_f1 for r in scored) if scored else None,
-        )
-        for type_name in [ALL_KINDS, *types]
-        for group in [[r for r in checked if type_name in (ALL_KINDS, r.type)]]
-        for scored in [[r for r in group if r.answer_f1 is not None]]
-    ]
-
-
-def _mean(values: Iterable[float | None]) -> float:
-    listed = [v or 0.0 for v in values]
-    return round(sum(listed) / len(listed), 4)
 
 
 def _unknown_ids(session: Session, queries: Sequence[QuerySpec]) -> dict[str, tuple[str, ...]]:

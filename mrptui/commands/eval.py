@@ -14,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-from core.eval.labelled import ALL_KINDS, EvalReport, evaluate, load_queries, with_fusion
+from core.eval.labelled import evaluate, load_queries, with_fusion
+from core.eval.labelled_report import ALL_KINDS, EvalReport
 from core.infra.config import ConfigError, FusionMethod
 from core.infra.resources import sample_queries_file
 from core.infra.safe_io import UnsafePath

@@ -28,7 +28,8 @@ from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.tables import refill
 
 if TYPE_CHECKING:
-    from core.eval.labelled import EvalReport, QueryResult, QuerySpec
+    from core.eval.labelled import QuerySpec
+    from core.eval.labelled_report import EvalReport, QueryResult
 
 GATES = ("must-not-appear", "view-boundary", "abstention")
 # The question comes early and gives way last, so its text shows at every width.

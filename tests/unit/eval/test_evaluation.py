@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.eval.labelled import EvalReport, IdFinder, QuerySpec, evaluate, load_queries, with_fusion
+from core.eval.labelled import QuerySpec, evaluate, load_queries, with_fusion
+from core.eval.labelled_report import EvalReport
+from core.eval.sightings import IdFinder
 from core.infra.config import ConfigError, FusionMethod, load_retrieval_config
 from core.kernel.contract import INSUFFICIENT_PREFACE, RegistryError
 from core.kernel.events import AnswerReady, Validated

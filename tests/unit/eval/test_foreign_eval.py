@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.eval.labelled import EvalReport, evaluate, load_queries
+from core.eval.labelled import evaluate, load_queries
+from core.eval.labelled_report import EvalReport
 from core.kernel.contract import INSUFFICIENT_PREFACE
 from core.kernel.session import Session
 
