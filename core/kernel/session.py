@@ -183,7 +183,7 @@ class Session:
                 return  # another thread rebuilt meanwhile
             store = self.kb.store
             if store is not None:
-                from core.store.vectors import vectors_of  # only a damaged cache needs it here
+                from core.store.vector_sets import vectors_of  # only a damaged cache needs it here
 
                 store.drop_damaged(sorted(set(damaged.values())))
                 vectors_of(store).forget_all()

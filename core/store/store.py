@@ -230,7 +230,7 @@ class SegmentStore:
             pass  # only a shortcut: the next open reads and hashes the file
 
     def note(self, where: str, message: str) -> None:
-        """An INDEX_CACHE warning from data kept beside a segment (core/store/vectors.py); the
+        """An INDEX_CACHE warning from data kept beside a segment (core/store/vector_sets.py); the
         next load or reload reports it with the store's own."""
         self._note(where, message)
 

@@ -11,7 +11,7 @@ from core.store import cache_root
 from core.store.arrays import folder_bytes
 from core.store.contents import ClearResult, cache_entries, clear_cache, view_files
 from core.store.shared_stems import forget_shared
-from core.store.vectors import SetInfo, set_infos
+from core.store.vector_sets import SetInfo, set_infos
 from mrptui.commands import UsageError
 
 

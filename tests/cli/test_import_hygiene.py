@@ -62,6 +62,7 @@ ASK_NEVER_IMPORTS = (
     "core.kernel.rundiff",
     "core.retrieval.thinkingdb",
     "core.store.vectors",
+    "core.store.vector_sets",
     "core.cnl.jsonl",
     # The file readers: a warm ask reads every unit from the index cache (issue 41).
     "core.cnl.source",

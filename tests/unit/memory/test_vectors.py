@@ -1,6 +1,6 @@
-"""Unit vectors in the index store (core/store/vectors.py): HDC vectors of every encoding and the
-dense lane's embeddings are kept per KB file, equal freshly built ones, are rebuilt only for an
-edited file, and a damaged or foreign set is rebuilt with a warning."""
+"""Unit vectors in the index store (core/store/vectors.py, core/store/vector_sets.py): HDC vectors
+of every encoding and the dense lane's embeddings are kept per KB file, equal freshly built ones,
+are rebuilt only for an edited file, and a damaged or foreign set is rebuilt with a warning."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from core.kb.knowledge_base import KnowledgeBase
 from core.retrieval.hdc.index import HdcIndex
 from core.retrieval.rules import RuleSet
 from core.store import SegmentStore
-from core.store.vectors import vectors_of
+from core.store.vector_sets import vectors_of
 from core.text.tokenizer import tokenize
 from core.units import Act, Caller
 from mrptui.cli import main

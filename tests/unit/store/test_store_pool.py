@@ -16,7 +16,8 @@ from core.retrieval.hdc.encoding import encode_units
 from core.retrieval.rules import RuleSet
 from core.store import SegmentStore, pool
 from core.store.pool import prebuild
-from core.store.vectors import hdc_segment_vectors, vectors_of
+from core.store.vector_sets import vectors_of
+from core.store.vectors import hdc_segment_vectors
 from core.text.tokenizer import tokenize
 from core.units import Caller, KnowledgeUnit, Role
 from tests.support.bells_kb import bell_units
