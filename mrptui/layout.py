@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mrptui.paths import user_data_dir
-from mrptui.widgets.tables import fit_to_room
+from mrptui.widgets.column_fit import fit_to_room
 
 LAYOUT_ENV = "MRPTUI_LAYOUT"
 WEIGHT_MIN, WEIGHT_MAX = 1, 12

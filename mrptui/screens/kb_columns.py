@@ -17,8 +17,8 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from core.units import KnowledgeUnit
+from mrptui.widgets.column_fit import fit_to_room
 from mrptui.widgets.id_cut import IdCut
-from mrptui.widgets.tables import fit_to_room
 
 # Units read (restored from the index store on a large KB) for the topic and triple widths.
 WIDTH_READS = 1_000

@@ -28,7 +28,7 @@ from textual.renderables.styled import Styled
 from textual.strip import Strip
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
-from mrptui.widgets.tables import cut
+from mrptui.widgets.column_fit import cut
 from mrptui.widgets.virtual_table import Cells, VirtualTable
 
 PADDING = 1  # DataTable's cell padding, each side of a cell

@@ -14,6 +14,7 @@ from core.kernel.candidates import CandidateScore
 from core.kernel.events import RetrievalScored
 from mrptui.widgets.cell_strip import Cell
 from mrptui.widgets.cell_table import CellTable
+from mrptui.widgets.column_fit import ColumnFit, cut, cut_id, fit_columns
 from mrptui.widgets.evidence_rows import (
     COLUMNS,
     DEFAULT_SORT,
@@ -26,7 +27,7 @@ from mrptui.widgets.evidence_rows import (
     rows_of,
     sort_candidates,
 )
-from mrptui.widgets.tables import ColumnFit, component_style, cut, cut_id, fit_columns, report_natural_width
+from mrptui.widgets.tables import component_style, report_natural_width
 from mrptui.widgets.virtual_table import Cells
 
 __all__ = [

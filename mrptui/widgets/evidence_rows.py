@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from core.kernel.candidates import CandidateScore
 from core.kernel.events import RetrievalScored
+from mrptui.widgets.column_fit import content_widths
 from mrptui.widgets.id_cut import IdCut, unique_cut
-from mrptui.widgets.tables import content_widths
 
 ROW_CAP = 500
 DEFAULT_SORT = ("rank", False)

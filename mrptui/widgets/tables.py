@@ -7,11 +7,10 @@ header-wide columns. Sizing the columns ourselves makes every frame right (and s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -26,8 +25,9 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import ColumnKey, Row, RowKey
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
+from mrptui.widgets.column_fit import content_widths, cut, cut_id, cut_text, fit_columns, plain_of
 from mrptui.widgets.drawn_styles import DrawnStyles
-from mrptui.widgets.id_cut import IdCut, unique_cut
+from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.kept_component_styles import KeptComponentStyles
 from mrptui.widgets.kept_lines import KeptLines
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
@@ -43,116 +43,6 @@ def report_natural_width(widget: Widget, width: int) -> None:
     if getattr(widget, "natural_width", None) != width:
         widget.natural_width = width  # type: ignore[attr-defined]
         widget.post_message(NaturalWidth())
-
-
-def _width(cell: object) -> int:
-    plain = cell.plain if isinstance(cell, Text | Cell) else str(cell)
-    if "\n" not in plain:
-        return cell_len(plain)
-    return max((cell_len(line) for line in plain.splitlines()), default=0)
-
-
-def cut(cell: object, width: int) -> Text | Cell:
-    """`cell` in at most `width` cells, "…" where it was cut."""
-    if isinstance(cell, Cell) and cell.plain.isprintable():
-        # Cut as `Text.truncate` cuts, but kept a Cell: a 500-row refill cut a Text a row.
-        if cell_len(cell.plain) <= width or width < 2:
-            return cell
-        return Cell(set_cell_size(cell.plain, width - 1) + "…", cell.style, cell.justify)
-    text = cell.copy() if isinstance(cell, Text) else cell.__rich__() if isinstance(cell, Cell) else Text(str(cell))
-    if text.cell_len <= width or width < 2:
-        return text
-    text.truncate(width, overflow="ellipsis")
-    return text
-
-
-def _plain(cell: object) -> str:
-    return cell.plain if isinstance(cell, Text | Cell) else str(cell)
-
-
-def cut_id(cell: object, id_cut: IdCut) -> object:
-    """An id cell cut as the column's `IdCut` says (its style kept); uncut ids stay as they are."""
-    plain = _plain(cell)
-    shown = id_cut.apply(plain)
-    if shown == plain:
-        return cell
-    if isinstance(cell, Cell):
-        return Cell(shown, cell.style)
-    style = cell.style if isinstance(cell, Text) else ""
-    return Text(shown, style=style)
-
-
-def fit_to_room(widths: Sequence[int], room: int, floors: Sequence[int]) -> list[int]:
-    """Column widths that fit `room` cells: the widest columns give way first (a water level cut),
-    none below its floor. Room to spare leaves every column its content width."""
-    widths = list(widths)
-    if sum(widths) <= room:
-        return widths
-    level = max(widths)
-    # Each step lowers the level by one cell: at most max(widths) steps, a few dozen.
-    while level > 0 and sum(max(min(w, level), f) for w, f in zip(widths, floors)) > room:
-        level -= 1
-    return [max(min(w, level), f) for w, f in zip(widths, floors)]
-
-
-@dataclass(frozen=True)
-class ColumnFit:
-    """Column widths that fit a table's room, and how each column's cells are cut to them: the
-    `id_cuts` columns (by index) by their `IdCut`, the `cut` ones with an ellipsis at the end."""
-
-    widths: list[int]
-    id_cuts: dict[int, IdCut]
-    cut: frozenset[int]
-
-
-def fit_columns(
-    keys: Sequence[str],
-    widths: Sequence[int],
-    room: int,
-    floors: dict[str, int],
-    ids: set[int],
-    id_cut: Callable[[int, int], IdCut],
-) -> ColumnFit:
-    """`widths` (content widths, by column) fitted to `room` cells of content: the columns named in
-    `floors` (key → narrowest width) shrink, widest first, the others keep their width. A column
-    among `ids` holds ids, cut to the shortest form that keeps every id of
-    the column distinct (the middle gives way first), so such a column's floor is where that form
-    fits: `id_cut(index, width)` gives that form for the `ids` columns (by index)."""
-    floor_of = {
-        key: max(floor, id_cut(index, floor).width) if index in ids else floor
-        for index, key in enumerate(keys)
-        if (floor := floors.get(key)) is not None
-    }
-    # Columns without a floor do not shrink: their content width is their floor.
-    fitted = fit_to_room(widths, room, [floor_of.get(key, width) for key, width in zip(keys, widths)])
-    if sum(fitted) > room:  # even the floors do not fit: the floored text columns go below them
-        fitted = fit_to_room(
-            fitted,
-            room,
-            [
-                2 if key in floor_of and index not in ids else width
-                for index, (key, width) in enumerate(zip(keys, fitted))
-            ],
-        )
-    id_cuts, cut_columns = {}, set()
-    for index, width in enumerate(fitted):
-        if width >= widths[index]:
-            continue
-        if index in ids:
-            id_cuts[index] = id_cut(index, width)
-            fitted[index] = id_cuts[index].width
-        else:  # DataTable crops silently: say where text was cut
-            cut_columns.add(index)
-    return ColumnFit(fitted, id_cuts, frozenset(cut_columns))
-
-
-def content_widths(labels: Sequence[str], rows: Iterable[Sequence[object]]) -> list[int]:
-    """Each column's widest cell or its label, in cells."""
-    widths = [cell_len(label) for label in labels]
-    for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], _width(cell))
-    return widths
 
 
 def rows_width(table: DataTable, rows: int) -> int:
@@ -181,21 +71,22 @@ def refill(
     fits the table's width (`fit_columns`); the others keep their content width. A cut cell ends
     in "…"; the `middle` columns hold ids, cut to the shortest form that keeps every id of the
     column distinct (`id_cut.unique_cut`)."""
-    rows = [list(row) for row in rows]
-    widths = content_widths([label for _, label in columns], rows)
+    # Lists, so the fit below can cut their cells in place.
+    cells = [list(row) for row in rows]
+    widths = content_widths([label for _, label in columns], cells)
     # A pinned width is what the row takes, whatever its content: the fit below counts it so.
     widths = [(fixed or {}).get(key, width) for (key, _), width in zip(columns, widths)]
     # A table with no rows has nothing to show: it yields its width to its neighbours.
-    report_natural_width(table, sum(w + 2 for w in widths) if rows else 0)
+    report_natural_width(table, sum(w + 2 for w in widths) if cells else 0)
     if floors is not None and table.size.width:
         keys = [key for key, _ in columns]
         middle_ids = {
-            index: [_plain(row[index]) for row in rows] for index, key in enumerate(keys) if key in (middle or ())
+            index: [plain_of(row[index]) for row in cells] for index, key in enumerate(keys) if key in (middle or ())
         }
 
-        room = rows_width(table, len(rows)) - 2 * len(columns)
+        room = rows_width(table, len(cells)) - 2 * len(columns)
         fit = fit_columns(keys, widths, room, floors, set(middle_ids), lambda i, w: unique_cut(middle_ids[i], w))
-        for row in rows:
+        for row in cells:
             for index, id_cut_of in fit.id_cuts.items():
                 row[index] = cut_id(row[index], id_cut_of)
             for index in fit.cut:
@@ -204,8 +95,8 @@ def refill(
     table.clear(columns=True)
     for (key, label), width in zip(columns, widths, strict=True):
         # A header narrower than its label is cropped silently too: it says where it was cut.
-        table.add_column(cut(label, width) if cell_len(label) > width else label, key=key, width=width)
-    table.add_rows(rows)
+        table.add_column(cut_text(label, width) if cell_len(label) > width else label, key=key, width=width)
+    table.add_rows(cells)
 
 
 def _shown_as(cells: Iterable[object]) -> tuple | None:
@@ -411,7 +302,7 @@ class FilledTable(KeptLines, KeptComponentStyles, QuietScrollbars, DataTable):
             base_style,
             cursor_location,
             hover_location,
-            "row",
+            self.cursor_type,  # "row" here: DataTable's key, typed as its cursor type
             show_cursor,
             show_hover_cursor,
             self._update_count,

@@ -14,7 +14,8 @@ from textual.strip import Strip
 from textual.widgets import DataTable
 
 from mrptui.widgets.cell_strip import Cell, plain_cell_line
-from mrptui.widgets.tables import FilledTable, cut, refill
+from mrptui.widgets.column_fit import cut
+from mrptui.widgets.tables import FilledTable, refill
 
 # The last two carry meta or a link of their own, merged before the cell's meta (Rich's order).
 STYLES = (

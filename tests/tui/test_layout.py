@@ -13,9 +13,9 @@ from pydantic import ValidationError
 from rich.text import Text
 
 from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.widgets.column_fit import cut, fit_to_room
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.id_cut import unique_cut
-from mrptui.widgets.tables import cut, fit_to_room
 from mrptui.widgets.timeline import AttemptsTimeline
 
 
