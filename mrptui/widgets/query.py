@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.widgets import TextArea
 
@@ -84,7 +84,10 @@ Type a question and press **Enter** to run the engine on it.
         self._search: tuple[str, int] | None = None  # (term, index of the match shown)
         self._mounted_at = float("inf")
 
-    def on_mount(self, event: events.Mount) -> None:
+    # A handler of its own name: ScrollView's `on_mount` takes no event, and this one reads the
+    # event's time.
+    @on(events.Mount)
+    def _load_history(self, event: events.Mount) -> None:
         self.questions = QuestionHistory(history_path())
         self._mounted_at = event.time
 
