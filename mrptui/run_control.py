@@ -20,9 +20,10 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Literal, Protocol
 
 from core.kernel.contract import Request
-from core.kernel.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
+from core.kernel.events import AttemptStarted, Event
 from core.kernel.steering import Intervention, Steering, apply
 from mrptui.breakpoints import Breakpoint, next_stop
+from mrptui.run_points import describe_point, rerun_reason, signature
 from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord, ViewState
 
@@ -166,42 +167,6 @@ class LiveRun:
         with self._cond:
             self._abandoned = True
             self._cond.notify_all()
-
-
-def signature(event: Event) -> str:
-    """What identifies a point of a run across a deterministic re-run."""
-    return "|".join(str(getattr(event, name, "")) for name in ("kind", "stage", "plugin", "revision", "intent_index"))
-
-
-def describe_point(event: Event) -> str:
-    """'before kb-balanced (stage kb, revision 1)': where a run is held, in the user's words."""
-    if isinstance(event, AttemptStarted):
-        return f"before {event.plugin} (stage {event.stage}, revision {event.revision})"
-    if isinstance(event, StageStarted):
-        return f"at the start of stage {event.stage} (revision {event.revision})"
-    return f"after {event.kind.replace('_', ' ')}"
-
-
-def rerun_reason(intervention: Intervention, events: Sequence[Event], *, live: bool) -> str:
-    """Why a change cannot be applied to the held run (so it needs a re-run), or "" when it can:
-    only what has not happened yet can change without re-running what did."""
-    if not live:
-        return "the run has finished"
-    called = [(e.stage, e.plugin) for e in events if isinstance(e, AttemptFinished) and e.status != "skipped"]
-    match intervention.kind:
-        case "exclude_plugin":
-            if any(plugin == intervention.target for _, plugin in called):
-                return f"{intervention.target} has already run"
-        case "pin_plugin":
-            if any(stage == intervention.stage for stage, _ in called):
-                return f"stage {intervention.stage} has already called a plugin"
-        case "exclude_unit":
-            if any(stage == "kb" for stage, _ in called):
-                return "retrieval has already run"
-        case "edit_intent":
-            if any(stage == "sd" for stage, _ in called) or any(isinstance(e, IntentDetected) for e in events):
-                return "the intent was already detected"
-    return ""
 
 
 # How loud a notification is: Textual's levels.

@@ -15,7 +15,8 @@ from core.kernel.events import Event
 from core.kernel.steering import Intervention, Steering
 from mrptui.breakpoints import Breakpoint
 from mrptui.commands import UsageError
-from mrptui.run_control import LiveRun, describe_point, rerun_reason
+from mrptui.run_control import LiveRun
+from mrptui.run_points import describe_point, rerun_reason
 
 STAGES = ("sd", "kb", "gs", "val")
 HELP = """commands: n (one event) · c (to the next breakpoint) · g (to the end) · x PLUGIN (exclude) ·
