@@ -16,10 +16,11 @@ from core.kernel.contract import Request
 from mrptui.breakpoints import Breakpoint
 from mrptui.conversation import ExplorerMemory
 from mrptui.kb_lifecycle import KBLifecycle, quiet_gc
+from mrptui.live_run import LiveRun
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
-from mrptui.run_control import LiveRun, RunControl, Severity, pump
+from mrptui.run_control import RunControl, Severity, pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
