@@ -1,7 +1,7 @@
 """Run control, on the UI thread: the runs the explorer keeps, the cursor over the current one,
 breakpoints, stepping, continuing, what-if changes and cancelling. The run itself is a
-`mrptui.live_run.LiveRun` pulled in a worker thread (`pump`, below); this module imports no
-Textual."""
+`mrptui.live_run.LiveRun` pulled in a worker thread (`mrptui.run_pump.pump`); this module imports
+no Textual."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Literal, Protocol
 
 from core.kernel.contract import Request
-from core.kernel.events import AttemptStarted, Event
+from core.kernel.events import Event
 from core.kernel.steering import Intervention, Steering, apply
 from mrptui.breakpoints import Breakpoint, next_stop
 from mrptui.live_run import LiveRun
-from mrptui.run_points import describe_point, rerun_reason, signature
+from mrptui.run_points import rerun_reason, signature
 from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord, ViewState
 
@@ -32,7 +32,7 @@ class ControlHost(Protocol):
     def refresh_view(self) -> None: ...
 
     def start_puller(self, run: RunRecord, live: LiveRun) -> None:
-        """Run `pump(...)` for this run in a background thread."""
+        """Run `mrptui.run_pump.pump(...)` for this run in a background thread."""
 
 
 class RunControl:
@@ -313,42 +313,3 @@ class RunControl:
         run = self.start(request, hold_at=hold_at, hold_where=current.held if current else "")
         run.notes = (note,)
         return run
-
-
-def pump(
-    run: RunRecord,
-    live: LiveRun,
-    post_events: Callable[[int, tuple[Event, ...]], object],
-    post_held: Callable[[int, str], object],
-    *,
-    batch_size: int,
-    batch_seconds: float,
-    clock: Callable[[], float],
-    pause: Callable[[Callable[[], bool]], None] = lambda stopping: None,
-) -> None:
-    """The worker thread's body: pull the run and post its events in batches (all of them before
-    a hold), giving way at `pause` (`LiveRun.pull`)."""
-    batch: list[Event] = []
-    started = clock()
-
-    def flush() -> None:
-        nonlocal batch, started
-        if batch:
-            post_events(run.run_id, tuple(batch))
-        batch, started = [], clock()
-
-    def deliver(event: Event) -> None:
-        batch.append(event)
-        # A plugin call may take long after AttemptStarted: show it now, not when the call returns.
-        if len(batch) >= batch_size or clock() - started >= batch_seconds or isinstance(event, AttemptStarted):
-            flush()
-
-    def on_hold(point: Breakpoint, event: Event) -> None:
-        flush()
-        where = describe_point(event)
-        post_held(run.run_id, where if point.kind in ("step", "at") else f"{where} · {point.label}")
-
-    try:
-        live.pull(deliver, on_hold, pause)
-    finally:
-        flush()

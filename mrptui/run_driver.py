@@ -20,7 +20,8 @@ from mrptui.live_run import LiveRun
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
-from mrptui.run_control import RunControl, Severity, pump
+from mrptui.run_control import RunControl, Severity
+from mrptui.run_pump import pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling

@@ -73,6 +73,7 @@ ASK_NEVER_IMPORTS = (
     "mrptui.run_control",
     "mrptui.run_points",
     "mrptui.live_run",
+    "mrptui.run_pump",
     "mrptui.commands.step",
     "mrptui.commands.eval",
     # Another command's module, and what only they or a stored conversation need (issue 41).
