@@ -1,6 +1,7 @@
 """The explorer app, as a shell: it composes the screens, builds the components that do the work,
 hands each its collaborators, and routes messages and keys to them.
 - `OpenKB` (mrptui/open_kb.py): the one holder of the session, the caller and the KB's health.
+- `KBHealth` (mrptui/kb_health.py): reading the KB's health as the caller sees it, and showing it.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
 - `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping (its `RunControl`),
   rendering the cursor.
@@ -39,6 +40,7 @@ from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
 from mrptui.focus_model import FocusModel
+from mrptui.kb_health import KBHealth
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
@@ -115,7 +117,6 @@ class ExplorerApp(App[None]):
         if session is None and opener is not None:
             session = NullSession(reason=LOADING_REASON)
         self.kb = OpenKB(session if session is not None else NullSession(), caller or Caller(), self._session_failed)
-        self._cache_notes_told: set[str] = set()
         self.kb_label, self.replay, self.cursor_blink = kb_label, replay is not None, cursor_blink
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
         self.recorded_for = recorded_for
@@ -160,6 +161,7 @@ class ExplorerApp(App[None]):
         self.exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
         self.navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
         self.focus_model = FocusModel(self, self.navigator, self.main)
+        self.kb_health = KBHealth(self, self.kb, self.main)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -193,7 +195,7 @@ class ExplorerApp(App[None]):
             query = self.main.query_one("#query")
             query.value = run.question  # type: ignore[attr-defined]
             query.select_all()  # type: ignore[attr-defined]  # typing replaces it; Enter says why it cannot run
-        self.refresh_health(banner=not self.runs)
+        self.kb_health.refresh(banner=not self.runs)
         self.show_kb_state()
 
     # -- what screens read (mrptui/explorer.py) and tests look at ----------------------------------
@@ -259,15 +261,6 @@ class ExplorerApp(App[None]):
             self.main.show_loading(self.lifecycle.state, self.kb_label)
         self.runner.refresh_view()
 
-    def refresh_health(self, *, banner: bool = True) -> None:
-        # The caller's counts: the whole KB's problems are F8's (an author surface).
-        self.kb.health = self.kb.call("health", lambda session: session.health(self.caller), None)  # type: ignore[call-arg]
-        self.main.show_health(self.kb.health if banner else None)
-        for note in self.kb.health.cache_notes if self.kb.health is not None else ():
-            if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once
-                self._cache_notes_told.add(note)
-                self.notify(note, title="index cache", severity="warning", timeout=10)
-
     # -- messages from workers ---------------------------------------------------------------------
 
     on_kbload_progressed = _handles(m.KBLoadProgressed, lambda app, msg: app.lifecycle.progressed(msg.progress))
@@ -275,7 +268,7 @@ class ExplorerApp(App[None]):
     def on_kbopened(self, message: m.KBOpened) -> None:
         self.lifecycle.opened(message.session, message.fingerprint)
         self.kb_generation += 1
-        self.refresh_health(banner=not self.runs)
+        self.kb_health.refresh(banner=not self.runs)
         queued = self.lifecycle.take_queued()
         if queued is not None:
             self.runner.start_run(queued)
@@ -284,7 +277,7 @@ class ExplorerApp(App[None]):
     on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what))
 
     def on_kbreloaded(self, message: m.KBReloaded) -> None:
-        self.refresh_health()
+        self.kb_health.refresh()
         self.runner.refresh_view()
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.control.last_request is not None else ""
