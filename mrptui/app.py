@@ -191,10 +191,7 @@ class ExplorerApp(App[None]):
         if not self.replay:
             self.lifecycle.start()
         if self.replay and not self.runs:
-            run = self.control.show_replay(self._replay_events)
-            query = self.main.query_one("#query")
-            query.value = run.question  # type: ignore[attr-defined]
-            query.select_all()  # type: ignore[attr-defined]  # typing replaces it; Enter says why it cannot run
+            self.runner.show_replay(self._replay_events)
         self.kb_health.refresh(banner=not self.runs)
         self.show_kb_state()
 
@@ -310,8 +307,7 @@ class ExplorerApp(App[None]):
     def on_run_question(self, message: m.RunQuestion) -> None:
         """Another screen (F4's eval) asks to show one question's run in the main screen."""
         self.navigator.pop_secondary()
-        self.main.query_one("#query").value = message.request.question  # type: ignore[attr-defined]
-        self.runner.start_run(message.request)
+        self.runner.run_question(message.request)
 
     on_rerun = _handles(m.Rerun, lambda app, _: app.runner.rerun())
     on_step = _handles(m.Step, lambda app, msg: app.runner.step(msg.delta))

@@ -5,7 +5,7 @@ screen. The app routes the engine worker's messages (`EventsArrived`, `RunHeld`,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -13,6 +13,7 @@ from textual.app import App
 from textual.timer import Timer
 
 from core.kernel.contract import Request
+from core.kernel.events import Event
 from mrptui.breakpoints import Breakpoint
 from mrptui.conversation import ExplorerMemory
 from mrptui.kb_lifecycle import KBLifecycle, quiet_gc
@@ -27,7 +28,7 @@ from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
 from mrptui.ui_first import UiFirst
 from mrptui.widgets.evidence_rows import prepared
-from mrptui.widgets.query import normalise_question
+from mrptui.widgets.query import QueryBox, normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -103,6 +104,18 @@ class RunDriver:
             self.app.notify("type a question first", severity="warning")
             return
         self.start_run(self.control.last_request)
+
+    def run_question(self, request: Request) -> None:
+        """A question another screen (F4's eval) runs here: its text in the box, then its run."""
+        self.main.query_one(QueryBox).value = request.question
+        self.start_run(request)
+
+    def show_replay(self, events: Sequence[Event]) -> None:
+        """A saved trace as the one run (nothing is executed), its question in the box."""
+        run = self.control.show_replay(events)
+        query = self.main.query_one(QueryBox)
+        query.value = run.question
+        query.select_all()  # typing replaces it; Enter says why it cannot run
 
     def start_run(self, request: Request) -> None:
         state = self.lifecycle.state
