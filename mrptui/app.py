@@ -49,6 +49,7 @@ from mrptui.navigator import Navigator
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
 from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
+from mrptui.run_control import RunControl
 from mrptui.run_driver import RunDriver
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
@@ -138,7 +139,8 @@ class ExplorerApp(App[None]):
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
         first = self.ui_first = UiFirst()
-        self.lifecycle = KBLifecycle(
+        # Typed, not inferred: the handler table below and `busy` read them before mypy would infer them.
+        self.lifecycle: KBLifecycle = KBLifecycle(
             self,
             self.kb,
             opener,
@@ -149,17 +151,17 @@ class ExplorerApp(App[None]):
             changed=self.show_kb_state,
             new_view=self._new_view,
         )
-        self.memory = ExplorerMemory(
+        self.memory: ExplorerMemory = ExplorerMemory(
             self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root
         )
         breakpoints = [COSTLY] if break_before_costly else []
-        self.runner = RunDriver(
+        self.runner: RunDriver = RunDriver(
             self, self.kb, self.lifecycle, self.memory, self.main, options, breakpoints=breakpoints, ui_first=first
         )
-        self.control = self.runner.control
-        self.whatif = WhatIf(self, self.runner, self.main)
-        self.exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
-        self.navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
+        self.control: RunControl = self.runner.control
+        self.whatif: WhatIf = WhatIf(self, self.runner, self.main)
+        self.exporter: Exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
+        self.navigator: Navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
         self.focus_model = FocusModel(self, self.navigator, self.main)
         self.kb_health = KBHealth(self, self.kb, self.main)
         self.theme = theme
