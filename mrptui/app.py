@@ -3,8 +3,8 @@ hands each its collaborators, and routes messages and keys to them.
 - `OpenKB` (mrptui/open_kb.py): the one holder of the session, the caller and the KB's health.
 - `KBHealth` (mrptui/kb_health.py): reading the KB's health as the caller sees it, and showing it.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
-- `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping (its `RunControl`),
-  rendering the cursor.
+- `RunDriver` (mrptui/run_driver.py): asking, showing a replay, the engine worker, stepping (its
+  `RunControl`), rendering the cursor.
 - `WhatIf` (mrptui/whatif.py): pins, exclusions, dropped units, intent edits, breakpoints, undo, diff.
 - `Exporter` (mrptui/exporter.py): copy, save and export.
 - `Navigator` (mrptui/navigator.py): the KB, rules, eval and help screens, problems, unit windows.
