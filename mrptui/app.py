@@ -335,7 +335,8 @@ class ExplorerApp(App[None]):
     on_memory_pin = _handles(m.MemoryPin, lambda app, _: app.memory.pin(app.current))
     on_memory_forget = _handles(m.MemoryForget, lambda app, msg: app.memory.forget(msg.record_id))
     on_memory_clear = _handles(m.MemoryClear, lambda app, _: app.memory.clear())
-    # -- what the CLI and the command palette call ---------------------------------------------------------------
+
+    # -- what the CLI and the command palette call ------------------------------------------------
 
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
@@ -355,6 +356,17 @@ class ExplorerApp(App[None]):
     def action_ask(self) -> None:
         self.focus_model.to_question()
 
+    def action_help(self) -> None:
+        self.navigator.help()
+
+    def action_undo(self) -> None:
+        self.whatif.undo()
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    # -- input hooks: the focus model (mrptui/focus_model.py), UI first (mrptui/ui_first.py) -------
+
     async def on_event(self, event: events.Event) -> None:
         new_input = is_input(event) and not event.is_forwarded  # forwarding marks this very event
         try:
@@ -364,7 +376,11 @@ class ExplorerApp(App[None]):
             if new_input:
                 self.ui_first.handled()
 
-    # -- UI first (mrptui/ui_first.py): input reaching the app, and the frames that answer it --------
+    async def _on_key(self, event: events.Key) -> None:
+        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
+        event.prevent_default()  # this replaces App._on_key
+        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
+            await dispatch_key(self, event)
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
@@ -376,18 +392,3 @@ class ExplorerApp(App[None]):
         super()._display(screen, renderable)
         if renderable is not None and not self._batch_count and not input_in_flight(self):
             self.ui_first.painted()
-
-    async def _on_key(self, event: events.Key) -> None:
-        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
-        event.prevent_default()  # this replaces App._on_key
-        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
-            await dispatch_key(self, event)
-
-    def action_help(self) -> None:
-        self.navigator.help()
-
-    def action_undo(self) -> None:
-        self.whatif.undo()
-
-    def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
