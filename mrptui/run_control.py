@@ -25,7 +25,7 @@ Severity = Literal["information", "warning", "error"]
 
 
 class ControlHost(Protocol):
-    """What run control needs from the UI around it (the explorer app, or a test)."""
+    """What run control needs from the UI around it (the explorer's `RunDriver`)."""
 
     def notify(self, message: str, *, severity: Severity = "information") -> None: ...
 
