@@ -148,7 +148,7 @@ class ExplorerApp(App[None]):
             cluster,
             busy=busy,
             pause=first.pause,
-            changed=self.show_kb_state,
+            changed=lambda: self.runner.show_kb_state(),
             new_view=self._new_view,
         )
         self.memory: ExplorerMemory = ExplorerMemory(
@@ -195,7 +195,7 @@ class ExplorerApp(App[None]):
         if self.replay and not self.runs:
             self.runner.show_replay(self._replay_events)
         self.kb_health.refresh(banner=not self.runs)
-        self.show_kb_state()
+        self.runner.show_kb_state()
 
     # -- what screens read (mrptui/explorer.py) and tests look at ----------------------------------
 
@@ -253,12 +253,6 @@ class ExplorerApp(App[None]):
 
     def _memory_changed(self) -> None:
         self.memory_generation += 1
-
-    def show_kb_state(self) -> None:
-        """The lifecycle's state changed: the loading banner and the status line show it."""
-        if self.main.can_show:
-            self.main.show_loading(self.lifecycle.state, self.kb_label)
-        self.runner.refresh_view()
 
     # -- messages from workers ---------------------------------------------------------------------
 

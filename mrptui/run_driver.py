@@ -272,6 +272,12 @@ class RunDriver:
 
     # -- rendering --------------------------------------------------------------------------
 
+    def show_kb_state(self) -> None:
+        """The lifecycle's state changed: the loading banner and the status line show it."""
+        if self.main.can_show:
+            self.main.show_loading(self.lifecycle.state, self.options.kb_label)
+        self.refresh_view()
+
     def refresh_view(self) -> None:
         main, options = self.main, self.options
         if not main.can_show:
