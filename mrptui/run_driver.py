@@ -1,6 +1,7 @@
-"""The app's run component: asks questions, pulls the engine in thread workers (through its
-`mrptui.run_control.RunControl`), steps the cursor, and renders the state at the cursor on the main
-screen. The app routes the engine worker's messages (`EventsArrived`, `RunHeld`, `RunEnded`) here."""
+"""The app's run component: asks questions, shows a replayed trace, pulls the engine in thread
+workers (through its `mrptui.run_control.RunControl`), steps the cursor, and renders the state at the
+cursor (and the KB's state) on the main screen. The app routes the engine worker's messages
+(`EventsArrived`, `RunHeld`, `RunEnded`) here."""
 
 from __future__ import annotations
 
