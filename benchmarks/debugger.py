@@ -13,7 +13,7 @@ from benchmarks import BenchmarkFailed, measure, repeats, row
 from core.kernel.contract import Descriptor, GoalSolver, GsResult, PluginType, Request, Status
 from core.kernel.session import Session
 from core.kernel.steering import Steering
-from mrptui.run_control import LiveRun
+from mrptui.live_run import LiveRun
 
 OPS = ("cancel_sleeping_plugin",)
 RUNS = 20

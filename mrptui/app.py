@@ -1,9 +1,10 @@
 """The explorer app, as a shell: it composes the screens, builds the components that do the work,
 hands each its collaborators, and routes messages and keys to them.
 - `OpenKB` (mrptui/open_kb.py): the one holder of the session, the caller and the KB's health.
+- `KBHealth` (mrptui/kb_health.py): reading the KB's health as the caller sees it, and showing it.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
-- `RunDriver` (mrptui/run_driver.py): asking, the engine worker, stepping (its `RunControl`),
-  rendering the cursor.
+- `RunDriver` (mrptui/run_driver.py): asking, showing a replay, the engine worker, stepping (its
+  `RunControl`), rendering the cursor.
 - `WhatIf` (mrptui/whatif.py): pins, exclusions, dropped units, intent edits, breakpoints, undo, diff.
 - `Exporter` (mrptui/exporter.py): copy, save and export.
 - `Navigator` (mrptui/navigator.py): the KB, rules, eval and help screens, problems, unit windows.
@@ -39,6 +40,7 @@ from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
 from mrptui.exporter import Exporter
 from mrptui.focus_model import FocusModel
+from mrptui.kb_health import KBHealth
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
@@ -47,6 +49,7 @@ from mrptui.navigator import Navigator
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
 from mrptui.palette import COSTLY, ExplorerCommands, PaletteCommand, palette_commands
+from mrptui.run_control import RunControl
 from mrptui.run_driver import RunDriver
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import ErrorModal
@@ -115,7 +118,6 @@ class ExplorerApp(App[None]):
         if session is None and opener is not None:
             session = NullSession(reason=LOADING_REASON)
         self.kb = OpenKB(session if session is not None else NullSession(), caller or Caller(), self._session_failed)
-        self._cache_notes_told: set[str] = set()
         self.kb_label, self.replay, self.cursor_blink = kb_label, replay is not None, cursor_blink
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
         self.recorded_for = recorded_for
@@ -137,7 +139,8 @@ class ExplorerApp(App[None]):
         )
         busy = lambda: self.control.is_live and not self.control.held  # noqa: E731 - the tagging warm-up waits
         first = self.ui_first = UiFirst()
-        self.lifecycle = KBLifecycle(
+        # Typed, not inferred: the handler table below and `busy` read them before mypy would infer them.
+        self.lifecycle: KBLifecycle = KBLifecycle(
             self,
             self.kb,
             opener,
@@ -145,21 +148,22 @@ class ExplorerApp(App[None]):
             cluster,
             busy=busy,
             pause=first.pause,
-            changed=self.show_kb_state,
+            changed=lambda: self.runner.show_kb_state(),
             new_view=self._new_view,
         )
-        self.memory = ExplorerMemory(
+        self.memory: ExplorerMemory = ExplorerMemory(
             self, self.kb, self._memory_changed, replay=self.replay, name=conversation, root=memory_root
         )
         breakpoints = [COSTLY] if break_before_costly else []
-        self.runner = RunDriver(
+        self.runner: RunDriver = RunDriver(
             self, self.kb, self.lifecycle, self.memory, self.main, options, breakpoints=breakpoints, ui_first=first
         )
-        self.control = self.runner.control
-        self.whatif = WhatIf(self, self.runner, self.main)
-        self.exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
-        self.navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
+        self.control: RunControl = self.runner.control
+        self.whatif: WhatIf = WhatIf(self, self.runner, self.main)
+        self.exporter: Exporter = Exporter(self, self.kb, self.control, self.main, replay=self.replay)
+        self.navigator: Navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
         self.focus_model = FocusModel(self, self.navigator, self.main)
+        self.kb_health = KBHealth(self, self.kb, self.main)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -189,12 +193,9 @@ class ExplorerApp(App[None]):
         if not self.replay:
             self.lifecycle.start()
         if self.replay and not self.runs:
-            run = self.control.show_replay(self._replay_events)
-            query = self.main.query_one("#query")
-            query.value = run.question  # type: ignore[attr-defined]
-            query.select_all()  # type: ignore[attr-defined]  # typing replaces it; Enter says why it cannot run
-        self.refresh_health(banner=not self.runs)
-        self.show_kb_state()
+            self.runner.show_replay(self._replay_events)
+        self.kb_health.refresh(banner=not self.runs)
+        self.runner.show_kb_state()
 
     # -- what screens read (mrptui/explorer.py) and tests look at ----------------------------------
 
@@ -253,21 +254,6 @@ class ExplorerApp(App[None]):
     def _memory_changed(self) -> None:
         self.memory_generation += 1
 
-    def show_kb_state(self) -> None:
-        """The lifecycle's state changed: the loading banner and the status line show it."""
-        if self.main.can_show:
-            self.main.show_loading(self.lifecycle.state, self.kb_label)
-        self.runner.refresh_view()
-
-    def refresh_health(self, *, banner: bool = True) -> None:
-        # The caller's counts: the whole KB's problems are F8's (an author surface).
-        self.kb.health = self.kb.call("health", lambda session: session.health(self.caller), None)  # type: ignore[call-arg]
-        self.main.show_health(self.kb.health if banner else None)
-        for note in self.kb.health.cache_notes if self.kb.health is not None else ():
-            if note not in self._cache_notes_told:  # a cache that cannot be written stays so: said once
-                self._cache_notes_told.add(note)
-                self.notify(note, title="index cache", severity="warning", timeout=10)
-
     # -- messages from workers ---------------------------------------------------------------------
 
     on_kbload_progressed = _handles(m.KBLoadProgressed, lambda app, msg: app.lifecycle.progressed(msg.progress))
@@ -275,7 +261,7 @@ class ExplorerApp(App[None]):
     def on_kbopened(self, message: m.KBOpened) -> None:
         self.lifecycle.opened(message.session, message.fingerprint)
         self.kb_generation += 1
-        self.refresh_health(banner=not self.runs)
+        self.kb_health.refresh(banner=not self.runs)
         queued = self.lifecycle.take_queued()
         if queued is not None:
             self.runner.start_run(queued)
@@ -284,7 +270,7 @@ class ExplorerApp(App[None]):
     on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what))
 
     def on_kbreloaded(self, message: m.KBReloaded) -> None:
-        self.refresh_health()
+        self.kb_health.refresh()
         self.runner.refresh_view()
         self.kb_generation += 1
         rerun = " · press r to re-run" if self.control.last_request is not None else ""
@@ -317,8 +303,7 @@ class ExplorerApp(App[None]):
     def on_run_question(self, message: m.RunQuestion) -> None:
         """Another screen (F4's eval) asks to show one question's run in the main screen."""
         self.navigator.pop_secondary()
-        self.main.query_one("#query").value = message.request.question  # type: ignore[attr-defined]
-        self.runner.start_run(message.request)
+        self.runner.run_question(message.request)
 
     on_rerun = _handles(m.Rerun, lambda app, _: app.runner.rerun())
     on_step = _handles(m.Step, lambda app, msg: app.runner.step(msg.delta))
@@ -344,7 +329,8 @@ class ExplorerApp(App[None]):
     on_memory_pin = _handles(m.MemoryPin, lambda app, _: app.memory.pin(app.current))
     on_memory_forget = _handles(m.MemoryForget, lambda app, msg: app.memory.forget(msg.record_id))
     on_memory_clear = _handles(m.MemoryClear, lambda app, _: app.memory.clear())
-    # -- what the CLI and the command palette call ---------------------------------------------------------------
+
+    # -- what the CLI and the command palette call ------------------------------------------------
 
     def open_in_editor(self, file: str, line: int) -> None:
         """Open `file` at `line` in the user's editor (the app is suspended meanwhile), then check for changes."""
@@ -364,6 +350,17 @@ class ExplorerApp(App[None]):
     def action_ask(self) -> None:
         self.focus_model.to_question()
 
+    def action_help(self) -> None:
+        self.navigator.help()
+
+    def action_undo(self) -> None:
+        self.whatif.undo()
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    # -- input hooks: the focus model (mrptui/focus_model.py), UI first (mrptui/ui_first.py) -------
+
     async def on_event(self, event: events.Event) -> None:
         new_input = is_input(event) and not event.is_forwarded  # forwarding marks this very event
         try:
@@ -373,7 +370,11 @@ class ExplorerApp(App[None]):
             if new_input:
                 self.ui_first.handled()
 
-    # -- UI first (mrptui/ui_first.py): input reaching the app, and the frames that answer it --------
+    async def _on_key(self, event: events.Key) -> None:
+        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
+        event.prevent_default()  # this replaces App._on_key
+        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
+            await dispatch_key(self, event)
 
     def post_message(self, message: Message) -> bool:
         posted = super().post_message(message)
@@ -385,18 +386,3 @@ class ExplorerApp(App[None]):
         super()._display(screen, renderable)
         if renderable is not None and not self._batch_count and not input_in_flight(self):
             self.ui_first.painted()
-
-    async def _on_key(self, event: events.Key) -> None:
-        """App._on_key (bindings, then `key_` methods) with the focus model between them."""
-        event.prevent_default()  # this replaces App._on_key
-        if not await self._check_bindings(event.key) and not self.focus_model.unbound(event):
-            await dispatch_key(self, event)
-
-    def action_help(self) -> None:
-        self.navigator.help()
-
-    def action_undo(self) -> None:
-        self.whatif.undo()
-
-    def action_toggle_theme(self) -> None:
-        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"

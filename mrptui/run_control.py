@@ -1,207 +1,23 @@
-"""Run control: pull one engine run lazily, hold it at breakpoints, step, continue, intervene, cancel.
-
-The engine is a generator, and nothing runs between two pulls. `LiveRun` pulls it in a background
-thread and stops pulling at a hold point (a breakpoint, or the end of a step), so a plugin the
-user is held before is not called until they step or continue. The explorer and
-`mrptui ask --step` both drive runs through this module; it imports no Textual.
-
-    worker thread                              UI thread
-    ─────────────                              ─────────
-    event = next(run)  ── plugin calls ──►
-    deliver(event)     ──────────────────────► events arrive, cursor follows
-    hold point? ─ yes ─► on_hold(point) ─────► status "held before kb-balanced"
-         wait  ◄──────── step / continue / to end / cancel / intervene (Steering)
-"""
+"""Run control, on the UI thread: the runs the explorer keeps, the cursor over the current one,
+breakpoints, stepping, continuing, what-if changes and cancelling. The run itself is a
+`mrptui.live_run.LiveRun` pulled in a worker thread (`mrptui.run_pump.pump`); this module imports
+no Textual."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Literal, Protocol
 
 from core.kernel.contract import Request
-from core.kernel.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
+from core.kernel.events import Event
 from core.kernel.steering import Intervention, Steering, apply
 from mrptui.breakpoints import Breakpoint, next_stop
+from mrptui.live_run import LiveRun
+from mrptui.run_points import rerun_reason, signature
 from mrptui.session_seam import SessionLike
 from mrptui.state import RunRecord, ViewState
 
-STEP = Breakpoint("step")
 HISTORY = 10  # runs kept for the diff screen
-
-
-class LiveRun:
-    """One engine run, pulled in a background thread and held between pulls at hold points."""
-
-    def __init__(
-        self,
-        start: Callable[[], Iterator[Event]],
-        steering: Steering,
-        breakpoints: Callable[[], Collection[Breakpoint]],
-        costly: Collection[str] = (),
-        hold_at: str = "",
-    ):
-        self._start = start
-        self.steering = steering
-        self._breakpoints = breakpoints
-        self._costly = frozenset(costly)
-        self._hold_at = hold_at  # a re-run holds again at the point the user was held at
-        self._cond = threading.Condition()
-        self._mode = "follow"  # follow (breakpoints), continue (+ backtracks), step, to_end
-        self._steps = 0
-        self._extra: Breakpoint | None = None
-        self._held = False
-        self._abandoned = False
-        self.held_at: Breakpoint | None = None
-        self.held_event: Event | None = None
-
-    # -- the puller (worker thread) ------------------------------------------------------------
-
-    def pull(
-        self,
-        deliver: Callable[[Event], None],
-        on_hold: Callable[[Breakpoint, Event], None],
-        pause: Callable[[Callable[[], bool]], None] = lambda stopping: None,
-    ) -> None:
-        """Pull until the generator ends, delivering each event and waiting at every hold point.
-        Before each next event `pause(stopping)` is the UI's pause point (mrptui/ui_first.py): the
-        engine waits there while a key waits for its frame. The engine starts here, in the worker
-        thread, so a session that fails to start fails there."""
-        events = self._start()
-        for event in events:
-            deliver(event)
-            point = self._hold_point(event)
-            if point is not None:
-                # Held before anyone hears of it, so a release that comes at once is never lost.
-                self._hold(point, event)
-                on_hold(point, event)
-                self._wait()
-            if self._abandoned:
-                break
-            pause(self._stopping)
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
-
-    def _hold_point(self, event: Event) -> Breakpoint | None:
-        with self._cond:
-            if self._hold_at and signature(event) == self._hold_at:
-                self._hold_at = ""
-                return Breakpoint("at", describe_point(event))
-            if self._mode == "to_end":
-                return None
-            if self._mode == "step":
-                self._steps -= 1
-                return STEP if self._steps <= 0 else None
-            if self._extra is not None and self._extra.matches(event, self._costly):
-                self._extra = None
-                return Breakpoint("stage", "next")
-            for point in sorted(self._breakpoints()):
-                if point.matches(event, self._costly):
-                    return point
-            if self._mode == "continue" and Breakpoint("backtrack").matches(event):
-                return Breakpoint("backtrack")
-            return None
-
-    def _stopping(self) -> bool:
-        return self._abandoned or self.steering.cancelled
-
-    def _hold(self, point: Breakpoint, event: Event) -> None:
-        with self._cond:
-            self._held, self.held_at, self.held_event = True, point, event
-
-    def _wait(self) -> None:
-        with self._cond:
-            while self._held and not self._abandoned and not self.steering.cancelled:
-                self._cond.wait()
-            self._held, self.held_at, self.held_event = False, None, None
-
-    # -- commands (UI thread) ------------------------------------------------------------------
-
-    @property
-    def held(self) -> bool:
-        with self._cond:
-            return self._held
-
-    @property
-    def missed_hold(self) -> bool:
-        """The run was to hold again at a point (a re-run's) and never reached it."""
-        with self._cond:
-            return bool(self._hold_at)
-
-    def _release(self, mode: str, steps: int = 0, extra: Breakpoint | None = None) -> None:
-        with self._cond:
-            self._mode, self._steps, self._extra = mode, steps, extra
-            self._held = False
-            self._cond.notify_all()
-
-    def step(self) -> None:
-        """Let exactly one more event through, then hold."""
-        self._release("step", steps=1)
-
-    def resume(self, *, backtracks: bool) -> None:
-        """Go on to the next breakpoint (and, with `backtracks`, the next backtrack)."""
-        self._release("continue" if backtracks else "follow")
-
-    def next_stage(self) -> None:
-        self._release("follow", extra=Breakpoint("stage", "*"))
-
-    def finish(self) -> None:
-        """Run to the end, ignoring breakpoints."""
-        self._release("to_end")
-
-    def intervene(self, intervention: Intervention) -> None:
-        """Applied by the engine at its next decision, once the run is released."""
-        self.steering.intervene(intervention)
-
-    def cancel(self) -> None:
-        """Stop the engine (a plugin call under way is abandoned within ~20 ms); the run ends as cancelled."""
-        self.steering.cancel()
-        with self._cond:
-            self._cond.notify_all()
-
-    def abandon(self) -> None:
-        """Stop pulling for good (a new question replaces this run)."""
-        self.steering.cancel()
-        with self._cond:
-            self._abandoned = True
-            self._cond.notify_all()
-
-
-def signature(event: Event) -> str:
-    """What identifies a point of a run across a deterministic re-run."""
-    return "|".join(str(getattr(event, name, "")) for name in ("kind", "stage", "plugin", "revision", "intent_index"))
-
-
-def describe_point(event: Event) -> str:
-    """'before kb-balanced (stage kb, revision 1)': where a run is held, in the user's words."""
-    if isinstance(event, AttemptStarted):
-        return f"before {event.plugin} (stage {event.stage}, revision {event.revision})"
-    if isinstance(event, StageStarted):
-        return f"at the start of stage {event.stage} (revision {event.revision})"
-    return f"after {event.kind.replace('_', ' ')}"
-
-
-def rerun_reason(intervention: Intervention, events: Sequence[Event], *, live: bool) -> str:
-    """Why a change cannot be applied to the held run (so it needs a re-run), or "" when it can:
-    only what has not happened yet can change without re-running what did."""
-    if not live:
-        return "the run has finished"
-    called = [(e.stage, e.plugin) for e in events if isinstance(e, AttemptFinished) and e.status != "skipped"]
-    match intervention.kind:
-        case "exclude_plugin":
-            if any(plugin == intervention.target for _, plugin in called):
-                return f"{intervention.target} has already run"
-        case "pin_plugin":
-            if any(stage == intervention.stage for stage, _ in called):
-                return f"stage {intervention.stage} has already called a plugin"
-        case "exclude_unit":
-            if any(stage == "kb" for stage, _ in called):
-                return "retrieval has already run"
-        case "edit_intent":
-            if any(stage == "sd" for stage, _ in called) or any(isinstance(e, IntentDetected) for e in events):
-                return "the intent was already detected"
-    return ""
 
 
 # How loud a notification is: Textual's levels.
@@ -209,14 +25,14 @@ Severity = Literal["information", "warning", "error"]
 
 
 class ControlHost(Protocol):
-    """What run control needs from the UI around it (the explorer app, or a test)."""
+    """What run control needs from the UI around it (the explorer's `RunDriver`)."""
 
     def notify(self, message: str, *, severity: Severity = "information") -> None: ...
 
     def refresh_view(self) -> None: ...
 
     def start_puller(self, run: RunRecord, live: LiveRun) -> None:
-        """Run `pump(...)` for this run in a background thread."""
+        """Run `mrptui.run_pump.pump(...)` for this run in a background thread."""
 
 
 class RunControl:
@@ -497,42 +313,3 @@ class RunControl:
         run = self.start(request, hold_at=hold_at, hold_where=current.held if current else "")
         run.notes = (note,)
         return run
-
-
-def pump(
-    run: RunRecord,
-    live: LiveRun,
-    post_events: Callable[[int, tuple[Event, ...]], object],
-    post_held: Callable[[int, str], object],
-    *,
-    batch_size: int,
-    batch_seconds: float,
-    clock: Callable[[], float],
-    pause: Callable[[Callable[[], bool]], None] = lambda stopping: None,
-) -> None:
-    """The worker thread's body: pull the run and post its events in batches (all of them before
-    a hold), giving way at `pause` (`LiveRun.pull`)."""
-    batch: list[Event] = []
-    started = clock()
-
-    def flush() -> None:
-        nonlocal batch, started
-        if batch:
-            post_events(run.run_id, tuple(batch))
-        batch, started = [], clock()
-
-    def deliver(event: Event) -> None:
-        batch.append(event)
-        # A plugin call may take long after AttemptStarted: show it now, not when the call returns.
-        if len(batch) >= batch_size or clock() - started >= batch_seconds or isinstance(event, AttemptStarted):
-            flush()
-
-    def on_hold(point: Breakpoint, event: Event) -> None:
-        flush()
-        where = describe_point(event)
-        post_held(run.run_id, where if point.kind in ("step", "at") else f"{where} · {point.label}")
-
-    try:
-        live.pull(deliver, on_hold, pause)
-    finally:
-        flush()

@@ -1,11 +1,12 @@
-"""The app's run component: asks questions, pulls the engine in thread workers (through its
-`mrptui.run_control.RunControl`), steps the cursor, and renders the state at the cursor on the main
-screen. The app routes the engine worker's messages (`EventsArrived`, `RunHeld`, `RunEnded`) here."""
+"""The app's run component: asks questions, shows a replayed trace, pulls the engine in thread
+workers (through its `mrptui.run_control.RunControl`), steps the cursor, and renders the state at the
+cursor (and the KB's state) on the main screen. The app routes the engine worker's messages
+(`EventsArrived`, `RunHeld`, `RunEnded`) here."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -13,19 +14,22 @@ from textual.app import App
 from textual.timer import Timer
 
 from core.kernel.contract import Request
+from core.kernel.events import Event
 from mrptui.breakpoints import Breakpoint
 from mrptui.conversation import ExplorerMemory
 from mrptui.kb_lifecycle import KBLifecycle, quiet_gc
+from mrptui.live_run import LiveRun
 from mrptui.messages import EventsArrived, RunEnded, RunHeld
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
-from mrptui.run_control import LiveRun, RunControl, Severity, pump
+from mrptui.run_control import RunControl, Severity
+from mrptui.run_pump import pump
 from mrptui.screens.main import MainScreen
 from mrptui.state import RunRecord, TimelineRow
 from mrptui.switch_interval import while_pulling
 from mrptui.ui_first import UiFirst
 from mrptui.widgets.evidence_rows import prepared
-from mrptui.widgets.query import normalise_question
+from mrptui.widgets.query import QueryBox, normalise_question
 from mrptui.widgets.status import status_markup
 from mrptui.widgets.timeline import AttemptsTimeline
 
@@ -101,6 +105,18 @@ class RunDriver:
             self.app.notify("type a question first", severity="warning")
             return
         self.start_run(self.control.last_request)
+
+    def run_question(self, request: Request) -> None:
+        """A question another screen (F4's eval) runs here: its text in the box, then its run."""
+        self.main.query_one(QueryBox).value = request.question
+        self.start_run(request)
+
+    def show_replay(self, events: Sequence[Event]) -> None:
+        """A saved trace as the one run (nothing is executed), its question in the box."""
+        run = self.control.show_replay(events)
+        query = self.main.query_one(QueryBox)
+        query.value = run.question
+        query.select_all()  # typing replaces it; Enter says why it cannot run
 
     def start_run(self, request: Request) -> None:
         state = self.lifecycle.state
@@ -256,6 +272,12 @@ class RunDriver:
         return Breakpoint("stage", row.stage) if stage else Breakpoint("plugin", row.plugin)
 
     # -- rendering --------------------------------------------------------------------------
+
+    def show_kb_state(self) -> None:
+        """The lifecycle's state changed: the loading banner and the status line show it."""
+        if self.main.can_show:
+            self.main.show_loading(self.lifecycle.state, self.options.kb_label)
+        self.refresh_view()
 
     def refresh_view(self) -> None:
         main, options = self.main, self.options

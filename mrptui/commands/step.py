@@ -1,6 +1,6 @@
 """`mrptui ask --step` / `--break SPEC`: the explorer's debugger in a plain terminal.
 
-The same run control as the explorer (`mrptui.run_control.LiveRun`), pulled in the foreground: every
+The same run control as the explorer (`mrptui.live_run.LiveRun`), pulled in the foreground: every
 event is printed as one line on stderr, and at each hold point a prompt reads a command from stdin.
 End of input continues to the end, so `--step` in CI logs prints the whole trace and never waits.
 """
@@ -15,7 +15,8 @@ from core.kernel.events import Event
 from core.kernel.steering import Intervention, Steering
 from mrptui.breakpoints import Breakpoint
 from mrptui.commands import UsageError
-from mrptui.run_control import LiveRun, describe_point, rerun_reason
+from mrptui.live_run import LiveRun
+from mrptui.run_points import describe_point, rerun_reason
 
 STAGES = ("sd", "kb", "gs", "val")
 HELP = """commands: n (one event) · c (to the next breakpoint) · g (to the end) · x PLUGIN (exclude) ·

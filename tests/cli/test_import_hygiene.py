@@ -72,6 +72,9 @@ ASK_NEVER_IMPORTS = (
     "mrptui.app",
     "mrptui.state",
     "mrptui.run_control",
+    "mrptui.run_points",
+    "mrptui.live_run",
+    "mrptui.run_pump",
     "mrptui.commands.step",
     "mrptui.commands.eval",
     # Another command's module, and what only they or a stored conversation need (issue 41).

@@ -107,7 +107,7 @@ async def test_the_status_line_counts_only_the_callers_problems(tmp_path, config
     app.caller = Caller()
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot)
-        app.refresh_health()
+        app.kb_health.refresh()
         await settle(pilot)
         assert app.kb.health is not None and app.kb.health.errors == 0
         assert "0 errors" in str(app.screen.query_one("#status").render())
