@@ -166,37 +166,52 @@ def _bm25_rows(
     single: Session, spread: Session, queries: list[str], n: int, cluster: _Counted, shards: dict
 ) -> list[dict]:
     roles = ACT_PREFERRED_ROLES[Act.DEFINE]
-    rows, answers = [], []
-    for engine, session in (("mrptui", single), (f"mrptui-{WORKERS}-workers", spread)):
+    terms = [tokenize(q) for q in queries]
+
+    def calls_of(session: Session, found: list) -> list[Callable[[], object]]:
         index = session.indexes.for_view(session.view(Caller())).bm25
-        terms = [tokenize(q) for q in queries]
         index.top_k(terms[0], roles, 10)  # builds (or opens) the index before timing
-        found: list[list[str]] = []
-        calls: list[Callable[[], object]] = [partial(_top10, index, t, roles, found) for t in terms]
-        times, peak = measure(calls)
-        answers.append(found[: len(calls)])
-        measured = row(engine, n, "sharded_bm25", times, peak)
-        rows.append(_cluster_row(measured, times, cluster, shards, calls[:5]) if session is spread else measured)
-    if answers[0] != answers[1]:
-        raise BenchmarkFailed("sharded_bm25", "the shards' top 10 differs from one process's", rows)
-    return rows
+        return [partial(_top10, index, t, roles, found) for t in terms]
+
+    differs = "the shards' top 10 differs from one process's"
+    return _paired_rows("sharded_bm25", differs, calls_of, single, spread, n, cluster, shards)
 
 
 def _ask_rows(
     single: Session, spread: Session, queries: list[str], n: int, cluster: _Counted, shards: dict
 ) -> list[dict]:
     requests = [Request(question=f"what is {q}?") for q in queries]
+
+    def calls_of(session: Session, found: list) -> list[Callable[[], object]]:
+        list(session.run(requests[0]))
+        return [partial(_ask, session, r, found) for r in requests]
+
+    differs = "an answer on the shards differs from one process's"
+    return _paired_rows("sharded_ask", differs, calls_of, single, spread, n, cluster, shards)
+
+
+def _paired_rows(
+    op: str,
+    differs: str,
+    calls_of: Callable[[Session, list], list[Callable[[], object]]],
+    single: Session,
+    spread: Session,
+    n: int,
+    cluster: _Counted,
+    shards: dict,
+) -> list[dict]:
+    """`op` timed in one process, then on the shards: `calls_of(session, found)` warms the session
+    up (untimed) and gives the calls, each appending what it found; both must find the same."""
     rows, answers = [], []
     for engine, session in (("mrptui", single), (f"mrptui-{WORKERS}-workers", spread)):
-        list(session.run(requests[0]))
-        found: list[tuple] = []
-        calls: list[Callable[[], object]] = [partial(_ask, session, r, found) for r in requests]
+        found: list = []
+        calls = calls_of(session, found)
         times, peak = measure(calls)
         answers.append(found[: len(calls)])
-        measured = row(engine, n, "sharded_ask", times, peak)
+        measured = row(engine, n, op, times, peak)
         rows.append(_cluster_row(measured, times, cluster, shards, calls[:5]) if session is spread else measured)
     if answers[0] != answers[1]:
-        raise BenchmarkFailed("sharded_ask", "an answer on the shards differs from one process's", rows)
+        raise BenchmarkFailed(op, differs, rows)
     return rows
 
 

@@ -15,7 +15,7 @@ from core.store.private import KEY_FILE
 
 STEMS_FILE = "stems.json"
 # Per KB path, `<root>/sources/<path digest>.json`: the key its file had at a recorded stat
-# (see `SegmentStore._known_key`); kept apart so a path's folder holds only its segment.
+# (see core/store/key_records.py); kept apart so a path's folder holds only its segment.
 SOURCES = "sources"
 
 
@@ -55,6 +55,19 @@ def cache_entries(root: Path | None) -> list[CacheEntry]:
     except OSError:
         return []
     return [CacheEntry(entry) for entry in names if entry.is_dir()]
+
+
+def prune_cache(root: Path | None, max_bytes: int) -> int:
+    """Drop the least recently written paths' segments until the cache fits `max_bytes`; the
+    bytes its segments hold after."""
+    entries = cache_entries(root)
+    total = sum(entry.bytes for entry in entries)
+    for entry in sorted(entries, key=lambda e: e.written):
+        if total <= max_bytes:
+            break
+        shutil.rmtree(entry.folder, ignore_errors=True)
+        total -= entry.bytes
+    return total
 
 
 # KB sentences' part-of-speech tags (core/nlp/tag_store.py), outside the size bound.

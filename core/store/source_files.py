@@ -17,7 +17,7 @@ SourceStat = list[int] | list[list[int]]
 
 
 def source_stat(source: Source, stats: Mapping[str, Sequence[int]]) -> SourceStat | None:
-    """A source's stat from a scan's (`stats` by file name), as the store compares it (`SegmentStore._known_key`); None
+    """A source's stat from a scan's (`stats` by file name), as the store compares it (core/store/key_records.py: `known_key`); None
     when a member is not there (the store then takes its own)."""
     lists = []
     for file in members(source):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import atexit
 import hashlib
-import json
 import os
 import shutil
 import threading
@@ -22,16 +21,17 @@ from pathlib import Path
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
-from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
-from core.store.contents import SOURCES, cache_entries
+from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans
+from core.store.contents import prune_cache
 from core.store.groups import FileGroup, Source
+from core.store.key_records import known_key, remember_key, segments_folder
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
 from core.store.private import Mac, linked_below, private_dirs, refusal
 from core.store.segment import Segment, SegmentError
-from core.store.shaping import RACY_NS, code_digest
-from core.store.source_files import SourceStat, file_content, newest_mtime, stat_of, stat_or_none
+from core.store.shaping import code_digest
+from core.store.source_files import SourceStat, file_content, stat_or_none
 from core.store.stem_table import read_stems, save_stems
 from core.text.tokenizer import add_stem_source, learn_stems
 
@@ -80,8 +80,7 @@ class SegmentStore:
     def mac(self) -> Mac:
         """The cache's key for segment digests (read, or made, on first use)."""
         if self._mac is None:
-            assert self.root is not None
-            self._mac = Mac.of_root(self.root)
+            self._mac = Mac.of_root(self._cache)
         return self._mac
 
     @property
@@ -115,9 +114,9 @@ class SegmentStore:
     def _segment(self, file: Source, earlier: Segment | None, stat: SourceStat | None = None) -> Segment:
         if not self.enabled or not self._unlinked(file):
             return self._build(file, "", earlier)[0]
-        known = self._known_key(file, stat)
+        known = known_key(self._cache, file, stat)
         # Stat before reading: a record pairs the key with the stat the read bytes had (see
-        # `_remember_key`), never with a stat taken after a replace that landed meanwhile.
+        # `remember_key`), never with a stat taken after a replace that landed meanwhile.
         before, read_ns = (None, 0) if known is not None else (stat_or_none(file), time.time_ns())
         content = None if known is not None else file_content(file)
         if known is not None:
@@ -126,7 +125,7 @@ class SegmentStore:
             key = segment_key(file, content, self.root)
         else:
             return self._build(file, "", earlier)[0]
-        folder = self._path_folder(file) / key
+        folder = segments_folder(self._cache, file) / key
         if folder.is_dir():
             try:
                 segment = Segment.load(folder, key, self.mac)
@@ -143,7 +142,7 @@ class SegmentStore:
                     self.loads += 1
                 add_stem_source(str(folder), segment.stems)
                 if known is None:
-                    self._remember_key(file, key, before, read_ns)
+                    remember_key(self._cache, file, key, before, read_ns)
                 return segment
         if content is None:
             before, read_ns = stat_or_none(file), time.time_ns()
@@ -151,14 +150,14 @@ class SegmentStore:
             if content is None:
                 return self._build(file, "", earlier)[0]
             key = segment_key(file, content, self.root)
-            folder = self._path_folder(file) / key
+            folder = segments_folder(self._cache, file) / key
         segment, blocks = self._build(file, key, earlier, content)
         # The file may have changed while it was read: then the segment does not match the key.
         if file_content(file) == content:
             if blocks is None and not isinstance(file, FileGroup) and not self.defer_blocks:
                 blocks = block_table(content, str(file), segment)
             if self._save(segment, folder, blocks):
-                self._remember_key(file, key, before, read_ns)
+                remember_key(self._cache, file, key, before, read_ns)
         return segment
 
     def add_block_table(self, file: Path, segment: Segment) -> bool:
@@ -180,54 +179,20 @@ class SegmentStore:
 
     def is_recorded(self, file: Path) -> bool:
         """Whether the file's key is on record for its current stat (`is_cached` without reading it)."""
-        return self.enabled and self._known_key(file) is not None
+        return self.enabled and known_key(self._cache, file) is not None
 
     def is_cached(self, file: Path) -> bool:
         """Whether `segment(file)` would read the cache rather than build (reads and hashes the
         file unless its stat is on record)."""
         if not self.enabled:
             return False
-        if self._known_key(file) is not None:
+        if known_key(self._cache, file) is not None:
             return True
-        if not self._path_folder(file).is_dir():
+        folder = segments_folder(self._cache, file)
+        if not folder.is_dir():
             return False  # nothing stored for this path (a first open): no need to read and hash it
         content = file_content(file)
-        return content is not None and (self._path_folder(file) / segment_key(file, content, self.root)).is_dir()
-
-    def _known_key(self, file: Source, stat: SourceStat | None = None) -> str | None:
-        """The key recorded for the file's current stat, so an unchanged file is not read and
-        hashed again (git's index does the same). Trusted only when the file was last modified
-        at least `RACY_NS` before it was read: an edit within the same timestamp tick as the
-        read could otherwise keep size and mtime. Inode and ctime catch replaced or touched
-        files, also a replace that keeps size and mtime (rsync): the stat recorded is the one
-        taken before reading (`_remember_key`)."""
-        try:
-            record = json.loads(self._source_record(file).read_bytes())
-            stat = stat_of(file) if stat is None else stat
-            if (
-                record["code"] == code_digest(self.root)
-                and record["stat"] == stat
-                and record["read_ns"] - newest_mtime(stat) >= RACY_NS
-                and (self._path_folder(file) / record["key"]).is_dir()
-            ):
-                return str(record["key"])
-        except (OSError, ValueError, KeyError, TypeError, IndexError):
-            pass
-        return None
-
-    def _remember_key(self, file: Source, key: str, before: SourceStat | None, read_ns: int) -> None:
-        """Record `key` for the stat the file had before it was read, if it still has it now
-        that the segment is published: a file replaced meanwhile (even one keeping size and
-        mtime) is read and hashed again by the next open instead of served from the old key."""
-        try:
-            if before is None or stat_of(file) != before:
-                return
-            record = {"code": code_digest(self.root), "key": key, "stat": before, "read_ns": read_ns}
-            path = self._source_record(file)
-            private_dirs(path.parent, self.root)
-            replace_file(path, json.dumps(record).encode())
-        except OSError:
-            pass  # only a shortcut: the next open reads and hashes the file
+        return content is not None and (folder / segment_key(file, content, self.root)).is_dir()
 
     def note(self, where: str, message: str) -> None:
         """An INDEX_CACHE warning from data kept beside a segment (core/store/vector_sets.py); the
@@ -261,14 +226,7 @@ class SegmentStore:
         self._saved_since_prune = False
         if not self.enabled:
             return
-        entries = cache_entries(self.root)
-        total = sum(entry.bytes for entry in entries)
-        for entry in sorted(entries, key=lambda e: e.written):
-            if total <= self.max_bytes:
-                break
-            shutil.rmtree(entry.folder, ignore_errors=True)
-            total -= entry.bytes
-        self._pruned_bytes, self._saved_bytes = total, 0
+        self._pruned_bytes, self._saved_bytes = prune_cache(self.root, self.max_bytes), 0
 
     def views_folder(self) -> Path | None:
         """Where whole-view (merged) indexes live; None without a usable cache."""
@@ -286,7 +244,7 @@ class SegmentStore:
         """Where a saved segment lives (None when it was built without the cache)."""
         if not self.enabled or not segment.key:
             return None
-        return self._path_folder(Path(segment.file)) / segment.key
+        return segments_folder(self._cache, Path(segment.file)) / segment.key
 
     def _build(
         self, file: Source, key: str, earlier: Segment | None, content: bytes | None = None
@@ -325,7 +283,7 @@ class SegmentStore:
     def _unlinked(self, file: Source) -> bool:
         """Whether the file's segments folder holds no symbolic link (`refusal` checked the
         cache's first two levels; this one is checked when first used). A link turns the store off."""
-        folder = self._path_folder(file)
+        folder = segments_folder(self._cache, file)
         with self._lock:
             if folder in self._checked:
                 return True
@@ -337,13 +295,11 @@ class SegmentStore:
             self._checked.add(folder)
         return True
 
-    def _path_folder(self, file: Source) -> Path:
+    @property
+    def _cache(self) -> Path:
+        """The cache folder, for code that runs only while the store is on."""
         assert self.root is not None
-        return self.root / "segments" / _path_digest(file)
-
-    def _source_record(self, file: Source) -> Path:
-        assert self.root is not None
-        return self.root / SOURCES / f"{_path_digest(file)}.json"
+        return self.root
 
     def _save(self, segment: Segment, folder: Path, blocks: BlockTable | None) -> bool:
         """Publish the segment; False (the store off, said once) when the cache cannot be written.
@@ -408,10 +364,6 @@ def _max_bytes() -> int:
     except ValueError:
         return DEFAULT_MAX_BYTES
     return min(max(megabytes, 1), 1 << 24) << 20
-
-
-def _path_digest(file: Source) -> str:
-    return hashlib.sha256(os.fsencode(str(Path(str(file)).absolute()))).hexdigest()[:24]
 
 
 def _keep_newest(folder: Path, count: int) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 
 import core.store.shared_stems as shared_stems
 from mrptui.cli import main
+from tests.support.child_python import run_child
 from tests.support.store_kb import write_kb
 
 
@@ -165,15 +164,7 @@ def _partly_cleared(base: Path, capsys) -> None:
     for path in [base, *base.rglob("*")]:
         if os.geteuid() == 0:
             os.chown(path, 65534, 65534)
-    root = Path(__file__).resolve().parents[2]
-    done = subprocess.run(
-        [sys.executable, "-c", _PARTLY_CLEARED, str(kb_dir), str(cache)],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(root)},
-    )
+    done = run_child(_PARTLY_CLEARED, str(kb_dir), str(cache), timeout=300)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["code"] == 1, "never 'cleared' when something stayed"

@@ -5,18 +5,16 @@ be a KB folder exits 2 with one line."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from mrptui.cli import main
+from tests.support.child_python import run_child
 
-ROOT = Path(__file__).resolve().parents[2]
 FILES = 10
 # Run init with a file size limit below the size of the copied config files.
 _LIMITED = """
@@ -30,15 +28,7 @@ sys.exit(main(["init", sys.argv[1]]))
 
 
 def limited_init(target: Path, on_limit: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-c", _LIMITED, str(target), on_limit],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_child(_LIMITED, str(target), on_limit)
 
 
 def visible(folder: Path) -> list[str]:
@@ -115,14 +105,7 @@ def test_an_unwritable_folder_exits_2_with_one_line():
     base = Path(tempfile.mkdtemp(prefix="mrptui-init-"))
     try:
         base.chmod(0o555)
-        done = subprocess.run(
-            [sys.executable, "-c", _AS_NOBODY, str(base / "shop")],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
+        done = run_child(_AS_NOBODY, str(base / "shop"))
         assert done.returncode == 2, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Permission denied" in done.stderr, done.stderr
         assert list(base.iterdir()) == []

@@ -20,6 +20,7 @@ from core.kb.knowledge_base import KnowledgeBase
 from core.kernel.session import Session
 from core.store import SegmentStore
 from core.units import Caller
+from tests.support.child_python import run_child
 
 ROOT = Path(__file__).resolve().parents[2]
 KILN = "## Context Unit kiln::chunk-001::unit-001\nRole: Definition\nTopic: bisque firing\nClaim: A bisque firing hardens raw clay before glazing.\n"
@@ -132,15 +133,7 @@ def test_an_unreadable_folder_or_file_is_a_diagnostic_at_open_and_reload():
         for path in (kb, kb / "glazes", kb / "kiln.md", kb / "slip.md", kb / "glazes" / "glaze.md"):
             if os.geteuid() == 0:
                 os.chown(path, 65534, 65534)
-        env = {**os.environ, "MRPTUI_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
-        out = subprocess.run(
-            [sys.executable, "-c", _UNREADABLE_CHILD, str(kb)],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        out = run_child(_UNREADABLE_CHILD, str(kb), MRPTUI_NO_CACHE="1")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
@@ -176,15 +169,7 @@ def test_a_path_behind_a_folder_that_cannot_be_searched_is_exit_2_with_one_line_
         base.chmod(0o700)  # nobody may not search it
         (base / "kb").mkdir()
         (base / "kb" / "kiln.md").write_text(KILN, encoding="utf-8")
-        env = {**os.environ, "MRPTUI_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
-        done = subprocess.run(
-            [sys.executable, "-c", _BEHIND_A_LOCKED_FOLDER, str(base / "kb")],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_child(_BEHIND_A_LOCKED_FOLDER, str(base / "kb"), MRPTUI_NO_CACHE="1")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     assert done.stdout.strip() == "[2, 2, 2]", done.stderr

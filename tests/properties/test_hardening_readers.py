@@ -7,36 +7,23 @@ examples on every run. `HARDENING_EXAMPLES=10` multiplies the example counts for
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from core.cnl import fact_triple, format_intents, normalise_newlines, parse_intents, read_file, read_text, to_markdown
 from core.cnl.validate import FIELD_LABELS
 from core.infra.diagnostics import Code, Diagnostic
 from core.units import Act, Intent, KnowledgeUnit, Relation
+from tests.support.fuzz_settings import derandomised
 from tests.support.time_limits import HANG_SECONDS, time_limit
 
 ROOT = Path(__file__).resolve().parents[2]
-_SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
 KINDS = ("markdown", "sop", "text")
-
-
-def fuzz(examples: int, hunt: int | None = None) -> settings:
-    """`examples` under `make test`; a hunt (`make fuzz`: HARDENING_EXAMPLES=10) runs `hunt` (or
-    `examples`) times that scale, so a suite too slow for every run keeps its long hunt."""
-    return settings(
-        max_examples=examples if _SCALE == 1 else (hunt or examples) * _SCALE,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
-    )
 
 
 def _fixtures() -> list[tuple[str, str]]:
@@ -357,20 +344,20 @@ def mutations(draw, sources: list[tuple[str, str]]) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@fuzz(120)
+@derandomised(120)
 @given(text=documents())
 def test_any_text_gives_units_and_typed_diagnostics(kind: str, text: str) -> None:
     assert_well_formed(read_text(text, "kb/doc.x", kind), text, "kb/doc.x")
 
 
-@fuzz(50, hunt=600)  # 9.9 CPU s at 150 (load ~9), the suite's slowest property; make fuzz runs 6,000
+@derandomised(50, hunt=600)  # 9.9 CPU s at 150 (load ~9), the suite's slowest property; make fuzz runs 6,000
 @given(doc=mutations(FIXTURES), kind=st.sampled_from([None, None, *KINDS]))
 def test_mutated_kb_files_give_units_and_typed_diagnostics(doc: tuple[str, str], kind: str | None) -> None:
     name, text = doc
     assert_well_formed(read_text(text, name, kind), text, name)
 
 
-@fuzz(100, hunt=300)
+@derandomised(100, hunt=300)
 @given(text=documents() | mutations([("intent", d) for d in INTENT_DOCS]).map(lambda d: d[1]))
 def test_intent_cnl_gives_intents_and_typed_diagnostics(text: str) -> None:
     intents, diagnostics = parse_intents(text, file="<intent>")
@@ -383,7 +370,7 @@ def test_intent_cnl_gives_intents_and_typed_diagnostics(text: str) -> None:
         assert not [p for p in problems if p.is_error]
 
 
-@fuzz(40, hunt=300)
+@derandomised(40, hunt=300)
 @given(doc=mutations([f for f in FIXTURES if f[0].endswith((".md", ".txt"))]))
 def test_units_written_as_markdown_read_back_unchanged(doc: tuple[str, str]) -> None:
     name, text = doc
@@ -394,7 +381,7 @@ def test_units_written_as_markdown_read_back_unchanged(doc: tuple[str, str]) -> 
     assert not [p for p in problems if p.is_error]
 
 
-@fuzz(60)
+@derandomised(60)
 @given(
     data=st.binary(max_size=400) | st.text(max_size=200).map(lambda t: t.encode("utf-8", "surrogatepass")),
     suffix=st.sampled_from([".md", ".cnl", ".txt", ".nl"]),

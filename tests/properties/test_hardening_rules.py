@@ -10,36 +10,23 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from core.infra.config import ConfigError, load_retrieval_config
 from core.infra.diagnostics import Code, Diagnostic
 from core.retrieval.rules import MAX_PREMISES, Rule, RuleSet, load_rules, symbol_key
+from tests.support.fuzz_settings import derandomised
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TEXT = (ROOT / "config" / "thinkingdb.json").read_text(encoding="utf-8")
 DEFAULT = json.loads(DEFAULT_TEXT)
-_SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
-
-
-def fuzz(examples: int, hunt: int | None = None) -> settings:
-    """`examples` under `make test`; a hunt (`make fuzz`: HARDENING_EXAMPLES=10) runs `hunt` (or
-    `examples`) times that scale, so a suite too slow for every run keeps its long hunt."""
-    return settings(
-        max_examples=examples if _SCALE == 1 else (hunt or examples) * _SCALE,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 @contextmanager
@@ -151,19 +138,19 @@ documents = (
 )
 
 
-@fuzz(100, hunt=300)  # 4.9 CPU s at 300 (load ~10); make fuzz runs 3,000
+@derandomised(100, hunt=300)  # 4.9 CPU s at 300 (load ~10); make fuzz runs 3,000
 @given(data=documents, indent=st.sampled_from([None, 0, 2]))
 def test_any_json_document_loads_without_raising(data: object, indent: int | None) -> None:
     assert_no_silent_drops(data, load_text(json.dumps(data, indent=indent)))
 
 
-@fuzz(200)
+@derandomised(200)
 @given(text=st.text(max_size=200) | st.text(alphabet='{}[]":,0123456789.eE-+ntrufalsNI \n\\', max_size=200))
 def test_any_text_loads_without_raising(text: str) -> None:
     load_text(text)
 
 
-@fuzz(150)
+@derandomised(150)
 @given(
     cut=st.integers(0, len(DEFAULT_TEXT)),
     drop_line=st.integers(0, DEFAULT_TEXT.count("\n")),
@@ -232,7 +219,7 @@ def _survivors(data: dict, k: int) -> list[Rule]:
     return [rule for j, rule in enumerate(ORIGINAL.rules) if j != k and not (rule.id == new_id and j > k)]
 
 
-@fuzz(40, hunt=300)
+@derandomised(40, hunt=300)
 @given(case=one_rule_broken())
 def test_valid_rules_survive_a_broken_neighbour(case: tuple[dict, int]) -> None:
     data, k = case

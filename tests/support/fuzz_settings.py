@@ -20,7 +20,7 @@ SCALE = int(os.environ.get("HARDENING_EXAMPLES", "1"))
 
 def bounded(examples: int, hunt: int | None = None) -> settings:
     """`examples` under `make test`, `(hunt or examples) * FUZZ_SCALE` fresh ones under `make fuzz`:
-    a property too slow for every run keeps its long hunt (as the hardening suites' `fuzz` does)."""
+    a property too slow for every run keeps its long hunt."""
     return settings(
         max_examples=examples if SCALE == 1 else (hunt or examples) * SCALE,
         deadline=None,
@@ -28,3 +28,9 @@ def bounded(examples: int, hunt: int | None = None) -> settings:
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
     )
+
+
+def derandomised(examples: int, hunt: int | None = None) -> settings:
+    """`bounded`, on the fixed seed under `make fuzz` too: the hardening suites hunt further
+    along the same examples rather than through fresh ones."""
+    return settings(bounded(examples, hunt), derandomize=True)

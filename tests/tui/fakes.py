@@ -352,6 +352,23 @@ def _kept(candidates: tuple[CandidateScore, ...]) -> tuple[str, ...]:
     return tuple(c.id for c in candidates if c.kept)
 
 
+def _retrieved(plugin: str, cands: tuple[CandidateScore, ...], **fields) -> RetrievalScored:
+    """A kb plugin's scored candidates, as it records them, keeping what `_kept` keeps."""
+    return RetrievalScored(
+        plugin=plugin, **_recorded(plugin, cands), candidates=cands, evidence_ids=_kept(cands), **fields
+    )
+
+
+def _answered(answer: str, status: str, cited: tuple[str, ...], target: str, **part) -> AnswerReady:
+    """The answer of a one-intent question, its one part the whole answer."""
+    return AnswerReady(
+        answer=answer,
+        status=status,
+        evidence_ids=cited,
+        parts=(AnswerPart(intent_index=0, target=target, answer=answer, status=status, cited_ids=cited, **part),),
+    )
+
+
 def _proofs() -> ProofsFound:
     base_uses = ProofNode(fact="airflow uses dag scheduling", confidence=1.0, units=(U_AIRFLOW,))
     base_provides = ProofNode(fact="dag scheduling provides retry handling", confidence=1.0, units=(U_DAG,))
@@ -475,16 +492,14 @@ def thinkingdb_run(request: Request) -> list:
         if plugin == "kb-fast":
             cands = _fast_candidates()
             script.add(
-                RetrievalScored(
-                    plugin=plugin,
-                    **_recorded(plugin, cands),
+                _retrieved(
+                    plugin,
+                    cands,
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25",),
                     sufficient=False,
                     total_candidates=3,
-                    candidates=cands,
-                    evidence_ids=_kept(cands),
                 )
             )
             script.add(
@@ -502,33 +517,29 @@ def thinkingdb_run(request: Request) -> list:
         if plugin == "kb-thinkingdb":
             cands = _tdb_candidates()
             script.add(
-                RetrievalScored(
-                    plugin=plugin,
-                    **_recorded(plugin, cands),
+                _retrieved(
+                    plugin,
+                    cands,
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "tdb"),
                     sufficient=True,
                     total_candidates=4,
-                    candidates=cands,
-                    evidence_ids=_kept(cands),
                 )
             )
             script.add(_proofs())
         else:
             cands = _balanced_candidates()
             script.add(
-                RetrievalScored(
-                    plugin=plugin,
-                    **_recorded(plugin, cands),
+                _retrieved(
+                    plugin,
+                    cands,
                     act="identify",
                     query_terms=("tool", "relev", "data", "pipelin"),
                     lanes=("bm25", "hdc"),
                     escalated=True,
                     sufficient=True,
                     total_candidates=3,
-                    candidates=cands,
-                    evidence_ids=_kept(cands),
                 )
             )
         script.add(
@@ -568,22 +579,7 @@ def thinkingdb_run(request: Request) -> list:
             )
         )
         answer = "The knowledge base has no sufficient evidence for this question."
-    script.add(
-        AnswerReady(
-            answer=answer,
-            status=final,
-            evidence_ids=cited,
-            parts=(
-                AnswerPart(
-                    intent_index=0,
-                    target="tools relevant for data pipelines",
-                    answer=answer,
-                    status=final,
-                    cited_ids=cited,
-                ),
-            ),
-        )
-    )
+    script.add(_answered(answer, final, cited, "tools relevant for data pipelines"))
     script.add(RunFinished(status=final, timings_ms={"total": 5.1}))
     return script.events
 
@@ -609,16 +605,14 @@ def replan_run(request: Request) -> list:
     script.add(AttemptStarted(stage="kb", plugin="kb-fast", revision=1))
     fast = _fast_candidates("compare")
     script.add(
-        RetrievalScored(
-            plugin="kb-fast",
-            **_recorded("kb-fast", fast),
+        _retrieved(
+            "kb-fast",
+            fast,
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25",),
             sufficient=True,
             total_candidates=3,
-            candidates=fast,
-            evidence_ids=_kept(fast),
         )
     )
     script.add(AttemptFinished(stage="kb", plugin="kb-fast", status="success", reason="1 kept unit", ms=1.0))
@@ -668,17 +662,15 @@ def replan_run(request: Request) -> list:
     script.add(AttemptStarted(stage="kb", plugin="kb-balanced", revision=2))
     balanced = _balanced_candidates("compare")
     script.add(
-        RetrievalScored(
-            plugin="kb-balanced",
-            **_recorded("kb-balanced", balanced),
+        _retrieved(
+            "kb-balanced",
+            balanced,
             act="compare",
             query_terms=("airflow", "luigi"),
             lanes=("bm25", "hdc"),
             escalated=True,
             sufficient=False,
             total_candidates=3,
-            candidates=balanced,
-            evidence_ids=_kept(balanced),
         )
     )
     script.add(
@@ -699,18 +691,7 @@ def replan_run(request: Request) -> list:
         )
     )
     answer = "Weak: Luigi is a batch workflow tool; the KB has no direct comparison with Airflow."
-    script.add(
-        AnswerReady(
-            answer=answer,
-            status="weak",
-            evidence_ids=(U_LUIGI,),
-            parts=(
-                AnswerPart(
-                    intent_index=0, target="airflow and luigi", answer=answer, status="weak", cited_ids=(U_LUIGI,)
-                ),
-            ),
-        )
-    )
+    script.add(_answered(answer, "weak", (U_LUIGI,), "airflow and luigi"))
     script.add(RunFinished(status="weak", replans=1, timings_ms={"total": 6.0}))
     return script.events
 
@@ -769,23 +750,7 @@ def short_answer_run(request: Request) -> list:
         links=("runs \u2192 schedules: run is a kind of schedule",),
         resolved=("It \u2192 Airflow",),
     )
-    script.add(
-        AnswerReady(
-            answer=answer,
-            status="grounded",
-            evidence_ids=(U_AIRFLOW,),
-            parts=(
-                AnswerPart(
-                    intent_index=0,
-                    target=request.question,
-                    answer=answer,
-                    status="grounded",
-                    cited_ids=(U_AIRFLOW,),
-                    detail=detail,
-                ),
-            ),
-        )
-    )
+    script.add(_answered(answer, "grounded", (U_AIRFLOW,), request.question, detail=detail))
     script.add(RunFinished(status="grounded"))
     return script.events
 

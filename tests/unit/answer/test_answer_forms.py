@@ -14,13 +14,12 @@ from core.eval.answer_checks import lead_of
 from core.eval.labelled import with_fusion
 from core.infra.config import FusionMethod
 from core.kb.knowledge_base import KBView
-from core.kernel.contract import INSUFFICIENT_PREFACE, Request
-from core.kernel.events import AnswerReady
+from core.kernel.contract import INSUFFICIENT_PREFACE
 from core.kernel.session import Session
 from core.question import Question
 from core.question.intent_cues import question_cues
 from core.units import Caller, KnowledgeUnit, Role, SourceLocation
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import ask, open_texts
 
 TOUR = """The Ardent Orchestra Tour
 
@@ -57,11 +56,6 @@ def session_over(folder: Path, name: str, text: str) -> Session:
     """A session over one text file written for the test."""
     (folder / name).write_text(text, encoding="utf-8")
     return Session.open([folder])
-
-
-def ask(session: Session, question: str) -> AnswerReady:
-    events = list(session.run(Request(question=question, caller=Caller())))
-    return next(e for e in reversed(events) if isinstance(e, AnswerReady))
 
 
 def test_yes_when_a_passage_states_every_term(session: Session) -> None:

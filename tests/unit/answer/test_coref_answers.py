@@ -5,10 +5,9 @@ written for these tests: a post-mortem, a family letter, a notice."""
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
 
 from core.kernel.session import Session
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import ask, open_texts
 
 POST_MORTEM = """Pump Room Post-mortem
 

@@ -4,14 +4,13 @@ question names another item of it (core/answer/lead_spans.py, `listed`)."""
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
 
 from core.answer.lead_spans import listed
 from core.kernel.session import Session
 from core.nlp.tagging import tag_text
 from core.question.answer_types import AnswerType, Expected
 from core.question.typed_spans import Span
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import lead, open_texts
 
 STATION = """The Skerry Light Station
 
@@ -28,10 +27,6 @@ THING = Expected(AnswerType.THING)
 @pytest.fixture(scope="module")
 def station(tmp_path_factory: pytest.TempPathFactory) -> Session:
     return open_texts(tmp_path_factory, "station", {"station.txt": STATION})
-
-
-def lead(session: Session, question: str) -> str:
-    return ask(session, question).parts[0].detail.lead
 
 
 def test_a_listed_lead_answers_with_every_item(station: Session) -> None:

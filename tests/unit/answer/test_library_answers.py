@@ -5,10 +5,9 @@ yes/no questions that need every term, and a place noun that is no person's."""
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
 
 from core.kernel.session import Session
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import ask, open_texts
 
 NOTICE = """Harbourside Public Library: notice to members
 

@@ -4,14 +4,13 @@ a small KB written for these tests: a harbour ferry's log."""
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
 
 from core.answer.answer_forms import Draft
 from core.answer.quote_check import checked
 from core.kernel.session import Session
 from core.nlp import tagging
 from core.question import Question
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import ask, lead, open_texts
 
 FERRY = """The Harbour Ferry Log
 
@@ -34,10 +33,6 @@ The mail charter of the Coastal Mail consortium is enforced by the Coastal Court
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory) -> Session:
     return open_texts(tmp_path_factory, "ferry", {"ferry.txt": FERRY})
-
-
-def lead(session: Session, question: str) -> str:
-    return ask(session, question).parts[0].detail.lead
 
 
 def test_a_lead_is_whole_written_words(session: Session) -> None:

@@ -4,11 +4,10 @@ and the answer never gives itself as its reason ("No, because: No." explains not
 from __future__ import annotations
 
 import pytest
-from test_answer_forms import ask
 
 from core.kernel.session import Session
 from core.text.sentences import period_continues
-from tests.support.text_kb import open_texts
+from tests.support.text_kb import ask, open_texts
 
 # A harbour master's notice, written for these tests.
 NOTICE = """Marina Notice for Visiting Boats

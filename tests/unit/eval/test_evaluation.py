@@ -16,10 +16,11 @@ from core.eval.labelled import QuerySpec, evaluate, load_queries, with_fusion
 from core.eval.labelled_report import EvalReport
 from core.eval.sightings import IdFinder
 from core.infra.config import ConfigError, FusionMethod, load_retrieval_config
-from core.kernel.contract import INSUFFICIENT_PREFACE, RegistryError
+from core.kernel.contract import RegistryError
 from core.kernel.events import AnswerReady, Validated
 from core.kernel.session import Session
 from mrptui.cli import main
+from tests.support.eval_checks import assert_weak_answers_say_so
 
 ROOT = Path(__file__).resolve().parents[3]
 QUERIES = ROOT / "sample_kb" / "queries.json"
@@ -338,11 +339,4 @@ def test_missing_queries_file_is_exit_two(tmp_path, capsys) -> None:
 
 def test_every_weak_answer_says_so_and_no_other_does(report: EvalReport) -> None:
     # Status matches words on every sample question, plugin pinning aside, under both fusions.
-    for result in report.queries:
-        says_insufficient = result.answer.startswith(INSUFFICIENT_PREFACE)
-        assert says_insufficient == (result.status == "weak"), (
-            result.id,
-            result.fusion,
-            result.status,
-            result.answer[:80],
-        )
+    assert_weak_answers_say_so(report)

@@ -16,8 +16,8 @@ import pytest
 
 from core.eval.labelled import evaluate, load_queries
 from core.eval.labelled_report import EvalReport
-from core.kernel.contract import INSUFFICIENT_PREFACE
 from core.kernel.session import Session
+from tests.support.eval_checks import assert_weak_answers_say_so
 
 ROOT = Path(__file__).resolve().parents[3]
 SETS = {"foreign": ROOT / "evalsets" / "foreign", "heldout": ROOT / "evalsets" / "heldout"}
@@ -115,11 +115,4 @@ def test_no_question_of_the_block_became_evidence(name: str) -> None:
 
 @pytest.mark.parametrize("name", SETS)
 def test_status_matches_words(name: str) -> None:
-    for result in report(name).queries:
-        says_insufficient = result.answer.startswith(INSUFFICIENT_PREFACE)
-        assert says_insufficient == (result.status == "weak"), (
-            result.id,
-            result.fusion,
-            result.status,
-            result.answer[:80],
-        )
+    assert_weak_answers_say_so(report(name))

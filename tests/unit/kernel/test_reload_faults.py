@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -18,8 +16,8 @@ import pytest
 from core.infra.diagnostics import Code
 from core.kernel.session import Session
 from core.units import Caller
+from tests.support.child_python import run_child
 
-ROOT = Path(__file__).resolve().parents[3]
 KILN = "## Context Unit kiln::chunk-001::unit-001\nRole: Definition\nTopic: bisque firing\nClaim: A bisque firing hardens raw clay before glazing.\n"
 GLAZE = "## Context Unit glaze::chunk-001::unit-001\nRole: Diagnostic\nTopic: crawling glaze\nClaim: Glaze that crawls was laid over dust or oil.\n"
 
@@ -97,15 +95,7 @@ def test_a_file_made_unreadable_during_a_session_is_withdrawn_with_its_path():
         base.chmod(0o755)
         glaze = pottery(base / "kb")
         (base / "kb").chmod(0o755)
-        env = {**os.environ, "MRPTUI_NO_CACHE": "1", "PYTHONPATH": str(ROOT)}
-        out = subprocess.run(
-            [sys.executable, "-c", _UNREADABLE_CHILD, str(base / "kb")],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        out = run_child(_UNREADABLE_CHILD, str(base / "kb"), MRPTUI_NO_CACHE="1")
     finally:
         shutil.rmtree(base, ignore_errors=True)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr

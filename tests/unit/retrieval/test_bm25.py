@@ -11,15 +11,9 @@ from core.retrieval.bm25.fields import FIELDS, field_tokens
 from core.retrieval.bm25.index import Bm25Index
 from core.text.tokenizer import tokenize
 from core.units import ACT_PREFERRED_ROLES, Act, KnowledgeUnit, Role
+from tests.support.kb_units import unit
 
 CONFIG = Bm25Config()
-
-
-def unit(n: int, role: Role, topic: str, body: str, **extra) -> KnowledgeUnit:
-    text = {"procedure": body} if role is Role.PROCEDURE else {"claim": body}
-    return KnowledgeUnit(
-        id=f"kb::chunk-001::unit-{n:03d}", source_id="kb", chunk_id="chunk-001", role=role, topic=topic, **text, **extra
-    )
 
 
 KB = [

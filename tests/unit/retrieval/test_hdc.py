@@ -34,7 +34,8 @@ from core.retrieval.hdc.encoding import (
 )
 from core.retrieval.hdc.index import HdcIndex, match_notes
 from core.text.tokenizer import tokenize
-from core.units import Act, Caller, Intent, KnowledgeUnit, Role
+from core.units import Act, Caller, Intent, Role
+from tests.support.kb_units import unit
 
 SEED = HdcConfig().seed
 CONFIG = HdcConfig()
@@ -150,13 +151,6 @@ def test_batch_encoding_of_every_length_up_to_70_equals_one_at_a_time() -> None:
     batch = encode_ngrams_batch(sequences, SEED)
     for sequence, vector in zip(sequences, batch, strict=True):
         assert np.array_equal(encode_ngrams(sequence, SEED), vector), len(sequence)
-
-
-def unit(n: int, role: Role, topic: str, claim: str, **extra) -> KnowledgeUnit:
-    body = {"procedure": claim} if role is Role.PROCEDURE else {"claim": claim}
-    return KnowledgeUnit(
-        id=f"kb::chunk-001::unit-{n:03d}", source_id="kb", chunk_id="chunk-001", role=role, topic=topic, **body, **extra
-    )
 
 
 KB = [

@@ -473,25 +473,26 @@ def test_warm_up_merges_bm25_parts_into_one_saved_index_the_next_session_reads(t
 
 def test_a_reload_walks_the_cache_only_when_its_saves_may_have_broken_the_bound(tmp_path, monkeypatch):
     from core.store import store as store_module
+    from core.store.contents import cache_entries
 
     kb_dir = tmp_path / "kb"
     paths = write_kb(kb_dir, files=2)
     store = SegmentStore(tmp_path / "cache")
     kb = KnowledgeBase.load([kb_dir], store=store)
     walks = []
-    real = store_module.cache_entries
-    monkeypatch.setattr(store_module, "cache_entries", lambda root: walks.append(root) or real(root))
+    real = store_module.prune_cache
+    monkeypatch.setattr(store_module, "prune_cache", lambda root, limit: walks.append(root) or real(root, limit))
     text = paths[0].read_text(encoding="utf-8")
     for n in range(2):
         paths[0].write_text(text.replace("Topic: ", f"Topic: edit{n} ", 1), encoding="utf-8")
         kb = kb.reload()
     assert walks == []  # the first load's prune measured the cache; two edits fit the bound
-    total = sum(entry.bytes for entry in real(tmp_path / "cache"))
+    total = sum(entry.bytes for entry in cache_entries(tmp_path / "cache"))
     store.max_bytes = total + 10
     paths[0].write_text(text.replace("Topic: ", "Topic: edit2 ", 1), encoding="utf-8")
     kb = kb.reload()
     assert len(walks) == 1
-    assert sum(entry.bytes for entry in real(tmp_path / "cache")) <= store.max_bytes
+    assert sum(entry.bytes for entry in cache_entries(tmp_path / "cache")) <= store.max_bytes
 
 
 def test_cache_files_are_replaced_whole_and_readable_only_by_their_owner(tmp_path: Path) -> None:
