@@ -40,12 +40,13 @@ CYCLES: list[set[str]] = [
     {"core.kernel.contract", "core.kernel.steering"},
     # the build pool starts vector builds; vector reads wait for the pool's HDC sets
     {"core.store.pool", "core.store.vectors"},
-    # ThinkingDB: facts run closure and proofs, which read facts and seeds
+    # ThinkingDB: facts run closure (over its fact table) and proofs, which read facts and seeds
     {
         "core.retrieval.thinkingdb.closure",
         "core.retrieval.thinkingdb.facts",
         "core.retrieval.thinkingdb.proofs",
         "core.retrieval.thinkingdb.seeds",
+        "core.retrieval.thinkingdb.table",
     },
 ]
 # The same for the explorer, whose folders (mrptui, screens, widgets, commands) count as packages:

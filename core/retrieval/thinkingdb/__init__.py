@@ -5,7 +5,7 @@ facts live in numpy arrays, and the indexes every query reads are built there an
 A query
   1. resolves seed facts and walks forward to the neighbourhood its rules may read (`seeds`),
   2. runs a semi-naive fixpoint over that neighbourhood under the limits and budgets, keeping the
-     best proof of each derived fact (`closure`),
+     best proof of each derived fact (`closure`, over the local fact table in `table`),
   3. builds proof trees and ranks the original units by the best derivation they take part in
      (`proofs`). No synthetic unit ever leaves the package.
 """
