@@ -24,6 +24,7 @@ from core.infra.progress import LoadProgress, Progress
 from core.kb.health import counts_phrase
 from core.kernel.contract import Request
 from mrptui.cluster_link import ClusterLink
+from mrptui.kb_indexes import KBIndexes
 from mrptui.kb_state import KBState, progress_text
 from mrptui.messages import KBLoadFailed, KBLoadProgressed, KBOpened, KBReloaded, KBWork, KBWorkName
 from mrptui.open_kb import OpenKB
@@ -34,12 +35,7 @@ Opener = Callable[[Progress], SessionLike]
 """Opens the session, reporting progress (e.g. `partial(Session.open, paths, config)` as `progress=`)."""
 
 LOAD_GROUP = "kb-load"
-WARM_UP_GROUP = "warm-up"
 RELOAD_GROUP = "reload"
-HDC_GROUP = "hdc-rebuild"
-# Index builds shorter than this pass unremarked; longer ones end with an "indexes ready" (or
-# "HDC index ready") toast.
-SLOW_SECONDS = 1.0
 LOADING_REASON = "the KB is still loading"
 
 
@@ -91,8 +87,6 @@ class KBLifecycle:
         self.kb = kb
         self.opener = opener
         self.options = options
-        self._busy = busy
-        self._pause = pause
         self._changed = changed
         self._new_view = new_view
         self.cluster = cluster
@@ -101,8 +95,7 @@ class KBLifecycle:
         )
         self.fingerprint = ""
         self.queued: Request | None = None
-        self._indexing_since = 0.0
-        self._hdc_since = 0.0
+        self.indexes = KBIndexes(app, kb, options, state=lambda: self.state, update=self._set, busy=busy, pause=pause)
         # The caller's as-of date follows the calendar when the flags did not fix one (`--as-of`).
         self.follow_today = False
         self.today: Callable[[], dt.date] = dt.date.today
@@ -183,14 +176,9 @@ class KBLifecycle:
 
     def _ready(self) -> None:
         """The session is open: poll its files and warm its indexes."""
-        app, options = self.app, self.options
-        if options.poll_interval > 0:
-            app.set_interval(options.poll_interval, self.poll, name="poll")
-        self._indexing_since = options.clock()
-        self._set(indexing=True)
-        app.run_worker(
-            self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes", exit_on_error=False
-        )
+        if self.options.poll_interval > 0:
+            self.app.set_interval(self.options.poll_interval, self.poll, name="poll")
+        self.indexes.warm()
 
     # -- questions asked while loading -------------------------------------------------------
 
@@ -224,65 +212,22 @@ class KBLifecycle:
             return True
         return self.state.loading
 
-    # -- indexes -----------------------------------------------------------------------------
-
-    def _warm_up(self) -> None:
-        """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
-        kb = self.kb
-        kb.session.warm_up(kb.caller)
-        self.app.post_message(KBWork("indexes_ready"))
-        if not kb.session.hdc_ready(kb.caller):
-            self._build_hdc("hdc_ready")
-        # Last and slowest: the KB's part-of-speech tags into the index store (core/nlp/tag_store.py),
-        # resting between slices and waiting while a question runs (a held one uses no CPU), so
-        # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
-        worker = get_current_worker()
-        cancelled = lambda: worker.is_cancelled  # noqa: E731
-        kb.session.warm_up_tags(kb.caller, cancelled=cancelled, busy=self._busy, pause=lambda: self._pause(cancelled))
-
-    def _rebuild_hdc(self) -> None:
-        """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
-        self._build_hdc("hdc_rebuilt")
-
-    def _build_hdc(self, done: KBWorkName) -> None:
-        session, caller, post = self.kb.session, self.kb.caller, self.app.post_message
-        post(KBWork("hdc_building"))
-        try:
-            session.warm_up_hdc(caller)
-        except Exception:
-            post(KBWork("hdc_failed"))
-            raise
-        if session.hdc_ready(caller):  # else a newer reload's rebuild is under way and will say so
-            post(KBWork(done))
+    # -- indexes (`KBIndexes`) -------------------------------------------------------------
 
     def work(self, what: KBWorkName) -> None:
-        if what == "indexes_ready":
-            self._set(indexing=False)
-            took = self.options.clock() - self._indexing_since
-            if took >= SLOW_SECONDS:
-                self.app.notify(f"indexes ready ({took:.1f} s): questions answer at full speed", timeout=4)
-        elif what == "reloading":
+        if what == "reloading":
             self._set(reloading=True)
         else:
-            if what == "hdc_building":
-                self._hdc_since = self.options.clock()
-            self._set(hdc={"hdc_building": "building", "hdc_failed": "failed"}.get(what, ""))
-            took = self.options.clock() - self._hdc_since
-            if what == "hdc_ready" and took >= SLOW_SECONDS:  # a small KB's HDC is ready unremarked
-                self.app.notify(f"HDC index ready ({took:.1f} s)", timeout=4)
+            self.indexes.work(what)
 
     def worker_ended(self, group: str, state: WorkerState) -> None:
         """A warm-up or reload worker that raised leaves no 'building…' behind."""
         if state not in (WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        if group == HDC_GROUP:
-            # Cancelled: a newer reload started its own rebuild, which reports for itself.
-            if state is WorkerState.ERROR:
-                self._set(hdc="failed" if self.state.hdc == "building" else self.state.hdc)
-        elif group == WARM_UP_GROUP:
-            self._set(indexing=False, hdc="failed" if self.state.hdc == "building" else self.state.hdc)
-        elif group == RELOAD_GROUP:
+        if group == RELOAD_GROUP:
             self._set(reloading=False)
+        else:
+            self.indexes.worker_ended(group, state)
 
     # -- polling and reloading ---------------------------------------------------------------
 
@@ -353,18 +298,7 @@ class KBLifecycle:
 
     def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
         self._set(reloading=False)
-        # The new view's HDC index is built now, not by the next escalated question (seconds at a
-        # million units), when the old view had one or was building one (that build ends for the
-        # old view and leaves the status line to this one); questions do not wait for it.
-        if (rebuild_hdc or self.state.hdc == "building") and not self.kb.session.hdc_ready(self.kb.caller):
-            self.app.run_worker(
-                self._rebuild_hdc,
-                thread=True,
-                group=HDC_GROUP,
-                exclusive=True,
-                description="Rebuilding the HDC index",
-                exit_on_error=False,
-            )
+        self.indexes.reloaded(rebuild_hdc=rebuild_hdc)
         if errors:
             self.app.notify(
                 f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
