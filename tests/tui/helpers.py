@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from textual.content import Content
 from textual.pilot import Pilot
+from textual.widgets import Static
 
 from mrptui.app import ExplorerApp
 
 QUESTION = "which tools are relevant for data pipelines"
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.content)
+
+
+def plain_of(widget: Static) -> str:
+    """What the widget shows, without markup."""
+    return Content.from_markup(str(widget.content)).plain
 
 
 def record_notifications(app: ExplorerApp) -> list[str]:
