@@ -17,7 +17,8 @@ from textual.widgets import Input, TextArea
 os.environ.pop("NO_COLOR", None)
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakes import CALLER, FakeSession  # noqa: E402
+from fake_kb import CALLER  # noqa: E402
+from fakes import FakeSession  # noqa: E402
 from paint import paint_only_when_needed  # noqa: E402
 
 from mrptui.app import ExplorerApp  # noqa: E402

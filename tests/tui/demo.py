@@ -8,7 +8,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from fakes import CALLER, FakeSession  # noqa: E402
+from fake_kb import CALLER  # noqa: E402
+from fakes import FakeSession  # noqa: E402
 
 from mrptui.app import ExplorerApp  # noqa: E402
 

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fakes import CALLER, FakeSession, thinkingdb_run
+from fake_kb import CALLER
+from fake_runs import thinkingdb_run
+from fakes import FakeSession
 
 from core.infra.resources import config_dir
 from core.kernel.contract import Request

@@ -60,7 +60,8 @@ async def test_no_hdc_ready_toast_when_the_index_was_built_at_once() -> None:
 
 
 async def test_a_long_status_line_wraps_at_100_columns_instead_of_cutting_its_end() -> None:
-    from fakes import CALLER, thinkingdb_run
+    from fake_kb import CALLER
+    from fake_runs import thinkingdb_run
 
     from core.kernel.contract import Request
     from mrptui.session_seam import NullSession

@@ -150,7 +150,8 @@ async def test_the_palette_and_f1_offer_every_diff_key(shared):
 
 async def test_a_replay_does_not_offer_the_diff():
     """A replayed trace is one run and cannot make a second: `d` is not offered and does nothing."""
-    from fakes import CALLER, thinkingdb_run
+    from fake_kb import CALLER
+    from fake_runs import thinkingdb_run
     from helpers import QUESTION, settle
 
     from core.kernel.contract import Request

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from conftest import make_app
-from fakes import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY
+from fake_kb import CALLER, SECRET, U_AIRFLOW, U_DAG, U_RETRY
 from helpers import QUESTION, ask, record_notifications, select_timeline_row, settle, text_of
 from shared_app import shared_app_of
 from textual.widgets import Static
@@ -94,7 +94,7 @@ async def test_evidence_row_opens_the_breakdown_with_unit_text(app):
 async def test_breakdown_shows_the_fusion_the_run_recorded_not_the_config_as_it_is_now(session):
     """The engine records how it fused (weights, bonus, the sum lane by lane) in the trace; the
     breakdown shows that, even when the session's config changed since the run."""
-    from fakes import FAKE_RETRIEVAL
+    from fake_scores import FAKE_RETRIEVAL
 
     from core.infra.config import FusionConfig, FusionMethod, Lane
 

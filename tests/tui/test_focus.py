@@ -50,7 +50,8 @@ async def test_after_enter_the_next_question_is_typed_into_the_box_and_nothing_e
 
 
 async def test_in_replay_the_box_has_focus_typing_lands_there_and_enter_is_refused_with_a_message() -> None:
-    from fakes import CALLER, thinkingdb_run
+    from fake_kb import CALLER
+    from fake_runs import thinkingdb_run
 
     app = make_app(NullSession(), replay=thinkingdb_run(Request(question=QUESTION, caller=CALLER)))
     async with app.run_test(size=SIZE) as pilot:

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import make_app
-from fakes import CALLER, thinkingdb_run
+from fake_kb import CALLER
+from fake_runs import thinkingdb_run
 from helpers import QUESTION, ask, record_notifications, settle
 from textual import events
 

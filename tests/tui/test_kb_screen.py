@@ -36,7 +36,7 @@ async def test_kb_screen_lists_units_and_errors(shared):
 async def test_kb_header_pane_and_status_line_count_the_same_diagnostics():
     """A KB edited into errors also lists its withdrawn-units warning: every view counts both the
     same way, and at 80 columns the header keeps the counts (the title is cut instead)."""
-    from fakes import DIAGNOSTICS
+    from fake_kb import DIAGNOSTICS
 
     withdrawn = Diagnostic(
         code=Code.UNITS_WITHDRAWN,

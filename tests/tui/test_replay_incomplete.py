@@ -4,7 +4,8 @@ the trace is incomplete (not "running"), and keys that need the engine are not o
 from __future__ import annotations
 
 from conftest import make_app
-from fakes import CALLER, thinkingdb_run
+from fake_kb import CALLER
+from fake_runs import thinkingdb_run
 from helpers import QUESTION, settle
 from textual.content import Content
 

@@ -41,7 +41,7 @@ async def test_rules_screen_shows_last_run_statistics(app):
 
 
 async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
-    from fakes import DIAGNOSTICS
+    from fake_kb import DIAGNOSTICS
 
     kept = Diagnostic(
         code=Code.RULES_LAST_GOOD_KEPT,

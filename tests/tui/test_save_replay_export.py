@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import make_app
-from fakes import CALLER, FakeSession
+from fake_kb import CALLER
+from fakes import FakeSession
 from helpers import QUESTION, ask, record_notifications, settle, text_of, until
 from textual.widgets import DataTable, Input, Static
 
@@ -53,7 +54,7 @@ async def test_save_trace_then_replay_it(app, tmp_path: Path, monkeypatch):
 
 
 async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the_replayer(session):
-    from fakes import thinkingdb_run
+    from fake_runs import thinkingdb_run
 
     from core.kernel.contract import Request
     from mrptui.screens.kb import KBScreen
@@ -71,7 +72,7 @@ async def test_replay_shows_the_trace_caller_as_a_record_and_reads_the_kb_as_the
 
 
 async def test_replay_without_the_kb_lists_ids_and_says_why_there_is_no_text(session):
-    from fakes import thinkingdb_run
+    from fake_runs import thinkingdb_run
 
     from core.kernel.contract import Request
     from mrptui.screens.kb import KBScreen

@@ -33,7 +33,7 @@ def test_save_trace_dialog(snap_compare, monkeypatch):
 
 def test_unit_window_from_a_proof_leaf(snap_compare):
     async def run_before(pilot):
-        from fakes import U_AIRFLOW
+        from fake_kb import U_AIRFLOW
 
         await ask(pilot)
         await settle(pilot)

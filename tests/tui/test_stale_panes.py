@@ -8,7 +8,8 @@ import threading
 
 import pytest
 from conftest import make_app
-from fakes import FakeSession, thinkingdb_run
+from fake_runs import thinkingdb_run
+from fakes import FakeSession
 from helpers import ask, record_notifications, settle, spy_calls, until
 from rich.style import Style
 from textual.app import App, ComposeResult

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from fakes import CALLER, U_AIRFLOW, U_DAG, U_RETRY, replan_run, thinkingdb_run
+from fake_kb import CALLER, U_AIRFLOW, U_DAG, U_RETRY
+from fake_runs import replan_run, thinkingdb_run
 
 from core.kernel.contract import Request
 from core.kernel.events import (

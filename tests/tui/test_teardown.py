@@ -7,7 +7,8 @@ import asyncio
 import time
 
 from conftest import make_app
-from fakes import FakeSession, thinkingdb_run
+from fake_runs import thinkingdb_run
+from fakes import FakeSession
 from helpers import until
 
 from mrptui.messages import EventsArrived

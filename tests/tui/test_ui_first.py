@@ -8,7 +8,8 @@ import time
 
 import pytest
 from conftest import make_app
-from fakes import FakeSession, thinkingdb_run
+from fake_runs import thinkingdb_run
+from fakes import FakeSession
 from helpers import settle, until
 from textual import events
 

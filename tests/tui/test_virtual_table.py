@@ -9,7 +9,8 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 from conftest import make_app
-from fakes import UNITS, FakeSession
+from fake_kb import UNITS
+from fakes import FakeSession
 from helpers import record_notifications, until_quiet
 from textual.app import App, ComposeResult
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 
 from conftest import make_app
-from fakes import CALLER, FakeSession
+from fake_kb import CALLER
+from fakes import FakeSession
 from helpers import QUESTION, record_notifications, settle, text_of, until
 from textual.widgets import Static
 
