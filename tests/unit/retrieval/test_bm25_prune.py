@@ -35,8 +35,8 @@ def bm25_prune():
 
 
 def kernel_named(name: str):
-    search = bm25_prune().search
-    return search if name == "numba" else getattr(search, "py_func", search)
+    prune = bm25_prune()
+    return prune.search if name == "numba" else prune._search
 
 
 def units_of(draws: list[tuple[int, list[int], list[int]]]) -> list[KnowledgeUnit]:
