@@ -68,7 +68,7 @@ def _bm25_rows(kb: SyntheticKb, ops: set[str]) -> tuple[list[dict], list[set[int
     index, preferred = holder[0], ACT_PREFERRED_ROLES[ACT]
     # The pruned path's kernel loads in the background on the first big query; a long-running
     # app has it after a few seconds, so the timed queries wait for it rather than mix the paths.
-    bm25_prune_gate.kernel_for(bm25_prune_gate.PRUNE_FROM)
+    bm25_prune_gate.kernel_for(lambda: bm25_prune_gate.PRUNE_FROM)
     bm25_prune_gate.wait_until_loaded(LOAD_WAIT_S)
     queries = [tokenize(q) for q in kb.queries]
     found: list[list[tuple[str, float]]] = []

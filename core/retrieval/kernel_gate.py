@@ -33,6 +33,11 @@ class KernelGate:
         self._lock = threading.Lock()
         self._started: list[threading.Thread] = []
 
+    @property
+    def ready(self) -> Callable | None:
+        """The kernel once loaded, else None."""
+        return self._ready[0] if self._ready else None
+
     def kernel_for(self, size: int) -> Callable | None:
         """The kernel for a call of `size` (rows, postings, …), or None: the numpy path."""
         if self._ready:

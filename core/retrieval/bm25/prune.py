@@ -99,6 +99,9 @@ def _jit(function: Callable) -> Callable:
 def _search(
     term_ids: np.ndarray,
     counts: np.ndarray,
+    table: np.ndarray,
+    max_boost: float,
+    k: int,
     indptr: np.ndarray,
     indices: np.ndarray,
     data: np.ndarray,
@@ -107,42 +110,51 @@ def _search(
     block_max: np.ndarray,
     block_last: np.ndarray,
     roles: np.ndarray,
-    table: np.ndarray,
     id_rank: np.ndarray,
-    max_boost: float,
-    k: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k best rows (score > 0) with their scores, best first: score desc, then id rank asc.
 
     `term_ids` are the query's distinct terms in query order, `counts` how often the query says
-    each; the rest is the index (CSR rows and `BlockMaxima`, `blocks` being its `first`), each
-    row's role (`table` gives its boost: one byte per row to read, not eight) and id rank, and
-    the largest boost any row gets.
+    each, `table` each role's boost and `max_boost` the largest; the rest is the index (CSR rows
+    and `BlockMaxima`, `blocks` being its `first`), each row's role (`table` gives its boost: one
+    byte per row to read, not eight) and id rank.
 
     The loops over postings are written out here rather than in helpers: a compiled helper with
     a loop takes a reference on each array it is given and drops it on return (two atomic
     operations per array per call), which was 40% of the time when the look-ups were helpers.
     """
-    starts, ends = indptr[term_ids].astype(np.int64), indptr[term_ids + 1].astype(np.int64)
-    first, after = blocks[term_ids], blocks[term_ids + 1]
-    bounds = term_max[term_ids] * counts
-    m = len(starts)
-    order = np.argsort(bounds, kind="mergesort")
-    rank_of = np.argsort(order)
+    # The per-term state lives in two arrays rather than one each, filled by loops over the few
+    # terms rather than numpy's calls: every array the kernel makes is an allocation and a free,
+    # and right after another query's sweep each call's code misses the caches (the ~20 arrays
+    # made here before cost 2–5 µs more a call at 1M units).
+    m = len(term_ids)
+    # `pos`: each term's next posting; `cursor`: each non-essential term's first block that may
+    # reach into the current window; `window_from`: where its postings in the window start.
+    starts, ends, first, after, order, rank_of, pos, cursor, window_from = np.zeros((9, m), np.int64)
+    bounds, cum, contrib, rest_cum = np.zeros((4, m))
+    for i in range(m):
+        t = term_ids[i]
+        starts[i], ends[i], first[i], after[i] = indptr[t], indptr[t + 1], blocks[t], blocks[t + 1]
+        pos[i], cursor[i] = indptr[t], blocks[t]
+        bounds[i] = term_max[t] * counts[i]
+    # Terms by bound, ties in query order (a stable insertion sort: a query has a few terms).
+    for i in range(m):
+        j = i
+        while j > 0 and bounds[order[j - 1]] > bounds[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
     # cum[j]: what terms order[0..j] can add together; the pruning tests multiply it by a boost.
-    cum = np.cumsum(bounds[order]) * SLACK
-    pos = starts.copy()
-    # Each non-essential term's first block that may reach into the current window.
-    cursor = first.copy()
-    contrib = np.zeros(m)
+    total = 0.0
+    for j in range(m):
+        rank_of[order[j]] = j
+        total += bounds[order[j]]
+        cum[j] = total * SLACK
     heap_score, heap_rank, heap_row = np.zeros(k), np.zeros(k, np.int64), np.zeros(k, np.int64)
     # A window's essential postings, summed per row (`partial`); which rows hold any (`held`, a
-    # bit a row; `summary`, a bit a word of `held` that has any); where each term's postings in
-    # the window start (`window_from`).
+    # bit a row; `summary`, a bit a word of `held` that has any).
     partial = np.zeros(WINDOW)
     held = np.zeros(WINDOW // 64, np.uint64)
-    window_from = np.zeros(m, np.int64)
-    rest_cum = np.zeros(m)
     hope = max_boost * SLACK
     size, essential, bar = 0, 0, 0.0
     while True:
@@ -353,17 +365,9 @@ class Pruner:
         self._data = np.ascontiguousarray(data, dtype=np.float64)
         self._roles = np.ascontiguousarray(roles, dtype=np.int8)
         self._id_rank = np.ascontiguousarray(id_rank, dtype=np.int64)
-        self.maxima = block_maxima(self._indptr, self._indices, self._data)
-
-    def top_k(
-        self, term_ids: np.ndarray, counts: np.ndarray, table: np.ndarray, max_boost: float, k: int, kernel: Callable
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """The k best rows and their scores, best first, for distinct terms in query order;
-        `table` is each role's boost and `max_boost` its largest."""
-        maxima = self.maxima
-        return kernel(
-            term_ids,
-            counts,
+        self.maxima = maxima = block_maxima(self._indptr, self._indices, self._data)
+        # The kernel's index arguments in its order, gathered once: a query passes them in one go.
+        self._arrays = (
             self._indptr,
             self._indices,
             self._data,
@@ -372,17 +376,29 @@ class Pruner:
             maxima.block_max,
             maxima.block_last,
             self._roles,
-            table,
             self._id_rank,
-            max_boost,
-            k,
         )
+
+    def top_k(
+        self, term_ids: np.ndarray, counts: np.ndarray, table: np.ndarray, max_boost: float, k: int, kernel: Callable
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k best rows and their scores, best first, for distinct terms in query order
+        (int64 ids, float64 counts); `table` is each role's boost (float64) and `max_boost` its
+        largest. The compiled `search` takes exactly these types (see `_compiled_search`)."""
+        return kernel(term_ids, counts, table, max_boost, k, *self._arrays)
 
 
 def _compiled_search() -> Callable:
     """`_search` compiled when this module is imported (or loaded from numba's disk cache), for
     the one signature `Pruner` calls it with: read-only index arrays also take writable ones, and
-    no query ever waits for a compile."""
+    no query ever waits for a compile.
+
+    What is returned is that compilation's entry point, not numba's dispatcher: the dispatcher
+    types all 14 arguments on every call and, the arrays being writable where the signature
+    reads them read-only, looks up a conversion for each; right after a query's sweep at 1M
+    units that was ~4 µs a call. The entry point converts each argument to the signature's type
+    without checking it, so it must be given exactly these types: `Pruner` makes its arrays so,
+    and `Bm25Index.top_k` the query's."""
     if numba is None:
         return _search
     fixed = numba.types
@@ -393,6 +409,9 @@ def _compiled_search() -> Callable:
     signature = (
         fixed.int64[::1],
         fixed.float64[::1],
+        index_array[fixed.float64],
+        fixed.float64,
+        fixed.int64,
         index_array[fixed.int64],
         index_array[fixed.int32],
         index_array[fixed.float64],
@@ -401,12 +420,10 @@ def _compiled_search() -> Callable:
         index_array[fixed.float64],
         index_array[fixed.int32],
         index_array[fixed.int8],
-        index_array[fixed.float64],
         index_array[fixed.int64],
-        fixed.float64,
-        fixed.int64,
     )
-    return numba.njit(signature, cache=True, nogil=True)(_search)
+    compiled = numba.njit(signature, cache=True, nogil=True)(_search)
+    return compiled.overloads[signature].entry_point
 
 
 search = _compiled_search()

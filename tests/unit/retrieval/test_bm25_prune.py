@@ -35,8 +35,8 @@ def bm25_prune():
 
 
 def kernel_named(name: str):
-    search = bm25_prune().search
-    return search if name == "numba" else getattr(search, "py_func", search)
+    prune = bm25_prune()
+    return prune.search if name == "numba" else prune._search
 
 
 def units_of(draws: list[tuple[int, list[int], list[int]]]) -> list[KnowledgeUnit]:
@@ -174,15 +174,18 @@ def test_block_maxima_bound_every_posting_and_name_each_blocks_last_row():
 def test_a_big_query_loads_the_kernel_in_the_background_and_waits_for_nothing():
     gate = bm25_prune_gate
     if not gate._GATE.started:  # no big query in this process yet: a small one loads nothing
-        assert gate.kernel_for(gate.PRUNE_FROM - 1) is None
+        assert gate.kernel_for(lambda: gate.PRUNE_FROM - 1) is None
         assert not gate._GATE.started
-    first = gate.kernel_for(gate.PRUNE_FROM)  # None while loading, unless a test before loaded it
+    first = gate.kernel_for(lambda: gate.PRUNE_FROM)  # None while loading, unless a test before loaded it
     prune = bm25_prune()
     assert first in (None, prune.search if prune.COMPILED else None)
     assert gate.wait_until_loaded(120) is prune.COMPILED
     loaded = prune.search if prune.COMPILED else None
-    assert gate.kernel_for(gate.PRUNE_FROM) is loaded
-    assert gate.kernel_for(1) is loaded  # once loaded, small queries take it too
+    assert gate.kernel_for(lambda: gate.PRUNE_FROM) is loaded
+    assert gate.kernel_for(lambda: 1) is loaded  # once loaded, small queries take it too
+    counted: list[int] = []
+    assert gate.kernel_for(lambda: counted.append(1) or 1) is loaded
+    assert counted == ([] if prune.COMPILED else [1])  # once loaded, the postings go uncounted
 
 
 def test_only_a_query_for_few_units_against_the_index_asks_for_the_kernel():
