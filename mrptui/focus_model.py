@@ -62,6 +62,14 @@ class FocusModel:
             and event.key not in app.screen.active_bindings
         )
 
+    def rerun_hint(self) -> str:
+        """How to re-run the last question from where the focus is now. `r` re-runs only on the
+        main screen's panels: in the question box it is typed, and on another screen or window it
+        starts a question; F5 works in the box, and `/` takes you there from anywhere."""
+        if self.app.screen is not self.main:
+            return "press / then F5 to re-run"
+        return "press F5 to re-run" if types_text(self.app.focused) else "press r to re-run"
+
     def takes(self, event: events.Key) -> bool:
         """Whether an unbound key goes to the question: any printable one. A text box stops the
         keys it types, so one that reaches the app was typed where no box had focus, or was on its
