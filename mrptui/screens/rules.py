@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.infra.diagnostics import Diagnostic
-from core.kb.health import count_diagnostics, counts_phrase
+from core.kb.health import count_diagnostics, counts_phrase, plural
 from core.kernel.events import RuleStat
 from mrptui.clipboard import copy_text
 from mrptui.explorer import Explorer
@@ -188,9 +188,11 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         error_box.update("\n".join(("✗ " if d.is_error else "⚠ ") + escape(d.format()) for d in problems))
         error_box.display = bool(problems)
         fired_count = sum(1 for s in self.stats.values() if s.fired)
-        summary = [f"Rules · {len(self.rules)} rules"]
+        summary = [f"Rules · {plural(len(self.rules), 'rule')}"]
         if app.replay_without_kb:
-            summary = [f"Rules · no rule file (replaying a saved trace): the {len(self.rules)} rules it names"]
+            summary = [
+                f"Rules · no rule file (replaying a saved trace): the {plural(len(self.rules), 'rule')} it names"
+            ]
         if self.ran:
             summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
         else:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from conftest import make_app
+from fakes import RULES
 from helpers import ask, record_notifications, settle
+from textual.content import Content
+from textual.widgets import Static
 
 from mrptui.screens.main import MainScreen
 from mrptui.widgets.query import QueryBox
@@ -35,3 +38,12 @@ async def test_the_reload_notification_names_a_rerun_key_that_works_where_the_fo
         await pilot.press("slash", "f5")  # what it says works
         await settle(pilot)
         assert len(session.requests) == asked + 1 and isinstance(app.screen, MainScreen)
+
+
+async def test_the_rules_screen_counts_one_rule_in_the_singular(session, monkeypatch):
+    monkeypatch.setattr(session, "rules", lambda: [dict(RULES[0])])
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "R")
+        title = Content.from_markup(str(app.screen.query_one("#rules-title", Static).content)).plain
+        assert title.startswith("Rules · 1 rule · "), title
