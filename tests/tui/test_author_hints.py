@@ -8,7 +8,9 @@ from helpers import ask, record_notifications, settle
 from textual.content import Content
 from textual.widgets import Static
 
+from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
+from mrptui.screens.modals import UnitModal
 from mrptui.widgets.query import QueryBox
 
 SIZE = (160, 45)
@@ -47,3 +49,28 @@ async def test_the_rules_screen_counts_one_rule_in_the_singular(session, monkeyp
         await pilot.press("escape", "R")
         title = Content.from_markup(str(app.screen.query_one("#rules-title", Static).content)).plain
         assert title.startswith("Rules · 1 rule · "), title
+
+
+def hinted_keys(screen) -> set[str]:
+    """The keys a window's border line names ("esc close · c copy id" → {"esc", "c"})."""
+    subtitle = str(screen.query_one("#dialog").border_subtitle)
+    return {part.split(" ", 1)[0] for part in subtitle.split(" · ")}
+
+
+def bound_keys(screen) -> set[str]:
+    """Each of the window's own commands by its first key, as the border line spells it."""
+    first = (binding.key.split(",")[0] for binding in type(screen).BINDINGS)  # type: ignore[union-attr]
+    return {"esc" if key == "escape" else key for key in first}
+
+
+async def test_the_breakdown_and_the_unit_window_name_every_key_they_take(app):
+    """The key bar under a window is the main screen's: the window's border line is where its keys are read."""
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("3", "down", "enter")
+        breakdown = app.screen
+        assert isinstance(breakdown, EvidenceDetailScreen)
+        assert hinted_keys(breakdown) == bound_keys(breakdown) == {"esc", "c", "u"}
+        await pilot.press("u")  # as it says: the unit's window
+        assert isinstance(app.screen, UnitModal)
+        assert hinted_keys(app.screen) >= {"esc", "c", "e"}
