@@ -74,3 +74,14 @@ async def test_the_breakdown_and_the_unit_window_name_every_key_they_take(app):
         await pilot.press("u")  # as it says: the unit's window
         assert isinstance(app.screen, UnitModal)
         assert hinted_keys(app.screen) >= {"esc", "c", "e"}
+
+
+async def test_a_kb_search_that_finds_nothing_says_it_searched_the_callers_view(app):
+    async with app.run_test(size=SIZE) as pilot:
+        notes = record_notifications(app)
+        await pilot.press("escape", "k", "s", *"no-such-unit", "enter")
+        await settle(pilot)
+        assert [n for n in notes if "matches" in n] == [
+            "no unit in this caller's view matches “no-such-unit” (units outside it, by Acl, Region or dates,"
+            " are not listed)"
+        ]
