@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from conftest import make_app
-from fakes import RULES
+from fakes import RULES, FakeSession
 from helpers import ask, record_notifications, settle
 from textual.content import Content
 from textual.widgets import Static
 
+from core.infra.diagnostics import Code, Diagnostic
+from core.kb.health import Health, health_of
+from core.retrieval.rules import RuleSet
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import UnitModal
@@ -84,4 +87,34 @@ async def test_a_kb_search_that_finds_nothing_says_it_searched_the_callers_view(
         assert [n for n in notes if "matches" in n] == [
             "no unit in this caller's view matches “no-such-unit” (units outside it, by Acl, Region or dates,"
             " are not listed)"
+        ]
+
+
+class BrokenRulesSession(FakeSession):
+    """The rules file stops parsing on the next reload; every unit still validates."""
+
+    broken = False
+
+    def reload(self):
+        self.broken = True
+        return super().reload()
+
+    def health(self, caller=None) -> Health:
+        if not self.broken:
+            return super().health(caller)
+        error = Diagnostic(code=Code.INVALID_JSON, message="Expecting value", file="config/thinkingdb.json", line=12)
+        return health_of([], RuleSet(diagnostics=(error,), file_valid=False), [])
+
+
+async def test_a_broken_rules_file_is_not_reported_as_withdrawn_units():
+    session = BrokenRulesSession(diagnostics=[])
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        notes = record_notifications(app)
+        session.touch()
+        app.lifecycle.poll()
+        await settle(pilot)
+        assert notes == [
+            "KB files changed: rules file invalid: running with 0 rules (F8 lists them) · press r to re-run"
         ]
