@@ -117,7 +117,11 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static("Rules", id="rules-title", classes="screen-title")
+        # As on the KB screen, the counts sit in their own cell at the right: a narrow terminal cuts
+        # the title with an ellipsis, never "rule file: no errors" down to "rule file: no".
+        with Horizontal(id="rules-header", classes="screen-title"):
+            yield Static("Rules", id="rules-title")
+            yield Static("", id="rules-counts")
         table: DataTable[object] = DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Rules"
         yield table
@@ -200,8 +204,8 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         # Counted as the KB screen and the status line count (core.kb.health), warnings apart from errors.
         errors, warnings = count_diagnostics(problems)
         tone = "$error" if errors else "$warning" if warnings else "$success"
-        summary.append(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")
         self.query_one("#rules-title", Static).update(" · ".join(summary))
+        self.query_one("#rules-counts", Static).update(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")
         self._render_detail()
 
     @property

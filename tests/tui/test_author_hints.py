@@ -50,8 +50,12 @@ async def test_the_rules_screen_counts_one_rule_in_the_singular(session, monkeyp
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "R")
-        title = Content.from_markup(str(app.screen.query_one("#rules-title", Static).content)).plain
+        title = plain_of(app.screen.query_one("#rules-title", Static))
         assert title.startswith("Rules · 1 rule · "), title
+
+
+def plain_of(widget: Static) -> str:
+    return Content.from_markup(str(widget.content)).plain
 
 
 def hinted_keys(screen) -> set[str]:
@@ -118,3 +122,15 @@ async def test_a_broken_rules_file_is_not_reported_as_withdrawn_units():
         assert notes == [
             "KB files changed: rules file invalid: running with 0 rules (F8 lists them) · press r to re-run"
         ]
+
+
+async def test_a_narrow_rules_screen_cuts_its_title_with_a_sign_and_keeps_the_rule_file_count(app):
+    async with app.run_test(size=(70, 24)) as pilot:
+        await pilot.press("escape", "R")
+        await settle(pilot)
+        counts = app.screen.query_one("#rules-counts", Static)
+        assert plain_of(counts) == "rule file: 1 error"
+        assert counts.region.right <= 70 and counts.region.width >= len("rule file: 1 error")
+        title = app.screen.query_one("#rules-title", Static)
+        shown = "".join(segment.text for segment in title.render_line(0)).rstrip()
+        assert shown.endswith("…") and len(shown) == title.region.width  # the title gave way, and says so
