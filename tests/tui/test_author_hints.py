@@ -6,14 +6,14 @@ from conftest import make_app
 from fakes import RULES, FakeSession
 from helpers import ask, record_notifications, settle
 from textual.content import Content
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from core.infra.diagnostics import Code, Diagnostic
 from core.kb.health import Health, health_of
 from core.retrieval.rules import RuleSet
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
-from mrptui.screens.modals import UnitModal
+from mrptui.screens.modals import IntentModal, UnitModal
 from mrptui.widgets.query import QueryBox
 
 SIZE = (160, 45)
@@ -134,3 +134,15 @@ async def test_a_narrow_rules_screen_cuts_its_title_with_a_sign_and_keeps_the_ru
         title = app.screen.query_one("#rules-title", Static)
         shown = "".join(segment.text for segment in title.render_line(0)).rstrip()
         assert shown.endswith("…") and len(shown) == title.region.width  # the title gave way, and says so
+
+
+async def test_ctrl_j_starts_a_new_line_in_the_intent_editor_as_in_the_question_box(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("i")
+        assert isinstance(app.screen, IntentModal)
+        area = app.screen.query_one("#intent-text", TextArea)
+        area.text = '@i1 intent describe "Orion"'
+        area.move_cursor(area.document.end)
+        await pilot.press("ctrl+j", *"@i2")
+        assert area.text == '@i1 intent describe "Orion"\n@i2'
