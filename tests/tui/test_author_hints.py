@@ -14,6 +14,7 @@ from core.retrieval.rules import RuleSet
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import IntentModal, UnitModal
+from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.query import QueryBox
 
 SIZE = (160, 45)
@@ -146,3 +147,13 @@ async def test_ctrl_j_starts_a_new_line_in_the_intent_editor_as_in_the_question_
         area.move_cursor(area.document.end)
         await pilot.press("ctrl+j", *"@i2")
         assert area.text == '@i1 intent describe "Orion"\n@i2'
+
+
+async def test_the_kb_search_box_sits_whole_above_the_key_bar(app):
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "k", "s")
+        await pilot.pause()
+        search = app.screen.query_one("#kb-search")
+        bar = app.screen.query_one(KeyBar)
+        assert search.has_focus and search.region.height == 3
+        assert search.region.bottom <= bar.region.y  # its bottom edge was drawn under the key bar
