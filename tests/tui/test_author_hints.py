@@ -5,6 +5,7 @@ from __future__ import annotations
 from conftest import make_app
 from fakes import RULES, FakeSession
 from helpers import ask, record_notifications, settle
+from textual import events
 from textual.content import Content
 from textual.widgets import Static, TextArea
 
@@ -157,3 +158,18 @@ async def test_the_kb_search_box_sits_whole_above_the_key_bar(app):
         bar = app.screen.query_one(KeyBar)
         assert search.has_focus and search.region.height == 3
         assert search.region.bottom <= bar.region.y  # its bottom edge was drawn under the key bar
+
+
+async def test_a_command_letter_typed_ahead_of_a_question_runs_as_a_command_not_at_the_questions_end(app, session):
+    """On the timeline `p` pins; `ump` then starts a question. Typed fast (tmux send-keys, a paste),
+    the `p` was looked up again after `u` had moved the focus to the box, and typed there: "umpp"."""
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("2")  # the timeline, its last row: `p` pins its plugin
+        asked = len(session.requests)
+        for key in "pump":  # all queued before the first is handled, as a terminal delivers them
+            app.post_message(events.Key(key, key))
+        await settle(pilot)
+        box = app.screen.query_one(QueryBox)
+        assert box.text == "ump"
+        assert len(session.requests) == asked + 1 and session.requests[-1].pins  # the pin re-ran the question
