@@ -74,7 +74,7 @@ def reload_problems(health: Health | None) -> str:
     problems = health.summary.removesuffix(f" — {DETAILS_HINT}")
     if health.kb_errors:
         return f"{problems}; units that fail are withdrawn until fixed (see KB screen)"
-    return f"{problems} (F8 lists them)"
+    return f"{problems} — F8 lists them"
 
 
 class KBLifecycle:

@@ -11,7 +11,7 @@ from textual.widgets import Static, TextArea
 
 from core.infra.diagnostics import Code, Diagnostic
 from core.kb.health import Health, health_of
-from core.retrieval.rules import RuleSet
+from core.retrieval.rules import Pattern, Rule, RuleSet
 from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import IntentModal, UnitModal
@@ -122,7 +122,7 @@ async def test_a_broken_rules_file_is_not_reported_as_withdrawn_units():
         app.lifecycle.poll()
         await settle(pilot)
         assert notes == [
-            "KB files changed: rules file invalid: running with 0 rules (F8 lists them) · press r to re-run"
+            "KB files changed: rules file invalid: running with 0 rules — F8 lists them · press r to re-run"
         ]
 
 
@@ -173,3 +173,10 @@ async def test_a_command_letter_typed_ahead_of_a_question_runs_as_a_command_not_
         box = app.screen.query_one(QueryBox)
         assert box.text == "ump"
         assert len(session.requests) == asked + 1 and session.requests[-1].pins  # the pin re-ran the question
+
+
+def test_one_last_good_rule_is_said_in_the_singular():
+    rule = Rule(id="r1", when=[Pattern(s="?x", r="uses", o="?y")], then=Pattern(s="?x", r="has", o="?y"), weight=0.9)
+    error = Diagnostic(code=Code.INVALID_JSON, message="Expecting value", file="config/thinkingdb.json", line=12)
+    health = health_of([], RuleSet(rules=(rule,), diagnostics=(error,), file_valid=False), [])
+    assert health.summary.startswith("rules file invalid: running with 1 rule (the last good one) — ")
