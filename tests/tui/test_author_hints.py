@@ -16,7 +16,7 @@ from mrptui.screens.evidence_detail import EvidenceDetailScreen
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import IntentModal, UnitModal
 from mrptui.widgets.keybar import KeyBar
-from mrptui.widgets.query import QueryBox
+from mrptui.widgets.query import PLACEHOLDER, QueryBox
 
 SIZE = (160, 45)
 
@@ -180,3 +180,15 @@ def test_one_last_good_rule_is_said_in_the_singular():
     error = Diagnostic(code=Code.INVALID_JSON, message="Expecting value", file="config/thinkingdb.json", line=12)
     health = health_of([], RuleSet(rules=(rule,), diagnostics=(error,), file_valid=False), [])
     assert health.summary.startswith("rules file invalid: running with 1 rule (the last good one) — ")
+
+
+async def test_the_question_box_hint_is_never_cut_at_80_columns(session):
+    app = make_app(session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one(QueryBox)
+        assert box.placeholder == "Ask a question — Enter runs it · ctrl+j new line · Esc leaves the box"
+        assert len(box.placeholder) < box.scrollable_content_region.width
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause()
+        assert box.placeholder == PLACEHOLDER
