@@ -274,7 +274,7 @@ class ExplorerApp(App[None]):
         self.runner.refresh_view()
         self.kb_generation += 1
         rerun = f" · {self.focus_model.rerun_hint()}" if self.control.last_request is not None else ""
-        self.lifecycle.reloaded(message, rerun)
+        self.lifecycle.reloaded(message.errors, rerun, rebuild_hdc=message.hdc_was_ready, problems=message.problems)
 
     on_events_arrived = _handles(m.EventsArrived, lambda app, msg: app.runner.arrived(msg))
     on_run_held = _handles(m.RunHeld, lambda app, msg: app.runner.held_at(msg))

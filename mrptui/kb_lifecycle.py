@@ -363,12 +363,12 @@ class KBLifecycle:
         errors = health.errors if health is not None else 0
         self.app.post_message(KBReloaded(errors=errors, hdc_was_ready=had_hdc, problems=reload_problems(health)))
 
-    def reloaded(self, reload: KBReloaded, rerun: str) -> None:
+    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool, problems: str = "") -> None:
         self._set(reloading=False)
         # The new view's HDC index is built now, not by the next escalated question (seconds at a
         # million units), when the old view had one or was building one (that build ends for the
         # old view and leaves the status line to this one); questions do not wait for it.
-        if (reload.hdc_was_ready or self.state.hdc == "building") and not self.kb.session.hdc_ready(self.kb.caller):
+        if (rebuild_hdc or self.state.hdc == "building") and not self.kb.session.hdc_ready(self.kb.caller):
             self.app.run_worker(
                 self._rebuild_hdc,
                 thread=True,
@@ -377,9 +377,12 @@ class KBLifecycle:
                 description="Rebuilding the HDC index",
                 exit_on_error=False,
             )
-        if reload.errors:
-            problems = reload.problems or counts_phrase(reload.errors, 0)
-            self.app.notify(f"KB files changed: {problems}{rerun}", severity="warning", timeout=8)
+        if errors:
+            self.app.notify(
+                f"KB files changed: {problems or counts_phrase(errors, 0)}{rerun}",
+                severity="warning",
+                timeout=8,
+            )
         else:
             self.app.notify(f"KB reloaded{rerun}", timeout=6)
 
