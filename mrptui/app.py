@@ -273,8 +273,8 @@ class ExplorerApp(App[None]):
         self.kb_health.refresh()
         self.runner.refresh_view()
         self.kb_generation += 1
-        rerun = " · press r to re-run" if self.control.last_request is not None else ""
-        self.lifecycle.reloaded(message.errors, rerun, rebuild_hdc=message.hdc_was_ready)
+        rerun = f" · {self.focus_model.rerun_hint()}" if self.control.last_request is not None else ""
+        self.lifecycle.reloaded(message.errors, rerun, rebuild_hdc=message.hdc_was_ready, problems=message.problems)
 
     on_events_arrived = _handles(m.EventsArrived, lambda app, msg: app.runner.arrived(msg))
     on_run_held = _handles(m.RunHeld, lambda app, msg: app.runner.held_at(msg))

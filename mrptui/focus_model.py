@@ -10,8 +10,11 @@
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from textual import events
 from textual.app import App
+from textual.dom import DOMNode
 
 from mrptui.navigator import Navigator
 from mrptui.screens.main import MainScreen
@@ -23,6 +26,10 @@ class FocusModel:
     def __init__(self, app: App, navigator: Navigator, main: MainScreen) -> None:
         self.app, self.navigator, self.main = app, navigator, main
         self.dropping = False  # between the editor's return and `caught_up`: keys are stale
+        # A key a binding takes where it arrives, with that binding: its binding is looked up again
+        # only when it has bubbled back to the app, and a question started by a key behind it may
+        # have moved the focus to the box by then.
+        self.commands: WeakKeyDictionary[events.Key, tuple[DOMNode, str]] = WeakKeyDictionary()
 
     def resumed(self) -> None:
         """The app came back from a suspend: drop every key already queued (a FIFO: those before
@@ -39,9 +46,16 @@ class FocusModel:
         then go to the box, never into a screen this one closes."""
         if self.dropping:
             return True  # typed before the editor returned
-        if not event.is_forwarded and self.starts_question(event):
+        if event.is_forwarded or not self.takes(event) or types_text(self.app.focused):
+            return False
+        active = self.app.screen.active_bindings.get(event.key)
+        if active is None:  # printable, no text box has focus and no binding of the screen takes it
+            if event.key == "slash":
+                return False
             self.to_question(event.character or "")
             return True
+        if active.enabled:
+            self.commands[event] = (active.node, active.binding.action)
         return False
 
     def unbound(self, event: events.Key) -> bool:
@@ -49,18 +63,22 @@ class FocusModel:
         `/` is the key that goes to the box (a modal screen has no app bindings): not text."""
         if not self.takes(event):
             return False
+        command = self.commands.pop(event, None)
+        if command is not None:  # a command where it arrived: typed fast, "pump" read "umpp"
+            node, action = command
+            if node.is_attached:
+                self.app.call_later(self.app.run_action, action, node)
+            return True
         self.to_question("" if event.key == "slash" else event.character or "")
         return True
 
-    def starts_question(self, event: events.Key) -> bool:
-        """A key as it arrives: printable, no text box has focus and no binding of the screen takes it."""
-        app = self.app
-        return (
-            self.takes(event)
-            and event.key != "slash"
-            and not types_text(app.focused)
-            and event.key not in app.screen.active_bindings
-        )
+    def rerun_hint(self) -> str:
+        """How to re-run the last question from where the focus is now. `r` re-runs only on the
+        main screen's panels: in the question box it is typed, and on another screen or window it
+        starts a question; F5 works in the box, and `/` takes you there from anywhere."""
+        if self.app.screen is not self.main:
+            return "press / then F5 to re-run"
+        return "press F5 to re-run" if types_text(self.app.focused) else "press r to re-run"
 
     def takes(self, event: events.Key) -> bool:
         """Whether an unbound key goes to the question: any printable one. A text box stops the

@@ -21,7 +21,7 @@ from core.infra.collector import keep_out_of_collections
 from core.infra.config import ConfigError
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.progress import LoadProgress, Progress
-from core.kb.health import counts_phrase
+from core.kb.health import DETAILS_HINT, Health, counts_phrase
 from core.kernel.contract import Request
 from mrptui.cluster_link import ClusterLink
 from mrptui.kb_indexes import KBIndexes
@@ -60,6 +60,17 @@ def load_problems(error: Exception) -> tuple[Diagnostic, ...]:
             ),
         )
     return (Diagnostic(code=Code.FILE_UNREADABLE, message=f"{type(error).__name__}: {error}", file="<kb>"),)
+
+
+def reload_problems(health: Health | None) -> str:
+    """What a reload's errors are and what they do, by where they are (the health summary's parts:
+    a broken rules file runs the last good rules and withdraws no unit), for its notification."""
+    if health is None or not health.errors:
+        return ""
+    problems = health.summary.removesuffix(f" — {DETAILS_HINT}")
+    if health.kb_errors:
+        return f"{problems}; units that fail are withdrawn until fixed (see KB screen)"
+    return f"{problems} — F8 lists them"
 
 
 class KBLifecycle:
@@ -294,15 +305,15 @@ class KBLifecycle:
         if self.cluster is not None:  # the reloaded KB is cut into new shards (its version changed)
             self.cluster.attach(session)
         health = session.health(caller)
-        self.app.post_message(KBReloaded(errors=health.errors if health is not None else 0, hdc_was_ready=had_hdc))
+        errors = health.errors if health is not None else 0
+        self.app.post_message(KBReloaded(errors=errors, hdc_was_ready=had_hdc, problems=reload_problems(health)))
 
-    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool) -> None:
+    def reloaded(self, errors: int, rerun: str, *, rebuild_hdc: bool, problems: str = "") -> None:
         self._set(reloading=False)
         self.indexes.reloaded(rebuild_hdc=rebuild_hdc)
         if errors:
             self.app.notify(
-                f"KB files changed: {counts_phrase(errors, 0)}; units that fail are withdrawn until fixed "
-                f"(see KB screen){rerun}",
+                f"KB files changed: {problems or counts_phrase(errors, 0)}{rerun}",
                 severity="warning",
                 timeout=8,
             )

@@ -44,11 +44,13 @@ class OpenUnit(Message):
 
 @dataclass
 class KBReloaded(Message):
-    """The KB files changed on disk and were re-read; `errors` counts error diagnostics.
+    """The KB files changed on disk and were re-read; `errors` counts error diagnostics, and
+    `problems` says what they are and what they do (`kb_lifecycle.reload_problems`).
     `hdc_was_ready`: the caller's HDC index existed before, so the new view's is rebuilt."""
 
     errors: int
     hdc_was_ready: bool = False
+    problems: str = ""
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.kernel.events import AttemptFinished, AttemptStarted, Event, IntentDetected, StageStarted
+from core.kernel.events import AttemptFinished, AttemptStarted, Backtracked, Event, IntentDetected, StageStarted
 from core.kernel.steering import Intervention
 
 
@@ -22,7 +22,18 @@ def describe_point(event: Event) -> str:
         return f"before {event.plugin} (stage {event.stage}, revision {event.revision})"
     if isinstance(event, StageStarted):
         return f"at the start of stage {event.stage} (revision {event.revision})"
+    if isinstance(event, Backtracked):
+        return f"after the L{event.level} backtrack: {_backtrack(event)}"
     return f"after {event.kind.replace('_', ' ')}"
+
+
+def _backtrack(event: Backtracked) -> str:
+    """A backtrack in the timeline's words (its row reads `↩ L1 next candidate after kb-fast (r0)`)."""
+    if event.level == 3:
+        return f"weak answer from revision {event.revision}" + (f" ({event.plugin})" if event.plugin else "")
+    if event.level == 2:
+        return f"replan after {event.plugin or 'the plan'} (revision {event.revision})"
+    return f"next candidate after {event.plugin or event.stage} (stage {event.stage}, revision {event.revision})"
 
 
 def rerun_reason(intervention: Intervention, events: Sequence[Event], *, live: bool) -> str:

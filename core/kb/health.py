@@ -64,9 +64,8 @@ def plural(count: int, word: str) -> str:
 def _rules_part(ruleset: RuleSet, errors: int) -> str | None:
     running = len(ruleset.rules)
     if not ruleset.file_valid:
-        return f"rules file invalid: running with {plural(running, 'rule')}" + (
-            " (the last good ones)" if running else ""
-        )
+        last_good = " (the last good one)" if running == 1 else " (the last good ones)" if running else ""
+        return f"rules file invalid: running with {plural(running, 'rule')}{last_good}"
     if not errors:
         return None
     declared = ruleset.declared if ruleset.declared is not None else running

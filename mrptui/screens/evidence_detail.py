@@ -289,7 +289,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
         c = self.candidate
         with Vertical(id="dialog", classes="dialog wide") as dialog:
             dialog.border_title = f"Why {c.id} scored {c.score:.3f}"
-            dialog.border_subtitle = "esc close · c copy id"
+            dialog.border_subtitle = "esc close · c copy id · u unit"
             with VerticalScroll(id="dialog-body"):
                 yield Static(score_markup(c, self.scored, self.retrieval, self.retrieval_source), id="detail-scores")
                 yield Static("\n[b]BM25 per term × field[/b]", classes="section")

@@ -133,7 +133,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if first:
             self._jump(0)
         elif search.done and not search.hits:
-            self.notify(f"no unit matches “{search.text}”", severity="warning")
+            self._no_match()
         self._render_title()
 
     @on(VirtualTable.RowHighlighted, "#kb-units")
@@ -179,8 +179,17 @@ file, restricted units included, whatever the caller. See docs/security.md.
         if search.matches:
             self._jump(0)
         elif search.text and search.done:
-            self.notify(f"no unit matches “{search.text}”", severity="warning")
+            self._no_match()
         self._render_title()
+
+    def _no_match(self) -> None:
+        # An author looking for a restricted or expired unit would otherwise read "no such unit";
+        # saying the view is the caller's tells them where to look, and nothing about what is outside it.
+        self.notify(
+            f"no unit in this caller's view matches “{self.unit_search.text}”"
+            " (units outside it, by Acl, Region or dates, are not listed)",
+            severity="warning",
+        )
 
     def _jump(self, to: int) -> None:
         self.query_one("#kb-units", VirtualTable).move_cursor(self.unit_search.step(to))

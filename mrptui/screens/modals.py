@@ -150,6 +150,8 @@ class IntentModal(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "apply", "Apply", id="intent.apply", tooltip="Check the Intent CNL and apply it"),
         Binding("escape", "cancel", "Cancel", id="intent.cancel", tooltip="Close without changing the run"),
+        # The question box's new-line key: a hand used to it there would otherwise press it here for nothing.
+        Binding("ctrl+j", "new_line", "New line", show=False, id="intent.newline", tooltip="Start a new line"),
     ]
 
     def __init__(self, cnl: str) -> None:
@@ -174,6 +176,9 @@ class IntentModal(ModalScreen[str | None]):
             self.query_one("#intent-problems", Static).update(f"[$error]{escape(chr(10).join(problems))}[/]")
             return
         self.dismiss(text)
+
+    def action_new_line(self) -> None:
+        self.query_one(TextArea).insert("\n")
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.infra.diagnostics import Diagnostic
-from core.kb.health import count_diagnostics, counts_phrase
+from core.kb.health import count_diagnostics, counts_phrase, plural
 from core.kernel.events import RuleStat
 from mrptui.clipboard import copy_text
 from mrptui.explorer import Explorer
@@ -117,7 +117,11 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         return cast(Explorer, self.app)
 
     def compose(self) -> ComposeResult:
-        yield Static("Rules", id="rules-title", classes="screen-title")
+        # As on the KB screen, the counts sit in their own cell at the right: a narrow terminal cuts
+        # the title with an ellipsis, never "rule file: no errors" down to "rule file: no".
+        with Horizontal(id="rules-header", classes="screen-title"):
+            yield Static("Rules", id="rules-title")
+            yield Static("", id="rules-counts")
         table: DataTable[object] = DataTable(id="rules-table", cursor_type="row", zebra_stripes=True)
         table.border_title = "Rules"
         yield table
@@ -188,9 +192,11 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         error_box.update("\n".join(("✗ " if d.is_error else "⚠ ") + escape(d.format()) for d in problems))
         error_box.display = bool(problems)
         fired_count = sum(1 for s in self.stats.values() if s.fired)
-        summary = [f"Rules · {len(self.rules)} rules"]
+        summary = [f"Rules · {plural(len(self.rules), 'rule')}"]
         if app.replay_without_kb:
-            summary = [f"Rules · no rule file (replaying a saved trace): the {len(self.rules)} rules it names"]
+            summary = [
+                f"Rules · no rule file (replaying a saved trace): the {plural(len(self.rules), 'rule')} it names"
+            ]
         if self.ran:
             summary.append(f"last run: {fired_count} fired, {len(self.rules) - fired_count} never fired")
         else:
@@ -198,8 +204,8 @@ fired, the first premise that matched nothing. Rule-file errors are listed with 
         # Counted as the KB screen and the status line count (core.kb.health), warnings apart from errors.
         errors, warnings = count_diagnostics(problems)
         tone = "$error" if errors else "$warning" if warnings else "$success"
-        summary.append(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")
         self.query_one("#rules-title", Static).update(" · ".join(summary))
+        self.query_one("#rules-counts", Static).update(f"[{tone}]rule file: {counts_phrase(errors, warnings)}[/]")
         self._render_detail()
 
     @property

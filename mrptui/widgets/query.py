@@ -12,6 +12,13 @@ from mrptui.history import QuestionHistory, history_path
 from mrptui.messages import QuerySubmitted
 
 PLACEHOLDER = "Ask a question — Enter runs it · ctrl+j new line · ctrl+s runs several lines · Esc leaves the box"
+# Shorter hints for a narrower box, longest first: the box shows the longest that fits whole, so
+# 80 columns never read a hint cut off after "runs several lines ·".
+NARROWER_PLACEHOLDERS = (
+    "Ask a question — Enter runs it · ctrl+j new line · Esc leaves the box",
+    "Ask a question — Enter runs it · Esc leaves the box",
+    "Ask a question — Enter runs it",
+)
 
 
 def normalise_question(text: str) -> str:
@@ -83,6 +90,8 @@ Type a question and press **Enter** to run the engine on it.
         self._shown = ""  # the text the walk put in the box: any edit ends the walk
         self._search: tuple[str, int] | None = None  # (term, index of the match shown)
         self._mounted_at = float("inf")
+        # Only the default hint has shorter forms.
+        self._placeholders = (placeholder, *NARROWER_PLACEHOLDERS) if placeholder == PLACEHOLDER else (placeholder,)
 
     # A handler of its own name: ScrollView's `on_mount` takes no event, and this one reads the
     # event's time.
@@ -90,6 +99,10 @@ Type a question and press **Enter** to run the engine on it.
     def _load_history(self, event: events.Mount) -> None:
         self.questions = QuestionHistory(history_path())
         self._mounted_at = event.time
+
+    def on_resize(self, event: events.Resize) -> None:
+        room = self.scrollable_content_region.width - 1  # the cursor's cell after the text
+        self.placeholder = next((hint for hint in self._placeholders if len(hint) <= room), self._placeholders[-1])
 
     @property
     def value(self) -> str:

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
+from core.kernel.events import Backtracked
 from mrptui.cli import main
+from mrptui.run_points import describe_point
 
 QUESTION = "What is Orion?"
 
@@ -52,3 +54,17 @@ def test_q_cancels_and_the_status_says_so(capsys, monkeypatch) -> None:
 def test_a_bad_break_spec_is_a_usage_error(capsys, monkeypatch, spec) -> None:
     code, _, err = _ask(capsys, monkeypatch, "", "--break", spec)
     assert code == 2 and "--break" in err
+
+
+@pytest.mark.parametrize(
+    ("level", "plugin", "said"),
+    [
+        (1, "kb-fast", "after the L1 backtrack: next candidate after kb-fast (stage kb, revision 0)"),
+        (2, "planner-default", "after the L2 backtrack: replan after planner-default (revision 0)"),
+        (3, "planner-default", "after the L3 backtrack: weak answer from revision 0 (planner-default)"),
+    ],
+)
+def test_a_hold_at_a_backtrack_is_said_as_the_timeline_says_it(level, plugin, said) -> None:
+    """Held at a backtrack, the status line and `--step` said "held after backtracked" (the event's kind)."""
+    event = Backtracked(level=level, stage="kb" if level == 1 else "plan", plugin=plugin, reason="…", revision=0)
+    assert describe_point(event) == said

@@ -120,7 +120,8 @@ async def test_file_change_reloads_and_shows_new_errors(app, session):
         app.lifecycle.poll()
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
-        assert any("1 error;" in n and "press r to re-run" in n for n in notes)
+        # On the KB screen `r` would start a question: the hint names keys that re-run from here.
+        assert any("1 KB error;" in n and "press / then F5 to re-run" in n for n in notes)
         listing = app.screen.query_one("#kb-diagnostics", OptionList)
         assert listing.option_count == 1 and "sample_kb/new.md:2:1" in str(listing.get_option_at_index(0).prompt)
         await pilot.press("ctrl+r")

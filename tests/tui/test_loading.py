@@ -223,7 +223,7 @@ async def test_a_reload_runs_in_a_worker_and_the_status_line_says_so_meanwhile()
         await until(pilot, lambda: "reloading" not in status(app), "the reload to end")
         await settle(pilot)
         assert session.reloads == 1 and app.kb_generation == 1
-        assert notes == ["KB files changed: 2 errors; units that fail are withdrawn until fixed (see KB screen)"]
+        assert notes == ["KB files changed: 2 KB errors; units that fail are withdrawn until fixed (see KB screen)"]
 
 
 class SlowWarmUpSession(FakeSession):

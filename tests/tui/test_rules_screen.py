@@ -54,7 +54,7 @@ async def test_rules_screen_counts_a_kept_rule_as_a_warning_not_an_error():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "R")
         screen = app.screen
-        assert plain_of(screen.query_one("#rules-title", Static)).endswith("rule file: 1 error, 1 warning")
+        assert plain_of(screen.query_one("#rules-counts", Static)) == "rule file: 1 error, 1 warning"
         lines = plain_of(screen.query_one("#rules-errors", Static)).splitlines()
         assert [line[0] for line in lines] == ["✗", "⚠"] and "last good version kept" in lines[1]
 
