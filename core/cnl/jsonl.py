@@ -212,7 +212,7 @@ def _fields(data: dict, file: str, number: int) -> dict:
     # BEIR's metadata is dropped, and nothing but `acl` holds a list: a permission key at any
     # depth below the top level would be dropped with it.
     for key, value in data.items():
-        for path, written, label in permission_keys(value, key):
+        for path, written, label in permission_keys(value, key, strings=_KEYS.get(squash_name(key)) == "metadata"):
             message = unread_message(written, label, f"at {path!r}, which is not read")
             problems.append(_problem(Code.PERMISSION_NOT_READ, message, file, number))
     if problems:

@@ -31,6 +31,7 @@ counts as a label:
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
@@ -111,11 +112,35 @@ _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
 _CELL_BARS = ("|", "\uff5c")
 _CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words, then any emphasis closing it, then a separator run.
-_NAMED = re.compile(r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)[ \t*_`~]*(?P<sep>[:=]+)")
+_NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
+_NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
+# A weak separator, in canonical form: a dash or an arrow between blanks, or a tab (`Region - EU`,
+# `Acl → staff`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173). What follows one must
+# read as the field's value (`_typed_value`), since prose uses dashes too.
+_WEAK_SEPARATOR = (
+    r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+)
+_WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
+# A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
+# after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
+_D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
+_DATE_VALUE = re.compile(
+    rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
+    rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
+)
+# Words that open prose, not a field's value: "Access: the north gate" is a story's sentence.
+_PROSE_OPENERS = frozenset(
+    "the a an this that these those some no his her its their our my your he she it they we i you there".split()
+)
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
 _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
-_ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a)")
+# Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
+# looked for by `_ASCII_WEAK`.
+_ASCII_BARE = re.compile(
+    r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|ex|em|not|pub)"
+)
+_ASCII_WEAK = re.compile(r"\t| -|->|=>| \| ")
 _PREFIX_CHARS = 160
 
 
@@ -186,12 +211,43 @@ def one_edit(word: str, target: str) -> bool:
 def permission_line(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) when a label stands at the
     start of `line` (or at a table row's cell), else None."""
-    if line.isascii() and ":" not in line and "=" not in line and "|" not in line and not _ASCII_BARE.match(line):
+    if (
+        line.isascii()
+        and ":" not in line
+        and "=" not in line
+        and "|" not in line
+        and not _ASCII_BARE.match(line)
+        and not _ASCII_WEAK.search(line, 0, _PREFIX_CHARS)
+    ):
         return None  # most lines: decided at C speed
     head = line[:_PREFIX_CHARS]
     if head.lstrip().startswith(_CELL_BARS):
         return _table_row(head)
     return label_at(head, _leader_end(head))
+
+
+_LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
+_MAX_LEAD_WORDS = 3
+_SENTENCE_GOES_ON = re.compile(r"[.!?][ \t]+\S")
+
+
+def permission_after_lead(line: str) -> tuple[str, str, int] | None:
+    """A label after a short leading token on a line of its own (`Note: Region: EU`, `FYI
+    Expires: 2020-01-01`, `Internal note — Acl - staff`): at most three words that are not an
+    article or a preposition, then a label as at a line start, its value running to the line's end
+    (`_form_label`'s own checks: a value, not prose)."""
+    at = _leader_end(line)
+    for _ in range(_MAX_LEAD_WORDS):
+        word = _LEAD_WORD.match(line, at)
+        if word is None or word.group().strip(" \t,;:").casefold() in PROSE_BEFORE_NAME:
+            return None
+        at = word.end()
+        at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
+        found = label_at(line[:_PREFIX_CHARS], at)
+        rest = line[at:]
+        if found is not None and len(rest.split()) <= _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS:
+            return None if _SENTENCE_GOES_ON.search(rest) else found
+    return None
 
 
 def _leader_end(text: str) -> int:
@@ -215,12 +271,18 @@ def label_at(text: str, at: int) -> tuple[str, str, int] | None:
 
 def _form_label(form: str) -> tuple[int, int, str] | None:
     """(start, end, field) of the label a canonical text starts with: a name and a separator,
-    or an unambiguous name and a short value."""
-    named = _NAMED.match(form)
-    if named is not None and len(named.group("name").split()) <= _MAX_NAME_WORDS:
-        label = permission_label(named.group("name"))
-        if label is not None:
-            return named.start("name"), named.end("name"), label
+    a name, a weak separator and a value of the field's type, a date field's name and a date, or
+    an unambiguous name and a short value."""
+    for pattern, weak in ((_NAMED, False), (_WEAK_NAMED, True)):
+        named = pattern.match(form)
+        if named is not None and len(named.group("name").split()) <= _MAX_NAME_WORDS:
+            name = named.group("name")
+            label = permission_label(name)
+            if label is not None and _typed_value(name, form[named.end() :], weak):
+                return named.start("name"), named.end("name"), label
+    dated = _dated_label(form)
+    if dated is not None:
+        return dated
     bare = _BARE.match(form)
     if bare is None:
         return None
@@ -229,6 +291,48 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
     if label is None or not rest or len(rest.split()) > _MAX_BARE_VALUE_WORDS or rest[-1] in ".!?":
         return None
     return bare.start(), bare.end(), label
+
+
+def _typed_value(name: str, value: str, weak: bool, prose_check: bool = False) -> bool:
+    """Whether `value`, after `name` and its separator, reads as a permission field's value. An
+    unambiguous name takes any value; so does a field's own name after `:`/`=`. An English word
+    (`Access`, `Audience`, `Expires`, or any name after a dash) is a label unless what follows is
+    prose: opening with an article or pronoun, or longer than a short value. A dash needs a value
+    after it; a colon does not (`Acl:` at the end of a line, its value on the next)."""
+    words = value.strip(" \t*_`~").split()
+    if not words:
+        return not weak
+    if _bare_label(name) is not None:
+        return True
+    if (
+        not weak
+        and not prose_check
+        and all(key not in SYNONYMS or SYNONYMS[key] == "Region" for key in name_keys(name))
+    ):
+        return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
+    return words[0].strip("\"'([{") not in _PROSE_OPENERS and len(words) <= _MAX_BARE_VALUE_WORDS
+
+
+def _dated_label(form: str) -> tuple[int, int, str] | None:
+    """A date field's name of up to four words and then a date, with no separator (`Expires
+    2020-01-01`, `Valid until 31/12/2020`)."""
+    words = list(re.finditer(r"[^\W_]+(?:[_.\-][^\W_]+)*", form[:_PREFIX_CHARS]))
+    for count, last in enumerate(words[:_MAX_NAME_WORDS], start=1):
+        name = form[words[0].start() : last.end()]
+        if words[0].start() != 0 or not re.fullmatch(r"[^\W_]+(?:[ \t_.\-]+[^\W_]+)*", name):
+            return None
+        label = permission_label(name)
+        if label in ("EffectiveFrom", "EffectiveTo") and _DATE_VALUE.match(form, _blank_end(form, last.end())):
+            return 0, last.end(), label
+        if count == _MAX_NAME_WORDS:
+            break
+    return None
+
+
+def _blank_end(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t*_`~":
+        at += 1
+    return at
 
 
 def _table_row(row: str) -> tuple[str, str, int] | None:
@@ -250,19 +354,24 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
-_INLINE_NAME = re.compile(
-    r"(?<![\w.\-/?&])(?P<name>(?:(?:effective|valid|not)[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`]*\Z"
-)
+_BLANK_AFTER = re.compile(r"[ \t]+\S")
+_INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:[^\W\d_]{2,12}[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`:=]*\Z")
+# A quoted name before a separator is a key (`{"region": "EU"}` in a text): any label counts.
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
+_QUOTED_KEY = re.compile(rf"[{_QUOTES}](?P<name>[^{_QUOTES}\n]{{1,48}})[{_QUOTES}][ \t]*\Z")
+# An HTML comment opens a label position inside a line (`… <!-- Region: EU -->`).
+_COMMENT_OPEN = re.compile(r"<!--+[ \t]*")
 _NAME_REACH = 48
 _ALNUM = re.compile(r"[\W_]")
+_DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
 
 
 def permission_inline(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) for the first unambiguous
     permission field written inside running prose `line`, else None."""
-    if line.isascii() and ":" not in line and "=" not in line:
+    if line.isascii() and ":" not in line and "=" not in line and not _ASCII_WEAK.search(line):
         return None
     return _inline(line, strict=False)
 
@@ -270,22 +379,51 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
 def permission_heading(text: str) -> tuple[str, str, int] | None:
     """`permission_inline` for a unit heading's text or a SOP id: not prose, so every label with
     a separator counts there (`## Context Unit x (Region: EU)`)."""
-    if text.isascii() and ":" not in text and "=" not in text:
+    if text.isascii() and ":" not in text and "=" not in text and not _ASCII_WEAK.search(text):
         return None
     return _inline(text, strict=True)
 
 
 def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
+    """The first label inside `line`: after an HTML comment's opener (a label position), or a
+    name before a separator. A weak separator (a dash or an arrow between blanks, a tab) and a
+    colon ending the line (the value on the next line) count after an unambiguous name only."""
+    if "<!--" in line:
+        for opener in _COMMENT_OPEN.finditer(line):
+            found = label_at(line, opener.end())
+            if found is not None:
+                return found
     for separator in _SEPARATOR_CANDIDATE.finditer(line):
         char, at = separator.group(), separator.start()
-        kind = char if char in ":=" else _read_as(char)
-        if kind not in (":", "=") or not _VALUE_AFTER.match(line, at + 1):
+        kind = _separator_kind(char)
+        if kind is None:
             continue
+        if kind == "weak":
+            at += len(char) - len(char.lstrip(" \t")) if char.strip() else 0
+            if not _BLANK_AFTER.match(line, separator.end()) and char != "\t":
+                continue
+        value = _VALUE_AFTER.match(line, at + 1) is not None
+        if kind != "weak" and not value and line[at + 1 :].strip():
+            continue  # `::`, `:/`, `=:`: not a separator and a value
         start = max(0, at - _NAME_REACH)
-        found = _name_before(line[start:at], kind, strict)
+        found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
         if found is not None:
             name, label, col = found
             return name, label, start + col
+    return None
+
+
+def _separator_kind(char: str) -> str | None:
+    """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
+    if char in (":", "="):
+        return char
+    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|")):
+        return "weak"
+    read = _read_as(char)
+    if read in (":", "="):
+        return read
+    if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
+        return "weak"
     return None
 
 
@@ -296,24 +434,91 @@ def _read_as(char: str) -> str:
     return canonical_forms(char)[0]
 
 
-def _name_before(head: str, kind: str, strict: bool) -> tuple[str, str, int] | None:
-    """The permission name `head` ends with (before a separator of `kind`), if any."""
+def _name_before(
+    head: str, kind: str, strict: bool, after: str, value: bool, separator: str = ":"
+) -> tuple[str, str, int] | None:
+    """The permission name `head` ends with (before a separator of `kind`, `after` following it,
+    `value` whether a value follows on the line), if any."""
     for index, form in enumerate(canonical_forms(head)):
-        match = _INLINE_NAME.search(form)
-        if match is None:
+        found = _quoted_key(head, form, index) if kind != "weak" else None
+        if found is None:
+            found = _named_before(form, kind, strict, after, value, separator)
+        if found is None:
             continue
-        name = match.group("name")
-        label = permission_label(name) if strict else _bare_label(name)
-        if label is None and not strict and kind == "=" and _ALNUM.sub("", name) in ("region", "regions"):
-            label = "Region"
-        if label is None:
-            continue
-        before = form[: match.start()].split()
-        if not strict and before and before[-1].strip("([{\"'") in PROSE_BEFORE_NAME:
-            continue
-        first = original_offset(head, match.start(), index)
+        match, label = found
+        first = original_offset(head, match.start("name"), index)
         last = original_offset(head, match.end("name") - 1, index) + 1
         return head[first:last], label, first + 1
+    return None
+
+
+def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] | None:
+    """A quoted name before the separator: a key (`{"region": "EU"}`), whatever the name."""
+    quoted = _QUOTED_KEY.search(form)
+    if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
+        return None  # a code span (`Region`: …) is Markdown prose naming the field, not a key
+    label = permission_label(quoted.group("name"))
+    return None if label is None else (quoted, label)
+
+
+def _named_before(
+    form: str, kind: str, strict: bool, after: str, value: bool, separator: str
+) -> tuple[re.Match[str], str] | None:
+    """The name (one word, or two: `Valid until`, `Expires on`) `form` ends with, and its field."""
+    match = _INLINE_NAME.search(form)
+    while match is not None:
+        label = _inline_label(match.group("name"), kind, strict, after, value, separator)
+        if label is not None:
+            before = form[: match.start()].split()
+            if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | _PROSE_OPENERS:
+                return match, label
+            return None  # "Edit the ACL: …", "a Region but no Acl:"
+        name = match.group("name")
+        if " " not in name.replace("\t", " "):
+            return None
+        # Two words, the first one of the sentence's: the second alone.
+        match = _INLINE_NAME.search(form, match.start("name") + len(name.split()[0]) + 1)
+    return None
+
+
+def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, separator: str) -> str | None:
+    """The field `name` stands for inside running text before a separator of `kind`."""
+    unambiguous = _bare_label(name)
+    if unambiguous is not None:
+        # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
+        opener = after.split()[:1]
+        return None if kind == "weak" and opener and opener[0].casefold() in _PROSE_OPENERS else unambiguous
+    if kind == "weak" or not value:
+        return None
+    label = permission_label(name)
+    if strict:
+        return label
+    if label is None:
+        return None
+    # `=`, or a look-alike of `:` (`Region： EU`): no sentence writes either after an English word,
+    # so any label name counts there when a value, not prose, follows.
+    if (kind == "=" or separator != ":") and _typed_value(name, after, weak=False, prose_check=True):
+        return label
+    # A date field's English name with a date after its separator (`FYI Expires: 2020-01-01`).
+    if label in _DATE_FIELDS and _DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
+        return label
+    return None
+
+
+_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")
+
+
+def permission_across(first: str, second: str) -> tuple[str, str, int] | None:
+    """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
+    2020-01-01`): found in the lines joined, when its name starts on the first line. (name,
+    field, 1-based column in `first`); None when there is none, or each line shows its own."""
+    if not _SPLIT_HINT.match(second.lstrip()):
+        return None  # no separator near the second line's start: nothing can join across
+    joined = f"{first.rstrip()} {second.lstrip()[:_PREFIX_CHARS]}"
+    for found in (permission_line(joined), permission_inline(joined)):
+        if found is not None and found[2] <= len(first.rstrip()):
+            alone = permission_line(first) or permission_inline(first)
+            return None if alone is not None else found
     return None
 
 

@@ -148,7 +148,9 @@ def statements(text: str, file: str) -> Iterator[Statement]:
             assert at is not None  # a line without an error has a token: the label, if only that
             error = _error(file, Code.MALFORMED_LINE, "expected a statement verb", at)
         verb = args[0].token if args and args[0].kind == "atom" else None
-        yield Statement(label, verb, tuple(args[1:]), error)
+        # A line opening with a string has no verb: the string is one of its tokens, which the
+        # fail-closed check reads (`"acl: staff"` alone on a line).
+        yield Statement(label, verb, tuple(args[1:] if verb is not None else args), error)
 
 
 def _verb(statement: Statement) -> Token:
@@ -253,7 +255,9 @@ def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
     for number, line in enumerate(source_lines(text), start=1):
         stripped = line.lstrip().lstrip("\ufffd")
         if stripped.startswith("#"):
-            hit, where = permission_comment(line), "in a comment"
+            # A field line, or an unambiguous name with its value after a leading word (`# note:
+            # acl: staff`); a comment that talks about permissions in English stays a comment.
+            hit, where = permission_comment(line) or permission_inline(line), "in a comment"
         elif stripped.startswith("```"):
             hit, where = _fence_label(line), "on a code-fence line"
         else:
@@ -305,7 +309,7 @@ def _statement_args(statement: Statement) -> list[Arg]:
 
 def _token_label(arg: Arg) -> str | None:
     if arg.kind == "string":
-        found = permission_inline(arg.token.text)
+        found = permission_line(arg.token.text) or permission_inline(arg.token.text)
         return found[1] if found else None
     tokens = arg.items if arg.kind == "list" else (arg.token,)
     return next(filter(None, (permission_label(at.text.strip(":=")) for at in tokens)), None)

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_inline, permission_label, unread_message
+from core.cnl.permissions import permission_across, permission_inline, permission_label, unread_message
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
@@ -202,8 +202,10 @@ class UnitDraft:
         """A permission field written inside another field's value (`Claim: … Acl: staff`,
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
-        for segment in segments:
+        for segment, after in zip(segments, [*segments[1:], None]):
             found = permission_inline(segment.text)
+            if found is None and after is not None:
+                found = permission_across(segment.text, after.text)  # `… Effective` / `  To: 2020-01-01`
             if found is None or any(d.line == segment.line and d.code in PERMISSION_CODES for d in self._diagnostics):
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
             written, label, col = found
