@@ -128,13 +128,8 @@ def _plain_unit(written_id: str, fields: str, file: str, line: int) -> Knowledge
     data: dict[str, Any] = {}
     for key, (_, value) in zip(keys, pairs):
         value = value.rstrip()
-        # `permission_inline`'s own first test, inlined: most values are ASCII with neither
-        # character (a look-alike colon `：` or a dash separator is not, so those ask it).
-        if (
-            key not in PERMISSION_FIELDS
-            and (":" in value or "=" in value or " -" in value or "\t" in value or not value.isascii())
-            and permission_inline(value) is not None
-        ):
+        # `permission_inline` answers most values (ASCII, no separator) at C speed.
+        if key not in PERMISSION_FIELDS and permission_inline(value) is not None:
             return None
         if key in LIST_FIELDS:
             written: Any = tuple(item for item in (part.strip() for part in value.split(",")) if item)

@@ -115,14 +115,16 @@ _CELL_SPLIT = re.compile("[|\uff5c]")
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash or an arrow between blanks, or a tab (`Region - EU`,
-# `Acl → staff`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173). What follows one must
+# `Acl → staff`, `Region | EU`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173, and `|` to
+# its look-alike `l`, so a lone `l` between blanks is a bar). What follows one must
 # read as the field's value (`_typed_value`), since prose uses dashes too.
 _WEAK_SEPARATOR = (
-    r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+    r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|l|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
 # after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
+_DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
 _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
 _DATE_VALUE = re.compile(
     rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
@@ -141,6 +143,8 @@ _ASCII_BARE = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|ex|em|not|pub)"
 )
 _ASCII_WEAK = re.compile(r"\t| -|->|=>| \| ")
+# A sentence that may close with a dated label (`… 4411. Expires 2020-01-01`).
+_ASCII_DATE_HINT = re.compile(r"[.!?;] +(?i:e[fx]|v|n|em|pu)[^.!?]*\d[^.!?]*\Z")
 _PREFIX_CHARS = 160
 
 
@@ -228,26 +232,40 @@ def permission_line(line: str) -> tuple[str, str, int] | None:
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
-_SENTENCE_GOES_ON = re.compile(r"[.!?][ \t]+\S")
+_SENTENCE_END = re.compile(r"[.!?;][\"')\]]*[ \t]+")
+_SENTENCE_GOES_ON = re.compile(r"[.!?][\"')\]]*[ \t]+[A-Z0-9]")  # another sentence after the value
 
 
 def permission_after_lead(line: str) -> tuple[str, str, int] | None:
     """A label after a short leading token on a line of its own (`Note: Region: EU`, `FYI
     Expires: 2020-01-01`, `Internal note — Acl - staff`): at most three words that are not an
-    article or a preposition, then a label as at a line start, its value running to the line's end
-    (`_form_label`'s own checks: a value, not prose)."""
-    at = _leader_end(line)
+    article or a preposition, then a closing label (`_closing_label`)."""
+    return _after_lead(line, _leader_end(line), lead_only=True)
+
+
+def _after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] | None:
+    """A closing label at `line[at]` (unless `lead_only`) or after up to three leading words."""
+    if not lead_only and (found := _closing_label(line, at)) is not None:
+        return found
     for _ in range(_MAX_LEAD_WORDS):
         word = _LEAD_WORD.match(line, at)
         if word is None or word.group().strip(" \t,;:").casefold() in PROSE_BEFORE_NAME:
             return None
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
-        found = label_at(line[:_PREFIX_CHARS], at)
-        rest = line[at:]
-        if found is not None and len(rest.split()) <= _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS:
-            return None if _SENTENCE_GOES_ON.search(rest) else found
+        found = _closing_label(line, at)
+        if found is not None:
+            return found
     return None
+
+
+def _closing_label(line: str, at: int) -> tuple[str, str, int] | None:
+    """A label at `line[at]` read as at a line start, whose value closes the line: short, and no
+    sentence after it (`… 4411. Region - EU`, but not `Region: EU. The vault …`)."""
+    rest = line[at:]
+    if len(rest.split()) > _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS or _SENTENCE_GOES_ON.search(rest):
+        return None
+    return label_at(line[:_PREFIX_CHARS] if at < _PREFIX_CHARS else line, at)
 
 
 def _leader_end(text: str) -> int:
@@ -296,33 +314,48 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
 def _typed_value(name: str, value: str, weak: bool, prose_check: bool = False) -> bool:
     """Whether `value`, after `name` and its separator, reads as a permission field's value. An
     unambiguous name takes any value; so does a field's own name after `:`/`=`. An English word
-    (`Access`, `Audience`, `Expires`, or any name after a dash) is a label unless what follows is
-    prose: opening with an article or pronoun, or longer than a short value. A dash needs a value
-    after it; a colon does not (`Acl:` at the end of a line, its value on the next)."""
+    (`Access`, `Audience`, `Expires`) is a label unless what follows is prose: opening with an
+    article, pronoun or preposition, or longer than a short value. After a weak separator (a dash,
+    an arrow, a tab) the value must also have the field's type: tags (`staff, support:eu`), a
+    region of at most three words, a date. A weak separator needs a value after it; a colon does
+    not (`Acl:` at the end of a line, its value on the next)."""
     words = value.strip(" \t*_`~").split()
     if not words:
         return not weak
     if _bare_label(name) is not None:
         return True
-    if (
-        not weak
-        and not prose_check
-        and all(key not in SYNONYMS or SYNONYMS[key] == "Region" for key in name_keys(name))
-    ):
+    label = permission_label(name)
+    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name))
+    if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
-    return words[0].strip("\"'([{") not in _PROSE_OPENERS and len(words) <= _MAX_BARE_VALUE_WORDS
+    opener = words[0].strip("\"'([{").casefold()
+    if opener in _PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > _MAX_BARE_VALUE_WORDS:
+        return False
+    if not weak:
+        return True
+    if label == "Acl":
+        return all(len(item.split()) == 1 for item in " ".join(words).split(","))
+    if label == "Region":
+        return len(words) <= 3
+    return _ends_with_date(canonical_forms(" ".join(words))[0], 0)
+
+
+def _ends_with_date(form: str, at: int) -> bool:
+    """Whether `form` holds a date at `at` and nothing after it but closing punctuation."""
+    date = _DATE_VALUE.match(form, at)
+    return date is not None and not form[date.end() :].strip(" \t.,;*_`~)]")
 
 
 def _dated_label(form: str) -> tuple[int, int, str] | None:
-    """A date field's name of up to four words and then a date, with no separator (`Expires
-    2020-01-01`, `Valid until 31/12/2020`)."""
+    """A date field's name of up to four words and then a date ending the line, with no
+    separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
     words = list(re.finditer(r"[^\W_]+(?:[_.\-][^\W_]+)*", form[:_PREFIX_CHARS]))
     for count, last in enumerate(words[:_MAX_NAME_WORDS], start=1):
         name = form[words[0].start() : last.end()]
         if words[0].start() != 0 or not re.fullmatch(r"[^\W_]+(?:[ \t_.\-]+[^\W_]+)*", name):
             return None
         label = permission_label(name)
-        if label in ("EffectiveFrom", "EffectiveTo") and _DATE_VALUE.match(form, _blank_end(form, last.end())):
+        if label in _DATE_FIELDS and _ends_with_date(form, _blank_end(form, last.end())):
             return 0, last.end(), label
         if count == _MAX_NAME_WORDS:
             break
@@ -365,13 +398,17 @@ _QUOTED_KEY = re.compile(rf"[{_QUOTES}](?P<name>[^{_QUOTES}\n]{{1,48}})[{_QUOTES
 _COMMENT_OPEN = re.compile(r"<!--+[ \t]*")
 _NAME_REACH = 48
 _ALNUM = re.compile(r"[\W_]")
-_DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
+
+
+def may_hold_label(text: str) -> bool:
+    """False for text no label can be in: ASCII with no separator of any kind (most prose)."""
+    return not text.isascii() or ":" in text or "=" in text or _ASCII_WEAK.search(text) is not None
 
 
 def permission_inline(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) for the first unambiguous
     permission field written inside running prose `line`, else None."""
-    if line.isascii() and ":" not in line and "=" not in line and not _ASCII_WEAK.search(line):
+    if not may_hold_label(line) and not _ASCII_DATE_HINT.search(line):
         return None
     return _inline(line, strict=False)
 
@@ -379,7 +416,7 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
 def permission_heading(text: str) -> tuple[str, str, int] | None:
     """`permission_inline` for a unit heading's text or a SOP id: not prose, so every label with
     a separator counts there (`## Context Unit x (Region: EU)`)."""
-    if text.isascii() and ":" not in text and "=" not in text and not _ASCII_WEAK.search(text):
+    if not may_hold_label(text):
         return None
     return _inline(text, strict=True)
 
@@ -391,6 +428,13 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
     if "<!--" in line:
         for opener in _COMMENT_OPEN.finditer(line):
             found = label_at(line, opener.end())
+            if found is not None:
+                return found
+    if not strict:
+        # A sentence's start is a line's start when what follows closes the text: a label
+        # written as the last "sentence" (`The code is 4411. Region - EU`, `… Note: Region: EU`).
+        for end in _SENTENCE_END.finditer(line, max(0, len(line) - 2 * _PREFIX_CHARS)):
+            found = _after_lead(line, end.end(), lead_only=False)
             if found is not None:
                 return found
     for separator in _SEPARATOR_CANDIDATE.finditer(line):

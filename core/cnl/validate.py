@@ -198,6 +198,11 @@ class UnitDraft:
             self._check_inline(key, items)
         self._fields[key] = _Field(name, tuple(items), tuple(item.text for item in items))
 
+    def check_text(self, key: str, segments: Sequence[Token]) -> None:
+        """The check `add_text` makes on a field's value, for text the reader reshaped before
+        handing it over (JSON Lines squashes a text's tabs and line breaks: `Acl<TAB>staff`)."""
+        self._check_inline(key, segments)
+
     def _check_inline(self, key: str, segments: Sequence[Token]) -> None:
         """A permission field written inside another field's value (`Claim: … Acl: staff`,
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
