@@ -174,7 +174,7 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         "text" if record.text.strip() else "title",
     )
     for key, raw in (("title", record.title), ("text", record.text)):
-        if raw.strip() and raw != " ".join(raw.split()):
+        if "\t" in raw or "\n" in raw or "\r" in raw:
             # Squashed above: a separator that was a tab or a line break is read as written.
             lines = _raw_lines(raw, number, line, data, key)
             for later in lines[1:]:  # a line of the text starts where a label may stand

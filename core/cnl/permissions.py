@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
@@ -125,6 +126,7 @@ _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
 # after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
 _DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
+_DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`), or two
 _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
 _DATE_VALUE = re.compile(
     rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
@@ -144,7 +146,7 @@ _ASCII_BARE = re.compile(
 )
 _ASCII_WEAK = re.compile(r"\t| -|->|=>| \| ")
 # A sentence that may close with a dated label (`… 4411. Expires 2020-01-01`).
-_ASCII_DATE_HINT = re.compile(r"[.!?;] +(?i:e[fx]|v|n|em|pu)[^.!?]*\d[^.!?]*\Z")
+_ASCII_DATE_HINT = re.compile(r"[.!?;] +(?i:eff|exp|val|not |emb|pub)[^.!?]*\d[^.!?]*\Z")
 _PREFIX_CHARS = 160
 
 
@@ -184,6 +186,7 @@ def _classify(key: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=8192)
 def _bare_label(name: str) -> str | None:
     """The field an unambiguous name stands for with no separator after it."""
     for key in name_keys(name):
@@ -212,22 +215,45 @@ def one_edit(word: str, target: str) -> bool:
     return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
+def _no_label_start(text: str) -> bool:
+    """True when no label can start `text`: ASCII with no separator of any kind and no name a
+    bare or dated label starts with (most lines), decided at C speed."""
+    return (
+        text.isascii()
+        and ":" not in text
+        and "=" not in text
+        and "|" not in text
+        and not _ASCII_BARE.match(text)
+        and not _ASCII_WEAK.search(text, 0, _PREFIX_CHARS)
+    )
+
+
 def permission_line(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) when a label stands at the
     start of `line` (or at a table row's cell), else None."""
-    if (
-        line.isascii()
-        and ":" not in line
-        and "=" not in line
-        and "|" not in line
-        and not _ASCII_BARE.match(line)
-        and not _ASCII_WEAK.search(line, 0, _PREFIX_CHARS)
-    ):
+    if _no_label_start(line):
         return None  # most lines: decided at C speed
+    if _RIGHT_TO_LEFT_OVERRIDE in line:
+        return _in_display_order(line, permission_line)
     head = line[:_PREFIX_CHARS]
     if head.lstrip().startswith(_CELL_BARS):
         return _table_row(head)
     return label_at(head, _leader_end(head))
+
+
+# U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
+# the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
+# in the order it is shown as well as in the order it is stored.
+_RIGHT_TO_LEFT_OVERRIDE = "\u202e"
+_OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
+
+
+def _in_display_order(line: str, find: Callable[[str], tuple[str, str, int] | None]) -> tuple[str, str, int] | None:
+    """`find` on `line` as stored, else on `line` as shown (columns are then the shown text's)."""
+    stored = find(line.replace(_RIGHT_TO_LEFT_OVERRIDE, ""))
+    if stored is not None:
+        return stored
+    return find(_OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line))
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
@@ -249,8 +275,9 @@ def _after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] 
         return found
     for _ in range(_MAX_LEAD_WORDS):
         word = _LEAD_WORD.match(line, at)
-        if word is None or word.group().strip(" \t,;:").casefold() in PROSE_BEFORE_NAME:
-            return None
+        lead = word.group().strip(" \t,;:").casefold() if word is not None else ""
+        if word is None or lead in PROSE_BEFORE_NAME or lead in _PROSE_OPENERS:
+            return None  # "No acl and no region: …" names the fields in a sentence
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
         found = _closing_label(line, at)
@@ -263,12 +290,21 @@ def _closing_label(line: str, at: int) -> tuple[str, str, int] | None:
     """A label at `line[at]` read as at a line start, whose value closes the line: short, and no
     sentence after it (`… 4411. Region - EU`, but not `Region: EU. The vault …`)."""
     rest = line[at:]
-    if len(rest.split()) > _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS or _SENTENCE_GOES_ON.search(rest):
+    if (
+        _no_label_start(rest)
+        or rest.count(" ") >= 2 * (_MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS)
+        or len(rest.split()) > _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS
+        or _SENTENCE_GOES_ON.search(rest)
+    ):
         return None
     return label_at(line[:_PREFIX_CHARS] if at < _PREFIX_CHARS else line, at)
 
 
 def _leader_end(text: str) -> int:
+    text = text[:_PREFIX_CHARS]
+    if not text.isascii():
+        # A sign NFKC reads as a letter (`Ⓐ`, category So) starts the name, not the leader.
+        text = "".join("a" if not c.isascii() and _reads_as_letter(c) else c for c in text)
     leader = _LEADER.match(text)
     assert leader is not None  # `*` matches the empty string
     return leader.end()
@@ -349,6 +385,8 @@ def _ends_with_date(form: str, at: int) -> bool:
 def _dated_label(form: str) -> tuple[int, int, str] | None:
     """A date field's name of up to four words and then a date ending the line, with no
     separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
+    if not _DIGIT.search(form, 0, _PREFIX_CHARS):
+        return None
     words = list(re.finditer(r"[^\W_]+(?:[_.\-][^\W_]+)*", form[:_PREFIX_CHARS]))
     for count, last in enumerate(words[:_MAX_NAME_WORDS], start=1):
         name = form[words[0].start() : last.end()]
@@ -410,6 +448,8 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
     permission field written inside running prose `line`, else None."""
     if not may_hold_label(line) and not _ASCII_DATE_HINT.search(line):
         return None
+    if _RIGHT_TO_LEFT_OVERRIDE in line:
+        return _in_display_order(line, permission_inline)
     return _inline(line, strict=False)
 
 
@@ -433,7 +473,10 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
     if not strict:
         # A sentence's start is a line's start when what follows closes the text: a label
         # written as the last "sentence" (`The code is 4411. Region - EU`, `… Note: Region: EU`).
-        for end in _SENTENCE_END.finditer(line, max(0, len(line) - 2 * _PREFIX_CHARS)):
+        # Only the last sentences can close the text (`Acl. staff` ends two "sentences").
+        for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - _PREFIX_CHARS)))[-2:]:
+            if line.count(" ", end.end()) > 2 * (_MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS):
+                continue
             found = _after_lead(line, end.end(), lead_only=False)
             if found is not None:
                 return found
@@ -446,6 +489,8 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
             at += len(char) - len(char.lstrip(" \t")) if char.strip() else 0
             if not _BLANK_AFTER.match(line, separator.end()) and char != "\t":
                 continue
+            if not line[max(0, at - 4) : at].rstrip(" \t*_`")[-1:].isalpha():
+                continue  # `3 - 4`, `(a) – b`: only a name ends right before a weak separator
         value = _VALUE_AFTER.match(line, at + 1) is not None
         if kind != "weak" and not value and line[at + 1 :].strip():
             continue  # `::`, `:/`, `=:`: not a separator and a value
@@ -457,6 +502,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
     return None
 
 
+@lru_cache(maxsize=4096)
 def _separator_kind(char: str) -> str | None:
     """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
     if char in (":", "="):
@@ -469,6 +515,11 @@ def _separator_kind(char: str) -> str | None:
     if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
         return "weak"
     return None
+
+
+@lru_cache(maxsize=4096)
+def _reads_as_letter(char: str) -> bool:
+    return any(c.isalnum() for c in canonical_forms(char)[-1])
 
 
 @lru_cache(maxsize=4096)
