@@ -36,7 +36,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.text.words import PROSE_BEFORE_NAME
+from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
 # Canonical keys that are never an English word: a label wherever a name may stand, even with no
@@ -131,10 +131,6 @@ _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l
 _DATE_VALUE = re.compile(
     rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
     rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
-)
-# Words that open prose, not a field's value: "Access: the north gate" is a story's sentence.
-_PROSE_OPENERS = frozenset(
-    "the a an this that these those some no his her its their our my your he she it they we i you there".split()
 )
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
 _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
@@ -276,7 +272,7 @@ def _after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] 
     for _ in range(_MAX_LEAD_WORDS):
         word = _LEAD_WORD.match(line, at)
         lead = word.group().strip(" \t,;:").casefold() if word is not None else ""
-        if word is None or lead in PROSE_BEFORE_NAME or lead in _PROSE_OPENERS:
+        if word is None or lead in PROSE_BEFORE_NAME or lead in PROSE_OPENERS:
             return None  # "No acl and no region: …" names the fields in a sentence
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
@@ -365,7 +361,7 @@ def _typed_value(name: str, value: str, weak: bool, prose_check: bool = False) -
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()
-    if opener in _PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > _MAX_BARE_VALUE_WORDS:
+    if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > _MAX_BARE_VALUE_WORDS:
         return False
     if not weak:
         return True
@@ -565,7 +561,7 @@ def _named_before(
         label = _inline_label(match.group("name"), kind, strict, after, value, separator)
         if label is not None:
             before = form[: match.start()].split()
-            if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | _PROSE_OPENERS:
+            if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | PROSE_OPENERS:
                 return match, label
             return None  # "Edit the ACL: …", "a Region but no Acl:"
         name = match.group("name")
@@ -582,7 +578,7 @@ def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, s
     if unambiguous is not None:
         # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
         opener = after.split()[:1]
-        return None if kind == "weak" and opener and opener[0].casefold() in _PROSE_OPENERS else unambiguous
+        return None if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS else unambiguous
     if kind == "weak" or not value:
         return None
     label = permission_label(name)

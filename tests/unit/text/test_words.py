@@ -23,6 +23,7 @@ ALLOWED = {
     ("memory/referents.py", "FEATURES"),  # names of the referent model's features (its weights' keys)
     ("memory/position.py", "BUCKETS"),  # names of the position model's buckets (its weights' keys)
     ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
+    ("cnl/json_keys.py", "_PAIR_NAMES"),  # keys that name the field of a pair object ({"key": "acl", …})
     ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
     ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
     ("cnl/permissions.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
