@@ -39,6 +39,7 @@ def loads_unique(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_unique_pairs)
 
 
+_URL = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s]*", re.IGNORECASE)
 # A mapping written as an object per pair (`{"key": "acl", "value": "staff"}`).
 _PAIR_NAMES = ("key", "name", "field", "attribute", "property")
 
@@ -81,7 +82,9 @@ def _string_labels(text: str, path: str, strings: bool) -> Iterator[tuple[str, s
         if isinstance(inner, (dict, list)):
             yield from permission_keys(inner, f"{path}(JSON text)", strings=strings)
             return
-    found = (permission_line(text) or permission_inline(text)) if strings else None
+    if not strings or _URL.fullmatch(text):
+        return  # a URL (BEIR's `metadata.url`) is a value, never a label
+    found = permission_line(text) or permission_inline(text)
     if found is not None:
         yield path, found[0], found[1]
 

@@ -138,11 +138,13 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
 _ASCII_BARE = re.compile(
-    r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|ex|em|not|pub)"
+    r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
 )
-_ASCII_WEAK = re.compile(r"\t| -|->|=>| \| ")
-# A sentence that may close with a dated label (`… 4411. Expires 2020-01-01`).
-_ASCII_DATE_HINT = re.compile(r"[.!?;] +(?i:eff|exp|val|not |emb|pub)[^.!?]*\d[^.!?]*\Z")
+_ASCII_WEAK = re.compile(r"\t|[^\W_][*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
+# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
+_ASCII_CLOSING_HINT = re.compile(
+    r"[.!?;][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
+)
 _PREFIX_CHARS = 160
 
 
@@ -424,6 +426,7 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
 _SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
+_REST_BLANK = re.compile(r"[ \t]*\Z")
 _INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:[^\W\d_]{2,12}[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`:=]*\Z")
 # A quoted name before a separator is a key (`{"region": "EU"}` in a text): any label counts.
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
@@ -442,7 +445,7 @@ def may_hold_label(text: str) -> bool:
 def permission_inline(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) for the first unambiguous
     permission field written inside running prose `line`, else None."""
-    if not may_hold_label(line) and not _ASCII_DATE_HINT.search(line):
+    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
         return None
     if _RIGHT_TO_LEFT_OVERRIDE in line:
         return _in_display_order(line, permission_inline)
@@ -488,7 +491,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
             if not line[max(0, at - 4) : at].rstrip(" \t*_`")[-1:].isalpha():
                 continue  # `3 - 4`, `(a) – b`: only a name ends right before a weak separator
         value = _VALUE_AFTER.match(line, at + 1) is not None
-        if kind != "weak" and not value and line[at + 1 :].strip():
+        if kind != "weak" and not value and not _REST_BLANK.match(line, at + 1):
             continue  # `::`, `:/`, `=:`: not a separator and a value
         start = max(0, at - _NAME_REACH)
         found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
@@ -545,7 +548,7 @@ def _name_before(
 
 def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] | None:
     """A quoted name before the separator: a key (`{"region": "EU"}`), whatever the name."""
-    quoted = _QUOTED_KEY.search(form)
+    quoted = _QUOTED_KEY.search(form) if form.rstrip(" \t")[-1:] in _QUOTES else None
     if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
         return None  # a code span (`Region`: …) is Markdown prose naming the field, not a key
     label = permission_label(quoted.group("name"))
