@@ -11,21 +11,23 @@ restrict. So every format names its *label positions* and asks here whether a la
 - `permission_heading`: a unit heading's text (`## Context Unit x (Acl: staff)`, a SOP id);
 - `permission_inline`: running prose, where only the unambiguous names count.
 
-A name is compared in its canonical form (core/cnl/canonical.py: NFKC, default-ignorables
-removed, case folded, UTS #39 confusable prototypes) with every character but letters and digits
-dropped, so `ACL`, `A.C.L.`, `Аcl` (Cyrillic А), `Ac\u3164l`, `Effective-To` are one name. What
-counts as a label:
+What a name and a value read as is core/cnl/permission_names.py's business. What counts as a label
+here, by position:
 
-- at a label position, followed by a separator whose canonical form is `:` or `=` (`Acl：`,
-  `Acl∶`, `Acl꞉`, `Region =`): a permission field's name, its plural, a name within one edit of
-  `Region`, `EffectiveFrom` or `EffectiveTo` (a transposed or doubled letter of `Acl`), a name
-  starting `effective`, `valid` or `expir`, or a synonym (`SYNONYMS`);
-- at a label position with no such separator (`Acl staff`, `Acl፡ staff`): the unambiguous names
-  only (`UNAMBIGUOUS`) written as one token, then a short value (at most six words, not ending a
-  sentence); English words (`Region`, `Audience`, `valid to`) need a separator;
-- inside running prose: an unambiguous name directly before `:` or `=` and a value (`Note — acl:
-  staff`), not after an article or preposition ("Edit the ACL: …"), not in a URL's query; and
-  `region` only before `=` (`(Region=EU)`): "… grouped into four regions: Finland, …" is prose.
+- at a label position, a name followed by a separator whose canonical form is `:` or `=` (`Acl：`,
+  `Acl∶`, `Region =`), or by a weak one (a dash, an arrow or a bar between blanks, a tab: `Region -
+  EU`, `Audience — staff`) and a value of the field's type; a date field's name and a date closing
+  the line (`Expires 2020-01-01`); an unambiguous name written as one token and a short value
+  (`Acl staff`);
+- inside running prose: an unambiguous name before a separator (`Note — acl: staff`, `… Acl ->
+  staff`, `… Acl:` with its value on the next line), any name before `=` or a look-alike of `:`,
+  a quoted key (`{"region": "EU"}`), a date field's name before `:` and a date; after an HTML
+  comment's `<!--`, and at the start of the text's last sentence (or after up to three leading
+  words there) when the label's value closes the text (`… 4471. Region - EU`); not after an
+  article, pronoun or preposition ("Edit the ACL: …"), not in a URL's query;
+- `permission_after_lead`: a line's label after a short leading token (`Note: Region: EU`);
+- `permission_across`: a label split over two lines;
+- a line holding U+202E RIGHT-TO-LEFT OVERRIDE is read as stored and as shown.
 """
 
 from __future__ import annotations
@@ -36,76 +38,21 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
+from core.cnl.permission_names import (
+    DATE_FIELDS,
+    DATE_VALUE,
+    DIGIT,
+    MAX_NAME_WORDS,
+    MAX_VALUE_WORDS,
+    bare_label,
+    blank_end,
+    ends_with_date,
+    fold,
+    permission_label,
+    typed_value,
+)
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
-FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
-# Canonical keys that are never an English word: a label wherever a name may stand, even with no
-# separator, and inside running prose.
-UNAMBIGUOUS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "acl",
-            "acls",
-            "acll",
-            "alc",
-            "acllist",
-            "acltag",
-            "acltags",
-            "accesscontrollist",
-            "accesscontrol",
-            "accesslist",
-            "accesstags",
-        ),
-        "Acl",
-    ),
-    **dict.fromkeys(("effectivefrom", "validfrom", "effectivestart", "effectivesince"), "EffectiveFrom"),
-    **dict.fromkeys(
-        ("effectiveto", "effectiveuntil", "effectivetill", "effectiveend", "validuntil", "validtill", "validthrough"),
-        "EffectiveTo",
-    ),
-}
-# Words that are a permission field only at a label position with a separator (`Audience: staff`).
-SYNONYMS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "tag",
-            "tags",
-            "audience",
-            "audiences",
-            "visibility",
-            "visibleto",
-            "group",
-            "groups",
-            "roles",
-            "allowed",
-            "allowedgroups",
-            "allowedroles",
-            "allowedtags",
-            "allowedusers",
-            "permission",
-            "permissions",
-            "access",
-            "accessgroups",
-            "restrictedto",
-            "clearance",
-            "readers",
-        ),
-        "Acl",
-    ),
-    **dict.fromkeys(("region", "regions"), "Region"),
-    **dict.fromkeys(
-        ("effective", "effectivedate", "embargo", "embargountil", "publishfrom", "notbefore"), "EffectiveFrom"
-    ),
-    **dict.fromkeys(
-        ("expires", "expiry", "expiration", "expirationdate", "expireson", "expireby", "validto", "notafter"),
-        "EffectiveTo",
-    ),
-}
-_NEAR = {"region": "Region", "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
-_DATE_PREFIXES = ("effective", "valid", "expir")
-_DATE_ENDS = ("to", "until", "till", "through", "thru", "end", "ends", "expires", "after")
-_MAX_NAME_WORDS = 4
-_MAX_BARE_VALUE_WORDS = 6
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
 # characters), list numbers and task boxes, in any order.
@@ -118,20 +65,11 @@ _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash or an arrow between blanks, or a tab (`Region - EU`,
 # `Acl → staff`, `Region | EU`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173, and `|` to
 # its look-alike `l`, so a lone `l` between blanks is a bar). What follows one must
-# read as the field's value (`_typed_value`), since prose uses dashes too.
+# read as the field's value (`typed_value`), since prose uses dashes too.
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|l|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
-# A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
-# after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
-_DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
-_DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`), or two
-_D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
-_DATE_VALUE = re.compile(
-    rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
-    rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
-)
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
 _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
@@ -146,71 +84,6 @@ _ASCII_CLOSING_HINT = re.compile(
     r"[.!?;][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
 )
 _PREFIX_CHARS = 160
-
-
-@lru_cache(maxsize=8192)
-def name_keys(name: str) -> tuple[str, ...]:
-    """The canonical keys of a written name: its canonical forms, letters and digits only. Cached:
-    a file's field names repeat on every unit (a 1 MB file of `Claim:` lines asked 222k times)."""
-    return tuple(dict.fromkeys("".join(c for c in form if c.isalnum()) for form in canonical_forms(name)))
-
-
-def fold(name: str) -> str:
-    return name_keys(name)[0]
-
-
-@lru_cache(maxsize=8192)
-def permission_label(name: str) -> str | None:
-    """The permission field (`Acl`, `Region`, `EffectiveFrom`, `EffectiveTo`) a name written at a
-    label position with a separator reads like, or None."""
-    for key in name_keys(name):
-        label = _classify(key)
-        if label is not None:
-            return label
-    return None
-
-
-def _classify(key: str) -> str | None:
-    if not key or not key[0].isalpha():
-        return None
-    found = UNAMBIGUOUS.get(key) or SYNONYMS.get(key)
-    if found is not None:
-        return found
-    if key.startswith(_DATE_PREFIXES):
-        return "EffectiveTo" if key.endswith(_DATE_ENDS) else "EffectiveFrom"
-    for near, label in _NEAR.items():
-        if one_edit(key, near):
-            return label
-    return None
-
-
-@lru_cache(maxsize=8192)
-def _bare_label(name: str) -> str | None:
-    """The field an unambiguous name stands for with no separator after it."""
-    for key in name_keys(name):
-        found = UNAMBIGUOUS.get(key)
-        if found is None and len(key) > 6:
-            found = next((label for near, label in _NEAR.items() if len(near) > 6 and one_edit(key, near)), None)
-        if found is not None:
-            return found
-    return None
-
-
-def one_edit(word: str, target: str) -> bool:
-    """Whether `word` is `target` with one letter inserted, deleted, replaced, or two adjacent
-    letters swapped (Damerau-Levenshtein distance 1)."""
-    if word == target or abs(len(word) - len(target)) > 1:
-        return False
-    if len(word) == len(target):
-        diffs = [i for i, (a, b) in enumerate(zip(word, target)) if a != b]
-        return len(diffs) == 1 or (
-            len(diffs) == 2
-            and diffs[1] == diffs[0] + 1
-            and word[diffs[0]] == target[diffs[1]]
-            and word[diffs[1]] == target[diffs[0]]
-        )
-    short, long = sorted((word, target), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 def _no_label_start(text: str) -> bool:
@@ -290,8 +163,8 @@ def _closing_label(line: str, at: int) -> tuple[str, str, int] | None:
     rest = line[at:]
     if (
         _no_label_start(rest)
-        or rest.count(" ") >= 2 * (_MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS)
-        or len(rest.split()) > _MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS
+        or rest.count(" ") >= 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS)
+        or len(rest.split()) > MAX_NAME_WORDS + MAX_VALUE_WORDS
         or _SENTENCE_GOES_ON.search(rest)
     ):
         return None
@@ -327,10 +200,10 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
     an unambiguous name and a short value."""
     for pattern, weak in ((_NAMED, False), (_WEAK_NAMED, True)):
         named = pattern.match(form)
-        if named is not None and len(named.group("name").split()) <= _MAX_NAME_WORDS:
+        if named is not None and len(named.group("name").split()) <= MAX_NAME_WORDS:
             name = named.group("name")
             label = permission_label(name)
-            if label is not None and _typed_value(name, form[named.end() :], weak):
+            if label is not None and typed_value(name, form[named.end() :], weak):
                 return named.start("name"), named.end("name"), label
     dated = _dated_label(form)
     if dated is not None:
@@ -338,70 +211,29 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
     bare = _BARE.match(form)
     if bare is None:
         return None
-    label = _bare_label(bare.group())
+    label = bare_label(bare.group())
     rest = form[bare.end() :].strip(" \t*_`~")
-    if label is None or not rest or len(rest.split()) > _MAX_BARE_VALUE_WORDS or rest[-1] in ".!?":
+    if label is None or not rest or len(rest.split()) > MAX_VALUE_WORDS or rest[-1] in ".!?":
         return None
     return bare.start(), bare.end(), label
-
-
-def _typed_value(name: str, value: str, weak: bool, prose_check: bool = False) -> bool:
-    """Whether `value`, after `name` and its separator, reads as a permission field's value. An
-    unambiguous name takes any value; so does a field's own name after `:`/`=`. An English word
-    (`Access`, `Audience`, `Expires`) is a label unless what follows is prose: opening with an
-    article, pronoun or preposition, or longer than a short value. After a weak separator (a dash,
-    an arrow, a tab) the value must also have the field's type: tags (`staff, support:eu`), a
-    region of at most three words, a date. A weak separator needs a value after it; a colon does
-    not (`Acl:` at the end of a line, its value on the next)."""
-    words = value.strip(" \t*_`~").split()
-    if not words:
-        return not weak
-    if _bare_label(name) is not None:
-        return True
-    label = permission_label(name)
-    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name))
-    if not weak and not prose_check and not synonym:
-        return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
-    opener = words[0].strip("\"'([{").casefold()
-    if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > _MAX_BARE_VALUE_WORDS:
-        return False
-    if not weak:
-        return True
-    if label == "Acl":
-        return all(len(item.split()) == 1 for item in " ".join(words).split(","))
-    if label == "Region":
-        return len(words) <= 3
-    return _ends_with_date(canonical_forms(" ".join(words))[0], 0)
-
-
-def _ends_with_date(form: str, at: int) -> bool:
-    """Whether `form` holds a date at `at` and nothing after it but closing punctuation."""
-    date = _DATE_VALUE.match(form, at)
-    return date is not None and not form[date.end() :].strip(" \t.,;*_`~)]")
 
 
 def _dated_label(form: str) -> tuple[int, int, str] | None:
     """A date field's name of up to four words and then a date ending the line, with no
     separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
-    if not _DIGIT.search(form, 0, _PREFIX_CHARS):
+    if not DIGIT.search(form, 0, _PREFIX_CHARS):
         return None
     words = list(re.finditer(r"[^\W_]+(?:[_.\-][^\W_]+)*", form[:_PREFIX_CHARS]))
-    for count, last in enumerate(words[:_MAX_NAME_WORDS], start=1):
+    for count, last in enumerate(words[:MAX_NAME_WORDS], start=1):
         name = form[words[0].start() : last.end()]
         if words[0].start() != 0 or not re.fullmatch(r"[^\W_]+(?:[ \t_.\-]+[^\W_]+)*", name):
             return None
         label = permission_label(name)
-        if label in _DATE_FIELDS and _ends_with_date(form, _blank_end(form, last.end())):
+        if label in DATE_FIELDS and ends_with_date(form, blank_end(form, last.end())):
             return 0, last.end(), label
-        if count == _MAX_NAME_WORDS:
+        if count == MAX_NAME_WORDS:
             break
     return None
-
-
-def _blank_end(text: str, at: int) -> int:
-    while at < len(text) and text[at] in " \t*_`~":
-        at += 1
-    return at
 
 
 def _table_row(row: str) -> tuple[str, str, int] | None:
@@ -410,7 +242,7 @@ def _table_row(row: str) -> tuple[str, str, int] | None:
     offset = 0
     for cell in _CELL_SPLIT.split(row):
         name = cell.strip(" \t*_`~").rstrip(":=").strip()
-        if name and len(name.split()) <= _MAX_NAME_WORDS and (label := permission_label(name)) is not None:
+        if name and len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
             return name, label, offset + cell.index(name) + 1
         found = label_at(cell, _leader_end(cell))
         if found is not None:
@@ -474,7 +306,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         # written as the last "sentence" (`The code is 4411. Region - EU`, `… Note: Region: EU`).
         # Only the last sentences can close the text (`Acl. staff` ends two "sentences").
         for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - _PREFIX_CHARS)))[-2:]:
-            if line.count(" ", end.end()) > 2 * (_MAX_NAME_WORDS + _MAX_BARE_VALUE_WORDS):
+            if line.count(" ", end.end()) > 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS):
                 continue
             found = _after_lead(line, end.end(), lead_only=False)
             if found is not None:
@@ -577,7 +409,7 @@ def _named_before(
 
 def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, separator: str) -> str | None:
     """The field `name` stands for inside running text before a separator of `kind`."""
-    unambiguous = _bare_label(name)
+    unambiguous = bare_label(name)
     if unambiguous is not None:
         # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
         opener = after.split()[:1]
@@ -591,10 +423,10 @@ def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, s
         return None
     # `=`, or a look-alike of `:` (`Region： EU`): no sentence writes either after an English word,
     # so any label name counts there when a value, not prose, follows.
-    if (kind == "=" or separator != ":") and _typed_value(name, after, weak=False, prose_check=True):
+    if (kind == "=" or separator != ":") and typed_value(name, after, weak=False, prose_check=True):
         return label
     # A date field's English name with a date after its separator (`FYI Expires: 2020-01-01`).
-    if label in _DATE_FIELDS and _DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
+    if label in DATE_FIELDS and DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
         return label
     return None
 
