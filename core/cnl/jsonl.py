@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permissions import permission_label, permission_line, unread_message
+from core.cnl.permissions import permission_heading, permission_label, permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.infra.json_limits import TooDeep, check_depth
@@ -163,6 +163,8 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if value is not None:
             draft.add_text(Token(name, number, 1), [Token(value, number, _value_col(line, data, key, value))])
 
+    if (found := permission_heading(record.id)) is not None:  # `"_id": "memo-7 Region - EU"`
+        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found[0], found[1], "in the document's id"), at)
     put("SourceId", source)
     put("ChunkId", record.id)
     put("Role", record.role)

@@ -146,9 +146,12 @@ def _after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] 
         return found
     for _ in range(_MAX_LEAD_WORDS):
         word = _LEAD_WORD.match(line, at)
-        lead = word.group().strip(" \t,;:").casefold() if word is not None else ""
-        if word is None or lead in PROSE_BEFORE_NAME or lead in PROSE_OPENERS:
-            return None  # "No acl and no region: …" names the fields in a sentence
+        if word is None:
+            return None
+        written = word.group().strip(" \t")
+        lead = written.casefold()
+        if written[-1].isalnum() and (lead in PROSE_BEFORE_NAME or lead in PROSE_OPENERS):
+            return None  # "No acl and no region: …" names the fields; `A: Acl - staff` is a token
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
         found = _closing_label(line, at)
@@ -259,6 +262,8 @@ _SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
+_AFTER_FIRST_WORD = re.compile(r"(?<=\s)\S")
+_CELL_HINT = re.compile(r"[|\uff5c].*[|\uff5c]")
 _INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:[^\W\d_]{2,12}[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`:=]*\Z")
 # A quoted name before a separator is a key (`{"region": "EU"}` in a text): any label counts.
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
@@ -285,17 +290,24 @@ def permission_inline(line: str) -> tuple[str, str, int] | None:
 
 
 def permission_heading(text: str) -> tuple[str, str, int] | None:
-    """`permission_inline` for a unit heading's text or a SOP id: not prose, so every label with
-    a separator counts there (`## Context Unit x (Region: EU)`)."""
-    if not may_hold_label(text):
-        return None
-    return _inline(text, strict=True)
+    """`permission_inline` for a unit heading's text or an id: not prose, so every label with a
+    separator counts there (`## Context Unit x (Region: EU)`), and each word after the id starts a
+    label position (`x (Region - EU)`, `x Acl staff`, `x Expires 2020-01-01`)."""
+    found = _inline(text, strict=True) if may_hold_label(text) else None
+    if found is None and (words := _AFTER_FIRST_WORD.finditer(text, 0, _PREFIX_CHARS)):
+        head = text[:_PREFIX_CHARS]
+        found = next(
+            filter(None, (label_at(head, word.start() + _leader_end(head[word.start() :])) for word in words)), None
+        )
+    return found
 
 
 def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
     """The first label inside `line`: after an HTML comment's opener (a label position), or a
     name before a separator. A weak separator (a dash or an arrow between blanks, a tab) and a
     colon ending the line (the value on the next line) count after an unambiguous name only."""
+    if _CELL_HINT.search(line, 0, _PREFIX_CHARS) and (found := _table_row(line[:_PREFIX_CHARS])) is not None:
+        return found  # `… | Region | EU`: each cell of a row written in a text is a label position
     if "<!--" in line:
         for opener in _COMMENT_OPEN.finditer(line):
             found = label_at(line, opener.end())

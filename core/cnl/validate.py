@@ -15,7 +15,13 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_across, permission_inline, permission_label, unread_message
+from core.cnl.permissions import (
+    permission_across,
+    permission_inline,
+    permission_label,
+    permission_line,
+    unread_message,
+)
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
@@ -196,7 +202,24 @@ class UnitDraft:
             return
         if key not in PERMISSION_FIELDS:
             self._check_inline(key, items)
+            self._check_item_starts(key, items)
         self._fields[key] = _Field(name, tuple(items), tuple(item.text for item in items))
+
+    def _check_item_starts(self, key: str, items: Sequence[Token]) -> None:
+        """An item of an explicit list starts where a bulleted line does: a label position
+        (`set $k1 phaseScopes ["Region - EU"]`)."""
+        for item in items:
+            found = permission_line(item.text)
+            if found is not None and not any(
+                d.line == item.line and d.code in PERMISSION_CODES for d in self._diagnostics
+            ):
+                written, label, col = found
+                where = f"as an item of the {FIELD_LABELS[key]} list"
+                self.diagnose(
+                    Code.PERMISSION_NOT_READ,
+                    unread_message(written, label, where),
+                    Token(written, item.line, item.col + col - 1),
+                )
 
     def check_text(self, key: str, segments: Sequence[Token]) -> None:
         """The check `add_text` makes on a field's value, for text the reader reshaped before

@@ -90,6 +90,17 @@ ATTACKS = {
     # Shown right to left: the stored text is reversed, the screen shows `Acl: staff`.
     "right-to-left override, text": ("notes.txt", _txt("\u202effats :lcA\n")),
     "right-to-left override, SOP line": ("kb.cnl", _sop("\u202effats :lcA\n")),
+    # Each word after an id starts a label position: a heading or id is no sentence.
+    "heading, dash": ("kb.md", _md().replace("unit-000\n", "unit-000 (Region - EU)\n", 1)),
+    "heading, bare name": ("kb.md", _md().replace("unit-000\n", "unit-000 Acl staff\n", 1)),
+    "heading, dated": ("kb.md", _md().replace("unit-000\n", "unit-000 Expires 2020-01-01\n", 1)),
+    "SOP id, dash": ("kb.cnl", _sop("").replace('unit-000"', 'unit-000 Region - EU"', 1)),
+    "jsonl id, dash": ("kb.jsonl", _jsonl().replace('"vault"', '"vault Region - EU"')),
+    # A table row written in a value, and an explicit list's item.
+    "topic, table cells": ("kb.md", _md().replace("Topic: Vault combination", "Topic: Vault | Region | EU")),
+    "SOP list item": ("kb.cnl", _sop('set $k1 phaseScopes ["Region - EU"]\n')),
+    # An FAQ answer's `A:` is a leading token, not the article.
+    "text, FAQ answer": ("notes.txt", _txt("\nQ: Who may read this?\nA: Acl - staff\n")),
     # SOP: a label after a word in a comment, and a string alone on a line.
     "SOP comment, after a word": ("kb.cnl", _sop("# note: acl: staff\n")),
     "SOP string line": ("kb.cnl", _sop('"acl: staff"\n')),
