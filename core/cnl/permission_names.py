@@ -81,6 +81,7 @@ SYNONYMS: dict[str, str] = {
     ),
 }
 _NEAR = {"region": "Region", "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
+_OWN_NAMES = {**_NEAR, "regions": "Region"}
 _DATE_PREFIXES = ("effective", "valid", "expir")
 _DATE_ENDS = ("to", "until", "till", "through", "thru", "end", "ends", "expires", "after")
 MAX_NAME_WORDS = 4
@@ -115,6 +116,29 @@ def permission_label(name: str) -> str | None:
         label = _classify(key)
         if label is not None:
             return label
+    return compound_label(name)
+
+
+# A compound name's parts: one token split at `-`, `_`, `.`, `/` and lower-to-upper case changes
+# (words apart are a phrase: "two regions", "no Acl").
+_PARTS = re.compile(r"[-_./]+|(?<=[a-z])(?=[A-Z])")
+_MAX_PARTS = 3
+
+
+@lru_cache(maxsize=8192)
+def compound_label(name: str, own_names: bool = True) -> str | None:
+    """The field a compound name of two or three parts names when one part is an unambiguous name
+    or (with `own_names`) a field's own (`data-acl`, `x-acl`, `docRegion`, `acl_v2`): a prefix or
+    suffix does not make a label a different name. English synonyms as parts (`user_group`, `tag_count`) do not
+    count: too many keys are made of them."""
+    parts = [part for part in _PARTS.split(name) if part]
+    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
+        return None
+    for part in parts:
+        for key in name_keys(part):
+            found = UNAMBIGUOUS.get(key) or (_OWN_NAMES.get(key) if own_names else None)
+            if found is not None:
+                return found
     return None
 
 
@@ -141,7 +165,7 @@ def bare_label(name: str) -> str | None:
             found = next((label for near, label in _NEAR.items() if len(near) > 6 and one_edit(key, near)), None)
         if found is not None:
             return found
-    return None
+    return compound_label(name, own_names=False)  # `data-acl`, not `sub-region`
 
 
 def one_edit(word: str, target: str) -> bool:

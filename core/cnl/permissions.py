@@ -32,9 +32,9 @@ here, by position:
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
-from collections.abc import Callable
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
@@ -81,7 +81,7 @@ _ASCII_BARE = re.compile(
 _ASCII_WEAK = re.compile(r"\t|[^\W_][*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
 # A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
 _ASCII_CLOSING_HINT = re.compile(
-    r"[.!?;][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
+    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
 )
 _PREFIX_CHARS = 160
 
@@ -102,10 +102,14 @@ def _no_label_start(text: str) -> bool:
 def permission_line(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) when a label stands at the
     start of `line` (or at a table row's cell), else None."""
+    if _shown_differently(line[:_PREFIX_CHARS]):
+        return next(filter(None, map(_line_label, _readings(line[:_PREFIX_CHARS]))), None)
+    return _line_label(line)
+
+
+def _line_label(line: str) -> tuple[str, str, int] | None:
     if _no_label_start(line):
         return None  # most lines: decided at C speed
-    if _RIGHT_TO_LEFT_OVERRIDE in line:
-        return _in_display_order(line, permission_line)
     head = line[:_PREFIX_CHARS]
     if head.lstrip().startswith(_CELL_BARS):
         return _table_row(head)
@@ -119,17 +123,31 @@ _RIGHT_TO_LEFT_OVERRIDE = "\u202e"
 _OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
 
 
-def _in_display_order(line: str, find: Callable[[str], tuple[str, str, int] | None]) -> tuple[str, str, int] | None:
-    """`find` on `line` as stored, else on `line` as shown (columns are then the shown text's)."""
-    stored = find(line.replace(_RIGHT_TO_LEFT_OVERRIDE, ""))
-    if stored is not None:
-        return stored
-    return find(_OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line))
+# Markup a renderer turns into other characters: a character reference (`&#58;` is `:`), a tag
+# (`<b>Acl</b>: staff`, `Region<sup>:</sup> EU`), emphasis inside a word (`*Re*gion`). A line
+# holding any is read as stored and as rendered.
+_MARKUP = re.compile(r"&#?\w{1,8};|<[A-Za-z/][^>\n]{0,200}>|\w[*~]+\w")
+_TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
+_INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
+
+
+def _readings(line: str) -> list[str]:
+    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered
+    (columns of a finding in the shown text are that text's)."""
+    stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
+    shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
+    if _MARKUP.search(shown):
+        shown = _INNER_EMPHASIS.sub("", _TAG.sub("", html.unescape(shown)))
+    return [stored] if shown == stored else [stored, shown]
+
+
+def _shown_differently(line: str) -> bool:
+    return _RIGHT_TO_LEFT_OVERRIDE in line or _MARKUP.search(line) is not None
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
-_SENTENCE_END = re.compile(r"[.!?;][\"')\]]*[ \t]+")
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*[ \t]+")  # a semicolon goes on with the sentence
 _SENTENCE_GOES_ON = re.compile(r"[.!?][\"')\]]*[ \t]+[A-Z0-9]")  # another sentence after the value
 
 
@@ -158,6 +176,15 @@ def _after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] 
         if found is not None:
             return found
     return None
+
+
+def permission_value_start(text: str) -> tuple[str, str, int] | None:
+    """A label opening a field's value or a document's text (`Condition: Region: EU`, a JSON
+    `title` of `Region: EU`): after the field's name, as after a leading token, when its value
+    closes the text."""
+    if _no_label_start(text[:_PREFIX_CHARS]):
+        return None
+    return _closing_label(text, _leader_end(text))
 
 
 def _closing_label(line: str, at: int) -> tuple[str, str, int] | None:
@@ -282,10 +309,14 @@ def may_hold_label(text: str) -> bool:
 def permission_inline(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) for the first unambiguous
     permission field written inside running prose `line`, else None."""
+    if _shown_differently(line):
+        return next(filter(None, map(_inline_label_of, _readings(line))), None)
+    return _inline_label_of(line)
+
+
+def _inline_label_of(line: str) -> tuple[str, str, int] | None:
     if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
         return None
-    if _RIGHT_TO_LEFT_OVERRIDE in line:
-        return _in_display_order(line, permission_inline)
     return _inline(line, strict=False)
 
 
@@ -395,7 +426,12 @@ def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] |
     quoted = _QUOTED_KEY.search(form) if form.rstrip(" \t")[-1:] in _QUOTES else None
     if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
         return None  # a code span (`Region`: …) is Markdown prose naming the field, not a key
-    label = permission_label(quoted.group("name"))
+    name = quoted.group("name")
+    if "\\" in name:  # a key written with JSON escapes (`"\u0061cl"`) reads as decoded
+        start, end = quoted.span("name")
+        written = head[original_offset(head, start, index) : original_offset(head, end - 1, index) + 1]
+        name = written.encode("ascii", "backslashreplace").decode("unicode_escape", "replace")
+    label = permission_label(name)
     return None if label is None else (quoted, label)
 
 

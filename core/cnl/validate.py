@@ -20,6 +20,7 @@ from core.cnl.permissions import (
     permission_inline,
     permission_label,
     permission_line,
+    permission_value_start,
     unread_message,
 )
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
@@ -230,8 +231,10 @@ class UnitDraft:
         """A permission field written inside another field's value (`Claim: … Acl: staff`,
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
-        for segment, after in zip(segments, [*segments[1:], None]):
+        for number, (segment, after) in enumerate(zip(segments, [*segments[1:], None])):
             found = permission_inline(segment.text)
+            if found is None and number == 0:
+                found = permission_value_start(segment.text)  # `Condition: Region: EU`
             if found is None and after is not None:
                 found = permission_across(segment.text, after.text)  # `… Effective` / `  To: 2020-01-01`
             if found is None or any(d.line == segment.line and d.code in PERMISSION_CODES for d in self._diagnostics):

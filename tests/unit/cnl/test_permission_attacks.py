@@ -101,6 +101,23 @@ ATTACKS = {
     "SOP list item": ("kb.cnl", _sop('set $k1 phaseScopes ["Region - EU"]\n')),
     # An FAQ answer's `A:` is a leading token, not the article.
     "text, FAQ answer": ("notes.txt", _txt("\nQ: Who may read this?\nA: Acl - staff\n")),
+    # A value's start is after a leading token: the field's name.
+    "field value, label": ("kb.md", _md("Condition: Region: EU\n")),
+    "jsonl title, label": ("kb.jsonl", _jsonl(title="Region: EU")),
+    # Markup a renderer shows as a label: character references, tags, emphasis inside a word.
+    "character reference": ("kb.md", _md(claim_tail=" Acl&#58; staff")),
+    "character reference, line": ("notes.txt", _txt("Region&#x3A; EU\n")),
+    "tags around the name": ("notes.txt", _txt("<b>Acl</b>: staff\n")),
+    "tag around the separator": ("notes.txt", _txt("Region<sup>:</sup> EU\n")),
+    "emphasis inside the name": ("notes.txt", _txt("*Re*gion: EU\n")),
+    "HTML attribute": ("kb.md", _md(claim_tail=' <span data-acl="staff"></span>')),
+    # A compound key with a label as one part, and a JSON-escaped key.
+    "jsonl metadata, compound key": ("kb.jsonl", _jsonl(metadata={"x-acl": "staff"})),
+    "jsonl metadata, camel-case key": ("kb.jsonl", _jsonl(metadata={"docRegion": "EU"})),
+    "claim, escaped JSON key": (
+        "kb.md",
+        _md().replace(f"Claim: {SECRET}", f'Claim: {{"text": "{SECRET}", "\\u0061cl": "staff"}}'),
+    ),
     # SOP: a label after a word in a comment, and a string alone on a line.
     "SOP comment, after a word": ("kb.cnl", _sop("# note: acl: staff\n")),
     "SOP string line": ("kb.cnl", _sop('"acl: staff"\n')),
