@@ -78,7 +78,16 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 _ASCII_BARE = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
 )
-_ASCII_WEAK = re.compile(r"\t|[^\W_][*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
+
+
+def _weak_separator(text: str, end: int) -> bool:
+    """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
+    if "\t" in text[:end]:
+        return True
+    return (" -" in text or " =>" in text or " |" in text) and _ASCII_WEAK.search(text, 0, end) is not None
+
+
 # A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
 _ASCII_CLOSING_HINT = re.compile(
     r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
@@ -95,7 +104,7 @@ def _no_label_start(text: str) -> bool:
         and "=" not in text
         and "|" not in text
         and not _ASCII_BARE.match(text)
-        and not _ASCII_WEAK.search(text, 0, _PREFIX_CHARS)
+        and not _weak_separator(text, _PREFIX_CHARS)
     )
 
 
@@ -126,7 +135,7 @@ _OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
 # Markup a renderer turns into other characters: a character reference (`&#58;` is `:`), a tag
 # (`<b>Acl</b>: staff`, `Region<sup>:</sup> EU`), emphasis inside a word (`*Re*gion`). A line
 # holding any is read as stored and as rendered.
-_MARKUP = re.compile(r"&#?\w{1,8};|<[A-Za-z/][^>\n]{0,200}>|\w[*~]+\w")
+_ENTITY = re.compile(r"&#?\w{1,8};")
 _TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
 _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
 
@@ -136,13 +145,22 @@ def _readings(line: str) -> list[str]:
     (columns of a finding in the shown text are that text's)."""
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
-    if _MARKUP.search(shown):
+    if _markup(shown):
         shown = _INNER_EMPHASIS.sub("", _TAG.sub("", html.unescape(shown)))
     return [stored] if shown == stored else [stored, shown]
 
 
 def _shown_differently(line: str) -> bool:
-    return _RIGHT_TO_LEFT_OVERRIDE in line or _MARKUP.search(line) is not None
+    return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line)
+
+
+def _markup(line: str) -> bool:
+    # `in` tests first: most lines hold none of markup's characters (decided at C speed).
+    return bool(
+        ("&" in line and _ENTITY.search(line))
+        or ("<" in line and _TAG.search(line))
+        or (("*" in line or "~" in line) and _INNER_EMPHASIS.search(line))
+    )
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
@@ -303,7 +321,7 @@ _ALNUM = re.compile(r"[\W_]")
 
 def may_hold_label(text: str) -> bool:
     """False for text no label can be in: ASCII with no separator of any kind (most prose)."""
-    return not text.isascii() or ":" in text or "=" in text or _ASCII_WEAK.search(text) is not None
+    return not text.isascii() or ":" in text or "=" in text or _weak_separator(text, len(text))
 
 
 def permission_inline(line: str) -> tuple[str, str, int] | None:
