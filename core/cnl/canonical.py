@@ -22,6 +22,7 @@ them from the library's data), so every reader's common case stays at C speed.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -101,8 +102,25 @@ class _Table(dict):
                 out.append(_prototype(char.casefold()))
             else:
                 out.append(_prototype(_prototype(char).casefold()))
-        self[code] = mapped = _named_separator("".join(out))
+        self[code] = mapped = "".join(map(_latin_letter, _named_separator("".join(out))))
         return mapped
+
+
+# A Latin letter that is another letter with a mark or in another style (`é`, `ᴀ` LATIN LETTER
+# SMALL CAPITAL A, `ƚ` … WITH BAR, `Ⓛ` once NFKC made it `L`) reads as that letter: `Régïon`,
+# `ᴀᴄʟ` and `A\u0301cl` are a reader's `Region` and `ACL`. By the letter's Unicode name, as
+# `_named_separator` reads signs: confusables.txt pairs few of these with an ASCII letter.
+_LATIN_NAME = re.compile(r"LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])(?: WITH .*)?")
+_BLANK_SIGNS = frozenset("\u2800")  # BRAILLE PATTERN BLANK: drawn as nothing, like U+3164
+
+
+def _latin_letter(char: str) -> str:
+    if char.isascii():
+        return char
+    if char in _BLANK_SIGNS or unicodedata.category(char) == "Mn":
+        return ""  # a blank glyph, or a combining mark NFKC left on its own
+    named = _LATIN_NAME.fullmatch(unicodedata.name(char, ""))
+    return named.group(1).lower() if named else char
 
 
 def _named_separator(char: str) -> str:
@@ -123,14 +141,32 @@ _FOLD_FIRST = _Table(fold_first=True)
 _PROTOTYPE_FIRST = _Table(fold_first=False)
 
 
+class _NfkcFirst(dict):
+    """A `str.translate` table: NFKC before any prototype. The confusables data pairs some
+    compatibility characters with a look-alike that is no letter (`Ⓒ` with `©`, `ⓛ` with `ⓘ`),
+    so `ⒶⒸⓁ`, which NFKC reads as `ACL`, needs NFKC first."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = mapped = unicodedata.normalize("NFKC", chr(code)).translate(_FOLD_FIRST)
+        return mapped
+
+
+_NFKC_FIRST = _NfkcFirst()
+_TABLES = (_FOLD_FIRST, _PROTOTYPE_FIRST, _NFKC_FIRST)
+
+
 def canonical_forms(text: str) -> tuple[str, ...]:
-    """`text`'s canonical forms: prototypes after case folding, then before; one when both agree."""
+    """`text`'s canonical forms: prototypes after case folding, then before, then after NFKC;
+    one when they agree (form number N is read through `_TABLES[N]`)."""
     if text.isascii():
         first = text.casefold().translate(ASCII_FOLD_FIRST)
         second = text.translate(ASCII_PROTOTYPE).casefold().translate(ASCII_PROTOTYPE)
-    else:
-        first = text.translate(_FOLD_FIRST)
-        second = first if _case_sensitive().isdisjoint(text) else text.translate(_PROTOTYPE_FIRST)
+        return (first,) if first == second else (first, second)
+    first = text.translate(_FOLD_FIRST)
+    second = first if _case_sensitive().isdisjoint(text) else text.translate(_PROTOTYPE_FIRST)
+    third = text.translate(_NFKC_FIRST)
+    if third != first:
+        return (first, second, third)
     return (first,) if first == second else (first, second)
 
 
@@ -148,7 +184,7 @@ def original_offset(text: str, offset: int, form: int = 0) -> int:
     character at `offset`."""
     if text.isascii():
         return offset
-    table = _PROTOTYPE_FIRST if form else _FOLD_FIRST
+    table = _TABLES[form]
     seen = 0
     for index, char in enumerate(text):
         seen += len(char.translate(table))

@@ -15,7 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from core.cnl.permissions import permission_label
+from core.cnl.permissions import permission_inline, permission_label, permission_line
+from core.infra.json_limits import TooDeep, check_depth
 
 
 class DuplicateKey(ValueError):
@@ -38,15 +39,26 @@ def loads_unique(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_unique_pairs)
 
 
-def permission_keys(value: Any, path: str = "") -> Iterator[tuple[str, str, str]]:
-    """(path, key as written, field) of each permission label inside `value`, at any depth."""
+_URL = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s]*", re.IGNORECASE)
+# A mapping written as an object per pair (`{"key": "acl", "value": "staff"}`).
+_PAIR_NAMES = ("key", "name", "field", "attribute", "property")
+
+
+def permission_keys(value: Any, path: str = "", *, strings: bool = False) -> Iterator[tuple[str, str, str]]:
+    """(path, key as written, field) of each permission label inside `value`, at any depth: an
+    object's key, a pair's name (`[["acl", "staff"]]`, `{"key": "acl", …}`), a key inside a string
+    that is itself JSON text (`"{\"acl\": \"staff\"}"`), and with `strings` (a value nobody
+    reads, such as `metadata`) a string that is a label line (`"acl: staff"`)."""
     if isinstance(value, dict):
         for key, inner in value.items():
             where = f"{path}.{key}" if path else str(key)
             label = permission_label(key) if isinstance(key, str) else None
+            if label is None and isinstance(key, str) and key.casefold() in _PAIR_NAMES and isinstance(inner, str):
+                label = permission_label(inner)
+                key = inner
             if label is not None:
                 yield where, key, label
-            yield from permission_keys(inner, where)
+            yield from permission_keys(inner, where, strings=strings)
     elif isinstance(value, list):
         for index, inner in enumerate(value):
             where = f"{path}[{index}]"
@@ -55,7 +67,26 @@ def permission_keys(value: Any, path: str = "") -> Iterator[tuple[str, str, str]
             label = permission_label(inner[0]) if pair else None
             if label is not None:
                 yield where, inner[0], label
-            yield from permission_keys(inner, where)
+            yield from permission_keys(inner, where, strings=strings)
+    elif isinstance(value, str):
+        yield from _string_labels(value, path, strings)
+
+
+def _string_labels(text: str, path: str, strings: bool) -> Iterator[tuple[str, str, str]]:
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            check_depth(text)
+            inner = json.loads(text)
+        except (ValueError, TooDeep):
+            inner = None
+        if isinstance(inner, (dict, list)):
+            yield from permission_keys(inner, f"{path}(JSON text)", strings=strings)
+            return
+    if not strings or _URL.fullmatch(text):
+        return  # a URL (BEIR's `metadata.url`) is a value, never a label
+    found = permission_line(text) or permission_inline(text)
+    if found is not None:
+        yield path, found[0], found[1]
 
 
 # A JSON string followed by `:` (a key), in a line that may not parse.

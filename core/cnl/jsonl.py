@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permissions import permission_label, unread_message
+from core.cnl.permissions import permission_heading, permission_label, permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.infra.json_limits import TooDeep, check_depth
@@ -163,6 +163,8 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if value is not None:
             draft.add_text(Token(name, number, 1), [Token(value, number, _value_col(line, data, key, value))])
 
+    if (found := permission_heading(record.id)) is not None:  # `"_id": "memo-7 Region - EU"`
+        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found[0], found[1], "in the document's id"), at)
     put("SourceId", source)
     put("ChunkId", record.id)
     put("Role", record.role)
@@ -173,6 +175,18 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         claim,
         "text" if record.text.strip() else "title",
     )
+    for key, raw in (("title", record.title), ("text", record.text)):
+        if "\t" in raw or "\n" in raw or "\r" in raw:
+            # Squashed above: a separator that was a tab or a line break is read as written.
+            lines = _raw_lines(raw, number, line, data, key)
+            for later in lines[1:]:  # a line of the text starts where a label may stand
+                if (found := permission_line(later.text)) is not None:
+                    draft.diagnose(
+                        Code.PERMISSION_NOT_READ,
+                        unread_message(found[0], found[1], f"at a line start of the {key!r} text"),
+                        later,
+                    )
+            draft.check_text("claim" if key == "text" else "topic", lines)
     if "acl" in record.model_fields_set:
         # `""` and `[" "]` are as empty as `[]`, as `Acl: ,` is in Markdown.
         tags = [Token(tag.strip(), number, 1) for tag in record.acl or () if tag.strip()]
@@ -184,6 +198,12 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if key in record.model_fields_set and getattr(record, key) is None:
             put(key, "")  # null: written, and empty
     return draft.build()
+
+
+def _raw_lines(raw: str, number: int, line: str, data: dict, key: str) -> list[Token]:
+    """A text as written, one token per line of it (each at the text's column)."""
+    col = _value_col(line, data, key, ":")
+    return [Token(part, number, col) for part in raw.split("\n") if part.strip()]
 
 
 def _value_col(line: str, data: dict, key: str, value: str) -> int:
@@ -212,7 +232,7 @@ def _fields(data: dict, file: str, number: int) -> dict:
     # BEIR's metadata is dropped, and nothing but `acl` holds a list: a permission key at any
     # depth below the top level would be dropped with it.
     for key, value in data.items():
-        for path, written, label in permission_keys(value, key):
+        for path, written, label in permission_keys(value, key, strings=_KEYS.get(squash_name(key)) == "metadata"):
             message = unread_message(written, label, f"at {path!r}, which is not read")
             problems.append(_problem(Code.PERMISSION_NOT_READ, message, file, number))
     if problems:

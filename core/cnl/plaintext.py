@@ -58,7 +58,13 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_inline, permission_line, unread_message
+from core.cnl.permissions import (
+    permission_across,
+    permission_after_lead,
+    permission_inline,
+    permission_line,
+    unread_message,
+)
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import BULLET, sentences_of
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines
@@ -147,10 +153,15 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
     first (it was meant for the file) and the paragraph holding the second (fail closed)."""
     diagnostics = []
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
-    for number, line in enumerate(source_lines(text), start=1):
-        found = permission_line(line)
+    lines = source_lines(text)
+    for number, (line, after) in enumerate(zip(lines, [*lines[1:], ""]), start=1):
+        found = permission_line(line) or _after_lead(line)
         if found is None and (found := permission_inline(line)) is not None:
             inline.add(number)
+        if found is None and after.strip() and (found := permission_across(line, after)) is not None:
+            # A label split over two lines (`Acl` / `: staff`): at a line start, meant for the file.
+            if permission_line(f"{line.rstrip()} {after.lstrip()}") is None:
+                inline.add(number)
         if found is not None:
             name, label, col = found
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
@@ -166,6 +177,13 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
                 )
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
+
+
+def _after_lead(line: str) -> tuple[str, str, int] | None:
+    """A label after a leading token (`Note: Region: EU`): a line of its own, meant for the file."""
+    if line.isascii() and ":" not in line and "=" not in line and "\t" not in line and " -" not in line:
+        return None
+    return permission_after_lead(line)
 
 
 def text_digits(text: str) -> int:

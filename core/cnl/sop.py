@@ -60,13 +60,18 @@ def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
     """An error for each comment line written as a permission field (`# Acl: staff`, `# - Region = EU`)
     and each code-fence line carrying one (```` ```acl staff ````): neither is read, so the
     restriction it states would be dropped."""
-    if "#" not in text and "`" not in text:
+    if "#" not in text and "`" not in text and "\u202e" not in text:
         return []
     found = []
     for number, line in enumerate(source_lines(text), start=1):
         stripped = line.lstrip().lstrip("\ufffd")
-        if stripped.startswith("#"):
-            hit, where = permission_comment(line), "in a comment"
+        if "\u202e" in line and not stripped.startswith(("#", "```")):
+            # Shown reversed (U+202E): a line that reads as a field line on screen is one.
+            hit, where = permission_line(line), "on a line shown right to left"
+        elif stripped.startswith("#"):
+            # A field line, or an unambiguous name with its value after a leading word (`# note:
+            # acl: staff`); a comment that talks about permissions in English stays a comment.
+            hit, where = permission_comment(line) or permission_inline(line), "in a comment"
         elif stripped.startswith("```"):
             hit, where = _fence_label(line), "on a code-fence line"
         else:
@@ -118,7 +123,7 @@ def _statement_args(statement: Statement) -> list[Arg]:
 
 def _token_label(arg: Arg) -> str | None:
     if arg.kind == "string":
-        found = permission_inline(arg.token.text)
+        found = permission_line(arg.token.text) or permission_inline(arg.token.text)
         return found[1] if found else None
     tokens = arg.items if arg.kind == "list" else (arg.token,)
     return next(filter(None, (permission_label(at.text.strip(":=")) for at in tokens)), None)

@@ -138,7 +138,9 @@ def statements(text: str, file: str) -> Iterator[Statement]:
             assert at is not None  # a line without an error has a token: the label, if only that
             error = error_at(file, Code.MALFORMED_LINE, "expected a statement verb", at)
         verb = args[0].token if args and args[0].kind == "atom" else None
-        yield Statement(label, verb, tuple(args[1:]), error)
+        # A line opening with a string has no verb: the string is one of its tokens, which the
+        # fail-closed check reads (`"acl: staff"` alone on a line).
+        yield Statement(label, verb, tuple(args[1:] if verb is not None else args), error)
 
 
 def verb_of(statement: Statement) -> Token:

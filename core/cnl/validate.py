@@ -15,7 +15,14 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_inline, permission_label, unread_message
+from core.cnl.permissions import (
+    permission_across,
+    permission_inline,
+    permission_label,
+    permission_line,
+    permission_value_start,
+    unread_message,
+)
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
@@ -196,14 +203,40 @@ class UnitDraft:
             return
         if key not in PERMISSION_FIELDS:
             self._check_inline(key, items)
+            self._check_item_starts(key, items)
         self._fields[key] = _Field(name, tuple(items), tuple(item.text for item in items))
+
+    def _check_item_starts(self, key: str, items: Sequence[Token]) -> None:
+        """An item of an explicit list starts where a bulleted line does: a label position
+        (`set $k1 phaseScopes ["Region - EU"]`)."""
+        for item in items:
+            found = permission_line(item.text)
+            if found is not None and not any(
+                d.line == item.line and d.code in PERMISSION_CODES for d in self._diagnostics
+            ):
+                written, label, col = found
+                where = f"as an item of the {FIELD_LABELS[key]} list"
+                self.diagnose(
+                    Code.PERMISSION_NOT_READ,
+                    unread_message(written, label, where),
+                    Token(written, item.line, item.col + col - 1),
+                )
+
+    def check_text(self, key: str, segments: Sequence[Token]) -> None:
+        """The check `add_text` makes on a field's value, for text the reader reshaped before
+        handing it over (JSON Lines squashes a text's tabs and line breaks: `Acl<TAB>staff`)."""
+        self._check_inline(key, segments)
 
     def _check_inline(self, key: str, segments: Sequence[Token]) -> None:
         """A permission field written inside another field's value (`Claim: … Acl: staff`,
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
-        for segment in segments:
+        for number, (segment, after) in enumerate(zip(segments, [*segments[1:], None])):
             found = permission_inline(segment.text)
+            if found is None and number == 0:
+                found = permission_value_start(segment.text)  # `Condition: Region: EU`
+            if found is None and after is not None:
+                found = permission_across(segment.text, after.text)  # `… Effective` / `  To: 2020-01-01`
             if found is None or any(d.line == segment.line and d.code in PERMISSION_CODES for d in self._diagnostics):
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
             written, label, col = found

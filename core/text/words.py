@@ -245,6 +245,11 @@ FACT_ADVERBS = frozenset(
     "also only still now often usually always typically currently mostly mainly directly heavily internally "
     "primarily largely generally already actually really frequently indirectly partly fully exclusively".split()
 )
+# Words that open prose, not a field's value, after a label-like name: "Access: the north gate",
+# "Expiry: the milk went off", "… tore his ACL - the season ended" (cnl/permissions.py).
+PROSE_OPENERS = frozenset(
+    "the a an this that these those some no his her its their our my your he she it they we i you there".split()
+)
 # Words before "acl:" or "region=" that make it prose, not a permission field (cnl/permissions.py).
 PROSE_BEFORE_NAME = frozenset(
     "the a an this that these those each every any per by of in for to from with at on into within "

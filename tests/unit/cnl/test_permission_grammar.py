@@ -18,7 +18,8 @@ import pytest
 from core.cnl import read_text
 from core.cnl.canonical import _FOLD_FIRST, _PROTOTYPE_FIRST, ASCII_FOLD_FIRST, ASCII_PROTOTYPE, prototypes
 from core.cnl.json_keys import permission_keys
-from core.cnl.permissions import UNAMBIGUOUS, permission_heading, permission_inline, permission_label, permission_line
+from core.cnl.permission_names import UNAMBIGUOUS
+from core.cnl.permissions import permission_heading, permission_inline, permission_label, permission_line
 from core.infra.diagnostics import PERMISSION_CODES
 from core.kb.knowledge_base import KnowledgeBase
 from core.units import Caller

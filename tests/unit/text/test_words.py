@@ -23,10 +23,11 @@ ALLOWED = {
     ("memory/referents.py", "FEATURES"),  # names of the referent model's features (its weights' keys)
     ("memory/position.py", "BUCKETS"),  # names of the position model's buckets (its weights' keys)
     ("cnl/jsonl.py", "_NAMES"),  # keys a JSON Lines unit may hold
-    ("cnl/permissions.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
-    ("cnl/permissions.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
-    ("cnl/permissions.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
-    ("cnl/permissions.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
+    ("cnl/json_keys.py", "_PAIR_NAMES"),  # keys that name the field of a pair object ({"key": "acl", …})
+    ("cnl/permission_names.py", "UNAMBIGUOUS"),  # spellings of the permission field names a reader refuses
+    ("cnl/permission_names.py", "SYNONYMS"),  # names a permission field may be written under, at a label position
+    ("cnl/permission_names.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
+    ("cnl/permission_names.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
     ("cnl/intent_cnl.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
     ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
     ("nlp/lexicon.py", "POS_NAMES"),  # the lexicon's part-of-speech names, its data's column values

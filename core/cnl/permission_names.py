@@ -1,0 +1,226 @@
+"""What a permission label's name and value read as (docs/security.md, "The permission-label
+grammar"); core/cnl/permissions.py finds where they stand.
+
+A name is compared in its canonical form (core/cnl/canonical.py) with every character but letters
+and digits dropped. It is a permission field's name, its plural, within one edit of `Region`,
+`EffectiveFrom` or `EffectiveTo`, a name starting `effective`, `valid` or `expir`, or a synonym
+(`SYNONYMS`: English words, a label only at a label position with a separator); the unambiguous
+names (`UNAMBIGUOUS`: no English word) are labels with no separator too, and inside running prose.
+A value after a name decides English names (`typed_value`): "Access: the north gate" is prose.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from core.cnl.canonical import canonical_forms
+from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+
+FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
+# Canonical keys that are never an English word: a label wherever a name may stand, even with no
+# separator, and inside running prose.
+UNAMBIGUOUS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "acl",
+            "acls",
+            "acll",
+            "alc",
+            "acllist",
+            "acltag",
+            "acltags",
+            "accesscontrollist",
+            "accesscontrol",
+            "accesslist",
+            "accesstags",
+        ),
+        "Acl",
+    ),
+    **dict.fromkeys(("effectivefrom", "validfrom", "effectivestart", "effectivesince"), "EffectiveFrom"),
+    **dict.fromkeys(
+        ("effectiveto", "effectiveuntil", "effectivetill", "effectiveend", "validuntil", "validtill", "validthrough"),
+        "EffectiveTo",
+    ),
+}
+# Words that are a permission field only at a label position with a separator (`Audience: staff`).
+SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "tag",
+            "tags",
+            "audience",
+            "audiences",
+            "visibility",
+            "visibleto",
+            "group",
+            "groups",
+            "roles",
+            "allowed",
+            "allowedgroups",
+            "allowedroles",
+            "allowedtags",
+            "allowedusers",
+            "permission",
+            "permissions",
+            "access",
+            "accessgroups",
+            "restrictedto",
+            "clearance",
+            "readers",
+        ),
+        "Acl",
+    ),
+    **dict.fromkeys(("region", "regions"), "Region"),
+    **dict.fromkeys(
+        ("effective", "effectivedate", "embargo", "embargountil", "publishfrom", "notbefore"), "EffectiveFrom"
+    ),
+    **dict.fromkeys(
+        ("expires", "expiry", "expiration", "expirationdate", "expireson", "expireby", "validto", "notafter"),
+        "EffectiveTo",
+    ),
+}
+_NEAR = {"region": "Region", "effectivefrom": "EffectiveFrom", "effectiveto": "EffectiveTo"}
+_OWN_NAMES = {**_NEAR, "regions": "Region"}
+_DATE_PREFIXES = ("effective", "valid", "expir")
+_DATE_ENDS = ("to", "until", "till", "through", "thru", "end", "ends", "expires", "after")
+MAX_NAME_WORDS = 4
+MAX_VALUE_WORDS = 6
+# A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
+# after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
+DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
+DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`), or two
+_D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
+DATE_VALUE = re.compile(
+    rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
+    rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
+)
+
+
+@lru_cache(maxsize=8192)
+def name_keys(name: str) -> tuple[str, ...]:
+    """The canonical keys of a written name: its canonical forms, letters and digits only. Cached:
+    a file's field names repeat on every unit (a 1 MB file of `Claim:` lines asked 222k times)."""
+    return tuple(dict.fromkeys("".join(c for c in form if c.isalnum()) for form in canonical_forms(name)))
+
+
+def fold(name: str) -> str:
+    return name_keys(name)[0]
+
+
+@lru_cache(maxsize=8192)
+def permission_label(name: str) -> str | None:
+    """The permission field (`Acl`, `Region`, `EffectiveFrom`, `EffectiveTo`) a name written at a
+    label position with a separator reads like, or None."""
+    for key in name_keys(name):
+        label = _classify(key)
+        if label is not None:
+            return label
+    return compound_label(name)
+
+
+# A compound name's parts: one token split at `-`, `_`, `.`, `/` and lower-to-upper case changes
+# (words apart are a phrase: "two regions", "no Acl").
+_PARTS = re.compile(r"[-_./]+|(?<=[a-z])(?=[A-Z])")
+_MAX_PARTS = 3
+
+
+@lru_cache(maxsize=8192)
+def compound_label(name: str, own_names: bool = True) -> str | None:
+    """The field a compound name of two or three parts names when one part is an unambiguous name
+    or (with `own_names`) a field's own (`data-acl`, `x-acl`, `docRegion`, `acl_v2`): a prefix or
+    suffix does not make a label a different name. English synonyms as parts (`user_group`, `tag_count`) do not
+    count: too many keys are made of them."""
+    parts = [part for part in _PARTS.split(name) if part]
+    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
+        return None
+    for part in parts:
+        for key in name_keys(part):
+            found = UNAMBIGUOUS.get(key) or (_OWN_NAMES.get(key) if own_names else None)
+            if found is not None:
+                return found
+    return None
+
+
+def _classify(key: str) -> str | None:
+    if not key or not key[0].isalpha():
+        return None
+    found = UNAMBIGUOUS.get(key) or SYNONYMS.get(key)
+    if found is not None:
+        return found
+    if key.startswith(_DATE_PREFIXES):
+        return "EffectiveTo" if key.endswith(_DATE_ENDS) else "EffectiveFrom"
+    for near, label in _NEAR.items():
+        if one_edit(key, near):
+            return label
+    return None
+
+
+@lru_cache(maxsize=8192)
+def bare_label(name: str) -> str | None:
+    """The field an unambiguous name stands for with no separator after it."""
+    for key in name_keys(name):
+        found = UNAMBIGUOUS.get(key)
+        if found is None and len(key) > 6:
+            found = next((label for near, label in _NEAR.items() if len(near) > 6 and one_edit(key, near)), None)
+        if found is not None:
+            return found
+    return compound_label(name, own_names=False)  # `data-acl`, not `sub-region`
+
+
+def one_edit(word: str, target: str) -> bool:
+    """Whether `word` is `target` with one letter inserted, deleted, replaced, or two adjacent
+    letters swapped (Damerau-Levenshtein distance 1)."""
+    if word == target or abs(len(word) - len(target)) > 1:
+        return False
+    if len(word) == len(target):
+        diffs = [i for i, (a, b) in enumerate(zip(word, target)) if a != b]
+        return len(diffs) == 1 or (
+            len(diffs) == 2
+            and diffs[1] == diffs[0] + 1
+            and word[diffs[0]] == target[diffs[1]]
+            and word[diffs[1]] == target[diffs[0]]
+        )
+    short, long = sorted((word, target), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) -> bool:
+    """Whether `value`, after `name` and its separator, reads as a permission field's value. An
+    unambiguous name takes any value; so does a field's own name after `:`/`=`. An English word
+    (`Access`, `Audience`, `Expires`) is a label unless what follows is prose: opening with an
+    article, pronoun or preposition, or longer than a short value. After a weak separator (a dash,
+    an arrow, a tab) the value must also have the field's type: tags (`staff, support:eu`), a
+    region of at most three words, a date. A weak separator needs a value after it; a colon does
+    not (`Acl:` at the end of a line, its value on the next)."""
+    words = value.strip(" \t*_`~").split()
+    if not words:
+        return not weak
+    if bare_label(name) is not None:
+        return True
+    label = permission_label(name)
+    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name))
+    if not weak and not prose_check and not synonym:
+        return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
+    opener = words[0].strip("\"'([{").casefold()
+    if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > MAX_VALUE_WORDS:
+        return False
+    if not weak:
+        return True
+    if label == "Acl":
+        return all(len(item.split()) == 1 for item in " ".join(words).split(","))
+    if label == "Region":
+        return len(words) <= 3
+    return ends_with_date(canonical_forms(" ".join(words))[0], 0)
+
+
+def ends_with_date(form: str, at: int) -> bool:
+    """Whether `form` holds a date at `at` and nothing after it but closing punctuation."""
+    date = DATE_VALUE.match(form, at)
+    return date is not None and not form[date.end() :].strip(" \t.,;*_`~)]")
+
+
+def blank_end(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t*_`~":
+        at += 1
+    return at
