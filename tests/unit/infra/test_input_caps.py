@@ -42,6 +42,48 @@ def test_depth_counts_brackets_outside_strings_and_names_the_column() -> None:
     assert raised.value.col == len('{"a": "[[[", "b": ') + MAX_JSON_DEPTH
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "col"),
+    [
+        # The same key in sibling objects is no repeat; the second "caller" in one object is.
+        (
+            '[\n  {"id": "q1", "caller": {"tags": ["a"]}},\n  {"id": "q2", "caller": {"tags": []},\n   "caller": {}}\n]',
+            4,
+            4,
+        ),
+        # Inside a nested object, written with an escape: json reads "\u0069d" as "id".
+        ('{"limits": {"maxDepth": 4,\n "maxDepth": 30}, "rules": [{"id": "a", "\\u0069d": "b"}]}', 2, 2),
+        ('{"rules": [{"id": "a", "when": [], "weight": 1,\n  "when": [{"s": ":", "r": "{", "o": "["}]}]}', 2, 3),
+    ],
+)
+def test_a_key_written_twice_in_a_json_file_is_a_config_error_at_the_second(tmp_path: Path, text, line, col) -> None:
+    path = tmp_path / "queries.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        read_json(path)
+    assert [(d.code, d.line, d.col) for d in raised.value.diagnostics] == [(Code.INVALID_JSON, line, col)]
+    assert "written twice" in raised.value.diagnostics[0].message
+
+
+def test_a_number_past_the_digit_limit_is_located_in_a_json_file_and_a_kb_line(tmp_path: Path) -> None:
+    path = tmp_path / "engine.json"
+    path.write_text(
+        '{"note": "' + "9" * 5_000 + '",\n "budgets": {"maxReplans": ' + "9" * 5_000 + "}}", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as raised:
+        read_json(path)
+    (problem,) = raised.value.diagnostics
+    assert (problem.code, problem.line, problem.col) == (Code.INVALID_JSON, 2, 28)
+    assert problem.message == "a number of 5,000 digits; at most 4,300 are read"
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(json.dumps(DOC) + '\n{"_id": "x", "text": "y", "metadata": ' + "7" * 5_000 + "}\n", encoding="utf-8")
+    units, problems = read_file(kb)
+    assert [u.id for u in units] == ["tram-1"]
+    assert [(d.code, d.line, d.col, d.message) for d in problems] == [
+        (Code.MALFORMED_LINE, 2, 39, "a number of 5,000 digits; at most 4,300 are read")
+    ]
+
+
 def test_a_deeply_nested_kb_line_is_malformed_at_its_line_and_the_others_load(tmp_path: Path) -> None:
     kb = tmp_path / "kb.jsonl"
     kb.write_text(json.dumps(DOC) + "\n" + DEEP + "\n", encoding="utf-8")
