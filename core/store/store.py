@@ -26,12 +26,12 @@ from typing import cast
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans, replace_file
-from core.store.contents import SOURCES, STEMS_FILE, cache_entries
+from core.store.contents import SOURCES, STEMS_FILE, cache_entries, cache_refusal
 from core.store.groups import FileGroup, Source, members
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
-from core.store.private import Mac, linked_below, private_dirs, refusal
+from core.store.private import Mac, linked_below, private_dirs
 from core.store.segment import Segment, SegmentError
 from core.store.shaping import RACY_NS, code_digest
 from core.text.tokenizer import add_stem_source, computed_stems, learn_stems
@@ -76,7 +76,7 @@ class SegmentStore:
         self._mac: Mac | None = None
         self._swept = False
         self._checked: set[Path] = set()
-        reason = refusal(root) if root is not None else None
+        reason = cache_refusal(root) if root is not None else None
         if reason is not None:
             self._disable(reason)
 
