@@ -13,6 +13,7 @@ import pytest
 from core.cnl import caps as caps_module
 from core.cnl import read_file
 from core.cnl.caps import InputCaps
+from core.cnl.source import read_pieces
 from core.eval.queries import load_queries
 from core.infra.config import ConfigError, read_json
 from core.infra.diagnostics import Code
@@ -254,3 +255,52 @@ def test_the_line_cap_is_reported_once_at_the_first_line_past_it_that_holds_a_do
         assert [(d.code, d.line) for d in read.diagnostics] == [(Code.FILE_TOO_LARGE, 203)]
     kb.write_text(lines + "\n\n", encoding="utf-8")
     assert Segment.build(kb, "k").diagnostics == ()
+
+
+def _unit(uid: str, body: str) -> str:
+    return f"## Context Unit {uid}\nRole: Definition\nTopic: Trams\nClaim: Trams run late.\n{body}"
+
+
+def test_a_units_problems_past_the_cap_are_counted_not_listed_and_a_permission_line_still_is(tmp_path: Path) -> None:
+    cap = InputCaps().max_problems
+    kb = tmp_path / "kb.md"
+    fields = "".join(f"Colour{i % 10}: red\n" for i in range(5_000))
+    kb.write_text(_unit("t::chunk-000::unit-000", fields + "Acls: staff\n"), encoding="utf-8")
+    units, problems = read_file(kb)
+    assert units == [] and len(problems) == cap
+    assert [d.line for d in problems[1:4]] == [5, 6, 7]  # the first ones, at their lines
+    summary = next(d for d in problems if d.code is Code.TOO_MANY_PROBLEMS)
+    assert summary.is_error and "inputs.maxProblems is 1,000" in summary.message
+    assert "4,002 more problem(s) of this unit" in summary.message
+    assert [d.line for d in problems if d.code is Code.PERMISSION_NOT_READ] == [5_005]
+    assert all(d.author_only for d in problems)  # the look-alike makes every problem the author's
+
+
+def test_a_files_problems_past_the_cap_are_counted_apart_for_the_public_and_the_author(tmp_path: Path) -> None:
+    """A restricted unit's problems never push a public problem out of the list (or into it)."""
+    public = "".join(_unit(f"p::chunk-000::unit-{i:03d}", "Colour: red\n") for i in range(1_500))
+    restricted = _unit("r::chunk-000::unit-000", "Acl: staff\n" + "Colour: red\n" * 1_200)
+    plain, mixed = tmp_path / "plain.md", tmp_path / "mixed.md"
+    plain.write_text(public, encoding="utf-8")
+    mixed.write_text(restricted + public, encoding="utf-8")
+    shift = restricted.count("\n")
+    _, plain_problems = read_file(plain)
+    _, mixed_problems = read_file(mixed)
+
+    def shown(problems, lines: int = 0):
+        return [(d.code, d.line - lines, d.message) for d in problems if not d.author_only]
+
+    assert shown(mixed_problems, shift) == shown(plain_problems)
+    assert len(shown(plain_problems)) == 1_001 and plain_problems[-1].code is Code.TOO_MANY_PROBLEMS
+    assert "500 more problem(s) in this file" in plain_problems[-1].message
+    assert sum(d.author_only for d in mixed_problems) == 999  # the restricted unit's, within its cap
+
+
+def test_a_jsonl_files_problems_are_capped_across_its_pieces(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("core.cnl.source.CAPS", InputCaps(piece_units=100))
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text("".join(f'{{"_id": "d{i}", "title": ""}}\n' for i in range(2_500)), encoding="utf-8")
+    problems = [d for result in read_pieces(kb) for d in result.diagnostics]
+    assert len(problems) == 1_001 and [d.line for d in problems[:3]] == [1, 2, 3]
+    assert problems[-1].code is Code.TOO_MANY_PROBLEMS and problems[-1].line == 1_001
+    assert "1,500 more problem(s) in this file" in problems[-1].message
