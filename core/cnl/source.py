@@ -17,6 +17,7 @@ from core.cnl.sop import read_sop
 from core.cnl.validate import source_lines
 from core.infra.collector import collector_paused
 from core.infra.diagnostics import Code, Diagnostic, Severity, for_author
+from core.infra.json_limits import other_encoding
 from core.infra.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit, is_public
 
@@ -259,6 +260,8 @@ def load_bytes(path: Path, cap: int) -> bytes | Diagnostic:
 
 def decode(data: bytes, file: str) -> str | Diagnostic:
     """A KB file's bytes as text (before `read_text`), or why they are not text."""
+    if (why := other_encoding(data)) is not None:
+        return Diagnostic(code=Code.INVALID_ENCODING, message=why, file=file)
     if b"\0" in data[:_BINARY_PROBE_BYTES]:
         return Diagnostic(code=Code.BINARY_FILE, message="contains NUL bytes; not a text file", file=file)
     # Undecodable bytes become lone surrogates here, reported and replaced by `read_text`.

@@ -80,9 +80,27 @@ def check_depth(text: str, limit: int = MAX_JSON_DEPTH) -> None:
 class NotUtf8(ValueError):
     """Bytes that are not UTF-8: `line` and `col` (1-based; col counts bytes) of the first bad one."""
 
-    def __init__(self, line: int, col: int, byte: int):
-        super().__init__(f"byte 0x{byte:02x} at line {line}, column {col} is not valid UTF-8")
+    def __init__(self, line: int, col: int, byte: int, why: str | None = None):
+        super().__init__(why or f"byte 0x{byte:02x} at line {line}, column {col} is not valid UTF-8")
         self.line, self.col = line, col
+
+
+# Byte-order marks of the encodings editors save "Unicode" text in besides UTF-8 (UTF-32 first:
+# its little-endian mark starts with UTF-16's).
+_BOMS = {
+    b"\xff\xfe\x00\x00": "UTF-32",
+    b"\x00\x00\xfe\xff": "UTF-32",
+    b"\xff\xfe": "UTF-16",
+    b"\xfe\xff": "UTF-16",
+}
+
+
+def other_encoding(data: bytes) -> str | None:
+    """What to say about text saved as UTF-16 or UTF-32 (it starts with their byte-order mark)."""
+    for bom, name in _BOMS.items():
+        if data.startswith(bom):
+            return f"the file is {name} text (it starts with a byte-order mark); mrptui reads UTF-8: save it as UTF-8"
+    return None
 
 
 def decode_utf8(data: bytes) -> str:
@@ -92,7 +110,7 @@ def decode_utf8(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise NotUtf8(line, col, data[exc.start]) from None
+        raise NotUtf8(line, col, data[exc.start], other_encoding(data)) from None
 
 
 class DuplicateKey(ValueError):

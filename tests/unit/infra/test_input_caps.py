@@ -304,3 +304,19 @@ def test_a_jsonl_files_problems_are_capped_across_its_pieces(tmp_path: Path, mon
     assert len(problems) == 1_001 and [d.line for d in problems[:3]] == [1, 2, 3]
     assert problems[-1].code is Code.TOO_MANY_PROBLEMS and problems[-1].line == 1_001
     assert "1,500 more problem(s) in this file" in problems[-1].message
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_file_saved_as_utf16_or_utf32_is_named_so_not_called_binary(tmp_path: Path, encoding: str) -> None:
+    name = "UTF-32" if "32" in encoding else "UTF-16"
+    bom = {"utf-16-be": "\ufeff"}.get(encoding, "")  # the plain codecs write their own mark
+    for suffix in (".md", ".cnl", ".txt", ".jsonl"):
+        kb = tmp_path / f"kb{suffix}"
+        kb.write_bytes((bom + "Trams run late.\n").encode(encoding))
+        units, problems = read_file(kb)
+        assert units == [] and [(d.code, d.line) for d in problems] == [(Code.INVALID_ENCODING, 1)]
+        assert problems[0].message.startswith(f"the file is {name} text") and "save it as UTF-8" in problems[0].message
+    config = tmp_path / "retrieval.json"
+    config.write_bytes((bom + '{"profiles": {}}').encode(encoding))
+    with pytest.raises(ConfigError, match=f"the file is {name} text"):
+        read_json(config)
