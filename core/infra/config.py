@@ -174,7 +174,9 @@ def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
         problem = Diagnostic(code=Code.INVALID_ENCODING, message=str(exc), file=str(path), line=exc.line, col=exc.col)
         raise ConfigError([problem]) from None
     except OSError as exc:
-        raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
+        raise ConfigError(
+            [Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=str(path))]
+        ) from None
     try:
         check_depth(text)
         return json.loads(text, object_pairs_hook=unique_object)

@@ -320,3 +320,11 @@ def test_a_file_saved_as_utf16_or_utf32_is_named_so_not_called_binary(tmp_path: 
     config.write_bytes((bom + '{"profiles": {}}').encode(encoding))
     with pytest.raises(ConfigError, match=f"the file is {name} text"):
         read_json(config)
+
+
+def test_a_json_file_that_is_missing_says_so_in_plain_words(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as raised:
+        read_json(tmp_path / "queries.json")
+    assert [(d.code, d.message) for d in raised.value.diagnostics] == [
+        (Code.FILE_UNREADABLE, "No such file or directory")
+    ]
