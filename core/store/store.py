@@ -399,7 +399,10 @@ def store_at(root: Path | None) -> SegmentStore:
     with _DEFAULT_LOCK:
         store = _DEFAULT_STORES.get(root)
         if store is None:
-            store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
+            max_bytes, problem = _max_bytes()
+            store = _DEFAULT_STORES[root] = SegmentStore(root, max_bytes)
+            if problem is not None:
+                store._note(MAX_BYTES_ENV, problem)
             if root is not None and store.enabled:
                 learn_stems(_read_stems(root))
                 atexit.register(_save_stems, root)
@@ -433,12 +436,22 @@ def _stemmer_id(root: Path) -> str:
     return code_digest(root)[:16]
 
 
-def _max_bytes() -> int:
-    try:
-        megabytes = int(os.environ.get(MAX_BYTES_ENV, ""))
-    except ValueError:
-        return DEFAULT_MAX_BYTES
-    return min(max(megabytes, 1), 1 << 24) << 20
+_MAX_MEGABYTES = 1 << 24
+
+
+def _max_bytes() -> tuple[int, str | None]:
+    """The cache's size bound from `MRPTUI_CACHE_MAX_MB`, and why a value written there is not
+    used (a `-1` was read as 1 MB, which evicted every segment on every open, and `4G` as the
+    default, both silently)."""
+    written = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not written:
+        return DEFAULT_MAX_BYTES, None
+    if written.isascii() and written.isdigit() and 1 <= int(written) <= _MAX_MEGABYTES:
+        return int(written) << 20, None
+    return DEFAULT_MAX_BYTES, (
+        f"${MAX_BYTES_ENV}={written!r} is not a whole number of megabytes from 1 to {_MAX_MEGABYTES:,}; "
+        f"the cache keeps to the default {DEFAULT_MAX_BYTES >> 20:,}"
+    )
 
 
 def _path_digest(file: Source) -> str:

@@ -228,3 +228,20 @@ def test_a_cache_without_the_tag_that_holds_only_what_the_store_writes_is_adopte
     assert (cache / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
     assert main(["--cache-dir", str(cache), "cache", "clear"]) == 0
     assert not (cache / "segments").exists() and not (cache / "CACHEDIR.TAG").exists()
+
+
+@pytest.mark.parametrize("written", ["-1", "abc", "4G", "²", "99999999999"])
+def test_a_cache_bound_in_the_environment_that_is_not_used_is_said_and_never_crashes(
+    tmp_path, monkeypatch, capsys, written
+):
+    """`-1` was read as 1 MB (every segment evicted on every open), `4G` as the default, both
+    silently, and `²` (a digit `int` refuses) was an internal error; so was it for the workers."""
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=1)
+    monkeypatch.setenv("MRPTUI_CACHE_MAX_MB", written)
+    monkeypatch.setenv("MRPTUI_BUILD_WORKERS", written)
+    assert main(["--cache-dir", str(tmp_path / "cache"), "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    out, err = capsys.readouterr()
+    assert "status:" in out
+    assert f"$MRPTUI_CACHE_MAX_MB={written!r} is not a whole number of megabytes" in err
+    assert "the cache keeps to the default 4,096" in err
