@@ -106,6 +106,18 @@ def test_a_deeply_nested_corpus_line_is_withdrawn_at_its_line_and_the_rest_score
     assert f"{only / 'corpus.jsonl'}:1:" in err and "MALFORMED_LINE" in err
 
 
+@pytest.mark.parametrize("score", ["\u00b2", "9" * 5_000], ids=["superscript", "long"])
+def test_a_qrels_score_int_cannot_read_is_a_malformed_line_not_an_internal_error(
+    tmp_path: Path, capsys, score: str
+) -> None:
+    qrels = f"query-id\tcorpus-id\tscore\nq1\ttram-1\t{score}\n".encode()
+    folder = beir(tmp_path / "c", json.dumps(DOC) + "\n", qrels=qrels)
+    assert main(["eval", "--beir", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / 'qrels' / 'test.tsv'}:2:1: MALFORMED_LINE expected 'query-id corpus-id score'" in err
+    assert "internal error" not in err
+
+
 @pytest.mark.parametrize("name", ["queries.jsonl", "qrels"])
 def test_beir_files_that_are_not_utf8_are_exit_2_with_file_and_line(tmp_path: Path, capsys, name: str) -> None:
     garbage = b'{"_id": "q1", "text": "fine"}\n\xff\xfe\x80 random bytes\n'
