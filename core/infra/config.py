@@ -186,7 +186,7 @@ def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
             [Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=line, col=col)]
         ) from None
     except DuplicateKey as exc:
-        line, col = _line_col(text, duplicate_key_offset(text) + 1)
+        line, col = _line_col(text, duplicate_key_offset(text, exc.key) + 1)
         raise ConfigError(
             [Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=line, col=col)]
         ) from None

@@ -135,18 +135,18 @@ def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.DOTALL)
 
 
-def duplicate_key_offset(text: str) -> int:
-    """0-based offset of the first key written a second time in its object (0 when none): the
-    parser's hook cannot say where, so the text is walked once more, on this error path only."""
+def duplicate_key_offset(text: str, key: str) -> int:
+    """0-based offset of `key`'s first second writing in one object (0 when none): the parser's
+    hook cannot say where, so the text is walked once more, on this error path only."""
     objects: list[set[str] | None] = []  # one entry per open container; None for a list
     pending: tuple[str, int] | None = None  # the last string, which is a key if `:` follows
     for match in _TOKEN.finditer(text):
         token = match.group()
         if token == ":" and pending is not None and objects and objects[-1] is not None:
-            key, offset = pending
-            if key in objects[-1]:
+            written, offset = pending
+            if written == key and written in objects[-1]:
                 return offset
-            objects[-1].add(key)
+            objects[-1].add(written)
         elif token in "[{":
             objects.append(set() if token == "{" else None)
         elif token in "]}" and objects:

@@ -55,6 +55,8 @@ def test_depth_counts_brackets_outside_strings_and_names_the_column() -> None:
         # Inside a nested object, written with an escape: json reads "\u0069d" as "id".
         ('{"limits": {"maxDepth": 4,\n "maxDepth": 30}, "rules": [{"id": "a", "\\u0069d": "b"}]}', 2, 2),
         ('{"rules": [{"id": "a", "when": [], "weight": 1,\n  "when": [{"s": ":", "r": "{", "o": "["}]}]}', 2, 3),
+        # The outer object's repeat comes first in the text, the inner one is parsed first.
+        ('{"a": 1, "a": 2, "b": {"c": 1,\n "c": 2}}', 2, 2),
     ],
 )
 def test_a_key_written_twice_in_a_json_file_is_a_config_error_at_the_second(tmp_path: Path, text, line, col) -> None:
