@@ -144,7 +144,9 @@ class _Field(NamedTuple):
     value: Any
 
 
-_field = partial(tuple.__new__, _Field)  # as `token`: one per field of every unit
+_field = partial(tuple.__new__, _Field)
+# Problems kept for `UnitDraft.build` when a unit's fields already fill `inputs.maxProblems`.
+_BUILD_ROOM = 20  # as `token`: one per field of every unit
 
 
 class UnitDraft:
@@ -162,6 +164,7 @@ class UnitDraft:
         # Problems past `inputs.maxProblems`, counted, not built (by severity: is any an error).
         self._unlisted: dict[bool, int] = {True: 0, False: 0}
         self._permission_listed = False
+        self._building = False
 
     def diagnose(self, code: Code, message: str, at: Token, severity: Severity = Severity.ERROR) -> None:
         # The unit's first permission problem is always listed: it decides who may count its problems.
@@ -240,6 +243,7 @@ class UnitDraft:
         return key
 
     def build(self) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+        self._building = True
         data = self._data()
         unit = None
         try:
@@ -271,8 +275,11 @@ class UnitDraft:
         return unit, diagnostics
 
     def _full(self) -> bool:
-        # Room for a permission problem and the one saying how many were left out.
-        return len(self._diagnostics) >= CAPS.max_problems - 2
+        # Room for a permission problem and the one saying how many were left out, and while the
+        # fields are read for what building the unit finds (a required field missing), which says
+        # more than the thousandth unknown field.
+        room = 2 if self._building else 2 + _BUILD_ROOM
+        return len(self._diagnostics) >= CAPS.max_problems - room
 
     def _touches_permissions(self, diagnostics: list[Diagnostic]) -> bool:
         """Whether the unit writes a permission field or a look-alike of one: then it was meant to
