@@ -29,7 +29,7 @@ from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
 from core.cnl.permissions import permission_heading, permission_label, permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
-from core.infra.json_limits import TooDeep, check_depth
+from core.infra.json_limits import TooDeep, check_depth, long_number
 from core.infra.json_locate import value_column
 from core.units import KnowledgeUnit
 
@@ -146,6 +146,8 @@ def _line(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
     except EmptyDocument as exc:
         return None, [_problem(Code.EMPTY_DOCUMENT, str(exc), file, number)]
     except ValueError as exc:
+        if (found := long_number(line)) is not None:
+            return None, [_problem(Code.MALFORMED_LINE, found[0], file, number, found[1] + 1)]
         return None, [_problem(Code.MALFORMED_LINE, str(exc), file, number)]
 
 

@@ -16,7 +16,8 @@ from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
 from core.cnl.validate import source_lines
 from core.infra.collector import collector_paused
-from core.infra.diagnostics import Code, Diagnostic, for_author
+from core.infra.diagnostics import Code, Diagnostic, Severity, for_author
+from core.infra.json_limits import other_encoding
 from core.infra.safe_io import FileTooLarge, UnsafePath, read_regular
 from core.units import KnowledgeUnit, is_public
 
@@ -76,7 +77,48 @@ def read_text(text: str, file: str, kind: Format | str | None = None) -> ReadRes
     if problems and (any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)):
         # Which unit a bad byte sits in is not tracked: in a file with restricted units it may be one.
         problems = for_author(problems)
-    return ReadResult(units, labelled_for_author([*problems, *diagnostics], text))
+    listing = Listing(file)
+    listed = listing.take(labelled_for_author([*problems, *diagnostics], text))
+    return ReadResult(units, listed + listing.left_out())
+
+
+class Listing:
+    """The first `inputs.maxProblems` public and as many author-only diagnostics of one file, taken
+    as they come (a JSON Lines file's a piece at a time); `left_out` then says how many of each
+    were not listed. Counted apart, so that a restricted unit's problems never change what a
+    public caller is shown. What is left out is counted, not kept."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self._listed = {False: 0, True: 0}
+        self._left: dict[bool, tuple[int, Diagnostic, bool]] = {}  # count, first, any error
+
+    def take(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        kept = []
+        for diagnostic in diagnostics:
+            kind = diagnostic.author_only
+            if self._listed[kind] < CAPS.max_problems:
+                self._listed[kind] += 1
+                kept.append(diagnostic)
+            else:
+                count, first, error = self._left.get(kind, (0, diagnostic, False))
+                self._left[kind] = (count + 1, first, error or diagnostic.is_error)
+        return kept
+
+    def left_out(self) -> list[Diagnostic]:
+        return [
+            Diagnostic(
+                code=Code.TOO_MANY_PROBLEMS,
+                message=f"{count:,} more problem(s) in this file are not listed "
+                f"(inputs.maxProblems is {CAPS.max_problems:,})",
+                file=self.file,
+                line=first.line,
+                col=first.col,
+                severity=Severity.ERROR if error else Severity.WARNING,
+                author_only=kind,
+            )
+            for kind, (count, first, error) in sorted(self._left.items())
+        ]
 
 
 def labelled_for_author(diagnostics: list[Diagnostic], text: str, first_line: int = 1) -> list[Diagnostic]:
@@ -157,6 +199,7 @@ def read_pieces(path: Path) -> Iterator[ReadResult]:
     from core.cnl.jsonl import read_jsonl, too_many_lines
 
     restricted = False
+    listing = Listing(file)
     start, line = 0, 1
     while start < len(text):
         if line > CAPS.max_jsonl_lines:
@@ -175,11 +218,13 @@ def read_pieces(path: Path) -> Iterator[ReadResult]:
             units, diagnostics = read_jsonl(piece, file, first_line=line)
         diagnostics = labelled_for_author(diagnostics, piece, line)
         restricted = restricted or any(d.author_only for d in diagnostics) or any(not is_public(u) for u in units)
-        yield ReadResult(units, diagnostics)
+        yield ReadResult(units, listing.take(diagnostics))
         line += text.count("\n", start, end)
         start = end
     if problems:
-        yield ReadResult([], for_author(problems) if restricted else labelled_for_author(problems, text))
+        yield ReadResult([], listing.take(for_author(problems) if restricted else labelled_for_author(problems, text)))
+    if left_out := listing.left_out():
+        yield ReadResult([], left_out)
 
 
 def read_cap(path: Path, kind: Format | str | None = None) -> int:
@@ -215,6 +260,8 @@ def load_bytes(path: Path, cap: int) -> bytes | Diagnostic:
 
 def decode(data: bytes, file: str) -> str | Diagnostic:
     """A KB file's bytes as text (before `read_text`), or why they are not text."""
+    if (why := other_encoding(data)) is not None:
+        return Diagnostic(code=Code.INVALID_ENCODING, message=why, file=file)
     if b"\0" in data[:_BINARY_PROBE_BYTES]:
         return Diagnostic(code=Code.BINARY_FILE, message="contains NUL bytes; not a text file", file=file)
     # Undecodable bytes become lone surrogates here, reported and replaced by `read_text`.

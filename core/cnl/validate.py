@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
+from core.cnl.caps import CAPS
 from core.cnl.permissions import (
     permission_across,
     permission_inline,
@@ -150,7 +151,9 @@ class _Field(NamedTuple):
     value: Any
 
 
-_field = partial(tuple.__new__, _Field)  # as `token`: one per field of every unit
+_field = partial(tuple.__new__, _Field)
+# Problems kept for `UnitDraft.build` when a unit's fields already fill `inputs.maxProblems`.
+_BUILD_ROOM = 20  # as `token`: one per field of every unit
 
 
 class UnitDraft:
@@ -165,8 +168,17 @@ class UnitDraft:
         self.check_id_format = check_id_format
         self._fields: dict[str, _Field] = {}
         self._diagnostics: list[Diagnostic] = []
+        # Problems past `inputs.maxProblems`, counted, not built (by severity: is any an error).
+        self._unlisted: dict[bool, int] = {True: 0, False: 0}
+        self._permission_listed = False
+        self._building = False
 
     def diagnose(self, code: Code, message: str, at: Token, severity: Severity = Severity.ERROR) -> None:
+        # The unit's first permission problem is always listed: it decides who may count its problems.
+        if self._full() and not (code in PERMISSION_CODES and not self._permission_listed):
+            self._unlisted[severity is Severity.ERROR] += 1
+            return
+        self._permission_listed |= code in PERMISSION_CODES
         self._diagnostics.append(
             Diagnostic(code=code, message=message, file=self.file, line=at.line, col=at.col, severity=severity)
         )
@@ -254,7 +266,7 @@ class UnitDraft:
             if label is not None:
                 self.diagnose(Code.PERMISSION_NOT_READ, unread_message(name.text, label, "as a field"), name)
                 return None
-            hint = did_you_mean(name.text, FIELD_LABELS.values())
+            hint = "" if self._full() else did_you_mean(name.text, FIELD_LABELS.values())
             self.diagnose(Code.UNKNOWN_FIELD, f"unknown field {name.text!r}{hint}", name)
             return None
         if key in self._fields:
@@ -264,6 +276,7 @@ class UnitDraft:
         return key
 
     def build(self) -> tuple[KnowledgeUnit | None, list[Diagnostic]]:
+        self._building = True
         data = self._data()
         unit = None
         try:
@@ -273,12 +286,33 @@ class UnitDraft:
         self._check_id()
         self._check_dates(unit)
         self._check_permissions()
+        if any(self._unlisted.values()):
+            severity = Severity.ERROR if self._unlisted[True] else Severity.WARNING
+            unlisted = sum(self._unlisted.values())
+            message = f"{unlisted:,} more problem(s) of this unit are not listed (inputs.maxProblems is {CAPS.max_problems:,})"
+            self._diagnostics.append(
+                Diagnostic(
+                    code=Code.TOO_MANY_PROBLEMS,
+                    message=message,
+                    file=self.file,
+                    line=self.id.line,
+                    col=self.id.col,
+                    severity=severity,
+                )
+            )
         diagnostics = sorted(self._diagnostics, key=lambda d: (d.line, d.col))
         if self._touches_permissions(diagnostics):
             diagnostics = for_author(diagnostics)
         if any(d.is_error for d in diagnostics):
             return None, diagnostics
         return unit, diagnostics
+
+    def _full(self) -> bool:
+        # Room for a permission problem and the one saying how many were left out, and while the
+        # fields are read for what building the unit finds (a required field missing), which says
+        # more than the thousandth unknown field.
+        room = 2 if self._building else 2 + _BUILD_ROOM
+        return len(self._diagnostics) >= CAPS.max_problems - room
 
     def _touches_permissions(self, diagnostics: list[Diagnostic]) -> bool:
         """Whether the unit writes a permission field or a look-alike of one: then it was meant to

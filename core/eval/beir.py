@@ -140,6 +140,9 @@ def _first_of_each_id(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], 
     return kept, tuple(duplicates)
 
 
+_SCORE_DIGITS = 9
+
+
 def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     for number, line in enumerate((_text(path, errors) or "").splitlines(), start=1):
@@ -149,7 +152,9 @@ def _read_qrels(path: Path, errors: list[Diagnostic]) -> dict[str, dict[str, int
         # BEIR writes `query-id corpus-id score`; TREC qrels add an iteration column.
         if len(parts) == 4:
             parts = [parts[0], parts[2], parts[3]]
-        if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
+        # A score is a small integer: `²` is a digit `int` refuses, 5,000 digits one it cannot read.
+        score = parts[2].lstrip("-") if len(parts) == 3 else ""
+        if not (score.isascii() and score.isdigit() and len(score) <= _SCORE_DIGITS):
             message = f"expected 'query-id corpus-id score', found {line.strip()[:80]!r}"
             errors.append(Diagnostic(code=Code.MALFORMED_LINE, message=message, file=str(path), line=number))
             continue

@@ -9,7 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic.alias_generators import to_camel
 
 from core.infra.diagnostics import Code, Diagnostic, did_you_mean
-from core.infra.json_limits import NotUtf8, TooDeep, check_depth, decode_utf8
+from core.infra.json_limits import (
+    DuplicateKey,
+    NotUtf8,
+    TooDeep,
+    check_depth,
+    decode_utf8,
+    duplicate_key_offset,
+    long_number,
+    unique_object,
+)
 from core.infra.resources import config_file
 from core.infra.safe_io import UnsafePath, read_regular
 
@@ -165,12 +174,19 @@ def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
         problem = Diagnostic(code=Code.INVALID_ENCODING, message=str(exc), file=str(path), line=exc.line, col=exc.col)
         raise ConfigError([problem]) from None
     except OSError as exc:
-        raise ConfigError([Diagnostic(code=Code.FILE_UNREADABLE, message=str(exc), file=str(path))]) from None
+        raise ConfigError(
+            [Diagnostic(code=Code.FILE_UNREADABLE, message=exc.strerror or str(exc), file=str(path))]
+        ) from None
     try:
         check_depth(text)
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_object)
     except TooDeep as exc:
         line, col = _line_col(text, exc.col)
+        raise ConfigError(
+            [Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=line, col=col)]
+        ) from None
+    except DuplicateKey as exc:
+        line, col = _line_col(text, duplicate_key_offset(text, exc.key) + 1)
         raise ConfigError(
             [Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=line, col=col)]
         ) from None
@@ -180,8 +196,12 @@ def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
         ) from None
     except (ValueError, RecursionError) as exc:
         # Valid syntax json cannot take: nesting deeper than the interpreter's recursion limit, or
-        # an integer over int's digit limit. Neither says where, so the file's start stands in.
-        diagnostic = Diagnostic(code=Code.INVALID_JSON, message=str(exc), file=str(path), line=1, col=1)
+        # an integer over int's digit limit (found again here, since json does not say where).
+        message, line, col = str(exc), 1, 1
+        if (number := long_number(text)) is not None:
+            message, offset = number
+            line, col = _line_col(text, offset + 1)
+        diagnostic = Diagnostic(code=Code.INVALID_JSON, message=message, file=str(path), line=line, col=col)
         raise ConfigError([diagnostic]) from None
 
 

@@ -1,6 +1,9 @@
 """Limits on what untrusted JSON and text input may be before it is parsed: nesting depth (the
 standard `json` parser recurses once per `[` or `{`, so 200,000 of them raise RecursionError),
 and UTF-8 (a file of random bytes is a clear error with its line, not a UnicodeDecodeError).
+What the parser would accept silently or explain in its own terms is refused with a position too:
+a key written twice in one object (`json` keeps the last value, so a second `"caller"` or
+`"maxDepth"` would quietly win) and a number past the interpreter's digit limit.
 
 Both checks are cheap on ordinary input: the depth check counts brackets in C and looks closer
 only at a text holding more than the limit of them; the UTF-8 check is the decode itself.
@@ -8,8 +11,11 @@ only at a text holding more than the limit of them; the UTF-8 check is the decod
 
 from __future__ import annotations
 
+import json
 import re
+import sys
 from functools import cache
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,9 +80,27 @@ def check_depth(text: str, limit: int = MAX_JSON_DEPTH) -> None:
 class NotUtf8(ValueError):
     """Bytes that are not UTF-8: `line` and `col` (1-based; col counts bytes) of the first bad one."""
 
-    def __init__(self, line: int, col: int, byte: int):
-        super().__init__(f"byte 0x{byte:02x} at line {line}, column {col} is not valid UTF-8")
+    def __init__(self, line: int, col: int, byte: int, why: str | None = None):
+        super().__init__(why or f"byte 0x{byte:02x} at line {line}, column {col} is not valid UTF-8")
         self.line, self.col = line, col
+
+
+# Byte-order marks of the encodings editors save "Unicode" text in besides UTF-8 (UTF-32 first:
+# its little-endian mark starts with UTF-16's).
+_BOMS = {
+    b"\xff\xfe\x00\x00": "UTF-32",
+    b"\x00\x00\xfe\xff": "UTF-32",
+    b"\xff\xfe": "UTF-16",
+    b"\xfe\xff": "UTF-16",
+}
+
+
+def other_encoding(data: bytes) -> str | None:
+    """What to say about text saved as UTF-16 or UTF-32 (it starts with their byte-order mark)."""
+    for bom, name in _BOMS.items():
+        if data.startswith(bom):
+            return f"the file is {name} text (it starts with a byte-order mark); mrptui reads UTF-8: save it as UTF-8"
+    return None
 
 
 def decode_utf8(data: bytes) -> str:
@@ -86,4 +110,59 @@ def decode_utf8(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise NotUtf8(line, col, data[exc.start]) from None
+        raise NotUtf8(line, col, data[exc.start], other_encoding(data)) from None
+
+
+class DuplicateKey(ValueError):
+    """A key written twice in one JSON object."""
+
+    def __init__(self, key: str):
+        super().__init__(f"key {key!r} is written twice in one object; write it once")
+        self.key = key
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` that refuses a repeated key (`DuplicateKey`)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+# A string, or one of the characters that open, close or separate JSON's containers.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:]', re.DOTALL)
+
+
+def duplicate_key_offset(text: str, key: str) -> int:
+    """0-based offset of `key`'s first second writing in one object (0 when none): the parser's
+    hook cannot say where, so the text is walked once more, on this error path only."""
+    objects: list[set[str] | None] = []  # one entry per open container; None for a list
+    pending: tuple[str, int] | None = None  # the last string, which is a key if `:` follows
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == ":" and pending is not None and objects and objects[-1] is not None:
+            written, offset = pending
+            if written == key and written in objects[-1]:
+                return offset
+            objects[-1].add(written)
+        elif token in "[{":
+            objects.append(set() if token == "{" else None)
+        elif token in "]}" and objects:
+            objects.pop()
+        pending = (json.loads(token), match.start()) if token.startswith('"') else None
+    return 0
+
+
+def long_number(text: str) -> tuple[str, int] | None:
+    """What to say about the first integer over the interpreter's digit limit (json raises for it
+    without a position), and its 0-based offset; None when there is none."""
+    limit = sys.get_int_max_str_digits()
+    if not limit:
+        return None
+    blanked = _STRING.sub(lambda match: " " * len(match.group()), text)
+    found = re.search(rf"\d{{{limit + 1},}}", blanked)
+    if found is None:
+        return None
+    return f"a number of {len(found.group()):,} digits; at most {limit:,} are read", found.start()

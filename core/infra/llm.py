@@ -20,6 +20,7 @@ from pydantic.alias_generators import to_camel
 from core.infra.cancel import CancelToken
 from core.infra.config import ConfigError, validated
 from core.infra.diagnostics import Code, Diagnostic
+from core.infra.json_limits import TooDeep, check_depth, long_number
 from core.infra.resources import config_dir
 from core.infra.terminal_text import terminal_safe
 
@@ -244,9 +245,16 @@ class LlmClient:
         if not 200 <= status < 300:
             raise LlmError(f"LLM endpoint returned HTTP {status}: {_excerpt(body)}")
         try:
-            data = json.loads(body)
+            text = body.decode("utf-8")
+            check_depth(text)  # json.loads would recurse once per bracket: RecursionError
+            data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise LlmError(f"LLM endpoint returned a non-JSON body: {_excerpt(body)}") from None
+        except TooDeep as exc:
+            raise LlmError(f"LLM endpoint returned {exc} (at character {exc.col:,})") from None
+        except ValueError as exc:  # an integer past the interpreter's digit limit
+            found = long_number(text)
+            raise LlmError(f"LLM endpoint returned {found[0] if found else exc}") from None
         try:
             reply = _ChatReply.model_validate(data)
         except ValidationError:

@@ -109,6 +109,8 @@ class Replay:
     dead: int = 0
     size: int = 0
     fold: _Fold | None = None
+    # Bytes of an unfinished last line left out (a writer killed mid-append), still in the file.
+    unfinished: int = 0
 
 
 class Change(Protocol):
@@ -158,10 +160,15 @@ class Journal:
         info = self._stat()
         if info is None:
             return Replay()
-        if self._cached is not None and self._cached[0] == (info.st_ino, info.st_size, info.st_mtime_ns):
-            return self._cached[1]
-        data, info = self._read_tail(repair)
+        cached = self._cached
+        # A read left a dead writer's unfinished line in place; a change must cut it before it
+        # appends, or the new line would be glued to it and both lost.
+        if cached is not None and cached[0] == (info.st_ino, info.st_size, info.st_mtime_ns):
+            if not (repair and cached[1].unfinished):
+                return cached[1]
+        data, info, unfinished = self._read_tail(repair)
         replay = self._parse(data, info.st_size)
+        replay.unfinished = unfinished
         # Keyed by what was read (a rename between the stat and the open is read as the new file).
         self._cached = ((info.st_ino, info.st_size, info.st_mtime_ns), replay)
         return replay
@@ -181,10 +188,10 @@ class Journal:
             raise MemoryFileError(self.path, f"cannot be read (mode {stat.S_IMODE(info.st_mode):04o})")
         return info
 
-    def _read_tail(self, repair: bool) -> tuple[bytes, os.stat_result]:
-        """The file, or its newest `maxFileBytes` when larger, and what was read; an unfinished
-        last line (a writer killed mid-append, or one appending now) is left out, and cut off when
-        `repair` (we hold the lock, so its writer is dead)."""
+    def _read_tail(self, repair: bool) -> tuple[bytes, os.stat_result, int]:
+        """The file, or its newest `maxFileBytes` when larger, what was read, and the length of an
+        unfinished last line (a writer killed mid-append, or one appending now): it is left out,
+        and cut off when `repair` (we hold the lock, so its writer is dead)."""
         cap = self.config.max_file_bytes
         try:
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -200,15 +207,17 @@ class Journal:
         if size > cap:
             data = data[data.find(b"\n") + 1 :]  # the first line is cut: it starts before the window
         end = data.rfind(b"\n") + 1
-        if end < len(data) and repair and size <= cap:
-            self._cut(end)
-        return data[:end], info
+        unfinished = len(data) - end
+        if unfinished and repair and size <= cap and self._cut(end):
+            unfinished = 0
+        return data[:end], info, unfinished
 
-    def _cut(self, length: int) -> None:
+    def _cut(self, length: int) -> bool:
         try:
             os.truncate(self.path, length)
         except OSError:
-            pass  # left for the rewrite; the unfinished line is never read
+            return False  # left for the rewrite; the unfinished line is never read
+        return True
 
     def _parse(self, data: bytes, size: int) -> Replay:
         fold = _Fold()

@@ -35,7 +35,8 @@ import numpy as np
 
 from core.nlp.tagger import UPOS
 from core.store.contents import TAGS as FOLDER
-from core.store.private import Mac, private_dirs, refusal, write_private
+from core.store.contents import cache_refusal
+from core.store.private import Mac, private_dirs, write_private
 
 FORMAT = "mrptui-tags/1"
 TAGS = tuple(sorted(UPOS))
@@ -96,7 +97,7 @@ def path_for(root: Path) -> Path:
 
 def load(root: Path | None) -> int:
     """Read the cache's stored tags into memory once; the rows read (0 when none or refused)."""
-    if root is None or refusal(Path(root)) is not None:
+    if root is None or cache_refusal(Path(root)) is not None:
         return 0
     path = path_for(root)
     with _LOCK:
@@ -139,7 +140,7 @@ def save(root: Path | None) -> bool:
     """Write the table (0600, with its keyed digest) when it holds rows not yet written; stale
     tables of other taggers are removed. False when there is no usable cache."""
     global _PENDING
-    if root is None or refusal(Path(root)) is not None or not _PENDING:
+    if root is None or cache_refusal(Path(root)) is not None or not _PENDING:
         return False
     path = path_for(root)
     private_dirs(path.parent, Path(root))

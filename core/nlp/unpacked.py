@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from core.store.contents import NLP as FOLDER
+from core.store.contents import cache_refusal
 from core.store.location import cache_root
 from core.store.private import Mac, private_dirs, refusal, write_private
 
@@ -79,8 +80,8 @@ def load_unpacked(
 def _place(source: Path, part: str) -> tuple[Path, Path] | None:
     """(root, stored file): beside the shipped data when its folder is usable (once per
     install), else in the cache (None: neither)."""
-    for root in (_install_root(source), _cache_root()):
-        if root is not None and refusal(root) is None:
+    for root, refused in ((_install_root(source), refusal), (_cache_root(), cache_refusal)):
+        if root is not None and refused(root) is None:
             path = _path_for(root, source, part)
             return None if path is None else (root, path)
     return None

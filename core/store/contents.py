@@ -1,8 +1,16 @@
 """What the cache folder holds, for `mrptui cache info|clear` and the store's size bound: one
-entry per KB path's segment folder, the merged view indexes, and clearing all of it."""
+entry per KB path's segment folder, the merged view indexes, and clearing all of it.
+
+A folder is used as a cache only while it holds nothing but what the store writes, or carries the
+cache's `CACHEDIR.TAG` (the cross-tool marker, written at first use; backup tools skip such a
+folder too). `--cache-dir ~/project` or the KB's own folder typed by mistake is refused with one
+warning, never narrowed to 0700, filled, or emptied by `cache clear` (its `sources/` or `tmp/`
+would have gone with the cache's).
+"""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -11,7 +19,7 @@ from pathlib import Path
 
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER
-from core.store.private import KEY_FILE
+from core.store.private import KEY_FILE, refusal, write_private
 
 STEMS_FILE = "stems.json"
 # Per KB path, `<root>/sources/<path digest>.json`: the key its file had at a recorded stat
@@ -76,6 +84,47 @@ TAGS = "tags"
 NLP = "nlp"
 
 
+# https://bford.info/cachedir/: a file of this name starting with this line marks a cache folder.
+TAG_FILE = "CACHEDIR.TAG"
+_TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This folder is mrptui's index cache (mrptui cache clear).\n"
+# Every name the store writes at a cache's root (the key's temporary files start `.mac.key.`).
+_OWN_NAMES = frozenset({KEY_FILE, STEMS_FILE, "segments", "views", SOURCES, TAGS, NLP, TEMP_FOLDER, "shards", TAG_FILE})
+
+
+def foreign_entry(root: Path) -> str | None:
+    """A name at `root` that the store never writes, when `root` carries no cache tag (None: it
+    is a cache, an older one without the tag, empty or missing)."""
+    try:
+        if (root / TAG_FILE).read_bytes().startswith(_TAG[:43]):
+            return None
+    except OSError:
+        pass
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return None  # missing (made at first use) or unusable: `refusal` says which
+    others = sorted(n for n in names if n not in _OWN_NAMES and not n.startswith(f".{KEY_FILE}."))
+    return others[0] if others else None
+
+
+def cache_refusal(root: Path) -> str | None:
+    """Why `root` may not hold the cache: `refusal`'s reasons, or a folder holding what mrptui did
+    not write. A usable root is tagged (a root that cannot be written stays as it is)."""
+    foreign = foreign_entry(root)  # before `refusal`, which would narrow the folder's mode
+    if foreign is not None:
+        return (
+            f"refusing the index cache at {root}: it holds {foreign!r}, which mrptui did not write, "
+            f"and no {TAG_FILE}; running without it (name an empty or new folder)"
+        )
+    reason = refusal(root)
+    if reason is None and not (root / TAG_FILE).exists():
+        try:
+            write_private(root / TAG_FILE, [_TAG])
+        except OSError:
+            pass
+    return reason
+
+
 def view_files(root: Path) -> list[Path]:
     """Merged whole-view BM25 index folders (at most `MAX_VIEW_FILES`, outside the size bound)."""
     return sorted((root / "views").glob(f"*{INDEX_SUFFIX}")) if (root / "views").is_dir() else []
@@ -98,6 +147,8 @@ def clear_cache(root: Path) -> ClearResult:
     trusted rather than half-removed); so does a root that is a file."""
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(20, "not a folder", str(root))
+    if (foreign := foreign_entry(root)) is not None:
+        raise PermissionError(errno.EPERM, f"it holds {foreign!r}, which mrptui did not write, and no {TAG_FILE}")
     before = _stored_bytes(root)
     failures: list[tuple[str, str]] = []
 
@@ -112,6 +163,7 @@ def clear_cache(root: Path) -> ClearResult:
     for name in ("segments", "views", SOURCES, TAGS, NLP, TEMP_FOLDER):
         if (root / name).exists():
             shutil.rmtree(root / name, onerror=failed)
+    (root / TAG_FILE).unlink(missing_ok=True)  # what stayed has the store's names: still adopted
     return ClearResult(max(0, before - _stored_bytes(root)), failures)
 
 

@@ -50,7 +50,7 @@ WORKERS_ENV = "MRPTUI_BUILD_WORKERS"
 def worker_count() -> int:
     """Cores this process may use (capped), or `MRPTUI_BUILD_WORKERS` (0 or 1: no pool)."""
     configured = os.environ.get(WORKERS_ENV, "").strip()
-    if configured.isdigit():
+    if configured.isascii() and configured.isdigit():  # "²" is a digit int() refuses
         return min(int(configured), MAX_WORKERS)
     try:
         cores = len(os.sched_getaffinity(0))

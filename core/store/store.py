@@ -22,13 +22,13 @@ from pathlib import Path
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.store.arrays import INDEX_SUFFIX, folder_bytes
 from core.store.atomic import TEMP_FOLDER, is_orphan, publish_dir, remove_orphans
-from core.store.contents import prune_cache
+from core.store.contents import cache_refusal, prune_cache
 from core.store.groups import FileGroup, Source
 from core.store.key_records import known_key, remember_key, segments_folder
 from core.store.location import cache_root
 from core.store.mapped import npy_array
 from core.store.patch import BLOCKS, BlockTable, block_table, patched
-from core.store.private import Mac, linked_below, private_dirs, refusal
+from core.store.private import Mac, linked_below, private_dirs
 from core.store.segment import Segment, SegmentError
 from core.store.shaping import code_digest
 from core.store.source_files import SourceStat, file_content, stat_or_none
@@ -72,7 +72,7 @@ class SegmentStore:
         self._mac: Mac | None = None
         self._swept = False
         self._checked: set[Path] = set()
-        reason = refusal(root) if root is not None else None
+        reason = cache_refusal(root) if root is not None else None
         if reason is not None:
             self._disable(reason)
 
@@ -351,19 +351,32 @@ def store_at(root: Path | None) -> SegmentStore:
     with _DEFAULT_LOCK:
         store = _DEFAULT_STORES.get(root)
         if store is None:
-            store = _DEFAULT_STORES[root] = SegmentStore(root, _max_bytes())
+            max_bytes, problem = _max_bytes()
+            store = _DEFAULT_STORES[root] = SegmentStore(root, max_bytes)
+            if problem is not None:
+                store._note(MAX_BYTES_ENV, problem)
             if root is not None and store.enabled:
                 learn_stems(read_stems(root))
                 atexit.register(save_stems, root)
         return store
 
 
-def _max_bytes() -> int:
-    try:
-        megabytes = int(os.environ.get(MAX_BYTES_ENV, ""))
-    except ValueError:
-        return DEFAULT_MAX_BYTES
-    return min(max(megabytes, 1), 1 << 24) << 20
+_MAX_MEGABYTES = 1 << 24
+
+
+def _max_bytes() -> tuple[int, str | None]:
+    """The cache's size bound from `MRPTUI_CACHE_MAX_MB`, and why a value written there is not
+    used (a `-1` was read as 1 MB, which evicted every segment on every open, and `4G` as the
+    default, both silently)."""
+    written = os.environ.get(MAX_BYTES_ENV, "").strip()
+    if not written:
+        return DEFAULT_MAX_BYTES, None
+    if written.isascii() and written.isdigit() and 1 <= int(written) <= _MAX_MEGABYTES:
+        return int(written) << 20, None
+    return DEFAULT_MAX_BYTES, (
+        f"${MAX_BYTES_ENV}={written!r} is not a whole number of megabytes from 1 to {_MAX_MEGABYTES:,}; "
+        f"the cache keeps to the default {DEFAULT_MAX_BYTES >> 20:,}"
+    )
 
 
 def _keep_newest(folder: Path, count: int) -> None:

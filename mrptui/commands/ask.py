@@ -123,6 +123,13 @@ def _answer(args: argparse.Namespace, request: Request, session, trace_path: Pat
         from mrptui.commands.step import Stepper, parse_break
 
         breakpoints = {parse_break(spec) for spec in args.breaks}
+        for point in breakpoints:
+            # A plugin (or planner) no run has would never hold: a typo would silently run through.
+            if point.kind == "plugin" and point.value not in session.engine.planners:
+                try:
+                    session.registry.get(point.value)
+                except RegistryError as exc:
+                    raise UsageError(f"--break {point.value!r}: {exc}") from None
         events = Stepper(session, request, breakpoints, step=args.step, read=input, out=sys.stderr).run()
     else:
         events = list(session.run(request))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import core.store.shared_stems as shared_stems
+from core.store.contents import cache_refusal
 from mrptui.cli import main
 from tests.support.child_python import run_child
 from tests.support.store_kb import write_kb
@@ -131,6 +132,7 @@ from pathlib import Path
 from mrptui.cli import main
 import mrptui.commands.cache, mrptui.commands.ask, mrptui.commands.check  # imported while readable
 import locale  # argparse's gettext imports it on first use; nothing else on the path does now
+import html  # the permission grammar reads character references (`&#58;`) with it
 if os.geteuid() == 0:  # root removes anything: drop to nobody, who owns the cache
     os.setgid(65534)
     os.setuid(65534)
@@ -180,3 +182,58 @@ def _partly_cleared(base: Path, capsys) -> None:
     assert main(["--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
     err = capsys.readouterr().err
     assert "unusable" in err and "rebuilt" in err, err
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, bytes]]:
+    """Every entry under `folder` (the folder itself as "."): its mode and, for a file, its bytes."""
+    entries = {".": (folder.stat().st_mode, b"")}
+    for path in sorted(folder.rglob("*")):
+        entries[str(path.relative_to(folder))] = (path.stat().st_mode, path.read_bytes() if path.is_file() else b"")
+    return entries
+
+
+def test_a_users_folder_named_as_the_cache_is_refused_never_narrowed_filled_or_cleared(tmp_path, capsys):
+    """`--cache-dir ~/project` by mistake: its `sources/` has a name the store writes too."""
+    kb_dir, project = tmp_path / "kb", tmp_path / "project"
+    write_kb(kb_dir, files=1)
+    (project / "sources").mkdir(parents=True)
+    (project / "sources" / "draft.md").write_text("my draft", encoding="utf-8")
+    (project / "notes.txt").write_text("keep me", encoding="utf-8")
+    project.chmod(0o755)
+    before = _snapshot(project)
+    assert main(["--cache-dir", str(project), "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    out, err = capsys.readouterr()
+    assert "status:" in out
+    assert f"refusing the index cache at {project}: it holds 'notes.txt', which mrptui did not write" in err
+    assert main(["--cache-dir", str(project), "cache", "clear"]) == 2
+    assert "it holds 'notes.txt'" in capsys.readouterr().err
+    assert _snapshot(project) == before
+
+
+def test_a_cache_without_the_tag_that_holds_only_what_the_store_writes_is_adopted(tmp_path, capsys):
+    """A cache an older mrptui made has no CACHEDIR.TAG: it is used, tagged, and clears as before."""
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "check"]) == 0
+    (cache / "CACHEDIR.TAG").unlink()
+    assert cache_refusal(cache) is None
+    assert (cache / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
+    assert main(["--cache-dir", str(cache), "cache", "clear"]) == 0
+    assert not (cache / "segments").exists() and not (cache / "CACHEDIR.TAG").exists()
+
+
+@pytest.mark.parametrize("written", ["-1", "abc", "4G", "²", "99999999999"])
+def test_a_cache_bound_in_the_environment_that_is_not_used_is_said_and_never_crashes(
+    tmp_path, monkeypatch, capsys, written
+):
+    """`-1` was read as 1 MB (every segment evicted on every open), `4G` as the default, both
+    silently, and `²` (a digit `int` refuses) was an internal error; so was it for the workers."""
+    kb_dir = tmp_path / "kb"
+    write_kb(kb_dir, files=1)
+    monkeypatch.setenv("MRPTUI_CACHE_MAX_MB", written)
+    monkeypatch.setenv("MRPTUI_BUILD_WORKERS", written)
+    assert main(["--cache-dir", str(tmp_path / "cache"), "--kb", str(kb_dir), "ask", "When is the tide slack?"]) == 0
+    out, err = capsys.readouterr()
+    assert "status:" in out
+    assert f"$MRPTUI_CACHE_MAX_MB={written!r} is not a whole number of megabytes" in err
+    assert "the cache keeps to the default 4,096" in err

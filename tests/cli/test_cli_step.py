@@ -50,7 +50,7 @@ def test_q_cancels_and_the_status_says_so(capsys, monkeypatch) -> None:
     assert "run_finished" in err
 
 
-@pytest.mark.parametrize("spec", ["nope:kb-fast", "kb:"])
+@pytest.mark.parametrize("spec", ["nope:kb-fast", "kb:", "kb-fsat", "kb:nope", "\x1b[2J"])
 def test_a_bad_break_spec_is_a_usage_error(capsys, monkeypatch, spec) -> None:
     code, _, err = _ask(capsys, monkeypatch, "", "--break", spec)
     assert code == 2 and "--break" in err

@@ -171,6 +171,20 @@ def test_a_file_over_its_cap_keeps_its_newest_records(tmp_path):
     assert notes and notes[-1].question == "note 59"  # user.jsonl too: the newest that fit
 
 
+def test_a_turn_after_a_writer_killed_mid_append_is_kept(tmp_path):
+    """The unfinished line a kill -9 leaves is cut before the next append, even when the same
+    process read the file first (its cached read must not skip the cut)."""
+    seeded(tmp_path, 3)
+    data = file_of(tmp_path).read_bytes()
+    file_of(tmp_path).write_bytes(data[:-40])  # turn 3 cut mid-line, as by a kill during its write
+    after = talk(tmp_path)
+    assert [t.question for t in after.turns] == ["What is ferry 0?", "What is ferry 1?"]
+    assert after.remember("What is Tern?", "a ferry", "Tern", {}) is not None
+    again = talk(tmp_path)
+    assert [t.question for t in again.turns] == ["What is ferry 0?", "What is ferry 1?", "What is Tern?"]
+    assert not again.problems
+
+
 def test_a_full_disk_at_the_write_seam_keeps_the_file_as_it_was(tmp_path, monkeypatch):
     conversation = seeded(tmp_path, 2)
     before = file_of(tmp_path).read_bytes()

@@ -253,9 +253,9 @@ def test_a_huge_integer_literal_is_a_diagnostic() -> None:
 
 
 # Nesting is refused where it passes the depth limit (core/infra/json_limits.py: the bracket after
-# `{"profiles": ` and 99 more opens it at column 13 + 100); an integer json cannot take, at the start.
+# `{"profiles": ` and 99 more opens it at column 13 + 100); an integer json cannot take, where it starts.
 @pytest.mark.parametrize(
-    ("value", "col"), [("[" * 100_000 + "]" * 100_000, 113), ("9" * 5000, 1)], ids=["nesting", "integer"]
+    ("value", "col"), [("[" * 100_000 + "]" * 100_000, 113), ("9" * 5000, 14)], ids=["nesting", "integer"]
 )
 def test_other_config_files_report_what_json_cannot_take(value: str, col: int) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -114,6 +114,25 @@ def test_non_json_body(llm_server):
         client_for(llm_server.url).chat([{"role": "user", "content": "hi"}])
 
 
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (
+            b'{"choices": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+            "JSON nested deeper than 100 levels (at character 112)",
+        ),
+        (b'{"choices": [], "usage": ' + b"9" * 5_000 + b"}", "a number of 5,000 digits; at most 4,300 are read"),
+    ],
+    ids=["nested", "long-number"],
+)
+def test_a_body_json_cannot_take_is_an_llm_error_saying_why(llm_server, body, reason):
+    """Not a RecursionError or the interpreter's advice: the plugin reports the reason as it is."""
+    llm_server.reply_raw(200, body)
+    with pytest.raises(LlmError) as caught:
+        client_for(llm_server.url).chat([{"role": "user", "content": "hi"}])
+    assert caught.value.reason == f"LLM endpoint returned {reason}"
+
+
 @pytest.mark.parametrize("body", [{"choices": []}, {"result": "hi"}, {"choices": [{"text": "hi"}]}])
 def test_reply_without_choices_message(llm_server, body):
     llm_server.reply_raw(200, json.dumps(body).encode())

@@ -30,6 +30,7 @@ ALLOWED = {
     ("cnl/permission_names.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
     ("cnl/intent_cnl.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
     ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
+    ("store/contents.py", "_OWN_NAMES"),  # the file and folder names the store writes at a cache's root
     ("nlp/lexicon.py", "POS_NAMES"),  # the lexicon's part-of-speech names, its data's column values
     ("retrieval/bm25/fields.py", "FIELDS"),  # unit fields BM25 indexes
     ("retrieval/hdc/encoding.py", "FIELDS"),  # unit fields HDC encodes
