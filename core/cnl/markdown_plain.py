@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import permission_heading, permission_inline, permission_value_start
+from core.cnl.permissions import labelless, permission_heading, permission_inline, permission_value_start
 from core.cnl.validate import ID_SCHEMA, LIST_FIELDS, NORMALISED, PERMISSION_FIELDS, field_key, normalise, split_id
 from core.infra.diagnostics import Diagnostic
 from core.units import KnowledgeUnit, check_identity_text
@@ -128,9 +128,10 @@ def _plain_unit(written_id: str, fields: str, file: str, line: int) -> Knowledge
     data: dict[str, Any] = {}
     for key, (_, value) in zip(keys, pairs):
         value = value.rstrip()
-        # `permission_inline` answers most values (ASCII, no separator) at C speed.
-        if key not in PERMISSION_FIELDS and (
-            permission_inline(value) is not None or permission_value_start(value) is not None
+        if (
+            key not in PERMISSION_FIELDS
+            and not labelless(value)
+            and (permission_inline(value) is not None or permission_value_start(value) is not None)
         ):
             return None
         if key in LIST_FIELDS:

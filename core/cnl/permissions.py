@@ -319,6 +319,22 @@ _NAME_REACH = 48
 _ALNUM = re.compile(r"[\W_]")
 
 
+def labelless(text: str) -> bool:
+    """True when neither `permission_inline` nor `permission_value_start` can find a label in
+    `text` (most field values: ASCII, no separator or markup, no name a bare or dated label
+    starts with, first or after the last sentence's end), decided without their calls. `in`
+    tests, not a regex: a regex's alternation scans a long value several times slower. False
+    says only "read it"."""
+    return (
+        text.isascii()
+        # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
+        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
+        and not ("&" in text or "<" in text or "*" in text or "~" in text)
+        and _ASCII_BARE.match(text) is None
+        and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
+    )
+
+
 def may_hold_label(text: str) -> bool:
     """False for text no label can be in: ASCII with no separator of any kind (most prose)."""
     return not text.isascii() or ":" in text or "=" in text or _weak_separator(text, len(text))

@@ -14,16 +14,26 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from core.cnl import read_text
 from core.cnl.canonical import _FOLD_FIRST, _PROTOTYPE_FIRST, ASCII_FOLD_FIRST, ASCII_PROTOTYPE, prototypes
 from core.cnl.json_keys import permission_keys
 from core.cnl.permission_names import UNAMBIGUOUS
-from core.cnl.permissions import permission_heading, permission_inline, permission_label, permission_line
+from core.cnl.permissions import (
+    labelless,
+    permission_heading,
+    permission_inline,
+    permission_label,
+    permission_line,
+    permission_value_start,
+)
 from core.infra.diagnostics import PERMISSION_CODES
 from core.kb.knowledge_base import KnowledgeBase
 from core.units import Caller
 from mrptui.cli import main
+from tests.support.fuzz_settings import bounded
 
 # (spelling, field, unambiguous: counted with no separator and inside prose).
 LABELS = [
@@ -246,3 +256,31 @@ def test_a_scripts_own_punctuation_after_a_field_name_is_a_separator(mark: str) 
     for leader in ("", "- ", "> "):
         found = permission_line(f"{leader}Region{mark} EU")
         assert found is not None and found[1] == "Region", (leader, mark)
+
+
+# Text built from the pieces labels are made of: names, separators weak and strong, markup,
+# sentence ends, dates, digits, and plain words.
+_PIECES = st.sampled_from(
+    [
+        "Acl", "acl", "Region", "region", "EffectiveTo", "Expires", "valid until", "Not after", "Audience",
+        "public", "embargo", ":", "=", "=>", " - ", " -- ", "->", "|", "\t", "&#58;", "<b>", "*", "~",
+        ". ", "! ", "? ", "2020-01-01", "4471", "1)", " ", "staff", "EU", "the", "vault", "opens", "al", "va",
+    ]
+)  # fmt: skip
+
+
+@bounded(400)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_a_value_called_labelless_holds_no_label_either_reader_finds(text):
+    # The Markdown fast path skips both readers for such a value: a wrong "labelless" publishes it.
+    if labelless(text):
+        assert permission_inline(text) is None and permission_value_start(text) is None
+
+
+def test_labelless_passes_plain_values_and_sends_every_separator_to_the_readers():
+    assert labelless("The harbour buoy marks the shoal") and labelless("duta luzodora vivumi")
+    for text in ["x Acl: staff", "Region = EU", "Acl - staff", "Acl\tstaff", "Acl&#58; staff",
+                 "Expires 2020-01-01", "The code is 4471. Acl staff", "Région: EU", "x Acl&#58; staff", "Region\uff1a EU", "Region - EU", "Region\tEU",
+                 "Region | EU", "Region => EU", "The code is 4471. Region - EU", "Note <b>Acl</b>: staff"]:  # fmt: skip
+        assert not labelless(text), text
+        assert permission_inline(text) or permission_value_start(text), text  # each is a label
