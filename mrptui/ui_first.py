@@ -9,9 +9,10 @@ urgent when input reaches it, and those threads call `pause` at their pause poin
 run's trace events, between sentences tagged), where they wait until the app has painted a frame
 after handling that input. UI work that can wait (a live render of the run's new events) waits
 on the UI thread the same way: it is put off until that frame is painted (`holding_s`,
-`after_answer`), so the key's frame is not a live render's too. Every wait is bounded (`UI_FIRST_BOUND_S`: a key that paints nothing,
-or a stuck UI, holds the engine once for that long, never for good), a cancel wakes it (`wake`),
-and a closed gate (the app quitting) never waits.
+`after_answer`), so the key's frame is not a live render's too. Every wait is bounded
+(`UI_FIRST_BOUND_S`: a key that paints nothing, or a stuck UI, holds the engine once for that
+long, never for good), a cancel wakes it (`wake`), and a closed gate (the app quitting) never
+waits.
 """
 
 from __future__ import annotations
