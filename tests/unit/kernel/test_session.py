@@ -225,7 +225,7 @@ def test_a_collector_turned_off_by_the_caller_stays_off_after_a_run(workspace) -
         gc.enable()
 
 
-def test_the_collector_waits_while_the_hdc_index_encodes_the_view(workspace, monkeypatch) -> None:
+def test_no_full_collection_runs_while_the_hdc_index_encodes_the_view(workspace, monkeypatch) -> None:
     """The explorer builds HDC in a worker while keys are pressed: a full collection over the
     build's live sentences and words held the interpreter's lock ~0.1 s each (issue 41)."""
     from core.store import vectors
@@ -233,14 +233,14 @@ def test_the_collector_waits_while_the_hdc_index_encodes_the_view(workspace, mon
     session = Session.open([workspace[0]], workspace[1])
     caller = Caller()
     encode = vectors.hdc_vectors
-    seen: list[bool] = []
+    seen: list[tuple[bool, int]] = []
 
     def watched(*args, **kwargs):
-        seen.append(gc.isenabled())
+        seen.append((gc.isenabled(), gc.get_threshold()[2]))
         return encode(*args, **kwargs)
 
     monkeypatch.setattr(vectors, "hdc_vectors", watched)
-    assert gc.isenabled()
+    before = gc.get_threshold()
     session.warm_up_hdc(caller)
-    assert seen == [False] and session.hdc_ready(caller)
-    assert gc.isenabled()
+    assert seen == [(True, collector.NO_FULL_COLLECTIONS)] and session.hdc_ready(caller)
+    assert gc.get_threshold() == before
