@@ -185,16 +185,41 @@ class RunDriver:
 
     def _render_queued_view(self) -> None:
         self._render_timer = None
-        if self._render_queued:  # else a render since (a hold, the end, a step) has shown it all
-            self.refresh_view()
+        if not self._render_queued:  # a render since (a hold, the end, a step) has shown it all
+            return
+        held = self.ui_first.holding_s()
+        if held > 0:
+            # A key waits for its frame: that frame paints the key alone (a live render and its
+            # frame, 60-100 ms of the UI thread at 100k, made most of a key's wait, issue 41), and
+            # one render of everything that arrived meanwhile follows it.
+            self.ui_first.after_answer(self._render_after_key)
+            self._render_timer = self.app.set_timer(held, self._render_queued_view, name="live render")
+            return
+        self.refresh_view()
+
+    def _render_after_key(self) -> None:
+        """Called from inside the frame that answered the key: the render comes after that frame."""
+        self._stop_render_timer()
+        self.app.call_later(self._render_queued_view)
+
+    def _render_now_or_after_key(self) -> None:
+        """A hold or the run's end: rendered at once, unless a key waits for its frame."""
+        self._render_queued = True
+        self._stop_render_timer()
+        self._render_queued_view()
+
+    def _stop_render_timer(self) -> None:
+        if self._render_timer is not None:
+            self._render_timer.stop()
+            self._render_timer = None
 
     def held_at(self, message: RunHeld) -> None:
         if self.control.held_at(message.run_id, message.where):
-            self.refresh_view()
+            self._render_now_or_after_key()
 
     def ended(self, message: RunEnded, kb_generation: int) -> None:
         if self.control.ended(message.run_id):
-            self.refresh_view()
+            self._render_now_or_after_key()
         if self._frozen_generation != kb_generation:
             # The first run on a KB built its indexes: freeze them too (once per KB generation, so
             # later runs' objects stay collectable).
@@ -287,9 +312,7 @@ class RunDriver:
         # This render shows every event applied so far: a live render queued for them would only
         # draw the same state again (the run's end arrived inside the gap: ~60-100 ms of UI time).
         self._render_queued = False
-        if self._render_timer is not None:
-            self._render_timer.stop()
-            self._render_timer = None
+        self._stop_render_timer()
         control = self.control
         run, state = control.current, control.state
         total = len(run.events) if run else 0

@@ -7,9 +7,12 @@ of the interpreter's lock, so a key's ~16 ms of UI work took ~4× that in wall t
 was live. Python has no thread priorities, so this is a cooperative one: the app marks the UI
 urgent when input reaches it, and those threads call `pause` at their pause points (between a
 run's trace events, between sentences tagged), where they wait until the app has painted a frame
-after handling that input. Every wait is bounded (`UI_FIRST_BOUND_S`: a key that paints nothing,
-or a stuck UI, holds the engine once for that long, never for good), a cancel wakes it (`wake`),
-and a closed gate (the app quitting) never waits.
+after handling that input. UI work that can wait (a live render of the run's new events) waits
+on the UI thread the same way: it is put off until that frame is painted (`holding_s`,
+`after_answer`), so the key's frame is not a live render's too. Every wait is bounded
+(`UI_FIRST_BOUND_S`: a key that paints nothing, or a stuck UI, holds the engine once for that
+long, never for good), a cancel wakes it (`wake`), and a closed gate (the app quitting) never
+waits.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class UiFirst:
         self._answered = 0  # of those, how many a frame painted after their dispatch answered
         self._since = 0.0  # time.monotonic() when the oldest unanswered input arrived
         self._closed = False
+        self._after: dict[Callable[[], object], None] = {}  # called once the pending input is answered
         self.waited_s = 0.0  # what the pause points waited in all (how much the gate costs the engine)
 
     @property
@@ -71,6 +75,33 @@ class UiFirst:
             self._answered = self._handled
             self._since = time.monotonic()
             self._cond.notify_all()
+        if not self.urgent:
+            self._call_after()
+
+    def holding_s(self) -> float:
+        """On the UI thread: how much longer work that can wait should wait for the pending input's
+        frame (0: none pending, or its burst's bound has passed, which then counts it answered)."""
+        if not self.urgent:
+            return 0.0
+        left = self._since + self.bound_s - time.monotonic()
+        if left > 0:
+            return left
+        with self._cond:
+            self._answered = self._handled = self._arrived
+            self._cond.notify_all()
+        self._call_after()
+        return 0.0
+
+    def after_answer(self, callback: Callable[[], object]) -> None:
+        """On the UI thread: call `callback` once the pending input is answered (from inside the
+        frame that answers it: the callback should only schedule work; a bound that passes calls
+        it from `holding_s`, and a closed gate drops it)."""
+        self._after[callback] = None
+
+    def _call_after(self) -> None:
+        after, self._after = self._after, {}
+        for callback in after:
+            callback()
 
     def wake(self) -> None:
         """Something a waiting pause point checks changed (a cancel): let it look again."""
@@ -82,6 +113,7 @@ class UiFirst:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+        self._after.clear()
 
     def pause(self, cancelled: Callable[[], bool] = _never) -> None:
         """A background thread's pause point: return at once unless input waits for its frame;

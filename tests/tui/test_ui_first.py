@@ -1,5 +1,6 @@
 """UI first (mrptui/ui_first.py): while a key waits for its frame the engine worker waits at its
-pause point between events; a cancel still stops it at once, and no wait outlives its bound."""
+pause point between events and a live render waits for that frame too; a cancel still stops the
+run at once, and no wait outlives its bound."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from helpers import settle, until
 from textual import events
 
 from core.kernel.contract import Request
+from mrptui import run_driver
 from mrptui.ui_first import UiFirst
 
 SIZE = (160, 45)
@@ -98,6 +100,48 @@ async def test_a_key_pressed_while_a_run_is_live_is_painted_before_the_engine_go
         await settle(pilot)
 
 
+@pytest.mark.paints
+async def test_a_live_render_waits_for_the_frame_of_a_key_pressed_meanwhile(monkeypatch) -> None:
+    """The key's frame paints the key alone; the run's new events are rendered right after it."""
+    monkeypatch.setattr(run_driver, "LIVE_RENDER_GAP_S", 0.0)  # a live render queued at every event
+    session = SlowSession()
+    app = make_app(session)
+    app.ui_first.bound_s = 30.0  # the frame, not the bound, must let the render go on
+    timeline: list[tuple[str, object]] = []  # ("arrived" | "render", None) and ("frame", focused), in order
+    display, refresh_view, arrived = app._display, app.runner.refresh_view, app.ui_first.arrived
+
+    def painting(screen, update) -> None:
+        display(screen, update)
+        if update is not None and not app._batch_count:
+            timeline.append(("frame", app.focused))
+
+    def rendering() -> None:
+        timeline.append(("render", None))
+        refresh_view()
+
+    def arriving() -> None:
+        timeline.append(("arrived", None))
+        arrived()
+
+    app._display = painting  # type: ignore[method-assign]
+    app.runner.refresh_view = rendering  # type: ignore[method-assign]
+    app.ui_first.arrived = arriving  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _live_run(app, pilot, session)
+        for key, panel in (("1", "plan"), ("3", "evidence"), ("4", "proofs"), ("2", "attempts")):
+            target = app.main.query_one(f"#{panel}")
+            seen = len(timeline)
+            app._driver.send_message(events.Key(key, key))
+            await until(pilot, lambda: ("frame", target) in timeline[seen:])
+            reached, answered = timeline.index(("arrived", None), seen), timeline.index(("frame", target), seen)
+            assert ("render", None) not in timeline[reached:answered], f"key {key}: {timeline[reached : answered + 1]}"
+            await until(pilot, lambda: ("render", None) in timeline[answered:])  # then the run is shown
+            assert app.control.is_live
+        app.control.cancel()
+        await settle(pilot)
+
+
 async def test_a_cancel_stops_a_run_waiting_at_its_pause_point() -> None:
     session = SlowSession()
     app = make_app(session)
@@ -176,3 +220,34 @@ def test_closing_and_cancelling_let_a_waiting_pause_point_go() -> None:
     gate.close()
     closed_one.join(5)
     assert took and took[0] < 5 and took_closed and took_closed[0] < 5
+
+
+def test_work_put_off_for_input_runs_after_the_frame_that_answers_it() -> None:
+    gate = UiFirst(bound_s=30.0)
+    called: list[str] = []
+    assert gate.holding_s() == 0
+    gate.arrived()
+    assert 29 < gate.holding_s() <= 30
+    gate.after_answer(lambda: called.append("render"))
+    gate.painted()  # before the input was dispatched: not its frame
+    assert not called
+    gate.handled()
+    gate.painted()
+    assert called == ["render"] and gate.holding_s() == 0
+    gate.painted()
+    assert called == ["render"]  # once
+
+
+def test_work_put_off_for_input_that_paints_nothing_waits_for_the_bound_only() -> None:
+    gate = UiFirst(bound_s=0.05)
+    called: list[str] = []
+    gate.arrived()
+    gate.handled()
+    gate.after_answer(lambda: called.append("render"))
+    time.sleep(0.06)
+    assert gate.holding_s() == 0 and called == ["render"] and not gate.urgent
+    closed = UiFirst(bound_s=30.0)
+    closed.arrived()
+    closed.after_answer(lambda: called.append("closed"))
+    closed.close()
+    assert closed.holding_s() == 0 and called == ["render"]

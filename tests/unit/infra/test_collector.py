@@ -4,6 +4,7 @@ by one by the CLI's promotion of its young objects (core/infra/collector.py)."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -38,3 +39,18 @@ def test_a_promotion_neither_releases_nor_counts_what_is_kept_out(monkeypatch: p
     finally:
         collector.back_into_collections()
     assert any(o is kept for o in gc.get_objects())
+
+
+def test_full_collections_wait_while_young_ones_go_on_and_pauses_nest() -> None:
+    before = gc.get_threshold()
+    with collector.full_collections_paused():
+        with collector.full_collections_paused():
+            assert gc.get_threshold() == (*before[:2], collector.NO_FULL_COLLECTIONS)
+        assert gc.get_threshold()[2] == collector.NO_FULL_COLLECTIONS  # the outer pause still holds
+        cyclic = Marker()
+        cyclic.me = cyclic  # type: ignore[attr-defined]
+        gone = weakref.ref(cyclic)
+        del cyclic
+        kept = [Marker() for _ in range(before[0] * (before[1] + 1) + 1)]  # young collections run
+        assert gone() is None and kept  # they freed the cycle, with no collect() called
+    assert gc.get_threshold() == before

@@ -223,3 +223,24 @@ def test_a_collector_turned_off_by_the_caller_stays_off_after_a_run(workspace) -
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_no_full_collection_runs_while_the_hdc_index_encodes_the_view(workspace, monkeypatch) -> None:
+    """The explorer builds HDC in a worker while keys are pressed: a full collection over the
+    build's live sentences and words held the interpreter's lock ~0.1 s each (issue 41)."""
+    from core.store import vectors
+
+    session = Session.open([workspace[0]], workspace[1])
+    caller = Caller()
+    encode = vectors.hdc_vectors
+    seen: list[tuple[bool, int]] = []
+
+    def watched(*args, **kwargs):
+        seen.append((gc.isenabled(), gc.get_threshold()[2]))
+        return encode(*args, **kwargs)
+
+    monkeypatch.setattr(vectors, "hdc_vectors", watched)
+    before = gc.get_threshold()
+    session.warm_up_hdc(caller)
+    assert seen == [(True, collector.NO_FULL_COLLECTIONS)] and session.hdc_ready(caller)
+    assert gc.get_threshold() == before
