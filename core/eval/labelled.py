@@ -18,7 +18,8 @@ from core.infra.config import FusionMethod, RetrievalConfig
 from core.kb.knowledge_base import visible_to
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
-from core.kernel.events import AnswerReady, Event, IntentDetected
+from core.kernel.events import AnswerReady, Event, IntentDetected, ProofsFound
+from core.kernel.summary import budget_stops
 from core.memory.eval_conversations import Conversations
 from core.question.intent_cues import question_cues
 from core.units import Caller, Intent
@@ -119,6 +120,7 @@ class _Runner:
             conversation=query.conversation,
             resolved=intent.resolved if intent is not None else (),
             unresolved=intent.unresolved if intent is not None else (),
+            budget_stops=tuple(budget_stops(e for e in events if isinstance(e, ProofsFound))),
         )
 
     def _retrieve(self, request: Request, view: KBView) -> dict[str, KbResult]:

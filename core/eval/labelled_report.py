@@ -60,6 +60,9 @@ class QueryResult(_Out):
     conversation: str | None = None
     resolved: tuple[str, ...] = ()
     unresolved: tuple[str, ...] = ()
+    # Closures a budget stopped ("kb-thinkingdb stopped deriving at maxClosureMb=1024"): the answer
+    # may miss what the rest would have proved.
+    budget_stops: tuple[str, ...] = ()
 
 
 class RecallRow(_Out):

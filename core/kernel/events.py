@@ -243,6 +243,11 @@ class RetrievalScored(_Event):
     position: str = ""
 
 
+# How a closure's `stop_reason` names a budget: `budget: maxDerivedFacts=64`.
+_BUDGET_PREFIX = "budget: "
+_DEPTH = f"{_BUDGET_PREFIX}maxDepth="
+
+
 class ProofsFound(_Event):
     kind: Literal["proofs_found"] = "proofs_found"
     plugin: str
@@ -253,6 +258,16 @@ class ProofsFound(_Event):
     derived: int = 0
     proofs: tuple[ProofNode, ...] = ()
     rule_stats: tuple[RuleStat, ...] = ()
+
+    @property
+    def budget_stop(self) -> str:
+        """The budget that cut the closure short, as `stop_reason` names it ("maxClosureMb=1024",
+        core/retrieval/thinkingdb/budget.py), or "" when none did. A `maxDepth` stop is not one:
+        it is the reach the rules ask for (hops and rounds from the seeds), met by ordinary
+        questions, and the answer is what that reach proves."""
+        if not self.stop_reason.startswith(_BUDGET_PREFIX) or self.stop_reason.startswith(_DEPTH):
+            return ""
+        return self.stop_reason.removeprefix(_BUDGET_PREFIX)
 
 
 class AttemptFinished(_Event):

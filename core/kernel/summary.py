@@ -106,6 +106,8 @@ def summarise(events: Sequence[object]) -> dict[str, Any]:
         "attempts": [attempt_row(e) for e in events if isinstance(e, AttemptFinished)],
         # Shards that did not answer an attempt: the answer stands without their units.
         "incomplete": unanswered_shards((e.plugin, e.shards) for e in events if isinstance(e, AttemptFinished)),
+        # Closures a budget cut short: the answer stands on what was derived before the stop.
+        "budget_stops": budget_stops(e for e in events if isinstance(e, ProofsFound)),
         "evidence": evidence_rows(events, answer) if answer else [],
         "citations": list(answer.evidence_ids) if answer else [],
         "parts": [p.model_dump() for p in answer.parts] if answer else [],
@@ -150,6 +152,13 @@ def unanswered_shards(attempts: Iterable[tuple[str, Sequence[ShardTiming]]]) -> 
                 if plugin not in plugins:
                     plugins.append(plugin)
     return [f"shard {n} of {of} did not answer ({', '.join(plugins)})" for (n, of), plugins in failed.items()]
+
+
+def budget_stops(proofs: Iterable[ProofsFound]) -> list[str]:
+    """ "kb-thinkingdb stopped deriving at maxClosureMb=1024": each plugin whose closure a budget
+    stopped, once per budget (a replan runs the plugin again)."""
+    said = (f"{p.plugin} stopped deriving at {p.budget_stop}" for p in proofs if p.budget_stop)
+    return list(dict.fromkeys(said))
 
 
 def memory_rows(events: Sequence[object]) -> list[dict[str, Any]]:

@@ -47,16 +47,22 @@ PROGRESS_TICK_SECONDS = 0.2
 WORKERS_ENV = "MRPTUI_BUILD_WORKERS"
 
 
-def worker_count() -> int:
-    """Cores this process may use (capped), or `MRPTUI_BUILD_WORKERS` (0 or 1: no pool)."""
+def worker_count() -> tuple[int, str | None]:
+    """Cores this process may use (capped), or `MRPTUI_BUILD_WORKERS` (0 or 1: no pool), and why
+    a value written there is not used (it was ignored silently)."""
     configured = os.environ.get(WORKERS_ENV, "").strip()
     if configured.isascii() and configured.isdigit():  # "²" is a digit int() refuses
-        return min(int(configured), MAX_WORKERS)
+        return min(int(configured), MAX_WORKERS), None
     try:
-        cores = len(os.sched_getaffinity(0))
+        cores = min(len(os.sched_getaffinity(0)), MAX_WORKERS)
     except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return min(cores, MAX_WORKERS)
+        cores = min(os.cpu_count() or 1, MAX_WORKERS)
+    if not configured:
+        return cores, None
+    return cores, (
+        f"${WORKERS_ENV}={configured!r} is not a whole number of workers; a cold open builds with "
+        f"{cores} (this machine's cores, at most {MAX_WORKERS})"
+    )
 
 
 def prebuild(
@@ -76,7 +82,10 @@ def prebuild(
     tick meanwhile); if it raises `Cancelled`, the workers are stopped and the exception
     propagates. `built` hears each file a worker has published while the others still build
     (the opening process reads its segment then, instead of after the last file)."""
-    workers = worker_count() if workers is None else workers
+    if workers is None:
+        workers, problem = worker_count()
+        if problem is not None:
+            store.warn_once(WORKERS_ENV, problem)
     min_bytes = MIN_POOL_BYTES if min_bytes is None else min_bytes
     if workers < 2 or not store.enabled or store.root is None:
         return 0

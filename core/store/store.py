@@ -65,6 +65,7 @@ class SegmentStore:
         self._saved_bytes = 0
         self._lock = threading.Lock()
         self._notes: list[Diagnostic] = []
+        self._warned: set[str] = set()
         self._disabled_reason: str | None = None
         # Block tables of segments built here (by file, with their segment), so the next edit of
         # a file re-reads only what changed without reading the table back from the cache.
@@ -325,6 +326,14 @@ class SegmentStore:
             self._disabled_reason = reason
         if first:
             self._note(str(self.root), reason)
+
+    def warn_once(self, where: str, message: str) -> None:
+        """A warning about `where` (a setting read on every open) given once in this process."""
+        with self._lock:
+            if where in self._warned:
+                return
+            self._warned.add(where)
+        self._note(where, message)
 
     def _note(self, where: str, message: str) -> None:
         with self._lock:

@@ -133,11 +133,6 @@ def _answer(args: argparse.Namespace, request: Request, session, trace_path: Pat
         events = Stepper(session, request, breakpoints, step=args.step, read=input, out=sys.stderr).run()
     else:
         events = list(session.run(request))
-    if trace_path is not None:
-        try:
-            write_trace(events, trace_path, session.owns_file)
-        except UnsafePath as exc:
-            raise UsageError(f"--trace {exc}") from None
     if conversation is not None:
         remember(conversation, events, session.view(request.caller))
     summary = summarise(events)
@@ -149,6 +144,13 @@ def _answer(args: argparse.Namespace, request: Request, session, trace_path: Pat
         print(_text(summary))
     if conversation is not None:
         warn_memory(conversation)  # after the answer: a memory file that failed never costs it
+    if trace_path is not None:
+        # After the answer too: a trace that cannot be written (a full disk) fails the command
+        # (exit 2), but the answer the run found is still printed first.
+        try:
+            write_trace(events, trace_path, session.owns_file)
+        except UnsafePath as exc:
+            raise UsageError(f"--trace {exc}") from None
     return exit_code(0, health, args)
 
 
@@ -172,6 +174,8 @@ def _text(summary: dict) -> str:
     lines.append(f"path: {path}")
     for note in summary["incomplete"]:  # a shard of the cluster was silent: the answer is not complete
         lines.append(f"incomplete: {note}")
+    for note in summary["budget_stops"]:
+        lines.append(f"budget: {note}; the answer may be incomplete")
     for note in summary["resolved"]:
         lines.append(f"from memory: {note}")
     for note in summary["unresolved"]:

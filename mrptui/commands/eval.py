@@ -137,6 +137,8 @@ def markdown(report: EvalReport) -> str:
         sections.append(_unknown_ids(report))
     if report.absent_ids:
         sections.append(_absent_ids(report))
+    if any(q.budget_stops for q in report.queries):
+        sections.append(_budget_stops(report))
     return "\n\n".join(sections)
 
 
@@ -205,6 +207,12 @@ def _answer_table(report: EvalReport) -> str:
 def _unknown_ids(report: EvalReport) -> str:
     lines = ["## Warning: expected evidence the query's caller cannot see (absent or restricted)", ""]
     lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in report.unknown_ids.items()]
+    return "\n".join(lines)
+
+
+def _budget_stops(report: EvalReport) -> str:
+    lines = ["## Warning: answers a budget cut short (they may be incomplete)", ""]
+    lines += [f"- {q.id} ({q.fusion}): {note}" for q in report.queries for note in q.budget_stops]
     return "\n".join(lines)
 
 

@@ -11,6 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.kernel.events import AnswerDetail
+from core.kernel.summary import budget_stops
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
@@ -86,7 +87,11 @@ def render_answer(state: ViewState, room: int = 0) -> str:
             return "[$foreground-muted]The answer appears here.[/]"
         if state.done:
             return "\n".join(
-                [tone_markup(f"✗ run {escape(state.status)} without an answer", "bad"), *incomplete_lines(state)]
+                [
+                    tone_markup(f"✗ run {escape(state.status)} without an answer", "bad"),
+                    *incomplete_lines(state),
+                    *budget_lines(state),
+                ]
             )
         return "[$foreground-muted]⋯ no answer yet[/]"
     symbol, tone = status_symbol(answer.status)
@@ -94,6 +99,7 @@ def render_answer(state: ViewState, room: int = 0) -> str:
     lines = [
         tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone),
         *incomplete_lines(state),
+        *budget_lines(state),
         "",
         escape(fit_citations(answer.answer, cited, room)),
     ]
@@ -126,6 +132,15 @@ def incomplete_lines(state: ViewState) -> list[str]:
     silent = {s.shard: s for row in state.attempts for s in row.shards if not s.answered}
     said = silent_shards([silent[n] for n in sorted(silent)])
     return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
+
+
+def budget_lines(state: ViewState) -> list[str]:
+    """The closures a budget stopped (the proofs pane names the stop too): the answer stands on
+    what was derived before it, and may miss what the rest would have proved."""
+    return [
+        tone_markup(f"✂ {escape(note)}: the answer may be incomplete", "warn")
+        for note in budget_stops(state.proofs_all)
+    ]
 
 
 class AnswerPanel(KeptLines, LaidOutOnce, QuietScrollbars, VerticalScroll, can_focus=True):

@@ -237,3 +237,6 @@ def test_a_cache_bound_in_the_environment_that_is_not_used_is_said_and_never_cra
     assert "status:" in out
     assert f"$MRPTUI_CACHE_MAX_MB={written!r} is not a whole number of megabytes" in err
     assert "the cache keeps to the default 4,096" in err
+    # A whole number is a worker count (capped); anything else was ignored without a word.
+    said_workers = f"$MRPTUI_BUILD_WORKERS={written!r} is not a whole number of workers" in err
+    assert said_workers is (written != "99999999999")

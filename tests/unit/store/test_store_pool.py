@@ -233,3 +233,15 @@ def test_a_cold_open_loads_the_tagger_while_its_workers_build(tmp_path: Path, mo
     ]
     _tagger_while_building(None, SegmentStore(None))(LoadProgress("building", 0, 3))  # no listener, no cache
     assert started == [tmp_path / "cache", None]
+
+
+def test_a_worker_count_in_the_environment_that_is_not_used_is_warned_once(tmp_path: Path, monkeypatch) -> None:
+    """A bad `MRPTUI_BUILD_WORKERS` was ignored silently; each open (a reload) reads it again."""
+    monkeypatch.setenv(pool.WORKERS_ENV, "four")
+    store = SegmentStore(tmp_path / "cache")
+    files = [tmp_path / "none.md"]
+    assert prebuild(files, store) == prebuild(files, store) == 0
+    notes = [n for n in store.take_notes() if n.file == pool.WORKERS_ENV]
+    assert [n.message.split(";")[0] for n in notes] == ["$MRPTUI_BUILD_WORKERS='four' is not a whole number of workers"]
+    monkeypatch.setenv(pool.WORKERS_ENV, "3")
+    assert pool.worker_count() == (3, None)

@@ -1,0 +1,28 @@
+"""The answer pane says when a budget stopped a closure, under the answer's status, from the
+events alone (the proofs pane names the stop too)."""
+
+from __future__ import annotations
+
+from core.kernel.events import AnswerReady, ProofsFound, RunFinished
+from mrptui.state import reduce
+from mrptui.widgets.answer import render_answer
+
+STOPPED = "kb-thinkingdb stopped deriving at maxClosureMb=1024: the answer may be incomplete"
+
+
+def test_a_budget_stop_is_said_under_the_answers_status() -> None:
+    answer = AnswerReady(answer="Yes.", status="grounded")
+    lines = render_answer(
+        reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="budget: maxClosureMb=1024"), answer])
+    ).splitlines()
+    assert STOPPED in lines[1] and lines[2] == ""
+    unstopped = reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="budget: maxDepth=4"), answer])
+    assert "may be incomplete" not in render_answer(unstopped)
+
+
+def test_a_run_without_an_answer_says_the_budget_stop_too() -> None:
+    events = [
+        ProofsFound(plugin="kb-thinkingdb", stop_reason="budget: maxClosureMb=1024"),
+        RunFinished(status="failed"),
+    ]
+    assert STOPPED in render_answer(reduce(events))
