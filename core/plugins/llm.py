@@ -39,7 +39,7 @@ from core.memory.packing import estimate_tokens, pack
 from core.units import Act, Intent, KnowledgeUnit
 
 NO_ENDPOINT = "no LLM endpoint configured"
-BUDGET_EXHAUSTED = "LLM call budget exhausted"
+BUDGET_EXHAUSTED = "LLM call budget exhausted (budgets.maxLlmCallsPerRequest)"
 
 SD_SYSTEM = """\
 You turn a user's request into Intent CNL, a small line-based language.

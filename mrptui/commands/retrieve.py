@@ -10,7 +10,8 @@ from core.answer.whynot import why_not
 from core.infra.config import Lane
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import KbResult, PluginType, RegistryError, Request, RunContext
-from core.kernel.events import RetrievalScored
+from core.kernel.events import ProofsFound, RetrievalScored
+from core.kernel.summary import budget_stops
 from core.question.intent_cues import question_cues
 from core.retrieval.fusion import cut_explanation
 from core.units import Act, Intent
@@ -130,6 +131,11 @@ def _synonyms(result: KbResult) -> tuple[str, ...]:
     return next((e.synonyms for e in result.trace if isinstance(e, RetrievalScored)), ())
 
 
+def _budget_stops(result: KbResult) -> list[str]:
+    """The closure a budget cut short, from the plugin's proofs event (`--json`: `stop_reason`)."""
+    return budget_stops(e for e in result.trace if isinstance(e, ProofsFound))
+
+
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
@@ -141,6 +147,7 @@ def _table(result: KbResult) -> str:
         f"{outcome.plugin}: {result.status.value} — {result.reason}",
         f"act {outcome.act.value}; lanes {lanes}; query terms: {' '.join(outcome.query_terms) or '(none)'}",
         *(f"synonym: {label}" for label in _synonyms(result)),
+        *(f"budget: {note}; the candidates may be incomplete" for note in _budget_stops(result)),
         "",
         f"{'#':>3}  {'unit':<40} {'role':<12} {'bm25':>6} {'hdc':>6} {'tdb':>6} {'fused':>6} {'score':>6}  fate",
     ]

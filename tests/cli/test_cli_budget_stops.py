@@ -1,5 +1,6 @@
 """A budget that stopped ThinkingDB's closure is said where the answer is shown: `ask`'s text and
-`--json`, and `eval`'s report per query; a trace that cannot be written never costs the answer."""
+`--json`, `retrieve`'s table and `eval`'s report per query. A trace that cannot be written never
+costs the answer."""
 
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ def test_ask_names_the_budget_that_stopped_the_closure_in_text_and_json(chain, c
     assert f"budget: {STOP}; the answer may be incomplete" in out.splitlines()
     assert main([*chain, "ask", QUESTION, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["budget_stops"] == [STOP]
+
+
+def test_retrieve_names_the_budget_beside_the_candidates(chain, capsys) -> None:
+    assert main([*chain, "retrieve", QUESTION, "--kb-plugin", "kb-thinkingdb"]) == 0
+    assert f"budget: {STOP}; the candidates may be incomplete" in capsys.readouterr().out.splitlines()
 
 
 def test_ask_says_nothing_of_budgets_when_none_stopped_the_closure(tmp_path, capsys) -> None:

@@ -441,7 +441,7 @@ def test_llm_calls_abandoned_at_the_plugin_timeout_are_charged_to_the_budget(tmp
     assert sd.status == "error" and "cancelled" in sd.reason and "pluginTimeoutMs" in sd.reason
     assert (
         attempts["gs-llm-fast"].status == "unsupported"
-        and attempts["gs-llm-fast"].reason == "LLM call budget exhausted"
+        and attempts["gs-llm-fast"].reason == "LLM call budget exhausted (budgets.maxLlmCallsPerRequest)"
     )
     time.sleep(0.2)  # let any request still in flight reach the server before counting
     assert len(llm_server.received) == 1

@@ -99,7 +99,9 @@ def test_exhausted_budget_answers_unsupported_without_a_request(llm_server, clie
             ctx(calls_left=0), INTENT, evidence(UNIT_A), GsResult(status=Status.SUCCESS, answer="x")
         ),
     ]
-    assert {(r.status, r.reason) for r in results} == {(Status.UNSUPPORTED, "LLM call budget exhausted")}
+    assert {(r.status, r.reason) for r in results} == {
+        (Status.UNSUPPORTED, "LLM call budget exhausted (budgets.maxLlmCallsPerRequest)")
+    }
     assert llm_server.received == []
 
 
