@@ -442,4 +442,12 @@ def events_for(request: Request) -> list:
         return short_answer_run(request)
     if question.startswith("everything"):
         return big_run(request)
+    if question.startswith("cut short"):
+        return budget_run(request)
     return thinkingdb_run(request)
+
+
+def budget_run(request: Request) -> list:
+    """The ThinkingDB run with its closure stopped by a budget (the answer may be incomplete)."""
+    stopped = {"stop_reason": "budget: maxClosureMb=1024"}
+    return [e.model_copy(update=stopped) if isinstance(e, ProofsFound) else e for e in thinkingdb_run(request)]

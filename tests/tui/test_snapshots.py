@@ -44,6 +44,14 @@ def test_mid_step_at_level_two_replan(snap_compare):
     assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
 
 
+def test_answer_says_a_budget_stopped_the_closure(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot, "cut short: which tools are relevant for data pipelines")
+        await _finish(pilot)
+
+    assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
+
+
 def test_evidence_breakdown(snap_compare):
     async def run_before(pilot):
         await ask(pilot)
