@@ -16,9 +16,9 @@ from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 
+from mrptui.keymap import types_text
 from mrptui.navigator import Navigator
 from mrptui.screens.main import MainScreen
-from mrptui.widgets.keybar import types_text
 from mrptui.widgets.query import QueryBox
 
 

@@ -11,7 +11,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
 from mrptui.breakpoints import Breakpoint
-from mrptui.keymap import bindings_of, key_display
+from mrptui.keymap import action_target, bindings_of, key_in_force, keys_in_force
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -44,50 +44,45 @@ class ExplorerCommands(Provider):
 
 
 def palette_commands(app: App, screen: Screen, whatif: WhatIf, session: SessionLike) -> list[PaletteCommand]:
-    """Every binding of `screen` (and, on the main screen, of its panels) with the key in force;
+    """Every binding of `screen` (and, on the main screen, of its panels) named with a key that runs
+    it from where the focus is (none when no key does: a panel's command from the question box);
     on the main screen, breakpoints and `session`'s plugins, toggled and tried through `whatif`."""
     from mrptui.screens.main import MainScreen
 
+    shown = keys_in_force(screen)
     commands: list[PaletteCommand] = []
-    seen: set[str] = set()
+    seen: set[tuple] = set()
     nodes: list = [screen]
     if isinstance(screen, MainScreen):
         nodes += list(screen.query(".panel"))
     for node in nodes:
         for binding in bindings_of(node):
-            if binding.action in seen or binding.action.startswith("panel("):
+            target = action_target(app, node, binding.action)  # a panel's `screen.step_forward` is the screen's Step
+            if target in seen or binding.action.startswith("panel("):
                 continue
             if node.check_action(binding.action, ()) is False:  # not offered here (a replay's re-run)
                 continue
-            seen.add(binding.action)
-            key = key_display(app, binding)  # type: ignore[arg-type]
-            commands.append(
-                (
-                    f"{binding.description} ({key})",
-                    binding.tooltip or binding.description,
-                    partial(node.run_action, binding.action),
-                )
-            )
-    commands.append(
-        (
-            "Toggle light/dark theme (ctrl+t)",
-            "Switch between textual-light and textual-dark",
-            partial(app.run_action, "toggle_theme"),
-        )
-    )
-    commands.append(
-        ("Help for the focused panel (f1)", "Keys and what the panel shows", partial(app.run_action, "help"))
-    )
-    commands.append(
-        (
-            "Undo the last change (ctrl+z)",
-            "Take back the last pin, exclusion, dropped unit, edited intent or breakpoint",
-            partial(app.run_action, "undo"),
-        )
-    )
+            seen.add(target)
+            title = _with_key(binding.description, key_in_force(app, binding, shown.get(target, [])))
+            commands.append((title, binding.tooltip or binding.description, partial(node.run_action, binding.action)))
+    for action, title, help_text in APP_COMMANDS:
+        in_force = shown.get(action_target(app, app, action), [])
+        key = app.get_key_display(in_force[0]) if in_force else None
+        commands.append((_with_key(title, key), help_text, partial(app.run_action, action)))
     if isinstance(screen, ModalScreen) or not isinstance(screen, MainScreen):
         return commands
     return commands + breakpoint_commands(whatif) + plugin_commands(whatif, session)
+
+
+APP_COMMANDS = (
+    ("toggle_theme", "Toggle light/dark theme", "Switch between textual-light and textual-dark"),
+    ("help", "Help for the focused panel", "Keys and what the panel shows"),
+    ("undo", "Undo the last change", "Take back the last pin, exclusion, dropped unit, edited intent or breakpoint"),
+)
+
+
+def _with_key(title: str, key: str | None) -> str:
+    return f"{title} ({key})" if key else title
 
 
 def toggle(whatif: WhatIf, title: str, help_text: str, point: Breakpoint) -> PaletteCommand:

@@ -23,6 +23,7 @@ from core.retrieval.hdc.encoding import unit_windows
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.screens.modals import NOT_VISIBLE, unit_markup
+from mrptui.widgets.keybar import KeyBar
 
 CUT_TEXT = {
     "min_score": "cut: below the plugin's minScore",
@@ -289,7 +290,6 @@ class EvidenceDetailScreen(ModalScreen[None]):
         c = self.candidate
         with Vertical(id="dialog", classes="dialog wide") as dialog:
             dialog.border_title = f"Why {c.id} scored {c.score:.3f}"
-            dialog.border_subtitle = "esc close · c copy id · u unit"
             with VerticalScroll(id="dialog-body"):
                 yield Static(score_markup(c, self.scored, self.retrieval, self.retrieval_source), id="detail-scores")
                 yield Static("\n[b]BM25 per term × field[/b]", classes="section")
@@ -304,6 +304,7 @@ class EvidenceDetailScreen(ModalScreen[None]):
                     yield Static(used, id="detail-answer")
                 yield Static("\n[b]Unit[/b]", classes="section")
                 yield Static(unit_markup(self.unit, c.id, missing=self.missing), id="detail-unit")
+        yield KeyBar()
 
     def action_copy(self) -> None:
         copy_text(self, self.candidate.id, f"copied {self.candidate.id}")

@@ -12,6 +12,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from mrptui.widgets.keybar import KeyBar
+
 
 def help_for(screen: Screen) -> tuple[str, list[tuple[str, list[tuple[str, str]]]]]:
     """The HELP text of the focused widget (or its nearest ancestor that has one) and the active
@@ -81,7 +83,6 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog wide") as dialog:
             dialog.border_title = "Help"
-            dialog.border_subtitle = "esc close · ctrl+p every command"
             with VerticalScroll(id="dialog-body"):
                 if self.text:
                     from textual.widgets import Markdown  # markdown-it and pygments load on first F1, not at start
@@ -92,3 +93,4 @@ class HelpScreen(ModalScreen[None]):
                     lines = [f"[b]{escape(name)}[/b]"]
                     lines += [f"  [$accent]{escape(key.ljust(width))}[/]  {escape(desc)}" for key, desc in rows]
                     yield Static("\n".join(lines), classes="help-keys")
+        yield KeyBar()

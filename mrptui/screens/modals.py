@@ -1,4 +1,5 @@
-"""Small modal screens: text (unit, why-not, errors), a path prompt for save/export, the intent editor."""
+"""Small modal screens: text (unit, why-not, errors), a path prompt for save/export, the intent editor.
+Each window has its own key bar: the main screen's keys do not work while it is open."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from core.cnl import parse_intents
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.messages import OpenInEditor
+from mrptui.widgets.keybar import KeyBar
 
 
 class TextModal(ModalScreen[None]):
@@ -25,8 +27,6 @@ class TextModal(ModalScreen[None]):
         Binding("c", "copy", "Copy", id="modal.copy", tooltip="Copy the text to the clipboard"),
     ]
 
-    KEYS_HINT = "esc close · c copy"
-
     def __init__(self, title: str, markup: str, *, plain: str | None = None, classes: str = "") -> None:
         super().__init__(classes=classes)
         self.title_text = title
@@ -36,9 +36,9 @@ class TextModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog") as dialog:
             dialog.border_title = self.title_text
-            dialog.border_subtitle = self.KEYS_HINT
             with VerticalScroll(id="dialog-body"):
                 yield Static(self.markup, id="dialog-text")
+        yield KeyBar()
 
     def action_copy(self) -> None:
         from textual.content import Content
@@ -52,6 +52,14 @@ class ErrorModal(TextModal):
 
     def __init__(self, title: str, message: str) -> None:
         super().__init__(title, f"[$error]{escape(message)}[/]", plain=message, classes="error")
+
+
+class PathInput(Input):
+    """The path field: its Enter (Input's submit, unshown) named on the window's key bar."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Write", id="path.write", tooltip="Write the file at this path"),
+    ]
 
 
 class PathModal(ModalScreen[str | None]):
@@ -69,9 +77,9 @@ class PathModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog path-dialog") as dialog:
             dialog.border_title = self.title_text
-            dialog.border_subtitle = "enter write · esc cancel"
             yield Label("File path:")
-            yield Input(self.default, id="path-input", select_on_focus=False)
+            yield PathInput(self.default, id="path-input", select_on_focus=False)
+        yield KeyBar()
 
     def on_mount(self) -> None:
         field = self.query_one(Input)
@@ -90,7 +98,6 @@ class PathModal(ModalScreen[str | None]):
 class UnitModal(TextModal):
     """One unit as the caller may see it; `e` opens its file at its line, as on the KB screen."""
 
-    KEYS_HINT = "esc close · c copy · e edit"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "e",
@@ -161,9 +168,9 @@ class IntentModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog", classes="dialog intent-dialog") as dialog:
             dialog.border_title = "Edit the intent (Intent CNL)"
-            dialog.border_subtitle = "ctrl+s apply · esc cancel"
             yield TextArea(self.cnl, id="intent-text")
             yield Static("", id="intent-problems")
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -2,7 +2,8 @@
 
 Textual's Footer recomposes one widget per key whenever the active bindings change, which happens
 on every focus change; with ~25 keys that costs ~90 ms (and a layout pass) per keypress. This bar
-renders the same line from `screen.active_bindings`, repaints only when the line changes, keeps the
+renders the same line from the bindings in force where the focus is (`keymap.bindings_in_force`:
+a window's own keys, never the main screen's under it), repaints only when the line changes, keeps the
 lines drawn for the last few key sets (the focus moving among the panes brings them back in turn),
 and runs a key when it is clicked.
 """
@@ -15,18 +16,10 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
-from textual.keys import key_to_character
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
 
+from mrptui.keymap import bindings_in_force
 from mrptui.widgets.kept_static import KeptDrawing
-
-
-def types_text(widget: Widget | None) -> bool:
-    """Whether printable keys type into `widget` (an editable text box): the bar then shows each
-    command's F-key or chord, since its letter would be typed."""
-    return isinstance(widget, (TextArea, Input)) and not getattr(widget, "read_only", False) and not widget.disabled
-
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
 KEPT_IDS = ("app.help", "app.quit")
@@ -79,19 +72,14 @@ class KeyBar(KeptDrawing, Widget, can_focus=False):
         seen: set[str] = set()
         palette = None
         app = self.app
-        typing = types_text(screen.focused)
-        for _node, binding, _enabled, _tooltip in screen.active_bindings.values():
+        for _node, binding in bindings_in_force(screen):
             if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
                 palette = (binding, app.get_key_display(binding), binding.description)
                 continue
             if not binding.show or binding.action in seen:
                 continue
-            display = app.get_key_display(binding)
-            character = key_to_character(binding.key)
-            if typing and (character is not None and character.isprintable() or len(display) == 1):
-                continue
             seen.add(binding.action)
-            items.append((binding, display, binding.description))
+            items.append((binding, app.get_key_display(binding), binding.description))
         items.sort(key=lambda item: item[0].id in KEPT_IDS)  # stable: the kept keys go last, by the palette
         if items != self._items or palette != self._palette:
             self._items, self._palette = items, palette

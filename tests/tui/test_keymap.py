@@ -34,8 +34,31 @@ async def test_user_keymap_remaps_bindings_by_id(session, tmp_path):
         await pilot.press("ctrl+b")
         assert app.cursor == 1
         titles = [title for title, _, _ in app.palette_commands(app.screen)]
+        assert "Step" in titles and "Back (^b)" in titles  # `n` went to the box, where j and k type
+        await pilot.press("escape")
+        titles = [title for title, _, _ in app.palette_commands(app.screen)]
         assert "Step (j)" in titles and "Back (k)" in titles
         assert notes == [] or not any("Keymap" in n or "keymap" in n for n in notes)
+
+
+async def test_a_remapped_window_key_is_shown_under_its_new_name_in_the_window(session, tmp_path):
+    from mrptui.screens.evidence_detail import EvidenceDetailScreen
+    from mrptui.widgets.keybar import KeyBar
+
+    keymap = tmp_path / "keymap.json"
+    keymap.write_text('{"detail.copy": "y", "detail.unit": "ctrl+u", "main.step": "j"}')
+    app = make_app(session, keymap_path=keymap)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot)
+        await pilot.press("3", "down", "enter")
+        assert isinstance(app.screen, EvidenceDetailScreen)
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        assert bar.keys == ["esc", "y", "^u", "^q"]  # not c, u; not the main screen's j
+        titles = [title for title, _, _ in app.palette_commands(app.screen)]
+        assert "Copy (y)" in titles and "Unit (^u)" in titles and "Copy (c)" not in titles
+        await pilot.press("y")  # the key it names runs it
+        assert isinstance(app.screen, EvidenceDetailScreen)
 
 
 async def test_a_bad_keymap_file_is_a_notification_naming_it(session, tmp_path):
