@@ -27,12 +27,12 @@ here, by position:
   article, pronoun or preposition ("Edit the ACL: …"), not in a URL's query;
 - `permission_after_lead`: a line's label after a short leading token (`Note: Region: EU`);
 - `permission_across`: a label split over two lines;
-- a line holding U+202E RIGHT-TO-LEFT OVERRIDE is read as stored and as shown.
+- a line holding U+202E RIGHT-TO-LEFT OVERRIDE or markup is read as stored and as shown
+  (core/cnl/permission_readings.py).
 """
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from functools import lru_cache
@@ -51,6 +51,7 @@ from core.cnl.permission_names import (
     permission_label,
     typed_value,
 )
+from core.cnl.permission_readings import readings, shown_differently
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
@@ -111,8 +112,8 @@ def _no_label_start(text: str) -> bool:
 def permission_line(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) when a label stands at the
     start of `line` (or at a table row's cell), else None."""
-    if _shown_differently(line[:_PREFIX_CHARS]):
-        return next(filter(None, map(_line_label, _readings(line[:_PREFIX_CHARS]))), None)
+    if shown_differently(line[:_PREFIX_CHARS]):
+        return next(filter(None, map(_line_label, readings(line[:_PREFIX_CHARS]))), None)
     return _line_label(line)
 
 
@@ -123,44 +124,6 @@ def _line_label(line: str) -> tuple[str, str, int] | None:
     if head.lstrip().startswith(_CELL_BARS):
         return _table_row(head)
     return label_at(head, _leader_end(head))
-
-
-# U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
-# the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
-# in the order it is shown as well as in the order it is stored.
-_RIGHT_TO_LEFT_OVERRIDE = "\u202e"
-_OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
-
-
-# Markup a renderer turns into other characters: a character reference (`&#58;` is `:`), a tag
-# (`<b>Acl</b>: staff`, `Region<sup>:</sup> EU`), emphasis inside a word (`*Re*gion`). A line
-# holding any is read as stored and as rendered.
-_ENTITY = re.compile(r"&#?\w{1,8};")
-_TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
-_INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
-
-
-def _readings(line: str) -> list[str]:
-    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered
-    (columns of a finding in the shown text are that text's)."""
-    stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
-    shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
-    if _markup(shown):
-        shown = _INNER_EMPHASIS.sub("", _TAG.sub("", html.unescape(shown)))
-    return [stored] if shown == stored else [stored, shown]
-
-
-def _shown_differently(line: str) -> bool:
-    return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line)
-
-
-def _markup(line: str) -> bool:
-    # `in` tests first: most lines hold none of markup's characters (decided at C speed).
-    return bool(
-        ("&" in line and _ENTITY.search(line))
-        or ("<" in line and _TAG.search(line))
-        or (("*" in line or "~" in line) and _INNER_EMPHASIS.search(line))
-    )
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
@@ -343,8 +306,8 @@ def may_hold_label(text: str) -> bool:
 def permission_inline(line: str) -> tuple[str, str, int] | None:
     """(name as written, the field it reads like, 1-based column) for the first unambiguous
     permission field written inside running prose `line`, else None."""
-    if _shown_differently(line):
-        return next(filter(None, map(_inline_label_of, _readings(line))), None)
+    if shown_differently(line):
+        return next(filter(None, map(_inline_label_of, readings(line))), None)
     return _inline_label_of(line)
 
 
