@@ -21,6 +21,12 @@ _OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
 _ENTITY = re.compile(r"&#?\w{1,8};")
 _TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
 _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
+# A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
+# content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
+# rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
+_NAMING = ("name", "property", "itemprop", "http-equiv")
+_VALUED = ("content", "value")
 
 
 def readings(line: str) -> list[str]:
@@ -29,8 +35,19 @@ def readings(line: str) -> list[str]:
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
-        shown = _INNER_EMPHASIS.sub("", _TAG.sub("", html.unescape(shown)))
+        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
     return [stored] if shown == stored else [stored, shown]
+
+
+def _rendered_tag(tag: re.Match[str]) -> str:
+    """What a tag shows as read for a label: its name/value attribute pair as `name="value"`, else
+    nothing."""
+    attributes: dict[str, str] = {}
+    for name, value in _ATTRIBUTE.findall(tag.group()):
+        attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)
+    named = next((attributes[key] for key in _NAMING if key in attributes), None)
+    valued = next((attributes[key] for key in _VALUED if key in attributes), None)
+    return "" if named is None or valued is None else f' {named}="{valued}" '
 
 
 def shown_differently(line: str) -> bool:
