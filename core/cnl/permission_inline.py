@@ -66,6 +66,9 @@ _QUOTED_KEY = re.compile(rf"[{_QUOTES}](?P<name>[^{_QUOTES}\n]{{1,48}})[{_QUOTES
 # An HTML comment opens a label position inside a line (`… <!-- Region: EU -->`).
 _COMMENT_OPEN = re.compile(r"<!--+[ \t]*")
 _NAME_REACH = 48
+# Bound once: CPython 3.11 compiles `ASCII_BARE.match(…)` on an imported name as an attribute
+# load, which builds a bound method on each call (`labelless` runs once per field value).
+_bare_start = ASCII_BARE.match
 
 
 def labelless(text: str) -> bool:
@@ -79,7 +82,7 @@ def labelless(text: str) -> bool:
         # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
-        and ASCII_BARE.match(text) is None
+        and _bare_start(text) is None
         and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
     )
 
