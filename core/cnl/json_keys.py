@@ -15,7 +15,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from core.cnl.permissions import permission_inline, permission_label, permission_line
+from core.cnl.permission_inline import permission_inline
+from core.cnl.permission_names import permission_label
+from core.cnl.permissions import permission_line
 from core.infra.json_limits import TooDeep, check_depth
 
 

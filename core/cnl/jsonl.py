@@ -26,7 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permissions import permission_heading, permission_label, permission_line, unread_message
+from core.cnl.permission_inline import permission_heading
+from core.cnl.permission_names import permission_label
+from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import Token, UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.infra.json_limits import TooDeep, check_depth, long_number

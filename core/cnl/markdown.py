@@ -18,7 +18,8 @@ import string
 from collections.abc import Iterable
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permissions import permission_heading, permission_inline, permission_line, unread_message
+from core.cnl.permission_inline import permission_heading, permission_inline
+from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.infra.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit

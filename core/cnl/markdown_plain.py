@@ -24,7 +24,8 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import labelless, permission_heading, permission_inline, permission_value_start
+from core.cnl.permission_inline import labelless, permission_heading, permission_inline
+from core.cnl.permissions import permission_value_start
 from core.cnl.validate import ID_SCHEMA, LIST_FIELDS, NORMALISED, PERMISSION_FIELDS, field_key, normalise, split_id
 from core.infra.diagnostics import Diagnostic
 from core.units import KnowledgeUnit, check_identity_text

@@ -58,13 +58,8 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
-from core.cnl.permissions import (
-    permission_across,
-    permission_after_lead,
-    permission_inline,
-    permission_line,
-    unread_message,
-)
+from core.cnl.permission_inline import permission_across, permission_inline
+from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import BULLET, sentences_of
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines

@@ -6,14 +6,9 @@ no unit withdraws every unit of the file.
 
 from __future__ import annotations
 
-from core.cnl.permissions import (
-    permission_comment,
-    permission_heading,
-    permission_inline,
-    permission_label,
-    permission_line,
-    unread_message,
-)
+from core.cnl.permission_inline import permission_heading, permission_inline
+from core.cnl.permission_names import permission_label
+from core.cnl.permissions import permission_comment, permission_line, unread_message
 from core.cnl.sop_syntax import (
     ATOM,
     Arg,

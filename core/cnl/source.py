@@ -11,7 +11,8 @@ from core.cnl.caps import CAPS
 from core.cnl.formats import SUFFIX_FORMATS, Format
 from core.cnl.json_keys import raw_permission_key
 from core.cnl.markdown import read_markdown
-from core.cnl.permissions import permission_inline, permission_line
+from core.cnl.permission_inline import permission_inline
+from core.cnl.permissions import permission_line
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
 from core.cnl.validate import source_lines

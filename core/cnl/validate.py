@@ -16,14 +16,9 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.cnl.caps import CAPS
-from core.cnl.permissions import (
-    permission_across,
-    permission_inline,
-    permission_label,
-    permission_line,
-    permission_value_start,
-    unread_message,
-)
+from core.cnl.permission_inline import permission_across, permission_inline
+from core.cnl.permission_names import permission_label
+from core.cnl.permissions import permission_line, permission_value_start, unread_message
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 

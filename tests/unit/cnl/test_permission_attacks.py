@@ -111,6 +111,15 @@ ATTACKS = {
     "tag around the separator": ("notes.txt", _txt("Region<sup>:</sup> EU\n")),
     "emphasis inside the name": ("notes.txt", _txt("*Re*gion: EU\n")),
     "HTML attribute": ("kb.md", _md(claim_tail=' <span data-acl="staff"></span>')),
+    # HTML's name/value attribute pairs: `<meta name=… content=…>` means the field `name` is `content`.
+    "HTML meta pair": ("kb.md", _md(claim_tail=' <meta name="region" content="EU">')),
+    "HTML meta pair, single quotes, line": ("notes.txt", _txt("<meta name='acl' content='staff'>\n")),
+    "HTML meta pair, content first": ("kb.md", _md('<meta content="staff" name="Acl">\n')),
+    "HTML param pair, unquoted": ("kb.jsonl", _jsonl(text=f"{SECRET} <param name=region value=EU>")),
+    "SOP claim, HTML property pair": (
+        "kb.cnl",
+        _sop("").replace(f'claim "{SECRET}"', f"claim \"{SECRET} <meta property='acl' content='staff'>\""),
+    ),
     # A compound key with a label as one part, and a JSON-escaped key.
     "jsonl metadata, compound key": ("kb.jsonl", _jsonl(metadata={"x-acl": "staff"})),
     "jsonl metadata, camel-case key": ("kb.jsonl", _jsonl(metadata={"docRegion": "EU"})),
@@ -148,6 +157,7 @@ PROSE = [
     "Sales are split into two regions: north and south. The north grew.",
     "Note: the region: north of the river",
     "Valid until the end of the season, the pass was cheap.",
+    '<meta name="description" content="The lobby and its opening hours">',
 ]
 
 

@@ -20,15 +20,9 @@ from hypothesis import strategies as st
 from core.cnl import read_text
 from core.cnl.canonical import _FOLD_FIRST, _PROTOTYPE_FIRST, ASCII_FOLD_FIRST, ASCII_PROTOTYPE, prototypes
 from core.cnl.json_keys import permission_keys
-from core.cnl.permission_names import UNAMBIGUOUS
-from core.cnl.permissions import (
-    labelless,
-    permission_heading,
-    permission_inline,
-    permission_label,
-    permission_line,
-    permission_value_start,
-)
+from core.cnl.permission_inline import labelless, permission_heading, permission_inline
+from core.cnl.permission_names import UNAMBIGUOUS, permission_label
+from core.cnl.permissions import permission_line, permission_value_start
 from core.infra.diagnostics import PERMISSION_CODES
 from core.kb.knowledge_base import KnowledgeBase
 from core.units import Caller

@@ -1,0 +1,280 @@
+"""Labels inside running text (docs/security.md, "The permission-label grammar"):
+
+- `permission_inline`: running prose (a Markdown value, a SOP string, a JSON `title`/`text`, a
+  sentence), where an unambiguous name before a separator counts (`Note — acl: staff`, `… Acl ->
+  staff`, `… Acl:` with its value on the next line), any name before `=` or a look-alike of `:`,
+  a quoted key (`{"region": "EU"}`), a date field's name before `:` and a date; after an HTML
+  comment's `<!--`, at a table row's cells, and at the start of the text's last sentence (or after
+  up to three leading words there) when the label's value closes the text (`… 4471. Region - EU`);
+  not after an article, pronoun or preposition ("Edit the ACL: …"), not in a URL's query;
+- `permission_heading`: a unit heading's text (`## Context Unit x (Acl: staff)`, a SOP id);
+- `permission_across`: a label split over two lines.
+
+A label position inside running text is read as a line's start (core/cnl/permissions.py).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from core.cnl.canonical import canonical_forms, original_offset
+from core.cnl.permission_names import (
+    DATE_FIELDS,
+    DATE_VALUE,
+    MAX_NAME_WORDS,
+    MAX_VALUE_WORDS,
+    bare_label,
+    permission_label,
+    typed_value,
+)
+from core.cnl.permission_readings import readings, shown_differently
+from core.cnl.permissions import (
+    ASCII_BARE,
+    PREFIX_CHARS,
+    after_lead,
+    label_at,
+    leader_end,
+    permission_line,
+    table_row,
+    weak_separator,
+)
+from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+
+# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
+_ASCII_CLOSING_HINT = re.compile(
+    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
+)
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*[ \t]+")  # a semicolon goes on with the sentence
+
+
+# Inside running prose: a separator with a value after it, and the word (or `Effective From`-like
+# pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
+# raw text back, canonicalising only the few characters before each, so a long text costs one
+# scan, not a canonical copy of all of it.
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\x00-\x7f]")
+_VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
+_BLANK_AFTER = re.compile(r"[ \t]+\S")
+_REST_BLANK = re.compile(r"[ \t]*\Z")
+_AFTER_FIRST_WORD = re.compile(r"(?<=\s)\S")
+_CELL_HINT = re.compile(r"[|\uff5c].*[|\uff5c]")
+_INLINE_NAME = re.compile(r"(?<![\w.\-/?&])(?P<name>(?:[^\W\d_]{2,12}[ \t]+)?[^\W\d_][\w.\-]{0,24})[ \t*_`:=]*\Z")
+# A quoted name before a separator is a key (`{"region": "EU"}` in a text): any label counts.
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
+_QUOTED_KEY = re.compile(rf"[{_QUOTES}](?P<name>[^{_QUOTES}\n]{{1,48}})[{_QUOTES}][ \t]*\Z")
+# An HTML comment opens a label position inside a line (`… <!-- Region: EU -->`).
+_COMMENT_OPEN = re.compile(r"<!--+[ \t]*")
+_NAME_REACH = 48
+# Bound once: CPython 3.11 compiles `ASCII_BARE.match(…)` on an imported name as an attribute
+# load, which builds a bound method on each call (`labelless` runs once per field value).
+_bare_start = ASCII_BARE.match
+
+
+def labelless(text: str) -> bool:
+    """True when neither `permission_inline` nor `permission_value_start` can find a label in
+    `text` (most field values: ASCII, no separator or markup, no name a bare or dated label
+    starts with, first or after the last sentence's end), decided without their calls. `in`
+    tests, not a regex: a regex's alternation scans a long value several times slower. False
+    says only "read it"."""
+    return (
+        text.isascii()
+        # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
+        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
+        and not ("&" in text or "<" in text or "*" in text or "~" in text)
+        and _bare_start(text) is None
+        and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
+    )
+
+
+def may_hold_label(text: str) -> bool:
+    """False for text no label can be in: ASCII with no separator of any kind (most prose)."""
+    return not text.isascii() or ":" in text or "=" in text or weak_separator(text, len(text))
+
+
+def permission_inline(line: str) -> tuple[str, str, int] | None:
+    """(name as written, the field it reads like, 1-based column) for the first unambiguous
+    permission field written inside running prose `line`, else None."""
+    if shown_differently(line):
+        return next(filter(None, map(_inline_label_of, readings(line))), None)
+    return _inline_label_of(line)
+
+
+def _inline_label_of(line: str) -> tuple[str, str, int] | None:
+    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
+        return None
+    return _inline(line, strict=False)
+
+
+def permission_heading(text: str) -> tuple[str, str, int] | None:
+    """`permission_inline` for a unit heading's text or an id: not prose, so every label with a
+    separator counts there (`## Context Unit x (Region: EU)`), and each word after the id starts a
+    label position (`x (Region - EU)`, `x Acl staff`, `x Expires 2020-01-01`)."""
+    found = _inline(text, strict=True) if may_hold_label(text) else None
+    if found is None and (words := _AFTER_FIRST_WORD.finditer(text, 0, PREFIX_CHARS)):
+        head = text[:PREFIX_CHARS]
+        found = next(
+            filter(None, (label_at(head, word.start() + leader_end(head[word.start() :])) for word in words)), None
+        )
+    return found
+
+
+def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
+    """The first label inside `line`: after an HTML comment's opener (a label position), or a
+    name before a separator. A weak separator (a dash or an arrow between blanks, a tab) and a
+    colon ending the line (the value on the next line) count after an unambiguous name only."""
+    if _CELL_HINT.search(line, 0, PREFIX_CHARS) and (found := table_row(line[:PREFIX_CHARS])) is not None:
+        return found  # `… | Region | EU`: each cell of a row written in a text is a label position
+    if "<!--" in line:
+        for opener in _COMMENT_OPEN.finditer(line):
+            found = label_at(line, opener.end())
+            if found is not None:
+                return found
+    if not strict:
+        # A sentence's start is a line's start when what follows closes the text: a label
+        # written as the last "sentence" (`The code is 4411. Region - EU`, `… Note: Region: EU`).
+        # Only the last sentences can close the text (`Acl. staff` ends two "sentences").
+        for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - PREFIX_CHARS)))[-2:]:
+            if line.count(" ", end.end()) > 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS):
+                continue
+            found = after_lead(line, end.end(), lead_only=False)
+            if found is not None:
+                return found
+    for separator in _SEPARATOR_CANDIDATE.finditer(line):
+        char, at = separator.group(), separator.start()
+        kind = _separator_kind(char)
+        if kind is None:
+            continue
+        if kind == "weak":
+            at += len(char) - len(char.lstrip(" \t")) if char.strip() else 0
+            if not _BLANK_AFTER.match(line, separator.end()) and char != "\t":
+                continue
+            if not line[max(0, at - 4) : at].rstrip(" \t*_`")[-1:].isalpha():
+                continue  # `3 - 4`, `(a) – b`: only a name ends right before a weak separator
+        value = _VALUE_AFTER.match(line, at + 1) is not None
+        if kind != "weak" and not value and not _REST_BLANK.match(line, at + 1):
+            continue  # `::`, `:/`, `=:`: not a separator and a value
+        start = max(0, at - _NAME_REACH)
+        found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
+        if found is not None:
+            name, label, col = found
+            return name, label, start + col
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _separator_kind(char: str) -> str | None:
+    """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
+    if char in (":", "="):
+        return char
+    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|")):
+        return "weak"
+    read = _read_as(char)
+    if read in (":", "="):
+        return read
+    if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
+        return "weak"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _read_as(char: str) -> str:
+    """What one non-ASCII character reads as (`:` for `：`). Cached: a text in another script has
+    one candidate per character (a 1 MB file of one mark had cost 3 CPU s)."""
+    return canonical_forms(char)[0]
+
+
+def _name_before(
+    head: str, kind: str, strict: bool, after: str, value: bool, separator: str = ":"
+) -> tuple[str, str, int] | None:
+    """The permission name `head` ends with (before a separator of `kind`, `after` following it,
+    `value` whether a value follows on the line), if any."""
+    for index, form in enumerate(canonical_forms(head)):
+        found = _quoted_key(head, form, index) if kind != "weak" else None
+        if found is None:
+            found = _named_before(form, kind, strict, after, value, separator)
+        if found is None:
+            continue
+        match, label = found
+        first = original_offset(head, match.start("name"), index)
+        last = original_offset(head, match.end("name") - 1, index) + 1
+        return head[first:last], label, first + 1
+    return None
+
+
+def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] | None:
+    """A quoted name before the separator: a key (`{"region": "EU"}`), whatever the name."""
+    quoted = _QUOTED_KEY.search(form) if form.rstrip(" \t")[-1:] in _QUOTES else None
+    if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
+        return None  # a code span (`Region`: …) is Markdown prose naming the field, not a key
+    name = quoted.group("name")
+    if "\\" in name:  # a key written with JSON escapes (`"\u0061cl"`) reads as decoded
+        start, end = quoted.span("name")
+        written = head[original_offset(head, start, index) : original_offset(head, end - 1, index) + 1]
+        name = written.encode("ascii", "backslashreplace").decode("unicode_escape", "replace")
+    label = permission_label(name)
+    return None if label is None else (quoted, label)
+
+
+def _named_before(
+    form: str, kind: str, strict: bool, after: str, value: bool, separator: str
+) -> tuple[re.Match[str], str] | None:
+    """The name (one word, or two: `Valid until`, `Expires on`) `form` ends with, and its field."""
+    match = _INLINE_NAME.search(form)
+    while match is not None:
+        label = _inline_label(match.group("name"), kind, strict, after, value, separator)
+        if label is not None:
+            before = form[: match.start()].split()
+            if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | PROSE_OPENERS:
+                return match, label
+            return None  # "Edit the ACL: …", "a Region but no Acl:"
+        name = match.group("name")
+        if " " not in name.replace("\t", " "):
+            return None
+        # Two words, the first one of the sentence's: the second alone.
+        match = _INLINE_NAME.search(form, match.start("name") + len(name.split()[0]) + 1)
+    return None
+
+
+def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, separator: str) -> str | None:
+    """The field `name` stands for inside running text before a separator of `kind`."""
+    unambiguous = bare_label(name)
+    if unambiguous is not None:
+        # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
+        opener = after.split()[:1]
+        return None if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS else unambiguous
+    if kind == "weak" or not value:
+        return None
+    label = permission_label(name)
+    if strict:
+        return label
+    if label is None:
+        return None
+    # `=`, or a look-alike of `:` (`Region： EU`): no sentence writes either after an English word,
+    # so any label name counts there when a value, not prose, follows.
+    if (kind == "=" or separator != ":") and typed_value(name, after, weak=False, prose_check=True):
+        return label
+    # A date field's English name with a date after its separator (`FYI Expires: 2020-01-01`).
+    if label in DATE_FIELDS and DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
+        return label
+    return None
+
+
+_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")
+
+
+def permission_across(first: str, second: str) -> tuple[str, str, int] | None:
+    """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
+    2020-01-01`): found in the lines joined, when its name starts on the first line. (name,
+    field, 1-based column in `first`); None when there is none, or each line shows its own."""
+    if not _SPLIT_HINT.match(second.lstrip()):
+        return None  # no separator near the second line's start: nothing can join across
+    joined = f"{first.rstrip()} {second.lstrip()[:PREFIX_CHARS]}"
+    for found in (permission_line(joined), permission_inline(joined)):
+        if found is not None and found[2] <= len(first.rstrip()):
+            alone = permission_line(first) or permission_inline(first)
+            return None if alone is not None else found
+    return None
+
+
+# A comment that is a field line names one field: a word (`Acl`, `effective-to`), or `Effective

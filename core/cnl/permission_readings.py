@@ -1,0 +1,63 @@
+"""The readings of a line a screen shows differently from how it is stored (docs/security.md, "The
+permission-label grammar"): a right-to-left override's run reversed, markup rendered. The label
+finders (core/cnl/permissions.py) read such a line as stored and as shown.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
+# the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
+# in the order it is shown as well as in the order it is stored.
+_RIGHT_TO_LEFT_OVERRIDE = "\u202e"
+_OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
+
+
+# Markup a renderer turns into other characters: a character reference (`&#58;` is `:`), a tag
+# (`<b>Acl</b>: staff`, `Region<sup>:</sup> EU`), emphasis inside a word (`*Re*gion`). A line
+# holding any is read as stored and as rendered.
+_ENTITY = re.compile(r"&#?\w{1,8};")
+_TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
+_INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
+# A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
+# content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
+# rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
+_ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
+_NAMING = ("name", "property", "itemprop", "http-equiv")
+_VALUED = ("content", "value")
+
+
+def readings(line: str) -> list[str]:
+    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered
+    (columns of a finding in the shown text are that text's)."""
+    stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
+    shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
+    if _markup(shown):
+        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
+    return [stored] if shown == stored else [stored, shown]
+
+
+def _rendered_tag(tag: re.Match[str]) -> str:
+    """What a tag shows as read for a label: its name/value attribute pair as `name="value"`, else
+    nothing."""
+    attributes: dict[str, str] = {}
+    for name, value in _ATTRIBUTE.findall(tag.group()):
+        attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)
+    named = next((attributes[key] for key in _NAMING if key in attributes), None)
+    valued = next((attributes[key] for key in _VALUED if key in attributes), None)
+    return "" if named is None or valued is None else f' {named}="{valued}" '
+
+
+def shown_differently(line: str) -> bool:
+    return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line)
+
+
+def _markup(line: str) -> bool:
+    # `in` tests first: most lines hold none of markup's characters (decided at C speed).
+    return bool(
+        ("&" in line and _ENTITY.search(line))
+        or ("<" in line and _TAG.search(line))
+        or (("*" in line or "~" in line) and _INNER_EMPHASIS.search(line))
+    )
