@@ -16,7 +16,7 @@ from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 
-from mrptui.keymap import types_text
+from mrptui.keys_in_force import types_text
 from mrptui.navigator import Navigator
 from mrptui.screens.main import MainScreen
 from mrptui.widgets.query import QueryBox

@@ -8,11 +8,6 @@ from pathlib import Path
 from pydantic import RootModel, ValidationError, field_validator
 from textual.app import App
 from textual.binding import Binding
-from textual.dom import DOMNode
-from textual.keys import key_to_character
-from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Input, TextArea
 
 from core.infra.config import ConfigError, read_json
 
@@ -112,64 +107,6 @@ def apply_keymap(app: App, path: Path) -> dict[str, str]:
             timeout=12,
         )
     return keymap
-
-
-def types_text(widget: Widget | None) -> bool:
-    """Whether printable keys type into `widget` (an editable text box): a command is then reached
-    by its F-key or chord, since its letter would be typed."""
-    return isinstance(widget, (TextArea, Input)) and not getattr(widget, "read_only", False) and not widget.disabled
-
-
-def bindings_in_force(screen: Screen) -> list[tuple[DOMNode, Binding]]:
-    """Every (node, binding) a key runs from where `screen`'s focus is, after the user keymap, one
-    per key in the order Textual looks them up: the focused widget's, its ancestors', the screen's
-    (a window stops there: the main screen's keys do not reach through it), the app's; plus the
-    priority bindings (quit, the palette), which Textual checks through a window as well. In a text
-    box a printable key types, so its bindings are left out."""
-    app = screen.app
-    active = screen.active_bindings
-    found = [(item.node, item.binding) for item in active.values()]
-    if screen.is_modal:  # else the active bindings already reach the app's
-        for node, bindings in screen._binding_chain:
-            for key, binding in bindings:
-                if (
-                    binding.priority
-                    and key not in active
-                    and app._check_action_state(binding.action, node) is not False
-                ):
-                    found.append((node, binding))
-    if not types_text(screen.focused):
-        return found
-    return [(node, binding) for node, binding in found if not _printable(binding.key)]
-
-
-def _printable(key: str) -> bool:
-    # Textual names `/` "slash" (Unicode calls it SOLIDUS), which key_to_character does not map back.
-    character = "/" if key == "slash" else key_to_character(key)
-    return character is not None and character.isprintable()
-
-
-def action_target(app: App, node: DOMNode, action: str) -> tuple[DOMNode, str, tuple[object, ...]]:
-    """What `action` bound on `node` runs: `screen.step_forward` on a panel is the screen's `step_forward`."""
-    return app._parse_action(action, node)
-
-
-def keys_in_force(screen: Screen) -> dict[tuple[DOMNode, str, tuple[object, ...]], list[Binding]]:
-    """Per action (by `action_target`), the bindings in force that run it where `screen`'s focus
-    is, one per key, in lookup order (in the question box `Step` has f10 and alt+n, not n; a
-    panel's `Sort` none)."""
-    found: dict[tuple[DOMNode, str, tuple[object, ...]], list[Binding]] = {}
-    for node, binding in bindings_in_force(screen):
-        found.setdefault(action_target(screen.app, node, binding.action), []).append(binding)
-    return found
-
-
-def key_in_force(app: App, binding: Binding, in_force: list[Binding]) -> str | None:
-    """The key to name for `binding`: its own first key in force (its keys as declared or
-    remapped), else another key that runs the same action there, else none."""
-    own = [b for b in in_force if b.id is not None and b.id == binding.id]
-    shown = own or in_force
-    return app.get_key_display(shown[0]) if shown else None
 
 
 def binding_ids() -> dict[str, Binding]:

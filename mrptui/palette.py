@@ -11,7 +11,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import ModalScreen, Screen
 
 from mrptui.breakpoints import Breakpoint
-from mrptui.keymap import action_target, bindings_of, key_in_force, keys_in_force
+from mrptui.keymap import bindings_of
+from mrptui.keys_in_force import action_target, key_in_force, keys_in_force
 
 if TYPE_CHECKING:
     from textual.app import App

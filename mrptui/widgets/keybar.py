@@ -18,7 +18,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
 
-from mrptui.keymap import bindings_in_force
+from mrptui.keys_in_force import bindings_in_force
 from mrptui.widgets.kept_static import KeptDrawing
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
