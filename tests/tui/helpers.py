@@ -81,12 +81,20 @@ async def until_quiet(pilot: Pilot, seconds: float = 20.0) -> None:
 
 
 async def settle(pilot: Pilot) -> None:
-    """Wait for workers, then for the messages they posted from their thread, then for every
-    DataTable to measure its new rows (it does that on its own Idle event)."""
+    """Wait for workers, then for the messages they posted from their thread, then for a render
+    put off while a key waits for its frame (a key that paints nothing holds it for the gate's
+    bound, `UI_FIRST_BOUND_S`), then for every DataTable to measure its new rows (it does that on
+    its own Idle event)."""
     from textual.widgets import DataTable
 
     await until_quiet(pilot)
     await pilot.pause()
+    await pilot.pause()
+    runner = getattr(pilot.app, "runner", None)
+    for _ in range(30):
+        if runner is None or not runner.ui_first.urgent:
+            break
+        await pilot.pause(0.01)
     await pilot.pause()
     for _ in range(50):
         pending = [t for t in pilot.app.screen.query(DataTable) if t._require_update_dimensions or t._new_rows]
