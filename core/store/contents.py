@@ -87,8 +87,9 @@ NLP = "nlp"
 # https://bford.info/cachedir/: a file of this name starting with this line marks a cache folder.
 TAG_FILE = "CACHEDIR.TAG"
 _TAG = b"Signature: 8a477f597d28d172789f06886806bc55\n# This folder is mrptui's index cache (mrptui cache clear).\n"
-# Every name the store writes at a cache's root (the key's temporary files start `.mac.key.`).
+# Every name the store writes at a cache's root, and the temporary files it replaces them through.
 _OWN_NAMES = frozenset({KEY_FILE, STEMS_FILE, "segments", "views", SOURCES, TAGS, NLP, TEMP_FOLDER, "shards", TAG_FILE})
+_OWN_TEMPS = tuple(f".{name}." for name in sorted(_OWN_NAMES))
 
 
 def foreign_entry(root: Path) -> str | None:
@@ -103,7 +104,8 @@ def foreign_entry(root: Path) -> str | None:
         names = os.listdir(root)
     except OSError:
         return None  # missing (made at first use) or unusable: `refusal` says which
-    others = sorted(n for n in names if n not in _OWN_NAMES and not n.startswith(f".{KEY_FILE}."))
+    # A file being replaced sits beside it as `.<name>.<random>.tmp` (`replace_file`): the key, stems.json.
+    others = sorted(n for n in names if n not in _OWN_NAMES and not n.startswith(_OWN_TEMPS))
     return others[0] if others else None
 
 

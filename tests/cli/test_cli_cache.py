@@ -222,6 +222,20 @@ def test_a_cache_without_the_tag_that_holds_only_what_the_store_writes_is_adopte
     assert not (cache / "segments").exists() and not (cache / "CACHEDIR.TAG").exists()
 
 
+def test_an_untagged_cache_caught_while_the_store_replaces_a_file_is_still_adopted(tmp_path):
+    """Another process saving stems.json (or the key) leaves `.stems.json.<random>.tmp` beside it for
+    a moment: the store's own temporary file, not the user's."""
+    kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
+    write_kb(kb_dir, files=1)
+    assert main(["--cache-dir", str(cache), "--kb", str(kb_dir), "check"]) == 0
+    (cache / "CACHEDIR.TAG").unlink()
+    (cache / ".stems.json.k2f9.tmp").write_bytes(b"{")
+    assert cache_refusal(cache) is None
+    (cache / "CACHEDIR.TAG").unlink()
+    (cache / "stems.json.bak").write_bytes(b"{")  # not a name the store writes
+    assert cache_refusal(cache) is not None
+
+
 @pytest.mark.parametrize("written", ["-1", "abc", "4G", "²", "99999999999"])
 def test_a_cache_bound_in_the_environment_that_is_not_used_is_said_and_never_crashes(
     tmp_path, monkeypatch, capsys, written
