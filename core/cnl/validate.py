@@ -221,13 +221,7 @@ class UnitDraft:
             if found is not None and not any(
                 d.line == item.line and d.code in PERMISSION_CODES for d in self._diagnostics
             ):
-                written, label, col = found
-                where = f"as an item of the {FIELD_LABELS[key]} list"
-                self.diagnose(
-                    Code.PERMISSION_NOT_READ,
-                    unread_message(written, label, where),
-                    Token(written, item.line, item.col + col - 1),
-                )
+                self._unread(found, f"as an item of the {FIELD_LABELS[key]} list", item)
 
     def check_text(self, key: str, segments: Sequence[Token]) -> None:
         """The check `add_text` makes on a field's value, for text the reader reshaped before
@@ -246,13 +240,17 @@ class UnitDraft:
                 found = permission_across(segment.text, after.text)  # `… Effective` / `  To: 2020-01-01`
             if found is None or any(d.line == segment.line and d.code in PERMISSION_CODES for d in self._diagnostics):
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
-            written, label, col = found
-            where = f"inside the {FIELD_LABELS[key]} value"
-            self.diagnose(
-                Code.PERMISSION_NOT_READ,
-                unread_message(written, label, where),
-                Token(written, segment.line, segment.col + col - 1),
-            )
+            self._unread(found, f"inside the {FIELD_LABELS[key]} value", segment)
+
+    def _unread(self, found: tuple[str, str, int], where: str, at: Token) -> None:
+        """An error withdrawing the unit for a label `found` in the text of `at` (name as
+        written, the field it reads like, its column there), which the reader does not read."""
+        written, label, col = found
+        self.diagnose(
+            Code.PERMISSION_NOT_READ,
+            unread_message(written, label, where),
+            Token(written, at.line, at.col + col - 1),
+        )
 
     def _accept(self, name: Token) -> str | None:
         key = field_key(name.text)
