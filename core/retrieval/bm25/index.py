@@ -2,16 +2,16 @@
 
 Field weights, idf and length normalisation do not depend on the query, so every field's
 contribution is computed once at build time and folded into one term × unit matrix (CSR rows by
-term). A query is then a sum of a few rows whatever the field count (DESIGN §14). The per-field
-postings are kept only so that `explain` can show each term × field contribution. The formula's
-parts (idf, length norm, a field's weight, average field lengths) are in formula.py.
+term, term_rows.py). A query is then a sum of a few rows whatever the field count (DESIGN §14).
+The per-field postings (postings.py) are kept so that `explain` can show each term × field
+contribution. The formula's parts (idf, length norm, a field's weight, average field lengths) are
+in formula.py, the role boost in boosts.py.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from functools import partial
 from itertools import count
 from typing import TYPE_CHECKING
@@ -21,30 +21,18 @@ import numpy as np
 from core.infra.config import Bm25Config
 from core.retrieval.bm25 import prune_gate as bm25_prune_gate
 from core.retrieval.bm25 import select as bm25_select
+from core.retrieval.bm25.boosts import ROLES, RoleBoosts
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.fields import FIELDS, field_tokens
-from core.retrieval.bm25.formula import average_lengths, field_totals, idf, length_norm, term_weight
+from core.retrieval.bm25.formula import average_lengths, field_totals, idf, length_norm
 from core.retrieval.bm25.layout import count_keys, document_frequencies, pair_rows
+from core.retrieval.bm25.postings import FieldPostings
+from core.retrieval.bm25.term_rows import TermRows
 from core.retrieval.bm25.words import WordList, encode
 from core.units import KnowledgeUnit, Role
 
 if TYPE_CHECKING:
     from core.retrieval.bm25.prune import Pruner
-
-_ROLES: tuple[Role, ...] = tuple(Role)
-# `TermFieldContribution._make` without its Python-level call: a row of fields in order.
-_contribution_of_row = partial(tuple.__new__, TermFieldContribution)
-
-
-@dataclass(frozen=True)
-class _FieldPostings:
-    """Every (term, unit, field) with its tf, sorted by the packed key for binary search."""
-
-    keys: np.ndarray  # int64: (term * N + unit) * F + field
-    tf: np.ndarray  # int32
-    lengths: np.ndarray  # int32 [F, N] field length in tokens
-    avgdl: np.ndarray  # float64 [F]
-    norms: np.ndarray  # float64 [F, N] length_norm of each field of each unit
 
 
 class Bm25Index:
@@ -60,7 +48,7 @@ class Bm25Index:
         indptr: np.ndarray,
         indices: np.ndarray,
         data: np.ndarray,
-        postings: _FieldPostings,
+        postings: FieldPostings,
         config: Bm25Config,
     ):
         self.unit_ids = unit_ids
@@ -74,12 +62,9 @@ class Bm25Index:
         self._words = None if isinstance(vocab, dict | WordList) else vocab
         self._df = df
         self._idf = idf
-        self._indptr = indptr
-        self._indices = indices
-        self._data = data
+        self._matrix = TermRows(indptr, indices, data)
         self._postings = postings
-        self._boost_cache: dict[frozenset[Role], np.ndarray] = {}
-        self._table_cache: dict[frozenset[Role], tuple[np.ndarray, float]] = {}
+        self._boosts = RoleBoosts(roles, config.role_boost)
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
         self._pruner: Pruner | None = None  # block maxima for pruned top-k, made by the first query that needs them
         # Ties break on unit id; a precomputed rank of each id keeps string comparison out of queries.
@@ -121,7 +106,7 @@ class Bm25Index:
         ids, role_codes = (
             columns
             if columns is not None
-            else ([u.id for u in units], np.array([_ROLES.index(u.role) for u in units], dtype=np.int8))
+            else ([u.id for u in units], np.array([ROLES.index(u.role) for u in units], dtype=np.int8))
         )
         # At 100k units each temporary is tens of MB, so each is dropped as soon as it is used.
         vocab, term_of, lengths = tokens if tokens is not None else _tokenize(units)
@@ -135,21 +120,14 @@ class Bm25Index:
         (terms keep their order, those no given unit holds are dropped)."""
         if len(rows) == len(self) and bool(np.all(rows == np.arange(len(self)))):
             return self
-        width, stride = len(FIELDS), max(len(self), 1)
-        position = np.full(len(self), -1, dtype=np.int64)
-        position[rows] = np.arange(len(rows))
-        pair, field = np.divmod(self._postings.keys, width)
-        term, unit = np.divmod(pair, stride)
-        unit = position[unit]
-        kept = unit >= 0
-        term, unit, field, tf = term[kept], unit[kept], field[kept], self._postings.tf[kept]
+        term, unit, field, tf = self._postings.of_rows(rows)
         words = self.words()
         present = np.zeros(len(words), dtype=bool)
         present[term] = True
         kept_words = list(map(words.__getitem__, np.flatnonzero(present).tolist()))
         # A part of a restricted view, looked up as a stored part is (no dict per part).
         vocab = WordList(encode(kept_words), len(kept_words))
-        keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * width + field
+        keys = ((np.cumsum(present) - 1)[term] * max(len(rows), 1) + unit) * len(FIELDS) + field
         if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
             order = np.argsort(keys)
             keys, tf = keys[order], tf[order]
@@ -187,7 +165,7 @@ class Bm25Index:
             indptr=np.concatenate(([0], np.cumsum(df))),
             indices=indices,
             data=data,
-            postings=_FieldPostings(keys=keys, tf=tf, lengths=lengths, avgdl=avgdl, norms=norms),
+            postings=FieldPostings(keys=keys, tf=tf, lengths=lengths, avgdl=avgdl, norms=norms),
             config=config,
         )
 
@@ -203,9 +181,9 @@ class Bm25Index:
             "roles": self._roles,
             "df": self._df,
             "idf": self._idf,
-            "indptr": self._indptr,
-            "indices": self._indices,
-            "data": self._data,
+            "indptr": self._matrix.indptr,
+            "indices": self._matrix.indices,
+            "data": self._matrix.data,
             "keys": post.keys,
             "tf": post.tf,
             "lengths": post.lengths,
@@ -235,7 +213,7 @@ class Bm25Index:
             and len(arrays["keys"]) == len(arrays["tf"])
         ):
             raise ValueError("BM25 arrays do not fit together")
-        postings = _FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
+        postings = FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
         return cls(
             unit_ids=unit_ids,
             roles=arrays["roles"],
@@ -257,7 +235,7 @@ class Bm25Index:
         return 0 if tid is None else int(self._df[tid])
 
     def postings(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every (term, unit, field) key, sorted, and its tf (`_FieldPostings`)."""
+        """Every (term, unit, field) key, sorted, and its tf (`FieldPostings`)."""
         return self._postings.keys, self._postings.tf
 
     def doc_freqs(self) -> np.ndarray:
@@ -284,15 +262,13 @@ class Bm25Index:
         tid = self._vocab.get(term)
         if tid is None:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32)
-        stride, width = max(len(self.unit_ids), 1), len(FIELDS)
-        keys = self._postings.keys
-        start, end = np.searchsorted(keys, [tid * stride * width, (tid + 1) * stride * width])
-        local = keys[start:end] - tid * stride * width
-        return local // width, local % width, self._postings.tf[start:end]
+        return self._postings.of_term(tid)
 
     def scores(self, query_tokens: Sequence[str], preferred_roles: Collection[Role]) -> np.ndarray:
         """Raw BM25 score of every unit (role boost included), float64, in `unit_ids` order."""
-        return self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
+        return self._matrix.raw(self._ids(self._query_terms(query_tokens)), len(self)) * self._boosts.per_unit(
+            preferred_roles
+        )
 
     def top_k(
         self, query_tokens: Sequence[str], preferred_roles: Collection[Role], k: int, *, kernel=None
@@ -315,20 +291,18 @@ class Bm25Index:
         counts = np.fromiter(times.values(), dtype=np.float64, count=len(times))
         if kernel is None and bm25_prune_gate.prunes(k, len(self)):
             kernel = bm25_prune_gate.kernel_for(partial(self._postings_of, tids))
-        table, largest = self._boost_table_and_max(preferred_roles)
+        table, largest = self._boosts.table_and_max(preferred_roles)
         if kernel is not None:
             if self._pruner is None:
-                self._pruner = bm25_prune_gate.pruner(
-                    self._indptr, self._indices, self._data, self._roles, self._id_rank
-                )
+                self._pruner = bm25_prune_gate.pruner(*self._matrix.arrays(), self._roles, self._id_rank)
             rows, values = self._pruner.top_k(tids, counts, table, largest, k, kernel)
         elif self._postings_of(tids) * bm25_select.SPARSE_SHARE <= len(self):
-            rows, raw = bm25_select.sparse_scores(
-                *bm25_select.postings_of(self._indptr, self._indices, self._data, tids, counts)
-            )
+            rows, raw = bm25_select.sparse_scores(*bm25_select.postings_of(*self._matrix.arrays(), tids, counts))
             rows, values = bm25_select.ranked(rows, raw * table[self._roles[rows]], k, self._id_rank)
         else:
-            scores = self._raw(self._query_terms(query_tokens)) * self._boosts(preferred_roles)
+            scores = self._matrix.raw(self._ids(self._query_terms(query_tokens)), len(self)) * self._boosts.per_unit(
+                preferred_roles
+            )
             rows = bm25_select.candidates(scores, k)
             rows, values = bm25_select.ranked(rows, scores[rows], k, self._id_rank)
         # One C loop over the rows: at 1M units each id is a cache miss, and these overlap.
@@ -342,8 +316,8 @@ class Bm25Index:
         """Every term × field contribution to one unit's score, in query-term then field order."""
         row = self._row[unit_id]
         terms = self._query_terms(query_tokens)
-        boost = float(self._boosts(preferred_roles)[row])
-        raw = self._raw_row(terms, row) * boost
+        boost = float(self._boosts.per_unit(preferred_roles)[row])
+        raw = self._matrix.raw_row(self._ids(terms), row) * boost
         return Bm25Explanation(
             unit_id=unit_id, contributions=self._contributions(terms, row), role_boost=boost, raw=raw
         )
@@ -365,115 +339,23 @@ class Bm25Index:
         return self._rows_contributions(self._query_terms(query_tokens), [self._row[u] for u in unit_ids])
 
     def _rows_contributions(self, terms: list[tuple[str, int]], rows: list[int]) -> list[list[TermFieldContribution]]:
-        """Each row's term × field contributions, in query-term then field order. All the terms'
-        postings of all the rows are gathered and weighed in array steps, and the named tuples
-        made column by column: a Python loop over them (~120 per call) was most of a trace's
-        explanations. `term_weight` over arrays does its operations in its order: the same floats."""
+        """Each row's term × field contributions, in query-term then field order."""
         if not terms or not rows:
             return [[] for _ in rows]
-        post, stride, width = self._postings, max(len(self.unit_ids), 1), len(FIELDS)
-        at_rows = np.array(rows, dtype=np.int64)
         tids = np.array([self._vocab[term] for term, _ in terms], dtype=np.int64)
-        # Every (term, row) pair in term-major order; a pair's fields are the adjacent keys [pair, pair + width).
-        pairs = (tids[:, None] * stride + at_rows[None, :]) * width
-        # Each term's keys are one short run of the sorted keys, found first: the pairs are then
-        # searched in it (in cache), not each over every key (memory-bound at 100k units).
-        span = stride * width
-        lows, highs = np.split(np.searchsorted(post.keys, np.concatenate([tids * span, (tids + 1) * span])), 2)
-        found = np.stack(
-            [
-                low + np.searchsorted(post.keys[low:high], np.concatenate([term_pairs, term_pairs + width]))
-                for low, high, term_pairs in zip(lows.tolist(), highs.tolist(), pairs, strict=True)
-            ]
-        )
-        starts, ends = found[:, : len(rows)].ravel(), found[:, len(rows) :].ravel()
-        pairs = pairs.ravel()
-        counts = ends - starts
-        owner = np.repeat(np.arange(len(pairs)), counts)
-        at = starts[owner] + np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
-        fields = post.keys[at] - pairs[owner]
-        term_of, row_of = np.divmod(owner, len(rows))
-        # Row by row, keeping query-term then field order within a row.
-        order = np.argsort(row_of, kind="stable")
-        term_of, fields, at = term_of[order], fields[order], at[order]
-        unit_rows = at_rows[row_of[order]]
-        tf = post.tf[at].astype(np.int64)
-        field_weights = self.config.field_weights
-        weight = np.array([field_weights.get(field, 0.0) for field in FIELDS])[fields]
-        idf, times = self._idf[tids][term_of], np.array([t for _, t in terms], dtype=np.int64)[term_of]
-        contribution = term_weight(weight, idf, tf, post.norms[fields, unit_rows], self.config.k1) * times
-        names = [term for term, _ in terms]
-        columns = zip(
-            map(names.__getitem__, term_of.tolist()),
-            map(FIELDS.__getitem__, fields.tolist()),
-            tf.tolist(),
-            self._df[tids][term_of].tolist(),
-            idf.tolist(),
-            weight.tolist(),
-            post.lengths[fields, unit_rows].tolist(),
-            post.avgdl[fields].tolist(),
-            times.tolist(),
-            contribution.tolist(),
-            strict=True,
-        )
-        made = list(map(_contribution_of_row, columns))
-        bounds = np.cumsum(np.bincount(row_of, minlength=len(rows))).tolist()
-        return [made[a:b] for a, b in zip([0, *bounds[:-1]], bounds, strict=True)]
+        return self._postings.contributions(terms, tids, rows, self._df, self._idf, self.config)
 
     def matched_terms(self, query_tokens: Sequence[str], unit_id: str) -> list[str]:
         """Distinct query terms that occur in any field of the unit; empty means "no shared terms"."""
         row = self._row[unit_id]
-        matched = []
-        for term, _ in self._query_terms(query_tokens):
-            start, end = self._indptr[self._vocab[term]], self._indptr[self._vocab[term] + 1]
-            if row in self._indices[start:end]:
-                matched.append(term)
-        return matched
+        return [term for term, _ in self._query_terms(query_tokens) if self._matrix.holds(self._vocab[term], row)]
 
     def _query_terms(self, query_tokens: Sequence[str]) -> list[tuple[str, int]]:
         """Known query terms with how often the query repeats them (each repeat counts once more)."""
         return [(term, count) for term, count in Counter(query_tokens).items() if term in self._vocab]
 
-    def _raw(self, terms: list[tuple[str, int]]) -> np.ndarray:
-        if not terms:
-            return np.zeros(len(self.unit_ids))
-        rows = [slice(self._indptr[self._vocab[t]], self._indptr[self._vocab[t] + 1]) for t, _ in terms]
-        units = np.concatenate([self._indices[r] for r in rows])
-        weights = np.concatenate([self._data[r] * c if c > 1 else self._data[r] for r, (_, c) in zip(rows, terms)])
-        # bincount adds in input order, i.e. query-term order, like explain.
-        return np.bincount(units, weights=weights, minlength=len(self.unit_ids))
-
-    def _raw_row(self, terms: list[tuple[str, int]], row: int) -> float:
-        """`_raw(terms)[row]` without scoring every unit (explain runs once per candidate): each
-        term's posting of the row is found by binary search, and added in query-term order as
-        bincount adds them, so the sum is the same float."""
-        total = 0.0
-        for term, times in terms:
-            tid = self._vocab[term]
-            start, end = int(self._indptr[tid]), int(self._indptr[tid + 1])
-            at = start + int(np.searchsorted(self._indices[start:end], row))
-            if at < end and int(self._indices[at]) == row:
-                total += float(self._data[at] * times if times > 1 else self._data[at])
-        return total
-
-    def _boosts(self, preferred_roles: Collection[Role]) -> np.ndarray:
-        """Per-unit role boost; a few acts share each preferred-role set, so the vectors are kept."""
-        key = frozenset(preferred_roles)
-        if key not in self._boost_cache:
-            self._boost_cache[key] = self._boost_table(key)[self._roles]
-        return self._boost_cache[key]
-
-    def _boost_table_and_max(self, preferred_roles: Collection[Role]) -> tuple[np.ndarray, float]:
-        """`_boost_table` and its largest boost, kept per preferred-role set as `_boosts` are."""
-        key = frozenset(preferred_roles)
-        if key not in self._table_cache:
-            table = self._boost_table(key)
-            self._table_cache[key] = (table, float(table.max()))
-        return self._table_cache[key]
-
-    def _boost_table(self, preferred_roles: Collection[Role]) -> np.ndarray:
-        """The boost of each role (in `Role` order): `_boosts` is this table at each unit's role."""
-        return np.array([self.config.role_boost if r in preferred_roles else 1.0 for r in _ROLES])
+    def _ids(self, terms: list[tuple[str, int]]) -> list[tuple[int, int]]:
+        return [(self._vocab[term], times) for term, times in terms]
 
 
 def _tokenize(units: Sequence[KnowledgeUnit]) -> tuple[dict[str, int], np.ndarray, np.ndarray]:

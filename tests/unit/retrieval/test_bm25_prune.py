@@ -156,7 +156,8 @@ def test_pruning_over_2000_zipf_units_and_many_queries_matches(kernel, seed):
 
 def test_block_maxima_bound_every_posting_and_name_each_blocks_last_row():
     index = Bm25Index.build(units_of([(n, [n % 3], [n % 5, 4]) for n in range(300)]), Bm25Config())
-    indptr, indices, data = index._indptr, index._indices, index._data
+    arrays = index.to_arrays()[2]
+    indptr, indices, data = arrays["indptr"], arrays["indices"], arrays["data"]
     prune = bm25_prune()
     maxima = prune.block_maxima(indptr, indices, data)
     for term in range(len(indptr) - 1):
