@@ -45,9 +45,7 @@ class Bm25Index:
         vocab: dict[str, int] | list[str] | WordList,
         df: np.ndarray,
         idf: np.ndarray,
-        indptr: np.ndarray,
-        indices: np.ndarray,
-        data: np.ndarray,
+        matrix: TermRows,
         postings: FieldPostings,
         config: Bm25Config,
     ):
@@ -62,7 +60,7 @@ class Bm25Index:
         self._words = None if isinstance(vocab, dict | WordList) else vocab
         self._df = df
         self._idf = idf
-        self._matrix = TermRows(indptr, indices, data)
+        self._matrix = matrix
         self._postings = postings
         self._boosts = RoleBoosts(roles, config.role_boost)
         self._totals: tuple[np.ndarray, np.ndarray] | None = None
@@ -162,9 +160,7 @@ class Bm25Index:
             vocab=vocab,
             df=df,
             idf=idfs,
-            indptr=np.concatenate(([0], np.cumsum(df))),
-            indices=indices,
-            data=data,
+            matrix=TermRows(np.concatenate(([0], np.cumsum(df))), indices, data),
             postings=FieldPostings(keys=keys, tf=tf, lengths=lengths, avgdl=avgdl, norms=norms),
             config=config,
         )
@@ -172,24 +168,12 @@ class Bm25Index:
     def __len__(self) -> int:
         return len(self.unit_ids)
 
-    ARRAYS = ("roles", "df", "idf", "indptr", "indices", "data", "keys", "tf", "lengths", "avgdl", "norms")
+    ARRAYS = ("roles", "df", "idf", *TermRows.ARRAYS, *FieldPostings.ARRAYS)
 
     def to_arrays(self) -> tuple[list[str], list[str], dict[str, np.ndarray]]:
         """Unit ids, vocabulary (in term-id order) and every array: what `from_arrays` needs."""
-        post = self._postings
-        arrays = {
-            "roles": self._roles,
-            "df": self._df,
-            "idf": self._idf,
-            "indptr": self._matrix.indptr,
-            "indices": self._matrix.indices,
-            "data": self._matrix.data,
-            "keys": post.keys,
-            "tf": post.tf,
-            "lengths": post.lengths,
-            "avgdl": post.avgdl,
-            "norms": post.norms,
-        }
+        arrays = {"roles": self._roles, "df": self._df, "idf": self._idf}
+        arrays |= self._matrix.as_arrays() | self._postings.as_arrays()
         return list(self.unit_ids), list(self.words()), arrays
 
     @classmethod
@@ -199,31 +183,16 @@ class Bm25Index:
         """An index saved by `to_arrays` (with the same config); raises ValueError on a shape
         mismatch. A `WordList` is looked up in place, a list through a dict made on first lookup."""
         n, v = len(unit_ids), len(words)
-        expected = {
-            "roles": (n,),
-            "df": (v,),
-            "idf": (v,),
-            "indptr": (v + 1,),
-            "lengths": (len(FIELDS), n),
-            "avgdl": (len(FIELDS),),
-            "norms": (len(FIELDS), n),
-        }
-        if any(arrays[name].shape != shape for name, shape in expected.items()) or not (
-            len(arrays["indices"]) == len(arrays["data"]) == int(arrays["indptr"][-1])
-            and len(arrays["keys"]) == len(arrays["tf"])
-        ):
+        if any(arrays[name].shape != shape for name, shape in (("roles", (n,)), ("df", (v,)), ("idf", (v,)))):
             raise ValueError("BM25 arrays do not fit together")
-        postings = FieldPostings(*(arrays[name] for name in ("keys", "tf", "lengths", "avgdl", "norms")))
         return cls(
             unit_ids=unit_ids,
             roles=arrays["roles"],
             vocab=words if isinstance(words, WordList) else list(words),
             df=arrays["df"],
             idf=arrays["idf"],
-            indptr=arrays["indptr"],
-            indices=arrays["indices"],
-            data=arrays["data"],
-            postings=postings,
+            matrix=TermRows.from_arrays(arrays, v),
+            postings=FieldPostings.from_arrays(arrays, n),
             config=config,
         )
 

@@ -31,6 +31,20 @@ class FieldPostings:
     avgdl: np.ndarray  # float64 [F]
     norms: np.ndarray  # float64 [F, N] length_norm of each field of each unit
 
+    ARRAYS = ("keys", "tf", "lengths", "avgdl", "norms")
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], units: int) -> FieldPostings:
+        """The postings saved by `as_arrays`, of `units` units; raises ValueError on a shape mismatch."""
+        keys, tf, lengths, avgdl, norms = (arrays[name] for name in cls.ARRAYS)
+        fields, shapes = len(FIELDS), (lengths.shape, avgdl.shape, norms.shape)
+        if shapes != ((fields, units), (fields,), (fields, units)) or len(keys) != len(tf):
+            raise ValueError("BM25 arrays do not fit together")
+        return cls(keys, tf, lengths, avgdl, norms)
+
+    def as_arrays(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.ARRAYS}
+
     @property
     def units(self) -> int:
         return self.lengths.shape[1]

@@ -18,6 +18,19 @@ class TermRows:
     indices: np.ndarray  # the units of each row, ascending
     data: np.ndarray  # float64: each (term, unit)'s folded weight
 
+    ARRAYS = ("indptr", "indices", "data")
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], terms: int) -> TermRows:
+        """The rows saved by `as_arrays`, for `terms` terms; raises ValueError on a shape mismatch."""
+        indptr, indices, data = (arrays[name] for name in cls.ARRAYS)
+        if indptr.shape != (terms + 1,) or not len(indices) == len(data) == int(indptr[-1]):
+            raise ValueError("BM25 arrays do not fit together")
+        return cls(indptr, indices, data)
+
+    def as_arrays(self) -> dict[str, np.ndarray]:
+        return dict(zip(self.ARRAYS, self.arrays(), strict=True))
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self.indptr, self.indices, self.data
 

@@ -71,6 +71,17 @@ def test_a_merge_of_parts_survives_the_store_round_trip():
     assert reread.top_k(tokens, [], 20) == fresh.top_k(tokens, [], 20)
 
 
+@pytest.mark.parametrize("name", Bm25Index.ARRAYS)
+def test_stored_arrays_that_do_not_fit_together_are_refused(name):
+    # A store's arrays are MAC-checked, but one cut short by a bug must fail loudly, not index
+    # past a posting list's end.
+    units, _ = split(6, 1)
+    ids, words, arrays = Bm25Index.build(units, CONFIG).to_arrays()
+    arrays[name] = arrays[name][..., :-1]
+    with pytest.raises(ValueError, match="do not fit together"):
+        Bm25Index.from_arrays(ids, words, arrays, CONFIG)
+
+
 def test_a_part_read_with_its_stored_word_list_answers_alike_without_a_dict():
     # A per-file part from the store looks its words up in the stored text (core/retrieval/bm25/words.py).
     from core.retrieval.bm25.words import WordList, encode
