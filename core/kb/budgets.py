@@ -32,6 +32,9 @@ def check_scan(files: Sequence[Path], stats: Mapping[str, tuple[int, int, int, i
     scan's stats: mtime, size, ...), at the file that passed the budget."""
     if len(files) > caps.max_kb_files:
         raise refusal("maxKbFiles", caps.max_kb_files, "files", str(files[caps.max_kb_files]))
+    # The scan stated each file once: summed from there, files are only walked to name the one.
+    if sum(max(stat[1], 0) for stat in stats.values()) <= caps.max_kb_bytes:
+        return
     total = 0
     for file in files:
         total += max(stats.get(str(file), (0, 0))[1], 0)
