@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from core.infra.safe_io import atomic_write_text
-from mrptui.paths import user_data_dir
+from mrptui.paths import read_only, user_data_dir
 
 HISTORY_ENV = "MRPTUI_HISTORY"
 MAX_ENTRIES = 1000
@@ -58,6 +58,9 @@ class QuestionHistory:
 
     def _save(self, *, rewrite: bool, question: str) -> None:
         if self.path is None:
+            return
+        if why := read_only(self.path):
+            self.error = f"question history not saved to {self.path}: it {why}"
             return
         # Questions can quote what the caller was shown: readable by their owner only.
         try:

@@ -18,7 +18,7 @@ from textual.worker import WorkerState, get_current_worker
 
 from core.infra.cancel import Cancelled
 from core.infra.collector import keep_out_of_collections
-from core.infra.config import ConfigError
+from core.infra.config import ConfigError, OverBudget
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.progress import LoadProgress, Progress
 from core.kb.health import DETAILS_HINT, Health, counts_phrase
@@ -175,7 +175,7 @@ class KBLifecycle:
     def failed(self, problems: tuple[Diagnostic, ...]) -> None:
         reason = "\n".join(d.format() for d in problems) or "the KB could not be opened"
         self.kb.session = NullSession(reason=f"the KB did not load: {reason}", problems=problems)
-        self._set(phase="failed", error=reason, progress=None)
+        self._set(phase="failed", error=reason, progress=None, reloading=False)
         if self.queued is not None:
             self.queued = None
             self.app.notify("the queued question was not run: the KB did not load", severity="error")
@@ -301,7 +301,13 @@ class KBLifecycle:
             self.app.post_message(KBWork("reloading"))
         session, caller = self.kb.session, self.kb.caller
         had_hdc = session.hdc_ready(caller)
-        session.reload()
+        try:
+            session.reload()
+        except OverBudget as refused:
+            # The KB grew past a whole-KB budget: it is refused as an open would be. Serving the
+            # last good KB instead could keep units an edit since restricted (fail closed).
+            self.app.post_message(KBLoadFailed(tuple(refused.diagnostics)))
+            return
         if self.cluster is not None:  # the reloaded KB is cut into new shards (its version changed)
             self.cluster.attach(session)
         health = session.health(caller)

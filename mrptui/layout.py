@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mrptui.paths import user_data_dir
+from mrptui.paths import read_only, user_data_dir
 from mrptui.widgets.column_fit import fit_to_room
 
 LAYOUT_ENV = "MRPTUI_LAYOUT"
@@ -123,6 +123,8 @@ def save_layout(path: Path | None, layout: Layout) -> str:
     """Write the layout (atomically); '' or why it could not be saved."""
     if path is None:
         return ""
+    if why := read_only(path):
+        return f"layout not saved to {path}: it {why}"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(path.name + ".tmp")

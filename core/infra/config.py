@@ -164,6 +164,11 @@ class ConfigError(Exception):
         self.diagnostics = diagnostics
 
 
+class OverBudget(ConfigError):
+    """An input past a whole-input budget (core/kb/budgets.py): refused, not served in part. Its
+    diagnostic names the budget; a build pool stopped by it re-raises it (never a serial retry)."""
+
+
 def read_json(path: Path, max_bytes: int = MAX_CONFIG_BYTES) -> object:
     """Parse a JSON file, turning I/O and syntax problems into a `ConfigError` with a position."""
     try:

@@ -43,6 +43,7 @@ class Code(StrEnum):
     STALE_UNITS_KEPT = "STALE_UNITS_KEPT"
     # Whole-KB checks (`mrptui check`).
     EMPTY_KB = "EMPTY_KB"
+    KB_TOO_LARGE = "KB_TOO_LARGE"  # past a whole-KB budget (inputs.maxKbUnits, ...): not opened
     SKIPPED_FILE = "SKIPPED_FILE"
     UNREACHABLE_UNIT = "UNREACHABLE_UNIT"
     RULE_RELATION_NOT_IN_KB = "RULE_RELATION_NOT_IN_KB"

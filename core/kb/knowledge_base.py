@@ -17,8 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.cnl import FOLDER_SUFFIXES
+from core.cnl import caps as input_caps
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.infra.progress import Estimate, LoadProgress, Progress, ignore
+from core.kb.budgets import UnitCount, check_scan
 from core.kb.unit_table import PUBLIC, RowUnits, UnitTable, permitted
 from core.kb.view import KBView, ViewKey, digest_lines
 from core.kb.walk import IGNORED_FILE_NAMES, MISSING, bad_name, is_ignored_name, is_utf8_name, walk_kb
@@ -108,7 +110,8 @@ class KnowledgeBase:
         in a fixed order.
 
         Folders skip hidden entries, `queries.json` and other extensions; a file named
-        explicitly must have a supported extension. Nothing here raises for bad input.
+        explicitly must have a supported extension. Bad input is a diagnostic, never raised, except
+        a KB past a whole-KB budget (core/kb/budgets.py): `OverBudget` names it, on a reload too.
         Each file's segment comes from `previous` when the file's stat is unchanged, else from
         `store` (the index cache; default: the one the environment names), which reads or builds it.
         On a first load, uncached files are built by worker processes (core/store/pool.py), with
@@ -140,6 +143,8 @@ class KnowledgeBase:
         for file in files:
             unique.setdefault(str(file), file)  # by name: hashing Paths cost ~1 s at 50,000 files
         files = list(unique.values())
+        check_scan(files, stats, input_caps.CAPS)
+        counted = UnitCount(input_caps.CAPS)
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
@@ -153,13 +158,14 @@ class KnowledgeBase:
 
             def read_built(file: Path) -> None:
                 segment = early[str(file)] = store.segment(file)
+                counted.add(str(file), len(segment.units), file)
                 if bm25 is not None:
                     prefetch_whole_part(store, segment, bm25, parts)
 
             # Groups of small files are read here: a worker per small file costs more than it saves.
             singles = [source for source in sources if isinstance(source, Path)]
             pooled = prebuild(singles, store, hdc, bm25, progress=report, built=read_built)
-        segments = _segments(sources, stats, store, previous, report, early)
+        segments = _segments(sources, stats, store, previous, report, early, counted)
         table = UnitTable(
             [(segment.units, segment.columns) for segment in segments.values()],
             previous._table if previous is not None else None,
@@ -423,8 +429,10 @@ def _segments(
     previous: KnowledgeBase | None,
     report: Progress,
     early: Mapping[str, Segment],
+    counted: UnitCount,
 ) -> dict[str, Segment]:
-    """Each source's segment, by the source's name (a file's, or a group's)."""
+    """Each source's segment, by the source's name (a file's, or a group's); `counted` refuses
+    the KB at the source whose units pass `inputs.maxKbUnits`."""
     segments: dict[str, Segment] = {}
     units = done = 0
     total = sum(len(members(source)) for source in sources)
@@ -432,6 +440,7 @@ def _segments(
     for source in sources:
         segment = segments[str(source)] = early.get(str(source)) or _segment(source, stats, store, previous)
         units += len(segment.units)
+        counted.add(str(source), len(segment.units), members(source)[-1])
         done += len(members(source))
         estimate.advance(len(members(source)))
         report(LoadProgress("reading", done, total, units, estimate.left()))

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
 
+from core.infra.config import Budgets
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.infra.safe_io import FileTooLarge, Marked, Protected, UnsafePath, atomic_write_text, open_regular
 from core.kernel.candidates import CandidateRows
@@ -268,6 +270,17 @@ class ProofsFound(_Event):
         if not self.stop_reason.startswith(_BUDGET_PREFIX) or self.stop_reason.startswith(_DEPTH):
             return ""
         return self.stop_reason.removeprefix(_BUDGET_PREFIX)
+
+
+# The engine's budgets (engine.json `budgets`) as reasons name them: "(budgets.maxLlmCallsPerRequest)",
+# "(pluginTimeoutMs)", "llmDeadlineMs (60000 ms) passed".
+_ENGINE_BUDGET = re.compile(r"\b(?:" + "|".join(to_camel(name) for name in Budgets.model_fields) + r")\b")
+
+
+def names_engine_budget(reason: str) -> bool:
+    """Whether an attempt's reason says an engine budget stopped or refused the call (the LLM
+    calls left, a timeout, the request's memory)."""
+    return bool(_ENGINE_BUDGET.search(reason))
 
 
 class AttemptFinished(_Event):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from core.infra.cancel import Cancelled
 from core.infra.collector import collector_paused
-from core.infra.config import Bm25Config, HdcConfig
+from core.infra.config import Bm25Config, HdcConfig, OverBudget
 from core.infra.lifeline import guard_worker, start_forkserver
 from core.infra.progress import Estimate, LoadProgress, Progress
 from core.store.atomic import TEMP_FOLDER, remove_orphans
@@ -79,8 +79,8 @@ def prebuild(
     """Build the uncached `files`' segments into `store`'s cache in parallel; returns how many
     files the workers built (0 when no pool was worth starting or it failed). `progress` hears
     each finished file as a "building" `LoadProgress` with the time left by bytes built (and a
-    tick meanwhile); if it raises `Cancelled`, the workers are stopped and the exception
-    propagates. `built` hears each file a worker has published while the others still build
+    tick meanwhile); if it (or `built`) raises `Cancelled` or `OverBudget`, the workers are
+    stopped and the exception propagates. `built` hears each file a worker has published while the others still build
     (the opening process reads its segment then, instead of after the last file)."""
     if workers is None:
         workers, problem = worker_count()
@@ -133,7 +133,7 @@ def prebuild(
         sets = hdc if hdc is not None and not hdc.context_vectors else None
         _second_pass(context, root, store.max_bytes, done, sets, min(workers, len(done)))
         return len(done)
-    except (Cancelled, KeyboardInterrupt, SystemExit):
+    except (Cancelled, OverBudget, KeyboardInterrupt, SystemExit):
         # The stopped workers' half-written folders: their writers are gone now.
         remove_orphans(store.root / TEMP_FOLDER)
         raise

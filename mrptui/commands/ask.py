@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.infra.safe_io import Protected, UnsafePath, check_target
 from core.kernel.contract import RegistryError, Request
-from core.kernel.events import is_trace, write_trace
+from core.kernel.events import is_trace, names_engine_budget, write_trace
 from core.kernel.summary import summarise
 from mrptui.commands import (
     UsageError,
@@ -165,12 +165,18 @@ def _check_trace_path(path: Path | None, protected: Protected | None) -> None:
         raise UsageError(f"--trace {exc}") from None
 
 
+def _step(attempt: dict) -> str:
+    said = f"{attempt['plugin']} {attempt['status']}"
+    return f"{said} [{attempt['reason']}]" if names_engine_budget(attempt["reason"]) else said
+
+
 def _text(summary: dict) -> str:
     lines = [summary["answer"], "", f"status: {summary['status']}"]
     if summary["citations"]:
         lines.append(f"cited: {', '.join(summary['citations'])}")
-    # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran.
-    path = " → ".join(f"{a['plugin']} {a['status']}" for a in summary["attempts"] if a["status"] != "skipped")
+    # Candidates that were not called (skipped, not reached) stay in --json; the path is what ran,
+    # with the reason of a call a budget stopped or refused, as the answer says a closure's stop.
+    path = " → ".join(_step(a) for a in summary["attempts"] if a["status"] != "skipped")
     lines.append(f"path: {path}")
     for note in summary["incomplete"]:  # a shard of the cluster was silent: the answer is not complete
         lines.append(f"incomplete: {note}")

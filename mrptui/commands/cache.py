@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import sys
+from pathlib import Path
 
 from core.infra.terminal_text import terminal_safe
 from core.store import cache_root
@@ -38,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
             return _partly_cleared(root, result)
         print(f"cleared {root}: {_size(result.freed)} freed")
         return 0
+    if (why := _unlistable(root)) is not None:
+        raise UsageError(f"cannot read the index cache at {why}")
     entries = cache_entries(root)
     for entry in sorted(entries, key=lambda e: e.source):
         written = dt.datetime.fromtimestamp(entry.written).strftime("%Y-%m-%d %H:%M")
@@ -50,6 +54,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"{_size(sum(map(folder_bytes, views))):>9}  merged BM25 index(es) of {len(views)} view(s)")
     print(f"{root}: {len(entries)} cached file(s), {_size(sum(e.bytes for e in entries))}")
     return 0
+
+
+def _unlistable(root: Path) -> str | None:
+    """The cache folder that cannot be listed (`folder: reason`), if one can't: a folder the user
+    may not read is no empty cache (`info` said "0 cached file(s)" of it)."""
+    for folder in (root, root / "segments", root / "views"):
+        try:
+            os.listdir(folder)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f"{folder}: {exc.strerror or exc}"
+    return None
 
 
 _FAILURES_SHOWN = 10

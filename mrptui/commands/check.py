@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.eval.labelled import load_queries, stale_labels
-from core.infra.config import ConfigError, EngineConfig, RetrievalConfig, validated
+from core.infra.config import ConfigError, EngineConfig, OverBudget, RetrievalConfig, validated
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.llm import LlmConfig
 from core.infra.resources import BUNDLED_DEFAULTS, config_dir, sample_kb_dir
@@ -64,7 +64,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{why}: {path}")
     config_files = _config_files(paths)
     kb_paths = [p for p in paths if p not in config_files and not _is_config_folder(p)]
-    kb = KnowledgeBase.load(kb_paths, cache_store(args))
+    try:
+        kb = KnowledgeBase.load(kb_paths, cache_store(args))
+    except OverBudget as refused:  # a KB past a whole-KB budget is checked no further, as it is never opened
+        for diagnostic in refused.diagnostics:
+            print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
+        return 1
     synonyms, synonym_problems = load_synonyms(kb_paths)
     file_problems: dict[Path, list[Diagnostic]] = {}
     for file in config_files:

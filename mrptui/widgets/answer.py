@@ -28,7 +28,13 @@ def answer_markdown(state: ViewState) -> str:
     answer = state.answer
     if answer is None:
         return ""
-    lines = [f"# {state.question}", "", f"**Status:** {answer.status}", "", answer.answer, ""]
+    lines = [f"# {state.question}", "", f"**Status:** {answer.status}", ""]
+    # What the answer pane says under the status, so an exported answer cannot lose it.
+    silent = _silent_shards(state)
+    notes = [f"**Incomplete:** {silent}: the answer is incomplete"] if silent else []
+    notes += [f"**Budget:** {note}: the answer may be incomplete" for note in budget_stops(state.proofs_all)]
+    lines += [f"{note}  " for note in notes] + ([""] if notes else [])
+    lines += [answer.answer, ""]
     detail = answer.parts[0].detail if len(answer.parts) == 1 else None
     if detail is not None:
         lines += [
@@ -126,11 +132,15 @@ def render_answer(state: ViewState, room: int = 0) -> str:
     return "\n".join(lines)
 
 
+def _silent_shards(state: ViewState) -> str:
+    silent = {s.shard: s for row in state.attempts for s in row.shards if not s.answered}
+    return silent_shards([silent[n] for n in sorted(silent)])
+
+
 def incomplete_lines(state: ViewState) -> list[str]:
     """The shards of the cluster that did not answer an attempt (the attempts name the plugins):
     the answer stands without their units."""
-    silent = {s.shard: s for row in state.attempts for s in row.shards if not s.answered}
-    said = silent_shards([silent[n] for n in sorted(silent)])
+    said = _silent_shards(state)
     return [tone_markup(f"✗ {escape(said)}: the answer is incomplete", "bad")] if said else []
 
 

@@ -1,5 +1,6 @@
 """A budget that stopped ThinkingDB's closure is said where the answer is shown: `ask`'s text and
-`--json`, `retrieve`'s table and `eval`'s report per query. A trace that cannot be written never
+`--json`, `retrieve`'s table and `eval`'s report per query; an engine budget that stopped or
+refused a call is named beside it on `ask`'s path line. A trace that cannot be written never
 costs the answer."""
 
 from __future__ import annotations
@@ -75,3 +76,32 @@ def test_a_trace_that_cannot_be_written_still_prints_the_answer_then_the_error(
     out, err = capsys.readouterr()
     assert out.startswith("Yes, because") and "status: grounded" in out
     assert f"mrptui: error: --trace {trace}: could not write: No space left on device" in err
+
+
+def _config_with(tmp_path: Path, **files: dict) -> Path:
+    """The bundled config folder with some keys of some files replaced (`engine={"budgets": …}`)."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    for name in ("engine", "retrieval", "llm", "thinkingdb"):
+        data = json.loads(config_file(None, f"{name}.json").read_text(encoding="utf-8"))
+        data.update(files.get(name, {}))
+        (config / f"{name}.json").write_text(json.dumps(data), encoding="utf-8")
+    return config
+
+
+def test_ask_names_the_llm_call_budget_on_its_path_line(tmp_path, capsys) -> None:
+    # An endpoint that is never called: the budget refuses the call first.
+    config = _config_with(
+        tmp_path, engine={"budgets": {"maxLlmCallsPerRequest": 0}}, llm={"baseUrl": "http://127.0.0.1:9"}
+    )
+    options = ["--cache-dir", str(tmp_path / "cache"), "--config", str(config)]
+    assert main([*options, "ask", "What is Helix?", "--gs", "gs-llm-fast"]) == 0
+    path = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("path: "))
+    assert "→ gs-llm-fast unsupported [LLM call budget exhausted (budgets.maxLlmCallsPerRequest)] →" in path
+
+
+def test_a_reason_that_names_no_budget_stays_off_the_path_line(tmp_path, capsys) -> None:
+    options = ["--cache-dir", str(tmp_path / "cache")]  # the bundled llm.json names no endpoint
+    assert main([*options, "ask", "What is Helix?", "--gs", "gs-llm-fast"]) == 0
+    path = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("path: "))
+    assert "→ gs-llm-fast unsupported →" in path

@@ -1,11 +1,11 @@
 """The answer pane says when a budget stopped a closure, under the answer's status, from the
-events alone (the proofs pane names the stop too)."""
+events alone (the proofs pane names the stop too); so does the answer's Markdown export."""
 
 from __future__ import annotations
 
 from core.kernel.events import AnswerReady, ProofsFound, RunFinished
 from mrptui.state import reduce
-from mrptui.widgets.answer import render_answer
+from mrptui.widgets.answer import answer_markdown, render_answer
 
 STOPPED = "kb-thinkingdb stopped deriving at maxClosureMb=1024: the answer may be incomplete"
 
@@ -26,3 +26,13 @@ def test_a_run_without_an_answer_says_the_budget_stop_too() -> None:
         RunFinished(status="failed"),
     ]
     assert STOPPED in render_answer(reduce(events))
+
+
+def test_the_markdown_export_says_the_budget_stop_under_the_status() -> None:
+    answer = AnswerReady(answer="Yes.", status="grounded")
+    stopped = answer_markdown(
+        reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="budget: maxClosureMb=1024"), answer])
+    )
+    assert stopped.splitlines()[2:6] == ["**Status:** grounded", "", f"**Budget:** {STOPPED}  ", ""]
+    unstopped = answer_markdown(reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="fixpoint"), answer]))
+    assert unstopped.splitlines()[2:5] == ["**Status:** grounded", "", "Yes."]

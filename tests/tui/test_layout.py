@@ -12,7 +12,7 @@ from helpers import ask, record_notifications, settle
 from pydantic import ValidationError
 from rich.text import Text
 
-from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, Layout, fit_columns, load_layout, next_preset
+from mrptui.layout import LEFT_MIN, PRESETS, PROOFS_MIN, Layout, fit_columns, load_layout, next_preset, save_layout
 from mrptui.widgets.column_fit import cut, fit_to_room
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.id_cut import unique_cut
@@ -58,6 +58,16 @@ def test_an_unreadable_layout_file_is_the_default(tmp_path: Path) -> None:
     bad = tmp_path / "layout.json"
     bad.write_text('{"columns": [99, 1, 1]}')
     assert load_layout(bad) == Layout()
+
+
+def test_a_layout_file_made_read_only_is_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "layout.json"
+    path.write_text(Layout().model_dump_json(), encoding="utf-8")
+    path.chmod(0o400)
+    before = path.read_bytes()
+    said = save_layout(path, next_preset(Layout()))
+    assert said == f"layout not saved to {path}: it is read-only (mode 0400)"
+    assert path.read_bytes() == before and not path.with_name("layout.json.tmp").exists()
 
 
 async def test_f12_and_the_grow_key_change_the_grid_and_are_kept_across_sessions(tmp_path: Path) -> None:

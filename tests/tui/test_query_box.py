@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 
 from conftest import make_app
@@ -133,6 +134,18 @@ def test_an_unwritable_history_is_reported_not_raised(tmp_path: Path) -> None:
     history = QuestionHistory(blocker / "history")
     history.add("q")
     assert history.entries == ["q"] and "not saved" in history.error
+
+
+def test_a_history_made_read_only_is_kept_as_it_is_and_the_question_is_kept_in_memory(tmp_path: Path) -> None:
+    path = tmp_path / "history"
+    path.write_text('"asked before"\n', encoding="utf-8")
+    path.chmod(0o400)
+    history = QuestionHistory(path)
+    for number in range(MAX_ENTRIES + 1):  # a rewrite (trimmed) would replace the file by rename
+        history.add(f"q{number}")
+    assert history.entries[-1] == f"q{MAX_ENTRIES}"
+    assert history.error == f"question history not saved to {path}: it is read-only (mode 0400)"
+    assert path.read_text(encoding="utf-8") == '"asked before"\n' and stat.S_IMODE(path.stat().st_mode) == 0o400
 
 
 async def test_enter_typed_before_the_box_was_on_screen_runs_the_question(app) -> None:

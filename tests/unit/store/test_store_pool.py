@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from core.cnl import to_markdown
-from core.infra.config import Bm25Config, HdcConfig, load_retrieval_config
+from core.infra.config import Bm25Config, HdcConfig, OverBudget, load_retrieval_config
+from core.infra.diagnostics import Code, Diagnostic
 from core.kb.indexes import IndexCache
 from core.kb.knowledge_base import KnowledgeBase
 from core.retrieval.bm25.index import Bm25Index
@@ -92,6 +94,19 @@ def test_pool_that_cannot_write_falls_back_to_serial_build(tmp_path: Path) -> No
     kb = KnowledgeBase.load([tmp_path / "kb"], store)
     fresh = KnowledgeBase.load([tmp_path / "kb"], SegmentStore(None))
     assert [u.id for u in kb.view(Caller()).units] == [u.id for u in fresh.view(Caller()).units]
+
+
+def test_a_whole_kb_budget_passed_while_the_workers_build_stops_them_instead_of_a_serial_retry(tmp_path: Path) -> None:
+    write_kb(tmp_path / "kb", files=3, per_file=10)
+    store = SegmentStore(tmp_path / "cache")
+    files = sorted((tmp_path / "kb").glob("*.md"))
+
+    def over(file: Path) -> None:
+        raise OverBudget([Diagnostic(code=Code.KB_TOO_LARGE, message="inputs.maxKbUnits", file=str(file))])
+
+    with pytest.raises(OverBudget):
+        prebuild(files, store, None, workers=2, min_bytes=0, built=over)
+    assert store.builds == 0 and not list((tmp_path / "cache" / "tmp").glob("*"))
 
 
 def test_a_first_load_builds_through_the_pool_and_prunes_what_the_workers_wrote(tmp_path: Path, monkeypatch) -> None:
