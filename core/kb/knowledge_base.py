@@ -21,9 +21,10 @@ from core.cnl import caps as input_caps
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.infra.progress import Estimate, LoadProgress, Progress, ignore
 from core.kb.budgets import UnitCount, check_scan
-from core.kb.unit_table import PUBLIC, RowUnits, UnitTable, permitted
+from core.kb.unit_table import RowUnits, UnitTable, permitted
 from core.kb.view import KBView, ViewKey, digest_lines
 from core.kb.walk import IGNORED_FILE_NAMES, MISSING, bad_name, is_ignored_name, is_utf8_name, walk_kb
+from core.kb.withdrawal import withdrawal_notes
 from core.store import Segment, SegmentStore, default_store
 from core.store.groups import FileGroup, Source, members, plan_groups
 from core.store.source_files import source_stat
@@ -46,24 +47,6 @@ _MISSING: _Stat = MISSING
 def visible_to(unit: KnowledgeUnit, caller: Caller) -> bool:
     """The permission rule (`permitted`) applied to one unit."""
     return permitted((unit.acl, unit.region, unit.effective_from, unit.effective_to), caller)
-
-
-WITHDRAWN_NAMED = 3  # a withdrawal note names at most this many units, then counts the rest
-
-
-def withdrawn_message(ids: Sequence[str]) -> str:
-    """The warning for units a broken file no longer yields, naming them (the author fixes them);
-    without ids (none the note's readers may see named) it names none."""
-    ids = sorted(ids)
-    until = "for every caller until this file's errors are fixed"
-    if not ids:
-        return f"units this file held before are withdrawn {until}"
-    if len(ids) == 1:
-        return f"unit {ids[0]} is withdrawn {until}"
-    named = ", ".join(ids[:WITHDRAWN_NAMED]) + (
-        f" and {len(ids) - WITHDRAWN_NAMED} more" if len(ids) > WITHDRAWN_NAMED else ""
-    )
-    return f"{len(ids)} units this file held before are withdrawn {until}: {named}"
 
 
 class KnowledgeBase:
@@ -295,54 +278,9 @@ class KnowledgeBase:
 
     def failing_closed(self, previous: KnowledgeBase) -> KnowledgeBase:
         """This KB after a reload from `previous`: a unit whose file now has errors and that the
-        file no longer yields is withdrawn for every caller, with a warning naming the file.
-
-        Never the last good version: a failed edit may have been the one that restricted the
-        unit (an added Acl, a narrower Region or date), so serving the old text could widen
-        access. The file's other units are read afresh and stay served; the reader's own errors
-        tell the author, at file and line, what to fix.
-        """
-        broken = {d.file for d in self._diagnostics if d.is_error}
-        before = previous._table
-        broken_files = [i for i, name in enumerate(before.files) if name in broken]
-        # Every row, not only live ones: a later unit of a clashing id may be the one a caller was served.
-        rows: np.ndarray | list[int] = np.flatnonzero(np.isin(before.file, broken_files)) if broken_files else []
-        fresh_ids = self._table.row_of
-        gone: dict[str, list[str]] = {}
-        public: dict[str, list[str]] = {}
-        lines: dict[str, int] = {}  # each withdrawn unit's line before the edit
-        for row in rows:
-            if before.ids[row] not in fresh_ids:
-                file, unit_id = before.files[before.file[row]], before.ids[row]
-                gone.setdefault(file, []).append(unit_id)
-                lines[unit_id] = int(before.line[row])
-                if before.perms[before.perm[row]] == PUBLIC:
-                    public.setdefault(file, []).append(unit_id)
-        # A note about a file whose withdrawn units were all restricted is the author's only, and a
-        # note others may see names only public units (fail closed: a restricted id never shows).
-        shown = {d.file for d in previous.diagnostics if d.code is Code.UNITS_WITHDRAWN and not d.author_only}
-        notes = []
-        for file, ids in sorted(gone.items()):
-            author_only = file not in public and file not in shown
-            named = ids if author_only else public.get(file, [])
-            # At the first named unit's line (a note naming none points at no unit: line 1).
-            notes.append(
-                Diagnostic(
-                    code=Code.UNITS_WITHDRAWN,
-                    file=file,
-                    severity=Severity.WARNING,
-                    line=min((lines[i] for i in named), default=1),
-                    message=withdrawn_message(named),
-                    author_only=author_only,
-                    units=len(named),
-                )
-            )
-        # Until the file is fixed the note stays, across reloads that change other files.
-        notes += [
-            d
-            for d in previous.diagnostics
-            if d.code is Code.UNITS_WITHDRAWN and d.file in broken and d.file not in gone
-        ]
+        file no longer yields is withdrawn for every caller, with a warning naming the file
+        (core/kb/withdrawal.py says why never the last good version)."""
+        notes = withdrawal_notes(previous._table, previous.diagnostics, self._diagnostics, self._table.row_of)
         if not notes:
             return self
         return KnowledgeBase(

@@ -60,7 +60,7 @@ def test_a_broken_edit_withdraws_the_unit_and_shows_the_error(workspace) -> None
 
 
 def test_a_withdrawal_note_names_a_few_units_and_counts_the_rest() -> None:
-    from core.kb.knowledge_base import withdrawn_message
+    from core.kb.withdrawal import withdrawn_message
 
     assert withdrawn_message(["b", "a"]) == (
         "2 units this file held before are withdrawn for every caller until this file's errors are fixed: a, b"
