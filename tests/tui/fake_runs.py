@@ -249,7 +249,9 @@ def thinkingdb_run(request: Request) -> list:
     if cited:
         script.add(StageStarted(stage="val", revision=1))
         script.add(AttemptStarted(stage="val", plugin="val-grounded", revision=1))
-        script.add(Validated(plugin="val-grounded", status="accepted", reason="every sentence cites evidence", revision=1))
+        script.add(
+            Validated(plugin="val-grounded", status="accepted", reason="every sentence cites evidence", revision=1)
+        )
         script.add(AttemptFinished(stage="val", plugin="val-grounded", status="accepted", ms=0.2))
     else:
         script.add(

@@ -19,9 +19,7 @@ def plain(markup: str) -> str:
 
 def status_of(events: list) -> str:
     state = reduce(events)
-    return plain(
-        status_markup(state, len(events), live=False, paused_at=None, breakpoints=(), replay=False, label="")
-    )
+    return plain(status_markup(state, len(events), live=False, paused_at=None, breakpoints=(), replay=False, label=""))
 
 
 def test_a_validated_answer_names_its_validator() -> None:
