@@ -89,7 +89,20 @@ async def test_why_not_uses_the_last_question(app, session):
         await pilot.press("k", "down", "w")
         assert isinstance(app.screen, TextModal)
         assert session.why_not_calls == [("ops::chunk-002::unit-001", QUESTION)]
-        assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.markup
+        assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.plain
+
+
+async def test_a_wrapped_why_not_reason_stays_under_its_first_line(app):
+    async with app.run_test(size=(80, 32)) as pilot:
+        await ask(pilot)
+        await pilot.press("k", "down", "w")
+        await pilot.pause()
+        lanes = list(app.screen.query(".why-not-lane"))
+        reasons = list(app.screen.query(".why-not-reason"))
+        support = reasons[next(n for n, lane in enumerate(lanes) if "support" in str(lane.content))]
+        widest_lane = max(lane.region.right for lane in lanes)
+        assert support.region.height >= 2  # it wraps at this width
+        assert all(reason.region.x > widest_lane for reason in reasons)  # every line, the wrapped ones too
 
 
 @on_the_shared_app
