@@ -187,7 +187,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         # saying the view is the caller's tells them where to look, and nothing about what is outside it.
         self.notify(
             f"no unit in this caller's view matches “{self.unit_search.text}”"
-            " (units outside it, by Acl, Region or dates, are not listed)",
+            " (units outside it, by Acl, Region or dates, are not listed; ctrl+g reads the KB as another caller)",
             severity="warning",
         )
 

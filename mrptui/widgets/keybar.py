@@ -22,7 +22,7 @@ from mrptui.keys_in_force import bindings_in_force
 from mrptui.widgets.kept_static import KeptDrawing
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
-KEPT_IDS = ("app.help", "app.quit")
+KEPT_IDS = ("app.caller", "app.help", "app.quit")
 
 
 class KeyBar(KeptDrawing, Widget, can_focus=False):
