@@ -146,9 +146,21 @@ def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_
         ),
         ("acl", ", ".join(unit.acl) or None),
         ("region", unit.region),
+        ("effective", effective_text(unit)),
         ("file", f"{unit.location.file}:{unit.location.line}" if unit.location else None),
     ]
     return "\n".join(f"[b]{name:<10}[/b] {escape(value)}" for name, value in rows if value)
+
+
+def effective_text(unit: KnowledgeUnit) -> str | None:
+    """ "from 2026-02-10", "until 2026-03-31", "2026-02-10 to 2026-03-31": the dates a caller's
+    as-of must fall within (ctrl+g changes it); None for a unit in force on every date."""
+    start, end = unit.effective_from, unit.effective_to
+    if start and end:
+        return f"{start.isoformat()} to {end.isoformat()}"
+    if start:
+        return f"from {start.isoformat()}"
+    return f"until {end.isoformat()}" if end else None
 
 
 class IntentModal(ModalScreen[str | None]):

@@ -9,6 +9,7 @@ import pytest
 from conftest import make_app
 from fake_kb import AS_OF
 from helpers import ask, record_notifications, settle
+from textual.content import Content
 from textual.widgets import Input, Static
 
 from core.memory.records import caller_digest
@@ -140,3 +141,18 @@ async def test_a_unit_restricted_to_a_tag_shows_in_no_pane_without_it_and_in_the
         await choose_caller(pilot, as_of=AS_OF.isoformat())  # back to the public caller, from the KB screen
         assert isinstance(app.screen, KBScreen) and STAFF_ONLY not in [u.id for u in app.screen.units]
         assert app.current.run_id == 3 and STAFF_ONLY not in pane_text(app)
+
+
+def test_a_unit_window_names_the_dates_a_callers_as_of_must_fall_within() -> None:
+    """Switching the as-of date is how an author checks a superseded or announced unit: its window
+    says when it is in force."""
+    from core.units import KnowledgeUnit
+    from mrptui.screens.modals import unit_markup
+
+    base = {"id": "rpl::chunk-000::unit-000", "source_id": "rpl", "chunk_id": "rpl::chunk-000", "role": "Constraint"}
+    base |= {"topic": "RPL-14", "claim": "Rule RPL-14."}
+    dated = KnowledgeUnit.model_validate(base | {"effective_from": "2025-01-01", "effective_to": "2026-03-31"})
+    announced = KnowledgeUnit.model_validate(base | {"effective_from": "2026-07-01"})
+    assert "effective  2025-01-01 to 2026-03-31" in Content.from_markup(unit_markup(dated, dated.id)).plain
+    assert "effective  from 2026-07-01" in Content.from_markup(unit_markup(announced, announced.id)).plain
+    assert "effective" not in unit_markup(KnowledgeUnit.model_validate(base), "x")
