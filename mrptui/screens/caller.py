@@ -40,6 +40,11 @@ class CallerInput(Input):
 class CallerModal(ModalScreen[CallerChoice | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="caller.cancel", tooltip="Close without changing the caller"),
+        # Priority: the focus moves as the key arrives. Bubbled up from the field, as Textual's own
+        # tab does, it moved after the keys typed behind it (tmux send-keys, a paste) had gone into
+        # the field it left: "staff<tab>EU" read as the tag "staffEU".
+        Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="caller.next"),
+        Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True, id="caller.previous"),
     ]
 
     def __init__(self, caller: Caller, *, follow_today: bool, today: Callable[[], dt.date] = dt.date.today) -> None:

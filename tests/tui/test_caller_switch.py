@@ -9,6 +9,7 @@ import pytest
 from conftest import make_app
 from fake_kb import AS_OF
 from helpers import ask, record_notifications, settle
+from textual import events
 from textual.content import Content
 from textual.widgets import Input, Static
 
@@ -156,3 +157,16 @@ def test_a_unit_window_names_the_dates_a_callers_as_of_must_fall_within() -> Non
     assert "effective  2025-01-01 to 2026-03-31" in Content.from_markup(unit_markup(dated, dated.id)).plain
     assert "effective  from 2026-07-01" in Content.from_markup(unit_markup(announced, announced.id)).plain
     assert "effective" not in unit_markup(KnowledgeUnit.model_validate(base), "x")
+
+
+async def test_tab_moves_to_the_next_field_before_the_keys_typed_behind_it(app) -> None:
+    """tmux send-keys, a paste: `staff<tab>EU` arrives at once; each key lands in the field that has
+    the focus when it arrives (a bubbled tab moved it too late, and the tag read "staffEU")."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("escape", "ctrl+g")
+        await pilot.pause()
+        for key, character in [*((c, c) for c in "staff"), ("tab", "\t"), ("E", "E"), ("U", "U")]:
+            app.post_message(events.Key(key, character))
+        await settle(pilot)
+        screen = app.screen
+        assert [screen.query_one(f"#caller-{name}", Input).value for name in ("tags", "region")] == ["staff", "EU"]
