@@ -1,17 +1,15 @@
-"""The why-not window (`w` on the KB screen): one row per lane, its reason wrapping under itself.
-
-The lanes and reasons are a two-column grid, not lines of text: a reason longer than the window
-wraps in its own column, so a wrapped line starts under the reason's first word rather than at the
-window's edge, under the lane names."""
+"""The why-not window (`w` on the KB screen): one row per lane, its reason wrapping under itself
+(a `FieldGrid`, not lines of text, whose wrapped lines started at the window's edge)."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Grid, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
 from mrptui.screens.modals import TextModal
+from mrptui.widgets.field_grid import FieldGrid
 from mrptui.widgets.keybar import KeyBar
 
 
@@ -28,10 +26,7 @@ class WhyNotModal(TextModal):
             dialog.border_title = self.title_text
             with VerticalScroll(id="dialog-body"):
                 yield Static(f"[$foreground-muted]{self.markup}[/]", id="dialog-text")
-                with Grid(id="why-not-reasons"):
-                    for lane, reason in self.reasons.items():
-                        yield Static(f"[b]{escape(lane)}[/b]", classes="why-not-lane")
-                        yield Static(escape(reason), classes="why-not-reason")
+                yield FieldGrid(list(self.reasons.items()), id="why-not-reasons")
                 if not self.reasons:
                     yield Static("[$foreground-muted]the session gave no reasons[/]")
         yield KeyBar()
