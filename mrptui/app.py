@@ -1,6 +1,7 @@
 """The explorer app, as a shell: it composes the screens, builds the components that do the work,
 hands each its collaborators, and routes messages and keys to them.
 - `OpenKB` (mrptui/open_kb.py): the one holder of the session, the caller and the KB's health.
+- `CallerSwitch` (mrptui/caller_switch.py): a new caller (ctrl+g), the last question asked again as it.
 - `KBHealth` (mrptui/kb_health.py): reading the KB's health as the caller sees it, and showing it.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
 - `RunDriver` (mrptui/run_driver.py): asking, showing a replay, the engine worker, stepping (its
@@ -35,6 +36,7 @@ from core.kernel.events import Event
 from core.units import Caller
 from mrptui import messages as m
 from mrptui.breakpoints import Breakpoint
+from mrptui.caller_switch import CallerSwitch
 from mrptui.cluster_link import ClusterLink
 from mrptui.conversation import ExplorerMemory
 from mrptui.editor import open_in_editor
@@ -120,9 +122,7 @@ class ExplorerApp(App[None]):
         self.kb = OpenKB(session if session is not None else NullSession(), caller or Caller(), self._session_failed)
         self.kb_label, self.replay, self.cursor_blink = kb_label, replay is not None, cursor_blink
         # Replay: the caller the trace names, shown only; the KB is read as `caller` (the flags).
-        self.recorded_for = recorded_for
-        self._replay_events = list(replay or ())
-        self.initial_theme = theme
+        self.recorded_for, self._replay_events, self.initial_theme = recorded_for, list(replay or ()), theme
         options = ExplorerOptions(
             kb_label=kb_label,
             replay=self.replay,
@@ -164,6 +164,7 @@ class ExplorerApp(App[None]):
         self.navigator: Navigator = Navigator(self, self.kb, self.lifecycle, self.control, self.main, options)
         self.focus_model = FocusModel(self, self.navigator, self.main)
         self.kb_health = KBHealth(self, self.kb, self.main)
+        self.callers = CallerSwitch(self, self.kb, self.kb_health, self.runner, self._new_view)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -326,6 +327,7 @@ class ExplorerApp(App[None]):
     on_open_unit = _handles(m.OpenUnit, lambda app, msg: app.navigator.open_unit(msg.unit_id))
     on_open_in_editor = _handles(m.OpenInEditor, lambda app, msg: app.open_in_editor(msg.file, msg.line))
     on_reload_kb = _handles(m.ReloadKB, lambda app, _: app.lifecycle.reload())
+    on_switch_caller = _handles(m.SwitchCaller, lambda app, msg: app.callers.switch(msg.choice))
     on_memory_pin = _handles(m.MemoryPin, lambda app, _: app.memory.pin(app.current))
     on_memory_forget = _handles(m.MemoryForget, lambda app, msg: app.memory.forget(msg.record_id))
     on_memory_clear = _handles(m.MemoryClear, lambda app, _: app.memory.clear())
@@ -344,14 +346,11 @@ class ExplorerApp(App[None]):
     # -- the app's keys (APP_BINDINGS in mrptui/keymap.py) ----------------------------------------------
 
     def action_open(self, screen: str) -> None:
-        """F2, F3, F4, F8 and ctrl+o: the navigator opens the screen (`kb_screen`, `problems`, …)."""
+        """F1, F2, F3, F4, F8, ctrl+o and ctrl+g: the navigator opens the screen (`kb_screen`, `help`, …)."""
         getattr(self.navigator, screen)()
 
     def action_ask(self) -> None:
         self.focus_model.to_question()
-
-    def action_help(self) -> None:
-        self.navigator.help()
 
     def action_undo(self) -> None:
         self.whatif.undo()

@@ -15,6 +15,7 @@ from textual.app import App
 
 from core.kernel.contract import Request
 from core.memory.conversation import Conversation
+from core.memory.records import caller_digest
 from core.memory.scoring import ScoredRecord
 from core.memory.store import MemoryStore
 from core.memory.turns import pinned, remember, turn_of, with_memory
@@ -49,19 +50,22 @@ class ExplorerMemory:
 
     @property
     def conversation(self) -> Conversation | None:
-        """The conversation for the current session and caller; rebuilt when a new session opens."""
+        """The conversation for the current session and caller; rebuilt when a new session opens or
+        the caller changes."""
         session = self.kb.session
         engine, retrieval = getattr(session, "engine_config", None), getattr(session, "retrieval", None)
         if engine is None or retrieval is None or self.replay:
             return None
-        if self._conversation is None or self._session is not session:
+        caller = caller_digest(self.kb.caller)
+        if self._conversation is None or self._session is not session or self._conversation.caller != caller:
             store = MemoryStore(self.root, engine.memory) if self.root is not None else None
             previous = self._conversation
             self._conversation = Conversation(
                 self.kb.caller, self.name, engine.memory, retrieval.hdc, store, self.clock
             )
-            if previous is not None:
-                self._conversation.continues(previous)  # an unnamed conversation outlives a reload
+            # An unnamed conversation outlives a reload, never a switch to another caller (ctrl+g).
+            if previous is not None and previous.caller == caller:
+                self._conversation.continues(previous)
             self._session = session
         return self._conversation
 

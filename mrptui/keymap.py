@@ -48,7 +48,7 @@ def key_known(key: str) -> bool:
 
 APP_BINDINGS: list[Binding] = [
     Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True, tooltip="Quit mrptui"),
-    Binding("f1", "help", "Help", id="app.help", tooltip="Help for the focused panel"),
+    Binding("f1", "open('help')", "Help", id="app.help", tooltip="Help for the focused panel"),
     Binding(
         "slash",
         "ask",
@@ -66,6 +66,13 @@ APP_BINDINGS: list[Binding] = [
         "Eval",
         id="app.eval",
         tooltip="Run the labelled queries against this KB and rules: pass/fail per question and gate",
+    ),
+    Binding(
+        "ctrl+g",
+        "open('caller')",
+        "Caller",
+        id="app.caller",
+        tooltip="Ask as another caller (ACL tags, region, as-of date): the last question runs again as it",
     ),
     Binding(
         "ctrl+o",
@@ -111,6 +118,7 @@ def apply_keymap(app: App, path: Path) -> dict[str, str]:
 
 def binding_ids() -> dict[str, Binding]:
     """Every binding id of the explorer (all screens and widgets), for validating a keymap."""
+    from mrptui.screens.caller import CallerInput, CallerModal
     from mrptui.screens.diff import DiffScreen
     from mrptui.screens.eval import EvalScreen
     from mrptui.screens.evidence_detail import EvidenceDetailScreen
@@ -144,6 +152,8 @@ def binding_ids() -> dict[str, Binding]:
         PathInput,
         IntentModal,
         EvalScreen,
+        CallerModal,
+        CallerInput,
     )
     every = (*APP_BINDINGS, *(b for cls in classes for b in bindings_of(cls)))
     return {b.id: b for b in every if b.id}

@@ -43,6 +43,13 @@ class OpenUnit(Message):
 
 
 @dataclass
+class SwitchCaller(Message):
+    """The caller window chose who to ask as (`mrptui.screens.caller.CallerChoice`)."""
+
+    choice: Any
+
+
+@dataclass
 class KBReloaded(Message):
     """The KB files changed on disk and were re-read; `errors` counts error diagnostics, and
     `problems` says what they are and what they do (`kb_lifecycle.reload_problems`).

@@ -13,9 +13,11 @@ from textual.screen import Screen
 from core.infra.config import ConfigError, RetrievalConfig, load_retrieval_config
 from core.units import KnowledgeUnit
 from mrptui.kb_lifecycle import KBLifecycle
+from mrptui.messages import SwitchCaller
 from mrptui.open_kb import OpenKB
 from mrptui.options import ExplorerOptions
 from mrptui.run_control import RunControl
+from mrptui.screens.caller import CallerChoice, CallerModal
 from mrptui.screens.help import HelpScreen, help_for
 from mrptui.screens.main import MainScreen
 from mrptui.screens.modals import NO_KB_TEXT, NOT_VISIBLE, TextModal, UnitModal
@@ -66,6 +68,16 @@ class Navigator:
         from mrptui.screens.kb import KBScreen
 
         self._open(KBScreen, KBScreen)
+
+    def caller(self) -> None:
+        """The caller window (ctrl+g): the chosen caller goes to the app, which switches to it."""
+
+        def chosen(choice: CallerChoice | None) -> None:
+            if choice is not None:
+                self.app.post_message(SwitchCaller(choice))
+
+        modal = CallerModal(self.kb.caller, follow_today=self.lifecycle.follow_today, today=self.lifecycle.today)
+        self.app.push_screen(modal, callback=chosen)
 
     def memory_screen(self) -> None:
         from mrptui.screens.memory import MemoryScreen

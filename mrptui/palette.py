@@ -77,7 +77,8 @@ def palette_commands(app: App, screen: Screen, whatif: WhatIf, session: SessionL
 
 APP_COMMANDS = (
     ("toggle_theme", "Toggle light/dark theme", "Switch between textual-light and textual-dark"),
-    ("help", "Help for the focused panel", "Keys and what the panel shows"),
+    ("open('help')", "Help for the focused panel", "Keys and what the panel shows"),
+    ("open('caller')", "Ask as another caller", "ACL tags, region and as-of date; the last question runs again as it"),
     ("undo", "Undo the last change", "Take back the last pin, exclusion, dropped unit, edited intent or breakpoint"),
 )
 

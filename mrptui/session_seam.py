@@ -139,3 +139,8 @@ def describe_caller(tags: Iterable[str], region: str | None, as_of: str) -> str:
     if region:
         who += f" in {region}"
     return f"{who} as of {as_of}"
+
+
+def caller_phrase(caller: Caller) -> str:
+    """ "public caller as of 2026-05-27", "caller a,b in EU as of 2026-05-27"."""
+    return describe_caller(caller.tags, caller.region, caller.as_of.isoformat())

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from core.units import Caller
+from mrptui.caller_text import CallerError, parse_caller
 
 if TYPE_CHECKING:
     from core.kb.health import Health
@@ -105,18 +104,17 @@ def caller_from_args(args: argparse.Namespace) -> Caller:
     `--caller-tags` is split on commas and each tag stripped of surrounding spaces; anything else
     (an inner space, "|", an invisible or non-NFKC character) is refused, never repaired.
     """
-    tags = frozenset(t.strip() for t in (getattr(args, "caller_tags", "") or "").split(",") if t.strip())
-    as_of = dt.date.today()
-    as_of_text = getattr(args, "as_of", None)
-    if as_of_text:
-        try:
-            as_of = dt.date.fromisoformat(as_of_text)
-        except ValueError:
-            raise UsageError(f"--as-of must be a date like 2026-05-27, not {as_of_text!r}") from None
     try:
-        return Caller(tags=tags, region=getattr(args, "region", None) or None, as_of=as_of)
-    except ValidationError as exc:
-        raise UsageError("; ".join(f"--caller-tags/--region: {err['msg']}" for err in exc.errors())) from None
+        return parse_caller(
+            getattr(args, "caller_tags", "") or "",
+            getattr(args, "region", None),
+            getattr(args, "as_of", None),
+            dt.date.today(),
+        )
+    except CallerError as exc:
+        if exc.field == "as_of":
+            raise UsageError(f"--as-of must be a date like 2026-05-27, not {exc.messages[0]!r}") from None
+        raise UsageError("; ".join(f"--caller-tags/--region: {msg}" for msg in exc.messages)) from None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -10,7 +10,6 @@ from typing import ClassVar
 
 from textual import on
 from textual.binding import Binding, BindingType
-from textual.markup import escape
 from textual.widgets import Input
 from textual.worker import get_current_worker
 
@@ -20,7 +19,8 @@ from mrptui.clipboard import copy_text
 from mrptui.messages import OpenInEditor, OpenUnit, ReloadKB
 from mrptui.screens.kb_panes import KBPanes
 from mrptui.screens.kb_search import INLINE_UNITS, search_all, search_chunks
-from mrptui.screens.modals import TextModal, UnitModal
+from mrptui.screens.modals import UnitModal
+from mrptui.screens.why_not import WhyNotModal
 from mrptui.state import trace_unit_ids
 from mrptui.widgets.virtual_table import VirtualTable
 
@@ -187,7 +187,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         # saying the view is the caller's tells them where to look, and nothing about what is outside it.
         self.notify(
             f"no unit in this caller's view matches “{self.unit_search.text}”"
-            " (units outside it, by Acl, Region or dates, are not listed)",
+            " (units outside it, by Acl, Region or dates, are not listed; ctrl+g reads the KB as another caller)",
             severity="warning",
         )
 
@@ -238,13 +238,7 @@ file, restricted units included, whatever the caller. See docs/security.md.
         reasons = app.kb.call("why_not", lambda session: session.why_not(unit.id, question, app.caller), None)
         if reasons is None:
             return
-        width = max((len(k) for k in reasons), default=0)
-        lines = [f"[$foreground-muted]question: “{escape(question)}”[/]", ""]
-        lines += [f"[b]{escape(lane.ljust(width))}[/b]  {escape(reason)}" for lane, reason in reasons.items()]
-        if not reasons:
-            lines.append("[$foreground-muted]the session gave no reasons[/]")
-        plain = "\n".join([f"why not {unit.id}? ({question})"] + [f"{k}: {v}" for k, v in reasons.items()])
-        self.app.push_screen(TextModal(f"Why not {unit.id}?", "\n".join(lines), plain=plain))
+        self.app.push_screen(WhyNotModal(unit.id, question, reasons))
 
     def action_edit(self) -> None:
         focused = self.focused

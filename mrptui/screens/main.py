@@ -41,6 +41,7 @@ from mrptui.messages import (
 )
 from mrptui.screens.modals import TextModal
 from mrptui.screens.panels import PANELS, PanelScreen
+from mrptui.session_seam import caller_phrase
 from mrptui.state import PaneName, RunRecord, ViewState, stale_panes
 from mrptui.widgets.answer import AnswerPanel
 from mrptui.widgets.evidence import EvidenceTable
@@ -224,6 +225,7 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         self._apply_layout()
         query.focus()
         self.show_loading(self.explorer.kb_state, self.explorer.kb_label)  # in the first frame already
+        self.watch(self.app, "kb_generation", lambda _: self._show_caller())
         self.call_after_refresh(lambda: self.post_message(MainReady()))
 
     # Actions that need the engine: a replayed trace cannot run them, so they are not offered. A
@@ -291,6 +293,11 @@ a running engine. Stepping back replays recorded events; it never re-executes an
         ):
             mark_stale(pane, name in stale)
         self.query_one(StatusLine).show(status_markup)
+
+    def _show_caller(self) -> None:
+        """Who the questions are asked as, always in view above them (ctrl+g changes it; a new day
+        moves a date that follows the calendar, and both make a new view)."""
+        self.query_one(QueryBox).border_title = f"as {escape(caller_phrase(self.explorer.caller))}"
 
     def show_loading(self, state: KBState, label: str) -> None:
         """The loading banner: shown while the KB loads or after it failed to."""

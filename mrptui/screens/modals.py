@@ -16,6 +16,7 @@ from core.cnl import parse_intents
 from core.units import KnowledgeUnit
 from mrptui.clipboard import copy_text
 from mrptui.messages import OpenInEditor
+from mrptui.widgets.field_grid import FieldGrid
 from mrptui.widgets.keybar import KeyBar
 
 
@@ -112,6 +113,16 @@ class UnitModal(TextModal):
         super().__init__(f"Unit {unit_id}", unit_markup(unit, unit_id, missing=missing or NOT_VISIBLE))
         self.unit = unit
 
+    def compose(self) -> ComposeResult:
+        if self.unit is None:
+            yield from super().compose()
+            return
+        with Vertical(id="dialog", classes="dialog") as dialog:
+            dialog.border_title = self.title_text
+            with VerticalScroll(id="dialog-body"):
+                yield FieldGrid(unit_rows(self.unit), id="unit-fields")
+        yield KeyBar()
+
     def action_edit(self) -> None:
         location = self.unit.location if self.unit is not None else None
         if location is None:
@@ -128,6 +139,11 @@ def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_
     """A unit as the caller may see it, or one line saying why there is no text (`missing`)."""
     if unit is None:
         return f"[$warning]{escape(unit_id)}: {escape(missing)}[/]" if unit_id else f"[$warning]{escape(missing)}[/]"
+    return "\n".join(f"[b]{name:<10}[/b] {escape(value)}" for name, value in unit_rows(unit))
+
+
+def unit_rows(unit: KnowledgeUnit) -> list[tuple[str, str]]:
+    """A unit's fields as the caller may see them, name and value, the empty ones left out."""
     rows: list[tuple[str, str | None]] = [
         ("id", unit.id),
         ("source", unit.source_id),
@@ -146,9 +162,21 @@ def unit_markup(unit: KnowledgeUnit | None, unit_id: str, *, missing: str = NOT_
         ),
         ("acl", ", ".join(unit.acl) or None),
         ("region", unit.region),
+        ("effective", effective_text(unit)),
         ("file", f"{unit.location.file}:{unit.location.line}" if unit.location else None),
     ]
-    return "\n".join(f"[b]{name:<10}[/b] {escape(value)}" for name, value in rows if value)
+    return [(name, value) for name, value in rows if value]
+
+
+def effective_text(unit: KnowledgeUnit) -> str | None:
+    """ "from 2026-02-10", "until 2026-03-31", "2026-02-10 to 2026-03-31": the dates a caller's
+    as-of must fall within (ctrl+g changes it); None for a unit in force on every date."""
+    start, end = unit.effective_from, unit.effective_to
+    if start and end:
+        return f"{start.isoformat()} to {end.isoformat()}"
+    if start:
+        return f"from {start.isoformat()}"
+    return f"until {end.isoformat()}" if end else None
 
 
 class IntentModal(ModalScreen[str | None]):

@@ -10,8 +10,9 @@ from textual.markup import escape
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.kernel.events import AnswerDetail
+from core.kernel.events import AnswerDetail, AnswerReady
 from core.kernel.summary import budget_stops
+from mrptui.answer_verdict import grounded_head, part_symbol
 from mrptui.messages import OpenUnit
 from mrptui.state import ViewState
 from mrptui.widgets.id_cut import unique_cut
@@ -28,7 +29,8 @@ def answer_markdown(state: ViewState) -> str:
     answer = state.answer
     if answer is None:
         return ""
-    lines = [f"# {state.question}", "", f"**Status:** {answer.status}", ""]
+    status = f"{answer.status} ({grounded_head(state)[2]})" if answer.status == "grounded" else answer.status
+    lines = [f"# {state.question}", "", f"**Status:** {status}", ""]
     # What the answer pane says under the status, so an exported answer cannot lose it.
     silent = _silent_shards(state)
     notes = [f"**Incomplete:** {silent}: the answer is incomplete"] if silent else []
@@ -100,10 +102,9 @@ def render_answer(state: ViewState, room: int = 0) -> str:
                 ]
             )
         return "[$foreground-muted]⋯ no answer yet[/]"
-    symbol, tone = status_symbol(answer.status)
     cited = answer.evidence_ids
     lines = [
-        tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone),
+        head_markup(state, answer),
         *incomplete_lines(state),
         *budget_lines(state),
         "",
@@ -113,7 +114,7 @@ def render_answer(state: ViewState, room: int = 0) -> str:
         lines += detail_lines(answer.parts[0].detail)
     if len(answer.parts) > 1:
         for part in answer.parts:
-            psym, ptone = status_symbol(part.status)
+            psym, ptone = part_symbol(state, part.intent_index, part.status) or status_symbol(part.status)
             lines += [
                 "",
                 f"{tone_markup(psym, ptone)} [b]#{part.intent_index} {escape(part.target)}[/b]",
@@ -137,6 +138,16 @@ def _silent_shards(state: ViewState) -> str:
     return silent_shards([silent[n] for n in sorted(silent)])
 
 
+def head_markup(state: ViewState, answer: AnswerReady) -> str:
+    """The answer's status, and for a grounded one the validator that accepted it or why none did."""
+    symbol, tone = status_symbol(answer.status)
+    head = tone_markup(f"[b]{symbol} {escape(answer.status)}[/b]", tone)
+    if answer.status != "grounded":
+        return head
+    symbol, tone, said = grounded_head(state)
+    return tone_markup(f"[b]{symbol} grounded[/b]", tone) + f" [$foreground-muted]· {escape(said)}[/]"
+
+
 def incomplete_lines(state: ViewState) -> list[str]:
     """The shards of the cluster that did not answer an attempt (the attempts name the plugins):
     the answer stands without their units."""
@@ -158,8 +169,10 @@ class AnswerPanel(KeptLines, LaidOutOnce, QuietScrollbars, VerticalScroll, can_f
 
     HELP = """\
 ## Answer
-The answer with its status: ✓ grounded (every claim cites evidence), ≈ weak (the best weak answer
-after a level-3 backtrack) or ∅ no-context. Validator verdicts follow. The citations list the cited
+The answer with its status: grounded (every claim cites evidence), ≈ weak (the best weak answer
+after a level-3 backtrack) or ∅ no-context. A grounded answer shows ✓ only with the validator that
+accepted it (`✓ grounded · accepted by val-grounded`); without a verdict it reads `○ grounded · not
+validated:` and why (no validator ran, or what each one tried said). Validator verdicts follow. The citations list the cited
 unit ids: `enter` or a click opens the unit (its text comes from your permitted view of the KB).
 `c` copies the answer with citations; `m` exports it as Markdown.
 """

@@ -22,7 +22,7 @@ from mrptui.keys_in_force import bindings_in_force
 from mrptui.widgets.kept_static import KeptDrawing
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
-KEPT_IDS = ("app.help", "app.quit")
+KEPT_IDS = ("app.caller", "app.quit", "app.help")
 
 
 class KeyBar(KeptDrawing, Widget, can_focus=False):
@@ -80,7 +80,8 @@ class KeyBar(KeptDrawing, Widget, can_focus=False):
                 continue
             seen.add(binding.action)
             items.append((binding, app.get_key_display(binding), binding.description))
-        items.sort(key=lambda item: item[0].id in KEPT_IDS)  # stable: the kept keys go last, by the palette
+        # Stable: the kept keys go last, by the palette, in KEPT_IDS's order.
+        items.sort(key=lambda item: KEPT_IDS.index(item[0].id) + 1 if item[0].id in KEPT_IDS else 0)
         if items != self._items or palette != self._palette:
             self._items, self._palette = items, palette
             self.refresh()

@@ -9,6 +9,7 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from core.kb.health import Health
+from mrptui.answer_verdict import UNCHECKED, grounded_head
 from mrptui.breakpoints import Breakpoint
 from mrptui.kb_state import KBState, progress_text
 from mrptui.state import ViewState
@@ -41,6 +42,9 @@ def status_markup(
     status = "failed" if failed else state.status
     symbol, tone = status_symbol(status)
     run = status if state.k == total or status != "running" else "stepping"
+    if status == "grounded" and state.answer is not None and grounded_head(state)[0] != "✓":
+        symbol, tone = UNCHECKED
+        run = "grounded, not validated"
     if live:
         run = "running" if state.k == total else "running (cursor behind)"
     if replay and status == "running" and state.k == total:

@@ -249,7 +249,9 @@ def thinkingdb_run(request: Request) -> list:
     if cited:
         script.add(StageStarted(stage="val", revision=1))
         script.add(AttemptStarted(stage="val", plugin="val-grounded", revision=1))
-        script.add(Validated(plugin="val-grounded", status="accepted", reason="every sentence cites evidence"))
+        script.add(
+            Validated(plugin="val-grounded", status="accepted", reason="every sentence cites evidence", revision=1)
+        )
         script.add(AttemptFinished(stage="val", plugin="val-grounded", status="accepted", ms=0.2))
     else:
         script.add(
@@ -300,7 +302,7 @@ def replan_run(request: Request) -> list:
     script.add(AttemptFinished(stage="gs", plugin="gs-symbolic", status="success", reason="1 citation", ms=0.2))
     script.add(StageStarted(stage="val", revision=1))
     script.add(AttemptStarted(stage="val", plugin="val-grounded", revision=1))
-    script.add(Validated(plugin="val-grounded", status="rejected", reason="no Comparison unit cited"))
+    script.add(Validated(plugin="val-grounded", status="rejected", reason="no Comparison unit cited", revision=1))
     script.add(
         AttemptFinished(
             stage="val", plugin="val-grounded", status="rejected", reason="no Comparison unit cited", ms=0.1

@@ -80,6 +80,8 @@ class FakeSession:
             "bm25": "no shared terms with the question",
             "kb-balanced": "cut by gap: 0.21 < 0.35 × top 0.80",
             "thinkingdb": "no proof reaches this unit",
+            "support": "best sentence covers 0 of 2 focus terms: “Luigi is a batch workflow tool that chains "
+            "tasks into pipelines.”; does not say: relevant, data",
         }
 
     def reload(self) -> list[Diagnostic]:

@@ -90,7 +90,7 @@ async def test_a_kb_search_that_finds_nothing_says_it_searched_the_callers_view(
         await settle(pilot)
         assert [n for n in notes if "matches" in n] == [
             "no unit in this caller's view matches “no-such-unit” (units outside it, by Acl, Region or dates,"
-            " are not listed)"
+            " are not listed; ctrl+g reads the KB as another caller)"
         ]
 
 

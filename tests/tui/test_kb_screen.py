@@ -10,7 +10,7 @@ from shared_app import shared_app_of
 from textual.widgets import OptionList, Static
 
 from core.infra.diagnostics import Code, Diagnostic, Severity
-from mrptui.screens.modals import TextModal
+from mrptui.screens.modals import TextModal, UnitModal
 from mrptui.widgets.virtual_table import VirtualTable
 
 SIZE = (160, 45)
@@ -89,7 +89,20 @@ async def test_why_not_uses_the_last_question(app, session):
         await pilot.press("k", "down", "w")
         assert isinstance(app.screen, TextModal)
         assert session.why_not_calls == [("ops::chunk-002::unit-001", QUESTION)]
-        assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.markup
+        assert "cut by gap: 0.21 < 0.35 × top 0.80" in app.screen.plain
+
+
+async def test_a_wrapped_why_not_reason_stays_under_its_first_line(app):
+    async with app.run_test(size=(80, 32)) as pilot:
+        await ask(pilot)
+        await pilot.press("k", "down", "w")
+        await pilot.pause()
+        lanes = list(app.screen.query("#why-not-reasons .field-name"))
+        reasons = list(app.screen.query("#why-not-reasons .field-value"))
+        support = reasons[next(n for n, lane in enumerate(lanes) if "support" in str(lane.content))]
+        widest_lane = max(lane.region.right for lane in lanes)
+        assert support.region.height >= 2  # it wraps at this width
+        assert all(reason.region.x > widest_lane for reason in reasons)  # every line, the wrapped ones too
 
 
 @on_the_shared_app
@@ -147,3 +160,15 @@ def test_a_unit_row_keeps_the_file_name_and_line_when_its_place_is_cut():
     where = unit_cells(unit, False, True, None, where_width=16)[-1].plain
     assert where == "…o/deploy.md:128" and len(where) == 16
     assert unit_cells(unit, False, True, None)[-1].plain.endswith("/howto/deploy.md:128")
+
+
+async def test_a_wrapped_unit_field_stays_under_its_first_line(app):
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.press("escape", "k", "down", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, UnitModal)
+        names = list(app.screen.query("#unit-fields .field-name"))
+        values = list(app.screen.query("#unit-fields .field-value"))
+        claim = values[next(n for n, name in enumerate(names) if "claim" in str(name.content))]
+        assert claim.region.height >= 2  # it wraps at this width
+        assert all(value.region.x > max(name.region.right for name in names) for value in values)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from helpers import ask, settle, until
 
 from mrptui.breakpoints import Breakpoint
+from mrptui.screens.caller import CallerModal
 from mrptui.widgets.evidence import EvidenceTable
 from mrptui.widgets.query import QueryBox
 
@@ -30,6 +31,8 @@ async def test_palette_commands_cover_bindings_and_plugins(app):
             "Toggle light/dark theme (^t)",  # the key bar's spelling, as every other entry
             "Sort",  # the evidence table's: `o` does not sort from the timeline, which has the focus
             "Undo the last change (^z)",
+            "Ask as another caller (^g)",
+            "Help for the focused panel (f1)",
         ):
             assert title in commands, title
         commands["Break on stage kb: off"]()
@@ -39,6 +42,9 @@ async def test_palette_commands_cover_bindings_and_plugins(app):
         commands["Pin kb-balanced for kb"]()
         await settle(pilot)
         assert app.current.request.pins == {"kb": "kb-balanced"}
+        await commands["Ask as another caller (^g)"]()
+        await pilot.pause()
+        assert isinstance(app.screen, CallerModal)
 
 
 async def test_palette_from_the_question_box_names_keys_that_run_there(app):

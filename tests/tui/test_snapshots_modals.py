@@ -1,4 +1,5 @@
-"""Snapshots of the modal screens: the engine-error modal, the save-path dialog and a unit window."""
+"""Snapshots of the modal screens: the engine-error modal, the save-path dialog, a unit window, the
+why-not window and the caller window."""
 
 from __future__ import annotations
 
@@ -38,6 +39,28 @@ def test_unit_window_from_a_proof_leaf(snap_compare):
         await ask(pilot)
         await settle(pilot)
         pilot.app.navigator.open_unit(U_AIRFLOW)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=WIDE, run_before=run_before)
+
+
+def test_why_not_window_wraps_each_reason_under_itself(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot)
+        await pilot.press("k", "down", "w")
+        await settle(pilot)
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    assert snap_compare(make_app(), terminal_size=(80, 32), run_before=run_before)
+
+
+def test_caller_window(snap_compare):
+    async def run_before(pilot):
+        await ask(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
         pilot.app.clear_notifications()
         await pilot.pause()
 
