@@ -33,6 +33,11 @@ def test_the_markdown_export_says_the_budget_stop_under_the_status() -> None:
     stopped = answer_markdown(
         reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="budget: maxClosureMb=1024"), answer])
     )
-    assert stopped.splitlines()[2:6] == ["**Status:** grounded (not validated: no validator ran)", "", f"**Budget:** {STOPPED}  ", ""]
+    assert stopped.splitlines()[2:6] == [
+        "**Status:** grounded (not validated: no validator ran)",
+        "",
+        f"**Budget:** {STOPPED}  ",
+        "",
+    ]
     unstopped = answer_markdown(reduce([ProofsFound(plugin="kb-thinkingdb", stop_reason="fixpoint"), answer]))
     assert unstopped.splitlines()[2:5] == ["**Status:** grounded (not validated: no validator ran)", "", "Yes."]
