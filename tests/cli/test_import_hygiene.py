@@ -64,9 +64,16 @@ ASK_NEVER_IMPORTS = (
     "core.store.vectors",
     "core.store.vector_sets",
     "core.cnl.jsonl",
-    # The file readers: a warm ask reads every unit from the index cache (issue 41).
+    # The file readers: a warm ask reads every unit from the index cache (issue 41). Nor does it
+    # validate a unit or read a permission line: Intent CNL and the passages' sentences need only
+    # core/cnl/source_text.py and plain_sentences.py.
     "core.cnl.source",
     "core.cnl.markdown",
+    "core.cnl.plaintext",
+    "core.cnl.validate",
+    "core.cnl.permission_inline",
+    "core.cnl.permissions",
+    "html",
     "core.answer.whynot",
     "core.answer.polarity",
     "mrptui.app",

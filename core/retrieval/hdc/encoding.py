@@ -117,7 +117,7 @@ def window_sentences(body: str, sentences: int) -> tuple[str, ...] | None:
 
 @lru_cache(maxsize=1 << 14)
 def _sentences(text: str) -> tuple[str, ...]:
-    from core.cnl.plaintext import split_sentences  # the reader's sentence rules, loaded on first use
+    from core.cnl.plain_sentences import split_sentences  # the reader's sentence rules, loaded on first use
 
     return tuple(token.text for token in split_sentences(text)) or (text,)
 
