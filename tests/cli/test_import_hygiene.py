@@ -64,6 +64,11 @@ ASK_NEVER_IMPORTS = (
     "core.store.vectors",
     # Merging the files' BM25 parts: a warm open maps the merged index a cold one saved.
     "core.retrieval.bm25.merge",
+    # The HDC lane: the default profile's question never reaches it; an opened KB keeps only its
+    # empty unit-vector cache (core/retrieval/hdc/unit_cache.py).
+    "core.retrieval.hdc.encoding",
+    "core.retrieval.hdc.index",
+    "core.retrieval.hdc.scan",
     "core.store.vector_sets",
     "core.cnl.jsonl",
     # The file readers: a warm ask reads every unit from the index cache (issue 41). Nor does it
