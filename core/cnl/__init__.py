@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from core.cnl.formats import FOLDER_SUFFIXES, SUFFIX_FORMATS, Format
     from core.cnl.intent_cnl import format_intents, parse_intents
     from core.cnl.markdown import read_markdown, to_markdown
-    from core.cnl.plaintext import fact_triple, read_plaintext, split_sentences
+    from core.cnl.plain_sentences import split_sentences
+    from core.cnl.plaintext import fact_triple, read_plaintext
     from core.cnl.question_block import question_lines
     from core.cnl.sop import read_sop
     from core.cnl.source import ReadResult, detect_format, normalise_newlines, read_file, read_text
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 _HOMES = {
     "core.cnl.formats": ("FOLDER_SUFFIXES", "SUFFIX_FORMATS", "Format"),
     "core.cnl.markdown": ("read_markdown", "to_markdown"),
-    "core.cnl.plaintext": ("fact_triple", "read_plaintext", "split_sentences"),
+    "core.cnl.plaintext": ("fact_triple", "read_plaintext"),
+    "core.cnl.plain_sentences": ("split_sentences",),
     "core.cnl.question_block": ("question_lines",),
     "core.cnl.intent_cnl": ("format_intents", "parse_intents"),
     "core.cnl.sop": ("read_sop",),

@@ -19,7 +19,7 @@ from core.cnl.sop_syntax import (
     value_problem,
     verb_of,
 )
-from core.cnl.validate import Token
+from core.cnl.source_text import Token
 from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 from core.units import Act, Intent
 

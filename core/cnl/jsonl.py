@@ -29,7 +29,8 @@ from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
 from core.cnl.permission_inline import permission_heading
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, unread_message
-from core.cnl.validate import Token, UnitDraft, squash_name
+from core.cnl.source_text import Token
+from core.cnl.validate import UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.infra.json_limits import TooDeep, check_depth, long_number
 from core.infra.json_locate import value_column

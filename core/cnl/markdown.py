@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from core.cnl.markdown_plain import read_plain
 from core.cnl.permission_inline import permission_heading, permission_inline
 from core.cnl.permissions import permission_line, unread_message
-from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
+from core.cnl.source_text import Token, source_lines, token
+from core.cnl.validate import FIELD_LABELS, UnitDraft
 from core.infra.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
 

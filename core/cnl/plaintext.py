@@ -61,21 +61,19 @@ from pydantic import ValidationError
 from core.cnl.permission_inline import permission_across, permission_inline
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
-from core.cnl.plain_sentences import BULLET, sentences_of
+from core.cnl.plain_sentences import sentences_of, split_paragraphs
 from core.cnl.question_block import ANSWER_LABEL, evidence_lines
-from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, split_id
+from core.cnl.source_text import Token, source_lines
+from core.cnl.validate import FIELD_LABELS, UnitDraft, split_id
 from core.infra.diagnostics import Code, Diagnostic
-from core.text.words import GOES_ON, STATEMENT_OPENERS
+from core.text.words import STATEMENT_OPENERS
 from core.units import KnowledgeUnit, Relation, Role
 
 FACT_CONFIDENCE = "0.9"
-# CommonMark ATX heading: up to three spaces, one to six `#`, then a space or the line's end.
-_ATX_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 # A unit to build: the (line, col) it starts at and its fields by Markdown name.
 _Unit = tuple[tuple[int, int], dict[str, str]]
 _MAX_NARRATIVE_SENTENCES = 3
 _TOPIC_WORDS = 8
-_MAX_INLINE_HEADING_WORDS = 8
 
 _NUMBERED = re.compile(r"\s*(\d{1,3})[.)]\s+(?=\S)")
 _MAX_STEPS = 20
@@ -99,7 +97,7 @@ def read_plaintext(text: str, file: str) -> tuple[list[KnowledgeUnit], list[Diag
         # A label at a line start (`Acl: staff`, `Audience: staff`, `Acl staff` over the text) in a
         # file that has no fields was meant for the file: nothing of it is served.
         return [], diagnostics
-    for paragraph, asked in _question_pairs(_paragraphs(evidence_lines(text))):
+    for paragraph, asked in _question_pairs(split_paragraphs(evidence_lines(text))):
         if flagged and any(number in flagged for number, _ in paragraph):
             continue  # a field written inside a sentence withdraws its paragraph
         sentences = sentences_of(paragraph)
@@ -194,30 +192,6 @@ def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-") or "text"
 
 
-def split_sentences(text: str) -> list[Token]:
-    """The sentences of `text` (whitespace collapsed) with the line and column where each starts."""
-    return [sentence for paragraph in _paragraphs(source_lines(text)) for sentence in sentences_of(paragraph)]
-
-
-def _paragraphs(lines: list[str]) -> Iterator[list[tuple[int, str]]]:
-    paragraph: list[tuple[int, str]] = []
-    for number, line in enumerate(lines, start=1):
-        if _ATX_HEADING.match(line):
-            # A Markdown heading is a block of its own even with no blank line around it, so
-            # it titles the text below instead of being read as that text's first sentence.
-            if paragraph:
-                yield from _split_heading(paragraph)
-            yield [(number, line)]
-            paragraph = []
-        elif line.strip():
-            paragraph.append((number, line))
-        elif paragraph:
-            yield from _split_heading(paragraph)
-            paragraph = []
-    if paragraph:
-        yield from _split_heading(paragraph)
-
-
 def _question_pairs(paragraphs: Iterator[list[tuple[int, str]]]) -> Iterator[tuple[list[tuple[int, str]], str | None]]:
     """Each paragraph with the question it answers, if it is an FAQ answer: a paragraph opening
     with `Q:` lines and going on with `A:` lines (or a `Q:` paragraph and an `A:` paragraph after
@@ -254,33 +228,6 @@ def _answer(lines: list[tuple[int, str]], answer_at: int) -> tuple[list[tuple[in
     assert label is not None
     answer = [(number, " " * label.end() + first[label.end() :]), *lines[answer_at + 1 :]]
     return answer, question
-
-
-def _split_heading(paragraph: list[tuple[int, str]]) -> Iterator[list[tuple[int, str]]]:
-    """A paragraph whose first line is a heading written straight above its text ("Power cuts" /
-    "During a power cut the …") is that heading, then the text: otherwise the heading is read as
-    the first words of the first sentence, and quoted with it."""
-    if len(paragraph) > 1 and _heads_text(paragraph[0][1], paragraph[1][1]):
-        yield paragraph[:1]
-        yield paragraph[1:]
-    else:
-        yield paragraph
-
-
-def _heads_text(line: str, next_line: str) -> bool:
-    """A title-shaped first line: a few words from a capital or digit, no sentence or clause end,
-    not ending on a word a wrapped sentence would go on from, not a fact; and the next line starts
-    a sentence or a list item. Stricter than a one-line paragraph's heading: no blank line confirms it."""
-    words, following = line.split(), next_line.lstrip()
-    starts_text = following[:1].isupper() or BULLET.match(next_line) is not None
-    if not words or len(words) > _MAX_INLINE_HEADING_WORDS or not starts_text:
-        return False
-    return (
-        (line.lstrip()[0].isupper() or line.lstrip()[0].isdigit())
-        and not words[-1].endswith((".", "!", "?", ",", ";"))
-        and words[-1].lower().strip(":") not in GOES_ON
-        and fact_triple(line.strip()) is None
-    )
 
 
 def _heading(paragraph: list[tuple[int, str]], sentences: list[Token]) -> str | None:

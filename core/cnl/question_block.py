@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from core.cnl.validate import source_lines
+from core.cnl.source_text import source_lines
 
 # Possessive where two whitespace runs meet (`\s*` `:?` `\s*`): retrying every split of a long run
 # that is not at the line's end is quadratic.

@@ -20,7 +20,8 @@ from core.cnl.sop_syntax import (
     value_problem,
     verb_of,
 )
-from core.cnl.validate import Token, UnitDraft, source_lines
+from core.cnl.source_text import Token, source_lines
+from core.cnl.validate import UnitDraft
 from core.infra.diagnostics import Code, Diagnostic
 from core.units import KnowledgeUnit
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from core.cnl.validate import Token, source_lines
+from core.cnl.source_text import Token, source_lines
 from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}

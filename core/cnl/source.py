@@ -15,7 +15,7 @@ from core.cnl.permission_inline import permission_inline
 from core.cnl.permissions import permission_line
 from core.cnl.plaintext import read_plaintext
 from core.cnl.sop import read_sop
-from core.cnl.validate import source_lines
+from core.cnl.source_text import source_lines
 from core.infra.collector import collector_paused
 from core.infra.diagnostics import Code, Diagnostic, Severity, for_author
 from core.infra.json_limits import other_encoding

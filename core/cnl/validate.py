@@ -19,25 +19,13 @@ from core.cnl.caps import CAPS
 from core.cnl.permission_inline import permission_across, permission_inline
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
+from core.cnl.source_text import Token
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
 from core.units import Act, KnowledgeUnit, Relation, Role, check_identity_text
 
 # Fields that restrict who sees a unit: written but left empty, they would make it public.
 PERMISSION_FIELDS = ("acl", "region", "effective_from", "effective_to")
 ID_SCHEMA = re.compile(r"(?P<source>[^\s:]+)::(?P<chunk>chunk-\d{3,})::unit-\d{3,}")
-
-
-class Token(NamedTuple):
-    """A piece of source text and where it starts (1-based line and column)."""
-
-    text: str
-    line: int
-    col: int
-
-
-# `token((text, line, col))`: a Token without NamedTuple's Python-level __new__, for the
-# readers' per-line hot path (several tokens per line of every unit).
-token = partial(tuple.__new__, Token)
 
 
 def squash_name(name: str) -> str:
@@ -119,13 +107,6 @@ _CHOICES = {
     "utility_acts": [a.value for a in Act],
 }
 _ROLES_BY_FOLD = {role.value.casefold(): role.value for role in Role}
-
-
-def source_lines(text: str) -> list[str]:
-    """Lines as editors number them: split at line feeds only (not at the other characters that
-    `str.splitlines` treats as breaks), with a trailing carriage return removed."""
-    lines = text.split("\n")
-    return [line.removesuffix("\r") for line in lines] if "\r" in text else lines
 
 
 @lru_cache(maxsize=1024)

@@ -18,7 +18,7 @@ from core.infra.embeddings import EmbeddingError
 from core.kb.dense import DenseIndex, DenseLane
 from core.retrieval.bm25.index import Bm25Index
 from core.retrieval.bm25.parts import Bm25Parts
-from core.retrieval.hdc.encoding import UnitVectorCache, learn_model
+from core.retrieval.hdc.unit_cache import UnitVectorCache
 from core.retrieval.lanes import bm25_pool
 from core.retrieval.rules import RuleSet
 from core.store.stored import PartCache
@@ -154,6 +154,7 @@ class ViewIndexes:
         current-turn units scores them in a side index beside its base view's index, unless
         learned token vectors (which depend on every unit) need a build over the whole view."""
         # Imported here: most questions never escalate to HDC, and a CLI `ask` should not load it.
+        from core.retrieval.hdc.encoding import learn_model
         from core.retrieval.hdc.index import HdcIndex
         from core.retrieval.hdc.side import HdcWithSide
 

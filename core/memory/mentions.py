@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Literal
 
 from core.answer.coref import antecedents, noun_classes
-from core.cnl.plaintext import split_sentences
+from core.cnl.plain_sentences import split_sentences
 from core.memory.people import People, people_of
 from core.nlp.tagging import tag_text
 from core.text.words import (

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.cnl.plaintext import split_sentences
+from core.cnl.plain_sentences import split_sentences
 from core.text.words import ARTICLES, POSSESSIVES
 
 # Sentences on either side of the previous answer's sentence a referent is looked for in

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from core.cnl.plaintext import split_sentences
+from core.cnl.plain_sentences import split_sentences
 from core.nlp.tagging import tag_text
 from core.question.typed_spans import name_spans
 from core.text.words import PERSON_CLASSES, PERSON_VERB_CLASSES, PRONOUN_GROUPS

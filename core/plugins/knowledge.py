@@ -34,7 +34,6 @@ from core.retrieval.fusion import (
     normalise_bm25,
     sufficiency,
 )
-from core.retrieval.hdc.index import match_notes
 from core.retrieval.lanes import hdc_pool, hdc_question
 from core.text.synonyms import Expansion, Synonyms
 from core.text.tokenizer import tokenize
@@ -383,7 +382,11 @@ def explanation(
     hdc_fields = indexes.hdc.field_similarities(hdc_query, candidate.id) if hdc_query is not None else {}
     # The unit is read (restored, from a stored KB) only for the HDC notes of an explained candidate.
     unit = indexes.view.get(candidate.id) if hdc_query is not None else None
-    hdc_match = match_notes(indexes.hdc, hdc_query, unit) if unit is not None else ()
+    hdc_match: tuple[str, ...] = ()
+    if unit is not None:
+        from core.retrieval.hdc.index import match_notes  # the lane's notes, only when it ran
+
+        hdc_match = match_notes(indexes.hdc, hdc_query, unit)
     return {"bm25_terms": terms, "hdc_fields": hdc_fields, "hdc_match": hdc_match}
 
 

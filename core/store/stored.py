@@ -18,7 +18,6 @@ import numpy as np
 
 from core.infra.config import Bm25Config
 from core.retrieval.bm25.index import Bm25Index
-from core.retrieval.bm25.merge import STREAMED, merge, plan_merge
 from core.retrieval.bm25.parts import Bm25Slice
 from core.retrieval.bm25.words import WordList, encode
 from core.store.arrays import INDEX_SUFFIX, Streamed, read_arrays, write_arrays
@@ -221,6 +220,9 @@ class StoredKb:
         """The parts merged and written a block of terms at a time (`plan_merge`), then mapped
         back as a warm open reads it: merged whole in memory first, its postings (~0.9 GB at 1M
         units) were a cold open's peak. Merged in memory when it cannot be written or read back."""
+        # Imported here: a warm open maps the merged index it saved and merges nothing (issue 41).
+        from core.retrieval.bm25.merge import STREAMED, merge, plan_merge
+
         plan = plan_merge(given, columns, config, release=release_array)
         streamed = Streamed(STREAMED, plan.lengths, plan.blocks(release_array), Bm25Index.ARRAYS)
         try:

@@ -19,7 +19,7 @@ from core.store.vector_sets import Arrays, SegmentVectors, VectorKey, vectors_of
 if TYPE_CHECKING:
     from core.infra.config import HdcConfig
     from core.retrieval.hdc.context import ContextModel
-    from core.retrieval.hdc.encoding import UnitVectorCache
+    from core.retrieval.hdc.unit_cache import UnitVectorCache
     from core.retrieval.row_blocks import RowBlocks
     from core.store.stored import StoredKb
     from core.units import KnowledgeUnit

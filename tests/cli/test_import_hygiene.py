@@ -62,11 +62,25 @@ ASK_NEVER_IMPORTS = (
     "core.kernel.rundiff",
     "core.retrieval.thinkingdb",
     "core.store.vectors",
+    # Merging the files' BM25 parts: a warm open maps the merged index a cold one saved.
+    "core.retrieval.bm25.merge",
+    # The HDC lane: the default profile's question never reaches it; an opened KB keeps only its
+    # empty unit-vector cache (core/retrieval/hdc/unit_cache.py).
+    "core.retrieval.hdc.encoding",
+    "core.retrieval.hdc.index",
+    "core.retrieval.hdc.scan",
     "core.store.vector_sets",
     "core.cnl.jsonl",
-    # The file readers: a warm ask reads every unit from the index cache (issue 41).
+    # The file readers: a warm ask reads every unit from the index cache (issue 41). Nor does it
+    # validate a unit or read a permission line: Intent CNL and the passages' sentences need only
+    # core/cnl/source_text.py and plain_sentences.py.
     "core.cnl.source",
     "core.cnl.markdown",
+    "core.cnl.plaintext",
+    "core.cnl.validate",
+    "core.cnl.permission_inline",
+    "core.cnl.permissions",
+    "html",
     "core.answer.whynot",
     "core.answer.polarity",
     "mrptui.app",

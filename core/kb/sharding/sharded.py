@@ -30,8 +30,9 @@ from core.kb.sharding.sharded_view import ShardedView
 from core.kb.sharding.shards import shard_of
 from core.retrieval.bm25.explain import Bm25Explanation, TermFieldContribution
 from core.retrieval.bm25.index import Bm25Index
-from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
+from core.retrieval.hdc.encoding import HdcQuery, encode_query
 from core.retrieval.hdc.index import HdcIndex, feedback_query
+from core.retrieval.hdc.unit_cache import UnitVectorCache
 from core.retrieval.lanes import top_scores
 from core.units import Act, KnowledgeUnit, Role
 

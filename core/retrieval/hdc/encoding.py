@@ -63,7 +63,6 @@ __all__ = [
     "FIELDS",
     "WORDS",
     "HdcQuery",
-    "UnitVectorCache",
     "bind",
     "bundle",
     "char_ngrams",
@@ -75,6 +74,7 @@ __all__ = [
     "hv",
     "hv_table",
     "calibrate",
+    "encode_topics_and_windows",
     "encode_units",
     "encoding_options",
     "learn_model",
@@ -117,7 +117,7 @@ def window_sentences(body: str, sentences: int) -> tuple[str, ...] | None:
 
 @lru_cache(maxsize=1 << 14)
 def _sentences(text: str) -> tuple[str, ...]:
-    from core.cnl.plaintext import split_sentences  # the reader's sentence rules, loaded on first use
+    from core.cnl.plain_sentences import split_sentences  # the reader's sentence rules, loaded on first use
 
     return tuple(token.text for token in split_sentences(text)) or (text,)
 
@@ -162,7 +162,7 @@ def encode_units(
     units: Sequence[KnowledgeUnit], config: HdcConfig, model: ContextModel | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Topic vectors [N, 64], every unit's claim windows stacked [W, 64], windows per unit [N]."""
-    topic, windows = _encode_units(units, config, token_vectors(config, model))
+    topic, windows = encode_topics_and_windows(units, config, token_vectors(config, model))
     return topic, stack_windows(windows), np.array([len(w) for w in windows], dtype=np.int64)
 
 
@@ -175,45 +175,7 @@ def learn_model(units: Sequence[KnowledgeUnit], config: HdcConfig) -> ContextMod
     return ContextModel.learn(units, config) if config.context_vectors else None
 
 
-def _unit_digest(unit: KnowledgeUnit, config: HdcConfig, model: ContextModel | None) -> bytes:
-    parts = (
-        config.seed,
-        config.claim_window,
-        config.char_ngrams,
-        config.max_unit_tokens,
-        model.digest if model else "",
-    )
-    options = "\x00".join(map(str, parts))
-    return hashlib.blake2b(f"{options}\x00{unit.topic}\x00{unit.body}".encode(), digest_size=16).digest()
-
-
-class UnitVectorCache:
-    """Topic and claim-window vectors per unit id, reused across rebuilds while the unit's text
-    (and the encoding options) are unchanged; `encoded` counts units encoded so far."""
-
-    def __init__(self) -> None:
-        self._entries: dict[str, tuple[bytes, np.ndarray, np.ndarray]] = {}
-        self.encoded = 0
-
-    def vectors(
-        self, units: Sequence[KnowledgeUnit], config: HdcConfig, model: ContextModel | None = None
-    ) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Topic vectors [N, 64] and each unit's claim windows [k, 64], encoding only new or edited units."""
-        digests = [_unit_digest(u, config, model) for u in units]
-        stale = [i for i, (u, d) in enumerate(zip(units, digests, strict=True)) if self._digest(u.id) != d]
-        topic, windows = _encode_units([units[i] for i in stale], config, token_vectors(config, model))
-        for j, i in enumerate(stale):
-            self._entries[units[i].id] = (digests[i], topic[j], windows[j])
-        self.encoded += len(stale)
-        entries = [self._entries[u.id] for u in units]
-        return np.array([e[1] for e in entries], dtype=np.uint64).reshape(-1, WORDS), [e[2] for e in entries]
-
-    def _digest(self, unit_id: str) -> bytes | None:
-        entry = self._entries.get(unit_id)
-        return entry[0] if entry else None
-
-
-def _encode_units(
+def encode_topics_and_windows(
     units: Sequence[KnowledgeUnit], config: HdcConfig, vectors_of: TokenVectors | None
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Topic vectors and per-unit claim-window vectors; read-only, as the cache shares them."""

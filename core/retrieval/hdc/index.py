@@ -14,7 +14,6 @@ from core.retrieval.hdc.context import ContextModel
 from core.retrieval.hdc.encoding import (
     FIELDS,
     HdcQuery,
-    UnitVectorCache,
     calibrate,
     encode_query,
     field_scores,
@@ -24,6 +23,7 @@ from core.retrieval.hdc.encoding import (
     token_vectors,
 )
 from core.retrieval.hdc.scan import hamming
+from core.retrieval.hdc.unit_cache import UnitVectorCache
 from core.retrieval.hdc.vectors import DIMENSIONS, WORDS, bundle, char_ngrams, hv, similarity
 from core.retrieval.row_blocks import RowBlocks
 from core.text.tokenizer import tokenize

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.infra.config import HdcConfig
-from core.retrieval.hdc.encoding import HdcQuery, UnitVectorCache, encode_query
+from core.retrieval.hdc.encoding import HdcQuery, encode_query
 from core.retrieval.hdc.index import HdcIndex, feedback_query
+from core.retrieval.hdc.unit_cache import UnitVectorCache
 from core.units import Act, KnowledgeUnit
 
 

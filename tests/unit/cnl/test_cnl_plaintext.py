@@ -211,7 +211,7 @@ def test_a_single_capital_letter_before_a_lowercase_verb_is_a_name() -> None:
 
 
 def test_a_lone_letter_after_a_lowercase_word_ends_the_sentence() -> None:
-    from core.cnl.plaintext import split_sentences
+    from core.cnl.plain_sentences import split_sentences
 
     texts = [s.text for s in split_sentences("A uses B. B provides C. C is relevant for D.")]
     assert texts == ["A uses B.", "B provides C.", "C is relevant for D."]

@@ -16,7 +16,6 @@ from core.kernel.session import Session
 from core.retrieval.hdc.encoding import (
     DIMENSIONS,
     WORDS,
-    UnitVectorCache,
     bind,
     bundle,
     calibrate,
@@ -33,6 +32,7 @@ from core.retrieval.hdc.encoding import (
     unit_windows,
 )
 from core.retrieval.hdc.index import HdcIndex, match_notes
+from core.retrieval.hdc.unit_cache import UnitVectorCache
 from core.text.tokenizer import tokenize
 from core.units import Act, Caller, Intent, Role
 from tests.support.kb_units import unit
