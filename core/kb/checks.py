@@ -28,8 +28,19 @@ def kb_problems(kb: KnowledgeBase, paths: Sequence[Path]) -> list[Diagnostic]:
     problems = [*skipped_files(paths), *unreachable_units(kb.units)]
     if paths and not kb.units:
         where = ", ".join(printable(p) for p in paths)
-        problems.append(_warning(Code.EMPTY_KB, f"the KB has no units (files read: {READ_EXTENSIONS})", where))
+        problems.append(_warning(Code.EMPTY_KB, _empty_kb_message(kb), where))
     return problems
+
+
+def _empty_kb_message(kb: KnowledgeBase) -> str:
+    """Why the KB is empty: the extensions read when no file was, else what became of the files."""
+    if not kb.files:
+        return f"the KB has no units (files read: {READ_EXTENSIONS})"
+    one = len(kb.files) == 1
+    files = f"{len(kb.files)} file{'' if one else 's'} read"
+    if any(d.is_error for d in kb.diagnostics):
+        return f"the KB has no units: the errors above left none of the {files}"
+    return f"the KB has no units: the {files} {'holds' if one else 'hold'} none"
 
 
 def skipped_files(paths: Iterable[Path]) -> list[Diagnostic]:

@@ -83,6 +83,24 @@ def test_empty_kb_and_skipped_files_are_warned_with_the_extensions_read(workdir:
     assert f"empty:1:1: warning: EMPTY_KB the KB has no units (files read: {read})" in lines
 
 
+def test_an_empty_kb_whose_files_were_read_says_the_errors_left_no_unit(workdir: Path, capsys) -> None:
+    # Listing the extensions read sent the author looking for a file the scan missed, when the
+    # file was read and every unit of it had an error.
+    (workdir / "broken").mkdir()
+    (workdir / "broken" / "bakery.md").write_text(OVEN.replace("Role: Explanation", "Role: Explenation"))
+    (workdir / "docs.jsonl").write_text('{"_id": "d1", "title": "Rye", "txet": "Rye bread is sour."}\n')
+    (workdir / "blank").mkdir()
+    (workdir / "blank" / "notes.md").write_text("")
+    _, lines = _check(capsys, "broken")
+    assert "broken:1:1: warning: EMPTY_KB the KB has no units: the errors above left none of the 1 file read" in lines
+    _, lines = _check(capsys, "docs.jsonl")
+    assert (
+        "docs.jsonl:1:1: warning: EMPTY_KB the KB has no units: the errors above left none of the 1 file read" in lines
+    )
+    _, lines = _check(capsys, "blank")
+    assert "blank:1:1: warning: EMPTY_KB the KB has no units: the 1 file read holds none" in lines
+
+
 def test_a_unit_made_only_of_stopwords_is_unreachable(workdir: Path, capsys) -> None:
     (workdir / "kb" / "odd.md").write_text(
         "## Context Unit odd::chunk-000::unit-000\nRole: Narrative\nTopic: It is\nClaim: And so it was.\n"
