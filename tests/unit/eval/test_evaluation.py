@@ -307,7 +307,12 @@ def _array(*elements: str) -> str:
         (
             _array(GOOD.replace("must_not_appear", "must_not_apear")),
             ":2:",
-            "must_not_apear: Extra inputs are not permitted",
+            "must_not_apear: Extra inputs are not permitted; did you mean 'must_not_appear'?",
+        ),
+        (
+            _array(GOOD.replace('"question"', '"caller": {"regoin": "EU"}, "question"')),
+            ":2:",
+            "[0].caller.regoin: Extra inputs are not permitted; did you mean 'region'?",
         ),
         (
             _array(GOOD.replace("What is Zephyr?", "   ")),
