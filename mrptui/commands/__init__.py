@@ -116,7 +116,8 @@ def caller_from_args(args: argparse.Namespace) -> Caller:
     try:
         return Caller(tags=tags, region=getattr(args, "region", None) or None, as_of=as_of)
     except ValidationError as exc:
-        raise UsageError("; ".join(f"--caller-tags/--region: {err['msg']}" for err in exc.errors())) from None
+        reasons = (err["msg"].removeprefix("Value error, ") for err in exc.errors())
+        raise UsageError("; ".join(f"--caller-tags/--region: {reason}" for reason in reasons)) from None
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -48,6 +48,7 @@ def test_retrieve_reports_each_cut_reason(capsys) -> None:
         (["retrieve", "x", "--kb-plugin", "gs-symbolic"], "not a kb-plugin"),
         (["retrieve", "x", "--kb", "/no/such/folder"], "KB path not found: /no/such/folder"),
         (["retrieve", "x", "--as-of", "yesterday"], "--as-of must be a date"),
+        (["ask", "x", "--caller-tags", "a b"], "--caller-tags/--region: caller tag 'a b' contains the separator"),
         (["ask", ""], "the question is empty"),
         (["ask", "x", "--gs", "gs-nope"], "unknown plugin id 'gs-nope'"),
         (["ask", "x", "--planner", "planner-nope"], "unknown planner 'planner-nope'"),
