@@ -5,6 +5,7 @@ labelled ids that no longer exist (`--against`)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -110,6 +111,19 @@ def test_a_unit_made_only_of_stopwords_is_unreachable(workdir: Path, capsys) -> 
         "kb/odd.md:1:1: warning: UNREACHABLE_UNIT unit odd::chunk-000::unit-000 has no searchable word after "
         "stopwords: no question can reach it" in lines
     )
+
+
+def test_a_unit_past_hdcs_token_cap_is_a_warning_naming_its_size(workdir: Path, capsys) -> None:
+    # A paste that lost its line breaks reads as one sentence, so one unit, quoted whole in answers.
+    words = " ".join(f"gauge{i}" for i in range(5_001))
+    (workdir / "kb" / "log.txt").write_text(f"Gauge log {words}.\n")
+    _, lines = _check(capsys, "kb")
+    [long] = [line for line in lines if "LONG_UNIT" in line]
+    assert long.startswith("kb/log.txt:1:1: warning: LONG_UNIT unit log::chunk-")
+    assert re.search(r" has 5,0\d\d tokens: HDC encodes its first 5,000 only, ", long)
+    (workdir / "kb" / "log.txt").write_text(f"Gauge log {' '.join(words.split()[:4_900])}.\n")
+    _, lines = _check(capsys, "kb")
+    assert not [line for line in lines if "LONG_UNIT" in line]
 
 
 def test_a_rule_reading_a_relation_no_unit_states_is_a_warning(workdir: Path, capsys) -> None:
