@@ -36,4 +36,6 @@ def parse_caller(tags: str, region: str | None, as_of: str | None, today: dt.dat
             as_of=date,
         )
     except ValidationError as exc:
-        raise CallerError("identity", tuple(str(err["msg"]) for err in exc.errors())) from None
+        # pydantic prefixes a validator's own message with "Value error, ": the person reads ours.
+        reasons = tuple(str(err["msg"]).removeprefix("Value error, ") for err in exc.errors())
+        raise CallerError("identity", reasons) from None

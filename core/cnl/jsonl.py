@@ -33,7 +33,7 @@ from core.cnl.source_text import Token
 from core.cnl.validate import UnitDraft, squash_name
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, did_you_mean, for_author
 from core.infra.json_limits import TooDeep, check_depth, long_number
-from core.infra.json_locate import value_column
+from core.infra.json_locate import Locator, value_column
 from core.units import KnowledgeUnit
 
 _TOPIC_WORDS = 8
@@ -159,7 +159,7 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
     data = loads_unique(line)
     if not isinstance(data, dict):
         raise ValueError(f"expected a JSON object, found {type(data).__name__}")
-    record = JsonlRecord.model_validate(_fields(data, file, number))
+    record = JsonlRecord.model_validate(_fields(data, line, file, number))
     topic, claim = record.topic_and_claim()
     at = Token(record.id, number, 1)
     draft = UnitDraft(at, file, check_id_format=False)
@@ -223,7 +223,7 @@ def _value_col(line: str, data: dict, key: str, value: str) -> int:
     return 1 if col is None else col + 1  # after the opening quote
 
 
-def _fields(data: dict, file: str, number: int) -> dict:
+def _fields(data: dict, line: str, file: str, number: int) -> dict:
     """The record's keys folded to their field names; an unknown or repeated key is an error."""
     fields: dict = {}
     problems = []
@@ -231,7 +231,9 @@ def _fields(data: dict, file: str, number: int) -> dict:
         name = _KEYS.get(squash_name(key))
         if name is None or name in fields:
             code = Code.PERMISSION_NOT_READ if name is None and permission_label(key) else Code.UNKNOWN_FIELD
-            problems.append(_problem(code, _key_problem(key, name), file, number))
+            # At the key, so that it can be found in a long document's line.
+            col = Locator(line).position((key,))[1] if code is Code.UNKNOWN_FIELD else 1
+            problems.append(_problem(code, _key_problem(key, name), file, number, col))
         else:
             fields[name] = value
     # BEIR's metadata is dropped, and nothing but `acl` holds a list: a permission key at any

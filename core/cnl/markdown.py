@@ -21,7 +21,7 @@ from core.cnl.markdown_plain import read_plain
 from core.cnl.permission_inline import permission_heading, permission_inline
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
-from core.cnl.validate import FIELD_LABELS, UnitDraft
+from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key
 from core.infra.diagnostics import Code, Diagnostic, for_author
 from core.units import KnowledgeUnit
 
@@ -39,6 +39,15 @@ _LETTERS = frozenset(string.ascii_letters)
 # A heading that misspells `## Context Unit <id>` (`## ContextUnit x`, `# Context Unit x`,
 # `### context-unit x`): at most one word after it, so a title "# Context units of …" is prose.
 _NEAR_HEADING = re.compile(r"#+[ \t]*context[ \t_-]*units?\b[ \t]*\S*[ \t]*$", re.IGNORECASE)
+
+
+def _field_hint(line: str, after_field: bool) -> str:
+    """What a line that is not `Field: value` most likely meant: a field with its colon missing
+    (`Topic Drainage`), else, right below a field, more of that field's text left unindented."""
+    name, _, rest = line.strip().partition(" ")
+    if field_key(name) is not None and rest.strip():
+        return f"; did you mean '{name}: {rest.strip()}'?"
+    return "; indent it to continue the field above" if after_field else ""
 
 
 class _Reader:
@@ -168,6 +177,7 @@ class _Reader:
         self.dangling = None
 
     def start_field(self, draft: UnitDraft, number: int, line: str) -> None:
+        after_field = self.field is not None
         if self.field is not None:
             draft.add_text(*self.field)
             self.field = None
@@ -180,7 +190,8 @@ class _Reader:
                     Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col)
                 )
             else:
-                draft.diagnose(Code.MALFORMED_LINE, "expected 'Field: value'", Token(line, number, 1))
+                message = "expected 'Field: value'" + _field_hint(line, after_field)
+                draft.diagnose(Code.MALFORMED_LINE, message, Token(line, number, 1))
             return
         name, value = match.group("name", "value")
         value = value.rstrip()

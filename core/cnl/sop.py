@@ -155,8 +155,20 @@ def _declare_unit(statement: Statement, labels: Labels, drafts: list[UnitDraft],
     return problems
 
 
+def _unquoted_words(statement: Statement, file: str) -> Diagnostic | None:
+    """`set $k1 claim Rails expand in heat`: words after the value, which a new author writes for
+    text; "expected set $ref field value" alone does not say the text wants quotes."""
+    words = statement.args[2:]
+    if len(words) < 2 or any(word.kind != "atom" for word in words):
+        return None
+    text = " ".join(word.token.text for word in words)
+    message = f'expected set $ref field value; several words go in double quotes ("{text}"), a list in brackets'
+    return error_at(file, Code.MALFORMED_LINE, message, words[1].token)
+
+
 def _set_unit_field(statement: Statement, labels: Labels, file: str) -> Diagnostic | None:
-    problem = arity_problem(file, statement, 3, "set $ref field value") or labels.check_reference(statement.args[0])
+    problem = _unquoted_words(statement, file) or arity_problem(file, statement, 3, "set $ref field value")
+    problem = problem or labels.check_reference(statement.args[0])
     if problem is not None:
         return problem
     _, name, value = statement.args

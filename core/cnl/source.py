@@ -308,5 +308,5 @@ def _bad_character(char: str) -> str:
         return "NUL byte in text; replaced with U+FFFD"
     code = ord(char)
     if 0xDC80 <= code <= 0xDCFF:
-        return f"byte 0x{code - 0xDC00:02x} is not valid UTF-8; replaced with U+FFFD"
+        return f"byte 0x{code - 0xDC00:02x} is not valid UTF-8 (save the file as UTF-8); replaced with U+FFFD"
     return f"lone surrogate U+{code:04X} is not valid text; replaced with U+FFFD"

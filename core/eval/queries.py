@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
-from core.infra.config import ConfigError, read_json
-from core.infra.diagnostics import Code, Diagnostic
+from core.infra.config import ConfigError, field_names, read_json
+from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 from core.infra.json_locate import Locator
 from core.units import MAX_CALLER_TAGS, Caller, Region, Tag
 
@@ -101,10 +102,7 @@ def load_queries(path: Path) -> list[QuerySpec]:
         queries = _QUERY_LIST.validate_python(data)
     except ValidationError as exc:
         raise ConfigError(
-            [
-                _diagnostic(path, locator, tuple(err["loc"]), f"{_loc_text(err['loc'])}: {err['msg']}")
-                for err in exc.errors()
-            ]
+            [_diagnostic(path, locator, tuple(err["loc"]), _error_text(err)) for err in exc.errors()]
         ) from None
     duplicates = _duplicate_ids(path, locator, queries)
     if duplicates:
@@ -152,6 +150,13 @@ def _duplicate_ids(path: Path, locator: Locator, queries: Sequence[QuerySpec]) -
             problems.append(_diagnostic(path, locator, (index, "id"), message))
         first.setdefault(query.id, index)
     return problems
+
+
+def _error_text(err: ErrorDetails) -> str:
+    text = f"{_loc_text(err['loc'])}: {err['msg']}"
+    if err["type"] == "extra_forbidden" and err["loc"]:
+        text += did_you_mean(str(err["loc"][-1]), field_names(QuerySpec))
+    return text
 
 
 def _loc_text(loc: Sequence[str | int]) -> str:

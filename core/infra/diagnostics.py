@@ -46,6 +46,7 @@ class Code(StrEnum):
     KB_TOO_LARGE = "KB_TOO_LARGE"  # past a whole-KB budget (inputs.maxKbUnits, ...): not opened
     SKIPPED_FILE = "SKIPPED_FILE"
     UNREACHABLE_UNIT = "UNREACHABLE_UNIT"
+    LONG_UNIT = "LONG_UNIT"  # past HDC's maxUnitTokens: encoded from its start, quoted whole
     RULE_RELATION_NOT_IN_KB = "RULE_RELATION_NOT_IN_KB"
     UNKNOWN_LABELLED_ID = "UNKNOWN_LABELLED_ID"
     UNITS_WITHDRAWN = "UNITS_WITHDRAWN"

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from core.cnl import FOLDER_SUFFIXES, SUFFIX_FORMATS
+from core.infra.config import HdcConfig
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.kb.knowledge_base import KnowledgeBase, is_ignored_name
 from core.kb.walk import printable
@@ -17,6 +18,8 @@ from core.text.tokenizer import tokenize
 from core.units import KnowledgeUnit
 
 READ_EXTENSIONS = ", ".join(s for s in SUFFIX_FORMATS if s in FOLDER_SUFFIXES)
+# A unit past HDC's default `maxUnitTokens` is encoded from its start only.
+LONG_UNIT_TOKENS: int = HdcConfig.model_fields["max_unit_tokens"].default
 
 
 def _warning(code: Code, message: str, file: str, line: int = 1) -> Diagnostic:
@@ -24,12 +27,23 @@ def _warning(code: Code, message: str, file: str, line: int = 1) -> Diagnostic:
 
 
 def kb_problems(kb: KnowledgeBase, paths: Sequence[Path]) -> list[Diagnostic]:
-    """Warnings about the KB as a whole: no units, skipped files, unreachable units."""
-    problems = [*skipped_files(paths), *unreachable_units(kb.units)]
+    """Warnings about the KB as a whole: no units, skipped files, unreachable and over-long units."""
+    problems = [*skipped_files(paths), *unit_text_problems(kb.units)]
     if paths and not kb.units:
         where = ", ".join(printable(p) for p in paths)
-        problems.append(_warning(Code.EMPTY_KB, f"the KB has no units (files read: {READ_EXTENSIONS})", where))
+        problems.append(_warning(Code.EMPTY_KB, _empty_kb_message(kb), where))
     return problems
+
+
+def _empty_kb_message(kb: KnowledgeBase) -> str:
+    """Why the KB is empty: the extensions read when no file was, else what became of the files."""
+    if not kb.files:
+        return f"the KB has no units (files read: {READ_EXTENSIONS})"
+    one = len(kb.files) == 1
+    files = f"{len(kb.files)} file{'' if one else 's'} read"
+    if any(d.is_error for d in kb.diagnostics):
+        return f"the KB has no units: the errors above left none of the {files}"
+    return f"the KB has no units: the {files} {'holds' if one else 'hold'} none"
 
 
 def skipped_files(paths: Iterable[Path]) -> list[Diagnostic]:
@@ -55,15 +69,24 @@ def _searchable_text(unit: KnowledgeUnit) -> str:
     return " ".join(part for part in parts if part)
 
 
-def unreachable_units(units: Iterable[KnowledgeUnit]) -> list[Diagnostic]:
-    """Units whose text has no token left after stopwords: no question's words can match them."""
+def unit_text_problems(units: Iterable[KnowledgeUnit]) -> list[Diagnostic]:
+    """Units whose text has no token left after stopwords (no question's words can match them),
+    and units past `LONG_UNIT_TOKENS` tokens."""
     problems = []
     for unit in units:
-        if tokenize(_searchable_text(unit)):
+        count = len(tokenize(_searchable_text(unit)))
+        if count and count <= LONG_UNIT_TOKENS:
             continue
         file, line = (unit.location.file, unit.location.line) if unit.location else ("<memory>", 1)
-        message = f"unit {unit.id} has no searchable word after stopwords: no question can reach it"
-        problems.append(_warning(Code.UNREACHABLE_UNIT, message, file, line))
+        if count:
+            message = (
+                f"unit {unit.id} has {count:,} tokens: HDC encodes its first {LONG_UNIT_TOKENS:,} only, and an "
+                "answer citing it quotes all of it; split it (a paste that lost its line breaks?)"
+            )
+            problems.append(_warning(Code.LONG_UNIT, message, file, line))
+        else:
+            message = f"unit {unit.id} has no searchable word after stopwords: no question can reach it"
+            problems.append(_warning(Code.UNREACHABLE_UNIT, message, file, line))
     return problems
 
 

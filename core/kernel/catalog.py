@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from core.infra.config import EngineConfig, json_pointer_line
-from core.infra.diagnostics import Code, Diagnostic, Severity
+from core.infra.diagnostics import Code, Diagnostic, Severity, did_you_mean
 from core.kernel.contract import STAGE_NAMES, STAGES, Plugin, Registry, RegistryError
 from core.kernel.output import plugin_output
 from core.kernel.services import Services
@@ -104,8 +104,10 @@ def planner_order_problems(engine: EngineConfig, registry: Registry, config_file
             start = json_pointer_line(text, ("planners", planner_id, stage))
             for plugin_id in getattr(order, stage):
                 if plugin_id not in registry:
+                    hint = did_you_mean(plugin_id, [p.descriptor.id for p in registry.of_type(stage_type)])
                     message = (
-                        f"planners.{planner_id}.{stage} names {plugin_id!r}, which no loaded plugin has; it is skipped"
+                        f"planners.{planner_id}.{stage} names {plugin_id!r}, which no loaded plugin has{hint}; "
+                        "it is skipped"
                     )
                 elif registry.get(plugin_id).descriptor.type is not stage_type:
                     kind = registry.get(plugin_id).descriptor.type.value

@@ -237,6 +237,12 @@ class _Loader:
             for err in exc.errors():
                 loc = ("limits", *err["loc"])
                 key = err["loc"][0] if err["loc"] else None
+                if err["type"] == "extra_forbidden" and isinstance(key, str):
+                    # A misspelt limit is dropped alone: falling back to every default would
+                    # quietly undo the limits spelt right beside it.
+                    self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {_unknown_key(key, Limits)}; ignored", loc)
+                    bad.add(key)
+                    continue
                 default = Limits.model_fields.get(_snake(key)) if isinstance(key, str) else None
                 fallback = f"using the default {default.default}" if default else "using default limits"
                 self.report(Code.INVALID_CONFIG, f"{_dotted(loc)}: {err['msg']}; {fallback}", loc)
@@ -288,7 +294,12 @@ class _Loader:
         except ValidationError as exc:
             label = item.get("id") if isinstance(item.get("id"), str) else f"#{where[-1]}"
             for err in exc.errors():
-                message = f"rule {label}: {_dotted(err['loc'])}: {err['msg']}"
+                key = err["loc"][-1] if err["loc"] else None
+                if err["type"] == "extra_forbidden" and isinstance(key, str):
+                    detail = _unknown_key(key, Rule if len(err["loc"]) == 1 else Pattern)
+                else:
+                    detail = err["msg"]
+                message = f"rule {label}: {_dotted(err['loc'])}: {detail}"
                 self.report(Code.RULE_MALFORMED, message, (*where, *err["loc"]))
             return None
         errors = len(self.diagnostics)
@@ -327,6 +338,11 @@ class _Loader:
                     loc,
                     warning=True,
                 )
+
+
+def _unknown_key(key: str, model: type[_Model]) -> str:
+    names = [field.alias or name for name, field in model.model_fields.items()]
+    return f"unknown key{did_you_mean(key, names) or '; expected one of ' + ', '.join(names)}"
 
 
 def _snake(key: str) -> str:

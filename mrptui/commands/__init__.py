@@ -153,14 +153,50 @@ def kb_paths(args: argparse.Namespace) -> list[Path]:
     return paths
 
 
+# Every file a config folder may hold (docs: README "Configuration").
+CONFIG_FOLDER_FILES = (
+    "engine.json",
+    "retrieval.json",
+    "thinkingdb.json",
+    "llm.json",
+    "embeddings.json",
+    "cluster.json",
+    "keymap.json",
+)
+
+
+def warn_config_folder(folder: Path | None) -> None:
+    """`--config DIR` holding none of the config files runs the bundled config, the sample KB's
+    rules included, with nothing said: most often the rules were saved under another name."""
+    if folder is None or any(os.path.lexists(folder / name) for name in CONFIG_FOLDER_FILES):
+        return
+    unread = "".join(f"; {path.name} is not read{_config_name_hint(path)}" for path in sorted(folder.glob("*.json")))
+    print(
+        f"mrptui: warning: --config {folder} holds none of {', '.join(CONFIG_FOLDER_FILES)}: the bundled "
+        f"config runs, its rules included (a rules file is named thinkingdb.json){unread}",
+        file=sys.stderr,
+    )
+
+
+def _config_name_hint(path: Path) -> str:
+    # By the names without `.json`, which every candidate shares and would make alike.
+    from difflib import get_close_matches
+
+    names = {name.removesuffix(".json"): name for name in CONFIG_FOLDER_FILES}
+    match = get_close_matches(path.stem.casefold(), list(names), n=1, cutoff=0.6)
+    return f"; did you mean {names[match[0]]!r}?" if match else ""
+
+
 def open_session(args: argparse.Namespace):
     """The Session for `--kb` paths (default: the sample KB); bad paths and configs are usage errors."""
     from core.infra.config import ConfigError
     from core.kernel.session import Session
 
     paths = kb_paths(args)
+    config = config_from_args(args)
+    warn_config_folder(config)
     try:
-        return Session.open(paths or None, config_from_args(args), store=cache_store(args))
+        return Session.open(paths or None, config, store=cache_store(args))
     except ConfigError as exc:
         raise UsageError("\n".join(d.format() for d in exc.diagnostics)) from None
 

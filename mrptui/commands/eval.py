@@ -135,7 +135,7 @@ def markdown(report: EvalReport) -> str:
     sections = [_recall_table(report), _kind_table(report), _gate_table(report), _answer_table(report)]
     if report.unknown_ids:
         sections.append(_unknown_ids(report))
-    if report.absent_ids:
+    if report.absent_ids is not None:  # --author-view says it looked at the whole KB, also when all is well
         sections.append(_absent_ids(report))
     if any(q.budget_stops for q in report.queries):
         sections.append(_budget_stops(report))
@@ -218,7 +218,7 @@ def _budget_stops(report: EvalReport) -> str:
 
 def _absent_ids(report: EvalReport) -> str:
     lines = ["## Author view: whole KB. Labelled ids no KB file holds (their checks pass vacuously)", ""]
-    lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in (report.absent_ids or {}).items()]
+    lines += [f"- {qid}: {', '.join(ids)}" for qid, ids in (report.absent_ids or {}).items()] or ["- none"]
     return "\n".join(lines)
 
 

@@ -121,6 +121,33 @@ def test_ingest_unreadable_file_exits_2(
     assert captured.err.startswith(f"{path}:1:1: ")
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "written"),
+    [
+        ("track.md", "## Context Unit t::chunk-000::unit-000\nRole: Definition\nTopic: T\nClaim: C.\n", "markdown"),
+        ("signals.cnl", '@k1 ku atomic "s::chunk-000::unit-000"\n', "sop"),
+        ("bulletins.jsonl", '{"_id": "b1", "title": "Heat", "text": "Rails expand."}\n', "jsonl"),
+    ],
+)
+def test_ingest_refuses_a_file_of_authored_units_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: str, written: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    assert main(["ingest", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{path} holds units in the {written} format already; ingest turns plain text into units" in captured.err
+    assert "PERMISSION" not in captured.err
+
+
+def test_ingest_reads_a_prose_markdown_file_as_plain_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    prose = tmp_path / "notes.md"
+    prose.write_text("# Pumps\n\nAda fixed the pump.\n")
+    assert main(["ingest", str(prose)]) == 0
+    assert "Claim: Ada fixed the pump." in capsys.readouterr().out
+
+
 def test_ingest_reports_skipped_question_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     story = tmp_path / "story.txt"
     story.write_text(

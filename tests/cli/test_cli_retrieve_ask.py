@@ -48,6 +48,7 @@ def test_retrieve_reports_each_cut_reason(capsys) -> None:
         (["retrieve", "x", "--kb-plugin", "gs-symbolic"], "not a kb-plugin"),
         (["retrieve", "x", "--kb", "/no/such/folder"], "KB path not found: /no/such/folder"),
         (["retrieve", "x", "--as-of", "yesterday"], "--as-of must be a date"),
+        (["ask", "x", "--caller-tags", "a b"], "--caller-tags/--region: caller tag 'a b' contains the separator"),
         (["ask", ""], "the question is empty"),
         (["ask", "x", "--gs", "gs-nope"], "unknown plugin id 'gs-nope'"),
         (["ask", "x", "--planner", "planner-nope"], "unknown planner 'planner-nope'"),
@@ -97,3 +98,20 @@ def test_why_not_gives_every_lane_a_reason(capsys) -> None:
     reasons = json.loads(out)["reasons"]
     assert set(reasons) >= {"visibility", "bm25", "hdc", "thinkingdb", "kb-fast", "kb-balanced", "kb-thinkingdb"}
     assert reasons["kb-fast"].startswith("cut by maxResults")
+
+
+def test_a_config_folder_holding_no_config_file_is_a_warning_naming_what_it_holds(tmp_path, capsys) -> None:
+    # The rules saved under another name: the bundled rules ran in their place with nothing said.
+    (tmp_path / "thinkingDB.json").write_text('{"rules": []}')
+    (tmp_path / "rules.json").write_text('{"rules": []}')
+    code, _, err = _cli(capsys, "retrieve", "What is Helix?", "--kb-plugin", "kb-fast", "--config", str(tmp_path))
+    assert code == 0
+    assert err == (
+        f"mrptui: warning: --config {tmp_path} holds none of engine.json, retrieval.json, thinkingdb.json, "
+        "llm.json, embeddings.json, cluster.json, keymap.json: the bundled config runs, its rules included "
+        "(a rules file is named thinkingdb.json); rules.json is not read; thinkingDB.json is not read; "
+        "did you mean 'thinkingdb.json'?\n"
+    )
+    (tmp_path / "thinkingdb.json").write_text('{"rules": []}')
+    _, _, err = _cli(capsys, "retrieve", "What is Helix?", "--kb-plugin", "kb-fast", "--config", str(tmp_path))
+    assert err == ""

@@ -168,7 +168,7 @@ def test_one_bad_byte_keeps_every_unit_and_names_its_line(tmp_path: Path) -> Non
     units, diagnostics = read_file(path)
     assert [u.id for u in units] == IDS
     assert [(d.code, d.line, d.col, d.message) for d in diagnostics] == [
-        (Code.INVALID_ENCODING, 11, 68, "byte 0xff is not valid UTF-8; replaced with U+FFFD")
+        (Code.INVALID_ENCODING, 11, 68, "byte 0xff is not valid UTF-8 (save the file as UTF-8); replaced with U+FFFD")
     ]
     assert units[1].claim == "Varroa mites multiply fastest while the colony raises drone \ufffd brood."
 
@@ -178,7 +178,10 @@ def test_ingest_prints_a_file_with_a_bad_byte_and_names_the_byte(tmp_path: Path)
     path.write_bytes(b"Drones leave the hive in the afternoon.\n\nWorkers cap honey at 18 \xb0 moisture.\n")
     done = mrptui("ingest", str(path), timeout=30)
     assert done.returncode == 1
-    assert done.stderr == f"{path}:3:25: INVALID_ENCODING byte 0xb0 is not valid UTF-8; replaced with U+FFFD\n"
+    assert (
+        done.stderr
+        == f"{path}:3:25: INVALID_ENCODING byte 0xb0 is not valid UTF-8 (save the file as UTF-8); replaced with U+FFFD\n"
+    )
     assert "Claim: Drones leave the hive in the afternoon." in done.stdout
     assert "Claim: Workers cap honey at 18 \ufffd moisture." in done.stdout
 

@@ -65,3 +65,19 @@ def test_sop_units_round_trip_through_markdown() -> None:
     # Only the fixture's 'legal team' tag, which no caller can hold, is named (as in the SOP file).
     assert [d.severity.value for d in diagnostics] == ["warning"] and "'legal team'" in diagnostics[0].message
     assert semantic(again) == semantic(expected)
+
+
+def test_a_line_that_is_no_field_says_what_it_most_likely_meant() -> None:
+    text = (
+        "## Context Unit drain::chunk-000::unit-000\n"
+        "Role: Explanation\n"
+        "Topic Drainage checks\n"
+        "Claim: Blocked cesses cause wet beds.\n"
+        "Wet beds lead to track faults.\n"
+    )
+    _, diagnostics = read_text(text, "drain.md")
+    messages = {d.line: d.message for d in diagnostics if d.code.value == "MALFORMED_LINE"}
+    assert messages == {
+        3: "expected 'Field: value'; did you mean 'Topic: Drainage checks'?",
+        5: "expected 'Field: value'; indent it to continue the field above",
+    }

@@ -57,6 +57,16 @@ def test_a_bad_line_about_a_unit_breaks_that_unit(line: str, expected: tuple[Cod
     assert [(d.code, d.line, d.col) for d in diagnostics][0] == expected
 
 
+def test_unquoted_words_as_a_value_are_told_to_go_in_quotes() -> None:
+    units, diagnostics = read_sop(DECLARE + "set $k1 claim Rails expand in heat\n", "kb.cnl")
+    assert units == []
+    [problem] = [d for d in diagnostics if d.line == 4]
+    assert (problem.code, problem.col) == (Code.MALFORMED_LINE, 21)
+    assert problem.message == (
+        'expected set $ref field value; several words go in double quotes ("Rails expand in heat"), a list in brackets'
+    )
+
+
 def test_unknown_reference_points_at_the_reference() -> None:
     assert codes(DECLARE + 'set $k1 claim "C"\nset $k9 claim "x"\n') == [(Code.UNKNOWN_REFERENCE, 5, 5)]
 

@@ -20,6 +20,7 @@ from core.kernel.contract import RegistryError
 from core.kernel.events import AnswerReady, Validated
 from core.kernel.session import Session
 from mrptui.cli import main
+from mrptui.commands.eval import markdown
 from tests.support.eval_checks import assert_weak_answers_say_so
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -40,6 +41,12 @@ def test_every_labelled_id_exists_in_the_sample_kb(report: EvalReport) -> None:
     # An unknown must_not_appear id would make the safety gate pass without checking anything.
     assert report.unknown_ids == {} and report.absent_ids == {}
     assert len({q.id for q in report.queries}) == 63
+
+
+def test_the_author_view_says_it_looked_at_the_whole_kb_when_no_id_is_absent(report: EvalReport) -> None:
+    text = markdown(report)
+    assert "## Author view: whole KB. Labelled ids no KB file holds (their checks pass vacuously)\n\n- none" in text
+    assert "Author view" not in markdown(report.model_copy(update={"absent_ids": None}))
 
 
 @pytest.mark.parametrize("fusion", FUSIONS)
@@ -307,7 +314,12 @@ def _array(*elements: str) -> str:
         (
             _array(GOOD.replace("must_not_appear", "must_not_apear")),
             ":2:",
-            "must_not_apear: Extra inputs are not permitted",
+            "must_not_apear: Extra inputs are not permitted; did you mean 'must_not_appear'?",
+        ),
+        (
+            _array(GOOD.replace('"question"', '"caller": {"regoin": "EU"}, "question"')),
+            ":2:",
+            "[0].caller.regoin: Extra inputs are not permitted; did you mean 'region'?",
         ),
         (
             _array(GOOD.replace("What is Zephyr?", "   ")),

@@ -5,6 +5,7 @@ labelled ids that no longer exist (`--against`)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -83,6 +84,24 @@ def test_empty_kb_and_skipped_files_are_warned_with_the_extensions_read(workdir:
     assert f"empty:1:1: warning: EMPTY_KB the KB has no units (files read: {read})" in lines
 
 
+def test_an_empty_kb_whose_files_were_read_says_the_errors_left_no_unit(workdir: Path, capsys) -> None:
+    # Listing the extensions read sent the author looking for a file the scan missed, when the
+    # file was read and every unit of it had an error.
+    (workdir / "broken").mkdir()
+    (workdir / "broken" / "bakery.md").write_text(OVEN.replace("Role: Explanation", "Role: Explenation"))
+    (workdir / "docs.jsonl").write_text('{"_id": "d1", "title": "Rye", "txet": "Rye bread is sour."}\n')
+    (workdir / "blank").mkdir()
+    (workdir / "blank" / "notes.md").write_text("")
+    _, lines = _check(capsys, "broken")
+    assert "broken:1:1: warning: EMPTY_KB the KB has no units: the errors above left none of the 1 file read" in lines
+    _, lines = _check(capsys, "docs.jsonl")
+    assert (
+        "docs.jsonl:1:1: warning: EMPTY_KB the KB has no units: the errors above left none of the 1 file read" in lines
+    )
+    _, lines = _check(capsys, "blank")
+    assert "blank:1:1: warning: EMPTY_KB the KB has no units: the 1 file read holds none" in lines
+
+
 def test_a_unit_made_only_of_stopwords_is_unreachable(workdir: Path, capsys) -> None:
     (workdir / "kb" / "odd.md").write_text(
         "## Context Unit odd::chunk-000::unit-000\nRole: Narrative\nTopic: It is\nClaim: And so it was.\n"
@@ -92,6 +111,19 @@ def test_a_unit_made_only_of_stopwords_is_unreachable(workdir: Path, capsys) -> 
         "kb/odd.md:1:1: warning: UNREACHABLE_UNIT unit odd::chunk-000::unit-000 has no searchable word after "
         "stopwords: no question can reach it" in lines
     )
+
+
+def test_a_unit_past_hdcs_token_cap_is_a_warning_naming_its_size(workdir: Path, capsys) -> None:
+    # A paste that lost its line breaks reads as one sentence, so one unit, quoted whole in answers.
+    words = " ".join(f"gauge{i}" for i in range(5_001))
+    (workdir / "kb" / "log.txt").write_text(f"Gauge log {words}.\n")
+    _, lines = _check(capsys, "kb")
+    [long] = [line for line in lines if "LONG_UNIT" in line]
+    assert long.startswith("kb/log.txt:1:1: warning: LONG_UNIT unit log::chunk-")
+    assert re.search(r" has 5,0\d\d tokens: HDC encodes its first 5,000 only, ", long)
+    (workdir / "kb" / "log.txt").write_text(f"Gauge log {' '.join(words.split()[:4_900])}.\n")
+    _, lines = _check(capsys, "kb")
+    assert not [line for line in lines if "LONG_UNIT" in line]
 
 
 def test_a_rule_reading_a_relation_no_unit_states_is_a_warning(workdir: Path, capsys) -> None:

@@ -54,3 +54,17 @@ def test_a_bad_plugin_reference_is_a_diagnostic_and_the_rest_still_load(tmp_path
     assert [d.file for d in problems] == [str(config / "engine.json")] * 2
     assert "no_such_module" in problems[0].message and "not of the form module:factory" in problems[1].message
     assert "sd-symbolic" in session.plugin_ids()["sd"]
+
+
+def test_a_misspelt_plugin_id_in_a_planner_order_is_a_warning_at_its_line_with_a_hint(tmp_path, config_path) -> None:
+    config = tmp_path / "config"
+    shutil.copytree(config_path, config)
+    engine = (config / "engine.json").read_text()
+    (config / "engine.json").write_text(engine.replace('"kb-thinkingdb"', '"kb-thinkingdbb"', 1))
+    session = Session.open(None, config)
+    [problem] = [d for d in session.diagnostics() if "kb-thinkingdbb" in d.message]
+    assert problem.message == (
+        "planners.planner-default.kb names 'kb-thinkingdbb', which no loaded plugin has; "
+        "did you mean 'kb-thinkingdb'?; it is skipped"
+    )
+    assert '"kb-thinkingdbb"' in (config / "engine.json").read_text().splitlines()[problem.line - 1]

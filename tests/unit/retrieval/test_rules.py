@@ -179,6 +179,29 @@ def test_limits_past_their_upper_bound_are_errors_at_their_line_and_take_their_d
     assert [r.id for r in ruleset.rules] == ["good"]
 
 
+def test_a_misspelt_limit_is_named_with_a_hint_and_the_limits_beside_it_are_kept(tmp_path: Path) -> None:
+    head = ',\n  "limits": {\n    "maxDepth": 4,\n    "maxDerivedFact": 100\n  }'
+    ruleset = load_rules(write_rules(tmp_path, [GOOD], head=head))
+    assert ruleset.limits == Limits(max_depth=4)
+    [diagnostic] = ruleset.diagnostics
+    assert (diagnostic.code, diagnostic.line, diagnostic.is_error) == (Code.INVALID_CONFIG, 7, True)
+    assert diagnostic.message == "limits.maxDerivedFact: unknown key; did you mean 'maxDerivedFacts'?; ignored"
+
+
+@pytest.mark.parametrize(
+    ("rule", "expected"),
+    [
+        (GOOD.replace('"when"', '"wen"'), "rule good: wen: unknown key; did you mean 'when'?"),
+        (GOOD.replace('"weight"', '"wieght"'), "rule good: wieght: unknown key; did you mean 'weight'?"),
+        (GOOD.replace('"r": "about"', '"rel": "about"'), "rule good: then.rel: unknown key; expected one of s, r, o"),
+    ],
+)
+def test_a_misspelt_rule_key_gets_a_hint(tmp_path: Path, rule: str, expected: str) -> None:
+    ruleset = load_rules(write_rules(tmp_path, [rule]))
+    assert ruleset.rules == ()
+    assert expected in [d.message for d in ruleset.diagnostics]
+
+
 @pytest.mark.parametrize("name", list(Limits.model_fields))
 def test_every_limit_has_an_upper_bound(name: str) -> None:
     bounds = [getattr(m, "le", None) or getattr(m, "lt", None) for m in Limits.model_fields[name].metadata]
