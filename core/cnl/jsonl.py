@@ -168,7 +168,7 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
             draft.add_text(Token(name, number, 1), [Token(value, number, _value_col(line, data, key, value))])
 
     if (found := permission_heading(record.id)) is not None:  # `"_id": "memo-7 Region - EU"`
-        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found[0], found[1], "in the document's id"), at)
+        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found.name, found.label, "in the document's id"), at)
     put("SourceId", source)
     put("ChunkId", record.id)
     put("Role", record.role)
@@ -187,7 +187,7 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
                 if (found := permission_line(later.text)) is not None:
                     draft.diagnose(
                         Code.PERMISSION_NOT_READ,
-                        unread_message(found[0], found[1], f"at a line start of the {key!r} text"),
+                        unread_message(found.name, found.label, f"at a line start of the {key!r} text"),
                         later,
                     )
             draft.check_text("claim" if key == "text" else "topic", lines)

@@ -82,7 +82,7 @@ class _Reader:
         misspelt unit heading."""
         found = permission_line(line) or permission_inline(line)
         if found is not None:
-            name, label, col = found
+            name, label, col = found.name, found.label, found.column
             at = Token(name, number, col)
             if self.draft is not None:
                 message = unread_message(name, label, "after the unit's end").replace(
@@ -152,7 +152,7 @@ class _Reader:
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
         written = permission_heading(unit_id)
         if written is not None:
-            name, label, col = written
+            name, label, col = written.name, written.label, written.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
                 unread_message(name, label, "in the unit heading"),
@@ -174,7 +174,7 @@ class _Reader:
         if match is None:
             written = permission_line(line) or permission_inline(line)
             if written is not None:
-                name, label, col = written
+                name, label, col = written.name, written.label, written.column
                 draft.diagnose(
                     Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col)
                 )
@@ -195,7 +195,7 @@ class _Reader:
             return
         found = permission_line(line)
         if found is not None:
-            name, label, col = found
+            name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
                 unread_message(name, label, "as a continuation line"),

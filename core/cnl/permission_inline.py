@@ -20,6 +20,7 @@ import unicodedata
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
+from core.cnl.permission_finding import LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
@@ -92,21 +93,20 @@ def may_hold_label(text: str) -> bool:
     return not text.isascii() or ":" in text or "=" in text or weak_separator(text, len(text))
 
 
-def permission_inline(line: str) -> tuple[str, str, int] | None:
-    """(name as written, the field it reads like, 1-based column) for the first unambiguous
-    permission field written inside running prose `line`, else None."""
+def permission_inline(line: str) -> LabelFinding | None:
+    """The first permission label written inside running prose `line`, else None."""
     if shown_differently(line):
-        return next(filter(None, map(_inline_label_of, readings(line))), None)
+        return first_reading(map(_inline_label_of, readings(line)))
     return _inline_label_of(line)
 
 
-def _inline_label_of(line: str) -> tuple[str, str, int] | None:
+def _inline_label_of(line: str) -> LabelFinding | None:
     if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
         return None
     return _inline(line, strict=False)
 
 
-def permission_heading(text: str) -> tuple[str, str, int] | None:
+def permission_heading(text: str) -> LabelFinding | None:
     """`permission_inline` for a unit heading's text or an id: not prose, so every label with a
     separator counts there (`## Context Unit x (Region: EU)`), and each word after the id starts a
     label position (`x (Region - EU)`, `x Acl staff`, `x Expires 2020-01-01`)."""
@@ -114,12 +114,16 @@ def permission_heading(text: str) -> tuple[str, str, int] | None:
     if found is None and (words := _AFTER_FIRST_WORD.finditer(text, 0, PREFIX_CHARS)):
         head = text[:PREFIX_CHARS]
         found = next(
-            filter(None, (label_at(head, word.start() + leader_end(head[word.start() :])) for word in words)), None
+            filter(
+                None,
+                (label_at(head, word.start() + leader_end(head[word.start() :]), "heading word") for word in words),
+            ),
+            None,
         )
     return found
 
 
-def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
+def _inline(line: str, *, strict: bool) -> LabelFinding | None:
     """The first label inside `line`: after an HTML comment's opener (a label position), or a
     name before a separator. A weak separator (a dash or an arrow between blanks, a tab) and a
     colon ending the line (the value on the next line) count after an unambiguous name only."""
@@ -127,7 +131,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         return found  # `… | Region | EU`: each cell of a row written in a text is a label position
     if "<!--" in line:
         for opener in _COMMENT_OPEN.finditer(line):
-            found = label_at(line, opener.end())
+            found = label_at(line, opener.end(), "HTML comment")
             if found is not None:
                 return found
     if not strict:
@@ -137,7 +141,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - PREFIX_CHARS)))[-2:]:
             if line.count(" ", end.end()) > 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS):
                 continue
-            found = after_lead(line, end.end(), lead_only=False)
+            found = after_lead(line, end.end(), lead_only=False, position="closing sentence")
             if found is not None:
                 return found
     for separator in _SEPARATOR_CANDIDATE.finditer(line):
@@ -157,8 +161,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         start = max(0, at - _NAME_REACH)
         found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
         if found is not None:
-            name, label, col = found
-            return name, label, start + col
+            return found.moved(start)
     return None
 
 
@@ -186,7 +189,7 @@ def _read_as(char: str) -> str:
 
 def _name_before(
     head: str, kind: str, strict: bool, after: str, value: bool, separator: str = ":"
-) -> tuple[str, str, int] | None:
+) -> LabelFinding | None:
     """The permission name `head` ends with (before a separator of `kind`, `after` following it,
     `value` whether a value follows on the line), if any."""
     for index, form in enumerate(canonical_forms(head)):
@@ -195,14 +198,14 @@ def _name_before(
             found = _named_before(form, kind, strict, after, value, separator)
         if found is None:
             continue
-        match, label = found
+        match, label, reason = found
         first = original_offset(head, match.start("name"), index)
         last = original_offset(head, match.end("name") - 1, index) + 1
-        return head[first:last], label, first + 1
+        return LabelFinding(head[first:last], label, first + 1, "running text", reason)
     return None
 
 
-def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] | None:
+def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str, str] | None:
     """A quoted name before the separator: a key (`{"region": "EU"}`), whatever the name."""
     quoted = _QUOTED_KEY.search(form) if form.rstrip(" \t")[-1:] in _QUOTES else None
     if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
@@ -213,20 +216,20 @@ def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] |
         written = head[original_offset(head, start, index) : original_offset(head, end - 1, index) + 1]
         name = written.encode("ascii", "backslashreplace").decode("unicode_escape", "replace")
     label = permission_label(name)
-    return None if label is None else (quoted, label)
+    return None if label is None else (quoted, label, "quoted key")
 
 
 def _named_before(
     form: str, kind: str, strict: bool, after: str, value: bool, separator: str
-) -> tuple[re.Match[str], str] | None:
+) -> tuple[re.Match[str], str, str] | None:
     """The name (one word, or two: `Valid until`, `Expires on`) `form` ends with, and its field."""
     match = _INLINE_NAME.search(form)
     while match is not None:
-        label = _inline_label(match.group("name"), kind, strict, after, value, separator)
-        if label is not None:
+        found = _inline_label(match.group("name"), kind, strict, after, value, separator)
+        if found is not None:
             before = form[: match.start()].split()
             if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | PROSE_OPENERS:
-                return match, label
+                return match, *found
             return None  # "Edit the ACL: …", "a Region but no Acl:"
         name = match.group("name")
         if " " not in name.replace("\t", " "):
@@ -236,44 +239,48 @@ def _named_before(
     return None
 
 
-def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, separator: str) -> str | None:
-    """The field `name` stands for inside running text before a separator of `kind`."""
+def _inline_label(
+    name: str, kind: str, strict: bool, after: str, value: bool, separator: str
+) -> tuple[str, str] | None:
+    """The field `name` stands for inside running text before a separator of `kind`, and why."""
     unambiguous = bare_label(name)
     if unambiguous is not None:
         # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
         opener = after.split()[:1]
-        return None if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS else unambiguous
+        if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS:
+            return None
+        return unambiguous, "unambiguous name and a separator"
     if kind == "weak" or not value:
         return None
     label = permission_label(name)
-    if strict:
-        return label
     if label is None:
         return None
+    if strict:
+        return label, "separator"
     # `=`, or a look-alike of `:` (`Region： EU`): no sentence writes either after an English word,
     # so any label name counts there when a value, not prose, follows.
     if (kind == "=" or separator != ":") and typed_value(name, after, weak=False, prose_check=True):
-        return label
+        return label, "`=` or a look-alike of `:` and a value"
     # A date field's English name with a date after its separator (`FYI Expires: 2020-01-01`).
     if label in DATE_FIELDS and DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
-        return label
+        return label, "name and a date"
     return None
 
 
 _SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")
 
 
-def permission_across(first: str, second: str) -> tuple[str, str, int] | None:
+def permission_across(first: str, second: str) -> LabelFinding | None:
     """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
-    2020-01-01`): found in the lines joined, when its name starts on the first line. (name,
-    field, 1-based column in `first`); None when there is none, or each line shows its own."""
+    2020-01-01`): found in the lines joined, when its name starts on the first line (its column
+    is in `first`); None when there is none, or each line shows its own."""
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
     joined = f"{first.rstrip()} {second.lstrip()[:PREFIX_CHARS]}"
     for found in (permission_line(joined), permission_inline(joined)):
-        if found is not None and found[2] <= len(first.rstrip()):
+        if found is not None and found.column <= len(first.rstrip()):
             alone = permission_line(first) or permission_inline(first)
-            return None if alone is not None else found
+            return None if alone is not None else found.at("two lines")
     return None
 
 

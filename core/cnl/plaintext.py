@@ -58,6 +58,7 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
+from core.cnl.permission_finding import LabelFinding
 from core.cnl.permission_inline import permission_across, permission_inline
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
@@ -158,23 +159,22 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             if permission_line(f"{line.rstrip()} {after.lstrip()}") is None:
                 inline.add(number)
         if found is not None:
-            name, label, col = found
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
-            message = unread_message(name, label, "in plain text, which has no fields")
+            message = unread_message(found.name, found.label, "in plain text, which has no fields")
             diagnostics.append(
                 Diagnostic(
                     code=Code.PERMISSION_NOT_READ,
                     message=message.replace("the unit is", withdrawn),
                     file=file,
                     line=number,
-                    col=col,
+                    col=found.column,
                     author_only=True,
                 )
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
 
 
-def _after_lead(line: str) -> tuple[str, str, int] | None:
+def _after_lead(line: str) -> LabelFinding | None:
     """A label after a leading token (`Note: Region: EU`): a line of its own, meant for the file."""
     if line.isascii() and ":" not in line and "=" not in line and "\t" not in line and " -" not in line:
         return None

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.cnl.caps import CAPS
+from core.cnl.permission_finding import LabelFinding
 from core.cnl.permission_inline import permission_across, permission_inline
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
@@ -242,10 +243,10 @@ class UnitDraft:
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
             self._unread(found, f"inside the {FIELD_LABELS[key]} value", segment)
 
-    def _unread(self, found: tuple[str, str, int], where: str, at: Token) -> None:
+    def _unread(self, found: LabelFinding, where: str, at: Token) -> None:
         """An error withdrawing the unit for a label `found` in the text of `at` (name as
         written, the field it reads like, its column there), which the reader does not read."""
-        written, label, col = found
+        written, label, col = found.name, found.label, found.column
         self.diagnose(
             Code.PERMISSION_NOT_READ,
             unread_message(written, label, where),
