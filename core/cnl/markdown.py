@@ -18,7 +18,7 @@ import string
 from collections.abc import Iterable
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permission_inline import permission_heading, permission_inline
+from core.cnl.permission_inline import header_label, header_row, permission_heading, permission_inline
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.validate import FIELD_LABELS, Token, UnitDraft, source_lines, token
 from core.infra.diagnostics import Code, Diagnostic, for_author
@@ -58,6 +58,8 @@ class _Reader:
         self.near_heading: int | None = None
         # The diagnostic of a unit heading without an id, while its lines are skipped.
         self.headless: int | None = None
+        # The line after the one read: it makes a table row a header (`header_row`).
+        self.below: str | None = None
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -193,7 +195,7 @@ class _Reader:
                 Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1)
             )
             return
-        found = permission_line(line)
+        found = header_label(line) if header_row(line, self.below) else permission_line(line)
         if found is not None:
             name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
@@ -234,7 +236,8 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
     """The reader after reading `text` line by line (its last unit closed)."""
     reader = _Reader(file)
     feed = reader.feed
-    for number, line in enumerate(source_lines(text), start=first_line):
+    lines = source_lines(text)
+    for number, (line, below) in enumerate(zip(lines, [*lines[1:], None]), start=first_line):
         # Most lines are blank or `Field: value`: a line that starts with an ASCII letter can
         # only be a field line (or text outside units), so it skips the other checks.
         if not line:
@@ -245,6 +248,7 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
             else:
                 reader.skipped(number, line)
         else:
+            reader.below = below
             feed(number, line)
     reader.close()
     return reader

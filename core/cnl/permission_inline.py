@@ -27,12 +27,15 @@ from core.cnl.permission_names import (
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
     bare_label,
+    ends_with_date,
     permission_label,
     typed_value,
 )
 from core.cnl.permission_readings import readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
+    CELL_BARS,
+    CELL_SPLIT,
     PREFIX_CHARS,
     after_lead,
     label_at,
@@ -265,6 +268,65 @@ def _inline_label(
     if label in DATE_FIELDS and DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
         return label, "name and a date"
     return None
+
+
+# A Markdown table's delimiter row (`|---|:--:|`), which makes the row above it the header.
+_DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
+
+
+def header_row(line: str, below: str | None) -> bool:
+    """Whether `line` is a table's header row, with `below` the line under it: a row of cells
+    (between tabs, or bars) followed by a Markdown delimiter row (`|---|---|`) or, for a
+    tab-separated table, by a row of as many tabs. A header names columns (`Region<TAB>Population`
+    over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
+    A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
+    read as any line."""
+    if below is None or not below.strip() or len(line) > PREFIX_CHARS:
+        return False
+    cells, under = line.strip(), below.strip()
+    if "\t" in cells:
+        if under.count("\t") != cells.count("\t"):
+            return False
+    elif not (cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under)):
+        return False
+    return all(_column_name(cell.strip(" \t*_`~")) for cell in _cells(cells))
+
+
+def _column_name(cell: str) -> bool:
+    return (
+        len(cell.split()) <= MAX_VALUE_WORDS
+        and _SENTENCE_END.search(cell) is None
+        and not ends_with_date(canonical_forms(cell)[0], 0)
+    )
+
+
+def header_label(line: str) -> LabelFinding | None:
+    """The label in a table's header row (`header_row`): a cell that is a label with its value
+    (`| Acl: staff | … |`), or that holds an unambiguous name (`Acl<TAB>Rule`, `Vault ACL<TAB>…`:
+    no public table names a column so); an English name is the column's (`Region<TAB>Population`)."""
+    if shown_differently(line):
+        return first_reading(map(_header_label, readings(line)))
+    return _header_label(line)
+
+
+def _header_label(row: str) -> LabelFinding | None:
+    offset = 0
+    for cell in _cells(row):
+        for word in _CELL_WORD.finditer(cell):
+            if (label := bare_label(word.group())) is not None:
+                return LabelFinding(word.group(), label, offset + word.start() + 1, "table header", "unambiguous name")
+        found = label_at(cell, leader_end(cell), "table header") or _inline_label_of(cell)
+        if found is not None:
+            return found.moved(offset)
+        offset += len(cell) + 1
+    return None
+
+
+_CELL_WORD = re.compile(r"[^\s*_`~:=]+")
+
+
+def _cells(row: str) -> list[str]:
+    return CELL_SPLIT.split(row.replace("\t", "|"))
 
 
 _SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")

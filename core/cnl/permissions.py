@@ -49,8 +49,8 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
 # characters), list numbers and task boxes, in any order.
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
-_CELL_BARS = ("|", "\uff5c")
-_CELL_SPLIT = re.compile("[|\uff5c]")
+CELL_BARS = ("|", "\uff5c")
+CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words, then any emphasis closing it, then a separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
@@ -107,7 +107,7 @@ def _line_label(line: str) -> LabelFinding | None:
     if _no_label_start(line):
         return None  # most lines: decided at C speed
     head = line[:PREFIX_CHARS]
-    if head.lstrip().startswith(_CELL_BARS):
+    if head.lstrip().startswith(CELL_BARS):
         return table_row(head)
     return label_at(head, leader_end(head))
 
@@ -236,7 +236,7 @@ def table_row(row: str) -> LabelFinding | None:
     """A table row one of whose cells starts with a label: a name alone (`| Acl | staff |`) or a
     name with its separator (`| Acl: staff |`)."""
     offset = 0
-    for cell in _CELL_SPLIT.split(row):
+    for cell in CELL_SPLIT.split(row):
         name = cell.strip(" \t*_`~").rstrip(":=").strip()
         if name and len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
             return LabelFinding(name, label, offset + cell.index(name) + 1, "table cell", "name alone in a cell")

@@ -59,7 +59,7 @@ from pathlib import PurePath
 from pydantic import ValidationError
 
 from core.cnl.permission_finding import LabelFinding
-from core.cnl.permission_inline import permission_across, permission_inline
+from core.cnl.permission_inline import header_label, header_row, permission_across, permission_inline
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import BULLET, sentences_of
@@ -151,10 +151,14 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     lines = source_lines(text)
     for number, (line, after) in enumerate(zip(lines, [*lines[1:], ""]), start=1):
-        found = permission_line(line) or _after_lead(line)
-        if found is None and (found := permission_inline(line)) is not None:
+        header = header_row(line, after)
+        if header:
+            found = header_label(line)  # `Region<TAB>Population` over rows of values names a column
+        else:
+            found = permission_line(line) or _after_lead(line)
+        if found is None and not header and (found := permission_inline(line)) is not None:
             inline.add(number)
-        if found is None and after.strip() and (found := permission_across(line, after)) is not None:
+        if found is None and not header and after.strip() and (found := permission_across(line, after)) is not None:
             # A label split over two lines (`Acl` / `: staff`): at a line start, meant for the file.
             if permission_line(f"{line.rstrip()} {after.lstrip()}") is None:
                 inline.add(number)

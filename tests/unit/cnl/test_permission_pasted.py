@@ -1,0 +1,75 @@
+"""Red-team round three on the permission-label grammar (docs/security.md, "The permission-label
+grammar"): text a KB author pastes from elsewhere (tables, HTML, headers, configuration). Public
+data that only looks like a label stays public; a label written in such a format withdraws its
+unit for every caller."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.cnl import read_text
+from core.infra.diagnostics import PERMISSION_CODES
+from core.kb.knowledge_base import KnowledgeBase
+from core.units import Caller
+
+SECRET = "The vault combination is 4471."
+CALLERS = (Caller(), Caller(tags=frozenset({"staff"}), region="EU"))
+
+
+def _txt(extra: str) -> tuple[str, str]:
+    return f"{SECRET}\n{extra}\n", "notes.txt"
+
+
+def _md(extra: str = "", claim_tail: str = "") -> tuple[str, str]:
+    head = "## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: Vault combination\n"
+    return f"{head}Claim: {SECRET}{claim_tail}\n{extra}", "kb.md"
+
+
+def _jsonl(text: str) -> tuple[str, str]:
+    return json.dumps({"_id": "vault", "title": "Vault combination", "text": text}) + "\n", "kb.jsonl"
+
+
+def _withdrawn(text: str, file: str) -> bool:
+    units, diagnostics = read_text(text, file)
+    kb = KnowledgeBase.from_units(units, diagnostics)
+    shown = any("4471" in unit.body for caller in CALLERS for unit in kb.view(caller).units)
+    flagged = [d for d in diagnostics if d.code in PERMISSION_CODES]
+    assert not shown or not flagged, "a label was found but its unit still shown"
+    return not shown
+
+
+TSV = "Region\tPopulation\nFinland\t5.5\nSweden\t10.4"
+MARKDOWN_TABLE = "| Region | Population |\n|---|:---:|\n| Finland | 5.5 |"
+
+PUBLIC = {
+    # A table's header row names its columns: `Region` there is the column of the rows below.
+    "TSV table, text": _txt(TSV),
+    "TSV table, JSON text": _jsonl(f"{SECRET}\n{TSV}"),
+    "TSV table, Markdown continuation": _md(claim_tail="\n  " + TSV.replace("\n", "\n  ")),
+    "Markdown table, text": _txt(MARKDOWN_TABLE),
+    "Markdown table, JSON text": _jsonl(f"{SECRET}\n{MARKDOWN_TABLE}"),
+}
+
+WITHDRAWN = {
+    # A table's data rows are still label positions, and so is a header cell holding a label.
+    "TSV data row": _txt("Name\tValue\nRegion\tEU"),
+    "TSV header, unambiguous name": _txt("Acl\tRule\nstaff\tallow"),
+    "TSV header, unambiguous name in a cell": _jsonl(f"{SECRET}\nVault ACL\tRule\nstaff\tallow"),
+    "TSV header, label in a cell": _txt("Region: EU\tNote\nx\ty"),
+    "Markdown table, data row": _txt("| Field | Value |\n|---|---|\n| Region | EU |"),
+    "Markdown table, header with a date": _txt("| Expires | 2020-01-01 |\n|---|---|\n| x | y |"),
+    "TSV row with no row below": _txt("Region\tEU"),
+    "TSV row, a sentence in a cell": _jsonl(f"{SECRET} Region\tEU\nx\ty"),
+}
+
+
+@pytest.mark.parametrize(("text", "file"), PUBLIC.values(), ids=PUBLIC.keys())
+def test_pasted_public_data_that_looks_like_a_label_stays_public(text: str, file: str) -> None:
+    assert not _withdrawn(text, file)
+
+
+@pytest.mark.parametrize(("text", "file"), WITHDRAWN.values(), ids=WITHDRAWN.keys())
+def test_a_label_in_a_pasted_format_withdraws_its_unit(text: str, file: str) -> None:
+    assert _withdrawn(text, file)
