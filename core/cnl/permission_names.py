@@ -156,6 +156,12 @@ def _classify(key: str) -> str | None:
     return None
 
 
+def english_name(name: str) -> bool:
+    """Whether `name` is an English synonym of a field (`SYNONYMS`: `Access`, `Expires`), not a
+    field's own name (`Region`): a label only where its place and its value say so."""
+    return any(key in SYNONYMS and key not in _OWN_NAMES for key in name_keys(name))
+
+
 @lru_cache(maxsize=8192)
 def bare_label(name: str) -> str | None:
     """The field an unambiguous name stands for with no separator after it."""

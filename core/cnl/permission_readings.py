@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from core.cnl.permission_names import english_name
+
 # U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
 # the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
 # in the order it is shown as well as in the order it is stored.
@@ -24,6 +26,8 @@ _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
 # A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
 # content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
 # rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
+# `http-equiv` names an HTTP header, and HTTP's own headers that are English words (`Expires`, a
+# cache's date) are not the unit's: there only a name that is no English synonym is a label.
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
 _NAMING = ("name", "property", "itemprop", "http-equiv")
 _VALUED = ("content", "value")
@@ -45,9 +49,11 @@ def _rendered_tag(tag: re.Match[str]) -> str:
     attributes: dict[str, str] = {}
     for name, value in _ATTRIBUTE.findall(tag.group()):
         attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)
-    named = next((attributes[key] for key in _NAMING if key in attributes), None)
+    naming = next((key for key in _NAMING if key in attributes), None)
     valued = next((attributes[key] for key in _VALUED if key in attributes), None)
-    return "" if named is None or valued is None else f' {named}="{valued}" '
+    if naming is None or valued is None or (naming == "http-equiv" and english_name(attributes[naming])):
+        return ""
+    return f' {attributes[naming]}="{valued}" '
 
 
 def shown_differently(line: str) -> bool:

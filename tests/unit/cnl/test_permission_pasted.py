@@ -50,6 +50,9 @@ PUBLIC = {
     "TSV table, Markdown continuation": _md(claim_tail="\n  " + TSV.replace("\n", "\n  ")),
     "Markdown table, text": _txt(MARKDOWN_TABLE),
     "Markdown table, JSON text": _jsonl(f"{SECRET}\n{MARKDOWN_TABLE}"),
+    # `http-equiv` names an HTTP header: `Expires` there is a cache's date, not the unit's.
+    "HTTP header meta, text": _txt('<meta http-equiv="Expires" content="Tue, 01 Jan 2030 00:00:00 GMT">'),
+    "HTTP header meta, claim": _md(claim_tail=' <meta http-equiv="expires" content="0">'),
 }
 
 WITHDRAWN = {
@@ -62,6 +65,9 @@ WITHDRAWN = {
     "Markdown table, header with a date": _txt("| Expires | 2020-01-01 |\n|---|---|\n| x | y |"),
     "TSV row with no row below": _txt("Region\tEU"),
     "TSV row, a sentence in a cell": _jsonl(f"{SECRET} Region\tEU\nx\ty"),
+    "HTTP header meta, a field's own name": _txt('<meta http-equiv="Region" content="EU">'),
+    "HTTP header meta, unambiguous name": _md(claim_tail=' <meta http-equiv="acl" content="staff">'),
+    "meta name, English date name": _txt('<meta name="expires" content="2020-01-01">'),
 }
 
 
