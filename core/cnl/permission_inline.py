@@ -38,6 +38,7 @@ from core.cnl.permissions import (
     CELL_SPLIT,
     PREFIX_CHARS,
     after_lead,
+    camel_case,
     label_at,
     leader_end,
     permission_line,
@@ -198,7 +199,7 @@ def _name_before(
     for index, form in enumerate(canonical_forms(head)):
         found = _quoted_key(head, form, index) if kind != "weak" else None
         if found is None:
-            found = _named_before(form, kind, strict, after, value, separator)
+            found = _named_before(head, form, index, kind, strict, after, value, separator)
         if found is None:
             continue
         match, label, reason = found
@@ -223,12 +224,14 @@ def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str, s
 
 
 def _named_before(
-    form: str, kind: str, strict: bool, after: str, value: bool, separator: str
+    head: str, form: str, index: int, kind: str, strict: bool, after: str, value: bool, separator: str
 ) -> tuple[re.Match[str], str, str] | None:
-    """The name (one word, or two: `Valid until`, `Expires on`) `form` ends with, and its field."""
+    """The name (one word, or two: `Valid until`, `Expires on`) `form`, canonical form number
+    `index` of `head`, ends with, and its field."""
     match = _INLINE_NAME.search(form)
     while match is not None:
-        found = _inline_label(match.group("name"), kind, strict, after, value, separator)
+        name = camel_case(head, match, index) or match.group("name")
+        found = _inline_label(name, kind, strict, after, value, separator)
         if found is not None:
             before = form[: match.start()].split()
             if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | PROSE_OPENERS:

@@ -129,17 +129,36 @@ _MAX_PARTS = 3
 def compound_label(name: str, own_names: bool = True) -> str | None:
     """The field a compound name of two or three parts names when one part is an unambiguous name
     or (with `own_names`) a field's own (`data-acl`, `x-acl`, `docRegion`, `acl_v2`): a prefix or
-    suffix does not make a label a different name. English synonyms as parts (`user_group`, `tag_count`) do not
-    count: too many keys are made of them."""
-    parts = [part for part in _PARTS.split(name) if part]
-    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
-        return None
-    for part in parts:
+    suffix does not make a label a different name. With `own_names`, an English synonym as the
+    first part names the field too: the compound is an attribute of it (`access_level`,
+    `Access-Level`, `visibilityScope`), and its value decides (`english_compound`). A synonym as a
+    later part is a modifier's object (`user_group`, `max_tags`): too many keys are made so."""
+    parts = _compound_parts(name)
+    for index, part in enumerate(parts):
         for key in name_keys(part):
             found = UNAMBIGUOUS.get(key) or (_OWN_NAMES.get(key) if own_names else None)
+            if found is None and own_names and index == 0:
+                found = SYNONYMS.get(key)
             if found is not None:
                 return found
     return None
+
+
+def english_compound(name: str) -> bool:
+    """Whether `name` is a compound named by its first part, an English synonym of `Acl`,
+    `EffectiveFrom` or `EffectiveTo` (`access_level`): a label only when a value follows, as the
+    synonym alone is."""
+    parts = _compound_parts(name)
+    return bool(parts) and any(SYNONYMS.get(key, "Region") != "Region" for key in name_keys(parts[0]))
+
+
+@lru_cache(maxsize=8192)
+def _compound_parts(name: str) -> tuple[str, ...]:
+    """A compound name's two or three parts, or () for a name that is none."""
+    parts = tuple(part for part in _PARTS.split(name) if part)
+    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
+        return ()
+    return parts
 
 
 def _classify(key: str) -> str | None:
@@ -205,7 +224,9 @@ def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) ->
     if bare_label(name) is not None:
         return True
     label = permission_label(name)
-    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name))
+    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name)) or (
+        label is not None and english_compound(name)
+    )
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()

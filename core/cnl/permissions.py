@@ -181,7 +181,7 @@ def label_at(text: str, at: int, position: str = "line start") -> LabelFinding |
     """The label starting at `text[at]`, a label position of kind `position` (column in `text`)."""
     rest = text[at:]
     for index, form in enumerate(canonical_forms(rest)):
-        found = _form_label(form)
+        found = _form_label(form, rest, index)
         if found is not None:
             start, end, label, reason = found
             first = original_offset(rest, start, index)
@@ -190,15 +190,17 @@ def label_at(text: str, at: int, position: str = "line start") -> LabelFinding |
     return None
 
 
-def _form_label(form: str) -> tuple[int, int, str, str] | None:
+def _form_label(form: str, rest: str, index: int) -> tuple[int, int, str, str] | None:
     """(start, end, field, reason) of the label a canonical text starts with: a name and a separator,
     a name, a weak separator and a value of the field's type, a date field's name and a date, or
-    an unambiguous name and a short value."""
+    an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
     for pattern, reason in ((_NAMED, "separator"), (_WEAK_NAMED, "weak separator and a typed value")):
         named = pattern.match(form)
         if named is not None and len(named.group("name").split()) <= MAX_NAME_WORDS:
             name = named.group("name")
             label = permission_label(name)
+            if label is None and (written := camel_case(rest, named, index)) is not None:
+                name, label = written, permission_label(written)
             if label is not None and typed_value(name, form[named.end() :], pattern is _WEAK_NAMED):
                 return named.start("name"), named.end("name"), label, reason
     dated = _dated_label(form)
@@ -212,6 +214,18 @@ def _form_label(form: str) -> tuple[int, int, str, str] | None:
     if label is None or not rest or len(rest.split()) > MAX_VALUE_WORDS or rest[-1] in ".!?":
         return None
     return bare.start(), bare.end(), label, "unambiguous name and a value"
+
+
+_CASE_CHANGE = re.compile(r"[a-z][A-Z]")
+
+
+def camel_case(rest: str, named: re.Match[str], index: int) -> str | None:
+    """The name `named` (group `name`) found in canonical form number `index` of `rest`, as
+    written, when case changes inside it (`userAcl`, `accessLevel`): folding the case hides a
+    compound's parts."""
+    first = original_offset(rest, named.start("name"), index)
+    written = rest[first : original_offset(rest, named.end("name") - 1, index) + 1]
+    return written if _CASE_CHANGE.search(written) else None
 
 
 def _dated_label(form: str) -> tuple[int, int, str, str] | None:

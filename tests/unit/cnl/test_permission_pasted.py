@@ -53,6 +53,9 @@ PUBLIC = {
     # `http-equiv` names an HTTP header: `Expires` there is a cache's date, not the unit's.
     "HTTP header meta, text": _txt('<meta http-equiv="Expires" content="Tue, 01 Jan 2030 00:00:00 GMT">'),
     "HTTP header meta, claim": _md(claim_tail=' <meta http-equiv="expires" content="0">'),
+    # A synonym as a compound's later part is a modifier's object; and prose decides a first part.
+    "compound, synonym last": _txt("user_group: admins"),
+    "compound, English value": _txt("Access-point: the north gate was the only way in."),
 }
 
 WITHDRAWN = {
@@ -68,6 +71,18 @@ WITHDRAWN = {
     "HTTP header meta, a field's own name": _txt('<meta http-equiv="Region" content="EU">'),
     "HTTP header meta, unambiguous name": _md(claim_tail=' <meta http-equiv="acl" content="staff">'),
     "meta name, English date name": _txt('<meta name="expires" content="2020-01-01">'),
+    # A compound key named by its first part, an English synonym: an attribute of the field.
+    "snake case compound, YAML": _txt("access_level: restricted"),
+    "kebab case compound, INI": _txt("[document]\nAccess-Level = staff"),
+    "camel case compound, claim": _md(claim_tail=" accessLevel: staff"),
+    "camel case compound, unambiguous part, prose": _jsonl(f"{SECRET} See userAcl: staff"),
+    "camel case compound, own name part": _txt("docRegion: EU"),
+    "snake case compound, list value": _txt("acl_tags: [staff]"),
+    "compound key in JSON metadata": (
+        json.dumps({"_id": "vault", "title": "Vault", "text": SECRET, "metadata": {"visibility_scope": "internal"}})
+        + "\n",
+        "kb.jsonl",
+    ),
 }
 
 
