@@ -41,6 +41,7 @@ from core.cnl.permissions import (
     camel_case,
     label_at,
     leader_end,
+    no_label_start,
     permission_line,
     table_row,
     weak_separator,
@@ -84,8 +85,8 @@ def labelless(text: str) -> bool:
     says only "read it"."""
     return (
         text.isascii()
-        # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
-        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
+        # separators and markup; a weak separator starts ` -`, `..` or a tab, `=>` and `|` hold `=`, `|`
+        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text or ".." in text)
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
@@ -148,6 +149,10 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
             found = after_lead(line, end.end(), lead_only=False, position="closing sentence")
             if found is not None:
                 return found
+        # Every sentence's start is a line's start for a label its sentence holds whole (`See
+        # below. Region: EU. The vault …`, `… 4471. Region — EU. It opens …`).
+        if (found := _sentence_label(line)) is not None:
+            return found
     for separator in _SEPARATOR_CANDIDATE.finditer(line):
         char, at = separator.group(), separator.start()
         kind = _separator_kind(char)
@@ -166,6 +171,19 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
         found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
         if found is not None:
             return found.moved(start)
+    return None
+
+
+def _sentence_label(line: str) -> LabelFinding | None:
+    """A label starting a sentence after the first of `line`, read in that sentence alone."""
+    ends = list(_SENTENCE_END.finditer(line))
+    for end, after in zip(ends, [*ends[1:], None]):
+        sentence = line[end.end() : after.start() + 1 if after is not None else len(line)][:PREFIX_CHARS]
+        if no_label_start(sentence):
+            continue
+        found = label_at(sentence, leader_end(sentence), "sentence start", prose=True)
+        if found is not None:
+            return found.moved(end.end())
     return None
 
 

@@ -217,7 +217,17 @@ def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) ->
     article, pronoun or preposition, or longer than a short value. After a weak separator (a dash,
     an arrow, a tab) the value must also have the field's type: tags (`staff, support:eu`), a
     region of at most three words, a date. A weak separator needs a value after it; a colon does
-    not (`Acl:` at the end of a line, its value on the next)."""
+    not (`Acl:` at the end of a line, its value on the next). The value is its sentence's (`Region
+    - EU. The vault …`), or the whole rest when that reads as one (`Expires - Jan. 5, 2020`)."""
+    sentence = _VALUE_END.split(value, 1)[0]
+    return _typed(name, sentence, weak, prose_check) or (sentence != value and _typed(name, value, weak, prose_check))
+
+
+# The end of a value's sentence: another sentence follows it.
+_VALUE_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t]+(?=\S)")
+
+
+def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     words = value.strip(" \t*_`~").split()
     if not words:
         return not weak

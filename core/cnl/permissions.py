@@ -32,6 +32,7 @@ from core.cnl.canonical import canonical_forms, original_offset
 from core.cnl.permission_finding import LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
+    DATE_VALUE,
     DIGIT,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
@@ -54,12 +55,14 @@ CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words, then any emphasis closing it, then a separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
-# A weak separator, in canonical form: a dash or an arrow between blanks, or a tab (`Region - EU`,
-# `Acl → staff`, `Region | EU`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173, and `|` to
-# its look-alike `l`, so a lone `l` between blanks is a bar). What follows one must
-# read as the field's value (`typed_value`), since prose uses dashes too.
+# A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
+# tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
+# canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
+# `…` to `...`). What follows one must read as the field's value (`typed_value`), since prose
+# uses all of them too.
 _WEAK_SEPARATOR = (
-    r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|l|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+    r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
+    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[l\u00a6\u2502]|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
@@ -70,20 +73,22 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 ASCII_BARE = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
 )
-_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|=>|\|)|[ ]*\.{2,})[ ]")
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     if "\t" in text[:end]:
         return True
-    return (" -" in text or " =>" in text or " |" in text) and _ASCII_WEAK.search(text, 0, end) is not None
+    return (" -" in text or " =>" in text or " |" in text or ".." in text) and _ASCII_WEAK.search(
+        text, 0, end
+    ) is not None
 
 
 PREFIX_CHARS = 160
 
 
-def _no_label_start(text: str) -> bool:
+def no_label_start(text: str) -> bool:
     """True when no label can start `text`: ASCII with no separator of any kind and no name a
     bare or dated label starts with (most lines), decided at C speed."""
     return (
@@ -104,7 +109,7 @@ def permission_line(line: str) -> LabelFinding | None:
 
 
 def _line_label(line: str) -> LabelFinding | None:
-    if _no_label_start(line):
+    if no_label_start(line):
         return None  # most lines: decided at C speed
     head = line[:PREFIX_CHARS]
     if head.lstrip().startswith(CELL_BARS):
@@ -114,7 +119,8 @@ def _line_label(line: str) -> LabelFinding | None:
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
-_SENTENCE_GOES_ON = re.compile(r"[.!?][\"')\]]*[ \t]+[A-Z0-9]")  # another sentence after the value
+# Another sentence after the value (an ellipsis is a separator: `Region... EU`).
+_SENTENCE_GOES_ON = re.compile(r"(?<!\.)[.!?][\"')\]]*[ \t]+[A-Z0-9]")
 
 
 def permission_after_lead(line: str) -> LabelFinding | None:
@@ -148,7 +154,7 @@ def permission_value_start(text: str) -> LabelFinding | None:
     """A label opening a field's value or a document's text (`Condition: Region: EU`, a JSON
     `title` of `Region: EU`): after the field's name, as after a leading token, when its value
     closes the text."""
-    if _no_label_start(text[:PREFIX_CHARS]):
+    if no_label_start(text[:PREFIX_CHARS]):
         return None
     return _closing_label(text, leader_end(text), "value start")
 
@@ -158,7 +164,7 @@ def _closing_label(line: str, at: int, position: str) -> LabelFinding | None:
     sentence after it (`… 4411. Region - EU`, but not `Region: EU. The vault …`)."""
     rest = line[at:]
     if (
-        _no_label_start(rest)
+        no_label_start(rest)
         or rest.count(" ") >= 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS)
         or len(rest.split()) > MAX_NAME_WORDS + MAX_VALUE_WORDS
         or _SENTENCE_GOES_ON.search(rest)
@@ -177,11 +183,14 @@ def leader_end(text: str) -> int:
     return leader.end()
 
 
-def label_at(text: str, at: int, position: str = "line start") -> LabelFinding | None:
-    """The label starting at `text[at]`, a label position of kind `position` (column in `text`)."""
+def label_at(text: str, at: int, position: str = "line start", *, prose: bool = False) -> LabelFinding | None:
+    """The label starting at `text[at]`, a label position of kind `position` (column in `text`).
+    `prose`: the position is a sentence's start inside running prose, where an English name's
+    value decides after a colon too, and a date field's English name needs a date
+    (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
     for index, form in enumerate(canonical_forms(rest)):
-        found = _form_label(form, rest, index)
+        found = _form_label(form, rest, index, prose)
         if found is not None:
             start, end, label, reason = found
             first = original_offset(rest, start, index)
@@ -190,7 +199,7 @@ def label_at(text: str, at: int, position: str = "line start") -> LabelFinding |
     return None
 
 
-def _form_label(form: str, rest: str, index: int) -> tuple[int, int, str, str] | None:
+def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int, str, str] | None:
     """(start, end, field, reason) of the label a canonical text starts with: a name and a separator,
     a name, a weak separator and a value of the field's type, a date field's name and a date, or
     an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
@@ -201,7 +210,12 @@ def _form_label(form: str, rest: str, index: int) -> tuple[int, int, str, str] |
             label = permission_label(name)
             if label is None and (written := camel_case(rest, named, index)) is not None:
                 name, label = written, permission_label(written)
-            if label is not None and typed_value(name, form[named.end() :], pattern is _WEAK_NAMED):
+            value = form[named.end() :]
+            if (
+                label is not None
+                and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
+            ):
                 return named.start("name"), named.end("name"), label, reason
     dated = _dated_label(form)
     if dated is not None:
@@ -214,6 +228,10 @@ def _form_label(form: str, rest: str, index: int) -> tuple[int, int, str, str] |
     if label is None or not rest or len(rest.split()) > MAX_VALUE_WORDS or rest[-1] in ".!?":
         return None
     return bare.start(), bare.end(), label, "unambiguous name and a value"
+
+
+def _opens_with_date(value: str) -> bool:
+    return DATE_VALUE.match(value.lstrip(" \t*_`~")) is not None
 
 
 _CASE_CHANGE = re.compile(r"[a-z][A-Z]")

@@ -27,6 +27,11 @@ def _md(extra: str = "", claim_tail: str = "") -> tuple[str, str]:
     return f"{head}Claim: {SECRET}{claim_tail}\n{extra}", "kb.md"
 
 
+def _sop(claim_tail: str) -> tuple[str, str]:
+    claim = json.dumps(SECRET + claim_tail, ensure_ascii=False)
+    return f'@k1 ku atomic "vault::chunk-000::unit-000"\nset $k1 topic "Vault"\nset $k1 claim {claim}\n', "kb.cnl"
+
+
 def _jsonl(text: str) -> tuple[str, str]:
     return json.dumps({"_id": "vault", "title": "Vault combination", "text": text}) + "\n", "kb.jsonl"
 
@@ -56,6 +61,10 @@ PUBLIC = {
     # A synonym as a compound's later part is a modifier's object; and prose decides a first part.
     "compound, synonym last": _txt("user_group: admins"),
     "compound, English value": _txt("Access-point: the north gate was the only way in."),
+    # A sentence's start holds prose as often as a line's does.
+    "sentence start, English value": _txt("The gate was shut. Access: the north door was the only way in."),
+    "sentence start, ellipsis in prose": _txt("We waited. Groups... they came and went all day."),
+    "sentence start, dash in prose": _txt("Sales fell. Regions - north, south and the coast - all lost money."),
 }
 
 WITHDRAWN = {
@@ -78,6 +87,16 @@ WITHDRAWN = {
     "camel case compound, unambiguous part, prose": _jsonl(f"{SECRET} See userAcl: staff"),
     "camel case compound, own name part": _txt("docRegion: EU"),
     "snake case compound, list value": _txt("acl_tags: [staff]"),
+    # Prose punctuation as a separator, and a sentence's start as a line's.
+    "em dash, SOP claim": _sop(" Region \u2014 EU"),
+    "ellipsis, text": _txt("Region\u2026 EU"),
+    "three dots, claim": _md(claim_tail=" Region... EU"),
+    "ellipsis, JSON text": _jsonl(f"{SECRET} Region\u2026 EU"),
+    "bar, then a sentence": _jsonl(f"{SECRET} Region | EU. It opens at nine."),
+    "em dash, then a sentence": _md(claim_tail=" Region \u2014 EU. It opens at nine."),
+    "label after a sentence, then another": _txt("See below. Region: EU. The vault is old."),
+    "label after a sentence, claim": _md(claim_tail=" See below. Region: EU, then the rest."),
+    "English name, typed value, then a sentence": _jsonl(f"{SECRET} Audience: staff. It opens at nine."),
     "compound key in JSON metadata": (
         json.dumps({"_id": "vault", "title": "Vault", "text": SECRET, "metadata": {"visibility_scope": "internal"}})
         + "\n",
