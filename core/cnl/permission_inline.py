@@ -31,7 +31,7 @@ from core.cnl.permission_names import (
     permission_label,
     typed_value,
 )
-from core.cnl.permission_readings import readings, shown_differently
+from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
     CELL_BARS,
@@ -101,7 +101,11 @@ def may_hold_label(text: str) -> bool:
 def permission_inline(line: str) -> LabelFinding | None:
     """The first permission label written inside running prose `line`, else None."""
     if shown_differently(line):
-        return first_reading(map(_inline_label_of, readings(line)))
+        texts = readings(line)
+        return first_reading(
+            (permission_line(text) if index >= BLOCK_LINES else None) or _inline_label_of(text)
+            for index, text in enumerate(texts)
+        )
     return _inline_label_of(line)
 
 

@@ -34,18 +34,43 @@ _VALUED = ("content", "value")
 
 
 def readings(line: str) -> list[str]:
-    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered
-    (columns of a finding in the shown text are that text's)."""
+    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered;
+    then each further line a block tag starts (`<tr>`, `<p>`, `<li>` …), a line start of its own
+    (`BLOCK_LINES`: readings from that index on). Columns of a finding in a shown text are that
+    text's."""
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
         shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
-    return [stored] if shown == stored else [stored, shown]
+    if shown == stored:
+        return [stored]
+    if "\n" not in shown:
+        return [stored, shown]
+    # The text before the first block tag goes on from the text before it: not a line's start.
+    first, *blocks = shown.split("\n")
+    return [stored, " ".join([first, *blocks]), *filter(str.strip, blocks)]
+
+
+BLOCK_LINES = 2
+
+
+# Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
+# table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
+# term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
+# names a column, as a Markdown header row does: it shows as its words alone.
+_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
+_BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())
 
 
 def _rendered_tag(tag: re.Match[str]) -> str:
-    """What a tag shows as read for a label: its name/value attribute pair as `name="value"`, else
-    nothing."""
+    """What a tag shows as read for a label: a line break for a block, a bar for a table cell, its
+    name/value attribute pair as `name="value"`, else nothing."""
+    closing, name = _TAG_NAME.match(tag.group()).groups()  # type: ignore[union-attr]
+    name = name.casefold()
+    if name in _BLOCKS:
+        return "" if closing and name == "dt" else "\n"  # a term reads on with its definition
+    if name in ("td", "th", "dd"):
+        return "" if closing else {"td": " | ", "th": " ", "dd": ": "}[name]
     attributes: dict[str, str] = {}
     for name, value in _ATTRIBUTE.findall(tag.group()):
         attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)

@@ -61,6 +61,9 @@ PUBLIC = {
     # A synonym as a compound's later part is a modifier's object; and prose decides a first part.
     "compound, synonym last": _txt("user_group: admins"),
     "compound, English value": _txt("Access-point: the north gate was the only way in."),
+    "HTML table, header row": _txt(
+        "<table><tr><th>Region</th><th>Population</th></tr><tr><td>Finland</td><td>5.5</td></tr></table>"
+    ),
     # A sentence's start holds prose as often as a line's does.
     "sentence start, English value": _txt("The gate was shut. Access: the north door was the only way in."),
     "sentence start, ellipsis in prose": _txt("We waited. Groups... they came and went all day."),
@@ -97,6 +100,12 @@ WITHDRAWN = {
     "label after a sentence, then another": _txt("See below. Region: EU. The vault is old."),
     "label after a sentence, claim": _md(claim_tail=" See below. Region: EU, then the rest."),
     "English name, typed value, then a sentence": _jsonl(f"{SECRET} Audience: staff. It opens at nine."),
+    # HTML as a browser shows it: a row's cells, a block's line start, a term and its definition.
+    "HTML table row": _txt("<table><tr><td>Region</td><td>EU</td></tr></table>"),
+    "HTML row header and cell, claim": _md(claim_tail=" <tr><th>Region</th><td>EU</td></tr>"),
+    "HTML paragraph, JSON text": _jsonl(f"{SECRET}<p>Region: EU</p>"),
+    "HTML list item, claim": _md(claim_tail=" <ul><li>Audience - staff</li></ul>"),
+    "HTML definition list": _jsonl(f"<dl><dt>Region</dt><dd>EU</dd></dl> {SECRET}"),
     "compound key in JSON metadata": (
         json.dumps({"_id": "vault", "title": "Vault", "text": SECRET, "metadata": {"visibility_scope": "internal"}})
         + "\n",
