@@ -48,9 +48,11 @@ from core.cnl.permissions import (
 )
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
-# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
-_ASCII_CLOSING_HINT = re.compile(
-    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
+# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`),
+# or any sentence a dated label starts (`… 4411. Expires 2020-01-01. It …`).
+_ASCII_SENTENCE_HINT = re.compile(
+    r"[.!?][\"')\]]* +(?:[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
+    r"|(?i:exp|eff|val|emb|not|pub)\w*(?: \w+){0,3} +\d)"
 )
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*[ \t]+")  # a semicolon goes on with the sentence
 
@@ -89,7 +91,7 @@ def labelless(text: str) -> bool:
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text or ".." in text)
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
-        and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
+        and not (("." in text or "!" in text or "?" in text) and _ASCII_SENTENCE_HINT.search(text))
     )
 
 
@@ -110,7 +112,7 @@ def permission_inline(line: str) -> LabelFinding | None:
 
 
 def _inline_label_of(line: str) -> LabelFinding | None:
-    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
+    if not may_hold_label(line) and not _ASCII_SENTENCE_HINT.search(line):
         return None
     return _inline(line, strict=False)
 
@@ -178,10 +180,28 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
     return None
 
 
+# What a sentence a label starts begins with: a name of up to four words, then a separator (`:`,
+# `=`, a tab, a weak one, any mark outside ASCII that is no letter), or a date field's name and a
+# digit (`Expires 2020-01-01.`). Most sentences of prose fail it at C speed, before any canonical
+# form; an ASCII name before a separator must also read as a label (`RESULTS:` does not).
+_SENTENCE_LABEL_HINT = re.compile(
+    r"[^\w\s]{0,8}[ \t]*(?:(?P<name>\w+(?:[ \t_.\-/']+\w+){0,3})[ \t*_`~]*"
+    r"(?:[:=\t]|[^\w\s\x00-\x7f]|\.\.|[ \t](?:-|=>|\|))|(?i:exp|eff|val|emb|not|pub)\w*(?:[ \t]+\w+){0,3}[ \t]+\d)"
+)
+
+
 def _sentence_label(line: str) -> LabelFinding | None:
     """A label starting a sentence after the first of `line`, read in that sentence alone."""
     ends = list(_SENTENCE_END.finditer(line))
     for end, after in zip(ends, [*ends[1:], None]):
+        hint = _SENTENCE_LABEL_HINT.match(line, end.end())
+        if hint is None or (
+            (name := hint.group("name")) is not None
+            and hint.group().isascii()
+            and permission_label(name) is None
+            and bare_label(name) is None
+        ):
+            continue
         sentence = line[end.end() : after.start() + 1 if after is not None else len(line)][:PREFIX_CHARS]
         if no_label_start(sentence):
             continue

@@ -241,6 +241,8 @@ def camel_case(rest: str, named: re.Match[str], index: int) -> str | None:
     """The name `named` (group `name`) found in canonical form number `index` of `rest`, as
     written, when case changes inside it (`userAcl`, `accessLevel`): folding the case hides a
     compound's parts."""
+    if not _CASE_CHANGE.search(rest, 0, PREFIX_CHARS):
+        return None
     first = original_offset(rest, named.start("name"), index)
     written = rest[first : original_offset(rest, named.end("name") - 1, index) + 1]
     return written if _CASE_CHANGE.search(written) else None

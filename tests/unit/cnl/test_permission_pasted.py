@@ -100,6 +100,10 @@ WITHDRAWN = {
     "label after a sentence, then another": _txt("See below. Region: EU. The vault is old."),
     "label after a sentence, claim": _md(claim_tail=" See below. Region: EU, then the rest."),
     "English name, typed value, then a sentence": _jsonl(f"{SECRET} Audience: staff. It opens at nine."),
+    "sentence start, look-alike letter": _jsonl(f"{SECRET} R\u0435gion: EU. It opens at nine."),
+    "sentence start, joiner inside the name": _md(claim_tail=" Re\u200dgion: EU. It opens at nine."),
+    "sentence start, compound key": _jsonl(f"{SECRET} Access-Level = staff. It opens at nine."),
+    "sentence start, dated": _txt(f"{SECRET} Expires 2020-01-01. It opens at nine."),
     # HTML as a browser shows it: a row's cells, a block's line start, a term and its definition.
     "HTML table row": _txt("<table><tr><td>Region</td><td>EU</td></tr></table>"),
     "HTML row header and cell, claim": _md(claim_tail=" <tr><th>Region</th><td>EU</td></tr>"),
