@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 
-from core.cnl.permission_names import english_name
+from core.cnl.permission_names import english_name, permission_label
 
 # U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
 # the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
@@ -57,7 +57,8 @@ BLOCK_LINES = 2
 # Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
 # table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
 # term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
-# names a column, as a Markdown header row does: it shows as its words alone.
+# names a column, as a Markdown header row does: it shows as its words alone. An element named as
+# a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 _BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())
 
@@ -71,6 +72,10 @@ def _rendered_tag(tag: re.Match[str]) -> str:
         return "" if closing and name == "dt" else "\n"  # a term reads on with its definition
     if name in ("td", "th", "dd"):
         return "" if closing else {"td": " | ", "th": " ", "dd": ": "}[name]
+    if permission_label(name) is not None:
+        # An XML element named as a field holds its value (`<region>EU</region>`), as an
+        # attribute does (`region="EU"`).
+        return " " if closing else f" {name}="
     attributes: dict[str, str] = {}
     for name, value in _ATTRIBUTE.findall(tag.group()):
         attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)

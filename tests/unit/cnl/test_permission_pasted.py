@@ -64,6 +64,7 @@ PUBLIC = {
     "HTML table, header row": _txt(
         "<table><tr><th>Region</th><th>Population</th></tr><tr><td>Finland</td><td>5.5</td></tr></table>"
     ),
+    "XML element, English value": _txt("<access>the north gate was the only way in</access>"),
     # A sentence's start holds prose as often as a line's does.
     "sentence start, English value": _txt("The gate was shut. Access: the north door was the only way in."),
     "sentence start, ellipsis in prose": _txt("We waited. Groups... they came and went all day."),
@@ -110,6 +111,8 @@ WITHDRAWN = {
     "HTML paragraph, JSON text": _jsonl(f"{SECRET}<p>Region: EU</p>"),
     "HTML list item, claim": _md(claim_tail=" <ul><li>Audience - staff</li></ul>"),
     "HTML definition list": _jsonl(f"<dl><dt>Region</dt><dd>EU</dd></dl> {SECRET}"),
+    "XML element, text": _txt("<region>EU</region>"),
+    "XML element, claim": _md(claim_tail=" <Audience>staff</Audience>"),
     "compound key in JSON metadata": (
         json.dumps({"_id": "vault", "title": "Vault", "text": SECRET, "metadata": {"visibility_scope": "internal"}})
         + "\n",
