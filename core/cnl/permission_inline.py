@@ -54,7 +54,9 @@ _ASCII_SENTENCE_HINT = re.compile(
     r"[.!?][\"')\]]* +(?:[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
     r"|(?i:exp|eff|val|emb|not|pub)\w*(?: \w+){0,3} +\d)"
 )
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*[ \t]+")  # a semicolon goes on with the sentence
+# A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
+# after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 
 
 # Inside running prose: a separator with a value after it, and the word (or `Effective From`-like

@@ -131,7 +131,7 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
     or (with `own_names`) a field's own (`data-acl`, `x-acl`, `docRegion`, `acl_v2`): a prefix or
     suffix does not make a label a different name. With `own_names`, an English synonym as the
     first part names the field too: the compound is an attribute of it (`access_level`,
-    `Access-Level`, `visibilityScope`), and its value decides (`english_compound`). A synonym as a
+    `Access-Level`, `visibilityScope`), and its value decides (`_english_compound`). A synonym as a
     later part is a modifier's object (`user_group`, `max_tags`): too many keys are made so."""
     parts = _compound_parts(name)
     for index, part in enumerate(parts):
@@ -144,7 +144,7 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
     return None
 
 
-def english_compound(name: str) -> bool:
+def _english_compound(name: str) -> bool:
     """Whether `name` is a compound named by its first part, an English synonym of `Acl`,
     `EffectiveFrom` or `EffectiveTo` (`access_level`): a label only when a value follows, as the
     synonym alone is."""
@@ -235,7 +235,7 @@ def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
         return True
     label = permission_label(name)
     synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name)) or (
-        label is not None and english_compound(name)
+        label is not None and _english_compound(name)
     )
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
