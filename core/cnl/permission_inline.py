@@ -89,11 +89,12 @@ def labelless(text: str) -> bool:
     says only "read it"."""
     return (
         text.isascii()
-        # separators and markup; a weak separator starts ` -`, `..` or a tab, `=>` and `|` hold `=`, `|`
-        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text or ".." in text)
+        # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
+        and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
-        and not (("." in text or "!" in text or "?" in text) and _ASCII_SENTENCE_HINT.search(text))
+        # an ellipsis (a weak separator), or a sentence a label may start
+        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_SENTENCE_HINT.search(text)))
     )
 
 
