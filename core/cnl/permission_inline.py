@@ -34,6 +34,7 @@ from core.cnl.permission_names import (
 from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
+    CASE_CHANGE,
     CELL_BARS,
     CELL_SPLIT,
     PREFIX_CHARS,
@@ -188,29 +189,24 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
 # digit (`Expires 2020-01-01.`). Most sentences of prose fail it at C speed, before any canonical
 # form; an ASCII name before a separator must also read as a label (`RESULTS:` does not).
 _SENTENCE_LABEL_HINT = re.compile(
-    r"[^\w\s]{0,8}[ \t]*(?:(?P<name>\w+(?:[ \t_.\-/']+\w+){0,3})[ \t*_`~]*"
+    _SENTENCE_END.pattern + r"(?P<start>)[^\w\s]{0,8}[ \t]*(?:(?P<name>\w+(?:[ \t_.\-/']+\w+){0,3})[ \t*_`~]*"
     r"(?:[:=\t]|[^\w\s\x00-\x7f]|\.\.|[ \t](?:-|=>|\|))|(?i:exp|eff|val|emb|not|pub)\w*(?:[ \t]+\w+){0,3}[ \t]+\d)"
 )
 
 
 def _sentence_label(line: str) -> LabelFinding | None:
     """A label starting a sentence after the first of `line`, read in that sentence alone."""
-    ends = list(_SENTENCE_END.finditer(line))
-    for end, after in zip(ends, [*ends[1:], None]):
-        hint = _SENTENCE_LABEL_HINT.match(line, end.end())
-        if hint is None or (
-            (name := hint.group("name")) is not None
-            and hint.group().isascii()
-            and permission_label(name) is None
-            and bare_label(name) is None
-        ):
+    for hint in _SENTENCE_LABEL_HINT.finditer(line):
+        name, start = hint.group("name"), hint.start("start")
+        if name is not None and hint.group().isascii() and permission_label(name) is None and bare_label(name) is None:
             continue
-        sentence = line[end.end() : after.start() + 1 if after is not None else len(line)][:PREFIX_CHARS]
+        after = _SENTENCE_END.search(line, hint.end())
+        sentence = line[start : after.start() + 1 if after is not None else len(line)][:PREFIX_CHARS]
         if no_label_start(sentence):
             continue
         found = label_at(sentence, leader_end(sentence), "sentence start", prose=True)
         if found is not None:
-            return found.moved(end.end())
+            return found.moved(start)
     return None
 
 
@@ -241,10 +237,11 @@ def _name_before(
 ) -> LabelFinding | None:
     """The permission name `head` ends with (before a separator of `kind`, `after` following it,
     `value` whether a value follows on the line), if any."""
+    camel = CASE_CHANGE.search(head) is not None
     for index, form in enumerate(canonical_forms(head)):
         found = _quoted_key(head, form, index) if kind != "weak" else None
         if found is None:
-            found = _named_before(head, form, index, kind, strict, after, value, separator)
+            found = _named_before(head if camel else None, form, index, kind, strict, after, value, separator)
         if found is None:
             continue
         match, label, reason = found
@@ -269,13 +266,14 @@ def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str, s
 
 
 def _named_before(
-    head: str, form: str, index: int, kind: str, strict: bool, after: str, value: bool, separator: str
+    camel: str | None, form: str, index: int, kind: str, strict: bool, after: str, value: bool, separator: str
 ) -> tuple[re.Match[str], str, str] | None:
     """The name (one word, or two: `Valid until`, `Expires on`) `form`, canonical form number
-    `index` of `head`, ends with, and its field."""
+    `index` of the text before the separator, ends with, and its field; `camel` is that text when
+    its case changes inside a word (`userAcl`), so a name is read as written too."""
     match = _INLINE_NAME.search(form)
     while match is not None:
-        name = camel_case(head, match, index) or match.group("name")
+        name = (camel_case(camel, match, index) if camel is not None else None) or match.group("name")
         found = _inline_label(name, kind, strict, after, value, separator)
         if found is not None:
             before = form[: match.start()].split()

@@ -234,18 +234,18 @@ def _opens_with_date(value: str) -> bool:
     return DATE_VALUE.match(value.lstrip(" \t*_`~")) is not None
 
 
-_CASE_CHANGE = re.compile(r"[a-z][A-Z]")
+CASE_CHANGE = re.compile(r"[a-z][A-Z]")
 
 
 def camel_case(rest: str, named: re.Match[str], index: int) -> str | None:
     """The name `named` (group `name`) found in canonical form number `index` of `rest`, as
     written, when case changes inside it (`userAcl`, `accessLevel`): folding the case hides a
     compound's parts."""
-    if not _CASE_CHANGE.search(rest, 0, PREFIX_CHARS):
+    if not CASE_CHANGE.search(rest, 0, PREFIX_CHARS):
         return None
     first = original_offset(rest, named.start("name"), index)
     written = rest[first : original_offset(rest, named.end("name") - 1, index) + 1]
-    return written if _CASE_CHANGE.search(written) else None
+    return written if CASE_CHANGE.search(written) else None
 
 
 def _dated_label(form: str) -> tuple[int, int, str, str] | None:
