@@ -49,11 +49,9 @@ from core.cnl.permissions import (
 )
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
-# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`),
-# or any sentence a dated label starts (`… 4411. Expires 2020-01-01. It …`).
-_ASCII_SENTENCE_HINT = re.compile(
-    r"[.!?][\"')\]]* +(?:[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
-    r"|(?i:exp|eff|val|emb|not|pub)\w*(?: \w+){0,3} +\d)"
+# A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
+_ASCII_CLOSING_HINT = re.compile(
+    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
 )
 # A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
 # after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
@@ -64,7 +62,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
@@ -95,7 +93,7 @@ def labelless(text: str) -> bool:
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         # an ellipsis (a weak separator), or a sentence a label may start
-        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_SENTENCE_HINT.search(text)))
+        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))
     )
 
 
@@ -116,7 +114,7 @@ def permission_inline(line: str) -> LabelFinding | None:
 
 
 def _inline_label_of(line: str) -> LabelFinding | None:
-    if not may_hold_label(line) and not _ASCII_SENTENCE_HINT.search(line):
+    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
         return None
     return _inline(line, strict=False)
 
@@ -160,9 +158,9 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
             if found is not None:
                 return found
         # Every sentence's start is a line's start for a label its sentence holds whole (`See
-        # below. Region: EU. The vault …`, `… 4471. Region — EU. It opens …`).
-        if (found := _sentence_label(line)) is not None:
-            return found
+        # below. Region: EU. The vault …`, `… 4471. Region — EU. It opens …`): looked for from
+        # each separator back (`_sentence_before`).
+    seen: set[int] = set()  # sentence starts read already
     for separator in _SEPARATOR_CANDIDATE.finditer(line):
         char, at = separator.group(), separator.start()
         kind = _separator_kind(char)
@@ -178,36 +176,44 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
         if kind != "weak" and not value and not _REST_BLANK.match(line, at + 1):
             continue  # `::`, `:/`, `=:`: not a separator and a value
         start = max(0, at - _NAME_REACH)
-        found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
+        head = line[start:at]
+        found = _name_before(head, kind, strict, line[separator.end() : separator.end() + 40], value, char)
         if found is not None:
             return found.moved(start)
+        if not strict and (found := _sentence_before(line, at, separator.end(), seen)) is not None:
+            return found
     return None
 
 
-# What a sentence a label starts begins with: a name of up to four words, then a separator (`:`,
-# `=`, a tab, a weak one, any mark outside ASCII that is no letter), or a date field's name and a
-# digit (`Expires 2020-01-01.`). Most sentences of prose fail it at C speed, before any canonical
-# form; an ASCII name before a separator must also read as a label (`RESULTS:` does not).
-_SENTENCE_LABEL_HINT = re.compile(
-    _SENTENCE_END.pattern + r"(?P<start>)[^\w\s]{0,8}[ \t]*(?:(?P<name>\w+(?:[ \t_.\-/']+\w+){0,3})[ \t*_`~]*"
-    r"(?:[:=\t]|[^\w\s\x00-\x7f]|\.\.|[ \t](?:-|=>|\|))|(?i:exp|eff|val|emb|not|pub)\w*(?:[ \t]+\w+){0,3}[ \t]+\d)"
-)
+# The last sentence's end in a text (no `.` `!` `?` after it).
+_LAST_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))(?=[^.!?]*\Z)")
 
 
-def _sentence_label(line: str) -> LabelFinding | None:
-    """A label starting a sentence after the first of `line`, read in that sentence alone."""
-    for hint in _SENTENCE_LABEL_HINT.finditer(line):
-        name, start = hint.group("name"), hint.start("start")
-        if name is not None and hint.group().isascii() and permission_label(name) is None and bare_label(name) is None:
-            continue
-        after = _SENTENCE_END.search(line, hint.end())
-        sentence = line[start : after.start() + 1 if after is not None else len(line)][:PREFIX_CHARS]
-        if no_label_start(sentence):
-            continue
-        found = label_at(sentence, leader_end(sentence), "sentence start", prose=True)
-        if found is not None:
-            return found.moved(start)
-    return None
+def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFinding | None:
+    """A label opening the sentence of `line` that a separator at `line[at]` (ending at `after`)
+    stands in, at most four words after the sentence's start, read in that sentence alone. An
+    ASCII name that reads as no label (`RESULTS:`) is not read further."""
+    end = _LAST_SENTENCE_END.search(line, max(0, at - _NAME_REACH - 8), at)
+    if end is None or (start := end.end()) in seen:
+        return None
+    seen.add(start)
+    lead = start + leader_end(line[start:at])
+    name = line[lead:at].rstrip(" \t*_`~")
+    if len(name.split()) > MAX_NAME_WORDS or (
+        name.isascii() and permission_label(name) is None and bare_label(name) is None
+    ):
+        return None
+    return _sentence_label(line, start, after)
+
+
+def _sentence_label(line: str, start: int, after: int) -> LabelFinding | None:
+    """The label the sentence of `line` from `start` opens, its end looked for from `after`."""
+    end = _SENTENCE_END.search(line, after)
+    sentence = line[start : end.start() + 1 if end is not None else len(line)][:PREFIX_CHARS]
+    if no_label_start(sentence):
+        return None
+    found = label_at(sentence, leader_end(sentence), "sentence start", prose=True)
+    return None if found is None else found.moved(start)
 
 
 @lru_cache(maxsize=4096)
@@ -215,11 +221,13 @@ def _separator_kind(char: str) -> str | None:
     """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
     if char in (":", "="):
         return char
-    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|")):
+    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|", "..")):
         return "weak"
     read = _read_as(char)
     if read in (":", "="):
         return read
+    if read.startswith(".."):
+        return "weak"  # an ellipsis (`Region… EU`)
     if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
         return "weak"
     return None

@@ -104,7 +104,6 @@ WITHDRAWN = {
     "sentence start, look-alike letter": _jsonl(f"{SECRET} R\u0435gion: EU. It opens at nine."),
     "sentence start, joiner inside the name": _md(claim_tail=" Re\u200dgion: EU. It opens at nine."),
     "sentence start, compound key": _jsonl(f"{SECRET} Access-Level = staff. It opens at nine."),
-    "sentence start, dated": _txt(f"{SECRET} Expires 2020-01-01. It opens at nine."),
     "sentence start after a no-break space": _jsonl(f"{SECRET}\u00a0Region: EU. It opens at nine."),
     "sentence start with no space": _md(claim_tail="Region: EU. It opens at nine."),
     # HTML as a browser shows it: a row's cells, a block's line start, a term and its definition.
