@@ -10,6 +10,7 @@ import json
 import pytest
 
 from core.cnl import read_text
+from core.cnl.permission_inline import permission_inline
 from core.infra.diagnostics import PERMISSION_CODES
 from core.kb.knowledge_base import KnowledgeBase
 from core.units import Caller
@@ -130,3 +131,43 @@ def test_pasted_public_data_that_looks_like_a_label_stays_public(text: str, file
 @pytest.mark.parametrize(("text", "file"), WITHDRAWN.values(), ids=WITHDRAWN.keys())
 def test_a_label_in_a_pasted_format_withdraws_its_unit(text: str, file: str) -> None:
     assert _withdrawn(text, file)
+
+
+FINDINGS = {
+    "sentence start": (
+        "The code is 4471. See below. Region: EU. It opens.",
+        "Region",
+        30,
+        "sentence start",
+        "separator",
+    ),
+    "equals sign": (
+        "The code is 4471 (region=EU)",
+        "region",
+        19,
+        "running text",
+        "`=` or a look-alike of `:` and a value",
+    ),
+    "quoted key": ('Note {"region": "EU"}', "region", 8, "running text", "quoted key"),
+    "table cell": ("Topic: Vault | Region | EU", "Region", 16, "table cell", "name alone in a cell"),
+}
+
+
+@pytest.mark.parametrize(("text", "name", "column", "position", "reason"), FINDINGS.values(), ids=FINDINGS.keys())
+def test_a_finding_says_what_was_read_where_and_why(
+    text: str, name: str, column: int, position: str, reason: str
+) -> None:
+    found = permission_inline(text)
+    assert found is not None and not found.shown
+    assert (found.name, found.span, found.position, found.reason) == (
+        name,
+        (column, column + len(name)),
+        position,
+        reason,
+    )
+    assert text[found.span[0] - 1 : found.span[1] - 1] == name
+
+
+def test_a_finding_in_markup_says_it_was_read_as_shown() -> None:
+    found = permission_inline("The code is 4471 <meta name='acl' content='staff'>")
+    assert found is not None and found.shown and (found.name, found.label) == ("acl", "Acl")
