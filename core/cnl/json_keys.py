@@ -88,7 +88,7 @@ def _string_labels(text: str, path: str, strings: bool) -> Iterator[tuple[str, s
         return  # a URL (BEIR's `metadata.url`) is a value, never a label
     found = permission_line(text) or permission_inline(text)
     if found is not None:
-        yield path, found[0], found[1]
+        yield path, found.name, found.label
 
 
 # A JSON string followed by `:` (a key), in a line that may not parse.

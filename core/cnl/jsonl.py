@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permission_inline import permission_heading
+from core.cnl.permission_inline import header_label, header_row, permission_heading
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token
@@ -166,10 +166,17 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
 
     def put(name: str, value: str | None, key: str = "") -> None:
         if value is not None:
-            draft.add_text(Token(name, number, 1), [Token(value, number, _value_col(line, data, key, value))])
+            # A text with tabs or line breaks is read for labels as written (below), not squashed:
+            # squashed, a table's header row and its delimiter row would read as one row of cells.
+            written = {"title": record.title, "text": record.text}.get(key, "")
+            draft.add_text(
+                Token(name, number, 1),
+                [Token(value, number, _value_col(line, data, key, value))],
+                read_as_written=_squashed(written),
+            )
 
     if (found := permission_heading(record.id)) is not None:  # `"_id": "memo-7 Region - EU"`
-        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found[0], found[1], "in the document's id"), at)
+        draft.diagnose(Code.PERMISSION_NOT_READ, unread_message(found.name, found.label, "in the document's id"), at)
     put("SourceId", source)
     put("ChunkId", record.id)
     put("Role", record.role)
@@ -181,14 +188,15 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         "text" if record.text.strip() else "title",
     )
     for key, raw in (("title", record.title), ("text", record.text)):
-        if "\t" in raw or "\n" in raw or "\r" in raw:
+        if _squashed(raw):
             # Squashed above: a separator that was a tab or a line break is read as written.
             lines = _raw_lines(raw, number, line, data, key)
-            for later in lines[1:]:  # a line of the text starts where a label may stand
-                if (found := permission_line(later.text)) is not None:
+            for later, below in zip(lines[1:], [*lines[2:], None]):  # a line of the text starts where a label may stand
+                header = below is not None and header_row(later.text, below.text)
+                if (found := header_label(later.text) if header else permission_line(later.text)) is not None:
                     draft.diagnose(
                         Code.PERMISSION_NOT_READ,
-                        unread_message(found[0], found[1], f"at a line start of the {key!r} text"),
+                        unread_message(found.name, found.label, f"at a line start of the {key!r} text"),
                         later,
                     )
             draft.check_text("claim" if key == "text" else "topic", lines)
@@ -203,6 +211,11 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if key in record.model_fields_set and getattr(record, key) is None:
             put(key, "")  # null: written, and empty
     return draft.build()
+
+
+def _squashed(text: str) -> bool:
+    """Whether squashing `text` (`topic_and_claim`) reshaped it: a tab or a line break in it."""
+    return "\t" in text or "\n" in text or "\r" in text
 
 
 def _raw_lines(raw: str, number: int, line: str, data: dict, key: str) -> list[Token]:

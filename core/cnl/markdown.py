@@ -18,7 +18,7 @@ import string
 from collections.abc import Iterable
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permission_inline import permission_heading, permission_inline
+from core.cnl.permission_inline import header_label, header_row, permission_heading, permission_inline
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
 from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key
@@ -68,6 +68,8 @@ class _Reader:
         self.near_heading: int | None = None
         # The diagnostic of a unit heading without an id, while its lines are skipped.
         self.headless: int | None = None
+        # The line after the one read: it makes a table row a header (`header_row`).
+        self.below: str | None = None
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -92,7 +94,7 @@ class _Reader:
         misspelt unit heading."""
         found = permission_line(line) or permission_inline(line)
         if found is not None:
-            name, label, col = found
+            name, label, col = found.name, found.label, found.column
             at = Token(name, number, col)
             if self.draft is not None:
                 message = unread_message(name, label, "after the unit's end").replace(
@@ -162,7 +164,7 @@ class _Reader:
         self.draft = UnitDraft(Token(unit_id, number, heading.start("id") + 1), self.file)
         written = permission_heading(unit_id)
         if written is not None:
-            name, label, col = written
+            name, label, col = written.name, written.label, written.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
                 unread_message(name, label, "in the unit heading"),
@@ -185,7 +187,7 @@ class _Reader:
         if match is None:
             written = permission_line(line) or permission_inline(line)
             if written is not None:
-                name, label, col = written
+                name, label, col = written.name, written.label, written.column
                 draft.diagnose(
                     Code.PERMISSION_NOT_READ, unread_message(name, label, "as a field"), Token(name, number, col)
                 )
@@ -205,9 +207,9 @@ class _Reader:
                 Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1)
             )
             return
-        found = permission_line(line)
+        found = header_label(line) if header_row(line, self.below) else permission_line(line)
         if found is not None:
-            name, label, col = found
+            name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
                 unread_message(name, label, "as a continuation line"),
@@ -246,7 +248,8 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
     """The reader after reading `text` line by line (its last unit closed)."""
     reader = _Reader(file)
     feed = reader.feed
-    for number, line in enumerate(source_lines(text), start=first_line):
+    lines = source_lines(text)
+    for number, (line, below) in enumerate(zip(lines, [*lines[1:], None]), start=first_line):
         # Most lines are blank or `Field: value`: a line that starts with an ASCII letter can
         # only be a field line (or text outside units), so it skips the other checks.
         if not line:
@@ -257,6 +260,7 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
             else:
                 reader.skipped(number, line)
         else:
+            reader.below = below
             feed(number, line)
     reader.close()
     return reader

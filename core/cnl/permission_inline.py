@@ -20,22 +20,29 @@ import unicodedata
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
+from core.cnl.permission_finding import LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
     bare_label,
+    ends_with_date,
     permission_label,
     typed_value,
 )
-from core.cnl.permission_readings import readings, shown_differently
+from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
+    CASE_CHANGE,
+    CELL_BARS,
+    CELL_SPLIT,
     PREFIX_CHARS,
     after_lead,
+    camel_case,
     label_at,
     leader_end,
+    no_label_start,
     permission_line,
     table_row,
     weak_separator,
@@ -46,14 +53,16 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 _ASCII_CLOSING_HINT = re.compile(
     r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
 )
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*[ \t]+")  # a semicolon goes on with the sentence
+# A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
+# after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 
 
 # Inside running prose: a separator with a value after it, and the word (or `Effective From`-like
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
@@ -83,7 +92,8 @@ def labelless(text: str) -> bool:
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
         and not ("&" in text or "<" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
-        and not (("." in text or "!" in text or "?" in text) and _ASCII_CLOSING_HINT.search(text))
+        # an ellipsis (a weak separator), or a sentence a label may start
+        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))
     )
 
 
@@ -92,21 +102,24 @@ def may_hold_label(text: str) -> bool:
     return not text.isascii() or ":" in text or "=" in text or weak_separator(text, len(text))
 
 
-def permission_inline(line: str) -> tuple[str, str, int] | None:
-    """(name as written, the field it reads like, 1-based column) for the first unambiguous
-    permission field written inside running prose `line`, else None."""
+def permission_inline(line: str) -> LabelFinding | None:
+    """The first permission label written inside running prose `line`, else None."""
     if shown_differently(line):
-        return next(filter(None, map(_inline_label_of, readings(line))), None)
+        texts = readings(line)
+        return first_reading(
+            (permission_line(text) if index >= BLOCK_LINES else None) or _inline_label_of(text)
+            for index, text in enumerate(texts)
+        )
     return _inline_label_of(line)
 
 
-def _inline_label_of(line: str) -> tuple[str, str, int] | None:
+def _inline_label_of(line: str) -> LabelFinding | None:
     if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
         return None
     return _inline(line, strict=False)
 
 
-def permission_heading(text: str) -> tuple[str, str, int] | None:
+def permission_heading(text: str) -> LabelFinding | None:
     """`permission_inline` for a unit heading's text or an id: not prose, so every label with a
     separator counts there (`## Context Unit x (Region: EU)`), and each word after the id starts a
     label position (`x (Region - EU)`, `x Acl staff`, `x Expires 2020-01-01`)."""
@@ -114,12 +127,16 @@ def permission_heading(text: str) -> tuple[str, str, int] | None:
     if found is None and (words := _AFTER_FIRST_WORD.finditer(text, 0, PREFIX_CHARS)):
         head = text[:PREFIX_CHARS]
         found = next(
-            filter(None, (label_at(head, word.start() + leader_end(head[word.start() :])) for word in words)), None
+            filter(
+                None,
+                (label_at(head, word.start() + leader_end(head[word.start() :]), "heading word") for word in words),
+            ),
+            None,
         )
     return found
 
 
-def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
+def _inline(line: str, *, strict: bool) -> LabelFinding | None:
     """The first label inside `line`: after an HTML comment's opener (a label position), or a
     name before a separator. A weak separator (a dash or an arrow between blanks, a tab) and a
     colon ending the line (the value on the next line) count after an unambiguous name only."""
@@ -127,7 +144,7 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         return found  # `… | Region | EU`: each cell of a row written in a text is a label position
     if "<!--" in line:
         for opener in _COMMENT_OPEN.finditer(line):
-            found = label_at(line, opener.end())
+            found = label_at(line, opener.end(), "HTML comment")
             if found is not None:
                 return found
     if not strict:
@@ -137,9 +154,13 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - PREFIX_CHARS)))[-2:]:
             if line.count(" ", end.end()) > 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS):
                 continue
-            found = after_lead(line, end.end(), lead_only=False)
+            found = after_lead(line, end.end(), lead_only=False, position="closing sentence")
             if found is not None:
                 return found
+        # Every sentence's start is a line's start for a label its sentence holds whole (`See
+        # below. Region: EU. The vault …`, `… 4471. Region — EU. It opens …`): looked for from
+        # each separator back (`_sentence_before`).
+    seen: set[int] = set()  # sentence starts read already
     for separator in _SEPARATOR_CANDIDATE.finditer(line):
         char, at = separator.group(), separator.start()
         kind = _separator_kind(char)
@@ -155,11 +176,44 @@ def _inline(line: str, *, strict: bool) -> tuple[str, str, int] | None:
         if kind != "weak" and not value and not _REST_BLANK.match(line, at + 1):
             continue  # `::`, `:/`, `=:`: not a separator and a value
         start = max(0, at - _NAME_REACH)
-        found = _name_before(line[start:at], kind, strict, line[separator.end() : separator.end() + 40], value, char)
+        head = line[start:at]
+        found = _name_before(head, kind, strict, line[separator.end() : separator.end() + 40], value, char)
         if found is not None:
-            name, label, col = found
-            return name, label, start + col
+            return found.moved(start)
+        if not strict and (found := _sentence_before(line, at, separator.end(), seen)) is not None:
+            return found
     return None
+
+
+# The last sentence's end in a text (no `.` `!` `?` after it).
+_LAST_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))(?=[^.!?]*\Z)")
+
+
+def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFinding | None:
+    """A label opening the sentence of `line` that a separator at `line[at]` (ending at `after`)
+    stands in, at most four words after the sentence's start, read in that sentence alone. An
+    ASCII name that reads as no label (`RESULTS:`) is not read further."""
+    end = _LAST_SENTENCE_END.search(line, max(0, at - _NAME_REACH - 8), at)
+    if end is None or (start := end.end()) in seen:
+        return None
+    seen.add(start)
+    lead = start + leader_end(line[start:at])
+    name = line[lead:at].rstrip(" \t*_`~")
+    if len(name.split()) > MAX_NAME_WORDS or (
+        name.isascii() and permission_label(name) is None and bare_label(name) is None
+    ):
+        return None
+    return _sentence_label(line, start, after)
+
+
+def _sentence_label(line: str, start: int, after: int) -> LabelFinding | None:
+    """The label the sentence of `line` from `start` opens, its end looked for from `after`."""
+    end = _SENTENCE_END.search(line, after)
+    sentence = line[start : end.start() + 1 if end is not None else len(line)][:PREFIX_CHARS]
+    if no_label_start(sentence):
+        return None
+    found = label_at(sentence, leader_end(sentence), "sentence start", prose=True)
+    return None if found is None else found.moved(start)
 
 
 @lru_cache(maxsize=4096)
@@ -167,11 +221,13 @@ def _separator_kind(char: str) -> str | None:
     """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
     if char in (":", "="):
         return char
-    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|")):
+    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|", "..")):
         return "weak"
     read = _read_as(char)
     if read in (":", "="):
         return read
+    if read.startswith(".."):
+        return "weak"  # an ellipsis (`Region… EU`)
     if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
         return "weak"
     return None
@@ -186,23 +242,24 @@ def _read_as(char: str) -> str:
 
 def _name_before(
     head: str, kind: str, strict: bool, after: str, value: bool, separator: str = ":"
-) -> tuple[str, str, int] | None:
+) -> LabelFinding | None:
     """The permission name `head` ends with (before a separator of `kind`, `after` following it,
     `value` whether a value follows on the line), if any."""
+    camel = CASE_CHANGE.search(head) is not None
     for index, form in enumerate(canonical_forms(head)):
         found = _quoted_key(head, form, index) if kind != "weak" else None
         if found is None:
-            found = _named_before(form, kind, strict, after, value, separator)
+            found = _named_before(head if camel else None, form, index, kind, strict, after, value, separator)
         if found is None:
             continue
-        match, label = found
+        match, label, reason = found
         first = original_offset(head, match.start("name"), index)
         last = original_offset(head, match.end("name") - 1, index) + 1
-        return head[first:last], label, first + 1
+        return LabelFinding(head[first:last], label, first + 1, "running text", reason)
     return None
 
 
-def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] | None:
+def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str, str] | None:
     """A quoted name before the separator: a key (`{"region": "EU"}`), whatever the name."""
     quoted = _QUOTED_KEY.search(form) if form.rstrip(" \t")[-1:] in _QUOTES else None
     if quoted is None or head[original_offset(head, quoted.start(), index)] == "`":
@@ -213,20 +270,23 @@ def _quoted_key(head: str, form: str, index: int) -> tuple[re.Match[str], str] |
         written = head[original_offset(head, start, index) : original_offset(head, end - 1, index) + 1]
         name = written.encode("ascii", "backslashreplace").decode("unicode_escape", "replace")
     label = permission_label(name)
-    return None if label is None else (quoted, label)
+    return None if label is None else (quoted, label, "quoted key")
 
 
 def _named_before(
-    form: str, kind: str, strict: bool, after: str, value: bool, separator: str
-) -> tuple[re.Match[str], str] | None:
-    """The name (one word, or two: `Valid until`, `Expires on`) `form` ends with, and its field."""
+    camel: str | None, form: str, index: int, kind: str, strict: bool, after: str, value: bool, separator: str
+) -> tuple[re.Match[str], str, str] | None:
+    """The name (one word, or two: `Valid until`, `Expires on`) `form`, canonical form number
+    `index` of the text before the separator, ends with, and its field; `camel` is that text when
+    its case changes inside a word (`userAcl`), so a name is read as written too."""
     match = _INLINE_NAME.search(form)
     while match is not None:
-        label = _inline_label(match.group("name"), kind, strict, after, value, separator)
-        if label is not None:
+        name = (camel_case(camel, match, index) if camel is not None else None) or match.group("name")
+        found = _inline_label(name, kind, strict, after, value, separator)
+        if found is not None:
             before = form[: match.start()].split()
             if strict or not before or before[-1].strip("([{\"'") not in PROSE_BEFORE_NAME | PROSE_OPENERS:
-                return match, label
+                return match, *found
             return None  # "Edit the ACL: …", "a Region but no Acl:"
         name = match.group("name")
         if " " not in name.replace("\t", " "):
@@ -236,44 +296,107 @@ def _named_before(
     return None
 
 
-def _inline_label(name: str, kind: str, strict: bool, after: str, value: bool, separator: str) -> str | None:
-    """The field `name` stands for inside running text before a separator of `kind`."""
+def _inline_label(
+    name: str, kind: str, strict: bool, after: str, value: bool, separator: str
+) -> tuple[str, str] | None:
+    """The field `name` stands for inside running text before a separator of `kind`, and why."""
     unambiguous = bare_label(name)
     if unambiguous is not None:
         # After a dash, prose goes on ("… tore his ACL - the season ended"); a value does not.
         opener = after.split()[:1]
-        return None if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS else unambiguous
+        if kind == "weak" and opener and opener[0].casefold() in PROSE_OPENERS:
+            return None
+        return unambiguous, "unambiguous name and a separator"
     if kind == "weak" or not value:
         return None
     label = permission_label(name)
-    if strict:
-        return label
     if label is None:
         return None
+    if strict:
+        return label, "separator"
     # `=`, or a look-alike of `:` (`Region： EU`): no sentence writes either after an English word,
     # so any label name counts there when a value, not prose, follows.
     if (kind == "=" or separator != ":") and typed_value(name, after, weak=False, prose_check=True):
-        return label
+        return label, "`=` or a look-alike of `:` and a value"
     # A date field's English name with a date after its separator (`FYI Expires: 2020-01-01`).
     if label in DATE_FIELDS and DATE_VALUE.match(canonical_forms(after.lstrip(" \t*_`~"))[0]):
-        return label
+        return label, "name and a date"
     return None
+
+
+# A Markdown table's delimiter row (`|---|:--:|`), which makes the row above it the header.
+_DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
+
+
+def header_row(line: str, below: str | None) -> bool:
+    """Whether `line` is a table's header row, with `below` the line under it: a row of cells
+    (between tabs, or bars) followed by a Markdown delimiter row (`|---|---|`) or, for a
+    tab-separated table, by a row of as many tabs. A header names columns (`Region<TAB>Population`
+    over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
+    A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
+    read as any line."""
+    if below is None or not below.strip() or len(line) > PREFIX_CHARS:
+        return False
+    cells, under = line.strip(), below.strip()
+    if "\t" in cells:
+        if under.count("\t") != cells.count("\t"):
+            return False
+    elif not (cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under)):
+        return False
+    return all(_column_name(cell.strip(" \t*_`~")) for cell in _cells(cells))
+
+
+def _column_name(cell: str) -> bool:
+    return (
+        len(cell.split()) <= MAX_VALUE_WORDS
+        and _SENTENCE_END.search(cell) is None
+        and not ends_with_date(canonical_forms(cell)[0], 0)
+    )
+
+
+def header_label(line: str) -> LabelFinding | None:
+    """The label in a table's header row (`header_row`): a cell that is a label with its value
+    (`| Acl: staff | … |`), or that holds an unambiguous name (`Acl<TAB>Rule`, `Vault ACL<TAB>…`:
+    no public table names a column so); an English name is the column's (`Region<TAB>Population`)."""
+    if shown_differently(line):
+        return first_reading(map(_header_label, readings(line)))
+    return _header_label(line)
+
+
+def _header_label(row: str) -> LabelFinding | None:
+    offset = 0
+    for cell in _cells(row):
+        for word in _CELL_WORD.finditer(cell):
+            if (label := bare_label(word.group())) is not None:
+                return LabelFinding(word.group(), label, offset + word.start() + 1, "table header", "unambiguous name")
+        found = label_at(cell, leader_end(cell), "table header") or _inline_label_of(cell)
+        if found is not None:
+            return found.moved(offset)
+        offset += len(cell) + 1
+    return None
+
+
+_CELL_WORD = re.compile(r"[^\s*_`~:=]+")
+
+
+def _cells(row: str) -> list[str]:
+    return CELL_SPLIT.split(row.replace("\t", "|"))
 
 
 _SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")
 
 
-def permission_across(first: str, second: str) -> tuple[str, str, int] | None:
+def permission_across(first: str, second: str) -> LabelFinding | None:
     """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
-    2020-01-01`): found in the lines joined, when its name starts on the first line. (name,
-    field, 1-based column in `first`); None when there is none, or each line shows its own."""
+    2020-01-01`): found in the lines joined, when its name starts on the first line (its column
+    is in `first`); None when there is none, or each line shows its own."""
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
     joined = f"{first.rstrip()} {second.lstrip()[:PREFIX_CHARS]}"
     for found in (permission_line(joined), permission_inline(joined)):
-        if found is not None and found[2] <= len(first.rstrip()):
+        if found is not None and found.column <= len(first.rstrip()):
             alone = permission_line(first) or permission_inline(first)
-            return None if alone is not None else found
+            return None if alone is not None else found.at("two lines")
     return None
 
 

@@ -129,17 +129,36 @@ _MAX_PARTS = 3
 def compound_label(name: str, own_names: bool = True) -> str | None:
     """The field a compound name of two or three parts names when one part is an unambiguous name
     or (with `own_names`) a field's own (`data-acl`, `x-acl`, `docRegion`, `acl_v2`): a prefix or
-    suffix does not make a label a different name. English synonyms as parts (`user_group`, `tag_count`) do not
-    count: too many keys are made of them."""
-    parts = [part for part in _PARTS.split(name) if part]
-    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
-        return None
-    for part in parts:
+    suffix does not make a label a different name. With `own_names`, an English synonym as the
+    first part names the field too: the compound is an attribute of it (`access_level`,
+    `Access-Level`, `visibilityScope`), and its value decides (`_english_compound`). A synonym as a
+    later part is a modifier's object (`user_group`, `max_tags`): too many keys are made so."""
+    parts = _compound_parts(name)
+    for index, part in enumerate(parts):
         for key in name_keys(part):
             found = UNAMBIGUOUS.get(key) or (_OWN_NAMES.get(key) if own_names else None)
+            if found is None and own_names and index == 0:
+                found = SYNONYMS.get(key)
             if found is not None:
                 return found
     return None
+
+
+def _english_compound(name: str) -> bool:
+    """Whether `name` is a compound named by its first part, an English synonym of `Acl`,
+    `EffectiveFrom` or `EffectiveTo` (`access_level`): a label only when a value follows, as the
+    synonym alone is."""
+    parts = _compound_parts(name)
+    return bool(parts) and any(SYNONYMS.get(key, "Region") != "Region" for key in name_keys(parts[0]))
+
+
+@lru_cache(maxsize=8192)
+def _compound_parts(name: str) -> tuple[str, ...]:
+    """A compound name's two or three parts, or () for a name that is none."""
+    parts = tuple(part for part in _PARTS.split(name) if part)
+    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
+        return ()
+    return parts
 
 
 def _classify(key: str) -> str | None:
@@ -154,6 +173,12 @@ def _classify(key: str) -> str | None:
         if one_edit(key, near):
             return label
     return None
+
+
+def english_name(name: str) -> bool:
+    """Whether `name` is an English synonym of a field (`SYNONYMS`: `Access`, `Expires`), not a
+    field's own name (`Region`): a label only where its place and its value say so."""
+    return any(key in SYNONYMS and key not in _OWN_NAMES for key in name_keys(name))
 
 
 @lru_cache(maxsize=8192)
@@ -192,14 +217,26 @@ def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) ->
     article, pronoun or preposition, or longer than a short value. After a weak separator (a dash,
     an arrow, a tab) the value must also have the field's type: tags (`staff, support:eu`), a
     region of at most three words, a date. A weak separator needs a value after it; a colon does
-    not (`Acl:` at the end of a line, its value on the next)."""
+    not (`Acl:` at the end of a line, its value on the next). The value is its sentence's (`Region
+    - EU. The vault …`), or the whole rest when that reads as one (`Expires - Jan. 5, 2020`)."""
+    sentence = _VALUE_END.split(value, 1)[0]
+    return _typed(name, sentence, weak, prose_check) or (sentence != value and _typed(name, value, weak, prose_check))
+
+
+# The end of a value's sentence: another sentence follows it.
+_VALUE_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t]+(?=\S)")
+
+
+def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     words = value.strip(" \t*_`~").split()
     if not words:
         return not weak
     if bare_label(name) is not None:
         return True
     label = permission_label(name)
-    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name))
+    synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name)) or (
+        label is not None and _english_compound(name)
+    )
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()

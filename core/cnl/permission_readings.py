@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from core.cnl.permission_names import english_name, permission_label
+
 # U+202E RIGHT-TO-LEFT OVERRIDE shows the letters after it reversed, up to U+202C or U+2069 (or
 # the line's end): `\u202effats :lcA` reads `Acl: staff` on screen. A line holding one is read
 # in the order it is shown as well as in the order it is stored.
@@ -24,30 +26,64 @@ _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
 # A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
 # content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
 # rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
+# `http-equiv` names an HTTP header, and HTTP's own headers that are English words (`Expires`, a
+# cache's date) are not the unit's: there only a name that is no English synonym is a label.
 _ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)[ \t]*=[ \t]*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
 _NAMING = ("name", "property", "itemprop", "http-equiv")
 _VALUED = ("content", "value")
 
 
 def readings(line: str) -> list[str]:
-    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered
-    (columns of a finding in the shown text are that text's)."""
+    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered;
+    then each further line a block tag starts (`<tr>`, `<p>`, `<li>` …), a line start of its own
+    (`BLOCK_LINES`: readings from that index on). Columns of a finding in a shown text are that
+    text's."""
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
         shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
-    return [stored] if shown == stored else [stored, shown]
+    if shown == stored:
+        return [stored]
+    if "\n" not in shown:
+        return [stored, shown]
+    # The text before the first block tag goes on from the text before it: not a line's start.
+    first, *blocks = shown.split("\n")
+    return [stored, " ".join([first, *blocks]), *filter(str.strip, blocks)]
+
+
+BLOCK_LINES = 2
+
+
+# Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
+# table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
+# term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
+# names a column, as a Markdown header row does: it shows as its words alone. An element named as
+# a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
+_TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
+_BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())
 
 
 def _rendered_tag(tag: re.Match[str]) -> str:
-    """What a tag shows as read for a label: its name/value attribute pair as `name="value"`, else
-    nothing."""
+    """What a tag shows as read for a label: a line break for a block, a bar for a table cell, its
+    name/value attribute pair as `name="value"`, else nothing."""
+    closing, name = _TAG_NAME.match(tag.group()).groups()  # type: ignore[union-attr]
+    name = name.casefold()
+    if name in _BLOCKS:
+        return "" if closing and name == "dt" else "\n"  # a term reads on with its definition
+    if name in ("td", "th", "dd"):
+        return "" if closing else {"td": " | ", "th": " ", "dd": ": "}[name]
+    if permission_label(name) is not None:
+        # An XML element named as a field holds its value (`<region>EU</region>`), as an
+        # attribute does (`region="EU"`).
+        return " " if closing else f" {name}="
     attributes: dict[str, str] = {}
     for name, value in _ATTRIBUTE.findall(tag.group()):
         attributes.setdefault(name.casefold(), value[1:-1] if value[0] in "\"'" else value)
-    named = next((attributes[key] for key in _NAMING if key in attributes), None)
+    naming = next((key for key in _NAMING if key in attributes), None)
     valued = next((attributes[key] for key in _VALUED if key in attributes), None)
-    return "" if named is None or valued is None else f' {named}="{valued}" '
+    if naming is None or valued is None or (naming == "http-equiv" and english_name(attributes[naming])):
+        return ""
+    return f' {attributes[naming]}="{valued}" '
 
 
 def shown_differently(line: str) -> bool:

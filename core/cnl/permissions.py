@@ -29,8 +29,10 @@ import re
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
+from core.cnl.permission_finding import LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
+    DATE_VALUE,
     DIGIT,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
@@ -48,17 +50,19 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
 # characters), list numbers and task boxes, in any order.
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
-_CELL_BARS = ("|", "\uff5c")
-_CELL_SPLIT = re.compile("[|\uff5c]")
+CELL_BARS = ("|", "\uff5c")
+CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words, then any emphasis closing it, then a separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
-# A weak separator, in canonical form: a dash or an arrow between blanks, or a tab (`Region - EU`,
-# `Acl → staff`, `Region | EU`, `Region<TAB>EU`; U+2014 EM DASH canonicalises to U+1173, and `|` to
-# its look-alike `l`, so a lone `l` between blanks is a bar). What follows one must
-# read as the field's value (`typed_value`), since prose uses dashes too.
+# A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
+# tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
+# canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
+# `…` to `...`). What follows one must read as the field's value (`typed_value`), since prose
+# uses all of them too.
 _WEAK_SEPARATOR = (
-    r"(?:[ \t]*\t[ \t]*|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|l|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+    r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
+    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[l\u00a6\u2502]|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
@@ -69,20 +73,22 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 ASCII_BARE = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
 )
-_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*[ ]+(?:-{1,3}>?|=>|\|)[ ]")
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|=>|\|)|[ ]*\.{2,})[ ]")
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     if "\t" in text[:end]:
         return True
-    return (" -" in text or " =>" in text or " |" in text) and _ASCII_WEAK.search(text, 0, end) is not None
+    return (" -" in text or " =>" in text or " |" in text or ".." in text) and _ASCII_WEAK.search(
+        text, 0, end
+    ) is not None
 
 
 PREFIX_CHARS = 160
 
 
-def _no_label_start(text: str) -> bool:
+def no_label_start(text: str) -> bool:
     """True when no label can start `text`: ASCII with no separator of any kind and no name a
     bare or dated label starts with (most lines), decided at C speed."""
     return (
@@ -95,38 +101,38 @@ def _no_label_start(text: str) -> bool:
     )
 
 
-def permission_line(line: str) -> tuple[str, str, int] | None:
-    """(name as written, the field it reads like, 1-based column) when a label stands at the
-    start of `line` (or at a table row's cell), else None."""
+def permission_line(line: str) -> LabelFinding | None:
+    """The label standing at the start of `line` (or at a table row's cell), else None."""
     if shown_differently(line[:PREFIX_CHARS]):
-        return next(filter(None, map(_line_label, readings(line[:PREFIX_CHARS]))), None)
+        return first_reading(map(_line_label, readings(line[:PREFIX_CHARS])))
     return _line_label(line)
 
 
-def _line_label(line: str) -> tuple[str, str, int] | None:
-    if _no_label_start(line):
+def _line_label(line: str) -> LabelFinding | None:
+    if no_label_start(line):
         return None  # most lines: decided at C speed
     head = line[:PREFIX_CHARS]
-    if head.lstrip().startswith(_CELL_BARS):
+    if head.lstrip().startswith(CELL_BARS):
         return table_row(head)
     return label_at(head, leader_end(head))
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
-_SENTENCE_GOES_ON = re.compile(r"[.!?][\"')\]]*[ \t]+[A-Z0-9]")  # another sentence after the value
+# Another sentence after the value (an ellipsis is a separator: `Region... EU`).
+_SENTENCE_GOES_ON = re.compile(r"(?<!\.)[.!?][\"')\]]*[ \t]+[A-Z0-9]")
 
 
-def permission_after_lead(line: str) -> tuple[str, str, int] | None:
+def permission_after_lead(line: str) -> LabelFinding | None:
     """A label after a short leading token on a line of its own (`Note: Region: EU`, `FYI
     Expires: 2020-01-01`, `Internal note — Acl - staff`): at most three words that are not an
     article or a preposition, then a closing label (`_closing_label`)."""
     return after_lead(line, leader_end(line), lead_only=True)
 
 
-def after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] | None:
+def after_lead(line: str, at: int, *, lead_only: bool, position: str = "after a leading token") -> LabelFinding | None:
     """A closing label at `line[at]` (unless `lead_only`) or after up to three leading words."""
-    if not lead_only and (found := _closing_label(line, at)) is not None:
+    if not lead_only and (found := _closing_label(line, at, position)) is not None:
         return found
     for _ in range(_MAX_LEAD_WORDS):
         word = _LEAD_WORD.match(line, at)
@@ -138,33 +144,33 @@ def after_lead(line: str, at: int, *, lead_only: bool) -> tuple[str, str, int] |
             return None  # "No acl and no region: …" names the fields; `A: Acl - staff` is a token
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
-        found = _closing_label(line, at)
+        found = _closing_label(line, at, "after a leading token")
         if found is not None:
             return found
     return None
 
 
-def permission_value_start(text: str) -> tuple[str, str, int] | None:
+def permission_value_start(text: str) -> LabelFinding | None:
     """A label opening a field's value or a document's text (`Condition: Region: EU`, a JSON
     `title` of `Region: EU`): after the field's name, as after a leading token, when its value
     closes the text."""
-    if _no_label_start(text[:PREFIX_CHARS]):
+    if no_label_start(text[:PREFIX_CHARS]):
         return None
-    return _closing_label(text, leader_end(text))
+    return _closing_label(text, leader_end(text), "value start")
 
 
-def _closing_label(line: str, at: int) -> tuple[str, str, int] | None:
+def _closing_label(line: str, at: int, position: str) -> LabelFinding | None:
     """A label at `line[at]` read as at a line start, whose value closes the line: short, and no
     sentence after it (`… 4411. Region - EU`, but not `Region: EU. The vault …`)."""
     rest = line[at:]
     if (
-        _no_label_start(rest)
+        no_label_start(rest)
         or rest.count(" ") >= 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS)
         or len(rest.split()) > MAX_NAME_WORDS + MAX_VALUE_WORDS
         or _SENTENCE_GOES_ON.search(rest)
     ):
         return None
-    return label_at(line[:PREFIX_CHARS] if at < PREFIX_CHARS else line, at)
+    return label_at(line[:PREFIX_CHARS] if at < PREFIX_CHARS else line, at, position)
 
 
 def leader_end(text: str) -> int:
@@ -177,30 +183,40 @@ def leader_end(text: str) -> int:
     return leader.end()
 
 
-def label_at(text: str, at: int) -> tuple[str, str, int] | None:
-    """(name as written, field, 1-based column in `text`) of a label starting at `text[at]`."""
+def label_at(text: str, at: int, position: str = "line start", *, prose: bool = False) -> LabelFinding | None:
+    """The label starting at `text[at]`, a label position of kind `position` (column in `text`).
+    `prose`: the position is a sentence's start inside running prose, where an English name's
+    value decides after a colon too, and a date field's English name needs a date
+    (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
     for index, form in enumerate(canonical_forms(rest)):
-        found = _form_label(form)
+        found = _form_label(form, rest, index, prose)
         if found is not None:
-            start, end, label = found
+            start, end, label, reason = found
             first = original_offset(rest, start, index)
             last = max(original_offset(rest, end - 1, index) + 1, first + 1)
-            return rest[first:last].strip(), label, at + first + 1
+            return LabelFinding(rest[first:last].strip(), label, at + first + 1, position, reason)
     return None
 
 
-def _form_label(form: str) -> tuple[int, int, str] | None:
-    """(start, end, field) of the label a canonical text starts with: a name and a separator,
+def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int, str, str] | None:
+    """(start, end, field, reason) of the label a canonical text starts with: a name and a separator,
     a name, a weak separator and a value of the field's type, a date field's name and a date, or
-    an unambiguous name and a short value."""
-    for pattern, weak in ((_NAMED, False), (_WEAK_NAMED, True)):
+    an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
+    for pattern, reason in ((_NAMED, "separator"), (_WEAK_NAMED, "weak separator and a typed value")):
         named = pattern.match(form)
         if named is not None and len(named.group("name").split()) <= MAX_NAME_WORDS:
             name = named.group("name")
             label = permission_label(name)
-            if label is not None and typed_value(name, form[named.end() :], weak):
-                return named.start("name"), named.end("name"), label
+            if label is None and (written := camel_case(rest, named, index)) is not None:
+                name, label = written, permission_label(written)
+            value = form[named.end() :]
+            if (
+                label is not None
+                and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
+            ):
+                return named.start("name"), named.end("name"), label, reason
     dated = _dated_label(form)
     if dated is not None:
         return dated
@@ -211,10 +227,28 @@ def _form_label(form: str) -> tuple[int, int, str] | None:
     rest = form[bare.end() :].strip(" \t*_`~")
     if label is None or not rest or len(rest.split()) > MAX_VALUE_WORDS or rest[-1] in ".!?":
         return None
-    return bare.start(), bare.end(), label
+    return bare.start(), bare.end(), label, "unambiguous name and a value"
 
 
-def _dated_label(form: str) -> tuple[int, int, str] | None:
+def _opens_with_date(value: str) -> bool:
+    return DATE_VALUE.match(value.lstrip(" \t*_`~")) is not None
+
+
+CASE_CHANGE = re.compile(r"[a-z][A-Z]")
+
+
+def camel_case(rest: str, named: re.Match[str], index: int) -> str | None:
+    """The name `named` (group `name`) found in canonical form number `index` of `rest`, as
+    written, when case changes inside it (`userAcl`, `accessLevel`): folding the case hides a
+    compound's parts."""
+    if not CASE_CHANGE.search(rest, 0, PREFIX_CHARS):
+        return None
+    first = original_offset(rest, named.start("name"), index)
+    written = rest[first : original_offset(rest, named.end("name") - 1, index) + 1]
+    return written if CASE_CHANGE.search(written) else None
+
+
+def _dated_label(form: str) -> tuple[int, int, str, str] | None:
     """A date field's name of up to four words and then a date ending the line, with no
     separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
     if not DIGIT.search(form, 0, PREFIX_CHARS):
@@ -226,23 +260,23 @@ def _dated_label(form: str) -> tuple[int, int, str] | None:
             return None
         label = permission_label(name)
         if label in DATE_FIELDS and ends_with_date(form, blank_end(form, last.end())):
-            return 0, last.end(), label
+            return 0, last.end(), label, "name and a date"
         if count == MAX_NAME_WORDS:
             break
     return None
 
 
-def table_row(row: str) -> tuple[str, str, int] | None:
+def table_row(row: str) -> LabelFinding | None:
     """A table row one of whose cells starts with a label: a name alone (`| Acl | staff |`) or a
     name with its separator (`| Acl: staff |`)."""
     offset = 0
-    for cell in _CELL_SPLIT.split(row):
+    for cell in CELL_SPLIT.split(row):
         name = cell.strip(" \t*_`~").rstrip(":=").strip()
         if name and len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
-            return name, label, offset + cell.index(name) + 1
-        found = label_at(cell, leader_end(cell))
+            return LabelFinding(name, label, offset + cell.index(name) + 1, "table cell", "name alone in a cell")
+        found = label_at(cell, leader_end(cell), "table cell")
         if found is not None:
-            return found[0], found[1], offset + found[2]
+            return found.moved(offset)
         offset += len(cell) + 1
     return None
 
@@ -256,11 +290,11 @@ def _reads_as_letter(char: str) -> bool:
 _COMMENT_NAME = re.compile(r"[^\W\d_][\w-]*(?:[ \t]+(?:from|to))?", re.IGNORECASE)
 
 
-def permission_comment(line: str) -> tuple[str, str, int] | None:
+def permission_comment(line: str) -> LabelFinding | None:
     """`permission_line` for a comment line (`# Acl: staff`, `# - region = EU`), where prose about
     permissions is expected: only a line that is a field line counts, a sentence about one does not."""
     found = permission_line(line)
-    return found if found is not None and _COMMENT_NAME.fullmatch(canonical_forms(found[0])[0]) else None
+    return found if found is not None and _COMMENT_NAME.fullmatch(canonical_forms(found.name)[0]) else None
 
 
 def unread_message(name: str, label: str, where: str) -> str:

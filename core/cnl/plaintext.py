@@ -58,7 +58,8 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
-from core.cnl.permission_inline import permission_across, permission_inline
+from core.cnl.permission_finding import LabelFinding
+from core.cnl.permission_inline import header_label, header_row, permission_across, permission_inline
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import sentences_of, split_paragraphs
@@ -148,31 +149,34 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     lines = source_lines(text)
     for number, (line, after) in enumerate(zip(lines, [*lines[1:], ""]), start=1):
-        found = permission_line(line) or _after_lead(line)
-        if found is None and (found := permission_inline(line)) is not None:
+        header = header_row(line, after)
+        if header:
+            found = header_label(line)  # `Region<TAB>Population` over rows of values names a column
+        else:
+            found = permission_line(line) or _after_lead(line)
+        if found is None and not header and (found := permission_inline(line)) is not None:
             inline.add(number)
-        if found is None and after.strip() and (found := permission_across(line, after)) is not None:
+        if found is None and not header and after.strip() and (found := permission_across(line, after)) is not None:
             # A label split over two lines (`Acl` / `: staff`): at a line start, meant for the file.
             if permission_line(f"{line.rstrip()} {after.lstrip()}") is None:
                 inline.add(number)
         if found is not None:
-            name, label, col = found
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
-            message = unread_message(name, label, "in plain text, which has no fields")
+            message = unread_message(found.name, found.label, "in plain text, which has no fields")
             diagnostics.append(
                 Diagnostic(
                     code=Code.PERMISSION_NOT_READ,
                     message=message.replace("the unit is", withdrawn),
                     file=file,
                     line=number,
-                    col=col,
+                    col=found.column,
                     author_only=True,
                 )
             )
     return diagnostics, frozenset(d.line for d in diagnostics), frozenset(inline)
 
 
-def _after_lead(line: str) -> tuple[str, str, int] | None:
+def _after_lead(line: str) -> LabelFinding | None:
     """A label after a leading token (`Note: Region: EU`): a line of its own, meant for the file."""
     if line.isascii() and ":" not in line and "=" not in line and "\t" not in line and " -" not in line:
         return None

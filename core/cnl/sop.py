@@ -6,6 +6,7 @@ no unit withdraws every unit of the file.
 
 from __future__ import annotations
 
+from core.cnl.permission_finding import LabelFinding
 from core.cnl.permission_inline import permission_heading, permission_inline
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_comment, permission_line, unread_message
@@ -73,27 +74,31 @@ def _commented_permissions(text: str, file: str) -> list[Diagnostic]:
         else:
             continue
         if hit is not None:
-            name, label, col = hit
-            message = unread_message(name, label, where).replace(
+            message = unread_message(hit.name, hit.label, where).replace(
                 "the unit is withdrawn", "every unit of this file is withdrawn"
             )
             found.append(
                 Diagnostic(
-                    code=Code.PERMISSION_NOT_READ, message=message, file=file, line=number, col=col, author_only=True
+                    code=Code.PERMISSION_NOT_READ,
+                    message=message,
+                    file=file,
+                    line=number,
+                    col=hit.column,
+                    author_only=True,
                 )
             )
     return found
 
 
-def _fence_label(line: str) -> tuple[str, str, int] | None:
+def _fence_label(line: str) -> LabelFinding | None:
     """A permission label on a fence line: after the backticks, any token is a label position."""
     at = len(line) - len(line.lstrip().lstrip("`"))
     found = permission_line(line[at:])
     if found is not None:
-        return found[0], found[1], at + found[2]
+        return found.moved(at)
     for match in ATOM.finditer(line, at):
         if (label := permission_label(match.group().strip(":="))) is not None:
-            return match.group(), label, match.start() + 1
+            return LabelFinding(match.group(), label, match.start() + 1, "code-fence token", "name")
     return None
 
 
@@ -120,7 +125,7 @@ def _statement_args(statement: Statement) -> list[Arg]:
 def _token_label(arg: Arg) -> str | None:
     if arg.kind == "string":
         found = permission_line(arg.token.text) or permission_inline(arg.token.text)
-        return found[1] if found else None
+        return found.label if found else None
     tokens = arg.items if arg.kind == "list" else (arg.token,)
     return next(filter(None, (permission_label(at.text.strip(":=")) for at in tokens)), None)
 
@@ -144,10 +149,11 @@ def _declare_unit(statement: Statement, labels: Labels, drafts: list[UnitDraft],
     draft = UnitDraft(statement.args[1].token, file) if problem is None else None
     written = permission_heading(statement.args[1].token.text) if draft is not None else None
     if draft is not None and written is not None:
-        name, label, col = written
         at = statement.args[1].token
         draft.diagnose(
-            Code.PERMISSION_NOT_READ, unread_message(name, label, "in the unit id"), Token(name, at.line, at.col + col)
+            Code.PERMISSION_NOT_READ,
+            unread_message(written.name, written.label, "in the unit id"),
+            Token(written.name, at.line, at.col + written.column),
         )
     problems = labels.declare(statement, draft, problem)
     if draft is not None and not problems:

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from core.cnl.caps import CAPS
-from core.cnl.permission_inline import permission_across, permission_inline
+from core.cnl.permission_finding import LabelFinding
+from core.cnl.permission_inline import header_label, header_row, permission_across, permission_inline
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
 from core.cnl.source_text import Token
@@ -163,12 +164,13 @@ class UnitDraft:
         """Problems a reader found on this unit's lines; an error among them skips the unit."""
         self._diagnostics.extend(diagnostics)
 
-    def add_text(self, name: Token, segments: Sequence[Token]) -> None:
-        """A field written as text, one segment per physical line; list fields split on commas."""
+    def add_text(self, name: Token, segments: Sequence[Token], *, read_as_written: bool = False) -> None:
+        """A field written as text, one segment per physical line; list fields split on commas.
+        `read_as_written`: the reader reshaped the text and checks it as written (`check_text`)."""
         key = self._accept(name)
         if key is None:
             return
-        if key not in PERMISSION_FIELDS:
+        if key not in PERMISSION_FIELDS and not read_as_written:
             self._check_inline(key, segments)
         if key in LIST_FIELDS:
             items = tuple(item for segment in segments for item in _split_commas(segment))
@@ -214,8 +216,10 @@ class UnitDraft:
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
         for number, (segment, after) in enumerate(zip(segments, [*segments[1:], None])):
-            found = permission_inline(segment.text)
-            if found is None and number == 0:
+            if after is not None and header_row(segment.text, after.text):
+                found = header_label(segment.text)  # `Region<TAB>Population` over rows of values
+                after = None
+            elif (found := permission_inline(segment.text)) is None and number == 0:
                 found = permission_value_start(segment.text)  # `Condition: Region: EU`
             if found is None and after is not None:
                 found = permission_across(segment.text, after.text)  # `… Effective` / `  To: 2020-01-01`
@@ -223,10 +227,10 @@ class UnitDraft:
                 continue  # a line the reader flagged already (a bulleted `- Acl: x`) is named once
             self._unread(found, f"inside the {FIELD_LABELS[key]} value", segment)
 
-    def _unread(self, found: tuple[str, str, int], where: str, at: Token) -> None:
+    def _unread(self, found: LabelFinding, where: str, at: Token) -> None:
         """An error withdrawing the unit for a label `found` in the text of `at` (name as
         written, the field it reads like, its column there), which the reader does not read."""
-        written, label, col = found
+        written, label, col = found.name, found.label, found.column
         self.diagnose(
             Code.PERMISSION_NOT_READ,
             unread_message(written, label, where),

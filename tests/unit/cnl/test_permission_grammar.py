@@ -137,7 +137,7 @@ def test_every_label_at_every_line_start_is_found() -> None:
         for leader in LEADERS:
             line = f"{leader}{written}{separator} staff" if separator else f"{leader}{written} staff"
             found = permission_line(line)
-            if found is None or found[1] != field:
+            if found is None or found.label != field:
                 missed.append(line)
     assert missed == [], f"{len(missed)} missed, e.g. {missed[:5]}"
 
@@ -153,13 +153,10 @@ def test_every_label_as_a_json_key_at_any_depth_a_sop_token_and_in_a_heading_is_
             missed.append(("sop token", key))
         if separator:
             heading = f"vault::chunk-000::unit-000 ({written}{separator} staff)"
-            if (permission_heading(heading) or ("", ""))[1] != field:
+            if getattr(permission_heading(heading), "label", None) != field:
                 missed.append(("heading", heading))
-            if (
-                unambiguous
-                and (permission_inline(f"The code is 4471. Note \u2014 {written}{separator} staff") or ("", ""))[1]
-                != field
-            ):
+            prose = permission_inline(f"The code is 4471. Note \u2014 {written}{separator} staff")
+            if unambiguous and getattr(prose, "label", None) != field:
                 missed.append(("prose", written + separator))
     assert missed == [], f"{len(missed)} missed, e.g. {missed[:5]}"
 
@@ -249,7 +246,7 @@ def test_a_scripts_own_punctuation_after_a_field_name_is_a_separator(mark: str) 
     # separate it from its value, so the unit is withdrawn rather than served (fail closed).
     for leader in ("", "- ", "> "):
         found = permission_line(f"{leader}Region{mark} EU")
-        assert found is not None and found[1] == "Region", (leader, mark)
+        assert found is not None and found.label == "Region", (leader, mark)
 
 
 # Text built from the pieces labels are made of: names, separators weak and strong, markup,
