@@ -13,13 +13,12 @@ from __future__ import annotations
 import ctypes
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.support.child_python import ROOT
+from tests.support.child_python import run_child
 
 PR_CAPBSET_DROP = 24
 LAST_CAP = 63  # every capability number the kernel may know; unknown ones are EINVAL, ignored
@@ -35,15 +34,7 @@ def _drop_capabilities() -> None:
 
 
 def _run(script: str, *args: str, timeout: float, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", script, *args],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        preexec_fn=_drop_capabilities if os.geteuid() == 0 else None,
-    )
+    return run_child(script, *args, timeout=timeout, preexec=_drop_capabilities if os.geteuid() == 0 else None, **env)
 
 
 def _modes_bind() -> bool:
