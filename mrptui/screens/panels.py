@@ -9,12 +9,12 @@ from pathlib import Path
 from textual import on
 from textual.events import Resize
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tabs
 
 from mrptui.layout import FIT, WEIGHT_MAX, WEIGHT_MIN, Layout, fit_columns, load_layout, next_preset, save_layout
 from mrptui.screens.dirty_frames import DirtyFramesCompositor
+from mrptui.ui_first import PaintsInputAtOnce
 from mrptui.widgets.answer import CitationList
 from mrptui.widgets.tables import NaturalWidth
 
@@ -29,7 +29,7 @@ NARROW_WIDTH = 110
 NARROW_HEIGHT = 30
 
 
-class PanelScreen(Screen[None]):
+class PanelScreen(PaintsInputAtOnce):
     """The panels `#plan` … `#answer` (class `panel`) in the grid `#panels`, with tabs `#panel-tabs`."""
 
     # Textual's Screen repaints itself whenever focus moves, and a dirty screen is recomposed and
