@@ -159,17 +159,17 @@ class PaintsInputAtOnce(Screen[None]):
     presses keys 0-20 ms after each frame). Other frames, and keys a widget keeps (typing), keep
     the timer's pace."""
 
-    _key_up = False  # a key went up through this screen since the last frame
+    _input_went_up = False  # a key went up through this screen since the last frame
     _focus_moved: tuple[Widget | None, ...] = ()  # the widgets the last focus move blurred and focused
 
     async def _on_key(self, event: events.Key) -> None:
-        self._key_up = True  # Widget's own handler runs next (the screen's `key_` methods)
+        self._input_went_up = True  # Widget's own handler runs next (the screen's `key_` methods)
 
     def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
         self._focus_moved = (self.focused, widget)
         super().set_focus(widget, scroll_visible, from_app_focus)
 
-    def _key_shown(self) -> bool:
+    def _shows_the_key(self) -> bool:
         """The key has reached the app (its bindings ran) and the focus move's Blur and Focus have
         been handled (each restyles its widget): a frame now shows what the key did."""
         moved = (widget for widget in self._focus_moved if widget is not None)
@@ -177,11 +177,11 @@ class PaintsInputAtOnce(Screen[None]):
 
     async def _on_idle(self, event: events.Idle) -> None:
         dirty = self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets
-        if self._key_up and dirty and self.is_current and not self.app._batch_count and self._key_shown():
+        if self._input_went_up and dirty and self.is_current and not self.app._batch_count and self._shows_the_key():
             self._on_timer_update()
         # Screen's own handler runs next: with nothing left to paint it calls what waited for a refresh.
 
     def _on_timer_update(self) -> None:
-        self._key_up = False  # any frame shows what the key changed so far
+        self._input_went_up = False  # any frame shows what the key changed so far
         self._focus_moved = ()
         super()._on_timer_update()
