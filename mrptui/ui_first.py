@@ -24,6 +24,8 @@ from collections.abc import Callable
 from textual import events
 from textual.app import App
 from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
 
 # Seconds a pause point waits at most for one burst of input to be answered: a panel key's frame
 # takes ~15-25 ms of UI work, so this leaves room for a loaded machine while a key that paints
@@ -146,3 +148,40 @@ def input_in_flight(app: App) -> bool:
     focused = app.focused
     pumps = [app, app.screen, *(focused.ancestors_with_self if focused is not None else ())]
     return any(is_input(queued) for pump in pumps for queued in pump._message_queue.values)
+
+
+class PaintsInputAtOnce(Screen[None]):
+    """A screen that paints the frame answering a key as soon as it is idle with something to
+    paint, once the key has gone up through it to the app, the app's bindings have run, and the
+    widgets a focus move touched have restyled. Textual paints from a timer at a fixed 60 a
+    second: a key handled within 1/60 s of the last frame waited for the next slot, and the slot
+    after a focus move's second frame, or after a live render's, was the next key's (the op
+    presses keys 0-20 ms after each frame). Other frames, and keys a widget keeps (typing), keep
+    the timer's pace."""
+
+    _input_went_up = False  # a key went up through this screen since the last frame
+    _focus_moved: tuple[Widget | None, ...] = ()  # the widgets the last focus move blurred and focused
+
+    async def _on_key(self, event: events.Key) -> None:
+        self._input_went_up = True  # Widget's own handler runs next (the screen's `key_` methods)
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        self._focus_moved = (self.focused, widget)
+        super().set_focus(widget, scroll_visible, from_app_focus)
+
+    def _shows_the_key(self) -> bool:
+        """The key has reached the app (its bindings ran) and the focus move's Blur and Focus have
+        been handled (each restyles its widget): a frame now shows what the key did."""
+        moved = (widget for widget in self._focus_moved if widget is not None)
+        return not input_in_flight(self.app) and all(widget._message_queue.empty() for widget in moved)
+
+    async def _on_idle(self, event: events.Idle) -> None:
+        dirty = self._layout_required or self._scroll_required or self._repaint_required or self._dirty_widgets
+        if self._input_went_up and dirty and self.is_current and not self.app._batch_count and self._shows_the_key():
+            self._on_timer_update()
+        # Screen's own handler runs next: with nothing left to paint it calls what waited for a refresh.
+
+    def _on_timer_update(self) -> None:
+        self._input_went_up = False  # any frame shows what the key changed so far
+        self._focus_moved = ()
+        super()._on_timer_update()

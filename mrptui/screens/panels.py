@@ -9,11 +9,12 @@ from pathlib import Path
 from textual import on
 from textual.events import Resize
 from textual.reactive import Reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Tabs
 
 from mrptui.layout import FIT, WEIGHT_MAX, WEIGHT_MIN, Layout, fit_columns, load_layout, next_preset, save_layout
+from mrptui.screens.dirty_frames import DirtyFramesCompositor
+from mrptui.ui_first import PaintsInputAtOnce
 from mrptui.widgets.answer import CitationList
 from mrptui.widgets.tables import NaturalWidth
 
@@ -28,7 +29,7 @@ NARROW_WIDTH = 110
 NARROW_HEIGHT = 30
 
 
-class PanelScreen(Screen[None]):
+class PanelScreen(PaintsInputAtOnce):
     """The panels `#plan` … `#answer` (class `panel`) in the grid `#panels`, with tabs `#panel-tabs`."""
 
     # Textual's Screen repaints itself whenever focus moves, and a dirty screen is recomposed and
@@ -41,6 +42,7 @@ class PanelScreen(Screen[None]):
     def __init__(self, *, layout_path: Path | None = None) -> None:
         """`layout_path`: where the pane layout is kept across sessions (None: not kept)."""
         super().__init__()
+        self._compositor = DirtyFramesCompositor()
         self.active_panel = "attempts"
         self.layout_path = layout_path
         self.pane_layout = load_layout(layout_path)

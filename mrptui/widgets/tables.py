@@ -30,6 +30,7 @@ from mrptui.widgets.drawn_styles import DrawnStyles
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.kept_component_styles import KeptComponentStyles
 from mrptui.widgets.kept_lines import KeptLines
+from mrptui.widgets.laid_out import ScrolledInPlace
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 
@@ -117,7 +118,7 @@ def _shown_as(cells: Iterable[object]) -> tuple | None:
     return tuple(shown)
 
 
-class FilledTable(KeptLines, KeptComponentStyles, QuietScrollbars, DataTable):
+class FilledTable(ScrolledInPlace, KeptLines, KeptComponentStyles, QuietScrollbars, DataTable):
     """A DataTable that `refill` fills, kept cheap for panes repainted while the engine runs
     (issue 25: keypress → frame while a 100k question runs). Two of DataTable's costs do not
     apply to it (textual is pinned, so these private hooks are stable):

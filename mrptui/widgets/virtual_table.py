@@ -25,6 +25,7 @@ from textual.strip import Strip
 from mrptui.widgets.cell_strip import Cell
 from mrptui.widgets.kept_component_styles import KeptComponentStyles
 from mrptui.widgets.kept_lines import KeptLines
+from mrptui.widgets.laid_out import ScrolledInPlace
 from mrptui.widgets.quiet_scrollbars import QuietScrollbars
 
 Cells = Sequence[Text | str | Cell]
@@ -33,7 +34,7 @@ _GAP = 2  # cells between columns
 _PAD = 1  # cells before the first column
 
 
-class VirtualTable(KeptLines, KeptComponentStyles, QuietScrollbars, ScrollView, can_focus=True):
+class VirtualTable(ScrolledInPlace, KeptLines, KeptComponentStyles, QuietScrollbars, ScrollView, can_focus=True):
     """Columns of fixed widths; rows made by `row_cells(index)` when they come into view."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
