@@ -112,9 +112,7 @@ def expected_type(question: str) -> Expected:
         and not _stranded_passive(tokens, at + 3)
     ):
         # "What is the famous rock near …?" asks for a rock; "What is the Fresnel lens?" what it is.
-        # An owner's phrase is the head's determiner: "the Song dynasty's capital" asks for a
-        # capital, as "the capital of the Song dynasty" does.
-        head = _noun_after(tokens, at + 3, owned=True)
+        head = _noun_after(tokens, at + 3)
     # A gerund names an activity ("What is grafting?"); another verb asks what something does.
     verbs = [t for t in tokens[at + 2 :] if t.tag == "VERB" and not t.word.lower().endswith("ing")]
     if not head and wh in ("what", "who") and after in BE_TENSED and not verbs:
@@ -212,20 +210,14 @@ def _stranded_passive(tokens: Sequence[Token], start: int) -> bool:
     return at + 2 == len(tokens) and at > start and tokens[at].tag == "VERB" and tokens[at + 1].tag == "ADP"
 
 
-def _noun_after(tokens: Sequence[Token], start: int, owned: bool = False) -> str:
+def _noun_after(tokens: Sequence[Token], start: int) -> str:
     """The head of the noun phrase right after the question word ("what German poet" → poet,
     "the Orion retention quota" → quota): the last common noun of the run of adjectives, names
-    and nouns; "" when only a name or a verb follows. `owned`: the phrase goes on past a
-    possessive ("the keeper's code" → code); right after "which" the owner is what is asked
-    ("which country's army" → country)."""
+    and nouns; "" when only a name or a verb follows."""
     head = ""
     for token in tokens[start:]:
         if token.tag == "NOUN":
             head = token.word
-        elif not (token.tag in ("ADJ", "PROPN") or (owned and _possessive(token))):
+        elif token.tag not in ("ADJ", "PROPN"):
             break
     return head
-
-
-def _possessive(token: Token) -> bool:
-    return token.tag == "PART" and token.word in ("'s", "'", "\u2019s", "\u2019")

@@ -34,11 +34,6 @@ from core.question.typed_spans import typed_spans
         ("What is kneading?", AnswerType.DEFINITION, ""),
         ("What is the Fresnel lens?", AnswerType.DEFINITION, ""),
         ("What is the famous rock near the harbour?", AnswerType.KIND, "rock"),
-        # An owner's phrase determines the head after it, as an "of" phrase would; right after
-        # "which" the owner is what is asked.
-        ("What is the beekeeper's smoker fuel?", AnswerType.KIND, "fuel"),
-        ("What was the abbey's first organist?", AnswerType.PERSON, "organist"),
-        ("Which baker's oven cracked?", AnswerType.PERSON, "baker"),
         ("What did the baker add to the dough?", AnswerType.THING, ""),
         # A passive with its preposition left at the end asks for that preposition's object, not
         # a kind of the subject; a participle whose phrase goes on still names a kind.
