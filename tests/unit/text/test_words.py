@@ -29,6 +29,7 @@ ALLOWED = {
     ("cnl/permission_names.py", "_DATE_PREFIXES"),  # how a date field's name begins (effective…, valid…, expir…)
     ("cnl/permission_names.py", "_DATE_ENDS"),  # how an end date field's name ends (…to, …until, …through)
     ("cnl/permission_readings.py", "_NAMING"),  # HTML's attributes that name a field (<meta name=…>)
+    ("cnl/permission_readings.py", "_BLOCKS"),  # HTML's tag names a renderer starts a line at (<tr>, <li> …)
     ("cnl/intent_cnl.py", "_INTENT_FIELDS"),  # the Intent CNL's field names
     ("cnl/validate.py", "_TRIPLE"),  # a unit's triple field names
     ("store/contents.py", "_OWN_NAMES"),  # the file and folder names the store writes at a cache's root
