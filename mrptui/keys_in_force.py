@@ -5,8 +5,11 @@ screen."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.dom import DOMNode
 from textual.keys import key_to_character
 from textual.screen import Screen
@@ -18,6 +21,50 @@ def types_text(widget: Widget | None) -> bool:
     """Whether printable keys type into `widget` (an editable text box): a command is then reached
     by its F-key or chord, since its letter would be typed."""
     return isinstance(widget, (TextArea, Input)) and not getattr(widget, "read_only", False) and not widget.disabled
+
+
+class KeepsActiveBindings(Screen[None]):
+    """A screen that works out its active bindings once per focus, keymap and `refresh_bindings`
+    rather than on every ask. A panel key asked three times (issue 41, keypress while a question
+    runs): the focus model as the key arrives, the key bar as the focus moves, and the key bar
+    again after the frame, where Textual's `set_focus` publishes once more for Focus and Blur
+    handlers that change what `check_action` says. By Textual's contract for dynamic actions such
+    a change calls `refresh_bindings`, which forgets the kept ones; what else they depend on (the
+    focused widget and its ancestors, its `loading`, the keymap) is what they are kept by."""
+
+    _bindings_asked = 0  # refresh_bindings calls: what check_action says may have changed
+    _setting_focus = False
+    _kept_bindings: tuple[tuple[object, ...], dict[str, ActiveBinding]] | None = None
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        focused = self.focused
+        chain = () if focused is None else (focused.loading, *focused.ancestors_with_self)
+        key = (self._bindings_asked, self.app._keymap, *chain)
+        kept = self._kept_bindings
+        if kept is None or kept[0] != key:
+            kept = self._kept_bindings = (key, super().active_bindings)
+        return kept[1]
+
+    def refresh_bindings(self) -> None:
+        self._bindings_asked += 1
+        super().refresh_bindings()
+
+    def _watch_focused(self) -> None:
+        # The focus is among what the bindings are kept by: publish without forgetting them.
+        self.bindings_updated_signal.publish(self)
+
+    def set_focus(self, widget: Widget | None, scroll_visible: bool = True, from_app_focus: bool = False) -> None:
+        self._setting_focus = True
+        try:
+            super().set_focus(widget, scroll_visible, from_app_focus)
+        finally:
+            self._setting_focus = False
+
+    def call_after_refresh(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> bool:
+        if self._setting_focus and callback == self.refresh_bindings:
+            callback = self._watch_focused  # Textual's publish after the focus move's frame (see above)
+        return super().call_after_refresh(callback, *args, **kwargs)
 
 
 def bindings_in_force(screen: Screen) -> list[tuple[DOMNode, Binding]]:

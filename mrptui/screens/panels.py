@@ -12,6 +12,7 @@ from textual.reactive import Reactive
 from textual.widget import Widget
 from textual.widgets import Tabs
 
+from mrptui.keys_in_force import KeepsActiveBindings
 from mrptui.layout import FIT, WEIGHT_MAX, WEIGHT_MIN, Layout, fit_columns, load_layout, next_preset, save_layout
 from mrptui.screens.dirty_frames import DirtyFramesCompositor
 from mrptui.ui_first import PaintsInputAtOnce
@@ -29,7 +30,7 @@ NARROW_WIDTH = 110
 NARROW_HEIGHT = 30
 
 
-class PanelScreen(PaintsInputAtOnce):
+class PanelScreen(KeepsActiveBindings, PaintsInputAtOnce):
     """The panels `#plan` … `#answer` (class `panel`) in the grid `#panels`, with tabs `#panel-tabs`."""
 
     # Textual's Screen repaints itself whenever focus moves, and a dirty screen is recomposed and

@@ -18,7 +18,7 @@ from textual import events
 from textual.binding import Binding
 from textual.widget import Widget
 
-from mrptui.keys_in_force import bindings_in_force
+from mrptui.keys_in_force import bindings_in_force, types_text
 from mrptui.widgets.kept_static import KeptDrawing
 
 # Keys that stay on the bar at every width: a narrow terminal cuts the others, never these.
@@ -56,6 +56,10 @@ class KeyBar(KeptDrawing, Widget, can_focus=False):
         self._items: list[tuple[Binding, str, str]] = []  # binding, key label, description
         self._palette: tuple[Binding, str, str] | None = None
         self._spans: list[tuple[int, int, Binding]] = []  # start, end cell, binding (for clicks)
+        # What the items were made from: a screen that keeps its active bindings hands back the same
+        # dict until they may have changed (`KeepsActiveBindings`), so a publish that changes nothing
+        # costs nothing here either.
+        self._made_from: tuple[object, bool] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -68,6 +72,10 @@ class KeyBar(KeptDrawing, Widget, can_focus=False):
     def _bindings_changed(self, screen) -> None:
         if not self.is_attached or screen is not self.screen:
             return
+        made_from = (screen.active_bindings, types_text(screen.focused))
+        if self._made_from is not None and made_from[0] is self._made_from[0] and made_from[1] == self._made_from[1]:
+            return
+        self._made_from = made_from
         items: list[tuple[Binding, str, str]] = []
         seen: set[str] = set()
         palette = None

@@ -226,6 +226,7 @@ those rows folds them again.
         self.expanded: set[FoldKey] = set()
         self._breakpoints: frozenset[Breakpoint] = frozenset()
         self._live: tuple[bool, float | None] = (False, None)  # (held before the last row, its running ms)
+        self._offered: tuple[bool | None, bool | None] | None = None  # (unfold, fold) as last published
 
     @property
     def _columns(self) -> list[tuple[str, str]]:
@@ -369,7 +370,17 @@ those rows folds them again.
             return self._listed(self.selected_entry)
         return True
 
+    def _space_offers(self) -> tuple[bool | None, bool | None]:
+        return self.check_action("unfold", ()), self.check_action("fold", ())
+
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        # Only when what space does changed: every refill of a live run highlights a row, and each
+        # refresh_bindings makes the panel screen work its bindings out again (issue 41).
+        if self._space_offers() != self._offered:
+            self._publish_offers()
+
+    def _publish_offers(self) -> None:
+        self._offered = self._space_offers()
         self.refresh_bindings()
 
     def action_unfold(self) -> None:
@@ -388,7 +399,7 @@ those rows folds them again.
         else:
             self.expanded.add(key)
         self._rebuild()
-        self.refresh_bindings()
+        self._publish_offers()
         # The cursor stays on the group: its summary once folded, its first row once listed.
         first = next(
             i

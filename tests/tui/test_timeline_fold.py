@@ -107,3 +107,27 @@ def test_snapshot_timeline_with_a_folded_row(snap_compare) -> None:
 
     app = make_app(NullSession(), replay=_trace(), kb_label="replay hives.jsonl")
     assert snap_compare(app, terminal_size=(150, 42), run_before=run_before)
+
+
+async def test_the_cursor_moving_among_plain_rows_does_not_ask_for_the_bindings_again() -> None:
+    """Only a row where space does something else publishes the bindings (issue 41: every refill of a
+    live run highlights a row, and each publish made the panel screen work its bindings out again)."""
+    app = make_app(NullSession(), replay=_trace())
+    async with app.run_test(size=(150, 42)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape", "2")
+        timeline = app.screen.query_one(AttemptsTimeline)
+        plain = [i for i, e in enumerate(timeline.entries) if not isinstance(e, Fold)]
+        fold_at = next(i for i, e in enumerate(timeline.entries) if isinstance(e, Fold))
+        published: list[object] = []
+        app.screen.bindings_updated_signal.subscribe(timeline, published.append)
+        timeline.move_cursor(row=plain[0])
+        await pilot.pause()
+        published.clear()
+        for row in plain[1:]:
+            timeline.move_cursor(row=row)
+            await pilot.pause()
+        assert published == []
+        timeline.move_cursor(row=fold_at)  # space unfolds here: the key bar must hear of it
+        await pilot.pause()
+        assert published and ("space", "Unfold") in _offered(app)
