@@ -49,6 +49,21 @@ def spy_calls(obj: object, name: str, note=lambda *args: args) -> list:
     return calls
 
 
+def record_frames(app: ExplorerApp, clock) -> list[tuple[float, object]]:
+    """Each frame the app writes to the terminal (not one inside a batch), as (`clock()`, the
+    widget focused then), appended as it is written."""
+    frames: list[tuple[float, object]] = []
+    original = app._display
+
+    def display(screen, update) -> None:
+        original(screen, update)
+        if update is not None and not app._batch_count:
+            frames.append((clock(), app.focused))
+
+    app._display = display  # type: ignore[method-assign]
+    return frames
+
+
 async def until(pilot: Pilot, condition, seconds: float = 20.0) -> None:
     """Wait until `condition()` holds: for state the app reaches on its own after mounting, which
     an idle check alone may report before the app has started the work."""

@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import make_app
-from helpers import settle
+from helpers import record_frames, settle
 from textual import events, screen
 
 from mrptui.widgets.status import StatusLine
@@ -32,15 +32,7 @@ async def painted(condition, seconds: float) -> bool:
 async def test_a_panel_key_is_painted_at_once_while_other_changes_wait_for_the_timer(monkeypatch) -> None:
     monkeypatch.setattr(screen, "UPDATE_PERIOD", SLOT_S)
     app = make_app()
-    frames: list[tuple[float, object]] = []
-    original = app._display
-
-    def display(shown, update) -> None:
-        original(shown, update)
-        if update is not None and not app._batch_count:
-            frames.append((time.monotonic(), app.focused))
-
-    app._display = display  # type: ignore[method-assign]
+    frames = record_frames(app, time.monotonic)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.action_panel("attempts")

@@ -11,7 +11,7 @@ import pytest
 from conftest import make_app
 from fake_runs import thinkingdb_run
 from fakes import FakeSession
-from helpers import settle, until
+from helpers import record_frames, settle, until
 from textual import events
 
 from core.kernel.contract import Request
@@ -63,15 +63,7 @@ async def test_a_key_pressed_while_a_run_is_live_is_painted_before_the_engine_go
     session = SlowSession()
     app = make_app(session)
     app.ui_first.bound_s = 30.0  # the frame, not the bound, must let the engine go on
-    frames: list[tuple[float, object]] = []
-    original = app._display
-
-    def display(screen, update) -> None:
-        original(screen, update)
-        if update is not None and not app._batch_count:
-            frames.append((time.perf_counter(), app.focused))
-
-    app._display = display  # type: ignore[method-assign]
+    frames = record_frames(app, time.perf_counter)
     arrivals: list[float] = []
     arrived = app.ui_first.arrived
 
