@@ -26,12 +26,6 @@ class InputCaps(BaseModel):
     # Documents (or units of a group of small files) turned into a segment at a time: the
     # units of one piece are alive together (about 2.6 KB each), the rest already stored as JSON.
     piece_units: int = Field(default=20_000, ge=100, le=1_000_000)
-    # The whole KB (core/kb/budgets.py): past any of these the KB is not opened at all, the budget
-    # named. A 2M-unit KB opened cold in 377 s and ~1 GB with nothing to stop it; the defaults sit
-    # well above the 1M-unit benchmark (200 files) and the 50,000-file one.
-    max_kb_files: int = Field(default=500_000, ge=1, le=10_000_000)
-    max_kb_bytes: int = Field(default=8_000_000_000, ge=1_000, le=1_000_000_000_000)
-    max_kb_units: int = Field(default=3_000_000, ge=1, le=100_000_000)
 
 
 CAPS = InputCaps()

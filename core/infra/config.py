@@ -148,7 +148,19 @@ class Profile(_Model):
         return self
 
 
+class KbBudgets(_Model):
+    """How large a whole KB may be before it is opened at all (core/kb/budgets.py): past any of
+    these the KB is refused, the budget named. A 2M-unit KB opened cold in 377 s and ~1 GB with
+    nothing to stop it; the defaults sit well above the 1M-unit benchmark (200 files) and the
+    50,000-file one, and an author with a larger KB raises them here (`inputs` in retrieval.json)."""
+
+    max_kb_files: int = Field(default=500_000, ge=1, le=10_000_000)
+    max_kb_bytes: int = Field(default=8_000_000_000, ge=1_000, le=1_000_000_000_000)
+    max_kb_units: int = Field(default=3_000_000, ge=1, le=100_000_000)
+
+
 class RetrievalConfig(_Model):
+    inputs: KbBudgets = KbBudgets()
     bm25: Bm25Config = Bm25Config()
     hdc: HdcConfig = HdcConfig()
     dense: DenseConfig = DenseConfig()

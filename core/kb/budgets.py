@@ -2,7 +2,8 @@
 
 Files and bytes are counted from the scan, before any file is read; units as each file's segment
 comes in (from a build worker, the cache or a build here), so a KB past `inputs.maxKbUnits` stops
-at the file that passed it rather than after building the rest. Past any of them the load raises
+at the file that passed it rather than after building the rest. The budgets are `inputs` in
+retrieval.json (`KbBudgets`), where an author with a larger KB raises them. Past any of them the load raises
 `OverBudget`, naming the budget: the KB is refused, never served in part, since a KB cut at some
 file would change which units a caller sees without saying so (docs/store.md, "Whole-KB budgets").
 """
@@ -12,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from core.cnl.caps import InputCaps
-from core.infra.config import OverBudget
+from core.infra.config import KbBudgets, OverBudget
 from core.infra.diagnostics import Code, Diagnostic
 from core.kb.walk import printable
 
@@ -21,13 +21,13 @@ from core.kb.walk import printable
 def refusal(budget: str, value: int, what: str, file: str) -> OverBudget:
     """The open refused at `file`, where the count passed `budget` (`inputs.maxKbUnits` = `value`)."""
     message = (
-        f"the KB holds more than {value:,} {what} (inputs.{budget}), counted up to this file; "
-        "it is not opened: open a part of it (fewer folders or files)"
+        f"the KB holds more than {value:,} {what} (inputs.{budget} in retrieval.json), counted up to "
+        "this file; it is not opened: open a part of it (fewer folders or files) or raise the budget"
     )
     return OverBudget([Diagnostic(code=Code.KB_TOO_LARGE, message=message, file=printable(file))])
 
 
-def check_scan(files: Sequence[Path], stats: Mapping[str, tuple[int, int, int, int]], caps: InputCaps) -> None:
+def check_scan(files: Sequence[Path], stats: Mapping[str, tuple[int, int, int, int]], caps: KbBudgets) -> None:
     """Refuse a KB of more than `caps.max_kb_files` files or `caps.max_kb_bytes` bytes (by the
     scan's stats: mtime, size, ...), at the file that passed the budget."""
     if len(files) > caps.max_kb_files:
@@ -46,7 +46,7 @@ class UnitCount:
     """Units of the segments read so far, each source counted once (a worker's early segment is
     read again from `early` later)."""
 
-    def __init__(self, caps: InputCaps):
+    def __init__(self, caps: KbBudgets):
         self.limit = caps.max_kb_units
         self._counted: dict[str, int] = {}
         self.total = 0

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from core.cnl import FOLDER_SUFFIXES
-from core.cnl import caps as input_caps
+from core.infra.config import KbBudgets
 from core.infra.diagnostics import Code, Diagnostic, Severity
 from core.infra.progress import Estimate, LoadProgress, Progress, ignore
 from core.kb.budgets import UnitCount, check_scan
@@ -72,6 +72,7 @@ class KnowledgeBase:
         self._diagnostics = tuple(diagnostics)
         self._version = version
         self._stats = dict(stats)
+        self._budgets = KbBudgets()  # what `load` opened it under, which its reloads keep
         self._views: OrderedDict[ViewKey, KBView] = OrderedDict()
         self._views_lock = threading.Lock()
         self._stored = StoredKb(segments, store, prefetched) if segments and store is not None else None
@@ -88,6 +89,7 @@ class KnowledgeBase:
         hdc: HdcConfig | None = None,
         progress: Progress | None = None,
         bm25: Bm25Config | None = None,
+        budgets: KbBudgets | None = None,
     ) -> KnowledgeBase:
         """Read files and folders (recursively; `.md`, `.cnl`, `.txt`, `.nl`; `.jsonl` only when named)
         in a fixed order.
@@ -100,6 +102,8 @@ class KnowledgeBase:
         On a first load, uncached files are built by worker processes (core/store/pool.py), with
         their HDC vectors when `hdc` is given and each file's whole BM25 part when `bm25` is.
         `progress` hears once per file (core/infra/progress.py); if it raises, the load stops there.
+        `budgets` (retrieval.json's `inputs`; default: `previous`'s, else the defaults) stay with the
+        KB for its reloads.
         """
         store = store if store is not None else default_store()
         paths = [Path(path) for path in paths]
@@ -126,8 +130,9 @@ class KnowledgeBase:
         for file in files:
             unique.setdefault(str(file), file)  # by name: hashing Paths cost ~1 s at 50,000 files
         files = list(unique.values())
-        check_scan(files, stats, input_caps.CAPS)
-        counted = UnitCount(input_caps.CAPS)
+        budgets = budgets or (previous._budgets if previous is not None else KbBudgets())
+        check_scan(files, stats, budgets)
+        counted = UnitCount(budgets)
         report = progress or ignore
         report(LoadProgress("scanning", 0, len(files)))
         pooled = 0
@@ -163,7 +168,7 @@ class KnowledgeBase:
             store.prune_after_writes()
         version = digest_lines(_stat_lines(stats))
         groups = {source.name: source.files for source in sources if isinstance(source, FileGroup)}
-        return cls(
+        kb = cls(
             paths,
             files,
             table,
@@ -175,6 +180,8 @@ class KnowledgeBase:
             parts,
             groups,
         )
+        kb._budgets = budgets
+        return kb
 
     @classmethod
     def from_units(cls, units: Iterable[KnowledgeUnit], diagnostics: Iterable[Diagnostic] = ()) -> KnowledgeBase:
@@ -264,7 +271,7 @@ class KnowledgeBase:
     def rebuilt(self) -> KnowledgeBase:
         """A fresh load from the same paths and store that keeps no segment of this one: cache
         files this KB maps changed under it (`Session` checks before each question)."""
-        return self.load(self._paths, self.store)
+        return self.load(self._paths, self.store, budgets=self._budgets)
 
     def _segment_of(self, source: Source, stats: Mapping[str, _Stat]) -> Segment | None:
         """This load's segment of a file (or group of files), if each file's stat is still the one in `stats`."""

@@ -90,6 +90,7 @@ class Session:
                 hdc=self.retrieval.hdc,
                 progress=_tagger_while_building(progress, store),
                 bm25=self.retrieval.bm25,
+                budgets=self.retrieval.inputs,
             )
         self.kb = kb
         if progress is not None:

@@ -15,7 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.eval.labelled import load_queries, stale_labels
-from core.infra.config import ConfigError, EngineConfig, OverBudget, RetrievalConfig, validated
+from core.infra.config import (
+    ConfigError,
+    EngineConfig,
+    KbBudgets,
+    OverBudget,
+    RetrievalConfig,
+    load_retrieval_config,
+    validated,
+)
 from core.infra.diagnostics import Code, Diagnostic
 from core.infra.llm import LlmConfig
 from core.infra.resources import BUNDLED_DEFAULTS, config_dir, sample_kb_dir
@@ -65,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     config_files = _config_files(paths)
     kb_paths = [p for p in paths if p not in config_files and not _is_config_folder(p)]
     try:
-        kb = KnowledgeBase.load(kb_paths, cache_store(args))
+        kb = KnowledgeBase.load(kb_paths, cache_store(args), budgets=_budgets(config_files, config))
     except OverBudget as refused:  # a KB past a whole-KB budget is checked no further, as it is never opened
         for diagnostic in refused.diagnostics:
             print(diagnostic.model_copy(update={"file": _relative(diagnostic.file)}).format())
@@ -98,6 +106,17 @@ def _config_files(paths: list[Path]) -> list[Path]:
         elif not path.is_dir() and path.suffix.lower() == ".json":
             files.append(path)
     return files
+
+
+def _budgets(config_files: list[Path], config: Path | None) -> KbBudgets:
+    """The whole-KB budgets the KB opens under: those of a retrieval.json being checked, else of
+    the config folder the other commands would read. A file that does not validate leaves the
+    defaults, and its own check reports it."""
+    named = [file for file in config_files if file.name == "retrieval.json"]
+    try:
+        return (validated(RetrievalConfig, named[-1]) if named else load_retrieval_config(config)).inputs
+    except ConfigError:
+        return KbBudgets()
 
 
 def _checker(file: Path) -> Callable[[Path, KnowledgeBase], list[Diagnostic]]:

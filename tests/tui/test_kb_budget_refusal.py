@@ -13,15 +13,14 @@ from helpers import record_notifications, settle
 from loading import HeldLoad, until
 from textual.widgets import Static
 
-from core.cnl import caps as caps_module
-from core.cnl.caps import InputCaps
 from core.infra.resources import config_dir
 from core.kernel.session import Session
 from mrptui.session_seam import NullSession
+from tests.support.engine_config import edited_config
 from tests.support.store_kb import write_kb
 
 SIZE = (150, 42)
-BUDGET = "KB_TOO_LARGE the KB holds more than 50 units (inputs.maxKbUnits)"
+BUDGET = "KB_TOO_LARGE the KB holds more than 50 units (inputs.maxKbUnits in retrieval.json)"
 
 
 def status(app) -> str:
@@ -31,12 +30,12 @@ def status(app) -> str:
 @pytest.fixture
 def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MRPTUI_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(caps_module, "CAPS", InputCaps(max_kb_units=50))
+    edited_config(tmp_path, config_dir(), {"inputs": {"maxKbUnits": 50}}, "retrieval.json")
     return tmp_path / "kb"
 
 
 def opened(kb: Path):
-    load = HeldLoad(partial(Session.open, [kb], config_dir()))
+    load = HeldLoad(partial(Session.open, [kb], kb.parent / "config"))
     return make_app(None, opener=load.opener)
 
 

@@ -142,7 +142,9 @@ def cut(
     if missing:
         raise ShardError(f"{missing[0]}: not found on the worker that cuts the KB (every worker must see it)")
     store = store_at(Path(cache) if cache else None)
-    kb = KnowledgeBase.load([Path(path) for path in paths], store, hdc=config.hdc, bm25=config.bm25)
+    kb = KnowledgeBase.load(
+        [Path(path) for path in paths], store, hdc=config.hdc, bm25=config.bm25, budgets=config.inputs
+    )
     folder, manifest = ensure_shards(kb, Path(root), shards, units_per_file)
     return str(folder), manifest
 
@@ -174,7 +176,9 @@ def open_shard(folder: Path, config: RetrievalConfig) -> tuple[KnowledgeBase, Sh
     if folder.name not in manifest.folders:
         raise ShardError(f"{folder}: not a shard of {folder.parent / MANIFEST}")
     expected = manifest.units[manifest.folders.index(folder.name)]
-    kb = KnowledgeBase.load([folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc)
+    kb = KnowledgeBase.load(
+        [folder], store=store_at(folder / INDEX_FOLDER), bm25=config.bm25, hdc=config.hdc, budgets=config.inputs
+    )
     if kb.unit_count != expected:
         raise ShardError(f"{folder}: {kb.unit_count} units read, its manifest says {expected}")
     try:
