@@ -268,7 +268,7 @@ class ExplorerApp(App[None]):
             self.runner.start_run(queued)
 
     on_kbload_failed = _handles(m.KBLoadFailed, lambda app, msg: app.lifecycle.failed(msg.problems))
-    on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what))
+    on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what, msg.caller))
 
     def on_kbreloaded(self, message: m.KBReloaded) -> None:
         self.kb_health.refresh()
