@@ -4,6 +4,8 @@ hands each its collaborators, and routes messages and keys to them.
 - `CallerSwitch` (mrptui/caller_switch.py): a new caller (ctrl+g), the last question asked again as it.
 - `KBHealth` (mrptui/kb_health.py): reading the KB's health as the caller sees it, and showing it.
 - `KBLifecycle` (mrptui/kb_lifecycle.py): opening, warming, polling and reloading the KB.
+- `KBReports` (mrptui/kb_reports.py): an opened or reloaded session handed on to those it concerns.
+- `WorkerErrors` (mrptui/worker_errors.py): a worker that raised opens an error modal, never a crash.
 - `RunDriver` (mrptui/run_driver.py): asking, showing a replay, the engine worker, stepping (its
   `RunControl`), rendering the cursor.
 - `WhatIf` (mrptui/whatif.py): pins, exclusions, dropped units, intent edits, breakpoints, undo, diff.
@@ -29,7 +31,7 @@ from textual.binding import BindingType
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker
 
 from core.infra.resources import config_dir
 from core.kernel.events import Event
@@ -44,6 +46,7 @@ from mrptui.exporter import Exporter
 from mrptui.focus_model import FocusModel
 from mrptui.kb_health import KBHealth
 from mrptui.kb_lifecycle import LOADING_REASON, KBLifecycle, Opener, quiet_gc
+from mrptui.kb_reports import KBReports
 from mrptui.kb_state import KBState
 from mrptui.keymap import APP_BINDINGS, KEYMAP_FILE, apply_keymap
 from mrptui.layout import layout_path as layout_file
@@ -59,6 +62,7 @@ from mrptui.session_seam import NullSession, SessionLike
 from mrptui.state import RunRecord, ViewState
 from mrptui.ui_first import UiFirst, input_in_flight, is_input
 from mrptui.whatif import WhatIf
+from mrptui.worker_errors import WorkerErrors
 
 M = TypeVar("M", bound=Message)
 
@@ -165,6 +169,8 @@ class ExplorerApp(App[None]):
         self.focus_model = FocusModel(self, self.navigator, self.main)
         self.kb_health = KBHealth(self, self.kb, self.main)
         self.callers = CallerSwitch(self, self.kb, self.kb_health, self.runner, self._new_view)
+        self.kb_reports = KBReports(self.lifecycle, self.kb_health, self.runner, self.focus_model, self._new_view)
+        self.worker_errors = WorkerErrors(self, self.lifecycle, self.runner)
         self.theme = theme
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -258,25 +264,10 @@ class ExplorerApp(App[None]):
     # -- messages from workers ---------------------------------------------------------------------
 
     on_kbload_progressed = _handles(m.KBLoadProgressed, lambda app, msg: app.lifecycle.progressed(msg.progress))
-
-    def on_kbopened(self, message: m.KBOpened) -> None:
-        self.lifecycle.opened(message.session, message.fingerprint)
-        self.kb_generation += 1
-        self.kb_health.refresh(banner=not self.runs)
-        queued = self.lifecycle.take_queued()
-        if queued is not None:
-            self.runner.start_run(queued)
-
+    on_kbopened = _handles(m.KBOpened, lambda app, msg: app.kb_reports.opened(msg))
     on_kbload_failed = _handles(m.KBLoadFailed, lambda app, msg: app.lifecycle.failed(msg.problems))
-    on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what))
-
-    def on_kbreloaded(self, message: m.KBReloaded) -> None:
-        self.kb_health.refresh()
-        self.runner.refresh_view()
-        self.kb_generation += 1
-        rerun = f" · {self.focus_model.rerun_hint()}" if self.control.last_request is not None else ""
-        self.lifecycle.reloaded(message.errors, rerun, rebuild_hdc=message.hdc_was_ready, problems=message.problems)
-
+    on_kbwork = _handles(m.KBWork, lambda app, msg: app.lifecycle.work(msg.what, msg.caller))
+    on_kbreloaded = _handles(m.KBReloaded, lambda app, msg: app.kb_reports.reloaded(msg))
     on_events_arrived = _handles(m.EventsArrived, lambda app, msg: app.runner.arrived(msg))
     on_run_held = _handles(m.RunHeld, lambda app, msg: app.runner.held_at(msg))
 
@@ -284,18 +275,7 @@ class ExplorerApp(App[None]):
         self.runner.ended(message, self.kb_generation)
         self.memory.ended(self.control.run_by_id(message.run_id))
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """The one handler for worker errors: an error modal, never a crash."""
-        worker = event.worker
-        self.lifecycle.worker_ended(worker.group or "", event.state)
-        if event.state != WorkerState.ERROR:
-            return
-        message = f"{type(worker.error).__name__}: {worker.error}"
-        if (worker.group or "").startswith("engine-"):
-            self.runner.failed(worker.name, message)
-            self.push_screen(ErrorModal("Engine error", message))
-        else:
-            self.push_screen(ErrorModal(f"{worker.description or 'Background task'} failed", message))
+    on_worker_state_changed = _handles(Worker.StateChanged, lambda app, event: app.worker_errors.changed(event))
 
     # -- commands from screens (mrptui/messages.py): each to the component that does it ------------
 

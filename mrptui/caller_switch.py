@@ -3,8 +3,11 @@ what a caller with tags X in region Y on date Z is shown.
 
 The new caller is `OpenKB.caller`, read by everything that reads the KB: the engine builds that
 caller's view before any ranking (core/kb/view.py), so a unit outside it is absent from every pane,
-and the KB, rules and Memory screens re-read it. The last question runs again as the new caller,
-with the same pins and exclusions as a re-run; memory is the new caller's own (mrptui/conversation.py).
+and the KB, rules and Memory screens re-read it. Its indexes are built at once, in a worker
+(`KBLifecycle.new_caller`), not by its first question. The last question runs again as the new
+caller, with the same pins and exclusions as a re-run, and the panes do not keep the previous
+run's content while it starts (`RunControl.previous`): that was another caller's view. Memory is
+the new caller's own (mrptui/conversation.py).
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ class CallerSwitch:
             self.app.notify(f"already asking as the {who}")
             return
         self.kb.caller = choice.caller
+        if not self.runner.options.replay:  # a replay runs no engine, so builds no index
+            self.lifecycle.new_caller()
         self.health.refresh(banner=False)  # the counts are the new caller's (docs/security.md)
         self._new_view()
         last = self.runner.control.last_request

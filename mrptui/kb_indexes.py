@@ -1,6 +1,8 @@
 """Warming the open KB's indexes, none of it on the UI thread: BM25 and ThinkingDB first, then HDC
-(and HDC again for a reloaded view), then the part-of-speech tags. `KBLifecycle` starts them; the
-workers report with `KBWork` messages the app hands back to `work`.
+(and HDC again for a reloaded view), then the part-of-speech tags; again for each new caller's view
+(ctrl+g, a new day), so its first question does not build them. `KBLifecycle` starts them; the
+workers report with `KBWork` messages, naming the caller they built for, that the app hands back
+to `work`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Callable
 from textual.app import App
 from textual.worker import WorkerState, get_current_worker
 
+from core.units import Caller, CallerKey
 from mrptui.kb_state import KBState
 from mrptui.messages import KBWork, KBWorkName
 from mrptui.open_kb import OpenKB
@@ -49,43 +52,53 @@ class KBIndexes:
         self._hdc_since = 0.0
 
     def warm(self) -> None:
-        """The session is open: warm its indexes in a worker."""
+        """The session is open, or the caller changed: warm the caller's indexes in a worker. A
+        warm-up for a caller since replaced is cancelled (its tagging stops; an index it is
+        building is finished, and kept for that caller, but reports nothing)."""
         self._indexing_since = self.options.clock()
-        self._set(indexing=True)
+        self._set(indexing=True, hdc="")  # a replaced caller's HDC build or failure is not this one's
+        caller = self.kb.caller
         self.app.run_worker(
-            self._warm_up, thread=True, group=WARM_UP_GROUP, description="Preparing the indexes", exit_on_error=False
+            lambda: self._warm_up(caller),
+            thread=True,
+            group=WARM_UP_GROUP,
+            exclusive=True,
+            description="Preparing the indexes",
+            exit_on_error=False,
         )
 
-    def _warm_up(self) -> None:
+    def _warm_up(self, caller: Caller) -> None:
         """BM25 and ThinkingDB first (every question needs them), then HDC, off the critical path."""
         kb = self.kb
-        kb.session.warm_up(kb.caller)
-        self.app.post_message(KBWork("indexes_ready"))
-        if not kb.session.hdc_ready(kb.caller):
-            self._build_hdc("hdc_ready")
+        kb.session.warm_up(caller)
+        self.app.post_message(KBWork("indexes_ready", caller.key))
+        if not kb.session.hdc_ready(caller):
+            self._build_hdc("hdc_ready", caller)
         # Last and slowest: the KB's part-of-speech tags into the index store (core/nlp/tag_store.py),
         # resting between slices and waiting while a question runs (a held one uses no CPU), so
         # the question and the keys pressed meanwhile keep the interpreter's lock (issue 25).
         worker = get_current_worker()
         cancelled = lambda: worker.is_cancelled  # noqa: E731
-        kb.session.warm_up_tags(kb.caller, cancelled=cancelled, busy=self._busy, pause=lambda: self._pause(cancelled))
+        kb.session.warm_up_tags(caller, cancelled=cancelled, busy=self._busy, pause=lambda: self._pause(cancelled))
 
     def _rebuild_hdc(self) -> None:
         """After a reload: quiet unless it fails (a toast after every saved edit would be noise)."""
-        self._build_hdc("hdc_rebuilt")
+        self._build_hdc("hdc_rebuilt", self.kb.caller)
 
-    def _build_hdc(self, done: KBWorkName) -> None:
-        session, caller, post = self.kb.session, self.kb.caller, self.app.post_message
-        post(KBWork("hdc_building"))
+    def _build_hdc(self, done: KBWorkName, caller: Caller) -> None:
+        session, post = self.kb.session, self.app.post_message
+        post(KBWork("hdc_building", caller.key))
         try:
             session.warm_up_hdc(caller)
         except Exception:
-            post(KBWork("hdc_failed"))
+            post(KBWork("hdc_failed", caller.key))
             raise
         if session.hdc_ready(caller):  # else a newer reload's rebuild is under way and will say so
-            post(KBWork(done))
+            post(KBWork(done, caller.key))
 
-    def work(self, what: KBWorkName) -> None:
+    def work(self, what: KBWorkName, caller: CallerKey | None = None) -> None:
+        if caller is not None and caller != self.kb.caller.key:
+            return  # built for a caller since replaced: the new caller's warm-up reports for itself
         if what == "indexes_ready":
             self._set(indexing=False)
             took = self.options.clock() - self._indexing_since
@@ -108,8 +121,15 @@ class KBIndexes:
             # Cancelled: a newer reload started its own rebuild, which reports for itself.
             if state is WorkerState.ERROR:
                 self._set(hdc="failed" if hdc == "building" else hdc)
-        elif group == WARM_UP_GROUP:
+        elif group == WARM_UP_GROUP and not self._warming():
             self._set(indexing=False, hdc="failed" if hdc == "building" else hdc)
+
+    def _warming(self) -> bool:
+        """A warm-up is still under way: the one a new caller's replaced ended, not this one."""
+        return any(
+            worker.group == WARM_UP_GROUP and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.app.workers
+        )
 
     def reloaded(self, *, rebuild_hdc: bool) -> None:
         # The new view's HDC index is built now, not by the next escalated question (seconds at a

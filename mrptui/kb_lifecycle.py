@@ -23,6 +23,7 @@ from core.infra.diagnostics import Code, Diagnostic
 from core.infra.progress import LoadProgress, Progress
 from core.kb.health import DETAILS_HINT, Health, counts_phrase
 from core.kernel.contract import Request
+from core.units import CallerKey
 from mrptui.cluster_link import ClusterLink
 from mrptui.kb_indexes import KBIndexes
 from mrptui.kb_state import KBState, progress_text
@@ -225,11 +226,17 @@ class KBLifecycle:
 
     # -- indexes (`KBIndexes`) -------------------------------------------------------------
 
-    def work(self, what: KBWorkName) -> None:
+    def work(self, what: KBWorkName, caller: CallerKey | None = None) -> None:
         if what == "reloading":
             self._set(reloading=True)
         else:
-            self.indexes.work(what)
+            self.indexes.work(what, caller)
+
+    def new_caller(self) -> None:
+        """The caller changed (ctrl+g, a new day): build the new view's indexes now, in a worker,
+        rather than during its first question. Before the KB is open, opening warms them."""
+        if self.state.phase == "ready":
+            self.indexes.warm()
 
     def worker_ended(self, group: str, state: WorkerState) -> None:
         """A warm-up or reload worker that raised leaves no 'building…' behind."""
@@ -267,6 +274,7 @@ class KBLifecycle:
         if self.follow_today and self.kb.caller.as_of != today:
             self.kb.caller = self.kb.caller.model_copy(update={"as_of": today})
             self._new_view()
+            self.new_caller()
             self.app.notify(f"a new day: the KB is now read as of {today.isoformat()}")
 
     def reload(self) -> None:

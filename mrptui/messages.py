@@ -11,6 +11,7 @@ from core.infra.diagnostics import Diagnostic
 from core.infra.progress import LoadProgress
 from core.kernel.contract import Request
 from core.kernel.events import Event
+from core.units import CallerKey
 
 
 @dataclass
@@ -87,9 +88,12 @@ KBWorkName = Literal["indexes_ready", "hdc_building", "hdc_ready", "hdc_rebuilt"
 
 @dataclass
 class KBWork(Message):
-    """A background step on the open KB started or ended (the status line shows it)."""
+    """A background step on the open KB started or ended (the status line shows it). `caller`: the
+    caller whose view's indexes it built, so a step for a caller since replaced is not taken for
+    the new one's."""
 
     what: KBWorkName
+    caller: CallerKey | None = None
 
 
 @dataclass

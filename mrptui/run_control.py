@@ -83,11 +83,16 @@ class RunControl:
         """The run before the live one, while the live one runs on unheld with the cursor at its end:
         the panes it has nothing for yet keep showing that run, marked stale, rather than going
         blank at its start and filling at its end (two near full-screen frames a question, issue
-        41). Held, stepped back or finished, the run's own state is shown as it is."""
+        41). Held, stepped back or finished, the run's own state is shown as it is. A run asked
+        as another caller (ctrl+g) has no previous run: the one before showed units of that
+        other caller's view, which this caller may not see (fail closed)."""
         run = self.current
         if run is None or not self.is_live or run.held or not self.following or len(self.runs) < 2:
             return None
-        return self.runs[-2]
+        before = self.runs[-2]
+        if before.request is None or run.request is None or before.request.caller.key != run.request.caller.key:
+            return None
+        return before
 
     @property
     def held(self) -> str:

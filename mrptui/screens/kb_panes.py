@@ -34,8 +34,9 @@ from mrptui.screens.kb_columns import (
     unit_cells,
 )
 from mrptui.screens.kb_search import INLINE_UNITS, UnitSearch
-from mrptui.screens.modals import NO_KB_TEXT, unit_markup
+from mrptui.screens.modals import NO_KB_TEXT, unit_rows
 from mrptui.session_seam import describe_caller
+from mrptui.widgets.field_grid import FieldGrid, grid_width
 from mrptui.widgets.id_cut import unique_cut
 from mrptui.widgets.keybar import KeyBar
 from mrptui.widgets.virtual_table import Cells, VirtualTable
@@ -97,6 +98,7 @@ class KBPanes(Screen[None]):
             with VerticalScroll(id="kb-detail", can_focus=False) as detail:
                 detail.border_title = "Selected unit"
                 yield Static("", id="kb-detail-text")
+                yield FieldGrid(id="kb-detail-fields")
             diagnostics = OptionList(id="kb-diagnostics")
             diagnostics.border_title = "Validation errors"
             diagnostics.border_subtitle = f"{AUTHOR_VIEW} (this pane, e)"
@@ -169,7 +171,7 @@ class KBPanes(Screen[None]):
         if self._widths is None or self._widths[0] is not shown or self._widths[1] != marked:
             content = content_widths(shown, marked=marked)
             read = content.read[:: max(-(-len(content.read) // DETAIL_READS), 1)]
-            detail = max((_widest(unit_markup(shown[p], "")) for p in read), default=0)
+            detail = max((grid_width(unit_rows(shown[p])) for p in read), default=0)
             self._widths = (shown, marked, content, detail)
         return self._widths[2], self._widths[3]
 
@@ -208,12 +210,17 @@ class KBPanes(Screen[None]):
         listing.border_title = f"Validation: {counts_phrase(*self.counts)}"
 
     def _render_detail(self) -> None:
-        unit = self.selected
-        if self.trace_ids:
-            text = f"[$warning]{escape(NO_KB_TEXT)}[/]"
+        """The selected unit's fields in two columns (a wrapped value stays under its first line),
+        or one line saying why there is none."""
+        unit = None if self.trace_ids else self.selected
+        note, fields = self.query_one("#kb-detail-text", Static), self.query_one("#kb-detail-fields", FieldGrid)
+        if unit is not None:
+            fields.show(unit_rows(unit))
         else:
-            text = unit_markup(unit, "") if unit else "[$foreground-muted]no unit selected[/]"
-        self.query_one("#kb-detail-text", Static).update(text)
+            note.update(
+                f"[$warning]{escape(NO_KB_TEXT)}[/]" if self.trace_ids else "[$foreground-muted]no unit selected[/]"
+            )
+        note.display, fields.display = unit is None, unit is not None
 
     @property
     def selected(self) -> KnowledgeUnit | None:

@@ -122,7 +122,8 @@ Type a question and press **Enter** to run the engine on it.
         # Runs before TextArea._on_key (Textual dispatches down the MRO; prevent_default skips it).
         # The box's own keys are handled here, in its message queue, rather than by the app's
         # binding lookup after the key bubbles up: typed ahead (a paste without bracketed paste,
-        # tmux send-keys) the next characters would otherwise land before the new line.
+        # tmux send-keys) the characters behind the key are already in this queue, so they would
+        # land before the new line, or be typed and then wiped by ctrl+u's clear.
         if self.read_only:
             return
         if event.key.startswith("alt+"):
@@ -142,13 +143,19 @@ Type a question and press **Enter** to run the engine on it.
             # presses ctrl+j before the box is on the screen.
             action = "submit"
         elif not event.is_printable:
-            active = self.screen.active_bindings.get(event.key)  # the keymap applied
-            if active is not None and active.node is self and active.binding.action in ("submit", "newline"):
-                action = active.binding.action
+            action = self._own_action(event.key)
         if action is not None:
             event.stop()
             event.prevent_default()
-            self.action_submit() if action == "submit" else self.action_newline()
+            await self.run_action(action)
+
+    def _own_action(self, key: str) -> str | None:
+        """The box's own action `key` is bound to (the keymap applied), if any. Actions of another
+        namespace (escape's `screen.leave_query`) move the focus, not the text: they bubble as usual."""
+        active = self.screen.active_bindings.get(key)
+        if active is None or active.node is not self or not active.enabled or "." in active.binding.action:
+            return None
+        return active.binding.action
 
     def action_submit(self) -> None:
         question = normalise_question(self.text)

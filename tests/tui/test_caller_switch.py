@@ -4,11 +4,12 @@ naming the caller, and permissions applied before ranking for the new caller in 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 import pytest
 from conftest import make_app
 from fake_kb import AS_OF
-from helpers import ask, record_notifications, settle
+from helpers import ask, record_notifications, settle, until
 from textual import events
 from textual.content import Content
 from textual.widgets import Input, Static
@@ -42,8 +43,8 @@ def write_lighthouse(folder) -> None:
     )
 
 
-async def choose_caller(pilot, tags: str = "", region: str = "", as_of: str = "") -> None:
-    """ctrl+g, fill the three fields, Enter."""
+async def choose_caller(pilot, tags: str = "", region: str = "", as_of: str = "", *, wait: bool = True) -> None:
+    """ctrl+g, fill the three fields, Enter; then (`wait`) let the workers finish."""
     await pilot.press("ctrl+g")
     await pilot.pause()
     screen = pilot.app.screen
@@ -51,7 +52,10 @@ async def choose_caller(pilot, tags: str = "", region: str = "", as_of: str = ""
     for name, value in (("tags", tags), ("region", region), ("as-of", as_of)):
         screen.query_one(f"#caller-{name}", Input).value = value
     await pilot.press("enter")
-    await settle(pilot)
+    if wait:
+        await settle(pilot)
+    else:
+        await pilot.pause()
 
 
 def pane_text(app) -> str:
@@ -142,6 +146,75 @@ async def test_a_unit_restricted_to_a_tag_shows_in_no_pane_without_it_and_in_the
         await choose_caller(pilot, as_of=AS_OF.isoformat())  # back to the public caller, from the KB screen
         assert isinstance(app.screen, KBScreen) and STAFF_ONLY not in [u.id for u in app.screen.units]
         assert app.current.run_id == 3 and STAFF_ONLY not in pane_text(app)
+
+
+class Gated:
+    """The session's index warm-up and runs held at a gate for one kind of caller (`held(caller)`),
+    so a test can look at the app while a new caller's indexes build and its first run waits."""
+
+    def __init__(self, session, held) -> None:
+        self.gate, self.held, self.warmed = threading.Event(), held, []
+        warm_up, run = session.warm_up, session.run
+
+        def gated_warm_up(caller) -> None:
+            self.warmed.append(caller)
+            if held(caller):
+                self.gate.wait(10)
+            warm_up(caller)
+
+        def gated_run(request, steering=None):
+            events = run(request, steering)
+            if held(request.caller):
+                self.gate.wait(10)
+            yield from events
+
+        session.warm_up, session.run = gated_warm_up, gated_run
+
+
+async def test_a_new_callers_indexes_are_built_in_a_worker_as_soon_as_it_is_set(tmp_path, config_path) -> None:
+    write_lighthouse(tmp_path)
+    session = ExplorerSession.open([tmp_path], config_path)
+    gated = Gated(session, held=lambda caller: "staff" in caller.tags)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not app.kb_state.indexing and gated.warmed == [app.caller]
+        await pilot.press("escape")
+        await choose_caller(pilot, "staff", as_of=AS_OF.isoformat(), wait=False)
+        staff = Caller(tags={"staff"}, as_of=AS_OF)
+        assert app.caller == staff and app.runs == []  # no question yet: the build is the switch's own
+        await until(pilot, lambda: gated.warmed[-1:] == [staff])
+        status = app.main.query_one("#status", Static)
+        assert app.kb_state.indexing and "indexes building" in str(status.content)
+        gated.gate.set()
+        await settle(pilot)
+        assert not app.kb_state.indexing and "indexes building" not in str(status.content)
+        assert session.hdc_ready(staff)  # the escalation lane's index too, before any question
+
+
+async def test_while_a_new_callers_first_run_waits_no_pane_shows_the_previous_callers_units(
+    tmp_path, config_path
+) -> None:
+    """A question starting keeps the previous run's panes (marked stale) until it has its own; a
+    run asked as another caller must not: the previous caller's units may be outside its view."""
+    write_lighthouse(tmp_path)
+    session = ExplorerSession.open([tmp_path], config_path)
+    armed = threading.Event()
+    gated = Gated(session, held=lambda caller: armed.is_set() and not caller.tags)
+    app = make_app(session)
+    async with app.run_test(size=SIZE) as pilot:
+        await choose_caller(pilot, "staff", as_of=AS_OF.isoformat())
+        await ask(pilot, "Where does the lighthouse lamp key hang?")
+        assert STAFF_ONLY in pane_text(app)
+        armed.set()
+        await choose_caller(pilot, as_of=AS_OF.isoformat(), wait=False)
+        await until(pilot, lambda: app.control.is_live and app.current.run_id == 2)
+        await pilot.pause()
+        assert STAFF_ONLY not in pane_text(app)
+        assert app.kb_state.indexing
+        gated.gate.set()
+        await settle(pilot)
+        assert app.state.done and PUBLIC in pane_text(app) and STAFF_ONLY not in pane_text(app)
 
 
 def test_a_unit_window_names_the_dates_a_callers_as_of_must_fall_within() -> None:

@@ -172,3 +172,38 @@ async def test_a_wrapped_unit_field_stays_under_its_first_line(app):
         claim = values[next(n for n, name in enumerate(names) if "claim" in str(name.content))]
         assert claim.region.height >= 2  # it wraps at this width
         assert all(value.region.x > max(name.region.right for name in names) for value in values)
+
+
+def _shown_fields(grid) -> list[tuple[str, object]]:
+    """(name, value cell) of each row the grid shows."""
+    names = [plain_of(cell) for cell in grid.query(".field-name") if cell.display]
+    return list(zip(names, [cell for cell in grid.query(".field-value") if cell.display], strict=True))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 40)])
+async def test_a_selected_units_wrapped_value_stays_under_its_first_line(size):
+    """The selected-unit pane is a two-column FieldGrid, as the unit and why-not windows are: a
+    claim too long for the pane wraps under its own first line, not back under the field names;
+    moving the cursor shows the next unit's fields, and only its own."""
+    from fake_kb import U_DBT, U_LUIGI
+
+    from mrptui.widgets.field_grid import FieldGrid
+
+    app = make_app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("escape", "k", "down", "down", "down", "down")
+        await settle(pilot)
+        assert app.screen.selected.id == U_LUIGI
+        grid = app.screen.query_one("#kb-detail-fields", FieldGrid)
+        fields = dict(_shown_fields(grid))
+        claim = fields["claim"]
+        assert plain_of(claim) == "Luigi is a batch workflow tool first built at Spotify." and claim.size.height > 1
+        names_end = max(cell.virtual_region.right for cell in grid.query(".field-name"))
+        assert {cell.virtual_region.x for cell in fields.values()} == {claim.virtual_region.x}
+        assert claim.virtual_region.x > names_end
+        await pilot.press("down")  # dbt has a triple: one row more
+        await settle(pilot)
+        assert app.screen.selected.id == U_DBT and "triple" in dict(_shown_fields(grid))
+        await pilot.press("up")
+        await settle(pilot)
+        assert [name for name, _ in _shown_fields(grid)] == list(fields)

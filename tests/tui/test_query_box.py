@@ -26,6 +26,23 @@ async def test_ctrl_u_clears_every_line_of_the_question(app) -> None:
         )
 
 
+async def test_keys_typed_right_after_ctrl_u_land_in_the_cleared_box(app) -> None:
+    """ctrl+u then "abc" in one burst (tmux send-keys C-u abc, a fast typist): every key is queued
+    in the box before the first is handled. ctrl+u is the box's own binding; run only once the key
+    had bubbled back to the app, it cleared the "abc" typed meanwhile."""
+    async with app.run_test(size=(150, 42)) as pilot:
+        box = app.screen.query_one(QueryBox)
+        await pilot.press(*"first", "ctrl+j", *"second")
+        for key, character in (("ctrl+u", None), ("a", "a"), ("b", "b"), ("c", "c")):
+            app.post_message(events.Key(key, character))
+        await settle(pilot)
+        assert box.text == "abc" and box.has_focus
+        for key, character in (("f7", None), ("x", "x"), ("ctrl+u", None), ("y", "y")):
+            app.post_message(events.Key(key, character))  # f7 selects all: x replaces the question
+        await settle(pilot)
+        assert box.text == "y"
+
+
 async def test_history_walks_back_and_forward_and_persists_across_sessions(_private_history: Path) -> None:
     first = make_app()
     async with first.run_test(size=(150, 42)) as pilot:

@@ -87,6 +87,16 @@ def test_kb_screen_at_80x24_keeps_its_counts(snap_compare):
     assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
 
 
+def test_kb_screen_selected_unit_wraps_under_its_value(snap_compare):
+    """At 80×24 the Luigi unit's claim wraps in the selected-unit pane, under the claim's first line."""
+
+    async def run_before(pilot):
+        await pilot.press("escape", "k", "down", "down", "down", "down")
+        await _finish(pilot)
+
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=run_before)
+
+
 def test_rules_screen_after_a_run(snap_compare):
     async def run_before(pilot):
         await ask(pilot)
