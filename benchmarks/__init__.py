@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -66,20 +66,45 @@ def row(engine: str, n: int, op: str, times_ms: list[float], peak_mb: float) -> 
     }
 
 
-def measure(calls: list[Callable[[], object]], warmup: int = 0) -> tuple[list[float], float]:
+def measure(calls: Sequence[Callable[[], object]], warmup: int = 0) -> tuple[list[float], float]:
     """Run each call once, timing each; returns per-call ms (after `warmup` calls) and peak MB.
 
     Peak memory is the resident-set high-water mark above the RSS at the start, so it costs nothing
     while timing (tracemalloc would slow the Python parts several-fold).
     """
     baseline = _reset_peak_rss()
+    times = _timed(calls)[warmup:]
+    return times, max(0.0, _peak_rss() - baseline) / 2**20
+
+
+def measure_in_turns(
+    engines: Sequence[Sequence[Callable[[], object]]], warmup: int = 0, block: int = 10
+) -> list[tuple[list[float], float]]:
+    """`measure` of several engines' calls over the same questions, timed in turns: each engine's
+    warm-up alone (its peak MB is over that, where it makes what it makes lazily), then blocks of
+    `block` calls, one engine's after the other's, the engine that goes first rotating by block.
+
+    The machine's speed moves by half within minutes (a VM on a shared host: `cpu_loop` read
+    381 / 589 / 442 ms in quiet runs minutes apart), evenly over every call of a pass, so two
+    engines timed one after the other each get another moment's speed; timed in turns they share
+    it and their ratio holds. A block keeps each engine's own data in cache, as one timed alone has
+    it, where a call-by-call turn would charge each with the other's evictions."""
+    peaks = [measure(calls[:warmup])[1] for calls in engines]
+    times: list[list[float]] = [[] for _ in engines]
+    for turn, start in enumerate(range(warmup, len(engines[0]), block)):
+        for engine in [*range(turn % len(engines), len(engines)), *range(turn % len(engines))]:
+            times[engine] += _timed(engines[engine][start : start + block])
+    return list(zip(times, peaks, strict=True))
+
+
+def _timed(calls: Sequence[Callable[[], object]]) -> list[float]:
+    """Each call's wall time in ms, one after the other."""
     times = []
-    for index, call in enumerate(calls):
+    for call in calls:
         started = time.perf_counter()
         call()
-        if index >= warmup:
-            times.append((time.perf_counter() - started) * 1000)
-    return times, max(0.0, _peak_rss() - baseline) / 2**20
+        times.append((time.perf_counter() - started) * 1000)
+    return times
 
 
 def _reset_peak_rss() -> int:

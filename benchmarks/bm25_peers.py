@@ -41,6 +41,7 @@ class Peer:
     build: Callable[[list[list[str]]], Search]
     report_build: bool = True  # False: the same index code as a peer already reported
     slow: bool = False  # scores every document in Python: a few queries, no warm-up, at 100k and up
+    in_turns: bool = False  # an issue's ratio divides by it: timed in turns with ours (retrieval.py)
 
 
 def available() -> list[Peer]:
@@ -190,6 +191,6 @@ _CANDIDATES = (
     (Peer("bm25s-numpy", _bm25s("numpy")), ("bm25s",)),
     (Peer("bm25s-numba", _bm25s("numba"), report_build=False), ("bm25s", "numba")),
     (Peer("rank-bm25", _rank_bm25, slow=True), ("rank_bm25",)),
-    (Peer("pisa", _pisa), ("pyterrier_pisa",)),
-    (Peer("tantivy", _tantivy), ("tantivy",)),
+    (Peer("pisa", _pisa, in_turns=True), ("pyterrier_pisa",)),
+    (Peer("tantivy", _tantivy, in_turns=True), ("tantivy",)),
 )

@@ -7,7 +7,12 @@ Ops:
   caches (as after KB load); the HDC build follows it, as in the app. The peers get pre-tokenized
   documents, so a `text-pipeline` row shows what tokenising those documents costs (warm caches).
 - `bm25_top10`: one query at a time, top 10 (ours with the role boost of the `explain` act; the
-  pruned path's kernel loaded first, as a running app has it).
+  pruned path's kernel loaded first, as a running app has it). Ours and the peers the issue's
+  ratios divide by (PISA, tantivy: `Peer.in_turns`) are timed in turns, blocks of 10 of the same
+  queries each (`measure_in_turns`), so that each ratio compares the engines at the same moments:
+  timed one after the other, each got another moment's machine speed, which moved ours against
+  PISA by 60% between quiet runs (docs/benchmarks.md, h41bm7). Each row is still its engine's own
+  time a query. The other peers are built and timed alone afterwards, one at a time.
 - `hdc_scan`: the 4-field score of every unit (the compiled scan loaded first when numba is
   installed), plus a `bandwidth-floor` row: the time to read once, at the single-thread read
   bandwidth measured in the same run, the 512-byte vectors the scan reads: each unit's topic and
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from benchmarks import bm25_peers, measure, repeats, row
+from benchmarks import bm25_peers, measure, measure_in_turns, repeats, row
 from benchmarks.calibration import read_bandwidth
 from benchmarks.synthetic import SyntheticKb
 from core.infra.config import Bm25Config, HdcConfig
@@ -49,34 +54,21 @@ def run(sizes: list[int], *, ops: set[str], peers: bool) -> list[dict]:
     for n in sizes:
         # A smoke run's figures mean nothing: enough questions for the warm-up and a timed few.
         kb = SyntheticKb(n, query_count=repeats(QUERIES, WARMUP + 2))
-        bm25_rows, ours = _bm25_rows(kb, ops) if ops & {"build", "bm25_top10"} else ([], [])
+        bm25_rows, index = _bm25_build(kb, ops) if ops & {"build", "bm25_top10"} else ([], None)
         rows += bm25_rows
         rows += _hdc_rows(kb, ops, bandwidth) if ops & {"build", "hdc_scan"} else []
-        rows += _peer_rows(kb, ops, ours) if peers and ops & {"build", "bm25_top10"} else []
+        if index is not None:
+            rows += _top10_and_peer_rows(kb, ops, index, bm25_peers.available() if peers else [])
     return rows
 
 
-def _bm25_rows(kb: SyntheticKb, ops: set[str]) -> tuple[list[dict], list[set[int]]]:
-    """Our build and top-10 rows, and our top 10 per query (unit positions) for the peers' overlap."""
-    units, holder = kb.units, []
+def _bm25_build(kb: SyntheticKb, ops: set[str]) -> tuple[list[dict], Bm25Index]:
+    """Our build's row (if asked for) and the index."""
+    holder: list[Bm25Index] = []
     text.stem.cache_clear()
     text.normalise_word.cache_clear()  # a cold start is what KB load sees
-    times, peak = measure([lambda: holder.append(Bm25Index.build(units, Bm25Config()))])
-    rows = [row("mrptui-bm25", kb.n, "build", times, peak)] if "build" in ops else []
-    if "bm25_top10" not in ops:
-        return rows, []
-    index, preferred = holder[0], ACT_PREFERRED_ROLES[ACT]
-    # The pruned path's kernel loads in the background on the first big query; a long-running
-    # app has it after a few seconds, so the timed queries wait for it rather than mix the paths.
-    bm25_prune_gate.kernel_for(lambda: bm25_prune_gate.PRUNE_FROM)
-    bm25_prune_gate.wait_until_loaded(LOAD_WAIT_S)
-    queries = [tokenize(q) for q in kb.queries]
-    found: list[list[tuple[str, float]]] = []
-    calls = [lambda q=q: found.append(index.top_k(q, preferred, 10)) for q in queries[:WARMUP] + queries]
-    times, peak = measure(calls, WARMUP)
-    rows.append(row("mrptui", kb.n, "bm25_top10", times, peak))
-    position = {unit.id: i for i, unit in enumerate(units)}
-    return rows, [{position[unit_id] for unit_id, _ in top} for top in found[WARMUP:]]
+    times, peak = measure([lambda: holder.append(Bm25Index.build(kb.units, Bm25Config()))])
+    return ([row("mrptui-bm25", kb.n, "build", times, peak)] if "build" in ops else []), holder[0]
 
 
 def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
@@ -96,27 +88,60 @@ def _hdc_rows(kb: SyntheticKb, ops: set[str], bandwidth: float) -> list[dict]:
     return rows
 
 
-def _peer_rows(kb: SyntheticKb, ops: set[str], ours: list[set[int]]) -> list[dict]:
-    peers = bm25_peers.available()
-    if not peers:
-        return []
-    tokenized: list[list[list[str]]] = []
-    times, peak = measure([lambda: tokenized.append(bm25_peers.documents(kb.units))])
-    rows = [row("text-pipeline", kb.n, "build", times, peak)] if "build" in ops else []
-    documents = tokenized[0]
+def _top10_and_peer_rows(kb: SyntheticKb, ops: set[str], index: Bm25Index, peers: list[bm25_peers.Peer]) -> list[dict]:
+    """The peers' build rows, then the top-10 rows: ours and the `in_turns` peers timed in turns,
+    the other peers alone after them. Each peer's top-10 row says how many of our top 10 it also
+    returns, averaged over the queries we return anything for."""
+    documents: list[list[list[str]]] = []
+    times, peak = measure([lambda: documents.append(bm25_peers.documents(kb.units))] if peers else [])
+    rows = [row("text-pipeline", kb.n, "build", times, peak)] if peers and "build" in ops else []
+    top10, k = "bm25_top10" in ops, min(10, kb.n)
     queries = [tokenize(q) for q in kb.queries]
+    in_turns = [(peer, _peer_build(peer, documents[0], kb.n, ops, rows)) for peer in peers if peer.in_turns]
+    ours: list[set[int]] = []
+    if top10:
+        engines = [("mrptui", _ours(index))] + [(peer.engine, search) for peer, search in in_turns]
+        found: list[list] = [[] for _ in engines]
+        calls = [
+            [lambda q=q, s=search, f=into: f.append(s(q, k)) for q in queries[:WARMUP] + queries]
+            for (_, search), into in zip(engines, found, strict=True)
+        ]
+        top = [
+            row(e, kb.n, "bm25_top10", t, p)
+            for (e, _), (t, p) in zip(engines, measure_in_turns(calls, WARMUP), strict=True)
+        ]
+        position = {unit.id: i for i, unit in enumerate(kb.units)}
+        ours = [{position[unit_id] for unit_id, _ in hits} for hits in found[0][WARMUP:]]
+        for result, hits in zip(top[1:], found[1:], strict=True):
+            result["top10_overlap"] = _overlap(ours, hits[WARMUP:])
+        rows += top
     for peer in peers:
-        searches: list = []
-        times, peak = measure([lambda: searches.append(peer.build(documents))])
-        rows += [row(peer.engine, kb.n, "build", times, peak)] if "build" in ops and peer.report_build else []
-        if "bm25_top10" in ops:
-            rows.append(_peer_top10_row(peer, searches[0], kb.n, queries, ours))
+        if not peer.in_turns:
+            search = _peer_build(peer, documents[0], kb.n, ops, rows)
+            rows += [_alone_top10_row(peer, search, kb.n, queries, ours)] if top10 else []
     return rows
 
 
-def _peer_top10_row(peer: bm25_peers.Peer, search, n: int, queries: list[list[str]], ours: list[set[int]]) -> dict:
-    """One query at a time (the warm-up queries also compile numba's kernels), and how many of our
-    top 10 the peer also returns, averaged over the queries we return anything for."""
+def _ours(index: Bm25Index):
+    """Our top 10 for a query, once the pruned path's kernel is loaded: it loads in the background
+    on the first big query, and a long-running app has it after a few seconds, so the timed
+    queries wait for it rather than mix the paths."""
+    bm25_prune_gate.kernel_for(lambda: bm25_prune_gate.PRUNE_FROM)
+    bm25_prune_gate.wait_until_loaded(LOAD_WAIT_S)
+    preferred = ACT_PREFERRED_ROLES[ACT]
+    return lambda query, k: index.top_k(query, preferred, k)
+
+
+def _peer_build(peer: bm25_peers.Peer, documents: list[list[str]], n: int, ops: set[str], rows: list[dict]):
+    """The peer's search; its build row goes into `rows` when asked for and its own."""
+    searches: list = []
+    times, peak = measure([lambda: searches.append(peer.build(documents))])
+    rows += [row(peer.engine, n, "build", times, peak)] if "build" in ops and peer.report_build else []
+    return searches[0]
+
+
+def _alone_top10_row(peer: bm25_peers.Peer, search, n: int, queries: list[list[str]], ours: list[set[int]]) -> dict:
+    """One query at a time (the warm-up queries also compile numba's kernels)."""
     k = min(10, n)
     slow = peer.slow and n >= 100_000
     asked, warmup = (queries[:RANK_BM25_QUERIES], 0) if slow else (queries, WARMUP)
@@ -124,7 +149,11 @@ def _peer_top10_row(peer: bm25_peers.Peer, search, n: int, queries: list[list[st
     calls = [lambda q=q: found.append(search(q, k)) for q in asked[:warmup] + asked]
     times, peak = measure(calls, warmup)
     result = row(peer.engine, n, "bm25_top10", times, peak)
-    theirs = [{int(i) for i in hits} for hits in found[warmup:]]
-    shared = [len(mine & hits) / len(mine) for mine, hits in zip(ours, theirs, strict=False) if mine]
-    result["top10_overlap"] = round(sum(shared) / len(shared), 3) if shared else None
+    result["top10_overlap"] = _overlap(ours, found[warmup:])
     return result
+
+
+def _overlap(ours: list[set[int]], found: list) -> float | None:
+    theirs = [{int(i) for i in hits} for hits in found]
+    shared = [len(mine & hits) / len(mine) for mine, hits in zip(ours, theirs, strict=False) if mine]
+    return round(sum(shared) / len(shared), 3) if shared else None

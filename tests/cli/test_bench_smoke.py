@@ -182,6 +182,22 @@ def test_ratios_compare_rows_of_the_same_size_and_machine_rows_of_any() -> None:
     }
 
 
+def test_engines_timed_in_turns_share_each_block_of_questions() -> None:
+    """Each engine's warm-up alone, then blocks of the same questions, the engine going first
+    rotating: both are timed at the same moments, and each keeps its own times."""
+    from benchmarks import measure_in_turns
+
+    order: list[tuple[str, int]] = []
+    engines = [[lambda e=engine, i=i: order.append((e, i)) for i in range(7)] for engine in ("ours", "peer")]
+    timed = measure_in_turns(engines, warmup=2, block=2)
+    warm = [("ours", 0), ("ours", 1), ("peer", 0), ("peer", 1)]
+    blocks = [("ours", 2), ("ours", 3), ("peer", 2), ("peer", 3)]
+    blocks += [("peer", 4), ("peer", 5), ("ours", 4), ("ours", 5), ("ours", 6), ("peer", 6)]
+    assert order == warm + blocks
+    assert [len(times) for times, _ in timed] == [5, 5]
+    assert all(t >= 0 for times, _ in timed for t in times)
+
+
 @pytest.fixture
 def small_session():
     from benchmarks.synthetic import SyntheticKb
