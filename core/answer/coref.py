@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from core.nlp.lexicon import Lexicon
 
 # Every word `resolve` may resolve, besides "the" + a referring noun.
-_REFERENCES = PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS | POSSESSIVES
+_PRONOUNS = PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS
+_REFERENCES = _PRONOUNS | POSSESSIVES
 # A name of more words than this is a title or a place ("Duchy of Normandy"), not one person.
 _PERSON_NAME_WORDS = 3
 _CLASS_DEPTH = 16
@@ -92,7 +93,7 @@ def mentions_reference(text: str) -> bool:
     """Whether the text has a word `resolve` may resolve (checked on words, before any tagging)."""
     words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
     return (
-        any(w in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS for w in words)
+        any(w in _PRONOUNS for w in words)
         or any(a == "the" and b in REFERRING_NOUNS for a, b in zip(words, words[1:]))
         or (len(words) > 1 and words[0] in CLAUSE_DEMONSTRATIVES and words[1] in BE_FORMS)
     )
@@ -117,7 +118,7 @@ def resolve(tokens: Sequence[Token], text: str, context: Sequence[str]) -> dict[
             found[index] = kin
             continue
         referring = index > 0 and tokens[index - 1].word.lower() == "the" and lower in REFERRING_NOUNS
-        if lower not in PERSONAL_PRONOUNS | NEUTER_PRONOUNS | PLURAL_PRONOUNS and not referring:
+        if lower not in _PRONOUNS and not referring:
             continue
         before = [p for p in here if p.last < index and not (referring and p.last >= index - 1)]
         pool = before[::-1] + [p for phrases, _, _ in earlier for p in _subject_first(phrases)]

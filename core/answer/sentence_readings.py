@@ -20,6 +20,10 @@ from core.text.words import BE_FORMS
 
 # Sentences read (in rank order) for the one that best covers the question, at most.
 MAX_SENTENCES = 40
+# Words of a sentence read for a short answer, at most: a budget. A paste that lost its full stops
+# is one "sentence" of a whole file, whose tagging and resolving took seconds a question; it is
+# left unread, and `short_draft` names the budget when no sentence within it is left.
+MAX_SENTENCE_WORDS = 1_000
 # Sentences before the cited one read for a reference's antecedent (the same unit or the one before).
 CONTEXT_BEFORE = 2
 
@@ -43,12 +47,19 @@ def ranked_readings(terms: Sequence[Term], evidence: Evidence, kept: set[str], a
     for rank, sentence in enumerate(s for s in evidence.ranked() if s.unit.id in kept):
         if rank >= MAX_SENTENCES:
             break
+        if over_budget(sentence):
+            continue
         if mentions_reference(sentence.text) or (agent and _may_name_agent(sentence.text)):
             readings.append(_ranked(sentence, evidence, terms, rank, agent))
         else:
             readings.append(Reading(sentence, (), {}, len(covered(terms, [sentence])), rank))
     readings.sort(key=lambda r: (-r.covered, r.rank))
     return readings
+
+
+def over_budget(sentence: Sentence) -> bool:
+    """Whether the sentence has more words than a short answer reads (MAX_SENTENCE_WORDS)."""
+    return len(sentence.text.split(maxsplit=MAX_SENTENCE_WORDS)) > MAX_SENTENCE_WORDS
 
 
 def _ranked(sentence: Sentence, evidence: Evidence, terms: Sequence[Term], rank: int, agent: bool) -> Reading:

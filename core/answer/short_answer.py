@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from core.answer import answerability
 from core.answer.answer_forms import Draft, quoted_question
 from core.answer.passages import Evidence, covered
-from core.answer.sentence_readings import Reading, antecedent_words, opens_with_reference, ranked_readings, read
+from core.answer.sentence_readings import (
+    MAX_SENTENCE_WORDS,
+    Reading,
+    antecedent_words,
+    opens_with_reference,
+    over_budget,
+    ranked_readings,
+    read,
+)
 from core.answer.support import LEAD, Rules, Support, check, lead_features
 from core.answer.typed_lead import typed_lead
 from core.kernel.events import AnswerDetail
@@ -101,11 +109,22 @@ def short_draft(
         # No sentence says "X is …": what the evidence says about X is quoted instead (core/answer/quote_check.py).
         return None
     if best is None:
-        detail = AnswerDetail(answer_type=expected.describe(), support="failed: no kept sentence to read")
-        return Draft(
-            "cannot tell from the evidence: no kept sentence.", (), "typed lead: no sentence", "no sentence"
-        ), detail
+        return _unread(expected, evidence, kept)
     return _cannot_tell(question.text, expected, *best)
+
+
+def _unread(expected: Expected, evidence: Evidence, kept: Sequence[KnowledgeUnit]) -> tuple[Draft, AnswerDetail]:
+    """The draft when no kept sentence was read: none there, or every one over the budget."""
+    ids = {unit.id for unit in kept}
+    long = sum(over_budget(s) for s in evidence.ranked() if s.unit.id in ids)
+    why = (
+        f"{long} kept sentence{'s' if long > 1 else ''} over the sentence budget ({MAX_SENTENCE_WORDS:,} words "
+        "read, at most; a text that lost its full stops?)"
+        if long
+        else "no kept sentence"
+    )
+    detail = AnswerDetail(answer_type=expected.describe(), support=f"failed: {why}")
+    return Draft(f"cannot tell from the evidence: {why}.", (), "typed lead: no sentence", why), detail
 
 
 def _observe(

@@ -131,6 +131,10 @@ class KBView:
         """The view's units in id order, each restored when read."""
         return RowUnits(self._table, self._rows, self._extra)
 
+    def ids(self) -> Sequence[str]:
+        """The ids of the view's units in id order, read without restoring a unit."""
+        return _Ids(self.units)
+
     def fact_units(self) -> RowUnits:
         """The view's units that state a fact (subject, relation, object): ThinkingDB's input."""
         rows = self._rows

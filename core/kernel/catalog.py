@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from core.infra.config import EngineConfig, json_pointer_line
-from core.infra.diagnostics import Code, Diagnostic, Severity, did_you_mean
+from core.infra.diagnostics import Code, Diagnostic, did_you_mean
 from core.kernel.contract import STAGE_NAMES, STAGES, Plugin, Registry, RegistryError
 from core.kernel.output import plugin_output
 from core.kernel.services import Services
@@ -95,7 +95,8 @@ def build_registry(services: Services, config_file: Path) -> tuple[Registry, lis
 def planner_order_problems(engine: EngineConfig, registry: Registry, config_file: Path, text: str) -> list[Diagnostic]:
     """Ids in a planner's order that no loaded plugin has, or that name a plugin of another stage.
 
-    The planner skips them either way; this is so the author hears about it.
+    The planner skips them either way, but either is a mistake in the file (a misspelt id leaves
+    the stage without the plugin the author chose): an error, so `mrptui check` fails on it.
     """
     problems = []
     for planner_id, order in engine.planners.items():
@@ -120,7 +121,6 @@ def planner_order_problems(engine: EngineConfig, registry: Registry, config_file
                         message=message,
                         file=str(config_file),
                         **_place(text, plugin_id, start),
-                        severity=Severity.WARNING,
                     )
                 )
     return problems

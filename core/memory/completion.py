@@ -12,8 +12,10 @@ from core.memory.followup_cues import ELLIPSIS, SAME, WHY, Candidate, Resolution
 from core.memory.mentions import TurnText, mentions_of
 from core.memory.referents import choose, rewrite
 from core.nlp.tagging import tag_text
-from core.text.words import FRAME_AUXILIARIES, WH_WORDS
+from core.text.words import DO_FORMS, FRAME_AUXILIARIES, WH_WORDS
 
+# Word classes no bare verb is tagged as: closed classes and punctuation.
+_NEVER_A_VERB = frozenset({"PUNCT", "PART", "DET", "ADP", "PRON", "CCONJ", "SCONJ", "NUM", "SYM", "X"})
 # Turns a pronoun is looked for in: CoQA's follow-ups point one or two turns back.
 RECENT_TURNS = 2
 
@@ -118,6 +120,14 @@ def _ellipsis(question: str, what: str, usable: Sequence[Candidate]) -> Resoluti
             ),
         )
     start = base.question.index(slot)
+    if not _subject_keeps_its_verb(base.question, start, start + len(slot)):
+        return Resolution(
+            question,
+            unresolved=(
+                f"{question.strip()} left as asked: {slot!r} in turn {base.turn}'s question is no noun phrase there "
+                "(it takes the verb its do-question needs)",
+            ),
+        )
     rewritten = base.question[:start] + what + base.question[start + len(slot) :]
     note = f"{question.strip()} → {rewritten}, from turn {base.turn}, memory score {base.score:.2f}"
     return Resolution(rewritten, (note,), (base.id,))
@@ -148,6 +158,20 @@ def _slot(frame: str, what: str, entity: str) -> str | None:
     kind = [m for m in theirs if m.kind == mine.kind and m.named == mine.named]
     found = same or kind
     return found[0].text if found else None
+
+
+def _subject_keeps_its_verb(frame: str, start: int, end: int) -> bool:
+    """Whether the phrase at frame[start:end], read as a noun phrase, leaves the frame its grammar.
+    A do-question's subject stands between the auxiliary and the bare verb ("What does the machine
+    use?"): a phrase right after the auxiliary that no word able to be that verb follows has taken
+    the verb in ("the machine use", as the tagger reads it). The tagger may call the verb itself a
+    noun or adjective ("Did the dog bark?"), so only the closed classes rule a word out."""
+    tokens = tag_text(frame)
+    before = [t for t in tokens if t.end <= start and t.tag != "PART"]  # "didn't the man go?"
+    if not before or before[-1].word.lower() not in DO_FORMS:
+        return True
+    after = [t for t in tokens if t.start >= end and t.tag != "ADV" and t.word.lower() != "not"]
+    return bool(after) and after[0].tag not in _NEVER_A_VERB
 
 
 def _why(question: str, usable: Sequence[Candidate]) -> Resolution:

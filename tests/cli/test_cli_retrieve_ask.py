@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from mrptui.cli import main
 VIP = "merchant-vip-terms::chunk-000::unit-000"
 RPL14 = "eu-electronics::chunk-000::unit-000"
 RPL14_OLD = "eu-electronics::chunk-001::unit-002"
+SAMPLE_KB = Path(__file__).resolve().parents[2] / "sample_kb"
 EU_AGENT = ["--caller-tags", "support:eu", "--region", "EU", "--as-of", "2026-05-27"]
 
 
@@ -87,10 +90,27 @@ def test_public_caller_does_not_see_acl_units(capsys) -> None:
     assert "eu-electronics" not in out
 
 
-def test_why_not_says_the_same_for_restricted_and_unknown_ids(capsys) -> None:
+def test_why_not_says_the_same_for_restricted_and_unknown_ids(capsys, tmp_path) -> None:
+    # The same id, restricted in the sample KB and absent from a copy without its file.
+    without = shutil.copytree(SAMPLE_KB, tmp_path / "kb", ignore=shutil.ignore_patterns("merchant.cnl"))
     _, restricted, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", VIP, "--json", *EU_AGENT)
-    _, unknown, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", "no::such::unit", "--json", *EU_AGENT)
-    assert json.loads(restricted)["reasons"] == json.loads(unknown)["reasons"] == {"visibility": NOT_VISIBLE}
+    _, unknown, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", VIP, "--json", "--kb", str(without), *EU_AGENT)
+    assert json.loads(restricted)["reasons"] == json.loads(unknown)["reasons"]
+    assert json.loads(restricted)["reasons"]["visibility"].startswith(NOT_VISIBLE)
+
+
+def test_why_not_of_a_mistyped_id_says_the_id_meant(capsys) -> None:
+    _, out, _ = _cli(capsys, "retrieve", "What is Helix?", "--why-not", "helix-storage::chunk-000::unit-02")
+    assert "did you mean 'helix-storage::chunk-000::unit-002'?" in out
+
+
+def test_why_not_never_suggests_a_unit_outside_the_callers_view(capsys) -> None:
+    def visibility(*caller: str) -> str:
+        _, out, _ = _cli(capsys, "retrieve", "VIP-RPL-1", "--why-not", VIP[:-1], "--json", *caller)
+        return json.loads(out)["reasons"]["visibility"]
+
+    assert "merchant-vip-terms" not in visibility(*EU_AGENT)
+    assert "did you mean 'merchant-vip-terms::" in visibility("--caller-tags", "merchant:vip-ops", *EU_AGENT[2:])
 
 
 def test_why_not_gives_every_lane_a_reason(capsys) -> None:

@@ -108,3 +108,12 @@ def test_a_quoted_draft_whose_words_say_the_question_is_checked_untagged(monkeyp
     quote = "In 1952 the Larkspur was laid up at Fort Caddow because its boiler had cracked."
     draft = checked(question, question.expected, Draft(quote, ("ferry",), "quoted evidence"))
     assert draft.detail is not None and draft.detail.supported and quote not in read
+
+
+def test_a_sentence_past_the_word_budget_is_not_read_and_the_answer_names_the_budget(tmp_path_factory) -> None:
+    # A paste that lost its full stops: one "sentence" of 1,200 words, the answer in it.
+    filler = " ".join(f"the crew painted hull number {n} on a calm day" for n in range(120))
+    text = f"In 1931 Marta Quill built the Larkspur for the Tollan Brisk Line and {filler}\n"
+    session = open_texts(tmp_path_factory, "pasted", {"pasted.txt": text})
+    answer = ask(session, "Who built the Larkspur?").answer
+    assert "1 kept sentence over the sentence budget (1,000 words read, at most" in answer

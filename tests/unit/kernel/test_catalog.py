@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.kernel.contract import Request
 from core.kernel.session import Session
+from mrptui.cli import main
 
 PLUGIN_MODULE = """
 from core.kernel.contract import Descriptor, GoalSolver, GsResult, PluginType, Status
@@ -56,7 +57,7 @@ def test_a_bad_plugin_reference_is_a_diagnostic_and_the_rest_still_load(tmp_path
     assert "sd-symbolic" in session.plugin_ids()["sd"]
 
 
-def test_a_misspelt_plugin_id_in_a_planner_order_is_a_warning_at_its_line_with_a_hint(tmp_path, config_path) -> None:
+def test_a_misspelt_plugin_id_in_a_planner_order_is_an_error_at_its_line_with_a_hint(tmp_path, config_path) -> None:
     config = tmp_path / "config"
     shutil.copytree(config_path, config)
     engine = (config / "engine.json").read_text()
@@ -67,4 +68,19 @@ def test_a_misspelt_plugin_id_in_a_planner_order_is_a_warning_at_its_line_with_a
         "planners.planner-default.kb names 'kb-thinkingdbb', which no loaded plugin has; "
         "did you mean 'kb-thinkingdb'?; it is skipped"
     )
+    assert problem.is_error
     assert '"kb-thinkingdbb"' in (config / "engine.json").read_text().splitlines()[problem.line - 1]
+    assert session.health().plugin_errors == 1
+    assert "kb-thinkingdb" in session.plugin_ids()["kb"]
+    assert main(["check", str(config)]) == 1
+
+
+def test_check_fails_on_a_plugin_id_of_another_stage_in_a_planner_order(tmp_path, config_path, capsys) -> None:
+    config = tmp_path / "config"
+    shutil.copytree(config_path, config)
+    engine = (config / "engine.json").read_text()
+    (config / "engine.json").write_text(engine.replace('"sd-llm-deep"', '"kb-fast"', 1))
+    assert main(["check", str(config)]) == 1
+    out = capsys.readouterr().out
+    line = engine.splitlines().index('        "sd-llm-deep"') + 1
+    assert f"engine.json:{line}:9: INVALID_CONFIG planners.planner-default.sd names 'kb-fast', a kb" in out

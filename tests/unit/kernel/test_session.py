@@ -92,6 +92,7 @@ def test_why_not_through_the_explorers_session(workspace) -> None:
     assert reasons["bm25"].startswith("shares quasar")
     assert session.why_not("nope::chunk-000::unit-000", "What is Quasar?", Caller()) == {
         "visibility": "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
+        "; did you mean 'notes::chunk-000::unit-000'?"
     }
 
 

@@ -131,6 +131,26 @@ def test_an_elliptical_follow_up_reuses_only_a_complete_frame():
     assert left.question == "And the swarm collection fee?" and "still has a pronoun" in left.unresolved[0]
 
 
+@pytest.mark.parametrize(
+    ("earlier", "follow_up", "rewritten"),
+    [
+        # The tagger reads "the machine use" as one noun phrase; put in its place, "the drill"
+        # leaves the do-question without its verb.
+        ("What does the machine use?", "And the drill?", None),
+        ("What does the machine use to find the cables?", "And the drill?", None),
+        ("How much does the ticket cost?", "What about the pass?", None),
+        # A subject the verb follows is a noun phrase in the question's grammar.
+        ("What does the machine use the rod for?", "And the drill?", "What does the drill use the rod for?"),
+        ("Why did the man not go?", "And the woman?", "Why did the woman not go?"),
+    ],
+)
+def test_an_elliptical_follow_up_refuses_a_slot_that_is_no_noun_phrase_in_its_question(earlier, follow_up, rewritten):
+    done = resolve(follow_up, [Candidate("r1", 1, earlier, "A rod", "", 0.9)], 0.2)
+    assert done.question == (rewritten or follow_up)
+    if rewritten is None:
+        assert "is no noun phrase there" in done.unresolved[0]
+
+
 def test_eval_asks_a_conversation_in_one_process(session, tmp_path):
     path = tmp_path / "queries.json"
     turns = ["Who taught school in Oswick?", "When did she retire?"]
