@@ -34,6 +34,7 @@ from core.cnl.permission_names import (
 from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
+    BARE_STARTS,
     CASE_CHANGE,
     CELL_BARS,
     CELL_SPLIT,
@@ -50,9 +51,7 @@ from core.cnl.permissions import (
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
-_ASCII_CLOSING_HINT = re.compile(
-    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
-)
+_ASCII_CLOSING_HINT = re.compile(r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*\Z")
 # A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
 # after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
@@ -62,7 +61,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|[-~=]{0,2}>{1,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
@@ -90,7 +89,7 @@ def labelless(text: str) -> bool:
         text.isascii()
         # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
-        and not ("&" in text or "<" in text or "*" in text or "~" in text)
+        and not ("&" in text or "<" in text or ">" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         # an ellipsis (a weak separator), or a sentence a label may start
         and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))
@@ -221,15 +220,15 @@ def _separator_kind(char: str) -> str | None:
     """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
     if char in (":", "="):
         return char
-    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|", "..")):
+    if char == "\t" or char.strip(" \t").startswith(("-", "=", ">", "~", "|", "..")):
         return "weak"
     read = _read_as(char)
     if read in (":", "="):
         return read
     if read.startswith(".."):
         return "weak"  # an ellipsis (`Region… EU`)
-    if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
-        return "weak"
+    if unicodedata.category(char) in ("Pd", "Sm", "So") or "ANGLE QUOTATION" in unicodedata.name(char, ""):
+        return "weak"  # a dash, an arrow (`→`, `⇨`), a sign (`≫`), an angle quotation mark (`»`)
     return None
 
 
@@ -331,7 +330,8 @@ _DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)
 def header_row(line: str, below: str | None) -> bool:
     """Whether `line` is a table's header row, with `below` the line under it: a row of cells
     (between tabs, or bars) followed by a Markdown delimiter row (`|---|---|`) or, for a
-    tab-separated table, by a row of as many tabs. A header names columns (`Region<TAB>Population`
+    tab-separated table, by a row of as many tabs that differs from it in type (`_unlike`). A
+    header names columns (`Region<TAB>Population`
     over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
     A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
     read as any line."""
@@ -339,11 +339,22 @@ def header_row(line: str, below: str | None) -> bool:
         return False
     cells, under = line.strip(), below.strip()
     if "\t" in cells:
-        if under.count("\t") != cells.count("\t"):
+        if under.count("\t") != cells.count("\t") or not _unlike(cells.split("\t"), under.split("\t")):
             return False
     elif not (cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under)):
         return False
     return all(_column_name(cell.strip(" \t*_`~")) for cell in _cells(cells))
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _unlike(row: list[str], under: list[str]) -> bool:
+    """Whether a tab-separated row differs in type from the row under it, as a header from its
+    data (csv.Sniffer's test): some column holds a number or a date under a cell with no digit
+    (`Region<TAB>Population` over `Finland<TAB>5.5`). A row like the one under it is data
+    (`Region<TAB>EU` over `Owner<TAB>Ops`, a two-column table of names and values)."""
+    return any(_DIGIT.search(cell) is None and _DIGIT.search(value) for cell, value in zip(row, under))
 
 
 def _column_name(cell: str) -> bool:

@@ -15,7 +15,17 @@ import re
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms
-from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+from core.text.words import (
+    AGENT_ENDINGS,
+    CONCEALING,
+    GOES_ON,
+    NEGATIONS,
+    PARTICIPLE_ENDINGS,
+    PERIOD_ENDS,
+    PERIOD_STARTS,
+    PROSE_BEFORE_NAME,
+    PROSE_OPENERS,
+)
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
 # Canonical keys that are never an English word: a label wherever a name may stand, even with no
@@ -116,7 +126,7 @@ def permission_label(name: str) -> str | None:
         label = _classify(key)
         if label is not None:
             return label
-    return compound_label(name)
+    return compound_label(name) or phrase_label(name)
 
 
 # A compound name's parts: one token split at `-`, `_`, `.`, `/` and lower-to-upper case changes
@@ -142,6 +152,90 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
             if found is not None:
                 return found
     return None
+
+
+_FUNCTION_WORDS = PROSE_BEFORE_NAME | PROSE_OPENERS | GOES_ON
+
+
+@lru_cache(maxsize=8192)
+def phrase_label(name: str) -> str | None:
+    """The field a name of two to four words (apart: `Access Level`, not `access_level`) names by
+    its words, or None (`_phrase`)."""
+    phrase = _phrase(name)
+    return None if phrase is None else phrase[0]
+
+
+def date_phrase(name: str) -> bool:
+    """Whether `name` is a date label read from its words (`Embargoed until`): a label only
+    before a date."""
+    phrase = _phrase(name)
+    return phrase is not None and phrase[1] == "date"
+
+
+def english_phrase(name: str) -> bool:
+    """Whether `name` is a compound named by a field's word (`Access Level`, `Region code`)."""
+    phrase = _phrase(name)
+    return phrase is not None and phrase[1] == "compound"
+
+
+@lru_cache(maxsize=8192)
+def _phrase(name: str) -> tuple[str, str] | None:
+    """(field, kind) of a name of several words that is none of the names above:
+
+    - "date": a preposition of time after its first word that bounds a period (`Embargoed until`,
+      `Hidden until`, `Withdrawn after`, `Available from`, `Not before`), or `on` after a verb's
+      base form (`Publish on`; `Posted on`, `Born on` record a day: a past form, read by its
+      ending, `-ed`, `-en`, `-n`): the end of the unit's
+      period (EffectiveTo) for `until`, `before` …, its start (EffectiveFrom) for `from`, `after`
+      …, turned round by a negation or a concealing state before it (`Not before`, `Embargoed
+      until`, `Hidden until` start the period, `Withdrawn after` ends it). Either field withdraws
+      the unit; the field is the hint's;
+    - "compound": a field's word first, then one or two words that are no function words: the
+      compound's head, its last word, names an attribute of the field (`Access Level`,
+      `Visibility scope`, `Clearance level`, `Region code`); read like the word alone, its value
+      decides (`person_role`: `Group leader: John Smith` names a person)."""
+    words = name.split()
+    if not 2 <= len(words) <= MAX_NAME_WORDS or any(_classify(key) for key in name_keys(name)):
+        return None  # `Regi on`, `Not after`: the name's letters are a name of their own
+    folded = [fold(word) for word in words]
+    if any(word in _FUNCTION_WORDS for word in folded[:-1]):
+        return None  # `We stayed until`, `Tour of the regions`: a sentence's words
+    for index in range(1, len(folded)):
+        word, before = folded[index], folded[:index]
+        if (
+            word in PERIOD_ENDS
+            or word in PERIOD_STARTS
+            or (word == "on" and not before[-1].endswith((*PARTICIPLE_ENDINGS, "n")))
+        ):
+            ends = (word in PERIOD_ENDS) != any(state in NEGATIONS or state in CONCEALING for state in before)
+            return ("EffectiveTo" if ends else "EffectiveFrom"), "date"
+    field = next(filter(None, (SYNONYMS.get(key) or _OWN_NAMES.get(key) for key in name_keys(words[0]))), None)
+    if (
+        field is None
+        or len(words) > _MAX_PARTS
+        or folded[-1] in _FUNCTION_WORDS
+        or not all(word.isalpha() for word in folded[1:])
+    ):
+        return None
+    return field, "compound"
+
+
+# A person's name: up to four capitalised words (`Dr. Jane Doe`, `Anne-Marie O'Neil`), or a list
+# of them (`Anna Berg and John Smith`).
+_NAME_WORD = r"[A-Z][a-z]*\.?(?:[-'][A-Z]?[a-z]+)?"
+_ONE_PERSON = rf"[A-Z][a-z]+\.?(?:[-'][A-Z]?[a-z]+)?(?:[ \t]+{_NAME_WORD}){{0,3}}"
+_PERSON_NAME = re.compile(rf"{_ONE_PERSON}(?:(?:[ \t]*,[ \t]*|[ \t]*,?[ \t]+(?:and|&)[ \t]+){_ONE_PERSON})*")
+
+
+def person_role(name: str, written: str) -> bool:
+    """Whether a compound `name` (`english_phrase`) and its value as `written` name a person, not a
+    field: the head is an agent noun (`leader`, `supervisor`, `trainee`: AGENT_ENDINGS, plural
+    too) and the value a person's name, capitalised words (`Group leader: John Smith`). A typed
+    decision that fails closed: `Group leader: staff` withdraws, and so does `Access Level: Staff
+    Only` (`level` is no agent)."""
+    head = fold(name.split()[-1]).removesuffix("s")
+    value = _VALUE_END.split(written.strip(" \t*_`~"), 1)[0].rstrip(" .")
+    return head.endswith(AGENT_ENDINGS) and _PERSON_NAME.fullmatch(value) is not None
 
 
 def _english_compound(name: str) -> bool:
@@ -227,6 +321,9 @@ def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) ->
 _VALUE_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t]+(?=\S)")
 
 
+_TAG_LETTER = re.compile(r"[^\W\dl_]")
+
+
 def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     words = value.strip(" \t*_`~").split()
     if not words:
@@ -234,18 +331,26 @@ def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     if bare_label(name) is not None:
         return True
     label = permission_label(name)
+    if date_phrase(name):
+        return ends_with_date(canonical_forms(" ".join(words))[0], 0)
     synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name)) or (
-        label is not None and _english_compound(name)
+        label is not None and (_english_compound(name) or english_phrase(name))
     )
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()
     if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > MAX_VALUE_WORDS:
         return False
-    if not weak:
+    phrase = english_phrase(name)
+    if not weak and not phrase:
         return True
     if label == "Acl":
-        return all(len(item.split()) == 1 for item in " ".join(words).split(","))
+        # A compound's value is a tag of a word or two (`Staff Only`, `Top Secret`) with a letter
+        # (not `l`, which `1` reads as): `Group size: 12`, `Access road: closed in winter` say
+        # something else.
+        most = 2 if phrase else 1
+        items = " ".join(words).split(",")
+        return all(0 < len(item.split()) <= most and (not phrase or _TAG_LETTER.search(item)) for item in items)
     if label == "Region":
         return len(words) <= 3
     return ends_with_date(canonical_forms(" ".join(words))[0], 0)

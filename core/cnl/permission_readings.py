@@ -33,8 +33,19 @@ _NAMING = ("name", "property", "itemprop", "http-equiv")
 _VALUED = ("content", "value")
 
 
+# Letters spaced out (`R e g i o n : EU`, `A C L: hr`) read as one word: three or more single
+# letters, each one or two blanks (a no-break or thin space too) from the next.
+_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ \t\u00a0\u2000-\u200b\u202f\u3000]{1,2}[^\W\d_]){2,}(?![^\W_])")
+_BLANKS = re.compile(r"[ \t\u00a0\u2000-\u200b\u202f\u3000]+")
+
+
+def _squeezed(run: re.Match[str]) -> str:
+    return _BLANKS.sub("", run.group())
+
+
 def readings(line: str) -> list[str]:
-    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered;
+    """`line` as stored, and as shown when that differs: U+202E's run reversed, markup rendered,
+    letters spaced out read as a word;
     then each further line a block tag starts (`<tr>`, `<p>`, `<li>` …), a line start of its own
     (`BLOCK_LINES`: readings from that index on). Columns of a finding in a shown text are that
     text's."""
@@ -42,6 +53,8 @@ def readings(line: str) -> list[str]:
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
         shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
+    if _SPACED.search(shown):
+        shown = _SPACED.sub(_squeezed, shown)
     if shown == stored:
         return [stored]
     if "\n" not in shown:
@@ -57,8 +70,10 @@ BLOCK_LINES = 2
 # Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
 # table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
 # term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
-# names a column, as a Markdown header row does: it shows as its words alone. An element named as
-# a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
+# names a column, as a Markdown header row does: it shows as its words after a `;` (prose
+# punctuation, no separator), so two header cells are no phrase (`Region Population` would be
+# one, core/cnl/permission_names.py). An element named as a field (`<region>EU</region>`, pasted
+# XML) reads as that field's pair (`region=EU`).
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 _BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())
 
@@ -71,7 +86,7 @@ def _rendered_tag(tag: re.Match[str]) -> str:
     if name in _BLOCKS:
         return "" if closing and name == "dt" else "\n"  # a term reads on with its definition
     if name in ("td", "th", "dd"):
-        return "" if closing else {"td": " | ", "th": " ", "dd": ": "}[name]
+        return "" if closing else {"td": " | ", "th": " ; ", "dd": ": "}[name]
     if permission_label(name) is not None:
         # An XML element named as a field holds its value (`<region>EU</region>`), as an
         # attribute does (`region="EU"`).
@@ -87,7 +102,7 @@ def _rendered_tag(tag: re.Match[str]) -> str:
 
 
 def shown_differently(line: str) -> bool:
-    return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line)
+    return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line) or _SPACED.search(line) is not None
 
 
 def _markup(line: str) -> bool:

@@ -39,12 +39,14 @@ from core.cnl.permission_names import (
     bare_label,
     blank_end,
     ends_with_date,
+    english_phrase,
     fold,
     permission_label,
+    person_role,
     typed_value,
 )
 from core.cnl.permission_readings import readings, shown_differently
-from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
@@ -52,17 +54,20 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
 CELL_BARS = ("|", "\uff5c")
 CELL_SPLIT = re.compile("[|\uff5c]")
-# A name of up to four words, then any emphasis closing it, then a separator run.
-_NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
+# A name of up to four words (one to three blanks apart), then any emphasis closing it, then a
+# separator run.
+_NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t]{1,3}(?=[^\W_])|[_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`). What follows one must read as the field's value (`typed_value`), since prose
-# uses all of them too.
+# `…` to `...`), a pointer (`>`, `>>`, `~>`, `=>`), or any sign or mark outside ASCII (`»`, `→`,
+# `⇨`, `▶`: arrows and quotation marks point from a name to its value as a colon does). What
+# follows one must read as the field's value (`typed_value`), since prose uses all of them too.
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
-    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[l\u00a6\u2502]|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{0,2}>{1,3}|[l\u00a6\u2502])[ \t]+"
+    r"|[ \t]*[^\x00-\x7f\w\s]{1,3}[ \t]*)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
@@ -70,17 +75,19 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
-ASCII_BARE = re.compile(
-    r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
-)
-_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|=>|\|)|[ ]*\.{2,})[ ]")
+# A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to three
+# words and a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`).
+_PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
+BARE_STARTS = rf"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})\b)"
+ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{0,2}>{1,3}|\|)|[ ]*\.{2,})[ ]")
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     if "\t" in text[:end]:
         return True
-    return (" -" in text or " =>" in text or " |" in text or ".." in text) and _ASCII_WEAK.search(
+    return (" -" in text or " =>" in text or " |" in text or ".." in text or ">" in text) and _ASCII_WEAK.search(
         text, 0, end
     ) is not None
 
@@ -215,6 +222,7 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
                 label is not None
                 and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
                 and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
+                and not (english_phrase(name) and person_role(name, rest[original_offset(rest, named.end(), index) :]))
             ):
                 return named.start("name"), named.end("name"), label, reason
     dated = _dated_label(form)
