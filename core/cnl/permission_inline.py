@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import takewhile
 
 from core.cnl.canonical import canonical_forms, original_offset
 from core.cnl.permission_finding import LabelFinding, first_reading
@@ -31,7 +33,7 @@ from core.cnl.permission_names import (
     permission_label,
     typed_value,
 )
-from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
+from core.cnl.permission_readings import BLOCK_LINES, closed_up, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
     BARE_STARTS,
@@ -198,6 +200,7 @@ def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFin
     seen.add(start)
     lead = start + leader_end(line[start:at])
     name = line[lead:at].rstrip(" \t*_`~")
+    name = closed_up(name) or name  # `R e g i o n : EU` reads `Region`
     if len(name.split()) > MAX_NAME_WORDS or (
         name.isascii() and permission_label(name) is None and bare_label(name) is None
     ):
@@ -227,9 +230,13 @@ def _separator_kind(char: str) -> str | None:
         return read
     if read.startswith(".."):
         return "weak"  # an ellipsis (`Region… EU`)
-    if unicodedata.category(char) in ("Pd", "Sm", "So") or "ANGLE QUOTATION" in unicodedata.name(char, ""):
-        return "weak"  # a dash, an arrow (`→`, `⇨`), a sign (`≫`), an angle quotation mark (`»`)
+    if unicodedata.category(char) == "Pd" or _POINTER.search(unicodedata.name(char, "")):
+        return "weak"  # a dash, an arrow (`→`, `⇨`), a pointer (`≫`, `▶`, `»`); not `≥` or `±`
     return None
+
+
+# Signs that point from a name to its value, by their Unicode names.
+_POINTER = re.compile(r"ARROW|POINTING|ANGLE QUOTATION|MUCH GREATER|TRIANGLE")
 
 
 @lru_cache(maxsize=4096)
@@ -327,11 +334,11 @@ def _inline_label(
 _DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
 
 
-def header_row(line: str, below: str | None) -> bool:
-    """Whether `line` is a table's header row, with `below` the line under it: a row of cells
-    (between tabs, or bars) followed by a Markdown delimiter row (`|---|---|`) or, for a
-    tab-separated table, by a row of as many tabs that differs from it in type (`_unlike`). A
-    header names columns (`Region<TAB>Population`
+def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
+    """Whether `line` is a table's header row, with `below` the line under it and `rows` up to
+    `TABLE_ROWS` lines under that: a row of cells (between tabs, or bars) followed by a Markdown
+    delimiter row (`|---|---|`) or, for a tab-separated table, by a row of as many tabs, and
+    unlike its rows of data in type (`_unlike`). A header names columns (`Region<TAB>Population`
     over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
     A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
     read as any line."""
@@ -339,22 +346,37 @@ def header_row(line: str, below: str | None) -> bool:
         return False
     cells, under = line.strip(), below.strip()
     if "\t" in cells:
-        if under.count("\t") != cells.count("\t") or not _unlike(cells.split("\t"), under.split("\t")):
+        if under.count("\t") != cells.count("\t"):
             return False
-    elif not (cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under)):
+        data = [under, *(row.strip() for row in rows)]
+        data = data[: next((i for i, row in enumerate(data) if row.count("\t") != cells.count("\t")), len(data))]
+    elif cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under):
+        data = list(takewhile(lambda row: row.startswith(CELL_BARS), (row.strip() for row in rows)))
+        if not data:
+            return True  # a header over no rows names columns still
+    else:
         return False
-    return all(_column_name(cell.strip(" \t*_`~")) for cell in _cells(cells))
+    return _unlike(_cells(cells), [_cells(row) for row in data]) and all(
+        _column_name(cell.strip(" \t*_`~")) for cell in _cells(cells)
+    )
 
 
+# The rows of data under a header read to tell it from them (`header_row`).
+TABLE_ROWS = 4
 _DIGIT = re.compile(r"\d")
 
 
-def _unlike(row: list[str], under: list[str]) -> bool:
-    """Whether a tab-separated row differs in type from the row under it, as a header from its
-    data (csv.Sniffer's test): some column holds a number or a date under a cell with no digit
-    (`Region<TAB>Population` over `Finland<TAB>5.5`). A row like the one under it is data
-    (`Region<TAB>EU` over `Owner<TAB>Ops`, a two-column table of names and values)."""
-    return any(_DIGIT.search(cell) is None and _DIGIT.search(value) for cell, value in zip(row, under))
+def _unlike(header: list[str], data: list[list[str]]) -> bool:
+    """Whether a table's first row differs in type from its rows of data, as a header does
+    (csv.Sniffer's test): some column holds a number or a date in every row under a cell with no
+    digit (`Region<TAB>Population` over `Finland<TAB>5.5`). A row like the rows under it is data
+    (`Region<TAB>EU` over `Owner<TAB>Ops`, or over `Code<TAB>4471` and `Owner<TAB>Ops`; `| Region |
+    EU |` over `|---|---|` and `| Owner | Ops |`): a two-column table of names and values, whose
+    first row a renderer shows in bold."""
+    return any(
+        _DIGIT.search(cell) is None and all(column < len(row) and _DIGIT.search(row[column]) for row in data)
+        for column, cell in enumerate(header)
+    )
 
 
 def _column_name(cell: str) -> bool:

@@ -26,6 +26,7 @@ or markup is read as stored and as shown (core/cnl/permission_readings.py).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
@@ -45,7 +46,7 @@ from core.cnl.permission_names import (
     person_role,
     typed_value,
 )
-from core.cnl.permission_readings import readings, shown_differently
+from core.cnl.permission_readings import closed_up, readings, shown_differently
 from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
@@ -76,9 +77,13 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
 # A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to three
-# words and a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`).
+# words, a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date's start (a digit,
+# or a month's name and a digit): "… based on the …" is read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
-BARE_STARTS = rf"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})\b)"
+BARE_STARTS = (
+    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
+    rf"|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})[ \t]*[^\w\s]{{0,3}}[ \t]*(?:\d|[a-z]{{3,9}}\.?[ \t]+\d))"
+)
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
 _ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{0,2}>{1,3}|\|)|[ ]*\.{2,})[ ]")
 
@@ -196,6 +201,14 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     value decides after a colon too, and a date field's English name needs a date
     (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
+    found = _label_in(rest, at, position, prose)
+    if found is None and (spaced := closed_up(rest[:PREFIX_CHARS])) is not None:
+        found = _label_in(spaced, at, position, prose)  # `R e g i o n : EU` read as a reader reads it
+        return None if found is None else replace(found, shown=True)
+    return found
+
+
+def _label_in(rest: str, at: int, position: str, prose: bool) -> LabelFinding | None:
     for index, form in enumerate(canonical_forms(rest)):
         found = _form_label(form, rest, index, prose)
         if found is not None:
@@ -279,9 +292,10 @@ def table_row(row: str) -> LabelFinding | None:
     name with its separator (`| Acl: staff |`)."""
     offset = 0
     for cell in CELL_SPLIT.split(row):
-        name = cell.strip(" \t*_`~").rstrip(":=").strip()
+        written = cell.strip(" \t*_`~").rstrip(":=").strip()
+        name = closed_up(written) or written
         if name and len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
-            return LabelFinding(name, label, offset + cell.index(name) + 1, "table cell", "name alone in a cell")
+            return LabelFinding(written, label, offset + cell.index(written) + 1, "table cell", "name alone in a cell")
         found = label_at(cell, leader_end(cell), "table cell")
         if found is not None:
             return found.moved(offset)

@@ -95,6 +95,8 @@ NEW = {
     "spaced letters, two blanks": _txt("a  c  l :  staff"),
     "spaced letters, bullet": _md("- R e g i o n: EU\n"),
     "spaced letters, SOP claim": _sop(" A C L: hr"),
+    "spaced letters, sentence start": _jsonl(f"{SECRET} R e g i o n : EU. It opens at nine."),
+    "spaced letters, table cell": _txt("| Vault | R e g i o n | EU |"),
     "spaced letters, JSON metadata": _jsonl(SECRET, metadata={"note": "R e g i o n: EU"}),
     "angle quotation mark, claim": _md(claim_tail=" Region \u00bb EU"),
     "double angle, SOP claim": _sop(" Acl >> staff"),
@@ -111,8 +113,17 @@ NEW = {
     "publish on, day first": _md("- Publish on 01/02/2027\n"),
     "available until, dash": _txt("Available until - 2020-01-01"),
     "TSV first row, three columns": _txt("Region\tEU\tnote\nOwner\tOps\tnone"),
+    "TSV first row, a number under it": _txt("Region\tEU\nCode\t4471\nOwner\tOps"),
+    "TSV first row, a number under it, JSON text": _jsonl(f"{SECRET}\nRegion\tEU\nFloor\t3\nOwner\tOps"),
     "TSV first row, Markdown continuation": _md(claim_tail="\n  Region\tEU\n  Owner\tOps"),
+    "Markdown two-column table, first row": _txt("| Region | EU |\n|---|---|\n| Owner | Ops |"),
+    "Markdown two-column table, claim": _md(claim_tail="\n  | Region | EU |\n  |---|---|\n  | Owner | Ops |"),
+    "double blank inside the name": _txt("Access  Level: staff"),
+    "pointer sign, no blanks": _txt("Region\u00bbEU"),
+    # Ambiguous, so withdrawn with a diagnostic (fail closed): a tag for a person's role, a table
+    # whose first row differs from the next in no type (a header of names over names, or data).
     "person's role, tag value": _txt("Group leader: staff"),
+    "table of words only": _txt("Region\tCapital\nFinland\tHelsinki"),
 }
 
 PUBLIC = {
@@ -132,6 +143,11 @@ PUBLIC = {
     "breadcrumbs": _txt("Home \u00bb Products \u00bb Vaults"),
     "spaced letters of no label": _txt("We sang A B C: the children joined in."),
     "arrow in prose": _txt("Prices \u2192 up by a third since the spring."),
+    "TSV header over rows of numbers": _jsonl(f"{SECRET}\nRegion\tPopulation\nFinland\t5.5\nSweden\t10.4"),
+    "Markdown table over numbers": _md(claim_tail="\n  | Region | Population |\n  |---|---|\n  | Finland | 5.5 |"),
+    "a compound's value that is no tag": _txt("Access road: closed in winter"),
+    "a compound's number": _txt("Group size: 12"),
+    "a record of a start": _txt("Member since 2015-03-01"),
 }
 
 
