@@ -101,9 +101,11 @@ MAX_VALUE_WORDS = 6
 DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
 DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`), or two
 _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
+_TH = "(?:st|nd|rd|th)?"  # an ordinal's ending (`1st January 2027`, `January 1st, 2027`)
 DATE_VALUE = re.compile(
     rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
-    rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
+    rf"|{_D}{{1,2}}{_TH}[ \t]+(?:of[ \t]+)?[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}"
+    rf"|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}}{_TH},?[ \t]+{_D}{{4}})(?!\w)"
 )
 
 
@@ -155,6 +157,7 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
 
 
 _FUNCTION_WORDS = PROSE_BEFORE_NAME | PROSE_OPENERS | GOES_ON
+_FIELD_WORDS = {**SYNONYMS, **_OWN_NAMES}
 
 
 @lru_cache(maxsize=8192)
@@ -198,7 +201,9 @@ def _phrase(name: str) -> tuple[str, str] | None:
     if not 2 <= len(words) <= MAX_NAME_WORDS or any(_classify(key) for key in name_keys(name)):
         return None  # `Regi on`, `Not after`: the name's letters are a name of their own
     folded = [fold(word) for word in words]
-    if any(word in _FUNCTION_WORDS for word in folded[:-1]):
+    # The field's word: the first, or the first two (`Visible To Groups`, `Restricted To Group`).
+    lead = next((count for count in (2, 1) if "".join(folded[:count]) in _FIELD_WORDS and count < len(words)), 0)
+    if any(word in _FUNCTION_WORDS for word in folded[lead:-1]):
         return None  # `We stayed until`, `Tour of the regions`: a sentence's words
     for index in range(1, len(folded)):
         word, before = folded[index], folded[:index]
@@ -209,12 +214,12 @@ def _phrase(name: str) -> tuple[str, str] | None:
         ):
             ends = (word in PERIOD_ENDS) != any(state in NEGATIONS or state in CONCEALING for state in before)
             return ("EffectiveTo" if ends else "EffectiveFrom"), "date"
-    field = next(filter(None, (SYNONYMS.get(key) or _OWN_NAMES.get(key) for key in name_keys(words[0]))), None)
+    field = _FIELD_WORDS.get("".join(folded[:lead])) if lead else None
     if (
         field is None
-        or len(words) > _MAX_PARTS
+        or len(words) - lead > _MAX_PARTS - 1
         or folded[-1] in _FUNCTION_WORDS
-        or not all(word.isalpha() for word in folded[1:])
+        or not all(word.isalpha() for word in folded[lead:])
     ):
         return None
     return field, "compound"

@@ -88,6 +88,8 @@ NEW = {
     "Markdown two-column table, first row": _txt("| Region | EU |\n|---|---|\n| Owner | Ops |"),
     "Markdown two-column table, claim": _md(claim_tail="\n  | Region | EU |\n  |---|---|\n  | Owner | Ops |"),
     "double blank inside the name": _txt("Access  Level: staff"),
+    "several words, two-word field word": _txt("Visible To Groups: staff"),
+    "embargoed until, ordinal date": _txt("Embargoed until 1st January 2027"),
     "pointer sign, no blanks": _txt("Region\u00bbEU"),
     # Ambiguous, so withdrawn with a diagnostic (fail closed): a tag for a person's role, a table
     # whose first row differs from the next in no type (a header of names over names, or data).
@@ -147,6 +149,7 @@ def test_public_text_beside_them_stays_public(text: str, file: str) -> None:
         ("Publish on", "EffectiveFrom"),
         ("Access Level", "Acl"),
         ("Region code", "Region"),
+        ("Restricted To Group", "Acl"),
         ("Posted on", None),
         ("Group of", None),
         ("Population Region", None),
