@@ -63,7 +63,9 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|[-~=]{0,2}>{1,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(
+    r"[:=]|\t|[ \t](?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]"
+)
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
@@ -91,7 +93,7 @@ def labelless(text: str) -> bool:
         text.isascii()
         # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
-        and not ("&" in text or "<" in text or ">" in text or "*" in text or "~" in text)
+        and not ("&" in text or "<" in text or ">>" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         # an ellipsis (a weak separator), or a sentence a label may start
         and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))

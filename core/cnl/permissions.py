@@ -62,12 +62,12 @@ _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`), a pointer (`>`, `>>`, `~>`, `=>`), or any sign or mark outside ASCII (`»`, `→`,
+# `…` to `...`), a pointer (`>>`, `~>`, `=>`; not `>` alone: `p > 0.05`), or any sign or mark outside ASCII (`»`, `→`,
 # `⇨`, `▶`: arrows and quotation marks point from a name to its value as a colon does). What
 # follows one must read as the field's value (`typed_value`), since prose uses all of them too.
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
-    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{0,2}>{1,3}|[l\u00a6\u2502])[ \t]+"
+    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|[l\u00a6\u2502])[ \t]+"
     r"|[ \t]*[^\x00-\x7f\w\s]{1,3}[ \t]*)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
@@ -77,24 +77,25 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
 # A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to three
-# words, a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date's start (a digit,
-# or a month's name and a digit): "… based on the …" is read no further.
+# words, a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date closing the text
+# (a digit, or a month's name and a digit, then at most 20 characters): "… based on the …" and
+# "Data from 1990 to 2000 were …" are read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
     r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
-    rf"|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})[ \t]*[^\w\s]{{0,3}}[ \t]*(?:\d|[a-z]{{3,9}}\.?[ \t]+\d))"
+    rf"|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
-_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{0,2}>{1,3}|\|)|[ ]*\.{2,})[ ]")
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]")
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     if "\t" in text[:end]:
         return True
-    return (" -" in text or " =>" in text or " |" in text or ".." in text or ">" in text) and _ASCII_WEAK.search(
-        text, 0, end
-    ) is not None
+    return (
+        " -" in text or " =>" in text or " |" in text or ".." in text or ">>" in text or "~>" in text
+    ) and _ASCII_WEAK.search(text, 0, end) is not None
 
 
 PREFIX_CHARS = 160
