@@ -64,7 +64,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
 _SEPARATOR_CANDIDATE = re.compile(
-    r"[:=]|\t|[ \t](?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]"
+    r"[:=]|\t|[ \t](?=[-~=>|])(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]"
 )
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
@@ -96,8 +96,14 @@ def labelless(text: str) -> bool:
         and not ("&" in text or "<" in text or ">>" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         # an ellipsis (a weak separator), or a sentence a label may start
-        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))
+        and not (("." in text or "!" in text or "?" in text) and (".." in text or _closing_hint(text)))
     )
+
+
+def _closing_hint(text: str) -> bool:
+    """Whether a last sentence may be a bare or dated label: looked for among the sentence ends
+    the closing-sentence reader reads (`_inline`: the text's last `PREFIX_CHARS`), not in all."""
+    return _ASCII_CLOSING_HINT.search(text, max(0, len(text) - PREFIX_CHARS)) is not None
 
 
 def may_hold_label(text: str) -> bool:
@@ -117,7 +123,7 @@ def permission_inline(line: str) -> LabelFinding | None:
 
 
 def _inline_label_of(line: str) -> LabelFinding | None:
-    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
+    if not may_hold_label(line) and not _closing_hint(line):
         return None
     return _inline(line, strict=False)
 

@@ -124,11 +124,22 @@ def fold(name: str) -> str:
 def permission_label(name: str) -> str | None:
     """The permission field (`Acl`, `Region`, `EffectiveFrom`, `EffectiveTo`) a name written at a
     label position with a separator reads like, or None."""
+    return _label_of(name)[0]
+
+
+@lru_cache(maxsize=8192)
+def _label_of(name: str) -> tuple[str | None, str]:
+    """`permission_label`'s field and what made it one: "name" (its letters), "compound" (one
+    token's parts) or a `_phrase` kind ("date", "phrase"); one cache for all three questions."""
     for key in name_keys(name):
         label = _classify(key)
         if label is not None:
-            return label
-    return compound_label(name) or phrase_label(name)
+            return label, "name"
+    label = compound_label(name)
+    if label is not None:
+        return label, "compound"
+    phrase = _phrase(name) if " " in name or "\t" in name else None
+    return (None, "") if phrase is None else phrase
 
 
 # A compound name's parts: one token split at `-`, `_`, `.`, `/` and lower-to-upper case changes
@@ -160,30 +171,21 @@ _FUNCTION_WORDS = PROSE_BEFORE_NAME | PROSE_OPENERS | GOES_ON
 _FIELD_WORDS = {**SYNONYMS, **_OWN_NAMES}
 
 
-@lru_cache(maxsize=8192)
-def phrase_label(name: str) -> str | None:
-    """The field a name of two to four words (apart: `Access Level`, not `access_level`) names by
-    its words, or None (`_phrase`)."""
-    phrase = _phrase(name)
-    return None if phrase is None else phrase[0]
-
-
 def date_phrase(name: str) -> bool:
     """Whether `name` is a date label read from its words (`Embargoed until`): a label only
     before a date."""
-    phrase = _phrase(name)
-    return phrase is not None and phrase[1] == "date"
+    return _label_of(name)[1] == "date"
 
 
 def english_phrase(name: str) -> bool:
-    """Whether `name` is a compound named by a field's word (`Access Level`, `Region code`)."""
-    phrase = _phrase(name)
-    return phrase is not None and phrase[1] == "compound"
+    """Whether `name` is a compound of words named by a field's word (`Access Level`, `Region
+    code`)."""
+    return _label_of(name)[1] == "phrase"
 
 
-@lru_cache(maxsize=8192)
 def _phrase(name: str) -> tuple[str, str] | None:
-    """(field, kind) of a name of several words that is none of the names above:
+    """(field, kind) of a name of several words that is none of the names above (`Regi on` and
+    `Not after` are names by their letters):
 
     - "date": a preposition of time after its first word that bounds a period (`Embargoed until`,
       `Hidden until`, `Withdrawn after`, `Available from`, `Not before`), or `on` after a verb's
@@ -193,13 +195,13 @@ def _phrase(name: str) -> tuple[str, str] | None:
       …, turned round by a negation or a concealing state before it (`Not before`, `Embargoed
       until`, `Hidden until` start the period, `Withdrawn after` ends it). Either field withdraws
       the unit; the field is the hint's;
-    - "compound": a field's word first, then one or two words that are no function words: the
+    - "phrase": a field's word first, then one or two words that are no function words: the
       compound's head, its last word, names an attribute of the field (`Access Level`,
       `Visibility scope`, `Clearance level`, `Region code`); read like the word alone, its value
       decides (`person_role`: `Group leader: John Smith` names a person)."""
     words = name.split()
-    if not 2 <= len(words) <= MAX_NAME_WORDS or any(_classify(key) for key in name_keys(name)):
-        return None  # `Regi on`, `Not after`: the name's letters are a name of their own
+    if not 2 <= len(words) <= MAX_NAME_WORDS:
+        return None
     folded = [fold(word) for word in words]
     # The field's word: the first, or the first two (`Visible To Groups`, `Restricted To Group`).
     lead = next((count for count in (2, 1) if "".join(folded[:count]) in _FIELD_WORDS and count < len(words)), 0)
@@ -222,7 +224,7 @@ def _phrase(name: str) -> tuple[str, str] | None:
         or not all(word.isalpha() for word in folded[lead:])
     ):
         return None
-    return field, "compound"
+    return field, "phrase"
 
 
 # A person's name: up to four capitalised words (`Dr. Jane Doe`, `Anne-Marie O'Neil`), or a list

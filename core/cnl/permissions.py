@@ -83,7 +83,7 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
     r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
-    rf"|(?:[a-z]+[ \t]+){{1,3}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
+    rf"|(?:[a-z]++[ \t]++){{1,3}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
 _ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]")
