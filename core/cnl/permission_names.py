@@ -6,7 +6,9 @@ and digits dropped. It is a permission field's name, its plural, within one edit
 `EffectiveFrom` or `EffectiveTo`, a name starting `effective`, `valid` or `expir`, or a synonym
 (`SYNONYMS`: English words, a label only at a label position with a separator); the unambiguous
 names (`UNAMBIGUOUS`: no English word) are labels with no separator too, and inside running prose.
-A value after a name decides English names (`typed_value`): "Access: the north gate" is prose.
+A name of several words is read from its words (`_phrase`): a date label (`Embargoed until`) or a
+compound named by a field's word (`Access Level`). A value after a name decides English names
+(`typed_value`): "Access: the north gate" is prose, "Group leader: John Smith" a person's role.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The readings of a line a screen shows differently from how it is stored (docs/security.md, "The
-permission-label grammar"): a right-to-left override's run reversed, markup rendered. The label
-finders (core/cnl/permissions.py) read such a line as stored and as shown.
+permission-label grammar"): a right-to-left override's run reversed, markup rendered; and letters
+spaced out at a label position closed up, as a reader reads them (`closed_up`). The label finders
+(core/cnl/permissions.py) read such a line as stored and as shown.
 """
 
 from __future__ import annotations
