@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permission_inline import header_label, header_row, permission_heading
+from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_heading
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token
@@ -191,8 +191,9 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
         if _squashed(raw):
             # Squashed above: a separator that was a tab or a line break is read as written.
             lines = _raw_lines(raw, number, line, data, key)
-            for later, below in zip(lines[1:], [*lines[2:], None]):  # a line of the text starts where a label may stand
-                header = below is not None and header_row(later.text, below.text)
+            for index, later in enumerate(lines[1:], start=2):  # a line of the text starts where a label may stand
+                rows = [row.text for row in lines[index : index + 1 + TABLE_ROWS]]
+                header = bool(rows) and header_row(later.text, rows[0], rows[1:])
                 if (found := header_label(later.text) if header else permission_line(later.text)) is not None:
                     draft.diagnose(
                         Code.PERMISSION_NOT_READ,

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permission_inline import header_label, header_row, permission_heading, permission_inline
+from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_heading, permission_inline
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
 from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key
@@ -70,6 +70,7 @@ class _Reader:
         self.headless: int | None = None
         # The line after the one read: it makes a table row a header (`header_row`).
         self.below: str | None = None
+        self.rows: Sequence[str] = ()  # and the lines under it: a table's rows of data
 
     def feed(self, number: int, line: str) -> None:
         heading = _UNIT_HEADING.match(line) if line.startswith("##") else None
@@ -207,7 +208,7 @@ class _Reader:
                 Code.MALFORMED_LINE, "continuation line without a field above it", Token(line, number, 1)
             )
             return
-        found = header_label(line) if header_row(line, self.below) else permission_line(line)
+        found = header_label(line) if header_row(line, self.below, self.rows) else permission_line(line)
         if found is not None:
             name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
@@ -261,6 +262,7 @@ def _read_lines(text: str, file: str, first_line: int) -> _Reader:
                 reader.skipped(number, line)
         else:
             reader.below = below
+            reader.rows = lines[number - first_line + 2 : number - first_line + 2 + TABLE_ROWS]
             feed(number, line)
     reader.close()
     return reader

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import takewhile
 
 from core.cnl.canonical import canonical_forms, original_offset
 from core.cnl.permission_finding import LabelFinding, first_reading
@@ -31,9 +33,10 @@ from core.cnl.permission_names import (
     permission_label,
     typed_value,
 )
-from core.cnl.permission_readings import BLOCK_LINES, readings, shown_differently
+from core.cnl.permission_readings import BLOCK_LINES, closed_up, readings, shown_differently
 from core.cnl.permissions import (
     ASCII_BARE,
+    BARE_STARTS,
     CASE_CHANGE,
     CELL_BARS,
     CELL_SPLIT,
@@ -50,9 +53,7 @@ from core.cnl.permissions import (
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
-_ASCII_CLOSING_HINT = re.compile(
-    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)[^.!?;]*\Z"
-)
+_ASCII_CLOSING_HINT = re.compile(r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*\Z")
 # A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
 # after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
@@ -62,7 +63,9 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
 # pair) directly before it, not inside a URL query (`?region=eu`). Found from the separators of the
 # raw text back, canonicalising only the few characters before each, so a long text costs one
 # scan, not a canonical copy of all of it.
-_SEPARATOR_CANDIDATE = re.compile(r"[:=]|\t|[ \t](?:-{1,3}>?|=>|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]")
+_SEPARATOR_CANDIDATE = re.compile(
+    r"[:=]|\t|[ \t](?=[-~=>|])(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)(?=[ \t])|\.\.+(?=[ \t])|[^\x00-\x7f]"
+)
 _VALUE_AFTER = re.compile(r"(?![:=/])[ \t]*\S")
 _BLANK_AFTER = re.compile(r"[ \t]+\S")
 _REST_BLANK = re.compile(r"[ \t]*\Z")
@@ -90,11 +93,17 @@ def labelless(text: str) -> bool:
         text.isascii()
         # separators and markup; a weak separator starts ` -` or a tab, `=>` and `|` hold `=`, `|`
         and not (":" in text or "=" in text or "|" in text or "\t" in text or " -" in text)
-        and not ("&" in text or "<" in text or "*" in text or "~" in text)
+        and not ("&" in text or "<" in text or ">>" in text or "*" in text or "~" in text)
         and _bare_start(text) is None
         # an ellipsis (a weak separator), or a sentence a label may start
-        and not (("." in text or "!" in text or "?" in text) and (".." in text or _ASCII_CLOSING_HINT.search(text)))
+        and not (("." in text or "!" in text or "?" in text) and (".." in text or _closing_hint(text)))
     )
+
+
+def _closing_hint(text: str) -> bool:
+    """Whether a last sentence may be a bare or dated label: looked for among the sentence ends
+    the closing-sentence reader reads (`_inline`: the text's last `PREFIX_CHARS`), not in all."""
+    return _ASCII_CLOSING_HINT.search(text, max(0, len(text) - PREFIX_CHARS)) is not None
 
 
 def may_hold_label(text: str) -> bool:
@@ -114,7 +123,7 @@ def permission_inline(line: str) -> LabelFinding | None:
 
 
 def _inline_label_of(line: str) -> LabelFinding | None:
-    if not may_hold_label(line) and not _ASCII_CLOSING_HINT.search(line):
+    if not may_hold_label(line) and not _closing_hint(line):
         return None
     return _inline(line, strict=False)
 
@@ -199,6 +208,7 @@ def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFin
     seen.add(start)
     lead = start + leader_end(line[start:at])
     name = line[lead:at].rstrip(" \t*_`~")
+    name = closed_up(name) or name  # `R e g i o n : EU` reads `Region`
     if len(name.split()) > MAX_NAME_WORDS or (
         name.isascii() and permission_label(name) is None and bare_label(name) is None
     ):
@@ -221,16 +231,20 @@ def _separator_kind(char: str) -> str | None:
     """`:` or `=` for what reads as one, "weak" for a dash, an arrow or a tab, else None."""
     if char in (":", "="):
         return char
-    if char == "\t" or char.strip(" \t").startswith(("-", "=>", "|", "..")):
+    if char == "\t" or char.strip(" \t").startswith(("-", "=", ">", "~", "|", "..")):
         return "weak"
     read = _read_as(char)
     if read in (":", "="):
         return read
     if read.startswith(".."):
         return "weak"  # an ellipsis (`Region… EU`)
-    if unicodedata.category(char) == "Pd" or char in "\u2192\u21d2\u27f6\u27f9\u2794\u279c":
-        return "weak"
+    if unicodedata.category(char) == "Pd" or _POINTER.search(unicodedata.name(char, "")):
+        return "weak"  # a dash, an arrow (`→`, `⇨`), a pointer (`≫`, `▶`, `»`); not `≥` or `±`
     return None
+
+
+# Signs that point from a name to its value, by their Unicode names.
+_POINTER = re.compile(r"ARROW|POINTING|ANGLE QUOTATION|MUCH GREATER|TRIANGLE")
 
 
 @lru_cache(maxsize=4096)
@@ -328,10 +342,11 @@ def _inline_label(
 _DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
 
 
-def header_row(line: str, below: str | None) -> bool:
-    """Whether `line` is a table's header row, with `below` the line under it: a row of cells
-    (between tabs, or bars) followed by a Markdown delimiter row (`|---|---|`) or, for a
-    tab-separated table, by a row of as many tabs. A header names columns (`Region<TAB>Population`
+def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
+    """Whether `line` is a table's header row, with `below` the line under it and `rows` up to
+    `TABLE_ROWS` lines under that: a row of cells (between tabs, or bars) followed by a Markdown
+    delimiter row (`|---|---|`) or, for a tab-separated table, by a row of as many tabs, and
+    unlike its rows of data in type (`_unlike`). A header names columns (`Region<TAB>Population`
     over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
     A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
     read as any line."""
@@ -341,9 +356,35 @@ def header_row(line: str, below: str | None) -> bool:
     if "\t" in cells:
         if under.count("\t") != cells.count("\t"):
             return False
-    elif not (cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under)):
+        data = [under, *(row.strip() for row in rows)]
+        data = data[: next((i for i, row in enumerate(data) if row.count("\t") != cells.count("\t")), len(data))]
+    elif cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under):
+        data = list(takewhile(lambda row: row.startswith(CELL_BARS), (row.strip() for row in rows)))
+        if not data:
+            return True  # a header over no rows names columns still
+    else:
         return False
-    return all(_column_name(cell.strip(" \t*_`~")) for cell in _cells(cells))
+    return _unlike(_cells(cells), [_cells(row) for row in data]) and all(
+        _column_name(cell.strip(" \t*_`~")) for cell in _cells(cells)
+    )
+
+
+# The rows of data under a header read to tell it from them (`header_row`).
+TABLE_ROWS = 4
+_DIGIT = re.compile(r"\d")
+
+
+def _unlike(header: list[str], data: list[list[str]]) -> bool:
+    """Whether a table's first row differs in type from its rows of data, as a header does
+    (csv.Sniffer's test): some column holds a number or a date in every row under a cell with no
+    digit (`Region<TAB>Population` over `Finland<TAB>5.5`). A row like the rows under it is data
+    (`Region<TAB>EU` over `Owner<TAB>Ops`, or over `Code<TAB>4471` and `Owner<TAB>Ops`; `| Region |
+    EU |` over `|---|---|` and `| Owner | Ops |`): a two-column table of names and values, whose
+    first row a renderer shows in bold."""
+    return any(
+        _DIGIT.search(cell) is None and all(column < len(row) and _DIGIT.search(row[column]) for row in data)
+        for column, cell in enumerate(header)
+    )
 
 
 def _column_name(cell: str) -> bool:

@@ -6,7 +6,9 @@ and digits dropped. It is a permission field's name, its plural, within one edit
 `EffectiveFrom` or `EffectiveTo`, a name starting `effective`, `valid` or `expir`, or a synonym
 (`SYNONYMS`: English words, a label only at a label position with a separator); the unambiguous
 names (`UNAMBIGUOUS`: no English word) are labels with no separator too, and inside running prose.
-A value after a name decides English names (`typed_value`): "Access: the north gate" is prose.
+A name of several words is read from its words (`_phrase`): a date label (`Embargoed until`) or a
+compound named by a field's word (`Access Level`). A value after a name decides English names
+(`typed_value`): "Access: the north gate" is prose, "Group leader: John Smith" a person's role.
 """
 
 from __future__ import annotations
@@ -15,7 +17,17 @@ import re
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms
-from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+from core.text.words import (
+    AGENT_ENDINGS,
+    CONCEALING,
+    GOES_ON,
+    NEGATIONS,
+    PARTICIPLE_ENDINGS,
+    PERIOD_ENDS,
+    PERIOD_STARTS,
+    PROSE_BEFORE_NAME,
+    PROSE_OPENERS,
+)
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
 # Canonical keys that are never an English word: a label wherever a name may stand, even with no
@@ -91,9 +103,11 @@ MAX_VALUE_WORDS = 6
 DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
 DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`), or two
 _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
+_TH = "(?:st|nd|rd|th)?"  # an ordinal's ending (`1st January 2027`, `January 1st, 2027`)
 DATE_VALUE = re.compile(
     rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
-    rf"|{_D}{{1,2}}[ \t]+[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}},?[ \t]+{_D}{{4}})(?!\w)"
+    rf"|{_D}{{1,2}}{_TH}[ \t]+(?:of[ \t]+)?[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}"
+    rf"|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}}{_TH},?[ \t]+{_D}{{4}})(?!\w)"
 )
 
 
@@ -112,11 +126,22 @@ def fold(name: str) -> str:
 def permission_label(name: str) -> str | None:
     """The permission field (`Acl`, `Region`, `EffectiveFrom`, `EffectiveTo`) a name written at a
     label position with a separator reads like, or None."""
+    return _label_of(name)[0]
+
+
+@lru_cache(maxsize=8192)
+def _label_of(name: str) -> tuple[str | None, str]:
+    """`permission_label`'s field and what made it one: "name" (its letters), "compound" (one
+    token's parts) or a `_phrase` kind ("date", "phrase"); one cache for all three questions."""
     for key in name_keys(name):
         label = _classify(key)
         if label is not None:
-            return label
-    return compound_label(name)
+            return label, "name"
+    label = compound_label(name)
+    if label is not None:
+        return label, "compound"
+    phrase = _phrase(name) if " " in name or "\t" in name else None
+    return (None, "") if phrase is None else phrase
 
 
 # A compound name's parts: one token split at `-`, `_`, `.`, `/` and lower-to-upper case changes
@@ -142,6 +167,84 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
             if found is not None:
                 return found
     return None
+
+
+_FUNCTION_WORDS = PROSE_BEFORE_NAME | PROSE_OPENERS | GOES_ON
+_FIELD_WORDS = {**SYNONYMS, **_OWN_NAMES}
+
+
+def date_phrase(name: str) -> bool:
+    """Whether `name` is a date label read from its words (`Embargoed until`): a label only
+    before a date."""
+    return _label_of(name)[1] == "date"
+
+
+def english_phrase(name: str) -> bool:
+    """Whether `name` is a compound of words named by a field's word (`Access Level`, `Region
+    code`)."""
+    return _label_of(name)[1] == "phrase"
+
+
+def _phrase(name: str) -> tuple[str, str] | None:
+    """(field, kind) of a name of several words that is none of the names above (`Regi on` and
+    `Not after` are names by their letters):
+
+    - "date": a preposition of time after its first word that bounds a period (`Embargoed until`,
+      `Hidden until`, `Withdrawn after`, `Available from`, `Not before`), or `on` after a verb's
+      base form (`Publish on`; `Posted on`, `Born on` record a day: a past form, read by its
+      ending, `-ed`, `-en`, `-n`): the end of the unit's
+      period (EffectiveTo) for `until`, `before` …, its start (EffectiveFrom) for `from`, `after`
+      …, turned round by a negation or a concealing state before it (`Not before`, `Embargoed
+      until`, `Hidden until` start the period, `Withdrawn after` ends it). Either field withdraws
+      the unit; the field is the hint's;
+    - "phrase": a field's word first, then one or two words that are no function words: the
+      compound's head, its last word, names an attribute of the field (`Access Level`,
+      `Visibility scope`, `Clearance level`, `Region code`); read like the word alone, its value
+      decides (`person_role`: `Group leader: John Smith` names a person)."""
+    words = name.split()
+    if not 2 <= len(words) <= MAX_NAME_WORDS:
+        return None
+    folded = [fold(word) for word in words]
+    # The field's word: the first, or the first two (`Visible To Groups`, `Restricted To Group`).
+    lead = next((count for count in (2, 1) if "".join(folded[:count]) in _FIELD_WORDS and count < len(words)), 0)
+    if any(word in _FUNCTION_WORDS for word in folded[lead:-1]):
+        return None  # `We stayed until`, `Tour of the regions`: a sentence's words
+    for index in range(1, len(folded)):
+        word, before = folded[index], folded[:index]
+        if (
+            word in PERIOD_ENDS
+            or word in PERIOD_STARTS
+            or (word == "on" and not before[-1].endswith((*PARTICIPLE_ENDINGS, "n")))
+        ):
+            ends = (word in PERIOD_ENDS) != any(state in NEGATIONS or state in CONCEALING for state in before)
+            return ("EffectiveTo" if ends else "EffectiveFrom"), "date"
+    field = _FIELD_WORDS.get("".join(folded[:lead])) if lead else None
+    if (
+        field is None
+        or len(words) - lead > _MAX_PARTS - 1
+        or folded[-1] in _FUNCTION_WORDS
+        or not all(word.isalpha() for word in folded[lead:])
+    ):
+        return None
+    return field, "phrase"
+
+
+# A person's name: up to four capitalised words (`Dr. Jane Doe`, `Anne-Marie O'Neil`), or a list
+# of them (`Anna Berg and John Smith`).
+_NAME_WORD = r"[A-Z][a-z]*\.?(?:[-'][A-Z]?[a-z]+)?"
+_ONE_PERSON = rf"[A-Z][a-z]+\.?(?:[-'][A-Z]?[a-z]+)?(?:[ \t]+{_NAME_WORD}){{0,3}}"
+_PERSON_NAME = re.compile(rf"{_ONE_PERSON}(?:(?:[ \t]*,[ \t]*|[ \t]*,?[ \t]+(?:and|&)[ \t]+){_ONE_PERSON})*")
+
+
+def person_role(name: str, written: str) -> bool:
+    """Whether a compound `name` (`english_phrase`) and its value as `written` name a person, not a
+    field: the head is an agent noun (`leader`, `supervisor`, `trainee`: AGENT_ENDINGS, plural
+    too) and the value a person's name, capitalised words (`Group leader: John Smith`). A typed
+    decision that fails closed: `Group leader: staff` withdraws, and so does `Access Level: Staff
+    Only` (`level` is no agent)."""
+    head = fold(name.split()[-1]).removesuffix("s")
+    value = _VALUE_END.split(written.strip(" \t*_`~"), 1)[0].rstrip(" .")
+    return head.endswith(AGENT_ENDINGS) and _PERSON_NAME.fullmatch(value) is not None
 
 
 def _english_compound(name: str) -> bool:
@@ -227,6 +330,9 @@ def typed_value(name: str, value: str, weak: bool, prose_check: bool = False) ->
 _VALUE_END = re.compile(r"(?<=[.!?])[\"')\]]*[ \t]+(?=\S)")
 
 
+_TAG_LETTER = re.compile(r"[^\W\dl_]")
+
+
 def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     words = value.strip(" \t*_`~").split()
     if not words:
@@ -234,18 +340,26 @@ def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     if bare_label(name) is not None:
         return True
     label = permission_label(name)
+    if date_phrase(name):
+        return ends_with_date(canonical_forms(" ".join(words))[0], 0)
     synonym = any(key in SYNONYMS and SYNONYMS[key] != "Region" for key in name_keys(name)) or (
-        label is not None and _english_compound(name)
+        label is not None and (_english_compound(name) or english_phrase(name))
     )
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()
     if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > MAX_VALUE_WORDS:
         return False
-    if not weak:
+    phrase = english_phrase(name)
+    if not weak and not phrase:
         return True
     if label == "Acl":
-        return all(len(item.split()) == 1 for item in " ".join(words).split(","))
+        # A compound's value is a tag of a word or two (`Staff Only`, `Top Secret`) with a letter
+        # (not `l`, which `1` reads as): `Group size: 12`, `Access road: closed in winter` say
+        # something else.
+        most = 2 if phrase else 1
+        items = " ".join(words).split(",")
+        return all(0 < len(item.split()) <= most and (not phrase or _TAG_LETTER.search(item)) for item in items)
     if label == "Region":
         return len(words) <= 3
     return ends_with_date(canonical_forms(" ".join(words))[0], 0)

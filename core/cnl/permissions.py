@@ -26,6 +26,7 @@ or markup is read as stored and as shown (core/cnl/permission_readings.py).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
@@ -39,12 +40,14 @@ from core.cnl.permission_names import (
     bare_label,
     blank_end,
     ends_with_date,
+    english_phrase,
     fold,
     permission_label,
+    person_role,
     typed_value,
 )
-from core.cnl.permission_readings import readings, shown_differently
-from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
+from core.cnl.permission_readings import closed_up, readings, shown_differently
+from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
@@ -52,17 +55,20 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
 CELL_BARS = ("|", "\uff5c")
 CELL_SPLIT = re.compile("[|\uff5c]")
-# A name of up to four words, then any emphasis closing it, then a separator run.
-_NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t_.\-/'](?=[^\W_])){0,48}?)"
+# A name of up to four words (one to three blanks apart), then any emphasis closing it, then a
+# separator run.
+_NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t]{1,3}(?=[^\W_])|[_.\-/'](?=[^\W_])){0,48}?)"
 _NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`). What follows one must read as the field's value (`typed_value`), since prose
-# uses all of them too.
+# `…` to `...`), a pointer (`>>`, `~>`, `=>`; not `>` alone: `p > 0.05`), or any sign or mark outside ASCII (`»`, `→`,
+# `⇨`, `▶`: arrows and quotation marks point from a name to its value as a colon does). What
+# follows one must read as the field's value (`typed_value`), since prose uses all of them too.
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
-    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|=>|[l\u00a6\u2502]|[\u2192\u21d2\u27f6\u27f9\u2794\u279c])[ \t]+)"
+    r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|[l\u00a6\u2502])[ \t]+"
+    r"|[ \t]*[^\x00-\x7f\w\s]{1,3}[ \t]*)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
@@ -70,19 +76,26 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
-ASCII_BARE = re.compile(
-    r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub)"
+# A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to three
+# words, a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date closing the text
+# (a digit, or a month's name and a digit, then at most 20 characters): "… based on the …" and
+# "Data from 1990 to 2000 were …" are read no further.
+_PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
+BARE_STARTS = (
+    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
+    rf"|(?:[a-z]++[ \t]++){{1,3}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
-_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|=>|\|)|[ ]*\.{2,})[ ]")
+ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]")
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     if "\t" in text[:end]:
         return True
-    return (" -" in text or " =>" in text or " |" in text or ".." in text) and _ASCII_WEAK.search(
-        text, 0, end
-    ) is not None
+    return (
+        " -" in text or " =>" in text or " |" in text or ".." in text or ">>" in text or "~>" in text
+    ) and _ASCII_WEAK.search(text, 0, end) is not None
 
 
 PREFIX_CHARS = 160
@@ -189,6 +202,14 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     value decides after a colon too, and a date field's English name needs a date
     (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
+    found = _label_in(rest, at, position, prose)
+    if found is None and (spaced := closed_up(rest[:PREFIX_CHARS])) is not None:
+        found = _label_in(spaced, at, position, prose)  # `R e g i o n : EU` read as a reader reads it
+        return None if found is None else replace(found, shown=True)
+    return found
+
+
+def _label_in(rest: str, at: int, position: str, prose: bool) -> LabelFinding | None:
     for index, form in enumerate(canonical_forms(rest)):
         found = _form_label(form, rest, index, prose)
         if found is not None:
@@ -215,6 +236,7 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
                 label is not None
                 and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
                 and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
+                and not (english_phrase(name) and person_role(name, rest[original_offset(rest, named.end(), index) :]))
             ):
                 return named.start("name"), named.end("name"), label, reason
     dated = _dated_label(form)
@@ -271,9 +293,10 @@ def table_row(row: str) -> LabelFinding | None:
     name with its separator (`| Acl: staff |`)."""
     offset = 0
     for cell in CELL_SPLIT.split(row):
-        name = cell.strip(" \t*_`~").rstrip(":=").strip()
+        written = cell.strip(" \t*_`~").rstrip(":=").strip()
+        name = closed_up(written) or written
         if name and len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
-            return LabelFinding(name, label, offset + cell.index(name) + 1, "table cell", "name alone in a cell")
+            return LabelFinding(written, label, offset + cell.index(written) + 1, "table cell", "name alone in a cell")
         found = label_at(cell, leader_end(cell), "table cell")
         if found is not None:
             return found.moved(offset)

@@ -59,7 +59,7 @@ from pathlib import PurePath
 from pydantic import ValidationError
 
 from core.cnl.permission_finding import LabelFinding
-from core.cnl.permission_inline import header_label, header_row, permission_across, permission_inline
+from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_across, permission_inline
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import sentences_of, split_paragraphs
@@ -149,7 +149,7 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
     inline = set()  # lines whose field sits inside prose: they withdraw their paragraph, not the file
     lines = source_lines(text)
     for number, (line, after) in enumerate(zip(lines, [*lines[1:], ""]), start=1):
-        header = header_row(line, after)
+        header = header_row(line, after, lines[number + 1 : number + 1 + TABLE_ROWS])
         if header:
             found = header_label(line)  # `Region<TAB>Population` over rows of values names a column
         else:

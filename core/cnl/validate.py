@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from core.cnl.caps import CAPS
 from core.cnl.permission_finding import LabelFinding
-from core.cnl.permission_inline import header_label, header_row, permission_across, permission_inline
+from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_across, permission_inline
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
 from core.cnl.source_text import Token
@@ -216,7 +216,8 @@ class UnitDraft:
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
         for number, (segment, after) in enumerate(zip(segments, [*segments[1:], None])):
-            if after is not None and header_row(segment.text, after.text):
+            rows = [row.text for row in segments[number + 2 : number + 2 + TABLE_ROWS]]
+            if after is not None and header_row(segment.text, after.text, rows):
                 found = header_label(segment.text)  # `Region<TAB>Population` over rows of values
                 after = None
             elif (found := permission_inline(segment.text)) is None and number == 0:

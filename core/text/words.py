@@ -223,10 +223,25 @@ STOPWORDS = frozenset(
     each few from further get got here how into more most now only other out over own same some
     such there through under until up what when where which while who whom why""".split()
 )
-# Word endings of a participle the tagger's rules read (nlp/tagger.py).
+# Word endings of a participle the tagger's rules read (nlp/tagger.py) and a date label's past form
+# (cnl/permission_names.py: `Posted on` records a day).
 PARTICIPLE_ENDINGS = ("ed", "ing", "en")
 # Words a hard-wrapped line ends on mid-sentence; a heading does not end on them (cnl/plaintext.py).
 GOES_ON = frozenset("a an the and or but nor of to in on at by for with from into as than that is are was were".split())
+# Prepositions of time that bound a period (cnl/permission_names.py reads a date label from its
+# words: `Embargoed until`, `Not before`, `Withdrawn after`): the first end it, the second start it.
+# `since` dates a past start (`Member since 2015-03-01`), a record, not a period's bound.
+PERIOD_ENDS = frozenset("until till til through thru before".split())
+PERIOD_STARTS = frozenset(("from", "after"))
+# Words of a state that keeps a text from its readers: a period they bound is the time the text is
+# NOT shown (`Embargoed until` ends the embargo and starts the unit's period, `Withdrawn after` ends it).
+CONCEALING = frozenset(
+    "hidden embargoed withheld withdrawn removed restricted locked sealed suspended unpublished archived "
+    "retired expired closed unavailable invisible private secret confidential".split()
+)
+# Endings of an agent noun, a person by what they do (`leader`, `supervisor`, `trainee`):
+# `Group leader: John Smith` names a person, not a group (cnl/permission_names.py).
+AGENT_ENDINGS = ("er", "or", "ist", "ee", "ant", "ent", "ian")
 # Words a statement opens with and an instruction does not (articles, pronouns, determiners).
 STATEMENT_OPENERS = frozenset(
     "the a an this that these those it its he she they we i his her their our my there".split()

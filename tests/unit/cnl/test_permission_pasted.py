@@ -9,42 +9,13 @@ import json
 
 import pytest
 
-from core.cnl import read_text
 from core.cnl.permission_inline import permission_inline
-from core.infra.diagnostics import PERMISSION_CODES
-from core.kb.knowledge_base import KnowledgeBase
-from core.units import Caller
-
-SECRET = "The vault combination is 4471."
-CALLERS = (Caller(), Caller(tags=frozenset({"staff"}), region="EU"))
-
-
-def _txt(extra: str) -> tuple[str, str]:
-    return f"{SECRET}\n{extra}\n", "notes.txt"
-
-
-def _md(extra: str = "", claim_tail: str = "") -> tuple[str, str]:
-    head = "## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: Vault combination\n"
-    return f"{head}Claim: {SECRET}{claim_tail}\n{extra}", "kb.md"
-
-
-def _sop(claim_tail: str) -> tuple[str, str]:
-    claim = json.dumps(SECRET + claim_tail, ensure_ascii=False)
-    return f'@k1 ku atomic "vault::chunk-000::unit-000"\nset $k1 topic "Vault"\nset $k1 claim {claim}\n', "kb.cnl"
-
-
-def _jsonl(text: str) -> tuple[str, str]:
-    return json.dumps({"_id": "vault", "title": "Vault combination", "text": text}) + "\n", "kb.jsonl"
-
-
-def _withdrawn(text: str, file: str) -> bool:
-    units, diagnostics = read_text(text, file)
-    kb = KnowledgeBase.from_units(units, diagnostics)
-    shown = any("4471" in unit.body for caller in CALLERS for unit in kb.view(caller).units)
-    flagged = [d for d in diagnostics if d.code in PERMISSION_CODES]
-    assert not shown or not flagged, "a label was found but its unit still shown"
-    return not shown
-
+from tests.support.permission_cases import SECRET
+from tests.support.permission_cases import jsonl as _jsonl
+from tests.support.permission_cases import md as _md
+from tests.support.permission_cases import sop as _sop
+from tests.support.permission_cases import txt as _txt
+from tests.support.permission_cases import withdrawn as _withdrawn
 
 TSV = "Region\tPopulation\nFinland\t5.5\nSweden\t10.4"
 MARKDOWN_TABLE = "| Region | Population |\n|---|:---:|\n| Finland | 5.5 |"

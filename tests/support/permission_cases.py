@@ -1,0 +1,45 @@
+"""The red-team cases of the permission-label grammar (tests/unit/cnl/test_permission_pasted.py,
+test_permission_round4.py): a secret written in each format beside the text under test, and
+whether the readers withdrew it from every caller."""
+
+from __future__ import annotations
+
+import json
+
+from core.cnl import read_text
+from core.infra.diagnostics import PERMISSION_CODES
+from core.kb.knowledge_base import KnowledgeBase
+from core.units import Caller
+
+SECRET = "The vault combination is 4471."
+CALLERS = (Caller(), Caller(tags=frozenset({"staff"}), region="EU"))
+
+
+def txt(extra: str) -> tuple[str, str]:
+    return f"{SECRET}\n{extra}\n", "notes.txt"
+
+
+def md(extra: str = "", claim_tail: str = "") -> tuple[str, str]:
+    head = "## Context Unit vault::chunk-000::unit-000\nRole: Definition\nTopic: Vault combination\n"
+    return f"{head}Claim: {SECRET}{claim_tail}\n{extra}", "kb.md"
+
+
+def sop(claim_tail: str) -> tuple[str, str]:
+    claim = json.dumps(SECRET + claim_tail, ensure_ascii=False)
+    return f'@k1 ku atomic "vault::chunk-000::unit-000"\nset $k1 topic "Vault"\nset $k1 claim {claim}\n', "kb.cnl"
+
+
+def jsonl(text: str, **fields: object) -> tuple[str, str]:
+    return json.dumps({"_id": "vault", "title": "Vault combination", "text": text, **fields}) + "\n", "kb.jsonl"
+
+
+def withdrawn(text: str, file: str) -> bool:
+    """Whether the secret is in no caller's view; a unit withdrawn says why, and one shown has no
+    permission diagnostic."""
+    units, diagnostics = read_text(text, file)
+    kb = KnowledgeBase.from_units(units, diagnostics)
+    shown = any("4471" in unit.body for caller in CALLERS for unit in kb.view(caller).units)
+    flagged = [d for d in diagnostics if d.code in PERMISSION_CODES]
+    assert not shown or not flagged, "a label was found but its unit still shown"
+    assert shown or flagged, "a unit withdrawn without a diagnostic saying why"
+    return not shown
