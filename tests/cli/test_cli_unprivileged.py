@@ -1,7 +1,8 @@
 """What a user whom file modes bind meets (the suite runs as root, which they never bind; the
 child is held to them: tests/support/unprivileged.py): an unreadable file or folder in the KB, an
 unwritable or unlistable index cache, a read-only or unreadable conversation file. Each is a
-clear line with its path, never a traceback, and no file is lost or changed."""
+clear line with its path, never a traceback, and no file is lost or changed. What a test only
+sets up (a cache to refuse, a conversation to protect) is made in this process, as root."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mrptui.cli import main
 from tests.support.store_kb import write_kb
 from tests.support.unprivileged import run_cli
 
@@ -68,7 +70,7 @@ def test_an_unwritable_cache_is_one_warning_with_its_path_and_is_left_as_it_was(
 
 def test_cache_info_on_a_cache_it_cannot_list_says_so_instead_of_an_empty_cache(kb, tmp_path) -> None:
     cache = tmp_path / "cache"
-    assert run_cli("--cache-dir", str(cache), "--kb", str(kb), "check").returncode == 0
+    assert main(["--cache-dir", str(cache), "--kb", str(kb), "check"]) == 0
     before = digests(cache)
     (cache / "segments").chmod(0)
     try:
@@ -82,12 +84,12 @@ def test_cache_info_on_a_cache_it_cannot_list_says_so_instead_of_an_empty_cache(
 
 @pytest.mark.parametrize(("mode", "said"), [(0o400, "memory not saved"), (0o000, "memory not read")])
 def test_a_read_only_or_unreadable_conversation_is_a_warning_with_its_path_and_kept_byte_for_byte(
-    kb, tmp_path, mode, said
+    kb, tmp_path, monkeypatch, mode, said
 ) -> None:
     memory = {"MRPTUI_MEMORY_DIR": str(tmp_path / "memory")}
     options = ["--cache-dir", str(tmp_path / "cache"), "--kb", str(kb)]
-    first = run_cli(*options, "ask", QUESTION, "--session", "tides", env=memory)
-    assert first.returncode == 0, first.stderr
+    monkeypatch.setenv("MRPTUI_MEMORY_DIR", memory["MRPTUI_MEMORY_DIR"])
+    assert main([*options, "ask", QUESTION, "--session", "tides"]) == 0
     [conversation] = (tmp_path / "memory").rglob("conversation-tides.jsonl")
     before = digests(tmp_path / "memory")
     conversation.chmod(mode)

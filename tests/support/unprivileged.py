@@ -11,6 +11,7 @@ CAP_SETPCAP in a container), `run_cli` skips the test, saying so.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import subprocess
 import tempfile
@@ -37,6 +38,7 @@ def _run(script: str, *args: str, timeout: float, env: dict[str, str]) -> subpro
     return run_child(script, *args, timeout=timeout, preexec=_drop_capabilities if os.geteuid() == 0 else None, **env)
 
 
+@functools.cache  # a probe process once per test process, not once per CLI run
 def _modes_bind() -> bool:
     """Whether a child started as `_run` starts them cannot read a file of mode 000."""
     with tempfile.TemporaryDirectory() as folder:

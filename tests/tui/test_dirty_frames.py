@@ -3,6 +3,8 @@ write (mrptui/screens/dirty_frames.py; issue 41: a panel key's frame drew every 
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import make_app
 from helpers import settle, until
@@ -89,7 +91,9 @@ def _pane_of(widget: Widget) -> str | None:
 
 @pytest.mark.paints
 async def test_the_explorers_frames_while_a_run_is_live_and_keys_move_the_focus_write_what_textual_writes() -> None:
-    session = SlowSession()
+    # Frames, not the engine's hold on the GIL, are what this checks: a sleeping engine still sends
+    # events for live renders while the keys move the focus, and leaves the cores to the UI.
+    session = SlowSession(between=time.sleep)
     app = make_app(session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -106,6 +110,6 @@ async def test_the_explorers_frames_while_a_run_is_live_and_keys_move_the_focus_
         app.control.cancel()
         await settle(pilot)
         # A focus move among plan, evidence, proofs and attempts leaves the answer pane alone:
-        # some of those frames (those no live render shared) did not draw it.
-        assert any("answer" not in panes for panes in key_frames), key_frames
+        # some of those frames (those no live render shared) drew panes but not that one.
+        assert any(panes and "answer" not in panes for panes in key_frames), key_frames
         assert len(frames) > 8

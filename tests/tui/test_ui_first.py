@@ -29,12 +29,14 @@ def _spin(seconds: float) -> None:
 
 
 class SlowSession(FakeSession):
-    """The canned run, its events a stretch of pure-Python work apart, again and again until
-    cancelled; `resumed` is when the engine went on after each event."""
+    """The canned run, its events a stretch of pure-Python work apart (or of `between`, e.g. a
+    sleep where the engine need not hold the GIL), again and again until cancelled; `resumed` is
+    when the engine went on after each event."""
 
-    def __init__(self, rounds: int = 400) -> None:
+    def __init__(self, rounds: int = 400, between=_spin) -> None:
         super().__init__()
         self.rounds = rounds
+        self.between = between
         self.resumed: list[float] = []
 
     def run(self, request: Request, steering=None):
@@ -46,7 +48,7 @@ class SlowSession(FakeSession):
                 self.resumed.append(time.perf_counter())
                 if steering is not None and steering.cancelled:
                     return
-                _spin(EVENT_S)
+                self.between(EVENT_S)
                 yield event
         yield script[-1]
 

@@ -24,6 +24,8 @@ READERS = {"core/answer/llm_answer.py"}
 
 def _reads_marker(source: str) -> bool:
     """A string holding the marker outside an f-string (which writes it) and a docstring."""
+    if "because" not in source:  # no literal can hold it (escapes aside): no parse of the tree
+        return False
     tree = ast.parse(source)
     docstrings = {
         id(node.body[0].value)
