@@ -204,10 +204,16 @@ def test_no_surface_shows_anything_outside_the_callers_view(kb_units, caller_lis
         assert leaks(trace, hidden) == [], "trace events"
         assert leaks(str(summary), hidden) == [], "ask --json summary"
         assert leaks(retrieve_text(session, question, caller), hidden) == [], "retrieve"
+        # A hidden unit's why-not is the one of an id the KB does not hold (a "did you mean" names
+        # only the caller's own units): asked of the KB without the hidden units, word for word.
+        without = (
+            Session.from_kb(KnowledgeBase.from_units([u for u in kb_units if u not in hidden])) if hidden else None
+        )
         for unit in kb_units:
             reasons = why_not_asked(session, unit.id, question, caller)
-            if unit in hidden:
-                assert reasons == {"visibility": NOT_VISIBLE}
+            if without is not None and unit in hidden:
+                assert reasons == why_not_asked(without, unit.id, question, caller)
+                assert reasons["visibility"].startswith(NOT_VISIBLE)
             assert leaks(str(reasons), hidden) == [], "why-not"
 
 
