@@ -358,6 +358,12 @@ def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
             return False
         data = [under, *(row.strip() for row in rows)]
         data = data[: next((i for i, row in enumerate(data) if row.count("\t") != cells.count("\t")), len(data))]
+        if len(data) < 2:
+            # Nothing marks a tab-separated header but how it differs from the rows under it: over
+            # one row, a name over a number is a pair of names and values as often as a column's
+            # name (`Region<TAB>EU` over `Code<TAB>4471`), so the row is read as any line (fail
+            # closed: `Region<TAB>Population` over one `Finland<TAB>5.5` is withdrawn, named).
+            return False
     elif cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under):
         data = list(takewhile(lambda row: row.startswith(CELL_BARS), (row.strip() for row in rows)))
         if not data:

@@ -91,10 +91,13 @@ NEW = {
     "several words, two-word field word": _txt("Visible To Groups: staff"),
     "embargoed until, ordinal date": _txt("Embargoed until 1st January 2027"),
     "pointer sign, no blanks": _txt("Region\u00bbEU"),
+    "TSV first row over one row holding a number": _txt("Region\tEU\nCode\t4471"),
+    "TSV first row over one row holding a number, JSON text": _jsonl(f"{SECRET}\nRegion\tEU\nFloor\t3"),
     # Ambiguous, so withdrawn with a diagnostic (fail closed): a tag for a person's role, a table
     # whose first row differs from the next in no type (a header of names over names, or data).
     "person's role, tag value": _txt("Group leader: staff"),
     "table of words only": _txt("Region\tCapital\nFinland\tHelsinki"),
+    "TSV header over one row of numbers": _txt("Region\tPopulation\nFinland\t5.5"),
 }
 
 PUBLIC = {
