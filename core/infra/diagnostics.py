@@ -1,6 +1,6 @@
 """Errors and warnings as values: a code, a place and a message, collected rather than raised."""
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -104,10 +104,11 @@ def for_author(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d if d.author_only else d.model_copy(update={"author_only": True}) for d in diagnostics]
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """ "; did you mean 'X'?" for the closest known name to a misspelt `word`, else ""."""
+def did_you_mean(word: str, choices: Iterable[str], key: Callable[[str], str] = str) -> str:
+    """ "; did you mean 'X'?" for the closest known name to a misspelt `word`, else "".
+    `key` is the part of a choice compared with `word` (the choice itself by default)."""
     from difflib import get_close_matches  # only a misspelt name pays for it
 
-    options = {choice.casefold(): choice for choice in choices}
+    options = {key(choice).casefold(): choice for choice in choices}
     match = get_close_matches(word.strip().casefold(), list(options), n=1, cutoff=0.6)
     return f"; did you mean {options[match[0]]!r}?" if match else ""

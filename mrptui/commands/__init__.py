@@ -179,12 +179,11 @@ def warn_config_folder(folder: Path | None) -> None:
 
 
 def _config_name_hint(path: Path) -> str:
-    # By the names without `.json`, which every candidate shares and would make alike.
-    from difflib import get_close_matches
+    # By the names without `.json`, which every candidate shares and would make alike. Imported
+    # here: the diagnostics' models are not built on a command's usual path.
+    from core.infra.diagnostics import did_you_mean
 
-    names = {name.removesuffix(".json"): name for name in CONFIG_FOLDER_FILES}
-    match = get_close_matches(path.stem.casefold(), list(names), n=1, cutoff=0.6)
-    return f"; did you mean {names[match[0]]!r}?" if match else ""
+    return did_you_mean(path.stem, CONFIG_FOLDER_FILES, key=lambda name: name.removesuffix(".json"))
 
 
 def open_session(args: argparse.Namespace):
