@@ -6,14 +6,12 @@ date), so the question cannot be used to probe for restricted units.
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from core.answer.whynot_support import support_reason
 from core.infra import leases
 from core.infra.config import Lane
-from core.infra.diagnostics import did_you_mean
+from core.infra.diagnostics import did_you_mean_id
 from core.kernel.calls import retrieve_bounded
 from core.kernel.contract import KbResult, KnowledgePlugin, PluginType, Request, RunContext, Status
 from core.question.intent_cues import question_cues
@@ -28,18 +26,6 @@ if TYPE_CHECKING:
     from core.kernel.session import Session
 
 NOT_VISIBLE = "not in this caller's view: no such unit, or it is restricted or not in effect on this date"
-
-
-# Ids compared for a "did you mean": difflib costs ~80 µs an id of the usual `src::chunk::unit` shape,
-# so a 200k-unit view compared whole takes 16 s. A typo past the first characters sorts beside the id meant.
-_SUGGESTION_WINDOW = 1000
-
-
-def _ids_near(ids: Sequence[str], unit_id: str) -> list[str]:
-    """The view's ids around where `unit_id` sorts (the view is in id order): only the caller's own
-    ids, so a "did you mean" never names a restricted unit."""
-    at = bisect.bisect_left(ids, unit_id)
-    return [ids[i] for i in range(max(0, at - _SUGGESTION_WINDOW), min(len(ids), at + _SUGGESTION_WINDOW))]
 
 
 def why_not_asked(session: Session, unit_id: str, question: str, caller: Caller) -> dict[str, str]:
@@ -59,7 +45,7 @@ def why_not(session: Session, unit_id: str, question: str, request: Request) -> 
                 "visibility": f"withheld: {clashing} units this caller may see share this id (DUPLICATE_UNIT_ID); "
                 "none is served until the author renames or removes all but one"
             }
-        return {"visibility": NOT_VISIBLE + did_you_mean(unit_id, _ids_near(view.ids(), unit_id))}
+        return {"visibility": NOT_VISIBLE + did_you_mean_id(unit_id, view.ids())}
     cues = question_cues(question)
     intent = Intent(act=cues.act, target=question, output="text")
     indexes = session.indexes.for_view(view)

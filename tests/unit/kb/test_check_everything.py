@@ -191,10 +191,23 @@ def test_against_reports_labelled_ids_that_no_longer_exist(workdir: Path, capsys
     gone = next(i for i, line in enumerate(text, 1) if "gone::" in line)
     assert problems == [
         f"queries.json:{stale}:7: UNKNOWN_LABELLED_ID query b2: expect_evidence names 'bakery::chunk-009::unit-000', "
-        "which is not a unit of the KB",
+        "which is not a unit of the KB; did you mean 'bakery::chunk-000::unit-000'?",
         f"queries.json:{gone}:7: UNKNOWN_LABELLED_ID query b2: must_not_appear names 'gone::chunk-000::unit-000', "
-        "which is not a unit of the KB",
+        "which is not a unit of the KB; did you mean 'bakery::chunk-000::unit-000'?",
     ]
+
+
+def test_against_suggests_for_the_first_fifty_unknown_ids_and_says_where_it_stopped(workdir: Path, capsys) -> None:
+    queries = workdir / "queries.json"
+    stale = [f"bakery::chunk-000::unit-{n:03d}x" for n in range(51)]
+    row = {"id": "b1", "question": "What makes the crust crisp?", "expect_evidence": stale, "must_not_appear": []}
+    queries.write_text(json.dumps([row], indent=2))
+    code, lines = _check(capsys, "--against", str(queries), "kb")
+    assert code == 1
+    problems = [line for line in lines if "UNKNOWN_LABELLED_ID" in line]
+    assert len(problems) == 51
+    assert all(line.endswith("did you mean 'bakery::chunk-000::unit-000'?") for line in problems[:50])
+    assert problems[50].endswith("which is not a unit of the KB; no suggestion past the first 50 unknown ids")
 
 
 def test_the_summary_counts_one_of_anything_in_the_singular(workdir: Path, capsys) -> None:
