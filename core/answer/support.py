@@ -50,6 +50,8 @@ _NEAR = 5
 
 @dataclass(frozen=True)
 class Support:
+    """Whether a sentence supports an answer, why not where it does not, and the terms that decided."""
+
     passed: bool
     reasons: tuple[str, ...] = ()
     covered: tuple[str, ...] = ()
