@@ -129,6 +129,10 @@ ASK_NEVER_IMPORTS = (
     "core.memory.referents",
     "core.memory.people",
     "core.memory.passage",
+    # Packing conversation records into an LLM prompt, and reading lifespans for a term the
+    # sentence leaves unsaid or a date asked for (issue 41).
+    "core.memory.packing",
+    "core.answer.lifespans",
     "nltk",
     "pygments",
     "markdown_it",
