@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -244,14 +245,11 @@ def test_cli_collects_less_often_while_it_runs_then_restores_the_collector() -> 
 def test_every_dataclass_has_a_docstring() -> None:
     # Python 3.11's @dataclass gives a class without one a docstring built with inspect.signature,
     # at import: ~0.27 M instructions a class, 24 of them in every warm ask (issue 41).
-    import ast
-
     bare = []
     for path in sorted([*(ROOT / "core").rglob("*.py"), *(ROOT / "mrptui").rglob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            decorated = isinstance(node, ast.ClassDef) and any(
-                "dataclass" in ast.unparse(d) for d in node.decorator_list
-            )
-            if decorated and ast.get_docstring(node) is None:
+            if not isinstance(node, ast.ClassDef) or ast.get_docstring(node) is not None:
+                continue
+            if any("dataclass" in ast.unparse(d) for d in node.decorator_list):
                 bare.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert bare == []
