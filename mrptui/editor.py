@@ -72,6 +72,8 @@ class EditorError(ValueError):
 
 @dataclass(frozen=True)
 class EditorCommand:
+    """The command that opens a file at a line in the user's editor."""
+
     argv: list[str]
     note: str = ""  # said to the user when the line could not be passed
 

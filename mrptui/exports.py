@@ -47,6 +47,8 @@ def free_path(folder: Path, stem: str, suffix: str) -> Path:
 
 @dataclass(frozen=True)
 class Export:
+    """One thing the explorer can save, and how to write it."""
+
     title: str
     stem: str  # the default file name without its suffix, e.g. "trace-run1"
     suffix: str

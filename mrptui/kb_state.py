@@ -14,6 +14,8 @@ Phase = Literal["loading", "failed", "ready"]
 
 @dataclass(frozen=True)
 class KBState:
+    """Where the explorer's KB is in its load, index and reload, as the status bar shows it."""
+
     phase: Phase = "ready"
     progress: LoadProgress | None = None  # the last progress the load reported
     error: str = ""  # why the load failed, one line per problem (file:line:col first)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class ExplorerOptions:
+    """How the explorer was started: what it shows, its clock, and how it batches and polls."""
+
     kb_label: str = ""
     replay: bool = False  # showing a saved trace: nothing runs
     replay_note: str = ""  # where a replayed trace stops early and why (a cut or bad line)

@@ -66,6 +66,8 @@ _APPOSITION_GAP = 2
 
 @dataclass(frozen=True)
 class Resolution:
+    """A reference in a sentence and the earlier phrase it stands for."""
+
     reference: str
     antecedent: str
     # Whether the antecedent can be someone ("he", "their daughter"; not "it" → "the site"),

@@ -18,6 +18,8 @@ _DASHES = frozenset(("-", "\u2010", "\u2011", "\u2012", "\u2013", "\u2014"))
 
 @dataclass(frozen=True)
 class Lifespan:
+    """A name in a sentence followed by the years someone was born and died."""
+
     name: frozenset[str]  # the stems of the name the years follow
     born: int  # token index of the first year
     died: int  # token index of the second

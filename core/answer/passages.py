@@ -28,6 +28,8 @@ _NEIGHBOUR_LINES = 3
 
 @dataclass(frozen=True)
 class Sentence:
+    """One sentence of a unit's text, with the unit it came from and its stems."""
+
     text: str
     unit: KnowledgeUnit
     stems: frozenset[str]

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core.answer.copula import asks_by_copula, copula_side
-from core.answer.lifespans import asked_year
 from core.answer.term_coverage import lexicon_link
 from core.nlp import lexicon_or_none
 from core.nlp.tagging import Token
@@ -65,6 +64,9 @@ def fills_gap(question: Question, sentence: Sequence[Token], lead: Span, expecte
 
 def lifespan_year(question: Question, sentence: Sequence[Token], lead: Span) -> bool:
     """The lead is the year of a lifespan after a name the question says that it asks for."""
+    # Only a date asked for reads lifespans: other questions never import the reader (issue 41).
+    from core.answer.lifespans import asked_year
+
     names = {s for t in question.tokens if t.tag == "PROPN" for s in tokenize(t.word)}
     return asked_year(question.stems, sentence, names, lead.first)
 

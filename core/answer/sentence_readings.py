@@ -30,6 +30,8 @@ CONTEXT_BEFORE = 2
 
 @dataclass(frozen=True)
 class Reading:
+    """A passage sentence read for answering: its tokens, resolved references, coverage and rank."""
+
     sentence: Sentence
     tokens: tuple[Token, ...]
     resolved: dict[int, Resolution]

@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from core.answer.attribute_answers import attribute_link, matter_link
-from core.answer.lifespans import said_end
 from core.answer.question_gap import fills_gap
 from core.answer.term_coverage import Coverage, coverage, lexicon_link
 from core.nlp import lexicon_or_none
@@ -50,6 +49,8 @@ _NEAR = 5
 
 @dataclass(frozen=True)
 class Support:
+    """Whether a sentence supports an answer, why not where it does not, and the terms that decided."""
+
     passed: bool
     reasons: tuple[str, ...] = ()
     covered: tuple[str, ...] = ()
@@ -173,8 +174,13 @@ def said_by(
         a: f"{a}: the agent the passive sentence leaves unnamed"
         for a in unnamed_agents(question.tokens, sentence, unsaid)
     }
-    names = {s for t in terms if t.is_name for s in t.stems}
-    said |= {t.word: link for t in unsaid if t.word not in said and (link := said_end(t.stems, sentence, names))}
+    if unsaid:
+        # A lifespan ("born"/"died" said by its years) is read only for a term left unsaid: a
+        # sentence saying every term never imports the reader (issue 41).
+        from core.answer.lifespans import said_end
+
+        names = {s for t in terms if t.is_name for s in t.stems}
+        said |= {t.word: link for t in unsaid if t.word not in said and (link := said_end(t.stems, sentence, names))}
     if not said:
         return found
     return replace(

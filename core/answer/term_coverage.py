@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Coverage:
+    """Which of the question's terms a sentence says, which it does not, and through which links."""
+
     covered: tuple[str, ...]
     missing: tuple[str, ...]
     links: tuple[str, ...] = ()

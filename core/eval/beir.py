@@ -60,6 +60,9 @@ class _QueryRecord(BaseModel):
 
 @dataclass(frozen=True)
 class IrCollection:
+    """A BEIR collection read as a KB, its queries and relevance judgements, and the documents not
+    scored."""
+
     name: str
     kb: KnowledgeBase
     queries: dict[str, str]

@@ -94,6 +94,8 @@ class SquadQuestion(BaseModel):
 
 @dataclass(frozen=True)
 class SquadSet:
+    """A SQuAD-style set read for evaluation: its questions and the KB text of its articles."""
+
     name: str
     questions: tuple[SquadQuestion, ...]
     # Article slug -> its KB text (`# Title`, blank line, paragraphs as blocks).

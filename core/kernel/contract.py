@@ -88,6 +88,8 @@ _RESULT_CONFIG = ConfigDict(strict=True, arbitrary_types_allowed=True)
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class SdResult:
+    """Seed detection's result: the question as Intent CNL, its intents, and what memory completed."""
+
     status: Status
     reason: str = ""
     intent_cnl: str = ""
@@ -140,6 +142,8 @@ class GsResult:
 
 @pydantic_dataclass(frozen=True, config=_RESULT_CONFIG)
 class ValResult:
+    """Validation's verdict on an answer and its reason."""
+
     status: Status
     reason: str = ""
     llm_calls: int = Field(default=0, ge=0)

@@ -17,6 +17,8 @@ _COST_RANK = {"cheap": 0, "moderate": 1, "expensive": 2}
 
 @dataclass(frozen=True)
 class Plan:
+    """A planner's plugin order for each stage of one revision, and the reasons for it."""
+
     planner: str
     revision: int
     stages: dict[str, tuple[str, ...]]
@@ -26,6 +28,8 @@ class Plan:
 
 @dataclass
 class _StagePlan:
+    """One stage's plugin order while a planner builds it, and the reasons it was changed."""
+
     order: list[str]
     reasons: list[str] = field(default_factory=list)
 

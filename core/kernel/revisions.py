@@ -16,6 +16,8 @@ NO_EVIDENCE = "I found no evidence in the knowledge base for this question."
 
 @dataclass
 class Part:
+    """One sub-question in a revision: its intent, the evidence found, the answer and its verdict."""
+
     intent: Intent
     evidence_plugin: str | None = None
     evidence: KbResult | None = None
@@ -33,6 +35,8 @@ class Part:
 
 @dataclass
 class Revision:
+    """One plan revision's attempt at the whole input: its parts, and why it failed if it did."""
+
     revision: int
     parts: list[Part] = field(default_factory=list)
     failure: str = ""

@@ -23,6 +23,8 @@ class Cancelled(Exception):
 
 @dataclass
 class RunState:
+    """One run's state while the kernel drives it: its request, budgets, clock and what it has tried."""
+
     request: Request
     view: Any
     services: object

@@ -78,6 +78,8 @@ class DiffRow:
 
 @dataclass(frozen=True)
 class RunDiff:
+    """Two runs side by side, one row per fact, by section."""
+
     rows: tuple[DiffRow, ...]
 
     @property
@@ -140,6 +142,8 @@ def _changed(section: str, left: str, right: str, note: str = "") -> DiffRow:
 
 @dataclass(frozen=True)
 class _Fact:
+    """One line of a run's section, with the key it is paired by."""
+
     key: tuple[object, ...]
     text: str
 

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Services:
+    """What every plugin of a run reads and no plugin owns: configs, rules, indexes, the LLM client
+    and the synonyms."""
+
     retrieval: RetrievalConfig
     engine: EngineConfig
     rules: RuleSet

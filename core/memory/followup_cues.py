@@ -35,6 +35,9 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Resolution:
+    """A follow-up question as completed from the conversation, what it used, and the pronouns it
+    left as asked."""
+
     question: str
     notes: tuple[str, ...] = ()
     used: tuple[str, ...] = ()

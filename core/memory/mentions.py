@@ -68,6 +68,8 @@ _HE, _SHE = PRONOUN_GROUPS["he"], PRONOUN_GROUPS["she"]
 
 @dataclass(frozen=True)
 class Mention:
+    """A phrase of an earlier turn that a pronoun or "the same X" may refer to, with its features."""
+
     text: str
     head: str  # the phrase's last word, lower-cased: what "the same X" and repetition compare
     source: Source

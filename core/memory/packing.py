@@ -36,6 +36,8 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class Packed(Generic[T]):
+    """What `pack` kept within its budget, in rank order, what it left out, and the kept items' cost."""
+
     kept: tuple[T, ...]
     left_out: tuple[T, ...]
     cost: int

@@ -39,6 +39,8 @@ def _words(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Passage:
+    """A document's sentences as word sets, and where the previous answer stands among them."""
+
     sentences: tuple[frozenset[str], ...]
     # The previous answer's sentence, None when there is no document or no answer to place.
     at: int | None

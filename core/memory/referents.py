@@ -67,6 +67,8 @@ SHOWN = 4
 
 @dataclass(frozen=True)
 class Model:
+    """The learned referent model: feature weights, and the confidence each pronoun group needs."""
+
     weights: dict[str, float]
     # Per pronoun group (he, she, it, they): the confidence a rewrite needs.
     thresholds: dict[str, float]

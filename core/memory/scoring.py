@@ -21,6 +21,8 @@ from core.memory.records import MemoryRecord
 
 @dataclass(frozen=True)
 class ScoredRecord:
+    """A memory record and the parts of its score: similarity, recency, scope and quality."""
+
     record: MemoryRecord
     sim: float
     recency: float

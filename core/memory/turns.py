@@ -75,6 +75,8 @@ def offered(scored: Sequence[ScoredRecord], limit: int = OFFERED) -> tuple[Memor
 
 @dataclass(frozen=True)
 class Turn:
+    """What a finished run leaves in memory for the next question to refer back to."""
+
     question: str
     lead: str
     entity: str

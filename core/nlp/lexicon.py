@@ -341,6 +341,8 @@ class Lexicon:
 
 @dataclass(frozen=True)
 class _Word:
+    """A lexicon entry's word and its part of speech, where the entry gives one."""
+
     text: str
     pos: str | None
 

@@ -19,6 +19,8 @@ from core.nlp.tagger import split_words, tag
 
 @dataclass(frozen=True)
 class Token:
+    """A word of tagged text, its part-of-speech tag and its character offsets."""
+
     word: str
     tag: str
     start: int

@@ -35,7 +35,6 @@ from core.kernel.contract import (
 )
 from core.kernel.services import Services
 from core.memory.cited import usable
-from core.memory.packing import estimate_tokens, pack
 from core.units import Act, Intent, KnowledgeUnit
 
 NO_ENDPOINT = "no LLM endpoint configured"
@@ -129,6 +128,10 @@ def _memory(ctx: RunContext, budget: int) -> tuple[str, str]:
     records, withheld = usable(ctx.request.memory, ctx.view)
     if not records:
         return "", "; ".join(f"memory {line}" for line in withheld)
+    # Only a prompt with conversation records packs them: an ask without memory, or without an
+    # LLM, never imports the packer (issue 41).
+    from core.memory.packing import estimate_tokens, pack
+
     lines = {m.id: f"- {m.question}" + (f" → {m.lead}" if m.lead else "") for m in records}
     packed = pack(records, budget, lambda m: estimate_tokens(lines[m.id]))
     note = f"memory: {len(packed.kept)} of {len(records)} record(s) in the prompt ({packed.cost}/{budget} tokens)"

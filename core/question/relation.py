@@ -28,6 +28,8 @@ _VERB_GROUP = frozenset(("AUX", "ADV", "PART"))
 
 @dataclass(frozen=True)
 class Relation:
+    """The role the answer plays for the question's main verb: its subject, its object or an adjunct."""
+
     role: Literal["subject", "object", "adjunct"]
     verb: Token
 

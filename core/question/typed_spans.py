@@ -44,6 +44,8 @@ DATE_PATTERN = re.compile(
 
 @dataclass(frozen=True)
 class Span:
+    """A run of a sentence's tokens of the type the question expects its answer to be."""
+
     text: str
     first: int  # token index
     last: int

@@ -70,6 +70,9 @@ class Cutoffs:
 
 @dataclass(frozen=True)
 class RetrievalOutcome:
+    """One retrieval for an intent: the lanes that ran, the fused candidates, where they were cut, and
+    whether what is left suffices to answer."""
+
     plugin: str
     act: Act
     query_terms: tuple[str, ...]

@@ -124,6 +124,8 @@ class Limits(_Model):
 
 @dataclass(frozen=True)
 class RuleSet:
+    """The rules and limits read from thinkingdb.json, and what was wrong with the file."""
+
     rules: tuple[Rule, ...] = ()
     limits: Limits = field(default_factory=Limits)
     relations: frozenset[str] = BUILTIN_RELATIONS

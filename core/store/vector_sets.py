@@ -177,6 +177,8 @@ def vectors_of(store: SegmentStore) -> SegmentVectors:
 
 @dataclass(frozen=True)
 class SetInfo:
+    """One stored vector set of a KB path, as its meta describes it."""
+
     kind: str
     bytes: int
     units: int

@@ -60,6 +60,8 @@ class SynonymMatch:
 
 @dataclass(frozen=True)
 class Expansion:
+    """A query's terms after synonym expansion, and the synonyms that added each new term."""
+
     terms: list[str]
     matches: tuple[SynonymMatch, ...] = ()
     # Each added term and the matches that added it, for explanations.

@@ -27,6 +27,8 @@ _KEPT_ORDERS = 16  # retrievals × orders kept: a run's retrievals, stepped thro
 
 @dataclass(frozen=True)
 class Column:
+    """One column of the evidence table: its key, label and how to read a candidate's value."""
+
     key: str
     label: str
     value: Callable[[CandidateScore], object]

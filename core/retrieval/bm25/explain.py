@@ -25,6 +25,8 @@ class TermFieldContribution(NamedTuple):
 
 @dataclass(frozen=True)
 class Bm25Explanation:
+    """One unit's BM25 score taken apart: every term × field contribution, the role boost, the sum."""
+
     unit_id: str
     contributions: list[TermFieldContribution]
     role_boost: float

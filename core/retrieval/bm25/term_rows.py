@@ -14,6 +14,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class TermRows:
+    """The index's postings as compressed sparse rows: one row of units and weights per term."""
+
     indptr: np.ndarray  # int64 [V + 1]: term t's units are indices[indptr[t]:indptr[t + 1]]
     indices: np.ndarray  # the units of each row, ascending
     data: np.ndarray  # float64: each (term, unit)'s folded weight

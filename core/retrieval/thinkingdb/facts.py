@@ -28,6 +28,8 @@ from core.units import KnowledgeUnit
 
 @dataclass(frozen=True, slots=True)
 class CompiledRule:
+    """A rule with its terms turned into symbol ids and variable slots, for the joins."""
+
     rule: Rule
     # Terms are symbol ids (>= 0) or variable slots encoded as -1 - slot.
     premises: tuple[tuple[int, int, int], ...]

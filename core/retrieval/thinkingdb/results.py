@@ -55,6 +55,8 @@ class Proof:
 
 @dataclass
 class RuleStats:
+    """What one rule did in a closure: how often it fired, with which bindings, and what it derived."""
+
     fired: int = 0
     bindings: list[dict[str, str]] = field(default_factory=list)
     derived: list[str] = field(default_factory=list)
@@ -65,6 +67,8 @@ class RuleStats:
 
 @dataclass(frozen=True)
 class TdbResult:
+    """One ThinkingDB closure: unit scores, the proofs behind them, and why and where it stopped."""
+
     unit_scores: dict[str, float]
     proofs: list[Proof]
     best_proof_by_unit: dict[str, Proof]
