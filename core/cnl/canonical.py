@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate
 from pathlib import Path
 
 
@@ -179,15 +181,33 @@ def _case_sensitive() -> frozenset[str]:
     )
 
 
+class _FormLengths(dict):
+    """How many characters one character becomes in a canonical form (0 for an ignorable one),
+    filled on first sight, so that `original_offset` sums lengths at C speed."""
+
+    def __init__(self, table: dict[int, str]):
+        super().__init__()
+        self.table = table
+
+    def __missing__(self, char: str) -> int:
+        self[char] = length = len(char.translate(self.table))
+        return length
+
+
+_FORM_LENGTHS = tuple(_FormLengths(table) for table in _TABLES)
+# Labels sit near a text's start: the lengths are summed over a prefix first, the whole text only
+# when the offset lies past it.
+_OFFSET_SLACK = 32
+
+
 def original_offset(text: str, offset: int, form: int = 0) -> int:
     """The index in `text` of the character whose canonical form number `form` holds that form's
     character at `offset`."""
     if text.isascii():
         return offset
-    table = _TABLES[form]
-    seen = 0
-    for index, char in enumerate(text):
-        seen += len(char.translate(table))
-        if seen > offset:
-            return index
-    return len(text)
+    lengths = _FORM_LENGTHS[form].__getitem__
+    prefix = text[: 2 * offset + _OFFSET_SLACK]
+    index = bisect_right(list(accumulate(map(lengths, prefix))), offset)
+    if index < len(prefix) or len(prefix) == len(text):
+        return index
+    return bisect_right(list(accumulate(map(lengths, text))), offset)

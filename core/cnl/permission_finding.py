@@ -30,7 +30,8 @@ class LabelFinding:
 
     def moved(self, by: int) -> LabelFinding:
         """The same finding in a text that holds the one read at offset `by`."""
-        return replace(self, column=self.column + by)
+        # Not `replace`, which costs ~3 µs a call: every label a line's leader precedes is moved.
+        return LabelFinding(self.name, self.label, self.column + by, self.position, self.reason, self.shown)
 
     def at(self, position: str) -> LabelFinding:
         """The same finding, reached through another label position (`two lines`)."""

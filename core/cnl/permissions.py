@@ -190,7 +190,7 @@ def leader_end(text: str) -> int:
     text = text[:PREFIX_CHARS]
     if not text.isascii():
         # A sign NFKC reads as a letter (`Ⓐ`, category So) starts the name, not the leader.
-        text = "".join("a" if not c.isascii() and _reads_as_letter(c) else c for c in text)
+        text = text.translate(_LETTER_SIGNS)
     leader = _LEADER.match(text)
     assert leader is not None  # `*` matches the empty string
     return leader.end()
@@ -202,21 +202,31 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     value decides after a colon too, and a date field's English name needs a date
     (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
-    found = _label_in(rest, at, position, prose)
+    found = (_kept_label if len(rest) <= PREFIX_CHARS else _label_of)(rest, position, prose)
+    return found if found is None or at == 0 else found.moved(at)
+
+
+def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
+    found = _label_in(rest, position, prose)
     if found is None and (spaced := closed_up(rest[:PREFIX_CHARS])) is not None:
-        found = _label_in(spaced, at, position, prose)  # `R e g i o n : EU` read as a reader reads it
+        found = _label_in(spaced, position, prose)  # `R e g i o n : EU` read as a reader reads it
         return None if found is None else replace(found, shown=True)
     return found
 
 
-def _label_in(rest: str, at: int, position: str, prose: bool) -> LabelFinding | None:
+# What follows a line's leader recurs (`Acl: staff` on every unit, after any bullet or quote
+# mark), so it is read once; only short texts are kept, never a whole long line.
+_kept_label = lru_cache(maxsize=8192)(_label_of)
+
+
+def _label_in(rest: str, position: str, prose: bool) -> LabelFinding | None:
     for index, form in enumerate(canonical_forms(rest)):
         found = _form_label(form, rest, index, prose)
         if found is not None:
             start, end, label, reason = found
             first = original_offset(rest, start, index)
             last = max(original_offset(rest, end - 1, index) + 1, first + 1)
-            return LabelFinding(rest[first:last].strip(), label, at + first + 1, position, reason)
+            return LabelFinding(rest[first:last].strip(), label, first + 1, position, reason)
     return None
 
 
@@ -304,9 +314,19 @@ def table_row(row: str) -> LabelFinding | None:
     return None
 
 
-@lru_cache(maxsize=4096)
-def _reads_as_letter(char: str) -> bool:
-    return any(c.isalnum() for c in canonical_forms(char)[-1])
+class _LetterSigns(dict):
+    """A `str.translate` table, filled on first sight of each character: `a` for a non-ASCII
+    character that reads as a letter, the character itself otherwise."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = mapped = (
+            "a" if not char.isascii() and any(c.isalnum() for c in canonical_forms(char)[-1]) else char
+        )
+        return mapped
+
+
+_LETTER_SIGNS = _LetterSigns()
 
 
 # From/To`. "# Region-only unit: …" or "# (effectiveFrom <= as-of date)" talk about permissions.

@@ -18,7 +18,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.cnl import read_text
-from core.cnl.canonical import _FOLD_FIRST, _PROTOTYPE_FIRST, ASCII_FOLD_FIRST, ASCII_PROTOTYPE, prototypes
+from core.cnl.canonical import (
+    _FOLD_FIRST,
+    _PROTOTYPE_FIRST,
+    _TABLES,
+    ASCII_FOLD_FIRST,
+    ASCII_PROTOTYPE,
+    original_offset,
+    prototypes,
+)
 from core.cnl.json_keys import permission_keys
 from core.cnl.permission_inline import labelless, permission_heading, permission_inline
 from core.cnl.permission_names import UNAMBIGUOUS, permission_label
@@ -192,6 +200,31 @@ def test_the_ascii_fast_path_is_the_librarys_table() -> None:
         assert char.translate(ASCII_PROTOTYPE).casefold().translate(ASCII_PROTOTYPE) == char.translate(
             _PROTOTYPE_FIRST
         ), char
+
+
+# Characters a form drops (`\u200b`), widens (`\ufb01` ﬁ, `\u2474` ⑵) or keeps, so a label's place in
+# a form and in the text written part ways in both directions.
+_OFFSET_TEXT = st.lists(
+    st.sampled_from(
+        ["a", "C", "I", ":", " ", "\u200b", "\u3164", "\ufb01", "\u2474", "\uff21", "\u0430", "\u200b" * 40]
+    )
+).map("".join)
+
+
+@bounded(300)
+@given(_OFFSET_TEXT, st.integers(0, 200), st.integers(0, 2))
+def test_original_offset_finds_the_character_a_forms_offset_comes_from(text: str, offset: int, form: int) -> None:
+    # By its definition, one character at a time: the text's first character whose form, with
+    # the forms of those before it, reaches past `offset` (long runs of dropped characters reach
+    # past the prefix `original_offset` sums first). An offset is one inside the form or its end.
+    offset = min(offset, len(text.translate(_TABLES[form])))
+    seen, expected = 0, len(text)
+    for index, char in enumerate(text):
+        seen += len(char.translate(_TABLES[form]))
+        if seen > offset:
+            expected = index
+            break
+    assert original_offset(text, offset, form) == expected
 
 
 def test_unambiguous_names_are_not_english_words_a_sentence_starts_with() -> None:
