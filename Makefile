@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: lint run test slow fuzz bench check clean
+.PHONY: lint run test fuzz bench check clean
 
 # -qq on the project install: pip shows a local build's backend messages at warning level, and
 # setuptools always says "Editable installation" for the remapped config/ and sample_kb/ packages;
@@ -50,11 +50,7 @@ WARM_KERNELS := import core.retrieval.bm25.prune, core.retrieval.hdc.kernel
 test: $(STAMP)-test
 	{ $(BIN)/python -m compileall -q core mrptui benchmarks && $(BIN)/python -c '$(WARM_KERNELS)'; } & warm=$$!; \
 	$(MAKE) --no-print-directory lint || { wait $$warm; exit 1; }; wait $$warm
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m 'not slow' $(PYTEST_ARGS)
-
-# The `slow` tests (pyproject.toml): whole reproductions `make test` leaves out; CI runs them after it.
-slow: $(STAMP)-test
-	$(BIN)/python -m pytest -p no:xdist -m slow $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # The property, fault and fuzz suites with the `fuzz` hypothesis profile (tests/conftest.py): ten
 # times the examples of `make test`, fresh ones each run, with per-test counts printed.

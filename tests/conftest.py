@@ -39,13 +39,6 @@ os.environ["MRPTUI_CACHE_DIR"] = _CACHE_DIR
 os.environ.pop("MRPTUI_NO_CACHE", None)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # Registered here rather than in pyproject.toml, whose checksum keys the venv's install stamp.
-    config.addinivalue_line(
-        "markers", "slow: a whole reproduction left out of `make test`; `make slow` and CI's .ci/run run it"
-    )
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Removed in every process that made one, the xdist controller included (it runs no fixtures)."""
     shutil.rmtree(_CACHE_DIR, ignore_errors=True)

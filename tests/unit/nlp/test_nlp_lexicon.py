@@ -171,8 +171,6 @@ def test_a_file_that_is_not_a_lexicon_is_refused(tmp_path):
         lexicon_module.load(bad)
 
 
-# ~12 CPU s over the whole of OEWN: `make slow` (and CI) runs it, `make test` does not.
-@pytest.mark.slow
 @pytest.mark.skipif(not OEWN.is_file(), reason="OEWN 2025 not here")
 def test_the_build_script_reproduces_the_shipped_file(tmp_path):
     out = tmp_path / "lexicon.bin.gz"
