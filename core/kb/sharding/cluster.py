@@ -245,7 +245,10 @@ def _start(local_cluster: Callable[..., Any], workers: int, timeout_s: float) ->
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        # The scheduler serves its HTTP routes whatever `dashboard` says; None would take port
+        # 8787, which a second cluster on the machine (another session, a parallel test) already
+        # holds. Any free loopback port, no dashboard on it.
+        dashboard_address="127.0.0.1:0",
         scheduler_kwargs={"dashboard": False},
         # logging.CRITICAL: a worker's chatter, and its log of a failed task with the traceback,
         # must not reach the terminal; the coordinator names the failure in one line.
