@@ -64,3 +64,18 @@ def attack_kb(tmp_path: Path, cases: dict[str, tuple[str, str]]) -> tuple[Path, 
     jsonl = tmp_path / "attacks.jsonl"
     jsonl.write_text("".join(lines))
     return kb, jsonl
+
+
+def assert_ask_serves_none(tmp_path: Path, cases: dict[str, tuple[str, str]], tags: str, capsys) -> None:
+    """`mrptui ask` over every case (text and `--json`), for the public caller and one holding
+    `tags` in region EU: the secret reaches neither, and the public unit is answered from."""
+    from mrptui.cli import main
+
+    kb, jsonl = attack_kb(tmp_path, cases)
+    for flags in ([], ["--caller-tags", tags, "--region", "EU", "--as-of", "2026-06-01"]):
+        for output in ([], ["--json"]):
+            args = ["ask", "--kb", str(kb), "--kb", str(jsonl), *flags, *output, "What is the vault combination?"]
+            assert main(args) in (0, 1)
+            out, err = capsys.readouterr()
+            assert "4471" not in out + err
+            assert "steel" in out

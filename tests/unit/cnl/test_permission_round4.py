@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.cnl.permission_names import permission_label
-from tests.support.permission_cases import SECRET
+from tests.support.permission_cases import SECRET, assert_ask_serves_none
 from tests.support.permission_cases import attack_kb as _kb
 from tests.support.permission_cases import jsonl as _jsonl
 from tests.support.permission_cases import md as _md
@@ -170,16 +170,7 @@ def test_a_name_of_several_words_is_read_from_its_words(name: str, field: str | 
 
 
 def test_ask_serves_no_unit_of_this_round_to_any_caller(tmp_path: Path, capsys) -> None:
-    from mrptui.cli import main
-
-    kb, jsonl = _kb(tmp_path, {**KNOWN, **NEW})
-    for flags in ([], ["--caller-tags", "staff", "--region", "EU", "--as-of", "2026-06-01"]):
-        for output in ([], ["--json"]):
-            args = ["ask", "--kb", str(kb), "--kb", str(jsonl), *flags, *output, "What is the vault combination?"]
-            assert main(args) in (0, 1)
-            out, err = capsys.readouterr()
-            assert "4471" not in out + err
-            assert "steel" in out  # the public unit is answered from
+    assert_ask_serves_none(tmp_path, {**KNOWN, **NEW}, "staff", capsys)
 
 
 def test_check_tells_the_author_what_was_withdrawn(tmp_path: Path, capsys) -> None:

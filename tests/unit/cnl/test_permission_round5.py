@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.cnl.permission_names import permission_label
-from tests.support.permission_cases import SECRET, attack_kb
+from tests.support.permission_cases import SECRET, assert_ask_serves_none, attack_kb
 from tests.support.permission_cases import jsonl as _jsonl
 from tests.support.permission_cases import md as _md
 from tests.support.permission_cases import sop as _sop
@@ -110,19 +110,15 @@ PUBLIC = {
 }
 
 
-@pytest.mark.parametrize(("text", "file"), KNOWN.values(), ids=KNOWN.keys())
-def test_the_leftovers_round_four_listed_withdraw_their_unit(text: str, file: str) -> None:
-    assert _withdrawn(text, file)
+CASES = {
+    **{name: (*case, True) for name, case in {**KNOWN, **NEW}.items()},
+    **{n: (*c, False) for n, c in PUBLIC.items()},
+}
 
 
-@pytest.mark.parametrize(("text", "file"), NEW.values(), ids=NEW.keys())
-def test_new_shapes_withdraw_their_unit(text: str, file: str) -> None:
-    assert _withdrawn(text, file)
-
-
-@pytest.mark.parametrize(("text", "file"), PUBLIC.values(), ids=PUBLIC.keys())
-def test_public_text_beside_them_stays_public(text: str, file: str) -> None:
-    assert not _withdrawn(text, file)
+@pytest.mark.parametrize(("text", "file", "secret"), CASES.values(), ids=CASES.keys())
+def test_each_label_withdraws_its_unit_and_public_text_stays(text: str, file: str, secret: bool) -> None:
+    assert _withdrawn(text, file) is secret
 
 
 @pytest.mark.parametrize(
@@ -143,16 +139,7 @@ def test_a_name_is_read_from_its_words(name: str, field: str | None) -> None:
 
 
 def test_ask_serves_no_unit_of_this_round_to_any_caller(tmp_path: Path, capsys) -> None:
-    from mrptui.cli import main
-
-    kb, jsonl = attack_kb(tmp_path, {**KNOWN, **NEW})
-    for flags in ([], ["--caller-tags", "staff,hr", "--region", "EU", "--as-of", "2026-06-01"]):
-        for output in ([], ["--json"]):
-            args = ["ask", "--kb", str(kb), "--kb", str(jsonl), *flags, *output, "What is the vault combination?"]
-            assert main(args) in (0, 1)
-            out, err = capsys.readouterr()
-            assert "4471" not in out + err
-            assert "steel" in out  # the public unit is answered from
+    assert_ask_serves_none(tmp_path, {**KNOWN, **NEW}, "staff,hr", capsys)
 
 
 def test_check_names_the_ambiguous_table_it_withdrew(tmp_path: Path, capsys) -> None:
