@@ -444,9 +444,8 @@ def _cells(row: str) -> list[str]:
     return CELL_SPLIT.split(row.replace("\t", "|"))
 
 
-_HYPHENATED = re.compile(r"[^\W\d_]-[ \t]*\Z")
 # A separator near the second line's start, or a definition list's `<dd>` under its `<dt>`.
-_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])|<dd\b", re.IGNORECASE)
+_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])|<(?i:dd)\b")
 
 
 def permission_across(first: str, second: str) -> LabelFinding | None:
@@ -456,8 +455,9 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
     # A word hyphenated over the break reads as one (`Ac-` / `cess: hr`, `Re-` / `gion: EU`).
-    glue = "" if _HYPHENATED.search(first) else " "
-    joined = f"{first.rstrip()[: -1 if not glue else None]}{glue}{second.lstrip()[:PREFIX_CHARS]}"
+    stripped = first.rstrip()
+    hyphenated = stripped.endswith("-") and stripped[-2:-1].isalpha()
+    joined = f"{stripped[:-1] if hyphenated else stripped + ' '}{second.lstrip()[:PREFIX_CHARS]}"
     for found in (permission_line(joined), permission_inline(joined)):
         if found is not None and found.column <= len(first.rstrip()):
             alone = permission_line(first) or permission_inline(first)

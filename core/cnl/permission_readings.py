@@ -25,11 +25,9 @@ _ENTITY = re.compile(r"&#?\w{1,8};")
 _TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
 _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
 # Markup languages' own forms of a name and its value: a TeX command (`\region{EU}`), a wiki
-# template's parameter (`{{region|EU}}`), a git-config section (`[region "EU"]`); each shows as
-# `region: EU`.
-_NAMED_MARKUP = re.compile(
-    r"\\([A-Za-z]+)\{([^{}\n]*)\}|\{\{[ \t]*([^|{}\n]+?)[ \t]*\|([^{}\n]*)\}\}|\[[ \t]*([A-Za-z][\w.\-]*)[ \t]+\"([^\"\n]*)\"[ \t]*\]"
-)
+# template's parameter (`{{region|EU}}`); each shows as `region: EU` (a git-config section,
+# `[region "EU"]`, is a line's: core/cnl/permissions.py).
+_NAMED_MARKUP = re.compile(r"\\([A-Za-z]+)\{([^{}\n]*)\}|\{\{[ \t]*([^|{}\n]+?)[ \t]*\|([^{}\n]*)\}\}")
 # A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
 # content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
 # rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
@@ -124,5 +122,5 @@ def _markup(line: str) -> bool:
         ("&" in line and _ENTITY.search(line))
         or ("<" in line and _TAG.search(line))
         or (("*" in line or "~" in line) and _INNER_EMPHASIS.search(line))
-        or (("\\" in line or "{{" in line or '"]' in line) and _NAMED_MARKUP.search(line))
+        or ("{" in line and _NAMED_MARKUP.search(line))
     )

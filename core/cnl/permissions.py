@@ -65,7 +65,7 @@ _NAMED = re.compile(_NAME + r"[ \t*_`~\"'\])\\]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`), a pointer (`>>`, `~>`, `=>`, `>`: `Region>EU`; `p > 0.05` names no field), or any
+# `…` to `...`), a pointer (`>>`, `~>`, `=>`, `>` between letters: `Region>EU`, not `p > 0.05`), or any
 # sign or mark outside ASCII (`»`, `→`, `⇨`, `▶`: arrows and quotation marks point from a name to
 # its value as a colon does), or a CSV's comma or semicolon with no blank after it (`Region,EU`,
 # `"Region";"EU"`: prose puts a blank after both). What follows one must read as the field's
@@ -73,7 +73,7 @@ _NAMED = re.compile(_NAME + r"[ \t*_`~\"'\])\\]*(?P<sep>[:=]+)")
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
     r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|[l\u00a6\u2502])[ \t]+"
-    r"|[ \t]*>[ \t]*(?=[^\W_])|[\"']?[,;][\"']?(?=[^\s,;])"
+    r"|[ \t]*>[ \t]*(?=[^\W\d_])|[\"']?[,;][\"']?(?=[^\s,;])"
     r"|[ \t]*[^\x00-\x7f\w\s]{1,3}[ \t]*)"
 )
 _WEAK_NAMED = re.compile(_NAME + r"[*_`~\"']*(?P<sep>" + _WEAK_SEPARATOR + ")")
@@ -92,28 +92,33 @@ BARE_STARTS = (
     rf"|(?:[a-z]++[ \t]++){{1,{MAX_DATE_NAME_WORDS - 1}}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
-_ASCII_WEAK = re.compile(
-    r"(?<=[^\W_])[*_`~]*(?:(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]|[ ]*>[ ]*(?=[^\W_]))"
-)
+_ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]")
+# `>` between letters (`Region>EU`), apart: searched only in a text holding one.
+_ASCII_POINTER = re.compile(r"(?<=[^\W\d_])[*_`~]*[ ]*>[ ]*(?=[^\W\d_])")
 # A CSV row's first two cells (`Region,EU`, `"Acl";"staff"`): a name of up to four words, then a
 # comma or semicolon with no blank after it.
 _CSV_PAIR = re.compile(
-    r"[^A-Za-z0-9]{0,16}[A-Za-z][\w.\-]{0,30}(?:[ ][A-Za-z][\w.\-]{0,30}){0,3}[\"']?[,;][\"']?[^\s,;]"
+    r"[^A-Za-z0-9]{0,16}+[A-Za-z][\w.\-]{0,30}+(?:[ ][A-Za-z][\w.\-]{0,30}+){0,3}+[\"']?[,;][\"']?[^\s,;]"
 )
 # A value pointed back at by its name (`staff <- Acl`, `EU ← Region`): read as `Acl -> staff`.
+# (The arrows are literals, not a class: a class holding a character past U+00FF costs the import a
+# 64K-entry map.)
 _POINTED_BACK = re.compile(
-    r"(?P<value>[^\s<\u2190\u21d0\u27f5][^<\u2190\u21d0\u27f5]{0,60}?)[ \t]*(?:<-{1,3}|<={1,2}|[\u2190\u21d0\u27f5])"
+    r"(?P<value>[^\s<].{0,60}?)[ \t]*(?:<-{1,3}|<={1,2}|\u2190|\u21d0|\u27f5)"
     r"[ \t]*(?P<name>[^\W_][\w .\-]{0,48}?)[ \t*_`~.]*\Z"
 )
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
-    if "\t" in text[:end] or "<-" in text[:end]:
+    head = text[:end]
+    if "\t" in head or "<-" in head:
         return True
-    return (" -" in text or " |" in text or ".." in text or ">" in text) and _ASCII_WEAK.search(
-        text, 0, end
-    ) is not None
+    if (
+        " -" in text or " =>" in text or " |" in text or ".." in text or ">>" in text or "~>" in text
+    ) and _ASCII_WEAK.search(text, 0, end) is not None:
+        return True
+    return ">" in head and _ASCII_POINTER.search(text, 0, end) is not None
 
 
 PREFIX_CHARS = 160
@@ -140,8 +145,9 @@ def permission_line(line: str) -> LabelFinding | None:
     return _line_label(line)
 
 
-# An INI or TOML section header (`[region]`, `[access]`): the keys under it are the field's.
-_SECTION = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[^\W\d_][\w.\- ]{0,40}?)[ \t]*\]{1,2}[ \t]*\Z")
+# An INI or TOML section header (`[region]`, `[access]`): the keys under it are the field's; a
+# git-config one names its value too (`[region "EU"]`).
+_SECTION = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[^\W\d_][\w.\- ]{0,40}?)(?:[ \t]+\"[^\"]*\")?[ \t]*\]{1,2}[ \t]*\Z")
 
 
 def _line_label(line: str) -> LabelFinding | None:
@@ -236,8 +242,9 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     if found is None and (spaced := closed_up(rest[:PREFIX_CHARS])) is not None:
         found = _label_in(spaced, at, position, prose)  # `R e g i o n : EU` read as a reader reads it
         return None if found is None else replace(found, shown=True)
-    if found is None and ("<" in rest or not rest.isascii()) and (back := _POINTED_BACK.match(rest)) is not None:
-        found = _label_in(f"{back.group('name')} -> {back.group('value')}", at, position, prose)
+    if found is None and len(rest) <= PREFIX_CHARS and ("<" in rest or not rest.isascii()):
+        back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
+        found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", at, position, prose)
         return None if found is None else replace(found, shown=True)
     return found
 
@@ -313,8 +320,8 @@ def _dated_label(form: str) -> tuple[int, int, str, str] | None:
         name = form[words[0].start() : last.end()]
         if words[0].start() != 0 or not re.fullmatch(r"[^\W_]+(?:[ \t_.\-]+[^\W_]+)*", name):
             return None
-        label = permission_label(name)
-        if label in DATE_FIELDS and ends_with_date(form, blank_end(form, last.end())):
+        # The date first: a name is read only where one follows (most texts have none).
+        if ends_with_date(form, blank_end(form, last.end())) and (label := permission_label(name)) in DATE_FIELDS:
             return 0, last.end(), label, "name and a date"
         if count == MAX_DATE_NAME_WORDS:
             break
