@@ -273,6 +273,7 @@ def _dated_phrase(folded: list[str]) -> str | None:
       a preposition of time (`Not to be published before`, `Do not show this page before`): its
       words are a sentence's, so only its negation and its last word decide. A statement (`It
       must never be retrieved after`, opening with a pronoun or an article) tells about a text."""
+    # A stem of five letters or more: `Not date` is no name.
     if len(folded) == 2 and folded[1] == "date" and len(folded[0]) >= 5:
         return next((_field_of(key) for key in _DATE_KEYS if key.startswith(folded[0])), None)
     if (

@@ -65,8 +65,8 @@ _NAMED = re.compile(_NAME + r"[ \t*_`~\"'\])\\]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`), a pointer (`>>`, `~>`, `=>`, `>` between letters: `Region>EU`, not `p > 0.05`), or any
-# sign or mark outside ASCII (`»`, `→`, `⇨`, `▶`: arrows and quotation marks point from a name to
+# `…` to `...`), a pointer (`>>`, `~>`, `=>`, `>` before a letter: `Region>EU`, not `p > 0.05`),
+# or any sign or mark outside ASCII (`»`, `→`, `⇨`, `▶`: arrows and quotation marks point from a name to
 # its value as a colon does), or a CSV's comma or semicolon with no blank after it (`Region,EU`,
 # `"Region";"EU"`: prose puts a blank after both). What follows one must read as the field's
 # value (`typed_value`), since prose uses all of them too.
@@ -83,9 +83,9 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
 # A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to six
-# words (`Do not show this page before …`), a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date closing the text
-# (a digit, or a month's name and a digit, then at most 20 characters): "… based on the …" and
-# "Data from 1990 to 2000 were …" are read no further.
+# words (`Do not show this page before …`), a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`,
+# `on`) and a date closing the text (a digit, or a month's name and a digit, then at most 20
+# characters): "… based on the …" and "Data from 1990 to 2000 were …" are read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
     r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
