@@ -53,7 +53,9 @@ from core.cnl.permissions import (
 from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # A last sentence that may be a bare or dated label (`… 4411. Acl staff`, `… Expires 2020-01-01`).
-_ASCII_CLOSING_HINT = re.compile(r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*\Z")
+_ASCII_CLOSING_HINT = re.compile(
+    r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*(?:[.!?][\"')\]]*)?\s*\Z"
+)
 # A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
 # after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
@@ -358,21 +360,33 @@ def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
             return False
         data = [under, *(row.strip() for row in rows)]
         data = data[: next((i for i, row in enumerate(data) if row.count("\t") != cells.count("\t")), len(data))]
-        if len(data) < 2:
-            # Nothing marks a tab-separated header but how it differs from the rows under it: over
-            # one row, a name over a number is a pair of names and values as often as a column's
-            # name (`Region<TAB>EU` over `Code<TAB>4471`), so the row is read as any line (fail
-            # closed: `Region<TAB>Population` over one `Finland<TAB>5.5` is withdrawn, named).
-            return False
     elif cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under):
         data = list(takewhile(lambda row: row.startswith(CELL_BARS), (row.strip() for row in rows)))
-        if not data:
-            return True  # a header over no rows names columns still
     else:
         return False
-    return _unlike(_cells(cells), [_cells(row) for row in data]) and all(
-        _column_name(cell.strip(" \t*_`~")) for cell in _cells(cells)
+    if len(data) < 2:
+        # Nothing tells a header from a first row of data but how it differs from the rows under
+        # it, and a Markdown delimiter row only says a renderer shows the first row in bold: over
+        # one row (or none), a name over a number is a pair of a name and its value as often as a
+        # column's name (`| Region | EU |` over `| Code | 4471 |`), so the row is read as any
+        # line (fail closed: `Region<TAB>Population` over one `Finland<TAB>5.5` is withdrawn,
+        # named by `mrptui check`).
+        return False
+    header = _cells(cells)
+    return (
+        not _pair_shaped(header)
+        and _unlike(header, [_cells(row) for row in data])
+        and all(_column_name(cell.strip(" \t*_`~")) for cell in header)
     )
+
+
+def _pair_shaped(header: list[str]) -> bool:
+    """Whether a first row of two cells starts with a permission field's name: a name and its
+    value (`| Region | EU |` over `| Code | 4471 |` and `| Floor | 3 |`) as often as two columns'
+    names (`Region<TAB>Population` over numbers), whatever the rows under it hold, so it is read
+    as any line (fail closed)."""
+    written = [cell.strip(" \t*_`~") for cell in header if cell.strip(" \t*_`~")]
+    return len(written) == 2 and permission_label(written[0]) is not None
 
 
 # The rows of data under a header read to tell it from them (`header_row`).
@@ -430,7 +444,8 @@ def _cells(row: str) -> list[str]:
     return CELL_SPLIT.split(row.replace("\t", "|"))
 
 
-_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])")
+# A separator near the second line's start, or a definition list's `<dd>` under its `<dt>`.
+_SPLIT_HINT = re.compile(r"[^\t\n]{0,16}?(?:[:=\t]| -|[^\x00-\x7f])|<(?i:dd)\b")
 
 
 def permission_across(first: str, second: str) -> LabelFinding | None:
@@ -439,7 +454,10 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
     is in `first`); None when there is none, or each line shows its own."""
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
-    joined = f"{first.rstrip()} {second.lstrip()[:PREFIX_CHARS]}"
+    # A word hyphenated over the break reads as one (`Ac-` / `cess: hr`, `Re-` / `gion: EU`).
+    stripped = first.rstrip()
+    hyphenated = stripped.endswith("-") and stripped[-2:-1].isalpha()
+    joined = f"{stripped[:-1] if hyphenated else stripped + ' '}{second.lstrip()[:PREFIX_CHARS]}"
     for found in (permission_line(joined), permission_inline(joined)):
         if found is not None and found.column <= len(first.rstrip()):
             alone = permission_line(first) or permission_inline(first)

@@ -27,6 +27,7 @@ from core.text.words import (
     PERIOD_STARTS,
     PROSE_BEFORE_NAME,
     PROSE_OPENERS,
+    STATEMENT_OPENERS,
 )
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
@@ -97,6 +98,8 @@ _OWN_NAMES = {**_NEAR, "regions": "Region"}
 _DATE_PREFIXES = ("effective", "valid", "expir")
 _DATE_ENDS = ("to", "until", "till", "through", "thru", "end", "ends", "expires", "after")
 MAX_NAME_WORDS = 4
+# A date label that negates or conceals may take more words (`Not to be published before`).
+MAX_DATE_NAME_WORDS = 7
 MAX_VALUE_WORDS = 6
 # A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
 # after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
@@ -105,7 +108,7 @@ DIGIT = re.compile(r"\d|ll")  # a date has a digit other than 1 (which reads `l`
 _D = r"[\dl]"  # a digit in canonical form, where `1` reads as its look-alike `l`
 _TH = "(?:st|nd|rd|th)?"  # an ordinal's ending (`1st January 2027`, `January 1st, 2027`)
 DATE_VALUE = re.compile(
-    rf"(?:on[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
+    rf"(?:(?:on|from|after|until|till|through|before)[ \t]+)?(?:{_D}{{4}}[-/.]{_D}{{1,2}}[-/.]{_D}{{1,2}}|{_D}{{1,2}}[-/.]{_D}{{1,2}}[-/.]{_D}{{2,4}}|{_D}{{8}}"
     rf"|{_D}{{1,2}}{_TH}[ \t]+(?:of[ \t]+)?[^\W\d_]{{3,9}}\.?,?[ \t]+{_D}{{4}}"
     rf"|[^\W\d_]{{3,9}}\.?[ \t]+{_D}{{1,2}}{_TH},?[ \t]+{_D}{{4}})(?!\w)"
 )
@@ -148,6 +151,8 @@ def _label_of(name: str) -> tuple[str | None, str]:
 # (words apart are a phrase: "two regions", "no Acl").
 _PARTS = re.compile(r"[-_./]+|(?<=[a-z])(?=[A-Z])")
 _MAX_PARTS = 3
+# A key's prefixes may run longer (`x-amz-meta-region`): a field's name as any of five parts.
+_MAX_COMPOUND_PARTS = 5
 
 
 @lru_cache(maxsize=8192)
@@ -170,7 +175,10 @@ def compound_label(name: str, own_names: bool = True) -> str | None:
 
 
 _FUNCTION_WORDS = PROSE_BEFORE_NAME | PROSE_OPENERS | GOES_ON
-_FIELD_WORDS = {**SYNONYMS, **_OWN_NAMES}
+# A compound's first word that names its field: a field's word, or `security`, which names the Acl
+# only so (`Security Level`, `Security Classification`): alone it is prose's as often (`Security:
+# guards at the gate`).
+_COMPOUND_LEADS = {**SYNONYMS, **_OWN_NAMES, "security": "Acl"}
 
 
 def date_phrase(name: str) -> bool:
@@ -202,11 +210,15 @@ def _phrase(name: str) -> tuple[str, str] | None:
       `Visibility scope`, `Clearance level`, `Region code`); read like the word alone, its value
       decides (`person_role`: `Group leader: John Smith` names a person)."""
     words = name.split()
-    if not 2 <= len(words) <= MAX_NAME_WORDS:
+    if not 2 <= len(words) <= MAX_DATE_NAME_WORDS:
         return None
     folded = [fold(word) for word in words]
+    if (dated := _dated_phrase(folded)) is not None:
+        return dated, "date"
+    if len(words) > MAX_NAME_WORDS:
+        return None
     # The field's word: the first, or the first two (`Visible To Groups`, `Restricted To Group`).
-    lead = next((count for count in (2, 1) if "".join(folded[:count]) in _FIELD_WORDS and count < len(words)), 0)
+    lead = next((count for count in (2, 1) if "".join(folded[:count]) in _COMPOUND_LEADS and count < len(words)), 0)
     if any(word in _FUNCTION_WORDS for word in folded[lead:-1]):
         return None  # `We stayed until`, `Tour of the regions`: a sentence's words
     for index in range(1, len(folded)):
@@ -218,7 +230,7 @@ def _phrase(name: str) -> tuple[str, str] | None:
         ):
             ends = (word in PERIOD_ENDS) != any(state in NEGATIONS or state in CONCEALING for state in before)
             return ("EffectiveTo" if ends else "EffectiveFrom"), "date"
-    field = _FIELD_WORDS.get("".join(folded[:lead])) if lead else None
+    field = _COMPOUND_LEADS.get("".join(folded[:lead])) if lead else None
     if (
         field is None
         or len(words) - lead > _MAX_PARTS - 1
@@ -247,6 +259,38 @@ def person_role(name: str, written: str) -> bool:
     return head.endswith(AGENT_ENDINGS) and _PERSON_NAME.fullmatch(value) is not None
 
 
+_DATE_KEYS = tuple(
+    key for key, field in {**UNAMBIGUOUS, **SYNONYMS}.items() if field in ("EffectiveFrom", "EffectiveTo")
+)
+
+
+def _dated_phrase(folded: list[str]) -> str | None:
+    """The date field of a name that is no compound of a field's word but reads as one:
+
+    - the stem of a date field's name, then the noun `date` (`Publish date`, from `publishfrom`;
+      `Embargo date`): the day the field names;
+    - an instruction of up to `MAX_DATE_NAME_WORDS` words that negates or conceals and ends with
+      a preposition of time (`Not to be published before`, `Do not show this page before`): its
+      words are a sentence's, so only its negation and its last word decide. A statement (`It
+      must never be retrieved after`, opening with a pronoun or an article) tells about a text."""
+    # A stem of five letters or more: `Not date` is no name.
+    if len(folded) == 2 and folded[1] == "date" and len(folded[0]) >= 5:
+        return next((_field_of(key) for key in _DATE_KEYS if key.startswith(folded[0])), None)
+    if (
+        len(folded) <= MAX_NAME_WORDS
+        or not STATEMENT_OPENERS.isdisjoint((folded[0], folded[0].replace("l", "i")))  # `l` may be `I`
+        or not any(word in NEGATIONS or word in CONCEALING for word in folded[:-1])
+    ):
+        return None
+    if folded[-1] in PERIOD_ENDS:
+        return "EffectiveFrom"  # the negation turns the end round: `Not … before` starts the period
+    return "EffectiveTo" if folded[-1] in PERIOD_STARTS else None
+
+
+def _field_of(key: str) -> str:
+    return UNAMBIGUOUS.get(key) or SYNONYMS[key]
+
+
 def _english_compound(name: str) -> bool:
     """Whether `name` is a compound named by its first part, an English synonym of `Acl`,
     `EffectiveFrom` or `EffectiveTo` (`access_level`): a label only when a value follows, as the
@@ -257,9 +301,9 @@ def _english_compound(name: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _compound_parts(name: str) -> tuple[str, ...]:
-    """A compound name's two or three parts, or () for a name that is none."""
+    """A compound name's two to five parts, or () for a name that is none."""
     parts = tuple(part for part in _PARTS.split(name) if part)
-    if not 2 <= len(parts) <= _MAX_PARTS or any(char.isspace() for char in name):
+    if not 2 <= len(parts) <= _MAX_COMPOUND_PARTS or any(char.isspace() for char in name):
         return ()
     return parts
 
@@ -348,6 +392,8 @@ def _typed(name: str, value: str, weak: bool, prose_check: bool) -> bool:
     if not weak and not prose_check and not synonym:
         return True  # `Region:`, a near miss of a field's name (`Regoin:`), `Effective-Date:` …
     opener = words[0].strip("\"'([{").casefold()
+    if label in DATE_FIELDS and ends_with_date(canonical_forms(" ".join(words))[0], 0):
+        return True  # `Effective: from 2027-01-01`: a date after its preposition
     if opener in PROSE_OPENERS or opener in PROSE_BEFORE_NAME or len(words) > MAX_VALUE_WORDS:
         return False
     phrase = english_phrase(name)

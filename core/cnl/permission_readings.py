@@ -24,6 +24,10 @@ _OVERRIDDEN = re.compile("\u202e([^\u202c\u2069]*)")
 _ENTITY = re.compile(r"&#?\w{1,8};")
 _TAG = re.compile(r"<[A-Za-z/][^>\n]{0,200}>")
 _INNER_EMPHASIS = re.compile(r"(?<=\w)[*~]+(?=\w)")
+# Markup languages' own forms of a name and its value: a TeX command (`\region{EU}`), a wiki
+# template's parameter (`{{region|EU}}`); each shows as `region: EU` (a git-config section,
+# `[region "EU"]`, is a line's: core/cnl/permissions.py).
+_NAMED_MARKUP = re.compile(r"\\([A-Za-z]+)\{([^{}\n]*)\}|\{\{[ \t]*([^|{}\n]+?)[ \t]*\|([^{}\n]*)\}\}")
 # A tag holding one of HTML's name/value attribute pairs states a field (`<meta name="region"
 # content="EU">`, `property`/`itemprop`/`http-equiv` for `name`; `<param name=… value=…>`): it is
 # rendered as `region="EU"`, which reads as `data-acl="staff"` does. Any other tag shows nothing.
@@ -57,6 +61,7 @@ def readings(line: str) -> list[str]:
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
         shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
+        shown = _NAMED_MARKUP.sub(_named_pair, shown)
     if shown == stored:
         return [stored]
     if "\n" not in shown:
@@ -72,10 +77,9 @@ BLOCK_LINES = 2
 # Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
 # table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
 # term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
-# names a column, as a Markdown header row does: it shows as its words after a `;` (prose
-# punctuation, no separator), so two header cells are no phrase (`Region Population` would be
-# one, core/cnl/permission_names.py). An element named as a field (`<region>EU</region>`, pasted
-# XML) reads as that field's pair (`region=EU`).
+# is a cell too: `<tr><th>Region</th><th>EU</th></tr>` over a row of data is a name and its value
+# as often as two columns' names (core/cnl/permission_inline.py, `header_row`). An element named
+# as a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 _BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())
 
@@ -88,7 +92,7 @@ def _rendered_tag(tag: re.Match[str]) -> str:
     if name in _BLOCKS:
         return "" if closing and name == "dt" else "\n"  # a term reads on with its definition
     if name in ("td", "th", "dd"):
-        return "" if closing else {"td": " | ", "th": " ; ", "dd": ": "}[name]
+        return "" if closing else {"td": " | ", "th": " | ", "dd": ": "}[name]
     if permission_label(name) is not None:
         # An XML element named as a field holds its value (`<region>EU</region>`), as an
         # attribute does (`region="EU"`).
@@ -103,6 +107,11 @@ def _rendered_tag(tag: re.Match[str]) -> str:
     return f' {attributes[naming]}="{valued}" '
 
 
+def _named_pair(markup: re.Match[str]) -> str:
+    name, value = (group for group in markup.groups() if group is not None)
+    return f" {name}: {value} "
+
+
 def shown_differently(line: str) -> bool:
     return _RIGHT_TO_LEFT_OVERRIDE in line or _markup(line)
 
@@ -113,4 +122,5 @@ def _markup(line: str) -> bool:
         ("&" in line and _ENTITY.search(line))
         or ("<" in line and _TAG.search(line))
         or (("*" in line or "~" in line) and _INNER_EMPHASIS.search(line))
+        or ("{" in line and _NAMED_MARKUP.search(line))
     )

@@ -35,6 +35,7 @@ from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
     DIGIT,
+    MAX_DATE_NAME_WORDS,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
     bare_label,
@@ -58,44 +59,66 @@ CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words (one to three blanks apart), then any emphasis closing it, then a
 # separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t]{1,3}(?=[^\W_])|[_.\-/'](?=[^\W_])){0,48}?)"
-_NAMED = re.compile(_NAME + r"[ \t*_`~]*(?P<sep>[:=]+)")
+# A quote, a bracket or an escape may close the name (`'region' => 'EU'`, a PHP array's key;
+# `[region]: EU`, a Markdown link's definition; `region\\:EU`, a Java properties file's).
+_NAMED = re.compile(_NAME + r"[ \t*_`~\"'\])\\]*(?P<sep>[:=]+)")
 # A weak separator, in canonical form: a dash, an arrow or a bar between blanks, an ellipsis, or a
 # tab (`Region - EU`, `Acl → staff`, `Region | EU`, `Region… EU`, `Region<TAB>EU`; U+2014 EM DASH
 # canonicalises to U+1173, `|` to its look-alike `l`, so a lone `l` between blanks is a bar, and
-# `…` to `...`), a pointer (`>>`, `~>`, `=>`; not `>` alone: `p > 0.05`), or any sign or mark outside ASCII (`»`, `→`,
-# `⇨`, `▶`: arrows and quotation marks point from a name to its value as a colon does). What
-# follows one must read as the field's value (`typed_value`), since prose uses all of them too.
+# `…` to `...`), a pointer (`>>`, `~>`, `=>`, `>` before a letter: `Region>EU`, not `p > 0.05`),
+# or any sign or mark outside ASCII (`»`, `→`, `⇨`, `▶`: arrows and quotation marks point from a name to
+# its value as a colon does), or a CSV's comma or semicolon with no blank after it (`Region,EU`,
+# `"Region";"EU"`: prose puts a blank after both). What follows one must read as the field's
+# value (`typed_value`), since prose uses all of them too.
 _WEAK_SEPARATOR = (
     r"(?:[ \t]*\t[ \t]*|[ \t]*(?:\.{2,}|\u22ef)[ \t]+"
     r"|[ \t]+(?:[\-\u1173\u2e3a\u2e3b]{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|[l\u00a6\u2502])[ \t]+"
+    r"|[ \t]*>[ \t]*(?=[^\W\d_])|[\"']?[,;][\"']?(?=[^\s,;])"
     r"|[ \t]*[^\x00-\x7f\w\s]{1,3}[ \t]*)"
 )
-_WEAK_NAMED = re.compile(_NAME + r"[*_`~]*(?P<sep>" + _WEAK_SEPARATOR + ")")
+_WEAK_NAMED = re.compile(_NAME + r"[*_`~\"']*(?P<sep>" + _WEAK_SEPARATOR + ")")
 # With no separator, a name written as one token (`EffectiveFrom`, `valid_until`), not two words.
 _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # Most lines: no separator, and no bare unambiguous name first (decided at C speed, ASCII only).
 # Date fields' names (`Expires 2020-01-01`) count too; a weak separator (` - `, a tab, `->`) is
 # looked for by `_ASCII_WEAK`.
-# A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to three
-# words, a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`, `on`) and a date closing the text
-# (a digit, or a month's name and a digit, then at most 20 characters): "… based on the …" and
-# "Data from 1990 to 2000 were …" are read no further.
+# A date label read from its words (`Withdrawn after 2020-01-01`) starts with any word: up to six
+# words (`Do not show this page before …`), a preposition of time (`PERIOD_ENDS`, `PERIOD_STARTS`,
+# `on`) and a date closing the text (a digit, or a month's name and a digit, then at most 20
+# characters): "… based on the …" and "Data from 1990 to 2000 were …" are read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
     r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
-    rf"|(?:[a-z]++[ \t]++){{1,3}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
+    rf"|(?:[a-z]++[ \t]++){{1,{MAX_DATE_NAME_WORDS - 1}}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
 _ASCII_WEAK = re.compile(r"(?<=[^\W_])[*_`~]*(?:[ ]+(?:-{1,3}>?|[-~=]{1,2}>{1,3}|>{2,3}|\|)|[ ]*\.{2,})[ ]")
+# `>` between letters (`Region>EU`), apart: searched only in a text holding one.
+_ASCII_POINTER = re.compile(r"(?<=[^\W\d_])[*_`~]*[ ]*>[ ]*(?=[^\W\d_])")
+# A CSV row's first two cells (`Region,EU`, `"Acl";"staff"`): a name of up to four words, then a
+# comma or semicolon with no blank after it.
+_CSV_PAIR = re.compile(
+    r"[^A-Za-z0-9]{0,16}+[A-Za-z][\w.\-]{0,30}+(?:[ ][A-Za-z][\w.\-]{0,30}+){0,3}+[\"']?[,;][\"']?[^\s,;]"
+)
+# A value pointed back at by its name (`staff <- Acl`, `EU ← Region`): read as `Acl -> staff`.
+# (The arrows are literals, not a class: a class holding a character past U+00FF costs the import a
+# 64K-entry map.)
+_POINTED_BACK = re.compile(
+    r"(?P<value>[^\s<].{0,60}?)[ \t]*(?:<-{1,3}|<={1,2}|\u2190|\u21d0|\u27f5)"
+    r"[ \t]*(?P<name>[^\W_][\w .\-]{0,48}?)[ \t*_`~.]*\Z"
+)
 
 
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
-    if "\t" in text[:end]:
+    head = text[:end]
+    if "\t" in head or "<-" in head:
         return True
-    return (
+    if (
         " -" in text or " =>" in text or " |" in text or ".." in text or ">>" in text or "~>" in text
-    ) and _ASCII_WEAK.search(text, 0, end) is not None
+    ) and _ASCII_WEAK.search(text, 0, end) is not None:
+        return True
+    return ">" in head and _ASCII_POINTER.search(text, 0, end) is not None
 
 
 PREFIX_CHARS = 160
@@ -111,6 +134,7 @@ def no_label_start(text: str) -> bool:
         and "|" not in text
         and not ASCII_BARE.match(text)
         and not weak_separator(text, PREFIX_CHARS)
+        and not (("," in text or ";" in text) and _CSV_PAIR.match(text))
     )
 
 
@@ -121,13 +145,25 @@ def permission_line(line: str) -> LabelFinding | None:
     return _line_label(line)
 
 
+# An INI or TOML section header (`[region]`, `[access]`): the keys under it are the field's; a
+# git-config one names its value too (`[region "EU"]`).
+_SECTION = re.compile(r"[ \t]*\[{1,2}[ \t]*(?P<name>[^\W\d_][\w.\- ]{0,40}?)(?:[ \t]+\"[^\"]*\")?[ \t]*\]{1,2}[ \t]*\Z")
+
+
 def _line_label(line: str) -> LabelFinding | None:
+    if line.endswith("]") and (section := _SECTION.match(line)) is not None:
+        name = section.group("name")
+        if len(name.split()) <= MAX_NAME_WORDS and (label := permission_label(name)) is not None:
+            return LabelFinding(name, label, section.start("name") + 1, "section header", "name of a section")
     if no_label_start(line):
         return None  # most lines: decided at C speed
     head = line[:PREFIX_CHARS]
     if head.lstrip().startswith(CELL_BARS):
         return table_row(head)
-    return label_at(head, leader_end(head))
+    found = label_at(head, leader_end(head))
+    if found is None and ("|" in head or CELL_BARS[1] in head):
+        return table_row(head)  # a row with no outer bars (`Region|EU`, GitHub's `Region | EU`)
+    return found
 
 
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
@@ -211,6 +247,10 @@ def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
     if found is None and (spaced := closed_up(rest[:PREFIX_CHARS])) is not None:
         found = _label_in(spaced, position, prose)  # `R e g i o n : EU` read as a reader reads it
         return None if found is None else replace(found, shown=True)
+    if found is None and len(rest) <= PREFIX_CHARS and ("<" in rest or not rest.isascii()):
+        back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
+        found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", at, position, prose)
+        return None if found is None else replace(found, shown=True)
     return found
 
 
@@ -236,7 +276,7 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
     an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
     for pattern, reason in ((_NAMED, "separator"), (_WEAK_NAMED, "weak separator and a typed value")):
         named = pattern.match(form)
-        if named is not None and len(named.group("name").split()) <= MAX_NAME_WORDS:
+        if named is not None and len(named.group("name").split()) <= MAX_DATE_NAME_WORDS:
             name = named.group("name")
             label = permission_label(name)
             if label is None and (written := camel_case(rest, named, index)) is not None:
@@ -281,19 +321,19 @@ def camel_case(rest: str, named: re.Match[str], index: int) -> str | None:
 
 
 def _dated_label(form: str) -> tuple[int, int, str, str] | None:
-    """A date field's name of up to four words and then a date ending the line, with no
-    separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
+    """A date field's name (up to `MAX_DATE_NAME_WORDS` words) and then a date ending the line,
+    with no separator (`Expires 2020-01-01`, `Valid until 31/12/2020`)."""
     if not DIGIT.search(form, 0, PREFIX_CHARS):
         return None
     words = list(re.finditer(r"[^\W_]+(?:[_.\-][^\W_]+)*", form[:PREFIX_CHARS]))
-    for count, last in enumerate(words[:MAX_NAME_WORDS], start=1):
+    for count, last in enumerate(words[:MAX_DATE_NAME_WORDS], start=1):
         name = form[words[0].start() : last.end()]
         if words[0].start() != 0 or not re.fullmatch(r"[^\W_]+(?:[ \t_.\-]+[^\W_]+)*", name):
             return None
-        label = permission_label(name)
-        if label in DATE_FIELDS and ends_with_date(form, blank_end(form, last.end())):
+        # The date first: a name is read only where one follows (most texts have none).
+        if ends_with_date(form, blank_end(form, last.end())) and (label := permission_label(name)) in DATE_FIELDS:
             return 0, last.end(), label, "name and a date"
-        if count == MAX_NAME_WORDS:
+        if count == MAX_DATE_NAME_WORDS:
             break
     return None
 

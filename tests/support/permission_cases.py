@@ -5,6 +5,7 @@ whether the readers withdrew it from every caller."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from core.cnl import read_text
 from core.infra.diagnostics import PERMISSION_CODES
@@ -43,3 +44,38 @@ def withdrawn(text: str, file: str) -> bool:
     assert not shown or not flagged, "a label was found but its unit still shown"
     assert shown or flagged, "a unit withdrawn without a diagnostic saying why"
     return not shown
+
+
+def attack_kb(tmp_path: Path, cases: dict[str, tuple[str, str]]) -> tuple[Path, Path]:
+    """A KB folder holding each case in a file of its own (JSON Lines cases in one file beside
+    it) and a public unit about the vault."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    suffixes = {"kb.md": "md", "notes.txt": "txt", "kb.cnl": "cnl"}
+    lines = []
+    for number, (text, file) in enumerate(cases.values()):
+        if file == "kb.jsonl":
+            lines.append(text.replace('"_id": "vault"', f'"_id": "vault{number}"'))
+        else:
+            (kb / f"attack-{number:02d}.{suffixes[file]}").write_text(text.replace("vault::", f"vault{number}::"))
+    (kb / "lobby.md").write_text(
+        "## Context Unit lobby::chunk-000::unit-000\nRole: Definition\nTopic: Vault\nClaim: The vault is steel.\n"
+    )
+    jsonl = tmp_path / "attacks.jsonl"
+    jsonl.write_text("".join(lines))
+    return kb, jsonl
+
+
+def assert_ask_serves_none(tmp_path: Path, cases: dict[str, tuple[str, str]], tags: str, capsys) -> None:
+    """`mrptui ask` over every case (text and `--json`), for the public caller and one holding
+    `tags` in region EU: the secret reaches neither, and the public unit is answered from."""
+    from mrptui.cli import main
+
+    kb, jsonl = attack_kb(tmp_path, cases)
+    for flags in ([], ["--caller-tags", tags, "--region", "EU", "--as-of", "2026-06-01"]):
+        for output in ([], ["--json"]):
+            args = ["ask", "--kb", str(kb), "--kb", str(jsonl), *flags, *output, "What is the vault combination?"]
+            assert main(args) in (0, 1)
+            out, err = capsys.readouterr()
+            assert "4471" not in out + err
+            assert "steel" in out

@@ -17,11 +17,12 @@ from tests.support.permission_cases import sop as _sop
 from tests.support.permission_cases import txt as _txt
 from tests.support.permission_cases import withdrawn as _withdrawn
 
-TSV = "Region\tPopulation\nFinland\t5.5\nSweden\t10.4"
-MARKDOWN_TABLE = "| Region | Population |\n|---|:---:|\n| Finland | 5.5 |"
+TSV = "Region\tPopulation\tArea\nFinland\t5.5\t338\nSweden\t10.4\t450"
+MARKDOWN_TABLE = "| Region | Population | Area |\n|---|:---:|---|\n| Finland | 5.5 | 338 |\n| Sweden | 10.4 | 450 |"
 
 PUBLIC = {
-    # A table's header row names its columns: `Region` there is the column of the rows below.
+    # A table's header row names its columns: `Region` there is the column of the rows below (a
+    # header of two cells is a name and its value as often: test_permission_round5.py).
     "TSV table, text": _txt(TSV),
     "TSV table, JSON text": _jsonl(f"{SECRET}\n{TSV}"),
     "TSV table, Markdown continuation": _md(claim_tail="\n  " + TSV.replace("\n", "\n  ")),
@@ -33,9 +34,6 @@ PUBLIC = {
     # A synonym as a compound's later part is a modifier's object; and prose decides a first part.
     "compound, synonym last": _txt("user_group: admins"),
     "compound, English value": _txt("Access-point: the north gate was the only way in."),
-    "HTML table, header row": _txt(
-        "<table><tr><th>Region</th><th>Population</th></tr><tr><td>Finland</td><td>5.5</td></tr></table>"
-    ),
     "XML element, English value": _txt("<access>the north gate was the only way in</access>"),
     # A sentence's start holds prose as often as a line's does.
     "sentence start, English value": _txt("The gate was shut. Access: the north door was the only way in."),

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from core.cnl.permission_names import permission_label
-from tests.support.permission_cases import SECRET
+from tests.support.permission_cases import SECRET, assert_ask_serves_none
+from tests.support.permission_cases import attack_kb as _kb
 from tests.support.permission_cases import jsonl as _jsonl
 from tests.support.permission_cases import md as _md
 from tests.support.permission_cases import sop as _sop
@@ -98,6 +99,9 @@ NEW = {
     "person's role, tag value": _txt("Group leader: staff"),
     "table of words only": _txt("Region\tCapital\nFinland\tHelsinki"),
     "TSV header over one row of numbers": _txt("Region\tPopulation\nFinland\t5.5"),
+    "Markdown header over one row of numbers": _md(
+        claim_tail="\n  | Region | Population |\n  |---|---|\n  | Finland | 5.5 |"
+    ),
 }
 
 PUBLIC = {
@@ -106,8 +110,7 @@ PUBLIC = {
     "people's roles": _md("- Region managers: Anna Berg and John Smith\n"),
     "a person's role, JSON text": _jsonl(f"{SECRET}\nGroup leader: Dr. Jane Doe"),
     "a synonym in running prose": _txt("The villages were grouped into four regions: Finland, Sweden."),
-    "TSV header over numbers": _txt("Region\tPopulation\nFinland\t5.5\nSweden\t10.4"),
-    "HTML header cells": _txt("<table><tr><th>Region</th><th>Population</th></tr><tr><td>Finland</td></tr></table>"),
+    "TSV header over numbers": _txt("Region\tPopulation\tArea\nFinland\t5.5\t338\nSweden\t10.4\t450"),
     "a day recorded": _txt("Posted on 2020-01-01"),
     "a birthday": _txt("Born on 4 July 1990"),
     "a day recorded, month name": _md("- Published on 12 May 2019\n"),
@@ -117,8 +120,12 @@ PUBLIC = {
     "breadcrumbs": _txt("Home \u00bb Products \u00bb Vaults"),
     "spaced letters of no label": _txt("We sang A B C: the children joined in."),
     "arrow in prose": _txt("Prices \u2192 up by a third since the spring."),
-    "TSV header over rows of numbers": _jsonl(f"{SECRET}\nRegion\tPopulation\nFinland\t5.5\nSweden\t10.4"),
-    "Markdown table over numbers": _md(claim_tail="\n  | Region | Population |\n  |---|---|\n  | Finland | 5.5 |"),
+    "TSV header over rows of numbers": _jsonl(
+        f"{SECRET}\nRegion\tPopulation\tArea\nFinland\t5.5\t338\nSweden\t10.4\t450"
+    ),
+    "Markdown table over rows of numbers": _md(
+        claim_tail="\n  | Region | Population | Area |\n  |---|---|---|\n  | Finland | 5.5 | 338 |\n  | Sweden | 10.4 | 450 |"
+    ),
     "a compound's value that is no tag": _txt("Access road: closed in winter"),
     "a compound's number": _txt("Group size: 12"),
     "a record of a start": _txt("Member since 2015-03-01"),
@@ -162,35 +169,8 @@ def test_a_name_of_several_words_is_read_from_its_words(name: str, field: str | 
     assert permission_label(name) == field
 
 
-def _kb(tmp_path: Path, cases: dict[str, tuple[str, str]]) -> tuple[Path, Path]:
-    kb = tmp_path / "kb"
-    kb.mkdir()
-    suffixes = {"kb.md": "md", "notes.txt": "txt", "kb.cnl": "cnl"}
-    lines = []
-    for number, (text, file) in enumerate(cases.values()):
-        if file == "kb.jsonl":
-            lines.append(text.replace('"_id": "vault"', f'"_id": "vault{number}"'))
-        else:
-            (kb / f"attack-{number:02d}.{suffixes[file]}").write_text(text.replace("vault::", f"vault{number}::"))
-    (kb / "lobby.md").write_text(
-        "## Context Unit lobby::chunk-000::unit-000\nRole: Definition\nTopic: Vault\nClaim: The vault is steel.\n"
-    )
-    jsonl = tmp_path / "attacks.jsonl"
-    jsonl.write_text("".join(lines))
-    return kb, jsonl
-
-
 def test_ask_serves_no_unit_of_this_round_to_any_caller(tmp_path: Path, capsys) -> None:
-    from mrptui.cli import main
-
-    kb, jsonl = _kb(tmp_path, {**KNOWN, **NEW})
-    for flags in ([], ["--caller-tags", "staff", "--region", "EU", "--as-of", "2026-06-01"]):
-        for output in ([], ["--json"]):
-            args = ["ask", "--kb", str(kb), "--kb", str(jsonl), *flags, *output, "What is the vault combination?"]
-            assert main(args) in (0, 1)
-            out, err = capsys.readouterr()
-            assert "4471" not in out + err
-            assert "steel" in out  # the public unit is answered from
+    assert_ask_serves_none(tmp_path, {**KNOWN, **NEW}, "staff", capsys)
 
 
 def test_check_tells_the_author_what_was_withdrawn(tmp_path: Path, capsys) -> None:
