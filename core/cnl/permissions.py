@@ -249,7 +249,7 @@ def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
         return None if found is None else replace(found, shown=True)
     if found is None and len(rest) <= PREFIX_CHARS and ("<" in rest or not rest.isascii()):
         back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
-        found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", at, position, prose)
+        found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", position, prose)
         return None if found is None else replace(found, shown=True)
     return found
 
