@@ -18,7 +18,14 @@ import string
 from collections.abc import Iterable, Sequence
 
 from core.cnl.markdown_plain import read_plain
-from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_heading, permission_inline
+from core.cnl.permission_inline import (
+    TABLE_ROWS,
+    header_label,
+    header_row,
+    pair_row,
+    permission_heading,
+    permission_inline,
+)
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
 from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key
@@ -213,7 +220,7 @@ class _Reader:
             name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
-                unread_message(name, label, "as a continuation line"),
+                unread_message(name, label, "as a continuation line", pair_row=pair_row(line)),
                 Token(name, number, col),
             )
         indent = len(line) - len(line.lstrip())

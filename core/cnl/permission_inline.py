@@ -130,10 +130,23 @@ def _inline_label_of(line: str) -> LabelFinding | None:
     return _inline(line, strict=False)
 
 
+# The id schema's own parts (`<source>::chunk-NNN::unit-NNN`, docs/formats.md; `ID_SCHEMA` in
+# core/cnl/validate.py): there `::` joins an id's parts and separates no label, so
+# `regions::chunk-000::unit-000` names a source called "regions", not a Region.
+_ID_PARTS = re.compile(r"(?<=[^\s:])::chunk-\d{3,}(?:::unit-\d{3,})?(?=\s|$)")
+
+
+def without_id_parts(text: str) -> str:
+    """`text` with the id schema's parts blanked, columns kept: the source and any text around
+    the id are read as before (`x::chunk-000::unit-000 (Region: EU)` still holds a label)."""
+    return _ID_PARTS.sub(lambda part: " " * len(part.group()), text) if "::" in text else text
+
+
 def permission_heading(text: str) -> LabelFinding | None:
     """`permission_inline` for a unit heading's text or an id: not prose, so every label with a
     separator counts there (`## Context Unit x (Region: EU)`), and each word after the id starts a
     label position (`x (Region - EU)`, `x Acl staff`, `x Expires 2020-01-01`)."""
+    text = without_id_parts(text)
     found = _inline(text, strict=True) if may_hold_label(text) else None
     if found is None and (words := _AFTER_FIRST_WORD.finditer(text, 0, PREFIX_CHARS)):
         head = text[:PREFIX_CHARS]
@@ -378,6 +391,13 @@ def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
         and _unlike(header, [_cells(row) for row in data])
         and all(_column_name(cell.strip(" \t*_`~")) for cell in header)
     )
+
+
+def pair_row(line: str) -> bool:
+    """Whether `line` is a table row of two cells whose first is a permission field's name: the
+    rows `header_row` reads as a name and its value (`_pair_shaped`)."""
+    row = line.strip()
+    return (row.startswith(CELL_BARS) or "\t" in row) and _pair_shaped(_cells(row))
 
 
 def _pair_shaped(header: list[str]) -> bool:

@@ -380,9 +380,17 @@ def permission_comment(line: str) -> LabelFinding | None:
     return found if found is not None and _COMMENT_NAME.fullmatch(canonical_forms(found.name)[0]) else None
 
 
-def unread_message(name: str, label: str, where: str) -> str:
-    """The error for a permission-like line or key that is not read as the field."""
+def unread_message(name: str, label: str, where: str, *, pair_row: bool = False) -> str:
+    """The error for a permission-like line or key that is not read as the field. `pair_row`: the
+    line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_inline.py),
+    which may name two columns: the hint says how to keep such a table public."""
     hint = f"did you mean {label!r}? " if fold(name) != fold(label) else f"write it as the unit's {label} field; "
+    if pair_row:
+        hint = (
+            "a two-column table headed by a field's name reads as that field and its value: if it restricts "
+            f"the unit, {hint.rstrip('; ')}; if the row names columns, add a third column or name the first "
+            "one otherwise; "
+        )
     return (
         f"{name!r} looks like a permission field but is not read as one {where}; {hint}"
         "the unit is withdrawn until this is fixed (fail closed)"

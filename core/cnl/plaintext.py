@@ -59,7 +59,14 @@ from pathlib import PurePath
 from pydantic import ValidationError
 
 from core.cnl.permission_finding import LabelFinding
-from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_across, permission_inline
+from core.cnl.permission_inline import (
+    TABLE_ROWS,
+    header_label,
+    header_row,
+    pair_row,
+    permission_across,
+    permission_inline,
+)
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import sentences_of, split_paragraphs
@@ -162,7 +169,9 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
                 inline.add(number)
         if found is not None:
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
-            message = unread_message(found.name, found.label, "in plain text, which has no fields")
+            message = unread_message(
+                found.name, found.label, "in plain text, which has no fields", pair_row=pair_row(line)
+            )
             diagnostics.append(
                 Diagnostic(
                     code=Code.PERMISSION_NOT_READ,

@@ -17,7 +17,15 @@ from pydantic import ValidationError
 
 from core.cnl.caps import CAPS
 from core.cnl.permission_finding import LabelFinding
-from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_across, permission_inline
+from core.cnl.permission_inline import (
+    TABLE_ROWS,
+    header_label,
+    header_row,
+    pair_row,
+    permission_across,
+    permission_inline,
+    without_id_parts,
+)
 from core.cnl.permission_names import permission_label
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
 from core.cnl.source_text import Token
@@ -215,6 +223,8 @@ class UnitDraft:
         """A permission field written inside another field's value (`Claim: … Acl: staff`,
         `set $k1 claim "… (Region=EU)"`) is not read as one: an error that withdraws the unit, as
         in plain text, since publishing it would ignore the restriction its author wrote."""
+        if key == "chunk_id":  # `regions::chunk-000` is the id schema's, not a Region
+            segments = [Token(without_id_parts(segment.text), segment.line, segment.col) for segment in segments]
         for number, (segment, after) in enumerate(zip(segments, [*segments[1:], None])):
             rows = [row.text for row in segments[number + 2 : number + 2 + TABLE_ROWS]]
             if after is not None and header_row(segment.text, after.text, rows):
@@ -234,7 +244,7 @@ class UnitDraft:
         written, label, col = found.name, found.label, found.column
         self.diagnose(
             Code.PERMISSION_NOT_READ,
-            unread_message(written, label, where),
+            unread_message(written, label, where, pair_row=pair_row(at.text)),
             Token(written, at.line, at.col + col - 1),
         )
 
