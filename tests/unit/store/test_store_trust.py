@@ -326,6 +326,22 @@ print("notes", sum("changed under this session" in d.message for d in session.di
 _TRUNCATE = "import os, sys\nos.truncate(sys.argv[1], 0)\n"
 
 
+def _lease_breakers() -> set[int]:
+    """Pids the kernel holds until a lease is given up: `/proc/locks` lists each as a `LEASE
+    BREAKER` line under the lease it waits on."""
+    rows = [line.split() for line in Path("/proc/locks").read_text().splitlines()]
+    return {int(row[5]) for row in rows if row[1:4] == ["->", "LEASE", "BREAKER"]}
+
+
+def _wait_until_each_waits_on_a_lease_or_ends(writers: list[subprocess.Popen], seconds: float = 120) -> None:
+    """Until every writer is either held on a lease break or has already ended (a writer that
+    truncated freely ends at once): the state the test checks, seen without a fixed sleep."""
+    deadline = time.monotonic() + seconds
+    while not all(writer.poll() is not None or writer.pid in _lease_breakers() for writer in writers):
+        assert time.monotonic() < deadline, f"writers neither held nor ended after {seconds} s"
+        time.sleep(0.01)
+
+
 def test_a_truncation_during_a_question_waits_for_it_to_end_instead_of_sigbus(tmp_path):
     kb_dir, cache = tmp_path / "kb", tmp_path / "cache"
     write_kb(kb_dir, files=2, per_file=700)
@@ -354,7 +370,7 @@ def test_a_truncation_during_a_question_waits_for_it_to_end_instead_of_sigbus(tm
     try:
         assert live.stdout.readline().strip() == "mid"
         writers = [subprocess.Popen([os.sys.executable, "-c", _TRUNCATE, path]) for path in large]
-        time.sleep(1.5)
+        _wait_until_each_waits_on_a_lease_or_ends(writers)
         assert [writer.poll() for writer in writers] == [None] * len(large), "writers wait while the question runs"
         assert all(os.path.getsize(path) > 0 for path in large)
         out, err = live.communicate("\n", timeout=300)
