@@ -301,6 +301,7 @@ def test_ask_with_a_refused_cache_says_so_in_one_line_and_answers(tmp_path, caps
 _MID_QUESTION = """
 import sys
 from pathlib import Path
+from core.infra import leases
 from core.kernel.events import AnswerReady, RetrievalScored
 from core.kernel.contract import Request
 from core.kernel.session import Session
@@ -315,6 +316,8 @@ for event in events:
     if isinstance(event, RetrievalScored):
         break
 print("mid", flush=True)
+sys.stdin.readline()  # the parent's writers are held on the leases meanwhile
+print("broken", len(leases.broken()), flush=True)  # what a check before the next read would see
 sys.stdin.readline()  # the parent's truncation is under way meanwhile
 seen.extend(events)
 answer = next(e for e in reversed(seen) if isinstance(e, AnswerReady))
@@ -372,6 +375,12 @@ def test_a_truncation_during_a_question_waits_for_it_to_end_instead_of_sigbus(tm
         writers = [subprocess.Popen([os.sys.executable, "-c", _TRUNCATE, path]) for path in large]
         _wait_until_each_waits_on_a_lease_or_ends(writers)
         assert [writer.poll() for writer in writers] == [None] * len(large), "writers wait while the question runs"
+        live.stdin.write("\n")
+        live.stdin.flush()
+        # The session has heard the writers (and made its choice) before it answers; the kernel
+        # drops a given-up lease's waiters at once, so they are still listed only if still held.
+        assert live.stdout.readline().split() == ["broken", str(len(large))]
+        assert {writer.pid for writer in writers} <= _lease_breakers(), "and stay held until it has ended"
         assert all(os.path.getsize(path) > 0 for path in large)
         out, err = live.communicate("\n", timeout=300)
         assert [writer.wait(timeout=60) for writer in writers] == [0] * len(large), "and go ahead once it has ended"
