@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_heading
+from core.cnl.permission_inline import header_label, permission_heading
 from core.cnl.permission_names import permission_label
+from core.cnl.permission_tables import TABLE_ROWS, header_row
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token
 from core.cnl.validate import UnitDraft, squash_name

@@ -19,13 +19,11 @@ from collections.abc import Iterable, Sequence
 
 from core.cnl.markdown_plain import read_plain
 from core.cnl.permission_inline import (
-    TABLE_ROWS,
     header_label,
-    header_row,
-    pair_row,
     permission_heading,
     permission_inline,
 )
+from core.cnl.permission_tables import TABLE_ROWS, header_row, pair_row
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
 from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key

@@ -60,7 +60,8 @@ def readings(line: str) -> list[str]:
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
-        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
+        shown = _HEADER_ROW_END.sub(DELIMITER_LINE, html.unescape(shown))
+        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, shown))
         shown = _NAMED_MARKUP.sub(_named_pair, shown)
     if shown == stored:
         return [stored]
@@ -72,6 +73,11 @@ def readings(line: str) -> list[str]:
 
 
 BLOCK_LINES = 2
+# A row of header cells (`<tr><th>Region</th><th>Population</th></tr>`) ends over a line a
+# Markdown table has there, its delimiter row: a header is then read as Markdown's is
+# (core/cnl/permission_tables.py, `header_row`), a header of columns over rows of values.
+_HEADER_ROW_END = re.compile(r"</th>[ \t]*(?:</tr>)?(?=[ \t]*(?:<tr\b|</?thead\b|<tbody\b|</table\b|\Z))", re.I)
+DELIMITER_LINE = r"\g<0>" "\n|---|\n"
 
 
 # Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a

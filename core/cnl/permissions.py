@@ -26,6 +26,7 @@ or markup is read as stored and as shown (core/cnl/permission_readings.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
@@ -38,24 +39,26 @@ from core.cnl.permission_names import (
     MAX_DATE_NAME_WORDS,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
+    PREFIX_CHARS,
     bare_label,
     blank_end,
     ends_with_date,
+    english_name,
     english_phrase,
     fold,
     permission_label,
     person_role,
     typed_value,
 )
+from core.cnl.permission_notices import NOTICE_HINT, confidentiality_level, restriction_notice
 from core.cnl.permission_readings import closed_up, readings, shown_differently
+from core.cnl.permission_tables import CELL_BARS, CELL_SPLIT, header_blocks, row_cells
 from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
 # characters), list numbers and task boxes, in any order.
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
-CELL_BARS = ("|", "\uff5c")
-CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words (one to three blanks apart), then any emphasis closing it, then a
 # separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t]{1,3}(?=[^\W_])|[_.\-/'](?=[^\W_])){0,48}?)"
@@ -109,6 +112,24 @@ _POINTED_BACK = re.compile(
 )
 
 
+# A name marked as one by its form, with no separator (`--region EU`, `@region EU`, `**Region**
+# EU`, `Region (EU)`, `REGION EU`): a sigil before it (a command line's option, a mention), emphasis
+# closing it, its value in brackets closing the line, or capitals. Each is read as the name, a weak
+# separator and the value (`Region -> EU`), so the value must have the field's type. The hint is
+# ASCII, at C speed.
+_MARKED_HINT = re.compile(
+    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+\(.*\)[ \t.]*\Z)|[A-Z]{3,}[ \t])"
+)
+_MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
+_MARKED = (
+    re.compile(_MARKED_NAME + r"[*_`]+[ \t]+(?P<value>\S.*)"),
+    re.compile(_MARKED_NAME + r"[ \t]*\((?P<value>[^()]{1,40})\)[ \t.]*\Z"),
+)
+_CAPITALS = re.compile(r"(?P<name>[^\W\d_a-z]{3,30})[ \t]+(?P<value>\S.*)")
+_SIGILS = "-@/"
+_NOTICE_CHARS = 80
+
+
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     head = text[:end]
@@ -119,9 +140,6 @@ def weak_separator(text: str, end: int) -> bool:
     ) and _ASCII_WEAK.search(text, 0, end) is not None:
         return True
     return ">" in head and _ASCII_POINTER.search(text, 0, end) is not None
-
-
-PREFIX_CHARS = 160
 
 
 def no_label_start(text: str) -> bool:
@@ -135,13 +153,21 @@ def no_label_start(text: str) -> bool:
         and not ASCII_BARE.match(text)
         and not weak_separator(text, PREFIX_CHARS)
         and not (("," in text or ";" in text) and _CSV_PAIR.match(text))
+        and not _MARKED_HINT.match(text)
+        and not (len(text) <= _NOTICE_CHARS and NOTICE_HINT.match(text))
     )
 
 
 def permission_line(line: str) -> LabelFinding | None:
     """The label standing at the start of `line` (or at a table row's cell), else None."""
     if shown_differently(line[:PREFIX_CHARS]):
-        return first_reading(map(_line_label, readings(line[:PREFIX_CHARS])))
+        texts = readings(line[:PREFIX_CHARS])
+        headers = header_blocks(texts)
+        return first_reading(
+            cells_label(text, header_cell_label) if index in headers else _line_label(text)
+            for index, text in enumerate(texts)
+            if not (headers and index == 1)  # the blocks joined: a header's cells read as a row's
+        )
     return _line_label(line)
 
 
@@ -239,6 +265,9 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
     found = (_kept_label if len(rest) <= PREFIX_CHARS else _label_of)(rest, position, prose)
+    if found is None and not prose and 0 < at and text[at - 1] in _SIGILS and (blank := rest.find(" ")) > 0:
+        found = _label_in(f"{rest[:blank]} -> {rest[blank:].strip()}", position, prose)  # `--region EU`
+        found = None if found is None else replace(found, shown=True)
     return found if found is None or at == 0 else found.moved(at)
 
 
@@ -251,7 +280,24 @@ def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
         back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
         found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", position, prose)
         return None if found is None else replace(found, shown=True)
+    if found is None and not prose and len(rest) <= PREFIX_CHARS:
+        found = _marked_label(rest, position)
     return found
+
+
+def _marked_label(rest: str, position: str) -> LabelFinding | None:
+    """The label of a name marked by its form (`_MARKED`, `_CAPITALS`: a field's own English name
+    only, `ACCESS DENIED` is a heading), read as the name, a weak separator and its value."""
+    for pattern in _MARKED:
+        marked = pattern.match(rest)
+        if marked is not None:
+            break
+    else:
+        marked = _CAPITALS.match(rest)
+        if marked is None or english_name(marked["name"]) or bare_label(marked["name"]) is not None:
+            return None  # an unambiguous name's value is read as with no mark (`ACL tag … in region US.`)
+    found = _label_in(f"{marked['name']} -> {marked['value'].strip()}", position, False)
+    return None if found is None else replace(found, shown=True)
 
 
 # What follows a line's leader recurs (`Acl: staff` on every unit, after any bullet or quote
@@ -282,6 +328,8 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
             if label is None and (written := camel_case(rest, named, index)) is not None:
                 name, label = written, permission_label(written)
             value = form[named.end() :]
+            if label is None and pattern is _NAMED and not prose and confidentiality_level(value):
+                return named.start("name"), named.end("name"), "Acl", "a confidentiality level"
             if (
                 label is not None
                 and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
@@ -292,6 +340,8 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
     dated = _dated_label(form)
     if dated is not None:
         return dated
+    if not prose and len(form) <= _NOTICE_CHARS and (notice := restriction_notice(form)) is not None:
+        return *notice, "Acl", "a restriction notice"
     bare = _BARE.match(form)
     if bare is None:
         return None
@@ -349,6 +399,29 @@ def table_row(row: str) -> LabelFinding | None:
             return LabelFinding(written, label, offset + cell.index(written) + 1, "table cell", "name alone in a cell")
         found = label_at(cell, leader_end(cell), "table cell")
         if found is not None:
+            return found.moved(offset)
+        offset += len(cell) + 1
+    return None
+
+
+_CELL_WORD = re.compile(r"[^\s*_`~:=]+")
+
+
+def header_cell_label(cell: str) -> LabelFinding | None:
+    """The label in a cell of a table's header (`header_row`): a label with its value (`| Acl:
+    staff | … |`), or an unambiguous name (`Acl<TAB>Rule`, `Vault ACL<TAB>…`: no public table
+    names a column so); an English name is the column's (`Region<TAB>Population`)."""
+    for word in _CELL_WORD.finditer(cell):
+        if (label := bare_label(word.group())) is not None:
+            return LabelFinding(word.group(), label, word.start() + 1, "table header", "unambiguous name")
+    return label_at(cell, leader_end(cell), "table header")
+
+
+def cells_label(row: str, read: Callable[[str], LabelFinding | None]) -> LabelFinding | None:
+    """The first label `read` finds in a row's cells, its column in the row."""
+    offset = 0
+    for cell in row_cells(row):
+        if (found := read(cell)) is not None:
             return found.moved(offset)
         offset += len(cell) + 1
     return None

@@ -1,0 +1,76 @@
+"""Restrictions written in words, not as a field (docs/security.md, "Red-team round six"):
+
+- a restriction notice that is a whole line (`Staff only`, `For staff eyes only`, `Internal use
+  only`, `Not for public release`): who may read, then `only`; or what must not happen to the text;
+- a confidentiality level after any field's name (`Sensitivity: Private`, `Classification:
+  confidential`): the value's type decides, since the same names head public fields
+  (`Sensitivity: 0.85`, `Classification: Mammalia`).
+
+Both name the Acl: a reader who does not read them as one would publish what they restrict.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.text.words import (
+    CONFIDENTIALITY_LEVELS,
+    GOES_ON,
+    LEVEL_DEGREES,
+    NOTICE_OBJECTS,
+    PARTICIPLE_ENDINGS,
+    PROSE_BEFORE_NAME,
+    PROSE_OPENERS,
+    RELEASE_NOUNS,
+)
+
+_WORD = r"[^\W\d_][\w'\-]*"
+_CLOSE = r"[ \t.!*_`~)\]]*\Z"
+# `[for] WHO [OBJECT] only`, `only for WHO`, `not for [ADJECTIVE] RELEASE`.
+_NOTICE = re.compile(
+    rf"(?P<for>for[ \t]+)?(?P<who>{_WORD})(?:[ \t]+(?P<object>{_WORD}))?[ \t]+only{_CLOSE}"
+    rf"|only[ \t]+(?:for|to)[ \t]+(?P<after>{_WORD}(?:[ \t]+{_WORD})?){_CLOSE}"
+    rf"|not[ \t]+for[ \t]+(?:{_WORD}[ \t]+)?(?P<release>{_WORD}){_CLOSE}",
+    re.IGNORECASE,
+)
+# A hint at C speed that a line may be a notice: it ends on `only` or opens `not for`/`only`.
+NOTICE_HINT = re.compile(rf"(?i:.{{0,60}}\bonly{_CLOSE}|[^A-Za-z]{{0,16}}(?:not[ \t]+for|only)[ \t])")
+_LEVEL = re.compile(
+    rf"(?P<degree>{_WORD}[ \t]+)?(?P<level>{_WORD})(?:[ \t\-]+(?:(?P<object>{_WORD})[ \t]+)?only)?{_CLOSE}"
+)
+
+
+def restriction_notice(form: str) -> tuple[int, int] | None:
+    """(start, end) of a restriction notice that is all of `form` (a line after its leader, in
+    canonical form), else None. Who may read is a word, none a function word (`The only`, `Not
+    for the …` are sentences'); a second word is what the notice allows (`eyes`, `use`), unless
+    `for` opens it or the first is a participle (`Authorized personnel only`)."""
+    notice = _NOTICE.match(form)
+    if notice is None:
+        return None
+    words = " ".join(filter(None, notice.group("who", "object", "after"))).casefold().split()
+    if any(word in PROSE_OPENERS or word in PROSE_BEFORE_NAME or word in GOES_ON for word in words):
+        return None
+    thing = notice.group("object")
+    if not (thing is None or notice.group("for") or thing.casefold() in NOTICE_OBJECTS or _permitted(words[0])):
+        return None  # `Euro inflation only` names a topic; `Authorized personnel only` who may read
+    if notice.group("release") is not None and notice.group("release").casefold() not in RELEASE_NOUNS:
+        return None
+    return 0, len(form.rstrip(" \t.!*_`~)]"))
+
+
+def _permitted(word: str) -> bool:
+    """Whether a notice's first word is a participle (`Authorized`, `Existing`): it says who may."""
+    return word.endswith(PARTICIPLE_ENDINGS)
+
+
+def confidentiality_level(value: str) -> bool:
+    """Whether a field's value is a level of a confidentiality scale (`Private`, `Strictly
+    confidential`, `Internal use only`), not the field's own value (`0.85`, `Mammalia`)."""
+    level = _LEVEL.match(value.strip(" \t*_`~\"'"))
+    if level is None or level.group("level").casefold() not in CONFIDENTIALITY_LEVELS:
+        return False
+    degree, thing = level.group("degree"), level.group("object")
+    return (degree is None or degree.strip().casefold() in LEVEL_DEGREES) and (
+        thing is None or thing.casefold() in NOTICE_OBJECTS
+    )
