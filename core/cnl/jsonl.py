@@ -198,7 +198,9 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
                 if (found := header_label(later.text) if header else permission_line(later.text)) is not None:
                     draft.diagnose(
                         Code.PERMISSION_NOT_READ,
-                        unread_message(found.name, found.label, f"at a line start of the {key!r} text"),
+                        unread_message(
+                            found.name, found.label, f"at a line start of the {key!r} text", reason=found.reason
+                        ),
                         later,
                     )
             draft.check_text("claim" if key == "text" else "topic", lines)

@@ -21,7 +21,7 @@ import unicodedata
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.cnl.permission_finding import LabelFinding, first_reading
+from core.cnl.permission_finding import HEADING_OVER_VALUE, LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
@@ -56,6 +56,9 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 _ASCII_CLOSING_HINT = re.compile(
     r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*(?:[.!?][\"')\]]*)?\s*\Z"
 )
+# A last sentence that may be a restriction notice (`… 4471. Staff only.`,
+# core/cnl/permission_notices.py).
+_CLOSING_NOTICE = re.compile(r"[.!?][\"')\]]* +[^.!?]{0,60}\b(?i:only)[ \t.!*_`~)\]]*\Z")
 # A last sentence that is a CSV's pair: a name, a comma or semicolon with no blank after it, a value.
 _CLOSING_CSV = re.compile(r"[.!?][\"')\]]* +[\"']?[A-Za-z][\w.\-]{0,30}[\"']?[,;][\"']?[^\s,;][^.!?]{0,60}\Z")
 
@@ -106,8 +109,10 @@ def _closing_hint(text: str) -> bool:
     Region,EU`): looked for among the sentence ends the closing-sentence reader reads (`_inline`:
     the text's last `PREFIX_CHARS`), not in all."""
     at = max(0, len(text) - PREFIX_CHARS)
-    return _ASCII_CLOSING_HINT.search(text, at) is not None or (
-        ("," in text or ";" in text) and _CLOSING_CSV.search(text, at) is not None
+    return (
+        _ASCII_CLOSING_HINT.search(text, at) is not None
+        or (("," in text or ";" in text) and _CLOSING_CSV.search(text, at) is not None)
+        or (("nly" in text[-16:] or "NLY" in text[-16:]) and _CLOSING_NOTICE.search(text, at) is not None)
     )
 
 
@@ -397,7 +402,7 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
     """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
     2020-01-01`): found in the lines joined, when its name starts on the first line (its column
     is in `first`); None when there is none, or each line shows its own."""
-    if first.lstrip().startswith("#") and (found := _heading_over_value(first, second)) is not None:
+    if first.lstrip().startswith("#") and (found := heading_over_value(first, second)) is not None:
         return found
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
@@ -412,10 +417,7 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
     return None
 
 
-HEADING_OVER_VALUE = "heading over its value"  # a line-start label: plain text withdraws its file
-
-
-def _heading_over_value(heading: str, line: str) -> LabelFinding | None:
+def heading_over_value(heading: str, line: str) -> LabelFinding | None:
     """A heading that is a field's own name or an unambiguous one (`### Region`), over a line
     that is the field's value alone (`EU`: short, of the field's type, no sentence): a section
     holding a field, as a Markdown renderer shows it. An English synonym (`### Access`) heads

@@ -28,16 +28,16 @@ _WORD = r"[^\W\d_][\w'\-]*"
 _CLOSE = r"[ \t.!*_`~)\]]*\Z"
 # `[for] WHO [OBJECT] only`, `only for WHO`, `not for [ADJECTIVE] RELEASE`.
 _NOTICE = re.compile(
-    rf"(?P<for>for[ \t]+)?(?P<who>{_WORD})(?:[ \t]+(?P<object>{_WORD}))?[ \t]+only{_CLOSE}"
-    rf"|only[ \t]+(?:for|to)[ \t]+(?P<after>{_WORD}(?:[ \t]+{_WORD})?){_CLOSE}"
+    rf"(?P<for>for[ \t]+)?(?P<who>{_WORD})(?:[ \t]+(?P<object>{_WORD}))?(?:[ \t]+|-)only{_CLOSE}"
+    rf"|only[ \t]+(?:(?P<access>{_WORD})[ \t]+)?(?:for|to)[ \t]+(?P<after>{_WORD}(?:[ \t]+{_WORD})?){_CLOSE}"
     rf"|not[ \t]+for[ \t]+(?:{_WORD}[ \t]+)?(?P<release>{_WORD}){_CLOSE}",
     re.IGNORECASE,
 )
 # A hint at C speed that a line may be a notice: it ends on `only` or opens `not for`/`only`.
 NOTICE_HINT = re.compile(rf"(?i:.{{0,60}}\bonly{_CLOSE}|[^A-Za-z]{{0,16}}(?:not[ \t]+for|only)[ \t])")
-_LEVEL = re.compile(
-    rf"(?P<degree>{_WORD}[ \t]+)?(?P<level>{_WORD})(?:[ \t\-]+(?:(?P<object>{_WORD})[ \t]+)?only)?{_CLOSE}"
-)
+_LEVEL_TAIL = rf"(?P<level>{_WORD})(?:[ \t\-]+(?:(?P<object>{_WORD})[ \t]+)?only)?{_CLOSE}"
+# A level alone, or after a degree (`Internal use only` is a level alone, `Strictly confidential` not).
+_LEVELS = (re.compile(_LEVEL_TAIL), re.compile(rf"(?P<degree>{_WORD})[ \t]+" + _LEVEL_TAIL))
 
 
 def restriction_notice(form: str) -> tuple[int, int] | None:
@@ -51,6 +51,8 @@ def restriction_notice(form: str) -> tuple[int, int] | None:
     words = " ".join(filter(None, notice.group("who", "object", "after"))).casefold().split()
     if any(word in PROSE_OPENERS or word in PROSE_BEFORE_NAME or word in GOES_ON for word in words):
         return None
+    if (access := notice.group("access")) is not None and not _permitted(access.casefold()):
+        return None  # `Only visible to staff`, `Only available for staff`; `Only listen to …` is prose's
     thing = notice.group("object")
     if not (thing is None or notice.group("for") or thing.casefold() in NOTICE_OBJECTS or _permitted(words[0])):
         return None  # `Euro inflation only` names a topic; `Authorized personnel only` who may read
@@ -60,17 +62,22 @@ def restriction_notice(form: str) -> tuple[int, int] | None:
 
 
 def _permitted(word: str) -> bool:
-    """Whether a notice's first word is a participle (`Authorized`, `Existing`): it says who may."""
-    return word.endswith(PARTICIPLE_ENDINGS)
+    """Whether a notice's word is a participle or an adjective of access (`Authorized`, `Existing`,
+    `shown`, `visible`, `available`): it says who may."""
+    return word.endswith((*PARTICIPLE_ENDINGS, "wn", "ble"))
 
 
 def confidentiality_level(value: str) -> bool:
     """Whether a field's value is a level of a confidentiality scale (`Private`, `Strictly
     confidential`, `Internal use only`), not the field's own value (`0.85`, `Mammalia`)."""
-    level = _LEVEL.match(value.strip(" \t*_`~\"'"))
-    if level is None or level.group("level").casefold() not in CONFIDENTIALITY_LEVELS:
+    written = value.strip(" \t*_`~\"'")
+    return any(_level(pattern.match(written)) for pattern in _LEVELS)
+
+
+def _level(level: re.Match[str] | None) -> bool:
+    if level is None or level["level"].casefold() not in CONFIDENTIALITY_LEVELS:
         return False
-    degree, thing = level.group("degree"), level.group("object")
-    return (degree is None or degree.strip().casefold() in LEVEL_DEGREES) and (
+    degree, thing = level.groupdict().get("degree"), level["object"]
+    return (degree is None or degree.casefold() in LEVEL_DEGREES) and (
         thing is None or thing.casefold() in NOTICE_OBJECTS
     )

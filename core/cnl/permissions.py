@@ -31,7 +31,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.cnl.permission_finding import LabelFinding, first_reading
+from core.cnl.permission_finding import AMBIGUOUS_REASONS, LEVEL, MARKED, NOTICE, LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
@@ -91,7 +91,7 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # characters): "… based on the …" and "Data from 1990 to 2000 were …" are read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
-    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
+    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub|sunset|go\W?live"
     rf"|(?:[a-z]++[ \t]++){{1,{MAX_DATE_NAME_WORDS - 1}}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
@@ -118,12 +118,12 @@ _POINTED_BACK = re.compile(
 # separator and the value (`Region -> EU`), so the value must have the field's type. The hint is
 # ASCII, at C speed.
 _MARKED_HINT = re.compile(
-    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+\(.*\)[ \t.]*\Z)|[A-Z]{3,}[ \t])"
+    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+[(\[].*[)\]][ \t.]*\Z)|[A-Z]{3,}[ \t])"
 )
 _MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
 _MARKED = (
     re.compile(_MARKED_NAME + r"[*_`]+[ \t]+(?P<value>\S.*)"),
-    re.compile(_MARKED_NAME + r"[ \t]*\((?P<value>[^()]{1,40})\)[ \t.]*\Z"),
+    re.compile(_MARKED_NAME + r"[ \t]*[(\[\uff08](?P<value>[^()\[\]]{1,40})[)\]\uff09][ \t.]*\Z"),
 )
 _CAPITALS = re.compile(r"(?P<name>[^\W\d_a-z]{3,30})[ \t]+(?P<value>\S.*)")
 _SIGILS = "-@/"
@@ -192,6 +192,7 @@ def _line_label(line: str) -> LabelFinding | None:
     return found
 
 
+AFTER_LEAD = "after a leading token"
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
 # Another sentence after the value (an ellipsis is a separator: `Region... EU`).
@@ -205,7 +206,7 @@ def permission_after_lead(line: str) -> LabelFinding | None:
     return after_lead(line, leader_end(line), lead_only=True)
 
 
-def after_lead(line: str, at: int, *, lead_only: bool, position: str = "after a leading token") -> LabelFinding | None:
+def after_lead(line: str, at: int, *, lead_only: bool, position: str = AFTER_LEAD) -> LabelFinding | None:
     """A closing label at `line[at]` (unless `lead_only`) or after up to three leading words."""
     if not lead_only and (found := _closing_label(line, at, position)) is not None:
         return found
@@ -219,7 +220,7 @@ def after_lead(line: str, at: int, *, lead_only: bool, position: str = "after a 
             return None  # "No acl and no region: …" names the fields; `A: Acl - staff` is a token
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
-        found = _closing_label(line, at, "after a leading token")
+        found = _closing_label(line, at, AFTER_LEAD)
         if found is not None:
             return found
     return None
@@ -267,7 +268,7 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     found = (_kept_label if len(rest) <= PREFIX_CHARS else _label_of)(rest, position, prose)
     if found is None and not prose and 0 < at and text[at - 1] in _SIGILS and (blank := rest.find(" ")) > 0:
         found = _label_in(f"{rest[:blank]} -> {rest[blank:].strip()}", position, prose)  # `--region EU`
-        found = None if found is None else replace(found, shown=True)
+        found = None if found is None else replace(found, shown=True, reason=MARKED)
     return found if found is None or at == 0 else found.moved(at)
 
 
@@ -279,7 +280,8 @@ def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
     if found is None and len(rest) <= PREFIX_CHARS and ("<" in rest or not rest.isascii()):
         back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
         found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", position, prose)
-        return None if found is None else replace(found, shown=True)
+        if found is not None:
+            return replace(found, shown=True)
     if found is None and not prose and len(rest) <= PREFIX_CHARS:
         found = _marked_label(rest, position)
     return found
@@ -297,7 +299,7 @@ def _marked_label(rest: str, position: str) -> LabelFinding | None:
         if marked is None or english_name(marked["name"]) or bare_label(marked["name"]) is not None:
             return None  # an unambiguous name's value is read as with no mark (`ACL tag … in region US.`)
     found = _label_in(f"{marked['name']} -> {marked['value'].strip()}", position, False)
-    return None if found is None else replace(found, shown=True)
+    return None if found is None else replace(found, shown=True, reason=MARKED)
 
 
 # What follows a line's leader recurs (`Acl: staff` on every unit, after any bullet or quote
@@ -307,7 +309,7 @@ _kept_label = lru_cache(maxsize=8192)(_label_of)
 
 def _label_in(rest: str, position: str, prose: bool) -> LabelFinding | None:
     for index, form in enumerate(canonical_forms(rest)):
-        found = _form_label(form, rest, index, prose)
+        found = _form_label(form, rest, index, prose, notice=position != AFTER_LEAD)
         if found is not None:
             start, end, label, reason = found
             first = original_offset(rest, start, index)
@@ -316,10 +318,12 @@ def _label_in(rest: str, position: str, prose: bool) -> LabelFinding | None:
     return None
 
 
-def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int, str, str] | None:
+def _form_label(form: str, rest: str, index: int, prose: bool, *, notice: bool) -> tuple[int, int, str, str] | None:
     """(start, end, field, reason) of the label a canonical text starts with: a name and a separator,
     a name, a weak separator and a value of the field's type, a date field's name and a date, or
-    an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
+    an unambiguous name and a short value; or (with `notice`, not after a leading token: `Euro
+    inflation only` is a topic's) a restriction notice. `form` is canonical form number `index`
+    of `rest`."""
     for pattern, reason in ((_NAMED, "separator"), (_WEAK_NAMED, "weak separator and a typed value")):
         named = pattern.match(form)
         if named is not None and len(named.group("name").split()) <= MAX_DATE_NAME_WORDS:
@@ -328,8 +332,8 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
             if label is None and (written := camel_case(rest, named, index)) is not None:
                 name, label = written, permission_label(written)
             value = form[named.end() :]
-            if label is None and pattern is _NAMED and not prose and confidentiality_level(value):
-                return named.start("name"), named.end("name"), "Acl", "a confidentiality level"
+            if label is None and not prose and confidentiality_level(value):
+                return named.start("name"), named.end("name"), "Acl", LEVEL
             if (
                 label is not None
                 and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
@@ -340,8 +344,8 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
     dated = _dated_label(form)
     if dated is not None:
         return dated
-    if not prose and len(form) <= _NOTICE_CHARS and (notice := restriction_notice(form)) is not None:
-        return *notice, "Acl", "a restriction notice"
+    if notice and not prose and len(form) <= _NOTICE_CHARS and (span := restriction_notice(form)) is not None:
+        return *span, "Acl", NOTICE
     bare = _BARE.match(form)
     if bare is None:
         return None
@@ -453,10 +457,12 @@ def permission_comment(line: str) -> LabelFinding | None:
     return found if found is not None and _COMMENT_NAME.fullmatch(canonical_forms(found.name)[0]) else None
 
 
-def unread_message(name: str, label: str, where: str, *, pair_row: bool = False) -> str:
+def unread_message(name: str, label: str, where: str, *, pair_row: bool = False, reason: str = "") -> str:
     """The error for a permission-like line or key that is not read as the field. `pair_row`: the
     line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_inline.py),
-    which may name two columns: the hint says how to keep such a table public."""
+    which may name two columns: the hint says how to keep such a table public; so does one for a
+    label found only by its form or its value (`reason`: `Staff only`, `Sensitivity: Private`,
+    `REGION EU`), which a public text may hold."""
     hint = f"did you mean {label!r}? " if fold(name) != fold(label) else f"write it as the unit's {label} field; "
     if pair_row:
         hint = (
@@ -464,6 +470,8 @@ def unread_message(name: str, label: str, where: str, *, pair_row: bool = False)
             f"the unit, {hint.rstrip('; ')}; if the row names columns, add a third column or name the first "
             "one otherwise; "
         )
+    if reason in AMBIGUOUS_REASONS:
+        hint = f"if it restricts the unit, {hint.rstrip('; ')}; if the text is public, {AMBIGUOUS_REASONS[reason]}; "
     return (
         f"{name!r} looks like a permission field but is not read as one {where}; {hint}"
         "the unit is withdrawn until this is fixed (fail closed)"

@@ -58,9 +58,8 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
-from core.cnl.permission_finding import LabelFinding
+from core.cnl.permission_finding import HEADING_OVER_VALUE, LabelFinding
 from core.cnl.permission_inline import (
-    HEADING_OVER_VALUE,
     header_label,
     permission_across,
     permission_inline,
@@ -169,7 +168,11 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
         if found is not None:
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(
-                found.name, found.label, "in plain text, which has no fields", pair_row=pair_row(line)
+                found.name,
+                found.label,
+                "in plain text, which has no fields",
+                pair_row=pair_row(line),
+                reason=found.reason,
             )
             diagnostics.append(
                 Diagnostic(

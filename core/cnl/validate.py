@@ -242,7 +242,7 @@ class UnitDraft:
         written, label, col = found.name, found.label, found.column
         self.diagnose(
             Code.PERMISSION_NOT_READ,
-            unread_message(written, label, where, pair_row=pair_row(at.text)),
+            unread_message(written, label, where, pair_row=pair_row(at.text), reason=found.reason),
             Token(written, at.line, at.col + col - 1),
         )
 
