@@ -59,7 +59,9 @@ _ASCII_CLOSING_HINT = re.compile(
 # A last sentence that may be a restriction notice (`… 4471. Staff only.`,
 # core/cnl/permission_notices.py).
 _CLOSING_NOTICE = re.compile(r"[.!?][\"')\]]* +[^.!?]{0,60}\b(?i:only)[ \t.!*_`~)\]]*\Z")
-# A last sentence that is a CSV's pair: a name, a comma or semicolon with no blank after it, a value.
+# A last sentence that is a CSV's pair: a name, a comma or semicolon with no blank after it, a value;
+# short, so looked for in a text's last `_CSV_CHARS` only.
+_CSV_CHARS = 100
 _CLOSING_CSV = re.compile(r"[.!?][\"')\]]* +[\"']?[A-Za-z][\w.\-]{0,30}[\"']?[,;][\"']?[^\s,;][^.!?]{0,60}\Z")
 
 
@@ -111,7 +113,10 @@ def _closing_hint(text: str) -> bool:
     at = max(0, len(text) - PREFIX_CHARS)
     return (
         _ASCII_CLOSING_HINT.search(text, at) is not None
-        or (("," in text or ";" in text) and _CLOSING_CSV.search(text, at) is not None)
+        or (
+            ("," in text[-_CSV_CHARS:] or ";" in text[-_CSV_CHARS:])
+            and _CLOSING_CSV.search(text, len(text) - _CSV_CHARS)
+        )
         or (("nly" in text[-16:] or "NLY" in text[-16:]) and _CLOSING_NOTICE.search(text, at) is not None)
     )
 

@@ -123,7 +123,9 @@ _MARKED_HINT = re.compile(
 _MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
 _MARKED = (
     re.compile(_MARKED_NAME + r"[*_`]+[ \t]+(?P<value>\S.*)"),
-    re.compile(_MARKED_NAME + r"[ \t]*[(\[\uff08](?P<value>[^()\[\]]{1,40})[)\]\uff09][ \t.]*\Z"),
+    # (The fullwidth brackets as literals, not in a class: a class holding a character past
+    # U+00FF costs the import a 64K-entry map.)
+    re.compile(_MARKED_NAME + r"[ \t]*(?:[(\[]|\uff08)(?P<value>[^()\[\]]{1,40})(?:[)\]]|\uff09)[ \t.]*\Z"),
 )
 _CAPITALS = re.compile(r"(?P<name>[^\W\d_a-z]{3,30})[ \t]+(?P<value>\S.*)")
 _SIGILS = "-@/"
@@ -153,7 +155,7 @@ def no_label_start(text: str) -> bool:
         and not ASCII_BARE.match(text)
         and not weak_separator(text, PREFIX_CHARS)
         and not (("," in text or ";" in text) and _CSV_PAIR.match(text))
-        and not _MARKED_HINT.match(text)
+        and not (len(text) <= PREFIX_CHARS and _MARKED_HINT.match(text))  # a marked label is short
         and not (len(text) <= _NOTICE_CHARS and NOTICE_HINT.match(text))
     )
 
