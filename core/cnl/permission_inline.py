@@ -115,7 +115,7 @@ def _closing_hint(text: str) -> bool:
         _ASCII_CLOSING_HINT.search(text, at) is not None
         or (
             ("," in text[-_CSV_CHARS:] or ";" in text[-_CSV_CHARS:])
-            and _CLOSING_CSV.search(text, len(text) - _CSV_CHARS)
+            and _CLOSING_CSV.search(text, max(0, len(text) - _CSV_CHARS)) is not None
         )
         or (("nly" in text[-16:] or "NLY" in text[-16:]) and _CLOSING_NOTICE.search(text, at) is not None)
     )

@@ -13,7 +13,7 @@ import pytest
 from core.cnl import read_text
 from core.cnl.permission_names import permission_label
 from core.cnl.permission_notices import confidentiality_level, restriction_notice
-from tests.support.permission_cases import SECRET, assert_ask_serves_none, attack_kb
+from tests.support.permission_cases import SECRET, assert_ask_serves_none, attack_kb, labelled
 from tests.support.permission_cases import jsonl as _jsonl
 from tests.support.permission_cases import md as _md
 from tests.support.permission_cases import txt as _txt
@@ -110,10 +110,7 @@ PUBLIC = {
     ),
 }
 
-CASES = {
-    **{name: (*case, True) for name, case in {**KNOWN, **NEW}.items()},
-    **{n: (*c, False) for n, c in PUBLIC.items()},
-}
+CASES = labelled({**KNOWN, **NEW}, PUBLIC)
 
 
 @pytest.mark.parametrize(("text", "file", "secret"), CASES.values(), ids=CASES.keys())
