@@ -1,7 +1,8 @@
 """Restrictions written in words, not as a field (docs/security.md, "Red-team round six"):
 
 - a restriction notice that is a whole line (`Staff only`, `For staff eyes only`, `Internal use
-  only`, `Not for public release`): who may read, then `only`; or what must not happen to the text;
+  only`, `Visible only to staff`, `Not for public release`, `Do not distribute`): who may read, then
+  `only`; or what must not happen to the text;
 - a confidentiality level after any field's name (`Sensitivity: Private`, `Classification:
   confidential`): the value's type decides, since the same names head public fields
   (`Sensitivity: 0.85`, `Classification: Mammalia`).
@@ -29,12 +30,16 @@ _CLOSE = r"[ \t.!*_`~)\]]*\Z"
 # `[for] WHO [OBJECT] only`, `only for WHO`, `not for [ADJECTIVE] RELEASE`.
 _NOTICE = re.compile(
     rf"(?P<for>for[ \t]+)?(?P<who>{_WORD})(?:[ \t]+(?P<object>{_WORD}))?(?:[ \t]+|-)only{_CLOSE}"
-    rf"|only[ \t]+(?:(?P<access>{_WORD})[ \t]+)?(?:for|to)[ \t]+(?P<after>{_WORD}(?:[ \t]+{_WORD})?){_CLOSE}"
-    rf"|not[ \t]+for[ \t]+(?:{_WORD}[ \t]+)?(?P<release>{_WORD}){_CLOSE}",
+    rf"|(?:(?P<access>{_WORD})[ \t]+only|only(?:[ \t]+(?P<access_after>{_WORD}))?)[ \t]+(?:for|to)[ \t]+"
+    rf"(?P<after>{_WORD}(?:[ \t]+{_WORD})?){_CLOSE}"
+    rf"|not[ \t]+for[ \t]+(?:{_WORD}[ \t]+)?(?P<release>{_WORD}){_CLOSE}"
+    rf"|do[ \t]+not[ \t]+(?P<verb>{_WORD})(?:[ \t]+{_WORD}){{0,3}}{_CLOSE}",
     re.IGNORECASE,
 )
-# A hint at C speed that a line may be a notice: it ends on `only` or opens `not for`/`only`.
-NOTICE_HINT = re.compile(rf"(?i:.{{0,60}}\bonly{_CLOSE}|[^A-Za-z]{{0,16}}(?:not[ \t]+for|only)[ \t])")
+# A hint at C speed that a line may be a notice: it ends on `only` or opens `not for`, `do not`, `only`.
+NOTICE_HINT = re.compile(
+    rf"(?i:.{{0,60}}\bonly{_CLOSE}|[^A-Za-z]{{0,16}}(?:not[ \t]+for|do[ \t]+not|{_WORD}[ \t]+only|only)[ \t])"
+)
 _LEVEL_TAIL = rf"(?P<level>{_WORD})(?:[ \t\-]+(?:(?P<object>{_WORD})[ \t]+)?only)?{_CLOSE}"
 # A level alone, or after a degree (`Internal use only` is a level alone, `Strictly confidential` not).
 _LEVELS = (re.compile(_LEVEL_TAIL), re.compile(rf"(?P<degree>{_WORD})[ \t]+" + _LEVEL_TAIL))
@@ -51,20 +56,34 @@ def restriction_notice(form: str) -> tuple[int, int] | None:
     words = " ".join(filter(None, notice.group("who", "object", "after"))).casefold().split()
     if any(word in PROSE_OPENERS or word in PROSE_BEFORE_NAME or word in GOES_ON for word in words):
         return None
-    if (access := notice.group("access")) is not None and not _permitted(access.casefold()):
-        return None  # `Only visible to staff`, `Only available for staff`; `Only listen to …` is prose's
+    access = notice.group("access") or notice.group("access_after")
+    if access is not None and not access.casefold().endswith(_ACCESS_ENDINGS):
+        return None  # `Only visible to staff`, `Visible only to staff`; `Only listen to …` is prose's
     thing = notice.group("object")
     if not (thing is None or notice.group("for") or thing.casefold() in NOTICE_OBJECTS or _permitted(words[0])):
         return None  # `Euro inflation only` names a topic; `Authorized personnel only` who may read
     if notice.group("release") is not None and notice.group("release").casefold() not in RELEASE_NOUNS:
         return None
+    if notice.group("verb") is not None and not _releases(notice.group("verb").casefold()):
+        return None  # `Do not distribute`, `Do not publish this page`; `Do not disturb` is a door's
     return 0, len(form.rstrip(" \t.!*_`~)]"))
 
 
+# An adjective of access ends so (`visible`, `available`, `shown`, `restricted`); `listen` does not.
+_ACCESS_ENDINGS = ("ble", "wn", "ed")
+
+
+def _releases(verb: str) -> bool:
+    """Whether a verb is a release noun's (`distribute`, `publish`, `disclose`: the noun's stem)."""
+    return len(verb) >= _STEM and any(noun.startswith(verb[:_STEM]) for noun in RELEASE_NOUNS)
+
+
+_STEM = 5  # `publi`sh and `publi`cation, `distr`ibute and `distr`ibution; `distu`rb is neither
+
+
 def _permitted(word: str) -> bool:
-    """Whether a notice's word is a participle or an adjective of access (`Authorized`, `Existing`,
-    `shown`, `visible`, `available`): it says who may."""
-    return word.endswith((*PARTICIPLE_ENDINGS, "wn", "ble"))
+    """Whether a notice's first word is a participle (`Authorized`, `Existing`): it says who may."""
+    return word.endswith(PARTICIPLE_ENDINGS)
 
 
 def confidentiality_level(value: str) -> bool:

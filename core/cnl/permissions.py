@@ -118,7 +118,8 @@ _POINTED_BACK = re.compile(
 # separator and the value (`Region -> EU`), so the value must have the field's type. The hint is
 # ASCII, at C speed.
 _MARKED_HINT = re.compile(
-    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+[(\[].*[)\]][ \t.]*\Z)|[A-Z]{3,}[ \t])"
+    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/#])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+[(\[].*[)\]][ \t.]*\Z)"
+    r"|[A-Z]{3,}(?:[ \t]|[ \t.!*_`~]*\Z))"
 )
 _MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
 _MARKED = (
@@ -128,7 +129,7 @@ _MARKED = (
     re.compile(_MARKED_NAME + r"[ \t]*(?:[(\[]|\uff08)(?P<value>[^()\[\]]{1,40})(?:[)\]]|\uff09)[ \t.]*\Z"),
 )
 _CAPITALS = re.compile(r"(?P<name>[^\W\d_a-z]{3,30})[ \t]+(?P<value>\S.*)")
-_SIGILS = "-@/"
+_SIGILS = "-@/#"  # an option, a mention, a slash command, a hashtag (`#region EU`)
 _NOTICE_CHARS = 80
 
 
@@ -338,7 +339,10 @@ def _form_label(form: str, rest: str, index: int, prose: bool, *, notice: bool) 
                 return named.start("name"), named.end("name"), "Acl", LEVEL
             if (
                 label is not None
-                and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                and (
+                    typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                    or (not prose and restriction_notice(value.strip(" \t*_`~")) is not None)  # `Audience - staff only`
+                )
                 and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
                 and not (english_phrase(name) and person_role(name, rest[original_offset(rest, named.end(), index) :]))
             ):
@@ -346,8 +350,11 @@ def _form_label(form: str, rest: str, index: int, prose: bool, *, notice: bool) 
     dated = _dated_label(form)
     if dated is not None:
         return dated
-    if notice and not prose and len(form) <= _NOTICE_CHARS and (span := restriction_notice(form)) is not None:
-        return *span, "Acl", NOTICE
+    if notice and not prose and len(form) <= _NOTICE_CHARS:
+        if (span := restriction_notice(form)) is not None:
+            return *span, "Acl", NOTICE
+        if rest.isupper() and confidentiality_level(form):
+            return 0, len(form.rstrip(" \t.!*_`~")), "Acl", LEVEL  # a marking alone: `CONFIDENTIAL`
     bare = _BARE.match(form)
     if bare is None:
         return None

@@ -76,6 +76,11 @@ NEW = {
     "zero for o": _txt("Regi0n: EU"),
     "CSV semicolon closing a JSON text": _jsonl(f"{SECRET} Acl;staff"),
     "heading over its value in a JSON text": _jsonl(f"{SECRET}\n## Region\nEU"),
+    "notice with its adjective first": _txt("Visible only to staff"),
+    "notice not to release": _txt("Do not distribute"),
+    "notice as a typed value": _txt("Audience\tstaff only"),
+    "marking alone in capitals": _txt("CONFIDENTIAL"),
+    "hashtag": _txt("#region EU"),
     "HTML header naming an unambiguous column": _txt(
         "<table><tr><th>ACL</th><th>Population</th><th>Area</th></tr><tr><td>staff</td><td>5.5</td><td>338</td></tr>"
         "<tr><td>hr</td><td>10.4</td><td>450</td></tr></table>"
@@ -105,6 +110,8 @@ PUBLIC = {
         "<table><tr><th>Region</th><th>Population</th><th>Area</th></tr><tr><td>Finland</td><td>5.5</td>"
         "<td>338</td></tr><tr><td>Sweden</td><td>10.4</td><td>450</td></tr></table>"
     ),
+    "a door's sign": _txt("Do not disturb"),
+    "only before a verb": _txt("Only listen to music."),
     "a Markdown header of three columns": _txt(
         "| Region | Population | Area |\n|---|---|---|\n| Finland | 5.5 | 338 |\n| Sweden | 10.4 | 450 |"
     ),
@@ -138,7 +145,8 @@ def test_a_value_decides_by_its_type(value: str, level: bool) -> None:
 @pytest.mark.parametrize(
     ("line", "notice"),
     [("staff only", True), ("authorized personnel only", True), ("not for public release", True)]
-    + [("euro inflation only", False), ("the only", False), ("not for the faint", False)],
+    + [("do not publish this page", True), ("visible only to staff", True)]
+    + [("euro inflation only", False), ("the only", False), ("not for the faint", False), ("do not disturb", False)],
 )
 def test_a_notice_is_a_whole_line_of_its_grammar(line: str, notice: bool) -> None:
     assert (restriction_notice(line) is not None) is notice
