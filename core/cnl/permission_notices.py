@@ -36,10 +36,19 @@ _NOTICE = re.compile(
     rf"|do[ \t]+not[ \t]+(?P<verb>{_WORD})(?:[ \t]+{_WORD}){{0,3}}{_CLOSE}",
     re.IGNORECASE,
 )
-# A hint at C speed that a line may be a notice: it ends on `only` or opens `not for`, `do not`, `only`.
-NOTICE_HINT = re.compile(
-    rf"(?i:.{{0,60}}\bonly{_CLOSE}|[^A-Za-z]{{0,16}}(?:not[ \t]+for|do[ \t]+not|{_WORD}[ \t]+only|only)[ \t])"
-)
+# Where a notice shows: `only` closing the line, or `not for`, `do not`, `… only`, `only` opening it.
+_NOTICE_END = re.compile(rf"(?i:\bonly){_CLOSE}")
+_NOTICE_START = re.compile(rf"(?i:[^A-Za-z]{{0,16}}(?:not[ \t]+for|do[ \t]+not|{_WORD}[ \t]+only|only)[ \t])")
+
+
+def may_be_notice(text: str) -> bool:
+    """Whether a line may be a restriction notice (`in` tests first, at C speed)."""
+    head = text[:24]
+    return ("nly" in text or "NLY" in text or "ot " in head or "OT " in head) and (
+        _NOTICE_END.search(text, max(0, len(text) - 16)) is not None or _NOTICE_START.match(text) is not None
+    )
+
+
 _LEVEL_TAIL = rf"(?P<level>{_WORD})(?:[ \t\-]+(?:(?P<object>{_WORD})[ \t]+)?only)?{_CLOSE}"
 # A level alone, or after a degree (`Internal use only` is a level alone, `Strictly confidential` not).
 _LEVELS = (re.compile(_LEVEL_TAIL), re.compile(rf"(?P<degree>{_WORD})[ \t]+" + _LEVEL_TAIL))

@@ -50,7 +50,7 @@ from core.cnl.permission_names import (
     person_role,
     typed_value,
 )
-from core.cnl.permission_notices import NOTICE_HINT, confidentiality_level, restriction_notice
+from core.cnl.permission_notices import confidentiality_level, may_be_notice, restriction_notice
 from core.cnl.permission_readings import closed_up, readings, shown_differently
 from core.cnl.permission_tables import CELL_BARS, CELL_SPLIT, header_blocks, row_cells
 from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
@@ -118,7 +118,7 @@ _POINTED_BACK = re.compile(
 # separator and the value (`Region -> EU`), so the value must have the field's type. The hint is
 # ASCII, at C speed.
 _MARKED_HINT = re.compile(
-    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/#])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]+[(\[].*[)\]][ \t.]*\Z)"
+    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/#])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]*[(\[][^()\[\]]{1,40}[)\]][ \t.]*\Z)"
     r"|[A-Z]{3,}(?:[ \t]|[ \t.!*_`~]*\Z))"
 )
 _MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
@@ -157,7 +157,7 @@ def no_label_start(text: str) -> bool:
         and not weak_separator(text, PREFIX_CHARS)
         and not (("," in text or ";" in text) and _CSV_PAIR.match(text))
         and not (len(text) <= PREFIX_CHARS and _MARKED_HINT.match(text))  # a marked label is short
-        and not (len(text) <= _NOTICE_CHARS and NOTICE_HINT.match(text))
+        and not (len(text) <= _NOTICE_CHARS and may_be_notice(text))
     )
 
 
