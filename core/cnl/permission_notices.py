@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from core.text.words import (
+    ACCESS_ENDINGS,
     CONFIDENTIALITY_LEVELS,
     GOES_ON,
     LEVEL_DEGREES,
@@ -66,7 +67,7 @@ def restriction_notice(form: str) -> tuple[int, int] | None:
     if any(word in PROSE_OPENERS or word in PROSE_BEFORE_NAME or word in GOES_ON for word in words):
         return None
     access = notice.group("access") or notice.group("access_after")
-    if access is not None and not access.casefold().endswith(_ACCESS_ENDINGS):
+    if access is not None and not access.casefold().endswith(ACCESS_ENDINGS):
         return None  # `Only visible to staff`, `Visible only to staff`; `Only listen to …` is prose's
     thing = notice.group("object")
     if not (thing is None or notice.group("for") or thing.casefold() in NOTICE_OBJECTS or _permitted(words[0])):
@@ -76,10 +77,6 @@ def restriction_notice(form: str) -> tuple[int, int] | None:
     if notice.group("verb") is not None and not _releases(notice.group("verb").casefold()):
         return None  # `Do not distribute`, `Do not publish this page`; `Do not disturb` is a door's
     return 0, len(form.rstrip(" \t.!*_`~)]"))
-
-
-# An adjective of access ends so (`visible`, `available`, `shown`, `restricted`); `listen` does not.
-_ACCESS_ENDINGS = ("ble", "wn", "ed")
 
 
 def _releases(verb: str) -> bool:

@@ -250,6 +250,9 @@ CONFIDENTIALITY_LEVELS = frozenset(
 # `Internal use only`, `For staff eyes only`).
 LEVEL_DEGREES = frozenset("strictly highly top most very".split())
 NOTICE_OBJECTS = frozenset("eyes use access viewing distribution circulation reading purposes".split())
+# An adjective of access in a notice ends so (`Visible only to staff`, `Only shown to staff`,
+# `Only restricted to staff`); `Only listen to music` does not.
+ACCESS_ENDINGS = ("ble", "wn", "ed")
 # What a notice that a text must not be released ends with (`Not for public release`).
 RELEASE_NOUNS = frozenset("release distribution circulation publication disclosure".split())
 # Words naming when a text goes live or is taken down (`Go-live date`, `Sunset: 2020-01-01`): a date
