@@ -84,7 +84,7 @@ DELIMITER_LINE = r"\g<0>" "\n|---|\n"
 # table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
 # term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
 # is a cell too: `<tr><th>Region</th><th>EU</th></tr>` over a row of data is a name and its value
-# as often as two columns' names (core/cnl/permission_inline.py, `header_row`). An element named
+# as often as two columns' names (core/cnl/permission_tables.py, `header_row`). An element named
 # as a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 _BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())

@@ -468,7 +468,7 @@ def permission_comment(line: str) -> LabelFinding | None:
 
 def unread_message(name: str, label: str, where: str, *, pair_row: bool = False, reason: str = "") -> str:
     """The error for a permission-like line or key that is not read as the field. `pair_row`: the
-    line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_inline.py),
+    line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_tables.py),
     which may name two columns: the hint says how to keep such a table public; so does one for a
     label found only by its form or its value (`reason`: `Staff only`, `Sensitivity: Private`,
     `REGION EU`), which a public text may hold."""
