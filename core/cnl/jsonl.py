@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from core.cnl.caps import CAPS
 from core.cnl.json_keys import loads_unique, permission_keys, raw_permission_key
-from core.cnl.permission_inline import TABLE_ROWS, header_label, header_row, permission_heading
+from core.cnl.permission_inline import header_label, permission_heading
 from core.cnl.permission_names import permission_label
+from core.cnl.permission_tables import TABLE_ROWS, header_row
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token
 from core.cnl.validate import UnitDraft, squash_name
@@ -197,7 +198,9 @@ def _unit(line: str, source: str, file: str, number: int) -> tuple[KnowledgeUnit
                 if (found := header_label(later.text) if header else permission_line(later.text)) is not None:
                     draft.diagnose(
                         Code.PERMISSION_NOT_READ,
-                        unread_message(found.name, found.label, f"at a line start of the {key!r} text"),
+                        unread_message(
+                            found.name, found.label, f"at a line start of the {key!r} text", reason=found.reason
+                        ),
                         later,
                     )
             draft.check_text("claim" if key == "text" else "topic", lines)

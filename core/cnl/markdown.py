@@ -19,13 +19,12 @@ from collections.abc import Iterable, Sequence
 
 from core.cnl.markdown_plain import read_plain
 from core.cnl.permission_inline import (
-    TABLE_ROWS,
     header_label,
-    header_row,
-    pair_row,
+    heading_over_value,
     permission_heading,
     permission_inline,
 )
+from core.cnl.permission_tables import TABLE_ROWS, header_row, pair_row
 from core.cnl.permissions import permission_line, unread_message
 from core.cnl.source_text import Token, source_lines, token
 from core.cnl.validate import FIELD_LABELS, UnitDraft, field_key
@@ -101,16 +100,18 @@ class _Reader:
         """A line outside any unit: ignored, unless it reads like a permission field or a
         misspelt unit heading."""
         found = permission_line(line) or permission_inline(line)
+        if found is None and line.startswith("#") and self.below is not None:
+            found = heading_over_value(line, self.below)  # `### Region` over `EU`
         if found is not None:
             name, label, col = found.name, found.label, found.column
             at = Token(name, number, col)
             if self.draft is not None:
-                message = unread_message(name, label, "after the unit's end").replace(
+                message = unread_message(name, label, "after the unit's end", reason=found.reason).replace(
                     "the unit is withdrawn", "the unit above and the next are withdrawn"
                 )
                 self.dangling = self.dangling or at
             else:
-                message = unread_message(name, label, "outside a unit")
+                message = unread_message(name, label, "outside a unit", reason=found.reason)
                 if not self.seen_heading:
                     self.whole_file = True
                     message = message.replace("the unit is withdrawn", "every unit of this file is withdrawn")
@@ -220,7 +221,7 @@ class _Reader:
             name, label, col = found.name, found.label, found.column
             self.draft.diagnose(
                 Code.PERMISSION_NOT_READ,
-                unread_message(name, label, "as a continuation line", pair_row=pair_row(line)),
+                unread_message(name, label, "as a continuation line", pair_row=pair_row(line), reason=found.reason),
                 Token(name, number, col),
             )
         indent = len(line) - len(line.lstrip())

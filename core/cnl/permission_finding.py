@@ -44,3 +44,17 @@ def first_reading(findings: Iterable[LabelFinding | None]) -> LabelFinding | Non
         if found is not None:
             return found if index == 0 else replace(found, shown=True)
     return None
+
+
+# Reasons of labels read from a form or a value a public text may hold too (fail closed), each
+# with how its author keeps such a text public (`unread_message` in core/cnl/permissions.py).
+NOTICE = "a restriction notice"
+LEVEL = "a confidentiality level"
+MARKED = "a name marked by its form"
+HEADING_OVER_VALUE = "a heading over its value"
+AMBIGUOUS_REASONS = {
+    NOTICE: "write the notice inside a sentence",
+    LEVEL: "name the field otherwise or give it another value",
+    MARKED: "write the name in lower case and unmarked, or with a ':' after it if it is a field",
+    HEADING_OVER_VALUE: "give the section a sentence",
+}

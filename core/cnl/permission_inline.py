@@ -6,7 +6,8 @@
   a quoted key (`{"region": "EU"}`), a date field's name before `:` and a date; after an HTML
   comment's `<!--`, at a table row's cells, and at the start of the text's last sentence (or after
   up to three leading words there) when the label's value closes the text (`… 4471. Region - EU`);
-  not after an article, pronoun or preposition ("Edit the ACL: …"), not in a URL's query;
+  not after an article, pronoun or preposition ("Edit the ACL: …"); in a URL's query only a
+  parameter of an unambiguous name (`?acl=staff`; `?region=eu`, `?tags=…` are a site's own);
 - `permission_heading`: a unit heading's text (`## Context Unit x (Acl: staff)`, a SOP id);
 - `permission_across`: a label split over two lines.
 
@@ -17,32 +18,31 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
 from functools import lru_cache
-from itertools import takewhile
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.cnl.permission_finding import LabelFinding, first_reading
+from core.cnl.permission_finding import HEADING_OVER_VALUE, LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
     bare_label,
-    ends_with_date,
+    english_name,
     permission_label,
     typed_value,
 )
 from core.cnl.permission_readings import BLOCK_LINES, closed_up, readings, shown_differently
+from core.cnl.permission_tables import SENTENCE_END, header_blocks
 from core.cnl.permissions import (
     ASCII_BARE,
     BARE_STARTS,
     CASE_CHANGE,
-    CELL_BARS,
-    CELL_SPLIT,
     PREFIX_CHARS,
     after_lead,
     camel_case,
+    cells_label,
+    header_cell_label,
     label_at,
     leader_end,
     no_label_start,
@@ -56,9 +56,13 @@ from core.text.words import PROSE_BEFORE_NAME, PROSE_OPENERS
 _ASCII_CLOSING_HINT = re.compile(
     r"[.!?][\"')\]]* +[^A-Za-z0-9 ]{0,4}" + BARE_STARTS + r"[^.!?;]*(?:[.!?][\"')\]]*)?\s*\Z"
 )
-# A sentence's end: its mark, then any blank (a no-break or an em space too), or a capital right
-# after it (`… 4471.Region: EU`); a semicolon goes on with the sentence.
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))")
+# A last sentence that may be a restriction notice (`… 4471. Staff only.`,
+# core/cnl/permission_notices.py).
+_CLOSING_NOTICE = re.compile(r"[.!?][\"')\]]* +[^.!?]{0,60}\b(?i:only)[ \t.!*_`~)\]]*\Z")
+# A last sentence that is a CSV's pair: a name, a comma or semicolon with no blank after it, a value;
+# short, so looked for in a text's last `_CSV_CHARS` only.
+_CSV_CHARS = 100
+_CLOSING_CSV = re.compile(r"[.!?][\"')\]]* +[\"']?[A-Za-z][\w.\-]{0,30}[\"']?[,;][\"']?[^\s,;][^.!?]{0,60}\Z")
 
 
 # Inside running prose: a separator with a value after it, and the word (or `Effective From`-like
@@ -103,9 +107,18 @@ def labelless(text: str) -> bool:
 
 
 def _closing_hint(text: str) -> bool:
-    """Whether a last sentence may be a bare or dated label: looked for among the sentence ends
-    the closing-sentence reader reads (`_inline`: the text's last `PREFIX_CHARS`), not in all."""
-    return _ASCII_CLOSING_HINT.search(text, max(0, len(text) - PREFIX_CHARS)) is not None
+    """Whether a last sentence may be a bare or dated label, or a CSV's pair (`… 4471.
+    Region,EU`): looked for among the sentence ends the closing-sentence reader reads (`_inline`:
+    the text's last `PREFIX_CHARS`), not in all."""
+    at = max(0, len(text) - PREFIX_CHARS)
+    return (
+        _ASCII_CLOSING_HINT.search(text, at) is not None
+        or (
+            ("," in text[-_CSV_CHARS:] or ";" in text[-_CSV_CHARS:])
+            and _CLOSING_CSV.search(text, max(0, len(text) - _CSV_CHARS)) is not None
+        )
+        or (("nly" in text[-16:] or "NLY" in text[-16:]) and _CLOSING_NOTICE.search(text, at) is not None)
+    )
 
 
 def may_hold_label(text: str) -> bool:
@@ -117,9 +130,13 @@ def permission_inline(line: str) -> LabelFinding | None:
     """The first permission label written inside running prose `line`, else None."""
     if shown_differently(line):
         texts = readings(line)
+        headers = header_blocks(texts)
         return first_reading(
-            (permission_line(text) if index >= BLOCK_LINES else None) or _inline_label_of(text)
+            _header_label(text)
+            if index in headers
+            else (permission_line(text) if index >= BLOCK_LINES else None) or _inline_label_of(text)
             for index, text in enumerate(texts)
+            if not (headers and index == 1)  # the blocks joined: a header's cells read as a row's
         )
     return _inline_label_of(line)
 
@@ -166,6 +183,8 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
     colon ending the line (the value on the next line) count after an unambiguous name only."""
     if _CELL_HINT.search(line, 0, PREFIX_CHARS) and (found := table_row(line[:PREFIX_CHARS])) is not None:
         return found  # `… | Region | EU`: each cell of a row written in a text is a label position
+    if ("?" in line or "&" in line) and (found := _query_label(line)) is not None:
+        return found
     if "<!--" in line:
         for opener in _COMMENT_OPEN.finditer(line):
             found = label_at(line, opener.end(), "HTML comment")
@@ -175,7 +194,7 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
         # A sentence's start is a line's start when what follows closes the text: a label
         # written as the last "sentence" (`The code is 4411. Region - EU`, `… Note: Region: EU`).
         # Only the last sentences can close the text (`Acl. staff` ends two "sentences").
-        for end in list(_SENTENCE_END.finditer(line, max(0, len(line) - PREFIX_CHARS)))[-2:]:
+        for end in list(SENTENCE_END.finditer(line, max(0, len(line) - PREFIX_CHARS)))[-2:]:
             if line.count(" ", end.end()) > 2 * (MAX_NAME_WORDS + MAX_VALUE_WORDS):
                 continue
             found = after_lead(line, end.end(), lead_only=False, position="closing sentence")
@@ -209,15 +228,29 @@ def _inline(line: str, *, strict: bool) -> LabelFinding | None:
     return None
 
 
+# A URL query's parameter (`?acl=staff`, `&region=EU`).
+_QUERY = re.compile(r"[?&](?P<name>[^\W\d_][\w.\-]{0,30})=(?=[^&#\s])")
+
+
+def _query_label(line: str) -> LabelFinding | None:
+    """A URL query's parameter of an unambiguous name (`?acl=staff`, `&effectiveFrom=…`): no site
+    names its own parameters so. An English word (`?region=eu` on a map, `?tags=`) is the site's."""
+    for query in _QUERY.finditer(line):
+        name = query["name"]
+        if (label := bare_label(name)) is not None:
+            return LabelFinding(name, label, query.start("name") + 1, "URL query", "separator")
+    return None
+
+
 # The last sentence's end in a text (no `.` `!` `?` after it).
-_LAST_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))(?=[^.!?]*\Z)")
+_LASTSENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|(?=[A-Z]))(?=[^.!?]*\Z)")
 
 
 def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFinding | None:
     """A label opening the sentence of `line` that a separator at `line[at]` (ending at `after`)
     stands in, at most four words after the sentence's start, read in that sentence alone. An
     ASCII name that reads as no label (`RESULTS:`) is not read further."""
-    end = _LAST_SENTENCE_END.search(line, max(0, at - _NAME_REACH - 8), at)
+    end = _LASTSENTENCE_END.search(line, max(0, at - _NAME_REACH - 8), at)
     if end is None or (start := end.end()) in seen:
         return None
     seen.add(start)
@@ -233,7 +266,7 @@ def _sentence_before(line: str, at: int, after: int, seen: set[int]) -> LabelFin
 
 def _sentence_label(line: str, start: int, after: int) -> LabelFinding | None:
     """The label the sentence of `line` from `start` opens, its end looked for from `after`."""
-    end = _SENTENCE_END.search(line, after)
+    end = SENTENCE_END.search(line, after)
     sentence = line[start : end.start() + 1 if end is not None else len(line)][:PREFIX_CHARS]
     if no_label_start(sentence):
         return None
@@ -353,88 +386,6 @@ def _inline_label(
     return None
 
 
-# A Markdown table's delimiter row (`|---|:--:|`), which makes the row above it the header.
-_DELIMITER_ROW = re.compile(r"\|?(?:[ \t]*:?-+:?[ \t]*\|)+(?:[ \t]*:?-+:?[ \t]*)?")
-
-
-def header_row(line: str, below: str | None, rows: Sequence[str] = ()) -> bool:
-    """Whether `line` is a table's header row, with `below` the line under it and `rows` up to
-    `TABLE_ROWS` lines under that: a row of cells (between tabs, or bars) followed by a Markdown
-    delimiter row (`|---|---|`) or, for a tab-separated table, by a row of as many tabs, and
-    unlike its rows of data in type (`_unlike`). A header names columns (`Region<TAB>Population`
-    over `Finland<TAB>5.5`): a field's name there is a column's, whose values are the rows below.
-    A column's name is short and no sentence; a row with a longer cell, or a date (a value), is
-    read as any line."""
-    if below is None or not below.strip() or len(line) > PREFIX_CHARS:
-        return False
-    cells, under = line.strip(), below.strip()
-    if "\t" in cells:
-        if under.count("\t") != cells.count("\t"):
-            return False
-        data = [under, *(row.strip() for row in rows)]
-        data = data[: next((i for i, row in enumerate(data) if row.count("\t") != cells.count("\t")), len(data))]
-    elif cells.startswith(CELL_BARS) and _DELIMITER_ROW.fullmatch(under):
-        data = list(takewhile(lambda row: row.startswith(CELL_BARS), (row.strip() for row in rows)))
-    else:
-        return False
-    if len(data) < 2:
-        # Nothing tells a header from a first row of data but how it differs from the rows under
-        # it, and a Markdown delimiter row only says a renderer shows the first row in bold: over
-        # one row (or none), a name over a number is a pair of a name and its value as often as a
-        # column's name (`| Region | EU |` over `| Code | 4471 |`), so the row is read as any
-        # line (fail closed: `Region<TAB>Population` over one `Finland<TAB>5.5` is withdrawn,
-        # named by `mrptui check`).
-        return False
-    header = _cells(cells)
-    return (
-        not _pair_shaped(header)
-        and _unlike(header, [_cells(row) for row in data])
-        and all(_column_name(cell.strip(" \t*_`~")) for cell in header)
-    )
-
-
-def pair_row(line: str) -> bool:
-    """Whether `line` is a table row of two cells whose first is a permission field's name: the
-    rows `header_row` reads as a name and its value (`_pair_shaped`)."""
-    row = line.strip()
-    return (row.startswith(CELL_BARS) or "\t" in row) and _pair_shaped(_cells(row))
-
-
-def _pair_shaped(header: list[str]) -> bool:
-    """Whether a first row of two cells starts with a permission field's name: a name and its
-    value (`| Region | EU |` over `| Code | 4471 |` and `| Floor | 3 |`) as often as two columns'
-    names (`Region<TAB>Population` over numbers), whatever the rows under it hold, so it is read
-    as any line (fail closed)."""
-    written = [cell.strip(" \t*_`~") for cell in header if cell.strip(" \t*_`~")]
-    return len(written) == 2 and permission_label(written[0]) is not None
-
-
-# The rows of data under a header read to tell it from them (`header_row`).
-TABLE_ROWS = 4
-_DIGIT = re.compile(r"\d")
-
-
-def _unlike(header: list[str], data: list[list[str]]) -> bool:
-    """Whether a table's first row differs in type from its rows of data, as a header does
-    (csv.Sniffer's test): some column holds a number or a date in every row under a cell with no
-    digit (`Region<TAB>Population` over `Finland<TAB>5.5`). A row like the rows under it is data
-    (`Region<TAB>EU` over `Owner<TAB>Ops`, or over `Code<TAB>4471` and `Owner<TAB>Ops`; `| Region |
-    EU |` over `|---|---|` and `| Owner | Ops |`): a two-column table of names and values, whose
-    first row a renderer shows in bold."""
-    return any(
-        _DIGIT.search(cell) is None and all(column < len(row) and _DIGIT.search(row[column]) for row in data)
-        for column, cell in enumerate(header)
-    )
-
-
-def _column_name(cell: str) -> bool:
-    return (
-        len(cell.split()) <= MAX_VALUE_WORDS
-        and _SENTENCE_END.search(cell) is None
-        and not ends_with_date(canonical_forms(cell)[0], 0)
-    )
-
-
 def header_label(line: str) -> LabelFinding | None:
     """The label in a table's header row (`header_row`): a cell that is a label with its value
     (`| Acl: staff | … |`), or that holds an unambiguous name (`Acl<TAB>Rule`, `Vault ACL<TAB>…`:
@@ -445,23 +396,7 @@ def header_label(line: str) -> LabelFinding | None:
 
 
 def _header_label(row: str) -> LabelFinding | None:
-    offset = 0
-    for cell in _cells(row):
-        for word in _CELL_WORD.finditer(cell):
-            if (label := bare_label(word.group())) is not None:
-                return LabelFinding(word.group(), label, offset + word.start() + 1, "table header", "unambiguous name")
-        found = label_at(cell, leader_end(cell), "table header") or _inline_label_of(cell)
-        if found is not None:
-            return found.moved(offset)
-        offset += len(cell) + 1
-    return None
-
-
-_CELL_WORD = re.compile(r"[^\s*_`~:=]+")
-
-
-def _cells(row: str) -> list[str]:
-    return CELL_SPLIT.split(row.replace("\t", "|"))
+    return cells_label(row, lambda cell: header_cell_label(cell) or _inline_label_of(cell))
 
 
 # A separator near the second line's start, or a definition list's `<dd>` under its `<dt>`.
@@ -472,6 +407,8 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
     """A label split over two lines of one text (`… Acl` / `: staff`, `… Effective` / `To:
     2020-01-01`): found in the lines joined, when its name starts on the first line (its column
     is in `first`); None when there is none, or each line shows its own."""
+    if first.lstrip().startswith("#") and (found := heading_over_value(first, second)) is not None:
+        return found
     if not _SPLIT_HINT.match(second.lstrip()):
         return None  # no separator near the second line's start: nothing can join across
     # A word hyphenated over the break reads as one (`Ac-` / `cess: hr`, `Re-` / `gion: EU`).
@@ -483,6 +420,26 @@ def permission_across(first: str, second: str) -> LabelFinding | None:
             alone = permission_line(first) or permission_inline(first)
             return None if alone is not None else found.at("two lines")
     return None
+
+
+def heading_over_value(heading: str, line: str) -> LabelFinding | None:
+    """A heading that is a field's own name or an unambiguous one (`### Region`), over a line
+    that is the field's value alone (`EU`: short, of the field's type, no sentence): a section
+    holding a field, as a Markdown renderer shows it. An English synonym (`### Access`) heads
+    prose as often."""
+    at = leader_end(heading)
+    name = heading[at:].strip(" \t*_`~#")
+    value = line.strip(" \t*_`~")
+    if (
+        not name
+        or (label := permission_label(name)) is None
+        or english_name(name)
+        or not value
+        or value[-1] in ".!?:"
+        or not typed_value(name, value, True)
+    ):
+        return None
+    return LabelFinding(name, label, heading.index(name) + 1, "two lines", HEADING_OVER_VALUE)
 
 
 # A comment that is a field line names one field: a word (`Acl`, `effective-to`), or `Effective

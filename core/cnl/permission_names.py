@@ -20,6 +20,7 @@ from core.cnl.canonical import canonical_forms
 from core.text.words import (
     AGENT_ENDINGS,
     CONCEALING,
+    GO_LIVE_NAMES,
     GOES_ON,
     NEGATIONS,
     PARTICIPLE_ENDINGS,
@@ -28,6 +29,7 @@ from core.text.words import (
     PROSE_BEFORE_NAME,
     PROSE_OPENERS,
     STATEMENT_OPENERS,
+    SUNSET_NAMES,
 )
 
 FIELDS = ("Acl", "Region", "EffectiveFrom", "EffectiveTo")
@@ -101,6 +103,8 @@ MAX_NAME_WORDS = 4
 # A date label that negates or conceals may take more words (`Not to be published before`).
 MAX_DATE_NAME_WORDS = 7
 MAX_VALUE_WORDS = 6
+# The start of a line a label is looked for in: a label is short, a long line is prose.
+PREFIX_CHARS = 160
 # A date a reader would take for one (ISO, day/month/year, `31 December 2020`, `Dec 31, 2020`):
 # after a date field's name it is the field's value, separator or not (`Expires 2020-01-01`).
 DATE_FIELDS = ("EffectiveFrom", "EffectiveTo")
@@ -118,7 +122,15 @@ DATE_VALUE = re.compile(
 def name_keys(name: str) -> tuple[str, ...]:
     """The canonical keys of a written name: its canonical forms, letters and digits only. Cached:
     a file's field names repeat on every unit (a 1 MB file of `Claim:` lines asked 222k times)."""
-    return tuple(dict.fromkeys("".join(c for c in form if c.isalnum()) for form in canonical_forms(name)))
+    keys = ["".join(c for c in form if c.isalnum()) for form in canonical_forms(name)]
+    # Digits for letters (`Acc3ss`, `4cl`): a key of letters and digits is read with each digit as
+    # the letter it stands for (`1` as `i` and as `l`).
+    keys += [key.translate(table) for key in keys if _LETTERED.search(key) for table in _DIGITS_READ]
+    return tuple(dict.fromkeys(keys))
+
+
+_LETTERED = re.compile(r"[^\W\d_]\d|\d[^\W\d_]")
+_DIGITS_READ = (str.maketrans("0134578", "oieastb"), str.maketrans("0134578", "oleastb"))
 
 
 def fold(name: str) -> str:
@@ -140,6 +152,10 @@ def _label_of(name: str) -> tuple[str | None, str]:
         label = _classify(key)
         if label is not None:
             return label, "name"
+    for key in name_keys(name):
+        if key in GO_LIVE_NAMES or key in SUNSET_NAMES:
+            # `Go-live date`, `Sunset`: when a text is shown or taken down, a label before a date
+            return ("EffectiveFrom" if key in GO_LIVE_NAMES else "EffectiveTo"), "date"
     label = compound_label(name)
     if label is not None:
         return label, "compound"

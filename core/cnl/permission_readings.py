@@ -60,7 +60,8 @@ def readings(line: str) -> list[str]:
     stored = line.replace(_RIGHT_TO_LEFT_OVERRIDE, "")
     shown = _OVERRIDDEN.sub(lambda run: run.group(1)[::-1], line)
     if _markup(shown):
-        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, html.unescape(shown)))
+        shown = _HEADER_ROW_END.sub(DELIMITER_LINE, html.unescape(shown))
+        shown = _INNER_EMPHASIS.sub("", _TAG.sub(_rendered_tag, shown))
         shown = _NAMED_MARKUP.sub(_named_pair, shown)
     if shown == stored:
         return [stored]
@@ -72,13 +73,18 @@ def readings(line: str) -> list[str]:
 
 
 BLOCK_LINES = 2
+# A row of header cells (`<tr><th>Region</th><th>Population</th></tr>`) ends over a line a
+# Markdown table has there, its delimiter row: a header is then read as Markdown's is
+# (core/cnl/permission_tables.py, `header_row`), a header of columns over rows of values.
+_HEADER_ROW_END = re.compile(r"</th>[ \t]*(?:</tr>)?(?=[ \t]*(?:<tr\b|</?thead\b|<tbody\b|</table\b|\Z))", re.I)
+DELIMITER_LINE = r"\g<0>" "\n|---|\n"
 
 
 # Tags a renderer shows as a line's start (a table row, a paragraph, a list item …), as a
 # table's cell (`<tr><td>Region</td><td>EU</td></tr>` shows the row `| Region | EU |`) and as a
 # term's definition (`<dt>Region</dt><dd>EU</dd>` reads `Region: EU`). A header cell (`<th>`)
 # is a cell too: `<tr><th>Region</th><th>EU</th></tr>` over a row of data is a name and its value
-# as often as two columns' names (core/cnl/permission_inline.py, `header_row`). An element named
+# as often as two columns' names (core/cnl/permission_tables.py, `header_row`). An element named
 # as a field (`<region>EU</region>`, pasted XML) reads as that field's pair (`region=EU`).
 _TAG_NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)")
 _BLOCKS = frozenset("tr p br li div dt h1 h2 h3 h4 h5 h6 table tbody thead caption pre blockquote".split())

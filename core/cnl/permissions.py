@@ -26,11 +26,12 @@ or markup is read as stored and as shown (core/cnl/permission_readings.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
 from core.cnl.canonical import canonical_forms, original_offset
-from core.cnl.permission_finding import LabelFinding, first_reading
+from core.cnl.permission_finding import AMBIGUOUS_REASONS, LEVEL, MARKED, NOTICE, LabelFinding, first_reading
 from core.cnl.permission_names import (
     DATE_FIELDS,
     DATE_VALUE,
@@ -38,24 +39,26 @@ from core.cnl.permission_names import (
     MAX_DATE_NAME_WORDS,
     MAX_NAME_WORDS,
     MAX_VALUE_WORDS,
+    PREFIX_CHARS,
     bare_label,
     blank_end,
     ends_with_date,
+    english_name,
     english_phrase,
     fold,
     permission_label,
     person_role,
     typed_value,
 )
+from core.cnl.permission_notices import confidentiality_level, may_be_notice, restriction_notice
 from core.cnl.permission_readings import closed_up, readings, shown_differently
+from core.cnl.permission_tables import CELL_BARS, CELL_SPLIT, header_blocks, row_cells
 from core.text.words import PERIOD_ENDS, PERIOD_STARTS, PROSE_BEFORE_NAME, PROSE_OPENERS
 
 # Leaders before a label at a line start: indentation, any run of marks that are not letters or
 # digits (bullets, quote and comment leaders `> // ; # <!--`, heading marks, emphasis, invisible
 # characters), list numbers and task boxes, in any order.
 _LEADER = re.compile(r"(?:\s+|[^\w\s]+|_+|\d{1,3}[.)]|\[[ xX]\])*")
-CELL_BARS = ("|", "\uff5c")
-CELL_SPLIT = re.compile("[|\uff5c]")
 # A name of up to four words (one to three blanks apart), then any emphasis closing it, then a
 # separator run.
 _NAME = r"(?P<name>[^\W_](?:[^\W_]|[ \t]{1,3}(?=[^\W_])|[_.\-/'](?=[^\W_])){0,48}?)"
@@ -88,7 +91,7 @@ _BARE = re.compile(r"[^\W_]+(?:[_.\-][^\W_]+){0,3}")
 # characters): "… based on the …" and "Data from 1990 to 2000 were …" are read no further.
 _PERIOD = "|".join(sorted(PERIOD_ENDS | PERIOD_STARTS | {"on"}))
 BARE_STARTS = (
-    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub"
+    r"(?i:a\W?c|a\W?l|e\W?f|v\W?a|exp|emb|not\W|pub|sunset|go\W?live"
     rf"|(?:[a-z]++[ \t]++){{1,{MAX_DATE_NAME_WORDS - 1}}}(?:{_PERIOD})[ \t]+(?:\d|[a-z]{{3,9}}\.?[ \t]+\d)[\w ,./-]{{3,20}}[\s*_`~.)\]]*\Z)"
 )
 ASCII_BARE = re.compile(r"[^A-Za-z0-9]{0,16}(?:\d{1,3}[.)][^A-Za-z0-9]{0,8})?" + BARE_STARTS)
@@ -109,6 +112,27 @@ _POINTED_BACK = re.compile(
 )
 
 
+# A name marked as one by its form, with no separator (`--region EU`, `@region EU`, `**Region**
+# EU`, `Region (EU)`, `REGION EU`): a sigil before it (a command line's option, a mention), emphasis
+# closing it, its value in brackets closing the line, or capitals. Each is read as the name, a weak
+# separator and the value (`Region -> EU`), so the value must have the field's type. The hint is
+# ASCII, at C speed.
+_MARKED_HINT = re.compile(
+    r"[^A-Za-z0-9]{0,16}+(?:(?<=[-@/#])[A-Za-z]|[A-Za-z][\w.\-]*(?:[*_`]+[ \t]|[ \t]*[(\[][^()\[\]]{1,40}[)\]][ \t.]*\Z)"
+    r"|[A-Z]{3,}(?:[ \t]|[ \t.!*_`~]*\Z))"
+)
+_MARKED_NAME = r"(?P<name>[^\W_](?:[^\W_]|[.\-](?=[^\W_])){0,30})"
+_MARKED = (
+    re.compile(_MARKED_NAME + r"[*_`]+[ \t]+(?P<value>\S.*)"),
+    # (The fullwidth brackets as literals, not in a class: a class holding a character past
+    # U+00FF costs the import a 64K-entry map.)
+    re.compile(_MARKED_NAME + r"[ \t]*(?:[(\[]|\uff08)(?P<value>[^()\[\]]{1,40})(?:[)\]]|\uff09)[ \t.]*\Z"),
+)
+_CAPITALS = re.compile(r"(?P<name>[^\W\d_a-z]{3,30})[ \t]+(?P<value>\S.*)")
+_SIGILS = "-@/#"  # an option, a mention, a slash command, a hashtag (`#region EU`)
+_NOTICE_CHARS = 80
+
+
 def weak_separator(text: str, end: int) -> bool:
     """Whether `text[:end]` holds a weak separator (`in` tests first, at C speed)."""
     head = text[:end]
@@ -119,9 +143,6 @@ def weak_separator(text: str, end: int) -> bool:
     ) and _ASCII_WEAK.search(text, 0, end) is not None:
         return True
     return ">" in head and _ASCII_POINTER.search(text, 0, end) is not None
-
-
-PREFIX_CHARS = 160
 
 
 def no_label_start(text: str) -> bool:
@@ -135,13 +156,21 @@ def no_label_start(text: str) -> bool:
         and not ASCII_BARE.match(text)
         and not weak_separator(text, PREFIX_CHARS)
         and not (("," in text or ";" in text) and _CSV_PAIR.match(text))
+        and not (len(text) <= PREFIX_CHARS and _MARKED_HINT.match(text))  # a marked label is short
+        and not (len(text) <= _NOTICE_CHARS and may_be_notice(text))
     )
 
 
 def permission_line(line: str) -> LabelFinding | None:
     """The label standing at the start of `line` (or at a table row's cell), else None."""
     if shown_differently(line[:PREFIX_CHARS]):
-        return first_reading(map(_line_label, readings(line[:PREFIX_CHARS])))
+        texts = readings(line[:PREFIX_CHARS])
+        headers = header_blocks(texts)
+        return first_reading(
+            cells_label(text, header_cell_label) if index in headers else _line_label(text)
+            for index, text in enumerate(texts)
+            if not (headers and index == 1)  # the blocks joined: a header's cells read as a row's
+        )
     return _line_label(line)
 
 
@@ -166,6 +195,7 @@ def _line_label(line: str) -> LabelFinding | None:
     return found
 
 
+AFTER_LEAD = "after a leading token"
 _LEAD_WORD = re.compile(r"[^\W_][\w'.]*[^\w\s]*[ \t]+")
 _MAX_LEAD_WORDS = 3
 # Another sentence after the value (an ellipsis is a separator: `Region... EU`).
@@ -179,7 +209,7 @@ def permission_after_lead(line: str) -> LabelFinding | None:
     return after_lead(line, leader_end(line), lead_only=True)
 
 
-def after_lead(line: str, at: int, *, lead_only: bool, position: str = "after a leading token") -> LabelFinding | None:
+def after_lead(line: str, at: int, *, lead_only: bool, position: str = AFTER_LEAD) -> LabelFinding | None:
     """A closing label at `line[at]` (unless `lead_only`) or after up to three leading words."""
     if not lead_only and (found := _closing_label(line, at, position)) is not None:
         return found
@@ -193,7 +223,7 @@ def after_lead(line: str, at: int, *, lead_only: bool, position: str = "after a 
             return None  # "No acl and no region: …" names the fields; `A: Acl - staff` is a token
         at = word.end()
         at += len(line[at:]) - len(line[at:].lstrip(" \t-\u2013\u2014:|"))
-        found = _closing_label(line, at, "after a leading token")
+        found = _closing_label(line, at, AFTER_LEAD)
         if found is not None:
             return found
     return None
@@ -239,6 +269,9 @@ def label_at(text: str, at: int, position: str = "line start", *, prose: bool = 
     (`VALIDATION: Comparison has been made …` in an abstract is a sentence)."""
     rest = text[at:]
     found = (_kept_label if len(rest) <= PREFIX_CHARS else _label_of)(rest, position, prose)
+    if found is None and not prose and 0 < at and text[at - 1] in _SIGILS and (blank := rest.find(" ")) > 0:
+        found = _label_in(f"{rest[:blank]} -> {rest[blank:].strip()}", position, prose)  # `--region EU`
+        found = None if found is None else replace(found, shown=True, reason=MARKED)
     return found if found is None or at == 0 else found.moved(at)
 
 
@@ -250,8 +283,26 @@ def _label_of(rest: str, position: str, prose: bool) -> LabelFinding | None:
     if found is None and len(rest) <= PREFIX_CHARS and ("<" in rest or not rest.isascii()):
         back = _POINTED_BACK.match(rest)  # `staff <- Acl` read as `Acl -> staff`
         found = None if back is None else _label_in(f"{back['name']} -> {back['value']}", position, prose)
-        return None if found is None else replace(found, shown=True)
+        if found is not None:
+            return replace(found, shown=True)
+    if found is None and not prose and len(rest) <= PREFIX_CHARS:
+        found = _marked_label(rest, position)
     return found
+
+
+def _marked_label(rest: str, position: str) -> LabelFinding | None:
+    """The label of a name marked by its form (`_MARKED`, `_CAPITALS`: a field's own English name
+    only, `ACCESS DENIED` is a heading), read as the name, a weak separator and its value."""
+    for pattern in _MARKED:
+        marked = pattern.match(rest)
+        if marked is not None:
+            break
+    else:
+        marked = _CAPITALS.match(rest)
+        if marked is None or english_name(marked["name"]) or bare_label(marked["name"]) is not None:
+            return None  # an unambiguous name's value is read as with no mark (`ACL tag … in region US.`)
+    found = _label_in(f"{marked['name']} -> {marked['value'].strip()}", position, False)
+    return None if found is None else replace(found, shown=True, reason=MARKED)
 
 
 # What follows a line's leader recurs (`Acl: staff` on every unit, after any bullet or quote
@@ -261,7 +312,7 @@ _kept_label = lru_cache(maxsize=8192)(_label_of)
 
 def _label_in(rest: str, position: str, prose: bool) -> LabelFinding | None:
     for index, form in enumerate(canonical_forms(rest)):
-        found = _form_label(form, rest, index, prose)
+        found = _form_label(form, rest, index, prose, notice=position != AFTER_LEAD)
         if found is not None:
             start, end, label, reason = found
             first = original_offset(rest, start, index)
@@ -270,10 +321,12 @@ def _label_in(rest: str, position: str, prose: bool) -> LabelFinding | None:
     return None
 
 
-def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int, str, str] | None:
+def _form_label(form: str, rest: str, index: int, prose: bool, *, notice: bool) -> tuple[int, int, str, str] | None:
     """(start, end, field, reason) of the label a canonical text starts with: a name and a separator,
     a name, a weak separator and a value of the field's type, a date field's name and a date, or
-    an unambiguous name and a short value. `form` is canonical form number `index` of `rest`."""
+    an unambiguous name and a short value; or (with `notice`, not after a leading token: `Euro
+    inflation only` is a topic's) a restriction notice. `form` is canonical form number `index`
+    of `rest`."""
     for pattern, reason in ((_NAMED, "separator"), (_WEAK_NAMED, "weak separator and a typed value")):
         named = pattern.match(form)
         if named is not None and len(named.group("name").split()) <= MAX_DATE_NAME_WORDS:
@@ -282,9 +335,14 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
             if label is None and (written := camel_case(rest, named, index)) is not None:
                 name, label = written, permission_label(written)
             value = form[named.end() :]
+            if label is None and not prose and confidentiality_level(value):
+                return named.start("name"), named.end("name"), "Acl", LEVEL
             if (
                 label is not None
-                and typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                and (
+                    typed_value(name, value, pattern is _WEAK_NAMED, prose_check=prose)
+                    or (not prose and restriction_notice(value.strip(" \t*_`~")) is not None)  # `Audience - staff only`
+                )
                 and (not prose or label not in DATE_FIELDS or bare_label(name) or _opens_with_date(value))
                 and not (english_phrase(name) and person_role(name, rest[original_offset(rest, named.end(), index) :]))
             ):
@@ -292,6 +350,11 @@ def _form_label(form: str, rest: str, index: int, prose: bool) -> tuple[int, int
     dated = _dated_label(form)
     if dated is not None:
         return dated
+    if notice and not prose and len(form) <= _NOTICE_CHARS:
+        if (span := restriction_notice(form)) is not None:
+            return *span, "Acl", NOTICE
+        if rest.isupper() and confidentiality_level(form):
+            return 0, len(form.rstrip(" \t.!*_`~")), "Acl", LEVEL  # a marking alone: `CONFIDENTIAL`
     bare = _BARE.match(form)
     if bare is None:
         return None
@@ -354,6 +417,29 @@ def table_row(row: str) -> LabelFinding | None:
     return None
 
 
+_CELL_WORD = re.compile(r"[^\s*_`~:=]+")
+
+
+def header_cell_label(cell: str) -> LabelFinding | None:
+    """The label in a cell of a table's header (`header_row`): a label with its value (`| Acl:
+    staff | … |`), or an unambiguous name (`Acl<TAB>Rule`, `Vault ACL<TAB>…`: no public table
+    names a column so); an English name is the column's (`Region<TAB>Population`)."""
+    for word in _CELL_WORD.finditer(cell):
+        if (label := bare_label(word.group())) is not None:
+            return LabelFinding(word.group(), label, word.start() + 1, "table header", "unambiguous name")
+    return label_at(cell, leader_end(cell), "table header")
+
+
+def cells_label(row: str, read: Callable[[str], LabelFinding | None]) -> LabelFinding | None:
+    """The first label `read` finds in a row's cells, its column in the row."""
+    offset = 0
+    for cell in row_cells(row):
+        if (found := read(cell)) is not None:
+            return found.moved(offset)
+        offset += len(cell) + 1
+    return None
+
+
 class _LetterSigns(dict):
     """A `str.translate` table, filled on first sight of each character: `a` for a non-ASCII
     character that reads as a letter, the character itself otherwise."""
@@ -380,10 +466,12 @@ def permission_comment(line: str) -> LabelFinding | None:
     return found if found is not None and _COMMENT_NAME.fullmatch(canonical_forms(found.name)[0]) else None
 
 
-def unread_message(name: str, label: str, where: str, *, pair_row: bool = False) -> str:
+def unread_message(name: str, label: str, where: str, *, pair_row: bool = False, reason: str = "") -> str:
     """The error for a permission-like line or key that is not read as the field. `pair_row`: the
-    line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_inline.py),
-    which may name two columns: the hint says how to keep such a table public."""
+    line is a two-cell table row headed by the name (`pair_row` in core/cnl/permission_tables.py),
+    which may name two columns: the hint says how to keep such a table public; so does one for a
+    label found only by its form or its value (`reason`: `Staff only`, `Sensitivity: Private`,
+    `REGION EU`), which a public text may hold."""
     hint = f"did you mean {label!r}? " if fold(name) != fold(label) else f"write it as the unit's {label} field; "
     if pair_row:
         hint = (
@@ -391,6 +479,8 @@ def unread_message(name: str, label: str, where: str, *, pair_row: bool = False)
             f"the unit, {hint.rstrip('; ')}; if the row names columns, add a third column or name the first "
             "one otherwise; "
         )
+    if reason in AMBIGUOUS_REASONS:
+        hint = f"if it restricts the unit, {hint.rstrip('; ')}; if the text is public, {AMBIGUOUS_REASONS[reason]}; "
     return (
         f"{name!r} looks like a permission field but is not read as one {where}; {hint}"
         "the unit is withdrawn until this is fixed (fail closed)"

@@ -58,15 +58,13 @@ from pathlib import PurePath
 
 from pydantic import ValidationError
 
-from core.cnl.permission_finding import LabelFinding
+from core.cnl.permission_finding import HEADING_OVER_VALUE, LabelFinding
 from core.cnl.permission_inline import (
-    TABLE_ROWS,
     header_label,
-    header_row,
-    pair_row,
     permission_across,
     permission_inline,
 )
+from core.cnl.permission_tables import TABLE_ROWS, header_row, pair_row
 from core.cnl.permissions import permission_after_lead, permission_line, unread_message
 from core.cnl.plain_facts import fact_triple
 from core.cnl.plain_sentences import sentences_of, split_paragraphs
@@ -165,12 +163,16 @@ def _permission_lines(text: str, file: str) -> tuple[list[Diagnostic], frozenset
             inline.add(number)
         if found is None and not header and after.strip() and (found := permission_across(line, after)) is not None:
             # A label split over two lines (`Acl` / `: staff`): at a line start, meant for the file.
-            if permission_line(f"{line.rstrip()} {after.lstrip()}") is None:
+            if permission_line(f"{line.rstrip()} {after.lstrip()}") is None and found.reason != HEADING_OVER_VALUE:
                 inline.add(number)
         if found is not None:
             withdrawn = "its paragraph is" if number in inline else "every unit of this file is"
             message = unread_message(
-                found.name, found.label, "in plain text, which has no fields", pair_row=pair_row(line)
+                found.name,
+                found.label,
+                "in plain text, which has no fields",
+                pair_row=pair_row(line),
+                reason=found.reason,
             )
             diagnostics.append(
                 Diagnostic(

@@ -18,15 +18,13 @@ from pydantic import ValidationError
 from core.cnl.caps import CAPS
 from core.cnl.permission_finding import LabelFinding
 from core.cnl.permission_inline import (
-    TABLE_ROWS,
     header_label,
-    header_row,
-    pair_row,
     permission_across,
     permission_inline,
     without_id_parts,
 )
 from core.cnl.permission_names import permission_label
+from core.cnl.permission_tables import TABLE_ROWS, header_row, pair_row
 from core.cnl.permissions import permission_line, permission_value_start, unread_message
 from core.cnl.source_text import Token
 from core.infra.diagnostics import PERMISSION_CODES, Code, Diagnostic, Severity, did_you_mean, for_author
@@ -244,7 +242,7 @@ class UnitDraft:
         written, label, col = found.name, found.label, found.column
         self.diagnose(
             Code.PERMISSION_NOT_READ,
-            unread_message(written, label, where, pair_row=pair_row(at.text)),
+            unread_message(written, label, where, pair_row=pair_row(at.text), reason=found.reason),
             Token(written, at.line, at.col + col - 1),
         )
 

@@ -239,6 +239,26 @@ CONCEALING = frozenset(
     "hidden embargoed withheld withdrawn removed restricted locked sealed suspended unpublished archived "
     "retired expired closed unavailable invisible private secret confidential".split()
 )
+# The levels of a confidentiality scale (ISO 27001's, government markings): after any field's name
+# at a line start (`Sensitivity: Private`, `Classification: confidential`) they restrict the text
+# as an Acl does, where another value is the field's own (`Sensitivity: 0.85`, `Classification:
+# Mammalia`) (cnl/permission_notices.py).
+CONFIDENTIALITY_LEVELS = frozenset(
+    "confidential secret restricted internal private classified sensitive proprietary privileged".split()
+)
+# Words a confidentiality level or a restriction notice may carry around it (`Strictly confidential`,
+# `Internal use only`, `For staff eyes only`).
+LEVEL_DEGREES = frozenset("strictly highly top most very".split())
+NOTICE_OBJECTS = frozenset("eyes use access viewing distribution circulation reading purposes".split())
+# An adjective of access in a notice ends so (`Visible only to staff`, `Only shown to staff`,
+# `Only restricted to staff`); `Only listen to music` does not.
+ACCESS_ENDINGS = ("ble", "wn", "ed")
+# What a notice that a text must not be released ends with (`Not for public release`).
+RELEASE_NOUNS = frozenset("release distribution circulation publication disclosure".split())
+# Words naming when a text goes live or is taken down (`Go-live date`, `Sunset: 2020-01-01`): a date
+# field's name only before a date (cnl/permission_names.py).
+GO_LIVE_NAMES = frozenset(("live", "golive", "goeslive", "livedate", "golivedate"))
+SUNSET_NAMES = frozenset(("sunset", "sunsetdate", "sunsets", "sunsetting"))
 # Endings of an agent noun, a person by what they do (`leader`, `supervisor`, `trainee`):
 # `Group leader: John Smith` names a person, not a group (cnl/permission_names.py).
 AGENT_ENDINGS = ("er", "or", "ist", "ee", "ant", "ent", "ian")

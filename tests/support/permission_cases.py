@@ -34,6 +34,16 @@ def jsonl(text: str, **fields: object) -> tuple[str, str]:
     return json.dumps({"_id": "vault", "title": "Vault combination", "text": text, **fields}) + "\n", "kb.jsonl"
 
 
+def labelled(
+    attacks: dict[str, tuple[str, str]], public: dict[str, tuple[str, str]]
+) -> dict[str, tuple[str, str, bool]]:
+    """Each case as (text, file, whether it holds a secret a reader must withdraw)."""
+    return {
+        **{name: (*case, True) for name, case in attacks.items()},
+        **{name: (*case, False) for name, case in public.items()},
+    }
+
+
 def withdrawn(text: str, file: str) -> bool:
     """Whether the secret is in no caller's view; a unit withdrawn says why, and one shown has no
     permission diagnostic."""
